@@ -1,0 +1,89 @@
+/**
+ * Pantheon's error family. Each error carries a stable `code` and the HTTP status it maps to;
+ * only the worker's `onError` turns them into responses. Guards check `name`/`code`, not
+ * `instanceof`, so they survive duplicate module copies and Durable Object RPC boundaries.
+ */
+
+export type ErrorCode =
+  | "bad_request"
+  | "validation_failed"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "rate_limited"
+  | "script_invalid"
+  | "model_failed"
+  | "tool_failed"
+  | "internal";
+
+const statusOf: Record<ErrorCode, number> = {
+  bad_request: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  script_invalid: 400,
+  model_failed: 502,
+  tool_failed: 502,
+  internal: 500,
+};
+
+/** One problem with one field of the input: `path` as segments, `message` says what is allowed. */
+export interface FieldIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+export class PantheonError extends Error {
+  override readonly name = "PantheonError";
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options?: { details?: Record<string, unknown>; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = statusOf[code];
+    this.details = options?.details;
+  }
+
+  /** The plain shape that crosses Durable Object RPC (`{ ok: false, ... }`). */
+  toFailure(): Failure {
+    return { ok: false, code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+  }
+}
+
+/** What a Durable Object method returns instead of throwing a domain error across RPC. */
+export interface Failure {
+  ok: false;
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export type Result<T> = { ok: true; value: T } | Failure;
+
+export function isPantheonError(error: unknown): error is PantheonError {
+  return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "PantheonError";
+}
+
+/** Rebuilds the domain error at the caller's side of an RPC boundary. */
+export function unwrap<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  throw new PantheonError(result.code, result.message, result.details ? { details: result.details } : undefined);
+}
+
+export function notFound(what: string, name: string): PantheonError {
+  return new PantheonError("not_found", `${what} '${name}' does not exist`, { details: { [what]: name } });
+}
+
+export function validationFailed(issues: FieldIssue[], message = "the request is not valid"): PantheonError {
+  return new PantheonError("validation_failed", message, { details: { issues } });
+}

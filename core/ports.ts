@@ -1,0 +1,115 @@
+/**
+ * The ports Pantheon's core talks through. Adapters (adapters/<name>/) implement them as closure
+ * factories; the Durable Objects choose one per port from configuration. No Cloudflare imports here.
+ */
+
+/** OpenAI-style chat message: the one message shape used everywhere in core. */
+export type Role = "system" | "user" | "assistant" | "tool";
+
+/** A tool call the model proposed. `arguments` is already parsed JSON (an object). */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface Message {
+  role: Role;
+  content: string;
+  /** Speaker name (OpenAI `name`), e.g. the asking agent on a delegated request. */
+  name?: string;
+  /** Present on assistant messages that proposed tool calls. */
+  toolCalls?: ToolCall[];
+  /** Present on `tool` messages: which call this result answers. */
+  toolCallId?: string;
+}
+
+/** What a model sees of a tool: the subset of ToolSpec the providers need. */
+export interface ModelTool {
+  name: string;
+  description: string;
+  /** JSON Schema (object) of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export interface LlmRequest {
+  /** Provider's model id, e.g. "gpt-4o-mini", "claude-sonnet-4-5", "offline". */
+  model: string;
+  messages: Message[];
+  tools?: ModelTool[];
+  temperature?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+}
+
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "error";
+
+export interface LlmUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface LlmResponse {
+  content: string;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+  usage: LlmUsage;
+  /** The model that actually answered (providers may resolve aliases). */
+  model: string;
+}
+
+/** Streamed events; the last event of a successful stream is always `done`. */
+export type LlmStreamEvent =
+  | { type: "token"; text: string }
+  | { type: "tool_call"; call: ToolCall }
+  | { type: "done"; response: LlmResponse };
+
+export interface LlmPort {
+  /** "openai" | "anthropic" | "workers-ai" | "offline" | ... */
+  readonly provider: string;
+  complete(request: LlmRequest): Promise<LlmResponse>;
+  stream(request: LlmRequest): AsyncIterable<LlmStreamEvent>;
+}
+
+/** Text embeddings. Vectors from one EmbedPort share one space of `dimensions`. */
+export interface EmbedPort {
+  /** Identifies the vector space, e.g. "openai:text-embedding-3-small" or "offline:use-lite". */
+  readonly model: string;
+  readonly dimensions: number;
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+export type VectorMetadata = Record<string, string | number | boolean>;
+
+export interface VectorRecord {
+  id: string;
+  values: number[];
+  metadata?: VectorMetadata;
+}
+
+export interface VectorMatch {
+  id: string;
+  /** Cosine similarity, higher is closer. */
+  score: number;
+  metadata?: VectorMetadata;
+}
+
+export interface VectorQuery {
+  topK: number;
+  /** Equality filters on metadata keys (e.g. `{ source: "docs", kind: "fact" }`). */
+  filter?: VectorMetadata;
+}
+
+/** A vector index scoped to one agent (Vectorize: a namespace per agent; local: the agent's SQLite). */
+export interface VectorPort {
+  upsert(records: VectorRecord[]): Promise<void>;
+  query(values: number[], query: VectorQuery): Promise<VectorMatch[]>;
+  deleteByIds(ids: string[]): Promise<void>;
+}
+
+/** Time, injected so core logic is deterministic in tests. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };

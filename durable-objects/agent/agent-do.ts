@@ -1,0 +1,7 @@
+import { Agent } from "agents";
+
+export class AgentDO extends Agent<Env> {
+  ping(): string {
+    return "pong";
+  }
+}

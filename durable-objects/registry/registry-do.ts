@@ -1,0 +1,7 @@
+import { DurableObject } from "cloudflare:workers";
+
+export class RegistryDO extends DurableObject<Env> {
+  ping(): string {
+    return "pong";
+  }
+}
