@@ -1,0 +1,27 @@
+import { z } from "zod";
+
+/** Where a tool's code runs. `agent` tools are delegations to a connected agent. */
+export const toolRuntimes = ["builtin", "http", "mcp", "agent"] as const;
+export type ToolRuntime = (typeof toolRuntimes)[number];
+
+/** Tool names: dotted or underscored lowercase words, e.g. `clock.now`, `ask_airtable`, `github.list_prs`. */
+export const toolNamePattern = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/;
+
+export const toolSpecSchema = z.object({
+  name: z.string().regex(toolNamePattern, "lowercase words joined by '.', '_' or '-', starting with a letter").max(64),
+  description: z.string().max(2000),
+  /** JSON Schema of the arguments object. */
+  parameters: z.record(z.string(), z.unknown()),
+  runtime: z.enum(toolRuntimes),
+  /** A person must approve each call before it runs (the run waits in `waiting_approval`). */
+  requiresApproval: z.boolean().optional(),
+  /** Per-call time limit in ms; the agent's `toolTimeoutMs` applies when absent. */
+  timeoutMs: z.number().int().positive().max(300_000).optional(),
+});
+
+/**
+ * One definition of a tool, convertible to MCP manifests, OpenAI function tools and Anthropic tool use.
+ * @example
+ * const now: ToolSpec = { name: "clock.now", description: "Current time (ISO 8601)", parameters: { type: "object", properties: {} }, runtime: "builtin" };
+ */
+export type ToolSpec = z.infer<typeof toolSpecSchema>;
