@@ -28,3 +28,29 @@ export const modelSettingsSchema = z.object({
 });
 
 export type ModelSettings = z.infer<typeof modelSettingsSchema>;
+
+const limitFloors: Record<keyof RunLimits, number> = {
+  maxSteps: 1,
+  maxHistory: 0,
+  modelTimeoutMs: 100,
+  toolTimeoutMs: 100,
+  maxTokensPerRun: 1,
+  maxRunMs: 1000,
+  maxRejections: 0,
+};
+
+/**
+ * The limits of one run: a request may lower the agent's limits, never raise them.
+ * @example
+ * effectiveLimits({ ...defaultRunLimits, maxSteps: 10 }, { maxSteps: 50 }).maxSteps; // 10
+ * effectiveLimits({ ...defaultRunLimits, maxSteps: 10 }, { maxSteps: 3 }).maxSteps; // 3
+ */
+export function effectiveLimits(agentLimits: RunLimits, requestOverrides: Partial<RunLimits> = {}): RunLimits {
+  const limits = { ...agentLimits };
+  for (const key of Object.keys(limitFloors) as (keyof RunLimits)[]) {
+    const wanted = requestOverrides[key];
+    if (typeof wanted !== "number" || !Number.isFinite(wanted)) continue;
+    limits[key] = Math.min(agentLimits[key], Math.max(limitFloors[key], Math.floor(wanted)));
+  }
+  return limits;
+}

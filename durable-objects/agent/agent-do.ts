@@ -1,7 +1,175 @@
 import { Agent } from "agents";
+import { eq } from "drizzle-orm";
+import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import type { AgentProfile } from "../../core/agents";
+import { isPantheonError, PantheonError, type Result } from "../../core/errors";
+import { systemClock } from "../../core/ports";
+import { defaultRunLimits } from "../../core/run/limits";
+import migrations from "../../migrations/agent/migrations.js";
+import { initialLiveState, sseFrame, type Emit, type LiveState, type RunEvent } from "./live";
+import { makeMessageStore } from "./messages";
+import { llmForProfile } from "./models";
+import { makeRunStore } from "./runs";
+import * as schema from "./schema";
+import { makeSessionStore } from "./sessions";
+import { runChatTurn, type TurnResult } from "./turn";
 
-export class AgentDO extends Agent<Env> {
-  ping(): string {
-    return "pong";
+export interface ChatInput {
+  content: string;
+  session?: string;
+}
+
+/** Runs `fn`, turning a thrown PantheonError into a Failure so it survives RPC; other errors propagate. */
+async function guard<T>(fn: () => T | Promise<T>): Promise<Result<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (error) {
+    if (isPantheonError(error)) return error.toFailure();
+    throw error;
+  }
+}
+
+/**
+ * One Durable Object per agent (named `<project>.<agent>`). A thin shell: it opens the agent's
+ * SQLite database, builds the stores once, and hands them to the feature modules.
+ */
+export class AgentDO extends Agent<Env, LiveState> {
+  override initialState: LiveState = initialLiveState;
+  private readonly db: DrizzleSqliteDODatabase<typeof schema>;
+  private readonly clock = systemClock;
+  private readonly sessions;
+  private readonly messages;
+  private readonly runs;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.db = drizzle(ctx.storage, { schema });
+    void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
+    this.sessions = makeSessionStore(this.db, this.clock);
+    this.messages = makeMessageStore(this.db, this.clock);
+    this.runs = makeRunStore(this.db, this.clock);
+  }
+
+  // ---- profile -------------------------------------------------------------------------------
+
+  /** The registry pushes the agent's profile here on create and on every update. */
+  configure(profile: AgentProfile): void {
+    const value = JSON.parse(JSON.stringify(profile)) as AgentProfile;
+    this.db
+      .insert(schema.settings)
+      .values({ key: "profile", value, updatedAt: this.clock.now() })
+      .onConflictDoUpdate({ target: schema.settings.key, set: { value, updatedAt: this.clock.now() } })
+      .run();
+  }
+
+  /** Removes everything this agent remembers (the agent was deleted from the registry). */
+  forget(): void {
+    for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings]) this.db.delete(table).run();
+    this.setState(initialLiveState);
+  }
+
+  private profile(): AgentProfile {
+    const row = this.db.select().from(schema.settings).where(eq(schema.settings.key, "profile")).get();
+    if (!row) throw new PantheonError("not_found", `agent '${this.name}' is not configured`, { details: { agent: this.name } });
+    return row.value as AgentProfile;
+  }
+
+  // ---- chat ----------------------------------------------------------------------------------
+
+  chat(input: ChatInput): Promise<Result<TurnResult>> {
+    return guard(() => this.turn(input, false, () => {}));
+  }
+
+  /** The same turn, as a stream of server-sent events (`run`, `token`, ..., `done`). */
+  async chatStream(input: ChatInput): Promise<Result<ReadableStream<Uint8Array>>> {
+    return this.known(() => {
+      const session = this.sessions.resolve(input.session);
+      const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+      const writer = writable.getWriter();
+      const encoder = new TextEncoder();
+      const write = (event: RunEvent) => void writer.write(encoder.encode(sseFrame(event))).catch(() => {});
+      const done = this.turn({ ...input, session: session.id }, true, write)
+        .catch((error: unknown) => write({ type: "error", code: "internal", message: error instanceof Error ? error.message : String(error) }))
+        .finally(() => void writer.close().catch(() => {}));
+      this.ctx.waitUntil(done);
+      return readable;
+    });
+  }
+
+  private async turn(input: ChatInput, stream: boolean, sink: Emit): Promise<TurnResult> {
+    const profile = this.profile();
+    const session = this.sessions.resolve(input.session);
+    const emit: Emit = (event) => {
+      sink(event);
+      this.broadcast(JSON.stringify({ type: "run_event", agent: profile.name, event }));
+      if (event.type === "run") this.live({ status: "running", runId: event.runId, typing: true });
+      if (event.type === "done") this.live({ status: "idle", runId: null, typing: false });
+    };
+    const result = await runChatTurn(
+      { llm: llmForProfile(profile, this.env), messages: this.messages, runs: this.runs, clock: this.clock, emit },
+      { profile, sessionId: session.id, content: input.content, stream, maxHistory: defaultRunLimits.maxHistory },
+    );
+    this.sessions.touch(session.id);
+    return result;
+  }
+
+  private live(patch: Partial<LiveState>): void {
+    this.setState({ ...this.state, ...patch, lastActivityAt: this.clock.now() });
+  }
+
+  /** Like `guard`, for calls that only make sense on an agent the registry has configured. */
+  private known<T>(fn: () => T | Promise<T>): Promise<Result<T>> {
+    return guard(() => {
+      this.profile();
+      return fn();
+    });
+  }
+
+  // ---- history and sessions ------------------------------------------------------------------
+
+  listMessages(options: { session?: string; cursor?: string; limit: number }) {
+    return this.known(() => {
+      const session = this.sessions.resolve(options.session);
+      const page = this.messages.page(session.id, options);
+      if (!page) throw new PantheonError("validation_failed", "cursor is not valid", { details: { issues: [{ path: ["cursor"], message: "use the nextCursor of a previous page" }] } });
+      return { ...page, sessionId: session.id };
+    });
+  }
+
+  listSessions() {
+    return this.known(() => this.sessions.list());
+  }
+  createSession(title?: string) {
+    return this.known(() => this.sessions.create(title));
+  }
+  renameSession(id: string, title: string) {
+    return this.known(() => this.sessions.rename(id, title));
+  }
+  forkSession(id: string, options: { fromMessageId?: string; title?: string }) {
+    return this.known(() => this.sessions.fork(id, options));
+  }
+  deleteSession(id: string) {
+    return this.known(() => this.sessions.remove(id));
+  }
+
+  // ---- runs ----------------------------------------------------------------------------------
+
+  listRuns(limit: number) {
+    return this.known(() => this.runs.list(limit));
+  }
+
+  getRun(id: string) {
+    return this.known(() => {
+      const run = this.runs.get(id);
+      if (!run) throw new PantheonError("not_found", `run '${id}' does not exist`, { details: { run: id } });
+      const { state: _state, ...summary } = run;
+      return { run: summary, trace: this.runs.trace(id) };
+    });
+  }
+
+  /** Live status for listings (the registry does not know it). */
+  status(): LiveState {
+    return this.state;
   }
 }

@@ -1,0 +1,1 @@
+export { makeHashedEmbedder, type HashedEmbedderOptions } from "./hashed-embedder";

@@ -1,0 +1,1 @@
+export { makeOpenAiEmbedder, type OpenAiEmbedderOptions } from "./openai-embedder";

@@ -1,0 +1,1 @@
+export { makeWorkersAiEmbedder, type AiLike, type WorkersAiEmbedderOptions } from "./workers-ai-embedder";

@@ -1,0 +1,1 @@
+export { makeAnthropicLlm, type AnthropicLlmOptions } from "./anthropic-llm";

@@ -1,0 +1,1 @@
+export { makeOfflineLlm } from "./offline-llm";

@@ -1,0 +1,1 @@
+export { makeOpenAiLlm, type OpenAiLlmOptions } from "./openai-llm";

@@ -1,0 +1,1 @@
+export { makeWorkersAiLlm, type WorkersAiBinding, type WorkersAiLlmOptions } from "./workers-ai-llm";

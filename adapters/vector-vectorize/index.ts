@@ -1,0 +1,1 @@
+export { makeVectorizeIndex, type VectorizeIndexOptions, type VectorizeLike } from "./vectorize-index";

@@ -1,0 +1,118 @@
+import type { MemoryItem, RankWeights, ScoredId } from "./types";
+
+const dayMs = 86_400_000;
+
+/** Lower-cased words (letters, digits, apostrophes inside words), for overlap measures. */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
+}
+
+/**
+ * Jaccard overlap of the two texts' word sets, 0..1. The default near-duplicate measure; inject an
+ * embedding cosine where one is at hand.
+ *
+ * @example
+ * wordOverlap("The wifi password is tulip42", "the WiFi password is tulip42.") // 1
+ */
+export function wordOverlap(a: string, b: string): number {
+  const left = new Set(words(a));
+  const right = new Set(words(b));
+  if (left.size === 0 && right.size === 0) return 1;
+  let shared = 0;
+  for (const word of left) if (right.has(word)) shared += 1;
+  return shared / (left.size + right.size - shared);
+}
+
+/**
+ * Reciprocal rank fusion: each list adds `1 / (k + rank)` (rank from 1) to an id's score.
+ * Only order matters, so bm25 and cosine scores need no common scale.
+ *
+ * @example
+ * reciprocalRankFusion([[{ id: "a", score: 9 }], [{ id: "b", score: 0.8 }, { id: "a", score: 0.7 }]], 60).get("a") // 1/61 + 1/62
+ */
+export function reciprocalRankFusion(lists: readonly (readonly ScoredId[])[], k = 60): Map<string, number> {
+  const fused = new Map<string, number>();
+  for (const list of lists) {
+    const seen = new Set<string>();
+    let rank = 0;
+    for (const hit of list) {
+      if (seen.has(hit.id)) continue; // a retriever repeating an id must not count twice
+      seen.add(hit.id);
+      rank += 1;
+      fused.set(hit.id, (fused.get(hit.id) ?? 0) + 1 / (k + rank));
+    }
+  }
+  return fused;
+}
+
+/** 0.5 ^ (age / half-life); 1 when the half-life is not a positive finite number, or the item is from the future. */
+export function recencyDecay(item: Pick<MemoryItem, "createdAt" | "lastUsedAt">, now: number, halfLifeDays: number): number {
+  if (!(halfLifeDays > 0) || !Number.isFinite(halfLifeDays)) return 1;
+  const ageDays = Math.max(0, now - (item.lastUsedAt ?? item.createdAt)) / dayMs;
+  return Math.pow(0.5, ageDays / halfLifeDays);
+}
+
+export function finalScore(parts: { fused: number; recency: number; importance: number }, weights: RankWeights): number {
+  return weights.relevance * parts.fused + weights.recency * parts.recency + weights.importance * clamp01(parts.importance);
+}
+
+export function clamp01(value: number): number {
+  if (!Number.isFinite(value)) return 0;
+  return Math.min(1, Math.max(0, value));
+}
+
+export interface MmrCandidate {
+  id: string;
+  text: string;
+  score: number;
+}
+
+export interface MmrResult {
+  /** Chosen ids in MMR order. */
+  order: string[];
+  /** Ids left out as near-duplicates, with the chosen id they repeat and the similarity. */
+  duplicates: Map<string, { of: string; similarity: number }>;
+}
+
+/**
+ * Maximal marginal relevance: repeatedly picks the candidate with the best
+ * `lambda * score - (1 - lambda) * (max similarity to what is picked)`, and drops any candidate at or
+ * above `duplicateThreshold` similarity to a pick.
+ */
+export function maximalMarginalRelevance(
+  candidates: readonly MmrCandidate[],
+  options: { lambda: number; duplicateThreshold: number; similar: (a: string, b: string) => number },
+): MmrResult {
+  const lambda = clamp01(options.lambda);
+  const remaining = [...candidates];
+  const picked: MmrCandidate[] = [];
+  const duplicates = new Map<string, { of: string; similarity: number }>();
+  const maxSim = new Map<string, { of: string; similarity: number }>();
+  while (remaining.length > 0) {
+    let bestIndex = 0;
+    let bestValue = -Infinity;
+    for (let i = 0; i < remaining.length; i++) {
+      const candidate = remaining[i]!;
+      const penalty = maxSim.get(candidate.id)?.similarity ?? 0;
+      const value = lambda * candidate.score - (1 - lambda) * penalty;
+      if (value > bestValue) {
+        bestValue = value;
+        bestIndex = i;
+      }
+    }
+    const [chosen] = remaining.splice(bestIndex, 1);
+    if (!chosen) break;
+    picked.push(chosen);
+    for (let i = remaining.length - 1; i >= 0; i--) {
+      const other = remaining[i]!;
+      const similarity = options.similar(chosen.text, other.text);
+      if (similarity >= options.duplicateThreshold) {
+        duplicates.set(other.id, { of: chosen.id, similarity });
+        remaining.splice(i, 1);
+      } else if (similarity > (maxSim.get(other.id)?.similarity ?? 0)) {
+        maxSim.set(other.id, { of: chosen.id, similarity });
+      }
+    }
+  }
+  return { order: picked.map((c) => c.id), duplicates };
+}

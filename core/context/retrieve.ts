@@ -1,0 +1,217 @@
+import { clamp01, finalScore, maximalMarginalRelevance, reciprocalRankFusion, recencyDecay } from "./rank";
+import type { ContextItem, ContextStore, ContextTuning, GraphEdge, MemoryItem, ScoredId } from "./types";
+
+export interface RetrieveInput {
+  store: ContextStore;
+  query: string;
+  sources: string[];
+  tuning: ContextTuning;
+  now: number;
+  halfLifeDays: number;
+  similar: (a: string, b: string) => number;
+  /** Collects what failed without failing the turn. */
+  warnings: string[];
+}
+
+/** One line of the memory block; also what an item's `tokens` measures. */
+export function memoryLine(item: { source: string; text: string }): string {
+  return `- [${item.source}] ${item.text}`;
+}
+
+/**
+ * Hybrid retrieval: lexical + semantic hits fused by RRF, scored, de-duplicated by MMR, expanded one
+ * graph hop, and cut to `maxItems`. Returns every candidate, best first, each marked with why it is in
+ * or out; the caller still has to fit the included ones into the token budget.
+ */
+export async function retrieveCandidates(input: RetrieveInput): Promise<ContextItem[]> {
+  const { store, query, sources, tuning, warnings } = input;
+  if (query.trim() === "" || sources.length === 0 || tuning.topK <= 0) return [];
+  const options = { sources, limit: tuning.topK };
+  const [lexical, semantic] = await Promise.all([
+    settle("lexical", () => store.lexical(query, options), warnings),
+    settle("semantic", () => store.semantic(query, options), warnings),
+  ]);
+  const fused = reciprocalRankFusion([lexical, semantic], tuning.rrfK);
+  if (fused.size === 0) return [];
+  const items = await settle("get", () => store.get([...fused.keys()]), warnings);
+  const maxFused = Math.max(...fused.values());
+  const lexicalScore = scoreMap(lexical);
+  const semanticScore = scoreMap(semantic);
+
+  const retrieved = items
+    .filter((item) => fused.has(item.id) && sources.includes(item.source))
+    .map((item): ContextItem => {
+      const fusedNorm = (fused.get(item.id) ?? 0) / maxFused;
+      const recency = recencyDecay(item, input.now, input.halfLifeDays);
+      const importance = clamp01(item.importance);
+      return {
+        ...base(item),
+        scores: {
+          lexical: lexicalScore.get(item.id) ?? 0,
+          semantic: semanticScore.get(item.id) ?? 0,
+          fused: fusedNorm,
+          recency,
+          importance,
+          final: finalScore({ fused: fusedNorm, recency, importance }, tuning.weights),
+        },
+        origin: "retrieved",
+        included: true,
+        reason: { code: "selected", detail: "" },
+      };
+    })
+    .sort(byFinal);
+
+  const byId = new Map(retrieved.map((item) => [item.id, item]));
+  const mmr = maximalMarginalRelevance(
+    retrieved.map((item) => ({ id: item.id, text: item.text, score: item.scores.final })),
+    { lambda: tuning.mmrLambda, duplicateThreshold: tuning.duplicateThreshold, similar: input.similar },
+  );
+  const chosen = mmr.order.map((id) => byId.get(id)!);
+  const duplicates = [...mmr.duplicates].map(([id, dup]) => dropDuplicate(byId.get(id)!, dup.of, dup.similarity));
+
+  const expanded = await expandGraph(input, chosen, new Set(byId.keys()));
+  const ranked = mergeBelowParents(chosen, expanded.items);
+
+  ranked.forEach((item, index) => {
+    if (index >= tuning.maxItems) {
+      item.included = false;
+      item.reason = { code: "over_item_limit", detail: `ranked ${index + 1}, past the limit of ${tuning.maxItems} items` };
+    } else if (item.origin === "graph") {
+      item.reason = {
+        code: "graph_neighbour",
+        detail: `one graph hop from ${item.parentId} (${item.edge?.subject} ${item.edge?.relation} ${item.edge?.object})`,
+      };
+    } else {
+      item.reason = {
+        code: "selected",
+        detail: `ranked ${index + 1} (fused ${item.scores.fused.toFixed(2)}, recency ${item.scores.recency.toFixed(2)}, importance ${item.scores.importance.toFixed(2)})`,
+      };
+    }
+  });
+  return [...ranked, ...expanded.duplicates, ...duplicates];
+}
+
+async function expandGraph(
+  input: RetrieveInput,
+  chosen: ContextItem[],
+  known: Set<string>,
+): Promise<{ items: ContextItem[]; duplicates: ContextItem[] }> {
+  const { tuning } = input;
+  const parents = chosen.slice(0, Math.max(0, tuning.expandFrom));
+  const entities = unique(parents.flatMap((item) => item.entities ?? []));
+  if (entities.length === 0 || tuning.graphLimit <= 0) return { items: [], duplicates: [] };
+  const edges = await settle("neighbours", () => input.store.neighbours(entities, tuning.graphLimit), input.warnings);
+  const linked: Array<{ edge: GraphEdge; parent: ContextItem }> = [];
+  for (const edge of edges) {
+    const parent = parents.find((item) => touches(item.entities ?? [], edge));
+    if (parent && edge.provenance !== parent.id) linked.push({ edge, parent });
+  }
+  const wanted = unique(linked.map((l) => l.edge.provenance).filter((id) => !known.has(id)));
+  const found = wanted.length ? await settle("get", () => input.store.get(wanted), input.warnings) : [];
+  const foundById = new Map(found.map((item) => [item.id, item]));
+
+  const items: ContextItem[] = [];
+  const duplicates: ContextItem[] = [];
+  const seen = new Set(known);
+  for (const { edge, parent } of linked) {
+    const item: MemoryItem = foundById.get(edge.provenance) ?? edgeAsItem(edge);
+    if (seen.has(item.id)) continue;
+    if (!input.sources.includes(item.source) && foundById.has(item.id)) continue;
+    seen.add(item.id);
+    const recency = recencyDecay(item, input.now, input.halfLifeDays);
+    const context: ContextItem = {
+      ...base(item),
+      scores: {
+        lexical: 0,
+        semantic: 0,
+        fused: 0,
+        recency,
+        importance: clamp01(item.importance),
+        final: parent.scores.final * clamp01(tuning.graphFactor),
+      },
+      origin: "graph",
+      parentId: parent.id,
+      edge,
+      included: true,
+      reason: { code: "graph_neighbour", detail: "" },
+    };
+    const twin = [...chosen, ...items].find((other) => input.similar(other.text, item.text) >= tuning.duplicateThreshold);
+    if (twin) duplicates.push(dropDuplicate(context, twin.id, input.similar(twin.text, item.text)));
+    else items.push(context);
+  }
+  return { items, duplicates };
+}
+
+/** Places each graph item after its parent and before the first later item that scores lower. */
+function mergeBelowParents(chosen: ContextItem[], expanded: ContextItem[]): ContextItem[] {
+  const slots = expanded.map((item) => {
+    const parentIndex = chosen.findIndex((c) => c.id === item.parentId);
+    let slot = chosen.length;
+    for (let i = parentIndex + 1; i < chosen.length; i++) {
+      if (chosen[i]!.scores.final < item.scores.final) {
+        slot = i;
+        break;
+      }
+    }
+    return { item, slot };
+  });
+  const out: ContextItem[] = [];
+  for (let i = 0; i <= chosen.length; i++) {
+    out.push(...slots.filter((s) => s.slot === i).map((s) => s.item).sort(byFinal));
+    const direct = chosen[i];
+    if (direct) out.push(direct);
+  }
+  return out;
+}
+
+function edgeAsItem(edge: GraphEdge): MemoryItem {
+  return {
+    id: `edge:${edge.subject}|${edge.relation}|${edge.object}`,
+    kind: "fact",
+    text: `${edge.subject} ${edge.relation} ${edge.object}`,
+    source: "graph",
+    importance: 0.5,
+    createdAt: 0,
+    entities: [edge.subject, edge.object],
+  };
+}
+
+function base(item: MemoryItem): Pick<ContextItem, "id" | "source" | "kind" | "text" | "tokens" | "entities"> {
+  return { id: item.id, source: item.source, kind: item.kind, text: item.text, tokens: 0, entities: item.entities ?? [] };
+}
+
+function dropDuplicate(item: ContextItem, of: string, similarity: number): ContextItem {
+  return {
+    ...item,
+    included: false,
+    reason: { code: "near_duplicate", detail: `near-duplicate of ${of} (similarity ${similarity.toFixed(2)})` },
+  };
+}
+
+function touches(entities: string[], edge: GraphEdge): boolean {
+  const wanted = new Set(entities.map((e) => e.toLowerCase()));
+  return wanted.has(edge.subject.toLowerCase()) || wanted.has(edge.object.toLowerCase());
+}
+
+async function settle<T>(what: string, call: () => Promise<T[]>, warnings: string[]): Promise<T[]> {
+  try {
+    return (await call()) ?? [];
+  } catch (error) {
+    warnings.push(`${what} retrieval failed: ${error instanceof Error ? error.message : String(error)}`);
+    return [];
+  }
+}
+
+function scoreMap(hits: ScoredId[]): Map<string, number> {
+  const map = new Map<string, number>();
+  for (const hit of hits) if (!map.has(hit.id)) map.set(hit.id, hit.score);
+  return map;
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+function byFinal(a: ContextItem, b: ContextItem): number {
+  return b.scores.final - a.scores.final || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

@@ -1,0 +1,183 @@
+import { didYouMean } from "./issues";
+import { describe, type Node } from "./reader";
+import { behaviorModes, messageRoles, policies } from "./script-schema";
+import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
+import { arity, expectString, headOf, issue, keywordArgs, mark, unknownForm, type Compiler, type Path } from "./compiler-state";
+import { compileExpr, readParams, type Bindings } from "./compile-expr";
+import { compileActor } from "./compile-actor";
+
+type List = Node & { type: "list" };
+const behaviorClauses = ["every", "cron", "on-idle", "policy", "retry", "goal", "plan"] as const;
+const actionForms = ["tool", "message", "ask", "remember", "think", "spawn", "sequence"] as const;
+
+/** `(talent "name" (behavior …) …)` */
+export function compileTalent(c: Compiler, node: List, path: Path): unknown {
+  mark(c, path, node, "talent");
+  const name = expectString(c, node.items[1], "talent", node, "a talent name");
+  if (name !== undefined) mark(c, [...path, "name"], node.items[1]!, "talent");
+  const behaviors: unknown[] = [];
+  for (const child of node.items.slice(2)) {
+    if (headOf(child) !== "behavior") {
+      unknownForm(c, child, "talent", ["behavior"]);
+      continue;
+    }
+    behaviors.push(compileBehavior(c, child as List, [...path, "behaviors", behaviors.length]));
+  }
+  return { name, behaviors };
+}
+
+/** `(behavior "name" :mode [trigger] [(policy …)] [(retry …)] (goal (input) …) (plan (input ctx) …))` */
+function compileBehavior(c: Compiler, node: List, path: Path): unknown {
+  mark(c, path, node, "behavior");
+  const out: Record<string, unknown> = {};
+  const nameNode = node.items[1];
+  out.name = expectString(c, nameNode, "behavior", node, "a behavior name");
+  if (nameNode) mark(c, [...path, "name"], nameNode, "behavior");
+  const modeNode = node.items[2];
+  const modes = behaviorModes.map((m) => ":" + m);
+  if (modeNode?.type === "keyword" && (behaviorModes as readonly string[]).includes(modeNode.name)) out.mode = modeNode.name;
+  else if (modeNode?.type === "keyword")
+    issue(c, modeNode, "behavior", modes.join(", "), `:${modeNode.name}`, `invalid mode :${modeNode.name}${didYouMean(":" + modeNode.name, modes)}: expected ${modes.join(", ")}`);
+  else if (modeNode) issue(c, modeNode, "behavior", `a mode ${modes.join(", ")}`);
+  else issue(c, node, "behavior", `a mode ${modes.join(", ")}`, "end of (behavior …)");
+
+  const seen = new Map<string, Node>();
+  for (const clause of node.items.slice(3)) {
+    const head = headOf(clause);
+    if (head === undefined || !(behaviorClauses as readonly string[]).includes(head)) {
+      unknownForm(c, clause, "behavior", behaviorClauses);
+      continue;
+    }
+    const group = head === "every" || head === "cron" || head === "on-idle" ? "trigger" : head;
+    const earlier = seen.get(group);
+    if (earlier) {
+      issue(c, clause, head, `one ${group} per behavior`, `another (${head} …)`, `behavior has a second ${group}; the first is at ${earlier.pos.line}:${earlier.pos.column}`);
+      continue;
+    }
+    seen.set(group, clause);
+    const list = clause as List;
+    mark(c, [...path, group], clause, head);
+    if (group === "trigger") out.trigger = compileTrigger(c, list, head);
+    else if (head === "policy") out.policy = compilePolicy(c, list);
+    else if (head === "retry") out.retry = compileRetry(c, list);
+    else if (head === "goal") out.goal = compileGoal(c, list);
+    else out.plan = compilePlan(c, list, [...path, "plan"]);
+  }
+  if (!seen.has("goal")) issue(c, node, "behavior", '(goal (input) …)', "no goal", `behavior ${JSON.stringify(out.name ?? "")} has no (goal (input) …)`);
+  if (!seen.has("plan")) issue(c, node, "behavior", "(plan (input ctx) …)", "no plan", `behavior ${JSON.stringify(out.name ?? "")} has no (plan (input ctx) …)`);
+  if (out.mode === "passive" && !out.trigger) out.trigger = { kind: "on-idle", idle: c.defaultIdle, ms: parseDuration(c.defaultIdle) };
+  return out;
+}
+
+function compileTrigger(c: Compiler, node: List, head: string): unknown {
+  const usage = head === "cron" ? '(cron "0 7 * * *")' : `(${head} "15m")`;
+  if (!arity(c, node, head, 1, 1, usage)) return undefined;
+  const text = expectString(c, node.items[1], head, node, head === "cron" ? "a cron expression" : "a duration");
+  if (text === undefined) return undefined;
+  const at = node.items[1]!;
+  if (head === "cron") {
+    const problem = cronProblem(text);
+    if (problem) return issue(c, at, "cron", cronExpected, JSON.stringify(text), `bad cron ${JSON.stringify(text)}: ${problem}`);
+    return { kind: "cron", cron: text };
+  }
+  const ms = parseDuration(text);
+  if (ms === undefined) return issue(c, at, head, durationExpected, JSON.stringify(text), `bad duration ${JSON.stringify(text)}: expected ${durationExpected}`);
+  return head === "every" ? { kind: "every", every: text, ms } : { kind: "on-idle", idle: text, ms };
+}
+
+function compilePolicy(c: Compiler, node: List): unknown {
+  if (!arity(c, node, "policy", 1, 1, "(policy :majority)")) return undefined;
+  const arg = node.items[1]!;
+  const name = arg.type === "keyword" ? arg.name : arg.type === "string" ? arg.value : undefined;
+  const shown = policies.map((p) => ":" + p);
+  if (name === undefined || !(policies as readonly string[]).includes(name))
+    return issue(c, arg, "policy", `one of ${shown.join(", ")}`, describe(arg), `invalid policy ${describe(arg)}${didYouMean(":" + (name ?? ""), shown)}: expected one of ${shown.join(", ")}`);
+  return name;
+}
+
+function compileRetry(c: Compiler, node: List): unknown {
+  const args = keywordArgs(c, node.items.slice(1), "retry", ["max"]);
+  const max = args.get("max");
+  if (!max) return issue(c, node, "retry", "(retry :max 3)", describe(node));
+  if (max.value.type !== "number") return issue(c, max.value, "retry", "a whole number of retries");
+  return { max: max.value.value };
+}
+
+function compileGoal(c: Compiler, node: List): unknown {
+  if (!arity(c, node, "goal", 2, 2, '(goal (input) (get input "text"))')) return undefined;
+  const bindings = readParams(c, node.items[1]!, "goal");
+  return bindings && compileExpr(c, node.items[2]!, "goal", bindings);
+}
+
+function compilePlan(c: Compiler, node: List, path: Path): unknown {
+  if (!arity(c, node, "plan", 2, 2, "(plan (input ctx) (think))")) return undefined;
+  const bindings = readParams(c, node.items[1]!, "plan");
+  if (!bindings) return undefined;
+  const steps: unknown[] = [];
+  collectSteps(c, node.items[2]!, bindings, path, steps, "plan");
+  return { steps };
+}
+
+function collectSteps(c: Compiler, node: Node, bindings: Bindings, path: Path, steps: unknown[], parent: string): void {
+  const head = headOf(node);
+  if (head === "sequence") {
+    const items = (node as List).items.slice(1);
+    if (items.length === 0) issue(c, node, "sequence", "at least one action", "an empty (sequence)");
+    for (const item of items) collectSteps(c, item, bindings, path, steps, "sequence");
+    return;
+  }
+  if (head === undefined || !(actionForms as readonly string[]).includes(head)) {
+    unknownForm(c, node, parent, actionForms);
+    return;
+  }
+  const at = [...path, "steps", steps.length];
+  mark(c, at, node, head);
+  steps.push(compileAction(c, node as List, head, bindings, at));
+}
+
+function compileAction(c: Compiler, node: List, head: string, bindings: Bindings, path: Path): unknown {
+  const expr = (n: Node) => compileExpr(c, n, head, bindings);
+  switch (head) {
+    case "tool": {
+      const tool = expectString(c, node.items[1], "tool", node, "a tool name");
+      if (tool !== undefined) mark(c, [...path, "tool"], node.items[1]!, "tool");
+      const opts = keywordArgs(c, node.items.slice(2), "tool", ["args"]);
+      const argsNode = opts.get("args")?.value;
+      if (argsNode && argsNode.type !== "map") return issue(c, argsNode, "tool", "a map of arguments such as {:repo (get input \"repo\")}");
+      const args = argsNode ? (compileExpr(c, argsNode, "tool", bindings) as { map: unknown } | undefined)?.map : {};
+      return { kind: "tool", tool, args };
+    }
+    case "message": {
+      const role = expectString(c, node.items[1], "message", node, `a role (${messageRoles.join(", ")})`);
+      if (role !== undefined && !(messageRoles as readonly string[]).includes(role))
+        issue(c, node.items[1]!, "message", `one of ${messageRoles.join(", ")}`, JSON.stringify(role), `invalid role ${JSON.stringify(role)}${didYouMean(role, messageRoles)}: expected one of ${messageRoles.join(", ")}`);
+      const content = keywordArgs(c, node.items.slice(2), "message", ["content"]).get("content");
+      if (!content) return issue(c, node, "message", '(message "assistant" :content …)', "no :content");
+      return { kind: "message", role, content: expr(content.value) };
+    }
+    case "ask": {
+      if (!arity(c, node, "ask", 2, 2, '(ask "airtable" "question") or (ask ("airtable" "github") "question")')) return undefined;
+      const targetNode = node.items[1]!;
+      const targetNodes = targetNode.type === "list" || targetNode.type === "vector" ? targetNode.items : [targetNode];
+      if (targetNodes.length === 0) issue(c, targetNode, "ask", "at least one connection name", "()");
+      const targets = targetNodes.map((t, i) => {
+        mark(c, [...path, "targets", i], t, "ask");
+        return expectString(c, t, "ask", node, "a connection name");
+      });
+      return { kind: "ask", targets, question: expr(node.items[2]!) };
+    }
+    case "remember":
+      if (!arity(c, node, "remember", 1, 1, '(remember "…")')) return undefined;
+      return { kind: "remember", content: expr(node.items[1]!) };
+    case "think":
+      if (!arity(c, node, "think", 0, 0, "(think)")) return undefined;
+      return { kind: "think" };
+    default: {
+      const target = node.items[1];
+      const script = headOf(target ?? node) === "actor" && target ? compileActor(c, target as List, [...path, "script"]) : expectString(c, target, "spawn", node, 'a script name or an inline (actor …)');
+      const goal = keywordArgs(c, node.items.slice(2), "spawn", ["goal"]).get("goal");
+      if (!goal) return issue(c, node, "spawn", '(spawn "name" :goal …)', "no :goal");
+      return { kind: "spawn", script, goal: expr(goal.value) };
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import { camelToKebab } from "./compiler-state";
+import type { Action, ActorScript, Behavior, Expr, Trigger } from "./script-schema";
+
+const keywordSafe = /^[A-Za-z_*+!?<>=/][A-Za-z0-9_*+!?<>=/.-]*$/;
+
+/**
+ * Prints a script in the Lisp DSL, canonically: compiling the output gives back an equal script.
+ * @example
+ * printScript(compileScript(source).script) // '(actor "dev-buddy"\n  (description "…")\n …)'
+ */
+export function printScript(script: ActorScript): string {
+  return printActor(script, "");
+}
+
+function printActor(s: ActorScript, indent: string): string {
+  const pad = indent + "  ";
+  const lines = [`(actor ${str(s.name)}`];
+  if (s.role !== undefined) lines.push(`${pad}(role ${str(s.role)})`);
+  lines.push(`${pad}(description ${str(s.description)})`);
+  const model = Object.entries(s.model).filter(([, v]) => v !== undefined);
+  lines.push(`${pad}(model${model.map(([k, v]) => ` :${camelToKebab(k)} ${data(v)}`).join("")})`);
+  if (s.contextSources.length) lines.push(`${pad}(context${s.contextSources.map((c) => ` (source ${str(c)})`).join("")})`);
+  if (s.tools.length) lines.push(`${pad}(tools ${s.tools.map(str).join(" ")})`);
+  if (s.connections.length) lines.push(`${pad}(connections ${s.connections.map(str).join(" ")})`);
+  const limits = Object.entries(s.limits).filter(([, v]) => v !== undefined);
+  if (limits.length) lines.push(`${pad}(limits${limits.map(([k, v]) => ` :${camelToKebab(k)} ${num(v as number)}`).join("")})`);
+  for (const g of s.gates) {
+    const scope = `${g.tool !== undefined ? ` :tool ${str(g.tool)}` : ""}${"field" in g && g.field !== undefined ? ` :field ${str(g.field)}` : ""}`;
+    const kind = g.kind === "deny-pattern" ? `:deny-pattern ${str(g.pattern)}` : g.kind === "allow-hosts" ? `:allow-hosts [${g.hosts.map(str).join(" ")}]` : `:max-calls ${num(g.max)}`;
+    lines.push(`${pad}(gate ${str(g.name)} ${kind}${scope})`);
+  }
+  if (s.grants) lines.push(`${pad}(grants${s.grants.map((g) => " " + str(g)).join("")})`);
+  if (s.spawn) lines.push(`${pad}(spawn :allowed ${s.spawn.allowed} :quota ${num(s.spawn.quota)})`);
+  for (const t of s.talents) {
+    lines.push(`${pad}(talent ${str(t.name)}`);
+    for (const b of t.behaviors) lines.push(printBehavior(b, pad + "  "));
+    lines[lines.length - 1] += ")";
+  }
+  lines[lines.length - 1] += ")";
+  return lines.join("\n");
+}
+
+function printBehavior(b: Behavior, indent: string): string {
+  const pad = indent + "  ";
+  const lines = [`${indent}(behavior ${str(b.name)} :${b.mode}`];
+  if (b.trigger) lines.push(`${pad}${printTrigger(b.trigger)}`);
+  if (b.policy) lines.push(`${pad}(policy :${b.policy})`);
+  if (b.retry) lines.push(`${pad}(retry :max ${num(b.retry.max)})`);
+  lines.push(`${pad}(goal ${usesCtx(b.goal) ? "(input ctx)" : "(input)"} ${expr(b.goal)})`);
+  const steps = b.plan.steps.map((a) => printAction(a, pad + "  "));
+  const body = steps.length === 1 ? steps[0]!.trimStart() : `(sequence\n${steps.join("\n")})`;
+  lines.push(`${pad}(plan (input ctx) ${body}))`);
+  return lines.join("\n");
+}
+
+function printTrigger(t: Trigger): string {
+  if (t.kind === "every") return `(every ${str(t.every)})`;
+  if (t.kind === "cron") return `(cron ${str(t.cron)})`;
+  return `(on-idle ${str(t.idle)})`;
+}
+
+function printAction(a: Action, indent: string): string {
+  switch (a.kind) {
+    case "tool": {
+      const args = Object.keys(a.args).length ? ` :args ${expr({ map: a.args })}` : "";
+      return `${indent}(tool ${str(a.tool)}${args})`;
+    }
+    case "message":
+      return `${indent}(message ${str(a.role)} :content ${expr(a.content)})`;
+    case "ask": {
+      const targets = a.targets.length === 1 ? str(a.targets[0]!) : `(${a.targets.map(str).join(" ")})`;
+      return `${indent}(ask ${targets} ${expr(a.question)})`;
+    }
+    case "remember":
+      return `${indent}(remember ${expr(a.content)})`;
+    case "think":
+      return `${indent}(think)`;
+    case "spawn": {
+      const script = typeof a.script === "string" ? str(a.script) : printActor(a.script, indent).replace(/\n/g, "\n  ");
+      return `${indent}(spawn ${script} :goal ${expr(a.goal)})`;
+    }
+  }
+}
+
+function usesCtx(e: Expr): boolean {
+  if (e === null || typeof e !== "object") return false;
+  if (Array.isArray(e)) return e.some(usesCtx);
+  if ("get" in e) return e.get[0] === "ctx";
+  if ("concat" in e) return e.concat.some(usesCtx);
+  if ("map" in e) return Object.values(e.map).some(usesCtx);
+  return false;
+}
+
+function expr(e: Expr): string {
+  if (e === null || typeof e !== "object") return data(e);
+  if (Array.isArray(e)) return `[${e.map(expr).join(" ")}]`;
+  if ("get" in e) {
+    const [from, ...keys] = e.get;
+    return keys.length ? `(get ${from}${keys.map((k) => " " + str(k)).join("")})` : from;
+  }
+  if ("concat" in e) return `(concat${e.concat.map((p) => " " + expr(p)).join("")})`;
+  if ("map" in e) return `{${Object.entries(e.map).map(([k, v]) => `${key(k)} ${expr(v)}`).join(" ")}}`;
+  return '"$prev"';
+}
+
+/** Plain data (model settings): no expressions inside. */
+function data(v: unknown): string {
+  if (v === null) return "nil";
+  if (typeof v === "string") return str(v);
+  if (typeof v === "number") return num(v);
+  if (typeof v === "boolean") return String(v);
+  if (Array.isArray(v)) return `[${v.map(data).join(" ")}]`;
+  if (typeof v === "object") return `{${Object.entries(v as object).filter(([, x]) => x !== undefined).map(([k, x]) => `${key(camelToKebab(k))} ${data(x)}`).join(" ")}}`;
+  return "nil";
+}
+
+const key = (k: string) => (keywordSafe.test(k) ? ":" + k : str(k));
+const num = (n: number) => (Object.is(n, -0) ? "-0" : String(n));
+
+function str(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    if (ch === '"') out += '\\"';
+    else if (ch === "\\") out += "\\\\";
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\t") out += "\\t";
+    else if (ch.charCodeAt(0) < 0x20 || ch === "\u2028" || ch === "\u2029") out += "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0");
+    else out += ch;
+  }
+  return out + '"';
+}

@@ -1,0 +1,82 @@
+import { PantheonError } from "../errors";
+import { hostMatches } from "../tools/host-policy";
+import type { Gate, GateDecision } from "./gate";
+import type { CustomGateSpec } from "./gate-spec";
+
+const allow: GateDecision = { allow: true };
+
+function appliesTo(pattern: string | undefined, tool: string): boolean {
+  if (pattern === undefined) return true;
+  return pattern.endsWith("*") ? tool.startsWith(pattern.slice(0, -1)) : tool === pattern;
+}
+
+function fieldOf(args: Record<string, unknown>, path: string): unknown {
+  let value: unknown = args;
+  for (const key of path.split(".")) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * Compiles an operator's gate declaration. Bad patterns are refused here, when the script is
+ * loaded, not on the first call.
+ * @example
+ * makeCustomGate({ name: "no-drop", kind: "deny-pattern", tool: "sql.*", field: "query", pattern: "\\bdrop\\b" });
+ */
+export function makeCustomGate(spec: CustomGateSpec, priority = 30): Gate {
+  const base = { name: spec.name, priority };
+  switch (spec.kind) {
+    case "deny-pattern": {
+      let regex: RegExp;
+      try {
+        regex = new RegExp(spec.pattern, "i");
+      } catch (error) {
+        throw new PantheonError("script_invalid", `gate '${spec.name}': pattern is not a valid regular expression`, { cause: error, details: { gate: spec.name } });
+      }
+      return {
+        ...base,
+        check: ({ call }) => {
+          if (!appliesTo(spec.tool, call.name)) return allow;
+          const value = spec.field === undefined ? call.arguments : fieldOf(call.arguments, spec.field);
+          if (value === undefined) return allow;
+          const text = typeof value === "string" ? value : JSON.stringify(value);
+          return regex.test(text) ? { allow: false, reason: `gate '${spec.name}': ${spec.field === undefined ? "the arguments match" : `${spec.field} matches`} a denied pattern` } : allow;
+        },
+      };
+    }
+    case "allow-hosts": {
+      const field = spec.field ?? "url";
+      return {
+        ...base,
+        check: ({ call }) => {
+          if (!appliesTo(spec.tool, call.name)) return allow;
+          const value = fieldOf(call.arguments, field);
+          if (value === undefined) return allow;
+          let host: string;
+          try {
+            host = new URL(String(value)).hostname;
+          } catch {
+            return { allow: false, reason: `gate '${spec.name}': ${field} is not a URL` };
+          }
+          return hostMatches(host, spec.hosts) ? allow : { allow: false, reason: `gate '${spec.name}': host ${host} is not one of ${spec.hosts.join(", ")}` };
+        },
+      };
+    }
+    case "max-calls":
+      return {
+        ...base,
+        check: ({ call }, ctx) => {
+          if (!appliesTo(spec.tool, call.name)) return allow;
+          const made = ctx.run.callsByTool[call.name] ?? 0;
+          return made >= spec.max ? { allow: false, reason: `gate '${spec.name}': '${call.name}' may be called at most ${spec.max} times per run` } : allow;
+        },
+      };
+  }
+}
+
+/** An agent's custom gates, run after the built-in checks of allowlist and schema, in declaration order. */
+export function compileCustomGates(specs: readonly CustomGateSpec[]): Gate[] {
+  return specs.map((spec, index) => makeCustomGate(spec, 30 + index / 1000));
+}

@@ -1,0 +1,308 @@
+import { budgetExceeded } from "../gates/builtin";
+import { runGates, type Approval, type Gate, type GateContext } from "../gates/gate";
+import { rateKey, takeToken, type RateLimit, type TokenBucket } from "../gates/rate-limit";
+import type { LlmResponse, Message, ToolCall } from "../ports";
+import { agentOfTool } from "../tools/agent-tool";
+import { toModelTool } from "../tools/convert";
+import { decodeToolName } from "../tools/names";
+import type { ToolSpec } from "../tools/tool-spec";
+import { activeMs, isTerminal, type RunCall, type RunEffect, type RunEvent, type RunState, type TerminalStatus, type TraceKind } from "./state";
+
+/** What `advance` needs besides the state and the event. All plain data: `advance` stays pure. */
+export interface RunDeps {
+  now: number;
+  /** The agent's declared tools, `ask_<agent>` connections included. */
+  tools: readonly ToolSpec[];
+  /** Usually `[...builtinGates(), ...compileCustomGates(script.gates)]`. */
+  gates: readonly Gate[];
+  /** By tool name, `*` for every tool. */
+  rateLimits?: Readonly<Record<string, RateLimit>>;
+  /** Stored buckets by `rateKey(agent, tool)`. */
+  buckets?: ReadonlyMap<string, TokenBucket>;
+}
+
+export interface Advanced {
+  state: RunState;
+  effects: RunEffect[];
+}
+
+/** One transition: collects effects, keeping `persist` ahead of everything that leaves the object. */
+interface Step {
+  s: RunState;
+  deps: RunDeps;
+  byName: Map<string, ToolSpec>;
+  buckets: Map<string, TokenBucket>;
+  inner: RunEffect[];
+  outward: RunEffect[];
+}
+
+function trace(step: Step, kind: TraceKind, data: Record<string, unknown>): void {
+  step.inner.push({ type: "trace", kind, data: { runId: step.s.id, ...data } });
+}
+
+function finish(step: Step, status: TerminalStatus, detail: { reply?: string; error?: string }): void {
+  const { s, deps } = step;
+  if (s.waitingSince !== undefined) {
+    s.approvalWaitMs += deps.now - s.waitingSince;
+    delete s.waitingSince;
+  }
+  s.status = status;
+  if (detail.reply !== undefined) s.result = detail.reply;
+  if (detail.error !== undefined) s.error = detail.error;
+  trace(step, "run_finished", { status, ...detail, step: s.step, usage: s.usage });
+  // Work issued earlier in this same transition must not start once the run has ended.
+  step.outward = [{ type: "finish", status, ...detail }];
+}
+
+export function modelRequestOf(state: RunState, tools: readonly ToolSpec[]): RunEffect {
+  return { type: "call_model", messages: [...state.context, ...state.messages], tools: tools.map(toModelTool) };
+}
+
+function callModel(step: Step): void {
+  const { s, deps } = step;
+  const reason = budgetExceeded({ step: s.step, tokens: s.usage.inputTokens + s.usage.outputTokens, activeMs: activeMs(s, deps.now) }, s.limits, false);
+  if (reason) return finish(step, "failed", { error: reason });
+  s.step += 1;
+  s.status = "running";
+  trace(step, "model_called", { step: s.step });
+  step.outward.push(modelRequestOf(s, deps.tools));
+}
+
+function gateContext(step: Step): GateContext {
+  const { s, deps } = step;
+  const approvals = new Map<string, Approval>();
+  for (const rc of s.calls) if (rc.approval) approvals.set(rc.call.id, rc.approval);
+  return {
+    agent: s.agent,
+    tools: step.byName,
+    now: deps.now,
+    run: { step: s.step, tokens: s.usage.inputTokens + s.usage.outputTokens, activeMs: activeMs(s, deps.now), callsByTool: s.callsByTool },
+    limits: s.limits,
+    approvals,
+    ...(deps.rateLimits ? { rateLimits: deps.rateLimits } : {}),
+    buckets: step.buckets,
+  };
+}
+
+function startCall(step: Step, rc: RunCall): void {
+  const { s, deps } = step;
+  const name = rc.call.name;
+  const limit = deps.rateLimits?.[name] ?? deps.rateLimits?.["*"];
+  if (limit) {
+    const key = rateKey(s.agent, name);
+    const taken = takeToken(step.buckets.get(key), deps.now, limit);
+    step.buckets.set(key, taken.bucket);
+    step.inner.push({ type: "save_bucket", key, bucket: taken.bucket });
+  }
+  s.callsByTool[name] = (s.callsByTool[name] ?? 0) + 1;
+  rc.status = "running";
+  trace(step, "tool_call", { callId: rc.call.id, tool: name, arguments: rc.call.arguments, runtime: rc.runtime });
+  step.outward.push(callEffect(rc));
+}
+
+export function callEffect(rc: RunCall): RunEffect {
+  if (rc.runtime === "agent") {
+    const question = rc.call.arguments.question;
+    return { type: "ask_agent", callId: rc.call.id, target: agentOfTool(rc.call.name) ?? rc.call.name, question: typeof question === "string" ? question : JSON.stringify(rc.call.arguments) };
+  }
+  return { type: "call_tool", call: rc.call, ...(rc.timeoutMs !== undefined ? { timeoutMs: rc.timeoutMs } : {}) };
+}
+
+/** Runs the gates on one call; false when the run ended. */
+function gateCall(step: Step, rc: RunCall): boolean {
+  const { s } = step;
+  const outcome = runGates(step.deps.gates, { call: rc.call, spec: step.byName.get(rc.call.name) }, gateContext(step));
+  trace(step, "gate_decisions", { callId: rc.call.id, tool: rc.call.name, decisions: outcome.decisions });
+  if (outcome.allow) {
+    startCall(step, rc);
+    return true;
+  }
+  const { gate, decision } = outcome.rejection;
+  if (decision.pending === "approval") {
+    rc.status = "proposed";
+    trace(step, "approval_requested", { callId: rc.call.id, tool: rc.call.name, arguments: rc.call.arguments });
+    step.outward.push({ type: "await_approval", call: rc.call });
+    return true;
+  }
+  rc.status = "rejected";
+  rc.reason = `Rejected by gate '${gate}': ${decision.reason}`;
+  if (decision.final) {
+    finish(step, "failed", { error: decision.reason });
+    return false;
+  }
+  s.rejections += 1;
+  if (s.rejections > s.limits.maxRejections) {
+    finish(step, "failed", { error: `gate '${gate}' rejected '${rc.call.name}': ${decision.reason} (${s.rejections} rejections, at most ${s.limits.maxRejections} allowed)` });
+    return false;
+  }
+  return true;
+}
+
+function toolMessage(rc: RunCall): Message {
+  const content = rc.status === "rejected" ? rc.reason ?? "Rejected" : rc.error !== undefined ? `Error: ${rc.error}` : rc.output ?? "";
+  return { role: "tool", content, toolCallId: rc.call.id, name: rc.call.name };
+}
+
+/** After any change to the step's calls: wait, or hand every result to the model at once, in call order. */
+function settle(step: Step): void {
+  const { s, deps } = step;
+  if (isTerminal(s)) return;
+  const open = s.calls.filter((rc) => rc.status !== "done" && rc.status !== "rejected");
+  let next: RunState["status"];
+  if (open.length === 0) next = "running";
+  else if (open.some((rc) => rc.status === "running" && rc.runtime !== "agent")) next = "waiting_tool";
+  else if (open.some((rc) => rc.status === "running")) next = "waiting_agent";
+  else next = "waiting_approval";
+  if (next === "waiting_approval" && s.waitingSince === undefined) s.waitingSince = deps.now;
+  if (next !== "waiting_approval" && s.waitingSince !== undefined) {
+    s.approvalWaitMs += deps.now - s.waitingSince;
+    delete s.waitingSince;
+  }
+  if (open.length > 0) {
+    s.status = next;
+    return;
+  }
+  for (const rc of s.calls) {
+    s.messages.push(toolMessage(rc));
+    s.finishedCallIds.push(rc.call.id);
+  }
+  s.calls = [];
+  callModel(step);
+}
+
+/** Ids unique within the run, so a finished id is never confused with a new call that reuses it. */
+function normalizeCalls(step: Step, calls: readonly ToolCall[]): ToolCall[] {
+  const taken = new Set(step.s.finishedCallIds);
+  return calls.map((call, index) => {
+    let id = call.id || `call_${step.s.step}_${index}`;
+    for (let n = 1; taken.has(id); n++) id = `${call.id}~${step.s.step}.${index}.${n}`;
+    taken.add(id);
+    const name = step.byName.has(call.name) ? call.name : decodeToolName(call.name);
+    return { id, name, arguments: call.arguments ?? {} };
+  });
+}
+
+function onModelResult(step: Step, response: LlmResponse): void {
+  const { s } = step;
+  s.usage = { inputTokens: s.usage.inputTokens + response.usage.inputTokens, outputTokens: s.usage.outputTokens + response.usage.outputTokens };
+  trace(step, "model_result", { step: s.step, model: response.model, finishReason: response.finishReason, usage: response.usage, content: response.content, toolCalls: response.toolCalls.map((c) => c.name) });
+  if (response.finishReason === "error") return finish(step, "failed", { error: `model failed: ${response.content || "it reported an error"}` });
+  if (response.toolCalls.length === 0) {
+    s.messages.push({ role: "assistant", content: response.content });
+    // The answer is in hand: tokens already spent are not a reason to throw it away.
+    return finish(step, "completed", { reply: response.content });
+  }
+  const calls = normalizeCalls(step, response.toolCalls);
+  s.messages.push({ role: "assistant", content: response.content, toolCalls: calls });
+  s.calls = calls.map((call) => {
+    const spec = step.byName.get(call.name);
+    const timeoutMs = spec && spec.runtime !== "agent" ? spec.timeoutMs ?? s.limits.toolTimeoutMs : undefined;
+    return { call, status: "proposed", ...(spec ? { runtime: spec.runtime } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+  });
+  for (const rc of s.calls) if (!gateCall(step, rc)) return;
+  settle(step);
+}
+
+function ignore(step: Step, event: RunEvent, why: string): void {
+  trace(step, "event_ignored", { event: event.type, why, ...("callId" in event ? { callId: event.callId } : {}) });
+}
+
+function onResult(step: Step, event: Extract<RunEvent, { type: "tool_result" | "tool_failed" | "agent_response" }>): void {
+  const wantsAgent = event.type === "agent_response";
+  const rc = step.s.calls.find((c) => c.call.id === event.callId && c.status === "running" && (c.runtime === "agent") === wantsAgent);
+  if (!rc) return ignore(step, event, step.s.finishedCallIds.includes(event.callId) ? "call already finished" : "no such running call");
+  rc.status = "done";
+  if (event.type === "tool_result") rc.output = event.output;
+  else if (event.type === "tool_failed") rc.error = event.error;
+  else if (event.error !== undefined) rc.error = event.error;
+  else rc.output = event.answer ?? "";
+  trace(step, wantsAgent ? "agent_response" : "tool_result", { callId: rc.call.id, tool: rc.call.name, ok: rc.error === undefined, ...(rc.error !== undefined ? { error: rc.error } : { output: rc.output }) });
+  settle(step);
+}
+
+function onApproval(step: Step, event: Extract<RunEvent, { type: "approval" }>): void {
+  const rc = step.s.calls.find((c) => c.call.id === event.callId && c.status === "proposed");
+  if (!rc) return ignore(step, event, "no call waits for this approval");
+  trace(step, "approval", { callId: rc.call.id, tool: rc.call.name, approved: event.approved, by: event.by, reason: event.reason });
+  if (event.approved) {
+    rc.status = "approved";
+    rc.approval = { by: event.by, at: step.deps.now, ...(event.reason !== undefined ? { reason: event.reason } : {}) };
+    // Gates run again: the budget or a rate limit may have changed while the person decided.
+    if (!gateCall(step, rc)) return;
+  } else {
+    rc.status = "rejected";
+    rc.reason = `Rejected by ${event.by}: ${event.reason ?? "no reason given"}`;
+  }
+  settle(step);
+}
+
+/**
+ * The run loop as a pure state machine: one event in, the next state and the effects to carry out.
+ * @example
+ * let { state, effects } = advance(newRunState(run), { type: "start", message, context }, deps);
+ * // effects: trace run_started, persist, call_model → the DO calls the model, then:
+ * ({ state, effects } = advance(state, { type: "model_result", response }, { ...deps, now: clock.now() }));
+ */
+export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanced {
+  const step: Step = {
+    s: structuredClone(state),
+    deps,
+    byName: new Map(deps.tools.map((spec) => [spec.name, spec])),
+    buckets: new Map(deps.buckets ?? []),
+    inner: [],
+    outward: [],
+  };
+  const { s } = step;
+  if (isTerminal(s)) {
+    ignore(step, event, `run is ${s.status}`);
+    return { state, effects: step.inner };
+  }
+  if (s.status === "idle" && event.type !== "start" && event.type !== "cancel") {
+    ignore(step, event, "run has not started");
+    return { state, effects: step.inner };
+  }
+  switch (event.type) {
+    case "start":
+      if (s.status !== "idle") {
+        ignore(step, event, "run already started");
+        return { state, effects: step.inner };
+      }
+      s.startedAt = deps.now;
+      s.context = event.context;
+      s.messages = [event.message];
+      trace(step, "run_started", { agent: s.agent, sessionId: s.sessionId, limits: s.limits, message: event.message.content });
+      callModel(step);
+      break;
+    case "model_result":
+    case "model_failed":
+      if (s.status !== "running") {
+        ignore(step, event, "no model call is in flight");
+        return { state, effects: step.inner };
+      }
+      if (event.type === "model_failed") finish(step, "failed", { error: `model failed: ${event.error}` });
+      else onModelResult(step, event.response);
+      break;
+    case "tool_result":
+    case "tool_failed":
+    case "agent_response":
+      onResult(step, event);
+      break;
+    case "approval":
+      onApproval(step, event);
+      break;
+    case "cancel":
+      finish(step, "cancelled", { error: event.reason ?? "cancelled" });
+      break;
+    case "timeout": {
+      const used = activeMs(s, deps.now);
+      if (used < s.limits.maxRunMs) {
+        ignore(step, event, `only ${used} ms of ${s.limits.maxRunMs} ms used (approval waits excluded)`);
+        return { state, effects: step.inner };
+      }
+      finish(step, "failed", { error: `time limit reached: the run has used ${used} ms of ${s.limits.maxRunMs} ms` });
+      break;
+    }
+  }
+  const changed = JSON.stringify(s) !== JSON.stringify(state);
+  return { state: s, effects: [...step.inner, ...(changed ? [{ type: "persist" } as const] : []), ...step.outward] };
+}

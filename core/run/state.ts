@@ -1,0 +1,129 @@
+import type { Approval } from "../gates/gate";
+import type { TokenBucket } from "../gates/rate-limit";
+import type { LlmResponse, LlmUsage, Message, ModelTool, ToolCall } from "../ports";
+import type { ToolRuntime } from "../tools/tool-spec";
+import type { RunLimits } from "./limits";
+
+export type RunStatus = "idle" | "running" | "waiting_tool" | "waiting_approval" | "waiting_agent" | "completed" | "failed" | "cancelled";
+export type TerminalStatus = "completed" | "failed" | "cancelled";
+export const terminalStatuses: readonly RunStatus[] = ["completed", "failed", "cancelled"];
+
+/** proposed → (approved →) running → done, or rejected. A `proposed` call in a settled step waits for a person. */
+export type CallStatus = "proposed" | "approved" | "running" | "done" | "rejected";
+
+export interface RunCall {
+  call: ToolCall;
+  /** Undefined for a tool this agent does not declare. */
+  runtime?: ToolRuntime;
+  status: CallStatus;
+  timeoutMs?: number;
+  output?: string;
+  error?: string;
+  /** Why it was rejected, as told to the model. */
+  reason?: string;
+  approval?: Approval;
+}
+
+/**
+ * Everything about one run, plain JSON so the Durable Object stores it after every transition and
+ * resumes from it after eviction.
+ */
+export interface RunState {
+  id: string;
+  agent: string;
+  sessionId: string;
+  status: RunStatus;
+  /** Model calls issued. */
+  step: number;
+  usage: LlmUsage;
+  /** The compiled context the run started from (system prompt, memory, history). */
+  context: Message[];
+  /** The transcript of this run beyond the context: the user's message, the model's, tool results. */
+  messages: Message[];
+  /** The calls of the current step. */
+  calls: RunCall[];
+  /** Every call id that finished or was rejected: never issued again. */
+  finishedCallIds: string[];
+  /** Calls let through, by tool, for max-calls gates. */
+  callsByTool: Record<string, number>;
+  rejections: number;
+  limits: RunLimits;
+  startedAt: number;
+  /** Time spent only waiting for a person, excluded from `maxRunMs`. */
+  approvalWaitMs: number;
+  waitingSince?: number;
+  error?: string;
+  result?: string;
+}
+
+export type RunEvent =
+  | { type: "start"; message: Message; context: Message[] }
+  | { type: "model_result"; response: LlmResponse }
+  | { type: "model_failed"; error: string }
+  | { type: "tool_result"; callId: string; output: string }
+  | { type: "tool_failed"; callId: string; error: string }
+  /** Only ever built by the Durable Object from an authenticated person's request. */
+  | { type: "approval"; callId: string; approved: boolean; by: string; reason?: string }
+  | { type: "agent_response"; callId: string; answer?: string; error?: string }
+  | { type: "cancel"; reason?: string }
+  | { type: "timeout" };
+
+export type TraceKind = "run_started" | "model_called" | "model_result" | "gate_decisions" | "tool_call" | "tool_result" | "approval_requested" | "approval" | "agent_response" | "run_finished" | "event_ignored";
+
+/**
+ * What the Durable Object must do, in order. `persist` comes before any effect that leaves the
+ * object, so a crash after it redoes the work instead of losing it.
+ */
+export type RunEffect =
+  | { type: "trace"; kind: TraceKind; data: Record<string, unknown> }
+  | { type: "save_bucket"; key: string; bucket: TokenBucket }
+  | { type: "persist" }
+  | { type: "call_model"; messages: Message[]; tools: ModelTool[] }
+  | { type: "call_tool"; call: ToolCall; timeoutMs?: number }
+  | { type: "ask_agent"; callId: string; target: string; question: string }
+  | { type: "await_approval"; call: ToolCall }
+  | { type: "finish"; status: TerminalStatus; reply?: string; error?: string };
+
+export interface NewRun {
+  id: string;
+  agent: string;
+  sessionId: string;
+  limits: RunLimits;
+}
+
+/**
+ * @example
+ * const state = newRunState({ id: "run-1", agent: "scout", sessionId: "s-1", limits: effectiveLimits(agentLimits, request.limits) });
+ */
+export function newRunState(run: NewRun): RunState {
+  return {
+    ...run,
+    status: "idle",
+    step: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    context: [],
+    messages: [],
+    calls: [],
+    finishedCallIds: [],
+    callsByTool: {},
+    rejections: 0,
+    startedAt: 0,
+    approvalWaitMs: 0,
+  };
+}
+
+export function isTerminal(state: Pick<RunState, "status">): boolean {
+  return terminalStatuses.includes(state.status);
+}
+
+/** Wall time the run has used at `now`, approval waits excluded. */
+export function activeMs(state: RunState, now: number): number {
+  const waiting = state.waitingSince === undefined ? 0 : now - state.waitingSince;
+  return Math.max(0, now - state.startedAt - state.approvalWaitMs - waiting);
+}
+
+/** When the Durable Object should send `timeout`; undefined while only a person is awaited or the run is over. */
+export function runDeadline(state: RunState): number | undefined {
+  if (isTerminal(state) || state.status === "idle" || state.status === "waiting_approval") return undefined;
+  return state.startedAt + state.approvalWaitMs + state.limits.maxRunMs;
+}

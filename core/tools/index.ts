@@ -1,0 +1,35 @@
+export { toolNamePattern, toolRuntimes, toolSpecSchema, type ToolRuntime, type ToolSpec } from "./tool-spec";
+export { decodeToolName, encodeToolName, makeToolNameCodec, ToolNameClashError, type ToolNameCodec } from "./names";
+export {
+  fromAnthropicTool,
+  fromMcpTool,
+  fromOpenAITool,
+  toAnthropicTool,
+  toMcpTool,
+  toModelTool,
+  toOpenAITool,
+  type AnthropicTool,
+  type McpToolManifest,
+  type OpenAIFunctionTool,
+} from "./convert";
+export { describeIssues, validateArguments, type ArgumentCheck } from "./validate";
+export { truncateToBytes, truncationMarker, type Truncated } from "./truncate";
+export { redactDeep, redactedMark, redactSecrets, type SecretRef, type SecretValues } from "./secrets";
+export {
+  makeToolRegistry,
+  toolsOf,
+  type BuiltinTool,
+  type InvokeOptions,
+  type ToolCallContext,
+  type ToolError,
+  type ToolErrorCode,
+  type ToolImplementation,
+  type ToolOutcome,
+  type ToolRegistry,
+  type ToolRegistryOptions,
+} from "./registry";
+export { checkOutboundUrl, forbiddenNameOf, forbiddenRangeOf, hostMatches, isIpLiteral, type UrlCheck } from "./host-policy";
+export { agentOfTool, askPrefix, makeAgentToolSpec } from "./agent-tool";
+export { makeClockTool } from "./builtins/clock";
+export { HttpFetchRefused, makeHttpFetchTool, type FetchLike, type HttpFetchToolOptions } from "./builtins/http-fetch";
+export { HttpToolError, makeHttpTool, type HttpToolOptions } from "./builtins/http-tool";

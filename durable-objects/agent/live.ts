@@ -1,0 +1,28 @@
+/** What every client of an agent sees live, kept in sync by the `agents` SDK's state sync. */
+export interface LiveState {
+  status: string;
+  runId: string | null;
+  typing: boolean;
+  lastActivityAt: number | null;
+}
+
+export const initialLiveState: LiveState = { status: "idle", runId: null, typing: false, lastActivityAt: null };
+
+/** One event of a run, pushed over the WebSocket and the SSE stream alike. */
+export type RunEvent =
+  | { type: "run"; runId: string; sessionId: string; userMessage?: unknown }
+  | { type: "token"; text: string }
+  | { type: "tool_call"; callId: string; name: string; arguments: unknown }
+  | { type: "gate"; callId: string; gate: string; allow: boolean; reason?: string }
+  | { type: "tool_result"; callId: string; name: string; ok: boolean; output?: string; error?: string; ms: number }
+  | { type: "status"; status: string }
+  | { type: "done"; runId: string; status: string; reply: unknown }
+  | { type: "error"; code: string; message: string };
+
+export type Emit = (event: RunEvent) => void;
+
+/** Formats one server-sent event. */
+export function sseFrame(event: RunEvent): string {
+  const { type, ...data } = event;
+  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}

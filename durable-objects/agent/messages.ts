@@ -1,0 +1,116 @@
+import { and, asc, desc, eq, lt } from "drizzle-orm";
+import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import type { Clock, Message, Role, ToolCall } from "../../core/ports";
+import * as schema from "./schema";
+
+/** A row is capped at 2 MB; longer content is cut and the cut is marked. */
+export const maxMessageBytes = 2 * 1024 * 1024;
+
+export interface StoredMessage {
+  id: string;
+  sessionId: string;
+  role: Role;
+  content: string;
+  name?: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  runId?: string;
+  createdAt: number;
+}
+
+type Db = DrizzleSqliteDODatabase<typeof schema>;
+type Row = typeof schema.messages.$inferSelect;
+
+function view(row: Row): StoredMessage {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    role: row.role,
+    content: row.content,
+    ...(row.name ? { name: row.name } : {}),
+    ...(row.toolCalls ? { toolCalls: row.toolCalls as ToolCall[] } : {}),
+    ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
+    ...(row.runId ? { runId: row.runId } : {}),
+    createdAt: row.createdAt,
+  };
+}
+
+/** Cuts text to at most `maxBytes` of UTF-8 (leaving room for the marker), never splitting a character. */
+export function capContent(content: string, maxBytes = maxMessageBytes): string {
+  const bytes = new TextEncoder().encode(content);
+  if (bytes.length <= maxBytes) return content;
+  const marker = `\n…[truncated: message was ${bytes.length} bytes]`;
+  const keep = new TextDecoder().decode(bytes.slice(0, maxBytes - marker.length - 4)).replace(/\uFFFD$/, "");
+  return keep + marker;
+}
+
+/** Cursor of a page: the `seq` of the last message returned, opaque to clients. */
+const encodeCursor = (seq: number) => btoa(`m:${seq}`);
+function decodeCursor(cursor: string): number | null {
+  try {
+    const match = /^m:(\d+)$/.exec(atob(cursor));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function makeMessageStore(db: Db, clock: Clock) {
+  return {
+    append(sessionId: string, message: Message & { runId?: string }): StoredMessage {
+      const row = db
+        .insert(schema.messages)
+        .values({
+          id: crypto.randomUUID(),
+          sessionId,
+          role: message.role,
+          content: capContent(message.content),
+          name: message.name ?? null,
+          toolCalls: message.toolCalls?.length ? message.toolCalls : null,
+          toolCallId: message.toolCallId ?? null,
+          runId: message.runId ?? null,
+          createdAt: clock.now(),
+        })
+        .returning()
+        .get();
+      return view(row);
+    },
+    /** Newest first. Returns `null` for a cursor that is not one of ours. */
+    page(sessionId: string, options: { limit: number; cursor?: string }): { messages: StoredMessage[]; nextCursor: string | null } | null {
+      let before = Number.MAX_SAFE_INTEGER;
+      if (options.cursor) {
+        const seq = decodeCursor(options.cursor);
+        if (seq === null) return null;
+        before = seq;
+      }
+      const rows = db
+        .select()
+        .from(schema.messages)
+        .where(and(eq(schema.messages.sessionId, sessionId), lt(schema.messages.seq, before)))
+        .orderBy(desc(schema.messages.seq))
+        .limit(options.limit + 1)
+        .all();
+      const hasMore = rows.length > options.limit;
+      const pageRows = rows.slice(0, options.limit);
+      return { messages: pageRows.map(view), nextCursor: hasMore ? encodeCursor(pageRows.at(-1)!.seq) : null };
+    },
+    /** The last `limit` messages of a session, oldest first, as the model sees them. */
+    recent(sessionId: string, limit: number): StoredMessage[] {
+      if (limit <= 0) return [];
+      return db
+        .select()
+        .from(schema.messages)
+        .where(eq(schema.messages.sessionId, sessionId))
+        .orderBy(desc(schema.messages.seq))
+        .limit(limit)
+        .all()
+        .reverse()
+        .map(view);
+    },
+    all(sessionId: string): StoredMessage[] {
+      return db.select().from(schema.messages).where(eq(schema.messages.sessionId, sessionId)).orderBy(asc(schema.messages.seq)).all().map(view);
+    },
+  };
+}
+
+export type MessageStore = ReturnType<typeof makeMessageStore>;

@@ -1,0 +1,108 @@
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import type { Clock } from "../../core/ports";
+import * as schema from "./schema";
+
+type Db = DrizzleSqliteDODatabase<typeof schema>;
+type RunRow = typeof schema.runs.$inferSelect;
+
+export interface RunSummary {
+  id: string;
+  sessionId: string;
+  status: string;
+  trigger: string;
+  steps: number;
+  tokens: number;
+  error?: string;
+  startedAt: number;
+  finishedAt?: number;
+}
+
+export interface TraceStep {
+  id: string;
+  runId: string;
+  seq: number;
+  kind: string;
+  name: string;
+  data: unknown;
+  startedAt: number;
+  durationMs: number;
+}
+
+export const activeRunStatuses = ["running", "waiting_tool", "waiting_approval", "waiting_agent"] as const;
+
+function summary(row: RunRow): RunSummary {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    status: row.status,
+    trigger: row.trigger,
+    steps: row.steps,
+    tokens: row.tokens,
+    ...(row.error ? { error: row.error } : {}),
+    startedAt: row.startedAt,
+    ...(row.finishedAt ? { finishedAt: row.finishedAt } : {}),
+  };
+}
+
+/** Runs (the persisted state of every turn or behavior) and their trace, one row per step. */
+export function makeRunStore(db: Db, clock: Clock) {
+  return {
+    create(run: { id: string; sessionId: string; status: string; trigger: string; state: unknown }): RunSummary {
+      const now = clock.now();
+      return summary(db.insert(schema.runs).values({ ...run, startedAt: now, updatedAt: now }).returning().get());
+    },
+    save(id: string, update: { status: string; state: unknown; steps: number; tokens: number; error?: string | null; finished?: boolean }): void {
+      const now = clock.now();
+      db.update(schema.runs)
+        .set({
+          status: update.status,
+          state: update.state,
+          steps: update.steps,
+          tokens: update.tokens,
+          error: update.error ?? null,
+          updatedAt: now,
+          ...(update.finished ? { finishedAt: now } : {}),
+        })
+        .where(eq(schema.runs.id, id))
+        .run();
+    },
+    get(id: string): (RunSummary & { state: unknown }) | null {
+      const row = db.select().from(schema.runs).where(eq(schema.runs.id, id)).get();
+      return row ? { ...summary(row), state: row.state } : null;
+    },
+    list(limit: number): RunSummary[] {
+      return db.select().from(schema.runs).orderBy(desc(schema.runs.startedAt), desc(schema.runs.updatedAt)).limit(limit).all().map(summary);
+    },
+    /** Runs that have not reached a final state: what a restarted agent must resume. */
+    active(): (RunSummary & { state: unknown })[] {
+      return db
+        .select()
+        .from(schema.runs)
+        .where(inArray(schema.runs.status, [...activeRunStatuses]))
+        .orderBy(asc(schema.runs.startedAt))
+        .all()
+        .map((row) => ({ ...summary(row), state: row.state }));
+    },
+    byStatus(status: string): (RunSummary & { state: unknown })[] {
+      return db.select().from(schema.runs).where(eq(schema.runs.status, status)).all().map((row) => ({ ...summary(row), state: row.state }));
+    },
+    appendTrace(step: { runId: string; kind: string; name: string; data: unknown; startedAt: number; durationMs: number }): TraceStep {
+      const last = db
+        .select({ seq: schema.trace.seq })
+        .from(schema.trace)
+        .where(eq(schema.trace.runId, step.runId))
+        .orderBy(desc(schema.trace.seq))
+        .limit(1)
+        .get();
+      const row = { id: crypto.randomUUID(), seq: (last?.seq ?? 0) + 1, ...step };
+      db.insert(schema.trace).values(row).run();
+      return row;
+    },
+    trace(runId: string): TraceStep[] {
+      return db.select().from(schema.trace).where(and(eq(schema.trace.runId, runId))).orderBy(asc(schema.trace.seq)).all();
+    },
+  };
+}
+
+export type RunStore = ReturnType<typeof makeRunStore>;

@@ -1,0 +1,172 @@
+import type { RunEvent, StoredMessage, ToolCall } from "./types";
+
+/**
+ * The chat transcript as the screen shows it. Every item has a stable `key`, derived from
+ * server ids where they exist, so the same message arriving twice (SSE, WebSocket, history
+ * catch-up) lands on the same item instead of a duplicate.
+ */
+export interface ChatMessageItem {
+  kind: "message";
+  key: string;
+  id?: string;
+  role: StoredMessage["role"];
+  content: string;
+  createdAt: number;
+  runId?: string;
+  streaming?: boolean;
+  /** Still in the offline outbox. */
+  queued?: boolean;
+}
+
+export interface GateDecision {
+  gate: string;
+  allow: boolean;
+  reason?: string;
+}
+
+export interface ChatToolItem {
+  kind: "tool";
+  key: string;
+  callId: string;
+  runId?: string;
+  name: string;
+  arguments: unknown;
+  gates: GateDecision[];
+  result?: { ok: boolean; output?: unknown; error?: unknown; ms?: number };
+  createdAt: number;
+}
+
+export type ChatItem = ChatMessageItem | ChatToolItem;
+
+export function toTime(value: string | number | null | undefined): number {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === "number") return value < 1e12 ? value * 1000 : value;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? 0 : t;
+}
+
+function normaliseCall(call: ToolCall): { callId: string; name: string; arguments: unknown } {
+  const callId = call.callId ?? call.id ?? "";
+  if (call.function) {
+    let args: unknown = call.function.arguments;
+    try {
+      args = JSON.parse(call.function.arguments);
+    } catch {
+      // Keep the raw string: the model may have produced invalid JSON, which is worth seeing.
+    }
+    return { callId, name: call.function.name, arguments: args };
+  }
+  return { callId, name: call.name ?? "tool", arguments: call.arguments };
+}
+
+function byTime(items: ChatItem[]): ChatItem[] {
+  return items
+    .map((item, index) => ({ item, index }))
+    .sort((a, b) => a.item.createdAt - b.item.createdAt || a.index - b.index)
+    .map((x) => x.item);
+}
+
+function upsert(items: ChatItem[], next: ChatItem): ChatItem[] {
+  const at = items.findIndex((i) => i.key === next.key);
+  if (at < 0) return [...items, next];
+  const copy = items.slice();
+  copy[at] = next;
+  return copy;
+}
+
+/** Merges stored messages (any order, any overlap) into the transcript without duplicates. */
+export function mergeHistory(items: ChatItem[], stored: StoredMessage[]): ChatItem[] {
+  let out = items;
+  for (const m of [...stored].sort((a, b) => toTime(a.createdAt) - toTime(b.createdAt))) {
+    const createdAt = toTime(m.createdAt);
+    if (m.role === "tool") {
+      const key = `t:${m.toolCallId ?? m.id}`;
+      const existing = out.find((i): i is ChatToolItem => i.key === key && i.kind === "tool");
+      const result = { ok: !/^error/i.test(m.content), output: m.content };
+      out = upsert(out, existing
+        ? { ...existing, result: existing.result ?? result }
+        : { kind: "tool", key, callId: m.toolCallId ?? m.id, runId: m.runId, name: m.name ?? "tool", arguments: undefined, gates: [], result, createdAt });
+      continue;
+    }
+    if (m.content || !m.toolCalls?.length) {
+      out = upsert(out, { kind: "message", key: `m:${m.id}`, id: m.id, role: m.role, content: m.content, createdAt, runId: m.runId });
+    }
+    for (const call of m.toolCalls ?? []) {
+      const c = normaliseCall(call);
+      const key = `t:${c.callId}`;
+      const existing = out.find((i): i is ChatToolItem => i.key === key && i.kind === "tool");
+      out = upsert(out, existing
+        ? { ...existing, name: c.name, arguments: existing.arguments ?? c.arguments }
+        : { kind: "tool", key, callId: c.callId, runId: m.runId, name: c.name, arguments: c.arguments, gates: [], createdAt: createdAt + 1 });
+    }
+    // A final stored reply (no further tool calls) replaces every live draft of its run.
+    if (m.role === "assistant" && m.runId && !m.toolCalls?.length) {
+      out = out.filter((i) => !(i.kind === "message" && i.key.startsWith(`draft:${m.runId}:`)));
+    }
+  }
+  return byTime(out);
+}
+
+/** Adds a message the person just typed, before the server has given it an id. */
+export function addLocalMessage(items: ChatItem[], localId: string, content: string, now: number, queued = false): ChatItem[] {
+  return [...items, { kind: "message", key: `local:${localId}`, role: "user", content, createdAt: now, queued }];
+}
+
+export function removeLocal(items: ChatItem[], localId: string): ChatItem[] {
+  return items.filter((i) => i.key !== `local:${localId}`);
+}
+
+/**
+ * Applies one streamed event to the transcript. `localId` ties the `run` event back to the
+ * optimistic message so it is replaced by the stored one rather than shown twice.
+ */
+export function applyRunEvent(items: ChatItem[], event: RunEvent, ctx: { runId: string | null; localId?: string; now: number }): ChatItem[] {
+  const runId = ctx.runId ?? undefined;
+  switch (event.type) {
+    case "run": {
+      const without = ctx.localId ? removeLocal(items, ctx.localId) : items;
+      return mergeHistory(without, [event.userMessage]);
+    }
+    case "token": {
+      const last = items[items.length - 1];
+      if (last?.kind === "message" && last.streaming && last.runId === runId) {
+        return [...items.slice(0, -1), { ...last, content: last.content + event.text }];
+      }
+      return [...items, { kind: "message", key: `draft:${runId}:${items.length}`, role: "assistant", content: event.text, createdAt: ctx.now, runId, streaming: true }];
+    }
+    case "tool_call": {
+      const key = `t:${event.callId}`;
+      if (items.some((i) => i.key === key)) return items;
+      return [...items, { kind: "tool", key, callId: event.callId, runId, name: event.name, arguments: event.arguments, gates: [], createdAt: ctx.now }];
+    }
+    case "gate":
+      return mapTool(items, event.callId, (t) =>
+        t.gates.some((g) => g.gate === event.gate && g.allow === event.allow)
+          ? t
+          : { ...t, gates: [...t.gates, { gate: event.gate, allow: event.allow, reason: event.reason }] });
+    case "tool_result":
+      return mapTool(items, event.callId, (t) => ({ ...t, result: { ok: event.ok, output: event.output, error: event.error, ms: event.ms } }));
+    case "done": {
+      const settled = items.map((i) => (i.kind === "message" && i.streaming && i.runId === event.runId ? { ...i, streaming: false } : i));
+      if (!event.reply) return settled;
+      // The controller fetches history after `done`, which brings back any text said between tool calls.
+      const withoutDrafts = settled.filter((i) => !(i.kind === "message" && i.key.startsWith(`draft:${event.runId}:`)));
+      return mergeHistory(withoutDrafts, [event.reply]);
+    }
+    default:
+      return items;
+  }
+}
+
+function mapTool(items: ChatItem[], callId: string, fn: (t: ChatToolItem) => ChatToolItem): ChatItem[] {
+  return items.map((i) => (i.kind === "tool" && i.callId === callId ? fn(i) : i));
+}
+
+/** The newest server id in the transcript: where a catch-up after reconnecting starts from. */
+export function lastSeenId(items: ChatItem[]): string | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item?.kind === "message" && item.id) return item.id;
+  }
+  return null;
+}

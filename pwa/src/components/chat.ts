@@ -1,0 +1,176 @@
+import { LitElement, css, html, nothing, type PropertyValues } from "lit";
+import { repeat } from "lit/directives/repeat.js";
+import type { ChatItem, ChatToolItem } from "../chat-state";
+import type { ChatState } from "../state";
+import { base, emit, pretty, statusBadge, statusLabel } from "./shared";
+
+/**
+ * The conversation with one agent: streamed replies, tool calls and gate decisions inline,
+ * a retry after a failure and a session picker.
+ *
+ * Events: `send` {content}, `retry`, `dismiss`, `new-session`, `select-session` {id},
+ * `decide` {agent, runId, callId, decision}.
+ */
+export class PantheonChat extends LitElement {
+  static override properties = {
+    chat: { attribute: false },
+    online: { type: Boolean },
+    deciding: { attribute: false },
+    draft: { state: true },
+  };
+  declare chat: ChatState;
+  declare online: boolean;
+  declare deciding: string[];
+  declare draft: string;
+
+  constructor() {
+    super();
+    this.online = true;
+    this.deciding = [];
+    this.draft = "";
+  }
+
+  static override styles = [base, css`
+    :host { display: flex; flex-direction: column; height: 100%; min-height: 0; }
+    .bar { display: flex; gap: .5rem; align-items: center; padding: .5rem 0 .75rem; flex-wrap: wrap; }
+    .bar select { width: auto; flex: 1; min-width: 8rem; max-width: 22rem; }
+    .live { display: inline-flex; align-items: center; gap: .35rem; font-size: .8rem; color: var(--muted); }
+    .dot { width: .6rem; height: .6rem; border-radius: 50%; background: var(--muted); }
+    .dot.open { background: var(--ok); }
+    .dot.reconnecting { background: var(--warn); }
+    .log { flex: 1; overflow-y: auto; padding: .25rem 0 1rem; display: flex; flex-direction: column; gap: .6rem; min-height: 12rem; }
+    .msg { max-width: min(44rem, 88%); padding: .65rem .85rem; border-radius: 16px; white-space: pre-wrap; word-break: break-word; line-height: 1.45; }
+    .msg.user { align-self: flex-end; background: var(--bubble-user); color: var(--bubble-user-text); border-bottom-right-radius: 4px; }
+    .msg.assistant, .msg.system { align-self: flex-start; background: var(--surface); border: 1px solid var(--border); border-bottom-left-radius: 4px; }
+    .msg .meta { display: block; font-size: .75rem; margin-top: .3rem; opacity: .85; }
+    .cursor { display: inline-block; width: .5ch; animation: blink 1s steps(2) infinite; }
+    @keyframes blink { 50% { opacity: 0; } }
+    @media (prefers-reduced-motion: reduce) { .cursor { animation: none; } }
+    details.tool { align-self: flex-start; max-width: min(44rem, 92%); width: 100%; background: var(--surface-2); border: 1px solid var(--border); border-radius: 12px; padding: .5rem .75rem; }
+    details.tool summary { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; font-size: .9rem; min-height: 32px; }
+    .gate { font-size: .85rem; margin: .25rem 0; }
+    .approval { align-self: stretch; border: 1px solid var(--warn); background: var(--warn-soft); border-radius: 12px; padding: .75rem; }
+    .composer { display: flex; gap: .5rem; align-items: flex-end; padding-top: .5rem; border-top: 1px solid var(--border); background: var(--bg); position: sticky; bottom: 0; padding-bottom: max(.5rem, env(safe-area-inset-bottom)); }
+    .composer textarea { flex: 1; min-height: 48px; max-height: 10rem; resize: none; }
+    .typing { font-size: .85rem; color: var(--muted); }
+    .empty { margin: auto; text-align: center; color: var(--muted); max-width: 22rem; }
+  `];
+
+  /** An unsent draft survives a reload: nothing typed is lost. */
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    const before = changed.get("chat") as ChatState | undefined;
+    if (changed.has("chat") && before?.agent !== this.chat?.agent) {
+      this.draft = this.chat?.agent ? localStorage.getItem(`pantheon.draft.${this.chat.agent}`) ?? "" : "";
+    }
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if (changed.has("chat")) {
+      const log = this.renderRoot.querySelector(".log");
+      if (log) log.scrollTop = log.scrollHeight;
+    }
+  }
+
+  private onInput(e: Event) {
+    this.draft = (e.target as HTMLTextAreaElement).value;
+    if (this.chat.agent) localStorage.setItem(`pantheon.draft.${this.chat.agent}`, this.draft);
+  }
+
+  private submit(e?: Event) {
+    e?.preventDefault();
+    const content = this.draft.trim();
+    if (!content) return;
+    emit(this, "send", { content });
+    this.draft = "";
+    if (this.chat.agent) localStorage.removeItem(`pantheon.draft.${this.chat.agent}`);
+  }
+
+  private onKey(e: KeyboardEvent) {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) this.submit(e);
+  }
+
+  override render() {
+    const c = this.chat;
+    if (!c?.agent) return nothing;
+    const sessions = c.sessions.status === "ready" ? c.sessions.data : [];
+    const typing = c.busy || c.agentState?.typing;
+    return html`
+      <div class="bar">
+        <label class="sr-only" for="session">Conversation</label>
+        <select id="session" @change=${(e: Event) => emit(this, "select-session", { id: (e.target as HTMLSelectElement).value })}>
+          ${sessions.length === 0 ? html`<option value="">Main conversation</option>` : nothing}
+          ${sessions.map((s) => html`<option value=${s.id} ?selected=${s.id === c.sessionId}>${s.title || "Untitled"}${s.isDefault ? " (main)" : ""}</option>`)}
+        </select>
+        <button class="ghost" @click=${() => emit(this, "new-session")} aria-label="Start a new conversation">＋ New</button>
+        <span class="spacer"></span>
+        <span class="live" role="status" aria-live="polite">
+          <span class="dot ${c.live}"></span>${liveLabel(c.live)}
+        </span>
+        ${c.agentState?.status ? html`<span class=${statusBadge(c.agentState.status)}>${statusLabel(c.agentState.status)}</span>` : nothing}
+      </div>
+      ${c.notice ? html`<div class="alert info" role="status">${c.notice}</div>` : nothing}
+      <div class="log" role="log" aria-label="Messages" aria-live="polite">
+        ${c.history.status === "loading" && c.items.length === 0 ? html`<p class="empty">Loading the conversation…</p>` : nothing}
+        ${c.history.status === "error" ? html`<div class="alert error" role="alert">${c.history.error}</div>` : nothing}
+        ${c.history.status === "ready" && c.items.length === 0 ? html`<p class="empty">Say hello to <strong>${c.agent}</strong>. Tip: <code>/tool clock.now {}</code> asks it to call a tool.</p>` : nothing}
+        ${repeat(c.items, (i) => i.key, (i) => this.renderItem(i))}
+        ${c.approvals.map((a) => html`
+          <div class="approval" role="group" aria-label="Approval needed for ${a.tool}">
+            <strong>${a.tool}</strong> is waiting for your approval.
+            <pre>${pretty(a.arguments)}</pre>
+            <div class="row">
+              <button class="primary" ?disabled=${this.deciding.includes(a.callId)} @click=${() => emit(this, "decide", { ...a, decision: "approve" })}>Approve</button>
+              <button class="danger" ?disabled=${this.deciding.includes(a.callId)} @click=${() => emit(this, "decide", { ...a, decision: "reject" })}>Reject</button>
+            </div>
+          </div>`)}
+        ${typing ? html`<p class="typing" aria-live="polite">${c.agent} is thinking…</p>` : nothing}
+      </div>
+      ${c.error ? html`
+        <div class="alert error row" role="alert">
+          <span>${c.error.text}</span><span class="spacer"></span>
+          ${c.error.retryContent ? html`<button class="primary" @click=${() => emit(this, "retry")}>Retry</button>` : nothing}
+          <button class="ghost" @click=${() => emit(this, "dismiss")} aria-label="Dismiss this message">✕</button>
+        </div>` : nothing}
+      <form class="composer" @submit=${this.submit}>
+        <label class="sr-only" for="composer">Message ${c.agent}</label>
+        <textarea id="composer" rows="1" .value=${this.draft} @input=${this.onInput} @keydown=${this.onKey}
+          placeholder=${this.online ? `Message ${c.agent}` : "Offline — messages will be queued"} enterkeyhint="send"></textarea>
+        <button class="primary" type="submit" ?disabled=${!this.draft.trim()}>Send</button>
+      </form>
+    `;
+  }
+
+  private renderItem(item: ChatItem) {
+    if (item.kind === "tool") return this.renderTool(item);
+    return html`<div class="msg ${item.role}" data-key=${item.key} aria-busy=${item.streaming ? "true" : "false"}>${item.content}${item.streaming ? html`<span class="cursor" aria-hidden="true">▍</span>` : nothing}${item.queued ? html`<span class="meta">Queued — will send when you're back online</span>` : nothing}${item.runId && !item.streaming && item.role === "assistant" && this.chat.agent ? html`<span class="meta"><a href="#/agents/${encodeURIComponent(this.chat.agent)}/runs/${encodeURIComponent(item.runId)}">View trace</a></span>` : nothing}</div>`;
+  }
+
+  private renderTool(t: ChatToolItem) {
+    const denied = t.gates.find((g) => !g.allow);
+    const state = denied ? "blocked" : t.result ? (t.result.ok ? "done" : "failed") : "running";
+    const cls = denied || t.result?.ok === false ? "badge bad" : t.result ? "badge ok" : "badge run";
+    return html`
+      <details class="tool" data-key=${t.key}>
+        <summary><span aria-hidden="true">🔧</span><strong>${t.name}</strong><span class=${cls}>${state}</span>
+          ${t.result?.ms !== undefined ? html`<span class="muted small">${t.result.ms} ms</span>` : nothing}</summary>
+        ${t.arguments !== undefined ? html`<div class="small muted">Arguments</div><pre>${pretty(t.arguments)}</pre>` : nothing}
+        ${t.gates.map((g) => html`<div class="gate">${g.allow ? "✅" : "⛔"} Gate <strong>${g.gate}</strong> ${g.allow ? "allowed" : "blocked"} it${g.reason ? `: ${g.reason}` : ""}</div>`)}
+        ${t.result ? html`<div class="small muted">${t.result.ok ? "Result" : "Error"}</div><pre>${pretty(t.result.ok ? t.result.output : t.result.error ?? t.result.output)}</pre>` : nothing}
+      </details>`;
+  }
+}
+
+function liveLabel(live: ChatState["live"]): string {
+  switch (live) {
+    case "open":
+      return "Live";
+    case "connecting":
+      return "Connecting…";
+    case "reconnecting":
+      return "Reconnecting…";
+    default:
+      return "Not live";
+  }
+}
+
+customElements.define("pantheon-chat", PantheonChat);

@@ -1,0 +1,135 @@
+import { LitElement, css, html, nothing } from "lit";
+import type { AppState } from "../state";
+import type { JsonSchema, Loadable, ToolSpec } from "../types";
+import { base, emit, pretty } from "./shared";
+
+/**
+ * Call one of an agent's tools by hand, with a form generated from the tool's JSON Schema.
+ *
+ * Events: `invoke-tool` {agent, tool, args}, `select-tool` {agent, tool}.
+ */
+export class PantheonToolRunner extends LitElement {
+  static override properties = {
+    agent: { type: String },
+    selected: { type: String },
+    tools: { attribute: false },
+    run: { attribute: false },
+    formError: { state: true },
+  };
+  declare agent: string;
+  declare selected: string;
+  declare tools: Loadable<ToolSpec[]>;
+  declare run: AppState["toolRun"];
+  declare formError: string | null;
+
+  constructor() {
+    super();
+    this.agent = "";
+    this.selected = "";
+    this.tools = { status: "idle" };
+    this.run = null;
+    this.formError = null;
+  }
+
+  static override styles = [base, css`
+    .req { color: var(--danger); }
+  `];
+
+  private submit(e: Event, tool: ToolSpec) {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const props = tool.parameters?.properties ?? {};
+    const args: Record<string, unknown> = {};
+    try {
+      for (const [key, schema] of Object.entries(props)) {
+        const el = form.elements.namedItem(key) as HTMLInputElement | null;
+        if (!el) continue;
+        const value = readField(el, schema);
+        if (value !== undefined) args[key] = value;
+      }
+    } catch (error) {
+      this.formError = (error as Error).message;
+      return;
+    }
+    this.formError = null;
+    emit(this, "invoke-tool", { agent: this.agent, tool: tool.name, args });
+  }
+
+  override render() {
+    const t = this.tools;
+    const list = t.status === "ready" ? t.data : [];
+    const tool = list.find((x) => x.name === this.selected) ?? list[0];
+    return html`
+      <p><a href="#/agents/${encodeURIComponent(this.agent)}">← ${this.agent}</a></p>
+      <h2>Run a tool</h2>
+      ${t.status === "error" ? html`<div class="alert error" role="alert">${t.error}</div>` : nothing}
+      ${t.status === "loading" ? html`<p class="muted">Loading tools…</p>` : nothing}
+      ${t.status === "ready" && list.length === 0 ? html`<p class="muted">This agent has no tools.</p>` : nothing}
+      ${tool ? html`
+        <div class="field"><label for="tool">Tool</label>
+          <select id="tool" @change=${(e: Event) => emit(this, "select-tool", { agent: this.agent, tool: (e.target as HTMLSelectElement).value })}>
+            ${list.map((x) => html`<option value=${x.name} ?selected=${x.name === tool.name}>${x.name}</option>`)}
+          </select></div>
+        <form class="card" @submit=${(e: Event) => this.submit(e, tool)} aria-label="Arguments for ${tool.name}">
+          ${tool.description ? html`<p class="muted">${tool.description}</p>` : nothing}
+          ${tool.requiresApproval ? html`<p class="alert info">Called by the agent, this tool waits for a person's approval; run by hand here, you are that person.</p>` : nothing}
+          ${Object.entries(tool.parameters?.properties ?? {}).map(([k, s]) => this.field(k, s, tool.parameters?.required?.includes(k) ?? false))}
+          ${Object.keys(tool.parameters?.properties ?? {}).length === 0 ? html`<p class="muted small">No arguments.</p>` : nothing}
+          ${this.formError ? html`<div class="alert error" role="alert">${this.formError}</div>` : nothing}
+          <button class="primary" type="submit" ?disabled=${this.run?.busy ?? false}>${this.run?.busy ? "Running…" : `Run ${tool.name}`}</button>
+        </form>
+        ${this.run && this.run.tool === tool.name && !this.run.busy ? html`
+          <section class="card" style="margin-top:1rem" aria-live="polite" aria-label="Result">
+            ${this.run.error ? html`<div class="alert error" role="alert">${this.run.error}</div>` : nothing}
+            ${this.run.result ? html`
+              <h3>${this.run.result.ok ? "Result" : "The tool reported an error"} <span class="muted small">${this.run.result.ms ?? 0} ms</span></h3>
+              <pre>${pretty(this.run.result.ok ? this.run.result.output : this.run.result.error)}</pre>` : nothing}
+          </section>` : nothing}` : nothing}`;
+  }
+
+  private field(key: string, s: JsonSchema, required: boolean) {
+    const id = `arg-${key}`;
+    const type = Array.isArray(s.type) ? s.type[0] : s.type;
+    const label = html`<label for=${id}>${s.title ?? key}${required ? html` <span class="req" aria-hidden="true">*</span>` : nothing}</label>`;
+    const hint = s.description ? html`<div class="hint" id="${id}-hint">${s.description}</div>` : nothing;
+    const described = s.description ? `${id}-hint` : undefined;
+    if (s.enum) {
+      return html`<div class="field">${label}<select id=${id} name=${key} ?required=${required} aria-describedby=${described ?? ""}>
+        ${required ? nothing : html`<option value="">—</option>`}
+        ${s.enum.map((v) => html`<option value=${JSON.stringify(v)} ?selected=${v === s.default}>${String(v)}</option>`)}</select>${hint}</div>`;
+    }
+    switch (type) {
+      case "boolean":
+        return html`<div class="field row"><input type="checkbox" id=${id} name=${key} ?checked=${s.default === true}>${label}${hint}</div>`;
+      case "number":
+      case "integer":
+        return html`<div class="field">${label}<input type="number" id=${id} name=${key} ?required=${required} step=${type === "integer" ? "1" : "any"}
+          min=${s.minimum ?? ""} max=${s.maximum ?? ""} .value=${s.default !== undefined ? String(s.default) : ""} aria-describedby=${described ?? ""}>${hint}</div>`;
+      case "object":
+      case "array":
+        return html`<div class="field">${label}<textarea id=${id} name=${key} rows="4" ?required=${required} data-json="true"
+          placeholder=${type === "array" ? "[]" : "{}"} aria-describedby=${described ?? ""}>${s.default !== undefined ? pretty(s.default) : ""}</textarea>
+          <div class="hint">JSON</div>${hint}</div>`;
+      default:
+        return html`<div class="field">${label}<input id=${id} name=${key} ?required=${required} .value=${typeof s.default === "string" ? s.default : ""} aria-describedby=${described ?? ""}>${hint}</div>`;
+    }
+  }
+}
+
+function readField(el: HTMLInputElement, s: JsonSchema): unknown {
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  if (s.enum) return el.value === "" ? undefined : JSON.parse(el.value);
+  if (type === "boolean") return el.checked;
+  if (el.value === "") return undefined;
+  if (type === "number" || type === "integer") return Number(el.value);
+  if (type === "object" || type === "array") {
+    try {
+      return JSON.parse(el.value);
+    } catch {
+      throw new Error(`${el.name} must be valid JSON.`);
+    }
+  }
+  return el.value;
+}
+
+customElements.define("pantheon-tool-runner", PantheonToolRunner);

@@ -1,0 +1,241 @@
+import type { Api } from "./api";
+import { addLocalMessage, applyRunEvent, lastSeenId, mergeHistory, removeLocal } from "./chat-state";
+import { describeError, isNetworkError } from "./errors";
+import type { LiveConnection, LiveOptions } from "./live";
+import type { Outbox, QueuedMessage } from "./outbox";
+import { emptyChat, type Store } from "./state";
+import type { RunEvent, StoredMessage } from "./types";
+
+export interface ChatDeps {
+  api: Api;
+  store: Store;
+  outbox: Outbox;
+  now: () => number;
+  randomId: () => string;
+  getToken: () => string | null;
+  connectLive: ((options: LiveOptions) => LiveConnection) | null;
+  location: { host: string; protocol: string };
+  requestBackgroundSync: () => void;
+}
+
+const OFFLINE_QUEUED = "You're offline; your message is queued and will be sent when the connection returns.";
+
+/** The chat half of the controller: sending, streaming, live updates, catch-up and the outbox. */
+export function makeChatFeature(deps: ChatDeps) {
+  const { api, store } = deps;
+  let live: LiveConnection | null = null;
+  let abort: AbortController | null = null;
+  /** Runs streamed to this page over SSE; their WebSocket echoes are ignored. */
+  const ownRuns = new Set<string>();
+  const runSessions = new Map<string, string>();
+  let catchingUp: Promise<void> | null = null;
+
+  const chat = () => store.get().chat;
+
+  async function open(agent: string, session?: string): Promise<void> {
+    const current = chat();
+    if (current.agent === agent && (session ?? current.sessionId) === current.sessionId && current.history.status !== "idle") {
+      if (current.history.status === "error") await catchUp();
+      return;
+    }
+    close();
+    store.setChat(() => ({ ...emptyChat(), agent, sessionId: session ?? null, history: { status: "loading" } }));
+    startLive(agent);
+    void loadSessions(agent);
+    await catchUp();
+    await showQueued();
+    await loadApprovals();
+  }
+
+  function close(): void {
+    live?.close();
+    live = null;
+    abort?.abort();
+    abort = null;
+  }
+
+  function startLive(agent: string): void {
+    const token = deps.getToken();
+    if (!deps.connectLive || !token) return;
+    const project = store.get().project;
+    live = deps.connectLive({
+      agent, project, token, host: deps.location.host, secure: deps.location.protocol === "https:",
+      onState: (agentState) => store.setChat((c) => (c.agent === agent ? { ...c, agentState } : c)),
+      onStatus: (status) => store.setChat((c) => (c.agent === agent ? { ...c, live: status } : c)),
+      onReconnect: () => void catchUp(),
+      onRunEvent: (runId, event) => onLiveEvent(agent, runId, event),
+    });
+  }
+
+  function onLiveEvent(agent: string, runId: string, event: RunEvent): void {
+    const c = chat();
+    if (c.agent !== agent || ownRuns.has(runId) || c.busy) return;
+    if (event.type === "run") runSessions.set(runId, event.sessionId);
+    const session = runSessions.get(runId);
+    if (session && c.sessionId && session !== c.sessionId) return;
+    store.setChat((s) => ({ ...s, items: applyRunEvent(s.items, event, { runId, now: deps.now() }) }));
+    if (event.type === "done") void catchUp();
+    if (event.type === "status" && event.status === "waiting_approval") void loadApprovals();
+  }
+
+  async function loadSessions(agent: string): Promise<void> {
+    store.setChat((c) => ({ ...c, sessions: { status: "loading" } }));
+    try {
+      const { sessions } = await api.listSessions(agent);
+      store.setChat((c) => (c.agent === agent ? { ...c, sessions: { status: "ready", data: sessions } } : c));
+    } catch (error) {
+      store.setChat((c) => (c.agent === agent ? { ...c, sessions: { status: "error", error: describeError(error) } } : c));
+    }
+  }
+
+  /**
+   * Fetches history newest-first until it reaches the last message already on screen, then
+   * merges by id: whatever the socket missed appears once, and nothing is duplicated.
+   */
+  function catchUp(): Promise<void> {
+    catchingUp ??= (async () => {
+      const c = chat();
+      const agent = c.agent;
+      if (!agent) return;
+      const known = lastSeenId(c.items);
+      const collected: StoredMessage[] = [];
+      try {
+        let cursor: string | undefined;
+        for (let page = 0; page < 10; page++) {
+          const res = await api.listMessages(agent, { session: c.sessionId ?? undefined, cursor, limit: 50 });
+          collected.push(...res.messages);
+          if (!known || !res.nextCursor || res.messages.some((m) => m.id === known)) break;
+          cursor = res.nextCursor;
+        }
+        store.setChat((s) => (s.agent !== agent ? s : {
+          ...s,
+          sessionId: s.sessionId ?? collected[0]?.sessionId ?? null,
+          items: mergeHistory(s.items, collected),
+          history: { status: "ready", data: null },
+        }));
+      } catch (error) {
+        store.setChat((s) => (s.agent !== agent ? s : { ...s, history: { status: "error", error: describeError(error) } }));
+      }
+    })().finally(() => {
+      catchingUp = null;
+    });
+    return catchingUp;
+  }
+
+  async function loadApprovals(): Promise<void> {
+    const agent = chat().agent;
+    if (!agent) return;
+    try {
+      const { approvals } = await api.listApprovals();
+      store.setChat((c) => (c.agent === agent ? { ...c, approvals: approvals.filter((a) => a.agent === agent) } : c));
+    } catch {
+      // Approvals are an extra on the chat screen; the approvals page reports its own errors.
+    }
+  }
+
+  async function send(content: string): Promise<void> {
+    const c = chat();
+    const agent = c.agent;
+    if (!agent || !content.trim()) return;
+    if (!store.get().online) return queue(content);
+    const localId = deps.randomId();
+    let runId: string | null = null;
+    store.setChat((s) => ({ ...s, busy: true, error: null, notice: null, runStatus: "running", items: addLocalMessage(s.items, localId, content, deps.now()) }));
+    abort = new AbortController();
+    try {
+      await api.streamMessage(agent, { content, session: c.sessionId ?? undefined }, (event) => {
+        if (event.type === "run") {
+          runId = event.runId;
+          ownRuns.add(event.runId);
+        }
+        store.setChat((s) => {
+          if (s.agent !== agent) return s;
+          const next = { ...s, items: applyRunEvent(s.items, event, { runId, localId, now: deps.now() }) };
+          if (event.type === "run") next.sessionId = event.sessionId;
+          if (event.type === "status" || event.type === "done") next.runStatus = event.status;
+          if (event.type === "error") next.error = { text: friendlyRunError(event.message), retryContent: content };
+          return next;
+        });
+      }, abort.signal);
+      store.setChat((s) => (s.agent === agent ? { ...s, busy: false } : s));
+      if (chat().runStatus === "waiting_approval") await loadApprovals();
+      await catchUp();
+    } catch (error) {
+      if ((error as Error)?.name === "AbortError") return;
+      store.setChat((s) => (s.agent !== agent ? s : { ...s, busy: false, runStatus: null, items: removeLocal(s.items, localId) }));
+      if (isNetworkError(error) && runId === null) return queue(content);
+      store.setChat((s) => (s.agent !== agent ? s : { ...s, error: { text: describeError(error, "send"), retryContent: content } }));
+      if (runId) await catchUp();
+    }
+  }
+
+  async function queue(content: string): Promise<void> {
+    const c = chat();
+    const token = deps.getToken();
+    if (!c.agent || !token) return;
+    const queued = await deps.outbox.add({ agent: c.agent, project: store.get().project, session: c.sessionId ?? undefined, content, token });
+    store.setChat((s) => ({ ...s, notice: OFFLINE_QUEUED, items: addLocalMessage(s.items, queued.id, content, queued.createdAt, true) }));
+    deps.requestBackgroundSync();
+  }
+
+  async function showQueued(): Promise<void> {
+    const agent = chat().agent;
+    const queued = (await deps.outbox.list().catch(() => [] as QueuedMessage[])).filter((m) => m.agent === agent && m.project === store.get().project);
+    store.setChat((s) => {
+      let items = s.items;
+      for (const m of queued) if (!items.some((i) => i.key === `local:${m.id}`)) items = addLocalMessage(items, m.id, m.content, m.createdAt, true);
+      return { ...s, items };
+    });
+  }
+
+  /** Sends what was queued offline, oldest first. Safe to call often: a claim stops double sends. */
+  async function flushOutbox(): Promise<void> {
+    live?.nudge();
+    try {
+      await deps.outbox.drain(async (m) => {
+        const res = await api.sendMessage(m.agent, { content: m.content, session: m.session });
+        sent(m.id, m.agent, [res.userMessage, ...(res.reply ? [res.reply] : [])]);
+      });
+      store.setChat((s) => ({ ...s, notice: null }));
+    } catch (error) {
+      if (!isNetworkError(error)) store.setChat((s) => ({ ...s, error: { text: describeError(error, "send") } }));
+    }
+    await catchUp();
+  }
+
+  /** A queued message went out (from this page or from the service worker). */
+  function sent(id: string, agent: string, stored: StoredMessage[] = []): void {
+    store.setChat((s) => (s.agent !== agent ? s : { ...s, items: mergeHistory(removeLocal(s.items, id), stored) }));
+    if (stored.length === 0 && chat().agent === agent) void catchUp();
+  }
+
+  async function retry(): Promise<void> {
+    const content = chat().error?.retryContent;
+    if (content) await send(content);
+  }
+
+  async function newSession(): Promise<string | null> {
+    const agent = chat().agent;
+    if (!agent) return null;
+    try {
+      const session = await api.createSession(agent);
+      await loadSessions(agent);
+      return session.id;
+    } catch (error) {
+      store.setChat((s) => ({ ...s, error: { text: describeError(error) } }));
+      return null;
+    }
+  }
+
+  return {
+    open, close, send, retry, catchUp, flushOutbox, sent, newSession, loadApprovals,
+    dismiss: () => store.setChat((s) => ({ ...s, error: null, notice: null })),
+    nudge: () => live?.nudge(),
+  };
+}
+
+export type ChatFeature = ReturnType<typeof makeChatFeature>;
+
+function friendlyRunError(message: string): string {
+  return `The agent could not finish this reply: ${message}`;
+}

@@ -1,0 +1,210 @@
+import { makeApi, type Api } from "./api";
+import { makeChatFeature } from "./controller-chat";
+import { describeError } from "./errors";
+import type { LiveConnection, LiveOptions } from "./live";
+import type { Outbox } from "./outbox";
+import { parseHash, toHash, type Route } from "./router";
+import { emptyChat, makeStore, type AppState, type Store, type Theme } from "./state";
+import type { Agent, Approval, Loadable } from "./types";
+
+export interface ControllerDeps {
+  storage: Pick<Storage, "getItem" | "setItem" | "removeItem">;
+  outbox: Outbox;
+  fetch?: typeof fetch;
+  now?: () => number;
+  randomId?: () => string;
+  connectLive?: ((options: LiveOptions) => LiveConnection) | null;
+  location?: { host: string; protocol: string };
+  online?: boolean;
+  navigate?: (hash: string) => void;
+  requestBackgroundSync?: () => void;
+}
+
+const KEYS = { token: "pantheon.token", project: "pantheon.project", theme: "pantheon.theme" } as const;
+
+/**
+ * The one place that talks to the API. Components read `getState()` and call these actions in
+ * response to their events; they never change state themselves.
+ *
+ * @example
+ * const controller = makeController({ storage: localStorage, outbox: makeOutbox({ indexedDB, now: Date.now }) });
+ * controller.subscribe((state) => (app.state = state));
+ * controller.route(location.hash);
+ */
+export function makeController(deps: ControllerDeps) {
+  const now = deps.now ?? Date.now;
+  const getToken = () => deps.storage.getItem(KEYS.token);
+  const store: Store = makeStore({
+    signedIn: getToken() !== null,
+    project: deps.storage.getItem(KEYS.project) ?? "default",
+    route: { view: "agents" },
+    online: deps.online ?? true,
+    theme: (deps.storage.getItem(KEYS.theme) as Theme | null) ?? "system",
+    signIn: { busy: false, error: null },
+    agents: { status: "idle" },
+    createAgent: { busy: false, error: null, created: null },
+    detail: null,
+    trace: { status: "idle" },
+    context: { status: "idle" },
+    tools: { status: "idle" },
+    toolRun: null,
+    approvals: { status: "idle" },
+    deciding: [],
+    decideError: null,
+    chat: emptyChat(),
+  });
+  const api: Api = makeApi({ getToken, getProject: () => store.get().project, fetch: deps.fetch });
+  const chat = makeChatFeature({
+    api, store, outbox: deps.outbox, now, getToken,
+    randomId: deps.randomId ?? (() => crypto.randomUUID()),
+    connectLive: deps.connectLive ?? null,
+    location: deps.location ?? { host: "localhost", protocol: "http:" },
+    requestBackgroundSync: deps.requestBackgroundSync ?? (() => {}),
+  });
+  const set = store.set;
+
+  /** Loads into one slot of the state, keeping the previous data visible while it refreshes. */
+  async function load<K extends "agents" | "trace" | "context" | "tools" | "approvals">(
+    key: K,
+    fetcher: () => Promise<AppState[K] extends Loadable<infer T> ? T : never>,
+  ): Promise<void> {
+    set((s) => ({ ...s, [key]: { status: "loading", data: "data" in s[key] ? (s[key] as { data?: unknown }).data : undefined } }));
+    try {
+      const data = await fetcher();
+      set((s) => ({ ...s, [key]: { status: "ready", data } }));
+    } catch (error) {
+      set((s) => ({ ...s, [key]: { status: "error", error: describeError(error), data: (s[key] as { data?: unknown }).data } }));
+    }
+  }
+
+  async function settle<T>(promise: Promise<T>): Promise<Loadable<T>> {
+    try {
+      return { status: "ready", data: await promise };
+    } catch (error) {
+      return { status: "error", error: describeError(error) };
+    }
+  }
+
+  async function loadDetail(agent: string): Promise<void> {
+    const loading = { status: "loading" } as const;
+    set((s) => ({ ...s, detail: { agent, info: loading, script: loading, schedules: loading, runs: loading } }));
+    const [info, script, schedules, runs] = await Promise.all([
+      settle(api.getAgent(agent)),
+      settle(api.getScript(agent)),
+      settle(api.getSchedules(agent).then((r) => (Array.isArray(r) ? r : r.schedules))),
+      settle(api.listRuns(agent).then((r) => r.runs)),
+    ]);
+    set((s) => (s.detail?.agent === agent ? { ...s, detail: { agent, info, script, schedules, runs } } : s));
+  }
+
+  async function onRoute(route: Route): Promise<void> {
+    set((s) => ({ ...s, route }));
+    if (!store.get().signedIn) return;
+    if (route.view !== "chat") chat.close();
+    switch (route.view) {
+      case "agents":
+        return load("agents", async () => (await api.listAgents()).agents);
+      case "approvals":
+        return load("approvals", async () => (await api.listApprovals()).approvals);
+      case "agent":
+        return loadDetail(route.agent);
+      case "chat":
+        return chat.open(route.agent, route.session);
+      case "trace":
+        return load("trace", () => api.getRun(route.agent, route.runId));
+      case "context":
+        if (!route.q) return set((s) => ({ ...s, context: { status: "idle" } }));
+        return load("context", () => api.getContext(route.agent, route.q!));
+      case "tools":
+        set((s) => ({ ...s, toolRun: null }));
+        return load("tools", async () => (await api.listTools(route.agent)).tools);
+    }
+  }
+
+  const navigate = (route: Route) => (deps.navigate ?? (() => {}))(toHash(route));
+
+  return {
+    getState: store.get,
+    subscribe: store.subscribe,
+    /** Follow a `location.hash` change. */
+    route: (hash: string) => onRoute(parseHash(hash)),
+    navigate,
+
+    async signIn(token: string, project = "default"): Promise<boolean> {
+      set((s) => ({ ...s, project: project || "default", signIn: { busy: true, error: null } }));
+      try {
+        const { agents } = await makeApi({ getToken: () => token, getProject: () => store.get().project, fetch: deps.fetch }).listAgents();
+        deps.storage.setItem(KEYS.token, token);
+        deps.storage.setItem(KEYS.project, store.get().project);
+        set((s) => ({ ...s, signedIn: true, signIn: { busy: false, error: null }, agents: { status: "ready", data: agents } }));
+        await onRoute(store.get().route);
+        return true;
+      } catch (error) {
+        set((s) => ({ ...s, signIn: { busy: false, error: describeError(error, "sign-in") } }));
+        return false;
+      }
+    },
+
+    signOut(): void {
+      chat.close();
+      deps.storage.removeItem(KEYS.token);
+      set((s) => ({ ...s, signedIn: false, agents: { status: "idle" }, detail: null, approvals: { status: "idle" }, chat: emptyChat() }));
+    },
+
+    setOnline(online: boolean): void {
+      set((s) => ({ ...s, online }));
+      if (online && store.get().signedIn) void chat.flushOutbox();
+    },
+
+    setTheme(theme: Theme): void {
+      deps.storage.setItem(KEYS.theme, theme);
+      set((s) => ({ ...s, theme }));
+    },
+
+    async createAgent(input: { name: string; description?: string; systemPrompt?: string; model?: Agent["model"] }): Promise<boolean> {
+      set((s) => ({ ...s, createAgent: { busy: true, error: null, created: null } }));
+      try {
+        const agent = await api.createAgent(input);
+        set((s) => ({ ...s, createAgent: { busy: false, error: null, created: agent.name } }));
+        await load("agents", async () => (await api.listAgents()).agents);
+        return true;
+      } catch (error) {
+        set((s) => ({ ...s, createAgent: { busy: false, error: describeError(error, "create-agent"), created: null } }));
+        return false;
+      }
+    },
+
+    async decide(approval: Pick<Approval, "agent" | "runId" | "callId">, decision: "approve" | "reject"): Promise<void> {
+      set((s) => ({ ...s, deciding: [...s.deciding, approval.callId], decideError: null }));
+      try {
+        await api.decide(approval.agent, approval.runId, { decision, callId: approval.callId });
+        const drop = (list: Approval[]) => list.filter((a) => a.callId !== approval.callId);
+        set((s) => ({
+          ...s,
+          approvals: s.approvals.status === "ready" ? { status: "ready", data: drop(s.approvals.data) } : s.approvals,
+          chat: { ...s.chat, approvals: drop(s.chat.approvals) },
+        }));
+        if (store.get().chat.agent === approval.agent) void chat.catchUp();
+      } catch (error) {
+        set((s) => ({ ...s, decideError: describeError(error, "approve") }));
+      } finally {
+        set((s) => ({ ...s, deciding: s.deciding.filter((id) => id !== approval.callId) }));
+      }
+    },
+
+    async invokeTool(agent: string, tool: string, args: unknown): Promise<void> {
+      set((s) => ({ ...s, toolRun: { tool, busy: true, result: null, error: null } }));
+      try {
+        const result = await api.invokeTool(agent, tool, args);
+        set((s) => ({ ...s, toolRun: { tool, busy: false, result, error: null } }));
+      } catch (error) {
+        set((s) => ({ ...s, toolRun: { tool, busy: false, result: null, error: describeError(error, "invoke") } }));
+      }
+    },
+
+    reload: () => onRoute(store.get().route),
+    chat,
+  };
+}
+
+export type Controller = ReturnType<typeof makeController>;

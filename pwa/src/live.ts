@@ -1,0 +1,73 @@
+import { AgentClient } from "agents/client";
+import type { LiveAgentState, RunEvent } from "./types";
+
+export type LiveStatus = "off" | "connecting" | "open" | "reconnecting";
+
+export interface LiveOptions {
+  agent: string;
+  project: string;
+  token: string;
+  host: string;
+  secure: boolean;
+  onState: (state: LiveAgentState) => void;
+  onRunEvent: (runId: string, event: RunEvent) => void;
+  onStatus: (status: LiveStatus) => void;
+  /** Called when a dropped connection comes back: the moment to fetch what was missed. */
+  onReconnect: () => void;
+}
+
+export interface LiveConnection {
+  /** Try now instead of waiting for the backoff timer (after the browser says it is online). */
+  nudge(): void;
+  close(): void;
+}
+
+/**
+ * Follows one agent over its WebSocket (the `agents` SDK routing). The socket reconnects on its
+ * own with backoff; every reconnect after the first open triggers `onReconnect`.
+ *
+ * @example
+ * const live = connectLive({ agent: "helper", project: "default", token, host: location.host, secure: true, ... });
+ * live.close();
+ */
+export function connectLive(options: LiveOptions): LiveConnection {
+  const client = new AgentClient<unknown, LiveAgentState>({
+    agent: "agent-do",
+    name: `${options.project}.${options.agent}`,
+    host: options.host,
+    protocol: options.secure ? "wss" : "ws",
+    query: { token: options.token },
+    onStateUpdate: (state) => options.onState(state),
+  });
+  let opened = false;
+  let closed = false;
+  options.onStatus("connecting");
+  client.addEventListener("open", () => {
+    options.onStatus("open");
+    if (opened) options.onReconnect();
+    opened = true;
+  });
+  client.addEventListener("close", () => {
+    if (!closed) options.onStatus("reconnecting");
+  });
+  client.addEventListener("message", (event: MessageEvent) => {
+    if (typeof event.data !== "string") return;
+    let data: { type?: string; runId?: string; event?: RunEvent & { type: string } };
+    try {
+      data = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    if (data.type === "run_event" && data.runId && data.event) options.onRunEvent(data.runId, data.event);
+  });
+  return {
+    nudge: () => {
+      if (client.readyState !== WebSocket.OPEN) client.reconnect();
+    },
+    close: () => {
+      closed = true;
+      options.onStatus("off");
+      client.close();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import "./components/app";
+import type { PantheonApp } from "./components/app";
+import { makeController } from "./controller";
+import { connectLive } from "./live";
+import { makeOutbox } from "./outbox";
+import type { AppState } from "./state";
+
+/**
+ * Wires the page to the controller: the only file that touches window events. Components
+ * emit DOM events; this turns each into one controller action.
+ */
+function start(): void {
+  const outbox = makeOutbox({ indexedDB, now: Date.now });
+  const controller = makeController({
+    storage: localStorage,
+    outbox,
+    connectLive,
+    location,
+    online: navigator.onLine,
+    navigate: (hash) => {
+      if (location.hash !== hash) location.hash = hash;
+    },
+    requestBackgroundSync: () => {
+      void navigator.serviceWorker?.ready
+        .then((reg) => (reg as ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } }).sync?.register("pantheon-outbox"))
+        .catch(() => {
+          // No Background Sync (Firefox, Safari): the page's `online` listener sends instead.
+        });
+    },
+  });
+
+  const app = document.querySelector("pantheon-app") as PantheonApp;
+  const render = (state: AppState) => {
+    app.state = state;
+    applyTheme(state.theme);
+  };
+  controller.subscribe(render);
+  render(controller.getState());
+
+  type Detail = Record<string, any>;
+  const on = (name: string, handler: (detail: Detail) => void) =>
+    app.addEventListener(name, (e) => handler((e as CustomEvent<Detail>).detail ?? {}));
+  const s = () => controller.getState();
+
+  on("sign-in", (d) => void controller.signIn(d.token, d.project));
+  on("sign-out", () => controller.signOut());
+  on("theme", (d) => controller.setTheme(d.theme));
+  on("reload", () => void controller.reload());
+  on("create-agent", (d) => void controller.createAgent(d as never));
+  on("send", (d) => void controller.chat.send(d.content));
+  on("retry", () => void controller.chat.retry());
+  on("dismiss", () => controller.chat.dismiss());
+  on("decide", (d) => void controller.decide(d as never, d.decision));
+  on("invoke-tool", (d) => void controller.invokeTool(d.agent, d.tool, d.args));
+  on("select-tool", (d) => controller.navigate({ view: "tools", agent: d.agent, tool: d.tool }));
+  on("context-query", (d) => controller.navigate({ view: "context", agent: d.agent, q: d.q }));
+  on("select-session", (d) => {
+    const agent = s().chat.agent;
+    if (agent) controller.navigate({ view: "chat", agent, session: d.id || undefined });
+  });
+  on("new-session", async () => {
+    const agent = s().chat.agent;
+    const id = await controller.chat.newSession();
+    if (agent && id) controller.navigate({ view: "chat", agent, session: id });
+  });
+
+  addEventListener("hashchange", () => void controller.route(location.hash));
+  addEventListener("online", () => controller.setOnline(true));
+  addEventListener("offline", () => controller.setOnline(false));
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && navigator.onLine) controller.chat.nudge();
+  });
+  void controller.route(location.hash);
+  if (navigator.onLine && s().signedIn) void controller.chat.flushOutbox();
+
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.addEventListener("message", (e: MessageEvent<{ type?: string; id?: string; agent?: string }>) => {
+      if (e.data?.type === "outbox-sent" && e.data.id && e.data.agent) controller.chat.sent(e.data.id, e.data.agent);
+    });
+    addEventListener("load", () => void navigator.serviceWorker.register("/sw.js").catch(() => {}));
+  }
+  matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => applyTheme(s().theme));
+}
+
+function applyTheme(theme: AppState["theme"]): void {
+  const root = document.documentElement;
+  if (theme === "system") delete root.dataset.theme;
+  else root.dataset.theme = theme;
+  const dark = theme === "dark" || (theme === "system" && matchMedia("(prefers-color-scheme: dark)").matches);
+  document.querySelector('meta[name="theme-color"]')?.setAttribute("content", dark ? "#0f1117" : "#4338ca");
+}
+
+start();

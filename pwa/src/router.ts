@@ -1,0 +1,56 @@
+/** Hash routes: the PWA is one static page, so deep links and the back button live in `#/…`. */
+export type Route =
+  | { view: "agents" }
+  | { view: "approvals" }
+  | { view: "agent"; agent: string }
+  | { view: "chat"; agent: string; session?: string }
+  | { view: "trace"; agent: string; runId: string }
+  | { view: "context"; agent: string; q?: string }
+  | { view: "tools"; agent: string; tool?: string };
+
+/**
+ * @example
+ * parseHash("#/agents/helper/runs/r1") // { view: "trace", agent: "helper", runId: "r1" }
+ */
+export function parseHash(hash: string): Route {
+  const [path = "", query = ""] = hash.replace(/^#\/?/, "").split("?");
+  const params = new URLSearchParams(query);
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  const [first, agent, sub, id] = parts;
+  if (first === "approvals") return { view: "approvals" };
+  if (first !== "agents" || !agent) return { view: "agents" };
+  switch (sub) {
+    case undefined:
+      return { view: "agent", agent };
+    case "chat":
+      return params.get("session") ? { view: "chat", agent, session: params.get("session")! } : { view: "chat", agent };
+    case "runs":
+      return id ? { view: "trace", agent, runId: id } : { view: "agent", agent };
+    case "context":
+      return params.get("q") ? { view: "context", agent, q: params.get("q")! } : { view: "context", agent };
+    case "tools":
+      return id ? { view: "tools", agent, tool: id } : { view: "tools", agent };
+    default:
+      return { view: "agent", agent };
+  }
+}
+
+export function toHash(route: Route): string {
+  const a = "agent" in route ? encodeURIComponent(route.agent) : "";
+  switch (route.view) {
+    case "agents":
+      return "#/agents";
+    case "approvals":
+      return "#/approvals";
+    case "agent":
+      return `#/agents/${a}`;
+    case "chat":
+      return `#/agents/${a}/chat${route.session ? `?session=${encodeURIComponent(route.session)}` : ""}`;
+    case "trace":
+      return `#/agents/${a}/runs/${encodeURIComponent(route.runId)}`;
+    case "context":
+      return `#/agents/${a}/context${route.q ? `?q=${encodeURIComponent(route.q)}` : ""}`;
+    case "tools":
+      return `#/agents/${a}/tools${route.tool ? `/${encodeURIComponent(route.tool)}` : ""}`;
+  }
+}

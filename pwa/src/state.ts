@@ -1,0 +1,87 @@
+import type { ChatItem } from "./chat-state";
+import type { LiveStatus } from "./live";
+import type { Route } from "./router";
+import type {
+  Agent, Approval, ContextResult, LiveAgentState, Loadable, RunSummary, Schedule, Session, ToolInvokeResult, ToolSpec,
+  TraceStep,
+} from "./types";
+
+export type Theme = "system" | "light" | "dark";
+
+export interface ChatState {
+  agent: string | null;
+  sessionId: string | null;
+  sessions: Loadable<Session[]>;
+  items: ChatItem[];
+  history: Loadable<null>;
+  /** A reply is streaming for a message sent from this page. */
+  busy: boolean;
+  runStatus: string | null;
+  approvals: Approval[];
+  error: { text: string; retryContent?: string } | null;
+  notice: string | null;
+  live: LiveStatus;
+  agentState: LiveAgentState | null;
+}
+
+export interface AppState {
+  signedIn: boolean;
+  project: string;
+  route: Route;
+  online: boolean;
+  theme: Theme;
+  signIn: { busy: boolean; error: string | null };
+  agents: Loadable<Agent[]>;
+  createAgent: { busy: boolean; error: string | null; created: string | null };
+  detail: {
+    agent: string;
+    info: Loadable<Agent>;
+    script: Loadable<string>;
+    schedules: Loadable<Schedule[]>;
+    runs: Loadable<RunSummary[]>;
+  } | null;
+  trace: Loadable<{ run: RunSummary; trace: TraceStep[] }>;
+  context: Loadable<ContextResult>;
+  tools: Loadable<ToolSpec[]>;
+  toolRun: { tool: string; busy: boolean; result: ToolInvokeResult | null; error: string | null } | null;
+  approvals: Loadable<Approval[]>;
+  /** callIds with a decision on its way. */
+  deciding: string[];
+  decideError: string | null;
+  chat: ChatState;
+}
+
+export function emptyChat(): ChatState {
+  return {
+    agent: null, sessionId: null, sessions: { status: "idle" }, items: [], history: { status: "idle" }, busy: false,
+    runStatus: null, approvals: [], error: null, notice: null, live: "off", agentState: null,
+  };
+}
+
+/** A tiny observable store: state is replaced, never mutated, so Lit sees every change. */
+export interface Store {
+  get(): AppState;
+  set(update: (s: AppState) => AppState): void;
+  setChat(update: (c: ChatState) => ChatState): void;
+  subscribe(listener: (s: AppState) => void): () => void;
+}
+
+export function makeStore(initial: AppState): Store {
+  let state = initial;
+  const listeners = new Set<(s: AppState) => void>();
+  const store: Store = {
+    get: () => state,
+    set(update) {
+      state = update(state);
+      for (const l of listeners) l(state);
+    },
+    setChat(update) {
+      store.set((s) => ({ ...s, chat: update(s.chat) }));
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  return store;
+}

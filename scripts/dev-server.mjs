@@ -1,0 +1,66 @@
+// Starts `wrangler dev` on loopback and waits until the API answers. Used by `npm start`,
+// the browser tests and the benchmarks, so all three run the same local stack.
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * @param {{ port: number, token?: string, persistTo?: string, vars?: Record<string,string>, quiet?: boolean, timeoutMs?: number }} options
+ * @returns {Promise<{ url: string, stop: () => Promise<void>, child: import("node:child_process").ChildProcess }>}
+ */
+export async function startDevServer({ port, token, persistTo, vars = {}, quiet = true, timeoutMs = 120_000 }) {
+  const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--test-scheduled", "--show-interactive-dev-session=false"];
+  if (persistTo) args.push("--persist-to", persistTo);
+  if (token) vars = { PANTHEON_ADMIN_TOKEN: token, ...vars };
+  for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
+  const child = spawn("npx", args, {
+    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+    stdio: quiet ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"],
+    detached: true,
+  });
+  let output = "";
+  child.stdout?.on("data", (d) => (output += d));
+  child.stderr?.on("data", (d) => (output += d));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {}
+    await new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {}
+        resolve();
+      }, 5000);
+      child.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}:\n${output.slice(-4000)}`);
+    try {
+      const res = await fetch(`${url}/api/health`);
+      if (res.ok) return { url, stop, child };
+    } catch {}
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  await stop();
+  throw new Error(`wrangler dev did not answer on ${url} within ${timeoutMs} ms:\n${output.slice(-4000)}`);
+}

@@ -1,0 +1,54 @@
+// `npm test`: the whole suite.
+//   1. unit + integration tests inside workerd (vitest + @cloudflare/vitest-plugin)
+//   2. Node-side checks (the embeddings sidecar with its real weights), when present
+//   3. the PWA end to end in Debian's Chromium (playwright-core), against `wrangler dev`
+// Prints one closing line "N passed, N failed" over all stages.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+
+const only = process.argv.slice(2);
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let exitCode = 0;
+
+function run(label, command, args, env = {}) {
+  console.log(`\n=== ${label}: ${command} ${args.join(" ")}`);
+  const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  if (result.status !== 0) exitCode = 1;
+  return result.status === 0;
+}
+
+function stage(name) {
+  return only.length === 0 || only.includes(name);
+}
+
+if (stage("workerd")) {
+  mkdirSync("test-results", { recursive: true });
+  const ok = run("workerd tests", "npx", ["vitest", "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"]);
+  if (existsSync("test-results/vitest.json")) {
+    const report = JSON.parse(readFileSync("test-results/vitest.json", "utf8"));
+    totals.passed += report.numPassedTests ?? 0;
+    totals.failed += report.numFailedTests ?? 0;
+    totals.skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  } else if (!ok) totals.failed += 1;
+}
+
+/** Node scripts that print `N passed, N failed` as their last line. */
+function nodeStage(label, file) {
+  if (!existsSync(file)) return;
+  console.log(`\n=== ${label}: node ${file}`);
+  const result = spawnSync(process.execPath, [file], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  process.stdout.write(result.stdout ?? "");
+  const match = /(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$/.exec(result.stdout ?? "");
+  if (match) {
+    totals.passed += Number(match[1]);
+    totals.failed += Number(match[2]);
+    totals.skipped += Number(match[3] ?? 0);
+  } else if (result.status !== 0) totals.failed += 1;
+  if (result.status !== 0) exitCode = 1;
+}
+
+if (stage("node")) nodeStage("node-side checks", "test/node/run.mjs");
+if (stage("browser")) nodeStage("browser tests (Chromium)", "test/browser/run.mjs");
+
+console.log(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`);
+process.exit(exitCode || (totals.failed > 0 ? 1 : 0));

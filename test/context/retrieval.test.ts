@@ -1,0 +1,173 @@
+import { describe, expect, it } from "vitest";
+import { makeContextEngine, memoryHeader, type CompileInput, type MemoryItem } from "../../core/context";
+import { NOW, dayMs, fixedClock, fixtureFacts, makeMemoryStore, makeScriptedStore, paraphrases } from "./fixture";
+
+const base: Omit<CompileInput, "query"> = {
+  systemPrompt: "You are a helpful personal assistant.",
+  sessionId: "s1",
+  sources: ["memory", "docs"],
+  budget: { maxTokens: 4000, reserveForReply: 500 },
+  recencyWindow: 10,
+  halfLifeDays: 30,
+};
+
+function item(id: string, text: string, extra: Partial<MemoryItem> = {}): MemoryItem {
+  return { id, kind: "fact", text, source: "memory", importance: 0.5, createdAt: NOW, ...extra };
+}
+
+describe("hybrid retrieval", () => {
+  const engine = makeContextEngine({ store: makeMemoryStore({ items: fixtureFacts }), clock: fixedClock });
+
+  it.each(paraphrases)("the paraphrase '$question' finds its fact among the top three items", async ({ question, answer }) => {
+    const { items } = await engine.compile({ ...base, query: question });
+    const top = items.filter((i) => i.included).slice(0, 3).map((i) => i.id);
+    expect(top).toContain(answer);
+  });
+
+  it("the paraphrases need the semantic retriever: full-text search alone misses most of them", async () => {
+    const lexicalOnly = makeContextEngine({ store: makeMemoryStore({ items: fixtureFacts, failSemantic: true }), clock: fixedClock });
+    let found = 0;
+    for (const { question, answer } of paraphrases) {
+      const { items } = await lexicalOnly.compile({ ...base, query: question });
+      if (items.slice(0, 3).some((i) => i.id === answer)) found += 1;
+    }
+    expect(found).toBeLessThan(paraphrases.length / 2);
+  });
+
+  it("lists the chosen items with their source in one system message after the system prompt", async () => {
+    const { messages, items } = await engine.compile({ ...base, goal: "Answer in one sentence.", query: "How much can I spend on a business meal?" });
+    expect(messages[0]).toEqual({ role: "system", content: "You are a helpful personal assistant.\n\nGoal: Answer in one sentence." });
+    expect(messages[1]!.role).toBe("system");
+    expect(messages[1]!.content.startsWith(`${memoryHeader}\n`)).toBe(true);
+    expect(messages[1]!.content).toContain("- [docs] The expense limit for client dinners is 80 euros per person.");
+    expect(messages.at(-1)).toEqual({ role: "user", content: "How much can I spend on a business meal?" });
+    const included = items.filter((i) => i.included);
+    expect(messages[1]!.content.split("\n")).toHaveLength(included.length + 1);
+  });
+
+  it("reports every score and a reason for each item", async () => {
+    const { items } = await engine.compile({ ...base, query: "What is my spouse's name?" });
+    const partner = items.find((i) => i.id === "f07")!;
+    expect(partner.scores.semantic).toBeGreaterThan(0);
+    expect(partner.scores.fused).toBeGreaterThan(0);
+    expect(partner.scores.recency).toBeCloseTo(Math.pow(0.5, 7 / 30), 5);
+    expect(partner.scores.importance).toBe(0.5);
+    expect(partner.scores.final).toBeCloseTo(0.6 * partner.scores.fused + 0.2 * partner.scores.recency + 0.2 * 0.5, 10);
+    expect(partner.reason.code).toBe("selected");
+    expect(partner.tokens).toBeGreaterThan(0);
+  });
+
+  it("searches only the sources asked for", async () => {
+    const { items } = await engine.compile({ ...base, sources: ["docs"], query: "When must the Q2 summary be handed in?" });
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.every((i) => i.source === "docs")).toBe(true);
+  });
+
+  it("still answers from full-text search when the embedder is offline, and says so", async () => {
+    const offline = makeContextEngine({ store: makeMemoryStore({ items: fixtureFacts, failSemantic: true }), clock: fixedClock });
+    const { items, warnings } = await offline.compile({ ...base, query: "What is the office wifi password?" });
+    expect(items[0]?.id).toBe("f08");
+    expect(warnings).toContain("semantic retrieval failed: embedder offline");
+  });
+
+  it("keeps at most maxItems items and marks the rest as over the limit", async () => {
+    const { items } = await engine.compile({ ...base, query: "my favourite author and my dog", tuning: { maxItems: 2 } });
+    expect(items.filter((i) => i.included)).toHaveLength(2);
+    expect(items.some((i) => i.reason.code === "over_item_limit")).toBe(true);
+  });
+});
+
+describe("makeContextEngine", () => {
+  it("refuses to start without a store or a clock, instead of failing on the first turn", () => {
+    expect(() => makeContextEngine({ store: undefined as never, clock: fixedClock })).toThrow("makeContextEngine needs a ContextStore");
+    expect(() => makeContextEngine({ store: makeMemoryStore({ items: [] }), clock: undefined as never })).toThrow("makeContextEngine needs a clock");
+  });
+});
+
+describe("recency versus relevance", () => {
+  const old = item("old", "The team offsite is in Lisbon.", { createdAt: NOW - 200 * dayMs });
+  const fresh = item("fresh", "The printer on floor two is out of toner.", { createdAt: NOW - dayMs });
+  const fillers = [item("x1", "filler one", { createdAt: NOW - 400 * dayMs }), item("x2", "filler two", { createdAt: NOW - 400 * dayMs })];
+
+  it("an old, highly relevant fact outranks a fresh, barely relevant one even with a short half-life", async () => {
+    const store = makeScriptedStore({ items: [old, fresh, ...fillers], lexical: ["old", "x1"], semantic: ["old", "x2", "fresh"] });
+    const engine = makeContextEngine({ store, clock: fixedClock });
+    for (const halfLifeDays of [7, 3650]) {
+      const { items } = await engine.compile({ ...base, halfLifeDays, query: "Where is the offsite?" });
+      expect(items.map((i) => i.id).indexOf("old")).toBeLessThan(items.map((i) => i.id).indexOf("fresh"));
+    }
+  });
+
+  it("between two equally relevant facts, a short half-life puts the fresh one first and a long one the important old one", async () => {
+    const older = item("older", "The team offsite is in Lisbon.", { createdAt: NOW - 200 * dayMs, importance: 0.8 });
+    const newer = item("newer", "The team offsite moved to Porto.", { createdAt: NOW - dayMs, importance: 0.5 });
+    const store = makeScriptedStore({ items: [older, newer], lexical: ["older", "newer"], semantic: ["newer", "older"] });
+    const engine = makeContextEngine({ store, clock: fixedClock });
+    const short = await engine.compile({ ...base, halfLifeDays: 7, query: "Where is the team offsite?" });
+    const long = await engine.compile({ ...base, halfLifeDays: 3650, query: "Where is the team offsite?" });
+    expect(short.items.map((i) => i.id)).toEqual(["newer", "older"]);
+    expect(long.items.map((i) => i.id)).toEqual(["older", "newer"]);
+    expect(short.items[0]!.scores.fused).toBe(short.items[1]!.scores.fused);
+  });
+
+  it("a recently used item counts as fresh, from its lastUsedAt", async () => {
+    const used = item("used", "The team offsite is in Lisbon.", { createdAt: NOW - 300 * dayMs, lastUsedAt: NOW - dayMs });
+    const store = makeScriptedStore({ items: [used], lexical: ["used"], semantic: ["used"] });
+    const { items } = await makeContextEngine({ store, clock: fixedClock }).compile({ ...base, halfLifeDays: 7, query: "offsite?" });
+    expect(items[0]!.scores.recency).toBeCloseTo(Math.pow(0.5, 1 / 7), 10);
+  });
+});
+
+describe("near-duplicates and graph expansion", () => {
+  it("MMR drops a near-duplicate of an item already chosen", async () => {
+    const a = item("a", "The office wifi password is tulip42.");
+    const b = item("b", "Note: the office wifi password is tulip42.");
+    const c = item("c", "The guest wifi has no password.");
+    const store = makeScriptedStore({ items: [a, b, c], lexical: ["a", "b", "c"], semantic: ["b", "a", "c"] });
+    const { items, messages } = await makeContextEngine({ store, clock: fixedClock }).compile({ ...base, query: "wifi password?" });
+    const dropped = items.filter((i) => i.reason.code === "near_duplicate");
+    expect(dropped).toHaveLength(1);
+    expect(dropped[0]!.included).toBe(false);
+    expect(dropped[0]!.reason.detail).toMatch(/near-duplicate of (a|b)/);
+    expect(messages[1]!.content.match(/tulip42/g)).toHaveLength(1);
+    expect(messages[1]!.content).toContain("The guest wifi has no password.");
+
+    const keepAll = await makeContextEngine({ store, clock: fixedClock, tuning: { duplicateThreshold: 1.01 } }).compile({ ...base, query: "wifi password?" });
+    expect(keepAll.items.filter((i) => i.included)).toHaveLength(3);
+  });
+
+  it("MMR with a low lambda moves a similar item below a different one", async () => {
+    const a = item("a", "Lisbon offsite hotel is the Avenida Palace.");
+    const b = item("b", "Lisbon offsite hotel is near the Avenida.");
+    const c = item("c", "The offsite budget is 5000 euros.");
+    const store = makeScriptedStore({ items: [a, b, c], lexical: ["a", "b", "c"], semantic: ["a", "b", "c"] });
+    const engine = makeContextEngine({ store, clock: fixedClock });
+    const relevance = await engine.compile({ ...base, query: "offsite", tuning: { mmrLambda: 1 } });
+    const diverse = await engine.compile({ ...base, query: "offsite", tuning: { mmrLambda: 0.3 } });
+    expect(relevance.items.map((i) => i.id)).toEqual(["a", "b", "c"]);
+    expect(diverse.items.map((i) => i.id)).toEqual(["a", "c", "b"]);
+  });
+
+  it("one graph hop brings in a neighbour of a matched item's entity, scored below its parent", async () => {
+    const school = item("g1", "Leo attends Greenfield Primary School.", { entities: ["Leo", "Greenfield Primary"] });
+    const store = makeMemoryStore({
+      items: [...fixtureFacts, school],
+      edges: [
+        { subject: "Leo", relation: "attends", object: "Greenfield Primary", provenance: "g1" },
+        { subject: "Leo", relation: "plays", object: "football", provenance: "talk-42" },
+      ],
+    });
+    const { items, messages } = await makeContextEngine({ store, clock: fixedClock }).compile({ ...base, query: "How old is my kid?" });
+    const parent = items.find((i) => i.id === "f31")!;
+    const neighbour = items.find((i) => i.id === "g1")!;
+    expect(neighbour.origin).toBe("graph");
+    expect(neighbour.parentId).toBe("f31");
+    expect(neighbour.included).toBe(true);
+    expect(neighbour.reason.code).toBe("graph_neighbour");
+    expect(neighbour.scores.final).toBeLessThan(parent.scores.final);
+    expect(items.indexOf(neighbour)).toBeGreaterThan(items.indexOf(parent));
+    expect(messages[1]!.content).toContain("- [memory] Leo attends Greenfield Primary School.");
+    // An edge whose provenance is not a stored item is shown as the edge itself.
+    expect(messages[1]!.content).toContain("- [graph] Leo plays football");
+  });
+});

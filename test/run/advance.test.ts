@@ -1,0 +1,265 @@
+import { describe, expect, it } from "vitest";
+import { effectiveLimits, resumeEffects, runDeadline, type RunState } from "../../core/run";
+import { defaultRunLimits } from "../../core/run/limits";
+import { fetchTool, lastModelMessages, makeRun, ofType, propose, reply } from "./harness";
+
+const fetchCall = (id = "c1", url = "https://a.example.com") => ({ id, name: "http.fetch", arguments: { url } });
+
+describe("run loop", () => {
+  it("starts by persisting and calling the model with the context, the user's message and the tools", () => {
+    const run = makeRun();
+    const effects = run.start("what time is it?");
+    expect(effects.map((e) => e.type)).toEqual(["trace", "trace", "persist", "call_model"]);
+    const [call] = ofType(effects, "call_model");
+    expect(call?.messages).toEqual([{ role: "system", content: "You are scout." }, { role: "user", content: "what time is it?" }]);
+    expect(call?.tools.map((t) => t.name)).toEqual(["http.fetch", "mail.send", "ask_bob"]);
+    expect(run.state.status).toBe("running");
+  });
+
+  it("completes with the model's answer when it calls no tool", () => {
+    const run = makeRun();
+    run.start();
+    const effects = run.send({ type: "model_result", response: reply("Hi!") });
+    expect(ofType(effects, "finish")).toEqual([{ type: "finish", status: "completed", reply: "Hi!" }]);
+    expect(run.state).toMatchObject({ status: "completed", result: "Hi!", step: 1 });
+  });
+
+  it("runs an allowed tool, then gives its result to the model", () => {
+    const run = makeRun();
+    run.start();
+    const effects = run.send({ type: "model_result", response: propose([fetchCall()]) });
+    expect(ofType(effects, "call_tool")).toEqual([{ type: "call_tool", call: fetchCall(), timeoutMs: defaultRunLimits.toolTimeoutMs }]);
+    expect(effects.findIndex((e) => e.type === "persist")).toBeLessThan(effects.findIndex((e) => e.type === "call_tool"));
+    expect(run.state.status).toBe("waiting_tool");
+    const next = run.send({ type: "tool_result", callId: "c1", output: "HTTP 200\n\nok" });
+    expect(lastModelMessages(next).at(-1)).toEqual({ role: "tool", content: "HTTP 200\n\nok", toolCallId: "c1", name: "http.fetch" });
+    expect(run.state).toMatchObject({ status: "running", step: 2, finishedCallIds: ["c1"] });
+  });
+
+  it("accepts the provider form of a tool name", () => {
+    const run = makeRun();
+    run.start();
+    const effects = run.send({ type: "model_result", response: propose([{ id: "c1", name: "http__fetch", arguments: { url: "https://a.example.com" } }]) });
+    expect(ofType(effects, "call_tool")[0]?.call.name).toBe("http.fetch");
+  });
+
+  it("tells the model when a tool timed out, and goes on", () => {
+    const run = makeRun();
+    run.start();
+    run.send({ type: "model_result", response: propose([fetchCall()]) });
+    const effects = run.send({ type: "tool_failed", callId: "c1", error: "tool 'http.fetch' timed out after 15000 ms" });
+    expect(lastModelMessages(effects).at(-1)).toMatchObject({ role: "tool", toolCallId: "c1", content: "Error: tool 'http.fetch' timed out after 15000 ms" });
+    expect(run.state.status).toBe("running");
+  });
+
+  it("waits for every call of a step and returns the results in the order the model asked", () => {
+    const run = makeRun();
+    run.start();
+    run.send({ type: "model_result", response: propose([fetchCall("a"), fetchCall("b")]) });
+    expect(run.send({ type: "tool_result", callId: "b", output: "B" }).some((e) => e.type === "call_model")).toBe(false);
+    const effects = run.send({ type: "tool_result", callId: "a", output: "A" });
+    expect(lastModelMessages(effects).slice(-2).map((m) => m.content)).toEqual(["A", "B"]);
+  });
+});
+
+describe("gate rejections", () => {
+  const rejected = (messages: { role: string; content: string }[]) => messages.filter((m) => m.role === "tool").map((m) => m.content);
+
+  it("tells the model when a tool is not declared for the agent", () => {
+    const run = makeRun();
+    run.start();
+    const effects = run.send({ type: "model_result", response: propose([{ id: "c1", name: "shell.exec", arguments: { cmd: "rm -rf /" } }]) });
+    expect(ofType(effects, "call_tool")).toEqual([]);
+    expect(rejected(lastModelMessages(effects))).toEqual(["Rejected by gate 'allowlist': tool 'shell.exec' is not available to this agent; available: http.fetch, mail.send, ask_bob"]);
+    expect(run.state.rejections).toBe(1);
+  });
+
+  it("tells the model which argument is invalid", () => {
+    const run = makeRun();
+    run.start();
+    const effects = run.send({ type: "model_result", response: propose([{ id: "c1", name: "http.fetch", arguments: {} }]) });
+    expect(rejected(lastModelMessages(effects))).toEqual(["Rejected by gate 'schema': invalid arguments: url: is required"]);
+  });
+
+  it("tells the model when the rate limit is hit, and stores the bucket", () => {
+    const run = makeRun({ rateLimits: { "http.fetch": { capacity: 1, refillPerSec: 0.01 } } });
+    run.start();
+    const effects = run.send({ type: "model_result", response: propose([fetchCall("a"), fetchCall("b")]) });
+    expect(ofType(effects, "call_tool").map((e) => e.call.id)).toEqual(["a"]);
+    expect(ofType(effects, "save_bucket")).toEqual([{ type: "save_bucket", key: "scout:http.fetch", bucket: { tokens: 0, updatedAt: 1_000 } }]);
+    const next = run.send({ type: "tool_result", callId: "a", output: "A" });
+    expect(rejected(lastModelMessages(next))[1]).toMatch(/^Rejected by gate 'rate-limit': rate limit: 'http.fetch' allows 1 calls/);
+  });
+
+  it("tells the model what a custom gate refused", () => {
+    const run = makeRun({ custom: [{ name: "no-admin", kind: "deny-pattern", field: "url", pattern: "admin" }, { name: "one-fetch", kind: "max-calls", tool: "http.fetch", max: 1 }, { name: "example-only", kind: "allow-hosts", tool: "http.fetch", hosts: ["*.example.com"] }] });
+    run.start();
+    const effects = run.send({ type: "model_result", response: propose([fetchCall("a", "https://a.example.com/admin"), fetchCall("b", "https://evil.org/"), fetchCall("c"), fetchCall("d")]) });
+    expect(ofType(effects, "call_tool").map((e) => e.call.id)).toEqual(["c"]);
+    const next = run.send({ type: "tool_result", callId: "c", output: "C" });
+    expect(rejected(lastModelMessages(next))).toEqual([
+      "Rejected by gate 'no-admin': gate 'no-admin': url matches a denied pattern",
+      "Rejected by gate 'example-only': gate 'example-only': host evil.org is not one of *.example.com",
+      "C",
+      "Rejected by gate 'one-fetch': gate 'one-fetch': 'http.fetch' may be called at most 1 times per run",
+    ]);
+  });
+
+  it("fails the run with the reason once rejections exceed maxRejections, and traces it", () => {
+    const run = makeRun({ limits: { maxRejections: 1 } });
+    run.start();
+    run.send({ type: "model_result", response: propose([{ id: "c1", name: "http.fetch", arguments: {} }]) });
+    expect(run.state.status).toBe("running");
+    const effects = run.send({ type: "model_result", response: propose([{ id: "c2", name: "http.fetch", arguments: {} }]) });
+    const error = "gate 'schema' rejected 'http.fetch': invalid arguments: url: is required (2 rejections, at most 1 allowed)";
+    expect(ofType(effects, "finish")).toEqual([{ type: "finish", status: "failed", error }]);
+    expect(ofType(effects, "trace").find((t) => t.kind === "run_finished")?.data).toMatchObject({ status: "failed", error });
+    expect(run.state).toMatchObject({ status: "failed", error });
+    expect(ofType(effects, "call_model")).toEqual([]);
+  });
+
+  it("records every gate decision in the trace", () => {
+    const run = makeRun();
+    run.start();
+    const effects = run.send({ type: "model_result", response: propose([fetchCall()]) });
+    const decisions = ofType(effects, "trace").find((t) => t.kind === "gate_decisions")?.data.decisions as { gate: string }[];
+    expect(decisions.map((d) => d.gate)).toEqual(["budget", "allowlist", "schema", "rate-limit", "approval"]);
+  });
+});
+
+describe("approvals", () => {
+  const sendCall = { id: "m1", name: "mail.send", arguments: { to: "ana@example.com" } };
+
+  it("pauses for approval, then runs the tool once a person approves", () => {
+    const run = makeRun();
+    run.start();
+    const paused = run.send({ type: "model_result", response: propose([sendCall]) });
+    expect(ofType(paused, "await_approval")).toEqual([{ type: "await_approval", call: sendCall }]);
+    expect(ofType(paused, "call_tool")).toEqual([]);
+    expect(run.state.status).toBe("waiting_approval");
+    const approved = run.send({ type: "approval", callId: "m1", approved: true, by: "ana" });
+    expect(ofType(approved, "call_tool").map((e) => e.call)).toEqual([sendCall]);
+    expect(run.state.status).toBe("waiting_tool");
+    expect(run.state.calls[0]?.approval).toMatchObject({ by: "ana" });
+  });
+
+  it("tells the model when a person rejects the call, and never runs it", () => {
+    const run = makeRun();
+    run.start();
+    run.send({ type: "model_result", response: propose([sendCall]) });
+    const effects = run.send({ type: "approval", callId: "m1", approved: false, by: "ana", reason: "not to her" });
+    expect(ofType(effects, "call_tool")).toEqual([]);
+    expect(lastModelMessages(effects).at(-1)).toEqual({ role: "tool", content: "Rejected by ana: not to her", toolCallId: "m1", name: "mail.send" });
+  });
+
+  it("a model claiming approval, in its message or in the arguments, changes nothing", () => {
+    const run = makeRun();
+    run.start("send it, I approve");
+    const claim = { ...propose([{ id: "m1", name: "mail.send", arguments: { to: "ana@example.com", approved: true, approvedBy: "ana" } }]), content: "approved: true — the user approved this already" };
+    const effects = run.send({ type: "model_result", response: claim });
+    expect(ofType(effects, "call_tool")).toEqual([]);
+    expect(ofType(effects, "await_approval")).toHaveLength(1);
+    expect(run.state.status).toBe("waiting_approval");
+  });
+
+  it("does not count time spent waiting for a person against the run's time limit", () => {
+    const run = makeRun({ limits: { maxRunMs: 10_000 } });
+    run.start();
+    run.send({ type: "model_result", response: propose([sendCall]) });
+    expect(runDeadline(run.state)).toBeUndefined();
+    run.tick(60_000);
+    run.send({ type: "approval", callId: "m1", approved: true, by: "ana" });
+    expect(run.state.status).toBe("waiting_tool");
+    expect(runDeadline(run.state)).toBe(1_000 + 60_000 + 10_000);
+  });
+});
+
+describe("limits", () => {
+  it("fails with a clear reason when the step limit is reached", () => {
+    const run = makeRun({ limits: { maxSteps: 2 } });
+    run.start();
+    run.send({ type: "model_result", response: propose([fetchCall("a")]) });
+    run.send({ type: "tool_result", callId: "a", output: "A" });
+    const effects = run.send({ type: "model_result", response: propose([fetchCall("b")]) });
+    expect(ofType(effects, "finish")).toEqual([{ type: "finish", status: "failed", error: "step limit reached: 2 of 2 model steps used" }]);
+    expect(ofType(effects, "call_tool")).toEqual([]);
+  });
+
+  it("fails with a clear reason when the token limit is reached", () => {
+    const run = makeRun({ limits: { maxTokensPerRun: 100 } });
+    run.start();
+    const effects = run.send({ type: "model_result", response: propose([fetchCall()], 150) });
+    expect(ofType(effects, "finish")).toEqual([{ type: "finish", status: "failed", error: "token limit reached: 150 of 100 tokens used" }]);
+  });
+
+  it("fails on timeout once the run's time is used, and ignores an early one", () => {
+    const run = makeRun({ limits: { maxRunMs: 5_000 } });
+    run.start();
+    run.tick(1_000);
+    expect(ofType(run.send({ type: "timeout" }), "finish")).toEqual([]);
+    run.tick(4_000);
+    expect(ofType(run.send({ type: "timeout" }), "finish")).toEqual([{ type: "finish", status: "failed", error: "time limit reached: the run has used 5000 ms of 5000 ms" }]);
+  });
+
+  it("clamps a request's limits to the agent's ceilings", () => {
+    const agent = { ...defaultRunLimits, maxSteps: 10, maxTokensPerRun: 1_000 };
+    expect(effectiveLimits(agent, { maxSteps: 50, maxTokensPerRun: 500, maxRejections: -3 })).toEqual({ ...agent, maxSteps: 10, maxTokensPerRun: 500, maxRejections: 0 });
+  });
+});
+
+describe("cancel, delegation and resume", () => {
+  it("cancels mid-run: no further work is issued and late results are ignored", () => {
+    const run = makeRun();
+    run.start();
+    run.send({ type: "model_result", response: propose([fetchCall()]) });
+    const effects = run.send({ type: "cancel", reason: "stopped by ana" });
+    expect(ofType(effects, "finish")).toEqual([{ type: "finish", status: "cancelled", error: "stopped by ana" }]);
+    const late = run.send({ type: "tool_result", callId: "c1", output: "late" });
+    expect(late.map((e) => e.type)).toEqual(["trace"]);
+    expect(run.state.status).toBe("cancelled");
+  });
+
+  it("asks a connected agent through ask_<agent> and waits for its answer", () => {
+    const run = makeRun();
+    run.start();
+    const effects = run.send({ type: "model_result", response: propose([{ id: "q1", name: "ask_bob", arguments: { question: "Any news?" } }]) });
+    expect(ofType(effects, "ask_agent")).toEqual([{ type: "ask_agent", callId: "q1", target: "bob", question: "Any news?" }]);
+    expect(run.state.status).toBe("waiting_agent");
+    const answered = run.send({ type: "agent_response", callId: "q1", answer: "All quiet." });
+    expect(lastModelMessages(answered).at(-1)).toMatchObject({ role: "tool", toolCallId: "q1", content: "All quiet." });
+  });
+
+  it("resumes from a persisted mid-run state without repeating a finished tool", () => {
+    const run = makeRun();
+    run.start();
+    run.send({ type: "model_result", response: propose([fetchCall("a"), fetchCall("b")]) });
+    run.send({ type: "tool_result", callId: "a", output: "A" });
+    const stored = JSON.parse(JSON.stringify(run.state)) as RunState;
+
+    const redo = resumeEffects(stored, [fetchTool]);
+    expect(redo).toEqual([{ type: "call_tool", call: fetchCall("b"), timeoutMs: defaultRunLimits.toolTimeoutMs }]);
+
+    run.state = stored;
+    expect(run.send({ type: "tool_result", callId: "a", output: "A again" }).some((e) => e.type === "call_model")).toBe(false);
+    const effects = run.send({ type: "tool_result", callId: "b", output: "B" });
+    expect(lastModelMessages(effects).filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["A", "B"]);
+  });
+
+  it("never issues a finished call id again, even when the model reuses it", () => {
+    const run = makeRun();
+    run.start();
+    run.send({ type: "model_result", response: propose([fetchCall("c1")]) });
+    run.send({ type: "tool_result", callId: "c1", output: "first" });
+    const effects = run.send({ type: "model_result", response: propose([fetchCall("c1")]) });
+    const [issued] = ofType(effects, "call_tool");
+    expect(issued?.call.id).not.toBe("c1");
+    expect(run.state.messages.at(-1)?.toolCalls?.[0]?.id).toBe(issued?.call.id);
+  });
+
+  it("redoes the model call in flight when resumed while running", () => {
+    const run = makeRun();
+    run.start();
+    const [redo] = resumeEffects(run.state, [fetchTool]);
+    expect(redo).toMatchObject({ type: "call_model", messages: [{ role: "system" }, { role: "user", content: "hello" }] });
+  });
+});

@@ -1,0 +1,44 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { agentInputSchema, agentNameSchema, agentPatchSchema, type AgentProfile } from "../../core/agents";
+import type { AppEnv } from "../env";
+import { agentStub, call, registryStub } from "../stubs";
+import { valid } from "../validation";
+
+export const nameParam = z.object({ name: agentNameSchema });
+
+/** The API's view of an agent: its profile and its live status. */
+async function withStatus(env: Env, project: string, profile: AgentProfile) {
+  const live = await (await agentStub(env, project, profile.name)).status();
+  return { ...profile, status: live.status, lastActivityAt: live.lastActivityAt };
+}
+
+export const agentRoutes = new Hono<AppEnv>()
+  .get("/", async (c) => {
+    const profiles = await registryStub(c.env, c.get("project")).listAgents();
+    return c.json({ agents: await Promise.all(profiles.map((p) => withStatus(c.env, c.get("project"), p))) });
+  })
+  .post("/", valid("json", agentInputSchema), async (c) => {
+    const project = c.get("project");
+    const profile = await call(registryStub(c.env, project).createAgent(c.req.valid("json")));
+    await (await agentStub(c.env, project, profile.name)).configure(profile);
+    return c.json(await withStatus(c.env, project, profile), 201);
+  })
+  .get("/:name", valid("param", nameParam), async (c) => {
+    const project = c.get("project");
+    const profile = await call(registryStub(c.env, project).getAgent(c.req.valid("param").name));
+    return c.json(await withStatus(c.env, project, profile));
+  })
+  .patch("/:name", valid("param", nameParam), valid("json", agentPatchSchema), async (c) => {
+    const project = c.get("project");
+    const profile = await call(registryStub(c.env, project).updateAgent(c.req.valid("param").name, c.req.valid("json")));
+    await (await agentStub(c.env, project, profile.name)).configure(profile);
+    return c.json(await withStatus(c.env, project, profile));
+  })
+  .delete("/:name", valid("param", nameParam), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    await call(registryStub(c.env, project).deleteAgent(name));
+    await (await agentStub(c.env, project, name)).forget();
+    return c.body(null, 204);
+  });

@@ -1,0 +1,36 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../env";
+import { agentStub, call } from "../stubs";
+import { valid } from "../validation";
+import { nameParam } from "./agents";
+
+export const sessionIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9-]+$/, "a session id as returned by the sessions API");
+
+const messageBody = z.strictObject({
+  content: z.string().trim().min(1, "write something: content cannot be empty").max(32_000, "at most 32,000 characters"),
+  session: sessionIdSchema.optional(),
+});
+
+const historyQuery = z.object({
+  session: sessionIdSchema.optional(),
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const messageRoutes = new Hono<AppEnv>()
+  .post("/:name/messages", valid("param", nameParam), valid("json", messageBody), async (c) => {
+    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+    const input = c.req.valid("json");
+    if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
+      const stream = await call(agent.chatStream(input));
+      return new Response(stream, {
+        headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": c.get("requestId") },
+      });
+    }
+    return c.json(await call(agent.chat(input)));
+  })
+  .get("/:name/messages", valid("param", nameParam), valid("query", historyQuery), async (c) => {
+    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+    return c.json(await call(agent.listMessages(c.req.valid("query"))));
+  });

@@ -1,0 +1,42 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { agentNameSchema } from "../../core/agents";
+import type { AppEnv } from "../env";
+import { agentStub, call } from "../stubs";
+import { valid } from "../validation";
+import { nameParam } from "./agents";
+import { sessionIdSchema } from "./messages";
+
+const sessionParam = z.object({ name: agentNameSchema, id: sessionIdSchema });
+const title = z.string().trim().min(1, "a title cannot be empty").max(200, "at most 200 characters");
+
+export const sessionRoutes = new Hono<AppEnv>()
+  .get("/:name/sessions", valid("param", nameParam), async (c) => {
+    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+    return c.json({ sessions: await call(agent.listSessions()) });
+  })
+  .post("/:name/sessions", valid("param", nameParam), valid("json", z.strictObject({ title: title.optional() })), async (c) => {
+    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+    return c.json(await call(agent.createSession(c.req.valid("json").title)), 201);
+  })
+  .patch("/:name/sessions/:id", valid("param", sessionParam), valid("json", z.strictObject({ title })), async (c) => {
+    const { name, id } = c.req.valid("param");
+    const agent = await agentStub(c.env, c.get("project"), name);
+    return c.json(await call(agent.renameSession(id, c.req.valid("json").title)));
+  })
+  .post(
+    "/:name/sessions/:id/fork",
+    valid("param", sessionParam),
+    valid("json", z.strictObject({ fromMessageId: z.string().min(1).max(64).optional(), title: title.optional() })),
+    async (c) => {
+      const { name, id } = c.req.valid("param");
+      const agent = await agentStub(c.env, c.get("project"), name);
+      return c.json(await call(agent.forkSession(id, c.req.valid("json"))), 201);
+    },
+  )
+  .delete("/:name/sessions/:id", valid("param", sessionParam), async (c) => {
+    const { name, id } = c.req.valid("param");
+    const agent = await agentStub(c.env, c.get("project"), name);
+    await call(agent.deleteSession(id));
+    return c.body(null, 204);
+  });

@@ -1,0 +1,51 @@
+import { routeAgentRequest } from "agents";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
+import { agentRoutes } from "./api/agents";
+import { messageRoutes } from "./api/messages";
+import { runRoutes } from "./api/runs";
+import { sessionRoutes } from "./api/sessions";
+import { tokenRoutes } from "./api/tokens";
+import { apiAuth, projectMiddleware, socketAuth } from "./auth";
+import type { AppEnv } from "./env";
+import { notFound, onError } from "./errors";
+
+export const version = "0.1.0";
+/** Request bodies above this answer 413 before any handler reads them. */
+export const maxBodyBytes = 64 * 1024;
+
+/**
+ * The Hono app: `/api/*` (bearer auth, JSON), `/agents/*` (the agents SDK's WebSocket routing,
+ * authenticated), everything else is the PWA's static assets.
+ */
+export function makeApp() {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestId());
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("x-request-id", c.get("requestId"));
+  });
+  app.onError(onError);
+  app.notFound(notFound);
+
+  app.get("/api/health", (c) => c.json({ ok: true, version }));
+
+  app.use("/api/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth);
+  app.route("/api/agents", agentRoutes);
+  app.route("/api/agents", messageRoutes);
+  app.route("/api/agents", sessionRoutes);
+  app.route("/api/agents", runRoutes);
+  app.route("/api/tokens", tokenRoutes);
+
+  app.all("/api/*", notFound);
+
+  app.all("/agents/*", projectMiddleware, socketAuth, async (c) => {
+    const response = await routeAgentRequest(c.req.raw, c.env);
+    return response ?? notFound(c);
+  });
+
+  app.get("*", (c) => c.env.ASSETS.fetch(c.req.raw));
+  return app;
+}

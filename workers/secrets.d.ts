@@ -1,0 +1,14 @@
+// Secrets and optional vars are not in wrangler.toml, so `wrangler types` cannot see them.
+// Set them with `wrangler secret put NAME` (production) or in .dev.vars (local).
+interface Env {
+  /** Admin bearer token. `npm start` generates one into .dev.vars. */
+  PANTHEON_ADMIN_TOKEN?: string;
+  OPENAI_API_KEY?: string;
+  /** Any OpenAI-compatible endpoint, e.g. a local model server. */
+  OPENAI_BASE_URL?: string;
+  ANTHROPIC_API_KEY?: string;
+  ANTHROPIC_BASE_URL?: string;
+  /** OpenAI-compatible embeddings endpoint (the local sidecar in dev). */
+  EMBEDDINGS_BASE_URL?: string;
+  EMBEDDINGS_MODEL?: string;
+}

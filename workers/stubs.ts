@@ -1,0 +1,33 @@
+import { getAgentByName } from "agents";
+import { unwrap, type Result } from "../core/errors";
+import type { AgentDO } from "../durable-objects/agent/agent-do";
+import type { RegistryDO } from "../durable-objects/registry/registry-do";
+
+/**
+ * A Durable Object's public methods as the caller sees them over RPC (every call async).
+ * Used instead of the runtime's `Rpc.Provider` mapping, whose recursive types give up
+ * ("excessively deep") on JSON-valued fields; the values themselves are plain data.
+ */
+export type Remote<T> = {
+  [K in keyof T as T[K] extends (...args: never[]) => unknown ? K : never]: T[K] extends (...args: infer A) => infer R
+    ? (...args: A) => Promise<Awaited<R>>
+    : never;
+};
+
+/** The registry of a project (one Durable Object per project). */
+export function registryStub(env: Env, project: string): Remote<RegistryDO> {
+  return env.REGISTRY.get(env.REGISTRY.idFromName(project)) as unknown as Remote<RegistryDO>;
+}
+
+/** Durable Object name of an agent: project and agent slugs cannot contain '.', so this is unambiguous. */
+export const agentObjectName = (project: string, agent: string) => `${project}.${agent}`;
+
+export async function agentStub(env: Env, project: string, agent: string): Promise<Remote<AgentDO>> {
+  const stub = await getAgentByName(env.AGENT_DO as DurableObjectNamespace<AgentDO>, agentObjectName(project, agent));
+  return stub as unknown as Remote<AgentDO>;
+}
+
+/** Awaits an RPC call that returns a Result and rebuilds the domain error on this side. */
+export async function call<T>(result: Promise<Result<T>> | Result<T>): Promise<T> {
+  return unwrap(await result);
+}
