@@ -1,6 +1,6 @@
 // Measures the SQLite vector index (adapters/vector-sqlite) in plain Node, over node:sqlite in
 // memory behind the same SqlLike shape a Durable Object gives it.
-//   node bench/vector-index.bench.mjs [sizes=1000,10000,100000] [queries=200]
+//   node bench/vector-index.bench.mjs [sizes=1000,10000,100000] [queries=200]   (BENCH_SPREAD=1)
 // Data: 512-dim unit vectors drawn around 50 topics × 20 subtopics (clustered like text
 // embeddings); queries come from the same distribution but are not in the index.
 // Baseline: exact brute-force float32 scan over an in-memory copy. Targets at 100k:
@@ -78,7 +78,9 @@ function unitAround(center, spread) {
 }
 const topics = Array.from({ length: 50 }, () => unitAround(undefined, 1));
 const subtopics = topics.flatMap((t) => Array.from({ length: 20 }, () => unitAround(t, 0.8)));
-const sample = () => unitAround(subtopics[Math.floor(random() * subtopics.length)], 1.0);
+// BENCH_SPREAD widens the noise around each subtopic (harder: 2 gives neighbours at cosine ≈ 0.2).
+const spread = Number(process.env.BENCH_SPREAD ?? 1);
+const sample = () => unitAround(subtopics[Math.floor(random() * subtopics.length)], spread);
 
 function exactTop(data, n, q) {
   const scores = new Float64Array(n);

@@ -25,16 +25,16 @@ export async function buildPwa({ outdir = dist } = {}) {
   await writeFile(join(outdir, "icon-maskable-512.png"), drawIcon(512, true));
   await writeFile(join(outdir, "manifest.webmanifest"), JSON.stringify(manifest(), null, 2));
 
-  const shell = ["/", "/index.html", "/app.js", "/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
+  const shell = ["/", "/app.js", "/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
   const hash = createHash("sha256");
-  for (const f of shell.slice(1)) hash.update(await readFile(join(outdir, f)));
+  for (const f of ["/index.html", ...shell.slice(1)]) hash.update(await readFile(join(outdir, f)));
   await build({
     ...common,
     entryPoints: [join(root, "src/sw.ts")],
     outfile: join(outdir, "sw.js"),
     define: { SHELL_VERSION: JSON.stringify(hash.digest("hex").slice(0, 12)), SHELL_FILES: JSON.stringify(shell) },
   });
-  return [...shell.slice(1), "/sw.js"];
+  return ["/index.html", ...shell.slice(1), "/sw.js"];
 }
 
 function manifest() {

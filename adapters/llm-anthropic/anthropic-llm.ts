@@ -24,9 +24,12 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
   if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
     throw new LlmError({ provider, message: "makeAnthropicLlm needs an apiKey", retryable: false });
   }
+  // Pinned rather than left to process.env (ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN), which under
+  // nodejs_compat holds the worker's vars.
   const client = new Anthropic({
     apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    authToken: null,
+    baseURL: options.baseURL ?? "https://api.anthropic.com",
     ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
     maxRetries: 0,
   });

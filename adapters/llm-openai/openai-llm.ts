@@ -28,9 +28,14 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   }
   const provider = options.provider ?? "openai";
   const compatible = options.baseURL !== undefined && !/^https:\/\/api\.openai\.com\b/.test(options.baseURL);
+  // Everything the SDK would otherwise read from process.env (OPENAI_BASE_URL, OPENAI_ORG_ID, ...) is
+  // pinned here: under nodejs_compat the worker's vars are process.env, and configuration belongs
+  // to chooseLlm, not to whichever variable happens to be set.
   const client = new OpenAI({
     apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    baseURL: options.baseURL ?? "https://api.openai.com/v1",
+    organization: null,
+    project: null,
     ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
     maxRetries: 0,
   });

@@ -18,7 +18,7 @@ export interface IvfTuning {
   minScan: number;
 }
 
-export const defaultIvfTuning: IvfTuning = { maxListSize: 512, scanFraction: 0.06, minScan: 2048 };
+export const defaultIvfTuning: IvfTuning = { maxListSize: 512, scanFraction: 0.1, minScan: 4096 };
 
 /** What changed in the lists when an insert split one: the caller persists it. */
 export interface IvfSplit {
@@ -52,7 +52,7 @@ export function quantise(unit: Float32Array): { code: Int8Array; scale: number }
   return { code, scale };
 }
 
-export function matchesFilter(metadata: VectorMetadata | undefined, filter: VectorMetadata | undefined): boolean {
+function matchesFilter(metadata: VectorMetadata | undefined, filter: VectorMetadata | undefined): boolean {
   if (!filter) return true;
   for (const key in filter) {
     if (metadata?.[key] !== filter[key]) return false;

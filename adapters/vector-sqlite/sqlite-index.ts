@@ -161,7 +161,8 @@ export function makeSqliteIndex(sql: SqlLike, options: SqliteIndexOptions): Vect
         if (typeof record.id !== "string" || record.id.length === 0) throw new PantheonError("bad_request", "a vector needs a non-empty string id");
         const values = unit(record.values, `vector '${record.id}'`);
         checkMetadata(record.id, record.metadata);
-        return { id: record.id, values, metadata: record.metadata, ...quantise(values) };
+        // Copied: the in-memory filter data must not change when the caller later mutates its object.
+        return { id: record.id, values, metadata: record.metadata && { ...record.metadata }, ...quantise(values) };
       });
       guarded(() => {
         const index = load();
@@ -194,7 +195,7 @@ export function makeSqliteIndex(sql: SqlLike, options: SqliteIndexOptions): Vect
       return guarded(() => {
         const index = load();
         if (index.size === 0) return [];
-        const candidates = index.search(q, Math.max(topK * rerankFactor, minRerank), filter);
+        const candidates = index.search(q, Math.min(index.size, Math.max(topK * rerankFactor, minRerank)), filter);
         return exactScores(
           candidates.map((c) => c.id),
           q,
@@ -208,7 +209,7 @@ export function makeSqliteIndex(sql: SqlLike, options: SqliteIndexOptions): Vect
     async deleteByIds(ids: string[]): Promise<void> {
       guarded(() => {
         const index = load();
-        //deleteRows(ids);
+        deleteRows(ids);
         for (const id of ids) index.remove(id);
       });
     },

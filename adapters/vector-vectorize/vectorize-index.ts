@@ -29,8 +29,9 @@ const maxTopK = 20;
  * Vectorize ids are unique across the whole index, not per namespace: two agents storing "m1"
  * would overwrite each other. So the stored id is `<namespace tag>:<id>`, where the tag is a short
  * hash of the namespace, and the tag is stripped from results. Metadata filters need a metadata
- * index on each filtered property (`wrangler vectorize create-metadata-index`). Writes are
- * applied asynchronously by Vectorize: a query right after an upsert may not see it yet.
+ * index on each filtered property (`wrangler vectorize create-metadata-index`). Queries return
+ * full metadata, for which Vectorize allows at most 20 matches: a larger topK is capped at 20.
+ * Writes are applied asynchronously by Vectorize: a query right after an upsert may not see it yet.
  *
  * @example
  * ```ts
@@ -45,7 +46,7 @@ export function makeVectorizeIndex(binding: VectorizeLike, options: VectorizeInd
   if (typeof namespace !== "string" || namespace.length === 0 || bytes(namespace) > 64) {
     throw new PantheonError("bad_request", "the Vectorize namespace must be a string of 1 to 64 bytes");
   }
-  const prefix = "";
+  const prefix = `${tagOf(namespace)}:`;
   const stored = (id: string): string => {
     if (typeof id !== "string" || id.length === 0) throw new PantheonError("bad_request", "a vector needs a non-empty string id");
     const full = prefix + id;

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { modelSettingsSchema } from "../run/limits";
+import { customGateSpecSchema } from "../gates/gate-spec";
+import { modelSettingsSchema, runLimitsSchema } from "../run/limits";
+import { toolNamePattern } from "../tools/tool-spec";
 
 /** Agent names are lower-case slugs: they appear in URLs, Durable Object names and tool names. */
 export const agentNamePattern = /^[a-z][a-z0-9-]{0,62}$/;
@@ -10,12 +12,45 @@ export const agentNameSchema = z
 
 export const projectNameSchema = agentNameSchema;
 
+const toolName = z.string().regex(toolNamePattern, "a tool name: lowercase words joined by '.', '_' or '-'");
+
+/** An operator-registered HTTP tool: the arguments are POSTed as JSON to `endpoint`. */
+export const httpToolSchema = z.strictObject({
+  name: toolName,
+  description: z.string().min(1).max(2000),
+  parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
+  endpoint: z.url({ protocol: /^https?$/, error: "an http(s) URL" }),
+  /** Literal header values, or `{ secret: "NAME" }` read from the worker's secrets at call time. */
+  headers: z.record(z.string(), z.union([z.string(), z.strictObject({ secret: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "an UPPER_SNAKE secret name") })])).default({}),
+  requiresApproval: z.boolean().default(false),
+  timeoutMs: z.number().int().min(100).max(300_000).optional(),
+});
+export type HttpToolConfig = z.infer<typeof httpToolSchema>;
+
+/** How an agent runs: its tools, limits (ceilings for requests), gates and rate limits. */
+export const agentRuntimeSchema = z.strictObject({
+  /** Built-in tools the agent may use (allowlist), e.g. `clock.now`, `http.fetch`. */
+  tools: z.array(toolName).max(100).default(["clock.now"]),
+  /** Tools that pause for a person's approval before each call. */
+  approvalRequired: z.array(toolName).max(100).default([]),
+  /** Hosts `http.fetch` may reach (exact or `*.example.com`). */
+  allowHosts: z.array(z.string().min(1).max(253)).max(100).default([]),
+  limits: runLimitsSchema.partial().default({}),
+  gates: z.array(customGateSpecSchema).max(50).default([]),
+  /** Token buckets by tool name (`*` for every tool). */
+  rateLimits: z.record(z.string(), z.strictObject({ capacity: z.number().int().min(1).max(10_000), refillPerSec: z.number().min(0).max(1000) })).default({}),
+  httpTools: z.array(httpToolSchema).max(50).default([]),
+});
+export type AgentRuntime = z.infer<typeof agentRuntimeSchema>;
+export const defaultAgentRuntime: AgentRuntime = agentRuntimeSchema.parse({});
+
 /** What an operator sends to create an agent. */
 export const agentInputSchema = z.strictObject({
   name: agentNameSchema,
   description: z.string().max(2000).default(""),
   systemPrompt: z.string().max(32_000).default("You are a helpful agent."),
   model: modelSettingsSchema.default({ provider: "offline", name: "offline" }),
+  runtime: agentRuntimeSchema.default(defaultAgentRuntime),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -23,6 +58,7 @@ export const agentPatchSchema = z.strictObject({
   description: z.string().max(2000).optional(),
   systemPrompt: z.string().max(32_000).optional(),
   model: modelSettingsSchema.optional(),
+  runtime: agentRuntimeSchema.optional(),
 });
 export type AgentPatch = z.infer<typeof agentPatchSchema>;
 
@@ -35,6 +71,7 @@ export interface AgentProfile {
   description: string;
   systemPrompt: string;
   model: z.infer<typeof modelSettingsSchema>;
+  runtime: AgentRuntime;
   connections: string[];
   /** The compiled script (ActorScript JSON) when one is set. */
   script: JsonValue | null;

@@ -65,7 +65,6 @@ function compileBehavior(c: Compiler, node: List, path: Path): unknown {
   }
   if (!seen.has("goal")) issue(c, node, "behavior", '(goal (input) …)', "no goal", `behavior ${JSON.stringify(out.name ?? "")} has no (goal (input) …)`);
   if (!seen.has("plan")) issue(c, node, "behavior", "(plan (input ctx) …)", "no plan", `behavior ${JSON.stringify(out.name ?? "")} has no (plan (input ctx) …)`);
-  if (out.mode === "passive" && !out.trigger) out.trigger = { kind: "on-idle", idle: c.defaultIdle, ms: parseDuration(c.defaultIdle) };
   return out;
 }
 

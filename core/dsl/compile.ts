@@ -26,7 +26,7 @@ export function compileScript(source: string, options: CompileOptions = {}): Com
     throw new ScriptError([{ line: 0, column: 0, form: "script", expected: "source text", found: typeof source, message: "the script must be a string" }]);
   const defaultIdle = checkedIdle(options.defaultIdle);
   const forms = readForms(source, { ...defaultReadLimits, ...options.limits });
-  const c: Compiler = { issues: [], warnings: [], marks: new Map(), defaultIdle };
+  const c: Compiler = { issues: [], warnings: [], marks: new Map() };
   const actor = forms[0];
   if (!actor || headOf(actor) !== "actor") {
     const at = actor?.pos ?? { line: 1, column: 1 };
@@ -44,7 +44,7 @@ export function compileScript(source: string, options: CompileOptions = {}): Com
     }
     return { line: actor.pos.line, column: actor.pos.column, form: "actor" };
   };
-  return finishScript(raw, locate, options.knownTools);
+  return finishScript(raw, locate, { knownTools: options.knownTools, defaultIdle });
 }
 
 export function checkedIdle(idle: string | undefined): string {

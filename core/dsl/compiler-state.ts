@@ -15,7 +15,6 @@ export interface Compiler {
   issues: ScriptIssue[];
   warnings: ScriptWarning[];
   marks: Map<string, Mark>;
-  defaultIdle: string;
 }
 
 export const pathKey = (path: Path): string => path.join(".");

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { ScriptError, type ScriptIssue, type ScriptWarning } from "./issues";
+import { parseDuration } from "./time";
 import { actorScriptSchema, type Action, type ActorScript } from "./script-schema";
 
 export type Path = (string | number)[];
@@ -12,17 +13,19 @@ export interface CompileResult {
 }
 
 /**
- * Validates a raw script through the schema, then adds the tools plans use to the allowlist and
- * warns about tools no registry provides. Throws ScriptError with every schema issue located.
+ * Validates a raw script through the schema, then adds the tools plans use to the allowlist,
+ * gives passive behaviors without a trigger the default idle trigger, and warns about tools no
+ * registry provides. Throws ScriptError with every schema issue located.
  */
-export function finishScript(raw: unknown, locate: Locate, knownTools: ReadonlySet<string> | undefined): CompileResult {
+export function finishScript(raw: unknown, locate: Locate, options: { knownTools?: ReadonlySet<string>; defaultIdle: string }): CompileResult {
   const parsed = actorScriptSchema.safeParse(raw);
   if (!parsed.success) throw new ScriptError(dedupe(parsed.error.issues.flatMap((i) => toScriptIssues(i, raw, locate, []))));
   const warnings: ScriptWarning[] = [];
-  return { script: addPlanTools(parsed.data, [], locate, knownTools, warnings), warnings };
+  return { script: normalize(parsed.data, [], locate, options, warnings), warnings };
 }
 
-function addPlanTools(script: ActorScript, base: Path, locate: Locate, knownTools: ReadonlySet<string> | undefined, warnings: ScriptWarning[]): ActorScript {
+function normalize(script: ActorScript, base: Path, locate: Locate, options: { knownTools?: ReadonlySet<string>; defaultIdle: string }, warnings: ScriptWarning[]): ActorScript {
+  const { knownTools, defaultIdle } = options;
   const tools: string[] = [];
   const warn = (tool: string, path: Path) => {
     if (!tools.includes(tool)) tools.push(tool);
@@ -37,12 +40,13 @@ function addPlanTools(script: ActorScript, base: Path, locate: Locate, knownTool
     ...talent,
     behaviors: talent.behaviors.map((b, bi) => ({
       ...b,
+      ...(b.mode === "passive" && !b.trigger ? { trigger: { kind: "on-idle" as const, idle: defaultIdle, ms: parseDuration(defaultIdle) ?? 0 } } : {}),
       plan: {
         steps: b.plan.steps.map((step, si): Action => {
           const at: Path = ["talents", ti, "behaviors", bi, "plan", "steps", si];
           if (step.kind === "tool") warn(step.tool, [...at, "tool"]);
           if (step.kind === "spawn" && typeof step.script !== "string")
-            return { ...step, script: addPlanTools(step.script, [...base, ...at, "script"], locate, knownTools, warnings) };
+            return { ...step, script: normalize(step.script, [...base, ...at, "script"], locate, options, warnings) };
           return step;
         }),
       },

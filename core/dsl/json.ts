@@ -10,11 +10,11 @@ import { checkedIdle, type CompileOptions } from "./compile";
  * const { script } = compileScriptJson(JSON.parse(text));
  */
 export function compileScriptJson(value: unknown, options: CompileOptions = {}): CompileResult {
-  checkedIdle(options.defaultIdle);
+  const defaultIdle = checkedIdle(options.defaultIdle);
   const limits = { ...defaultReadLimits, ...options.limits };
   // JSON nests about twice as deep as the DSL for the same script (objects inside arrays).
   const data = plainCopy(value, limits.maxDepth * 2 + 8, { budget: limits.maxLength });
-  return finishScript(data, (path: Path) => ({ line: 0, column: 0, form: path.join(".") || "(root)" }), options.knownTools);
+  return finishScript(data, (path: Path) => ({ line: 0, column: 0, form: path.join(".") || "(root)" }), { knownTools: options.knownTools, defaultIdle });
 }
 
 function tooBig(form: string, expected: string, found: string, message: string): never {

@@ -47,9 +47,8 @@ function printBehavior(b: Behavior, indent: string): string {
   if (b.policy) lines.push(`${pad}(policy :${b.policy})`);
   if (b.retry) lines.push(`${pad}(retry :max ${num(b.retry.max)})`);
   lines.push(`${pad}(goal ${usesCtx(b.goal) ? "(input ctx)" : "(input)"} ${expr(b.goal)})`);
-  const steps = b.plan.steps.map((a) => printAction(a, pad + "  "));
-  const body = steps.length === 1 ? steps[0]!.trimStart() : `(sequence\n${steps.join("\n")})`;
-  lines.push(`${pad}(plan (input ctx) ${body}))`);
+  if (b.plan.steps.length === 1) lines.push(`${pad}(plan (input ctx) ${printAction(b.plan.steps[0]!, pad).trimStart()}))`);
+  else lines.push(`${pad}(plan (input ctx)\n${pad}  (sequence\n${b.plan.steps.map((a) => printAction(a, pad + "    ")).join("\n")})))`);
   return lines.join("\n");
 }
 
@@ -76,7 +75,7 @@ function printAction(a: Action, indent: string): string {
     case "think":
       return `${indent}(think)`;
     case "spawn": {
-      const script = typeof a.script === "string" ? str(a.script) : printActor(a.script, indent).replace(/\n/g, "\n  ");
+      const script = typeof a.script === "string" ? str(a.script) : printActor(a.script, "").replace(/\n/g, `\n${indent}  `);
       return `${indent}(spawn ${script} :goal ${expr(a.goal)})`;
     }
   }

@@ -30,6 +30,7 @@ export const defaultReadLimits: ReadLimits = { maxLength: 256 * 1024, maxDepth: 
 const closerOf = { "(": ")", "[": "]", "{": "}" } as const;
 type Opener = keyof typeof closerOf;
 const delimiters = new Set(["(", ")", "[", "]", "{", "}", '"', ";", ","]);
+const whitespace = /\s/;
 const numberPattern = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 const escapes: Record<string, string> = { '"': '"', "\\": "\\", n: "\n", t: "\t", r: "\r" };
 
@@ -62,7 +63,7 @@ export function readForms(source: string, limits: ReadLimits = defaultReadLimits
       i++;
       line++;
       lineStart = i;
-    } else if (ch === " " || ch === "\t" || ch === "\r" || ch === "," || ch === "\f" || ch === "\v") {
+    } else if (ch === "," || whitespace.test(ch)) {
       i++;
     } else if (ch === ";") {
       while (i < source.length && source[i] !== "\n") i++;
@@ -115,7 +116,8 @@ export function readForms(source: string, limits: ReadLimits = defaultReadLimits
     } else {
       const start = here();
       const from = i;
-      while (i < source.length && !delimiters.has(source[i]!) && !/\s/.test(source[i]!)) i++;
+      // The first character is neither a delimiter nor whitespace (handled above), so the atom is never empty.
+      while (i < source.length && !delimiters.has(source[i]!) && !whitespace.test(source[i]!)) i++;
       emit(atom(source.slice(from, i), start));
     }
   }

@@ -35,7 +35,7 @@ export function isRetryableStatus(status: number): boolean {
  * truncated, e.g. "sk-abc…xyz") from text bound for logs or users.
  */
 export function scrubSecret(text: string, secret: string | undefined): string {
-  return text;
+  if (!secret || secret.length < 4) return text;
   let out = text.split(secret).join("[redacted]");
   if (secret.length >= 12) {
     // Keys echoed partially ("Incorrect API key provided: sk-abc1****wxyz") still leak a prefix.

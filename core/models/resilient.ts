@@ -86,7 +86,8 @@ export function makeResilientLlm(options: ResilientLlmOptions): LlmPort {
         if (first.done) return;
         emitted = true;
         yield first.value;
-        for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+        // yield* forwards a consumer's early return() to the port, which closes the HTTP stream.
+        yield* { [Symbol.asyncIterator]: () => iterator };
         return;
       } catch (error) {
         if (emitted) throw asLlmError(error, port.provider);

@@ -10,14 +10,20 @@ import migrations from "../../migrations/agent/migrations.js";
 import { initialLiveState, sseFrame, type Emit, type LiveState, type RunEvent } from "./live";
 import { makeMessageStore } from "./messages";
 import { llmForProfile } from "./models";
+import { makeRunDriver, type RunContext, type RunOutcome } from "./run-driver";
 import { makeRunStore } from "./runs";
 import * as schema from "./schema";
 import { makeSessionStore } from "./sessions";
-import { runChatTurn, type TurnResult } from "./turn";
+import { buildAgentTools } from "./tools";
+import { makeBucketStore } from "./buckets";
+import type { Message } from "../../core/ports";
+import type { RunLimits, RunState } from "../../core/run";
 
 export interface ChatInput {
   content: string;
   session?: string;
+  /** Per-request limits, clamped to the agent's own. */
+  limits?: Partial<RunLimits>;
 }
 
 /** Runs `fn`, turning a thrown PantheonError into a Failure so it survives RPC; other errors propagate. */
@@ -41,6 +47,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly sessions;
   private readonly messages;
   private readonly runs;
+  private readonly driver;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -49,6 +56,48 @@ export class AgentDO extends Agent<Env, LiveState> {
     this.sessions = makeSessionStore(this.db, this.clock);
     this.messages = makeMessageStore(this.db, this.clock);
     this.runs = makeRunStore(this.db, this.clock);
+    this.driver = makeRunDriver({
+      runs: this.runs,
+      messages: this.messages,
+      clock: this.clock,
+      buckets: makeBucketStore(this.db),
+      broadcast: (event, runId) => this.onRunEvent(event, runId),
+      scheduleDeadline: (runId, at) => void this.armDeadline(runId, at),
+      askAgent: async (request) => {
+        // Delegation over Queues arrives with the messaging feature; until then the model is told plainly.
+        queueMicrotask(() => void this.driver.deliver(request.runId, { type: "agent_response", callId: request.callId, error: `agent '${request.target}' cannot be reached: delegation is not enabled` }));
+      },
+      contextFor: (state) => this.runContext(this.profile(), state.context),
+    });
+  }
+
+  /** Every start of this object (after eviction, a crash or a deploy) resumes runs that were mid-flight. */
+  override async onStart(): Promise<void> {
+    if (this.db.select().from(schema.settings).where(eq(schema.settings.key, "profile")).get()) {
+      await this.driver.resume();
+    }
+  }
+
+  private runContext(profile: AgentProfile, context: Message[]): RunContext {
+    const limits = { ...defaultRunLimits, ...profile.runtime.limits };
+    return {
+      profile,
+      context,
+      llm: llmForProfile(profile, this.env, { timeoutMs: limits.modelTimeoutMs }),
+      tools: buildAgentTools(profile, { clock: this.clock, fetch: (input, init) => fetch(input, init), env: this.env as unknown as Record<string, unknown> }),
+    };
+  }
+
+  /** Alarm callback (agents SDK schedule): a run's wall-time deadline passed. */
+  async onRunDeadline(payload: { runId: string }): Promise<void> {
+    await this.driver.deliver(payload.runId, { type: "timeout" });
+  }
+
+  private async armDeadline(runId: string, at: number): Promise<void> {
+    const existing = this.getSchedules({ type: "scheduled" }).filter((s) => s.callback === "onRunDeadline" && (s.payload as unknown as { runId: string }).runId === runId);
+    if (existing.some((s) => s.type === "scheduled" && s.time * 1000 >= at - 1000 && s.time * 1000 <= at + 1000)) return;
+    for (const s of existing) await this.cancelSchedule(s.id);
+    await this.schedule(new Date(at), "onRunDeadline", { runId });
   }
 
   // ---- profile -------------------------------------------------------------------------------
@@ -77,8 +126,8 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   // ---- chat ----------------------------------------------------------------------------------
 
-  chat(input: ChatInput): Promise<Result<TurnResult>> {
-    return guard(() => this.turn(input, false, () => {}));
+  chat(input: ChatInput): Promise<Result<RunOutcome>> {
+    return guard(() => this.turn(input, () => {}));
   }
 
   /** The same turn, as a stream of server-sent events (`run`, `token`, ..., `done`). */
@@ -89,7 +138,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       const writer = writable.getWriter();
       const encoder = new TextEncoder();
       const write = (event: RunEvent) => void writer.write(encoder.encode(sseFrame(event))).catch(() => {});
-      const done = this.turn({ ...input, session: session.id }, true, write)
+      const done = this.turn({ ...input, session: session.id }, write)
         .catch((error: unknown) => write({ type: "error", code: "internal", message: error instanceof Error ? error.message : String(error) }))
         .finally(() => void writer.close().catch(() => {}));
       this.ctx.waitUntil(done);
@@ -97,21 +146,34 @@ export class AgentDO extends Agent<Env, LiveState> {
     });
   }
 
-  private async turn(input: ChatInput, stream: boolean, sink: Emit): Promise<TurnResult> {
+  private async turn(input: ChatInput, sink: Emit): Promise<RunOutcome> {
     const profile = this.profile();
     const session = this.sessions.resolve(input.session);
-    const emit: Emit = (event) => {
-      sink(event);
-      this.broadcast(JSON.stringify({ type: "run_event", agent: profile.name, event }));
-      if (event.type === "run") this.live({ status: "running", runId: event.runId, typing: true });
-      if (event.type === "done") this.live({ status: "idle", runId: null, typing: false });
-    };
-    const result = await runChatTurn(
-      { llm: llmForProfile(profile, this.env), messages: this.messages, runs: this.runs, clock: this.clock, emit },
-      { profile, sessionId: session.id, content: input.content, stream, maxHistory: defaultRunLimits.maxHistory },
-    );
+    const limits = { ...defaultRunLimits, ...profile.runtime.limits };
+    const history = this.messages.recent(session.id, Math.min(input.limits?.maxHistory ?? limits.maxHistory, limits.maxHistory));
+    const context: Message[] = [
+      { role: "system", content: profile.systemPrompt },
+      ...history.map(({ role, content, name }) => ({ role, content, ...(name ? { name } : {}) })),
+    ];
+    const result = await this.driver.start({
+      ctx: this.runContext(profile, context),
+      sessionId: session.id,
+      content: input.content,
+      trigger: "message",
+      ...(input.limits ? { overrides: input.limits } : {}),
+      sink,
+    });
     this.sessions.touch(session.id);
     return result;
+  }
+
+  /** Every run event goes to live clients, and moves the agent's live status. */
+  private onRunEvent(event: RunEvent, runId: string): void {
+    const profile = this.profile();
+    this.broadcast(JSON.stringify({ type: "run_event", agent: profile.name, runId, event }));
+    if (event.type === "run") this.live({ status: "running", runId, typing: true });
+    if (event.type === "status" && !["completed", "failed", "cancelled"].includes(event.status)) this.live({ status: event.status, runId, typing: event.status === "running" });
+    if (event.type === "done") this.live({ status: "idle", runId: null, typing: false });
   }
 
   private live(patch: Partial<LiveState>): void {

@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { asc, eq } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
-import type { AgentInput, AgentPatch, AgentProfile } from "../../core/agents";
+import { agentRuntimeSchema, type AgentInput, type AgentPatch, type AgentProfile } from "../../core/agents";
 import { newToken, sha256Hex } from "../../core/auth";
 import { PantheonError, type Result } from "../../core/errors";
 import migrations from "../../migrations/registry/migrations.js";
@@ -23,6 +23,7 @@ function toProfile(row: AgentRow): AgentProfile {
     description: row.description,
     systemPrompt: row.systemPrompt,
     model: row.model as AgentProfile["model"],
+    runtime: agentRuntimeSchema.parse(row.runtime ?? {}),
     connections: (row.connections as string[]) ?? [],
     script: (row.script ?? null) as AgentProfile["script"],
     parent: row.parent,
@@ -68,6 +69,7 @@ export class RegistryDO extends DurableObject<Env> {
         description: input.description,
         systemPrompt: input.systemPrompt,
         model: input.model,
+        runtime: input.runtime,
         connections: input.connections ?? [],
         parent: input.parent ?? null,
         createdAt: now,
@@ -83,6 +85,7 @@ export class RegistryDO extends DurableObject<Env> {
     if (patch.description !== undefined) values.description = patch.description;
     if (patch.systemPrompt !== undefined) values.systemPrompt = patch.systemPrompt;
     if (patch.model !== undefined) values.model = patch.model;
+    if (patch.runtime !== undefined) values.runtime = patch.runtime;
     if (patch.connections !== undefined) values.connections = patch.connections;
     if (patch.script !== undefined) values.script = patch.script;
     if (patch.scriptSource !== undefined) values.scriptSource = patch.scriptSource;

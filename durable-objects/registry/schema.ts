@@ -6,6 +6,8 @@ export const agents = sqliteTable("agents", {
   description: text("description").notNull(),
   systemPrompt: text("system_prompt").notNull(),
   model: text("model", { mode: "json" }).notNull(),
+  /** Tools, limits, gates, rate limits and HTTP tools (core/agents AgentRuntime). */
+  runtime: text("runtime", { mode: "json" }).notNull().default("{}"),
   /** The agent's script as JSON (ActorScript) once one is set; null until then. */
   script: text("script", { mode: "json" }),
   scriptSource: text("script_source"),

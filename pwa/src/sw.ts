@@ -29,7 +29,9 @@ self.addEventListener("fetch", (event) => {
   if (/^\/(api|agents|v1|mcp)(\/|$)/.test(url.pathname)) return;
   if (event.request.mode === "navigate") {
     // Network first so a new deploy shows at once; the cached shell when offline.
-    event.respondWith(fetch(event.request).catch(async () => (await caches.match("/index.html", { cacheName: CACHE })) ?? Response.error()));
+    // "/" rather than "/index.html": the assets server redirects the latter, and a cached
+    // redirect cannot answer a navigation.
+    event.respondWith(fetch(event.request).catch(async () => (await caches.match("/", { cacheName: CACHE })) ?? Response.error()));
     return;
   }
   event.respondWith((async () => (await caches.match(event.request, { cacheName: CACHE })) ?? fetch(event.request))());

@@ -6,6 +6,36 @@ import { DESKTOP, PHONE, axe, launch, shoot, signIn, uniqueName } from "./harnes
 let b;
 before(async () => {
   b = await launch({ viewport: PHONE });
+  // The offline model answers in a few milliseconds, so its tokens usually arrive in one network
+  // chunk. Hand them to the page one event per task, as a real model over a real network would.
+  await b.context.addInitScript(() => {
+    const realFetch = window.fetch.bind(window);
+    window.fetch = async (...args) => {
+      const res = await realFetch(...args);
+      if (!(res.headers.get("content-type") ?? "").includes("text/event-stream") || !res.body) return res;
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      const encoder = new TextEncoder();
+      let buffer = "";
+      const body = new ReadableStream({
+        async pull(controller) {
+          const { value, done } = await reader.read();
+          if (done) {
+            if (buffer) controller.enqueue(encoder.encode(buffer));
+            return controller.close();
+          }
+          buffer += decoder.decode(value, { stream: true });
+          const events = buffer.split("\n\n");
+          buffer = events.pop() ?? "";
+          for (const e of events) {
+            controller.enqueue(encoder.encode(`${e}\n\n`));
+            await new Promise((r) => setTimeout(r, 15));
+          }
+        },
+      });
+      return new Response(body, { status: res.status, headers: res.headers });
+    };
+  });
 });
 after(async () => {
   await b?.close();
@@ -28,8 +58,8 @@ const agent = uniqueName("chat");
 
 test("an agent created from the form appears in the list", async () => {
   const page = b.page;
-  await page.getByRole("button", { name: "＋ New agent" }).click();
-  await page.getByLabel("Name").fill(agent);
+  await page.getByRole("button", { name: "+ New agent" }).click();
+  await page.getByLabel("Name", { exact: true }).fill(agent);
   await page.getByLabel("Description").fill("Answers questions from a browser test");
   await page.getByRole("button", { name: "Create agent" }).click();
   await page.getByRole("status").getByRole("link", { name: agent }).waitFor();
@@ -73,7 +103,7 @@ test("a reply streams in token by token and then settles", async () => {
   await shoot(page, "chat");
 });
 
-test("a /tool command shows the tool call inline and it can be opened", async () => {
+test("a /tool command shows the tool call inline and it can be opened", async (t) => {
   const page = b.page;
   await page.getByLabel(`Message ${agent}`).fill("/tool clock.now {}");
   await page.getByRole("button", { name: "Send" }).click();
@@ -82,7 +112,7 @@ test("a /tool command shows the tool call inline and it can be opened", async ()
   const tool = page.locator("pantheon-chat details.tool", { hasText: "clock.now" });
   if ((await tool.count()) === 0) {
     const said = await page.locator("pantheon-chat .msg.assistant").last().textContent();
-    test.skip?.(`the agent has no clock.now tool on this server yet (it said: ${said})`);
+    t.skip(`PENDING: the agent has no clock.now tool on this server yet (it said: ${said})`);
     return;
   }
   await tool.first().locator("summary").click();

@@ -6,7 +6,7 @@ import { axis, contractDimensions, runVectorIndexContract } from "./vector-index
 
 /** A fresh AgentDO per call, so every test starts from an empty SQLite. */
 function freshAgent() {
-  return env.AGENT.get(env.AGENT.idFromName(`vectors-${crypto.randomUUID()}`));
+  return env.AGENT_DO.get(env.AGENT_DO.idFromName(`vectors-${crypto.randomUUID()}`));
 }
 
 /** Runs `body` inside the agent with its real `ctx.storage.sql`. */

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Conversation threads of one agent. Exactly one is the default (`is_default = 1`). */
 export const sessions = sqliteTable("sessions", {
@@ -72,5 +72,12 @@ export const trace = sqliteTable(
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),
   value: text("value", { mode: "json" }).notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** Rate-limit token buckets per tool (core/gates takeToken), persisted so limits hold across restarts. */
+export const rateBuckets = sqliteTable("rate_buckets", {
+  key: text("key").primaryKey(),
+  tokens: real("tokens").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });

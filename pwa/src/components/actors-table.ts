@@ -38,7 +38,7 @@ export class PantheonActorsTable extends LitElement {
       .list { display: none; }
       table { display: table; }
     }
-    form { margin-bottom: 1rem; }
+    form, .alert { margin-bottom: 1rem; }
     .grid2 { display: grid; gap: 0 1rem; }
     @media (min-width: 640px) { .grid2 { grid-template-columns: 1fr 1fr; } }
   `];
@@ -68,7 +68,7 @@ export class PantheonActorsTable extends LitElement {
       <div class="head">
         <h2>Agents</h2><span class="spacer"></span>
         <button class="ghost" @click=${() => emit(this, "reload")} aria-label="Refresh the list">↻ Refresh</button>
-        <button class="primary" @click=${() => (this.showForm = !this.showForm)} aria-expanded=${this.showForm ? "true" : "false"}>${this.showForm ? "Close" : "＋ New agent"}</button>
+        <button class="primary" @click=${() => (this.showForm = !this.showForm)} aria-expanded=${this.showForm ? "true" : "false"}>${this.showForm ? "Close" : "+ New agent"}</button>
       </div>
       ${this.showForm ? this.renderForm() : nothing}
       ${this.create.created && !this.showForm ? html`<div class="alert info" role="status">Created <a href="#/agents/${encodeURIComponent(this.create.created)}/chat">${this.create.created}</a>. Start chatting.</div>` : nothing}

@@ -31,12 +31,13 @@ export class PantheonApp extends LitElement {
     nav a[aria-current="page"] { background: var(--accent-soft); color: var(--text); }
     .count { background: var(--warn); color: #111; border-radius: 999px; font-size: .7rem; padding: .05rem .4rem; margin-left: .3rem; }
     main { flex: 1; width: 100%; max-width: 72rem; margin: 0 auto; padding: 1rem max(1rem, env(safe-area-inset-right)) 1rem max(1rem, env(safe-area-inset-left)); display: flex; flex-direction: column; min-height: 0; }
-    main.chat { height: calc(100dvh - 64px); padding-bottom: 0; }
+    main.chat { height: calc(100dvh - 61px); padding-bottom: 0; overflow: hidden; }
+    main.chat pantheon-chat { flex: 1; min-height: 0; }
     .offline { background: var(--warn-soft); border-bottom: 1px solid var(--warn); text-align: center; padding: .4rem 1rem; font-size: .9rem; }
     .signin { max-width: 26rem; margin: 8vh auto 0; width: 100%; }
     .chat-head { display: flex; align-items: center; gap: .5rem; }
     .chat-head h2 { margin: 0; font-size: 1.15rem; }
-    .icon { min-width: 44px; padding: .4rem; color: var(--header-text); }
+    .icon { min-width: 44px; padding: .4rem; color: var(--header-text); white-space: nowrap; }
     @media (max-width: 520px) { .hide-narrow { display: none; } nav a { padding: .5rem; } }
   `];
 
@@ -59,7 +60,7 @@ export class PantheonApp extends LitElement {
     return html`
       <header>
         <div class="top">
-          <a class="brand" href="#/agents"><span class="logo" aria-hidden="true">P</span><span class="hide-narrow">Pantheon</span></a>
+          <a class="brand" href="#/agents" aria-label="Pantheon: all agents"><span class="logo" aria-hidden="true">P</span><span class="hide-narrow">Pantheon</span></a>
           ${s.signedIn ? html`<nav aria-label="Main">
             <a href="#/agents" aria-current=${view === "agents" ? "page" : "false"}>Agents</a>
             <a href="#/approvals" aria-current=${view === "approvals" ? "page" : "false"}>Approvals${waiting ? html`<span class="count">${waiting}</span>` : nothing}</a>

@@ -33,12 +33,12 @@ export class PantheonChat extends LitElement {
   static override styles = [base, css`
     :host { display: flex; flex-direction: column; height: 100%; min-height: 0; }
     .bar { display: flex; gap: .5rem; align-items: center; padding: .5rem 0 .75rem; flex-wrap: wrap; }
-    .bar select { width: auto; flex: 1; min-width: 8rem; max-width: 22rem; }
+    .bar select { width: auto; flex: 1; min-width: 10rem; max-width: 22rem; }
     .live { display: inline-flex; align-items: center; gap: .35rem; font-size: .8rem; color: var(--muted); }
     .dot { width: .6rem; height: .6rem; border-radius: 50%; background: var(--muted); }
     .dot.open { background: var(--ok); }
     .dot.reconnecting { background: var(--warn); }
-    .log { flex: 1; overflow-y: auto; padding: .25rem 0 1rem; display: flex; flex-direction: column; gap: .6rem; min-height: 12rem; }
+    .log { flex: 1; overflow-y: auto; padding: .25rem 0 1rem; display: flex; flex-direction: column; gap: .6rem; min-height: 0; }
     .msg { max-width: min(44rem, 88%); padding: .65rem .85rem; border-radius: 16px; white-space: pre-wrap; word-break: break-word; line-height: 1.45; }
     .msg.user { align-self: flex-end; background: var(--bubble-user); color: var(--bubble-user-text); border-bottom-right-radius: 4px; }
     .msg.assistant, .msg.system { align-self: flex-start; background: var(--surface); border: 1px solid var(--border); border-bottom-left-radius: 4px; }
@@ -101,7 +101,7 @@ export class PantheonChat extends LitElement {
           ${sessions.length === 0 ? html`<option value="">Main conversation</option>` : nothing}
           ${sessions.map((s) => html`<option value=${s.id} ?selected=${s.id === c.sessionId}>${s.title || "Untitled"}${s.isDefault ? " (main)" : ""}</option>`)}
         </select>
-        <button class="ghost" @click=${() => emit(this, "new-session")} aria-label="Start a new conversation">＋ New</button>
+        <button class="ghost" @click=${() => emit(this, "new-session")} aria-label="Start a new conversation">+ New</button>
         <span class="spacer"></span>
         <span class="live" role="status" aria-live="polite">
           <span class="dot ${c.live}"></span>${liveLabel(c.live)}

@@ -1,0 +1,73 @@
+import type { AgentProfile } from "../../core/agents";
+import type { Clock } from "../../core/ports";
+import {
+  makeAgentToolSpec,
+  makeClockTool,
+  makeHttpFetchTool,
+  makeHttpTool,
+  makeToolRegistry,
+  type FetchLike,
+  type ToolImplementation,
+  type ToolRegistry,
+  type ToolSpec,
+} from "../../core/tools";
+
+/** Extra tools a feature contributes (MCP servers, memory, ...): declarations and code together. */
+export interface ToolSource {
+  specs: ToolSpec[];
+  implementations: Record<string, ToolImplementation>;
+}
+
+export interface AgentTools {
+  /** Every tool the agent declares: what the allowlist gate lets through and what the model is shown. */
+  specs: ToolSpec[];
+  registry: ToolRegistry;
+  /** Secret values by name, for tools' headers and for redacting traces. */
+  secrets: Record<string, string>;
+}
+
+/**
+ * Builds an agent's tools from its profile: the built-ins it declares, its operator HTTP tools,
+ * one `ask_<agent>` tool per connection, plus what other features contribute.
+ */
+export function buildAgentTools(profile: AgentProfile, deps: { clock: Clock; fetch: FetchLike; env: Record<string, unknown>; extra?: ToolSource[] }): AgentTools {
+  const runtime = profile.runtime;
+  const specs: ToolSpec[] = [];
+  const implementations: Record<string, ToolImplementation> = {};
+  const needsApproval = new Set(runtime.approvalRequired);
+  const add = (spec: ToolSpec, implementation?: ToolImplementation) => {
+    if (specs.some((s) => s.name === spec.name)) return;
+    specs.push(needsApproval.has(spec.name) ? { ...spec, requiresApproval: true } : spec);
+    if (implementation) implementations[spec.name] = implementation;
+  };
+
+  const builtins = [makeClockTool(deps.clock), makeHttpFetchTool({ fetch: deps.fetch, allowHosts: runtime.allowHosts })];
+  for (const tool of builtins) if (runtime.tools.includes(tool.spec.name)) add(tool.spec, tool.implementation);
+
+  const secretNames = new Set<string>();
+  for (const tool of runtime.httpTools) {
+    for (const value of Object.values(tool.headers)) if (typeof value !== "string") secretNames.add(value.secret);
+    add(
+      {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        runtime: "http",
+        ...(tool.requiresApproval ? { requiresApproval: true } : {}),
+        ...(tool.timeoutMs ? { timeoutMs: tool.timeoutMs } : {}),
+      },
+      makeHttpTool({ endpoint: tool.endpoint, headers: tool.headers, fetch: deps.fetch }),
+    );
+  }
+  for (const connection of profile.connections) add(makeAgentToolSpec(connection));
+  for (const source of deps.extra ?? []) {
+    for (const spec of source.specs) add(spec, source.implementations[spec.name]);
+  }
+
+  const secrets: Record<string, string> = {};
+  for (const name of secretNames) {
+    const value = deps.env[name];
+    if (typeof value === "string" && value) secrets[name] = value;
+  }
+  return { specs, registry: makeToolRegistry(specs, implementations), secrets };
+}

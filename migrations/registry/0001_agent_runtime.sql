@@ -1,0 +1,1 @@
+ALTER TABLE `agents` ADD `runtime` text DEFAULT '{}' NOT NULL;
