@@ -1,13 +1,16 @@
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { startMcpTestServer } from "./test/doubles/mcp-server";
 import { startScriptedModelServer } from "./test/doubles/scripted-model-server";
 
 // Every unit and integration test runs inside workerd, against the same wrangler.toml the
 // product deploys with (local bindings: real Durable Objects, SQLite, Queues). A scripted
 // OpenAI-compatible model double listens on loopback so agents with provider "openai" reach it
-// through the real `openai` SDK.
+// through the real `openai` SDK; a real MCP server (the official SDK) listens next to it for the
+// agents' MCP client (MCP_TEST_URL).
 export default defineConfig(async () => {
   const model = await startScriptedModelServer();
+  const mcp = await startMcpTestServer();
   return {
     plugins: [
       cloudflareTest({
@@ -18,6 +21,7 @@ export default defineConfig(async () => {
             OPENAI_API_KEY: "sk-test-double-key",
             OPENAI_BASE_URL: `${model.url}/v1`,
             MODEL_DOUBLE_URL: model.url,
+            MCP_TEST_URL: mcp.url,
             AIRTABLE_KEY: "secret-airtable-value-123",
           },
         },

@@ -4,8 +4,11 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { agentRoutes } from "./api/agents";
+import { healthRoutes } from "./api/health";
 import { messageRoutes } from "./api/messages";
-import { runRoutes } from "./api/runs";
+import { mcpRoutes } from "./api/mcp";
+import { approvalRoutes, runRoutes } from "./api/runs";
+import { toolRoutes } from "./api/tools";
 import { sessionRoutes } from "./api/sessions";
 import { tokenRoutes } from "./api/tokens";
 import { apiAuth, projectMiddleware, socketAuth } from "./auth";
@@ -33,10 +36,14 @@ export function makeApp() {
   app.get("/api/health", (c) => c.json({ ok: true, version }));
 
   app.use("/api/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth);
+  app.route("/api/health", healthRoutes);
   app.route("/api/agents", agentRoutes);
   app.route("/api/agents", messageRoutes);
   app.route("/api/agents", sessionRoutes);
   app.route("/api/agents", runRoutes);
+  app.route("/api/agents", mcpRoutes);
+  app.route("/api/agents", toolRoutes);
+  app.route("/api/approvals", approvalRoutes);
   app.route("/api/tokens", tokenRoutes);
 
   app.all("/api/*", notFound);

@@ -27,9 +27,9 @@ async function verify(token: string, c: AppContext): Promise<boolean> {
     return true;
   }
   if (!token.startsWith("pt_")) return false;
-  const ok = await registryStub(c.env, c.get("project")).verifyTokenHash(await sha256Hex(token));
-  if (ok) c.set("principal", "token");
-  return ok;
+  const found = await registryStub(c.env, c.get("project")).verifyTokenHash(await sha256Hex(token));
+  if (found) c.set("principal", `token:${found.name}`);
+  return found !== null;
 }
 
 const bearer: MiddlewareHandler<AppEnv> = bearerAuth({ verifyToken: verify });

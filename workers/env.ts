@@ -5,7 +5,7 @@ import type { RequestIdVariables } from "hono/request-id";
 export interface AuthVariables {
   /** The project this request acts on (`X-Pantheon-Project` header or `?project=`, default `default`). */
   project: string;
-  /** Who the token belongs to: `admin` or `token:<id-less name>`. Never the token itself. */
+  /** Who the token belongs to: `admin` or `token:<token name>`. Never the token itself. */
   principal: string;
 }
 

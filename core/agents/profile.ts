@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { customGateSpecSchema } from "../gates/gate-spec";
-import { modelSettingsSchema, runLimitsSchema } from "../run/limits";
+import { modelSettingsSchema, runLimitOverridesSchema } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
 
 /** Agent names are lower-case slugs: they appear in URLs, Durable Object names and tool names. */
@@ -35,7 +35,7 @@ export const agentRuntimeSchema = z.strictObject({
   approvalRequired: z.array(toolName).max(100).default([]),
   /** Hosts `http.fetch` may reach (exact or `*.example.com`). */
   allowHosts: z.array(z.string().min(1).max(253)).max(100).default([]),
-  limits: runLimitsSchema.partial().default({}),
+  limits: runLimitOverridesSchema.default({}),
   gates: z.array(customGateSpecSchema).max(50).default([]),
   /** Token buckets by tool name (`*` for every tool). */
   rateLimits: z.record(z.string(), z.strictObject({ capacity: z.number().int().min(1).max(10_000), refillPerSec: z.number().min(0).max(1000) })).default({}),

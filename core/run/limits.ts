@@ -54,3 +54,14 @@ export function effectiveLimits(agentLimits: RunLimits, requestOverrides: Partia
   }
   return limits;
 }
+
+/**
+ * Some of the limits, with no defaults filled in: what an agent's settings or one request set.
+ * (zod's `.partial()` would keep the defaults and so override everything.)
+ */
+export const runLimitOverridesSchema = z.strictObject(
+  Object.fromEntries(
+    Object.entries(runLimitsSchema.shape).map(([key, schema]) => [key, (schema as z.ZodDefault<z.ZodNumber>).unwrap().optional()]),
+  ) as { [K in keyof RunLimits]: z.ZodOptional<z.ZodNumber> },
+);
+export type RunLimitOverrides = z.infer<typeof runLimitOverridesSchema>;

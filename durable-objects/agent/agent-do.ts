@@ -15,6 +15,7 @@ import { makeRunStore } from "./runs";
 import * as schema from "./schema";
 import { makeSessionStore } from "./sessions";
 import { buildAgentTools } from "./tools";
+import { makeMcpServers, mcpClientOf } from "./mcp";
 import { makeBucketStore } from "./buckets";
 import type { Message } from "../../core/ports";
 import type { RunLimits, RunState } from "../../core/run";
@@ -48,6 +49,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly messages;
   private readonly runs;
   private readonly driver;
+  private readonly mcpServers = makeMcpServers(mcpClientOf(this));
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -74,7 +76,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   /** Every start of this object (after eviction, a crash or a deploy) resumes runs that were mid-flight. */
   override async onStart(): Promise<void> {
     if (this.db.select().from(schema.settings).where(eq(schema.settings.key, "profile")).get()) {
-      await this.driver.resume();
+      this.driver.resume();
     }
   }
 
@@ -84,7 +86,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       profile,
       context,
       llm: llmForProfile(profile, this.env, { timeoutMs: limits.modelTimeoutMs }),
-      tools: buildAgentTools(profile, { clock: this.clock, fetch: (input, init) => fetch(input, init), env: this.env as unknown as Record<string, unknown> }),
+      tools: buildAgentTools(profile, { clock: this.clock, fetch: (input, init) => fetch(input, init), env: this.env as unknown as Record<string, unknown>, extra: [this.mcpServers.toolSource()] }),
     };
   }
 
@@ -116,6 +118,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   forget(): void {
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings]) this.db.delete(table).run();
     this.setState(initialLiveState);
+    this.ctx.waitUntil(this.mcpServers.removeAll());
   }
 
   private profile(): AgentProfile {
@@ -155,6 +158,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       { role: "system", content: profile.systemPrompt },
       ...history.map(({ role, content, name }) => ({ role, content, ...(name ? { name } : {}) })),
     ];
+    await this.mcpServers.ready();
     const result = await this.driver.start({
       ctx: this.runContext(profile, context),
       sessionId: session.id,
@@ -225,9 +229,59 @@ export class AgentDO extends Agent<Env, LiveState> {
     return this.known(() => {
       const run = this.runs.get(id);
       if (!run) throw new PantheonError("not_found", `run '${id}' does not exist`, { details: { run: id } });
-      const { state: _state, ...summary } = run;
-      return { run: summary, trace: this.runs.trace(id) };
+      const { state, ...summary } = run;
+      const pending = (state as RunState).calls
+        .filter((c) => c.status === "proposed" && summary.status === "waiting_approval")
+        .map((c) => ({ callId: c.call.id, tool: c.call.name, arguments: c.call.arguments }));
+      return { run: { ...summary, pending }, trace: this.runs.trace(id) };
     });
+  }
+
+  /** A person approves or rejects a pending tool call (`by` comes from the authenticated request). */
+  decide(runId: string, decision: { approved: boolean; by: string; callId?: string; reason?: string }) {
+    return this.known(async () => this.summaryOf((await this.driver.decide(runId, decision)).id));
+  }
+
+  cancelRun(runId: string, by: string) {
+    return this.known(async () => this.summaryOf((await this.driver.cancel(runId, by)).id));
+  }
+
+  pendingApprovals() {
+    return this.known(() => this.driver.pendingApprovals());
+  }
+
+  private summaryOf(runId: string) {
+    const { state: _state, ...summary } = this.runs.get(runId)!;
+    return summary;
+  }
+
+  /** The agent's tools as the model sees them (built-ins it declares, HTTP tools, connections). */
+  listTools() {
+    return this.known(() => this.runContext(this.profile(), []).tools.specs);
+  }
+
+  /** A person calls a tool by hand: arguments are validated against its schema; no model involved. */
+  invokeTool(name: string, args: Record<string, unknown>) {
+    return this.known(async () => {
+      const { tools } = this.runContext(this.profile(), []);
+      if (!tools.specs.some((s) => s.name === name)) throw new PantheonError("not_found", `tool '${name}' is not declared for this agent`, { details: { tool: name } });
+      const started = this.clock.now();
+      const outcome = await tools.registry.invoke(name, args, { secrets: tools.secrets });
+      const ms = this.clock.now() - started;
+      return outcome.ok ? { ok: true as const, output: outcome.output, truncated: outcome.truncated, ms } : { ok: false as const, error: outcome.error, ms };
+    });
+  }
+
+  // ---- MCP servers (mcp.ts) ------------------------------------------------------------------
+
+  connectMcpServer(name: string, url: string) {
+    return this.known(() => this.mcpServers.connect(name, url));
+  }
+  listMcpServers() {
+    return this.known(() => this.mcpServers.list());
+  }
+  disconnectMcpServer(id: string) {
+    return this.known(() => this.mcpServers.remove(id));
   }
 
   /** Live status for listings (the registry does not know it). */

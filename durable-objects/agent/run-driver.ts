@@ -16,6 +16,7 @@ import {
   type RunState,
   type TraceKind,
 } from "../../core/run";
+import { PantheonError } from "../../core/errors";
 import { redactDeep } from "../../core/tools";
 import type { Emit, RunEvent } from "./live";
 import type { MessageStore, StoredMessage } from "./messages";
@@ -287,8 +288,11 @@ export function makeRunDriver(deps: DriverDeps) {
       }
     },
 
-    /** After a restart: redoes the unfinished work of every run that was mid-flight. */
-    async resume(): Promise<number> {
+    /**
+     * After a restart: redoes the unfinished work of every run that was mid-flight. Returns at once;
+     * the runs go on in the background so the object's start is not held up by model or tool calls.
+     */
+    resume(): number {
       let resumed = 0;
       for (const row of runs.active()) {
         if (live.has(row.id)) continue;
@@ -296,13 +300,56 @@ export function makeRunDriver(deps: DriverDeps) {
         const ctx = contextOf(state);
         live.set(state.id, state);
         runs.appendTrace({ runId: state.id, kind: "state", name: "resumed", data: { status: state.status, step: state.step }, startedAt: clock.now(), durationMs: 0 });
-        for (const effect of resumeEffects(state, ctx.tools.specs)) {
-          if (effect.type === "call_model") void drive(state.id, await callModel(state, ctx, effect));
-          if (effect.type === "call_tool") void drive(state.id, await callTool(state, ctx, effect));
-        }
+        const redo = resumeEffects(state, ctx.tools.specs);
+        void (async () => {
+          for (const effect of redo) {
+            if (effect.type === "call_model") await drive(state.id, await callModel(state, ctx, effect));
+            if (effect.type === "call_tool") await drive(state.id, await callTool(state, ctx, effect));
+          }
+        })();
         resumed += 1;
       }
       return resumed;
+    },
+
+    /**
+     * A person's decision on a pending tool call. `by` is the authenticated principal: the only
+     * source of an approval (nothing the model writes reaches this path).
+     */
+    async decide(runId: string, decision: { approved: boolean; by: string; callId?: string; reason?: string }): Promise<RunState> {
+      const state = latest(runId);
+      if (!state) throw new PantheonError("not_found", `run '${runId}' does not exist`, { details: { run: runId } });
+      if (state.status !== "waiting_approval") {
+        throw new PantheonError("conflict", `run '${runId}' is not waiting for approval (it is ${state.status})`, { details: { run: runId, status: state.status } });
+      }
+      const pending = state.calls.filter((c) => c.status === "proposed").map((c) => c.call.id);
+      const callId = decision.callId ?? (pending.length === 1 ? pending[0] : undefined);
+      if (!callId || !pending.includes(callId)) {
+        throw new PantheonError("validation_failed", decision.callId ? `call '${decision.callId}' is not pending in this run` : "several calls are pending: name one with callId", {
+          details: { issues: [{ path: ["callId"], message: `one of: ${pending.join(", ")}` }] },
+        });
+      }
+      const event: CoreEvent = { type: "approval", callId, approved: decision.approved, by: decision.by, ...(decision.reason ? { reason: decision.reason } : {}) };
+      return (await drive(runId, event)) ?? state;
+    },
+
+    /** Cancels a run that has not finished; in-flight model and tool calls are aborted. */
+    async cancel(runId: string, by: string): Promise<RunState> {
+      const state = latest(runId);
+      if (!state) throw new PantheonError("not_found", `run '${runId}' does not exist`, { details: { run: runId } });
+      if (isTerminal(state)) throw new PantheonError("conflict", `run '${runId}' already ${state.status}`, { details: { run: runId, status: state.status } });
+      aborts.get(runId)?.abort(new Error("cancelled"));
+      return (await drive(runId, { type: "cancel", reason: `cancelled by ${by}` })) ?? state;
+    },
+
+    /** Tool calls of runs waiting for a person. */
+    pendingApprovals(): { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; requestedAt: number }[] {
+      return runs.byStatus("waiting_approval").flatMap((row) => {
+        const state = (live.get(row.id) ?? row.state) as RunState;
+        return state.calls
+          .filter((c) => c.status === "proposed")
+          .map((c) => ({ runId: row.id, callId: c.call.id, tool: c.call.name, arguments: c.call.arguments, requestedAt: state.waitingSince ?? row.startedAt }));
+      });
     },
 
     latest,

@@ -48,6 +48,11 @@ export class RegistryDO extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
   }
 
+  /** A bare round trip for the benchmarks (`GET /api/health/echo`): no storage, no work. */
+  echo(x: string): string {
+    return x;
+  }
+
   listAgents(): AgentProfile[] {
     return this.db.select().from(schema.agents).orderBy(asc(schema.agents.name)).all().map(toProfile);
   }
@@ -133,11 +138,11 @@ export class RegistryDO extends DurableObject<Env> {
     return row ? { ok: true, value: true } : fail(new PantheonError("not_found", `token '${id}' does not exist`, { details: { token: id } }));
   }
 
-  /** True when a token with this SHA-256 hash exists; records when it was last used. */
-  verifyTokenHash(hash: string): boolean {
-    const row = this.db.select({ id: schema.tokens.id }).from(schema.tokens).where(eq(schema.tokens.hash, hash)).get();
-    if (!row) return false;
+  /** The token with this SHA-256 hash (its name, never the token), or null; records when it was last used. */
+  verifyTokenHash(hash: string): { id: string; name: string } | null {
+    const row = this.db.select({ id: schema.tokens.id, name: schema.tokens.name }).from(schema.tokens).where(eq(schema.tokens.hash, hash)).get();
+    if (!row) return null;
     this.db.update(schema.tokens).set({ lastUsedAt: Date.now() }).where(eq(schema.tokens.id, row.id)).run();
-    return true;
+    return row;
   }
 }

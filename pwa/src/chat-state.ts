@@ -96,7 +96,7 @@ export function mergeHistory(items: ChatItem[], stored: StoredMessage[]): ChatIt
       const key = `t:${c.callId}`;
       const existing = out.find((i): i is ChatToolItem => i.key === key && i.kind === "tool");
       out = upsert(out, existing
-        ? { ...existing, name: c.name, arguments: existing.arguments ?? c.arguments }
+        ? { ...existing, name: c.name, arguments: existing.arguments ?? c.arguments, createdAt: createdAt + 1 }
         : { kind: "tool", key, callId: c.callId, runId: m.runId, name: c.name, arguments: c.arguments, gates: [], createdAt: createdAt + 1 });
     }
     // A final stored reply (no further tool calls) replaces every live draft of its run.
@@ -120,7 +120,7 @@ export function removeLocal(items: ChatItem[], localId: string): ChatItem[] {
  * Applies one streamed event to the transcript. `localId` ties the `run` event back to the
  * optimistic message so it is replaced by the stored one rather than shown twice.
  */
-export function applyRunEvent(items: ChatItem[], event: RunEvent, ctx: { runId: string | null; localId?: string; now: number }): ChatItem[] {
+export function applyRunEvent(items: ChatItem[], event: RunEvent, ctx: { runId: string | null; localId?: string }): ChatItem[] {
   const runId = ctx.runId ?? undefined;
   switch (event.type) {
     case "run": {
@@ -132,12 +132,12 @@ export function applyRunEvent(items: ChatItem[], event: RunEvent, ctx: { runId: 
       if (last?.kind === "message" && last.streaming && last.runId === runId) {
         return [...items.slice(0, -1), { ...last, content: last.content + event.text }];
       }
-      return [...items, { kind: "message", key: `draft:${runId}:${items.length}`, role: "assistant", content: event.text, createdAt: ctx.now, runId, streaming: true }];
+      return [...items, { kind: "message", key: `draft:${runId}:${items.length}`, role: "assistant", content: event.text, createdAt: after(items), runId, streaming: true }];
     }
     case "tool_call": {
       const key = `t:${event.callId}`;
       if (items.some((i) => i.key === key)) return items;
-      return [...items, { kind: "tool", key, callId: event.callId, runId, name: event.name, arguments: event.arguments, gates: [], createdAt: ctx.now }];
+      return [...items, { kind: "tool", key, callId: event.callId, runId, name: event.name, arguments: event.arguments, gates: [], createdAt: after(items) }];
     }
     case "gate":
       return mapTool(items, event.callId, (t) =>
@@ -151,11 +151,19 @@ export function applyRunEvent(items: ChatItem[], event: RunEvent, ctx: { runId: 
       if (!event.reply) return settled;
       // The controller fetches history after `done`, which brings back any text said between tool calls.
       const withoutDrafts = settled.filter((i) => !(i.kind === "message" && i.key.startsWith(`draft:${event.runId}:`)));
-      return mergeHistory(withoutDrafts, [event.reply]);
+      // Streamed items are timed by arrival; keep the reply after them until history brings server times.
+      return mergeHistory(withoutDrafts, [{ ...event.reply, createdAt: Math.max(toTime(event.reply.createdAt), after(withoutDrafts)) }]);
     }
     default:
       return items;
   }
+}
+
+/** A time just after everything on screen: streamed items are ordered by arrival. */
+function after(items: ChatItem[]): number {
+  let last = 0;
+  for (const i of items) if (!(i.kind === "message" && i.queued)) last = Math.max(last, i.createdAt);
+  return last + 1;
 }
 
 function mapTool(items: ChatItem[], callId: string, fn: (t: ChatToolItem) => ChatToolItem): ChatItem[] {

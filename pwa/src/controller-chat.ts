@@ -73,7 +73,7 @@ export function makeChatFeature(deps: ChatDeps) {
     if (event.type === "run") runSessions.set(runId, event.sessionId);
     const session = runSessions.get(runId);
     if (session && c.sessionId && session !== c.sessionId) return;
-    store.setChat((s) => ({ ...s, items: applyRunEvent(s.items, event, { runId, now: deps.now() }) }));
+    store.setChat((s) => ({ ...s, items: applyRunEvent(s.items, event, { runId }) }));
     if (event.type === "done") void catchUp();
     if (event.type === "status" && event.status === "waiting_approval") void loadApprovals();
   }
@@ -150,7 +150,7 @@ export function makeChatFeature(deps: ChatDeps) {
         }
         store.setChat((s) => {
           if (s.agent !== agent) return s;
-          const next = { ...s, items: applyRunEvent(s.items, event, { runId, localId, now: deps.now() }) };
+          const next = { ...s, items: applyRunEvent(s.items, event, { runId, localId }) };
           if (event.type === "run") next.sessionId = event.sessionId;
           if (event.type === "status" || event.type === "done") next.runStatus = event.status;
           if (event.type === "error") next.error = { text: friendlyRunError(event.message), retryContent: content };

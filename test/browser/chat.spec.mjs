@@ -101,6 +101,21 @@ test("a reply streams in token by token and then settles", async () => {
   assert.equal(await page.locator("pantheon-chat .msg.user", { hasText: "hello there" }).count(), 1, "the message appears once");
   assert.deepEqual(await axe(page), []);
   await shoot(page, "chat");
+  await page.setViewportSize(DESKTOP);
+  await shoot(page, "chat");
+  await page.setViewportSize(PHONE);
+});
+
+test("the dark theme can be chosen by hand and keeps good contrast", async () => {
+  const page = b.page;
+  await page.getByRole("button", { name: /^Theme: system/ }).click();
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), "dark");
+  assert.equal(await page.evaluate(() => localStorage.getItem("pantheon.theme")), "dark");
+  assert.deepEqual(await axe(page), []);
+  await shoot(page, "chat-dark");
+  await page.getByRole("button", { name: /^Theme: dark/ }).click();
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), "light");
+  await page.getByRole("button", { name: /^Theme: light/ }).click();
 });
 
 test("a /tool command shows the tool call inline and it can be opened", async (t) => {

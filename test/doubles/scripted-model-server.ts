@@ -3,6 +3,9 @@
 // its own model name and never sees another test's replies:
 //   POST /__script/<model>   [{ content?, toolCalls?: [{ name, arguments }], status?, error?, delayMs? }, ...]
 //   GET  /__calls/<model>    the request bodies the double received for that model
+//   POST /__tool/<key>[?ms=N&status=N&echoHeaders]   an operator HTTP tool endpoint: records the call (body and
+//                            headers) under <key>, waits N ms, answers { echo: body } or status N
+//   GET  /__tool-calls/<key> what that endpoint received
 // The agent under test talks to it with the real `openai` SDK (provider "openai").
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 
@@ -45,6 +48,21 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
     }
     if (req.method === "GET" && url.pathname.startsWith("/__calls/")) {
       return send(200, calls.get(decodeURIComponent(url.pathname.slice("/__calls/".length))) ?? []);
+    }
+    if (req.method === "POST" && url.pathname.startsWith("/__tool/")) {
+      const key = decodeURIComponent(url.pathname.slice("/__tool/".length));
+      const body = await readBody(req);
+      const toolCalls = calls.get(`tool:${key}`) ?? [];
+      toolCalls.push({ body: body ? JSON.parse(body) : null, headers: req.headers });
+      calls.set(`tool:${key}`, toolCalls);
+      const ms = Number(url.searchParams.get("ms") ?? 0);
+      if (ms) await new Promise((r) => setTimeout(r, ms));
+      const status = Number(url.searchParams.get("status") ?? 200);
+      const echo = { echo: body ? JSON.parse(body) : null, call: toolCalls.length, ...(url.searchParams.has("echoHeaders") ? { headers: req.headers } : {}) };
+      return send(status, status >= 400 ? { error: "scripted tool failure" } : echo);
+    }
+    if (req.method === "GET" && url.pathname.startsWith("/__tool-calls/")) {
+      return send(200, calls.get(`tool:${decodeURIComponent(url.pathname.slice("/__tool-calls/".length))}`) ?? []);
     }
     if (req.method === "POST" && url.pathname.endsWith("/chat/completions")) {
       const body = JSON.parse(await readBody(req)) as { model: string; stream?: boolean };

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { runLimitOverridesSchema } from "../../core/run/limits";
 import type { AppEnv } from "../env";
 import { agentStub, call } from "../stubs";
 import { valid } from "../validation";
@@ -10,6 +11,8 @@ export const sessionIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9-]+$/
 const messageBody = z.strictObject({
   content: z.string().trim().min(1, "write something: content cannot be empty").max(32_000, "at most 32,000 characters"),
   session: sessionIdSchema.optional(),
+  /** Lower this run's limits (clamped to the agent's own; never raised). */
+  limits: runLimitOverridesSchema.optional(),
 });
 
 const historyQuery = z.object({

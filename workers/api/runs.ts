@@ -2,11 +2,17 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { agentNameSchema } from "../../core/agents";
 import type { AppEnv } from "../env";
-import { agentStub, call } from "../stubs";
+import { agentStub, call, registryStub } from "../stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 
 export const runParam = z.object({ name: agentNameSchema, id: z.string().min(1).max(64) });
+
+const approvalBody = z.strictObject({
+  decision: z.enum(["approve", "reject"], { error: "either 'approve' or 'reject'" }),
+  callId: z.string().min(1).max(128).optional(),
+  reason: z.string().max(2000).optional(),
+});
 
 export const runRoutes = new Hono<AppEnv>()
   .get("/:name/runs", valid("param", nameParam), valid("query", z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) })), async (c) => {
@@ -17,4 +23,27 @@ export const runRoutes = new Hono<AppEnv>()
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     return c.json(await call(agent.getRun(id)));
+  })
+  .post("/:name/runs/:id/cancel", valid("param", runParam), async (c) => {
+    const { name, id } = c.req.valid("param");
+    const agent = await agentStub(c.env, c.get("project"), name);
+    return c.json(await call(agent.cancelRun(id, c.get("principal"))));
+  })
+  /** Only an authenticated person reaches this route; the principal is recorded as the approver. */
+  .post("/:name/runs/:id/approval", valid("param", runParam), valid("json", approvalBody), async (c) => {
+    const { name, id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const agent = await agentStub(c.env, c.get("project"), name);
+    const decision = { approved: body.decision === "approve", by: c.get("principal"), ...(body.callId ? { callId: body.callId } : {}), ...(body.reason ? { reason: body.reason } : {}) };
+    return c.json(await call(agent.decide(id, decision)));
   });
+
+/** Every run of the project waiting for a person: the PWA's approvals inbox. */
+export const approvalRoutes = new Hono<AppEnv>().get("/", async (c) => {
+  const project = c.get("project");
+  const agents = await registryStub(c.env, project).listAgents();
+  const lists = await Promise.all(
+    agents.map(async (a) => (await call((await agentStub(c.env, project, a.name)).pendingApprovals())).map((p) => ({ agent: a.name, ...p }))),
+  );
+  return c.json({ approvals: lists.flat().sort((x, y) => x.requestedAt - y.requestedAt) });
+});

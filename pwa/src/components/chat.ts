@@ -104,9 +104,9 @@ export class PantheonChat extends LitElement {
         <button class="ghost" @click=${() => emit(this, "new-session")} aria-label="Start a new conversation">+ New</button>
         <span class="spacer"></span>
         <span class="live" role="status" aria-live="polite">
-          <span class="dot ${c.live}"></span>${liveLabel(c.live)}
+          <span class="dot ${this.online ? c.live : "reconnecting"}"></span>${this.online ? liveLabel(c.live) : "Offline"}
         </span>
-        ${c.agentState?.status ? html`<span class=${statusBadge(c.agentState.status)}>${statusLabel(c.agentState.status)}</span>` : nothing}
+        ${c.agentState?.status && c.agentState.status !== "idle" ? html`<span class=${statusBadge(c.agentState.status)}>${statusLabel(c.agentState.status)}</span>` : nothing}
       </div>
       ${c.notice ? html`<div class="alert info" role="status">${c.notice}</div>` : nothing}
       <div class="log" role="log" aria-label="Messages" aria-live="polite">
@@ -134,7 +134,7 @@ export class PantheonChat extends LitElement {
       <form class="composer" @submit=${this.submit}>
         <label class="sr-only" for="composer">Message ${c.agent}</label>
         <textarea id="composer" rows="1" .value=${this.draft} @input=${this.onInput} @keydown=${this.onKey}
-          placeholder=${this.online ? `Message ${c.agent}` : "Offline — messages will be queued"} enterkeyhint="send"></textarea>
+          placeholder=${this.online ? `Message ${c.agent}` : "Offline: sends when back"} enterkeyhint="send"></textarea>
         <button class="primary" type="submit" ?disabled=${!this.draft.trim()}>Send</button>
       </form>
     `;
@@ -151,7 +151,7 @@ export class PantheonChat extends LitElement {
     const cls = denied || t.result?.ok === false ? "badge bad" : t.result ? "badge ok" : "badge run";
     return html`
       <details class="tool" data-key=${t.key}>
-        <summary><span aria-hidden="true">🔧</span><strong>${t.name}</strong><span class=${cls}>${state}</span>
+        <summary><svg class="wrench" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path fill="currentColor" d="M22.7 19 13.6 9.9c.9-2.3.4-5-1.5-6.9-2-2-5-2.4-7.4-1.3L9 6 6 9 1.6 4.7C.4 7.1.9 10.1 2.9 12.1c1.9 1.9 4.6 2.4 6.9 1.5l9.1 9.1c.4.4 1 .4 1.4 0l2.3-2.3c.5-.4.5-1.1.1-1.4z"/></svg><strong>${t.name}</strong><span class=${cls}>${state}</span>
           ${t.result?.ms !== undefined ? html`<span class="muted small">${t.result.ms} ms</span>` : nothing}</summary>
         ${t.arguments !== undefined ? html`<div class="small muted">Arguments</div><pre>${pretty(t.arguments)}</pre>` : nothing}
         ${t.gates.map((g) => html`<div class="gate">${g.allow ? "✅" : "⛔"} Gate <strong>${g.gate}</strong> ${g.allow ? "allowed" : "blocked"} it${g.reason ? `: ${g.reason}` : ""}</div>`)}

@@ -1,0 +1,2 @@
+export { parseCron, cronMatches, nextCronAt, type CronSpec } from "./cron";
+export { retryDelayMs, retryBaseMs, retryCapMs, defaultRetryMax } from "./backoff";

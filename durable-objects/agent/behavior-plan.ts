@@ -1,0 +1,149 @@
+import { evaluateExpr, resolveArgs, type Action, type Behavior, type ExprScope, type Value } from "../../core/dsl";
+import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, Message, ToolCall } from "../../core/ports";
+import { makeAgentToolSpec } from "../../core/tools";
+import type { RunEvent } from "./live";
+
+/** Tool call ids of planned steps: `plan-<step>-<n>`, so the plan finds its place again from the run's messages. */
+const planId = /^plan-(\d+)-(\d+)$/;
+
+export interface PlanDeps {
+  behavior: Behavior;
+  scope: ExprScope;
+  /** The agent's own model: `(think)` hands the run to it. */
+  model: LlmPort;
+  /** Writes a `(message …)` or `(remember …)` step that is not the plan's last word. */
+  append(message: { role: "assistant" | "system" | "user"; content: string }): void;
+  remember(content: string): void;
+}
+
+/**
+ * A deterministic plan seen by the run loop as a model: each call answers with the next planned
+ * step (tool calls, or the final message), so planned tool calls pass the same gates, tool
+ * registry, trace and limits as a model's. `(think)` hands the rest of the run to the real model.
+ * Where the plan is comes from the run's own messages, so the same plan object serves every turn.
+ * @example
+ * const llm = makePlanLlm({ behavior, scope: { input }, model, append, remember });
+ * await driver.start({ ctx: { ...ctx, llm }, ... }); // tool steps appear in the trace as tool_call
+ */
+export function makePlanLlm(deps: PlanDeps) {
+  /** Outcome of each planned call as the run reported it (tool_result / gate events). */
+  const outcomes = new Map<string, { ok: boolean; error?: string }>();
+  const steps = deps.behavior.plan.steps;
+
+  /** Feed the run's events here (the run's sink): failed planned calls end the plan. */
+  function observe(event: RunEvent): void {
+    if (event.type === "tool_result") outcomes.set(event.callId, event.ok ? { ok: true } : { ok: false, ...(event.error ? { error: event.error } : {}) });
+    if (event.type === "gate" && !event.allow && !outcomes.get(event.callId)?.ok) outcomes.set(event.callId, { ok: false, error: `rejected by gate '${event.gate}': ${event.reason ?? ""}` });
+  }
+
+  /** The step to run next and the previous step's result, read from the run's messages. */
+  function position(messages: Message[]): { next: number; prev: Value; failure?: string } | "thinking" {
+    const lastCalls = [...messages].reverse().find((m) => m.role === "assistant" && m.toolCalls?.length);
+    if (!lastCalls?.toolCalls) return { next: 0, prev: null };
+    const first = planId.exec(lastCalls.toolCalls[0]!.id);
+    if (!first) return "thinking";
+    const index = Number(first[1]);
+    const results = lastCalls.toolCalls.map((call) => {
+      const answer = messages.find((m) => m.role === "tool" && m.toolCallId === call.id);
+      const seen = outcomes.get(call.id);
+      // Without an observed outcome (agents' answers, a resumed run) the run loop's own wording tells failures apart.
+      const failed = seen ? !seen.ok : !answer || /^(Error: |Rejected by )/.test(answer.content);
+      return { call, content: answer?.content ?? "", failed, error: seen?.error ?? answer?.content ?? "no result" };
+    });
+    const step = steps[index];
+    const ok = results.filter((r) => !r.failed);
+    const policy = deps.behavior.policy ?? "all";
+    const tolerant = step?.kind === "ask" && (policy === "first" || policy === "majority");
+    if (tolerant ? ok.length === 0 : ok.length < results.length) {
+      const bad = results.find((r) => r.failed)!;
+      return { next: index + 1, prev: null, failure: `plan step ${index + 1} (${describe(step)}) failed: ${bad.error}` };
+    }
+    const prev = step?.kind === "ask" ? combine(ok.map((r) => r.content), policy, results.length) : parsed(ok[0]?.content ?? "");
+    return { next: index + 1, prev };
+  }
+
+  async function answer(request: LlmRequest): Promise<LlmResponse | "think"> {
+    const at = position(request.messages);
+    if (at === "thinking") return "think";
+    if (at.failure) return response(at.failure, [], "error");
+    let prev = at.prev;
+    for (let i = at.next; i < steps.length; i++) {
+      const action = resolveArgs(steps[i]!, { ...deps.scope, prev });
+      const last = i === steps.length - 1;
+      switch (action.kind) {
+        case "tool":
+          return response("", [{ id: `plan-${i}-0`, name: action.tool, arguments: action.args }], "tool_calls");
+        case "ask":
+          return response("", action.targets.map((target, n) => ({ id: `plan-${i}-${n}`, name: makeAgentToolSpec(target).name, arguments: { question: action.question } })), "tool_calls");
+        case "think":
+          return "think";
+        case "message":
+          if (last && action.role === "assistant") return response(action.content, [], "stop");
+          deps.append({ role: action.role, content: action.content });
+          prev = action.content;
+          break;
+        case "remember":
+          deps.remember(action.content);
+          prev = action.content;
+          break;
+        case "spawn":
+          return response(`plan step ${i + 1} (spawn) failed: spawning actors is not available yet`, [], "error");
+      }
+    }
+    return response(prev === null ? `Finished '${deps.behavior.name}'.` : typeof prev === "string" ? prev : JSON.stringify(prev), [], "stop");
+  }
+
+  const llm: LlmPort = {
+    provider: "plan",
+    async complete(request) {
+      const result = await answer(request);
+      return result === "think" ? deps.model.complete(request) : result;
+    },
+    async *stream(request): AsyncIterable<LlmStreamEvent> {
+      const result = await answer(request);
+      if (result === "think") {
+        yield* deps.model.stream(request);
+        return;
+      }
+      yield { type: "done", response: result };
+    },
+  };
+  return { llm, observe };
+}
+
+function response(content: string, toolCalls: ToolCall[], finishReason: LlmResponse["finishReason"]): LlmResponse {
+  return { content, toolCalls, finishReason, usage: { inputTokens: 0, outputTokens: 0 }, model: "plan" };
+}
+
+function describe(step: Action | undefined): string {
+  if (!step) return "unknown step";
+  return step.kind === "tool" ? `tool '${step.tool}'` : step.kind === "ask" ? `ask ${step.targets.join(", ")}` : step.kind;
+}
+
+/** A tool's output as data when it is JSON, so `$prev` passes structures on; text otherwise. */
+function parsed(content: string): Value {
+  try {
+    return JSON.parse(content) as Value;
+  } catch {
+    return content;
+  }
+}
+
+/** The answers of a fan-out `ask`, combined by the behavior's policy. */
+function combine(answers: string[], policy: string, asked: number): Value {
+  if (policy === "first") return answers[0] ?? null;
+  if (policy === "majority") {
+    const counts = new Map<string, number>();
+    for (const a of answers) counts.set(a.trim(), (counts.get(a.trim()) ?? 0) + 1);
+    const [top, n] = [...counts.entries()].sort((x, y) => y[1] - x[1])[0] ?? ["", 0];
+    // No answer shared by a majority of those asked: every answer is passed on.
+    return n * 2 > asked ? top : answers.join("\n\n");
+  }
+  return answers.length === 1 ? answers[0]! : answers.join("\n\n");
+}
+
+/** The goal of a behavior as text (what the run shows as the request). */
+export function goalText(behavior: Behavior, scope: ExprScope): string {
+  const value = evaluateExpr(behavior.goal, scope);
+  return value === null ? "" : typeof value === "string" ? value : JSON.stringify(value);
+}

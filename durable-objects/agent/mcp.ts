@@ -1,0 +1,226 @@
+import type { Agent } from "agents";
+import { PantheonError, validationFailed } from "../../core/errors";
+import { fromMcpTool, toolNamePattern, type ToolImplementation, type ToolSpec } from "../../core/tools";
+import type { ToolSource } from "./tools";
+
+/** One tool as the agents SDK lists it after discovery: the MCP manifest plus the server it came from. */
+export interface McpListedTool {
+  serverId: string;
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** A `tools/call` result (MCP spec): content blocks, optional structured content, `isError`. */
+export interface McpCallResult {
+  content?: unknown[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  /** Pre-2025 servers answer `{ toolResult }` instead of content. */
+  toolResult?: unknown;
+}
+
+/** What this feature needs of the agents SDK's MCP client; `mcpClientOf(agent)` provides it. */
+export interface McpClient {
+  connect(name: string, url: string, id: string): Promise<{ id: string; state: string }>;
+  remove(id: string): Promise<void>;
+  servers(): { servers: Record<string, { name: string; server_url: string; state: string; error: string | null }>; tools: McpListedTool[] };
+  callTool(params: { serverId: string; name: string; arguments: Record<string, unknown> }, options: { signal?: AbortSignal }): Promise<McpCallResult>;
+  /** Waits (up to `timeoutMs`) for connections restored after the object woke up. */
+  ready(timeoutMs: number): Promise<void>;
+}
+
+/** An MCP tool as the agent sees it: its Pantheon name and the name the server knows it by. */
+export interface McpToolView {
+  name: string;
+  mcpName: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface McpServerView {
+  id: string;
+  name: string;
+  url: string;
+  /** The SDK's connection state: `ready` when its tools are usable. */
+  state: string;
+  error: string | null;
+  tools: McpToolView[];
+}
+
+export class McpToolError extends Error {
+  override readonly name = "McpToolError";
+}
+
+/** Server names become the first segment of tool names, so they follow the tool-name rules. */
+export const mcpServerNamePattern = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/**
+ * The agents SDK's MCP client on an Agent, narrowed to what Pantheon uses. HTTP servers only:
+ * Streamable HTTP first, SSE as the fallback (`transport.type: "auto"`).
+ * No `callbackHost` is given, so a server that demands OAuth fails to connect with a message
+ * saying so, instead of starting a flow whose callback Pantheon does not route yet.
+ */
+export function mcpClientOf(agent: Pick<Agent<Env>, "addMcpServer" | "removeMcpServer" | "getMcpServers" | "mcp">): McpClient {
+  return {
+    connect: (name, url, id) => agent.addMcpServer(name, url, { id, transport: { type: "auto" } }),
+    remove: (id) => agent.removeMcpServer(id),
+    servers: () => agent.getMcpServers() as unknown as ReturnType<McpClient["servers"]>,
+    callTool: async (params, options) => (await agent.mcp.callTool(params, options.signal ? { signal: options.signal } : undefined)) as McpCallResult,
+    ready: (timeoutMs) => agent.mcp.waitForConnections({ timeout: timeoutMs }),
+  };
+}
+
+/**
+ * `<server>.<tool>` in lowercase slug form: camelCase splits at its humps, anything outside
+ * `[a-z0-9_-]` becomes `_`. Undefined when the result is not a valid tool name (too long, say).
+ * @example
+ * mcpToolName("github", "listPullRequests"); // "github.list_pull_requests"
+ */
+export function mcpToolName(server: string, tool: string): string | undefined {
+  const slug = tool
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  const name = `${server}.${slug}`;
+  return slug && name.length <= 64 && toolNamePattern.test(name) ? name : undefined;
+}
+
+/**
+ * The text the model reads from a `tools/call` result. Text blocks verbatim; other blocks by a
+ * short bracketed description (the model cannot see images); structured content as JSON when
+ * there is no content. A result with `isError` throws, so the run records a failed tool call.
+ * @example
+ * mcpResultText({ content: [{ type: "text", text: "5" }] }); // "5"
+ */
+export function mcpResultText(result: McpCallResult): string {
+  const parts: string[] = [];
+  for (const block of result.content ?? []) {
+    const b = (block ?? {}) as Record<string, unknown>;
+    if (b.type === "text" && typeof b.text === "string") parts.push(b.text);
+    else if (b.type === "image" || b.type === "audio") parts.push(`[${String(b.type)} ${String(b.mimeType ?? "")}]`.replace(" ]", "]"));
+    else if (b.type === "resource") {
+      const resource = (b.resource ?? {}) as Record<string, unknown>;
+      parts.push(typeof resource.text === "string" ? resource.text : `[resource ${String(resource.uri ?? "")}]`);
+    } else if (b.type === "resource_link") parts.push(`[resource ${String(b.uri ?? "")}${b.name ? ` (${String(b.name)})` : ""}]`);
+    else parts.push(JSON.stringify(block));
+  }
+  let text = parts.join("\n");
+  if (!text && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent);
+  if (!text && result.toolResult !== undefined) text = typeof result.toolResult === "string" ? result.toolResult : JSON.stringify(result.toolResult);
+  if (result.isError) throw new McpToolError(text || "the MCP server reported an error without details");
+  return text;
+}
+
+/** How long a turn waits for MCP connections an eviction interrupted before running without them. */
+const restoreWaitMs = 5_000;
+
+/**
+ * One agent's MCP servers: connecting, listing and removing them, and the ToolSource that adds
+ * their tools to the agent's (through the same gates as every tool: declared, schema-checked,
+ * timed, truncated). The SDK keeps the servers in the object's storage and reconnects after an
+ * eviction; this module holds no state of its own.
+ * @example
+ * const servers = makeMcpServers(mcpClientOf(this));
+ * await servers.connect("calc", "https://mcp.example.com/mcp"); // { id: "calc", state: "ready", tools: [{ name: "calc.add", ... }] }
+ * buildAgentTools(profile, { ..., extra: [servers.toolSource()] });
+ */
+export function makeMcpServers(client: McpClient) {
+  const toolsOf = (serverId: string, serverName: string, listed: McpListedTool[]): McpToolView[] => {
+    const views: McpToolView[] = [];
+    for (const tool of listed) {
+      if (tool.serverId !== serverId) continue;
+      const name = mcpToolName(serverName, tool.name);
+      if (!name || views.some((v) => v.name === name)) continue;
+      const spec = fromMcpTool({ name, inputSchema: tool.inputSchema, ...(tool.description ? { description: tool.description } : {}) });
+      views.push({ name, mcpName: tool.name, description: spec.description, parameters: spec.parameters });
+    }
+    return views;
+  };
+
+  function list(): McpServerView[] {
+    const state = client.servers();
+    return Object.entries(state.servers).map(([id, server]) => ({
+      id,
+      name: server.name,
+      url: server.server_url,
+      state: server.state,
+      error: server.error,
+      tools: toolsOf(id, server.name, state.tools),
+    }));
+  }
+
+  function find(id: string): McpServerView {
+    const server = list().find((s) => s.id === id);
+    if (!server) throw new PantheonError("not_found", `MCP server '${id}' is not connected to this agent`, { details: { mcpServer: id } });
+    return server;
+  }
+
+  return {
+    list,
+
+    /** Connects a server by URL and discovers its tools; the server's name is also its id. */
+    async connect(name: string, url: string): Promise<McpServerView> {
+      if (!mcpServerNamePattern.test(name)) {
+        throw validationFailed([{ path: ["name"], message: "lowercase letters, digits, '-' or '_', starting with a letter, at most 32" }]);
+      }
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(url);
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+        throw validationFailed([{ path: ["url"], message: "an http:// or https:// URL of an MCP server" }]);
+      }
+      const existing = list().find((s) => s.id === name);
+      if (existing) {
+        if (new URL(existing.url).href === parsed.href && existing.state === "ready") return existing;
+        throw new PantheonError("conflict", `an MCP server named '${name}' is already connected (${existing.url}); remove it first`, { details: { mcpServer: name } });
+      }
+      try {
+        await client.connect(name, parsed.href, name);
+      } catch (error) {
+        // The SDK keeps a server it registered but could not reach; a failed connect leaves nothing behind.
+        await client.remove(name).catch(() => undefined);
+        const reason = error instanceof Error ? error.message : String(error);
+        // The SDK refuses private and internal addresses with a plain Error; its text is the only signal.
+        if (reason.startsWith("Blocked URL")) {
+          throw validationFailed([{ path: ["url"], message: "MCP servers on private or internal addresses are not allowed" }]);
+        }
+        throw new PantheonError("tool_failed", `could not connect to the MCP server at ${parsed.href}: ${reason}`, { details: { mcpServer: name, url: parsed.href }, cause: error });
+      }
+      return find(name);
+    },
+
+    async remove(id: string): Promise<void> {
+      find(id);
+      await client.remove(id);
+    },
+
+    /** Removes every server (the agent was deleted). */
+    async removeAll(): Promise<void> {
+      for (const server of list()) await client.remove(server.id).catch(() => undefined);
+    },
+
+    ready: () => client.ready(restoreWaitMs),
+
+    /** The tools of every ready server, as the agent's tools see them right now. */
+    toolSource(): ToolSource {
+      const specs: ToolSpec[] = [];
+      const implementations: Record<string, ToolImplementation> = {};
+      for (const server of list()) {
+        if (server.state !== "ready") continue;
+        for (const tool of server.tools) {
+          specs.push(fromMcpTool({ name: tool.name, description: tool.description, inputSchema: tool.parameters }));
+          implementations[tool.name] = async (args, ctx) =>
+            mcpResultText(await client.callTool({ serverId: server.id, name: tool.mcpName, arguments: args }, { signal: ctx.signal }));
+        }
+      }
+      return { specs, implementations };
+    },
+  };
+}
+
+export type McpServers = ReturnType<typeof makeMcpServers>;

@@ -1,0 +1,73 @@
+// A real MCP server (the official TypeScript SDK: McpServer + Streamable HTTP transport) for
+// workerd tests, started by vitest.config.ts on 127.0.0.1 next to the scripted model double.
+//   POST/GET/DELETE /mcp[?tenant=<t>]   the MCP endpoint; tools `add` {a,b} and `echo` {text}
+//   GET /__calls?tenant=<t>             the tool calls the server received for that tenant
+// Each test connects with its own `tenant` query, so it sees only its own calls.
+// Stateless mode (no session ids): a fresh server and transport per request, as the SDK's
+// stateless example does, so concurrent tests never share protocol state.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { z } from "zod";
+
+export interface RecordedMcpCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+function makeMcpServer(record: (call: RecordedMcpCall) => void): McpServer {
+  const server = new McpServer({ name: "pantheon-test-mcp", version: "1.0.0" });
+  server.registerTool(
+    "add",
+    { description: "Adds two numbers and answers their sum.", inputSchema: { a: z.number(), b: z.number() } },
+    async ({ a, b }) => {
+      record({ tool: "add", arguments: { a, b } });
+      return { content: [{ type: "text", text: String(a + b) }] };
+    },
+  );
+  server.registerTool(
+    "echo",
+    { description: "Answers the text it was given.", inputSchema: { text: z.string() } },
+    async ({ text }) => {
+      record({ tool: "echo", arguments: { text } });
+      return { content: [{ type: "text", text }] };
+    },
+  );
+  return server;
+}
+
+export async function startMcpTestServer(): Promise<{ url: string; server: Server }> {
+  const calls = new Map<string, RecordedMcpCall[]>();
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://double");
+    const tenant = url.searchParams.get("tenant") ?? "";
+    if (req.method === "GET" && url.pathname === "/__calls") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(JSON.stringify(calls.get(tenant) ?? []));
+    }
+    if (url.pathname !== "/mcp") {
+      res.writeHead(404, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ error: "not found" }));
+    }
+    const server = makeMcpServer((call) => calls.set(tenant, [...(calls.get(tenant) ?? []), call]));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: String(error) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/mcp`, server };
+}

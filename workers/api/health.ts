@@ -1,0 +1,20 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../env";
+import { registryStub } from "../stubs";
+import { valid } from "../validation";
+
+const echoQuery = z.object({ x: z.string().max(256).default("") });
+
+/**
+ * Authenticated health routes. `GET /api/health/echo?x=…` is one bare Durable Object round trip
+ * (worker → the project's RegistryDO → back): the baseline the benchmarks divide by.
+ * (The unauthenticated liveness probe `GET /api/health` is mounted in app.ts ahead of auth.)
+ *
+ * @example
+ * // curl -H "authorization: Bearer $TOKEN" "$URL/api/health/echo?x=ping"  →  {"echo":"ping"}
+ */
+export const healthRoutes = new Hono<AppEnv>().get("/echo", valid("query", echoQuery), async (c) => {
+  const echo = await registryStub(c.env, c.get("project")).echo(c.req.valid("query").x);
+  return c.json({ echo });
+});

@@ -1,0 +1,47 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { agentNameSchema } from "../../core/agents";
+import type { AppEnv } from "../env";
+import { agentStub, call } from "../stubs";
+import { valid } from "../validation";
+import { nameParam } from "./agents";
+
+const serverName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,31}$/, "lowercase letters, digits, '-' or '_', starting with a letter, at most 32 (it prefixes the server's tool names)");
+const serverUrl = z
+  .string()
+  .max(2048, "at most 2048 characters")
+  .refine((value) => {
+    try {
+      const { protocol } = new URL(value);
+      return protocol === "http:" || protocol === "https:";
+    } catch {
+      return false;
+    }
+  }, "an http:// or https:// URL of an MCP server");
+const serverParam = z.object({ name: agentNameSchema, id: serverName });
+
+/**
+ * An agent's MCP servers (Streamable HTTP, SSE fallback). Their tools join the agent's tools as
+ * `<server>.<tool>`, through the same gates as every tool.
+ * @example
+ * POST /api/agents/helper/mcp { "name": "calc", "url": "https://mcp.example.com/mcp" }
+ * // 201 { id: "calc", name: "calc", url, state: "ready", tools: [{ name: "calc.add", mcpName: "add", ... }] }
+ */
+export const mcpRoutes = new Hono<AppEnv>()
+  .get("/:name/mcp", valid("param", nameParam), async (c) => {
+    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+    return c.json({ servers: await call(agent.listMcpServers()) });
+  })
+  .post("/:name/mcp", valid("param", nameParam), valid("json", z.strictObject({ name: serverName, url: serverUrl })), async (c) => {
+    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+    const { name, url } = c.req.valid("json");
+    return c.json(await call(agent.connectMcpServer(name, url)), 201);
+  })
+  .delete("/:name/mcp/:id", valid("param", serverParam), async (c) => {
+    const { name, id } = c.req.valid("param");
+    const agent = await agentStub(c.env, c.get("project"), name);
+    await call(agent.disconnectMcpServer(id));
+    return c.body(null, 204);
+  });

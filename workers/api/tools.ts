@@ -1,0 +1,21 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { agentNameSchema } from "../../core/agents";
+import { toolNamePattern } from "../../core/tools";
+import type { AppEnv } from "../env";
+import { agentStub, call } from "../stubs";
+import { valid } from "../validation";
+import { nameParam } from "./agents";
+
+const toolParam = z.object({ name: agentNameSchema, tool: z.string().regex(toolNamePattern, "a tool name") });
+
+export const toolRoutes = new Hono<AppEnv>()
+  .get("/:name/tools", valid("param", nameParam), async (c) => {
+    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+    return c.json({ tools: await call(agent.listTools()) });
+  })
+  .post("/:name/tools/:tool/invoke", valid("param", toolParam), valid("json", z.strictObject({ arguments: z.record(z.string(), z.unknown()).default({}) })), async (c) => {
+    const { name, tool } = c.req.valid("param");
+    const agent = await agentStub(c.env, c.get("project"), name);
+    return c.json(await call(agent.invokeTool(tool, c.req.valid("json").arguments)));
+  });
