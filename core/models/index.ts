@@ -1,5 +1,4 @@
 export { LlmError, isAbort, isLlmError, isRetryableStatus, scrubSecret } from "./llm-error";
 export { makeResilientLlm, type ResilientLlmOptions, type RetryEvent } from "./resilient";
-export { chooseLlm, type ChosenLlm, type LlmConfig } from "./choose";
 export { estimateMessageTokens, estimateTokens } from "./tokens";
 export { makeToolNameCodec, parseToolArguments, type ToolNameCodec } from "./tool-names";

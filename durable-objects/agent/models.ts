@@ -1,6 +1,6 @@
 import type { AgentProfile } from "../../core/agents";
 import type { LlmPort } from "../../core/ports";
-import { chooseLlm } from "../../core/models";
+import { chooseLlm } from "../../adapters/llm-choice";
 
 /** The agent's model port, chosen by configuration: a key or binding present → that provider, none → offline. */
 export function llmForProfile(profile: AgentProfile, env: Env, options: { timeoutMs?: number } = {}): LlmPort {

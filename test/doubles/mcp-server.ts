@@ -61,7 +61,7 @@ export async function startMcpTestServer(): Promise<{ url: string; server: Serve
     await transport.handleRequest(req, res);
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: String(error) }));

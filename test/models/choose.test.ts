@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { chooseLlm, estimateTokens } from "../../core/models";
+import { chooseLlm } from "../../adapters/llm-choice";
+import { estimateTokens } from "../../core/models";
 import { modelSettingsSchema } from "../../core/run/limits";
 import { makeAnthropicDouble } from "../doubles/anthropic-double";
 import { makeOpenAiDouble } from "../doubles/openai-double";

@@ -1,10 +1,10 @@
-import type { LlmPort } from "../ports";
-import type { ModelSettings } from "../run/limits";
-import { makeAnthropicLlm } from "../../adapters/llm-anthropic";
-import { makeOfflineLlm } from "../../adapters/llm-offline";
-import { makeOpenAiLlm } from "../../adapters/llm-openai";
-import { type WorkersAiBinding, makeWorkersAiLlm } from "../../adapters/llm-workers-ai";
-import { makeResilientLlm } from "./resilient";
+import type { LlmPort } from "../../core/ports";
+import type { ModelSettings } from "../../core/run/limits";
+import { makeAnthropicLlm } from "../llm-anthropic";
+import { makeOfflineLlm } from "../llm-offline";
+import { makeOpenAiLlm } from "../llm-openai";
+import { type WorkersAiBinding, makeWorkersAiLlm } from "../llm-workers-ai";
+import { makeResilientLlm } from "../../core/models";
 
 export interface LlmConfig {
   openaiApiKey?: string | undefined;

@@ -1,0 +1,1 @@
+export { chooseLlm, type ChosenLlm, type LlmConfig } from "./choose";

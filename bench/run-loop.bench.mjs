@@ -1,0 +1,150 @@
+// Run-loop overhead per step (issue 5 item 8): what the loop itself costs per step of a 10-step run
+// (model and tool time excluded), as a ratio to one bare Durable Object round trip measured in the
+// same run (GET /api/health/echo). Target: ≤ 2 round trips per step.
+//
+// The run: an agent on provider "openai" talks to the scripted model double (bench/run.mjs starts it
+// and points OPENAI_BASE_URL at it). Each run is scripted as 9 replies proposing `clock.now` and a
+// final answer: 10 model steps, 9 tool calls. Two views of the same runs:
+//   trace  (the target) the DO's run wall time (run row → finished) minus every model_result and
+//          tool_result duration of its trace, divided by its steps. Model time here is the whole
+//          model call as the DO sees it (SDK, loopback, the double), so what is left is the loop:
+//          advance, gates, trace and state writes, building the next request.
+//   gaps   (cross-check, finer-grained) on the double's clock: from the moment it finished sending
+//          reply k to the moment request k+1 arrived, minus that step's tool time. This also holds
+//          the openai SDK's parsing and request building and two loopback hops, so it is an upper bound.
+// Run it with `npm run bench -- run-loop`.
+
+const RUNS = 30;
+const WARMUP_RUNS = 3;
+const STEPS = 10;
+const ECHO_SAMPLES = 200;
+const ECHO_WARMUP = 30;
+const TARGET_RATIO = 2;
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const stats = (samples) => {
+  const sorted = [...samples].sort((x, y) => x - y);
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+};
+const sum = (xs) => xs.reduce((s, x) => s + x, 0);
+
+function client({ url, token }) {
+  return async function request(path, { method = "GET", json } = {}) {
+    const headers = { authorization: `Bearer ${token}` };
+    if (json !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(url + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    const body = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${body.slice(0, 300)}`);
+    return body ? JSON.parse(body) : null;
+  };
+}
+
+/** Records, on the double's own clock, when each chat-completions request arrived and when its reply was sent. */
+function recordModelCalls(server) {
+  const calls = [];
+  const listener = (req, res) => {
+    if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) return;
+    const call = { arrived: performance.now(), sent: NaN };
+    calls.push(call);
+    res.once("finish", () => (call.sent = performance.now()));
+  };
+  server.on("request", listener);
+  return { calls, stop: () => server.off("request", listener) };
+}
+
+/** @param {{ url: string, token: string, modelDouble?: { url: string, server: import("node:http").Server } } | null} server */
+export async function run(server) {
+  if (!server?.modelDouble) throw new Error("run-loop needs the local stack and the scripted model double (run it through bench/run.mjs)");
+  const request = client(server);
+  const double = server.modelDouble;
+  const stamp = Date.now().toString(36);
+  const model = `bench-loop-${stamp}`;
+  const agent = `bench-loop-${stamp}`;
+  await request("/api/agents", {
+    method: "POST",
+    json: {
+      name: agent,
+      description: "run-loop benchmark agent",
+      systemPrompt: "You are a benchmark agent.",
+      model: { provider: "openai", name: model },
+      runtime: { tools: ["clock.now"], limits: { maxSteps: STEPS + 2 } },
+    },
+  });
+
+  // The baseline, in the same run on the same stack.
+  for (let i = 0; i < ECHO_WARMUP; i++) await request(`/api/health/echo?x=w${i}`);
+  const echoSamples = [];
+  for (let i = 0; i < ECHO_SAMPLES; i++) {
+    const t0 = performance.now();
+    await request(`/api/health/echo?x=e${i}`);
+    echoSamples.push(performance.now() - t0);
+  }
+  const echo = stats(echoSamples);
+
+  const script = [...Array.from({ length: STEPS - 1 }, () => ({ toolCalls: [{ name: "clock.now", arguments: {} }] })), { content: "It is now; done." }];
+  const perRunTrace = [];
+  const gapSamples = [];
+  const perRunWhole = [];
+  const heads = [];
+  const tails = [];
+  const modelMs = [];
+  const toolMs = [];
+  const recorder = recordModelCalls(double.server);
+  try {
+    for (let r = 0; r < WARMUP_RUNS + RUNS; r++) {
+      const scripted = await fetch(`${double.url}/__script/${encodeURIComponent(model)}`, { method: "POST", body: JSON.stringify(script) });
+      if (!scripted.ok) throw new Error(`scripting the model double failed: ${scripted.status}`);
+      const first = recorder.calls.length;
+      const t0 = performance.now();
+      const outcome = await request(`/api/agents/${agent}/messages`, { method: "POST", json: { content: `run ${r}: what time is it? check ${STEPS - 1} times` } });
+      const t1 = performance.now();
+      if (outcome.status !== "completed") throw new Error(`run ${r} ended ${outcome.status}: ${outcome.error ?? ""}`);
+      const calls = recorder.calls.slice(first);
+      const { run: summary, trace } = await request(`/api/agents/${agent}/runs/${outcome.runId}`);
+      if (summary.steps !== STEPS || calls.length !== STEPS) throw new Error(`run ${r} took ${summary.steps} steps and ${calls.length} model calls, expected ${STEPS}`);
+      if (r < WARMUP_RUNS) continue;
+
+      const models = trace.filter((s) => s.name === "model_result").map((s) => s.durationMs);
+      const tools = trace.filter((s) => s.name === "tool_result").map((s) => s.durationMs);
+      const wall = summary.finishedAt - summary.startedAt;
+      perRunTrace.push((wall - sum(models) - sum(tools)) / summary.steps);
+      modelMs.push(sum(models) / models.length);
+      toolMs.push(tools.length ? sum(tools) / tools.length : 0);
+      for (let k = 0; k + 1 < calls.length; k++) gapSamples.push(calls[k + 1].arrived - calls[k].sent - (tools[k] ?? 0));
+      const atDouble = sum(calls.map((c) => c.sent - c.arrived));
+      perRunWhole.push((t1 - t0 - atDouble - sum(tools)) / STEPS);
+      heads.push(calls[0].arrived - t0);
+      tails.push(t1 - calls[calls.length - 1].sent);
+    }
+  } finally {
+    recorder.stop();
+  }
+
+  const traceStats = stats(perRunTrace);
+  const gaps = stats(gapSamples);
+  const whole = stats(perRunWhole);
+  const ratio = traceStats.p50 / echo.p50;
+  const ms = (name, figure, extra = {}) => ({ name, figure, unit: "ms", ...extra });
+  const vsEcho = (figure) => ({ baseline: echo.p50, ratio: figure / echo.p50 });
+  const rows = [
+    ms("DO echo round trip p50", echo.p50),
+    ms("DO echo round trip p95", echo.p95),
+    ms("loop overhead/step (trace) p50", traceStats.p50, { ...vsEcho(traceStats.p50), target: `<= ${TARGET_RATIO}x`, ok: ratio <= TARGET_RATIO }),
+    ms("loop overhead/step (trace) p95", traceStats.p95, vsEcho(traceStats.p95)),
+    ms("loop overhead/step (gaps) p50", gaps.p50, vsEcho(gaps.p50)),
+    ms("loop overhead/step (gaps) p95", gaps.p95, vsEcho(gaps.p95)),
+    ms("whole turn, non-model/step p50", whole.p50, vsEcho(whole.p50)),
+    ms("model call as the DO sees it p50", stats(modelMs).p50),
+    ms("clock.now tool call p50", stats(toolMs).p50),
+    ms("request in → 1st model call p50", stats(heads).p50),
+    ms("last model reply → response p50", stats(tails).p50),
+  ];
+  const notes = [
+    `${RUNS} runs of ${STEPS} steps (9 × clock.now + a final answer) after ${WARMUP_RUNS} warm-up runs; echo: ${ECHO_SAMPLES} samples after ${ECHO_WARMUP}.`,
+    `trace: per run, (finishedAt − startedAt − Σ model_result − Σ tool_result) / steps; DO timestamps are whole milliseconds, so single runs are ±0.2 ms/step.`,
+    `gaps: ${gapSamples.length} samples on the double's clock, reply k sent → request k+1 arrived, minus tool k; includes the openai SDK and two loopback hops.`,
+    `whole turn: (client wall − time spent inside the double − tools) / ${STEPS}: also pays the HTTP request, routing, and the SDK per model call.`,
+  ];
+  if (ratio > TARGET_RATIO) notes.push(`above target by ${(traceStats.p50 - TARGET_RATIO * echo.p50).toFixed(2)} ms/step.`);
+  return { title: `run-loop overhead per step, ${STEPS}-step runs, scripted model double`, rows, notes };
+}

@@ -1,0 +1,115 @@
+import { z } from "zod";
+import { agentNameSchema, projectNameSchema } from "../agents/profile";
+
+/** Delegation depth allowed by default: a request at depth 11 is refused (DESIGN: bounded delegation). */
+export const maxDelegationDepth = 10;
+/** How long an asker waits for an answer before it gets a timeout error. */
+export const defaultDeadlineMs = 2 * 60_000;
+
+export const busErrorCodes = ["not_connected", "depth_exceeded", "not_found", "timeout", "expired", "dead_letter", "run_failed", "invalid", "spawn_failed", "unavailable"] as const;
+export type BusErrorCode = (typeof busErrorCodes)[number];
+
+const id = z.string().min(1).max(200);
+const base = {
+  id,
+  /** The delegation chain this message belongs to: the id of the run that started it. */
+  conversationId: id,
+  from: agentNameSchema,
+  to: agentNameSchema,
+  project: projectNameSchema,
+  /** 1 for a question asked by a run nobody delegated to; +1 per hop. */
+  depth: z.number().int().min(1).max(1000),
+  /** Where the answer goes: the asking run and its tool call. */
+  replyTo: z.strictObject({ runId: id, callId: id }),
+  deadlineAt: z.number().int().min(0),
+  createdAt: z.number().int().min(0),
+};
+
+/**
+ * One message between two agents on the bus (Cloudflare Queues). Validated at every boundary:
+ * the producer, the queue consumer and the receiving Durable Object.
+ */
+export const busMessageSchema = z.discriminatedUnion("type", [
+  z.strictObject({ ...base, type: z.literal("request"), payload: z.strictObject({ question: z.string().min(1).max(100_000) }) }),
+  z.strictObject({ ...base, type: z.literal("response"), payload: z.strictObject({ answer: z.string().max(200_000) }) }),
+  z.strictObject({ ...base, type: z.literal("error"), payload: z.strictObject({ error: z.string().min(1).max(10_000), code: z.enum(busErrorCodes) }) }),
+]);
+
+export type BusMessage = z.infer<typeof busMessageSchema>;
+export type BusRequest = Extract<BusMessage, { type: "request" }>;
+export type BusReply = Exclude<BusMessage, BusRequest>;
+
+/** A message that failed validation, with what was wrong. */
+export class BusMessageError extends Error {
+  override readonly name = "BusMessageError";
+  constructor(
+    message: string,
+    readonly issues: { path: (string | number)[]; message: string }[],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Parses a bus message or throws BusMessageError naming every bad field.
+ * @example
+ * const message = parseBusMessage(queued.body); // BusMessage, or throws BusMessageError
+ */
+export function parseBusMessage(value: unknown): BusMessage {
+  const result = busMessageSchema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)), message: i.message }));
+  throw new BusMessageError(`not a bus message: ${issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`, issues);
+}
+
+export interface NewRequest {
+  id: string;
+  project: string;
+  from: string;
+  to: string;
+  question: string;
+  replyTo: { runId: string; callId: string };
+  /** Of the conversation the asking run belongs to; a fresh one starts with the asking run's id. */
+  conversationId: string;
+  depth: number;
+  now: number;
+  deadlineMs?: number;
+}
+
+/**
+ * @example
+ * const request = makeRequest({ id: crypto.randomUUID(), project: "default", from: "main", to: "airtable",
+ *   question: "How many leads?", replyTo: { runId, callId }, conversationId: runId, depth: 1, now: Date.now() });
+ */
+export function makeRequest(input: NewRequest): BusRequest {
+  return parseBusMessage({
+    id: input.id,
+    conversationId: input.conversationId,
+    from: input.from,
+    to: input.to,
+    project: input.project,
+    type: "request",
+    payload: { question: input.question },
+    depth: input.depth,
+    replyTo: input.replyTo,
+    deadlineAt: input.now + (input.deadlineMs ?? defaultDeadlineMs),
+    createdAt: input.now,
+  }) as BusRequest;
+}
+
+/**
+ * The id every reply to a request carries. One id for the answer and for any error about the same
+ * request, so whichever reaches the asker first is applied and the rest are ignored as repeats.
+ */
+export const replyIdOf = (requestId: string) => `${requestId}:reply`;
+export const requestIdOfReply = (replyId: string) => (replyId.endsWith(":reply") ? replyId.slice(0, -":reply".length) : replyId);
+
+/** The answer to a request, travelling back from its target to the asker. */
+export function makeResponse(request: BusRequest, answer: string, now: number): BusReply {
+  return { ...request, id: replyIdOf(request.id), from: request.to, to: request.from, type: "response", payload: { answer }, createdAt: now };
+}
+
+/** An error about a request, sent to the asker (by the target, the consumer, or the dead-letter consumer). */
+export function makeErrorReply(request: BusRequest, code: BusErrorCode, error: string, now: number): BusReply {
+  return { ...request, id: replyIdOf(request.id), from: request.to, to: request.from, type: "error", payload: { error, code }, createdAt: now };
+}

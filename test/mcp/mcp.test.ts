@@ -1,0 +1,143 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { api, createAgent, uniqueName, type ErrorBody } from "../api/client";
+
+const mcpUrl = (env as unknown as { MCP_TEST_URL: string }).MCP_TEST_URL;
+
+/** Each test talks to the shared MCP server under its own tenant, so it reads only its own calls. */
+function tenantUrl() {
+  const tenant = uniqueName("tenant");
+  const url = `${mcpUrl}?tenant=${tenant}`;
+  const calls = async () => (await (await fetch(`${new URL(mcpUrl).origin}/__calls?tenant=${tenant}`)).json()) as { tool: string; arguments: Record<string, unknown> }[];
+  return { url, calls };
+}
+
+async function connect(agent: string, json: unknown) {
+  const res = await api(`/api/agents/${agent}/mcp`, { method: "POST", json });
+  return { res, body: (await res.json()) as any };
+}
+
+async function chat(agent: string, content: string) {
+  const res = await api(`/api/agents/${agent}/messages`, { method: "POST", json: { content } });
+  return (await res.json()) as any;
+}
+
+async function trace(agent: string, runId: string) {
+  return ((await (await api(`/api/agents/${agent}/runs/${runId}`)).json()) as any).trace as { name?: string; kind?: string; data: any }[];
+}
+
+const kindOf = (step: { name?: string; kind?: string }) => step.kind ?? step.name;
+
+describe("MCP servers of an agent", () => {
+  it("connects a server by URL and lists its tools as <server>.<tool>", async () => {
+    const agent = await createAgent();
+    const { url } = tenantUrl();
+    const { res, body } = await connect(agent.name, { name: "calc", url });
+    expect(res.status).toBe(201);
+    expect(body).toMatchObject({ id: "calc", name: "calc", url, state: "ready" });
+    expect(body.tools.map((t: any) => t.name).sort()).toEqual(["calc.add", "calc.echo"]);
+    const add = body.tools.find((t: any) => t.name === "calc.add");
+    expect(add).toMatchObject({ mcpName: "add", description: "Adds two numbers and answers their sum." });
+    expect(add.parameters).toMatchObject({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] });
+
+    const listed = (await (await api(`/api/agents/${agent.name}/mcp`)).json()) as any;
+    expect(listed.servers).toHaveLength(1);
+    expect(listed.servers[0]).toMatchObject({ id: "calc", name: "calc", url, state: "ready" });
+    expect(listed.servers[0].tools.map((t: any) => t.name).sort()).toEqual(["calc.add", "calc.echo"]);
+  });
+
+  it("lets the model call an MCP tool in a chat turn, and the reply and trace show its result", async () => {
+    const agent = await createAgent();
+    const { url, calls } = tenantUrl();
+    await connect(agent.name, { name: "calc", url });
+
+    const turn = await chat(agent.name, '/tool calc.add {"a":2,"b":3}');
+    expect(turn.status).toBe("completed");
+    expect(turn.reply.content).toBe("The tool calc.add returned: 5");
+    expect(await calls()).toEqual([{ tool: "add", arguments: { a: 2, b: 3 } }]);
+
+    const steps = await trace(agent.name, turn.runId);
+    expect(steps.find((s) => kindOf(s) === "tool_call")?.data).toMatchObject({ tool: "calc.add", arguments: { a: 2, b: 3 }, runtime: "mcp" });
+    expect(steps.find((s) => kindOf(s) === "tool_result")?.data).toMatchObject({ tool: "calc.add", ok: true, output: "5" });
+  });
+
+  it("shows the connected MCP tools to the model next to its other tools", async () => {
+    const agent = await createAgent();
+    await connect(agent.name, { name: "calc", url: tenantUrl().url });
+    const turn = await chat(agent.name, "/tools");
+    expect(turn.reply.content).toContain("- calc.add: Adds two numbers and answers their sum.");
+    expect(turn.reply.content).toContain("- calc.echo: Answers the text it was given.");
+  });
+
+  it("rejects arguments that do not match the tool's schema before the server is called", async () => {
+    const agent = await createAgent();
+    const { url, calls } = tenantUrl();
+    await connect(agent.name, { name: "calc", url });
+
+    const turn = await chat(agent.name, '/tool calc.add {"a":"two","b":3}');
+    const steps = await trace(agent.name, turn.runId);
+    const gates = steps.find((s) => kindOf(s) === "gate_decisions")?.data;
+    const schema = gates.decisions.find((d: any) => d.gate === "schema");
+    expect(schema.decision.allow).toBe(false);
+    expect(schema.decision.reason).toContain("invalid arguments");
+    expect(steps.some((s) => kindOf(s) === "tool_result" && s.data.ok)).toBe(false);
+    expect(await calls()).toEqual([]);
+  });
+
+  it("removes a server and its tools with it", async () => {
+    const agent = await createAgent();
+    const { url, calls } = tenantUrl();
+    await connect(agent.name, { name: "calc", url });
+
+    const removed = await api(`/api/agents/${agent.name}/mcp/calc`, { method: "DELETE" });
+    expect(removed.status).toBe(204);
+    expect(((await (await api(`/api/agents/${agent.name}/mcp`)).json()) as any).servers).toEqual([]);
+
+    const turn = await chat(agent.name, '/tool calc.add {"a":2,"b":3}');
+    expect(turn.reply.content).toContain("I was not given a tool named calc.add");
+    expect(await calls()).toEqual([]);
+
+    const again = await api(`/api/agents/${agent.name}/mcp/calc`, { method: "DELETE" });
+    expect(again.status).toBe(404);
+  });
+
+  it("answers 400 naming the field for a URL that is not http(s) or a name that is not a slug", async () => {
+    const agent = await createAgent();
+    const { res, body } = await connect(agent.name, { name: "calc", url: "ftp://example.com/mcp" });
+    expect(res.status).toBe(400);
+    expect((body as ErrorBody).error.details?.issues?.[0]).toMatchObject({ path: ["url"], message: "an http:// or https:// URL of an MCP server" });
+
+    const bad = await connect(agent.name, { name: "Calc Server", url: tenantUrl().url });
+    expect(bad.res.status).toBe(400);
+    expect((bad.body as ErrorBody).error.details?.issues?.[0]?.path).toEqual(["name"]);
+  });
+
+  it("answers 502 with a clear message when the server cannot be reached, and keeps nothing of it", async () => {
+    const agent = await createAgent();
+    // The MCP server's host with a path it does not serve: reachable host, no MCP endpoint there.
+    const { res, body } = await connect(agent.name, { name: "gone", url: `${new URL(mcpUrl).origin}/no-mcp-here` });
+    expect(res.status).toBe(502);
+    expect((body as ErrorBody).error.code).toBe("tool_failed");
+    expect((body as ErrorBody).error.message).toContain("could not connect to the MCP server at");
+    expect(((await (await api(`/api/agents/${agent.name}/mcp`)).json()) as any).servers).toEqual([]);
+  });
+
+  it("answers 502 when nothing listens at the URL", async () => {
+    const agent = await createAgent();
+    const { res, body } = await connect(agent.name, { name: "nobody", url: "http://127.0.0.1:9/mcp" });
+    expect(res.status).toBe(502);
+    expect((body as ErrorBody).error.message).toContain("http://127.0.0.1:9/mcp");
+  });
+
+  it("refuses a second server under a name already in use", async () => {
+    const agent = await createAgent();
+    await connect(agent.name, { name: "calc", url: tenantUrl().url });
+    const { res } = await connect(agent.name, { name: "calc", url: tenantUrl().url });
+    expect(res.status).toBe(409);
+  });
+
+  it("answers 404 for the MCP servers of an agent that does not exist", async () => {
+    const res = await api(`/api/agents/${uniqueName("ghost")}/mcp`);
+    expect(res.status).toBe(404);
+  });
+});
