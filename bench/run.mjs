@@ -5,7 +5,8 @@
 //
 // A module's contract:
 //   export async function run(server) → { title?, rows: Row[], notes?: string[] } | Row[]
-//   Row = { name, figure, unit, baseline?, ratio?, target?, ok? }
+//   Row = { name, figure, unit, baseline?, ratio?, target?, ok? }   (target and ok judge `ratio` when
+//         there is one, else `figure`; ok is left out for rows that are only information)
 //   server = { url, token, modelDouble: { url, server } } | null (null when wrangler dev failed to start)
 // A module written as a plain script (no `run` export) is listed and skipped, not imported: importing
 // it would run it.
@@ -66,14 +67,23 @@ export async function startBenchServer() {
   };
 }
 
+/** A module that hangs must not hold up the others (BENCH_TIMEOUT_MS, default 15 minutes). */
+const moduleTimeoutMs = Number(process.env.BENCH_TIMEOUT_MS ?? 15 * 60_000);
+
+function withTimeout(promise, ms, message) {
+  let timer;
+  const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 const exportsRun = (source) => /export\s+(async\s+)?function\s+run\s*\(/.test(source) || /export\s+(const|let)\s+run\s*=/.test(source) || /export\s*\{[^}]*\brun\b[^}]*\}/.test(source);
 
 function cell(value, digits = 2) {
   if (value === undefined || value === null || value === "") return "-";
   if (typeof value === "number") {
     if (!Number.isFinite(value)) return String(value);
-    if (Number.isInteger(value)) return String(value);
-    return value.toFixed(Math.abs(value) >= 100 ? 1 : digits);
+    if (Number.isInteger(value) && Math.abs(value) >= 1000) return String(value);
+    return value.toFixed(Math.abs(value) >= 1000 ? 0 : Math.abs(value) >= 100 ? 1 : digits);
   }
   if (typeof value === "boolean") return value ? "yes" : "NO";
   return String(value);
@@ -124,7 +134,7 @@ async function main(filters) {
         const mod = await import(pathToFileURL(join(here, file)).href);
         if (typeof mod.run !== "function") throw new Error("the module has no run() export");
         const server = stack ? { url: stack.url, token: stack.token, modelDouble: stack.modelDouble } : null;
-        const result = await mod.run(server);
+        const result = await withTimeout(mod.run(server), moduleTimeoutMs, `${name} did not finish within ${moduleTimeoutMs / 1000} s`);
         const rows = Array.isArray(result) ? result : (result?.rows ?? []);
         if (!Array.isArray(result) && result?.title) console.log(result.title);
         printTable(rows);

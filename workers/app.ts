@@ -9,8 +9,12 @@ import { messageRoutes } from "./api/messages";
 import { mcpRoutes } from "./api/mcp";
 import { approvalRoutes, runRoutes } from "./api/runs";
 import { toolRoutes } from "./api/tools";
+import { scheduleRoutes } from "./api/schedules";
+import { scriptRoutes } from "./api/scripts";
 import { sessionRoutes } from "./api/sessions";
 import { tokenRoutes } from "./api/tokens";
+import { contextRoutes } from "./api/context";
+import { memoryRoutes } from "./api/memory";
 import { apiAuth, projectMiddleware, socketAuth } from "./auth";
 import type { AppEnv } from "./env";
 import { notFound, onError } from "./errors";
@@ -43,6 +47,10 @@ export function makeApp() {
   app.route("/api/agents", runRoutes);
   app.route("/api/agents", mcpRoutes);
   app.route("/api/agents", toolRoutes);
+  app.route("/api/agents", scriptRoutes);
+  app.route("/api/agents", scheduleRoutes);
+  app.route("/api/agents", memoryRoutes);
+  app.route("/api/agents", contextRoutes);
   app.route("/api/approvals", approvalRoutes);
   app.route("/api/tokens", tokenRoutes);
 

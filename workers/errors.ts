@@ -1,5 +1,6 @@
 import type { ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { isScriptError } from "../core/dsl";
 import { isPantheonError, type ErrorCode } from "../core/errors";
 import type { AppEnv } from "./env";
 
@@ -25,6 +26,10 @@ function body(code: string, message: string, requestId: string, details?: Record
 export const onError: ErrorHandler<AppEnv> = (error, c) => {
   const requestId = c.get("requestId") ?? crypto.randomUUID();
   c.header("x-request-id", requestId);
+  if (isScriptError(error)) {
+    // Script problems carry their positions: line:column in the DSL, the JSON path in `form` for JSON.
+    return c.json(body(error.code, error.message, requestId, { issues: error.issues }), 400);
+  }
   if (isPantheonError(error)) {
     return c.json(body(error.code, error.message, requestId, error.details), error.status as 400);
   }

@@ -1,4 +1,5 @@
 import { makeApp } from "./app";
+import { wakeCronBehaviors } from "./api/schedules";
 
 export { AgentDO } from "../durable-objects/agent/agent-do";
 export { RegistryDO } from "../durable-objects/registry/registry-do";
@@ -8,5 +9,8 @@ const app = makeApp();
 export default {
   fetch: app.fetch,
   async queue(): Promise<void> {},
-  async scheduled(): Promise<void> {},
+  /** Cron Trigger (every minute): wakes the agents whose cron behaviors match this minute. */
+  async scheduled(controller, env, ctx): Promise<void> {
+    ctx.waitUntil(wakeCronBehaviors(env, controller.scheduledTime));
+  },
 } satisfies ExportedHandler<Env>;

@@ -15,8 +15,16 @@ import { makeRunStore } from "./runs";
 import * as schema from "./schema";
 import { makeSessionStore } from "./sessions";
 import { buildAgentTools } from "./tools";
+import { makeMemoryFeature } from "./memory";
+import type { MemoryKind } from "../../core/context";
 import { makeMcpServers, mcpClientOf } from "./mcp";
 import { makeBucketStore } from "./buckets";
+import { busPortsFromEnv, makeAgentBus } from "./bus";
+import type { FanOutInput } from "./bus-fanout";
+import { spawnToolSource } from "./bus-spawn";
+import { makeBehaviors, type BehaviorRun } from "./behaviors";
+import { makeBehaviorBook, type BehaviorAlarm } from "./behavior-state";
+import type { ActorScript } from "../../core/dsl";
 import type { Message } from "../../core/ports";
 import type { RunLimits, RunState } from "../../core/run";
 
@@ -49,6 +57,9 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly messages;
   private readonly runs;
   private readonly driver;
+  private readonly bus;
+  private readonly memory;
+  private readonly behaviors;
   private readonly mcpServers = makeMcpServers(mcpClientOf(this));
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -58,6 +69,11 @@ export class AgentDO extends Agent<Env, LiveState> {
     this.sessions = makeSessionStore(this.db, this.clock);
     this.messages = makeMessageStore(this.db, this.clock);
     this.runs = makeRunStore(this.db, this.clock);
+    this.memory = makeMemoryFeature({ sql: ctx.storage.sql, clock: this.clock, env, objectName: () => this.name, idle: {
+      list: () => this.getSchedules().filter((s) => s.callback === "onMemoryIdle"),
+      schedule: (seconds) => this.schedule(seconds, "onMemoryIdle"),
+      cancel: (id) => this.cancelSchedule(id),
+    } });
     this.driver = makeRunDriver({
       runs: this.runs,
       messages: this.messages,
@@ -65,11 +81,44 @@ export class AgentDO extends Agent<Env, LiveState> {
       buckets: makeBucketStore(this.db),
       broadcast: (event, runId) => this.onRunEvent(event, runId),
       scheduleDeadline: (runId, at) => void this.armDeadline(runId, at),
-      askAgent: async (request) => {
-        // Delegation over Queues arrives with the messaging feature; until then the model is told plainly.
-        queueMicrotask(() => void this.driver.deliver(request.runId, { type: "agent_response", callId: request.callId, error: `agent '${request.target}' cannot be reached: delegation is not enabled` }));
-      },
+      askAgent: (request) => this.bus.ask(request),
       contextFor: (state) => this.runContext(this.profile(), state.context),
+    });
+    const project = () => this.name.slice(0, this.name.indexOf("."));
+    this.bus = makeAgentBus({
+      ...busPortsFromEnv(env, project),
+      db: this.db,
+      clock: this.clock,
+      runs: this.runs,
+      project,
+      profile: () => this.profile(),
+      deliver: (runId, event) => this.driver.deliver(runId, event),
+      startRun: ({ runId, session, content, name, trigger }) => this.turn({ content, session, runId, name }, () => {}, { trigger }),
+      createSession: (title) => this.sessions.create(title).id,
+      deadlines: {
+        arm: (at, messageId) => this.schedule(new Date(at), "onBusDeadline", { messageId }),
+        disarm: async (messageId) => {
+          for (const s of this.getSchedules().filter((s) => s.callback === "onBusDeadline" && (s.payload as { messageId?: string }).messageId === messageId)) await this.cancelSchedule(s.id);
+        },
+      },
+      configureSelf: (profile) => this.configure(profile),
+    });
+    this.behaviors = makeBehaviors({
+      book: makeBehaviorBook(this.db, this.clock),
+      clock: this.clock,
+      scheduler: {
+        list: () => this.listSchedules(),
+        every: (seconds, payload) => this.scheduleEvery(seconds, "onBehaviorAlarm", payload, { retry: { maxAttempts: 1 } }),
+        at: (when, payload) => this.schedule(when, "onBehaviorAlarm", payload, { retry: { maxAttempts: 1 }, idempotent: true }),
+        cancel: (id) => this.cancelSchedule(id),
+      },
+      script: () => (this.db.select().from(schema.settings).where(eq(schema.settings.key, "profile")).get()?.value as AgentProfile | undefined)?.script as ActorScript | null ?? null,
+      agent: () => this.profile().name,
+      sessionId: (session) => this.sessions.resolve(session).id,
+      run: (input, sink, behavior) => this.turn(input, sink, behavior),
+      append: (sessionId, message) => void this.messages.append(sessionId, message),
+      // Until the memory feature stores facts, a remembered line is kept in the conversation.
+      remember: (sessionId, content) => void this.messages.append(sessionId, { role: "assistant", content }),
     });
   }
 
@@ -78,6 +127,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (this.db.select().from(schema.settings).where(eq(schema.settings.key, "profile")).get()) {
       this.driver.resume();
     }
+    await this.behaviors.reconcile();
   }
 
   private runContext(profile: AgentProfile, context: Message[]): RunContext {
@@ -86,7 +136,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       profile,
       context,
       llm: llmForProfile(profile, this.env, { timeoutMs: limits.modelTimeoutMs }),
-      tools: buildAgentTools(profile, { clock: this.clock, fetch: (input, init) => fetch(input, init), env: this.env as unknown as Record<string, unknown>, extra: [this.mcpServers.toolSource()] }),
+      tools: buildAgentTools(profile, { clock: this.clock, fetch: (input, init) => fetch(input, init), env: this.env as unknown as Record<string, unknown>, extra: [this.mcpServers.toolSource(), this.memory.tools(), spawnToolSource(profile)] }),
     };
   }
 
@@ -104,21 +154,24 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   // ---- profile -------------------------------------------------------------------------------
 
-  /** The registry pushes the agent's profile here on create and on every update. */
-  configure(profile: AgentProfile): void {
+  /** The registry pushes the agent's profile here on create and on every update (behaviors are re-armed). */
+  async configure(profile: AgentProfile): Promise<void> {
     const value = JSON.parse(JSON.stringify(profile)) as AgentProfile;
     this.db
       .insert(schema.settings)
       .values({ key: "profile", value, updatedAt: this.clock.now() })
       .onConflictDoUpdate({ target: schema.settings.key, set: { value, updatedAt: this.clock.now() } })
       .run();
+    await this.behaviors.reconcile();
   }
 
   /** Removes everything this agent remembers (the agent was deleted from the registry). */
   forget(): void {
-    for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings]) this.db.delete(table).run();
+    for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations]) this.db.delete(table).run();
     this.setState(initialLiveState);
     this.ctx.waitUntil(this.mcpServers.removeAll());
+    this.ctx.waitUntil(this.behaviors.reconcile());
+    this.ctx.waitUntil(this.memory.wipe());
   }
 
   private profile(): AgentProfile {
@@ -149,25 +202,26 @@ export class AgentDO extends Agent<Env, LiveState> {
     });
   }
 
-  private async turn(input: ChatInput, sink: Emit): Promise<RunOutcome> {
+  private async turn(input: ChatInput & { runId?: string; name?: string }, sink: Emit, behavior?: BehaviorRun): Promise<RunOutcome> {
     const profile = this.profile();
+    const handled = behavior ? null : await this.behaviors.onMessage(input, sink);
+    if (handled) return handled;
     const session = this.sessions.resolve(input.session);
-    const limits = { ...defaultRunLimits, ...profile.runtime.limits };
-    const history = this.messages.recent(session.id, Math.min(input.limits?.maxHistory ?? limits.maxHistory, limits.maxHistory));
-    const context: Message[] = [
-      { role: "system", content: profile.systemPrompt },
-      ...history.map(({ role, content, name }) => ({ role, content, ...(name ? { name } : {}) })),
-    ];
+    const { context, usedIds } = await this.memory.contextFor({ profile, sessionId: session.id, query: input.content, ...(input.limits?.maxHistory !== undefined ? { maxHistory: input.limits.maxHistory } : {}) });
     await this.mcpServers.ready();
+    const ctx = this.runContext(profile, context);
     const result = await this.driver.start({
-      ctx: this.runContext(profile, context),
+      ctx: behavior?.wrapLlm ? { ...ctx, llm: behavior.wrapLlm(ctx.llm) } : ctx,
       sessionId: session.id,
       content: input.content,
-      trigger: "message",
+      trigger: behavior?.trigger ?? "message",
       ...(input.limits ? { overrides: input.limits } : {}),
+      ...(input.runId ? { runId: input.runId } : {}),
+      ...(input.name ? { name: input.name } : {}),
       sink,
     });
     this.sessions.touch(session.id);
+    await this.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds });
     return result;
   }
 
@@ -178,6 +232,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (event.type === "run") this.live({ status: "running", runId, typing: true });
     if (event.type === "status" && !["completed", "failed", "cancelled"].includes(event.status)) this.live({ status: event.status, runId, typing: event.status === "running" });
     if (event.type === "done") this.live({ status: "idle", runId: null, typing: false });
+    if (event.type === "done") this.bus.onRunDone(runId, event.status);
   }
 
   private live(patch: Partial<LiveState>): void {
@@ -282,6 +337,82 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
   disconnectMcpServer(id: string) {
     return this.known(() => this.mcpServers.remove(id));
+  }
+
+  // ---- behaviors (behaviors.ts) --------------------------------------------------------------
+
+  /** Alarm callback (agents SDK schedule) of every passive and persistent behavior. */
+  async onBehaviorAlarm(payload: BehaviorAlarm, schedule?: { id: string }): Promise<void> {
+    await this.behaviors.onAlarm(payload, schedule?.id);
+  }
+  /** The worker's Cron Trigger: runs this agent's cron behaviors due in the minute of `at`. */
+  runCronBehaviors(at: number) {
+    return this.known(() => this.behaviors.onCron(at));
+  }
+  behaviorSchedules() {
+    return this.known(() => this.behaviors.list());
+  }
+  pauseBehavior(name: string, paused: boolean) {
+    return this.known(() => this.behaviors.setPaused(name, paused));
+  }
+
+  // ---- memory and context (memory.ts) ---------------------------------------------------------
+
+  /** Alarm callback (agents SDK schedule): the agent has been idle, so its memory is consolidated. */
+  async onMemoryIdle(): Promise<void> {
+    await this.memory.consolidate();
+  }
+  listMemories(options: { q?: string; kind?: MemoryKind; limit: number }) {
+    return this.known(() => this.memory.list(options));
+  }
+  getMemory(id: string) {
+    return this.known(() => this.memory.get(id));
+  }
+  createMemory(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[] }) {
+    return this.known(() => this.memory.create(input));
+  }
+  deleteMemory(id: string) {
+    return this.known(() => this.memory.remove(id));
+  }
+  memoryStatus() {
+    return this.known(() => this.memory.status());
+  }
+  exportMemories() {
+    return this.known(() => this.memory.exportText());
+  }
+  importMemories(text: string) {
+    return this.known(() => this.memory.import(text));
+  }
+  reembedMemories() {
+    return this.known(() => this.memory.reembed());
+  }
+  consolidateMemories() {
+    return this.known(() => this.memory.consolidate());
+  }
+  addDocument(source: string, doc: { title: string; text: string }) {
+    return this.known(() => this.memory.addDocument(source, doc));
+  }
+  previewContext(input: { q: string; session?: string; maxTokens?: number }) {
+    return this.known(() => this.memory.preview({ profile: this.profile(), sessionId: this.sessions.resolve(input.session).id, query: input.q, ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}) }));
+  }
+  /** Another agent of the project reads one of this agent's sources (only if the script grants it). */
+  searchShared(request: { source: string; query: string; limit: number; requester: string }) {
+    return this.known(() => this.memory.searchShared(this.profile(), request));
+  }
+
+  // ---- bus (bus.ts) -------------------------------------------------------------------------
+
+  /** The queue consumer hands a bus message here: delivered at least once, applied once. */
+  busReceive(message: unknown) {
+    return this.known(() => this.bus.receive(message));
+  }
+  /** Alarm callback (agents SDK schedule): a request's deadline passed. */
+  async onBusDeadline(payload: { messageId: string }): Promise<void> {
+    await this.bus.onDeadline(payload.messageId);
+  }
+  /** Scripted fan-out: asks several connections at once and combines the answers (core/bus policies). */
+  fanOut(input: FanOutInput) {
+    return this.known(() => this.bus.fanOut(input));
   }
 
   /** Live status for listings (the registry does not know it). */

@@ -158,7 +158,11 @@ export function makeMcpServers(client: McpClient) {
   }
 
   return {
-    list,
+    /** The servers once connections restored after an eviction have settled (or the wait ran out). */
+    async list(): Promise<McpServerView[]> {
+      await client.ready(restoreWaitMs);
+      return list();
+    },
 
     /** Connects a server by URL and discovers its tools; the server's name is also its id. */
     async connect(name: string, url: string): Promise<McpServerView> {
@@ -174,17 +178,18 @@ export function makeMcpServers(client: McpClient) {
       if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
         throw validationFailed([{ path: ["url"], message: "an http:// or https:// URL of an MCP server" }]);
       }
+      await client.ready(restoreWaitMs);
       const existing = list().find((s) => s.id === name);
       if (existing) {
         if (new URL(existing.url).href === parsed.href && existing.state === "ready") return existing;
-        throw new PantheonError("conflict", `an MCP server named '${name}' is already connected (${existing.url}); remove it first`, { details: { mcpServer: name } });
+        throw new PantheonError("conflict", `an MCP server named '${name}' already exists (${existing.url}, ${existing.state}); remove it first`, { details: { mcpServer: name } });
       }
       try {
         await client.connect(name, parsed.href, name);
       } catch (error) {
         // The SDK keeps a server it registered but could not reach; a failed connect leaves nothing behind.
         await client.remove(name).catch(() => undefined);
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = (error instanceof Error ? error.message : String(error)).replace(/^Failed to connect to MCP server at \S+: /, "");
         // The SDK refuses private and internal addresses with a plain Error; its text is the only signal.
         if (reason.startsWith("Blocked URL")) {
           throw validationFailed([{ path: ["url"], message: "MCP servers on private or internal addresses are not allowed" }]);
@@ -195,6 +200,7 @@ export function makeMcpServers(client: McpClient) {
     },
 
     async remove(id: string): Promise<void> {
+      await client.ready(restoreWaitMs);
       find(id);
       await client.remove(id);
     },

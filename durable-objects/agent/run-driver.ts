@@ -54,6 +54,10 @@ export interface StartRun {
   trigger: string;
   overrides?: Partial<RunLimits>;
   sink?: Emit;
+  /** A caller that must know the run id before the run starts (the bus records it first). */
+  runId?: string;
+  /** Who wrote the message, when it is not the person (an asking agent). */
+  name?: string;
 }
 
 export interface RunOutcome {
@@ -259,17 +263,17 @@ export function makeRunDriver(deps: DriverDeps) {
   return {
     /** Starts a run for a person's message (or a behavior's goal) and drives it until it settles. */
     async start(input: StartRun): Promise<RunOutcome> {
-      const runId = crypto.randomUUID();
+      const runId = input.runId ?? crypto.randomUUID();
       const limits = effectiveLimits(defaultsOf(input.ctx.profile), input.overrides ?? {});
       const state = newRunState({ id: runId, agent: input.ctx.profile.name, sessionId: input.sessionId, limits });
       runs.create({ id: runId, sessionId: input.sessionId, status: "idle", trigger: input.trigger, state });
       live.set(runId, state);
       contexts.set(runId, input.ctx);
       if (input.sink) sinks.set(runId, input.sink);
-      const userMessage = messages.append(input.sessionId, { role: "user", content: input.content, runId });
+      const userMessage = messages.append(input.sessionId, { role: "user", content: input.content, runId, ...(input.name ? { name: input.name } : {}) });
       emit(runId, { type: "run", runId, sessionId: input.sessionId, userMessage });
       try {
-        const final = await drive(runId, { type: "start", message: { role: "user", content: input.content }, context: input.ctx.context });
+        const final = await drive(runId, { type: "start", message: { role: "user", content: input.content, ...(input.name ? { name: input.name } : {}) }, context: input.ctx.context });
         return outcome(runId, input.sessionId, userMessage, final);
       } finally {
         sinks.delete(runId);

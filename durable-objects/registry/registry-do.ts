@@ -7,6 +7,8 @@ import { newToken, sha256Hex } from "../../core/auth";
 import { PantheonError, type Result } from "../../core/errors";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
+import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
+import type { BusMessage } from "../../core/bus";
 
 export interface TokenInfo {
   id: string;
@@ -46,6 +48,50 @@ export class RegistryDO extends DurableObject<Env> {
     super(ctx, env);
     this.db = drizzle(ctx.storage, { schema });
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
+    this.bus = makeBusLog(this.db, () => Date.now());
+  }
+
+  // ---- bus (core/bus; the log lives in ./bus-log.ts) ------------------------------------------
+  private readonly bus: BusLog;
+  busRecord(entries: BusLogEntry[]): void {
+    this.bus.record(entries);
+  }
+  busAdmit(message: BusMessage) {
+    return this.bus.admit(message, (name) => this.db.select({ c: schema.agents.connections }).from(schema.agents).where(eq(schema.agents.name, name)).get()?.c as string[] | undefined);
+  }
+  busConversation(conversationId: string) {
+    return this.bus.conversation(conversationId);
+  }
+  busCounts() {
+    return this.bus.counts();
+  }
+
+  /** Replaces an agent's connections; each must name an existing agent. */
+  setConnections(name: string, connections: string[]): Result<AgentProfile> {
+    const known = new Set(this.listAgents().map((a) => a.name));
+    const unknown = connections.filter((c) => !known.has(c));
+    if (unknown.length) {
+      const issues = connections.flatMap((c, i) => (known.has(c) ? [] : [{ path: ["connections", i], message: `agent '${c}' does not exist` }]));
+      return fail(new PantheonError("validation_failed", `no agent named ${unknown.map((u) => `'${u}'`).join(", ")}: connect only existing agents`, { details: { issues } }));
+    }
+    return this.updateAgent(name, { connections: [...new Set(connections)] });
+  }
+
+  /** A child agent created by `parent` (spawn), counted against `quota`, and connected to its parent. */
+  spawnChild(parent: string, input: AgentInput & { connections?: string[]; script?: AgentProfile["script"]; scriptSource?: string }, quota: number): Result<{ child: AgentProfile; parent: AgentProfile }> {
+    const agents = this.listAgents();
+    const owner = agents.find((a) => a.name === parent);
+    if (!owner) return missing(parent);
+    const children = agents.filter((a) => a.parent === parent).length;
+    if (children >= quota) return fail(new PantheonError("forbidden", `agent '${parent}' has spawned ${children} of its ${quota} allowed children`, { details: { agent: parent, quota } }));
+    const known = new Set(agents.map((a) => a.name));
+    const created = this.createAgent({ ...input, parent, connections: (input.connections ?? []).filter((c) => known.has(c)) });
+    if (!created.ok) return created;
+    if (input.script !== undefined) this.updateAgent(input.name, { script: input.script, ...(input.scriptSource ? { scriptSource: input.scriptSource } : {}) });
+    const updated = this.updateAgent(parent, { connections: [...new Set([...owner.connections, input.name])] });
+    if (!updated.ok) return updated;
+    const child = this.getAgent(input.name);
+    return child.ok ? { ok: true, value: { child: child.value, parent: updated.value } } : child;
   }
 
   /** A bare round trip for the benchmarks (`GET /api/health/echo`): no storage, no work. */
@@ -113,6 +159,26 @@ export class RegistryDO extends DurableObject<Env> {
       }
     }
     return { ok: true, value: true };
+  }
+
+  // ---- cron index (used only in the one registry instance named by workers/api/schedules.ts) ----
+  // Plain Durable Object storage rather than a drizzle table: the index is derived from the scripts
+  // and rewritten whole on every script change, so it needs no schema or migration.
+
+  /** Records which cron behaviors an agent has (an empty list removes the agent from the index). */
+  async indexCronBehaviors(project: string, agent: string, crons: { behavior: string; cron: string }[]): Promise<void> {
+    const key = `cron/${project}/${agent}`;
+    if (crons.length > 0) await this.ctx.storage.put(key, crons);
+    else await this.ctx.storage.delete(key);
+  }
+
+  /** Every agent of every project with cron behaviors. */
+  async cronBehaviors(): Promise<{ project: string; agent: string; crons: { behavior: string; cron: string }[] }[]> {
+    const rows = await this.ctx.storage.list<{ behavior: string; cron: string }[]>({ prefix: "cron/" });
+    return [...rows].map(([key, crons]) => {
+      const [, project = "", agent = ""] = key.split("/");
+      return { project, agent, crons };
+    });
   }
 
   async createToken(name: string): Promise<TokenInfo & { token: string }> {

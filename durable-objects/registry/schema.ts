@@ -1,4 +1,4 @@
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** Agents of one project. The agent's own Durable Object keeps a copy of this profile. */
 export const agents = sqliteTable("agents", {
@@ -25,3 +25,35 @@ export const tokens = sqliteTable("tokens", {
   createdAt: integer("created_at").notNull(),
   lastUsedAt: integer("last_used_at"),
 });
+
+/**
+ * Every bus message of the project and where it is (core/bus BusLogState): sent, delivered,
+ * applied, answered, or a final refused/timeout/dead/ignored. Written by the asker, the queue
+ * consumers and the answering agent; a record only moves forward.
+ */
+export const busLog = sqliteTable(
+  "bus_log",
+  {
+    id: text("id").primaryKey(),
+    conversationId: text("conversation_id").notNull(),
+    type: text("type").notNull(),
+    fromAgent: text("from_agent").notNull(),
+    toAgent: text("to_agent").notNull(),
+    depth: integer("depth").notNull(),
+    /** The asking run and its tool call (replyTo). */
+    askerRunId: text("asker_run_id").notNull(),
+    callId: text("call_id").notNull(),
+    /** Requests: the run the target started for it, and that run's last known status. */
+    runId: text("run_id"),
+    runStatus: text("run_status"),
+    state: text("state").notNull(),
+    /** The question, the answer, or the error (clipped). */
+    text: text("text").notNull(),
+    code: text("code"),
+    /** Why the record reached its state, when that is not obvious (a refusal, a dead letter). */
+    note: text("note"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("bus_log_conversation").on(t.conversationId, t.createdAt), index("bus_log_to_state").on(t.toAgent, t.state)],
+);

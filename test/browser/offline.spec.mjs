@@ -36,7 +36,12 @@ test("the app is installable: a valid manifest is linked and a service worker is
   assert.ok(sizes.some((s) => s.declared === "192x192"));
   assert.ok(sizes.some((s) => s.declared === "512x512" && s.purpose === "any"));
   assert.ok(sizes.some((s) => s.purpose === "maskable"));
-  const state = await page.evaluate(async () => (await navigator.serviceWorker.ready).active?.state);
+  // `ready` resolves once a worker is active, possibly still "activating": wait for it to finish.
+  const state = await page.evaluate(async () => {
+    const worker = (await navigator.serviceWorker.ready).active;
+    if (worker && worker.state !== "activated") await new Promise((resolve) => worker.addEventListener("statechange", () => worker.state === "activated" && resolve(undefined)));
+    return worker?.state;
+  });
   assert.equal(state, "activated");
 });
 
@@ -47,7 +52,7 @@ test("the app opens with no network from the service worker's cache", async () =
   await b.context.setOffline(true);
   try {
     await page.reload();
-    await page.getByRole("heading", { name: "Agents" }).waitFor();
+    await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
     await page.getByText("You're offline").first().waitFor();
     await shoot(page, "offline-agents");
   } finally {

@@ -68,6 +68,8 @@ export async function startMcpTestServer(): Promise<{ url: string; server: Serve
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  // The test run must be able to end while the server still listens.
+  server.unref();
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/mcp`, server };
 }

@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, createAgent, uniqueName, type ErrorBody } from "../api/client";
 
@@ -23,10 +23,8 @@ async function chat(agent: string, content: string) {
 }
 
 async function trace(agent: string, runId: string) {
-  return ((await (await api(`/api/agents/${agent}/runs/${runId}`)).json()) as any).trace as { name?: string; kind?: string; data: any }[];
+  return ((await (await api(`/api/agents/${agent}/runs/${runId}`)).json()) as any).trace as { name: string; data: any }[];
 }
-
-const kindOf = (step: { name?: string; kind?: string }) => step.kind ?? step.name;
 
 describe("MCP servers of an agent", () => {
   it("connects a server by URL and lists its tools as <server>.<tool>", async () => {
@@ -57,8 +55,8 @@ describe("MCP servers of an agent", () => {
     expect(await calls()).toEqual([{ tool: "add", arguments: { a: 2, b: 3 } }]);
 
     const steps = await trace(agent.name, turn.runId);
-    expect(steps.find((s) => kindOf(s) === "tool_call")?.data).toMatchObject({ tool: "calc.add", arguments: { a: 2, b: 3 }, runtime: "mcp" });
-    expect(steps.find((s) => kindOf(s) === "tool_result")?.data).toMatchObject({ tool: "calc.add", ok: true, output: "5" });
+    expect(steps.find((s) => s.name === "tool_call")?.data).toMatchObject({ tool: "calc.add", arguments: { a: 2, b: 3 }, runtime: "mcp" });
+    expect(steps.find((s) => s.name === "tool_result")?.data).toMatchObject({ tool: "calc.add", ok: true, output: "5" });
   });
 
   it("shows the connected MCP tools to the model next to its other tools", async () => {
@@ -76,12 +74,26 @@ describe("MCP servers of an agent", () => {
 
     const turn = await chat(agent.name, '/tool calc.add {"a":"two","b":3}');
     const steps = await trace(agent.name, turn.runId);
-    const gates = steps.find((s) => kindOf(s) === "gate_decisions")?.data;
+    const gates = steps.find((s) => s.name === "gate_decisions")?.data;
     const schema = gates.decisions.find((d: any) => d.gate === "schema");
     expect(schema.decision.allow).toBe(false);
     expect(schema.decision.reason).toContain("invalid arguments");
-    expect(steps.some((s) => kindOf(s) === "tool_result" && s.data.ok)).toBe(false);
+    expect(steps.some((s) => s.name === "tool_result" && s.data.ok)).toBe(false);
     expect(await calls()).toEqual([]);
+  });
+
+  it("keeps its MCP servers, and their tools work, after the agent's object is evicted", async () => {
+    const agent = await createAgent();
+    const { url, calls } = tenantUrl();
+    await connect(agent.name, { name: "calc", url });
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent.name}`));
+    await expect(runInDurableObject(stub, (_instance, state) => state.abort("test: evict"))).rejects.toThrow("evict");
+
+    const turn = await chat(agent.name, '/tool calc.echo {"text":"still here"}');
+    expect(turn.reply.content).toBe("The tool calc.echo returned: still here");
+    expect(await calls()).toEqual([{ tool: "echo", arguments: { text: "still here" } }]);
+    const listed = (await (await api(`/api/agents/${agent.name}/mcp`)).json()) as any;
+    expect(listed.servers[0]).toMatchObject({ id: "calc", state: "ready" });
   });
 
   it("removes a server and its tools with it", async () => {
@@ -118,7 +130,7 @@ describe("MCP servers of an agent", () => {
     const { res, body } = await connect(agent.name, { name: "gone", url: `${new URL(mcpUrl).origin}/no-mcp-here` });
     expect(res.status).toBe(502);
     expect((body as ErrorBody).error.code).toBe("tool_failed");
-    expect((body as ErrorBody).error.message).toContain("could not connect to the MCP server at");
+    expect((body as ErrorBody).error.message).toMatch(/^could not connect to the MCP server at http:\/\/127\.0\.0\.1:\d+\/no-mcp-here: /);
     expect(((await (await api(`/api/agents/${agent.name}/mcp`)).json()) as any).servers).toEqual([]);
   });
 

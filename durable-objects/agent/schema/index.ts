@@ -1,2 +1,3 @@
 export * from "./chat";
 export * from "./memory";
+export * from "./bus";

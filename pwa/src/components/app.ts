@@ -31,7 +31,8 @@ export class PantheonApp extends LitElement {
     nav a[aria-current="page"] { background: var(--accent-soft); color: var(--text); }
     .count { background: var(--warn); color: #111; border-radius: 999px; font-size: .7rem; padding: .05rem .4rem; margin-left: .3rem; }
     main { flex: 1; width: 100%; max-width: 72rem; margin: 0 auto; padding: 1rem max(1rem, env(safe-area-inset-right)) 1rem max(1rem, env(safe-area-inset-left)); display: flex; flex-direction: column; min-height: 0; }
-    main.chat { height: calc(100dvh - 61px); padding-bottom: 0; overflow: hidden; }
+    :host([chat-view]) { height: 100dvh; }
+    main.chat { flex: 1; min-height: 0; padding-bottom: 0; overflow: hidden; }
     main.chat pantheon-chat { flex: 1; min-height: 0; }
     .offline { background: var(--warn-soft); border-bottom: 1px solid var(--warn); text-align: center; padding: .4rem 1rem; font-size: .9rem; }
     .signin { max-width: 26rem; margin: 8vh auto 0; width: 100%; }
@@ -43,6 +44,11 @@ export class PantheonApp extends LitElement {
 
   override firstUpdated(): void {
     performance.mark("pantheon:first-render");
+  }
+
+  override updated(): void {
+    // The chat fills exactly one screen so its composer stays put; other views scroll the page.
+    this.toggleAttribute("chat-view", Boolean(this.state?.signedIn && this.state.route.view === "chat"));
   }
 
   private signIn(e: Event) {

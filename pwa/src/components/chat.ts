@@ -31,7 +31,7 @@ export class PantheonChat extends LitElement {
   }
 
   static override styles = [base, css`
-    :host { display: flex; flex-direction: column; height: 100%; min-height: 0; }
+    :host { display: flex; flex-direction: column; min-height: 0; }
     .bar { display: flex; gap: .5rem; align-items: center; padding: .5rem 0 .75rem; flex-wrap: wrap; }
     .bar select { width: auto; flex: 1; min-width: 10rem; max-width: 22rem; }
     .live { display: inline-flex; align-items: center; gap: .35rem; font-size: .8rem; color: var(--muted); }

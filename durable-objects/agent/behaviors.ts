@@ -1,0 +1,256 @@
+import type { ActorScript, Behavior } from "../../core/dsl";
+import { PantheonError } from "../../core/errors";
+import type { Clock, LlmPort } from "../../core/ports";
+import type { RunLimits } from "../../core/run";
+import { cronMatches, defaultRetryMax, nextCronAt, retryDelayMs } from "../../core/schedule";
+import { goalText, makePlanLlm } from "./behavior-plan";
+import { behaviorsOf, wantedAlarms, type BehaviorAlarm, type BehaviorBookStore, type FoundBehavior } from "./behavior-state";
+import type { Emit, RunEvent } from "./live";
+import type { RunOutcome } from "./run-driver";
+
+/** The agents SDK's scheduling, as the behaviors use it (AgentDO passes its own methods). */
+export interface BehaviorScheduler {
+  list(): Promise<{ id: string; callback: string; payload: unknown; time: number }[]>;
+  every(seconds: number, payload: BehaviorAlarm): Promise<unknown>;
+  at(when: Date, payload: BehaviorAlarm): Promise<unknown>;
+  cancel(id: string): Promise<unknown>;
+}
+
+/** How a behavior run differs from a person's turn: its trigger, and a planned model for deterministic plans. */
+export interface BehaviorRun {
+  trigger: string;
+  wrapLlm?: (model: LlmPort) => LlmPort;
+}
+
+export interface BehaviorDeps {
+  book: BehaviorBookStore;
+  clock: Clock;
+  scheduler: BehaviorScheduler;
+  /** The agent's current script, or null (no script, or the agent is not configured). */
+  script(): ActorScript | null;
+  agent(): string;
+  /** The session a run goes to (the default one when `session` is absent). */
+  sessionId(session?: string): string;
+  /** A normal run (traced, gated) of `content` in `session`, driven until it settles. */
+  run(input: { content: string; session: string; limits?: Partial<RunLimits> }, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome>;
+  append(sessionId: string, message: { role: "assistant" | "system" | "user"; content: string }): void;
+  remember(sessionId: string, content: string): void;
+}
+
+export interface ScheduleView {
+  talent: string;
+  behavior: string;
+  mode: Behavior["mode"];
+  /** `message`, `every 1h`, `cron 0 7 * * 1-5`, `on-idle 2h`, or `none`. */
+  trigger: string;
+  nextRunAt: number | null;
+  paused: boolean;
+  lastRunAt: number | null;
+  lastStatus: string | null;
+  failures: number;
+  lastError: string | null;
+  retryAt: number | null;
+}
+
+const callback = "onBehaviorAlarm";
+const minuteMs = 60_000;
+
+function triggerText(b: Behavior): string {
+  if (b.mode === "active") return "message";
+  const t = b.trigger;
+  if (!t) return "none";
+  return t.kind === "every" ? `every ${t.every}` : t.kind === "cron" ? `cron ${t.cron}` : `on-idle ${t.idle}`;
+}
+
+/**
+ * An agent's behaviors: active ones run on each message, passive and persistent ones on the
+ * agent's own alarms (agents SDK) and on the worker's Cron Trigger. Scheduling is a reconcile of
+ * the alarms the script wants against the alarms that exist, so setting the same script twice or
+ * restarting the agent never duplicates an alarm and always re-arms a missing one.
+ * @example
+ * const behaviors = makeBehaviors({ book, clock, scheduler, script, agent, sessionId, run, append, remember });
+ * await behaviors.reconcile(); // in onStart and after every configure
+ */
+export function makeBehaviors(deps: BehaviorDeps) {
+  const { book, clock, scheduler } = deps;
+  let queue: Promise<unknown> = Promise.resolve();
+  /** One reconcile at a time: two interleaved ones could each add the same missing alarm. */
+  function serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = queue.then(fn, fn);
+    queue = next.catch(() => {});
+    return next;
+  }
+
+  function reconcile(firingId?: string): Promise<void> {
+    return serial(async () => {
+      const script = deps.script();
+      book.prune(behaviorsOf(script).map((b) => b.key));
+      const wanted = new Map(wantedAlarms(script, book.load()).map((alarm) => [JSON.stringify(alarm), alarm]));
+      const kept = new Set<string>();
+      for (const s of await scheduler.list()) {
+        if (s.callback !== callback || s.id === firingId) continue;
+        const id = JSON.stringify(s.payload);
+        if (wanted.has(id) && !kept.has(id)) kept.add(id);
+        else await scheduler.cancel(s.id);
+      }
+      for (const [id, alarm] of wanted) {
+        if (kept.has(id)) continue;
+        if (alarm.kind === "every") await scheduler.every(alarm.seconds, alarm);
+        else await scheduler.at(new Date(alarm.at), alarm);
+      }
+    });
+  }
+
+
+  function find(key: string): FoundBehavior | undefined {
+    return behaviorsOf(deps.script()).find((b) => b.key === key);
+  }
+
+  /** One run of a behavior: its goal becomes the run's request; a deterministic plan stands in for the model. */
+  async function runBehavior(found: FoundBehavior, input: unknown, options: { session?: string; sink?: Emit; limits?: Partial<RunLimits> } = {}): Promise<RunOutcome> {
+    const { behavior } = found;
+    const sessionId = deps.sessionId(options.session);
+    const scope = { input, ctx: { agent: deps.agent(), talent: found.talent, behavior: behavior.name, session: sessionId, now: clock.now() } };
+    let observe: (event: RunEvent) => void = () => {};
+    const planned = behavior.plan.steps.some((step) => step.kind !== "think");
+    const wrapLlm = planned
+      ? (model: LlmPort) => {
+          const plan = makePlanLlm({ behavior, scope, model, append: (m) => deps.append(sessionId, m), remember: (c) => deps.remember(sessionId, c) });
+          observe = plan.observe;
+          return plan.llm;
+        }
+      : undefined;
+    const sink: Emit = (event) => {
+      observe(event);
+      options.sink?.(event);
+    };
+    return deps.run(
+      { content: goalText(behavior, scope), session: sessionId, ...(options.limits ? { limits: options.limits } : {}) },
+      sink,
+      { trigger: `behavior:${found.key}`, ...(wrapLlm ? { wrapLlm } : {}) },
+    );
+  }
+
+  /** A scheduled run with the behavior's retry policy: failures retry with backoff, then give up and say so. */
+  async function execute(found: FoundBehavior, firingId: string | undefined, trigger: string): Promise<RunOutcome | null> {
+    const startedAt = clock.now();
+    book.update(found.key, { lastRunAt: startedAt, lastStatus: "running" });
+    let outcome: RunOutcome | { status: "failed"; error: string; runId: null };
+    try {
+      outcome = await runBehavior(found, { trigger, at: startedAt });
+    } catch (error) {
+      outcome = { status: "failed", error: error instanceof Error ? error.message : String(error), runId: null };
+    }
+    const state = book.state(found.key);
+    if (outcome.status === "failed") {
+      const attempt = state.attempt + 1;
+      const max = found.behavior.retry?.max ?? defaultRetryMax;
+      const retry = attempt <= max;
+      book.update(found.key, {
+        failures: state.failures + 1,
+        lastError: outcome.error ?? "the run failed",
+        lastRunId: outcome.runId,
+        attempt: retry ? attempt : 0,
+        retryAt: retry ? clock.now() + retryDelayMs(attempt) : null,
+        lastStatus: retry ? "retrying" : "failed",
+      });
+    } else {
+      book.update(found.key, { failures: 0, attempt: 0, retryAt: null, lastError: null, lastRunId: outcome.runId, lastStatus: outcome.status });
+    }
+    await reconcile(firingId);
+    return "userMessage" in outcome ? outcome : null;
+  }
+
+  /** What will run when. */
+  async function list(): Promise<ScheduleView[]> {
+    const alarms = (await scheduler.list()).filter((s) => s.callback === callback);
+    const now = clock.now();
+    return behaviorsOf(deps.script()).map(({ key, talent, behavior }) => {
+      const state = book.state(key);
+      const times = alarms.filter((s) => (s.payload as BehaviorAlarm).key === key).map((s) => s.time * 1000);
+      if (behavior.trigger?.kind === "cron" && behavior.mode !== "active") times.push(nextCronAt(behavior.trigger.cron, now) ?? Infinity);
+      if (state.retryAt !== null) times.push(state.retryAt);
+      const next = Math.min(...times);
+      return {
+        talent,
+        behavior: behavior.name,
+        mode: behavior.mode,
+        trigger: triggerText(behavior),
+        nextRunAt: state.paused || behavior.mode === "active" || !Number.isFinite(next) ? null : next,
+        paused: state.paused,
+        lastRunAt: state.lastRunAt,
+        lastStatus: state.lastStatus,
+        failures: state.failures,
+        lastError: state.lastError,
+        retryAt: state.retryAt,
+      };
+    });
+  }
+
+  return {
+    reconcile: () => reconcile(),
+
+    /** The alarm callback: an interval tick, an idle time reached, or a retry due. */
+    async onAlarm(alarm: BehaviorAlarm, firingId?: string): Promise<void> {
+      const found = find(alarm.key);
+      const state = book.state(alarm.key);
+      const trigger = found?.behavior.trigger;
+      const current =
+        found &&
+        !state.paused &&
+        (alarm.kind === "every" ? trigger?.kind === "every" && state.retryAt === null
+          : alarm.kind === "idle" ? trigger?.kind === "on-idle" && state.retryAt === null && clock.now() + 1000 >= book.load().lastActivityAt + trigger.ms
+          : state.retryAt !== null && state.attempt === alarm.attempt);
+      if (!found || !current) return reconcile(firingId);
+      if (alarm.kind === "retry") book.update(alarm.key, { retryAt: null });
+      await execute(found, firingId, alarm.kind === "retry" ? "retry" : trigger!.kind);
+    },
+
+    /** The worker's Cron Trigger: runs the cron behaviors due in the minute of `at`, each at most once per minute. */
+    async onCron(at: number): Promise<string[]> {
+      const minute = Math.floor(at / minuteMs);
+      const ran: string[] = [];
+      for (const found of behaviorsOf(deps.script())) {
+        const trigger = found.behavior.trigger;
+        if (found.behavior.mode === "active" || trigger?.kind !== "cron" || !cronMatches(trigger.cron, at)) continue;
+        const state = book.state(found.key);
+        if (state.paused || state.retryAt !== null || state.lastCronMinute === minute) continue;
+        book.update(found.key, { lastCronMinute: minute });
+        await execute(found, undefined, "cron");
+        ran.push(found.key);
+      }
+      return ran;
+    },
+
+    /**
+     * A person's message: notes the activity (on-idle counts from it) and runs the active behaviors in
+     * script order. Null when the script has none, so the turn is the agent's ordinary model run.
+     */
+    async onMessage(input: { content: string; session?: string; limits?: Partial<RunLimits> }, sink: Emit): Promise<RunOutcome | null> {
+      book.touch(clock.now());
+      const all = behaviorsOf(deps.script());
+      if (all.some((b) => b.behavior.trigger?.kind === "on-idle")) await reconcile();
+      const active = all.filter((b) => b.behavior.mode === "active" && !book.state(b.key).paused);
+      let last: RunOutcome | null = null;
+      for (const found of active) {
+        last = await runBehavior(found, { text: input.content }, { ...(input.session ? { session: input.session } : {}), sink, ...(input.limits ? { limits: input.limits } : {}) });
+        book.update(found.key, { lastRunAt: clock.now(), lastStatus: last.status, lastRunId: last.runId });
+      }
+      return last;
+    },
+
+    list,
+
+    /** Pauses or resumes a behavior by name; a paused behavior keeps its state but has no alarm. */
+    async setPaused(name: string, paused: boolean): Promise<ScheduleView> {
+      const found = behaviorsOf(deps.script()).find((b) => b.behavior.name === name);
+      if (!found) throw new PantheonError("not_found", `behavior '${name}' does not exist in this agent's script`, { details: { behavior: name } });
+      book.update(found.key, paused ? { paused: true, retryAt: null, attempt: 0 } : { paused: false });
+      await reconcile();
+      const view = (await list()).find((v) => v.talent === found.talent && v.behavior === name);
+      return view!;
+    },
+  };
+}
+
+export type Behaviors = ReturnType<typeof makeBehaviors>;

@@ -1,0 +1,78 @@
+import { defaultAgentRuntime, type AgentProfile, type JsonValue } from "../../core/agents";
+import { compileScript, isScriptError, type ActorScript } from "../../core/dsl";
+import type { Result } from "../../core/errors";
+import type { ToolSpec } from "../../core/tools";
+import { profileFromScript } from "../../workers/api/scripts";
+import type { ToolSource } from "./tools";
+
+export const spawnToolName = "agent.spawn";
+
+/** `agent.spawn` runs as a delegation (runtime "agent"): the run waits for the child's report like for any answer. */
+export const isSpawnCall = (target: string) => target === spawnToolName;
+
+const spawnSpec: ToolSpec = {
+  name: spawnToolName,
+  description:
+    "Create a child agent from a Pantheon script (an (actor \"name\" …) form) and give it a goal. The child is connected to you; its report on the goal comes back as this tool's result.",
+  parameters: {
+    type: "object",
+    properties: { script: { type: "string", minLength: 1, maxLength: 64_000 }, goal: { type: "string", minLength: 1, maxLength: 32_000 } },
+    required: ["script", "goal"],
+    additionalProperties: false,
+  },
+  runtime: "agent",
+};
+
+/**
+ * The `agent.spawn` tool, for agents whose script says `(spawn :allowed true :quota n)`.
+ * @example
+ * buildAgentTools(profile, { ..., extra: [spawnToolSource(profile)] });
+ */
+export function spawnToolSource(profile: AgentProfile): ToolSource {
+  const spawn = (profile.script as { spawn?: { allowed?: boolean } } | null)?.spawn;
+  return spawn?.allowed ? { specs: [spawnSpec], implementations: {} } : { specs: [], implementations: {} };
+}
+
+export interface SpawnDeps {
+  profile(): AgentProfile;
+  project(): string;
+  /** The registry creates the child (parent set, counted against the quota) and connects it to the parent. */
+  spawnChild(parent: string, input: Record<string, unknown>, quota: number): Promise<Result<{ child: AgentProfile; parent: AgentProfile }>>;
+  /** Pushes a profile to its agent's Durable Object (the child's, and this agent's own). */
+  configure(profile: AgentProfile): Promise<void>;
+}
+
+export function makeSpawner(deps: SpawnDeps) {
+  return {
+    /** `arguments` is the tool call's JSON (`{ script, goal }`); answers the child's name and the goal to ask it. */
+    async spawn(argumentsJson: string): Promise<{ ok: true; child: string; goal: string } | { ok: false; error: string }> {
+      const profile = deps.profile();
+      const allowed = (profile.script as { spawn?: { allowed: boolean; quota: number } } | null)?.spawn;
+      if (!allowed?.allowed) return { ok: false, error: `agent '${profile.name}' may not spawn agents (its script has no (spawn :allowed true))` };
+      let args: { script?: unknown; goal?: unknown };
+      try {
+        args = JSON.parse(argumentsJson) as typeof args;
+      } catch {
+        return { ok: false, error: "the arguments are not JSON" };
+      }
+      if (typeof args.script !== "string" || typeof args.goal !== "string" || !args.goal.trim()) return { ok: false, error: "give a script (DSL text) and a goal" };
+      let script: ActorScript;
+      try {
+        script = compileScript(args.script).script;
+      } catch (error) {
+        if (isScriptError(error)) return { ok: false, error: `the script does not compile: ${error.message}` };
+        throw error;
+      }
+      const derived = profileFromScript(script, defaultAgentRuntime);
+      const created = await deps.spawnChild(
+        profile.name,
+        { name: script.name, ...derived, script: script as unknown as JsonValue, scriptSource: args.script },
+        allowed.quota,
+      );
+      if (!created.ok) return { ok: false, error: created.message };
+      await deps.configure(created.value.child);
+      await deps.configure(created.value.parent);
+      return { ok: true, child: created.value.child.name, goal: args.goal };
+    },
+  };
+}

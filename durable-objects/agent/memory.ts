@@ -1,0 +1,232 @@
+import { getAgentByName } from "agents";
+import type { SqlLike } from "../../adapters/vector-sqlite";
+import type { AgentProfile } from "../../core/agents";
+import { makeLlmSummarizer, reciprocalRankFusion, type MemoryKind } from "../../core/context";
+import { PantheonError, unwrap, type Result } from "../../core/errors";
+import type { Clock } from "../../core/ports";
+import { defaultRunLimits } from "../../core/run/limits";
+import { splitSource, type ForeignSearch, type SharedHits } from "./context-store";
+import { makeContextTurns } from "./context-turn";
+import { addDocument, exportLines, importLines } from "./memory-io";
+import { makeMemoryLifecycle } from "./memory-lifecycle";
+import { memoryPortsFromEnv } from "./memory-ports";
+import { makeMemoryStore, ownSource, type MemoryRecord } from "./memory-store";
+import { memoryTools } from "./memory-tools";
+import { llmForProfile } from "./models";
+import type { ToolSource } from "./tools";
+
+/** Consolidation runs this long after the agent's last turn (re-armed by every turn). */
+export const idleSeconds = 15 * 60;
+
+/** The agents SDK schedule, narrowed to the one callback memory arms (`onMemoryIdle`). */
+export interface IdleScheduler {
+  list(): Array<{ id: string }>;
+  schedule(delaySeconds: number): Promise<unknown>;
+  cancel(id: string): Promise<unknown>;
+}
+
+export interface MemoryFeatureDeps {
+  sql: SqlLike;
+  clock: Clock;
+  env: Env;
+  /** The agent's Durable Object name, `<project>.<agent>` (read lazily: the SDK sets it after construction). */
+  objectName: () => string;
+  idle: IdleScheduler;
+}
+
+export interface TurnInput {
+  profile: AgentProfile;
+  sessionId: string;
+  query: string;
+  maxHistory?: number;
+  maxTokens?: number;
+}
+
+/** The script's `contextSources` and `grants`, read defensively (a profile may have no script). */
+function scriptOf(profile: AgentProfile): { contextSources?: string[]; grants: string[] } {
+  const script = (profile.script ?? null) as { contextSources?: unknown; grants?: unknown } | null;
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined);
+  const contextSources = strings(script?.contextSources);
+  return { ...(contextSources ? { contextSources } : {}), grants: strings(script?.grants) ?? [] };
+}
+
+/**
+ * Per-agent memory and the context engine, wired to the agent's SQLite and the configured ports.
+ * AgentDO holds one and delegates to it: context for each turn, extraction after it, idle
+ * consolidation, the memory tools, the memory and context API, and shared sources.
+ *
+ * @example
+ * const memory = makeMemoryFeature({ sql: ctx.storage.sql, clock, env, objectName: () => this.name, idle });
+ * const { context } = await memory.contextFor({ profile, sessionId, query: "What is my dog called?" });
+ */
+export function makeMemoryFeature(deps: MemoryFeatureDeps) {
+  const { sql, clock, env } = deps;
+  let ports: ReturnType<typeof memoryPortsFromEnv> | undefined;
+  const portsNow = () => (ports ??= memoryPortsFromEnv(env, sql, deps.objectName()));
+  const memory = makeMemoryStore({ sql, clock, ports: portsNow });
+  const project = () => deps.objectName().split(".")[0]!;
+  const self = () => deps.objectName().slice(project().length + 1);
+
+  const foreign: ForeignSearch = async (owner, source, query, limit) => {
+    const stub = (await getAgentByName(env.AGENT_DO as never, `${project()}.${owner}`)) as unknown as {
+      searchShared(request: { source: string; query: string; limit: number; requester: string }): Promise<Result<SharedHits>>;
+    };
+    return unwrap(await stub.searchShared({ source, query, limit, requester: self() }));
+  };
+  const turns = makeContextTurns({ sql, clock, memory, foreign });
+  const lifecycle = makeMemoryLifecycle({ sql, clock, memory });
+
+  /** Memory plus the script's sources; with no script, memory plus every source the agent holds. */
+  function sourcesFor(profile: AgentProfile): string[] {
+    const listed = scriptOf(profile).contextSources;
+    const own = listed ?? sql.exec<{ source: string }>("SELECT DISTINCT source FROM memories").toArray().map((r) => r.source);
+    const named = own.map((s) => (splitSource(s).owner === self() ? splitSource(s).name : s));
+    return [...new Set([ownSource, ...named])];
+  }
+
+  /** Hybrid search (words + meaning, fused by rank) over the agent's own sources. */
+  async function search(query: string, options: { limit: number; kind?: MemoryKind; sources?: string[] }) {
+    const sources = options.sources ?? [ownSource, ...sql.exec<{ source: string }>("SELECT DISTINCT source FROM memories").toArray().map((r) => r.source)];
+    const topK = Math.max(options.limit * 2, 20);
+    const lexical = memory.lexical(query, { sources, limit: topK, ...(options.kind ? { kinds: [options.kind] } : {}) });
+    const semantic = await memory.semantic(query, { sources, limit: topK }).catch(() => []);
+    const fused = reciprocalRankFusion([lexical, semantic]);
+    const byId = new Map(memory.get([...fused.keys()]).map((r) => [r.id, r]));
+    return [...fused.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .flatMap(([id, score]) => {
+        const record = byId.get(id);
+        return record && (!options.kind || record.kind === options.kind) ? [{ ...record, score }] : [];
+      })
+      .slice(0, options.limit);
+  }
+
+  async function compile(input: TurnInput) {
+    const { profile } = input;
+    const limits = { ...defaultRunLimits, ...profile.runtime.limits };
+    const llm = profile.model.provider === "offline" ? undefined : llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs });
+    return turns.compile({
+      sessionId: input.sessionId,
+      systemPrompt: profile.systemPrompt,
+      query: input.query,
+      sources: sourcesFor(profile),
+      recencyWindow: Math.min(input.maxHistory ?? limits.maxHistory, limits.maxHistory),
+      ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}),
+      ...(profile.model.maxTokens ? { reserveForReply: profile.model.maxTokens } : {}),
+      ...(llm ? { summarize: makeLlmSummarizer({ llm, model: profile.model.name }) } : {}),
+    });
+  }
+
+  async function armIdle(): Promise<void> {
+    for (const s of deps.idle.list()) await deps.idle.cancel(s.id);
+    await deps.idle.schedule(idleSeconds);
+  }
+
+  async function store(input: { text: string; kind: MemoryKind; importance?: number; provenance: string; entities?: string[] }) {
+    const { records, superseded, warnings } = await memory.insert([{ ...input }]);
+    return { record: records[0]!, superseded, warnings };
+  }
+
+  return {
+    sourcesFor,
+    search,
+
+    tools(): ToolSource {
+      return memoryTools({
+        store: (input) => store({ ...input, provenance: "tool:memory.store" }),
+        search: (query, limit) => search(query, { limit }),
+        forget: (id) => memory.remove([id]),
+      });
+    },
+
+    /** The compiled context of a new turn (system prompt, memory, summary, recent history). */
+    async contextFor(input: TurnInput) {
+      const turn = await compile(input);
+      return { context: turn.context, usedIds: turn.compiled.items.filter((i) => i.included && i.origin === "retrieved" && !i.id.includes("/")).map((i) => i.id) };
+    },
+
+    /** After a completed turn: mark what was used, extract memories, re-arm the idle consolidation. Never throws. */
+    async afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[] }) {
+      try {
+        if (input.usedIds.length) memory.touch(input.usedIds, clock.now());
+        if (input.reply) {
+          const llm = input.profile.model.provider === "offline" ? undefined : { port: llmForProfile(input.profile, env), model: input.profile.model.name };
+          await lifecycle.extract({ runId: input.runId, user: input.user, assistant: input.reply, ...(llm ? { llm } : {}) });
+        }
+        await armIdle();
+      } catch (error) {
+        console.warn("memory after turn failed", error);
+      }
+    },
+
+    /** Exactly what the model would see for `query`: messages, every candidate with its scores, tokens. */
+    async preview(input: TurnInput) {
+      const turn = await compile(input);
+      const { compiled } = turn;
+      return {
+        sessionId: input.sessionId,
+        query: input.query,
+        sources: sourcesFor(input.profile),
+        messages: compiled.messages,
+        items: compiled.items,
+        tokens: compiled.tokens,
+        summary: turn.summary || null,
+        folded: turn.folded,
+        warnings: compiled.warnings,
+        embedder: { model: portsNow().embed.model, dimensions: portsNow().embed.dimensions, index: portsNow().backend },
+      };
+    },
+
+    async list(options: { q?: string; kind?: MemoryKind; limit: number }) {
+      if (options.q?.trim()) return { memories: await search(options.q, options) };
+      return { memories: memory.list(options) };
+    },
+
+    get(id: string): MemoryRecord {
+      const record = memory.get([id], { includeSuperseded: true })[0];
+      if (!record) throw new PantheonError("not_found", `memory '${id}' does not exist`, { details: { memory: id } });
+      return record;
+    },
+
+    async create(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[] }) {
+      const result = await store({ ...input, provenance: "api" });
+      return { ...result.record, superseded: result.superseded, warnings: result.warnings };
+    },
+
+    async remove(id: string): Promise<void> {
+      if ((await memory.remove([id])) === 0) throw new PantheonError("not_found", `memory '${id}' does not exist`, { details: { memory: id } });
+    },
+
+    status: () => memory.status(),
+    exportText: () => [...exportLines(memory)].join(""),
+    import: (text: string) => importLines(memory, text),
+    reembed: () => memory.reembed(),
+    consolidate: () => lifecycle.consolidate(),
+    addDocument: (source: string, doc: { title: string; text: string }) => addDocument(memory, source, doc),
+    wipe: () => memory.wipe(),
+
+    /** Another agent asks for hits in one of this agent's sources: allowed only when the script grants it. */
+    async searchShared(profile: AgentProfile, request: { source: string; query: string; limit: number; requester: string }): Promise<SharedHits> {
+      if (!scriptOf(profile).grants.includes(request.source)) {
+        throw new PantheonError("forbidden", `agent '${profile.name}' does not grant its source '${request.source}'`, {
+          details: { agent: profile.name, source: request.source },
+        });
+      }
+      const limit = Math.min(Math.max(1, request.limit), 50);
+      const lexical = memory.lexical(request.query, { sources: [request.source], limit });
+      const semantic = await memory.semantic(request.query, { sources: [request.source], limit }).catch(() => []);
+      const items = memory.get([...new Set([...lexical, ...semantic].map((h) => h.id))]).map(({ id, kind, text, source, importance, createdAt, lastUsedAt }) => ({
+        id,
+        kind,
+        text,
+        source,
+        importance,
+        createdAt,
+        ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
+      }));
+      return { items, lexical, semantic };
+    },
+  };
+}
+
+export type MemoryFeature = ReturnType<typeof makeMemoryFeature>;

@@ -1,0 +1,50 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * Bus messages this agent has applied, by message id. Queues deliver at least once: a repeated id
+ * is ignored. A request's row also remembers the run it started and the request itself, so the
+ * answer can be sent when that run ends (even after a restart).
+ */
+export const busInbox = sqliteTable(
+  "bus_inbox",
+  {
+    id: text("id").primaryKey(),
+    type: text("type").notNull(),
+    fromAgent: text("from_agent").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    depth: integer("depth").notNull(),
+    runId: text("run_id"),
+    /** The whole request (core/bus BusRequest), for the reply. Null for replies. */
+    request: text("request", { mode: "json" }),
+    /** applied → answered (requests); applied (replies). */
+    status: text("status").notNull(),
+    receivedAt: integer("received_at").notNull(),
+  },
+  (t) => [index("bus_inbox_run").on(t.runId)],
+);
+
+/** Requests this agent sent and is waiting on, with their deadline. */
+export const busOutbox = sqliteTable(
+  "bus_outbox",
+  {
+    id: text("id").primaryKey(),
+    runId: text("run_id").notNull(),
+    callId: text("call_id").notNull(),
+    target: text("target").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    depth: integer("depth").notNull(),
+    deadlineAt: integer("deadline_at").notNull(),
+    /** pending → answered | failed | timeout */
+    status: text("status").notNull(),
+    createdAt: integer("created_at").notNull(),
+    settledAt: integer("settled_at"),
+  },
+  (t) => [index("bus_outbox_run").on(t.runId), index("bus_outbox_status").on(t.status)],
+);
+
+/** One session per delegation conversation this agent answers in. */
+export const busConversations = sqliteTable("bus_conversations", {
+  conversationId: text("conversation_id").primaryKey(),
+  sessionId: text("session_id").notNull(),
+  createdAt: integer("created_at").notNull(),
+});

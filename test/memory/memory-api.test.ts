@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { api, createAgent } from "../api/client";
+import { remember, storageOf } from "./helpers";
+
+describe("the memory API", () => {
+  it("stores a memory, finds it by a search in other words, and reads it back by id", async () => {
+    const { name } = await createAgent();
+    const stored = await remember(name, "The office wifi password is tulip42");
+    expect(stored).toMatchObject({ kind: "fact", text: "The office wifi password is tulip42" });
+
+    const search = await api(`/api/agents/${name}/memories?q=${encodeURIComponent("what's the wifi password?")}`);
+    const { memories } = (await search.json()) as { memories: { id: string }[] };
+    expect(memories[0]?.id).toBe(stored.id);
+
+    const one = await api(`/api/agents/${name}/memories/${stored.id}`);
+    expect(one.status).toBe(200);
+    expect(await one.json()).toMatchObject({ id: stored.id, source: "memory", provenance: "api" });
+  });
+
+  it("lists memories newest first and filters them by kind", async () => {
+    const { name } = await createAgent();
+    await remember(name, "The user's name is Ada");
+    await remember(name, "Always answer in French", { kind: "instruction" });
+    const all = (await (await api(`/api/agents/${name}/memories`)).json()) as { memories: { text: string }[] };
+    expect(all.memories.map((m) => m.text)).toEqual(["Always answer in French", "The user's name is Ada"]);
+    const instructions = (await (await api(`/api/agents/${name}/memories?kind=instruction`)).json()) as { memories: { text: string }[] };
+    expect(instructions.memories.map((m) => m.text)).toEqual(["Always answer in French"]);
+  });
+
+  it("a newer value of a fact supersedes the old one, which stays readable as history", async () => {
+    const { name } = await createAgent();
+    const lyon = await remember(name, "The user lives in Lyon");
+    const berlin = await remember(name, "The user lives in Berlin");
+    expect(berlin.superseded).toEqual([lyon.id]);
+    const old = (await (await api(`/api/agents/${name}/memories/${lyon.id}`)).json()) as { supersededBy: string };
+    expect(old.supersededBy).toBe(berlin.id);
+    const list = (await (await api(`/api/agents/${name}/memories?q=where%20does%20the%20user%20live`)).json()) as { memories: { id: string }[] };
+    expect(list.memories.map((m) => m.id)).toEqual([berlin.id]);
+  });
+
+  it("deleting a memory deletes its vector: no vector without a memory, no memory without a vector", async () => {
+    const { name } = await createAgent();
+    const kept = await remember(name, "The user's dog is called Biscuit");
+    const gone = await remember(name, "The user's cat is called Pixel");
+    const before = await storageOf(name);
+    expect(before.vectors.length).toBe(2);
+
+    const res = await api(`/api/agents/${name}/memories/${gone.id}`, { method: "DELETE" });
+    expect(res.status).toBe(204);
+    expect((await api(`/api/agents/${name}/memories/${gone.id}`)).status).toBe(404);
+    expect((await api(`/api/agents/${name}/memories/${gone.id}`, { method: "DELETE" })).status).toBe(404);
+
+    const after = await storageOf(name);
+    expect(after.memories).toEqual([kept.id]);
+    expect(after.vectors.map((v) => v.split(".")[0])).toEqual([kept.id]);
+    expect(after.bookkept).toEqual(after.vectors);
+  });
+
+  it("reports counts by kind, bytes and the embedder in use", async () => {
+    const { name } = await createAgent();
+    await remember(name, "The user's name is Ada");
+    await remember(name, "Never share the wifi password", { kind: "instruction" });
+    const status = (await (await api(`/api/agents/${name}/memories/status`)).json()) as Record<string, any>;
+    expect(status.byKind).toEqual({ fact: 1, instruction: 1 });
+    expect(status.bytes.text).toBe("The user's name is Ada".length + "Never share the wifi password".length);
+    expect(status.embedder).toMatchObject({ model: "hashed:256", dimensions: 256, backend: "sqlite" });
+    expect(status.missingVectors).toBe(0);
+  });
+
+  it("re-embedding is a no-op when every memory already has a vector of the current embedder", async () => {
+    const { name } = await createAgent();
+    await remember(name, "The user's name is Ada");
+    const res = await api(`/api/agents/${name}/memories/reembed`, { method: "POST" });
+    expect(await res.json()).toMatchObject({ model: "hashed:256", embedded: 0, dropped: 0 });
+  });
+
+  it("rejects an empty memory and names the field", async () => {
+    const { name } = await createAgent();
+    const res = await api(`/api/agents/${name}/memories`, { method: "POST", json: { text: "  " } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { details: { issues: { path: string[] }[] } } };
+    expect(body.error.details.issues[0]?.path).toEqual(["text"]);
+  });
+});

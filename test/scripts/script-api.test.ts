@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { api, createAgent, uniqueName } from "../api/client";
+import { getJson, putScript } from "./helpers";
+
+const reviewer = (name: string, extra = "") => `; a reviewer
+(actor "${name}"
+  (role "code reviewer")
+  (description "Reviews code changes.")
+  (model :provider "offline" :name "offline" :temperature 0.2)
+  (tools "clock.now")
+  (limits :max-steps 4)
+  (gate "no-secrets" :deny-pattern "password" :tool "http.*")
+  (talent "review"
+    (behavior "reply" :active
+      (goal (input) (get input "text"))
+      (plan (input ctx) (think)))${extra}))`;
+
+describe("PUT /api/agents/:name/script", () => {
+  it("creates an agent from a DSL script in one call and derives its profile from the script", async () => {
+    const name = uniqueName("scripted");
+    const put = await putScript(name, reviewer(name));
+    expect(put.status).toBe(201);
+    expect(put.body).toMatchObject({ format: "pantheon", warnings: [], script: { name, role: "code reviewer" } });
+    const agent = await getJson(`/api/agents/${name}`);
+    expect(agent).toMatchObject({
+      name,
+      description: "Reviews code changes.",
+      systemPrompt: `You are ${name}, a code reviewer. Reviews code changes.`,
+      model: { provider: "offline", name: "offline", temperature: 0.2 },
+      runtime: { tools: ["clock.now"], limits: { maxSteps: 4 }, gates: [{ name: "no-secrets", kind: "deny-pattern" }] },
+    });
+    const got = await getJson(`/api/agents/${name}/script`);
+    expect(got).toEqual({ source: reviewer(name), format: "pantheon", script: put.body.script, warnings: [] });
+  });
+
+  it("accepts the ActorScript as JSON and keeps the operator's HTTP tools", async () => {
+    const agent = await createAgent({ runtime: { tools: [], httpTools: [{ name: "notes.add", description: "Add a note", endpoint: "https://notes.example.com/add" }] } });
+    const script = { name: agent.name, description: "Takes notes", tools: ["notes.add"], talents: [] };
+    const put = await putScript(agent.name, script);
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ format: "json", warnings: [], script: { name: agent.name, tools: ["notes.add"] } });
+    const profile = await getJson(`/api/agents/${agent.name}`);
+    expect(profile.runtime.httpTools.map((t: any) => t.name)).toEqual(["notes.add"]);
+    expect(profile.description).toBe("Takes notes");
+    expect((await getJson(`/api/agents/${agent.name}/script`)).format).toBe("json");
+  });
+
+  it("answers 400 with line and column for an invalid script, and the previous script stays active", async () => {
+    const name = uniqueName("scripted");
+    await putScript(name, reviewer(name));
+    const broken = `(actor "${name}"\n  (description "x")\n  (talent "t"\n    (behavior "b" :sometimes (goal (input) "g") (plan (input ctx) (think)))))`;
+    const res = await putScript(name, broken);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("script_invalid");
+    const issue = res.body.error.details.issues[0];
+    expect(issue).toMatchObject({ line: 4, form: expect.any(String), expected: expect.any(String), found: expect.any(String), message: expect.any(String) });
+    expect(issue.column).toBeGreaterThan(0);
+    const still = await getJson(`/api/agents/${name}/script`);
+    expect(still.source).toBe(reviewer(name));
+    expect((await getJson(`/api/agents/${name}`)).description).toBe("Reviews code changes.");
+  });
+
+  it("answers 400 with the JSON path for an invalid JSON script", async () => {
+    const name = uniqueName("scripted");
+    const res = await putScript(name, { name, description: 5 });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.issues[0]).toMatchObject({ line: 0, column: 0, form: "description" });
+    expect((await api(`/api/agents/${name}`)).status).toBe(404);
+  });
+
+  it("refuses a script whose actor is another agent, pointing at the actor's name", async () => {
+    const name = uniqueName("scripted");
+    const res = await putScript(name, `\n(actor "someone-else" (description "x"))`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.issues[0]).toMatchObject({ line: 2, column: 8, found: '"someone-else"' });
+    expect((await api(`/api/agents/${name}`)).status).toBe(404);
+  });
+
+  it("answers 415 for a body that is neither the DSL nor JSON", async () => {
+    const name = uniqueName("scripted");
+    const res = await putScript(name, reviewer(name), "text/plain");
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe("unsupported_media_type");
+  });
+
+  it("compiles a plan that uses an unknown tool, with a warning at the tool", async () => {
+    const name = uniqueName("scripted");
+    const source = reviewer(name, `
+    (behavior "diff" :passive (every "1h")
+      (goal (input) "look")
+      (plan (input ctx) (tool "git.diff" :args {:base "main"})))`);
+    const put = await putScript(name, source);
+    expect(put.status).toBe(201);
+    expect(put.body.warnings).toHaveLength(1);
+    expect(put.body.warnings[0]).toMatchObject({ line: 15, message: expect.stringContaining("git.diff") });
+    expect((await getJson(`/api/agents/${name}/script`)).warnings).toEqual(put.body.warnings);
+  });
+
+  it("GET answers 404 for an agent without a script", async () => {
+    const agent = await createAgent();
+    const res = await api(`/api/agents/${agent.name}/script`);
+    expect(res.status).toBe(404);
+  });
+});

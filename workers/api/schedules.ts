@@ -1,0 +1,66 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { agentNameSchema } from "../../core/agents";
+import { namePattern, type ActorScript } from "../../core/dsl";
+import { cronMatches } from "../../core/schedule";
+import type { AppEnv } from "../env";
+import { agentStub, call, registryStub } from "../stubs";
+import { valid } from "../validation";
+import { nameParam } from "./agents";
+
+/**
+ * The registry instance holding the cross-project index of agents with cron behaviors. Not a
+ * valid project slug, so no project's registry can be this one.
+ */
+export const cronIndexName = "__cron-index";
+
+/** Records the cron behaviors of an agent's script in the index the Cron Trigger reads. */
+export async function indexCronBehaviors(env: Env, project: string, agent: string, script: ActorScript | null): Promise<void> {
+  const crons = (script?.talents ?? []).flatMap((t) =>
+    t.behaviors.flatMap((b) => (b.mode !== "active" && b.trigger?.kind === "cron" ? [{ behavior: `${t.name}/${b.name}`, cron: b.trigger.cron }] : [])),
+  );
+  await registryStub(env, cronIndexName).indexCronBehaviors(project, agent, crons);
+}
+
+/**
+ * The worker's `scheduled` handler: wakes each agent that has a cron behavior matching the minute
+ * of `scheduledTime`. The agent runs each due behavior at most once per minute, so a repeated
+ * trigger for the same minute runs nothing twice. Agents deleted since are dropped from the index.
+ * @example
+ * export default { scheduled: (controller, env, ctx) => ctx.waitUntil(wakeCronBehaviors(env, controller.scheduledTime)) };
+ */
+export async function wakeCronBehaviors(env: Env, scheduledTime: number): Promise<{ project: string; agent: string; ran: string[] }[]> {
+  const index = await registryStub(env, cronIndexName).cronBehaviors();
+  const due = index.filter((entry) => entry.crons.some((c) => cronMatches(c.cron, scheduledTime)));
+  const results = await Promise.allSettled(
+    due.map(async ({ project, agent }) => {
+      const outcome = await (await agentStub(env, project, agent)).runCronBehaviors(scheduledTime);
+      if (!outcome.ok && outcome.code === "not_found") await registryStub(env, cronIndexName).indexCronBehaviors(project, agent, []);
+      return { project, agent, ran: outcome.ok ? outcome.value : [] };
+    }),
+  );
+  return results.flatMap((r) => {
+    if (r.status === "fulfilled") return [r.value];
+    console.error(JSON.stringify({ level: "error", event: "cron_wake_failed", message: r.reason instanceof Error ? r.reason.message : String(r.reason) }));
+    return [];
+  });
+}
+
+const behaviorParam = z.object({ name: agentNameSchema, behavior: z.string().regex(namePattern, "a behavior name from the agent's script") });
+
+/** `GET /api/agents/:name/schedules`: what will run when; `POST …/schedules/:behavior/pause|resume`. */
+export const scheduleRoutes = new Hono<AppEnv>()
+  .get("/:name/schedules", valid("param", nameParam), async (c) => {
+    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+    return c.json({ schedules: await call(agent.behaviorSchedules()) });
+  })
+  .post("/:name/schedules/:behavior/pause", valid("param", behaviorParam), async (c) => {
+    const { name, behavior } = c.req.valid("param");
+    const agent = await agentStub(c.env, c.get("project"), name);
+    return c.json(await call(agent.pauseBehavior(behavior, true)));
+  })
+  .post("/:name/schedules/:behavior/resume", valid("param", behaviorParam), async (c) => {
+    const { name, behavior } = c.req.valid("param");
+    const agent = await agentStub(c.env, c.get("project"), name);
+    return c.json(await call(agent.pauseBehavior(behavior, false)));
+  });

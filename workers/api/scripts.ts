@@ -1,0 +1,124 @@
+import { Hono } from "hono";
+import { defaultAgentRuntime, type AgentProfile, type JsonValue } from "../../core/agents";
+import { compileScript, compileScriptJson, ScriptError, type ActorScript, type CompileResult } from "../../core/dsl";
+import { isPantheonError, PantheonError } from "../../core/errors";
+import { systemClock } from "../../core/ports";
+import { makeClockTool, makeHttpFetchTool } from "../../core/tools";
+import type { AppEnv } from "../env";
+import { agentStub, call, registryStub } from "../stubs";
+import { valid } from "../validation";
+import { nameParam } from "./agents";
+import { indexCronBehaviors } from "./schedules";
+
+export const scriptMediaType = "text/x-pantheon";
+export type ScriptFormat = "pantheon" | "json";
+
+/** Built-in tool names, read from the tools themselves so the list cannot drift. */
+const builtinTools = [makeClockTool(systemClock).spec.name, makeHttpFetchTool({ fetch: () => Promise.reject(new Error("unused")), allowHosts: [] }).spec.name];
+
+/** A stored source is JSON when it is an object; DSL sources start with `(` or a `;` comment. */
+const formatOf = (source: string): ScriptFormat => (source.trimStart().startsWith("{") ? "json" : "pantheon");
+
+function compile(source: string, format: ScriptFormat, knownTools: ReadonlySet<string>): CompileResult {
+  if (format === "pantheon") return compileScript(source, { knownTools });
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch (error) {
+    throw new PantheonError("bad_request", `the body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return compileScriptJson(value, { knownTools });
+}
+
+/** The script's actor must be the agent of the path; the issue points at the name in the source. */
+function checkName(script: ActorScript, name: string, source: string, format: ScriptFormat): void {
+  if (script.name === name) return;
+  let line = 0;
+  let column = 0;
+  const at = format === "pantheon" ? /\(\s*actor\s+"/.exec(source) : null;
+  if (at) {
+    const before = source.slice(0, at.index + at[0].length - 1).split("\n");
+    line = before.length;
+    column = before[before.length - 1]!.length + 1;
+  }
+  throw new ScriptError([
+    { line, column, form: format === "pantheon" ? "actor" : "name", expected: `"${name}" (the agent in the path)`, found: `"${script.name}"`, message: `the script defines actor '${script.name}' but is sent to agent '${name}'` },
+  ]);
+}
+
+/** What a script sets on the agent: everything else (HTTP tools, hosts, approvals, rate limits) stays the operator's. */
+export function profileFromScript(script: ActorScript, runtime: AgentProfile["runtime"] = defaultAgentRuntime) {
+  const who = script.role ? `You are ${script.name}, a ${script.role}.` : `You are ${script.name}.`;
+  return {
+    description: script.description,
+    systemPrompt: script.description ? `${who} ${script.description}` : who,
+    model: script.model,
+    runtime: { ...runtime, tools: script.tools, limits: script.limits, gates: script.gates },
+    connections: script.connections,
+  };
+}
+
+async function existingAgent(env: Env, project: string, name: string): Promise<AgentProfile | null> {
+  const found = await registryStub(env, project).getAgent(name);
+  if (found.ok) return found.value;
+  if (found.code === "not_found") return null;
+  return call(found);
+}
+
+async function knownToolsOf(env: Env, project: string, profile: AgentProfile | null): Promise<Set<string>> {
+  const known = new Set(builtinTools);
+  for (const tool of profile?.runtime.httpTools ?? []) known.add(tool.name);
+  if (profile) {
+    const listed = await (await agentStub(env, project, profile.name)).listTools();
+    if (listed.ok) for (const spec of listed.value) known.add(spec.name);
+  }
+  return known;
+}
+
+/**
+ * `PUT /api/agents/:name/script` (DSL as `text/x-pantheon`, or the ActorScript JSON) compiles the
+ * script, stores it with its source, derives the agent's profile from it and re-arms its behaviors.
+ * An agent that does not exist yet is created from the script. `GET` returns the source, its
+ * format, the compiled script and the current warnings.
+ */
+export const scriptRoutes = new Hono<AppEnv>()
+  .put("/:name/script", valid("param", nameParam), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    const format: ScriptFormat | null = type === scriptMediaType ? "pantheon" : type === "application/json" ? "json" : null;
+    if (!format) throw new PantheonError("unsupported_media_type", `send the script as '${scriptMediaType}' (the DSL) or 'application/json' (the ActorScript object)`);
+    const source = await c.req.text();
+    const existing = await existingAgent(c.env, project, name);
+    // Compiled before anything is written: an invalid script leaves the previous one active.
+    const { script, warnings } = compile(source, format, await knownToolsOf(c.env, project, existing));
+    checkName(script, name, source, format);
+
+    const registry = registryStub(c.env, project);
+    const derived = profileFromScript(script, existing?.runtime);
+    const stored = { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource: source };
+    if (!existing) {
+      const { connections, ...input } = derived;
+      await call(registry.createAgent({ name, ...input, connections }));
+    }
+    const profile = await call(registry.updateAgent(name, { ...derived, ...stored }));
+    await (await agentStub(c.env, project, name)).configure(profile);
+    await indexCronBehaviors(c.env, project, name, script);
+    return c.json({ source, format, script, warnings }, existing ? 200 : 201);
+  })
+  .get("/:name/script", valid("param", nameParam), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    const profile = await call(registryStub(c.env, project).getAgent(name));
+    const source = await call(registryStub(c.env, project).getScriptSource(name));
+    if (!profile.script || source === null) throw new PantheonError("not_found", `agent '${name}' has no script`, { details: { agent: name } });
+    const format = formatOf(source);
+    let warnings: CompileResult["warnings"] = [];
+    try {
+      // Warnings are recomputed: a tool added since the script was set no longer deserves one.
+      warnings = compile(source, format, await knownToolsOf(c.env, project, profile)).warnings;
+    } catch (error) {
+      if (!isPantheonError(error) && !(error instanceof ScriptError)) throw error;
+    }
+    return c.json({ source, format, script: profile.script, warnings });
+  });
