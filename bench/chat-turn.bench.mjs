@@ -88,19 +88,16 @@ export async function run(server) {
     runIds.push(outcome.runId);
   };
   // Echo and turn alternate, so both see the same load on a shared 2-core machine.
+  const restarts = { count: 0 };
   for (let i = 0; i < WARMUP; i++) {
-    await echoOnce(i);
-    await turnOnce(i);
+    await timed(() => echoOnce(i), restarts);
+    await timed(() => turnOnce(i), restarts);
   }
   const echoSamples = [];
   const turnSamples = [];
   for (let i = 0; i < SAMPLES; i++) {
-    let t0 = performance.now();
-    await echoOnce(i);
-    echoSamples.push(performance.now() - t0);
-    t0 = performance.now();
-    await turnOnce(i);
-    turnSamples.push(performance.now() - t0);
+    echoSamples.push(await timed(() => echoOnce(i), restarts));
+    turnSamples.push(await timed(() => turnOnce(i), restarts));
   }
   const echo = stats(echoSamples);
   const turn = stats(turnSamples);
@@ -119,9 +116,8 @@ export async function run(server) {
   const split = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
   for (let i = 0; i < BREAKDOWN_WARMUP + BREAKDOWN_SAMPLES; i++) {
     for (const [kind, fn] of Object.entries(kinds)) {
-      const t0 = performance.now();
-      await fn(SAMPLES + i);
-      if (i >= BREAKDOWN_WARMUP) split[kind].push(performance.now() - t0);
+      const ms = await timed(() => fn(SAMPLES + i), restarts);
+      if (i >= BREAKDOWN_WARMUP) split[kind].push(ms);
     }
   }
   const http = stats(split.http);
@@ -156,6 +152,7 @@ export async function run(server) {
     `inside the DO the run takes ${trace.wall.toFixed(2)} ms (run row → finish, from the trace; model ${(trace.byName.find((s) => s.name === "model_result")?.ms ?? 0).toFixed(2)} ms of it); the other ${(runWork - trace.wall).toFixed(2)} ms of the run's share is before and after it: session and history reads, the outcome crossing RPC, live-state writes and the output gate.`,
     `trace durations use Date.now() in the DO; local workerd lets it move during compute (production clamps it to I/O), so locally they include CPU time.`,
   ];
+  if (restarts.count) notes.push(`wrangler dev restarted the worker ${restarts.count} time(s) during the run (a source file changed); those attempts were retried, not sampled.`);
   if (ratio > TARGET_RATIO) notes.push(`above target: the largest share is ${runWork >= routing ? "the run itself" : "reaching the AgentDO"}; see the breakdown rows.`);
   return { title: `chat turn vs DO echo, ${SAMPLES} sequential requests each`, rows, notes };
 }

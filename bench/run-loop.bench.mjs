@@ -105,17 +105,14 @@ export async function run(server) {
 
   // The baseline, in the same run on the same stack, interleaved with the runs so that both see
   // the same machine load (2 cores shared with wrangler, workerd and this process).
-  for (let i = 0; i < ECHO_WARMUP; i++) await request(`/api/health/echo?x=w${i}`);
+  const restarts = { count: 0 };
+  for (let i = 0; i < ECHO_WARMUP; i++) await timed(() => request(`/api/health/echo?x=w${i}`), restarts);
   const echoSamples = [];
   const httpSamples = [];
   const timeEchoes = async (n) => {
     for (let i = 0; i < n; i++) {
-      let t0 = performance.now();
-      await request(`/api/health/echo?x=e${echoSamples.length}`);
-      echoSamples.push(performance.now() - t0);
-      t0 = performance.now();
-      await request("/api/health");
-      httpSamples.push(performance.now() - t0);
+      echoSamples.push(await timed(() => request(`/api/health/echo?x=e${echoSamples.length}`), restarts));
+      httpSamples.push(await timed(() => request("/api/health"), restarts));
     }
   };
 
@@ -135,19 +132,32 @@ export async function run(server) {
     for (let r = 0; perRunTrace.length < RUNS; r++) {
       // A model name per run: a reply lost on the way cannot shift the next run's script.
       const model = `${modelPrefix}-${r}`;
-      await request(`/api/agents/${agent}`, { method: "PATCH", json: { model: { provider: "openai", name: model } } });
+      await timed(() => request(`/api/agents/${agent}`, { method: "PATCH", json: { model: { provider: "openai", name: model } } }), restarts);
+      // A fresh session per run: no history to fold into a summary (which would ask the model too).
+      let session;
+      await timed(async () => (session = await request(`/api/agents/${agent}/sessions`, { method: "POST", json: { title: `run ${r}` } })), restarts);
       const scripted = await fetch(`${double.url}/__script/${encodeURIComponent(model)}`, { method: "POST", body: JSON.stringify(script) });
       if (!scripted.ok) throw new Error(`scripting the model double failed: ${scripted.status}`);
       const first = recorder.calls.length;
       const t0 = performance.now();
-      const outcome = await request(`/api/agents/${agent}/messages`, { method: "POST", json: { content: `run ${r}: what time is it? check ${STEPS - 1} times` } });
+      let outcome;
+      try {
+        outcome = await request(`/api/agents/${agent}/messages`, { method: "POST", json: { content: `run ${r}: what time is it? check ${STEPS - 1} times`, session: session.id } });
+      } catch (error) {
+        if (!(error instanceof WorkerRestarted) || restarts.count >= 5) throw error;
+        restarts.count += 1;
+        await new Promise((r) => setTimeout(r, 1000));
+        continue;
+      }
       const t1 = performance.now();
       // The run's own steps stream; anything else on this model (the memory extraction after a
       // turn) is a separate, non-streaming call, reported on its own.
       const seen = recorder.calls.slice(first).filter((c) => c.model === model);
       const calls = seen.filter((c) => c.stream);
       const extra = seen.filter((c) => !c.stream);
-      const { run: summary, trace } = await request(`/api/agents/${agent}/runs/${outcome.runId}`);
+      let detail;
+      await timed(async () => (detail = await request(`/api/agents/${agent}/runs/${outcome.runId}`)), restarts);
+      const { run: summary, trace } = detail;
       if (outcome.status !== "completed" || summary.steps !== STEPS || calls.length !== STEPS) {
         const counts = {};
         for (const step of trace) counts[step.name] = (counts[step.name] ?? 0) + 1;
@@ -166,7 +176,7 @@ export async function run(server) {
       modelMs.push(sum(models) / models.length);
       toolMs.push(tools.length ? sum(tools) / tools.length : 0);
       for (let k = 0; k + 1 < calls.length; k++) gapSamples.push(calls[k + 1].arrived - calls[k].sent - (tools[k] ?? 0));
-      const atDouble = sum(calls.map((c) => c.sent - c.arrived));
+      const atDouble = sum(seen.filter((c) => c.sent <= t1).map((c) => c.sent - c.arrived));
       perRunWhole.push((t1 - t0 - atDouble - sum(tools)) / STEPS);
       heads.push(calls[0].arrived - t0);
       tails.push(t1 - calls[calls.length - 1].sent);
@@ -201,16 +211,17 @@ export async function run(server) {
     ms("clock.now tool call p50", stats(toolMs).p50),
     ms("request in → 1st model call p50", stats(heads).p50),
     ms("last model reply → response p50", stats(tails).p50),
-    ...(extraMs.length ? [ms("…of it: reply → post-turn model call done p50", stats(extraMs).p50)] : []),
+    ...(extraMs.length ? [ms("tail: reply → post-turn model call done p50", stats(extraMs).p50)] : []),
   ];
   const notes = [
     `${perRunTrace.length} runs of ${STEPS} steps (9 × clock.now + a final answer) after ${WARMUP_RUNS} warm-up runs; echo: ${echoSamples.length} samples after ${ECHO_WARMUP}, taken between the runs.`,
     `trace: per run, (finishedAt − startedAt − Σ model_result − Σ tool_result) / steps; DO timestamps are whole milliseconds, so single runs are ±0.2 ms/step.`,
     `gaps: ${gapSamples.length} samples on the double's clock, reply k sent → request k+1 arrived, minus tool k; includes the openai SDK and two loopback hops.`,
     `the baseline is the echo as a client sees it (HTTP + one RPC), as the target defines it; "vs RPC alone" divides by echo − HTTP-only (${rpc.toFixed(2)} ms), an estimate of the DO hop by itself.`,
-    `whole turn: (client wall − time spent inside the double − tools) / ${STEPS}: also pays the HTTP request, routing, and the SDK per model call.`,
+    `whole turn: (client wall − time spent inside the double − tools) / ${STEPS}: also pays the HTTP request, routing, context compile, memory work, and the SDK per model call.`,
   ];
   if (sum(extraCalls)) notes.push(`after each turn the agent made ${(sum(extraCalls) / extraCalls.length).toFixed(1)} more model call(s) (non-streaming: the memory extraction), ${extraMs.length} of them before the turn's HTTP response: they are not loop steps and are left out of every per-step figure.`);
+  if (restarts.count) notes.push(`wrangler dev restarted the worker ${restarts.count} time(s) during the run (a source file changed); those runs and samples were dropped.`);
   for (const line of discarded) notes.push(`discarded ${line}`);
   if (ratio > TARGET_RATIO) notes.push(`above target by ${(traceStats.p50 - TARGET_RATIO * echo.p50).toFixed(2)} ms/step.`);
   return { title: `run-loop overhead per step, ${STEPS}-step runs, scripted model double`, rows, notes };

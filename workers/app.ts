@@ -15,6 +15,8 @@ import { sessionRoutes } from "./api/sessions";
 import { tokenRoutes } from "./api/tokens";
 import { contextRoutes } from "./api/context";
 import { memoryRoutes } from "./api/memory";
+import { busRoutes, conversationRoutes } from "./api/bus";
+import { connectionRoutes } from "./api/connections";
 import { apiAuth, projectMiddleware, socketAuth } from "./auth";
 import type { AppEnv } from "./env";
 import { notFound, onError } from "./errors";
@@ -53,6 +55,9 @@ export function makeApp() {
   app.route("/api/agents", contextRoutes);
   app.route("/api/approvals", approvalRoutes);
   app.route("/api/tokens", tokenRoutes);
+  app.route("/api/agents", connectionRoutes);
+  app.route("/api/bus", busRoutes);
+  app.route("/api/conversations", conversationRoutes);
 
   app.all("/api/*", notFound);
 

@@ -1,5 +1,6 @@
 import { makeApp } from "./app";
 import { wakeCronBehaviors } from "./api/schedules";
+import { handleQueue } from "./queue";
 
 export { AgentDO } from "../durable-objects/agent/agent-do";
 export { RegistryDO } from "../durable-objects/registry/registry-do";
@@ -8,7 +9,10 @@ const app = makeApp();
 
 export default {
   fetch: app.fetch,
-  async queue(): Promise<void> {},
+  /** Cloudflare Queues: the agents' bus (`pantheon-bus`) and its dead-letter queue (workers/queue.ts). */
+  async queue(batch, env): Promise<void> {
+    await handleQueue(batch, env);
+  },
   /** Cron Trigger (every minute): wakes the agents whose cron behaviors match this minute. */
   async scheduled(controller, env, ctx): Promise<void> {
     ctx.waitUntil(wakeCronBehaviors(env, controller.scheduledTime));

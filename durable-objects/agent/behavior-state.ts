@@ -114,7 +114,10 @@ export function wantedAlarms(script: ActorScript | null, book: BehaviorBook): Be
     const trigger = behavior.trigger;
     if (trigger?.kind === "every") wanted.push({ key, kind: "every", seconds: Math.max(1, Math.round(trigger.ms / 1000)) });
     if (trigger?.kind === "on-idle" && state.retryAt === null && !(state.lastRunAt !== null && state.lastRunAt >= book.lastActivityAt))
-      wanted.push({ key, kind: "idle", at: book.lastActivityAt + trigger.ms });
+      wanted.push({ key, kind: "idle", at: wholeSecond(book.lastActivityAt + trigger.ms) });
   }
   return wanted;
 }
+
+/** SDK alarms keep whole seconds: a time rounded up never fires before it is due. */
+export const wholeSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;

@@ -4,7 +4,7 @@ import type { Clock, LlmPort } from "../../core/ports";
 import type { RunLimits } from "../../core/run";
 import { cronMatches, defaultRetryMax, nextCronAt, retryDelayMs } from "../../core/schedule";
 import { goalText, makePlanLlm } from "./behavior-plan";
-import { behaviorsOf, wantedAlarms, type BehaviorAlarm, type BehaviorBookStore, type FoundBehavior } from "./behavior-state";
+import { behaviorsOf, wantedAlarms, wholeSecond, type BehaviorAlarm, type BehaviorBookStore, type FoundBehavior } from "./behavior-state";
 import type { Emit, RunEvent } from "./live";
 import type { RunOutcome } from "./run-driver";
 
@@ -151,7 +151,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
         lastError: outcome.error ?? "the run failed",
         lastRunId: outcome.runId,
         attempt: retry ? attempt : 0,
-        retryAt: retry ? clock.now() + retryDelayMs(attempt) : null,
+        retryAt: retry ? wholeSecond(clock.now() + retryDelayMs(attempt)) : null,
         lastStatus: retry ? "retrying" : "failed",
       });
     } else {

@@ -22,8 +22,10 @@ export const schedulesOf = async (name: string): Promise<any[]> => (await getJso
 export const runsOf = async (name: string): Promise<any[]> => (await getJson(`/api/agents/${name}/runs?limit=200`)).runs;
 
 /** The agent's Durable Object, as the worker names it (`<project>.<agent>`). */
-export function agentObject(name: string, project = "default") {
-  return env.AGENT_DO.get(env.AGENT_DO.idFromName(`${project}.${name}`));
+export function agentObject(name: string, project = "default"): DurableObjectStub {
+  // Untyped on purpose: the RPC types of AgentDO are too deep for runInDurableObject's generics.
+  const ns = env.AGENT_DO as unknown as DurableObjectNamespace;
+  return ns.get(ns.idFromName(`${project}.${name}`));
 }
 
 /** The behavior alarms the agents SDK holds for the agent (what a duplicate would show up in). */

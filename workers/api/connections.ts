@@ -1,0 +1,26 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { agentNameSchema } from "../../core/agents";
+import type { AppEnv } from "../env";
+import { agentStub, call, registryStub } from "../stubs";
+import { valid } from "../validation";
+import { nameParam } from "./agents";
+
+const connectionsBody = z.strictObject({ connections: z.array(agentNameSchema).max(64) });
+
+/**
+ * `PUT /api/agents/:name/connections` `{ connections: ["airtable", …] }`: whom the agent may ask.
+ * Each must be an existing agent (else 400 naming it). The registry is updated and the profile
+ * pushed to the agent, so a removed connection is refused from the next request on.
+ */
+export const connectionRoutes = new Hono<AppEnv>()
+  .get("/:name/connections", valid("param", nameParam), async (c) => {
+    const profile = await call(registryStub(c.env, c.get("project")).getAgent(c.req.valid("param").name));
+    return c.json({ connections: profile.connections });
+  })
+  .put("/:name/connections", valid("param", nameParam), valid("json", connectionsBody), async (c) => {
+    const project = c.get("project");
+    const profile = await call(registryStub(c.env, project).setConnections(c.req.valid("param").name, c.req.valid("json").connections));
+    await (await agentStub(c.env, project, profile.name)).configure(profile);
+    return c.json({ name: profile.name, connections: profile.connections });
+  });
