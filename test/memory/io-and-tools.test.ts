@@ -1,3 +1,6 @@
+import { env as testEnv } from "cloudflare:test";
+
+const doubleUrl = (testEnv as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL;
 import { describe, expect, it } from "vitest";
 import { api, createAgent } from "../api/client";
 import { remember, say, storageOf } from "./helpers";
@@ -79,6 +82,18 @@ describe("memory from conversation", () => {
     expect(texts).toContain("The user lives in Berlin");
     expect(texts).not.toContain("The user lives in Lyon");
     expect(memories.every((m) => m.provenance.startsWith("turn:"))).toBe(true);
+  });
+
+  it("with a real provider the model proposes the memories of a turn as JSON", async () => {
+    const model = `memory-extract-${Date.now()}`;
+    const proposal = { memories: [{ kind: "fact", text: "The user owns a sailboat named Tern", importance: 0.7, entities: ["Tern"] }] };
+    await fetch(`${doubleUrl}/__script/${model}`, { method: "POST", body: JSON.stringify([{ content: "What a lovely boat!" }, { content: JSON.stringify(proposal) }]) });
+    const { name } = await createAgent({ model: { provider: "openai", name: model } });
+    await say(name, "I finally bought the boat I wanted.");
+    const { memories } = (await (await api(`/api/agents/${name}/memories`)).json()) as { memories: { text: string; entities: string[] }[] };
+    expect(memories).toEqual([expect.objectContaining({ text: "The user owns a sailboat named Tern", entities: ["Tern"] })]);
+    const calls = (await (await fetch(`${doubleUrl}/__calls/${model}`)).json()) as { messages: { content: string }[] }[];
+    expect(calls[1]!.messages[0]!.content).toContain("long-term memory");
   });
 
   it("consolidation merges near-duplicates into one memory and keeps the copy as history", async () => {

@@ -1,8 +1,8 @@
-import { createExecutionContext, createScheduledController, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../workers/index";
 import { api, createAgent, uniqueName } from "../api/client";
-import { agentObject, behaviorAlarms, getJson, httpTool, putScript, runsOf, schedulesOf, toolCalls, untilAlarmed } from "./helpers";
+import { agentObject, behaviorAlarms, insideAgent, getJson, httpTool, putScript, runsOf, schedulesOf, toolCalls, untilAlarmed } from "./helpers";
 
 /** An agent with one HTTP tool `notes.add` (served by the double under `key`) and the given talent. */
 async function agentWith(talent: string, options: { failing?: boolean; extra?: string } = {}) {
@@ -128,14 +128,14 @@ describe("scheduling is idempotent", () => {
   it("a restarted agent keeps its alarm, once, and re-arms one that was lost", async () => {
     const { name } = await agentWith(hourly);
     const before = await behaviorAlarms(name);
-    await expect(runInDurableObject(agentObject(name), (_, state) => state.abort())).rejects.toThrow();
+    await expect(insideAgent(agentObject(name), (_, state) => state.abort())).rejects.toThrow();
     expect((await schedulesOf(name))[0].nextRunAt).toBe(before[0].time * 1000);
     expect(await behaviorAlarms(name)).toEqual(before);
 
-    await runInDurableObject(agentObject(name), async (instance: any) => {
+    await insideAgent(agentObject(name), async (instance: any) => {
       for (const s of await instance.listSchedules()) if (s.callback === "onBehaviorAlarm") await instance.cancelSchedule(s.id);
     });
-    await expect(runInDurableObject(agentObject(name), (_, state) => state.abort())).rejects.toThrow();
+    await expect(insideAgent(agentObject(name), (_, state) => state.abort())).rejects.toThrow();
     expect((await schedulesOf(name))[0].nextRunAt).toBeGreaterThan(0);
     expect(await behaviorAlarms(name)).toHaveLength(1);
   });
