@@ -21,7 +21,9 @@ export function freePort() {
  * @returns {Promise<{ url: string, stop: () => Promise<void>, child: import("node:child_process").ChildProcess }>}
  */
 export async function startDevServer({ port, token, persistTo, vars = {}, quiet = true, timeoutMs = 120_000 }) {
-  const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--test-scheduled", "--show-interactive-dev-session=false"];
+  // Its own inspector port, so several servers (tests, benches, `npm start`) can run side by side.
+  const inspector = await freePort();
+  const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--test-scheduled", "--show-interactive-dev-session=false"];
   if (persistTo) args.push("--persist-to", persistTo);
   if (token) vars = { PANTHEON_ADMIN_TOKEN: token, ...vars };
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
@@ -57,7 +59,7 @@ export async function startDevServer({ port, token, persistTo, vars = {}, quiet 
     if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}:\n${output.slice(-4000)}`);
     try {
       const res = await fetch(`${url}/api/health`);
-      if (res.ok) return { url, stop, child };
+      if (res.ok) return { url, stop, child, output: () => output };
     } catch {}
     await new Promise((r) => setTimeout(r, 300));
   }

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { startDevServer } from "./dev-server.mjs";
+import { ensureSidecar } from "../sidecar/ensure-sidecar.mjs";
 
 const port = Number(process.env.PORT ?? 8787);
 if (!Number.isInteger(port) || port < 1 || port > 65535) {
@@ -30,7 +31,16 @@ if (existsSync("pwa/build.mjs")) {
 }
 
 console.log("Starting wrangler dev (database migrations are bundled and applied when each Durable Object starts)…");
-const server = await startDevServer({ port, quiet: false, timeoutMs: 180_000 });
+// Real embeddings with no network and no key: the sidecar serves USE-lite weights on loopback and
+// the worker reaches it through EMBEDDINGS_BASE_URL (unset, agents fall back to the hashed embedder).
+let sidecar = null;
+try {
+  sidecar = await ensureSidecar({ timeoutMs: 60_000 });
+  console.log(`Embeddings sidecar on ${sidecar.url}${sidecar.started ? "" : " (already running)"}`);
+} catch (error) {
+  console.warn(`The embeddings sidecar did not start, memory uses the hashed embedder: ${error instanceof Error ? error.message : error}`);
+}
+const server = await startDevServer({ port, quiet: false, timeoutMs: 180_000, vars: sidecar ? { EMBEDDINGS_BASE_URL: sidecar.url } : {} });
 
 const loadExamples = process.argv.includes("--examples");
 if (loadExamples && existsSync("scripts/load-examples.mjs")) {
@@ -52,8 +62,12 @@ console.log(`
 
 const shutdown = async () => {
   await server.stop();
+  await sidecar?.stop();
   process.exit(0);
 };
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
-server.child.on("exit", (code) => process.exit(code ?? 0));
+server.child.on("exit", async (code) => {
+  await sidecar?.stop();
+  process.exit(code ?? 0);
+});
