@@ -5,6 +5,7 @@
 // Then a breakdown that says where a turn's time goes (always printed; it is cheap):
 //   HTTP only        GET /api/health (no auth, no DO): the HTTP path through wrangler dev alone
 //   agent RPC floor  GET /api/agents/:name/runs?limit=1 (agentStub's init RPC + one AgentDO method)
+//   context preview  GET /api/agents/:name/context?q=… (the memory feature's context compile, no run)
 //   no history       the same turn on an agent with maxHistory 0
 //   trace            the DO's own trace durations of sampled runs (GET /api/agents/:name/runs/:id)
 // Run it with `npm run bench -- chat-turn`.
@@ -102,6 +103,10 @@ export async function run(server) {
   const echo = stats(echoSamples);
   const turn = stats(turnSamples);
   const ratio = turn.p50 / echo.p50;
+  // Does a turn get dearer as the agent accumulates history and memories? Each half against its own echoes.
+  const half = SAMPLES / 2;
+  const drift = (stats(turnSamples.slice(half)).p50 / stats(echoSamples.slice(half)).p50) / (stats(turnSamples.slice(0, half)).p50 / stats(echoSamples.slice(0, half)).p50);
+  const memoryStatus = await request(`/api/agents/${agent}/memories/status`).catch(() => null);
 
   // Breakdown: the floor of any agent call and a turn without history, interleaved with echo and
   // the turn itself so the four are compared under the same load.
@@ -110,9 +115,13 @@ export async function run(server) {
     http: () => request("/api/health"),
     echo: (i) => request(`/api/health/echo?x=again-${i}`),
     floor: () => request(`/api/agents/${agent}/runs?limit=1`),
+    context: (i) => request(`/api/agents/${agent}/context?q=${encodeURIComponent(`hello, this is benchmark message ${i}`)}`),
     noHistory: (i) => request(`/api/agents/${bare}/messages`, { method: "POST", json: { content: `hello ${i}` } }),
     turn: turnOnce,
   };
+  // The context preview belongs to the memory feature; without it the breakdown goes on without that row.
+  const hasPreview = await kinds.context(0).then(() => true, () => false);
+  if (!hasPreview) delete kinds.context;
   const split = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
   for (let i = 0; i < BREAKDOWN_WARMUP + BREAKDOWN_SAMPLES; i++) {
     for (const [kind, fn] of Object.entries(kinds)) {
@@ -123,6 +132,7 @@ export async function run(server) {
   const http = stats(split.http);
   const echoAfter = stats(split.echo);
   const floor = stats(split.floor);
+  const context = hasPreview ? stats(split.context) : null;
   const noHistory = stats(split.noHistory);
   const turnAfter = stats(split.turn);
   const trace = await traceBreakdown(request, agent, runIds.slice(-50));
@@ -133,9 +143,11 @@ export async function run(server) {
     ms("(a) DO echo round trip p95", echo, "p95"),
     ms("(b) chat turn (offline) p50", turn, "p50", echo.p50, { target: `<= ${TARGET_RATIO}x`, ok: ratio <= TARGET_RATIO }),
     ms("(b) chat turn (offline) p95", turn, "p95", echo.p95),
+    { name: "b/a 2nd half over 1st half", figure: drift, unit: "x" },
     ms("breakdown: HTTP only, no DO p50", http, "p50", echoAfter.p50),
     ms("breakdown: echo p50", echoAfter, "p50"),
     ms("breakdown: agent RPC floor p50", floor, "p50", echoAfter.p50),
+    ...(context ? [ms("breakdown: context preview p50", context, "p50", echoAfter.p50)] : []),
     ms("breakdown: turn, no history p50", noHistory, "p50", echoAfter.p50),
     ms("breakdown: turn, 20 history p50", turnAfter, "p50", echoAfter.p50),
     { name: "breakdown: DO run wall (trace)", figure: trace.wall, unit: "ms/run" },
@@ -149,9 +161,10 @@ export async function run(server) {
     `${SAMPLES} samples each, alternating echo and turn, after ${WARMUP} warm-up pairs; agent '${agent}' (history capped at maxHistory=20 messages).`,
     `breakdown (its own interleaved samples): of a turn's p50 ${turnAfter.p50.toFixed(2)} ms, ${echoAfter.p50.toFixed(2)} ms is one DO round trip (${http.p50.toFixed(2)} ms of it the HTTP path alone, GET /api/health; so the RPC itself is ~${(echoAfter.p50 - http.p50).toFixed(2)} ms), +${routing.toFixed(2)} ms reaching an AgentDO (getAgentByName's __unsafe_ensureInitialized RPC + profile read), +${runWork.toFixed(2)} ms the run itself (run row, user message, model, trace and persist writes, reply, live state).`,
     `history (20 messages) costs ${history.toFixed(2)} ms at p50 compared with an agent whose history is empty.`,
-    `inside the DO the run takes ${trace.wall.toFixed(2)} ms (run row → finish, from the trace; model ${(trace.byName.find((s) => s.name === "model_result")?.ms ?? 0).toFixed(2)} ms of it); the other ${(runWork - trace.wall).toFixed(2)} ms of the run's share is before and after it: session and history reads, the outcome crossing RPC, live-state writes and the output gate.`,
+    `inside the DO the run takes ${trace.wall.toFixed(2)} ms (run row → finish, from the trace; model ${(trace.byName.find((s) => s.name === "model_result")?.ms ?? 0).toFixed(2)} ms of it); the other ${(runWork - trace.wall).toFixed(2)} ms of the run's share is before and after it: compiling the context${context ? ` (GET …/context, the same compile as a preview, costs ~${(context.p50 - floor.p50).toFixed(2)} ms over the floor)` : ""}, memory after the turn (extraction, idle alarm), the outcome crossing RPC, live-state writes and the output gate.`,
     `trace durations use Date.now() in the DO; local workerd lets it move during compute (production clamps it to I/O), so locally they include CPU time.`,
   ];
+  if (memoryStatus) notes.push(`memory after the main phase: ${JSON.stringify(memoryStatus).slice(0, 240)}`);
   if (restarts.count) notes.push(`wrangler dev restarted the worker ${restarts.count} time(s) during the run (a source file changed); those attempts were retried, not sampled.`);
   if (ratio > TARGET_RATIO) notes.push(`above target: the largest share is ${runWork >= routing ? "the run itself" : "reaching the AgentDO"}; see the breakdown rows.`);
   return { title: `chat turn vs DO echo, ${SAMPLES} sequential requests each`, rows, notes };

@@ -17,6 +17,7 @@ import { contextRoutes } from "./api/context";
 import { memoryRoutes } from "./api/memory";
 import { busRoutes, conversationRoutes } from "./api/bus";
 import { connectionRoutes } from "./api/connections";
+import { openaiRoutes } from "./api/openai-compat";
 import { apiAuth, projectMiddleware, socketAuth } from "./auth";
 import type { AppEnv } from "./env";
 import { notFound, onError } from "./errors";
@@ -60,6 +61,7 @@ export function makeApp() {
   app.route("/api/conversations", conversationRoutes);
 
   app.all("/api/*", notFound);
+  app.route("/v1", openaiRoutes);
 
   app.all("/agents/*", projectMiddleware, socketAuth, async (c) => {
     const response = await routeAgentRequest(c.req.raw, c.env);

@@ -117,8 +117,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       sessionId: (session) => this.sessions.resolve(session).id,
       run: (input, sink, behavior) => this.turn(input, sink, behavior),
       append: (sessionId, message) => void this.messages.append(sessionId, message),
-      // Until the memory feature stores facts, a remembered line is kept in the conversation.
-      remember: (sessionId, content) => void this.messages.append(sessionId, { role: "assistant", content }),
+      remember: (_sessionId, content) => this.memory.create({ text: content, kind: "fact" }),
     });
   }
 

@@ -13,7 +13,8 @@ export interface PlanDeps {
   model: LlmPort;
   /** Writes a `(message …)` or `(remember …)` step that is not the plan's last word. */
   append(message: { role: "assistant" | "system" | "user"; content: string }): void;
-  remember(content: string): void;
+  /** Stores a `(remember …)` step: a memory, where the agent has the memory feature. */
+  remember(content: string): void | Promise<unknown>;
 }
 
 /**
@@ -83,7 +84,7 @@ export function makePlanLlm(deps: PlanDeps) {
           prev = action.content;
           break;
         case "remember":
-          deps.remember(action.content);
+          await deps.remember(action.content);
           prev = action.content;
           break;
         case "spawn":

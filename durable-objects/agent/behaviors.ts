@@ -34,7 +34,7 @@ export interface BehaviorDeps {
   /** A normal run (traced, gated) of `content` in `session`, driven until it settles. */
   run(input: { content: string; session: string; limits?: Partial<RunLimits> }, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome>;
   append(sessionId: string, message: { role: "assistant" | "system" | "user"; content: string }): void;
-  remember(sessionId: string, content: string): void;
+  remember(sessionId: string, content: string): void | Promise<unknown>;
 }
 
 export interface ScheduleView {

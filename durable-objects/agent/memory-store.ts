@@ -1,5 +1,5 @@
 import type { SqlLike, SqlValue } from "../../adapters/vector-sqlite";
-import { entitiesOf, ftsQuery, parseTriple, type MemoryItem, type MemoryKind, type ScoredId, type Triple } from "../../core/context";
+import { entitiesOf, ftsQuery, memoryKinds, parseTriple, type MemoryItem, type MemoryKind, type ScoredId, type Triple } from "../../core/context";
 import type { Clock, EmbedPort, VectorPort } from "../../core/ports";
 
 /**
@@ -49,6 +49,9 @@ type Row = Record<string, SqlValue>;
 
 /** DO SQLite allows 100 bound parameters per statement; leave room for the fixed ones. */
 const chunkSize = 90;
+/** Rows one lexical term is ranked over (its newest). */
+const termCap = 1000;
+const memoryKindsBut = (kind: MemoryKind): MemoryKind[] => memoryKinds.filter((k) => k !== kind);
 const columns = "id, kind, text, source, title, importance, entities, subject, relation, object, superseded_by, provenance, created_at, last_used_at";
 
 export const ownSource = "memory";
@@ -177,7 +180,7 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
   function supersedeSlot(record: MemoryRecord): string[] {
     if (!record.triple || record.kind !== "fact" || record.supersededBy) return [];
     const old = rows(
-      `SELECT id FROM memories WHERE lower(subject) = ? AND lower(relation) = ? AND lower(object) != ? AND id != ? AND superseded_by IS NULL AND source = ? AND created_at <= ?`,
+      `SELECT id FROM memories WHERE subject = ? AND relation = ? AND lower(object) != ? AND id != ? AND superseded_by IS NULL AND source = ? AND created_at <= ?`,
       record.triple.subject.toLowerCase(),
       record.triple.relation.toLowerCase(),
       record.triple.object.toLowerCase(),
@@ -203,7 +206,9 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
       const now = clock.now();
       const kind = item.kind;
       const text = item.text.trim();
-      const triple = item.triple ?? (kind === "fact" ? parseTriple(text) : undefined);
+      const parsed = item.triple ?? (kind === "fact" ? parseTriple(text) : undefined);
+      // Subject and relation are stored lower-cased so a fact's slot is an index lookup.
+      const triple = parsed && { subject: parsed.subject.trim().toLowerCase(), relation: parsed.relation.trim().toLowerCase(), object: parsed.object.trim() };
       const record: MemoryRecord = {
         id: item.id ?? newMemoryId(),
         kind,
@@ -286,20 +291,38 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
       }
     },
 
-    /** FTS5 hits, best first (bm25 negated: higher is better). Summaries are never retrieved. */
+    /**
+     * FTS5 hits, best first (bm25 negated: higher is better). Summaries are never retrieved.
+     * Each term is ranked on its own over at most `termCap` of its newest rows, and a row's score is
+     * the sum of its terms' bm25 parts (what one OR query would give). So a word found in every
+     * memory ("user", "project") costs a bounded scan instead of scoring the whole table, and only
+     * loses its tiny, low-IDF share on rows older than the cap.
+     */
     lexical(query: string, options: { sources: string[]; limit: number; kinds?: MemoryKind[] }): ScoredId[] {
-      const match = ftsQuery(query);
-      if (!match || options.sources.length === 0) return [];
-      const kinds = options.kinds?.length ? ` AND m.kind IN (${marks(options.kinds.length)})` : " AND m.kind != 'summary'";
-      return rows(
-        `SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-         WHERE memories_fts MATCH ? AND m.source IN (${marks(options.sources.length)}) AND m.superseded_by IS NULL${kinds}
-         ORDER BY bm25(memories_fts) LIMIT ?`,
-        match,
-        ...options.sources,
-        ...(options.kinds ?? []),
-        options.limit,
-      ).map((r) => ({ id: r.id as string, score: r.score as number }));
+      const terms = ftsQuery(query).split(" OR ").filter(Boolean);
+      if (terms.length === 0 || options.sources.length === 0) return [];
+      const scores = new Map<number, number>();
+      for (const term of terms) {
+        const hits = rows("SELECT rowid AS r, bm25(memories_fts) AS b FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?", term, termCap);
+        for (const hit of hits) scores.set(hit.r as number, (scores.get(hit.r as number) ?? 0) - (hit.b as number));
+      }
+      const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
+      const kinds = new Set(options.kinds?.length ? options.kinds : memoryKindsBut("summary"));
+      const sources = new Set(options.sources);
+      const out: ScoredId[] = [];
+      // Rows are filtered (source, kind, superseded) in pages of the ranking, best first.
+      for (let i = 0; i < ranked.length && out.length < options.limit; i += chunkSize) {
+        const page = ranked.slice(i, i + chunkSize);
+        const found = new Map(
+          rows(`SELECT seq, id, source, kind FROM memories WHERE seq IN (${marks(page.length)}) AND superseded_by IS NULL`, ...page.map(([r]) => r)).map((row) => [row.seq as number, row]),
+        );
+        for (const [r, score] of page) {
+          const row = found.get(r);
+          if (row && sources.has(row.source as string) && kinds.has(row.kind as MemoryKind)) out.push({ id: row.id as string, score });
+          if (out.length >= options.limit) break;
+        }
+      }
+      return out;
     },
 
     /** Vector hits of the current embedder, best first; one filtered query per source. */

@@ -18,6 +18,19 @@ const busMessage = (p: { name: string }, over: Record<string, unknown>) => ({
 });
 
 describe("bus rules", () => {
+  it("connections can only name existing agents, and the error names the missing one", async () => {
+    const p = project();
+    await p.agent("airtable");
+    await p.agent("main");
+    const res = await p.api("/api/agents/main/connections", { method: "PUT", json: { connections: ["airtable", "nobody"] } });
+    expect(res.status).toBe(400);
+    const body = await res.json<any>();
+    expect(body.error.message).toContain("'nobody'");
+    expect(body.error.details.issues).toEqual([{ path: ["connections", 1], message: "agent 'nobody' does not exist" }]);
+    expect(await p.json("/api/agents/main/connections")).toEqual({ connections: [] });
+    expect(await p.connect("main", ["airtable"])).toEqual({ name: "main", connections: ["airtable"] });
+  });
+
   it("an ask along a connection removed while the run waited is refused, and the refusal is in the trace", async () => {
     const p = project();
     await p.agent("airtable");

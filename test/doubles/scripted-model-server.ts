@@ -3,6 +3,9 @@
 // its own model name and never sees another test's replies:
 //   POST /__script/<model>   [{ content?, toolCalls?: [{ name, arguments }], status?, error?, delayMs? }, ...]
 //   GET  /__calls/<model>    the request bodies the double received for that model
+// Memory-extraction requests (the agent's after-turn step, recognised by its system prompt) are
+// answered from their own queue, POST /__script/<model>:extraction (default: no memories), and
+// recorded under /__calls/<model>:extraction, so they never consume a conversation's replies.
 //   POST /__tool/<key>[?ms=N&status=N&echoHeaders]   an operator HTTP tool endpoint: records the call (body and
 //                            headers) under <key>, waits N ms, answers { echo: body } or status N
 //   GET  /__tool-calls/<key> what that endpoint received
@@ -65,9 +68,12 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
       return send(200, calls.get(`tool:${decodeURIComponent(url.pathname.slice("/__tool-calls/".length))}`) ?? []);
     }
     if (req.method === "POST" && url.pathname.endsWith("/chat/completions")) {
-      const body = JSON.parse(await readBody(req)) as { model: string; stream?: boolean };
-      calls.set(body.model, [...(calls.get(body.model) ?? []), body]);
-      const step = scripts.get(body.model)?.shift() ?? { content: "(the double has no scripted reply)" };
+      const body = JSON.parse(await readBody(req)) as { model: string; stream?: boolean; messages?: { role: string; content?: unknown }[] };
+      const first = body.messages?.[0];
+      const extraction = first?.role === "system" && typeof first.content === "string" && first.content.includes("long-term memory");
+      const key = extraction ? `${body.model}:extraction` : body.model;
+      calls.set(key, [...(calls.get(key) ?? []), body]);
+      const step = scripts.get(key)?.shift() ?? { content: extraction ? '{"memories":[]}' : "(the double has no scripted reply)" };
       if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
       if (step.status && step.status >= 400) {
         return send(step.status, { error: { message: step.error ?? `scripted ${step.status}`, type: "scripted_error", code: null } });

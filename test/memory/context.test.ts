@@ -63,7 +63,7 @@ describe("the context preview", () => {
     const view = await preview(name, "Which trip did the user book?");
     const order = view.items.filter((i) => i.included).map((i) => i.id);
     expect(order.indexOf("newTrip")).toBeLessThan(order.indexOf("oldTrip"));
-    const final = (id: string) => view.items.find((i) => i.id === id)!.scores.final;
+    const final = (id: string) => view.items.find((i) => i.id === id)!.scores.final!;
     expect(final("newTrip")).toBeGreaterThan(final("oldTrip"));
     expect(final("oldTrip")).toBeGreaterThan(final("newNoise"));
   });

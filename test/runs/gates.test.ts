@@ -19,7 +19,8 @@ describe("tools and gates in a run", () => {
     expect(body.reply.content).toBe("Done: I checked the clock.");
     const calls = await agent.modelCalls();
     expect(calls).toHaveLength(2);
-    expect(calls[0].tools.map((t: any) => t.function.name)).toEqual(["clock__now"]);
+    // Declared tools only: clock.now plus the memory tools every agent has; no http.fetch.
+    expect(calls[0].tools.map((t: any) => t.function.name).sort()).toEqual(["clock__now", "memory__forget", "memory__search", "memory__store"]);
     expect(toolMessages(calls, 1)[0]).toMatch(/\d{4}-\d{2}-\d{2}T/);
     const run = await agent.run(body.runId);
     const tool = run.trace.find((s: any) => s.name === "tool_result");

@@ -38,6 +38,16 @@ describe("behaviors on each message", () => {
     expect(trace.filter((s: any) => s.name === "gate_decisions")).toHaveLength(2);
   });
 
+  it("a (remember …) step stores a memory", async () => {
+    const { name } = await agentWith(`(behavior "keep" :active
+      (goal (input) (get input "text"))
+      (plan (input ctx) (sequence (remember (concat "The user likes " (get input "text"))) (message "assistant" :content "Noted."))))`);
+    const body = (await (await api(`/api/agents/${name}/messages`, { method: "POST", json: { content: "green tea" } })).json()) as any;
+    expect(body.reply.content).toBe("Noted.");
+    const listed = await getJson(`/api/agents/${name}/memories?limit=50`);
+    expect(JSON.stringify(listed)).toContain("The user likes green tea");
+  });
+
   it("a (think) plan hands the goal to the agent's model", async () => {
     const { name } = await agentWith(`(behavior "reply" :active (goal (input) (concat "Say hi to " (get input "text"))) (plan (input ctx) (think)))`);
     const body = (await (await api(`/api/agents/${name}/messages`, { method: "POST", json: { content: "Ada" } })).json()) as any;

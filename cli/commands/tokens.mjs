@@ -1,0 +1,47 @@
+// `pantheon tokens list | create | delete`, `pantheon health`
+import { UsageError } from "../client.mjs";
+import { printJson, table, time } from "../format.mjs";
+
+export const tokens = {
+  name: "tokens",
+  summary: "list, create and delete API tokens of the project",
+  usage: ["pantheon tokens list", "pantheon tokens create <name>", "pantheon tokens delete <id>"],
+  options: {},
+  async run({ api, args, json }) {
+    const [action = "list", arg] = args;
+    if (action === "list") {
+      const body = await api.request("GET", "/api/tokens");
+      if (json) return printJson(body);
+      if (!body.tokens.length) return console.log("No API tokens. Create one with: pantheon tokens create <name>");
+      console.log(table(["ID", "NAME", "CREATED", "LAST USED"], body.tokens.map((t) => [t.id, t.name, time(t.createdAt), time(t.lastUsedAt)])));
+      return;
+    }
+    if (action === "create") {
+      if (!arg) throw new UsageError("name the token (who or what will use it)", "tokens");
+      const created = await api.request("POST", "/api/tokens", { json: { name: arg } });
+      if (json) return printJson(created);
+      console.log(`Created token '${created.name}' (id ${created.id}). It is shown only this once:\n\n  ${created.token}\n`);
+      return;
+    }
+    if (action === "delete") {
+      if (!arg) throw new UsageError("give the token's id (pantheon tokens list shows it)", "tokens");
+      await api.request("DELETE", `/api/tokens/${encodeURIComponent(arg)}`);
+      if (json) return printJson({ deleted: arg });
+      console.log(`Deleted token ${arg}: it no longer works.`);
+      return;
+    }
+    throw new UsageError(`unknown action '${action}': use list, create or delete`, "tokens");
+  },
+};
+
+export const health = {
+  name: "health",
+  summary: "check that the server answers (no token needed)",
+  usage: ["pantheon health"],
+  options: {},
+  async run({ api, json }) {
+    const body = await api.request("GET", "/api/health");
+    if (json) return printJson(body);
+    console.log(`ok: Pantheon ${body.version} at ${api.url}`);
+  },
+};

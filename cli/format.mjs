@@ -1,0 +1,43 @@
+// How the CLI shows things to a person: aligned tables, short times, one-line JSON previews.
+
+/** `2025-06-01 14:03:07` in local time; `-` for nothing. */
+export function time(ms) {
+  if (ms === null || ms === undefined) return "-";
+  const d = new Date(ms);
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** `12 ms`, `1.4 s`, `2 min 5 s`. */
+export function duration(ms) {
+  if (ms === null || ms === undefined) return "-";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** One line, at most `max` characters: for previews of arguments and messages in tables. */
+export function oneLine(value, max = 60) {
+  const text = (typeof value === "string" ? value : JSON.stringify(value) ?? "").replace(/\s+/g, " ").trim();
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * A table with a header row, columns padded to their widest cell (the last column is not padded).
+ * @param {string[]} headers
+ * @param {unknown[][]} rows
+ */
+export function table(headers, rows) {
+  const cells = [headers, ...rows.map((row) => row.map((c) => (c === null || c === undefined ? "-" : String(c))))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]?.length ?? 0)));
+  return cells.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join("  ").trimEnd()).join("\n");
+}
+
+/** `key: value` lines, keys aligned; entries whose value is undefined are left out. */
+export function fields(entries) {
+  const shown = entries.filter(([, v]) => v !== undefined);
+  const width = Math.max(...shown.map(([k]) => k.length));
+  return shown.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v === null ? "-" : v}`).join("\n");
+}
+
+export const printJson = (value) => console.log(JSON.stringify(value, null, 2));

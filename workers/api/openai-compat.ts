@@ -1,0 +1,298 @@
+import { Hono, type ErrorHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { z } from "zod";
+import { agentNamePattern, type AgentProfile } from "../../core/agents";
+import { isPantheonError } from "../../core/errors";
+import { maxBodyBytes } from "../app";
+import { apiAuth, projectMiddleware } from "../auth";
+import type { AppContext, AppEnv } from "../env";
+import { agentStub, call, registryStub, type Remote } from "../stubs";
+import type { AgentDO } from "../../durable-objects/agent/agent-do";
+
+/**
+ * An error in OpenAI's shape (`{ error: { message, type, param, code } }`), so OpenAI SDKs
+ * raise their usual `BadRequestError`, `NotFoundError`, ... with our message.
+ */
+export class OpenAiCompatError extends Error {
+  override readonly name = "OpenAiCompatError";
+  constructor(
+    readonly status: 400 | 401 | 404 | 413 | 415 | 500 | 502,
+    message: string,
+    readonly param: string | null = null,
+    readonly code: string | null = null,
+    readonly type: "invalid_request_error" | "server_error" = status >= 500 ? "server_error" : "invalid_request_error",
+  ) {
+    super(message);
+  }
+}
+
+const textPart = z.object({ type: z.literal("text"), text: z.string() });
+const chatMessage = z.looseObject({
+  role: z.enum(["system", "developer", "user", "assistant", "tool", "function"], { error: "one of system, developer, user, assistant, tool" }),
+  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]).optional(),
+});
+
+/** Fields we act on; the rest of OpenAI's request (temperature, tools, ...) is accepted and ignored: the agent's profile decides. */
+const completionBody = z.looseObject({
+  model: z.string({ error: "name the agent to talk to" }).min(1, "name the agent to talk to"),
+  messages: z.array(chatMessage, { error: "a list of messages" }).min(1, "send at least one message"),
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+  user: z.string().max(200, "at most 200 characters").nullish(),
+  n: z.number().int().min(1).max(1, "an agent gives one reply per message: n must be 1").nullish(),
+});
+type CompletionBody = z.infer<typeof completionBody>;
+
+async function readBody(c: AppContext): Promise<CompletionBody> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new OpenAiCompatError(400, "the body is not valid JSON: send the chat completion request as JSON");
+  }
+  const parsed = completionBody.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const param = issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`)).join("") || null;
+  throw new OpenAiCompatError(400, param ? `${param}: ${issue.message}` : issue.message, param, "invalid_value");
+}
+
+/** The agent answers the latest user message; earlier turns come from its own memory, not the request. */
+function lastUserContent(body: CompletionBody): string {
+  const index = body.messages.findLastIndex((m) => m.role === "user");
+  const param = `messages[${index}].content`;
+  if (index < 0) throw new OpenAiCompatError(400, "messages: include a message with role 'user'", "messages", "invalid_value");
+  const content = body.messages[index]!.content;
+  const text = typeof content === "string" ? content : (content ?? []).map((part) => {
+    const text = textPart.safeParse(part);
+    if (!text.success) throw new OpenAiCompatError(400, `${param}: only text parts are supported (got '${part.type}')`, param, "invalid_value");
+    return text.data.text;
+  }).join("\n");
+  if (!text.trim()) throw new OpenAiCompatError(400, `${param}: the last user message is empty`, param, "invalid_value");
+  if (text.length > 32_000) throw new OpenAiCompatError(400, `${param}: at most 32,000 characters`, param, "invalid_value");
+  return text;
+}
+
+const modelMissing = (model: string) =>
+  new OpenAiCompatError(404, `The model '${model}' does not exist: the model is the name of one of your agents (GET /v1/models lists them)`, "model", "model_not_found");
+
+async function agentOf(c: AppContext, model: string): Promise<{ profile: AgentProfile; agent: Remote<AgentDO> }> {
+  if (!agentNamePattern.test(model)) throw modelMissing(model);
+  const found = await registryStub(c.env, c.get("project")).getAgent(model);
+  if (!found.ok) {
+    if (found.code === "not_found") throw modelMissing(model);
+    await call(found);
+  }
+  const profile = (found as { value: AgentProfile }).value;
+  return { profile, agent: await agentStub(c.env, c.get("project"), profile.name) };
+}
+
+/**
+ * OpenAI's `user` (a stable id of the end user) keeps that person's conversation apart: it is a
+ * session id of the agent, or else names a session `openai:<user>` made on first use.
+ */
+async function sessionFor(agent: Remote<AgentDO>, user: string | null | undefined): Promise<string | undefined> {
+  if (!user) return undefined;
+  const sessions = await call(agent.listSessions());
+  const title = `openai:${user}`;
+  const found = sessions.find((s) => s.id === user) ?? sessions.find((s) => s.title === title);
+  return (found ?? (await call(agent.createSession(title)))).id;
+}
+
+interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** The run's token usage, from the `run_finished` step of its trace. */
+async function usageOf(agent: Remote<AgentDO>, runId: string): Promise<Usage> {
+  const found = await agent.getRun(runId);
+  if (!found.ok) return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  const finished = found.value.trace.find((step) => step.name === "run_finished");
+  const usage = (finished?.data as { usage?: { inputTokens?: number; outputTokens?: number } } | undefined)?.usage;
+  const prompt = usage?.inputTokens ?? 0;
+  const completion = usage?.outputTokens ?? 0;
+  const total = prompt + completion || found.value.run.tokens;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
+}
+
+const waitingText = (agent: string, runId: string) =>
+  `Waiting for approval: a tool call in run ${runId} needs a person to approve it (pantheon approve ${agent} ${runId}).`;
+
+const runFailed = (runId: string, status: string, reason?: string) =>
+  new OpenAiCompatError(502, `run ${runId} ended ${status}${reason ? `: ${reason}` : ""}`, null, `run_${status}`);
+
+const completionId = (runId: string) => `chatcmpl-${runId}`;
+const seconds = () => Math.floor(Date.now() / 1000);
+
+async function complete(c: AppContext, body: CompletionBody, content: string) {
+  const { profile, agent } = await agentOf(c, body.model);
+  const session = await sessionFor(agent, body.user);
+  const outcome = await call(agent.chat({ content, ...(session ? { session } : {}) }));
+  if (outcome.status !== "completed" && outcome.status !== "waiting_approval") throw runFailed(outcome.runId, outcome.status, outcome.error);
+  const text = outcome.reply?.content ?? waitingText(profile.name, outcome.runId);
+  return c.json({
+    id: completionId(outcome.runId),
+    object: "chat.completion",
+    created: seconds(),
+    model: profile.name,
+    choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null }],
+    usage: await usageOf(agent, outcome.runId),
+    pantheon: { runId: outcome.runId, sessionId: outcome.sessionId, status: outcome.status },
+  });
+}
+
+/** Reads the agent's SSE stream (`event: <type>\ndata: <json>`) one event at a time. */
+async function* runEvents(stream: ReadableStream<Uint8Array>): AsyncGenerator<{ type: string; data: Record<string, unknown> }> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (value) buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const type = /^event: (.*)$/m.exec(frame)?.[1];
+        const data = /^data: (.*)$/m.exec(frame)?.[1];
+        if (type && data) yield { type, data: JSON.parse(data) as Record<string, unknown> };
+      }
+      if (done) return;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+/**
+ * The agent's run events as `chat.completion.chunk` frames. Tokens stream as they come; text a
+ * model wrote before calling a tool is not part of the stored reply, so when the reply does not
+ * continue what was streamed since the last tool call, only its missing tail is added at the end.
+ */
+async function streamed(c: AppContext, body: CompletionBody, content: string) {
+  const { profile, agent } = await agentOf(c, body.model);
+  const session = await sessionFor(agent, body.user);
+  const source = await call(agent.chatStream({ content, ...(session ? { session } : {}) }));
+  const encoder = new TextEncoder();
+  const created = seconds();
+  let id = "chatcmpl-pending";
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    ({ id, object: "chat.completion.chunk", created, model: profile.name, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
+
+  async function* frames(): AsyncGenerator<unknown> {
+    let sinceTool = "";
+    for await (const event of runEvents(source)) {
+      if (event.type === "run") {
+        id = completionId(String(event.data.runId));
+        yield chunk({ role: "assistant", content: "" });
+      } else if (event.type === "token") {
+        sinceTool += String(event.data.text);
+        yield chunk({ content: String(event.data.text) });
+      } else if (event.type === "tool_call") {
+        sinceTool = "";
+      } else if (event.type === "error") {
+        yield { error: { message: String(event.data.message), type: "server_error", param: null, code: String(event.data.code) } };
+        return;
+      } else if (event.type === "done") {
+        const runId = String(event.data.runId);
+        const status = String(event.data.status);
+        const reply = (event.data.reply as { content?: string } | null)?.content;
+        if (status !== "completed" && status !== "waiting_approval") {
+          const error = runFailed(runId, status);
+          yield { error: { message: error.message, type: error.type, param: null, code: error.code } };
+          return;
+        }
+        const full = reply ?? waitingText(profile.name, runId);
+        if (full.startsWith(sinceTool) && full.length > sinceTool.length) yield chunk({ content: full.slice(sinceTool.length) });
+        yield chunk({}, "stop");
+        if (body.stream_options?.include_usage) yield { ...chunk({}), choices: [], usage: await usageOf(agent, runId) };
+        return;
+      }
+    }
+  }
+
+  const iterator = frames();
+  const out = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next().catch((error: unknown) => ({
+        done: false as const,
+        value: { error: { message: error instanceof Error ? error.message : String(error), type: "server_error", param: null, code: null } },
+      }));
+      if (next.done) {
+        controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+        controller.close();
+        return;
+      }
+      controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
+      if ((next.value as { error?: unknown }).error) {
+        await iterator.return(undefined);
+      }
+    },
+    async cancel() {
+      await iterator.return(undefined);
+    },
+  });
+  return new Response(out, {
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": c.get("requestId") },
+  });
+}
+
+/** Every error of this router in OpenAI's shape, auth and body-size failures included. */
+const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
+  const shaped = (status: number, message: string, param: string | null, code: string | null, type = status >= 500 ? "server_error" : "invalid_request_error") => {
+    const response = c.json({ error: { message, type, param, code } }, status as 400);
+    response.headers.set("x-request-id", c.get("requestId"));
+    // A run that ended badly already happened: an SDK retry would start a second one.
+    if (status === 502) response.headers.set("x-should-retry", "false");
+    if (status === 401) response.headers.set("WWW-Authenticate", 'Bearer realm="pantheon"');
+    return response;
+  };
+  if (error instanceof OpenAiCompatError) return shaped(error.status, error.message, error.param, error.code, error.type);
+  if (isPantheonError(error)) {
+    const issue = (error.details?.issues as { path: (string | number)[]; message: string }[] | undefined)?.[0];
+    return shaped(error.status, issue ? `${issue.path.join(".")}: ${issue.message}` : error.message, issue ? issue.path.join(".") : null, error.code);
+  }
+  if (error instanceof HTTPException) {
+    if (error.status === 401) return shaped(401, "Incorrect or missing API key: send 'Authorization: Bearer <token>' with a Pantheon token", null, "invalid_api_key");
+    if (error.status === 413) return shaped(413, "the request body is larger than 64 KiB", null, "payload_too_large");
+    return shaped(error.status, error.message || "the request could not be handled", null, null);
+  }
+  console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), name: (error as Error)?.name, message: (error as Error)?.message }));
+  return shaped(500, "something went wrong on our side; the request id helps us find it", null, "internal");
+};
+
+/**
+ * `/v1`: the OpenAI Chat Completions API in front of the project's agents, so any OpenAI client
+ * (SDKs, chat UIs, LangChain, ...) can talk to an agent. Same bearer tokens and project header as `/api`.
+ * `POST /v1/chat/completions` (model = agent name; `stream: true` for chunks), `GET /v1/models`.
+ *
+ * @example
+ * const client = new OpenAI({ baseURL: "https://pantheon.example.workers.dev/v1", apiKey: token });
+ * const answer = await client.chat.completions.create({ model: "keeper", messages: [{ role: "user", content: "Where is the key?" }] });
+ * answer.choices[0].message.content; // the agent's reply, stored in its history like any other
+ */
+export const openaiRoutes = new Hono<AppEnv>()
+  // Read at request time: app.ts imports this module, so its constants are not ready at load.
+  .use("*", projectMiddleware, (c, next) => bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } })(c, next), apiAuth)
+  .post("/chat/completions", async (c) => {
+    const body = await readBody(c);
+    const content = lastUserContent(body);
+    return body.stream ? streamed(c, body, content) : complete(c, body, content);
+  })
+  .get("/models", async (c) => {
+    const project = c.get("project");
+    const agents = await registryStub(c.env, project).listAgents();
+    return c.json({ object: "list", data: agents.map((a) => asModel(a, project)) });
+  })
+  .get("/models/:model", async (c) => c.json(asModel((await agentOf(c, c.req.param("model"))).profile, c.get("project"))))
+  .all("*", (c) => {
+    throw new OpenAiCompatError(404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}: this API offers POST /v1/chat/completions and GET /v1/models`, null, "unknown_url");
+  })
+  .onError(onOpenAiError);
+
+function asModel(profile: AgentProfile, project: string) {
+  return { id: profile.name, object: "model", created: Math.floor(profile.createdAt / 1000), owned_by: project, description: profile.description };
+}
