@@ -1,6 +1,7 @@
-import { evaluateExpr, resolveArgs, type Action, type Behavior, type ExprScope, type Value } from "../../core/dsl";
+import { evaluateExpr, printScript, resolveArgs, type Action, type ActorScript, type Behavior, type ExprScope, type Value } from "../../core/dsl";
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, Message, ToolCall } from "../../core/ports";
 import { makeAgentToolSpec } from "../../core/tools";
+import { spawnToolName } from "./bus-spawn";
 import type { RunEvent } from "./live";
 
 /** Tool call ids of planned steps: `plan-<step>-<n>`, so the plan finds its place again from the run's messages. */
@@ -88,7 +89,8 @@ export function makePlanLlm(deps: PlanDeps) {
           prev = action.content;
           break;
         case "spawn":
-          return response(`plan step ${i + 1} (spawn) failed: spawning actors is not available yet`, [], "error");
+          // Through the agent.spawn tool, so the same gates, quota and delegation path apply.
+          return response("", [{ id: `plan-${i}-0`, name: spawnToolName, arguments: { script: spawnSource(action.script, action.goal), goal: action.goal } }], "tool_calls");
       }
     }
     return response(prev === null ? `Finished '${deps.behavior.name}'.` : typeof prev === "string" ? prev : JSON.stringify(prev), [], "stop");
@@ -147,4 +149,14 @@ function combine(answers: string[], policy: string, asked: number): Value {
 export function goalText(behavior: Behavior, scope: ExprScope): string {
   const value = evaluateExpr(behavior.goal, scope);
   return value === null ? "" : typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/**
+ * The DSL source of a spawned child: an inline `(actor …)` is printed as it is; a bare name gets a
+ * minimal actor that thinks about its goal.
+ */
+function spawnSource(script: string | ActorScript, goal: string): string {
+  if (typeof script !== "string") return printScript(script);
+  const description = `Spawned to work on: ${goal}`.slice(0, 1900).replace(/["\\]/g, " ");
+  return `(actor "${script}" (description "${description}") (talent "work" (behavior "goal" :active (goal (input) (get input "text")) (plan (input ctx) (think)))))`;
 }

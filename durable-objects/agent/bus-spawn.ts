@@ -2,7 +2,7 @@ import { defaultAgentRuntime, type AgentProfile, type JsonValue } from "../../co
 import { compileScript, isScriptError, type ActorScript } from "../../core/dsl";
 import type { Result } from "../../core/errors";
 import type { ToolSpec } from "../../core/tools";
-import { profileFromScript } from "../../workers/api/scripts";
+import { profileFromScript } from "../../core/agents";
 import type { ToolSource } from "./tools";
 
 export const spawnToolName = "agent.spawn";

@@ -257,6 +257,16 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
     get,
     insert,
 
+    /** The sources the agent holds memories in; one index seek per source, not a scan of every row. */
+    sources(): string[] {
+      const out: string[] = [];
+      for (let last = ""; ; ) {
+        const row = rows("SELECT source FROM memories WHERE source > ? ORDER BY source LIMIT 1", last)[0];
+        if (!row) return out;
+        out.push((last = row.source as string));
+      }
+    },
+
     exists(id: string): boolean {
       return rows("SELECT 1 AS x FROM memories WHERE id = ?", id).length > 0;
     },

@@ -79,14 +79,14 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   /** Memory plus the script's sources; with no script, memory plus every source the agent holds. */
   function sourcesFor(profile: AgentProfile): string[] {
     const listed = scriptOf(profile).contextSources;
-    const own = listed ?? sql.exec<{ source: string }>("SELECT DISTINCT source FROM memories").toArray().map((r) => r.source);
+    const own = listed ?? memory.sources();
     const named = own.map((s) => (splitSource(s).owner === self() ? splitSource(s).name : s));
     return [...new Set([ownSource, ...named])];
   }
 
   /** Hybrid search (words + meaning, fused by rank) over the agent's own sources. */
   async function search(query: string, options: { limit: number; kind?: MemoryKind; sources?: string[] }) {
-    const sources = options.sources ?? [ownSource, ...sql.exec<{ source: string }>("SELECT DISTINCT source FROM memories").toArray().map((r) => r.source)];
+    const sources = options.sources ?? [ownSource, ...memory.sources()];
     const topK = Math.max(options.limit * 2, 20);
     const lexical = memory.lexical(query, { sources, limit: topK, ...(options.kind ? { kinds: [options.kind] } : {}) });
     const semantic = await memory.semantic(query, { sources, limit: topK }).catch(() => []);

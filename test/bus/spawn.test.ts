@@ -36,4 +36,24 @@ describe("spawn", () => {
     expect(refused.trace.find((t) => t.name === "bus_refused")?.data.error).toContain("has spawned 1 of its 1 allowed children");
     expect((await p.api("/api/agents/helper-two")).status).toBe(404);
   });
+
+  it("a behavior's deterministic plan can spawn a child by name, and the child's report ends the run", async () => {
+    const p = project();
+    await p.agent("planner");
+    const put = await p.api("/api/agents/planner/script", {
+      method: "PUT",
+      headers: { "content-type": "text/x-pantheon" },
+      body: `(actor "planner" (description "Hands work to children.") (spawn :allowed true :quota 1)
+               (talent "work" (behavior "delegate" :active (goal (input) (get input "text"))
+                 (plan (input ctx) (spawn "scout" :goal (get input "text"))))))`,
+    });
+    expect(put.status).toBe(200);
+    const started = await p.chat("planner", "Say what you were spawned to work on.");
+    const run = await p.settled("planner", started.runId);
+    expect(run.run.status).toBe("completed");
+    const scout = await p.json("/api/agents/scout");
+    expect(scout.parent).toBe("planner");
+    expect(scout.description).toContain("Say what you were spawned to work on.");
+    expect(p.replyOf(run)).toContain("Spawned to work on");
+  });
 });

@@ -1,4 +1,6 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { agentObjectName } from "../../workers/stubs";
 import { api, createAgent } from "../api/client";
 import { remember, storageOf } from "./helpers";
 
@@ -80,5 +82,33 @@ describe("the memory API", () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { details: { issues: { path: string[] }[] } } };
     expect(body.error.details.issues[0]?.path).toEqual(["text"]);
+  });
+});
+
+describe("embedding spaces and upkeep", () => {
+  it("after an embedder change, memories are found by words only until re-embedded, then every one has a vector of the new space", async () => {
+    const { name } = await createAgent();
+    await remember(name, "The user's dog is called Biscuit");
+    await remember(name, "The user's cat is called Pixel");
+    // Pretend the vectors were made by another embedder.
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(agentObjectName("default", name)));
+    await runInDurableObject(stub, (_i, state) => void state.storage.sql.exec("UPDATE memory_vectors SET model = 'old:model'"));
+    const before = (await (await api(`/api/agents/${name}/memories/status`)).json()) as { missingVectors: number };
+    expect(before.missingVectors).toBe(2);
+
+    const res = await api(`/api/agents/${name}/memories/reembed`, { method: "POST" });
+    expect(await res.json()).toMatchObject({ model: "hashed:256", embedded: 2, dropped: 2 });
+    const after = (await (await api(`/api/agents/${name}/memories/status`)).json()) as { missingVectors: number; vectors: { model: string }[] };
+    expect(after.missingVectors).toBe(0);
+    expect(after.vectors.map((v) => v.model)).toEqual(["hashed:256"]);
+  });
+
+  it("each turn re-arms one idle consolidation instead of piling them up", async () => {
+    const { name } = await createAgent();
+    await api(`/api/agents/${name}/messages`, { method: "POST", json: { content: "hello" } });
+    await api(`/api/agents/${name}/messages`, { method: "POST", json: { content: "hello again" } });
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(agentObjectName("default", name)));
+    const callbacks = await runInDurableObject(stub, (instance: { getSchedules(): { callback: string }[] }) => instance.getSchedules().map((s) => s.callback));
+    expect(callbacks.filter((c) => c === "onMemoryIdle")).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { defaultAgentRuntime, type AgentProfile, type JsonValue } from "../../core/agents";
+import { profileFromScript, type AgentProfile, type JsonValue } from "../../core/agents";
 import { compileScript, compileScriptJson, ScriptError, type ActorScript, type CompileResult } from "../../core/dsl";
 import { isPantheonError, PantheonError } from "../../core/errors";
 import { systemClock } from "../../core/ports";
@@ -44,18 +44,6 @@ function checkName(script: ActorScript, name: string, source: string, format: Sc
   throw new ScriptError([
     { line, column, form: format === "pantheon" ? "actor" : "name", expected: `"${name}" (the agent in the path)`, found: `"${script.name}"`, message: `the script defines actor '${script.name}' but is sent to agent '${name}'` },
   ]);
-}
-
-/** What a script sets on the agent: everything else (HTTP tools, hosts, approvals, rate limits) stays the operator's. */
-export function profileFromScript(script: ActorScript, runtime: AgentProfile["runtime"] = defaultAgentRuntime) {
-  const who = script.role ? `You are ${script.name}, a ${script.role}.` : `You are ${script.name}.`;
-  return {
-    description: script.description,
-    systemPrompt: script.description ? `${who} ${script.description}` : who,
-    model: script.model,
-    runtime: { ...runtime, tools: script.tools, limits: script.limits, gates: script.gates },
-    connections: script.connections,
-  };
 }
 
 async function existingAgent(env: Env, project: string, name: string): Promise<AgentProfile | null> {
