@@ -11,4 +11,6 @@ interface Env {
   /** OpenAI-compatible embeddings endpoint (the local sidecar in dev). */
   EMBEDDINGS_BASE_URL?: string;
   EMBEDDINGS_MODEL?: string;
+  /** Dimensions of EMBEDDINGS_MODEL when it is not one the adapter knows by name. */
+  EMBEDDINGS_DIMENSIONS?: string;
 }

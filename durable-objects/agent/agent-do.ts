@@ -220,7 +220,8 @@ export class AgentDO extends Agent<Env, LiveState> {
       sink,
     });
     this.sessions.touch(session.id);
-    await this.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds });
+    // Extraction may call the model again: it runs after the reply has gone out, not before.
+    this.ctx.waitUntil(this.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds }));
     return result;
   }
 

@@ -87,13 +87,22 @@ describe("memory from conversation", () => {
   it("with a real provider the model proposes the memories of a turn as JSON", async () => {
     const model = `memory-extract-${Date.now()}`;
     const proposal = { memories: [{ kind: "fact", text: "The user owns a sailboat named Tern", importance: 0.7, entities: ["Tern"] }] };
-    await fetch(`${doubleUrl}/__script/${model}`, { method: "POST", body: JSON.stringify([{ content: "What a lovely boat!" }, { content: JSON.stringify(proposal) }]) });
+    // The double answers extraction requests (recognised by their prompt) from their own queue.
+    await fetch(`${doubleUrl}/__script/${model}`, { method: "POST", body: JSON.stringify([{ content: "What a lovely boat!" }]) });
+    await fetch(`${doubleUrl}/__script/${model}:extraction`, { method: "POST", body: JSON.stringify([{ content: JSON.stringify(proposal) }]) });
     const { name } = await createAgent({ model: { provider: "openai", name: model } });
     await say(name, "I finally bought the boat I wanted.");
-    const { memories } = (await (await api(`/api/agents/${name}/memories`)).json()) as { memories: { text: string; entities: string[] }[] };
+    // Extraction runs after the reply has gone out: wait (bounded) for it to land.
+    let memories: { text: string; entities: string[]; provenance: string }[] = [];
+    for (let i = 0; i < 200 && memories.length === 0; i++) {
+      ({ memories } = (await (await api(`/api/agents/${name}/memories`)).json()) as { memories: typeof memories });
+      if (memories.length === 0) await new Promise((r) => setTimeout(r, 20));
+    }
     expect(memories).toEqual([expect.objectContaining({ text: "The user owns a sailboat named Tern", entities: ["Tern"] })]);
-    const calls = (await (await fetch(`${doubleUrl}/__calls/${model}`)).json()) as { messages: { content: string }[] }[];
-    expect(calls[1]!.messages[0]!.content).toContain("long-term memory");
+    expect(memories[0]!.provenance).toMatch(/^turn:/);
+    const calls = (await (await fetch(`${doubleUrl}/__calls/${model}:extraction`)).json()) as { messages: { content: string }[] }[];
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.messages[1]!.content).toBe("User: I finally bought the boat I wanted.\nAssistant: What a lovely boat!");
   });
 
   it("consolidation merges near-duplicates into one memory and keeps the copy as history", async () => {
