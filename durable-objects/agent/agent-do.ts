@@ -3,11 +3,22 @@ import { eq } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import type { AgentProfile } from "../../core/agents";
+import type { MemoryKind } from "../../core/context";
+import type { ActorScript } from "../../core/dsl";
 import { isPantheonError, PantheonError, type Result } from "../../core/errors";
-import { systemClock } from "../../core/ports";
+import { systemClock, type Message } from "../../core/ports";
+import type { RunLimits, RunState } from "../../core/run";
 import { defaultRunLimits } from "../../core/run/limits";
 import migrations from "../../migrations/agent/migrations.js";
+import { makeBehaviorBook, type BehaviorAlarm } from "./behavior-state";
+import { makeBehaviors, type BehaviorRun } from "./behaviors";
+import { makeBucketStore } from "./buckets";
+import { busPortsFromEnv, makeAgentBus } from "./bus";
+import type { FanOutInput } from "./bus-fanout";
+import { spawnToolSource } from "./bus-spawn";
 import { initialLiveState, sseFrame, type Emit, type LiveState, type RunEvent } from "./live";
+import { makeMcpServers, mcpClientOf } from "./mcp";
+import { makeMemoryFeature } from "./memory";
 import { makeMessageStore } from "./messages";
 import { llmForProfile } from "./models";
 import { makeRunDriver, type RunContext, type RunOutcome } from "./run-driver";
@@ -15,18 +26,6 @@ import { makeRunStore } from "./runs";
 import * as schema from "./schema";
 import { makeSessionStore } from "./sessions";
 import { buildAgentTools } from "./tools";
-import { makeMemoryFeature } from "./memory";
-import type { MemoryKind } from "../../core/context";
-import { makeMcpServers, mcpClientOf } from "./mcp";
-import { makeBucketStore } from "./buckets";
-import { busPortsFromEnv, makeAgentBus } from "./bus";
-import type { FanOutInput } from "./bus-fanout";
-import { spawnToolSource } from "./bus-spawn";
-import { makeBehaviors, type BehaviorRun } from "./behaviors";
-import { makeBehaviorBook, type BehaviorAlarm } from "./behavior-state";
-import type { ActorScript } from "../../core/dsl";
-import type { Message } from "../../core/ports";
-import type { RunLimits, RunState } from "../../core/run";
 
 export interface ChatInput {
   content: string;
@@ -112,7 +111,7 @@ export class AgentDO extends Agent<Env, LiveState> {
         at: (when, payload) => this.schedule(when, "onBehaviorAlarm", payload, { retry: { maxAttempts: 1 }, idempotent: true }),
         cancel: (id) => this.cancelSchedule(id),
       },
-      script: () => (this.db.select().from(schema.settings).where(eq(schema.settings.key, "profile")).get()?.value as AgentProfile | undefined)?.script as ActorScript | null ?? null,
+      script: () => (this.storedProfile()?.script as ActorScript | null | undefined) ?? null,
       agent: () => this.profile().name,
       sessionId: (session) => this.sessions.resolve(session).id,
       run: (input, sink, behavior) => this.turn(input, sink, behavior),
@@ -123,9 +122,7 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Every start of this object (after eviction, a crash or a deploy) resumes runs that were mid-flight. */
   override async onStart(): Promise<void> {
-    if (this.db.select().from(schema.settings).where(eq(schema.settings.key, "profile")).get()) {
-      this.driver.resume();
-    }
+    if (this.storedProfile()) this.driver.resume();
     await this.behaviors.reconcile();
   }
 
@@ -173,10 +170,15 @@ export class AgentDO extends Agent<Env, LiveState> {
     this.ctx.waitUntil(this.memory.wipe());
   }
 
+  private storedProfile(): AgentProfile | null {
+    return (this.db.select().from(schema.settings).where(eq(schema.settings.key, "profile")).get()?.value as AgentProfile | undefined) ?? null;
+  }
+
+  /** The agent's profile; an object the registry never configured answers as an unknown agent. */
   private profile(): AgentProfile {
-    const row = this.db.select().from(schema.settings).where(eq(schema.settings.key, "profile")).get();
-    if (!row) throw new PantheonError("not_found", `agent '${this.name}' is not configured`, { details: { agent: this.name } });
-    return row.value as AgentProfile;
+    const profile = this.storedProfile();
+    if (!profile) throw new PantheonError("not_found", `agent '${this.name}' is not configured`, { details: { agent: this.name } });
+    return profile;
   }
 
   // ---- chat ----------------------------------------------------------------------------------
