@@ -1,6 +1,7 @@
 // Starts `wrangler dev` on loopback and waits until the API answers. Used by `npm start`,
 // the browser tests and the benchmarks, so all three run the same local stack.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 
 /** A free TCP port on 127.0.0.1. */
@@ -21,6 +22,11 @@ export function freePort() {
  * @returns {Promise<{ url: string, stop: () => Promise<void>, child: import("node:child_process").ChildProcess }>}
  */
 export async function startDevServer({ port, token, persistTo, vars = {}, quiet = true, timeoutMs = 120_000 }) {
+  // wrangler refuses to start without the static assets directory: build the PWA on a fresh clone.
+  if (!existsSync(new URL("../pwa/dist/index.html", import.meta.url))) {
+    const { buildPwa } = await import("../pwa/build.mjs");
+    await buildPwa();
+  }
   // Its own inspector port, so several servers (tests, benches, `npm start`) can run side by side.
   const inspector = await freePort();
   const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--test-scheduled", "--show-interactive-dev-session=false"];
