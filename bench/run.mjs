@@ -124,6 +124,14 @@ async function main(filters) {
     console.log(`wrangler dev did not start; server benchmarks will fail: ${error instanceof Error ? error.message : error}`);
   }
 
+  // wrangler dev runs in its own process group: on Ctrl-C or a kill, stop it rather than orphan it.
+  const onSignal = (signal) => {
+    console.log(`\n${signal}: stopping wrangler dev`);
+    void Promise.resolve(stack?.stop()).finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+
   const summary = [];
   try {
     for (const file of modules) {

@@ -1,7 +1,7 @@
 import { ApiError } from "./errors";
 import type {
-  Agent, Approval, ContextResult, RunEvent, RunSummary, Schedule, Session, StoredMessage, ToolInvokeResult,
-  ToolSpec, TraceStep,
+  Agent, Approval, BusCounts, ContextResult, Conversation, RunEvent, RunSummary, Schedule, ScriptInfo, Session,
+  StoredMessage, ToolInvokeResult, ToolSpec, TraceStep,
 } from "./types";
 
 export interface ApiOptions {
@@ -103,13 +103,14 @@ export function makeApi(options: ApiOptions) {
     listTools: (name: string) => json<{ tools: ToolSpec[] }>(`${agentPath(name)}/tools`),
     invokeTool: (name: string, tool: string, args: unknown) =>
       json<ToolInvokeResult>(`${agentPath(name)}/tools/${enc(tool)}/invoke`, body({ arguments: args })),
-    getContext: (name: string, q: string) => json<ContextResult>(`${agentPath(name)}/context${qs({ q })}`),
-    getScript: async (name: string): Promise<string> => {
-      const res = await raw(`${agentPath(name)}/script`, {}, "text/x-pantheon, application/json;q=0.5");
-      const text = await res.text();
-      return (res.headers.get("content-type") ?? "").includes("json") ? prettyJson(text) : text;
-    },
-    getSchedules: (name: string) => json<{ schedules: Schedule[] } | Schedule[]>(`${agentPath(name)}/schedules`),
+    getContext: (name: string, q: string, maxTokens?: number) => json<ContextResult>(`${agentPath(name)}/context${qs({ q, maxTokens })}`),
+    getScript: (name: string) => json<ScriptInfo>(`${agentPath(name)}/script`),
+    getSchedules: (name: string) => json<{ schedules: Schedule[] }>(`${agentPath(name)}/schedules`),
+    /** Pauses or resumes one behavior; answers the behavior's schedule as it is now. */
+    setSchedulePaused: (name: string, behavior: string, paused: boolean) =>
+      json<Schedule>(`${agentPath(name)}/schedules/${enc(behavior)}/${paused ? "pause" : "resume"}`, { method: "POST" }),
+    getBus: () => json<{ agents: BusCounts[]; total: Omit<BusCounts, "agent"> }>("/api/bus"),
+    getConversation: (id: string) => json<Conversation>(`/api/conversations/${enc(id)}`),
   };
 }
 
@@ -118,14 +119,6 @@ export type Api = ReturnType<typeof makeApi>;
 function qs(query: Record<string, string | number | undefined>): string {
   const entries = Object.entries(query).filter(([, v]) => v !== undefined && v !== "");
   return entries.length ? `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)]))}` : "";
-}
-
-function prettyJson(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
 }
 
 async function toApiError(res: Response): Promise<ApiError> {

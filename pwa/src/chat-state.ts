@@ -1,4 +1,4 @@
-import type { RunEvent, StoredMessage, ToolCall } from "./types";
+import type { RunEvent, StoredMessage, ToolCall, TraceStep } from "./types";
 
 /**
  * The chat transcript as the screen shows it. Every item has a stable `key`, derived from
@@ -33,6 +33,8 @@ export interface ChatToolItem {
   arguments: unknown;
   gates: GateDecision[];
   result?: { ok: boolean; output?: unknown; error?: unknown; ms?: number };
+  /** A person's decision on a call the approval gate held (from the run's trace). */
+  approval?: { approved: boolean; by?: string };
   createdAt: number;
 }
 
@@ -136,14 +138,19 @@ export function applyRunEvent(items: ChatItem[], event: RunEvent, ctx: { runId: 
     }
     case "tool_call": {
       const key = `t:${event.callId}`;
-      if (items.some((i) => i.key === key)) return items;
+      // Gates decide before the tool runs, so the call's item usually exists already.
+      if (items.some((i) => i.key === key)) return mapTool(items, event.callId, (t) => ({ ...t, name: event.name, arguments: event.arguments }));
       return [...items, { kind: "tool", key, callId: event.callId, runId, name: event.name, arguments: event.arguments, gates: [], createdAt: after(items) }];
     }
-    case "gate":
+    case "gate": {
+      const decision = { gate: event.gate, allow: event.allow, reason: event.reason };
+      // The server sends no `tool_call` for a call a gate refused: the first decision opens its item.
+      if (!items.some((i) => i.kind === "tool" && i.callId === event.callId)) {
+        return [...items, { kind: "tool", key: `t:${event.callId}`, callId: event.callId, runId, name: "", arguments: undefined, gates: [decision], createdAt: after(items) }];
+      }
       return mapTool(items, event.callId, (t) =>
-        t.gates.some((g) => g.gate === event.gate && g.allow === event.allow)
-          ? t
-          : { ...t, gates: [...t.gates, { gate: event.gate, allow: event.allow, reason: event.reason }] });
+        t.gates.some((g) => g.gate === event.gate && g.allow === event.allow) ? t : { ...t, gates: [...t.gates, decision] });
+    }
     case "tool_result":
       return mapTool(items, event.callId, (t) => ({ ...t, result: { ok: event.ok, output: event.output, error: event.error, ms: event.ms } }));
     case "done": {
@@ -177,4 +184,29 @@ export function lastSeenId(items: ChatItem[]): string | null {
     if (item?.kind === "message" && item.id) return item.id;
   }
   return null;
+}
+
+/**
+ * Fills in what the stream could not say about a run's tool calls: the name and arguments of a
+ * call a gate refused (no `tool_call` event comes for it), gate decisions that were missed, and
+ * a person's approval or rejection.
+ */
+export function enrichFromTrace(items: ChatItem[], trace: TraceStep[]): ChatItem[] {
+  let out = items;
+  for (const step of trace) {
+    const data = step.data as { callId?: unknown; tool?: unknown; arguments?: unknown; decisions?: unknown } | null;
+    if (typeof data?.callId !== "string" || typeof data.tool !== "string") continue;
+    const tool = data.tool;
+    if (step.name === "approval") {
+      const d = step.data as { approved?: unknown; by?: unknown };
+      out = mapTool(out, data.callId, (t) => ({ ...t, name: t.name || tool, approval: { approved: d.approved === true, ...(typeof d.by === "string" ? { by: d.by } : {}) } }));
+    } else if (step.name === "tool_call") {
+      out = mapTool(out, data.callId, (t) => ({ ...t, name: t.name || tool, arguments: t.arguments ?? data.arguments }));
+    } else if (step.name === "gate_decisions" && Array.isArray(data.decisions)) {
+      const gates = (data.decisions as { gate: string; decision: { allow: boolean; reason?: string } }[])
+        .map((d) => ({ gate: d.gate, allow: d.decision.allow, reason: d.decision.reason }));
+      out = mapTool(out, data.callId, (t) => ({ ...t, name: t.name || tool, gates: t.gates.length >= gates.length ? t.gates : gates }));
+    }
+  }
+  return out;
 }

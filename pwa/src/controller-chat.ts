@@ -1,5 +1,5 @@
 import type { Api } from "./api";
-import { addLocalMessage, applyRunEvent, lastSeenId, mergeHistory, removeLocal } from "./chat-state";
+import { addLocalMessage, applyRunEvent, enrichFromTrace, lastSeenId, mergeHistory, removeLocal } from "./chat-state";
 import { describeError, isNetworkError } from "./errors";
 import type { LiveConnection, LiveOptions } from "./live";
 import type { Outbox, QueuedMessage } from "./outbox";
@@ -74,8 +74,19 @@ export function makeChatFeature(deps: ChatDeps) {
     const session = runSessions.get(runId);
     if (session && c.sessionId && session !== c.sessionId) return;
     store.setChat((s) => ({ ...s, items: applyRunEvent(s.items, event, { runId }) }));
-    if (event.type === "done") void catchUp();
+    if (event.type === "done") void catchUp().then(() => enrich(agent, runId));
     if (event.type === "status" && event.status === "waiting_approval") void loadApprovals();
+  }
+
+  /** Tool calls the stream left nameless (refused by a gate) are named from the run's trace. */
+  async function enrich(agent: string, runId: string): Promise<void> {
+    if (!chat().items.some((i) => i.kind === "tool" && i.runId === runId)) return;
+    try {
+      const { trace } = await api.getRun(agent, runId);
+      store.setChat((s) => (s.agent === agent ? { ...s, items: enrichFromTrace(s.items, trace) } : s));
+    } catch {
+      // The stream already showed what happened; names from the trace are a nicety.
+    }
   }
 
   async function loadSessions(agent: string): Promise<void> {
@@ -158,8 +169,13 @@ export function makeChatFeature(deps: ChatDeps) {
         });
       }, abort.signal);
       store.setChat((s) => (s.agent === agent ? { ...s, busy: false } : s));
-      if (chat().runStatus === "waiting_approval") await loadApprovals();
+      if (chat().runStatus === "waiting_approval") {
+        // The stream ends while the run waits for a person; its continuation arrives over the socket.
+        if (runId) ownRuns.delete(runId);
+        await loadApprovals();
+      }
       await catchUp();
+      if (runId) await enrich(agent, runId);
     } catch (error) {
       if ((error as Error)?.name === "AbortError") return;
       store.setChat((s) => (s.agent !== agent ? s : { ...s, busy: false, runStatus: null, items: removeLocal(s.items, localId) }));
@@ -229,6 +245,12 @@ export function makeChatFeature(deps: ChatDeps) {
 
   return {
     open, close, send, retry, catchUp, flushOutbox, sent, newSession, loadApprovals,
+    /** After a decision on one of this chat's runs: the reply and the decision itself. */
+    refreshRun: async (runId: string) => {
+      const agent = chat().agent;
+      await catchUp();
+      if (agent) await enrich(agent, runId);
+    },
     dismiss: () => store.setChat((s) => ({ ...s, error: null, notice: null })),
     nudge: () => live?.nudge(),
   };

@@ -1,5 +1,6 @@
 import { makeApi, type Api } from "./api";
 import { makeChatFeature } from "./controller-chat";
+import { makeDetailFeature } from "./controller-detail";
 import { describeError } from "./errors";
 import type { LiveConnection, LiveOptions } from "./live";
 import type { Outbox } from "./outbox";
@@ -45,6 +46,7 @@ export function makeController(deps: ControllerDeps) {
     createAgent: { busy: false, error: null, created: null },
     detail: null,
     trace: { status: "idle" },
+    conversation: { status: "idle" },
     context: { status: "idle" },
     tools: { status: "idle" },
     toolRun: null,
@@ -61,10 +63,11 @@ export function makeController(deps: ControllerDeps) {
     location: deps.location ?? { host: "localhost", protocol: "http:" },
     requestBackgroundSync: deps.requestBackgroundSync ?? (() => {}),
   });
+  const detail = makeDetailFeature({ api, store });
   const set = store.set;
 
   /** Loads into one slot of the state, keeping the previous data visible while it refreshes. */
-  async function load<K extends "agents" | "trace" | "context" | "tools" | "approvals">(
+  async function load<K extends "agents" | "context" | "tools" | "approvals">(
     key: K,
     fetcher: () => Promise<AppState[K] extends Loadable<infer T> ? T : never>,
   ): Promise<void> {
@@ -77,26 +80,6 @@ export function makeController(deps: ControllerDeps) {
     }
   }
 
-  async function settle<T>(promise: Promise<T>): Promise<Loadable<T>> {
-    try {
-      return { status: "ready", data: await promise };
-    } catch (error) {
-      return { status: "error", error: describeError(error) };
-    }
-  }
-
-  async function loadDetail(agent: string): Promise<void> {
-    const loading = { status: "loading" } as const;
-    set((s) => ({ ...s, detail: { agent, info: loading, script: loading, schedules: loading, runs: loading } }));
-    const [info, script, schedules, runs] = await Promise.all([
-      settle(api.getAgent(agent)),
-      settle(api.getScript(agent)),
-      settle(api.getSchedules(agent).then((r) => (Array.isArray(r) ? r : r.schedules))),
-      settle(api.listRuns(agent).then((r) => r.runs)),
-    ]);
-    set((s) => (s.detail?.agent === agent ? { ...s, detail: { agent, info, script, schedules, runs } } : s));
-  }
-
   async function onRoute(route: Route): Promise<void> {
     set((s) => ({ ...s, route }));
     if (!store.get().signedIn) return;
@@ -107,14 +90,16 @@ export function makeController(deps: ControllerDeps) {
       case "approvals":
         return load("approvals", async () => (await api.listApprovals()).approvals);
       case "agent":
-        return loadDetail(route.agent);
+        return detail.load(route.agent);
+      case "conversation":
+        return detail.loadConversation(route.id);
       case "chat":
         return chat.open(route.agent, route.session);
       case "trace":
-        return load("trace", () => api.getRun(route.agent, route.runId));
+        return detail.loadTrace(route.agent, route.runId);
       case "context":
         if (!route.q) return set((s) => ({ ...s, context: { status: "idle" } }));
-        return load("context", () => api.getContext(route.agent, route.q!));
+        return load("context", () => api.getContext(route.agent, route.q!, route.max));
       case "tools":
         set((s) => ({ ...s, toolRun: null }));
         return load("tools", async () => (await api.listTools(route.agent)).tools);
@@ -184,7 +169,7 @@ export function makeController(deps: ControllerDeps) {
           approvals: s.approvals.status === "ready" ? { status: "ready", data: drop(s.approvals.data) } : s.approvals,
           chat: { ...s.chat, approvals: drop(s.chat.approvals) },
         }));
-        if (store.get().chat.agent === approval.agent) void chat.catchUp();
+        if (store.get().chat.agent === approval.agent) void chat.refreshRun(approval.runId);
       } catch (error) {
         set((s) => ({ ...s, decideError: describeError(error, "approve") }));
       } finally {
@@ -201,6 +186,9 @@ export function makeController(deps: ControllerDeps) {
         set((s) => ({ ...s, toolRun: { tool, busy: false, result: null, error: describeError(error, "invoke") } }));
       }
     },
+
+    /** Pauses or resumes one behavior of an agent's script. */
+    setSchedulePaused: (agent: string, behavior: string, paused: boolean) => detail.setPaused(agent, behavior, paused),
 
     reload: () => onRoute(store.get().route),
     chat,

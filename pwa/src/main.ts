@@ -51,9 +51,9 @@ function start(): void {
   on("retry", () => void controller.chat.retry());
   on("dismiss", () => controller.chat.dismiss());
   on("decide", (d) => void controller.decide(d as never, d.decision));
+  on("pause-schedule", (d) => void controller.setSchedulePaused(d.agent, d.behavior, d.paused));
   on("invoke-tool", (d) => void controller.invokeTool(d.agent, d.tool, d.args));
-  on("select-tool", (d) => controller.navigate({ view: "tools", agent: d.agent, tool: d.tool }));
-  on("context-query", (d) => controller.navigate({ view: "context", agent: d.agent, q: d.q }));
+  on("context-query", (d) => controller.navigate({ view: "context", agent: d.agent, q: d.q, ...(d.max ? { max: d.max } : {}) }));
   on("select-session", (d) => {
     const agent = s().chat.agent;
     if (agent) controller.navigate({ view: "chat", agent, session: d.id || undefined });

@@ -2,10 +2,11 @@
 export type Route =
   | { view: "agents" }
   | { view: "approvals" }
+  | { view: "conversation"; id: string }
   | { view: "agent"; agent: string }
   | { view: "chat"; agent: string; session?: string }
   | { view: "trace"; agent: string; runId: string }
-  | { view: "context"; agent: string; q?: string }
+  | { view: "context"; agent: string; q?: string; max?: number }
   | { view: "tools"; agent: string; tool?: string };
 
 /**
@@ -18,6 +19,7 @@ export function parseHash(hash: string): Route {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   const [first, agent, sub, id] = parts;
   if (first === "approvals") return { view: "approvals" };
+  if (first === "conversations" && agent) return { view: "conversation", id: agent };
   if (first !== "agents" || !agent) return { view: "agents" };
   switch (sub) {
     case undefined:
@@ -27,7 +29,8 @@ export function parseHash(hash: string): Route {
     case "runs":
       return id ? { view: "trace", agent, runId: id } : { view: "agent", agent };
     case "context":
-      return params.get("q") ? { view: "context", agent, q: params.get("q")! } : { view: "context", agent };
+      if (!params.get("q")) return { view: "context", agent };
+      return Number(params.get("max")) > 0 ? { view: "context", agent, q: params.get("q")!, max: Number(params.get("max")) } : { view: "context", agent, q: params.get("q")! };
     case "tools":
       return id ? { view: "tools", agent, tool: id } : { view: "tools", agent };
     default:
@@ -42,6 +45,8 @@ export function toHash(route: Route): string {
       return "#/agents";
     case "approvals":
       return "#/approvals";
+    case "conversation":
+      return `#/conversations/${encodeURIComponent(route.id)}`;
     case "agent":
       return `#/agents/${a}`;
     case "chat":
@@ -49,7 +54,7 @@ export function toHash(route: Route): string {
     case "trace":
       return `#/agents/${a}/runs/${encodeURIComponent(route.runId)}`;
     case "context":
-      return `#/agents/${a}/context${route.q ? `?q=${encodeURIComponent(route.q)}` : ""}`;
+      return `#/agents/${a}/context${route.q ? `?q=${encodeURIComponent(route.q)}${route.max ? `&max=${route.max}` : ""}` : ""}`;
     case "tools":
       return `#/agents/${a}/tools${route.tool ? `/${encodeURIComponent(route.tool)}` : ""}`;
   }

@@ -2,8 +2,8 @@ import type { ChatItem } from "./chat-state";
 import type { LiveStatus } from "./live";
 import type { Route } from "./router";
 import type {
-  Agent, Approval, ContextResult, LiveAgentState, Loadable, RunSummary, Schedule, Session, ToolInvokeResult, ToolSpec,
-  TraceStep,
+  Agent, Approval, BusCounts, ContextResult, Conversation, LiveAgentState, Loadable, RunSummary, Schedule, ScriptInfo,
+  Session, ToolInvokeResult, ToolSpec, TraceStep,
 } from "./types";
 
 export type Theme = "system" | "light" | "dark";
@@ -33,14 +33,10 @@ export interface AppState {
   signIn: { busy: boolean; error: string | null };
   agents: Loadable<Agent[]>;
   createAgent: { busy: boolean; error: string | null; created: string | null };
-  detail: {
-    agent: string;
-    info: Loadable<Agent>;
-    script: Loadable<string>;
-    schedules: Loadable<Schedule[]>;
-    runs: Loadable<RunSummary[]>;
-  } | null;
-  trace: Loadable<{ run: RunSummary; trace: TraceStep[] }>;
+  detail: AgentDetail | null;
+  /** The run on screen; `conversation` is its delegation chain's id, when it has one. */
+  trace: Loadable<{ run: RunSummary; trace: TraceStep[]; conversation?: string | null }>;
+  conversation: Loadable<Conversation>;
   context: Loadable<ContextResult>;
   tools: Loadable<ToolSpec[]>;
   toolRun: { tool: string; busy: boolean; result: ToolInvokeResult | null; error: string | null } | null;
@@ -49,6 +45,22 @@ export interface AppState {
   deciding: string[];
   decideError: string | null;
   chat: ChatState;
+}
+
+export interface AgentDetail {
+  agent: string;
+  info: Loadable<Agent>;
+  /** Null when the agent has no script (it only chats). */
+  script: Loadable<ScriptInfo | null>;
+  schedules: Loadable<Schedule[]>;
+  runs: Loadable<RunSummary[]>;
+  /** Bus messages waiting for this agent (zeros when none). */
+  bus: Loadable<Omit<BusCounts, "agent">>;
+  /** runId → the delegation conversation it is part of. */
+  conversations: Record<string, string>;
+  /** Behaviors with a pause or resume on its way. */
+  pausing: string[];
+  scheduleError: string | null;
 }
 
 export function emptyChat(): ChatState {

@@ -97,6 +97,8 @@ export interface JsonSchema {
   items?: JsonSchema;
   minimum?: number;
   maximum?: number;
+  minLength?: number;
+  maxLength?: number;
 }
 
 export interface ToolSpec {
@@ -111,6 +113,7 @@ export interface ToolInvokeResult {
   ok: boolean;
   output?: unknown;
   error?: unknown;
+  truncated?: boolean;
   ms?: number;
 }
 
@@ -120,24 +123,81 @@ export interface ContextItem {
   kind: string;
   text: string;
   scores: Record<string, number>;
+  /** "retrieved" by search, or reached by one "graph" hop from `parentId`. */
+  origin?: "retrieved" | "graph" | (string & {});
+  parentId?: string;
   included: boolean;
-  reason?: string;
+  reason?: { code: string; detail: string } | string;
+  tokens?: number;
 }
 
 export interface ContextResult {
+  sessionId?: string;
+  query?: string;
+  sources?: string[];
   messages: { role: string; content: string; name?: string }[];
   items: ContextItem[];
   tokens: { used: number; budget: number };
+  summary?: string | null;
+  folded?: number;
+  warnings?: string[];
+  embedder?: { model: string; dimensions: number; index: string };
 }
 
+/** `GET /api/agents/:name/script`: the source as written, and what compiling it now warns about. */
+export interface ScriptInfo {
+  source: string;
+  format: "pantheon" | "json";
+  script: unknown;
+  warnings: { line: number; column: number; form: string; message: string }[];
+}
+
+/** One behavior of the agent's script and when it runs (`GET /api/agents/:name/schedules`). */
 export interface Schedule {
-  id?: string;
-  name?: string;
-  behavior?: string;
-  cron?: string;
-  every?: string | number;
-  nextRunAt?: string | number;
-  [key: string]: unknown;
+  talent: string;
+  behavior: string;
+  mode: "active" | "passive" | "persistent" | (string & {});
+  /** `message`, `every 1h`, `cron 0 7 * * 1-5`, `on-idle 2h`, or `none`. */
+  trigger: string;
+  nextRunAt: number | null;
+  paused: boolean;
+  lastRunAt: number | null;
+  lastStatus: string | null;
+  failures: number;
+  lastError: string | null;
+  retryAt: number | null;
+}
+
+/** Bus messages waiting for one receiving agent (`GET /api/bus`). */
+export interface BusCounts {
+  agent: string;
+  pending: number;
+  inFlight: number;
+  dead: number;
+}
+
+export interface BusHop {
+  messageId: string;
+  from: string;
+  to: string;
+  depth: number;
+  question: string;
+  state: string;
+  askerRunId: string;
+  callId: string;
+  runId: string | null;
+  runStatus: string | null;
+  reply: { type: string; text: string; code: string | null; state: string } | null;
+  note: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A delegation chain (`GET /api/conversations/:id`): the id is the run that asked first. */
+export interface Conversation {
+  conversationId: string;
+  root: { agent: string; runId: string; status: string | null };
+  hops: BusHop[];
 }
 
 /** One SSE event (or a `run_event` relayed over the WebSocket), typed by its name. */

@@ -1,4 +1,4 @@
-// Runs waiting for a person can be approved in one tap; every other view says what it can't do.
+// Runs waiting for a person can be approved in one tap, from the inbox or from the run's trace.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { DESKTOP, PHONE, TOKEN, api, axe, createAgent, launch, shoot, uniqueName } from "./harness.mjs";
@@ -17,10 +17,7 @@ after(async () => {
   await b?.close();
 });
 
-/**
- * Gives the agent a tool that needs a person and starts a run that waits on it. Returns why it
- * could not when the server does not offer that yet (then the spec is reported as pending).
- */
+/** Gives the agent a tool that needs a person and starts a run that waits on it. */
 async function startGatedRun() {
   // clock.now needs a person's approval for this agent: every call pauses the run.
   const patch = await api(`/api/agents/${agent}`, { method: "PATCH", body: JSON.stringify({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } }) });
@@ -33,11 +30,11 @@ async function startGatedRun() {
   return { runId: sent.body.runId, tool: gated.name };
 }
 
-test("the approvals page is never blank: it lists runs, says nothing waits, or explains", async () => {
+test("the approvals page says so when nothing waits for a person", async () => {
   const page = b.page;
   await page.goto("/#/approvals");
   await page.getByRole("heading", { name: "Approvals" }).waitFor();
-  await page.locator("pantheon-approvals").getByText(/Nothing waiting|wants to run|not available on this server yet/).first().waitFor();
+  await page.locator("pantheon-approvals").getByRole("heading", { name: "Nothing waiting" }).waitFor();
   assert.deepEqual(await axe(page), []);
   await shoot(page, "approvals");
 });
@@ -63,22 +60,37 @@ test("approving a pending tool call takes one tap and lets the run finish", asyn
   assert.notEqual(status, "waiting_approval");
 });
 
-test("the context view and the tool runner explain a missing endpoint instead of going blank", async () => {
+test("a run waiting for a person can be approved from its trace", async () => {
+  const gated = await startGatedRun();
   const page = b.page;
-  await page.goto(`/#/agents/${agent}/context?q=hello`);
-  await page.locator("pantheon-context-view").getByText(/Tokens used|not available on this server yet/).waitFor();
-  await shoot(page, "context");
-  await page.goto(`/#/agents/${agent}/tools`);
-  await page.locator("pantheon-tool-runner").getByText(/Run [a-z]|no tools|not available on this server yet/).first().waitFor();
+  await page.goto(`/#/agents/${agent}/runs/${gated.runId}`);
+  const trace = page.locator("pantheon-run-trace");
+  const pending = trace.getByRole("group", { name: `Approval for ${gated.tool}` });
+  await pending.waitFor();
+  await trace.locator(".step-row", { hasText: "gate_decisions" }).first().waitFor();
   assert.deepEqual(await axe(page), []);
-  await shoot(page, "tools");
+  await shoot(page, "trace-pending");
+  await pending.getByRole("button", { name: "Approve" }).click();
+  let status = "waiting_approval";
+  for (let i = 0; i < 100 && status === "waiting_approval"; i++) {
+    status = (await api(`/api/agents/${agent}/runs/${gated.runId}`)).body.run.status;
+  }
+  assert.equal(status, "completed");
+});
+
+test("an agent without a script says it only chats, and its views still work", async () => {
+  const page = b.page;
   await page.goto(`/#/agents/${agent}`);
-  await page.getByRole("heading", { name: "Recent runs" }).waitFor();
-  await page.locator("pantheon-actor-detail").getByText(/Loading…/).first().waitFor({ state: "detached" });
+  const detail = page.locator("pantheon-actor-detail");
+  await detail.getByText("No script: this agent only chats.").waitFor();
+  await detail.getByText("Nothing scheduled: the script has no behaviors.").waitFor();
+  await detail.getByRole("link", { name: /^Trace of the run: message · / }).first().waitFor();
+  await detail.locator("p", { hasText: "Loading…" }).first().waitFor({ state: "detached" });
   assert.deepEqual(await axe(page), []);
-  await shoot(page, "agent-detail");
-  await page.setViewportSize(DESKTOP);
-  await shoot(page, "agent-detail");
-  await page.setViewportSize(PHONE);
+  await shoot(page, "agent-detail-chat-only");
+  await page.goto(`/#/agents/${agent}/context?q=hello`);
+  await page.locator("pantheon-context-view").getByText(/Tokens used: \d+ of \d+/).waitFor();
+  await page.goto(`/#/agents/${agent}/tools`);
+  await page.locator("pantheon-tool-runner").getByRole("button", { name: "Run clock.now" }).waitFor();
   assert.deepEqual(b.errors.map(String), []);
 });

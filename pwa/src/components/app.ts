@@ -6,6 +6,7 @@ import "./actors-table";
 import "./approvals";
 import "./chat";
 import "./context-view";
+import "./conversation";
 import "./run-trace";
 import "./tool-runner";
 
@@ -113,10 +114,12 @@ export class PantheonApp extends LitElement {
             <a class="button ghost" href="#/agents/${encodeURIComponent(r.agent)}">Details</a>
           </div>
           <pantheon-chat .chat=${s.chat} .online=${s.online} .deciding=${s.deciding}></pantheon-chat>`;
+      case "conversation":
+        return html`<pantheon-conversation .conversation=${s.conversation}></pantheon-conversation>`;
       case "trace":
         return html`<pantheon-run-trace .agent=${r.agent} .trace=${s.trace} .deciding=${s.deciding}></pantheon-run-trace>`;
       case "context":
-        return html`<pantheon-context-view .agent=${r.agent} .q=${r.q ?? ""} .context=${s.context}></pantheon-context-view>`;
+        return html`<pantheon-context-view .agent=${r.agent} .q=${r.q ?? ""} .max=${r.max ?? 0} .context=${s.context}></pantheon-context-view>`;
       case "tools":
         return html`<pantheon-tool-runner .agent=${r.agent} .selected=${r.tool ?? ""} .tools=${s.tools} .run=${s.toolRun}></pantheon-tool-runner>`;
     }

@@ -2,7 +2,7 @@ import { LitElement, css, html, nothing, type PropertyValues } from "lit";
 import { repeat } from "lit/directives/repeat.js";
 import type { ChatItem, ChatToolItem } from "../chat-state";
 import type { ChatState } from "../state";
-import { base, emit, pretty, statusBadge, statusLabel } from "./shared";
+import { base, emit, pretty, prettyOutput, statusBadge, statusLabel } from "./shared";
 
 /**
  * The conversation with one agent: streamed replies, tool calls and gate decisions inline,
@@ -49,6 +49,10 @@ export class PantheonChat extends LitElement {
     details.tool { align-self: flex-start; max-width: min(44rem, 92%); width: 100%; background: var(--surface-2); border: 1px solid var(--border); border-radius: 12px; padding: .5rem .75rem; }
     details.tool summary { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; font-size: .9rem; min-height: 32px; }
     .gate { font-size: .85rem; margin: .25rem 0; }
+    details.tool.blocked { border-color: var(--danger); background: var(--danger-soft); }
+    .why { flex-basis: 100%; color: var(--text); }
+    .mark { display: inline-grid; place-items: center; width: 1.15rem; height: 1.15rem; border-radius: 50%; font-size: .7rem; font-weight: 800; color: var(--surface); margin-right: .25rem; vertical-align: -.15rem; }
+    .mark.ok { background: var(--ok); } .mark.bad { background: var(--danger); } .mark.warn { background: var(--warn); }
     .approval { align-self: stretch; border: 1px solid var(--warn); background: var(--warn-soft); border-radius: 12px; padding: .75rem; }
     .composer { display: flex; gap: .5rem; align-items: flex-end; padding-top: .5rem; border-top: 1px solid var(--border); background: var(--bg); position: sticky; bottom: 0; padding-bottom: max(.5rem, env(safe-area-inset-bottom)); }
     .composer textarea { flex: 1; min-height: 48px; max-height: 10rem; resize: none; }
@@ -146,16 +150,27 @@ export class PantheonChat extends LitElement {
   }
 
   private renderTool(t: ChatToolItem) {
-    const denied = t.gates.find((g) => !g.allow);
-    const state = denied ? "blocked" : t.result ? (t.result.ok ? "done" : "failed") : "running";
-    const cls = denied || t.result?.ok === false ? "badge bad" : t.result ? "badge ok" : "badge run";
+    const refused = t.gates.find((g) => !g.allow && g.gate !== "approval");
+    const held = t.gates.find((g) => !g.allow && g.gate === "approval");
+    const [state, cls] = refused ? ["blocked", "badge bad"]
+      : t.result ? (t.result.ok ? ["done", "badge ok"] : ["failed", "badge bad"])
+      : t.approval ? (t.approval.approved ? ["approved", "badge run"] : ["rejected", "badge bad"])
+      : held ? ["needs approval", "badge warn"]
+      : ["running", "badge run"];
+    const name = t.name || this.chat.approvals.find((a) => a.callId === t.callId)?.tool || "tool call";
+    const passed = t.gates.filter((g) => g.allow).map((g) => g.gate);
     return html`
-      <details class="tool" data-key=${t.key}>
-        <summary><svg class="wrench" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path fill="currentColor" d="M22.7 19 13.6 9.9c.9-2.3.4-5-1.5-6.9-2-2-5-2.4-7.4-1.3L9 6 6 9 1.6 4.7C.4 7.1.9 10.1 2.9 12.1c1.9 1.9 4.6 2.4 6.9 1.5l9.1 9.1c.4.4 1 .4 1.4 0l2.3-2.3c.5-.4.5-1.1.1-1.4z"/></svg><strong>${t.name}</strong><span class=${cls}>${state}</span>
-          ${t.result?.ms !== undefined ? html`<span class="muted small">${t.result.ms} ms</span>` : nothing}</summary>
+      <details class="tool ${refused || t.approval?.approved === false ? "blocked" : ""}" data-key=${t.key}>
+        <summary><svg class="wrench" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path fill="currentColor" d="M22.7 19 13.6 9.9c.9-2.3.4-5-1.5-6.9-2-2-5-2.4-7.4-1.3L9 6 6 9 1.6 4.7C.4 7.1.9 10.1 2.9 12.1c1.9 1.9 4.6 2.4 6.9 1.5l9.1 9.1c.4.4 1 .4 1.4 0l2.3-2.3c.5-.4.5-1.1.1-1.4z"/></svg><strong>${name}</strong><span class=${cls}>${state}</span>
+          ${refused ? html`<span class="small">by gate <strong>${refused.gate}</strong></span>` : nothing}
+          ${t.approval && !t.approval.approved && t.approval.by ? html`<span class="small">by ${t.approval.by}</span>` : nothing}
+          ${t.result?.ms !== undefined ? html`<span class="muted small">${t.result.ms} ms</span>` : nothing}
+          ${refused?.reason ? html`<span class="why small" role="note">${refused.reason}</span>` : nothing}</summary>
         ${t.arguments !== undefined ? html`<div class="small muted">Arguments</div><pre>${pretty(t.arguments)}</pre>` : nothing}
-        ${t.gates.map((g) => html`<div class="gate">${g.allow ? "✅" : "⛔"} Gate <strong>${g.gate}</strong> ${g.allow ? "allowed" : "blocked"} it${g.reason ? `: ${g.reason}` : ""}</div>`)}
-        ${t.result ? html`<div class="small muted">${t.result.ok ? "Result" : "Error"}</div><pre>${pretty(t.result.ok ? t.result.output : t.result.error ?? t.result.output)}</pre>` : nothing}
+        ${passed.length ? html`<div class="gate"><span class="mark ok" aria-hidden="true">✓</span> Passed ${passed.length === 1 ? "gate" : "gates"} ${passed.join(", ")}</div>` : nothing}
+        ${t.gates.filter((g) => !g.allow).map((g) => html`<div class="gate"><span class="mark ${g.gate === "approval" ? "warn" : "bad"}" aria-hidden="true">${g.gate === "approval" ? "!" : "✕"}</span>
+          ${g.gate === "approval" ? html`Held for a person's approval${t.approval ? html`: ${t.approval.approved ? "approved" : "rejected"}${t.approval.by ? ` by ${t.approval.by}` : ""}` : ""}` : html`Gate <strong>${g.gate}</strong> refused it${g.reason && g !== refused ? `: ${g.reason}` : ""}`}</div>`)}
+        ${t.result ? html`<div class="small muted">${t.result.ok ? "Result" : "Error"}</div><pre>${prettyOutput(t.result.ok ? t.result.output : t.result.error ?? t.result.output)}</pre>` : nothing}
       </details>`;
   }
 }

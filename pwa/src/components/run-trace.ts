@@ -1,5 +1,6 @@
 import { LitElement, css, html, nothing } from "lit";
 import { toTime } from "../chat-state";
+import { askerOf } from "../delegation";
 import type { Loadable, RunSummary, TraceStep } from "../types";
 import { base, emit, pretty, statusBadge, statusLabel } from "./shared";
 
@@ -7,7 +8,7 @@ import { base, emit, pretty, statusBadge, statusLabel } from "./shared";
 export class PantheonRunTrace extends LitElement {
   static override properties = { agent: { type: String }, trace: { attribute: false }, deciding: { attribute: false } };
   declare agent: string;
-  declare trace: Loadable<{ run: RunSummary; trace: TraceStep[] }>;
+  declare trace: Loadable<{ run: RunSummary; trace: TraceStep[]; conversation?: string | null }>;
   declare deciding: string[];
 
   constructor() {
@@ -37,7 +38,8 @@ export class PantheonRunTrace extends LitElement {
     const t = this.trace;
     if (t.status === "error") return html`<div class="alert error" role="alert">${t.error}</div>`;
     if (t.status !== "ready") return html`<p class="muted">Loading the trace…</p>`;
-    const { run, trace } = t.data;
+    const { run, trace, conversation } = t.data;
+    const asker = askerOf(run);
     const steps = [...trace].sort((a, b) => a.seq - b.seq);
     const start = Math.min(...steps.map((s) => toTime(s.startedAt)), toTime(run.startedAt) || Infinity);
     const end = Math.max(...steps.map((s) => toTime(s.startedAt) + (s.durationMs ?? 0)), start + 1);
@@ -52,6 +54,8 @@ export class PantheonRunTrace extends LitElement {
         <dt>Started</dt><dd>${run.startedAt ? new Date(toTime(run.startedAt)).toLocaleString() : "—"}</dd>
         <dt>Duration</dt><dd>${total !== null ? `${total} ms` : "still running"}</dd>
         <dt>Steps · tokens</dt><dd>${run.steps ?? steps.length} · ${run.tokens ?? 0}</dd>
+        ${asker ? html`<dt>Asked by</dt><dd><a href="#/agents/${encodeURIComponent(asker)}">${asker}</a></dd>` : nothing}
+        ${conversation ? html`<dt>Delegation</dt><dd><a href="#/conversations/${encodeURIComponent(conversation)}">See the whole chain</a></dd>` : nothing}
         ${run.error ? html`<dt>Error</dt><dd>${typeof run.error === "string" ? run.error : run.error.message ?? pretty(run.error)}</dd>` : nothing}
       </dl>
       ${(run.pending ?? []).map((p) => html`

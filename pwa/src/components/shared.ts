@@ -27,7 +27,7 @@ export const base = css`
   button.danger { background: transparent; border-color: var(--danger); color: var(--danger); }
   button.ghost { background: transparent; border-color: transparent; }
   button:disabled { opacity: .55; cursor: default; }
-  button:focus-visible, a:focus-visible, input:focus-visible, textarea:focus-visible, select:focus-visible, summary:focus-visible {
+  button:focus-visible, a:focus-visible, input:focus-visible, textarea:focus-visible, select:focus-visible, summary:focus-visible, [tabindex]:focus-visible {
     outline: 3px solid var(--focus); outline-offset: 2px;
   }
   label { display: block; font-weight: 600; font-size: .9rem; margin-bottom: .25rem; }
@@ -96,6 +96,27 @@ export function timeAgo(value: string | number | null | undefined, now = Date.no
   if (s < 3600) return `${Math.round(s / 60)} min ago`;
   if (s < 86400) return `${Math.round(s / 3600)} h ago`;
   return new Date(t).toLocaleDateString();
+}
+
+/** When something will happen: "in 59 min", "in 3 h", then the date. */
+export function timeUntil(value: number, now = Date.now()): string {
+  const s = Math.round((value - now) / 1000);
+  if (s < 45) return s < -45 ? `overdue since ${new Date(value).toLocaleTimeString()}` : "any moment now";
+  if (s < 5400) return `in ${Math.round(s / 60)} min`;
+  if (s < 86400) return `in ${Math.round(s / 3600)} h`;
+  return new Date(value).toLocaleString();
+}
+
+/** Tool outputs are often JSON in a string: show them indented. */
+export function prettyOutput(value: unknown): string {
+  if (typeof value === "string" && /^\s*[[{]/.test(value)) {
+    try {
+      return JSON.stringify(JSON.parse(value), null, 2);
+    } catch {
+      return value;
+    }
+  }
+  return pretty(value);
 }
 
 export function pretty(value: unknown): string {

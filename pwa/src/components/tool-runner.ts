@@ -1,12 +1,12 @@
 import { LitElement, css, html, nothing } from "lit";
 import type { AppState } from "../state";
 import type { JsonSchema, Loadable, ToolSpec } from "../types";
-import { base, emit, pretty } from "./shared";
+import { base, emit, pretty, prettyOutput } from "./shared";
 
 /**
- * Call one of an agent's tools by hand, with a form generated from the tool's JSON Schema.
+ * Lists an agent's tools and calls one by hand, with a form generated from its JSON Schema.
  *
- * Events: `invoke-tool` {agent, tool, args}, `select-tool` {agent, tool}.
+ * Events: `invoke-tool` {agent, tool, args}; picking a tool is a link (`#/agents/:name/tools/:tool`).
  */
 export class PantheonToolRunner extends LitElement {
   static override properties = {
@@ -33,6 +33,13 @@ export class PantheonToolRunner extends LitElement {
 
   static override styles = [base, css`
     .req { color: var(--danger); }
+    nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: .4rem; padding: 0; margin: 0 0 1rem; }
+    nav a { display: inline-flex; align-items: center; min-height: 44px; padding: .4rem .8rem; border-radius: 999px; border: 1px solid var(--border);
+      background: var(--surface); color: var(--text); text-decoration: none; font-weight: 600; font-size: .9rem; }
+    nav a[aria-current="page"] { background: var(--accent); border-color: var(--accent); color: var(--accent-contrast); }
+    .tool-head { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; }
+    .tool-head h3 { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+    .result pre { max-height: 24rem; }
   `];
 
   private submit(e: Event, tool: ToolSpec) {
@@ -66,11 +73,10 @@ export class PantheonToolRunner extends LitElement {
       ${t.status === "loading" ? html`<p class="muted">Loading tools…</p>` : nothing}
       ${t.status === "ready" && list.length === 0 ? html`<p class="muted">This agent has no tools.</p>` : nothing}
       ${tool ? html`
-        <div class="field"><label for="tool">Tool</label>
-          <select id="tool" @change=${(e: Event) => emit(this, "select-tool", { agent: this.agent, tool: (e.target as HTMLSelectElement).value })}>
-            ${list.map((x) => html`<option value=${x.name} ?selected=${x.name === tool.name}>${x.name}</option>`)}
-          </select></div>
+        <nav aria-label="Tools of ${this.agent}"><ul>${list.map((x) => html`<li><a href="#/agents/${encodeURIComponent(this.agent)}/tools/${encodeURIComponent(x.name)}"
+          aria-current=${x.name === tool.name ? "page" : "false"}>${x.name}</a></li>`)}</ul></nav>
         <form class="card" @submit=${(e: Event) => this.submit(e, tool)} aria-label="Arguments for ${tool.name}">
+          <div class="tool-head"><h3>${tool.name}</h3>${tool.runtime ? html`<span class="badge">${tool.runtime}</span>` : nothing}</div>
           ${tool.description ? html`<p class="muted">${tool.description}</p>` : nothing}
           ${tool.requiresApproval ? html`<p class="alert info">Called by the agent, this tool waits for a person's approval; run by hand here, you are that person.</p>` : nothing}
           ${Object.entries(tool.parameters?.properties ?? {}).map(([k, s]) => this.field(k, s, tool.parameters?.required?.includes(k) ?? false))}
@@ -79,11 +85,13 @@ export class PantheonToolRunner extends LitElement {
           <button class="primary" type="submit" ?disabled=${this.run?.busy ?? false}>${this.run?.busy ? "Running…" : `Run ${tool.name}`}</button>
         </form>
         ${this.run && this.run.tool === tool.name && !this.run.busy ? html`
-          <section class="card" style="margin-top:1rem" aria-live="polite" aria-label="Result">
+          <section class="card result" style="margin-top:1rem" aria-live="polite" aria-label="Result">
             ${this.run.error ? html`<div class="alert error" role="alert">${this.run.error}</div>` : nothing}
             ${this.run.result ? html`
-              <h3>${this.run.result.ok ? "Result" : "The tool reported an error"} <span class="muted small">${this.run.result.ms ?? 0} ms</span></h3>
-              <pre>${pretty(this.run.result.ok ? this.run.result.output : this.run.result.error)}</pre>` : nothing}
+              <div class="tool-head"><span class=${this.run.result.ok ? "badge ok" : "badge bad"}>${this.run.result.ok ? "ok" : "error"}</span>
+                <strong>${this.run.result.ok ? "Result" : "The tool reported an error"}</strong><span class="muted small">${this.run.result.ms ?? 0} ms</span></div>
+              <pre tabindex="0" aria-label="Output of ${tool.name}">${prettyOutput(this.run.result.ok ? this.run.result.output : this.run.result.error)}</pre>
+              ${this.run.result.truncated ? html`<p class="small muted">The output was cut to the tool's size limit.</p>` : nothing}` : nothing}
           </section>` : nothing}` : nothing}`;
   }
 
@@ -111,7 +119,8 @@ export class PantheonToolRunner extends LitElement {
           placeholder=${type === "array" ? "[]" : "{}"} aria-describedby=${described ?? ""}>${s.default !== undefined ? pretty(s.default) : ""}</textarea>
           <div class="hint">JSON</div>${hint}</div>`;
       default:
-        return html`<div class="field">${label}<input id=${id} name=${key} ?required=${required} .value=${typeof s.default === "string" ? s.default : ""} aria-describedby=${described ?? ""}>${hint}</div>`;
+        return html`<div class="field">${label}<input id=${id} name=${key} ?required=${required} minlength=${s.minLength ?? ""} maxlength=${s.maxLength ?? ""}
+          .value=${typeof s.default === "string" ? s.default : ""} aria-describedby=${described ?? ""}>${hint}</div>`;
     }
   }
 }
