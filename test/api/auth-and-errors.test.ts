@@ -73,3 +73,12 @@ describe("auth and error shape", () => {
     expect(other.status).toBe(404);
   });
 });
+
+describe("the bench's echo route", () => {
+  it("GET /api/health/echo round-trips through a Durable Object, and only with a token", async () => {
+    const res = await api("/api/health/echo?x=ping");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ echo: "ping" });
+    expect((await api("/api/health/echo?x=ping", { token: null })).status).toBe(401);
+  });
+});
