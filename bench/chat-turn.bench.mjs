@@ -9,53 +9,13 @@
 //   no history       the same turn on an agent with maxHistory 0
 //   trace            the DO's own trace durations of sampled runs (GET /api/agents/:name/runs/:id)
 // Run it with `npm run bench -- chat-turn`.
+import { client, stats, timed } from "./measure.mjs";
 
 const SAMPLES = 300;
 const WARMUP = 30;
 const BREAKDOWN_SAMPLES = 100;
 const BREAKDOWN_WARMUP = 10;
 const TARGET_RATIO = 3;
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-const stats = (samples) => {
-  const sorted = [...samples].sort((x, y) => x - y);
-  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), mean: samples.reduce((s, x) => s + x, 0) / samples.length };
-};
-
-/** wrangler dev rebuilds and restarts the worker when a source file changes (other people edit the tree). */
-class WorkerRestarted extends Error {
-  name = "WorkerRestarted";
-}
-
-function client({ url, token }) {
-  return async function request(path, { method = "GET", json } = {}) {
-    const headers = { authorization: `Bearer ${token}` };
-    if (json !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(url + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
-    const body = await res.text();
-    if (res.status === 503 && /restarted/i.test(body)) throw new WorkerRestarted(`${method} ${path}: ${body.slice(0, 200)}`);
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${body.slice(0, 300)}`);
-    return body ? JSON.parse(body) : null;
-  };
-}
-
-/**
- * Milliseconds of one successful `fn()`. An attempt cut short by a worker restart is not a sample:
- * it is counted in `restarts` and tried again once the new worker is up.
- */
-async function timed(fn, restarts) {
-  for (let attempt = 0; ; attempt++) {
-    const t0 = performance.now();
-    try {
-      await fn();
-      return performance.now() - t0;
-    } catch (error) {
-      if (!(error instanceof WorkerRestarted) || attempt >= 5) throw error;
-      restarts.count += 1;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-}
 
 async function createAgent(request, name, runtime = {}) {
   await request("/api/agents", { method: "POST", json: { name, description: "benchmark agent", systemPrompt: "You are a benchmark agent. Answer briefly.", runtime } });

@@ -13,32 +13,14 @@ import { pathToFileURL } from "node:url";
 import { freePort } from "../scripts/dev-server.mjs";
 import { ensureSidecar } from "../sidecar/ensure-sidecar.mjs";
 import { agentDatabase, loadMemoryModules, localPorts } from "../test/node/memory-harness.mjs";
+import { exactTopK, makeSyntheticVectors } from "./synthetic-vectors.mjs";
 
 const D = 512;
 const K = 10;
 
-let seed = 7;
-function random() {
-  seed = (seed * 1664525 + 1013904223) >>> 0;
-  return seed / 4294967296;
-}
-function gaussian() {
-  return Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
-}
-function unitAround(center, spread) {
-  const v = new Array(D);
-  let n = 0;
-  for (let j = 0; j < D; j++) {
-    v[j] = (center ? center[j] : 0) + (gaussian() * spread) / Math.sqrt(D);
-    n += v[j] * v[j];
-  }
-  const inv = 1 / Math.sqrt(n);
-  for (let j = 0; j < D; j++) v[j] *= inv;
-  return v;
-}
-const topics = Array.from({ length: 50 }, () => unitAround(undefined, 1));
-const subtopics = topics.flatMap((t) => Array.from({ length: 20 }, () => unitAround(t, 0.8)));
-const sampleVector = () => unitAround(subtopics[Math.floor(random() * subtopics.length)], 1);
+const synthetic = makeSyntheticVectors({ seed: 7, dimensions: D });
+const { random } = synthetic;
+const sampleVector = () => synthetic.sample(1);
 
 const syllables = "ka lo mi ne ru ta shi vo pe da gu ri fe no zu ba te mo li sa".split(" ");
 const vocabulary = Array.from({ length: 3000 }, (_, i) => syllables[i % 20] + syllables[Math.floor(i / 20) % 20] + (i >= 400 ? syllables[Math.floor(i / 400) % 20] : ""));
@@ -109,14 +91,7 @@ async function measure(modules, n, queryCount) {
   for (let qi = 0; qi < queryCount; qi++) {
     const q = table.get(queries[qi]);
     const matches = await index.query(q, { topK: K, filter: { source: "memory" } });
-    const scores = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      let s = 0;
-      const o = i * D;
-      for (let j = 0; j < D; j++) s += q[j] * vectors[o + j];
-      scores[i] = s;
-    }
-    const exact = new Set(Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]).slice(0, K).map((i) => ids[i]));
+    const exact = new Set(exactTopK(vectors, n, q, { dimensions: D, k: K }).map((i) => ids[i]));
     hits += matches.filter((m) => exact.has(m.id.split(".")[0])).length;
   }
   db.close();

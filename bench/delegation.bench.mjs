@@ -11,29 +11,13 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { freePort, startDevServer } from "../scripts/dev-server.mjs";
+import { client, stats } from "./measure.mjs";
 
 const ROUND_TRIPS = 40;
 const WARMUP = 5;
 const ECHO_SAMPLES = 200;
 const RING = 50;
 const ROUNDS = 4;
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-const stats = (samples) => {
-  const sorted = [...samples].sort((x, y) => x - y);
-  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
-};
-
-function client({ url, token, project }) {
-  return async function request(path, { method = "GET", json } = {}) {
-    const headers = { authorization: `Bearer ${token}`, "x-pantheon-project": project };
-    if (json !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(url + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
-    const body = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${body.slice(0, 300)}`);
-    return body ? JSON.parse(body) : null;
-  };
-}
 
 async function settled(request, agent, runId) {
   for (let i = 0; i < 20_000; i++) {

@@ -12,6 +12,8 @@ import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { DatabaseSync } from "node:sqlite";
+import { sqlOver } from "../test/node/memory-harness.mjs";
+import { exactTopK, makeSyntheticVectors } from "./synthetic-vectors.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const D = 512;
@@ -34,68 +36,12 @@ async function loadIndexModule() {
   }
 }
 
-/** SqlLike over node:sqlite: BLOBs in as ArrayBuffer → Uint8Array, out as ArrayBuffer, like DO SQL. */
-function sqlOver(db) {
-  const statements = new Map();
-  const toSql = (v) => (v instanceof ArrayBuffer ? new Uint8Array(v) : v);
-  const fromSql = (row) => {
-    for (const key in row) {
-      const v = row[key];
-      if (v instanceof Uint8Array) row[key] = v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength);
-    }
-    return row;
-  };
-  return {
-    exec(query, ...bindings) {
-      let statement = statements.get(query);
-      if (!statement) statements.set(query, (statement = db.prepare(query)));
-      const rows = /^\s*(SELECT|WITH)/i.test(query) ? statement.all(...bindings.map(toSql)).map(fromSql) : (statement.run(...bindings.map(toSql)), []);
-      return {
-        toArray: () => rows,
-        one: () => {
-          if (rows.length !== 1) throw new Error(`expected exactly one row, got ${rows.length}`);
-          return rows[0];
-        },
-      };
-    },
-  };
-}
-
-let seed = 42;
-function random() {
-  seed = (seed * 1664525 + 1013904223) >>> 0;
-  return seed / 4294967296;
-}
-function gaussian() {
-  return Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
-}
-function unitAround(center, spread) {
-  const v = new Float32Array(D);
-  let n = 0;
-  for (let j = 0; j < D; j++) {
-    v[j] = (center ? center[j] : 0) + (gaussian() * spread) / Math.sqrt(D);
-    n += v[j] * v[j];
-  }
-  const inv = 1 / Math.sqrt(n);
-  for (let j = 0; j < D; j++) v[j] *= inv;
-  return v;
-}
-const topics = Array.from({ length: 50 }, () => unitAround(undefined, 1));
-const subtopics = topics.flatMap((t) => Array.from({ length: 20 }, () => unitAround(t, 0.8)));
+const synthetic = makeSyntheticVectors({ seed: 42, dimensions: D, Vector: Float32Array });
 // BENCH_SPREAD widens the noise around each subtopic (harder: 2 gives neighbours at cosine ≈ 0.2).
 const spread = Number(process.env.BENCH_SPREAD ?? 1);
-const sample = () => unitAround(subtopics[Math.floor(random() * subtopics.length)], spread);
+const sample = () => synthetic.sample(spread);
 
-function exactTop(data, n, q) {
-  const scores = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    const o = i * D;
-    for (let j = 0; j < D; j++) s += q[j] * data[o + j];
-    scores[i] = s;
-  }
-  return Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]).slice(0, K);
-}
+const exactTop = (data, n, q) => exactTopK(data, n, q, { dimensions: D, k: K });
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 /** Measures one index size: build, wake-up, query latency against the exact scan, recall@10. */

@@ -1,17 +1,14 @@
 // Runs waiting for a person can be approved in one tap, from the inbox or from the run's trace.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { DESKTOP, PHONE, TOKEN, api, axe, createAgent, launch, shoot, uniqueName } from "./harness.mjs";
+import { PHONE, api, axe, createAgent, launchSignedIn, shoot, shootBoth, uniqueName } from "./harness.mjs";
 
 let b;
 const agent = uniqueName("gated");
 
 before(async () => {
   await createAgent(agent);
-  b = await launch({ viewport: PHONE });
-  await b.page.goto("/");
-  await b.page.evaluate((token) => localStorage.setItem("pantheon.token", token), TOKEN);
-  await b.page.reload();
+  b = await launchSignedIn({ viewport: PHONE });
 });
 after(async () => {
   await b?.close();
@@ -47,10 +44,7 @@ test("approving a pending tool call takes one tap and lets the run finish", asyn
   await page.goto("/#/approvals");
   const card = page.locator("pantheon-approvals article", { hasText: agent });
   await card.waitFor();
-  await shoot(page, "approvals");
-  await page.setViewportSize(DESKTOP);
-  await shoot(page, "approvals");
-  await page.setViewportSize(PHONE);
+  await shootBoth(page, "approvals");
   await card.getByRole("button", { name: "Approve" }).click();
   await card.waitFor({ state: "detached" });
   let status = "waiting_approval";

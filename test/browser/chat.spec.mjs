@@ -1,7 +1,7 @@
 // A person signs in, creates an agent, chats with it and reads the trace of a run.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { DESKTOP, PHONE, axe, launch, shoot, signIn, uniqueName } from "./harness.mjs";
+import { PHONE, axe, launch, shoot, shootBoth, signIn, uniqueName } from "./harness.mjs";
 
 let b;
 before(async () => {
@@ -67,10 +67,7 @@ test("an agent created from the form appears in the list", async () => {
   assert.match((await outcome.textContent()) ?? "", new RegExp(`Created ${agent}`));
   await page.locator(".card.agent", { hasText: agent }).waitFor();
   assert.deepEqual(await axe(page), []);
-  await shoot(page, "agents");
-  await page.setViewportSize(DESKTOP);
-  await shoot(page, "agents");
-  await page.setViewportSize(PHONE);
+  await shootBoth(page, "agents");
 });
 
 test("a reply streams in token by token and then settles", async () => {
@@ -102,10 +99,7 @@ test("a reply streams in token by token and then settles", async () => {
   assert.ok([...partials].some((p) => p.length > 0 && p.length < final.length), `saw partial replies while streaming: ${[...partials].length}`);
   assert.equal(await page.locator("pantheon-chat .msg.user", { hasText: "hello there" }).count(), 1, "the message appears once");
   assert.deepEqual(await axe(page), []);
-  await shoot(page, "chat");
-  await page.setViewportSize(DESKTOP);
-  await shoot(page, "chat");
-  await page.setViewportSize(PHONE);
+  await shootBoth(page, "chat");
 });
 
 test("the dark theme can be chosen by hand and keeps good contrast", async () => {
@@ -130,10 +124,7 @@ test("a /tool command shows the tool call inline and it can be opened", async ()
   await tool.first().waitFor();
   await tool.first().locator("summary").click();
   await tool.first().getByText("Result").waitFor();
-  await shoot(page, "chat-tool");
-  await page.setViewportSize(DESKTOP);
-  await shoot(page, "chat-tool");
-  await page.setViewportSize(PHONE);
+  await shootBoth(page, "chat-tool");
 });
 
 test("the trace of a reply lists every step with its timing", async () => {
@@ -146,10 +137,7 @@ test("the trace of a reply lists every step with its timing", async () => {
   assert.ok((await steps.count()) > 0);
   assert.match((await steps.first().textContent()) ?? "", /\d+ ms/);
   assert.deepEqual(await axe(page), []);
-  await shoot(page, "trace");
-  await page.setViewportSize(DESKTOP);
-  await shoot(page, "trace");
-  await page.setViewportSize(PHONE);
+  await shootBoth(page, "trace");
 });
 
 test("signing out forgets the token", async () => {

@@ -1,14 +1,11 @@
 // What the gates decide shows in the chat, next to the tool call it is about.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { DESKTOP, PHONE, TOKEN, axe, createAgent, launch, shoot, uniqueName } from "./harness.mjs";
+import { PHONE, axe, createAgent, launchSignedIn, shootBoth, uniqueName } from "./harness.mjs";
 
 let b;
 before(async () => {
-  b = await launch({ viewport: PHONE });
-  await b.page.goto("/");
-  await b.page.evaluate((token) => localStorage.setItem("pantheon.token", token), TOKEN);
-  await b.page.reload();
+  b = await launchSignedIn({ viewport: PHONE });
 });
 after(async () => {
   await b?.close();
@@ -55,9 +52,6 @@ test("a gate's refusal shows inline with the tool call, and opens to every decis
   await call.getByText(/Passed gates budget, allowlist, schema/).waitFor();
   await call.getByText(/Gate github-only refused it/).waitFor();
   assert.deepEqual(await axe(page), []);
-  await shoot(page, "chat-gate");
-  await page.setViewportSize(DESKTOP);
-  await shoot(page, "chat-gate");
-  await page.setViewportSize(PHONE);
+  await shootBoth(page, "chat-gate");
   assert.deepEqual(b.errors.map(String), []);
 });

@@ -42,6 +42,22 @@ export async function launch({ viewport = PHONE, colorScheme = "light" } = {}) {
   };
 }
 
+/**
+ * Launches Chromium (as `launch`) already signed in: the token is put where the app keeps it, the
+ * way a returning person arrives. Sign-in itself is a spec's subject (chat.spec.mjs uses `signIn`).
+ * `reload: false` leaves the page as it was before the token was stored.
+ * @example
+ * const b = await launchSignedIn({ viewport: PHONE });
+ * await b.page.goto(`/#/agents/${agent}/chat`);
+ */
+export async function launchSignedIn({ reload = true, token = TOKEN, ...options } = {}) {
+  const b = await launch(options);
+  await b.page.goto("/");
+  await b.page.evaluate((t) => localStorage.setItem("pantheon.token", t), token);
+  if (reload) await b.page.reload();
+  return b;
+}
+
 /** Calls the API directly (setup that is not what the spec is about). */
 export async function api(path, init = {}) {
   const res = await fetch(BASE_URL + path, {
@@ -75,6 +91,14 @@ export async function shoot(page, name) {
   await mkdir(SHOTS, { recursive: true });
   const size = page.viewportSize();
   await page.screenshot({ path: join(SHOTS, `${name}-${size?.width}x${size?.height}.png`), fullPage: false });
+}
+
+/** Both screen sizes of the current view (phone, then desktop), and back to the phone. */
+export async function shootBoth(page, name) {
+  await shoot(page, name);
+  await page.setViewportSize(DESKTOP);
+  await shoot(page, name);
+  await page.setViewportSize(PHONE);
 }
 
 /** Runs axe-core in the page and returns the serious and critical violations. */

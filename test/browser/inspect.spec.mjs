@@ -2,28 +2,17 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
-import { DESKTOP, PHONE, TOKEN, api, axe, createAgent, launch, shoot, uniqueName } from "./harness.mjs";
+import { PHONE, api, axe, createAgent, launchSignedIn, shootBoth, uniqueName } from "./harness.mjs";
 
 let b;
 const buddy = uniqueName("buddy");
 
 before(async () => {
-  b = await launch({ viewport: PHONE });
-  await b.page.goto("/");
-  await b.page.evaluate((token) => localStorage.setItem("pantheon.token", token), TOKEN);
-  await b.page.reload();
+  b = await launchSignedIn({ viewport: PHONE });
 });
 after(async () => {
   await b?.close();
 });
-
-/** Both screen sizes of the current view, then back to the phone. */
-async function shootBoth(name) {
-  await shoot(b.page, name);
-  await b.page.setViewportSize(DESKTOP);
-  await shoot(b.page, name);
-  await b.page.setViewportSize(PHONE);
-}
 
 /** The example script, renamed to a fresh agent: a script's actor must be the agent of the path. */
 async function loadDevBuddy(name) {
@@ -48,7 +37,7 @@ test("the agent page shows a script loaded through the API, with its compile war
   await detail.getByText("Not connected: this agent asks no other agent.").waitFor();
   await detail.locator("p", { hasText: "Loading…" }).first().waitFor({ state: "detached" });
   assert.deepEqual(await axe(page), []);
-  await shootBoth("agent-detail");
+  await shootBoth(b.page, "agent-detail");
 });
 
 test("its schedules say when each behavior runs next, and a pause sticks across a reload", async () => {
@@ -64,7 +53,7 @@ test("its schedules say when each behavior runs next, and a pause sticks across 
   await page.reload();
   await row.locator(".badge", { hasText: "paused" }).waitFor();
   assert.deepEqual(await axe(page), []);
-  await shootBoth("agent-schedules-paused");
+  await shootBoth(b.page, "agent-schedules-paused");
   await row.getByRole("button", { name: "Resume review-open-diffs" }).click();
   await row.getByText(/next run in \d+ min/).waitFor();
 });
@@ -86,7 +75,7 @@ test("the context view shows each memory it weighed, with source, id and scores,
   assert.match(text, /final\s*\d\.\d\d[\s\S]*semantic\s*\d\.\d\d/, "its scores");
   await view.getByText(/Tokens used: \d+ of \d+/).waitFor();
   assert.deepEqual(await axe(page), []);
-  await shootBoth("context");
+  await shootBoth(b.page, "context");
 
   // A budget too small for any memory: the same item is listed as left out, with the reason.
   await page.getByLabel("Token budget").fill("20");
@@ -94,7 +83,7 @@ test("the context view shows each memory it weighed, with source, id and scores,
   const dropped = view.locator("article.item", { hasText: "Ops vault" });
   await view.getByRole("heading", { name: /Left out \(\d+\)/ }).waitFor();
   assert.match((await dropped.textContent()) ?? "", /left out[\s\S]*budget/i);
-  await shootBoth("context-over-budget");
+  await shootBoth(b.page, "context-over-budget");
 });
 
 test("the tool runner lists the agent's tools and runs clock.now, showing the ISO time", async () => {
@@ -109,7 +98,7 @@ test("the tool runner lists the agent's tools and runs clock.now, showing the IS
   await output.waitFor();
   assert.match((await output.textContent()) ?? "", /"iso": "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"/);
   assert.deepEqual(await axe(page), []);
-  await shootBoth("tools");
+  await shootBoth(b.page, "tools");
 });
 
 test("a delegation shows on the asked agent's page and opens as a chain of hops", async () => {
@@ -143,7 +132,7 @@ test("a delegation shows on the asked agent's page and opens as a chain of hops"
   assert.match(text, /42/);
   assert.match(page.url(), new RegExp(`#/conversations/${sent.body.runId}$`), "the chain's id is the run that asked first");
   assert.deepEqual(await axe(page), []);
-  await shootBoth("conversation");
+  await shootBoth(b.page, "conversation");
   await hop.getByRole("link", { name: `Trace of ${expert}'s run` }).click();
   await page.locator("pantheon-run-trace").getByRole("link", { name: "See the whole chain" }).waitFor();
   assert.deepEqual(b.errors.map(String), []);

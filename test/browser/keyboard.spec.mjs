@@ -1,17 +1,14 @@
 // Everything a person does in the chat works with the keyboard alone, and focus is always visible.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { PHONE, TOKEN, api, createAgent, launch, shoot, uniqueName } from "./harness.mjs";
+import { PHONE, api, createAgent, launchSignedIn, shoot, uniqueName } from "./harness.mjs";
 
 let b;
 const agent = uniqueName("keys");
 
 before(async () => {
   await createAgent(agent, { runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
-  b = await launch({ viewport: PHONE });
-  await b.page.goto("/");
-  await b.page.evaluate((token) => localStorage.setItem("pantheon.token", token), TOKEN);
-  await b.page.reload();
+  b = await launchSignedIn({ viewport: PHONE });
 });
 after(async () => {
   await b?.close();

@@ -1,17 +1,14 @@
 // The chat follows the agent live over its WebSocket and catches up after losing the network.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { PHONE, TOKEN, api, createAgent, launch, uniqueName } from "./harness.mjs";
+import { PHONE, api, createAgent, launchSignedIn, uniqueName } from "./harness.mjs";
 
 let b;
 const agent = uniqueName("live");
 
 before(async () => {
   await createAgent(agent);
-  b = await launch({ viewport: PHONE });
-  await b.page.goto("/");
-  await b.page.evaluate((token) => localStorage.setItem("pantheon.token", token), TOKEN);
-  await b.page.reload();
+  b = await launchSignedIn({ viewport: PHONE });
 });
 after(async () => {
   await b?.close();

@@ -1,16 +1,14 @@
 // The PWA installs, opens without a network, and keeps what a person types while offline.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { DESKTOP, PHONE, TOKEN, api, axe, createAgent, launch, shoot, uniqueName } from "./harness.mjs";
+import { PHONE, api, axe, createAgent, launchSignedIn, shoot, shootBoth, uniqueName } from "./harness.mjs";
 
 let b;
 const agent = uniqueName("offline");
 
 before(async () => {
   await createAgent(agent);
-  b = await launch({ viewport: PHONE });
-  await b.page.goto("/");
-  await b.page.evaluate((token) => localStorage.setItem("pantheon.token", token), TOKEN);
+  b = await launchSignedIn({ viewport: PHONE, reload: false });
 });
 after(async () => {
   await b?.close();
@@ -72,10 +70,7 @@ test("a message sent offline is queued and arrives once the connection returns",
   await page.getByText("You're offline; your message is queued").waitFor();
   await page.locator("pantheon-chat .msg.user", { hasText: text }).getByText("Queued").waitFor();
   assert.deepEqual(await axe(page), []);
-  await shoot(page, "offline-queued");
-  await page.setViewportSize(DESKTOP);
-  await shoot(page, "offline-queued");
-  await page.setViewportSize(PHONE);
+  await shootBoth(page, "offline-queued");
 
   await b.context.setOffline(false);
   const mine = page.locator("pantheon-chat .msg.user", { hasText: text });

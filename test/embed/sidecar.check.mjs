@@ -10,24 +10,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { cosine, makeLineChecks } from "../node/check-kit.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const failures = [];
-let passed = 0;
-const check = (ok, line) => {
-  console.log(`${ok ? "ok  " : "FAIL"} ${line}`);
-  if (ok) passed += 1;
-  else failures.push(line);
-};
-const cosine = (a, b) => {
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return dot / Math.sqrt(na * nb);
-};
+const { check, finish } = makeLineChecks();
 
 const out = mkdtempSync(join(tmpdir(), "pantheon-sidecar-check-"));
 await build({ entryPoints: [join(root, "adapters/embed-openai/index.ts")], bundle: true, format: "esm", platform: "neutral", outfile: join(out, "index.mjs"), logLevel: "error" });
@@ -86,5 +72,4 @@ try {
 }
 
 // The last line is what scripts/test.mjs counts.
-console.log(`${passed} passed, ${failures.length} failed`);
-process.exit(failures.length > 0 ? 1 : 0);
+finish();

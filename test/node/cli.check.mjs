@@ -8,16 +8,14 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
+import { makeCall, makeChecks } from "./check-kit.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const cliPath = join(root, "cli/pantheon.mjs");
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-cli-"));
-const results = [];
-const check = (name, ok, detail = "") => {
-  results.push(Boolean(ok));
-  console.log(`${ok ? "ok" : "not ok"} - ${name}${ok ? "" : `: ${detail}`}`);
-};
+const { check, finish } = makeChecks();
+const call = makeCall(token);
 
 /** Runs `pantheon <args>` in a directory without .dev.vars, so only the env decides the server and token. */
 function cli(args, env = {}) {
@@ -34,7 +32,7 @@ try {
   server = await startDevServer({ port: await freePort(), token, persistTo });
   const env = { PANTHEON_URL: server.url, PANTHEON_TOKEN: token };
   const run = (...args) => cli(args, env);
-  const api = async (path) => (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json();
+  const api = async (path) => (await call(server.url, path)).body;
 
   const health = await run("health");
   check("health says the server is up", health.code === 0 && health.stdout.includes("ok: Pantheon"), shown(health));
@@ -118,6 +116,4 @@ try {
   await rm(persistTo, { recursive: true, force: true });
 }
 
-const passed = results.filter(Boolean).length;
-console.log(`${passed} passed, ${results.length - passed} failed`);
-process.exit(results.every(Boolean) ? 0 : 1);
+finish();

@@ -8,25 +8,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../../scripts/dev-server.mjs";
 import { ensureSidecar } from "../../sidecar/ensure-sidecar.mjs";
+import { cosine, makeLineChecks } from "./check-kit.mjs";
 import { agentDatabase, loadMemoryModules, localPorts, root, systemClock } from "./memory-harness.mjs";
 
 const fixture = JSON.parse(readFileSync(join(root, "test/memory/retrieval-fixture.json"), "utf8"));
-let passed = 0;
-let failed = 0;
-const check = (ok, line) => {
-  console.log(`${ok ? "ok  " : "FAIL"} ${line}`);
-  if (ok) passed += 1;
-  else failed += 1;
-};
-const cosine = (a, b) => {
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return dot / Math.sqrt(na * nb);
-};
+const { check, finish } = makeLineChecks();
 
 let sidecar;
 try {
@@ -59,5 +45,4 @@ try {
 }
 
 // The last line is what test/node/run.mjs and scripts/test.mjs count.
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed > 0 ? 1 : 0);
+finish();

@@ -5,22 +5,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
+import { makeCall, makeChecks } from "./check-kit.mjs";
 
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-restart-"));
-const results = [];
-const check = (name, ok, detail = "") => {
-  results.push(ok);
-  console.log(`${ok ? "ok" : "not ok"} - ${name}${ok ? "" : `: ${detail}`}`);
-};
-
-async function call(url, path, init = {}) {
-  const res = await fetch(`${url}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers },
-  });
-  return { status: res.status, body: await res.json().catch(() => null) };
-}
+const { check, finish } = makeChecks();
+const call = makeCall(token);
 
 let server;
 try {
@@ -43,6 +33,4 @@ try {
   await rm(persistTo, { recursive: true, force: true });
 }
 
-const passed = results.filter(Boolean).length;
-console.log(`${passed} passed, ${results.length - passed} failed`);
-process.exit(results.every(Boolean) ? 0 : 1);
+finish();

@@ -1,0 +1,83 @@
+// What the Node-side checks (*.check.mjs) share: a tally of named checks that prints TAP-like
+// lines, and the summary line `N passed, N failed` that test/node/run.mjs and scripts/test.mjs
+// count. Not a *.check.mjs file, so test/node/run.mjs does not run it.
+
+/**
+ * A tally of checks. `check` prints `ok - name` or `not ok - name: detail`; `finish` prints the
+ * summary as the last line and exits non-zero when any check failed.
+ * @example
+ * const { check, finish } = makeChecks();
+ * check("health says the server is up", health.code === 0, shown(health));
+ * finish();
+ */
+export function makeChecks() {
+  const results = [];
+  return {
+    check(name, ok, detail = "") {
+      results.push(Boolean(ok));
+      console.log(`${ok ? "ok" : "not ok"} - ${name}${ok ? "" : `: ${detail}`}`);
+    },
+    finish() {
+      const passed = results.filter(Boolean).length;
+      console.log(`${passed} passed, ${results.length - passed} failed`);
+      process.exit(results.every(Boolean) ? 0 : 1);
+    },
+  };
+}
+
+/**
+ * A JSON caller for a local stack with a bearer token: `call(url, path, init)` answers
+ * `{ status, body }`, with `body` null when the answer is not JSON. The url is per call because a
+ * check may restart the server on another port.
+ * @example
+ * const call = makeCall(token);
+ * const sent = await call(server.url, "/api/agents", { method: "POST", body: JSON.stringify({ name: "keeper" }) });
+ */
+export function makeCall(token) {
+  return async function call(url, path, init = {}) {
+    const res = await fetch(`${url}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers },
+    });
+    return { status: res.status, body: await res.json().catch(() => null) };
+  };
+}
+
+/**
+ * A tally of measured lines (the embedding checks print a figure on every line, passed or not):
+ * `check(ok, line)` prints `ok   line` or `FAIL line`; `finish` as in `makeChecks`.
+ * @example
+ * const { check, finish } = makeLineChecks();
+ * check(score >= 0.5, `similar cosine ${score.toFixed(4)}`);
+ * finish();
+ */
+export function makeLineChecks() {
+  let passed = 0;
+  let failed = 0;
+  return {
+    check(ok, line) {
+      console.log(`${ok ? "ok  " : "FAIL"} ${line}`);
+      if (ok) passed += 1;
+      else failed += 1;
+    },
+    finish() {
+      console.log(`${passed} passed, ${failed} failed`);
+      process.exit(failed > 0 ? 1 : 0);
+    },
+  };
+}
+
+/**
+ * Cosine similarity of two vectors of the same length.
+ * @example
+ * cosine([1, 0], [1, 1]); // ≈ 0.7071
+ */
+export function cosine(a, b) {
+  let dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return dot / Math.sqrt(na * nb);
+}
