@@ -73,6 +73,11 @@ export interface AgentProfile {
   model: z.infer<typeof modelSettingsSchema>;
   runtime: AgentRuntime;
   connections: string[];
+  /**
+   * What each connected agent says it does (its description), by name: the model sees it as the
+   * description of the `ask_<agent>` tool. Filled by the registry when it hands out the profile.
+   */
+  connectionDescriptions?: Record<string, string>;
   /** The compiled script (ActorScript JSON) when one is set. */
   script: JsonValue | null;
   parent: string | null;

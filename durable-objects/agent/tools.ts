@@ -59,7 +59,10 @@ export function buildAgentTools(profile: AgentProfile, deps: { clock: Clock; fet
       makeHttpTool({ endpoint: tool.endpoint, headers: tool.headers, fetch: deps.fetch }),
     );
   }
-  for (const connection of profile.connections) add(makeAgentToolSpec(connection));
+  for (const connection of profile.connections) {
+    const description = profile.connectionDescriptions?.[connection];
+    add(makeAgentToolSpec(connection, description ? `Ask the agent '${connection}': ${description}` : undefined));
+  }
   for (const source of deps.extra ?? []) {
     for (const spec of source.specs) add(spec, source.implementations[spec.name]);
   }

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, inArray } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { agentRuntimeSchema, type AgentInput, type AgentPatch, type AgentProfile } from "../../core/agents";
@@ -94,18 +94,35 @@ export class RegistryDO extends DurableObject<Env> {
     return child.ok ? { ok: true, value: { child: child.value, parent: updated.value } } : child;
   }
 
+  /** The stored profile with its connections' descriptions, read now so they are never stale. */
+  private profileOf(row: AgentRow): AgentProfile {
+    const profile = toProfile(row);
+    if (profile.connections.length === 0) return profile;
+    const targets = this.db
+      .select({ name: schema.agents.name, description: schema.agents.description })
+      .from(schema.agents)
+      .where(inArray(schema.agents.name, profile.connections))
+      .all();
+    return { ...profile, connectionDescriptions: Object.fromEntries(targets.filter((t) => t.description).map((t) => [t.name, t.description])) };
+  }
+
+  /** Agents connected to `name`: their `ask_<name>` tool describes it, so they are re-configured when it changes. */
+  dependentsOf(name: string): AgentProfile[] {
+    return this.listAgents().filter((agent) => agent.connections.includes(name));
+  }
+
   /** A bare round trip for the benchmarks (`GET /api/health/echo`): no storage, no work. */
   echo(x: string): string {
     return x;
   }
 
   listAgents(): AgentProfile[] {
-    return this.db.select().from(schema.agents).orderBy(asc(schema.agents.name)).all().map(toProfile);
+    return this.db.select().from(schema.agents).orderBy(asc(schema.agents.name)).all().map((row) => this.profileOf(row));
   }
 
   getAgent(name: string): Result<AgentProfile> {
     const row = this.db.select().from(schema.agents).where(eq(schema.agents.name, name)).get();
-    return row ? { ok: true, value: toProfile(row) } : missing(name);
+    return row ? { ok: true, value: this.profileOf(row) } : missing(name);
   }
 
   createAgent(input: AgentInput & { parent?: string; connections?: string[] }): Result<AgentProfile> {
@@ -128,7 +145,7 @@ export class RegistryDO extends DurableObject<Env> {
       })
       .returning()
       .get();
-    return { ok: true, value: toProfile(row) };
+    return { ok: true, value: this.profileOf(row) };
   }
 
   updateAgent(name: string, patch: AgentPatch & { connections?: string[]; script?: AgentProfile["script"]; scriptSource?: string }): Result<AgentProfile> {
@@ -141,7 +158,7 @@ export class RegistryDO extends DurableObject<Env> {
     if (patch.script !== undefined) values.script = patch.script;
     if (patch.scriptSource !== undefined) values.scriptSource = patch.scriptSource;
     const row = this.db.update(schema.agents).set(values).where(eq(schema.agents.name, name)).returning().get();
-    return row ? { ok: true, value: toProfile(row) } : missing(name);
+    return row ? { ok: true, value: this.profileOf(row) } : missing(name);
   }
 
   getScriptSource(name: string): Result<string | null> {

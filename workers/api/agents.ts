@@ -13,6 +13,16 @@ async function withStatus(env: Env, project: string, profile: AgentProfile) {
   return { ...profile, status: live.status, lastActivityAt: live.lastActivityAt };
 }
 
+/**
+ * Pushes a changed profile to its Durable Object, and re-pushes the agents connected to it: their
+ * `ask_<agent>` tool carries its description.
+ */
+export async function pushProfile(env: Env, project: string, profile: AgentProfile): Promise<void> {
+  await (await agentStub(env, project, profile.name)).configure(profile);
+  const dependents = await registryStub(env, project).dependentsOf(profile.name);
+  await Promise.all(dependents.map(async (other) => (await agentStub(env, project, other.name)).configure(other)));
+}
+
 export const agentRoutes = new Hono<AppEnv>()
   .get("/", async (c) => {
     const profiles = await registryStub(c.env, c.get("project")).listAgents();
@@ -21,7 +31,7 @@ export const agentRoutes = new Hono<AppEnv>()
   .post("/", valid("json", agentInputSchema), async (c) => {
     const project = c.get("project");
     const profile = await call(registryStub(c.env, project).createAgent(c.req.valid("json")));
-    await (await agentStub(c.env, project, profile.name)).configure(profile);
+    await pushProfile(c.env, project, profile);
     return c.json(await withStatus(c.env, project, profile), 201);
   })
   .get("/:name", valid("param", nameParam), async (c) => {
@@ -32,7 +42,7 @@ export const agentRoutes = new Hono<AppEnv>()
   .patch("/:name", valid("param", nameParam), valid("json", agentPatchSchema), async (c) => {
     const project = c.get("project");
     const profile = await call(registryStub(c.env, project).updateAgent(c.req.valid("param").name, c.req.valid("json")));
-    await (await agentStub(c.env, project, profile.name)).configure(profile);
+    await pushProfile(c.env, project, profile);
     return c.json(await withStatus(c.env, project, profile));
   })
   .delete("/:name", valid("param", nameParam), async (c) => {

@@ -7,7 +7,7 @@ import { makeClockTool, makeHttpFetchTool } from "../../core/tools";
 import type { AppEnv } from "../env";
 import { agentStub, call, registryStub } from "../stubs";
 import { valid } from "../validation";
-import { nameParam } from "./agents";
+import { nameParam, pushProfile } from "./agents";
 import { indexCronBehaviors } from "./schedules";
 
 export const scriptMediaType = "text/x-pantheon";
@@ -90,7 +90,7 @@ export const scriptRoutes = new Hono<AppEnv>()
       await call(registry.createAgent({ name, ...input, connections }));
     }
     const profile = await call(registry.updateAgent(name, { ...derived, ...stored }));
-    await (await agentStub(c.env, project, name)).configure(profile);
+    await pushProfile(c.env, project, profile);
     await indexCronBehaviors(c.env, project, name, script);
     return c.json({ source, format, script, warnings }, existing ? 200 : 201);
   })
