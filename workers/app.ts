@@ -18,6 +18,7 @@ import { memoryRoutes } from "./api/memory";
 import { busRoutes, conversationRoutes } from "./api/bus";
 import { connectionRoutes } from "./api/connections";
 import { openaiRoutes } from "./api/openai-compat";
+import { mcpServerRoutes } from "./mcp-server";
 import { apiAuth, projectMiddleware, socketAuth } from "./auth";
 import type { AppEnv } from "./env";
 import { notFound, onError } from "./errors";
@@ -28,7 +29,8 @@ export const maxBodyBytes = 64 * 1024;
 
 /**
  * The Hono app: `/api/*` (bearer auth, JSON), `/agents/*` (the agents SDK's WebSocket routing,
- * authenticated), everything else is the PWA's static assets.
+ * authenticated), `/v1/*` (OpenAI-compatible), `/mcp` (MCP server), everything else the PWA's
+ * static assets.
  */
 export function makeApp() {
   const app = new Hono<AppEnv>();
@@ -62,6 +64,10 @@ export function makeApp() {
 
   app.all("/api/*", notFound);
   app.route("/v1", openaiRoutes);
+
+  // MCP clients (Claude Desktop, IDEs, the Inspector) reach the project's agents with the API's bearer token.
+  app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth);
+  app.route("/mcp", mcpServerRoutes(version));
 
   app.all("/agents/*", projectMiddleware, socketAuth, async (c) => {
     const response = await routeAgentRequest(c.req.raw, c.env);

@@ -1,0 +1,165 @@
+// The project's agents as an MCP server (Streamable HTTP at `/mcp`), for Claude Desktop, IDEs and
+// the MCP Inspector. Built on the official SDK's low-level pieces rather than the agents SDK's
+// `createMcpHandler`: its stateless handler needs `@modelcontextprotocol/server` (not installed)
+// and its sessionful one wants a Durable Object per session. Stateless mode needs neither: every
+// request gets a fresh server and transport (the SDK's stateless recipe), so no protocol state
+// outlives a request and any worker isolate can answer any request.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Hono } from "hono";
+import { z } from "zod";
+import { isPantheonError } from "../core/errors";
+import { sessionIdSchema } from "./api/messages";
+import type { AppEnv } from "./env";
+import { agentStub, call, registryStub } from "./stubs";
+
+/** What the tools need: the worker's bindings and the project the bearer token was checked against. */
+export interface McpServerDeps {
+  env: Env;
+  project: string;
+  version: string;
+}
+
+const text = (value: string, isError = false): CallToolResult => ({ content: [{ type: "text", text: value }], ...(isError ? { isError } : {}) });
+
+/** A domain failure (unknown session, rate limit, …) is the caller's to read, not a protocol error. */
+async function asToolError(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isPantheonError(error)) return text(`${error.code}: ${error.message}`, true);
+    throw error;
+  }
+}
+
+/** Null when the project has the agent; otherwise the error result that says so. */
+async function unknownAgent(deps: McpServerDeps, agent: string): Promise<CallToolResult | null> {
+  const found = await registryStub(deps.env, deps.project).getAgent(agent);
+  if (found.ok) return null;
+  return text(`no agent named '${agent}' in project '${deps.project}'; list_agents names the agents you can ask`, true);
+}
+
+function outcomeResult(agent: string, outcome: { runId: string; sessionId: string; status: string; reply: { content: string } | null; error?: string }): CallToolResult {
+  const structuredContent = { agent, runId: outcome.runId, sessionId: outcome.sessionId, status: outcome.status };
+  if (outcome.status === "completed") return { content: [{ type: "text", text: outcome.reply?.content ?? "" }], structuredContent };
+  const why =
+    outcome.status === "waiting_approval"
+      ? `run ${outcome.runId} of '${agent}' is waiting for approval of a tool call: a person must approve it in the Pantheon app (Approvals) or with \`pantheon approve ${agent} ${outcome.runId}\`; get_run shows where it stands`
+      : outcome.status === "failed"
+        ? `run ${outcome.runId} of '${agent}' failed: ${outcome.error ?? "no reason recorded"}`
+        : outcome.status === "cancelled"
+          ? `run ${outcome.runId} of '${agent}' was cancelled`
+          : `run ${outcome.runId} of '${agent}' has not finished (${outcome.status}); get_run shows where it stands`;
+  return { content: [{ type: "text", text: why }], structuredContent, isError: true };
+}
+
+interface RunView {
+  run: { id: string; status: string; trigger: string; steps: number; tokens: number; error?: string; pending: { callId: string; tool: string }[] };
+  trace: { seq: number; kind: string; name: string; durationMs: number }[];
+}
+
+/** A run in a few lines a person or a model can read: status first, then one line per trace step. */
+function runSummary(agent: string, { run, trace }: RunView): string {
+  const lines = [`run ${run.id} of '${agent}': ${run.status} (trigger ${run.trigger}, ${run.steps} steps, ${run.tokens} tokens)`];
+  if (run.error) lines.push(`error: ${run.error}`);
+  for (const p of run.pending) lines.push(`waiting for approval: ${p.tool} (call ${p.callId})`);
+  for (const step of trace) lines.push(`${step.seq}. ${step.kind} ${step.name} ${step.durationMs} ms`);
+  return lines.join("\n");
+}
+
+/**
+ * One MCP server over a project's agents: `list_agents`, `ask_agent` (one chat turn, the reply as
+ * text) and `get_run` (a run's status and trace). Approval-gated work is never approved here.
+ * @example
+ * const server = makeMcpServer({ env, project: "default", version: "0.1.0" });
+ * await server.connect(transport);
+ */
+export function makeMcpServer(deps: McpServerDeps): McpServer {
+  const server = new McpServer(
+    { name: "pantheon", version: deps.version },
+    {
+      // The SDK's default validator (Ajv) compiles code at run time, which workerd forbids.
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+      instructions: `The agents of the Pantheon project '${deps.project}'. list_agents names them; ask_agent sends one message and answers the reply.`,
+    },
+  );
+
+  server.registerTool(
+    "list_agents",
+    { description: "Lists the agents of this project: their names and what each one does.", annotations: { readOnlyHint: true } },
+    async () => {
+      const agents = (await registryStub(deps.env, deps.project).listAgents()).map((a) => ({ name: a.name, description: a.description }));
+      const body = agents.length ? agents.map((a) => `${a.name}: ${a.description}`).join("\n") : `project '${deps.project}' has no agents yet`;
+      return { content: [{ type: "text", text: body }], structuredContent: { agents } };
+    },
+  );
+
+  server.registerTool(
+    "ask_agent",
+    {
+      description:
+        "Sends one message to an agent and answers its reply. Pass the same session to continue a conversation; without one the agent's current session is used. A tool call that needs a person's approval is not approved here: the run waits and its id is reported.",
+      inputSchema: {
+        agent: z.string().min(1).max(64).describe("the agent's name, as list_agents gives it"),
+        message: z.string().trim().min(1).max(32_000).describe("what to say to the agent"),
+        session: sessionIdSchema.optional().describe("a session id from an earlier ask_agent (structuredContent.sessionId)"),
+      },
+      annotations: { openWorldHint: true },
+    },
+    ({ agent, message, session }) =>
+      asToolError(async () => {
+        const missing = await unknownAgent(deps, agent);
+        if (missing) return missing;
+        const stub = await agentStub(deps.env, deps.project, agent);
+        return outcomeResult(agent, await call(stub.chat({ content: message, ...(session ? { session } : {}) })));
+      }),
+  );
+
+  server.registerTool(
+    "get_run",
+    {
+      description: "Shows one run of an agent: its status, what it waits for, and its trace (model calls, gate decisions, tool calls).",
+      inputSchema: {
+        agent: z.string().min(1).max(64).describe("the agent's name"),
+        run: z.string().min(1).max(64).describe("the run id, as ask_agent reports it"),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    ({ agent, run }) =>
+      asToolError(async () => {
+        const missing = await unknownAgent(deps, agent);
+        if (missing) return missing;
+        const view = (await call((await agentStub(deps.env, deps.project, agent)).getRun(run))) as RunView;
+        return { content: [{ type: "text", text: runSummary(agent, view) }], structuredContent: { run: view.run } };
+      }),
+  );
+
+  return server;
+}
+
+/**
+ * The `/mcp` endpoint (mount behind `projectMiddleware` and `apiAuth`). Stateless: POST carries
+ * JSON-RPC and answers JSON; there is no server-to-client stream to open (GET) or session to end
+ * (DELETE), which the spec lets a server refuse with 405.
+ * @example
+ * app.use("/mcp", projectMiddleware, apiAuth);
+ * app.route("/mcp", mcpServerRoutes("0.1.0"));
+ */
+export function mcpServerRoutes(version: string) {
+  return new Hono<AppEnv>()
+    .post("/", async (c) => {
+      const server = makeMcpServer({ env: c.env, project: c.get("project"), version });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(c.req.raw);
+      } finally {
+        await server.close();
+      }
+    })
+    .on(["GET", "DELETE"], "/", (c) =>
+      c.json({ jsonrpc: "2.0", error: { code: -32000, message: "this MCP server is stateless: send JSON-RPC with POST" }, id: null }, 405, { allow: "POST" }),
+    );
+}
