@@ -237,8 +237,11 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (event.type === "done") this.bus.onRunDone(runId, event.status);
   }
 
+  /** Updates the synced state; each change is a SQLite write and a broadcast, so no-ops are skipped. */
   private live(patch: Partial<LiveState>): void {
-    this.setState({ ...this.state, ...patch, lastActivityAt: this.clock.now() });
+    const current = this.state;
+    if ((Object.keys(patch) as (keyof LiveState)[]).every((key) => patch[key] === current[key])) return;
+    this.setState({ ...current, ...patch, lastActivityAt: this.clock.now() });
   }
 
   /** Like `guard`, for calls that only make sense on an agent the registry has configured. */
