@@ -16,6 +16,10 @@ export interface RunSummary {
   error?: string;
   startedAt: number;
   finishedAt?: number;
+  /** Runs another agent asked for (trigger `agent:<asker>`): the delegation conversation it belongs to. */
+  conversationId?: string;
+  /** The agent whose request started this run. */
+  askedBy?: string;
 }
 
 export interface TraceStep {
@@ -47,6 +51,26 @@ function summary(row: RunRow): RunSummary {
 
 /** Runs (the persisted state of every turn or behavior) and their trace, one row per step. */
 export function makeRunStore(db: Db, clock: Clock) {
+  /**
+   * A run a bus request started is named by that request's inbox row; reading it here lets every
+   * summary say which conversation asked for the run, with no column of its own to keep in step.
+   */
+  function withOrigin<T extends RunSummary>(rows: T[]): T[] {
+    const asked = rows.filter((r) => r.trigger.startsWith("agent:")).map((r) => r.id);
+    if (asked.length === 0) return rows;
+    const origins = new Map(
+      db.select({ runId: schema.busInbox.runId, conversationId: schema.busInbox.conversationId, from: schema.busInbox.fromAgent })
+        .from(schema.busInbox)
+        .where(and(inArray(schema.busInbox.runId, asked), eq(schema.busInbox.type, "request")))
+        .all()
+        .map((o) => [o.runId, o]),
+    );
+    return rows.map((r) => {
+      const o = origins.get(r.id);
+      return o ? { ...r, conversationId: o.conversationId, askedBy: o.from } : r;
+    });
+  }
+
   return {
     create(run: { id: string; sessionId: string; status: string; trigger: string; state: unknown }): RunSummary {
       const now = clock.now();
@@ -69,10 +93,10 @@ export function makeRunStore(db: Db, clock: Clock) {
     },
     get(id: string): (RunSummary & { state: unknown }) | null {
       const row = db.select().from(schema.runs).where(eq(schema.runs.id, id)).get();
-      return row ? { ...summary(row), state: row.state } : null;
+      return row ? withOrigin([{ ...summary(row), state: row.state }])[0]! : null;
     },
     list(limit: number): RunSummary[] {
-      return db.select().from(schema.runs).orderBy(desc(schema.runs.startedAt), desc(schema.runs.updatedAt)).limit(limit).all().map(summary);
+      return withOrigin(db.select().from(schema.runs).orderBy(desc(schema.runs.startedAt), desc(schema.runs.updatedAt)).limit(limit).all().map(summary));
     },
     /** Runs that have not reached a final state: what a restarted agent must resume. */
     active(): (RunSummary & { state: unknown })[] {

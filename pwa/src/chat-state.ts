@@ -210,3 +210,32 @@ export function enrichFromTrace(items: ChatItem[], trace: TraceStep[]): ChatItem
   }
   return out;
 }
+
+/**
+ * Rebuilds the tool items of a finished run from its trace, the way the stream showed them live,
+ * placed just before the run's reply. Stored history keeps only the question and the reply, so
+ * after a reload this is the only record of what the run did. Items are keyed by call id like
+ * live ones: a call already on screen is filled in, never shown twice. Before the reply exists
+ * (a run still waiting) only the calls on screen are filled in.
+ */
+export function restoreFromTrace(items: ChatItem[], runId: string, trace: TraceStep[]): ChatItem[] {
+  const reply = items.find((i) => i.kind === "message" && i.role === "assistant" && i.runId === runId && !i.streaming);
+  if (!reply) return enrichFromTrace(items, trace);
+  const steps = trace.filter((s) => (s.data as { callId?: unknown } | null)?.callId !== undefined);
+  const calls = [...new Set(steps.map((s) => String((s.data as { callId: unknown }).callId)))];
+  if (calls.length === 0) return items;
+  let out = items;
+  calls.forEach((callId, n) => {
+    if (out.some((i) => i.kind === "tool" && i.callId === callId)) return;
+    const first = steps.find((s) => (s.data as { callId: unknown }).callId === callId);
+    // Trace and messages share the agent's clock; the cap keeps the item above its reply regardless.
+    const createdAt = Math.min(toTime(first?.startedAt), reply.createdAt - calls.length + n);
+    out = [...out, { kind: "tool", key: `t:${callId}`, callId, runId, name: "", arguments: undefined, gates: [], createdAt }];
+  });
+  for (const step of steps) {
+    if (step.name !== "tool_result" && step.name !== "agent_response") continue;
+    const d = step.data as { callId: string; ok?: unknown; output?: unknown; error?: unknown };
+    out = mapTool(out, d.callId, (t) => (t.result ? t : { ...t, result: { ok: d.ok !== false, output: d.output, error: d.error, ...(step.name === "tool_result" ? { ms: step.durationMs } : {}) } }));
+  }
+  return byTime(enrichFromTrace(out, trace));
+}

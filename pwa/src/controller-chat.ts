@@ -1,5 +1,5 @@
 import type { Api } from "./api";
-import { addLocalMessage, applyRunEvent, enrichFromTrace, lastSeenId, mergeHistory, removeLocal } from "./chat-state";
+import { addLocalMessage, applyRunEvent, lastSeenId, mergeHistory, removeLocal, restoreFromTrace } from "./chat-state";
 import { describeError, isNetworkError } from "./errors";
 import type { LiveConnection, LiveOptions } from "./live";
 import type { Outbox, QueuedMessage } from "./outbox";
@@ -18,6 +18,9 @@ export interface ChatDeps {
   requestBackgroundSync: () => void;
 }
 
+/** How many of the newest replies on screen get their runs' tool calls back from the trace. */
+const RESTORED_RUNS = 10;
+
 const OFFLINE_QUEUED = "You're offline; your message is queued and will be sent when the connection returns.";
 
 /** The chat half of the controller: sending, streaming, live updates, catch-up and the outbox. */
@@ -28,6 +31,8 @@ export function makeChatFeature(deps: ChatDeps) {
   /** Runs streamed to this page over SSE; their WebSocket echoes are ignored. */
   const ownRuns = new Set<string>();
   const runSessions = new Map<string, string>();
+  /** Runs whose tool calls are on screen: streamed here, or rebuilt (or being rebuilt) from their trace. */
+  const shown = new Set<string>();
   let catchingUp: Promise<void> | null = null;
 
   const chat = () => store.get().chat;
@@ -52,6 +57,7 @@ export function makeChatFeature(deps: ChatDeps) {
     live = null;
     abort?.abort();
     abort = null;
+    shown.clear();
   }
 
   function startLive(agent: string): void {
@@ -73,6 +79,7 @@ export function makeChatFeature(deps: ChatDeps) {
     if (event.type === "run") runSessions.set(runId, event.sessionId);
     const session = runSessions.get(runId);
     if (session && c.sessionId && session !== c.sessionId) return;
+    shown.add(runId);
     store.setChat((s) => ({ ...s, items: applyRunEvent(s.items, event, { runId }) }));
     if (event.type === "done") void catchUp().then(() => enrich(agent, runId));
     if (event.type === "status" && event.status === "waiting_approval") void loadApprovals();
@@ -81,12 +88,31 @@ export function makeChatFeature(deps: ChatDeps) {
   /** Tool calls the stream left nameless (refused by a gate) are named from the run's trace. */
   async function enrich(agent: string, runId: string): Promise<void> {
     if (!chat().items.some((i) => i.kind === "tool" && i.runId === runId)) return;
+    await fromTrace(agent, runId);
+  }
+
+  async function fromTrace(agent: string, runId: string): Promise<boolean> {
     try {
       const { trace } = await api.getRun(agent, runId);
-      store.setChat((s) => (s.agent === agent ? { ...s, items: enrichFromTrace(s.items, trace) } : s));
+      store.setChat((s) => (s.agent === agent ? { ...s, items: restoreFromTrace(s.items, runId, trace) } : s));
+      return true;
     } catch {
-      // The stream already showed what happened; names from the trace are a nicety.
+      // The stream (or the reply) already showed what happened; the trace's detail is a nicety.
+      return false;
     }
+  }
+
+  /**
+   * Stored history keeps only questions and replies: the tool calls of the newest runs on screen
+   * come back from their traces, after the messages have rendered, each run fetched once.
+   */
+  async function restoreRuns(agent: string): Promise<void> {
+    const replies = chat().items.flatMap((i) => (i.kind === "message" && i.role === "assistant" && i.runId && !i.streaming ? [i.runId] : []));
+    const runIds = [...new Set(replies)].slice(-RESTORED_RUNS).filter((id) => !shown.has(id));
+    for (const id of runIds) shown.add(id);
+    await Promise.all(runIds.map(async (id) => {
+      if (!(await fromTrace(agent, id))) shown.delete(id);
+    }));
   }
 
   async function loadSessions(agent: string): Promise<void> {
@@ -124,6 +150,7 @@ export function makeChatFeature(deps: ChatDeps) {
           items: mergeHistory(s.items, collected),
           history: { status: "ready", data: null },
         }));
+        void restoreRuns(agent);
       } catch (error) {
         store.setChat((s) => (s.agent !== agent ? s : { ...s, history: { status: "error", error: describeError(error) } }));
       }
@@ -158,6 +185,7 @@ export function makeChatFeature(deps: ChatDeps) {
         if (event.type === "run") {
           runId = event.runId;
           ownRuns.add(event.runId);
+          shown.add(event.runId);
         }
         store.setChat((s) => {
           if (s.agent !== agent) return s;

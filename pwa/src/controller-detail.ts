@@ -1,5 +1,5 @@
 import type { Api } from "./api";
-import { askerOf, conversationsInTrace, findConversations } from "./delegation";
+import { conversationOf, findConversations } from "./delegation";
 import { describeError, isApiError } from "./errors";
 import type { AgentDetail, Store } from "./state";
 import type { Loadable, ScriptInfo } from "./types";
@@ -83,11 +83,7 @@ export function makeDetailFeature({ api, store }: DetailDeps) {
     set((s) => ({ ...s, trace: { status: "loading" } }));
     try {
       const data = await api.getRun(agent, runId);
-      const own = conversationsInTrace(data.trace)[0] ?? null;
-      set((s) => ({ ...s, trace: { status: "ready", data: { ...data, conversation: own } } }));
-      if (own || !askerOf(data.run)) return;
-      const found = (await findConversations(api, agent, [data.run]).catch(() => ({} as Record<string, string>)))[runId];
-      if (found) set((s) => (s.trace.status === "ready" && s.trace.data.run.id === runId ? { ...s, trace: { status: "ready", data: { ...s.trace.data, conversation: found } } } : s));
+      set((s) => ({ ...s, trace: { status: "ready", data: { ...data, conversation: conversationOf(data.run, data.trace) } } }));
     } catch (error) {
       set((s) => ({ ...s, trace: { status: "error", error: describeError(error) } }));
     }

@@ -64,6 +64,9 @@ export interface RunSummary {
   tokens?: number;
   error?: string | { message?: string } | null;
   pending?: { callId: string; tool: string; arguments: unknown }[];
+  /** Runs another agent asked for: the delegation conversation it belongs to, and who asked. */
+  conversationId?: string;
+  askedBy?: string;
 }
 
 export interface TraceStep {

@@ -29,4 +29,29 @@ describe("delegation over the bus", () => {
     const asked = await p.json(`/api/agents/github/runs/${chain.hops[1].runId}`);
     expect(asked.run.trigger).toBe("agent:airtable");
   });
+
+  it("a run another agent asked for names its conversation and its asker, in the run and in the run list", async () => {
+    const p = project();
+    await p.agent("github", { systemPrompt: "The default branch is trunk." });
+    await p.agent("airtable");
+    await p.agent("main");
+    await p.connect("main", ["airtable"]);
+    await p.connect("airtable", ["github"]);
+
+    const started = await p.chat("main", "/ask airtable /ask github what is the default branch?");
+    await p.settled("main", started.runId);
+    const chain = await p.json(`/api/conversations/${started.runId}`);
+    const [first, second] = chain.hops;
+
+    const middle = await p.json(`/api/agents/airtable/runs/${first.runId}`);
+    expect(middle.run).toMatchObject({ conversationId: started.runId, askedBy: "main" });
+    const last = await p.json(`/api/agents/github/runs/${second.runId}`);
+    expect(last.run).toMatchObject({ conversationId: started.runId, askedBy: "airtable" });
+
+    const listed = await p.json("/api/agents/github/runs");
+    expect(listed.runs.find((r: any) => r.id === second.runId)).toMatchObject({ conversationId: started.runId, askedBy: "airtable" });
+    const own = await p.json(`/api/agents/main/runs/${started.runId}`);
+    expect(own.run.conversationId).toBeUndefined();
+    expect(own.run.askedBy).toBeUndefined();
+  });
 });
