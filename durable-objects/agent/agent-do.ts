@@ -229,8 +229,9 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Every run event goes to live clients, and moves the agent's live status. */
   private onRunEvent(event: RunEvent, runId: string): void {
-    const profile = this.profile();
-    this.broadcast(JSON.stringify({ type: "run_event", agent: profile.name, runId, event }));
+    // Called for every streamed token: the name comes from the object's name, not a profile read.
+    const agent = this.name.slice(this.name.indexOf(".") + 1);
+    this.broadcast(JSON.stringify({ type: "run_event", agent, runId, event }));
     if (event.type === "run") this.live({ status: "running", runId, typing: true });
     if (event.type === "status" && !["completed", "failed", "cancelled"].includes(event.status)) this.live({ status: event.status, runId, typing: event.status === "running" });
     if (event.type === "done") this.live({ status: "idle", runId: null, typing: false });

@@ -1,5 +1,5 @@
 import type { AgentProfile } from "../../core/agents";
-import { builtinGates, compileCustomGates, type TokenBucket } from "../../core/gates";
+import { builtinGates, compileCustomGates, type Gate, type TokenBucket } from "../../core/gates";
 import type { Clock, LlmPort, LlmResponse, Message } from "../../core/ports";
 import {
   advance,
@@ -116,13 +116,23 @@ export function makeRunDriver(deps: DriverDeps) {
     return ctx;
   }
 
+  /** Compiled once per run context, not on every event (custom gates compile regular expressions). */
+  const gatesOf = new WeakMap<RunContext, Gate[]>();
+
   function runDeps(ctx: RunContext): RunDeps {
+    let gates = gatesOf.get(ctx);
+    if (!gates) {
+      gates = [...builtinGates(), ...compileCustomGates(ctx.profile.runtime.gates)];
+      gatesOf.set(ctx, gates);
+    }
+    const rateLimits = ctx.profile.runtime.rateLimits;
     return {
       now: clock.now(),
       tools: ctx.tools.specs,
-      gates: [...builtinGates(), ...compileCustomGates(ctx.profile.runtime.gates)],
-      rateLimits: ctx.profile.runtime.rateLimits,
-      buckets: deps.buckets.load(),
+      gates,
+      rateLimits,
+      // Buckets are read from SQLite only for an agent that has rate limits.
+      ...(Object.keys(rateLimits).length > 0 ? { buckets: deps.buckets.load() } : {}),
     };
   }
 
