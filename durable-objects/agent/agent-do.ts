@@ -132,8 +132,14 @@ export class AgentDO extends Agent<Env, LiveState> {
       profile,
       context,
       llm: llmForProfile(profile, this.env, { timeoutMs: limits.modelTimeoutMs }),
-      tools: buildAgentTools(profile, { clock: this.clock, fetch: (input, init) => fetch(input, init), env: this.env as unknown as Record<string, unknown>, extra: [this.mcpServers.toolSource(), this.memory.tools(), spawnToolSource(profile)] }),
+      tools: this.toolsOf(profile),
     };
+  }
+
+  /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn. */
+  private toolsOf(profile: AgentProfile) {
+    const extra = [this.mcpServers.toolSource(), this.memory.tools(), spawnToolSource(profile)];
+    return buildAgentTools(profile, { clock: this.clock, fetch: (input, init) => fetch(input, init), env: this.env as unknown as Record<string, unknown>, extra });
   }
 
   /** Alarm callback (agents SDK schedule): a run's wall-time deadline passed. */
@@ -318,13 +324,13 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** The agent's tools as the model sees them (built-ins it declares, HTTP tools, connections). */
   listTools() {
-    return this.known(() => this.runContext(this.profile(), []).tools.specs);
+    return this.known(() => this.toolsOf(this.profile()).specs);
   }
 
   /** A person calls a tool by hand: arguments are validated against its schema; no model involved. */
   invokeTool(name: string, args: Record<string, unknown>) {
     return this.known(async () => {
-      const { tools } = this.runContext(this.profile(), []);
+      const tools = this.toolsOf(this.profile());
       if (!tools.specs.some((s) => s.name === name)) throw new PantheonError("not_found", `tool '${name}' is not declared for this agent`, { details: { tool: name } });
       const started = this.clock.now();
       const outcome = await tools.registry.invoke(name, args, { secrets: tools.secrets });
