@@ -1,4 +1,3 @@
-import { routeAgentRequest } from "agents";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
@@ -19,7 +18,9 @@ import { busRoutes, conversationRoutes } from "./api/bus";
 import { connectionRoutes } from "./api/connections";
 import { openaiRoutes } from "./api/openai-compat";
 import { mcpServerRoutes } from "./mcp-server";
-import { apiAuth, projectMiddleware, socketAuth } from "./auth";
+import { apiAuth, projectMiddleware, requireScope } from "./auth";
+import { enforceScopes } from "./scopes";
+import { agentSocket } from "./sockets";
 import type { AppEnv } from "./env";
 import { notFound, onError } from "./errors";
 
@@ -28,8 +29,8 @@ export const version = "0.1.0";
 export const maxBodyBytes = 64 * 1024;
 
 /**
- * The Hono app: `/api/*` (bearer auth, JSON), `/agents/*` (the agents SDK's WebSocket routing,
- * authenticated), `/v1/*` (OpenAI-compatible), `/mcp` (MCP server), everything else the PWA's
+ * The Hono app: `/api/*` (bearer auth, scopes per route in ./scopes.ts, JSON), `/agents/*` (one
+ * agent's WebSocket, only within the token's project: ./sockets.ts), `/v1/*` (OpenAI-compatible), `/mcp` (MCP server), everything else the PWA's
  * static assets.
  */
 export function makeApp() {
@@ -45,6 +46,7 @@ export function makeApp() {
   app.get("/api/health", (c) => c.json({ ok: true, version }));
 
   app.use("/api/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth);
+  enforceScopes(app);
   app.route("/api/health", healthRoutes);
   app.route("/api/agents", agentRoutes);
   app.route("/api/agents", messageRoutes);
@@ -66,13 +68,10 @@ export function makeApp() {
   app.route("/v1", openaiRoutes);
 
   // MCP clients (Claude Desktop, IDEs, the Inspector) reach the project's agents with the API's bearer token.
-  app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth);
+  app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireScope("chat"));
   app.route("/mcp", mcpServerRoutes(version));
 
-  app.all("/agents/*", projectMiddleware, socketAuth, async (c) => {
-    const response = await routeAgentRequest(c.req.raw, c.env);
-    return response ?? notFound(c);
-  });
+  app.all("/agents/*", agentSocket);
 
   app.get("*", (c) => c.env.ASSETS.fetch(c.req.raw));
   return app;

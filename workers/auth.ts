@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { HTTPException } from "hono/http-exception";
-import { sha256Hex, timingSafeEqual } from "../core/auth";
+import { grants, sha256Hex, timingSafeEqual, type Scope } from "../core/auth";
 import { projectNameSchema } from "../core/agents";
 import { PantheonError } from "../core/errors";
 import type { AppContext, AppEnv } from "./env";
@@ -19,20 +19,28 @@ export const projectMiddleware: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** True for the admin token (the `PANTHEON_ADMIN_TOKEN` secret) or an API token of the project. */
-async function verify(token: string, c: AppContext): Promise<boolean> {
+/**
+ * True for the admin secret (`PANTHEON_ADMIN_TOKEN`, scope admin in every project) or an API token
+ * of the request's project; sets who is calling and what they may do.
+ */
+export async function verifyToken(token: string, c: AppContext): Promise<boolean> {
   const admin = c.env.PANTHEON_ADMIN_TOKEN;
   if (admin && timingSafeEqual(token, admin)) {
     c.set("principal", "admin");
+    c.set("scope", "admin");
+    c.set("tokenId", null);
     return true;
   }
   if (!token.startsWith("pt_")) return false;
   const found = await registryStub(c.env, c.get("project")).verifyTokenHash(await sha256Hex(token));
-  if (found) c.set("principal", `token:${found.name}`);
-  return found !== null;
+  if (!found) return false;
+  c.set("principal", `token:${found.name}`);
+  c.set("scope", found.scope);
+  c.set("tokenId", found.id);
+  return true;
 }
 
-const bearer: MiddlewareHandler<AppEnv> = bearerAuth({ verifyToken: verify });
+const bearer: MiddlewareHandler<AppEnv> = bearerAuth({ verifyToken });
 
 /**
  * Bearer-token auth (Hono's own middleware) for the HTTP API. Hono answers 400 for an
@@ -47,13 +55,29 @@ export const apiAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
 };
 
+/** Refuses (403, naming the scope needed) a token whose scope does not include `need`. */
+export function checkScope(c: AppContext, need: Scope): void {
+  const have = c.get("scope");
+  if (!grants(have, need)) {
+    throw new PantheonError("forbidden", `this needs a token with the '${need}' scope; this token has '${have}'`, { details: { needed: need, scope: have } });
+  }
+  c.set("scopeChecked", true);
+}
+
+/** Middleware form of `checkScope`. */
+export const requireScope =
+  (need: Scope): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    checkScope(c, need);
+    await next();
+  };
+
 /**
- * WebSocket upgrades cannot carry an Authorization header from a browser, so the agent
- * WebSocket route also accepts `?token=`.
+ * WebSocket upgrades cannot carry an Authorization header from a browser, so sockets also accept
+ * `?token=`. The project is the one the caller names; `agentSocket` checks it against the path.
  */
-export const socketAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+export async function socketToken(c: AppContext): Promise<void> {
   const header = c.req.header("authorization");
   const token = header?.startsWith("Bearer ") ? header.slice(7) : c.req.query("token");
-  if (!token || !(await verify(token, c))) throw new HTTPException(401);
-  await next();
-};
+  if (!token || !(await verifyToken(token, c))) throw new HTTPException(401);
+}

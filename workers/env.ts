@@ -1,12 +1,19 @@
 import type { Context } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
+import type { Scope } from "../core/auth";
 
 /** Variables the worker's middleware adds to each request. */
 export interface AuthVariables {
-  /** The project this request acts on (`X-Pantheon-Project` header or `?project=`, default `default`). */
+  /** The project this request acts on (`X-Pantheon-Project` header or `?project=`, default `default`; the path for sockets). */
   project: string;
   /** Who the token belongs to: `admin` or `token:<token name>`. Never the token itself. */
   principal: string;
+  /** What the token may do; the admin secret is `admin`. */
+  scope: Scope;
+  /** The API token's id (null for the admin secret): sockets are tagged with it so revoking closes them. */
+  tokenId: string | null;
+  /** Set once a route's scope has been checked (workers/scopes.ts); unchecked routes need `admin`. */
+  scopeChecked: boolean;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AuthVariables & RequestIdVariables };

@@ -1,8 +1,9 @@
-import { Agent } from "agents";
+import { Agent, type Connection, type ConnectionContext } from "agents";
 import { eq } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import type { AgentProfile } from "../../core/agents";
+import { socketTokenHeader } from "../../core/auth";
 import type { MemoryKind } from "../../core/context";
 import type { ActorScript } from "../../core/dsl";
 import { isPantheonError, PantheonError, type Result } from "../../core/errors";
@@ -16,7 +17,7 @@ import { makeBucketStore } from "./buckets";
 import { busPortsFromEnv, makeAgentBus } from "./bus";
 import type { FanOutInput } from "./bus-fanout";
 import { spawnToolSource } from "./bus-spawn";
-import { initialLiveState, sseFrame, type Emit, type LiveState, type RunEvent } from "./live";
+import { initialLiveState, liveStateSchema, sseFrame, type Emit, type LiveState, type RunEvent } from "./live";
 import { makeMcpServers, mcpClientOf } from "./mcp";
 import { makeMemoryFeature } from "./memory";
 import { makeMessageStore } from "./messages";
@@ -122,8 +123,45 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Every start of this object (after eviction, a crash or a deploy) resumes runs that were mid-flight. */
   override async onStart(): Promise<void> {
+    // A state stored before clients were read-only may be anything: start again from a sound one.
+    if (!liveStateSchema.safeParse(this.state).success) this.setState(initialLiveState);
     if (this.storedProfile()) this.driver.resume();
     await this.behaviors.reconcile();
+  }
+
+  // ---- live clients (WebSocket) ---------------------------------------------------------------
+  // The worker (workers/sockets.ts) lets a socket through only for a token of this agent's project
+  // and says which token opened it. Clients only listen: the agent is the only writer of its state.
+
+  /** Every client is read-only: the SDK refuses its state frames (`cf_agent_state_error`). */
+  override shouldConnectionBeReadonly(): boolean {
+    return true;
+  }
+
+  /** Sockets are tagged with the token that opened them, so revoking the token closes them. */
+  override getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
+    return [`token:${ctx.request.headers.get(socketTokenHeader) ?? "none"}`];
+  }
+
+  override onConnect(connection: Connection, ctx: ConnectionContext): void {
+    // Only the worker reaches this object, and it always names the token; anything else is refused.
+    if (!ctx.request.headers.get(socketTokenHeader)) connection.close(4401, "unauthorized");
+  }
+
+  /** Only the agent itself changes its live state, and only to a well-formed one. */
+  override validateStateChange(next: LiveState, source: Connection | "server"): void {
+    if (source !== "server") throw new Error("clients cannot change an agent's state");
+    liveStateSchema.parse(next);
+  }
+
+  /** Closes every socket opened with this token (it was revoked). */
+  closeSocketsOf(tokenId: string): number {
+    let closed = 0;
+    for (const connection of this.getConnections(`token:${tokenId}`)) {
+      connection.close(4401, "token revoked");
+      closed += 1;
+    }
+    return closed;
   }
 
   private runContext(profile: AgentProfile, context: Message[]): RunContext {
@@ -246,7 +284,7 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Updates the synced state; each change is a SQLite write and a broadcast, so no-ops are skipped. */
   private live(patch: Partial<LiveState>): void {
-    const current = this.state;
+    const current = this.status();
     if ((Object.keys(patch) as (keyof LiveState)[]).every((key) => patch[key] === current[key])) return;
     this.setState({ ...current, ...patch, lastActivityAt: this.clock.now() });
   }
@@ -427,8 +465,9 @@ export class AgentDO extends Agent<Env, LiveState> {
     return this.known(() => this.bus.fanOut(input));
   }
 
-  /** Live status for listings (the registry does not know it). */
+  /** Live status for listings (the registry does not know it); never a malformed one. */
   status(): LiveState {
-    return this.state;
+    const parsed = liveStateSchema.safeParse(this.state);
+    return parsed.success ? parsed.data : initialLiveState;
   }
 }

@@ -1,10 +1,13 @@
+import { z } from "zod";
+
 /** What every client of an agent sees live, kept in sync by the `agents` SDK's state sync. */
-export interface LiveState {
-  status: string;
-  runId: string | null;
-  typing: boolean;
-  lastActivityAt: number | null;
-}
+export const liveStateSchema = z.strictObject({
+  status: z.string().max(32),
+  runId: z.string().max(64).nullable(),
+  typing: z.boolean(),
+  lastActivityAt: z.number().nullable(),
+});
+export type LiveState = z.infer<typeof liveStateSchema>;
 
 export const initialLiveState: LiveState = { status: "idle", runId: null, typing: false, lastActivityAt: null };
 

@@ -3,7 +3,7 @@ import { asc, eq, inArray } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { agentRuntimeSchema, type AgentInput, type AgentPatch, type AgentProfile } from "../../core/agents";
-import { newToken, sha256Hex } from "../../core/auth";
+import { newToken, sha256Hex, type Scope } from "../../core/auth";
 import { PantheonError, type Result } from "../../core/errors";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
@@ -13,6 +13,7 @@ import type { BusMessage } from "../../core/bus";
 export interface TokenInfo {
   id: string;
   name: string;
+  scope: Scope;
   createdAt: number;
   lastUsedAt: number | null;
 }
@@ -198,22 +199,22 @@ export class RegistryDO extends DurableObject<Env> {
     });
   }
 
-  async createToken(name: string): Promise<TokenInfo & { token: string }> {
+  async createToken(name: string, scope: Scope): Promise<TokenInfo & { token: string }> {
     const token = newToken();
     const row = this.db
       .insert(schema.tokens)
-      .values({ id: crypto.randomUUID(), name, hash: await sha256Hex(token), createdAt: Date.now() })
+      .values({ id: crypto.randomUUID(), name, scope, hash: await sha256Hex(token), createdAt: Date.now() })
       .returning()
       .get();
-    return { id: row.id, name: row.name, createdAt: row.createdAt, lastUsedAt: null, token };
+    return { id: row.id, name: row.name, scope, createdAt: row.createdAt, lastUsedAt: null, token };
   }
 
   listTokens(): TokenInfo[] {
     return this.db
-      .select({ id: schema.tokens.id, name: schema.tokens.name, createdAt: schema.tokens.createdAt, lastUsedAt: schema.tokens.lastUsedAt })
+      .select({ id: schema.tokens.id, name: schema.tokens.name, scope: schema.tokens.scope, createdAt: schema.tokens.createdAt, lastUsedAt: schema.tokens.lastUsedAt })
       .from(schema.tokens)
       .orderBy(asc(schema.tokens.createdAt))
-      .all();
+      .all() as TokenInfo[];
   }
 
   deleteToken(id: string): Result<true> {
@@ -221,11 +222,16 @@ export class RegistryDO extends DurableObject<Env> {
     return row ? { ok: true, value: true } : fail(new PantheonError("not_found", `token '${id}' does not exist`, { details: { token: id } }));
   }
 
-  /** The token with this SHA-256 hash (its name, never the token), or null; records when it was last used. */
-  verifyTokenHash(hash: string): { id: string; name: string } | null {
-    const row = this.db.select({ id: schema.tokens.id, name: schema.tokens.name }).from(schema.tokens).where(eq(schema.tokens.hash, hash)).get();
+  /** The token with this SHA-256 hash (its name and scope, never the token), or null; records when it was last used. */
+  verifyTokenHash(hash: string): { id: string; name: string; scope: Scope } | null {
+    const row = this.db.select({ id: schema.tokens.id, name: schema.tokens.name, scope: schema.tokens.scope }).from(schema.tokens).where(eq(schema.tokens.hash, hash)).get();
     if (!row) return null;
     this.db.update(schema.tokens).set({ lastUsedAt: Date.now() }).where(eq(schema.tokens.id, row.id)).run();
-    return row;
+    return row as { id: string; name: string; scope: Scope };
+  }
+
+  /** Whether a token still exists: sockets opened with it are closed once it is revoked. */
+  tokenExists(id: string): boolean {
+    return this.db.select({ id: schema.tokens.id }).from(schema.tokens).where(eq(schema.tokens.id, id)).get() !== undefined;
   }
 }

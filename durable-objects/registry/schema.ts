@@ -22,6 +22,11 @@ export const tokens = sqliteTable("tokens", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   hash: text("hash").notNull().unique(),
+  /**
+   * What the token may do (core/auth Scope). Tokens made before scopes existed could do everything,
+   * so the column's default keeps them `admin`; new tokens name their scope.
+   */
+  scope: text("scope").notNull().default("admin"),
   createdAt: integer("created_at").notNull(),
   lastUsedAt: integer("last_used_at"),
 });

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { agentNamePattern, type AgentProfile } from "../../core/agents";
 import { isPantheonError } from "../../core/errors";
 import { maxBodyBytes } from "../app";
-import { apiAuth, projectMiddleware } from "../auth";
+import { apiAuth, projectMiddleware, requireScope } from "../auth";
 import type { AppContext, AppEnv } from "../env";
 import { agentStub, call, registryStub, type Remote } from "../stubs";
 import type { AgentDO } from "../../durable-objects/agent/agent-do";
@@ -276,7 +276,7 @@ const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
  */
 export const openaiRoutes = new Hono<AppEnv>()
   // Read at request time: app.ts imports this module, so its constants are not ready at load.
-  .use("*", projectMiddleware, (c, next) => bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } })(c, next), apiAuth)
+  .use("*", projectMiddleware, (c, next) => bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } })(c, next), apiAuth, requireScope("chat"))
   .post("/chat/completions", async (c) => {
     const body = await readBody(c);
     const content = lastUserContent(body);

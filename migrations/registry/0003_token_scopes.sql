@@ -1,0 +1,1 @@
+ALTER TABLE `tokens` ADD `scope` text DEFAULT 'admin' NOT NULL;

@@ -1,0 +1,41 @@
+import type { Hono } from "hono";
+import type { Scope } from "../core/auth";
+import { checkScope, requireScope } from "./auth";
+import type { AppEnv } from "./env";
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * The scope each API route needs below `admin`. One table, so the whole policy reads in one place;
+ * any `/api` route not listed here needs `admin` (a new route is closed until someone opens it).
+ * `/v1`, `/mcp` and the agent sockets need `chat` (see workers/app.ts and workers/sockets.ts).
+ */
+export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
+  // Talking to agents and reading what they said and did.
+  ["GET", "/api/agents", "chat"],
+  ["GET", "/api/agents/:name", "chat"],
+  ["POST", "/api/agents/:name/messages", "chat"],
+  ["GET", "/api/agents/:name/messages", "chat"],
+  ["GET", "/api/agents/:name/sessions", "chat"],
+  ["POST", "/api/agents/:name/sessions", "chat"],
+  ["PATCH", "/api/agents/:name/sessions/:id", "chat"],
+  ["POST", "/api/agents/:name/sessions/:id/fork", "chat"],
+  ["DELETE", "/api/agents/:name/sessions/:id", "chat"],
+  ["GET", "/api/agents/:name/runs", "chat"],
+  ["GET", "/api/agents/:name/runs/:id", "chat"],
+  ["POST", "/api/agents/:name/runs/:id/cancel", "chat"],
+  ["GET", "/api/agents/:name/tools", "chat"],
+  ["GET", "/api/conversations/:id", "chat"],
+  // Deciding what waits for a person.
+  ["GET", "/api/approvals", "approve"],
+  ["POST", "/api/agents/:name/runs/:id/approval", "approve"],
+];
+
+/** Installs the policy on the app: call after auth and before the routes. */
+export function enforceScopes(app: Hono<AppEnv>): void {
+  for (const [method, path, scope] of routeScopes) app.on(method, path, requireScope(scope));
+  app.use("/api/*", async (c, next) => {
+    if (!c.get("scopeChecked")) checkScope(c, "admin");
+    await next();
+  });
+}

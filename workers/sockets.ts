@@ -1,0 +1,61 @@
+import { routeAgentRequest } from "agents";
+import { agentNameSchema, projectNameSchema } from "../core/agents";
+import { socketTokenHeader } from "../core/auth";
+import { PantheonError } from "../core/errors";
+import { checkScope, socketToken } from "./auth";
+import type { AppContext } from "./env";
+import { agentObjectName, registryStub } from "./stubs";
+
+const notRoutable = (path: string) =>
+  new PantheonError("not_found", `no agent socket at ${path}: connect to /agents/agent-do/<project>.<agent>`, { details: { path } });
+
+/** The only Durable Object binding reachable from outside; the registry and anything else are not. */
+const routable = new WeakMap<Env, Record<string, unknown>>();
+function agentBindingOnly(env: Env): Record<string, unknown> {
+  let only = routable.get(env);
+  if (!only) routable.set(env, (only = { AGENT_DO: env.AGENT_DO }));
+  return only;
+}
+
+function segment(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `/agents/agent-do/<project>.<agent>`: an agent's live WebSocket (the agents SDK's routing). The
+ * project is the one in the path, and the token must belong to it (or be the admin secret); the
+ * agent must exist. The agent treats every client as read-only and tags the socket with the token's
+ * id, so revoking the token closes it.
+ */
+export async function agentSocket(c: AppContext): Promise<Response> {
+  const path = new URL(c.req.url).pathname;
+  const [prefix, binding, objectName, ...rest] = path.split("/").filter(Boolean);
+  if (prefix !== "agents" || binding !== "agent-do" || rest.length > 0) throw notRoutable(path);
+  const name = segment(objectName) ?? "";
+  const dot = name.indexOf(".");
+  const project = name.slice(0, dot);
+  const agent = name.slice(dot + 1);
+  if (dot < 0 || !projectNameSchema.safeParse(project).success || !agentNameSchema.safeParse(agent).success) throw notRoutable(path);
+
+  c.set("project", project);
+  await socketToken(c);
+  checkScope(c, "chat");
+  if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+    throw new PantheonError("bad_request", "this route only accepts WebSocket upgrades (send 'Upgrade: websocket')");
+  }
+  const known = await registryStub(c.env, project).getAgent(agent);
+  if (!known.ok) throw new PantheonError("not_found", `agent '${agent}' does not exist in project '${project}'`, { details: { agent, project } });
+
+  const headers = new Headers(c.req.raw.headers);
+  headers.set(socketTokenHeader, c.get("tokenId") ?? "admin");
+  const url = new URL(c.req.url);
+  url.pathname = `/agents/agent-do/${agentObjectName(project, agent)}`;
+  const response = await routeAgentRequest(new Request(url, { method: c.req.method, headers }), agentBindingOnly(c.env));
+  if (!response) throw notRoutable(path);
+  return response;
+}
