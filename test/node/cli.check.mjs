@@ -102,6 +102,12 @@ try {
   const withIssued = issued ? await cli(["agents", "list"], { PANTHEON_URL: server.url, PANTHEON_TOKEN: issued }) : { code: -1, stdout: "", stderr: "" };
   check("tokens create prints a token that works", token2.code === 0 && withIssued.code === 0 && withIssued.stdout.includes("scout"), `${shown(token2)} ${shown(withIssued)}`);
 
+  const chatOnly = issued ? await cli(["agents", "create", "intruder"], { PANTHEON_URL: server.url, PANTHEON_TOKEN: issued }) : { code: -1, stdout: "", stderr: "" };
+  check("a chat-scoped token (the default) cannot create agents: exit 1 naming the scope needed", chatOnly.code === 1 && chatOnly.stderr.includes("'admin' scope"), shown(chatOnly));
+  const adminToken = await run("tokens", "create", "ops", "--scope", "admin");
+  const listedScopes = await run("tokens", "list");
+  check("tokens create --scope admin makes an admin token; tokens list shows each scope", adminToken.stdout.includes("scope admin") && /ci\s+chat/.test(listedScopes.stdout) && /ops\s+admin/.test(listedScopes.stdout), `${shown(adminToken)} ${shown(listedScopes)}`);
+
   const closed = await freePort();
   const unreachable = await cli(["agents", "list"], { PANTHEON_URL: `http://127.0.0.1:${closed}`, PANTHEON_TOKEN: token });
   check(
