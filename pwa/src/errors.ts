@@ -9,7 +9,7 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly requestId?: string,
-    readonly details?: { issues?: { path: (string | number)[]; message: string }[] },
+    readonly details?: { issues?: { path: (string | number)[]; message: string }[]; needed?: string; scope?: string },
     options?: { cause?: unknown },
   ) {
     super(message, options);
@@ -51,7 +51,9 @@ export function describeError(error: unknown, context: ErrorContext = "load"): s
         ? "That token was not accepted. Check it and try again, or create a new one with `pantheon token create`."
         : "That token was not accepted any more. Sign out and sign in again with a valid token.";
     case 403:
-      return "This token is not allowed to do that. Ask an operator for a token with more access.";
+      return error.details?.needed
+        ? `This needs a token with the '${error.details.needed}' scope; yours has '${error.details.scope ?? "less"}'. Ask an operator for one (pantheon tokens create <name> --scope ${error.details.needed}).`
+        : "This token is not allowed to do that. Ask an operator for a token with more access.";
     case 404:
       if (error.code === "not_found" && error.message && !/route|path/i.test(error.message)) return `Not found: ${error.message}`;
       return "This part of Pantheon is not available on this server yet.";
