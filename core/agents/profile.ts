@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { customGateSpecSchema } from "../gates/gate-spec";
+import { denyPatternProblems } from "../gates/pattern";
 import { modelSettingsSchema, runLimitOverridesSchema } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
 
@@ -44,13 +45,22 @@ export const agentRuntimeSchema = z.strictObject({
 export type AgentRuntime = z.infer<typeof agentRuntimeSchema>;
 export const defaultAgentRuntime: AgentRuntime = agentRuntimeSchema.parse({});
 
+/**
+ * The runtime as an operator sends it: the stored shape, and deny patterns the gate engine can
+ * run. (Stored profiles are read with the plain schema, so one stored before a rule tightened
+ * still loads, and its run reports the gate instead.)
+ */
+const agentRuntimeInputSchema = agentRuntimeSchema.superRefine((runtime, ctx) => {
+  for (const { index, message } of denyPatternProblems(runtime.gates)) ctx.addIssue({ code: "custom", path: ["gates", index, "pattern"], message });
+});
+
 /** What an operator sends to create an agent. */
 export const agentInputSchema = z.strictObject({
   name: agentNameSchema,
   description: z.string().max(2000).default(""),
   systemPrompt: z.string().max(32_000).default("You are a helpful agent."),
   model: modelSettingsSchema.default({ provider: "offline", name: "offline" }),
-  runtime: agentRuntimeSchema.default(defaultAgentRuntime),
+  runtime: agentRuntimeInputSchema.default(defaultAgentRuntime),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -58,7 +68,7 @@ export const agentPatchSchema = z.strictObject({
   description: z.string().max(2000).optional(),
   systemPrompt: z.string().max(32_000).optional(),
   model: modelSettingsSchema.optional(),
-  runtime: agentRuntimeSchema.optional(),
+  runtime: agentRuntimeInputSchema.optional(),
 });
 export type AgentPatch = z.infer<typeof agentPatchSchema>;
 

@@ -68,6 +68,20 @@ describe("PUT /api/agents/:name/script", () => {
     expect((await api(`/api/agents/${name}`)).status).toBe(404);
   });
 
+  it("refuses a deny-pattern gate the linear-time engine cannot run, in the DSL and in JSON, naming the gate and why", async () => {
+    const name = uniqueName("scripted");
+    const dsl = await putScript(name, `(actor "${name}"\n  (description "x")\n  (gate "no-echo" :deny-pattern "(\\\\w+) \\\\1"))`);
+    expect(dsl.status).toBe(400);
+    expect(dsl.body.error.code).toBe("script_invalid");
+    expect(dsl.body.error.details.issues[0]).toMatchObject({ line: 3, column: 33, form: "gate", message: 'gate "no-echo": backreferences (\\1, \\k<name>) are not supported: they cannot run in linear time' });
+
+    const json = await putScript(name, { name, description: "x", gates: [{ name: "ahead", kind: "deny-pattern", pattern: "key(?=:)" }] });
+    expect(json.status).toBe(400);
+    expect(json.body.error.code).toBe("script_invalid");
+    expect(json.body.error.details.issues[0]).toMatchObject({ line: 0, column: 0, form: "gates.0.pattern", message: "gate 'ahead': lookahead ((?=…), (?!…)) is not supported by the linear-time engine" });
+    expect((await api(`/api/agents/${name}`)).status).toBe(404);
+  });
+
   it("refuses a script whose actor is another agent, pointing at the actor's name", async () => {
     const name = uniqueName("scripted");
     const res = await putScript(name, `\n(actor "someone-else" (description "x"))`);
