@@ -34,7 +34,7 @@ describe("PUT /api/agents/:name/script", () => {
   });
 
   it("accepts the ActorScript as JSON and keeps the operator's HTTP tools", async () => {
-    const agent = await createAgent({ runtime: { tools: [], httpTools: [{ name: "notes.add", description: "Add a note", endpoint: "https://notes.example.com/add" }] } });
+    const agent = await createAgent({ runtime: { tools: [], allowHosts: ["notes.example.com"], httpTools: [{ name: "notes.add", description: "Add a note", endpoint: "https://notes.example.com/add" }] } });
     const script = { name: agent.name, description: "Takes notes", tools: ["notes.add"], talents: [] };
     const put = await putScript(agent.name, script);
     expect(put.status).toBe(200);
