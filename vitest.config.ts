@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
-import { startExfilListener } from "./test/doubles/exfil-listener";
+import { startExfilListener } from "./test/doubles/exfil-server";
 import { startMcpTestServer } from "./test/doubles/mcp-server";
 import { startScriptedModelServer } from "./test/doubles/scripted-model-server";
 
