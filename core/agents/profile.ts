@@ -21,7 +21,10 @@ export const httpToolSchema = z.strictObject({
   description: z.string().min(1).max(2000),
   parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
   endpoint: z.url({ protocol: /^https?$/, error: "an http(s) URL" }),
-  /** Literal header values, or `{ secret: "NAME" }` read from the worker's secrets at call time. */
+  /**
+   * Literal header values, or `{ secret: "NAME" }` read from the worker's secrets at call time —
+   * only names the deployment declared for tools (`PANTHEON_TOOL_SECRETS`; see outbound-check.ts).
+   */
   headers: z.record(z.string(), z.union([z.string(), z.strictObject({ secret: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "an UPPER_SNAKE secret name") })])).default({}),
   requiresApproval: z.boolean().default(false),
   timeoutMs: z.number().int().min(100).max(300_000).optional(),
@@ -34,7 +37,7 @@ export const agentRuntimeSchema = z.strictObject({
   tools: z.array(toolName).max(100).default(["clock.now"]),
   /** Tools that pause for a person's approval before each call. */
   approvalRequired: z.array(toolName).max(100).default([]),
-  /** Hosts `http.fetch` may reach (exact or `*.example.com`). */
+  /** Hosts the agent's outbound requests may reach (exact or `*.example.com`): http.fetch, HTTP tool endpoints, MCP servers. */
   allowHosts: z.array(z.string().min(1).max(253)).max(100).default([]),
   limits: runLimitOverridesSchema.default({}),
   gates: z.array(customGateSpecSchema).max(50).default([]),
