@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { startExfilListener } from "./test/doubles/exfil-server";
 import { startMcpTestServer } from "./test/doubles/mcp-server";
 import { startScriptedModelServer } from "./test/doubles/scripted-model-server";
 
@@ -7,10 +8,15 @@ import { startScriptedModelServer } from "./test/doubles/scripted-model-server";
 // product deploys with (local bindings: real Durable Objects, SQLite, Queues). A scripted
 // OpenAI-compatible model double listens on loopback so agents with provider "openai" reach it
 // through the real `openai` SDK; a real MCP server (the official SDK) listens next to it for the
-// agents' MCP client (MCP_TEST_URL).
+// agents' MCP client (MCP_TEST_URL), and a listener that only records what reaches it stands in
+// for an attacker's endpoint (EXFIL_LISTENER_URL).
+// The doubles are on 127.0.0.1, so the tests turn on the loopback override of the outbound guard
+// (off in wrangler.toml); agents still reach them only with "127.0.0.1" in runtime.allowHosts.
+// AIRTABLE_KEY is the one secret declared for tools.
 export default defineConfig(async () => {
   const model = await startScriptedModelServer();
   const mcp = await startMcpTestServer();
+  const exfil = await startExfilListener();
   return {
     plugins: [
       cloudflareTest({
@@ -23,6 +29,9 @@ export default defineConfig(async () => {
             MODEL_DOUBLE_URL: model.url,
             MCP_TEST_URL: mcp.url,
             AIRTABLE_KEY: "secret-airtable-value-123",
+            PANTHEON_TOOL_SECRETS: "AIRTABLE_KEY",
+            PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true",
+            EXFIL_LISTENER_URL: exfil.url,
           },
         },
       }),

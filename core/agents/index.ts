@@ -1,2 +1,3 @@
 export * from "./profile";
 export * from "./from-script";
+export * from "./outbound-check";

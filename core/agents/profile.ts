@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { customGateSpecSchema } from "../gates/gate-spec";
+import { denyPatternProblems } from "../gates/pattern";
 import { modelSettingsSchema, runLimitOverridesSchema } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
 
@@ -20,7 +21,10 @@ export const httpToolSchema = z.strictObject({
   description: z.string().min(1).max(2000),
   parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
   endpoint: z.url({ protocol: /^https?$/, error: "an http(s) URL" }),
-  /** Literal header values, or `{ secret: "NAME" }` read from the worker's secrets at call time. */
+  /**
+   * Literal header values, or `{ secret: "NAME" }` read from the worker's secrets at call time —
+   * only names the deployment declared for tools (`PANTHEON_TOOL_SECRETS`; see outbound-check.ts).
+   */
   headers: z.record(z.string(), z.union([z.string(), z.strictObject({ secret: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "an UPPER_SNAKE secret name") })])).default({}),
   requiresApproval: z.boolean().default(false),
   timeoutMs: z.number().int().min(100).max(300_000).optional(),
@@ -33,7 +37,7 @@ export const agentRuntimeSchema = z.strictObject({
   tools: z.array(toolName).max(100).default(["clock.now"]),
   /** Tools that pause for a person's approval before each call. */
   approvalRequired: z.array(toolName).max(100).default([]),
-  /** Hosts `http.fetch` may reach (exact or `*.example.com`). */
+  /** Hosts the agent's outbound requests may reach (exact or `*.example.com`): http.fetch, HTTP tool endpoints, MCP servers. */
   allowHosts: z.array(z.string().min(1).max(253)).max(100).default([]),
   limits: runLimitOverridesSchema.default({}),
   gates: z.array(customGateSpecSchema).max(50).default([]),
@@ -44,13 +48,22 @@ export const agentRuntimeSchema = z.strictObject({
 export type AgentRuntime = z.infer<typeof agentRuntimeSchema>;
 export const defaultAgentRuntime: AgentRuntime = agentRuntimeSchema.parse({});
 
+/**
+ * The runtime as an operator sends it: the stored shape, and deny patterns the gate engine can
+ * run. (Stored profiles are read with the plain schema, so one stored before a rule tightened
+ * still loads, and its run reports the gate instead.)
+ */
+const agentRuntimeInputSchema = agentRuntimeSchema.superRefine((runtime, ctx) => {
+  for (const { index, message } of denyPatternProblems(runtime.gates)) ctx.addIssue({ code: "custom", path: ["gates", index, "pattern"], message });
+});
+
 /** What an operator sends to create an agent. */
 export const agentInputSchema = z.strictObject({
   name: agentNameSchema,
   description: z.string().max(2000).default(""),
   systemPrompt: z.string().max(32_000).default("You are a helpful agent."),
   model: modelSettingsSchema.default({ provider: "offline", name: "offline" }),
-  runtime: agentRuntimeSchema.default(defaultAgentRuntime),
+  runtime: agentRuntimeInputSchema.default(defaultAgentRuntime),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -58,7 +71,7 @@ export const agentPatchSchema = z.strictObject({
   description: z.string().max(2000).optional(),
   systemPrompt: z.string().max(32_000).optional(),
   model: modelSettingsSchema.optional(),
-  runtime: agentRuntimeSchema.optional(),
+  runtime: agentRuntimeInputSchema.optional(),
 });
 export type AgentPatch = z.infer<typeof agentPatchSchema>;
 

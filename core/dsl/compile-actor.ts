@@ -1,3 +1,4 @@
+import { compileDenyPattern, denyPatternExpected } from "../gates/pattern";
 import { didYouMean } from "./issues";
 import type { Node } from "./reader";
 import { limitKeys, modelKeys } from "./script-schema";
@@ -132,11 +133,8 @@ function compileGate(c: Compiler, form: List, path: Path): unknown {
   mark(c, [...path, kinds[0] === "denyPattern" ? "pattern" : kinds[0] === "allowHosts" ? "hosts" : "max"], value, "gate");
   if (kinds[0] === "denyPattern") {
     if (value.type !== "string") return issue(c, value, "gate", "a regular expression string");
-    try {
-      new RegExp(value.value, "i");
-    } catch (error) {
-      return issue(c, value, "gate", "a valid JavaScript regular expression", JSON.stringify(value.value), `invalid pattern: ${(error as Error).message}`);
-    }
+    const compiled = compileDenyPattern(value.value);
+    if (!compiled.ok) return issue(c, value, "gate", denyPatternExpected, JSON.stringify(value.value), `gate ${JSON.stringify(name ?? "")}: ${compiled.reason}`);
     return { ...gate, kind: "deny-pattern", pattern: value.value };
   }
   if (kinds[0] === "allowHosts") {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { customGateSpecSchema, type CustomGateSpec } from "../gates/gate-spec";
+import { denyPatternExpected, denyPatternProblems } from "../gates/pattern";
 import { modelSettingsSchema, runLimitsSchema, type ModelSettings, type RunLimits } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
 import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
@@ -190,6 +191,8 @@ export const actorScriptSchema: z.ZodType<ActorScript> = baseScriptSchema.superR
   duplicates(script.gates.map((g) => g.name), (i, name) =>
     issue(["gates", i, "name"], `gate '${name}' is defined twice`, "a unique gate name", `"${name}" again`),
   );
+  for (const { index, message } of denyPatternProblems(script.gates))
+    issue(["gates", index, "pattern"], message, denyPatternExpected, JSON.stringify((script.gates[index] as { pattern: string }).pattern));
   (script.grants ?? []).forEach((source, i) => {
     if (!script.contextSources.includes(source))
       issue(["grants", i], `grant '${source}' is not one of this actor's context sources`, `one of: ${script.contextSources.join(", ") || "(no context sources declared)"}`, `"${source}"`);

@@ -2,6 +2,7 @@ import { PantheonError } from "../errors";
 import { hostMatches } from "../tools/host-policy";
 import type { Gate, GateDecision } from "./gate";
 import type { CustomGateSpec } from "./gate-spec";
+import { compileDenyPattern } from "./pattern";
 
 const allow: GateDecision = { allow: true };
 
@@ -20,8 +21,9 @@ function fieldOf(args: Record<string, unknown>, path: string): unknown {
 }
 
 /**
- * Compiles an operator's gate declaration. Bad patterns are refused here, when the script is
- * loaded, not on the first call.
+ * Compiles an operator's gate declaration. Deny patterns run on RE2 (linear time, whatever the
+ * pattern or the text); ones it cannot run are refused here, when the gate is compiled, not on
+ * the first call (configuration refuses them earlier still).
  * @example
  * makeCustomGate({ name: "no-drop", kind: "deny-pattern", tool: "sql.*", field: "query", pattern: "\\bdrop\\b" });
  */
@@ -29,12 +31,9 @@ export function makeCustomGate(spec: CustomGateSpec, priority = 30): Gate {
   const base = { name: spec.name, priority };
   switch (spec.kind) {
     case "deny-pattern": {
-      let regex: RegExp;
-      try {
-        regex = new RegExp(spec.pattern, "i");
-      } catch (error) {
-        throw new PantheonError("script_invalid", `gate '${spec.name}': pattern is not a valid regular expression`, { cause: error, details: { gate: spec.name } });
-      }
+      const compiled = compileDenyPattern(spec.pattern);
+      if (!compiled.ok) throw new PantheonError("script_invalid", `gate '${spec.name}': ${compiled.reason}`, { details: { gate: spec.name } });
+      const pattern = compiled.matcher;
       return {
         ...base,
         check: ({ call }) => {
@@ -42,7 +41,7 @@ export function makeCustomGate(spec: CustomGateSpec, priority = 30): Gate {
           const value = spec.field === undefined ? call.arguments : fieldOf(call.arguments, spec.field);
           if (value === undefined) return allow;
           const text = typeof value === "string" ? value : JSON.stringify(value);
-          return regex.test(text) ? { allow: false, reason: `gate '${spec.name}': ${spec.field === undefined ? "the arguments match" : `${spec.field} matches`} a denied pattern` } : allow;
+          return pattern.test(text) ? { allow: false, reason: `gate '${spec.name}': ${spec.field === undefined ? "the arguments match" : `${spec.field} matches`} a denied pattern` } : allow;
         },
       };
     }

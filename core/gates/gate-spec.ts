@@ -11,7 +11,10 @@ export const customGateSpecSchema = z.discriminatedUnion("kind", [
     tool: z.string().optional(),
     /** Argument field to test (dotted path); absent = the whole JSON of the arguments. */
     field: z.string().optional(),
-    /** A JavaScript regular expression source, matched case-insensitively. */
+    /**
+     * A regular expression in RE2 syntax (JavaScript's, without backreferences or lookaround),
+     * matched case-insensitively in linear time (core/gates/pattern.ts).
+     */
     pattern: z.string().min(1).max(500),
   }),
   z.object({

@@ -3,3 +3,4 @@ export { runGates, type Approval, type Gate, type GateContext, type GateDecision
 export { rateKey, secondsUntilToken, takeToken, type RateLimit, type TokenBucket } from "./rate-limit";
 export { allowlistGate, approvalGate, budgetExceeded, budgetGate, builtinGates, rateLimitGate, schemaGate } from "./builtin";
 export { compileCustomGates, makeCustomGate } from "./custom";
+export { compileDenyPattern, denyPatternExpected, denyPatternProblems, type DenyMatcher, type PatternCheck } from "./pattern";

@@ -1,5 +1,6 @@
 /**
- * Which hosts a tool may reach. Pure: the http.fetch tool and the allow-hosts gate both use it.
+ * Which hosts a tool may reach. Pure: every outbound request (http.fetch, HTTP tools, MCP servers)
+ * and the allow-hosts gate use it.
  * Ranges refused: every address a request could use to reach the platform's own network or a
  * cloud metadata service rather than the public internet.
  */
@@ -102,21 +103,38 @@ export function forbiddenNameOf(host: string): string | undefined {
  * hostMatches("api.github.com", ["*.github.com"]); // true
  */
 export function hostMatches(host: string, patterns: readonly string[]): boolean {
-  const name = host.toLowerCase().replace(/\.$/, "");
+  const name = host.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
   return patterns.some((raw) => {
-    const pattern = raw.toLowerCase();
+    const pattern = raw.toLowerCase().replace(/^\[|\]$/g, "");
     if (pattern.startsWith("*.")) return name.endsWith(pattern.slice(1)) && name.length > pattern.length - 1;
     return name === pattern;
   });
 }
 
-export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+/**
+ * A refusal says why; `host` is set when the host is acceptable in itself and only missing from
+ * the allowlist (configuration errors then say which host to add).
+ */
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string; host?: string };
+
+export interface OutboundOptions {
+  /**
+   * Lets loopback addresses (127.0.0.0/8, ::1) and the name `localhost` through, for tests whose
+   * doubles listen on loopback (`PANTHEON_ALLOW_LOOPBACK_OUTBOUND`). Every other range stays
+   * refused, and the host must still be on the allowlist. Off by default.
+   */
+  allowLoopback?: boolean;
+}
 
 /**
- * The checks of an outbound URL before any request: http(s) only, no IP literals, no internal
- * names, and the host on the allowlist.
+ * The checks of an outbound URL before any request: http(s) only, no credentials, no IP literals,
+ * no internal names, and the host on the allowlist. Every outbound request of a tool or a
+ * connection passes here (http.fetch and its redirects, HTTP tools, MCP servers and their hops).
+ * @example
+ * checkOutboundUrl("https://api.github.com/zen", ["api.github.com"]); // { ok: true, url }
+ * checkOutboundUrl("http://169.254.169.254/", ["169.254.169.254"]); // { ok: false, reason: "169.254.169.254 is in the link-local (cloud metadata) range" }
  */
-export function checkOutboundUrl(raw: string, allowHosts: readonly string[]): UrlCheck {
+export function checkOutboundUrl(raw: string, allowHosts: readonly string[], options: OutboundOptions = {}): UrlCheck {
   let url: URL;
   try {
     url = new URL(raw);
@@ -128,10 +146,13 @@ export function checkOutboundUrl(raw: string, allowHosts: readonly string[]): Ur
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (isIpLiteral(host)) {
     const range = forbiddenRangeOf(host);
-    return { ok: false, reason: range ? `${host} is in the ${range} range` : `IP address ${host} is not allowed; use a host name on the allowlist` };
+    const loopbackAllowed = options.allowLoopback === true && range === "loopback";
+    if (!loopbackAllowed) return { ok: false, reason: range ? `${host} is in the ${range} range` : `IP address ${host} is not allowed; use a host name on the allowlist` };
+  } else {
+    const internal = forbiddenNameOf(host);
+    const loopbackAllowed = options.allowLoopback === true && host.toLowerCase().replace(/\.$/, "") === "localhost";
+    if (internal && !loopbackAllowed) return { ok: false, reason: `${host} is not a public host (${internal})` };
   }
-  const internal = forbiddenNameOf(host);
-  if (internal) return { ok: false, reason: `${host} is not a public host (${internal})` };
-  if (!hostMatches(host, allowHosts)) return { ok: false, reason: `host ${host} is not on this agent's allowlist` };
+  if (!hostMatches(host, allowHosts)) return { ok: false, reason: `host ${host} is not on this agent's allowlist`, host };
   return { ok: true, url };
 }

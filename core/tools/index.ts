@@ -14,7 +14,7 @@ export {
 } from "./convert";
 export { describeIssues, validateArguments, type ArgumentCheck } from "./validate";
 export { truncateToBytes, truncationMarker, type Truncated } from "./truncate";
-export { redactDeep, redactedMark, redactSecrets, type SecretRef, type SecretValues } from "./secrets";
+export { declaredToolSecrets, isReservedSecret, redactDeep, redactedMark, redactSecrets, secretNamePattern, toolSecretRefusal, type SecretRef, type SecretValues } from "./secrets";
 export {
   makeToolRegistry,
   toolsOf,
@@ -28,7 +28,8 @@ export {
   type ToolRegistry,
   type ToolRegistryOptions,
 } from "./registry";
-export { checkOutboundUrl, forbiddenNameOf, forbiddenRangeOf, hostMatches, isIpLiteral, type UrlCheck } from "./host-policy";
+export { checkOutboundUrl, forbiddenNameOf, forbiddenRangeOf, hostMatches, isIpLiteral, type OutboundOptions, type UrlCheck } from "./host-policy";
+export { makeGuardedFetch, outboundSettingsFrom, OutboundRefused, type FetchFn, type OutboundPolicy, type OutboundSettings } from "./outbound";
 export { agentOfTool, askPrefix, makeAgentToolSpec } from "./agent-tool";
 export { makeClockTool } from "./builtins/clock";
 export { HttpFetchRefused, makeHttpFetchTool, type FetchLike, type HttpFetchToolOptions } from "./builtins/http-fetch";

@@ -8,6 +8,7 @@ import type { MemoryKind } from "../../core/context";
 import type { ActorScript } from "../../core/dsl";
 import { isPantheonError, PantheonError, type Result } from "../../core/errors";
 import { systemClock, type Message } from "../../core/ports";
+import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
 import type { RunLimits, RunState } from "../../core/run";
 import { defaultRunLimits } from "../../core/run/limits";
 import migrations from "../../migrations/agent/migrations.js";
@@ -60,7 +61,10 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly bus;
   private readonly memory;
   private readonly behaviors;
-  private readonly mcpServers = makeMcpServers(mcpClientOf(this));
+  private readonly outbound = outboundSettingsFrom(this.env);
+  /** What this agent's MCP requests may reach, read at each request: its allowlist now. */
+  private readonly mcpPolicy = (): OutboundPolicy => ({ allowHosts: this.storedProfile()?.runtime.allowHosts ?? [], allowLoopback: this.outbound.allowLoopback });
+  private readonly mcpServers = makeMcpServers(mcpClientOf(this, this.mcpPolicy), this.mcpPolicy);
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -177,7 +181,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn. */
   private toolsOf(profile: AgentProfile) {
     const extra = [this.mcpServers.toolSource(), this.memory.tools(), spawnToolSource(profile)];
-    return buildAgentTools(profile, { clock: this.clock, fetch: (input, init) => fetch(input, init), env: this.env as unknown as Record<string, unknown>, extra });
+    return buildAgentTools(profile, { clock: this.clock, fetch: (input, init) => fetch(input, init), env: this.env as unknown as Record<string, unknown>, outbound: this.outbound, extra });
   }
 
   /** Alarm callback (agents SDK schedule): a run's wall-time deadline passed. */

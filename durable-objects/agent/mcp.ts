@@ -1,6 +1,15 @@
 import type { Agent } from "agents";
 import { PantheonError, validationFailed } from "../../core/errors";
-import { fromMcpTool, toolNamePattern, type ToolImplementation, type ToolSpec } from "../../core/tools";
+import {
+  checkOutboundUrl,
+  fromMcpTool,
+  makeGuardedFetch,
+  toolNamePattern,
+  type FetchFn,
+  type OutboundPolicy,
+  type ToolImplementation,
+  type ToolSpec,
+} from "../../core/tools";
 import type { ToolSource } from "./tools";
 
 /** One tool as the agents SDK lists it after discovery: the MCP manifest plus the server it came from. */
@@ -55,13 +64,34 @@ export class McpToolError extends Error {
 /** Server names become the first segment of tool names, so they follow the tool-name rules. */
 export const mcpServerNamePattern = /^[a-z][a-z0-9_-]{0,31}$/;
 
+/** The one method of the SDK's MCPClientManager (private in its types) every MCP connection is made by. */
+interface ConnectionFactory {
+  createConnection(id: string, url: string, options: { transport?: Record<string, unknown> } & Record<string, unknown>): unknown;
+}
+
+/**
+ * Makes every MCP connection of `manager` use `fetch`. The SDK builds each connection (added,
+ * re-added, restored from storage after the object restarts) in `createConnection`, and its
+ * transports send every request, and every redirect hop, through `transport.fetch`; the option is
+ * not persisted (a function cannot be), so restored connections get it here too. Throws when the
+ * SDK no longer has that method: no guard means no MCP client.
+ */
+function guardConnections(manager: unknown, fetch: FetchFn): void {
+  const factory = manager as ConnectionFactory;
+  if (typeof factory.createConnection !== "function") throw new Error("agents SDK: MCPClientManager.createConnection is missing; the MCP outbound guard cannot be installed");
+  const create = factory.createConnection.bind(factory);
+  factory.createConnection = (id, url, options) => create(id, url, { ...options, transport: { ...options.transport, fetch } });
+}
+
 /**
  * The agents SDK's MCP client on an Agent, narrowed to what Pantheon uses. HTTP servers only:
  * Streamable HTTP first, SSE as the fallback (`transport.type: "auto"`).
  * No `callbackHost` is given, so a server that demands OAuth fails to connect with a message
  * saying so, instead of starting a flow whose callback Pantheon does not route yet.
+ * Every request the client sends passes the outbound guard with `policy()` read at that moment.
  */
-export function mcpClientOf(agent: Pick<Agent<Env>, "addMcpServer" | "removeMcpServer" | "getMcpServers" | "mcp">): McpClient {
+export function mcpClientOf(agent: Pick<Agent<Env>, "addMcpServer" | "removeMcpServer" | "getMcpServers" | "mcp">, policy: () => OutboundPolicy, fetch: FetchFn = (input, init) => globalThis.fetch(input, init)): McpClient {
+  guardConnections(agent.mcp, makeGuardedFetch(fetch, policy));
   return {
     connect: (name, url, id) => agent.addMcpServer(name, url, { id, transport: { type: "auto" } }),
     remove: (id) => agent.removeMcpServer(id),
@@ -122,11 +152,17 @@ const restoreWaitMs = 5_000;
  * timed, truncated). The SDK keeps the servers in the object's storage and reconnects after an
  * eviction; this module holds no state of its own.
  * @example
- * const servers = makeMcpServers(mcpClientOf(this));
+ * const policy = () => ({ allowHosts: profile.runtime.allowHosts });
+ * const servers = makeMcpServers(mcpClientOf(this, policy), policy);
  * await servers.connect("calc", "https://mcp.example.com/mcp"); // { id: "calc", state: "ready", tools: [{ name: "calc.add", ... }] }
  * buildAgentTools(profile, { ..., extra: [servers.toolSource()] });
  */
-export function makeMcpServers(client: McpClient) {
+export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) {
+  const outboundCheck = (url: string) => {
+    const { allowHosts, ...options } = policy();
+    return checkOutboundUrl(url, allowHosts, options);
+  };
+
   const toolsOf = (serverId: string, serverName: string, listed: McpListedTool[]): McpToolView[] => {
     const views: McpToolView[] = [];
     for (const tool of listed) {
@@ -141,14 +177,18 @@ export function makeMcpServers(client: McpClient) {
 
   function list(): McpServerView[] {
     const state = client.servers();
-    return Object.entries(state.servers).map(([id, server]) => ({
-      id,
-      name: server.name,
-      url: server.server_url,
-      state: server.state,
-      error: server.error,
-      tools: toolsOf(id, server.name, state.tools),
-    }));
+    return Object.entries(state.servers).map(([id, server]) => {
+      // A host that left the allowlist: the view says so (the SDK records no error for a refused restore).
+      const check = outboundCheck(server.server_url);
+      return {
+        id,
+        name: server.name,
+        url: server.server_url,
+        state: server.state,
+        error: server.error ?? (check.ok ? null : `refused: ${check.reason}`),
+        tools: toolsOf(id, server.name, state.tools),
+      };
+    });
   }
 
   function find(id: string): McpServerView {
@@ -177,6 +217,11 @@ export function makeMcpServers(client: McpClient) {
       }
       if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
         throw validationFailed([{ path: ["url"], message: "an http:// or https:// URL of an MCP server" }]);
+      }
+      const check = outboundCheck(parsed.href);
+      if (!check.ok) {
+        const message = check.host ? `${check.reason}; add "${check.host}" to runtime.allowHosts to connect this server` : `MCP server refused: ${check.reason}`;
+        throw validationFailed([{ path: ["url"], message }], message);
       }
       await client.ready(restoreWaitMs);
       const existing = list().find((s) => s.id === name);
@@ -217,7 +262,8 @@ export function makeMcpServers(client: McpClient) {
       const specs: ToolSpec[] = [];
       const implementations: Record<string, ToolImplementation> = {};
       for (const server of list()) {
-        if (server.state !== "ready") continue;
+        // A server whose host left the allowlist offers no tools (its requests would be refused anyway).
+        if (server.state !== "ready" || !outboundCheck(server.url).ok) continue;
         for (const tool of server.tools) {
           specs.push(fromMcpTool({ name: tool.name, description: tool.description, inputSchema: tool.parameters }));
           implementations[tool.name] = async (args, ctx) =>

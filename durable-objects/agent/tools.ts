@@ -7,6 +7,7 @@ import {
   makeHttpTool,
   makeToolRegistry,
   type FetchLike,
+  type OutboundSettings,
   type ToolImplementation,
   type ToolRegistry,
   type ToolSpec,
@@ -28,9 +29,14 @@ export interface AgentTools {
 
 /**
  * Builds an agent's tools from its profile: the built-ins it declares, its operator HTTP tools,
- * one `ask_<agent>` tool per connection, plus what other features contribute.
+ * one `ask_<agent>` tool per connection, plus what other features contribute. Only secrets
+ * declared for tools (`outbound.toolSecrets`) are read from `env`; every outbound request passes
+ * the guard with the agent's `runtime.allowHosts`.
  */
-export function buildAgentTools(profile: AgentProfile, deps: { clock: Clock; fetch: FetchLike; env: Record<string, unknown>; extra?: ToolSource[] }): AgentTools {
+export function buildAgentTools(
+  profile: AgentProfile,
+  deps: { clock: Clock; fetch: FetchLike; env: Record<string, unknown>; outbound: OutboundSettings; extra?: ToolSource[] },
+): AgentTools {
   const runtime = profile.runtime;
   const specs: ToolSpec[] = [];
   const implementations: Record<string, ToolImplementation> = {};
@@ -41,7 +47,8 @@ export function buildAgentTools(profile: AgentProfile, deps: { clock: Clock; fet
     if (implementation) implementations[spec.name] = implementation;
   };
 
-  const builtins = [makeClockTool(deps.clock), makeHttpFetchTool({ fetch: deps.fetch, allowHosts: runtime.allowHosts })];
+  const { toolSecrets, allowLoopback } = deps.outbound;
+  const builtins = [makeClockTool(deps.clock), makeHttpFetchTool({ fetch: deps.fetch, allowHosts: runtime.allowHosts, allowLoopback })];
   for (const tool of builtins) if (runtime.tools.includes(tool.spec.name)) add(tool.spec, tool.implementation);
 
   const secretNames = new Set<string>();
@@ -56,7 +63,7 @@ export function buildAgentTools(profile: AgentProfile, deps: { clock: Clock; fet
         ...(tool.requiresApproval ? { requiresApproval: true } : {}),
         ...(tool.timeoutMs ? { timeoutMs: tool.timeoutMs } : {}),
       },
-      makeHttpTool({ endpoint: tool.endpoint, headers: tool.headers, fetch: deps.fetch }),
+      makeHttpTool({ endpoint: tool.endpoint, headers: tool.headers, fetch: deps.fetch, allowHosts: runtime.allowHosts, toolSecrets, allowLoopback }),
     );
   }
   for (const connection of profile.connections) {
@@ -69,6 +76,8 @@ export function buildAgentTools(profile: AgentProfile, deps: { clock: Clock; fet
 
   const secrets: Record<string, string> = {};
   for (const name of secretNames) {
+    // An undeclared name is never read, so its value cannot reach a tool, a trace or a log.
+    if (!toolSecrets.includes(name)) continue;
     const value = deps.env[name];
     if (typeof value === "string" && value) secrets[name] = value;
   }

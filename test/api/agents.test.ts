@@ -58,6 +58,22 @@ describe("agents CRUD", () => {
     expect(paths).toEqual(expect.arrayContaining(["model.temperature", ""]));
   });
 
+  it("a deny-pattern gate the linear-time engine cannot run is refused on create and update, naming the gate and why", async () => {
+    const gates = [{ name: "ok", kind: "deny-pattern", pattern: "password" }, { name: "no-echo", kind: "deny-pattern", pattern: "(\\w+) \\1" }];
+    const created = await api("/api/agents", { method: "POST", json: { name: uniqueName(), runtime: { gates } } });
+    expect(created.status).toBe(400);
+    const body = (await created.json()) as ErrorBody;
+    expect(body.error.code).toBe("validation_failed");
+    expect(body.error.details?.issues).toEqual([
+      { path: ["runtime", "gates", 1, "pattern"], message: "gate 'no-echo': backreferences (\\1, \\k<name>) are not supported: they cannot run in linear time" },
+    ]);
+
+    const agent = await createAgent();
+    const patched = await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { runtime: { gates: [{ name: "behind", kind: "deny-pattern", pattern: "(?<!x)y" }] } } });
+    expect(patched.status).toBe(400);
+    expect(((await patched.json()) as ErrorBody).error.details?.issues?.[0]).toEqual({ path: ["runtime", "gates", 0, "pattern"], message: "gate 'behind': lookbehind ((?<=…), (?<!…)) is not supported by the linear-time engine" });
+  });
+
   it("an unknown agent is 404 on every agent route", async () => {
     const name = uniqueName("ghost");
     expect((await api(`/api/agents/${name}`)).status).toBe(404);

@@ -2,6 +2,7 @@
 // workerd tests, started by vitest.config.ts on 127.0.0.1 next to the scripted model double.
 //   POST/GET/DELETE /mcp[?tenant=<t>]   the MCP endpoint; tools `add` {a,b} and `echo` {text}
 //   GET /__calls?tenant=<t>             the tool calls the server received for that tenant
+//   GET /__hits?tenant=<t>              how many HTTP requests (any path but /__…) came for that tenant
 // Each test connects with its own `tenant` query, so it sees only its own calls.
 // Stateless mode (no session ids): a fresh server and transport per request, as the SDK's
 // stateless example does, so concurrent tests never share protocol state.
@@ -39,6 +40,7 @@ function makeMcpServer(record: (call: RecordedMcpCall) => void): McpServer {
 
 export async function startMcpTestServer(): Promise<{ url: string; server: Server }> {
   const calls = new Map<string, RecordedMcpCall[]>();
+  const hits = new Map<string, number>();
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://double");
@@ -47,6 +49,11 @@ export async function startMcpTestServer(): Promise<{ url: string; server: Serve
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(JSON.stringify(calls.get(tenant) ?? []));
     }
+    if (req.method === "GET" && url.pathname === "/__hits") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ hits: hits.get(tenant) ?? 0 }));
+    }
+    hits.set(tenant, (hits.get(tenant) ?? 0) + 1);
     if (url.pathname !== "/mcp") {
       res.writeHead(404, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: "not found" }));

@@ -151,7 +151,22 @@ describe("semantic errors point at line:column with form, expected and found", (
   });
 
   it("a deny-pattern that is not a regular expression is refused", () => {
-    expect(issuesOf(...head, '  (gate "g" :deny-pattern "(unclosed"))')[0]).toMatchObject({ line: 4, column: 27, form: "gate", expected: "a valid JavaScript regular expression" });
+    expect(issuesOf(...head, '  (gate "g" :deny-pattern "(unclosed"))')[0]).toMatchObject({
+      line: 4,
+      column: 27,
+      form: "gate",
+      expected: "a regular expression in RE2 syntax (no backreferences or lookaround)",
+      message: 'gate "g": not a valid pattern (RE2 syntax): missing closing ): `(unclosed`',
+    });
+  });
+
+  it("a deny-pattern the linear-time engine cannot run (a backreference) is refused with the reason", () => {
+    expect(issuesOf(...head, '  (gate "twice" :deny-pattern "(\\\\w+) \\\\1"))')[0]).toMatchObject({
+      line: 4,
+      column: 31,
+      form: "gate",
+      message: 'gate "twice": backreferences (\\1, \\k<name>) are not supported: they cannot run in linear time',
+    });
   });
 
   it("the message of the error lists the issues with their positions", () => {

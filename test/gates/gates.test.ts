@@ -135,7 +135,29 @@ describe("custom gates", () => {
   });
 
   it("deny-pattern refuses an invalid regular expression when compiled", () => {
-    expect(() => makeCustomGate({ name: "bad", kind: "deny-pattern", pattern: "(" })).toThrow(/not a valid regular expression/);
+    expect(() => makeCustomGate({ name: "bad", kind: "deny-pattern", pattern: "(" })).toThrow("gate 'bad': not a valid pattern (RE2 syntax): missing closing ): `(`");
+  });
+
+  it("deny-pattern runs in linear time: a catastrophic pattern against 10,000 hostile characters completes with the right decision", () => {
+    // `(a+)+$` against "aaa…!" backtracks exponentially in JavaScript's engine (27 a's stall it
+    // for seconds); RE2 answers at once. Without the linear-time engine this test never finishes.
+    const gate = makeCustomGate({ name: "no-runs", kind: "deny-pattern", field: "text", pattern: "(a+)+$" });
+    const hostile = `${"a".repeat(9_999)}!`;
+    expect(gate.check(proposal("notes.add", { text: hostile }), ctx())).toEqual({ allow: true });
+    expect(gate.check(proposal("notes.add", { text: "a".repeat(10_000) }), ctx())).toEqual({ allow: false, reason: "gate 'no-runs': text matches a denied pattern" });
+    const nested = makeCustomGate({ name: "nested", kind: "deny-pattern", pattern: "^(\\w+\\s?)*$" });
+    expect(nested.check(proposal("notes.add", { text: `${"word ".repeat(2_000)}!` }), ctx()).allow).toBe(true);
+  });
+
+  it("deny-pattern refuses what RE2 cannot run, saying why: backreferences and lookaround", () => {
+    expect(() => makeCustomGate({ name: "echo", kind: "deny-pattern", pattern: "(\\w+) \\1" })).toThrow(
+      "gate 'echo': backreferences (\\1, \\k<name>) are not supported: they cannot run in linear time",
+    );
+    expect(() => makeCustomGate({ name: "named", kind: "deny-pattern", pattern: "(?<w>\\w+) \\k<w>" })).toThrow(/gate 'named': backreferences/);
+    expect(() => makeCustomGate({ name: "ahead", kind: "deny-pattern", pattern: "secret(?!ary)" })).toThrow("gate 'ahead': lookahead ((?=…), (?!…)) is not supported by the linear-time engine");
+    expect(() => makeCustomGate({ name: "behind", kind: "deny-pattern", pattern: "(?<=api)key" })).toThrow("gate 'behind': lookbehind ((?<=…), (?<!…)) is not supported by the linear-time engine");
+    // An escaped backslash before a digit is a literal, not a backreference.
+    expect(makeCustomGate({ name: "path", kind: "deny-pattern", field: "p", pattern: "c:\\\\1" }).check(proposal("x", { p: "C:\\1" }), ctx()).allow).toBe(false);
   });
 
   it("allow-hosts rejects a URL outside its hosts", () => {

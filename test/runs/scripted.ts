@@ -4,10 +4,13 @@ import { api, createAgent, uniqueName } from "../api/client";
 
 const doubleUrl = () => (env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL;
 
-/** An agent whose model is the scripted double (through the real openai SDK), with its own model name. */
+/**
+ * An agent whose model is the scripted double (through the real openai SDK), with its own model
+ * name. Its allowlist holds the double's host (127.0.0.1), which serves the HTTP tools of `httpTool`.
+ */
 export async function scriptedAgent(runtime: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
   const model = uniqueName("model");
-  const agent = await createAgent({ model: { provider: "openai", name: model }, runtime: { tools: ["clock.now"], ...runtime }, ...extra });
+  const agent = await createAgent({ model: { provider: "openai", name: model }, runtime: { tools: ["clock.now"], allowHosts: [new URL(doubleUrl()).hostname], ...runtime }, ...extra });
   return {
     name: agent.name,
     model,

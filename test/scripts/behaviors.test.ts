@@ -7,7 +7,7 @@ import { agentObject, behaviorAlarms, insideAgent, getJson, httpTool, putScript,
 /** An agent with one HTTP tool `notes.add` (served by the double under `key`) and the given talent. */
 async function agentWith(talent: string, options: { failing?: boolean; extra?: string } = {}) {
   const key = crypto.randomUUID();
-  const agent = await createAgent({ runtime: { tools: ["clock.now"], httpTools: [httpTool("notes.add", key, options.failing ? 500 : undefined)] } });
+  const agent = await createAgent({ runtime: { tools: ["clock.now"], allowHosts: ["127.0.0.1"], httpTools: [httpTool("notes.add", key, options.failing ? 500 : undefined)] } });
   const source = `(actor "${agent.name}" (description "Behaves") (tools "clock.now" "notes.add")${options.extra ?? ""}
   (talent "work" ${talent}))`;
   const put = await putScript(agent.name, source);

@@ -34,7 +34,7 @@ describe("PUT /api/agents/:name/script", () => {
   });
 
   it("accepts the ActorScript as JSON and keeps the operator's HTTP tools", async () => {
-    const agent = await createAgent({ runtime: { tools: [], httpTools: [{ name: "notes.add", description: "Add a note", endpoint: "https://notes.example.com/add" }] } });
+    const agent = await createAgent({ runtime: { tools: [], allowHosts: ["notes.example.com"], httpTools: [{ name: "notes.add", description: "Add a note", endpoint: "https://notes.example.com/add" }] } });
     const script = { name: agent.name, description: "Takes notes", tools: ["notes.add"], talents: [] };
     const put = await putScript(agent.name, script);
     expect(put.status).toBe(200);
@@ -65,6 +65,20 @@ describe("PUT /api/agents/:name/script", () => {
     const res = await putScript(name, { name, description: 5 });
     expect(res.status).toBe(400);
     expect(res.body.error.details.issues[0]).toMatchObject({ line: 0, column: 0, form: "description" });
+    expect((await api(`/api/agents/${name}`)).status).toBe(404);
+  });
+
+  it("refuses a deny-pattern gate the linear-time engine cannot run, in the DSL and in JSON, naming the gate and why", async () => {
+    const name = uniqueName("scripted");
+    const dsl = await putScript(name, `(actor "${name}"\n  (description "x")\n  (gate "no-echo" :deny-pattern "(\\\\w+) \\\\1"))`);
+    expect(dsl.status).toBe(400);
+    expect(dsl.body.error.code).toBe("script_invalid");
+    expect(dsl.body.error.details.issues[0]).toMatchObject({ line: 3, column: 33, form: "gate", message: 'gate "no-echo": backreferences (\\1, \\k<name>) are not supported: they cannot run in linear time' });
+
+    const json = await putScript(name, { name, description: "x", gates: [{ name: "ahead", kind: "deny-pattern", pattern: "key(?=:)" }] });
+    expect(json.status).toBe(400);
+    expect(json.body.error.code).toBe("script_invalid");
+    expect(json.body.error.details.issues[0]).toMatchObject({ line: 0, column: 0, form: "gates.0.pattern", message: "gate 'ahead': lookahead ((?=…), (?!…)) is not supported by the linear-time engine" });
     expect((await api(`/api/agents/${name}`)).status).toBe(404);
   });
 

@@ -119,11 +119,12 @@ describe("tool registry", () => {
 describe("operator HTTP tools and secrets", () => {
   const secret = "key-8f3a9c1d77";
   const airtable: ToolSpec = { name: "airtable.add", description: "Add a row", parameters: { type: "object", properties: { row: { type: "object" } } }, runtime: "http" };
+  const outbound = { allowHosts: ["hooks.example.com", "h.example.com"], toolSecrets: ["AIRTABLE_KEY"] };
 
   it("POSTs the arguments as JSON with the header resolved from the named secret at call time", async () => {
     const seen: { url: string; init: RequestInit | undefined }[] = [];
     const fetch = async (url: string, init?: RequestInit) => (seen.push({ url, init }), new Response("created"));
-    const tools = makeToolRegistry([airtable], { "airtable.add": makeHttpTool({ endpoint: "https://hooks.example.com/add", headers: { "X-Api-Key": { secret: "AIRTABLE_KEY" } }, fetch }) });
+    const tools = makeToolRegistry([airtable], { "airtable.add": makeHttpTool({ endpoint: "https://hooks.example.com/add", headers: { "X-Api-Key": { secret: "AIRTABLE_KEY" } }, fetch, ...outbound }) });
     const outcome = await tools.invoke("airtable.add", { row: { a: 1 } }, { secrets: { AIRTABLE_KEY: secret } });
     expect(outcome).toEqual({ ok: true, output: "created", truncated: false });
     expect(seen[0]?.url).toBe("https://hooks.example.com/add");
@@ -136,8 +137,8 @@ describe("operator HTTP tools and secrets", () => {
     const echoing = async (_url: string, init?: RequestInit) => new Response(`your key is ${(init?.headers as Record<string, string>)["X-Api-Key"]}`);
     const failing = async (_url: string, init?: RequestInit) => new Response(`bad key ${(init?.headers as Record<string, string>)["X-Api-Key"]}`, { status: 401 });
     const options = { secrets: { AIRTABLE_KEY: secret } };
-    const ok = await makeToolRegistry([airtable], { "airtable.add": makeHttpTool({ endpoint: "https://h.example.com", headers: { "X-Api-Key": { secret: "AIRTABLE_KEY" } }, fetch: echoing }) }).invoke("airtable.add", {}, options);
-    const bad = await makeToolRegistry([airtable], { "airtable.add": makeHttpTool({ endpoint: "https://h.example.com", headers: { "X-Api-Key": { secret: "AIRTABLE_KEY" } }, fetch: failing }) }).invoke("airtable.add", {}, options);
+    const ok = await makeToolRegistry([airtable], { "airtable.add": makeHttpTool({ endpoint: "https://h.example.com", headers: { "X-Api-Key": { secret: "AIRTABLE_KEY" } }, fetch: echoing, ...outbound }) }).invoke("airtable.add", {}, options);
+    const bad = await makeToolRegistry([airtable], { "airtable.add": makeHttpTool({ endpoint: "https://h.example.com", headers: { "X-Api-Key": { secret: "AIRTABLE_KEY" } }, fetch: failing, ...outbound }) }).invoke("airtable.add", {}, options);
     const thrown = await makeToolRegistry([airtable], { "airtable.add": async () => { throw new Error(`connect failed with ${secret}`); } }).invoke("airtable.add", {}, options);
     expect(ok).toEqual({ ok: true, output: "your key is [redacted]", truncated: false });
     expect(bad.ok === false && bad.error.message).toBe("endpoint answered 401: bad key [redacted]");
@@ -154,9 +155,54 @@ describe("operator HTTP tools and secrets", () => {
   });
 
   it("refuses a call whose secret is not set, naming the secret but no value", async () => {
-    const tools = makeToolRegistry([airtable], { "airtable.add": makeHttpTool({ endpoint: "https://h.example.com", headers: { "X-Api-Key": { secret: "AIRTABLE_KEY" } }, fetch: async () => new Response("") }) });
+    const tools = makeToolRegistry([airtable], { "airtable.add": makeHttpTool({ endpoint: "https://h.example.com", headers: { "X-Api-Key": { secret: "AIRTABLE_KEY" } }, fetch: async () => new Response(""), ...outbound }) });
     const outcome = await tools.invoke("airtable.add", {});
     expect(outcome.ok === false && outcome.error.message).toBe("secret 'AIRTABLE_KEY' (header X-Api-Key) is not set for this agent");
+  });
+
+  it("refuses at call time a secret not declared for tools, and Pantheon's own even when declared, sending nothing", async () => {
+    const seen: string[] = [];
+    const fetch = async (url: string) => (seen.push(url), new Response("sent"));
+    const env = { AIRTABLE_KEY: secret, OPENAI_API_KEY: "sk-model", PANTHEON_ADMIN_TOKEN: "admin" };
+    const call = (name: string, toolSecrets: string[]) =>
+      makeToolRegistry([airtable], { "airtable.add": makeHttpTool({ endpoint: "https://h.example.com", headers: { "X-Key": { secret: name } }, fetch, allowHosts: ["h.example.com"], toolSecrets }) }).invoke("airtable.add", {}, { secrets: env });
+    const model = await call("OPENAI_API_KEY", ["AIRTABLE_KEY"]);
+    expect(model.ok === false && model.error.message).toBe("refused: secret 'OPENAI_API_KEY' is a model key and never reaches a tool; tools may use: AIRTABLE_KEY (header X-Key)");
+    const admin = await call("PANTHEON_ADMIN_TOKEN", ["AIRTABLE_KEY", "PANTHEON_ADMIN_TOKEN"]);
+    expect(admin.ok === false && admin.error.message).toBe("refused: secret 'PANTHEON_ADMIN_TOKEN' is Pantheon's own and never reaches a tool; tools may use: AIRTABLE_KEY, PANTHEON_ADMIN_TOKEN (header X-Key)");
+    const undeclared = await call("AIRTABLE_KEY", []);
+    expect(undeclared.ok === false && undeclared.error.message).toBe(
+      "refused: secret 'AIRTABLE_KEY' is not declared for tools: no secrets are declared for tools (PANTHEON_TOOL_SECRETS is empty); add its name there to let tools use it (header X-Key)",
+    );
+    expect(seen).toEqual([]);
+    expect((await call("AIRTABLE_KEY", ["AIRTABLE_KEY"])).ok).toBe(true);
+    expect(seen).toEqual(["https://h.example.com/"]);
+  });
+
+  it("refuses at call time an endpoint the outbound guard refuses: not on the allowlist, or a private or metadata address", async () => {
+    const seen: string[] = [];
+    const fetch = async (url: string) => (seen.push(url), new Response("sent"));
+    const call = (endpoint: string, allowHosts: string[], allowLoopback = false) =>
+      makeToolRegistry([airtable], { "airtable.add": makeHttpTool({ endpoint, fetch, allowHosts, toolSecrets: [], allowLoopback }) }).invoke("airtable.add", {});
+    const off = await call("https://elsewhere.example.net/hook", ["h.example.com"]);
+    expect(off.ok === false && off.error.message).toBe("refused: host elsewhere.example.net is not on this agent's allowlist");
+    const metadata = await call("http://169.254.169.254/latest/meta-data", ["169.254.169.254"], true);
+    expect(metadata.ok === false && metadata.error.message).toBe("refused: 169.254.169.254 is in the link-local (cloud metadata) range");
+    const loopback = await call("http://127.0.0.1:8080/hook", ["127.0.0.1"]);
+    expect(loopback.ok === false && loopback.error.message).toBe("refused: 127.0.0.1 is in the loopback range");
+    expect(seen).toEqual([]);
+    expect((await call("http://127.0.0.1:8080/hook", ["127.0.0.1"], true)).ok).toBe(true);
+  });
+
+  it("never follows a redirect: the Location is not fetched and the call fails saying so", async () => {
+    const seen: string[] = [];
+    const fetch = async (url: string, init?: RequestInit) => {
+      seen.push(`${url} ${init?.redirect}`);
+      return new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data" } });
+    };
+    const outcome = await makeToolRegistry([airtable], { "airtable.add": makeHttpTool({ endpoint: "https://h.example.com/hook", fetch, ...outbound }) }).invoke("airtable.add", {});
+    expect(outcome.ok === false && outcome.error.message).toBe("endpoint answered 302 (redirect to http://169.254.169.254/latest/meta-data); redirects are not followed");
+    expect(seen).toEqual(["https://h.example.com/hook manual"]);
   });
 
   it("redacts the longest secret first, so one that contains another is hidden whole", () => {

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { agentInputSchema, agentNameSchema, agentPatchSchema, type AgentProfile } from "../../core/agents";
+import { agentInputSchema, agentNameSchema, agentPatchSchema, assertRuntimeOutbound, type AgentProfile } from "../../core/agents";
+import { outboundSettingsFrom } from "../../core/tools";
 import type { AppEnv } from "../env";
 import { agentStub, call, registryStub } from "../stubs";
 import { valid } from "../validation";
@@ -30,6 +31,8 @@ export const agentRoutes = new Hono<AppEnv>()
   })
   .post("/", valid("json", agentInputSchema), async (c) => {
     const project = c.get("project");
+    // Tool secrets must be declared and endpoints reachable under the guard, before anything is stored.
+    assertRuntimeOutbound(c.req.valid("json").runtime, outboundSettingsFrom(c.env));
     const profile = await call(registryStub(c.env, project).createAgent(c.req.valid("json")));
     await pushProfile(c.env, project, profile);
     return c.json(await withStatus(c.env, project, profile), 201);
@@ -41,6 +44,8 @@ export const agentRoutes = new Hono<AppEnv>()
   })
   .patch("/:name", valid("param", nameParam), valid("json", agentPatchSchema), async (c) => {
     const project = c.get("project");
+    const { runtime } = c.req.valid("json");
+    if (runtime) assertRuntimeOutbound(runtime, outboundSettingsFrom(c.env));
     const profile = await call(registryStub(c.env, project).updateAgent(c.req.valid("param").name, c.req.valid("json")));
     await pushProfile(c.env, project, profile);
     return c.json(await withStatus(c.env, project, profile));

@@ -9,6 +9,8 @@ export interface HttpFetchToolOptions {
   fetch: FetchLike;
   /** Exact host names or `*.example.com`. Empty = nothing is reachable. */
   allowHosts: readonly string[];
+  /** Loopback passes the outbound guard (tests only; `PANTHEON_ALLOW_LOOPBACK_OUTBOUND`). */
+  allowLoopback?: boolean;
   /** Body bytes kept per response. Default 64 KiB. */
   maxBytes?: number;
   /** Whole-call limit including redirects. Default 10 s. */
@@ -39,13 +41,13 @@ export function makeHttpFetchTool(options: HttpFetchToolOptions): BuiltinTool {
   if (!(maxBytes > 0)) throw new RangeError("http.fetch: maxBytes must be positive");
 
   async function approved(raw: string): Promise<URL> {
-    const check = checkOutboundUrl(raw, options.allowHosts);
+    const check = checkOutboundUrl(raw, options.allowHosts, { allowLoopback: options.allowLoopback === true });
     if (!check.ok) throw new HttpFetchRefused(`refused: ${check.reason}`);
     if (options.resolve) {
       const addresses = await options.resolve(check.url.hostname);
       for (const address of addresses) {
         const range = forbiddenRangeOf(address);
-        if (range) throw new HttpFetchRefused(`refused: ${check.url.hostname} resolves to ${address}, in the ${range} range`);
+        if (range && !(range === "loopback" && options.allowLoopback === true)) throw new HttpFetchRefused(`refused: ${check.url.hostname} resolves to ${address}, in the ${range} range`);
       }
     }
     return check.url;

@@ -1,0 +1,42 @@
+import { validationFailed, type FieldIssue } from "../errors";
+import { checkOutboundUrl, toolSecretRefusal, type OutboundSettings } from "../tools";
+import type { AgentRuntime } from "./profile";
+
+/**
+ * What the deployment refuses in an agent's runtime before it is stored: an HTTP tool whose
+ * header names a secret not declared for tools, or whose endpoint the outbound guard refuses
+ * (private, loopback or metadata address, internal name, host not in `allowHosts`). Paths are
+ * relative to the runtime. The same rules run again at each call.
+ * @example
+ * runtimeOutboundIssues(runtime, { toolSecrets: ["AIRTABLE_KEY"], allowLoopback: false });
+ * // [{ path: ["httpTools", 0, "headers", "X-Key", "secret"], message: "secret 'OPENAI_API_KEY' is a model key …" }]
+ */
+export function runtimeOutboundIssues(runtime: Pick<AgentRuntime, "allowHosts" | "httpTools">, settings: OutboundSettings): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  runtime.httpTools.forEach((tool, index) => {
+    const check = checkOutboundUrl(tool.endpoint, runtime.allowHosts, { allowLoopback: settings.allowLoopback });
+    if (!check.ok) {
+      const message = check.host
+        ? `HTTP tool '${tool.name}': ${check.reason}; add "${check.host}" to runtime.allowHosts`
+        : `HTTP tool '${tool.name}': endpoint refused: ${check.reason}`;
+      issues.push({ path: ["httpTools", index, "endpoint"], message });
+    }
+    for (const [header, value] of Object.entries(tool.headers)) {
+      if (typeof value === "string") continue;
+      const refusal = toolSecretRefusal(value.secret, settings.toolSecrets);
+      if (refusal) issues.push({ path: ["httpTools", index, "headers", header, "secret"], message: `HTTP tool '${tool.name}': ${refusal}` });
+    }
+  });
+  return issues;
+}
+
+/**
+ * Throws `validation_failed` (400) naming every refused field under `runtime`, the first one's
+ * message as the error's.
+ */
+export function assertRuntimeOutbound(runtime: Pick<AgentRuntime, "allowHosts" | "httpTools">, settings: OutboundSettings): void {
+  const issues = runtimeOutboundIssues(runtime, settings).map((issue) => ({ ...issue, path: ["runtime", ...issue.path] }));
+  if (issues.length === 0) return;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
+  throw validationFailed(issues, `${issues[0]!.message}${more}`);
+}
