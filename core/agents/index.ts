@@ -1,2 +1,3 @@
 export * from "./profile";
 export * from "./from-script";
+export { checkSpawn, spawnGrantOf, type SpawnNode } from "./spawn";
