@@ -67,13 +67,18 @@ export class RegistryDO extends DurableObject<Env> {
     return this.bus.counts();
   }
 
-  /** Replaces an agent's connections; each must name an existing agent. */
+  /** Replaces an agent's connections; each must name another existing agent. */
   setConnections(name: string, connections: string[]): Result<AgentProfile> {
     const known = new Set(this.listAgents().map((a) => a.name));
-    const unknown = connections.filter((c) => !known.has(c));
-    if (unknown.length) {
-      const issues = connections.flatMap((c, i) => (known.has(c) ? [] : [{ path: ["connections", i], message: `agent '${c}' does not exist` }]));
-      return fail(new PantheonError("validation_failed", `no agent named ${unknown.map((u) => `'${u}'`).join(", ")}: connect only existing agents`, { details: { issues } }));
+    const problem = (c: string) => (c === name ? `agent '${c}' cannot be connected to itself` : known.has(c) ? null : `agent '${c}' does not exist`);
+    const issues = connections.flatMap((c, i) => {
+      const message = problem(c);
+      return message ? [{ path: ["connections", i], message }] : [];
+    });
+    if (issues.length) {
+      const unknown = connections.filter((c) => c !== name && !known.has(c));
+      const message = unknown.length ? `no agent named ${unknown.map((u) => `'${u}'`).join(", ")}: connect only existing agents` : `agent '${name}' cannot be connected to itself`;
+      return fail(new PantheonError("validation_failed", message, { details: { issues } }));
     }
     return this.updateAgent(name, { connections: [...new Set(connections)] });
   }
