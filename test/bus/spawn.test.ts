@@ -83,13 +83,13 @@ describe("spawn", () => {
     // A hostile request straight to the registry, as a compromised agent could send it.
     const outside = await reg.spawnChild("boss", `(actor "rogue" (description "x") (connections "crm" "payroll"))`);
     expect(outside).toMatchObject({ ok: false, code: "forbidden" });
-    const refusal = outside as { message: string; details: { issues: unknown[] } };
+    const refusal = outside as unknown as { message: string; details: { issues: unknown[] } };
     expect(refusal.message).toBe("a spawned child may connect only to its parent and the parent's connections ('boss', 'crm'), not to 'payroll'");
     expect(refusal.details.issues).toEqual([{ path: ["connections", 1], message: "'payroll' is neither 'boss' nor one of its connections" }]);
 
     const greedy = await reg.spawnChild("boss", `(actor "greedy" (description "x") (spawn :allowed true :quota 3))`);
     expect(greedy).toMatchObject({ ok: false, code: "forbidden", message: "a spawned child's spawn quota is at most its parent's remaining quota: 3 asked, 2 left to 'boss'" });
-    expect((greedy as { details: { issues: unknown[] } }).details.issues).toEqual([{ path: ["spawn", "quota"], message: "at most 2: what 'boss' has left after this child" }]);
+    expect((greedy as unknown as { details: { issues: unknown[] } }).details.issues).toEqual([{ path: ["spawn", "quota"], message: "at most 2: what 'boss' has left after this child" }]);
 
     const notAllowed = await reg.spawnChild("crm", `(actor "sneaky" (description "x"))`);
     expect(notAllowed).toMatchObject({ ok: false, code: "forbidden", message: expect.stringContaining("agent 'crm' may not spawn agents") });
