@@ -14,6 +14,7 @@ import { isPantheonError } from "../core/errors";
 import { sessionIdSchema } from "./api/messages";
 import type { AppEnv } from "./env";
 import { agentStub, call, registryStub } from "./stubs";
+import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage, maxJsonDepth } from "./validation";
 
 /** What the tools need: the worker's bindings and the project the bearer token was checked against. */
 export interface McpServerDeps {
@@ -140,9 +141,26 @@ export function makeMcpServer(deps: McpServerDeps): McpServer {
 }
 
 /**
+ * The JSON-RPC body, parsed here (from a copy) so its depth is checked before the SDK's zod schemas
+ * recurse into it. Without `body` the SDK reads the request itself and answers in its own words:
+ * not JSON by Content-Type (415) or not parseable (-32700).
+ */
+async function readJsonRpc(request: Request): Promise<{ tooDeep: boolean; body?: unknown }> {
+  if (!isJsonMediaType(request.headers.get("content-type"))) return { tooDeep: false };
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.clone().text());
+  } catch {
+    return { tooDeep: false };
+  }
+  return jsonTooDeep(body) ? { tooDeep: true } : { tooDeep: false, body };
+}
+
+/**
  * The `/mcp` endpoint (mount behind `projectMiddleware` and `apiAuth`). Stateless: POST carries
  * JSON-RPC and answers JSON; there is no server-to-client stream to open (GET) or session to end
- * (DELETE), which the spec lets a server refuse with 405.
+ * (DELETE), which the spec lets a server refuse with 405. A body nested deeper than 64 levels is a
+ * JSON-RPC parse error (-32700, HTTP 400), like a body that is not JSON.
  * @example
  * app.use("/mcp", projectMiddleware, apiAuth);
  * app.route("/mcp", mcpServerRoutes("0.1.0"));
@@ -150,11 +168,15 @@ export function makeMcpServer(deps: McpServerDeps): McpServer {
 export function mcpServerRoutes(version: string) {
   return new Hono<AppEnv>()
     .post("/", async (c) => {
+      const parsed = await readJsonRpc(c.req.raw);
+      if (parsed.tooDeep) {
+        return c.json({ jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${jsonTooDeepMessage}`, data: { code: "bad_request", limit: maxJsonDepth } }, id: null }, 400);
+      }
       const server = makeMcpServer({ env: c.env, project: c.get("project"), version });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
-        return await transport.handleRequest(c.req.raw);
+        return await transport.handleRequest(c.req.raw, "body" in parsed ? { parsedBody: parsed.body } : undefined);
       } finally {
         await server.close();
       }

@@ -15,15 +15,65 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
   return result.data;
 }
 
+/** Deepest nesting of arrays and objects a JSON body may have (`/api`, `/v1`, `/mcp`). */
+export const maxJsonDepth = 64;
+
+export const jsonTooDeepMessage = `JSON nested deeper than ${maxJsonDepth} levels`;
+
+/**
+ * The path to the first array or object nested deeper than `limit` in parsed JSON (the outermost
+ * container is level 1), or null when none is. Iterative on purpose: a body nested 10,000 deep must
+ * not overflow the stack this check protects — zod, structured clone and RPC all recurse.
+ * @example
+ * jsonTooDeep(JSON.parse("[[[1]]]"), 2) // [0, 0]
+ * jsonTooDeep({ a: [1, 2] })            // null
+ */
+export function jsonTooDeep(value: unknown, limit = maxJsonDepth): (string | number)[] | null {
+  interface Frame {
+    value: object;
+    depth: number;
+    key: string | number;
+    up: Frame | null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  const stack: Frame[] = [{ value, depth: 1, key: "", up: null }];
+  for (let frame = stack.pop(); frame; frame = stack.pop()) {
+    if (frame.depth > limit) {
+      const path: (string | number)[] = [];
+      for (let f: Frame | null = frame; f?.up; f = f.up) path.unshift(f.key);
+      return path;
+    }
+    const entries: [string | number, unknown][] = Array.isArray(frame.value) ? frame.value.map((item, i) => [i, item]) : Object.entries(frame.value);
+    // Pushed in reverse so the first deep container in document order is the one reported.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: frame.depth + 1, key, up: frame });
+    }
+  }
+  return null;
+}
+
+/** Throws the API's 400 when parsed JSON nests deeper than {@link maxJsonDepth}. */
+export function checkJsonDepth(value: unknown): void {
+  const path = jsonTooDeep(value);
+  if (path) throw new PantheonError("bad_request", jsonTooDeepMessage, { details: { issues: [{ path, message: `more than ${maxJsonDepth} levels of arrays and objects` }] } });
+}
+
+/** Whether a Content-Type header names JSON (`application/json` or a `+json` type), whatever its parameters. */
+export function isJsonMediaType(header: string | null | undefined): boolean {
+  const essence = (header ?? "").split(";")[0]!.trim().toLowerCase();
+  return essence === "application/json" || (essence.startsWith("application/") && essence.endsWith("+json"));
+}
+
 /**
  * Hono validator backed by zod. A body that is not JSON answers 400 (not Hono's default), and
- * every problem names its field.
+ * every problem names its field. A body nested deeper than {@link maxJsonDepth} answers 400 before
+ * anything recursive sees it.
  */
 export function valid<T extends Target, S extends z.ZodType>(target: T, schema: S) {
   return validator(target, async (value, c) => {
     if (target === "json") {
-      const type = c.req.header("content-type") ?? "";
-      if (!type.includes("application/json")) {
+      if (!isJsonMediaType(c.req.header("content-type"))) {
         throw new PantheonError("unsupported_media_type", "send the body as JSON with 'Content-Type: application/json'");
       }
       try {
@@ -31,6 +81,7 @@ export function valid<T extends Target, S extends z.ZodType>(target: T, schema: 
       } catch {
         throw new PantheonError("bad_request", "the body is not valid JSON");
       }
+      checkJsonDepth(value);
     }
     return parseOrThrow(schema, value, target === "json" ? "body" : target === "query" ? "query string" : "path");
   });

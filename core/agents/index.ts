@@ -1,3 +1,4 @@
 export * from "./profile";
 export * from "./from-script";
 export * from "./outbound-check";
+export { checkSpawn, spawnGrantOf, type SpawnNode } from "./spawn";

@@ -8,6 +8,11 @@ import { finishScript, type CompileResult, type Path } from "./finish";
 export interface CompileOptions {
   /** Tools some registry provides; a tool outside it compiles with a warning. Absent = no check. */
   knownTools?: ReadonlySet<string>;
+  /**
+   * The project's agents; a connection to an agent outside it compiles with a warning (the agent
+   * storing the script leaves it out). A connection to the actor itself always warns. Absent = no check.
+   */
+  knownAgents?: ReadonlySet<string>;
   /** Idle time of a passive behavior written without a trigger. Default "30m". */
   defaultIdle?: string;
   /** Size and nesting limits; defaults 256 KiB and 64 levels. */
@@ -44,7 +49,7 @@ export function compileScript(source: string, options: CompileOptions = {}): Com
     }
     return { line: actor.pos.line, column: actor.pos.column, form: "actor" };
   };
-  return finishScript(raw, locate, { knownTools: options.knownTools, defaultIdle });
+  return finishScript(raw, locate, { knownTools: options.knownTools, knownAgents: options.knownAgents, defaultIdle });
 }
 
 export function checkedIdle(idle: string | undefined): string {

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ScriptError, type ScriptIssue, type ScriptWarning } from "./issues";
+import { didYouMean, ScriptError, type ScriptIssue, type ScriptWarning } from "./issues";
 import { parseDuration } from "./time";
 import { actorScriptSchema, type Action, type ActorScript } from "./script-schema";
 
@@ -17,14 +17,39 @@ export interface CompileResult {
  * gives passive behaviors without a trigger the default idle trigger, and warns about tools no
  * registry provides. Throws ScriptError with every schema issue located.
  */
-export function finishScript(raw: unknown, locate: Locate, options: { knownTools?: ReadonlySet<string>; defaultIdle: string }): CompileResult {
+export function finishScript(raw: unknown, locate: Locate, options: FinishOptions): CompileResult {
   const parsed = actorScriptSchema.safeParse(raw);
   if (!parsed.success) throw new ScriptError(dedupe(parsed.error.issues.flatMap((i) => toScriptIssues(i, raw, locate, []))));
   const warnings: ScriptWarning[] = [];
+  checkConnections(parsed.data, locate, options.knownAgents, warnings);
   return { script: normalize(parsed.data, [], locate, options, warnings), warnings };
 }
 
-function normalize(script: ActorScript, base: Path, locate: Locate, options: { knownTools?: ReadonlySet<string>; defaultIdle: string }, warnings: ScriptWarning[]): ActorScript {
+interface FinishOptions {
+  knownTools?: ReadonlySet<string>;
+  knownAgents?: ReadonlySet<string>;
+  defaultIdle: string;
+}
+
+/**
+ * Connections that cannot be used: to the actor itself (always), or to an agent outside
+ * `knownAgents` (when given). They stay in the script as written; whoever stores the agent leaves
+ * them out of its connections, as `PUT /connections` refuses them (see workers/api/scripts.ts).
+ * Inline scripts of `spawn` steps are not checked: the registry checks a child's connections
+ * against its parent's when it is spawned.
+ */
+function checkConnections(script: ActorScript, locate: Locate, knownAgents: ReadonlySet<string> | undefined, warnings: ScriptWarning[]): void {
+  const others = knownAgents ? [...knownAgents].filter((a) => a !== script.name) : [];
+  script.connections.forEach((connection, i) => {
+    const at = locate(["connections", i]);
+    const warn = (message: string) => warnings.push({ line: at.line, column: at.column, form: at.form, message });
+    if (connection === script.name) warn(`actor '${script.name}' cannot be connected to itself; the connection is left out`);
+    else if (knownAgents && !knownAgents.has(connection))
+      warn(`no agent named '${connection}' in this project${didYouMean(connection, others)}; the connection is left out until that agent exists and the script is set again`);
+  });
+}
+
+function normalize(script: ActorScript, base: Path, locate: Locate, options: FinishOptions, warnings: ScriptWarning[]): ActorScript {
   const { knownTools, defaultIdle } = options;
   const tools: string[] = [];
   const warn = (tool: string, path: Path) => {

@@ -14,7 +14,7 @@ export function compileScriptJson(value: unknown, options: CompileOptions = {}):
   const limits = { ...defaultReadLimits, ...options.limits };
   // JSON nests about twice as deep as the DSL for the same script (objects inside arrays).
   const data = plainCopy(value, limits.maxDepth * 2 + 8, { budget: limits.maxLength });
-  return finishScript(data, (path: Path) => ({ line: 0, column: 0, form: path.join(".") || "(root)" }), { knownTools: options.knownTools, defaultIdle });
+  return finishScript(data, (path: Path) => ({ line: 0, column: 0, form: path.join(".") || "(root)" }), { knownTools: options.knownTools, knownAgents: options.knownAgents, defaultIdle });
 }
 
 function tooBig(form: string, expected: string, found: string, message: string): never {

@@ -1,8 +1,6 @@
-import { defaultAgentRuntime, type AgentProfile, type JsonValue } from "../../core/agents";
-import { compileScript, isScriptError, type ActorScript } from "../../core/dsl";
+import type { AgentProfile } from "../../core/agents";
 import type { Result } from "../../core/errors";
 import type { ToolSpec } from "../../core/tools";
-import { profileFromScript } from "../../core/agents";
 import type { ToolSource } from "./tools";
 
 export const spawnToolName = "agent.spawn";
@@ -13,7 +11,7 @@ export const isSpawnCall = (target: string) => target === spawnToolName;
 const spawnSpec: ToolSpec = {
   name: spawnToolName,
   description:
-    "Create a child agent from a Pantheon script (an (actor \"name\" …) form) and give it a goal. The child is connected to you; its report on the goal comes back as this tool's result.",
+    "Create a child agent from a Pantheon script (an (actor \"name\" …) form) and give it a goal. The child is connected to you; its report on the goal comes back as this tool's result. Its (connections …) may name only you and your own connections, and its (spawn :quota n) may be at most what is left of your quota after it.",
   parameters: {
     type: "object",
     properties: { script: { type: "string", minLength: 1, maxLength: 64_000 }, goal: { type: "string", minLength: 1, maxLength: 32_000 } },
@@ -36,8 +34,11 @@ export function spawnToolSource(profile: AgentProfile): ToolSource {
 export interface SpawnDeps {
   profile(): AgentProfile;
   project(): string;
-  /** The registry creates the child (parent set, counted against the quota) and connects it to the parent. */
-  spawnChild(parent: string, input: Record<string, unknown>, quota: number): Promise<Result<{ child: AgentProfile; parent: AgentProfile }>>;
+  /**
+   * The registry compiles the child's script, checks the spawn rules (connections inside the parent's,
+   * quotas), creates the child with its parent set and connects it to the parent.
+   */
+  spawnChild(parent: string, scriptSource: string): Promise<Result<{ child: AgentProfile; parent: AgentProfile }>>;
   /** Pushes a profile to its agent's Durable Object (the child's, and this agent's own). */
   configure(profile: AgentProfile): Promise<void>;
 }
@@ -47,6 +48,7 @@ export function makeSpawner(deps: SpawnDeps) {
     /** `arguments` is the tool call's JSON (`{ script, goal }`); answers the child's name and the goal to ask it. */
     async spawn(argumentsJson: string): Promise<{ ok: true; child: string; goal: string } | { ok: false; error: string }> {
       const profile = deps.profile();
+      // Checked here for a quick answer; the registry checks it again with the quota.
       const allowed = (profile.script as { spawn?: { allowed: boolean; quota: number } } | null)?.spawn;
       if (!allowed?.allowed) return { ok: false, error: `agent '${profile.name}' may not spawn agents (its script has no (spawn :allowed true))` };
       let args: { script?: unknown; goal?: unknown };
@@ -56,19 +58,8 @@ export function makeSpawner(deps: SpawnDeps) {
         return { ok: false, error: "the arguments are not JSON" };
       }
       if (typeof args.script !== "string" || typeof args.goal !== "string" || !args.goal.trim()) return { ok: false, error: "give a script (DSL text) and a goal" };
-      let script: ActorScript;
-      try {
-        script = compileScript(args.script).script;
-      } catch (error) {
-        if (isScriptError(error)) return { ok: false, error: `the script does not compile: ${error.message}` };
-        throw error;
-      }
-      const derived = profileFromScript(script, defaultAgentRuntime);
-      const created = await deps.spawnChild(
-        profile.name,
-        { name: script.name, ...derived, script: script as unknown as JsonValue, scriptSource: args.script },
-        allowed.quota,
-      );
+      // The registry compiles the script and enforces the rules: a refusal names the connection or quota.
+      const created = await deps.spawnChild(profile.name, args.script);
       if (!created.ok) return { ok: false, error: created.message };
       await deps.configure(created.value.child);
       await deps.configure(created.value.parent);

@@ -62,7 +62,7 @@ export function busPortsFromEnv(env: Env, project: () => string): BusPorts {
   return {
     send: async (message) => void (await env.BUS.send(message, { contentType: "json" })),
     record: (entries) => registryStub(env, project()).busRecord(entries),
-    spawnChild: (parent, input, quota) => registryStub(env, project()).spawnChild(parent, input as never, quota),
+    spawnChild: (parent, scriptSource) => registryStub(env, project()).spawnChild(parent, scriptSource),
     configureAgent: async (profile) => void (await (await agentStub(env, project(), profile.name)).configure(profile)),
   };
 }

@@ -2,7 +2,8 @@ import { DurableObject } from "cloudflare:workers";
 import { asc, eq, inArray } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
-import { agentRuntimeSchema, type AgentInput, type AgentPatch, type AgentProfile } from "../../core/agents";
+import { agentRuntimeSchema, checkSpawn, defaultAgentRuntime, profileFromScript, spawnGrantOf, type AgentInput, type AgentPatch, type AgentProfile, type JsonValue } from "../../core/agents";
+import { compileScript, isScriptError, type ActorScript } from "../../core/dsl";
 import { newToken, sha256Hex, type Scope } from "../../core/auth";
 import { PantheonError, type Result } from "../../core/errors";
 import migrations from "../../migrations/registry/migrations.js";
@@ -67,31 +68,49 @@ export class RegistryDO extends DurableObject<Env> {
     return this.bus.counts();
   }
 
-  /** Replaces an agent's connections; each must name an existing agent. */
+  /** Replaces an agent's connections; each must name another existing agent. */
   setConnections(name: string, connections: string[]): Result<AgentProfile> {
     const known = new Set(this.listAgents().map((a) => a.name));
-    const unknown = connections.filter((c) => !known.has(c));
-    if (unknown.length) {
-      const issues = connections.flatMap((c, i) => (known.has(c) ? [] : [{ path: ["connections", i], message: `agent '${c}' does not exist` }]));
-      return fail(new PantheonError("validation_failed", `no agent named ${unknown.map((u) => `'${u}'`).join(", ")}: connect only existing agents`, { details: { issues } }));
+    const problem = (c: string) => (c === name ? `agent '${c}' cannot be connected to itself` : known.has(c) ? null : `agent '${c}' does not exist`);
+    const issues = connections.flatMap((c, i) => {
+      const message = problem(c);
+      return message ? [{ path: ["connections", i], message }] : [];
+    });
+    if (issues.length) {
+      const unknown = connections.filter((c) => c !== name && !known.has(c));
+      const message = unknown.length ? `no agent named ${unknown.map((u) => `'${u}'`).join(", ")}: connect only existing agents` : `agent '${name}' cannot be connected to itself`;
+      return fail(new PantheonError("validation_failed", message, { details: { issues } }));
     }
     return this.updateAgent(name, { connections: [...new Set(connections)] });
   }
 
-  /** A child agent created by `parent` (spawn), counted against `quota`, and connected to its parent. */
-  spawnChild(parent: string, input: AgentInput & { connections?: string[]; script?: AgentProfile["script"]; scriptSource?: string }, quota: number): Result<{ child: AgentProfile; parent: AgentProfile }> {
+  /**
+   * A child agent created by `parent` from a script (spawn). The registry, not the asking agent,
+   * compiles the script and enforces the graph rules (core/agents/spawn.ts): the child connects only
+   * to its parent and the parent's connections, every ancestor's quota bounds the agents spawned
+   * below it, and the child's own quota is at most what is left. The child's runtime is derived from
+   * its script alone (no hosts, HTTP tools or secrets of the operator's). The parent gets the child
+   * as a connection.
+   */
+  spawnChild(parent: string, scriptSource: string): Result<{ child: AgentProfile; parent: AgentProfile }> {
+    if (typeof scriptSource !== "string") return fail(new PantheonError("validation_failed", "the child's script must be DSL source text"));
+    let script: ActorScript;
+    try {
+      script = compileScript(scriptSource).script;
+    } catch (error) {
+      if (!isScriptError(error)) throw error;
+      return fail(new PantheonError("validation_failed", `the script does not compile: ${error.message}`, { details: { issues: error.issues } }));
+    }
     const agents = this.listAgents();
-    const owner = agents.find((a) => a.name === parent);
-    if (!owner) return missing(parent);
-    const children = agents.filter((a) => a.parent === parent).length;
-    if (children >= quota) return fail(new PantheonError("forbidden", `agent '${parent}' has spawned ${children} of its ${quota} allowed children`, { details: { agent: parent, quota } }));
-    const known = new Set(agents.map((a) => a.name));
-    const created = this.createAgent({ ...input, parent, connections: (input.connections ?? []).filter((c) => known.has(c)) });
+    const refused = checkSpawn(agents.map((a) => ({ name: a.name, parent: a.parent, connections: a.connections, spawn: spawnGrantOf(a.script) })), parent, script);
+    if (refused) return fail(refused);
+    const owner = agents.find((a) => a.name === parent)!;
+    const created = this.createAgent({ name: script.name, ...profileFromScript(script, defaultAgentRuntime), parent });
     if (!created.ok) return created;
-    if (input.script !== undefined) this.updateAgent(input.name, { script: input.script, ...(input.scriptSource ? { scriptSource: input.scriptSource } : {}) });
-    const updated = this.updateAgent(parent, { connections: [...new Set([...owner.connections, input.name])] });
+    this.updateAgent(script.name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource });
+    const updated = this.updateAgent(parent, { connections: [...new Set([...owner.connections, script.name])] });
     if (!updated.ok) return updated;
-    const child = this.getAgent(input.name);
+    const child = this.getAgent(script.name);
     return child.ok ? { ok: true, value: { child: child.value, parent: updated.value } } : child;
   }
 

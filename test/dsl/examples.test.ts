@@ -65,4 +65,15 @@ describe("the example scripts", () => {
       { line: 24, column: 17, form: "tool", message: "no registry provides tool 'git.diff'; calls to it will fail until one does" },
     ]);
   });
+
+  it("connections to agents outside the known ones, or to the actor itself, compile with a warning at the name", () => {
+    const { script, warnings } = compileScript(mainSource, { knownAgents: new Set(["airtable", "githab", "main"]) });
+    expect(script.connections).toEqual(["airtable", "github"]);
+    expect(warnings).toEqual([
+      { line: 7, column: 27, form: "connections", message: "no agent named 'github' in this project (did you mean 'githab'?); the connection is left out until that agent exists and the script is set again" },
+    ]);
+    const self = compileScriptJson({ name: "loner", description: "", connections: ["loner"] });
+    expect(self.warnings).toEqual([{ line: 0, column: 0, form: "connections.0", message: "actor 'loner' cannot be connected to itself; the connection is left out" }]);
+    expect(compileScript(mainSource).warnings).toEqual([]);
+  });
 });

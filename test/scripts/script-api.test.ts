@@ -115,4 +115,48 @@ describe("PUT /api/agents/:name/script", () => {
     const res = await api(`/api/agents/${agent.name}/script`);
     expect(res.status).toBe(404);
   });
+
+  it("warns about a DSL connection to an unknown agent or to itself, and leaves both out of the agent's connections", async () => {
+    const crm = await createAgent();
+    const name = uniqueName("scripted");
+    const source = `(actor "${name}"\n  (description "Asks around.")\n  (connections "${crm.name}" "nope"\n               "${name}"))`;
+    const put = await putScript(name, source);
+    expect(put.status).toBe(201);
+    expect(put.body.warnings).toEqual([
+      { line: 3, column: 19 + crm.name.length, form: "connections", message: "no agent named 'nope' in this project; the connection is left out until that agent exists and the script is set again" },
+      { line: 4, column: 16, form: "connections", message: `actor '${name}' cannot be connected to itself; the connection is left out` },
+    ]);
+    expect(put.body.script.connections).toEqual([crm.name, "nope", name]);
+    expect((await getJson(`/api/agents/${name}`)).connections).toEqual([crm.name]);
+    expect((await getJson(`/api/agents/${name}/script`)).warnings).toEqual(put.body.warnings);
+  });
+
+  it("warns about a JSON connection to an unknown agent or to itself, by JSON path, and leaves both out", async () => {
+    const agent = await createAgent();
+    const crm = await createAgent();
+    const put = await putScript(agent.name, { name: agent.name, description: "Asks around.", connections: [agent.name, crm.name, "nope"], talents: [] });
+    expect(put.status).toBe(200);
+    expect(put.body.warnings).toEqual([
+      { line: 0, column: 0, form: "connections.0", message: `actor '${agent.name}' cannot be connected to itself; the connection is left out` },
+      { line: 0, column: 0, form: "connections.2", message: "no agent named 'nope' in this project; the connection is left out until that agent exists and the script is set again" },
+    ]);
+    expect((await getJson(`/api/agents/${agent.name}`)).connections).toEqual([crm.name]);
+
+    // Once the agent exists, setting the script again connects it, without a warning.
+    const nope = await createAgent({ name: uniqueName("nope") });
+    const again = await putScript(agent.name, { name: agent.name, description: "Asks around.", connections: [crm.name, nope.name], talents: [] });
+    expect(again.body.warnings).toEqual([]);
+    expect((await getJson(`/api/agents/${agent.name}`)).connections).toEqual([crm.name, nope.name]);
+  });
+
+  it("PUT /connections refuses the agent itself like an unknown agent", async () => {
+    const agent = await createAgent();
+    const res = await api(`/api/agents/${agent.name}/connections`, { method: "PUT", json: { connections: [agent.name] } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error).toMatchObject({
+      code: "validation_failed",
+      message: `agent '${agent.name}' cannot be connected to itself`,
+      details: { issues: [{ path: ["connections", 0], message: `agent '${agent.name}' cannot be connected to itself` }] },
+    });
+  });
 });

@@ -10,7 +10,7 @@ const connectionsBody = z.strictObject({ connections: z.array(agentNameSchema).m
 
 /**
  * `PUT /api/agents/:name/connections` `{ connections: ["airtable", …] }`: whom the agent may ask.
- * Each must be an existing agent (else 400 naming it). The registry is updated and the profile
+ * Each must be another existing agent (else 400 naming it; the agent itself is refused too). The registry is updated and the profile
  * pushed to the agent, so a removed connection is refused from the next request on.
  */
 export const connectionRoutes = new Hono<AppEnv>()

@@ -8,6 +8,7 @@ import { maxBodyBytes } from "../app";
 import { apiAuth, projectMiddleware, requireScope } from "../auth";
 import type { AppContext, AppEnv } from "../env";
 import { agentStub, call, registryStub, type Remote } from "../stubs";
+import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage } from "../validation";
 import type { AgentDO } from "../../durable-objects/agent/agent-do";
 
 /**
@@ -44,13 +45,18 @@ const completionBody = z.looseObject({
 });
 type CompletionBody = z.infer<typeof completionBody>;
 
+/** The request as OpenAI sends it: JSON by Content-Type (else 415), parseable (else 400), at most 64 levels deep (else 400). */
 async function readBody(c: AppContext): Promise<CompletionBody> {
+  if (!isJsonMediaType(c.req.header("content-type"))) {
+    throw new OpenAiCompatError(415, "send the chat completion request as JSON with 'Content-Type: application/json'", null, "unsupported_media_type");
+  }
   let raw: unknown;
   try {
     raw = await c.req.json();
   } catch {
-    throw new OpenAiCompatError(400, "the body is not valid JSON: send the chat completion request as JSON");
+    throw new OpenAiCompatError(400, "the body is not valid JSON: send the chat completion request as JSON", null, "bad_request");
   }
+  if (jsonTooDeep(raw)) throw new OpenAiCompatError(400, jsonTooDeepMessage, null, "bad_request");
   const parsed = completionBody.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { profileFromScript, type AgentProfile, type JsonValue } from "../../core/agents";
-import { compileScript, compileScriptJson, ScriptError, type ActorScript, type CompileResult } from "../../core/dsl";
+import { compileScript, compileScriptJson, ScriptError, type ActorScript, type CompileOptions, type CompileResult } from "../../core/dsl";
 import { isPantheonError, PantheonError } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { makeClockTool, makeHttpFetchTool } from "../../core/tools";
@@ -19,15 +19,15 @@ const builtinTools = [makeClockTool(systemClock).spec.name, makeHttpFetchTool({ 
 /** A stored source is JSON when it is an object; DSL sources start with `(` or a `;` comment. */
 const formatOf = (source: string): ScriptFormat => (source.trimStart().startsWith("{") ? "json" : "pantheon");
 
-function compile(source: string, format: ScriptFormat, knownTools: ReadonlySet<string>): CompileResult {
-  if (format === "pantheon") return compileScript(source, { knownTools });
+function compile(source: string, format: ScriptFormat, known: Pick<CompileOptions, "knownTools" | "knownAgents">): CompileResult {
+  if (format === "pantheon") return compileScript(source, known);
   let value: unknown;
   try {
     value = JSON.parse(source);
   } catch (error) {
     throw new PantheonError("bad_request", `the body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return compileScriptJson(value, { knownTools });
+  return compileScriptJson(value, known);
 }
 
 /** The script's actor must be the agent of the path; the issue points at the name in the source. */
@@ -63,10 +63,22 @@ async function knownToolsOf(env: Env, project: string, profile: AgentProfile | n
   return known;
 }
 
+/** The project's agent names: a script's connections may name only these (and not the agent itself). */
+async function knownAgentsOf(env: Env, project: string): Promise<Set<string>> {
+  return new Set((await registryStub(env, project).listAgents()).map((a) => a.name));
+}
+
+/**
+ * What the agent is connected to from its script: like `PUT …/connections`, only other agents that
+ * exist. The rest stays in the script as written and comes back as compile warnings.
+ */
+const usableConnections = (script: ActorScript, agents: ReadonlySet<string>) => [...new Set(script.connections.filter((c) => c !== script.name && agents.has(c)))];
+
 /**
  * `PUT /api/agents/:name/script` (DSL as `text/x-pantheon`, or the ActorScript JSON) compiles the
  * script, stores it with its source, derives the agent's profile from it and re-arms its behaviors.
- * An agent that does not exist yet is created from the script. `GET` returns the source, its
+ * An agent that does not exist yet is created from the script. Connections to unknown agents or to
+ * the agent itself are warnings and are left out of the agent's connections. `GET` returns the source, its
  * format, the compiled script and the current warnings.
  */
 export const scriptRoutes = new Hono<AppEnv>()
@@ -78,12 +90,13 @@ export const scriptRoutes = new Hono<AppEnv>()
     if (!format) throw new PantheonError("unsupported_media_type", `send the script as '${scriptMediaType}' (the DSL) or 'application/json' (the ActorScript object)`);
     const source = await c.req.text();
     const existing = await existingAgent(c.env, project, name);
+    const knownAgents = await knownAgentsOf(c.env, project);
     // Compiled before anything is written: an invalid script leaves the previous one active.
-    const { script, warnings } = compile(source, format, await knownToolsOf(c.env, project, existing));
+    const { script, warnings } = compile(source, format, { knownTools: await knownToolsOf(c.env, project, existing), knownAgents });
     checkName(script, name, source, format);
 
     const registry = registryStub(c.env, project);
-    const derived = profileFromScript(script, existing?.runtime);
+    const derived = { ...profileFromScript(script, existing?.runtime), connections: usableConnections(script, knownAgents) };
     const stored = { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource: source };
     if (!existing) {
       const { connections, ...input } = derived;
@@ -104,7 +117,7 @@ export const scriptRoutes = new Hono<AppEnv>()
     let warnings: CompileResult["warnings"] = [];
     try {
       // Warnings are recomputed: a tool added since the script was set no longer deserves one.
-      warnings = compile(source, format, await knownToolsOf(c.env, project, profile)).warnings;
+      warnings = compile(source, format, { knownTools: await knownToolsOf(c.env, project, profile), knownAgents: await knownAgentsOf(c.env, project) }).warnings;
     } catch (error) {
       if (!isPantheonError(error) && !(error instanceof ScriptError)) throw error;
     }
