@@ -43,7 +43,7 @@ describe("a JSON body nested deeper than 64 levels is a 400, never a 500", () =>
     const agent = await createAgent();
     const a = `/api/agents/${agent.name}`;
     const routes: [string, string, (inner: string) => string][] = [
-      ["POST", "/api/agents", (d) => `{"name":"${uniqueName()}","runtime":{"httpTools":[{"name":"t","description":"d","endpoint":"https://example.com","parameters":{"x":${d}}}]}}`],
+      ["POST", "/api/agents", (d) => `{"name":"${uniqueName()}","runtime":{"allowHosts":["example.com"],"httpTools":[{"name":"t","description":"d","endpoint":"https://example.com","parameters":{"x":${d}}}]}}`],
       ["PATCH", a, (d) => `{"description":${d}}`],
       ["POST", `${a}/messages`, (d) => `{"content":"hi","x":${d}}`],
       ["POST", `${a}/sessions`, (d) => `{"title":${d}}`],
@@ -71,7 +71,7 @@ describe("a JSON body nested deeper than 64 levels is a 400, never a 500", () =>
 
   it("64 levels are accepted, 65 are not", async () => {
     // Levels: the body 1, runtime 2, httpTools 3, the tool 4, parameters 5, then the arrays of x from 6 on.
-    const body = (arrays: number) => `{"name":"${uniqueName()}","runtime":{"httpTools":[{"name":"t","description":"d","endpoint":"https://example.com","parameters":{"x":${nested(arrays)}}}]}}`;
+    const body = (arrays: number) => `{"name":"${uniqueName()}","runtime":{"allowHosts":["example.com"],"httpTools":[{"name":"t","description":"d","endpoint":"https://example.com","parameters":{"x":${nested(arrays)}}}]}}`;
     expect((await send("/api/agents", body(59))).status).toBe(201);
     const refused = await send("/api/agents", body(60));
     expect(refused.status).toBe(400);
