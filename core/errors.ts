@@ -14,6 +14,7 @@ export type ErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "rate_limited"
+  | "gate_rejected"
   | "script_invalid"
   | "model_failed"
   | "tool_failed"
@@ -29,6 +30,7 @@ const statusOf: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  gate_rejected: 422,
   script_invalid: 400,
   model_failed: 502,
   tool_failed: 502,

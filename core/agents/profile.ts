@@ -28,6 +28,11 @@ export const httpToolSchema = z.strictObject({
   headers: z.record(z.string(), z.union([z.string(), z.strictObject({ secret: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "an UPPER_SNAKE secret name") })])).default({}),
   requiresApproval: z.boolean().default(false),
   timeoutMs: z.number().int().min(100).max(300_000).optional(),
+  /**
+   * The endpoint applies a call once per `Idempotency-Key` (or the call is read-only): a call cut
+   * off by a restart is then sent again; otherwise the model is told its outcome is unknown.
+   */
+  idempotent: z.boolean().default(false),
 });
 export type HttpToolConfig = z.infer<typeof httpToolSchema>;
 

@@ -34,6 +34,8 @@ interface Step {
   buckets: Map<string, TokenBucket>;
   inner: RunEffect[];
   outward: RunEffect[];
+  /** The event changed nothing (the trace says why). */
+  ignored?: boolean;
 }
 
 function trace(step: Step, kind: TraceKind, data: Record<string, unknown>): void {
@@ -162,12 +164,41 @@ function settle(step: Step): void {
     s.status = next;
     return;
   }
+  if (s.origin.manual) return finishManual(step);
   for (const rc of s.calls) {
     s.messages.push(toolMessage(rc));
     s.finishedCallIds.push(rc.call.id);
   }
   s.calls = [];
   callModel(step);
+}
+
+/**
+ * A manual call has no model to read its result: the run ends with it — the tool's output, or why
+ * it did not run (a gate, a person, the tool's own error).
+ */
+function finishManual(step: Step): void {
+  const { s } = step;
+  const rc = s.calls[0];
+  s.finishedCallIds.push(...s.calls.map((c) => c.call.id));
+  s.calls = [];
+  if (!rc) return finish(step, "failed", { error: "the manual call is missing" });
+  if (rc.status === "rejected") return finish(step, "failed", { error: rc.reason ?? "rejected" });
+  if (rc.error !== undefined) return finish(step, "failed", { error: rc.error });
+  finish(step, "completed", { reply: rc.output ?? "" });
+}
+
+/** A person's call of one tool: the same gates, trace and approval as a model's proposal. */
+function startManual(step: Step, manual: NonNullable<RunState["origin"]["manual"]>): void {
+  const { s } = step;
+  const call: ToolCall = { id: "manual-call", name: manual.tool, arguments: manual.arguments };
+  const spec = step.byName.get(call.name);
+  const timeoutMs = spec && spec.runtime !== "agent" ? spec.timeoutMs ?? s.limits.toolTimeoutMs : undefined;
+  s.status = "running";
+  s.calls = [{ call, status: "proposed", ...(spec ? { runtime: spec.runtime } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) }];
+  // No model reads a rejection: the call settles as rejected and the run ends with the reason.
+  if (!gateCall(step, s.calls[0]!)) return;
+  settle(step);
 }
 
 /** Ids unique within the run, so a finished id is never confused with a new call that reuses it. */
@@ -204,7 +235,23 @@ function onModelResult(step: Step, response: LlmResponse): void {
 }
 
 function ignore(step: Step, event: RunEvent, why: string): void {
+  step.ignored = true;
   trace(step, "event_ignored", { event: event.type, why, ...("callId" in event ? { callId: event.callId } : {}) });
+}
+
+/**
+ * A copy of the state that `advance` may change: the parts a transition mutates are copied, the rest
+ * (the compiled context, finished messages) is shared — cheap, unlike cloning the whole run per event.
+ */
+function workingCopy(state: RunState): RunState {
+  return {
+    ...state,
+    usage: { ...state.usage },
+    messages: [...state.messages],
+    calls: state.calls.map((rc) => ({ ...rc })),
+    finishedCallIds: [...state.finishedCallIds],
+    callsByTool: { ...state.callsByTool },
+  };
 }
 
 function onResult(step: Step, event: Extract<RunEvent, { type: "tool_result" | "tool_failed" | "agent_response" }>): void {
@@ -216,7 +263,8 @@ function onResult(step: Step, event: Extract<RunEvent, { type: "tool_result" | "
   else if (event.type === "tool_failed") rc.error = event.error;
   else if (event.error !== undefined) rc.error = event.error;
   else rc.output = event.answer ?? "";
-  trace(step, wantsAgent ? "agent_response" : "tool_result", { callId: rc.call.id, tool: rc.call.name, ok: rc.error === undefined, ...(rc.error !== undefined ? { error: rc.error } : { output: rc.output }) });
+  const interrupted = event.type === "tool_failed" && event.interrupted === true;
+  trace(step, wantsAgent ? "agent_response" : "tool_result", { callId: rc.call.id, tool: rc.call.name, ok: rc.error === undefined, ...(rc.error !== undefined ? { error: rc.error } : { output: rc.output }), ...(interrupted ? { interrupted: true } : {}), ...(event.type === "tool_result" && event.truncated ? { truncated: true } : {}) });
   settle(step);
 }
 
@@ -245,7 +293,7 @@ function onApproval(step: Step, event: Extract<RunEvent, { type: "approval" }>):
  */
 export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanced {
   const step: Step = {
-    s: structuredClone(state),
+    s: workingCopy(state),
     deps,
     byName: new Map(deps.tools.map((spec) => [spec.name, spec])),
     buckets: new Map(deps.buckets ?? []),
@@ -270,8 +318,9 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
       s.startedAt = deps.now;
       s.context = event.context;
       s.messages = [event.message];
-      trace(step, "run_started", { agent: s.agent, sessionId: s.sessionId, limits: s.limits, message: event.message.content });
-      callModel(step);
+      trace(step, "run_started", { agent: s.agent, sessionId: s.sessionId, trigger: s.origin.trigger, limits: s.limits, message: event.message.content, ...(s.origin.manual ? { by: s.origin.manual.by, tool: s.origin.manual.tool } : {}), ...(s.origin.model ? { model: s.origin.model } : {}) });
+      if (s.origin.manual) startManual(step, s.origin.manual);
+      else callModel(step);
       break;
     case "model_result":
     case "model_failed":
@@ -294,6 +343,11 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
       finish(step, "cancelled", { error: event.reason ?? "cancelled" });
       break;
     case "timeout": {
+      const wait = s.limits.maxApprovalWaitMs;
+      if (s.status === "waiting_approval" && wait !== undefined && s.waitingSince !== undefined && deps.now - s.waitingSince >= wait) {
+        finish(step, "failed", { error: `no decision on the pending approval within ${Math.round(wait / 1000)} s` });
+        break;
+      }
       const used = activeMs(s, deps.now);
       if (used < s.limits.maxRunMs) {
         ignore(step, event, `only ${used} ms of ${s.limits.maxRunMs} ms used (approval waits excluded)`);
@@ -303,6 +357,7 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
       break;
     }
   }
-  const changed = JSON.stringify(s) !== JSON.stringify(state);
+  // Every transition that was not ignored changed the run (its trace alone says it happened).
+  const changed = !step.ignored;
   return { state: s, effects: [...step.inner, ...(changed ? [{ type: "persist" } as const] : []), ...step.outward] };
 }

@@ -1,4 +1,4 @@
-export { defaultRunLimits, effectiveLimits, modelSettingsSchema, runLimitsSchema, type ModelSettings, type RunLimits } from "./limits";
+export { defaultRunLimits, effectiveLimits, limitsOf, modelSettingsSchema, runLimitsSchema, type ModelSettings, type RunLimits } from "./limits";
 export {
   activeMs,
   isTerminal,
@@ -7,6 +7,7 @@ export {
   terminalStatuses,
   type CallStatus,
   type NewRun,
+  type RunOrigin,
   type RunCall,
   type RunEffect,
   type RunEvent,
@@ -16,4 +17,4 @@ export {
   type TraceKind,
 } from "./state";
 export { advance, type Advanced, type RunDeps } from "./advance";
-export { resumeEffects } from "./resume";
+export { interruptedOutcome, isRepeatable, recoverRun, type Recovery } from "./resume";

@@ -13,10 +13,22 @@ export const runLimitsSchema = z.object({
   maxRunMs: z.number().int().min(1000).max(3_600_000).default(300_000),
   /** Gate rejections fed back to the model before the run fails. */
   maxRejections: z.number().int().min(0).max(10).default(3),
+  /** How long a person may take to decide an approval before the run fails; none when absent. */
+  maxApprovalWaitMs: z.number().int().min(1000).max(90 * 24 * 3_600_000).optional(),
 });
 
 export type RunLimits = z.infer<typeof runLimitsSchema>;
 export const defaultRunLimits: RunLimits = runLimitsSchema.parse({});
+
+/**
+ * An agent's limits: its own settings over the platform defaults. The one place they are merged;
+ * a request then lowers them with `effectiveLimits`.
+ * @example
+ * limitsOf({ maxSteps: 4 }).maxSteps; // 4, and every other limit its default
+ */
+export function limitsOf(agentSettings: Partial<RunLimits>): RunLimits {
+  return { ...defaultRunLimits, ...agentSettings };
+}
 
 /** Model choice of an agent: provider + model name, optional temperature and fallback. */
 export const modelSettingsSchema = z.object({
@@ -37,6 +49,7 @@ const limitFloors: Record<keyof RunLimits, number> = {
   maxTokensPerRun: 1,
   maxRunMs: 1000,
   maxRejections: 0,
+  maxApprovalWaitMs: 1000,
 };
 
 /**
@@ -50,7 +63,8 @@ export function effectiveLimits(agentLimits: RunLimits, requestOverrides: Partia
   for (const key of Object.keys(limitFloors) as (keyof RunLimits)[]) {
     const wanted = requestOverrides[key];
     if (typeof wanted !== "number" || !Number.isFinite(wanted)) continue;
-    limits[key] = Math.min(agentLimits[key], Math.max(limitFloors[key], Math.floor(wanted)));
+    // An absent ceiling (no approval deadline) is the highest: a request may still set one.
+    limits[key] = Math.min(agentLimits[key] ?? Infinity, Math.max(limitFloors[key], Math.floor(wanted)));
   }
   return limits;
 }
@@ -62,6 +76,6 @@ export function effectiveLimits(agentLimits: RunLimits, requestOverrides: Partia
 export const runLimitOverridesSchema = z.strictObject(
   Object.fromEntries(
     Object.entries(runLimitsSchema.shape).map(([key, schema]) => [key, (schema as z.ZodDefault<z.ZodNumber>).unwrap().optional()]),
-  ) as { [K in keyof RunLimits]: z.ZodOptional<z.ZodNumber> },
+  ) as { [K in keyof RunLimits]-?: z.ZodOptional<z.ZodNumber> },
 );
 export type RunLimitOverrides = z.infer<typeof runLimitOverridesSchema>;

@@ -1,32 +1,53 @@
 import type { ToolSpec } from "../tools/tool-spec";
 import { callEffect, modelRequestOf } from "./advance";
-import type { RunEffect, RunState } from "./state";
+import type { RunCall, RunEffect, RunEvent, RunState } from "./state";
+
+/** What carries a run on after it was reloaded: work to redo, and events to feed back. */
+export interface Recovery {
+  effects: RunEffect[];
+  events: RunEvent[];
+}
 
 /**
- * What to redo after the state was reloaded from storage (eviction, crash, deploy): the model call
- * in flight, the calls still running, the approvals still awaited. Finished calls are never redone.
- * Tools run at least once this way; a tool that must not run twice should be idempotent by call id.
- * @example
- * const state = JSON.parse(row.state) as RunState;
- * for (const effect of resumeEffects(state, tools)) await carryOut(effect);
+ * A call may run again after a restart only if that cannot do its effect twice: the tool says it is
+ * idempotent (read-only, or the endpoint keys on `Idempotency-Key`), or it is a plain GET.
  */
-export function resumeEffects(state: RunState, tools: readonly ToolSpec[]): RunEffect[] {
+export function isRepeatable(rc: RunCall, spec: ToolSpec | undefined): boolean {
+  if (spec?.idempotent) return true;
+  if (spec?.name === "http.fetch") return String(rc.call.arguments.method ?? "GET").toUpperCase() === "GET";
+  return false;
+}
+
+export const interruptedOutcome =
+  "interrupted: the agent restarted while this call was in flight, so whether it took effect is unknown; check before repeating it";
+
+/**
+ * After the state was reloaded from storage (eviction, crash, deploy): the model call in flight is
+ * made again; a tool call in flight is made again only if repeatable, otherwise the model is told its
+ * outcome is unknown (never a silent second call); questions to other agents are asked again (the bus
+ * keeps one request per call); approvals still wait. Finished calls are never redone.
+ * @example
+ * const { effects, events } = recoverRun(state, tools);
+ * for (const event of events) advance(state, event, deps); // tool_failed "interrupted: …"
+ */
+export function recoverRun(state: RunState, tools: readonly ToolSpec[]): Recovery {
+  const byName = new Map(tools.map((spec) => [spec.name, spec]));
   switch (state.status) {
     case "running":
-      return [modelRequestOf(state, tools)];
+      return { effects: [modelRequestOf(state, tools)], events: [] };
     case "waiting_tool":
     case "waiting_agent":
     case "waiting_approval": {
       const finished = new Set(state.finishedCallIds);
-      const effects: RunEffect[] = [];
+      const recovery: Recovery = { effects: [], events: [] };
       for (const rc of state.calls) {
-        if (finished.has(rc.call.id)) continue;
-        if (rc.status === "running") effects.push(callEffect(rc));
-        else if (rc.status === "proposed") effects.push({ type: "await_approval", call: rc.call });
+        if (finished.has(rc.call.id) || rc.status !== "running") continue;
+        if (rc.runtime === "agent" || isRepeatable(rc, byName.get(rc.call.name))) recovery.effects.push(callEffect(rc));
+        else recovery.events.push({ type: "tool_failed", callId: rc.call.id, error: interruptedOutcome, interrupted: true });
       }
-      return effects;
+      return recovery;
     }
     default:
-      return [];
+      return { effects: [], events: [] };
   }
 }

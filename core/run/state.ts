@@ -25,6 +25,32 @@ export interface RunCall {
 }
 
 /**
+ * Why a run exists and what it was asked: with the limits, everything needed to build the run
+ * again after an eviction, so starting and resuming are the same code.
+ */
+export interface RunOrigin {
+  /** `message`, `behavior:<talent>/<behavior>`, `agent:<asker>`, `manual`. */
+  trigger: string;
+  /** The request: a person's message, a behavior's goal, an asking agent's question. */
+  content: string;
+  /** Who wrote the request when it is not the person (an asking agent). */
+  name?: string;
+  /**
+   * A behavior's run: its key and the values its goal and plan were evaluated with. The plan's
+   * cursor is the plan-step ids of the calls in the run's transcript (`plan-<step>-<n>`).
+   */
+  behavior?: { key: string; scope: Record<string, unknown> };
+  /** A person calls one tool by hand: the call is gated and run, and no model is involved. */
+  manual?: { tool: string; arguments: Record<string, unknown>; by: string };
+  /** History messages compiled into the context (a request may lower the agent's). */
+  maxHistory?: number;
+  /** The model the run was started with (provider and name), as the record of what it used. */
+  model?: { provider: string; name: string };
+  /** The tools the agent had when the run started. */
+  tools?: string[];
+}
+
+/**
  * Everything about one run, plain JSON so the Durable Object stores it after every transition and
  * resumes from it after eviction.
  */
@@ -32,6 +58,7 @@ export interface RunState {
   id: string;
   agent: string;
   sessionId: string;
+  origin: RunOrigin;
   status: RunStatus;
   /** Model calls issued. */
   step: number;
@@ -60,8 +87,8 @@ export type RunEvent =
   | { type: "start"; message: Message; context: Message[] }
   | { type: "model_result"; response: LlmResponse }
   | { type: "model_failed"; error: string }
-  | { type: "tool_result"; callId: string; output: string }
-  | { type: "tool_failed"; callId: string; error: string }
+  | { type: "tool_result"; callId: string; output: string; truncated?: boolean }
+  | { type: "tool_failed"; callId: string; error: string; interrupted?: boolean }
   /** Only ever built by the Durable Object from an authenticated person's request. */
   | { type: "approval"; callId: string; approved: boolean; by: string; reason?: string }
   | { type: "agent_response"; callId: string; answer?: string; error?: string }
@@ -89,6 +116,8 @@ export interface NewRun {
   agent: string;
   sessionId: string;
   limits: RunLimits;
+  /** Default: a person's message with no content (tests). */
+  origin?: RunOrigin;
 }
 
 /**
@@ -98,6 +127,7 @@ export interface NewRun {
 export function newRunState(run: NewRun): RunState {
   return {
     ...run,
+    origin: run.origin ?? { trigger: "message", content: "" },
     status: "idle",
     step: 0,
     usage: { inputTokens: 0, outputTokens: 0 },
@@ -122,8 +152,15 @@ export function activeMs(state: RunState, now: number): number {
   return Math.max(0, now - state.startedAt - state.approvalWaitMs - waiting);
 }
 
-/** When the Durable Object should send `timeout`; undefined while only a person is awaited or the run is over. */
+/**
+ * When the Durable Object should send `timeout`; undefined while the run is over, or waits only for a
+ * person and the agent set no `maxApprovalWaitMs` (an approval may take days).
+ */
 export function runDeadline(state: RunState): number | undefined {
-  if (isTerminal(state) || state.status === "idle" || state.status === "waiting_approval") return undefined;
+  if (isTerminal(state) || state.status === "idle") return undefined;
+  if (state.status === "waiting_approval") {
+    const wait = state.limits.maxApprovalWaitMs;
+    return wait !== undefined && state.waitingSince !== undefined ? state.waitingSince + wait : undefined;
+  }
   return state.startedAt + state.approvalWaitMs + state.limits.maxRunMs;
 }

@@ -7,6 +7,8 @@ export interface McpToolManifest {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
+  /** MCP's behaviour hints; read-only or idempotent tools are safe to repeat after a restart. */
+  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean; [hint: string]: unknown };
 }
 
 export interface OpenAIFunctionTool {
@@ -43,7 +45,8 @@ export function toMcpTool(spec: ToolLike): McpToolManifest {
 }
 
 export function fromMcpTool(tool: McpToolManifest, runtime: ToolRuntime = "mcp"): ToolSpec {
-  return { name: tool.name, description: tool.description ?? "", parameters: tool.inputSchema ?? emptyObjectSchema(), runtime };
+  const repeatable = tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true;
+  return { name: tool.name, description: tool.description ?? "", parameters: tool.inputSchema ?? emptyObjectSchema(), runtime, ...(repeatable ? { idempotent: true } : {}) };
 }
 
 /**

@@ -10,6 +10,8 @@ export interface ToolCallContext {
   signal: AbortSignal;
   /** Secret values by name, for this call only. */
   secrets: SecretValues;
+  /** Stable for one proposed call, across retries and restarts: HTTP tools send it as `Idempotency-Key`. */
+  idempotencyKey?: string;
 }
 
 /** The code behind a tool. A non-string result is sent to the model as JSON. */
@@ -36,6 +38,8 @@ export interface InvokeOptions {
   /** Overrides the spec's `timeoutMs` and the registry default. */
   timeoutMs?: number;
   secrets?: SecretValues;
+  /** The call's stable id (run and call), passed to the implementation. */
+  idempotencyKey?: string;
 }
 
 export interface ToolRegistry {
@@ -101,7 +105,7 @@ export function makeToolRegistry(specs: readonly ToolSpec[], implementations: Re
     });
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true }));
     try {
-      const result = await Promise.race([implementation(args, { signal: controller.signal, secrets }), limit, aborted]);
+      const result = await Promise.race([implementation(args, { signal: controller.signal, secrets, ...(invokeOptions.idempotencyKey ? { idempotencyKey: invokeOptions.idempotencyKey } : {}) }), limit, aborted]);
       const text = typeof result === "string" ? result : JSON.stringify(result) ?? "";
       const cut = truncateToBytes(redactSecrets(text, secretValues), maxOutputBytes);
       return { ok: true, output: cut.text, truncated: cut.truncated };

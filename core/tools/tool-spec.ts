@@ -17,6 +17,12 @@ export const toolSpecSchema = z.object({
   requiresApproval: z.boolean().optional(),
   /** Per-call time limit in ms; the agent's `toolTimeoutMs` applies when absent. */
   timeoutMs: z.number().int().positive().max(300_000).optional(),
+  /**
+   * Safe to repeat: read-only, or the same call (same idempotency key) has its effect once. A call
+   * interrupted by a restart is repeated only for such tools; otherwise the model is told its
+   * outcome is unknown.
+   */
+  idempotent: z.boolean().optional(),
 });
 
 /**

@@ -1,4 +1,4 @@
-import { Agent, type Connection, type ConnectionContext } from "agents";
+import { Agent, type Connection, type ConnectionContext, type FiberRecoveryContext } from "agents";
 import { eq } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
@@ -7,10 +7,9 @@ import { socketTokenHeader } from "../../core/auth";
 import type { MemoryKind } from "../../core/context";
 import type { ActorScript } from "../../core/dsl";
 import { isPantheonError, PantheonError, type Result } from "../../core/errors";
-import { systemClock, type Message } from "../../core/ports";
+import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
-import type { RunLimits, RunState } from "../../core/run";
-import { defaultRunLimits } from "../../core/run/limits";
+import { effectiveLimits, limitsOf, type RunLimits, type RunState } from "../../core/run";
 import migrations from "../../migrations/agent/migrations.js";
 import { makeBehaviorBook, type BehaviorAlarm } from "./behavior-state";
 import { makeBehaviors, type BehaviorRun } from "./behaviors";
@@ -28,6 +27,15 @@ import { makeRunStore } from "./runs";
 import * as schema from "./schema";
 import { makeSessionStore } from "./sessions";
 import { buildAgentTools } from "./tools";
+
+/** What a manual tool call answers: its output, why it failed, or the approval it waits for. */
+export type ManualCall =
+  | { runId: string; status: string; ok: true; output: string; truncated: boolean; ms: number }
+  | { runId: string; status: string; ok: false; error: { message: string }; ms: number }
+  | { runId: string; status: "waiting_approval"; pending: { callId: string; tool: string; arguments: Record<string, unknown> } };
+
+/** The agents SDK fiber that holds a run being driven (durable execution). */
+const runFiberName = "run";
 
 export interface ChatInput {
   content: string;
@@ -62,6 +70,8 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly memory;
   private readonly behaviors;
   private readonly outbound = outboundSettingsFrom(this.env);
+  /** A planned behavior's run reports its events to its plan (which steps failed). */
+  private readonly planObservers = new Map<string, (event: RunEvent) => void>();
   /** What this agent's MCP requests may reach, read at each request: its allowlist now. */
   private readonly mcpPolicy = (): OutboundPolicy => ({ allowHosts: this.storedProfile()?.runtime.allowHosts ?? [], allowLoopback: this.outbound.allowLoopback });
   private readonly mcpServers = makeMcpServers(mcpClientOf(this, this.mcpPolicy), this.mcpPolicy);
@@ -86,7 +96,12 @@ export class AgentDO extends Agent<Env, LiveState> {
       broadcast: (event, runId) => this.onRunEvent(event, runId),
       scheduleDeadline: (runId, at) => void this.armDeadline(runId, at),
       askAgent: (request) => this.bus.ask(request),
-      contextFor: (state) => this.runContext(this.profile(), state.context),
+      prepare: (state) => this.prepareRun(state),
+      durably: (runId, work) => this.runFiber(runFiberName, async (fiber) => {
+        fiber.stash({ runId });
+        return work();
+      }),
+      transaction: (fn) => this.ctx.storage.transactionSync(fn),
     });
     const project = () => this.name.slice(0, this.name.indexOf("."));
     this.bus = makeAgentBus({
@@ -97,7 +112,13 @@ export class AgentDO extends Agent<Env, LiveState> {
       project,
       profile: () => this.profile(),
       deliver: (runId, event) => this.driver.deliver(runId, event),
-      startRun: ({ runId, session, content, name, trigger }) => this.turn({ content, session, runId, name }, () => {}, { trigger }),
+      compileContext: async (sessionId, question) => (await this.memory.contextFor({ profile: this.profile(), sessionId, query: question })).context,
+      createRun: (input) => this.driver.create({ ...input, agent: this.profile().name, limits: limitsOf(this.profile().runtime.limits) }),
+      startRun: (runId) => this.driver.startCreated(runId),
+      transaction: (fn) => this.ctx.storage.transactionSync(fn),
+      retryLater: async (seconds) => {
+        if (!this.getSchedules().some((s) => s.callback === "onBusFlush")) await this.schedule(seconds, "onBusFlush");
+      },
       createSession: (title) => this.sessions.create(title).id,
       deadlines: {
         arm: (at, messageId) => this.schedule(new Date(at), "onBusDeadline", { messageId }),
@@ -121,16 +142,52 @@ export class AgentDO extends Agent<Env, LiveState> {
       sessionId: (session) => this.sessions.resolve(session).id,
       run: (input, sink, behavior) => this.turn(input, sink, behavior),
       append: (sessionId, message) => void this.messages.append(sessionId, message),
-      remember: (_sessionId, content) => this.memory.create({ text: content, kind: "fact" }),
+      remember: (content, key) => this.once(key, () => this.memory.create({ text: content, kind: "fact" })),
     });
   }
 
-  /** Every start of this object (after eviction, a crash or a deploy) resumes runs that were mid-flight. */
+  /** Runs `fn` once per key, across restarts (a plan step redone after an eviction). */
+  private async once(key: string, fn: () => Promise<unknown>): Promise<void> {
+    const done = `once:${key}`;
+    if (this.ctx.storage.kv.get(done)) return;
+    await fn();
+    this.ctx.storage.kv.put(done, 1);
+  }
+
+  /**
+   * Every start of this object (after eviction, a crash, a deploy — woken by a request or by its own
+   * alarm) carries on the runs that had work in flight, and those created but not started.
+   */
   override async onStart(): Promise<void> {
     // A state stored before clients were read-only may be anything: start again from a sound one.
     if (!liveStateSchema.safeParse(this.state).success) this.setState(initialLiveState);
-    if (this.storedProfile()) this.driver.resume();
+    if (this.storedProfile()) {
+      this.driver.recover();
+      this.bus.flush();
+    }
     await this.behaviors.reconcile();
+  }
+
+  /**
+   * The agents SDK found a run's fiber interrupted (the object was evicted mid-run) — on the next
+   * start, or from the fiber's keep-alive alarm when no request comes. The run is carried on from its
+   * record; its fiber's row is then removed (a new fiber holds the carried-on run).
+   */
+  override async onFiberRecovered(ctx: FiberRecoveryContext): Promise<void> {
+    if (ctx.name !== runFiberName || !this.storedProfile()) return;
+    this.driver.recover();
+  }
+
+  /** What a run needs from its record: the agent now, its tools, its model (a behavior's plan around it). */
+  private async prepareRun(state: RunState): Promise<RunContext> {
+    const profile = this.profile();
+    await this.mcpServers.ready();
+    const ctx = this.runContext(profile);
+    const behavior = state.origin.behavior;
+    if (!behavior) return ctx;
+    const plan = this.behaviors.planModel({ id: state.id, sessionId: state.sessionId, behavior }, ctx.llm);
+    this.planObservers.set(state.id, plan.observe);
+    return { ...ctx, llm: plan.llm };
   }
 
   // ---- live clients (WebSocket) ---------------------------------------------------------------
@@ -168,12 +225,10 @@ export class AgentDO extends Agent<Env, LiveState> {
     return closed;
   }
 
-  private runContext(profile: AgentProfile, context: Message[]): RunContext {
-    const limits = { ...defaultRunLimits, ...profile.runtime.limits };
+  private runContext(profile: AgentProfile): RunContext {
     return {
       profile,
-      context,
-      llm: llmForProfile(profile, this.env, { timeoutMs: limits.modelTimeoutMs }),
+      llm: llmForProfile(profile, this.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs }),
       tools: this.toolsOf(profile),
     };
   }
@@ -251,22 +306,42 @@ export class AgentDO extends Agent<Env, LiveState> {
     });
   }
 
-  private async turn(input: ChatInput & { runId?: string; name?: string }, sink: Emit, behavior?: BehaviorRun): Promise<RunOutcome> {
+  /**
+   * One turn: a person's message (through the active behaviors first) or a behavior's goal. The
+   * profile is read once; the context is compiled before the request is stored, then the run is
+   * created (record and message in one transaction) and driven.
+   */
+  private async turn(input: ChatInput, sink: Emit, behavior?: BehaviorRun): Promise<RunOutcome> {
     const profile = this.profile();
     const handled = behavior ? null : await this.behaviors.onMessage(input, sink);
     if (handled) return handled;
     const session = this.sessions.resolve(input.session);
-    const { context, usedIds } = await this.memory.contextFor({ profile, sessionId: session.id, query: input.content, ...(input.limits?.maxHistory !== undefined ? { maxHistory: input.limits.maxHistory } : {}) });
+    const maxHistory = input.limits?.maxHistory;
+    const { context, usedIds } = await this.memory.contextFor({ profile, sessionId: session.id, query: input.content, ...(maxHistory !== undefined ? { maxHistory } : {}) });
     await this.mcpServers.ready();
-    const ctx = this.runContext(profile, context);
+    const runCtx = this.runContext(profile);
+    const runId = crypto.randomUUID();
+    let ctx = runCtx;
+    if (behavior?.behavior) {
+      const plan = this.behaviors.planModel({ id: runId, sessionId: session.id, behavior: behavior.behavior }, runCtx.llm);
+      this.planObservers.set(runId, plan.observe);
+      ctx = { ...runCtx, llm: plan.llm };
+    }
     const result = await this.driver.start({
-      ctx: behavior?.wrapLlm ? { ...ctx, llm: behavior.wrapLlm(ctx.llm) } : ctx,
+      runId,
+      agent: profile.name,
       sessionId: session.id,
-      content: input.content,
-      trigger: behavior?.trigger ?? "message",
-      ...(input.limits ? { overrides: input.limits } : {}),
-      ...(input.runId ? { runId: input.runId } : {}),
-      ...(input.name ? { name: input.name } : {}),
+      limits: effectiveLimits(limitsOf(profile.runtime.limits), input.limits ?? {}),
+      origin: {
+        trigger: behavior?.trigger ?? "message",
+        content: input.content,
+        ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
+        ...(maxHistory !== undefined ? { maxHistory } : {}),
+        model: { provider: profile.model.provider, name: profile.model.name },
+        tools: runCtx.tools.specs.map((s) => s.name),
+      },
+      context,
+      ctx,
       sink,
     });
     this.sessions.touch(session.id);
@@ -277,6 +352,8 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Every run event goes to live clients, and moves the agent's live status. */
   private onRunEvent(event: RunEvent, runId: string): void {
+    this.planObservers.get(runId)?.(event);
+    if (event.type === "done") this.planObservers.delete(runId);
     // Called for every streamed token: the name comes from the object's name, not a profile read.
     const agent = this.name.slice(this.name.indexOf(".") + 1);
     this.broadcast(JSON.stringify({ type: "run_event", agent, runId, event }));
@@ -369,15 +446,44 @@ export class AgentDO extends Agent<Env, LiveState> {
     return this.known(() => this.toolsOf(this.profile()).specs);
   }
 
-  /** A person calls a tool by hand: arguments are validated against its schema; no model involved. */
-  invokeTool(name: string, args: Record<string, unknown>) {
-    return this.known(async () => {
-      const tools = this.toolsOf(this.profile());
-      if (!tools.specs.some((s) => s.name === name)) throw new PantheonError("not_found", `tool '${name}' is not declared for this agent`, { details: { tool: name } });
+  /**
+   * A person calls a tool by hand (`by` is the authenticated principal). It is a run of its own,
+   * trigger `manual`, through the same gates as a model's proposal — budget, allowlist, schema, custom
+   * gates, rate limit, approval — and traced; no model is involved, and nothing enters the chat.
+   */
+  invokeTool(name: string, args: Record<string, unknown>, by: string) {
+    return this.known(async (): Promise<ManualCall> => {
+      const profile = this.profile();
+      await this.mcpServers.ready();
+      const ctx = this.runContext(profile);
+      if (!ctx.tools.specs.some((s) => s.name === name)) throw new PantheonError("not_found", `tool '${name}' is not declared for this agent`, { details: { tool: name } });
       const started = this.clock.now();
-      const outcome = await tools.registry.invoke(name, args, { secrets: tools.secrets });
+      const outcome = await this.driver.start({
+        agent: profile.name,
+        sessionId: this.sessions.resolve(undefined).id,
+        limits: limitsOf(profile.runtime.limits),
+        origin: { trigger: "manual", content: `${name} ${JSON.stringify(args)}`.slice(0, 2000), manual: { tool: name, arguments: args, by }, tools: ctx.tools.specs.map((s) => s.name) },
+        context: [],
+        ctx,
+      });
       const ms = this.clock.now() - started;
-      return outcome.ok ? { ok: true as const, output: outcome.output, truncated: outcome.truncated, ms } : { ok: false as const, error: outcome.error, ms };
+      const { runId, status } = outcome;
+      if (status === "waiting_approval") {
+        const pending = this.driver.pendingApprovals().find((p) => p.runId === runId);
+        return { runId, status, pending: { callId: pending?.callId ?? "manual-call", tool: name, arguments: args } };
+      }
+      const trace = this.runs.trace(runId);
+      const refused = trace
+        .filter((step) => step.name === "gate_decisions")
+        .flatMap((step) => (step.data as { decisions: { gate: string; decision: { allow: boolean; reason?: string } }[] }).decisions)
+        .find((d) => !d.decision.allow);
+      if (status === "failed" && refused) {
+        throw new PantheonError("gate_rejected", `gate '${refused.gate}' refused the call: ${refused.decision.reason ?? "no reason given"}`, { details: { runId, gate: refused.gate, reason: refused.decision.reason ?? null } });
+      }
+      const truncated = trace.some((step) => step.name === "tool_result" && (step.data as { truncated?: boolean }).truncated === true);
+      return status === "completed"
+        ? { runId, status, ok: true, output: outcome.result ?? "", truncated, ms }
+        : { runId, status, ok: false, error: { message: outcome.error ?? `the run ${status}` }, ms };
     });
   }
 
@@ -459,6 +565,10 @@ export class AgentDO extends Agent<Env, LiveState> {
   /** The queue consumer hands a bus message here: delivered at least once, applied once. */
   busReceive(message: unknown) {
     return this.known(() => this.bus.receive(message));
+  }
+  /** Alarm callback (agents SDK schedule): messages the queue did not take are sent again. */
+  async onBusFlush(): Promise<void> {
+    await this.bus.flush();
   }
   /** Alarm callback (agents SDK schedule): a request's deadline passed. */
   async onBusDeadline(payload: { messageId: string }): Promise<void> {

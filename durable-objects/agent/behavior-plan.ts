@@ -12,10 +12,13 @@ export interface PlanDeps {
   scope: ExprScope;
   /** The agent's own model: `(think)` hands the run to it. */
   model: LlmPort;
-  /** Writes a `(message …)` or `(remember …)` step that is not the plan's last word. */
-  append(message: { role: "assistant" | "system" | "user"; content: string }): void;
-  /** Stores a `(remember …)` step: a memory, where the agent has the memory feature. */
-  remember(content: string): void | Promise<unknown>;
+  /**
+   * Writes a `(message …)` step that is not the plan's last word. `step` is its index: a step redone
+   * after a restart must write its message once.
+   */
+  append(message: { role: "assistant" | "system" | "user"; content: string }, step: number): void;
+  /** Stores a `(remember …)` step (once per step, like `append`). */
+  remember(content: string, step: number): void | Promise<unknown>;
 }
 
 /**
@@ -24,8 +27,8 @@ export interface PlanDeps {
  * registry, trace and limits as a model's. `(think)` hands the rest of the run to the real model.
  * Where the plan is comes from the run's own messages, so the same plan object serves every turn.
  * @example
- * const llm = makePlanLlm({ behavior, scope: { input }, model, append, remember });
- * await driver.start({ ctx: { ...ctx, llm }, ... }); // tool steps appear in the trace as tool_call
+ * const { llm, observe } = makePlanLlm({ behavior, scope: { input }, model, append, remember });
+ * // the run's model is `llm`; its events go to `observe`; tool steps appear in the trace as tool_call
  */
 export function makePlanLlm(deps: PlanDeps) {
   /** Outcome of each planned call as the run reported it (tool_result / gate events). */
@@ -81,11 +84,11 @@ export function makePlanLlm(deps: PlanDeps) {
           return "think";
         case "message":
           if (last && action.role === "assistant") return response(action.content, [], "stop");
-          deps.append({ role: action.role, content: action.content });
+          deps.append({ role: action.role, content: action.content }, i);
           prev = action.content;
           break;
         case "remember":
-          await deps.remember(action.content);
+          await deps.remember(action.content, i);
           prev = action.content;
           break;
         case "spawn":

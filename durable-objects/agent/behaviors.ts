@@ -1,4 +1,4 @@
-import type { ActorScript, Behavior } from "../../core/dsl";
+import type { ActorScript, Behavior, ExprScope } from "../../core/dsl";
 import { PantheonError } from "../../core/errors";
 import type { Clock, LlmPort } from "../../core/ports";
 import type { RunLimits } from "../../core/run";
@@ -16,10 +16,14 @@ export interface BehaviorScheduler {
   cancel(id: string): Promise<unknown>;
 }
 
-/** How a behavior run differs from a person's turn: its trigger, and a planned model for deterministic plans. */
+/**
+ * How a behavior run differs from a person's turn: its trigger, and for a deterministic plan the
+ * behavior and the values it was evaluated with (kept in the run's record, so the plan is rebuilt
+ * after a restart and goes on where it was).
+ */
 export interface BehaviorRun {
   trigger: string;
-  wrapLlm?: (model: LlmPort) => LlmPort;
+  behavior?: { key: string; scope: Record<string, unknown> };
 }
 
 export interface BehaviorDeps {
@@ -33,8 +37,10 @@ export interface BehaviorDeps {
   sessionId(session?: string): string;
   /** A normal run (traced, gated) of `content` in `session`, driven until it settles. */
   run(input: { content: string; session: string; limits?: Partial<RunLimits> }, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome>;
-  append(sessionId: string, message: { role: "assistant" | "system" | "user"; content: string }): void;
-  remember(sessionId: string, content: string): void | Promise<unknown>;
+  /** Writes a plan's message once: `id` is stable for the run and step. */
+  append(sessionId: string, message: { role: "assistant" | "system" | "user"; content: string; id: string }): void;
+  /** Stores a plan's memory once per `key` (run and step). */
+  remember(content: string, key: string): void | Promise<unknown>;
 }
 
 export interface ScheduleView {
@@ -111,24 +117,29 @@ export function makeBehaviors(deps: BehaviorDeps) {
     const { behavior } = found;
     const sessionId = deps.sessionId(options.session);
     const scope = { input, ctx: { agent: deps.agent(), talent: found.talent, behavior: behavior.name, session: sessionId, now: clock.now() } };
-    let observe: (event: RunEvent) => void = () => {};
     const planned = behavior.plan.steps.some((step) => step.kind !== "think");
-    const wrapLlm = planned
-      ? (model: LlmPort) => {
-          const plan = makePlanLlm({ behavior, scope, model, append: (m) => deps.append(sessionId, m), remember: (c) => deps.remember(sessionId, c) });
-          observe = plan.observe;
-          return plan.llm;
-        }
-      : undefined;
-    const sink: Emit = (event) => {
-      observe(event);
-      options.sink?.(event);
-    };
     return deps.run(
-      { content: goalText(behavior, scope), session: sessionId, ...(options.limits ? { limits: options.limits } : {}) },
-      sink,
-      { trigger: `behavior:${found.key}`, ...(wrapLlm ? { wrapLlm } : {}) },
+      { content: goalText(behavior, scope as ExprScope), session: sessionId, ...(options.limits ? { limits: options.limits } : {}) },
+      options.sink ?? (() => {}),
+      { trigger: `behavior:${found.key}`, ...(planned ? { behavior: { key: found.key, scope } } : {}) },
     );
+  }
+
+  /**
+   * The model of a planned behavior's run, built from the run's record: the plan answers each model
+   * call with its next step, `(think)` hands over to the agent's model. The same for a new run and
+   * for one resumed after a restart (the plan finds its place in the run's transcript).
+   */
+  function planModel(run: { id: string; sessionId: string; behavior: { key: string; scope: Record<string, unknown> } }, model: LlmPort): { llm: LlmPort; observe: (event: RunEvent) => void } {
+    const found = find(run.behavior.key);
+    if (!found) throw new PantheonError("not_found", `behavior '${run.behavior.key}' is no longer in this agent's script`, { details: { behavior: run.behavior.key } });
+    return makePlanLlm({
+      behavior: found.behavior,
+      scope: run.behavior.scope as ExprScope,
+      model,
+      append: (message, step) => deps.append(run.sessionId, { ...message, id: `${run.id}:plan:${step}` }),
+      remember: (content, step) => deps.remember(content, `${run.id}:plan:${step}`),
+    });
   }
 
   /** A scheduled run with the behavior's retry policy: failures retry with backoff, then give up and say so. */
@@ -189,6 +200,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
 
   return {
     reconcile: () => reconcile(),
+    planModel,
 
     /** The alarm callback: an interval tick, an idle time reached, or a retry due. */
     async onAlarm(alarm: BehaviorAlarm, firingId?: string): Promise<void> {

@@ -14,8 +14,8 @@ import {
   type BusReply,
   type BusRequest,
 } from "../../core/bus";
-import type { Clock } from "../../core/ports";
-import type { RunEvent as CoreEvent } from "../../core/run";
+import type { Clock, Message } from "../../core/ports";
+import type { RunEvent as CoreEvent, RunOrigin } from "../../core/run";
 import { PantheonError } from "../../core/errors";
 import { agentStub, registryStub } from "../../workers/stubs";
 import type { BusLogEntry } from "../registry/bus-log";
@@ -74,8 +74,16 @@ export interface BusDeps extends BusPorts {
   project: () => string;
   profile: () => AgentProfile;
   deliver(runId: string, event: CoreEvent): Promise<unknown>;
-  /** Starts a run for a delegated question: the question is the user message, `name` the asker. */
-  startRun(input: { runId: string; session: string; content: string; name: string; trigger: string }): Promise<unknown>;
+  /** The context a delegated question is answered with (compiled before anything is stored). */
+  compileContext(sessionId: string, question: string): Promise<Message[]>;
+  /** Writes a run's record and its request (no transaction of its own: the bus holds one). */
+  createRun(input: { runId: string; sessionId: string; origin: RunOrigin; context: Message[] }): unknown;
+  /** Drives a run created by `createRun`. */
+  startRun(runId: string): Promise<unknown>;
+  /** One SQLite transaction. */
+  transaction<T>(fn: () => T): T;
+  /** Re-sends what the queue has not taken yet, after `seconds` (an alarm; idempotent). */
+  retryLater(seconds: number): Promise<unknown>;
   createSession(title: string): string;
   /** The request's deadline alarm (agents SDK `schedule`), keyed by message id. */
   deadlines: { arm(at: number, messageId: string): Promise<unknown>; disarm(messageId: string): Promise<unknown> };
@@ -128,27 +136,56 @@ export function makeAgentBus(deps: BusDeps) {
       await record([{ message: request, state: "refused", note: refused.error }]);
       return { refused, request };
     }
-    db.insert(schema.busOutbox)
-      .values({ id: request.id, runId: input.replyTo.runId, callId: input.replyTo.callId, target: input.target, conversationId: request.conversationId, depth: request.depth, deadlineAt: request.deadlineAt, status: "pending", createdAt: now })
-      .run();
+    // The wait and the message are written together: both or neither survive an eviction.
+    deps.transaction(() => {
+      db.insert(schema.busOutbox)
+        .values({ id: request.id, runId: input.replyTo.runId, callId: input.replyTo.callId, target: input.target, conversationId: request.conversationId, depth: request.depth, deadlineAt: request.deadlineAt, status: "pending", createdAt: now })
+        .run();
+      enqueue(request);
+    });
     await deps.deadlines.arm(request.deadlineAt, request.id);
     await record([{ message: request, state: "sent" }]);
-    try {
-      await deps.send(parseBusMessage(request));
-    } catch (error) {
-      settle(request.id, "failed");
-      await deps.deadlines.disarm(request.id);
-      const message = error instanceof Error ? error.message : String(error);
-      await record([{ message: request, state: "dead", note: `the queue refused the message: ${message}` }]);
-      return { refused: { code: "unavailable", error: `the bus could not take the message: ${message}` }, request };
-    }
+    await flush();
     return { request };
   }
 
-  function settle(requestId: string, status: "answered" | "failed" | "timeout" | "abandoned"): typeof schema.busOutbox.$inferSelect | undefined {
+  /** Puts a message in the send queue (inside the caller's transaction). */
+  function enqueue(message: BusMessage): void {
+    db.insert(schema.busSendQueue).values({ id: message.id, message, createdAt: clock.now() }).onConflictDoNothing().run();
+  }
+
+  let flushing: Promise<void> | null = null;
+  /**
+   * Sends every queued message; each leaves the send queue only once the queue has taken it. A
+   * message the queue refuses stays, and is sent again on a backoff alarm (and on every start).
+   */
+  function flush(): Promise<void> {
+    flushing ??= (async () => {
+      try {
+        let failed = 0;
+        for (const row of db.select().from(schema.busSendQueue).orderBy(schema.busSendQueue.createdAt).all()) {
+          try {
+            await deps.send(parseBusMessage(row.message));
+            db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
+          } catch (error) {
+            failed = Math.max(failed, row.attempts + 1);
+            const message = error instanceof Error ? error.message : String(error);
+            db.update(schema.busSendQueue).set({ attempts: row.attempts + 1, lastError: message.slice(0, 500) }).where(eq(schema.busSendQueue.id, row.id)).run();
+            console.warn(JSON.stringify({ level: "warn", message: "bus: the queue did not take a message; it is sent again later", id: row.id, attempt: row.attempts + 1, error: message }));
+          }
+        }
+        if (failed > 0) await deps.retryLater(Math.min(60, 2 ** Math.min(failed, 6)));
+      } finally {
+        flushing = null;
+      }
+    })();
+    return flushing;
+  }
+
+  function settle(requestId: string, status: "answered" | "failed" | "timeout" | "abandoned", reply?: { answer?: string; error?: string }): typeof schema.busOutbox.$inferSelect | undefined {
     return db
       .update(schema.busOutbox)
-      .set({ status, settledAt: clock.now() })
+      .set({ status, settledAt: clock.now(), ...(reply ? { reply } : {}) })
       .where(and(eq(schema.busOutbox.id, requestId), eq(schema.busOutbox.status, "pending")))
       .returning()
       .get();
@@ -184,6 +221,14 @@ export function makeAgentBus(deps: BusDeps) {
   });
 
   async function ask(request: AskRequest): Promise<void> {
+    // Asked again when a run is carried on after a restart: one request per call, ever. If its
+    // answer came while the run could not take it, the run gets that same answer now.
+    const earlier = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, request.runId), eq(schema.busOutbox.callId, request.callId))).get();
+    if (earlier) {
+      const reply = earlier.reply as { answer?: string; error?: string } | null;
+      if (earlier.status !== "pending" && reply) later(() => hand(request, earlier.target, reply));
+      return;
+    }
     let target = request.target;
     let question = request.question;
     if (isSpawnCall(target)) {
@@ -204,16 +249,42 @@ export function makeAgentBus(deps: BusDeps) {
     trace(request.runId, "bus_sent", { callId: request.callId, target, messageId: sent.request.id, conversationId: sent.request.conversationId, depth: sent.request.depth, deadlineAt: sent.request.deadlineAt });
   }
 
-  async function reply(request: BusRequest, message: BusReply): Promise<void> {
-    await deps.send(parseBusMessage(message));
+  async function reply(_request: BusRequest, message: BusReply): Promise<void> {
+    enqueue(message);
+    await flush();
   }
 
+  function inboxRow(message: BusMessage, status: string, runId: string | null) {
+    return {
+      id: message.id,
+      type: message.type,
+      fromAgent: message.from,
+      conversationId: message.conversationId,
+      depth: message.depth,
+      runId,
+      request: message.type === "request" ? message : null,
+      status,
+      receivedAt: clock.now(),
+    };
+  }
+
+  const repeated = (id: string): Applied => ({ applied: false, reason: `message '${id}' was already applied` });
+
+  /**
+   * A request: its inbox mark and the run that answers it are written in one transaction, so an
+   * eviction leaves either nothing (the queue delivers again) or a run that is carried on.
+   */
   async function applyRequest(request: BusRequest): Promise<Applied> {
     const now = clock.now();
     const refused = checkRequest({ from: request.from, to: request.to, depth: request.depth, deadlineAt: request.deadlineAt, now });
     if (refused) {
-      db.update(schema.busInbox).set({ status: "answered" }).where(eq(schema.busInbox.id, request.id)).run();
-      await reply(request, makeErrorReply(request, refused.code, refused.error, now));
+      const written = deps.transaction(() => {
+        if (!db.insert(schema.busInbox).values(inboxRow(request, "answered", null)).onConflictDoNothing().returning().get()) return false;
+        enqueue(makeErrorReply(request, refused.code, refused.error, now));
+        return true;
+      });
+      if (!written) return repeated(request.id);
+      await flush();
       await record([{ message: request, state: "refused", note: refused.error }]);
       return { applied: false, reason: refused.error };
     }
@@ -221,51 +292,71 @@ export function makeAgentBus(deps: BusDeps) {
     if (!session) {
       session = deps.createSession(`Asked by ${request.from}`);
       db.insert(schema.busConversations).values({ conversationId: request.conversationId, sessionId: session, createdAt: now }).onConflictDoNothing().run();
+      session = db.select().from(schema.busConversations).where(eq(schema.busConversations.conversationId, request.conversationId)).get()!.sessionId;
     }
+    const context = await deps.compileContext(session, request.payload.question);
     const runId = crypto.randomUUID();
-    db.update(schema.busInbox).set({ runId }).where(eq(schema.busInbox.id, request.id)).run();
-    void deps
-      .startRun({ runId, session, content: request.payload.question, name: request.from, trigger: `agent:${request.from}` })
-      .catch((error: unknown) => answerRun(runId, "failed", error instanceof Error ? error.message : String(error)));
+    const sessionId = session;
+    const created = deps.transaction(() => {
+      if (!db.insert(schema.busInbox).values(inboxRow(request, "applied", runId)).onConflictDoNothing().returning().get()) return false;
+      deps.createRun({ runId, sessionId, origin: { trigger: `agent:${request.from}`, content: request.payload.question, name: request.from }, context });
+      return true;
+    });
+    if (!created) return repeated(request.id);
+    void deps.startRun(runId).catch((error: unknown) => answerRun(runId, "failed", error instanceof Error ? error.message : String(error)));
     return { applied: true, runId };
   }
 
+  /**
+   * An answer: the wait is settled with the answer itself (so a run evicted before it took the
+   * answer gets it when carried on), then handed to the run; a repeat finds nothing waiting.
+   */
   async function applyReply(message: BusReply): Promise<Applied> {
     const requestId = requestIdOfReply(message.id);
-    const row = settle(requestId, message.type === "response" ? "answered" : "failed");
+    const text = message.type === "response" ? { answer: message.payload.answer } : { error: `agent '${message.from}' could not answer (${message.payload.code}): ${message.payload.error}` };
+    const row = deps.transaction(() => {
+      const settled = settle(requestId, message.type === "response" ? "answered" : "failed", text);
+      db.insert(schema.busInbox).values(inboxRow(message, "applied", null)).onConflictDoNothing().run();
+      return settled;
+    });
     if (!row) {
       const reason = "nobody waits for this answer any more (answered, timed out or unknown)";
       await record([{ message, state: "ignored", note: reason }]);
       return { applied: false, reason };
     }
     await deps.deadlines.disarm(requestId);
-    const text = message.type === "response" ? { answer: message.payload.answer } : { error: `agent '${message.from}' could not answer (${message.payload.code}): ${message.payload.error}` };
     hand(message.replyTo, message.from, text);
     return { applied: true };
   }
 
   /** The run a request started has ended: its reply goes back on the queue (once). */
   async function answerRun(runId: string, status: string, error?: string): Promise<void> {
-    const row = db
-      .update(schema.busInbox)
-      .set({ status: "answered" })
-      .where(and(eq(schema.busInbox.runId, runId), eq(schema.busInbox.status, "applied"), eq(schema.busInbox.type, "request")))
-      .returning()
-      .get();
-    if (!row?.request) return;
-    const request = row.request as BusRequest;
     const run = deps.runs.get(runId);
     const state = run?.state as { result?: string; error?: string } | undefined;
     const now = clock.now();
-    const message =
-      status === "completed"
-        ? makeResponse(request, state?.result ?? "", now)
-        : makeErrorReply(request, "run_failed", `agent '${me()}' could not answer: run ${status}${error ?? state?.error ? `: ${error ?? state?.error}` : ""}`, now);
+    // The answer is marked and queued together: after an eviction it is still in the send queue.
+    const answered = deps.transaction(() => {
+      const row = db
+        .update(schema.busInbox)
+        .set({ status: "answered" })
+        .where(and(eq(schema.busInbox.runId, runId), eq(schema.busInbox.status, "applied"), eq(schema.busInbox.type, "request")))
+        .returning()
+        .get();
+      if (!row?.request) return null;
+      const request = row.request as BusRequest;
+      const message =
+        status === "completed"
+          ? makeResponse(request, state?.result ?? "", now)
+          : makeErrorReply(request, "run_failed", `agent '${me()}' could not answer: run ${status}${error ?? state?.error ? `: ${error ?? state?.error}` : ""}`, now);
+      enqueue(message);
+      return { request, message };
+    });
+    if (!answered) return;
     await record([
-      { message: request, state: "answered", runId, runStatus: status },
-      { message, state: "sent" },
+      { message: answered.request, state: "answered", runId, runStatus: status },
+      { message: answered.message, state: "sent" },
     ]);
-    await reply(request, message);
+    await flush();
   }
 
   return {
@@ -280,22 +371,7 @@ export function makeAgentBus(deps: BusDeps) {
         throw new PantheonError("validation_failed", error instanceof Error ? error.message : String(error), { cause: error });
       }
       if (message.to !== me()) return { applied: false, reason: `message for '${message.to}' delivered to '${me()}'` };
-      const fresh = db
-        .insert(schema.busInbox)
-        .values({
-          id: message.id,
-          type: message.type,
-          fromAgent: message.from,
-          conversationId: message.conversationId,
-          depth: message.depth,
-          request: message.type === "request" ? message : null,
-          status: "applied",
-          receivedAt: clock.now(),
-        })
-        .onConflictDoNothing()
-        .returning()
-        .get();
-      if (!fresh) return { applied: false, reason: `message '${message.id}' was already applied` };
+      if (db.select({ id: schema.busInbox.id }).from(schema.busInbox).where(eq(schema.busInbox.id, message.id)).get()) return repeated(message.id);
       return message.type === "request" ? applyRequest(message) : applyReply(message);
     },
 
@@ -304,9 +380,14 @@ export function makeAgentBus(deps: BusDeps) {
       void answerRun(runId, status).catch((error: unknown) => console.error("bus answer", error));
     },
 
+    /** Sends what the queue has not taken yet (on start, and on the retry alarm). */
+    flush,
+
     /** The deadline alarm of a request fired: the asker gets a timeout error unless an answer came first. */
     async onDeadline(messageId: string): Promise<boolean> {
-      const row = settle(messageId, "timeout");
+      const waitedFor = db.select().from(schema.busOutbox).where(eq(schema.busOutbox.id, messageId)).get();
+      const timeoutError = waitedFor ? `agent '${waitedFor.target}' did not answer within ${Math.round((waitedFor.deadlineAt - waitedFor.createdAt) / 1000)} s (waited ${Math.round((clock.now() - waitedFor.createdAt) / 1000)} s)` : "";
+      const row = settle(messageId, "timeout", { error: timeoutError });
       if (!row) return false;
       const waited = Math.round((clock.now() - row.createdAt) / 1000);
       const error = `agent '${row.target}' did not answer within ${Math.round((row.deadlineAt - row.createdAt) / 1000)} s (waited ${waited} s)`;

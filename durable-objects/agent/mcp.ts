@@ -6,6 +6,7 @@ import {
   makeGuardedFetch,
   toolNamePattern,
   type FetchFn,
+  type McpToolManifest,
   type OutboundPolicy,
   type ToolImplementation,
   type ToolSpec,
@@ -18,6 +19,7 @@ export interface McpListedTool {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
+  annotations?: McpToolManifest["annotations"];
 }
 
 /** A `tools/call` result (MCP spec): content blocks, optional structured content, `isError`. */
@@ -45,6 +47,8 @@ export interface McpToolView {
   mcpName: string;
   description: string;
   parameters: Record<string, unknown>;
+  /** The server says the tool is read-only or idempotent. */
+  idempotent?: boolean;
 }
 
 export interface McpServerView {
@@ -169,8 +173,8 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
       if (tool.serverId !== serverId) continue;
       const name = mcpToolName(serverName, tool.name);
       if (!name || views.some((v) => v.name === name)) continue;
-      const spec = fromMcpTool({ name, inputSchema: tool.inputSchema, ...(tool.description ? { description: tool.description } : {}) });
-      views.push({ name, mcpName: tool.name, description: spec.description, parameters: spec.parameters });
+      const spec = fromMcpTool({ name, inputSchema: tool.inputSchema, ...(tool.description ? { description: tool.description } : {}), ...(tool.annotations ? { annotations: tool.annotations } : {}) });
+      views.push({ name, mcpName: tool.name, description: spec.description, parameters: spec.parameters, ...(spec.idempotent ? { idempotent: true } : {}) });
     }
     return views;
   };
@@ -265,7 +269,7 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
         // A server whose host left the allowlist offers no tools (its requests would be refused anyway).
         if (server.state !== "ready" || !outboundCheck(server.url).ok) continue;
         for (const tool of server.tools) {
-          specs.push(fromMcpTool({ name: tool.name, description: tool.description, inputSchema: tool.parameters }));
+          specs.push({ ...fromMcpTool({ name: tool.name, description: tool.description, inputSchema: tool.parameters }), ...(tool.idempotent ? { idempotent: true } : {}) });
           implementations[tool.name] = async (args, ctx) =>
             mcpResultText(await client.callTool({ serverId: server.id, name: tool.mcpName, arguments: args }, { signal: ctx.signal }));
         }

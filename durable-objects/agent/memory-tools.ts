@@ -39,6 +39,7 @@ const specs: ToolSpec[] = [
       additionalProperties: false,
     },
     runtime: "builtin",
+    idempotent: true,
   },
   {
     name: "memory.forget",
@@ -50,6 +51,7 @@ const specs: ToolSpec[] = [
       additionalProperties: false,
     },
     runtime: "builtin",
+    idempotent: true,
   },
 ];
 

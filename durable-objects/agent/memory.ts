@@ -4,7 +4,7 @@ import type { AgentProfile } from "../../core/agents";
 import { makeLlmSummarizer, reciprocalRankFusion, type MemoryKind } from "../../core/context";
 import { PantheonError, unwrap, type Result } from "../../core/errors";
 import type { Clock } from "../../core/ports";
-import { defaultRunLimits } from "../../core/run/limits";
+import { limitsOf } from "../../core/run/limits";
 import { splitSource, type ForeignSearch, type SharedHits } from "./context-store";
 import { makeContextTurns } from "./context-turn";
 import { addDocument, exportLines, importLines } from "./memory-io";
@@ -103,7 +103,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
 
   async function compile(input: TurnInput) {
     const { profile } = input;
-    const limits = { ...defaultRunLimits, ...profile.runtime.limits };
+    const limits = limitsOf(profile.runtime.limits);
     const llm = profile.model.provider === "offline" ? undefined : llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs });
     return turns.compile({
       sessionId: input.sessionId,

@@ -57,11 +57,19 @@ function decodeCursor(cursor: string): number | null {
 
 export function makeMessageStore(db: Db, clock: Clock) {
   return {
-    append(sessionId: string, message: Message & { runId?: string }): StoredMessage {
+    /**
+     * Adds a message. With an `id`, adding it again returns the stored one: a step that may be
+     * redone after a restart (a plan's message) writes its message once.
+     */
+    append(sessionId: string, message: Message & { runId?: string; id?: string }): StoredMessage {
+      if (message.id) {
+        const existing = db.select().from(schema.messages).where(eq(schema.messages.id, message.id)).get();
+        if (existing) return view(existing);
+      }
       const row = db
         .insert(schema.messages)
         .values({
-          id: crypto.randomUUID(),
+          id: message.id ?? crypto.randomUUID(),
           sessionId,
           role: message.role,
           content: capContent(message.content),

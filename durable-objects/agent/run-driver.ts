@@ -3,16 +3,15 @@ import { builtinGates, compileCustomGates, type Gate, type TokenBucket } from ".
 import type { Clock, LlmPort, LlmResponse, Message } from "../../core/ports";
 import {
   advance,
-  defaultRunLimits,
-  effectiveLimits,
   isTerminal,
   newRunState,
-  resumeEffects,
+  recoverRun,
   runDeadline,
   type RunDeps,
   type RunEffect,
   type RunEvent as CoreEvent,
   type RunLimits,
+  type RunOrigin,
   type RunState,
   type TraceKind,
 } from "../../core/run";
@@ -28,8 +27,6 @@ export interface RunContext {
   profile: AgentProfile;
   tools: AgentTools;
   llm: LlmPort;
-  /** The compiled context (system prompt, memory, history) for a new run. */
-  context: Message[];
 }
 
 export interface DriverDeps {
@@ -41,31 +38,42 @@ export interface DriverDeps {
   broadcast(event: RunEvent, runId: string): void;
   /** Arms an alarm for a run's deadline (idempotent per run). */
   scheduleDeadline(runId: string, at: number): void;
-  /** Sends a delegated question along a connection (the bus). */
+  /** Sends a delegated question along a connection (the bus keeps one request per run and call). */
   askAgent(request: { runId: string; callId: string; target: string; question: string }): Promise<void>;
-  /** Rebuilds the context of a run reloaded after a restart. */
-  contextFor(state: RunState): RunContext;
+  /**
+   * Builds what a run needs from its persisted record: the agent's profile, its tools and the model
+   * (a behavior's plan around it).
+   */
+  prepare(state: RunState): Promise<RunContext>;
+  /**
+   * Carries `work` out so that an eviction in the middle is recovered without a request arriving
+   * (the agents SDK's durable fibers: a keep-alive alarm, and `onFiberRecovered` after a restart).
+   */
+  durably<T>(runId: string, work: () => Promise<T>): Promise<T>;
+  /** One SQLite transaction: all of `fn`'s writes, or none. */
+  transaction<T>(fn: () => T): T;
 }
 
-export interface StartRun {
-  ctx: RunContext;
-  sessionId: string;
-  content: string;
-  trigger: string;
-  overrides?: Partial<RunLimits>;
-  sink?: Emit;
-  /** A caller that must know the run id before the run starts (the bus records it first). */
+/** A run about to be created: who asked what, with which limits, and the context compiled for it. */
+export interface NewRunInput {
   runId?: string;
-  /** Who wrote the message, when it is not the person (an asking agent). */
-  name?: string;
+  agent: string;
+  sessionId: string;
+  origin: RunOrigin;
+  limits: RunLimits;
+  /** Compiled before the request is stored, so the history it holds is what came before. */
+  context: Message[];
 }
 
 export interface RunOutcome {
   runId: string;
   sessionId: string;
   status: string;
-  userMessage: StoredMessage;
+  /** The request as stored in the session (null for a manual tool call, which is not a conversation turn). */
+  userMessage: StoredMessage | null;
   reply: StoredMessage | null;
+  /** The run's result: the reply's text, or a manual call's output. */
+  result?: string;
   error?: string;
 }
 
@@ -83,20 +91,26 @@ const traceCategory: Record<TraceKind, string> = {
   event_ignored: "state",
 };
 
+/** Statuses with work to carry on after a restart (a run waiting for a person needs none). */
+const recoverable = new Set(["idle", "running", "waiting_tool", "waiting_agent"]);
+
 /**
  * Carries out the pure run loop's effects (core/run `advance`) against storage, the model, the
- * tools and the bus. State is persisted on every `persist` effect, before anything leaves the
- * object, so a run whose Durable Object dies between steps resumes without repeating finished work.
+ * tools and the bus. A run is first created (its record and its request, in one transaction), then
+ * driven; after an eviction the same drive continues it from the record — one path for start and
+ * resume. State is persisted on every `persist` effect, before anything leaves the object.
  */
 export function makeRunDriver(deps: DriverDeps) {
   const { runs, messages, clock } = deps;
   /** In-process copy of each live run's latest state; storage is the truth after a restart. */
   const live = new Map<string, RunState>();
-  const contexts = new Map<string, RunContext>();
+  const contexts = new Map<string, Promise<RunContext>>();
   const sinks = new Map<string, Emit>();
   const aborts = new Map<string, AbortController>();
   const timings = new Map<string, { startedAt: number; durationMs: number }>();
   const replies = new Map<string, StoredMessage>();
+  /** Runs being carried on after a restart in this isolate: never two drives of one recovery. */
+  const recovering = new Set<string>();
 
   function emit(runId: string, event: RunEvent): void {
     sinks.get(runId)?.(event);
@@ -107,16 +121,17 @@ export function makeRunDriver(deps: DriverDeps) {
     return live.get(runId) ?? ((runs.get(runId)?.state as RunState | undefined) ?? null);
   }
 
-  function contextOf(state: RunState): RunContext {
+  function contextOf(state: RunState): Promise<RunContext> {
     let ctx = contexts.get(state.id);
     if (!ctx) {
-      ctx = deps.contextFor(state);
+      ctx = deps.prepare(state);
       contexts.set(state.id, ctx);
+      ctx.catch(() => contexts.delete(state.id));
     }
     return ctx;
   }
 
-  /** Compiled once per run context, not on every event (custom gates compile regular expressions). */
+  /** Compiled once per run context, not on every event (custom gates compile their patterns). */
   const gatesOf = new WeakMap<RunContext, Gate[]>();
 
   function runDeps(ctx: RunContext): RunDeps {
@@ -136,9 +151,14 @@ export function makeRunDriver(deps: DriverDeps) {
     };
   }
 
+  function controllerOf(runId: string): AbortController {
+    let controller = aborts.get(runId);
+    if (!controller) aborts.set(runId, (controller = new AbortController()));
+    return controller;
+  }
+
   async function callModel(state: RunState, ctx: RunContext, effect: Extract<RunEffect, { type: "call_model" }>): Promise<CoreEvent> {
-    const controller = aborts.get(state.id) ?? new AbortController();
-    aborts.set(state.id, controller);
+    const controller = controllerOf(state.id);
     const startedAt = clock.now();
     try {
       let response: LlmResponse | undefined;
@@ -164,8 +184,7 @@ export function makeRunDriver(deps: DriverDeps) {
   }
 
   async function callTool(state: RunState, ctx: RunContext, effect: Extract<RunEffect, { type: "call_tool" }>): Promise<CoreEvent> {
-    const controller = aborts.get(state.id) ?? new AbortController();
-    aborts.set(state.id, controller);
+    const controller = controllerOf(state.id);
     const { call } = effect;
     emit(state.id, { type: "tool_call", callId: call.id, name: call.name, arguments: redactDeep(call.arguments, Object.values(ctx.tools.secrets)) });
     const startedAt = clock.now();
@@ -173,11 +192,28 @@ export function makeRunDriver(deps: DriverDeps) {
       signal: controller.signal,
       timeoutMs: effect.timeoutMs ?? state.limits.toolTimeoutMs,
       secrets: ctx.tools.secrets,
+      // Stable across attempts and restarts: the same proposed call is the same key.
+      idempotencyKey: `${state.id}:${call.id}`,
     });
     const ms = clock.now() - startedAt;
     timings.set(`${state.id}:tool:${call.id}`, { startedAt, durationMs: ms });
     emit(state.id, outcome.ok ? { type: "tool_result", callId: call.id, name: call.name, ok: true, output: outcome.output, ms } : { type: "tool_result", callId: call.id, name: call.name, ok: false, error: outcome.error.message, ms });
-    return outcome.ok ? { type: "tool_result", callId: call.id, output: outcome.output } : { type: "tool_failed", callId: call.id, error: outcome.error.message };
+    return outcome.ok ? { type: "tool_result", callId: call.id, output: outcome.output, ...(outcome.truncated ? { truncated: true } : {}) } : { type: "tool_failed", callId: call.id, error: outcome.error.message };
+  }
+
+  /** Carries out one outward effect; the event it leads to, if any. */
+  async function carryOut(state: RunState, ctx: RunContext, effect: RunEffect): Promise<CoreEvent | null> {
+    switch (effect.type) {
+      case "call_model":
+        return callModel(state, ctx, effect);
+      case "call_tool":
+        return callTool(state, ctx, effect);
+      case "ask_agent":
+        await deps.askAgent({ runId: state.id, callId: effect.callId, target: effect.target, question: effect.question });
+        return null;
+      default:
+        return null;
+    }
   }
 
   function writeTrace(state: RunState, ctx: RunContext, effect: Extract<RunEffect, { type: "trace" }>): void {
@@ -209,7 +245,8 @@ export function makeRunDriver(deps: DriverDeps) {
   function finish(state: RunState, effect: Extract<RunEffect, { type: "finish" }>): void {
     aborts.get(state.id)?.abort(new Error(`run ${effect.status}`));
     let reply: StoredMessage | null = null;
-    if (effect.reply !== undefined && effect.status === "completed") {
+    // A manual tool call is not a conversation turn: its output is the run's result, not a message.
+    if (effect.reply !== undefined && effect.status === "completed" && !state.origin.manual) {
       reply = messages.append(state.sessionId, { role: "assistant", content: effect.reply, runId: state.id });
       replies.set(state.id, reply);
     }
@@ -218,14 +255,36 @@ export function makeRunDriver(deps: DriverDeps) {
     emit(state.id, { type: "done", runId: state.id, status: effect.status, reply });
   }
 
-  /** Feeds events through `advance` until the run settles (finished, or waiting on a person or an agent). */
-  async function drive(runId: string, first: CoreEvent): Promise<RunState | null> {
-    const queue: CoreEvent[] = [first];
+  /** The first event of a run that was created but not started: its request and compiled context. */
+  function startEvent(state: RunState): CoreEvent {
+    const { origin } = state;
+    return { type: "start", message: { role: "user", content: origin.content, ...(origin.name ? { name: origin.name } : {}) }, context: state.context };
+  }
+
+  /**
+   * Feeds events through `advance` until the run settles (finished, or waiting on a person or an
+   * agent). `continue` carries the run on from its record: it starts a created run, or redoes what
+   * was in flight when the object was evicted.
+   */
+  async function loop(runId: string, first: CoreEvent | "continue"): Promise<RunState | null> {
     let state = latest(runId);
+    if (!state) return null;
+    const ctx = await contextOf(state);
+    const queue: CoreEvent[] = [];
+    if (first !== "continue") queue.push(first);
+    else if (state.status === "idle") queue.push(startEvent(state));
+    else if (!isTerminal(state)) {
+      const { effects, events } = recoverRun(state, ctx.tools.specs);
+      runs.appendTrace({ runId, kind: "state", name: "resumed", data: { status: state.status, step: state.step, redo: effects.map((e) => e.type), interrupted: events.length }, startedAt: clock.now(), durationMs: 0 });
+      queue.push(...events);
+      for (const effect of effects) {
+        const next = await carryOut(state, ctx, effect);
+        if (next) queue.push(next);
+      }
+    }
     while (queue.length && state) {
       const event = queue.shift()!;
       state = latest(runId) ?? state;
-      const ctx = contextOf(state);
       const before = state.status;
       const result = advance(state, event, runDeps(ctx));
       state = result.state;
@@ -241,53 +300,79 @@ export function makeRunDriver(deps: DriverDeps) {
           case "persist":
             persist(state);
             break;
-          case "call_model":
-            queue.push(await callModel(state, ctx, effect));
-            break;
-          case "call_tool":
-            queue.push(await callTool(state, ctx, effect));
-            break;
-          case "ask_agent":
-            await deps.askAgent({ runId, callId: effect.callId, target: effect.target, question: effect.question });
-            break;
-          case "await_approval":
-            break;
           case "finish":
             finish(state, effect);
             break;
+          default: {
+            const next = await carryOut(state, ctx, effect);
+            if (next) queue.push(next);
+          }
         }
       }
       if (state.status !== before && !isTerminal(state)) emit(runId, { type: "status", status: state.status });
     }
-    if (state && (isTerminal(state) || state.status === "waiting_approval" || state.status === "waiting_agent")) {
-      if (isTerminal(state)) {
-        live.delete(runId);
-        contexts.delete(runId);
-        aborts.delete(runId);
-        for (const key of timings.keys()) if (key.startsWith(`${runId}:`)) timings.delete(key);
-      }
+    if (state && isTerminal(state)) {
+      live.delete(runId);
+      contexts.delete(runId);
+      aborts.delete(runId);
+      for (const key of timings.keys()) if (key.startsWith(`${runId}:`)) timings.delete(key);
     }
     return state;
   }
 
+  /** `loop`, durably: an eviction while it runs is recovered by the fiber's alarm. */
+  function drive(runId: string, first: CoreEvent | "continue"): Promise<RunState | null> {
+    return deps.durably(runId, () => loop(runId, first));
+  }
+
+  function outcome(runId: string, sessionId: string, userMessage: StoredMessage | null, final: RunState | null): RunOutcome {
+    const reply = replies.get(runId) ?? null;
+    replies.delete(runId);
+    return {
+      runId,
+      sessionId,
+      status: final?.status ?? "failed",
+      userMessage,
+      reply,
+      ...(final?.result !== undefined ? { result: final.result } : {}),
+      ...(final?.error ? { error: final.error } : {}),
+    };
+  }
+
+  /** Writes a run's record (and its request to the session, unless it is a manual call); starts nothing. */
+  function create(input: NewRunInput): { runId: string; userMessage: StoredMessage | null } {
+    const runId = input.runId ?? crypto.randomUUID();
+    const state = { ...newRunState({ id: runId, agent: input.agent, sessionId: input.sessionId, limits: input.limits, origin: input.origin }), context: input.context };
+    const userMessage = deps.transaction(() => {
+      runs.create({ id: runId, sessionId: input.sessionId, status: "idle", trigger: input.origin.trigger, state });
+      return input.origin.manual ? null : messages.append(input.sessionId, { role: "user", content: input.origin.content, runId, ...(input.origin.name ? { name: input.origin.name } : {}) });
+    });
+    return { runId, userMessage };
+  }
+
   return {
-    /** Starts a run for a person's message (or a behavior's goal) and drives it until it settles. */
-    async start(input: StartRun): Promise<RunOutcome> {
-      const runId = input.runId ?? crypto.randomUUID();
-      const limits = effectiveLimits(defaultsOf(input.ctx.profile), input.overrides ?? {});
-      const state = newRunState({ id: runId, agent: input.ctx.profile.name, sessionId: input.sessionId, limits });
-      runs.create({ id: runId, sessionId: input.sessionId, status: "idle", trigger: input.trigger, state });
-      live.set(runId, state);
-      contexts.set(runId, input.ctx);
+    create,
+
+    /** Creates a run and drives it until it settles; the answer of a person's turn. */
+    async start(input: NewRunInput & { sink?: Emit; ctx?: RunContext }): Promise<RunOutcome> {
+      const { runId, userMessage } = create(input);
+      // The caller built the run's tools and model already: no second build for the same turn.
+      if (input.ctx) contexts.set(runId, Promise.resolve(input.ctx));
       if (input.sink) sinks.set(runId, input.sink);
-      const userMessage = messages.append(input.sessionId, { role: "user", content: input.content, runId, ...(input.name ? { name: input.name } : {}) });
-      emit(runId, { type: "run", runId, sessionId: input.sessionId, userMessage });
+      emit(runId, { type: "run", runId, sessionId: input.sessionId, ...(userMessage ? { userMessage } : {}) });
       try {
-        const final = await drive(runId, { type: "start", message: { role: "user", content: input.content, ...(input.name ? { name: input.name } : {}) }, context: input.ctx.context });
-        return outcome(runId, input.sessionId, userMessage, final);
+        return outcome(runId, input.sessionId, userMessage, await drive(runId, "continue"));
       } finally {
         sinks.delete(runId);
       }
+    },
+
+    /** Drives a run created earlier (by the bus, in the same transaction as its inbox mark). */
+    async startCreated(runId: string): Promise<RunState | null> {
+      const state = latest(runId);
+      if (!state || state.status !== "idle" || recovering.has(runId)) return state;
+      emit(runId, { type: "run", runId, sessionId: state.sessionId });
+      return drive(runId, "continue");
     },
 
     /** Delivers an outside event (approval, cancel, an agent's answer, a deadline) to a run. */
@@ -303,27 +388,20 @@ export function makeRunDriver(deps: DriverDeps) {
     },
 
     /**
-     * After a restart: redoes the unfinished work of every run that was mid-flight. Returns at once;
-     * the runs go on in the background so the object's start is not held up by model or tool calls.
+     * After a restart (the object woke for a request or its alarm): carries on every run that had
+     * work in flight, or was created and not started. Returns at once; the runs go on in the background.
      */
-    resume(): number {
-      let resumed = 0;
-      for (const row of runs.active()) {
-        if (live.has(row.id)) continue;
-        const state = row.state as RunState;
-        const ctx = contextOf(state);
-        live.set(state.id, state);
-        runs.appendTrace({ runId: state.id, kind: "state", name: "resumed", data: { status: state.status, step: state.step }, startedAt: clock.now(), durationMs: 0 });
-        const redo = resumeEffects(state, ctx.tools.specs);
-        void (async () => {
-          for (const effect of redo) {
-            if (effect.type === "call_model") await drive(state.id, await callModel(state, ctx, effect));
-            if (effect.type === "call_tool") await drive(state.id, await callTool(state, ctx, effect));
-          }
-        })();
-        resumed += 1;
+    recover(): number {
+      let count = 0;
+      for (const row of [...runs.byStatus("idle"), ...runs.active()]) {
+        if (!recoverable.has(row.status) || live.has(row.id) || recovering.has(row.id)) continue;
+        recovering.add(row.id);
+        count += 1;
+        void drive(row.id, "continue")
+          .catch((error: unknown) => console.error(JSON.stringify({ level: "error", message: "run recovery failed", runId: row.id, error: error instanceof Error ? error.message : String(error) })))
+          .finally(() => recovering.delete(row.id));
       }
-      return resumed;
+      return count;
     },
 
     /**
@@ -368,24 +446,6 @@ export function makeRunDriver(deps: DriverDeps) {
 
     latest,
   };
-
-  function outcome(runId: string, sessionId: string, userMessage: StoredMessage, final: RunState | null): RunOutcome {
-    const reply = replies.get(runId) ?? null;
-    replies.delete(runId);
-    return {
-      runId,
-      sessionId,
-      status: final?.status ?? "failed",
-      userMessage,
-      reply,
-      ...(final?.error ? { error: final.error } : {}),
-    };
-  }
-}
-
-/** The agent's limits: its own settings over the platform defaults (these are the ceilings). */
-export function defaultsOf(profile: AgentProfile): RunLimits {
-  return { ...defaultRunLimits, ...profile.runtime.limits };
 }
 
 export type RunDriver = ReturnType<typeof makeRunDriver>;

@@ -62,6 +62,7 @@ export function buildAgentTools(
         runtime: "http",
         ...(tool.requiresApproval ? { requiresApproval: true } : {}),
         ...(tool.timeoutMs ? { timeoutMs: tool.timeoutMs } : {}),
+        ...(tool.idempotent ? { idempotent: true } : {}),
       },
       makeHttpTool({ endpoint: tool.endpoint, headers: tool.headers, fetch: deps.fetch, allowHosts: runtime.allowHosts, toolSecrets, allowLoopback }),
     );

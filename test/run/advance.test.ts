@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { effectiveLimits, resumeEffects, runDeadline, type RunState } from "../../core/run";
+import { effectiveLimits, interruptedOutcome, recoverRun, runDeadline, type RunState } from "../../core/run";
 import { defaultRunLimits } from "../../core/run/limits";
-import { fetchTool, lastModelMessages, makeRun, ofType, propose, reply } from "./harness";
+import { fetchTool, lastModelMessages, makeRun, ofType, propose, reply, sendTool } from "./harness";
 
 const fetchCall = (id = "c1", url = "https://a.example.com") => ({ id, name: "http.fetch", arguments: { url } });
 
@@ -236,8 +236,9 @@ describe("cancel, delegation and resume", () => {
     run.send({ type: "tool_result", callId: "a", output: "A" });
     const stored = JSON.parse(JSON.stringify(run.state)) as RunState;
 
-    const redo = resumeEffects(stored, [fetchTool]);
-    expect(redo).toEqual([{ type: "call_tool", call: fetchCall("b"), timeoutMs: defaultRunLimits.toolTimeoutMs }]);
+    const redo = recoverRun(stored, [fetchTool]);
+    // A GET fetch is safe to repeat.
+    expect(redo).toEqual({ effects: [{ type: "call_tool", call: fetchCall("b"), timeoutMs: defaultRunLimits.toolTimeoutMs }], events: [] });
 
     run.state = stored;
     expect(run.send({ type: "tool_result", callId: "a", output: "A again" }).some((e) => e.type === "call_model")).toBe(false);
@@ -259,7 +260,89 @@ describe("cancel, delegation and resume", () => {
   it("redoes the model call in flight when resumed while running", () => {
     const run = makeRun();
     run.start();
-    const [redo] = resumeEffects(run.state, [fetchTool]);
+    const [redo] = recoverRun(run.state, [fetchTool]).effects;
     expect(redo).toMatchObject({ type: "call_model", messages: [{ role: "system" }, { role: "user", content: "hello" }] });
+  });
+
+  it("never repeats a call in flight at a restart unless the tool is idempotent: the model is told the outcome is unknown", () => {
+    const notes = { ...fetchTool, name: "notes.add", runtime: "http" as const };
+    const cache = { ...fetchTool, name: "cache.get", idempotent: true };
+    const run = makeRun({ tools: [notes, cache] });
+    run.start();
+    run.send({ type: "model_result", response: propose([{ id: "p1", name: "notes.add", arguments: { url: "x" } }, { id: "g1", name: "cache.get", arguments: { url: "x" } }]) });
+    const { effects, events } = recoverRun(run.state, [notes, cache]);
+    expect(effects.map((e) => e.type === "call_tool" && e.call.id)).toEqual(["g1"]);
+    expect(events).toEqual([{ type: "tool_failed", callId: "p1", error: interruptedOutcome, interrupted: true }]);
+    const traced = run.send(events[0]!);
+    expect(traced.find((e) => e.type === "trace" && e.kind === "tool_result")).toMatchObject({ data: { callId: "p1", ok: false, interrupted: true } });
+    const next = run.send({ type: "tool_result", callId: "g1", output: "G" });
+    expect(lastModelMessages(next).filter((m) => m.role === "tool").map((m) => m.content)).toEqual([`Error: ${interruptedOutcome}`, "G"]);
+  });
+
+  it("a question to another agent in flight is asked again (the bus keeps one request per call); a pending approval just waits", () => {
+    const run = makeRun();
+    run.start();
+    run.send({ type: "model_result", response: propose([{ id: "q1", name: "ask_bob", arguments: { question: "news?" } }, { id: "m1", name: "mail.send", arguments: { to: "x" } }]) });
+    expect(recoverRun(run.state, [fetchTool, sendTool]).effects).toEqual([{ type: "ask_agent", callId: "q1", target: "bob", question: "news?" }]);
+  });
+});
+
+describe("a manual tool call (a person invokes a tool)", () => {
+  const manual = (tool: string, args: Record<string, unknown>) => ({ trigger: "manual", content: tool, manual: { tool, arguments: args, by: "token:ops" } });
+
+  it("passes the gates, runs the tool and finishes with its output; no model is called", () => {
+    const run = makeRun({ origin: manual("http.fetch", { url: "https://a.example.com" }) });
+    const started = run.start();
+    expect(ofType(started, "call_model")).toEqual([]);
+    expect(ofType(started, "call_tool")).toEqual([{ type: "call_tool", call: { id: "manual-call", name: "http.fetch", arguments: { url: "https://a.example.com" } }, timeoutMs: defaultRunLimits.toolTimeoutMs }]);
+    expect(started.find((e) => e.type === "trace" && e.kind === "run_started")).toMatchObject({ data: { trigger: "manual", by: "token:ops", tool: "http.fetch" } });
+    const done = run.send({ type: "tool_result", callId: "manual-call", output: "page" });
+    expect(ofType(done, "call_model")).toEqual([]);
+    expect(ofType(done, "finish")).toEqual([{ type: "finish", status: "completed", reply: "page" }]);
+    expect(run.state.result).toBe("page");
+  });
+
+  it("fails on the first gate refusal (no model to tell), and waits for a person on an approval-gated tool", () => {
+    const refused = makeRun({ origin: manual("http.fetch", { url: 42 }) });
+    const effects = refused.start();
+    expect(ofType(effects, "call_tool")).toEqual([]);
+    expect(refused.state.status).toBe("failed");
+    expect(refused.state.error).toMatch(/^Rejected by gate 'schema'/);
+
+    const gated = makeRun({ origin: manual("mail.send", { to: "x" }) });
+    gated.start();
+    expect(gated.state.status).toBe("waiting_approval");
+    const approved = gated.send({ type: "approval", callId: "manual-call", approved: true, by: "token:boss" });
+    expect(ofType(approved, "call_tool")).toHaveLength(1);
+    const done = gated.send({ type: "tool_result", callId: "manual-call", output: "sent" });
+    expect(ofType(done, "finish")).toEqual([{ type: "finish", status: "completed", reply: "sent" }]);
+  });
+
+  it("a tool error fails the run with the error", () => {
+    const run = makeRun({ origin: manual("http.fetch", { url: "https://a.example.com" }) });
+    run.start();
+    run.send({ type: "tool_failed", callId: "manual-call", error: "endpoint answered 500" });
+    expect(run.state).toMatchObject({ status: "failed", error: "endpoint answered 500" });
+  });
+});
+
+describe("approval waits", () => {
+  it("have no deadline unless the agent sets maxApprovalWaitMs; with one, a late decision fails the run", () => {
+    const open = makeRun();
+    open.start();
+    open.send({ type: "model_result", response: propose([{ id: "m1", name: "mail.send", arguments: { to: "x" } }]) });
+    expect(open.state.status).toBe("waiting_approval");
+    expect(runDeadline(open.state)).toBeUndefined();
+
+    const bounded = makeRun({ limits: { maxApprovalWaitMs: 60_000 } });
+    bounded.start();
+    bounded.send({ type: "model_result", response: propose([{ id: "m1", name: "mail.send", arguments: { to: "x" } }]) });
+    expect(runDeadline(bounded.state)).toBe(bounded.state.waitingSince! + 60_000);
+    bounded.tick(30_000);
+    bounded.send({ type: "timeout" });
+    expect(bounded.state.status).toBe("waiting_approval");
+    bounded.tick(30_000);
+    bounded.send({ type: "timeout" });
+    expect(bounded.state).toMatchObject({ status: "failed", error: "no decision on the pending approval within 60 s" });
   });
 });

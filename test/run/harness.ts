@@ -1,6 +1,6 @@
 import { builtinGates, compileCustomGates, type CustomGateSpec } from "../../core/gates";
 import type { LlmResponse, ToolCall } from "../../core/ports";
-import { advance, newRunState, type RunDeps, type RunEffect, type RunEvent, type RunState } from "../../core/run";
+import { advance, newRunState, type RunDeps, type RunEffect, type RunEvent, type RunOrigin, type RunState } from "../../core/run";
 import { defaultRunLimits, type RunLimits } from "../../core/run/limits";
 import { makeAgentToolSpec, type ToolSpec } from "../../core/tools";
 
@@ -17,9 +17,9 @@ export function propose(calls: ToolCall[], tokens = 10): LlmResponse {
 }
 
 /** A run driven event by event, as the Durable Object would drive it, with a clock it controls. */
-export function makeRun(options: { limits?: Partial<RunLimits>; tools?: ToolSpec[]; custom?: CustomGateSpec[]; rateLimits?: RunDeps["rateLimits"] } = {}) {
+export function makeRun(options: { limits?: Partial<RunLimits>; tools?: ToolSpec[]; custom?: CustomGateSpec[]; rateLimits?: RunDeps["rateLimits"]; origin?: RunOrigin } = {}) {
   let now = 1_000;
-  let state: RunState = newRunState({ id: "run-1", agent: "scout", sessionId: "s-1", limits: { ...defaultRunLimits, ...options.limits } });
+  let state: RunState = newRunState({ id: "run-1", agent: "scout", sessionId: "s-1", limits: { ...defaultRunLimits, ...options.limits }, ...(options.origin ? { origin: options.origin } : {}) });
   let effects: RunEffect[] = [];
   const deps = (): RunDeps => ({
     now,

@@ -123,10 +123,10 @@ describe("cancel and resume", () => {
     expect((await api(`/api/agents/${agent.name}/runs/${runs[0].id}/cancel`, { method: "POST" })).status).toBe(409);
   });
 
-  it("a run whose Durable Object is dropped mid-run resumes without repeating a finished tool call", async () => {
+  async function dropMidTool(options: { idempotent: boolean }) {
     const fast = crypto.randomUUID();
     const slow = crypto.randomUUID();
-    const agent = await scriptedAgent({ httpTools: [httpTool("fast.op", fast), httpTool("slow.op", slow, { query: "ms=800" })] });
+    const agent = await scriptedAgent({ httpTools: [httpTool("fast.op", fast), httpTool("slow.op", slow, { query: "ms=800", idempotent: options.idempotent })] });
     await agent.script([
       { toolCalls: [{ name: "fast.op", arguments: { text: "one" } }] },
       { toolCalls: [{ name: "slow.op", arguments: { text: "two" } }] },
@@ -139,17 +139,36 @@ describe("cancel and resume", () => {
     await expect(runInDurableObject(stub, (_instance, state) => state.abort("test: drop the instance"))).rejects.toThrow();
     await pending;
 
-    // Any request builds a fresh instance, which resumes the run from its last persisted step.
+    // Any request builds a fresh instance, which carries the run on from its last persisted step.
     const done = await eventually(
       async () => ((await (await api(`/api/agents/${agent.name}/runs`)).json()) as any).runs[0],
       (run: any) => run?.status === "completed",
       "the resumed run to complete",
     );
-    expect(await toolCalls(fast)).toHaveLength(1);
-    expect((await toolCalls(slow)).length).toBeGreaterThanOrEqual(2);
     const detail = await agent.run(done.id);
     expect(detail.trace.map((s: any) => s.name)).toContain("resumed");
     const history = (await (await api(`/api/agents/${agent.name}/messages`)).json()) as any;
     expect(history.messages[0].content).toBe("All done.");
+    expect(history.messages.filter((m: any) => m.role === "user" && m.content === "do both")).toHaveLength(1);
+    return { fast: await toolCalls(fast), slow: await toolCalls(slow), detail };
+  }
+
+  it("a tool call in flight when the object is dropped is not made again: the model is told its outcome is unknown", async () => {
+    const { fast, slow, detail } = await dropMidTool({ idempotent: false });
+    expect(fast).toHaveLength(1);
+    expect(slow).toHaveLength(1);
+    const result = detail.trace.find((s: any) => s.name === "tool_result" && s.data.tool === "slow.op");
+    expect(result.data).toMatchObject({ ok: false, interrupted: true });
+    expect(result.data.error).toMatch(/^interrupted: .*whether it took effect is unknown/);
   });
+
+  it("an idempotent tool's call is made again with the same Idempotency-Key", async () => {
+    const { fast, slow } = await dropMidTool({ idempotent: true });
+    expect(fast).toHaveLength(1);
+    expect(slow).toHaveLength(2);
+    const keys = slow.map((c: any) => c.headers["idempotency-key"]);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}:/);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
 });

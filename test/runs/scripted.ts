@@ -30,7 +30,7 @@ export async function scriptedAgent(runtime: Record<string, unknown> = {}, extra
 }
 
 /** An operator HTTP tool served by the double, recording its calls under `key`. */
-export function httpTool(name: string, key: string, options: { query?: string; requiresApproval?: boolean; headers?: Record<string, unknown>; timeoutMs?: number } = {}) {
+export function httpTool(name: string, key: string, options: { query?: string; requiresApproval?: boolean; headers?: Record<string, unknown>; timeoutMs?: number; idempotent?: boolean } = {}) {
   return {
     name,
     description: `Test tool ${name}`,
@@ -39,6 +39,7 @@ export function httpTool(name: string, key: string, options: { query?: string; r
     headers: options.headers ?? {},
     requiresApproval: options.requiresApproval ?? false,
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.idempotent ? { idempotent: true } : {}),
   };
 }
 

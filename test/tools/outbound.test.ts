@@ -71,7 +71,7 @@ describe("the deployment's outbound settings", () => {
 });
 
 describe("configuration checks of an agent's HTTP tools", () => {
-  const tool = (endpoint: string, headers: Record<string, string | { secret: string }> = {}) => ({ name: "notes.add", description: "d", parameters: {}, endpoint, headers, requiresApproval: false });
+  const tool = (endpoint: string, headers: Record<string, string | { secret: string }> = {}) => ({ name: "notes.add", description: "d", parameters: {}, endpoint, headers, requiresApproval: false, idempotent: false });
   const settings = { toolSecrets: ["AIRTABLE_KEY"], allowLoopback: false };
 
   it("accept a declared secret and an endpoint whose host is on the allowlist", () => {

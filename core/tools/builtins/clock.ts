@@ -14,6 +14,7 @@ export function makeClockTool(clock: Clock): BuiltinTool {
       description: "The current date and time (UTC, ISO 8601) and epoch milliseconds.",
       parameters: { type: "object", properties: {}, additionalProperties: false },
       runtime: "builtin",
+      idempotent: true,
     },
     implementation: async () => {
       const epochMs = clock.now();

@@ -42,6 +42,8 @@ export function makeHttpTool(options: HttpToolOptions): ToolImplementation {
     const check = checkOutboundUrl(endpoint.href, options.allowHosts, { allowLoopback: options.allowLoopback === true });
     if (!check.ok) throw new HttpToolError(`refused: ${check.reason}`);
     const headers: Record<string, string> = { "content-type": "application/json" };
+    // The same proposed call carries the same key on every attempt, so the endpoint can apply it once.
+    if (ctx.idempotencyKey) headers["idempotency-key"] = ctx.idempotencyKey;
     for (const [name, value] of Object.entries(options.headers ?? {})) {
       if (typeof value === "string") {
         headers[name] = value;

@@ -34,13 +34,31 @@ export const busOutbox = sqliteTable(
     conversationId: text("conversation_id").notNull(),
     depth: integer("depth").notNull(),
     deadlineAt: integer("deadline_at").notNull(),
-    /** pending → answered | failed | timeout */
+    /** pending → answered | failed | timeout | abandoned */
     status: text("status").notNull(),
+    /**
+     * What settled it (`{ answer }` or `{ error }`), kept so that a run evicted before it read its
+     * answer gets the same answer when it is carried on — never a second request.
+     */
+    reply: text("reply", { mode: "json" }),
     createdAt: integer("created_at").notNull(),
     settledAt: integer("settled_at"),
   },
-  (t) => [index("bus_outbox_run").on(t.runId), index("bus_outbox_status").on(t.status)],
+  (t) => [index("bus_outbox_run").on(t.runId, t.callId), index("bus_outbox_status").on(t.status)],
 );
+
+/**
+ * Messages written but not yet accepted by the queue (requests and answers). A message is written
+ * here in the same transaction as the state that caused it, and removed once the queue has taken
+ * it; until then it is sent again on a backoff alarm and on every start.
+ */
+export const busSendQueue = sqliteTable("bus_send_queue", {
+  id: text("id").primaryKey(),
+  message: text("message", { mode: "json" }).notNull(),
+  attempts: integer("attempts").notNull().default(0),
+  lastError: text("last_error"),
+  createdAt: integer("created_at").notNull(),
+});
 
 /** One session per delegation conversation this agent answers in. */
 export const busConversations = sqliteTable("bus_conversations", {
