@@ -1,8 +1,15 @@
-import { validator } from "hono/validator";
+import type { MiddlewareHandler } from "hono";
+import { validator, type InferInput } from "hono/validator";
 import type { z } from "zod";
 import { PantheonError, validationFailed } from "../core/errors";
 
 type Target = "json" | "query" | "param";
+
+/**
+ * What a client sends for a target, as typed clients (`hc`) see it: the schema's input, so fields
+ * with a default are optional; query and path values are strings.
+ */
+type Sent<T extends Target, S extends z.ZodType> = T extends "json" ? z.input<S> : InferInput<z.input<S>, T>;
 
 /** Turns zod issues into the API's field issues: the path and what is allowed. */
 export function fieldIssues(error: z.ZodError) {
@@ -15,11 +22,15 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
   return result.data;
 }
 
+/** The validator's types: what the route reads (`c.req.valid`) and what a client sends. */
+type Validated<T extends Target, S extends z.ZodType> = { in: { [K in T]: Sent<K, S> }; out: { [K in T]: z.output<S> } };
+
 /**
  * Hono validator backed by zod. A body that is not JSON answers 400 (not Hono's default), and
  * every problem names its field.
  */
-export function valid<T extends Target, S extends z.ZodType>(target: T, schema: S) {
+export function valid<T extends Target, S extends z.ZodType>(target: T, schema: S): MiddlewareHandler<any, string, Validated<T, S>> {
+  // `validator` infers the client's input from the parsed output; this states the schema's input instead.
   return validator(target, async (value, c) => {
     if (target === "json") {
       const type = c.req.header("content-type") ?? "";
@@ -33,5 +44,5 @@ export function valid<T extends Target, S extends z.ZodType>(target: T, schema: 
       }
     }
     return parseOrThrow(schema, value, target === "json" ? "body" : target === "query" ? "query string" : "path");
-  });
+  }) as MiddlewareHandler<any, string, Validated<T, S>>;
 }
