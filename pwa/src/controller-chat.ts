@@ -1,10 +1,9 @@
-import type { Api } from "./api";
+import type { Api, RunEvent, StoredMessage } from "./api";
 import { addLocalMessage, applyRunEvent, lastSeenId, mergeHistory, removeLocal, restoreFromTrace } from "./chat-state";
 import { describeError, isNetworkError } from "./errors";
 import type { LiveConnection, LiveOptions } from "./live";
 import type { Outbox, QueuedMessage } from "./outbox";
 import { emptyChat, type Store } from "./state";
-import type { RunEvent, StoredMessage } from "./types";
 
 export interface ChatDeps {
   api: Api;

@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing } from "lit";
 import type { AppState } from "../state";
-import type { JsonSchema, Loadable, ToolSpec } from "../types";
+import type { ToolSpec } from "../api";
+import type { JsonSchema, Loadable } from "../types";
 import { base, emit, pretty, prettyOutput } from "./shared";
 
 /**
@@ -45,7 +46,7 @@ export class PantheonToolRunner extends LitElement {
   private submit(e: Event, tool: ToolSpec) {
     e.preventDefault();
     const form = e.target as HTMLFormElement;
-    const props = tool.parameters?.properties ?? {};
+    const props = schemaOf(tool).properties ?? {};
     const args: Record<string, unknown> = {};
     try {
       for (const [key, schema] of Object.entries(props)) {
@@ -79,8 +80,8 @@ export class PantheonToolRunner extends LitElement {
           <div class="tool-head"><h3>${tool.name}</h3>${tool.runtime ? html`<span class="badge">${tool.runtime}</span>` : nothing}</div>
           ${tool.description ? html`<p class="muted">${tool.description}</p>` : nothing}
           ${tool.requiresApproval ? html`<p class="alert info">Called by the agent, this tool waits for a person's approval; run by hand here, you are that person.</p>` : nothing}
-          ${Object.entries(tool.parameters?.properties ?? {}).map(([k, s]) => this.field(k, s, tool.parameters?.required?.includes(k) ?? false))}
-          ${Object.keys(tool.parameters?.properties ?? {}).length === 0 ? html`<p class="muted small">No arguments.</p>` : nothing}
+          ${Object.entries(schemaOf(tool).properties ?? {}).map(([k, s]) => this.field(k, s, schemaOf(tool).required?.includes(k) ?? false))}
+          ${Object.keys(schemaOf(tool).properties ?? {}).length === 0 ? html`<p class="muted small">No arguments.</p>` : nothing}
           ${this.formError ? html`<div class="alert error" role="alert">${this.formError}</div>` : nothing}
           <button class="primary" type="submit" ?disabled=${this.run?.busy ?? false}>${this.run?.busy ? "Running…" : `Run ${tool.name}`}</button>
         </form>
@@ -91,7 +92,7 @@ export class PantheonToolRunner extends LitElement {
               <div class="tool-head"><span class=${this.run.result.ok ? "badge ok" : "badge bad"}>${this.run.result.ok ? "ok" : "error"}</span>
                 <strong>${this.run.result.ok ? "Result" : "The tool reported an error"}</strong><span class="muted small">${this.run.result.ms ?? 0} ms</span></div>
               <pre tabindex="0" aria-label="Output of ${tool.name}">${prettyOutput(this.run.result.ok ? this.run.result.output : this.run.result.error)}</pre>
-              ${this.run.result.truncated ? html`<p class="small muted">The output was cut to the tool's size limit.</p>` : nothing}` : nothing}
+              ${this.run.result.ok && this.run.result.truncated ? html`<p class="small muted">The output was cut to the tool's size limit.</p>` : nothing}` : nothing}
           </section>` : nothing}` : nothing}`;
   }
 
@@ -124,6 +125,9 @@ export class PantheonToolRunner extends LitElement {
     }
   }
 }
+
+/** A tool's parameters are JSON Schema; the API types them as plain JSON. */
+const schemaOf = (tool: ToolSpec): JsonSchema => tool.parameters as JsonSchema;
 
 function readField(el: HTMLInputElement, s: JsonSchema): unknown {
   const type = Array.isArray(s.type) ? s.type[0] : s.type;
