@@ -1,6 +1,6 @@
 // `npm test`: the whole suite.
-//   0. type checks: the worker, the Node-side configs, and the PWA against the worker's API types
-//      (test/contract/api-types.ts is compiled in both the worker's and the PWA's program)
+//   0. type checks (seconds): the worker, the Node-side configs, and the PWA and the CLI against the
+//      worker's API types (test/contract/api-types.ts compiles in the worker's and the PWA's program)
 //   1. unit + integration tests inside workerd (vitest + @cloudflare/vitest-plugin)
 //   2. Node-side checks (the embeddings sidecar with its real weights), when present
 //   3. the PWA end to end in Debian's Chromium (playwright-core), against `wrangler dev`
@@ -25,7 +25,7 @@ function stage(name) {
 }
 
 /** The TypeScript projects `tsc` checks: a few seconds in all, so every run starts with them. */
-const typeProjects = ["tsconfig.json", "tsconfig.node.json", "pwa/tsconfig.json"];
+const typeProjects = ["tsconfig.json", "tsconfig.node.json", "pwa/tsconfig.json", "cli/tsconfig.json"];
 if (stage("typecheck")) {
   for (const project of typeProjects) {
     if (run(`typecheck ${project}`, "npx", ["tsc", "--noEmit", "-p", project])) totals.passed += 1;
