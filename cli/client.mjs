@@ -1,7 +1,17 @@
-// The CLI's side of the HTTP API: where the server is, which token, and one request function
-// that turns every failure into an error the entry point knows how to print.
+// The CLI's side of the HTTP API: where the server is, which token, the worker's routes as a
+// client (Hono's `hc`, typed by the worker's `ApiRoutes` through JSDoc), and one function that
+// turns every failure into an error the entry point knows how to print.
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { hc } from "hono/client";
+
+/** @typedef {import("../workers/api").ApiRoutes} ApiRoutes */
+/** @typedef {ReturnType<typeof hc<ApiRoutes>>} Routes the worker's routes as `hc` calls them */
+/**
+ * What a call answers with: its route's JSON, or null for a route that answers no body (204).
+ * @template R
+ * @typedef {R extends import("hono/client").ClientResponse<infer T, any, "json"> ? T : null} JsonOf
+ */
 
 export const defaultUrl = "http://127.0.0.1:8787";
 
@@ -58,31 +68,44 @@ export function resolveConfig(flags, env = process.env) {
 }
 
 /**
- * A client of one Pantheon server.
+ * A client of one Pantheon server: `api` is the worker's routes, `send` awaits one call.
  * @example
- * const api = makeClient(resolveConfig({}));
- * const { agents } = await api.request("GET", "/api/agents");
+ * const { api, send } = makeClient(resolveConfig({}));
+ * const { agents } = await send(api.api.agents.$get());
+ * const run = await send(api.api.agents[":name"].runs[":id"].$get(param({ name: "scout", id: runId })));
  * @param {{ url: string, token?: string, project?: string, fetch?: typeof fetch }} config
  */
 export function makeClient({ url, token, project, fetch: doFetch = globalThis.fetch }) {
+  /** @type {Record<string, string>} */
+  const headers = { accept: "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (project) headers["x-pantheon-project"] = project;
+  // JavaScript cannot pass `hc` its type argument (`hc<ApiRoutes>(…)` in TypeScript), so the cast says it.
+  const api = /** @type {Routes} */ (/** @type {unknown} */ (hc(url, { fetch: doFetch, headers })));
+
   /**
-   * @param {string} method
-   * @param {string} path
-   * @param {{ json?: unknown, body?: string, type?: string, accept?: string, raw?: boolean }} [options]
-   * `raw` returns the Response itself (for streams); otherwise the parsed JSON (null for 204).
+   * Awaits one call: the parsed JSON (null for 204 or an empty body), or with `raw` the Response
+   * itself (for streams). Nothing answering is an UnreachableError; anything but 2xx an ApiError.
+   * @template {import("hono/client").ClientResponse<unknown>} R
+   * @param {Promise<R>} call
+   * @returns {Promise<JsonOf<R>>}
    */
-  async function request(method, path, options = {}) {
-    const headers = { accept: options.accept ?? "application/json" };
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (project) headers["x-pantheon-project"] = project;
-    let body = options.body;
-    if (options.json !== undefined) {
-      headers["content-type"] = "application/json";
-      body = JSON.stringify(options.json);
-    } else if (options.type) headers["content-type"] = options.type;
+  async function send(call) {
+    const res = await reach(call);
+    const text = res.status === 204 ? "" : await res.text();
+    return text ? JSON.parse(text) : /** @type {JsonOf<R>} */ (null);
+  }
+
+  /**
+   * Awaits one call and hands back its Response (a stream's, say); failures as in `send`.
+   * @template {import("hono/client").ClientResponse<unknown>} R
+   * @param {Promise<R>} call
+   * @returns {Promise<R>}
+   */
+  async function reach(call) {
     let res;
     try {
-      res = await doFetch(`${url}${path}`, { method, headers, body });
+      res = await call;
     } catch (error) {
       throw new UnreachableError(url, error);
     }
@@ -94,20 +117,33 @@ export function makeClient({ url, token, project, fetch: doFetch = globalThis.fe
       } catch {}
       throw new ApiError(res.status, parsed ?? { message: `the server answered ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ""}` });
     }
-    if (options.raw) return res;
-    if (res.status === 204) return null;
-    const text = await res.text();
-    return text ? JSON.parse(text) : null;
+    return res;
   }
 
-  return { url, token, project, request };
+  return { url, token, project, api, send, reach };
+}
+
+/**
+ * What a command's `run` gets: the client, its positional arguments, its options, and `--json`.
+ * @typedef {{ client: ReturnType<typeof makeClient>, args: string[], values: Record<string, any>, json: boolean }} CommandContext
+ */
+
+/**
+ * Path parameters for a call, escaped (`hc` puts them into the URL as they are).
+ * @template {Record<string, string>} P
+ * @param {P} values
+ * @returns {{ param: P }}
+ */
+export function param(values) {
+  return { param: /** @type {P} */ (Object.fromEntries(Object.entries(values).map(([key, value]) => [key, encodeURIComponent(value)]))) };
 }
 
 /**
  * The events of a server-sent event stream, in order: `{ event, data }` with `data` parsed as JSON.
- * @param {Response} res
+ * @param {{ body: ReadableStream<Uint8Array> | null }} res
  */
 export async function* readEvents(res) {
+  if (!res.body) return;
   const decoder = new TextDecoder();
   let buffer = "";
   for await (const chunk of res.body) {
@@ -123,5 +159,3 @@ export async function* readEvents(res) {
   }
 }
 
-/** `/api/agents/<name>` with the name escaped. */
-export const agentPath = (name, rest = "") => `/api/agents/${encodeURIComponent(name)}${rest}`;

@@ -1,14 +1,20 @@
 // How the CLI shows things to a person: aligned tables, short times, one-line JSON previews.
 
-/** `2025-06-01 14:03:07` in local time; `-` for nothing. */
+/**
+ * `2025-06-01 14:03:07` in local time; `-` for nothing.
+ * @param {number | null | undefined} ms
+ */
 export function time(ms) {
   if (ms === null || ms === undefined) return "-";
   const d = new Date(ms);
-  const pad = (n) => String(n).padStart(2, "0");
+  const pad = (/** @type {number} */ n) => String(n).padStart(2, "0");
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-/** `12 ms`, `1.4 s`, `2 min 5 s`. */
+/**
+ * `12 ms`, `1.4 s`, `2 min 5 s`.
+ * @param {number | null | undefined} ms
+ */
 export function duration(ms) {
   if (ms === null || ms === undefined) return "-";
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -16,7 +22,10 @@ export function duration(ms) {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/** One line, at most `max` characters: for previews of arguments and messages in tables. */
+/**
+ * One line, at most `max` characters: for previews of arguments and messages in tables.
+ * @param {unknown} value
+ */
 export function oneLine(value, max = 60) {
   const text = (typeof value === "string" ? value : JSON.stringify(value) ?? "").replace(/\s+/g, " ").trim();
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -30,14 +39,17 @@ export function oneLine(value, max = 60) {
 export function table(headers, rows) {
   const cells = [headers, ...rows.map((row) => row.map((c) => (c === null || c === undefined ? "-" : String(c))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]?.length ?? 0)));
-  return cells.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join("  ").trimEnd()).join("\n");
+  return cells.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ").trimEnd()).join("\n");
 }
 
-/** `key: value` lines, keys aligned; entries whose value is undefined are left out. */
+/**
+ * `key: value` lines, keys aligned; entries whose value is undefined are left out.
+ * @param {[string, unknown][]} entries
+ */
 export function fields(entries) {
   const shown = entries.filter(([, v]) => v !== undefined);
   const width = Math.max(...shown.map(([k]) => k.length));
   return shown.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v === null ? "-" : v}`).join("\n");
 }
 
-export const printJson = (value) => console.log(JSON.stringify(value, null, 2));
+export const printJson = (/** @type {unknown} */ value) => console.log(JSON.stringify(value, null, 2));

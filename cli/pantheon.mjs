@@ -9,9 +9,16 @@ import { approvals, approve, reject, runs, trace } from "./commands/runs.mjs";
 import { script } from "./commands/script.mjs";
 import { health, tokens } from "./commands/tokens.mjs";
 
+/**
+ * @typedef {Record<string, { type: "string" | "boolean", help: string, short?: string }>} Options
+ * @typedef {{ name: string, summary: string, usage: string[], options: Options, run(context: import("./client.mjs").CommandContext): Promise<unknown> }} Command
+ */
+
+/** @type {Command[]} */
 const commands = [agents, chat, history, sessions, runs, trace, approvals, approve, reject, script, tokens, health];
 const byName = new Map(commands.map((c) => [c.name, c]));
 
+/** @type {Options} */
 const globalOptions = {
   url: { type: "string", help: `server URL (env PANTHEON_URL, default ${defaultUrl})` },
   token: { type: "string", help: "API or admin token (env PANTHEON_TOKEN, else PANTHEON_ADMIN_TOKEN from ./.dev.vars)" },
@@ -20,6 +27,7 @@ const globalOptions = {
   help: { type: "boolean", short: "h", help: "show help" },
 };
 
+/** @param {Options} options */
 function optionLines(options) {
   const entries = Object.entries(options);
   const width = Math.max(...entries.map(([name, o]) => name.length + (o.type === "string" ? 8 : 0)));
@@ -44,23 +52,31 @@ function generalHelp() {
   ].join("\n");
 }
 
+/** @param {Command} command */
 function commandHelp(command) {
   const own = Object.keys(command.options).length ? ["", "Options:", ...optionLines(command.options)] : [];
   return [`pantheon ${command.name}: ${command.summary}`, "", "Usage:", ...command.usage.map((u) => `  ${u}`), ...own, "", "Also: --url, --token, --project, --json, --help (see pantheon help)"].join("\n");
 }
 
-/** The command word: the first argument that is neither a global option nor a global option's value. */
+/**
+ * The command word: the first argument that is neither a global option nor a global option's value.
+ * @param {string[]} argv
+ */
 function commandWord(argv) {
   for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i];
+    const arg = /** @type {string} */ (argv[i]);
     if (arg === "--") return argv[i + 1];
     if (!arg.startsWith("-")) return arg;
-    const name = arg.replace(/^--?/, "").split("=")[0];
+    const name = arg.replace(/^--?/, "").split("=")[0] ?? "";
     if (globalOptions[name]?.type === "string" && !arg.includes("=")) i += 1;
   }
   return undefined;
 }
 
+/**
+ * @param {string[]} argv
+ * @param {Command} command
+ */
 function parse(argv, command) {
   const options = Object.fromEntries(Object.entries({ ...globalOptions, ...command.options }).map(([name, { type, short }]) => [name, short ? { type, short } : { type }]));
   try {
@@ -71,13 +87,18 @@ function parse(argv, command) {
   }
 }
 
-/** Prints what went wrong in words an operator can act on, and says which exit code to use. */
+/**
+ * Prints what went wrong in words an operator can act on, and says which exit code to use.
+ * @param {any} error
+ * @param {{ token?: string }} config
+ */
 function report(error, config) {
-  const say = (line) => process.stderr.write(`${line}\n`);
+  const say = (/** @type {string} */ line) => process.stderr.write(`${line}\n`);
   if (error instanceof UnreachableError) {
     // undici hides the reason two levels down, sometimes in an AggregateError (IPv4 and IPv6 both refused).
-    const inner = error.cause?.cause;
-    const cause = inner?.code ?? inner?.errors?.[0]?.code ?? inner?.message ?? error.cause?.message ?? "";
+    const failure = /** @type {any} */ (error.cause);
+    const inner = failure?.cause;
+    const cause = inner?.code ?? inner?.errors?.[0]?.code ?? inner?.message ?? failure?.message ?? "";
     say(`Error: Pantheon is not reachable at ${error.url}${cause ? ` (${cause})` : ""}.`);
     say("Start a local server with `npm start` in the Pantheon checkout, or point --url / PANTHEON_URL at a running one.");
     return 1;
@@ -107,13 +128,14 @@ function report(error, config) {
   return 1;
 }
 
+/** @param {string[]} argv */
 async function main(argv) {
   const word = commandWord(argv);
   let config = resolveConfig({});
   try {
     if (word === undefined || word === "help") {
-      const topic = word === "help" ? argv[argv.indexOf("help") + 1] : undefined;
-      console.log(topic && byName.has(topic) ? commandHelp(byName.get(topic)) : generalHelp());
+      const topic = word === "help" ? byName.get(argv[argv.indexOf("help") + 1] ?? "") : undefined;
+      console.log(topic ? commandHelp(topic) : generalHelp());
       return 0;
     }
     const command = byName.get(word);
@@ -124,7 +146,7 @@ async function main(argv) {
       return 0;
     }
     config = resolveConfig(values);
-    await command.run({ api: makeClient(config), args, values, json: Boolean(values.json) });
+    await command.run({ client: makeClient(config), args, values, json: Boolean(values.json) });
     return 0;
   } catch (error) {
     return report(error, config);

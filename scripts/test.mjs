@@ -1,8 +1,11 @@
 // `npm test`: the whole suite.
+//   0. type checks (seconds): the worker, the Node-side configs, and the PWA and the CLI against the
+//      worker's API types (test/contract/api-types.ts compiles in the worker's and the PWA's program)
 //   1. unit + integration tests inside workerd (vitest + @cloudflare/vitest-plugin)
 //   2. Node-side checks (the embeddings sidecar with its real weights), when present
 //   3. the PWA end to end in Debian's Chromium (playwright-core), against `wrangler dev`
-// Prints one closing line "N passed, N failed" over all stages.
+// Prints one closing line "N passed, N failed" over all stages. `node scripts/test.mjs <stage>…`
+// runs only those stages (typecheck, workerd, node, browser); `npm run typecheck` is the first.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 
@@ -19,6 +22,15 @@ function run(label, command, args, env = {}) {
 
 function stage(name) {
   return only.length === 0 || only.includes(name);
+}
+
+/** The TypeScript projects `tsc` checks: a few seconds in all, so every run starts with them. */
+const typeProjects = ["tsconfig.json", "tsconfig.node.json", "pwa/tsconfig.json", "cli/tsconfig.json"];
+if (stage("typecheck")) {
+  for (const project of typeProjects) {
+    if (run(`typecheck ${project}`, "npx", ["tsc", "--noEmit", "-p", project])) totals.passed += 1;
+    else totals.failed += 1;
+  }
 }
 
 if (stage("workerd")) {

@@ -2,20 +2,8 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { agentRoutes } from "./api/agents";
-import { healthRoutes } from "./api/health";
-import { messageRoutes } from "./api/messages";
-import { mcpRoutes } from "./api/mcp";
-import { approvalRoutes, runRoutes } from "./api/runs";
-import { toolRoutes } from "./api/tools";
-import { scheduleRoutes } from "./api/schedules";
-import { scriptRoutes } from "./api/scripts";
-import { sessionRoutes } from "./api/sessions";
-import { tokenRoutes } from "./api/tokens";
-import { contextRoutes } from "./api/context";
-import { memoryRoutes } from "./api/memory";
-import { busRoutes, conversationRoutes } from "./api/bus";
-import { connectionRoutes } from "./api/connections";
+import { apiRoutes, livenessRoutes } from "./api";
+import { version } from "./api/health";
 import { openaiRoutes } from "./api/openai-compat";
 import { mcpServerRoutes } from "./mcp-server";
 import { apiAuth, projectMiddleware, requireScope } from "./auth";
@@ -24,7 +12,7 @@ import { agentSocket } from "./sockets";
 import type { AppEnv } from "./env";
 import { notFound, onError } from "./errors";
 
-export const version = "0.1.0";
+export { version };
 /** Request bodies above this answer 413 before any handler reads them. */
 export const maxBodyBytes = 64 * 1024;
 
@@ -43,26 +31,12 @@ export function makeApp() {
   app.onError(onError);
   app.notFound(notFound);
 
-  app.get("/api/health", (c) => c.json({ ok: true, version }));
+  app.route("/", livenessRoutes);
 
   app.use("/api/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth);
   enforceScopes(app);
-  app.route("/api/health", healthRoutes);
-  app.route("/api/agents", agentRoutes);
-  app.route("/api/agents", messageRoutes);
-  app.route("/api/agents", sessionRoutes);
-  app.route("/api/agents", runRoutes);
-  app.route("/api/agents", mcpRoutes);
-  app.route("/api/agents", toolRoutes);
-  app.route("/api/agents", scriptRoutes);
-  app.route("/api/agents", scheduleRoutes);
-  app.route("/api/agents", memoryRoutes);
-  app.route("/api/agents", contextRoutes);
-  app.route("/api/approvals", approvalRoutes);
-  app.route("/api/tokens", tokenRoutes);
-  app.route("/api/agents", connectionRoutes);
-  app.route("/api/bus", busRoutes);
-  app.route("/api/conversations", conversationRoutes);
+  // The routes, typed for clients (ApiRoutes in ./api): after auth and the scope policy, in this order.
+  app.route("/", apiRoutes);
 
   app.all("/api/*", notFound);
   app.route("/v1", openaiRoutes);

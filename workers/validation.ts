@@ -1,8 +1,15 @@
-import { validator } from "hono/validator";
+import type { MiddlewareHandler } from "hono";
+import { validator, type InferInput } from "hono/validator";
 import type { z } from "zod";
 import { PantheonError, validationFailed } from "../core/errors";
 
 type Target = "json" | "query" | "param";
+
+/**
+ * What a client sends for a target, as typed clients (`hc`) see it: the schema's input, so fields
+ * with a default are optional; query and path values are strings.
+ */
+type Sent<T extends Target, S extends z.ZodType> = T extends "json" ? z.input<S> : InferInput<z.input<S>, T>;
 
 /** Turns zod issues into the API's field issues: the path and what is allowed. */
 export function fieldIssues(error: z.ZodError) {
@@ -65,12 +72,16 @@ export function isJsonMediaType(header: string | null | undefined): boolean {
   return essence === "application/json" || (essence.startsWith("application/") && essence.endsWith("+json"));
 }
 
+/** The validator's types: what the route reads (`c.req.valid`) and what a client sends. */
+type Validated<T extends Target, S extends z.ZodType> = { in: { [K in T]: Sent<K, S> }; out: { [K in T]: z.output<S> } };
+
 /**
  * Hono validator backed by zod. A body that is not JSON answers 400 (not Hono's default), and
  * every problem names its field. A body nested deeper than {@link maxJsonDepth} answers 400 before
  * anything recursive sees it.
  */
-export function valid<T extends Target, S extends z.ZodType>(target: T, schema: S) {
+export function valid<T extends Target, S extends z.ZodType>(target: T, schema: S): MiddlewareHandler<any, string, Validated<T, S>> {
+  // `validator` infers the client's input from the parsed output; this states the schema's input instead.
   return validator(target, async (value, c) => {
     if (target === "json") {
       if (!isJsonMediaType(c.req.header("content-type"))) {
@@ -84,5 +95,5 @@ export function valid<T extends Target, S extends z.ZodType>(target: T, schema: 
       checkJsonDepth(value);
     }
     return parseOrThrow(schema, value, target === "json" ? "body" : target === "query" ? "query string" : "path");
-  });
+  }) as MiddlewareHandler<any, string, Validated<T, S>>;
 }

@@ -1,16 +1,25 @@
 // `pantheon agents list | get | create | delete`
-import { agentPath, UsageError } from "../client.mjs";
+import { param, UsageError } from "../client.mjs";
 import { fields, oneLine, printJson, table, time } from "../format.mjs";
 
-/** `provider:name` → `{ provider, name }`; the name may itself contain ':' (fine-tuned model ids do). */
+/**
+ * `provider:name` → `{ provider, name }`; the name may itself contain ':' (fine-tuned model ids do).
+ * @param {string} text
+ */
 export function parseModel(text) {
   const at = text.indexOf(":");
   if (at <= 0 || at === text.length - 1) throw new UsageError(`--model takes provider:name (for example openai:gpt-4o-mini or offline:offline), got '${text}'`, "agents");
   return { provider: text.slice(0, at), name: text.slice(at + 1) };
 }
 
+/** @param {{ provider: string, name: string } | undefined} model */
 const modelText = (model) => (model ? `${model.provider}:${model.name}` : "-");
 
+/**
+ * @param {string[]} args
+ * @param {number} index
+ * @param {string} what
+ */
 function need(args, index, what) {
   const value = args[index];
   if (!value) throw new UsageError(`name the ${what}`, "agents");
@@ -31,17 +40,18 @@ export const agents = {
     "system-prompt": { type: "string", help: "the agent's instructions (create)" },
     model: { type: "string", help: "provider:name, e.g. openai:gpt-4o-mini (create; default offline:offline)" },
   },
-  async run({ api, args, values, json }) {
+  /** @param {import("../client.mjs").CommandContext} context */
+  async run({ client: { api, send }, args, values, json }) {
     const [action = "list"] = args;
     if (action === "list") {
-      const body = await api.request("GET", "/api/agents");
+      const body = await send(api.api.agents.$get());
       if (json) return printJson(body);
       if (!body.agents.length) return console.log("No agents yet. Create one with: pantheon agents create <name>");
       console.log(table(["NAME", "STATUS", "MODEL", "LAST ACTIVITY", "DESCRIPTION"], body.agents.map((a) => [a.name, a.status, modelText(a.model), time(a.lastActivityAt), oneLine(a.description, 50)])));
       return;
     }
     if (action === "get") {
-      const agent = await api.request("GET", agentPath(need(args, 1, "agent")));
+      const agent = await send(api.api.agents[":name"].$get(param({ name: need(args, 1, "agent") })));
       if (json) return printJson(agent);
       console.log(
         fields([
@@ -62,18 +72,19 @@ export const agents = {
     }
     if (action === "create") {
       const name = need(args, 1, "agent to create");
+      /** @type {import("hono/client").InferRequestType<typeof api.api.agents.$post>["json"]} */
       const input = { name };
       if (values.description !== undefined) input.description = values.description;
       if (values["system-prompt"] !== undefined) input.systemPrompt = values["system-prompt"];
       if (values.model !== undefined) input.model = parseModel(values.model);
-      const agent = await api.request("POST", "/api/agents", { json: input });
+      const agent = await send(api.api.agents.$post({ json: input }));
       if (json) return printJson(agent);
       console.log(`Created agent ${agent.name} (model ${modelText(agent.model)}). Talk to it: pantheon chat ${agent.name} "hello"`);
       return;
     }
     if (action === "delete") {
       const name = need(args, 1, "agent to delete");
-      await api.request("DELETE", agentPath(name));
+      await send(api.api.agents[":name"].$delete(param({ name })));
       if (json) return printJson({ deleted: name });
       console.log(`Deleted agent ${name} and its memory.`);
       return;

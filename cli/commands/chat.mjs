@@ -1,5 +1,5 @@
 // `pantheon chat`, `pantheon history`, `pantheon sessions`
-import { agentPath, ApiError, readEvents, UsageError } from "../client.mjs";
+import { ApiError, param, readEvents, UsageError } from "../client.mjs";
 import { oneLine, printJson, table, time } from "../format.mjs";
 
 async function readStdin() {
@@ -8,22 +8,24 @@ async function readStdin() {
   return text.trim();
 }
 
-const note = (line) => process.stderr.write(`${line}\n`);
+const note = (/** @type {string} */ line) => process.stderr.write(`${line}\n`);
 
 export const chat = {
   name: "chat",
   summary: "send a message to an agent and stream its reply",
   usage: ['pantheon chat <agent> "<message>" [--session <id>]', "echo '<message>' | pantheon chat <agent> -"],
   options: { session: { type: "string", help: "the session (conversation) to talk in; default: the agent's default session" } },
-  async run({ api, args, values, json }) {
+  /** @param {import("../client.mjs").CommandContext} context */
+  async run({ client: { api, send, reach }, args, values, json }) {
     const [agent, given] = args;
     if (!agent) throw new UsageError("name the agent to talk to", "chat");
     const content = given === undefined || given === "-" ? (process.stdin.isTTY ? "" : await readStdin()) : args.slice(1).join(" ");
     if (!content) throw new UsageError("write a message: pantheon chat <agent> \"<message>\"", "chat");
     const input = { content, ...(values.session ? { session: values.session } : {}) };
-    if (json) return printJson(await api.request("POST", agentPath(agent, "/messages"), { json: input }));
+    const messages = api.api.agents[":name"].messages;
+    if (json) return printJson(await send(messages.$post({ ...param({ name: agent }), json: input })));
 
-    const res = await api.request("POST", agentPath(agent, "/messages"), { json: input, accept: "text/event-stream", raw: true });
+    const res = await reach(messages.$post({ ...param({ name: agent }), json: input }, { headers: { accept: "text/event-stream" } }));
     // Text a model writes before it calls a tool is not the reply; what was printed since the
     // last tool call is compared with the stored reply at the end, and any missing tail printed.
     let sinceTool = "";
@@ -64,6 +66,7 @@ export const chat = {
   },
 };
 
+/** @param {{ role: string, name?: string, content: string, toolCalls?: { name: string, arguments: unknown }[] }} message */
 function describe(message) {
   if (message.role === "tool") return `${message.name ?? "tool"} → ${oneLine(message.content, 200)}`;
   const calls = (message.toolCalls ?? []).map((c) => `${c.name}(${oneLine(c.arguments, 60)})`).join(", ");
@@ -78,13 +81,12 @@ export const history = {
     session: { type: "string", help: "which session; default: the agent's default session" },
     limit: { type: "string", help: "how many of the latest messages (1-200, default 50)" },
   },
-  async run({ api, args, values, json }) {
+  /** @param {import("../client.mjs").CommandContext} context */
+  async run({ client: { api, send }, args, values, json }) {
     const [agent] = args;
     if (!agent) throw new UsageError("name the agent", "history");
-    const query = new URLSearchParams();
-    if (values.session) query.set("session", values.session);
-    if (values.limit) query.set("limit", values.limit);
-    const body = await api.request("GET", agentPath(agent, `/messages${query.size ? `?${query}` : ""}`));
+    const query = { ...(values.session ? { session: values.session } : {}), ...(values.limit ? { limit: values.limit } : {}) };
+    const body = await send(api.api.agents[":name"].messages.$get({ ...param({ name: agent }), query }));
     if (json) return printJson(body);
     if (!body.messages.length) return console.log(`No messages yet. Say hello: pantheon chat ${agent} "hello"`);
     for (const m of [...body.messages].reverse()) console.log(`${time(m.createdAt)}  ${m.role.padEnd(9)} ${describe(m)}`);
@@ -97,10 +99,11 @@ export const sessions = {
   summary: "list an agent's sessions (conversations)",
   usage: ["pantheon sessions <agent>"],
   options: {},
-  async run({ api, args, json }) {
+  /** @param {import("../client.mjs").CommandContext} context */
+  async run({ client: { api, send }, args, json }) {
     const [agent] = args;
     if (!agent) throw new UsageError("name the agent", "sessions");
-    const body = await api.request("GET", agentPath(agent, "/sessions"));
+    const body = await send(api.api.agents[":name"].sessions.$get(param({ name: agent })));
     if (json) return printJson(body);
     console.log(table(["ID", "TITLE", "UPDATED", ""], body.sessions.map((s) => [s.id, s.title, time(s.updatedAt), s.isDefault ? "(default)" : s.forkedFrom ? `(fork of ${s.forkedFrom.sessionId})` : ""])));
   },

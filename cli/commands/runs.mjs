@@ -1,14 +1,22 @@
 // `pantheon runs`, `trace`, `approvals`, `approve`, `reject`
-import { agentPath, UsageError } from "../client.mjs";
+import { param, UsageError } from "../client.mjs";
 import { duration, oneLine, printJson, table, time } from "../format.mjs";
 
+/**
+ * @param {string[]} args
+ * @param {string} command
+ * @returns {[string, string]}
+ */
 function agentAndRun(args, command) {
   const [agent, runId] = args;
   if (!agent || !runId) throw new UsageError(`name the agent and the run: pantheon ${command} <agent> <runId>`, command);
   return [agent, runId];
 }
 
-/** The part of a step's data worth a glance: the tool and its arguments, a gate's verdict, an error. */
+/**
+ * The part of a step's data worth a glance: the tool and its arguments, a gate's verdict, an error.
+ * @param {{ name: string, data: any }} step
+ */
 function stepDetail(step) {
   const d = step.data ?? {};
   const tool = d.tool ?? d.name ?? "";
@@ -16,7 +24,7 @@ function stepDetail(step) {
   if (step.name === "tool_result" || step.name === "agent_response") return oneLine(`${tool} ${d.ok === false ? `failed: ${d.error ?? ""}` : d.output ?? ""}`, 70);
   if (step.name === "model_result") return oneLine(d.toolCalls?.length ? `calls ${d.toolCalls.join(", ")}` : d.content ?? "", 70);
   if (step.name === "gate_decisions") {
-    const denied = (d.decisions ?? []).find((r) => r.decision?.allow === false);
+    const denied = (d.decisions ?? []).find((/** @type {any} */ r) => r.decision?.allow === false);
     return oneLine(`${tool}: ${denied ? `${denied.gate} said no${denied.decision.reason ? `: ${denied.decision.reason}` : ""}` : "allowed"}`, 70);
   }
   if (step.name === "approval") return oneLine(`${tool} ${d.approved ? "approved" : "rejected"} by ${d.by}${d.reason ? `: ${d.reason}` : ""}`, 70);
@@ -30,10 +38,11 @@ export const runs = {
   summary: "list an agent's runs, newest first",
   usage: ["pantheon runs <agent> [--limit <n>]"],
   options: { limit: { type: "string", help: "how many (1-200, default 50)" } },
-  async run({ api, args, values, json }) {
+  /** @param {import("../client.mjs").CommandContext} context */
+  async run({ client: { api, send }, args, values, json }) {
     const [agent] = args;
     if (!agent) throw new UsageError("name the agent", "runs");
-    const body = await api.request("GET", agentPath(agent, `/runs${values.limit ? `?limit=${encodeURIComponent(values.limit)}` : ""}`));
+    const body = await send(api.api.agents[":name"].runs.$get({ ...param({ name: agent }), query: values.limit ? { limit: values.limit } : {} }));
     if (json) return printJson(body);
     if (!body.runs.length) return console.log("No runs yet.");
     console.log(
@@ -50,9 +59,10 @@ export const trace = {
   summary: "show every step of a run with its kind, name and duration",
   usage: ["pantheon trace <agent> <runId>"],
   options: {},
-  async run({ api, args, json }) {
+  /** @param {import("../client.mjs").CommandContext} context */
+  async run({ client: { api, send }, args, json }) {
     const [agent, runId] = agentAndRun(args, "trace");
-    const body = await api.request("GET", agentPath(agent, `/runs/${encodeURIComponent(runId)}`));
+    const body = await send(api.api.agents[":name"].runs[":id"].$get(param({ name: agent, id: runId })));
     if (json) return printJson(body);
     const { run } = body;
     console.log(`Run ${run.id}: ${run.status} (${run.trigger}), started ${time(run.startedAt)}, ${run.steps} steps, ${run.tokens} tokens${run.error ? `, error: ${run.error}` : ""}`);
@@ -68,8 +78,9 @@ export const approvals = {
   summary: "list every tool call of the project waiting for a person",
   usage: ["pantheon approvals"],
   options: {},
-  async run({ api, json }) {
-    const body = await api.request("GET", "/api/approvals");
+  /** @param {import("../client.mjs").CommandContext} context */
+  async run({ client: { api, send }, json }) {
+    const body = await send(api.api.approvals.$get());
     if (json) return printJson(body);
     if (!body.approvals.length) return console.log("Nothing is waiting for approval.");
     console.log(table(["AGENT", "RUN", "CALL", "TOOL", "ARGUMENTS", "REQUESTED"], body.approvals.map((a) => [a.agent, a.runId, a.callId, a.tool, oneLine(a.arguments, 50), time(a.requestedAt)])));
@@ -77,6 +88,7 @@ export const approvals = {
   },
 };
 
+/** @param {"approve" | "reject"} kind */
 function decision(kind) {
   return {
     name: kind,
@@ -86,10 +98,11 @@ function decision(kind) {
       call: { type: "string", help: "which pending call, when the run waits on more than one" },
       reason: { type: "string", help: "why: recorded in the trace and shown to the model" },
     },
-    async run({ api, args, values, json }) {
+    /** @param {import("../client.mjs").CommandContext} context */
+    async run({ client: { api, send }, args, values, json }) {
       const [agent, runId] = agentAndRun(args, kind);
       const input = { decision: kind, ...(values.call ? { callId: values.call } : {}), ...(values.reason ? { reason: values.reason } : {}) };
-      const run = await api.request("POST", agentPath(agent, `/runs/${encodeURIComponent(runId)}/approval`), { json: input });
+      const run = await send(api.api.agents[":name"].runs[":id"].approval.$post({ ...param({ name: agent, id: runId }), json: input }));
       if (json) return printJson(run);
       console.log(`${kind === "approve" ? "Approved" : "Rejected"}: run ${run.id} is now ${run.status}. See: pantheon trace ${agent} ${run.id}`);
     },

@@ -1,5 +1,5 @@
 // `pantheon tokens list | create | delete`, `pantheon health`
-import { UsageError } from "../client.mjs";
+import { param, UsageError } from "../client.mjs";
 import { printJson, table, time } from "../format.mjs";
 
 export const tokens = {
@@ -9,10 +9,11 @@ export const tokens = {
   options: {
     scope: { type: "string", help: "what the token may do: chat (talk, read history and runs; the default), approve (chat + decide approvals) or admin (everything)" },
   },
-  async run({ api, args, values, json }) {
+  /** @param {import("../client.mjs").CommandContext} context */
+  async run({ client: { api, send }, args, values, json }) {
     const [action = "list", arg] = args;
     if (action === "list") {
-      const body = await api.request("GET", "/api/tokens");
+      const body = await send(api.api.tokens.$get());
       if (json) return printJson(body);
       if (!body.tokens.length) return console.log("No API tokens. Create one with: pantheon tokens create <name>");
       console.log(table(["ID", "NAME", "SCOPE", "CREATED", "LAST USED"], body.tokens.map((t) => [t.id, t.name, t.scope, time(t.createdAt), time(t.lastUsedAt)])));
@@ -20,14 +21,14 @@ export const tokens = {
     }
     if (action === "create") {
       if (!arg) throw new UsageError("name the token (who or what will use it)", "tokens");
-      const created = await api.request("POST", "/api/tokens", { json: { name: arg, ...(values.scope ? { scope: values.scope } : {}) } });
+      const created = await send(api.api.tokens.$post({ json: { name: arg, ...(values.scope ? { scope: values.scope } : {}) } }));
       if (json) return printJson(created);
       console.log(`Created token '${created.name}' (id ${created.id}, scope ${created.scope}). It is shown only this once:\n\n  ${created.token}\n`);
       return;
     }
     if (action === "delete") {
       if (!arg) throw new UsageError("give the token's id (pantheon tokens list shows it)", "tokens");
-      await api.request("DELETE", `/api/tokens/${encodeURIComponent(arg)}`);
+      await send(api.api.tokens[":id"].$delete(param({ id: arg })));
       if (json) return printJson({ deleted: arg });
       console.log(`Deleted token ${arg}: it no longer works, and its open sockets are closed.`);
       return;
@@ -41,9 +42,10 @@ export const health = {
   summary: "check that the server answers (no token needed)",
   usage: ["pantheon health"],
   options: {},
-  async run({ api, json }) {
-    const body = await api.request("GET", "/api/health");
+  /** @param {import("../client.mjs").CommandContext} context */
+  async run({ client: { api, send, url }, json }) {
+    const body = await send(api.api.health.$get());
     if (json) return printJson(body);
-    console.log(`ok: Pantheon ${body.version} at ${api.url}`);
+    console.log(`ok: Pantheon ${body.version} at ${url}`);
   },
 };

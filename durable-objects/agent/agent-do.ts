@@ -22,7 +22,7 @@ import { makeMcpServers, mcpClientOf } from "./mcp";
 import { makeMemoryFeature } from "./memory";
 import { makeMessageStore } from "./messages";
 import { llmForProfile } from "./models";
-import { makeRunDriver, type RunContext, type RunOutcome } from "./run-driver";
+import { makeRunDriver, type RunContext, type TurnOutcome } from "./run-driver";
 import { makeRunStore } from "./runs";
 import * as schema from "./schema";
 import { makeSessionStore } from "./sessions";
@@ -286,7 +286,7 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   // ---- chat ----------------------------------------------------------------------------------
 
-  chat(input: ChatInput): Promise<Result<RunOutcome>> {
+  chat(input: ChatInput): Promise<Result<TurnOutcome>> {
     return guard(() => this.turn(input, () => {}));
   }
 
@@ -311,7 +311,7 @@ export class AgentDO extends Agent<Env, LiveState> {
    * profile is read once; the context is compiled before the request is stored, then the run is
    * created (record and message in one transaction) and driven.
    */
-  private async turn(input: ChatInput, sink: Emit, behavior?: BehaviorRun): Promise<RunOutcome> {
+  private async turn(input: ChatInput, sink: Emit, behavior?: BehaviorRun): Promise<TurnOutcome> {
     const profile = this.profile();
     const handled = behavior ? null : await this.behaviors.onMessage(input, sink);
     if (handled) return handled;
@@ -347,7 +347,8 @@ export class AgentDO extends Agent<Env, LiveState> {
     this.sessions.touch(session.id);
     // Extraction may call the model again: it runs after the reply has gone out, not before.
     this.ctx.waitUntil(this.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds }));
-    return result;
+    if (!result.userMessage) throw new Error("a turn's run was stored without its request");
+    return { ...result, userMessage: result.userMessage };
   }
 
   /** Every run event goes to live clients, and moves the agent's live status. */

@@ -6,7 +6,7 @@ import { cronMatches, defaultRetryMax, nextCronAt, retryDelayMs } from "../../co
 import { goalText, makePlanLlm } from "./behavior-plan";
 import { behaviorsOf, wantedAlarms, wholeSecond, type BehaviorAlarm, type BehaviorBookStore, type FoundBehavior } from "./behavior-state";
 import type { Emit, RunEvent } from "./live";
-import type { RunOutcome } from "./run-driver";
+import type { TurnOutcome as RunOutcome } from "./run-driver";
 
 /** The agents SDK's scheduling, as the behaviors use it (AgentDO passes its own methods). */
 export interface BehaviorScheduler {

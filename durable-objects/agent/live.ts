@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { StoredMessage } from "./messages";
 
 /** What every client of an agent sees live, kept in sync by the `agents` SDK's state sync. */
 export const liveStateSchema = z.strictObject({
@@ -11,15 +12,19 @@ export type LiveState = z.infer<typeof liveStateSchema>;
 
 export const initialLiveState: LiveState = { status: "idle", runId: null, typing: false, lastActivityAt: null };
 
-/** One event of a run, pushed over the WebSocket and the SSE stream alike. */
+/**
+ * One event of a run, pushed over the WebSocket and the SSE stream alike (clients such as the PWA
+ * import this type).
+ */
 export type RunEvent =
-  | { type: "run"; runId: string; sessionId: string; userMessage?: unknown }
+  /** `userMessage` is absent for a run with no request in the chat (a manual tool call, a resumed run). */
+  | { type: "run"; runId: string; sessionId: string; userMessage?: StoredMessage }
   | { type: "token"; text: string }
   | { type: "tool_call"; callId: string; name: string; arguments: unknown }
   | { type: "gate"; callId: string; gate: string; allow: boolean; reason?: string }
   | { type: "tool_result"; callId: string; name: string; ok: boolean; output?: string; error?: string; ms: number }
   | { type: "status"; status: string }
-  | { type: "done"; runId: string; status: string; reply: unknown }
+  | { type: "done"; runId: string; status: string; reply: StoredMessage | null }
   | { type: "error"; code: string; message: string };
 
 export type Emit = (event: RunEvent) => void;

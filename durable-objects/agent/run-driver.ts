@@ -77,6 +77,9 @@ export interface RunOutcome {
   error?: string;
 }
 
+/** A turn's outcome (a person's message, a behavior's goal): a turn always has its request in the chat. */
+export type TurnOutcome = RunOutcome & { userMessage: StoredMessage };
+
 const traceCategory: Record<TraceKind, string> = {
   run_started: "state",
   model_called: "model",

@@ -1,8 +1,42 @@
+import { hc, type ClientResponse } from "hono/client";
+import type { JSONParsed } from "hono/utils/types";
+import type { LiveState, RunEvent as ServerRunEvent } from "../../durable-objects/agent/live";
+import type { ApiRoutes } from "../../workers/api";
 import { ApiError } from "./errors";
-import type {
-  Agent, Approval, BusCounts, ContextResult, Conversation, RunEvent, RunSummary, Schedule, ScriptInfo, Session,
-  StoredMessage, ToolInvokeResult, ToolSpec, TraceStep,
-} from "./types";
+
+/** The state an agent syncs over its WebSocket. */
+export type { LiveState };
+/** One run event as it arrives (SSE, or `run_event` over the WebSocket): the server's, after JSON. */
+export type RunEvent = JSONParsed<ServerRunEvent>;
+
+/** The worker's routes as `hc` calls them; types only, nothing of the worker is bundled. */
+type Client = ReturnType<typeof hc<ApiRoutes>>;
+type AgentRoutes = Client["api"]["agents"][":name"];
+/** What a call answers with: the JSON its route returns (`json()` of the success response). */
+type Json<Call> = Call extends (...args: never[]) => Promise<infer R> ? JsonOf<R> : never;
+type JsonOf<R> = R extends ClientResponse<infer T, infer _Status, infer Format> ? (Format extends "json" ? T : never) : never;
+
+// The API's shapes, read from the routes themselves (workers/api): a server change that breaks
+// the PWA fails its type check.
+export type Agent = Json<AgentRoutes["$get"]>;
+export type StoredMessage = Json<AgentRoutes["messages"]["$get"]>["messages"][number];
+export type ToolCall = NonNullable<StoredMessage["toolCalls"]>[number];
+export type SendResult = Json<AgentRoutes["messages"]["$post"]>;
+export type Session = Json<AgentRoutes["sessions"]["$get"]>["sessions"][number];
+export type RunSummary = Json<AgentRoutes["runs"]["$get"]>["runs"][number];
+export type RunDetail = Json<AgentRoutes["runs"][":id"]["$get"]>;
+export type TraceStep = RunDetail["trace"][number];
+export type Approval = Json<Client["api"]["approvals"]["$get"]>["approvals"][number];
+export type ToolSpec = Json<AgentRoutes["tools"]["$get"]>["tools"][number];
+export type ToolInvokeResult = Json<AgentRoutes["tools"][":tool"]["invoke"]["$post"]>;
+export type ContextResult = Json<AgentRoutes["context"]["$get"]>;
+export type ContextItem = ContextResult["items"][number];
+export type ScriptInfo = Json<AgentRoutes["script"]["$get"]>;
+export type Schedule = Json<AgentRoutes["schedules"]["$get"]>["schedules"][number];
+export type BusSummary = Json<Client["api"]["bus"]["$get"]>;
+export type BusCounts = BusSummary["agents"][number];
+export type Conversation = Json<Client["api"]["conversations"][":id"]["$get"]>;
+export type BusHop = Conversation["hops"][number];
 
 export interface ApiOptions {
   getToken: () => string | null;
@@ -11,19 +45,13 @@ export interface ApiOptions {
   fetch?: typeof fetch;
 }
 
-export interface SendResult {
-  runId: string;
-  sessionId: string;
-  status: string;
-  reply: StoredMessage | null;
-  userMessage: StoredMessage;
-}
-
+/** Path parameters go into the URL as they are (`hc` does not escape them). */
 const enc = encodeURIComponent;
 
 /**
- * A thin, typed client for the Pantheon HTTP API. Every failure becomes an {@link ApiError}
- * (status 0 when the network is down), so callers never parse responses themselves.
+ * A thin client for the Pantheon HTTP API, typed by the worker's routes (Hono's `hc`). Every
+ * failure becomes an {@link ApiError} (status 0 when the network is down), so callers never parse
+ * responses themselves.
  *
  * @example
  * const api = makeApi({ getToken: () => localStorage.getItem("pantheon.token"), getProject: () => "default" });
@@ -31,18 +59,19 @@ const enc = encodeURIComponent;
  */
 export function makeApi(options: ApiOptions) {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const base = options.baseUrl ?? "";
+  const client = hc<ApiRoutes>(options.baseUrl ?? "", {
+    fetch: doFetch,
+    headers: () => {
+      const token = options.getToken();
+      return { ...(token ? { authorization: `Bearer ${token}` } : {}), "x-pantheon-project": options.getProject(), accept: "application/json" };
+    },
+  });
 
-  async function raw(path: string, init: RequestInit = {}, accept = "application/json"): Promise<Response> {
-    const headers = new Headers(init.headers);
-    const token = options.getToken();
-    if (token) headers.set("authorization", `Bearer ${token}`);
-    headers.set("x-pantheon-project", options.getProject());
-    if (!headers.has("accept")) headers.set("accept", accept);
-    if (init.body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
-    let res: Response;
+  /** Sends one request; a refused one (not 2xx) becomes the ApiError its body describes. */
+  async function reach<R extends ClientResponse<unknown>>(request: Promise<R>): Promise<R> {
+    let res: R;
     try {
-      res = await doFetch(base + path, { ...init, headers });
+      res = await request;
     } catch (cause) {
       if ((cause as Error)?.name === "AbortError") throw cause;
       throw new ApiError(0, "network", "The network request failed", undefined, undefined, { cause });
@@ -51,29 +80,28 @@ export function makeApi(options: ApiOptions) {
     return res;
   }
 
-  async function json<T>(path: string, init?: RequestInit): Promise<T> {
-    const res = await raw(path, init);
-    if (res.status === 204) return undefined as T;
+  async function json<R extends ClientResponse<unknown>>(request: Promise<R>): Promise<JsonOf<R>> {
+    const res = await reach(request);
+    if (res.status === 204) return undefined as JsonOf<R>;
     if (!(res.headers.get("content-type") ?? "").includes("json")) {
       // An API route the server does not have yet can fall through to the app shell's HTML.
       throw new ApiError(404, "not_available", "This endpoint is not available on this server");
     }
-    return (await res.json()) as T;
+    return (await res.json()) as JsonOf<R>;
   }
 
-  const body = (value: unknown): RequestInit => ({ method: "POST", body: JSON.stringify(value) });
-  const agentPath = (name: string) => `/api/agents/${enc(name)}`;
+  const agents = client.api.agents;
+  const agent = (name: string) => ({ name: enc(name) });
+  const run = (name: string, runId: string) => ({ name: enc(name), id: enc(runId) });
 
   return {
-    health: () => json<{ ok: boolean; version?: string }>("/api/health"),
-    listAgents: () => json<{ agents: Agent[] }>("/api/agents"),
-    createAgent: (input: { name: string; description?: string; systemPrompt?: string; model?: Agent["model"] }) =>
-      json<Agent>("/api/agents", body(input)),
-    getAgent: (name: string) => json<Agent>(agentPath(name)),
+    health: () => json(client.api.health.$get()),
+    listAgents: () => json(agents.$get()),
+    createAgent: (input: { name: string; description?: string; systemPrompt?: string; model?: Agent["model"] }) => json(agents.$post({ json: input })),
+    getAgent: (name: string) => json(agents[":name"].$get({ param: agent(name) })),
     listMessages: (name: string, query: { session?: string; cursor?: string; limit?: number } = {}) =>
-      json<{ messages: StoredMessage[]; nextCursor: string | null }>(`${agentPath(name)}/messages${qs(query)}`),
-    sendMessage: (name: string, input: { content: string; session?: string }) =>
-      json<SendResult>(`${agentPath(name)}/messages`, body(input)),
+      json(agents[":name"].messages.$get({ param: agent(name), query: given({ ...query, limit: query.limit?.toString() }) })),
+    sendMessage: (name: string, input: { content: string; session?: string }) => json(agents[":name"].messages.$post({ param: agent(name), json: input })),
     /** Streams a reply; resolves once the server closes the stream. */
     streamMessage: async (
       name: string,
@@ -81,9 +109,9 @@ export function makeApi(options: ApiOptions) {
       onEvent: (event: RunEvent) => void,
       signal?: AbortSignal,
     ): Promise<void> => {
-      const res = await raw(`${agentPath(name)}/messages`, { ...body(input), signal }, "text/event-stream");
-      const type = res.headers.get("content-type") ?? "";
-      if (!type.includes("text/event-stream")) {
+      const request = agents[":name"].messages.$post({ param: agent(name), json: input }, { headers: { accept: "text/event-stream" }, init: { signal } });
+      const res = await reach(request);
+      if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
         // A server without streaming answers JSON: replay it as the events a stream would have sent.
         const result = (await res.json()) as SendResult;
         onEvent({ type: "run", runId: result.runId, sessionId: result.sessionId, userMessage: result.userMessage });
@@ -92,36 +120,39 @@ export function makeApi(options: ApiOptions) {
       }
       await readEventStream(res, onEvent);
     },
-    listSessions: (name: string) => json<{ sessions: Session[] }>(`${agentPath(name)}/sessions`),
-    createSession: (name: string, title?: string) => json<Session>(`${agentPath(name)}/sessions`, body({ title })),
-    listRuns: (name: string, limit = 20) => json<{ runs: RunSummary[] }>(`${agentPath(name)}/runs?limit=${limit}`),
-    getRun: (name: string, runId: string) =>
-      json<{ run: RunSummary; trace: TraceStep[] }>(`${agentPath(name)}/runs/${enc(runId)}`),
+    listSessions: (name: string) => json(agents[":name"].sessions.$get({ param: agent(name) })),
+    createSession: (name: string, title?: string) => json(agents[":name"].sessions.$post({ param: agent(name), json: { title } })),
+    listRuns: (name: string, limit = 20) => json(agents[":name"].runs.$get({ param: agent(name), query: { limit: String(limit) } })),
+    getRun: (name: string, runId: string) => json(agents[":name"].runs[":id"].$get({ param: run(name, runId) })),
     decide: (name: string, runId: string, input: { decision: "approve" | "reject"; callId?: string; reason?: string }) =>
-      json<RunSummary>(`${agentPath(name)}/runs/${enc(runId)}/approval`, body(input)),
-    listApprovals: () => json<{ approvals: Approval[] }>("/api/approvals"),
-    listTools: (name: string) => json<{ tools: ToolSpec[] }>(`${agentPath(name)}/tools`),
-    invokeTool: (name: string, tool: string, args: unknown) =>
-      json<ToolInvokeResult>(`${agentPath(name)}/tools/${enc(tool)}/invoke`, body({ arguments: args })),
-    getContext: (name: string, q: string, maxTokens?: number) => json<ContextResult>(`${agentPath(name)}/context${qs({ q, maxTokens })}`),
-    getScript: (name: string) => json<ScriptInfo>(`${agentPath(name)}/script`),
-    getSchedules: (name: string) => json<{ schedules: Schedule[] }>(`${agentPath(name)}/schedules`),
+      json(agents[":name"].runs[":id"].approval.$post({ param: run(name, runId), json: input })),
+    listApprovals: () => json(client.api.approvals.$get()),
+    listTools: (name: string) => json(agents[":name"].tools.$get({ param: agent(name) })),
+    invokeTool: (name: string, tool: string, args: Record<string, unknown>) =>
+      json(agents[":name"].tools[":tool"].invoke.$post({ param: { name: enc(name), tool: enc(tool) }, json: { arguments: args } })),
+    getContext: (name: string, q: string, maxTokens?: number) =>
+      json(agents[":name"].context.$get({ param: agent(name), query: given({ q, maxTokens: maxTokens?.toString() }) })),
+    getScript: (name: string) => json(agents[":name"].script.$get({ param: agent(name) })),
+    getSchedules: (name: string) => json(agents[":name"].schedules.$get({ param: agent(name) })),
     /** Pauses or resumes one behavior; answers the behavior's schedule as it is now. */
-    setSchedulePaused: (name: string, behavior: string, paused: boolean) =>
-      json<Schedule>(`${agentPath(name)}/schedules/${enc(behavior)}/${paused ? "pause" : "resume"}`, { method: "POST" }),
-    getBus: () => json<{ agents: BusCounts[]; total: Omit<BusCounts, "agent"> }>("/api/bus"),
-    getConversation: (id: string) => json<Conversation>(`/api/conversations/${enc(id)}`),
+    setSchedulePaused: (name: string, behavior: string, paused: boolean) => {
+      const route = agents[":name"].schedules[":behavior"];
+      const param = { name: enc(name), behavior: enc(behavior) };
+      return json(paused ? route.pause.$post({ param }) : route.resume.$post({ param }));
+    },
+    getBus: () => json(client.api.bus.$get()),
+    getConversation: (id: string) => json(client.api.conversations[":id"].$get({ param: { id: enc(id) } })),
   };
 }
 
 export type Api = ReturnType<typeof makeApi>;
 
-function qs(query: Record<string, string | number | undefined>): string {
-  const entries = Object.entries(query).filter(([, v]) => v !== undefined && v !== "");
-  return entries.length ? `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)]))}` : "";
+/** A query without its empty values: `?session=` would be a session id that is not valid. */
+function given<Q extends Record<string, string | undefined>>(query: Q): Q {
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== "")) as Q;
 }
 
-async function toApiError(res: Response): Promise<ApiError> {
+async function toApiError(res: ClientResponse<unknown>): Promise<ApiError> {
   const requestId = res.headers.get("x-request-id") ?? undefined;
   try {
     const data = (await res.json()) as { error?: { code?: string; message?: string; requestId?: string; details?: ApiError["details"] } };
@@ -134,7 +165,7 @@ async function toApiError(res: Response): Promise<ApiError> {
 }
 
 /** Parses `event: name\ndata: json` blocks as they arrive; tolerant of CRLF and split chunks. */
-async function readEventStream(res: Response, onEvent: (event: RunEvent) => void): Promise<void> {
+async function readEventStream(res: { body: ReadableStream<Uint8Array<ArrayBuffer>> | null }, onEvent: (event: RunEvent) => void): Promise<void> {
   if (!res.body) return;
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";

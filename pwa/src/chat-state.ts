@@ -1,4 +1,4 @@
-import type { RunEvent, StoredMessage, ToolCall, TraceStep } from "./types";
+import type { RunEvent, StoredMessage, ToolCall, TraceStep } from "./api";
 
 /**
  * The chat transcript as the screen shows it. Every item has a stable `key`, derived from
@@ -48,17 +48,7 @@ export function toTime(value: string | number | null | undefined): number {
 }
 
 function normaliseCall(call: ToolCall): { callId: string; name: string; arguments: unknown } {
-  const callId = call.callId ?? call.id ?? "";
-  if (call.function) {
-    let args: unknown = call.function.arguments;
-    try {
-      args = JSON.parse(call.function.arguments);
-    } catch {
-      // Keep the raw string: the model may have produced invalid JSON, which is worth seeing.
-    }
-    return { callId, name: call.function.name, arguments: args };
-  }
-  return { callId, name: call.name ?? "tool", arguments: call.arguments };
+  return { callId: call.id, name: call.name, arguments: call.arguments };
 }
 
 function byTime(items: ChatItem[]): ChatItem[] {
@@ -127,7 +117,7 @@ export function applyRunEvent(items: ChatItem[], event: RunEvent, ctx: { runId: 
   switch (event.type) {
     case "run": {
       const without = ctx.localId ? removeLocal(items, ctx.localId) : items;
-      return mergeHistory(without, [event.userMessage]);
+      return event.userMessage ? mergeHistory(without, [event.userMessage]) : without;
     }
     case "token": {
       const last = items[items.length - 1];

@@ -1,10 +1,9 @@
-import type { Api } from "./api";
+import type { Api, RunEvent, StoredMessage } from "./api";
 import { addLocalMessage, applyRunEvent, lastSeenId, mergeHistory, removeLocal, restoreFromTrace } from "./chat-state";
 import { describeError, isNetworkError } from "./errors";
 import type { LiveConnection, LiveOptions } from "./live";
 import type { Outbox, QueuedMessage } from "./outbox";
 import { emptyChat, type Store } from "./state";
-import type { RunEvent, StoredMessage } from "./types";
 
 export interface ChatDeps {
   api: Api;
@@ -238,7 +237,7 @@ export function makeChatFeature(deps: ChatDeps) {
     try {
       await deps.outbox.drain(async (m) => {
         const res = await api.sendMessage(m.agent, { content: m.content, session: m.session });
-        sent(m.id, m.agent, [res.userMessage, ...(res.reply ? [res.reply] : [])]);
+        sent(m.id, m.agent, [...(res.userMessage ? [res.userMessage] : []), ...(res.reply ? [res.reply] : [])]);
       });
       store.setChat((s) => ({ ...s, notice: null }));
     } catch (error) {

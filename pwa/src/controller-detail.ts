@@ -1,8 +1,8 @@
-import type { Api } from "./api";
+import type { Api, ScriptInfo } from "./api";
 import { conversationOf, findConversations } from "./delegation";
 import { describeError, isApiError } from "./errors";
 import type { AgentDetail, Store } from "./state";
-import type { Loadable, ScriptInfo } from "./types";
+import type { Loadable } from "./types";
 
 export interface DetailDeps {
   api: Api;

@@ -1,4 +1,4 @@
-import { makeApi, type Api } from "./api";
+import { makeApi, type Agent, type Api, type Approval } from "./api";
 import { makeChatFeature } from "./controller-chat";
 import { makeDetailFeature } from "./controller-detail";
 import { describeError } from "./errors";
@@ -6,7 +6,7 @@ import type { LiveConnection, LiveOptions } from "./live";
 import type { Outbox } from "./outbox";
 import { parseHash, toHash, type Route } from "./router";
 import { emptyChat, makeStore, type AppState, type Store, type Theme } from "./state";
-import type { Agent, Approval, Loadable } from "./types";
+import type { Loadable } from "./types";
 
 export interface ControllerDeps {
   storage: Pick<Storage, "getItem" | "setItem" | "removeItem">;
@@ -177,7 +177,7 @@ export function makeController(deps: ControllerDeps) {
       }
     },
 
-    async invokeTool(agent: string, tool: string, args: unknown): Promise<void> {
+    async invokeTool(agent: string, tool: string, args: Record<string, unknown>): Promise<void> {
       set((s) => ({ ...s, toolRun: { tool, busy: true, result: null, error: null } }));
       try {
         const result = await api.invokeTool(agent, tool, args);

@@ -1,5 +1,4 @@
-import type { Api } from "./api";
-import type { RunSummary, TraceStep } from "./types";
+import type { Api, RunSummary, TraceStep } from "./api";
 
 /** The agent that started a run, when another agent asked for it (trigger `agent:<asker>`). */
 export function askerOf(run: Pick<RunSummary, "trigger" | "askedBy">): string | null {

@@ -1,5 +1,6 @@
 /** The PWA's public pieces, for tests and for anyone embedding the components. */
-export { makeApi, type Api, type SendResult } from "./api";
+export { makeApi, type Api, type ApiOptions } from "./api";
+export type * from "./api";
 export { makeController, type Controller, type ControllerDeps } from "./controller";
 export { ApiError, describeError, isApiError, isNetworkError, type ErrorContext } from "./errors";
 export { makeOutbox, type Outbox, type QueuedMessage } from "./outbox";

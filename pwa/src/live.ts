@@ -1,5 +1,5 @@
 import { AgentClient } from "agents/client";
-import type { LiveAgentState, RunEvent } from "./types";
+import type { LiveState, RunEvent } from "./api";
 
 export type LiveStatus = "off" | "connecting" | "open" | "reconnecting";
 
@@ -9,7 +9,7 @@ export interface LiveOptions {
   token: string;
   host: string;
   secure: boolean;
-  onState: (state: LiveAgentState) => void;
+  onState: (state: LiveState) => void;
   onRunEvent: (runId: string, event: RunEvent) => void;
   onStatus: (status: LiveStatus) => void;
   /** Called when a dropped connection comes back: the moment to fetch what was missed. */
@@ -31,7 +31,7 @@ export interface LiveConnection {
  * live.close();
  */
 export function connectLive(options: LiveOptions): LiveConnection {
-  const client = new AgentClient<unknown, LiveAgentState>({
+  const client = new AgentClient<unknown, LiveState>({
     agent: "agent-do",
     name: `${options.project}.${options.agent}`,
     host: options.host,

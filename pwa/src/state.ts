@@ -2,9 +2,10 @@ import type { ChatItem } from "./chat-state";
 import type { LiveStatus } from "./live";
 import type { Route } from "./router";
 import type {
-  Agent, Approval, BusCounts, ContextResult, Conversation, LiveAgentState, Loadable, RunSummary, Schedule, ScriptInfo,
-  Session, ToolInvokeResult, ToolSpec, TraceStep,
-} from "./types";
+  Agent, Approval, BusCounts, ContextResult, Conversation, LiveState, RunDetail, RunSummary, Schedule, ScriptInfo, Session,
+  ToolInvokeResult, ToolSpec,
+} from "./api";
+import type { Loadable } from "./types";
 
 export type Theme = "system" | "light" | "dark";
 
@@ -21,7 +22,7 @@ export interface ChatState {
   error: { text: string; retryContent?: string } | null;
   notice: string | null;
   live: LiveStatus;
-  agentState: LiveAgentState | null;
+  agentState: LiveState | null;
 }
 
 export interface AppState {
@@ -35,7 +36,7 @@ export interface AppState {
   createAgent: { busy: boolean; error: string | null; created: string | null };
   detail: AgentDetail | null;
   /** The run on screen; `conversation` is its delegation chain's id, when it has one. */
-  trace: Loadable<{ run: RunSummary; trace: TraceStep[]; conversation?: string | null }>;
+  trace: Loadable<RunDetail & { conversation?: string | null }>;
   conversation: Loadable<Conversation>;
   context: Loadable<ContextResult>;
   tools: Loadable<ToolSpec[]>;

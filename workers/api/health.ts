@@ -4,12 +4,15 @@ import type { AppEnv } from "../env";
 import { registryStub } from "../stubs";
 import { valid } from "../validation";
 
+/** The server's version, as the health probe and the MCP server report it. */
+export const version = "0.1.0";
+
 const echoQuery = z.object({ x: z.string().max(256).default("") });
 
 /**
  * Authenticated health routes. `GET /api/health/echo?x=…` is one bare Durable Object round trip
  * (worker → the project's RegistryDO → back): the baseline the benchmarks divide by.
- * (The unauthenticated liveness probe `GET /api/health` is mounted in app.ts ahead of auth.)
+ * (The unauthenticated liveness probe `GET /api/health` is `livenessRoutes` in ./index.ts, mounted ahead of auth.)
  *
  * @example
  * // curl -H "authorization: Bearer $TOKEN" "$URL/api/health/echo?x=ping"  →  {"echo":"ping"}

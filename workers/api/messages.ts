@@ -27,9 +27,8 @@ export const messageRoutes = new Hono<AppEnv>()
     const input = c.req.valid("json");
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
       const stream = await call(agent.chatStream(input));
-      return new Response(stream, {
-        headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": c.get("requestId") },
-      });
+      // `c.body` (not a bare Response) keeps the JSON answer's type in the route's contract.
+      return c.body(stream, 200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": c.get("requestId") });
     }
     return c.json(await call(agent.chat(input)));
   })

@@ -1,7 +1,8 @@
 import { LitElement, css, html, nothing } from "lit";
 import { askerOf } from "../delegation";
 import type { AgentDetail } from "../state";
-import type { Loadable, RunSummary, Schedule, ScriptInfo } from "../types";
+import type { RunSummary, Schedule, ScriptInfo } from "../api";
+import type { Loadable } from "../types";
 import { base, emit, statusBadge, statusLabel, timeAgo, timeUntil } from "./shared";
 
 /**

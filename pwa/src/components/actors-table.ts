@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing, type PropertyValues } from "lit";
 import type { AppState } from "../state";
-import type { Agent, Loadable } from "../types";
+import type { Agent } from "../api";
+import type { Loadable } from "../types";
 import { base, emit, statusBadge, statusLabel, timeAgo } from "./shared";
 
 /**

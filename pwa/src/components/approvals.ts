@@ -1,5 +1,6 @@
 import { LitElement, css, html, nothing } from "lit";
-import type { Approval, Loadable } from "../types";
+import type { Approval } from "../api";
+import type { Loadable } from "../types";
 import { base, emit, pretty, timeAgo } from "./shared";
 
 /**

@@ -1,5 +1,6 @@
 import { LitElement, css, html, nothing } from "lit";
-import type { ContextItem, ContextResult, Loadable } from "../types";
+import type { ContextItem, ContextResult } from "../api";
+import type { Loadable } from "../types";
 import { base, emit } from "./shared";
 
 /**

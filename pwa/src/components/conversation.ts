@@ -1,5 +1,6 @@
 import { LitElement, css, html, nothing } from "lit";
-import type { BusHop, Conversation, Loadable } from "../types";
+import type { BusHop, Conversation } from "../api";
+import type { Loadable } from "../types";
 import { base, statusBadge, statusLabel, timeAgo } from "./shared";
 
 const runLink = (agent: string, runId: string) => `#/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(runId)}`;

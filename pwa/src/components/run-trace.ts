@@ -1,14 +1,15 @@
 import { LitElement, css, html, nothing } from "lit";
 import { toTime } from "../chat-state";
 import { askerOf } from "../delegation";
-import type { Loadable, RunSummary, TraceStep } from "../types";
+import type { RunDetail } from "../api";
+import type { Loadable } from "../types";
 import { base, emit, pretty, statusBadge, statusLabel } from "./shared";
 
 /** Every step of one run, in order, with its duration drawn on a shared time axis. */
 export class PantheonRunTrace extends LitElement {
   static override properties = { agent: { type: String }, trace: { attribute: false }, deciding: { attribute: false } };
   declare agent: string;
-  declare trace: Loadable<{ run: RunSummary; trace: TraceStep[]; conversation?: string | null }>;
+  declare trace: Loadable<RunDetail & { conversation?: string | null }>;
   declare deciding: string[];
 
   constructor() {
@@ -56,7 +57,7 @@ export class PantheonRunTrace extends LitElement {
         <dt>Steps · tokens</dt><dd>${run.steps ?? steps.length} · ${run.tokens ?? 0}</dd>
         ${asker ? html`<dt>Asked by</dt><dd><a href="#/agents/${encodeURIComponent(asker)}">${asker}</a></dd>` : nothing}
         ${conversation ? html`<dt>Delegation</dt><dd><a href="#/conversations/${encodeURIComponent(conversation)}">See the whole chain</a></dd>` : nothing}
-        ${run.error ? html`<dt>Error</dt><dd>${typeof run.error === "string" ? run.error : run.error.message ?? pretty(run.error)}</dd>` : nothing}
+        ${run.error ? html`<dt>Error</dt><dd>${run.error}</dd>` : nothing}
       </dl>
       ${(run.pending ?? []).map((p) => html`
         <div class="alert info row" role="group" aria-label="Approval for ${p.tool}">

@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing } from "lit";
 import type { AppState } from "../state";
-import type { JsonSchema, Loadable, ToolSpec } from "../types";
+import type { ToolSpec } from "../api";
+import type { JsonSchema, Loadable } from "../types";
 import { base, emit, pretty, prettyOutput } from "./shared";
 
 /**
@@ -45,7 +46,7 @@ export class PantheonToolRunner extends LitElement {
   private submit(e: Event, tool: ToolSpec) {
     e.preventDefault();
     const form = e.target as HTMLFormElement;
-    const props = tool.parameters?.properties ?? {};
+    const props = schemaOf(tool).properties ?? {};
     const args: Record<string, unknown> = {};
     try {
       for (const [key, schema] of Object.entries(props)) {
@@ -78,20 +79,21 @@ export class PantheonToolRunner extends LitElement {
         <form class="card" @submit=${(e: Event) => this.submit(e, tool)} aria-label="Arguments for ${tool.name}">
           <div class="tool-head"><h3>${tool.name}</h3>${tool.runtime ? html`<span class="badge">${tool.runtime}</span>` : nothing}</div>
           ${tool.description ? html`<p class="muted">${tool.description}</p>` : nothing}
-          ${tool.requiresApproval ? html`<p class="alert info">Called by the agent, this tool waits for a person's approval; run by hand here, you are that person.</p>` : nothing}
-          ${Object.entries(tool.parameters?.properties ?? {}).map(([k, s]) => this.field(k, s, tool.parameters?.required?.includes(k) ?? false))}
-          ${Object.keys(tool.parameters?.properties ?? {}).length === 0 ? html`<p class="muted small">No arguments.</p>` : nothing}
+          ${tool.requiresApproval ? html`<p class="alert info">This tool waits for a person's approval, also when it is run by hand here: decide it in Approvals.</p>` : nothing}
+          ${Object.entries(schemaOf(tool).properties ?? {}).map(([k, s]) => this.field(k, s, schemaOf(tool).required?.includes(k) ?? false))}
+          ${Object.keys(schemaOf(tool).properties ?? {}).length === 0 ? html`<p class="muted small">No arguments.</p>` : nothing}
           ${this.formError ? html`<div class="alert error" role="alert">${this.formError}</div>` : nothing}
           <button class="primary" type="submit" ?disabled=${this.run?.busy ?? false}>${this.run?.busy ? "Running…" : `Run ${tool.name}`}</button>
         </form>
         ${this.run && this.run.tool === tool.name && !this.run.busy ? html`
           <section class="card result" style="margin-top:1rem" aria-live="polite" aria-label="Result">
             ${this.run.error ? html`<div class="alert error" role="alert">${this.run.error}</div>` : nothing}
-            ${this.run.result ? html`
+            ${this.run.result && "pending" in this.run.result ? html`<div class="alert info" role="status">Waiting for approval (run ${this.run.result.runId}): decide it in Approvals.</div>` : nothing}
+            ${this.run.result && !("pending" in this.run.result) ? html`
               <div class="tool-head"><span class=${this.run.result.ok ? "badge ok" : "badge bad"}>${this.run.result.ok ? "ok" : "error"}</span>
                 <strong>${this.run.result.ok ? "Result" : "The tool reported an error"}</strong><span class="muted small">${this.run.result.ms ?? 0} ms</span></div>
               <pre tabindex="0" aria-label="Output of ${tool.name}">${prettyOutput(this.run.result.ok ? this.run.result.output : this.run.result.error)}</pre>
-              ${this.run.result.truncated ? html`<p class="small muted">The output was cut to the tool's size limit.</p>` : nothing}` : nothing}
+              ${this.run.result.ok && this.run.result.truncated ? html`<p class="small muted">The output was cut to the tool's size limit.</p>` : nothing}` : nothing}
           </section>` : nothing}` : nothing}`;
   }
 
@@ -124,6 +126,9 @@ export class PantheonToolRunner extends LitElement {
     }
   }
 }
+
+/** A tool's parameters are JSON Schema; the API types them as plain JSON. */
+const schemaOf = (tool: ToolSpec): JsonSchema => tool.parameters as JsonSchema;
 
 function readField(el: HTMLInputElement, s: JsonSchema): unknown {
   const type = Array.isArray(s.type) ? s.type[0] : s.type;

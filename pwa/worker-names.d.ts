@@ -1,0 +1,28 @@
+// Type-checking the PWA (and the CLI, cli/tsconfig.json) also checks the worker files its API types
+// come from (`import type` from workers/api and durable-objects/agent/live.ts), under the DOM's lib. The Workers runtime's own
+// declarations (worker-configuration.d.ts) cannot join this program: they declare Request,
+// Response, WebSocket… again, differently. So the few Workers-only names those files use are
+// declared here, opaque. No response type is built from them: test/contract/api-types.ts fails
+// when a route's output reaches the PWA as `any`, and tsconfig.json checks the worker against the
+// real declarations.
+
+interface Env {
+  readonly [binding: string]: any;
+}
+type DurableObjectState<Props = unknown> = import("@cloudflare/workers-types/index").DurableObjectState<Props>;
+type DurableObjectNamespace<_Object = undefined> = any;
+
+/** Migrations import their SQL as text (a wrangler module rule). */
+declare module "*.sql" {
+  const sql: string;
+  export default sql;
+}
+
+declare module "cloudflare:workers" {
+  /** The base class of the Durable Objects (the agents SDK's `Agent` extends it too). */
+  export abstract class DurableObject<Env = unknown> {
+    protected ctx: DurableObjectState;
+    protected env: Env;
+    constructor(ctx: DurableObjectState, env: Env);
+  }
+}

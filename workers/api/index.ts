@@ -1,0 +1,53 @@
+import { Hono } from "hono";
+import type { ExtractSchema } from "hono/types";
+import type { AppEnv } from "../env";
+import { agentRoutes } from "./agents";
+import { busRoutes, conversationRoutes } from "./bus";
+import { connectionRoutes } from "./connections";
+import { contextRoutes } from "./context";
+import { healthRoutes, version } from "./health";
+import { mcpRoutes } from "./mcp";
+import { memoryRoutes } from "./memory";
+import { messageRoutes } from "./messages";
+import { approvalRoutes, runRoutes } from "./runs";
+import { scheduleRoutes } from "./schedules";
+import { scriptRoutes } from "./scripts";
+import { sessionRoutes } from "./sessions";
+import { tokenRoutes } from "./tokens";
+import { toolRoutes } from "./tools";
+
+/** `GET /api/health` without a token: workers/app.ts mounts it ahead of auth. */
+export const livenessRoutes = new Hono<AppEnv>().get("/api/health", (c) => c.json({ ok: true, version }));
+
+/**
+ * Every authenticated `/api` route, chained so Hono infers each one's input and output types.
+ * workers/app.ts mounts it after auth and the scope policy; the order here is the matching order.
+ */
+export const apiRoutes = new Hono<AppEnv>()
+  .route("/api/health", healthRoutes)
+  .route("/api/agents", agentRoutes)
+  .route("/api/agents", messageRoutes)
+  .route("/api/agents", sessionRoutes)
+  .route("/api/agents", runRoutes)
+  .route("/api/agents", mcpRoutes)
+  .route("/api/agents", toolRoutes)
+  .route("/api/agents", scriptRoutes)
+  .route("/api/agents", scheduleRoutes)
+  .route("/api/agents", memoryRoutes)
+  .route("/api/agents", contextRoutes)
+  .route("/api/approvals", approvalRoutes)
+  .route("/api/tokens", tokenRoutes)
+  .route("/api/agents", connectionRoutes)
+  .route("/api/bus", busRoutes)
+  .route("/api/conversations", conversationRoutes);
+
+/**
+ * The HTTP API's contract: every `/api` route with its params, query, body and response. Clients
+ * import it as a type only (nothing of the worker is bundled) and call through Hono's `hc`.
+ * @example
+ * import { hc } from "hono/client";
+ * import type { ApiRoutes } from "../../workers/api";
+ * const client = hc<ApiRoutes>("https://pantheon.example", { headers: { authorization: `Bearer ${token}` } });
+ * const { agents } = await (await client.api.agents.$get()).json();
+ */
+export type ApiRoutes = Hono<AppEnv, ExtractSchema<typeof livenessRoutes | typeof apiRoutes>>;
