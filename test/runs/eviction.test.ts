@@ -1,0 +1,116 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { api, readSse } from "../api/client";
+import { eventually, httpTool, scriptedAgent, toolCalls } from "./scripted";
+
+/**
+ * An eviction as Cloudflare does it (a deploy, a runtime restart, the inactivity timeout): the
+ * instance is dropped with whatever it was doing. Nothing calls the agent afterwards; only its own
+ * alarm (the fiber's keep-alive) may wake it.
+ */
+async function evict(agent: string) {
+  const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent}`));
+  await expect(runInDurableObject(stub, (_instance, state) => state.abort("test: evicted"))).rejects.toThrow();
+}
+
+/** Fires the agent's alarm until the run is finished (each alarm is one wake-up with no request). */
+async function wakeByAlarmUntilDone(agent: string, runId: string) {
+  for (let i = 0; i < 100; i++) {
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent}`));
+    const status = await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec<{ status: string }>("SELECT status FROM runs WHERE id = ?", runId).one().status);
+    if (["completed", "failed", "cancelled"].includes(status)) return status;
+    await runDurableObjectAlarm(stub);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`run ${runId} did not finish after 100 alarms`);
+}
+
+async function firstRun(agent: string): Promise<{ id: string; status: string }> {
+  return eventually(async () => ((await (await api(`/api/agents/${agent}/runs`)).json()) as any).runs[0], (run: any) => Boolean(run?.id), "the run to exist");
+}
+
+async function historyOf(agent: string): Promise<{ role: string; content: string }[]> {
+  return ((await (await api(`/api/agents/${agent}/messages`)).json()) as any).messages.reverse();
+}
+
+describe("an evicted agent carries its runs on, woken only by its alarm", () => {
+  it("model call in flight: the call is made again and the run completes; history holds each message once", async () => {
+    const agent = await scriptedAgent();
+    await agent.script([{ content: "slow answer", delayMs: 1500 }, { content: "Answered after the restart." }]);
+    const pending = agent.send("think hard").catch(() => null);
+    await eventually(() => agent.modelCalls(), (calls) => calls.length === 1, "the model call");
+    const run = await firstRun(agent.name);
+    await evict(agent.name);
+    await pending;
+
+    expect(await wakeByAlarmUntilDone(agent.name, run.id)).toBe("completed");
+    const detail = await agent.run(run.id);
+    expect(detail.trace.some((s: any) => s.name === "resumed")).toBe(true);
+    expect(await historyOf(agent.name)).toEqual([
+      expect.objectContaining({ role: "user", content: "think hard" }),
+      expect.objectContaining({ role: "assistant", content: "Answered after the restart." }),
+    ]);
+  });
+
+  it("tool call in flight: an idempotent tool is called again with the same key; a run streamed to a client finishes for the others", async () => {
+    const key = crypto.randomUUID();
+    const agent = await scriptedAgent({ httpTools: [httpTool("slow.read", key, { query: "ms=1500", idempotent: true })] });
+    await agent.script([{ toolCalls: [{ name: "slow.read", arguments: { text: "x" } }] }, { content: "Read it." }]);
+    // Mid-stream to a client: the stream dies with the instance; the run does not.
+    const streaming = api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content: "read slowly" }, headers: { accept: "text/event-stream" } })
+      .then((r) => readSse(r))
+      .catch(() => null);
+    await eventually(() => toolCalls(key), (calls) => calls.length === 1, "the tool call");
+    const run = await firstRun(agent.name);
+    await evict(agent.name);
+    await streaming;
+
+    expect(await wakeByAlarmUntilDone(agent.name, run.id)).toBe("completed");
+    const calls = await toolCalls(key);
+    expect(calls.length).toBe(2);
+    expect(calls[1].headers["idempotency-key"]).toBe(calls[0].headers["idempotency-key"]);
+    const history = await historyOf(agent.name);
+    expect(history.map((m) => m.content)).toEqual(["read slowly", "Read it."]);
+  });
+
+  it("waiting for approval: nothing is lost or redone, and the decision after the restart runs the tool once", async () => {
+    const key = crypto.randomUUID();
+    const agent = await scriptedAgent({ httpTools: [httpTool("mail.send", key, { requiresApproval: true })] });
+    await agent.script([{ toolCalls: [{ name: "mail.send", arguments: { text: "hi" } }] }, { content: "Sent." }]);
+    const { body } = await agent.send("send it");
+    expect(body.status).toBe("waiting_approval");
+    await evict(agent.name);
+
+    const approved = await api(`/api/agents/${agent.name}/runs/${body.runId}/approval`, { method: "POST", json: { decision: "approve" } });
+    expect(((await approved.json()) as any).status).toBe("completed");
+    expect(await toolCalls(key)).toHaveLength(1);
+    expect((await historyOf(agent.name)).map((m) => m.content)).toEqual(["send it", "Sent."]);
+  });
+
+  it("mid-plan of a deterministic behavior: the plan goes on where it was, and its message is written once", async () => {
+    const key = crypto.randomUUID();
+    const agent = await scriptedAgent({ tools: ["clock.now"], httpTools: [httpTool("slow.read", key, { query: "ms=1500", idempotent: true })] });
+    const script = `(actor "${agent.name}" (description "plans")
+      (talent "t" (behavior "b" :active (goal (input) (get input "text"))
+        (plan (input ctx) (sequence (tool "slow.read" :args {:text "a"}) (message "system" :content "step two") (tool "clock.now") (message "assistant" :content "Plan done."))))))`;
+    const put = await api(`/api/agents/${agent.name}/script`, { method: "PUT", body: script, headers: { "content-type": "text/x-pantheon" } });
+    expect(put.status).toBe(200);
+    const pending = agent.send("go").catch(() => null);
+    await eventually(() => toolCalls(key), (calls) => calls.length === 1, "the plan's first tool");
+    const run = await firstRun(agent.name);
+    await evict(agent.name);
+    await pending;
+
+    expect(await wakeByAlarmUntilDone(agent.name, run.id)).toBe("completed");
+    expect(await agent.modelCalls()).toHaveLength(0);
+    const history = (await historyOf(agent.name)).map((m) => m.content);
+    expect(history).toEqual(["go", "step two", "Plan done."]);
+    const detail = await agent.run(run.id);
+    expect(detail.trace.filter((s: any) => s.name === "tool_call").map((s: any) => s.data.tool)).toEqual(["slow.read", "clock.now"]);
+    // The read-only step was redone after the restart (the trace says so), with the same key.
+    expect(detail.trace.find((s: any) => s.name === "resumed").data).toMatchObject({ status: "waiting_tool", redo: ["call_tool"] });
+    const calls = await toolCalls(key);
+    expect(calls).toHaveLength(2);
+    expect(calls[1].headers["idempotency-key"]).toBe(calls[0].headers["idempotency-key"]);
+  });
+});
