@@ -244,6 +244,14 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (event.type === "done") this.bus.onRunDone(runId, event.status);
   }
 
+  /**
+   * Live clients watch; they never write. Without this any socket client could set the state the
+   * API reports as the agent's status (the SDK accepts `cf_agent_state` frames from clients).
+   */
+  override shouldConnectionBeReadonly(): boolean {
+    return true;
+  }
+
   /** Updates the synced state; each change is a SQLite write and a broadcast, so no-ops are skipped. */
   private live(patch: Partial<LiveState>): void {
     const current = this.state;
