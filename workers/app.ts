@@ -1,9 +1,7 @@
-import { routeAgentRequest } from "agents";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { PantheonError } from "../core/errors";
 import { agentRoutes } from "./api/agents";
 import { healthRoutes } from "./api/health";
 import { messageRoutes } from "./api/messages";
@@ -23,10 +21,9 @@ import { mcpServerRoutes } from "./mcp-server";
 import { apiAuth, projectMiddleware, socketAuth } from "./auth";
 import type { AppEnv } from "./env";
 import { notFound, onError } from "./errors";
+import { agentSocket } from "./socket";
 
 export const version = "0.1.0";
-/** The path segment of `AGENT_DO` in the agents SDK's routing (`/agents/agent-do/<project>.<agent>`). */
-export const agentSocketBinding = "agent-do";
 /** Request bodies above this answer 413 before any handler reads them. */
 export const maxBodyBytes = 64 * 1024;
 
@@ -72,17 +69,7 @@ export function makeApp() {
   app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth);
   app.route("/mcp", mcpServerRoutes(version));
 
-  app.all("/agents/*", projectMiddleware, socketAuth, async (c) => {
-    // Agents serve WebSockets only; the SDK answers any other request with a plain-text 404.
-    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
-      throw new PantheonError("not_found", "agents answer WebSocket upgrades only: connect with 'Upgrade: websocket'");
-    }
-    // The SDK routes `/agents/<any Durable Object binding>/<name>`: the registry's too, which has no
-    // fetch handler (a 500). Only the agents' binding is a socket route.
-    if (new URL(c.req.url).pathname.split("/").filter(Boolean)[1] !== agentSocketBinding) return notFound(c);
-    const response = await routeAgentRequest(c.req.raw, c.env);
-    return response ?? notFound(c);
-  });
+  app.all("/agents/*", projectMiddleware, socketAuth, agentSocket);
 
   app.get("*", (c) => c.env.ASSETS.fetch(c.req.raw));
   return app;

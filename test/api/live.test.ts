@@ -75,4 +75,11 @@ describe("live updates over the agent's WebSocket", () => {
     expect(profile.status).toBe("idle");
     ws.close();
   });
+
+  it("a socket URL too long for the connection's attachment is a 400, not an upgrade that dies at once", async () => {
+    const agent = await createAgent();
+    const res = await api(`/agents/agent-do/default.${agent.name}?x=${"a".repeat(20_000)}`, { headers: { upgrade: "websocket" } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as ErrorBody).error).toMatchObject({ code: "bad_request", message: "the socket URL is longer than 8192 characters" });
+  });
 });
