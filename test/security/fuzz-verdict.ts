@@ -2,11 +2,11 @@ import type { FuzzCase } from "./fuzz-cases";
 import type { RouteFamily } from "./routes";
 
 /**
- * What the fuzz holds every answer to: 2xx or 4xx (101 for the socket), never 5xx; a 4xx in its
- * route family's error shape; and no internal failure hidden in a 2xx (a JSON-RPC -32603, an
- * `internal` event in a stream).
+ * What the fuzz holds every answer to: 2xx or 4xx (101 for the socket), never 5xx but the 502s
+ * the API declares for upstream failures; a 4xx in its route family's error shape; and no
+ * internal failure hidden in a 2xx (a JSON-RPC -32603, an `internal` event in a stream).
  */
-export type Verdict = { ok: true } | { ok: false; kind: "crash" | "malformed"; problem: string };
+export type Verdict = { ok: true; upstream?: true } | { ok: false; kind: "crash" | "malformed"; problem: string };
 
 const ok: Verdict = { ok: true };
 const crash = (problem: string): Verdict => ({ ok: false, kind: "crash", problem });
@@ -92,9 +92,29 @@ function internalStreamError(text: string): string | null {
   return null;
 }
 
+/**
+ * A 502 the API declares: a server the caller named could not be reached (`tool_failed`, e.g. an
+ * MCP server's URL), a model provider failed (`model_failed`), or a `/v1` run ended badly
+ * (`run_<status>`). The failure is upstream's, not the worker's.
+ */
+function declaredUpstreamFailure(family: RouteFamily, res: Response, text: string): boolean {
+  if (res.status !== 502) return false;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const error = isObject(body) && isObject(body.error) ? body.error : null;
+  if (!error || !isText(error.code)) return false;
+  if (family === "openai") return !openaiShape(body) && (error.code.startsWith("run_") || error.code === "tool_failed" || error.code === "model_failed");
+  return !apiShape(body, res) && (error.code === "tool_failed" || error.code === "model_failed");
+}
+
 /** Judges one answer to `c` (its body already read as `text`). */
 export function verdictOf(family: RouteFamily, c: FuzzCase, res: Response, text: string): Verdict {
   if (res.status === 101 && family === "socket") return ok;
+  if (declaredUpstreamFailure(family, res, text)) return { ok: true, upstream: true };
   if (res.status >= 500 || res.status < 200 || (res.status >= 300 && res.status < 400)) return crash(`status ${res.status}: ${text.slice(0, 300)}`);
   if (res.status < 300) {
     const hidden = family === "mcp" ? internalRpcError(text) : (res.headers.get("content-type") ?? "").includes("event-stream") ? internalStreamError(text) : null;
