@@ -6,6 +6,9 @@ import { checkScope, socketToken } from "./auth";
 import type { AppContext } from "./env";
 import { agentObjectName, registryStub } from "./stubs";
 
+/** Longer socket URLs answer 400: the SDK keeps the URL with each connection, in at most 16 KiB. */
+export const maxSocketUrlLength = 8 * 1024;
+
 const notRoutable = (path: string) =>
   new PantheonError("not_found", `no agent socket at ${path}: connect to /agents/agent-do/<project>.<agent>`, { details: { path } });
 
@@ -43,6 +46,8 @@ export async function agentSocket(c: AppContext): Promise<Response> {
   if (dot < 0 || !projectNameSchema.safeParse(project).success || !agentNameSchema.safeParse(agent).success) throw notRoutable(path);
 
   c.set("project", project);
+  // Past the attachment's 16 KiB the upgrade succeeds and the session dies at once (close 1011).
+  if (c.req.url.length > maxSocketUrlLength) throw new PantheonError("bad_request", `the socket URL is longer than ${maxSocketUrlLength} characters`);
   await socketToken(c);
   checkScope(c, "chat");
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
@@ -55,6 +60,8 @@ export async function agentSocket(c: AppContext): Promise<Response> {
   headers.set(socketTokenHeader, c.get("tokenId") ?? "admin");
   const url = new URL(c.req.url);
   url.pathname = `/agents/agent-do/${agentObjectName(project, agent)}`;
+  // The SDK keeps each connection's URL in the agent's storage: the token must not be in it.
+  url.searchParams.delete("token");
   const response = await routeAgentRequest(new Request(url, { method: c.req.method, headers }), agentBindingOnly(c.env));
   if (!response) throw notRoutable(path);
   return response;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { adminToken, api, createAgent } from "./client";
+import { adminToken, api, createAgent, type ErrorBody } from "./client";
 
 function collect(ws: WebSocket) {
   const messages: any[] = [];
@@ -41,5 +41,45 @@ describe("live updates over the agent's WebSocket", () => {
     expect(states).toContain("running");
     expect(states.at(-1)).toBe("idle");
     ws.close();
+  });
+
+  it("a request that is not a WebSocket upgrade is the API's JSON 400, not the SDK's plain text", async () => {
+    const agent = await createAgent();
+    const res = await api(`/agents/agent-do/default.${agent.name}`, { method: "POST", json: { hello: "agent" } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error).toMatchObject({ code: "bad_request", message: "this route only accepts WebSocket upgrades (send 'Upgrade: websocket')" });
+    expect(res.headers.get("x-request-id")).toBe(body.error.requestId);
+  });
+
+  it("only the agents' binding is a socket route: the registry's is a JSON 404, not a 500", async () => {
+    const res = await api("/agents/registry/default", { headers: { upgrade: "websocket" } });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as ErrorBody).error.code).toBe("not_found");
+    const unknown = await api("/agents/nothing/default.x", { headers: { upgrade: "websocket" } });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as ErrorBody).error.code).toBe("not_found");
+  });
+
+  it("a client cannot overwrite the agent's live state: the status the API reports stays the agent's", async () => {
+    const agent = await createAgent();
+    const res = await api(`/agents/agent-do/default.${agent.name}?token=${adminToken}`, { token: null, headers: { upgrade: "websocket" } });
+    const ws = res.webSocket!;
+    ws.accept();
+    const messages = collect(ws);
+    await until(() => messages.some((m) => m.type === "cf_agent_state"), "initial state");
+    ws.send(JSON.stringify({ type: "cf_agent_state", state: { status: "waiting_approval", runId: "forged", typing: true, lastActivityAt: 1 } }));
+    await until(() => messages.some((m) => m.type === "cf_agent_state_error"), "the refusal");
+    expect(messages.find((m) => m.type === "cf_agent_state_error").error).toBe("Connection is readonly");
+    const profile = (await (await api(`/api/agents/${agent.name}`)).json()) as { status: string };
+    expect(profile.status).toBe("idle");
+    ws.close();
+  });
+
+  it("a socket URL too long for the connection's attachment is a 400, not an upgrade that dies at once", async () => {
+    const agent = await createAgent();
+    const res = await api(`/agents/agent-do/default.${agent.name}?x=${"a".repeat(20_000)}`, { headers: { upgrade: "websocket" } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as ErrorBody).error).toMatchObject({ code: "bad_request", message: "the socket URL is longer than 8192 characters" });
   });
 });

@@ -1,0 +1,307 @@
+import { env } from "cloudflare:test";
+import { api, createAgent, uniqueName } from "../api/client";
+
+/**
+ * The route inventory: every route of the worker (`makeApp().routes`), with the scope a token
+ * needs for it and a valid sample request. routes.test.ts keeps it complete (a route the app has
+ * and this list lacks fails, named) and checks that every sample answers its `expect` status with
+ * the admin token; fuzz.test.ts mutates the samples; the access matrix replays them per scope.
+ *
+ * @example
+ * const fixture = await makeRouteFixture();
+ * for (const route of routeInventory) {
+ *   const { path, init } = requestOf(await route.sample(fixture));
+ *   const res = await api(path, { ...init, token: chatToken });
+ *   // route.scope says whether a chat token may: "public" | "chat" | "approve" | "admin"
+ * }
+ */
+
+/**
+ * Who may call a route. Each scope includes the ones before it: `public` needs no token, `chat`
+ * talks to agents and reads what they did, `approve` also decides approvals, `admin` configures.
+ */
+export type Scope = "public" | "chat" | "approve" | "admin";
+
+/** A route family answers errors in its own shape: `api` and `socket` `{ error: { code, message, requestId } }`, `openai` OpenAI's, `mcp` JSON-RPC's. */
+export type RouteFamily = "api" | "openai" | "mcp" | "socket";
+
+/** Methods as `app.routes` spells them; `ALL` is a route registered with `app.all`. */
+export type RouteMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "ALL";
+
+/** What samples act on: made once by `makeRouteFixture()` with the admin token, in project `default`. */
+export interface RouteFixture {
+  /** A plain agent (offline model): chat, history, memory, tools, context. */
+  agent: string;
+  /** `agent` connects to it (`/ask helper …` starts a conversation). */
+  helper: string;
+  /** An agent whose runs of `/tool clock.now` wait for approval. */
+  gated: string;
+  /** An agent with a script: a cron behavior `morning` in talent `brief`. */
+  scripted: string;
+  /** A session of `agent`. */
+  session: string;
+  /** A completed run of `agent`. */
+  run: string;
+  /** A memory of `agent`. */
+  memory: string;
+  /** A delegation chain started by `agent` (the id of its asking run). */
+  conversation: string;
+  /** The MCP test server (test/doubles/mcp-server.ts). */
+  mcpUrl: string;
+  /** An agent whose allowlist holds the MCP test server's host (loopback is let through in tests only). */
+  mcpAgent: string;
+}
+
+/** One request: the path params fill `path`; `method` is needed for `ALL` routes. */
+export interface RouteSample {
+  method?: Exclude<RouteMethod, "ALL">;
+  params: Record<string, string>;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  /** JSON (sent with `Content-Type: application/json`) or raw text with its own content type. */
+  body?: { json: unknown } | { text: string; contentType: string };
+}
+
+export interface RouteEntry {
+  method: RouteMethod;
+  /** The path pattern exactly as `app.routes` has it, e.g. `/api/agents/:name/sessions/:id`. */
+  path: string;
+  family: RouteFamily;
+  scope: Scope;
+  /** What the sample answers with the admin token (a fallback route answers 404 by design). */
+  expect: number;
+  /**
+   * A valid request. Samples that consume their target (deletes, approvals, cancels) make a fresh
+   * one on each call, so a sample can be replayed once per token.
+   */
+  sample(fixture: RouteFixture): RouteSample | Promise<RouteSample>;
+}
+
+/**
+ * Entries of `app.routes` that are not routes: middleware registered with `app.use`, and the
+ * PWA's static assets. (`ALL /api/*` and `ALL /v1/*` hold middleware too, but also the not-found
+ * fallbacks, so they are in the inventory.)
+ */
+export const nonRoutes: readonly { method: RouteMethod; path: string; why: string }[] = [
+  { method: "ALL", path: "/*", why: "request id middleware" },
+  { method: "ALL", path: "/mcp", why: "project, body limit and auth middleware of /mcp" },
+  { method: "GET", path: "/*", why: "the PWA's static assets (catch-all)" },
+];
+
+const ndjson = "application/x-ndjson";
+const mcpAccept = { accept: "application/json, text/event-stream" };
+
+/** A DSL script for `name` with one cron behavior (`brief/morning`) that can be paused and resumed. */
+export const scriptFor = (name: string) => `; the fuzz's scripted agent
+(actor "${name}"
+  (description "Prepares a brief.")
+  (model :provider "offline" :name "offline")
+  (tools "clock.now")
+  (talent "brief"
+    (behavior "morning" :persistent
+      (cron "0 7 * * 1-5")
+      (goal (input) "Prepare the morning brief")
+      (plan (input ctx) (think)))))`;
+
+async function json<T>(res: Response, what: string): Promise<T> {
+  if (!res.ok) throw new Error(`${what} failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+async function chat(agent: string, content: string): Promise<{ runId: string; status: string }> {
+  return json(await api(`/api/agents/${agent}/messages`, { method: "POST", json: { content } }), `chat with ${agent}`);
+}
+
+/** A run of the gated agent waiting for a person to approve its `clock.now` call. */
+async function waitingRun(f: RouteFixture): Promise<string> {
+  const outcome = await chat(f.gated, "/tool clock.now {}");
+  if (outcome.status !== "waiting_approval") throw new Error(`expected a run waiting for approval, got ${outcome.status}`);
+  return outcome.runId;
+}
+
+/** Creates the agents, session, run, memory and conversation the samples use. */
+export async function makeRouteFixture(): Promise<RouteFixture> {
+  const helper = (await createAgent({ name: uniqueName("helper"), description: "Answers the fuzz's questions." })).name;
+  const agent = (await createAgent({ name: uniqueName("fuzz") })).name;
+  const mcpUrl = (env as unknown as { MCP_TEST_URL: string }).MCP_TEST_URL;
+  const mcpAgent = (await createAgent({ name: uniqueName("mcp"), runtime: { tools: ["clock.now"], allowHosts: [new URL(mcpUrl).hostname] } })).name;
+  await json(await api(`/api/agents/${agent}/connections`, { method: "PUT", json: { connections: [helper] } }), "connect");
+  const gated = (await createAgent({ name: uniqueName("gated"), runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } })).name;
+  const scripted = uniqueName("scripted");
+  const put = await api(`/api/agents/${scripted}/script`, { method: "PUT", headers: { "content-type": "text/x-pantheon" }, body: scriptFor(scripted) });
+  await json(put, "script");
+  const session = (await json<{ id: string }>(await api(`/api/agents/${agent}/sessions`, { method: "POST", json: { title: "fuzz" } }), "session")).id;
+  const run = (await chat(agent, "hello")).runId;
+  const memory = (await json<{ id: string }>(await api(`/api/agents/${agent}/memories`, { method: "POST", json: { text: "The launch code word is pineapple." } }), "memory")).id;
+  const conversation = (await chat(agent, `/ask ${helper} what do you know?`)).runId;
+  return { agent, helper, gated, scripted, session, run, memory, conversation, mcpUrl, mcpAgent };
+}
+
+/**
+ * Every route of the app. Scopes: `chat` talks to agents and reads their history, sessions, runs,
+ * traces, tools and conversations (and `/v1`, `/mcp`, the socket); `approve` adds deciding
+ * approvals and the approvals inbox; `admin` configures agents, scripts, runtime, gates, tool
+ * invocation, MCP servers, memory, context, schedules, bus, connections and tokens.
+ */
+export const routeInventory: readonly RouteEntry[] = [
+  // ---- health --------------------------------------------------------------------------------
+  { method: "GET", path: "/api/health", family: "api", scope: "public", expect: 200, sample: () => ({ params: {} }) },
+  // Authenticated (a DO round trip for the benchmarks): any token, so the lowest scope that has one.
+  { method: "GET", path: "/api/health/echo", family: "api", scope: "chat", expect: 200, sample: () => ({ params: {}, query: { x: "ping" } }) },
+
+  // ---- agents --------------------------------------------------------------------------------
+  { method: "GET", path: "/api/agents", family: "api", scope: "chat", expect: 200, sample: () => ({ params: {} }) },
+  {
+    method: "POST", path: "/api/agents", family: "api", scope: "admin", expect: 201,
+    sample: () => ({ params: {}, body: { json: { name: uniqueName("made"), description: "Made by a sample", systemPrompt: "Be brief.", model: { provider: "offline", name: "offline" }, runtime: { tools: ["clock.now"], limits: { maxSteps: 4 } } } } }),
+  },
+  { method: "GET", path: "/api/agents/:name", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  {
+    method: "PATCH", path: "/api/agents/:name", family: "api", scope: "admin", expect: 200,
+    sample: (f) => ({
+      params: { name: f.agent },
+      body: { json: { description: "Patched by a sample", runtime: { tools: ["clock.now"], gates: [{ name: "no-secrets", kind: "deny-pattern", pattern: "password" }], rateLimits: { "*": { capacity: 100, refillPerSec: 10 } } } } },
+    }),
+  },
+  { method: "DELETE", path: "/api/agents/:name", family: "api", scope: "admin", expect: 204, sample: async () => ({ params: { name: (await createAgent({ name: uniqueName("doomed") })).name } }) },
+
+  // ---- messages and sessions -----------------------------------------------------------------
+  { method: "POST", path: "/api/agents/:name/messages", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { content: "hello", session: f.session, limits: { maxSteps: 2 } } } }) },
+  { method: "GET", path: "/api/agents/:name/messages", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent }, query: { session: f.session, limit: "10" } }) },
+  { method: "GET", path: "/api/agents/:name/sessions", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  { method: "POST", path: "/api/agents/:name/sessions", family: "api", scope: "chat", expect: 201, sample: (f) => ({ params: { name: f.agent }, body: { json: { title: "a sample session" } } }) },
+  { method: "PATCH", path: "/api/agents/:name/sessions/:id", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent, id: f.session }, body: { json: { title: "renamed" } } }) },
+  { method: "POST", path: "/api/agents/:name/sessions/:id/fork", family: "api", scope: "chat", expect: 201, sample: (f) => ({ params: { name: f.agent, id: f.session }, body: { json: { title: "a fork" } } }) },
+  {
+    method: "DELETE", path: "/api/agents/:name/sessions/:id", family: "api", scope: "chat", expect: 204,
+    sample: async (f) => ({ params: { name: f.agent, id: (await json<{ id: string }>(await api(`/api/agents/${f.agent}/sessions`, { method: "POST", json: {} }), "session")).id } }),
+  },
+
+  // ---- runs and approvals --------------------------------------------------------------------
+  { method: "GET", path: "/api/agents/:name/runs", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent }, query: { limit: "5" } }) },
+  { method: "GET", path: "/api/agents/:name/runs/:id", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent, id: f.run } }) },
+  { method: "POST", path: "/api/agents/:name/runs/:id/cancel", family: "api", scope: "chat", expect: 200, sample: async (f) => ({ params: { name: f.gated, id: await waitingRun(f) } }) },
+  {
+    method: "POST", path: "/api/agents/:name/runs/:id/approval", family: "api", scope: "approve", expect: 200,
+    sample: async (f) => ({ params: { name: f.gated, id: await waitingRun(f) }, body: { json: { decision: "approve", reason: "looks fine" } } }),
+  },
+  { method: "GET", path: "/api/approvals", family: "api", scope: "approve", expect: 200, sample: () => ({ params: {} }) },
+
+  // ---- tools and MCP servers -----------------------------------------------------------------
+  { method: "GET", path: "/api/agents/:name/tools", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  { method: "POST", path: "/api/agents/:name/tools/:tool/invoke", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent, tool: "clock.now" }, body: { json: { arguments: {} } } }) },
+  { method: "GET", path: "/api/agents/:name/mcp", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  { method: "POST", path: "/api/agents/:name/mcp", family: "api", scope: "admin", expect: 201, sample: (f) => ({ params: { name: f.mcpAgent }, body: { json: { name: `calc-${uniqueName("c").slice(-6).replace(/[^a-z0-9]/g, "")}`, url: f.mcpUrl } } }) },
+  {
+    method: "DELETE", path: "/api/agents/:name/mcp/:id", family: "api", scope: "admin", expect: 204,
+    sample: async (f) => {
+      const id = `gone-${uniqueName("m").slice(-6).replace(/[^a-z0-9]/g, "")}`;
+      await json(await api(`/api/agents/${f.mcpAgent}/mcp`, { method: "POST", json: { name: id, url: f.mcpUrl } }), "connect MCP server");
+      return { params: { name: f.mcpAgent, id } };
+    },
+  },
+
+  // ---- scripts and schedules -----------------------------------------------------------------
+  {
+    method: "PUT", path: "/api/agents/:name/script", family: "api", scope: "admin", expect: 200,
+    sample: (f) => ({ params: { name: f.scripted }, body: { text: scriptFor(f.scripted), contentType: "text/x-pantheon" } }),
+  },
+  { method: "GET", path: "/api/agents/:name/script", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.scripted } }) },
+  { method: "GET", path: "/api/agents/:name/schedules", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.scripted } }) },
+  { method: "POST", path: "/api/agents/:name/schedules/:behavior/pause", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.scripted, behavior: "morning" } }) },
+  { method: "POST", path: "/api/agents/:name/schedules/:behavior/resume", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.scripted, behavior: "morning" } }) },
+
+  // ---- memory and context --------------------------------------------------------------------
+  { method: "GET", path: "/api/agents/:name/memories/status", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  { method: "GET", path: "/api/agents/:name/memories/export", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  {
+    method: "POST", path: "/api/agents/:name/memories/import", family: "api", scope: "admin", expect: 200,
+    sample: (f) => ({ params: { name: f.agent }, body: { text: '{"kind":"fact","text":"The user likes tea"}\n', contentType: ndjson } }),
+  },
+  { method: "POST", path: "/api/agents/:name/memories/reembed", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  { method: "POST", path: "/api/agents/:name/memories/consolidate", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  { method: "GET", path: "/api/agents/:name/memories", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, query: { q: "launch code", kind: "fact", limit: "5" } }) },
+  {
+    method: "POST", path: "/api/agents/:name/memories", family: "api", scope: "admin", expect: 201,
+    sample: (f) => ({ params: { name: f.agent }, body: { json: { text: "The user prefers short answers.", kind: "instruction", importance: 0.5, entities: ["user"] } } }),
+  },
+  { method: "GET", path: "/api/agents/:name/memories/:id", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent, id: f.memory } }) },
+  {
+    method: "DELETE", path: "/api/agents/:name/memories/:id", family: "api", scope: "admin", expect: 204,
+    sample: async (f) => ({ params: { name: f.agent, id: (await json<{ id: string }>(await api(`/api/agents/${f.agent}/memories`, { method: "POST", json: { text: "Soon forgotten." } }), "memory")).id } }),
+  },
+  { method: "GET", path: "/api/agents/:name/context", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, query: { q: "what is the launch code?", session: f.session, maxTokens: "2000" } }) },
+  {
+    method: "POST", path: "/api/agents/:name/sources/:source/documents", family: "api", scope: "admin", expect: 201,
+    sample: (f) => ({ params: { name: f.agent, source: "handbook" }, body: { json: { title: "Handbook", text: "Releases ship on Tuesdays." } } }),
+  },
+
+  // ---- connections, bus, conversations, tokens -----------------------------------------------
+  { method: "GET", path: "/api/agents/:name/connections", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  { method: "PUT", path: "/api/agents/:name/connections", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { connections: [f.helper] } } }) },
+  { method: "GET", path: "/api/bus", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {} }) },
+  { method: "GET", path: "/api/conversations/:id", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { id: f.conversation } }) },
+  { method: "GET", path: "/api/tokens", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {} }) },
+  { method: "POST", path: "/api/tokens", family: "api", scope: "admin", expect: 201, sample: () => ({ params: {}, body: { json: { name: "a sample token" } } }) },
+  {
+    method: "DELETE", path: "/api/tokens/:id", family: "api", scope: "admin", expect: 204,
+    sample: async () => ({ params: { id: (await json<{ id: string }>(await api("/api/tokens", { method: "POST", json: { name: "doomed" } }), "token")).id } }),
+  },
+  // Not found, after auth: any token reaches it.
+  { method: "ALL", path: "/api/*", family: "api", scope: "chat", expect: 404, sample: () => ({ method: "GET", params: { "*": "nothing-here" } }) },
+
+  // ---- OpenAI-compatible ---------------------------------------------------------------------
+  {
+    method: "POST", path: "/v1/chat/completions", family: "openai", scope: "chat", expect: 200,
+    sample: (f) => ({ params: {}, body: { json: { model: f.agent, messages: [{ role: "system", content: "ignored" }, { role: "user", content: "hello" }], temperature: 0.2, user: "fuzz-user" } } }),
+  },
+  { method: "GET", path: "/v1/models", family: "openai", scope: "chat", expect: 200, sample: () => ({ params: {} }) },
+  { method: "GET", path: "/v1/models/:model", family: "openai", scope: "chat", expect: 200, sample: (f) => ({ params: { model: f.agent } }) },
+  { method: "ALL", path: "/v1/*", family: "openai", scope: "chat", expect: 404, sample: () => ({ method: "GET", params: { "*": "embeddings" } }) },
+
+  // ---- MCP server ----------------------------------------------------------------------------
+  {
+    method: "POST", path: "/mcp", family: "mcp", scope: "chat", expect: 200,
+    sample: (f) => ({ params: {}, headers: mcpAccept, body: { json: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ask_agent", arguments: { agent: f.agent, message: "hello" } } } } }),
+  },
+  { method: "GET", path: "/mcp", family: "mcp", scope: "chat", expect: 405, sample: () => ({ params: {}, headers: mcpAccept }) },
+  { method: "DELETE", path: "/mcp", family: "mcp", scope: "chat", expect: 405, sample: () => ({ params: {}, headers: mcpAccept }) },
+
+  // ---- live socket ---------------------------------------------------------------------------
+  { method: "ALL", path: "/agents/*", family: "socket", scope: "chat", expect: 101, sample: (f) => ({ method: "GET", params: { "*": `agent-do/default.${f.agent}` }, headers: { upgrade: "websocket" } }) },
+];
+
+/** `method path`, the key routes.test.ts compares `app.routes` by. */
+export const routeKey = (route: { method: string; path: string }) => `${route.method} ${route.path}`;
+
+/**
+ * Fills a path pattern: `:param` segments and a trailing `*` from `params`, each URI-encoded unless
+ * `raw` (the fuzz sends `..` and `%00` as they are).
+ */
+export function fillPath(pattern: string, params: Record<string, string>, raw = false): string {
+  // A lone surrogate cannot be percent-encoded (URIError); a client sends U+FFFD in its place.
+  const encode = (value: string) => (raw ? value : encodeURIComponent(value.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")));
+  return pattern
+    .replace(/:([A-Za-z_]+)/g, (_, name: string) => {
+      const value = params[name];
+      if (value === undefined) throw new Error(`no value for :${name} of ${pattern}`);
+      return encode(value);
+    })
+    .replace(/\*$/, () => (params["*"] ?? "").split("/").map(encode).join("/"));
+}
+
+/** The path (with query) and RequestInit of a sample, ready for `api(path, init)`. */
+export function requestOf(route: RouteEntry, sample: RouteSample): { path: string; init: RequestInit } {
+  const query = sample.query ? `?${new URLSearchParams(sample.query)}` : "";
+  const headers = new Headers(sample.headers);
+  let body: string | undefined;
+  if (sample.body && "json" in sample.body) {
+    headers.set("content-type", "application/json");
+    body = JSON.stringify(sample.body.json);
+  } else if (sample.body) {
+    headers.set("content-type", sample.body.contentType);
+    body = sample.body.text;
+  }
+  const method = sample.method ?? (route.method === "ALL" ? "GET" : route.method);
+  return { path: fillPath(route.path, sample.params) + query, init: { method, headers, ...(body === undefined ? {} : { body }) } };
+}
