@@ -26,6 +26,8 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["POST", "/api/agents/:name/runs/:id/cancel", "chat"],
   ["GET", "/api/agents/:name/tools", "chat"],
   ["GET", "/api/conversations/:id", "chat"],
+  // A bare round trip through a Durable Object (the benchmarks' baseline); it reads nothing.
+  ["GET", "/api/health/echo", "chat"],
   // Deciding what waits for a person.
   ["GET", "/api/approvals", "approve"],
   ["POST", "/api/agents/:name/runs/:id/approval", "approve"],

@@ -248,7 +248,7 @@ export const routeInventory: readonly RouteEntry[] = [
     sample: async () => ({ params: { id: (await json<{ id: string }>(await api("/api/tokens", { method: "POST", json: { name: "doomed" } }), "token")).id } }),
   },
   // Not found, after auth: any token reaches it.
-  { method: "ALL", path: "/api/*", family: "api", scope: "chat", expect: 404, sample: () => ({ method: "GET", params: { "*": "nothing-here" } }) },
+  { method: "ALL", path: "/api/*", family: "api", scope: "admin", expect: 404, sample: () => ({ method: "GET", params: { "*": "nothing-here" } }) },
 
   // ---- OpenAI-compatible ---------------------------------------------------------------------
   {
