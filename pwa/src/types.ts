@@ -16,12 +16,24 @@ export interface Agent {
   description?: string;
   systemPrompt?: string;
   model?: { provider: string; name: string; temperature?: number };
+  /** What the model resolves to on this deployment, and why (GET /api/agents/:name). */
+  resolvedModel?: ResolvedModel;
   createdAt?: string | number;
   updatedAt?: string | number;
   status?: RunStatus;
   lastActivityAt?: string | number | null;
   connections?: string[];
   script?: unknown;
+}
+
+export interface ResolvedModel {
+  requested: { provider: string; name: string };
+  provider: string;
+  name: string;
+  status: "ok" | "fallback" | "stand-in" | "unavailable" | (string & {});
+  reason: string;
+  fallback?: { provider: string; name: string; available: boolean; reason: string };
+  missing?: { provider: string; secret?: string; fix: string; message: string };
 }
 
 export interface ToolCall {
