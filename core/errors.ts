@@ -17,6 +17,7 @@ export type ErrorCode =
   | "script_invalid"
   | "model_failed"
   | "tool_failed"
+  | "bad_gateway"
   | "internal";
 
 const statusOf: Record<ErrorCode, number> = {
@@ -32,6 +33,8 @@ const statusOf: Record<ErrorCode, number> = {
   script_invalid: 400,
   model_failed: 502,
   tool_failed: 502,
+  /** A service the operator configured (e.g. the Telegram Bot API) refused or did not answer. */
+  bad_gateway: 502,
   internal: 500,
 };
 

@@ -17,6 +17,8 @@ import { memoryRoutes } from "./api/memory";
 import { busRoutes, conversationRoutes } from "./api/bus";
 import { connectionRoutes } from "./api/connections";
 import { openaiRoutes } from "./api/openai-compat";
+import { gatewayRoutes } from "./api/gateways";
+import { telegramWebhookRoutes } from "./gateways/telegram";
 import { mcpServerRoutes } from "./mcp-server";
 import { apiAuth, projectMiddleware, requireScope } from "./auth";
 import { enforceScopes } from "./scopes";
@@ -43,7 +45,11 @@ export function makeApp() {
   app.onError(onError);
   app.notFound(notFound);
 
-  app.get("/api/health", (c) => c.json({ ok: true, version }));
+  // The public liveness probe; `?detail=…` goes on through auth to the doctor (admin, ./api/health.ts).
+  app.get("/api/health", async (c, next) => {
+    if (c.req.query("detail") === undefined) return c.json({ ok: true, version });
+    await next();
+  });
 
   app.use("/api/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth);
   enforceScopes(app);
@@ -63,6 +69,7 @@ export function makeApp() {
   app.route("/api/agents", connectionRoutes);
   app.route("/api/bus", busRoutes);
   app.route("/api/conversations", conversationRoutes);
+  app.route("/api/agents", gatewayRoutes);
 
   app.all("/api/*", notFound);
   app.route("/v1", openaiRoutes);
@@ -70,6 +77,10 @@ export function makeApp() {
   // MCP clients (Claude Desktop, IDEs, the Inspector) reach the project's agents with the API's bearer token.
   app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireScope("chat"));
   app.route("/mcp", mcpServerRoutes(version));
+
+  // Messaging gateways' public webhooks: no bearer token; each authenticates its own way (./gateways/).
+  app.route("/gateways", telegramWebhookRoutes);
+  app.all("/gateways/*", notFound);
 
   app.all("/agents/*", agentSocket);
 

@@ -4,6 +4,7 @@ import m0001 from './0001_rate_buckets.sql';
 import m0002 from './0002_memory.sql';
 import m0003 from './0003_memory_fts.sql';
 import m0004 from './0004_bus.sql';
+import m0005 from './0005_gateways.sql';
 
   export default {
     journal,
@@ -12,7 +13,8 @@ import m0004 from './0004_bus.sql';
 m0001,
 m0002,
 m0003,
-m0004
+m0004,
+m0005
     }
   }
   

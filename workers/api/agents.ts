@@ -8,6 +8,7 @@ import { resolvedModelOf } from "../../durable-objects/agent/models";
 import type { AppEnv } from "../env";
 import { agentStub, call, registryStub } from "../stubs";
 import { valid } from "../validation";
+import { forgetGateways } from "../gateways/index-store";
 
 export const nameParam = z.object({ name: agentNameSchema });
 
@@ -63,5 +64,6 @@ export const agentRoutes = new Hono<AppEnv>()
     const { name } = c.req.valid("param");
     await call(registryStub(c.env, project).deleteAgent(name));
     await (await agentStub(c.env, project, name)).forget();
+    await forgetGateways(c.env, project, name);
     return c.body(null, 204);
   });
