@@ -8,8 +8,10 @@ import { chat, history, sessions } from "./commands/chat.mjs";
 import { approvals, approve, reject, runs, trace } from "./commands/runs.mjs";
 import { script } from "./commands/script.mjs";
 import { health, tokens } from "./commands/tokens.mjs";
+import { doctor } from "./commands/doctor.mjs";
+import { gateway } from "./commands/gateway.mjs";
 
-const commands = [agents, chat, history, sessions, runs, trace, approvals, approve, reject, script, tokens, health];
+const commands = [agents, chat, history, sessions, runs, trace, approvals, approve, reject, script, tokens, health, doctor, gateway];
 const byName = new Map(commands.map((c) => [c.name, c]));
 
 const globalOptions = {
@@ -124,8 +126,9 @@ async function main(argv) {
       return 0;
     }
     config = resolveConfig(values);
-    await command.run({ api: makeClient(config), args, values, json: Boolean(values.json) });
-    return 0;
+    // A command may answer its own exit code (doctor: 1 when the deployment has a problem).
+    const code = await command.run({ api: makeClient(config), args, values, json: Boolean(values.json) });
+    return typeof code === "number" ? code : 0;
   } catch (error) {
     return report(error, config);
   }
