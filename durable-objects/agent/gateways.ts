@@ -130,7 +130,13 @@ export function makeGateways(deps: GatewayDeps) {
       console.error(JSON.stringify({ level: "error", event: "telegram_token_missing", agent: deps.agent(), secret: config.botTokenSecret }));
       return null;
     }
-    return makeTelegramBot({ token, baseUrl: deps.env.TELEGRAM_API_BASE, production: deploymentOf(deps.env.PANTHEON_ENV) === "production", ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+    try {
+      return makeTelegramBot({ token, baseUrl: deps.env.TELEGRAM_API_BASE, production: deploymentOf(deps.env.PANTHEON_ENV) === "production", ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+    } catch (error) {
+      // TELEGRAM_API_BASE refused (not https in production): the doctor reports it too.
+      console.error(JSON.stringify({ level: "error", event: "telegram_api_base_refused", agent: deps.agent(), message: error instanceof Error ? error.message : String(error) }));
+      return null;
+    }
   }
 
   /** Sends without failing the caller: a Bot API error is logged (it never holds the token). */
