@@ -3,6 +3,7 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { startExfilListener } from "./test/doubles/exfil-server";
 import { startMcpTestServer } from "./test/doubles/mcp-server";
 import { startScriptedModelServer } from "./test/doubles/scripted-model-server";
+import { startTelegramDouble, testBotToken } from "./test/doubles/telegram-server";
 
 // Every unit and integration test runs inside workerd, against the same wrangler.toml the
 // product deploys with (local bindings: real Durable Objects, SQLite, Queues). A scripted
@@ -17,6 +18,8 @@ export default defineConfig(async () => {
   const model = await startScriptedModelServer();
   const mcp = await startMcpTestServer();
   const exfil = await startExfilListener();
+  // The Telegram gateway's Bot API double (TELEGRAM_API_BASE) and the test bot's token.
+  const telegram = await startTelegramDouble();
   return {
     plugins: [
       cloudflareTest({
@@ -32,6 +35,8 @@ export default defineConfig(async () => {
             PANTHEON_TOOL_SECRETS: "AIRTABLE_KEY",
             PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true",
             EXFIL_LISTENER_URL: exfil.url,
+            TELEGRAM_API_BASE: telegram.url,
+            TELEGRAM_BOT_TOKEN: testBotToken,
           },
         },
       }),

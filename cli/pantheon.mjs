@@ -8,14 +8,16 @@ import { chat, history, sessions } from "./commands/chat.mjs";
 import { approvals, approve, reject, runs, trace } from "./commands/runs.mjs";
 import { script } from "./commands/script.mjs";
 import { health, tokens } from "./commands/tokens.mjs";
+import { doctor } from "./commands/doctor.mjs";
+import { gateway } from "./commands/gateway.mjs";
 
 /**
  * @typedef {Record<string, { type: "string" | "boolean", help: string, short?: string }>} Options
- * @typedef {{ name: string, summary: string, usage: string[], options: Options, run(context: import("./client.mjs").CommandContext): Promise<unknown> }} Command
+ * @typedef {{ name: string, summary: string, usage: string[], options: Record<string, { type: string, help: string, short?: string }>, run(context: import("./client.mjs").CommandContext): Promise<unknown> }} Command
  */
 
 /** @type {Command[]} */
-const commands = [agents, chat, history, sessions, runs, trace, approvals, approve, reject, script, tokens, health];
+const commands = [agents, chat, history, sessions, runs, trace, approvals, approve, reject, script, tokens, health, doctor, gateway];
 const byName = new Map(commands.map((c) => [c.name, c]));
 
 /** @type {Options} */
@@ -54,7 +56,7 @@ function generalHelp() {
 
 /** @param {Command} command */
 function commandHelp(command) {
-  const own = Object.keys(command.options).length ? ["", "Options:", ...optionLines(command.options)] : [];
+  const own = Object.keys(command.options).length ? ["", "Options:", ...optionLines(/** @type {Options} */ (command.options))] : [];
   return [`pantheon ${command.name}: ${command.summary}`, "", "Usage:", ...command.usage.map((u) => `  ${u}`), ...own, "", "Also: --url, --token, --project, --json, --help (see pantheon help)"].join("\n");
 }
 
@@ -78,7 +80,9 @@ function commandWord(argv) {
  * @param {Command} command
  */
 function parse(argv, command) {
-  const options = Object.fromEntries(Object.entries({ ...globalOptions, ...command.options }).map(([name, { type, short }]) => [name, short ? { type, short } : { type }]));
+  // Each command's options are plain object literals (their `type` reads as a string): parseArgs checks them at run time.
+  const declared = /** @type {Options} */ ({ ...globalOptions, ...command.options });
+  const options = Object.fromEntries(Object.entries(declared).map(([name, { type, short }]) => [name, short ? { type, short } : { type }]));
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     return { values, args: positionals.slice(positionals.indexOf(command.name) + 1) };
@@ -146,8 +150,9 @@ async function main(argv) {
       return 0;
     }
     config = resolveConfig(values);
-    await command.run({ client: makeClient(config), args, values, json: Boolean(values.json) });
-    return 0;
+    // A command may answer its own exit code (doctor: 1 when the deployment has a problem).
+    const code = await command.run({ client: makeClient(config), args, values, json: Boolean(values.json) });
+    return typeof code === "number" ? code : 0;
   } catch (error) {
     return report(error, config);
   }

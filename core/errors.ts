@@ -18,6 +18,7 @@ export type ErrorCode =
   | "script_invalid"
   | "model_failed"
   | "tool_failed"
+  | "bad_gateway"
   | "internal";
 
 const statusOf: Record<ErrorCode, number> = {
@@ -34,6 +35,8 @@ const statusOf: Record<ErrorCode, number> = {
   script_invalid: 400,
   model_failed: 502,
   tool_failed: 502,
+  /** A service the operator configured (e.g. the Telegram Bot API) refused or did not answer. */
+  bad_gateway: 502,
   internal: 500,
 };
 

@@ -56,6 +56,8 @@ export interface LlmResponse {
   usage: LlmUsage;
   /** The model that actually answered (providers may resolve aliases). */
   model: string;
+  /** The provider that actually answered (set where the port is chosen, so a fallback shows as itself). */
+  provider?: string;
 }
 
 /** Streamed events; the last event of a successful stream is always `done`. */

@@ -2,9 +2,10 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { apiRoutes, livenessRoutes } from "./api";
+import { apiRoutes } from "./api";
 import { version } from "./api/health";
 import { openaiRoutes } from "./api/openai-compat";
+import { telegramWebhookRoutes } from "./gateways/telegram";
 import { mcpServerRoutes } from "./mcp-server";
 import { apiAuth, projectMiddleware, requireScope } from "./auth";
 import { enforceScopes } from "./scopes";
@@ -31,7 +32,11 @@ export function makeApp() {
   app.onError(onError);
   app.notFound(notFound);
 
-  app.route("/", livenessRoutes);
+  // The public liveness probe; `?detail=…` goes on through auth to the doctor (admin, ./api/health.ts).
+  app.get("/api/health", async (c, next) => {
+    if (c.req.query("detail") === undefined) return c.json({ ok: true, version });
+    await next();
+  });
 
   app.use("/api/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth);
   enforceScopes(app);
@@ -44,6 +49,10 @@ export function makeApp() {
   // MCP clients (Claude Desktop, IDEs, the Inspector) reach the project's agents with the API's bearer token.
   app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireScope("chat"));
   app.route("/mcp", mcpServerRoutes(version));
+
+  // Messaging gateways' public webhooks: no bearer token; each authenticates its own way (./gateways/).
+  app.route("/gateways", telegramWebhookRoutes);
+  app.all("/gateways/*", notFound);
 
   app.all("/agents/*", agentSocket);
 

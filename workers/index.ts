@@ -1,6 +1,8 @@
 import { makeApp } from "./app";
 import { wakeCronBehaviors } from "./api/schedules";
 import { handleQueue } from "./queue";
+import { handleInboundEmail } from "./gateways/email";
+import { noteCronTick } from "./api/doctor";
 
 export { AgentDO } from "../durable-objects/agent/agent-do";
 export { RegistryDO } from "../durable-objects/registry/registry-do";
@@ -16,5 +18,10 @@ export default {
   /** Cron Trigger (every minute): wakes the agents whose cron behaviors match this minute. */
   async scheduled(controller, env, ctx): Promise<void> {
     ctx.waitUntil(wakeCronBehaviors(env, controller.scheduledTime));
+    ctx.waitUntil(noteCronTick(env, controller.scheduledTime));
+  },
+  /** Cloudflare Email Routing: mail to `<agent>+<project>@…` reaches that agent's email gateway (workers/gateways/email.ts). */
+  async email(message, env): Promise<void> {
+    await handleInboundEmail(message, env);
   },
 } satisfies ExportedHandler<Env>;

@@ -31,6 +31,17 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   // Deciding what waits for a person.
   ["GET", "/api/approvals", "approve"],
   ["POST", "/api/agents/:name/runs/:id/approval", "approve"],
+  // Operator-only (admin is also the default), listed so the table names every route of the doctor
+  // and the messaging gateways. The gateways' own webhooks (/gateways/*) are not under /api: they
+  // authenticate per gateway (workers/gateways/).
+  ["GET", "/api/health", "admin"],
+  ["PUT", "/api/agents/:name/gateways/telegram", "admin"],
+  ["GET", "/api/agents/:name/gateways/telegram", "admin"],
+  ["DELETE", "/api/agents/:name/gateways/telegram", "admin"],
+  ["POST", "/api/agents/:name/gateways/telegram/webhook", "admin"],
+  ["PUT", "/api/agents/:name/gateways/email", "admin"],
+  ["GET", "/api/agents/:name/gateways/email", "admin"],
+  ["DELETE", "/api/agents/:name/gateways/email", "admin"],
 ];
 
 /** Installs the policy on the app: call after auth and before the routes. */

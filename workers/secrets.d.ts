@@ -13,4 +13,6 @@ interface Env {
   EMBEDDINGS_MODEL?: string;
   /** Dimensions of EMBEDDINGS_MODEL when it is not one the adapter knows by name. */
   EMBEDDINGS_DIMENSIONS?: string;
+  /** Telegram Bot API base for the Telegram gateway (default https://api.telegram.org; https in production). */
+  TELEGRAM_API_BASE?: string;
 }

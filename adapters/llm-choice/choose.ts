@@ -1,10 +1,10 @@
-import type { LlmPort } from "../../core/ports";
+import type { LlmPort, LlmResponse } from "../../core/ports";
 import type { ModelSettings } from "../../core/run/limits";
 import { makeAnthropicLlm } from "../llm-anthropic";
 import { makeOfflineLlm } from "../llm-offline";
 import { makeOpenAiLlm } from "../llm-openai";
 import { type WorkersAiBinding, makeWorkersAiLlm } from "../llm-workers-ai";
-import { makeResilientLlm } from "../../core/models";
+import { LlmError, makeResilientLlm, resolveModel, type Deployment, type ProviderFacts, type ResolvedModel } from "../../core/models";
 
 export interface LlmConfig {
   openaiApiKey?: string | undefined;
@@ -13,6 +13,8 @@ export interface LlmConfig {
   anthropicApiKey?: string | undefined;
   anthropicBaseUrl?: string | undefined;
   ai?: WorkersAiBinding | undefined;
+  /** `production`: a provider without its key fails the run (no stand-in). Default `local`. */
+  deployment?: Deployment | undefined;
   fetch?: ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) | undefined;
   /** Resilience knobs, passed to makeResilientLlm (its defaults when absent). */
   retries?: number;
@@ -29,35 +31,41 @@ export interface ChosenLlm {
   model: string;
   /** Why, in a sentence for logs and the operator ("openai: OPENAI_API_KEY is set; …"). */
   reason: string;
+  /** The whole resolution (core/models resolveModel): status, fallback, what is missing. */
+  resolved: ResolvedModel;
 }
 
-type Built = { ok: true; port: LlmPort; why: string } | { ok: false; why: string };
+/** Presence of each provider's key or binding in the config (never the values). */
+export function providerFacts(config: LlmConfig): ProviderFacts {
+  return { openaiApiKey: Boolean(config.openaiApiKey), openaiBaseUrl: Boolean(config.openaiBaseUrl), anthropicApiKey: Boolean(config.anthropicApiKey), workersAi: Boolean(config.ai) };
+}
 
-function build(provider: string, config: LlmConfig): Built {
+/** The port of a provider resolveModel found available. */
+function build(provider: string, config: LlmConfig): LlmPort {
   const fetch = config.fetch ? { fetch: config.fetch } : {};
   switch (provider) {
     case "openai":
-      if (config.openaiApiKey) {
-        return { ok: true, port: makeOpenAiLlm({ apiKey: config.openaiApiKey, ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}), ...fetch }), why: "OPENAI_API_KEY is set" };
-      }
-      if (config.openaiBaseUrl) {
-        // Local OpenAI-compatible servers ignore the key, but the SDK insists on one.
-        return { ok: true, port: makeOpenAiLlm({ apiKey: "no-key", baseURL: config.openaiBaseUrl, ...fetch }), why: `OPENAI_BASE_URL is set (${config.openaiBaseUrl})` };
-      }
-      return { ok: false, why: "OPENAI_API_KEY is not set" };
+      // Local OpenAI-compatible servers ignore the key, but the SDK insists on one.
+      return makeOpenAiLlm({ apiKey: config.openaiApiKey || "no-key", ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}), ...fetch });
     case "anthropic":
-      if (config.anthropicApiKey) {
-        return { ok: true, port: makeAnthropicLlm({ apiKey: config.anthropicApiKey, ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}), ...fetch }), why: "ANTHROPIC_API_KEY is set" };
-      }
-      return { ok: false, why: "ANTHROPIC_API_KEY is not set" };
+      return makeAnthropicLlm({ apiKey: config.anthropicApiKey ?? "", ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}), ...fetch });
     case "workers-ai":
-      if (config.ai) return { ok: true, port: makeWorkersAiLlm({ ai: config.ai }), why: "the AI binding is present" };
-      return { ok: false, why: "the AI binding is absent (it exists only in production)" };
-    case "offline":
-      return { ok: true, port: makeOfflineLlm(), why: "the agent asks for the offline model" };
+      return makeWorkersAiLlm({ ai: config.ai! });
     default:
-      return { ok: false, why: `"${provider}" is not a known provider (openai, anthropic, workers-ai, offline)` };
+      return makeOfflineLlm();
   }
+}
+
+/** Marks every answer with the provider that gave it, so a fallback shows as itself in the trace. */
+function tagged(port: LlmPort): LlmPort {
+  const tag = (response: LlmResponse): LlmResponse => ({ ...response, provider: response.provider ?? port.provider });
+  return {
+    provider: port.provider,
+    complete: async (request) => tag(await port.complete(request)),
+    async *stream(request) {
+      for await (const event of port.stream(request)) yield event.type === "done" ? { ...event, response: tag(event.response) } : event;
+    },
+  };
 }
 
 /** Asks `port` for `model` whatever the request says: the caller's model id belongs to another provider. */
@@ -69,13 +77,29 @@ function pinModel(port: LlmPort, model: string): LlmPort {
   };
 }
 
+/** A port for a provider that cannot answer here (production, no key): every call fails with what to set. */
+function unavailable(provider: string, message: string): LlmPort {
+  const error = () => new LlmError({ provider, message, retryable: false });
+  return {
+    provider,
+    complete: async () => {
+      throw error();
+    },
+    // eslint-disable-next-line require-yield
+    async *stream() {
+      throw error();
+    },
+  };
+}
+
 /**
- * Picks the agent's LlmPort from its model settings and what this deployment has: a provider is used
- * when its key or binding is present, its fallback next, else the offline model. Real providers come
- * wrapped in makeResilientLlm (retries, then the settings' fallback).
+ * Picks the agent's LlmPort from its model settings and what this deployment has (the policy is
+ * core/models `resolveModel`): a provider is used when its key or binding is present, its fallback
+ * next; then locally the offline stand-in, and in production a port that fails every call naming
+ * the missing secret. Real providers come wrapped in makeResilientLlm (retries, then the fallback).
  * @example
  * const { llm, reason } = chooseLlm({ provider: "openai", name: "gpt-4o-mini" }, { openaiApiKey: env.OPENAI_API_KEY });
- * // without a key: llm.provider === "offline", reason === "openai is unavailable (OPENAI_API_KEY is not set); using the offline model"
+ * // without a key, locally: llm.provider === "offline", reason === "no OPENAI_API_KEY; offline stand-in (local only)"
  */
 export function chooseLlm(settings: ModelSettings, config: LlmConfig = {}): ChosenLlm {
   const resilience = {
@@ -84,40 +108,23 @@ export function chooseLlm(settings: ModelSettings, config: LlmConfig = {}): Chos
     ...(config.sleep ? { sleep: config.sleep } : {}),
     ...(config.random ? { random: config.random } : {}),
   };
-  const wanted = settings.provider;
-  const primary = build(wanted, config);
-  const fallbackSettings = settings.fallback;
-  const fallback = fallbackSettings ? build(fallbackSettings.provider, config) : undefined;
+  const resolved = resolveModel(settings, providerFacts(config), config.deployment ?? "local");
+  const chosen = (llm: LlmPort): ChosenLlm => ({ llm, provider: resolved.provider, model: resolved.name, reason: resolved.reason, resolved });
+  const fallback = resolved.fallback?.available ? resolved.fallback : undefined;
 
-  if (primary.ok && wanted === "offline") {
-    return { llm: primary.port, provider: "offline", model: "offline", reason: `offline: ${primary.why}` };
-  }
-  if (primary.ok) {
-    let reason = `${wanted}: ${primary.why}`;
-    let fallbackPort: LlmPort | undefined;
-    if (fallbackSettings && fallback) {
-      if (fallback.ok) {
-        fallbackPort = fallback.port;
-        reason += `; falls back to ${fallbackSettings.provider} (${fallbackSettings.name})`;
-      } else {
-        reason += `; no fallback: ${fallbackSettings.provider} is unavailable (${fallback.why})`;
-      }
+  switch (resolved.status) {
+    case "unavailable":
+      return chosen(unavailable(resolved.provider, resolved.reason));
+    case "stand-in":
+      return chosen(tagged(makeOfflineLlm()));
+    case "fallback": {
+      const port = tagged(build(resolved.provider, config));
+      return chosen(pinModel(resolved.provider === "offline" ? port : makeResilientLlm({ primary: port, ...resilience }), resolved.name));
     }
-    const llm = makeResilientLlm({
-      primary: primary.port,
-      ...(fallbackPort && fallbackSettings ? { fallback: fallbackPort, fallbackModel: fallbackSettings.name } : {}),
-      ...resilience,
-    });
-    return { llm, provider: wanted, model: settings.name, reason };
+    case "ok": {
+      const primary = tagged(build(resolved.provider, config));
+      if (resolved.provider === "offline" && !fallback) return chosen(primary);
+      return chosen(makeResilientLlm({ primary, ...(fallback ? { fallback: tagged(build(fallback.provider, config)), fallbackModel: fallback.name } : {}), ...resilience }));
+    }
   }
-  if (fallbackSettings && fallback?.ok) {
-    const port = fallbackSettings.provider === "offline" ? fallback.port : makeResilientLlm({ primary: fallback.port, ...resilience });
-    return {
-      llm: pinModel(port, fallbackSettings.name),
-      provider: fallbackSettings.provider,
-      model: fallbackSettings.name,
-      reason: `${wanted} is unavailable (${primary.why}); using the fallback ${fallbackSettings.provider} (${fallbackSettings.name})`,
-    };
-  }
-  return { llm: makeOfflineLlm(), provider: "offline", model: "offline", reason: `${wanted} is unavailable (${primary.why}); using the offline model` };
 }

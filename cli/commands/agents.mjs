@@ -38,7 +38,7 @@ export const agents = {
   options: {
     description: { type: "string", help: "what the agent is for (create)" },
     "system-prompt": { type: "string", help: "the agent's instructions (create)" },
-    model: { type: "string", help: "provider:name, e.g. openai:gpt-4o-mini (create; default offline:offline)" },
+    model: { type: "string", help: "provider:name, e.g. openai:gpt-4o-mini (create; default: the server's PANTHEON_DEFAULT_PROVIDER, offline locally)" },
   },
   /** @param {import("../client.mjs").CommandContext} context */
   async run({ client: { api, send }, args, values, json }) {
@@ -58,6 +58,7 @@ export const agents = {
           ["name", agent.name],
           ["status", agent.status],
           ["model", modelText(agent.model)],
+          ["answers here", agent.resolvedModel ? `${modelText(agent.resolvedModel)} (${agent.resolvedModel.status}: ${agent.resolvedModel.reason})` : undefined],
           ["description", agent.description || "-"],
           ["system prompt", agent.systemPrompt || "-"],
           ["tools", agent.runtime?.tools?.join(", ") || "-"],

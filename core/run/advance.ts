@@ -216,7 +216,7 @@ function normalizeCalls(step: Step, calls: readonly ToolCall[]): ToolCall[] {
 function onModelResult(step: Step, response: LlmResponse): void {
   const { s } = step;
   s.usage = { inputTokens: s.usage.inputTokens + response.usage.inputTokens, outputTokens: s.usage.outputTokens + response.usage.outputTokens };
-  trace(step, "model_result", { step: s.step, model: response.model, finishReason: response.finishReason, usage: response.usage, content: response.content, toolCalls: response.toolCalls.map((c) => c.name) });
+  trace(step, "model_result", { step: s.step, model: response.model, ...(response.provider ? { provider: response.provider } : {}), finishReason: response.finishReason, usage: response.usage, content: response.content, toolCalls: response.toolCalls.map((c) => c.name) });
   if (response.finishReason === "error") return finish(step, "failed", { error: `model failed: ${response.content || "it reported an error"}` });
   if (response.toolCalls.length === 0) {
     s.messages.push({ role: "assistant", content: response.content });

@@ -26,6 +26,10 @@ import { makeRunDriver, type RunContext, type TurnOutcome } from "./run-driver";
 import { makeRunStore } from "./runs";
 import * as schema from "./schema";
 import { makeSessionStore } from "./sessions";
+import { makeGateways, type GatewayKind } from "./gateways";
+import { handleEmail } from "./gateway-email";
+import type { AgentEmail } from "agents/email";
+import type { TelegramUpdate } from "../../core/gateways";
 import { buildAgentTools } from "./tools";
 
 /** What a manual tool call answers: its output, why it failed, or the approval it waits for. */
@@ -75,6 +79,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   /** What this agent's MCP requests may reach, read at each request: its allowlist now. */
   private readonly mcpPolicy = (): OutboundPolicy => ({ allowHosts: this.storedProfile()?.runtime.allowHosts ?? [], allowLoopback: this.outbound.allowLoopback });
   private readonly mcpServers = makeMcpServers(mcpClientOf(this, this.mcpPolicy), this.mcpPolicy);
+  private readonly gateways;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -127,6 +132,18 @@ export class AgentDO extends Agent<Env, LiveState> {
         },
       },
       configureSelf: (profile) => this.configure(profile),
+    });
+    this.gateways = makeGateways({
+      db: this.db,
+      clock: this.clock,
+      env,
+      sessions: this.sessions,
+      agent: () => this.name.slice(this.name.indexOf(".") + 1),
+      runInfo: (runId) => this.runs.get(runId),
+      turn: (input) => this.turn(input, () => {}),
+      decide: (runId, decision) => this.driver.decide(runId, decision),
+      pendingApprovals: () => this.driver.pendingApprovals(),
+      waitUntil: (promise) => this.ctx.waitUntil(promise),
     });
     this.behaviors = makeBehaviors({
       book: makeBehaviorBook(this.db, this.clock),
@@ -266,7 +283,7 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Removes everything this agent remembers (the agent was deleted from the registry). */
   forget(): void {
-    for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations]) this.db.delete(table).run();
+    for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) this.db.delete(table).run();
     this.setState(initialLiveState);
     this.ctx.waitUntil(this.mcpServers.removeAll());
     this.ctx.waitUntil(this.behaviors.reconcile());
@@ -362,6 +379,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (event.type === "status" && !["completed", "failed", "cancelled"].includes(event.status)) this.live({ status: event.status, runId, typing: event.status === "running" });
     if (event.type === "done") this.live({ status: "idle", runId: null, typing: false });
     if (event.type === "done") this.bus.onRunDone(runId, event.status);
+    this.gateways.onRunEvent(event, runId);
   }
 
   /** Updates the synced state; each change is a SQLite write and a broadcast, so no-ops are skipped. */
@@ -578,6 +596,37 @@ export class AgentDO extends Agent<Env, LiveState> {
   /** Scripted fan-out: asks several connections at once and combines the answers (core/bus policies). */
   fanOut(input: FanOutInput) {
     return this.known(() => this.bus.fanOut(input));
+  }
+
+  // ---- messaging gateways (gateways.ts, gateway-email.ts) ----------------------------------------
+
+  gatewaySet(kind: GatewayKind, config: Parameters<typeof this.gateways.save>[1]) {
+    return this.known(() => this.gateways.save(kind, config));
+  }
+  gatewayGet(kind: GatewayKind) {
+    return this.known(() => this.gateways.configOf(kind));
+  }
+  gatewayRemove(kind: GatewayKind) {
+    return this.known(() => this.gateways.remove(kind));
+  }
+  /** A Telegram update whose secret token the worker verified. */
+  telegramUpdate(update: TelegramUpdate) {
+    return this.known(() => this.gateways.telegramUpdate(update));
+  }
+  /** agents SDK hook: an inbound mail routed here by the worker's `email` handler (routeAgentEmail). */
+  async onEmail(email: AgentEmail): Promise<void> {
+    if (!this.storedProfile()) return email.setReject("unknown recipient");
+    await handleEmail(email, {
+      gateways: this.gateways,
+      agent: () => this.profile().name,
+      turn: (input) => this.turn(input, () => {}),
+      reply: (mail, options) => this.replyToEmail(mail, { ...options, secret: null }),
+    });
+  }
+
+  /** Drizzle migrations applied to this agent's database (`created_at` of each), for the doctor. */
+  migrationStatus(): number[] {
+    return this.ctx.storage.sql.exec<{ created_at: number }>("SELECT created_at FROM __drizzle_migrations ORDER BY created_at").toArray().map((r: { created_at: number }) => Number(r.created_at));
   }
 
   /** Live status for listings (the registry does not know it); never a malformed one. */

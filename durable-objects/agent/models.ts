@@ -1,15 +1,30 @@
 import type { AgentProfile } from "../../core/agents";
+import { deploymentOf, resolveModel, type ResolvedModel } from "../../core/models";
 import type { LlmPort } from "../../core/ports";
-import { chooseLlm } from "../../adapters/llm-choice";
+import { chooseLlm, providerFacts, type LlmConfig } from "../../adapters/llm-choice";
 
-/** The agent's model port, chosen by configuration: a key or binding present → that provider, none → offline. */
-export function llmForProfile(profile: AgentProfile, env: Env, options: { timeoutMs?: number } = {}): LlmPort {
-  return chooseLlm(profile.model, {
+/** What the model choice reads from the worker's env: keys and bindings (presence decides), and where it runs. */
+export function llmConfigFromEnv(env: Env): LlmConfig {
+  return {
     openaiApiKey: env.OPENAI_API_KEY,
     openaiBaseUrl: env.OPENAI_BASE_URL,
     anthropicApiKey: env.ANTHROPIC_API_KEY,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL,
     ai: env.AI,
-    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-  }).llm;
+    deployment: deploymentOf(env.PANTHEON_ENV),
+  };
+}
+
+/**
+ * The agent's model port, chosen by configuration: a key or binding present → that provider; none →
+ * locally the offline stand-in, in production a port whose every call fails naming the missing secret.
+ */
+export function llmForProfile(profile: AgentProfile, env: Env, options: { timeoutMs?: number } = {}): LlmPort {
+  return chooseLlm(profile.model, { ...llmConfigFromEnv(env), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }).llm;
+}
+
+/** What the agent's model resolves to here, and why (the API's `resolvedModel`, the doctor). */
+export function resolvedModelOf(profile: Pick<AgentProfile, "model">, env: Env): ResolvedModel {
+  const config = llmConfigFromEnv(env);
+  return resolveModel(profile.model, providerFacts(config), config.deployment ?? "local");
 }

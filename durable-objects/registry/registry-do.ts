@@ -218,6 +218,29 @@ export class RegistryDO extends DurableObject<Env> {
     });
   }
 
+  // ---- gateway index and cron heartbeat (used only in the instances named by workers/gateways/index.ts
+  // and workers/api/schedules.ts). Plain storage like the cron index: derived data, no schema.
+
+  /** Records (or, with null, removes) what the public gateway routes check before reaching an agent. */
+  async gatewayIndexPut(key: string, value: Record<string, unknown> | null): Promise<void> {
+    if (value) await this.ctx.storage.put(`gateway/${key}`, value);
+    else await this.ctx.storage.delete(`gateway/${key}`);
+  }
+  async gatewayIndexGet(key: string): Promise<Record<string, unknown> | null> {
+    return (await this.ctx.storage.get<Record<string, unknown>>(`gateway/${key}`)) ?? null;
+  }
+  /** The Cron Trigger fired at `at` (the doctor reports the last time). */
+  async noteCronTick(at: number): Promise<void> {
+    await this.ctx.storage.put("cron-tick", at);
+  }
+  async lastCronTick(): Promise<number | null> {
+    return (await this.ctx.storage.get<number>("cron-tick")) ?? null;
+  }
+  /** Drizzle migrations applied to this registry's database (`created_at` of each), for the doctor. */
+  migrationStatus(): number[] {
+    return this.ctx.storage.sql.exec<{ created_at: number }>("SELECT created_at FROM __drizzle_migrations ORDER BY created_at").toArray().map((r: { created_at: number }) => Number(r.created_at));
+  }
+
   async createToken(name: string, scope: Scope): Promise<TokenInfo & { token: string }> {
     const token = newToken();
     const row = this.db

@@ -5,6 +5,7 @@ import m0002 from './0002_memory.sql';
 import m0003 from './0003_memory_fts.sql';
 import m0004 from './0004_bus.sql';
 import m0005 from './0005_bus_send_queue.sql';
+import m0006 from './0006_gateways.sql';
 
   export default {
     journal,
@@ -14,7 +15,8 @@ m0001,
 m0002,
 m0003,
 m0004,
-m0005
+m0005,
+m0006
     }
   }
   

@@ -19,6 +19,7 @@ type JsonOf<R> = R extends ClientResponse<infer T, infer _Status, infer Format> 
 // The API's shapes, read from the routes themselves (workers/api): a server change that breaks
 // the PWA fails its type check.
 export type Agent = Json<AgentRoutes["$get"]>;
+export type ResolvedModel = NonNullable<Agent["resolvedModel"]>;
 export type StoredMessage = Json<AgentRoutes["messages"]["$get"]>["messages"][number];
 export type ToolCall = NonNullable<StoredMessage["toolCalls"]>[number];
 export type SendResult = Json<AgentRoutes["messages"]["$post"]>;

@@ -11,7 +11,8 @@ describe("chooseLlm", () => {
   it("uses the offline model when no key or binding is configured, and says why", async () => {
     const chosen = chooseLlm(modelSettingsSchema.parse({ provider: "openai", name: "gpt-4o-mini" }), {});
 
-    expect(chosen).toMatchObject({ provider: "offline", model: "offline", reason: "openai is unavailable (OPENAI_API_KEY is not set); using the offline model" });
+    expect(chosen).toMatchObject({ provider: "offline", model: "offline", reason: "no OPENAI_API_KEY; offline stand-in (local only)" });
+    expect(chosen.resolved).toMatchObject({ status: "stand-in", requested: { provider: "openai", name: "gpt-4o-mini" }, missing: { secret: "OPENAI_API_KEY" } });
     expect(chosen.llm.provider).toBe("offline");
     expect((await chosen.llm.complete(hello)).model).toBe("offline");
   });
@@ -19,7 +20,7 @@ describe("chooseLlm", () => {
   it("uses the offline model by default", () => {
     const chosen = chooseLlm(modelSettingsSchema.parse({}), { openaiApiKey: "sk-x" });
 
-    expect(chosen).toMatchObject({ provider: "offline", reason: "offline: the agent asks for the offline model" });
+    expect(chosen).toMatchObject({ provider: "offline", reason: "offline: the agent asks for the offline model (a deterministic stand-in, not a language model)" });
   });
 
   it("uses OpenAI when its key is present, with the settings' fallback behind it", async () => {
@@ -55,7 +56,7 @@ describe("chooseLlm", () => {
     expect(chosen).toMatchObject({
       provider: "anthropic",
       model: "claude-haiku-4-5",
-      reason: "openai is unavailable (OPENAI_API_KEY is not set); using the fallback anthropic (claude-haiku-4-5)",
+      reason: "no OPENAI_API_KEY; the fallback anthropic (claude-haiku-4-5) answers",
     });
     await chosen.llm.complete({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] });
     expect(anthropic.requests[0]!.body.model).toBe("claude-haiku-4-5");
@@ -65,7 +66,7 @@ describe("chooseLlm", () => {
     const local = makeOpenAiDouble([{ text: "local model says hi" }]);
     const chosen = chooseLlm(modelSettingsSchema.parse({ provider: "openai", name: "qwen2.5" }), { openaiBaseUrl: "http://127.0.0.1:11434/v1", fetch: local.fetch });
 
-    expect(chosen.reason).toBe("openai: OPENAI_BASE_URL is set (http://127.0.0.1:11434/v1)");
+    expect(chosen.reason).toBe("openai: OPENAI_BASE_URL is set (an OpenAI-compatible server, no key needed)");
     expect((await chosen.llm.complete({ ...hello, model: "qwen2.5" })).content).toBe("local model says hi");
     expect(local.requests[0]!.url).toBe("http://127.0.0.1:11434/v1/chat/completions");
   });
@@ -75,11 +76,35 @@ describe("chooseLlm", () => {
     const settings = modelSettingsSchema.parse({ provider: "workers-ai", name: "@cf/meta/llama-3.1-8b-instruct" });
 
     expect(chooseLlm(settings, { ai })).toMatchObject({ provider: "workers-ai", reason: "workers-ai: the AI binding is present" });
-    expect(chooseLlm(settings, {}).reason).toBe("workers-ai is unavailable (the AI binding is absent (it exists only in production)); using the offline model");
+    expect(chooseLlm(settings, {}).reason).toBe("no AI binding; offline stand-in (local only)");
+  });
+
+  it("in production fails every call naming the missing secret instead of standing in", async () => {
+    const chosen = chooseLlm(modelSettingsSchema.parse({ provider: "openai", name: "gpt-4o-mini" }), { deployment: "production" });
+    const message = "provider 'openai' needs the secret OPENAI_API_KEY: npx wrangler secret put OPENAI_API_KEY --env production";
+
+    expect(chosen).toMatchObject({ provider: "openai", model: "gpt-4o-mini", reason: message, resolved: { status: "unavailable" } });
+    await expect(chosen.llm.complete(hello)).rejects.toMatchObject({ name: "LlmError", message, retryable: false });
+    const stream = chosen.llm.stream(hello)[Symbol.asyncIterator]();
+    await expect(stream.next()).rejects.toMatchObject({ message });
+  });
+
+  it("marks each answer with the provider that gave it, a fallback as itself", async () => {
+    const openai = makeOpenAiDouble([{ error: { status: 400, message: "bad" } }]);
+    const anthropic = makeAnthropicDouble([{ text: "from claude" }]);
+    const chosen = chooseLlm(modelSettingsSchema.parse({ provider: "openai", name: "gpt-4o-mini", fallback: { provider: "anthropic", name: "claude-haiku-4-5" } }), {
+      openaiApiKey: "sk-a",
+      anthropicApiKey: "sk-ant-b",
+      fetch: (input, init) => (String(input instanceof Request ? input.url : input).includes("anthropic") ? anthropic.fetch(input, init) : openai.fetch(input, init)),
+      retries: 0,
+    });
+
+    expect((await chosen.llm.complete({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })).provider).toBe("anthropic");
+    expect((await chooseLlm(modelSettingsSchema.parse({}), {}).llm.complete(hello)).provider).toBe("offline");
   });
 
   it("falls to offline for a provider it does not know", () => {
-    expect(chooseLlm(modelSettingsSchema.parse({ provider: "mistral", name: "large" }), {}).reason).toContain('"mistral" is not a known provider');
+    expect(chooseLlm(modelSettingsSchema.parse({ provider: "mistral", name: "large" }), {}).reason).toBe("'mistral' is not a known provider; offline stand-in (local only)");
   });
 });
 

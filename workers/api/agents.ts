@@ -1,18 +1,25 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { agentInputSchema, agentNameSchema, agentPatchSchema, assertRuntimeOutbound, type AgentProfile } from "../../core/agents";
+import { defaultModelFrom } from "../../core/models";
+import { modelSettingsSchema } from "../../core/run/limits";
 import { outboundSettingsFrom } from "../../core/tools";
+import { resolvedModelOf } from "../../durable-objects/agent/models";
 import type { AppEnv } from "../env";
 import { agentStub, call, registryStub } from "../stubs";
 import { valid } from "../validation";
+import { forgetGateways } from "../gateways/index-store";
 
 export const nameParam = z.object({ name: agentNameSchema });
 
-/** The API's view of an agent: its profile and its live status. */
+/** The API's view of an agent: its profile, its live status, and what its model resolves to here and why. */
 async function withStatus(env: Env, project: string, profile: AgentProfile) {
   const live = await (await agentStub(env, project, profile.name)).status();
-  return { ...profile, status: live.status, lastActivityAt: live.lastActivityAt };
+  return { ...profile, status: live.status, lastActivityAt: live.lastActivityAt, resolvedModel: resolvedModelOf(profile, env) };
 }
+
+/** Creating an agent: without a `model`, it gets the deployment's default (`PANTHEON_DEFAULT_PROVIDER`). */
+const createAgentSchema = agentInputSchema.extend({ model: modelSettingsSchema.optional() });
 
 /**
  * Pushes a changed profile to its Durable Object, and re-pushes the agents connected to it: their
@@ -29,11 +36,13 @@ export const agentRoutes = new Hono<AppEnv>()
     const profiles = await registryStub(c.env, c.get("project")).listAgents();
     return c.json({ agents: await Promise.all(profiles.map((p) => withStatus(c.env, c.get("project"), p))) });
   })
-  .post("/", valid("json", agentInputSchema), async (c) => {
+  .post("/", valid("json", createAgentSchema), async (c) => {
     const project = c.get("project");
+    const input = c.req.valid("json");
     // Tool secrets must be declared and endpoints reachable under the guard, before anything is stored.
-    assertRuntimeOutbound(c.req.valid("json").runtime, outboundSettingsFrom(c.env));
-    const profile = await call(registryStub(c.env, project).createAgent(c.req.valid("json")));
+    assertRuntimeOutbound(input.runtime, outboundSettingsFrom(c.env));
+    const model = input.model ?? modelSettingsSchema.parse(defaultModelFrom(c.env.PANTHEON_DEFAULT_PROVIDER));
+    const profile = await call(registryStub(c.env, project).createAgent({ ...input, model }));
     await pushProfile(c.env, project, profile);
     return c.json(await withStatus(c.env, project, profile), 201);
   })
@@ -55,5 +64,6 @@ export const agentRoutes = new Hono<AppEnv>()
     const { name } = c.req.valid("param");
     await call(registryStub(c.env, project).deleteAgent(name));
     await (await agentStub(c.env, project, name)).forget();
+    await forgetGateways(c.env, project, name);
     return c.body(null, 204);
   });

@@ -1,8 +1,10 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { PantheonError } from "../../core/errors";
 import type { AppEnv } from "../env";
 import { registryStub } from "../stubs";
 import { valid } from "../validation";
+import { runDoctor } from "./doctor";
 
 /** The server's version, as the health probe and the MCP server report it. */
 export const version = "0.1.0";
@@ -17,7 +19,16 @@ const echoQuery = z.object({ x: z.string().max(256).default("") });
  * @example
  * // curl -H "authorization: Bearer $TOKEN" "$URL/api/health/echo?x=ping"  →  {"echo":"ping"}
  */
-export const healthRoutes = new Hono<AppEnv>().get("/echo", valid("query", echoQuery), async (c) => {
+export const healthRoutes = new Hono<AppEnv>()
+  /** `GET /api/health?detail=1` (admin): the doctor's report (`ok` false when any check is a problem). */
+  // Read by hand, not declared: to a client `GET /api/health` stays the one call with no arguments.
+  .get("/", async (c) => {
+    if (!["1", "true"].includes(c.req.query("detail") ?? "")) {
+      throw new PantheonError("validation_failed", "the query string is not valid", { details: { issues: [{ path: ["detail"], message: "use detail=1 for the doctor's report (or leave it out for the plain health check)" }] } });
+    }
+    return c.json(await runDoctor(c.env, c.get("project"), version));
+  })
+  .get("/echo", valid("query", echoQuery), async (c) => {
   const echo = await registryStub(c.env, c.get("project")).echo(c.req.valid("query").x);
   return c.json({ echo });
 });

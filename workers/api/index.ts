@@ -4,6 +4,7 @@ import type { AppEnv } from "../env";
 import { agentRoutes } from "./agents";
 import { busRoutes, conversationRoutes } from "./bus";
 import { connectionRoutes } from "./connections";
+import { gatewayRoutes } from "./gateways";
 import { contextRoutes } from "./context";
 import { healthRoutes, version } from "./health";
 import { mcpRoutes } from "./mcp";
@@ -16,7 +17,7 @@ import { sessionRoutes } from "./sessions";
 import { tokenRoutes } from "./tokens";
 import { toolRoutes } from "./tools";
 
-/** `GET /api/health` without a token: workers/app.ts mounts it ahead of auth. */
+/** `GET /api/health` without a token (its contract; workers/app.ts answers it ahead of auth). */
 export const livenessRoutes = new Hono<AppEnv>().get("/api/health", (c) => c.json({ ok: true, version }));
 
 /**
@@ -39,7 +40,8 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/tokens", tokenRoutes)
   .route("/api/agents", connectionRoutes)
   .route("/api/bus", busRoutes)
-  .route("/api/conversations", conversationRoutes);
+  .route("/api/conversations", conversationRoutes)
+  .route("/api/agents", gatewayRoutes);
 
 /**
  * The HTTP API's contract: every `/api` route with its params, query, body and response. Clients

@@ -1,3 +1,4 @@
 export * from "./chat";
 export * from "./memory";
 export * from "./bus";
+export * from "./gateways";

@@ -1,7 +1,7 @@
 import { LitElement, css, html, nothing } from "lit";
 import { askerOf } from "../delegation";
 import type { AgentDetail } from "../state";
-import type { RunSummary, Schedule, ScriptInfo } from "../api";
+import type { ResolvedModel, RunSummary, Schedule, ScriptInfo } from "../api";
 import type { Loadable } from "../types";
 import { base, emit, statusBadge, statusLabel, timeAgo, timeUntil } from "./shared";
 
@@ -87,6 +87,7 @@ export class PantheonActorDetail extends LitElement {
           ${section(d.script, (script) => this.script(script))}
           ${info?.systemPrompt ? html`<h3>Instructions</h3><pre>${info.systemPrompt}</pre>` : nothing}
           ${info?.model ? html`<p class="small muted">Model: ${info.model.provider} · ${info.model.name}</p>` : nothing}
+          ${info?.resolvedModel ? resolvedModel(info.resolvedModel) : nothing}
         </section>
       </div>`;
   }
@@ -145,6 +146,18 @@ export class PantheonActorDetail extends LitElement {
       </div>` : html`<p class="small muted">Compiles without warnings.</p>`}
       <pre class="script" tabindex="0" aria-label="Script source">${script.source}</pre>`;
   }
+}
+
+/** What answers on this deployment and why: a stand-in, a fallback, or a missing secret is said plainly. */
+function resolvedModel(r: ResolvedModel) {
+  const badge = r.status === "ok" ? "badge ok" : r.status === "unavailable" ? "badge bad" : "badge warn";
+  const label = r.status === "ok" ? "answers" : r.status === "fallback" ? "fallback answers" : r.status === "stand-in" ? "offline stand-in" : "unavailable";
+  return html`<div class="resolved-model" data-status=${r.status}>
+    <p class="small line"><span>Answers here: <strong>${r.provider} · ${r.name}</strong></span><span class=${badge}>${label}</span></p>
+    <p class="small muted">${r.reason}</p>
+    ${r.fallback ? html`<p class="small muted">Fallback: ${r.fallback.provider} · ${r.fallback.name} (${r.fallback.available ? "available" : `unavailable: ${r.fallback.reason}`})</p>` : nothing}
+    ${r.missing && r.status !== "ok" ? html`<p class="small">To use ${r.missing.provider}: <code>${r.missing.fix}</code></p>` : nothing}
+  </div>`;
 }
 
 function section<T>(value: Loadable<T>, ready: (data: T) => unknown) {

@@ -1,0 +1,1 @@
+export { makeTelegramBot, officialTelegramApi, telegramApiBase, type TelegramBot, type TelegramBotOptions } from "./telegram-bot";

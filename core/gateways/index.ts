@@ -1,0 +1,2 @@
+export * from "./telegram";
+export * from "./email";

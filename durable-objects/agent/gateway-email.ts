@@ -1,0 +1,86 @@
+import type { AgentEmail } from "agents/email";
+import { isAutoReplyEmail } from "agents/email";
+import PostalMime from "postal-mime";
+import { maxEmailBytes, newText, senderAllowed, threadCandidates, type EmailConfig } from "../../core/gateways";
+import type { Gateways } from "./gateways";
+import type { RunOutcome } from "./run-driver";
+
+export interface EmailDeps {
+  gateways: Gateways;
+  agent(): string;
+  turn(input: { content: string; session: string }): Promise<RunOutcome>;
+  /** The agents SDK's reply through the inbound mail's own channel (Email Routing `reply()`). */
+  reply(email: AgentEmail, options: { fromName: string; subject: string; body: string; headers: Record<string, string> }): Promise<void>;
+}
+
+/** Text from an HTML-only mail: tags dropped, entities for the common characters decoded. */
+function htmlText(html: string): string {
+  return html
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, "")
+    .replace(/<br\s*\/?>|<\/p>|<\/div>/gi, "\n")
+    .replace(/<[^>]+>/g, "")
+    .replace(/&nbsp;/g, " ")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
+}
+
+/**
+ * One inbound mail (routed here by the worker's `email` handler through the agents SDK): only an
+ * allowlisted sender's mail runs, in the session of its thread (every message id of a thread, sent
+ * or received, maps to one session), and the reply goes back to the sender through Email Routing.
+ * A run that waits for approval is said so in the reply; a person decides it in the PWA, the CLI
+ * or Telegram, and the final answer stays in the session (no second mail: a reply needs the live
+ * inbound message).
+ */
+export async function handleEmail(email: AgentEmail, deps: EmailDeps): Promise<string> {
+  const config = deps.gateways.configOf<EmailConfig>("email");
+  if (!config) {
+    email.setReject("this address takes no mail");
+    return "refused: no email gateway";
+  }
+  if (!senderAllowed(email.from, config.allowedSenders)) {
+    email.setReject("the sender is not allowed to write to this agent");
+    return "refused: sender not allowed";
+  }
+  if (email.rawSize > maxEmailBytes) {
+    email.setReject(`the message is larger than ${maxEmailBytes / 1024} KiB`);
+    return "refused: too large";
+  }
+  const parsed = await PostalMime.parse(await email.getRaw());
+  if (isAutoReplyEmail(parsed.headers)) return "ignored: an automatic reply";
+
+  const subject = (parsed.subject ?? "").slice(0, 200);
+  const messageId = parsed.messageId ?? email.headers.get("message-id") ?? `<${crypto.randomUUID()}@pantheon>`;
+  const candidates = threadCandidates({ inReplyTo: parsed.inReplyTo ?? email.headers.get("in-reply-to"), references: parsed.references ?? email.headers.get("references") });
+  const known = deps.gateways.knownThread("email", candidates);
+  const session = known ?? deps.gateways.threadSession("email", messageId, `Email: ${subject || email.from}`);
+  deps.gateways.mapThread("email", messageId, session);
+
+  const text = newText(parsed.text ?? htmlText(parsed.html ?? "")).slice(0, 32_000);
+  const content = known || !subject ? text : `${subject}\n\n${text}`;
+  let body: string;
+  if (!content.trim()) body = "Your message had no text I could read.";
+  else {
+    const outcome = await deps.turn({ content, session });
+    body =
+      outcome.status === "completed"
+        ? (outcome.reply?.content ?? "")
+        : outcome.status === "waiting_approval"
+          ? `This needs a person's approval first (run ${outcome.runId}). The answer will be in the conversation once it is decided.`
+          : `The run ${outcome.status}${outcome.error ? `: ${outcome.error}` : "."}`;
+  }
+
+  const domain = email.to.slice(email.to.lastIndexOf("@") + 1) || "pantheon";
+  const replyId = `<${crypto.randomUUID()}@${domain}>`;
+  deps.gateways.mapThread("email", replyId, session);
+  const references = [...new Set([...candidates.slice().reverse(), messageId])].join(" ");
+  await deps.reply(email, {
+    fromName: config.fromName ?? deps.agent(),
+    subject: subject.toLowerCase().startsWith("re:") ? subject : `Re: ${subject || "your message"}`,
+    body,
+    headers: { "Message-ID": replyId, References: references },
+  });
+  return "replied";
+}

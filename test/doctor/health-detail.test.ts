@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { api, createAgent, uniqueName } from "../api/client";
+
+describe("GET /api/health?detail=1 (the doctor)", () => {
+  it("plain GET /api/health stays public and unchanged", async () => {
+    const res = await api("/api/health", { token: null });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, version: "0.1.0" });
+  });
+
+  it("needs the admin scope; a bad detail value is a 400 naming it", async () => {
+    expect((await api("/api/health?detail=1", { token: null })).status).toBe(401);
+    const chat = ((await (await api("/api/tokens", { method: "POST", json: { name: uniqueName("phone") } })).json()) as any).token;
+    const forbidden = await api("/api/health?detail=1", { token: chat });
+    expect(forbidden.status).toBe(403);
+    const bad = await api("/api/health?detail=yes");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.details.issues[0].path).toEqual(["detail"]);
+  });
+
+  it("reports every binding, secret, model and migration it can observe, without any secret value", async () => {
+    const project = uniqueName("doc");
+    const headers = { "x-pantheon-project": project };
+    await api("/api/agents", { method: "POST", headers, json: { name: "claude-fan", model: { provider: "anthropic", name: "claude-haiku-4-5" } } });
+    await api("/api/agents", { method: "POST", headers, json: { name: "plain" } });
+    await api("/api/agents/plain/gateways/telegram", { method: "PUT", headers, json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1], allowedChatIds: [1] } });
+    const res = await api("/api/health?detail=1", { headers });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    for (const secret of ["test-admin-token", "sk-test-double-key", "secret-airtable-value-123", "test-bot-token"]) expect(text).not.toContain(secret);
+    const report = JSON.parse(text);
+    const check = (id: string) => report.checks.find((c: any) => c.id === id);
+    expect(report).toMatchObject({ deployment: "local", version: "0.1.0" });
+    expect(check("binding:AGENT_DO").status).toBe("ok");
+    expect(check("binding:REGISTRY")).toMatchObject({ status: "ok", message: "REGISTRY (RegistryDO) is bound and answers" });
+    expect(check("queue:BUS").status).toBe("ok");
+    expect(check("vectorize")).toMatchObject({ status: "ok", message: expect.stringContaining("SQLite") });
+    expect(check("secret:OPENAI_API_KEY")).toMatchObject({ status: "ok", message: "OPENAI_API_KEY is set" });
+    expect(check("secret:ANTHROPIC_API_KEY")).toMatchObject({ status: "warn", fix: "add ANTHROPIC_API_KEY=… to .dev.vars and restart npm start" });
+    expect(check("tool-secret:AIRTABLE_KEY").status).toBe("ok");
+    expect(check("model:claude-fan")).toMatchObject({ status: "warn", message: "claude-fan → offline (offline): no ANTHROPIC_API_KEY; offline stand-in (local only)" });
+    expect(check("model:plain").status).toBe("ok");
+    expect(check("migrations:registry").status).toBe("ok");
+    expect(check("migrations:claude-fan")).toMatchObject({ status: "ok", message: expect.stringContaining("0005_gateways") });
+    expect(check("telegram:plain")).toMatchObject({ status: "ok" });
+    expect(check("cron").area).toBe("cron");
+    expect(report.agents.map((a: any) => a.name)).toEqual(["claude-fan", "plain"]);
+    expect(report.ok).toBe(true);
+  });
+
+  it("covers the agents of the request's project only", async () => {
+    const agent = await createAgent();
+    const report = (await (await api("/api/health?detail=1", { headers: { "x-pantheon-project": uniqueName("empty") } })).json()) as any;
+    expect(report.agents).toEqual([]);
+    expect(report.checks.find((c: any) => c.id === `model:${agent.name}`)).toBeUndefined();
+  });
+});

@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { buildDoctorReport, missingMigrations, type DoctorFacts } from "../../core/doctor";
+
+const journal = [{ when: 1, tag: "0000_init" }, { when: 2, tag: "0001_next" }];
+
+/** A healthy production deployment; each test breaks one thing. */
+function healthy(): DoctorFacts {
+  return {
+    deployment: "production",
+    version: "0.1.0",
+    now: 10 * 60_000,
+    bindings: { AGENT_DO: true, REGISTRY: true, BUS: true, VECTORIZE: true, AI: true },
+    registry: { ok: true },
+    vectorize: { dimensions: 384 },
+    embedder: { model: "workers-ai:@cf/baai/bge-small-en-v1.5", dimensions: 384 },
+    secrets: { PANTHEON_ADMIN_TOKEN: true, OPENAI_API_KEY: true, ANTHROPIC_API_KEY: false, AIRTABLE_KEY: true },
+    providers: { openaiApiKey: true, openaiBaseUrl: false, anthropicApiKey: false, workersAi: true },
+    defaultProvider: "openai",
+    toolSecrets: ["AIRTABLE_KEY"],
+    journals: { agent: journal, registry: journal },
+    registryMigrations: [1, 2],
+    deadLetters: 0,
+    lastCronTick: 10 * 60_000 - 30_000,
+    telegramApiBase: { ok: true },
+    agents: [{ name: "scout", model: { provider: "openai", name: "gpt-4o-mini" }, toolSecretRefs: ["AIRTABLE_KEY"], migrations: [1, 2] }],
+  };
+}
+
+const byId = (facts: DoctorFacts, id: string) => buildDoctorReport(facts).checks.find((c) => c.id === id);
+
+describe("the doctor's report", () => {
+  it("a healthy production deployment has no problem", () => {
+    const report = buildDoctorReport(healthy());
+    expect(report.ok).toBe(true);
+    expect(report.summary.problem).toBe(0);
+    expect(report.checks.filter((c) => c.status !== "ok")).toEqual([]);
+    expect(report.agents).toEqual([{ name: "scout", resolvedModel: expect.objectContaining({ provider: "openai", status: "ok" }) }]);
+  });
+
+  it("a missing model key that an agent needs is a problem with the exact command, and the agent's model says why", () => {
+    const facts = healthy();
+    facts.secrets.OPENAI_API_KEY = false;
+    facts.providers.openaiApiKey = false;
+    const report = buildDoctorReport(facts);
+    expect(report.ok).toBe(false);
+    expect(report.checks.find((c) => c.id === "secret:OPENAI_API_KEY")).toEqual({
+      id: "secret:OPENAI_API_KEY",
+      area: "secrets",
+      status: "problem",
+      message: "OPENAI_API_KEY is not set but agents scout and new agents (PANTHEON_DEFAULT_PROVIDER) use openai: their runs fail",
+      fix: "npx wrangler secret put OPENAI_API_KEY --env production",
+    });
+    expect(report.checks.find((c) => c.id === "model:scout")).toMatchObject({ status: "problem", message: expect.stringContaining("provider 'openai' needs the secret OPENAI_API_KEY"), fix: "npx wrangler secret put OPENAI_API_KEY --env production" });
+    expect(report.checks.find((c) => c.id === "model:default")).toMatchObject({ status: "problem" });
+    expect(byId(facts, "secret:ANTHROPIC_API_KEY")).toMatchObject({ status: "ok", message: "ANTHROPIC_API_KEY is not set (no agent uses anthropic)" });
+  });
+
+  it("bindings: Durable Objects, the queue, Vectorize and its dimensions against the embedder's", () => {
+    const facts = healthy();
+    facts.bindings.BUS = false;
+    facts.bindings.AGENT_DO = false;
+    facts.vectorize = { dimensions: 768 };
+    const report = buildDoctorReport(facts);
+    expect(report.checks.find((c) => c.id === "queue:BUS")).toMatchObject({ status: "problem", fix: expect.stringContaining("npx wrangler queues create pantheon-bus") });
+    expect(report.checks.find((c) => c.id === "binding:AGENT_DO")).toMatchObject({ status: "problem" });
+    expect(report.checks.find((c) => c.id === "vectorize")).toMatchObject({
+      status: "problem",
+      message: "the Vectorize index has 768 dimensions but the embedder workers-ai:@cf/baai/bge-small-en-v1.5 makes 384: upserts will fail",
+      fix: expect.stringContaining("npx wrangler vectorize create pantheon-memory-384 --dimensions=384 --metric=cosine"),
+    });
+    const unbound = healthy();
+    unbound.bindings.VECTORIZE = false;
+    expect(byId(unbound, "vectorize")).toMatchObject({ status: "problem", fix: expect.stringContaining("npx wrangler vectorize create pantheon-memory --dimensions=384 --metric=cosine") });
+    expect(byId(unbound, "queue:DLQ")).toMatchObject({ status: "ok", message: expect.stringContaining("cannot observe") });
+  });
+
+  it("tool secrets declared but missing, and tools naming undeclared secrets, are problems", () => {
+    const facts = healthy();
+    facts.secrets.AIRTABLE_KEY = false;
+    facts.agents[0]!.toolSecretRefs.push("GITHUB_TOKEN");
+    const report = buildDoctorReport(facts);
+    expect(report.checks.find((c) => c.id === "tool-secret:AIRTABLE_KEY")).toMatchObject({ status: "problem", fix: "npx wrangler secret put AIRTABLE_KEY --env production" });
+    expect(report.checks.find((c) => c.id === "tool-secret:scout:GITHUB_TOKEN")).toMatchObject({ status: "problem", fix: expect.stringContaining("PANTHEON_TOOL_SECRETS") });
+  });
+
+  it("migrations not applied, a stale cron and a missing bot token are problems", () => {
+    const facts = healthy();
+    facts.agents[0]!.migrations = [1];
+    facts.registryMigrations = { error: "boom" };
+    facts.lastCronTick = 0;
+    facts.agents[0]!.telegram = { botTokenSecret: "TELEGRAM_BOT_TOKEN", botTokenPresent: false, anyChat: true, approvers: 0 };
+    const report = buildDoctorReport(facts);
+    expect(report.checks.find((c) => c.id === "migrations:scout")).toMatchObject({ status: "problem", message: "agent scout: 1 of 2 migrations not applied (0001_next)" });
+    expect(report.checks.find((c) => c.id === "migrations:registry")).toMatchObject({ status: "problem" });
+    expect(report.checks.find((c) => c.id === "cron")).toMatchObject({ status: "problem", message: "the last Cron Trigger tick was 10 min ago (it fires every minute)" });
+    expect(report.checks.find((c) => c.id === "telegram:scout")).toMatchObject({ status: "problem", fix: "npx wrangler secret put TELEGRAM_BOT_TOKEN --env production" });
+    expect(report.checks.find((c) => c.id === "telegram:scout:chats")?.status).toBe("warn");
+    expect(missingMigrations(journal, [2])).toEqual(["0000_init"]);
+  });
+
+  it("locally, absent production parts are fine and a missing key is a warning (the stand-in answers)", () => {
+    const facts = healthy();
+    Object.assign(facts, { deployment: "local", vectorize: undefined, lastCronTick: null, defaultProvider: "" });
+    facts.bindings = { ...facts.bindings, VECTORIZE: false, AI: false };
+    facts.secrets.OPENAI_API_KEY = false;
+    facts.providers = { openaiApiKey: false, openaiBaseUrl: false, anthropicApiKey: false, workersAi: false };
+    const report = buildDoctorReport(facts);
+    expect(report.ok).toBe(true);
+    expect(report.checks.find((c) => c.id === "secret:OPENAI_API_KEY")).toMatchObject({ status: "warn", fix: "add OPENAI_API_KEY=… to .dev.vars and restart npm start" });
+    expect(report.checks.find((c) => c.id === "model:scout")).toMatchObject({ status: "warn", message: "scout → offline (offline): no OPENAI_API_KEY; offline stand-in (local only)" });
+    expect(report.checks.find((c) => c.id === "vectorize")?.status).toBe("ok");
+    expect(report.checks.find((c) => c.id === "cron")?.status).toBe("warn");
+  });
+});

@@ -1,0 +1,57 @@
+// The production deploy path from a fresh copy of the repository, offline: the README's
+// "Configuration for production" steps are followed verbatim up to the dry run (`npm run deploy --
+// --dry-run`, which builds the PWA and bundles the worker with `wrangler deploy --dry-run --env
+// production`), and the one-time commands the script prints are the ones the README lists.
+// The copy holds what git tracks plus untracked files not ignored (so a fresh clone of what would
+// be committed), with node_modules linked to this checkout's to stay fast. Prints `N passed, N failed`.
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { makeChecks } from "./check-kit.mjs";
+import { root } from "./memory-harness.mjs";
+
+const { check, finish } = makeChecks();
+const copy = mkdtempSync(join(tmpdir(), "pantheon-deploy-"));
+
+try {
+  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" });
+  const files = listed.stdout.split("\0").filter((f) => f && existsSync(join(root, f)) && statSync(join(root, f)).isFile());
+  for (const file of files) cpSync(join(root, file), join(copy, file), { preserveTimestamps: true });
+  // Timestamps kept: scripts/with-node22.sh reinstalls only when package-lock.json is newer than node_modules.
+  symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
+  check("the fresh copy has no built PWA and no bundle", !existsSync(join(copy, "pwa/dist")) && !existsSync(join(copy, "dist")), "pwa/dist or dist came along");
+
+  const readme = readFileSync(join(copy, "README.md"), "utf8");
+  const start = readme.indexOf("## Configuration for production");
+  const section = start < 0 ? "" : readme.slice(start, readme.indexOf("\n## ", start + 10) >>> 0);
+  check("the README has a production section that starts with the dry run", section.includes("npm run deploy -- --dry-run"), section.slice(0, 300));
+
+  // Step 1 of the README, verbatim, in the copy.
+  const started = Date.now();
+  const run = spawnSync("npm", ["run", "deploy", "--", "--dry-run"], {
+    cwd: copy,
+    encoding: "utf8",
+    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+    timeout: 300_000,
+  });
+  const output = `${run.stdout}\n${run.stderr}`;
+  check(`npm run deploy -- --dry-run succeeds from the fresh copy (${Math.round((Date.now() - started) / 1000)} s)`, run.status === 0, output.slice(-3000));
+  check("it ran wrangler's dry run of the production environment", output.includes("--dry-run: exiting now.") && output.includes('env.PANTHEON_ENV ("production")'), output.slice(-1500));
+
+  const bundle = join(copy, "dist/index.js");
+  check("the output holds the worker bundle with its Durable Objects", existsSync(bundle) && /\bAgentDO = class\b|class AgentDO\b/.test(readFileSync(bundle, "utf8")) && /RegistryDO/.test(readFileSync(bundle, "utf8")), "dist/index.js missing or without AgentDO");
+  const assets = ["index.html", "app.js", "sw.js", "manifest.webmanifest", "icon-192.png"];
+  const missing = assets.filter((a) => !existsSync(join(copy, "pwa/dist", a)));
+  check("the PWA's assets were built and shipped with it", missing.length === 0 && /Read \d+ files from the assets directory/.test(output), `missing: ${missing.join(", ")}`);
+
+  const printed = [...output.matchAll(/^\s+(npx wrangler (?:queues|vectorize|secret) .+)$/gm)].map((m) => m[1].trim());
+  const documented = [...section.matchAll(/^\s*(npx wrangler (?:queues|vectorize|secret) [^#\n]+?)\s*(?:#.*)?$/gm)].map((m) => m[1].trim());
+  check("the dry run prints the one-time commands and creates nothing", printed.some((c) => c.startsWith("npx wrangler queues create")) && !output.includes("Created queue"), printed.join("\n"));
+  const notInReadme = printed.filter((c) => !documented.includes(c));
+  const notPrinted = documented.filter((c) => !printed.includes(c));
+  check("every command the script prints is in the README's production section, and the reverse", notInReadme.length === 0 && notPrinted.length === 0, `not in README: ${notInReadme.join(" | ")}; README only: ${notPrinted.join(" | ")}`);
+} finally {
+  rmSync(copy, { recursive: true, force: true });
+}
+finish();

@@ -1,0 +1,95 @@
+import agentJournal from "../../migrations/agent/meta/_journal.json";
+import registryJournal from "../../migrations/registry/meta/_journal.json";
+import { telegramApiBase } from "../../adapters/telegram-bot";
+import { buildDoctorReport, type AgentFacts, type DoctorFacts, type DoctorReport } from "../../core/doctor";
+import type { EmailConfig, TelegramConfig } from "../../core/gateways";
+import { deploymentOf } from "../../core/models";
+import { declaredToolSecrets } from "../../core/tools";
+import { providerFacts } from "../../adapters/llm-choice";
+import { embedderFromEnv } from "../../durable-objects/agent/memory-ports";
+import { llmConfigFromEnv } from "../../durable-objects/agent/models";
+import { cronIndexName } from "./schedules";
+import { agentStub, registryStub } from "../stubs";
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const present = (value: unknown) => (typeof value === "string" ? value.length > 0 : value !== undefined && value !== null);
+
+/** The Cron Trigger fired: recorded so the doctor can say when it last did. */
+export async function noteCronTick(env: Env, at: number): Promise<void> {
+  await registryStub(env, cronIndexName).noteCronTick(at);
+}
+
+/**
+ * Observes the deployment (bindings and secrets by presence, never a value; the project's registry
+ * and agents over RPC) and builds the doctor's report (core/doctor). The dead-letter queue and the
+ * cron schedule live in wrangler.toml, which a worker cannot read: the report says what it observed
+ * instead (dead letters recorded, the last Cron Trigger tick).
+ * @example
+ * const report = await runDoctor(env, "default", "0.1.0"); // { ok, summary, checks, agents }
+ */
+export async function runDoctor(env: Env, project: string, version: string): Promise<DoctorReport> {
+  const vars = env as unknown as Record<string, unknown>;
+  const deployment = deploymentOf(env.PANTHEON_ENV);
+  const registry = registryStub(env, project);
+  const toolSecrets = declaredToolSecrets(env.PANTHEON_TOOL_SECRETS);
+
+  const [reachable, profiles, registryMigrations, counts, lastCronTick, vectorize] = await Promise.all([
+    registry.echo("doctor").then(() => ({ ok: true as const }), (error: unknown) => ({ ok: false as const, error: message(error) })),
+    registry.listAgents().catch(() => []),
+    registry.migrationStatus().catch((error: unknown) => ({ error: message(error) })),
+    registry.busCounts().catch(() => []),
+    registryStub(env, cronIndexName).lastCronTick().catch(() => null),
+    env.VECTORIZE
+      ? env.VECTORIZE.describe().then((d: unknown) => ({ dimensions: (d as { dimensions?: number }).dimensions ?? (d as { config?: { dimensions?: number } }).config?.dimensions ?? null }), (error: unknown) => ({ error: message(error) }))
+      : Promise.resolve(undefined),
+  ]);
+
+  const agents: AgentFacts[] = await Promise.all(
+    profiles.map(async (profile) => {
+      const stub = await agentStub(env, project, profile.name);
+      const [migrations, telegram, email] = await Promise.all([
+        stub.migrationStatus().catch((error: unknown) => ({ error: message(error) })),
+        stub.gatewayGet("telegram").then((r) => (r.ok ? (r.value as TelegramConfig | null) : null), () => null),
+        stub.gatewayGet("email").then((r) => (r.ok ? (r.value as EmailConfig | null) : null), () => null),
+      ]);
+      const toolSecretRefs = profile.runtime.httpTools.flatMap((tool) => Object.values(tool.headers).flatMap((h) => (typeof h === "string" ? [] : [h.secret])));
+      return {
+        name: profile.name,
+        model: profile.model,
+        toolSecretRefs,
+        migrations,
+        ...(telegram ? { telegram: { botTokenSecret: telegram.botTokenSecret, botTokenPresent: present(vars[telegram.botTokenSecret]), anyChat: !telegram.allowedChatIds, approvers: telegram.approverUserIds.length } } : {}),
+        ...(email ? { email: { allowedSenders: email.allowedSenders.length } } : {}),
+      };
+    }),
+  );
+
+  let apiBase: DoctorFacts["telegramApiBase"] = { ok: true };
+  try {
+    telegramApiBase(env.TELEGRAM_API_BASE, deployment === "production");
+  } catch (error) {
+    apiBase = { ok: false, error: message(error) };
+  }
+  const embedder = embedderFromEnv(env);
+  const secretNames = ["PANTHEON_ADMIN_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", ...toolSecrets];
+
+  return buildDoctorReport({
+    deployment,
+    version,
+    now: Date.now(),
+    bindings: { AGENT_DO: present(env.AGENT_DO), REGISTRY: present(env.REGISTRY), BUS: present(env.BUS), VECTORIZE: present(env.VECTORIZE), AI: present(env.AI) },
+    registry: reachable,
+    ...(vectorize ? { vectorize } : {}),
+    embedder: { model: embedder.model, dimensions: embedder.dimensions },
+    secrets: Object.fromEntries(secretNames.map((name) => [name, present(vars[name])])),
+    providers: providerFacts(llmConfigFromEnv(env)),
+    defaultProvider: env.PANTHEON_DEFAULT_PROVIDER,
+    toolSecrets,
+    journals: { agent: agentJournal.entries, registry: registryJournal.entries },
+    registryMigrations,
+    deadLetters: counts.reduce((sum, c) => sum + c.dead, 0),
+    lastCronTick,
+    telegramApiBase: apiBase,
+    agents,
+  });
+}

@@ -1,0 +1,107 @@
+import { Hono } from "hono";
+import { makeTelegramBot } from "../../adapters/telegram-bot";
+import { sha256Hex } from "../../core/auth";
+import { PantheonError } from "../../core/errors";
+import { emailConfigInputSchema, telegramConfigInputSchema, telegramWebhookInputSchema, type EmailConfig, type TelegramConfig } from "../../core/gateways";
+import { deploymentOf, secretFix } from "../../core/models";
+import { telegramView } from "../../durable-objects/agent/gateways";
+import type { AppEnv } from "../env";
+import { gatewayIndex } from "../gateways/index-store";
+import { agentStub, call } from "../stubs";
+import { valid } from "../validation";
+import { nameParam } from "./agents";
+
+/** Where Telegram posts this agent's updates (the public route of workers/gateways/telegram.ts). */
+export const telegramWebhookPath = (project: string, agent: string) => `/gateways/telegram/${project}/${agent}`;
+
+/** 32 random bytes, base64url: Telegram's alphabet for secret tokens. */
+function newSecretToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
+
+const noGateway = (kind: string, agent: string) => new PantheonError("not_found", `agent '${agent}' has no ${kind} gateway: PUT /api/agents/${agent}/gateways/${kind} first`, { details: { agent, gateway: kind } });
+
+function emailView(config: EmailConfig, project: string, agent: string) {
+  return { ...config, address: `${agent}${project === "default" ? "" : `+${project}`}@<your Email Routing domain>` };
+}
+
+/**
+ * Per-agent messaging gateways (admin): `PUT`/`GET`/`DELETE /api/agents/:name/gateways/telegram`
+ * and `…/email`, and `POST …/gateways/telegram/webhook` which registers the webhook with Telegram
+ * (`setWebhook` with the secret token) from the server, so the bot token never leaves the worker.
+ */
+export const gatewayRoutes = new Hono<AppEnv>()
+  .put("/:name/gateways/telegram", valid("param", nameParam), valid("json", telegramConfigInputSchema), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    const input = c.req.valid("json");
+    const agent = await agentStub(c.env, project, name);
+    const previous = (await call(agent.gatewayGet("telegram"))) as TelegramConfig | null;
+    const config: TelegramConfig = {
+      secretToken: input.secretToken ?? previous?.secretToken ?? newSecretToken(),
+      botTokenSecret: input.botTokenSecret,
+      ...(input.allowedChatIds ? { allowedChatIds: input.allowedChatIds } : {}),
+      approverUserIds: input.approverUserIds,
+    };
+    await call(agent.gatewaySet("telegram", config));
+    await gatewayIndex(c.env).put("telegram", project, name, { secretHash: await sha256Hex(config.secretToken) });
+    return c.json(telegramView(config, c.env, telegramWebhookPath(project, name)));
+  })
+  .get("/:name/gateways/telegram", valid("param", nameParam), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    const config = (await call((await agentStub(c.env, project, name)).gatewayGet("telegram"))) as TelegramConfig | null;
+    if (!config) throw noGateway("telegram", name);
+    return c.json(telegramView(config, c.env, telegramWebhookPath(project, name)));
+  })
+  .delete("/:name/gateways/telegram", valid("param", nameParam), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    if (!(await call((await agentStub(c.env, project, name)).gatewayRemove("telegram")))) throw noGateway("telegram", name);
+    await gatewayIndex(c.env).put("telegram", project, name, null);
+    return c.body(null, 204);
+  })
+  .post("/:name/gateways/telegram/webhook", valid("param", nameParam), valid("json", telegramWebhookInputSchema), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    const config = (await call((await agentStub(c.env, project, name)).gatewayGet("telegram"))) as TelegramConfig | null;
+    if (!config) throw noGateway("telegram", name);
+    const production = deploymentOf(c.env.PANTHEON_ENV) === "production";
+    const base = new URL(c.req.valid("json").url);
+    if (production && base.protocol !== "https:") {
+      throw new PantheonError("validation_failed", "the webhook URL is not valid", { details: { issues: [{ path: ["url"], message: "Telegram calls only https URLs" }] } });
+    }
+    const token = (c.env as unknown as Record<string, unknown>)[config.botTokenSecret];
+    if (typeof token !== "string" || !token) {
+      throw new PantheonError("validation_failed", `the bot token secret ${config.botTokenSecret} is not set: ${secretFix(config.botTokenSecret, production ? "production" : "local")}`, {
+        details: { issues: [{ path: ["botTokenSecret"], message: `set the worker secret ${config.botTokenSecret}` }] },
+      });
+    }
+    const webhookUrl = `${base.origin}${base.pathname.replace(/\/+$/, "")}${telegramWebhookPath(project, name)}`;
+    const bot = makeTelegramBot({ token, baseUrl: c.env.TELEGRAM_API_BASE, production });
+    await bot.setWebhook({ url: webhookUrl, secret_token: config.secretToken, allowed_updates: ["message", "callback_query"] });
+    return c.json({ ok: true, webhookUrl });
+  })
+  .put("/:name/gateways/email", valid("param", nameParam), valid("json", emailConfigInputSchema), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    const config = c.req.valid("json");
+    await call((await agentStub(c.env, project, name)).gatewaySet("email", config));
+    await gatewayIndex(c.env).put("email", project, name, { allowedSenders: config.allowedSenders });
+    return c.json(emailView(config, project, name));
+  })
+  .get("/:name/gateways/email", valid("param", nameParam), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    const config = (await call((await agentStub(c.env, project, name)).gatewayGet("email"))) as EmailConfig | null;
+    if (!config) throw noGateway("email", name);
+    return c.json(emailView(config, project, name));
+  })
+  .delete("/:name/gateways/email", valid("param", nameParam), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    if (!(await call((await agentStub(c.env, project, name)).gatewayRemove("email")))) throw noGateway("email", name);
+    await gatewayIndex(c.env).put("email", project, name, null);
+    return c.body(null, 204);
+  });
