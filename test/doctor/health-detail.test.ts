@@ -41,7 +41,7 @@ describe("GET /api/health?detail=1 (the doctor)", () => {
     expect(check("model:claude-fan")).toMatchObject({ status: "warn", message: "claude-fan → offline (offline): no ANTHROPIC_API_KEY; offline stand-in (local only)" });
     expect(check("model:plain").status).toBe("ok");
     expect(check("migrations:registry").status).toBe("ok");
-    expect(check("migrations:claude-fan")).toMatchObject({ status: "ok", message: expect.stringContaining("0005_gateways") });
+    expect(check("migrations:claude-fan")).toMatchObject({ status: "ok", message: expect.stringContaining("0006_gateways") });
     expect(check("telegram:plain")).toMatchObject({ status: "ok" });
     expect(check("cron").area).toBe("cron");
     expect(report.agents.map((a: any) => a.name)).toEqual(["claude-fan", "plain"]);

@@ -112,6 +112,15 @@ async function chat(agent: string, content: string): Promise<{ runId: string; st
   return json(await api(`/api/agents/${agent}/messages`, { method: "POST", json: { content } }), `chat with ${agent}`);
 }
 
+/** A fresh agent with the gateway configured (samples that read or remove one). */
+async function withGateway(kind: "telegram" | "email"): Promise<string> {
+  const name = (await createAgent({ name: uniqueName("gw") })).name;
+  const json = kind === "telegram" ? { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] } : { allowedSenders: ["ann@example.com"] };
+  const res = await api(`/api/agents/${name}/gateways/${kind}`, { method: "PUT", json });
+  if (!res.ok) throw new Error(`configure ${kind} gateway failed: ${res.status} ${await res.text()}`);
+  return name;
+}
+
 /** A run of the gated agent waiting for a person to approve its `clock.now` call. */
 async function waitingRun(f: RouteFixture): Promise<string> {
   const outcome = await chat(f.gated, "/tool clock.now {}");
@@ -248,6 +257,16 @@ export const routeInventory: readonly RouteEntry[] = [
     sample: async () => ({ params: { id: (await json<{ id: string }>(await api("/api/tokens", { method: "POST", json: { name: "doomed" } }), "token")).id } }),
   },
   // Not found, after auth: any token reaches it.
+  // ---- messaging gateways (admin config; the Telegram webhook is public and checks its own secret) ----
+  { method: "PUT", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] } } }) },
+  { method: "GET", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 200, sample: async () => ({ params: { name: await withGateway("telegram") } }) },
+  { method: "DELETE", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 204, sample: async () => ({ params: { name: await withGateway("telegram") } }) },
+  { method: "POST", path: "/api/agents/:name/gateways/telegram/webhook", family: "api", scope: "admin", expect: 200, sample: async () => ({ params: { name: await withGateway("telegram") }, body: { json: { url: "https://bot.example.com/" } } }) },
+  { method: "PUT", path: "/api/agents/:name/gateways/email", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { allowedSenders: ["ann@example.com"] } } }) },
+  { method: "GET", path: "/api/agents/:name/gateways/email", family: "api", scope: "admin", expect: 200, sample: async () => ({ params: { name: await withGateway("email") } }) },
+  { method: "DELETE", path: "/api/agents/:name/gateways/email", family: "api", scope: "admin", expect: 204, sample: async () => ({ params: { name: await withGateway("email") } }) },
+  { method: "POST", path: "/gateways/telegram/:project/:agent", family: "api", scope: "public", expect: 401, sample: (f) => ({ params: { project: "default", agent: f.agent }, body: { json: { update_id: 1 } } }) },
+  { method: "ALL", path: "/gateways/*", family: "api", scope: "public", expect: 404, sample: () => ({ method: "GET", params: { "*": "nothing-here" } }) },
   { method: "ALL", path: "/api/*", family: "api", scope: "admin", expect: 404, sample: () => ({ method: "GET", params: { "*": "nothing-here" } }) },
 
   // ---- OpenAI-compatible ---------------------------------------------------------------------
