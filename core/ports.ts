@@ -115,3 +115,21 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** A value SQLite hands back or accepts: BLOBs arrive as ArrayBuffer (Durable Object SQL). */
+export type SqlValue = ArrayBuffer | string | number | null;
+
+export interface SqlCursorLike<T> {
+  toArray(): T[];
+  one(): T;
+}
+
+/**
+ * The part of a Durable Object's `ctx.storage.sql` that raw-SQL code needs (full-text search and the
+ * vector index; everything else goes through drizzle), so that code carries no Cloudflare import and
+ * runs over any synchronous SQLite (the benchmarks use a fake over a Map).
+ */
+export interface SqlLike {
+  // `any`: bindings are whatever the SQL statement takes; SQLite checks them.
+  exec<T extends Record<string, SqlValue>>(query: string, ...bindings: any[]): SqlCursorLike<T>;
+}

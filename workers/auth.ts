@@ -5,7 +5,7 @@ import { grants, sha256Hex, timingSafeEqual, type Scope } from "../core/auth";
 import { projectNameSchema } from "../core/agents";
 import { PantheonError } from "../core/errors";
 import type { AppContext, AppEnv } from "./env";
-import { registryStub } from "./stubs";
+import { registryStub } from "../durable-objects/stubs";
 
 /** The project of a request: `X-Pantheon-Project` header or `?project=`, default `default`. */
 export const projectMiddleware: MiddlewareHandler<AppEnv> = async (c, next) => {

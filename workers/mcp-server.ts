@@ -13,7 +13,7 @@ import { z } from "zod";
 import { isPantheonError } from "../core/errors";
 import { sessionIdSchema } from "./api/messages";
 import type { AppEnv } from "./env";
-import { agentStub, call, registryStub } from "./stubs";
+import { agentStub, call, registryStub } from "../durable-objects/stubs";
 import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage, maxJsonDepth } from "./validation";
 
 /** What the tools need: the worker's bindings and the project the bearer token was checked against. */

@@ -1,8 +1,8 @@
 import { makeErrorReply, parseBusMessage, requestIdOfReply, retryDelaySeconds, type BusMessage, type BusRequest, type Refusal } from "../core/bus";
 import type { Result } from "../core/errors";
-import type { Applied } from "../durable-objects/agent/bus";
+import type { Applied } from "../durable-objects/agent/bus/bus";
 import type { BusLogEntry } from "../durable-objects/registry/bus-log";
-import { agentStub, registryStub } from "./stubs";
+import { agentStub, registryStub } from "../durable-objects/stubs";
 
 export const busQueue = "pantheon-bus";
 export const deadLetterQueue = "pantheon-bus-dlq";

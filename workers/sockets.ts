@@ -4,7 +4,7 @@ import { socketTokenHeader } from "../core/auth";
 import { PantheonError } from "../core/errors";
 import { checkScope, socketToken } from "./auth";
 import type { AppContext } from "./env";
-import { agentObjectName, registryStub } from "./stubs";
+import { agentObjectName, registryStub } from "../durable-objects/stubs";
 
 /** Longer socket URLs answer 400: the SDK keeps the URL with each connection, in at most 16 KiB. */
 export const maxSocketUrlLength = 8 * 1024;

@@ -1,18 +1,6 @@
-/** A value SQLite hands back or accepts: BLOBs arrive as ArrayBuffer (Durable Object SQL). */
-export type SqlValue = ArrayBuffer | string | number | null;
+import type { SqlLike, SqlValue } from "../../core/ports";
 
-export interface SqlCursorLike<T> {
-  toArray(): T[];
-  one(): T;
-}
-
-/**
- * The part of a Durable Object's `ctx.storage.sql` this index needs, so the adapter carries no
- * Cloudflare import and runs over any synchronous SQLite (the bench uses a fake over a Map).
- */
-export interface SqlLike {
-  exec<T extends Record<string, SqlValue>>(query: string, ...bindings: any[]): SqlCursorLike<T>;
-}
+export type { SqlCursorLike, SqlLike, SqlValue } from "../../core/ports";
 
 /** Durable Object SQL caps bound parameters per statement at 100. */
 export const maxBindings = 100;

@@ -11,26 +11,16 @@ import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
 import { effectiveLimits, limitsOf, type RunLimits, type RunState } from "../../core/run";
 import migrations from "../../migrations/agent/migrations.js";
-import { makeBehaviorBook, type BehaviorAlarm } from "./behavior-state";
-import { makeBehaviors, type BehaviorRun } from "./behaviors";
-import { makeBucketStore } from "./buckets";
-import { busPortsFromEnv, makeAgentBus } from "./bus";
-import type { FanOutInput } from "./bus-fanout";
-import { spawnToolSource } from "./bus-spawn";
-import { initialLiveState, liveStateSchema, sseFrame, type Emit, type LiveState, type RunEvent } from "./live";
+import { makeBehaviorBook, type BehaviorAlarm, makeBehaviors, type BehaviorRun } from "./behaviors";
+import { makeBucketStore, llmForProfile, makeRunDriver, type RunContext, type TurnOutcome, makeRunStore, buildAgentTools } from "./runs";
+import { busPortsFromEnv, makeAgentBus, type FanOutInput, spawnToolSource } from "./bus";
+import { initialLiveState, liveStateSchema, sseFrame, type Emit, type LiveState, type RunEvent, makeMessageStore, makeSessionStore } from "./chat";
 import { makeMcpServers, mcpClientOf } from "./mcp";
 import { makeMemoryFeature } from "./memory";
-import { makeMessageStore } from "./messages";
-import { llmForProfile } from "./models";
-import { makeRunDriver, type RunContext, type TurnOutcome } from "./run-driver";
-import { makeRunStore } from "./runs";
 import * as schema from "./schema";
-import { makeSessionStore } from "./sessions";
-import { makeGateways, type GatewayKind } from "./gateways";
-import { handleEmail } from "./gateway-email";
+import { makeGateways, type GatewayKind, handleEmail } from "./gateways";
 import type { AgentEmail } from "agents/email";
 import type { TelegramUpdate } from "../../core/gateways";
-import { buildAgentTools } from "./tools";
 
 /** What a manual tool call answers: its output, why it failed, or the approval it waits for. */
 export type ManualCall =

@@ -1,6 +1,6 @@
 import { hc, type ClientResponse } from "hono/client";
 import type { JSONParsed } from "hono/utils/types";
-import type { LiveState, RunEvent as ServerRunEvent } from "../../durable-objects/agent/live";
+import type { LiveState, RunEvent as ServerRunEvent } from "../../durable-objects/agent/chat/live";
 import type { ApiRoutes } from "../../workers/api";
 import { ApiError } from "./errors";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { capContent, maxMessageBytes } from "../../durable-objects/agent/messages";
+import { capContent, maxMessageBytes } from "../../durable-objects/agent/chat/messages";
 
 describe("message rows are capped at 2 MB", () => {
   it("content under the cap is stored as it is", () => {

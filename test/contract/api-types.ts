@@ -9,11 +9,11 @@ import type { InferRequestType, InferResponseType, hc } from "hono/client";
 import type { ExtractSchema } from "hono/types";
 import type { JSONParsed } from "hono/utils/types";
 import type * as Pwa from "../../pwa/src/api";
-import type * as Live from "../../durable-objects/agent/live";
-import type { StoredMessage } from "../../durable-objects/agent/messages";
-import type { RunSummary, TraceStep } from "../../durable-objects/agent/runs";
-import type { SessionView } from "../../durable-objects/agent/sessions";
-import type { ScheduleView } from "../../durable-objects/agent/behaviors";
+import type * as Live from "../../durable-objects/agent/chat/live";
+import type { StoredMessage } from "../../durable-objects/agent/chat/messages";
+import type { RunSummary, TraceStep } from "../../durable-objects/agent/runs/store";
+import type { SessionView } from "../../durable-objects/agent/chat/sessions";
+import type { ScheduleView } from "../../durable-objects/agent/behaviors/behaviors";
 import type { BusCounts, BusHop } from "../../durable-objects/registry/bus-log";
 import type { ApiRoutes } from "../../workers/api";
 

@@ -1,5 +1,5 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { agentObjectName } from "../../workers/stubs";
+import { agentObjectName } from "../../durable-objects/stubs";
 import { api } from "../api/client";
 
 export interface Preview {

@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { agentObjectName } from "../../workers/stubs";
+import { agentObjectName } from "../../durable-objects/stubs";
 import { api, createAgent } from "../api/client";
 import { remember, storageOf } from "./helpers";
 

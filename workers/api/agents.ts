@@ -4,9 +4,9 @@ import { agentInputSchema, agentNameSchema, agentPatchSchema, assertRuntimeOutbo
 import { defaultModelFrom } from "../../core/models";
 import { modelSettingsSchema } from "../../core/run/limits";
 import { outboundSettingsFrom } from "../../core/tools";
-import { resolvedModelOf } from "../../durable-objects/agent/models";
+import { resolvedModelOf } from "../../durable-objects/agent/runs/models";
 import type { AppEnv } from "../env";
-import { agentStub, call, registryStub } from "../stubs";
+import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { forgetGateways } from "../gateways/index-store";
 

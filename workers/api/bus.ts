@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { PantheonError } from "../../core/errors";
 import type { AppEnv } from "../env";
-import { agentStub, registryStub } from "../stubs";
+import { agentStub, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 
 const conversationParam = z.object({ id: z.string().min(1).max(200) });

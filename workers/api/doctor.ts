@@ -6,10 +6,10 @@ import type { EmailConfig, TelegramConfig } from "../../core/gateways";
 import { deploymentOf } from "../../core/models";
 import { declaredToolSecrets } from "../../core/tools";
 import { providerFacts } from "../../adapters/llm-choice";
-import { embedderFromEnv } from "../../durable-objects/agent/memory-ports";
-import { llmConfigFromEnv } from "../../durable-objects/agent/models";
+import { embedderFromEnv } from "../../durable-objects/agent/memory/ports";
+import { llmConfigFromEnv } from "../../durable-objects/agent/runs/models";
 import { cronIndexName } from "./schedules";
-import { agentStub, registryStub } from "../stubs";
+import { agentStub, registryStub } from "../../durable-objects/stubs";
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const present = (value: unknown) => (typeof value === "string" ? value.length > 0 : value !== undefined && value !== null);

@@ -4,10 +4,10 @@ import { sha256Hex } from "../../core/auth";
 import { PantheonError } from "../../core/errors";
 import { emailConfigInputSchema, telegramConfigInputSchema, telegramWebhookInputSchema, type EmailConfig, type TelegramConfig } from "../../core/gateways";
 import { deploymentOf, secretFix } from "../../core/models";
-import { telegramView } from "../../durable-objects/agent/gateways";
+import { telegramView } from "../../durable-objects/agent/gateways/gateways";
 import type { AppEnv } from "../env";
 import { gatewayIndex } from "../gateways/index-store";
-import { agentStub, call } from "../stubs";
+import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { PantheonError } from "../../core/errors";
 import type { AppEnv } from "../env";
-import { registryStub } from "../stubs";
+import { registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { runDoctor } from "./doctor";
 

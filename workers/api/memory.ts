@@ -3,7 +3,7 @@ import { z } from "zod";
 import { memoryKinds, type MemoryKind } from "../../core/context";
 import { PantheonError } from "../../core/errors";
 import type { AppEnv } from "../env";
-import { agentStub, call } from "../stubs";
+import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { runLimitOverridesSchema } from "../../core/run/limits";
 import type { AppEnv } from "../env";
-import { agentStub, call } from "../stubs";
+import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 

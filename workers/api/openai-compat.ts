@@ -7,7 +7,7 @@ import { isPantheonError } from "../../core/errors";
 import { maxBodyBytes } from "../app";
 import { apiAuth, projectMiddleware, requireScope } from "../auth";
 import type { AppContext, AppEnv } from "../env";
-import { agentStub, call, registryStub, type Remote } from "../stubs";
+import { agentStub, call, registryStub, type Remote } from "../../durable-objects/stubs";
 import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage } from "../validation";
 import type { AgentDO } from "../../durable-objects/agent/agent-do";
 

@@ -4,7 +4,7 @@ import { agentNameSchema } from "../../core/agents";
 import { namePattern, type ActorScript } from "../../core/dsl";
 import { cronMatches } from "../../core/schedule";
 import type { AppEnv } from "../env";
-import { agentStub, call, registryStub } from "../stubs";
+import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 

@@ -5,7 +5,7 @@ import { isPantheonError, PantheonError } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { makeClockTool, makeHttpFetchTool } from "../../core/tools";
 import type { AppEnv } from "../env";
-import { agentStub, call, registryStub } from "../stubs";
+import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam, pushProfile } from "./agents";
 import { indexCronBehaviors } from "./schedules";

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { scopeSchema } from "../../core/auth";
 import type { AppEnv } from "../env";
-import { agentStub, call, registryStub } from "../stubs";
+import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 
 const tokenBody = z.strictObject({

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { agentNameSchema } from "../../core/agents";
 import { toolNamePattern } from "../../core/tools";
 import type { AppEnv } from "../env";
-import { agentStub, call } from "../stubs";
+import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 

@@ -6,7 +6,7 @@ import { sha256Hex, timingSafeEqual } from "../../core/auth";
 import { PantheonError } from "../../core/errors";
 import { telegramUpdateSchema } from "../../core/gateways";
 import type { AppEnv } from "../env";
-import { agentStub, call } from "../stubs";
+import { agentStub, call } from "../../durable-objects/stubs";
 import { parseOrThrow, valid } from "../validation";
 import { gatewayIndex } from "./index-store";
 

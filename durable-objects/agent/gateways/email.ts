@@ -1,9 +1,9 @@
 import type { AgentEmail } from "agents/email";
 import { isAutoReplyEmail } from "agents/email";
 import PostalMime from "postal-mime";
-import { maxEmailBytes, newText, senderAllowed, threadCandidates, type EmailConfig } from "../../core/gateways";
+import { maxEmailBytes, newText, senderAllowed, threadCandidates, type EmailConfig } from "../../../core/gateways";
 import type { Gateways } from "./gateways";
-import type { RunOutcome } from "./run-driver";
+import type { RunOutcome } from "../runs/driver";
 
 export interface EmailDeps {
   gateways: Gateways;

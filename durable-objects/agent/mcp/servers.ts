@@ -1,5 +1,5 @@
 import type { Agent } from "agents";
-import { PantheonError, validationFailed } from "../../core/errors";
+import { PantheonError, validationFailed } from "../../../core/errors";
 import {
   checkOutboundUrl,
   fromMcpTool,
@@ -10,8 +10,8 @@ import {
   type OutboundPolicy,
   type ToolImplementation,
   type ToolSpec,
-} from "../../core/tools";
-import type { ToolSource } from "./tools";
+} from "../../../core/tools";
+import type { ToolSource } from "../runs/tools";
 
 /** One tool as the agents SDK lists it after discovery: the MCP manifest plus the server it came from. */
 export interface McpListedTool {

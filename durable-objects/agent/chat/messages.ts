@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, lt } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import type { Clock, Message, Role, ToolCall } from "../../core/ports";
-import * as schema from "./schema";
+import type { Clock, Message, Role, ToolCall } from "../../../core/ports";
+import * as schema from "../schema";
 
 /** A row is capped at 2 MB; longer content is cut and the cut is marked. */
 export const maxMessageBytes = 2 * 1024 * 1024;

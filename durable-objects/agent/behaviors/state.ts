@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import type { ActorScript, Behavior } from "../../core/dsl";
-import type { Clock } from "../../core/ports";
-import * as schema from "./schema";
+import type { ActorScript, Behavior } from "../../../core/dsl";
+import type { Clock } from "../../../core/ports";
+import * as schema from "../schema";
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;
 

@@ -1,6 +1,6 @@
-import type { ContextStore, GraphEdge, MemoryItem, RetrieveOptions, ScoredId } from "../../core/context";
-import type { Message } from "../../core/ports";
-import type { MemoryStore } from "./memory-store";
+import type { ContextStore, GraphEdge, MemoryItem, RetrieveOptions, ScoredId } from "../../../core/context";
+import type { Message } from "../../../core/ports";
+import type { MemoryStore } from "./store";
 
 /** What an agent that grants a source returns for one query (see AgentDO `searchShared`). */
 export interface SharedHits {

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import { makeTelegramBot, type TelegramBot } from "../../adapters/telegram-bot";
-import { PantheonError } from "../../core/errors";
+import { makeTelegramBot, type TelegramBot } from "../../../adapters/telegram-bot";
+import { PantheonError } from "../../../core/errors";
 import {
   approvalPrompt,
   chunkText,
@@ -10,13 +10,13 @@ import {
   type EmailConfig,
   type TelegramConfig,
   type TelegramUpdate,
-} from "../../core/gateways";
-import { deploymentOf } from "../../core/models";
-import type { Clock } from "../../core/ports";
-import type { RunEvent } from "./live";
-import type { RunOutcome } from "./run-driver";
-import * as schema from "./schema";
-import type { SessionStore } from "./sessions";
+} from "../../../core/gateways";
+import { deploymentOf } from "../../../core/models";
+import type { Clock } from "../../../core/ports";
+import type { RunEvent } from "../chat/live";
+import type { RunOutcome } from "../runs/driver";
+import * as schema from "../schema";
+import type { SessionStore } from "../chat/sessions";
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

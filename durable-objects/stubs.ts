@@ -1,7 +1,7 @@
 import { getAgentByName } from "agents";
 import { unwrap, type Result } from "../core/errors";
-import type { AgentDO } from "../durable-objects/agent/agent-do";
-import type { RegistryDO } from "../durable-objects/registry/registry-do";
+import type { AgentDO } from "./agent/agent-do";
+import type { RegistryDO } from "./registry/registry-do";
 
 /**
  * A Durable Object's public methods as the caller sees them over RPC (every call async).

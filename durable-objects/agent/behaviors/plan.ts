@@ -1,8 +1,8 @@
-import { evaluateExpr, printScript, resolveArgs, type Action, type ActorScript, type Behavior, type ExprScope, type Value } from "../../core/dsl";
-import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, Message, ToolCall } from "../../core/ports";
-import { makeAgentToolSpec } from "../../core/tools";
-import { spawnToolName } from "./bus-spawn";
-import type { RunEvent } from "./live";
+import { evaluateExpr, printScript, resolveArgs, type Action, type ActorScript, type Behavior, type ExprScope, type Value } from "../../../core/dsl";
+import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, Message, ToolCall } from "../../../core/ports";
+import { makeAgentToolSpec } from "../../../core/tools";
+import { spawnToolName } from "../bus/spawn";
+import type { RunEvent } from "../chat/live";
 
 /** Tool call ids of planned steps: `plan-<step>-<n>`, so the plan finds its place again from the run's messages. */
 const planId = /^plan-(\d+)-(\d+)$/;

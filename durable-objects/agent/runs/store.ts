@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import type { Clock } from "../../core/ports";
-import * as schema from "./schema";
+import type { Clock } from "../../../core/ports";
+import * as schema from "../schema";
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;
 type RunRow = typeof schema.runs.$inferSelect;

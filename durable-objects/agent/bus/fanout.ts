@@ -1,4 +1,4 @@
-import { critiquePrompt, decide, type FanOutPolicy, type FanOutReply, type FanOutResult } from "../../core/bus";
+import { critiquePrompt, decide, type FanOutPolicy, type FanOutReply, type FanOutResult } from "../../../core/bus";
 
 /** Fan-outs wait under a pseudo run id, so their answers are told apart from a run's tool calls. */
 export const fanOutPrefix = "fanout:";

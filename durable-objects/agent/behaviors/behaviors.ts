@@ -1,12 +1,12 @@
-import type { ActorScript, Behavior, ExprScope } from "../../core/dsl";
-import { PantheonError } from "../../core/errors";
-import type { Clock, LlmPort } from "../../core/ports";
-import type { RunLimits } from "../../core/run";
-import { cronMatches, defaultRetryMax, nextCronAt, retryDelayMs } from "../../core/schedule";
-import { goalText, makePlanLlm } from "./behavior-plan";
-import { behaviorsOf, wantedAlarms, wholeSecond, type BehaviorAlarm, type BehaviorBookStore, type FoundBehavior } from "./behavior-state";
-import type { Emit, RunEvent } from "./live";
-import type { TurnOutcome as RunOutcome } from "./run-driver";
+import type { ActorScript, Behavior, ExprScope } from "../../../core/dsl";
+import { PantheonError } from "../../../core/errors";
+import type { Clock, LlmPort } from "../../../core/ports";
+import type { RunLimits } from "../../../core/run";
+import { cronMatches, defaultRetryMax, nextCronAt, retryDelayMs } from "../../../core/schedule";
+import { goalText, makePlanLlm } from "./plan";
+import { behaviorsOf, wantedAlarms, wholeSecond, type BehaviorAlarm, type BehaviorBookStore, type FoundBehavior } from "./state";
+import type { Emit, RunEvent } from "../chat/live";
+import type { TurnOutcome as RunOutcome } from "../runs/driver";
 
 /** The agents SDK's scheduling, as the behaviors use it (AgentDO passes its own methods). */
 export interface BehaviorScheduler {

@@ -1,6 +1,6 @@
-import type { AgentProfile } from "../../core/agents";
-import { builtinGates, compileCustomGates, type Gate, type TokenBucket } from "../../core/gates";
-import type { Clock, LlmPort, LlmResponse, Message } from "../../core/ports";
+import type { AgentProfile } from "../../../core/agents";
+import { builtinGates, compileCustomGates, type Gate, type TokenBucket } from "../../../core/gates";
+import type { Clock, LlmPort, LlmResponse, Message } from "../../../core/ports";
 import {
   advance,
   isTerminal,
@@ -14,12 +14,12 @@ import {
   type RunOrigin,
   type RunState,
   type TraceKind,
-} from "../../core/run";
-import { PantheonError } from "../../core/errors";
-import { redactDeep } from "../../core/tools";
-import type { Emit, RunEvent } from "./live";
-import type { MessageStore, StoredMessage } from "./messages";
-import type { RunStore, RunSummary } from "./runs";
+} from "../../../core/run";
+import { PantheonError } from "../../../core/errors";
+import { redactDeep } from "../../../core/tools";
+import type { Emit, RunEvent } from "../chat/live";
+import type { MessageStore, StoredMessage } from "../chat/messages";
+import type { RunStore, RunSummary } from "./store";
 import type { AgentTools } from "./tools";
 
 /** What one run needs besides storage: the agent as it was when the run started or resumed. */

@@ -1,7 +1,7 @@
-import type { AgentProfile } from "../../core/agents";
-import type { Result } from "../../core/errors";
-import type { ToolSpec } from "../../core/tools";
-import type { ToolSource } from "./tools";
+import type { AgentProfile } from "../../../core/agents";
+import type { Result } from "../../../core/errors";
+import type { ToolSpec } from "../../../core/tools";
+import type { ToolSource } from "../runs/tools";
 
 export const spawnToolName = "agent.spawn";
 

@@ -1,10 +1,11 @@
-import { makeHashedEmbedder } from "../../adapters/embed-hashed";
-import { makeOpenAiEmbedder } from "../../adapters/embed-openai";
-import { makeWorkersAiEmbedder, type AiLike } from "../../adapters/embed-workers-ai";
-import { makeSqliteIndex, type SqlLike } from "../../adapters/vector-sqlite";
-import { makeVectorizeIndex, type VectorizeLike } from "../../adapters/vector-vectorize";
-import type { EmbedPort, VectorPort } from "../../core/ports";
-import type { MemoryPorts } from "./memory-store";
+import { makeHashedEmbedder } from "../../../adapters/embed-hashed";
+import { makeOpenAiEmbedder } from "../../../adapters/embed-openai";
+import { makeWorkersAiEmbedder, type AiLike } from "../../../adapters/embed-workers-ai";
+import type { SqlLike } from "../../../core/ports";
+import { makeSqliteIndex } from "../../../adapters/vector-sqlite";
+import { makeVectorizeIndex, type VectorizeLike } from "../../../adapters/vector-vectorize";
+import type { EmbedPort, VectorPort } from "../../../core/ports";
+import type { MemoryPorts } from "./store";
 
 /** Sizes of the embedding models we know by name; others need `EMBEDDINGS_DIMENSIONS`. */
 const knownDimensions: Record<string, number> = {

@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, lte } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import type { Clock } from "../../core/ports";
-import { PantheonError } from "../../core/errors";
-import * as schema from "./schema";
+import type { Clock } from "../../../core/ports";
+import { PantheonError } from "../../../core/errors";
+import * as schema from "../schema";
 
 export interface SessionView {
   id: string;

@@ -1,8 +1,8 @@
-import type { SqlLike } from "../../adapters/vector-sqlite";
-import { extractMemories, parseExtraction, planConsolidation, wordOverlap, type ProposedMemory } from "../../core/context";
-import type { Clock, LlmPort } from "../../core/ports";
+import type { SqlLike } from "../../../core/ports";
+import { extractMemories, parseExtraction, planConsolidation, wordOverlap, type ProposedMemory } from "../../../core/context";
+import type { Clock, LlmPort } from "../../../core/ports";
 import { makeSettings } from "./context-turn";
-import { ownSource, type MemoryRecord, type MemoryStore } from "./memory-store";
+import { ownSource, type MemoryRecord, type MemoryStore } from "./store";
 
 /** Most recent memories one consolidation pass considers (pairwise similarity is quadratic). */
 export const consolidationWindow = 400;

@@ -1,6 +1,6 @@
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import type { TokenBucket } from "../../core/gates";
-import * as schema from "./schema";
+import type { TokenBucket } from "../../../core/gates";
+import * as schema from "../schema";
 
 /** Rate-limit buckets in the agent's SQLite, so limits survive restarts. */
 export function makeBucketStore(db: DrizzleSqliteDODatabase<typeof schema>) {

@@ -1,7 +1,7 @@
-import type { MemoryKind } from "../../core/context";
-import type { ToolSpec } from "../../core/tools";
-import type { MemoryRecord } from "./memory-store";
-import type { ToolSource } from "./tools";
+import type { MemoryKind } from "../../../core/context";
+import type { ToolSpec } from "../../../core/tools";
+import type { MemoryRecord } from "./store";
+import type { ToolSource } from "../runs/tools";
 
 /** What the memory tools need from the memory feature. */
 export interface MemoryToolDeps {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { memoryKinds, type MemoryKind } from "../../core/context";
-import { PantheonError } from "../../core/errors";
-import { newMemoryId, type MemoryRecord, type MemoryStore, type NewMemory } from "./memory-store";
+import { memoryKinds, type MemoryKind } from "../../../core/context";
+import { PantheonError } from "../../../core/errors";
+import { newMemoryId, type MemoryRecord, type MemoryStore, type NewMemory } from "./store";
 
 /** Source names: lower-case slugs. `memory` is the agent's own memory, not a document source. */
 export const sourceNamePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/;

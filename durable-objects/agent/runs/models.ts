@@ -1,7 +1,7 @@
-import type { AgentProfile } from "../../core/agents";
-import { deploymentOf, resolveModel, type ResolvedModel } from "../../core/models";
-import type { LlmPort } from "../../core/ports";
-import { chooseLlm, providerFacts, type LlmConfig } from "../../adapters/llm-choice";
+import type { AgentProfile } from "../../../core/agents";
+import { deploymentOf, resolveModel, type ResolvedModel } from "../../../core/models";
+import type { LlmPort } from "../../../core/ports";
+import { chooseLlm, providerFacts, type LlmConfig } from "../../../adapters/llm-choice";
 
 /** What the model choice reads from the worker's env: keys and bindings (presence decides), and where it runs. */
 export function llmConfigFromEnv(env: Env): LlmConfig {

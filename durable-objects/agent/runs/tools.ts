@@ -1,5 +1,5 @@
-import type { AgentProfile } from "../../core/agents";
-import type { Clock } from "../../core/ports";
+import type { AgentProfile } from "../../../core/agents";
+import type { Clock } from "../../../core/ports";
 import {
   makeAgentToolSpec,
   makeClockTool,
@@ -11,7 +11,7 @@ import {
   type ToolImplementation,
   type ToolRegistry,
   type ToolSpec,
-} from "../../core/tools";
+} from "../../../core/tools";
 
 /** Extra tools a feature contributes (MCP servers, memory, ...): declarations and code together. */
 export interface ToolSource {

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import type { AgentProfile } from "../../core/agents";
+import type { AgentProfile } from "../../../core/agents";
 import {
   checkRequest,
   defaultDeadlineMs,
@@ -13,16 +13,16 @@ import {
   type BusMessage,
   type BusReply,
   type BusRequest,
-} from "../../core/bus";
-import type { Clock, Message } from "../../core/ports";
-import type { RunEvent as CoreEvent, RunOrigin } from "../../core/run";
-import { PantheonError } from "../../core/errors";
-import { agentStub, registryStub } from "../../workers/stubs";
-import type { BusLogEntry } from "../registry/bus-log";
-import { makeFanOuts, fanOutPrefix, type FanOutInput } from "./bus-fanout";
-import { isSpawnCall, makeSpawner, type SpawnDeps } from "./bus-spawn";
-import type { RunStore } from "./runs";
-import * as schema from "./schema";
+} from "../../../core/bus";
+import type { Clock, Message } from "../../../core/ports";
+import type { RunEvent as CoreEvent, RunOrigin } from "../../../core/run";
+import { PantheonError } from "../../../core/errors";
+import { agentStub, registryStub } from "../../stubs";
+import type { BusLogEntry } from "../../registry/bus-log";
+import { makeFanOuts, fanOutPrefix, type FanOutInput } from "./fanout";
+import { isSpawnCall, makeSpawner, type SpawnDeps } from "./spawn";
+import type { RunStore } from "../runs/store";
+import * as schema from "../schema";
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;
 

@@ -1,19 +1,19 @@
 import { getAgentByName } from "agents";
-import type { SqlLike } from "../../adapters/vector-sqlite";
-import type { AgentProfile } from "../../core/agents";
-import { makeLlmSummarizer, reciprocalRankFusion, type MemoryKind } from "../../core/context";
-import { PantheonError, unwrap, type Result } from "../../core/errors";
-import type { Clock } from "../../core/ports";
-import { limitsOf } from "../../core/run/limits";
+import type { SqlLike } from "../../../core/ports";
+import type { AgentProfile } from "../../../core/agents";
+import { makeLlmSummarizer, reciprocalRankFusion, type MemoryKind } from "../../../core/context";
+import { PantheonError, unwrap, type Result } from "../../../core/errors";
+import type { Clock } from "../../../core/ports";
+import { limitsOf } from "../../../core/run/limits";
 import { splitSource, type ForeignSearch, type SharedHits } from "./context-store";
 import { makeContextTurns } from "./context-turn";
-import { addDocument, exportLines, importLines } from "./memory-io";
-import { makeMemoryLifecycle } from "./memory-lifecycle";
-import { memoryPortsFromEnv } from "./memory-ports";
-import { makeMemoryStore, ownSource, type MemoryRecord } from "./memory-store";
-import { memoryTools } from "./memory-tools";
-import { llmForProfile } from "./models";
-import type { ToolSource } from "./tools";
+import { addDocument, exportLines, importLines } from "./io";
+import { makeMemoryLifecycle } from "./lifecycle";
+import { memoryPortsFromEnv } from "./ports";
+import { makeMemoryStore, ownSource, type MemoryRecord } from "./store";
+import { memoryTools } from "./tools";
+import { llmForProfile } from "../runs/models";
+import type { ToolSource } from "../runs/tools";
 
 /** Consolidation runs this long after the agent's last turn (re-armed by every turn). */
 export const idleSeconds = 15 * 60;

@@ -1,6 +1,6 @@
-import type { SqlLike, SqlValue } from "../../adapters/vector-sqlite";
-import { entitiesOf, ftsQuery, memoryKinds, parseTriple, type MemoryItem, type MemoryKind, type ScoredId, type Triple } from "../../core/context";
-import type { Clock, EmbedPort, VectorPort } from "../../core/ports";
+import type { SqlLike, SqlValue } from "../../../core/ports";
+import { entitiesOf, ftsQuery, memoryKinds, parseTriple, type MemoryItem, type MemoryKind, type ScoredId, type Triple } from "../../../core/context";
+import type { Clock, EmbedPort, VectorPort } from "../../../core/ports";
 
 /**
  * The embedder and where its vectors live. `vectors` is asked per embedding space so that vectors of

@@ -1,4 +1,4 @@
-import type { SqlLike } from "../../adapters/vector-sqlite";
+import type { SqlLike } from "../../../core/ports";
 import {
   foldIntoSummary,
   makeContextEngine,
@@ -6,10 +6,10 @@ import {
   type CompiledContext,
   type ContextTuning,
   type Summarize,
-} from "../../core/context";
-import type { Clock, Message, ToolCall } from "../../core/ports";
+} from "../../../core/context";
+import type { Clock, Message, ToolCall } from "../../../core/ports";
 import { makeTurnContextStore, type ForeignSearch, type HistoryReader, type HistoryRow } from "./context-store";
-import type { MemoryStore } from "./memory-store";
+import type { MemoryStore } from "./store";
 
 /** The prompt budget of every agent (tokens): the share of the model's window Pantheon fills. */
 export const contextTokens = 8000;

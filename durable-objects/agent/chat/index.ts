@@ -1,0 +1,4 @@
+// The chat feature of an agent (AgentDO wires it; the rest of its files stay internal to it).
+export * from "./live";
+export * from "./messages";
+export * from "./sessions";

@@ -1,0 +1,2 @@
+// The mcp feature of an agent (AgentDO wires it; the rest of its files stay internal to it).
+export * from "./servers";

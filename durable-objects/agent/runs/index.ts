@@ -1,0 +1,6 @@
+// The runs feature of an agent (AgentDO wires it; the rest of its files stay internal to it).
+export * from "./buckets";
+export * from "./driver";
+export * from "./models";
+export * from "./store";
+export * from "./tools";
