@@ -1,4 +1,4 @@
-// Measures the context engine as an agent runs it (durable-objects/agent/context-turn.ts over the
+// Measures the context engine as an agent runs it (durable-objects/agent/memory/context-turn.ts over the
 // memory store, FTS5 and the local SQLite vector index), in plain Node over node:sqlite with the
 // agent database's real migrations. No server needed.
 //   node bench/context.bench.mjs [sizes=1000,10000,100000] [queries=60]

@@ -17,8 +17,8 @@ export async function loadMemoryModules() {
   writeFileSync(
     entry,
     [
-      `export { makeMemoryStore } from ${JSON.stringify(join(root, "durable-objects/agent/memory-store.ts"))};`,
-      `export { makeContextTurns } from ${JSON.stringify(join(root, "durable-objects/agent/context-turn.ts"))};`,
+      `export { makeMemoryStore } from ${JSON.stringify(join(root, "durable-objects/agent/memory/store.ts"))};`,
+      `export { makeContextTurns } from ${JSON.stringify(join(root, "durable-objects/agent/memory/context-turn.ts"))};`,
       `export { makeSqliteIndex } from ${JSON.stringify(join(root, "adapters/vector-sqlite/index.ts"))};`,
       `export { makeOpenAiEmbedder } from ${JSON.stringify(join(root, "adapters/embed-openai/index.ts"))};`,
       `export { makeHashedEmbedder } from ${JSON.stringify(join(root, "adapters/embed-hashed/index.ts"))};`,

@@ -26,7 +26,7 @@ const serverParam = z.object({ name: agentNameSchema, id: serverName });
  * An agent's MCP servers (Streamable HTTP, SSE fallback). Their tools join the agent's tools as
  * `<server>.<tool>`, through the same gates as every tool. The URL passes the outbound guard in
  * the agent's object, which knows its allowlist (400 naming `url` and why), and so does every
- * request the MCP client sends afterwards (durable-objects/agent/mcp.ts).
+ * request the MCP client sends afterwards (durable-objects/agent/mcp/servers.ts).
  * @example
  * POST /api/agents/helper/mcp { "name": "calc", "url": "https://mcp.example.com/mcp" }
  * // 201 { id: "calc", name: "calc", url, state: "ready", tools: [{ name: "calc.add", mcpName: "add", ... }] }
