@@ -30,6 +30,8 @@ export type ManualCall =
 
 /** The agents SDK fiber that holds a run being driven (durable execution). */
 const runFiberName = "run";
+/** The fiber that holds a bus message from its receipt until its run exists and has started. */
+const busFiberName = "bus-receive";
 
 export interface ChatInput {
   content: string;
@@ -181,8 +183,9 @@ export class AgentDO extends Agent<Env, LiveState> {
    * record; its fiber's row is then removed (a new fiber holds the carried-on run).
    */
   override async onFiberRecovered(ctx: FiberRecoveryContext): Promise<void> {
-    if (ctx.name !== runFiberName || !this.storedProfile()) return;
+    if ((ctx.name !== runFiberName && ctx.name !== busFiberName) || !this.storedProfile()) return;
     this.driver.recover();
+    void this.bus.flush();
   }
 
   /** What a run needs from its record: the agent now, its tools, its model (a behavior's plan around it). */
@@ -573,7 +576,9 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** The queue consumer hands a bus message here: delivered at least once, applied once. */
   busReceive(message: unknown) {
-    return this.known(() => this.bus.receive(message));
+    // Held in a fiber: an eviction after the request's run was written (and before it was driven)
+    // is recovered by the fiber's alarm, with no other message or request arriving.
+    return this.known(() => this.runFiber(busFiberName, () => this.bus.receive(message)));
   }
   /** Alarm callback (agents SDK schedule): messages the queue did not take are sent again. */
   async onBusFlush(): Promise<void> {

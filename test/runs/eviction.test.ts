@@ -114,3 +114,26 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     expect(calls[1].headers["idempotency-key"]).toBe(calls[0].headers["idempotency-key"]);
   });
 });
+
+describe("delegation is exactly-once in effect across evictions", () => {
+  it("an answer written but not yet taken by the queue when the agent was evicted is sent when it wakes", async () => {
+    const { project } = await import("../bus/harness");
+    const p = project();
+    await p.agent("solo");
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`${p.name}.solo`));
+    // As the agent leaves it when evicted right after the transaction that queued an answer.
+    const queued = { id: `${crypto.randomUUID()}:response`, project: p.name, conversationId: crypto.randomUUID(), from: "solo", to: "nobody", type: "response", replyTo: { runId: "r", callId: "c" }, depth: 1, createdAt: Date.now(), deadlineAt: Date.now() + 60_000, payload: { answer: "late" } };
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.sql.exec("INSERT INTO bus_send_queue (id, message, attempts, created_at) VALUES (?, ?, 0, ?)", queued.id, JSON.stringify(queued), Date.now());
+    });
+    await expect(runInDurableObject(stub, (_instance, state) => state.abort("test: evicted"))).rejects.toThrow();
+    // Any wake-up (here a request) sends what is queued; the queue row goes once the queue took it.
+    await p.json(`/api/agents/solo`);
+    const left = await p.until(async () => {
+      const fresh = env.AGENT_DO.get(env.AGENT_DO.idFromName(`${p.name}.solo`));
+      const rows = await runInDurableObject(fresh, (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM bus_send_queue").one().n);
+      return rows === 0 ? "empty" : null;
+    }, "the send queue to drain");
+    expect(left).toBe("empty");
+  });
+});

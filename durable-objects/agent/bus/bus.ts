@@ -157,15 +157,26 @@ export function makeAgentBus(deps: BusDeps) {
   let flushing: Promise<void> | null = null;
   /**
    * Sends every queued message; each leaves the send queue only once the queue has taken it. A
-   * message the queue refuses stays, and is sent again on a backoff alarm (and on every start).
+   * message the queue refuses (or that gets no answer) stays, and is sent again on a backoff alarm
+   * — armed before the first try, so even a send cut off by an eviction is retried — and on every start.
    */
-  function flush(): Promise<void> {
+  async function flush(): Promise<void> {
+    if (db.select({ id: schema.busSendQueue.id }).from(schema.busSendQueue).limit(1).get()) await deps.retryLater(1);
     flushing ??= (async () => {
       try {
         let failed = 0;
         for (const row of db.select().from(schema.busSendQueue).orderBy(schema.busSendQueue.createdAt).all()) {
+          let message: BusMessage;
           try {
-            await deps.send(parseBusMessage(row.message));
+            message = parseBusMessage(row.message);
+          } catch (error) {
+            // Never sendable: dropped (and said so) rather than retried for ever.
+            db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
+            console.error(JSON.stringify({ level: "error", message: "bus: dropped a queued message that is not a bus message", id: row.id, error: error instanceof Error ? error.message : String(error) }));
+            continue;
+          }
+          try {
+            await Promise.race([deps.send(message), new Promise((_, reject) => setTimeout(() => reject(new Error("the queue did not answer within 10 s")), 10_000))]);
             db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
           } catch (error) {
             failed = Math.max(failed, row.attempts + 1);
