@@ -158,10 +158,9 @@ export function makeAgentBus(deps: BusDeps) {
   /**
    * Sends every queued message; each leaves the send queue only once the queue has taken it. A
    * message the queue refuses (or that gets no answer) stays, and is sent again on a backoff alarm
-   * — armed before the first try, so even a send cut off by an eviction is retried — and on every start.
+   * and on every start (a send cut off by an eviction is sent again when the agent next wakes).
    */
-  async function flush(): Promise<void> {
-    if (db.select({ id: schema.busSendQueue.id }).from(schema.busSendQueue).limit(1).get()) await deps.retryLater(1);
+  function flush(): Promise<void> {
     flushing ??= (async () => {
       try {
         let failed = 0;
@@ -176,7 +175,12 @@ export function makeAgentBus(deps: BusDeps) {
             continue;
           }
           try {
-            await Promise.race([deps.send(message), new Promise((_, reject) => setTimeout(() => reject(new Error("the queue did not answer within 10 s")), 10_000))]);
+            let timer: ReturnType<typeof setTimeout> | undefined;
+            try {
+              await Promise.race([deps.send(message), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the queue did not answer within 10 s")), 10_000)))]);
+            } finally {
+              clearTimeout(timer);
+            }
             db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
           } catch (error) {
             failed = Math.max(failed, row.attempts + 1);
