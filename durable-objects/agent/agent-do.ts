@@ -1,4 +1,4 @@
-import { Agent, type Connection, type ConnectionContext, type FiberRecoveryContext } from "agents";
+import { Agent, type Connection, type ConnectionContext } from "agents";
 import { eq } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
@@ -28,10 +28,8 @@ export type ManualCall =
   | { runId: string; status: string; ok: false; error: { message: string }; ms: number }
   | { runId: string; status: "waiting_approval"; pending: { callId: string; tool: string; arguments: Record<string, unknown> } };
 
-/** The agents SDK fiber that holds a run being driven (durable execution). */
-const runFiberName = "run";
-/** The fiber that holds a bus message from its receipt until its run exists and has started. */
-const busFiberName = "bus-receive";
+/** How often the run watchdog looks while runs have work in flight (the SDK keeps objects ~70–140 s idle). */
+const runWatchdogSeconds = 30;
 
 export interface ChatInput {
   content: string;
@@ -94,10 +92,10 @@ export class AgentDO extends Agent<Env, LiveState> {
       scheduleDeadline: (runId, at) => void this.armDeadline(runId, at),
       askAgent: (request) => this.bus.ask(request),
       prepare: (state) => this.prepareRun(state),
-      durably: (runId, work) => this.runFiber(runFiberName, async (fiber) => {
-        fiber.stash({ runId });
+      durably: async (_runId, work) => {
+        await this.armRunWatchdog();
         return work();
-      }),
+      },
       transaction: (fn) => this.ctx.storage.transactionSync(fn),
     });
     const project = () => this.name.slice(0, this.name.indexOf("."));
@@ -177,15 +175,29 @@ export class AgentDO extends Agent<Env, LiveState> {
     await this.behaviors.reconcile();
   }
 
+  /** Whether this instance has made sure the watchdog alarm exists (reset when it fires). */
+  private watchdogArmed = false;
+
   /**
-   * The agents SDK found a run's fiber interrupted (the object was evicted mid-run) — on the next
-   * start, or from the fiber's keep-alive alarm when no request comes. The run is carried on from its
-   * record; its fiber's row is then removed (a new fiber holds the carried-on run).
+   * The run watchdog: an alarm (agents SDK `schedule`) that exists while runs have work in flight.
+   * If the object is evicted mid-run — a deploy, a runtime restart, the inactivity timeout — the
+   * alarm wakes it with no request arriving, and `onStart` carries every run on from its record.
+   * Armed once per instance and re-armed only while work remains, so a turn pays nothing for it
+   * after the first (an SDK fiber per run cost ~1.5 ms a turn here, for the same recovery).
    */
-  override async onFiberRecovered(ctx: FiberRecoveryContext): Promise<void> {
-    if ((ctx.name !== runFiberName && ctx.name !== busFiberName) || !this.storedProfile()) return;
+  private async armRunWatchdog(): Promise<void> {
+    if (this.watchdogArmed) return;
+    this.watchdogArmed = true;
+    if (!this.getSchedules().some((s) => s.callback === "onRunWatchdog")) await this.schedule(runWatchdogSeconds, "onRunWatchdog");
+  }
+
+  /** Alarm callback: carries on runs this instance is not driving, and stays armed while any has work. */
+  async onRunWatchdog(): Promise<void> {
+    this.watchdogArmed = false;
+    if (!this.storedProfile()) return;
     this.driver.recover();
     void this.bus.flush();
+    if (this.driver.hasWorkInFlight()) await this.armRunWatchdog();
   }
 
   /** What a run needs from its record: the agent now, its tools, its model (a behavior's plan around it). */
@@ -576,9 +588,12 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** The queue consumer hands a bus message here: delivered at least once, applied once. */
   busReceive(message: unknown) {
-    // Held in a fiber: an eviction after the request's run was written (and before it was driven)
-    // is recovered by the fiber's alarm, with no other message or request arriving.
-    return this.known(() => this.runFiber(busFiberName, () => this.bus.receive(message)));
+    // The watchdog first: an eviction after the request's run was written (and before it was driven)
+    // is recovered by its alarm, with no other message or request arriving.
+    return this.known(async () => {
+      await this.armRunWatchdog();
+      return this.bus.receive(message);
+    });
   }
   /** Alarm callback (agents SDK schedule): messages the queue did not take are sent again. */
   async onBusFlush(): Promise<void> {

@@ -15,6 +15,9 @@ async function evict(agent: string) {
 
 /** Fires the agent's alarm until the run is finished (each alarm is one wake-up with no request). */
 async function wakeByAlarmUntilDone(agent: string, runId: string) {
+  // The evicted agent has an alarm of its own (the run watchdog): that is what wakes it.
+  const evicted = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent}`));
+  expect(await runInDurableObject(evicted, (_instance, state) => state.storage.getAlarm())).not.toBeNull();
   for (let i = 0; i < 100; i++) {
     const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent}`));
     const status = await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec<{ status: string }>("SELECT status FROM runs WHERE id = ?", runId).one().status);

@@ -47,7 +47,7 @@ export interface DriverDeps {
   prepare(state: RunState): Promise<RunContext>;
   /**
    * Carries `work` out so that an eviction in the middle is recovered without a request arriving
-   * (the agents SDK's durable fibers: a keep-alive alarm, and `onFiberRecovered` after a restart).
+   * (an alarm that wakes the object, whose start carries the run on from its record).
    */
   durably<T>(runId: string, work: () => Promise<T>): Promise<T>;
   /** One SQLite transaction: all of `fn`'s writes, or none. */
@@ -405,6 +405,11 @@ export function makeRunDriver(deps: DriverDeps) {
           .finally(() => recovering.delete(row.id));
       }
       return count;
+    },
+
+    /** Whether any run has work that an eviction would cut off (not counting waits for a person). */
+    hasWorkInFlight(): boolean {
+      return [...runs.byStatus("idle"), ...runs.active()].some((row) => recoverable.has(row.status));
     },
 
     /**
