@@ -511,7 +511,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     });
   }
 
-  // ---- MCP servers (mcp.ts) ------------------------------------------------------------------
+  // ---- MCP servers (mcp/) -----------------------------------------------------------------------
 
   connectMcpServer(name: string, url: string) {
     return this.known(() => this.mcpServers.connect(name, url));
@@ -523,7 +523,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     return this.known(() => this.mcpServers.remove(id));
   }
 
-  // ---- behaviors (behaviors.ts) --------------------------------------------------------------
+  // ---- behaviors (behaviors/) ----------------------------------------------------------------
 
   /** Alarm callback (agents SDK schedule) of every passive and persistent behavior. */
   async onBehaviorAlarm(payload: BehaviorAlarm, schedule?: { id: string }): Promise<void> {
@@ -540,7 +540,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     return this.known(() => this.behaviors.setPaused(name, paused));
   }
 
-  // ---- memory and context (memory.ts) ---------------------------------------------------------
+  // ---- memory and context (memory/) ---------------------------------------------------------
 
   /** Alarm callback (agents SDK schedule): the agent has been idle, so its memory is consolidated. */
   async onMemoryIdle(): Promise<void> {
@@ -584,7 +584,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     return this.known(() => this.memory.searchShared(this.profile(), request));
   }
 
-  // ---- bus (bus.ts) -------------------------------------------------------------------------
+  // ---- bus (bus/) ----------------------------------------------------------------------------
 
   /** The queue consumer hands a bus message here: delivered at least once, applied once. */
   busReceive(message: unknown) {
@@ -608,7 +608,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     return this.known(() => this.bus.fanOut(input));
   }
 
-  // ---- messaging gateways (gateways.ts, gateway-email.ts) ----------------------------------------
+  // ---- messaging gateways (gateways/) ----------------------------------------
 
   gatewaySet(kind: GatewayKind, config: Parameters<typeof this.gateways.save>[1]) {
     return this.known(() => this.gateways.save(kind, config));
