@@ -26,7 +26,9 @@ import type { TelegramUpdate } from "../../core/gateways";
 export type ManualCall =
   | { runId: string; status: string; ok: true; output: string; truncated: boolean; ms: number }
   | { runId: string; status: string; ok: false; error: { message: string }; ms: number }
-  | { runId: string; status: "waiting_approval"; pending: { callId: string; tool: string; arguments: Record<string, unknown> } };
+  | { runId: string; status: "waiting_approval"; pending: { callId: string; tool: string; arguments: Record<string, unknown> } }
+  /** An `ask_<agent>` tool: the other agent's answer arrives later and becomes the run's result. */
+  | { runId: string; status: "waiting_agent"; waiting: { tool: string } };
 
 /** How often the run watchdog looks while runs have work in flight (the SDK keeps objects ~70–140 s idle). */
 const runWatchdogSeconds = 30;
@@ -496,6 +498,7 @@ export class AgentDO extends Agent<Env, LiveState> {
         const pending = this.driver.pendingApprovals().find((p) => p.runId === runId);
         return { runId, status, pending: { callId: pending?.callId ?? "manual-call", tool: name, arguments: args } };
       }
+      if (status === "waiting_agent") return { runId, status, waiting: { tool: name } };
       const trace = this.runs.trace(runId);
       const refused = trace
         .filter((step) => step.name === "gate_decisions")

@@ -88,3 +88,21 @@ describe("a tool called by hand is a run of its own, through every gate", () => 
     expect((await invoke(agent.name, "nope.tool", {})).status).toBe(404);
   });
 });
+
+describe("an ask_<agent> tool called by hand", () => {
+  it("answers 202 while the other agent works; the run completes with its answer", async () => {
+    const { project } = await import("../bus/harness");
+    const p = project();
+    await p.agent("helper", { systemPrompt: "You are helper. The code word is tangerine." });
+    await p.agent("boss");
+    await p.connect("boss", ["helper"]);
+    const res = await p.api(`/api/agents/boss/tools/ask_helper/invoke`, { method: "POST", json: { arguments: { question: "What is the code word?" } } });
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as any;
+    expect(body).toMatchObject({ status: "waiting_agent", waiting: { tool: "ask_helper" } });
+    const run = await p.settled("boss", body.runId);
+    expect(run.run.status).toBe("completed");
+    expect(run.trace.find((t) => t.name === "run_started")!.data).toMatchObject({ trigger: "manual", tool: "ask_helper" });
+    expect(p.replyOf(run).toLowerCase()).toContain("tangerine");
+  });
+});

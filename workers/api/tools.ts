@@ -16,11 +16,12 @@ export const toolRoutes = new Hono<AppEnv>()
   })
   /**
    * A person calls a tool by hand: a traced run (trigger `manual`) through every gate. 200 with the
-   * output (or the tool's error), 202 with the pending approval, 422 when a gate refused it.
+   * output (or the tool's error), 202 while it waits (a pending approval, or another agent's answer),
+ * 422 when a gate refused it.
    */
   .post("/:name/tools/:tool/invoke", valid("param", toolParam), valid("json", z.strictObject({ arguments: z.record(z.string(), z.unknown()).default({}) })), async (c) => {
     const { name, tool } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     const result = await call(agent.invokeTool(tool, c.req.valid("json").arguments, c.get("principal")));
-    return "pending" in result ? c.json(result, 202) : c.json(result, 200);
+    return "pending" in result || "waiting" in result ? c.json(result, 202) : c.json(result, 200);
   });

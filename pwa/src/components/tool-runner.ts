@@ -89,7 +89,8 @@ export class PantheonToolRunner extends LitElement {
           <section class="card result" style="margin-top:1rem" aria-live="polite" aria-label="Result">
             ${this.run.error ? html`<div class="alert error" role="alert">${this.run.error}</div>` : nothing}
             ${this.run.result && "pending" in this.run.result ? html`<div class="alert info" role="status">Waiting for approval (run ${this.run.result.runId}): decide it in Approvals.</div>` : nothing}
-            ${this.run.result && !("pending" in this.run.result) ? html`
+            ${this.run.result && "waiting" in this.run.result ? html`<div class="alert info" role="status">Asked; the answer arrives later (run ${this.run.result.runId}).</div>` : nothing}
+            ${this.run.result && "ok" in this.run.result ? html`
               <div class="tool-head"><span class=${this.run.result.ok ? "badge ok" : "badge bad"}>${this.run.result.ok ? "ok" : "error"}</span>
                 <strong>${this.run.result.ok ? "Result" : "The tool reported an error"}</strong><span class="muted small">${this.run.result.ms ?? 0} ms</span></div>
               <pre tabindex="0" aria-label="Output of ${tool.name}">${prettyOutput(this.run.result.ok ? this.run.result.output : this.run.result.error)}</pre>
