@@ -198,7 +198,11 @@ export class AgentDO extends Agent<Env, LiveState> {
     this.watchdogArmed = false;
     if (!this.storedProfile()) return;
     this.driver.recover();
-    void this.bus.flush();
+    // The alarm's invocation lasts until the carried-on runs and their answers have settled: work
+    // left running after an invocation returns is not guaranteed to finish.
+    await this.driver.recovered();
+    await this.bus.flush();
+    await this.bus.idle();
     if (this.driver.hasWorkInFlight()) await this.armRunWatchdog();
   }
 

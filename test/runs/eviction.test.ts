@@ -1,5 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { AgentDO } from "../../durable-objects/agent/agent-do";
 import { api, readSse } from "../api/client";
 import { eventually, httpTool, scriptedAgent, toolCalls } from "./scripted";
 
@@ -119,6 +120,43 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
 });
 
 describe("delegation is exactly-once in effect across evictions", () => {
+  it("the asked agent evicted mid-answer: its watchdog alarm carries the run on and sends the answer once; the asker completes", async () => {
+    const { project, script } = await import("../bus/harness");
+    const p = project();
+    const bossModel = `boss-${crypto.randomUUID()}`;
+    const helperModel = `helper-${crypto.randomUUID()}`;
+    await p.agent("helper", { model: { provider: "openai", name: helperModel } });
+    await p.agent("boss", { model: { provider: "openai", name: bossModel } });
+    await p.connect("boss", ["helper"]);
+    await script(bossModel, [{ toolCalls: [{ name: "ask_helper", arguments: { question: "what is 2+2?" } }] }, { content: "Helper says 4." }]);
+    await script(helperModel, [{ content: "slow", delayMs: 1500 }, { content: "4" }]);
+
+    const asked = await p.chat("boss", "ask the helper");
+    expect(asked.status).toBe("waiting_agent");
+    const helperRun = await p.until(async () => ((await p.json(`/api/agents/helper/runs`)) as any).runs[0], "the helper's run");
+    const name = `${p.name}.helper`;
+    await expect(runInDurableObject(env.AGENT_DO.get(env.AGENT_DO.idFromName(name)), (_instance, state) => state.abort("test: evicted"))).rejects.toThrow();
+
+    // The watchdog is due (as it is ≤ 30 s after an eviction); its alarm is the only thing that wakes the helper.
+    const helper = env.AGENT_DO.get(env.AGENT_DO.idFromName(name));
+    await runInDurableObject(helper, async (instance: AgentDO) => {
+      const watchdog = instance.getSchedules().filter((s) => s.callback === "onRunWatchdog");
+      expect(watchdog).toHaveLength(1);
+      await instance.cancelSchedule(watchdog[0]!.id);
+      await instance.schedule(0, "onRunWatchdog");
+    });
+    expect(await runDurableObjectAlarm(helper)).toBe(true);
+
+    const boss = await p.settled("boss", asked.runId);
+    expect(boss.run.status).toBe("completed");
+    expect(p.replyOf(boss)).toBe("Helper says 4.");
+    const answers = boss.trace.filter((t) => t.name === "agent_response");
+    expect(answers).toHaveLength(1);
+    expect(answers[0]!.data.output).toBe("4");
+    const helperHistory = ((await p.json(`/api/agents/helper/messages?session=${helperRun.sessionId}`)) as any).messages.map((m: any) => m.content);
+    expect(helperHistory.filter((c: string) => c === "what is 2+2?")).toHaveLength(1);
+  });
+
   it("an answer written but not yet taken by the queue when the agent was evicted is sent when it wakes", async () => {
     const { project } = await import("../bus/harness");
     const p = project();

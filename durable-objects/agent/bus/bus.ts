@@ -155,13 +155,21 @@ export function makeAgentBus(deps: BusDeps) {
   }
 
   let flushing: Promise<void> | null = null;
+  let flushStartedAt = 0;
+  /** Answers on their way out (a run ended; its reply is being queued and sent). */
+  const answers = new Set<Promise<unknown>>();
   /**
    * Sends every queued message; each leaves the send queue only once the queue has taken it. A
    * message the queue refuses (or that gets no answer) stays, and is sent again on a backoff alarm
    * and on every start (a send cut off by an eviction is sent again when the agent next wakes).
    */
   function flush(): Promise<void> {
-    flushing ??= (async () => {
+    // A flush that has not settled in 15 s (a send whose invocation went away) does not block the next.
+    if (flushing && clock.now() - flushStartedAt > 15_000) flushing = null;
+    if (flushing) return flushing;
+    flushStartedAt = clock.now();
+    // `.finally` runs as a later microtask, after `flushing` holds this very promise.
+    const run: Promise<void> = (async () => {
       try {
         let failed = 0;
         for (const row of db.select().from(schema.busSendQueue).orderBy(schema.busSendQueue.createdAt).all()) {
@@ -190,11 +198,14 @@ export function makeAgentBus(deps: BusDeps) {
           }
         }
         if (failed > 0) await deps.retryLater(Math.min(60, 2 ** Math.min(failed, 6)));
-      } finally {
-        flushing = null;
+      } catch (error) {
+        console.error(JSON.stringify({ level: "error", message: "bus: flush failed", error: error instanceof Error ? error.message : String(error) }));
       }
-    })();
-    return flushing;
+    })().finally(() => {
+      if (flushing === run) flushing = null;
+    });
+    flushing = run;
+    return run;
   }
 
   function settle(requestId: string, status: "answered" | "failed" | "timeout" | "abandoned", reply?: { answer?: string; error?: string }): typeof schema.busOutbox.$inferSelect | undefined {
@@ -392,7 +403,15 @@ export function makeAgentBus(deps: BusDeps) {
 
     /** Called for every finished run; only runs started by a request answer. */
     onRunDone(runId: string, status: string): void {
-      void answerRun(runId, status).catch((error: unknown) => console.error("bus answer", error));
+      const answering = answerRun(runId, status)
+        .catch((error: unknown) => console.error("bus answer", error))
+        .finally(() => answers.delete(answering));
+      answers.add(answering);
+    },
+
+    /** Settles when the answers being sent and the flush in progress have settled (an alarm waits for them). */
+    async idle(): Promise<void> {
+      await Promise.all([...answers, flushing ?? Promise.resolve()]);
     },
 
     /** Sends what the queue has not taken yet (on start, and on the retry alarm). */

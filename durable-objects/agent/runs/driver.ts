@@ -113,7 +113,7 @@ export function makeRunDriver(deps: DriverDeps) {
   const timings = new Map<string, { startedAt: number; durationMs: number }>();
   const replies = new Map<string, StoredMessage>();
   /** Runs being carried on after a restart in this isolate: never two drives of one recovery. */
-  const recovering = new Set<string>();
+  const recovering = new Map<string, Promise<unknown>>();
 
   function emit(runId: string, event: RunEvent): void {
     sinks.get(runId)?.(event);
@@ -398,13 +398,18 @@ export function makeRunDriver(deps: DriverDeps) {
       let count = 0;
       for (const row of [...runs.byStatus("idle"), ...runs.active()]) {
         if (!recoverable.has(row.status) || live.has(row.id) || recovering.has(row.id)) continue;
-        recovering.add(row.id);
         count += 1;
-        void drive(row.id, "continue")
+        const carried = drive(row.id, "continue")
           .catch((error: unknown) => console.error(JSON.stringify({ level: "error", message: "run recovery failed", runId: row.id, error: error instanceof Error ? error.message : String(error) })))
           .finally(() => recovering.delete(row.id));
+        recovering.set(row.id, carried);
       }
       return count;
+    },
+
+    /** Settles when every run being carried on after a restart has settled (an alarm waits for them). */
+    async recovered(): Promise<void> {
+      await Promise.all([...recovering.values()]);
     },
 
     /** Whether any run has work that an eviction would cut off (not counting waits for a person). */
