@@ -9,10 +9,10 @@ import type { ActorScript } from "../../core/dsl";
 import { isPantheonError, PantheonError, type Result } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
-import { effectiveLimits, limitsOf, type RunLimits, type RunState } from "../../core/run";
+import { effectiveLimits, limitsOf, type RunLimits, type RunOrigin, type RunState } from "../../core/run";
 import migrations from "../../migrations/agent/migrations.js";
 import { makeBehaviorBook, type BehaviorAlarm, makeBehaviors, type BehaviorRun } from "./behaviors";
-import { makeBucketStore, llmForProfile, makeRunDriver, type RunContext, type TurnOutcome, makeRunStore, buildAgentTools } from "./runs";
+import { makeBucketStore, llmForProfile, manualRunModel, makeRunDriver, type RunContext, type TurnOutcome, makeRunStore, buildAgentTools } from "./runs";
 import { busPortsFromEnv, makeAgentBus, type FanOutInput, spawnToolSource } from "./bus";
 import { initialLiveState, liveStateSchema, sseFrame, type Emit, type LiveState, type RunEvent, makeMessageStore, makeSessionStore } from "./chat";
 import { makeMcpServers, mcpClientOf } from "./mcp";
@@ -208,14 +208,8 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** What a run needs from its record: the agent now, its tools, its model (a behavior's plan around it). */
   private async prepareRun(state: RunState): Promise<RunContext> {
-    const profile = this.profile();
     await this.mcpServers.ready();
-    const ctx = this.runContext(profile);
-    const behavior = state.origin.behavior;
-    if (!behavior) return ctx;
-    const plan = this.behaviors.planModel({ id: state.id, sessionId: state.sessionId, behavior }, ctx.llm);
-    this.planObservers.set(state.id, plan.observe);
-    return { ...ctx, llm: plan.llm };
+    return this.runContext(this.profile(), state);
   }
 
   // ---- live clients (WebSocket) ---------------------------------------------------------------
@@ -253,12 +247,19 @@ export class AgentDO extends Agent<Env, LiveState> {
     return closed;
   }
 
-  private runContext(profile: AgentProfile): RunContext {
-    return {
-      profile,
-      llm: llmForProfile(profile, this.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs }),
-      tools: this.toolsOf(profile),
-    };
+  /**
+   * What a run needs besides its record: the agent's tools and its model — none for a manual call,
+   * a behavior's plan around the agent's model for a planned run (the plan reports to its observer).
+   */
+  private runContext(profile: AgentProfile, run: { id: string; sessionId: string; origin: Pick<RunOrigin, "behavior" | "manual"> }): RunContext {
+    const tools = this.toolsOf(profile);
+    if (run.origin.manual) return { profile, tools, llm: manualRunModel };
+    const llm = llmForProfile(profile, this.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs });
+    const behavior = run.origin.behavior;
+    if (!behavior) return { profile, tools, llm };
+    const plan = this.behaviors.planModel({ id: run.id, sessionId: run.sessionId, behavior }, llm);
+    this.planObservers.set(run.id, plan.observe);
+    return { profile, tools, llm: plan.llm };
   }
 
   /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn. */
@@ -347,14 +348,8 @@ export class AgentDO extends Agent<Env, LiveState> {
     const maxHistory = input.limits?.maxHistory;
     const { context, usedIds } = await this.memory.contextFor({ profile, sessionId: session.id, query: input.content, ...(maxHistory !== undefined ? { maxHistory } : {}) });
     await this.mcpServers.ready();
-    const runCtx = this.runContext(profile);
     const runId = crypto.randomUUID();
-    let ctx = runCtx;
-    if (behavior?.behavior) {
-      const plan = this.behaviors.planModel({ id: runId, sessionId: session.id, behavior: behavior.behavior }, runCtx.llm);
-      this.planObservers.set(runId, plan.observe);
-      ctx = { ...runCtx, llm: plan.llm };
-    }
+    const ctx = this.runContext(profile, { id: runId, sessionId: session.id, origin: behavior?.behavior ? { behavior: behavior.behavior } : {} });
     const result = await this.driver.start({
       runId,
       agent: profile.name,
@@ -366,7 +361,7 @@ export class AgentDO extends Agent<Env, LiveState> {
         ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
         ...(maxHistory !== undefined ? { maxHistory } : {}),
         model: { provider: profile.model.provider, name: profile.model.name },
-        tools: runCtx.tools.specs.map((s) => s.name),
+        tools: ctx.tools.specs.map((s) => s.name),
       },
       context,
       ctx,
@@ -485,7 +480,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     return this.known(async (): Promise<ManualCall> => {
       const profile = this.profile();
       await this.mcpServers.ready();
-      const ctx = this.runContext(profile);
+      const ctx = this.runContext(profile, { id: "", sessionId: "", origin: { manual: { tool: name, arguments: args, by } } });
       if (!ctx.tools.specs.some((s) => s.name === name)) throw new PantheonError("not_found", `tool '${name}' is not declared for this agent`, { details: { tool: name } });
       const started = this.clock.now();
       const outcome = await this.driver.start({

@@ -342,6 +342,11 @@ export function makeRunDriver(deps: DriverDeps) {
     };
   }
 
+  /** Runs with work an eviction would cut off: created and not started, or with a call in flight. */
+  function withWork() {
+    return [...runs.byStatus("idle"), ...runs.active()].filter((row) => recoverable.has(row.status));
+  }
+
   /** Writes a run's record (and its request to the session, unless it is a manual call); starts nothing. */
   function create(input: NewRunInput): { runId: string; userMessage: StoredMessage | null } {
     const runId = input.runId ?? crypto.randomUUID();
@@ -396,8 +401,8 @@ export function makeRunDriver(deps: DriverDeps) {
      */
     recover(): number {
       let count = 0;
-      for (const row of [...runs.byStatus("idle"), ...runs.active()]) {
-        if (!recoverable.has(row.status) || live.has(row.id) || recovering.has(row.id)) continue;
+      for (const row of withWork()) {
+        if (live.has(row.id) || recovering.has(row.id)) continue;
         count += 1;
         const carried = drive(row.id, "continue")
           .catch((error: unknown) => console.error(JSON.stringify({ level: "error", message: "run recovery failed", runId: row.id, error: error instanceof Error ? error.message : String(error) })))
@@ -414,7 +419,7 @@ export function makeRunDriver(deps: DriverDeps) {
 
     /** Whether any run has work that an eviction would cut off (not counting waits for a person). */
     hasWorkInFlight(): boolean {
-      return [...runs.byStatus("idle"), ...runs.active()].some((row) => recoverable.has(row.status));
+      return withWork().length > 0;
     },
 
     /**

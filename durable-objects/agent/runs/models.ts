@@ -28,3 +28,15 @@ export function resolvedModelOf(profile: Pick<AgentProfile, "model">, env: Env):
   const config = llmConfigFromEnv(env);
   return resolveModel(profile.model, providerFacts(config), config.deployment ?? "local");
 }
+
+/**
+ * The model of a manual tool call: the run loop never calls it (a manual run ends with its call),
+ * so no provider client is built for one; a call that reached it would be a bug, and says so.
+ */
+export const manualRunModel: LlmPort = {
+  provider: "none",
+  complete: () => Promise.reject(new Error("a manual tool call does not call a model")),
+  stream: () => ({
+    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error("a manual tool call does not call a model")) }),
+  }),
+};
