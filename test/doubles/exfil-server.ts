@@ -6,8 +6,8 @@
 //   GET  /__requests?key=<key>         what was recorded under <key>: [{ method, path, headers, body }]
 //   GET  /__count                      how many requests were recorded in all, under any key
 // Each test uses its own key, so concurrent test files never read each other's requests.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { listenOnLoopback } from "./loopback-server";
 
 export interface RecordedRequest {
   method: string;
@@ -44,15 +44,6 @@ export async function startExfilListener(): Promise<{ url: string; server: Serve
     res.end("ok");
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
-      res.end(String(error));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  // The test run must be able to end while the listener still listens.
-  server.unref();
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, server };
+  const { url, server } = await listenOnLoopback(handle);
+  return { url: url, server };
 }

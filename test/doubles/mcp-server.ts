@@ -6,8 +6,8 @@
 // Each test connects with its own `tenant` query, so it sees only its own calls.
 // Stateless mode (no session ids): a fresh server and transport per request, as the SDK's
 // stateless example does, so concurrent tests never share protocol state.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { listenOnLoopback } from "./loopback-server";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
@@ -68,15 +68,6 @@ export async function startMcpTestServer(): Promise<{ url: string; server: Serve
     await transport.handleRequest(req, res);
   }
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: String(error) }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  // The test run must be able to end while the server still listens.
-  server.unref();
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/mcp`, server };
+  const { url, server } = await listenOnLoopback(handle, { json: true });
+  return { url: `${url}/mcp`, server };
 }

@@ -10,7 +10,8 @@
 //                            headers) under <key>, waits N ms, answers { echo: body } or status N
 //   GET  /__tool-calls/<key> what that endpoint received
 // The agent under test talks to it with the real `openai` SDK (provider "openai").
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { listenOnLoopback } from "./loopback-server";
 
 export interface ScriptStep {
   content?: string;
@@ -111,14 +112,6 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
     send(404, { error: { message: `no route ${req.method} ${url.pathname}` } });
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      res.writeHead(500);
-      res.end(String(error));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  server.unref();
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, server };
+  const { url, server } = await listenOnLoopback(handle);
+  return { url: url, server };
 }

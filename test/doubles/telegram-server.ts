@@ -5,8 +5,8 @@
 //   GET  /__calls?chat=<id>     calls whose body has that chat_id (sendMessage)
 //   GET  /__calls?method=<m>    calls of one method; each { token, method, body }
 // Tests use their own chat ids and callback ids, so test files never read each other's calls.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { listenOnLoopback } from "./loopback-server";
 
 export const testBotToken = "123456789:test-bot-token-AAbbCCdd";
 
@@ -44,14 +44,6 @@ export async function startTelegramDouble(): Promise<{ url: string; server: Serv
     return send(200, { ok: true, result: true });
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
-      res.end(String(error));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  server.unref();
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, server };
+  const { url, server } = await listenOnLoopback(handle);
+  return { url: url, server };
 }
