@@ -172,7 +172,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (!liveStateSchema.safeParse(this.state).success) this.setState(initialLiveState);
     if (this.storedProfile()) {
       this.driver.recover();
-      this.bus.flush();
+      void this.bus.recover().catch((error: unknown) => console.error("bus recover", error));
     }
     await this.behaviors.reconcile();
   }
@@ -201,9 +201,9 @@ export class AgentDO extends Agent<Env, LiveState> {
     // The alarm's invocation lasts until the carried-on runs and their answers have settled: work
     // left running after an invocation returns is not guaranteed to finish.
     await this.driver.recovered();
-    await this.bus.flush();
+    await this.bus.recover();
     await this.bus.idle();
-    if (this.driver.hasWorkInFlight()) await this.armRunWatchdog();
+    if (this.driver.hasWorkInFlight() || this.bus.fanOutsWaiting() > 0) await this.armRunWatchdog();
   }
 
   /** What a run needs from its record: the agent now, its tools, its model (a behavior's plan around it). */
@@ -607,7 +607,16 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
   /** Scripted fan-out: asks several connections at once and combines the answers (core/bus policies). */
   fanOut(input: FanOutInput) {
-    return this.known(() => this.bus.fanOut(input));
+    // The watchdog first: a fan-out cut off by an eviction (answers recorded, critics not yet asked)
+    // is carried on by its alarm.
+    return this.known(async () => {
+      await this.armRunWatchdog();
+      return this.bus.fanOut(input);
+    });
+  }
+  /** A fan-out's decision by the caller's id (the caller's `fanOut` call was cut off), once decided. */
+  fanOutResult(id: string) {
+    return this.known(async () => this.bus.fanOutResult(id) ?? null);
   }
 
   // ---- messaging gateways (gateways/) ----------------------------------------

@@ -6,6 +6,7 @@ import m0003 from './0003_memory_fts.sql';
 import m0004 from './0004_bus.sql';
 import m0005 from './0005_bus_send_queue.sql';
 import m0006 from './0006_gateways.sql';
+import m0007 from './0007_bus_fanouts.sql';
 
   export default {
     journal,
@@ -16,7 +17,8 @@ m0002,
 m0003,
 m0004,
 m0005,
-m0006
+m0006,
+m0007
     }
   }
   

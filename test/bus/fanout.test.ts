@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { getAgentByName } from "agents";
 import { describe, expect, it } from "vitest";
 import type { FanOutResult } from "../../core/bus";
@@ -59,5 +59,82 @@ describe("fan-out", () => {
     const result = await main.fanOut({ targets: ["judge-a", "stranger"], question: "Is the launch approved?", policy: "all" });
     expect(result.ok).toBe(true);
     expect((result as unknown as { value: FanOutResult }).value.answer).toBe("judge-a: From the system prompt: The launch is approved.\nstranger failed: agent 'main' is not connected to 'stranger' (connections: judge-a)");
+  });
+
+  describe("persisted: an eviction loses no fan-out and asks no target twice", () => {
+    const stubOf = (project: string, agent: string) => env.AGENT_DO.get(env.AGENT_DO.idFromName(`${project}.${agent}`));
+    const evict = async (project: string, agent: string) => {
+      await expect(runInDurableObject(stubOf(project, agent), (_i, state) => state.abort("test: evicted"))).rejects.toThrow();
+    };
+    const runsOf = async (p: ReturnType<typeof project>, agent: string) => ((await p.json(`/api/agents/${agent}/runs`)) as { runs: unknown[] }).runs.length;
+
+    it("the asker evicted while it waits: the answers still decide the fan-out, and a second call with its id reads that decision", async () => {
+      const p = project();
+      await p.agent("judge-a", { systemPrompt: "The launch is approved." });
+      await p.agent("judge-b", { systemPrompt: "The launch is approved." });
+      await p.agent("judge-c", { systemPrompt: "The launch is postponed." });
+      await p.agent("main");
+      await p.connect("main", ["judge-a", "judge-b", "judge-c"]);
+      const main = await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`);
+      const id = crypto.randomUUID();
+
+      const cutOff = main.fanOut({ id, targets: ["judge-a", "judge-b", "judge-c"], question: "Is the launch approved?", policy: "majority" }).catch((error: unknown) => ({ cutOff: String(error) }));
+      await p.until(() => runInDurableObject(stubOf(p.name, "main"), (_i, state) => state.storage.sql.exec("SELECT id FROM bus_fanouts").toArray().length === 1), "the fan-out's row");
+      await evict(p.name, "main");
+      expect(await cutOff).toHaveProperty("cutOff");
+
+      const decided = await p.until(async () => ((await (await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`)).fanOutResult(id)) as any).value, "the decision");
+      expect(decided).toMatchObject({ policy: "majority", ok: true, answer: "From the system prompt: The launch is approved." });
+      const again = (await (await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`)).fanOut({ id, targets: ["judge-a", "judge-b", "judge-c"], question: "Is the launch approved?", policy: "majority" })) as any;
+      expect(again.value).toEqual(decided);
+      // Each judge was asked once: one run each, the second call asked nobody.
+      await new Promise((r) => setTimeout(r, 200));
+      expect([await runsOf(p, "judge-a"), await runsOf(p, "judge-b"), await runsOf(p, "judge-c")]).toEqual([1, 1, 1]);
+    });
+
+    it("evicted after the proposer answered and before the critics were asked: the alarm alone asks them, once each", async () => {
+      const p = project();
+      await p.agent("proposer", { systemPrompt: "Ship on Friday." });
+      await p.agent("critic-a", { systemPrompt: "Friday is fine." });
+      await p.agent("critic-b", { systemPrompt: "Friday is fine." });
+      await p.agent("main");
+      await p.connect("main", ["proposer", "critic-a", "critic-b"]);
+      const group = `fanout:${crypto.randomUUID()}`;
+      // The state an eviction leaves between recording the proposal and asking the critics.
+      await runInDurableObject(stubOf(p.name, "main"), async (instance, state) => {
+        // What `fanOut` does first: the watchdog alarm that carries the fan-out on.
+        await (instance as unknown as { armRunWatchdog(): Promise<void> }).armRunWatchdog();
+        state.storage.sql.exec(
+          "INSERT INTO bus_fanouts (id, targets, question, policy, conversation_id, depth, replies, critiques_sent, status, created_at) VALUES (?, ?, ?, 'critique', ?, 0, ?, 1, 'waiting', ?)",
+          group,
+          JSON.stringify(["proposer", "critic-a", "critic-b"]),
+          "When do we ship?",
+          group,
+          JSON.stringify([{ target: "proposer", answer: "Ship on Friday." }]),
+          Date.now(),
+        );
+      });
+      await evict(p.name, "main");
+
+      const decided = await p.until(async () => {
+        await runDurableObjectAlarm(stubOf(p.name, "main"));
+        return runInDurableObject(stubOf(p.name, "main"), (_i, state) => {
+          const row = state.storage.sql.exec<{ status: string; result: string }>("SELECT status, result FROM bus_fanouts WHERE id = ?", group).one();
+          return row.status === "decided" ? JSON.parse(row.result) : null;
+        });
+      }, "the critique to be decided by alarms alone");
+      expect(decided.policy).toBe("critique");
+      expect(decided.replies.map((r: { target: string }) => r.target).sort()).toEqual(["critic-a", "critic-b", "proposer"]);
+      expect([await runsOf(p, "proposer"), await runsOf(p, "critic-a"), await runsOf(p, "critic-b")]).toEqual([0, 1, 1]);
+    });
+
+    it("a fan-out id that is not a plain token is refused, naming the field", async () => {
+      const p = project();
+      await p.agent("main");
+      const main = await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`);
+      const result = (await main.fanOut({ id: "../../x y", targets: ["a"], question: "q" })) as any;
+      expect(result.ok).toBe(false);
+      expect(JSON.stringify(result)).toContain("fan-out id");
+    });
   });
 });

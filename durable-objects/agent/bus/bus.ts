@@ -219,13 +219,16 @@ export function makeAgentBus(deps: BusDeps) {
 
   /** Hands an answer (or an error) to whoever waits: a run's tool call, or a fan-out. */
   function hand(replyTo: { runId: string; callId: string }, from: string, reply: { answer?: string; error?: string }): void {
-    if (replyTo.runId.startsWith(fanOutPrefix)) return fanOuts.reply(replyTo.runId, replyTo.callId, from, reply);
+    if (replyTo.runId.startsWith(fanOutPrefix)) return void fanOuts.reply(replyTo.runId, replyTo.callId, from, reply).catch((error: unknown) => console.error("bus fan-out", error));
     const event: CoreEvent = reply.error !== undefined ? { type: "agent_response", callId: replyTo.callId, error: reply.error } : { type: "agent_response", callId: replyTo.callId, answer: reply.answer ?? "" };
     // Not awaited: the answer is persisted synchronously by the run loop; the model call that may follow can take long.
     void deps.deliver(replyTo.runId, event).catch((error: unknown) => console.error("bus deliver", error));
   }
 
   const fanOuts = makeFanOuts({
+    db,
+    clock,
+    transaction: deps.transaction,
     send: async (group, target, question, origin) => {
       const sent = await sendRequest({ replyTo: { runId: group, callId: target }, target, question, origin });
       if (sent.refused) later(() => fanOuts.reply(group, target, target, { error: sent.refused!.error }));
@@ -417,6 +420,12 @@ export function makeAgentBus(deps: BusDeps) {
     /** Sends what the queue has not taken yet (on start, and on the retry alarm). */
     flush,
 
+    /** On start: asks whoever an eviction kept a fan-out from asking, then sends what is queued. */
+    async recover(): Promise<void> {
+      await fanOuts.recover();
+      await flush();
+    },
+
     /** The deadline alarm of a request fired: the asker gets a timeout error unless an answer came first. */
     async onDeadline(messageId: string): Promise<boolean> {
       const waitedFor = db.select().from(schema.busOutbox).where(eq(schema.busOutbox.id, messageId)).get();
@@ -434,7 +443,20 @@ export function makeAgentBus(deps: BusDeps) {
 
     /** Asks several connections at once and combines their answers under a policy (core/bus/policies). */
     fanOut(input: FanOutInput & { runId?: string }) {
+      if (input.id !== undefined && !/^[\w.:-]{1,128}$/.test(input.id)) {
+        throw new PantheonError("validation_failed", "fan-out id: 1 to 128 letters, digits, '_', '.', ':' or '-'", { details: { issues: [{ path: ["id"], message: "1 to 128 of [A-Za-z0-9_.:-]" }] } });
+      }
       return fanOuts.start(input, input.runId ? originOf(input.runId) : undefined);
+    },
+
+    /** A fan-out's decision by the caller's id, once decided. */
+    fanOutResult(id: string) {
+      return fanOuts.result(id);
+    },
+
+    /** Fan-outs not decided yet (the watchdog stays armed while there are any). */
+    fanOutsWaiting(): number {
+      return fanOuts.waiting();
     },
 
     /** Requests this agent still waits on. */

@@ -66,3 +66,28 @@ export const busConversations = sqliteTable("bus_conversations", {
   sessionId: text("session_id").notNull(),
   createdAt: integer("created_at").notNull(),
 });
+
+/**
+ * Fan-outs this agent runs (`fanOut`: one question to several connections, answers combined under a
+ * policy). The group is the `run_id` of its requests in `bus_outbox`; its replies and decision live
+ * here, so answers that arrive after an eviction still decide it, and the caller (or a second call
+ * with the same id) reads the same result.
+ */
+export const busFanOuts = sqliteTable("bus_fanouts", {
+  id: text("id").primaryKey(),
+  targets: text("targets", { mode: "json" }).notNull().$type<string[]>(),
+  question: text("question").notNull(),
+  policy: text("policy").notNull(),
+  conversationId: text("conversation_id").notNull(),
+  depth: integer("depth").notNull(),
+  /** core/bus FanOutReply[], one per target that answered or failed, in arrival order. */
+  replies: text("replies", { mode: "json" }).notNull().$type<{ target: string; answer?: string; error?: string }[]>(),
+  /** Critique: the critics have been asked (the proposer answered). */
+  critiquesSent: integer("critiques_sent", { mode: "boolean" }).notNull().default(false),
+  /** waiting → decided */
+  status: text("status").notNull(),
+  /** core/bus FanOutResult once decided. */
+  result: text("result", { mode: "json" }),
+  createdAt: integer("created_at").notNull(),
+  decidedAt: integer("decided_at"),
+});
