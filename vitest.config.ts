@@ -42,11 +42,12 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
-      include: ["test/**/*.test.ts"],
-      exclude: ["test/browser/**", "node_modules/**"],
+      // The fault-injection suite (`npm run test:faults`, PANTHEON_FAULTS=1) runs on its own.
+      include: process.env.PANTHEON_FAULTS ? ["test/faults/**/*.test.ts"] : ["test/**/*.test.ts"],
+      exclude: process.env.PANTHEON_FAULTS ? ["node_modules/**"] : ["test/browser/**", "test/faults/**", "node_modules/**"],
       testTimeout: 30_000,
       // test/security/fuzz.test.ts: FUZZ_SEED replays a seed, FUZZ_RUNS sets the cases per route.
-      provide: { fuzzSeed: process.env.FUZZ_SEED ?? "", fuzzRuns: process.env.FUZZ_RUNS ?? "" },
+      provide: { fuzzSeed: process.env.FUZZ_SEED ?? "", fuzzRuns: process.env.FUZZ_RUNS ?? "", faultSeed: process.env.FAULT_SEED ?? "", faultRuns: process.env.FAULT_RUNS ?? "" },
     },
   };
 });

@@ -2,10 +2,11 @@
 //   0. type checks (seconds): the worker, the Node-side configs, and the PWA and the CLI against the
 //      worker's API types (test/contract/api-types.ts compiles in the worker's and the PWA's program)
 //   1. unit + integration tests inside workerd (vitest + @cloudflare/vitest-plugin)
+//   1b. the fault-injection suite (npm run test:faults), also in workerd
 //   2. Node-side checks (the embeddings sidecar with its real weights), when present
 //   3. the PWA end to end in Debian's Chromium (playwright-core), against `wrangler dev`
 // Prints one closing line "N passed, N failed" over all stages. `node scripts/test.mjs <stage>…`
-// runs only those stages (typecheck, workerd, node, browser); `npm run typecheck` is the first.
+// runs only those stages (typecheck, workerd, faults, node, browser); `npm run typecheck` is the first.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 
@@ -42,6 +43,14 @@ if (stage("workerd")) {
     totals.failed += report.numFailedTests ?? 0;
     totals.skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
   } else if (!ok) totals.failed += 1;
+}
+
+// 1b. the fault-injection suite (`npm run test:faults`): 1,000 seeded runs under model errors, tool
+//     timeouts, evictions, consumer throws and duplicate deliveries, in workerd (about a minute).
+if (stage("faults")) {
+  const ok = run("fault injection", "npx", ["vitest", "run", "--reporter=default"], { PANTHEON_FAULTS: "1" });
+  if (ok) totals.passed += 1;
+  else totals.failed += 1;
 }
 
 /** Node scripts that print `N passed, N failed` as their last line. */

@@ -9,13 +9,19 @@
 //   POST /__tool/<key>[?ms=N&status=N&echoHeaders]   an operator HTTP tool endpoint: records the call (body and
 //                            headers) under <key>, waits N ms, answers { echo: body } or status N
 //   GET  /__tool-calls/<key> what that endpoint received
+//   POST /__case/<model>/<tag>  { steps: CaseStep[] }: replies for the runs whose last user message
+//                            holds `#<tag>`, by position: step i answers the i-th model call of the
+//                            run (the assistant messages after that user message), so a call made
+//                            again after an eviction gets the same reply; `failFirst` fails the first
+//                            `times` calls at that position (a status, or a delay past the timeout).
 // The agent under test talks to it with the real `openai` SDK (provider "openai").
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { listenOnLoopback } from "./loopback-server";
 
 export interface ScriptStep {
   content?: string;
-  toolCalls?: { id?: string; name: string; arguments: Record<string, unknown> }[];
+  /** `arguments` as a string is sent as is (malformed JSON, as models sometimes send). */
+  toolCalls?: { id?: string; name: string; arguments: Record<string, unknown> | string }[];
   status?: number;
   error?: string;
   delayMs?: number;
@@ -31,12 +37,37 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+export interface CaseStep extends ScriptStep {
+  failFirst?: { times: number; status?: number; error?: string; delayMs?: number };
+}
+
 const encodeName = (name: string) => name.replace(/\./g, "__");
 
 export async function startScriptedModelServer(): Promise<{ url: string; server: Server }> {
   const scripts = new Map<string, ScriptStep[]>();
   const calls = new Map<string, unknown[]>();
+  const cases = new Map<string, CaseStep[]>();
+  const caseCalls = new Map<string, number>();
   let counter = 0;
+
+  /** The case step for a request, when its last user message names a scripted case. */
+  function caseStep(model: string, messages: { role: string; content?: unknown }[]): ScriptStep | undefined {
+    let last = -1;
+    messages.forEach((m, i) => m.role === "user" && (last = i));
+    const text = last >= 0 && typeof messages[last]!.content === "string" ? (messages[last]!.content as string) : "";
+    const tag = /#([\w-]+)/.exec(text)?.[1];
+    const steps = tag ? cases.get(`${model}/${tag}`) : undefined;
+    if (!steps) return undefined;
+    const position = messages.slice(last + 1).filter((m) => m.role === "assistant").length;
+    const step = steps[position] ?? { content: `(case ${tag} has no step ${position})` };
+    const key = `${model}/${tag}/${position}`;
+    const seen = (caseCalls.get(key) ?? 0) + 1;
+    caseCalls.set(key, seen);
+    if (step.failFirst && seen <= step.failFirst.times) {
+      return { status: step.failFirst.status, error: step.failFirst.error, delayMs: step.failFirst.delayMs, content: "(too late)" };
+    }
+    return step;
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://double");
@@ -49,6 +80,11 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
       const steps = JSON.parse(await readBody(req)) as ScriptStep[];
       scripts.set(model, [...(scripts.get(model) ?? []), ...steps]);
       return send(200, { ok: true, queued: scripts.get(model)!.length });
+    }
+    if (req.method === "POST" && url.pathname.startsWith("/__case/")) {
+      const [model, tag] = url.pathname.slice("/__case/".length).split("/").map(decodeURIComponent);
+      cases.set(`${model}/${tag}`, (JSON.parse(await readBody(req)) as { steps: CaseStep[] }).steps);
+      return send(200, { ok: true });
     }
     if (req.method === "GET" && url.pathname.startsWith("/__calls/")) {
       return send(200, calls.get(decodeURIComponent(url.pathname.slice("/__calls/".length))) ?? []);
@@ -74,7 +110,7 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
       const extraction = first?.role === "system" && typeof first.content === "string" && first.content.includes("long-term memory");
       const key = extraction ? `${body.model}:extraction` : body.model;
       calls.set(key, [...(calls.get(key) ?? []), body]);
-      const step = scripts.get(key)?.shift() ?? { content: extraction ? '{"memories":[]}' : "(the double has no scripted reply)" };
+      const step = (!extraction && caseStep(body.model, body.messages ?? [])) || scripts.get(key)?.shift() || { content: extraction ? '{"memories":[]}' : "(the double has no scripted reply)" };
       if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
       if (step.status && step.status >= 400) {
         return send(step.status, { error: { message: step.error ?? `scripted ${step.status}`, type: "scripted_error", code: null } });
@@ -84,7 +120,7 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
         index,
         id: call.id ?? `call_${counter}_${index}`,
         type: "function" as const,
-        function: { name: encodeName(call.name), arguments: JSON.stringify(call.arguments) },
+        function: { name: encodeName(call.name), arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) },
       }));
       const finish = toolCalls.length ? "tool_calls" : "stop";
       const usage = { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 };
