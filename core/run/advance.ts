@@ -54,6 +54,8 @@ function finish(step: Step, status: TerminalStatus, detail: { reply?: string; er
   trace(step, "run_finished", { status, ...detail, step: s.step, usage: s.usage });
   // Work issued earlier in this same transition must not start once the run has ended.
   step.outward = [{ type: "finish", status, ...detail }];
+  const asker = s.origin.trigger.startsWith("agent:") ? s.origin.trigger.slice("agent:".length) : undefined;
+  if (asker) step.outward.push({ type: "answer_peer", asker, status, ...detail });
 }
 
 export function modelRequestOf(state: RunState, tools: readonly ToolSpec[]): RunEffect {
@@ -359,5 +361,6 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
   }
   // Every transition that was not ignored changed the run (its trace alone says it happened).
   const changed = !step.ignored;
-  return { state: s, effects: [...step.inner, ...(changed ? [{ type: "persist" } as const] : []), ...step.outward] };
+  const published: RunEffect[] = s.status !== state.status && !isTerminal(s) ? [{ type: "publish", status: s.status }] : [];
+  return { state: s, effects: [...step.inner, ...(changed ? [{ type: "persist" } as const] : []), ...published, ...step.outward] };
 }

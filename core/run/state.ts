@@ -109,7 +109,11 @@ export type RunEffect =
   | { type: "call_tool"; call: ToolCall; timeoutMs?: number }
   | { type: "ask_agent"; callId: string; target: string; question: string }
   | { type: "await_approval"; call: ToolCall }
-  | { type: "finish"; status: TerminalStatus; reply?: string; error?: string };
+  | { type: "finish"; status: TerminalStatus; reply?: string; error?: string }
+  /** The run was a peer's question (trigger `agent:<asker>`): its answer (or why there is none) goes back. */
+  | { type: "answer_peer"; asker: string; status: TerminalStatus; reply?: string; error?: string }
+  /** The run moved to a new waiting or running status: the agent's live state shows it. */
+  | { type: "publish"; status: RunStatus };
 
 export interface NewRun {
   id: string;

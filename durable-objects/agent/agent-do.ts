@@ -93,6 +93,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       broadcast: (event, runId) => this.onRunEvent(event, runId),
       scheduleDeadline: (runId, at) => void this.armDeadline(runId, at),
       askAgent: (request) => this.bus.ask(request),
+      answerPeer: (runId, answer) => this.bus.answer(runId, answer.status),
       prepare: (state) => this.prepareRun(state),
       durably: async (_runId, work) => {
         await this.armRunWatchdog();
@@ -384,7 +385,6 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (event.type === "run") this.live({ status: "running", runId, typing: true });
     if (event.type === "status" && !["completed", "failed", "cancelled"].includes(event.status)) this.live({ status: event.status, runId, typing: event.status === "running" });
     if (event.type === "done") this.live({ status: "idle", runId: null, typing: false });
-    if (event.type === "done") this.bus.onRunDone(runId, event.status);
     this.gateways.onRunEvent(event, runId);
   }
 

@@ -9,11 +9,33 @@ describe("run loop", () => {
   it("starts by persisting and calling the model with the context, the user's message and the tools", () => {
     const run = makeRun();
     const effects = run.start("what time is it?");
-    expect(effects.map((e) => e.type)).toEqual(["trace", "trace", "persist", "call_model"]);
+    expect(effects.map((e) => e.type)).toEqual(["trace", "trace", "persist", "publish", "call_model"]);
+    expect(ofType(effects, "publish")).toEqual([{ type: "publish", status: "running" }]);
     const [call] = ofType(effects, "call_model");
     expect(call?.messages).toEqual([{ role: "system", content: "You are scout." }, { role: "user", content: "what time is it?" }]);
     expect(call?.tools.map((t) => t.name)).toEqual(["http.fetch", "mail.send", "ask_bob"]);
     expect(run.state.status).toBe("running");
+  });
+
+  it("a run that answers a peer's question emits the answer for that peer when it ends, whatever the outcome", () => {
+    const asked = makeRun({ origin: { trigger: "agent:boss", content: "what is 6*7?", name: "boss" } });
+    asked.start("what is 6*7?");
+    expect(ofType(asked.send({ type: "model_result", response: reply("42") }), "answer_peer")).toEqual([{ type: "answer_peer", asker: "boss", status: "completed", reply: "42" }]);
+    const failed = makeRun({ origin: { trigger: "agent:boss", content: "q", name: "boss" } });
+    failed.start("q");
+    expect(ofType(failed.send({ type: "model_failed", error: "openai returned 400" }), "answer_peer")).toEqual([{ type: "answer_peer", asker: "boss", status: "failed", error: expect.stringContaining("openai returned 400") }]);
+    // A person's run answers nobody but the person.
+    const own = makeRun();
+    own.start();
+    expect(ofType(own.send({ type: "model_result", response: reply("Hi!") }), "answer_peer")).toEqual([]);
+  });
+
+  it("publishes each move to a waiting status (for the live state), and nothing when the status stays", () => {
+    const run = makeRun();
+    run.start();
+    expect(ofType(run.send({ type: "model_result", response: propose([fetchCall()]) }), "publish")).toEqual([{ type: "publish", status: "waiting_tool" }]);
+    expect(ofType(run.send({ type: "tool_result", callId: "c1", output: "ok" }), "publish")).toEqual([{ type: "publish", status: "running" }]);
+    expect(ofType(run.send({ type: "model_result", response: reply("done") }), "publish")).toEqual([]);
   });
 
   it("completes with the model's answer when it calls no tool", () => {

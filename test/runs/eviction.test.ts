@@ -177,4 +177,44 @@ describe("delegation is exactly-once in effect across evictions", () => {
     }, "the send queue to drain");
     expect(left).toBe("empty");
   });
+
+  it("a run that ended before its answer was queued (evicted between the two) answers when its alarm wakes it", async () => {
+    const { project, script } = await import("../bus/harness");
+    const p = project();
+    const bossModel = `boss-${crypto.randomUUID()}`;
+    const helperModel = `helper-${crypto.randomUUID()}`;
+    await p.agent("helper", { model: { provider: "openai", name: helperModel } });
+    await p.agent("boss", { model: { provider: "openai", name: bossModel } });
+    await p.connect("boss", ["helper"]);
+    await script(bossModel, [{ toolCalls: [{ name: "ask_helper", arguments: { question: "what is 6*7?" } }] }, { content: "Helper says 42." }]);
+    await script(helperModel, [{ content: "42", delayMs: 800 }]);
+    const helper = () => env.AGENT_DO.get(env.AGENT_DO.idFromName(`${p.name}.helper`));
+
+    const asked = await p.chat("boss", "ask the helper");
+    expect(asked.status).toBe("waiting_agent");
+    const helperRun = await p.until(async () => ((await p.json(`/api/agents/helper/runs`)) as any).runs[0], "the helper's run");
+    // The state an eviction leaves right after the run's end was written and before its answer was
+    // queued: the run is over, its request still marked applied, nothing in the send queue.
+    await runInDurableObject(helper(), async (instance: AgentDO, state) => {
+      (instance as unknown as { bus: { answer(runId: string, status: string): void } }).bus.answer = () => undefined;
+    });
+    await p.until(async () => ((await p.json(`/api/agents/helper/runs/${helperRun.id}`)) as any).run.status === "completed", "the helper's run to end");
+    expect(await runInDurableObject(helper(), (_i, state) => state.storage.sql.exec<{ status: string }>("SELECT status FROM bus_inbox WHERE run_id = ?", helperRun.id).one().status)).toBe("applied");
+    await expect(runInDurableObject(helper(), (_instance, state) => state.abort("test: evicted"))).rejects.toThrow();
+
+    // Only the watchdog alarm (armed when the request arrived) wakes the helper.
+    await runInDurableObject(helper(), async (instance: AgentDO) => {
+      const watchdog = instance.getSchedules().filter((s) => s.callback === "onRunWatchdog");
+      expect(watchdog).toHaveLength(1);
+      await instance.cancelSchedule(watchdog[0]!.id);
+      await instance.schedule(0, "onRunWatchdog");
+    });
+    expect(await runDurableObjectAlarm(helper())).toBe(true);
+
+    const boss = await p.settled("boss", asked.runId);
+    expect(boss.run.status).toBe("completed");
+    const answers = boss.trace.filter((t) => t.name === "agent_response");
+    expect(answers).toHaveLength(1);
+    expect(answers[0]!.data.output).toBe("42");
+  });
 });

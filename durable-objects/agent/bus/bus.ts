@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { AgentProfile } from "../../../core/agents";
 import {
@@ -404,8 +404,8 @@ export function makeAgentBus(deps: BusDeps) {
       return message.type === "request" ? applyRequest(message) : applyReply(message);
     },
 
-    /** Called for every finished run; only runs started by a request answer. */
-    onRunDone(runId: string, status: string): void {
+    /** A run started by a request has ended (core `answer_peer`): its answer goes back, once. */
+    answer(runId: string, status: string): void {
       const answering = answerRun(runId, status)
         .catch((error: unknown) => console.error("bus answer", error))
         .finally(() => answers.delete(answering));
@@ -422,6 +422,14 @@ export function makeAgentBus(deps: BusDeps) {
 
     /** On start: asks whoever an eviction kept a fan-out from asking, then sends what is queued. */
     async recover(): Promise<void> {
+      // Runs that ended before their answer was queued (an eviction between the two) answer now.
+      const unanswered = db
+        .select({ runId: schema.busInbox.runId, status: schema.runs.status })
+        .from(schema.busInbox)
+        .innerJoin(schema.runs, eq(schema.runs.id, schema.busInbox.runId))
+        .where(and(eq(schema.busInbox.status, "applied"), eq(schema.busInbox.type, "request"), inArray(schema.runs.status, ["completed", "failed", "cancelled"])))
+        .all();
+      for (const row of unanswered) await answerRun(row.runId!, row.status);
       await fanOuts.recover();
       await flush();
     },

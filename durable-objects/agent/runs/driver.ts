@@ -40,6 +40,8 @@ export interface DriverDeps {
   scheduleDeadline(runId: string, at: number): void;
   /** Sends a delegated question along a connection (the bus keeps one request per run and call). */
   askAgent(request: { runId: string; callId: string; target: string; question: string }): Promise<void>;
+  /** A peer's question has been answered by this run (core `answer_peer`): the answer goes back to the asker. */
+  answerPeer(runId: string, answer: Extract<RunEffect, { type: "answer_peer" }>): void;
   /**
    * Builds what a run needs from its persisted record: the agent's profile, its tools and the model
    * (a behavior's plan around it).
@@ -288,7 +290,6 @@ export function makeRunDriver(deps: DriverDeps) {
     while (queue.length && state) {
       const event = queue.shift()!;
       state = latest(runId) ?? state;
-      const before = state.status;
       const result = advance(state, event, runDeps(ctx));
       state = result.state;
       live.set(runId, state);
@@ -306,13 +307,18 @@ export function makeRunDriver(deps: DriverDeps) {
           case "finish":
             finish(state, effect);
             break;
+          case "answer_peer":
+            deps.answerPeer(runId, effect);
+            break;
+          case "publish":
+            emit(runId, { type: "status", status: effect.status });
+            break;
           default: {
             const next = await carryOut(state, ctx, effect);
             if (next) queue.push(next);
           }
         }
       }
-      if (state.status !== before && !isTerminal(state)) emit(runId, { type: "status", status: state.status });
     }
     if (state && isTerminal(state)) {
       live.delete(runId);
