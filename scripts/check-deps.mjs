@@ -22,9 +22,7 @@ export const devDirs = ["scripts", "test", "bench", "pwa/build.mjs", ".ci"];
  * Declared packages allowed to be unused for now, each with the reason. Keep it short and empty
  * when you can: an entry whose package is used again is reported as stale.
  */
-export const allowedUnused = {
-  "fast-check": "seeded fuzzing of the API, used by the fuzz work merging next to this branch",
-};
+export const allowedUnused = {};
 
 const sourceFile = /\.(ts|mts|cts|mjs|cjs|js)$/;
 const skipDirs = new Set(["node_modules", "dist", ".wrangler", "test-results", ".git"]);
