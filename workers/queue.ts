@@ -60,15 +60,22 @@ export function makeBusConsumers(ports: ConsumerPorts) {
     const message = parsed(queued);
     if (!message) return;
     try {
-      const refusal = await ports.admit(message);
-      if (refusal) {
-        if (message.type === "request") await ports.send(makeErrorReply(message, refusal.code, refusal.error, ports.now()));
-        return queued.ack();
+      // Requests are admitted at the registry (the target exists, the asker is connected to it). A
+      // reply needs no admission: the asker applies only a reply to a request it is still waiting
+      // on, and one registry round trip less per delegation is what the throughput is bound by.
+      if (message.type === "request") {
+        const refusal = await ports.admit(message);
+        if (refusal) {
+          await ports.send(makeErrorReply(message, refusal.code, refusal.error, ports.now()));
+          return queued.ack();
+        }
       }
       const result = await ports.deliver(message);
       if (!result.ok && result.code === "not_found" && message.type === "request") {
         await ports.record(message.project, [{ message, state: "refused", note: result.message }]);
         await ports.send(makeErrorReply(message, "not_found", result.message, ports.now()));
+      } else if (!result.ok && result.code === "not_found") {
+        await ports.record(message.project, [{ message, state: "ignored", note: `the asker is gone: ${result.message}` }]);
       } else if (!result.ok && result.code === "validation_failed") {
         await ports.record(message.project, [{ message, state: "dead", note: result.message }]);
       } else if (!result.ok) {
