@@ -102,6 +102,27 @@ describe("bus delivery", () => {
     expect(asked).toEqual([{ delaySeconds: 16 }]);
   });
 
+  it("an answer goes to its asker without a registry admission; an asker that is gone is logged and the answer acknowledged, not retried", async () => {
+    const admitted: string[] = [];
+    const recorded: { state: string; note?: string }[] = [];
+    const consumers = makeBusConsumers({
+      admit: async (m) => void admitted.push(m.id),
+      deliver: async () => ({ ok: false, code: "not_found", message: "agent 'a' does not exist" }) as never,
+      record: async (_project, entries) => void recorded.push(...entries.map((e) => ({ state: e.state, ...(e.note ? { note: e.note } : {}) }))),
+      send: async () => {},
+      now: () => Date.now(),
+    });
+    const answer = { id: "x:reply", conversationId: "c", from: "b", to: "a", project: "p", type: "response", payload: { answer: "42" }, depth: 1, replyTo: { runId: "r", callId: "k" }, deadlineAt: Date.now() + 60_000, createdAt: 0 };
+    const batch = createMessageBatch("pantheon-bus", [{ id: "m1", timestamp: new Date(), attempts: 1, body: answer }]);
+    const ctx = createExecutionContext();
+    await consumers.bus(batch);
+    const result = await getQueueResult(batch, ctx);
+    expect(admitted).toEqual([]);
+    expect(result.explicitAcks).toEqual(["m1"]);
+    expect(result.retryMessages).toEqual([]);
+    expect(recorded).toEqual([{ state: "ignored", note: "the asker is gone: agent 'a' does not exist" }]);
+  });
+
   it("a dead letter is recorded and the asker gets an error instead of waiting forever", async () => {
     const { p, started, request } = await questionInFlight();
     const result = await consume("pantheon-bus-dlq", [{ id: "dead-1", body: request, attempts: 4 }]);
