@@ -9,12 +9,14 @@ import type { ActorScript } from "../../core/dsl";
 import { isPantheonError, PantheonError, type Result } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
-import { effectiveLimits, limitsOf, type RunLimits, type RunOrigin, type RunState } from "../../core/run";
+import { limitsOf, type RunState } from "../../core/run";
 import migrations from "../../migrations/agent/migrations.js";
-import { makeBehaviorBook, type BehaviorAlarm, makeBehaviors, type BehaviorRun } from "./behaviors";
-import { makeBucketStore, llmForProfile, manualRunModel, makeRunDriver, type RunContext, type TurnOutcome, makeRunStore, buildAgentTools } from "./runs";
+import { makeBehaviorBook, type BehaviorAlarm, makeBehaviors } from "./behaviors";
+import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
+
+export type { ChatInput, ManualCall } from "./runs";
 import { busPortsFromEnv, makeAgentBus, type FanOutInput, spawnToolSource } from "./bus";
-import { initialLiveState, liveStateSchema, sseFrame, type Emit, type LiveState, type RunEvent, makeMessageStore, makeSessionStore } from "./chat";
+import { initialLiveState, liveStateSchema, sseFrame, type LiveState, type RunEvent, makeMessageStore, makeSessionStore } from "./chat";
 import { makeMcpServers, mcpClientOf } from "./mcp";
 import { makeMemoryFeature } from "./memory";
 import * as schema from "./schema";
@@ -22,23 +24,8 @@ import { makeGateways, type GatewayKind, handleEmail } from "./gateways";
 import type { AgentEmail } from "agents/email";
 import type { TelegramUpdate } from "../../core/gateways";
 
-/** What a manual tool call answers: its output, why it failed, or the approval it waits for. */
-export type ManualCall =
-  | { runId: string; status: string; ok: true; output: string; truncated: boolean; ms: number }
-  | { runId: string; status: string; ok: false; error: { message: string }; ms: number }
-  | { runId: string; status: "waiting_approval"; pending: { callId: string; tool: string; arguments: Record<string, unknown> } }
-  /** An `ask_<agent>` tool: the other agent's answer arrives later and becomes the run's result. */
-  | { runId: string; status: "waiting_agent"; waiting: { tool: string } };
-
 /** How often the run watchdog looks while runs have work in flight (the SDK keeps objects ~70–140 s idle). */
 const runWatchdogSeconds = 30;
-
-export interface ChatInput {
-  content: string;
-  session?: string;
-  /** Per-request limits, clamped to the agent's own. */
-  limits?: Partial<RunLimits>;
-}
 
 /** Runs `fn`, turning a thrown PantheonError into a Failure so it survives RPC; other errors propagate. */
 async function guard<T>(fn: () => T | Promise<T>): Promise<Result<T>> {
@@ -65,6 +52,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly bus;
   private readonly memory;
   private readonly behaviors;
+  private readonly turns;
   private readonly outbound = outboundSettingsFrom(this.env);
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   private readonly planObservers = new Map<string, (event: RunEvent) => void>();
@@ -94,7 +82,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       scheduleDeadline: (runId, at) => void this.armDeadline(runId, at),
       askAgent: (request) => this.bus.ask(request),
       answerPeer: (runId, answer) => this.bus.answer(runId, answer.status),
-      prepare: (state) => this.prepareRun(state),
+      prepare: (state) => this.turns.prepare(state),
       durably: async (_runId, work) => {
         await this.armRunWatchdog();
         return work();
@@ -133,7 +121,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       sessions: this.sessions,
       agent: () => this.name.slice(this.name.indexOf(".") + 1),
       runInfo: (runId) => this.runs.get(runId),
-      turn: (input) => this.turn(input, () => {}),
+      turn: (input) => this.turns.turn(input, () => {}),
       decide: (runId, decision) => this.driver.decide(runId, decision),
       pendingApprovals: () => this.driver.pendingApprovals(),
       waitUntil: (promise) => this.ctx.waitUntil(promise),
@@ -150,9 +138,24 @@ export class AgentDO extends Agent<Env, LiveState> {
       script: () => (this.storedProfile()?.script as ActorScript | null | undefined) ?? null,
       agent: () => this.profile().name,
       sessionId: (session) => this.sessions.resolve(session).id,
-      run: (input, sink, behavior) => this.turn(input, sink, behavior),
+      run: (input, sink, behavior) => this.turns.turn(input, sink, behavior),
       append: (sessionId, message) => void this.messages.append(sessionId, message),
       remember: (content, key) => this.once(key, () => this.memory.create({ text: content, kind: "fact" })),
+    });
+    this.turns = makeTurns({
+      env,
+      clock: this.clock,
+      outbound: this.outbound,
+      profile: () => this.profile(),
+      driver: () => this.driver,
+      runs: this.runs,
+      sessions: this.sessions,
+      memory: this.memory,
+      mcp: this.mcpServers,
+      spawnTools: spawnToolSource,
+      behaviors: this.behaviors,
+      observePlan: (runId, observe) => this.planObservers.set(runId, observe),
+      waitUntil: (promise) => this.ctx.waitUntil(promise),
     });
   }
 
@@ -207,12 +210,6 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (this.driver.hasWorkInFlight() || this.bus.fanOutsWaiting() > 0) await this.armRunWatchdog();
   }
 
-  /** What a run needs from its record: the agent now, its tools, its model (a behavior's plan around it). */
-  private async prepareRun(state: RunState): Promise<RunContext> {
-    await this.mcpServers.ready();
-    return this.runContext(this.profile(), state);
-  }
-
   // ---- live clients (WebSocket) ---------------------------------------------------------------
   // The worker (workers/sockets.ts) lets a socket through only for a token of this agent's project
   // and says which token opened it. Clients only listen: the agent is the only writer of its state.
@@ -246,27 +243,6 @@ export class AgentDO extends Agent<Env, LiveState> {
       closed += 1;
     }
     return closed;
-  }
-
-  /**
-   * What a run needs besides its record: the agent's tools and its model — none for a manual call,
-   * a behavior's plan around the agent's model for a planned run (the plan reports to its observer).
-   */
-  private runContext(profile: AgentProfile, run: { id: string; sessionId: string; origin: Pick<RunOrigin, "behavior" | "manual"> }): RunContext {
-    const tools = this.toolsOf(profile);
-    if (run.origin.manual) return { profile, tools, llm: manualRunModel };
-    const llm = llmForProfile(profile, this.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs });
-    const behavior = run.origin.behavior;
-    if (!behavior) return { profile, tools, llm };
-    const plan = this.behaviors.planModel({ id: run.id, sessionId: run.sessionId, behavior }, llm);
-    this.planObservers.set(run.id, plan.observe);
-    return { profile, tools, llm: plan.llm };
-  }
-
-  /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn. */
-  private toolsOf(profile: AgentProfile) {
-    const extra = [this.mcpServers.toolSource(), this.memory.tools(), spawnToolSource(profile)];
-    return buildAgentTools(profile, { clock: this.clock, fetch: (input, init) => fetch(input, init), env: this.env as unknown as Record<string, unknown>, outbound: this.outbound, extra });
   }
 
   /** Alarm callback (agents SDK schedule): a run's wall-time deadline passed. */
@@ -317,7 +293,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   // ---- chat ----------------------------------------------------------------------------------
 
   chat(input: ChatInput): Promise<Result<TurnOutcome>> {
-    return guard(() => this.turn(input, () => {}));
+    return guard(() => this.turns.turn(input, () => {}));
   }
 
   /** The same turn, as a stream of server-sent events (`run`, `token`, ..., `done`). */
@@ -328,51 +304,12 @@ export class AgentDO extends Agent<Env, LiveState> {
       const writer = writable.getWriter();
       const encoder = new TextEncoder();
       const write = (event: RunEvent) => void writer.write(encoder.encode(sseFrame(event))).catch(() => {});
-      const done = this.turn({ ...input, session: session.id }, write)
+      const done = this.turns.turn({ ...input, session: session.id }, write)
         .catch((error: unknown) => write({ type: "error", code: "internal", message: error instanceof Error ? error.message : String(error) }))
         .finally(() => void writer.close().catch(() => {}));
       this.ctx.waitUntil(done);
       return readable;
     });
-  }
-
-  /**
-   * One turn: a person's message (through the active behaviors first) or a behavior's goal. The
-   * profile is read once; the context is compiled before the request is stored, then the run is
-   * created (record and message in one transaction) and driven.
-   */
-  private async turn(input: ChatInput, sink: Emit, behavior?: BehaviorRun): Promise<TurnOutcome> {
-    const profile = this.profile();
-    const handled = behavior ? null : await this.behaviors.onMessage(input, sink);
-    if (handled) return handled;
-    const session = this.sessions.resolve(input.session);
-    const maxHistory = input.limits?.maxHistory;
-    const { context, usedIds } = await this.memory.contextFor({ profile, sessionId: session.id, query: input.content, ...(maxHistory !== undefined ? { maxHistory } : {}) });
-    await this.mcpServers.ready();
-    const runId = crypto.randomUUID();
-    const ctx = this.runContext(profile, { id: runId, sessionId: session.id, origin: behavior?.behavior ? { behavior: behavior.behavior } : {} });
-    const result = await this.driver.start({
-      runId,
-      agent: profile.name,
-      sessionId: session.id,
-      limits: effectiveLimits(limitsOf(profile.runtime.limits), input.limits ?? {}),
-      origin: {
-        trigger: behavior?.trigger ?? "message",
-        content: input.content,
-        ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
-        ...(maxHistory !== undefined ? { maxHistory } : {}),
-        model: { provider: profile.model.provider, name: profile.model.name },
-        tools: ctx.tools.specs.map((s) => s.name),
-      },
-      context,
-      ctx,
-      sink,
-    });
-    this.sessions.touch(session.id);
-    // Extraction may call the model again: it runs after the reply has gone out, not before.
-    this.ctx.waitUntil(this.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds }));
-    if (!result.userMessage) throw new Error("a turn's run was stored without its request");
-    return { ...result, userMessage: result.userMessage };
   }
 
   /** Every run event goes to live clients, and moves the agent's live status. */
@@ -468,49 +405,12 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** The agent's tools as the model sees them (built-ins it declares, HTTP tools, connections). */
   listTools() {
-    return this.known(() => this.toolsOf(this.profile()).specs);
+    return this.known(() => this.turns.toolsOf(this.profile()).specs);
   }
 
-  /**
-   * A person calls a tool by hand (`by` is the authenticated principal). It is a run of its own,
-   * trigger `manual`, through the same gates as a model's proposal — budget, allowlist, schema, custom
-   * gates, rate limit, approval — and traced; no model is involved, and nothing enters the chat.
-   */
-  invokeTool(name: string, args: Record<string, unknown>, by: string) {
-    return this.known(async (): Promise<ManualCall> => {
-      const profile = this.profile();
-      await this.mcpServers.ready();
-      const ctx = this.runContext(profile, { id: "", sessionId: "", origin: { manual: { tool: name, arguments: args, by } } });
-      if (!ctx.tools.specs.some((s) => s.name === name)) throw new PantheonError("not_found", `tool '${name}' is not declared for this agent`, { details: { tool: name } });
-      const started = this.clock.now();
-      const outcome = await this.driver.start({
-        agent: profile.name,
-        sessionId: this.sessions.resolve(undefined).id,
-        limits: limitsOf(profile.runtime.limits),
-        origin: { trigger: "manual", content: `${name} ${JSON.stringify(args)}`.slice(0, 2000), manual: { tool: name, arguments: args, by }, tools: ctx.tools.specs.map((s) => s.name) },
-        context: [],
-        ctx,
-      });
-      const ms = this.clock.now() - started;
-      const { runId, status } = outcome;
-      if (status === "waiting_approval") {
-        const pending = this.driver.pendingApprovals().find((p) => p.runId === runId);
-        return { runId, status, pending: { callId: pending?.callId ?? "manual-call", tool: name, arguments: args } };
-      }
-      if (status === "waiting_agent") return { runId, status, waiting: { tool: name } };
-      const trace = this.runs.trace(runId);
-      const refused = trace
-        .filter((step) => step.name === "gate_decisions")
-        .flatMap((step) => (step.data as { decisions: { gate: string; decision: { allow: boolean; reason?: string } }[] }).decisions)
-        .find((d) => !d.decision.allow);
-      if (status === "failed" && refused) {
-        throw new PantheonError("gate_rejected", `gate '${refused.gate}' refused the call: ${refused.decision.reason ?? "no reason given"}`, { details: { runId, gate: refused.gate, reason: refused.decision.reason ?? null } });
-      }
-      const truncated = trace.some((step) => step.name === "tool_result" && (step.data as { truncated?: boolean }).truncated === true);
-      return status === "completed"
-        ? { runId, status, ok: true, output: outcome.result ?? "", truncated, ms }
-        : { runId, status, ok: false, error: { message: outcome.error ?? `the run ${status}` }, ms };
-    });
+  /** A person calls a tool by hand (`by` is the authenticated principal): runs/turns.ts. */
+  invokeTool(name: string, args: Record<string, unknown>, by: string): Promise<Result<ManualCall>> {
+    return this.known(() => this.turns.invokeTool(name, args, by));
   }
 
   // ---- MCP servers (mcp/) -----------------------------------------------------------------------
@@ -640,7 +540,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     await handleEmail(email, {
       gateways: this.gateways,
       agent: () => this.profile().name,
-      turn: (input) => this.turn(input, () => {}),
+      turn: (input) => this.turns.turn(input, () => {}),
       reply: (mail, options) => this.replyToEmail(mail, { ...options, secret: null }),
     });
   }

@@ -4,3 +4,4 @@ export * from "./driver";
 export * from "./models";
 export * from "./store";
 export * from "./tools";
+export * from "./turns";

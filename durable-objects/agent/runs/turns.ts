@@ -1,0 +1,178 @@
+import type { AgentProfile } from "../../../core/agents";
+import { PantheonError } from "../../../core/errors";
+import type { Clock, LlmPort } from "../../../core/ports";
+import { effectiveLimits, limitsOf, type RunLimits, type RunOrigin, type RunState } from "../../../core/run";
+import type { OutboundSettings } from "../../../core/tools";
+import type { BehaviorRun } from "../behaviors";
+import type { Emit, RunEvent } from "../chat/live";
+import type { SessionStore } from "../chat/sessions";
+import type { RunContext, RunDriver, RunOutcome, TurnOutcome } from "./driver";
+import { llmForProfile, manualRunModel } from "./models";
+import type { RunStore } from "./store";
+import { buildAgentTools, type ToolSource } from "./tools";
+
+export interface ChatInput {
+  content: string;
+  session?: string;
+  /** Per-request limits, clamped to the agent's own. */
+  limits?: Partial<RunLimits>;
+}
+
+/** What a manual tool call answers: its output, why it failed, or the approval it waits for. */
+export type ManualCall =
+  | { runId: string; status: string; ok: true; output: string; truncated: boolean; ms: number }
+  | { runId: string; status: string; ok: false; error: { message: string }; ms: number }
+  | { runId: string; status: "waiting_approval"; pending: { callId: string; tool: string; arguments: Record<string, unknown> } }
+  /** An `ask_<agent>` tool: the other agent's answer arrives later and becomes the run's result. */
+  | { runId: string; status: "waiting_agent"; waiting: { tool: string } };
+
+/** What turns need from the agent's other features (AgentDO wires them). */
+export interface TurnDeps {
+  env: Env;
+  clock: Clock;
+  outbound: OutboundSettings;
+  profile(): AgentProfile;
+  driver(): RunDriver;
+  runs: RunStore;
+  sessions: SessionStore;
+  memory: {
+    tools(): ToolSource;
+    contextFor(input: { profile: AgentProfile; sessionId: string; query: string; maxHistory?: number }): Promise<{ context: RunState["context"]; usedIds: string[] }>;
+    afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[] }): Promise<unknown>;
+  };
+  mcp: { ready(): Promise<unknown>; toolSource(): ToolSource };
+  spawnTools(profile: AgentProfile): ToolSource;
+  behaviors: {
+    onMessage(input: ChatInput, sink: Emit): Promise<RunOutcome | null>;
+    planModel(run: { id: string; sessionId: string; behavior: NonNullable<RunOrigin["behavior"]> }, model: LlmPort): { llm: LlmPort; observe: (event: RunEvent) => void };
+  };
+  /** A planned run reports its events to its plan (which steps failed). */
+  observePlan(runId: string, observe: (event: RunEvent) => void): void;
+  /** Work that may outlast the request (memory extraction after the reply). */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/**
+ * How a run begins: a person's turn (through the active behaviors first), a behavior's goal, or a
+ * person's manual tool call, and what every run needs besides its record (tools, model, plan). The
+ * driver uses `prepare` for runs it carries on from their record, so start and resume build a run
+ * the same way.
+ * @example
+ * const turns = makeTurns({ ...deps, driver: () => driver });
+ * driverDeps.prepare = (state) => turns.prepare(state);
+ * await turns.turn({ content: "hello" }, () => {});
+ */
+export function makeTurns(deps: TurnDeps) {
+  /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn. */
+  function toolsOf(profile: AgentProfile) {
+    const extra = [deps.mcp.toolSource(), deps.memory.tools(), deps.spawnTools(profile)];
+    return buildAgentTools(profile, { clock: deps.clock, fetch: (input, init) => fetch(input, init), env: deps.env as unknown as Record<string, unknown>, outbound: deps.outbound, extra });
+  }
+
+  /**
+   * What a run needs besides its record: the agent's tools and its model — none for a manual call,
+   * a behavior's plan around the agent's model for a planned run (the plan reports to its observer).
+   */
+  function runContext(profile: AgentProfile, run: { id: string; sessionId: string; origin: Pick<RunOrigin, "behavior" | "manual"> }): RunContext {
+    const tools = toolsOf(profile);
+    if (run.origin.manual) return { profile, tools, llm: manualRunModel };
+    const llm = llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs });
+    const behavior = run.origin.behavior;
+    if (!behavior) return { profile, tools, llm };
+    const plan = deps.behaviors.planModel({ id: run.id, sessionId: run.sessionId, behavior }, llm);
+    deps.observePlan(run.id, plan.observe);
+    return { profile, tools, llm: plan.llm };
+  }
+
+  return {
+    toolsOf,
+
+    /** What a run needs from its record: the agent now, its tools, its model (a behavior's plan around it). */
+    async prepare(state: RunState): Promise<RunContext> {
+      await deps.mcp.ready();
+      return runContext(deps.profile(), state);
+    },
+
+    /**
+     * One turn: a person's message (through the active behaviors first) or a behavior's goal. The
+     * profile is read once; the context is compiled before the request is stored, then the run is
+     * created (record and message in one transaction) and driven.
+     */
+    async turn(input: ChatInput, sink: Emit, behavior?: BehaviorRun): Promise<TurnOutcome> {
+      const profile = deps.profile();
+      const handled = behavior ? null : await deps.behaviors.onMessage(input, sink);
+      if (handled) return handled as TurnOutcome;
+      const session = deps.sessions.resolve(input.session);
+      const maxHistory = input.limits?.maxHistory;
+      const { context, usedIds } = await deps.memory.contextFor({ profile, sessionId: session.id, query: input.content, ...(maxHistory !== undefined ? { maxHistory } : {}) });
+      await deps.mcp.ready();
+      const runId = crypto.randomUUID();
+      const ctx = runContext(profile, { id: runId, sessionId: session.id, origin: behavior?.behavior ? { behavior: behavior.behavior } : {} });
+      const result = await deps.driver().start({
+        runId,
+        agent: profile.name,
+        sessionId: session.id,
+        limits: effectiveLimits(limitsOf(profile.runtime.limits), input.limits ?? {}),
+        origin: {
+          trigger: behavior?.trigger ?? "message",
+          content: input.content,
+          ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
+          ...(maxHistory !== undefined ? { maxHistory } : {}),
+          model: { provider: profile.model.provider, name: profile.model.name },
+          tools: ctx.tools.specs.map((s) => s.name),
+        },
+        context,
+        ctx,
+        sink,
+      });
+      deps.sessions.touch(session.id);
+      // Extraction may call the model again: it runs after the reply has gone out, not before.
+      deps.waitUntil(deps.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds }));
+      if (!result.userMessage) throw new Error("a turn's run was stored without its request");
+      return { ...result, userMessage: result.userMessage };
+    },
+
+    /**
+     * A person calls a tool by hand (`by` is the authenticated principal). It is a run of its own,
+     * trigger `manual`, through the same gates as a model's proposal — budget, allowlist, schema,
+     * custom gates, rate limit, approval — and traced; no model is involved, and nothing enters the chat.
+     */
+    async invokeTool(name: string, args: Record<string, unknown>, by: string): Promise<ManualCall> {
+      const profile = deps.profile();
+      const driver = deps.driver();
+      await deps.mcp.ready();
+      const ctx = runContext(profile, { id: "", sessionId: "", origin: { manual: { tool: name, arguments: args, by } } });
+      if (!ctx.tools.specs.some((s) => s.name === name)) throw new PantheonError("not_found", `tool '${name}' is not declared for this agent`, { details: { tool: name } });
+      const started = deps.clock.now();
+      const outcome = await driver.start({
+        agent: profile.name,
+        sessionId: deps.sessions.resolve(undefined).id,
+        limits: limitsOf(profile.runtime.limits),
+        origin: { trigger: "manual", content: `${name} ${JSON.stringify(args)}`.slice(0, 2000), manual: { tool: name, arguments: args, by }, tools: ctx.tools.specs.map((s) => s.name) },
+        context: [],
+        ctx,
+      });
+      const ms = deps.clock.now() - started;
+      const { runId, status } = outcome;
+      if (status === "waiting_approval") {
+        const pending = driver.pendingApprovals().find((p) => p.runId === runId);
+        return { runId, status, pending: { callId: pending?.callId ?? "manual-call", tool: name, arguments: args } };
+      }
+      if (status === "waiting_agent") return { runId, status, waiting: { tool: name } };
+      const trace = deps.runs.trace(runId);
+      const refused = trace
+        .filter((step) => step.name === "gate_decisions")
+        .flatMap((step) => (step.data as { decisions: { gate: string; decision: { allow: boolean; reason?: string } }[] }).decisions)
+        .find((d) => !d.decision.allow);
+      if (status === "failed" && refused) {
+        throw new PantheonError("gate_rejected", `gate '${refused.gate}' refused the call: ${refused.decision.reason ?? "no reason given"}`, { details: { runId, gate: refused.gate, reason: refused.decision.reason ?? null } });
+      }
+      const truncated = trace.some((step) => step.name === "tool_result" && (step.data as { truncated?: boolean }).truncated === true);
+      return status === "completed"
+        ? { runId, status, ok: true, output: outcome.result ?? "", truncated, ms }
+        : { runId, status, ok: false, error: { message: outcome.error ?? `the run ${status}` }, ms };
+    },
+  };
+}
+
+export type Turns = ReturnType<typeof makeTurns>;
