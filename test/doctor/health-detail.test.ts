@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { api, createAgent, uniqueName } from "../api/client";
+import agentJournal from "../../migrations/agent/meta/_journal.json";
+
+/** The newest agent migration, which an agent that has run must have applied. */
+const lastAgentMigration = agentJournal.entries.at(-1)!.tag;
 
 describe("GET /api/health?detail=1 (the doctor)", () => {
   it("plain GET /api/health stays public and unchanged", async () => {
@@ -41,7 +45,7 @@ describe("GET /api/health?detail=1 (the doctor)", () => {
     expect(check("model:claude-fan")).toMatchObject({ status: "warn", message: "claude-fan → offline (offline): no ANTHROPIC_API_KEY; offline stand-in (local only)" });
     expect(check("model:plain").status).toBe("ok");
     expect(check("migrations:registry").status).toBe("ok");
-    expect(check("migrations:claude-fan")).toMatchObject({ status: "ok", message: expect.stringContaining("0006_gateways") });
+    expect(check("migrations:claude-fan")).toMatchObject({ status: "ok", message: expect.stringContaining(`all ${agentJournal.entries.length} migrations applied (last ${lastAgentMigration})`) });
     expect(check("telegram:plain")).toMatchObject({ status: "ok" });
     expect(check("cron").area).toBe("cron");
     expect(report.agents.map((a: any) => a.name)).toEqual(["claude-fan", "plain"]);
