@@ -58,6 +58,11 @@ function finish(step: Step, status: TerminalStatus, detail: { reply?: string; er
   if (asker) step.outward.push({ type: "answer_peer", asker, status, ...detail });
 }
 
+/** The request a run answers, as the model sees it: the person's (or asking agent's) message. */
+export function requestOf(origin: RunState["origin"]): Message {
+  return { role: "user", content: origin.content, ...(origin.name ? { name: origin.name } : {}) };
+}
+
 export function modelRequestOf(state: RunState, tools: readonly ToolSpec[]): RunEffect {
   return { type: "call_model", messages: [...state.context, ...state.messages], tools: tools.map(toModelTool) };
 }
@@ -307,11 +312,27 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
     ignore(step, event, `run is ${s.status}`);
     return { state, effects: step.inner };
   }
-  if (s.status === "idle" && event.type !== "start" && event.type !== "cancel") {
+  if (s.status === "idle" && !["begin", "context_failed", "start", "cancel"].includes(event.type)) {
     ignore(step, event, "run has not started");
     return { state, effects: step.inner };
   }
   switch (event.type) {
+    case "begin":
+      if (s.status !== "idle") {
+        ignore(step, event, "run already started");
+        return { state, effects: step.inner };
+      }
+      // A manual tool call needs no context: no model sees it.
+      if (s.origin.manual) return advance(state, { type: "start", message: requestOf(s.origin), context: [] }, deps);
+      return { state, effects: [{ type: "compile_context", query: s.origin.content, ...(s.origin.maxHistory !== undefined ? { maxHistory: s.origin.maxHistory } : {}) }] };
+    case "context_failed":
+      if (s.status !== "idle") {
+        ignore(step, event, "run already started");
+        return { state, effects: step.inner };
+      }
+      s.startedAt = deps.now;
+      finish(step, "failed", { error: `the context could not be compiled: ${event.error}` });
+      break;
     case "start":
       if (s.status !== "idle") {
         ignore(step, event, "run already started");

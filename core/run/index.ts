@@ -16,5 +16,5 @@ export {
   type TerminalStatus,
   type TraceKind,
 } from "./state";
-export { advance, type Advanced, type RunDeps } from "./advance";
+export { advance, requestOf, type Advanced, type RunDeps } from "./advance";
 export { interruptedOutcome, isRepeatable, recoverRun, type Recovery } from "./resume";

@@ -84,6 +84,9 @@ export interface RunState {
 }
 
 export type RunEvent =
+  /** A created run begins (or begins again after an eviction): its context is compiled first. */
+  | { type: "begin" }
+  | { type: "context_failed"; error: string }
   | { type: "start"; message: Message; context: Message[] }
   | { type: "model_result"; response: LlmResponse }
   | { type: "model_failed"; error: string }
@@ -103,6 +106,11 @@ export type TraceKind = "run_started" | "model_called" | "model_result" | "gate_
  */
 export type RunEffect =
   | { type: "trace"; kind: TraceKind; data: Record<string, unknown> }
+  /**
+   * Compile the run's context (system prompt, memory, summary, the session's history before this
+   * run) for its request; the result comes back as `start`. Nothing of the run has left the object yet.
+   */
+  | { type: "compile_context"; query: string; maxHistory?: number }
   | { type: "save_bucket"; key: string; bucket: TokenBucket }
   | { type: "persist" }
   | { type: "call_model"; messages: Message[]; tools: ModelTool[] }

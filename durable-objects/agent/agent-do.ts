@@ -83,6 +83,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       askAgent: (request) => this.bus.ask(request),
       answerPeer: (runId, answer) => this.bus.answer(runId, answer.status),
       prepare: (state) => this.turns.prepare(state),
+      compileContext: (state) => this.turns.compileContext(state),
       durably: async (_runId, work) => {
         await this.armRunWatchdog();
         return work();
@@ -98,7 +99,6 @@ export class AgentDO extends Agent<Env, LiveState> {
       project,
       profile: () => this.profile(),
       deliver: (runId, event) => this.driver.deliver(runId, event),
-      compileContext: async (sessionId, question) => (await this.memory.contextFor({ profile: this.profile(), sessionId, query: question })).context,
       createRun: (input) => this.driver.create({ ...input, agent: this.profile().name, limits: limitsOf(this.profile().runtime.limits) }),
       startRun: (runId) => this.driver.startCreated(runId),
       transaction: (fn) => this.ctx.storage.transactionSync(fn),

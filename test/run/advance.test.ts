@@ -38,6 +38,28 @@ describe("run loop", () => {
     expect(ofType(run.send({ type: "model_result", response: reply("done") }), "publish")).toEqual([]);
   });
 
+  it("a created run begins by asking for its context (nothing stored yet), then starts with it", () => {
+    const run = makeRun({ origin: { trigger: "message", content: "what time is it?", maxHistory: 5 } });
+    const begun = run.send({ type: "begin" });
+    expect(begun).toEqual([{ type: "compile_context", query: "what time is it?", maxHistory: 5 }]);
+    expect(run.state.status).toBe("idle");
+    // Beginning again (an eviction came before the context) asks again; it never double-starts.
+    expect(run.send({ type: "begin" })).toEqual([{ type: "compile_context", query: "what time is it?", maxHistory: 5 }]);
+    run.start("what time is it?");
+    expect(run.state.status).toBe("running");
+    expect(ofType(run.send({ type: "begin" }), "compile_context")).toEqual([]);
+  });
+
+  it("a manual tool call begins without a context, and a context that cannot be compiled fails the run saying why", () => {
+    const manual = makeRun({ origin: { trigger: "manual", content: "http.fetch {}", manual: { tool: "http.fetch", arguments: { url: "https://a.example.com" }, by: "ops" } } });
+    const effects = manual.send({ type: "begin" });
+    expect(ofType(effects, "compile_context")).toEqual([]);
+    expect(ofType(effects, "call_tool")).toHaveLength(1);
+    const broken = makeRun();
+    broken.send({ type: "begin" });
+    expect(ofType(broken.send({ type: "context_failed", error: "memory index unreachable" }), "finish")).toEqual([{ type: "finish", status: "failed", error: "the context could not be compiled: memory index unreachable" }]);
+  });
+
   it("completes with the model's answer when it calls no tool", () => {
     const run = makeRun();
     run.start();

@@ -56,6 +56,29 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     ]);
   });
 
+  it("evicted after the request was stored and before its context was compiled: the alarm compiles it and the run answers once", async () => {
+    const agent = await scriptedAgent();
+    await agent.script([{ content: "Answered after the restart." }]);
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent.name}`));
+    await api(`/api/agents/${agent.name}`);
+    // What a turn does up to that point: the watchdog is armed, the run and its request are written.
+    const runId = await runInDurableObject(stub, async (instance: AgentDO) => {
+      const internals = instance as unknown as { armRunWatchdog(): Promise<void>; driver: { create(input: unknown): { runId: string } }; sessions: { resolve(id?: string): { id: string } } };
+      await internals.armRunWatchdog();
+      return internals.driver.create({ agent: agent.name, sessionId: internals.sessions.resolve().id, limits: (await import("../../core/run")).defaultRunLimits, origin: { trigger: "message", content: "are you there?" } }).runId;
+    });
+    await evict(agent.name);
+
+    expect(await wakeByAlarmUntilDone(agent.name, runId)).toBe("completed");
+    expect(await historyOf(agent.name)).toEqual([
+      expect.objectContaining({ role: "user", content: "are you there?" }),
+      expect.objectContaining({ role: "assistant", content: "Answered after the restart." }),
+    ]);
+    // The model saw the request once: the stored request is not also history.
+    const [call] = await agent.modelCalls();
+    expect(call.messages.filter((m: any) => m.role === "user" && m.content === "are you there?")).toHaveLength(1);
+  });
+
   it("tool call in flight: an idempotent tool is called again with the same key; a run streamed to a client finishes for the others", async () => {
     const key = crypto.randomUUID();
     const agent = await scriptedAgent({ httpTools: [httpTool("slow.read", key, { query: "ms=1500", idempotent: true })] });

@@ -74,10 +74,8 @@ export interface BusDeps extends BusPorts {
   project: () => string;
   profile: () => AgentProfile;
   deliver(runId: string, event: CoreEvent): Promise<unknown>;
-  /** The context a delegated question is answered with (compiled before anything is stored). */
-  compileContext(sessionId: string, question: string): Promise<Message[]>;
   /** Writes a run's record and its request (no transaction of its own: the bus holds one). */
-  createRun(input: { runId: string; sessionId: string; origin: RunOrigin; context: Message[] }): unknown;
+  createRun(input: { runId: string; sessionId: string; origin: RunOrigin }): unknown;
   /** Drives a run created by `createRun`. */
   startRun(runId: string): Promise<unknown>;
   /** One SQLite transaction. */
@@ -323,12 +321,11 @@ export function makeAgentBus(deps: BusDeps) {
       db.insert(schema.busConversations).values({ conversationId: request.conversationId, sessionId: session, createdAt: now }).onConflictDoNothing().run();
       session = db.select().from(schema.busConversations).where(eq(schema.busConversations.conversationId, request.conversationId)).get()!.sessionId;
     }
-    const context = await deps.compileContext(session, request.payload.question);
     const runId = crypto.randomUUID();
     const sessionId = session;
     const created = deps.transaction(() => {
       if (!db.insert(schema.busInbox).values(inboxRow(request, "applied", runId)).onConflictDoNothing().returning().get()) return false;
-      deps.createRun({ runId, sessionId, origin: { trigger: `agent:${request.from}`, content: request.payload.question, name: request.from }, context });
+      deps.createRun({ runId, sessionId, origin: { trigger: `agent:${request.from}`, content: request.payload.question, name: request.from } });
       return true;
     });
     if (!created) return repeated(request.id);

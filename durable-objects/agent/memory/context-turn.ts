@@ -44,8 +44,11 @@ interface SummaryState {
   throughSeq: number;
 }
 
-/** Reads a session's messages from the `messages` table (owned by messages.ts) with their `seq`. */
-export function makeHistoryReader(sql: SqlLike): HistoryReader & { unfolded(sessionId: string, afterSeq: number): HistoryRow[] } {
+/**
+ * Reads a session's messages from the `messages` table (owned by messages.ts) with their `seq`,
+ * leaving out the messages of `excludeRunId` (a run's own request, stored before its context is compiled).
+ */
+export function makeHistoryReader(sql: SqlLike) {
   type Row = { seq: number; role: Message["role"]; content: string; name: string | null; tool_calls: string | null; tool_call_id: string | null };
   const toRow = (r: Row): HistoryRow => ({
     seq: r.seq,
@@ -57,12 +60,12 @@ export function makeHistoryReader(sql: SqlLike): HistoryReader & { unfolded(sess
       ...(r.tool_call_id ? { toolCallId: r.tool_call_id } : {}),
     },
   });
-  const select = "SELECT seq, role, content, name, tool_calls, tool_call_id FROM messages WHERE session_id = ? AND seq > ?";
-  const reader = (sessionId: string, limit: number, afterSeq: number) =>
-    limit <= 0 ? [] : sql.exec<Row>(`${select} ORDER BY seq DESC LIMIT ?`, sessionId, afterSeq, limit).toArray().reverse().map(toRow);
-  return Object.assign(reader, {
-    unfolded: (sessionId: string, afterSeq: number) => sql.exec<Row>(`${select} ORDER BY seq`, sessionId, afterSeq).toArray().map(toRow),
-  });
+  const select = "SELECT seq, role, content, name, tool_calls, tool_call_id FROM messages WHERE session_id = ? AND seq > ? AND (run_id IS NULL OR run_id != ?)";
+  return {
+    recent: (sessionId: string, limit: number, afterSeq: number, excludeRunId = ""): HistoryRow[] =>
+      limit <= 0 ? [] : sql.exec<Row>(`${select} ORDER BY seq DESC LIMIT ?`, sessionId, afterSeq, excludeRunId, limit).toArray().reverse().map(toRow),
+    unfolded: (sessionId: string, afterSeq: number, excludeRunId = ""): HistoryRow[] => sql.exec<Row>(`${select} ORDER BY seq`, sessionId, afterSeq, excludeRunId).toArray().map(toRow),
+  };
 }
 
 export interface CompileTurn {
@@ -72,6 +75,8 @@ export interface CompileTurn {
   sources: string[];
   /** Recent messages considered (the agent's `maxHistory`). */
   recencyWindow: number;
+  /** The run the context is for: its own messages are not history. */
+  excludeRunId?: string;
   maxTokens?: number;
   reserveForReply?: number;
   /** Writes the rolling summary; a failing or absent one falls back to the extractive summary. */
@@ -131,7 +136,8 @@ export function makeContextTurns(deps: { sql: SqlLike; clock: Clock; memory: Mem
   }
 
   async function compileOnce(input: CompileTurn, foldedThrough: number, summary: string) {
-    const store = makeTurnContextStore({ memory: deps.memory, history, foldedThrough, ...(deps.foreign ? { foreign: deps.foreign } : {}) });
+    const reader: HistoryReader = (sessionId, limit, afterSeq) => history.recent(sessionId, limit, afterSeq, input.excludeRunId);
+    const store = makeTurnContextStore({ memory: deps.memory, history: reader, foldedThrough, ...(deps.foreign ? { foreign: deps.foreign } : {}) });
     const engine = makeContextEngine({ store, clock: deps.clock });
     const maxTokens = input.maxTokens ?? contextTokens;
     const compiled = await engine.compile({
@@ -158,7 +164,7 @@ export function makeContextTurns(deps: { sql: SqlLike; clock: Clock; memory: Mem
       let folded = 0;
 
       // Turns that have left the recency window go into the summary before the engine runs.
-      const unfolded = history.unfolded(input.sessionId, foldedThrough);
+      const unfolded = history.unfolded(input.sessionId, foldedThrough, input.excludeRunId);
       const plan = planFold({ turns: unfolded.map((r) => r.message), windowSize: Math.max(0, input.recencyWindow), summaryTokens });
       if (plan.fold.length > 0) {
         const rows = unfolded.slice(0, plan.fold.length);

@@ -38,6 +38,8 @@ export interface TurnInput {
   profile: AgentProfile;
   sessionId: string;
   query: string;
+  /** The run the context is for: its own messages (the request, already stored) are not history. */
+  excludeRunId?: string;
   maxHistory?: number;
   maxTokens?: number;
 }
@@ -111,6 +113,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       query: input.query,
       sources: sourcesFor(profile),
       recencyWindow: Math.min(input.maxHistory ?? limits.maxHistory, limits.maxHistory),
+      ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}),
       ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}),
       ...(profile.model.maxTokens ? { reserveForReply: profile.model.maxTokens } : {}),
       ...(llm ? { summarize: makeLlmSummarizer({ llm, model: profile.model.name }) } : {}),

@@ -5,6 +5,7 @@ import {
   advance,
   isTerminal,
   newRunState,
+  requestOf,
   recoverRun,
   runDeadline,
   type RunDeps,
@@ -40,6 +41,12 @@ export interface DriverDeps {
   scheduleDeadline(runId: string, at: number): void;
   /** Sends a delegated question along a connection (the bus keeps one request per run and call). */
   askAgent(request: { runId: string; callId: string; target: string; question: string }): Promise<void>;
+  /**
+   * Compiles a run's context for its request (core `compile_context`): the session's history
+   * before this run, memory, summary. Called when a created run begins, and again if an eviction
+   * came first.
+   */
+  compileContext(state: RunState): Promise<Message[]>;
   /** A peer's question has been answered by this run (core `answer_peer`): the answer goes back to the asker. */
   answerPeer(runId: string, answer: Extract<RunEffect, { type: "answer_peer" }>): void;
   /**
@@ -63,8 +70,6 @@ export interface NewRunInput {
   sessionId: string;
   origin: RunOrigin;
   limits: RunLimits;
-  /** Compiled before the request is stored, so the history it holds is what came before. */
-  context: Message[];
 }
 
 export interface RunOutcome {
@@ -216,6 +221,12 @@ export function makeRunDriver(deps: DriverDeps) {
       case "ask_agent":
         await deps.askAgent({ runId: state.id, callId: effect.callId, target: effect.target, question: effect.question });
         return null;
+      case "compile_context":
+        try {
+          return { type: "start", message: requestOf(state.origin), context: await deps.compileContext(state) };
+        } catch (error) {
+          return { type: "context_failed", error: error instanceof Error ? error.message : String(error) };
+        }
       default:
         return null;
     }
@@ -260,12 +271,6 @@ export function makeRunDriver(deps: DriverDeps) {
     emit(state.id, { type: "done", runId: state.id, status: effect.status, reply });
   }
 
-  /** The first event of a run that was created but not started: its request and compiled context. */
-  function startEvent(state: RunState): CoreEvent {
-    const { origin } = state;
-    return { type: "start", message: { role: "user", content: origin.content, ...(origin.name ? { name: origin.name } : {}) }, context: state.context };
-  }
-
   /**
    * Feeds events through `advance` until the run settles (finished, or waiting on a person or an
    * agent). `continue` carries the run on from its record: it starts a created run, or redoes what
@@ -277,7 +282,8 @@ export function makeRunDriver(deps: DriverDeps) {
     const ctx = await contextOf(state);
     const queue: CoreEvent[] = [];
     if (first !== "continue") queue.push(first);
-    else if (state.status === "idle") queue.push(startEvent(state));
+    // Created and not started (now, or before an eviction): it begins with its context.
+    else if (state.status === "idle") queue.push({ type: "begin" });
     else if (!isTerminal(state)) {
       const { effects, events } = recoverRun(state, ctx.tools.specs);
       runs.appendTrace({ runId, kind: "state", name: "resumed", data: { status: state.status, step: state.step, redo: effects.map((e) => e.type), interrupted: events.length }, startedAt: clock.now(), durationMs: 0 });
@@ -356,7 +362,7 @@ export function makeRunDriver(deps: DriverDeps) {
   /** Writes a run's record (and its request to the session, unless it is a manual call); starts nothing. */
   function create(input: NewRunInput): { runId: string; userMessage: StoredMessage | null } {
     const runId = input.runId ?? crypto.randomUUID();
-    const state = { ...newRunState({ id: runId, agent: input.agent, sessionId: input.sessionId, limits: input.limits, origin: input.origin }), context: input.context };
+    const state = newRunState({ id: runId, agent: input.agent, sessionId: input.sessionId, limits: input.limits, origin: input.origin });
     const userMessage = deps.transaction(() => {
       runs.create({ id: runId, sessionId: input.sessionId, status: "idle", trigger: input.origin.trigger, state });
       return input.origin.manual ? null : messages.append(input.sessionId, { role: "user", content: input.origin.content, runId, ...(input.origin.name ? { name: input.origin.name } : {}) });

@@ -37,7 +37,7 @@ export interface TurnDeps {
   sessions: SessionStore;
   memory: {
     tools(): ToolSource;
-    contextFor(input: { profile: AgentProfile; sessionId: string; query: string; maxHistory?: number }): Promise<{ context: RunState["context"]; usedIds: string[] }>;
+    contextFor(input: { profile: AgentProfile; sessionId: string; query: string; maxHistory?: number; excludeRunId?: string }): Promise<{ context: RunState["context"]; usedIds: string[] }>;
     afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[] }): Promise<unknown>;
   };
   mcp: { ready(): Promise<unknown>; toolSource(): ToolSource };
@@ -84,8 +84,31 @@ export function makeTurns(deps: TurnDeps) {
     return { profile, tools, llm: plan.llm };
   }
 
+  /** Memories each run's context used (kept until its turn has marked them used). */
+  const usedByRun = new Map<string, string[]>();
+
   return {
     toolsOf,
+
+    /**
+     * The context of a run that begins (core `compile_context`): the session's history before it
+     * (its own request is already stored, and left out), memory and summary, for its request.
+     */
+    async compileContext(state: RunState): Promise<RunState["context"]> {
+      const { context, usedIds } = await deps.memory.contextFor({
+        profile: deps.profile(),
+        sessionId: state.sessionId,
+        query: state.origin.content,
+        excludeRunId: state.id,
+        ...(state.origin.maxHistory !== undefined ? { maxHistory: state.origin.maxHistory } : {}),
+      });
+      if (state.origin.trigger !== "manual" && !state.origin.trigger.startsWith("agent:")) {
+        // A run carried on after an eviction has no turn left to read its entry: keep the map small.
+        if (usedByRun.size >= 100) usedByRun.delete(usedByRun.keys().next().value!);
+        usedByRun.set(state.id, usedIds);
+      }
+      return context;
+    },
 
     /** What a run needs from its record: the agent now, its tools, its model (a behavior's plan around it). */
     async prepare(state: RunState): Promise<RunContext> {
@@ -95,8 +118,9 @@ export function makeTurns(deps: TurnDeps) {
 
     /**
      * One turn: a person's message (through the active behaviors first) or a behavior's goal. The
-     * profile is read once; the context is compiled before the request is stored, then the run is
-     * created (record and message in one transaction) and driven.
+     * profile is read once; the run is created (record and request in one transaction) and driven:
+     * it begins by compiling its context (`compileContext`), so an eviction at any point after the
+     * request was stored is carried on by the run's own recovery.
      */
     async turn(input: ChatInput, sink: Emit, behavior?: BehaviorRun): Promise<TurnOutcome> {
       const profile = deps.profile();
@@ -104,7 +128,6 @@ export function makeTurns(deps: TurnDeps) {
       if (handled) return handled as TurnOutcome;
       const session = deps.sessions.resolve(input.session);
       const maxHistory = input.limits?.maxHistory;
-      const { context, usedIds } = await deps.memory.contextFor({ profile, sessionId: session.id, query: input.content, ...(maxHistory !== undefined ? { maxHistory } : {}) });
       await deps.mcp.ready();
       const runId = crypto.randomUUID();
       const ctx = runContext(profile, { id: runId, sessionId: session.id, origin: behavior?.behavior ? { behavior: behavior.behavior } : {} });
@@ -121,11 +144,12 @@ export function makeTurns(deps: TurnDeps) {
           model: { provider: profile.model.provider, name: profile.model.name },
           tools: ctx.tools.specs.map((s) => s.name),
         },
-        context,
         ctx,
         sink,
       });
       deps.sessions.touch(session.id);
+      const usedIds = usedByRun.get(result.runId) ?? [];
+      usedByRun.delete(result.runId);
       // Extraction may call the model again: it runs after the reply has gone out, not before.
       deps.waitUntil(deps.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds }));
       if (!result.userMessage) throw new Error("a turn's run was stored without its request");
@@ -149,7 +173,6 @@ export function makeTurns(deps: TurnDeps) {
         sessionId: deps.sessions.resolve(undefined).id,
         limits: limitsOf(profile.runtime.limits),
         origin: { trigger: "manual", content: `${name} ${JSON.stringify(args)}`.slice(0, 2000), manual: { tool: name, arguments: args, by }, tools: ctx.tools.specs.map((s) => s.name) },
-        context: [],
         ctx,
       });
       const ms = deps.clock.now() - started;
