@@ -14,7 +14,7 @@ import {
   type BusReply,
   type BusRequest,
 } from "../../../core/bus";
-import type { Clock, Message } from "../../../core/ports";
+import type { Clock } from "../../../core/ports";
 import type { RunEvent as CoreEvent, RunOrigin } from "../../../core/run";
 import { PantheonError } from "../../../core/errors";
 import { agentStub, registryStub } from "../../stubs";
