@@ -205,6 +205,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     // The alarm's invocation lasts until the carried-on runs and their answers have settled: work
     // left running after an invocation returns is not guaranteed to finish.
     await this.driver.recovered();
+    await this.driver.expired();
     await this.bus.recover();
     await this.bus.idle();
     if (this.driver.hasWorkInFlight() || this.bus.fanOutsWaiting() > 0) await this.armRunWatchdog();

@@ -79,6 +79,25 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     expect(call.messages.filter((m: any) => m.role === "user" && m.content === "are you there?")).toHaveLength(1);
   });
 
+  it("a run past its time limit is failed by the watchdog alarm (no alarm of its own per run)", async () => {
+    const agent = await scriptedAgent({ limits: { maxRunMs: 1000 } });
+    await agent.script([{ content: "far too late", delayMs: 2500 }]);
+    const pending = agent.send("take your time").catch(() => null);
+    const run = await firstRun(agent.name);
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent.name}`));
+    expect(await runInDurableObject(stub, (instance: AgentDO) => instance.getSchedules().filter((s) => s.callback === "onRunDeadline").length)).toBe(0);
+    await new Promise((r) => setTimeout(r, 1200));
+    await runInDurableObject(stub, async (instance: AgentDO) => {
+      for (const s of instance.getSchedules().filter((s) => s.callback === "onRunWatchdog")) await instance.cancelSchedule(s.id);
+      await instance.schedule(0, "onRunWatchdog");
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const detail = await agent.run(run.id);
+    expect(detail.run.status).toBe("failed");
+    expect(detail.run.error).toMatch(/time limit reached/);
+    await pending;
+  });
+
   it("tool call in flight: an idempotent tool is called again with the same key; a run streamed to a client finishes for the others", async () => {
     const key = crypto.randomUUID();
     const agent = await scriptedAgent({ httpTools: [httpTool("slow.read", key, { query: "ms=1500", idempotent: true })] });

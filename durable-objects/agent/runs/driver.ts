@@ -254,8 +254,13 @@ export function makeRunDriver(deps: DriverDeps) {
       error: state.error ?? null,
       finished: isTerminal(state),
     });
-    const deadline = runDeadline(state);
-    if (deadline !== undefined) deps.scheduleDeadline(state.id, deadline);
+    // A run with work in flight is watched by the run watchdog, which also enforces its time limit
+    // (`expired`): no alarm per run on the hot path. Only a wait for a person, which the watchdog
+    // does not keep watching, gets an alarm of its own, and only when the agent set a limit.
+    if (state.status === "waiting_approval") {
+      const deadline = runDeadline(state);
+      if (deadline !== undefined) deps.scheduleDeadline(state.id, deadline);
+    }
   }
 
   function finish(state: RunState, effect: Extract<RunEffect, { type: "finish" }>): void {
@@ -430,6 +435,20 @@ export function makeRunDriver(deps: DriverDeps) {
     },
 
     /** Whether any run has work that an eviction would cut off (not counting waits for a person). */
+    /** Runs with work in flight past their time limit get `timeout` (the watchdog calls this). */
+    async expired(): Promise<number> {
+      const now = clock.now();
+      let count = 0;
+      for (const row of withWork()) {
+        const state = latest(row.id);
+        const deadline = state ? runDeadline(state) : undefined;
+        if (deadline === undefined || deadline > now) continue;
+        count += 1;
+        await drive(row.id, { type: "timeout" });
+      }
+      return count;
+    },
+
     hasWorkInFlight(): boolean {
       return withWork().length > 0;
     },
