@@ -12,7 +12,7 @@ import { realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { freePort } from "../scripts/dev-server.mjs";
 import { ensureSidecar } from "../sidecar/ensure-sidecar.mjs";
-import { agentDatabase, loadMemoryModules, localPorts } from "../test/node/memory-harness.mjs";
+import { agentDatabase, loadMemoryModules, localPorts, memoryOver } from "../test/node/memory-harness.mjs";
 import { exactTopK, makeSyntheticVectors } from "./synthetic-vectors.mjs";
 
 const D = 512;
@@ -43,12 +43,13 @@ const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Mat
 const round = (x, digits = 2) => Number(x.toFixed(digits));
 
 async function measure(modules, n, queryCount) {
-  const { sql, db } = agentDatabase();
+  const database = agentDatabase(modules);
+  const { sql, db } = database;
   const table = new Map();
   const embed = tableEmbedder(table);
   const ports = localPorts(modules, sql, embed);
   const clock = { now: () => Date.now() };
-  const memory = modules.makeMemoryStore({ sql, clock, ports: () => ports });
+  const { memory, turns } = memoryOver(modules, database, clock, () => ports);
   const vectors = new Float32Array(n * D);
   const ids = [];
   let t = performance.now();
@@ -73,7 +74,6 @@ async function measure(modules, n, queryCount) {
   for (let i = 0; i < 30; i++) {
     sql.exec("INSERT INTO messages (id, session_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)", `msg${i}`, session, i % 2 ? "assistant" : "user", `Message ${i} about ${word()} and ${word()}.`, Date.now());
   }
-  const turns = modules.makeContextTurns({ sql, clock, memory });
   const queries = Array.from({ length: queryCount }, queryText);
   for (const q of queries.slice(0, 3)) await turns.compile({ sessionId: session, systemPrompt: "You are a bench agent.", query: q, sources: ["memory"], recencyWindow: 20 });
   const times = [];
@@ -103,8 +103,8 @@ async function ingestion(modules, count = 512) {
   const sidecar = await ensureSidecar({ port: await freePort(), timeoutMs: 60_000 });
   try {
     const embed = modules.makeOpenAiEmbedder({ baseURL: sidecar.url, model: "use-lite", dimensions: 512, provider: "offline" });
-    const { sql, db } = agentDatabase();
-    const memory = modules.makeMemoryStore({ sql, clock: { now: () => Date.now() }, ports: () => localPorts(modules, sql, embed) });
+    const database = agentDatabase(modules);
+    const { memory } = memoryOver(modules, database, { now: () => Date.now() }, () => localPorts(modules, database.sql, embed));
     await memory.insert([{ kind: "fact", text: "warm up the model", provenance: "bench" }]);
     const texts = Array.from({ length: count }, (_, i) => `The user mentioned that meeting ${i} about ${word()} moved to ${["Monday", "Tuesday", "Friday"][i % 3]}.`);
     const t = performance.now();
@@ -113,7 +113,7 @@ async function ingestion(modules, count = 512) {
       if (warnings.length) throw new Error(warnings.join("; "));
     }
     const seconds = (performance.now() - t) / 1000;
-    db.close();
+    database.db.close();
     return count / seconds;
   } finally {
     await sidecar.stop();

@@ -1,5 +1,4 @@
 import { Agent, type Connection, type ConnectionContext } from "agents";
-import { eq } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import type { AgentProfile } from "../../core/agents";
@@ -16,7 +15,7 @@ import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns, type ChatInput
 
 export type { ChatInput, ManualCall } from "./runs";
 import { busPortsFromEnv, makeAgentBus, type FanOutInput, spawnToolSource } from "./bus";
-import { initialLiveState, liveStateSchema, sseFrame, type LiveState, type RunEvent, makeMessageStore, makeSessionStore } from "./chat";
+import { initialLiveState, liveStateSchema, sseFrame, type LiveState, type RunEvent, makeMessageStore, makeSessionStore, makeSettingsStore } from "./chat";
 import { makeMcpServers, mcpClientOf } from "./mcp";
 import { makeMemoryFeature } from "./memory";
 import * as schema from "./schema";
@@ -47,6 +46,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly clock = systemClock;
   private readonly sessions;
   private readonly messages;
+  private readonly settings;
   private readonly runs;
   private readonly driver;
   private readonly bus;
@@ -68,7 +68,8 @@ export class AgentDO extends Agent<Env, LiveState> {
     this.sessions = makeSessionStore(this.db, this.clock);
     this.messages = makeMessageStore(this.db, this.clock);
     this.runs = makeRunStore(this.db, this.clock);
-    this.memory = makeMemoryFeature({ sql: ctx.storage.sql, clock: this.clock, env, objectName: () => this.name, idle: {
+    this.settings = makeSettingsStore(this.db, this.clock);
+    this.memory = makeMemoryFeature({ db: this.db, sql: ctx.storage.sql, messages: this.messages, settings: this.settings, clock: this.clock, env, objectName: () => this.name, idle: {
       list: () => this.getSchedules().filter((s) => s.callback === "onMemoryIdle"),
       schedule: (seconds) => this.schedule(seconds, "onMemoryIdle"),
       cancel: (id) => this.cancelSchedule(id),
@@ -262,12 +263,7 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** The registry pushes the agent's profile here on create and on every update (behaviors are re-armed). */
   async configure(profile: AgentProfile): Promise<void> {
-    const value = JSON.parse(JSON.stringify(profile)) as AgentProfile;
-    this.db
-      .insert(schema.settings)
-      .values({ key: "profile", value, updatedAt: this.clock.now() })
-      .onConflictDoUpdate({ target: schema.settings.key, set: { value, updatedAt: this.clock.now() } })
-      .run();
+    this.settings.set("profile", JSON.parse(JSON.stringify(profile)) as AgentProfile);
     await this.behaviors.reconcile();
   }
 
@@ -281,7 +277,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
 
   private storedProfile(): AgentProfile | null {
-    return (this.db.select().from(schema.settings).where(eq(schema.settings.key, "profile")).get()?.value as AgentProfile | undefined) ?? null;
+    return this.settings.get<AgentProfile>("profile") ?? null;
   }
 
   /** The agent's profile; an object the registry never configured answers as an unknown agent. */

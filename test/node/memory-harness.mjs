@@ -22,23 +22,48 @@ export async function loadMemoryModules() {
       `export { makeSqliteIndex } from ${JSON.stringify(join(root, "adapters/vector-sqlite/index.ts"))};`,
       `export { makeOpenAiEmbedder } from ${JSON.stringify(join(root, "adapters/embed-openai/index.ts"))};`,
       `export { makeHashedEmbedder } from ${JSON.stringify(join(root, "adapters/embed-hashed/index.ts"))};`,
+      `export { makeMessageStore } from ${JSON.stringify(join(root, "durable-objects/agent/chat/messages.ts"))};`,
+      `export { makeSettingsStore } from ${JSON.stringify(join(root, "durable-objects/agent/chat/settings.ts"))};`,
+      `import { drizzle } from "drizzle-orm/durable-sqlite";`,
+      `import * as schema from ${JSON.stringify(join(root, "durable-objects/agent/schema/index.ts"))};`,
+      // drizzle's Durable Object driver over a stand-in for ctx.storage (sql.exec and transactionSync).
+      `export const openAgentDb = (storage) => drizzle(storage, { schema });`,
     ].join("\n"),
   );
-  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", outfile: join(out, "index.mjs"), logLevel: "error", mainFields: ["module", "main"] });
+  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", outfile: join(out, "index.mjs"), logLevel: "error", mainFields: ["module", "main"], nodePaths: [join(root, "node_modules")] });
   const modules = await import(pathToFileURL(join(out, "index.mjs")).href);
   rmSync(out, { recursive: true, force: true });
   return modules;
 }
 
-/** A fresh in-memory agent database with the agent migrations applied, behind the SqlLike shape. */
-export function agentDatabase() {
+/**
+ * A fresh in-memory agent database with the agent migrations applied: `sql` (the SqlLike shape of
+ * ctx.storage.sql) and, given the modules, `orm` (drizzle over it, as the Durable Object has it).
+ */
+export function agentDatabase(modules) {
   const db = new DatabaseSync(":memory:");
   const journal = JSON.parse(readFileSync(join(root, "migrations/agent/meta/_journal.json"), "utf8"));
   for (const entry of journal.entries) {
     const text = readFileSync(join(root, "migrations/agent", `${entry.tag}.sql`), "utf8");
     for (const statement of text.split("--> statement-breakpoint")) if (statement.trim()) db.exec(statement);
   }
-  return { db, sql: sqlOver(db) };
+  const sql = sqlOver(db);
+  const orm = modules?.openAgentDb({ sql, transactionSync: (fn) => fn() });
+  return { db, sql, orm };
+}
+
+/**
+ * The memory store and the context turns as the agent wires them (memory/feature.ts), over one
+ * agent database.
+ * @example
+ * const { memory, turns } = memoryOver(modules, agentDatabase(modules), clock, () => ports);
+ */
+export function memoryOver(modules, database, clock, ports) {
+  const memory = modules.makeMemoryStore({ db: database.orm, sql: database.sql, clock, ports });
+  const messages = modules.makeMessageStore(database.orm, clock);
+  const settings = modules.makeSettingsStore(database.orm, clock);
+  const turns = modules.makeContextTurns({ clock, memory, messages, settings });
+  return { memory, messages, settings, turns };
 }
 
 /** SqlLike over node:sqlite: BLOBs in as ArrayBuffer → Uint8Array, out as ArrayBuffer, like DO SQL. */
@@ -52,16 +77,31 @@ export function sqlOver(db) {
     }
     return row;
   };
+  const prepared = (query, arrays) => {
+    const key = arrays ? `arrays:${query}` : query;
+    let statement = statements.get(key);
+    if (!statement) {
+      statement = db.prepare(query);
+      if (arrays) statement.setReturnArrays(true);
+      statements.set(key, statement);
+    }
+    return statement;
+  };
+  const fromSqlValues = (row) => row.map((v) => (v instanceof Uint8Array ? v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength) : v));
   return {
     exec(query, ...bindings) {
-      let statement = statements.get(query);
-      if (!statement) statements.set(query, (statement = db.prepare(query)));
+      const args = bindings.map(toSql);
       const reads = /^\s*(SELECT|WITH)/i.test(query) || /\bRETURNING\b/i.test(query);
-      const rows = reads ? statement.all(...bindings.map(toSql)).map(fromSql) : (statement.run(...bindings.map(toSql)), []);
+      if (!reads) prepared(query, false).run(...args);
+      // Reads run when the caller asks, as rows (objects) or, for drizzle's driver, as value arrays.
+      let rows;
+      const objects = () => (rows ??= reads ? prepared(query, false).all(...args).map(fromSql) : []);
       return {
-        toArray: () => rows,
+        toArray: objects,
+        raw: () => ({ toArray: () => (reads ? prepared(query, true).all(...args).map(fromSqlValues) : []) }),
+        next: () => (objects().length ? { value: rows[0], done: false } : { value: undefined, done: true }),
         one: () => {
-          if (rows.length !== 1) throw new Error(`expected exactly one row, got ${rows.length}`);
+          if (objects().length !== 1) throw new Error(`expected exactly one row, got ${rows.length}`);
           return rows[0];
         },
       };

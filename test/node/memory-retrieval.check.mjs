@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { freePort } from "../../scripts/dev-server.mjs";
 import { ensureSidecar } from "../../sidecar/ensure-sidecar.mjs";
 import { cosine, makeLineChecks } from "./check-kit.mjs";
-import { agentDatabase, loadMemoryModules, localPorts, root, systemClock } from "./memory-harness.mjs";
+import { agentDatabase, loadMemoryModules, localPorts, root, systemClock, memoryOver } from "./memory-harness.mjs";
 
 const fixture = JSON.parse(readFileSync(join(root, "test/memory/retrieval-fixture.json"), "utf8"));
 const { check, finish } = makeLineChecks();
@@ -28,8 +28,8 @@ try {
     check(rank >= 1 && rank <= 3, `cosine rank ${rank} (${ranked[rank - 1]?.score.toFixed(3)}) "${question.text}" → ${question.fact}`);
   });
 
-  const { sql } = agentDatabase();
-  const memory = modules.makeMemoryStore({ sql, clock: systemClock, ports: () => localPorts(modules, sql, embed) });
+  const database = agentDatabase(modules);
+  const { memory } = memoryOver(modules, database, systemClock, () => localPorts(modules, database.sql, embed));
   const { records, warnings } = await memory.insert(fixture.facts.map((f) => ({ kind: "fact", text: f.text, provenance: "check" })));
   check(warnings.length === 0 && records.length === fixture.facts.length, `stored ${records.length} facts with vectors${warnings.length ? `: ${warnings.join("; ")}` : ""}`);
   const idOf = new Map(records.map((r, i) => [r.id, fixture.facts[i].id]));

@@ -2,3 +2,4 @@
 export * from "./live";
 export * from "./messages";
 export * from "./sessions";
+export * from "./settings";

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lt } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, lt, ne, or, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { Clock, Message, Role, ToolCall } from "../../../core/ports";
 import * as schema from "../schema";
@@ -56,6 +56,16 @@ function decodeCursor(cursor: string): number | null {
 }
 
 export function makeMessageStore(db: Db, clock: Clock) {
+  // A context compile reads history on every turn: built once, bound per call.
+  const { messages } = schema;
+  const historyWhere = and(
+    eq(messages.sessionId, sql.placeholder("sessionId")),
+    gt(messages.seq, sql.placeholder("afterSeq")),
+    or(isNull(messages.runId), ne(messages.runId, sql.placeholder("excludeRunId"))),
+  );
+  const historyColumns = { seq: messages.seq, role: messages.role, content: messages.content, name: messages.name, toolCalls: messages.toolCalls, toolCallId: messages.toolCallId };
+  const historyAll = db.select(historyColumns).from(messages).where(historyWhere).orderBy(asc(messages.seq)).prepare();
+  const historyRecent = db.select(historyColumns).from(messages).where(historyWhere).orderBy(desc(messages.seq)).limit(sql.placeholder("limit")).prepare();
   return {
     /**
      * Adds a message. With an `id`, adding it again returns the stored one: a step that may be
@@ -114,6 +124,26 @@ export function makeMessageStore(db: Db, clock: Clock) {
         .all()
         .reverse()
         .map(view);
+    },
+    /**
+     * A session's messages after `afterSeq` with their `seq`, as the model sees them (the context's
+     * history): the newest `limit`, or all of them; the messages of `excludeRunId` (a run's own
+     * request, stored before its context is compiled) are left out.
+     */
+    history(sessionId: string, options: { afterSeq: number; limit?: number; excludeRunId?: string }): { seq: number; message: Message }[] {
+      if (options.limit !== undefined && options.limit <= 0) return [];
+      const values = { sessionId, afterSeq: options.afterSeq, excludeRunId: options.excludeRunId ?? "" };
+      const rows = options.limit === undefined ? historyAll.all(values) : historyRecent.all({ ...values, limit: options.limit }).reverse();
+      return rows.map((row) => ({
+        seq: row.seq,
+        message: {
+          role: row.role,
+          content: row.content,
+          ...(row.name ? { name: row.name } : {}),
+          ...(row.toolCalls ? { toolCalls: row.toolCalls as ToolCall[] } : {}),
+          ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
+        },
+      }));
     },
     all(sessionId: string): StoredMessage[] {
       return db.select().from(schema.messages).where(eq(schema.messages.sessionId, sessionId)).orderBy(asc(schema.messages.seq)).all().map(view);

@@ -1,4 +1,3 @@
-import type { SqlLike } from "../../../core/ports";
 import {
   foldIntoSummary,
   makeContextEngine,
@@ -7,7 +6,7 @@ import {
   type ContextTuning,
   type Summarize,
 } from "../../../core/context";
-import type { Clock, Message, ToolCall } from "../../../core/ports";
+import type { Clock, Message } from "../../../core/ports";
 import { makeTurnContextStore, type ForeignSearch, type HistoryReader, type HistoryRow } from "./context-store";
 import type { MemoryStore } from "./store";
 
@@ -20,52 +19,21 @@ export const summaryTokens = 400;
 /** Days after which a memory's recency weighs half. */
 export const halfLifeDays = 30;
 
-/** Small key/value state in the agent's `settings` table (JSON values), read and written with raw SQL. */
-export function makeSettings(sql: SqlLike) {
-  return {
-    get<T>(key: string): T | undefined {
-      const row = sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = ?", key).toArray()[0];
-      return row ? (JSON.parse(row.value) as T) : undefined;
-    },
-    set(key: string, value: unknown, now: number): void {
-      sql.exec(
-        "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-        key,
-        JSON.stringify(value),
-        now,
-      );
-    },
-  };
+/** Small key/value state of the agent (the chat feature's settings store). */
+export interface SettingsPort {
+  get<T>(key: string): T | undefined;
+  set(key: string, value: unknown): void;
+}
+
+/** A session's messages with their `seq` (the chat feature's message store, `history`). */
+export interface SessionHistory {
+  history(sessionId: string, options: { afterSeq: number; limit?: number; excludeRunId?: string }): HistoryRow[];
 }
 
 interface SummaryState {
   memoryId: string;
   /** Every message of the session up to this `seq` is in the summary, and no longer sent verbatim. */
   throughSeq: number;
-}
-
-/**
- * Reads a session's messages from the `messages` table (owned by messages.ts) with their `seq`,
- * leaving out the messages of `excludeRunId` (a run's own request, stored before its context is compiled).
- */
-export function makeHistoryReader(sql: SqlLike) {
-  type Row = { seq: number; role: Message["role"]; content: string; name: string | null; tool_calls: string | null; tool_call_id: string | null };
-  const toRow = (r: Row): HistoryRow => ({
-    seq: r.seq,
-    message: {
-      role: r.role,
-      content: r.content,
-      ...(r.name ? { name: r.name } : {}),
-      ...(r.tool_calls ? { toolCalls: JSON.parse(r.tool_calls) as ToolCall[] } : {}),
-      ...(r.tool_call_id ? { toolCallId: r.tool_call_id } : {}),
-    },
-  });
-  const select = "SELECT seq, role, content, name, tool_calls, tool_call_id FROM messages WHERE session_id = ? AND seq > ? AND (run_id IS NULL OR run_id != ?)";
-  return {
-    recent: (sessionId: string, limit: number, afterSeq: number, excludeRunId = ""): HistoryRow[] =>
-      limit <= 0 ? [] : sql.exec<Row>(`${select} ORDER BY seq DESC LIMIT ?`, sessionId, afterSeq, excludeRunId, limit).toArray().reverse().map(toRow),
-    unfolded: (sessionId: string, afterSeq: number, excludeRunId = ""): HistoryRow[] => sql.exec<Row>(`${select} ORDER BY seq`, sessionId, afterSeq, excludeRunId).toArray().map(toRow),
-  };
 }
 
 export interface CompileTurn {
@@ -99,12 +67,11 @@ export interface TurnContext {
  * session and never sent verbatim again. Folding never fails a turn (extractive fallback).
  *
  * @example
- * const turns = makeContextTurns({ sql, clock, memory });
+ * const turns = makeContextTurns({ clock, memory, messages, settings });
  * const { context, compiled } = await turns.compile({ sessionId, systemPrompt, query, sources: ["memory"], recencyWindow: 20 });
  */
-export function makeContextTurns(deps: { sql: SqlLike; clock: Clock; memory: MemoryStore; foreign?: ForeignSearch }) {
-  const settings = makeSettings(deps.sql);
-  const history = makeHistoryReader(deps.sql);
+export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; messages: SessionHistory; settings: SettingsPort; foreign?: ForeignSearch }) {
+  const { settings, messages } = deps;
   const stateKey = (sessionId: string) => `memory.summary:${sessionId}`;
 
   function summaryOf(sessionId: string): { state: SummaryState | undefined; text: string } {
@@ -131,12 +98,12 @@ export function makeContextTurns(deps: { sql: SqlLike; clock: Clock; memory: Mem
       ]);
       memoryId = records[0]!.id;
     }
-    settings.set(stateKey(sessionId), { memoryId, throughSeq } satisfies SummaryState, deps.clock.now());
+    settings.set(stateKey(sessionId), { memoryId, throughSeq } satisfies SummaryState);
     return result.summary;
   }
 
   async function compileOnce(input: CompileTurn, foldedThrough: number, summary: string) {
-    const reader: HistoryReader = (sessionId, limit, afterSeq) => history.recent(sessionId, limit, afterSeq, input.excludeRunId);
+    const reader: HistoryReader = (sessionId, limit, afterSeq) => messages.history(sessionId, { afterSeq, limit, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) });
     const store = makeTurnContextStore({ memory: deps.memory, history: reader, foldedThrough, ...(deps.foreign ? { foreign: deps.foreign } : {}) });
     const engine = makeContextEngine({ store, clock: deps.clock });
     const maxTokens = input.maxTokens ?? contextTokens;
@@ -164,7 +131,7 @@ export function makeContextTurns(deps: { sql: SqlLike; clock: Clock; memory: Mem
       let folded = 0;
 
       // Turns that have left the recency window go into the summary before the engine runs.
-      const unfolded = history.unfolded(input.sessionId, foldedThrough, input.excludeRunId);
+      const unfolded = messages.history(input.sessionId, { afterSeq: foldedThrough, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) });
       const plan = planFold({ turns: unfolded.map((r) => r.message), windowSize: Math.max(0, input.recencyWindow), summaryTokens });
       if (plan.fold.length > 0) {
         const rows = unfolded.slice(0, plan.fold.length);

@@ -6,7 +6,9 @@ import { PantheonError, unwrap, type Result } from "../../../core/errors";
 import type { Clock } from "../../../core/ports";
 import { limitsOf } from "../../../core/run/limits";
 import { splitSource, type ForeignSearch, type SharedHits } from "./context-store";
-import { makeContextTurns } from "./context-turn";
+import { makeContextTurns, type SessionHistory, type SettingsPort } from "./context-turn";
+import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import type * as schema from "../schema";
 import { addDocument, exportLines, importLines } from "./io";
 import { makeMemoryLifecycle } from "./lifecycle";
 import { memoryPortsFromEnv } from "./ports";
@@ -26,7 +28,12 @@ export interface IdleScheduler {
 }
 
 export interface MemoryFeatureDeps {
+  /** The agent's database: drizzle for rows, raw SQL (`sql`) only for FTS5 and the local vector index. */
+  db: DrizzleSqliteDODatabase<typeof schema>;
   sql: SqlLike;
+  /** The chat feature's stores: a session's history, and the agent's settings. */
+  messages: SessionHistory;
+  settings: SettingsPort;
   clock: Clock;
   env: Env;
   /** The agent's Durable Object name, `<project>.<agent>` (read lazily: the SDK sets it after construction). */
@@ -58,14 +65,14 @@ function scriptOf(profile: AgentProfile): { contextSources?: string[]; grants: s
  * consolidation, the memory tools, the memory and context API, and shared sources.
  *
  * @example
- * const memory = makeMemoryFeature({ sql: ctx.storage.sql, clock, env, objectName: () => this.name, idle });
+ * const memory = makeMemoryFeature({ db, sql: ctx.storage.sql, messages, settings, clock, env, objectName: () => this.name, idle });
  * const { context } = await memory.contextFor({ profile, sessionId, query: "What is my dog called?" });
  */
 export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   const { sql, clock, env } = deps;
   let ports: ReturnType<typeof memoryPortsFromEnv> | undefined;
   const portsNow = () => (ports ??= memoryPortsFromEnv(env, sql, deps.objectName()));
-  const memory = makeMemoryStore({ sql, clock, ports: portsNow });
+  const memory = makeMemoryStore({ db: deps.db, sql, clock, ports: portsNow });
   const project = () => deps.objectName().split(".")[0]!;
   const self = () => deps.objectName().slice(project().length + 1);
 
@@ -75,8 +82,8 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     };
     return unwrap(await stub.searchShared({ source, query, limit, requester: self() }));
   };
-  const turns = makeContextTurns({ sql, clock, memory, foreign });
-  const lifecycle = makeMemoryLifecycle({ sql, clock, memory });
+  const turns = makeContextTurns({ clock, memory, messages: deps.messages, settings: deps.settings, foreign });
+  const lifecycle = makeMemoryLifecycle({ clock, memory, settings: deps.settings });
 
   /** Memory plus the script's sources; with no script, memory plus every source the agent holds. */
   function sourcesFor(profile: AgentProfile): string[] {

@@ -1,7 +1,6 @@
-import type { SqlLike } from "../../../core/ports";
 import { extractMemories, parseExtraction, planConsolidation, wordOverlap, type ProposedMemory } from "../../../core/context";
 import type { Clock, LlmPort } from "../../../core/ports";
-import { makeSettings } from "./context-turn";
+import type { SettingsPort } from "./context-turn";
 import { ownSource, type MemoryRecord, type MemoryStore } from "./store";
 
 /** Most recent memories one consolidation pass considers (pairwise similarity is quadratic). */
@@ -32,12 +31,12 @@ export interface ExtractTurn {
  * idle-time consolidation (merge near-duplicates, supersede changed facts, decay unused importance).
  *
  * @example
- * const lifecycle = makeMemoryLifecycle({ sql, clock, memory });
+ * const lifecycle = makeMemoryLifecycle({ clock, memory, settings });
  * await lifecycle.extract({ runId, user: "I moved to Berlin", assistant: "Noted!" });
  * await lifecycle.consolidate();
  */
-export function makeMemoryLifecycle(deps: { sql: SqlLike; clock: Clock; memory: MemoryStore }) {
-  const settings = makeSettings(deps.sql);
+export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; settings: SettingsPort }) {
+  const { settings } = deps;
 
   async function propose(turn: ExtractTurn): Promise<{ memories: ProposedMemory[]; method: "model" | "patterns" }> {
     if (turn.llm && turn.llm.port.provider !== "offline") {
@@ -65,7 +64,7 @@ export function makeMemoryLifecycle(deps: { sql: SqlLike; clock: Clock; memory: 
       // Directives (`/tool …`, `/ask …`) are commands, not statements about the user.
       if (turn.user.trim().startsWith("/")) return { stored: [], method: "skipped", warnings: [] };
       const { memories, method } = await propose(turn);
-      const fresh = memories.filter((m) => !findSame(deps.sql, m.text));
+      const fresh = memories.filter((m) => !deps.memory.hasText(m.text));
       if (fresh.length === 0) return { stored: [], method, warnings: [] };
       const { records, warnings } = await deps.memory.insert(
         fresh.map((m) => ({
@@ -101,14 +100,10 @@ export function makeMemoryLifecycle(deps: { sql: SqlLike; clock: Clock; memory: 
         for (const id of merge.drop) await deps.memory.supersede(id, merge.keep);
       }
       for (const step of plan.decay) deps.memory.setImportance(step.id, step.importance);
-      settings.set("memory.consolidatedAt", now, now);
+      settings.set("memory.consolidatedAt", now);
       return { merged: plan.merge.reduce((n, m) => n + m.drop.length, 0), superseded: plan.supersede.length, decayed: plan.decay.length };
     },
   };
-}
-
-function findSame(sql: SqlLike, text: string): boolean {
-  return sql.exec("SELECT 1 AS x FROM memories WHERE lower(text) = lower(?) AND superseded_by IS NULL LIMIT 1", text.trim()).toArray().length > 0;
 }
 
 export type MemoryLifecycle = ReturnType<typeof makeMemoryLifecycle>;

@@ -1,6 +1,9 @@
-import type { SqlLike, SqlValue } from "../../../core/ports";
+import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lte, ne, notExists, or, sql as sqlExpr, sum, type AnyColumn, type SQL } from "drizzle-orm";
+import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import type { SqlLike } from "../../../core/ports";
 import { entitiesOf, ftsQuery, memoryKinds, parseTriple, type MemoryItem, type MemoryKind, type ScoredId, type Triple } from "../../../core/context";
 import type { Clock, EmbedPort, VectorPort } from "../../../core/ports";
+import * as schema from "../schema";
 
 /**
  * The embedder and where its vectors live. `vectors` is asked per embedding space so that vectors of
@@ -45,14 +48,15 @@ export interface InsertResult {
   warnings: string[];
 }
 
-type Row = Record<string, SqlValue>;
+type Db = DrizzleSqliteDODatabase<typeof schema>;
+type Row = typeof schema.memories.$inferSelect;
+const { memories, memoryEdges, memoryVectors } = schema;
 
 /** DO SQLite allows 100 bound parameters per statement; leave room for the fixed ones. */
 const chunkSize = 90;
 /** Rows one lexical term is ranked over (its newest). */
 const termCap = 1000;
 const memoryKindsBut = (kind: MemoryKind): MemoryKind[] => memoryKinds.filter((k) => k !== kind);
-const columns = "id, kind, text, source, title, importance, entities, subject, relation, object, superseded_by, provenance, created_at, last_used_at";
 
 export const ownSource = "memory";
 
@@ -76,54 +80,63 @@ function chunks<T>(values: T[], size = chunkSize): T[][] {
   return out;
 }
 
-const marks = (n: number) => Array.from({ length: n }, () => "?").join(",");
-
 function recordOf(row: Row): MemoryRecord {
-  const subject = row.subject as string | null;
-  const relation = row.relation as string | null;
-  const object = row.object as string | null;
+  const { subject, relation, object } = row;
   return {
-    id: row.id as string,
-    kind: row.kind as MemoryKind,
-    text: row.text as string,
-    source: row.source as string,
-    importance: row.importance as number,
-    createdAt: row.created_at as number,
-    ...(row.last_used_at !== null ? { lastUsedAt: row.last_used_at as number } : {}),
-    entities: JSON.parse((row.entities as string) || "[]") as string[],
+    id: row.id,
+    kind: row.kind,
+    text: row.text,
+    source: row.source,
+    importance: row.importance,
+    createdAt: row.createdAt,
+    ...(row.lastUsedAt !== null ? { lastUsedAt: row.lastUsedAt } : {}),
+    entities: row.entities ?? [],
     ...(subject && relation && object ? { triple: { subject, relation, object } } : {}),
-    provenance: row.provenance as string,
-    ...(row.title ? { title: row.title as string } : {}),
-    ...(row.superseded_by ? { supersededBy: row.superseded_by as string } : {}),
+    provenance: row.provenance,
+    ...(row.title ? { title: row.title } : {}),
+    ...(row.supersededBy ? { supersededBy: row.supersededBy } : {}),
   };
 }
 
 const clamp01 = (n: number) => (Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0.5);
 
 /**
- * The agent's memory rows over its SQLite (`ctx.storage.sql`, or node:sqlite in the bench): writes
- * keep the FTS5 index (by trigger), the graph edges and the vector index in step; deletes remove all
- * three, so no vector outlives its memory.
+ * The agent's memory rows (`memories`, `memory_edges`, `memory_vectors`) over its SQLite, through
+ * drizzle; raw SQL only for the FTS5 search (`sql`). Writes keep the FTS5 index (by trigger), the
+ * graph edges and the vector index in step; deletes remove all three, so no vector outlives its
+ * memory. Runs in the Durable Object and, for the retrieval eval and benchmarks, in plain Node over
+ * node:sqlite (test/node/memory-harness.mjs).
  *
  * @example
- * const store = makeMemoryStore({ sql: ctx.storage.sql, clock, ports });
+ * const store = makeMemoryStore({ db, sql: ctx.storage.sql, clock, ports });
  * const { records } = await store.insert([{ kind: "fact", text: "The user's dog is Rex", provenance: "api" }]);
  * const hits = await store.lexical("dog", { sources: ["memory"], limit: 10 });
  */
-export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () => MemoryPorts }) {
-  const { sql, clock } = deps;
-
-  function rows(query: string, ...bindings: unknown[]): Row[] {
-    return sql.exec<Row>(query, ...bindings).toArray();
-  }
+export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; ports: () => MemoryPorts }) {
+  const { db, sql, clock } = deps;
+  const live = isNull(memories.supersededBy);
+  /** `column IN` a JSON list bound as one parameter: one prepared statement for any number of ids. */
+  const inList = (column: AnyColumn, name: string) =>
+    sqlExpr`${column} IN (SELECT value FROM json_each(${sqlExpr.placeholder(name)}))`;
+  // The queries every context compile makes, built once (drizzle then only binds and maps rows).
+  const byIds = db.select().from(memories).where(and(inList(memories.id, "ids"), live)).prepare();
+  const byIdsWithSuperseded = db.select().from(memories).where(inList(memories.id, "ids")).prepare();
+  const liveBySeq = db
+    .select({ seq: memories.seq, id: memories.id, source: memories.source, kind: memories.kind })
+    .from(memories)
+    .where(and(inList(memories.seq, "seqs"), live))
+    .prepare();
+  const edgesOf = db
+    .select({ subject: memoryEdges.subject, relation: memoryEdges.relation, object: memoryEdges.object, provenance: memoryEdges.provenance })
+    .from(memoryEdges)
+    .where(or(inList(memoryEdges.subject, "entities"), inList(memoryEdges.object, "entities")))
+    .orderBy(desc(memoryEdges.id))
+    .limit(sqlExpr.placeholder("limit"))
+    .prepare();
 
   function get(ids: string[], options: { includeSuperseded?: boolean } = {}): MemoryRecord[] {
-    const out: MemoryRecord[] = [];
-    for (const part of chunks([...new Set(ids)])) {
-      const live = options.includeSuperseded ? "" : " AND superseded_by IS NULL";
-      out.push(...rows(`SELECT ${columns} FROM memories WHERE id IN (${marks(part.length)})${live}`, ...part).map(recordOf));
-    }
-    return out;
+    if (ids.length === 0) return [];
+    return (options.includeSuperseded ? byIdsWithSuperseded : byIds).all({ ids: JSON.stringify([...new Set(ids)]) }).map(recordOf);
   }
 
   function edgesFor(record: MemoryRecord): Array<[string, string, string]> {
@@ -143,16 +156,10 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
         const values = await embed.embed(batch.map((r) => r.text));
         await index.upsert(batch.map((r, j) => ({ id: vectorIdOf(r.id, embed.model), values: values[j]!, metadata: { source: r.source, kind: r.kind } })));
         const now = clock.now();
-        for (const r of batch) {
-          sql.exec(
-            "INSERT INTO memory_vectors (memory_id, vector_id, model, dimensions, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (memory_id, model) DO NOTHING",
-            r.id,
-            vectorIdOf(r.id, embed.model),
-            embed.model,
-            embed.dimensions,
-            now,
-          );
-        }
+        db.insert(memoryVectors)
+          .values(batch.map((r) => ({ memoryId: r.id, vectorId: vectorIdOf(r.id, embed.model), model: embed.model, dimensions: embed.dimensions, createdAt: now })))
+          .onConflictDoNothing()
+          .run();
       }
     } catch (error) {
       warnings.push(`embedding failed (${error instanceof Error ? error.message : String(error)}): the memory is stored and found by words; POST .../memories/reembed adds its vector later`);
@@ -163,39 +170,46 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
   async function dropVectors(ids: string[]): Promise<void> {
     const ports = deps.ports();
     for (const part of chunks(ids)) {
-      const held = rows(`SELECT memory_id, vector_id, model, dimensions FROM memory_vectors WHERE memory_id IN (${marks(part.length)})`, ...part);
+      const held = db.select().from(memoryVectors).where(inArray(memoryVectors.memoryId, part)).all();
       const bySpace = new Map<string, { model: string; dimensions: number; ids: string[] }>();
       for (const row of held) {
         const key = `${row.model}\u0000${row.dimensions}`;
-        const space = bySpace.get(key) ?? { model: row.model as string, dimensions: row.dimensions as number, ids: [] };
-        space.ids.push(row.vector_id as string);
+        const space = bySpace.get(key) ?? { model: row.model, dimensions: row.dimensions, ids: [] };
+        space.ids.push(row.vectorId);
         bySpace.set(key, space);
       }
       for (const space of bySpace.values()) await ports.vectors(space.model, space.dimensions).deleteByIds(space.ids);
-      sql.exec(`DELETE FROM memory_vectors WHERE memory_id IN (${marks(part.length)})`, ...part);
+      db.delete(memoryVectors).where(inArray(memoryVectors.memoryId, part)).run();
     }
   }
 
   /** Marks older values of each new fact's slot as superseded; returns their ids. */
   function supersedeSlot(record: MemoryRecord): string[] {
     if (!record.triple || record.kind !== "fact" || record.supersededBy) return [];
-    const old = rows(
-      `SELECT id FROM memories WHERE subject = ? AND relation = ? AND lower(object) != ? AND id != ? AND superseded_by IS NULL AND source = ? AND created_at <= ?`,
-      record.triple.subject.toLowerCase(),
-      record.triple.relation.toLowerCase(),
-      record.triple.object.toLowerCase(),
-      record.id,
-      record.source,
-      record.createdAt,
-    ).map((r) => r.id as string);
+    const old = db
+      .select({ id: memories.id })
+      .from(memories)
+      .where(
+        and(
+          eq(memories.subject, record.triple.subject.toLowerCase()),
+          eq(memories.relation, record.triple.relation.toLowerCase()),
+          ne(sqlExpr`lower(${memories.object})`, record.triple.object.toLowerCase()),
+          ne(memories.id, record.id),
+          live,
+          eq(memories.source, record.source),
+          lte(memories.createdAt, record.createdAt),
+        ),
+      )
+      .all()
+      .map((r) => r.id);
     for (const id of old) markSuperseded(id, record.id);
     return old;
   }
 
   /** The old row stays (history and provenance); it just stops being retrieved. */
   function markSuperseded(id: string, by: string): void {
-    sql.exec("UPDATE memories SET superseded_by = ? WHERE id = ?", by, id);
-    sql.exec("DELETE FROM memory_edges WHERE provenance = ?", id);
+    db.update(memories).set({ supersededBy: by }).where(eq(memories.id, id)).run();
+    db.delete(memoryEdges).where(eq(memoryEdges.provenance, id)).run();
   }
 
   async function insert(items: NewMemory[]): Promise<InsertResult> {
@@ -223,27 +237,27 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
         ...(item.title ? { title: item.title } : {}),
         ...(item.supersededBy ? { supersededBy: item.supersededBy } : {}),
       };
-      sql.exec(
-        `INSERT INTO memories (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        record.id,
-        record.kind,
-        record.text,
-        record.source,
-        record.title ?? null,
-        record.importance,
-        JSON.stringify(record.entities ?? []),
-        triple?.subject ?? null,
-        triple?.relation ?? null,
-        triple?.object ?? null,
-        record.supersededBy ?? null,
-        record.provenance,
-        record.createdAt,
-        record.lastUsedAt ?? null,
-      );
+      db.insert(memories)
+        .values({
+          id: record.id,
+          kind: record.kind,
+          text: record.text,
+          source: record.source,
+          title: record.title ?? null,
+          importance: record.importance,
+          entities: record.entities ?? [],
+          subject: triple?.subject ?? null,
+          relation: triple?.relation ?? null,
+          object: triple?.object ?? null,
+          supersededBy: record.supersededBy ?? null,
+          provenance: record.provenance,
+          createdAt: record.createdAt,
+          lastUsedAt: record.lastUsedAt ?? null,
+        })
+        .run();
       if (!record.supersededBy && record.kind !== "summary") {
-        for (const [s, r, o] of edgesFor(record)) {
-          sql.exec("INSERT INTO memory_edges (subject, relation, object, provenance, created_at) VALUES (?, ?, ?, ?, ?)", s, r, o, record.id, now);
-        }
+        const edges = edgesFor(record);
+        if (edges.length) db.insert(memoryEdges).values(edges.map(([subject, relation, object]) => ({ subject, relation, object, provenance: record.id, createdAt: now }))).run();
       }
       superseded.push(...supersedeSlot(record));
       records.push(record);
@@ -261,43 +275,45 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
     sources(): string[] {
       const out: string[] = [];
       for (let last = ""; ; ) {
-        const row = rows("SELECT source FROM memories WHERE source > ? ORDER BY source LIMIT 1", last)[0];
+        const row = db.select({ source: memories.source }).from(memories).where(gt(memories.source, last)).orderBy(memories.source).limit(1).get();
         if (!row) return out;
-        out.push((last = row.source as string));
+        out.push((last = row.source));
       }
     },
 
     exists(id: string): boolean {
-      return rows("SELECT 1 AS x FROM memories WHERE id = ?", id).length > 0;
+      return db.select({ id: memories.id }).from(memories).where(eq(memories.id, id)).get() !== undefined;
+    },
+
+    /** A live memory with the same text (case aside), for extraction not to store it twice. */
+    hasText(text: string): boolean {
+      return db.select({ id: memories.id }).from(memories).where(and(eq(sqlExpr`lower(${memories.text})`, text.trim().toLowerCase()), live)).limit(1).get() !== undefined;
     },
 
     /** Newest first, optionally one kind / source; superseded facts only when asked. */
     list(options: { kind?: MemoryKind; source?: string; limit: number; includeSuperseded?: boolean }): MemoryRecord[] {
-      const where: string[] = [];
-      const args: unknown[] = [];
-      if (options.kind) {
-        where.push("kind = ?");
-        args.push(options.kind);
-      }
-      if (options.source) {
-        where.push("source = ?");
-        args.push(options.source);
-      }
-      if (!options.includeSuperseded) where.push("superseded_by IS NULL");
-      const clause = where.length ? `WHERE ${where.join(" AND ")}` : "";
-      return rows(`SELECT ${columns} FROM memories ${clause} ORDER BY seq DESC LIMIT ?`, ...args, options.limit).map(recordOf);
+      const where: SQL[] = [];
+      if (options.kind) where.push(eq(memories.kind, options.kind));
+      if (options.source) where.push(eq(memories.source, options.source));
+      if (!options.includeSuperseded) where.push(live);
+      return db.select().from(memories).where(and(...where)).orderBy(desc(memories.seq)).limit(options.limit).all().map(recordOf);
     },
 
     /** Every row, oldest first, in pages (export, consolidation). */
     *each(options: { page?: number; includeSuperseded?: boolean } = {}): Generator<MemoryRecord> {
       let after = 0;
       const page = options.page ?? 500;
-      const live = options.includeSuperseded === false ? " AND superseded_by IS NULL" : "";
       for (;;) {
-        const batch = rows(`SELECT seq, ${columns} FROM memories WHERE seq > ?${live} ORDER BY seq LIMIT ?`, after, page);
+        const batch = db
+          .select()
+          .from(memories)
+          .where(and(gt(memories.seq, after), options.includeSuperseded === false ? live : undefined))
+          .orderBy(memories.seq)
+          .limit(page)
+          .all();
         for (const row of batch) yield recordOf(row);
         if (batch.length < page) return;
-        after = batch.at(-1)!.seq as number;
+        after = batch.at(-1)!.seq;
       }
     },
 
@@ -313,7 +329,7 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
       if (terms.length === 0 || options.sources.length === 0) return [];
       const scores = new Map<number, number>();
       for (const term of terms) {
-        const hits = rows("SELECT rowid AS r, bm25(memories_fts) AS b FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?", term, termCap);
+        const hits = sql.exec<{ r: number; b: number }>("SELECT rowid AS r, bm25(memories_fts) AS b FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?", term, termCap).toArray();
         for (const hit of hits) scores.set(hit.r as number, (scores.get(hit.r as number) ?? 0) - (hit.b as number));
       }
       const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
@@ -323,12 +339,10 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
       // Rows are filtered (source, kind, superseded) in pages of the ranking, best first.
       for (let i = 0; i < ranked.length && out.length < options.limit; i += chunkSize) {
         const page = ranked.slice(i, i + chunkSize);
-        const found = new Map(
-          rows(`SELECT seq, id, source, kind FROM memories WHERE seq IN (${marks(page.length)}) AND superseded_by IS NULL`, ...page.map(([r]) => r)).map((row) => [row.seq as number, row]),
-        );
+        const found = new Map(liveBySeq.all({ seqs: JSON.stringify(page.map(([r]) => r)) }).map((row) => [row.seq, row]));
         for (const [r, score] of page) {
           const row = found.get(r);
-          if (row && sources.has(row.source as string) && kinds.has(row.kind as MemoryKind)) out.push({ id: row.id as string, score });
+          if (row && sources.has(row.source) && kinds.has(row.kind)) out.push({ id: row.id, score });
           if (out.length >= options.limit) break;
         }
       }
@@ -357,20 +371,15 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
     neighbours(entities: string[], limit: number) {
       const wanted = [...new Set(entities.map((e) => e.trim().toLowerCase()))].slice(0, 40);
       if (wanted.length === 0 || limit <= 0) return [];
-      return rows(
-        `SELECT subject, relation, object, provenance FROM memory_edges WHERE subject IN (${marks(wanted.length)}) OR object IN (${marks(wanted.length)}) ORDER BY id DESC LIMIT ?`,
-        ...wanted,
-        ...wanted,
-        limit,
-      ).map((r) => ({ subject: r.subject as string, relation: r.relation as string, object: r.object as string, provenance: r.provenance as string }));
+      return edgesOf.all({ entities: JSON.stringify(wanted), limit });
     },
 
     touch(ids: string[], at: number): void {
-      for (const part of chunks(ids)) sql.exec(`UPDATE memories SET last_used_at = ? WHERE id IN (${marks(part.length)})`, at, ...part);
+      for (const part of chunks(ids)) db.update(memories).set({ lastUsedAt: at }).where(inArray(memories.id, part)).run();
     },
 
     setImportance(id: string, importance: number): void {
-      sql.exec("UPDATE memories SET importance = ? WHERE id = ?", clamp01(importance), id);
+      db.update(memories).set({ importance: clamp01(importance) }).where(eq(memories.id, id)).run();
     },
 
     async supersede(id: string, by: string): Promise<void> {
@@ -379,7 +388,7 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
     },
 
     updateText(id: string, text: string): void {
-      sql.exec("UPDATE memories SET text = ? WHERE id = ?", text, id);
+      db.update(memories).set({ text }).where(eq(memories.id, id)).run();
     },
 
     /** Deletes memories with their edges and vectors; returns how many rows went. */
@@ -388,9 +397,8 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
       await dropVectors(ids);
       let removed = 0;
       for (const part of chunks(ids)) {
-        removed += rows(`SELECT COUNT(*) AS n FROM memories WHERE id IN (${marks(part.length)})`, ...part)[0]!.n as number;
-        sql.exec(`DELETE FROM memory_edges WHERE provenance IN (${marks(part.length)})`, ...part);
-        sql.exec(`DELETE FROM memories WHERE id IN (${marks(part.length)})`, ...part);
+        db.delete(memoryEdges).where(inArray(memoryEdges.provenance, part)).run();
+        removed += db.delete(memories).where(inArray(memories.id, part)).returning({ id: memories.id }).all().length;
       }
       return removed;
     },
@@ -401,24 +409,33 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
       const warnings: string[] = [];
       let embedded = 0;
       for (;;) {
-        const batch = rows(
-          `SELECT ${columns} FROM memories m WHERE superseded_by IS NULL AND kind != 'summary'
-             AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?) LIMIT 256`,
-          embed.model,
-        ).map(recordOf);
+        const batch = db
+          .select()
+          .from(memories)
+          .where(
+            and(
+              live,
+              ne(memories.kind, "summary"),
+              notExists(db.select({ x: memoryVectors.memoryId }).from(memoryVectors).where(and(eq(memoryVectors.memoryId, memories.id), eq(memoryVectors.model, embed.model)))),
+            ),
+          )
+          .limit(256)
+          .all()
+          .map(recordOf);
         if (batch.length === 0) break;
         const before = warnings.length;
         await embedInto(batch, warnings);
         if (warnings.length > before) break;
         embedded += batch.length;
       }
-      const stale = rows("SELECT DISTINCT memory_id FROM memory_vectors WHERE model != ?", embed.model).map((r) => r.memory_id as string);
+      const stale = [...new Set(db.select({ id: memoryVectors.memoryId }).from(memoryVectors).where(ne(memoryVectors.model, embed.model)).all().map((r) => r.id))];
       let dropped = 0;
       const ports = deps.ports();
       for (const part of chunks(stale)) {
-        const held = rows(`SELECT vector_id, model, dimensions FROM memory_vectors WHERE model != ? AND memory_id IN (${marks(part.length)})`, embed.model, ...part);
-        for (const row of held) await ports.vectors(row.model as string, row.dimensions as number).deleteByIds([row.vector_id as string]);
-        sql.exec(`DELETE FROM memory_vectors WHERE model != ? AND memory_id IN (${marks(part.length)})`, embed.model, ...part);
+        const stalePart = and(ne(memoryVectors.model, embed.model), inArray(memoryVectors.memoryId, part));
+        const held = db.select().from(memoryVectors).where(stalePart).all();
+        for (const row of held) await ports.vectors(row.model, row.dimensions).deleteByIds([row.vectorId]);
+        db.delete(memoryVectors).where(stalePart).run();
         dropped += held.length;
       }
       return { model: embed.model, dimensions: embed.dimensions, embedded, dropped, warnings };
@@ -427,22 +444,23 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
     status() {
       const { embed } = deps.ports();
       const byKind: Record<string, number> = {};
-      for (const row of rows("SELECT kind, COUNT(*) AS n FROM memories WHERE superseded_by IS NULL GROUP BY kind")) byKind[row.kind as string] = row.n as number;
-      const totals = rows("SELECT COUNT(*) AS n, COALESCE(SUM(length(CAST(text AS BLOB))), 0) AS bytes FROM memories")[0]!;
-      const superseded = rows("SELECT COUNT(*) AS n FROM memories WHERE superseded_by IS NOT NULL")[0]!.n as number;
-      const spaces = rows("SELECT model, dimensions, COUNT(*) AS n FROM memory_vectors GROUP BY model, dimensions").map((r) => ({
-        model: r.model as string,
-        dimensions: r.dimensions as number,
-        vectors: r.n as number,
-      }));
+      for (const row of db.select({ kind: memories.kind, n: count() }).from(memories).where(live).groupBy(memories.kind).all()) byKind[row.kind] = row.n;
+      const totals = db.select({ n: count(), bytes: sum(sqlExpr`length(CAST(${memories.text} AS BLOB))`).mapWith(Number) }).from(memories).get()!;
+      const textBytes = totals.bytes ?? 0;
+      const superseded = db.select({ n: count() }).from(memories).where(isNotNull(memories.supersededBy)).get()!.n;
+      const spaces = db
+        .select({ model: memoryVectors.model, dimensions: memoryVectors.dimensions, vectors: count() })
+        .from(memoryVectors)
+        .groupBy(memoryVectors.model, memoryVectors.dimensions)
+        .all();
       const current = spaces.find((s) => s.model === embed.model)?.vectors ?? 0;
-      const embeddable = rows("SELECT COUNT(*) AS n FROM memories WHERE superseded_by IS NULL AND kind != 'summary'")[0]!.n as number;
-      const vectorBytes = spaces.reduce((sum, s) => sum + s.vectors * s.dimensions * 4, 0);
+      const embeddable = db.select({ n: count() }).from(memories).where(and(live, ne(memories.kind, "summary"))).get()!.n;
+      const vectorBytes = spaces.reduce((total, s) => total + s.vectors * s.dimensions * 4, 0);
       return {
-        total: totals.n as number,
+        total: totals.n,
         byKind,
         superseded,
-        bytes: { text: totals.bytes as number, vectors: vectorBytes, total: (totals.bytes as number) + vectorBytes },
+        bytes: { text: textBytes, vectors: vectorBytes, total: textBytes + vectorBytes },
         embedder: { model: embed.model, dimensions: embed.dimensions, backend: deps.ports().backend },
         vectors: spaces,
         missingVectors: Math.max(0, embeddable - current),
@@ -451,11 +469,11 @@ export function makeMemoryStore(deps: { sql: SqlLike; clock: Clock; ports: () =>
 
     /** Forgets everything (the agent was deleted). */
     async wipe(): Promise<void> {
-      const ids = rows("SELECT memory_id FROM memory_vectors").map((r) => r.memory_id as string);
+      const ids = db.select({ id: memoryVectors.memoryId }).from(memoryVectors).all().map((r) => r.id);
       await dropVectors([...new Set(ids)]).catch(() => {});
-      sql.exec("DELETE FROM memory_edges");
-      sql.exec("DELETE FROM memory_vectors");
-      sql.exec("DELETE FROM memories");
+      db.delete(memoryEdges).run();
+      db.delete(memoryVectors).run();
+      db.delete(memories).run();
     },
   };
 }
