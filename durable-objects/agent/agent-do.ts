@@ -84,7 +84,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       askAgent: (request) => this.bus.ask(request),
       answerPeer: (runId, answer) => this.bus.answer(runId, answer.status),
       prepare: (state) => this.turns.prepare(state),
-      compileContext: (state) => this.turns.compileContext(state),
+      compileContext: (state, profile) => this.turns.compileContext(state, profile),
       durably: async (_runId, work) => {
         await this.armRunWatchdog();
         return work();
@@ -264,20 +264,26 @@ export class AgentDO extends Agent<Env, LiveState> {
   /** The registry pushes the agent's profile here on create and on every update (behaviors are re-armed). */
   async configure(profile: AgentProfile): Promise<void> {
     this.settings.set("profile", JSON.parse(JSON.stringify(profile)) as AgentProfile);
+    this.profileSnapshot = undefined;
     await this.behaviors.reconcile();
   }
 
   /** Removes everything this agent remembers (the agent was deleted from the registry). */
   forget(): void {
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) this.db.delete(table).run();
+    this.profileSnapshot = undefined;
     this.setState(initialLiveState);
     this.ctx.waitUntil(this.mcpServers.removeAll());
     this.ctx.waitUntil(this.behaviors.reconcile());
     this.ctx.waitUntil(this.memory.wipe());
   }
 
+  /** The profile as last configured, parsed once per configuration (configure and forget reset it). */
+  private profileSnapshot: AgentProfile | null | undefined;
+
   private storedProfile(): AgentProfile | null {
-    return this.settings.get<AgentProfile>("profile") ?? null;
+    if (this.profileSnapshot === undefined) this.profileSnapshot = this.settings.get<AgentProfile>("profile") ?? null;
+    return this.profileSnapshot;
   }
 
   /** The agent's profile; an object the registry never configured answers as an unknown agent. */

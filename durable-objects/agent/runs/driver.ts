@@ -46,7 +46,7 @@ export interface DriverDeps {
    * before this run, memory, summary. Called when a created run begins, and again if an eviction
    * came first.
    */
-  compileContext(state: RunState): Promise<Message[]>;
+  compileContext(state: RunState, profile: AgentProfile): Promise<Message[]>;
   /** A peer's question has been answered by this run (core `answer_peer`): the answer goes back to the asker. */
   answerPeer(runId: string, answer: Extract<RunEffect, { type: "answer_peer" }>): void;
   /**
@@ -223,7 +223,7 @@ export function makeRunDriver(deps: DriverDeps) {
         return null;
       case "compile_context":
         try {
-          return { type: "start", message: requestOf(state.origin), context: await deps.compileContext(state) };
+          return { type: "start", message: requestOf(state.origin), context: await deps.compileContext(state, ctx.profile) };
         } catch (error) {
           return { type: "context_failed", error: error instanceof Error ? error.message : String(error) };
         }

@@ -92,11 +92,12 @@ export function makeTurns(deps: TurnDeps) {
 
     /**
      * The context of a run that begins (core `compile_context`): the session's history before it
-     * (its own request is already stored, and left out), memory and summary, for its request.
+     * (its own request is already stored, and left out), memory and summary, for its request. The
+     * profile is the run's own snapshot (read once per turn).
      */
-    async compileContext(state: RunState): Promise<RunState["context"]> {
+    async compileContext(state: RunState, profile: AgentProfile): Promise<RunState["context"]> {
       const { context, usedIds } = await deps.memory.contextFor({
-        profile: deps.profile(),
+        profile,
         sessionId: state.sessionId,
         query: state.origin.content,
         excludeRunId: state.id,
