@@ -40,7 +40,9 @@ try {
   check("it ran wrangler's dry run of the production environment", output.includes("--dry-run: exiting now.") && output.includes('env.PANTHEON_ENV ("production")'), output.slice(-1500));
 
   const bundle = join(copy, "dist/index.js");
-  check("the output holds the worker bundle with its Durable Objects", existsSync(bundle) && /\bAgentDO = class\b|class AgentDO\b/.test(readFileSync(bundle, "utf8")) && /RegistryDO/.test(readFileSync(bundle, "utf8")), "dist/index.js missing or without AgentDO");
+  // The bundle is minified (wrangler.toml): the classes are found by the names the module exports.
+  const exportsClasses = (code, names) => names.every((name) => new RegExp(`export\\s*\\{[^}]*\\bas ${name}\\b|export\\s*\\{[^}]*\\b${name}\\b[^}]*\\}`).test(code));
+  check("the output holds the worker bundle with its Durable Objects", existsSync(bundle) && exportsClasses(readFileSync(bundle, "utf8"), ["AgentDO", "RegistryDO"]), "dist/index.js missing or without AgentDO");
   const assets = ["index.html", "app.js", "sw.js", "manifest.webmanifest", "icon-192.png"];
   const missing = assets.filter((a) => !existsSync(join(copy, "pwa/dist", a)));
   check("the PWA's assets were built and shipped with it", missing.length === 0 && /Read \d+ files from the assets directory/.test(output), `missing: ${missing.join(", ")}`);
