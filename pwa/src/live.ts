@@ -1,4 +1,4 @@
-import { AgentClient } from "agents/client";
+import PartySocket from "partysocket";
 import type { LiveState, RunEvent } from "./api";
 
 export type LiveStatus = "off" | "connecting" | "open" | "reconnecting";
@@ -31,13 +31,19 @@ export interface LiveConnection {
  * live.close();
  */
 export function connectLive(options: LiveOptions): LiveConnection {
-  const client = new AgentClient<unknown, LiveState>({
-    agent: "agent-do",
-    name: `${options.project}.${options.agent}`,
+  // PartySocket is the reconnecting socket the agents SDK's AgentClient is built on; the PWA only
+  // listens (state and run events), so it uses it directly and leaves out the SDK client's RPC
+  // transport (capnweb, 53 KiB minified). Same path: /agents/agent-do/<project>.<agent>.
+  const client = new PartySocket({
+    party: "agent-do",
+    prefix: "agents",
+    room: `${options.project}.${options.agent}`,
     host: options.host,
     protocol: options.secure ? "wss" : "ws",
     query: { token: options.token },
-    onStateUpdate: (state) => options.onState(state),
+    // The server's own close codes (1008, 4000–4999: a revoked token is 4401) end the connection,
+    // as in the SDK's client; anything else reconnects with backoff.
+    shouldReconnectOnClose: (event) => !(event.code === 1008 || (event.code >= 4000 && event.code <= 4999)),
   });
   let opened = false;
   let closed = false;
@@ -52,12 +58,13 @@ export function connectLive(options: LiveOptions): LiveConnection {
   });
   client.addEventListener("message", (event: MessageEvent) => {
     if (typeof event.data !== "string") return;
-    let data: { type?: string; runId?: string; event?: RunEvent & { type: string } };
+    let data: { type?: string; runId?: string; event?: RunEvent & { type: string }; state?: LiveState };
     try {
       data = JSON.parse(event.data);
     } catch {
       return;
     }
+    if (data.type === "cf_agent_state" && data.state) options.onState(data.state);
     if (data.type === "run_event" && data.runId && data.event) options.onRunEvent(data.runId, data.event);
   });
   return {
