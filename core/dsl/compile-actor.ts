@@ -36,7 +36,14 @@ export function compileActor(c: Compiler, node: List, path: Path): Record<string
     seen.set(head, form);
     compileActorForm(c, form as List, head, path, out);
   }
-  if (!seen.has("description")) issue(c, node, "actor", '(description "…")', "no description", `actor ${JSON.stringify(out.name ?? "")} has no (description "…")`);
+  // The design writes actors with a role and no description: the description is derived from
+  // them, and the compiled script says so (and a warning points at where to write one).
+  if (!seen.has("description") && typeof out.name === "string") {
+    const how = typeof out.role === "string" ? "from (role …) and the actor's name" : "from the actor's name";
+    out.description = typeof out.role === "string" ? `${out.role} (${out.name})` : out.name;
+    out.derived = { description: how };
+    c.warnings.push({ line: node.pos.line, column: node.pos.column, form: "actor", message: `no (description "…"): derived "${out.description as string}" ${how}; write one to say what the agent is for` });
+  }
   return out;
 }
 

@@ -49,7 +49,8 @@ export function compileScript(source: string, options: CompileOptions = {}): Com
     }
     return { line: actor.pos.line, column: actor.pos.column, form: "actor" };
   };
-  return finishScript(raw, locate, { knownTools: options.knownTools, knownAgents: options.knownAgents, defaultIdle });
+  const finished = finishScript(raw, locate, { knownTools: options.knownTools, knownAgents: options.knownAgents, defaultIdle });
+  return { ...finished, warnings: [...c.warnings, ...finished.warnings] };
 }
 
 export function checkedIdle(idle: string | undefined): string {

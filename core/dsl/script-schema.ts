@@ -151,6 +151,8 @@ export interface ActorScript {
   name: string;
   role?: string;
   description: string;
+  /** Fields the compiler derived because the script left them out (said so, not silently). */
+  derived?: { description?: string };
   model: ModelSettings;
   contextSources: string[];
   tools: string[];
@@ -167,6 +169,7 @@ const baseScriptSchema = z.strictObject({
   name: nameSchema,
   role: z.string().min(1).max(200).optional(),
   description: z.string().max(2000),
+  derived: z.strictObject({ description: z.string().max(200).optional() }).optional(),
   model: modelSettingsSchema.prefault({}),
   contextSources: z.array(z.string().min(1).max(128)).max(64).default([]),
   tools: z.array(z.string().max(64).regex(toolNamePattern, "a tool name such as git.diff")).max(256).default([]),

@@ -16,6 +16,22 @@ const reviewer = (name: string, extra = "") => `; a reviewer
       (plan (input ctx) (think)))${extra}))`;
 
 describe("PUT /api/agents/:name/script", () => {
+  it("compiles an actor written as the design writes it (a role, no description) verbatim, and says the description was derived", async () => {
+    const name = uniqueName("dev-buddy");
+    // The design's example, as written there (its elided forms filled with a source): no (description …).
+    const source = `(actor "${name}" (role "code-reviewer") (context (source "sessions")) (talent "review" (behavior "review-code" :active (goal (input) (concat "Review diff for " (get input "repo"))) (plan (input ctx) (sequence (tool "git.diff" :args {:repo (get input "repo")}) (tool "code.review" :args {:diff "$prev"}) (message "assistant" :content "Left comments on the PR"))))))`;
+    const put = await putScript(name, source);
+    expect(put.status).toBe(201);
+    expect(put.body.script).toMatchObject({ name, role: "code-reviewer", description: `code-reviewer (${name})`, derived: { description: "from (role …) and the actor's name" } });
+    expect(put.body.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ form: "actor", message: expect.stringContaining("no (description") })]));
+    expect((await getJson(`/api/agents/${name}`)).description).toBe(`code-reviewer (${name})`);
+    // A description that is written is kept as written, and nothing is said to be derived.
+    const written = await putScript(name, source.replace('(role "code-reviewer")', '(role "code-reviewer") (description "Reviews pull requests.")'));
+    expect(written.status).toBe(200);
+    expect(written.body.script.description).toBe("Reviews pull requests.");
+    expect(written.body.script.derived).toBeUndefined();
+  });
+
   it("creates an agent from a DSL script in one call and derives its profile from the script", async () => {
     const name = uniqueName("scripted");
     const put = await putScript(name, reviewer(name));
