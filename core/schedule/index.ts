@@ -1,2 +1,3 @@
 export { parseCron, cronMatches, nextCronAt, type CronSpec } from "./cron";
 export { retryDelayMs, retryBaseMs, retryCapMs, defaultRetryMax } from "./backoff";
+export { cronBehaviorsOf, cronIndexName, type CronEntry } from "./cron-index";

@@ -8,6 +8,8 @@ import type { ActorScript } from "../../core/dsl";
 import { isPantheonError, PantheonError, type Result } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
+import { cronBehaviorsOf, cronIndexName, type CronEntry } from "../../core/schedule";
+import { registryStub } from "../stubs";
 import { limitsOf, type RunState } from "../../core/run";
 import migrations from "../../migrations/agent/migrations.js";
 import { makeBehaviorBook, type BehaviorAlarm, makeBehaviors } from "./behaviors";
@@ -263,19 +265,33 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** The registry pushes the agent's profile here on create and on every update (behaviors are re-armed). */
   async configure(profile: AgentProfile): Promise<void> {
+    const before = cronBehaviorsOf(this.storedProfile()?.script as ActorScript | null | undefined);
     this.settings.set("profile", JSON.parse(JSON.stringify(profile)) as AgentProfile);
     this.profileSnapshot = undefined;
+    await this.indexCron(before, cronBehaviorsOf(profile.script as ActorScript | null | undefined));
     await this.behaviors.reconcile();
   }
 
   /** Removes everything this agent remembers (the agent was deleted from the registry). */
   forget(): void {
+    const crons = cronBehaviorsOf(this.storedProfile()?.script as ActorScript | null | undefined);
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) this.db.delete(table).run();
     this.profileSnapshot = undefined;
+    this.ctx.waitUntil(this.indexCron(crons, []));
     this.setState(initialLiveState);
     this.ctx.waitUntil(this.mcpServers.removeAll());
     this.ctx.waitUntil(this.behaviors.reconcile());
     this.ctx.waitUntil(this.memory.wipe());
+  }
+
+  /**
+   * Keeps this agent's entry in the cron index the Cron Trigger reads, from the profile it holds:
+   * every way an agent gets a script (PUT …/script, create, spawn) configures it, so none is missed.
+   */
+  private async indexCron(before: CronEntry[], after: CronEntry[]): Promise<void> {
+    if (JSON.stringify(before) === JSON.stringify(after)) return;
+    const dot = this.name.indexOf(".");
+    await registryStub(this.env, cronIndexName).indexCronBehaviors(this.name.slice(0, dot), this.name.slice(dot + 1), after);
   }
 
   /** The profile as last configured, parsed once per configuration (configure and forget reset it). */

@@ -163,6 +163,34 @@ describe("pause and resume", () => {
     expect(await behaviorAlarms(name)).toHaveLength(1);
   });
 
+  it("a spawned agent's cron behavior fires too, and a deleted agent's cron behaviors leave the index", async () => {
+    const boss = uniqueName("boss");
+    const child = uniqueName("nightly");
+    const put = await putScript(boss, `(actor "${boss}" (description "Spawns helpers.") (spawn :allowed true :quota 2))`);
+    expect(put.status).toBe(201);
+    // The registry spawns the child from its script, as the agent.spawn tool asks it to.
+    const registry = env.REGISTRY.get(env.REGISTRY.idFromName("default")) as unknown as { spawnChild(parent: string, source: string): Promise<{ ok: boolean }> };
+    const childScript = `(actor "${child}" (description "Checks in at night.") (talent "work" (behavior "check-in" :persistent (cron "45 2 * * *") (goal (input) "check in") (plan (input ctx) (tool "clock.now")))))`;
+    expect(await registry.spawnChild(boss, childScript)).toMatchObject({ ok: true });
+    // What the spawner does next: it pushes the child's profile to the child's object.
+    const profile = (await (await api(`/api/agents/${child}`)).json()) as Record<string, unknown>;
+    await insideAgent(agentObject(child), (instance: any) => instance.configure(profile));
+    const fire = async (scheduledTime: number) => {
+      const ctx = createExecutionContext();
+      await worker.scheduled(createScheduledController({ scheduledTime, cron: "* * * * *" }), env, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    await fire(Date.UTC(2031, 2, 3, 2, 45));
+    const runs = (await runsOf(child)).filter((r) => r.trigger === "behavior:work/check-in");
+    expect(runs).toHaveLength(1);
+    expect(runs[0].status).toBe("completed");
+    const index = env.REGISTRY.get(env.REGISTRY.idFromName("__cron-index")) as unknown as { cronBehaviors(): Promise<{ agent: string }[]> };
+    expect((await index.cronBehaviors()).some((e) => e.agent === child)).toBe(true);
+    expect((await api(`/api/agents/${child}`, { method: "DELETE" })).status).toBe(204);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await index.cronBehaviors()).some((e) => e.agent === child)).toBe(false);
+  });
+
   it("a paused cron behavior does not run on its minute", async () => {
     const { name } = await agentWith(`(behavior "brief" :persistent (cron "15 9 * * *") (goal (input) "b") (plan (input ctx) (tool "clock.now")))`);
     await api(`/api/agents/${name}/schedules/brief/pause`, { method: "POST" });

@@ -1,26 +1,14 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { agentNameSchema } from "../../core/agents";
-import { namePattern, type ActorScript } from "../../core/dsl";
-import { cronMatches } from "../../core/schedule";
+import { namePattern } from "../../core/dsl";
+import { cronIndexName, cronMatches } from "../../core/schedule";
 import type { AppEnv } from "../env";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 
-/**
- * The registry instance holding the cross-project index of agents with cron behaviors. Not a
- * valid project slug, so no project's registry can be this one.
- */
-export const cronIndexName = "__cron-index";
-
-/** Records the cron behaviors of an agent's script in the index the Cron Trigger reads. */
-export async function indexCronBehaviors(env: Env, project: string, agent: string, script: ActorScript | null): Promise<void> {
-  const crons = (script?.talents ?? []).flatMap((t) =>
-    t.behaviors.flatMap((b) => (b.mode !== "active" && b.trigger?.kind === "cron" ? [{ behavior: `${t.name}/${b.name}`, cron: b.trigger.cron }] : [])),
-  );
-  await registryStub(env, cronIndexName).indexCronBehaviors(project, agent, crons);
-}
+export { cronIndexName } from "../../core/schedule";
 
 /**
  * The worker's `scheduled` handler: wakes each agent that has a cron behavior matching the minute

@@ -8,7 +8,6 @@ import type { AppEnv } from "../env";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam, pushProfile } from "./agents";
-import { indexCronBehaviors } from "./schedules";
 
 export const scriptMediaType = "text/x-pantheon";
 export type ScriptFormat = "pantheon" | "json";
@@ -103,8 +102,8 @@ export const scriptRoutes = new Hono<AppEnv>()
       await call(registry.createAgent({ name, ...input, connections }));
     }
     const profile = await call(registry.updateAgent(name, { ...derived, ...stored }));
+    // The agent indexes its own cron behaviors when it takes the profile (as a spawned child does).
     await pushProfile(c.env, project, profile);
-    await indexCronBehaviors(c.env, project, name, script);
     return c.json({ source, format, script, warnings }, existing ? 200 : 201);
   })
   .get("/:name/script", valid("param", nameParam), async (c) => {
