@@ -65,6 +65,10 @@ function compileBehavior(c: Compiler, node: List, path: Path): unknown {
   }
   if (!seen.has("goal")) issue(c, node, "behavior", '(goal (input) …)', "no goal", `behavior ${JSON.stringify(out.name ?? "")} has no (goal (input) …)`);
   if (!seen.has("plan")) issue(c, node, "behavior", "(plan (input ctx) …)", "no plan", `behavior ${JSON.stringify(out.name ?? "")} has no (plan (input ctx) …)`);
+  // A persistent behavior runs on its trigger whether or not the agent is busy; with none it would
+  // never run (a passive one gets the idle default: "when idle" is what passive means).
+  if (out.mode === "persistent" && !seen.has("trigger"))
+    issue(c, node, "behavior", "(every …), (cron …) or (on-idle …)", "no trigger", `persistent behavior ${JSON.stringify(out.name ?? "")} has no trigger: add (every "1h"), (cron "0 7 * * *") or (on-idle "30m"), or make it :active to run on each message`);
   return out;
 }
 

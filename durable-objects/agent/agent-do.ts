@@ -144,6 +144,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       run: (input, sink, behavior) => this.turns.turn(input, sink, behavior),
       append: (sessionId, message) => void this.messages.append(sessionId, message),
       remember: (content, key) => this.once(key, () => this.memory.create({ text: content, kind: "fact" })),
+      busy: () => this.driver.hasWorkInFlight(),
     });
     this.turns = makeTurns({
       env,

@@ -169,6 +169,15 @@ describe("semantic errors point at line:column with form, expected and found", (
     });
   });
 
+  it("a persistent behavior with no trigger is refused, saying which triggers it can have", () => {
+    try {
+      compileScript('(actor "a" (description "x") (talent "t" (behavior "b" :persistent (goal (input) "g") (plan (input ctx) (think)))))');
+    } catch (error) {
+      expect((error as Error).message).toContain('persistent behavior "b" has no trigger: add (every "1h"), (cron "0 7 * * *") or (on-idle "30m")');
+    }
+    expect.assertions(1);
+  });
+
   it("the message of the error lists the issues with their positions", () => {
     try {
       compileScript('(actor "a"\n  (descripton "x"))');

@@ -191,6 +191,32 @@ describe("pause and resume", () => {
     expect((await index.cronBehaviors()).some((e) => e.agent === child)).toBe(false);
   });
 
+  it("modes: a passive behavior waits while the agent is busy and runs once it is idle; a persistent one runs either way", async () => {
+    const { name } = await agentWith(`(behavior "tidy" :passive (cron "10 4 * * *") (goal (input) "tidy") (plan (input ctx) (tool "clock.now")))
+      (behavior "watch" :persistent (cron "10 4 * * *") (goal (input) "watch") (plan (input ctx) (tool "clock.now")))`);
+    // Busy: a run with work in flight (written, not yet driven).
+    const busyRun = await insideAgent(agentObject(name), async (instance: any) =>
+      instance.driver.create({ agent: name, sessionId: instance.sessions.resolve().id, limits: (await import("../../core/run")).defaultRunLimits, origin: { trigger: "message", content: "still working" } }).runId,
+    );
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.UTC(2031, 4, 6, 4, 10), cron: "* * * * *" }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect((await behaviorRuns(name, "watch")).map((r) => r.status)).toEqual(["completed"]);
+    expect(await behaviorRuns(name, "tidy")).toHaveLength(0);
+    expect((await schedulesOf(name)).find((v: any) => v.behavior === "tidy")).toMatchObject({ lastStatus: "deferred", retryAt: expect.any(Number) });
+
+    // Idle again: the deferred passive behavior runs when it looks again (its alarm), once.
+    await insideAgent(agentObject(name), (_instance: any, state: DurableObjectState) => state.storage.sql.exec("UPDATE runs SET status = 'completed' WHERE id = ?", busyRun));
+    await insideAgent(agentObject(name), async (instance: any) => {
+      for (const s of (await instance.listSchedules()).filter((s: any) => s.callback === "onBehaviorAlarm" && s.payload.kind === "retry")) {
+        await instance.cancelSchedule(s.id);
+        await instance.schedule(0, "onBehaviorAlarm", s.payload);
+      }
+    });
+    const runs = await untilAlarmed(name, () => behaviorRuns(name, "tidy"), (r) => r.length === 1 && r[0].status === "completed", "the deferred passive run");
+    expect(runs).toHaveLength(1);
+  });
+
   it("a paused cron behavior does not run on its minute", async () => {
     const { name } = await agentWith(`(behavior "brief" :persistent (cron "15 9 * * *") (goal (input) "b") (plan (input ctx) (tool "clock.now")))`);
     await api(`/api/agents/${name}/schedules/brief/pause`, { method: "POST" });

@@ -41,7 +41,12 @@ export interface BehaviorDeps {
   append(sessionId: string, message: { role: "assistant" | "system" | "user"; content: string; id: string }): void;
   /** Stores a plan's memory once per `key` (run and step). */
   remember(content: string, key: string): void | Promise<unknown>;
+  /** The agent is working (a run with work in flight): passive behaviors wait for it to be idle. */
+  busy(): boolean;
 }
+
+/** How long a passive behavior that found the agent busy waits before it looks again. */
+export const passiveDeferMs = 30_000;
 
 export interface ScheduleView {
   talent: string;
@@ -172,6 +177,17 @@ export function makeBehaviors(deps: BehaviorDeps) {
     return "userMessage" in outcome ? outcome : null;
   }
 
+  /**
+   * Passive behaviors run only while the agent is idle: one that comes due while a run has work in
+   * flight waits (a retry alarm of the same attempt, `lastStatus` "deferred") and looks again.
+   * Persistent ones run on their trigger either way.
+   */
+  function defer(found: FoundBehavior): boolean {
+    if (found.behavior.mode !== "passive" || !deps.busy()) return false;
+    book.update(found.key, { retryAt: wholeSecond(clock.now() + passiveDeferMs), lastStatus: "deferred" });
+    return true;
+  }
+
   /** What will run when. */
   async function list(): Promise<ScheduleView[]> {
     const alarms = (await scheduler.list()).filter((s) => s.callback === callback);
@@ -214,6 +230,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
           : alarm.kind === "idle" ? trigger?.kind === "on-idle" && state.retryAt === null && clock.now() + 1000 >= book.load().lastActivityAt + trigger.ms
           : state.retryAt !== null && state.attempt === alarm.attempt);
       if (!found || !current) return reconcile(firingId);
+      if (defer(found)) return reconcile(firingId);
       if (alarm.kind === "retry") book.update(alarm.key, { retryAt: null });
       await execute(found, firingId, alarm.kind === "retry" ? "retry" : trigger!.kind);
     },
@@ -228,6 +245,10 @@ export function makeBehaviors(deps: BehaviorDeps) {
         const state = book.state(found.key);
         if (state.paused || state.retryAt !== null || state.lastCronMinute === minute) continue;
         book.update(found.key, { lastCronMinute: minute });
+        if (defer(found)) {
+          await reconcile();
+          continue;
+        }
         await execute(found, undefined, "cron");
         ran.push(found.key);
       }
