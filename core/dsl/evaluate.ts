@@ -30,6 +30,37 @@ export function evaluateExpr(expr: Expr, scope: ExprScope): Value {
   return toValue(scope.prev);
 }
 
+/**
+ * The `(get input …)` paths of an expression that the scope has no value for: they read as null,
+ * and the run's trace says which (a typo in a key is visible, not silent).
+ * @example
+ * missingInputKeys({ get: ["input", "repo"] }, { input: { text: "hi" } }) // ["repo"]
+ */
+export function missingInputKeys(expr: Expr, scope: ExprScope): string[] {
+  const missing = new Set<string>();
+  const walk = (e: Expr): void => {
+    if (e === null || typeof e !== "object") return;
+    if (Array.isArray(e)) return e.forEach(walk);
+    if ("get" in e) {
+      const [from, ...keys] = e.get;
+      if (from !== "input") return;
+      let value: unknown = scope.input;
+      for (const key of keys) {
+        if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) {
+          missing.add(keys.join("."));
+          return;
+        }
+        value = (value as Record<string, unknown>)[key];
+      }
+      return;
+    }
+    if ("concat" in e) return e.concat.forEach(walk);
+    if ("map" in e) return Object.values(e.map).forEach(walk);
+  };
+  walk(expr);
+  return [...missing];
+}
+
 function asText(value: Value): string {
   if (value === null) return "";
   return typeof value === "string" ? value : JSON.stringify(value);

@@ -341,7 +341,7 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
       s.startedAt = deps.now;
       s.context = event.context;
       s.messages = [event.message];
-      trace(step, "run_started", { agent: s.agent, sessionId: s.sessionId, trigger: s.origin.trigger, limits: s.limits, message: event.message.content, ...(s.origin.manual ? { by: s.origin.manual.by, tool: s.origin.manual.tool } : {}), ...(s.origin.model ? { model: s.origin.model } : {}) });
+      trace(step, "run_started", { agent: s.agent, sessionId: s.sessionId, trigger: s.origin.trigger, limits: s.limits, message: event.message.content, ...(s.origin.manual ? { by: s.origin.manual.by, tool: s.origin.manual.tool } : {}), ...(s.origin.model ? { model: s.origin.model } : {}), ...(s.origin.goal ? { goal: s.origin.goal.text } : {}), ...(s.origin.goal?.missingInput?.length ? { warnings: s.origin.goal.missingInput.map((key) => `input has no '${key}': it read as null`) } : {}) });
       if (s.origin.manual) startManual(step, s.origin.manual);
       else callModel(step);
       break;

@@ -48,6 +48,8 @@ export interface RunOrigin {
   model?: { provider: string; name: string };
   /** The tools the agent had when the run started. */
   tools?: string[];
+  /** A behavior's goal as evaluated from its input (`content` is that text), and input keys it read that were absent. */
+  goal?: { text: string; missingInput?: string[] };
 }
 
 /**

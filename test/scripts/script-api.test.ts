@@ -15,6 +15,64 @@ const reviewer = (name: string, extra = "") => `; a reviewer
       (goal (input) (get input "text"))
       (plan (input ctx) (think)))${extra}))`;
 
+describe("structured input (POST …/messages with `input`)", () => {
+  const reviewerOf = (name: string) => `(actor "${name}" (role "code-reviewer")
+    (talent "review" (behavior "review-code" :active
+      (goal (input) (concat "Review diff for " (get input "repo")))
+      (plan (input ctx) (message "assistant" :content (concat "Reviewed " (get input "repo") " at " (get input "text")))))))`;
+
+  it("behaviors read its fields as input, beside or instead of the text; the evaluated goal is in the trace", async () => {
+    const name = uniqueName("reviewer");
+    expect((await putScript(name, reviewerOf(name))).status).toBe(201);
+    const both = await api(`/api/agents/${name}/messages`, { method: "POST", json: { content: "noon", input: { repo: "pantheon" } } });
+    expect(both.status).toBe(200);
+    const body = (await both.json()) as any;
+    expect(body.status).toBe("completed");
+    const run = await getJson(`/api/agents/${name}/runs/${body.runId}`);
+    const started = run.trace.find((t: any) => t.name === "run_started");
+    expect(started.data).toMatchObject({ goal: "Review diff for pantheon", message: "Review diff for pantheon" });
+    expect(started.data.warnings).toBeUndefined();
+    const history = (await getJson(`/api/agents/${name}/messages`)).messages.map((m: any) => m.content);
+    expect(history).toContain("Reviewed pantheon at noon");
+
+    const only = (await (await api(`/api/agents/${name}/messages`, { method: "POST", json: { input: { repo: "workers-sdk" } } })).json()) as any;
+    expect(only.status).toBe("completed");
+    // The behavior's run answers the goal evaluated from the input alone.
+    expect(only.userMessage.content).toBe("Review diff for workers-sdk");
+  });
+
+  it("a field the goal reads that the input lacks is null, with a warning in the trace, not a crash", async () => {
+    const name = uniqueName("reviewer");
+    expect((await putScript(name, reviewerOf(name))).status).toBe(201);
+    const body = (await (await api(`/api/agents/${name}/messages`, { method: "POST", json: { content: "hi", input: { rpeo: "typo" } } })).json()) as any;
+    expect(body.status).toBe("completed");
+    const run = await getJson(`/api/agents/${name}/runs/${body.runId}`);
+    const started = run.trace.find((t: any) => t.name === "run_started");
+    expect(started.data.goal).toBe("Review diff for ");
+    expect(started.data.warnings).toEqual(["input has no 'repo': it read as null"]);
+  });
+
+  it("refuses an input that is not a small JSON object, and a message with neither content nor input, naming the field", async () => {
+    const agent = await createAgent();
+    const post = (json: unknown) => api(`/api/agents/${agent.name}/messages`, { method: "POST", json });
+    for (const [json, path] of [
+      [{ input: "repo=x" }, "input"],
+      [{ input: [1, 2] }, "input"],
+      [{ input: { "bad key!": 1 } }, "input"],
+      [{ input: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])) }, "input"],
+      [{ input: { big: "x".repeat(33_000) } }, "input"],
+      [{}, "content"],
+    ] as const) {
+      const res = await post(json);
+      expect(res.status, JSON.stringify(json).slice(0, 80)).toBe(400);
+      const error = ((await res.json()) as any).error;
+      expect(error.code).toBe("validation_failed");
+      expect(JSON.stringify(error.details.issues)).toContain(`"${path}"`);
+    }
+    expect((await getJson(`/api/agents/${agent.name}/messages`)).messages).toEqual([]);
+  });
+});
+
 describe("PUT /api/agents/:name/script", () => {
   it("compiles an actor written as the design writes it (a role, no description) verbatim, and says the description was derived", async () => {
     const name = uniqueName("dev-buddy");

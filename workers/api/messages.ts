@@ -8,12 +8,24 @@ import { nameParam } from "./agents";
 
 export const sessionIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9-]+$/, "a session id as returned by the sessions API");
 
-const messageBody = z.strictObject({
-  content: z.string().trim().min(1, "write something: content cannot be empty").max(32_000, "at most 32,000 characters"),
-  session: sessionIdSchema.optional(),
-  /** Lower this run's limits (clamped to the agent's own; never raised). */
-  limits: runLimitOverridesSchema.optional(),
-});
+/** Structured input: a JSON object of at most 64 fields and 32,000 characters, read by behaviors as `input`. */
+const structuredInput = z
+  .record(z.string().min(1).max(64).regex(/^[A-Za-z_][\w.-]*$/, "a field name: letters, digits, '_', '.', '-'"), z.json())
+  .refine((value) => Object.keys(value).length <= 64, "at most 64 fields")
+  .refine((value) => JSON.stringify(value).length <= 32_000, "at most 32,000 characters of JSON");
+
+const messageBody = z
+  .strictObject({
+    content: z.string().trim().min(1, "write something: content cannot be empty").max(32_000, "at most 32,000 characters").optional(),
+    /** Beside or instead of `content`: behaviors see its fields as `(get input "…")`. */
+    input: structuredInput.optional(),
+    session: sessionIdSchema.optional(),
+    /** Lower this run's limits (clamped to the agent's own; never raised). */
+    limits: runLimitOverridesSchema.optional(),
+  })
+  .refine((body) => body.content !== undefined || body.input !== undefined, { message: "send content, input, or both", path: ["content"] })
+  // Without text, the request as the history and a plain model turn see it is the input itself.
+  .transform(({ content, ...rest }) => ({ ...rest, content: content ?? JSON.stringify(rest.input) }));
 
 const historyQuery = z.object({
   session: sessionIdSchema.optional(),

@@ -1,4 +1,4 @@
-import type { ActorScript, Behavior, ExprScope } from "../../../core/dsl";
+import { missingInputKeys, type ActorScript, type Behavior, type ExprScope } from "../../../core/dsl";
 import { PantheonError } from "../../../core/errors";
 import type { Clock, LlmPort } from "../../../core/ports";
 import type { RunLimits } from "../../../core/run";
@@ -23,6 +23,8 @@ export interface BehaviorScheduler {
  */
 export interface BehaviorRun {
   trigger: string;
+  /** The goal as evaluated, and the input keys it read that were absent (for the trace). */
+  goal?: { text: string; missingInput?: string[] };
   behavior?: { key: string; scope: Record<string, unknown> };
 }
 
@@ -123,10 +125,12 @@ export function makeBehaviors(deps: BehaviorDeps) {
     const sessionId = deps.sessionId(options.session);
     const scope = { input, ctx: { agent: deps.agent(), talent: found.talent, behavior: behavior.name, session: sessionId, now: clock.now() } };
     const planned = behavior.plan.steps.some((step) => step.kind !== "think");
+    const text = goalText(behavior, scope as ExprScope);
+    const missingInput = missingInputKeys(behavior.goal, scope as ExprScope);
     return deps.run(
-      { content: goalText(behavior, scope as ExprScope), session: sessionId, ...(options.limits ? { limits: options.limits } : {}) },
+      { content: text, session: sessionId, ...(options.limits ? { limits: options.limits } : {}) },
       options.sink ?? (() => {}),
-      { trigger: `behavior:${found.key}`, ...(planned ? { behavior: { key: found.key, scope } } : {}) },
+      { trigger: `behavior:${found.key}`, goal: { text, ...(missingInput.length ? { missingInput } : {}) }, ...(planned ? { behavior: { key: found.key, scope } } : {}) },
     );
   }
 
@@ -259,14 +263,15 @@ export function makeBehaviors(deps: BehaviorDeps) {
      * A person's message: notes the activity (on-idle counts from it) and runs the active behaviors in
      * script order. Null when the script has none, so the turn is the agent's ordinary model run.
      */
-    async onMessage(input: { content: string; session?: string; limits?: Partial<RunLimits> }, sink: Emit): Promise<RunOutcome | null> {
+    async onMessage(input: { content: string; input?: Record<string, unknown>; session?: string; limits?: Partial<RunLimits> }, sink: Emit): Promise<RunOutcome | null> {
       book.touch(clock.now());
       const all = behaviorsOf(deps.script());
       if (all.some((b) => b.behavior.trigger?.kind === "on-idle")) await reconcile();
       const active = all.filter((b) => b.behavior.mode === "active" && !book.state(b.key).paused);
       let last: RunOutcome | null = null;
       for (const found of active) {
-        last = await runBehavior(found, { text: input.content }, { ...(input.session ? { session: input.session } : {}), sink, ...(input.limits ? { limits: input.limits } : {}) });
+        // Behaviors read the message as `(get input "text")` and a structured input's fields beside it.
+        last = await runBehavior(found, { ...input.input, text: input.content }, { ...(input.session ? { session: input.session } : {}), sink, ...(input.limits ? { limits: input.limits } : {}) });
         book.update(found.key, { lastRunAt: clock.now(), lastStatus: last.status, lastRunId: last.runId });
       }
       return last;

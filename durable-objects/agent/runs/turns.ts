@@ -13,6 +13,8 @@ import { buildAgentTools, type ToolSource } from "./tools";
 
 export interface ChatInput {
   content: string;
+  /** Structured input beside the text: behaviors read its fields as `(get input "repo")`. */
+  input?: Record<string, unknown>;
   session?: string;
   /** Per-request limits, clamped to the agent's own. */
   limits?: Partial<RunLimits>;
@@ -141,6 +143,7 @@ export function makeTurns(deps: TurnDeps) {
           trigger: behavior?.trigger ?? "message",
           content: input.content,
           ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
+          ...(behavior?.goal ? { goal: behavior.goal } : {}),
           ...(maxHistory !== undefined ? { maxHistory } : {}),
           model: { provider: profile.model.provider, name: profile.model.name },
           tools: ctx.tools.specs.map((s) => s.name),
