@@ -4,3 +4,4 @@ export { rateKey, secondsUntilToken, takeToken, type RateLimit, type TokenBucket
 export { allowlistGate, approvalGate, budgetExceeded, budgetGate, builtinGates, rateLimitGate, schemaGate } from "./builtin";
 export { compileCustomGates, makeCustomGate } from "./custom";
 export { compileDenyPattern, denyPatternExpected, denyPatternProblems, type DenyMatcher, type PatternCheck } from "./pattern";
+export { findSecretLeak, minSecretLength, type SecretLeak } from "./secret-leak";
