@@ -4,6 +4,7 @@ import { makeResponse, type BusMessage, type BusRequest } from "../../core/bus";
 import { consumerPortsFromEnv, makeBusConsumers } from "../../workers/queue";
 import type { CaseStep } from "../doubles/scripted-model-server";
 import { api, createAgent, uniqueName } from "../api/client";
+import { seededRandom } from "../doubles/seeded-random";
 
 /**
  * `npm run test:faults`: seeded runs with the faults real deployments meet — model errors (429,
@@ -18,19 +19,6 @@ const seed = Number(inject("faultSeed") || 20261123);
 const runs = Number(inject("faultRuns") || 1000);
 /** Cases run on this many asker/peer pairs at once; each pair runs its cases one after another. */
 const lanes = 10;
-
-/** mulberry32: a small seeded generator, so a failing seed replays exactly. */
-function generator(start: number) {
-  let a = start >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, chance: (p: number) => next() < p, pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)) };
-}
 
 const doubleUrl = () => (env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL;
 const toolCallsOf = async (key: string): Promise<{ headers: Record<string, string> }[]> => (await fetch(`${doubleUrl()}/__tool-calls/${key}`)).json();
@@ -54,11 +42,11 @@ interface Case {
   modelDelayMs: number;
 }
 
-function caseOf(n: number, rng: ReturnType<typeof generator>): Case {
+function caseOf(n: number, rng: ReturnType<typeof seededRandom>): Case {
   const work = rng.pick<Work>(["plain", "plain", "tool", "slow-tool", "malformed-args", "memory", "ask", "ask"]);
   const modelFault = rng.chance(0.4) ? rng.pick<ModelFault>(["429", "500", "503", "timeout", "permanent-400", "429-exhausted"]) : "none";
-  const eviction = rng.chance(0.25) ? { who: work === "ask" && rng.chance(0.5) ? ("peer" as const) : ("asker" as const), afterMs: rng.int(0, 120) } : undefined;
-  return { n, work, modelFault, ...(eviction ? { eviction } : {}), duplicate: work === "ask" && rng.chance(0.5), consumerThrows: rng.chance(0.5), modelDelayMs: rng.int(0, 60) };
+  const eviction = rng.chance(0.25) ? { who: work === "ask" && rng.chance(0.5) ? ("peer" as const) : ("asker" as const), afterMs: rng.between(0, 120) } : undefined;
+  return { n, work, modelFault, ...(eviction ? { eviction } : {}), duplicate: work === "ask" && rng.chance(0.5), consumerThrows: rng.chance(0.5), modelDelayMs: rng.between(0, 60) };
 }
 
 interface Lane {
@@ -263,7 +251,7 @@ describe("fault injection", () => {
   });
 
   it(`${runs} seeded runs end (none hung), and nothing is lost or duplicated`, { timeout: 60 * 60_000 }, async () => {
-    const rng = generator(seed);
+    const rng = seededRandom(seed);
     const cases = Array.from({ length: runs }, (_, n) => caseOf(n, rng));
     const count = (p: (c: Case) => boolean) => cases.filter(p).length;
     console.log(

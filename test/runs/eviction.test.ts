@@ -29,6 +29,34 @@ async function wakeByAlarmUntilDone(agent: string, runId: string) {
   throw new Error(`run ${runId} did not finish after 100 alarms`);
 }
 
+/**
+ * Makes the agent's one watchdog alarm due now and fires it (as it would be ≤ 30 s after an
+ * eviction): the only thing that wakes the object.
+ */
+async function fireWatchdogNow(stub: DurableObjectStub<AgentDO>) {
+  await runInDurableObject(stub, async (instance: AgentDO) => {
+    const watchdog = instance.getSchedules().filter((s) => s.callback === "onRunWatchdog");
+    expect(watchdog).toHaveLength(1);
+    await instance.cancelSchedule(watchdog[0]!.id);
+    await instance.schedule(0, "onRunWatchdog");
+  });
+  expect(await runDurableObjectAlarm(stub)).toBe(true);
+}
+
+/** A project where `boss` asks `helper` one question; each answers from its own script. */
+async function bossAsksHelper(question: string, bossReply: string, helperSteps: unknown[]) {
+  const { project, script } = await import("../bus/harness");
+  const p = project();
+  const bossModel = `boss-${crypto.randomUUID()}`;
+  const helperModel = `helper-${crypto.randomUUID()}`;
+  await p.agent("helper", { model: { provider: "openai", name: helperModel } });
+  await p.agent("boss", { model: { provider: "openai", name: bossModel } });
+  await p.connect("boss", ["helper"]);
+  await script(bossModel, [{ toolCalls: [{ name: "ask_helper", arguments: { question } }] }, { content: bossReply }]);
+  await script(helperModel, helperSteps);
+  return p;
+}
+
 async function firstRun(agent: string): Promise<{ id: string; status: string }> {
   return eventually(async () => ((await (await api(`/api/agents/${agent}/runs`)).json()) as any).runs[0], (run: any) => Boolean(run?.id), "the run to exist");
 }
@@ -87,11 +115,7 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent.name}`));
     expect(await runInDurableObject(stub, (instance: AgentDO) => instance.getSchedules().filter((s) => s.callback === "onRunDeadline").length)).toBe(0);
     await new Promise((r) => setTimeout(r, 1200));
-    await runInDurableObject(stub, async (instance: AgentDO) => {
-      for (const s of instance.getSchedules().filter((s) => s.callback === "onRunWatchdog")) await instance.cancelSchedule(s.id);
-      await instance.schedule(0, "onRunWatchdog");
-    });
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await fireWatchdogNow(stub);
     const detail = await agent.run(run.id);
     expect(detail.run.status).toBe("failed");
     expect(detail.run.error).toMatch(/time limit reached/);
@@ -163,15 +187,7 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
 
 describe("delegation is exactly-once in effect across evictions", () => {
   it("the asked agent evicted mid-answer: its watchdog alarm carries the run on and sends the answer once; the asker completes", async () => {
-    const { project, script } = await import("../bus/harness");
-    const p = project();
-    const bossModel = `boss-${crypto.randomUUID()}`;
-    const helperModel = `helper-${crypto.randomUUID()}`;
-    await p.agent("helper", { model: { provider: "openai", name: helperModel } });
-    await p.agent("boss", { model: { provider: "openai", name: bossModel } });
-    await p.connect("boss", ["helper"]);
-    await script(bossModel, [{ toolCalls: [{ name: "ask_helper", arguments: { question: "what is 2+2?" } }] }, { content: "Helper says 4." }]);
-    await script(helperModel, [{ content: "slow", delayMs: 1500 }, { content: "4" }]);
+    const p = await bossAsksHelper("what is 2+2?", "Helper says 4.", [{ content: "slow", delayMs: 1500 }, { content: "4" }]);
 
     const asked = await p.chat("boss", "ask the helper");
     expect(asked.status).toBe("waiting_agent");
@@ -180,14 +196,7 @@ describe("delegation is exactly-once in effect across evictions", () => {
     await expect(runInDurableObject(env.AGENT_DO.get(env.AGENT_DO.idFromName(name)), (_instance, state) => state.abort("test: evicted"))).rejects.toThrow();
 
     // The watchdog is due (as it is ≤ 30 s after an eviction); its alarm is the only thing that wakes the helper.
-    const helper = env.AGENT_DO.get(env.AGENT_DO.idFromName(name));
-    await runInDurableObject(helper, async (instance: AgentDO) => {
-      const watchdog = instance.getSchedules().filter((s) => s.callback === "onRunWatchdog");
-      expect(watchdog).toHaveLength(1);
-      await instance.cancelSchedule(watchdog[0]!.id);
-      await instance.schedule(0, "onRunWatchdog");
-    });
-    expect(await runDurableObjectAlarm(helper)).toBe(true);
+    await fireWatchdogNow(env.AGENT_DO.get(env.AGENT_DO.idFromName(name)));
 
     const boss = await p.settled("boss", asked.runId);
     expect(boss.run.status).toBe("completed");
@@ -221,15 +230,7 @@ describe("delegation is exactly-once in effect across evictions", () => {
   });
 
   it("a run that ended before its answer was queued (evicted between the two) answers when its alarm wakes it", async () => {
-    const { project, script } = await import("../bus/harness");
-    const p = project();
-    const bossModel = `boss-${crypto.randomUUID()}`;
-    const helperModel = `helper-${crypto.randomUUID()}`;
-    await p.agent("helper", { model: { provider: "openai", name: helperModel } });
-    await p.agent("boss", { model: { provider: "openai", name: bossModel } });
-    await p.connect("boss", ["helper"]);
-    await script(bossModel, [{ toolCalls: [{ name: "ask_helper", arguments: { question: "what is 6*7?" } }] }, { content: "Helper says 42." }]);
-    await script(helperModel, [{ content: "42", delayMs: 800 }]);
+    const p = await bossAsksHelper("what is 6*7?", "Helper says 42.", [{ content: "42", delayMs: 800 }]);
     const helper = () => env.AGENT_DO.get(env.AGENT_DO.idFromName(`${p.name}.helper`));
 
     const asked = await p.chat("boss", "ask the helper");
@@ -245,13 +246,7 @@ describe("delegation is exactly-once in effect across evictions", () => {
     await expect(runInDurableObject(helper(), (_instance, state) => state.abort("test: evicted"))).rejects.toThrow();
 
     // Only the watchdog alarm (armed when the request arrived) wakes the helper.
-    await runInDurableObject(helper(), async (instance: AgentDO) => {
-      const watchdog = instance.getSchedules().filter((s) => s.callback === "onRunWatchdog");
-      expect(watchdog).toHaveLength(1);
-      await instance.cancelSchedule(watchdog[0]!.id);
-      await instance.schedule(0, "onRunWatchdog");
-    });
-    expect(await runDurableObjectAlarm(helper())).toBe(true);
+    await fireWatchdogNow(helper());
 
     const boss = await p.settled("boss", asked.runId);
     expect(boss.run.status).toBe("completed");
