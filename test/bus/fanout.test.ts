@@ -5,6 +5,17 @@ import type { FanOutResult } from "../../core/bus";
 import type { AgentDO } from "../../durable-objects/agent/agent-do";
 import { modelCalls, project, script } from "./harness";
 
+/** A project where `main` is connected to three judges, two of which approve the launch. */
+async function threeJudges() {
+  const p = project();
+  await p.agent("judge-a", { systemPrompt: "The launch is approved." });
+  await p.agent("judge-b", { systemPrompt: "The launch is approved." });
+  await p.agent("judge-c", { systemPrompt: "The launch is postponed." });
+  await p.agent("main");
+  await p.connect("main", ["judge-a", "judge-b", "judge-c"]);
+  return { p, main: await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`) };
+}
+
 describe("fan-out", () => {
   it("three asks in one model step all wait, and the run continues once all three have answered", async () => {
     const p = project();
@@ -34,14 +45,7 @@ describe("fan-out", () => {
   });
 
   it("a scripted fan-out to three agents under a majority policy returns the answer two of them gave", async () => {
-    const p = project();
-    await p.agent("judge-a", { systemPrompt: "The launch is approved." });
-    await p.agent("judge-b", { systemPrompt: "The launch is approved." });
-    await p.agent("judge-c", { systemPrompt: "The launch is postponed." });
-    await p.agent("main");
-    await p.connect("main", ["judge-a", "judge-b", "judge-c"]);
-
-    const main = await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`);
+    const { main } = await threeJudges();
     const result = await main.fanOut({ targets: ["judge-a", "judge-b", "judge-c"], question: "Is the launch approved?", policy: "majority" });
     expect(result.ok).toBe(true);
     const value = (result as unknown as { value: FanOutResult }).value;
@@ -69,13 +73,7 @@ describe("fan-out", () => {
     const runsOf = async (p: ReturnType<typeof project>, agent: string) => ((await p.json(`/api/agents/${agent}/runs`)) as { runs: unknown[] }).runs.length;
 
     it("the asker evicted while it waits: the answers still decide the fan-out, and a second call with its id reads that decision", async () => {
-      const p = project();
-      await p.agent("judge-a", { systemPrompt: "The launch is approved." });
-      await p.agent("judge-b", { systemPrompt: "The launch is approved." });
-      await p.agent("judge-c", { systemPrompt: "The launch is postponed." });
-      await p.agent("main");
-      await p.connect("main", ["judge-a", "judge-b", "judge-c"]);
-      const main = await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`);
+      const { p, main } = await threeJudges();
       const id = crypto.randomUUID();
 
       const cutOff = main.fanOut({ id, targets: ["judge-a", "judge-b", "judge-c"], question: "Is the launch approved?", policy: "majority" }).catch((error: unknown) => ({ cutOff: String(error) }));
