@@ -12,6 +12,7 @@ interface __BaseEnv_Env {
 	PANTHEON_DEFAULT_PROVIDER: "openai" | "";
 	AGENT_DO: DurableObjectNamespace<import("./workers/index").AgentDO>;
 	REGISTRY: DurableObjectNamespace<import("./workers/index").RegistryDO>;
+	FEATURE_DO: DurableObjectNamespace<import("./workers/index").FeatureDO>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {
@@ -29,6 +30,7 @@ declare namespace Cloudflare {
 		PANTHEON_DEFAULT_PROVIDER: "openai";
 		AGENT_DO: DurableObjectNamespace<import("./workers/index").AgentDO>;
 		REGISTRY: DurableObjectNamespace<import("./workers/index").RegistryDO>;
+	FEATURE_DO: DurableObjectNamespace<import("./workers/index").FeatureDO>;
 	}
 	interface Env extends __BaseEnv_Env {}
 }

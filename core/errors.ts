@@ -15,6 +15,8 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "rate_limited"
   | "gate_rejected"
+  /** An agent's tool, called by hand on a person's behalf, refused: the message is the tool's reason. */
+  | "tool_refused"
   | "script_invalid"
   | "model_failed"
   | "tool_failed"
@@ -32,6 +34,7 @@ const statusOf: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   gate_rejected: 422,
+  tool_refused: 422,
   script_invalid: 400,
   model_failed: 502,
   tool_failed: 502,

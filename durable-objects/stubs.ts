@@ -1,6 +1,7 @@
 import { getAgentByName } from "agents";
 import { unwrap, type Result } from "../core/errors";
 import type { AgentDO } from "./agent/agent-do";
+import type { FeatureDO } from "./feature/feature-do";
 import type { RegistryDO } from "./registry/registry-do";
 
 /**
@@ -25,6 +26,11 @@ export const agentObjectName = (project: string, agent: string) => `${project}.$
 export async function agentStub(env: Env, project: string, agent: string): Promise<Remote<AgentDO>> {
   const stub = await getAgentByName(env.AGENT_DO as DurableObjectNamespace<AgentDO>, agentObjectName(project, agent));
   return stub as unknown as Remote<AgentDO>;
+}
+
+/** A feature's own Durable Object (named `<project>.<feature>`, like an agent's). */
+export function featureStub(env: Env, project: string, feature: string): Remote<FeatureDO> {
+  return env.FEATURE_DO.get(env.FEATURE_DO.idFromName(agentObjectName(project, feature))) as unknown as Remote<FeatureDO>;
 }
 
 /** Awaits an RPC call that returns a Result and rebuilds the domain error on this side. */

@@ -6,6 +6,7 @@ import { noteCronTick } from "./api/doctor";
 
 export { AgentDO } from "../durable-objects/agent/agent-do";
 export { RegistryDO } from "../durable-objects/registry/registry-do";
+export { FeatureDO } from "../durable-objects/feature/feature-do";
 
 const app = makeApp();
 

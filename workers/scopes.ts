@@ -28,9 +28,23 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["GET", "/api/conversations/:id", "chat"],
   // A bare round trip through a Durable Object (the benchmarks' baseline); it reads nothing.
   ["GET", "/api/health/echo", "chat"],
+  // Features, plans and tasks: reading and commenting is talking; starting, committing, discarding,
+  // creating and deleting are the operator's (admin, the default); plan writes and syncs go through
+  // the orchestrating agent (admin).
+  ["GET", "/api/features", "chat"],
+  ["GET", "/api/features/:feature", "chat"],
+  ["GET", "/api/features/:feature/plan", "chat"],
+  ["POST", "/api/features/:feature/plan/comments", "chat"],
+  ["GET", "/api/features/:feature/tasks", "chat"],
+  ["GET", "/api/features/:feature/tasks/:task", "chat"],
+  ["GET", "/api/features/:feature/files", "chat"],
+  ["GET", "/api/features/:feature/files/content", "chat"],
+  ["GET", "/api/features/:feature/report", "chat"],
   // Deciding what waits for a person.
   ["GET", "/api/approvals", "approve"],
   ["POST", "/api/agents/:name/runs/:id/approval", "approve"],
+  ["POST", "/api/features/:feature/plan/approve", "approve"],
+  ["POST", "/api/features/:feature/tasks/:task/answer", "approve"],
   // Operator-only (admin is also the default), listed so the table names every route of the doctor
   // and the messaging gateways. The gateways' own webhooks (/gateways/*) are not under /api: they
   // authenticate per gateway (workers/gateways/).

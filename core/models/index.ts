@@ -16,3 +16,4 @@ export {
   type ProviderFacts,
   type ResolvedModel,
 } from "./resolve";
+export { costOf } from "./prices";

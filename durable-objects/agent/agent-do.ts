@@ -24,6 +24,7 @@ import * as schema from "./schema";
 import { makeGateways, type GatewayKind, handleEmail } from "./gateways";
 import type { AgentEmail } from "agents/email";
 import type { TelegramUpdate } from "../../core/gateways";
+import { makeWorkFeature, type WorkBinding } from "./work";
 
 /** How often the run watchdog looks while runs have work in flight (the SDK keeps objects ~70–140 s idle). */
 const runWatchdogSeconds = 30;
@@ -62,6 +63,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly mcpPolicy = (): OutboundPolicy => ({ allowHosts: this.storedProfile()?.runtime.allowHosts ?? [], allowLoopback: this.outbound.allowLoopback });
   private readonly mcpServers = makeMcpServers(mcpClientOf(this, this.mcpPolicy), this.mcpPolicy);
   private readonly gateways;
+  private readonly work;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -146,6 +148,27 @@ export class AgentDO extends Agent<Env, LiveState> {
       remember: (content, key) => this.once(key, () => this.memory.create({ text: content, kind: "fact" })),
       busy: () => this.driver.hasWorkInFlight(),
     });
+    this.work = makeWorkFeature({
+      env,
+      project,
+      agent: () => this.name.slice(this.name.indexOf(".") + 1),
+      settings: this.settings,
+      runs: this.runs,
+      driver: () => this.driver,
+      newSession: (title) => this.sessions.create(title).id,
+      startTurn: (input) =>
+        new Promise<string>((resolve, reject) => {
+          let started = false;
+          const done = this.turns.turn(input, (event) => {
+            if (event.type === "run" && !started) {
+              started = true;
+              resolve(event.runId);
+            }
+          });
+          this.ctx.waitUntil(done.then(() => !started && reject(new Error("the task's turn ended before its run was written")), (error: unknown) => !started && reject(error)));
+        }),
+      waitUntil: (promise) => this.ctx.waitUntil(promise),
+    });
     this.turns = makeTurns({
       env,
       clock: this.clock,
@@ -157,6 +180,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       memory: this.memory,
       mcp: this.mcpServers,
       spawnTools: spawnToolSource,
+      workTools: (profile) => this.work.toolSource(profile),
       behaviors: this.behaviors,
       observePlan: (runId, observe) => this.planObservers.set(runId, observe),
       waitUntil: (promise) => this.ctx.waitUntil(promise),
@@ -343,6 +367,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (event.type === "status" && !["completed", "failed", "cancelled"].includes(event.status)) this.live({ status: event.status, runId, typing: event.status === "running" });
     if (event.type === "done") this.live({ status: "idle", runId: null, typing: false });
     this.gateways.onRunEvent(event, runId);
+    this.work.onRunEvent(event, runId);
   }
 
   /** Updates the synced state; each change is a SQLite write and a broadcast, so no-ops are skipped. */
@@ -537,6 +562,27 @@ export class AgentDO extends Agent<Env, LiveState> {
   /** A fan-out's decision by the caller's id (the caller's `fanOut` call was cut off), once decided. */
   fanOutResult(id: string) {
     return this.known(async () => this.bus.fanOutResult(id) ?? null);
+  }
+
+  // ---- work: features, plans and tasks (work/) ---------------------------------------------------
+
+  /** Binds this agent to the task it works (a worker agent); refused when it works another. */
+  bindWork(binding: WorkBinding) {
+    return this.known(() => this.work.bind(binding));
+  }
+  workBinding() {
+    return this.known(() => this.work.binding());
+  }
+  /** Starts the task's run with its spec as the prompt, once per key; answers as soon as the run is written. */
+  startWork(input: { key: string; content: string; title: string }) {
+    return this.known(() => this.work.start(input));
+  }
+  workRuns(runIds: string[]) {
+    return this.known(() => this.work.runs(runIds));
+  }
+  /** A person answered this worker's question: its waiting run goes on where it stopped. */
+  resumeWithAnswer(runId: string, by: string) {
+    return this.known(() => this.work.resumeWithAnswer(runId, by));
   }
 
   // ---- messaging gateways (gateways/) ----------------------------------------

@@ -218,6 +218,18 @@ export class RegistryDO extends DurableObject<Env> {
     });
   }
 
+  // ---- feature index: which features the project has (each feature's data is in its own FeatureDO).
+  // Plain storage like the cron index: a row per feature, written when one is created or deleted.
+
+  async featureIndexPut(name: string, entry: { title: string; orchestrator: string; createdAt: number } | null): Promise<void> {
+    if (entry) await this.ctx.storage.put(`feature/${name}`, entry);
+    else await this.ctx.storage.delete(`feature/${name}`);
+  }
+  async featureIndex(): Promise<{ name: string; title: string; orchestrator: string; createdAt: number }[]> {
+    const rows = await this.ctx.storage.list<{ title: string; orchestrator: string; createdAt: number }>({ prefix: "feature/" });
+    return [...rows].map(([key, entry]) => ({ name: key.slice("feature/".length), ...entry })).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
   // ---- gateway index and cron heartbeat (used only in the instances named by workers/gateways/index.ts
   // and workers/api/schedules.ts). Plain storage like the cron index: derived data, no schema.
 

@@ -4,6 +4,7 @@ import type { AppEnv } from "../env";
 import { agentRoutes } from "./agents";
 import { busRoutes, conversationRoutes } from "./bus";
 import { connectionRoutes } from "./connections";
+import { featureRoutes } from "./features";
 import { gatewayRoutes } from "./gateways";
 import { contextRoutes } from "./context";
 import { healthRoutes, version } from "./health";
@@ -41,7 +42,8 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/agents", connectionRoutes)
   .route("/api/bus", busRoutes)
   .route("/api/conversations", conversationRoutes)
-  .route("/api/agents", gatewayRoutes);
+  .route("/api/agents", gatewayRoutes)
+  .route("/api/features", featureRoutes);
 
 /**
  * The HTTP API's contract: every `/api` route with its params, query, body and response. Clients

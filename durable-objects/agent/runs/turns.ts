@@ -44,6 +44,8 @@ export interface TurnDeps {
   };
   mcp: { ready(): Promise<unknown>; toolSource(): ToolSource };
   spawnTools(profile: AgentProfile): ToolSource;
+  /** Features, plans, tasks and the workspace (work/): the tools the agent's runtime lists. */
+  workTools(profile: AgentProfile): ToolSource;
   behaviors: {
     onMessage(input: ChatInput, sink: Emit): Promise<RunOutcome | null>;
     planModel(run: { id: string; sessionId: string; behavior: NonNullable<RunOrigin["behavior"]> }, model: LlmPort): { llm: LlmPort; observe: (event: RunEvent) => void };
@@ -67,7 +69,7 @@ export interface TurnDeps {
 export function makeTurns(deps: TurnDeps) {
   /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn. */
   function toolsOf(profile: AgentProfile) {
-    const extra = [deps.mcp.toolSource(), deps.memory.tools(), deps.spawnTools(profile)];
+    const extra = [deps.mcp.toolSource(), deps.memory.tools(), deps.spawnTools(profile), deps.workTools(profile)];
     return buildAgentTools(profile, { clock: deps.clock, fetch: (input, init) => fetch(input, init), env: deps.env as unknown as Record<string, unknown>, outbound: deps.outbound, extra });
   }
 

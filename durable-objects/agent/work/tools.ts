@@ -1,0 +1,112 @@
+import type { AgentProfile } from "../../../core/agents";
+import { PantheonError } from "../../../core/errors";
+import type { ToolImplementation, ToolSpec } from "../../../core/tools";
+import type { Principal } from "../../../core/work";
+import { call } from "../../stubs";
+import type { Work } from "../../feature/work";
+import type { ToolSource } from "../runs/tools";
+
+/** Which feature and task a worker agent is bound to (null for every other agent). */
+export interface WorkBinding {
+  feature: string;
+  task: number;
+}
+
+const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false });
+const featureArg = { type: "string", description: "The feature (optional: your own task's feature, or the project's only one)" };
+const taskArg = { type: "integer", minimum: 1, description: "The task's number" };
+
+const specs: ToolSpec[] = [
+  { name: "feature.create", description: "Create a feature you will plan and orchestrate", runtime: "builtin", parameters: object({ name: { type: "string", description: "a lower-case slug, e.g. login-page" }, title: { type: "string" }, contextFiles: { type: "array", items: { type: "string" } } }, ["name", "title"]) },
+  { name: "plan.write", description: "Write a new version of the feature's plan (markdown with a '## Tasks' list); a person reviews and approves it", runtime: "builtin", parameters: object({ feature: featureArg, markdown: { type: "string" } }, ["markdown"]) },
+  { name: "plan.read", description: "Read the feature's plan (the latest version unless one is named), with people's comments", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, version: { type: "integer", minimum: 1 } }) },
+  { name: "tasks.sync", description: "Sync the feature's tasks from its approved plan", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg }) },
+  { name: "task.start", description: "Start a task: its worker agent runs it in isolation from its spec", runtime: "builtin", timeoutMs: 60_000, parameters: object({ feature: featureArg, task: taskArg }, ["task"]) },
+  { name: "task.commit", description: "Commit your task's changes to the feature's files and report it done (or partial) with a summary", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, task: taskArg, summary: { type: "string" }, status: { type: "string", enum: ["done", "partial"] } }, ["summary"]) },
+  { name: "task.block", description: "Ask a person a question you cannot go on without; your task waits until they answer, and the answer is this tool's result", runtime: "builtin", parameters: object({ question: { type: "string" } }, ["question"]) },
+  { name: "task.discard", description: "Drop a task's uncommitted changes and cancel it", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, task: taskArg }) },
+  { name: "status", description: "The feature's status and task board", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg }) },
+  { name: "fs.list", description: "List the feature's files (your task's copy when you work on a task)", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, prefix: { type: "string" } }) },
+  { name: "fs.read", description: "Read a file of the feature (your task's copy when you work on a task)", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, path: { type: "string" } }, ["path"]) },
+  { name: "fs.write", description: "Write a file in your task's copy of the feature's files", runtime: "builtin", idempotent: true, parameters: object({ path: { type: "string" }, content: { type: "string" } }, ["path", "content"]) },
+  { name: "fs.delete", description: "Delete a file in your task's copy of the feature's files", runtime: "builtin", idempotent: true, parameters: object({ path: { type: "string" } }, ["path"]) },
+];
+
+/** The names of the work tools: an agent has those its runtime lists (a worker gets its set when it is made). */
+export const workToolNames = specs.map((s) => s.name);
+
+const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : undefined);
+const num = (v: unknown) => (typeof v === "number" ? v : undefined);
+
+/**
+ * The work tools of one agent: features, plans, tasks and the workspace, each acting as this agent
+ * (the feature object checks what it may do). A worker's task and feature come from its binding.
+ */
+export function workToolSource(profile: AgentProfile, deps: { work: Work; binding: () => WorkBinding | null }): ToolSource {
+  const me: Principal = { kind: "agent", name: profile.name };
+  const declared = new Set(profile.runtime.tools);
+  const feature = (args: Record<string, unknown>) => deps.work.resolve(str(args.feature), deps.binding()?.feature);
+  const ownTask = (args: Record<string, unknown>) => {
+    const task = num(args.task) ?? deps.binding()?.task;
+    if (task === undefined) throw new PantheonError("validation_failed", "name the task with 'task' (you are not a task's worker)", { details: { issues: [{ path: ["task"], message: "a task number" }] } });
+    return task;
+  };
+  /** Workspace calls: a worker works on its own task's copy; anyone else reads the committed tree. */
+  const workspaceTask = (f: string) => {
+    const b = deps.binding();
+    return b && b.feature === f ? b.task : undefined;
+  };
+
+  const implementations: Record<string, ToolImplementation> = {
+    "feature.create": async (args) => deps.work.create({ name: str(args.name) ?? "", title: str(args.title) ?? "", orchestrator: profile.name, ...(Array.isArray(args.contextFiles) ? { contextFiles: args.contextFiles as string[] } : {}) } as never),
+    "plan.write": async (args) => {
+      const plan = await call(deps.work.feature(await feature(args)).writePlan(str(args.markdown) ?? "", me));
+      return { version: plan.version, tasks: plan.tasks.map((t) => t.name), note: "a person reviews and approves the plan before tasks are synced" };
+    },
+    "plan.read": async (args) => call(deps.work.feature(await feature(args)).readPlan(num(args.version))),
+    "tasks.sync": async (args) => call(deps.work.feature(await feature(args)).syncTasks(me)),
+    "task.start": async (args) => {
+      const started = await deps.work.startTask(await feature(args), ownTask(args), me);
+      return { task: started.task, worker: started.worker, runId: started.runId, warnings: started.spec.warnings };
+    },
+    "task.commit": async (args, ctx) => {
+      const f = await feature(args);
+      const status = args.status === "partial" ? "partial" : "done";
+      return call(deps.work.feature(f).commitTask({ task: ownTask(args), key: ctx.idempotencyKey ?? crypto.randomUUID(), summary: str(args.summary) ?? "", status }, me));
+    },
+    "task.block": async () => {
+      const b = deps.binding();
+      if (!b) throw new PantheonError("forbidden", "only a task's worker asks with task.block");
+      const answered = await call(deps.work.feature(b.feature).answerOf(b.task, me));
+      return answered.answer ? `${answered.by ?? "A person"} answered: ${answered.answer}` : "A person let you go on without an answer: use your best judgement.";
+    },
+    "task.discard": async (args) => call(deps.work.feature(await feature(args)).discardTask(ownTask(args), me)),
+    status: async (args) => {
+      const f = await feature(args);
+      const stub = deps.work.feature(f);
+      return { feature: await call(stub.summary()), tasks: await call(stub.tasks(deps.work.lookup)) };
+    },
+    "fs.list": async (args) => {
+      const f = await feature(args);
+      const task = workspaceTask(f);
+      return call(deps.work.feature(f).listFiles({ ...(task ? { task } : {}), ...(str(args.prefix) ? { prefix: str(args.prefix)! } : {}) }));
+    },
+    "fs.read": async (args) => {
+      const f = await feature(args);
+      const task = workspaceTask(f);
+      return (await call(deps.work.feature(f).readFile({ ...(task ? { task } : {}), path: str(args.path) ?? "" }))).content;
+    },
+    "fs.write": async (args) => {
+      const b = deps.binding();
+      if (!b) throw new PantheonError("forbidden", "only a task's worker writes files (its own copy)");
+      return call(deps.work.feature(b.feature).writeFile({ task: b.task, path: str(args.path) ?? "", content: typeof args.content === "string" ? args.content : "" }, me));
+    },
+    "fs.delete": async (args) => {
+      const b = deps.binding();
+      if (!b) throw new PantheonError("forbidden", "only a task's worker deletes files (in its own copy)");
+      return call(deps.work.feature(b.feature).writeFile({ task: b.task, path: str(args.path) ?? "", content: null }, me));
+    },
+  };
+  const chosen = specs.filter((s) => declared.has(s.name));
+  return { specs: chosen, implementations: Object.fromEntries(chosen.map((s) => [s.name, implementations[s.name]!])) };
+}

@@ -1,0 +1,110 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { PantheonError } from "../../core/errors";
+import { answerSchema, featureCreateSchema, featureNameSchema, planCommentSchema, planWriteSchema, taskNumberSchema, type Principal } from "../../core/work";
+import { agentStub, call } from "../../durable-objects/stubs";
+import { makeWork } from "../../durable-objects/feature/work";
+import type { AppContext, AppEnv } from "../env";
+import { valid } from "../validation";
+
+const featureParam = z.object({ feature: featureNameSchema });
+const taskParam = z.object({ feature: featureNameSchema, task: taskNumberSchema });
+const versionQuery = z.object({ version: z.coerce.number().int().min(1).optional() });
+const filesQuery = z.object({ task: taskNumberSchema.optional(), prefix: z.string().max(512).optional() });
+const fileQuery = z.object({ task: taskNumberSchema.optional(), path: z.string().min(1, "the file's path, e.g. src/app.ts").max(512) });
+const commitBody = z.strictObject({ summary: z.string().trim().min(1).max(20_000).optional(), status: z.enum(["done", "partial"]).optional(), key: z.string().min(1).max(128).optional() }).default({});
+
+/** The person behind a request: their token's principal and scope (core/work ownership reads it). */
+const personOf = (c: AppContext): Principal & { kind: "person" } => ({ kind: "person", id: c.get("principal"), scope: c.get("scope") });
+const workOf = (c: AppContext) => makeWork(c.env, c.get("project"));
+
+/** A feature of the request's project, or 404 naming it and the ones that exist. */
+async function featureOf(c: AppContext, name: string) {
+  const work = workOf(c);
+  await work.resolve(name);
+  return work.feature(name);
+}
+
+/**
+ * Plan writes and task syncs are the orchestrating agent's: over the API a person asks the agent to
+ * do it, as a manual call of its own tool (the agent's gates, approvals and trace apply).
+ */
+async function asOrchestrator(c: AppContext, feature: string, tool: "plan.write" | "tasks.sync", args: Record<string, unknown>) {
+  const summary = await call((await featureOf(c, feature)).summary());
+  const agent = await agentStub(c.env, c.get("project"), summary.orchestrator);
+  const outcome = await call(agent.invokeTool(tool, { feature, ...args }, c.get("principal")));
+  if (outcome.status === "waiting_approval") return c.json({ orchestrator: summary.orchestrator, ...outcome }, 202);
+  if (!("ok" in outcome) || !outcome.ok) {
+    const message = "error" in outcome ? outcome.error.message : `the orchestrating agent '${summary.orchestrator}' did not ${tool === "plan.write" ? "write the plan" : "sync the tasks"}`;
+    throw new PantheonError("tool_refused", message, { details: { orchestrator: summary.orchestrator, tool, runId: outcome.runId } });
+  }
+  return c.json({ orchestrator: summary.orchestrator, runId: outcome.runId, result: JSON.parse(outcome.output) as unknown });
+}
+
+/**
+ * Features, plans and tasks (core/work, durable-objects/feature): a person reads, comments,
+ * approves, answers, starts, commits and discards; the orchestrating agent writes plans and syncs.
+ */
+export const featureRoutes = new Hono<AppEnv>()
+  .get("/", async (c) => {
+    const work = workOf(c);
+    const index = await work.list();
+    const features = await Promise.all(index.map(async (f) => call(work.feature(f.name).summary())));
+    return c.json({ features });
+  })
+  .post("/", valid("json", featureCreateSchema), async (c) => c.json(await workOf(c).create(c.req.valid("json")), 201))
+  .get("/:feature", valid("param", featureParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).summary())))
+  .delete("/:feature", valid("param", featureParam), async (c) => {
+    await workOf(c).remove(c.req.valid("param").feature);
+    return c.body(null, 204);
+  })
+  .get("/:feature/plan", valid("param", featureParam), valid("query", versionQuery), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).readPlan(c.req.valid("query").version))))
+  .put("/:feature/plan", valid("param", featureParam), valid("json", planWriteSchema), async (c) => asOrchestrator(c, c.req.valid("param").feature, "plan.write", { markdown: c.req.valid("json").markdown }))
+  .post("/:feature/plan/comments", valid("param", featureParam), valid("json", planCommentSchema), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).comment(c.req.valid("json"), personOf(c))), 201))
+  .post("/:feature/plan/approve", valid("param", featureParam), valid("json", z.strictObject({ version: z.number().int().min(1).optional() }).default({})), async (c) =>
+    c.json(await call((await featureOf(c, c.req.valid("param").feature)).approve(c.req.valid("json").version, personOf(c)))),
+  )
+  .post("/:feature/tasks/sync", valid("param", featureParam), async (c) => asOrchestrator(c, c.req.valid("param").feature, "tasks.sync", {}))
+  .get("/:feature/tasks", valid("param", featureParam), async (c) => {
+    const work = workOf(c);
+    const { feature } = c.req.valid("param");
+    await work.resolve(feature);
+    return c.json({ tasks: await call(work.feature(feature).tasks(work.lookup)) });
+  })
+  .get("/:feature/tasks/:task", valid("param", taskParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).taskDetail(c.req.valid("param").task))))
+  .post("/:feature/tasks/:task/start", valid("param", taskParam), async (c) => {
+    const { feature, task } = c.req.valid("param");
+    await workOf(c).resolve(feature);
+    return c.json(await workOf(c).startTask(feature, task, personOf(c)), 202);
+  })
+  .post("/:feature/tasks/:task/answer", valid("param", taskParam), valid("json", answerSchema), async (c) => {
+    const { feature, task } = c.req.valid("param");
+    await workOf(c).resolve(feature);
+    return c.json(await workOf(c).answer(feature, task, c.req.valid("json").answer, personOf(c)));
+  })
+  .post("/:feature/tasks/:task/commit", valid("param", taskParam), valid("json", commitBody), async (c) => {
+    const { feature, task } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const f = await featureOf(c, feature);
+    // A client that retries sends the same key, so its commit is applied once.
+    const key = body.key ?? c.req.header("idempotency-key") ?? crypto.randomUUID();
+    return c.json(await call(f.commitTask({ task, key, ...(body.summary ? { summary: body.summary } : {}), ...(body.status ? { status: body.status } : {}) }, personOf(c))));
+  })
+  .post("/:feature/tasks/:task/discard", valid("param", taskParam), async (c) => {
+    const { feature, task } = c.req.valid("param");
+    return c.json(await call((await featureOf(c, feature)).discardTask(task, personOf(c))));
+  })
+  .get("/:feature/files", valid("param", featureParam), valid("query", filesQuery), async (c) => {
+    const q = c.req.valid("query");
+    const files = await call((await featureOf(c, c.req.valid("param").feature)).listFiles({ ...(q.task ? { task: q.task } : {}), ...(q.prefix ? { prefix: q.prefix } : {}) }));
+    return c.json({ files });
+  })
+  .get("/:feature/files/content", valid("param", featureParam), valid("query", fileQuery), async (c) => {
+    const q = c.req.valid("query");
+    return c.json(await call((await featureOf(c, c.req.valid("param").feature)).readFile({ path: q.path, ...(q.task ? { task: q.task } : {}) })));
+  })
+  .get("/:feature/report", valid("param", featureParam), async (c) => {
+    const { feature } = c.req.valid("param");
+    await workOf(c).resolve(feature);
+    return c.json(await workOf(c).report(feature));
+  });
