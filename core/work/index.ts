@@ -7,7 +7,7 @@ export { resolveFeature } from "./resolve";
 export { buildTaskSpec, specBudgets, type SpecBudgets, type SpecInput, type TaskSpec } from "./spec";
 export { checkPath, checkPrefix, conflictsOf, diffStats, unifiedDiff, workspaceLimits, type DiffStats, type FileStat, type OverlayChange } from "./workspace";
 export { rollUp, totalsOf, type FeatureReport, type TaskReport, type TaskRun } from "./report";
-export { answerSchema, featureCreateSchema, featureNameSchema, planCommentSchema, planWriteSchema, taskNumberSchema, taskReportSchema, workerTemplateSchema, type FeatureCreate, type WorkerTemplate } from "./schemas";
+export { answerSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskNumberSchema, taskReportSchema, workerTemplateSchema, type FeatureCreate, type FeaturePatch, type WorkerTemplate } from "./schemas";
 
 /** The name of a task's worker agent: its own Durable Object and memory, named from feature and task. */
 export const workerNameOf = (feature: string, task: number) => `${feature}-task-${task}`;

@@ -54,3 +54,11 @@ export const taskReportSchema = z.strictObject({
   status: z.enum(["done", "partial", "failed"], { error: "one of done, partial, failed" }).default("done"),
   summary: z.string().trim().min(1, "a short summary of what the task did").max(20_000),
 });
+
+/** What an operator may change on a feature after it exists. */
+export const featurePatchSchema = z.strictObject({
+  title: z.string().min(1).max(200).optional(),
+  worker: workerTemplateSchema.optional(),
+  contextFiles: z.array(z.string().min(1).max(512)).max(50).optional(),
+});
+export type FeaturePatch = z.infer<typeof featurePatchSchema>;

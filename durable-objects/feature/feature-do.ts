@@ -20,6 +20,7 @@ import {
   workspaceLimits,
   type DiffStats,
   type FeatureCreate,
+  type FeaturePatch,
   type FeatureStatus,
   type OverlayChange,
   type Principal,
@@ -29,6 +30,7 @@ import {
   type TaskStatus,
   type WorkerTemplate,
 } from "../../core/work";
+import { costOf } from "../../core/models";
 import migrations from "../../migrations/feature/migrations.js";
 import * as schema from "./schema";
 
@@ -123,6 +125,15 @@ export class FeatureDO extends DurableObject<Env> {
       plan: plan ? { version: plan.version, approved: plan.approvedAt !== null, approvedBy: plan.approvedBy, approvedAt: plan.approvedAt } : null,
       tasks: { total: tasks.length, byStatus },
     };
+  }
+
+  /** The operator changes the title, the worker template or the context files (admin, checked by the route). */
+  update(patch: FeaturePatch): Promise<Result<ReturnType<FeatureDO["describe"]>>> {
+    return guard(() => {
+      this.row();
+      this.touch({ ...(patch.title !== undefined ? { title: patch.title } : {}), ...(patch.worker !== undefined ? { workerTemplate: patch.worker } : {}), ...(patch.contextFiles !== undefined ? { contextFiles: patch.contextFiles } : {}) });
+      return this.describe();
+    });
   }
 
   summary(): Promise<Result<ReturnType<FeatureDO["describe"]>>> {
@@ -627,7 +638,7 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   /** Reports: each task's (status, summary, times, diff stats and files, runs with traces, tokens, cost) and the feature's roll-up. */
-  async report(lookup: RunLookup, traceUrl: (worker: string, runId: string) => string, costOf: (model: string, usage: { inputTokens: number; outputTokens: number }) => number | null) {
+  async report(lookup: RunLookup) {
     return guard(async () => {
       const f = this.row();
       await this.reconcile(lookup);
@@ -635,7 +646,7 @@ export class FeatureDO extends DurableObject<Env> {
       const reports: TaskReport[] = [];
       for (const t of rows) {
         const infos = t.worker && (t.runIds as string[]).length ? await lookup(t.worker, t.runIds as string[]) : [];
-        const runs: TaskRun[] = infos.map((r) => ({ runId: r.runId, status: r.status, trace: traceUrl(t.worker!, r.runId), inputTokens: r.inputTokens, outputTokens: r.outputTokens, costUsd: r.model ? costOf(r.model, r) : null }));
+        const runs: TaskRun[] = infos.map((r) => ({ runId: r.runId, status: r.status, trace: `/api/agents/${t.worker}/runs/${r.runId}`, inputTokens: r.inputTokens, outputTokens: r.outputTokens, costUsd: r.model ? costOf(r.model, r) : null }));
         reports.push({ number: t.number, name: t.name, status: t.status as TaskStatus, summary: t.summary, startedAt: t.startedAt, completedAt: t.completedAt, diff: (t.diff as DiffStats | null) ?? emptyDiff, runs, ...totalsOf(runs) });
       }
       return rollUp({ name: f.name, status: f.status }, reports);

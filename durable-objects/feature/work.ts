@@ -1,6 +1,5 @@
 import type { AgentProfile } from "../../core/agents";
 import { PantheonError } from "../../core/errors";
-import { costOf } from "../../core/models";
 import { featureCreateSchema, resolveFeature, type FeatureCreate, type Principal } from "../../core/work";
 import { agentStub, call, featureStub, registryStub } from "../stubs";
 import type { RunLookup } from "./feature-do";
@@ -27,12 +26,12 @@ export function makeWork(env: Env, project: string) {
     return resolveFeature({ explicit, own, all: await names() });
   }
 
-  async function create(input: FeatureCreate): Promise<Awaited<ReturnType<Awaited<ReturnType<typeof featureStub>>["summary"]>> extends { ok: true; value: infer V } ? V : never> {
+  async function create(input: FeatureCreate) {
     const parsed = featureCreateSchema.parse(input);
     await call(registry().getAgent(parsed.orchestrator));
     const summary = await call(featureStub(env, project, parsed.name).create(parsed));
     await registry().featureIndexPut(parsed.name, { title: parsed.title, orchestrator: parsed.orchestrator, createdAt: summary.createdAt });
-    return summary as never;
+    return summary;
   }
 
   /** Makes sure the task's worker agent exists (from the feature's worker template) and is bound to this task only. */
@@ -87,7 +86,12 @@ export function makeWork(env: Env, project: string) {
   }
 
   async function report(feature: string) {
-    return call(featureStub(env, project, feature).report(lookup, (worker, runId) => `/api/agents/${worker}/runs/${runId}`, costOf));
+    return call(featureStub(env, project, feature).report(lookup));
+  }
+
+  /** The index keeps a feature's title for listings. */
+  async function reindex(feature: string, summary: { title: string; orchestrator: string; createdAt: number }): Promise<void> {
+    await registry().featureIndexPut(feature, { title: summary.title, orchestrator: summary.orchestrator, createdAt: summary.createdAt });
   }
 
   async function remove(feature: string): Promise<void> {
@@ -96,7 +100,7 @@ export function makeWork(env: Env, project: string) {
     await registry().featureIndexPut(feature, null);
   }
 
-  return { names, resolve, create, startTask, answer, report, remove, lookup, feature: (name: string) => featureStub(env, project, name), list: () => registry().featureIndex() };
+  return { names, resolve, create, reindex, startTask, answer, report, remove, lookup, feature: (name: string) => featureStub(env, project, name), list: () => registry().featureIndex() };
 }
 
 export type Work = ReturnType<typeof makeWork>;

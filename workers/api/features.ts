@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { PantheonError } from "../../core/errors";
-import { answerSchema, featureCreateSchema, featureNameSchema, planCommentSchema, planWriteSchema, taskNumberSchema, type Principal } from "../../core/work";
+import { answerSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskNumberSchema, type Principal } from "../../core/work";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { makeWork } from "../../durable-objects/feature/work";
 import type { AppContext, AppEnv } from "../env";
@@ -54,6 +54,12 @@ export const featureRoutes = new Hono<AppEnv>()
   })
   .post("/", valid("json", featureCreateSchema), async (c) => c.json(await workOf(c).create(c.req.valid("json")), 201))
   .get("/:feature", valid("param", featureParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).summary())))
+  .patch("/:feature", valid("param", featureParam), valid("json", featurePatchSchema), async (c) => {
+    const { feature } = c.req.valid("param");
+    const updated = await call((await featureOf(c, feature)).update(c.req.valid("json")));
+    if (c.req.valid("json").title) await workOf(c).reindex(feature, updated);
+    return c.json(updated);
+  })
   .delete("/:feature", valid("param", featureParam), async (c) => {
     await workOf(c).remove(c.req.valid("param").feature);
     return c.body(null, 204);
