@@ -78,11 +78,15 @@ export function makeWork(env: Env, project: string) {
   /** A person answers a blocked task: the feature records it, then the worker's waiting run resumes where it stopped. */
   async function answer(feature: string, task: number, text: string, by: Principal & { kind: "person" }) {
     const answered = await call(featureStub(env, project, feature).answerTask(task, text, by));
-    if (!answered.runId) throw new PantheonError("conflict", `task ${task} has no run to resume`);
-    const worker = await agentStub(env, project, answered.worker);
-    const resumed = await worker.resumeWithAnswer(answered.runId, by.id);
-    if (!resumed.ok && resumed.code !== "conflict") await call(resumed);
-    return { task, worker: answered.worker, runId: answered.runId, question: answered.question, answer: text };
+    // A question from a waiting run resumes it; a task blocked by a commit conflict has none waiting,
+    // and is simply in progress again for whoever resolves it.
+    let resumed = false;
+    if (answered.runId) {
+      const outcome = await (await agentStub(env, project, answered.worker)).resumeWithAnswer(answered.runId, by.id);
+      if (!outcome.ok && outcome.code !== "conflict") await call(outcome);
+      resumed = outcome.ok;
+    }
+    return { task, worker: answered.worker, runId: answered.runId, question: answered.question, answer: text, resumed };
   }
 
   async function report(feature: string) {

@@ -50,6 +50,10 @@ export interface RouteFixture {
   mcpUrl: string;
   /** An agent whose allowlist holds the MCP test server's host (loopback is let through in tests only). */
   mcpAgent: string;
+  /** An orchestrating agent (offline model) with the work tools. */
+  planner: string;
+  /** A feature of `planner` with an approved plan, two synced tasks and a file `context/brief.md`. */
+  feature: string;
 }
 
 /** One request: the path params fill `path`; `method` is needed for `ALL` routes. */
@@ -128,6 +132,45 @@ async function waitingRun(f: RouteFixture): Promise<string> {
   return outcome.runId;
 }
 
+const plannerTools = ["feature.create", "plan.write", "plan.read", "tasks.sync", "task.start", "task.discard", "status", "fs.list", "fs.read"];
+const featurePlan = "# Plan\n\n## Tasks\n\n1. One — the first task\n2. Two — the second task\n";
+
+/** A fresh feature of the fixture's planner: planned, approved and synced unless `upTo` stops earlier. */
+async function freshFeature(f: Pick<RouteFixture, "planner">, upTo: "created" | "planned" | "synced" = "synced"): Promise<string> {
+  const name = uniqueName("feat").replace(/[^a-z0-9-]/g, "").slice(0, 40);
+  await json(await api("/api/features", { method: "POST", json: { name, title: "A sample feature", orchestrator: f.planner, files: { "context/brief.md": "Keep it small.\n" } } }), "create feature");
+  if (upTo === "created") return name;
+  await json(await api(`/api/features/${name}/plan`, { method: "PUT", json: { markdown: featurePlan } }), "write plan");
+  if (upTo === "planned") return name;
+  await json(await api(`/api/features/${name}/plan/approve`, { method: "POST", json: {} }), "approve plan");
+  await json(await api(`/api/features/${name}/tasks/sync`, { method: "POST" }), "sync tasks");
+  return name;
+}
+
+/** A feature whose task 2 is blocked: both tasks changed one file, task 1 committed first. */
+async function blockedTask(f: Pick<RouteFixture, "planner">): Promise<string> {
+  const name = await freshFeature(f);
+  const stub = (env as any).FEATURE_DO.get((env as any).FEATURE_DO.idFromName(`default.${name}`));
+  const admin = { kind: "person", id: "admin", scope: "admin" };
+  for (const task of [1, 2]) {
+    await stub.beginTask(task, admin);
+    await stub.writeFile({ task, path: "context/brief.md", content: `task ${task}\n` }, { kind: "agent", name: `${name}-task-${task}` });
+  }
+  await stub.commitTask({ task: 1, key: "one" }, admin);
+  const blocked = await stub.commitTask({ task: 2, key: "two" }, admin);
+  if (blocked.value?.status !== "blocked") throw new Error(`expected a blocked task, got ${JSON.stringify(blocked)}`);
+  return name;
+}
+
+/** A feature whose task 1 is in progress (begun, no worker run) with one changed file. */
+async function taskInProgress(f: Pick<RouteFixture, "planner">): Promise<string> {
+  const name = await freshFeature(f);
+  const stub = (env as any).FEATURE_DO.get((env as any).FEATURE_DO.idFromName(`default.${name}`));
+  await stub.beginTask(1, { kind: "person", id: "admin", scope: "admin" });
+  await stub.writeFile({ task: 1, path: "notes.md", content: "a note\n" }, { kind: "agent", name: `${name}-task-1` });
+  return name;
+}
+
 /** Creates the agents, session, run, memory and conversation the samples use. */
 export async function makeRouteFixture(): Promise<RouteFixture> {
   const helper = (await createAgent({ name: uniqueName("helper"), description: "Answers the fuzz's questions." })).name;
@@ -143,7 +186,9 @@ export async function makeRouteFixture(): Promise<RouteFixture> {
   const run = (await chat(agent, "hello")).runId;
   const memory = (await json<{ id: string }>(await api(`/api/agents/${agent}/memories`, { method: "POST", json: { text: "The launch code word is pineapple." } }), "memory")).id;
   const conversation = (await chat(agent, `/ask ${helper} what do you know?`)).runId;
-  return { agent, helper, gated, scripted, session, run, memory, conversation, mcpUrl, mcpAgent };
+  const planner = (await createAgent({ name: uniqueName("planner"), runtime: { tools: plannerTools } })).name;
+  const feature = await freshFeature({ planner });
+  return { agent, helper, gated, scripted, session, run, memory, conversation, mcpUrl, mcpAgent, planner, feature };
 }
 
 /**
@@ -256,6 +301,27 @@ export const routeInventory: readonly RouteEntry[] = [
     method: "DELETE", path: "/api/tokens/:id", family: "api", scope: "admin", expect: 204,
     sample: async () => ({ params: { id: (await json<{ id: string }>(await api("/api/tokens", { method: "POST", json: { name: "doomed" } }), "token")).id } }),
   },
+  // ---- features, plans and tasks ---------------------------------------------------------------
+  { method: "GET", path: "/api/features", family: "api", scope: "chat", expect: 200, sample: () => ({ params: {} }) },
+  { method: "POST", path: "/api/features", family: "api", scope: "admin", expect: 201, sample: (f) => ({ params: {}, body: { json: { name: uniqueName("made").replace(/[^a-z0-9-]/g, "").slice(0, 40), title: "Made by a sample", orchestrator: f.planner, contextFiles: ["context/"] } } }) },
+  { method: "GET", path: "/api/features/:feature", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature } }) },
+  { method: "PATCH", path: "/api/features/:feature", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { feature: f.feature }, body: { json: { title: "Renamed by a sample" } } }) },
+  { method: "DELETE", path: "/api/features/:feature", family: "api", scope: "admin", expect: 204, sample: async (f) => ({ params: { feature: await freshFeature(f, "created") } }) },
+  { method: "GET", path: "/api/features/:feature/plan", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature }, query: { version: "1" } }) },
+  { method: "PUT", path: "/api/features/:feature/plan", family: "api", scope: "admin", expect: 200, sample: async (f) => ({ params: { feature: await freshFeature(f, "created") }, body: { json: { markdown: featurePlan } } }) },
+  { method: "POST", path: "/api/features/:feature/plan/comments", family: "api", scope: "chat", expect: 201, sample: (f) => ({ params: { feature: f.feature }, body: { json: { line: 5, body: "Is this small enough?" } } }) },
+  { method: "POST", path: "/api/features/:feature/plan/approve", family: "api", scope: "approve", expect: 200, sample: async (f) => ({ params: { feature: await freshFeature(f, "planned") }, body: { json: { version: 1 } } }) },
+  { method: "POST", path: "/api/features/:feature/tasks/sync", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { feature: f.feature } }) },
+  { method: "GET", path: "/api/features/:feature/tasks", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature } }) },
+  { method: "GET", path: "/api/features/:feature/tasks/:task", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature, task: "1" } }) },
+  { method: "POST", path: "/api/features/:feature/tasks/:task/start", family: "api", scope: "admin", expect: 202, sample: async (f) => ({ params: { feature: await freshFeature(f), task: "1" } }) },
+  { method: "POST", path: "/api/features/:feature/tasks/:task/answer", family: "api", scope: "approve", expect: 200, sample: async (f) => ({ params: { feature: await blockedTask(f), task: "2" }, body: { json: { answer: "Keep task 1's version." } } }) },
+  { method: "POST", path: "/api/features/:feature/tasks/:task/commit", family: "api", scope: "admin", expect: 200, sample: async (f) => ({ params: { feature: await taskInProgress(f), task: "1" }, body: { json: { summary: "Committed by a sample" } } }) },
+  { method: "POST", path: "/api/features/:feature/tasks/:task/discard", family: "api", scope: "admin", expect: 200, sample: async (f) => ({ params: { feature: await taskInProgress(f), task: "1" } }) },
+  { method: "GET", path: "/api/features/:feature/files", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature }, query: { prefix: "context" } }) },
+  { method: "GET", path: "/api/features/:feature/files/content", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature }, query: { path: "context/brief.md" } }) },
+  { method: "GET", path: "/api/features/:feature/report", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature } }) },
+
   // Not found, after auth: any token reaches it.
   // ---- messaging gateways (admin config; the Telegram webhook is public and checks its own secret) ----
   { method: "PUT", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] } } }) },
