@@ -124,6 +124,8 @@ export class FeatureDO extends DurableObject<Env> {
       worker: f.workerTemplate as WorkerTemplate,
       plan: plan ? { version: plan.version, approved: plan.approvedAt !== null, approvedBy: plan.approvedBy, approvedAt: plan.approvedAt } : null,
       tasks: { total: tasks.length, byStatus },
+      /** The feature's own database (plan versions, comments, tasks, files, overlays). */
+      storageBytes: this.ctx.storage.sql.databaseSize,
     };
   }
 
@@ -491,7 +493,8 @@ export class FeatureDO extends DurableObject<Env> {
     const f = this.row();
     const t = this.task(number);
     authorizeWork("task.files", by, { orchestrator: f.orchestrator, worker: t.worker });
-    if (t.status !== "in_progress") throw new PantheonError("conflict", `task ${number} is ${t.status}: files change only while it is in progress`, { details: { task: number, status: t.status } });
+    // A partial task's work waits uncommitted: its worker (or a later run of it) may go on with it.
+    if (t.status !== "in_progress" && t.status !== "partial") throw new PantheonError("conflict", `task ${number} is ${t.status}: files change only while it is in progress (or partial)`, { details: { task: number, status: t.status } });
     return t;
   }
 
