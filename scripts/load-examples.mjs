@@ -6,7 +6,52 @@ import { fileURLToPath } from "node:url";
 
 const examplesDir = new URL("../examples/", import.meta.url);
 /** Agents that others connect to come first, so `main` finds its connections. */
-export const exampleNames = ["airtable", "github", "dev-buddy", "main"];
+export const exampleNames = ["airtable", "github", "dev-buddy", "main", "planner"];
+
+/**
+ * The work example (examples/work/*.json): a feature of `planner` with its plan written by the
+ * planner's own tool, approved, its tasks synced, and the tasks listed under `worked` carried out by
+ * their worker agents — each started (its own Durable Object), its files written and committed
+ * through the worker's own tools called by hand, since the offline model cannot write code. The
+ * other tasks stay pending for you to start, answer and commit from the PWA or the API.
+ */
+async function loadWorkExample(file, { url, token, project, log }) {
+  const example = JSON.parse(await readFile(new URL(`work/${file}`, examplesDir), "utf8"));
+  const base = url.replace(/\/$/, "");
+  const call = async (method, path, json) => {
+    const headers = { authorization: `Bearer ${token}` };
+    if (project) headers["x-pantheon-project"] = project;
+    if (json !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(base + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    const body = await res.json().catch(() => ({}));
+    return { status: res.status, body };
+  };
+  const name = example.feature.name;
+  const created = await call("POST", "/api/features", example.feature);
+  if (created.status === 409) return log(`  example feature '${name}' is already loaded`);
+  if (created.status !== 201) throw new Error(`feature '${name}' was refused (${created.status}): ${created.body.error?.message}`);
+  const steps = [
+    ["PUT", `/api/features/${name}/plan`, { markdown: example.plan }],
+    ["POST", `/api/features/${name}/plan/approve`, {}],
+    ["POST", `/api/features/${name}/tasks/sync`, undefined],
+  ];
+  for (const [method, path, json] of steps) {
+    const res = await call(method, path, json);
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.body.error?.message}`);
+  }
+  for (const work of example.worked ?? []) {
+    const started = await call("POST", `/api/features/${name}/tasks/${work.task}/start`);
+    if (started.status !== 202) throw new Error(`starting task ${work.task} answered ${started.status}: ${started.body.error?.message}`);
+    const worker = started.body.worker;
+    for (const write of work.writes) {
+      const res = await call("POST", `/api/agents/${worker}/tools/fs.write/invoke`, { arguments: write });
+      if (res.status !== 200 || res.body.ok === false) throw new Error(`fs.write ${write.path} failed: ${JSON.stringify(res.body).slice(0, 300)}`);
+    }
+    const commit = await call("POST", `/api/agents/${worker}/tools/task.commit/invoke`, { arguments: { summary: work.summary } });
+    if (commit.status !== 200 || commit.body.ok === false) throw new Error(`task.commit failed: ${JSON.stringify(commit.body).slice(0, 300)}`);
+  }
+  log(`  loaded example feature '${name}' (${(example.worked ?? []).length} task(s) worked, the rest pending)`);
+}
 
 /**
  * PUTs each example script to `/api/agents/<name>/script`, creating or updating the agent.
@@ -34,6 +79,13 @@ export async function loadExamples({ url, token, project, log = console.log } = 
     }
   }
   if (!results.some((r) => r.ok)) throw new Error(`no example could be loaded: ${results.map((r) => `${r.name}: ${r.error}`).join("; ")}`);
+  if (results.some((r) => r.name === "planner" && r.ok)) {
+    try {
+      await loadWorkExample("greeting-page.json", { url, token, project, log });
+    } catch (error) {
+      log(`  example feature could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   return results;
 }
 
