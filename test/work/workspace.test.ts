@@ -190,3 +190,23 @@ describe("feature resolution in the tools", () => {
     await eventually(() => json(api(`/api/features/${f.feature}/tasks/1`)), (t) => t.status === "done", "task done");
   });
 });
+
+describe("a worker evicted mid-task", () => {
+  it("is carried on by its own alarm: the task is done once, its file committed once", async () => {
+    const { evict, wakeByAlarmUntilDone } = await import("../runs/eviction-kit");
+    const f = await approvedFeature("## Tasks\n1. One — write a.txt #evicted-worker\n");
+    // Position-keyed replies: the model call repeated after the eviction gets the same answer.
+    const doubleUrl = (env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL;
+    await fetch(`${doubleUrl}/__case/${f.workerModel}/evicted-worker`, {
+      method: "POST",
+      body: JSON.stringify({ steps: [{ delayMs: 300, toolCalls: [{ name: "fs.write", arguments: { path: "a.txt", content: "a\n" } }] }, { toolCalls: [{ name: "task.commit", arguments: { summary: "wrote a.txt" } }] }, { content: "done" }] }),
+    });
+    const started = await json(api(`/api/features/${f.feature}/tasks/1/start`, { method: "POST" }));
+    expect(started.http).toBe(202);
+    await evict(started.worker);
+    expect(await wakeByAlarmUntilDone(started.worker, started.runId)).toBe("completed");
+    const task = await eventually(() => json(api(`/api/features/${f.feature}/tasks/1`)), (t) => t.status === "done", "task done after the eviction");
+    expect(task).toMatchObject({ summary: "wrote a.txt", runIds: [started.runId], diff: { filesChanged: 1, insertions: 1 } });
+    expect(((await stubOf(f.feature).readFile({ path: "a.txt" })) as any).value).toMatchObject({ content: "a\n", version: 1 });
+  });
+});
