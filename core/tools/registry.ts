@@ -12,6 +12,8 @@ export interface ToolCallContext {
   secrets: SecretValues;
   /** Stable for one proposed call, across retries and restarts: HTTP tools send it as `Idempotency-Key`. */
   idempotencyKey?: string;
+  /** The run the call belongs to (a tool that records who worked on something names its session). */
+  run?: { id: string; sessionId: string };
 }
 
 /** The code behind a tool. A non-string result is sent to the model as JSON. */
@@ -40,6 +42,8 @@ export interface InvokeOptions {
   secrets?: SecretValues;
   /** The call's stable id (run and call), passed to the implementation. */
   idempotencyKey?: string;
+  /** The run the call belongs to, passed to the implementation. */
+  run?: { id: string; sessionId: string };
 }
 
 export interface ToolRegistry {
@@ -105,7 +109,7 @@ export function makeToolRegistry(specs: readonly ToolSpec[], implementations: Re
     });
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true }));
     try {
-      const result = await Promise.race([implementation(args, { signal: controller.signal, secrets, ...(invokeOptions.idempotencyKey ? { idempotencyKey: invokeOptions.idempotencyKey } : {}) }), limit, aborted]);
+      const result = await Promise.race([implementation(args, { signal: controller.signal, secrets, ...(invokeOptions.idempotencyKey ? { idempotencyKey: invokeOptions.idempotencyKey } : {}), ...(invokeOptions.run ? { run: invokeOptions.run } : {}) }), limit, aborted]);
       const text = typeof result === "string" ? result : JSON.stringify(result) ?? "";
       const cut = truncateToBytes(redactSecrets(text, secretValues), maxOutputBytes);
       return { ok: true, output: cut.text, truncated: cut.truncated };

@@ -100,6 +100,14 @@ export function makeWork(env: Env, project: string) {
 
   async function remove(feature: string): Promise<void> {
     if (!(await names()).includes(feature)) throw new PantheonError("not_found", `feature '${feature}' does not exist`, { details: { feature } });
+    // The feature's workers go with it: each was made for one of its tasks and holds nothing else.
+    const tasks = await call(featureStub(env, project, feature).tasks());
+    for (const worker of new Set(tasks.flatMap((t) => (t.worker ? [t.worker] : [])))) {
+      const binding = await (await agentStub(env, project, worker)).workBinding();
+      if (!binding.ok || binding.value?.feature !== feature) continue;
+      await (await agentStub(env, project, worker)).forget();
+      await registry().deleteAgent(worker);
+    }
     await featureStub(env, project, feature).destroy();
     await registry().featureIndexPut(feature, null);
   }

@@ -36,6 +36,8 @@ describe("a feature end to end with the scripted model", () => {
     expect(turn.status).toBe(200);
     const created = await json(api(`/api/features/${feature}`));
     expect(created).toMatchObject({ name: feature, title: "Login page", status: "planning", orchestrator: planner.name, plan: { version: 1, approved: false } });
+    // The session the planner worked in is the feature's first.
+    expect(created.sessions).toEqual([expect.objectContaining({ agent: planner.name, sessionId: turn.body.sessionId })]);
     // The feature's worker template comes from the operator: give the workers their own model.
     expect((await json(api("/api/features"))).features.map((f: any) => f.name)).toContain(feature);
 
@@ -113,7 +115,9 @@ describe("a feature end to end with the scripted model", () => {
     expect(report.tasks[1].runs[0]).toMatchObject({ runId: started.runId, status: "completed", trace: `/api/agents/${feature}-task-2/runs/${started.runId}` });
     expect(report.tokens.input).toBeGreaterThan(0);
     expect((await json(api(report.tasks[1].runs[0].trace, { token: chat }))).run.status).toBe("completed");
-    expect((await json(api(`/api/features/${feature}`))).status).toBe("done");
+    const finished = await json(api(`/api/features/${feature}`));
+    expect(finished.status).toBe("done");
+    expect(finished.sessions.map((s: any) => s.agent)).toEqual([planner.name, `${feature}-task-1`, `${feature}-task-2`]);
   });
 });
 

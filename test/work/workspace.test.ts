@@ -191,6 +191,20 @@ describe("feature resolution in the tools", () => {
   });
 });
 
+describe("deleting a feature", () => {
+  it("removes its files, its index entry and the worker agents made for its tasks", async () => {
+    const f = await approvedFeature("## Tasks\n1. One — do it\n");
+    await f.scriptWorkers([{ toolCalls: [{ name: "task.commit", arguments: { summary: "ok" } }] }, { content: "ok" }]);
+    const started = await json(api(`/api/features/${f.feature}/tasks/1/start`, { method: "POST" }));
+    await eventually(() => json(api(`/api/features/${f.feature}/tasks/1`)), (t) => t.status === "done", "task done");
+    expect((await api(`/api/agents/${started.worker}`)).status).toBe(200);
+    expect((await api(`/api/features/${f.feature}`, { method: "DELETE" })).status).toBe(204);
+    expect((await api(`/api/features/${f.feature}`)).status).toBe(404);
+    expect((await api(`/api/agents/${started.worker}`)).status).toBe(404);
+    expect((await api(`/api/agents/${f.planner.name}`)).status).toBe(200);
+  });
+});
+
 describe("a worker evicted mid-task", () => {
   it("is carried on by its own alarm: the task is done once, its file committed once", async () => {
     const { evict, wakeByAlarmUntilDone } = await import("../runs/eviction-kit");

@@ -204,6 +204,7 @@ export function makeRunDriver(deps: DriverDeps) {
       secrets: ctx.tools.secrets,
       // Stable across attempts and restarts: the same proposed call is the same key.
       idempotencyKey: `${state.id}:${call.id}`,
+      run: { id: state.id, sessionId: state.sessionId },
     });
     const ms = clock.now() - startedAt;
     timings.set(`${state.id}:tool:${call.id}`, { startedAt, durationMs: ms });

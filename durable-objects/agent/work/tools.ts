@@ -57,16 +57,29 @@ export function workToolSource(profile: AgentProfile, deps: { work: Work; bindin
     return b && b.feature === f ? b.task : undefined;
   };
 
+  /** The orchestrator's session worked on the feature: recorded on the feature (best effort). */
+  const noteSession = async (f: string, run: { sessionId: string } | undefined) => {
+    if (run) await deps.work.feature(f).noteSession(profile.name, run.sessionId);
+  };
+
   const implementations: Record<string, ToolImplementation> = {
-    "feature.create": async (args) => deps.work.create({ name: str(args.name) ?? "", title: str(args.title) ?? "", orchestrator: profile.name, ...(Array.isArray(args.contextFiles) ? { contextFiles: args.contextFiles as string[] } : {}) } as never),
-    "plan.write": async (args) => {
-      const plan = await call(deps.work.feature(await feature(args)).writePlan(str(args.markdown) ?? "", me));
+    "feature.create": async (args, ctx) => {
+      const created = await deps.work.create({ name: str(args.name) ?? "", title: str(args.title) ?? "", orchestrator: profile.name, ...(Array.isArray(args.contextFiles) ? { contextFiles: args.contextFiles as string[] } : {}) } as never);
+      await noteSession(created.name, ctx.run);
+      return created;
+    },
+    "plan.write": async (args, ctx) => {
+      const f = await feature(args);
+      const plan = await call(deps.work.feature(f).writePlan(str(args.markdown) ?? "", me));
+      await noteSession(f, ctx.run);
       return { version: plan.version, tasks: plan.tasks.map((t) => t.name), note: "a person reviews and approves the plan before tasks are synced" };
     },
     "plan.read": async (args) => call(deps.work.feature(await feature(args)).readPlan(num(args.version))),
     "tasks.sync": async (args) => call(deps.work.feature(await feature(args)).syncTasks(me)),
-    "task.start": async (args) => {
-      const started = await deps.work.startTask(await feature(args), ownTask(args), me);
+    "task.start": async (args, ctx) => {
+      const f = await feature(args);
+      const started = await deps.work.startTask(f, ownTask(args), me);
+      await noteSession(f, ctx.run);
       return { task: started.task, worker: started.worker, runId: started.runId, warnings: started.spec.warnings };
     },
     "task.commit": async (args, ctx) => {
