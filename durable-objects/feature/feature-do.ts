@@ -270,6 +270,7 @@ export class FeatureDO extends DurableObject<Env> {
               status: t.status,
               summary: t.summary,
               runIds: before && !changedBack ? before.runIds : [],
+              attempts: before && !changedBack ? before.attempts : 0,
               updatedAt: now,
             })
             .run();
@@ -322,7 +323,7 @@ export class FeatureDO extends DurableObject<Env> {
    * named. Starting a task that is in progress but has no run yet (the caller was cut off) answers
    * the same spec again, so the caller can finish what it began.
    */
-  beginTask(number: number, by: Principal): Promise<Result<{ task: number; worker: string; spec: TaskSpec; template: WorkerTemplate; orchestrator: string; attempt: number; session: string }>> {
+  beginTask(number: number, by: Principal): Promise<Result<{ task: number; worker: string; spec: TaskSpec; template: WorkerTemplate; orchestrator: string; attempt: number }>> {
     return guard(() => {
       const f = this.row();
       authorizeWork("task.start", by, { orchestrator: f.orchestrator });
@@ -331,10 +332,9 @@ export class FeatureDO extends DurableObject<Env> {
       const t = this.task(number);
       const worker = workerNameOf(f.name, number);
       const runIds = t.runIds as string[];
-      const attempt = Math.max(1, runIds.length + (t.status === "in_progress" && runIds.length === 0 ? 1 : t.status === "in_progress" ? 0 : 1));
-      const session = `task-${number}-${attempt}`;
-      if (t.status === "in_progress" && runIds.length === 0 && t.spec) {
-        return { task: number, worker, spec: t.spec as TaskSpec, template: f.workerTemplate as WorkerTemplate, orchestrator: f.orchestrator, attempt, session };
+      // Started, but no run recorded: the caller was cut off; it finishes the same attempt.
+      if (t.status === "in_progress" && runIds.length < t.attempts && t.spec) {
+        return { task: number, worker, spec: t.spec as TaskSpec, template: f.workerTemplate as WorkerTemplate, orchestrator: f.orchestrator, attempt: t.attempts };
       }
       assertTaskMove({ number, status: t.status as TaskStatus }, "in_progress");
       const all = this.db.select().from(schema.tasks).orderBy(asc(schema.tasks.number)).all();
@@ -345,9 +345,10 @@ export class FeatureDO extends DurableObject<Env> {
         contextFiles: this.contextFilesOf(f.contextFiles as string[]),
       });
       const now = Date.now();
-      this.setTask(number, { status: "in_progress", spec, worker, startedAt: t.startedAt ?? now, completedAt: null, question: null, answer: null, answeredBy: null });
+      const attempt = t.attempts + 1;
+      this.setTask(number, { status: "in_progress", spec, worker, attempts: attempt, startedAt: t.startedAt ?? now, completedAt: null, question: null, answer: null, answeredBy: null });
       if (f.status === "approved") this.touch({ status: "in_progress" });
-      return { task: number, worker, spec, template: f.workerTemplate as WorkerTemplate, orchestrator: f.orchestrator, attempt, session };
+      return { task: number, worker, spec, template: f.workerTemplate as WorkerTemplate, orchestrator: f.orchestrator, attempt };
     });
   }
 

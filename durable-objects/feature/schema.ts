@@ -54,6 +54,8 @@ export const tasks = sqliteTable("tasks", {
   worker: text("worker"),
   /** The worker's runs for this task, in order. */
   runIds: text("run_ids", { mode: "json" }).notNull().default("[]"),
+  /** How many times the task was started: an attempt with no run recorded yet was cut off, and is resumed. */
+  attempts: integer("attempts").notNull().default(0),
   /** core/work DiffStats of the task's committed (or pending) changes. */
   diff: text("diff", { mode: "json" }),
   startedAt: integer("started_at"),

@@ -66,6 +66,7 @@ CREATE TABLE `tasks` (
 	`spec` text,
 	`worker` text,
 	`run_ids` text DEFAULT '[]' NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
 	`diff` text,
 	`started_at` integer,
 	`completed_at` integer,

@@ -191,6 +191,22 @@ describe("feature resolution in the tools", () => {
   });
 });
 
+describe("starting a task again", () => {
+  it("finishes a start that was cut off after the task was marked in progress, with one run, and refuses a second start while it runs", async () => {
+    const f = await approvedFeature("## Tasks\n1. One — do it\n");
+    await f.scriptWorkers([{ delayMs: 200, content: "thinking" }]);
+    // The first caller marked the task in progress and was cut off before its worker ran.
+    expect(await stubOf(f.feature).beginTask(1, admin)).toMatchObject({ ok: true, value: { attempt: 1 } });
+    const started = await json(api(`/api/features/${f.feature}/tasks/1/start`, { method: "POST" }));
+    expect(started.http).toBe(202);
+    const again = await json(api(`/api/features/${f.feature}/tasks/1/start`, { method: "POST" }));
+    expect(again).toMatchObject({ http: 409, error: { message: expect.stringContaining("task 1 is in_progress and cannot become in_progress") } });
+    const task = await eventually(() => json(api(`/api/features/${f.feature}/tasks/1`)), (t) => t.status === "partial", "task partial");
+    expect(task.runIds).toEqual([started.runId]);
+    expect(task.attempts).toBe(1);
+  });
+});
+
 describe("deleting a feature", () => {
   it("removes its files, its index entry and the worker agents made for its tasks", async () => {
     const f = await approvedFeature("## Tasks\n1. One — do it\n");
