@@ -83,6 +83,20 @@ export function isPantheonError(error: unknown): error is PantheonError {
 }
 
 /** Rebuilds the domain error at the caller's side of an RPC boundary. */
+/**
+ * Runs `fn`, turning a thrown PantheonError into a Failure so it survives Durable Object RPC (only
+ * standard Errors keep their name there); any other error propagates. The stub side rebuilds the
+ * domain error with `unwrap`.
+ */
+export async function resultOf<T>(fn: () => T | Promise<T>): Promise<Result<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (error) {
+    if (isPantheonError(error)) return error.toFailure();
+    throw error;
+  }
+}
+
 export function unwrap<T>(result: Result<T>): T {
   if (result.ok) return result.value;
   throw new PantheonError(result.code, result.message, result.details ? { details: result.details } : undefined);

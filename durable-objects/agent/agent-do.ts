@@ -5,7 +5,7 @@ import type { AgentProfile } from "../../core/agents";
 import { socketTokenHeader } from "../../core/auth";
 import type { MemoryKind } from "../../core/context";
 import type { ActorScript } from "../../core/dsl";
-import { isPantheonError, PantheonError, type Result } from "../../core/errors";
+import { PantheonError, resultOf, type Result } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
 import { cronBehaviorsOf, cronIndexName, type CronEntry } from "../../core/schedule";
@@ -28,16 +28,6 @@ import { makeWorkFeature, type WorkBinding } from "./work";
 
 /** How often the run watchdog looks while runs have work in flight (the SDK keeps objects ~70–140 s idle). */
 const runWatchdogSeconds = 30;
-
-/** Runs `fn`, turning a thrown PantheonError into a Failure so it survives RPC; other errors propagate. */
-async function guard<T>(fn: () => T | Promise<T>): Promise<Result<T>> {
-  try {
-    return { ok: true, value: await fn() };
-  } catch (error) {
-    if (isPantheonError(error)) return error.toFailure();
-    throw error;
-  }
-}
 
 /**
  * One Durable Object per agent (named `<project>.<agent>`). A thin shell: it opens the agent's
@@ -337,7 +327,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   // ---- chat ----------------------------------------------------------------------------------
 
   chat(input: ChatInput): Promise<Result<TurnOutcome>> {
-    return guard(() => this.turns.turn(input, () => {}));
+    return resultOf(() => this.turns.turn(input, () => {}));
   }
 
   /** The same turn, as a stream of server-sent events (`run`, `token`, ..., `done`). */
@@ -379,7 +369,7 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Like `guard`, for calls that only make sense on an agent the registry has configured. */
   private known<T>(fn: () => T | Promise<T>): Promise<Result<T>> {
-    return guard(() => {
+    return resultOf(() => {
       this.profile();
       return fn();
     });

@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { and, asc, desc, eq } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
-import { isPantheonError, PantheonError, validationFailed, type Result } from "../../core/errors";
+import { PantheonError, resultOf, validationFailed, type Result } from "../../core/errors";
 import {
   assertTaskMove,
   authorizeWork,
@@ -53,15 +53,6 @@ export interface WorkerRunInfo {
 /** How the feature reaches its workers' runs: injected, so the object holds no routing of its own. */
 export type RunLookup = (worker: string, runIds: string[]) => Promise<WorkerRunInfo[]>;
 
-async function guard<T>(fn: () => T | Promise<T>): Promise<Result<T>> {
-  try {
-    return { ok: true, value: await fn() };
-  } catch (error) {
-    if (isPantheonError(error)) return error.toFailure();
-    throw error;
-  }
-}
-
 const bytes = (text: string) => new TextEncoder().encode(text).length;
 const emptyDiff: DiffStats = { filesChanged: 0, insertions: 0, deletions: 0, files: [] };
 
@@ -93,7 +84,7 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   create(input: FeatureCreate): Promise<Result<ReturnType<FeatureDO["describe"]>>> {
-    return guard(() => {
+    return resultOf(() => {
       if (this.db.select({ id: schema.feature.id }).from(schema.feature).get()) throw new PantheonError("conflict", `feature '${input.name}' already exists`, { details: { feature: input.name } });
       const now = Date.now();
       const seeded = Object.entries(input.files ?? {}).map(([path, content], i) => ({ path: checkPath(path, `files.${i}`), content }));
@@ -131,7 +122,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** The operator changes the title, the worker template or the context files (admin, checked by the route). */
   update(patch: FeaturePatch): Promise<Result<ReturnType<FeatureDO["describe"]>>> {
-    return guard(() => {
+    return resultOf(() => {
       this.row();
       this.touch({ ...(patch.title !== undefined ? { title: patch.title } : {}), ...(patch.worker !== undefined ? { workerTemplate: patch.worker } : {}), ...(patch.contextFiles !== undefined ? { contextFiles: patch.contextFiles } : {}) });
       return this.describe();
@@ -139,12 +130,12 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   summary(): Promise<Result<ReturnType<FeatureDO["describe"]>>> {
-    return guard(() => this.describe());
+    return resultOf(() => this.describe());
   }
 
   /** Records that a session (an agent's run) worked on the feature. */
   noteSession(agent: string, sessionId: string): Promise<Result<true>> {
-    return guard(() => {
+    return resultOf(() => {
       const sessions = this.row().sessions as { agent: string; sessionId: string; at: number }[];
       if (!sessions.some((s) => s.agent === agent && s.sessionId === sessionId)) this.touch({ sessions: [...sessions, { agent, sessionId, at: Date.now() }] });
       return true as const;
@@ -164,7 +155,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** A new plan version (the orchestrator only). It starts unapproved and without comments. */
   writePlan(markdown: string, by: Principal): Promise<Result<ReturnType<FeatureDO["planOf"]>>> {
-    return guard(() => {
+    return resultOf(() => {
       const f = this.row();
       authorizeWork("plan.write", by, { orchestrator: f.orchestrator });
       const parsed = parsePlanTasks(markdown);
@@ -201,12 +192,12 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   readPlan(version?: number): Promise<Result<ReturnType<FeatureDO["planOf"]>>> {
-    return guard(() => this.planOf(version));
+    return resultOf(() => this.planOf(version));
   }
 
   /** A person's comment on one line of a plan version (the latest unless named). */
   comment(input: { version?: number; line: number; body: string }, by: Principal): Promise<Result<typeof schema.planComments.$inferSelect>> {
-    return guard(() => {
+    return resultOf(() => {
       const f = this.row();
       authorizeWork("plan.comment", by, { orchestrator: f.orchestrator });
       const plan = this.planOf(input.version);
@@ -221,7 +212,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** A person (approve scope) approves the latest plan version; naming an older one is refused. */
   approve(version: number | undefined, by: Principal): Promise<Result<ReturnType<FeatureDO["planOf"]>>> {
-    return guard(() => {
+    return resultOf(() => {
       const f = this.row();
       authorizeWork("plan.approve", by, { orchestrator: f.orchestrator });
       const plan = this.latestPlan();
@@ -241,7 +232,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** Syncs tasks to the approved plan's task list (the orchestrator only): additive, orphans removed, unchanged tasks keep their status. */
   syncTasks(by: Principal) {
-    return guard(() => {
+    return resultOf(() => {
       const f = this.row();
       authorizeWork("tasks.sync", by, { orchestrator: f.orchestrator });
       const plan = this.latestPlan();
@@ -311,7 +302,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** The board, after reconciling running tasks with their workers' runs (an ended or waiting run the feature was not told of). */
   async tasks(lookup?: RunLookup) {
-    return guard(async () => {
+    return resultOf(async () => {
       this.row();
       if (lookup) await this.reconcile(lookup);
       return this.board();
@@ -324,7 +315,7 @@ export class FeatureDO extends DurableObject<Env> {
    * the same spec again, so the caller can finish what it began.
    */
   beginTask(number: number, by: Principal): Promise<Result<{ task: number; worker: string; spec: TaskSpec; template: WorkerTemplate; orchestrator: string; attempt: number }>> {
-    return guard(() => {
+    return resultOf(() => {
       const f = this.row();
       authorizeWork("task.start", by, { orchestrator: f.orchestrator });
       const plan = this.latestPlan();
@@ -366,7 +357,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** The worker's run for a task started (at most once per attempt: a repeated record is a no-op). */
   recordRun(number: number, runId: string): Promise<Result<true>> {
-    return guard(() => {
+    return resultOf(() => {
       const t = this.task(number);
       const runIds = t.runIds as string[];
       if (!runIds.includes(runId)) this.setTask(number, { runIds: [...runIds, runId] });
@@ -376,7 +367,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** The worker asks a person (its task.block call waits for an answer): the task is blocked with the question. */
   markBlocked(number: number, question: string, by: Principal): Promise<Result<true>> {
-    return guard(() => {
+    return resultOf(() => {
       const f = this.row();
       const t = this.task(number);
       authorizeWork("task.block", by, { orchestrator: f.orchestrator, worker: t.worker });
@@ -393,7 +384,7 @@ export class FeatureDO extends DurableObject<Env> {
    * no-op that answers the same (a retried request).
    */
   answerTask(number: number, answer: string, by: Principal): Promise<Result<{ worker: string; runId: string | null; question: string | null }>> {
-    return guard(() => {
+    return resultOf(() => {
       const f = this.row();
       const t = this.task(number);
       authorizeWork("task.answer", by, { orchestrator: f.orchestrator, worker: t.worker });
@@ -407,7 +398,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** What the worker's task.block call returns once a person answered. */
   answerOf(number: number, by: Principal): Promise<Result<{ question: string | null; answer: string | null; by: string | null }>> {
-    return guard(() => {
+    return resultOf(() => {
       const f = this.row();
       const t = this.task(number);
       authorizeWork("task.block", by, { orchestrator: f.orchestrator, worker: t.worker });
@@ -417,7 +408,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** The worker sets its own task's status and summary (done, partial or failed). */
   reportTask(number: number, report: { status: "done" | "partial" | "failed"; summary: string }, by: Principal): Promise<Result<true>> {
-    return guard(() => {
+    return resultOf(() => {
       const f = this.row();
       const t = this.task(number);
       authorizeWork("task.report", by, { orchestrator: f.orchestrator, worker: t.worker });
@@ -444,7 +435,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** A worker's run ended (told by the worker, or found by a reconcile): a task still in progress is settled from it. */
   workerRunEnded(number: number, run: { runId: string; status: string; error?: string | null; result?: string | null }): Promise<Result<TaskStatus>> {
-    return guard(() => {
+    return resultOf(() => {
       const t = this.task(number);
       if (!(t.runIds as string[]).includes(run.runId) || t.status !== "in_progress") return t.status as TaskStatus;
       if (run.status === "failed" || run.status === "cancelled") this.finishTask(t, "failed", `the worker's run ${run.status}: ${run.error ?? "no reason given"}`);
@@ -468,7 +459,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** Cancels a task that has not settled (admin or orchestrator); its overlay is dropped. */
   cancelTask(number: number, by: Principal): Promise<Result<true>> {
-    return guard(() => {
+    return resultOf(() => {
       const f = this.row();
       const t = this.task(number);
       authorizeWork("task.discard", by, { orchestrator: f.orchestrator, worker: t.worker });
@@ -501,7 +492,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** Files of the committed tree, or as a task sees them (its overlay over the tree). */
   listFiles(input: { task?: number; prefix?: string }): Promise<Result<{ path: string; bytes: number; version: number; changed: boolean }[]>> {
-    return guard(() => {
+    return resultOf(() => {
       this.row();
       const prefix = checkPrefix(input.prefix);
       const tree = new Map(this.db.select().from(schema.files).all().map((f) => [f.path, { bytes: bytes(f.content), version: f.version, changed: false }]));
@@ -517,7 +508,7 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   readFile(input: { task?: number; path: string }): Promise<Result<{ path: string; content: string; version: number; changed: boolean }>> {
-    return guard(() => {
+    return resultOf(() => {
       this.row();
       const path = checkPath(input.path);
       if (input.task !== undefined) {
@@ -536,7 +527,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** Writes (content) or deletes (null) a file in the task's overlay; the tree is untouched until commit. */
   writeFile(input: { task: number; path: string; content: string | null }, by: Principal): Promise<Result<{ path: string; bytes: number; deleted: boolean }>> {
-    return guard(() => {
+    return resultOf(() => {
       const t = this.writer(input.task, by);
       const path = checkPath(input.path);
       if (input.content !== null && bytes(input.content) > workspaceLimits.fileBytes) {
@@ -568,7 +559,7 @@ export class FeatureDO extends DurableObject<Env> {
    * touched it is a conflict: nothing is applied and the task is blocked with the conflicting paths.
    */
   commitTask(input: { task: number; key: string; summary?: string; status?: "done" | "partial" }, by: Principal): Promise<Result<{ committed: boolean; conflicts: string[]; diff: DiffStats; status: TaskStatus }>> {
-    return guard(() => {
+    return resultOf(() => {
       const done = this.db.select().from(schema.commits).where(eq(schema.commits.key, input.key)).get();
       if (done) return done.outcome as { committed: boolean; conflicts: string[]; diff: DiffStats; status: TaskStatus };
       const f = this.row();
@@ -612,7 +603,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** Drops a task's overlay and leaves nothing of it behind; the task is cancelled (or, kept, starts over clean). */
   discardTask(number: number, by: Principal): Promise<Result<{ discarded: number; status: TaskStatus }>> {
-    return guard(() => {
+    return resultOf(() => {
       const f = this.row();
       const t = this.task(number);
       authorizeWork("task.discard", by, { orchestrator: f.orchestrator, worker: t.worker });
@@ -628,7 +619,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** Everything about one task: its record, spec, pending changes and unified diff. */
   taskDetail(number: number): Promise<Result<Record<string, unknown>>> {
-    return guard(() => {
+    return resultOf(() => {
       this.row();
       const t = this.task(number);
       const overlay = this.overlayOf(number);
@@ -643,7 +634,7 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** Reports: each task's (status, summary, times, diff stats and files, runs with traces, tokens, cost) and the feature's roll-up. */
   async report(lookup: RunLookup) {
-    return guard(async () => {
+    return resultOf(async () => {
       const f = this.row();
       await this.reconcile(lookup);
       const rows = this.db.select().from(schema.tasks).orderBy(asc(schema.tasks.number)).all();
