@@ -58,8 +58,9 @@ describe("bus rules", () => {
     const chain = await p.until(async () => {
       const res = await p.api(`/api/conversations/${message.conversationId}`);
       const body = res.ok ? await res.json<any>() : null;
-      return body?.hops[0]?.state === "refused" ? body : null;
-    }, "the refusal");
+      // The refusal and its error reply are two entries of the log: wait for both.
+      return body?.hops[0]?.state === "refused" && body.hops[0].reply ? body : null;
+    }, "the refusal and its reply");
     expect(chain.hops[0].note).toBe("agent 'main' is not connected to 'github' (connections: none)");
     expect(chain.hops[0].reply).toMatchObject({ type: "error", code: "not_connected" });
     expect((await p.json("/api/agents/github/runs")).runs).toEqual([]);
