@@ -7,9 +7,11 @@
 export type ErrorCode =
   | "bad_request"
   | "validation_failed"
+  | "invalid_project_file"
   | "unauthorized"
   | "forbidden"
   | "not_found"
+  | "project_not_found"
   | "conflict"
   | "payload_too_large"
   | "unsupported_media_type"
@@ -24,9 +26,13 @@ export type ErrorCode =
 const statusOf: Record<ErrorCode, number> = {
   bad_request: 400,
   validation_failed: 400,
+  /** A project file refused whole; each problem carries its JSON path (core/projects). */
+  invalid_project_file: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  /** X-Pantheon-Project (or a path) names a project that was never created (`POST /api/projects`). */
+  project_not_found: 404,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -10,6 +10,7 @@ import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
 import type { BusMessage } from "../../core/bus";
+import { projectStatus, type ProjectRecord } from "../../core/projects";
 
 export interface TokenInfo {
   id: string;
@@ -196,6 +197,52 @@ export class RegistryDO extends DurableObject<Env> {
       }
     }
     return { ok: true, value: true };
+  }
+
+  // ---- the project itself (core/projects). Plain storage: one record, no schema needed. -----
+
+  /**
+   * This project's record, or null when it was never created. A registry with agents or tokens but
+   * no record (made before creation was explicit) is adopted: the record is written now, and
+   * `adopted` tells the caller to add it to the project index. `default` always exists.
+   */
+  async projectInfo(slug: string): Promise<{ record: ProjectRecord; adopted: boolean } | null> {
+    const stored = (await this.ctx.storage.get<ProjectRecord>("project")) ?? null;
+    const hasData = !stored && (this.db.select({ n: schema.agents.name }).from(schema.agents).limit(1).get() !== undefined || this.db.select({ id: schema.tokens.id }).from(schema.tokens).limit(1).get() !== undefined);
+    const status = projectStatus({ stored, hasData, slug, now: Date.now() });
+    if (status?.adopted) await this.ctx.storage.put("project", status.record);
+    return status;
+  }
+
+  /** Creates this project's record; a conflict when it exists (or holds agents or tokens already). */
+  async projectCreate(record: ProjectRecord): Promise<Result<ProjectRecord>> {
+    if (await this.projectInfo(record.slug)) return fail(new PantheonError("conflict", `a project named '${record.slug}' already exists`, { details: { project: record.slug } }));
+    await this.ctx.storage.put("project", record);
+    return { ok: true, value: record };
+  }
+
+  agentCount(): number {
+    return this.db.select({ name: schema.agents.name }).from(schema.agents).all().length;
+  }
+
+  /**
+   * Empties this project: agents, tokens, bus log and the record. Rows rather than `deleteAll()`,
+   * so the schema stays and a project made again with the same slug works in this same instance.
+   */
+  async projectWipe(): Promise<void> {
+    this.ctx.storage.transactionSync(() => {
+      for (const table of [schema.agents, schema.tokens, schema.busLog]) this.db.delete(table).run();
+    });
+    await this.ctx.storage.delete("project");
+  }
+
+  // ---- project index (used only in the instance named `projectIndexName`, core/projects) -------
+  async projectIndexPut(slug: string, record: ProjectRecord | null): Promise<void> {
+    if (record) await this.ctx.storage.put(`projects/${slug}`, record);
+    else await this.ctx.storage.delete(`projects/${slug}`);
+  }
+  async projectIndexList(): Promise<ProjectRecord[]> {
+    return [...(await this.ctx.storage.list<ProjectRecord>({ prefix: "projects/" })).values()];
   }
 
   // ---- cron index (used only in the one registry instance named by workers/api/schedules.ts) ----

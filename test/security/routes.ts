@@ -71,6 +71,11 @@ export interface RouteEntry {
   /** What the sample answers with the admin token (a fallback route answers 404 by design). */
   expect: number;
   /**
+   * Only the deployment's admin secret opens it (creating and deleting projects): a project's own
+   * token of the route's scope gets 403 too.
+   */
+  deploymentAdminOnly?: true;
+  /**
    * A valid request. Samples that consume their target (deletes, approvals, cancels) make a fresh
    * one on each call, so a sample can be replayed once per token.
    */
@@ -255,6 +260,17 @@ export const routeInventory: readonly RouteEntry[] = [
   {
     method: "DELETE", path: "/api/tokens/:id", family: "api", scope: "admin", expect: 204,
     sample: async () => ({ params: { id: (await json<{ id: string }>(await api("/api/tokens", { method: "POST", json: { name: "doomed" } }), "token")).id } }),
+  },
+  // ---- projects ------------------------------------------------------------------------------
+  { method: "GET", path: "/api/projects", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {} }) },
+  { method: "POST", path: "/api/projects", family: "api", scope: "admin", expect: 201, deploymentAdminOnly: true, sample: () => ({ params: {}, body: { json: { slug: uniqueName("proj"), title: "A sample project" } } }) },
+  {
+    method: "DELETE", path: "/api/projects/:slug", family: "api", scope: "admin", expect: 204, deploymentAdminOnly: true,
+    sample: async () => {
+      const slug = uniqueName("gone");
+      await json(await api("/api/projects", { method: "POST", json: { slug } }), "create project");
+      return { params: { slug } };
+    },
   },
   // Not found, after auth: any token reaches it.
   // ---- messaging gateways (admin config; the Telegram webhook is public and checks its own secret) ----

@@ -10,6 +10,7 @@ import { healthRoutes, version } from "./health";
 import { mcpRoutes } from "./mcp";
 import { memoryRoutes } from "./memory";
 import { messageRoutes } from "./messages";
+import { projectRoutes } from "./projects";
 import { approvalRoutes, runRoutes } from "./runs";
 import { scheduleRoutes } from "./schedules";
 import { scriptRoutes } from "./scripts";
@@ -41,7 +42,8 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/agents", connectionRoutes)
   .route("/api/bus", busRoutes)
   .route("/api/conversations", conversationRoutes)
-  .route("/api/agents", gatewayRoutes);
+  .route("/api/agents", gatewayRoutes)
+  .route("/api/projects", projectRoutes);
 
 /**
  * The HTTP API's contract: every `/api` route with its params, query, body and response. Clients

@@ -1,0 +1,1 @@
+export { createProjectSchema, defaultProject, projectIndexName, projectStatus, type CreateProject, type ProjectRecord } from "./project";
