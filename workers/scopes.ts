@@ -47,6 +47,8 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["GET", "/api/projects", "admin"],
   ["POST", "/api/projects", "admin"],
   ["DELETE", "/api/projects/:slug", "admin"],
+  ["POST", "/api/projects/:slug/import", "admin"],
+  ["GET", "/api/projects/:slug/export", "admin"],
 ];
 
 /** Installs the policy on the app: call after auth and before the routes. */

@@ -272,6 +272,11 @@ export const routeInventory: readonly RouteEntry[] = [
       return { params: { slug } };
     },
   },
+  {
+    method: "POST", path: "/api/projects/:slug/import", family: "api", scope: "admin", expect: 200,
+    sample: () => ({ params: { slug: "default" }, body: { json: { agents: { [uniqueName("imported")]: { name: "Imported", description: "From a project file", tools: ["clock.now", "airtable.py"], connections: [] } } } } }),
+  },
+  { method: "GET", path: "/api/projects/:slug/export", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default" } }) },
   // Not found, after auth: any token reaches it.
   // ---- messaging gateways (admin config; the Telegram webhook is public and checks its own secret) ----
   { method: "PUT", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] } } }) },

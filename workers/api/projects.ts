@@ -3,12 +3,29 @@ import { z } from "zod";
 import { projectNameSchema } from "../../core/agents";
 import { PantheonError } from "../../core/errors";
 import { createProjectSchema, defaultProject, projectIndexName, type ProjectRecord } from "../../core/projects";
-import { call, registryStub } from "../../durable-objects/stubs";
+import { defaultModelFrom } from "../../core/models";
+import { modelSettingsSchema } from "../../core/run/limits";
+import { outboundSettingsFrom } from "../../core/tools";
+import { agentStub, call, registryStub } from "../../durable-objects/stubs";
+import { builtinTools } from "./scripts";
 import type { AppEnv } from "../env";
 import { checkDeploymentAdmin, checkReach, deleteProject, projectRecord } from "../projects";
 import { valid } from "../validation";
 
 export const slugParam = z.object({ slug: projectNameSchema });
+
+/** Tools every agent has besides its configured ones: a project file naming them gets no warning. */
+const everyAgentsTools = [...builtinTools, "memory.store", "memory.search", "memory.forget", "agent.spawn"];
+
+/** Pushes changed agents, and the agents connected to them (their `ask_<agent>` tool describes them), to their Durable Objects, once each. */
+async function pushProfiles(env: Env, project: string, names: string[]): Promise<void> {
+  if (names.length === 0) return;
+  const registry = registryStub(env, project);
+  const profiles = await registry.listAgents();
+  const wanted = new Set(names);
+  for (const profile of profiles) if (profile.connections.some((c) => wanted.has(c))) wanted.add(profile.name);
+  await Promise.all(profiles.filter((p) => wanted.has(p.name)).map(async (p) => (await agentStub(env, project, p.name)).configure(p)));
+}
 
 async function withCount(env: Env, record: ProjectRecord) {
   return { ...record, agents: await registryStub(env, record.slug).agentCount() };
@@ -42,4 +59,39 @@ export const projectRoutes = new Hono<AppEnv>()
     await projectRecord(c.env, slug);
     await deleteProject(c.env, slug);
     return c.body(null, 204);
+  })
+  /**
+   * A project file in: every agent created or updated, then every connection, in one go. A bad file
+   * is refused whole (400 `invalid_project_file`, each problem at its JSON path); tools Pantheon does
+   * not provide are kept as declared names and come back as warnings.
+   */
+  .post("/:slug/import", valid("param", slugParam), valid("json", z.unknown()), async (c) => {
+    const { slug } = c.req.valid("param");
+    checkReach(c, slug);
+    await projectRecord(c.env, slug);
+    const registry = registryStub(c.env, slug);
+    const body = c.req.valid("json");
+    const named = body && typeof body === "object" && "agents" in body && body.agents && typeof body.agents === "object" ? Object.keys(body.agents) : [];
+    const existing = new Set((await registry.listAgents()).map((a) => a.name));
+    // Tools an existing agent has from its MCP servers are provided too.
+    const agentTools: Record<string, string[]> = {};
+    for (const name of named.filter((n) => existing.has(n)).slice(0, 100)) {
+      const listed = await (await agentStub(c.env, slug, name)).listTools();
+      if (listed.ok) agentTools[name] = listed.value.map((t) => t.name);
+    }
+    const defaultModel = modelSettingsSchema.parse(defaultModelFrom(c.env.PANTHEON_DEFAULT_PROVIDER));
+    const result = await registry.importProjectFile(body, { defaultModel, builtinTools: new Set(everyAgentsTools), agentTools, outbound: outboundSettingsFrom(c.env) });
+    if (!result.ok && result.code === "invalid_project_file") {
+      return c.json({ error: { code: result.code, message: result.message, requestId: c.get("requestId"), issues: (result.details?.issues ?? []) as { path: string; message: string }[] } }, 400);
+    }
+    const { report, touched } = await call(result);
+    await pushProfiles(c.env, slug, touched);
+    return c.json(report, 200);
+  })
+  /** The project as a project file: what import reads, with Pantheon's own fields under `pantheon`. */
+  .get("/:slug/export", valid("param", slugParam), async (c) => {
+    const { slug } = c.req.valid("param");
+    checkReach(c, slug);
+    await projectRecord(c.env, slug);
+    return c.json(await registryStub(c.env, slug).exportProjectFile(), 200);
   });
