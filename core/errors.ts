@@ -98,3 +98,17 @@ export function notFound(what: string, name: string): PantheonError {
 export function validationFailed(issues: FieldIssue[], message = "the request is not valid"): PantheonError {
   return new PantheonError("validation_failed", message, { details: { issues } });
 }
+
+/**
+ * A JSON path (`$.agents.main.tools[0]`; keys that are not identifiers are quoted: `$.agents["a b"]`),
+ * the way issues in uploaded documents (project files, tool lists) name where they are.
+ * @example
+ * jsonPath(["agents", "main", "tools", 0]) // "$.agents.main.tools[0]"
+ */
+export function jsonPath(path: readonly PropertyKey[], root = "$"): string {
+  return path.reduce<string>((out, key) => {
+    if (typeof key === "number") return `${out}[${key}]`;
+    const name = String(key);
+    return /^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(name) ? `${out}.${name}` : `${out}[${JSON.stringify(name)}]`;
+  }, root);
+}

@@ -48,6 +48,7 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["POST", "/api/projects", "admin"],
   ["DELETE", "/api/projects/:slug", "admin"],
   ["POST", "/api/projects/:slug/import", "admin"],
+  ["POST", "/api/agents/:name/tools/import", "admin"],
   ["GET", "/api/projects/:slug/export", "admin"],
 ];
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonPath } from "../errors";
 import { agentNameSchema, agentRuntimeSchema } from "../agents/profile";
 import { denyPatternProblems } from "../gates/pattern";
 import { modelSettingsSchema } from "../run/limits";
@@ -10,19 +11,6 @@ import { toolNamePattern } from "../tools/tool-spec";
 export interface FileIssue {
   path: string;
   message: string;
-}
-
-/**
- * A JSON path (`$.agents.main.tools[0]`; keys that are not identifiers are quoted: `$.agents["a b"]`).
- * @example
- * jsonPath(["agents", "main", "tools", 0]) // "$.agents.main.tools[0]"
- */
-export function jsonPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, key) => {
-    if (typeof key === "number") return `${out}[${key}]`;
-    const name = String(key);
-    return /^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(name) ? `${out}.${name}` : `${out}[${JSON.stringify(name)}]`;
-  }, "$");
 }
 
 const toolName = z.string().max(100, "at most 100 characters").regex(toolNamePattern, "a tool name: lower-case words joined by '.', '_' or '-' (e.g. 'clock.now', 'airtable.py')");

@@ -1,7 +1,8 @@
 import { agentRuntimeSchema, profileFromScript, type AgentProfile, type AgentRuntime, type JsonValue } from "../agents";
 import { compileScript, compileScriptJson, isScriptError, type ActorScript } from "../dsl";
 import { modelSettingsSchema, type ModelSettings } from "../run/limits";
-import { jsonPath, type FileIssue, type ProjectFile, type ProjectFileAgent } from "./file";
+import { jsonPath } from "../errors";
+import { type FileIssue, type ProjectFile, type ProjectFileAgent } from "./file";
 
 /** An agent as the project holds it now. */
 export interface CurrentAgent {

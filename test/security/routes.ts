@@ -203,6 +203,10 @@ export const routeInventory: readonly RouteEntry[] = [
 
   // ---- tools and MCP servers -----------------------------------------------------------------
   { method: "GET", path: "/api/agents/:name/tools", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  {
+    method: "POST", path: "/api/agents/:name/tools/import", family: "api", scope: "admin", expect: 200,
+    sample: (f) => ({ params: { name: f.agent }, body: { json: { format: "anthropic", tools: [{ name: "get_weather", description: "Get the current weather in a given location", input_schema: { type: "object", properties: { location: { type: "string" } }, required: ["location"] } }] } } }),
+  },
   { method: "POST", path: "/api/agents/:name/tools/:tool/invoke", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent, tool: "clock.now" }, body: { json: { arguments: {} } } }) },
   { method: "GET", path: "/api/agents/:name/mcp", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
   { method: "POST", path: "/api/agents/:name/mcp", family: "api", scope: "admin", expect: 201, sample: (f) => ({ params: { name: f.mcpAgent }, body: { json: { name: `calc-${uniqueName("c").slice(-6).replace(/[^a-z0-9]/g, "")}`, url: f.mcpUrl } } }) },
