@@ -49,6 +49,8 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["DELETE", "/api/projects/:slug", "admin"],
   ["POST", "/api/projects/:slug/import", "admin"],
   ["POST", "/api/agents/:name/tools/import", "admin"],
+  ["GET", "/api/agents/:name/export", "admin"],
+  ["POST", "/api/agents/import", "admin"],
   ["GET", "/api/projects/:slug/export", "admin"],
 ];
 

@@ -169,6 +169,14 @@ export const routeInventory: readonly RouteEntry[] = [
     method: "POST", path: "/api/agents", family: "api", scope: "admin", expect: 201,
     sample: () => ({ params: {}, body: { json: { name: uniqueName("made"), description: "Made by a sample", systemPrompt: "Be brief.", model: { provider: "offline", name: "offline" }, runtime: { tools: ["clock.now"], limits: { maxSteps: 4 } } } } }),
   },
+  { method: "GET", path: "/api/agents/:name/export", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, query: { format: "openai" } }) },
+  {
+    method: "POST", path: "/api/agents/import", family: "api", scope: "admin", expect: 201,
+    sample: () => ({
+      params: {}, query: { format: "anthropic" },
+      body: { json: { name: uniqueName("imported"), config: { model: "claude-sonnet-4-5", system: "Be brief.", max_tokens: 512, tools: [{ name: "get_weather", description: "Get the weather", input_schema: { type: "object", properties: { location: { type: "string" } } } }] } } },
+    }),
+  },
   { method: "GET", path: "/api/agents/:name", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
   {
     method: "PATCH", path: "/api/agents/:name", family: "api", scope: "admin", expect: 200,

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { ExtractSchema } from "hono/types";
 import type { AppEnv } from "../env";
 import { agentRoutes } from "./agents";
+import { agentInteropRoutes } from "./agent-interop";
 import { busRoutes, conversationRoutes } from "./bus";
 import { connectionRoutes } from "./connections";
 import { gatewayRoutes } from "./gateways";
@@ -27,6 +28,7 @@ export const livenessRoutes = new Hono<AppEnv>().get("/api/health", (c) => c.jso
  */
 export const apiRoutes = new Hono<AppEnv>()
   .route("/api/health", healthRoutes)
+  .route("/api/agents", agentInteropRoutes)
   .route("/api/agents", agentRoutes)
   .route("/api/agents", messageRoutes)
   .route("/api/agents", sessionRoutes)

@@ -7,15 +7,12 @@ import { defaultModelFrom } from "../../core/models";
 import { modelSettingsSchema } from "../../core/run/limits";
 import { outboundSettingsFrom } from "../../core/tools";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
-import { builtinTools } from "./scripts";
+import { everyAgentsTools } from "./scripts";
 import type { AppEnv } from "../env";
 import { checkDeploymentAdmin, checkReach, deleteProject, projectRecord } from "../projects";
 import { valid } from "../validation";
 
 export const slugParam = z.object({ slug: projectNameSchema });
-
-/** Tools every agent has besides its configured ones: a project file naming them gets no warning. */
-const everyAgentsTools = [...builtinTools, "memory.store", "memory.search", "memory.forget", "agent.spawn"];
 
 /** Pushes changed agents, and the agents connected to them (their `ask_<agent>` tool describes them), to their Durable Objects, once each. */
 async function pushProfiles(env: Env, project: string, names: string[]): Promise<void> {
