@@ -82,7 +82,9 @@ export const projectRoutes = new Hono<AppEnv>()
       return c.json({ error: { code: result.code, message: result.message, requestId: c.get("requestId"), issues: (result.details?.issues ?? []) as { path: string; message: string }[] } }, 400);
     }
     const { report, touched } = await call(result);
-    await pushProfiles(c.env, slug, touched);
+    // Every agent of the file is pushed, changed or not: an import cut off after the registry's
+    // transaction and before the pushes is healed by importing again (which then says changed: false).
+    await pushProfiles(c.env, slug, [...touched, ...report.agents.unchanged]);
     return c.json(report, 200);
   })
   /** The project as a project file: what import reads, with Pantheon's own fields under `pantheon`. */
