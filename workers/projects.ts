@@ -20,7 +20,9 @@ export async function projectRecord(env: Env, slug: string): Promise<ProjectReco
  */
 export const requireProject: MiddlewareHandler<AppEnv> = async (c, next) => {
   const project = c.get("project");
-  if (project !== defaultProject && !new URL(c.req.url).pathname.startsWith("/api/projects")) await projectRecord(c.env, project);
+  const path = new URL(c.req.url).pathname;
+  const projectsRoute = path === "/api/projects" || path.startsWith("/api/projects/");
+  if (project !== defaultProject && !projectsRoute) await projectRecord(c.env, project);
   await next();
 };
 
