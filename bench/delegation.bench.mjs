@@ -29,7 +29,9 @@ async function settled(request, agent, runId) {
 }
 
 async function roundTrips(server) {
-  const request = client({ ...server, project: `bench-rt-${randomBytes(3).toString("hex")}` });
+  const project = `bench-rt-${randomBytes(3).toString("hex")}`;
+  await client(server)("/api/projects", { method: "POST", json: { slug: project } });
+  const request = client({ ...server, project });
   await request("/api/agents", { method: "POST", json: { name: "echo", systemPrompt: "Pong." } });
   await request("/api/agents", { method: "POST", json: { name: "main" } });
   await request("/api/agents/main/connections", { method: "PUT", json: { connections: ["echo"] } });
@@ -50,7 +52,9 @@ async function roundTrips(server) {
 }
 
 async function throughput(server) {
-  const request = client({ ...server, project: `bench-ring-${randomBytes(3).toString("hex")}` });
+  const project = `bench-ring-${randomBytes(3).toString("hex")}`;
+  await client(server)("/api/projects", { method: "POST", json: { slug: project } });
+  const request = client({ ...server, project });
   const names = Array.from({ length: RING }, (_, i) => `ring-${i}`);
   for (const name of names) await request("/api/agents", { method: "POST", json: { name, systemPrompt: `I am ${name}.` } });
   for (const [i, name] of names.entries()) await request(`/api/agents/${name}/connections`, { method: "PUT", json: { connections: [names[(i + 1) % RING]] } });

@@ -7,9 +7,11 @@
 export type ErrorCode =
   | "bad_request"
   | "validation_failed"
+  | "invalid_project_file"
   | "unauthorized"
   | "forbidden"
   | "not_found"
+  | "project_not_found"
   | "conflict"
   | "payload_too_large"
   | "unsupported_media_type"
@@ -26,9 +28,13 @@ export type ErrorCode =
 const statusOf: Record<ErrorCode, number> = {
   bad_request: 400,
   validation_failed: 400,
+  /** A project file refused whole; each problem carries its JSON path (core/projects). */
+  invalid_project_file: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  /** X-Pantheon-Project (or a path) names a project that was never created (`POST /api/projects`). */
+  project_not_found: 404,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -108,4 +114,18 @@ export function notFound(what: string, name: string): PantheonError {
 
 export function validationFailed(issues: FieldIssue[], message = "the request is not valid"): PantheonError {
   return new PantheonError("validation_failed", message, { details: { issues } });
+}
+
+/**
+ * A JSON path (`$.agents.main.tools[0]`; keys that are not identifiers are quoted: `$.agents["a b"]`),
+ * the way issues in uploaded documents (project files, tool lists) name where they are.
+ * @example
+ * jsonPath(["agents", "main", "tools", 0]) // "$.agents.main.tools[0]"
+ */
+export function jsonPath(path: readonly PropertyKey[], root = "$"): string {
+  return path.reduce<string>((out, key) => {
+    if (typeof key === "number") return `${out}[${key}]`;
+    const name = String(key);
+    return /^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(name) ? `${out}.${name}` : `${out}[${JSON.stringify(name)}]`;
+  }, root);
 }

@@ -62,6 +62,11 @@ async function loadWorkExample(file, { url, token, project, log }) {
 export async function loadExamples({ url, token, project, log = console.log } = {}) {
   if (!url || !token) throw new Error("loadExamples needs { url, token }");
   const results = [];
+  if (project && project !== "default") {
+    // Projects are created explicitly; one that exists already (409) is fine.
+    const res = await fetch(`${url.replace(/\/$/, "")}/api/projects`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ slug: project }) });
+    if (res.status !== 201 && res.status !== 409) log(`  project '${project}' could not be created (${res.status})`);
+  }
   for (const name of exampleNames) {
     const source = await readFile(new URL(`${name}.pnth`, examplesDir), "utf8");
     const headers = { authorization: `Bearer ${token}`, "content-type": "text/x-pantheon" };

@@ -8,6 +8,7 @@ import { openaiRoutes } from "./api/openai-compat";
 import { telegramWebhookRoutes } from "./gateways/telegram";
 import { mcpServerRoutes } from "./mcp-server";
 import { apiAuth, projectMiddleware, requireScope } from "./auth";
+import { requireProject } from "./projects";
 import { enforceScopes } from "./scopes";
 import { agentSocket } from "./sockets";
 import type { AppEnv } from "./env";
@@ -38,7 +39,7 @@ export function makeApp() {
     await next();
   });
 
-  app.use("/api/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth);
+  app.use("/api/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject);
   enforceScopes(app);
   // The routes, typed for clients (ApiRoutes in ./api): after auth and the scope policy, in this order.
   app.route("/", apiRoutes);
@@ -47,7 +48,7 @@ export function makeApp() {
   app.route("/v1", openaiRoutes);
 
   // MCP clients (Claude Desktop, IDEs, the Inspector) reach the project's agents with the API's bearer token.
-  app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireScope("chat"));
+  app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject, requireScope("chat"));
   app.route("/mcp", mcpServerRoutes(version));
 
   // Messaging gateways' public webhooks: no bearer token; each authenticates its own way (./gateways/).

@@ -56,6 +56,16 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["PUT", "/api/agents/:name/gateways/email", "admin"],
   ["GET", "/api/agents/:name/gateways/email", "admin"],
   ["DELETE", "/api/agents/:name/gateways/email", "admin"],
+  // Projects (workers/api/projects.ts). Creating and deleting one also needs the deployment's admin
+  // token, and a project's own token reaches only its project: checked in the routes.
+  ["GET", "/api/projects", "admin"],
+  ["POST", "/api/projects", "admin"],
+  ["DELETE", "/api/projects/:slug", "admin"],
+  ["POST", "/api/projects/:slug/import", "admin"],
+  ["POST", "/api/agents/:name/tools/import", "admin"],
+  ["GET", "/api/agents/:name/export", "admin"],
+  ["POST", "/api/agents/import", "admin"],
+  ["GET", "/api/projects/:slug/export", "admin"],
 ];
 
 /** Installs the policy on the app: call after auth and before the routes. */

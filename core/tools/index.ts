@@ -1,17 +1,23 @@
 export { toolNamePattern, toolRuntimes, toolSpecSchema, type ToolRuntime, type ToolSpec } from "./tool-spec";
 export { decodeToolName, encodeToolName, makeToolNameCodec, ToolNameClashError, type ToolNameCodec } from "./names";
 export {
+  formatLosses,
   fromAnthropicTool,
   fromMcpTool,
   fromOpenAITool,
+  pantheonMetaKey,
   toAnthropicTool,
+  toFormat,
   toMcpTool,
   toModelTool,
   toOpenAITool,
   type AnthropicTool,
+  type McpToolAnnotations,
   type McpToolManifest,
   type OpenAIFunctionTool,
+  type ToolFormat,
 } from "./convert";
+export { exportTools, importTools, toolFormats, type ImportedTool, type ToolIssue } from "./interop";
 export { describeIssues, validateArguments, type ArgumentCheck } from "./validate";
 export { truncateToBytes, truncationMarker, type Truncated } from "./truncate";
 export { declaredToolSecrets, isReservedSecret, redactDeep, redactedMark, redactSecrets, secretNamePattern, toolSecretRefusal, type SecretRef, type SecretValues } from "./secrets";

@@ -23,6 +23,17 @@ export const toolSpecSchema = z.object({
    * outcome is unknown.
    */
   idempotent: z.boolean().optional(),
+  /** A human-readable name (MCP `title`). */
+  title: z.string().max(200).optional(),
+  /** JSON Schema of the structured result (MCP `outputSchema`). */
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * MCP's behaviour hints (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`,
+   * `title`), kept as the server sent them; `idempotent` is what Pantheon acts on.
+   */
+  annotations: z.record(z.string(), z.unknown()).optional(),
+  /** OpenAI's strict mode: the model's arguments always match the schema (OpenAI `strict`). */
+  strict: z.boolean().optional(),
 });
 
 /**

@@ -142,9 +142,11 @@ export class FeatureDO extends DurableObject<Env> {
     });
   }
 
-  /** Removes everything: the feature was deleted. */
-  async destroy(): Promise<void> {
-    await this.ctx.storage.deleteAll();
+  /** Removes every row: the feature was deleted (the schema stays, so the object answers "does not exist", and a feature of the same name starts empty). */
+  destroy(): void {
+    this.ctx.storage.transactionSync(() => {
+      for (const table of [schema.feature, schema.planVersions, schema.planComments, schema.tasks, schema.files, schema.tombstones, schema.overlays, schema.commits]) this.db.delete(table).run();
+    });
   }
 
   // ---- plan ---------------------------------------------------------------------------------------

@@ -10,6 +10,16 @@ import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
 import type { BusMessage } from "../../core/bus";
+import type { OutboundSettings } from "../../core/tools";
+import { exportProjectFile, parseProjectFile, planImport, projectStatus, type CurrentAgent, type FileIssue, type PlanOptions, type ProjectFile, type ProjectRecord } from "../../core/projects";
+
+/** What `POST /api/projects/:slug/import` answers (the contract of issue 15). */
+export interface ImportReport {
+  changed: boolean;
+  agents: { created: string[]; updated: string[]; unchanged: string[] };
+  connections: { added: string[]; removed: string[] };
+  warnings: FileIssue[];
+}
 
 export interface TokenInfo {
   id: string;
@@ -37,6 +47,8 @@ function toProfile(row: AgentRow): AgentProfile {
 }
 
 const fail = (error: PantheonError) => error.toFailure();
+const invalidFile = (issues: FileIssue[]) =>
+  new PantheonError("invalid_project_file", `the project file is not valid: ${issues[0]?.path}: ${issues[0]?.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`, { details: { issues } });
 const missing = (name: string) => fail(new PantheonError("not_found", `agent '${name}' does not exist`, { details: { agent: name } }));
 
 /**
@@ -189,6 +201,7 @@ export class RegistryDO extends DurableObject<Env> {
   deleteAgent(name: string): Result<true> {
     const row = this.db.delete(schema.agents).where(eq(schema.agents.name, name)).returning().get();
     if (!row) return missing(name);
+    this.ctx.storage.kv.delete(`display-name/${name}`);
     // Connections to a deleted agent are dropped so no request can be routed to it.
     for (const other of this.listAgents()) {
       if (other.connections.includes(name)) {
@@ -196,6 +209,107 @@ export class RegistryDO extends DurableObject<Env> {
       }
     }
     return { ok: true, value: true };
+  }
+
+  // ---- the project itself (core/projects). Plain storage: one record, no schema needed. -----
+
+  /**
+   * This project's record, or null when it was never created. A registry with agents or tokens but
+   * no record (made before creation was explicit) is adopted: the record is written now, and
+   * `adopted` tells the caller to add it to the project index. `default` always exists.
+   */
+  async projectInfo(slug: string): Promise<{ record: ProjectRecord; adopted: boolean } | null> {
+    const stored = (await this.ctx.storage.get<ProjectRecord>("project")) ?? null;
+    const hasData = !stored && (this.db.select({ n: schema.agents.name }).from(schema.agents).limit(1).get() !== undefined || this.db.select({ id: schema.tokens.id }).from(schema.tokens).limit(1).get() !== undefined);
+    const status = projectStatus({ stored, hasData, slug, now: Date.now() });
+    if (status?.adopted) await this.ctx.storage.put("project", status.record);
+    return status;
+  }
+
+  /** Creates this project's record; a conflict when it exists (or holds agents or tokens already). */
+  async projectCreate(record: ProjectRecord): Promise<Result<ProjectRecord>> {
+    if (await this.projectInfo(record.slug)) return fail(new PantheonError("conflict", `a project named '${record.slug}' already exists`, { details: { project: record.slug } }));
+    await this.ctx.storage.put("project", record);
+    return { ok: true, value: record };
+  }
+
+  agentCount(): number {
+    return this.db.select({ name: schema.agents.name }).from(schema.agents).all().length;
+  }
+
+  /**
+   * Empties this project: agents, tokens, bus log and the record. Rows rather than `deleteAll()`,
+   * so the schema stays and a project made again with the same slug works in this same instance.
+   */
+  async projectWipe(): Promise<void> {
+    this.ctx.storage.transactionSync(() => {
+      for (const table of [schema.agents, schema.tokens, schema.busLog]) this.db.delete(table).run();
+      for (const [key] of this.ctx.storage.kv.list({ prefix: "display-name/" })) this.ctx.storage.kv.delete(key);
+    });
+    await this.ctx.storage.delete("project");
+  }
+
+  // ---- project files (core/projects: parsing and the diff; the writes here, in one transaction) --
+
+  private currentAgents(): CurrentAgent[] {
+    return this.db.select().from(schema.agents).orderBy(asc(schema.agents.name)).all().map((row) => ({
+      profile: toProfile(row),
+      displayName: this.ctx.storage.kv.get<string>(`display-name/${row.name}`) ?? null,
+      scriptSource: row.scriptSource,
+    }));
+  }
+
+  /**
+   * Imports a project file: every agent created or updated, then every connection, in one
+   * transaction, so a refused file changes nothing and a second import of the same file changes
+   * nothing (`changed: false`). Answers the report and the names of the agents whose profile
+   * changed (the worker pushes those, and the agents connected to them, to their Durable Objects).
+   */
+  importProjectFile(value: unknown, options: PlanOptions & { outbound: OutboundSettings }): Result<{ report: ImportReport; touched: string[] }> {
+    const current = this.currentAgents();
+    const parsed = parseProjectFile(value, new Set(current.map((c) => c.profile.name)), options.outbound);
+    if (!parsed.ok) return fail(invalidFile(parsed.issues));
+    const planned = planImport(parsed.file, current, options);
+    if (!planned.ok) return fail(invalidFile(planned.issues));
+    const { plan } = planned;
+    const now = Date.now();
+    this.ctx.storage.transactionSync(() => {
+      for (const agent of [...plan.create, ...plan.update]) {
+        const values = { description: agent.description, systemPrompt: agent.systemPrompt, model: agent.model, runtime: agent.runtime, script: agent.script, scriptSource: agent.scriptSource, updatedAt: now };
+        if (plan.create.includes(agent)) this.db.insert(schema.agents).values({ name: agent.name, ...values, connections: [], parent: null, createdAt: now }).run();
+        else this.db.update(schema.agents).set(values).where(eq(schema.agents.name, agent.name)).run();
+        if (agent.displayName === null) this.ctx.storage.kv.delete(`display-name/${agent.name}`);
+        else this.ctx.storage.kv.put(`display-name/${agent.name}`, agent.displayName);
+      }
+      for (const { name, connections } of plan.connect) this.db.update(schema.agents).set({ connections, updatedAt: now }).where(eq(schema.agents.name, name)).run();
+    });
+    const touched = [...new Set([...plan.create, ...plan.update].map((a) => a.name).concat(plan.connect.map((c) => c.name)))];
+    return {
+      ok: true,
+      value: {
+        report: {
+          changed: plan.changed,
+          agents: { created: plan.create.map((a) => a.name), updated: plan.update.map((a) => a.name), unchanged: plan.unchanged },
+          connections: { added: plan.added, removed: plan.removed },
+          warnings: [...parsed.warnings, ...plan.warnings],
+        },
+        touched,
+      },
+    };
+  }
+
+  /** The project as a project file (`GET /api/projects/:slug/export`). */
+  exportProjectFile(): ProjectFile {
+    return exportProjectFile(this.currentAgents());
+  }
+
+  // ---- project index (used only in the instance named `projectIndexName`, core/projects) -------
+  async projectIndexPut(slug: string, record: ProjectRecord | null): Promise<void> {
+    if (record) await this.ctx.storage.put(`projects/${slug}`, record);
+    else await this.ctx.storage.delete(`projects/${slug}`);
+  }
+  async projectIndexList(): Promise<ProjectRecord[]> {
+    return [...(await this.ctx.storage.list<ProjectRecord>({ prefix: "projects/" })).values()];
   }
 
   // ---- cron index (used only in the one registry instance named by workers/api/schedules.ts) ----

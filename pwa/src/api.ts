@@ -128,7 +128,7 @@ export function makeApi(options: ApiOptions) {
     decide: (name: string, runId: string, input: { decision: "approve" | "reject"; callId?: string; reason?: string }) =>
       json(agents[":name"].runs[":id"].approval.$post({ param: run(name, runId), json: input })),
     listApprovals: () => json(client.api.approvals.$get()),
-    listTools: (name: string) => json(agents[":name"].tools.$get({ param: agent(name) })),
+    listTools: (name: string) => json(agents[":name"].tools.$get({ param: agent(name), query: {} })),
     invokeTool: (name: string, tool: string, args: Record<string, unknown>) =>
       json(agents[":name"].tools[":tool"].invoke.$post({ param: { name: enc(name), tool: enc(tool) }, json: { arguments: args } })),
     getContext: (name: string, q: string, maxTokens?: number) =>

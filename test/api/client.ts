@@ -2,9 +2,33 @@ import { SELF } from "cloudflare:test";
 
 export const adminToken = "test-admin-token";
 
-/** Calls the worker as a client would, with the admin token unless `token` says otherwise. */
-export function api(path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}): Promise<Response> {
+const projectSlug = /^[a-z][a-z0-9-]{0,62}$/;
+
+/**
+ * Creates a project with the admin token unless it exists (projects are created explicitly; an
+ * unknown one is a 404). Tests that act in another project get it made here, before their request.
+ */
+export async function ensureProject(slug: string): Promise<void> {
+  if (slug === "default" || !projectSlug.test(slug)) return;
+  const res = await SELF.fetch("https://pantheon.test/api/projects", {
+    method: "POST",
+    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+    body: JSON.stringify({ slug }),
+  });
+  if (res.status !== 201 && res.status !== 409) throw new Error(`create project '${slug}' failed: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * Calls the worker as a client would, with the admin token unless `token` says otherwise. A project
+ * named by `X-Pantheon-Project` or `?project=` is created first, unless `newProject: false` (tests
+ * of the unknown-project answer).
+ */
+export async function api(path: string, init: RequestInit & { token?: string | null; json?: unknown; newProject?: false } = {}): Promise<Response> {
   const headers = new Headers(init.headers);
+  if (init.newProject !== false) {
+    const project = headers.get("x-pantheon-project") ?? new URL(path, "https://pantheon.test").searchParams.get("project");
+    if (project) await ensureProject(project);
+  }
   const token = init.token === undefined ? adminToken : init.token;
   if (token) headers.set("authorization", `Bearer ${token}`);
   let body = init.body;
@@ -12,7 +36,8 @@ export function api(path: string, init: RequestInit & { token?: string | null; j
     headers.set("content-type", "application/json");
     body = JSON.stringify(init.json);
   }
-  return SELF.fetch(`https://pantheon.test${path}`, { ...init, headers, body });
+  const { newProject: _, ...request } = init;
+  return SELF.fetch(`https://pantheon.test${path}`, { ...request, headers, body });
 }
 
 let counter = 0;

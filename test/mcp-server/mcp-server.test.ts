@@ -6,12 +6,13 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { adminToken, api, createAgent, type ErrorBody } from "../api/client";
+import { adminToken, api, createAgent, ensureProject, type ErrorBody } from "../api/client";
 
 const endpoint = new URL("https://pantheon.test/mcp");
 const open: Client[] = [];
 
 async function connect(project?: string): Promise<Client> {
+  if (project) await ensureProject(project);
   const transport = new StreamableHTTPClientTransport(endpoint, {
     fetch: (input, init) => SELF.fetch(input instanceof Request ? input : String(input), init),
     requestInit: { headers: { authorization: `Bearer ${adminToken}`, ...(project ? { "x-pantheon-project": project } : {}) } },

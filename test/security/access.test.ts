@@ -71,10 +71,18 @@ describe("access matrix: every route and the socket refuse what must not open th
         counts.refused += 1;
       }
 
+      // Project management needs the deployment's admin secret: a project's admin token is refused too.
+      if (route.deploymentAdminOnly) {
+        const res = await send(scoped.admin!);
+        expect(res.status, "a project's admin token").toBe(403);
+        expect(((await res.json()) as any).error.message).toMatch(/^only the deployment's admin token/);
+        counts.refused += 1;
+      }
+
       // The route's own scope opens it (a fresh sample: the first may have been used up).
       const own = requestOf(route, await route.sample(fixture));
       counts.requests += 1;
-      const opened = await api(own.path, { ...own.init, token: scoped[route.scope as Scope]! });
+      const opened = await api(own.path, { ...own.init, token: route.deploymentAdminOnly ? undefined : scoped[route.scope as Scope]! });
       expect(opened.status, `a ${route.scope} token`).toBe(route.expect);
       opened.webSocket?.accept();
       opened.webSocket?.close();

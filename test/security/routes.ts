@@ -75,6 +75,11 @@ export interface RouteEntry {
   /** What the sample answers with the admin token (a fallback route answers 404 by design). */
   expect: number;
   /**
+   * Only the deployment's admin secret opens it (creating and deleting projects): a project's own
+   * token of the route's scope gets 403 too.
+   */
+  deploymentAdminOnly?: true;
+  /**
    * A valid request. Samples that consume their target (deletes, approvals, cancels) make a fresh
    * one on each call, so a sample can be replayed once per token.
    */
@@ -209,6 +214,14 @@ export const routeInventory: readonly RouteEntry[] = [
     method: "POST", path: "/api/agents", family: "api", scope: "admin", expect: 201,
     sample: () => ({ params: {}, body: { json: { name: uniqueName("made"), description: "Made by a sample", systemPrompt: "Be brief.", model: { provider: "offline", name: "offline" }, runtime: { tools: ["clock.now"], limits: { maxSteps: 4 } } } } }),
   },
+  { method: "GET", path: "/api/agents/:name/export", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, query: { format: "openai" } }) },
+  {
+    method: "POST", path: "/api/agents/import", family: "api", scope: "admin", expect: 201,
+    sample: () => ({
+      params: {}, query: { format: "anthropic" },
+      body: { json: { name: uniqueName("imported"), config: { model: "claude-sonnet-4-5", system: "Be brief.", max_tokens: 512, tools: [{ name: "get_weather", description: "Get the weather", input_schema: { type: "object", properties: { location: { type: "string" } } } }] } } },
+    }),
+  },
   { method: "GET", path: "/api/agents/:name", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
   {
     method: "PATCH", path: "/api/agents/:name", family: "api", scope: "admin", expect: 200,
@@ -243,6 +256,10 @@ export const routeInventory: readonly RouteEntry[] = [
 
   // ---- tools and MCP servers -----------------------------------------------------------------
   { method: "GET", path: "/api/agents/:name/tools", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  {
+    method: "POST", path: "/api/agents/:name/tools/import", family: "api", scope: "admin", expect: 200,
+    sample: (f) => ({ params: { name: f.agent }, body: { json: { format: "anthropic", tools: [{ name: "get_weather", description: "Get the current weather in a given location", input_schema: { type: "object", properties: { location: { type: "string" } }, required: ["location"] } }] } } }),
+  },
   { method: "POST", path: "/api/agents/:name/tools/:tool/invoke", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent, tool: "clock.now" }, body: { json: { arguments: {} } } }) },
   { method: "GET", path: "/api/agents/:name/mcp", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
   { method: "POST", path: "/api/agents/:name/mcp", family: "api", scope: "admin", expect: 201, sample: (f) => ({ params: { name: f.mcpAgent }, body: { json: { name: `calc-${uniqueName("c").slice(-6).replace(/[^a-z0-9]/g, "")}`, url: f.mcpUrl } } }) },
@@ -322,6 +339,22 @@ export const routeInventory: readonly RouteEntry[] = [
   { method: "GET", path: "/api/features/:feature/files/content", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature }, query: { path: "context/brief.md" } }) },
   { method: "GET", path: "/api/features/:feature/report", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature } }) },
 
+  // ---- projects ------------------------------------------------------------------------------
+  { method: "GET", path: "/api/projects", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {} }) },
+  { method: "POST", path: "/api/projects", family: "api", scope: "admin", expect: 201, deploymentAdminOnly: true, sample: () => ({ params: {}, body: { json: { slug: uniqueName("proj"), title: "A sample project" } } }) },
+  {
+    method: "DELETE", path: "/api/projects/:slug", family: "api", scope: "admin", expect: 204, deploymentAdminOnly: true,
+    sample: async () => {
+      const slug = uniqueName("gone");
+      await json(await api("/api/projects", { method: "POST", json: { slug } }), "create project");
+      return { params: { slug } };
+    },
+  },
+  {
+    method: "POST", path: "/api/projects/:slug/import", family: "api", scope: "admin", expect: 200,
+    sample: () => ({ params: { slug: "default" }, body: { json: { agents: { [uniqueName("imported")]: { name: "Imported", description: "From a project file", tools: ["clock.now", "airtable.py"], connections: [] } } } } }),
+  },
+  { method: "GET", path: "/api/projects/:slug/export", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default" } }) },
   // Not found, after auth: any token reaches it.
   // ---- messaging gateways (admin config; the Telegram webhook is public and checks its own secret) ----
   { method: "PUT", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] } } }) },

@@ -24,7 +24,7 @@ const spec: ToolSpec = {
 describe("tool converters", () => {
   it("round-trips a tool through an MCP manifest, keeping the dotted name", () => {
     const manifest = toMcpTool(spec);
-    expect(manifest).toEqual({ name: "github.list_prs", description: spec.description, inputSchema: spec.parameters });
+    expect(manifest).toEqual({ name: "github.list_prs", description: spec.description, inputSchema: spec.parameters, _meta: { "pantheon/tool": { runtime: "builtin" } } });
     expect(fromMcpTool(manifest, "builtin")).toEqual(spec);
   });
 

@@ -240,3 +240,18 @@ describe("a worker evicted mid-task", () => {
     expect(((await stubOf(f.feature).readFile({ path: "a.txt" })) as any).value).toMatchObject({ content: "a\n", version: 1 });
   });
 });
+
+describe("deleting a project", () => {
+  it("empties its features' own objects, so a project made again with the same slug has none", async () => {
+    const slug = uniqueName("proj");
+    const headers = { "x-pantheon-project": slug };
+    expect((await api("/api/projects", { method: "POST", json: { slug } })).status).toBe(201);
+    expect((await api("/api/agents", { method: "POST", json: { name: "planner" }, headers })).status).toBe(201);
+    expect((await api("/api/features", { method: "POST", json: { name: "kept", title: "Kept", orchestrator: "planner", files: { "a.txt": "a\n" } }, headers })).status).toBe(201);
+    expect((await api(`/api/projects/${slug}`, { method: "DELETE" })).status).toBe(204);
+    expect((await api("/api/projects", { method: "POST", json: { slug } })).status).toBe(201);
+    expect(((await json(api("/api/features", { headers }))).features as any[])).toEqual([]);
+    const stub = (env as any).FEATURE_DO.get((env as any).FEATURE_DO.idFromName(`${slug}.kept`));
+    expect(await stub.summary()).toMatchObject({ ok: false, code: "not_found" });
+  });
+});

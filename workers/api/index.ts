@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { ExtractSchema } from "hono/types";
 import type { AppEnv } from "../env";
 import { agentRoutes } from "./agents";
+import { agentInteropRoutes } from "./agent-interop";
 import { busRoutes, conversationRoutes } from "./bus";
 import { connectionRoutes } from "./connections";
 import { featureRoutes } from "./features";
@@ -11,6 +12,7 @@ import { healthRoutes, version } from "./health";
 import { mcpRoutes } from "./mcp";
 import { memoryRoutes } from "./memory";
 import { messageRoutes } from "./messages";
+import { projectRoutes } from "./projects";
 import { approvalRoutes, runRoutes } from "./runs";
 import { scheduleRoutes } from "./schedules";
 import { scriptRoutes } from "./scripts";
@@ -27,6 +29,7 @@ export const livenessRoutes = new Hono<AppEnv>().get("/api/health", (c) => c.jso
  */
 export const apiRoutes = new Hono<AppEnv>()
   .route("/api/health", healthRoutes)
+  .route("/api/agents", agentInteropRoutes)
   .route("/api/agents", agentRoutes)
   .route("/api/agents", messageRoutes)
   .route("/api/agents", sessionRoutes)
@@ -43,7 +46,8 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/bus", busRoutes)
   .route("/api/conversations", conversationRoutes)
   .route("/api/agents", gatewayRoutes)
-  .route("/api/features", featureRoutes);
+  .route("/api/features", featureRoutes)
+  .route("/api/projects", projectRoutes);
 
 /**
  * The HTTP API's contract: every `/api` route with its params, query, body and response. Clients

@@ -6,6 +6,7 @@ import { agentNamePattern, type AgentProfile } from "../../core/agents";
 import { isPantheonError } from "../../core/errors";
 import { maxBodyBytes } from "../app";
 import { apiAuth, projectMiddleware, requireScope } from "../auth";
+import { requireProject } from "../projects";
 import type { AppContext, AppEnv } from "../env";
 import { agentStub, call, registryStub, type Remote } from "../../durable-objects/stubs";
 import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage } from "../validation";
@@ -282,7 +283,7 @@ const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
  */
 export const openaiRoutes = new Hono<AppEnv>()
   // Read at request time: app.ts imports this module, so its constants are not ready at load.
-  .use("*", projectMiddleware, (c, next) => bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } })(c, next), apiAuth, requireScope("chat"))
+  .use("*", projectMiddleware, (c, next) => bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } })(c, next), apiAuth, requireProject, requireScope("chat"))
   .post("/chat/completions", async (c) => {
     const body = await readBody(c);
     const content = lastUserContent(body);

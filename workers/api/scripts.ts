@@ -13,7 +13,10 @@ export const scriptMediaType = "text/x-pantheon";
 export type ScriptFormat = "pantheon" | "json";
 
 /** Built-in tool names, read from the tools themselves so the list cannot drift. */
-const builtinTools = [makeClockTool(systemClock).spec.name, makeHttpFetchTool({ fetch: () => Promise.reject(new Error("unused")), allowHosts: [] }).spec.name];
+export const builtinTools = [makeClockTool(systemClock).spec.name, makeHttpFetchTool({ fetch: () => Promise.reject(new Error("unused")), allowHosts: [] }).spec.name];
+
+/** Tools every agent has besides its configured ones (memory is every agent's; spawn comes with a script's grant). */
+export const everyAgentsTools = [...builtinTools, "memory.store", "memory.search", "memory.forget", "agent.spawn"];
 
 /** A stored source is JSON when it is an object; DSL sources start with `(` or a `;` comment. */
 const formatOf = (source: string): ScriptFormat => (source.trimStart().startsWith("{") ? "json" : "pantheon");

@@ -1,0 +1,96 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { projectNameSchema } from "../../core/agents";
+import { PantheonError } from "../../core/errors";
+import { createProjectSchema, defaultProject, projectIndexName, type ProjectRecord } from "../../core/projects";
+import { defaultModelFrom } from "../../core/models";
+import { modelSettingsSchema } from "../../core/run/limits";
+import { outboundSettingsFrom } from "../../core/tools";
+import { agentStub, call, registryStub } from "../../durable-objects/stubs";
+import { everyAgentsTools } from "./scripts";
+import type { AppEnv } from "../env";
+import { checkDeploymentAdmin, checkReach, deleteProject, projectRecord } from "../projects";
+import { valid } from "../validation";
+
+export const slugParam = z.object({ slug: projectNameSchema });
+
+/** Pushes changed agents, and the agents connected to them (their `ask_<agent>` tool describes them), to their Durable Objects, once each. */
+async function pushProfiles(env: Env, project: string, names: string[]): Promise<void> {
+  if (names.length === 0) return;
+  const registry = registryStub(env, project);
+  const profiles = await registry.listAgents();
+  const wanted = new Set(names);
+  for (const profile of profiles) if (profile.connections.some((c) => wanted.has(c))) wanted.add(profile.name);
+  await Promise.all(profiles.filter((p) => wanted.has(p.name)).map(async (p) => (await agentStub(env, project, p.name)).configure(p)));
+}
+
+async function withCount(env: Env, record: ProjectRecord) {
+  return { ...record, agents: await registryStub(env, record.slug).agentCount() };
+}
+
+/**
+ * Projects are tenants, created explicitly: `POST /api/projects` (the deployment's admin token),
+ * `GET /api/projects` (with agent counts; a project's own token sees only its project), `DELETE
+ * /api/projects/:slug` with its agents. An unknown project is a 404 naming it on every route.
+ */
+export const projectRoutes = new Hono<AppEnv>()
+  .get("/", async (c) => {
+    const own = c.get("principal") !== "admin";
+    const indexed = own ? [] : await registryStub(c.env, projectIndexName).projectIndexList();
+    const records = own ? [await projectRecord(c.env, c.get("project"))] : [await projectRecord(c.env, defaultProject), ...indexed.filter((p) => p.slug !== defaultProject)];
+    records.sort((a, b) => (a.slug === defaultProject ? -1 : b.slug === defaultProject ? 1 : a.slug.localeCompare(b.slug)));
+    return c.json({ projects: await Promise.all(records.map((r) => withCount(c.env, r))) });
+  })
+  .post("/", valid("json", createProjectSchema), async (c) => {
+    checkDeploymentAdmin(c, "create projects");
+    const { slug, title } = c.req.valid("json");
+    if (slug === defaultProject) throw new PantheonError("conflict", `a project named '${slug}' already exists`, { details: { project: slug } });
+    const record = await call(registryStub(c.env, slug).projectCreate({ slug, title: title ?? slug, createdAt: Date.now() }));
+    await registryStub(c.env, projectIndexName).projectIndexPut(slug, record);
+    return c.json({ project: { ...record, agents: 0 } }, 201);
+  })
+  .delete("/:slug", valid("param", slugParam), async (c) => {
+    checkDeploymentAdmin(c, "delete projects");
+    const { slug } = c.req.valid("param");
+    if (slug === defaultProject) throw new PantheonError("bad_request", "the default project cannot be deleted; delete its agents instead", { details: { project: slug } });
+    await projectRecord(c.env, slug);
+    await deleteProject(c.env, slug);
+    return c.body(null, 204);
+  })
+  /**
+   * A project file in: every agent created or updated, then every connection, in one go. A bad file
+   * is refused whole (400 `invalid_project_file`, each problem at its JSON path); tools Pantheon does
+   * not provide are kept as declared names and come back as warnings.
+   */
+  .post("/:slug/import", valid("param", slugParam), valid("json", z.unknown()), async (c) => {
+    const { slug } = c.req.valid("param");
+    checkReach(c, slug);
+    await projectRecord(c.env, slug);
+    const registry = registryStub(c.env, slug);
+    const body = c.req.valid("json");
+    const named = body && typeof body === "object" && "agents" in body && body.agents && typeof body.agents === "object" ? Object.keys(body.agents) : [];
+    const existing = new Set((await registry.listAgents()).map((a) => a.name));
+    // Tools an existing agent has from its MCP servers are provided too.
+    const agentTools: Record<string, string[]> = {};
+    for (const name of named.filter((n) => existing.has(n)).slice(0, 100)) {
+      const listed = await (await agentStub(c.env, slug, name)).listTools();
+      if (listed.ok) agentTools[name] = listed.value.map((t) => t.name);
+    }
+    const defaultModel = modelSettingsSchema.parse(defaultModelFrom(c.env.PANTHEON_DEFAULT_PROVIDER));
+    const result = await registry.importProjectFile(body, { defaultModel, builtinTools: new Set(everyAgentsTools), agentTools, outbound: outboundSettingsFrom(c.env) });
+    if (!result.ok && result.code === "invalid_project_file") {
+      return c.json({ error: { code: result.code, message: result.message, requestId: c.get("requestId"), issues: (result.details?.issues ?? []) as { path: string; message: string }[] } }, 400);
+    }
+    const { report, touched } = await call(result);
+    // Every agent of the file is pushed, changed or not: an import cut off after the registry's
+    // transaction and before the pushes is healed by importing again (which then says changed: false).
+    await pushProfiles(c.env, slug, [...touched, ...report.agents.unchanged]);
+    return c.json(report, 200);
+  })
+  /** The project as a project file: what import reads, with Pantheon's own fields under `pantheon`. */
+  .get("/:slug/export", valid("param", slugParam), async (c) => {
+    const { slug } = c.req.valid("param");
+    checkReach(c, slug);
+    await projectRecord(c.env, slug);
+    return c.json(await registryStub(c.env, slug).exportProjectFile(), 200);
+  });
