@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { api, uniqueName } from "../api/client";
+import example from "../../examples/agents.json";
 import sample from "./fixtures/agents.json";
 
 async function newProject(): Promise<string> {
@@ -103,6 +104,15 @@ describe("project files: import", () => {
     const res = await importInto(slug, file);
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.issues[0].path).toMatch(/^\$\.agents\.tool\.pantheon\.runtime\.httpTools\[0\]/);
+  });
+});
+
+describe("the example project file (examples/agents.json)", () => {
+  it("imports with only its script tools as warnings", async () => {
+    const slug = await newProject();
+    const report = (await (await importInto(slug, example)).json()) as any;
+    expect(report.agents.created.sort()).toEqual(["airtable", "github", "main"]);
+    expect(report.warnings.map((w: any) => w.path)).toEqual(["$.agents.airtable.tools[0]", "$.agents.github.tools[0]"]);
   });
 });
 
