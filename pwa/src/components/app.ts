@@ -9,6 +9,10 @@ import "./context-view";
 import "./conversation";
 import "./run-trace";
 import "./tool-runner";
+import "./features";
+import "./plan-review";
+import "./task-board";
+import "./task-view";
 
 /**
  * The shell: header, navigation, sign-in, the offline banner and whichever view the hash
@@ -62,6 +66,7 @@ export class PantheonApp extends LitElement {
     const s = this.state;
     if (!s) return html`<main><p class="muted">Loading…</p></main>`;
     const view = s.route.view;
+    const work = view === "features" || view === "feature" || view === "plan" || view === "task";
     const waiting = s.approvals.status === "ready" ? s.approvals.data.length : 0;
     const next: Theme = s.theme === "system" ? "dark" : s.theme === "dark" ? "light" : "system";
     return html`
@@ -70,6 +75,7 @@ export class PantheonApp extends LitElement {
           <a class="brand" href="#/agents" aria-label="Pantheon: all agents"><span class="logo" aria-hidden="true">P</span><span class="hide-narrow">Pantheon</span></a>
           ${s.signedIn ? html`<nav aria-label="Main">
             <a href="#/agents" aria-current=${view === "agents" ? "page" : "false"}>Agents</a>
+            <a href="#/features" aria-current=${work ? "page" : "false"}>Work</a>
             <a href="#/approvals" aria-current=${view === "approvals" ? "page" : "false"}>Approvals${waiting ? html`<span class="count">${waiting}</span>` : nothing}</a>
           </nav>` : nothing}
           <span class="spacer"></span>
@@ -122,6 +128,14 @@ export class PantheonApp extends LitElement {
         return html`<pantheon-context-view .agent=${r.agent} .q=${r.q ?? ""} .max=${r.max ?? 0} .context=${s.context}></pantheon-context-view>`;
       case "tools":
         return html`<pantheon-tool-runner .agent=${r.agent} .selected=${r.tool ?? ""} .tools=${s.tools} .run=${s.toolRun}></pantheon-tool-runner>`;
+      case "features":
+        return html`<pantheon-features .features=${s.work.features}></pantheon-features>`;
+      case "feature":
+        return html`<pantheon-task-board .work=${s.work} .name=${r.feature}></pantheon-task-board>`;
+      case "plan":
+        return html`<pantheon-plan-review .work=${s.work} .name=${r.feature}></pantheon-plan-review>`;
+      case "task":
+        return html`<pantheon-task-view .work=${s.work} .name=${r.feature} .number=${r.task}></pantheon-task-view>`;
     }
   }
 }
