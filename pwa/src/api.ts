@@ -50,7 +50,17 @@ export type TaskReport = FeatureReport["tasks"][number];
  * One task with its spec, runs, answer and pending changes. The route answers the feature object's
  * row as a plain record, so the fields past the board's are read with the types core/work gives them.
  */
-export type TaskDetail = FeatureTask & { spec: JSONParsed<TaskSpec> | null; runIds: string[]; answer: string | null; answeredBy: string | null; pending: DiffStats; patch: string };
+export type TaskDetail = Omit<FeatureTask, "diff" | "overlayFiles"> & {
+  /** Committed changes: null until the task's first commit. */
+  diff: DiffStats | null;
+  spec: JSONParsed<TaskSpec> | null;
+  runIds: string[];
+  answer: string | null;
+  answeredBy: string | null;
+  /** Changes not committed yet, and the same as a unified diff. */
+  pending: DiffStats;
+  patch: string;
+};
 
 export interface ApiOptions {
   getToken: () => string | null;

@@ -49,7 +49,8 @@ export class PantheonTaskView extends LitElement {
     const report = t.report;
     const admin = w.scope === "admin" || w.scope === null;
     const canStart = ["pending", "failed", "partial", "cancelled"].includes(t.status);
-    const canCommit = ["in_progress", "partial"].includes(t.status) && t.overlayFiles > 0;
+    const canCommit = ["in_progress", "partial"].includes(t.status) && t.pending.filesChanged > 0;
+    const committed = t.diff ?? { filesChanged: 0, insertions: 0, deletions: 0, files: [] };
     const canDiscard = t.status !== "done" && t.status !== "cancelled";
     return html`
       ${back}
@@ -84,16 +85,16 @@ export class PantheonTaskView extends LitElement {
         <section class="card" aria-labelledby="diff-h">
           <h3 id="diff-h">Changes</h3>
           <p class="small"><strong>Not committed:</strong> ${diffLabel(t.pending)}</p>
-          ${t.patch ? html`<pre class="diff" aria-label="Uncommitted changes as a unified diff">${t.patch.split("\n").map((l) => html`<span class=${diffClass(l)}>${l || " "}</span>`)}</pre>` : nothing}
-          <p class="small"><strong>Committed:</strong> ${diffLabel(t.diff)}</p>
-          ${t.diff.files.length ? html`<ul class="plain small" aria-label="Committed files">${t.diff.files.map((f) => html`<li class="row"><code>${f.path}</code><span class="spacer"></span><span class="muted">${f.change}</span> <span>+${f.insertions} −${f.deletions}</span></li>`)}</ul>` : nothing}
+          ${t.patch ? html`<pre class="diff" tabindex="0" aria-label="Uncommitted changes as a unified diff">${t.patch.split("\n").map((l) => html`<span class=${diffClass(l)}>${l || " "}</span>`)}</pre>` : nothing}
+          <p class="small"><strong>Committed:</strong> ${diffLabel(committed)}</p>
+          ${committed.files.length ? html`<ul class="plain small" aria-label="Committed files">${committed.files.map((f) => html`<li class="row"><code>${f.path}</code><span class="spacer"></span><span class="muted">${f.change}</span> <span>+${f.insertions} −${f.deletions}</span></li>`)}</ul>` : nothing}
         </section>
         <section class="card wide" aria-labelledby="spec-h">
           <h3 id="spec-h">Spec</h3>
           ${t.spec ? html`
             <p class="small muted">The worker's prompt: ${t.spec.sizes.promptBytes.toLocaleString()} bytes, of which context files ${t.spec.sizes.contextBytes.toLocaleString()}.</p>
             ${t.spec.warnings.length ? html`<ul class="warn-list small" aria-label="Spec warnings">${t.spec.warnings.map((x) => html`<li>${x}</li>`)}</ul>` : html`<p class="small muted">Nothing was cut.</p>`}
-            <div class="prompt">${markdownLines(t.spec.prompt).map((l) => html`<div class="md ${l.kind}">${l.content}</div>`)}</div>`
+            <div class="prompt" tabindex="0" role="region" aria-label="The worker's prompt">${markdownLines(t.spec.prompt).map((l) => html`<div class="md ${l.kind}">${l.content}</div>`)}</div>`
             : html`<p class="muted small">The spec is written when the task starts.</p>`}
         </section>
       </div>`;
