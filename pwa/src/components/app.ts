@@ -44,7 +44,8 @@ export class PantheonApp extends LitElement {
     .chat-head { display: flex; align-items: center; gap: .5rem; }
     .chat-head h2 { margin: 0; font-size: 1.15rem; }
     .icon { min-width: 44px; padding: .4rem; color: var(--header-text); white-space: nowrap; }
-    @media (max-width: 520px) { .hide-narrow { display: none; } nav a { padding: .5rem; } }
+    .show-narrow { display: none; }
+    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .25rem; } nav { gap: 0; } nav a { padding: .5rem .4rem; } .icon { padding: .4rem .3rem; } }
   `];
 
   override firstUpdated(): void {
@@ -81,7 +82,7 @@ export class PantheonApp extends LitElement {
           <span class="spacer"></span>
           <button class="ghost icon" @click=${() => emit(this, "theme", { theme: next })} aria-label="Theme: ${s.theme}. Switch to ${next}" title="Theme: ${s.theme}">
             ${s.theme === "dark" ? "☾" : s.theme === "light" ? "☀" : "◐"}</button>
-          ${s.signedIn ? html`<button class="ghost icon" @click=${() => emit(this, "sign-out")}>Sign out</button>` : nothing}
+          ${s.signedIn ? html`<button class="ghost icon" @click=${() => emit(this, "sign-out")} aria-label="Sign out" title="Sign out"><span class="hide-narrow">Sign out</span><span class="show-narrow" aria-hidden="true">⏻</span></button>` : nothing}
         </div>
       </header>
       ${s.online ? nothing : html`<div class="offline" role="status">You're offline. Messages you send are kept and go out when the connection returns.</div>`}

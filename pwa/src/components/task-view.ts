@@ -18,8 +18,8 @@ export class PantheonTaskView extends LitElement {
   declare number: number;
 
   static override styles = [base, markdownStyles, css`
-    .grid { display: grid; gap: 1rem; align-items: start; }
-    @media (min-width: 900px) { .grid { grid-template-columns: 1fr 1fr; } .wide { grid-column: 1 / -1; } }
+    .grid { display: grid; gap: 1rem; align-items: start; grid-template-columns: minmax(0, 1fr); }
+    @media (min-width: 900px) { .grid { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } .wide { grid-column: 1 / -1; } }
     dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; margin: 0; }
     dt { color: var(--muted); font-size: .85rem; } dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
     .actions { display: flex; gap: .5rem; flex-wrap: wrap; margin: .75rem 0; }
