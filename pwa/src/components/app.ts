@@ -45,7 +45,7 @@ export class PantheonApp extends LitElement {
     .chat-head h2 { margin: 0; font-size: 1.15rem; }
     .icon { min-width: 44px; padding: .4rem; color: var(--header-text); white-space: nowrap; }
     .show-narrow { display: none; }
-    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .25rem; } nav { gap: 0; } nav a { padding: .5rem .4rem; } .icon { padding: .4rem .3rem; } }
+    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .25rem; } nav { gap: 0; } nav a { padding: .5rem .3rem; font-size: .95rem; } .icon { min-width: 40px; padding: .4rem .2rem; } }
   `];
 
   override firstUpdated(): void {
@@ -82,7 +82,7 @@ export class PantheonApp extends LitElement {
           <span class="spacer"></span>
           <button class="ghost icon" @click=${() => emit(this, "theme", { theme: next })} aria-label="Theme: ${s.theme}. Switch to ${next}" title="Theme: ${s.theme}">
             ${s.theme === "dark" ? "☾" : s.theme === "light" ? "☀" : "◐"}</button>
-          ${s.signedIn ? html`<button class="ghost icon" @click=${() => emit(this, "sign-out")} aria-label="Sign out" title="Sign out"><span class="hide-narrow">Sign out</span><span class="show-narrow" aria-hidden="true">⏻</span></button>` : nothing}
+          ${s.signedIn ? html`<button class="ghost icon" @click=${() => emit(this, "sign-out")} aria-label="Sign out" title="Sign out"><span class="hide-narrow">Sign out</span><svg class="show-narrow" aria-hidden="true" width="20" height="20" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4M16 17l5-5-5-5M21 12H9"/></svg></button>` : nothing}
         </div>
       </header>
       ${s.online ? nothing : html`<div class="offline" role="status">You're offline. Messages you send are kept and go out when the connection returns.</div>`}

@@ -21,7 +21,7 @@ export class PantheonFeatures extends LitElement {
   static override styles = [base, css`
     .list { display: grid; gap: .75rem; list-style: none; padding: 0; margin: 0; }
     .feature { display: grid; gap: .25rem; }
-    .feature a { font-weight: 700; font-size: 1.05rem; }
+    .feature a.title { font-weight: 700; font-size: 1.05rem; }
     .counts { display: flex; gap: .35rem; flex-wrap: wrap; }
   `];
 
@@ -37,7 +37,7 @@ export class PantheonFeatures extends LitElement {
       <ul class="list">
         ${list.map((x) => html`
           <li class="card feature">
-            <div class="row"><a href="#/features/${encodeURIComponent(x.name)}">${x.title}</a><span class="spacer"></span><span class=${featureBadge(x.status)}>${x.status.replace(/_/g, " ")}</span></div>
+            <div class="row"><a class="title" href="#/features/${encodeURIComponent(x.name)}">${x.title}</a><span class="spacer"></span><span class=${featureBadge(x.status)}>${x.status.replace(/_/g, " ")}</span></div>
             <span class="muted small"><code>${x.name}</code> · planned by ${x.orchestrator} · updated ${timeAgo(x.updatedAt)}</span>
             <span class="small">${x.plan ? html`Plan v${x.plan.version} ${x.plan.approved ? "approved" : "in review"} · <a href="#/features/${encodeURIComponent(x.name)}/plan">review</a>` : "No plan yet"}</span>
             ${x.tasks.total ? html`<span class="counts" aria-label="Tasks">${taskCounts(x.tasks)}</span>` : html`<span class="muted small">No tasks yet</span>`}
