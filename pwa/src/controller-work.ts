@@ -134,7 +134,7 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
       await action();
       return true;
     } catch (error) {
-      setWork((w) => ({ ...w, error: describeError(error, name === "approve" ? "approve" : "load") }));
+      setWork((w) => ({ ...w, error: describeError(error, name === "approve" || name === "answer" ? "approve" : "load") }));
       return false;
     } finally {
       setWork((w) => ({ ...w, busy: null }));
@@ -173,6 +173,13 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
         const outcome = await api.commitTask(feature, task, key);
         commitKeys.delete(id);
         if (!outcome.committed) setWork((w) => ({ ...w, error: `Not committed: ${outcome.conflicts.join(", ")} changed in another task meanwhile. The task is blocked until someone decides.` }));
+        await loadTask(feature, task);
+      }),
+
+    /** Answers a blocked task from its page (also one blocked by a commit conflict, which has no run waiting in the inbox). */
+    answer: (feature: string, task: number, text: string) =>
+      act("answer", async () => {
+        await api.answerTask(feature, task, text);
         await loadTask(feature, task);
       }),
 

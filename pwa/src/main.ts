@@ -60,6 +60,7 @@ function start(): void {
     const latest = plan.status === "ready" ? Math.max(...plan.data.versions.map((v) => v.version)) : 0;
     controller.navigate({ view: "plan", feature: d.feature, ...(d.version && d.version !== latest ? { version: d.version } : {}) });
   });
+  on("task-answer", (d) => void controller.work.answer(d.feature, d.task, d.answer));
   on("task-action", (d) => void controller.work[d.action as "start" | "commit" | "discard"](d.feature, d.task));
   on("pause-schedule", (d) => void controller.setSchedulePaused(d.agent, d.behavior, d.paused));
   on("invoke-tool", (d) => void controller.invokeTool(d.agent, d.tool, d.args));

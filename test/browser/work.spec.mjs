@@ -3,7 +3,8 @@
 //
 // Under wrangler dev the agents run on the offline model, which calls a tool when its prompt has a
 // `/tool <name> <json>` line: each task's description in the plan carries one, so task 1's worker
-// writes a file (a diff to commit) and task 2's worker asks a question (a blocked task).
+// writes a file (a diff to commit), task 2's worker asks a question (a blocked task), and tasks 3
+// and 4 write the same file (the second commit conflicts).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { PHONE, api, axe, createAgent, launchSignedIn, shoot, shootBoth, uniqueName } from "./harness.mjs";
@@ -22,6 +23,10 @@ const planV1 = [
   '   /tool fs.write {"path":"notes.md","content":"hello from task one\\nsecond line\\n"}',
   "2. Limits — ask a person about the login limit",
   `   /tool task.block {"question":"${question}"}`,
+  "3. Shared A — write the shared file",
+  '   /tool fs.write {"path":"shared.md","content":"from A\\n"}',
+  "4. Shared B — write the shared file too",
+  '   /tool fs.write {"path":"shared.md","content":"from B\\n"}',
   "",
 ].join("\n");
 const planV2 = planV1.replace("A small feature", "A small, reviewed feature");
@@ -211,5 +216,31 @@ test("a worker's question waits in the approvals inbox, and the answer lets its 
   assert.equal(task.runIds.length, 1, "the same run went on");
   const run = (await api(`/api/agents/${feature}-task-2/runs/${task.runIds[0]}`)).body;
   assert.equal(run.run.status, "completed");
+  assert.deepEqual(b.errors.map(String), []);
+});
+
+test("a task blocked by a commit conflict says which files, and is answered on its page", async () => {
+  for (const n of [3, 4]) assert.equal((await api(`/api/features/${feature}/tasks/${n}/start`, { method: "POST" })).status, 202);
+  for (const n of [3, 4]) await taskUntil(n, (t) => t.status === "partial", "partial");
+  const first = await api(`/api/features/${feature}/tasks/3/commit`, { method: "POST", body: JSON.stringify({}) });
+  assert.equal(first.body.committed, true);
+  const page = b.page;
+  await page.goto(`/#/features/${feature}/tasks/4`);
+  const view = page.locator("pantheon-task-view");
+  await view.getByRole("button", { name: "Commit" }).click();
+  await view.getByRole("alert").getByText("Not committed: shared.md changed in another task meanwhile.").waitFor();
+  const note = view.getByRole("note");
+  await note.getByText(/commit blocked: a file was changed by another task meanwhile: shared\.md/).waitFor();
+  assert.deepEqual(await axe(page), []);
+  await shoot(page, "work-task-conflict");
+  // No run waits on this question, so it is not in the inbox: the task's page takes the answer.
+  await note.getByLabel("Your answer").fill("Keep B's line after A's");
+  await note.getByRole("button", { name: "Send answer" }).click();
+  await note.waitFor({ state: "detached" });
+  await view.getByText("Answered by").waitFor();
+  const task = (await api(`/api/features/${feature}/tasks/4`)).body;
+  // Unblocked; with no worker run going on (its run had ended), the board settles it as partial again.
+  assert.ok(["in_progress", "partial"].includes(task.status), task.status);
+  assert.equal(task.answer, "Keep B's line after A's");
   assert.deepEqual(b.errors.map(String), []);
 });

@@ -64,7 +64,7 @@ export class PantheonTaskBoard extends LitElement {
                 <span><span class=${taskBadge(t.status)}>${statusText(t.status)}</span></span>
                 ${t.worker ? html`<span class="small muted">Worker <a href="#/agents/${encodeURIComponent(t.worker)}">${t.worker}</a></span>` : nothing}
                 <span class="small">${diffLabel(t.diff)}${t.overlayFiles ? html` · <span class="muted">${t.overlayFiles} uncommitted</span>` : nothing}</span>
-                ${t.status === "blocked" && t.question ? html`<span class="question">${t.question} <a href="#/approvals">Answer</a></span>` : nothing}
+                ${t.status === "blocked" && t.question ? html`<span class="question">${t.question} <a href="#/features/${enc}/tasks/${t.number}" aria-label="Answer task ${t.number}'s question">Answer</a></span>` : nothing}
               </li>`)}</ul>`}
           </section>`;
         })}

@@ -7,9 +7,10 @@ import { diffLabel, statusText, taskBadge, when } from "./work-shared";
 /**
  * One task: its report (status, summary, times, runs with their traces, tokens, cost), its changes
  * (the unified diff of what is not committed yet, and the committed files) and its spec (the
- * worker's prompt and every warning). Admins start, commit and discard it here.
+ * worker's prompt and every warning). Admins start, commit and discard it here; a blocked task's
+ * question is answered here too (as in the approvals inbox).
  *
- * Events: `task-action` {feature, task, action: "start" | "commit" | "discard"}.
+ * Events: `task-action` {feature, task, action: "start" | "commit" | "discard"}, `task-answer` {feature, task, answer}.
  */
 export class PantheonTaskView extends LitElement {
   static override properties = { work: { attribute: false }, name: { type: String }, number: { type: Number } };
@@ -33,8 +34,15 @@ export class PantheonTaskView extends LitElement {
     .diff .hunk { color: var(--muted); }
     .prompt { max-height: 32rem; overflow: auto; background: var(--surface-2); border-radius: 10px; padding: .6rem .75rem; }
     .warn-list { border: 1px solid var(--warn); background: var(--warn-soft); border-radius: 10px; padding: .5rem .75rem .5rem 1.75rem; margin: .5rem 0; }
-    .question { border-left: 3px solid var(--warn); padding-left: .6rem; }
+    .question { border-left: 3px solid var(--warn); padding-left: .6rem; margin-bottom: .75rem; }
+    .question form { margin-top: .5rem; }
   `];
+
+  private answer(e: Event) {
+    e.preventDefault();
+    const answer = String(new FormData(e.target as HTMLFormElement).get("answer") ?? "").trim();
+    if (answer) emit(this, "task-answer", { feature: this.name, task: this.number, answer });
+  }
 
   private action(action: "start" | "commit" | "discard") {
     emit(this, "task-action", { feature: this.name, task: this.number, action });
@@ -62,7 +70,12 @@ export class PantheonTaskView extends LitElement {
         ${canDiscard ? html`<button class="danger" ?disabled=${w.busy !== null} @click=${() => this.action("discard")}>${w.busy === "discard" ? "Discarding…" : "Discard"}</button>` : nothing}
       </div>` : nothing}
       ${w.error ? html`<div class="alert error" role="alert">${w.error}</div>` : nothing}
-      ${t.status === "blocked" && t.question ? html`<div class="alert info question" role="note"><strong>Waiting for a person:</strong> ${t.question} <a href="#/approvals">Answer it in Approvals</a></div>` : nothing}
+      ${t.status === "blocked" && t.question ? html`<div class="alert info question" role="note"><strong>Waiting for a person:</strong> ${t.question}
+        ${w.scope !== "chat" ? html`<form @submit=${(e: Event) => this.answer(e)}>
+          <label for="answer">Your answer</label>
+          <textarea id="answer" name="answer" required maxlength="20000"></textarea>
+          <div class="row" style="margin-top:.5rem"><span class="spacer"></span><button class="primary" type="submit" ?disabled=${w.busy !== null}>${w.busy === "answer" ? "Sending…" : "Send answer"}</button></div>
+        </form>` : html`<p class="small">Answering needs a token with the 'approve' scope.</p>`}</div>` : nothing}
       ${t.answer ? html`<p class="small"><strong>Answered${t.answeredBy ? ` by ${t.answeredBy}` : ""}:</strong> ${t.answer}</p>` : nothing}
       <div class="grid">
         <section class="card" aria-labelledby="report-h">
