@@ -61,7 +61,7 @@ export type Contract = [
   Expect<Equal<Pwa.ToolInvokeResult, InferResponseType<AgentRoutes["tools"][":tool"]["invoke"]["$post"]>>>,
   Expect<Equal<{ approvals: Pwa.Approval[] }, InferResponseType<Client["api"]["approvals"]["$get"]>>>,
   Expect<Equal<Pwa.Schedule, InferResponseType<AgentRoutes["schedules"][":behavior"]["pause"]["$post"]>>>,
-  Expect<Equal<{ features: Pwa.FeatureSummary[] }, InferResponseType<Client["api"]["features"]["$get"]>>>,
+  Expect<Equal<Pwa.FeatureSummary, InferResponseType<Client["api"]["features"][":feature"]["$get"]>>>,
   Expect<Equal<Pwa.Plan, InferResponseType<Client["api"]["features"][":feature"]["plan"]["$get"]>>>,
   Expect<Equal<{ tasks: Pwa.FeatureTask[] }, InferResponseType<Client["api"]["features"][":feature"]["tasks"]["$get"]>>>,
   Expect<Equal<Pwa.FeatureReport, InferResponseType<Client["api"]["features"][":feature"]["report"]["$get"]>>>,
