@@ -42,3 +42,19 @@ export function parseDirective(text: string): Directive | undefined {
   }
   return undefined;
 }
+
+/**
+ * A directive the message starts with, else a `/tool <name> <json-args>` written on a line of its own
+ * further down (its arguments on that line). A longer prompt can carry one that way: a task's spec,
+ * for example, quotes the plan's description of the task, so a plan can tell an offline worker which
+ * tool to call (the browser tests drive blocked tasks and diffs like this).
+ * @example
+ * findDirective("# Task 2: Limits\n\n/tool task.block {\"question\":\"How many tries?\"}\n")
+ * // { kind: "tool", name: "task.block", arguments: { question: "How many tries?" } }
+ */
+export function findDirective(text: string): Directive | undefined {
+  const leading = parseDirective(text);
+  if (leading) return leading;
+  const line = text.split(/\r?\n/).find((l) => /^\s*\/tool\s+\S/i.test(l));
+  return line === undefined ? undefined : parseDirective(line);
+}

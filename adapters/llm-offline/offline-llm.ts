@@ -1,7 +1,7 @@
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, Message, ModelTool, ToolCall } from "../../core/ports";
 import { LlmError } from "../../core/models/llm-error";
 import { estimateMessageTokens, estimateTokens } from "../../core/models/tokens";
-import { parseDirective } from "./directives";
+import { findDirective } from "./directives";
 import { passagesOf, rank } from "./retrieval";
 
 const about =
@@ -15,7 +15,8 @@ const maxResultChars = 600;
  * Same input, same output. It answers by:
  * - after tool results (last message role "tool"): "The tool <name> returned: <result>";
  * - a directive in the last user message: `/tool <name> <json-args>` and `/ask <agent> <text>`
- *   become one tool call (only to a tool it was given), `/tools` lists its tools;
+ *   become one tool call (only to a tool it was given), `/tools` lists its tools; a longer message
+ *   may carry a `/tool` directive on a line of its own (a task's spec quoting its plan);
  * - otherwise the 1–3 sentences of its context (system messages, recent user and tool messages) that
  *   best match the question (BM25), each saying where it came from, or a plain
  *   "I have nothing in my context about …".
@@ -77,7 +78,7 @@ function decide(messages: Message[], tools: ModelTool[]): { content: string; too
 
   // Directives act only while they are the newest message; later system or assistant turns
   // (gate feedback, say) must not make the same tool call again.
-  const directive = questionIndex === messages.length - 1 ? parseDirective(question.content) : undefined;
+  const directive = questionIndex === messages.length - 1 ? findDirective(question.content) : undefined;
   if (directive?.kind === "syntax_error") return { content: directive.message, toolCalls: [] };
   if (directive?.kind === "list_tools") return { content: listTools(tools), toolCalls: [] };
   if (directive?.kind === "tool") {

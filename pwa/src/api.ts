@@ -2,6 +2,7 @@ import { hc, type ClientResponse } from "hono/client";
 import type { JSONParsed } from "hono/utils/types";
 import type { LiveState, RunEvent as ServerRunEvent } from "../../durable-objects/agent/chat/live";
 import type { ApiRoutes } from "../../workers/api";
+import type { DiffStats, TaskSpec } from "../../core/work";
 import { ApiError } from "./errors";
 
 /** The state an agent syncs over its WebSocket. */
@@ -38,6 +39,28 @@ export type BusSummary = Json<Client["api"]["bus"]["$get"]>;
 export type BusCounts = BusSummary["agents"][number];
 export type Conversation = Json<Client["api"]["conversations"][":id"]["$get"]>;
 export type BusHop = Conversation["hops"][number];
+type FeatureRoutes = Client["api"]["features"][":feature"];
+export type FeatureSummary = Json<Client["api"]["features"][":feature"]["$get"]>;
+export type Plan = Json<FeatureRoutes["plan"]["$get"]>;
+export type PlanComment = Plan["comments"][number];
+export type FeatureTask = Json<FeatureRoutes["tasks"]["$get"]>["tasks"][number];
+export type FeatureReport = Json<FeatureRoutes["report"]["$get"]>;
+export type TaskReport = FeatureReport["tasks"][number];
+/**
+ * One task with its spec, runs, answer and pending changes. The route answers the feature object's
+ * row as a plain record, so the fields past the board's are read with the types core/work gives them.
+ */
+export type TaskDetail = Omit<FeatureTask, "diff" | "overlayFiles"> & {
+  /** Committed changes: null until the task's first commit. */
+  diff: DiffStats | null;
+  spec: JSONParsed<TaskSpec> | null;
+  runIds: string[];
+  answer: string | null;
+  answeredBy: string | null;
+  /** Changes not committed yet, and the same as a unified diff. */
+  pending: DiffStats;
+  patch: string;
+};
 
 export interface ApiOptions {
   getToken: () => string | null;
@@ -94,6 +117,9 @@ export function makeApi(options: ApiOptions) {
   const agents = client.api.agents;
   const agent = (name: string) => ({ name: enc(name) });
   const run = (name: string, runId: string) => ({ name: enc(name), id: enc(runId) });
+  const features = client.api.features;
+  const feature = (name: string) => ({ feature: enc(name) });
+  const featureTask = (name: string, task: number) => ({ feature: enc(name), task: String(task) });
 
   return {
     health: () => json(client.api.health.$get()),
@@ -143,6 +169,18 @@ export function makeApi(options: ApiOptions) {
     },
     getBus: () => json(client.api.bus.$get()),
     getConversation: (id: string) => json(client.api.conversations[":id"].$get({ param: { id: enc(id) } })),
+    listFeatures: () => json(features.$get()),
+    getFeature: (name: string) => json(features[":feature"].$get({ param: feature(name) })),
+    getPlan: (name: string, version?: number) => json(features[":feature"].plan.$get({ param: feature(name), query: given({ version: version?.toString() }) })),
+    commentPlan: (name: string, input: { version?: number; line: number; body: string }) => json(features[":feature"].plan.comments.$post({ param: feature(name), json: input })),
+    approvePlan: (name: string, version?: number) => json(features[":feature"].plan.approve.$post({ param: feature(name), json: version ? { version } : {} })),
+    listTasks: (name: string) => json(features[":feature"].tasks.$get({ param: feature(name) })),
+    getTask: async (name: string, task: number) => (await json(features[":feature"].tasks[":task"].$get({ param: featureTask(name, task) }))) as unknown as TaskDetail,
+    getReport: (name: string) => json(features[":feature"].report.$get({ param: feature(name) })),
+    startTask: (name: string, task: number) => json(features[":feature"].tasks[":task"].start.$post({ param: featureTask(name, task) })),
+    commitTask: (name: string, task: number, key: string) => json(features[":feature"].tasks[":task"].commit.$post({ param: featureTask(name, task), json: { key } })),
+    discardTask: (name: string, task: number) => json(features[":feature"].tasks[":task"].discard.$post({ param: featureTask(name, task) })),
+    answerTask: (name: string, task: number, answer: string) => json(features[":feature"].tasks[":task"].answer.$post({ param: featureTask(name, task), json: { answer } })),
   };
 }
 

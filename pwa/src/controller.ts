@@ -1,11 +1,12 @@
 import { makeApi, type Agent, type Api, type Approval } from "./api";
 import { makeChatFeature } from "./controller-chat";
 import { makeDetailFeature } from "./controller-detail";
+import { makeWorkFeature } from "./controller-work";
 import { describeError } from "./errors";
 import type { LiveConnection, LiveOptions } from "./live";
 import type { Outbox } from "./outbox";
 import { parseHash, toHash, type Route } from "./router";
-import { emptyChat, makeStore, type AppState, type Store, type Theme } from "./state";
+import { emptyChat, emptyWork, makeStore, type AppState, type Store, type Theme } from "./state";
 import type { Loadable } from "./types";
 
 export interface ControllerDeps {
@@ -19,6 +20,8 @@ export interface ControllerDeps {
   online?: boolean;
   navigate?: (hash: string) => void;
   requestBackgroundSync?: () => void;
+  /** Whether the page is on screen (the task board polls only then). */
+  visible?: () => boolean;
 }
 
 const KEYS = { token: "pantheon.token", project: "pantheon.project", theme: "pantheon.theme" } as const;
@@ -54,6 +57,7 @@ export function makeController(deps: ControllerDeps) {
     deciding: [],
     decideError: null,
     chat: emptyChat(),
+    work: emptyWork(),
   });
   const api: Api = makeApi({ getToken, getProject: () => store.get().project, fetch: deps.fetch });
   const chat = makeChatFeature({
@@ -64,6 +68,7 @@ export function makeController(deps: ControllerDeps) {
     requestBackgroundSync: deps.requestBackgroundSync ?? (() => {}),
   });
   const detail = makeDetailFeature({ api, store });
+  const work = makeWorkFeature({ api, store, now, visible: deps.visible ?? (() => true), randomId: deps.randomId ?? (() => crypto.randomUUID()) });
   const set = store.set;
 
   /** Loads into one slot of the state, keeping the previous data visible while it refreshes. */
@@ -84,6 +89,7 @@ export function makeController(deps: ControllerDeps) {
     set((s) => ({ ...s, route }));
     if (!store.get().signedIn) return;
     if (route.view !== "chat") chat.close();
+    work.stopPolling();
     switch (route.view) {
       case "agents":
         return load("agents", async () => (await api.listAgents()).agents);
@@ -103,6 +109,11 @@ export function makeController(deps: ControllerDeps) {
       case "tools":
         set((s) => ({ ...s, toolRun: null }));
         return load("tools", async () => (await api.listTools(route.agent)).tools);
+      case "features":
+      case "feature":
+      case "plan":
+      case "task":
+        return work.open(route);
     }
   }
 
@@ -133,7 +144,8 @@ export function makeController(deps: ControllerDeps) {
     signOut(): void {
       chat.close();
       deps.storage.removeItem(KEYS.token);
-      set((s) => ({ ...s, signedIn: false, agents: { status: "idle" }, detail: null, approvals: { status: "idle" }, chat: emptyChat() }));
+      work.stopPolling();
+      set((s) => ({ ...s, signedIn: false, agents: { status: "idle" }, detail: null, approvals: { status: "idle" }, chat: emptyChat(), work: emptyWork() }));
     },
 
     setOnline(online: boolean): void {
@@ -177,6 +189,20 @@ export function makeController(deps: ControllerDeps) {
       }
     },
 
+    /** Answers a blocked task's question (a `task.block` approval): the worker's run goes on with it. */
+    async answer(approval: Pick<Approval, "agent" | "runId" | "callId">, text: string): Promise<void> {
+      set((s) => ({ ...s, deciding: [...s.deciding, approval.callId], decideError: null }));
+      try {
+        const { feature, task } = await work.findTaskOf(approval.agent);
+        await api.answerTask(feature, task, text);
+        set((s) => ({ ...s, approvals: s.approvals.status === "ready" ? { status: "ready", data: s.approvals.data.filter((a) => a.callId !== approval.callId) } : s.approvals }));
+      } catch (error) {
+        set((s) => ({ ...s, decideError: describeError(error, "approve") }));
+      } finally {
+        set((s) => ({ ...s, deciding: s.deciding.filter((id) => id !== approval.callId) }));
+      }
+    },
+
     async invokeTool(agent: string, tool: string, args: Record<string, unknown>): Promise<void> {
       set((s) => ({ ...s, toolRun: { tool, busy: true, result: null, error: null } }));
       try {
@@ -192,6 +218,7 @@ export function makeController(deps: ControllerDeps) {
 
     reload: () => onRoute(store.get().route),
     chat,
+    work,
   };
 }
 

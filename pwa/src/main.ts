@@ -17,6 +17,7 @@ function start(): void {
     connectLive,
     location,
     online: navigator.onLine,
+    visible: () => document.visibilityState === "visible",
     navigate: (hash) => {
       if (location.hash !== hash) location.hash = hash;
     },
@@ -51,6 +52,16 @@ function start(): void {
   on("retry", () => void controller.chat.retry());
   on("dismiss", () => controller.chat.dismiss());
   on("decide", (d) => void controller.decide(d as never, d.decision));
+  on("answer", (d) => void controller.answer(d as never, d.answer));
+  on("plan-comment", (d) => void controller.work.comment(d.feature, d.version, d.line, d.body));
+  on("plan-approve", (d) => void controller.work.approve(d.feature, d.version));
+  on("plan-version", (d) => {
+    const plan = s().work.plan;
+    const latest = plan.status === "ready" ? Math.max(...plan.data.versions.map((v) => v.version)) : 0;
+    controller.navigate({ view: "plan", feature: d.feature, ...(d.version && d.version !== latest ? { version: d.version } : {}) });
+  });
+  on("task-answer", (d) => void controller.work.answer(d.feature, d.task, d.answer));
+  on("task-action", (d) => void controller.work[d.action as "start" | "commit" | "discard"](d.feature, d.task));
   on("pause-schedule", (d) => void controller.setSchedulePaused(d.agent, d.behavior, d.paused));
   on("invoke-tool", (d) => void controller.invokeTool(d.agent, d.tool, d.args));
   on("context-query", (d) => controller.navigate({ view: "context", agent: d.agent, q: d.q, ...(d.max ? { max: d.max } : {}) }));

@@ -7,11 +7,16 @@ export type Route =
   | { view: "chat"; agent: string; session?: string }
   | { view: "trace"; agent: string; runId: string }
   | { view: "context"; agent: string; q?: string; max?: number }
-  | { view: "tools"; agent: string; tool?: string };
+  | { view: "tools"; agent: string; tool?: string }
+  | { view: "features" }
+  | { view: "feature"; feature: string }
+  | { view: "plan"; feature: string; version?: number }
+  | { view: "task"; feature: string; task: number };
 
 /**
  * @example
  * parseHash("#/agents/helper/runs/r1") // { view: "trace", agent: "helper", runId: "r1" }
+ * parseHash("#/features/login/tasks/2") // { view: "task", feature: "login", task: 2 }
  */
 export function parseHash(hash: string): Route {
   const [path = "", query = ""] = hash.replace(/^#\/?/, "").split("?");
@@ -20,6 +25,13 @@ export function parseHash(hash: string): Route {
   const [first, agent, sub, id] = parts;
   if (first === "approvals") return { view: "approvals" };
   if (first === "conversations" && agent) return { view: "conversation", id: agent };
+  if (first === "features") {
+    const feature = agent;
+    if (!feature) return { view: "features" };
+    if (sub === "plan") return Number(params.get("version")) > 0 ? { view: "plan", feature, version: Number(params.get("version")) } : { view: "plan", feature };
+    if (sub === "tasks" && Number(id) > 0) return { view: "task", feature, task: Number(id) };
+    return { view: "feature", feature };
+  }
   if (first !== "agents" || !agent) return { view: "agents" };
   switch (sub) {
     case undefined:
@@ -57,5 +69,13 @@ export function toHash(route: Route): string {
       return `#/agents/${a}/context${route.q ? `?q=${encodeURIComponent(route.q)}${route.max ? `&max=${route.max}` : ""}` : ""}`;
     case "tools":
       return `#/agents/${a}/tools${route.tool ? `/${encodeURIComponent(route.tool)}` : ""}`;
+    case "features":
+      return "#/features";
+    case "feature":
+      return `#/features/${encodeURIComponent(route.feature)}`;
+    case "plan":
+      return `#/features/${encodeURIComponent(route.feature)}/plan${route.version ? `?version=${route.version}` : ""}`;
+    case "task":
+      return `#/features/${encodeURIComponent(route.feature)}/tasks/${route.task}`;
   }
 }

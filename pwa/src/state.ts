@@ -2,8 +2,8 @@ import type { ChatItem } from "./chat-state";
 import type { LiveStatus } from "./live";
 import type { Route } from "./router";
 import type {
-  Agent, Approval, BusCounts, ContextResult, Conversation, LiveState, RunDetail, RunSummary, Schedule, ScriptInfo, Session,
-  ToolInvokeResult, ToolSpec,
+  Agent, Approval, BusCounts, ContextResult, Conversation, FeatureSummary, FeatureTask, LiveState, Plan, RunDetail, RunSummary, Schedule,
+  ScriptInfo, Session, TaskDetail, TaskReport, ToolInvokeResult, ToolSpec,
 } from "./api";
 import type { Loadable } from "./types";
 
@@ -46,6 +46,28 @@ export interface AppState {
   deciding: string[];
   decideError: string | null;
   chat: ChatState;
+  work: WorkState;
+}
+
+/** The Work area: features, one feature's board and plan, one task. */
+export interface WorkState {
+  features: Loadable<FeatureSummary[]>;
+  /** The feature on screen (its page, plan or a task of it). */
+  feature: Loadable<FeatureSummary>;
+  tasks: Loadable<FeatureTask[]>;
+  plan: Loadable<Plan>;
+  task: Loadable<TaskDetail & { report: TaskReport | null }>;
+  /** What this token may do, learnt once from a probe; null while unknown (actions are offered, a 403 explains). */
+  scope: "chat" | "approve" | "admin" | null;
+  /** The action on its way: "approve", "comment", "start", "commit", "discard". */
+  busy: string | null;
+  error: string | null;
+  /** When the board or task was last refreshed (ms), shown next to the live marker. */
+  refreshedAt: number | null;
+}
+
+export function emptyWork(): WorkState {
+  return { features: { status: "idle" }, feature: { status: "idle" }, tasks: { status: "idle" }, plan: { status: "idle" }, task: { status: "idle" }, scope: null, busy: null, error: null, refreshedAt: null };
 }
 
 export interface AgentDetail {

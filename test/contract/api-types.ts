@@ -61,6 +61,10 @@ export type Contract = [
   Expect<Equal<Pwa.ToolInvokeResult, InferResponseType<AgentRoutes["tools"][":tool"]["invoke"]["$post"]>>>,
   Expect<Equal<{ approvals: Pwa.Approval[] }, InferResponseType<Client["api"]["approvals"]["$get"]>>>,
   Expect<Equal<Pwa.Schedule, InferResponseType<AgentRoutes["schedules"][":behavior"]["pause"]["$post"]>>>,
+  Expect<Equal<Pwa.FeatureSummary, InferResponseType<Client["api"]["features"][":feature"]["$get"]>>>,
+  Expect<Equal<Pwa.Plan, InferResponseType<Client["api"]["features"][":feature"]["plan"]["$get"]>>>,
+  Expect<Equal<{ tasks: Pwa.FeatureTask[] }, InferResponseType<Client["api"]["features"][":feature"]["tasks"]["$get"]>>>,
+  Expect<Equal<Pwa.FeatureReport, InferResponseType<Client["api"]["features"][":feature"]["report"]["$get"]>>>,
 
   // ...and those are the server's own types, as JSON.
   Expect<Equal<Pwa.StoredMessage, JSONParsed<StoredMessage>>>,
@@ -76,4 +80,5 @@ export type Contract = [
 
   // What the PWA sends is what the routes accept.
   Expect<Equal<Parameters<Pwa.Api["decide"]>[2], InferRequestType<AgentRoutes["runs"][":id"]["approval"]["$post"]>["json"]>>,
+  Expect<Equal<Parameters<Pwa.Api["commentPlan"]>[1], InferRequestType<Client["api"]["features"][":feature"]["plan"]["comments"]["$post"]>["json"]>>,
 ];

@@ -80,6 +80,16 @@ describe("offline model", () => {
     expect(reply.toolCalls[0]!.id).toMatch(/^call_offline_[0-9a-f]{8}$/);
   });
 
+  it("finds a /tool directive on a line of its own in a longer prompt (a task's spec quoting its plan)", async () => {
+    const spec = '# Task 2: Limits\n\n## What to do (from the approved plan)\n\nask about the limit\n/tool clock.now {"zone":"UTC"}\n\n## How to work\n\ncall /tool only on its own line';
+    const reply = await llm.complete(ask(spec));
+
+    expect(reply.toolCalls).toHaveLength(1);
+    expect(reply.toolCalls[0]).toMatchObject({ name: "clock.now", arguments: { zone: "UTC" } });
+    // Mentioning /tool inside a sentence is not a directive.
+    expect((await llm.complete(ask("Please do not type /tool clock.now {} in here"))).toolCalls).toEqual([]);
+  });
+
   it("explains the syntax instead of calling a tool when the arguments are not JSON", async () => {
     const reply = await llm.complete(ask("/tool clock.now {zone: Paris}"));
 

@@ -9,6 +9,10 @@ import "./context-view";
 import "./conversation";
 import "./run-trace";
 import "./tool-runner";
+import "./features";
+import "./plan-review";
+import "./task-board";
+import "./task-view";
 
 /**
  * The shell: header, navigation, sign-in, the offline banner and whichever view the hash
@@ -40,7 +44,8 @@ export class PantheonApp extends LitElement {
     .chat-head { display: flex; align-items: center; gap: .5rem; }
     .chat-head h2 { margin: 0; font-size: 1.15rem; }
     .icon { min-width: 44px; padding: .4rem; color: var(--header-text); white-space: nowrap; }
-    @media (max-width: 520px) { .hide-narrow { display: none; } nav a { padding: .5rem; } }
+    .show-narrow { display: none; }
+    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .25rem; } nav { gap: 0; } nav a { padding: .5rem .3rem; font-size: .95rem; } .icon { min-width: 40px; padding: .4rem .2rem; } }
   `];
 
   override firstUpdated(): void {
@@ -62,6 +67,7 @@ export class PantheonApp extends LitElement {
     const s = this.state;
     if (!s) return html`<main><p class="muted">Loading…</p></main>`;
     const view = s.route.view;
+    const work = view === "features" || view === "feature" || view === "plan" || view === "task";
     const waiting = s.approvals.status === "ready" ? s.approvals.data.length : 0;
     const next: Theme = s.theme === "system" ? "dark" : s.theme === "dark" ? "light" : "system";
     return html`
@@ -70,12 +76,13 @@ export class PantheonApp extends LitElement {
           <a class="brand" href="#/agents" aria-label="Pantheon: all agents"><span class="logo" aria-hidden="true">P</span><span class="hide-narrow">Pantheon</span></a>
           ${s.signedIn ? html`<nav aria-label="Main">
             <a href="#/agents" aria-current=${view === "agents" ? "page" : "false"}>Agents</a>
+            <a href="#/features" aria-current=${work ? "page" : "false"}>Work</a>
             <a href="#/approvals" aria-current=${view === "approvals" ? "page" : "false"}>Approvals${waiting ? html`<span class="count">${waiting}</span>` : nothing}</a>
           </nav>` : nothing}
           <span class="spacer"></span>
           <button class="ghost icon" @click=${() => emit(this, "theme", { theme: next })} aria-label="Theme: ${s.theme}. Switch to ${next}" title="Theme: ${s.theme}">
             ${s.theme === "dark" ? "☾" : s.theme === "light" ? "☀" : "◐"}</button>
-          ${s.signedIn ? html`<button class="ghost icon" @click=${() => emit(this, "sign-out")}>Sign out</button>` : nothing}
+          ${s.signedIn ? html`<button class="ghost icon" @click=${() => emit(this, "sign-out")} aria-label="Sign out" title="Sign out"><span class="hide-narrow">Sign out</span><svg class="show-narrow" aria-hidden="true" width="20" height="20" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4M16 17l5-5-5-5M21 12H9"/></svg></button>` : nothing}
         </div>
       </header>
       ${s.online ? nothing : html`<div class="offline" role="status">You're offline. Messages you send are kept and go out when the connection returns.</div>`}
@@ -122,6 +129,14 @@ export class PantheonApp extends LitElement {
         return html`<pantheon-context-view .agent=${r.agent} .q=${r.q ?? ""} .max=${r.max ?? 0} .context=${s.context}></pantheon-context-view>`;
       case "tools":
         return html`<pantheon-tool-runner .agent=${r.agent} .selected=${r.tool ?? ""} .tools=${s.tools} .run=${s.toolRun}></pantheon-tool-runner>`;
+      case "features":
+        return html`<pantheon-features .features=${s.work.features}></pantheon-features>`;
+      case "feature":
+        return html`<pantheon-task-board .work=${s.work} .name=${r.feature}></pantheon-task-board>`;
+      case "plan":
+        return html`<pantheon-plan-review .work=${s.work} .name=${r.feature}></pantheon-plan-review>`;
+      case "task":
+        return html`<pantheon-task-view .work=${s.work} .name=${r.feature} .number=${r.task}></pantheon-task-view>`;
     }
   }
 }

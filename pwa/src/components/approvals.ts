@@ -4,9 +4,10 @@ import type { Loadable } from "../types";
 import { base, emit, pretty, timeAgo } from "./shared";
 
 /**
- * Every run waiting for a person, with approve and reject one tap away.
+ * Every run waiting for a person, with approve and reject one tap away. A task's worker asking a
+ * question (`task.block`) gets an answer box instead: the answer is what its run goes on with.
  *
- * Events: `decide` {agent, runId, callId, decision}, `reload`.
+ * Events: `decide` {agent, runId, callId, decision}, `answer` {agent, runId, callId, answer}, `reload`.
  */
 export class PantheonApprovals extends LitElement {
   static override properties = { approvals: { attribute: false }, deciding: { attribute: false }, error: { type: String } };
@@ -25,7 +26,35 @@ export class PantheonApprovals extends LitElement {
     .list { display: grid; gap: .75rem; }
     .actions { display: grid; grid-template-columns: 1fr 1fr; gap: .5rem; margin-top: .5rem; }
     .actions button { width: 100%; }
+    .question { font-size: 1.05rem; margin: .5rem 0; white-space: pre-wrap; }
+    textarea { min-height: 4.5rem; }
   `];
+
+  private answer(e: Event, x: Approval) {
+    e.preventDefault();
+    const answer = String(new FormData(e.target as HTMLFormElement).get("answer") ?? "").trim();
+    if (answer) emit(this, "answer", { agent: x.agent, runId: x.runId, callId: x.callId, answer });
+  }
+
+  private question(x: Approval) {
+    const args = x.arguments as { question?: unknown } | null;
+    const text = typeof args?.question === "string" ? args.question : pretty(x.arguments);
+    const id = `answer-${x.callId}`;
+    return html`
+      <article class="card" aria-label="${x.agent} asks a question">
+        <div class="row"><strong>${x.agent}</strong><span class="muted">asks</span><span class="spacer"></span>
+          <span class="muted small">${timeAgo(x.requestedAt)}</span></div>
+        <p class="question">${text}</p>
+        <form @submit=${(e: Event) => this.answer(e, x)}>
+          <label for=${id}>Your answer</label>
+          <textarea id=${id} name="answer" required maxlength="20000"></textarea>
+          <div class="row" style="margin-top:.5rem">
+            <a class="small" href="#/agents/${encodeURIComponent(x.agent)}/runs/${encodeURIComponent(x.runId)}">Open the run</a><span class="spacer"></span>
+            <button class="primary" type="submit" ?disabled=${this.deciding.includes(x.callId)}>${this.deciding.includes(x.callId) ? "Sending…" : "Send answer"}</button>
+          </div>
+        </form>
+      </article>`;
+  }
 
   override render() {
     const a = this.approvals;
@@ -37,7 +66,7 @@ export class PantheonApprovals extends LitElement {
       ${a.status === "loading" && list.length === 0 ? html`<p class="muted">Loading…</p>` : nothing}
       ${a.status === "ready" && list.length === 0 ? html`<div class="card"><h3>Nothing waiting</h3><p class="muted">When an agent asks to use a tool that needs a person, it appears here.</p></div>` : nothing}
       <div class="list">
-        ${list.map((x) => html`
+        ${list.map((x) => x.tool === "task.block" ? this.question(x) : html`
           <article class="card" aria-label="${x.agent} wants to run ${x.tool}">
             <div class="row"><strong>${x.agent}</strong><span class="muted">wants to run</span><code>${x.tool}</code><span class="spacer"></span>
               <span class="muted small">${timeAgo(x.requestedAt)}</span></div>

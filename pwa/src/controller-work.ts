@@ -1,0 +1,213 @@
+import type { Api } from "./api";
+import { describeError, isApiError } from "./errors";
+import type { Route } from "./router";
+import type { Store, WorkState } from "./state";
+import type { Loadable } from "./types";
+
+export interface WorkDeps {
+  api: Api;
+  store: Store;
+  now: () => number;
+  /** Whether the page is on screen: the board is polled only then. */
+  visible: () => boolean;
+  randomId: () => string;
+  /** How often the board and a task page refresh while visible. */
+  pollMs?: number;
+}
+
+/** Refresh every few seconds: a task's status moves when its worker's run does, not faster. */
+const POLL_MS = 3000;
+
+/** A worker agent is named `<feature>-task-<n>` (core/work's workerNameOf). */
+const WORKER_NAME = /^(.+)-task-(\d+)$/;
+
+async function settle<T>(promise: Promise<T>): Promise<Loadable<T>> {
+  try {
+    return { status: "ready", data: await promise };
+  } catch (error) {
+    return { status: "error", error: describeError(error) };
+  }
+}
+
+/**
+ * The Work area of the controller: features, a feature's live board, its plan (comments, versions,
+ * approval), a task (spec, report, diff, start/commit/discard) and answering a blocked task's
+ * question from the approvals inbox. The board and the task page poll their route while visible.
+ */
+export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = POLL_MS }: WorkDeps) {
+  const setWork = (update: (w: WorkState) => WorkState) => store.set((s) => ({ ...s, work: update(s.work) }));
+  let timer: ReturnType<typeof setInterval> | null = null;
+  /** The commit key per task until it succeeds: a commit retried after a dropped answer is applied once. */
+  const commitKeys = new Map<string, string>();
+
+  /** Learns the token's scope once: an admin-only read answers, or its 403 names the token's scope. */
+  async function probeScope(): Promise<void> {
+    if (store.get().work.scope) return;
+    try {
+      await api.getBus();
+      setWork((w) => ({ ...w, scope: "admin" }));
+    } catch (error) {
+      const scope = isApiError(error) && error.status === 403 ? error.details?.scope : undefined;
+      if (scope === "chat" || scope === "approve") setWork((w) => ({ ...w, scope }));
+    }
+  }
+
+  const keep = <T>(l: Loadable<T>): Loadable<T> => ({ status: "loading", ...("data" in l && l.data !== undefined ? { data: l.data } : {}) }) as Loadable<T>;
+
+  async function loadFeature(feature: string): Promise<void> {
+    const open = store.get().work.feature;
+    const same = open.status !== "idle" && "data" in open && open.data?.name === feature;
+    if (!same) setWork((w) => ({ ...w, feature: { status: "loading" }, tasks: { status: "loading" } }));
+    const [summary, tasks] = await Promise.all([settle(api.getFeature(feature)), settle(api.listTasks(feature).then((r) => r.tasks))]);
+    setWork((w) => ({ ...w, feature: summary, tasks, refreshedAt: now() }));
+  }
+
+  async function loadPlan(feature: string, version?: number): Promise<void> {
+    setWork((w) => ({ ...w, plan: keep(w.plan), error: null }));
+    const [plan] = await Promise.all([settle(api.getPlan(feature, version)), loadFeatureSummary(feature)]);
+    setWork((w) => ({ ...w, plan }));
+  }
+
+  async function loadFeatureSummary(feature: string): Promise<void> {
+    const summary = await settle(api.getFeature(feature));
+    setWork((w) => ({ ...w, feature: summary }));
+  }
+
+  async function loadTask(feature: string, task: number): Promise<void> {
+    const [detail, report] = await Promise.all([settle(api.getTask(feature, task)), api.getReport(feature).catch(() => null)]);
+    const mine = report?.tasks.find((t) => t.number === task) ?? null;
+    setWork((w) => ({
+      ...w,
+      task: detail.status === "ready" ? { status: "ready", data: { ...detail.data, report: mine } } : detail.status === "error" ? { status: "error", error: detail.error } : w.task,
+      refreshedAt: now(),
+    }));
+  }
+
+  function stopPolling(): void {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+  }
+
+  function poll(refresh: () => Promise<void>): void {
+    stopPolling();
+    timer = setInterval(() => {
+      if (visible()) void refresh();
+    }, pollMs);
+  }
+
+  /** Follows a route into the Work area (and stops polling when it leaves). */
+  async function open(route: Route): Promise<void> {
+    stopPolling();
+    switch (route.view) {
+      case "features":
+        setWork((w) => ({ ...w, features: keep(w.features) }));
+        return void (await Promise.all([settle(api.listFeatures().then((r) => r.features)).then((features) => setWork((w) => ({ ...w, features }))), probeScope()]));
+      case "feature":
+        poll(() => refreshTasks(route.feature));
+        return void (await Promise.all([loadFeature(route.feature), probeScope()]));
+      case "plan":
+        return void (await Promise.all([loadPlan(route.feature, route.version), probeScope()]));
+      case "task":
+        setWork((w) => ({ ...w, task: { status: "loading" }, error: null }));
+        poll(() => loadTask(route.feature, route.task));
+        return void (await Promise.all([loadTask(route.feature, route.task), probeScope()]));
+      default:
+        return;
+    }
+  }
+
+  /** One poll of the board: the tasks (and the summary's counts) as they are now. */
+  async function refreshTasks(feature: string): Promise<void> {
+    const [tasks, summary] = await Promise.all([api.listTasks(feature).then((r) => r.tasks).catch(() => null), api.getFeature(feature).catch(() => null)]);
+    setWork((w) => ({
+      ...w,
+      ...(tasks ? { tasks: { status: "ready" as const, data: tasks } } : {}),
+      ...(summary ? { feature: { status: "ready" as const, data: summary } } : {}),
+      refreshedAt: tasks ? now() : w.refreshedAt,
+    }));
+  }
+
+  /** Runs one action: busy while it goes, its failure explained; a 403 also teaches the token's scope. */
+  async function act(name: string, action: () => Promise<void>): Promise<boolean> {
+    setWork((w) => ({ ...w, busy: name, error: null }));
+    try {
+      await action();
+      return true;
+    } catch (error) {
+      setWork((w) => ({ ...w, error: describeError(error, name === "approve" || name === "answer" ? "approve" : "load") }));
+      return false;
+    } finally {
+      setWork((w) => ({ ...w, busy: null }));
+    }
+  }
+
+  return {
+    open,
+    stopPolling,
+
+    comment: (feature: string, version: number, line: number, body: string) =>
+      act("comment", async () => {
+        await api.commentPlan(feature, { version, line, body });
+        const plan = await api.getPlan(feature, version);
+        setWork((w) => ({ ...w, plan: { status: "ready", data: plan } }));
+      }),
+
+    approve: (feature: string, version: number) =>
+      act("approve", async () => {
+        const plan = await api.approvePlan(feature, version);
+        setWork((w) => ({ ...w, plan: { status: "ready", data: plan } }));
+        await loadFeatureSummary(feature);
+      }),
+
+    start: (feature: string, task: number) =>
+      act("start", async () => {
+        await api.startTask(feature, task);
+        await loadTask(feature, task);
+      }),
+
+    commit: (feature: string, task: number) =>
+      act("commit", async () => {
+        const id = `${feature}/${task}`;
+        const key = commitKeys.get(id) ?? randomId();
+        commitKeys.set(id, key);
+        const outcome = await api.commitTask(feature, task, key);
+        commitKeys.delete(id);
+        if (!outcome.committed) setWork((w) => ({ ...w, error: `Not committed: ${outcome.conflicts.join(", ")} changed in another task meanwhile. The task is blocked until someone decides.` }));
+        await loadTask(feature, task);
+      }),
+
+    /** Answers a blocked task from its page (also one blocked by a commit conflict, which has no run waiting in the inbox). */
+    answer: (feature: string, task: number, text: string) =>
+      act("answer", async () => {
+        await api.answerTask(feature, task, text);
+        await loadTask(feature, task);
+      }),
+
+    discard: (feature: string, task: number) =>
+      act("discard", async () => {
+        await api.discardTask(feature, task);
+        await loadTask(feature, task);
+      }),
+
+    /**
+     * Answers a blocked task's question from the inbox. The task is the one whose worker is the asking
+     * agent: its name says which (`<feature>-task-<n>`), checked against that feature's board, else
+     * every feature's board is searched.
+     */
+    async findTaskOf(agent: string): Promise<{ feature: string; task: number }> {
+      const named = WORKER_NAME.exec(agent);
+      if (named) {
+        const tasks = await api.listTasks(named[1]!).then((r) => r.tasks).catch(() => []);
+        const hit = tasks.find((t) => t.worker === agent);
+        if (hit) return { feature: named[1]!, task: hit.number };
+      }
+      for (const f of (await api.listFeatures()).features) {
+        const hit = (await api.listTasks(f.name)).tasks.find((t) => t.worker === agent);
+        if (hit) return { feature: f.name, task: hit.number };
+      }
+      throw new Error(`no task is worked by '${agent}' any more`);
+    },
+  };
+}
+
+export type WorkFeature = ReturnType<typeof makeWorkFeature>;
