@@ -7,21 +7,17 @@ import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { A2AError, ContentTypeNotSupportedError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, validateVersion, type AgentExecutor, type TaskStore } from "@a2a-js/sdk/server";
 import type { SendMessageRequest } from "@a2a-js/sdk";
-import { Hono } from "hono";
-import { z } from "zod";
 import { agentNameSchema } from "../../../core/agents";
 import { grants } from "../../../core/auth";
 import { isPantheonError, type PantheonError } from "../../../core/errors";
 import { a2aSessionPrefix, agentCardOf, requestTextOf, approvalAnswerOf, type RunTurnView } from "../../../core/protocols/a2a";
 import { agentStub, call, registryStub, type Remote } from "../../../durable-objects/stubs";
 import type { AgentDO } from "../../../durable-objects/agent/agent-do";
-import type { AppContext, AppEnv } from "../../env";
-import { valid } from "../../validation";
+import type { AppContext } from "../../env";
 import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage, maxJsonDepth } from "../../validation";
 import { makeRunExecutor } from "./executor";
 import { makeRunTaskStore } from "./store";
 
-const nameParam = z.object({ name: agentNameSchema });
 const legacyVersion = "0.3";
 /** JSON-RPC methods that send a message (A2A 1.0 and 0.3 names). */
 const sendMethods = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
@@ -181,75 +177,71 @@ function sseOf(first: unknown, rest: AsyncIterator<unknown>, id: unknown, mapErr
   });
 }
 
+/** `GET /a2a/agents/:name/.well-known/agent-card.json`: the agent's card (Protobuf JSON, A2A 1.0's wire form). */
+export async function agentCardResponse(c: AppContext, version: string): Promise<Response> {
+  const name = c.req.param("name") ?? "";
+  const built = agentNameSchema.safeParse(name).success ? await handlerFor(c, name, version) : null;
+  if (!built) return c.json({ error: { code: "not_found", message: `no agent named '${name.slice(0, 64)}' in project '${c.get("project")}'`, requestId: c.get("requestId") } }, 404);
+  // The SDK's resolver reads this form back, oneofs (the security scheme) included.
+  return c.json(AgentCard.toJSON(built.card) as Record<string, never>, 200, { "cache-control": "no-cache" });
+}
+
 /**
- * `GET /a2a/agents/:name/.well-known/agent-card.json` (the card) and `POST /a2a/agents/:name`
- * (JSON-RPC: A2A 1.0 `SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`, and with
- * `A2A-Version: 0.3` or no version header `message/send`, `message/stream`, `tasks/get`,
- * `tasks/cancel`). Mount behind `projectMiddleware`, `apiAuth` and `requireScope("chat")`.
- * @example
- * app.use("/a2a/*", projectMiddleware, apiAuth, requireScope("chat"));
- * app.route("/a2a", a2aRoutes("0.1.0"));
+ * `POST /a2a/agents/:name`: JSON-RPC, A2A 1.0 (`SendMessage`, `SendStreamingMessage`, `GetTask`,
+ * `CancelTask`) and, with `A2A-Version: 0.3` or no version header, 0.3 (`message/send`,
+ * `message/stream`, `tasks/get`, `tasks/cancel`). Behind `projectMiddleware`, `apiAuth` and
+ * `requireScope("chat")` (workers/app.ts).
  */
-export function a2aRoutes(version: string) {
-  return new Hono<AppEnv>()
-    .get("/agents/:name/.well-known/agent-card.json", valid("param", nameParam), async (c) => {
-      const name = c.req.valid("param").name;
-      const built = await handlerFor(c, name, version);
-      if (!built) return c.json({ error: { code: "not_found", message: `no agent named '${name}' in project '${c.get("project")}'`, requestId: c.get("requestId") } }, 404);
-      // Protobuf JSON, the card's wire form (the SDK's resolver reads it, and its oneofs, back).
-      return c.json(AgentCard.toJSON(built.card) as Record<string, never>, 200, { "cache-control": "no-cache" });
-    })
-    .post("/agents/:name", async (c) => {
-      const name = c.req.param("name");
-      if (!isJsonMediaType(c.req.header("content-type"))) {
-        const { code, message } = JsonRpcTransportHandler.mapToJSONRPCError(new ContentTypeNotSupportedError(`Content-Type must be application/json (got ${c.req.header("content-type") ?? "none"})`));
-        return c.json(rpcError(null, code, message), 415);
-      }
-      let body: unknown;
-      try {
-        body = JSON.parse(await c.req.text());
-      } catch {
-        return c.json(rpcError(null, -32700, "Parse error: the body is not JSON"), 400);
-      }
-      if (jsonTooDeep(body)) return c.json(rpcError(null, -32700, `Parse error: ${jsonTooDeepMessage}`, { code: "bad_request", limit: maxJsonDepth }), 400);
-      const request = (body && typeof body === "object" && !Array.isArray(body) ? body : {}) as { id?: unknown; method?: unknown; params?: { message?: { taskId?: unknown } } };
-      if (!agentNameSchema.safeParse(name).success) return c.json(rpcError(request.id, -32600, `'${name.slice(0, 64)}' is not an agent name`), 404);
+export async function jsonRpcResponse(c: AppContext, version: string): Promise<Response> {
+  const name = c.req.param("name") ?? "";
+  if (!isJsonMediaType(c.req.header("content-type"))) {
+    const { code, message } = JsonRpcTransportHandler.mapToJSONRPCError(new ContentTypeNotSupportedError(`Content-Type must be application/json (got ${c.req.header("content-type") ?? "none"})`));
+    return c.json(rpcError(null, code, message), 415);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch {
+    return c.json(rpcError(null, -32700, "Parse error: the body is not JSON"), 400);
+  }
+  if (jsonTooDeep(body)) return c.json(rpcError(null, -32700, `Parse error: ${jsonTooDeepMessage}`, { code: "bad_request", limit: maxJsonDepth }), 400);
+  const request = (body && typeof body === "object" && !Array.isArray(body) ? body : {}) as { id?: unknown; method?: unknown; params?: { message?: { taskId?: unknown } } };
+  if (!agentNameSchema.safeParse(name).success) return c.json(rpcError(request.id, -32600, `'${name.slice(0, 64)}' is not an agent name`), 404);
 
-      // Answering an input-required task decides an approval: only a token that may approve.
-      const scope = c.get("scope");
-      if (typeof request.method === "string" && sendMethods.has(request.method) && request.params?.message?.taskId && !grants(scope, "approve")) {
-        return c.json(
-          rpcError(request.id, -32600, `answering a task decides its pending approval: this needs a token with the 'approve' scope; this token has '${scope}'`, { code: "forbidden", needed: "approve", scope }),
-          403,
-        );
-      }
-      const built = await handlerFor(c, name, version);
-      if (!built) return c.json(rpcError(request.id, -32600, `no agent named '${name}' in project '${c.get("project")}'`), 404);
+  // Answering an input-required task decides an approval: only a token that may approve.
+  const scope = c.get("scope");
+  if (typeof request.method === "string" && sendMethods.has(request.method) && request.params?.message?.taskId && !grants(scope, "approve")) {
+    return c.json(
+      rpcError(request.id, -32600, `answering a task decides its pending approval: this needs a token with the 'approve' scope; this token has '${scope}'`, { code: "forbidden", needed: "approve", scope }),
+      403,
+    );
+  }
+  const built = await handlerFor(c, name, version);
+  if (!built) return c.json(rpcError(request.id, -32600, `no agent named '${name}' in project '${c.get("project")}'`), 404);
 
-      const requested = c.req.header(A2A_VERSION_HEADER) || undefined;
-      const legacy = (requested ?? legacyVersion) === legacyVersion;
-      const mapRaw = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
-      const mapError = (error: unknown) => hideInternal({ error: mapRaw(error) }, c.get("requestId")).error;
-      const context = new ServerCallContext({ user: { isAuthenticated: true, userName: c.get("principal") }, ...(requested ? { requestedVersion: requested } : {}) });
-      try {
-        validateVersion(context.requestedVersion, built.card, "JSONRPC");
-        const transport = legacy ? new LegacyJsonRpcTransportHandler(built.handler) : new JsonRpcTransportHandler(built.handler);
-        const answer = await transport.handle(body as Record<string, unknown>, context);
-        if (!(answer && typeof answer === "object" && Symbol.asyncIterator in answer)) return c.json(hideInternal(answer as { error?: { code: number; message: string } }, c.get("requestId")) as Record<string, never>);
-        const iterator = (answer as AsyncGenerator<unknown>)[Symbol.asyncIterator]();
-        let first: IteratorResult<unknown>;
-        try {
-          first = await iterator.next();
-        } catch (error) {
-          // Refused before anything streamed: a plain JSON-RPC error, as the SDK's own server answers.
-          const { code, message } = mapError(error);
-          return c.json(rpcError(request.id, code, message));
-        }
-        if (first.done) return c.body(null, 204);
-        return new Response(sseOf(first.value, iterator, request.id, mapError), { headers: { ...SSE_HEADERS, "x-request-id": c.get("requestId") } });
-      } catch (error) {
-        const { code, message } = mapError(error);
-        return c.json(rpcError(request.id, code, message));
-      }
-    });
+  const requested = c.req.header(A2A_VERSION_HEADER) || undefined;
+  const legacy = (requested ?? legacyVersion) === legacyVersion;
+  const mapRaw = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+  const mapError = (error: unknown) => hideInternal({ error: mapRaw(error) }, c.get("requestId")).error;
+  const context = new ServerCallContext({ user: { isAuthenticated: true, userName: c.get("principal") }, ...(requested ? { requestedVersion: requested } : {}) });
+  try {
+    validateVersion(context.requestedVersion, built.card, "JSONRPC");
+    const transport = legacy ? new LegacyJsonRpcTransportHandler(built.handler) : new JsonRpcTransportHandler(built.handler);
+    const answer = await transport.handle(body as Record<string, unknown>, context);
+    if (!(answer && typeof answer === "object" && Symbol.asyncIterator in answer)) return c.json(hideInternal(answer as { error?: { code: number; message: string } }, c.get("requestId")) as Record<string, never>);
+    const iterator = (answer as AsyncGenerator<unknown>)[Symbol.asyncIterator]();
+    let first: IteratorResult<unknown>;
+    try {
+      first = await iterator.next();
+    } catch (error) {
+      // Refused before anything streamed: a plain JSON-RPC error, as the SDK's own server answers.
+      const { code, message } = mapError(error);
+      return c.json(rpcError(request.id, code, message));
+    }
+    if (first.done) return c.body(null, 204);
+    return new Response(sseOf(first.value, iterator, request.id, mapError), { headers: { ...SSE_HEADERS, "x-request-id": c.get("requestId") } });
+  } catch (error) {
+    const { code, message } = mapError(error);
+    return c.json(rpcError(request.id, code, message));
+  }
 }
