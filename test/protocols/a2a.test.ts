@@ -129,6 +129,23 @@ describe("A2A tasks are the agent's runs", () => {
     expect(textOf(read.artifacts[0]?.parts)).toMatch(/\d{4}-\d{2}-\d{2}T/);
   });
 
+  it("a stream the client stops reading does not hold the run back: the run finishes, and the rest of the stream is still there", async () => {
+    const agent = await createAgent({ runtime: { tools: ["clock.now"] } });
+    const stream = (await clientOf(agent.name)).sendMessageStream(userMessage("/tool clock.now {}"));
+    const first = await stream.next();
+    const taskId = (first.value as StreamResponse).payload?.$case === "task" ? ((first.value as StreamResponse).payload!.value as Task).id : "";
+    // The client reads nothing more while the agent works: the run is the agent's, not the stream's.
+    let status = "";
+    for (let i = 0; i < 200 && status !== "completed"; i++) {
+      status = ((await (await api(`/api/agents/${agent.name}/runs/${taskId}`)).json()) as { run: { status: string } }).run.status;
+      if (status !== "completed") await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(status).toBe("completed");
+    const rest: StreamResponse[] = [];
+    for await (const event of { [Symbol.asyncIterator]: () => stream }) rest.push(event);
+    expect(rest.flatMap((e) => (e.payload?.$case === "statusUpdate" ? [e.payload.value.status?.state] : [])).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
   it("an approval-gated tool call makes the task input-required; a chat token may not answer it, an approve token may", async () => {
     const agent = await gatedAgent();
     const chat = await tokenOf("chat");
