@@ -81,15 +81,20 @@ export function makeRunExecutor(turns: AgentTurns): AgentExecutor {
       );
       const stream = await turns.stream({ content: text.text, contextId, runId: taskId });
       let lastError: string | undefined;
-      for await (const event of readRunEvents(stream)) {
-        const now = turns.now();
-        if (event.type === "run") working(bus, taskId, contextId, now);
-        else if (event.type === "tool_call") working(bus, taskId, contextId, now, { id: `${taskId}-${event.callId}-call`, text: `calling ${event.name}`, data: { toolCall: { callId: event.callId, name: event.name, arguments: event.arguments } } });
-        else if (event.type === "gate" && !event.allow) working(bus, taskId, contextId, now, { id: `${taskId}-${event.callId}-${event.gate}`, text: `gate ${event.gate} refused ${event.callId}: ${event.reason ?? "no reason given"}`, data: { gate: event } });
-        else if (event.type === "tool_result") {
-          const outcome = event.ok ? `${event.name} answered` : `${event.name} failed: ${event.error ?? "no reason given"}`;
-          working(bus, taskId, contextId, now, { id: `${taskId}-${event.callId}-result`, text: outcome, data: { toolResult: { callId: event.callId, name: event.name, ok: event.ok, ...(event.ok ? { output: event.output } : { error: event.error }) } } });
-        } else if (event.type === "error") lastError = `${event.code}: ${event.message}`;
+      try {
+        for await (const event of readRunEvents(stream)) {
+          const now = turns.now();
+          if (event.type === "run") working(bus, taskId, contextId, now);
+          else if (event.type === "tool_call") working(bus, taskId, contextId, now, { id: `${taskId}-${event.callId}-call`, text: `calling ${event.name}`, data: { toolCall: { callId: event.callId, name: event.name, arguments: event.arguments } } });
+          else if (event.type === "gate" && !event.allow) working(bus, taskId, contextId, now, { id: `${taskId}-${event.callId}-${event.gate}`, text: `gate ${event.gate} refused ${event.callId}: ${event.reason ?? "no reason given"}`, data: { gate: event } });
+          else if (event.type === "tool_result") {
+            const outcome = event.ok ? `${event.name} answered` : `${event.name} failed: ${event.error ?? "no reason given"}`;
+            working(bus, taskId, contextId, now, { id: `${taskId}-${event.callId}-result`, text: outcome, data: { toolResult: { callId: event.callId, name: event.name, ok: event.ok, ...(event.ok ? { output: event.output } : { error: event.error }) } } });
+          } else if (event.type === "error") lastError = `${event.code}: ${event.message}`;
+        }
+      } catch {
+        // The stream broke (the agent's object restarted, say): the run is persisted and carries on
+        // by itself, so the task is what the run says now, not a failure of this request.
       }
       await settle(bus, taskId, contextId, lastError);
     },
