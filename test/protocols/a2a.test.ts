@@ -3,7 +3,7 @@
 import { SendMessageRequest, TaskState, type AgentCard, type StreamResponse, type Task } from "@a2a-js/sdk";
 import { Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
-import { SELF } from "cloudflare:test";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { adminToken, api, createAgent, uniqueName } from "../api/client";
 
@@ -162,6 +162,20 @@ describe("A2A tasks are the agent's runs", () => {
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const trace = (await (await api(`/api/agents/${agent.name}/runs/${task.id}`)).json()) as { trace: { name: string; data: { by?: string } }[] };
     expect(trace.trace.find((s) => s.name === "approval")?.data.by).toMatch(/^token:/);
+  });
+
+  it("an input-required task outlives the agent's object: after an eviction tasks/get still finds it, and the answer completes it", async () => {
+    const agent = await gatedAgent();
+    const client = await clientOf(agent.name);
+    const task = await send(client, "/tool clock.now {}");
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent.name}`));
+    await expect(runInDurableObject(stub, (_instance, state) => state.abort("test: evict"))).rejects.toThrow("evict");
+
+    const read = await client.getTask({ id: task.id, tenant: "", historyLength: undefined });
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const done = (await client.sendMessage(answerMessage(task.id, { decision: "approve" }))) as Task;
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(done.artifacts[0]?.parts)).toMatch(/\d{4}-\d{2}-\d{2}T/);
   });
 
   it("an answer that is neither approve nor reject is refused, and the task keeps waiting", async () => {
