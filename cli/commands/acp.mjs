@@ -18,6 +18,8 @@ export const acp = {
       bridge = await import("../acp/agent.ts");
     } catch (error) {
       if (error?.code === "ERR_UNKNOWN_FILE_EXTENSION") throw new UsageError(`pantheon acp needs Node 22.18 or newer (it runs TypeScript by type stripping); this is ${process.version}`, "acp");
+      // Node strips types only outside node_modules: an installed copy needs a built bridge.
+      if (error?.code === "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING") throw new UsageError("pantheon acp runs from a checkout of Pantheon (Node does not strip types inside node_modules)", "acp");
       throw error;
     }
     const config = resolveConfig(/** @type {{ url?: string, token?: string, project?: string }} */ (values));
