@@ -86,10 +86,11 @@ try {
     seen.updates.length = 0;
     const tooled = await prompt(ctx, sessionId, "/tool clock.now {}");
     const opened = seen.updates.find((u) => u.sessionUpdate === "tool_call");
+    const statuses = seen.updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === opened?.toolCallId).map((u) => u.status);
     const closed = seen.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === opened?.toolCallId && u.status === "completed");
     check(
-      "a tool call shows as tool_call (pending) and a completed tool_call_update with its output",
-      tooled.stopReason === "end_turn" && opened?.title === "clock.now" && opened.status === "pending" && /\d{4}-\d{2}-\d{2}T/.test(closed?.content?.[0]?.content?.text ?? ""),
+      "a tool call shows as tool_call (pending), then in_progress, then completed with its output",
+      tooled.stopReason === "end_turn" && opened?.title === "clock.now" && opened.status === "pending" && statuses.join() === "in_progress,completed" && /\d{4}-\d{2}-\d{2}T/.test(closed?.content?.[0]?.content?.text ?? ""),
       shown(seen.updates),
     );
   });

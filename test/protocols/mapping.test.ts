@@ -55,6 +55,8 @@ describe("ACP session updates of run events", () => {
     expect(sessionUpdatesOf({ type: "tool_call", callId: "c", name: "http.fetch", arguments: { url: "u" } })).toEqual([{ sessionUpdate: "tool_call", toolCallId: "c", title: "http.fetch", kind: "fetch", status: "pending", rawInput: { url: "u" } }]);
     expect(sessionUpdatesOf({ type: "gate", callId: "c", gate: "approval", allow: false, reason: "needs approval" })[0]).toMatchObject({ sessionUpdate: "tool_call_update", status: "pending" });
     expect(sessionUpdatesOf({ type: "gate", callId: "c", gate: "allowlist", allow: false, reason: "not allowed" })[0]).toMatchObject({ status: "failed" });
+    expect(sessionUpdatesOf({ type: "gate", callId: "c", gate: "schema", allow: true })).toEqual([]);
+    expect(sessionUpdatesOf({ type: "gate", callId: "c", gate: "approval", allow: true })).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "c", status: "in_progress" }]);
     expect(sessionUpdatesOf({ type: "tool_result", callId: "c", name: "x", ok: false, error: "boom", ms: 1 })[0]).toMatchObject({ status: "failed", rawOutput: { error: "boom" } });
     expect(sessionUpdatesOf({ type: "status", status: "running" })).toEqual([]);
   });

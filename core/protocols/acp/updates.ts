@@ -51,7 +51,7 @@ export function makeReplyTracker(): ReplyTracker {
 
 /**
  * The session updates of one run event: tokens as agent message chunks, a tool call as `tool_call`
- * (pending), a gate's refusal as its failure — except the approval gate, which leaves the call
+ * (pending), in progress once the gates let it through, a gate's refusal as its failure — except the approval gate, which leaves the call
  * pending for the permission request — and a tool's result as its completion or failure.
  * @example
  * sessionUpdatesOf({ type: "token", text: "Hi" }); // [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hi" } }]
@@ -63,7 +63,8 @@ export function sessionUpdatesOf(event: StreamedRunEvent): SessionUpdate[] {
     case "tool_call":
       return [{ sessionUpdate: "tool_call", toolCallId: event.callId, title: event.name, kind: toolKindOf(event.name), status: "pending", rawInput: event.arguments }];
     case "gate":
-      if (event.allow) return [];
+      // The approval gate decides last: once it lets a call through, the call runs.
+      if (event.allow) return event.gate === "approval" ? [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" }] : [];
       if (event.gate === "approval") return [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "pending", content: [{ type: "content", content: text("waiting for a person's approval") }] }];
       return [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "failed", content: [{ type: "content", content: text(`gate ${event.gate} refused the call: ${event.reason ?? "no reason given"}`) }] }];
     case "tool_result":
