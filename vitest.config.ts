@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { startA2aTestServer } from "./test/doubles/a2a-server";
 import { startExfilListener } from "./test/doubles/exfil-server";
 import { startMcpTestServer } from "./test/doubles/mcp-server";
 import { startScriptedModelServer } from "./test/doubles/scripted-model-server";
@@ -17,6 +18,8 @@ import { startTelegramDouble, testBotToken } from "./test/doubles/telegram-serve
 export default defineConfig(async () => {
   const model = await startScriptedModelServer();
   const mcp = await startMcpTestServer();
+  // A remote A2A agent (the A2A SDK's own server classes) for agents' `ask_<name>` A2A tools.
+  const a2a = await startA2aTestServer();
   const exfil = await startExfilListener();
   // The Telegram gateway's Bot API double (TELEGRAM_API_BASE) and the test bot's token.
   const telegram = await startTelegramDouble();
@@ -31,6 +34,7 @@ export default defineConfig(async () => {
             OPENAI_BASE_URL: `${model.url}/v1`,
             MODEL_DOUBLE_URL: model.url,
             MCP_TEST_URL: mcp.url,
+            A2A_TEST_URL: a2a.url,
             AIRTABLE_KEY: "secret-airtable-value-123",
             PANTHEON_TOOL_SECRETS: "AIRTABLE_KEY",
             PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true",
@@ -46,6 +50,11 @@ export default defineConfig(async () => {
       include: process.env.PANTHEON_FAULTS ? ["test/faults/**/*.test.ts"] : ["test/**/*.test.ts"],
       exclude: process.env.PANTHEON_FAULTS ? ["node_modules/**"] : ["test/browser/**", "test/faults/**", "node_modules/**"],
       testTimeout: 30_000,
+      // Vitest 5 sends each fresh test worker one snapshot of every cached module of its file's
+      // graph (code and source maps, the whole worker included); past ~the size the A2A SDK brought
+      // the graph to, workerd refuses that WebSocket message (1009 "Message is too large") and the
+      // worker dies. Without the on-disk cache there is no snapshot: modules are fetched one by one.
+      fsModuleCache: false,
       // test/security/fuzz.test.ts: FUZZ_SEED replays a seed, FUZZ_RUNS sets the cases per route.
       provide: { fuzzSeed: process.env.FUZZ_SEED ?? "", fuzzRuns: process.env.FUZZ_RUNS ?? "", faultSeed: process.env.FAULT_SEED ?? "", faultRuns: process.env.FAULT_RUNS ?? "" },
     },

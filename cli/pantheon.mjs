@@ -10,6 +10,7 @@ import { script } from "./commands/script.mjs";
 import { health, tokens } from "./commands/tokens.mjs";
 import { doctor } from "./commands/doctor.mjs";
 import { gateway } from "./commands/gateway.mjs";
+import { acp } from "./commands/acp.mjs";
 
 /**
  * @typedef {Record<string, { type: "string" | "boolean", help: string, short?: string }>} Options
@@ -17,7 +18,7 @@ import { gateway } from "./commands/gateway.mjs";
  */
 
 /** @type {Command[]} */
-const commands = [agents, chat, history, sessions, runs, trace, approvals, approve, reject, script, tokens, health, doctor, gateway];
+const commands = [agents, chat, history, sessions, runs, trace, approvals, approve, reject, script, tokens, health, doctor, gateway, acp];
 const byName = new Map(commands.map((c) => [c.name, c]));
 
 /** @type {Options} */

@@ -7,6 +7,7 @@ import { version } from "./api/health";
 import { openaiRoutes } from "./api/openai-compat";
 import { telegramWebhookRoutes } from "./gateways/telegram";
 import { mcpServerRoutes } from "./mcp-server";
+import { a2aRoutes } from "./protocols/a2a";
 import { apiAuth, projectMiddleware, requireScope } from "./auth";
 import { requireProject } from "./projects";
 import { enforceScopes } from "./scopes";
@@ -50,6 +51,11 @@ export function makeApp() {
   // MCP clients (Claude Desktop, IDEs, the Inspector) reach the project's agents with the API's bearer token.
   app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject, requireScope("chat"));
   app.route("/mcp", mcpServerRoutes(version));
+
+  // A2A (Agent2Agent): each agent's card and JSON-RPC endpoint, with the API's bearer token and project.
+  app.use("/a2a/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireScope("chat"));
+  app.route("/a2a", a2aRoutes(version));
+  app.all("/a2a/*", notFound);
 
   // Messaging gateways' public webhooks: no bearer token; each authenticates its own way (./gateways/).
   app.route("/gateways", telegramWebhookRoutes);

@@ -11,7 +11,7 @@ import type { AgentRuntime } from "./profile";
  * runtimeOutboundIssues(runtime, { toolSecrets: ["AIRTABLE_KEY"], allowLoopback: false });
  * // [{ path: ["httpTools", 0, "headers", "X-Key", "secret"], message: "secret 'OPENAI_API_KEY' is a model key …" }]
  */
-export function runtimeOutboundIssues(runtime: Pick<AgentRuntime, "allowHosts" | "httpTools">, settings: OutboundSettings): FieldIssue[] {
+export function runtimeOutboundIssues(runtime: Pick<AgentRuntime, "allowHosts" | "httpTools"> & Partial<Pick<AgentRuntime, "a2aAgents">>, settings: OutboundSettings): FieldIssue[] {
   const issues: FieldIssue[] = [];
   runtime.httpTools.forEach((tool, index) => {
     const check = checkOutboundUrl(tool.endpoint, runtime.allowHosts, { allowLoopback: settings.allowLoopback });
@@ -27,6 +27,18 @@ export function runtimeOutboundIssues(runtime: Pick<AgentRuntime, "allowHosts" |
       if (refusal) issues.push({ path: ["httpTools", index, "headers", header, "secret"], message: `HTTP tool '${tool.name}': ${refusal}` });
     }
   });
+  (runtime.a2aAgents ?? []).forEach((peer, index) => {
+    const check = checkOutboundUrl(peer.url, runtime.allowHosts, { allowLoopback: settings.allowLoopback });
+    if (!check.ok) {
+      const message = check.host ? `A2A agent '${peer.name}': ${check.reason}; add "${check.host}" to runtime.allowHosts` : `A2A agent '${peer.name}': url refused: ${check.reason}`;
+      issues.push({ path: ["a2aAgents", index, "url"], message });
+    }
+    for (const [header, value] of Object.entries(peer.headers)) {
+      if (typeof value === "string") continue;
+      const refusal = toolSecretRefusal(value.secret, settings.toolSecrets);
+      if (refusal) issues.push({ path: ["a2aAgents", index, "headers", header, "secret"], message: `A2A agent '${peer.name}': ${refusal}` });
+    }
+  });
   return issues;
 }
 
@@ -34,7 +46,7 @@ export function runtimeOutboundIssues(runtime: Pick<AgentRuntime, "allowHosts" |
  * Throws `validation_failed` (400) naming every refused field under `runtime`, the first one's
  * message as the error's.
  */
-export function assertRuntimeOutbound(runtime: Pick<AgentRuntime, "allowHosts" | "httpTools">, settings: OutboundSettings): void {
+export function assertRuntimeOutbound(runtime: Pick<AgentRuntime, "allowHosts" | "httpTools"> & Partial<Pick<AgentRuntime, "a2aAgents">>, settings: OutboundSettings): void {
   const issues = runtimeOutboundIssues(runtime, settings).map((issue) => ({ ...issue, path: ["runtime", ...issue.path] }));
   if (issues.length === 0) return;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";

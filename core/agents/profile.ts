@@ -36,19 +36,37 @@ export const httpToolSchema = z.strictObject({
 });
 export type HttpToolConfig = z.infer<typeof httpToolSchema>;
 
+/**
+ * A remote agent that speaks A2A, declared by an operator: the agent sees it as the tool
+ * `ask_<name>`. `url` is the agent's base (its card at `<url>/.well-known/agent-card.json`) or the
+ * card's own URL (ending `.json`); every request to it, and to the endpoint its card names, passes
+ * the outbound guard with the agent's `allowHosts`.
+ */
+export const a2aAgentSchema = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "lowercase letters, digits, '-' or '_', starting with a letter, at most 32 (the tool is ask_<name>)"),
+  url: z.url({ protocol: /^https?$/, error: "an http(s) URL of an A2A agent (its base, or its agent card)" }),
+  description: z.string().min(1).max(2000).optional(),
+  /** As for HTTP tools: literal values, or `{ secret: "NAME" }` of the secrets declared for tools. */
+  headers: httpToolSchema.shape.headers,
+  timeoutMs: z.number().int().min(100).max(300_000).optional(),
+});
+export type A2aAgentConfig = z.infer<typeof a2aAgentSchema>;
+
 /** How an agent runs: its tools, limits (ceilings for requests), gates and rate limits. */
 export const agentRuntimeSchema = z.strictObject({
   /** Built-in tools the agent may use (allowlist), e.g. `clock.now`, `http.fetch`. */
   tools: z.array(toolName).max(100).default(["clock.now"]),
   /** Tools that pause for a person's approval before each call. */
   approvalRequired: z.array(toolName).max(100).default([]),
-  /** Hosts the agent's outbound requests may reach (exact or `*.example.com`): http.fetch, HTTP tool endpoints, MCP servers. */
+  /** Hosts the agent's outbound requests may reach (exact or `*.example.com`): http.fetch, HTTP tool endpoints, MCP servers, A2A agents. */
   allowHosts: z.array(z.string().min(1).max(253)).max(100).default([]),
   limits: runLimitOverridesSchema.default({}),
   gates: z.array(customGateSpecSchema).max(50).default([]),
   /** Token buckets by tool name (`*` for every tool). */
   rateLimits: z.record(z.string(), z.strictObject({ capacity: z.number().int().min(1).max(10_000), refillPerSec: z.number().min(0).max(1000) })).default({}),
   httpTools: z.array(httpToolSchema).max(50).default([]),
+  /** Remote A2A agents the agent may ask (`ask_<name>`), declared by an operator. */
+  a2aAgents: z.array(a2aAgentSchema).max(20).default([]),
 });
 export type AgentRuntime = z.infer<typeof agentRuntimeSchema>;
 export const defaultAgentRuntime: AgentRuntime = agentRuntimeSchema.parse({});

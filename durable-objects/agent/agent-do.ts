@@ -420,6 +420,27 @@ export class AgentDO extends Agent<Env, LiveState> {
     });
   }
 
+  /**
+   * A run as one exchange, for the protocol adapters (an A2A task): its summary and pending calls,
+   * the request and the reply of its turn, and the title of its session.
+   */
+  runTurn(id: string) {
+    return this.known(() => {
+      const run = this.runs.get(id);
+      if (!run) throw new PantheonError("not_found", `run '${id}' does not exist`, { details: { run: id } });
+      const { state, ...summary } = run;
+      const s = state as RunState;
+      const pending = s.calls.filter((c) => c.status === "proposed" && summary.status === "waiting_approval").map((c) => ({ callId: c.call.id, tool: c.call.name, arguments: c.call.arguments }));
+      let sessionTitle: string | null = null;
+      try {
+        sessionTitle = this.sessions.get(summary.sessionId).title;
+      } catch {
+        // The session was deleted after the run: the run stays readable.
+      }
+      return { run: { ...summary, pending }, request: s.origin.manual ? null : s.origin.content, reply: summary.status === "completed" ? (s.result ?? null) : null, sessionTitle };
+    });
+  }
+
   /** A person approves or rejects a pending tool call (`by` comes from the authenticated request). */
   decide(runId: string, decision: { approved: boolean; by: string; callId?: string; reason?: string }) {
     return this.known(async () => this.summaryOf((await this.driver.decide(runId, decision)).id));

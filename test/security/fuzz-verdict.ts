@@ -16,7 +16,7 @@ const isText = (value: unknown): value is string => typeof value === "string";
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Where each family lives: a path whose dot segments resolve out of it reached something else. */
-const familyPrefix: Record<RouteFamily, string> = { api: "/api/", openai: "/v1/", mcp: "/mcp", socket: "/agents/" };
+const familyPrefix: Record<RouteFamily, string> = { api: "/api/", openai: "/v1/", mcp: "/mcp", a2a: "/a2a/", socket: "/agents/" };
 
 /** The API's error: `{ error: { code, message, requestId } }`, the request id also in `x-request-id`. */
 function apiShape(body: unknown, res: Response): string | null {
@@ -48,7 +48,7 @@ function jsonRpcShape(body: unknown): string | null {
  */
 function shapeProblem(family: RouteFamily, body: unknown, res: Response): string | null {
   if (family === "openai") return openaiShape(body);
-  if (family === "mcp") return jsonRpcShape(body) && apiShape(body, res) ? "neither a JSON-RPC error nor the API's error" : null;
+  if (family === "mcp" || family === "a2a") return jsonRpcShape(body) && apiShape(body, res) ? "neither a JSON-RPC error nor the API's error" : null;
   return apiShape(body, res);
 }
 
@@ -117,7 +117,7 @@ export function verdictOf(family: RouteFamily, c: FuzzCase, res: Response, text:
   if (declaredUpstreamFailure(family, res, text)) return { ok: true, upstream: true };
   if (res.status >= 500 || res.status < 200 || (res.status >= 300 && res.status < 400)) return crash(`status ${res.status}: ${text.slice(0, 300)}`);
   if (res.status < 300) {
-    const hidden = family === "mcp" ? internalRpcError(text) : (res.headers.get("content-type") ?? "").includes("event-stream") ? internalStreamError(text) : null;
+    const hidden = family === "mcp" || family === "a2a" ? internalRpcError(text) : (res.headers.get("content-type") ?? "").includes("event-stream") ? internalStreamError(text) : null;
     return hidden ? crash(`${res.status} carries an internal error: ${hidden.slice(0, 300)}`) : ok;
   }
   // A HEAD answer has no body; a path the URL parser resolved out of its family (`/api/..` is `/`)

@@ -22,8 +22,8 @@ import { api, createAgent, uniqueName } from "../api/client";
  */
 export type Scope = "public" | "chat" | "approve" | "admin";
 
-/** A route family answers errors in its own shape: `api` and `socket` `{ error: { code, message, requestId } }`, `openai` OpenAI's, `mcp` JSON-RPC's. */
-export type RouteFamily = "api" | "openai" | "mcp" | "socket";
+/** A route family answers errors in its own shape: `api` and `socket` `{ error: { code, message, requestId } }`, `openai` OpenAI's, `mcp` and `a2a` JSON-RPC's. */
+export type RouteFamily = "api" | "openai" | "mcp" | "a2a" | "socket";
 
 /** Methods as `app.routes` spells them; `ALL` is a route registered with `app.all`. */
 export type RouteMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "ALL";
@@ -88,7 +88,7 @@ export interface RouteEntry {
 
 /**
  * Entries of `app.routes` that are not routes: middleware registered with `app.use`, and the
- * PWA's static assets. (`ALL /api/*` and `ALL /v1/*` hold middleware too, but also the not-found
+ * PWA's static assets. (`ALL /api/*`, `ALL /v1/*` and `ALL /a2a/*` hold middleware too, but also the not-found
  * fallbacks, so they are in the inventory.)
  */
 export const nonRoutes: readonly { method: RouteMethod; path: string; why: string }[] = [
@@ -384,6 +384,14 @@ export const routeInventory: readonly RouteEntry[] = [
   },
   { method: "GET", path: "/mcp", family: "mcp", scope: "chat", expect: 405, sample: () => ({ params: {}, headers: mcpAccept }) },
   { method: "DELETE", path: "/mcp", family: "mcp", scope: "chat", expect: 405, sample: () => ({ params: {}, headers: mcpAccept }) },
+
+  // ---- A2A (Agent2Agent) -------------------------------------------------------------------
+  { method: "GET", path: "/a2a/agents/:name/.well-known/agent-card.json", family: "a2a", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  {
+    method: "POST", path: "/a2a/agents/:name", family: "a2a", scope: "chat", expect: 200,
+    sample: (f) => ({ params: { name: f.agent }, body: { json: { jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", messageId: "fuzz-1", role: "user", parts: [{ kind: "text", text: "hello" }] } } } } }),
+  },
+  { method: "ALL", path: "/a2a/*", family: "a2a", scope: "chat", expect: 404, sample: (f) => ({ method: "GET", params: { "*": `agents/${f.agent}/tasks` } }) },
 
   // ---- live socket ---------------------------------------------------------------------------
   { method: "ALL", path: "/agents/*", family: "socket", scope: "chat", expect: 101, sample: (f) => ({ method: "GET", params: { "*": `agent-do/default.${f.agent}` }, headers: { upgrade: "websocket" } }) },

@@ -1,3 +1,4 @@
+import { makeA2aAskTool } from "../../../adapters/a2a-remote";
 import type { AgentProfile } from "../../../core/agents";
 import type { Clock } from "../../../core/ports";
 import {
@@ -28,8 +29,8 @@ export interface AgentTools {
 }
 
 /**
- * Builds an agent's tools from its profile: the built-ins it declares, its operator HTTP tools,
- * one `ask_<agent>` tool per connection, plus what other features contribute. Only secrets
+ * Builds an agent's tools from its profile: the built-ins it declares, its operator HTTP tools and
+ * remote A2A agents, one `ask_<agent>` tool per connection, plus what other features contribute. Only secrets
  * declared for tools (`outbound.toolSecrets`) are read from `env`; every outbound request passes
  * the guard with the agent's `runtime.allowHosts`.
  */
@@ -66,6 +67,18 @@ export function buildAgentTools(
       },
       makeHttpTool({ endpoint: tool.endpoint, headers: tool.headers, fetch: deps.fetch, allowHosts: runtime.allowHosts, toolSecrets, allowLoopback }),
     );
+  }
+  // Remote A2A agents the operator declared: `ask_<name>` like a connection, an HTTP call underneath.
+  // The A2A client sends Requests; the injected transport takes a URL and init.
+  const requestFetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+    return deps.fetch(request.url, { method: request.method, headers: request.headers, body, redirect: request.redirect, signal: request.signal });
+  };
+  for (const peer of runtime.a2aAgents ?? []) {
+    for (const value of Object.values(peer.headers)) if (typeof value !== "string") secretNames.add(value.secret);
+    const tool = makeA2aAskTool({ peer, fetch: requestFetch, allowHosts: () => runtime.allowHosts, allowLoopback, toolSecrets });
+    add(tool.spec, tool.implementation);
   }
   for (const connection of profile.connections) {
     const description = profile.connectionDescriptions?.[connection];

@@ -18,6 +18,11 @@ export interface ChatInput {
   session?: string;
   /** Per-request limits, clamped to the agent's own. */
   limits?: Partial<RunLimits>;
+  /**
+   * The run's id, chosen by a protocol adapter whose protocol names the work before it starts (an
+   * A2A task id). Never taken from the public API; an id already in use is refused.
+   */
+  runId?: string;
 }
 
 /** What a manual tool call answers: its output, why it failed, or the approval it waits for. */
@@ -134,7 +139,8 @@ export function makeTurns(deps: TurnDeps) {
       const session = deps.sessions.resolve(input.session);
       const maxHistory = input.limits?.maxHistory;
       await deps.mcp.ready();
-      const runId = crypto.randomUUID();
+      if (input.runId && deps.runs.get(input.runId)) throw new PantheonError("conflict", `run '${input.runId}' already exists`, { details: { run: input.runId } });
+      const runId = input.runId ?? crypto.randomUUID();
       const ctx = runContext(profile, { id: runId, sessionId: session.id, origin: behavior?.behavior ? { behavior: behavior.behavior } : {} });
       const result = await deps.driver().start({
         runId,

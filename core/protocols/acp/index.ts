@@ -1,0 +1,2 @@
+// ACP mapping (run events → session updates); the bridge is cli/acp/agent.ts.
+export * from "./updates";
