@@ -22,8 +22,11 @@ import { api, createAgent, uniqueName } from "../api/client";
  */
 export type Scope = "public" | "chat" | "approve" | "admin";
 
-/** A route family answers errors in its own shape: `api` and `socket` `{ error: { code, message, requestId } }`, `openai` OpenAI's, `mcp` JSON-RPC's. */
-export type RouteFamily = "api" | "openai" | "mcp" | "socket";
+/**
+ * A route family answers errors in its own shape: `api`, `agui` (before its stream starts) and
+ * `socket` `{ error: { code, message, requestId } }`, `openai` OpenAI's, `mcp` JSON-RPC's.
+ */
+export type RouteFamily = "api" | "openai" | "mcp" | "agui" | "socket";
 
 /** Methods as `app.routes` spells them; `ALL` is a route registered with `app.all`. */
 export type RouteMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "ALL";
@@ -285,6 +288,13 @@ export const routeInventory: readonly RouteEntry[] = [
   },
   { method: "GET", path: "/mcp", family: "mcp", scope: "chat", expect: 405, sample: () => ({ params: {}, headers: mcpAccept }) },
   { method: "DELETE", path: "/mcp", family: "mcp", scope: "chat", expect: 405, sample: () => ({ params: {}, headers: mcpAccept }) },
+
+  // ---- AG-UI ---------------------------------------------------------------------------------
+  {
+    method: "POST", path: "/agui/agents/:name", family: "agui", scope: "chat", expect: 200,
+    sample: (f) => ({ params: { name: f.agent }, headers: { accept: "text/event-stream" }, body: { json: { threadId: "fuzz-thread", runId: "fuzz-run", messages: [{ id: "m1", role: "user", content: "hello" }], tools: [], context: [] } } }),
+  },
+  { method: "ALL", path: "/agui/*", family: "agui", scope: "chat", expect: 404, sample: () => ({ method: "GET", params: { "*": "nothing-here" } }) },
 
   // ---- live socket ---------------------------------------------------------------------------
   { method: "ALL", path: "/agents/*", family: "socket", scope: "chat", expect: 101, sample: (f) => ({ method: "GET", params: { "*": `agent-do/default.${f.agent}` }, headers: { upgrade: "websocket" } }) },
