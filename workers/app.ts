@@ -8,6 +8,7 @@ import { openaiRoutes } from "./api/openai-compat";
 import { telegramWebhookRoutes } from "./gateways/telegram";
 import { mcpServerRoutes } from "./mcp-server";
 import { aguiRoutes } from "./protocols/agui";
+import { agentMcpRoutes } from "./protocols/agent-mcp";
 import { apiAuth, projectMiddleware, requireScope } from "./auth";
 import { enforceScopes } from "./scopes";
 import { agentSocket } from "./sockets";
@@ -20,7 +21,7 @@ export const maxBodyBytes = 64 * 1024;
 
 /**
  * The Hono app: `/api/*` (bearer auth, scopes per route in ./scopes.ts, JSON), `/agents/*` (one
- * agent's WebSocket, only within the token's project: ./sockets.ts), `/v1/*` (OpenAI-compatible), `/mcp` (MCP server), `/agui/*` (AG-UI), everything else the PWA's
+ * agent's WebSocket, only within the token's project: ./sockets.ts), `/v1/*` (OpenAI-compatible), `/mcp` (MCP server), `/mcp/agents/:name` (one agent's MCP server), `/agui/*` (AG-UI), everything else the PWA's
  * static assets.
  */
 export function makeApp() {
@@ -50,6 +51,9 @@ export function makeApp() {
   // MCP clients (Claude Desktop, IDEs, the Inspector) reach the project's agents with the API's bearer token.
   app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireScope("chat"));
   app.route("/mcp", mcpServerRoutes(version));
+  // One agent as an MCP server (./protocols/agent-mcp.ts): the same auth; its tools, memory and sources need admin.
+  app.use("/mcp/agents/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireScope("chat"));
+  app.route("/mcp/agents", agentMcpRoutes(version));
 
   // AG-UI clients (web UIs) run an agent with the API's bearer token: ./protocols/agui.ts.
   app.route("/agui", aguiRoutes);

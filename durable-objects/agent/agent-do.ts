@@ -527,6 +527,14 @@ export class AgentDO extends Agent<Env, LiveState> {
   addDocument(source: string, doc: { title: string; text: string }) {
     return this.known(() => this.memory.addDocument(source, doc));
   }
+  /** The agent's own context sources (memory and document sources), for the per-agent MCP server's resources. */
+  contextSources() {
+    return this.known(() => this.memory.ownSources(this.profile()));
+  }
+  /** One own context source's items, newest first. */
+  readContextSource(source: string, limit: number) {
+    return this.known(() => this.memory.readSource(this.profile(), source, limit));
+  }
   previewContext(input: { q: string; session?: string; maxTokens?: number }) {
     return this.known(() => this.memory.preview({ profile: this.profile(), sessionId: this.sessions.resolve(input.session).id, query: input.q, ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}) }));
   }

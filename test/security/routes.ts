@@ -88,6 +88,7 @@ export interface RouteEntry {
 export const nonRoutes: readonly { method: RouteMethod; path: string; why: string }[] = [
   { method: "ALL", path: "/*", why: "request id middleware" },
   { method: "ALL", path: "/mcp", why: "project, body limit and auth middleware of /mcp" },
+  { method: "ALL", path: "/mcp/agents/*", why: "project, body limit and auth middleware of the per-agent MCP servers" },
   { method: "GET", path: "/*", why: "the PWA's static assets (catch-all)" },
 ];
 
@@ -288,6 +289,14 @@ export const routeInventory: readonly RouteEntry[] = [
   },
   { method: "GET", path: "/mcp", family: "mcp", scope: "chat", expect: 405, sample: () => ({ params: {}, headers: mcpAccept }) },
   { method: "DELETE", path: "/mcp", family: "mcp", scope: "chat", expect: 405, sample: () => ({ params: {}, headers: mcpAccept }) },
+
+  // ---- one agent's MCP server ------------------------------------------------------------------
+  {
+    method: "POST", path: "/mcp/agents/:name", family: "mcp", scope: "chat", expect: 200,
+    sample: (f) => ({ params: { name: f.agent }, headers: mcpAccept, body: { json: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ask", arguments: { message: "hello" } } } } }),
+  },
+  { method: "GET", path: "/mcp/agents/:name", family: "mcp", scope: "chat", expect: 405, sample: (f) => ({ params: { name: f.agent }, headers: mcpAccept }) },
+  { method: "DELETE", path: "/mcp/agents/:name", family: "mcp", scope: "chat", expect: 405, sample: (f) => ({ params: { name: f.agent }, headers: mcpAccept }) },
 
   // ---- AG-UI ---------------------------------------------------------------------------------
   {
