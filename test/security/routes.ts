@@ -88,7 +88,6 @@ export interface RouteEntry {
 export const nonRoutes: readonly { method: RouteMethod; path: string; why: string }[] = [
   { method: "ALL", path: "/*", why: "request id middleware" },
   { method: "ALL", path: "/mcp", why: "project, body limit and auth middleware of /mcp" },
-  { method: "ALL", path: "/mcp/agents/*", why: "project, body limit and auth middleware of the per-agent MCP servers" },
   { method: "GET", path: "/*", why: "the PWA's static assets (catch-all)" },
 ];
 
@@ -297,6 +296,8 @@ export const routeInventory: readonly RouteEntry[] = [
   },
   { method: "GET", path: "/mcp/agents/:name", family: "mcp", scope: "chat", expect: 405, sample: (f) => ({ params: { name: f.agent }, headers: mcpAccept }) },
   { method: "DELETE", path: "/mcp/agents/:name", family: "mcp", scope: "chat", expect: 405, sample: (f) => ({ params: { name: f.agent }, headers: mcpAccept }) },
+  // Also holds the project, body limit and auth middleware of every agent's server.
+  { method: "ALL", path: "/mcp/agents/*", family: "mcp", scope: "chat", expect: 404, sample: (f) => ({ method: "POST", params: { "*": `${f.agent}/extra` }, headers: mcpAccept, body: { json: { jsonrpc: "2.0", id: 1, method: "tools/list" } } }) },
 
   // ---- AG-UI ---------------------------------------------------------------------------------
   {

@@ -186,5 +186,6 @@ export function agentMcpRoutes(version: string) {
         await server.close();
       }
     })
-    .on(["GET", "DELETE"], "/:name", (c) => c.json(rpcError(-32000, "this MCP server is stateless: send JSON-RPC with POST"), 405, { allow: "POST" }));
+    .on(["GET", "DELETE"], "/:name", (c) => c.json(rpcError(-32000, "this MCP server is stateless: send JSON-RPC with POST"), 405, { allow: "POST" }))
+    .all("*", (c) => c.json(rpcError(-32001, `no MCP server at ${new URL(c.req.url).pathname}: one agent's is /mcp/agents/<agent>`, { code: "not_found" }), 404));
 }
