@@ -163,7 +163,8 @@ export function makeAguiRun(options: AguiRunOptions) {
     if (announced.has(callId)) return out;
     announced.add(callId);
     out.push({ type: EventType.TOOL_CALL_START, toolCallId: callId, toolCallName: name } as BaseEvent);
-    out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId: callId, delta: JSON.stringify(args ?? {}) } as BaseEvent);
+    // A refused call's arguments are not in its gate event: no ARGS rather than made-up ones.
+    if (args !== undefined) out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId: callId, delta: JSON.stringify(args) } as BaseEvent);
     out.push({ type: EventType.TOOL_CALL_END, toolCallId: callId } as BaseEvent);
     return out;
   }
@@ -202,14 +203,14 @@ export function makeAguiRun(options: AguiRunOptions) {
         case "token":
           return text(event.text);
         case "tool_call":
-          return toolCall(event.callId, event.name, event.arguments);
+          return toolCall(event.callId, event.name, event.arguments ?? {});
         case "gate":
           if (event.allow) return [];
           // A call that waits for a person is announced with its interrupt when the stream ends.
           if (event.pending === "approval") return [];
           if (refused.has(event.callId)) return [];
           refused.add(event.callId);
-          return [...toolCall(event.callId, event.tool ?? "tool", {}), result(event.callId, `refused by gate '${event.gate}': ${event.reason ?? "no reason given"}`)];
+          return [...toolCall(event.callId, event.tool ?? "tool", undefined), result(event.callId, `refused by gate '${event.gate}': ${event.reason ?? "no reason given"}`)];
         case "tool_result":
           return [...closeText(), result(event.callId, event.ok ? (event.output ?? "") : `error: ${event.error ?? "the tool failed"}`)];
         case "status": {

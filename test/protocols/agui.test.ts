@@ -1,6 +1,6 @@
 // `POST /agui/agents/:name` driven by @ag-ui/client's HttpAgent (the AG-UI reference client, which
 // verifies the event order as it applies the stream) through the real worker (SELF).
-import { HttpAgent, type AgentSubscriber, type BaseEvent, type Interrupt, type RunAgentParameters } from "@ag-ui/client";
+import { HttpAgent, runHttpRequest, transformHttpEventStream, type AgentSubscriber, type BaseEvent, type Interrupt, type RunAgentParameters } from "@ag-ui/client";
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { adminToken, api, createAgent, type ErrorBody } from "../api/client";
@@ -201,6 +201,38 @@ describe("AG-UI at /agui/agents/:name", () => {
     const nobody = await api("/agui/agents/nobody-here", { method: "POST", json: { threadId: "t", runId: "r1", messages: [{ id: "1", role: "user", content: "hi" }] } });
     expect(nobody.status).toBe(404);
     expect(((await nobody.json()) as ErrorBody).error.code).toBe("not_found");
+  });
+
+  it("takes a long conversation (the client resends all of it each turn) up to 1 MiB, and refuses a bigger body with 413", async () => {
+    const agent = await createAgent();
+    const history = Array.from({ length: 40 }, (_, i) => ({ id: `h${i}`, role: i % 2 ? "assistant" : "user", content: "x".repeat(4000) }));
+    const long = await api(`/agui/agents/${agent.name}`, { method: "POST", json: { threadId: "long", runId: "r1", messages: [...history, { id: "q", role: "user", content: "What is the launch code word?" }] } });
+    expect(long.status).toBe(200);
+    expect(await long.text()).toContain("pineapple");
+    const huge = await api(`/agui/agents/${agent.name}`, { method: "POST", json: { threadId: "huge", runId: "r2", messages: [{ id: "q", role: "user", content: "x".repeat(1024 * 1024) }] } });
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as ErrorBody).error.code).toBe("payload_too_large");
+  });
+
+  it("speaks AG-UI's protobuf framing to a client that asks for it, with the same events", async () => {
+    const agent = await createAgent({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
+    const request = () =>
+      api(`/agui/agents/${agent.name}`, {
+        method: "POST",
+        headers: { accept: "application/vnd.ag-ui.event+proto" },
+        json: { threadId: "proto", runId: "r1", messages: [{ id: "q", role: "user", content: "/tool clock.now {}" }] },
+      });
+    expect((await request()).headers.get("content-type")).toBe("application/vnd.ag-ui.event+proto");
+    // The client's own decoder (the one HttpAgent uses for this content type).
+    const events = await new Promise<BaseEvent[]>((resolve, reject) => {
+      const seen: BaseEvent[] = [];
+      transformHttpEventStream(runHttpRequest(request)).subscribe({ next: (e) => seen.push(e), error: reject, complete: () => resolve(seen) });
+    });
+    const types = events.map((e) => String(e.type));
+    expect(types[0]).toBe("RUN_STARTED");
+    expect(types.filter((t) => t.startsWith("TOOL_CALL"))).toEqual(["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END"]);
+    expect(of(events, "STATE_SNAPSHOT").at(-1)?.snapshot).toMatchObject({ agent: agent.name, status: "waiting_approval" });
+    expect(events.at(-1)).toMatchObject({ outcome: { type: "interrupt", interrupts: [{ reason: "tool_approval" }] } });
   });
 
   it("keeps projects apart: another project's token is refused, and its admin does not see the agent", async () => {

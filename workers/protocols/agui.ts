@@ -19,8 +19,11 @@ import { valid } from "../validation";
 import { runEvents } from "./run-events";
 import { sessionFor } from "./sessions";
 
-/** Request bodies above this answer 413 (the API's limit). */
-const maxBodyBytes = 64 * 1024;
+/**
+ * Request bodies above this answer 413. Larger than the API's 64 KiB: an AG-UI client sends the
+ * whole conversation with every turn (only its newest user message is read, at most 32,000 characters).
+ */
+export const maxAguiBodyBytes = 1024 * 1024;
 
 /** The text of the newest user message: the turn. Earlier messages are the agent's own memory, not the request's. */
 function turnOf(input: RunAgentInput): string {
@@ -135,7 +138,7 @@ async function runAgui(c: AppContext, name: string, input: RunAgentInput): Promi
  * await agent.runAgent(); // after agent.addMessage({ id: "1", role: "user", content: "hello" })
  */
 export const aguiRoutes = new Hono<AppEnv>()
-  .use("*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireScope("chat"))
+  .use("*", projectMiddleware, bodyLimit({ maxSize: maxAguiBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireScope("chat"))
   .post("/agents/:name", valid("param", nameParam), valid("json", RunAgentInputSchema), async (c) => {
     const { name } = c.req.valid("param");
     if (!(await registryStub(c.env, c.get("project")).getAgent(name)).ok) throw new PantheonError("not_found", `no agent named '${name}' in project '${c.get("project")}'`, { details: { agent: name } });
