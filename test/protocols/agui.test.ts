@@ -154,6 +154,24 @@ describe("AG-UI at /agui/agents/:name", () => {
     expect(trace.some((s) => s.name === "tool_result")).toBe(false);
   });
 
+  it("finishes a turn that asks another agent with the wait as its result; the answer lands in the thread's session", async () => {
+    const helper = await createAgent({ description: "Answers questions." });
+    const agent = await createAgent();
+    expect((await api(`/api/agents/${agent.name}/connections`, { method: "PUT", json: { connections: [helper.name] } })).status).toBe(200);
+    const { events, types, failure } = await turn(aguiAgent(agent.name), `/ask ${helper.name} what is the launch code word?`);
+    expect(failure).toBeNull();
+    expect(types.at(-1)).toBe("RUN_FINISHED");
+    const finished = of(events, "RUN_FINISHED")[0]!;
+    expect(finished.result).toMatchObject({ status: "waiting_agent" });
+    const runId = finished.result.runId as string;
+    let status = "";
+    for (let i = 0; i < 300 && status !== "completed"; i++) {
+      status = ((await (await api(`/api/agents/${agent.name}/runs/${runId}`)).json()) as { run: { status: string } }).run.status;
+      if (status !== "completed") await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(status).toBe("completed");
+  });
+
   it("reports a failed run as RUN_ERROR with the reason", async () => {
     const agent = await scriptedAgent();
     await agent.script([{ status: 400, error: "model 'x' does not support tools" }]);
