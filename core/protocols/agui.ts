@@ -243,7 +243,7 @@ export function makeAguiRun(options: AguiRunOptions) {
      * stream carried without `done` is a RUN_ERROR; any other wait (another agent's answer) finishes
      * the AG-UI run with the Pantheon run's status as its result.
      */
-    end(waiting: { runId: string; status: string; pending: PendingCall[] } | null): BaseEvent[] {
+    end(waiting: { runId: string; status: string; pending: PendingCall[]; decideBy?: number } | null): BaseEvent[] {
       if (finished) return [];
       if (failure && (!waiting || waiting.status !== "waiting_approval")) return finish({ type: EventType.RUN_ERROR, message: failure.message, code: failure.code } as BaseEvent);
       if (waiting?.status === "waiting_approval" && waiting.pending.length > 0) {
@@ -256,6 +256,8 @@ export function makeAguiRun(options: AguiRunOptions) {
           toolCallId: p.callId,
           responseSchema: approvalResponseSchema as unknown as Record<string, unknown>,
           metadata: { tool: p.tool, arguments: p.arguments, runId: waiting.runId },
+          // Past this the run fails on its own (the agent's approval wait limit): the client stops offering it.
+          ...(waiting.decideBy !== undefined ? { expiresAt: new Date(waiting.decideBy).toISOString() } : {}),
         }));
         finished = true;
         state.status = "waiting_approval";

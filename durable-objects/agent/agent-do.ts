@@ -10,7 +10,7 @@ import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
 import { cronBehaviorsOf, cronIndexName, type CronEntry } from "../../core/schedule";
 import { registryStub } from "../stubs";
-import { limitsOf, type RunState } from "../../core/run";
+import { limitsOf, runDeadline, type RunState } from "../../core/run";
 import migrations from "../../migrations/agent/migrations.js";
 import { makeBehaviorBook, type BehaviorAlarm, makeBehaviors } from "./behaviors";
 import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
@@ -430,7 +430,9 @@ export class AgentDO extends Agent<Env, LiveState> {
       const pending = (state as RunState).calls
         .filter((c) => c.status === "proposed" && summary.status === "waiting_approval")
         .map((c) => ({ callId: c.call.id, tool: c.call.name, arguments: c.call.arguments }));
-      return { run: { ...summary, pending }, trace: this.runs.trace(id) };
+      // When a wait for a person ends the run (the agent's maxApprovalWaitMs): the decision must come before.
+      const decideBy = summary.status === "waiting_approval" ? runDeadline(state as RunState) : undefined;
+      return { run: { ...summary, pending, ...(decideBy !== undefined ? { decideBy } : {}) }, trace: this.runs.trace(id) };
     });
   }
 

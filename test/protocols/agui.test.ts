@@ -140,6 +140,15 @@ describe("AG-UI at /agui/agents/:name", () => {
     expect(trace.find((s) => s.name === "approval")?.data).toMatchObject({ approved: true, by: "token:agui approve" });
   });
 
+  it("gives an interrupt the time a person has to decide, when the agent limits the wait", async () => {
+    const agent = await createAgent({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"], limits: { maxApprovalWaitMs: 3_600_000 } } });
+    const { interrupts } = await turn(aguiAgent(agent.name), "/tool clock.now {}");
+    const [run] = await runsOf(agent.name);
+    const view = (await (await api(`/api/agents/${agent.name}/runs/${run?.id}`)).json()) as { run: { decideBy: number } };
+    expect(interrupts[0]?.expiresAt).toBe(new Date(view.run.decideBy).toISOString());
+    expect(Date.parse(interrupts[0]!.expiresAt!)).toBeGreaterThan(Date.now());
+  });
+
   it("a resume that cancels the interrupt refuses the call: it never runs", async () => {
     const agent = await createAgent({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
     const client = aguiAgent(agent.name);

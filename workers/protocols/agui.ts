@@ -44,12 +44,12 @@ function turnOf(input: RunAgentInput): string {
 }
 
 /** The Pantheon run's wait, read when its stream ends without `done`: what the interrupt offers. */
-async function waitOf(agent: Remote<AgentDO>, runId: string | null): Promise<{ runId: string; status: string; pending: PendingCall[] } | null> {
+async function waitOf(agent: Remote<AgentDO>, runId: string | null): Promise<{ runId: string; status: string; pending: PendingCall[]; decideBy?: number } | null> {
   if (!runId) return null;
   const found = await agent.getRun(runId);
   if (!found.ok) return null;
-  const { run } = found.value as { run: { status: string; pending: PendingCall[] } };
-  return { runId, status: run.status, pending: run.pending };
+  const { run } = found.value as { run: { status: string; pending: PendingCall[]; decideBy?: number } };
+  return { runId, status: run.status, pending: run.pending, ...(run.decideBy !== undefined ? { decideBy: run.decideBy } : {}) };
 }
 
 /**
