@@ -8,6 +8,8 @@ import { openaiRoutes } from "./api/openai-compat";
 import { telegramWebhookRoutes } from "./gateways/telegram";
 import { mcpServerRoutes } from "./mcp-server";
 import { a2aRoutes } from "./protocols/a2a";
+import { aguiRoutes } from "./protocols/agui";
+import { agentMcpRoutes } from "./protocols/agent-mcp";
 import { apiAuth, projectMiddleware, requireScope } from "./auth";
 import { requireProject } from "./projects";
 import { enforceScopes } from "./scopes";
@@ -21,7 +23,7 @@ export const maxBodyBytes = 64 * 1024;
 
 /**
  * The Hono app: `/api/*` (bearer auth, scopes per route in ./scopes.ts, JSON), `/agents/*` (one
- * agent's WebSocket, only within the token's project: ./sockets.ts), `/v1/*` (OpenAI-compatible), `/mcp` (MCP server), everything else the PWA's
+ * agent's WebSocket, only within the token's project: ./sockets.ts), `/v1/*` (OpenAI-compatible), `/mcp` (MCP server), `/mcp/agents/:name` (one agent's MCP server), `/agui/*` (AG-UI), everything else the PWA's
  * static assets.
  */
 export function makeApp() {
@@ -51,9 +53,15 @@ export function makeApp() {
   // MCP clients (Claude Desktop, IDEs, the Inspector) reach the project's agents with the API's bearer token.
   app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject, requireScope("chat"));
   app.route("/mcp", mcpServerRoutes(version));
+  // One agent as an MCP server (./protocols/agent-mcp.ts): the same auth; its tools, memory and sources need admin.
+  app.use("/mcp/agents/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject, requireScope("chat"));
+  app.route("/mcp/agents", agentMcpRoutes(version));
+
+  // AG-UI clients (web UIs) run an agent with the API's bearer token: ./protocols/agui.ts.
+  app.route("/agui", aguiRoutes);
 
   // A2A (Agent2Agent): each agent's card and JSON-RPC endpoint, with the API's bearer token and project.
-  app.use("/a2a/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireScope("chat"));
+  app.use("/a2a/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject, requireScope("chat"));
   app.route("/a2a", a2aRoutes(version));
   app.all("/a2a/*", notFound);
 

@@ -42,7 +42,7 @@ async function unknownAgent(deps: McpServerDeps, agent: string): Promise<CallToo
   return text(`no agent named '${agent}' in project '${deps.project}'; list_agents names the agents you can ask`, true);
 }
 
-function outcomeResult(agent: string, outcome: { runId: string; sessionId: string; status: string; reply: { content: string } | null; error?: string }): CallToolResult {
+export function outcomeResult(agent: string, outcome: { runId: string; sessionId: string; status: string; reply: { content: string } | null; error?: string }): CallToolResult {
   const structuredContent = { agent, runId: outcome.runId, sessionId: outcome.sessionId, status: outcome.status };
   if (outcome.status === "completed") return { content: [{ type: "text", text: outcome.reply?.content ?? "" }], structuredContent };
   const why =
@@ -145,7 +145,7 @@ export function makeMcpServer(deps: McpServerDeps): McpServer {
  * recurse into it. Without `body` the SDK reads the request itself and answers in its own words:
  * not JSON by Content-Type (415) or not parseable (-32700).
  */
-async function readJsonRpc(request: Request): Promise<{ tooDeep: boolean; body?: unknown }> {
+export async function readJsonRpc(request: Request): Promise<{ tooDeep: boolean; body?: unknown }> {
   if (!isJsonMediaType(request.headers.get("content-type"))) return { tooDeep: false };
   let body: unknown;
   try {

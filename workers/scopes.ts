@@ -8,8 +8,9 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /**
  * The scope each API route needs below `admin`. One table, so the whole policy reads in one place;
  * any `/api` route not listed here needs `admin` (a new route is closed until someone opens it).
- * `/v1`, `/mcp`, `/a2a` and the agent sockets need `chat` (see workers/app.ts and workers/sockets.ts); answering
- * an A2A approval wait needs `approve` (workers/protocols/a2a).
+ * `/v1`, `/mcp`, `/mcp/agents/:name`, `/agui`, `/a2a` and the agent sockets need `chat` (see workers/app.ts,
+ * workers/sockets.ts and workers/protocols/); answering an AG-UI approval interrupt or an A2A approval
+ * wait needs `approve`.
  */
 export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   // Talking to agents and reading what they said and did.

@@ -5,12 +5,12 @@ import type { AgentProfile } from "../../core/agents";
 import { socketTokenHeader } from "../../core/auth";
 import type { MemoryKind } from "../../core/context";
 import type { ActorScript } from "../../core/dsl";
-import { PantheonError, resultOf, type Result } from "../../core/errors";
+import { isPantheonError, PantheonError, resultOf, type Result } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
 import { cronBehaviorsOf, cronIndexName, type CronEntry } from "../../core/schedule";
 import { registryStub } from "../stubs";
-import { limitsOf, type RunState } from "../../core/run";
+import { limitsOf, runDeadline, type RunState } from "../../core/run";
 import migrations from "../../migrations/agent/migrations.js";
 import { makeBehaviorBook, type BehaviorAlarm, makeBehaviors } from "./behaviors";
 import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
@@ -334,16 +334,45 @@ export class AgentDO extends Agent<Env, LiveState> {
   async chatStream(input: ChatInput): Promise<Result<ReadableStream<Uint8Array>>> {
     return this.known(() => {
       const session = this.sessions.resolve(input.session);
-      const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-      const writer = writable.getWriter();
-      const encoder = new TextEncoder();
-      const write = (event: RunEvent) => void writer.write(encoder.encode(sseFrame(event))).catch(() => {});
-      const done = this.turns.turn({ ...input, session: session.id }, write)
-        .catch((error: unknown) => write({ type: "error", code: "internal", message: error instanceof Error ? error.message : String(error) }))
-        .finally(() => void writer.close().catch(() => {}));
-      this.ctx.waitUntil(done);
-      return readable;
+      return this.eventStream((write) => this.turns.turn({ ...input, session: session.id }, write));
     });
+  }
+
+  /**
+   * A person's decisions on a paused run's calls (`by` from the authenticated request), as a stream
+   * of the run's events from there on (`tool_call`, `tool_result`, `token`, ..., `done`; none when it
+   * waits again). Checked before the stream starts: the run waits for approval and each call is pending.
+   */
+  async decideStream(runId: string, decisions: { callId: string; approved: boolean; reason?: string }[], by: string): Promise<Result<ReadableStream<Uint8Array>>> {
+    return this.known(() => {
+      const run = this.runs.get(runId);
+      if (!run) throw new PantheonError("not_found", `run '${runId}' does not exist`, { details: { run: runId } });
+      if (run.status !== "waiting_approval") throw new PantheonError("conflict", `run '${runId}' is not waiting for approval (it is ${run.status})`, { details: { run: runId, status: run.status } });
+      const pending = new Set((run.state as RunState).calls.filter((c) => c.status === "proposed").map((c) => c.call.id));
+      const unknown = decisions.find((d) => !pending.has(d.callId));
+      if (unknown || decisions.length === 0) {
+        throw new PantheonError("validation_failed", unknown ? `call '${unknown.callId}' is not pending in run '${runId}'` : "decide at least one pending call", {
+          details: { issues: [{ path: ["callId"], message: `one of: ${[...pending].join(", ")}` }] },
+        });
+      }
+      return this.eventStream(async (write) => {
+        for (const decision of decisions) await this.driver.decide(runId, { ...decision, by }, write);
+      });
+    });
+  }
+
+  /** Runs `work` with a sink that writes each run event as a server-sent event; the stream closes when it settles. */
+  private eventStream(work: (write: (event: RunEvent) => void) => Promise<unknown>): ReadableStream<Uint8Array> {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = writable.getWriter();
+    const encoder = new TextEncoder();
+    // The run never waits for a reader: a slow client's unread events queue here, bounded by the run's own limits.
+    const write = (event: RunEvent) => void writer.write(encoder.encode(sseFrame(event))).catch(() => {});
+    const done = work(write)
+      .catch((error: unknown) => write(isPantheonError(error) ? { type: "error", code: error.code, message: error.message } : { type: "error", code: "internal", message: error instanceof Error ? error.message : String(error) }))
+      .finally(() => void writer.close().catch(() => {}));
+    this.ctx.waitUntil(done);
+    return readable;
   }
 
   /** Every run event goes to live clients, and moves the agent's live status. */
@@ -416,7 +445,9 @@ export class AgentDO extends Agent<Env, LiveState> {
       const pending = (state as RunState).calls
         .filter((c) => c.status === "proposed" && summary.status === "waiting_approval")
         .map((c) => ({ callId: c.call.id, tool: c.call.name, arguments: c.call.arguments }));
-      return { run: { ...summary, pending }, trace: this.runs.trace(id) };
+      // When a wait for a person ends the run (the agent's maxApprovalWaitMs): the decision must come before.
+      const decideBy = summary.status === "waiting_approval" ? runDeadline(state as RunState) : undefined;
+      return { run: { ...summary, pending, ...(decideBy !== undefined ? { decideBy } : {}) }, trace: this.runs.trace(id) };
     });
   }
 
@@ -533,6 +564,14 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
   addDocument(source: string, doc: { title: string; text: string }) {
     return this.known(() => this.memory.addDocument(source, doc));
+  }
+  /** The agent's own context sources (memory and document sources), for the per-agent MCP server's resources. */
+  contextSources() {
+    return this.known(() => this.memory.ownSources(this.profile()));
+  }
+  /** One own context source's items, newest first. */
+  readContextSource(source: string, limit: number) {
+    return this.known(() => this.memory.readSource(this.profile(), source, limit));
   }
   previewContext(input: { q: string; session?: string; maxTokens?: number }) {
     return this.known(() => this.memory.preview({ profile: this.profile(), sessionId: this.sessions.resolve(input.session).id, query: input.q, ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}) }));

@@ -16,7 +16,7 @@ const isText = (value: unknown): value is string => typeof value === "string";
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Where each family lives: a path whose dot segments resolve out of it reached something else. */
-const familyPrefix: Record<RouteFamily, string> = { api: "/api/", openai: "/v1/", mcp: "/mcp", a2a: "/a2a/", socket: "/agents/" };
+const familyPrefix: Record<RouteFamily, string> = { api: "/api/", openai: "/v1/", mcp: "/mcp", a2a: "/a2a/", agui: "/agui/", socket: "/agents/" };
 
 /** The API's error: `{ error: { code, message, requestId } }`, the request id also in `x-request-id`. */
 function apiShape(body: unknown, res: Response): string | null {

@@ -22,8 +22,11 @@ import { api, createAgent, uniqueName } from "../api/client";
  */
 export type Scope = "public" | "chat" | "approve" | "admin";
 
-/** A route family answers errors in its own shape: `api` and `socket` `{ error: { code, message, requestId } }`, `openai` OpenAI's, `mcp` and `a2a` JSON-RPC's. */
-export type RouteFamily = "api" | "openai" | "mcp" | "a2a" | "socket";
+/**
+ * A route family answers errors in its own shape: `api`, `agui` (before its stream starts) and
+ * `socket` `{ error: { code, message, requestId } }`, `openai` OpenAI's, `mcp` and `a2a` JSON-RPC's.
+ */
+export type RouteFamily = "api" | "openai" | "mcp" | "a2a" | "agui" | "socket";
 
 /** Methods as `app.routes` spells them; `ALL` is a route registered with `app.all`. */
 export type RouteMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "ALL";
@@ -392,6 +395,23 @@ export const routeInventory: readonly RouteEntry[] = [
     sample: (f) => ({ params: { name: f.agent }, body: { json: { jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", messageId: "fuzz-1", role: "user", parts: [{ kind: "text", text: "hello" }] } } } } }),
   },
   { method: "ALL", path: "/a2a/*", family: "a2a", scope: "chat", expect: 404, sample: (f) => ({ method: "GET", params: { "*": `agents/${f.agent}/tasks` } }) },
+
+  // ---- one agent's MCP server ------------------------------------------------------------------
+  {
+    method: "POST", path: "/mcp/agents/:name", family: "mcp", scope: "chat", expect: 200,
+    sample: (f) => ({ params: { name: f.agent }, headers: mcpAccept, body: { json: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ask", arguments: { message: "hello" } } } } }),
+  },
+  { method: "GET", path: "/mcp/agents/:name", family: "mcp", scope: "chat", expect: 405, sample: (f) => ({ params: { name: f.agent }, headers: mcpAccept }) },
+  { method: "DELETE", path: "/mcp/agents/:name", family: "mcp", scope: "chat", expect: 405, sample: (f) => ({ params: { name: f.agent }, headers: mcpAccept }) },
+  // Also holds the project, body limit and auth middleware of every agent's server.
+  { method: "ALL", path: "/mcp/agents/*", family: "mcp", scope: "chat", expect: 404, sample: (f) => ({ method: "POST", params: { "*": `${f.agent}/extra` }, headers: mcpAccept, body: { json: { jsonrpc: "2.0", id: 1, method: "tools/list" } } }) },
+
+  // ---- AG-UI ---------------------------------------------------------------------------------
+  {
+    method: "POST", path: "/agui/agents/:name", family: "agui", scope: "chat", expect: 200,
+    sample: (f) => ({ params: { name: f.agent }, headers: { accept: "text/event-stream" }, body: { json: { threadId: "fuzz-thread", runId: "fuzz-run", messages: [{ id: "m1", role: "user", content: "hello" }], tools: [], context: [] } } }),
+  },
+  { method: "ALL", path: "/agui/*", family: "agui", scope: "chat", expect: 404, sample: () => ({ method: "GET", params: { "*": "nothing-here" } }) },
 
   // ---- live socket ---------------------------------------------------------------------------
   { method: "ALL", path: "/agents/*", family: "socket", scope: "chat", expect: 101, sample: (f) => ({ method: "GET", params: { "*": `agent-do/default.${f.agent}` }, headers: { upgrade: "websocket" } }) },

@@ -10,6 +10,8 @@ import { requireProject } from "../projects";
 import type { AppContext, AppEnv } from "../env";
 import { agentStub, call, registryStub, type Remote } from "../../durable-objects/stubs";
 import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage } from "../validation";
+import { runEvents } from "../protocols/run-events";
+import { sessionFor } from "../protocols/sessions";
 import type { AgentDO } from "../../durable-objects/agent/agent-do";
 
 /**
@@ -95,17 +97,8 @@ async function agentOf(c: AppContext, model: string): Promise<{ profile: AgentPr
   return { profile, agent: await agentStub(c.env, c.get("project"), profile.name) };
 }
 
-/**
- * OpenAI's `user` (a stable id of the end user) keeps that person's conversation apart: it is a
- * session id of the agent, or else names a session `openai:<user>` made on first use.
- */
-async function sessionFor(agent: Remote<AgentDO>, user: string | null | undefined): Promise<string | undefined> {
-  if (!user) return undefined;
-  const sessions = await call(agent.listSessions());
-  const title = `openai:${user}`;
-  const found = sessions.find((s) => s.id === user) ?? sessions.find((s) => s.title === title);
-  return (found ?? (await call(agent.createSession(title)))).id;
-}
+/** OpenAI's `user` (a stable id of the end user) keeps that person's conversation apart (./protocols/sessions.ts). */
+const sessionOf = (agent: Remote<AgentDO>, user: string | null | undefined) => (user ? sessionFor(agent, "openai", user) : Promise.resolve(undefined));
 
 interface Usage {
   prompt_tokens: number;
@@ -136,7 +129,7 @@ const seconds = () => Math.floor(Date.now() / 1000);
 
 async function complete(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
-  const session = await sessionFor(agent, body.user);
+  const session = await sessionOf(agent, body.user);
   const outcome = await call(agent.chat({ content, ...(session ? { session } : {}) }));
   if (outcome.status !== "completed" && outcome.status !== "waiting_approval") throw runFailed(outcome.runId, outcome.status, outcome.error);
   const text = outcome.reply?.content ?? waitingText(profile.name, outcome.runId);
@@ -151,29 +144,6 @@ async function complete(c: AppContext, body: CompletionBody, content: string) {
   });
 }
 
-/** Reads the agent's SSE stream (`event: <type>\ndata: <json>`) one event at a time. */
-async function* runEvents(stream: ReadableStream<Uint8Array>): AsyncGenerator<{ type: string; data: Record<string, unknown> }> {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (value) buffer += value;
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const frame = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const type = /^event: (.*)$/m.exec(frame)?.[1];
-        const data = /^data: (.*)$/m.exec(frame)?.[1];
-        if (type && data) yield { type, data: JSON.parse(data) as Record<string, unknown> };
-      }
-      if (done) return;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-}
-
 /**
  * The agent's run events as `chat.completion.chunk` frames. Tokens stream as they come; text a
  * model wrote before calling a tool is not part of the stored reply, so when the reply does not
@@ -181,7 +151,7 @@ async function* runEvents(stream: ReadableStream<Uint8Array>): AsyncGenerator<{ 
  */
 async function streamed(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
-  const session = await sessionFor(agent, body.user);
+  const session = await sessionOf(agent, body.user);
   const source = await call(agent.chatStream({ content, ...(session ? { session } : {}) }));
   const encoder = new TextEncoder();
   const created = seconds();

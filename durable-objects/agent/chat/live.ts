@@ -21,7 +21,8 @@ export type RunEvent =
   | { type: "run"; runId: string; sessionId: string; userMessage?: StoredMessage }
   | { type: "token"; text: string }
   | { type: "tool_call"; callId: string; name: string; arguments: unknown }
-  | { type: "gate"; callId: string; gate: string; allow: boolean; reason?: string }
+  /** `tool` names the call; `pending: "approval"` marks a call that waits for a person rather than a refusal. */
+  | { type: "gate"; callId: string; gate: string; allow: boolean; reason?: string; tool?: string; pending?: "approval" }
   | { type: "tool_result"; callId: string; name: string; ok: boolean; output?: string; error?: string; ms: number }
   | { type: "status"; status: string }
   | { type: "done"; runId: string; status: string; reply: StoredMessage | null }

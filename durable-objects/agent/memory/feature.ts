@@ -207,6 +207,19 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       if ((await memory.remove([id])) === 0) throw new PantheonError("not_found", `memory '${id}' does not exist`, { details: { memory: id } });
     },
 
+    /** The agent's own context sources (memory and its document sources): what an MCP client may read. */
+    ownSources(profile: AgentProfile): string[] {
+      return sourcesFor(profile).filter((source) => !source.includes("/"));
+    },
+
+    /** One of the agent's own sources, newest first: its live items, at most `limit`. */
+    readSource(profile: AgentProfile, source: string, limit: number): MemoryRecord[] {
+      if (!sourcesFor(profile).filter((s) => !s.includes("/")).includes(source)) {
+        throw new PantheonError("not_found", `agent '${profile.name}' has no context source '${source}'`, { details: { source } });
+      }
+      return memory.list({ source, limit });
+    },
+
     status: () => memory.status(),
     exportText: () => [...exportLines(memory)].join(""),
     import: (text: string) => importLines(memory, text),

@@ -240,8 +240,16 @@ export function makeRunDriver(deps: DriverDeps) {
     if (effect.kind === "tool_result" && typeof data.callId === "string") timing = timings.get(`${state.id}:tool:${data.callId}`) ?? timing;
     runs.appendTrace({ runId: state.id, kind: traceCategory[effect.kind], name: effect.kind, data, ...timing });
     if (effect.kind === "gate_decisions" && Array.isArray(data.decisions)) {
-      for (const record of data.decisions as { gate: string; decision: { allow: boolean; reason?: string } }[]) {
-        emit(state.id, { type: "gate", callId: String(data.callId), gate: record.gate, allow: record.decision.allow, ...(record.decision.reason ? { reason: record.decision.reason } : {}) });
+      for (const record of data.decisions as { gate: string; decision: { allow: boolean; reason?: string; pending?: "approval" } }[]) {
+        emit(state.id, {
+          type: "gate",
+          callId: String(data.callId),
+          gate: record.gate,
+          allow: record.decision.allow,
+          ...(record.decision.reason ? { reason: record.decision.reason } : {}),
+          ...(typeof data.tool === "string" ? { tool: data.tool } : {}),
+          ...(record.decision.pending ? { pending: record.decision.pending } : {}),
+        });
       }
     }
   }
@@ -458,7 +466,7 @@ export function makeRunDriver(deps: DriverDeps) {
      * A person's decision on a pending tool call. `by` is the authenticated principal: the only
      * source of an approval (nothing the model writes reaches this path).
      */
-    async decide(runId: string, decision: { approved: boolean; by: string; callId?: string; reason?: string }): Promise<RunState> {
+    async decide(runId: string, decision: { approved: boolean; by: string; callId?: string; reason?: string }, sink?: Emit): Promise<RunState> {
       const state = latest(runId);
       if (!state) throw new PantheonError("not_found", `run '${runId}' does not exist`, { details: { run: runId } });
       if (state.status !== "waiting_approval") {
@@ -472,7 +480,13 @@ export function makeRunDriver(deps: DriverDeps) {
         });
       }
       const event: CoreEvent = { type: "approval", callId, approved: decision.approved, by: decision.by, ...(decision.reason ? { reason: decision.reason } : {}) };
-      return (await drive(runId, event)) ?? state;
+      // A protocol adapter streams what the decision sets going (the tool's result, the reply).
+      if (sink) sinks.set(runId, sink);
+      try {
+        return (await drive(runId, event)) ?? state;
+      } finally {
+        if (sink) sinks.delete(runId);
+      }
     },
 
     /** Cancels a run that has not finished; in-flight model and tool calls are aborted. */
