@@ -39,6 +39,29 @@ export interface Command {
   defaultAction?: string;
 }
 
+/**
+ * A command in the shape the JavaScript CLI had (one `run`, usage lines starting `pantheon <name>`):
+ * a command written against it (the ACP bridge, say) joins the table through {@link asCommand}.
+ */
+export interface SingleCommand {
+  name: string;
+  summary: string;
+  usage: string[];
+  options?: Options;
+  run(context: Context): Promise<number | void | unknown>;
+}
+
+/** Either shape as a command family; a single command becomes one action with no name. */
+export function asCommand(command: Command | SingleCommand): Command {
+  if ("actions" in command) return command;
+  const usage = command.usage.map((u) => u.replace(new RegExp(`^pantheon ${command.name}\\s*`), ""));
+  const run = async (context: Context) => {
+    const code = await command.run(context);
+    return typeof code === "number" ? code : undefined;
+  };
+  return { name: command.name, summary: command.summary, actions: [{ name: "", summary: command.summary, usage, ...(command.options ? { options: command.options } : {}), run }] };
+}
+
 /** The value of a string option, or undefined. */
 export const text = (values: Context["values"], name: string): string | undefined => {
   const value = values[name];

@@ -2,7 +2,7 @@
 // exit code: 0 ok, 1 the server refused, 2 a usage mistake, 3 the server is not reachable.
 import { parseArgs } from "node:util";
 import { ApiError, makeClient, UnreachableError, UsageError } from "./client.ts";
-import { commandHelp, generalHelp, globalOptions, type Action, type Command, type Context, type Options } from "./command.ts";
+import { asCommand, commandHelp, generalHelp, globalOptions, type Action, type Command, type Context, type Options } from "./command.ts";
 import { resolveConfig, type Resolved } from "./config.ts";
 import { agents } from "./commands/agents.ts";
 import { chat } from "./commands/chat/index.ts";
@@ -20,17 +20,18 @@ import { health, tokens } from "./commands/tokens.ts";
 import { tools } from "./commands/tools.ts";
 
 /**
- * Every command, in the order `pantheon help` lists them. A new command family is one import and
- * one entry here (the ACP bridge, `pantheon acp <agent>` from cli/acp/, goes after `chat`).
+ * Every command, in the order `pantheon help` lists them. A new command is one import and one
+ * entry here, as a family of actions (`Command`) or a single `run` (`SingleCommand`, the shape the
+ * JavaScript CLI had). The ACP bridge, `pantheon acp <agent>` from cli/acp/, goes after `chat`.
  */
 export const commands: Command[] = [
   login, logout, project,
   agents, tell, chat,
-  // acp: cli/acp/ (`pantheon acp <agent>`, an editor's agent over stdio)
+  // acp (cli/acp/): an editor's agent over stdio
   history, sessions, runs, approvals,
   script, memory, context, tools, schedules,
   tokens, health, doctor, gateway,
-];
+].map(asCommand);
 
 /** Older spellings, kept so scripts written against them go on working. */
 const aliases: Record<string, string[]> = {

@@ -198,7 +198,6 @@ async function interactive(client: Client, agent: string, sessionId: string | un
           if (decision === undefined || decision === "later") return say(dim(`  left waiting: pantheon runs approve|reject ${agent} ${state.runId} --call ${call.callId}`));
           const decided = client.send(route.runs[":id"].approval.$post({ ...param({ name: agent, id: state.runId }), json: { decision, callId: call.callId, ...(decision === "reject" ? { reason: "rejected in pantheon chat" } : {}) } }));
           const run = await cancellable(decided, () => state.runId);
-          say(`  ${decision === "approve" ? "✓ approved" : "✗ rejected"} ${call.tool}`);
           seq = await chat.showSteps(state.runId, seq);
           state = { status: run.status, runId: state.runId };
           if (state.status !== "waiting_approval") break;
@@ -206,6 +205,7 @@ async function interactive(client: Client, agent: string, sessionId: string | un
         continue;
       }
       if (unsettled.has(state.status)) {
+        seq = await chat.showSteps(state.runId, seq);
         say(dim(`  ${state.status === "waiting_agent" ? "waiting for another agent's answer" : "working"}… (Ctrl-C cancels)`));
         const runId = state.runId;
         const followed = (async () => {
@@ -236,7 +236,10 @@ async function interactive(client: Client, agent: string, sessionId: string | un
   try {
     for (;;) {
       const read = await readLine(`${bold("you")} › `, history);
-      if ("eof" in read) break;
+      if ("eof" in read) {
+        say();
+        break;
+      }
       if ("interrupt" in read) {
         if (interruptedAtPrompt) break;
         interruptedAtPrompt = true;
