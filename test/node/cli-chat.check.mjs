@@ -83,15 +83,28 @@ try {
   const asked = await waitFor(/waits for a person's approval[\s\S]*scout wants to run clock\.now[\s\S]*❯ Approve[\s\S]*Reject[\s\S]*Decide later/, mark);
   check("an approval-gated tool call asks inline: Approve / Reject / Decide later", asked !== null, tail());
   press("Enter");
-  const approved = await waitFor(/approved clock\.now by admin[\s\S]*← clock\.now ok[\s\S]*The tool clock\.now returned[\s\S]*you ›/, mark);
+  const approved = await waitFor(/✓ approved clock\.now[\s\S]*→ clock\.now \{\}[\s\S]*← clock\.now ok[\s\S]*The tool clock\.now returned[\s\S]*you ›/, mark);
   const runs = await api("/api/agents/scout/runs");
   const toolRun = runs?.runs?.find((r) => r.status === "completed" && r.steps > 1);
   check("approving inline runs the call, shows its result and the reply; the run completed", approved !== null && Boolean(toolRun), `${tail()} ${JSON.stringify(runs?.runs?.map((r) => r.status))}`);
 
-  mark = "you › /ask helper";
+  mark = "you › /ask helper /tool";
+  type("/ask helper /tool clock.now {}");
+  const asking = await waitFor(/→ ask_helper[\s\S]*waiting for another agent's answer… \(Ctrl-C cancels\)/, mark);
+  // helper's own call waits for a person too; someone approves it elsewhere (the API, as the PWA would).
+  let helperWait;
+  for (let i = 0; i < 100 && !helperWait; i += 1) {
+    helperWait = (await api("/api/approvals"))?.approvals?.find((a) => a.agent === "helper");
+    if (!helperWait) await new Promise((r) => setTimeout(r, 150));
+  }
+  if (helperWait) await api(`/api/agents/helper/runs/${helperWait.runId}/approval`, { decision: "approve", callId: helperWait.callId });
+  const answered = await waitFor(/The tool ask_helper returned: .*clock\.now returned[\s\S]*you ›/, mark);
+  check("a run waiting on another agent is followed on screen, and its reply shows when the answer comes", asking !== null && Boolean(helperWait) && answered !== null, tail());
+
+  mark = "you › /ask helper /tool";
   type("/ask helper /tool clock.now {}");
   const waiting = await waitFor(/waiting for another agent's answer… \(Ctrl-C cancels\)/, mark);
-  check("a run waiting on another agent is followed on screen", waiting !== null, tail());
+  check("a second question waits for the other agent", waiting !== null, tail());
   press("C-c");
   const cancelled = await waitFor(/cancelling the run…[\s\S]*run \S+ cancelled\.[\s\S]*you ›/, mark);
   const latest = (await api("/api/agents/scout/runs"))?.runs?.[0];

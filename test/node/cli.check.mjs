@@ -98,6 +98,8 @@ try {
   );
   const oneShot = await run("chat", "scout", "hello there");
   check("chat <agent> \"<message>\" is still one streamed turn", oneShot.code === 0 && oneShot.stdout.trim().length > 0, shown(oneShot));
+  const noTerminal = await run("chat", "scout");
+  check("chat without a terminal is a usage error pointing to tell (exit 2)", noTerminal.code === 2 && noTerminal.stderr.includes("pantheon tell"), shown(noTerminal));
   const piped = await cli(["tell", "scout", "-"], env, "My name is Ann.\n");
   check("tell reads the message from stdin with '-'", piped.code === 0 && piped.stdout.trim().length > 0, shown(piped));
   const history = await run("history", "scout", "--limit", "2");

@@ -7,7 +7,8 @@ import { ApiError, param, UsageError, type Client } from "../../client.ts";
 import { text, type Command } from "../../command.ts";
 import { oneLine, time } from "../../format.ts";
 import { describe, tell } from "../tell.ts";
-import { streamTurn, type TurnEnd } from "../turn.ts";
+import { makeRunView, streamTurn, type TurnEnd } from "../turn.ts";
+import { openLive } from "./live.ts";
 import { bold, choose, dim, readLine, watchKeys } from "./terminal.ts";
 
 const help = [
@@ -167,13 +168,48 @@ async function interactive(client: Client, agent: string, sessionId: string | un
     }
   }
 
+  const live = openLive(client, agent);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  /** Shows a run's events from the agent's socket as they happen, until `stop`. */
+  function watch(runId: string) {
+    const view = makeRunView({ text: (chunk) => void process.stdout.write(chunk), line: (l) => say(dim(l)) });
+    let seen = 0;
+    let ended: { status: string; reply: string | null } | undefined;
+    let resolveEnd: (end: { status: string; reply: string | null }) => void = () => {};
+    const end = new Promise<{ status: string; reply: string | null }>((resolve) => (resolveEnd = resolve));
+    const stop = live.follow(runId, (type, data) => {
+      seen += 1;
+      const result = view.see(type, data);
+      if (result) {
+        ended = result;
+        resolveEnd(result);
+      }
+    });
+    return {
+      end,
+      stop,
+      get seen() {
+        return seen;
+      },
+      get ended() {
+        return ended;
+      },
+      /** After the HTTP answer: the socket's last frames may still be on their way. */
+      async settle(): Promise<void> {
+        if (ended || !live.open || seen === 0) return;
+        await Promise.race([end, sleep(2000)]);
+      },
+    };
+  }
+
   /** After the stream: approvals inline, waits for other agents followed, the reply shown. */
-  async function settle(end: TurnEnd, lastSeq: number): Promise<void> {
+  async function settle(end: TurnEnd, replyShown: boolean): Promise<void> {
     let state = { status: end.status, runId: end.runId };
-    let seq = lastSeq;
+    let seq = 0;
     for (;;) {
       if (state.status === "completed") {
-        if (seq >= 0) {
+        if (!replyShown) {
           const reply = await chat.replyOf(session!, state.runId);
           if (reply) say(reply);
         }
@@ -196,9 +232,20 @@ async function interactive(client: Client, agent: string, sessionId: string | un
             { name: "Decide later", value: "later", description: `leave it waiting (pantheon runs approve ${agent} ${state.runId} --call ${call.callId})` },
           ]);
           if (decision === undefined || decision === "later") return say(dim(`  left waiting: pantheon runs approve|reject ${agent} ${state.runId} --call ${call.callId}`));
+          say(dim(`  ${decision === "approve" ? "✓ approved" : "✗ rejected"} ${call.tool}`));
+          // The run goes on inside the approval request; its events come over the socket meanwhile.
+          const watching = watch(state.runId);
           const decided = client.send(route.runs[":id"].approval.$post({ ...param({ name: agent, id: state.runId }), json: { decision, callId: call.callId, ...(decision === "reject" ? { reason: "rejected in pantheon chat" } : {}) } }));
-          const run = await cancellable(decided, () => state.runId);
-          seq = await chat.showSteps(state.runId, seq);
+          let run;
+          try {
+            run = await cancellable(decided, () => state.runId);
+            await watching.settle();
+          } finally {
+            watching.stop();
+          }
+          if (watching.seen === 0) seq = await chat.showSteps(state.runId, seq);
+          else seq = Math.max(seq, ...(await client.send(route.runs[":id"].$get(param({ name: agent, id: state.runId })))).trace.map((s) => s.seq));
+          replyShown = Boolean(watching.ended);
           state = { status: run.status, runId: state.runId };
           if (state.status !== "waiting_approval") break;
         }
@@ -208,15 +255,27 @@ async function interactive(client: Client, agent: string, sessionId: string | un
         seq = await chat.showSteps(state.runId, seq);
         say(dim(`  ${state.status === "waiting_agent" ? "waiting for another agent's answer" : "working"}… (Ctrl-C cancels)`));
         const runId = state.runId;
-        const followed = (async () => {
-          for (;;) {
-            await new Promise((r) => setTimeout(r, 500));
+        const watching = watch(runId);
+        let polling = true;
+        // The socket shows the rest as it happens; polling the run is the fallback when it cannot.
+        const polled = (async () => {
+          while (polling) {
+            await sleep(1000);
             const detail = await client.send(route.runs[":id"].$get(param({ name: agent, id: runId })));
             if (!unsettled.has(detail.run.status)) return detail.run.status;
           }
+          return "";
         })();
-        const status = await cancellable(followed, () => runId);
-        seq = await chat.showSteps(runId, seq);
+        let status: string;
+        try {
+          status = await cancellable(Promise.race([watching.end.then((e) => e.status), polled]), () => runId);
+          await watching.settle();
+        } finally {
+          polling = false;
+          watching.stop();
+        }
+        if (watching.seen === 0) seq = await chat.showSteps(runId, seq);
+        replyShown = Boolean(watching.ended);
         state = { status, runId };
         continue;
       }
@@ -229,8 +288,8 @@ async function interactive(client: Client, agent: string, sessionId: string | un
     say(bold(`${agent}:`));
     const work = streamTurn(client, agent, { content, session: session!.id }, { text: (chunk) => void process.stdout.write(chunk), line: (l) => say(dim(l)) }, undefined, (id) => (runId = id));
     const end = await cancellable(work, () => runId);
-    // The streamed reply is already on screen; a reply arriving after a wait is printed by settle.
-    await settle(end, end.status === "completed" ? -1 : 0);
+    // The streamed reply is already on screen; a reply arriving after a wait is shown by settle.
+    await settle(end, end.status === "completed");
   }
 
   try {
@@ -285,6 +344,7 @@ async function interactive(client: Client, agent: string, sessionId: string | un
   } catch (error) {
     if (!(error instanceof Leave)) throw error;
   }
+  live.close();
   say(dim("bye"));
   // Stdin may still hold a reference (a cancelled menu, a stream left behind): leave now.
   process.exit(0);
