@@ -343,8 +343,10 @@ async function interactive(client: Client, agent: string, sessionId: string | un
     }
   } catch (error) {
     if (!(error instanceof Leave)) throw error;
+  } finally {
+    // An open socket would keep the process alive after an error is reported.
+    live.close();
   }
-  live.close();
   say(dim("bye"));
   // Stdin may still hold a reference (a cancelled menu, a stream left behind): leave now.
   process.exit(0);
