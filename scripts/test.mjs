@@ -68,7 +68,23 @@ function nodeStage(label, file) {
   if (result.status !== 0) exitCode = 1;
 }
 
-if (stage("node")) nodeStage("node-side checks", "test/node/run.mjs");
+/** The interactive CLI check (test/node/cli-chat.check.mjs) types into tmux; install Debian's when it is missing and we may (root). */
+function ensureTmux() {
+  if (spawnSync("tmux", ["-V"]).status === 0) return;
+  if (process.getuid?.() !== 0) {
+    console.error("tmux is missing: install Debian's 'tmux' package to run the interactive CLI check (it fails without it).");
+    return;
+  }
+  console.log("\n=== installing Debian's tmux for the interactive CLI check (apt-get)");
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
+  spawnSync("apt-get", ["install", "-y", "-qq", "tmux"], { stdio: "inherit", env });
+}
+
+if (stage("node")) {
+  ensureTmux();
+  nodeStage("node-side checks", "test/node/run.mjs");
+}
 /** The browser tests drive Debian's Chromium; install it when it is missing and we may (root). */
 function ensureChromium() {
   const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

@@ -13,7 +13,7 @@ import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
 import { makeCall, makeChecks } from "./check-kit.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const cliPath = join(root, "cli/pantheon.mjs");
+const cliPath = join(root, "cli/pantheon.ts");
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-acp-"));
 const { check, finish } = makeChecks();

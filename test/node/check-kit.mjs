@@ -3,8 +3,9 @@
 // count. Not a *.check.mjs file, so test/node/run.mjs does not run it.
 
 /**
- * A tally of checks. `check` prints `ok - name` or `not ok - name: detail`; `finish` prints the
- * summary as the last line and exits non-zero when any check failed.
+ * A tally of checks. `check` prints `ok - name` or `not ok - name: detail`, `skip` prints
+ * `skip - name: why` (a check that cannot run here, counted apart); `finish` prints the summary
+ * as the last line and exits non-zero when any check failed.
  * @example
  * const { check, finish } = makeChecks();
  * check("health says the server is up", health.code === 0, shown(health));
@@ -12,14 +13,19 @@
  */
 export function makeChecks() {
   const results = [];
+  let skipped = 0;
   return {
     check(name, ok, detail = "") {
       results.push(Boolean(ok));
       console.log(`${ok ? "ok" : "not ok"} - ${name}${ok ? "" : `: ${detail}`}`);
     },
+    skip(name, why) {
+      skipped += 1;
+      console.log(`skip - ${name}: ${why}`);
+    },
     finish() {
       const passed = results.filter(Boolean).length;
-      console.log(`${passed} passed, ${results.length - passed} failed`);
+      console.log(`${passed} passed, ${results.length - passed} failed${skipped ? `, ${skipped} skipped` : ""}`);
       process.exit(results.every(Boolean) ? 0 : 1);
     },
   };

@@ -30,7 +30,7 @@ const url = `http://127.0.0.1:${server.address().port}`;
 
 function cli(...args) {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, "cli/pantheon.mjs"), ...args], { cwd: "/", env: { ...process.env, PANTHEON_URL: url, PANTHEON_TOKEN: "pa_admin" }, timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [join(root, "cli/pantheon.ts"), ...args], { cwd: "/", env: { ...process.env, PANTHEON_URL: url, PANTHEON_TOKEN: "pa_admin" }, timeout: 30_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
     });
   });

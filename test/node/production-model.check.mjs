@@ -30,7 +30,7 @@ try {
   check("the run's error names the missing secret and the command", typeof sent.body?.error === "string" && sent.body.error.includes(expected), JSON.stringify(sent.body?.error));
 
   const doctor = await new Promise((resolve) => {
-    execFile(process.execPath, [join(root, "cli/pantheon.mjs"), "doctor"], { cwd: persistTo, env: { ...process.env, PANTHEON_URL: server.url, PANTHEON_TOKEN: token }, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [join(root, "cli/pantheon.ts"), "doctor"], { cwd: persistTo, env: { ...process.env, PANTHEON_URL: server.url, PANTHEON_TOKEN: token }, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }));
   });
   check("pantheon doctor exits 1 and prints the fix", doctor.code === 1 && doctor.stdout.includes(`fix: ${fix}`) && doctor.stdout.includes("(production)"), JSON.stringify(doctor).slice(0, 1500));

@@ -15,17 +15,19 @@ if (existsSync(sidecarCheck)) files.unshift(sidecarCheck);
 
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 for (const file of files) {
   console.log(`\n--- node ${file.slice(root.length + 1)}`);
   const result = spawnSync(process.execPath, [file], { cwd: root, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
   process.stdout.write(result.stdout ?? "");
-  const match = /(\d+) passed, (\d+) failed[^\n]*\s*$/.exec(result.stdout ?? "");
+  const match = /(\d+) passed, (\d+) failed(?:, (\d+) skipped)?[^\n]*\s*$/.exec(result.stdout ?? "");
   if (match) {
     passed += Number(match[1]);
     failed += Number(match[2]);
+    skipped += Number(match[3] ?? 0);
   }
   // A check that crashed before its summary, or exited non-zero with none failed, still counts as a failure.
   if (!match || (result.status !== 0 && Number(match[2]) === 0)) failed += 1;
 }
-console.log(`${passed} passed, ${failed} failed`);
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,191 @@
+// `pantheon agents list | show | create | delete | connect | disconnect | export | import`
+import { readFileSync, writeFileSync } from "node:fs";
+import type { InferRequestType } from "hono/client";
+import { param, UsageError } from "../client.ts";
+import { text, type Command, type Context } from "../command.ts";
+import { fields, note, oneLine, printJson, table, time } from "../format.ts";
+
+/** `provider:name` → `{ provider, name }`; the name may itself contain ':' (fine-tuned model ids do). */
+export function parseModel(value: string) {
+  const at = value.indexOf(":");
+  if (at <= 0 || at === value.length - 1) throw new UsageError(`--model takes provider:name (for example openai:gpt-4o-mini or offline:offline), got '${value}'`, "agents");
+  return { provider: value.slice(0, at), name: value.slice(at + 1) };
+}
+
+const modelText = (model: { provider: string; name: string } | undefined | null) => (model ? `${model.provider}:${model.name}` : "-");
+
+/** The positional argument at `index`, or a usage error naming what is missing. */
+export function need(args: string[], index: number, what: string, command: string): string {
+  const value = args[index];
+  if (!value) throw new UsageError(`name the ${what}`, command);
+  return value;
+}
+
+/** A file's text, or a usage error naming the file. */
+export function readText(file: string, command: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read '${file}': ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`, command);
+  }
+}
+
+/** A file's JSON, or a usage error naming the file and what is wrong with it. */
+export function readJson(file: string, command: string): unknown {
+  const source = readText(file, command);
+  try {
+    return JSON.parse(source);
+  } catch (error) {
+    throw new UsageError(`'${file}' is not JSON: ${(error as Error).message}`, command);
+  }
+}
+
+/** Writes to `--out` when given, else to stdout. */
+export function output(content: string, out: string | undefined): void {
+  const body = content.endsWith("\n") ? content : `${content}\n`;
+  if (out) {
+    writeFileSync(out, body);
+    note(`Wrote ${out}.`);
+  } else process.stdout.write(body);
+}
+
+async function setConnections({ client: { api, send }, args, json }: Context, change: "connect" | "disconnect") {
+  const name = need(args, 0, "agent", "agents");
+  const others = args.slice(1);
+  if (!others.length) throw new UsageError(`name the agents to ${change}: pantheon agents ${change} ${name} <agent> [<agent> …]`, "agents");
+  const route = api.api.agents[":name"].connections;
+  const { connections } = await send(route.$get(param({ name })));
+  const next = change === "connect" ? [...new Set([...connections, ...others])] : connections.filter((c) => !others.includes(c));
+  const saved = await send(route.$put({ ...param({ name }), json: { connections: next } }));
+  if (json) return printJson(saved);
+  console.log(`${name} may ask: ${saved.connections.join(", ") || "no one"}.`);
+}
+
+const interopFormats = ["openai", "anthropic", "opencode"];
+
+export const agents: Command = {
+  name: "agents",
+  summary: "list, show, create, delete and connect agents; export and import them (OpenAI, Anthropic, OpenCode)",
+  defaultAction: "list",
+  actions: [
+    {
+      name: "list",
+      summary: "the project's agents with their live status",
+      usage: [""],
+      async run({ client: { api, send }, json }) {
+        const body = await send(api.api.agents.$get());
+        if (json) return printJson(body);
+        if (!body.agents.length) return console.log("No agents yet. Create one with: pantheon agents create <name>");
+        console.log(table(["NAME", "STATUS", "MODEL", "LAST ACTIVITY", "DESCRIPTION"], body.agents.map((a) => [a.name, a.status, modelText(a.model), time(a.lastActivityAt), oneLine(a.description, 50)])));
+      },
+    },
+    {
+      name: "show",
+      aliases: ["get"],
+      summary: "one agent: model (and what answers here), prompt, tools, connections",
+      usage: ["<name>"],
+      async run({ client: { api, send }, args, json }) {
+        const agent = await send(api.api.agents[":name"].$get(param({ name: need(args, 0, "agent", "agents") })));
+        if (json) return printJson(agent);
+        console.log(
+          fields([
+            ["name", agent.name],
+            ["status", agent.status],
+            ["model", modelText(agent.model)],
+            ["answers here", agent.resolvedModel ? `${modelText(agent.resolvedModel)} (${agent.resolvedModel.status}: ${agent.resolvedModel.reason})` : undefined],
+            ["description", agent.description || "-"],
+            ["system prompt", agent.systemPrompt || "-"],
+            ["tools", agent.runtime?.tools?.join(", ") || "-"],
+            ["connections", agent.connections?.join(", ") || "-"],
+            ["script", agent.script ? `yes (pantheon script pull ${agent.name})` : "no"],
+            ["created", time(agent.createdAt)],
+            ["updated", time(agent.updatedAt)],
+            ["last activity", time(agent.lastActivityAt)],
+          ]),
+        );
+      },
+    },
+    {
+      name: "create",
+      summary: "a new agent (a script can define it instead: pantheon script push)",
+      usage: ["<name> [--description <text>] [--system-prompt <text>] [--model provider:name]"],
+      options: {
+        description: { type: "string", help: "what the agent is for" },
+        "system-prompt": { type: "string", help: "the agent's instructions" },
+        model: { type: "string", help: "provider:name, e.g. openai:gpt-4o-mini (default: the server's PANTHEON_DEFAULT_PROVIDER, offline locally)" },
+      },
+      async run({ client: { api, send }, args, values, json }) {
+        const input: InferRequestType<typeof api.api.agents.$post>["json"] = { name: need(args, 0, "agent to create", "agents") };
+        const description = text(values, "description");
+        const prompt = text(values, "system-prompt");
+        const model = text(values, "model");
+        if (description !== undefined) input.description = description;
+        if (prompt !== undefined) input.systemPrompt = prompt;
+        if (model !== undefined) input.model = parseModel(model);
+        const agent = await send(api.api.agents.$post({ json: input }));
+        if (json) return printJson(agent);
+        console.log(`Created agent ${agent.name} (model ${modelText(agent.model)}). Talk to it: pantheon chat ${agent.name}`);
+      },
+    },
+    {
+      name: "delete",
+      summary: "delete an agent and forget its memory",
+      usage: ["<name>"],
+      async run({ client: { api, send }, args, json }) {
+        const name = need(args, 0, "agent to delete", "agents");
+        await send(api.api.agents[":name"].$delete(param({ name })));
+        if (json) return printJson({ deleted: name });
+        console.log(`Deleted agent ${name} and its memory.`);
+      },
+    },
+    {
+      name: "connect",
+      summary: "let an agent ask other agents (adds to its connections)",
+      usage: ["<agent> <other> [<other> …]"],
+      run: (context) => setConnections(context, "connect"),
+    },
+    {
+      name: "disconnect",
+      summary: "stop an agent asking other agents",
+      usage: ["<agent> <other> [<other> …]"],
+      run: (context) => setConnections(context, "disconnect"),
+    },
+    {
+      name: "export",
+      summary: "an agent as an OpenAI Agents SDK / Responses config, an Anthropic Messages config, or an OpenCode agent file",
+      usage: ["<agent> --format openai|anthropic|opencode [--out <file>]"],
+      options: {
+        format: { type: "string", help: "openai, anthropic or opencode (markdown with frontmatter)" },
+        out: { type: "string", help: "write to this file instead of stdout" },
+      },
+      async run({ client: { request }, args, values }) {
+        const name = need(args, 0, "agent to export", "agents");
+        const format = text(values, "format");
+        if (!format || !interopFormats.includes(format)) throw new UsageError(`--format is one of ${interopFormats.join(", ")}`, "agents");
+        const body = await request<unknown>("GET", `/api/agents/${encodeURIComponent(name)}/export`, { query: { format }, accept: format === "opencode" ? "text/markdown" : "application/json" });
+        output(typeof body === "string" ? body : JSON.stringify(body, null, 2), text(values, "out"));
+      },
+    },
+    {
+      name: "import",
+      summary: "make an agent (with a script) from an OpenAI or Anthropic configuration file",
+      usage: ["<file.json> --format openai|anthropic --name <agent>"],
+      options: {
+        format: { type: "string", help: "openai (Agents SDK / Responses: instructions, model, tools) or anthropic (Messages: system, tools)" },
+        name: { type: "string", help: "the new agent's name" },
+      },
+      async run({ client: { request }, args, values, json }) {
+        const file = need(args, 0, "configuration file", "agents");
+        const format = text(values, "format");
+        const name = text(values, "name");
+        if (format !== "openai" && format !== "anthropic") throw new UsageError("--format is openai or anthropic", "agents");
+        if (!name) throw new UsageError("--name names the agent to create", "agents");
+        const config = readJson(file, "agents");
+        const result = await request<{ agent: { name: string }; warnings?: { path?: string; message: string }[] }>("POST", "/api/agents/import", { query: { format }, json: { name, config } });
+        if (json) return printJson(result);
+        console.log(`Imported ${file} as agent ${result.agent?.name ?? name}.`);
+        for (const w of result.warnings ?? []) console.log(`  warning${w.path ? ` ${w.path}` : ""}: ${w.message}`);
+      },
+    },
+  ],
+};
