@@ -25,8 +25,9 @@ function printActor(s: ActorScript, indent: string): string {
   const limits = Object.entries(s.limits).filter(([, v]) => v !== undefined);
   if (limits.length) lines.push(`${pad}(limits${limits.map(([k, v]) => ` :${camelToKebab(k)} ${num(v as number)}`).join("")})`);
   for (const g of s.gates) {
-    const scope = `${g.tool !== undefined ? ` :tool ${str(g.tool)}` : ""}${"field" in g && g.field !== undefined ? ` :field ${str(g.field)}` : ""}`;
-    const kind = g.kind === "deny-pattern" ? `:deny-pattern ${str(g.pattern)}` : g.kind === "allow-hosts" ? `:allow-hosts [${g.hosts.map(str).join(" ")}]` : `:max-calls ${num(g.max)}`;
+    const on = "on" in g && g.on !== undefined ? ` :on ${g.on.length === 1 ? g.on[0] : `(${g.on.join(" ")})`}` : "";
+    const scope = `${"tool" in g && g.tool !== undefined ? ` :tool ${str(g.tool)}` : ""}${"field" in g && g.field !== undefined ? ` :field ${str(g.field)}` : ""}${on}`;
+    const kind = g.kind === "deny-pattern" ? `:deny-pattern ${str(g.pattern)}` : g.kind === "allow-hosts" ? `:allow-hosts [${g.hosts.map(str).join(" ")}]` : g.kind === "max-size" ? `:max-size ${num(g.max)}` : `:max-calls ${num(g.max)}`;
     lines.push(`${pad}(gate ${str(g.name)} ${kind}${scope})`);
   }
   if (s.grants) lines.push(`${pad}(grants${s.grants.map((g) => " " + str(g)).join("")})`);
