@@ -45,6 +45,7 @@ function printBehavior(b: Behavior, indent: string): string {
   const pad = indent + "  ";
   const lines = [`${indent}(behavior ${str(b.name)} :${b.mode}`];
   if (b.trigger) lines.push(`${pad}${printTrigger(b.trigger)}`);
+  if (b.input) lines.push(`${pad}:input ${json(b.input)}`);
   if (b.policy) lines.push(`${pad}(policy :${b.policy})`);
   if (b.retry) lines.push(`${pad}(retry :max ${num(b.retry.max)})`);
   lines.push(`${pad}(goal ${usesCtx(b.goal) ? "(input ctx)" : "(input)"} ${expr(b.goal)})`);
@@ -112,6 +113,13 @@ function data(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(data).join(" ")}]`;
   if (typeof v === "object") return `{${Object.entries(v as object).filter(([, x]) => x !== undefined).map(([k, x]) => `${key(camelToKebab(k))} ${data(x)}`).join(" ")}}`;
   return "nil";
+}
+
+/** JSON data as a DSL literal, keys as they are (a behavior's input). */
+function json(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(json).join(" ")}]`;
+  if (v !== null && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${key(k)} ${json(x)}`).join(" ")}}`;
+  return data(v);
 }
 
 const key = (k: string) => (keywordSafe.test(k) ? ":" + k : str(k));

@@ -157,7 +157,8 @@ export function makeBehaviors(deps: BehaviorDeps) {
     book.update(found.key, { lastRunAt: startedAt, lastStatus: "running" });
     let outcome: RunOutcome | { status: "failed"; error: string; runId: null };
     try {
-      outcome = await runBehavior(found, { trigger, at: startedAt });
+      // The input its trigger declares, beside what the run itself says: which trigger, and when.
+      outcome = await runBehavior(found, { ...found.behavior.input, trigger, at: startedAt });
     } catch (error) {
       outcome = { status: "failed", error: error instanceof Error ? error.message : String(error), runId: null };
     }
