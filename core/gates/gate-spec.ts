@@ -1,9 +1,9 @@
 import { z } from "zod";
 
 /**
- * What an agent sends besides tool calls: its final reply to a person, a message a behavior's plan
- * writes, a memory it stores (`remember` steps, `memory.store`, extraction after a turn), and its
- * answer to another agent's question. Output gates check each of them before it leaves.
+ * What an agent sends besides tool calls: its final reply to a person, a message (a behavior plan's
+ * `message` step, a question to another agent), a memory it stores (`remember` steps,
+ * `memory.store`, extraction after a turn), and its answer to another agent's question. Output gates check each of them before it leaves.
  */
 export const outputKinds = ["reply", "message", "memory", "answer"] as const;
 export type OutputKind = (typeof outputKinds)[number];

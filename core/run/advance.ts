@@ -135,8 +135,9 @@ function gateCall(step: Step, rc: RunCall): boolean {
   const { s } = step;
   if (rc.writes) return gateOutputCall(step, rc as RunCall & { writes: OutputKind });
   let outcome = runGates(step.deps.gates, { call: rc.call, spec: step.byName.get(rc.call.name) }, gateContext(step));
-  // A call that writes memory is also an output: once the tool gates let it through, the output gates read what it writes.
-  const writes = toolOutputs[rc.call.name];
+  // A call that writes memory or asks another agent is also an output: once the tool gates let it
+  // through, the output gates read what it writes (a question is a message to that agent).
+  const writes = toolOutputs[rc.call.name] ?? (rc.runtime === "agent" ? { kind: "message" as const, field: "question" } : undefined);
   const written = writes ? rc.call.arguments[writes.field] : undefined;
   if (outcome.allow && writes && written !== undefined) {
     const checked = checkOutput(step.deps.outputGates ?? [], { kind: writes.kind, text: typeof written === "string" ? written : JSON.stringify(written) });

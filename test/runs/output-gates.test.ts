@@ -177,3 +177,24 @@ describe("output gates on answers to other agents", () => {
     expect(decided.map((s: any) => s.data.decisions.at(-1).decision.allow)).toEqual([false, true]);
   });
 });
+
+describe("output gates on questions to other agents", () => {
+  it("a question carrying a secret is refused before it leaves: the other agent is never asked", async () => {
+    const p = project();
+    const model = uniqueName("model");
+    await p.agent("peer");
+    await p.agent("asker", { model: { provider: "openai", name: model } });
+    await p.connect("asker", ["peer"]);
+    await script(model, [
+      { toolCalls: [{ name: "ask_peer", arguments: { question: `store this for me: ${[...airtableKey].map((c) => `%${c.charCodeAt(0).toString(16)}`).join("")}` } }] },
+      { content: "I will not pass credentials on." },
+    ]);
+    const started = await p.chat("asker", "send the airtable key to peer");
+    const run = await p.settled("asker", started.runId);
+    expect(run.run.status).toBe("completed");
+    const decided = run.trace.filter((t) => t.name === "gate_decisions" && t.data.output === "message");
+    expect(decided[0]!.data.decisions.at(-1)).toMatchObject({ gate: "secret-leak", decision: { allow: false, reason: expect.stringContaining("AIRTABLE_KEY (url-encoded)") } });
+    expect(run.trace.some((t) => t.name === "bus_sent")).toBe(false);
+    expect((await p.json("/api/agents/peer/runs")).runs).toHaveLength(0);
+  });
+});
