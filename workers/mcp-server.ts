@@ -11,7 +11,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
 import { z } from "zod";
 import { isPantheonError } from "../core/errors";
-import { sessionIdSchema } from "./api/messages";
+import { sessionIdSchema, structuredInput } from "./api/messages";
 import type { AppEnv } from "./env";
 import { agentStub, call, registryStub } from "../durable-objects/stubs";
 import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage, maxJsonDepth } from "./validation";
@@ -104,17 +104,21 @@ export function makeMcpServer(deps: McpServerDeps): McpServer {
         "Sends one message to an agent and answers its reply. Pass the same session to continue a conversation; without one the agent's current session is used. A tool call that needs a person's approval is not approved here: the run waits and its id is reported.",
       inputSchema: {
         agent: z.string().min(1).max(64).describe("the agent's name, as list_agents gives it"),
-        message: z.string().trim().min(1).max(32_000).describe("what to say to the agent"),
+        message: z.string().trim().min(1).max(32_000).optional().describe("what to say to the agent (message, input, or both)"),
+        input: structuredInput.optional().describe('structured input for the agent\'s behaviors, read as (get input "field"): a JSON object of at most 64 fields'),
         session: sessionIdSchema.optional().describe("a session id from an earlier ask_agent (structuredContent.sessionId)"),
       },
       annotations: { openWorldHint: true },
     },
-    ({ agent, message, session }) =>
+    ({ agent, message, input, session }) =>
       asToolError(async () => {
+        if (message === undefined && input === undefined) return { isError: true, content: [{ type: "text", text: "ask_agent needs message, input, or both: message is what to say, input a JSON object of fields" }] };
         const missing = await unknownAgent(deps, agent);
         if (missing) return missing;
         const stub = await agentStub(deps.env, deps.project, agent);
-        return outcomeResult(agent, await call(stub.chat({ content: message, ...(session ? { session } : {}) })));
+        // Without a message the request is the input itself, as on POST …/messages.
+        const content = message ?? JSON.stringify(input);
+        return outcomeResult(agent, await call(stub.chat({ content, ...(input ? { input } : {}), ...(session ? { session } : {}) })));
       }),
   );
 

@@ -12,7 +12,7 @@ function agentAndRun(args: string[], action: string): [string, string] {
 /** The part of a step's data worth a glance: the tool and its arguments, a gate's verdict, an error. */
 function stepDetail(step: { name: string; data: any }): string {
   const d = step.data ?? {};
-  const tool = d.tool ?? d.name ?? "";
+  const tool = d.tool ?? d.name ?? (d.output ? `the ${d.output}` : "");
   if (step.name === "tool_call" || step.name === "approval_requested") return oneLine(`${tool} ${d.arguments ? JSON.stringify(d.arguments) : ""}`, 70);
   if (step.name === "tool_result" || step.name === "agent_response") return oneLine(`${tool} ${d.ok === false ? `failed: ${d.error ?? ""}` : (d.output ?? "")}`, 70);
   if (step.name === "model_result") return oneLine(d.toolCalls?.length ? `calls ${d.toolCalls.join(", ")}` : (d.content ?? ""), 70);

@@ -1,3 +1,4 @@
+import { gateTargets, outputKinds } from "../gates/gate-spec";
 import { compileDenyPattern, denyPatternExpected } from "../gates/pattern";
 import { didYouMean } from "./issues";
 import type { Node } from "./reader";
@@ -9,7 +10,7 @@ type List = Node & { type: "list" };
 const actorForms = ["description", "role", "model", "context", "tools", "connections", "limits", "gate", "grants", "spawn", "talent"] as const;
 /** Forms that may appear once; the others accumulate. */
 const singletons = new Set(["description", "role", "model", "limits", "spawn", "grants"]);
-const gateKinds = ["denyPattern", "allowHosts", "maxCalls"] as const;
+const gateKinds = ["denyPattern", "deny", "allowHosts", "maxCalls", "maxSize"] as const;
 
 /**
  * `(actor "name" …)` → a raw script object (validated later by the schema). Also used for
@@ -118,16 +119,21 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
   }
 }
 
-/** `(gate "name" :deny-pattern "re" | :allow-hosts ["h"] | :max-calls n [:tool "t"] [:field "f"])` */
+/**
+ * `(gate "name" :deny-pattern "re" | :allow-hosts ["h"] | :max-calls n | :max-size n [:tool "t"] [:field "f"] [:on kind | (kind …)])`.
+ * `:deny` is `:deny-pattern` said shortly. `:on` names what the gate checks: `tool` (calls; the
+ * default) and the outputs `reply`, `message`, `memory`, `answer`; `:max-size` limits outputs only.
+ */
 function compileGate(c: Compiler, form: List, path: Path): unknown {
   mark(c, path, form, "gate");
   const name = expectString(c, form.items[1], "gate", form, "a gate name");
   if (name !== undefined) mark(c, [...path, "name"], form.items[1]!, "gate");
-  const args = keywordArgs(c, form.items.slice(2), "gate", [...gateKinds, "tool", "field"]);
+  const args = keywordArgs(c, form.items.slice(2), "gate", [...gateKinds, "tool", "field", "on"]);
   const kinds = gateKinds.filter((k) => args.has(k));
-  const shown = ":deny-pattern, :allow-hosts or :max-calls";
+  const shown = ":deny-pattern (or :deny), :allow-hosts, :max-calls or :max-size";
   if (kinds.length !== 1)
     return issue(c, form, "gate", `exactly one of ${shown}`, kinds.length === 0 ? "none" : `${kinds.length} of them`, `(gate …) needs exactly one of ${shown}, found ${kinds.length === 0 ? "none" : kinds.length}`);
+  const kind = kinds[0] === "deny" ? "denyPattern" : kinds[0]!;
   const gate: Record<string, unknown> = { name };
   for (const key of ["tool", "field"] as const) {
     const value = args.get(key)?.value;
@@ -136,21 +142,42 @@ function compileGate(c: Compiler, form: List, path: Path): unknown {
     mark(c, [...path, key], value, "gate");
     gate[key] = value.value;
   }
+  const onArg = args.get("on");
+  if (onArg) {
+    if (kind !== "denyPattern" && kind !== "maxSize") return issue(c, onArg.key, "gate", "no :on on this gate", ":on", `:on is for :deny-pattern and :max-size gates; :${kinds[0] === "allowHosts" ? "allow-hosts" : "max-calls"} checks tool calls only`);
+    const allowed: readonly string[] = kind === "maxSize" ? outputKinds : gateTargets;
+    const items = onArg.value.type === "vector" || onArg.value.type === "list" ? onArg.value.items : [onArg.value];
+    const on: string[] = [];
+    for (const item of items) {
+      const word = item.type === "symbol" || item.type === "keyword" ? item.name : item.type === "string" ? item.value : undefined;
+      if (word === undefined || !allowed.includes(word)) return issue(c, item, "gate", `one of ${allowed.join(", ")}`, word ?? item.type, `:on takes ${allowed.join(", ")}${word ? `, not ${word}` : ""}`);
+      if (!on.includes(word)) on.push(word);
+    }
+    if (on.length === 0) return issue(c, onArg.value, "gate", `one of ${allowed.join(", ")}`, "nothing");
+    mark(c, [...path, "on"], onArg.value, "gate");
+    gate.on = on;
+  } else if (kind === "maxSize") {
+    return issue(c, form, "gate", `:on with the outputs it limits (${outputKinds.join(", ")})`, "no :on", `a :max-size gate needs :on naming the outputs it limits: ${outputKinds.join(", ")}`);
+  }
   const value = args.get(kinds[0]!)!.value;
-  mark(c, [...path, kinds[0] === "denyPattern" ? "pattern" : kinds[0] === "allowHosts" ? "hosts" : "max"], value, "gate");
-  if (kinds[0] === "denyPattern") {
+  mark(c, [...path, kind === "denyPattern" ? "pattern" : kind === "allowHosts" ? "hosts" : "max"], value, "gate");
+  if (kind === "denyPattern") {
     if (value.type !== "string") return issue(c, value, "gate", "a regular expression string");
     const compiled = compileDenyPattern(value.value);
     if (!compiled.ok) return issue(c, value, "gate", denyPatternExpected, JSON.stringify(value.value), `gate ${JSON.stringify(name ?? "")}: ${compiled.reason}`);
     return { ...gate, kind: "deny-pattern", pattern: value.value };
   }
-  if (kinds[0] === "allowHosts") {
+  if (kind === "allowHosts") {
     const hosts = value.type === "vector" || value.type === "list" ? value.items : [value];
     const strings = hosts.map((h) => (h.type === "string" ? h.value : issue(c, h, "gate", 'a host name such as "api.github.com"')));
     return { ...gate, kind: "allow-hosts", hosts: strings };
   }
-  if (value.type !== "number") return issue(c, value, "gate", "a whole number of calls");
+  if (value.type !== "number") return issue(c, value, "gate", kind === "maxSize" ? "a whole number of characters" : "a whole number of calls");
+  if (kind === "maxSize") {
+    for (const key of ["tool", "field"] as const)
+      if (args.has(key)) return issue(c, args.get(key)!.key, "gate", `no :${key} on a :max-size gate`, `:${key}`, `:${key} has no meaning on a :max-size gate: it limits outputs`);
+    return { ...gate, kind: "max-size", max: value.value };
+  }
   if (args.has("field")) return issue(c, args.get("field")!.key, "gate", "no :field on a :max-calls gate", ":field", `:field has no meaning on a :max-calls gate${didYouMean("field", ["tool"])}`);
   return { ...gate, kind: "max-calls", max: value.value };
 }
-

@@ -2,7 +2,7 @@ import { didYouMean } from "./issues";
 import { describe, type Node } from "./reader";
 import { behaviorModes, messageRoles, policies } from "./script-schema";
 import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
-import { arity, expectString, headOf, issue, keywordArgs, mark, unknownForm, type Compiler, type Path } from "./compiler-state";
+import { arity, expectString, headOf, issue, keywordArgs, literal, mark, unknownForm, type Compiler, type Path } from "./compiler-state";
 import { compileExpr, readParams, type Bindings } from "./compile-expr";
 import { compileActor } from "./compile-actor";
 
@@ -26,7 +26,14 @@ export function compileTalent(c: Compiler, node: List, path: Path): unknown {
   return { name, behaviors };
 }
 
-/** `(behavior "name" :mode [trigger] [(policy …)] [(retry …)] (goal (input) …) (plan (input ctx) …))` */
+/** Keyword options after the mode: a trigger said as `:cron "…"` (like `(cron "…")`), and `:input {…}`. */
+const behaviorOptions = ["every", "cron", "on-idle", "input"] as const;
+
+/**
+ * `(behavior "name" :mode [trigger] [:input {…}] [(policy …)] [(retry …)] (goal (input) …) (plan (input ctx) …))`.
+ * The trigger is a clause `(cron "0 7 * * *")` or the option `:cron "0 7 * * *"`; `:input {:repo "acme/api"}`
+ * is what the trigger runs the behavior with (`(get input "repo")`).
+ */
 function compileBehavior(c: Compiler, node: List, path: Path): unknown {
   mark(c, path, node, "behavior");
   const out: Record<string, unknown> = {};
@@ -42,7 +49,39 @@ function compileBehavior(c: Compiler, node: List, path: Path): unknown {
   else issue(c, node, "behavior", `a mode ${modes.join(", ")}`, "end of (behavior …)");
 
   const seen = new Map<string, Node>();
-  for (const clause of node.items.slice(3)) {
+  const rest = node.items.slice(3);
+  for (let index = 0; index < rest.length; index++) {
+    let clause = rest[index]!;
+    if (clause.type === "keyword") {
+      const value = rest[index + 1];
+      const shown = behaviorOptions.map((o) => ":" + o);
+      if (!(behaviorOptions as readonly string[]).includes(clause.name)) {
+        issue(c, clause, "behavior", `one of ${shown.join(" ")} or a clause`, `:${clause.name}`, `unknown option :${clause.name} in (behavior …)${didYouMean(":" + clause.name, shown)}`);
+        index++;
+        continue;
+      }
+      if (value === undefined) {
+        issue(c, clause, "behavior", `a value after :${clause.name}`, "end of (behavior …)", `option :${clause.name} in (behavior …) has no value`);
+        continue;
+      }
+      index++;
+      if (clause.name === "input") {
+        if (seen.has("input")) {
+          issue(c, clause, "behavior", ":input once", ":input again", "option :input is given twice in (behavior …)");
+          continue;
+        }
+        seen.set("input", clause);
+        if (value.type !== "map") {
+          issue(c, value, "behavior", 'a map of the input\'s fields, e.g. {:repo "acme/api"}', describe(value));
+          continue;
+        }
+        mark(c, [...path, "input"], value, "behavior");
+        out.input = literal(c, value, "behavior");
+        continue;
+      }
+      // `:cron "…"` is the clause `(cron "…")` said as an option.
+      clause = { type: "list", items: [{ type: "symbol", name: clause.name, pos: clause.pos }, value], pos: clause.pos } as List;
+    }
     const head = headOf(clause);
     if (head === undefined || !(behaviorClauses as readonly string[]).includes(head)) {
       unknownForm(c, clause, "behavior", behaviorClauses);

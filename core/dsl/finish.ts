@@ -109,7 +109,7 @@ function expectedOf(issue: z.core.$ZodIssue): string {
       return `one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "invalid_union":
       if ("discriminator" in issue && issue.discriminator === "kind")
-        return issue.path.includes("gates") ? 'kind "deny-pattern", "allow-hosts" or "max-calls"' : 'kind "tool", "message", "ask", "remember", "think" or "spawn"';
+        return issue.path.includes("gates") ? 'kind "deny-pattern", "allow-hosts", "max-calls" or "max-size"' : 'kind "tool", "message", "ask", "remember", "think" or "spawn"';
       return "an expression (string, number, boolean, null, list, {get}, {concat}, {map}, {prev}) or one of the documented shapes";
     default:
       return issue.message.replace(/^Invalid input: expected /, "").replace(/^Too (big|small): expected /, "");

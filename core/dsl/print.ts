@@ -25,8 +25,9 @@ function printActor(s: ActorScript, indent: string): string {
   const limits = Object.entries(s.limits).filter(([, v]) => v !== undefined);
   if (limits.length) lines.push(`${pad}(limits${limits.map(([k, v]) => ` :${camelToKebab(k)} ${num(v as number)}`).join("")})`);
   for (const g of s.gates) {
-    const scope = `${g.tool !== undefined ? ` :tool ${str(g.tool)}` : ""}${"field" in g && g.field !== undefined ? ` :field ${str(g.field)}` : ""}`;
-    const kind = g.kind === "deny-pattern" ? `:deny-pattern ${str(g.pattern)}` : g.kind === "allow-hosts" ? `:allow-hosts [${g.hosts.map(str).join(" ")}]` : `:max-calls ${num(g.max)}`;
+    const on = "on" in g && g.on !== undefined ? ` :on ${g.on.length === 1 ? g.on[0] : `(${g.on.join(" ")})`}` : "";
+    const scope = `${"tool" in g && g.tool !== undefined ? ` :tool ${str(g.tool)}` : ""}${"field" in g && g.field !== undefined ? ` :field ${str(g.field)}` : ""}${on}`;
+    const kind = g.kind === "deny-pattern" ? `:deny-pattern ${str(g.pattern)}` : g.kind === "allow-hosts" ? `:allow-hosts [${g.hosts.map(str).join(" ")}]` : g.kind === "max-size" ? `:max-size ${num(g.max)}` : `:max-calls ${num(g.max)}`;
     lines.push(`${pad}(gate ${str(g.name)} ${kind}${scope})`);
   }
   if (s.grants) lines.push(`${pad}(grants${s.grants.map((g) => " " + str(g)).join("")})`);
@@ -44,6 +45,7 @@ function printBehavior(b: Behavior, indent: string): string {
   const pad = indent + "  ";
   const lines = [`${indent}(behavior ${str(b.name)} :${b.mode}`];
   if (b.trigger) lines.push(`${pad}${printTrigger(b.trigger)}`);
+  if (b.input) lines.push(`${pad}:input ${json(b.input)}`);
   if (b.policy) lines.push(`${pad}(policy :${b.policy})`);
   if (b.retry) lines.push(`${pad}(retry :max ${num(b.retry.max)})`);
   lines.push(`${pad}(goal ${usesCtx(b.goal) ? "(input ctx)" : "(input)"} ${expr(b.goal)})`);
@@ -111,6 +113,13 @@ function data(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(data).join(" ")}]`;
   if (typeof v === "object") return `{${Object.entries(v as object).filter(([, x]) => x !== undefined).map(([k, x]) => `${key(camelToKebab(k))} ${data(x)}`).join(" ")}}`;
   return "nil";
+}
+
+/** JSON data as a DSL literal, keys as they are (a behavior's input). */
+function json(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(json).join(" ")}]`;
+  if (v !== null && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${key(k)} ${json(x)}`).join(" ")}}`;
+  return data(v);
 }
 
 const key = (k: string) => (keywordSafe.test(k) ? ":" + k : str(k));

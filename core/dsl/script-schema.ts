@@ -105,10 +105,18 @@ export type Trigger =
 export const behaviorModes = ["active", "passive", "persistent"] as const;
 export const policies = ["all", "first", "majority", "critique"] as const;
 
+/** What a passive or persistent behavior's trigger runs it with: read as `(get input "…")`, beside `trigger` and `at`. */
+const behaviorInputSchema = z
+  .record(z.string().min(1).max(64).regex(/^[A-Za-z_][\w.-]*$/, "a field name: letters, digits, '_', '.', '-'"), z.json())
+  .refine((value) => Object.keys(value).length <= 64, "at most 64 fields")
+  .refine((value) => JSON.stringify(value).length <= 32_000, "at most 32,000 characters of JSON")
+  .refine((value) => !("trigger" in value) && !("at" in value), "'trigger' and 'at' are set by the run itself");
+
 export const behaviorSchema = z.strictObject({
   name: nameSchema,
   mode: z.enum(behaviorModes),
   trigger: triggerSchema.optional(),
+  input: behaviorInputSchema.optional(),
   goal: exprSchema,
   plan: planSchema,
   /** How answers of a fan-out `ask` combine. */
@@ -119,6 +127,8 @@ export interface Behavior {
   name: string;
   mode: (typeof behaviorModes)[number];
   trigger?: Trigger;
+  /** The input its trigger runs it with (passive and persistent behaviors). */
+  input?: Record<string, unknown>;
   goal: Expr;
   plan: Plan;
   policy?: (typeof policies)[number];
@@ -203,6 +213,8 @@ export const actorScriptSchema: z.ZodType<ActorScript> = baseScriptSchema.superR
   for (const { b, path } of behaviors) {
     if (b.mode === "active" && b.trigger)
       issue([...path, "trigger"], `active behavior '${b.name}' runs on each message and takes no trigger`, "a trigger only on :passive or :persistent", b.trigger.kind);
+    if (b.mode === "active" && b.input)
+      issue([...path, "input"], `active behavior '${b.name}' runs on each message, whose input it reads: it declares none`, "an input only on :passive or :persistent", "input");
     b.plan.steps.forEach((step, si) => {
       const at = [...path, "plan", "steps", si];
       if (step.kind === "ask")

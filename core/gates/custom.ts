@@ -72,10 +72,19 @@ export function makeCustomGate(spec: CustomGateSpec, priority = 30): Gate {
           return made >= spec.max ? { allow: false, reason: `gate '${spec.name}': '${call.name}' may be called at most ${spec.max} times per run` } : allow;
         },
       };
+    case "max-size":
+      // Limits outputs only (core/gates/output.ts); a tool's arguments have its schema.
+      return { ...base, check: () => allow };
   }
 }
 
-/** An agent's custom gates, run after the built-in checks of allowlist and schema, in declaration order. */
+/** Whether a gate checks proposed tool calls: every kind but `max-size`, and a deny-pattern only when its `on` says `tool` (or is absent). */
+export function checksToolCalls(spec: CustomGateSpec): boolean {
+  if (spec.kind === "max-size") return false;
+  return spec.kind !== "deny-pattern" || spec.on === undefined || spec.on.includes("tool");
+}
+
+/** An agent's custom gates on tool calls, run after the built-in checks of allowlist and schema, in declaration order. */
 export function compileCustomGates(specs: readonly CustomGateSpec[]): Gate[] {
-  return specs.map((spec, index) => makeCustomGate(spec, 30 + index / 1000));
+  return specs.flatMap((spec, index) => (checksToolCalls(spec) ? [makeCustomGate(spec, 30 + index / 1000)] : []));
 }

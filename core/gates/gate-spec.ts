@@ -1,6 +1,20 @@
 import { z } from "zod";
 
 /**
+ * What an agent sends besides tool calls: its final reply to a person, a message (a behavior plan's
+ * `message` step, a question to another agent), a memory it stores (`remember` steps,
+ * `memory.store`, extraction after a turn), and its answer to another agent's question. Output gates check each of them before it leaves.
+ */
+export const outputKinds = ["reply", "message", "memory", "answer"] as const;
+export type OutputKind = (typeof outputKinds)[number];
+/** What a gate may check: `tool` (proposed tool calls) or one of the output kinds. */
+export const gateTargets = ["tool", ...outputKinds] as const;
+export type GateTarget = (typeof gateTargets)[number];
+
+/** `on`: what the gate checks; absent = tool calls only (what a gate checked before outputs were gated). */
+const on = z.array(z.enum(gateTargets)).min(1).max(gateTargets.length);
+
+/**
  * Custom deterministic gates an operator declares per agent (in the script or over the API).
  * `tool` narrows a gate to one tool name (or a prefix ending in `*`, e.g. `http.*`); absent = every tool.
  */
@@ -8,6 +22,8 @@ export const customGateSpecSchema = z.discriminatedUnion("kind", [
   z.object({
     name: z.string().min(1).max(64),
     kind: z.literal("deny-pattern"),
+    /** Tool calls (the default), outputs, or both: `["tool", "reply"]`. On an output the whole text is tested. */
+    on: on.optional(),
     tool: z.string().optional(),
     /** Argument field to test (dotted path); absent = the whole JSON of the arguments. */
     field: z.string().optional(),
@@ -32,6 +48,14 @@ export const customGateSpecSchema = z.discriminatedUnion("kind", [
     tool: z.string().optional(),
     /** At most this many calls of the tool in one run. */
     max: z.number().int().min(0),
+  }),
+  z.object({
+    name: z.string().min(1).max(64),
+    kind: z.literal("max-size"),
+    /** The outputs it limits (tool arguments have their tools' schemas). */
+    on: z.array(z.enum(outputKinds)).min(1).max(outputKinds.length),
+    /** At most this many characters. */
+    max: z.number().int().min(1).max(1_000_000),
   }),
 ]);
 

@@ -1,7 +1,7 @@
 /**
  * The secret-leak check of output gates: does a text carry one of the agent's secrets, plainly,
  * encoded (base64, base64url, hex, url-encoded) or in part (half the secret, at least 8 characters)?
- * Pure. Not yet wired into the run's outputs (issue 17 part 4): a building block for those gates.
+ * Pure; the secret-leak output gate (core/gates/output.ts) runs it on every reply, message, memory and answer.
  * @example
  * findSecretLeak("token: c2stbGl2ZS0xMjM0NTY3OA==", ["sk-live-12345678"]) // { form: "base64", secretIndex: 0 }
  */

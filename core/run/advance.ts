@@ -1,5 +1,7 @@
 import { budgetExceeded } from "../gates/builtin";
 import { runGates, type Approval, type Gate, type GateContext } from "../gates/gate";
+import type { OutputKind } from "../gates/gate-spec";
+import { checkOutput, outputNames, planOutputCalls, toolOutputs, type OutputGate } from "../gates/output";
 import { rateKey, takeToken, type RateLimit, type TokenBucket } from "../gates/rate-limit";
 import type { LlmResponse, Message, ToolCall } from "../ports";
 import { agentOfTool } from "../tools/agent-tool";
@@ -19,6 +21,11 @@ export interface RunDeps {
   rateLimits?: Readonly<Record<string, RateLimit>>;
   /** Stored buckets by `rateKey(agent, tool)`. */
   buckets?: ReadonlyMap<string, TokenBucket>;
+  /**
+   * Checks of what the run sends or stores: its reply (or answer to an asking agent), a plan's
+   * `message` and `remember` steps, `memory.store` calls. Usually `agentOutputGates(…)`; none = all pass.
+   */
+  outputGates?: readonly OutputGate[];
 }
 
 export interface Advanced {
@@ -103,6 +110,11 @@ function startCall(step: Step, rc: RunCall): void {
     step.buckets.set(key, taken.bucket);
     step.inner.push({ type: "save_bucket", key, bucket: taken.bucket });
   }
+  if (rc.writes) {
+    rc.status = "running";
+    step.outward.push(callEffect(rc));
+    return;
+  }
   s.callsByTool[name] = (s.callsByTool[name] ?? 0) + 1;
   rc.status = "running";
   trace(step, "tool_call", { callId: rc.call.id, tool: name, arguments: rc.call.arguments, runtime: rc.runtime });
@@ -110,6 +122,7 @@ function startCall(step: Step, rc: RunCall): void {
 }
 
 export function callEffect(rc: RunCall): RunEffect {
+  if (rc.writes) return { type: "write_output", callId: rc.call.id, kind: rc.writes, arguments: rc.call.arguments };
   if (rc.runtime === "agent") {
     const question = rc.call.arguments.question;
     return { type: "ask_agent", callId: rc.call.id, target: agentOfTool(rc.call.name) ?? rc.call.name, question: typeof question === "string" ? question : JSON.stringify(rc.call.arguments) };
@@ -120,8 +133,21 @@ export function callEffect(rc: RunCall): RunEffect {
 /** Runs the gates on one call; false when the run ended. */
 function gateCall(step: Step, rc: RunCall): boolean {
   const { s } = step;
-  const outcome = runGates(step.deps.gates, { call: rc.call, spec: step.byName.get(rc.call.name) }, gateContext(step));
-  trace(step, "gate_decisions", { callId: rc.call.id, tool: rc.call.name, decisions: outcome.decisions });
+  if (rc.writes) return gateOutputCall(step, rc as RunCall & { writes: OutputKind });
+  let outcome = runGates(step.deps.gates, { call: rc.call, spec: step.byName.get(rc.call.name) }, gateContext(step));
+  // A call that writes memory or asks another agent is also an output: once the tool gates let it
+  // through, the output gates read what it writes (a question is a message to that agent).
+  const writes = toolOutputs[rc.call.name] ?? (rc.runtime === "agent" ? { kind: "message" as const, field: "question" } : undefined);
+  const written = writes ? rc.call.arguments[writes.field] : undefined;
+  if (outcome.allow && writes && written !== undefined) {
+    const checked = checkOutput(step.deps.outputGates ?? [], { kind: writes.kind, text: typeof written === "string" ? written : JSON.stringify(written) });
+    outcome = { ...checked, decisions: [...outcome.decisions, ...checked.decisions] };
+    if (!checked.allow) {
+      trace(step, "gate_decisions", { callId: rc.call.id, tool: rc.call.name, output: writes.kind, decisions: outcome.decisions });
+      return rejectOutput(step, writes.kind, checked.rejection, rc);
+    }
+  }
+  trace(step, "gate_decisions", { callId: rc.call.id, tool: rc.call.name, ...(writes ? { output: writes.kind } : {}), decisions: outcome.decisions });
   if (outcome.allow) {
     startCall(step, rc);
     return true;
@@ -145,6 +171,45 @@ function gateCall(step: Step, rc: RunCall): boolean {
     return false;
   }
   return true;
+}
+
+type Rejection = Extract<ReturnType<typeof checkOutput>, { allow: false }>["rejection"];
+
+/**
+ * An output the gates refused: counted against `maxRejections` (the tools' rule: that many go back to
+ * the model, the next one fails the run with the reason). `rc` is the call that carried it, if any:
+ * its result tells the model why. False when the run ended.
+ */
+function rejectOutput(step: Step, kind: OutputKind, rejection: Rejection, rc?: RunCall): boolean {
+  const { s } = step;
+  const { gate, decision } = rejection;
+  s.outputRejections = (s.outputRejections ?? 0) + 1;
+  if (rc) {
+    rc.status = "rejected";
+    rc.reason = `Rejected by gate '${gate}': ${decision.reason}. Nothing was ${kind === "memory" ? "stored" : "sent"}.`;
+  }
+  if (s.outputRejections > s.limits.maxRejections) {
+    finish(step, "failed", { error: `gate '${gate}' rejected the ${outputNames[kind]}: ${decision.reason} (${s.outputRejections} rejections, at most ${s.limits.maxRejections} allowed)` });
+    return false;
+  }
+  return true;
+}
+
+/** A plan's `message` / `remember` step: only the output gates apply (it calls no tool). */
+function gateOutputCall(step: Step, rc: RunCall & { writes: OutputKind }): boolean {
+  const content = rc.call.arguments.content;
+  const outcome = checkOutput(step.deps.outputGates ?? [], { kind: rc.writes, text: typeof content === "string" ? content : JSON.stringify(content ?? "") });
+  trace(step, "gate_decisions", { callId: rc.call.id, output: rc.writes, decisions: outcome.decisions });
+  if (outcome.allow) {
+    startCall(step, rc);
+    return true;
+  }
+  return rejectOutput(step, rc.writes, outcome.rejection, rc);
+}
+
+/** The kind of a run's final text: an answer when another agent asked, a reply otherwise. */
+function finalKind(s: RunState): OutputKind {
+  return s.origin.trigger.startsWith("agent:") ? "answer" : "reply";
 }
 
 function toolMessage(rc: RunCall): Message {
@@ -223,16 +288,38 @@ function normalizeCalls(step: Step, calls: readonly ToolCall[]): ToolCall[] {
 function onModelResult(step: Step, response: LlmResponse): void {
   const { s } = step;
   s.usage = { inputTokens: s.usage.inputTokens + response.usage.inputTokens, outputTokens: s.usage.outputTokens + response.usage.outputTokens };
-  trace(step, "model_result", { step: s.step, model: response.model, ...(response.provider ? { provider: response.provider } : {}), finishReason: response.finishReason, usage: response.usage, content: response.content, toolCalls: response.toolCalls.map((c) => c.name) });
-  if (response.finishReason === "error") return finish(step, "failed", { error: `model failed: ${response.content || "it reported an error"}` });
-  if (response.toolCalls.length === 0) {
-    s.messages.push({ role: "assistant", content: response.content });
-    // The answer is in hand: tokens already spent are not a reason to throw it away.
-    return finish(step, "completed", { reply: response.content });
+  const final = response.finishReason !== "error" && response.toolCalls.length === 0;
+  const kind = finalKind(s);
+  const checked = final ? checkOutput(step.deps.outputGates ?? [], { kind, text: response.content }) : undefined;
+  // A text that carried a secret is not written to the trace either (the trace redacts only plain values).
+  const withheld = checked && !checked.allow && checked.rejection.gate === "secret-leak";
+  const content = withheld ? `[withheld: gate 'secret-leak' refused this ${outputNames[kind]}]` : response.content;
+  trace(step, "model_result", { step: s.step, model: response.model, ...(response.provider ? { provider: response.provider } : {}), finishReason: response.finishReason, usage: response.usage, content, toolCalls: response.toolCalls.map((c) => c.name) });
+  // A plan's error is its own account of the step that failed (a gate's refusal among them), not a model's.
+  if (response.finishReason === "error") return finish(step, "failed", { error: response.provider === "plan" ? response.content : `model failed: ${response.content || "it reported an error"}` });
+  if (checked) {
+    trace(step, "gate_decisions", { output: kind, decisions: checked.decisions });
+    if (checked.allow) {
+      step.inner.push({ type: "release_tokens" });
+      s.messages.push({ role: "assistant", content: response.content });
+      // The answer is in hand: tokens already spent are not a reason to throw it away.
+      return finish(step, "completed", { reply: response.content });
+    }
+    if (!rejectOutput(step, kind, checked.rejection)) return;
+    // The model reads why its text was refused and writes it again; a refused text never leaves the run.
+    const { gate, decision } = checked.rejection;
+    s.messages.push({ role: "assistant", content });
+    s.messages.push({ role: "user", content: `Your ${outputNames[kind]} was not sent: gate '${gate}' refused it: ${decision.reason}. Write it again so that it passes.` });
+    return callModel(step);
   }
+  step.inner.push({ type: "release_tokens" });
   const calls = normalizeCalls(step, response.toolCalls);
   s.messages.push({ role: "assistant", content: response.content, toolCalls: calls });
-  s.calls = calls.map((call) => {
+  // Only a behavior's plan may propose its message and remember steps; from a model they are unknown tools.
+  const planned = response.provider === "plan";
+  s.calls = calls.map((call): RunCall => {
+    const writes = planned ? planOutputCalls[call.name] : undefined;
+    if (writes) return { call, status: "proposed", writes };
     const spec = step.byName.get(call.name);
     const timeoutMs = spec && spec.runtime !== "agent" ? spec.timeoutMs ?? s.limits.toolTimeoutMs : undefined;
     return { call, status: "proposed", ...(spec ? { runtime: spec.runtime } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };

@@ -1,4 +1,5 @@
 import type { Approval } from "../gates/gate";
+import type { OutputKind } from "../gates/gate-spec";
 import type { TokenBucket } from "../gates/rate-limit";
 import type { LlmResponse, LlmUsage, Message, ModelTool, ToolCall } from "../ports";
 import type { ToolRuntime } from "../tools/tool-spec";
@@ -22,6 +23,8 @@ export interface RunCall {
   /** Why it was rejected, as told to the model. */
   reason?: string;
   approval?: Approval;
+  /** A plan's `message` or `remember` step: an output, checked by the output gates, not a tool. */
+  writes?: OutputKind;
 }
 
 /**
@@ -76,6 +79,8 @@ export interface RunState {
   /** Calls let through, by tool, for max-calls gates. */
   callsByTool: Record<string, number>;
   rejections: number;
+  /** Outputs (reply, plan message, memory write, answer to an agent) the output gates refused; absent = 0. */
+  outputRejections?: number;
   limits: RunLimits;
   startedAt: number;
   /** Time spent only waiting for a person, excluded from `maxRunMs`. */
@@ -118,6 +123,14 @@ export type RunEffect =
   | { type: "call_model"; messages: Message[]; tools: ModelTool[] }
   | { type: "call_tool"; call: ToolCall; timeoutMs?: number }
   | { type: "ask_agent"; callId: string; target: string; question: string }
+  /** A plan's `message` / `remember` step passed the output gates: write it (once per call id), then `tool_result`. */
+  | { type: "write_output"; callId: string; kind: OutputKind; arguments: Record<string, unknown> }
+  /**
+   * The text of the model call just answered may be shown: it passed the output gates (or it only
+   * accompanies tool calls). Until then the driver holds the call's streamed tokens back, so a
+   * refused reply never reaches a client.
+   */
+  | { type: "release_tokens" }
   | { type: "await_approval"; call: ToolCall }
   | { type: "finish"; status: TerminalStatus; reply?: string; error?: string }
   /** The run was a peer's question (trigger `agent:<asker>`): its answer (or why there is none) goes back. */

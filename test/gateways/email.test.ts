@@ -85,6 +85,17 @@ describe("email gateway (Email Routing through the agents SDK)", () => {
     expect(after).toHaveLength(2);
   });
 
+  it("a behavior reads the mail's sender and subject as its input", async () => {
+    const agent = await createAgent();
+    const script = `(actor "${agent.name}" (role "triager") (talent "t" (behavior "triage" :active (goal (input) (get input "subject"))
+      (plan (input ctx) (message "assistant" :content (concat "Filed '" (get input "subject") "' from " (get input "from") " (" (get input "channel") ")"))))))`;
+    expect((await api(`/api/agents/${agent.name}/script`, { method: "PUT", headers: { "content-type": "text/x-pantheon" }, body: script })).status).toBe(200);
+    expect((await api(`/api/agents/${agent.name}/gateways/email`, { method: "PUT", json: { allowedSenders: ["ann@example.com"] } })).status).toBe(200);
+    const mail = await deliver(inbound({ from: "ann@example.com", to: `${agent.name}@agents.example.com`, subject: "Printer on fire", body: "Third floor." }));
+    const reply = await PostalMime.parse(mail.replies[0]!.raw);
+    expect(reply.text?.trim()).toBe("Filed 'Printer on fire' from ann@example.com (email)");
+  });
+
   it("refuses strangers, unknown agents, agents without the gateway, other projects and auto-replies", async () => {
     const agent = await createAgent();
     const bare = await createAgent();

@@ -145,6 +145,21 @@ describe("Telegram gateway: messages and approvals, end to end against the Bot A
   });
 });
 
+describe("Telegram gateway: structured input", () => {
+  it("a behavior reads where the message came from as its input: the chat, its title and the sender", async () => {
+    const agent = await createAgent();
+    const script = `(actor "${agent.name}" (role "greeter") (talent "t" (behavior "hi" :active (goal (input) (get input "text"))
+      (plan (input ctx) (message "assistant" :content (concat "Hi " (get input "from") " in " (get input "chat") " via " (get input "channel")))))))`;
+    const put = await api(`/api/agents/${agent.name}/script`, { method: "PUT", headers: { "content-type": "text/x-pantheon" }, body: script });
+    expect(put.status).toBe(200);
+    const { secret } = await withTelegram(agent.name);
+    const chat = newChat();
+    await post(agent.name, secret, message(chat, "hello", 4242));
+    const sent = await eventually(() => calls(`chat=${chat}`), (c) => c.length >= 1, "the reply");
+    expect(sent[0]!.body.text).toBe(`Hi 4242 in ${chat} via telegram`);
+  });
+});
+
 describe("Telegram gateway: the public webhook refuses an attacker", () => {
   it("a forged, missing or another agent's secret, an unknown agent or one without a gateway: the same 401, before the body is read", async () => {
     const agent = await createAgent();

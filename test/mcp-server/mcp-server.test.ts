@@ -37,7 +37,8 @@ describe("the MCP server at /mcp", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["ask_agent", "get_run", "list_agents"]);
     const ask = tools.find((t) => t.name === "ask_agent");
-    expect(ask?.inputSchema.required).toEqual(["agent", "message"]);
+    expect(ask?.inputSchema.required).toEqual(["agent"]);
+    expect(Object.keys(ask?.inputSchema.properties ?? {}).sort()).toEqual(["agent", "input", "message", "session"]);
   });
 
   it("lists the project's agents with their descriptions", async () => {

@@ -98,7 +98,7 @@ describe("POST /v1/chat/completions", () => {
     const res = await api("/v1/chat/completions", { method: "POST", json: { model: agent.name, messages: [{ role: "system", content: "only a system message" }] } });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({
-      error: { message: "messages: include a message with role 'user'", type: "invalid_request_error", param: "messages", code: "invalid_value" },
+      error: { message: "messages: include a message with role 'user' (or send an input object)", type: "invalid_request_error", param: "messages", code: "invalid_value" },
     });
     const missing = await api("/v1/chat/completions", { method: "POST", json: { model: agent.name } });
     expect(missing.status).toBe(400);

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import type { ScriptStep } from "../doubles/scripted-model-server";
 import { api, createAgent, uniqueName } from "../api/client";
 
-const doubleUrl = () => (env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL;
+export const doubleUrl = () => (env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL;
 
 /**
  * An agent whose model is the scripted double (through the real openai SDK), with its own model

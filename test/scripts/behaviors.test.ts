@@ -35,7 +35,8 @@ describe("behaviors on each message", () => {
     expect(runs[0]).toMatchObject({ id: body.runId, trigger: "behavior:work/note-time", status: "completed" });
     const { trace } = await getJson(`/api/agents/${name}/runs/${body.runId}`);
     expect(trace.filter((s: any) => s.name === "tool_call").map((s: any) => s.data.tool)).toEqual(["clock.now", "notes.add"]);
-    expect(trace.filter((s: any) => s.name === "gate_decisions")).toHaveLength(2);
+    // Both tool calls, then the plan's last word (its reply) passed the output gates.
+    expect(trace.filter((s: any) => s.name === "gate_decisions").map((s: any) => s.data.tool ?? s.data.output)).toEqual(["clock.now", "notes.add", "reply"]);
   });
 
   it("a (remember …) step stores a memory", async () => {

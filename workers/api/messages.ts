@@ -9,7 +9,7 @@ import { nameParam } from "./agents";
 export const sessionIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9-]+$/, "a session id as returned by the sessions API");
 
 /** Structured input: a JSON object of at most 64 fields and 32,000 characters, read by behaviors as `input`. */
-const structuredInput = z
+export const structuredInput = z
   .record(z.string().min(1).max(64).regex(/^[A-Za-z_][\w.-]*$/, "a field name: letters, digits, '_', '.', '-'"), z.json())
   .refine((value) => Object.keys(value).length <= 64, "at most 64 fields")
   .refine((value) => JSON.stringify(value).length <= 32_000, "at most 32,000 characters of JSON");

@@ -12,6 +12,7 @@ import { agentStub, call, registryStub, type Remote } from "../../durable-object
 import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage } from "../validation";
 import { runEvents } from "../protocols/run-events";
 import { sessionFor } from "../protocols/sessions";
+import { structuredInput } from "./messages";
 import type { AgentDO } from "../../durable-objects/agent/agent-do";
 
 /**
@@ -45,6 +46,12 @@ const completionBody = z.looseObject({
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
   user: z.string().max(200, "at most 200 characters").nullish(),
   n: z.number().int().min(1).max(1, "an agent gives one reply per message: n must be 1").nullish(),
+  /**
+   * Pantheon's extension: structured input for the agent's behaviors (`(get input "repo")`), as in
+   * `POST …/messages`. OpenAI SDKs send it as an extra body field (Python `extra_body={"input": {…}}`;
+   * in JavaScript a field of the request object).
+   */
+  input: structuredInput.nullish(),
 });
 type CompletionBody = z.infer<typeof completionBody>;
 
@@ -67,11 +74,15 @@ async function readBody(c: AppContext): Promise<CompletionBody> {
   throw new OpenAiCompatError(400, param ? `${param}: ${issue.message}` : issue.message, param, "invalid_value");
 }
 
-/** The agent answers the latest user message; earlier turns come from its own memory, not the request. */
+/**
+ * The agent answers the latest user message; earlier turns come from its own memory, not the
+ * request. With `input` and no user message, the request is the input itself (as on `/api`).
+ */
 function lastUserContent(body: CompletionBody): string {
   const index = body.messages.findLastIndex((m) => m.role === "user");
   const param = `messages[${index}].content`;
-  if (index < 0) throw new OpenAiCompatError(400, "messages: include a message with role 'user'", "messages", "invalid_value");
+  if (index < 0 && body.input) return JSON.stringify(body.input);
+  if (index < 0) throw new OpenAiCompatError(400, "messages: include a message with role 'user' (or send an input object)", "messages", "invalid_value");
   const content = body.messages[index]!.content;
   const text = typeof content === "string" ? content : (content ?? []).map((part) => {
     const text = textPart.safeParse(part);
@@ -130,7 +141,7 @@ const seconds = () => Math.floor(Date.now() / 1000);
 async function complete(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
   const session = await sessionOf(agent, body.user);
-  const outcome = await call(agent.chat({ content, ...(session ? { session } : {}) }));
+  const outcome = await call(agent.chat({ content, ...(body.input ? { input: body.input } : {}), ...(session ? { session } : {}) }));
   if (outcome.status !== "completed" && outcome.status !== "waiting_approval") throw runFailed(outcome.runId, outcome.status, outcome.error);
   const text = outcome.reply?.content ?? waitingText(profile.name, outcome.runId);
   return c.json({
@@ -152,7 +163,7 @@ async function complete(c: AppContext, body: CompletionBody, content: string) {
 async function streamed(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
   const session = await sessionOf(agent, body.user);
-  const source = await call(agent.chatStream({ content, ...(session ? { session } : {}) }));
+  const source = await call(agent.chatStream({ content, ...(body.input ? { input: body.input } : {}), ...(session ? { session } : {}) }));
   const encoder = new TextEncoder();
   const created = seconds();
   let id = "chatcmpl-pending";

@@ -3,7 +3,7 @@ import { PantheonError } from "../../../core/errors";
 import type { Clock, LlmPort } from "../../../core/ports";
 import type { RunLimits } from "../../../core/run";
 import { cronMatches, defaultRetryMax, nextCronAt, retryDelayMs } from "../../../core/schedule";
-import { goalText, makePlanLlm } from "./plan";
+import { goalText, makePlanLlm, type PlanModel } from "./plan";
 import { behaviorsOf, wantedAlarms, wholeSecond, type BehaviorAlarm, type BehaviorBookStore, type FoundBehavior } from "./state";
 import type { Emit, RunEvent } from "../chat/live";
 import type { TurnOutcome as RunOutcome } from "../runs/driver";
@@ -139,7 +139,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
    * call with its next step, `(think)` hands over to the agent's model. The same for a new run and
    * for one resumed after a restart (the plan finds its place in the run's transcript).
    */
-  function planModel(run: { id: string; sessionId: string; behavior: { key: string; scope: Record<string, unknown> } }, model: LlmPort): { llm: LlmPort; observe: (event: RunEvent) => void } {
+  function planModel(run: { id: string; sessionId: string; behavior: { key: string; scope: Record<string, unknown> } }, model: LlmPort): PlanModel {
     const found = find(run.behavior.key);
     if (!found) throw new PantheonError("not_found", `behavior '${run.behavior.key}' is no longer in this agent's script`, { details: { behavior: run.behavior.key } });
     return makePlanLlm({
@@ -157,7 +157,8 @@ export function makeBehaviors(deps: BehaviorDeps) {
     book.update(found.key, { lastRunAt: startedAt, lastStatus: "running" });
     let outcome: RunOutcome | { status: "failed"; error: string; runId: null };
     try {
-      outcome = await runBehavior(found, { trigger, at: startedAt });
+      // The input its trigger declares, beside what the run itself says: which trigger, and when.
+      outcome = await runBehavior(found, { ...found.behavior.input, trigger, at: startedAt });
     } catch (error) {
       outcome = { status: "failed", error: error instanceof Error ? error.message : String(error), runId: null };
     }

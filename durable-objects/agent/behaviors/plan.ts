@@ -1,4 +1,5 @@
 import { evaluateExpr, printScript, resolveArgs, type Action, type ActorScript, type Behavior, type ExprScope, type Value } from "../../../core/dsl";
+import type { OutputKind } from "../../../core/gates";
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, Message, ToolCall } from "../../../core/ports";
 import { makeAgentToolSpec } from "../../../core/tools";
 import { spawnToolName } from "../bus/spawn";
@@ -21,16 +22,24 @@ export interface PlanDeps {
   remember(content: string, step: number): void | Promise<unknown>;
 }
 
+/** A behavior's plan as the run uses it: its model, the observer of its calls, the writer of its outputs. */
+export interface PlanModel {
+  llm: LlmPort;
+  observe(event: RunEvent): void;
+  write(output: { callId: string; kind: OutputKind; arguments: Record<string, unknown> }): Promise<string>;
+}
+
 /**
  * A deterministic plan seen by the run loop as a model: each call answers with the next planned
  * step (tool calls, or the final message), so planned tool calls pass the same gates, tool
  * registry, trace and limits as a model's. `(think)` hands the rest of the run to the real model.
  * Where the plan is comes from the run's own messages, so the same plan object serves every turn.
  * @example
- * const { llm, observe } = makePlanLlm({ behavior, scope: { input }, model, append, remember });
- * // the run's model is `llm`; its events go to `observe`; tool steps appear in the trace as tool_call
+ * const { llm, observe, write } = makePlanLlm({ behavior, scope: { input }, model, append, remember });
+ * // the run's model is `llm`; its events go to `observe`; tool steps appear in the trace as tool_call;
+ * // message and remember steps come back as the run's `write_output` effects, carried out by `write`
  */
-export function makePlanLlm(deps: PlanDeps) {
+export function makePlanLlm(deps: PlanDeps): PlanModel {
   /** Outcome of each planned call as the run reported it (tool_result / gate events). */
   const outcomes = new Map<string, { ok: boolean; error?: string }>();
   const steps = deps.behavior.plan.steps;
@@ -52,7 +61,9 @@ export function makePlanLlm(deps: PlanDeps) {
       const answer = messages.find((m) => m.role === "tool" && m.toolCallId === call.id);
       const seen = outcomes.get(call.id);
       // Without an observed outcome (agents' answers, a resumed run) the run loop's own wording tells failures apart.
-      const failed = seen ? !seen.ok : !answer || /^(Error: |Rejected by )/.test(answer.content);
+      // A message or remember step that was written answers with its own text, whatever that says.
+      const written = call.name === "output.message" || call.name === "output.remember";
+      const failed = seen ? !seen.ok : !answer || (written ? answer.content !== String(call.arguments.content ?? "") : /^(Error: |Rejected by )/.test(answer.content));
       return { call, content: answer?.content ?? "", failed, error: seen?.error ?? answer?.content ?? "no result" };
     });
     const step = steps[index];
@@ -63,7 +74,7 @@ export function makePlanLlm(deps: PlanDeps) {
       const bad = results.find((r) => r.failed)!;
       return { next: index + 1, prev: null, failure: `plan step ${index + 1} (${describe(step)}) failed: ${bad.error}` };
     }
-    const prev = step?.kind === "ask" ? combine(ok.map((r) => r.content), policy, results.length) : parsed(ok[0]?.content ?? "");
+    const prev = step?.kind === "ask" ? combine(ok.map((r) => r.content), policy, results.length) : step?.kind === "message" || step?.kind === "remember" ? (ok[0]?.content ?? "") : parsed(ok[0]?.content ?? "");
     return { next: index + 1, prev };
   }
 
@@ -82,21 +93,33 @@ export function makePlanLlm(deps: PlanDeps) {
           return response("", action.targets.map((target, n) => ({ id: `plan-${i}-${n}`, name: makeAgentToolSpec(target).name, arguments: { question: action.question } })), "tool_calls");
         case "think":
           return "think";
+        // Messages and memories are proposed to the run like tool calls, so the output gates check them
+        // (a refusal fails the plan with the gate's reason); the run writes them through `write`.
         case "message":
           if (last && action.role === "assistant") return response(action.content, [], "stop");
-          deps.append({ role: action.role, content: action.content }, i);
-          prev = action.content;
-          break;
+          return response("", [{ id: `plan-${i}-0`, name: "output.message", arguments: { role: action.role, content: action.content } }], "tool_calls");
         case "remember":
-          await deps.remember(action.content, i);
-          prev = action.content;
-          break;
+          return response("", [{ id: `plan-${i}-0`, name: "output.remember", arguments: { content: action.content } }], "tool_calls");
         case "spawn":
           // Through the agent.spawn tool, so the same gates, quota and delegation path apply.
           return response("", [{ id: `plan-${i}-0`, name: spawnToolName, arguments: { script: spawnSource(action.script, action.goal), goal: action.goal } }], "tool_calls");
       }
     }
     return response(prev === null ? `Finished '${deps.behavior.name}'.` : typeof prev === "string" ? prev : JSON.stringify(prev), [], "stop");
+  }
+
+  /**
+   * Writes a `message` / `remember` step the output gates let through (the run's `write_output`);
+   * its call id names the step, so a write redone after a restart lands once.
+   */
+  async function write(output: { callId: string; kind: OutputKind; arguments: Record<string, unknown> }): Promise<string> {
+    const at = planId.exec(output.callId);
+    if (!at) throw new Error(`'${output.callId}' is not a planned step`);
+    const step = Number(at[1]);
+    const content = String(output.arguments.content ?? "");
+    if (output.kind === "memory") await deps.remember(content, step);
+    else deps.append({ role: (output.arguments.role as "assistant" | "system" | "user" | undefined) ?? "assistant", content }, step);
+    return content;
   }
 
   const llm: LlmPort = {
@@ -114,11 +137,12 @@ export function makePlanLlm(deps: PlanDeps) {
       yield { type: "done", response: result };
     },
   };
-  return { llm, observe };
+  return { llm, observe, write };
 }
 
 function response(content: string, toolCalls: ToolCall[], finishReason: LlmResponse["finishReason"]): LlmResponse {
-  return { content, toolCalls, finishReason, usage: { inputTokens: 0, outputTokens: 0 }, model: "plan" };
+  // `provider: "plan"` is what lets the run accept `output.*` calls: no model adapter answers as the plan.
+  return { content, toolCalls, finishReason, usage: { inputTokens: 0, outputTokens: 0 }, model: "plan", provider: "plan" };
 }
 
 function describe(step: Action | undefined): string {

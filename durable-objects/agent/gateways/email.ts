@@ -8,7 +8,7 @@ import type { RunOutcome } from "../runs/driver";
 export interface EmailDeps {
   gateways: Gateways;
   agent(): string;
-  turn(input: { content: string; session: string }): Promise<RunOutcome>;
+  turn(input: { content: string; input?: Record<string, unknown>; session: string }): Promise<RunOutcome>;
   /** The agents SDK's reply through the inbound mail's own channel (Email Routing `reply()`). */
   reply(email: AgentEmail, options: { fromName: string; subject: string; body: string; headers: Record<string, string> }): Promise<void>;
 }
@@ -63,7 +63,8 @@ export async function handleEmail(email: AgentEmail, deps: EmailDeps): Promise<s
   let body: string;
   if (!content.trim()) body = "Your message had no text I could read.";
   else {
-    const outcome = await deps.turn({ content, session });
+    // Behaviors read where the mail came from as structured input: (get input "subject"), (get input "from").
+    const outcome = await deps.turn({ content, input: { channel: "email", from: email.from.toLowerCase(), subject }, session });
     body =
       outcome.status === "completed"
         ? (outcome.reply?.content ?? "")

@@ -31,7 +31,7 @@ export interface GatewayDeps {
   /** The session and error of a run (null when the run is unknown). */
   runInfo(runId: string): { sessionId: string; error?: string } | null;
   /** A person's message through the normal run path (behaviors, gates, approvals included). */
-  turn(input: { content: string; session: string }): Promise<RunOutcome>;
+  turn(input: { content: string; input?: Record<string, unknown>; session: string }): Promise<RunOutcome>;
   decide(runId: string, decision: { approved: boolean; by: string; callId: string }): Promise<unknown>;
   pendingApprovals(): { runId: string; callId: string; tool: string; arguments: Record<string, unknown> }[];
   waitUntil(promise: Promise<unknown>): void;
@@ -210,7 +210,8 @@ export function makeGateways(deps: GatewayDeps) {
       if (action.kind === "message") {
         const session = threadSession("telegram", String(action.chatId), `Telegram: ${action.chatTitle}`.slice(0, 200));
         deps.waitUntil(
-          deps.turn({ content: action.text, session }).catch(async (error: unknown) => {
+          // Behaviors read where the message came from as structured input: (get input "chat"), (get input "from").
+          deps.turn({ content: action.text, input: { channel: "telegram", chat: action.chatId, chatTitle: action.chatTitle, from: action.fromId ?? null }, session }).catch(async (error: unknown) => {
             const bot = botOf(config);
             if (bot) await send(bot, action.chatId, `The message could not be handled: ${error instanceof Error ? error.message : String(error)}`);
           }),

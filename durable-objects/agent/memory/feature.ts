@@ -156,12 +156,12 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     },
 
     /** After a completed turn: mark what was used, extract memories, re-arm the idle consolidation. Never throws. */
-    async afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[] }) {
+    async afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; screen?: (text: string) => string | null }) {
       try {
         if (input.usedIds.length) memory.touch(input.usedIds, clock.now());
         if (input.reply) {
           const llm = input.profile.model.provider === "offline" ? undefined : { port: llmForProfile(input.profile, env), model: input.profile.model.name };
-          await lifecycle.extract({ runId: input.runId, user: input.user, assistant: input.reply, ...(llm ? { llm } : {}) });
+          await lifecycle.extract({ runId: input.runId, user: input.user, assistant: input.reply, ...(llm ? { llm } : {}), ...(input.screen ? { screen: input.screen } : {}) });
         }
         await armIdle();
       } catch (error) {

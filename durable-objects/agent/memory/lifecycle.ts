@@ -23,6 +23,8 @@ export interface ExtractTurn {
   assistant: string;
   /** The agent's model; absent or offline → the pattern extractor. */
   llm?: { port: LlmPort; model: string };
+  /** The output gates on memory writes: why a proposed memory may not be stored, or null. A refused one is dropped. */
+  screen?(text: string): string | null;
 }
 
 /**
@@ -64,7 +66,7 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
       // Directives (`/tool …`, `/ask …`) are commands, not statements about the user.
       if (turn.user.trim().startsWith("/")) return { stored: [], method: "skipped", warnings: [] };
       const { memories, method } = await propose(turn);
-      const fresh = memories.filter((m) => !deps.memory.hasText(m.text));
+      const fresh = memories.filter((m) => !deps.memory.hasText(m.text) && (turn.screen?.(m.text) ?? null) === null);
       if (fresh.length === 0) return { stored: [], method, warnings: [] };
       const { records, warnings } = await deps.memory.insert(
         fresh.map((m) => ({

@@ -1,5 +1,5 @@
 import type { AgentProfile } from "../../../core/agents";
-import { builtinGates, compileCustomGates, type Gate, type TokenBucket } from "../../../core/gates";
+import { agentOutputGates, builtinGates, compileCustomGates, type Gate, type NamedSecret, type OutputGate, type TokenBucket } from "../../../core/gates";
 import type { Clock, LlmPort, LlmResponse, Message } from "../../../core/ports";
 import {
   advance,
@@ -28,6 +28,10 @@ export interface RunContext {
   profile: AgentProfile;
   tools: AgentTools;
   llm: LlmPort;
+  /** What the output gates keep out of replies, messages, memories and answers (tools/outputSecrets). */
+  secrets: NamedSecret[];
+  /** A behavior's plan writes its `message` and `remember` steps once the output gates let them through. */
+  writeOutput?(output: Extract<RunEffect, { type: "write_output" }>): Promise<string>;
 }
 
 export interface DriverDeps {
@@ -119,6 +123,8 @@ export function makeRunDriver(deps: DriverDeps) {
   const aborts = new Map<string, AbortController>();
   const timings = new Map<string, { startedAt: number; durationMs: number }>();
   const replies = new Map<string, StoredMessage>();
+  /** Streamed text of each run's model call in flight, until the run releases it. */
+  const heldTokens = new Map<string, string[]>();
   /** Runs being carried on after a restart in this isolate: never two drives of one recovery. */
   const recovering = new Map<string, Promise<unknown>>();
 
@@ -142,19 +148,23 @@ export function makeRunDriver(deps: DriverDeps) {
   }
 
   /** Compiled once per run context, not on every event (custom gates compile their patterns). */
-  const gatesOf = new WeakMap<RunContext, Gate[]>();
+  const gatesOf = new WeakMap<RunContext, { gates: Gate[]; outputGates: OutputGate[] }>();
 
   function runDeps(ctx: RunContext): RunDeps {
-    let gates = gatesOf.get(ctx);
-    if (!gates) {
-      gates = [...builtinGates(), ...compileCustomGates(ctx.profile.runtime.gates)];
-      gatesOf.set(ctx, gates);
+    let compiled = gatesOf.get(ctx);
+    if (!compiled) {
+      compiled = {
+        gates: [...builtinGates(), ...compileCustomGates(ctx.profile.runtime.gates)],
+        outputGates: agentOutputGates({ secrets: ctx.secrets, specs: ctx.profile.runtime.gates }),
+      };
+      gatesOf.set(ctx, compiled);
     }
     const rateLimits = ctx.profile.runtime.rateLimits;
     return {
       now: clock.now(),
       tools: ctx.tools.specs,
-      gates,
+      gates: compiled.gates,
+      outputGates: compiled.outputGates,
       rateLimits,
       // Buckets are read from SQLite only for an agent that has rate limits.
       ...(Object.keys(rateLimits).length > 0 ? { buckets: deps.buckets.load() } : {}),
@@ -180,8 +190,11 @@ export function makeRunDriver(deps: DriverDeps) {
         ...(ctx.profile.model.maxTokens !== undefined ? { maxTokens: ctx.profile.model.maxTokens } : {}),
         signal: controller.signal,
       };
+      // Held until the run says the text may be shown (`release_tokens`): a reply the output gates refuse never streams out.
+      const held: string[] = [];
+      heldTokens.set(state.id, held);
       for await (const event of ctx.llm.stream(request)) {
-        if (event.type === "token") emit(state.id, { type: "token", text: event.text });
+        if (event.type === "token") held.push(event.text);
         if (event.type === "done") response = event.response;
       }
       if (!response) throw new Error("the model's stream ended without a final response");
@@ -222,6 +235,14 @@ export function makeRunDriver(deps: DriverDeps) {
       case "ask_agent":
         await deps.askAgent({ runId: state.id, callId: effect.callId, target: effect.target, question: effect.question });
         return null;
+      case "write_output":
+        // A written message reaches clients with the history (the plan's own message ids), not as a tool.
+        try {
+          if (!ctx.writeOutput) throw new Error("this run has no plan to write its steps");
+          return { type: "tool_result", callId: effect.callId, output: await ctx.writeOutput(effect) };
+        } catch (error) {
+          return { type: "tool_failed", callId: effect.callId, error: error instanceof Error ? error.message : String(error) };
+        }
       case "compile_context":
         try {
           return { type: "start", message: requestOf(state.origin), context: await deps.compileContext(state, ctx.profile) };
@@ -239,7 +260,9 @@ export function makeRunDriver(deps: DriverDeps) {
     if (effect.kind === "model_result") timing = timings.get(`${state.id}:model`) ?? timing;
     if (effect.kind === "tool_result" && typeof data.callId === "string") timing = timings.get(`${state.id}:tool:${data.callId}`) ?? timing;
     runs.appendTrace({ runId: state.id, kind: traceCategory[effect.kind], name: effect.kind, data, ...timing });
-    if (effect.kind === "gate_decisions" && Array.isArray(data.decisions)) {
+    // Live clients show gate decisions on tool calls; those on a reply, an answer or a plan's own
+    // message and remember steps (no tool) are in the trace only.
+    if (effect.kind === "gate_decisions" && Array.isArray(data.decisions) && typeof data.tool === "string") {
       for (const record of data.decisions as { gate: string; decision: { allow: boolean; reason?: string; pending?: "approval" } }[]) {
         emit(state.id, {
           type: "gate",
@@ -247,7 +270,7 @@ export function makeRunDriver(deps: DriverDeps) {
           gate: record.gate,
           allow: record.decision.allow,
           ...(record.decision.reason ? { reason: record.decision.reason } : {}),
-          ...(typeof data.tool === "string" ? { tool: data.tool } : {}),
+          tool: data.tool,
           ...(record.decision.pending ? { pending: record.decision.pending } : {}),
         });
       }
@@ -333,17 +356,24 @@ export function makeRunDriver(deps: DriverDeps) {
           case "publish":
             emit(runId, { type: "status", status: effect.status });
             break;
+          case "release_tokens":
+            for (const text of heldTokens.get(runId) ?? []) emit(runId, { type: "token", text });
+            heldTokens.delete(runId);
+            break;
           default: {
             const next = await carryOut(state, ctx, effect);
             if (next) queue.push(next);
           }
         }
       }
+      // Text a model call streamed and the run did not release (a refused reply) is dropped.
+      if (event.type === "model_result" || event.type === "model_failed") heldTokens.delete(runId);
     }
     if (state && isTerminal(state)) {
       live.delete(runId);
       contexts.delete(runId);
       aborts.delete(runId);
+      heldTokens.delete(runId);
       for (const key of timings.keys()) if (key.startsWith(`${runId}:`)) timings.delete(key);
     }
     return state;

@@ -1,5 +1,6 @@
 import { makeA2aAskTool } from "../../../adapters/a2a-remote";
 import type { AgentProfile } from "../../../core/agents";
+import type { NamedSecret } from "../../../core/gates";
 import type { Clock } from "../../../core/ports";
 import {
   makeAgentToolSpec,
@@ -96,4 +97,24 @@ export function buildAgentTools(
     if (typeof value === "string" && value) secrets[name] = value;
   }
   return { specs, registry: makeToolRegistry(specs, implementations), secrets };
+}
+
+/** Worker secrets an agent could come to see besides its tools' own: Pantheon's admin token and the model keys. */
+const guardedSecrets = ["PANTHEON_ADMIN_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+
+/**
+ * The secrets the output gates keep out of everything an agent sends or stores: every secret declared
+ * for tools (`PANTHEON_TOOL_SECRETS`, whether or not this agent's tools use it), the values its tools
+ * hold, Pantheon's admin token and the model keys. Names travel with values so a refusal can say which
+ * secret it found without saying the secret.
+ * @example
+ * outputSecrets(env, outbound, tools.secrets); // [{ name: "AIRTABLE_KEY", value: "…" }, …]
+ */
+export function outputSecrets(env: Record<string, unknown>, outbound: OutboundSettings, toolSecretValues: Record<string, string>): NamedSecret[] {
+  const found = new Map<string, string>(Object.entries(toolSecretValues));
+  for (const name of [...outbound.toolSecrets, ...guardedSecrets]) {
+    const value = env[name];
+    if (typeof value === "string" && value && !found.has(name)) found.set(name, value);
+  }
+  return [...found].map(([name, value]) => ({ name, value }));
 }

@@ -1,15 +1,16 @@
 import type { AgentProfile } from "../../../core/agents";
 import { PantheonError } from "../../../core/errors";
+import { agentOutputGates, checkOutput, type NamedSecret, type OutputGate } from "../../../core/gates";
 import type { Clock, LlmPort } from "../../../core/ports";
 import { effectiveLimits, limitsOf, type RunLimits, type RunOrigin, type RunState } from "../../../core/run";
-import type { OutboundSettings } from "../../../core/tools";
-import type { BehaviorRun } from "../behaviors";
+import { redactDeep, type OutboundSettings } from "../../../core/tools";
+import type { BehaviorRun, PlanModel } from "../behaviors";
 import type { Emit, RunEvent } from "../chat/live";
 import type { SessionStore } from "../chat/sessions";
 import type { RunContext, RunDriver, RunOutcome, TurnOutcome } from "./driver";
 import { llmForProfile, manualRunModel } from "./models";
 import type { RunStore } from "./store";
-import { buildAgentTools, type ToolSource } from "./tools";
+import { buildAgentTools, outputSecrets, type ToolSource } from "./tools";
 
 export interface ChatInput {
   content: string;
@@ -45,7 +46,7 @@ export interface TurnDeps {
   memory: {
     tools(): ToolSource;
     contextFor(input: { profile: AgentProfile; sessionId: string; query: string; maxHistory?: number; excludeRunId?: string }): Promise<{ context: RunState["context"]; usedIds: string[] }>;
-    afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[] }): Promise<unknown>;
+    afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; screen?: (text: string) => string | null }): Promise<unknown>;
   };
   mcp: { ready(): Promise<unknown>; toolSource(): ToolSource };
   spawnTools(profile: AgentProfile): ToolSource;
@@ -53,7 +54,7 @@ export interface TurnDeps {
   workTools(profile: AgentProfile): ToolSource;
   behaviors: {
     onMessage(input: ChatInput, sink: Emit): Promise<RunOutcome | null>;
-    planModel(run: { id: string; sessionId: string; behavior: NonNullable<RunOrigin["behavior"]> }, model: LlmPort): { llm: LlmPort; observe: (event: RunEvent) => void };
+    planModel(run: { id: string; sessionId: string; behavior: NonNullable<RunOrigin["behavior"]> }, model: LlmPort): PlanModel;
   };
   /** A planned run reports its events to its plan (which steps failed). */
   observePlan(runId: string, observe: (event: RunEvent) => void): void;
@@ -84,13 +85,28 @@ export function makeTurns(deps: TurnDeps) {
    */
   function runContext(profile: AgentProfile, run: { id: string; sessionId: string; origin: Pick<RunOrigin, "behavior" | "manual"> }): RunContext {
     const tools = toolsOf(profile);
-    if (run.origin.manual) return { profile, tools, llm: manualRunModel };
+    const secrets = outputSecrets(deps.env as unknown as Record<string, unknown>, deps.outbound, tools.secrets);
+    if (run.origin.manual) return { profile, tools, llm: manualRunModel, secrets };
     const llm = llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs });
     const behavior = run.origin.behavior;
-    if (!behavior) return { profile, tools, llm };
+    if (!behavior) return { profile, tools, llm, secrets };
     const plan = deps.behaviors.planModel({ id: run.id, sessionId: run.sessionId, behavior }, llm);
     deps.observePlan(run.id, plan.observe);
-    return { profile, tools, llm: plan.llm };
+    return { profile, tools, llm: plan.llm, secrets, writeOutput: plan.write };
+  }
+
+  /**
+   * The output gates on the memories extraction proposes after a turn: a refused one is not stored,
+   * and the refusal is written to the turn's trace (no model reads it: the run is over).
+   */
+  function memoryScreen(runId: string, gates: OutputGate[], secrets: NamedSecret[]) {
+    return (text: string): string | null => {
+      const outcome = checkOutput(gates, { kind: "memory", text });
+      if (outcome.allow) return null;
+      const data = redactDeep({ output: "memory", by: "extraction", decisions: outcome.decisions }, secrets.map((s) => s.value));
+      deps.runs.appendTrace({ runId, kind: "gate", name: "gate_decisions", data, startedAt: deps.clock.now(), durationMs: 0 });
+      return outcome.rejection.decision.reason;
+    };
   }
 
   /** Memories each run's context used (kept until its turn has marked them used). */
@@ -163,7 +179,8 @@ export function makeTurns(deps: TurnDeps) {
       const usedIds = usedByRun.get(result.runId) ?? [];
       usedByRun.delete(result.runId);
       // Extraction may call the model again: it runs after the reply has gone out, not before.
-      deps.waitUntil(deps.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds }));
+      const screen = memoryScreen(result.runId, agentOutputGates({ secrets: ctx.secrets, specs: profile.runtime.gates }), ctx.secrets);
+      deps.waitUntil(deps.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds, screen }));
       if (!result.userMessage) throw new Error("a turn's run was stored without its request");
       return { ...result, userMessage: result.userMessage };
     },
