@@ -68,7 +68,7 @@ export function turnLines(conversation) {
           id: memoryIdOf(turn.id),
           kind: "episode",
           text: `${turn.speaker === "user" ? "User" : "Assistant"}: ${turn.text}`,
-          //OCCURRED occurredAt: at,
+          occurredAt: at,
           createdAt: at,
           provenance: `eval:${conversation.id}`,
         });

@@ -37,3 +37,5 @@ export type { ProposedMemory } from "./extract";
 export { planConsolidation } from "./consolidate";
 export type { ConsolidationOptions, ConsolidationPlan, MergePlan, SupersedePlan } from "./consolidate";
 export { ftsQuery } from "./fts";
+export { happenedAt, occurredAtOf, occurredAtSchema, periodMatch, temporalCue } from "./time";
+export type { TemporalCue } from "./time";

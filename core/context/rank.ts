@@ -1,3 +1,4 @@
+import { happenedAt } from "./time";
 import type { MemoryItem, RankWeights, ScoredId } from "./types";
 
 const dayMs = 86_400_000;
@@ -45,10 +46,14 @@ export function reciprocalRankFusion(lists: readonly (readonly ScoredId[])[], k 
   return fused;
 }
 
-/** 0.5 ^ (age / half-life); 1 when the half-life is not a positive finite number, or the item is from the future. */
-export function recencyDecay(item: Pick<MemoryItem, "createdAt" | "lastUsedAt">, now: number, halfLifeDays: number): number {
+/**
+ * 0.5 ^ (age / half-life), the age counted from when the thing happened (`occurredAt`, else when it
+ * was stored), not from when it was last used: a fact about last year read yesterday is still about
+ * last year. 1 when the half-life is not a positive finite number, or the item is from the future.
+ */
+export function recencyDecay(item: Pick<MemoryItem, "createdAt" | "occurredAt">, now: number, halfLifeDays: number): number {
   if (!(halfLifeDays > 0) || !Number.isFinite(halfLifeDays)) return 1;
-  const ageDays = Math.max(0, now - (item.lastUsedAt ?? item.createdAt)) / dayMs;
+  const ageDays = Math.max(0, now - happenedAt(item)) / dayMs;
   return Math.pow(0.5, ageDays / halfLifeDays);
 }
 

@@ -13,9 +13,16 @@ export interface RetrieveInput {
   warnings: string[];
 }
 
-/** One line of the memory block; also what an item's `tokens` measures. */
-export function memoryLine(item: { source: string; text: string }): string {
-  return `- [${item.source}] ${item.text}`;
+/**
+ * One line of the memory block; also what an item's `tokens` measures. A memory with a time it
+ * happened carries its date, so the model can answer "when" and tell an old value from a new one.
+ *
+ * @example
+ * memoryLine({ source: "memory", text: "We moved to Lisbon", occurredAt: Date.UTC(2024, 4, 11) }) // "- [memory 2024-05-11] We moved to Lisbon"
+ */
+export function memoryLine(item: { source: string; text: string; occurredAt?: number }): string {
+  const date = item.occurredAt !== undefined && Number.isFinite(item.occurredAt) ? ` ${new Date(item.occurredAt).toISOString().slice(0, 10)}` : "";
+  return `- [${item.source}${date}] ${item.text}`;
 }
 
 /**
@@ -176,8 +183,8 @@ function edgeAsItem(edge: GraphEdge): MemoryItem {
   };
 }
 
-function base(item: MemoryItem): Pick<ContextItem, "id" | "source" | "kind" | "text" | "tokens" | "entities"> {
-  return { id: item.id, source: item.source, kind: item.kind, text: item.text, tokens: 0, entities: item.entities ?? [] };
+function base(item: MemoryItem): Pick<ContextItem, "id" | "source" | "kind" | "text" | "tokens" | "entities" | "occurredAt"> {
+  return { id: item.id, source: item.source, kind: item.kind, text: item.text, tokens: 0, entities: item.entities ?? [], ...(item.occurredAt !== undefined ? { occurredAt: item.occurredAt } : {}) };
 }
 
 function dropDuplicate(item: ContextItem, of: string, similarity: number): ContextItem {

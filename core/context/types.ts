@@ -21,7 +21,10 @@ export interface MemoryItem {
   source: string;
   /** 0..1; raised by extraction and use, lowered by consolidation's decay. */
   importance: number;
+  /** When it was stored. */
   createdAt: number;
+  /** When the thing it tells happened (a message's time, a session's date); absent: timeless, `createdAt` stands in. */
+  occurredAt?: number;
   lastUsedAt?: number;
   entities?: string[];
   triple?: Triple;
@@ -90,7 +93,7 @@ export interface ContextScores {
   semantic: number;
   /** Reciprocal rank fusion, normalised so the best candidate is 1. */
   fused: number;
-  /** 0.5 ^ (age in days / half-life), age from `lastUsedAt ?? createdAt`. */
+  /** 0.5 ^ (age in days / half-life), age from when it happened (`occurredAt ?? createdAt`). */
   recency: number;
   importance: number;
   /** Weighted sum of fused, recency and importance; graph neighbours get a share of their parent's. */
@@ -117,6 +120,8 @@ export interface ContextItem {
   kind: MemoryKind;
   text: string;
   entities?: string[];
+  /** When the thing happened, if the memory knows (shown as its date in the memory block). */
+  occurredAt?: number;
   scores: ContextScores;
   /** "retrieved" by lexical/semantic search, or reached by one "graph" hop. */
   origin: "retrieved" | "graph";

@@ -110,11 +110,16 @@ describe("recency versus relevance", () => {
     expect(short.items[0]!.scores.fused).toBe(short.items[1]!.scores.fused);
   });
 
-  it("a recently used item counts as fresh, from its lastUsedAt", async () => {
-    const used = item("used", "The team offsite is in Lisbon.", { createdAt: NOW - 300 * dayMs, lastUsedAt: NOW - dayMs });
-    const store = makeScriptedStore({ items: [used], lexical: ["used"], semantic: ["used"] });
-    const { items } = await makeContextEngine({ store, clock: fixedClock }).compile({ ...base, halfLifeDays: 7, query: "offsite?" });
-    expect(items[0]!.scores.recency).toBeCloseTo(Math.pow(0.5, 1 / 7), 10);
+  it("recency counts from when the thing happened, not from when it was stored or last used", async () => {
+    const imported = item("imported", "The team offsite was in Lisbon.", { createdAt: NOW - dayMs, occurredAt: NOW - 300 * dayMs, lastUsedAt: NOW - dayMs });
+    const timeless = item("timeless", "The offsite budget is 4,000 euros.", { createdAt: NOW - 7 * dayMs });
+    const store = makeScriptedStore({ items: [imported, timeless], lexical: ["imported", "timeless"], semantic: ["imported", "timeless"] });
+    const { items, messages } = await makeContextEngine({ store, clock: fixedClock }).compile({ ...base, halfLifeDays: 7, query: "offsite?" });
+    expect(items.find((i) => i.id === "imported")!.scores.recency).toBeCloseTo(Math.pow(0.5, 300 / 7), 10);
+    expect(items.find((i) => i.id === "timeless")!.scores.recency).toBeCloseTo(0.5, 10);
+    // The model sees the date of what happened; a timeless memory has none.
+    expect(messages[1]!.content).toContain(`- [memory ${new Date(NOW - 300 * dayMs).toISOString().slice(0, 10)}] The team offsite was in Lisbon.`);
+    expect(messages[1]!.content).toContain("- [memory] The offsite budget is 4,000 euros.");
   });
 });
 

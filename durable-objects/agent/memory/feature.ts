@@ -132,7 +132,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     await deps.idle.schedule(idleSeconds);
   }
 
-  async function store(input: { text: string; kind: MemoryKind; importance?: number; provenance: string; entities?: string[] }) {
+  async function store(input: { text: string; kind: MemoryKind; importance?: number; provenance: string; entities?: string[]; occurredAt?: number }) {
     const { records, superseded, warnings } = await memory.insert([{ ...input }]);
     return { record: records[0]!, superseded, warnings };
   }
@@ -156,12 +156,12 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     },
 
     /** After a completed turn: mark what was used, extract memories, re-arm the idle consolidation. Never throws. */
-    async afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[] }) {
+    async afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; saidAt?: number }) {
       try {
         if (input.usedIds.length) memory.touch(input.usedIds, clock.now());
         if (input.reply) {
           const llm = input.profile.model.provider === "offline" ? undefined : { port: llmForProfile(input.profile, env), model: input.profile.model.name };
-          await lifecycle.extract({ runId: input.runId, user: input.user, assistant: input.reply, ...(llm ? { llm } : {}) });
+          await lifecycle.extract({ runId: input.runId, user: input.user, assistant: input.reply, saidAt: input.saidAt ?? clock.now(), ...(llm ? { llm } : {}) });
         }
         await armIdle();
       } catch (error) {
@@ -198,7 +198,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       return record;
     },
 
-    async create(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[] }) {
+    async create(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[]; occurredAt?: number }) {
       const result = await store({ ...input, provenance: "api" });
       return { ...result.record, superseded: result.superseded, warnings: result.warnings };
     },
@@ -225,13 +225,14 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       const limit = Math.min(Math.max(1, request.limit), 50);
       const lexical = memory.lexical(request.query, { sources: [request.source], limit });
       const semantic = await memory.semantic(request.query, { sources: [request.source], limit }).catch(() => []);
-      const items = memory.get([...new Set([...lexical, ...semantic].map((h) => h.id))]).map(({ id, kind, text, source, importance, createdAt, lastUsedAt }) => ({
+      const items = memory.get([...new Set([...lexical, ...semantic].map((h) => h.id))]).map(({ id, kind, text, source, importance, createdAt, occurredAt, lastUsedAt }) => ({
         id,
         kind,
         text,
         source,
         importance,
         createdAt,
+        ...(occurredAt !== undefined ? { occurredAt } : {}),
         ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
       }));
       return { items, lexical, semantic };

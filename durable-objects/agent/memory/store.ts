@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lte, ne, notExists, or, sql as sqlExpr, sum, type AnyColumn, type SQL } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { SqlLike } from "../../../core/ports";
-import { entitiesOf, ftsQuery, memoryKinds, parseTriple, type MemoryItem, type MemoryKind, type ScoredId, type Triple } from "../../../core/context";
+import { entitiesOf, ftsQuery, happenedAt, memoryKinds, parseTriple, type MemoryItem, type MemoryKind, type ScoredId, type Triple } from "../../../core/context";
 import type { Clock, EmbedPort, VectorPort } from "../../../core/ports";
 import * as schema from "../schema";
 
@@ -36,6 +36,8 @@ export interface NewMemory {
   triple?: Triple;
   id?: string;
   createdAt?: number;
+  /** When the thing happened; absent: timeless (its time is `createdAt`). */
+  occurredAt?: number;
   lastUsedAt?: number;
   supersededBy?: string;
 }
@@ -89,6 +91,7 @@ function recordOf(row: Row): MemoryRecord {
     source: row.source,
     importance: row.importance,
     createdAt: row.createdAt,
+    ...(row.occurredAt !== null ? { occurredAt: row.occurredAt } : {}),
     ...(row.lastUsedAt !== null ? { lastUsedAt: row.lastUsedAt } : {}),
     entities: row.entities ?? [],
     ...(subject && relation && object ? { triple: { subject, relation, object } } : {}),
@@ -197,7 +200,8 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
           ne(memories.id, record.id),
           live,
           eq(memories.source, record.source),
-          lte(memories.createdAt, record.createdAt),
+          // Only values that happened before this one are replaced: an imported old fact does not supersede a newer one.
+          lte(sqlExpr`coalesce(${memories.occurredAt}, ${memories.createdAt})`, happenedAt(record)),
         ),
       )
       .all()
@@ -230,6 +234,7 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
         source: item.source ?? ownSource,
         importance: clamp01(item.importance ?? 0.5),
         createdAt: item.createdAt ?? now,
+        ...(item.occurredAt !== undefined ? { occurredAt: item.occurredAt } : {}),
         ...(item.lastUsedAt !== undefined ? { lastUsedAt: item.lastUsedAt } : {}),
         entities: item.entities ?? entitiesOf(text, triple),
         ...(triple ? { triple } : {}),
@@ -252,6 +257,7 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
           supersededBy: record.supersededBy ?? null,
           provenance: record.provenance,
           createdAt: record.createdAt,
+          occurredAt: record.occurredAt ?? null,
           lastUsedAt: record.lastUsedAt ?? null,
         })
         .run();
