@@ -1,7 +1,7 @@
 // The memory retrieval eval (`npm run eval:memory`): how often what the context engine puts in front
 // of the model holds the evidence of a question, on the project's own long-conversation fixture
 // (bench/memory-eval/fixture.json, written by make-fixture.mjs), next to two baselines computed in
-// the same run over the same stored turns: plain BM25 (SQLite FTS5, the question's content words
+// the same run over the same stored turns: plain BM25 (SQLite FTS5's bm25 over the question's tokens,
 // OR-ed) and the vector index alone.
 //
 //   npm run eval:memory                                  # hashed embedder (the worker's default)
@@ -33,16 +33,18 @@ const memoryIdOf = (turnId) => turnId.replaceAll(":", "-");
 const turnIdOf = (memoryId) => memoryId.replaceAll("-", ":");
 
 /**
- * What the engine runs with per stage: each stage switches on one more part. The last is the
- * default engine, untouched; the stages before it measure what each part adds.
+ * What the engine runs with per stage: each stage switches on one more part, the last is the engine
+ * as it ships. Before it, ranking is by relevance alone: no recency, no importance, no preference for
+ * the period a question names (its words are still left out of the searches).
  */
+const relevanceOnly = { weights: { relevance: 1, recency: 0, importance: 0 }, currentRecency: 0, outOfPeriod: 1 };
 export const stages = [
-  { name: "lexical only", lexical: true, semantic: false, tuning: { weights: { relevance: 1, recency: 0, importance: 0 }, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
-  { name: "vector only", lexical: false, semantic: true, tuning: { weights: { relevance: 1, recency: 0, importance: 0 }, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
-  { name: "fusion", lexical: true, semantic: true, tuning: { weights: { relevance: 1, recency: 0, importance: 0 }, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
-  { name: "+ graph hop", lexical: true, semantic: true, tuning: { weights: { relevance: 1, recency: 0, importance: 0 }, mmrLambda: 1, duplicateThreshold: 2 } },
-  { name: "+ re-rank (MMR, dedup)", lexical: true, semantic: true, tuning: { weights: { relevance: 1, recency: 0, importance: 0 } } },
-  { name: "+ recency, importance (the context)", lexical: true, semantic: true, tuning: {} },
+  { name: "lexical only", lexical: true, semantic: false, tuning: { ...relevanceOnly, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
+  { name: "vector only", lexical: false, semantic: true, tuning: { ...relevanceOnly, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
+  { name: "fusion (weighted RRF)", lexical: true, semantic: true, tuning: { ...relevanceOnly, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
+  { name: "+ graph hop", lexical: true, semantic: true, tuning: { ...relevanceOnly, mmrLambda: 1, duplicateThreshold: 2 } },
+  { name: "+ re-rank (MMR, near-duplicates)", lexical: true, semantic: true, tuning: relevanceOnly },
+  { name: "+ recency, importance, period (the context)", lexical: true, semantic: true, tuning: {} },
 ];
 
 /** The embedders the eval knows: the worker's default, and USE-lite through the dev sidecar. */
@@ -77,6 +79,16 @@ export function turnLines(conversation) {
     .join("\n");
 }
 
+/**
+ * The baseline's query: every token of the question as the index's tokenizer (unicode61) cuts the
+ * text, OR-ed, no stopword list, no expansion: bm25's IDF alone weighs "what" against "Biscuit".
+ * Independent of the engine's own query building (ftsQuery), so improving that cannot move the baseline.
+ */
+export function plainBm25Query(question) {
+  const tokens = [...new Set(question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+  return tokens.map((t) => `"${t}"`).join(" OR ");
+}
+
 function recallAt(ranking, evidence, k) {
   const top = new Set(ranking.slice(0, k));
   return evidence.filter((e) => top.has(e)).length / evidence.length;
@@ -86,7 +98,7 @@ function recallAt(ranking, evidence, k) {
  * Runs the eval over `conversations` with one embedder: for each question, the rankings of BM25, the
  * vector index, the context, and (with `withStages`) each stage. Returns per-question recalls.
  */
-export async function evaluate({ modules, fixture, embed, conversations, withStages = false }) {
+export async function evaluate({ modules, fixture, embed, conversations, withStages = false, tuning = {}, variants = [] }) {
   const rows = [];
   for (const conversation of fixture.conversations.slice(0, conversations ?? fixture.conversations.length)) {
     const last = Date.parse(conversation.sessions.at(-1).date);
@@ -97,7 +109,8 @@ export async function evaluate({ modules, fixture, embed, conversations, withSta
     if (report.errors.length) throw new Error(`import of ${conversation.id} failed: ${JSON.stringify(report.errors.slice(0, 3))}`);
 
     const bm25 = database.db.prepare("SELECT m.id AS id FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?");
-    const runs = [{ name: "context", lexical: true, semantic: true, tuning: {} }, ...(withStages ? stages : [])].map((stage) => {
+    const variantRuns = variants.map((v) => ({ name: JSON.stringify(v), lexical: true, semantic: true, tuning: v }));
+    const runs = [{ name: "context", lexical: true, semantic: true, tuning }, ...(withStages ? stages : []), ...variantRuns].map((stage) => {
       const partial = {
         ...memory,
         lexical: stage.lexical ? memory.lexical : () => [],
@@ -107,7 +120,7 @@ export async function evaluate({ modules, fixture, embed, conversations, withSta
     });
 
     for (const question of conversation.questions) {
-      const match = modules.ftsQuery(question.text);
+      const match = plainBm25Query(question.text);
       const rankings = {
         BM25: match ? bm25.all(match, 25).map((r) => turnIdOf(r.id)) : [],
         "vector index": (await memory.semantic(question.text, { sources: ["memory"], limit: 25 })).map((h) => turnIdOf(h.id)),
@@ -126,7 +139,7 @@ export async function evaluate({ modules, fixture, embed, conversations, withSta
       }
       const recalls = {};
       for (const [name, ranking] of Object.entries(rankings)) recalls[name] = Object.fromEntries(ks.map((k) => [k, recallAt(ranking, question.evidence, k)]));
-      rows.push({ conversation: conversation.id, question: question.id, kind: question.kind, text: question.text, evidence: question.evidence, recalls, top: rankings.context.slice(0, 10) });
+      rows.push({ conversation: conversation.id, question: question.id, kind: question.kind, text: question.text, evidence: question.evidence, recalls, rankings });
     }
   }
   return rows;
@@ -157,6 +170,34 @@ export function table(summary, { embedder, baseline = "BM25" } = {}) {
   return lines.join("\n");
 }
 
+/**
+ * With `--cache <file>`, embeddings are kept on disk between runs (a real model takes minutes for the
+ * whole fixture); the figures are the same, only faster to repeat.
+ */
+function cached(embed) {
+  const file = argument("cache", "");
+  if (!file) return embed;
+  const key = (t) => `${embed.model}\u0000${t}`;
+  let table = {};
+  try {
+    table = JSON.parse(readFileSync(file, "utf8"));
+  } catch {}
+  let dirty = false;
+  process.once("exit", () => dirty && writeFileSync(file, JSON.stringify(table)));
+  return {
+    ...embed,
+    async embed(texts) {
+      const missing = [...new Set(texts.filter((t) => !table[key(t)]))];
+      if (missing.length) {
+        const vectors = await embed.embed(missing);
+        missing.forEach((t, i) => (table[key(t)] = vectors[i]));
+        dirty = true;
+      }
+      return texts.map((t) => table[key(t)]);
+    },
+  };
+}
+
 function argument(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 && process.argv[i + 1] && !process.argv[i + 1].startsWith("--") ? process.argv[i + 1] : fallback;
@@ -176,10 +217,20 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const name of embedders) {
     const { embed, stop } = await makeEmbedder(name, modules);
     try {
-      const rows = await evaluate({ modules, fixture, embed, conversations, withStages });
+      const tuning = JSON.parse(argument("tuning", "{}"));
+      // --variants '[{…}, {…}]': more tunings of the context, each a row (for choosing the defaults).
+      const variants = JSON.parse(argument("variants", "[]"));
+      const rows = await evaluate({ modules, fixture, embed: cached(embed), conversations, withStages, tuning, variants });
       out.push("", table(summarize(rows), { embedder: embed.model }));
+      if (process.argv.includes("--lost")) {
+        // Questions where BM25 holds more evidence in its first 10 than the context.
+        const [ours, theirs] = argument("lost", "context,BM25").split(",");
+        for (const r of rows.filter((r) => r.recalls[ours][10] < r.recalls[theirs][10])) {
+          console.log(`lost ${r.question} [${r.kind}] ${r.text}\n  evidence ${r.evidence.join(" ")}\n  ${ours} ${r.rankings[ours].slice(0, 10).join(" ")}\n  ${theirs} ${r.rankings[theirs].slice(0, 10).join(" ")}`);
+        }
+      }
       if (process.argv.includes("--misses")) {
-        for (const r of rows.filter((r) => r.recalls.context[10] < 1)) console.log(`${r.question} [${r.kind}] ${r.text}\n  evidence ${r.evidence.join(" ")}\n  top ${r.top.join(" ")}`);
+        for (const r of rows.filter((r) => r.recalls.context[10] < 1)) console.log(`${r.question} [${r.kind}] ${r.text}\n  evidence ${r.evidence.join(" ")}\n  top ${r.rankings.context.slice(0, 10).join(" ")}`);
       }
     } finally {
       await stop();

@@ -117,7 +117,9 @@ export function entitiesOf(text: string, triple?: Triple): string[] {
     words.forEach((raw, index) => {
       const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
       const capital = /^\p{Lu}[\p{L}\p{N}'-]*$/u.test(word) && word !== "I";
-      if (capital && index > 0) run.push(word);
+      // After a label ("User: We moved…", "Big news: We…") a capital opens a sentence, it names nothing.
+      const opens = index === 0 || /:$/.test(words[index - 1]!);
+      if (capital && !opens) run.push(word);
       else flush();
       if (/[,;:]$/.test(raw)) flush();
     });

@@ -25,22 +25,23 @@ export function wordOverlap(a: string, b: string): number {
 }
 
 /**
- * Reciprocal rank fusion: each list adds `1 / (k + rank)` (rank from 1) to an id's score.
+ * Reciprocal rank fusion: each list adds `weight / (k + rank)` (rank from 1, weight 1 unless given) to an id's score.
  * Only order matters, so bm25 and cosine scores need no common scale.
  *
  * @example
  * reciprocalRankFusion([[{ id: "a", score: 9 }], [{ id: "b", score: 0.8 }, { id: "a", score: 0.7 }]], 60).get("a") // 1/61 + 1/62
  */
-export function reciprocalRankFusion(lists: readonly (readonly ScoredId[])[], k = 60): Map<string, number> {
+export function reciprocalRankFusion(lists: readonly (readonly ScoredId[])[], k = 60, weights: readonly number[] = []): Map<string, number> {
   const fused = new Map<string, number>();
-  for (const list of lists) {
+  for (const [index, list] of lists.entries()) {
+    const weight = Number.isFinite(weights[index]) ? Math.max(0, weights[index]!) : 1;
     const seen = new Set<string>();
     let rank = 0;
     for (const hit of list) {
       if (seen.has(hit.id)) continue; // a retriever repeating an id must not count twice
       seen.add(hit.id);
       rank += 1;
-      fused.set(hit.id, (fused.get(hit.id) ?? 0) + 1 / (k + rank));
+      fused.set(hit.id, (fused.get(hit.id) ?? 0) + weight / (k + rank));
     }
   }
   return fused;

@@ -1,5 +1,8 @@
 import { clamp01, finalScore, maximalMarginalRelevance, reciprocalRankFusion, recencyDecay } from "./rank";
-import type { ContextItem, ContextStore, ContextTuning, GraphEdge, MemoryItem, ScoredId } from "./types";
+import { happenedAt, periodMatch, temporalCue, type TemporalCue } from "./time";
+import type { ContextItem, ContextStore, ContextTuning, GraphEdge, MemoryItem, RankWeights, ScoredId } from "./types";
+
+const dayMs = 86_400_000;
 
 export interface RetrieveInput {
   store: ContextStore;
@@ -33,17 +36,31 @@ export function memoryLine(item: { source: string; text: string; occurredAt?: nu
 export async function retrieveCandidates(input: RetrieveInput): Promise<ContextItem[]> {
   const { store, query, sources, tuning, warnings } = input;
   if (query.trim() === "" || sources.length === 0 || tuning.topK <= 0) return [];
-  const options = { sources, limit: tuning.topK };
-  const [lexical, semantic] = await Promise.all([
-    settle("lexical", () => store.lexical(query, options), warnings),
-    settle("semantic", () => store.semantic(query, options), warnings),
+  const options = { sources, limit: tuning.topK, functionWeight: tuning.functionWeight };
+  // A named period ("in May 2023") is matched on the memories' dates, not searched for as words.
+  const cue = temporalCue(query, input.now);
+  const searched = cue.range && cue.rest.trim() ? cue.rest : query;
+  // And for a period, the same two searches again within it (and the weeks before it), so its
+  // memories are candidates even when the whole history holds better word matches.
+  const window = cue.range && { from: cue.range.from - Math.max(0, tuning.periodLookbackDays) * dayMs, to: cue.range.to };
+  const [lexical, semantic, lexicalInPeriod, semanticInPeriod] = await Promise.all([
+    settle("lexical", () => store.lexical(searched, options), warnings),
+    settle("semantic", () => store.semantic(searched, options), warnings),
+    window ? settle("lexical", () => store.lexical(searched, { ...options, between: window }), warnings) : [],
+    window ? settle("semantic", () => store.semantic(searched, { ...options, between: window }), warnings) : [],
   ]);
-  const fused = reciprocalRankFusion([lexical, semantic], tuning.rrfK);
+  const fused = reciprocalRankFusion(
+    [lexical, semantic, lexicalInPeriod, semanticInPeriod],
+    tuning.rrfK,
+    [tuning.lexicalWeight, tuning.semanticWeight, tuning.lexicalWeight, tuning.semanticWeight],
+  );
+  const weights = weightsFor(cue, tuning);
+  const outside = clamp01(tuning.outOfPeriod);
   if (fused.size === 0) return [];
   const items = await settle("get", () => store.get([...fused.keys()]), warnings);
   const maxFused = Math.max(...fused.values());
-  const lexicalScore = scoreMap(lexical);
-  const semanticScore = scoreMap(semantic);
+  const lexicalScore = scoreMap([...lexical, ...lexicalInPeriod]);
+  const semanticScore = scoreMap([...semantic, ...semanticInPeriod]);
 
   const retrieved = items
     .filter((item) => fused.has(item.id) && sources.includes(item.source))
@@ -51,6 +68,7 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
       const fusedNorm = (fused.get(item.id) ?? 0) / maxFused;
       const recency = recencyDecay(item, input.now, input.halfLifeDays);
       const importance = clamp01(item.importance);
+      const period = cue.range ? periodMatch(happenedAt(item), cue.range) : 0;
       return {
         ...base(item),
         scores: {
@@ -59,7 +77,8 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
           fused: fusedNorm,
           recency,
           importance,
-          final: finalScore({ fused: fusedNorm, recency, importance }, tuning.weights),
+          period,
+          final: finalScore({ fused: cue.range ? fusedNorm * (outside + (1 - outside) * period) : fusedNorm, recency, importance }, weights),
         },
         origin: "retrieved",
         included: true,
@@ -98,6 +117,19 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
   return [...ranked, ...expanded.duplicates, ...duplicates];
 }
 
+/**
+ * The rank weights for this question. Asking when something happened, or about a named period, is
+ * not asking for the newest: recency drops out, so it cannot bury the old fact that answers. Asking
+ * about now ("where do I live now?") weighs recency `currentRecency`, so the latest value of a fact
+ * that changed comes first.
+ */
+function weightsFor(cue: TemporalCue, tuning: ContextTuning): RankWeights {
+  const { weights } = tuning;
+  if (cue.asksWhen || cue.range) return { ...weights, recency: 0 };
+  if (cue.current) return { ...weights, recency: tuning.currentRecency };
+  return weights;
+}
+
 async function expandGraph(
   input: RetrieveInput,
   chosen: ContextItem[],
@@ -121,7 +153,12 @@ async function expandGraph(
   const duplicates: ContextItem[] = [];
   const seen = new Set(known);
   for (const { edge, parent } of linked) {
-    const item: MemoryItem = foundById.get(edge.provenance) ?? edgeAsItem(edge);
+    // The memory behind the edge is already a candidate, ranked on its own merit.
+    if (known.has(edge.provenance)) continue;
+    const found = foundById.get(edge.provenance);
+    // A mention edge only points at its memory; without the memory (superseded, another source) it says nothing.
+    if (!found && edge.relation === mentionRelation) continue;
+    const item: MemoryItem = found ?? edgeAsItem(edge);
     if (seen.has(item.id)) continue;
     if (!input.sources.includes(item.source) && foundById.has(item.id)) continue;
     seen.add(item.id);
@@ -134,6 +171,7 @@ async function expandGraph(
         fused: 0,
         recency,
         importance: clamp01(item.importance),
+        period: 0,
         final: parent.scores.final * clamp01(tuning.graphFactor),
       },
       origin: "graph",
@@ -170,6 +208,9 @@ function mergeBelowParents(chosen: ContextItem[], expanded: ContextItem[]): Cont
   }
   return out;
 }
+
+/** The relation of the edges a memory without a triple gets, one per entity it names (see the memory store). */
+export const mentionRelation = "is mentioned in";
 
 function edgeAsItem(edge: GraphEdge): MemoryItem {
   return {

@@ -70,7 +70,7 @@ function previousWeekday(at: number, weekday: number): number {
 export interface TemporalCue {
   /** The period named ("in May 2023", "last month", "in 2022"), epoch ms, `to` exclusive. */
   range?: { from: number; to: number };
-  /** "now", "currently", "these days", "current", "still", "latest": the newest fact should win. */
+  /** "now", "currently", "these days", "current", "still", "latest", "recently": the newest fact should win. */
   current: boolean;
   /** "When did …", "what date …", "how long ago …": the answer is a time; no period is preferred. */
   asksWhen: boolean;
@@ -88,7 +88,7 @@ export interface TemporalCue {
  * // { range: { from: 2023-05-01, to: 2023-06-01 }, current: false, asksWhen: false, rest: "Where was I living?" }
  */
 export function temporalCue(query: string, now: number): TemporalCue {
-  const current = /\b(now|currently|these days|nowadays|at the moment|current|still|latest|anymore|today)\b/i.test(query);
+  const current = /\b(now|currently|these days|nowadays|at the moment|current|still|latest|newest|recent|recently|anymore|today)\b/i.test(query);
   const asksWhen = /^\s*(when\b|what (date|day|month|year)\b|how long ago\b)/i.test(query);
   let rest = query;
   let range: TemporalCue["range"];
