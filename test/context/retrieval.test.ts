@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultTuning, makeContextEngine, memoryHeader, type CompileInput, type MemoryItem } from "../../core/context";
+import { defaultTuning, makeContextEngine, memoryHeader, reciprocalRankFusion, tuningForEmbedder, type CompileInput, type MemoryItem } from "../../core/context";
 import { NOW, dayMs, fixedClock, fixtureFacts, makeMemoryStore, makeScriptedStore, paraphrases } from "./fixture";
 
 const base: Omit<CompileInput, "query"> = {
@@ -75,6 +75,26 @@ describe("hybrid retrieval", () => {
     const { items } = await engine.compile({ ...base, query: "my favourite author and my dog", tuning: { maxItems: 2 } });
     expect(items.filter((i) => i.included)).toHaveLength(2);
     expect(items.some((i) => i.reason.code === "over_item_limit")).toBe(true);
+  });
+});
+
+describe("fusion weights", () => {
+  it("a words-only embedder's list counts less than full-text search; a trained model's counts more", async () => {
+    const lexicalFirst = item("lexicalFirst", "The offsite hotel is the Avenida Palace.");
+    const semanticFirst = item("semanticFirst", "We sleep at a grand old place on the avenue during the offsite.");
+    const store = makeScriptedStore({ items: [lexicalFirst, semanticFirst], lexical: ["lexicalFirst", "semanticFirst"], semantic: ["semanticFirst", "lexicalFirst"] });
+    const order = async (captures: "words" | "meaning") => {
+      const engine = makeContextEngine({ store, clock: fixedClock, tuning: tuningForEmbedder({ captures }) });
+      return (await engine.compile({ ...base, query: "Which hotel for the offsite?" })).items.map((i) => i.id);
+    };
+    expect(await order("words")).toEqual(["lexicalFirst", "semanticFirst"]);
+    expect(await order("meaning")).toEqual(["semanticFirst", "lexicalFirst"]);
+  });
+
+  it("reciprocalRankFusion weighs each list", () => {
+    const fused = reciprocalRankFusion([[{ id: "a", score: 9 }], [{ id: "b", score: 0.8 }]], 60, [1, 0.3]);
+    expect(fused.get("a")).toBeCloseTo(1 / 61, 12);
+    expect(fused.get("b")).toBeCloseTo(0.3 / 61, 12);
   });
 });
 

@@ -1,7 +1,7 @@
 import { getAgentByName } from "agents";
 import type { SqlLike } from "../../../core/ports";
 import type { AgentProfile } from "../../../core/agents";
-import { makeLlmSummarizer, reciprocalRankFusion, type MemoryKind } from "../../../core/context";
+import { defaultTuning, makeLlmSummarizer, reciprocalRankFusion, tuningForEmbedder, type MemoryKind } from "../../../core/context";
 import { PantheonError, unwrap, type Result } from "../../../core/errors";
 import type { Clock } from "../../../core/ports";
 import { limitsOf } from "../../../core/run/limits";
@@ -99,7 +99,9 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     const topK = Math.max(options.limit * 2, 20);
     const lexical = memory.lexical(query, { sources, limit: topK, ...(options.kind ? { kinds: [options.kind] } : {}) });
     const semantic = await memory.semantic(query, { sources, limit: topK }).catch(() => []);
-    const fused = reciprocalRankFusion([lexical, semantic]);
+    // Weighted as the context weighs them for this embedder (a words-only one counts less).
+    const tuning = { ...defaultTuning, ...tuningForEmbedder(memory.embedder()) };
+    const fused = reciprocalRankFusion([lexical, semantic], tuning.rrfK, [tuning.lexicalWeight, tuning.semanticWeight]);
     const byId = new Map(memory.get([...fused.keys()]).map((r) => [r.id, r]));
     return [...fused.entries()]
       .sort((a, b) => b[1] - a[1])
