@@ -78,6 +78,11 @@ export interface EmbedPort {
   /** Identifies the vector space, e.g. "openai:text-embedding-3-small" or "offline:use-lite". */
   readonly model: string;
   readonly dimensions: number;
+  /**
+   * What its vectors hold: "meaning" (a trained model, the default) or only "words" (a hashed bag of
+   * words). The context engine trusts a words-only space less when it fuses it with full-text search.
+   */
+  readonly captures?: "words" | "meaning";
   embed(texts: string[]): Promise<number[][]>;
 }
 

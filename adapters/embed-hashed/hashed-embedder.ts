@@ -51,6 +51,7 @@ export function makeHashedEmbedder(options: HashedEmbedderOptions = {}): EmbedPo
   return {
     model: `hashed:${dimensions}`,
     dimensions,
+    captures: "words",
     async embed(texts: string[]): Promise<number[][]> {
       return texts.map(vectorOf);
     },

@@ -1,4 +1,5 @@
 import { parseTriple } from "./extract";
+import { happenedAt } from "./time";
 import type { MemoryItem, MemoryKind, Triple } from "./types";
 
 const dayMs = 86_400_000;
@@ -68,7 +69,8 @@ export function planConsolidation(items: readonly MemoryItem[], options: Consoli
     bySlot.set(slot, [...(bySlot.get(slot) ?? []), item]);
   }
   for (const group of bySlot.values()) {
-    const newest = [...group].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))[0]!;
+    // The value that holds now is the one that happened last, not the one stored last (an import of old facts).
+    const newest = [...group].sort((a, b) => happenedAt(b) - happenedAt(a) || b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))[0]!;
     const current = triples.get(newest.id)!;
     for (const item of group) {
       const triple = triples.get(item.id)!;

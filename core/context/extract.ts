@@ -117,7 +117,9 @@ export function entitiesOf(text: string, triple?: Triple): string[] {
     words.forEach((raw, index) => {
       const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
       const capital = /^\p{Lu}[\p{L}\p{N}'-]*$/u.test(word) && word !== "I";
-      if (capital && index > 0) run.push(word);
+      // After a label ("User: We moved…", "Big news: We…") a capital opens a sentence, it names nothing.
+      const opens = index === 0 || /:$/.test(words[index - 1]!);
+      if (capital && !opens) run.push(word);
       else flush();
       if (/[,;:]$/.test(raw)) flush();
     });
@@ -132,6 +134,8 @@ function withoutLeadIn(sentence: string): string {
   let rest = sentence.replace(/^(?:(?:oh|so|well|also|actually|btw|by the way|fyi|anyway|and|but|ok|okay|hey|hi|hello|yes|yeah|no)\b[\s,;!-]*)+/i, "");
   const colon = rest.match(/^([^:]{1,30}):\s+(.+)$/);
   if (colon && colon[1]!.trim().split(/\s+/).length <= 3 && !/^(?:please\s+)?(?:remember|note)\b/i.test(colon[1]!)) rest = colon[2]!;
+  // When it happened is kept as the memory's occurredAt (occurredAtOf), not in its value: "I moved to Lisbon yesterday".
+  rest = rest.replace(/,?\s+(?:yesterday|last (?:night|weekend|week|month|year)|(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (?:day|week|month|year)s? ago)$/i, "");
   return rest || sentence;
 }
 

@@ -23,7 +23,7 @@ export type {
   Triple,
 } from "./types";
 export { memoryKinds } from "./types";
-export { defaultTuning, makeContextEngine, memoryHeader, summaryHeader } from "./engine";
+export { defaultTuning, makeContextEngine, memoryHeader, summaryHeader, tuningForEmbedder, wordsOnlyFusion } from "./engine";
 export type { ContextEngine, ContextEngineDeps } from "./engine";
 export { memoryLine, retrieveCandidates } from "./retrieve";
 export type { RetrieveInput } from "./retrieve";
@@ -36,4 +36,7 @@ export { entitiesOf, extractMemories, parseExtraction, parseTriple, proposedMemo
 export type { ProposedMemory } from "./extract";
 export { planConsolidation } from "./consolidate";
 export type { ConsolidationOptions, ConsolidationPlan, MergePlan, SupersedePlan } from "./consolidate";
-export { ftsQuery } from "./fts";
+export { ftsQuery, ftsTerms } from "./fts";
+export type { FtsTerm } from "./fts";
+export { happenedAt, occurredAtOf, occurredAtSchema, periodMatch, temporalCue } from "./time";
+export type { TemporalCue } from "./time";

@@ -1,3 +1,4 @@
+import { happenedAt } from "./time";
 import type { MemoryItem, RankWeights, ScoredId } from "./types";
 
 const dayMs = 86_400_000;
@@ -24,31 +25,36 @@ export function wordOverlap(a: string, b: string): number {
 }
 
 /**
- * Reciprocal rank fusion: each list adds `1 / (k + rank)` (rank from 1) to an id's score.
+ * Reciprocal rank fusion: each list adds `weight / (k + rank)` (rank from 1, weight 1 unless given) to an id's score.
  * Only order matters, so bm25 and cosine scores need no common scale.
  *
  * @example
  * reciprocalRankFusion([[{ id: "a", score: 9 }], [{ id: "b", score: 0.8 }, { id: "a", score: 0.7 }]], 60).get("a") // 1/61 + 1/62
  */
-export function reciprocalRankFusion(lists: readonly (readonly ScoredId[])[], k = 60): Map<string, number> {
+export function reciprocalRankFusion(lists: readonly (readonly ScoredId[])[], k = 60, weights: readonly number[] = []): Map<string, number> {
   const fused = new Map<string, number>();
-  for (const list of lists) {
+  for (const [index, list] of lists.entries()) {
+    const weight = Number.isFinite(weights[index]) ? Math.max(0, weights[index]!) : 1;
     const seen = new Set<string>();
     let rank = 0;
     for (const hit of list) {
       if (seen.has(hit.id)) continue; // a retriever repeating an id must not count twice
       seen.add(hit.id);
       rank += 1;
-      fused.set(hit.id, (fused.get(hit.id) ?? 0) + 1 / (k + rank));
+      fused.set(hit.id, (fused.get(hit.id) ?? 0) + weight / (k + rank));
     }
   }
   return fused;
 }
 
-/** 0.5 ^ (age / half-life); 1 when the half-life is not a positive finite number, or the item is from the future. */
-export function recencyDecay(item: Pick<MemoryItem, "createdAt" | "lastUsedAt">, now: number, halfLifeDays: number): number {
+/**
+ * 0.5 ^ (age / half-life), the age counted from when the thing happened (`occurredAt`, else when it
+ * was stored), not from when it was last used: a fact about last year read yesterday is still about
+ * last year. 1 when the half-life is not a positive finite number, or the item is from the future.
+ */
+export function recencyDecay(item: Pick<MemoryItem, "createdAt" | "occurredAt">, now: number, halfLifeDays: number): number {
   if (!(halfLifeDays > 0) || !Number.isFinite(halfLifeDays)) return 1;
-  const ageDays = Math.max(0, now - (item.lastUsedAt ?? item.createdAt)) / dayMs;
+  const ageDays = Math.max(0, now - happenedAt(item)) / dayMs;
   return Math.pow(0.5, ageDays / halfLifeDays);
 }
 

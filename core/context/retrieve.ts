@@ -1,5 +1,8 @@
 import { clamp01, finalScore, maximalMarginalRelevance, reciprocalRankFusion, recencyDecay } from "./rank";
-import type { ContextItem, ContextStore, ContextTuning, GraphEdge, MemoryItem, ScoredId } from "./types";
+import { happenedAt, periodMatch, temporalCue, type TemporalCue } from "./time";
+import type { ContextItem, ContextStore, ContextTuning, GraphEdge, MemoryItem, RankWeights, ScoredId } from "./types";
+
+const dayMs = 86_400_000;
 
 export interface RetrieveInput {
   store: ContextStore;
@@ -13,9 +16,16 @@ export interface RetrieveInput {
   warnings: string[];
 }
 
-/** One line of the memory block; also what an item's `tokens` measures. */
-export function memoryLine(item: { source: string; text: string }): string {
-  return `- [${item.source}] ${item.text}`;
+/**
+ * One line of the memory block; also what an item's `tokens` measures. A memory with a time it
+ * happened carries its date, so the model can answer "when" and tell an old value from a new one.
+ *
+ * @example
+ * memoryLine({ source: "memory", text: "We moved to Lisbon", occurredAt: Date.UTC(2024, 4, 11) }) // "- [memory 2024-05-11] We moved to Lisbon"
+ */
+export function memoryLine(item: { source: string; text: string; occurredAt?: number }): string {
+  const date = item.occurredAt !== undefined && Number.isFinite(item.occurredAt) ? ` ${new Date(item.occurredAt).toISOString().slice(0, 10)}` : "";
+  return `- [${item.source}${date}] ${item.text}`;
 }
 
 /**
@@ -26,17 +36,31 @@ export function memoryLine(item: { source: string; text: string }): string {
 export async function retrieveCandidates(input: RetrieveInput): Promise<ContextItem[]> {
   const { store, query, sources, tuning, warnings } = input;
   if (query.trim() === "" || sources.length === 0 || tuning.topK <= 0) return [];
-  const options = { sources, limit: tuning.topK };
-  const [lexical, semantic] = await Promise.all([
-    settle("lexical", () => store.lexical(query, options), warnings),
-    settle("semantic", () => store.semantic(query, options), warnings),
+  const options = { sources, limit: tuning.topK, functionWeight: tuning.functionWeight };
+  // A named period ("in May 2023") is matched on the memories' dates, not searched for as words.
+  const cue = temporalCue(query, input.now);
+  const searched = cue.range && cue.rest.trim() ? cue.rest : query;
+  // And for a period, the same two searches again within it (and the weeks before it), so its
+  // memories are candidates even when the whole history holds better word matches.
+  const window = cue.range && { from: cue.range.from - Math.max(0, tuning.periodLookbackDays) * dayMs, to: cue.range.to };
+  const [lexical, semantic, lexicalInPeriod, semanticInPeriod] = await Promise.all([
+    settle("lexical", () => store.lexical(searched, options), warnings),
+    settle("semantic", () => store.semantic(searched, options), warnings),
+    window ? settle("lexical", () => store.lexical(searched, { ...options, between: window }), warnings) : [],
+    window ? settle("semantic", () => store.semantic(searched, { ...options, between: window }), warnings) : [],
   ]);
-  const fused = reciprocalRankFusion([lexical, semantic], tuning.rrfK);
+  const fused = reciprocalRankFusion(
+    [lexical, semantic, lexicalInPeriod, semanticInPeriod],
+    tuning.rrfK,
+    [tuning.lexicalWeight, tuning.semanticWeight, tuning.lexicalWeight, tuning.semanticWeight],
+  );
+  const weights = weightsFor(cue, tuning);
+  const outside = clamp01(tuning.outOfPeriod);
   if (fused.size === 0) return [];
   const items = await settle("get", () => store.get([...fused.keys()]), warnings);
   const maxFused = Math.max(...fused.values());
-  const lexicalScore = scoreMap(lexical);
-  const semanticScore = scoreMap(semantic);
+  const lexicalScore = scoreMap([...lexical, ...lexicalInPeriod]);
+  const semanticScore = scoreMap([...semantic, ...semanticInPeriod]);
 
   const retrieved = items
     .filter((item) => fused.has(item.id) && sources.includes(item.source))
@@ -44,6 +68,7 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
       const fusedNorm = (fused.get(item.id) ?? 0) / maxFused;
       const recency = recencyDecay(item, input.now, input.halfLifeDays);
       const importance = clamp01(item.importance);
+      const period = cue.range ? periodMatch(happenedAt(item), cue.range) : 0;
       return {
         ...base(item),
         scores: {
@@ -52,7 +77,8 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
           fused: fusedNorm,
           recency,
           importance,
-          final: finalScore({ fused: fusedNorm, recency, importance }, tuning.weights),
+          period,
+          final: finalScore({ fused: cue.range ? fusedNorm * (outside + (1 - outside) * period) : fusedNorm, recency, importance }, weights),
         },
         origin: "retrieved",
         included: true,
@@ -91,6 +117,19 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
   return [...ranked, ...expanded.duplicates, ...duplicates];
 }
 
+/**
+ * The rank weights for this question. Asking when something happened, or about a named period, is
+ * not asking for the newest: recency drops out, so it cannot bury the old fact that answers. Asking
+ * about now ("where do I live now?") weighs recency `currentRecency`, so the latest value of a fact
+ * that changed comes first.
+ */
+function weightsFor(cue: TemporalCue, tuning: ContextTuning): RankWeights {
+  const { weights } = tuning;
+  if (cue.asksWhen || cue.range) return { ...weights, recency: 0 };
+  if (cue.current) return { ...weights, recency: tuning.currentRecency };
+  return weights;
+}
+
 async function expandGraph(
   input: RetrieveInput,
   chosen: ContextItem[],
@@ -114,7 +153,12 @@ async function expandGraph(
   const duplicates: ContextItem[] = [];
   const seen = new Set(known);
   for (const { edge, parent } of linked) {
-    const item: MemoryItem = foundById.get(edge.provenance) ?? edgeAsItem(edge);
+    // The memory behind the edge is already a candidate, ranked on its own merit.
+    if (known.has(edge.provenance)) continue;
+    const found = foundById.get(edge.provenance);
+    // A mention edge only points at its memory; without the memory (superseded, another source) it says nothing.
+    if (!found && edge.relation === mentionRelation) continue;
+    const item: MemoryItem = found ?? edgeAsItem(edge);
     if (seen.has(item.id)) continue;
     if (!input.sources.includes(item.source) && foundById.has(item.id)) continue;
     seen.add(item.id);
@@ -127,6 +171,7 @@ async function expandGraph(
         fused: 0,
         recency,
         importance: clamp01(item.importance),
+        period: 0,
         final: parent.scores.final * clamp01(tuning.graphFactor),
       },
       origin: "graph",
@@ -164,6 +209,9 @@ function mergeBelowParents(chosen: ContextItem[], expanded: ContextItem[]): Cont
   return out;
 }
 
+/** The relation of the edges a memory without a triple gets, one per entity it names (see the memory store). */
+export const mentionRelation = "is mentioned in";
+
 function edgeAsItem(edge: GraphEdge): MemoryItem {
   return {
     id: `edge:${edge.subject}|${edge.relation}|${edge.object}`,
@@ -176,8 +224,8 @@ function edgeAsItem(edge: GraphEdge): MemoryItem {
   };
 }
 
-function base(item: MemoryItem): Pick<ContextItem, "id" | "source" | "kind" | "text" | "tokens" | "entities"> {
-  return { id: item.id, source: item.source, kind: item.kind, text: item.text, tokens: 0, entities: item.entities ?? [] };
+function base(item: MemoryItem): Pick<ContextItem, "id" | "source" | "kind" | "text" | "tokens" | "entities" | "occurredAt"> {
+  return { id: item.id, source: item.source, kind: item.kind, text: item.text, tokens: 0, entities: item.entities ?? [], ...(item.occurredAt !== undefined ? { occurredAt: item.occurredAt } : {}) };
 }
 
 function dropDuplicate(item: ContextItem, of: string, similarity: number): ContextItem {

@@ -21,7 +21,10 @@ export interface MemoryItem {
   source: string;
   /** 0..1; raised by extraction and use, lowered by consolidation's decay. */
   importance: number;
+  /** When it was stored. */
   createdAt: number;
+  /** When the thing it tells happened (a message's time, a session's date); absent: timeless, `createdAt` stands in. */
+  occurredAt?: number;
   lastUsedAt?: number;
   entities?: string[];
   triple?: Triple;
@@ -45,6 +48,10 @@ export interface RetrieveOptions {
   /** Only items whose `source` is one of these. */
   sources: string[];
   limit: number;
+  /** Only items that happened in this period (`occurredAt ?? createdAt`, epoch ms, `to` exclusive). */
+  between?: { from: number; to: number };
+  /** Lexical: the weight of common words ("where", "in") against content words (1); see `ftsTerms`. */
+  functionWeight?: number;
 }
 
 /**
@@ -90,10 +97,15 @@ export interface ContextScores {
   semantic: number;
   /** Reciprocal rank fusion, normalised so the best candidate is 1. */
   fused: number;
-  /** 0.5 ^ (age in days / half-life), age from `lastUsedAt ?? createdAt`. */
+  /** 0.5 ^ (age in days / half-life), age from when it happened (`occurredAt ?? createdAt`). */
   recency: number;
   importance: number;
-  /** Weighted sum of fused, recency and importance; graph neighbours get a share of their parent's. */
+  /** How well when it happened matches the period the question names (see `periodMatch`); 0 when none is named. */
+  period: number;
+  /**
+   * Weighted sum of relevance (fused, times `outOfPeriod + (1 - outOfPeriod) * period` when the question
+   * names a period), recency and importance; graph neighbours get a share of their parent's.
+   */
   final: number;
 }
 
@@ -117,6 +129,8 @@ export interface ContextItem {
   kind: MemoryKind;
   text: string;
   entities?: string[];
+  /** When the thing happened, if the memory knows (shown as its date in the memory block). */
+  occurredAt?: number;
   scores: ContextScores;
   /** "retrieved" by lexical/semantic search, or reached by one "graph" hop. */
   origin: "retrieved" | "graph";
@@ -144,6 +158,18 @@ export interface ContextTuning {
   maxItems: number;
   /** Reciprocal rank fusion constant. */
   rrfK: number;
+  /** Lexical search: the weight of the question's common words against its content words (see `ftsTerms`). */
+  functionWeight: number;
+  /** Weight of the lexical list in the fusion. */
+  lexicalWeight: number;
+  /** Weight of the semantic list in the fusion. */
+  semanticWeight: number;
+  /** The recency weight when the question asks about now ("these days", "currently"), in place of `weights.recency`. */
+  currentRecency: number;
+  /** For a question that names a period, days before it searched too (what held before May still held in May). */
+  periodLookbackDays: number;
+  /** For a question that names a period, the share of its relevance a memory from outside the period keeps (`periodMatch` 0). */
+  outOfPeriod: number;
   /** MMR trade-off: 1 = pure relevance, 0 = pure diversity. */
   mmrLambda: number;
   /** Similarity at or above which an item is a near-duplicate of one already chosen. */

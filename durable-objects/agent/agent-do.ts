@@ -541,7 +541,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   getMemory(id: string) {
     return this.known(() => this.memory.get(id));
   }
-  createMemory(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[] }) {
+  createMemory(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[]; occurredAt?: number }) {
     return this.known(() => this.memory.create(input));
   }
   deleteMemory(id: string) {

@@ -23,6 +23,13 @@ describe("planConsolidation", () => {
     expect(plan.supersede).toEqual([]);
   });
 
+  it("the value that happened last wins, not the one stored last: an imported old home does not replace the current one", () => {
+    const current = item("current", "The user lives in Berlin", { createdAt: NOW - 30 * dayMs, occurredAt: NOW - 30 * dayMs });
+    const imported = item("imported", "The user lives in Lyon", { createdAt: NOW, occurredAt: NOW - 900 * dayMs });
+    const plan = planConsolidation([current, imported], options);
+    expect(plan.supersede.map((s) => [s.old, s.new])).toEqual([["imported", "current"]]);
+  });
+
   it("supersedes a fact whose value changed, newest wins, and keeps where the old one came from", () => {
     const plan = planConsolidation(
       [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeContextEngine, memoryHeader, type CompileInput, type MemoryItem } from "../../core/context";
+import { defaultTuning, makeContextEngine, memoryHeader, reciprocalRankFusion, tuningForEmbedder, type CompileInput, type MemoryItem } from "../../core/context";
 import { NOW, dayMs, fixedClock, fixtureFacts, makeMemoryStore, makeScriptedStore, paraphrases } from "./fixture";
 
 const base: Omit<CompileInput, "query"> = {
@@ -52,7 +52,8 @@ describe("hybrid retrieval", () => {
     expect(partner.scores.fused).toBeGreaterThan(0);
     expect(partner.scores.recency).toBeCloseTo(Math.pow(0.5, 7 / 30), 5);
     expect(partner.scores.importance).toBe(0.5);
-    expect(partner.scores.final).toBeCloseTo(0.6 * partner.scores.fused + 0.2 * partner.scores.recency + 0.2 * 0.5, 10);
+    const { weights } = defaultTuning;
+    expect(partner.scores.final).toBeCloseTo(weights.relevance * partner.scores.fused + weights.recency * partner.scores.recency + weights.importance * 0.5, 10);
     expect(partner.reason.code).toBe("selected");
     expect(partner.tokens).toBeGreaterThan(0);
   });
@@ -77,6 +78,26 @@ describe("hybrid retrieval", () => {
   });
 });
 
+describe("fusion weights", () => {
+  it("a words-only embedder's list counts less than full-text search; a trained model's counts more", async () => {
+    const lexicalFirst = item("lexicalFirst", "The offsite hotel is the Avenida Palace.");
+    const semanticFirst = item("semanticFirst", "We sleep at a grand old place on the avenue during the offsite.");
+    const store = makeScriptedStore({ items: [lexicalFirst, semanticFirst], lexical: ["lexicalFirst", "semanticFirst"], semantic: ["semanticFirst", "lexicalFirst"] });
+    const order = async (captures: "words" | "meaning") => {
+      const engine = makeContextEngine({ store, clock: fixedClock, tuning: tuningForEmbedder({ captures }) });
+      return (await engine.compile({ ...base, query: "Which hotel for the offsite?" })).items.map((i) => i.id);
+    };
+    expect(await order("words")).toEqual(["lexicalFirst", "semanticFirst"]);
+    expect(await order("meaning")).toEqual(["semanticFirst", "lexicalFirst"]);
+  });
+
+  it("reciprocalRankFusion weighs each list", () => {
+    const fused = reciprocalRankFusion([[{ id: "a", score: 9 }], [{ id: "b", score: 0.8 }]], 60, [1, 0.3]);
+    expect(fused.get("a")).toBeCloseTo(1 / 61, 12);
+    expect(fused.get("b")).toBeCloseTo(0.3 / 61, 12);
+  });
+});
+
 describe("makeContextEngine", () => {
   it("refuses to start without a store or a clock, instead of failing on the first turn", () => {
     expect(() => makeContextEngine({ store: undefined as never, clock: fixedClock })).toThrow("makeContextEngine needs a ContextStore");
@@ -98,23 +119,41 @@ describe("recency versus relevance", () => {
     }
   });
 
-  it("between two equally relevant facts, a short half-life puts the fresh one first and a long one the important old one", async () => {
-    const older = item("older", "The team offsite is in Lisbon.", { createdAt: NOW - 200 * dayMs, importance: 0.8 });
-    const newer = item("newer", "The team offsite moved to Porto.", { createdAt: NOW - dayMs, importance: 0.5 });
+  it("between two equally relevant facts, a question about now puts the one that happened last first; a plain one the important old one", async () => {
+    const older = item("older", "The team offsite is in Lisbon.", { createdAt: NOW - dayMs, occurredAt: NOW - 200 * dayMs, importance: 0.8 });
+    const newer = item("newer", "The team offsite moved to Porto.", { createdAt: NOW - 2 * dayMs, occurredAt: NOW - 2 * dayMs, importance: 0.5 });
     const store = makeScriptedStore({ items: [older, newer], lexical: ["older", "newer"], semantic: ["newer", "older"] });
     const engine = makeContextEngine({ store, clock: fixedClock });
-    const short = await engine.compile({ ...base, halfLifeDays: 7, query: "Where is the team offsite?" });
-    const long = await engine.compile({ ...base, halfLifeDays: 3650, query: "Where is the team offsite?" });
-    expect(short.items.map((i) => i.id)).toEqual(["newer", "older"]);
-    expect(long.items.map((i) => i.id)).toEqual(["older", "newer"]);
-    expect(short.items[0]!.scores.fused).toBe(short.items[1]!.scores.fused);
+    const now = await engine.compile({ ...base, halfLifeDays: 30, query: "Where is the team offsite now?" });
+    const plain = await engine.compile({ ...base, halfLifeDays: 30, query: "Where is the team offsite?" });
+    expect(now.items.map((i) => i.id)).toEqual(["newer", "older"]);
+    expect(plain.items.map((i) => i.id)).toEqual(["older", "newer"]);
   });
 
-  it("a recently used item counts as fresh, from its lastUsedAt", async () => {
-    const used = item("used", "The team offsite is in Lisbon.", { createdAt: NOW - 300 * dayMs, lastUsedAt: NOW - dayMs });
-    const store = makeScriptedStore({ items: [used], lexical: ["used"], semantic: ["used"] });
-    const { items } = await makeContextEngine({ store, clock: fixedClock }).compile({ ...base, halfLifeDays: 7, query: "offsite?" });
-    expect(items[0]!.scores.recency).toBeCloseTo(Math.pow(0.5, 1 / 7), 10);
+  it("recency never buries an old fact that answers the question under recent ones that only share its words", async () => {
+    const answer = item("answer", "We adopted a beagle called Biscuit from the shelter.", { occurredAt: NOW - 700 * dayMs, importance: 0.5 });
+    const recent = Array.from({ length: 12 }, (_, i) => item(`recent${i}`, `Walked past the shelter again, day ${i}.`, { occurredAt: NOW - i * dayMs, importance: 0.5 }));
+    const ids = recent.map((r) => r.id);
+    const store = makeScriptedStore({ items: [answer, ...recent], lexical: ["answer", ...ids], semantic: ["answer", ...ids] });
+    const engine = makeContextEngine({ store, clock: fixedClock });
+    for (const query of ["What did we name the beagle from the shelter?", "When did we adopt Biscuit?", "What did we adopt in 2023?"]) {
+      for (const halfLifeDays of [3, 30, 365]) {
+        const { items } = await engine.compile({ ...base, halfLifeDays, query });
+        expect(items[0]!.id, `${query} (half-life ${halfLifeDays} days)`).toBe("answer");
+      }
+    }
+  });
+
+  it("recency counts from when the thing happened, not from when it was stored or last used", async () => {
+    const imported = item("imported", "The team offsite was in Lisbon.", { createdAt: NOW - dayMs, occurredAt: NOW - 300 * dayMs, lastUsedAt: NOW - dayMs });
+    const timeless = item("timeless", "The offsite budget is 4,000 euros.", { createdAt: NOW - 7 * dayMs });
+    const store = makeScriptedStore({ items: [imported, timeless], lexical: ["imported", "timeless"], semantic: ["imported", "timeless"] });
+    const { items, messages } = await makeContextEngine({ store, clock: fixedClock }).compile({ ...base, halfLifeDays: 7, query: "offsite?" });
+    expect(items.find((i) => i.id === "imported")!.scores.recency).toBeCloseTo(Math.pow(0.5, 300 / 7), 10);
+    expect(items.find((i) => i.id === "timeless")!.scores.recency).toBeCloseTo(0.5, 10);
+    // The model sees the date of what happened; a timeless memory has none.
+    expect(messages[1]!.content).toContain(`- [memory ${new Date(NOW - 300 * dayMs).toISOString().slice(0, 10)}] The team offsite was in Lisbon.`);
+    expect(messages[1]!.content).toContain("- [memory] The offsite budget is 4,000 euros.");
   });
 });
 

@@ -33,7 +33,7 @@ describe("the context preview", () => {
     expect(view.messages.at(-1)).toEqual({ role: "user", content: "What is the name of my dog?" });
     for (const item of view.items) {
       expect(item.source).toBe("memory");
-      expect(Object.keys(item.scores).sort()).toEqual(["final", "fused", "importance", "lexical", "recency", "semantic"]);
+      expect(Object.keys(item.scores).sort()).toEqual(["final", "fused", "importance", "lexical", "period", "recency", "semantic"]);
       expect(typeof item.reason.detail).toBe("string");
     }
     expect(view.sources).toEqual(["memory"]);
@@ -49,7 +49,7 @@ describe("the context preview", () => {
     }
   });
 
-  it("ranks a recent memory above an old one that matches as well, but a relevant old memory above an irrelevant recent one", async () => {
+  it("asked about the latest, ranks a recent memory above an old one that matches as well; asked plainly, a relevant old memory stays above an irrelevant recent one", async () => {
     const { name } = await createAgent();
     const day = 86_400_000;
     const now = Date.now();
@@ -60,12 +60,13 @@ describe("the context preview", () => {
     ];
     const res = await api(`/api/agents/${name}/memories/import`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: lines.map((l) => JSON.stringify(l)).join("\n") });
     expect(res.status).toBe(200);
-    const view = await preview(name, "Which trip did the user book?");
-    const order = view.items.filter((i) => i.included).map((i) => i.id);
+    const latest = await preview(name, "Which trip did the user book recently?");
+    const order = latest.items.filter((i) => i.included).map((i) => i.id);
     expect(order.indexOf("newTrip")).toBeLessThan(order.indexOf("oldTrip"));
-    const final = (id: string) => view.items.find((i) => i.id === id)!.scores.final!;
-    expect(final("newTrip")).toBeGreaterThan(final("oldTrip"));
-    expect(final("oldTrip")).toBeGreaterThan(final("newNoise"));
+    const final = (view: typeof latest, id: string) => view.items.find((i) => i.id === id)?.scores.final ?? 0;
+    expect(final(latest, "newTrip")).toBeGreaterThan(final(latest, "oldTrip"));
+    const plain = await preview(name, "Which trip did the user book?");
+    expect(final(plain, "oldTrip")).toBeGreaterThan(final(plain, "newNoise"));
   });
 
   it("answers a chat turn from memory: the offline model quotes the remembered fact", async () => {

@@ -19,6 +19,8 @@ export async function loadMemoryModules() {
     [
       `export { makeMemoryStore } from ${JSON.stringify(join(root, "durable-objects/agent/memory/store.ts"))};`,
       `export { makeContextTurns } from ${JSON.stringify(join(root, "durable-objects/agent/memory/context-turn.ts"))};`,
+      `export { importLines } from ${JSON.stringify(join(root, "durable-objects/agent/memory/io.ts"))};`,
+      `export { ftsQuery, defaultTuning } from ${JSON.stringify(join(root, "core/context/index.ts"))};`,
       `export { makeSqliteIndex } from ${JSON.stringify(join(root, "adapters/vector-sqlite/index.ts"))};`,
       `export { makeOpenAiEmbedder } from ${JSON.stringify(join(root, "adapters/embed-openai/index.ts"))};`,
       `export { makeHashedEmbedder } from ${JSON.stringify(join(root, "adapters/embed-hashed/index.ts"))};`,

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { memoryKinds, type MemoryKind } from "../../core/context";
+import { memoryKinds, occurredAtSchema, type MemoryKind } from "../../core/context";
 import { PantheonError } from "../../core/errors";
 import type { AppEnv } from "../env";
 import { agentStub, call } from "../../durable-objects/stubs";
@@ -21,6 +21,8 @@ const memoryBody = z.strictObject({
   kind: kind.exclude(["summary", "chunk"]).default("fact"),
   importance: z.number().min(0).max(1).optional(),
   entities: z.array(z.string().min(1).max(200)).max(50).optional(),
+  /** When the thing happened, if not now: an ISO 8601 date or date-time, or epoch milliseconds. */
+  occurredAt: occurredAtSchema.optional(),
 });
 
 /**

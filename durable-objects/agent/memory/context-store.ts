@@ -89,7 +89,8 @@ export function makeTurnContextStore(deps: {
 
   async function merged(which: "lexical" | "semantic", query: string, options: RetrieveOptions, local: ScoredId[]): Promise<ScoredId[]> {
     const foreign = options.sources.filter((s) => splitSource(s).owner);
-    if (foreign.length === 0) return local;
+    // Another agent's hits carry no dates: they join the whole-history searches, not a period's.
+    if (foreign.length === 0 || options.between) return local;
     const lists = await Promise.all(foreign.map((s) => foreignHits(s, query, options.limit)));
     // Scores of two agents are not on one scale; interleaving by rank keeps each list's order.
     const all = [local, ...lists.map((l) => l[which])];
@@ -119,7 +120,12 @@ export function makeTurnContextStore(deps: {
     },
 
     async lexical(query, options) {
-      const local = deps.memory.lexical(query, { sources: own(options.sources), limit: options.limit });
+      const local = deps.memory.lexical(query, {
+        sources: own(options.sources),
+        limit: options.limit,
+        ...(options.between ? { between: options.between } : {}),
+        ...(options.functionWeight !== undefined ? { functionWeight: options.functionWeight } : {}),
+      });
       return merged("lexical", query, options, local);
     },
 
@@ -127,7 +133,7 @@ export function makeTurnContextStore(deps: {
       const sources = own(options.sources);
       let local: ScoredId[] = [];
       try {
-        local = await deps.memory.semantic(query, { sources, limit: options.limit });
+        local = await deps.memory.semantic(query, { sources, limit: options.limit, ...(options.between ? { between: options.between } : {}) });
       } catch (error) {
         warnings.push(`semantic retrieval failed: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -2,6 +2,7 @@ import {
   foldIntoSummary,
   makeContextEngine,
   planFold,
+  tuningForEmbedder,
   type CompiledContext,
   type ContextTuning,
   type Summarize,
@@ -105,7 +106,8 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
   async function compileOnce(input: CompileTurn, foldedThrough: number, summary: string) {
     const reader: HistoryReader = (sessionId, limit, afterSeq) => messages.history(sessionId, { afterSeq, limit, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) });
     const store = makeTurnContextStore({ memory: deps.memory, history: reader, foldedThrough, ...(deps.foreign ? { foreign: deps.foreign } : {}) });
-    const engine = makeContextEngine({ store, clock: deps.clock });
+    // The fusion suits the embedder (a words-only one is trusted less); a compile's own tuning wins.
+    const engine = makeContextEngine({ store, clock: deps.clock, tuning: tuningForEmbedder(deps.memory.embedder()) });
     const maxTokens = input.maxTokens ?? contextTokens;
     const compiled = await engine.compile({
       systemPrompt: input.systemPrompt,

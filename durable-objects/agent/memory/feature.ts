@@ -1,7 +1,7 @@
 import { getAgentByName } from "agents";
 import type { SqlLike } from "../../../core/ports";
 import type { AgentProfile } from "../../../core/agents";
-import { makeLlmSummarizer, reciprocalRankFusion, type MemoryKind } from "../../../core/context";
+import { defaultTuning, makeLlmSummarizer, reciprocalRankFusion, tuningForEmbedder, type MemoryKind } from "../../../core/context";
 import { PantheonError, unwrap, type Result } from "../../../core/errors";
 import type { Clock } from "../../../core/ports";
 import { limitsOf } from "../../../core/run/limits";
@@ -99,7 +99,9 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     const topK = Math.max(options.limit * 2, 20);
     const lexical = memory.lexical(query, { sources, limit: topK, ...(options.kind ? { kinds: [options.kind] } : {}) });
     const semantic = await memory.semantic(query, { sources, limit: topK }).catch(() => []);
-    const fused = reciprocalRankFusion([lexical, semantic]);
+    // Weighted as the context weighs them for this embedder (a words-only one counts less).
+    const tuning = { ...defaultTuning, ...tuningForEmbedder(memory.embedder()) };
+    const fused = reciprocalRankFusion([lexical, semantic], tuning.rrfK, [tuning.lexicalWeight, tuning.semanticWeight]);
     const byId = new Map(memory.get([...fused.keys()]).map((r) => [r.id, r]));
     return [...fused.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -132,7 +134,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     await deps.idle.schedule(idleSeconds);
   }
 
-  async function store(input: { text: string; kind: MemoryKind; importance?: number; provenance: string; entities?: string[] }) {
+  async function store(input: { text: string; kind: MemoryKind; importance?: number; provenance: string; entities?: string[]; occurredAt?: number }) {
     const { records, superseded, warnings } = await memory.insert([{ ...input }]);
     return { record: records[0]!, superseded, warnings };
   }
@@ -156,12 +158,12 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     },
 
     /** After a completed turn: mark what was used, extract memories, re-arm the idle consolidation. Never throws. */
-    async afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; screen?: (text: string) => string | null }) {
+    async afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; saidAt?: number; screen?: (text: string) => string | null }) {
       try {
         if (input.usedIds.length) memory.touch(input.usedIds, clock.now());
         if (input.reply) {
           const llm = input.profile.model.provider === "offline" ? undefined : { port: llmForProfile(input.profile, env), model: input.profile.model.name };
-          await lifecycle.extract({ runId: input.runId, user: input.user, assistant: input.reply, ...(llm ? { llm } : {}), ...(input.screen ? { screen: input.screen } : {}) });
+          await lifecycle.extract({ runId: input.runId, user: input.user, assistant: input.reply, saidAt: input.saidAt ?? clock.now(), ...(llm ? { llm } : {}), ...(input.screen ? { screen: input.screen } : {}) });
         }
         await armIdle();
       } catch (error) {
@@ -198,7 +200,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       return record;
     },
 
-    async create(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[] }) {
+    async create(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[]; occurredAt?: number }) {
       const result = await store({ ...input, provenance: "api" });
       return { ...result.record, superseded: result.superseded, warnings: result.warnings };
     },
@@ -238,13 +240,14 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       const limit = Math.min(Math.max(1, request.limit), 50);
       const lexical = memory.lexical(request.query, { sources: [request.source], limit });
       const semantic = await memory.semantic(request.query, { sources: [request.source], limit }).catch(() => []);
-      const items = memory.get([...new Set([...lexical, ...semantic].map((h) => h.id))]).map(({ id, kind, text, source, importance, createdAt, lastUsedAt }) => ({
+      const items = memory.get([...new Set([...lexical, ...semantic].map((h) => h.id))]).map(({ id, kind, text, source, importance, createdAt, occurredAt, lastUsedAt }) => ({
         id,
         kind,
         text,
         source,
         importance,
         createdAt,
+        ...(occurredAt !== undefined ? { occurredAt } : {}),
         ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
       }));
       return { items, lexical, semantic };

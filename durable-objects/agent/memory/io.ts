@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { memoryKinds, type MemoryKind } from "../../../core/context";
+import { memoryKinds, occurredAtSchema, type MemoryKind } from "../../../core/context";
 import { PantheonError } from "../../../core/errors";
 import { newMemoryId, type MemoryRecord, type MemoryStore, type NewMemory } from "./store";
 
@@ -20,6 +20,7 @@ export const memoryLineSchema = z.strictObject({
   triple: tripleSchema.optional(),
   provenance: z.string().min(1).max(300).optional(),
   createdAt: z.number().int().min(0).optional(),
+  occurredAt: occurredAtSchema.optional(),
   lastUsedAt: z.number().int().min(0).optional(),
   supersededBy: z.string().max(40).optional(),
 });
@@ -82,6 +83,7 @@ export async function importLines(memory: MemoryStore, text: string): Promise<Im
       ...(m.entities ? { entities: m.entities } : {}),
       ...(m.triple ? { triple: m.triple } : {}),
       ...(m.createdAt !== undefined ? { createdAt: m.createdAt } : {}),
+      ...(m.occurredAt !== undefined ? { occurredAt: m.occurredAt } : {}),
       ...(m.lastUsedAt !== undefined ? { lastUsedAt: m.lastUsedAt } : {}),
       ...(m.supersededBy ? { supersededBy: m.supersededBy } : {}),
     });

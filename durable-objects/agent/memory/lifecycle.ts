@@ -1,4 +1,4 @@
-import { extractMemories, parseExtraction, planConsolidation, wordOverlap, type ProposedMemory } from "../../../core/context";
+import { extractMemories, occurredAtOf, parseExtraction, planConsolidation, wordOverlap, type ProposedMemory } from "../../../core/context";
 import type { Clock, LlmPort } from "../../../core/ports";
 import type { SettingsPort } from "./context-turn";
 import { ownSource, type MemoryRecord, type MemoryStore } from "./store";
@@ -21,6 +21,8 @@ export interface ExtractTurn {
   runId: string;
   user: string;
   assistant: string;
+  /** When the user said it (the message's time); what they tell happened then, or at the time their words name ("yesterday"). */
+  saidAt?: number;
   /** The agent's model; absent or offline → the pattern extractor. */
   llm?: { port: LlmPort; model: string };
   /** The output gates on memory writes: why a proposed memory may not be stored, or null. A refused one is dropped. */
@@ -68,6 +70,8 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
       const { memories, method } = await propose(turn);
       const fresh = memories.filter((m) => !deps.memory.hasText(m.text) && (turn.screen?.(m.text) ?? null) === null);
       if (fresh.length === 0) return { stored: [], method, warnings: [] };
+      // Standing instructions are timeless; facts and episodes happened when the message says.
+      const occurredAt = occurredAtOf(turn.user, turn.saidAt ?? deps.clock.now());
       const { records, warnings } = await deps.memory.insert(
         fresh.map((m) => ({
           kind: m.kind,
@@ -75,6 +79,7 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
           importance: m.importance,
           entities: m.entities,
           ...(m.triple ? { triple: m.triple } : {}),
+          ...(m.kind === "instruction" ? {} : { occurredAt }),
           provenance: `turn:${turn.runId}`,
         })),
       );

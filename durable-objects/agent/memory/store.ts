@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lte, ne, notExists, or, sql as sqlExpr, sum, type AnyColumn, type SQL } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { SqlLike } from "../../../core/ports";
-import { entitiesOf, ftsQuery, memoryKinds, parseTriple, type MemoryItem, type MemoryKind, type ScoredId, type Triple } from "../../../core/context";
+import { entitiesOf, ftsTerms, happenedAt, memoryKinds, parseTriple, type MemoryItem, type MemoryKind, type ScoredId, type Triple } from "../../../core/context";
 import type { Clock, EmbedPort, VectorPort } from "../../../core/ports";
 import * as schema from "../schema";
 
@@ -36,6 +36,8 @@ export interface NewMemory {
   triple?: Triple;
   id?: string;
   createdAt?: number;
+  /** When the thing happened; absent: timeless (its time is `createdAt`). */
+  occurredAt?: number;
   lastUsedAt?: number;
   supersededBy?: string;
 }
@@ -57,6 +59,16 @@ const chunkSize = 90;
 /** Rows one lexical term is ranked over (its newest). */
 const termCap = 1000;
 const memoryKindsBut = (kind: MemoryKind): MemoryKind[] => memoryKinds.filter((k) => k !== kind);
+/** Vector hits asked for when a search is limited to a period (Vectorize answers at most 100). */
+const periodTopK = 100;
+
+/** A span of time, epoch ms, `to` exclusive. */
+export interface Period {
+  from: number;
+  to: number;
+}
+
+const within = (at: number, period: Period | undefined) => !period || (at >= period.from && at < period.to);
 
 export const ownSource = "memory";
 
@@ -89,6 +101,7 @@ function recordOf(row: Row): MemoryRecord {
     source: row.source,
     importance: row.importance,
     createdAt: row.createdAt,
+    ...(row.occurredAt !== null ? { occurredAt: row.occurredAt } : {}),
     ...(row.lastUsedAt !== null ? { lastUsedAt: row.lastUsedAt } : {}),
     entities: row.entities ?? [],
     ...(subject && relation && object ? { triple: { subject, relation, object } } : {}),
@@ -121,8 +134,9 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
   // The queries every context compile makes, built once (drizzle then only binds and maps rows).
   const byIds = db.select().from(memories).where(and(inList(memories.id, "ids"), live)).prepare();
   const byIdsWithSuperseded = db.select().from(memories).where(inList(memories.id, "ids")).prepare();
+  const happened = sqlExpr<number>`coalesce(${memories.occurredAt}, ${memories.createdAt})`;
   const liveBySeq = db
-    .select({ seq: memories.seq, id: memories.id, source: memories.source, kind: memories.kind })
+    .select({ seq: memories.seq, id: memories.id, source: memories.source, kind: memories.kind, at: happened })
     .from(memories)
     .where(and(inList(memories.seq, "seqs"), live))
     .prepare();
@@ -197,7 +211,8 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
           ne(memories.id, record.id),
           live,
           eq(memories.source, record.source),
-          lte(memories.createdAt, record.createdAt),
+          // Only values that happened before this one are replaced: an imported old fact does not supersede a newer one.
+          lte(sqlExpr`coalesce(${memories.occurredAt}, ${memories.createdAt})`, happenedAt(record)),
         ),
       )
       .all()
@@ -230,6 +245,7 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
         source: item.source ?? ownSource,
         importance: clamp01(item.importance ?? 0.5),
         createdAt: item.createdAt ?? now,
+        ...(item.occurredAt !== undefined ? { occurredAt: item.occurredAt } : {}),
         ...(item.lastUsedAt !== undefined ? { lastUsedAt: item.lastUsedAt } : {}),
         entities: item.entities ?? entitiesOf(text, triple),
         ...(triple ? { triple } : {}),
@@ -252,6 +268,7 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
           supersededBy: record.supersededBy ?? null,
           provenance: record.provenance,
           createdAt: record.createdAt,
+          occurredAt: record.occurredAt ?? null,
           lastUsedAt: record.lastUsedAt ?? null,
         })
         .run();
@@ -324,13 +341,13 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
      * memory ("user", "project") costs a bounded scan instead of scoring the whole table, and only
      * loses its tiny, low-IDF share on rows older than the cap.
      */
-    lexical(query: string, options: { sources: string[]; limit: number; kinds?: MemoryKind[] }): ScoredId[] {
-      const terms = ftsQuery(query).split(" OR ").filter(Boolean);
+    lexical(query: string, options: { sources: string[]; limit: number; kinds?: MemoryKind[]; between?: Period; functionWeight?: number }): ScoredId[] {
+      const terms = ftsTerms(query, options.functionWeight);
       if (terms.length === 0 || options.sources.length === 0) return [];
       const scores = new Map<number, number>();
-      for (const term of terms) {
-        const hits = sql.exec<{ r: number; b: number }>("SELECT rowid AS r, bm25(memories_fts) AS b FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?", term, termCap).toArray();
-        for (const hit of hits) scores.set(hit.r as number, (scores.get(hit.r as number) ?? 0) - (hit.b as number));
+      for (const { match, weight } of terms) {
+        const hits = sql.exec<{ r: number; b: number }>("SELECT rowid AS r, bm25(memories_fts) AS b FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?", match, termCap).toArray();
+        for (const hit of hits) scores.set(hit.r as number, (scores.get(hit.r as number) ?? 0) - weight * (hit.b as number));
       }
       const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
       const kinds = new Set(options.kinds?.length ? options.kinds : memoryKindsBut("summary"));
@@ -342,7 +359,7 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
         const found = new Map(liveBySeq.all({ seqs: JSON.stringify(page.map(([r]) => r)) }).map((row) => [row.seq, row]));
         for (const [r, score] of page) {
           const row = found.get(r);
-          if (row && sources.has(row.source) && kinds.has(row.kind)) out.push({ id: row.id, score });
+          if (row && sources.has(row.source) && kinds.has(row.kind) && within(row.at, options.between)) out.push({ id: row.id, score });
           if (out.length >= options.limit) break;
         }
       }
@@ -350,21 +367,23 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
     },
 
     /** Vector hits of the current embedder, best first; one filtered query per source. */
-    async semantic(query: string, options: { sources: string[]; limit: number }): Promise<ScoredId[]> {
+    async semantic(query: string, options: { sources: string[]; limit: number; between?: Period }): Promise<ScoredId[]> {
       if (!query.trim() || options.sources.length === 0) return [];
       const { embed } = deps.ports();
       const index = deps.ports().vectors(embed.model, embed.dimensions);
       const [values] = await embed.embed([query]);
       const tag = `.${spaceTag(embed.model)}`;
-      const lists = await Promise.all(
-        options.sources.map((source) => index.query(values!, { topK: options.limit, filter: { source } })),
-      );
-      return lists
+      // The index knows no dates: for a period, ask for more and keep those that happened in it.
+      const topK = options.between ? Math.min(periodTopK, options.limit * 5) : options.limit;
+      const lists = await Promise.all(options.sources.map((source) => index.query(values!, { topK, filter: { source } })));
+      const hits = lists
         .flat()
         .filter((m) => m.id.endsWith(tag))
         .map((m) => ({ id: m.id.slice(0, -tag.length), score: m.score }))
-        .sort((a, b) => b.score - a.score)
-        .slice(0, options.limit);
+        .sort((a, b) => b.score - a.score);
+      if (!options.between) return hits.slice(0, options.limit);
+      const inPeriod = new Set(get(hits.map((h) => h.id)).filter((r) => within(happenedAt(r), options.between)).map((r) => r.id));
+      return hits.filter((h) => inPeriod.has(h.id)).slice(0, options.limit);
     },
 
     /** Edges touching these entities (lower-cased), newest first. */
@@ -439,6 +458,12 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
         dropped += held.length;
       }
       return { model: embed.model, dimensions: embed.dimensions, embedded, dropped, warnings };
+    },
+
+    /** The current embedder: its space and what its vectors hold (the context engine's fusion depends on it). */
+    embedder(): { model: string; dimensions: number; captures: "words" | "meaning" } {
+      const { embed } = deps.ports();
+      return { model: embed.model, dimensions: embed.dimensions, captures: embed.captures ?? "meaning" };
     },
 
     status() {

@@ -46,7 +46,7 @@ export interface TurnDeps {
   memory: {
     tools(): ToolSource;
     contextFor(input: { profile: AgentProfile; sessionId: string; query: string; maxHistory?: number; excludeRunId?: string }): Promise<{ context: RunState["context"]; usedIds: string[] }>;
-    afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; screen?: (text: string) => string | null }): Promise<unknown>;
+    afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; saidAt?: number; screen?: (text: string) => string | null }): Promise<unknown>;
   };
   mcp: { ready(): Promise<unknown>; toolSource(): ToolSource };
   spawnTools(profile: AgentProfile): ToolSource;
@@ -180,7 +180,7 @@ export function makeTurns(deps: TurnDeps) {
       usedByRun.delete(result.runId);
       // Extraction may call the model again: it runs after the reply has gone out, not before.
       const screen = memoryScreen(result.runId, agentOutputGates({ secrets: ctx.secrets, specs: profile.runtime.gates }), ctx.secrets);
-      deps.waitUntil(deps.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds, screen }));
+      deps.waitUntil(deps.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds, screen, ...(result.userMessage ? { saidAt: result.userMessage.createdAt } : {}) }));
       if (!result.userMessage) throw new Error("a turn's run was stored without its request");
       return { ...result, userMessage: result.userMessage };
     },

@@ -25,11 +25,19 @@ export const memories = sqliteTable(
     supersededBy: text("superseded_by"),
     /** Where it came from: "turn:<runId>", "tool:memory.store", "api", "import", "document:<id>", "session:<id>". */
     provenance: text("provenance").notNull(),
+    /** When it was stored (epoch ms). */
     createdAt: integer("created_at").notNull(),
+    /**
+     * When the thing it tells happened (epoch ms): a message's time, a session's date, what the API
+     * or an import said. Null for timeless memories (documents, instructions without a date): their
+     * time is `createdAt`. Recency and dated questions read this, not when it was stored.
+     */
+    occurredAt: integer("occurred_at"),
     lastUsedAt: integer("last_used_at"),
   },
   (t) => [
     uniqueIndex("memories_id").on(t.id),
+    index("memories_occurred_at").on(t.occurredAt),
     index("memories_source_kind").on(t.source, t.kind),
     index("memories_slot").on(t.subject, t.relation),
     index("memories_provenance").on(t.provenance),

@@ -1,0 +1,359 @@
+// Writes bench/memory-eval/fixture.json: the project's own long-conversation retrieval fixture.
+// Deterministic (seeded), so the committed file is exactly what this script prints.
+//   node bench/memory-eval/make-fixture.mjs [--check]   (--check: fail when the committed file differs)
+//
+// Each conversation is one person talking to their assistant over 15–25 dated sessions, a year or
+// so: small talk, facts that change (moves, jobs, favourite food), events (a pet, a trip, a
+// concert, a race), and distractors that share the facts' words (a colleague's dog, a friend's
+// move, a documentary about the trip's city). Questions come in four kinds, each with the ids of
+// the turns that hold its evidence:
+//   single    one fact, said once ("What's my dog called?")
+//   multihop  two turns of different sessions ("Which city did I live in when I adopted Biscuit?")
+//   temporal  when something happened, or what happened at a date ("Where did I live in May 2023?")
+//   open      an inference from what was said ("What would be a good present for me?")
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const out = join(here, "fixture.json");
+const dayMs = 86_400_000;
+
+/** mulberry32, as test/doubles/seeded-random.ts. */
+function seeded(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (below) => Math.floor(next() * below);
+  const pick = (items) => items[int(items.length)];
+  return {
+    int,
+    between: (lo, hi) => lo + int(hi - lo + 1),
+    chance: (p) => next() < p,
+    pick,
+    /** `n` distinct items. */
+    some: (items, n) => {
+      const pool = [...items];
+      const got = [];
+      while (got.length < n && pool.length) got.push(pool.splice(int(pool.length), 1)[0]);
+      return got;
+    },
+  };
+}
+
+const people = ["Maya", "Tomas", "Priya", "Jonas", "Aiko", "Daniel", "Leila", "Marco", "Sofia", "Kwame", "Ingrid", "Rafael", "Nadia", "Owen"];
+const siblingNames = ["Lena", "Clara", "Ruth", "Hana", "Elif", "Marta", "Greta", "Noor", "Paul", "Felix", "Arjun", "Theo", "Bram", "Kofi"];
+const partnerNames = ["Tom", "Erik", "Samir", "Jules", "Diego", "Anton", "Ravi", "Luca", "Mira", "Anna", "Zoe", "Iris"];
+const friendNames = ["Jess", "Ben", "Carla", "Yusuf", "Mei", "Oscar", "Tariq", "Elena", "Hugo", "Ada", "Nils", "Rosa"];
+const cities = ["Lisbon", "Berlin", "Toronto", "Melbourne", "Dublin", "Seattle", "Barcelona", "Vienna", "Denver", "Copenhagen", "Edinburgh", "Montreal", "Porto", "Austin", "Utrecht", "Lyon"];
+const employers = ["Northwind Logistics", "Brightleaf Health", "Atlas Robotics", "Juniper Bank", "Cobalt Studios", "Harbor Analytics", "Evergreen Schools", "Pinecone Labs", "Summit Insurance", "Redwood Media", "Quarry Games", "Lumen Energy"];
+const roles = ["data analyst", "nurse", "product designer", "backend engineer", "project manager", "teacher", "accountant", "marketing lead", "UX researcher", "sales manager"];
+const pets = [
+  { species: "dog", breed: "beagle", young: "puppy" },
+  { species: "dog", breed: "border collie", young: "puppy" },
+  { species: "cat", breed: "tabby", young: "kitten" },
+  { species: "cat", breed: "Maine Coon", young: "kitten" },
+  { species: "dog", breed: "greyhound", young: "rescue" },
+  { species: "rabbit", breed: "lop-eared rabbit", young: "bunny" },
+];
+const petNames = ["Biscuit", "Pepper", "Mochi", "Juniper", "Waffles", "Luna", "Ziggy", "Noodle", "Olive", "Bruno", "Clementine", "Pixel", "Toffee", "Sherlock"];
+const trips = [
+  { place: "Kyoto", country: "Japan", thing: "the bamboo forest in Arashiyama" },
+  { place: "Reykjavik", country: "Iceland", thing: "a glacier hike" },
+  { place: "Marrakesh", country: "Morocco", thing: "the souks in the old medina" },
+  { place: "Lima", country: "Peru", thing: "a ceviche cooking class" },
+  { place: "Cape Town", country: "South Africa", thing: "the cable car up Table Mountain" },
+  { place: "Hanoi", country: "Vietnam", thing: "a street food tour in the Old Quarter" },
+  { place: "Oaxaca", country: "Mexico", thing: "a mezcal tasting" },
+  { place: "Tromsø", country: "Norway", thing: "chasing the northern lights" },
+  { place: "Istanbul", country: "Turkey", thing: "a ferry ride on the Bosphorus" },
+  { place: "Queenstown", country: "New Zealand", thing: "a bungee jump" },
+];
+const hobbies = [
+  { name: "pottery", start: "signed up for a pottery class on Tuesday evenings", detail: "made my first bowl on the wheel, it's wonky but I love it", gift: "ceramics" },
+  { name: "rock climbing", start: "started bouldering at the climbing gym near the station", detail: "finally sent a V3 problem at the climbing gym", gift: "outdoors" },
+  { name: "watercolour painting", start: "bought a set of watercolours and started painting on Sunday mornings", detail: "painted the view from the balcony in watercolour, pretty happy with the sky", gift: "art" },
+  { name: "sourdough baking", start: "got a sourdough starter from a neighbour and have been baking bread", detail: "my sourdough finally has a proper open crumb", gift: "kitchen" },
+  { name: "birdwatching", start: "joined a birdwatching group that meets at the lake on Saturdays", detail: "spotted a kingfisher at the lake this morning with the birdwatching group", gift: "outdoors" },
+  { name: "chess", start: "joined a chess club that meets at the library on Thursdays", detail: "won my first rated game at the chess club", gift: "games" },
+  { name: "salsa dancing", start: "started salsa dancing lessons with a friend", detail: "we danced salsa at a social on Friday and I didn't step on anyone", gift: "music" },
+  { name: "gardening", start: "started growing tomatoes and herbs in the allotment", detail: "the allotment gave us so many tomatoes we're making sauce", gift: "garden" },
+  { name: "knitting", start: "picked up knitting from YouTube videos", detail: "knitted a whole scarf, the stripes are a bit uneven", gift: "crafts" },
+  { name: "trail running", start: "started trail running in the hills on weekends", detail: "did a 15 km trail run with 600 m of climbing", gift: "outdoors" },
+];
+const bands = ["Arctic Monkeys", "Florence and the Machine", "Khruangbin", "Radiohead", "Little Simz", "Fleetwood Mac tribute band", "Bon Iver", "Tame Impala", "Hozier", "The National"];
+const genres = { "Arctic Monkeys": "indie rock", "Florence and the Machine": "indie pop", Khruangbin: "psychedelic funk", Radiohead: "alternative rock", "Little Simz": "hip hop", "Fleetwood Mac tribute band": "classic rock", "Bon Iver": "indie folk", "Tame Impala": "psychedelic rock", Hozier: "soul-tinged folk rock", "The National": "indie rock" };
+const cars = ["Toyota Yaris", "Volkswagen Golf", "Honda Civic", "Kia Niro", "Skoda Octavia", "Renault Zoe", "Mazda 3", "Subaru Outback"];
+const languages = ["Portuguese", "Japanese", "Spanish", "German", "Italian", "Korean", "Dutch", "French"];
+const foods = ["ramen", "Thai green curry", "tacos al pastor", "mushroom risotto", "shakshuka", "pho", "paneer tikka", "paella", "dumplings", "falafel wraps"];
+const races = [
+  { name: "half marathon", distance: "21 km" },
+  { name: "10K", distance: "10 km" },
+  { name: "marathon", distance: "42 km" },
+  { name: "5K park run", distance: "5 km" },
+];
+const months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+const greetings = [
+  ["Hi there!", "Hello! How has your week been?"],
+  ["Hey, I'm back.", "Welcome back! What's new?"],
+  ["Good evening.", "Good evening! How are things?"],
+  ["Morning! Got a minute?", "Always. What's on your mind?"],
+  ["Hey, long time no talk.", "It has been a while! How have you been?"],
+  ["Hi! Quick chat before dinner?", "Of course. How was your day?"],
+];
+const acknowledgements = [
+  "That's great to hear!",
+  "Oh wow, tell me more.",
+  "That sounds like a lot, how do you feel about it?",
+  "Nice! I'll remember that.",
+  "Congratulations, that's exciting.",
+  "That sounds lovely.",
+  "I'm glad you told me.",
+  "Interesting! How did it go?",
+];
+/** Small talk: shares everyday words with the facts (work, moved, car, class, dog, trip) but holds none. */
+const smallTalk = [
+  "The weather has been miserable all week, rain every single day.",
+  "Work was pretty hectic today, back-to-back meetings until six.",
+  "I'm thinking about getting a new phone, mine keeps freezing.",
+  "We watched a really slow documentary last night and I fell asleep.",
+  "The neighbour's dog barked at the mail carrier for twenty minutes this morning.",
+  "Traffic was terrible on the way to work, I'll try the bus tomorrow.",
+  "I finally cleaned out the garage this weekend.",
+  "My coffee machine broke, so I'm surviving on instant coffee.",
+  "I've been sleeping badly lately, maybe too much screen time.",
+  "We tried a new brunch place, the pancakes were huge.",
+  "Our building's elevator has been out of order for days.",
+  "I read half a novel on the train and then left it on the seat.",
+  "Someone at work moved my desk plant and it's driving me mad.",
+  "The trip to the supermarket took forever, everyone was stocking up.",
+  "I had a dentist appointment, no cavities at least.",
+  "I'm trying to drink more water, I've got an app that nags me now.",
+  "The class my colleague teaches got cancelled because of the strike.",
+  "We had friends over for board games and stayed up way too late.",
+  "Car alarms went off all night on our street.",
+  "My laptop battery barely lasts two hours anymore.",
+  "I cooked a big pot of soup for the week.",
+  "The gym was packed, I gave up and went for a walk instead.",
+  "I spent the whole Saturday doing laundry and paperwork.",
+  "There's a new bakery at the corner, the croissants are excellent.",
+  "I've started going to bed earlier, feels good so far.",
+  "My friend sent me a funny video of a cat falling off a sofa.",
+  "The train was delayed again, forty minutes this time.",
+  "I'm binge-watching a detective series, it's very addictive.",
+  "Spring cleaning day, the flat looks so much bigger now.",
+  "I forgot my umbrella and got completely soaked.",
+];
+
+function isoDate(ms) {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function monthYear(ms) {
+  const d = new Date(ms);
+  return `${months[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+function makeConversation(index, r) {
+  const name = people[index];
+  const [city1, city2, city3, cityDistractor] = r.some(cities, 4);
+  const [employer1, employer2] = r.some(employers, 2);
+  const [role1, role2] = r.some(roles, 2);
+  const pet = r.pick(pets);
+  const [petName, colleaguePetName] = r.some(petNames, 2);
+  const [sibling] = r.some(siblingNames, 1);
+  const siblingRelation = ["Paul", "Felix", "Arjun", "Theo", "Bram", "Kofi"].includes(sibling) ? "brother" : "sister";
+  const siblingPartner = r.pick(partnerNames);
+  const siblingPartnerJob = r.pick(["firefighter", "architect", "chef", "pilot", "vet", "electrician", "dentist"]);
+  const [friend] = r.some(friendNames, 1);
+  const friendJob = r.pick(["a midwife", "a sound engineer", "a lawyer", "a park ranger", "a pastry chef", "a carpenter"]);
+  const [trip1, trip2] = r.some(trips, 2);
+  const [hobby1, hobby2] = r.some(hobbies, 2);
+  const band = r.pick(bands);
+  const [car, carDistractor] = r.some(cars, 2);
+  const language = r.pick(languages);
+  const [food1, food2] = r.some(foods, 2);
+  const race = r.pick(races);
+  const sessionCount = r.between(15, 25);
+  const moveTwice = r.chance(0.5);
+
+  // The session dates: a start in 2023, then gaps of 4–28 days.
+  const start = Date.UTC(2023, r.int(6), 1 + r.int(27), 18, 0);
+  const dates = [start];
+  for (let s = 1; s < sessionCount; s++) dates.push(dates[s - 1] + r.between(4, 28) * dayMs + r.between(-3, 3) * 3_600_000);
+
+  // Which session each event lands in (distinct, spread over the conversation).
+  const slots = r.some([...Array(sessionCount).keys()].slice(1), Math.min(sessionCount - 1, 14));
+  const at = {};
+  const order = ["sibling", "friendJob", "pet", "move", "hobby1", "trip1", "job", "band", "car", "language", "food2", "race", "siblingPartner", "trip2"];
+  order.forEach((event, i) => (at[event] = slots[i % slots.length]));
+  // Events that need an order: the first fact before its change, the sibling before the partner.
+  const sortPair = (a, b) => {
+    if (at[a] > at[b]) [at[a], at[b]] = [at[b], at[a]];
+  };
+  sortPair("sibling", "siblingPartner");
+  sortPair("trip1", "trip2");
+  at.hobby2 = Math.min(sessionCount - 1, at.hobby1 + r.between(2, 5));
+  at.move2 = moveTwice ? Math.min(sessionCount - 1, at.move + r.between(3, 6)) : undefined;
+  at.food1 = 0;
+  at.city1 = 0;
+  at.job1 = 0;
+
+  const sessions = dates.map((date, s) => ({ id: `s${String(s + 1).padStart(2, "0")}`, date: new Date(date).toISOString(), turns: [] }));
+  const evidence = {};
+  const say = (s, speaker, text, key) => {
+    const session = sessions[s];
+    const id = `c${String(index + 1).padStart(2, "0")}:${session.id}:t${String(session.turns.length + 1).padStart(2, "0")}`;
+    session.turns.push({ id, speaker, text });
+    if (key) evidence[key] = id;
+    return id;
+  };
+  const userThen = (s, text, key, reply = r.pick(acknowledgements)) => {
+    say(s, "user", text, key);
+    say(s, "assistant", reply);
+  };
+
+  const facts = {
+    city1: (s) => userThen(s, r.pick([`I live in ${city1} with my partner, in a small flat near the river.`, `We've been in ${city1} for about three years now, I like it here.`]), "city1"),
+    job1: (s) => userThen(s, r.pick([`I work as a ${role1} at ${employer1}.`, `My job is ${role1} at ${employer1}, it pays the bills.`]), "job1"),
+    food1: (s) => userThen(s, r.pick([`My favourite food at the moment is ${food1}, I could eat it every day.`, `Honestly, ${food1} is my comfort food, I order it every Friday.`]), "food1"),
+    sibling: (s) => userThen(s, r.pick([`My ${siblingRelation} ${sibling} is coming to stay with us next week.`, `I had a long call with my ${siblingRelation} ${sibling}, we don't talk often enough.`]), "sibling"),
+    siblingPartner: (s) => userThen(s, r.pick([`${sibling} called, her husband ${siblingPartner} just got a job as a ${siblingPartnerJob}.`, `Dinner at ${sibling}'s place, ${siblingPartner} cooked, he's training to be a ${siblingPartnerJob}.`]).replace(siblingRelation === "brother" ? "her husband" : "\u0000", "his wife").replace(siblingRelation === "brother" ? "he's" : "\u0000", "she's"), "siblingPartner"),
+    friendJob: (s) => userThen(s, r.pick([`My friend ${friend} works as ${friendJob}, she has the wildest stories.`, `Had lunch with ${friend}, who's ${friendJob} now, she loves it.`]), "friendJob"),
+    pet: (s) => userThen(s, r.pick([`Big news: we adopted a ${pet.breed} ${pet.young} from the shelter! We named ${pet.species === "cat" ? "her" : "him"} ${petName}.`, `We brought home a little ${pet.breed} yesterday, ${petName} is already sleeping on my feet.`]), "pet"),
+    move: (s) => userThen(s, r.pick([`We moved to ${city2} last weekend, the boxes are everywhere.`, `It's official, we've relocated to ${city2}. New flat, new neighbourhood.`]), "move", "How exciting! How are you settling into the new place?"),
+    move2: (s) => userThen(s, r.pick([`Another move! We left ${city2} and now live in ${city3}.`, `We packed up again and moved to ${city3}, hopefully for good this time.`]), "move2"),
+    hobby1: (s) => userThen(s, `I ${hobby1.start}.`, "hobby1"),
+    hobby2: (s) => userThen(s, `New thing: I ${hobby2.start}.`, "hobby2"),
+    trip1: (s) => userThen(s, r.pick([`Just got back from ${trip1.place}! The highlight was ${trip1.thing}.`, `We spent ten days in ${trip1.place}, ${trip1.country} and the best part was ${trip1.thing}.`]), "trip1"),
+    trip2: (s) => userThen(s, `Back from a week in ${trip2.place}. We did ${trip2.thing}, unforgettable.`, "trip2"),
+    job: (s) => userThen(s, r.pick([`I accepted the offer: I'm starting as ${role2 === "UX researcher" ? "a" : "a"} ${role2} at ${employer2} on Monday.`, `Today was my first day at ${employer2}, I'm their new ${role2}.`]), "job2"),
+    band: (s) => userThen(s, r.pick([`Went to see ${band} live on Saturday, it was incredible.`, `The ${band} concert last night was the best gig I've been to in years.`]), "band"),
+    car: (s) => userThen(s, r.pick([`We finally bought a car, a second-hand ${car}.`, `Picked up our new ${car} today, no more borrowing my ${siblingRelation}'s.`]), "car"),
+    language: (s) => userThen(s, r.pick([`I started ${language} lessons with a tutor twice a week.`, `I've been learning ${language} on an app every morning, and I booked a tutor.`]), "language"),
+    food2: (s) => userThen(s, `I'm completely obsessed with ${food2} lately, it's my new favourite food.`, "food2"),
+    race: (s) => userThen(s, `I ran my first ${race.name} on Sunday, ${race.distance} in the rain!`, "race"),
+  };
+  /** Distractors: turns that share words with a fact but hold another answer. */
+  const distractors = [
+    () => `My colleague adopted a ${pet.species} called ${colleaguePetName}, she shows us photos every day.`,
+    () => `A friend of mine just moved to ${cityDistractor}, she says the rent is crazy.`,
+    () => `Watched a travel documentary about ${trip1.country}, it looked beautiful.`,
+    () => `My neighbour bought a ${carDistractor}, he keeps talking about the mileage.`,
+    () => `${friend} ran a ${r.pick(races).name} last month, I was cheering at the finish.`,
+    () => `My boss at ${employer1} keeps talking about restructuring, not sure what it means for us.`,
+    () => `My ${siblingRelation} ${sibling} sent a photo of her garden, it's overflowing with flowers.`.replace(siblingRelation === "brother" ? "her" : "\u0000", "his"),
+    () => `I was reading about ${language} grammar and it's harder than I thought.`,
+    () => `A coworker said the ${band} tickets sold out in minutes, people are crazy about them.`,
+    () => `The vet's waiting room was full of dogs and cats today, I was only there to pick up a leaflet.`,
+    () => `I keep thinking about moving somewhere warmer one day.`,
+    () => `Someone at the office is selling their old ${car}, tempting but we don't need two.`,
+  ];
+
+  const placed = new Set();
+  for (let s = 0; s < sessionCount; s++) {
+    const [hello, reply] = r.pick(greetings);
+    say(s, "user", hello);
+    say(s, "assistant", reply);
+    const events = Object.entries(at).filter(([, slot]) => slot === s).map(([event]) => event);
+    const fillers = r.between(2, 5);
+    const plan = [...events.map((e) => ({ fact: e })), ...Array.from({ length: fillers }, () => ({ filler: true }))];
+    // Facts are not always first: shuffle the fillers around them.
+    for (let i = plan.length - 1; i > 0; i--) {
+      const j = r.int(i + 1);
+      [plan[i], plan[j]] = [plan[j], plan[i]];
+    }
+    for (const step of plan) {
+      if (step.fact) {
+        facts[step.fact](s);
+        placed.add(step.fact);
+      } else if (r.chance(0.35)) userThen(s, r.pick(distractors)());
+      else userThen(s, r.pick(smallTalk));
+    }
+    say(s, "user", r.pick(["Anyway, that's my update.", "Okay, I should go. Talk soon!", "Thanks for listening.", "Right, back to it."]));
+    say(s, "assistant", r.pick(["Talk soon!", "Anytime. Take care!", "Good luck with everything.", "Bye for now!"]));
+  }
+
+  const dateOf = (key) => sessions.find((session) => session.turns.some((t) => t.id === evidence[key])).date;
+  const monthOf = (key) => monthYear(Date.parse(dateOf(key)));
+  const cityAt = (slot) => (at.move2 !== undefined && slot >= at.move2 ? { city: city3, key: "move2" } : slot >= at.move ? { city: city2, key: "move" } : { city: city1, key: "city1" });
+  const jobAt = (slot) => (slot >= at.job ? { employer: employer2, key: "job2" } : { employer: employer1, key: "job1" });
+  const questions = [];
+  const ask = (kind, text, keys, answer) => questions.push({ id: `c${String(index + 1).padStart(2, "0")}:q${String(questions.length + 1).padStart(2, "0")}`, kind, text, evidence: keys.map((k) => evidence[k]), answer });
+
+  // single fact
+  ask("single", r.pick([`What's my ${pet.species}'s name?`, `What did we name the ${pet.breed}?`]), ["pet"], petName);
+  ask("single", `What's my ${siblingRelation}'s name?`, ["sibling"], sibling);
+  ask("single", r.pick(["What car did we buy?", "Which car do we drive?"]), ["car"], car);
+  ask("single", "Which language am I learning?", ["language"], language);
+  ask("single", `What does ${friend} do for a living?`, ["friendJob"], friendJob);
+  ask("single", `Which band did I see in concert?`, ["band"], band);
+  ask("single", r.pick(["Where do I live now?", "Which city am I living in these days?"]), [at.move2 !== undefined ? "move2" : "move"], at.move2 !== undefined ? city3 : city2);
+  ask("single", r.pick(["Where do I work now?", "Who is my current employer?"]), ["job2"], employer2);
+  ask("single", "What's my favourite food these days?", ["food2"], food2);
+  ask("single", `How long was the race I ran?`, ["race"], race.distance);
+  ask("single", `What was the highlight of my trip to ${trip1.place}?`, ["trip1"], trip1.thing);
+  // multi-hop across sessions
+  ask("multihop", `What's the name of my ${siblingRelation}'s ${siblingRelation === "sister" ? "husband" : "wife"}?`, ["sibling", "siblingPartner"], siblingPartner);
+  ask("multihop", `Which city did I live in when we adopted ${petName}?`, [cityAt(at.pet).key, "pet"].filter(unique), cityAt(at.pet).city);
+  ask("multihop", `Where was I working when I went to ${trip1.place}?`, [jobAt(at.trip1).key, "trip1"], jobAt(at.trip1).employer);
+  ask("multihop", `Did we buy the ${car} before or after moving to ${city2}?`, ["car", "move"], at.car < at.move ? "before" : "after");
+  ask("multihop", `Which did I take up first, ${hobby1.name} or ${hobby2.name}?`, ["hobby1", "hobby2"], hobby1.name);
+  ask("multihop", `What does my ${siblingRelation}'s ${siblingRelation === "sister" ? "husband" : "wife"} do for work?`, ["sibling", "siblingPartner"], siblingPartnerJob);
+  // temporal
+  ask("temporal", `When did we adopt ${petName}?`, ["pet"], isoDate(Date.parse(dateOf("pet"))));
+  ask("temporal", `When did we move to ${city2}?`, ["move"], isoDate(Date.parse(dateOf("move"))));
+  ask("temporal", `When did I start at ${employer2}?`, ["job2"], isoDate(Date.parse(dateOf("job2"))));
+  ask("temporal", `When did I go to the ${band} concert?`, ["band"], isoDate(Date.parse(dateOf("band"))));
+  ask("temporal", `Where did I travel in ${monthOf("trip2")}?`, ["trip2"], trip2.place);
+  ask("temporal", `Where was I living in ${monthOf("sibling")}?`, [cityAt(at.sibling).key], cityAt(at.sibling).city);
+  ask("temporal", `What was my favourite food back in ${monthOf("food1")}?`, ["food1"], food1);
+  ask("temporal", `When did I take up ${hobby2.name}?`, ["hobby2"], isoDate(Date.parse(dateOf("hobby2"))));
+  // open-domain: the evidence never shares the question's words
+  ask("open", "What would be a good birthday present for me?", ["hobby1", "hobby2"], `something for ${hobby1.gift} or ${hobby2.gift}`);
+  ask("open", "Am I more of a cat person or a dog person?", ["pet"], pet.species);
+  ask("open", `What kind of music do I enjoy?`, ["band"], genres[band]);
+  ask("open", "Could I get around on holiday without a translator in a country that speaks my new language?", ["language"], language);
+  ask("open", "Do I have any family I could visit?", ["sibling"], sibling);
+  ask("open", "What should I cook myself for dinner tonight?", ["food2"], food2);
+  ask("open", "Am I fit enough to join a running club?", ["race"], `yes: ran a ${race.name}`);
+
+  for (const q of questions) if (q.evidence.some((e) => !e)) throw new Error(`question ${q.id} has an evidence turn that was never said (${q.text})`);
+  return { id: `c${String(index + 1).padStart(2, "0")}`, user: name, sessions, questions };
+}
+
+function unique(value, index, all) {
+  return all.indexOf(value) === index;
+}
+
+export function makeFixture({ conversations = 12, seed = 17 } = {}) {
+  const r = seeded(seed);
+  return {
+    about:
+      "Pantheon's own long-conversation retrieval fixture, generated by bench/memory-eval/make-fixture.mjs (seeded). " +
+      "Each turn id is <conversation>:<session>:<turn>; each question lists the turns that hold its evidence.",
+    conversations: Array.from({ length: conversations }, (_, i) => makeConversation(i, r)),
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const text = JSON.stringify(makeFixture(), null, 1) + "\n";
+  if (process.argv.includes("--check")) {
+    const same = readFileSync(out, "utf8") === text;
+    console.log(same ? "fixture.json is what make-fixture.mjs writes" : "fixture.json differs from what make-fixture.mjs writes");
+    process.exit(same ? 0 : 1);
+  }
+  writeFileSync(out, text);
+  const fixture = JSON.parse(text);
+  const turns = fixture.conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0);
+  const sessions = fixture.conversations.reduce((n, c) => n + c.sessions.length, 0);
+  const questions = fixture.conversations.flatMap((c) => c.questions);
+  const byKind = Object.entries(Object.groupBy(questions, (q) => q.kind)).map(([k, v]) => `${k} ${v.length}`).join(", ");
+  console.log(`wrote ${out}: ${fixture.conversations.length} conversations, ${sessions} sessions, ${turns} turns, ${questions.length} questions (${byKind})`);
+}
