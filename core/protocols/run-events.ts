@@ -7,7 +7,7 @@ export type StreamedRunEvent =
   | { type: "run"; runId: string; sessionId: string }
   | { type: "token"; text: string }
   | { type: "tool_call"; callId: string; name: string; arguments: unknown }
-  | { type: "gate"; callId: string; gate: string; allow: boolean; reason?: string }
+  | { type: "gate"; callId: string; gate: string; allow: boolean; reason?: string; tool?: string; pending?: "approval" }
   | { type: "tool_result"; callId: string; name: string; ok: boolean; output?: string; error?: string; ms: number }
   | { type: "status"; status: string }
   | { type: "done"; runId: string; status: string; reply: { content: string } | null }

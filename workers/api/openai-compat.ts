@@ -10,7 +10,7 @@ import { requireProject } from "../projects";
 import type { AppContext, AppEnv } from "../env";
 import { agentStub, call, registryStub, type Remote } from "../../durable-objects/stubs";
 import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage } from "../validation";
-import { runEvents } from "../protocols/run-events";
+import { readRunEvents } from "../../core/protocols/run-events";
 import { sessionFor } from "../protocols/sessions";
 import { structuredInput } from "./messages";
 import type { AgentDO } from "../../durable-objects/agent/agent-do";
@@ -172,22 +172,22 @@ async function streamed(c: AppContext, body: CompletionBody, content: string) {
 
   async function* frames(): AsyncGenerator<unknown> {
     let sinceTool = "";
-    for await (const event of runEvents(source)) {
+    for await (const event of readRunEvents(source)) {
       if (event.type === "run") {
-        id = completionId(String(event.data.runId));
+        id = completionId(event.runId);
         yield chunk({ role: "assistant", content: "" });
       } else if (event.type === "token") {
-        sinceTool += String(event.data.text);
-        yield chunk({ content: String(event.data.text) });
+        sinceTool += event.text;
+        yield chunk({ content: event.text });
       } else if (event.type === "tool_call") {
         sinceTool = "";
       } else if (event.type === "error") {
-        yield { error: { message: String(event.data.message), type: "server_error", param: null, code: String(event.data.code) } };
+        yield { error: { message: event.message, type: "server_error", param: null, code: event.code } };
         return;
       } else if (event.type === "done") {
-        const runId = String(event.data.runId);
-        const status = String(event.data.status);
-        const reply = (event.data.reply as { content?: string } | null)?.content;
+        const runId = event.runId;
+        const status = event.status;
+        const reply = event.reply?.content;
         if (status !== "completed" && status !== "waiting_approval") {
           const error = runFailed(runId, status);
           yield { error: { message: error.message, type: error.type, param: null, code: error.code } };

@@ -17,7 +17,7 @@ import { requireProject } from "../projects";
 import type { AppContext, AppEnv } from "../env";
 import { notFound } from "../errors";
 import { valid } from "../validation";
-import { runEvents } from "./run-events";
+import { readRunEvents } from "../../core/protocols/run-events";
 import { sessionFor } from "./sessions";
 
 /**
@@ -58,7 +58,7 @@ async function waitOf(agent: Remote<AgentDO>, runId: string | null): Promise<{ r
  * was sent, so nothing piles up here for a slow reader (the run itself never waits for it).
  */
 function aguiStream(source: ReadableStream<Uint8Array>, run: AguiRun, encoder: EventEncoder, agent: Remote<AgentDO>): ReadableStream<Uint8Array> {
-  const events = runEvents(source);
+  const events = readRunEvents(source);
   let pending: BaseEvent[] = run.start();
   let closed = false;
   const encode = (batch: BaseEvent[]) => {
@@ -81,7 +81,7 @@ function aguiStream(source: ReadableStream<Uint8Array>, run: AguiRun, encoder: E
               pending = run.finished ? [] : run.end(await waitOf(agent, run.pantheonRunId));
               closed = true;
             } else {
-              pending = run.next({ type: next.value.type, ...next.value.data } as PantheonRunEvent);
+              pending = run.next(next.value as PantheonRunEvent);
             }
           } catch (error) {
             pending = run.finished ? [] : [{ type: EventType.RUN_ERROR, message: error instanceof Error ? error.message : String(error), code: "stream_failed" } as BaseEvent];
