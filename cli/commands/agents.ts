@@ -162,8 +162,11 @@ export const agents: Command = {
         const name = need(args, 0, "agent to export", "agents");
         const format = text(values, "format");
         if (!format || !interopFormats.includes(format)) throw new UsageError(`--format is one of ${interopFormats.join(", ")}`, "agents");
-        const body = await request<unknown>("GET", `/api/agents/${encodeURIComponent(name)}/export`, { query: { format }, accept: format === "opencode" ? "text/markdown" : "application/json" });
-        output(typeof body === "string" ? body : JSON.stringify(body, null, 2), text(values, "out"));
+        const body = await request<string | { config: unknown; warnings?: { path?: string; message: string }[] }>("GET", `/api/agents/${encodeURIComponent(name)}/export`, { query: { format }, accept: format === "opencode" ? "text/markdown" : "application/json" });
+        if (typeof body === "string") return output(body, text(values, "out"));
+        // The configuration itself is the output (a file another SDK reads); what it could not hold goes to stderr.
+        output(JSON.stringify(body.config, null, 2), text(values, "out"));
+        for (const w of body.warnings ?? []) note(`warning${w.path ? ` ${w.path}` : ""}: ${w.message}`);
       },
     },
     {
