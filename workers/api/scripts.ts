@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { workToolNames } from "../../durable-objects/agent/work";
 import { profileFromScript, type AgentProfile, type JsonValue } from "../../core/agents";
 import { compileScript, compileScriptJson, ScriptError, type ActorScript, type CompileOptions, type CompileResult } from "../../core/dsl";
 import { isPantheonError, PantheonError } from "../../core/errors";
@@ -56,7 +57,8 @@ async function existingAgent(env: Env, project: string, name: string): Promise<A
 }
 
 async function knownToolsOf(env: Env, project: string, profile: AgentProfile | null): Promise<Set<string>> {
-  const known = new Set(builtinTools);
+  // The work tools (features, plans, tasks) exist for any agent that lists them.
+  const known = new Set([...builtinTools, ...workToolNames]);
   for (const tool of profile?.runtime.httpTools ?? []) known.add(tool.name);
   if (profile) {
     const listed = await (await agentStub(env, project, profile.name)).listTools();
