@@ -25,6 +25,21 @@ export interface ExtractTurn {
   llm?: { port: LlmPort; model: string };
 }
 
+/** A completed exchange waiting for the next batched extraction (kept in settings, so an eviction keeps it). */
+export interface PendingExchange {
+  runId: string;
+  user: string;
+  assistant: string;
+}
+
+/** With a model, extraction asks once per this many exchanges (or when the agent goes idle). */
+export const extractionBatch = 10;
+/** Each side of an exchange is kept to this many characters while it waits. */
+const pendingChars = 4000;
+const pendingKey = "memory.extractionPending";
+/** The list never holds more than this many exchanges (the oldest go first). */
+const pendingMax = 5 * extractionBatch;
+
 /**
  * The memory lifecycle around turns: extraction after each completed turn (the model proposes JSON
  * when a real provider is configured, patterns otherwise or when its answer is unusable), and the
@@ -38,16 +53,16 @@ export interface ExtractTurn {
 export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; settings: SettingsPort }) {
   const { settings } = deps;
 
-  async function propose(turn: ExtractTurn): Promise<{ memories: ProposedMemory[]; method: "model" | "patterns" }> {
-    if (turn.llm && turn.llm.port.provider !== "offline") {
+  async function propose(exchanges: PendingExchange[], llm: ExtractTurn["llm"]): Promise<{ memories: ProposedMemory[]; method: "model" | "patterns" }> {
+    if (llm && llm.port.provider !== "offline") {
       try {
-        const response = await turn.llm.port.complete({
-          model: turn.llm.model,
+        const response = await llm.port.complete({
+          model: llm.model,
           temperature: 0,
-          maxTokens: 600,
+          maxTokens: 600 + 100 * (exchanges.length - 1),
           messages: [
             { role: "system", content: extractionPrompt },
-            { role: "user", content: `User: ${turn.user}\nAssistant: ${turn.assistant}` },
+            { role: "user", content: exchanges.map((e) => `User: ${e.user}\nAssistant: ${e.assistant}`).join("\n\n") },
           ],
         });
         const parsed = parseExtraction(response.content);
@@ -56,15 +71,18 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
         // A failed extraction must not fail the turn; the patterns still run.
       }
     }
-    return { memories: extractMemories({ user: turn.user, assistant: turn.assistant }), method: "patterns" };
+    return { memories: exchanges.flatMap((e) => extractMemories({ user: e.user, assistant: e.assistant })), method: "patterns" };
   }
 
-  return {
-    async extract(turn: ExtractTurn): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
-      // Directives (`/tool …`, `/ask …`) are commands, not statements about the user.
-      if (turn.user.trim().startsWith("/")) return { stored: [], method: "skipped", warnings: [] };
-      const { memories, method } = await propose(turn);
-      const fresh = memories.filter((m) => !deps.memory.hasText(m.text));
+  const isDirective = (user: string) => user.trim().startsWith("/");
+  const pending = () => settings.get<PendingExchange[]>(pendingKey) ?? [];
+  /** Whether a batched extraction is in flight in this instance (one at a time). */
+  let extracting = false;
+
+  async function store(exchanges: PendingExchange[], llm: ExtractTurn["llm"]): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
+    const { memories, method } = await propose(exchanges, llm);
+    const provenance = `turn:${exchanges.at(-1)!.runId}`;
+    const fresh = memories.filter((m) => !deps.memory.hasText(m.text));
       if (fresh.length === 0) return { stored: [], method, warnings: [] };
       const { records, warnings } = await deps.memory.insert(
         fresh.map((m) => ({
@@ -73,10 +91,52 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
           importance: m.importance,
           entities: m.entities,
           ...(m.triple ? { triple: m.triple } : {}),
-          provenance: `turn:${turn.runId}`,
+          provenance,
         })),
       );
       return { stored: records, method, warnings };
+  }
+
+  return {
+    /** Extracts from one exchange now: the pattern extractor, or one model call (see `enqueue` for batching). */
+    async extract(turn: ExtractTurn): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
+      // Directives (`/tool …`, `/ask …`) are commands, not statements about the user.
+      if (isDirective(turn.user)) return { stored: [], method: "skipped", warnings: [] };
+      return store([{ runId: turn.runId, user: turn.user, assistant: turn.assistant }], turn.llm);
+    },
+
+    /**
+     * Keeps an exchange for the next batched model extraction; true when a batch is due. Stored in
+     * the agent's settings, so an eviction before the batch ran loses nothing.
+     */
+    enqueue(turn: PendingExchange): boolean {
+      if (isDirective(turn.user)) return false;
+      const list = pending().filter((e) => e.runId !== turn.runId);
+      list.push({ runId: turn.runId, user: turn.user.slice(0, pendingChars), assistant: turn.assistant.slice(0, pendingChars) });
+      settings.set(pendingKey, list.slice(-pendingMax));
+      return list.length >= extractionBatch;
+    },
+
+    /** Exchanges waiting for a batched extraction. */
+    pendingCount: () => pending().length,
+
+    /**
+     * One model call over every waiting exchange, then they are dropped from the list. Cut off by an
+     * eviction, the list is still there and the next batch asks again; texts already stored are
+     * skipped, so a batch run twice stores nothing twice.
+     */
+    async extractPending(llm: ExtractTurn["llm"]): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
+      const batch = pending();
+      if (batch.length === 0 || extracting) return { stored: [], method: "skipped", warnings: [] };
+      extracting = true;
+      try {
+        const result = await store(batch, llm);
+        const done = new Set(batch.map((e) => e.runId));
+        settings.set(pendingKey, pending().filter((e) => !done.has(e.runId)));
+        return result;
+      } finally {
+        extracting = false;
+      }
     },
 
     /** One pass of upkeep over the agent's own recent memories; safe to run any number of times. */
