@@ -5,8 +5,9 @@
 //               queue. Offline model steps cost well under a millisecond, so this is the bus.
 //               Baseline: one bare Durable Object round trip in the same run (GET /api/health/echo,
 //               worker → RegistryDO → back, timed by the client, so it also holds the HTTP hop).
-//   throughput  50 agents in a ring, each asking the next one at the same time, for several rounds;
-//               messages (requests + answers) per second of wall time until every run has finished.
+//   throughput  10, 50 and 200 agents in a ring, each asking the next one at the same time, for several
+//               rounds; messages (requests + answers) per second of wall time until every run has
+//               finished. With no object every message passes through, it should grow with the agents.
 // Run it with `npm run bench -- delegation`, or `node bench/delegation.bench.mjs` (starts its own stack).
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -16,7 +17,7 @@ import { client, stats } from "./measure.mjs";
 const ROUND_TRIPS = 40;
 const WARMUP = 5;
 const ECHO_SAMPLES = 200;
-const RING = 50;
+const RINGS = (process.env.BENCH_DELEGATION_RINGS ?? "10,50,200").split(",").map(Number);
 const ROUNDS = 4;
 
 async function settled(request, agent, runId) {
@@ -49,8 +50,8 @@ async function roundTrips(server) {
   return { bus: stats(samples), rpc: stats(echo) };
 }
 
-async function throughput(server) {
-  const request = client({ ...server, project: `bench-ring-${randomBytes(3).toString("hex")}` });
+async function throughput(server, RING) {
+  const request = client({ ...server, project: `bench-ring-${RING}-${randomBytes(3).toString("hex")}` });
   const names = Array.from({ length: RING }, (_, i) => `ring-${i}`);
   for (const name of names) await request("/api/agents", { method: "POST", json: { name, systemPrompt: `I am ${name}.` } });
   for (const [i, name] of names.entries()) await request(`/api/agents/${name}/connections`, { method: "PUT", json: { connections: [names[(i + 1) % RING]] } });
@@ -70,19 +71,20 @@ async function throughput(server) {
 export async function run(server) {
   if (!server) return { title: "Delegation over Queues", rows: [], notes: ["no server: wrangler dev did not start"] };
   const rt = await roundTrips(server);
-  const tp = await throughput(server);
+  const tps = [];
+  for (const ring of RINGS) tps.push({ ring, ...(await throughput(server, ring)) });
   const r = (x) => Math.round(x * 10) / 10;
   return {
     title: "Delegation over Queues",
     rows: [
-      { name: "delegation round trip p50 (queue)", figure: r(rt.bus.p50), unit: "ms", baseline: r(rt.rpc.p50), ratio: r(rt.bus.p50 / rt.rpc.p50) },
+      { name: "delegation round trip p50 (queue)", figure: r(rt.bus.p50), unit: "ms", baseline: r(rt.rpc.p50), ratio: r(rt.bus.p50 / rt.rpc.p50), target: "<= 3x", ok: rt.bus.p50 / rt.rpc.p50 <= 3 },
       { name: "delegation round trip p95 (queue)", figure: r(rt.bus.p95), unit: "ms", baseline: r(rt.rpc.p95), ratio: r(rt.bus.p95 / rt.rpc.p95) },
       { name: "direct DO RPC round trip p50", figure: r(rt.rpc.p50), unit: "ms" },
-      { name: `throughput, ${RING} agents asking each other`, figure: r(tp.perSecond), unit: "msg/s" },
+      ...tps.map((tp) => ({ name: `throughput, ${tp.ring} agents asking each other`, figure: r(tp.perSecond), unit: "msg/s" })),
     ],
     notes: [
       `round trip: ${ROUND_TRIPS} delegations (after ${WARMUP} warm-up), baseline ${ECHO_SAMPLES} GET /api/health/echo`,
-      `throughput: ${tp.messages} messages (requests + answers) in ${r(tp.seconds)} s, ${ROUNDS} rounds of ${RING} concurrent asks`,
+      ...tps.map((tp) => `throughput: ${tp.messages} messages (requests + answers) in ${r(tp.seconds)} s, ${ROUNDS} rounds of ${tp.ring} concurrent asks`),
       "local Miniflare queues (wrangler dev); production Queues add network hops and batching behaviour",
     ],
   };

@@ -13,6 +13,7 @@ import {
   type BusMessage,
   type BusReply,
   type BusRequest,
+  type Refusal,
 } from "../../../core/bus";
 import type { Clock } from "../../../core/ports";
 import type { RunEvent as CoreEvent, RunOrigin } from "../../../core/run";
@@ -46,8 +47,13 @@ export interface Applied {
 export interface BusPorts {
   /** Puts a message on the queue (`env.BUS.send`). */
   send(message: BusMessage): Promise<void>;
-  /** Records in the registry's bus log. */
+  /** Records in the registry's bus log (the bus batches entries: one call per burst, never awaited by a message). */
   record(entries: BusLogEntry[]): Promise<void>;
+  /**
+   * The registry's admission of a request (the truth about connections; records `delivered` or the
+   * refusal), asked only when this agent's own `askedBy` does not already admit the asker.
+   */
+  admit(message: BusRequest): Promise<Refusal | undefined>;
   spawnChild: SpawnDeps["spawnChild"];
   /** Pushes a profile to another agent's Durable Object. */
   configureAgent(profile: AgentProfile): Promise<void>;
@@ -62,6 +68,7 @@ export function busPortsFromEnv(env: Env, project: () => string): BusPorts {
   return {
     send: async (message) => void (await env.BUS.send(message, { contentType: "json" })),
     record: (entries) => registryStub(env, project()).busRecord(entries),
+    admit: (message) => registryStub(env, project()).busAdmit(message),
     spawnChild: (parent, scriptSource) => registryStub(env, project()).spawnChild(parent, scriptSource),
     configureAgent: async (profile) => void (await (await agentStub(env, project(), profile.name)).configure(profile)),
   };
@@ -104,7 +111,21 @@ export function makeAgentBus(deps: BusDeps) {
   const me = () => deps.profile().name;
   const trace = (runId: string, name: string, data: Record<string, unknown>) =>
     void deps.runs.appendTrace({ runId, kind: "message", name, data, startedAt: clock.now(), durationMs: 0 });
-  const record = (entries: BusLogEntry[]) => deps.record(entries).catch((error: unknown) => console.warn("bus log", error));
+  /**
+   * Log entries wait here for one registry call per burst (the messages of one tick): no message waits
+   * on the log. An eviction in that tick can lose entries; the log moves forward only (a later state
+   * of the same message still lands), and the runs, inbox and outbox are the record that counts.
+   */
+  const logBuffer: BusLogEntry[] = [];
+  let logFlush: Promise<void> | null = null;
+  const record = (entries: BusLogEntry[]): Promise<void> => {
+    logBuffer.push(...entries);
+    logFlush ??= new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => deps.record(logBuffer.splice(0)))
+      .catch((error: unknown) => console.warn("bus log", error))
+      .finally(() => (logFlush = null));
+    return Promise.resolve();
+  };
   const later = (fn: () => unknown) => void setTimeout(() => void Promise.resolve().then(fn).catch((e: unknown) => console.error("bus", e)), 0);
 
   /** The conversation and depth of a run: inherited from the request that started it, else a new conversation. */
@@ -303,7 +324,15 @@ export function makeAgentBus(deps: BusDeps) {
    */
   async function applyRequest(request: BusRequest): Promise<Applied> {
     const now = clock.now();
-    const refused = checkRequest({ from: request.from, to: request.to, depth: request.depth, deadlineAt: request.deadlineAt, now });
+    let refused = checkRequest({ from: request.from, to: request.to, depth: request.depth, deadlineAt: request.deadlineAt, now });
+    // The connection is checked here as well as at the asker: from the askers this agent was told
+    // of (`askedBy`, pushed by the registry), else — an asker it does not know, or a profile from
+    // before `askedBy` — by the registry, which holds the truth and logs its answer.
+    let logged = false;
+    if (!refused && !deps.profile().askedBy?.includes(request.from)) {
+      refused = await deps.admit(request);
+      logged = true;
+    }
     if (refused) {
       const written = deps.transaction(() => {
         if (!db.insert(schema.busInbox).values(inboxRow(request, "answered", null)).onConflictDoNothing().returning().get()) return false;
@@ -312,7 +341,7 @@ export function makeAgentBus(deps: BusDeps) {
       });
       if (!written) return repeated(request.id);
       await flush();
-      await record([{ message: request, state: "refused", note: refused.error }]);
+      if (!logged) await record([{ message: request, state: "refused", note: refused.error }]);
       return { applied: false, reason: refused.error };
     }
     let session = db.select().from(schema.busConversations).where(eq(schema.busConversations.conversationId, request.conversationId)).get()?.sessionId;
