@@ -182,40 +182,50 @@ export function makeAgentBus(deps: BusDeps) {
    * message the queue refuses (or that gets no answer) stays, and is sent again on a backoff alarm
    * and on every start (a send cut off by an eviction is sent again when the agent next wakes).
    */
+  /** A message was queued while a flush was under way: that flush goes round once more before it settles. */
+  let queuedMeanwhile = false;
   function flush(): Promise<void> {
     // A flush that has not settled in 15 s (a send whose invocation went away) does not block the next.
     if (flushing && clock.now() - flushStartedAt > 15_000) flushing = null;
-    if (flushing) return flushing;
+    if (flushing) {
+      // Its pass read the send queue before this message was in it: without another pass the message
+      // would wait for the next flush (another message, the retry alarm or a restart).
+      queuedMeanwhile = true;
+      return flushing;
+    }
     flushStartedAt = clock.now();
     // `.finally` runs as a later microtask, after `flushing` holds this very promise.
     const run: Promise<void> = (async () => {
       try {
         let failed = 0;
-        for (const row of db.select().from(schema.busSendQueue).orderBy(schema.busSendQueue.createdAt).all()) {
-          let message: BusMessage;
-          try {
-            message = parseBusMessage(row.message);
-          } catch (error) {
-            // Never sendable: dropped (and said so) rather than retried for ever.
-            db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
-            console.error(JSON.stringify({ level: "error", message: "bus: dropped a queued message that is not a bus message", id: row.id, error: error instanceof Error ? error.message : String(error) }));
-            continue;
-          }
-          try {
-            let timer: ReturnType<typeof setTimeout> | undefined;
+        do {
+          queuedMeanwhile = false;
+          for (const row of db.select().from(schema.busSendQueue).orderBy(schema.busSendQueue.createdAt).all()) {
+            let message: BusMessage;
             try {
-              await Promise.race([deps.send(message), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the queue did not answer within 10 s")), 10_000)))]);
-            } finally {
-              clearTimeout(timer);
+              message = parseBusMessage(row.message);
+            } catch (error) {
+              // Never sendable: dropped (and said so) rather than retried for ever.
+              db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
+              console.error(JSON.stringify({ level: "error", message: "bus: dropped a queued message that is not a bus message", id: row.id, error: error instanceof Error ? error.message : String(error) }));
+              continue;
             }
-            db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
-          } catch (error) {
-            failed = Math.max(failed, row.attempts + 1);
-            const message = error instanceof Error ? error.message : String(error);
-            db.update(schema.busSendQueue).set({ attempts: row.attempts + 1, lastError: message.slice(0, 500) }).where(eq(schema.busSendQueue.id, row.id)).run();
-            console.warn(JSON.stringify({ level: "warn", message: "bus: the queue did not take a message; it is sent again later", id: row.id, attempt: row.attempts + 1, error: message }));
+            try {
+              let timer: ReturnType<typeof setTimeout> | undefined;
+              try {
+                await Promise.race([deps.send(message), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the queue did not answer within 10 s")), 10_000)))]);
+              } finally {
+                clearTimeout(timer);
+              }
+              db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
+            } catch (error) {
+              failed = Math.max(failed, row.attempts + 1);
+              const message = error instanceof Error ? error.message : String(error);
+              db.update(schema.busSendQueue).set({ attempts: row.attempts + 1, lastError: message.slice(0, 500) }).where(eq(schema.busSendQueue.id, row.id)).run();
+              console.warn(JSON.stringify({ level: "warn", message: "bus: the queue did not take a message; it is sent again later", id: row.id, attempt: row.attempts + 1, error: message }));
+            }
           }
-        }
+        } while (queuedMeanwhile && failed === 0);
         if (failed > 0) await deps.retryLater(Math.min(60, 2 ** Math.min(failed, 6)));
       } catch (error) {
         console.error(JSON.stringify({ level: "error", message: "bus: flush failed", error: error instanceof Error ? error.message : String(error) }));
