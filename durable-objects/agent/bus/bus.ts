@@ -17,7 +17,7 @@ import {
 } from "../../../core/bus";
 import type { Clock } from "../../../core/ports";
 import type { RunEvent as CoreEvent, RunOrigin } from "../../../core/run";
-import { PantheonError } from "../../../core/errors";
+import { PantheonError, type Result } from "../../../core/errors";
 import { agentStub, registryStub } from "../../stubs";
 import type { BusLogEntry } from "../../registry/bus-log";
 import { makeFanOuts, fanOutPrefix, type FanOutInput } from "./fanout";
@@ -47,6 +47,12 @@ export interface Applied {
 export interface BusPorts {
   /** Puts a message on the queue (`env.BUS.send`). */
   send(message: BusMessage): Promise<void>;
+  /**
+   * Hands a message straight to its target's Durable Object (`busReceive`), skipping the queue's two
+   * hops. Anything but a clean answer (an error, a refusal, an agent that does not exist) sends the
+   * message through the queue instead, whose consumer retries, dead-letters and answers errors.
+   */
+  deliverDirect?(message: BusMessage): Promise<Result<Applied>>;
   /** Records in the registry's bus log (the bus batches entries: one call per burst, never awaited by a message). */
   record(entries: BusLogEntry[]): Promise<void>;
   /**
@@ -67,6 +73,7 @@ export interface BusPorts {
 export function busPortsFromEnv(env: Env, project: () => string): BusPorts {
   return {
     send: async (message) => void (await env.BUS.send(message, { contentType: "json" })),
+    deliverDirect: async (message) => (await agentStub(env, project(), message.to)).busReceive(message),
     record: (entries) => registryStub(env, project()).busRecord(entries),
     admit: (message) => registryStub(env, project()).busAdmit(message),
     spawnChild: (parent, scriptSource) => registryStub(env, project()).spawnChild(parent, scriptSource),
@@ -182,6 +189,31 @@ export function makeAgentBus(deps: BusDeps) {
    * message the queue refuses (or that gets no answer) stays, and is sent again on a backoff alarm
    * and on every start (a send cut off by an eviction is sent again when the agent next wakes).
    */
+  async function withinTenSeconds<T>(work: Promise<T>, error: string): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(error)), 10_000)))]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The fast path: the target applies the message now (its inbox makes a repeat harmless, so a
+   * message also sent through the queue later is applied once). False: it goes through the queue.
+   */
+  async function deliveredDirectly(message: BusMessage): Promise<boolean> {
+    if (!deps.deliverDirect || message.to === me()) return false;
+    try {
+      const result = await withinTenSeconds(deps.deliverDirect(message), "the target did not answer within 10 s");
+      if (!result.ok) return false;
+      if (result.value.applied) void record([{ message, state: "applied", ...(result.value.runId ? { runId: result.value.runId, runStatus: "running" } : {}) }]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** A message was queued while a flush was under way: that flush goes round once more before it settles. */
   let queuedMeanwhile = false;
   function flush(): Promise<void> {
@@ -211,12 +243,7 @@ export function makeAgentBus(deps: BusDeps) {
               continue;
             }
             try {
-              let timer: ReturnType<typeof setTimeout> | undefined;
-              try {
-                await Promise.race([deps.send(message), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the queue did not answer within 10 s")), 10_000)))]);
-              } finally {
-                clearTimeout(timer);
-              }
+              if (!(await deliveredDirectly(message))) await withinTenSeconds(deps.send(message), "the queue did not answer within 10 s");
               db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
             } catch (error) {
               failed = Math.max(failed, row.attempts + 1);
