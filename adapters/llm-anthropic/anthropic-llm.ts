@@ -1,16 +1,9 @@
-import type Anthropic from "@anthropic-ai/sdk";
+import Anthropic from "@anthropic-ai/sdk";
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, ToolCall } from "../../core/ports";
 import { LlmError, isRetryableStatus, scrubSecret } from "../../core/models/llm-error";
 import { estimateMessageTokens } from "../../core/models/tokens";
 import { makeToolNameCodec, parseToolArguments } from "../../core/models/tool-names";
 import { fromAnthropicStop, inputTokensOf, toAnthropicParams } from "./wire";
-
-/**
- * The SDK, loaded on the first model call rather than at the worker's startup (it is most of the
- * startup CPU of an isolate that may never call this provider). Kept once loaded, for the error checks.
- */
-let sdk: typeof Anthropic | undefined;
-const loadSdk = async (): Promise<typeof Anthropic> => (sdk ??= (await import("@anthropic-ai/sdk")).default);
 
 export interface AnthropicLlmOptions {
   apiKey: string;
@@ -33,15 +26,13 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
   }
   // Pinned rather than left to process.env (ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN), which under
   // nodejs_compat holds the worker's vars.
-  let client: Promise<Anthropic> | undefined;
-  const clientNow = () =>
-    (client ??= loadSdk().then((Sdk) => new Sdk({
-      apiKey: options.apiKey,
-      authToken: null,
-      baseURL: options.baseURL ?? "https://api.anthropic.com",
-      ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
-      maxRetries: 0,
-    })));
+  const client = new Anthropic({
+    apiKey: options.apiKey,
+    authToken: null,
+    baseURL: options.baseURL ?? "https://api.anthropic.com",
+    ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
+    maxRetries: 0,
+  });
   const fail = (error: unknown) => toLlmError(error, options.apiKey);
 
   return {
@@ -49,7 +40,7 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
     async complete(request: LlmRequest): Promise<LlmResponse> {
       const names = makeToolNameCodec(request.tools);
       try {
-        const message = await (await clientNow()).messages.create(toAnthropicParams(request, names), optionsOf(request));
+        const message = await client.messages.create(toAnthropicParams(request, names), optionsOf(request));
         let content = "";
         const toolCalls: ToolCall[] = [];
         for (const block of message.content) {
@@ -80,7 +71,7 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
       let inputTokens: number | undefined;
       let outputTokens = 0;
       try {
-        const events = await (await clientNow()).messages.create({ ...toAnthropicParams(request, names), stream: true }, optionsOf(request));
+        const events = await client.messages.create({ ...toAnthropicParams(request, names), stream: true }, optionsOf(request));
         for await (const event of events) {
           switch (event.type) {
             case "message_start":
@@ -153,16 +144,16 @@ const retryableTypes = new Set(["overloaded_error", "api_error", "rate_limit_err
 function toLlmError(error: unknown, apiKey: string): LlmError {
   const provider = "anthropic";
   const clean = (text: string) => scrubSecret(text, apiKey);
-  if (sdk && error instanceof sdk.APIUserAbortError) {
+  if (error instanceof Anthropic.APIUserAbortError) {
     return new LlmError({ provider, message: "anthropic request was aborted", retryable: false, cause: error });
   }
-  if (sdk && error instanceof sdk.APIConnectionTimeoutError) {
+  if (error instanceof Anthropic.APIConnectionTimeoutError) {
     return new LlmError({ provider, message: "anthropic timed out", retryable: true, cause: error });
   }
-  if (sdk && error instanceof sdk.APIConnectionError) {
+  if (error instanceof Anthropic.APIConnectionError) {
     return new LlmError({ provider, message: clean(`could not reach anthropic: ${error.message}`), retryable: true, cause: error });
   }
-  if (sdk && error instanceof sdk.APIError) {
+  if (error instanceof Anthropic.APIError) {
     const text = error.apiMessage ?? error.message;
     const status = typeof error.status === "number" ? error.status : undefined;
     return new LlmError({

@@ -1,16 +1,9 @@
-import type OpenAI from "openai";
+import OpenAI from "openai";
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent } from "../../core/ports";
 import { LlmError, isRetryableStatus, scrubSecret } from "../../core/models/llm-error";
 import { estimateMessageTokens, estimateTokens } from "../../core/models/tokens";
 import { makeToolNameCodec } from "../../core/models/tool-names";
 import { fromOpenAiFinish, fromOpenAiToolCalls, makeToolCallAssembler, toOpenAiParams } from "./wire";
-
-/**
- * The SDK, loaded on the first model call rather than at the worker's startup (it is most of the
- * startup CPU of an isolate that may never call this provider). Kept once loaded, for the error checks.
- */
-let sdk: typeof OpenAI | undefined;
-const loadSdk = async (): Promise<typeof OpenAI> => (sdk ??= (await import("openai")).default);
 
 export interface OpenAiLlmOptions {
   apiKey: string;
@@ -38,16 +31,14 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   // Everything the SDK would otherwise read from process.env (OPENAI_BASE_URL, OPENAI_ORG_ID, ...) is
   // pinned here: under nodejs_compat the worker's vars are process.env, and configuration belongs
   // to chooseLlm, not to whichever variable happens to be set.
-  let client: Promise<OpenAI> | undefined;
-  const clientNow = () =>
-    (client ??= loadSdk().then((Sdk) => new Sdk({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL ?? "https://api.openai.com/v1",
-      organization: null,
-      project: null,
-      ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
-      maxRetries: 0,
-    })));
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL ?? "https://api.openai.com/v1",
+    organization: null,
+    project: null,
+    ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
+    maxRetries: 0,
+  });
   const fail = (error: unknown) => toLlmError(error, provider, options.apiKey);
 
   return {
@@ -55,7 +46,7 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
     async complete(request: LlmRequest): Promise<LlmResponse> {
       const names = makeToolNameCodec(request.tools);
       try {
-        const completion = await (await clientNow()).chat.completions.create(toOpenAiParams(request, names, compatible), optionsOf(request));
+        const completion = await client.chat.completions.create(toOpenAiParams(request, names, compatible), optionsOf(request));
         const choice = completion.choices[0];
         const content = choice?.message.content ?? "";
         const toolCalls = fromOpenAiToolCalls(choice?.message.tool_calls, names);
@@ -82,7 +73,7 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       let model = request.model;
       let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
       try {
-        const chunks = await (await clientNow()).chat.completions.create(
+        const chunks = await client.chat.completions.create(
           { ...toOpenAiParams(request, names, compatible), stream: true, stream_options: { include_usage: true } },
           optionsOf(request),
         );
@@ -128,16 +119,16 @@ function optionsOf(request: LlmRequest): { signal?: AbortSignal } {
 /** SDK error → LlmError, classified by the SDK's typed fields; the key is scrubbed from any text. */
 function toLlmError(error: unknown, provider: string, apiKey: string): LlmError {
   const clean = (text: string) => scrubSecret(text, apiKey);
-  if (sdk && error instanceof sdk.APIUserAbortError) {
+  if (error instanceof OpenAI.APIUserAbortError) {
     return new LlmError({ provider, message: `${provider} request was aborted`, retryable: false, cause: error });
   }
-  if (sdk && error instanceof sdk.APIConnectionTimeoutError) {
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new LlmError({ provider, message: `${provider} timed out`, retryable: true, cause: error });
   }
-  if (sdk && error instanceof sdk.APIConnectionError) {
+  if (error instanceof OpenAI.APIConnectionError) {
     return new LlmError({ provider, message: clean(`could not reach ${provider}: ${error.message}`), retryable: true, cause: error });
   }
-  if (sdk && error instanceof sdk.APIError) {
+  if (error instanceof OpenAI.APIError) {
     const body = error.error as { message?: unknown } | undefined;
     const text = typeof body?.message === "string" ? body.message : error.message;
     const status = typeof error.status === "number" ? error.status : undefined;
