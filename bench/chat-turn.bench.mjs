@@ -8,6 +8,9 @@
 //   context preview  GET /api/agents/:name/context?q=… (the memory feature's context compile, no run)
 //   no history       the same turn on an agent with maxHistory 0
 //   trace            the DO's own trace durations of sampled runs (GET /api/agents/:name/runs/:id)
+// And (c): one long session (60 turns) with the openai adapter against the zero-delay scripted
+// double, interleaved with echo: its p50, and the model calls per turn the double counted on the
+// response path (chat) and off it (summary folds, batched memory extraction; target ≤ 0.2).
 // Run it with `npm run bench -- chat-turn`.
 import { client, stats, timed } from "./measure.mjs";
 
@@ -16,6 +19,47 @@ const WARMUP = 30;
 const BREAKDOWN_SAMPLES = 100;
 const BREAKDOWN_WARMUP = 10;
 const TARGET_RATIO = 3;
+const SESSION_TURNS = 60;
+const TARGET_BACKGROUND_CALLS = 0.2;
+
+/**
+ * (c): a long session on the openai adapter; the double counts what the agent asked it, by kind.
+ * @param {(path: string, init?: object) => Promise<any>} request
+ */
+async function openaiSession(request, server, stamp, restarts) {
+  const model = `bench-session-${stamp}`;
+  const agent = `bench-chat-openai-${stamp}`;
+  await request("/api/agents", { method: "POST", json: { name: agent, description: "benchmark agent", systemPrompt: "You are a benchmark agent. Answer briefly.", model: { provider: "openai", name: model } } });
+  const calls = async (key) => (await (await fetch(`${server.modelDouble.url}/__calls/${encodeURIComponent(key)}`)).json()).length;
+  const echoSamples = [];
+  const turnSamples = [];
+  let session;
+  for (let i = 0; i < SESSION_TURNS; i++) {
+    echoSamples.push(await timed(() => request(`/api/health/echo?x=session-${i}`), restarts));
+    turnSamples.push(
+      await timed(async () => {
+        const outcome = await request(`/api/agents/${agent}/messages`, { method: "POST", json: { content: `question ${i} of a long session`, ...(session ? { session } : {}) } });
+        if (outcome.status !== "completed") throw new Error(`openai turn ${i} ended ${outcome.status}: ${outcome.error ?? ""}`);
+        session = outcome.sessionId;
+      }, restarts),
+    );
+  }
+  // Background work lands after the last replies: wait until the counts stop moving (bounded).
+  let last = -1;
+  for (let i = 0; i < 20; i++) {
+    const now = (await calls(`${model}:summary`)) + (await calls(`${model}:extraction`));
+    if (now === last) break;
+    last = now;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    echo: stats(echoSamples),
+    turn: stats(turnSamples),
+    chat: await calls(model),
+    summary: await calls(`${model}:summary`),
+    extraction: await calls(`${model}:extraction`),
+  };
+}
 
 async function createAgent(request, name, runtime = {}) {
   await request("/api/agents", { method: "POST", json: { name, description: "benchmark agent", systemPrompt: "You are a benchmark agent. Answer briefly.", runtime } });
@@ -96,6 +140,8 @@ export async function run(server) {
   const noHistory = stats(split.noHistory);
   const turnAfter = stats(split.turn);
   const trace = await traceBreakdown(request, agent, runIds.slice(-50));
+  const session = await openaiSession(request, server, stamp, restarts);
+  const background = (session.summary + session.extraction) / SESSION_TURNS;
 
   const ms = (name, s, key, baseline, extra = {}) => ({ name, figure: s[key], unit: "ms", ...(baseline ? { baseline, ratio: s[key] / baseline } : {}), ...extra });
   const rows = [
@@ -112,6 +158,9 @@ export async function run(server) {
     ms("breakdown: turn, 20 history p50", turnAfter, "p50", echoAfter.p50),
     { name: "breakdown: DO run wall (trace)", figure: trace.wall, unit: "ms/run" },
     ...trace.byName.filter((s) => s.ms > 0).map((s) => ({ name: `breakdown: trace ${s.name}`, figure: s.ms, unit: "ms/run" })),
+    ms("(c) chat turn (openai, long session) p50", session.turn, "p50", session.echo.p50),
+    { name: "(c) model calls/turn on the response path", figure: session.chat / SESSION_TURNS, unit: "calls", target: "<= 1", ok: session.chat / SESSION_TURNS <= 1 },
+    { name: "(c) model calls/turn in the background", figure: background, unit: "calls", target: `<= ${TARGET_BACKGROUND_CALLS}`, ok: background <= TARGET_BACKGROUND_CALLS },
   ];
 
   const routing = floor.p50 - echoAfter.p50;
@@ -124,6 +173,7 @@ export async function run(server) {
     `inside the DO the run takes ${trace.wall.toFixed(2)} ms (run row → finish, from the trace; model ${(trace.byName.find((s) => s.name === "model_result")?.ms ?? 0).toFixed(2)} ms of it); the other ${(runWork - trace.wall).toFixed(2)} ms of the run's share is before and after it: compiling the context${context ? ` (GET …/context, the same compile as a preview, costs ~${(context.p50 - floor.p50).toFixed(2)} ms over the floor)` : ""}, memory after the turn (extraction, idle alarm), the outcome crossing RPC, live-state writes and the output gate.`,
     `trace durations use Date.now() in the DO; local workerd lets it move during compute (production clamps it to I/O), so locally they include CPU time.`,
   ];
+  notes.push(`(c) ${SESSION_TURNS} turns in one session on the openai adapter (maxHistory 20): ${session.chat} chat calls, ${session.summary} summary folds and ${session.extraction} batched extractions after the replies.`);
   if (memoryStatus) notes.push(`memory after the main phase: ${JSON.stringify(memoryStatus).slice(0, 240)}`);
   if (restarts.count) notes.push(`wrangler dev restarted the worker ${restarts.count} time(s) during the run (a source file changed); those attempts were retried, not sampled.`);
   if (ratio > TARGET_RATIO) notes.push(`above target: the largest share is ${runWork >= routing ? "the run itself" : "reaching the AgentDO"}; see the breakdown rows.`);

@@ -1,12 +1,13 @@
 // Delegation over the bus (issue 8 item 7). Two figures, measured against one local stack:
 //   round trip  main asks `echo` with the offline model's `/ask echo ping`; the figure is main's run
-//               wall time from the DO's own clock (run row start → finish): the request on the queue,
-//               the consumer, the registry's admission, echo's run, the answer back through the
-//               queue. Offline model steps cost well under a millisecond, so this is the bus.
+//               wall time from the DO's own clock (run row start → finish): the request handed
+//               straight to echo's object (the queue only when that fails), echo's own connection
+//               check, echo's run, the answer handed back the same way. Offline model steps cost well under a millisecond, so this is the bus.
 //               Baseline: one bare Durable Object round trip in the same run (GET /api/health/echo,
 //               worker → RegistryDO → back, timed by the client, so it also holds the HTTP hop).
-//   throughput  50 agents in a ring, each asking the next one at the same time, for several rounds;
-//               messages (requests + answers) per second of wall time until every run has finished.
+//   throughput  10, 50 and 200 agents in a ring, each asking the next one at the same time, for several
+//               rounds; messages (requests + answers) per second of wall time until every run has
+//               finished. With no object every message passes through, it should grow with the agents.
 // Run it with `npm run bench -- delegation`, or `node bench/delegation.bench.mjs` (starts its own stack).
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -16,7 +17,7 @@ import { client, stats } from "./measure.mjs";
 const ROUND_TRIPS = 40;
 const WARMUP = 5;
 const ECHO_SAMPLES = 200;
-const RING = 50;
+const RINGS = (process.env.BENCH_DELEGATION_RINGS ?? "10,50,200").split(",").map(Number);
 const ROUNDS = 4;
 
 async function settled(request, agent, runId) {
@@ -51,8 +52,8 @@ async function roundTrips(server) {
   return { bus: stats(samples), rpc: stats(echo) };
 }
 
-async function throughput(server) {
-  const project = `bench-ring-${randomBytes(3).toString("hex")}`;
+async function throughput(server, RING) {
+  const project = `bench-ring-${RING}-${randomBytes(3).toString("hex")}`;
   await client(server)("/api/projects", { method: "POST", json: { slug: project } });
   const request = client({ ...server, project });
   const names = Array.from({ length: RING }, (_, i) => `ring-${i}`);
@@ -72,22 +73,23 @@ async function throughput(server) {
 
 /** @param {{ url: string, token: string } | null} server */
 export async function run(server) {
-  if (!server) return { title: "Delegation over Queues", rows: [], notes: ["no server: wrangler dev did not start"] };
+  if (!server) return { title: "Delegation over the bus (direct, Queues as fallback)", rows: [], notes: ["no server: wrangler dev did not start"] };
   const rt = await roundTrips(server);
-  const tp = await throughput(server);
+  const tps = [];
+  for (const ring of RINGS) tps.push({ ring, ...(await throughput(server, ring)) });
   const r = (x) => Math.round(x * 10) / 10;
   return {
-    title: "Delegation over Queues",
+    title: "Delegation over the bus (direct, Queues as fallback)",
     rows: [
-      { name: "delegation round trip p50 (queue)", figure: r(rt.bus.p50), unit: "ms", baseline: r(rt.rpc.p50), ratio: r(rt.bus.p50 / rt.rpc.p50) },
-      { name: "delegation round trip p95 (queue)", figure: r(rt.bus.p95), unit: "ms", baseline: r(rt.rpc.p95), ratio: r(rt.bus.p95 / rt.rpc.p95) },
+      { name: "delegation round trip p50 (bus)", figure: r(rt.bus.p50), unit: "ms", baseline: r(rt.rpc.p50), ratio: r(rt.bus.p50 / rt.rpc.p50), target: "<= 3x", ok: rt.bus.p50 / rt.rpc.p50 <= 3 },
+      { name: "delegation round trip p95 (bus)", figure: r(rt.bus.p95), unit: "ms", baseline: r(rt.rpc.p95), ratio: r(rt.bus.p95 / rt.rpc.p95) },
       { name: "direct DO RPC round trip p50", figure: r(rt.rpc.p50), unit: "ms" },
-      { name: `throughput, ${RING} agents asking each other`, figure: r(tp.perSecond), unit: "msg/s" },
+      ...tps.map((tp) => ({ name: `throughput, ${tp.ring} agents asking each other`, figure: r(tp.perSecond), unit: "msg/s" })),
     ],
     notes: [
       `round trip: ${ROUND_TRIPS} delegations (after ${WARMUP} warm-up), baseline ${ECHO_SAMPLES} GET /api/health/echo`,
-      `throughput: ${tp.messages} messages (requests + answers) in ${r(tp.seconds)} s, ${ROUNDS} rounds of ${RING} concurrent asks`,
-      "local Miniflare queues (wrangler dev); production Queues add network hops and batching behaviour",
+      ...tps.map((tp) => `throughput: ${tp.messages} messages (requests + answers) in ${r(tp.seconds)} s, ${ROUNDS} rounds of ${tp.ring} concurrent asks`),
+      "messages go straight to the target Durable Object and through the local Miniflare queue (wrangler dev) only when that fails",
     ],
   };
 }

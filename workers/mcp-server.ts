@@ -4,9 +4,7 @@
 // and its sessionful one wants a Durable Object per session. Stateless mode needs neither: every
 // request gets a fresh server and transport (the SDK's stateless recipe), so no protocol state
 // outlives a request and any worker isolate can answer any request.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
 import { z } from "zod";
@@ -15,6 +13,19 @@ import { sessionIdSchema, structuredInput } from "./api/messages";
 import type { AppEnv } from "./env";
 import { agentStub, call, registryStub } from "../durable-objects/stubs";
 import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage, maxJsonDepth } from "./validation";
+
+/**
+ * The MCP SDK's server pieces, loaded by the first `/mcp` request rather than at the worker's startup
+ * (the SDK and its schemas are a large share of the startup CPU of an isolate that may never serve MCP).
+ */
+async function loadMcpSdk() {
+  const [{ McpServer }, { WebStandardStreamableHTTPServerTransport }, { CfWorkerJsonSchemaValidator }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/mcp.js"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("@modelcontextprotocol/sdk/validation/cfworker"),
+  ]);
+  return { McpServer, WebStandardStreamableHTTPServerTransport, CfWorkerJsonSchemaValidator };
+}
 
 /** What the tools need: the worker's bindings and the project the bearer token was checked against. */
 export interface McpServerDeps {
@@ -74,10 +85,11 @@ function runSummary(agent: string, { run, trace }: RunView): string {
  * One MCP server over a project's agents: `list_agents`, `ask_agent` (one chat turn, the reply as
  * text) and `get_run` (a run's status and trace). Approval-gated work is never approved here.
  * @example
- * const server = makeMcpServer({ env, project: "default", version: "0.1.0" });
+ * const server = await makeMcpServer({ env, project: "default", version: "0.1.0" });
  * await server.connect(transport);
  */
-export function makeMcpServer(deps: McpServerDeps): McpServer {
+export async function makeMcpServer(deps: McpServerDeps): Promise<McpServer> {
+  const { McpServer, CfWorkerJsonSchemaValidator } = await loadMcpSdk();
   const server = new McpServer(
     { name: "pantheon", version: deps.version },
     {
@@ -176,7 +188,8 @@ export function mcpServerRoutes(version: string) {
       if (parsed.tooDeep) {
         return c.json({ jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${jsonTooDeepMessage}`, data: { code: "bad_request", limit: maxJsonDepth } }, id: null }, 400);
       }
-      const server = makeMcpServer({ env: c.env, project: c.get("project"), version });
+      const server = await makeMcpServer({ env: c.env, project: c.get("project"), version });
+      const { WebStandardStreamableHTTPServerTransport } = await loadMcpSdk();
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {

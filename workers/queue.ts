@@ -1,4 +1,4 @@
-import { makeErrorReply, parseBusMessage, requestIdOfReply, retryDelaySeconds, type BusMessage, type BusRequest, type Refusal } from "../core/bus";
+import { makeErrorReply, parseBusMessage, requestIdOfReply, retryDelaySeconds, type BusMessage, type BusRequest } from "../core/bus";
 import type { Result } from "../core/errors";
 import type { Applied } from "../durable-objects/agent/bus/bus";
 import type { BusLogEntry } from "../durable-objects/registry/bus-log";
@@ -7,11 +7,12 @@ import { agentStub, registryStub } from "../durable-objects/stubs";
 export const busQueue = "pantheon-bus";
 export const deadLetterQueue = "pantheon-bus-dlq";
 
-/** What the consumers reach: the registry (admission, log), the agents, and the queue for replies. */
+/** What the consumers reach: the agents, the registry's log, and the queue for replies. */
 export interface ConsumerPorts {
-  /** The registry checks the target exists and the asker is connected to it; records `delivered` or the refusal. */
-  admit(message: BusMessage): Promise<Refusal | undefined>;
-  /** Hands the message to its target's Durable Object (`busReceive`). */
+  /**
+   * Hands the message to its target's Durable Object (`busReceive`), which checks the connection
+   * itself (from its `askedBy`, else at the registry); an agent that does not exist answers not_found.
+   */
   deliver(message: BusMessage): Promise<Result<Applied>>;
   record(project: string, entries: BusLogEntry[]): Promise<void>;
   send(message: BusMessage): Promise<void>;
@@ -25,7 +26,6 @@ export interface ConsumerPorts {
  */
 export function consumerPortsFromEnv(env: Env): ConsumerPorts {
   return {
-    admit: (message) => registryStub(env, message.project).busAdmit(message),
     deliver: async (message) => (await agentStub(env, message.project, message.to)).busReceive(message),
     record: (project, entries) => registryStub(env, project).busRecord(entries),
     send: async (message) => void (await env.BUS.send(message, { contentType: "json" })),
@@ -50,38 +50,32 @@ function parsed(message: Message<unknown>): BusMessage | undefined {
 }
 
 /**
- * The two queue consumers. `bus`: admits each message at the registry, hands it to its target agent
- * (which applies each id once), and retries with backoff when that fails; after `max_retries` the
- * queue moves it to the dead-letter queue. `deadLetters`: records the message as dead and tells the
- * asker, so every question ends with an answer or an error.
+ * The two queue consumers. `bus`: hands each message to its target agent (which checks the
+ * connection and applies each id once; no registry call on the way), and retries with backoff when
+ * that fails; after `max_retries` the queue moves it to the dead-letter queue. `deadLetters`: records
+ * the message as dead and tells the asker, so every question ends with an answer or an error. What a
+ * batch logs goes to each project's registry in one call at the end of the batch.
  */
 export function makeBusConsumers(ports: ConsumerPorts) {
-  async function consume(queued: Message<unknown>): Promise<void> {
+  async function consume(queued: Message<unknown>, log: (message: BusMessage, entry: BusLogEntry) => void): Promise<void> {
     const message = parsed(queued);
     if (!message) return;
     try {
-      // Requests are admitted at the registry (the target exists, the asker is connected to it). A
-      // reply needs no admission: the asker applies only a reply to a request it is still waiting
-      // on, and one registry round trip less per delegation is what the throughput is bound by.
-      if (message.type === "request") {
-        const refusal = await ports.admit(message);
-        if (refusal) {
-          await ports.send(makeErrorReply(message, refusal.code, refusal.error, ports.now()));
-          return queued.ack();
-        }
-      }
       const result = await ports.deliver(message);
       if (!result.ok && result.code === "not_found" && message.type === "request") {
-        await ports.record(message.project, [{ message, state: "refused", note: result.message }]);
-        await ports.send(makeErrorReply(message, "not_found", result.message, ports.now()));
+        // Said in the project's terms (the agent, not its object), and logged before the error reply
+        // leaves, so the log never shows the reply before the refusal.
+        const note = `agent '${message.to}' does not exist`;
+        await ports.record(message.project, [{ message, state: "refused", note }]);
+        await ports.send(makeErrorReply(message, "not_found", note, ports.now()));
       } else if (!result.ok && result.code === "not_found") {
-        await ports.record(message.project, [{ message, state: "ignored", note: `the asker is gone: ${result.message}` }]);
+        log(message, { message, state: "ignored", note: `the asker is gone: ${result.message}` });
       } else if (!result.ok && result.code === "validation_failed") {
-        await ports.record(message.project, [{ message, state: "dead", note: result.message }]);
+        log(message, { message, state: "dead", note: result.message });
       } else if (!result.ok) {
         throw new Error(`${result.code}: ${result.message}`);
       } else if (result.value.applied) {
-        await ports.record(message.project, [{ message, state: "applied", ...(result.value.runId ? { runId: result.value.runId, runStatus: "running" } : {}) }]);
+        log(message, { message, state: "applied", ...(result.value.runId ? { runId: result.value.runId, runStatus: "running" } : {}) });
       }
       queued.ack();
     } catch (error) {
@@ -110,7 +104,13 @@ export function makeBusConsumers(ports: ConsumerPorts) {
 
   return {
     async bus(batch: MessageBatch<unknown>): Promise<void> {
-      await Promise.all(batch.messages.map(consume));
+      const byProject = new Map<string, BusLogEntry[]>();
+      const log = (message: BusMessage, entry: BusLogEntry) => byProject.set(message.project, [...(byProject.get(message.project) ?? []), entry]);
+      await Promise.all(batch.messages.map((queued) => consume(queued, log)));
+      // The log is a record, not the delivery: a failure to write it is reported, not retried.
+      await Promise.all(
+        [...byProject].map(([project, entries]) => ports.record(project, entries).catch((error: unknown) => console.warn(`bus: could not log ${entries.length} entries of project '${project}'`, error))),
+      );
     },
     async deadLetters(batch: MessageBatch<unknown>): Promise<void> {
       await Promise.all(batch.messages.map(bury));

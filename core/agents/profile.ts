@@ -114,6 +114,11 @@ export interface AgentProfile {
    * description of the `ask_<agent>` tool. Filled by the registry when it hands out the profile.
    */
   connectionDescriptions?: Record<string, string>;
+  /**
+   * The agents whose connections hold this one (who may ask it), filled by the registry when it hands
+   * out the profile: the receiving agent admits their requests from this, without asking the registry.
+   */
+  askedBy?: string[];
   /** The compiled script (ActorScript JSON) when one is set. */
   script: JsonValue | null;
   parent: string | null;

@@ -67,7 +67,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       list: () => this.getSchedules().filter((s) => s.callback === "onMemoryIdle"),
       schedule: (seconds) => this.schedule(seconds, "onMemoryIdle"),
       cancel: (id) => this.cancelSchedule(id),
-    } });
+    }, background: (work) => this.ctx.waitUntil(work), screenFor: (profile) => this.turns.memoryScreenFor(profile) });
     this.driver = makeRunDriver({
       runs: this.runs,
       messages: this.messages,
@@ -533,7 +533,7 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Alarm callback (agents SDK schedule): the agent has been idle, so its memory is consolidated. */
   async onMemoryIdle(): Promise<void> {
-    await this.memory.consolidate();
+    await this.memory.onIdle(this.storedProfile() ?? undefined);
   }
   listMemories(options: { q?: string; kind?: MemoryKind; limit: number }) {
     return this.known(() => this.memory.list(options));
@@ -559,8 +559,9 @@ export class AgentDO extends Agent<Env, LiveState> {
   reembedMemories() {
     return this.known(() => this.memory.reembed());
   }
+  /** The idle upkeep now: exchanges waiting for extraction first, then consolidation. */
   consolidateMemories() {
-    return this.known(() => this.memory.consolidate());
+    return this.known(() => this.memory.onIdle(this.profile()));
   }
   addDocument(source: string, doc: { title: string; text: string }) {
     return this.known(() => this.memory.addDocument(source, doc));

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { asc, eq, inArray } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { agentRuntimeSchema, checkSpawn, defaultAgentRuntime, profileFromScript, spawnGrantOf, type AgentInput, type AgentPatch, type AgentProfile, type JsonValue } from "../../core/agents";
@@ -128,7 +128,14 @@ export class RegistryDO extends DurableObject<Env> {
 
   /** The stored profile with its connections' descriptions, read now so they are never stale. */
   private profileOf(row: AgentRow): AgentProfile {
-    const profile = toProfile(row);
+    const askedBy = this.db
+      .select({ name: schema.agents.name })
+      .from(schema.agents)
+      .where(sql`exists (select 1 from json_each(${schema.agents.connections}) where json_each.value = ${row.name})`)
+      .orderBy(asc(schema.agents.name))
+      .all()
+      .map((r) => r.name);
+    const profile = { ...toProfile(row), askedBy };
     if (profile.connections.length === 0) return profile;
     const targets = this.db
       .select({ name: schema.agents.name, description: schema.agents.description })

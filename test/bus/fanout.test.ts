@@ -6,11 +6,22 @@ import type { AgentDO } from "../../durable-objects/agent/agent-do";
 import { modelCalls, project, script } from "./harness";
 
 /** A project where `main` is connected to three judges, two of which approve the launch. */
-async function threeJudges() {
+/**
+ * Three judges and `main` connected to them. With `hold`, the judges answer through the scripted
+ * model, which keeps every answer back until `POST /__release/<hold>`: messages reach a judge at
+ * once (straight to its object), so a test that needs the asker to wait holds the answers instead.
+ */
+async function threeJudges(hold?: string) {
   const p = project();
-  await p.agent("judge-a", { systemPrompt: "The launch is approved." });
-  await p.agent("judge-b", { systemPrompt: "The launch is approved." });
-  await p.agent("judge-c", { systemPrompt: "The launch is postponed." });
+  for (const [name, verdict] of [["judge-a", "The launch is approved."], ["judge-b", "The launch is approved."], ["judge-c", "The launch is postponed."]] as const) {
+    if (!hold) {
+      await p.agent(name, { systemPrompt: verdict });
+      continue;
+    }
+    const model = `judge-${crypto.randomUUID()}`;
+    await script(model, [{ content: `From the system prompt: ${verdict}`, hold }]);
+    await p.agent(name, { systemPrompt: verdict, model: { provider: "openai", name: model } });
+  }
   await p.agent("main");
   await p.connect("main", ["judge-a", "judge-b", "judge-c"]);
   return { p, main: await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`) };
@@ -73,13 +84,15 @@ describe("fan-out", () => {
     const runsOf = async (p: ReturnType<typeof project>, agent: string) => ((await p.json(`/api/agents/${agent}/runs`)) as { runs: unknown[] }).runs.length;
 
     it("the asker evicted while it waits: the answers still decide the fan-out, and a second call with its id reads that decision", async () => {
-      const { p, main } = await threeJudges();
+      const hold = `judges-${crypto.randomUUID()}`;
+      const { p, main } = await threeJudges(hold);
       const id = crypto.randomUUID();
 
       const cutOff = main.fanOut({ id, targets: ["judge-a", "judge-b", "judge-c"], question: "Is the launch approved?", policy: "majority" }).catch((error: unknown) => ({ cutOff: String(error) }));
       await p.until(() => runInDurableObject(stubOf(p.name, "main"), (_i, state) => state.storage.sql.exec("SELECT id FROM bus_fanouts").toArray().length === 1), "the fan-out's row");
       await evict(p.name, "main");
       expect(await cutOff).toHaveProperty("cutOff");
+      await fetch(`${(env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL}/__release/${hold}`, { method: "POST" });
 
       const decided = await p.until(async () => ((await (await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`)).fanOutResult(id)) as any).value, "the decision");
       expect(decided).toMatchObject({ policy: "majority", ok: true, answer: "From the system prompt: The launch is approved." });

@@ -66,6 +66,33 @@ describe("bus rules", () => {
     expect((await p.json("/api/agents/github/runs")).runs).toEqual([]);
   });
 
+  it("the asked agent is told who may ask it, admits them, and refuses an asker whose connection was dropped", async () => {
+    const p = project();
+    await p.agent("github");
+    await p.agent("main");
+    await p.connect("main", ["github"]);
+    expect((await p.json("/api/agents/github")).askedBy).toEqual(["main"]);
+    const first = busMessage(p, {});
+    await env.BUS.send(first);
+    const runs = await p.until(async () => {
+      const listed = (await p.json("/api/agents/github/runs")).runs;
+      return listed.length === 1 && listed[0].status === "completed" ? listed : null;
+    }, "github's run for the admitted request");
+    expect(runs[0].trigger).toBe("agent:main");
+
+    await p.connect("main", []);
+    expect((await p.json("/api/agents/github")).askedBy).toEqual([]);
+    const second = busMessage(p, {});
+    await env.BUS.send(second);
+    const chain = await p.until(async () => {
+      const res = await p.api(`/api/conversations/${second.conversationId}`);
+      const body = res.ok ? await res.json<any>() : null;
+      return body?.hops[0]?.state === "refused" && body.hops[0].reply ? body : null;
+    }, "the refusal");
+    expect(chain.hops[0].reply).toMatchObject({ type: "error", code: "not_connected" });
+    expect((await p.json("/api/agents/github/runs")).runs).toHaveLength(1);
+  });
+
   it("a question to an agent that does not exist is answered with an error, not lost", async () => {
     const p = project();
     await p.agent("main");

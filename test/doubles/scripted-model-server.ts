@@ -6,6 +6,9 @@
 // Memory-extraction requests (the agent's after-turn step, recognised by its system prompt) are
 // answered from their own queue, POST /__script/<model>:extraction (default: no memories), and
 // recorded under /__calls/<model>:extraction, so they never consume a conversation's replies.
+// Summary folds (recognised the same way) likewise use <model>:summary (default: "(summary)").
+//   A step with `hold: "<key>"` is not answered until POST /__release/<key> (any order of arrival),
+//   so a test can tell what happened while a call was still open without timing anything.
 //   POST /__tool/<key>[?ms=N&status=N&echoHeaders]   an operator HTTP tool endpoint: records the call (body and
 //                            headers) under <key>, waits N ms, answers { echo: body } or status N
 //   GET  /__tool-calls/<key> what that endpoint received
@@ -25,6 +28,8 @@ export interface ScriptStep {
   status?: number;
   error?: string;
   delayMs?: number;
+  /** The answer waits until POST /__release/<hold>. */
+  hold?: string;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -46,6 +51,9 @@ const encodeName = (name: string) => name.replace(/\./g, "__");
 export async function startScriptedModelServer(): Promise<{ url: string; server: Server }> {
   const scripts = new Map<string, ScriptStep[]>();
   const calls = new Map<string, unknown[]>();
+  /** Held answers by key: the release function of each waiting call, or true once released. */
+  const holds = new Map<string, { released: boolean; waiting: Array<() => void> }>();
+  const holdOf = (key: string) => holds.get(key) ?? holds.set(key, { released: false, waiting: [] }).get(key)!;
   const cases = new Map<string, CaseStep[]>();
   const caseCalls = new Map<string, number>();
   let counter = 0;
@@ -75,6 +83,12 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
+    if (req.method === "POST" && url.pathname.startsWith("/__release/")) {
+      const hold = holdOf(decodeURIComponent(url.pathname.slice("/__release/".length)));
+      hold.released = true;
+      for (const release of hold.waiting.splice(0)) release();
+      return send(200, { ok: true });
+    }
     if (req.method === "POST" && url.pathname.startsWith("/__script/")) {
       const model = decodeURIComponent(url.pathname.slice("/__script/".length));
       const steps = JSON.parse(await readBody(req)) as ScriptStep[];
@@ -108,10 +122,17 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
       const body = JSON.parse(await readBody(req)) as { model: string; stream?: boolean; messages?: { role: string; content?: unknown }[] };
       const first = body.messages?.[0];
       const extraction = first?.role === "system" && typeof first.content === "string" && first.content.includes("long-term memory");
-      const key = extraction ? `${body.model}:extraction` : body.model;
+      const summary = first?.role === "system" && typeof first.content === "string" && first.content.includes("running summary of a conversation");
+      const side = extraction || summary;
+      const key = extraction ? `${body.model}:extraction` : summary ? `${body.model}:summary` : body.model;
       calls.set(key, [...(calls.get(key) ?? []), body]);
-      const step = (!extraction && caseStep(body.model, body.messages ?? [])) || scripts.get(key)?.shift() || { content: extraction ? '{"memories":[]}' : "(the double has no scripted reply)" };
+      const fallback = extraction ? '{"memories":[]}' : summary ? "(summary)" : "(the double has no scripted reply)";
+      const step = (!side && caseStep(body.model, body.messages ?? [])) || scripts.get(key)?.shift() || { content: fallback };
       if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
+      if (step.hold) {
+        const hold = holdOf(step.hold);
+        if (!hold.released) await new Promise<void>((r) => hold.waiting.push(r));
+      }
       if (step.status && step.status >= 400) {
         return send(step.status, { error: { message: step.error ?? `scripted ${step.status}`, type: "scripted_error", code: null } });
       }

@@ -84,7 +84,7 @@ describe("memory from conversation", () => {
     expect(memories.every((m) => m.provenance.startsWith("turn:"))).toBe(true);
   });
 
-  it("with a real provider the model proposes the memories of a turn as JSON", async () => {
+  it("with a real provider the model proposes the memories of the waiting turns as JSON, in one call when the agent goes idle", async () => {
     const model = `memory-extract-${Date.now()}`;
     const proposal = { memories: [{ kind: "fact", text: "The user owns a sailboat named Tern", importance: 0.7, entities: ["Tern"] }] };
     // The double answers extraction requests (recognised by their prompt) from their own queue.
@@ -92,7 +92,9 @@ describe("memory from conversation", () => {
     await fetch(`${doubleUrl}/__script/${model}:extraction`, { method: "POST", body: JSON.stringify([{ content: JSON.stringify(proposal) }]) });
     const { name } = await createAgent({ model: { provider: "openai", name: model } });
     await say(name, "I finally bought the boat I wanted.");
-    // Extraction runs after the reply has gone out: wait (bounded) for it to land.
+    // With a model, extraction waits for a batch of turns or for the idle upkeep (run here by hand).
+    expect(await (await fetch(`${doubleUrl}/__calls/${model}:extraction`)).json()).toHaveLength(0);
+    expect((await api(`/api/agents/${name}/memories/consolidate`, { method: "POST" })).status).toBe(200);
     let memories: { text: string; entities: string[]; provenance: string }[] = [];
     for (let i = 0; i < 200 && memories.length === 0; i++) {
       ({ memories } = (await (await api(`/api/agents/${name}/memories`)).json()) as { memories: typeof memories });

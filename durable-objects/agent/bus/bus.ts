@@ -13,10 +13,11 @@ import {
   type BusMessage,
   type BusReply,
   type BusRequest,
+  type Refusal,
 } from "../../../core/bus";
 import type { Clock } from "../../../core/ports";
 import type { RunEvent as CoreEvent, RunOrigin } from "../../../core/run";
-import { PantheonError } from "../../../core/errors";
+import { PantheonError, type Result } from "../../../core/errors";
 import { agentStub, registryStub } from "../../stubs";
 import type { BusLogEntry } from "../../registry/bus-log";
 import { makeFanOuts, fanOutPrefix, type FanOutInput } from "./fanout";
@@ -46,8 +47,19 @@ export interface Applied {
 export interface BusPorts {
   /** Puts a message on the queue (`env.BUS.send`). */
   send(message: BusMessage): Promise<void>;
-  /** Records in the registry's bus log. */
+  /**
+   * Hands a message straight to its target's Durable Object (`busReceive`), skipping the queue's two
+   * hops. Anything but a clean answer (an error, a refusal, an agent that does not exist) sends the
+   * message through the queue instead, whose consumer retries, dead-letters and answers errors.
+   */
+  deliverDirect?(message: BusMessage): Promise<Result<Applied>>;
+  /** Records in the registry's bus log (the bus batches entries: one call per burst, never awaited by a message). */
   record(entries: BusLogEntry[]): Promise<void>;
+  /**
+   * The registry's admission of a request (the truth about connections; records `delivered` or the
+   * refusal), asked only when this agent's own `askedBy` does not already admit the asker.
+   */
+  admit(message: BusRequest): Promise<Refusal | undefined>;
   spawnChild: SpawnDeps["spawnChild"];
   /** Pushes a profile to another agent's Durable Object. */
   configureAgent(profile: AgentProfile): Promise<void>;
@@ -61,7 +73,9 @@ export interface BusPorts {
 export function busPortsFromEnv(env: Env, project: () => string): BusPorts {
   return {
     send: async (message) => void (await env.BUS.send(message, { contentType: "json" })),
+    deliverDirect: async (message) => (await agentStub(env, project(), message.to)).busReceive(message),
     record: (entries) => registryStub(env, project()).busRecord(entries),
+    admit: (message) => registryStub(env, project()).busAdmit(message),
     spawnChild: (parent, scriptSource) => registryStub(env, project()).spawnChild(parent, scriptSource),
     configureAgent: async (profile) => void (await (await agentStub(env, project(), profile.name)).configure(profile)),
   };
@@ -104,7 +118,21 @@ export function makeAgentBus(deps: BusDeps) {
   const me = () => deps.profile().name;
   const trace = (runId: string, name: string, data: Record<string, unknown>) =>
     void deps.runs.appendTrace({ runId, kind: "message", name, data, startedAt: clock.now(), durationMs: 0 });
-  const record = (entries: BusLogEntry[]) => deps.record(entries).catch((error: unknown) => console.warn("bus log", error));
+  /**
+   * Log entries wait here for one registry call per burst (the messages of one tick): no message waits
+   * on the log. An eviction in that tick can lose entries; the log moves forward only (a later state
+   * of the same message still lands), and the runs, inbox and outbox are the record that counts.
+   */
+  const logBuffer: BusLogEntry[] = [];
+  let logFlush: Promise<void> | null = null;
+  const record = (entries: BusLogEntry[]): Promise<void> => {
+    logBuffer.push(...entries);
+    logFlush ??= new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => deps.record(logBuffer.splice(0)))
+      .catch((error: unknown) => console.warn("bus log", error))
+      .finally(() => (logFlush = null));
+    return Promise.resolve();
+  };
   const later = (fn: () => unknown) => void setTimeout(() => void Promise.resolve().then(fn).catch((e: unknown) => console.error("bus", e)), 0);
 
   /** The conversation and depth of a run: inherited from the request that started it, else a new conversation. */
@@ -161,40 +189,70 @@ export function makeAgentBus(deps: BusDeps) {
    * message the queue refuses (or that gets no answer) stays, and is sent again on a backoff alarm
    * and on every start (a send cut off by an eviction is sent again when the agent next wakes).
    */
+  async function withinTenSeconds<T>(work: Promise<T>, error: string): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(error)), 10_000)))]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The fast path: the target applies the message now (its inbox makes a repeat harmless, so a
+   * message also sent through the queue later is applied once). False: it goes through the queue.
+   */
+  async function deliveredDirectly(message: BusMessage): Promise<boolean> {
+    if (!deps.deliverDirect || message.to === me()) return false;
+    try {
+      const result = await withinTenSeconds(deps.deliverDirect(message), "the target did not answer within 10 s");
+      if (!result.ok) return false;
+      if (result.value.applied) void record([{ message, state: "applied", ...(result.value.runId ? { runId: result.value.runId, runStatus: "running" } : {}) }]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A message was queued while a flush was under way: that flush goes round once more before it settles. */
+  let queuedMeanwhile = false;
   function flush(): Promise<void> {
     // A flush that has not settled in 15 s (a send whose invocation went away) does not block the next.
     if (flushing && clock.now() - flushStartedAt > 15_000) flushing = null;
-    if (flushing) return flushing;
+    if (flushing) {
+      // Its pass read the send queue before this message was in it: without another pass the message
+      // would wait for the next flush (another message, the retry alarm or a restart).
+      queuedMeanwhile = true;
+      return flushing;
+    }
     flushStartedAt = clock.now();
     // `.finally` runs as a later microtask, after `flushing` holds this very promise.
     const run: Promise<void> = (async () => {
       try {
         let failed = 0;
-        for (const row of db.select().from(schema.busSendQueue).orderBy(schema.busSendQueue.createdAt).all()) {
-          let message: BusMessage;
-          try {
-            message = parseBusMessage(row.message);
-          } catch (error) {
-            // Never sendable: dropped (and said so) rather than retried for ever.
-            db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
-            console.error(JSON.stringify({ level: "error", message: "bus: dropped a queued message that is not a bus message", id: row.id, error: error instanceof Error ? error.message : String(error) }));
-            continue;
-          }
-          try {
-            let timer: ReturnType<typeof setTimeout> | undefined;
+        do {
+          queuedMeanwhile = false;
+          for (const row of db.select().from(schema.busSendQueue).orderBy(schema.busSendQueue.createdAt).all()) {
+            let message: BusMessage;
             try {
-              await Promise.race([deps.send(message), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the queue did not answer within 10 s")), 10_000)))]);
-            } finally {
-              clearTimeout(timer);
+              message = parseBusMessage(row.message);
+            } catch (error) {
+              // Never sendable: dropped (and said so) rather than retried for ever.
+              db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
+              console.error(JSON.stringify({ level: "error", message: "bus: dropped a queued message that is not a bus message", id: row.id, error: error instanceof Error ? error.message : String(error) }));
+              continue;
             }
-            db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
-          } catch (error) {
-            failed = Math.max(failed, row.attempts + 1);
-            const message = error instanceof Error ? error.message : String(error);
-            db.update(schema.busSendQueue).set({ attempts: row.attempts + 1, lastError: message.slice(0, 500) }).where(eq(schema.busSendQueue.id, row.id)).run();
-            console.warn(JSON.stringify({ level: "warn", message: "bus: the queue did not take a message; it is sent again later", id: row.id, attempt: row.attempts + 1, error: message }));
+            try {
+              if (!(await deliveredDirectly(message))) await withinTenSeconds(deps.send(message), "the queue did not answer within 10 s");
+              db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, row.id)).run();
+            } catch (error) {
+              failed = Math.max(failed, row.attempts + 1);
+              const message = error instanceof Error ? error.message : String(error);
+              db.update(schema.busSendQueue).set({ attempts: row.attempts + 1, lastError: message.slice(0, 500) }).where(eq(schema.busSendQueue.id, row.id)).run();
+              console.warn(JSON.stringify({ level: "warn", message: "bus: the queue did not take a message; it is sent again later", id: row.id, attempt: row.attempts + 1, error: message }));
+            }
           }
-        }
+        } while (queuedMeanwhile && failed === 0);
         if (failed > 0) await deps.retryLater(Math.min(60, 2 ** Math.min(failed, 6)));
       } catch (error) {
         console.error(JSON.stringify({ level: "error", message: "bus: flush failed", error: error instanceof Error ? error.message : String(error) }));
@@ -303,7 +361,15 @@ export function makeAgentBus(deps: BusDeps) {
    */
   async function applyRequest(request: BusRequest): Promise<Applied> {
     const now = clock.now();
-    const refused = checkRequest({ from: request.from, to: request.to, depth: request.depth, deadlineAt: request.deadlineAt, now });
+    let refused = checkRequest({ from: request.from, to: request.to, depth: request.depth, deadlineAt: request.deadlineAt, now });
+    // The connection is checked here as well as at the asker: from the askers this agent was told
+    // of (`askedBy`, pushed by the registry), else — an asker it does not know, or a profile from
+    // before `askedBy` — by the registry, which holds the truth and logs its answer.
+    let logged = false;
+    if (!refused && !deps.profile().askedBy?.includes(request.from)) {
+      refused = await deps.admit(request);
+      logged = true;
+    }
     if (refused) {
       const written = deps.transaction(() => {
         if (!db.insert(schema.busInbox).values(inboxRow(request, "answered", null)).onConflictDoNothing().returning().get()) return false;
@@ -312,7 +378,7 @@ export function makeAgentBus(deps: BusDeps) {
       });
       if (!written) return repeated(request.id);
       await flush();
-      await record([{ message: request, state: "refused", note: refused.error }]);
+      if (!logged) await record([{ message: request, state: "refused", note: refused.error }]);
       return { applied: false, reason: refused.error };
     }
     let session = db.select().from(schema.busConversations).where(eq(schema.busConversations.conversationId, request.conversationId)).get()?.sessionId;

@@ -19,6 +19,11 @@ export const defaultReplyReserve = 1024;
 export const summaryTokens = 400;
 /** Days after which a memory's recency weighs half. */
 export const halfLifeDays = 30;
+/**
+ * A model-written fold waits until this many messages are outside the window (or squeezed out by the
+ * budget), so one summary call covers many turns: at two messages a turn, at most one call per 12 turns.
+ */
+export const foldBatch = 24;
 
 /** Small key/value state of the agent (the chat feature's settings store). */
 export interface SettingsPort {
@@ -48,8 +53,14 @@ export interface CompileTurn {
   excludeRunId?: string;
   maxTokens?: number;
   reserveForReply?: number;
-  /** Writes the rolling summary; a failing or absent one falls back to the extractive summary. */
+  /**
+   * Writes the rolling summary with a model. With one, a turn never waits for a fold: it uses the
+   * latest summary, sends the not-yet-folded messages verbatim, and hands a fold of at least
+   * `foldBatch` messages to `background`. Without one, the extractive summary folds in line (no model call).
+   */
   summarize?: Summarize;
+  /** Runs a model fold after the turn (the Durable Object's `waitUntil`); absent (a preview): no fold starts. */
+  background?: (work: Promise<unknown>) => void;
   tuning?: Partial<ContextTuning>;
 }
 
@@ -60,6 +71,8 @@ export interface TurnContext {
   summary: string;
   /** Turns folded into the summary while compiling. */
   folded: number;
+  /** Messages handed to a background fold by this compile (0 when none started). */
+  foldStarted: number;
 }
 
 /**
@@ -81,6 +94,9 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
     return { state, text };
   }
 
+  /** Sessions with a background fold in flight: a second turn does not start another over the same rows. */
+  const folding = new Set<string>();
+
   async function fold(sessionId: string, rows: HistoryRow[], summarize: Summarize | undefined): Promise<string> {
     const { state, text } = summaryOf(sessionId);
     const result = await foldIntoSummary(
@@ -89,6 +105,10 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
       summarize ?? (async () => ""),
       { maxTokens: summaryTokens },
     );
+    // A fold that waited on a model may find the summary moved on (a wipe, an in-line fold): its
+    // rows are no longer the next ones to fold, so it is dropped and the next turn plans again.
+    const now = summaryOf(sessionId).state;
+    if ((now?.throughSeq ?? 0) !== (state?.throughSeq ?? 0) || now?.memoryId !== state?.memoryId) return now ? summaryOf(sessionId).text : "";
     const throughSeq = rows.at(-1)!.seq;
     let memoryId = state?.memoryId;
     if (memoryId && deps.memory.exists(memoryId)) {
@@ -124,6 +144,18 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
     return { compiled, rows: store.historyRows };
   }
 
+  /** A model fold after the turn: never awaited by it, one per session at a time. */
+  function foldInBackground(sessionId: string, rows: HistoryRow[], summarize: Summarize, background: (work: Promise<unknown>) => void): boolean {
+    if (folding.has(sessionId)) return false;
+    folding.add(sessionId);
+    background(
+      fold(sessionId, rows, summarize)
+        .catch((error: unknown) => console.warn("background summary fold failed", error))
+        .finally(() => folding.delete(sessionId)),
+    );
+    return true;
+  }
+
   return {
     summaryOf,
 
@@ -132,9 +164,26 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
       let foldedThrough = state?.throughSeq ?? 0;
       let folded = 0;
 
-      // Turns that have left the recency window go into the summary before the engine runs.
       const unfolded = messages.history(input.sessionId, { afterSeq: foldedThrough, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) });
       const plan = planFold({ turns: unfolded.map((r) => r.message), windowSize: Math.max(0, input.recencyWindow), summaryTokens });
+
+      if (input.summarize) {
+        // A model writes the summary: the turn uses the latest one and sends what is not folded yet
+        // verbatim (the budget still caps it); the fold runs after the turn, once enough has piled up.
+        const { compiled, rows } = await compileOnce({ ...input, recencyWindow: input.recencyWindow + plan.fold.length }, foldedThrough, summary);
+        const squeezed = compiled.overflow.length > 0 && rows.length >= compiled.overflow.length ? rows.slice(0, compiled.overflow.length).at(-1)!.seq : 0;
+        const beyond = plan.fold.length > 0 ? unfolded[plan.fold.length - 1]!.seq : 0;
+        const through = Math.max(squeezed, beyond);
+        const foldRows = unfolded.filter((r) => r.seq <= through);
+        let foldStarted = 0;
+        if (foldRows.length >= foldBatch && input.background && foldInBackground(input.sessionId, foldRows, input.summarize, input.background)) foldStarted = foldRows.length;
+        const last = compiled.messages.at(-1);
+        const context = last?.role === "user" ? compiled.messages.slice(0, -1) : compiled.messages;
+        return { compiled, context, summary, folded, foldStarted };
+      }
+
+      // Without a model the extractive summary costs no call: turns that have left the recency window
+      // are folded in line, before the engine runs.
       if (plan.fold.length > 0) {
         const rows = unfolded.slice(0, plan.fold.length);
         summary = await fold(input.sessionId, rows, input.summarize);
@@ -154,7 +203,7 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
 
       const last = compiled.messages.at(-1);
       const context = last?.role === "user" ? compiled.messages.slice(0, -1) : compiled.messages;
-      return { compiled, context, summary, folded };
+      return { compiled, context, summary, folded, foldStarted: 0 };
     },
   };
 }

@@ -39,6 +39,13 @@ export interface MemoryFeatureDeps {
   /** The agent's Durable Object name, `<project>.<agent>` (read lazily: the SDK sets it after construction). */
   objectName: () => string;
   idle: IdleScheduler;
+  /** Work after the reply (the Durable Object's `waitUntil`): background summary folds and batched extraction. */
+  background: (work: Promise<unknown>) => void;
+  /**
+   * The output gates on memory writes for the agent as it is now (its gates and secrets), for an
+   * extraction with no turn to take them from (the idle alarm's batch).
+   */
+  screenFor: (profile: AgentProfile) => (text: string) => string | null;
 }
 
 export interface TurnInput {
@@ -112,7 +119,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       .slice(0, options.limit);
   }
 
-  async function compile(input: TurnInput) {
+  async function compile(input: TurnInput, background?: (work: Promise<unknown>) => void) {
     const { profile } = input;
     const limits = limitsOf(profile.runtime.limits);
     const llm = profile.model.provider === "offline" ? undefined : llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs });
@@ -126,7 +133,15 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}),
       ...(profile.model.maxTokens ? { reserveForReply: profile.model.maxTokens } : {}),
       ...(llm ? { summarize: makeLlmSummarizer({ llm, model: profile.model.name }) } : {}),
+      ...(background ? { background } : {}),
     });
+  }
+
+  /** The batched extraction with the agent's model; never throws (it runs after the reply). */
+  /** One model call over the waiting exchanges; every memory it proposes passes the gates on memory writes. */
+  function extractPending(profile: AgentProfile, screen?: (text: string) => string | null): Promise<unknown> {
+    const llm = profile.model.provider === "offline" ? undefined : { port: llmForProfile(profile, env), model: profile.model.name };
+    return lifecycle.extractPending(llm, screen ?? deps.screenFor(profile)).catch((error: unknown) => console.warn("batched memory extraction failed", error));
   }
 
   async function armIdle(): Promise<void> {
@@ -153,17 +168,23 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
 
     /** The compiled context of a new turn (system prompt, memory, summary, recent history). */
     async contextFor(input: TurnInput) {
-      const turn = await compile(input);
+      const turn = await compile(input, deps.background);
       return { context: turn.context, usedIds: turn.compiled.items.filter((i) => i.included && i.origin === "retrieved" && !i.id.includes("/")).map((i) => i.id) };
     },
 
-    /** After a completed turn: mark what was used, extract memories, re-arm the idle consolidation. Never throws. */
+    /**
+     * After a completed turn: mark what was used, extract memories, re-arm the idle consolidation. Never
+     * throws. Offline, the pattern extractor runs at once (no model call); with a model the exchange
+     * waits for a batch of `extractionBatch` (one call for all of them) or for the idle alarm. Either
+     * way each memory passes the output gates on memory writes (`screen`) and is dated by the exchange.
+     */
     async afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; saidAt?: number; screen?: (text: string) => string | null }) {
       try {
         if (input.usedIds.length) memory.touch(input.usedIds, clock.now());
         if (input.reply) {
-          const llm = input.profile.model.provider === "offline" ? undefined : { port: llmForProfile(input.profile, env), model: input.profile.model.name };
-          await lifecycle.extract({ runId: input.runId, user: input.user, assistant: input.reply, saidAt: input.saidAt ?? clock.now(), ...(llm ? { llm } : {}), ...(input.screen ? { screen: input.screen } : {}) });
+          const exchange = { runId: input.runId, user: input.user, assistant: input.reply, saidAt: input.saidAt ?? clock.now() };
+          if (input.profile.model.provider === "offline") await lifecycle.extract({ ...exchange, ...(input.screen ? { screen: input.screen } : {}) });
+          else if (lifecycle.enqueue(exchange)) deps.background(extractPending(input.profile, input.screen));
         }
         await armIdle();
       } catch (error) {
@@ -227,6 +248,11 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     import: (text: string) => importLines(memory, text),
     reembed: () => memory.reembed(),
     consolidate: () => lifecycle.consolidate(),
+    /** The idle alarm: exchanges still waiting are extracted (one call), then memory is consolidated. */
+    async onIdle(profile: AgentProfile | undefined) {
+      if (profile && lifecycle.pendingCount() > 0) await extractPending(profile);
+      return lifecycle.consolidate();
+    },
     addDocument: (source: string, doc: { title: string; text: string }) => addDocument(memory, source, doc),
     wipe: () => memory.wipe(),
 

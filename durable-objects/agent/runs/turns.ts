@@ -109,11 +109,22 @@ export function makeTurns(deps: TurnDeps) {
     };
   }
 
+  /** The gates on memory writes for the agent as it is now, for an extraction outside any run (nothing to trace it in). */
+  function memoryScreenFor(profile: AgentProfile) {
+    const secrets = outputSecrets(deps.env as unknown as Record<string, unknown>, deps.outbound, toolsOf(profile).secrets);
+    const gates = agentOutputGates({ secrets, specs: profile.runtime.gates });
+    return (text: string): string | null => {
+      const outcome = checkOutput(gates, { kind: "memory", text });
+      return outcome.allow ? null : outcome.rejection.decision.reason;
+    };
+  }
+
   /** Memories each run's context used (kept until its turn has marked them used). */
   const usedByRun = new Map<string, string[]>();
 
   return {
     toolsOf,
+    memoryScreenFor,
 
     /**
      * The context of a run that begins (core `compile_context`): the session's history before it
