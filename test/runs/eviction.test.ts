@@ -30,7 +30,7 @@ async function bossAsksHelper(question: string, bossReply: string, helperSteps: 
   await p.connect("boss", ["helper"]);
   await script(bossModel, [{ toolCalls: [{ name: "ask_helper", arguments: { question } }] }, { content: bossReply }]);
   await script(helperModel, helperSteps);
-  return p;
+  return Object.assign(p, { helperModel });
 }
 
 async function firstRun(agent: string): Promise<{ id: string; status: string }> {
@@ -168,6 +168,9 @@ describe("delegation is exactly-once in effect across evictions", () => {
     const asked = await p.chat("boss", "ask the helper");
     expect(asked.status).toBe("waiting_agent");
     const helperRun = await p.until(async () => ((await p.json(`/api/agents/helper/runs`)) as any).runs[0], "the helper's run");
+    // Evicted while its model call is in flight (the double holds it 1.5 s): the call is made again.
+    const doubleUrl = (env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL;
+    await p.until(async () => (((await (await fetch(`${doubleUrl}/__calls/${p.helperModel}`)).json()) as unknown[]).length > 0 ? true : null), "the helper's model call in flight");
     const name = `${p.name}.helper`;
     await expect(runInDurableObject(env.AGENT_DO.get(env.AGENT_DO.idFromName(name)), (_instance, state) => state.abort("test: evicted"))).rejects.toThrow();
 

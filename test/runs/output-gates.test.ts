@@ -110,7 +110,9 @@ describe("output gates: what the agent sends or stores passes gates of its own",
     });
     await agent.script([{ content: "Thanks for telling me." }]);
     const { body } = await agent.send("I live in Lyon and was diagnosed with asthma");
-    const run = await eventually(() => agent.run(body.runId), (r) => outputDecisions(r, "memory").length > 0, "the extraction's gate decision");
+    // With a model, extraction waits for a batch of exchanges or the idle alarm; consolidating runs it now.
+    expect((await api(`/api/agents/${agent.name}/memories/consolidate`, { method: "POST" })).status).toBe(200);
+    const run = await eventually(() => agent.run(body.runId), (r) => outputDecisions(r, "memory").length > 0, "the extraction's gate decision (in the run of the exchange)");
     expect(outputDecisions(run, "memory")[0].data).toMatchObject({ by: "extraction", decisions: [{ gate: "output-size" }, { gate: "secret-leak" }, { gate: "no-health", decision: { allow: false } }] });
     const memories = await eventually(() => getJson(`/api/agents/${agent.name}/memories?limit=50`), (m) => JSON.stringify(m).includes("Lyon"), "the allowed memory");
     expect(JSON.stringify(memories)).not.toContain("asthma");

@@ -45,7 +45,7 @@ export interface MemoryFeatureDeps {
    * The output gates on memory writes for the agent as it is now (its gates and secrets), for an
    * extraction with no turn to take them from (the idle alarm's batch).
    */
-  screenFor: (profile: AgentProfile) => (text: string) => string | null;
+  screenFor: (profile: AgentProfile) => (text: string, runId: string) => string | null;
 }
 
 export interface TurnInput {
@@ -139,9 +139,9 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
 
   /** The batched extraction with the agent's model; never throws (it runs after the reply). */
   /** One model call over the waiting exchanges; every memory it proposes passes the gates on memory writes. */
-  function extractPending(profile: AgentProfile, screen?: (text: string) => string | null): Promise<unknown> {
+  function extractPending(profile: AgentProfile): Promise<unknown> {
     const llm = profile.model.provider === "offline" ? undefined : { port: llmForProfile(profile, env), model: profile.model.name };
-    return lifecycle.extractPending(llm, screen ?? deps.screenFor(profile)).catch((error: unknown) => console.warn("batched memory extraction failed", error));
+    return lifecycle.extractPending(llm, deps.screenFor(profile)).catch((error: unknown) => console.warn("batched memory extraction failed", error));
   }
 
   async function armIdle(): Promise<void> {
@@ -176,15 +176,16 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
      * After a completed turn: mark what was used, extract memories, re-arm the idle consolidation. Never
      * throws. Offline, the pattern extractor runs at once (no model call); with a model the exchange
      * waits for a batch of `extractionBatch` (one call for all of them) or for the idle alarm. Either
-     * way each memory passes the output gates on memory writes (`screen`) and is dated by the exchange.
+     * way each memory passes the output gates on memory writes (`screenFor`, a refusal traced in the run
+     * of the exchange it came from) and is dated by that exchange.
      */
-    async afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; saidAt?: number; screen?: (text: string) => string | null }) {
+    async afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; saidAt?: number }) {
       try {
         if (input.usedIds.length) memory.touch(input.usedIds, clock.now());
         if (input.reply) {
           const exchange = { runId: input.runId, user: input.user, assistant: input.reply, saidAt: input.saidAt ?? clock.now() };
-          if (input.profile.model.provider === "offline") await lifecycle.extract({ ...exchange, ...(input.screen ? { screen: input.screen } : {}) });
-          else if (lifecycle.enqueue(exchange)) deps.background(extractPending(input.profile, input.screen));
+          if (input.profile.model.provider === "offline") await lifecycle.extract({ ...exchange, screen: deps.screenFor(input.profile) });
+          else if (lifecycle.enqueue(exchange)) deps.background(extractPending(input.profile));
         }
         await armIdle();
       } catch (error) {

@@ -25,8 +25,8 @@ export interface ExtractTurn {
   saidAt?: number;
   /** The agent's model; absent or offline → the pattern extractor. */
   llm?: { port: LlmPort; model: string };
-  /** The output gates on memory writes: why a proposed memory may not be stored, or null. A refused one is dropped. */
-  screen?(text: string): string | null;
+  /** The output gates on memory writes: why a proposed memory (from the exchange of run `runId`) may not be stored, or null. A refused one is dropped. */
+  screen?(text: string, runId: string): string | null;
 }
 
 /** A completed exchange waiting for the next batched extraction (kept in settings, so an eviction keeps it). */
@@ -92,7 +92,7 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
 
   async function store(exchanges: PendingExchange[], llm: ExtractTurn["llm"], screen?: ExtractTurn["screen"]): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
     const { memories, method } = await propose(exchanges, llm);
-    const fresh = memories.filter((m) => !deps.memory.hasText(m.text) && (screen?.(m.text) ?? null) === null);
+    const fresh = memories.filter((m) => !deps.memory.hasText(m.text) && (screen?.(m.text, m.from.runId) ?? null) === null);
     if (fresh.length === 0) return { stored: [], method, warnings: [] };
     const { records, warnings } = await deps.memory.insert(
       fresh.map((m) => ({

@@ -1,6 +1,6 @@
 import type { AgentProfile } from "../../../core/agents";
 import { PantheonError } from "../../../core/errors";
-import { agentOutputGates, checkOutput, type NamedSecret, type OutputGate } from "../../../core/gates";
+import { agentOutputGates, checkOutput } from "../../../core/gates";
 import type { Clock, LlmPort } from "../../../core/ports";
 import { effectiveLimits, limitsOf, type RunLimits, type RunOrigin, type RunState } from "../../../core/run";
 import { redactDeep, type OutboundSettings } from "../../../core/tools";
@@ -46,7 +46,7 @@ export interface TurnDeps {
   memory: {
     tools(): ToolSource;
     contextFor(input: { profile: AgentProfile; sessionId: string; query: string; maxHistory?: number; excludeRunId?: string }): Promise<{ context: RunState["context"]; usedIds: string[] }>;
-    afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; saidAt?: number; screen?: (text: string) => string | null }): Promise<unknown>;
+    afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; saidAt?: number }): Promise<unknown>;
   };
   mcp: { ready(): Promise<unknown>; toolSource(): ToolSource };
   spawnTools(profile: AgentProfile): ToolSource;
@@ -96,26 +96,19 @@ export function makeTurns(deps: TurnDeps) {
   }
 
   /**
-   * The output gates on the memories extraction proposes after a turn: a refused one is not stored,
-   * and the refusal is written to the turn's trace (no model reads it: the run is over).
+   * The output gates on memory writes for the agent as it is now (its gates and secrets), for the
+   * memories extraction proposes after a turn or in a batch: a refused one is not stored, and the
+   * refusal is written to the trace of the run whose exchange it came from (no model reads it).
    */
-  function memoryScreen(runId: string, gates: OutputGate[], secrets: NamedSecret[]) {
-    return (text: string): string | null => {
+  function memoryScreenFor(profile: AgentProfile) {
+    const secrets = outputSecrets(deps.env as unknown as Record<string, unknown>, deps.outbound, toolsOf(profile).secrets);
+    const gates = agentOutputGates({ secrets, specs: profile.runtime.gates });
+    return (text: string, runId: string): string | null => {
       const outcome = checkOutput(gates, { kind: "memory", text });
       if (outcome.allow) return null;
       const data = redactDeep({ output: "memory", by: "extraction", decisions: outcome.decisions }, secrets.map((s) => s.value));
       deps.runs.appendTrace({ runId, kind: "gate", name: "gate_decisions", data, startedAt: deps.clock.now(), durationMs: 0 });
       return outcome.rejection.decision.reason;
-    };
-  }
-
-  /** The gates on memory writes for the agent as it is now, for an extraction outside any run (nothing to trace it in). */
-  function memoryScreenFor(profile: AgentProfile) {
-    const secrets = outputSecrets(deps.env as unknown as Record<string, unknown>, deps.outbound, toolsOf(profile).secrets);
-    const gates = agentOutputGates({ secrets, specs: profile.runtime.gates });
-    return (text: string): string | null => {
-      const outcome = checkOutput(gates, { kind: "memory", text });
-      return outcome.allow ? null : outcome.rejection.decision.reason;
     };
   }
 
@@ -190,8 +183,7 @@ export function makeTurns(deps: TurnDeps) {
       const usedIds = usedByRun.get(result.runId) ?? [];
       usedByRun.delete(result.runId);
       // Extraction may call the model again: it runs after the reply has gone out, not before.
-      const screen = memoryScreen(result.runId, agentOutputGates({ secrets: ctx.secrets, specs: profile.runtime.gates }), ctx.secrets);
-      deps.waitUntil(deps.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds, screen, ...(result.userMessage ? { saidAt: result.userMessage.createdAt } : {}) }));
+      deps.waitUntil(deps.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds, ...(result.userMessage ? { saidAt: result.userMessage.createdAt } : {}) }));
       if (!result.userMessage) throw new Error("a turn's run was stored without its request");
       return { ...result, userMessage: result.userMessage };
     },
