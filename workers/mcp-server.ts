@@ -173,6 +173,21 @@ export async function readJsonRpc(request: Request): Promise<{ tooDeep: boolean;
 }
 
 /**
+ * Answers one JSON-RPC request with a fresh stateless server (no session, a JSON answer), then closes
+ * it: how both the project's server and each agent's serve a request.
+ */
+export async function answerStateless(server: Pick<McpServer, "connect" | "close">, request: Request, parsed: { body?: unknown }): Promise<Response> {
+  const { WebStandardStreamableHTTPServerTransport } = await loadMcpSdk();
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, "body" in parsed ? { parsedBody: parsed.body } : undefined);
+  } finally {
+    await server.close();
+  }
+}
+
+/**
  * The `/mcp` endpoint (mount behind `projectMiddleware` and `apiAuth`). Stateless: POST carries
  * JSON-RPC and answers JSON; there is no server-to-client stream to open (GET) or session to end
  * (DELETE), which the spec lets a server refuse with 405. A body nested deeper than 64 levels is a
@@ -188,15 +203,7 @@ export function mcpServerRoutes(version: string) {
       if (parsed.tooDeep) {
         return c.json({ jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${jsonTooDeepMessage}`, data: { code: "bad_request", limit: maxJsonDepth } }, id: null }, 400);
       }
-      const server = await makeMcpServer({ env: c.env, project: c.get("project"), version });
-      const { WebStandardStreamableHTTPServerTransport } = await loadMcpSdk();
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await server.connect(transport);
-      try {
-        return await transport.handleRequest(c.req.raw, "body" in parsed ? { parsedBody: parsed.body } : undefined);
-      } finally {
-        await server.close();
-      }
+      return answerStateless(await makeMcpServer({ env: c.env, project: c.get("project"), version }), c.req.raw, parsed);
     })
     .on(["GET", "DELETE"], "/", (c) =>
       c.json({ jsonrpc: "2.0", error: { code: -32000, message: "this MCP server is stateless: send JSON-RPC with POST" }, id: null }, 405, { allow: "POST" }),

@@ -4,7 +4,6 @@
 // is the agent's, read per request, with its JSON Schemas as they are. Same stateless recipe as
 // ../mcp-server.ts: a fresh server and transport per request.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
@@ -16,7 +15,7 @@ import type { AgentDO } from "../../durable-objects/agent/agent-do";
 import { agentStub, call, registryStub, type Remote } from "../../durable-objects/stubs";
 import { sessionIdSchema } from "../api/messages";
 import type { AppEnv } from "../env";
-import { outcomeResult, readJsonRpc } from "../mcp-server";
+import { answerStateless, outcomeResult, readJsonRpc } from "../mcp-server";
 import { jsonTooDeepMessage, maxJsonDepth } from "../validation";
 
 export interface AgentMcpDeps {
@@ -178,13 +177,7 @@ export function agentMcpRoutes(version: string) {
         return c.json(rpcError(-32001, `no agent named '${name}' in project '${project}'`, { code: "not_found", agent: name }), 404);
       }
       const server = makeAgentMcpServer({ agent: await agentStub(c.env, project, name), name, project, principal: c.get("principal"), scope: c.get("scope"), version });
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await server.connect(transport);
-      try {
-        return await transport.handleRequest(c.req.raw, "body" in parsed ? { parsedBody: parsed.body } : undefined);
-      } finally {
-        await server.close();
-      }
+      return answerStateless(server, c.req.raw, parsed);
     })
     .on(["GET", "DELETE"], "/:name", (c) => c.json(rpcError(-32000, "this MCP server is stateless: send JSON-RPC with POST"), 405, { allow: "POST" }))
     .all("*", (c) => c.json(rpcError(-32001, `no MCP server at ${new URL(c.req.url).pathname}: one agent's is /mcp/agents/<agent>`, { code: "not_found" }), 404));
