@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { and, asc, desc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { PantheonError, resultOf, validationFailed, type Result } from "../../core/errors";
@@ -8,53 +8,35 @@ import {
   authorizeWork,
   buildTaskSpec,
   checkPath,
-  checkPrefix,
   conflictsOf,
   diffStats,
   parsePlanTasks,
   rollUp,
   syncTasks,
-  totalsOf,
   unifiedDiff,
   workerNameOf,
-  workspaceLimits,
   type DiffStats,
   type FeatureCreate,
   type FeaturePatch,
   type FeatureStatus,
-  type OverlayChange,
   type Principal,
-  type TaskReport,
-  type TaskRun,
   type TaskSpec,
   type TaskStatus,
   type WorkerTemplate,
 } from "../../core/work";
-import { costOf } from "../../core/models";
 import migrations from "../../migrations/feature/migrations.js";
+import { makeFileStore, type FileStore } from "./files";
+import { makePlanStore, type PlanStore, type PlanView } from "./plan-store";
+import { emptyDiff, makeTaskStore, type RunLookup, type TaskRow, type TaskStore } from "./task-store";
+
+export type { RunLookup, WorkerRunInfo } from "./task-store";
 import * as schema from "./schema";
 
-type TaskRow = typeof schema.tasks.$inferSelect;
 type FeatureRow = typeof schema.feature.$inferSelect;
 
-/** What a task's worker run reports about itself (read from the worker agent). */
-export interface WorkerRunInfo {
-  runId: string;
-  status: string;
-  error?: string | null;
-  result?: string | null;
-  /** The worker's open question (a task.block call waiting for a person). */
-  question?: { callId: string; text: string } | null;
-  inputTokens: number;
-  outputTokens: number;
-  model: string | null;
-}
 
-/** How the feature reaches its workers' runs: injected, so the object holds no routing of its own. */
-export type RunLookup = (worker: string, runIds: string[]) => Promise<WorkerRunInfo[]>;
-
-const bytes = (text: string) => new TextEncoder().encode(text).length;
-const emptyDiff: DiffStats = { filesChanged: 0, insertions: 0, deletions: 0, files: [] };
+/** What a commit answers, stored by its key so a retried commit answers the same. */
+type CommitOutcome = { committed: boolean; conflicts: string[]; diff: DiffStats; status: TaskStatus };
 
 /**
  * One Durable Object per feature (named `<project>.<feature>`): its plan versions and comments, its
@@ -64,11 +46,17 @@ const emptyDiff: DiffStats = { filesChanged: 0, insertions: 0, deletions: 0, fil
  */
 export class FeatureDO extends DurableObject<Env> {
   private readonly db: DrizzleSqliteDODatabase<typeof schema>;
+  private readonly plans: PlanStore;
+  private readonly files: FileStore;
+  private readonly taskRows: TaskStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = drizzle(ctx.storage, { schema });
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
+    this.plans = makePlanStore(this.db);
+    this.files = makeFileStore(this.db);
+    this.taskRows = makeTaskStore(this.db, this.files);
   }
 
   // ---- the feature ------------------------------------------------------------------------------
@@ -90,7 +78,7 @@ export class FeatureDO extends DurableObject<Env> {
       const seeded = Object.entries(input.files ?? {}).map(([path, content], i) => ({ path: checkPath(path, `files.${i}`), content }));
       this.ctx.storage.transactionSync(() => {
         this.db.insert(schema.feature).values({ id: 1, name: input.name, title: input.title, status: "planning", orchestrator: input.orchestrator, workerTemplate: input.worker, contextFiles: input.contextFiles, sessions: [], createdAt: now, updatedAt: now }).run();
-        for (const file of seeded) this.db.insert(schema.files).values({ path: file.path, content: file.content, version: 1, task: null, updatedAt: now }).run();
+        this.files.seed(seeded, now);
       });
       return this.describe();
     });
@@ -99,7 +87,7 @@ export class FeatureDO extends DurableObject<Env> {
   /** Name, title, status, orchestrator, sessions, the plan's version and approval, task counts. */
   describe() {
     const f = this.row();
-    const plan = this.latestPlan();
+    const plan = this.plans.latest();
     const tasks = this.db.select({ status: schema.tasks.status }).from(schema.tasks).all();
     const byStatus: Record<string, number> = {};
     for (const t of tasks) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
@@ -149,52 +137,26 @@ export class FeatureDO extends DurableObject<Env> {
     });
   }
 
-  // ---- plan ---------------------------------------------------------------------------------------
-
-  private latestPlan() {
-    return this.db.select().from(schema.planVersions).orderBy(desc(schema.planVersions.version)).limit(1).get();
-  }
+  // ---- plan (plan-store.ts) ------------------------------------------------------------------
 
   /** A new plan version (the orchestrator only). It starts unapproved and without comments. */
-  writePlan(markdown: string, by: Principal): Promise<Result<ReturnType<FeatureDO["planOf"]>>> {
+  writePlan(markdown: string, by: Principal): Promise<Result<PlanView>> {
     return resultOf(() => {
       const f = this.row();
       authorizeWork("plan.write", by, { orchestrator: f.orchestrator });
       const parsed = parsePlanTasks(markdown);
       if (parsed.problems.length) throw validationFailed(parsed.problems, `the plan is not valid: ${parsed.problems.map((p) => p.message).join("; ")}`);
-      const version = (this.latestPlan()?.version ?? 0) + 1;
-      this.ctx.storage.transactionSync(() => {
-        this.db.insert(schema.planVersions).values({ version, markdown, author: by.kind === "agent" ? by.name : by.id, createdAt: Date.now() }).run();
-        if (f.status === "approved") this.touch({ status: "planning" });
-        else this.touch();
+      const version = this.ctx.storage.transactionSync(() => {
+        const added = this.plans.add(markdown, by.kind === "agent" ? by.name : by.id);
+        this.touch(f.status === "approved" ? { status: "planning" } : {});
+        return added;
       });
-      return this.planOf(version);
+      return this.plans.view(version);
     });
   }
 
-  private planOf(version?: number) {
-    const plan = version === undefined ? this.latestPlan() : this.db.select().from(schema.planVersions).where(eq(schema.planVersions.version, version)).get();
-    if (!plan) throw new PantheonError("not_found", version === undefined ? "the feature has no plan yet" : `plan version ${version} does not exist`, { details: { version } });
-    const latest = this.latestPlan()!.version;
-    const comments = this.db.select().from(schema.planComments).where(eq(schema.planComments.version, plan.version)).orderBy(asc(schema.planComments.line), asc(schema.planComments.createdAt)).all();
-    const versions = this.db.select({ version: schema.planVersions.version, author: schema.planVersions.author, createdAt: schema.planVersions.createdAt, approvedAt: schema.planVersions.approvedAt }).from(schema.planVersions).orderBy(asc(schema.planVersions.version)).all();
-    return {
-      version: plan.version,
-      latest: plan.version === latest,
-      markdown: plan.markdown,
-      author: plan.author,
-      createdAt: plan.createdAt,
-      approved: plan.approvedAt !== null,
-      approvedBy: plan.approvedBy,
-      approvedAt: plan.approvedAt,
-      tasks: parsePlanTasks(plan.markdown).tasks,
-      comments,
-      versions,
-    };
-  }
-
-  readPlan(version?: number): Promise<Result<ReturnType<FeatureDO["planOf"]>>> {
-    return resultOf(() => this.planOf(version));
+  readPlan(version?: number): Promise<Result<PlanView>> {
+    return resultOf(() => this.plans.view(version));
   }
 
   /** A person's comment on one line of a plan version (the latest unless named). */
@@ -202,31 +164,31 @@ export class FeatureDO extends DurableObject<Env> {
     return resultOf(() => {
       const f = this.row();
       authorizeWork("plan.comment", by, { orchestrator: f.orchestrator });
-      const plan = this.planOf(input.version);
+      const plan = this.plans.view(input.version);
       const lines = plan.markdown.split(/\r?\n/).length;
       if (input.line > lines) throw validationFailed([{ path: ["line"], message: `plan version ${plan.version} has ${lines} lines` }], `line ${input.line} is past the end of the plan`);
       const row = { id: crypto.randomUUID(), version: plan.version, line: input.line, body: input.body, author: by.kind === "person" ? by.id : by.name, createdAt: Date.now() };
-      this.db.insert(schema.planComments).values(row).run();
+      this.plans.comment(row);
       this.touch();
       return row;
     });
   }
 
   /** A person (approve scope) approves the latest plan version; naming an older one is refused. */
-  approve(version: number | undefined, by: Principal): Promise<Result<ReturnType<FeatureDO["planOf"]>>> {
+  approve(version: number | undefined, by: Principal): Promise<Result<PlanView>> {
     return resultOf(() => {
       const f = this.row();
       authorizeWork("plan.approve", by, { orchestrator: f.orchestrator });
-      const plan = this.latestPlan();
+      const plan = this.plans.latest();
       if (!plan) throw new PantheonError("conflict", "the feature has no plan to approve yet");
       if (version !== undefined && version !== plan.version) throw new PantheonError("conflict", `plan version ${version} is not the latest (${plan.version}): review and approve that one`, { details: { version, latest: plan.version } });
       if (plan.approvedAt === null) {
         this.ctx.storage.transactionSync(() => {
-          this.db.update(schema.planVersions).set({ approvedBy: by.kind === "person" ? by.id : by.name, approvedAt: Date.now() }).where(eq(schema.planVersions.version, plan.version)).run();
+          this.plans.approve(plan.version, by.kind === "person" ? by.id : by.name);
           this.touch({ status: f.status === "planning" ? "approved" : f.status });
         });
       }
-      return this.planOf(plan.version);
+      return this.plans.view(plan.version);
     });
   }
 
@@ -237,7 +199,7 @@ export class FeatureDO extends DurableObject<Env> {
     return resultOf(() => {
       const f = this.row();
       authorizeWork("tasks.sync", by, { orchestrator: f.orchestrator });
-      const plan = this.latestPlan();
+      const plan = this.plans.latest();
       if (!plan || plan.approvedAt === null) throw new PantheonError("conflict", plan ? `plan version ${plan.version} is not approved yet: a person approves it first` : "the feature has no plan yet");
       const existing = this.db.select().from(schema.tasks).all();
       const sync = syncTasks(
@@ -267,39 +229,16 @@ export class FeatureDO extends DurableObject<Env> {
               updatedAt: now,
             })
             .run();
-          if (before && before.number !== t.number) this.db.update(schema.overlays).set({ task: -t.number }).where(eq(schema.overlays.task, before.number)).run();
+          if (before && before.number !== t.number) this.files.move(before.number, -t.number);
         }
-        for (const orphan of sync.removed) this.db.delete(schema.overlays).where(eq(schema.overlays.task, orphan.number)).run();
+        for (const orphan of sync.removed) this.files.drop(orphan.number);
         // Overlays renumbered through negative numbers, so a swap of two tasks cannot mix them.
-        for (const t of sync.tasks) this.db.update(schema.overlays).set({ task: t.number }).where(eq(schema.overlays.task, -t.number)).run();
+        for (const t of sync.tasks) this.files.move(-t.number, t.number);
         if (f.status === "approved" && sync.tasks.length > 0) this.touch({ status: "in_progress" });
         else this.touch();
       });
-      return { added: sync.added, changed: sync.changed, kept: sync.kept, removed: sync.removed, tasks: this.board() };
+      return { added: sync.added, changed: sync.changed, kept: sync.kept, removed: sync.removed, tasks: this.taskRows.board() };
     });
-  }
-
-  private task(number: number): TaskRow {
-    const row = this.db.select().from(schema.tasks).where(eq(schema.tasks.number, number)).get();
-    if (!row) {
-      const count = this.db.select({ n: schema.tasks.number }).from(schema.tasks).all().length;
-      throw new PantheonError("not_found", `task ${number} does not exist${count ? ` (tasks 1–${count})` : " (sync the tasks from the approved plan first)"}`, { details: { task: number } });
-    }
-    return row;
-  }
-
-  private setTask(number: number, patch: Partial<TaskRow>): void {
-    this.db.update(schema.tasks).set({ ...patch, updatedAt: Date.now() }).where(eq(schema.tasks.number, number)).run();
-  }
-
-  /** The board: every task in plan order with its status. */
-  private board() {
-    return this.db
-      .select({ number: schema.tasks.number, key: schema.tasks.key, name: schema.tasks.name, description: schema.tasks.description, status: schema.tasks.status, summary: schema.tasks.summary, question: schema.tasks.question, worker: schema.tasks.worker, startedAt: schema.tasks.startedAt, completedAt: schema.tasks.completedAt, diff: schema.tasks.diff })
-      .from(schema.tasks)
-      .orderBy(asc(schema.tasks.number))
-      .all()
-      .map((t) => ({ ...t, status: t.status as TaskStatus, diff: (t.diff as DiffStats | null) ?? emptyDiff, overlayFiles: this.overlayOf(t.number).length }));
   }
 
   /** The board, after reconciling running tasks with their workers' runs (an ended or waiting run the feature was not told of). */
@@ -307,7 +246,7 @@ export class FeatureDO extends DurableObject<Env> {
     return resultOf(async () => {
       this.row();
       if (lookup) await this.reconcile(lookup);
-      return this.board();
+      return this.taskRows.board();
     });
   }
 
@@ -320,9 +259,9 @@ export class FeatureDO extends DurableObject<Env> {
     return resultOf(() => {
       const f = this.row();
       authorizeWork("task.start", by, { orchestrator: f.orchestrator });
-      const plan = this.latestPlan();
+      const plan = this.plans.latest();
       if (!plan?.approvedAt) throw new PantheonError("conflict", "the plan is not approved: tasks start only from an approved plan");
-      const t = this.task(number);
+      const t = this.taskRows.get(number);
       const worker = workerNameOf(f.name, number);
       const runIds = t.runIds as string[];
       // Started, but no run recorded: the caller was cut off; it finishes the same attempt.
@@ -330,39 +269,27 @@ export class FeatureDO extends DurableObject<Env> {
         return { task: number, worker, spec: t.spec as TaskSpec, template: f.workerTemplate as WorkerTemplate, orchestrator: f.orchestrator, attempt: t.attempts };
       }
       assertTaskMove({ number, status: t.status as TaskStatus }, "in_progress");
-      const all = this.db.select().from(schema.tasks).orderBy(asc(schema.tasks.number)).all();
+      const all = this.taskRows.all();
       const spec = buildTaskSpec({
         feature: { name: f.name, title: f.title },
         task: { number, name: t.name, description: t.description },
         tasks: all.map((x) => ({ number: x.number, name: x.name, status: x.status as TaskStatus, summary: x.summary })),
-        contextFiles: this.contextFilesOf(f.contextFiles as string[]),
+        contextFiles: this.files.matching(f.contextFiles as string[]),
       });
       const now = Date.now();
       const attempt = t.attempts + 1;
-      this.setTask(number, { status: "in_progress", spec, worker, attempts: attempt, startedAt: t.startedAt ?? now, completedAt: null, question: null, answer: null, answeredBy: null });
+      this.taskRows.set(number, { status: "in_progress", spec, worker, attempts: attempt, startedAt: t.startedAt ?? now, completedAt: null, question: null, answer: null, answeredBy: null });
       if (f.status === "approved") this.touch({ status: "in_progress" });
       return { task: number, worker, spec, template: f.workerTemplate as WorkerTemplate, orchestrator: f.orchestrator, attempt };
     });
   }
 
-  private contextFilesOf(patterns: string[]): { path: string; content: string }[] {
-    const all = this.db.select({ path: schema.files.path, content: schema.files.content }).from(schema.files).orderBy(asc(schema.files.path)).all();
-    const picked: { path: string; content: string }[] = [];
-    for (const pattern of patterns) {
-      for (const file of all) {
-        const match = pattern.endsWith("/") ? file.path.startsWith(pattern) : file.path === pattern;
-        if (match && !picked.some((p) => p.path === file.path)) picked.push(file);
-      }
-    }
-    return picked;
-  }
-
   /** The worker's run for a task started (at most once per attempt: a repeated record is a no-op). */
   recordRun(number: number, runId: string): Promise<Result<true>> {
     return resultOf(() => {
-      const t = this.task(number);
+      const t = this.taskRows.get(number);
       const runIds = t.runIds as string[];
-      if (!runIds.includes(runId)) this.setTask(number, { runIds: [...runIds, runId] });
+      if (!runIds.includes(runId)) this.taskRows.set(number, { runIds: [...runIds, runId] });
       return true as const;
     });
   }
@@ -371,11 +298,11 @@ export class FeatureDO extends DurableObject<Env> {
   markBlocked(number: number, question: string, by: Principal): Promise<Result<true>> {
     return resultOf(() => {
       const f = this.row();
-      const t = this.task(number);
+      const t = this.taskRows.get(number);
       authorizeWork("task.block", by, { orchestrator: f.orchestrator, worker: t.worker });
       if (t.status === "blocked" && t.question === question) return true as const;
       assertTaskMove({ number, status: t.status as TaskStatus }, "blocked");
-      this.setTask(number, { status: "blocked", question, answer: null, answeredBy: null });
+      this.taskRows.set(number, { status: "blocked", question, answer: null, answeredBy: null });
       return true as const;
     });
   }
@@ -388,12 +315,12 @@ export class FeatureDO extends DurableObject<Env> {
   answerTask(number: number, answer: string, by: Principal): Promise<Result<{ worker: string; runId: string | null; question: string | null }>> {
     return resultOf(() => {
       const f = this.row();
-      const t = this.task(number);
+      const t = this.taskRows.get(number);
       authorizeWork("task.answer", by, { orchestrator: f.orchestrator, worker: t.worker });
       const runId = (t.runIds as string[]).at(-1) ?? null;
       if (t.status === "in_progress" && t.answer === answer) return { worker: t.worker!, runId, question: t.question };
       if (t.status !== "blocked") throw new PantheonError("conflict", `task ${number} is ${t.status}: only a blocked task takes an answer`, { details: { task: number, status: t.status } });
-      this.setTask(number, { status: "in_progress", answer, answeredBy: by.kind === "person" ? by.id : by.name });
+      this.taskRows.set(number, { status: "in_progress", answer, answeredBy: by.kind === "person" ? by.id : by.name });
       return { worker: t.worker!, runId, question: t.question };
     });
   }
@@ -402,7 +329,7 @@ export class FeatureDO extends DurableObject<Env> {
   answerOf(number: number, by: Principal): Promise<Result<{ question: string | null; answer: string | null; by: string | null }>> {
     return resultOf(() => {
       const f = this.row();
-      const t = this.task(number);
+      const t = this.taskRows.get(number);
       authorizeWork("task.block", by, { orchestrator: f.orchestrator, worker: t.worker });
       return { question: t.question, answer: t.answer, by: t.answeredBy };
     });
@@ -412,7 +339,7 @@ export class FeatureDO extends DurableObject<Env> {
   reportTask(number: number, report: { status: "done" | "partial" | "failed"; summary: string }, by: Principal): Promise<Result<true>> {
     return resultOf(() => {
       const f = this.row();
-      const t = this.task(number);
+      const t = this.taskRows.get(number);
       authorizeWork("task.report", by, { orchestrator: f.orchestrator, worker: t.worker });
       this.finishTask(t, report.status, report.summary);
       return true as const;
@@ -422,7 +349,7 @@ export class FeatureDO extends DurableObject<Env> {
   private finishTask(t: TaskRow, status: TaskStatus, summary: string | null): void {
     if (t.status === status) return;
     assertTaskMove({ number: t.number, status: t.status as TaskStatus }, status);
-    this.setTask(t.number, { status, ...(summary !== null ? { summary } : {}), completedAt: status === "blocked" ? null : Date.now() });
+    this.taskRows.set(t.number, { status, ...(summary !== null ? { summary } : {}), completedAt: status === "blocked" ? null : Date.now() });
     this.settleFeature();
   }
 
@@ -438,12 +365,12 @@ export class FeatureDO extends DurableObject<Env> {
   /** A worker's run ended (told by the worker, or found by a reconcile): a task still in progress is settled from it. */
   workerRunEnded(number: number, run: { runId: string; status: string; error?: string | null; result?: string | null }): Promise<Result<TaskStatus>> {
     return resultOf(() => {
-      const t = this.task(number);
+      const t = this.taskRows.get(number);
       if (!(t.runIds as string[]).includes(run.runId) || t.status !== "in_progress") return t.status as TaskStatus;
       if (run.status === "failed" || run.status === "cancelled") this.finishTask(t, "failed", `the worker's run ${run.status}: ${run.error ?? "no reason given"}`);
       // Finished without committing: the work waits in the overlay for a person to commit or discard.
       else if (run.status === "completed") this.finishTask(t, "partial", run.result ? `the worker finished without committing: ${run.result}` : "the worker finished without committing");
-      return this.task(number).status as TaskStatus;
+      return this.taskRows.get(number).status as TaskStatus;
     });
   }
 
@@ -453,41 +380,19 @@ export class FeatureDO extends DurableObject<Env> {
       const runId = (t.runIds as string[]).at(-1)!;
       const [info] = await lookup(t.worker!, [runId]);
       if (!info) continue;
-      const fresh = this.task(t.number);
-      if (fresh.status === "in_progress" && info.question && !fresh.answer) this.setTask(t.number, { status: "blocked", question: info.question.text });
+      const fresh = this.taskRows.get(t.number);
+      if (fresh.status === "in_progress" && info.question && !fresh.answer) this.taskRows.set(t.number, { status: "blocked", question: info.question.text });
       else if (["completed", "failed", "cancelled"].includes(info.status)) await this.workerRunEnded(t.number, info);
     }
   }
 
-  /** Cancels a task that has not settled (admin or orchestrator); its overlay is dropped. */
-  cancelTask(number: number, by: Principal): Promise<Result<true>> {
-    return resultOf(() => {
-      const f = this.row();
-      const t = this.task(number);
-      authorizeWork("task.discard", by, { orchestrator: f.orchestrator, worker: t.worker });
-      assertTaskMove({ number, status: t.status as TaskStatus }, "cancelled");
-      this.db.delete(schema.overlays).where(eq(schema.overlays.task, number)).run();
-      this.finishTask(t, "cancelled", null);
-      return true as const;
-    });
-  }
+  // ---- workspace (files.ts) ---------------------------------------------------------------------
 
-  // ---- workspace ----------------------------------------------------------------------------------
-
-  private overlayOf(number: number): OverlayChange[] {
-    return this.db.select({ path: schema.overlays.path, content: schema.overlays.content, baseVersion: schema.overlays.baseVersion }).from(schema.overlays).where(eq(schema.overlays.task, number)).orderBy(asc(schema.overlays.path)).all();
-  }
-
-  private versionOf(path: string): number {
-    return this.db.select({ v: schema.files.version }).from(schema.files).where(eq(schema.files.path, path)).get()?.v ?? this.db.select({ v: schema.tombstones.version }).from(schema.tombstones).where(eq(schema.tombstones.path, path)).get()?.v ?? 0;
-  }
-
-  /** The worker of a task, writing: the task must be its own and in progress. */
+  /** The worker of a task, writing: the task must be its own and in progress (or partial: its work waits uncommitted, and its worker may go on with it). */
   private writer(number: number, by: Principal): TaskRow {
     const f = this.row();
-    const t = this.task(number);
+    const t = this.taskRows.get(number);
     authorizeWork("task.files", by, { orchestrator: f.orchestrator, worker: t.worker });
-    // A partial task's work waits uncommitted: its worker (or a later run of it) may go on with it.
     if (t.status !== "in_progress" && t.status !== "partial") throw new PantheonError("conflict", `task ${number} is ${t.status}: files change only while it is in progress (or partial)`, { details: { task: number, status: t.status } });
     return t;
   }
@@ -496,63 +401,22 @@ export class FeatureDO extends DurableObject<Env> {
   listFiles(input: { task?: number; prefix?: string }): Promise<Result<{ path: string; bytes: number; version: number; changed: boolean }[]>> {
     return resultOf(() => {
       this.row();
-      const prefix = checkPrefix(input.prefix);
-      const tree = new Map(this.db.select().from(schema.files).all().map((f) => [f.path, { bytes: bytes(f.content), version: f.version, changed: false }]));
-      if (input.task !== undefined) {
-        this.task(input.task);
-        for (const c of this.overlayOf(input.task)) {
-          if (c.content === null) tree.delete(c.path);
-          else tree.set(c.path, { bytes: bytes(c.content), version: this.versionOf(c.path), changed: true });
-        }
-      }
-      return [...tree].filter(([path]) => path.startsWith(prefix)).sort(([a], [b]) => a.localeCompare(b)).map(([path, info]) => ({ path, ...info }));
+      if (input.task !== undefined) this.taskRows.get(input.task);
+      return this.files.list(input.task, input.prefix);
     });
   }
 
   readFile(input: { task?: number; path: string }): Promise<Result<{ path: string; content: string; version: number; changed: boolean }>> {
     return resultOf(() => {
       this.row();
-      const path = checkPath(input.path);
-      if (input.task !== undefined) {
-        this.task(input.task);
-        const change = this.db.select().from(schema.overlays).where(and(eq(schema.overlays.task, input.task), eq(schema.overlays.path, path))).get();
-        if (change) {
-          if (change.content === null) throw new PantheonError("not_found", `file '${path}' was deleted in task ${input.task}`, { details: { path } });
-          return { path, content: change.content, version: this.versionOf(path), changed: true };
-        }
-      }
-      const file = this.db.select().from(schema.files).where(eq(schema.files.path, path)).get();
-      if (!file) throw new PantheonError("not_found", `file '${path}' does not exist`, { details: { path } });
-      return { path, content: file.content, version: file.version, changed: false };
+      if (input.task !== undefined) this.taskRows.get(input.task);
+      return this.files.read(input.task, input.path);
     });
   }
 
   /** Writes (content) or deletes (null) a file in the task's overlay; the tree is untouched until commit. */
   writeFile(input: { task: number; path: string; content: string | null }, by: Principal): Promise<Result<{ path: string; bytes: number; deleted: boolean }>> {
-    return resultOf(() => {
-      const t = this.writer(input.task, by);
-      const path = checkPath(input.path);
-      if (input.content !== null && bytes(input.content) > workspaceLimits.fileBytes) {
-        throw new PantheonError("payload_too_large", `file '${path}' is ${bytes(input.content)} bytes: at most ${workspaceLimits.fileBytes} bytes a file`, { details: { issues: [{ path: ["content"], message: `at most ${workspaceLimits.fileBytes} bytes` }] } });
-      }
-      const existing = this.db.select().from(schema.overlays).where(and(eq(schema.overlays.task, t.number), eq(schema.overlays.path, path))).get();
-      const inTree = this.db.select({ v: schema.files.version }).from(schema.files).where(eq(schema.files.path, path)).get();
-      if (input.content === null && !inTree && (!existing || existing.content === null)) throw new PantheonError("not_found", `file '${path}' does not exist`, { details: { path } });
-      if (!existing && this.overlayOf(t.number).length >= workspaceLimits.overlayFiles) throw new PantheonError("payload_too_large", `a task changes at most ${workspaceLimits.overlayFiles} files`);
-      const now = Date.now();
-      if (existing) this.db.update(schema.overlays).set({ content: input.content, updatedAt: now }).where(and(eq(schema.overlays.task, t.number), eq(schema.overlays.path, path))).run();
-      else this.db.insert(schema.overlays).values({ task: t.number, path, content: input.content, baseVersion: this.versionOf(path), updatedAt: now }).run();
-      return { path, bytes: input.content === null ? 0 : bytes(input.content), deleted: input.content === null };
-    });
-  }
-
-  private committedContents(paths: string[]): Map<string, string> {
-    const out = new Map<string, string>();
-    for (const path of paths) {
-      const row = this.db.select({ content: schema.files.content }).from(schema.files).where(eq(schema.files.path, path)).get();
-      if (row) out.set(path, row.content);
-    }
-    return out;
+    return resultOf(() => this.files.write(this.writer(input.task, by).number, input.path, input.content));
   }
 
   /**
@@ -560,62 +424,50 @@ export class FeatureDO extends DurableObject<Env> {
    * retried commit answers what the first did). A file another task committed since this one first
    * touched it is a conflict: nothing is applied and the task is blocked with the conflicting paths.
    */
-  commitTask(input: { task: number; key: string; summary?: string; status?: "done" | "partial" }, by: Principal): Promise<Result<{ committed: boolean; conflicts: string[]; diff: DiffStats; status: TaskStatus }>> {
+  commitTask(input: { task: number; key: string; summary?: string; status?: "done" | "partial" }, by: Principal): Promise<Result<CommitOutcome>> {
     return resultOf(() => {
       const done = this.db.select().from(schema.commits).where(eq(schema.commits.key, input.key)).get();
-      if (done) return done.outcome as { committed: boolean; conflicts: string[]; diff: DiffStats; status: TaskStatus };
+      if (done) return done.outcome as CommitOutcome;
       const f = this.row();
-      const t = this.task(input.task);
+      const t = this.taskRows.get(input.task);
       authorizeWork("task.commit", by, { orchestrator: f.orchestrator, worker: t.worker });
       if (!["in_progress", "partial"].includes(t.status)) throw new PantheonError("conflict", `task ${t.number} is ${t.status}: only a task in progress (or partial) is committed`, { details: { task: t.number, status: t.status } });
-      const overlay = this.overlayOf(t.number);
-      const conflicts = conflictsOf(overlay, new Map(overlay.map((c) => [c.path, this.versionOf(c.path)])));
-      let outcome: { committed: boolean; conflicts: string[]; diff: DiffStats; status: TaskStatus };
-      this.ctx.storage.transactionSync(() => {
+      const overlay = this.files.overlayOf(t.number);
+      const conflicts = conflictsOf(overlay, new Map(overlay.map((c) => [c.path, this.files.versionOf(c.path)])));
+      return this.ctx.storage.transactionSync(() => {
+        let outcome: CommitOutcome;
         if (conflicts.length > 0) {
           const question = `commit blocked: ${conflicts.length === 1 ? "a file was" : `${conflicts.length} files were`} changed by another task meanwhile: ${conflicts.join(", ")}. Decide how to go on (the task's changes are kept).`;
-          if (t.status === "partial") this.setTask(t.number, { status: "in_progress" });
-          this.setTask(t.number, { status: "blocked", question, answer: null, answeredBy: null });
+          this.taskRows.set(t.number, { status: "blocked", question, answer: null, answeredBy: null });
           outcome = { committed: false, conflicts, diff: (t.diff as DiffStats | null) ?? emptyDiff, status: "blocked" };
         } else {
-          const diff = diffStats(overlay, this.committedContents(overlay.map((c) => c.path)));
-          const now = Date.now();
-          for (const c of overlay) {
-            const version = this.versionOf(c.path) + 1;
-            if (c.content === null) {
-              this.db.delete(schema.files).where(eq(schema.files.path, c.path)).run();
-              this.db.insert(schema.tombstones).values({ path: c.path, version }).onConflictDoUpdate({ target: schema.tombstones.path, set: { version } }).run();
-            } else {
-              this.db.insert(schema.files).values({ path: c.path, content: c.content, version, task: t.number, updatedAt: now }).onConflictDoUpdate({ target: schema.files.path, set: { content: c.content, version, task: t.number, updatedAt: now } }).run();
-              this.db.delete(schema.tombstones).where(eq(schema.tombstones.path, c.path)).run();
-            }
-          }
-          this.db.delete(schema.overlays).where(eq(schema.overlays.task, t.number)).run();
+          const diff = diffStats(overlay, this.files.contents(overlay.map((c) => c.path)));
+          this.files.apply(t.number, overlay, Date.now());
           const status = input.status ?? "done";
-          this.setTask(t.number, { diff });
-          if (t.status === "partial" && status === "partial") this.setTask(t.number, { summary: input.summary ?? t.summary });
+          this.taskRows.set(t.number, { diff });
+          if (t.status === "partial" && status === "partial") this.taskRows.set(t.number, { summary: input.summary ?? t.summary });
           else this.finishTask({ ...t, diff }, status, input.summary ?? t.summary);
           outcome = { committed: true, conflicts: [], diff, status };
         }
-        this.db.insert(schema.commits).values({ key: input.key, task: t.number, outcome: outcome!, at: Date.now() }).run();
+        this.db.insert(schema.commits).values({ key: input.key, task: t.number, outcome, at: Date.now() }).run();
+        return outcome;
       });
-      return outcome!;
     });
   }
 
-  /** Drops a task's overlay and leaves nothing of it behind; the task is cancelled (or, kept, starts over clean). */
+  /** Drops a task's overlay and leaves nothing of it behind; the task is cancelled. */
   discardTask(number: number, by: Principal): Promise<Result<{ discarded: number; status: TaskStatus }>> {
     return resultOf(() => {
       const f = this.row();
-      const t = this.task(number);
+      const t = this.taskRows.get(number);
       authorizeWork("task.discard", by, { orchestrator: f.orchestrator, worker: t.worker });
-      const discarded = this.overlayOf(number).length;
-      this.ctx.storage.transactionSync(() => {
-        this.db.delete(schema.overlays).where(eq(schema.overlays.task, number)).run();
-        this.setTask(number, { diff: null });
+      const discarded = this.ctx.storage.transactionSync(() => {
+        const count = this.files.drop(number);
+        this.taskRows.set(number, { diff: null });
         if (t.status !== "cancelled" && t.status !== "done") this.finishTask(t, "cancelled", t.summary);
+        return count;
       });
-      return { discarded, status: this.task(number).status as TaskStatus };
+      return { discarded, status: this.taskRows.get(number).status as TaskStatus };
     });
   }
 
@@ -623,9 +475,9 @@ export class FeatureDO extends DurableObject<Env> {
   taskDetail(number: number): Promise<Result<Record<string, unknown>>> {
     return resultOf(() => {
       this.row();
-      const t = this.task(number);
-      const overlay = this.overlayOf(number);
-      const committed = this.committedContents(overlay.map((c) => c.path));
+      const t = this.taskRows.get(number);
+      const overlay = this.files.overlayOf(number);
+      const committed = this.files.contents(overlay.map((c) => c.path));
       return {
         ...t,
         pending: overlay.length ? diffStats(overlay, committed) : emptyDiff,
@@ -639,14 +491,8 @@ export class FeatureDO extends DurableObject<Env> {
     return resultOf(async () => {
       const f = this.row();
       await this.reconcile(lookup);
-      const rows = this.db.select().from(schema.tasks).orderBy(asc(schema.tasks.number)).all();
-      const reports: TaskReport[] = [];
-      for (const t of rows) {
-        const infos = t.worker && (t.runIds as string[]).length ? await lookup(t.worker, t.runIds as string[]) : [];
-        const runs: TaskRun[] = infos.map((r) => ({ runId: r.runId, status: r.status, trace: `/api/agents/${t.worker}/runs/${r.runId}`, inputTokens: r.inputTokens, outputTokens: r.outputTokens, costUsd: r.model ? costOf(r.model, r) : null }));
-        reports.push({ number: t.number, name: t.name, status: t.status as TaskStatus, summary: t.summary, startedAt: t.startedAt, completedAt: t.completedAt, diff: (t.diff as DiffStats | null) ?? emptyDiff, runs, ...totalsOf(runs) });
-      }
-      return rollUp({ name: f.name, status: f.status }, reports);
+      return rollUp({ name: f.name, status: f.status }, await this.taskRows.reports(lookup));
     });
   }
+
 }
