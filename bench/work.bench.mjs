@@ -14,7 +14,9 @@ const ECHO_SAMPLES = 100;
 /** @param {{ url: string, token: string, modelDouble: { url: string } } | null} server */
 export async function run(server) {
   if (!server) return { title: "Work: a 10-task feature", rows: [], notes: ["no server: wrangler dev did not start"] };
-  const request = client({ ...server, project: `bench-work-${randomBytes(3).toString("hex")}` });
+  const project = `bench-work-${randomBytes(3).toString("hex")}`;
+  await client(server)("/api/projects", { method: "POST", json: { slug: project } });
+  const request = client({ ...server, project });
   const workerModel = `bench-worker-${randomBytes(3).toString("hex")}`;
   const tools = ["feature.create", "plan.write", "plan.read", "tasks.sync", "task.start", "status"];
   await request("/api/agents", { method: "POST", json: { name: "planner", runtime: { tools } } });
