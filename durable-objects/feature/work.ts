@@ -49,7 +49,9 @@ export function makeWork(env: Env, project: string) {
             ...orchestrator.runtime,
             tools: [...new Set([...workerTools, ...begin.template.tools])],
             approvalRequired: [...new Set(["task.block", ...begin.template.approvalRequired])],
+            // A worker has the tools its template names, not the orchestrator's own endpoints or remote agents.
             httpTools: [],
+            a2aAgents: [],
           },
         }),
       );
