@@ -1,24 +1,19 @@
 // AG-UI over HTTP: `POST /agui/agents/:name` takes a RunAgentInput and streams AG-UI events (SSE,
 // or AG-UI's protobuf framing when the client asks for it). The mapping is core/protocols/agui.ts;
-// this shell authenticates, validates, reaches the agent's own run stream and paces it to the client.
-import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
-import { RunAgentInputSchema } from "@ag-ui/core/schemas";
-import { EventEncoder } from "@ag-ui/encoder";
+// the run is ./agui-run.ts, loaded by the first request: AG-UI's packages (their zod schemas and the
+// protobuf encoder) are not evaluated at the worker's startup.
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { decisionsOf, makeAguiRun, type AguiRun, type PantheonRunEvent, type PendingCall } from "../../core/protocols";
-import { PantheonError, validationFailed } from "../../core/errors";
-import { agentStub, call, registryStub, type Remote } from "../../durable-objects/stubs";
-import type { AgentDO } from "../../durable-objects/agent/agent-do";
+import { z } from "zod";
+import { PantheonError } from "../../core/errors";
+import { registryStub } from "../../durable-objects/stubs";
 import { nameParam } from "../api/agents";
-import { apiAuth, checkScope, projectMiddleware, requireScope } from "../auth";
-import { requireProject } from "../projects";
-import type { AppContext, AppEnv } from "../env";
+import { apiAuth, projectMiddleware, requireScope } from "../auth";
+import type { AppEnv } from "../env";
 import { notFound } from "../errors";
+import { requireProject } from "../projects";
 import { valid } from "../validation";
-import { readRunEvents } from "../../core/protocols/run-events";
-import { sessionFor } from "./sessions";
 
 /**
  * Request bodies above this answer 413. Larger than the API's 64 KiB: an AG-UI client sends the
@@ -26,108 +21,7 @@ import { sessionFor } from "./sessions";
  */
 export const maxAguiBodyBytes = 1024 * 1024;
 
-/** The text of the newest user message: the turn. Earlier messages are the agent's own memory, not the request's. */
-function turnOf(input: RunAgentInput): string {
-  const index = input.messages.findLastIndex((m) => m.role === "user");
-  if (index < 0) throw validationFailed([{ path: ["messages"], message: "include a message with role 'user' (or resume an interrupt)" }]);
-  const content = (input.messages[index] as { content: unknown }).content;
-  const path = ["messages", index, "content"];
-  const text =
-    typeof content === "string"
-      ? content
-      : (content as { type: string; text?: string }[]).map((part, i) => {
-          if (part.type !== "text") throw validationFailed([{ path: [...path, i, "type"], message: `only text parts are supported (got '${part.type}')` }]);
-          return part.text ?? "";
-        }).join("\n");
-  if (!text.trim()) throw validationFailed([{ path, message: "the last user message is empty" }]);
-  if (text.length > 32_000) throw validationFailed([{ path, message: "at most 32,000 characters" }]);
-  return text;
-}
-
-/** The Pantheon run's wait, read when its stream ends without `done`: what the interrupt offers. */
-async function waitOf(agent: Remote<AgentDO>, runId: string | null): Promise<{ runId: string; status: string; pending: PendingCall[]; decideBy?: number } | null> {
-  if (!runId) return null;
-  const found = await agent.getRun(runId);
-  if (!found.ok) return null;
-  const { run } = found.value as { run: { status: string; pending: PendingCall[]; decideBy?: number } };
-  return { runId, status: run.status, pending: run.pending, ...(run.decideBy !== undefined ? { decideBy: run.decideBy } : {}) };
-}
-
-/**
- * The AG-UI stream, pulled: the agent's next run event is read only when the client has taken what
- * was sent, so nothing piles up here for a slow reader (the run itself never waits for it).
- */
-function aguiStream(source: ReadableStream<Uint8Array>, run: AguiRun, encoder: EventEncoder, agent: Remote<AgentDO>): ReadableStream<Uint8Array> {
-  const events = readRunEvents(source);
-  let pending: BaseEvent[] = run.start();
-  let closed = false;
-  const encode = (batch: BaseEvent[]) => {
-    const parts = batch.map((event) => encoder.encodeBinary(event));
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
-  };
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        while (pending.length === 0 && !closed) {
-          try {
-            const next = await events.next();
-            if (next.done) {
-              pending = run.finished ? [] : run.end(await waitOf(agent, run.pantheonRunId));
-              closed = true;
-            } else {
-              pending = run.next(next.value as PantheonRunEvent);
-            }
-          } catch (error) {
-            pending = run.finished ? [] : [{ type: EventType.RUN_ERROR, message: error instanceof Error ? error.message : String(error), code: "stream_failed" } as BaseEvent];
-            closed = true;
-          }
-        }
-        if (pending.length) controller.enqueue(encode(pending));
-        pending = [];
-        if (closed) {
-          controller.close();
-          await events.return(undefined);
-        }
-      },
-      async cancel() {
-        await events.return(undefined);
-      },
-    },
-    { highWaterMark: 0 },
-  );
-}
-
-async function runAgui(c: AppContext, name: string, input: RunAgentInput): Promise<Response> {
-  if (input.threadId.length > 200 || !input.threadId.trim()) throw validationFailed([{ path: ["threadId"], message: "1 to 200 characters" }]);
-  if (input.runId.length > 200) throw validationFailed([{ path: ["runId"], message: "at most 200 characters" }]);
-  const agent = await agentStub(c.env, c.get("project"), name);
-  const encoder = new EventEncoder({ accept: c.req.header("accept") ?? "text/event-stream" });
-  let run: AguiRun;
-  let source: ReadableStream<Uint8Array>;
-  if (input.resume?.length) {
-    // Answering an interrupt is deciding an approval: the approve scope, as POST …/runs/:id/approval.
-    checkScope(c, "approve");
-    const decided = decisionsOf(input.resume);
-    if (!decided.ok) throw validationFailed([decided.problem]);
-    source = await call(agent.decideStream(decided.runId, decided.decisions, c.get("principal")));
-    const sessionId = ((await agent.getRun(decided.runId)) as { ok: boolean; value?: { run: { sessionId: string } } }).value?.run.sessionId;
-    run = makeAguiRun({ threadId: input.threadId, runId: input.runId, agent: name, pantheonRunId: decided.runId, ...(sessionId ? { sessionId } : {}), announced: decided.decisions.map((d) => d.callId) });
-  } else {
-    const content = turnOf(input);
-    const session = await sessionFor(agent, "agui", input.threadId);
-    source = await call(agent.chatStream({ content, session }));
-    run = makeAguiRun({ threadId: input.threadId, runId: input.runId, agent: name, sessionId: session });
-  }
-  return new Response(aguiStream(source, run, encoder, agent), {
-    headers: { "content-type": encoder.getContentType(), "cache-control": "no-cache", "x-request-id": c.get("requestId") },
-  });
-}
+let aguiRun: Promise<typeof import("./agui-run")> | undefined;
 
 /**
  * `/agui`: each agent of the project as an AG-UI agent (`@ag-ui/client`'s HttpAgent, CopilotKit, …).
@@ -140,9 +34,9 @@ async function runAgui(c: AppContext, name: string, input: RunAgentInput): Promi
  */
 export const aguiRoutes = new Hono<AppEnv>()
   .use("*", projectMiddleware, bodyLimit({ maxSize: maxAguiBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject, requireScope("chat"))
-  .post("/agents/:name", valid("param", nameParam), valid("json", RunAgentInputSchema), async (c) => {
+  .post("/agents/:name", valid("param", nameParam), valid("json", z.record(z.string(), z.unknown())), async (c) => {
     const { name } = c.req.valid("param");
     if (!(await registryStub(c.env, c.get("project")).getAgent(name)).ok) throw new PantheonError("not_found", `no agent named '${name}' in project '${c.get("project")}'`, { details: { agent: name } });
-    return runAgui(c, name, c.req.valid("json") as RunAgentInput);
+    return (await (aguiRun ??= import("./agui-run"))).handleAgui(c, name, c.req.valid("json"));
   })
   .all("*", notFound);
