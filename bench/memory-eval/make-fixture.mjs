@@ -14,33 +14,21 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { seededRandom } from "../../test/doubles/seeded-random.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, "fixture.json");
 const dayMs = 86_400_000;
 
-/** mulberry32, as test/doubles/seeded-random.ts. */
+/** The suites' seeded PRNG (mulberry32), plus `some`: `n` distinct items. */
 function seeded(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (below) => Math.floor(next() * below);
-  const pick = (items) => items[int(items.length)];
+  const r = seededRandom(seed);
   return {
-    int,
-    between: (lo, hi) => lo + int(hi - lo + 1),
-    chance: (p) => next() < p,
-    pick,
-    /** `n` distinct items. */
+    ...r,
     some: (items, n) => {
       const pool = [...items];
       const got = [];
-      while (got.length < n && pool.length) got.push(pool.splice(int(pool.length), 1)[0]);
+      while (got.length < n && pool.length) got.push(pool.splice(r.int(pool.length), 1)[0]);
       return got;
     },
   };
