@@ -85,6 +85,9 @@ export function makeWorkFeature(deps: {
 
     /** Tells the feature what a worker's run did: asked a person, or ended. Best effort: the feature reconciles on read. */
     onRunEvent(event: RunEvent, runId: string): void {
+      // Called for every streamed token: only a status change or a run's end may concern the feature,
+      // so the binding (a settings read) is looked up for those alone.
+      if (event.type !== "status" && event.type !== "done") return;
       const b = binding();
       if (!b) return;
       const feature = () => work().feature(b.feature);
