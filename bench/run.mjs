@@ -58,6 +58,7 @@ export async function startBenchServer() {
     url: dev.url,
     token,
     modelDouble,
+    inspectorPort: dev.inspectorPort,
     async stop() {
       await dev.stop();
       modelDouble.server.closeAllConnections?.();

@@ -1,4 +1,3 @@
-import { getAgentByName } from "agents";
 import { unwrap, type Result } from "../core/errors";
 import type { AgentDO } from "./agent/agent-do";
 import type { FeatureDO } from "./feature/feature-do";
@@ -23,9 +22,13 @@ export function registryStub(env: Env, project: string): Remote<RegistryDO> {
 /** Durable Object name of an agent: project and agent slugs cannot contain '.', so this is unambiguous. */
 export const agentObjectName = (project: string, agent: string) => `${project}.${agent}`;
 
+/**
+ * An agent's object. A plain stub, not the SDK's `getAgentByName`: that makes an extra round trip
+ * (`__unsafe_ensureInitialized`) before every call, and an AgentDO starts its lifecycle from its own
+ * constructor before any call is delivered (agent-do.ts), so the wait is already on the other side.
+ */
 export async function agentStub(env: Env, project: string, agent: string): Promise<Remote<AgentDO>> {
-  const stub = await getAgentByName(env.AGENT_DO as DurableObjectNamespace<AgentDO>, agentObjectName(project, agent));
-  return stub as unknown as Remote<AgentDO>;
+  return env.AGENT_DO.get(env.AGENT_DO.idFromName(agentObjectName(project, agent))) as unknown as Remote<AgentDO>;
 }
 
 /** A feature's own Durable Object (named `<project>.<feature>`, like an agent's). */

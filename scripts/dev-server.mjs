@@ -19,7 +19,7 @@ export function freePort() {
 
 /**
  * @param {{ port: number, token?: string, persistTo?: string, vars?: Record<string,string>, quiet?: boolean, timeoutMs?: number }} options
- * @returns {Promise<{ url: string, stop: () => Promise<void>, child: import("node:child_process").ChildProcess }>}
+ * @returns {Promise<{ url: string, stop: () => Promise<void>, child: import("node:child_process").ChildProcess, inspectorPort: number }>}
  */
 export async function startDevServer({ port, token, persistTo, vars = {}, quiet = true, timeoutMs = 120_000 }) {
   // wrangler refuses to start without the static assets directory: build the PWA on a fresh clone.
@@ -65,7 +65,7 @@ export async function startDevServer({ port, token, persistTo, vars = {}, quiet 
     if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}:\n${output.slice(-4000)}`);
     try {
       const res = await fetch(`${url}/api/health`);
-      if (res.ok) return { url, stop, child, output: () => output };
+      if (res.ok) return { url, stop, child, inspectorPort: inspector, output: () => output };
     } catch {}
     await new Promise((r) => setTimeout(r, 300));
   }

@@ -67,6 +67,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       list: () => this.getSchedules().filter((s) => s.callback === "onMemoryIdle"),
       schedule: (seconds) => this.schedule(seconds, "onMemoryIdle"),
       cancel: (id) => this.cancelSchedule(id),
+      lastActivityAt: () => this.messages.lastAt(),
     }, background: (work) => this.ctx.waitUntil(work), screenFor: (profile) => this.turns.memoryScreenFor(profile) });
     this.driver = makeRunDriver({
       runs: this.runs,
@@ -83,7 +84,7 @@ export class AgentDO extends Agent<Env, LiveState> {
         await this.armRunWatchdog();
         return work();
       },
-      transaction: (fn) => this.ctx.storage.transactionSync(fn),
+      transaction: (fn) => this.transaction(fn),
     });
     const project = () => this.name.slice(0, this.name.indexOf("."));
     this.bus = makeAgentBus({
@@ -96,7 +97,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       deliver: (runId, event) => this.driver.deliver(runId, event),
       createRun: (input) => this.driver.create({ ...input, agent: this.profile().name, limits: limitsOf(this.profile().runtime.limits) }),
       startRun: (runId) => this.driver.startCreated(runId),
-      transaction: (fn) => this.ctx.storage.transactionSync(fn),
+      transaction: (fn) => this.transaction(fn),
       retryLater: async (seconds) => {
         if (!this.getSchedules().some((s) => s.callback === "onBusFlush")) await this.schedule(seconds, "onBusFlush");
       },
@@ -122,7 +123,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       waitUntil: (promise) => this.ctx.waitUntil(promise),
     });
     this.behaviors = makeBehaviors({
-      book: makeBehaviorBook(this.db, this.clock),
+      book: makeBehaviorBook(this.settings, this.clock),
       clock: this.clock,
       scheduler: {
         list: () => this.listSchedules(),
@@ -175,6 +176,12 @@ export class AgentDO extends Agent<Env, LiveState> {
       observePlan: (runId, observe) => this.planObservers.set(runId, observe),
       waitUntil: (promise) => this.ctx.waitUntil(promise),
     });
+    // Start (the SDK's lifecycle: `onStart`, restored connections) as soon as the object exists,
+    // under a blockConcurrencyWhile taken in the constructor, so not even the event that made the
+    // object is delivered before the start has finished. Callers can then reach this object with a plain stub: `getAgentByName`'s extra
+    // `__unsafe_ensureInitialized` round trip before every call is not needed (durable-objects/stubs.ts).
+    // A start that fails is tried again by the SDK on the next event.
+    void ctx.blockConcurrencyWhile(() => this.lifecycle.start().catch((error: unknown) => console.error("agent start failed", error)));
   }
 
   /** Runs `fn` once per key, across restarts (a plan step redone after an eviction). */
@@ -287,11 +294,22 @@ export class AgentDO extends Agent<Env, LiveState> {
     await this.behaviors.reconcile();
   }
 
+  /** One SQLite transaction; when it rolls back, what the settings store kept of it goes too. */
+  private transaction<T>(fn: () => T): T {
+    try {
+      return this.ctx.storage.transactionSync(fn);
+    } catch (error) {
+      this.settings.reset();
+      throw error;
+    }
+  }
+
   /** Removes everything this agent remembers (the agent was deleted from the registry). */
   forget(): void {
     const crons = cronBehaviorsOf(this.storedProfile()?.script as ActorScript | null | undefined);
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) this.db.delete(table).run();
     this.profileSnapshot = undefined;
+    this.settings.reset();
     this.ctx.waitUntil(this.indexCron(crons, []));
     this.setState(initialLiveState);
     this.ctx.waitUntil(this.mcpServers.removeAll());
@@ -561,7 +579,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
   /** The idle upkeep now: exchanges waiting for extraction first, then consolidation. */
   consolidateMemories() {
-    return this.known(() => this.memory.onIdle(this.profile()));
+    return this.known(() => this.memory.upkeep(this.profile()));
   }
   addDocument(source: string, doc: { title: string; text: string }) {
     return this.known(() => this.memory.addDocument(source, doc));

@@ -43,6 +43,18 @@ export function project() {
       }
       throw new Error(`gave up waiting for ${what}`);
     },
+    /**
+     * A delegation chain once its log has `hops` hops in a final state. The bus log reaches the
+     * registry after the messages (no message waits on it), so right after a run settles it may lag.
+     */
+    async conversation(id: string, hops: number): Promise<any> {
+      return this.until(async () => {
+        const res = await call(`/api/conversations/${id}`);
+        if (!res.ok) return null;
+        const chain = (await res.json()) as { hops: { state: string }[] };
+        return chain.hops.length >= hops && chain.hops.every((h) => h.state !== "sent" && h.state !== "applied") ? chain : null;
+      }, `conversation ${id} with ${hops} settled hops`);
+    },
     /** The reply a finished run gave (from its trace). */
     replyOf(run: { trace: { name: string; data: any }[] }): string {
       return run.trace.find((t) => t.name === "run_finished")?.data.reply ?? "";

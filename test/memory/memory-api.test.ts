@@ -111,4 +111,36 @@ describe("embedding spaces and upkeep", () => {
     const callbacks = await runInDurableObject(stub, (instance: { getSchedules(): { callback: string }[] }) => instance.getSchedules().map((s) => s.callback));
     expect(callbacks.filter((c) => c === "onMemoryIdle")).toHaveLength(1);
   });
+
+  it("an idle alarm that fires while the agent is still talking moves itself instead of consolidating", async () => {
+    const { name } = await createAgent();
+    await api(`/api/agents/${name}/messages`, { method: "POST", json: { content: "hello" } });
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(agentObjectName("default", name)));
+    type Instance = {
+      getSchedules(): { id: string; callback: string; time: number }[];
+      cancelSchedule(id: string): Promise<boolean>;
+      onMemoryIdle(): Promise<void>;
+    };
+    // What the alarm does: the SDK drops the one-shot schedule and calls back.
+    const fire = (instance: Instance) =>
+      Promise.all(instance.getSchedules().filter((s) => s.callback === "onMemoryIdle").map((s) => instance.cancelSchedule(s.id))).then(() => instance.onMemoryIdle());
+    const consolidatedAt = (sql: SqlStorage) => sql.exec("SELECT value FROM settings WHERE key = 'memory.consolidatedAt'").toArray().length;
+
+    const early = await runInDurableObject(stub, async (instance: Instance, state) => {
+      await fire(instance);
+      return { idle: instance.getSchedules().filter((s) => s.callback === "onMemoryIdle"), consolidated: consolidatedAt(state.storage.sql) };
+    });
+    expect(early.consolidated).toBe(0);
+    expect(early.idle).toHaveLength(1);
+    // Moved to 15 minutes after the last message, not dropped and not fired again at once.
+    expect(early.idle[0]!.time * 1000).toBeGreaterThan(Date.now() + 14 * 60_000);
+
+    const late = await runInDurableObject(stub, async (instance: Instance, state) => {
+      state.storage.sql.exec("UPDATE messages SET created_at = created_at - ?", 16 * 60_000);
+      await fire(instance);
+      return { idle: instance.getSchedules().filter((s) => s.callback === "onMemoryIdle"), consolidated: consolidatedAt(state.storage.sql) };
+    });
+    expect(late.consolidated).toBe(1);
+    expect(late.idle).toHaveLength(0);
+  });
 });

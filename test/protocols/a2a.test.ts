@@ -137,7 +137,8 @@ describe("A2A tasks are the agent's runs", () => {
     // The client reads nothing more while the agent works: the run is the agent's, not the stream's.
     let status = "";
     for (let i = 0; i < 200 && status !== "completed"; i++) {
-      status = ((await (await api(`/api/agents/${agent.name}/runs/${taskId}`)).json()) as { run: { status: string } }).run.status;
+      // The task is announced (submitted) before the agent has written its run: a 404 at first is fine.
+      status = ((await (await api(`/api/agents/${agent.name}/runs/${taskId}`)).json()) as { run?: { status: string } }).run?.status ?? "";
       if (status !== "completed") await new Promise((r) => setTimeout(r, 10));
     }
     expect(status).toBe("completed");

@@ -171,7 +171,9 @@ describe("AG-UI at /agui/agents/:name", () => {
     expect(failure).toBeNull();
     expect(types.at(-1)).toBe("RUN_FINISHED");
     const finished = of(events, "RUN_FINISHED")[0]!;
-    expect(finished.result).toMatchObject({ status: "waiting_agent" });
+    // The stream ends where the run stands: waiting for the other agent, or already answered when
+    // the answer came back before the run's events were all written.
+    expect(["waiting_agent", "completed"]).toContain(finished.result.status);
     const runId = finished.result.runId as string;
     let status = "";
     for (let i = 0; i < 300 && status !== "completed"; i++) {

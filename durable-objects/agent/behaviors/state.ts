@@ -1,10 +1,6 @@
-import { eq } from "drizzle-orm";
-import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { ActorScript, Behavior } from "../../../core/dsl";
 import type { Clock } from "../../../core/ports";
-import * as schema from "../schema";
-
-type Db = DrizzleSqliteDODatabase<typeof schema>;
+import type { SettingsPort } from "../chat/settings";
 
 /** What the agent remembers about one behavior between runs (kept across restarts). */
 export interface BehaviorState {
@@ -54,18 +50,16 @@ export function behaviorsOf(script: ActorScript | null): FoundBehavior[] {
 
 const bookKey = "behaviors";
 
-/** The behavior book lives in the agent's settings table as one small JSON value. */
-export function makeBehaviorBook(db: Db, clock: Clock) {
+/**
+ * The behavior book lives in the agent's settings as one small JSON value (read through the
+ * settings store, which keeps it between reads: every message touches it).
+ */
+export function makeBehaviorBook(settings: SettingsPort, clock: Clock) {
   function load(): BehaviorBook {
-    const row = db.select().from(schema.settings).where(eq(schema.settings.key, bookKey)).get();
-    return (row?.value as BehaviorBook | undefined) ?? { states: {}, lastActivityAt: clock.now() };
+    return settings.get<BehaviorBook>(bookKey) ?? { states: {}, lastActivityAt: clock.now() };
   }
   function save(book: BehaviorBook): void {
-    const value = JSON.parse(JSON.stringify(book)) as BehaviorBook;
-    db.insert(schema.settings)
-      .values({ key: bookKey, value, updatedAt: clock.now() })
-      .onConflictDoUpdate({ target: schema.settings.key, set: { value, updatedAt: clock.now() } })
-      .run();
+    settings.set(bookKey, JSON.parse(JSON.stringify(book)) as BehaviorBook);
   }
   return {
     load,

@@ -67,6 +67,10 @@ export function makeMessageStore(db: Db, clock: Clock) {
   const historyAll = db.select(historyColumns).from(messages).where(historyWhere).orderBy(asc(messages.seq)).prepare();
   const historyRecent = db.select(historyColumns).from(messages).where(historyWhere).orderBy(desc(messages.seq)).limit(sql.placeholder("limit")).prepare();
   return {
+    /** When the newest message of any session was written, if there is one (the idle alarm asks). */
+    lastAt(): number | undefined {
+      return db.select({ at: messages.createdAt }).from(messages).orderBy(desc(messages.seq)).limit(1).get()?.at;
+    },
     /**
      * Adds a message. With an `id`, adding it again returns the stored one: a step that may be
      * redone after a restart (a plan's message) writes its message once.

@@ -16,19 +16,34 @@ export interface SettingsPort {
  * const settings = makeSettingsStore(db, clock);
  * settings.set("memory.consolidatedAt", Date.now());
  */
-export function makeSettingsStore(db: DrizzleSqliteDODatabase<typeof schema>, clock: Clock): SettingsPort {
+export function makeSettingsStore(db: DrizzleSqliteDODatabase<typeof schema>, clock: Clock): SettingsPort & { reset(): void } {
   // Read on every turn (the profile, a session's summary): built once.
   const byKey = db.select({ value: schema.settings.value }).from(schema.settings).where(eq(schema.settings.key, sql.placeholder("key"))).prepare();
+  // A turn reads the same few keys several times (the profile, the work binding, summaries) and this
+  // object is their only writer, so each value's JSON is kept after its first read and kept current by
+  // `set`. Callers get a fresh parse, never a shared object. `reset` drops it all, for a transaction
+  // that rolled back or a wiped agent.
+  const cache = new Map<string, string | undefined>();
+  const parse = <T>(json: string | undefined): T | undefined => (json === undefined ? undefined : (JSON.parse(json) as T));
   return {
     get<T>(key: string): T | undefined {
-      return byKey.get({ key })?.value as T | undefined;
+      if (cache.has(key)) return parse<T>(cache.get(key));
+      const value = byKey.get({ key })?.value;
+      const json = value === undefined ? undefined : JSON.stringify(value);
+      cache.set(key, json);
+      return parse<T>(json);
     },
     set(key: string, value: unknown): void {
       const now = clock.now();
+      cache.delete(key);
       db.insert(schema.settings)
         .values({ key, value, updatedAt: now })
         .onConflictDoUpdate({ target: schema.settings.key, set: { value, updatedAt: now } })
         .run();
+      cache.set(key, JSON.stringify(value));
+    },
+    reset(): void {
+      cache.clear();
     },
   };
 }

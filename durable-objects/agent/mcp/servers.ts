@@ -39,6 +39,8 @@ export interface McpClient {
   callTool(params: { serverId: string; name: string; arguments: Record<string, unknown> }, options: { signal?: AbortSignal }): Promise<McpCallResult>;
   /** Waits (up to `timeoutMs`) for connections restored after the object woke up. */
   ready(timeoutMs: number): Promise<void>;
+  /** Connections held in memory; a ready server is always one of them. */
+  connectionCount(): number;
 }
 
 /** An MCP tool as the agent sees it: its Pantheon name and the name the server knows it by. */
@@ -102,6 +104,7 @@ export function mcpClientOf(agent: Pick<Agent<Env>, "addMcpServer" | "removeMcpS
     servers: () => agent.getMcpServers() as unknown as ReturnType<McpClient["servers"]>,
     callTool: async (params, options) => (await agent.mcp.callTool(params, options.signal ? { signal: options.signal } : undefined)) as McpCallResult,
     ready: (timeoutMs) => agent.mcp.waitForConnections({ timeout: timeoutMs }),
+    connectionCount: () => Object.keys(agent.mcp.mcpConnections).length,
   };
 }
 
@@ -265,6 +268,9 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
     toolSource(): ToolSource {
       const specs: ToolSpec[] = [];
       const implementations: Record<string, ToolImplementation> = {};
+      // Asked on every turn; an agent without a connection has no ready server, and listing the
+      // servers would read the SDK's table for nothing.
+      if (client.connectionCount() === 0) return { specs, implementations };
       for (const server of list()) {
         // A server whose host left the allowlist offers no tools (its requests would be refused anyway).
         if (server.state !== "ready" || !outboundCheck(server.url).ok) continue;

@@ -1,4 +1,3 @@
-import { getAgentByName } from "agents";
 import type { SqlLike } from "../../../core/ports";
 import type { AgentProfile } from "../../../core/agents";
 import { defaultTuning, makeLlmSummarizer, reciprocalRankFusion, tuningForEmbedder, type MemoryKind } from "../../../core/context";
@@ -25,6 +24,8 @@ export interface IdleScheduler {
   list(): Array<{ id: string }>;
   schedule(delaySeconds: number): Promise<unknown>;
   cancel(id: string): Promise<unknown>;
+  /** When the agent last had a turn (its newest message), so a fired alarm can tell it came too early. */
+  lastActivityAt(): number | undefined;
 }
 
 export interface MemoryFeatureDeps {
@@ -84,7 +85,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   const self = () => deps.objectName().slice(project().length + 1);
 
   const foreign: ForeignSearch = async (owner, source, query, limit) => {
-    const stub = (await getAgentByName(env.AGENT_DO as never, `${project()}.${owner}`)) as unknown as {
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`${project()}.${owner}`)) as unknown as {
       searchShared(request: { source: string; query: string; limit: number; requester: string }): Promise<Result<SharedHits>>;
     };
     return unwrap(await stub.searchShared({ source, query, limit, requester: self() }));
@@ -144,9 +145,29 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     return lifecycle.extractPending(llm, deps.screenFor(profile)).catch((error: unknown) => console.warn("batched memory extraction failed", error));
   }
 
+  // Whether this instance has made sure one idle alarm exists. A turn used to cancel and re-create the
+  // alarm (a dozen SQLite statements of the SDK's job table on every turn); now the alarm stays put and,
+  // when it fires before the agent has been idle for `idleSeconds`, moves itself to the right time.
+  let idleArmed = false;
   async function armIdle(): Promise<void> {
-    for (const s of deps.idle.list()) await deps.idle.cancel(s.id);
-    await deps.idle.schedule(idleSeconds);
+    if (idleArmed) return;
+    const armed = deps.idle.list();
+    for (const s of armed.slice(1)) await deps.idle.cancel(s.id);
+    if (armed.length === 0) await deps.idle.schedule(idleSeconds);
+    idleArmed = true;
+  }
+
+  /** Exchanges waiting for extraction first (one call), then consolidation. */
+  async function upkeep(profile: AgentProfile | undefined) {
+    if (profile && lifecycle.pendingCount() > 0) await extractPending(profile);
+    return lifecycle.consolidate();
+  }
+
+  /** Seconds until the agent will have been idle for `idleSeconds`; 0 when it already has. */
+  function idleRemaining(): number {
+    const last = deps.idle.lastActivityAt();
+    if (last === undefined) return 0;
+    return Math.max(0, Math.ceil((last + idleSeconds * 1000 - clock.now()) / 1000));
   }
 
   async function store(input: { text: string; kind: MemoryKind; importance?: number; provenance: string; entities?: string[]; occurredAt?: number }) {
@@ -251,9 +272,18 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     consolidate: () => lifecycle.consolidate(),
     /** The idle alarm: exchanges still waiting are extracted (one call), then memory is consolidated. */
     async onIdle(profile: AgentProfile | undefined) {
-      if (profile && lifecycle.pendingCount() > 0) await extractPending(profile);
-      return lifecycle.consolidate();
+      // The fired schedule is gone: the next turn (or the line below) arms a new one.
+      idleArmed = false;
+      const remaining = idleRemaining();
+      if (remaining > 0) {
+        idleArmed = true;
+        await deps.idle.schedule(remaining);
+        return null;
+      }
+      return upkeep(profile);
     },
+    /** The idle upkeep now, whether or not the agent is idle (`POST …/memories/consolidate`). */
+    upkeep,
     addDocument: (source: string, doc: { title: string; text: string }) => addDocument(memory, source, doc),
     wipe: () => memory.wipe(),
 

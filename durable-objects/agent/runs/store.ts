@@ -50,7 +50,11 @@ function summary(row: RunRow): RunSummary {
 }
 
 /** Runs (the persisted state of every turn or behavior) and their trace, one row per step. */
+/** Runs whose last trace seq an instance keeps in memory (a run is done long before this many more start). */
+const traceSeqCacheSize = 256;
+
 export function makeRunStore(db: Db, clock: Clock) {
+  const lastTraceSeq = new Map<string, number>();
   /**
    * A run a bus request started is named by that request's inbox row; reading it here lets every
    * summary say which conversation asked for the run, with no column of its own to keep in step.
@@ -112,14 +116,16 @@ export function makeRunStore(db: Db, clock: Clock) {
       return db.select().from(schema.runs).where(eq(schema.runs.status, status)).all().map((row) => ({ ...summary(row), state: row.state }));
     },
     appendTrace(step: { runId: string; kind: string; name: string; data: unknown; startedAt: number; durationMs: number }): TraceStep {
-      const last = db
-        .select({ seq: schema.trace.seq })
-        .from(schema.trace)
-        .where(eq(schema.trace.runId, step.runId))
-        .orderBy(desc(schema.trace.seq))
-        .limit(1)
-        .get();
-      const row = { id: crypto.randomUUID(), seq: (last?.seq ?? 0) + 1, ...step };
+      // A run appends several steps a turn: its last seq is read once per instance, then counted here.
+      // Only this store writes trace rows, so the count cannot fall behind; a rolled-back append
+      // leaves a gap in the numbering, which only orders steps.
+      let last = lastTraceSeq.get(step.runId);
+      if (last === undefined) {
+        last = db.select({ seq: schema.trace.seq }).from(schema.trace).where(eq(schema.trace.runId, step.runId)).orderBy(desc(schema.trace.seq)).limit(1).get()?.seq ?? 0;
+        if (lastTraceSeq.size >= traceSeqCacheSize) lastTraceSeq.clear();
+      }
+      const row = { id: crypto.randomUUID(), seq: last + 1, ...step };
+      lastTraceSeq.set(step.runId, row.seq);
       db.insert(schema.trace).values(row).run();
       return row;
     },

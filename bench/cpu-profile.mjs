@@ -1,0 +1,117 @@
+// A CPU profile of the local worker (workerd, through wrangler dev's inspector) while a function
+// runs, summarised by source file through the dev bundle's source map. The chat-turn bench uses it
+// to print where a turn's CPU goes; `node bench/cpu-profile.mjs` profiles chat turns on its own.
+// Not a *.bench.mjs file, so bench/run.mjs does not list it as a module.
+import { readdir, readFile, stat } from "node:fs/promises";
+import { SourceMap } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The first worker target wrangler dev's inspector proxy lists, as an open CDP session. */
+async function connect(inspectorPort) {
+  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+  const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
+  if (!target) throw new Error(`the inspector on port ${inspectorPort} lists no worker`);
+  // The inspector proxy refuses a WebSocket without a local Origin (DevTools sends one).
+  const socket = new WebSocket(target.webSocketDebuggerUrl, { headers: { origin: "http://localhost" } });
+  await new Promise((resolve, reject) => {
+    socket.addEventListener("open", resolve, { once: true });
+    socket.addEventListener("error", () => reject(new Error(`cannot open ${target.webSocketDebuggerUrl}`)), { once: true });
+  });
+  let next = 0;
+  const pending = new Map();
+  const scripts = new Map();
+  socket.addEventListener("message", (event) => {
+    const message = JSON.parse(String(event.data));
+    if (message.method === "Debugger.scriptParsed") scripts.set(message.params.scriptId, message.params);
+    const waiter = pending.get(message.id);
+    if (!waiter) return;
+    pending.delete(message.id);
+    if (message.error) waiter.reject(new Error(`${waiter.method}: ${message.error.message}`));
+    else waiter.resolve(message.result);
+  });
+  const send = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      pending.set(id, { resolve, reject, method });
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  return { send, scripts, close: () => socket.close() };
+}
+
+/**
+ * Runs `fn` with workerd's sampling profiler on and returns the profile (a .cpuprofile object).
+ * @example
+ * const profile = await profileWhile(server.inspectorPort, () => manyTurns());
+ */
+export async function profileWhile(inspectorPort, fn, { intervalUs = 100 } = {}) {
+  const session = await connect(inspectorPort);
+  try {
+    await session.send("Profiler.enable");
+    await session.send("Profiler.setSamplingInterval", { interval: intervalUs });
+    await session.send("Profiler.start");
+    try {
+      await fn();
+    } finally {
+      var { profile } = await session.send("Profiler.stop");
+    }
+    return profile;
+  } finally {
+    session.close();
+  }
+}
+
+const IDLE = new Set(["(idle)", "(program)", "(garbage collector)"]);
+
+/** The package a source path belongs to, or Pantheon's own top folder and file. */
+function owner(source) {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1];
+  if (pkg) return pkg;
+  const own = /(?:^|\/)((?:core|adapters|durable-objects|workers|pwa)\/.*)$/.exec(source)?.[1];
+  return own ?? source;
+}
+
+/**
+ * The source map of the bundle a running `wrangler dev` serves (it writes it under
+ * .wrangler/tmp/dev-*), the newest if there are several; null when there is none.
+ */
+export async function devBundleSourceMap() {
+  const tmp = join(root, ".wrangler", "tmp");
+  const dirs = (await readdir(tmp).catch(() => [])).filter((d) => d.startsWith("dev-"));
+  const found = [];
+  for (const dir of dirs) {
+    const file = join(tmp, dir, "index.js.map");
+    const info = await stat(file).catch(() => null);
+    if (info) found.push({ file, at: info.mtimeMs });
+  }
+  const newest = found.sort((a, b) => b.at - a.at)[0];
+  return newest ? new SourceMap(JSON.parse(await readFile(newest.file, "utf8"))) : null;
+}
+
+/**
+ * Busy CPU milliseconds of a profile by owner (npm package or Pantheon source file), self time,
+ * plus the total busy time and the garbage collector's share. `sourceMap` (devBundleSourceMap())
+ * maps the bundle's positions back to files; without it they count as the bundle.
+ * @returns {Promise<{ busyMs: number, gcMs: number, byOwner: Array<[string, number]> }>}
+ */
+export async function summarise(profile, sourceMap = null) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const byOwner = new Map();
+  let busyMs = 0;
+  let gcMs = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const node = nodes.get(profile.samples[i]);
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    const frame = node.callFrame;
+    if (frame.functionName === "(garbage collector)") gcMs += ms;
+    if (IDLE.has(frame.functionName)) continue;
+    busyMs += ms;
+    let key = frame.url ? frame.url.split("/").pop() : `(native) ${frame.functionName}`;
+    const entry = frame.url === "index.js" ? sourceMap?.findEntry(frame.lineNumber, frame.columnNumber) : null;
+    if (entry?.originalSource) key = owner(entry.originalSource);
+    byOwner.set(key, (byOwner.get(key) ?? 0) + ms);
+  }
+  return { busyMs, gcMs, byOwner: [...byOwner].sort((a, b) => b[1] - a[1]) };
+}
