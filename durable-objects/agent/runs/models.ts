@@ -18,10 +18,24 @@ export function llmConfigFromEnv(env: Env): LlmConfig {
 /**
  * The agent's model port, chosen by configuration: a key or binding present → that provider; none →
  * locally the offline stand-in, in production a port whose every call fails naming the missing secret.
+ * Kept per model settings and env: building a provider's SDK client (the OpenAI client makes every
+ * resource object of its API) cost a turn about as much as parsing the model's answer.
  */
 export function llmForProfile(profile: AgentProfile, env: Env, options: { timeoutMs?: number } = {}): LlmPort {
-  return chooseLlm(profile.model, { ...llmConfigFromEnv(env), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }).llm;
+  let ports = portsByEnv.get(env);
+  if (!ports) portsByEnv.set(env, (ports = new Map()));
+  const key = JSON.stringify([profile.model, options.timeoutMs ?? null]);
+  let port = ports.get(key);
+  if (!port) {
+    // Settings change rarely; a bound keeps an agent whose model keeps changing from holding them all.
+    if (ports.size >= maxPortsPerEnv) ports.clear();
+    port = chooseLlm(profile.model, { ...llmConfigFromEnv(env), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }).llm;
+    ports.set(key, port);
+  }
+  return port;
 }
+const portsByEnv = new WeakMap<Env, Map<string, LlmPort>>();
+const maxPortsPerEnv = 16;
 
 /** What the agent's model resolves to here, and why (the API's `resolvedModel`, the doctor). */
 export function resolvedModelOf(profile: Pick<AgentProfile, "model">, env: Env): ResolvedModel {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { Clock } from "../../../core/ports";
 import * as schema from "../schema";
@@ -55,6 +55,20 @@ const traceSeqCacheSize = 256;
 
 export function makeRunStore(db: Db, clock: Clock) {
   const lastTraceSeq = new Map<string, number>();
+  // A turn reads its run a few times, saves it twice and appends several trace steps: these are
+  // built once (drizzle prepared statements) instead of on every call.
+  const p = (name: string) => sql.placeholder(name);
+  const byId = db.select().from(schema.runs).where(eq(schema.runs.id, p("id"))).prepare();
+  // `set` takes placeholders only inside sql``, which skips the column's encoder: `state` (a JSON
+  // column) is passed already serialized.
+  const bound = (name: string) => sql`${p(name)}`;
+  const saveColumns = { status: bound("status"), state: bound("stateJson"), steps: bound("steps"), tokens: bound("tokens"), error: bound("error"), updatedAt: bound("now") };
+  const saveOpen = db.update(schema.runs).set(saveColumns).where(eq(schema.runs.id, p("id"))).prepare();
+  const saveFinished = db.update(schema.runs).set({ ...saveColumns, finishedAt: bound("now") }).where(eq(schema.runs.id, p("id"))).prepare();
+  const insertTrace = db
+    .insert(schema.trace)
+    .values({ id: p("id"), runId: p("runId"), seq: p("seq"), kind: p("kind"), name: p("name"), data: p("data"), startedAt: p("startedAt"), durationMs: p("durationMs") })
+    .prepare();
   /**
    * A run a bus request started is named by that request's inbox row; reading it here lets every
    * summary say which conversation asked for the run, with no column of its own to keep in step.
@@ -81,22 +95,11 @@ export function makeRunStore(db: Db, clock: Clock) {
       return summary(db.insert(schema.runs).values({ ...run, startedAt: now, updatedAt: now }).returning().get());
     },
     save(id: string, update: { status: string; state: unknown; steps: number; tokens: number; error?: string | null; finished?: boolean }): void {
-      const now = clock.now();
-      db.update(schema.runs)
-        .set({
-          status: update.status,
-          state: update.state,
-          steps: update.steps,
-          tokens: update.tokens,
-          error: update.error ?? null,
-          updatedAt: now,
-          ...(update.finished ? { finishedAt: now } : {}),
-        })
-        .where(eq(schema.runs.id, id))
-        .run();
+      const values = { id, status: update.status, stateJson: JSON.stringify(update.state), steps: update.steps, tokens: update.tokens, error: update.error ?? null, now: clock.now() };
+      (update.finished ? saveFinished : saveOpen).run(values);
     },
     get(id: string): (RunSummary & { state: unknown }) | null {
-      const row = db.select().from(schema.runs).where(eq(schema.runs.id, id)).get();
+      const row = byId.get({ id });
       return row ? withOrigin([{ ...summary(row), state: row.state }])[0]! : null;
     },
     list(limit: number): RunSummary[] {
@@ -126,7 +129,7 @@ export function makeRunStore(db: Db, clock: Clock) {
       }
       const row = { id: crypto.randomUUID(), seq: last + 1, ...step };
       lastTraceSeq.set(step.runId, row.seq);
-      db.insert(schema.trace).values(row).run();
+      insertTrace.run(row);
       return row;
     },
     trace(runId: string): TraceStep[] {
