@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lte } from "drizzle-orm";
+import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { Clock } from "../../../core/ports";
 import { PantheonError } from "../../../core/errors";
@@ -33,14 +33,19 @@ const sessionMissing = (id: string) =>
 
 /** Conversation threads of one agent: create, list, rename, fork, delete; one default thread. */
 export function makeSessionStore(db: Db, clock: Clock) {
+  // Every turn resolves its session and touches it: built once (drizzle prepared statements).
+  const byId = db.select().from(schema.sessions).where(eq(schema.sessions.id, sql.placeholder("id"))).prepare();
+  const byDefault = db.select().from(schema.sessions).where(eq(schema.sessions.isDefault, true)).prepare();
+  const touchById = db.update(schema.sessions).set({ updatedAt: sql`${sql.placeholder("now")}` }).where(eq(schema.sessions.id, sql.placeholder("id"))).prepare();
+
   function get(id: string): SessionView {
-    const row = db.select().from(schema.sessions).where(eq(schema.sessions.id, id)).get();
+    const row = byId.get({ id });
     if (!row) throw sessionMissing(id);
     return view(row);
   }
 
   function defaultSession(): SessionView {
-    const row = db.select().from(schema.sessions).where(eq(schema.sessions.isDefault, true)).get();
+    const row = byDefault.get();
     if (row) return view(row);
     const now = clock.now();
     return view(
@@ -76,7 +81,7 @@ export function makeSessionStore(db: Db, clock: Clock) {
       return view(row);
     },
     touch(id: string): void {
-      db.update(schema.sessions).set({ updatedAt: clock.now() }).where(eq(schema.sessions.id, id)).run();
+      touchById.run({ id, now: clock.now() });
     },
     /** A new session whose history is a copy of `sourceId`'s up to and including `fromMessageId` (all of it when absent). */
     fork(sourceId: string, options: { fromMessageId?: string; title?: string }): SessionView {

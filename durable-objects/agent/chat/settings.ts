@@ -19,6 +19,12 @@ export interface SettingsPort {
 export function makeSettingsStore(db: DrizzleSqliteDODatabase<typeof schema>, clock: Clock): SettingsPort & { reset(): void } {
   // Read on every turn (the profile, a session's summary): built once.
   const byKey = db.select({ value: schema.settings.value }).from(schema.settings).where(eq(schema.settings.key, sql.placeholder("key"))).prepare();
+  // `set` binds the value already serialized (a placeholder inside sql`` skips the JSON column's encoder).
+  const upsert = db
+    .insert(schema.settings)
+    .values({ key: sql.placeholder("key"), value: sql`${sql.placeholder("json")}`, updatedAt: sql.placeholder("now") })
+    .onConflictDoUpdate({ target: schema.settings.key, set: { value: sql`${sql.placeholder("json")}`, updatedAt: sql`${sql.placeholder("now")}` } })
+    .prepare();
   // A turn reads the same few keys several times (the profile, the work binding, summaries) and this
   // object is their only writer, so each value's JSON is kept after its first read and kept current by
   // `set`. Callers get a fresh parse, never a shared object. `reset` drops it all, for a transaction
@@ -34,13 +40,10 @@ export function makeSettingsStore(db: DrizzleSqliteDODatabase<typeof schema>, cl
       return parse<T>(json);
     },
     set(key: string, value: unknown): void {
-      const now = clock.now();
+      const json = JSON.stringify(value) ?? "null";
       cache.delete(key);
-      db.insert(schema.settings)
-        .values({ key, value, updatedAt: now })
-        .onConflictDoUpdate({ target: schema.settings.key, set: { value, updatedAt: now } })
-        .run();
-      cache.set(key, JSON.stringify(value));
+      upsert.run({ key, json, now: clock.now() });
+      cache.set(key, json);
     },
     reset(): void {
       cache.clear();

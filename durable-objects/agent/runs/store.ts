@@ -127,7 +127,8 @@ export function makeRunStore(db: Db, clock: Clock) {
         last = db.select({ seq: schema.trace.seq }).from(schema.trace).where(eq(schema.trace.runId, step.runId)).orderBy(desc(schema.trace.seq)).limit(1).get()?.seq ?? 0;
         if (lastTraceSeq.size >= traceSeqCacheSize) lastTraceSeq.clear();
       }
-      const row = { id: crypto.randomUUID(), seq: last + 1, ...step };
+      // The run and the step's place in it name the step (unique, and no random id to draw per step).
+      const row = { id: `${step.runId}.${last + 1}`, seq: last + 1, ...step };
       lastTraceSeq.set(step.runId, row.seq);
       insertTrace.run(row);
       return row;
