@@ -11,7 +11,12 @@
 // And (c): one long session (60 turns) with the openai adapter against the zero-delay scripted
 // double, interleaved with echo: its p50, and the model calls per turn the double counted on the
 // response path (chat) and off it (summary folds, batched memory extraction; target ≤ 0.2).
+// (d), the issue 18 figures: a turn on the openai adapter against the zero-delay double interleaved
+// with echo (p50 target ≤ 2×); throughput at 20 concurrent clients (echo req/s ÷ turns/s, target ≤ 5×,
+// each client its own agent); and where the CPU of a turn and of an echo goes, from a CPU profile of
+// the local workerd taken through wrangler dev's inspector (bench/cpu-profile.mjs), by package or file.
 // Run it with `npm run bench -- chat-turn`.
+import { devBundleSourceMap, profileWhile, summarise } from "./cpu-profile.mjs";
 import { client, stats, timed } from "./measure.mjs";
 
 const SAMPLES = 300;
@@ -21,6 +26,85 @@ const BREAKDOWN_WARMUP = 10;
 const TARGET_RATIO = 3;
 const SESSION_TURNS = 60;
 const TARGET_BACKGROUND_CALLS = 0.2;
+const OPENAI_SAMPLES = 200;
+const TARGET_OPENAI_RATIO = 2;
+const CLIENTS = 20;
+const THROUGHPUT_PHASE_MS = 4000;
+const TARGET_THROUGHPUT_RATIO = 5;
+const PROFILE_REQUESTS = 60;
+
+/** Requests per second that `clients` concurrent loops of `fn(client, i)` complete in `ms`. */
+async function throughput(clients, ms, fn) {
+  const until = performance.now() + ms;
+  let done = 0;
+  let failed = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      for (let i = 0; performance.now() < until; i++) {
+        try {
+          await fn(c, i);
+          done += 1;
+        } catch {
+          failed += 1;
+        }
+      }
+    }),
+  );
+  return { perSecond: done / ((performance.now() - started) / 1000), failed };
+}
+
+/**
+ * (d): the openai turn against echo, one after the other; then 20 clients at once, echo phases and
+ * turn phases alternating; then a CPU profile of each.
+ */
+async function openaiFigures(request, server, stamp, restarts) {
+  const model = `bench-turn-${stamp}`;
+  const make = (i) => request("/api/agents", { method: "POST", json: { name: `bench-oa-${stamp}-${i}`, description: "benchmark agent", systemPrompt: "You are a benchmark agent. Answer briefly.", model: { provider: "openai", name: model } } });
+  const agents = [];
+  for (let i = 0; i < CLIENTS; i++) {
+    await make(i);
+    agents.push(`bench-oa-${stamp}-${i}`);
+  }
+  const turnOn = async (agent, i) => {
+    const outcome = await request(`/api/agents/${agent}/messages`, { method: "POST", json: { content: `hello, this is benchmark message ${i}` } });
+    if (outcome.status !== "completed") throw new Error(`openai turn ${i} ended ${outcome.status}: ${outcome.error ?? ""}`);
+  };
+  const echoOnce = (i) => request(`/api/health/echo?x=oa-${i}`);
+  for (let i = 0; i < WARMUP; i++) {
+    await timed(() => echoOnce(i), restarts);
+    await timed(() => turnOn(agents[0], i), restarts);
+  }
+  const echoSamples = [];
+  const turnSamples = [];
+  for (let i = 0; i < OPENAI_SAMPLES; i++) {
+    echoSamples.push(await timed(() => echoOnce(i), restarts));
+    turnSamples.push(await timed(() => turnOn(agents[0], i), restarts));
+  }
+  const phases = { echo: [], turn: [] };
+  for (let round = 0; round < 2; round++) {
+    phases.echo.push(await throughput(CLIENTS, THROUGHPUT_PHASE_MS, (c, i) => echoOnce(`${c}-${i}`)));
+    phases.turn.push(await throughput(CLIENTS, THROUGHPUT_PHASE_MS, (c, i) => turnOn(agents[c], i)));
+  }
+  const mean = (xs) => xs.reduce((sum, x) => sum + x.perSecond, 0) / xs.length;
+  const failed = [...phases.echo, ...phases.turn].reduce((sum, x) => sum + x.failed, 0);
+  let profile = null;
+  if (server.inspectorPort) {
+    try {
+      const map = await devBundleSourceMap();
+      const echoProfile = await profileWhile(server.inspectorPort, async () => {
+        for (let i = 0; i < PROFILE_REQUESTS; i++) await echoOnce(`p-${i}`);
+      });
+      const turnProfile = await profileWhile(server.inspectorPort, async () => {
+        for (let i = 0; i < PROFILE_REQUESTS; i++) await turnOn(agents[0], 1000 + i);
+      });
+      profile = { echo: await summarise(echoProfile, map), turn: await summarise(turnProfile, map) };
+    } catch (error) {
+      profile = { error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+  return { echo: stats(echoSamples), turn: stats(turnSamples), echoPerSecond: mean(phases.echo), turnsPerSecond: mean(phases.turn), failed, profile };
+}
 
 /**
  * (c): a long session on the openai adapter; the double counts what the agent asked it, by kind.
@@ -142,6 +226,9 @@ export async function run(server) {
   const trace = await traceBreakdown(request, agent, runIds.slice(-50));
   const session = await openaiSession(request, server, stamp, restarts);
   const background = (session.summary + session.extraction) / SESSION_TURNS;
+  const oa = await openaiFigures(request, server, stamp, restarts);
+  const oaRatio = oa.turn.p50 / oa.echo.p50;
+  const throughputRatio = oa.echoPerSecond / oa.turnsPerSecond;
 
   const ms = (name, s, key, baseline, extra = {}) => ({ name, figure: s[key], unit: "ms", ...(baseline ? { baseline, ratio: s[key] / baseline } : {}), ...extra });
   const rows = [
@@ -161,6 +248,18 @@ export async function run(server) {
     ms("(c) chat turn (openai, long session) p50", session.turn, "p50", session.echo.p50),
     { name: "(c) model calls/turn on the response path", figure: session.chat / SESSION_TURNS, unit: "calls", target: "<= 1", ok: session.chat / SESSION_TURNS <= 1 },
     { name: "(c) model calls/turn in the background", figure: background, unit: "calls", target: `<= ${TARGET_BACKGROUND_CALLS}`, ok: background <= TARGET_BACKGROUND_CALLS },
+    ms("(d) DO echo round trip p50", oa.echo, "p50"),
+    ms("(d) chat turn (openai, zero-delay double) p50", oa.turn, "p50", oa.echo.p50, { target: `<= ${TARGET_OPENAI_RATIO}x`, ok: oaRatio <= TARGET_OPENAI_RATIO }),
+    ms("(d) chat turn (openai, zero-delay double) p95", oa.turn, "p95", oa.echo.p95),
+    { name: `(d) echo throughput, ${CLIENTS} clients`, figure: oa.echoPerSecond, unit: "req/s" },
+    { name: `(d) turn throughput, ${CLIENTS} clients (openai)`, figure: oa.turnsPerSecond, unit: "turns/s", baseline: oa.echoPerSecond, ratio: throughputRatio, target: `<= ${TARGET_THROUGHPUT_RATIO}x (echo ÷ turns)`, ok: throughputRatio <= TARGET_THROUGHPUT_RATIO },
+    ...(oa.profile && !oa.profile.error
+      ? [
+          { name: "(d) workerd CPU per echo (profile)", figure: oa.profile.echo.busyMs / PROFILE_REQUESTS, unit: "ms" },
+          { name: "(d) workerd CPU per turn (profile)", figure: oa.profile.turn.busyMs / PROFILE_REQUESTS, unit: "ms", baseline: oa.profile.echo.busyMs / PROFILE_REQUESTS, ratio: oa.profile.turn.busyMs / oa.profile.echo.busyMs },
+          ...oa.profile.turn.byOwner.slice(0, 8).map(([owner, total]) => ({ name: `(d) turn CPU: ${owner}`, figure: total / PROFILE_REQUESTS, unit: "ms" })),
+        ]
+      : []),
   ];
 
   const routing = floor.p50 - echoAfter.p50;
@@ -174,6 +273,14 @@ export async function run(server) {
     `trace durations use Date.now() in the DO; local workerd lets it move during compute (production clamps it to I/O), so locally they include CPU time.`,
   ];
   notes.push(`(c) ${SESSION_TURNS} turns in one session on the openai adapter (maxHistory 20): ${session.chat} chat calls, ${session.summary} summary folds and ${session.extraction} batched extractions after the replies.`);
+  notes.push(
+    `(d) ${OPENAI_SAMPLES} openai turns alternating with echo after ${WARMUP} warm-up pairs; then ${CLIENTS} concurrent clients (each its own agent) for ${THROUGHPUT_PHASE_MS / 1000} s phases, echo and turns alternating twice: ${oa.echoPerSecond.toFixed(1)} echo req/s, ${oa.turnsPerSecond.toFixed(1)} turns/s${oa.failed ? `, ${oa.failed} failed requests` : ""}.`,
+  );
+  if (oa.profile?.error) notes.push(`(d) no CPU profile: ${oa.profile.error}`);
+  else if (oa.profile) {
+    const top = (summary) => summary.byOwner.slice(0, 10).map(([owner, total]) => `${owner} ${(total / PROFILE_REQUESTS).toFixed(2)}`).join(", ");
+    notes.push(`(d) where the CPU goes (workerd's sampling profiler over ${PROFILE_REQUESTS} requests each, self time in ms per request, by package or Pantheon file; the profiler itself adds some): a turn ${top(oa.profile.turn)}; an echo ${top(oa.profile.echo)}.`);
+  }
   if (memoryStatus) notes.push(`memory after the main phase: ${JSON.stringify(memoryStatus).slice(0, 240)}`);
   if (restarts.count) notes.push(`wrangler dev restarted the worker ${restarts.count} time(s) during the run (a source file changed); those attempts were retried, not sampled.`);
   if (ratio > TARGET_RATIO) notes.push(`above target: the largest share is ${runWork >= routing ? "the run itself" : "reaching the AgentDO"}; see the breakdown rows.`);

@@ -18,3 +18,4 @@ export {
 } from "./state";
 export { advance, requestOf, type Advanced, type RunDeps } from "./advance";
 export { interruptedOutcome, isRepeatable, recoverRun, type Recovery } from "./resume";
+export { wordPieces } from "./word-pieces";

@@ -8,6 +8,7 @@ import {
   requestOf,
   recoverRun,
   runDeadline,
+  wordPieces,
   type RunDeps,
   type RunEffect,
   type RunEvent as CoreEvent,
@@ -181,7 +182,7 @@ export function makeRunDriver(deps: DriverDeps) {
     const controller = controllerOf(state.id);
     const startedAt = clock.now();
     try {
-      let response: LlmResponse | undefined;
+      let response: LlmResponse;
       const request = {
         model: ctx.profile.model.name,
         messages: effect.messages,
@@ -190,14 +191,16 @@ export function makeRunDriver(deps: DriverDeps) {
         ...(ctx.profile.model.maxTokens !== undefined ? { maxTokens: ctx.profile.model.maxTokens } : {}),
         signal: controller.signal,
       };
-      // Held until the run says the text may be shown (`release_tokens`): a reply the output gates refuse never streams out.
+      // The text is held until the run says it may be shown (`release_tokens`): a reply the output
+      // gates refuse never reaches a client. Since nothing is shown before the whole reply is in, the
+      // model is asked for it whole (`complete`), not streamed: a stream cost the turn its SSE parsing
+      // and chunk handling for nothing, and a failed stream could not be retried once it had begun.
       const held: string[] = [];
       heldTokens.set(state.id, held);
-      for await (const event of ctx.llm.stream(request)) {
-        if (event.type === "token") held.push(event.text);
-        if (event.type === "done") response = event.response;
-      }
-      if (!response) throw new Error("the model's stream ended without a final response");
+      response = await ctx.llm.complete(request);
+      // Released word by word, so streaming clients (SSE, /v1 chunks, AG-UI, the PWA) still get the
+      // text as a stream of pieces, as they did when it came from the provider's stream.
+      held.push(...wordPieces(response.content));
       return { type: "model_result", response };
     } catch (error) {
       return { type: "model_failed", error: error instanceof Error ? error.message : String(error) };
