@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { Clock } from "../../../core/ports";
 import * as schema from "../schema";
@@ -71,28 +71,53 @@ export function makeRunStore(db: Db, clock: Clock) {
     });
   }
 
+  // The statements of every step of every run, built once: drizzle builds a query's SQL on each call,
+  // which cost as much CPU as SQLite ran them (the delegation bench's profile).
+  const byId = db.select().from(schema.runs).where(eq(schema.runs.id, sql.placeholder("id"))).prepare();
+  // drizzle's `set` types leave placeholders out, though it binds them (with the column's JSON mapping) like values.
+  const slot = <T>(name: string) => sql.placeholder(name) as unknown as T;
+  const saveAs = (finished: boolean) =>
+    db
+      .update(schema.runs)
+      .set({
+        status: slot<string>("status"),
+        state: slot<unknown>("state"),
+        steps: slot<number>("steps"),
+        tokens: slot<number>("tokens"),
+        error: slot<string | null>("error"),
+        updatedAt: slot<number>("now"),
+        ...(finished ? { finishedAt: slot<number>("now") } : {}),
+      })
+      .where(eq(schema.runs.id, sql.placeholder("id")))
+      .prepare();
+  const saveRunning = saveAs(false);
+  const saveFinished = saveAs(true);
+  // One statement per step: the next number of the run's trace is read by the insert itself.
+  const traceInsert = db
+    .insert(schema.trace)
+    .values({
+      id: sql.placeholder("id"),
+      runId: sql.placeholder("runId"),
+      seq: sql`(select coalesce(max(${schema.trace.seq}), 0) + 1 from ${schema.trace} where ${schema.trace.runId} = ${sql.placeholder("runId")})`,
+      kind: sql.placeholder("kind"),
+      name: sql.placeholder("name"),
+      data: sql.placeholder("data"),
+      startedAt: sql.placeholder("startedAt"),
+      durationMs: sql.placeholder("durationMs"),
+    })
+    .returning({ seq: schema.trace.seq })
+    .prepare();
+
   return {
     create(run: { id: string; sessionId: string; status: string; trigger: string; state: unknown }): RunSummary {
       const now = clock.now();
       return summary(db.insert(schema.runs).values({ ...run, startedAt: now, updatedAt: now }).returning().get());
     },
     save(id: string, update: { status: string; state: unknown; steps: number; tokens: number; error?: string | null; finished?: boolean }): void {
-      const now = clock.now();
-      db.update(schema.runs)
-        .set({
-          status: update.status,
-          state: update.state,
-          steps: update.steps,
-          tokens: update.tokens,
-          error: update.error ?? null,
-          updatedAt: now,
-          ...(update.finished ? { finishedAt: now } : {}),
-        })
-        .where(eq(schema.runs.id, id))
-        .run();
+      (update.finished ? saveFinished : saveRunning).run({ id, status: update.status, state: update.state, steps: update.steps, tokens: update.tokens, error: update.error ?? null, now: clock.now() });
     },
     get(id: string): (RunSummary & { state: unknown }) | null {
-      const row = db.select().from(schema.runs).where(eq(schema.runs.id, id)).get();
+      const row = byId.get({ id });
       return row ? withOrigin([{ ...summary(row), state: row.state }])[0]! : null;
     },
     list(limit: number): RunSummary[] {
@@ -112,16 +137,9 @@ export function makeRunStore(db: Db, clock: Clock) {
       return db.select().from(schema.runs).where(eq(schema.runs.status, status)).all().map((row) => ({ ...summary(row), state: row.state }));
     },
     appendTrace(step: { runId: string; kind: string; name: string; data: unknown; startedAt: number; durationMs: number }): TraceStep {
-      const last = db
-        .select({ seq: schema.trace.seq })
-        .from(schema.trace)
-        .where(eq(schema.trace.runId, step.runId))
-        .orderBy(desc(schema.trace.seq))
-        .limit(1)
-        .get();
-      const row = { id: crypto.randomUUID(), seq: (last?.seq ?? 0) + 1, ...step };
-      db.insert(schema.trace).values(row).run();
-      return row;
+      const id = crypto.randomUUID();
+      const { seq } = traceInsert.get({ id, ...step })!;
+      return { id, seq, ...step };
     },
     trace(runId: string): TraceStep[] {
       return db.select().from(schema.trace).where(and(eq(schema.trace.runId, runId))).orderBy(asc(schema.trace.seq)).all();
