@@ -28,6 +28,15 @@ export async function agentStub(env: Env, project: string, agent: string): Promi
   return stub as unknown as Remote<AgentDO>;
 }
 
+/**
+ * An agent's stub without `getAgentByName`'s extra round trip (`__unsafe_ensureInitialized`, which
+ * runs the SDK's onStart): only for methods that start the object themselves (`busReceive`), as a
+ * bare RPC does not. Every delegated message used to pay that second RPC.
+ */
+export function agentStubStarting(env: Env, project: string, agent: string): Remote<AgentDO> {
+  return env.AGENT_DO.get(env.AGENT_DO.idFromName(agentObjectName(project, agent))) as unknown as Remote<AgentDO>;
+}
+
 /** A feature's own Durable Object (named `<project>.<feature>`, like an agent's). */
 export function featureStub(env: Env, project: string, feature: string): Remote<FeatureDO> {
   return env.FEATURE_DO.get(env.FEATURE_DO.idFromName(agentObjectName(project, feature))) as unknown as Remote<FeatureDO>;

@@ -584,8 +584,11 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   // ---- bus (bus/) ----------------------------------------------------------------------------
 
-  /** The queue consumer hands a bus message here: delivered at least once, applied once. */
-  busReceive(message: unknown) {
+  /** The queue consumer or the asking agent hands a bus message here: delivered at least once, applied once. */
+  async busReceive(message: unknown) {
+    // An asking agent calls with a bare stub (agentStubStarting): this object starts here, as
+    // getAgentByName's own round trip would have started it (onStart carries on interrupted runs).
+    await this.__unsafe_ensureInitialized();
     // The watchdog first: an eviction after the request's run was written (and before it was driven)
     // is recovered by its alarm, with no other message or request arriving.
     return this.known(async () => {

@@ -146,7 +146,7 @@ describe("bus delivery", () => {
     const run = await p.settled("main", started.runId);
     expect(run.run.status).toBe("completed");
     expect(p.replyOf(run)).toContain("agent 'broken' could not answer (run_failed)");
-    const chain = await p.json(`/api/conversations/${started.runId}`);
+    const chain = await p.chain(started.runId, 1);
     expect(chain.hops[0]).toMatchObject({ state: "answered", runStatus: "failed" });
   });
 

@@ -4,7 +4,7 @@ import type { BusMessage, BusRequest, Refusal } from "../../../core/bus";
 import type { Result } from "../../../core/errors";
 import type { Clock } from "../../../core/ports";
 import type { RunEvent as CoreEvent, RunOrigin } from "../../../core/run";
-import { agentStub, registryStub } from "../../stubs";
+import { agentStub, agentStubStarting, registryStub } from "../../stubs";
 import type { BusLogEntry } from "../../registry/bus-log";
 import type { RunStore } from "../runs/store";
 import type { SpawnDeps } from "./spawn";
@@ -58,7 +58,7 @@ export interface BusPorts {
 export function busPortsFromEnv(env: Env, project: () => string): BusPorts {
   return {
     send: async (message) => void (await env.BUS.send(message, { contentType: "json" })),
-    deliverDirect: async (message) => (await agentStub(env, project(), message.to)).busReceive(message),
+    deliverDirect: (message) => agentStubStarting(env, project(), message.to).busReceive(message),
     record: (entries) => registryStub(env, project()).busRecord(entries),
     admit: (message) => registryStub(env, project()).busAdmit(message),
     spawnChild: (parent, scriptSource) => registryStub(env, project()).spawnChild(parent, scriptSource),
