@@ -15,7 +15,8 @@
 //               from one more round after the timed ones (bench/workerd-probe.mjs).
 // Run it with `npm run bench -- delegation`, or `node bench/delegation.bench.mjs` (starts its own stack).
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, startDevServer } from "../scripts/dev-server.mjs";
 import { client, stats } from "./measure.mjs";
@@ -118,6 +119,8 @@ async function throughput(server, RING, probe, session) {
   // Two more rounds, not timed: one under the sampling profiler, one counting calls (which slows the worker).
   const profile = await session.profile(() => round(request, names, ROUNDS));
   result.profile = attributeProfile(profile, root, profileGroups);
+  // Open it in Chrome DevTools (Performance → Load profile) to see the rest.
+  if (process.env.BENCH_DELEGATION_PROFILE_DIR) writeFileSync(join(process.env.BENCH_DELEGATION_PROFILE_DIR, `delegation-ring-${RING}.cpuprofile`), JSON.stringify(profile));
   result.registryCalls = await session.callCounts(root, "durable-objects/registry/", registryMethods, () => round(request, names, ROUNDS + 1)).catch((error) => void (result.probeError = error.message));
   return result;
 }

@@ -102,10 +102,11 @@ export class AgentDO extends Agent<Env, LiveState> {
       },
       createSession: (title) => this.sessions.create(title).id,
       deadlines: {
-        arm: (at, messageId) => this.schedule(new Date(at), "onBusDeadline", { messageId }),
-        disarm: async (messageId) => {
-          for (const s of this.getSchedules().filter((s) => s.callback === "onBusDeadline" && (s.payload as { messageId?: string }).messageId === messageId)) await this.cancelSchedule(s.id);
+        next: (after) => {
+          const times = this.getSchedules().filter((s) => s.callback === "onBusDeadline" && s.time * 1000 > after).map((s) => s.time * 1000);
+          return times.length ? Math.min(...times) : null;
         },
+        arm: (at, messageId) => this.schedule(new Date(at), "onBusDeadline", { messageId }),
       },
       configureSelf: (profile) => this.configure(profile),
     });

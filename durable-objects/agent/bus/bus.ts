@@ -2,6 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { checkRequest, defaultDeadlineMs, makeRequest, type BusErrorCode, type BusRequest } from "../../../core/bus";
 import type { RunEvent as CoreEvent } from "../../../core/run";
 import { PantheonError } from "../../../core/errors";
+import { makeDeadlines } from "./deadlines";
 import { makeDelivery } from "./delivery";
 import { makeFanOuts, fanOutPrefix, type FanOutInput } from "./fanout";
 import { makeInbox } from "./inbox";
@@ -67,7 +68,7 @@ export function makeAgentBus(deps: BusDeps) {
         .run();
       enqueue(request);
     });
-    await deps.deadlines.arm(request.deadlineAt, request.id);
+    await deadlines.arm(request.deadlineAt, request.id);
     await record([{ message: request, state: "sent" }]);
     await flush();
     return { request };
@@ -102,7 +103,6 @@ export function makeAgentBus(deps: BusDeps) {
       const rows = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, group), eq(schema.busOutbox.status, "pending"))).all();
       for (const row of rows) {
         settle(row.id, "abandoned");
-        await deps.deadlines.disarm(row.id);
       }
     },
   });
@@ -143,7 +143,23 @@ export function makeAgentBus(deps: BusDeps) {
     trace(request.runId, "bus_sent", { callId: request.callId, target, messageId: sent.request.id, conversationId: sent.request.conversationId, depth: sent.request.depth, deadlineAt: sent.request.deadlineAt });
   }
 
-  const inbox = makeInbox({ db, clock, runs: deps.runs, profile: deps.profile, admit: deps.admit, createRun: deps.createRun, startRun: deps.startRun, createSession: deps.createSession, transaction: deps.transaction, deadlines: deps.deadlines, record, enqueue, flush, settle, hand });
+  /** A request past its deadline: the asker gets a timeout error unless an answer came first. */
+  async function timeOut(messageId: string): Promise<boolean> {
+    const waitedFor = db.select().from(schema.busOutbox).where(eq(schema.busOutbox.id, messageId)).get();
+    const timeoutError = waitedFor ? `agent '${waitedFor.target}' did not answer within ${Math.round((waitedFor.deadlineAt - waitedFor.createdAt) / 1000)} s (waited ${Math.round((clock.now() - waitedFor.createdAt) / 1000)} s)` : "";
+    const row = settle(messageId, "timeout", { error: timeoutError });
+    if (!row) return false;
+    const waited = Math.round((clock.now() - row.createdAt) / 1000);
+    const error = `agent '${row.target}' did not answer within ${Math.round((row.deadlineAt - row.createdAt) / 1000)} s (waited ${waited} s)`;
+    if (!row.runId.startsWith(fanOutPrefix)) trace(row.runId, "bus_timeout", { callId: row.callId, target: row.target, messageId, error });
+    const request = makeRequest({ id: row.id, project: deps.project(), from: me(), to: row.target, question: "(timed out)", replyTo: { runId: row.runId, callId: row.callId }, conversationId: row.conversationId, depth: row.depth, now: row.createdAt, deadlineMs: row.deadlineAt - row.createdAt });
+    await record([{ message: request, state: "timeout", note: error }]);
+    hand({ runId: row.runId, callId: row.callId }, row.target, { error });
+    return true;
+  }
+  const deadlines = makeDeadlines({ db, clock, alarms: deps.deadlines, timeOut });
+
+  const inbox = makeInbox({ db, clock, runs: deps.runs, profile: deps.profile, admit: deps.admit, createRun: deps.createRun, startRun: deps.startRun, createSession: deps.createSession, transaction: deps.transaction, record, enqueue, flush, settle, hand });
   const answerRun = inbox.answerRun;
 
   return {
@@ -182,20 +198,8 @@ export function makeAgentBus(deps: BusDeps) {
       await flush();
     },
 
-    /** The deadline alarm of a request fired: the asker gets a timeout error unless an answer came first. */
-    async onDeadline(messageId: string): Promise<boolean> {
-      const waitedFor = db.select().from(schema.busOutbox).where(eq(schema.busOutbox.id, messageId)).get();
-      const timeoutError = waitedFor ? `agent '${waitedFor.target}' did not answer within ${Math.round((waitedFor.deadlineAt - waitedFor.createdAt) / 1000)} s (waited ${Math.round((clock.now() - waitedFor.createdAt) / 1000)} s)` : "";
-      const row = settle(messageId, "timeout", { error: timeoutError });
-      if (!row) return false;
-      const waited = Math.round((clock.now() - row.createdAt) / 1000);
-      const error = `agent '${row.target}' did not answer within ${Math.round((row.deadlineAt - row.createdAt) / 1000)} s (waited ${waited} s)`;
-      if (!row.runId.startsWith(fanOutPrefix)) trace(row.runId, "bus_timeout", { callId: row.callId, target: row.target, messageId, error });
-      const request = makeRequest({ id: row.id, project: deps.project(), from: me(), to: row.target, question: "(timed out)", replyTo: { runId: row.runId, callId: row.callId }, conversationId: row.conversationId, depth: row.depth, now: row.createdAt, deadlineMs: row.deadlineAt - row.createdAt });
-      await record([{ message: request, state: "timeout", note: error }]);
-      hand({ runId: row.runId, callId: row.callId }, row.target, { error });
-      return true;
-    },
+    /** The deadline alarm fired (`onBusDeadline`): requests past their deadline get a timeout error unless an answer came first. */
+    onDeadline: (messageId: string): Promise<boolean> => deadlines.fired(messageId),
 
     /** Asks several connections at once and combines their answers under a policy (core/bus/policies). */
     fanOut(input: FanOutInput & { runId?: string }) {

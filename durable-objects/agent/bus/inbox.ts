@@ -11,7 +11,7 @@ import type { Applied, BusDeps, Db } from "./ports";
 type Outbox = typeof schema.busOutbox.$inferSelect;
 type Reply = { answer?: string; error?: string };
 
-export interface InboxDeps extends Pick<BusDeps, "admit" | "createRun" | "startRun" | "createSession" | "transaction" | "deadlines"> {
+export interface InboxDeps extends Pick<BusDeps, "admit" | "createRun" | "startRun" | "createSession" | "transaction"> {
   db: Db;
   clock: Clock;
   runs: RunStore;
@@ -116,7 +116,7 @@ export function makeInbox(deps: InboxDeps) {
       await deps.record([{ message, state: "ignored", note: reason }]);
       return { applied: false, reason };
     }
-    await deps.deadlines.disarm(requestId);
+    // Its deadline alarm stays: it fires for the earliest request still waiting (deadlines.ts).
     deps.hand(message.replyTo, message.from, text);
     return { applied: true };
   }

@@ -82,8 +82,12 @@ export interface BusDeps extends BusPorts {
   /** Re-sends what the queue has not taken yet, after `seconds` (an alarm; idempotent). */
   retryLater(seconds: number): Promise<unknown>;
   createSession(title: string): string;
-  /** The request's deadline alarm (agents SDK `schedule`), keyed by message id. */
-  deadlines: { arm(at: number, messageId: string): Promise<unknown>; disarm(messageId: string): Promise<unknown> };
+  /** Deadline alarms (agents SDK `schedule`, callback `onBusDeadline` with the request's id). */
+  deadlines: {
+    /** When the earliest deadline alarm after `after` fires (epoch ms), or null. */
+    next(after: number): number | null;
+    arm(at: number, messageId: string): Promise<unknown>;
+  };
   /** This agent's own profile changed (spawn added a connection). */
   configureSelf(profile: AgentProfile): Promise<void>;
   /** How long an asker waits for an answer; default 2 minutes. */
