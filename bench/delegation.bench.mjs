@@ -151,15 +151,15 @@ export async function run(server) {
     rows.push({ name: `throughput, ${tp.ring} agents asking each other`, figure: r(tp.perSecond), unit: "msg/s" });
     if (tp.workerCpuMs === undefined) continue;
     rows.push(
-      { name: `  worker CPU per message, ${tp.ring} agents`, figure: r2(tp.workerCpuMs / tp.messages), unit: "ms" },
-      { name: `  worker CPU use, ${tp.ring} agents (1.0 = one core)`, figure: r2(tp.utilisation), unit: "cores" },
-      { name: `  msg per worker CPU-second, ${tp.ring} agents`, figure: r(tp.messages / (tp.workerCpuMs / 1000)), unit: "msg/CPU-s" },
+      { name: `worker CPU per message, ${tp.ring} agents`, figure: r2(tp.workerCpuMs / tp.messages), unit: "ms" },
+      { name: `worker CPU use, ${tp.ring} agents (1.0 = one core)`, figure: r2(tp.utilisation), unit: "cores" },
+      { name: `msg per worker CPU-second, ${tp.ring} agents`, figure: r(tp.messages / (tp.workerCpuMs / 1000)), unit: "msg/CPU-s" },
     );
-    if (tp.registryCalls) rows.push({ name: `  registry calls per message on the bus path, ${tp.ring} agents`, figure: r2(perMessage(tp, "busRecord") + perMessage(tp, "busAdmit")), unit: "calls" });
+    if (tp.registryCalls) rows.push({ name: `registry calls per message (bus log, never awaited), ${tp.ring} agents`, figure: r2(perMessage(tp, "busRecord") + perMessage(tp, "busAdmit")), unit: "calls" });
     if (tp.profile) {
       rows.push(
-        { name: `  worker thread busy (profile), ${tp.ring} agents`, figure: r((1 - tp.profile.idle) * 100), unit: "%" },
-        { name: `  registry share of worker CPU, ${tp.ring} agents`, figure: r(tp.profile.groups.registry * 100), unit: "%" },
+        { name: `worker thread busy (profile), ${tp.ring} agents`, figure: r((1 - tp.profile.idle) * 100), unit: "%" },
+        { name: `registry share of worker CPU, ${tp.ring} agents`, figure: r(tp.profile.groups.registry * 100), unit: "%" },
       );
     }
   }
