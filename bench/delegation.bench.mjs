@@ -28,7 +28,8 @@ const ROUND_TRIPS = 40;
 const WARMUP = 5;
 const ECHO_SAMPLES = 200;
 const RINGS = (process.env.BENCH_DELEGATION_RINGS ?? "10,50,200").split(",").map(Number);
-const ROUNDS = 4;
+/** Rounds of a ring: at least 4, and at least 400 messages, so a small ring is not timed over a second. */
+const roundsOf = (ring) => Math.max(4, Math.ceil(400 / (2 * ring)));
 
 async function settled(request, agent, runId) {
   for (let i = 0; i < 20_000; i++) {
@@ -102,6 +103,7 @@ async function throughput(server, RING, probe, session) {
   for (const name of names) await request("/api/agents", { method: "POST", json: { name, systemPrompt: `I am ${name}.` } });
   for (const [i, name] of names.entries()) await request(`/api/agents/${name}/connections`, { method: "PUT", json: { connections: [names[(i + 1) % RING]] } });
   await round(request, names, -1); // every object started and migrated: not measured
+  const ROUNDS = roundsOf(RING);
   const messages = RING * ROUNDS * 2;
   const before = probe ? cpuSnapshot(probe) : null;
   const stall0 = cpuStall();
@@ -111,7 +113,7 @@ async function throughput(server, RING, probe, session) {
   const seconds = (performance.now() - t0) / 1000;
   const clientCpu = process.cpuUsage(client0);
   const stall = cpuStall();
-  const result = { ring: RING, messages, seconds, perSecond: messages / seconds, clientCpuMs: (clientCpu.user + clientCpu.system) / 1000, ...(stall !== null && stall0 !== null ? { cpuWaited: (stall - stall0) / 1e6 / seconds } : {}) };
+  const result = { ring: RING, rounds: ROUNDS, messages, seconds, perSecond: messages / seconds, clientCpuMs: (clientCpu.user + clientCpu.system) / 1000, ...(stall !== null && stall0 !== null ? { cpuWaited: (stall - stall0) / 1e6 / seconds } : {}) };
   if (!before) return result;
   const used = cpuSnapshot(probe).since(before);
   Object.assign(result, { workerCpuMs: used.worker, proxyCpuMs: used.proxy, wranglerCpuMs: used.wrangler, utilisation: used.worker / used.wallMs });
@@ -165,7 +167,7 @@ export async function run(server) {
   }
   const notes = [
     `round trip: ${ROUND_TRIPS} delegations (after ${WARMUP} warm-up), baseline ${ECHO_SAMPLES} GET /api/health/echo`,
-    ...tps.map((tp) => `throughput: ${tp.messages} messages (requests + answers) in ${r(tp.seconds)} s, ${ROUNDS} rounds of ${tp.ring} concurrent asks (after one round that starts every agent)`),
+    ...tps.map((tp) => `throughput: ${tp.messages} messages (requests + answers) in ${r(tp.seconds)} s, ${tp.rounds} rounds of ${tp.ring} concurrent asks (after one round that starts every agent)`),
     "messages go straight to the target Durable Object and through the local Miniflare queue (wrangler dev) only when that fails",
   ];
   if (!probe) notes.push("worker CPU not measured: the workerd behind the server was not found in /proc (not Linux, or not a local wrangler dev)");
