@@ -103,10 +103,11 @@ export class AgentDO extends Agent<Env, LiveState> {
       },
       createSession: (title) => this.sessions.create(title).id,
       deadlines: {
-        arm: (at, messageId) => this.schedule(new Date(at), "onBusDeadline", { messageId }),
-        disarm: async (messageId) => {
-          for (const s of this.getSchedules().filter((s) => s.callback === "onBusDeadline" && (s.payload as { messageId?: string }).messageId === messageId)) await this.cancelSchedule(s.id);
+        next: (after) => {
+          const times = this.getSchedules().filter((s) => s.callback === "onBusDeadline" && s.time * 1000 > after).map((s) => s.time * 1000);
+          return times.length ? Math.min(...times) : null;
         },
+        arm: (at, messageId) => this.schedule(new Date(at), "onBusDeadline", { messageId }),
       },
       configureSelf: (profile) => this.configure(profile),
     });
@@ -602,8 +603,8 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   // ---- bus (bus/) ----------------------------------------------------------------------------
 
-  /** The queue consumer hands a bus message here: delivered at least once, applied once. */
-  busReceive(message: unknown) {
+  /** The queue consumer or the asking agent hands a bus message here: delivered at least once, applied once. */
+  async busReceive(message: unknown) {
     // The watchdog first: an eviction after the request's run was written (and before it was driven)
     // is recovered by its alarm, with no other message or request arriving.
     return this.known(async () => {

@@ -45,41 +45,72 @@ const textOf = (m: BusMessage) => (m.type === "request" ? m.payload.question : m
 
 /** The registry's record of every bus message: its state, its hop in a conversation, and counts per agent. */
 export function makeBusLog(db: Db, now: () => number) {
+  // Built once: every message of the project is logged here (drizzle builds a query's SQL on each call).
+  const slot = <T>(name: string) => sql.placeholder(name) as unknown as T;
+  const byId = db.select().from(schema.busLog).where(eq(schema.busLog.id, sql.placeholder("id"))).prepare();
+  const insert = db
+    .insert(schema.busLog)
+    .values({
+      id: sql.placeholder("id"),
+      conversationId: sql.placeholder("conversationId"),
+      type: sql.placeholder("type"),
+      fromAgent: sql.placeholder("fromAgent"),
+      toAgent: sql.placeholder("toAgent"),
+      depth: sql.placeholder("depth"),
+      askerRunId: sql.placeholder("askerRunId"),
+      callId: sql.placeholder("callId"),
+      runId: sql.placeholder("runId"),
+      runStatus: sql.placeholder("runStatus"),
+      state: sql.placeholder("state"),
+      text: sql.placeholder("text"),
+      code: sql.placeholder("code"),
+      note: sql.placeholder("note"),
+      createdAt: sql.placeholder("createdAt"),
+      updatedAt: sql.placeholder("updatedAt"),
+    })
+    .prepare();
+  const update = db
+    .update(schema.busLog)
+    .set({ state: slot<string>("state"), note: slot<string | null>("note"), runId: slot<string | null>("runId"), runStatus: slot<string | null>("runStatus"), updatedAt: slot<number>("updatedAt") })
+    .where(eq(schema.busLog.id, sql.placeholder("id")))
+    .prepare();
+
   function record(entry: BusLogEntry): void {
     const { message } = entry;
-    const existing = db.select().from(schema.busLog).where(eq(schema.busLog.id, message.id)).get();
+    const existing = byId.get({ id: message.id });
     const at = now();
     if (!existing) {
-      db.insert(schema.busLog)
-        .values({
-          id: message.id,
-          conversationId: message.conversationId,
-          type: message.type,
-          fromAgent: message.from,
-          toAgent: message.to,
-          depth: message.depth,
-          askerRunId: message.replyTo.runId,
-          callId: message.replyTo.callId,
-          runId: entry.runId ?? null,
-          runStatus: entry.runStatus ?? null,
-          state: entry.state,
-          text: clip(textOf(message)),
-          code: message.type === "error" ? message.payload.code : null,
-          note: entry.note ?? null,
-          createdAt: message.createdAt,
-          updatedAt: at,
-        })
-        .run();
+      insert.run({
+        id: message.id,
+        conversationId: message.conversationId,
+        type: message.type,
+        fromAgent: message.from,
+        toAgent: message.to,
+        depth: message.depth,
+        askerRunId: message.replyTo.runId,
+        callId: message.replyTo.callId,
+        runId: entry.runId ?? null,
+        runStatus: entry.runStatus ?? null,
+        state: entry.state,
+        text: clip(textOf(message)),
+        code: message.type === "error" ? message.payload.code : null,
+        note: entry.note ?? null,
+        createdAt: message.createdAt,
+        updatedAt: at,
+      });
       return;
     }
     const type = existing.type as BusMessage["type"];
     const forward = stateRank(entry.state, type) > stateRank(existing.state as BusLogState, type);
-    const values: Partial<Row> = { updatedAt: at };
-    if (forward) values.state = entry.state;
-    if (forward && entry.note) values.note = entry.note;
-    if (entry.runId) values.runId = entry.runId;
-    if (entry.runStatus && (forward || !existing.runStatus || stateRank(existing.state as BusLogState, type) < 3)) values.runStatus = entry.runStatus;
-    db.update(schema.busLog).set(values).where(eq(schema.busLog.id, message.id)).run();
+    const runStatus = entry.runStatus && (forward || !existing.runStatus || stateRank(existing.state as BusLogState, type) < 3) ? entry.runStatus : existing.runStatus;
+    update.run({
+      id: message.id,
+      state: forward ? entry.state : existing.state,
+      note: forward && entry.note ? entry.note : existing.note,
+      runId: entry.runId || existing.runId,
+      runStatus,
+      updatedAt: at,
+    });
   }
 
   return {

@@ -18,7 +18,7 @@ describe("delegation over the bus", () => {
     expect(p.replyOf(run)).toContain("The default branch of the pantheon repository is trunk.");
     expect(run.trace.some((t) => t.name === "bus_sent" && t.data.target === "airtable")).toBe(true);
 
-    const chain = await p.conversation(started.runId, 2);
+    const chain = await p.chain(started.runId, 2);
     expect(chain.root).toMatchObject({ agent: "main", runId: started.runId, status: "completed" });
     expect(chain.hops.map((h: any) => [h.from, h.to, h.depth, h.state, h.runStatus])).toEqual([
       ["main", "airtable", 1, "answered", "completed"],
@@ -40,7 +40,7 @@ describe("delegation over the bus", () => {
 
     const started = await p.chat("main", "/ask airtable /ask github what is the default branch?");
     await p.settled("main", started.runId);
-    const chain = await p.conversation(started.runId, 2);
+    const chain = await p.chain(started.runId, 2);
     const [first, second] = chain.hops;
 
     const middle = await p.json(`/api/agents/airtable/runs/${first.runId}`);

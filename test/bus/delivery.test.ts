@@ -146,8 +146,34 @@ describe("bus delivery", () => {
     const run = await p.settled("main", started.runId);
     expect(run.run.status).toBe("completed");
     expect(p.replyOf(run)).toContain("agent 'broken' could not answer (run_failed)");
-    const chain = await p.json(`/api/conversations/${started.runId}`);
+    const chain = await p.chain(started.runId, 1);
     expect(chain.hops[0]).toMatchObject({ state: "answered", runStatus: "failed" });
+  });
+
+  it("one deadline alarm covers every waiting request: the one past its deadline times out, and the alarm moves to the next", async () => {
+    const { p, started: first } = await questionInFlight();
+    const second = await p.chat("main", "/ask slow /tool clock.now {}");
+    expect(second.status).toBe("waiting_agent");
+    const main = agentObject(p.name, "main");
+    await runInDurableObject(main, async (instance, state) => {
+      const armed = instance.getSchedules().filter((s) => s.callback === "onBusDeadline");
+      expect(armed).toHaveLength(1);
+      // The first request's deadline has passed; the second's is still two minutes out.
+      state.storage.sql.exec("UPDATE bus_outbox SET deadline_at = ? WHERE run_id = ?", Date.now() - 1, first.runId);
+      await instance.cancelSchedule(armed[0]!.id);
+      await instance.schedule(0, "onBusDeadline", armed[0]!.payload as never);
+    });
+    await runDurableObjectAlarm(main);
+
+    const timedOut = await p.settled("main", first.runId);
+    expect(p.replyOf(timedOut)).toContain("agent 'slow' did not answer within");
+    const waiting = await p.json(`/api/agents/main/runs/${second.runId}`);
+    expect(waiting.run.status).toBe("waiting_agent");
+    await runInDurableObject(main, async (instance) => {
+      const armed = instance.getSchedules().filter((s) => s.callback === "onBusDeadline");
+      expect(armed).toHaveLength(1);
+      expect(armed[0]!.time * 1000).toBeGreaterThan(Date.now() + 60_000);
+    });
   });
 
   it("an asker whose deadline passes gets a timeout error, and the late answer is ignored", async () => {

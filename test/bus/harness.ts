@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { api, uniqueName } from "../api/client";
+import { finalBusStates } from "../../core/bus";
 
 export const terminal = ["completed", "failed", "cancelled"];
 
@@ -11,6 +12,15 @@ export function project() {
     const res = await call(path, init);
     if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as T;
+  }
+  /** Polls until `check` returns a value (bounded). */
+  async function until<T>(check: () => Promise<T | undefined | null | false>, what: string): Promise<T> {
+    for (let i = 0; i < 600; i++) {
+      const value = await check();
+      if (value) return value;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`gave up waiting for ${what}`);
   }
   return {
     name,
@@ -34,26 +44,17 @@ export function project() {
       }
       throw new Error(`run ${runId} of ${agentName} did not settle`);
     },
-    /** Polls until `check` returns a value (bounded). */
-    async until<T>(check: () => Promise<T | undefined | null | false>, what: string): Promise<T> {
-      for (let i = 0; i < 600; i++) {
-        const value = await check();
-        if (value) return value;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      throw new Error(`gave up waiting for ${what}`);
-    },
+    until,
     /**
-     * A delegation chain once its log has `hops` hops in a final state. The bus log reaches the
-     * registry after the messages (no message waits on it), so right after a run settles it may lag.
+     * A delegation chain once its log shows `hops` hops, each in a final state. The bus log is written
+     * just after the messages (a burst per agent, never awaited by one), so a run can settle first.
      */
-    async conversation(id: string, hops: number): Promise<any> {
-      return this.until(async () => {
-        const res = await call(`/api/conversations/${id}`);
-        if (!res.ok) return null;
-        const chain = (await res.json()) as { hops: { state: string }[] };
-        return chain.hops.length >= hops && chain.hops.every((h) => h.state !== "sent" && h.state !== "applied") ? chain : null;
-      }, `conversation ${id} with ${hops} settled hops`);
+    chain(conversationId: string, hops: number): Promise<any> {
+      return until(async () => {
+        const res = await call(`/api/conversations/${conversationId}`);
+        const body = res.ok ? await res.json<any>() : null;
+        return body && body.hops.length >= hops && body.hops.every((h: any) => finalBusStates.includes(h.state)) ? body : null;
+      }, `conversation ${conversationId} to show ${hops} settled hops`);
     },
     /** The reply a finished run gave (from its trace). */
     replyOf(run: { trace: { name: string; data: any }[] }): string {

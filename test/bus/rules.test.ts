@@ -119,7 +119,7 @@ describe("bus rules", () => {
 
     expect(run.run.status).toBe("completed");
     expect(p.replyOf(run)).toContain("delegation depth limit reached: this request would be hop 11, at most 10 allowed");
-    const chain = await p.json(`/api/conversations/${started.runId}`);
+    const chain = await p.chain(started.runId, 11);
     expect(chain.hops.map((h: any) => h.depth)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     expect(chain.hops.slice(0, 10).every((h: any) => h.state === "answered")).toBe(true);
     expect(chain.hops[10]).toMatchObject({ state: "refused", runId: null });

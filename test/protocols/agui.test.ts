@@ -164,17 +164,23 @@ describe("AG-UI at /agui/agents/:name", () => {
   });
 
   it("finishes a turn that asks another agent with the wait as its result; the answer lands in the thread's session", async () => {
-    const helper = await createAgent({ description: "Answers questions." });
+    // The asked agent waits for a person, so the asker is still waiting when its turn's stream ends
+    // (a delegation answered at once could finish first: it goes straight to the other object).
+    const helper = await createAgent({ description: "Answers questions.", runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
     const agent = await createAgent();
     expect((await api(`/api/agents/${agent.name}/connections`, { method: "PUT", json: { connections: [helper.name] } })).status).toBe(200);
-    const { events, types, failure } = await turn(aguiAgent(agent.name), `/ask ${helper.name} what is the launch code word?`);
+    const { events, types, failure } = await turn(aguiAgent(agent.name), `/ask ${helper.name} /tool clock.now {}`);
     expect(failure).toBeNull();
     expect(types.at(-1)).toBe("RUN_FINISHED");
     const finished = of(events, "RUN_FINISHED")[0]!;
-    // The stream ends where the run stands: waiting for the other agent, or already answered when
-    // the answer came back before the run's events were all written.
-    expect(["waiting_agent", "completed"]).toContain(finished.result.status);
+    expect(finished.result).toMatchObject({ status: "waiting_agent" });
     const runId = finished.result.runId as string;
+    let asked: { id: string; status: string } | undefined;
+    for (let i = 0; i < 300 && !asked; i++) {
+      asked = (await runsOf(helper.name)).find((r) => r.status === "waiting_approval");
+      if (!asked) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await api(`/api/agents/${helper.name}/runs/${asked!.id}/approval`, { method: "POST", json: { decision: "approve" } })).status).toBe(200);
     let status = "";
     for (let i = 0; i < 300 && status !== "completed"; i++) {
       status = ((await (await api(`/api/agents/${agent.name}/runs/${runId}`)).json()) as { run: { status: string } }).run.status;

@@ -173,7 +173,7 @@ describe("output gates on answers to other agents", () => {
     const answer = run.trace.find((t) => t.name === "agent_response")!;
     expect(answer.data.output).toBe("It is tracked in the security queue.");
     expect(JSON.stringify(run)).not.toContain("SEC-4411");
-    const chain = await p.json(`/api/conversations/${started.runId}`);
+    const chain = await p.chain(started.runId, 1);
     const helperRun = await p.json(`/api/agents/helper/runs/${chain.hops[0].runId}`);
     const decided = helperRun.trace.filter((s: any) => s.name === "gate_decisions" && s.data.output === "answer");
     expect(decided.map((s: any) => s.data.decisions.at(-1).decision.allow)).toEqual([false, true]);

@@ -1,0 +1,95 @@
+import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import type { AgentProfile } from "../../../core/agents";
+import type { BusMessage, BusRequest, Refusal } from "../../../core/bus";
+import type { Result } from "../../../core/errors";
+import type { Clock } from "../../../core/ports";
+import type { RunEvent as CoreEvent, RunOrigin } from "../../../core/run";
+import { agentStub, registryStub } from "../../stubs";
+import type { BusLogEntry } from "../../registry/bus-log";
+import type { RunStore } from "../runs/store";
+import type { SpawnDeps } from "./spawn";
+import type * as schema from "../schema";
+
+export type Db = DrizzleSqliteDODatabase<typeof schema>;
+
+export interface AskRequest {
+  runId: string;
+  callId: string;
+  target: string;
+  question: string;
+}
+
+/** What applying one delivered message did. */
+export interface Applied {
+  applied: boolean;
+  /** Requests: the run started for it. */
+  runId?: string;
+  /** Why nothing was applied (a repeat, a late answer). */
+  reason?: string;
+}
+
+/** Where the bus reaches outside the object: the queue, the registry, other agents. */
+export interface BusPorts {
+  /** Puts a message on the queue (`env.BUS.send`). */
+  send(message: BusMessage): Promise<void>;
+  /**
+   * Hands a message straight to its target's Durable Object (`busReceive`), skipping the queue's two
+   * hops. Anything but a clean answer (an error, a refusal, an agent that does not exist) sends the
+   * message through the queue instead, whose consumer retries, dead-letters and answers errors.
+   */
+  deliverDirect?(message: BusMessage): Promise<Result<Applied>>;
+  /** Records in the registry's bus log (the bus batches entries: one call per burst, never awaited by a message). */
+  record(entries: BusLogEntry[]): Promise<void>;
+  /**
+   * The registry's admission of a request (the truth about connections; records `delivered` or the
+   * refusal), asked only when this agent's own `askedBy` does not already admit the asker.
+   */
+  admit(message: BusRequest): Promise<Refusal | undefined>;
+  spawnChild: SpawnDeps["spawnChild"];
+  /** Pushes a profile to another agent's Durable Object. */
+  configureAgent(profile: AgentProfile): Promise<void>;
+}
+
+/**
+ * The real ports: Cloudflare Queues and the project's registry.
+ * @example
+ * makeAgentBus({ ...busPortsFromEnv(env, () => project), db, clock, ... });
+ */
+export function busPortsFromEnv(env: Env, project: () => string): BusPorts {
+  return {
+    send: async (message) => void (await env.BUS.send(message, { contentType: "json" })),
+    deliverDirect: (message) => agentStub(env, project(), message.to).busReceive(message),
+    record: (entries) => registryStub(env, project()).busRecord(entries),
+    admit: (message) => registryStub(env, project()).busAdmit(message),
+    spawnChild: (parent, scriptSource) => registryStub(env, project()).spawnChild(parent, scriptSource),
+    configureAgent: async (profile) => void (await (await agentStub(env, project(), profile.name)).configure(profile)),
+  };
+}
+
+export interface BusDeps extends BusPorts {
+  db: Db;
+  clock: Clock;
+  runs: RunStore;
+  project: () => string;
+  profile: () => AgentProfile;
+  deliver(runId: string, event: CoreEvent): Promise<unknown>;
+  /** Writes a run's record and its request (no transaction of its own: the bus holds one). */
+  createRun(input: { runId: string; sessionId: string; origin: RunOrigin }): unknown;
+  /** Drives a run created by `createRun`. */
+  startRun(runId: string): Promise<unknown>;
+  /** One SQLite transaction. */
+  transaction<T>(fn: () => T): T;
+  /** Re-sends what the queue has not taken yet, after `seconds` (an alarm; idempotent). */
+  retryLater(seconds: number): Promise<unknown>;
+  createSession(title: string): string;
+  /** Deadline alarms (agents SDK `schedule`, callback `onBusDeadline` with the request's id). */
+  deadlines: {
+    /** When the earliest deadline alarm after `after` fires (epoch ms), or null. */
+    next(after: number): number | null;
+    arm(at: number, messageId: string): Promise<unknown>;
+  };
+  /** This agent's own profile changed (spawn added a connection). */
+  configureSelf(profile: AgentProfile): Promise<void>;
+  /** How long an asker waits for an answer; default 2 minutes. */
+  deadlineMs?: number;
+}
