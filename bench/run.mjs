@@ -7,7 +7,7 @@
 //   export async function run(server) → { title?, rows: Row[], notes?: string[] } | Row[]
 //   Row = { name, figure, unit, baseline?, ratio?, target?, ok? }   (target and ok judge `ratio` when
 //         there is one, else `figure`; ok is left out for rows that are only information)
-//   server = { url, token, modelDouble: { url, server } } | null (null when wrangler dev failed to start)
+//   server = { url, token, modelDouble: { url, server }, inspectorPort } | null (null when wrangler dev failed to start; inspectorPort: its CDP inspector, for bench/cpu-profile.mjs)
 // A module written as a plain script (no `run` export) is listed and skipped, not imported: importing
 // it would run it.
 import { randomBytes } from "node:crypto";
@@ -182,7 +182,7 @@ async function main(filters) {
       try {
         const mod = await import(pathToFileURL(join(here, file)).href);
         if (typeof mod.run !== "function") throw new Error("the module has no run() export");
-        const server = stack ? { url: stack.url, token: stack.token, modelDouble: stack.modelDouble } : null;
+        const server = stack ? { url: stack.url, token: stack.token, modelDouble: stack.modelDouble, inspectorPort: stack.inspectorPort } : null;
         const result = await withTimeout(mod.run(server), moduleTimeoutMs, `${name} did not finish within ${moduleTimeoutMs / 1000} s`);
         const rows = Array.isArray(result) ? result : (result?.rows ?? []);
         if (!Array.isArray(result) && result?.title) console.log(result.title);
