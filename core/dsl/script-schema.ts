@@ -30,7 +30,7 @@ export type Expr =
   | { map: { [key: string]: Expr } }
   | { prev: true };
 
-export const exprSchema: z.ZodType<Expr> = z.lazy(() =>
+export const exprSchema: z.ZodType<Expr> = lazySchema(() => z.lazy(() =>
   z.union([
     z.literal("$prev").transform((): Expr => ({ prev: true })),
     z.string().max(100_000),
@@ -43,7 +43,7 @@ export const exprSchema: z.ZodType<Expr> = z.lazy(() =>
     z.strictObject({ map: z.record(z.string().max(256), exprSchema) }),
     z.strictObject({ prev: z.literal(true) }),
   ]),
-);
+));
 
 export const messageRoles = ["assistant", "system", "user"] as const;
 
@@ -56,7 +56,7 @@ export type Action =
   | { kind: "think" }
   | { kind: "spawn"; script: string | ActorScript; goal: Expr };
 
-export const actionSchema: z.ZodType<Action> = z.lazy(() =>
+export const actionSchema: z.ZodType<Action> = lazySchema(() => z.lazy(() =>
   z.discriminatedUnion("kind", [
     z.strictObject({
       kind: z.literal("tool"),
@@ -69,7 +69,7 @@ export const actionSchema: z.ZodType<Action> = z.lazy(() =>
     z.strictObject({ kind: z.literal("think") }),
     z.strictObject({ kind: z.literal("spawn"), script: z.union([nameSchema, actorScriptSchema]), goal: exprSchema }),
   ]),
-);
+));
 
 /** A plan is an ordered list of steps (a single action is a one-step plan). */
 export const planSchema = lazySchema(() => z.strictObject({ steps: z.array(actionSchema).min(1).max(64) }));
