@@ -50,6 +50,8 @@ export default defineConfig(async () => {
       include: process.env.PANTHEON_FAULTS ? ["test/faults/**/*.test.ts"] : ["test/**/*.test.ts"],
       exclude: process.env.PANTHEON_FAULTS ? ["node_modules/**"] : ["test/browser/**", "test/faults/**", "node_modules/**"],
       testTimeout: 30_000,
+      // The model SDKs are loaded before the tests, as the bundle has them (see the file).
+      setupFiles: ["./test/setup/model-sdks.ts"],
       // Vitest 5 sends each fresh test worker one snapshot of every cached module of its file's
       // graph (code and source maps, the whole worker included); past ~the size the A2A SDK brought
       // the graph to, workerd refuses that WebSocket message (1009 "Message is too large") and the

@@ -2,6 +2,8 @@
 // (esbuild's metafile from `wrangler deploy --dry-run`), and its startup CPU (`wrangler check
 // startup`'s profile: the samples that are not idle, median of three). The baseline is the same
 // bundle unminified, built in the same run. Targets: at most 1 MiB gzip and 50 ms of startup CPU.
+// The notes name the five modules whose top-level code took most of the startup CPU, from profiles
+// of the unminified bundle, where esbuild's module names survive (bench/startup-profile.mjs).
 //   npm run bench -- bundle
 import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -9,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { moduleLines, startupBreakdown } from "./startup-profile.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BUNDLE_TARGET_KIB = 1024;
@@ -23,7 +26,10 @@ function wrangler(args) {
 async function startupCpuMs(scratch, n) {
   const outfile = join(scratch, `startup-${n}.cpuprofile`);
   wrangler(["check", "startup", "--outfile", outfile]);
-  const profile = JSON.parse(await readFile(outfile, "utf8"));
+  return busyMs(JSON.parse(await readFile(outfile, "utf8")));
+}
+
+function busyMs(profile) {
   const idle = new Set(profile.nodes.filter((node) => ["(idle)", "(program)", "(garbage collector)"].includes(node.callFrame.functionName)).map((node) => node.id));
   let busy = 0;
   profile.samples.forEach((id, i) => {
@@ -43,7 +49,20 @@ async function built(scratch, name, extra) {
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? "(pantheon's own code)";
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + info.bytesInOutput);
   }
-  return { gzipKiB: gzipSync(code).length / 1024, top: [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 5) };
+  return { gzipKiB: gzipSync(code).length / 1024, top: [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 5), code };
+}
+
+/** The unminified bundle's startup, profiled three times, charged to modules. */
+async function startupByModule(scratch, unminifiedCode) {
+  const bundle = join(scratch, "unminified.bundle");
+  wrangler(["deploy", "--dry-run", "--outfile", bundle, "--minify=false"]);
+  const profiles = [];
+  for (let n = 0; n < 3; n++) {
+    const outfile = join(scratch, `unminified-${n}.cpuprofile`);
+    wrangler(["check", "startup", "--worker-bundle", bundle, "--outfile", outfile]);
+    profiles.push(JSON.parse(await readFile(outfile, "utf8")));
+  }
+  return startupBreakdown(profiles, moduleLines(unminifiedCode.toString("utf8")));
 }
 
 export async function run() {
@@ -54,6 +73,8 @@ export async function run() {
     const startups = [];
     for (let n = 0; n < 3; n++) startups.push(await startupCpuMs(scratch, n));
     const startup = startups.sort((a, b) => a - b)[1];
+    const byModule = await startupByModule(scratch, unminified.code);
+    const topModules = byModule.byModule.filter(([path]) => !path.startsWith("(")).slice(0, 5).map(([path, ms]) => `${path} ${ms.toFixed(1)} ms`).join("; ");
     return {
       title: "Worker bundle and startup (wrangler deploy --dry-run, wrangler check startup)",
       rows: [
@@ -61,7 +82,10 @@ export async function run() {
         { name: "startup CPU (median of 3)", figure: startup, unit: "ms", target: `≤ ${STARTUP_TARGET_MS} ms`, ok: startup <= STARTUP_TARGET_MS },
         ...shipped.top.map(([pkg, bytes], i) => ({ name: `top ${i + 1}: ${pkg}`, figure: bytes / 1024, unit: "KiB minified" })),
       ],
-      notes: [`startup CPU samples: ${startups.map((ms) => ms.toFixed(1)).join(", ")} ms (the profile's non-idle samples; Cloudflare's own CPU differs)`],
+      notes: [
+        `startup CPU samples: ${startups.map((ms) => ms.toFixed(1)).join(", ")} ms (the profile's non-idle samples; Cloudflare's own CPU differs)`,
+        `top five modules by startup CPU (unminified bundle, ${byModule.busyMs.toFixed(1)} ms busy, mean of 3; a module's own top-level code with what it calls, not the modules it imports; compile and native time not named): ${topModules}`,
+      ],
     };
   } finally {
     await rm(scratch, { recursive: true, force: true });

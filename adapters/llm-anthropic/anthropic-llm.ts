@@ -1,9 +1,16 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, ToolCall } from "../../core/ports";
 import { LlmError, isRetryableStatus, scrubSecret } from "../../core/models/llm-error";
 import { estimateMessageTokens } from "../../core/models/tokens";
 import { makeToolNameCodec, parseToolArguments } from "../../core/models/tool-names";
 import { fromAnthropicStop, inputTokensOf, toAnthropicParams } from "./wire";
+
+/**
+ * The SDK, loaded on the first model call rather than at the worker's startup (it is most of the
+ * startup CPU of an isolate that may never call this provider). Kept once loaded, for the error checks.
+ */
+let sdk: typeof Anthropic | undefined;
+const loadSdk = async (): Promise<typeof Anthropic> => (sdk ??= (await import("@anthropic-ai/sdk")).default);
 
 export interface AnthropicLlmOptions {
   apiKey: string;
@@ -26,13 +33,16 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
   }
   // Pinned rather than left to process.env (ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN), which under
   // nodejs_compat holds the worker's vars.
-  const client = new Anthropic({
+  // The client is built on the first call and kept; only the settled SDK and client are kept, never a
+  // pending load, so a first call that is abandoned half-way leaves nothing for later calls to wait on.
+  let client: Anthropic | undefined;
+  const clientNow = async (): Promise<Anthropic> => (client ??= new (await loadSdk())({
     apiKey: options.apiKey,
     authToken: null,
     baseURL: options.baseURL ?? "https://api.anthropic.com",
     ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
     maxRetries: 0,
-  });
+  }));
   const fail = (error: unknown) => toLlmError(error, options.apiKey);
 
   return {
@@ -40,7 +50,7 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
     async complete(request: LlmRequest): Promise<LlmResponse> {
       const names = makeToolNameCodec(request.tools);
       try {
-        const message = await client.messages.create(toAnthropicParams(request, names), optionsOf(request));
+        const message = await (await clientNow()).messages.create(toAnthropicParams(request, names), optionsOf(request));
         let content = "";
         const toolCalls: ToolCall[] = [];
         for (const block of message.content) {
@@ -71,7 +81,7 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
       let inputTokens: number | undefined;
       let outputTokens = 0;
       try {
-        const events = await client.messages.create({ ...toAnthropicParams(request, names), stream: true }, optionsOf(request));
+        const events = await (await clientNow()).messages.create({ ...toAnthropicParams(request, names), stream: true }, optionsOf(request));
         for await (const event of events) {
           switch (event.type) {
             case "message_start":
@@ -144,16 +154,16 @@ const retryableTypes = new Set(["overloaded_error", "api_error", "rate_limit_err
 function toLlmError(error: unknown, apiKey: string): LlmError {
   const provider = "anthropic";
   const clean = (text: string) => scrubSecret(text, apiKey);
-  if (error instanceof Anthropic.APIUserAbortError) {
+  if (sdk && error instanceof sdk.APIUserAbortError) {
     return new LlmError({ provider, message: "anthropic request was aborted", retryable: false, cause: error });
   }
-  if (error instanceof Anthropic.APIConnectionTimeoutError) {
+  if (sdk && error instanceof sdk.APIConnectionTimeoutError) {
     return new LlmError({ provider, message: "anthropic timed out", retryable: true, cause: error });
   }
-  if (error instanceof Anthropic.APIConnectionError) {
+  if (sdk && error instanceof sdk.APIConnectionError) {
     return new LlmError({ provider, message: clean(`could not reach anthropic: ${error.message}`), retryable: true, cause: error });
   }
-  if (error instanceof Anthropic.APIError) {
+  if (sdk && error instanceof sdk.APIError) {
     const text = error.apiMessage ?? error.message;
     const status = typeof error.status === "number" ? error.status : undefined;
     return new LlmError({

@@ -1,9 +1,16 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent } from "../../core/ports";
 import { LlmError, isRetryableStatus, scrubSecret } from "../../core/models/llm-error";
 import { estimateMessageTokens, estimateTokens } from "../../core/models/tokens";
 import { makeToolNameCodec } from "../../core/models/tool-names";
 import { fromOpenAiFinish, fromOpenAiToolCalls, makeToolCallAssembler, toOpenAiParams } from "./wire";
+
+/**
+ * The SDK, loaded on the first model call rather than at the worker's startup (it is most of the
+ * startup CPU of an isolate that may never call this provider). Kept once loaded, for the error checks.
+ */
+let sdk: typeof OpenAI | undefined;
+const loadSdk = async (): Promise<typeof OpenAI> => (sdk ??= (await import("openai")).default);
 
 export interface OpenAiLlmOptions {
   apiKey: string;
@@ -31,14 +38,17 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   // Everything the SDK would otherwise read from process.env (OPENAI_BASE_URL, OPENAI_ORG_ID, ...) is
   // pinned here: under nodejs_compat the worker's vars are process.env, and configuration belongs
   // to chooseLlm, not to whichever variable happens to be set.
-  const client = new OpenAI({
+  // The client is built on the first call and kept; only the settled SDK and client are kept, never a
+  // pending load, so a first call that is abandoned half-way leaves nothing for later calls to wait on.
+  let client: OpenAI | undefined;
+  const clientNow = async (): Promise<OpenAI> => (client ??= new (await loadSdk())({
     apiKey: options.apiKey,
     baseURL: options.baseURL ?? "https://api.openai.com/v1",
     organization: null,
     project: null,
     ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
     maxRetries: 0,
-  });
+  }));
   const fail = (error: unknown) => toLlmError(error, provider, options.apiKey);
 
   return {
@@ -46,7 +56,7 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
     async complete(request: LlmRequest): Promise<LlmResponse> {
       const names = makeToolNameCodec(request.tools);
       try {
-        const completion = await client.chat.completions.create(toOpenAiParams(request, names, compatible), optionsOf(request));
+        const completion = await (await clientNow()).chat.completions.create(toOpenAiParams(request, names, compatible), optionsOf(request));
         const choice = completion.choices[0];
         const content = choice?.message.content ?? "";
         const toolCalls = fromOpenAiToolCalls(choice?.message.tool_calls, names);
@@ -73,7 +83,7 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       let model = request.model;
       let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
       try {
-        const chunks = await client.chat.completions.create(
+        const chunks = await (await clientNow()).chat.completions.create(
           { ...toOpenAiParams(request, names, compatible), stream: true, stream_options: { include_usage: true } },
           optionsOf(request),
         );
@@ -119,16 +129,16 @@ function optionsOf(request: LlmRequest): { signal?: AbortSignal } {
 /** SDK error → LlmError, classified by the SDK's typed fields; the key is scrubbed from any text. */
 function toLlmError(error: unknown, provider: string, apiKey: string): LlmError {
   const clean = (text: string) => scrubSecret(text, apiKey);
-  if (error instanceof OpenAI.APIUserAbortError) {
+  if (sdk && error instanceof sdk.APIUserAbortError) {
     return new LlmError({ provider, message: `${provider} request was aborted`, retryable: false, cause: error });
   }
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+  if (sdk && error instanceof sdk.APIConnectionTimeoutError) {
     return new LlmError({ provider, message: `${provider} timed out`, retryable: true, cause: error });
   }
-  if (error instanceof OpenAI.APIConnectionError) {
+  if (sdk && error instanceof sdk.APIConnectionError) {
     return new LlmError({ provider, message: clean(`could not reach ${provider}: ${error.message}`), retryable: true, cause: error });
   }
-  if (error instanceof OpenAI.APIError) {
+  if (sdk && error instanceof sdk.APIError) {
     const body = error.error as { message?: unknown } | undefined;
     const text = typeof body?.message === "string" ? body.message : error.message;
     const status = typeof error.status === "number" ? error.status : undefined;

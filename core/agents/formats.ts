@@ -1,5 +1,6 @@
 import { stringify } from "yaml";
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { printScript, type ActorScript } from "../dsl";
 import { jsonPath } from "../errors";
 import type { ModelSettings } from "../run/limits";
@@ -84,25 +85,29 @@ export function toOpenCodeAgentFile(profile: AgentProfile, specs: readonly ToolS
   return { text: `---\n${stringify(front, { lineWidth: 0 }).trimEnd()}\n---\n${profile.systemPrompt}\n`, warnings };
 }
 
-const schemaObject = z.record(z.string(), z.unknown());
-const openaiConfigSchema = z.looseObject({
-  name: z.string().max(200).optional(),
-  instructions: z.string().max(32_000, "at most 32,000 characters").optional(),
-  handoff_description: z.string().max(2000, "at most 2,000 characters").nullish(),
-  model: z.string().min(1).max(160).optional(),
-  model_settings: z.looseObject({ temperature: z.number().min(0).max(2).nullish(), max_tokens: z.number().int().min(1).max(200_000).nullish() }).optional(),
-  temperature: z.number().min(0).max(2).nullish(),
-  max_output_tokens: z.number().int().min(1).max(200_000).nullish(),
-  tools: z.array(z.unknown()).max(100).default([]),
-});
-const textBlock = z.looseObject({ type: z.literal("text"), text: z.string() });
-const anthropicConfigSchema = z.looseObject({
-  model: z.string().min(1).max(160).optional(),
-  system: z.union([z.string().max(32_000, "at most 32,000 characters"), z.array(textBlock).max(50)]).optional(),
-  max_tokens: z.number().int().min(1).max(200_000).optional(),
-  temperature: z.number().min(0).max(1).optional(),
-  tools: z.array(schemaObject).max(100).default([]),
-});
+const schemaObject = lazySchema(() => z.record(z.string(), z.unknown()));
+const openaiConfigSchema = lazySchema(() =>
+  z.looseObject({
+    name: z.string().max(200).optional(),
+    instructions: z.string().max(32_000, "at most 32,000 characters").optional(),
+    handoff_description: z.string().max(2000, "at most 2,000 characters").nullish(),
+    model: z.string().min(1).max(160).optional(),
+    model_settings: z.looseObject({ temperature: z.number().min(0).max(2).nullish(), max_tokens: z.number().int().min(1).max(200_000).nullish() }).optional(),
+    temperature: z.number().min(0).max(2).nullish(),
+    max_output_tokens: z.number().int().min(1).max(200_000).nullish(),
+    tools: z.array(z.unknown()).max(100).default([]),
+  }),
+);
+const textBlock = lazySchema(() => z.looseObject({ type: z.literal("text"), text: z.string() }));
+const anthropicConfigSchema = lazySchema(() =>
+  z.looseObject({
+    model: z.string().min(1).max(160).optional(),
+    system: z.union([z.string().max(32_000, "at most 32,000 characters"), z.array(textBlock).max(50)]).optional(),
+    max_tokens: z.number().int().min(1).max(200_000).optional(),
+    temperature: z.number().min(0).max(1).optional(),
+    tools: z.array(schemaObject).max(100).default([]),
+  }),
+);
 
 /** What importing a configuration gives: the script to set, the system prompt, the tools to import, and warnings. */
 export interface AgentImport {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { customGateSpecSchema } from "../gates/gate-spec";
 import { denyPatternProblems } from "../gates/pattern";
 import { modelSettingsSchema, runLimitOverridesSchema } from "../run/limits";
@@ -7,16 +8,16 @@ import { toolNamePattern } from "../tools/tool-spec";
 /** Agent names are lower-case slugs: they appear in URLs, Durable Object names and tool names. */
 export const agentNamePattern = /^[a-z][a-z0-9-]{0,62}$/;
 
-export const agentNameSchema = z
-  .string()
-  .regex(agentNamePattern, "must be a lower-case slug: a letter, then letters, digits or '-', at most 63 characters");
+export const agentNameSchema = lazySchema(() =>
+  z.string().regex(agentNamePattern, "must be a lower-case slug: a letter, then letters, digits or '-', at most 63 characters"),
+);
 
 export const projectNameSchema = agentNameSchema;
 
-const toolName = z.string().regex(toolNamePattern, "a tool name: lowercase words joined by '.', '_' or '-'");
+const toolName = lazySchema(() => z.string().regex(toolNamePattern, "a tool name: lowercase words joined by '.', '_' or '-'"));
 
 /** An operator-registered HTTP tool: the arguments are POSTed as JSON to `endpoint`. */
-export const httpToolSchema = z.strictObject({
+export const httpToolSchema = lazySchema(() => z.strictObject({
   name: toolName,
   description: z.string().min(1).max(2000),
   parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
@@ -33,7 +34,7 @@ export const httpToolSchema = z.strictObject({
    * off by a restart is then sent again; otherwise the model is told its outcome is unknown.
    */
   idempotent: z.boolean().default(false),
-});
+}));
 export type HttpToolConfig = z.infer<typeof httpToolSchema>;
 
 /**
@@ -42,18 +43,18 @@ export type HttpToolConfig = z.infer<typeof httpToolSchema>;
  * card's own URL (ending `.json`); every request to it, and to the endpoint its card names, passes
  * the outbound guard with the agent's `allowHosts`.
  */
-export const a2aAgentSchema = z.strictObject({
+export const a2aAgentSchema = lazySchema(() => z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "lowercase letters, digits, '-' or '_', starting with a letter, at most 32 (the tool is ask_<name>)"),
   url: z.url({ protocol: /^https?$/, error: "an http(s) URL of an A2A agent (its base, or its agent card)" }),
   description: z.string().min(1).max(2000).optional(),
   /** As for HTTP tools: literal values, or `{ secret: "NAME" }` of the secrets declared for tools. */
   headers: httpToolSchema.shape.headers,
   timeoutMs: z.number().int().min(100).max(300_000).optional(),
-});
+}));
 export type A2aAgentConfig = z.infer<typeof a2aAgentSchema>;
 
 /** How an agent runs: its tools, limits (ceilings for requests), gates and rate limits. */
-export const agentRuntimeSchema = z.strictObject({
+export const agentRuntimeSchema = lazySchema(() => z.strictObject({
   /** Built-in tools the agent may use (allowlist), e.g. `clock.now`, `http.fetch`. */
   tools: z.array(toolName).max(100).default(["clock.now"]),
   /** Tools that pause for a person's approval before each call. */
@@ -67,35 +68,47 @@ export const agentRuntimeSchema = z.strictObject({
   httpTools: z.array(httpToolSchema).max(50).default([]),
   /** Remote A2A agents the agent may ask (`ask_<name>`), declared by an operator. */
   a2aAgents: z.array(a2aAgentSchema).max(20).default([]),
-});
+}));
 export type AgentRuntime = z.infer<typeof agentRuntimeSchema>;
-export const defaultAgentRuntime: AgentRuntime = agentRuntimeSchema.parse({});
+/** `agentRuntimeSchema.parse({})`, written out so it needs no schema at startup (a test holds them equal). */
+export const defaultAgentRuntime: AgentRuntime = {
+  tools: ["clock.now"],
+  approvalRequired: [],
+  allowHosts: [],
+  limits: {},
+  gates: [],
+  rateLimits: {},
+  httpTools: [],
+  a2aAgents: [],
+};
 
 /**
  * The runtime as an operator sends it: the stored shape, and deny patterns the gate engine can
  * run. (Stored profiles are read with the plain schema, so one stored before a rule tightened
  * still loads, and its run reports the gate instead.)
  */
-const agentRuntimeInputSchema = agentRuntimeSchema.superRefine((runtime, ctx) => {
-  for (const { index, message } of denyPatternProblems(runtime.gates)) ctx.addIssue({ code: "custom", path: ["gates", index, "pattern"], message });
-});
+const agentRuntimeInputSchema = lazySchema(() =>
+  agentRuntimeSchema.superRefine((runtime, ctx) => {
+    for (const { index, message } of denyPatternProblems(runtime.gates)) ctx.addIssue({ code: "custom", path: ["gates", index, "pattern"], message });
+  }),
+);
 
 /** What an operator sends to create an agent. */
-export const agentInputSchema = z.strictObject({
+export const agentInputSchema = lazySchema(() => z.strictObject({
   name: agentNameSchema,
   description: z.string().max(2000).default(""),
   systemPrompt: z.string().max(32_000).default("You are a helpful agent."),
   model: modelSettingsSchema.default({ provider: "offline", name: "offline" }),
   runtime: agentRuntimeInputSchema.default(defaultAgentRuntime),
-});
+}));
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
-export const agentPatchSchema = z.strictObject({
+export const agentPatchSchema = lazySchema(() => z.strictObject({
   description: z.string().max(2000).optional(),
   systemPrompt: z.string().max(32_000).optional(),
   model: modelSettingsSchema.optional(),
   runtime: agentRuntimeInputSchema.optional(),
-});
+}));
 export type AgentPatch = z.infer<typeof agentPatchSchema>;
 
 /** Any JSON value: what crosses Durable Object RPC and storage as plain data. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 
 /**
  * What a token may do. Each scope includes the ones before it:
@@ -9,7 +10,7 @@ import { z } from "zod";
 export const scopes = ["chat", "approve", "admin"] as const;
 export type Scope = (typeof scopes)[number];
 
-export const scopeSchema = z.enum(scopes, { error: "one of 'chat', 'approve' or 'admin'" });
+export const scopeSchema = lazySchema(() => z.enum(scopes, { error: "one of 'chat', 'approve' or 'admin'" }));
 
 /**
  * True when a token of scope `have` may do what needs `need`.

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { agentNameSchema, projectNameSchema } from "../agents/profile";
 
 /** Delegation depth allowed by default: a request at depth 11 is refused (DESIGN: bounded delegation). */
@@ -9,7 +10,7 @@ export const defaultDeadlineMs = 2 * 60_000;
 export const busErrorCodes = ["not_connected", "depth_exceeded", "not_found", "timeout", "expired", "dead_letter", "run_failed", "invalid", "spawn_failed", "unavailable"] as const;
 export type BusErrorCode = (typeof busErrorCodes)[number];
 
-const id = z.string().min(1).max(200);
+const id = lazySchema(() => z.string().min(1).max(200));
 const base = {
   id,
   /** The delegation chain this message belongs to: the id of the run that started it. */
@@ -29,11 +30,13 @@ const base = {
  * One message between two agents on the bus (Cloudflare Queues). Validated at every boundary:
  * the producer, the queue consumer and the receiving Durable Object.
  */
-export const busMessageSchema = z.discriminatedUnion("type", [
-  z.strictObject({ ...base, type: z.literal("request"), payload: z.strictObject({ question: z.string().min(1).max(100_000) }) }),
-  z.strictObject({ ...base, type: z.literal("response"), payload: z.strictObject({ answer: z.string().max(200_000) }) }),
-  z.strictObject({ ...base, type: z.literal("error"), payload: z.strictObject({ error: z.string().min(1).max(10_000), code: z.enum(busErrorCodes) }) }),
-]);
+export const busMessageSchema = lazySchema(() =>
+  z.discriminatedUnion("type", [
+    z.strictObject({ ...base, type: z.literal("request"), payload: z.strictObject({ question: z.string().min(1).max(100_000) }) }),
+    z.strictObject({ ...base, type: z.literal("response"), payload: z.strictObject({ answer: z.string().max(200_000) }) }),
+    z.strictObject({ ...base, type: z.literal("error"), payload: z.strictObject({ error: z.string().min(1).max(10_000), code: z.enum(busErrorCodes) }) }),
+  ]),
+);
 
 export type BusMessage = z.infer<typeof busMessageSchema>;
 export type BusRequest = Extract<BusMessage, { type: "request" }>;

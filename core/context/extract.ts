@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import type { FieldIssue } from "../errors";
 import type { Triple } from "./types";
 
@@ -165,20 +166,24 @@ function sentencesOf(text: string): string[] {
     .filter(Boolean);
 }
 
-const tripleSchema = z.object({
-  subject: z.string().trim().min(1).max(200),
-  relation: z.string().trim().min(1).max(100),
-  object: z.string().trim().min(1).max(500),
-});
+const tripleSchema = lazySchema(() =>
+  z.object({
+    subject: z.string().trim().min(1).max(200),
+    relation: z.string().trim().min(1).max(100),
+    object: z.string().trim().min(1).max(500),
+  }),
+);
 
 /** One memory as a model must propose it. */
-export const proposedMemorySchema = z.object({
-  kind: z.enum(["fact", "entity", "instruction", "episode"]),
-  text: z.string().trim().min(1).max(2000),
-  importance: z.number().min(0).max(1).default(0.5),
-  entities: z.array(z.string().trim().min(1).max(200)).max(50).default([]),
-  triple: tripleSchema.optional(),
-});
+export const proposedMemorySchema = lazySchema(() =>
+  z.object({
+    kind: z.enum(["fact", "entity", "instruction", "episode"]),
+    text: z.string().trim().min(1).max(2000),
+    importance: z.number().min(0).max(1).default(0.5),
+    entities: z.array(z.string().trim().min(1).max(200)).max(50).default([]),
+    triple: tripleSchema.optional(),
+  }),
+);
 
 /**
  * Validates a model's memory proposal: a JSON string (code fences allowed) or a value, shaped as

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import type { MemoryItem } from "./types";
 
 const dayMs = 86_400_000;
@@ -22,17 +23,19 @@ const smallestMilliseconds = 100_000_000_000; // 1973-03-03
  * @example
  * occurredAtSchema.parse("2024-05-03") // 1714694400000
  */
-export const occurredAtSchema = z.union(
-  [
-    z
-      .number()
-      .int()
-      .min(smallestMilliseconds, "epoch milliseconds after 1973 (this looks like seconds: multiply by 1000), or an ISO 8601 date such as 1969-07-20")
-      .max(253_402_300_799_999, "a date before the year 10000"),
-    z.iso.date().transform((value) => Date.parse(`${value}T00:00:00Z`)),
-    z.iso.datetime({ offset: true, local: false }).transform((value) => Date.parse(value)),
-  ],
-  { error: "an ISO 8601 date (2024-05-03), a date-time with a time zone (2024-05-03T18:30:00Z) or epoch milliseconds" },
+export const occurredAtSchema = lazySchema(() =>
+  z.union(
+    [
+      z
+        .number()
+        .int()
+        .min(smallestMilliseconds, "epoch milliseconds after 1973 (this looks like seconds: multiply by 1000), or an ISO 8601 date such as 1969-07-20")
+        .max(253_402_300_799_999, "a date before the year 10000"),
+      z.iso.date().transform((value) => Date.parse(`${value}T00:00:00Z`)),
+      z.iso.datetime({ offset: true, local: false }).transform((value) => Date.parse(value)),
+    ],
+    { error: "an ISO 8601 date (2024-05-03), a date-time with a time zone (2024-05-03T18:30:00Z) or epoch milliseconds" },
+  ),
 );
 
 /**

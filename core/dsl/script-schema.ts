@@ -1,14 +1,15 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { customGateSpecSchema, type CustomGateSpec } from "../gates/gate-spec";
 import { denyPatternExpected, denyPatternProblems } from "../gates/pattern";
-import { modelSettingsSchema, runLimitsSchema, type ModelSettings, type RunLimits } from "../run/limits";
+import { modelSettingKeys, modelSettingsSchema, runLimitKeys, runLimitsSchema, type ModelSettings, type RunLimits } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
 import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
 
 /** Names of actors, talents, behaviors and connections. */
 export const namePattern = /^[a-z][a-z0-9-]{0,62}$/;
 const nameExpected = "a lowercase name: a letter, then letters, digits or '-' (at most 63)";
-const nameSchema = z.string().regex(namePattern, nameExpected);
+const nameSchema = lazySchema(() => z.string().regex(namePattern, nameExpected));
 
 /** Where a `get` reads from: the behavior's input, or the run context. */
 export type Scope = "input" | "ctx";
@@ -29,7 +30,7 @@ export type Expr =
   | { map: { [key: string]: Expr } }
   | { prev: true };
 
-export const exprSchema: z.ZodType<Expr> = z.lazy(() =>
+export const exprSchema: z.ZodType<Expr> = lazySchema(() => z.lazy(() =>
   z.union([
     z.literal("$prev").transform((): Expr => ({ prev: true })),
     z.string().max(100_000),
@@ -42,7 +43,7 @@ export const exprSchema: z.ZodType<Expr> = z.lazy(() =>
     z.strictObject({ map: z.record(z.string().max(256), exprSchema) }),
     z.strictObject({ prev: z.literal(true) }),
   ]),
-);
+));
 
 export const messageRoles = ["assistant", "system", "user"] as const;
 
@@ -55,7 +56,7 @@ export type Action =
   | { kind: "think" }
   | { kind: "spawn"; script: string | ActorScript; goal: Expr };
 
-export const actionSchema: z.ZodType<Action> = z.lazy(() =>
+export const actionSchema: z.ZodType<Action> = lazySchema(() => z.lazy(() =>
   z.discriminatedUnion("kind", [
     z.strictObject({
       kind: z.literal("tool"),
@@ -68,13 +69,13 @@ export const actionSchema: z.ZodType<Action> = z.lazy(() =>
     z.strictObject({ kind: z.literal("think") }),
     z.strictObject({ kind: z.literal("spawn"), script: z.union([nameSchema, actorScriptSchema]), goal: exprSchema }),
   ]),
-);
+));
 
 /** A plan is an ordered list of steps (a single action is a one-step plan). */
-export const planSchema = z.strictObject({ steps: z.array(actionSchema).min(1).max(64) });
+export const planSchema = lazySchema(() => z.strictObject({ steps: z.array(actionSchema).min(1).max(64) }));
 export type Plan = z.infer<typeof planSchema>;
 
-const durationSchema = z.string().refine((s) => parseDuration(s) !== undefined, { message: durationExpected });
+const durationSchema = lazySchema(() => z.string().refine((s) => parseDuration(s) !== undefined, { message: durationExpected }));
 
 /** `ms` is derived from the duration; JSON may omit it, and when given it must agree. */
 function checkMs(duration: string, ms: number | undefined, ctx: z.RefinementCtx): void {
@@ -83,20 +84,24 @@ function checkMs(duration: string, ms: number | undefined, ctx: z.RefinementCtx)
     ctx.addIssue({ code: "custom", path: ["ms"], message: `ms must be ${expected} for "${duration}"`, params: { expected: String(expected), found: String(ms) } });
 }
 
-const everySchema = z
-  .strictObject({ kind: z.literal("every"), every: durationSchema, ms: z.number().int().optional() })
-  .superRefine((t, ctx) => checkMs(t.every, t.ms, ctx))
-  .transform((t) => ({ kind: t.kind, every: t.every, ms: parseDuration(t.every) ?? 0 }));
-const onIdleSchema = z
-  .strictObject({ kind: z.literal("on-idle"), idle: durationSchema, ms: z.number().int().optional() })
-  .superRefine((t, ctx) => checkMs(t.idle, t.ms, ctx))
-  .transform((t) => ({ kind: t.kind, idle: t.idle, ms: parseDuration(t.idle) ?? 0 }));
+const everySchema = () =>
+  z
+    .strictObject({ kind: z.literal("every"), every: durationSchema, ms: z.number().int().optional() })
+    .superRefine((t, ctx) => checkMs(t.every, t.ms, ctx))
+    .transform((t) => ({ kind: t.kind, every: t.every, ms: parseDuration(t.every) ?? 0 }));
+const onIdleSchema = () =>
+  z
+    .strictObject({ kind: z.literal("on-idle"), idle: durationSchema, ms: z.number().int().optional() })
+    .superRefine((t, ctx) => checkMs(t.idle, t.ms, ctx))
+    .transform((t) => ({ kind: t.kind, idle: t.idle, ms: parseDuration(t.idle) ?? 0 }));
 
-export const triggerSchema = z.union([
-  everySchema,
-  z.strictObject({ kind: z.literal("cron"), cron: z.string().max(200).refine((c) => cronProblem(c) === undefined, { message: cronExpected }) }),
-  onIdleSchema,
-]);
+export const triggerSchema = lazySchema(() =>
+  z.union([
+    everySchema(),
+    z.strictObject({ kind: z.literal("cron"), cron: z.string().max(200).refine((c) => cronProblem(c) === undefined, { message: cronExpected }) }),
+    onIdleSchema(),
+  ]),
+);
 export type Trigger =
   | { kind: "every"; every: string; ms: number }
   | { kind: "cron"; cron: string }
@@ -106,23 +111,24 @@ export const behaviorModes = ["active", "passive", "persistent"] as const;
 export const policies = ["all", "first", "majority", "critique"] as const;
 
 /** What a passive or persistent behavior's trigger runs it with: read as `(get input "…")`, beside `trigger` and `at`. */
-const behaviorInputSchema = z
-  .record(z.string().min(1).max(64).regex(/^[A-Za-z_][\w.-]*$/, "a field name: letters, digits, '_', '.', '-'"), z.json())
-  .refine((value) => Object.keys(value).length <= 64, "at most 64 fields")
-  .refine((value) => JSON.stringify(value).length <= 32_000, "at most 32,000 characters of JSON")
-  .refine((value) => !("trigger" in value) && !("at" in value), "'trigger' and 'at' are set by the run itself");
+const behaviorInputSchema = () =>
+  z
+    .record(z.string().min(1).max(64).regex(/^[A-Za-z_][\w.-]*$/, "a field name: letters, digits, '_', '.', '-'"), z.json())
+    .refine((value) => Object.keys(value).length <= 64, "at most 64 fields")
+    .refine((value) => JSON.stringify(value).length <= 32_000, "at most 32,000 characters of JSON")
+    .refine((value) => !("trigger" in value) && !("at" in value), "'trigger' and 'at' are set by the run itself");
 
-export const behaviorSchema = z.strictObject({
+export const behaviorSchema = lazySchema(() => z.strictObject({
   name: nameSchema,
   mode: z.enum(behaviorModes),
   trigger: triggerSchema.optional(),
-  input: behaviorInputSchema.optional(),
+  input: behaviorInputSchema().optional(),
   goal: exprSchema,
   plan: planSchema,
   /** How answers of a fan-out `ask` combine. */
   policy: z.enum(policies).optional(),
   retry: z.strictObject({ max: z.number().int().min(0).max(10) }).optional(),
-});
+}));
 export interface Behavior {
   name: string;
   mode: (typeof behaviorModes)[number];
@@ -135,22 +141,25 @@ export interface Behavior {
   retry?: { max: number };
 }
 
-export const talentSchema = z.strictObject({ name: nameSchema, behaviors: z.array(behaviorSchema).max(64) });
+export const talentSchema = lazySchema(() => z.strictObject({ name: nameSchema, behaviors: z.array(behaviorSchema).max(64) }));
 export interface Talent {
   name: string;
   behaviors: Behavior[];
 }
 
 /** The run limits a script may set: any subset, without the defaults filled in (the runtime applies those). */
-export const scriptLimitsSchema = z.strictObject(
-  Object.fromEntries(
-    Object.entries(runLimitsSchema.shape).map(([key, field]) => [key, ("unwrap" in field ? field.unwrap() : field).optional()]),
-  ),
-) as unknown as z.ZodType<Partial<RunLimits>>;
+export const scriptLimitsSchema = lazySchema(
+  () =>
+    z.strictObject(
+      Object.fromEntries(
+        Object.entries(runLimitsSchema.shape).map(([key, field]) => [key, ("unwrap" in field ? field.unwrap() : field).optional()]),
+      ),
+    ) as unknown as z.ZodType<Partial<RunLimits>>,
+);
 
-/** Field names a script may set in `(limits …)` and `(model …)`. */
-export const limitKeys = Object.keys(runLimitsSchema.shape) as (keyof RunLimits)[];
-export const modelKeys = Object.keys(modelSettingsSchema.shape) as (keyof ModelSettings)[];
+/** Field names a script may set in `(limits …)` and `(model …)`: the schemas' keys, in their order. */
+export const limitKeys: (keyof RunLimits)[] = runLimitKeys;
+export const modelKeys: (keyof ModelSettings)[] = modelSettingKeys;
 
 /**
  * An agent definition, written in the Lisp DSL or as this very object in JSON.
@@ -175,7 +184,8 @@ export interface ActorScript {
   talents: Talent[];
 }
 
-const baseScriptSchema = z.strictObject({
+const baseScriptSchema = () =>
+  z.strictObject({
   name: nameSchema,
   role: z.string().min(1).max(200).optional(),
   description: z.string().max(2000),
@@ -189,9 +199,9 @@ const baseScriptSchema = z.strictObject({
   grants: z.array(z.string().min(1).max(128)).max(64).optional(),
   spawn: z.strictObject({ allowed: z.boolean(), quota: z.number().int().min(0).max(100) }).optional(),
   talents: z.array(talentSchema).max(64).default([]),
-});
+  });
 
-export const actorScriptSchema: z.ZodType<ActorScript> = baseScriptSchema.superRefine((script, ctx) => {
+export const actorScriptSchema: z.ZodType<ActorScript> = lazySchema(() => baseScriptSchema().superRefine((script, ctx) => {
   const issue = (path: (string | number)[], message: string, expected: string, found: string) =>
     ctx.addIssue({ code: "custom", path, message, params: { expected, found } });
   duplicates(script.talents.map((t) => t.name), (i, name) =>
@@ -226,7 +236,7 @@ export const actorScriptSchema: z.ZodType<ActorScript> = baseScriptSchema.superR
         issue(at, `behavior '${b.name}' spawns an actor but spawning is not allowed`, "(spawn :allowed true :quota n) in the actor", "no spawn permission");
     });
   }
-}) as unknown as z.ZodType<ActorScript>;
+}) as unknown as z.ZodType<ActorScript>);
 
 function duplicates(names: string[], report: (index: number, name: string) => void): void {
   const seen = new Set<string>();

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 
 /**
  * What an agent sends besides tool calls: its final reply to a person, a message (a behavior plan's
@@ -12,18 +13,18 @@ export const gateTargets = ["tool", ...outputKinds] as const;
 export type GateTarget = (typeof gateTargets)[number];
 
 /** `on`: what the gate checks; absent = tool calls only (what a gate checked before outputs were gated). */
-const on = z.array(z.enum(gateTargets)).min(1).max(gateTargets.length);
+const on = () => z.array(z.enum(gateTargets)).min(1).max(gateTargets.length);
 
 /**
  * Custom deterministic gates an operator declares per agent (in the script or over the API).
  * `tool` narrows a gate to one tool name (or a prefix ending in `*`, e.g. `http.*`); absent = every tool.
  */
-export const customGateSpecSchema = z.discriminatedUnion("kind", [
+export const customGateSpecSchema = lazySchema(() => z.discriminatedUnion("kind", [
   z.object({
     name: z.string().min(1).max(64),
     kind: z.literal("deny-pattern"),
     /** Tool calls (the default), outputs, or both: `["tool", "reply"]`. On an output the whole text is tested. */
-    on: on.optional(),
+    on: on().optional(),
     tool: z.string().optional(),
     /** Argument field to test (dotted path); absent = the whole JSON of the arguments. */
     field: z.string().optional(),
@@ -57,6 +58,6 @@ export const customGateSpecSchema = z.discriminatedUnion("kind", [
     /** At most this many characters. */
     max: z.number().int().min(1).max(1_000_000),
   }),
-]);
+]));
 
 export type CustomGateSpec = z.infer<typeof customGateSpecSchema>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { agentNamePattern } from "../agents";
 
 /**
@@ -6,18 +7,20 @@ import { agentNamePattern } from "../agents";
  * agent, which thread (session) it belongs to, and the new text of a reply (quotes removed).
  */
 
-const address = z.email({ error: "an email address" }).max(320).transform((a) => a.toLowerCase());
+const address = lazySchema(() => z.email({ error: "an email address" }).max(320).transform((a) => a.toLowerCase()));
 
 /** `PUT /api/agents/:name/gateways/email`. */
-export const emailConfigInputSchema = z.strictObject({
-  /** Senders allowed to start runs: exact addresses, or `@example.com` for a whole domain. */
-  allowedSenders: z
-    .array(z.union([address, z.string().regex(/^@[a-z0-9.-]+\.[a-z]{2,}$/i, "an address, or @domain for every address of a domain").transform((d) => d.toLowerCase())]))
-    .min(1, "name at least one sender: mail from anyone else is refused")
-    .max(1000),
-  /** The display name of replies (default: the agent's name). */
-  fromName: z.string().min(1).max(100).optional(),
-});
+export const emailConfigInputSchema = lazySchema(() =>
+  z.strictObject({
+    /** Senders allowed to start runs: exact addresses, or `@example.com` for a whole domain. */
+    allowedSenders: z
+      .array(z.union([address, z.string().regex(/^@[a-z0-9.-]+\.[a-z]{2,}$/i, "an address, or @domain for every address of a domain").transform((d) => d.toLowerCase())]))
+      .min(1, "name at least one sender: mail from anyone else is refused")
+      .max(1000),
+    /** The display name of replies (default: the agent's name). */
+    fromName: z.string().min(1).max(100).optional(),
+  }),
+);
 export type EmailConfig = z.infer<typeof emailConfigInputSchema>;
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { secretNamePattern } from "../tools/secrets";
 
 /**
@@ -16,22 +17,24 @@ export const telegramSecretTokenPattern = /^[A-Za-z0-9_-]{16,256}$/;
  */
 export const botTokenSecretPattern = /^TELEGRAM_[A-Z0-9_]*$/;
 
-const telegramId = z.number().int().safe();
+const telegramId = lazySchema(() => z.number().int().safe());
 
 /** `PUT /api/agents/:name/gateways/telegram`. */
-export const telegramConfigInputSchema = z.strictObject({
-  /** The webhook's `X-Telegram-Bot-Api-Secret-Token`; generated when absent (it never needs to leave the server). */
-  secretToken: z.string().regex(telegramSecretTokenPattern, "16–256 characters of A–Z, a–z, 0–9, '_' or '-'").optional(),
-  /** Name of the worker secret holding the bot token (`npx wrangler secret put TELEGRAM_BOT_TOKEN`). */
-  botTokenSecret: z
-    .string()
-    .regex(secretNamePattern, "an UPPER_SNAKE secret name")
-    .regex(botTokenSecretPattern, "a secret whose name starts with TELEGRAM_ (e.g. TELEGRAM_BOT_TOKEN): only those are ever sent to the Bot API"),
-  /** Chats whose messages start runs; absent = any chat that finds the bot. */
-  allowedChatIds: z.array(telegramId).max(1000).optional(),
-  /** Telegram user ids whose approve/reject buttons count (the gateway's `approve` scope). */
-  approverUserIds: z.array(telegramId).max(1000),
-});
+export const telegramConfigInputSchema = lazySchema(() =>
+  z.strictObject({
+    /** The webhook's `X-Telegram-Bot-Api-Secret-Token`; generated when absent (it never needs to leave the server). */
+    secretToken: z.string().regex(telegramSecretTokenPattern, "16–256 characters of A–Z, a–z, 0–9, '_' or '-'").optional(),
+    /** Name of the worker secret holding the bot token (`npx wrangler secret put TELEGRAM_BOT_TOKEN`). */
+    botTokenSecret: z
+      .string()
+      .regex(secretNamePattern, "an UPPER_SNAKE secret name")
+      .regex(botTokenSecretPattern, "a secret whose name starts with TELEGRAM_ (e.g. TELEGRAM_BOT_TOKEN): only those are ever sent to the Bot API"),
+    /** Chats whose messages start runs; absent = any chat that finds the bot. */
+    allowedChatIds: z.array(telegramId).max(1000).optional(),
+    /** Telegram user ids whose approve/reject buttons count (the gateway's `approve` scope). */
+    approverUserIds: z.array(telegramId).max(1000),
+  }),
+);
 export type TelegramConfigInput = z.infer<typeof telegramConfigInputSchema>;
 
 /** What the agent stores: the input with the secret token filled in. */
@@ -43,23 +46,27 @@ export interface TelegramConfig {
 }
 
 /** `POST /api/agents/:name/gateways/telegram/webhook`: the public base URL Telegram should call. */
-export const telegramWebhookInputSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/, error: "an http(s) URL: the public base of this server, e.g. https://pantheon.example.workers.dev" }),
-});
+export const telegramWebhookInputSchema = lazySchema(() =>
+  z.strictObject({
+    url: z.url({ protocol: /^https?$/, error: "an http(s) URL: the public base of this server, e.g. https://pantheon.example.workers.dev" }),
+  }),
+);
 
-const user = z.looseObject({ id: telegramId, is_bot: z.boolean().optional(), username: z.string().max(256).optional(), first_name: z.string().max(256).optional() });
-const chat = z.looseObject({ id: telegramId, type: z.string().max(32).optional(), title: z.string().max(512).optional(), username: z.string().max(256).optional(), first_name: z.string().max(256).optional() });
-const message = z.looseObject({ message_id: telegramId, chat, from: user.optional(), text: z.string().max(8192).optional() });
+const user = lazySchema(() => z.looseObject({ id: telegramId, is_bot: z.boolean().optional(), username: z.string().max(256).optional(), first_name: z.string().max(256).optional() }));
+const chat = lazySchema(() => z.looseObject({ id: telegramId, type: z.string().max(32).optional(), title: z.string().max(512).optional(), username: z.string().max(256).optional(), first_name: z.string().max(256).optional() }));
+const message = lazySchema(() => z.looseObject({ message_id: telegramId, chat, from: user.optional(), text: z.string().max(8192).optional() }));
 
 /** One update as Telegram posts it to the webhook. */
-export const telegramUpdateSchema = z.looseObject({
-  update_id: telegramId,
-  message: message.optional(),
-  edited_message: message.optional(),
-  callback_query: z
-    .looseObject({ id: z.string().min(1).max(256), from: user, message: message.optional(), data: z.string().max(64).optional() })
-    .optional(),
-});
+export const telegramUpdateSchema = lazySchema(() =>
+  z.looseObject({
+    update_id: telegramId,
+    message: message.optional(),
+    edited_message: message.optional(),
+    callback_query: z
+      .looseObject({ id: z.string().min(1).max(256), from: user, message: message.optional(), data: z.string().max(64).optional() })
+      .optional(),
+  }),
+);
 export type TelegramUpdate = z.infer<typeof telegramUpdateSchema>;
 
 /** What an update asks of the agent. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { jsonPath } from "../errors";
 import { agentNameSchema, agentRuntimeSchema } from "../agents/profile";
 import { denyPatternProblems } from "../gates/pattern";
@@ -13,36 +14,42 @@ export interface FileIssue {
   message: string;
 }
 
-const toolName = z.string().max(100, "at most 100 characters").regex(toolNamePattern, "a tool name: lower-case words joined by '.', '_' or '-' (e.g. 'clock.now', 'airtable.py')");
+const toolName = lazySchema(() => z.string().max(100, "at most 100 characters").regex(toolNamePattern, "a tool name: lower-case words joined by '.', '_' or '-' (e.g. 'clock.now', 'airtable.py')"));
 
 /**
  * Pantheon's own fields of an agent, under `pantheon` so other tools reading the file skip them:
  * its instructions (system prompt), model, runtime (without `tools`, which are the file's own
  * `tools`) and script source (the DSL or the ActorScript JSON).
  */
-export const pantheonAgentFieldsSchema = z.strictObject({
-  instructions: z.string().max(32_000, "at most 32,000 characters").optional(),
-  model: modelSettingsSchema.optional(),
-  runtime: agentRuntimeSchema.omit({ tools: true }).optional(),
-  script: z.string().max(48_000, "at most 48,000 characters").optional(),
-});
+export const pantheonAgentFieldsSchema = lazySchema(() =>
+  z.strictObject({
+    instructions: z.string().max(32_000, "at most 32,000 characters").optional(),
+    model: modelSettingsSchema.optional(),
+    runtime: agentRuntimeSchema.omit({ tools: true }).optional(),
+    script: z.string().max(48_000, "at most 48,000 characters").optional(),
+  }),
+);
 export type PantheonAgentFields = z.infer<typeof pantheonAgentFieldsSchema>;
 
 const knownAgentKeys = ["name", "description", "tools", "connections", "pantheon"] as const;
 
 /** One agent of a project file: the shape file-based multi-agent setups use, plus `pantheon`. */
-export const projectFileAgentSchema = z.looseObject({
-  name: z.string().trim().min(1, "at least one character").max(200, "at most 200 characters").optional(),
-  description: z.string().max(2000, "at most 2,000 characters").default(""),
-  tools: z.array(toolName).max(100, "at most 100 tools").default([]),
-  connections: z.array(agentNameSchema).max(64, "at most 64 connections").default([]),
-  pantheon: pantheonAgentFieldsSchema.optional(),
-});
+export const projectFileAgentSchema = lazySchema(() =>
+  z.looseObject({
+    name: z.string().trim().min(1, "at least one character").max(200, "at most 200 characters").optional(),
+    description: z.string().max(2000, "at most 2,000 characters").default(""),
+    tools: z.array(toolName).max(100, "at most 100 tools").default([]),
+    connections: z.array(agentNameSchema).max(64, "at most 64 connections").default([]),
+    pantheon: pantheonAgentFieldsSchema.optional(),
+  }),
+);
 
 /** A project file: `agents` keyed by the agent's name in Pantheon; `connections` name other keys. */
-export const projectFileSchema = z.looseObject({
-  agents: z.record(agentNameSchema, projectFileAgentSchema).refine((agents) => Object.keys(agents).length <= 100, "at most 100 agents"),
-});
+export const projectFileSchema = lazySchema(() =>
+  z.looseObject({
+    agents: z.record(agentNameSchema, projectFileAgentSchema).refine((agents) => Object.keys(agents).length <= 100, "at most 100 agents"),
+  }),
+);
 
 export interface ProjectFileAgent {
   name?: string;

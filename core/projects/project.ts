@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { projectNameSchema } from "../agents/profile";
 
 /** The project every deployment has: it always exists and cannot be deleted. */
@@ -18,10 +19,12 @@ export interface ProjectRecord {
 }
 
 /** `POST /api/projects`. */
-export const createProjectSchema = z.strictObject({
-  slug: projectNameSchema,
-  title: z.string().trim().min(1, "at least one character").max(200, "at most 200 characters").optional(),
-});
+export const createProjectSchema = lazySchema(() =>
+  z.strictObject({
+    slug: projectNameSchema,
+    title: z.string().trim().min(1, "at least one character").max(200, "at most 200 characters").optional(),
+  }),
+);
 export type CreateProject = z.infer<typeof createProjectSchema>;
 
 /**

@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 
 /**
  * Limits of an agent's runs. The agent's values are ceilings: a request may lower them, never raise them.
  */
-export const runLimitsSchema = z.object({
+export const runLimitsSchema = lazySchema(() => z.object({
   maxSteps: z.number().int().min(1).max(100).default(10),
   maxHistory: z.number().int().min(0).max(500).default(20),
   modelTimeoutMs: z.number().int().min(100).max(600_000).default(60_000),
@@ -15,10 +16,19 @@ export const runLimitsSchema = z.object({
   maxRejections: z.number().int().min(0).max(10).default(3),
   /** How long a person may take to decide an approval before the run fails; none when absent. */
   maxApprovalWaitMs: z.number().int().min(1000).max(90 * 24 * 3_600_000).optional(),
-});
+}));
 
 export type RunLimits = z.infer<typeof runLimitsSchema>;
-export const defaultRunLimits: RunLimits = runLimitsSchema.parse({});
+/** `runLimitsSchema.parse({})`, written out so it needs no schema at startup (a test holds them equal). */
+export const defaultRunLimits: RunLimits = {
+  maxSteps: 10,
+  maxHistory: 20,
+  modelTimeoutMs: 60_000,
+  toolTimeoutMs: 15_000,
+  maxTokensPerRun: 200_000,
+  maxRunMs: 300_000,
+  maxRejections: 3,
+};
 
 /**
  * An agent's limits: its own settings over the platform defaults. The one place they are merged;
@@ -31,13 +41,13 @@ export function limitsOf(agentSettings: Partial<RunLimits>): RunLimits {
 }
 
 /** Model choice of an agent: provider + model name, optional temperature and fallback. */
-export const modelSettingsSchema = z.object({
+export const modelSettingsSchema = lazySchema(() => z.object({
   provider: z.string().min(1).max(32).default("offline"),
   name: z.string().min(1).max(128).default("offline"),
   temperature: z.number().min(0).max(2).optional(),
   maxTokens: z.number().int().min(1).max(200_000).optional(),
   fallback: z.object({ provider: z.string().min(1).max(32), name: z.string().min(1).max(128) }).optional(),
-});
+}));
 
 export type ModelSettings = z.infer<typeof modelSettingsSchema>;
 
@@ -51,6 +61,13 @@ const limitFloors: Record<keyof RunLimits, number> = {
   maxRejections: 0,
   maxApprovalWaitMs: 1000,
 };
+
+/** Every limit's name, in the schema's order (what `Object.keys(runLimitsSchema.shape)` gives, without building it). */
+export const runLimitKeys = Object.keys(limitFloors) as (keyof RunLimits)[];
+
+const modelSettingFields: Record<keyof ModelSettings, true> = { provider: true, name: true, temperature: true, maxTokens: true, fallback: true };
+/** Every model setting's name, in the schema's order. */
+export const modelSettingKeys = Object.keys(modelSettingFields) as (keyof ModelSettings)[];
 
 /**
  * The limits of one run: a request may lower the agent's limits, never raise them.
@@ -73,9 +90,11 @@ export function effectiveLimits(agentLimits: RunLimits, requestOverrides: Partia
  * Some of the limits, with no defaults filled in: what an agent's settings or one request set.
  * (zod's `.partial()` would keep the defaults and so override everything.)
  */
-export const runLimitOverridesSchema = z.strictObject(
-  Object.fromEntries(
-    Object.entries(runLimitsSchema.shape).map(([key, schema]) => [key, (schema as z.ZodDefault<z.ZodNumber>).unwrap().optional()]),
-  ) as { [K in keyof RunLimits]-?: z.ZodOptional<z.ZodNumber> },
+export const runLimitOverridesSchema = lazySchema(() =>
+  z.strictObject(
+    Object.fromEntries(
+      Object.entries(runLimitsSchema.shape).map(([key, schema]) => [key, (schema as z.ZodDefault<z.ZodNumber>).unwrap().optional()]),
+    ) as { [K in keyof RunLimits]-?: z.ZodOptional<z.ZodNumber> },
+  ),
 );
 export type RunLimitOverrides = z.infer<typeof runLimitOverridesSchema>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { jsonPath, jsonPath as pathIn } from "../errors";
 import { formatLosses, fromAnthropicTool, fromMcpTool, fromOpenAITool, pantheonMetaKey, toFormat, type McpToolManifest, type ToolFormat } from "./convert";
 import { toolNamePattern, type ToolSpec } from "./tool-spec";
@@ -21,40 +22,48 @@ export function exportTools(specs: readonly ToolSpec[], format: ToolFormat): { t
   return { tools: specs.map((spec) => toFormat(spec, format)), warnings };
 }
 
-const schemaObject = z.record(z.string(), z.unknown());
+const schemaObject = lazySchema(() => z.record(z.string(), z.unknown()));
 const endpointOf = (value: unknown) => (typeof value === "string" ? value : undefined);
 
-const mcpToolSchema = z.looseObject({
-  name: z.string().min(1).max(128),
-  title: z.string().max(200).optional(),
-  description: z.string().max(2000, "at most 2,000 characters").optional(),
-  inputSchema: schemaObject,
-  outputSchema: schemaObject.optional(),
-  annotations: schemaObject.optional(),
-  _meta: schemaObject.optional(),
-  endpoint: z.string().optional(),
-});
-const openaiChatToolSchema = z.looseObject({
-  type: z.literal("function"),
-  function: z.looseObject({ name: z.string().min(1).max(64), description: z.string().max(2000, "at most 2,000 characters").optional(), parameters: schemaObject.optional(), strict: z.boolean().nullish() }),
-  endpoint: z.string().optional(),
-});
+const mcpToolSchema = lazySchema(() =>
+  z.looseObject({
+    name: z.string().min(1).max(128),
+    title: z.string().max(200).optional(),
+    description: z.string().max(2000, "at most 2,000 characters").optional(),
+    inputSchema: schemaObject,
+    outputSchema: schemaObject.optional(),
+    annotations: schemaObject.optional(),
+    _meta: schemaObject.optional(),
+    endpoint: z.string().optional(),
+  }),
+);
+const openaiChatToolSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal("function"),
+    function: z.looseObject({ name: z.string().min(1).max(64), description: z.string().max(2000, "at most 2,000 characters").optional(), parameters: schemaObject.optional(), strict: z.boolean().nullish() }),
+    endpoint: z.string().optional(),
+  }),
+);
 /** The Responses API (and the Agents SDK) write function tools flat. */
-const openaiFlatToolSchema = z.looseObject({
-  type: z.literal("function"),
-  name: z.string().min(1).max(64),
-  description: z.string().max(2000, "at most 2,000 characters").nullish(),
-  parameters: schemaObject.nullish(),
-  strict: z.boolean().nullish(),
-  endpoint: z.string().optional(),
-});
-const anthropicToolSchema = z.looseObject({
-  name: z.string().min(1).max(128),
-  description: z.string().max(2000, "at most 2,000 characters").optional(),
-  input_schema: schemaObject,
-  type: z.literal("custom").optional(),
-  endpoint: z.string().optional(),
-});
+const openaiFlatToolSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal("function"),
+    name: z.string().min(1).max(64),
+    description: z.string().max(2000, "at most 2,000 characters").nullish(),
+    parameters: schemaObject.nullish(),
+    strict: z.boolean().nullish(),
+    endpoint: z.string().optional(),
+  }),
+);
+const anthropicToolSchema = lazySchema(() =>
+  z.looseObject({
+    name: z.string().min(1).max(128),
+    description: z.string().max(2000, "at most 2,000 characters").optional(),
+    input_schema: schemaObject,
+    type: z.literal("custom").optional(),
+    endpoint: z.string().optional(),
+  }),
+);
 
 /** Keys each format has that Pantheon keeps (`endpoint` makes an HTTP tool). */
 const keptKeys: Record<string, readonly string[]> = {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 
 /** Where a tool's code runs. `agent` tools are delegations to a connected agent. */
 export const toolRuntimes = ["builtin", "http", "mcp", "agent"] as const;
@@ -7,7 +8,7 @@ export type ToolRuntime = (typeof toolRuntimes)[number];
 /** Tool names: dotted or underscored lowercase words, e.g. `clock.now`, `ask_airtable`, `github.list_prs`. */
 export const toolNamePattern = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/;
 
-export const toolSpecSchema = z.object({
+export const toolSpecSchema = lazySchema(() => z.object({
   name: z.string().regex(toolNamePattern, "lowercase words joined by '.', '_' or '-', starting with a letter").max(64),
   description: z.string().max(2000),
   /** JSON Schema of the arguments object. */
@@ -34,7 +35,7 @@ export const toolSpecSchema = z.object({
   annotations: z.record(z.string(), z.unknown()).optional(),
   /** OpenAI's strict mode: the model's arguments always match the schema (OpenAI `strict`). */
   strict: z.boolean().optional(),
-});
+}));
 
 /**
  * One definition of a tool, convertible to MCP manifests, OpenAI function tools and Anthropic tool use.

@@ -1,64 +1,81 @@
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema";
 import { agentNameSchema } from "../agents/profile";
 import { modelSettingsSchema } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
 
 /** Feature names are slugs short enough that a worker's name (`<feature>-task-<n>`) is an agent name. */
-export const featureNameSchema = z
-  .string()
-  .regex(/^[a-z][a-z0-9-]{0,39}$/, "a lower-case slug: a letter, then letters, digits or '-', at most 40 characters");
+export const featureNameSchema = lazySchema(() =>
+  z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,39}$/, "a lower-case slug: a letter, then letters, digits or '-', at most 40 characters"),
+);
 
 /** What a feature's worker agents are made from: one per task, each its own Durable Object and memory. */
-export const workerTemplateSchema = z.strictObject({
-  systemPrompt: z.string().max(16_000).default("You are a worker agent. You carry out exactly one task of a feature, as its spec says, and report what you did."),
-  model: modelSettingsSchema.optional(),
-  /** Built-in tools the worker has besides the workspace and task tools. */
-  tools: z.array(z.string().regex(toolNamePattern, "a tool name")).max(50).default([]),
-  /** Tools that wait for a person's approval (task.block always does: its question is for a person). */
-  approvalRequired: z.array(z.string().regex(toolNamePattern, "a tool name")).max(50).default([]),
-});
+export const workerTemplateSchema = lazySchema(() =>
+  z.strictObject({
+    systemPrompt: z.string().max(16_000).default("You are a worker agent. You carry out exactly one task of a feature, as its spec says, and report what you did."),
+    model: modelSettingsSchema.optional(),
+    /** Built-in tools the worker has besides the workspace and task tools. */
+    tools: z.array(z.string().regex(toolNamePattern, "a tool name")).max(50).default([]),
+    /** Tools that wait for a person's approval (task.block always does: its question is for a person). */
+    approvalRequired: z.array(z.string().regex(toolNamePattern, "a tool name")).max(50).default([]),
+  }),
+);
 export type WorkerTemplate = z.infer<typeof workerTemplateSchema>;
 
-export const featureCreateSchema = z.strictObject({
-  name: featureNameSchema,
-  title: z.string().min(1, "a title a person reads on the board").max(200),
-  /** The agent that plans the feature and syncs its tasks (over the API; an agent's own tool sets itself). */
-  orchestrator: agentNameSchema,
-  worker: workerTemplateSchema.default(workerTemplateSchema.parse({})),
-  /** Workspace paths (files, or folders ending in '/') every task's spec includes. Default: the `context/` folder. */
-  contextFiles: z.array(z.string().min(1).max(512)).max(50).default(["context/"]),
-  /** Files the workspace starts with (e.g. the brief a person wrote). */
-  files: z.record(z.string().max(512), z.string().max(1024 * 1024)).optional(),
-});
+export const featureCreateSchema = lazySchema(() =>
+  z.strictObject({
+    name: featureNameSchema,
+    title: z.string().min(1, "a title a person reads on the board").max(200),
+    /** The agent that plans the feature and syncs its tasks (over the API; an agent's own tool sets itself). */
+    orchestrator: agentNameSchema,
+    worker: workerTemplateSchema.default(workerTemplateSchema.parse({})),
+    /** Workspace paths (files, or folders ending in '/') every task's spec includes. Default: the `context/` folder. */
+    contextFiles: z.array(z.string().min(1).max(512)).max(50).default(["context/"]),
+    /** Files the workspace starts with (e.g. the brief a person wrote). */
+    files: z.record(z.string().max(512), z.string().max(1024 * 1024)).optional(),
+  }),
+);
 export type FeatureCreate = z.infer<typeof featureCreateSchema>;
 
-export const planWriteSchema = z.strictObject({
-  markdown: z.string().min(1, "the plan's markdown, with a '## Tasks' list").max(200_000),
-});
+export const planWriteSchema = lazySchema(() =>
+  z.strictObject({
+    markdown: z.string().min(1, "the plan's markdown, with a '## Tasks' list").max(200_000),
+  }),
+);
 
-export const planCommentSchema = z.strictObject({
-  /** The plan version the comment is about (default: the latest). */
-  version: z.number().int().min(1).optional(),
-  line: z.number().int().min(1, "a 1-based line of the plan"),
-  body: z.string().trim().min(1, "the comment's text").max(10_000),
-});
+export const planCommentSchema = lazySchema(() =>
+  z.strictObject({
+    /** The plan version the comment is about (default: the latest). */
+    version: z.number().int().min(1).optional(),
+    line: z.number().int().min(1, "a 1-based line of the plan"),
+    body: z.string().trim().min(1, "the comment's text").max(10_000),
+  }),
+);
 
-export const answerSchema = z.strictObject({
-  answer: z.string().trim().min(1, "the answer to the worker's question").max(10_000),
-});
+export const answerSchema = lazySchema(() =>
+  z.strictObject({
+    answer: z.string().trim().min(1, "the answer to the worker's question").max(10_000),
+  }),
+);
 
-export const taskNumberSchema = z.coerce.number().int().min(1, "a task number from 1").max(10_000);
+export const taskNumberSchema = lazySchema(() => z.coerce.number().int().min(1, "a task number from 1").max(10_000));
 
 /** A worker's own report on its task. */
-export const taskReportSchema = z.strictObject({
-  status: z.enum(["done", "partial", "failed"], { error: "one of done, partial, failed" }).default("done"),
-  summary: z.string().trim().min(1, "a short summary of what the task did").max(20_000),
-});
+export const taskReportSchema = lazySchema(() =>
+  z.strictObject({
+    status: z.enum(["done", "partial", "failed"], { error: "one of done, partial, failed" }).default("done"),
+    summary: z.string().trim().min(1, "a short summary of what the task did").max(20_000),
+  }),
+);
 
 /** What an operator may change on a feature after it exists. */
-export const featurePatchSchema = z.strictObject({
-  title: z.string().min(1).max(200).optional(),
-  worker: workerTemplateSchema.optional(),
-  contextFiles: z.array(z.string().min(1).max(512)).max(50).optional(),
-});
+export const featurePatchSchema = lazySchema(() =>
+  z.strictObject({
+    title: z.string().min(1).max(200).optional(),
+    worker: workerTemplateSchema.optional(),
+    contextFiles: z.array(z.string().min(1).max(512)).max(50).optional(),
+  }),
+);
 export type FeaturePatch = z.infer<typeof featurePatchSchema>;

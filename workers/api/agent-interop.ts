@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import {
   agentExportFormats,
   agentImportFormats,
@@ -23,9 +24,9 @@ import { valid } from "../validation";
 import { nameParam, pushProfile } from "./agents";
 import { everyAgentsTools } from "./scripts";
 
-const exportQuery = z.object({ format: z.enum(agentExportFormats, { error: "one of openai, anthropic, opencode" }) });
-const importQuery = z.object({ format: z.enum(agentImportFormats, { error: "one of openai, anthropic" }) });
-const importBody = z.strictObject({ name: agentNameSchema, config: z.record(z.string(), z.unknown()) });
+const exportQuery = lazySchema(() => z.object({ format: z.enum(agentExportFormats, { error: "one of openai, anthropic, opencode" }) }));
+const importQuery = lazySchema(() => z.object({ format: z.enum(agentImportFormats, { error: "one of openai, anthropic" }) }));
+const importBody = lazySchema(() => z.strictObject({ name: agentNameSchema, config: z.record(z.string(), z.unknown()) }));
 
 /**
  * An agent in and out of other systems' formats: `GET /api/agents/:name/export?format=openai|anthropic|opencode`

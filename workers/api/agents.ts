@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { agentInputSchema, agentNameSchema, agentPatchSchema, assertRuntimeOutbound, type AgentProfile } from "../../core/agents";
 import { defaultModelFrom } from "../../core/models";
 import { modelSettingsSchema } from "../../core/run/limits";
@@ -10,7 +11,7 @@ import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { forgetGateways } from "../gateways/index-store";
 
-export const nameParam = z.object({ name: agentNameSchema });
+export const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
 
 /** The API's view of an agent: its profile, its live status, and what its model resolves to here and why. */
 async function withStatus(env: Env, project: string, profile: AgentProfile) {
@@ -19,7 +20,7 @@ async function withStatus(env: Env, project: string, profile: AgentProfile) {
 }
 
 /** Creating an agent: without a `model`, it gets the deployment's default (`PANTHEON_DEFAULT_PROVIDER`). */
-const createAgentSchema = agentInputSchema.extend({ model: modelSettingsSchema.optional() });
+const createAgentSchema = lazySchema(() => agentInputSchema.extend({ model: modelSettingsSchema.optional() }));
 
 /**
  * Pushes a changed profile to its Durable Object, and re-pushes the agents connected to it: their

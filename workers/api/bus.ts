@@ -1,11 +1,12 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { PantheonError } from "../../core/errors";
 import type { AppEnv } from "../env";
 import { agentStub, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 
-const conversationParam = z.object({ id: z.string().min(1).max(200) });
+const conversationParam = lazySchema(() => z.object({ id: z.string().min(1).max(200) }));
 
 /** A run's current status from its agent, or null when the agent or run is gone. */
 async function runStatus(env: Env, project: string, agent: string, runId: string): Promise<string | null> {

@@ -1,12 +1,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema } from "../../core/agents";
 import type { AppEnv } from "../env";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 
-const connectionsBody = z.strictObject({ connections: z.array(agentNameSchema).max(64) });
+const connectionsBody = lazySchema(() => z.strictObject({ connections: z.array(agentNameSchema).max(64) }));
 
 /**
  * `PUT /api/agents/:name/connections` `{ connections: ["airtable", …] }`: whom the agent may ask.

@@ -1,26 +1,31 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import type { AppEnv } from "../env";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 import { sessionIdSchema } from "./messages";
 
-const previewQuery = z.object({
-  q: z.string().trim().min(1, "q is the message to compile a context for").max(32_000),
-  session: sessionIdSchema.optional(),
-  /** A smaller prompt budget than the agent's, to see what would be dropped. */
-  maxTokens: z.coerce.number().int().min(1).max(200_000).optional(),
-});
+const previewQuery = lazySchema(() =>
+  z.object({
+    q: z.string().trim().min(1, "q is the message to compile a context for").max(32_000),
+    session: sessionIdSchema.optional(),
+    /** A smaller prompt budget than the agent's, to see what would be dropped. */
+    maxTokens: z.coerce.number().int().min(1).max(200_000).optional(),
+  }),
+);
 
 const sourceParam = nameParam.extend({
   source: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a source name: a lower-case slug").refine((s) => s !== "memory", "'memory' is the agent's own memory, not a document source"),
 });
 
-const documentBody = z.strictObject({
-  title: z.string().trim().min(1).max(300),
-  text: z.string().trim().min(1, "the document is empty").max(60_000),
-});
+const documentBody = lazySchema(() =>
+  z.strictObject({
+    title: z.string().trim().min(1).max(300),
+    text: z.string().trim().min(1, "the document is empty").max(60_000),
+  }),
+);
 
 /** What the model would see for a message, and documents added to an agent's context sources. */
 export const contextRoutes = new Hono<AppEnv>()

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { PantheonError } from "../../core/errors";
 import { answerSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskNumberSchema, type Principal } from "../../core/work";
 import { agentStub, call } from "../../durable-objects/stubs";
@@ -7,12 +8,12 @@ import { makeWork } from "../../durable-objects/feature/work";
 import type { AppContext, AppEnv } from "../env";
 import { valid } from "../validation";
 
-const featureParam = z.object({ feature: featureNameSchema });
-const taskParam = z.object({ feature: featureNameSchema, task: taskNumberSchema });
-const versionQuery = z.object({ version: z.coerce.number().int().min(1).optional() });
-const filesQuery = z.object({ task: taskNumberSchema.optional(), prefix: z.string().max(512).optional() });
-const fileQuery = z.object({ task: taskNumberSchema.optional(), path: z.string().min(1, "the file's path, e.g. src/app.ts").max(512) });
-const commitBody = z.strictObject({ summary: z.string().trim().min(1).max(20_000).optional(), status: z.enum(["done", "partial"]).optional(), key: z.string().min(1).max(128).optional() }).default({});
+const featureParam = lazySchema(() => z.object({ feature: featureNameSchema }));
+const taskParam = lazySchema(() => z.object({ feature: featureNameSchema, task: taskNumberSchema }));
+const versionQuery = lazySchema(() => z.object({ version: z.coerce.number().int().min(1).optional() }));
+const filesQuery = lazySchema(() => z.object({ task: taskNumberSchema.optional(), prefix: z.string().max(512).optional() }));
+const fileQuery = lazySchema(() => z.object({ task: taskNumberSchema.optional(), path: z.string().min(1, "the file's path, e.g. src/app.ts").max(512) }));
+const commitBody = lazySchema(() => z.strictObject({ summary: z.string().trim().min(1).max(20_000).optional(), status: z.enum(["done", "partial"]).optional(), key: z.string().min(1).max(128).optional() }).default({}));
 
 /** The person behind a request: their token's principal and scope (core/work ownership reads it). */
 const personOf = (c: AppContext): Principal & { kind: "person" } => ({ kind: "person", id: c.get("principal"), scope: c.get("scope") });

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { PantheonError } from "../../core/errors";
 import type { AppEnv } from "../env";
 import { registryStub } from "../../durable-objects/stubs";
@@ -9,7 +10,7 @@ import { runDoctor } from "./doctor";
 /** The server's version, as the health probe and the MCP server report it. */
 export const version = "0.1.0";
 
-const echoQuery = z.object({ x: z.string().max(256).default("") });
+const echoQuery = lazySchema(() => z.object({ x: z.string().max(256).default("") }));
 
 /**
  * Authenticated health routes. `GET /api/health/echo?x=…` is one bare Durable Object round trip

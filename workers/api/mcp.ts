@@ -1,26 +1,31 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema } from "../../core/agents";
 import type { AppEnv } from "../env";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 
-const serverName = z
-  .string()
-  .regex(/^[a-z][a-z0-9_-]{0,31}$/, "lowercase letters, digits, '-' or '_', starting with a letter, at most 32 (it prefixes the server's tool names)");
-const serverUrl = z
-  .string()
-  .max(2048, "at most 2048 characters")
-  .refine((value) => {
-    try {
-      const { protocol } = new URL(value);
-      return protocol === "http:" || protocol === "https:";
-    } catch {
-      return false;
-    }
-  }, "an http:// or https:// URL of an MCP server");
-const serverParam = z.object({ name: agentNameSchema, id: serverName });
+const serverName = lazySchema(() =>
+  z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{0,31}$/, "lowercase letters, digits, '-' or '_', starting with a letter, at most 32 (it prefixes the server's tool names)"),
+);
+const serverUrl = lazySchema(() =>
+  z
+    .string()
+    .max(2048, "at most 2048 characters")
+    .refine((value) => {
+      try {
+        const { protocol } = new URL(value);
+        return protocol === "http:" || protocol === "https:";
+      } catch {
+        return false;
+      }
+    }, "an http:// or https:// URL of an MCP server"),
+);
+const serverParam = lazySchema(() => z.object({ name: agentNameSchema, id: serverName }));
 
 /**
  * An agent's MCP servers (Streamable HTTP, SSE fallback). Their tools join the agent's tools as

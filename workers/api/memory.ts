@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { memoryKinds, occurredAtSchema, type MemoryKind } from "../../core/context";
 import { PantheonError } from "../../core/errors";
 import type { AppEnv } from "../env";
@@ -7,23 +8,27 @@ import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 
-const kind = z.enum(memoryKinds as [MemoryKind, ...MemoryKind[]]);
+const kind = lazySchema(() => z.enum(memoryKinds as [MemoryKind, ...MemoryKind[]]));
 const idParam = nameParam.extend({ id: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "a memory id as returned by the memories API") });
 
-const listQuery = z.object({
-  q: z.string().max(1000).optional(),
-  kind: kind.optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-});
+const listQuery = lazySchema(() =>
+  z.object({
+    q: z.string().max(1000).optional(),
+    kind: kind.optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  }),
+);
 
-const memoryBody = z.strictObject({
-  text: z.string().trim().min(1, "write something to remember").max(8000),
-  kind: kind.exclude(["summary", "chunk"]).default("fact"),
-  importance: z.number().min(0).max(1).optional(),
-  entities: z.array(z.string().min(1).max(200)).max(50).optional(),
-  /** When the thing happened, if not now: an ISO 8601 date or date-time, or epoch milliseconds. */
-  occurredAt: occurredAtSchema.optional(),
-});
+const memoryBody = lazySchema(() =>
+  z.strictObject({
+    text: z.string().trim().min(1, "write something to remember").max(8000),
+    kind: kind.exclude(["summary", "chunk"]).default("fact"),
+    importance: z.number().min(0).max(1).optional(),
+    entities: z.array(z.string().min(1).max(200)).max(50).optional(),
+    /** When the thing happened, if not now: an ISO 8601 date or date-time, or epoch milliseconds. */
+    occurredAt: occurredAtSchema.optional(),
+  }),
+);
 
 /**
  * An agent's memory: list and search, read, add, delete, status, JSONL export and import,

@@ -1,37 +1,44 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { runLimitOverridesSchema } from "../../core/run/limits";
 import type { AppEnv } from "../env";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 
-export const sessionIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9-]+$/, "a session id as returned by the sessions API");
+export const sessionIdSchema = lazySchema(() => z.string().min(1).max(64).regex(/^[A-Za-z0-9-]+$/, "a session id as returned by the sessions API"));
 
 /** Structured input: a JSON object of at most 64 fields and 32,000 characters, read by behaviors as `input`. */
-export const structuredInput = z
-  .record(z.string().min(1).max(64).regex(/^[A-Za-z_][\w.-]*$/, "a field name: letters, digits, '_', '.', '-'"), z.json())
-  .refine((value) => Object.keys(value).length <= 64, "at most 64 fields")
-  .refine((value) => JSON.stringify(value).length <= 32_000, "at most 32,000 characters of JSON");
+export const structuredInput = lazySchema(() =>
+  z
+    .record(z.string().min(1).max(64).regex(/^[A-Za-z_][\w.-]*$/, "a field name: letters, digits, '_', '.', '-'"), z.json())
+    .refine((value) => Object.keys(value).length <= 64, "at most 64 fields")
+    .refine((value) => JSON.stringify(value).length <= 32_000, "at most 32,000 characters of JSON"),
+);
 
-const messageBody = z
-  .strictObject({
-    content: z.string().trim().min(1, "write something: content cannot be empty").max(32_000, "at most 32,000 characters").optional(),
-    /** Beside or instead of `content`: behaviors see its fields as `(get input "…")`. */
-    input: structuredInput.optional(),
+const messageBody = lazySchema(() =>
+  z
+    .strictObject({
+      content: z.string().trim().min(1, "write something: content cannot be empty").max(32_000, "at most 32,000 characters").optional(),
+      /** Beside or instead of `content`: behaviors see its fields as `(get input "…")`. */
+      input: structuredInput.optional(),
+      session: sessionIdSchema.optional(),
+      /** Lower this run's limits (clamped to the agent's own; never raised). */
+      limits: runLimitOverridesSchema.optional(),
+    })
+    .refine((body) => body.content !== undefined || body.input !== undefined, { message: "send content, input, or both", path: ["content"] })
+    // Without text, the request as the history and a plain model turn see it is the input itself.
+    .transform(({ content, ...rest }) => ({ ...rest, content: content ?? JSON.stringify(rest.input) })),
+);
+
+const historyQuery = lazySchema(() =>
+  z.object({
     session: sessionIdSchema.optional(),
-    /** Lower this run's limits (clamped to the agent's own; never raised). */
-    limits: runLimitOverridesSchema.optional(),
-  })
-  .refine((body) => body.content !== undefined || body.input !== undefined, { message: "send content, input, or both", path: ["content"] })
-  // Without text, the request as the history and a plain model turn see it is the input itself.
-  .transform(({ content, ...rest }) => ({ ...rest, content: content ?? JSON.stringify(rest.input) }));
-
-const historyQuery = z.object({
-  session: sessionIdSchema.optional(),
-  cursor: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-});
+    cursor: z.string().max(200).optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  }),
+);
 
 export const messageRoutes = new Hono<AppEnv>()
   .post("/:name/messages", valid("param", nameParam), valid("json", messageBody), async (c) => {

@@ -2,6 +2,7 @@ import { Hono, type ErrorHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { agentNamePattern, type AgentProfile } from "../../core/agents";
 import { isPantheonError } from "../../core/errors";
 import { maxBodyBytes } from "../app";
@@ -32,27 +33,31 @@ export class OpenAiCompatError extends Error {
   }
 }
 
-const textPart = z.object({ type: z.literal("text"), text: z.string() });
-const chatMessage = z.looseObject({
-  role: z.enum(["system", "developer", "user", "assistant", "tool", "function"], { error: "one of system, developer, user, assistant, tool" }),
-  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]).optional(),
-});
+const textPart = lazySchema(() => z.object({ type: z.literal("text"), text: z.string() }));
+const chatMessage = lazySchema(() =>
+  z.looseObject({
+    role: z.enum(["system", "developer", "user", "assistant", "tool", "function"], { error: "one of system, developer, user, assistant, tool" }),
+    content: z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]).optional(),
+  }),
+);
 
 /** Fields we act on; the rest of OpenAI's request (temperature, tools, ...) is accepted and ignored: the agent's profile decides. */
-const completionBody = z.looseObject({
-  model: z.string({ error: "name the agent to talk to" }).min(1, "name the agent to talk to"),
-  messages: z.array(chatMessage, { error: "a list of messages" }).min(1, "send at least one message"),
-  stream: z.boolean().nullish(),
-  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
-  user: z.string().max(200, "at most 200 characters").nullish(),
-  n: z.number().int().min(1).max(1, "an agent gives one reply per message: n must be 1").nullish(),
-  /**
-   * Pantheon's extension: structured input for the agent's behaviors (`(get input "repo")`), as in
-   * `POST …/messages`. OpenAI SDKs send it as an extra body field (Python `extra_body={"input": {…}}`;
-   * in JavaScript a field of the request object).
-   */
-  input: structuredInput.nullish(),
-});
+const completionBody = lazySchema(() =>
+  z.looseObject({
+    model: z.string({ error: "name the agent to talk to" }).min(1, "name the agent to talk to"),
+    messages: z.array(chatMessage, { error: "a list of messages" }).min(1, "send at least one message"),
+    stream: z.boolean().nullish(),
+    stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+    user: z.string().max(200, "at most 200 characters").nullish(),
+    n: z.number().int().min(1).max(1, "an agent gives one reply per message: n must be 1").nullish(),
+    /**
+     * Pantheon's extension: structured input for the agent's behaviors (`(get input "repo")`), as in
+     * `POST …/messages`. OpenAI SDKs send it as an extra body field (Python `extra_body={"input": {…}}`;
+     * in JavaScript a field of the request object).
+     */
+    input: structuredInput.nullish(),
+  }),
+);
 type CompletionBody = z.infer<typeof completionBody>;
 
 /** The request as OpenAI sends it: JSON by Content-Type (else 415), parseable (else 400), at most 64 levels deep (else 400). */

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { projectNameSchema } from "../../core/agents";
 import { PantheonError } from "../../core/errors";
 import { createProjectSchema, defaultProject, projectIndexName, type ProjectRecord } from "../../core/projects";
@@ -12,7 +13,7 @@ import type { AppEnv } from "../env";
 import { checkDeploymentAdmin, checkReach, deleteProject, projectRecord } from "../projects";
 import { valid } from "../validation";
 
-export const slugParam = z.object({ slug: projectNameSchema });
+export const slugParam = lazySchema(() => z.object({ slug: projectNameSchema }));
 
 /** Pushes changed agents, and the agents connected to them (their `ask_<agent>` tool describes them), to their Durable Objects, once each. */
 async function pushProfiles(env: Env, project: string, names: string[]): Promise<void> {

@@ -1,18 +1,21 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema } from "../../core/agents";
 import type { AppEnv } from "../env";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 
-export const runParam = z.object({ name: agentNameSchema, id: z.string().min(1).max(64) });
+export const runParam = lazySchema(() => z.object({ name: agentNameSchema, id: z.string().min(1).max(64) }));
 
-const approvalBody = z.strictObject({
-  decision: z.enum(["approve", "reject"], { error: "either 'approve' or 'reject'" }),
-  callId: z.string().min(1).max(128).optional(),
-  reason: z.string().max(2000).optional(),
-});
+const approvalBody = lazySchema(() =>
+  z.strictObject({
+    decision: z.enum(["approve", "reject"], { error: "either 'approve' or 'reject'" }),
+    callId: z.string().min(1).max(128).optional(),
+    reason: z.string().max(2000).optional(),
+  }),
+);
 
 export const runRoutes = new Hono<AppEnv>()
   .get("/:name/runs", valid("param", nameParam), valid("query", z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) })), async (c) => {

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema } from "../../core/agents";
 import { namePattern } from "../../core/dsl";
 import { cronIndexName, cronMatches } from "../../core/schedule";
@@ -34,7 +35,7 @@ export async function wakeCronBehaviors(env: Env, scheduledTime: number): Promis
   });
 }
 
-const behaviorParam = z.object({ name: agentNameSchema, behavior: z.string().regex(namePattern, "a behavior name from the agent's script") });
+const behaviorParam = lazySchema(() => z.object({ name: agentNameSchema, behavior: z.string().regex(namePattern, "a behavior name from the agent's script") }));
 
 /** `GET /api/agents/:name/schedules`: what will run when; `POST …/schedules/:behavior/pause|resume`. */
 export const scheduleRoutes = new Hono<AppEnv>()

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema } from "../../core/agents";
 import type { AppEnv } from "../env";
 import { agentStub, call } from "../../durable-objects/stubs";
@@ -7,8 +8,8 @@ import { valid } from "../validation";
 import { nameParam } from "./agents";
 import { sessionIdSchema } from "./messages";
 
-const sessionParam = z.object({ name: agentNameSchema, id: sessionIdSchema });
-const title = z.string().trim().min(1, "a title cannot be empty").max(200, "at most 200 characters");
+const sessionParam = lazySchema(() => z.object({ name: agentNameSchema, id: sessionIdSchema }));
+const title = lazySchema(() => z.string().trim().min(1, "a title cannot be empty").max(200, "at most 200 characters"));
 
 export const sessionRoutes = new Hono<AppEnv>()
   .get("/:name/sessions", valid("param", nameParam), async (c) => {

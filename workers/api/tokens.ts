@@ -1,15 +1,18 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { scopeSchema } from "../../core/auth";
 import type { AppEnv } from "../env";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 
-const tokenBody = z.strictObject({
-  name: z.string().trim().min(1, "name the token (who or what uses it)").max(100),
-  /** Least privilege by default: a token for a phone or a chat client. */
-  scope: scopeSchema.default("chat"),
-});
+const tokenBody = lazySchema(() =>
+  z.strictObject({
+    name: z.string().trim().min(1, "name the token (who or what uses it)").max(100),
+    /** Least privilege by default: a token for a phone or a chat client. */
+    scope: scopeSchema.default("chat"),
+  }),
+);
 
 /** Tokens of the project (admin scope). A revoked token stops working at once and its open sockets are closed. */
 export const tokenRoutes = new Hono<AppEnv>()

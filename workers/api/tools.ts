@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema, assertRuntimeOutbound, withImportedTools } from "../../core/agents";
 import { PantheonError } from "../../core/errors";
 import { exportTools, importTools, outboundSettingsFrom, toolFormats, toolNamePattern } from "../../core/tools";
@@ -8,9 +9,9 @@ import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam, pushProfile } from "./agents";
 
-const toolParam = z.object({ name: agentNameSchema, tool: z.string().regex(toolNamePattern, "a tool name") });
-const formatQuery = z.object({ format: z.enum(toolFormats, { error: "one of mcp, openai, anthropic" }).optional() });
-const importBody = z.strictObject({ format: z.enum(toolFormats, { error: "one of mcp, openai, anthropic" }), tools: z.unknown() });
+const toolParam = lazySchema(() => z.object({ name: agentNameSchema, tool: z.string().regex(toolNamePattern, "a tool name") }));
+const formatQuery = lazySchema(() => z.object({ format: z.enum(toolFormats, { error: "one of mcp, openai, anthropic" }).optional() }));
+const importBody = lazySchema(() => z.strictObject({ format: z.enum(toolFormats, { error: "one of mcp, openai, anthropic" }), tools: z.unknown() }));
 
 export const toolRoutes = new Hono<AppEnv>()
   /**

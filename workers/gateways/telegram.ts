@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
+import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema, projectNameSchema } from "../../core/agents";
 import { sha256Hex, timingSafeEqual } from "../../core/auth";
 import { PantheonError } from "../../core/errors";
@@ -13,7 +14,7 @@ import { gatewayIndex } from "./index-store";
 /** Telegram's updates are small; anything larger is refused before it is read. */
 export const maxUpdateBytes = 64 * 1024;
 
-const params = z.object({ project: projectNameSchema, agent: agentNameSchema });
+const params = lazySchema(() => z.object({ project: projectNameSchema, agent: agentNameSchema }));
 const wrongSecret = () => new PantheonError("unauthorized", "the X-Telegram-Bot-Api-Secret-Token header is missing or wrong");
 /** Compared against when no gateway exists, so an unknown agent costs the same as a wrong secret. */
 const nothing = "0".repeat(64);

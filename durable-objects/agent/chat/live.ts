@@ -1,13 +1,16 @@
 import { z } from "zod";
+import { lazySchema } from "../../../core/lazy-schema";
 import type { StoredMessage } from "./messages";
 
 /** What every client of an agent sees live, kept in sync by the `agents` SDK's state sync. */
-export const liveStateSchema = z.strictObject({
-  status: z.string().max(32),
-  runId: z.string().max(64).nullable(),
-  typing: z.boolean(),
-  lastActivityAt: z.number().nullable(),
-});
+export const liveStateSchema = lazySchema(() =>
+  z.strictObject({
+    status: z.string().max(32),
+    runId: z.string().max(64).nullable(),
+    typing: z.boolean(),
+    lastActivityAt: z.number().nullable(),
+  }),
+);
 export type LiveState = z.infer<typeof liveStateSchema>;
 
 export const initialLiveState: LiveState = { status: "idle", runId: null, typing: false, lastActivityAt: null };

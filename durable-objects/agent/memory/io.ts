@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../../../core/lazy-schema";
 import { memoryKinds, occurredAtSchema, type MemoryKind } from "../../../core/context";
 import { PantheonError } from "../../../core/errors";
 import { newMemoryId, type MemoryRecord, type MemoryStore, type NewMemory } from "./store";
@@ -6,24 +7,26 @@ import { newMemoryId, type MemoryRecord, type MemoryStore, type NewMemory } from
 /** Source names: lower-case slugs. `memory` is the agent's own memory, not a document source. */
 export const sourceNamePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-const tripleSchema = z.strictObject({ subject: z.string().min(1).max(200), relation: z.string().min(1).max(100), object: z.string().min(1).max(500) });
+const tripleSchema = lazySchema(() => z.strictObject({ subject: z.string().min(1).max(200), relation: z.string().min(1).max(100), object: z.string().min(1).max(500) }));
 
 /** One line of an export, and what an import accepts (only kind and text are required). */
-export const memoryLineSchema = z.strictObject({
-  id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "letters, digits, '_' or '-', at most 40").optional(),
-  kind: z.enum(memoryKinds as [MemoryKind, ...MemoryKind[]]),
-  text: z.string().trim().min(1).max(8000),
-  source: z.string().regex(sourceNamePattern).optional(),
-  title: z.string().max(300).optional(),
-  importance: z.number().min(0).max(1).optional(),
-  entities: z.array(z.string().min(1).max(200)).max(50).optional(),
-  triple: tripleSchema.optional(),
-  provenance: z.string().min(1).max(300).optional(),
-  createdAt: z.number().int().min(0).optional(),
-  occurredAt: occurredAtSchema.optional(),
-  lastUsedAt: z.number().int().min(0).optional(),
-  supersededBy: z.string().max(40).optional(),
-});
+export const memoryLineSchema = lazySchema(() =>
+  z.strictObject({
+    id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "letters, digits, '_' or '-', at most 40").optional(),
+    kind: z.enum(memoryKinds as [MemoryKind, ...MemoryKind[]]),
+    text: z.string().trim().min(1).max(8000),
+    source: z.string().regex(sourceNamePattern).optional(),
+    title: z.string().max(300).optional(),
+    importance: z.number().min(0).max(1).optional(),
+    entities: z.array(z.string().min(1).max(200)).max(50).optional(),
+    triple: tripleSchema.optional(),
+    provenance: z.string().min(1).max(300).optional(),
+    createdAt: z.number().int().min(0).optional(),
+    occurredAt: occurredAtSchema.optional(),
+    lastUsedAt: z.number().int().min(0).optional(),
+    supersededBy: z.string().max(40).optional(),
+  }),
+);
 
 export interface ImportReport {
   imported: number;

@@ -1,0 +1,71 @@
+// The parts of the worker that load on first use work in the bundle as it ships (`wrangler dev`
+// bundles with wrangler.toml's [alias], which the workerd tests do not see): the MCP client (the
+// agents SDK's, behind workers/mcp-client-lazy.ts) connects a server, lists and calls its tools;
+// the openai SDK loads on an agent's first model call, and a second call after it still answers.
+// Prints `N passed, N failed`.
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
+import { makeCall, makeChecks } from "./check-kit.mjs";
+import { root } from "./memory-harness.mjs";
+
+const token = `pa_${randomBytes(12).toString("hex")}`;
+const scratch = await mkdtemp(join(tmpdir(), "pantheon-lazy-"));
+const { check, finish } = makeChecks();
+const call = makeCall(token);
+
+/** A test double (TypeScript under test/doubles) bundled for Node and started. */
+async function double(file, start) {
+  const outfile = join(scratch, `${start}.mjs`);
+  await build({ entryPoints: [join(root, "test/doubles", file)], bundle: true, platform: "node", format: "esm", outfile, logLevel: "error", banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" } });
+  return (await import(pathToFileURL(outfile).href))[start]();
+}
+
+let server;
+const doubles = [];
+try {
+  const model = await double("scripted-model-server.ts", "startScriptedModelServer");
+  const mcp = await double("mcp-server.ts", "startMcpTestServer");
+  doubles.push(model.server, mcp.server);
+  server = await startDevServer({
+    port: await freePort(),
+    token,
+    persistTo: join(scratch, "state"),
+    vars: { OPENAI_API_KEY: "sk-lazy-check", OPENAI_BASE_URL: `${model.url}/v1`, PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true" },
+  });
+  const host = new URL(mcp.url).hostname;
+
+  const created = await call(server.url, "/api/agents", { method: "POST", body: JSON.stringify({ name: "linker", runtime: { allowHosts: [host], tools: [] } }) });
+  check("an agent allowed to reach the MCP double is created", created.status === 201, JSON.stringify(created));
+  const tenant = `lazy-${randomBytes(4).toString("hex")}`;
+  const url = `${mcp.url}?tenant=${tenant}`;
+  const connected = await call(server.url, "/api/agents/linker/mcp", { method: "POST", body: JSON.stringify({ name: "calc", url }) });
+  const names = (connected.body?.tools ?? []).map((t) => t.name).sort();
+  check("the first MCP connection of the isolate is ready and lists the server's tools", connected.status === 201 && connected.body?.state === "ready" && JSON.stringify(names) === JSON.stringify(["calc.add", "calc.echo"]), JSON.stringify(connected));
+
+  const modelName = `lazy-${randomBytes(4).toString("hex")}`;
+  const script = [{ toolCalls: [{ name: "calc.add", arguments: { a: 2, b: 3 } }] }, { content: "the sum is 5" }, { content: "second answer" }];
+  await fetch(`${model.url}/__script/${modelName}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(script) });
+  const patched = await call(server.url, "/api/agents/linker", { method: "PATCH", body: JSON.stringify({ model: { provider: "openai", name: modelName } }) });
+  check("the agent is moved to provider openai", patched.status === 200, JSON.stringify(patched));
+  const first = await call(server.url, "/api/agents/linker/messages", { method: "POST", body: JSON.stringify({ content: "add 2 and 3" }) });
+  check("the first model call (the openai SDK loads) calls the MCP tool and answers", first.status === 200 && first.body?.status === "completed" && first.body?.reply?.content === "the sum is 5", JSON.stringify(first.body));
+  const calls = await (await fetch(`${new URL(mcp.url).origin}/__calls?tenant=${tenant}`)).json();
+  check("the MCP server received the call with its arguments", calls.length === 1 && calls[0].tool === "add" && calls[0].arguments.a === 2 && calls[0].arguments.b === 3, JSON.stringify(calls));
+  const second = await call(server.url, "/api/agents/linker/messages", { method: "POST", body: JSON.stringify({ content: "again" }) });
+  check("a second model call answers from the SDK already loaded", second.status === 200 && second.body?.reply?.content === "second answer", JSON.stringify(second.body));
+} catch (error) {
+  check("the check ran to the end", false, error instanceof Error ? error.stack : String(error));
+} finally {
+  await server?.stop();
+  for (const s of doubles) {
+    s.closeAllConnections?.();
+    s.close();
+  }
+  await rm(scratch, { recursive: true, force: true });
+}
+finish();
