@@ -1,45 +1,14 @@
 // A CPU profile of the local worker (workerd, through wrangler dev's inspector) while a function
 // runs, summarised by source file through the dev bundle's source map. The chat-turn bench uses it
-// to print where a turn's CPU goes; `node bench/cpu-profile.mjs` profiles chat turns on its own.
+// to print where a turn's CPU goes. The inspector session is workerd-probe.mjs's (the delegation bench's).
 // Not a *.bench.mjs file, so bench/run.mjs does not list it as a module.
 import { readdir, readFile, stat } from "node:fs/promises";
 import { SourceMap } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inspect } from "./workerd-probe.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-
-/** The first worker target wrangler dev's inspector proxy lists, as an open CDP session. */
-async function connect(inspectorPort) {
-  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
-  const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
-  if (!target) throw new Error(`the inspector on port ${inspectorPort} lists no worker`);
-  // The inspector proxy refuses a WebSocket without a local Origin (DevTools sends one).
-  const socket = new WebSocket(target.webSocketDebuggerUrl, { headers: { origin: "http://localhost" } });
-  await new Promise((resolve, reject) => {
-    socket.addEventListener("open", resolve, { once: true });
-    socket.addEventListener("error", () => reject(new Error(`cannot open ${target.webSocketDebuggerUrl}`)), { once: true });
-  });
-  let next = 0;
-  const pending = new Map();
-  const scripts = new Map();
-  socket.addEventListener("message", (event) => {
-    const message = JSON.parse(String(event.data));
-    if (message.method === "Debugger.scriptParsed") scripts.set(message.params.scriptId, message.params);
-    const waiter = pending.get(message.id);
-    if (!waiter) return;
-    pending.delete(message.id);
-    if (message.error) waiter.reject(new Error(`${waiter.method}: ${message.error.message}`));
-    else waiter.resolve(message.result);
-  });
-  const send = (method, params = {}) =>
-    new Promise((resolve, reject) => {
-      const id = ++next;
-      pending.set(id, { resolve, reject, method });
-      socket.send(JSON.stringify({ id, method, params }));
-    });
-  return { send, scripts, close: () => socket.close() };
-}
 
 /**
  * Runs `fn` with workerd's sampling profiler on and returns the profile (a .cpuprofile object).
@@ -47,17 +16,9 @@ async function connect(inspectorPort) {
  * const profile = await profileWhile(server.inspectorPort, () => manyTurns());
  */
 export async function profileWhile(inspectorPort, fn, { intervalUs = 100 } = {}) {
-  const session = await connect(inspectorPort);
+  const session = await inspect(inspectorPort);
   try {
-    await session.send("Profiler.enable");
-    await session.send("Profiler.setSamplingInterval", { interval: intervalUs });
-    await session.send("Profiler.start");
-    try {
-      await fn();
-    } finally {
-      var { profile } = await session.send("Profiler.stop");
-    }
-    return profile;
+    return await session.profile(fn, intervalUs);
   } finally {
     session.close();
   }
@@ -67,6 +28,8 @@ const IDLE = new Set(["(idle)", "(program)", "(garbage collector)"]);
 
 /** The package a source path belongs to, or Pantheon's own top folder and file. */
 function owner(source) {
+  // drizzle-orm's source map names its files by its own src/ paths, without the package's name.
+  if (/node_modules\/src\//.test(source)) return "drizzle-orm";
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1];
   if (pkg) return pkg;
   const own = /(?:^|\/)((?:core|adapters|durable-objects|workers|pwa)\/.*)$/.exec(source)?.[1];
