@@ -10,21 +10,21 @@ import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
 import { cronBehaviorsOf, cronIndexName, type CronEntry } from "../../core/schedule";
 import { registryStub } from "../stubs";
-import { limitsOf, runDeadline, type RunState } from "../../core/run";
+import { runDeadline, type RunState } from "../../core/run";
 import migrations from "../../migrations/agent/migrations.js";
-import { makeBehaviorBook, type BehaviorAlarm, makeBehaviors } from "./behaviors";
-import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
+import type { BehaviorAlarm } from "./behaviors";
+import type { ChatInput, ManualCall, TurnOutcome } from "./runs";
 
 export type { ChatInput, ManualCall } from "./runs";
-import { busPortsFromEnv, makeAgentBus, type FanOutInput, spawnToolSource } from "./bus";
-import { initialLiveState, liveStateSchema, sseFrame, type LiveState, type RunEvent, makeMessageStore, makeSessionStore, makeSettingsStore } from "./chat";
+import type { FanOutInput } from "./bus";
+import { initialLiveState, liveStateSchema, sseFrame, type LiveState, type RunEvent } from "./chat";
 import { makeMcpServers, mcpClientOf } from "./mcp";
-import { makeMemoryFeature } from "./memory";
 import * as schema from "./schema";
-import { makeGateways, type GatewayKind, handleEmail } from "./gateways";
+import { type GatewayKind, handleEmail } from "./gateways";
 import type { AgentEmail } from "agents/email";
 import type { TelegramUpdate } from "../../core/gateways";
-import { makeWorkFeature, type WorkBinding } from "./work";
+import type { WorkBinding } from "./work";
+import { makeAgentFeatures, type AgentFeatures } from "./features";
 
 /** How often the run watchdog looks while runs have work in flight (the SDK keeps objects ~70–140 s idle). */
 const runWatchdogSeconds = 30;
@@ -37,160 +37,52 @@ export class AgentDO extends Agent<Env, LiveState> {
   override initialState: LiveState = initialLiveState;
   private readonly db: DrizzleSqliteDODatabase<typeof schema>;
   private readonly clock = systemClock;
-  private readonly sessions;
-  private readonly messages;
-  private readonly settings;
-  private readonly runs;
-  private readonly driver;
-  private readonly bus;
-  private readonly memory;
-  private readonly behaviors;
-  private readonly turns;
+  private readonly sessions: AgentFeatures["sessions"];
+  private readonly messages: AgentFeatures["messages"];
+  private readonly settings: AgentFeatures["settings"];
+  private readonly runs: AgentFeatures["runs"];
+  private readonly driver: AgentFeatures["driver"];
+  private readonly bus: AgentFeatures["bus"];
+  private readonly memory: AgentFeatures["memory"];
+  private readonly behaviors: AgentFeatures["behaviors"];
+  private readonly turns: AgentFeatures["turns"];
+  private readonly gateways: AgentFeatures["gateways"];
+  private readonly work: AgentFeatures["work"];
   private readonly outbound = outboundSettingsFrom(this.env);
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   private readonly planObservers = new Map<string, (event: RunEvent) => void>();
   /** What this agent's MCP requests may reach, read at each request: its allowlist now. */
   private readonly mcpPolicy = (): OutboundPolicy => ({ allowHosts: this.storedProfile()?.runtime.allowHosts ?? [], allowLoopback: this.outbound.allowLoopback });
   private readonly mcpServers = makeMcpServers(mcpClientOf(this, this.mcpPolicy), this.mcpPolicy);
-  private readonly gateways;
-  private readonly work;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = drizzle(ctx.storage, { schema });
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
-    this.sessions = makeSessionStore(this.db, this.clock);
-    this.messages = makeMessageStore(this.db, this.clock);
-    this.runs = makeRunStore(this.db, this.clock);
-    this.settings = makeSettingsStore(this.db, this.clock);
-    this.memory = makeMemoryFeature({ db: this.db, sql: ctx.storage.sql, messages: this.messages, settings: this.settings, clock: this.clock, env, objectName: () => this.name, idle: {
-      list: () => this.getSchedules().filter((s) => s.callback === "onMemoryIdle"),
-      schedule: (seconds) => this.schedule(seconds, "onMemoryIdle"),
-      cancel: (id) => this.cancelSchedule(id),
-      lastActivityAt: () => this.messages.lastAt(),
-    }, background: (work) => this.ctx.waitUntil(work), screenFor: (profile) => this.turns.memoryScreenFor(profile) });
-    this.driver = makeRunDriver({
-      runs: this.runs,
-      messages: this.messages,
-      clock: this.clock,
-      buckets: makeBucketStore(this.db),
-      broadcast: (event, runId) => this.onRunEvent(event, runId),
-      scheduleDeadline: (runId, at) => void this.armDeadline(runId, at),
-      askAgent: (request) => this.bus.ask(request),
-      answerPeer: (runId, answer) => this.bus.answer(runId, answer.status),
-      prepare: (state) => this.turns.prepare(state),
-      compileContext: (state, profile) => this.turns.compileContext(state, profile),
-      durably: async (_runId, work) => {
-        await this.armRunWatchdog();
-        return work();
-      },
-      transaction: (fn) => this.transaction(fn),
-    });
-    const project = () => this.name.slice(0, this.name.indexOf("."));
-    this.bus = makeAgentBus({
-      ...busPortsFromEnv(env, project),
+    const features = makeAgentFeatures({
+      agent: this,
+      ctx,
+      env,
       db: this.db,
-      clock: this.clock,
-      runs: this.runs,
-      project,
-      profile: () => this.profile(),
-      deliver: (runId, event) => this.driver.deliver(runId, event),
-      createRun: (input) => this.driver.create({ ...input, agent: this.profile().name, limits: limitsOf(this.profile().runtime.limits) }),
-      startRun: (runId) => this.driver.startCreated(runId),
-      transaction: (fn) => this.transaction(fn),
-      retryLater: async (seconds) => {
-        if (!this.getSchedules().some((s) => s.callback === "onBusFlush")) await this.schedule(seconds, "onBusFlush");
-      },
-      createSession: (title) => this.sessions.create(title).id,
-      deadlines: {
-        next: (after) => {
-          const times = this.getSchedules().filter((s) => s.callback === "onBusDeadline" && s.time * 1000 > after).map((s) => s.time * 1000);
-          return times.length ? Math.min(...times) : null;
-        },
-        arm: (at, messageId) => this.schedule(new Date(at), "onBusDeadline", { messageId }),
-      },
-      configureSelf: (profile) => this.configure(profile),
-    });
-    this.gateways = makeGateways({
-      db: this.db,
-      clock: this.clock,
-      env,
-      sessions: this.sessions,
-      agent: () => this.name.slice(this.name.indexOf(".") + 1),
-      runInfo: (runId) => this.runs.get(runId),
-      turn: (input) => this.turns.turn(input, () => {}),
-      decide: (runId, decision) => this.driver.decide(runId, decision),
-      pendingApprovals: () => this.driver.pendingApprovals(),
-      waitUntil: (promise) => this.ctx.waitUntil(promise),
-    });
-    this.behaviors = makeBehaviors({
-      book: makeBehaviorBook(this.settings, this.clock),
-      clock: this.clock,
-      scheduler: {
-        list: () => this.listSchedules(),
-        every: (seconds, payload) => this.scheduleEvery(seconds, "onBehaviorAlarm", payload, { retry: { maxAttempts: 1 } }),
-        at: (when, payload) => this.schedule(when, "onBehaviorAlarm", payload, { retry: { maxAttempts: 1 }, idempotent: true }),
-        cancel: (id) => this.cancelSchedule(id),
-      },
-      script: () => (this.storedProfile()?.script as ActorScript | null | undefined) ?? null,
-      agent: () => this.profile().name,
-      sessionId: (session) => this.sessions.resolve(session).id,
-      run: (input, sink, behavior) => this.turns.turn(input, sink, behavior),
-      append: (sessionId, message) => void this.messages.append(sessionId, message),
-      remember: (content, key) => this.once(key, () => this.memory.create({ text: content, kind: "fact" })),
-      busy: () => this.driver.hasWorkInFlight(),
-    });
-    this.work = makeWorkFeature({
-      env,
-      project,
-      agent: () => this.name.slice(this.name.indexOf(".") + 1),
-      settings: this.settings,
-      runs: this.runs,
-      driver: () => this.driver,
-      newSession: (title) => this.sessions.create(title).id,
-      startTurn: (input) =>
-        new Promise<string>((resolve, reject) => {
-          let started = false;
-          const done = this.turns.turn(input, (event) => {
-            if (event.type === "run" && !started) {
-              started = true;
-              resolve(event.runId);
-            }
-          });
-          this.ctx.waitUntil(done.then(() => !started && reject(new Error("the task's turn ended before its run was written")), (error: unknown) => !started && reject(error)));
-        }),
-      waitUntil: (promise) => this.ctx.waitUntil(promise),
-    });
-    this.turns = makeTurns({
-      env,
       clock: this.clock,
       outbound: this.outbound,
+      mcpServers: this.mcpServers,
+      planObservers: this.planObservers,
       profile: () => this.profile(),
-      driver: () => this.driver,
-      runs: this.runs,
-      sessions: this.sessions,
-      memory: this.memory,
-      mcp: this.mcpServers,
-      spawnTools: spawnToolSource,
-      workTools: (profile) => this.work.toolSource(profile),
-      behaviors: this.behaviors,
-      observePlan: (runId, observe) => this.planObservers.set(runId, observe),
-      waitUntil: (promise) => this.ctx.waitUntil(promise),
+      storedProfile: () => this.storedProfile(),
+      configure: (profile) => this.configure(profile),
+      onRunEvent: (event, runId) => this.onRunEvent(event, runId),
+      armDeadline: (runId, at) => this.armDeadline(runId, at),
+      armRunWatchdog: () => this.armRunWatchdog(),
     });
+    ({ sessions: this.sessions, messages: this.messages, settings: this.settings, runs: this.runs, driver: this.driver, bus: this.bus } = features);
+    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work } = features);
     // Start (the SDK's lifecycle: `onStart`, restored connections) as soon as the object exists,
     // under a blockConcurrencyWhile taken in the constructor, so not even the event that made the
     // object is delivered before the start has finished. Callers can then reach this object with a plain stub: `getAgentByName`'s extra
     // `__unsafe_ensureInitialized` round trip before every call is not needed (durable-objects/stubs.ts).
     // A start that fails is tried again by the SDK on the next event.
     void ctx.blockConcurrencyWhile(() => this.lifecycle.start().catch((error: unknown) => console.error("agent start failed", error)));
-  }
-
-  /** Runs `fn` once per key, across restarts (a plan step redone after an eviction). */
-  private async once(key: string, fn: () => Promise<unknown>): Promise<void> {
-    const done = `once:${key}`;
-    if (this.ctx.storage.kv.get(done)) return;
-    await fn();
-    this.ctx.storage.kv.put(done, 1);
   }
 
   /**
@@ -293,16 +185,6 @@ export class AgentDO extends Agent<Env, LiveState> {
     this.profileSnapshot = undefined;
     await this.indexCron(before, cronBehaviorsOf(profile.script as ActorScript | null | undefined));
     await this.behaviors.reconcile();
-  }
-
-  /** One SQLite transaction; when it rolls back, what the settings store kept of it goes too. */
-  private transaction<T>(fn: () => T): T {
-    try {
-      return this.ctx.storage.transactionSync(fn);
-    } catch (error) {
-      this.settings.reset();
-      throw error;
-    }
   }
 
   /** Removes everything this agent remembers (the agent was deleted from the registry). */
