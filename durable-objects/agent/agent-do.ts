@@ -2,10 +2,9 @@ import { Agent, type Connection, type ConnectionContext } from "agents";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import type { AgentProfile } from "../../core/agents";
-import { socketTokenHeader } from "../../core/auth";
 import type { MemoryKind } from "../../core/context";
 import type { ActorScript } from "../../core/dsl";
-import { isPantheonError, PantheonError, resultOf, type Result } from "../../core/errors";
+import { PantheonError, resultOf, type Result } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
 import { cronBehaviorsOf, cronIndexName, type CronEntry } from "../../core/schedule";
@@ -17,7 +16,8 @@ import type { ChatInput, ManualCall, TurnOutcome } from "./runs";
 
 export type { ChatInput, ManualCall } from "./runs";
 import type { FanOutInput } from "./bus";
-import { initialLiveState, liveStateSchema, sseFrame, type LiveState, type RunEvent } from "./chat";
+import { initialLiveState, liveStateSchema, type LiveState, type RunEvent } from "./chat";
+import { liveStatusPatchOf, makeLiveStatus, runEventFrame, runEventStream, socketIsFromWorker, socketTokenTag, tokenTag } from "./live";
 import { makeMcpServers, mcpClientOf } from "./mcp";
 import * as schema from "./schema";
 import { type GatewayKind, handleEmail } from "./gateways";
@@ -37,6 +37,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   override initialState: LiveState = initialLiveState;
   private readonly db: DrizzleSqliteDODatabase<typeof schema>;
   private readonly clock = systemClock;
+  private readonly liveStatus = makeLiveStatus({ read: () => this.state, write: (state) => this.setState(state), clock: this.clock });
   private readonly sessions: AgentFeatures["sessions"];
   private readonly messages: AgentFeatures["messages"];
   private readonly settings: AgentFeatures["settings"];
@@ -90,8 +91,7 @@ export class AgentDO extends Agent<Env, LiveState> {
    * alarm) carries on the runs that had work in flight, and those created but not started.
    */
   override async onStart(): Promise<void> {
-    // A state stored before clients were read-only may be anything: start again from a sound one.
-    if (!liveStateSchema.safeParse(this.state).success) this.setState(initialLiveState);
+    this.liveStatus.repair();
     if (this.storedProfile()) {
       this.driver.recover();
       void this.bus.recover().catch((error: unknown) => console.error("bus recover", error));
@@ -130,8 +130,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
 
   // ---- live clients (WebSocket) ---------------------------------------------------------------
-  // The worker (workers/sockets.ts) lets a socket through only for a token of this agent's project
-  // and says which token opened it. Clients only listen: the agent is the only writer of its state.
+  // Clients only listen: the agent is the only writer of its state (live/sockets.ts).
 
   /** Every client is read-only: the SDK refuses its state frames (`cf_agent_state_error`). */
   override shouldConnectionBeReadonly(): boolean {
@@ -140,12 +139,11 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Sockets are tagged with the token that opened them, so revoking the token closes them. */
   override getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
-    return [`token:${ctx.request.headers.get(socketTokenHeader) ?? "none"}`];
+    return [socketTokenTag(ctx.request)];
   }
 
   override onConnect(connection: Connection, ctx: ConnectionContext): void {
-    // Only the worker reaches this object, and it always names the token; anything else is refused.
-    if (!ctx.request.headers.get(socketTokenHeader)) connection.close(4401, "unauthorized");
+    if (!socketIsFromWorker(ctx.request)) connection.close(4401, "unauthorized");
   }
 
   /** Only the agent itself changes its live state, and only to a well-formed one. */
@@ -157,7 +155,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   /** Closes every socket opened with this token (it was revoked). */
   closeSocketsOf(tokenId: string): number {
     let closed = 0;
-    for (const connection of this.getConnections(`token:${tokenId}`)) {
+    for (const connection of this.getConnections(tokenTag(tokenId))) {
       connection.close(4401, "token revoked");
       closed += 1;
     }
@@ -235,7 +233,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   async chatStream(input: ChatInput): Promise<Result<ReadableStream<Uint8Array>>> {
     return this.known(() => {
       const session = this.sessions.resolve(input.session);
-      return this.eventStream((write) => this.turns.turn({ ...input, session: session.id }, write));
+      return runEventStream((write) => this.turns.turn({ ...input, session: session.id }, write), (done) => this.ctx.waitUntil(done));
     });
   }
 
@@ -256,24 +254,10 @@ export class AgentDO extends Agent<Env, LiveState> {
           details: { issues: [{ path: ["callId"], message: `one of: ${[...pending].join(", ")}` }] },
         });
       }
-      return this.eventStream(async (write) => {
+      return runEventStream(async (write) => {
         for (const decision of decisions) await this.driver.decide(runId, { ...decision, by }, write);
-      });
+      }, (done) => this.ctx.waitUntil(done));
     });
-  }
-
-  /** Runs `work` with a sink that writes each run event as a server-sent event; the stream closes when it settles. */
-  private eventStream(work: (write: (event: RunEvent) => void) => Promise<unknown>): ReadableStream<Uint8Array> {
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const writer = writable.getWriter();
-    const encoder = new TextEncoder();
-    // The run never waits for a reader: a slow client's unread events queue here, bounded by the run's own limits.
-    const write = (event: RunEvent) => void writer.write(encoder.encode(sseFrame(event))).catch(() => {});
-    const done = work(write)
-      .catch((error: unknown) => write(isPantheonError(error) ? { type: "error", code: error.code, message: error.message } : { type: "error", code: "internal", message: error instanceof Error ? error.message : String(error) }))
-      .finally(() => void writer.close().catch(() => {}));
-    this.ctx.waitUntil(done);
-    return readable;
   }
 
   /** Every run event goes to live clients, and moves the agent's live status. */
@@ -282,19 +266,11 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (event.type === "done") this.planObservers.delete(runId);
     // Called for every streamed token: the name comes from the object's name, not a profile read.
     const agent = this.name.slice(this.name.indexOf(".") + 1);
-    this.broadcast(JSON.stringify({ type: "run_event", agent, runId, event }));
-    if (event.type === "run") this.live({ status: "running", runId, typing: true });
-    if (event.type === "status" && !["completed", "failed", "cancelled"].includes(event.status)) this.live({ status: event.status, runId, typing: event.status === "running" });
-    if (event.type === "done") this.live({ status: "idle", runId: null, typing: false });
+    this.broadcast(runEventFrame(agent, runId, event));
+    const patch = liveStatusPatchOf(event, runId);
+    if (patch) this.liveStatus.patch(patch);
     this.gateways.onRunEvent(event, runId);
     this.work.onRunEvent(event, runId);
-  }
-
-  /** Updates the synced state; each change is a SQLite write and a broadcast, so no-ops are skipped. */
-  private live(patch: Partial<LiveState>): void {
-    const current = this.status();
-    if ((Object.keys(patch) as (keyof LiveState)[]).every((key) => patch[key] === current[key])) return;
-    this.setState({ ...current, ...patch, lastActivityAt: this.clock.now() });
   }
 
   /** Like `guard`, for calls that only make sense on an agent the registry has configured. */
@@ -570,7 +546,6 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Live status for listings (the registry does not know it); never a malformed one. */
   status(): LiveState {
-    const parsed = liveStateSchema.safeParse(this.state);
-    return parsed.success ? parsed.data : initialLiveState;
+    return this.liveStatus.current();
   }
 }
