@@ -9,10 +9,9 @@ import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
 import { cronBehaviorsOf, cronIndexName, type CronEntry } from "../../core/schedule";
 import { registryStub } from "../stubs";
-import { runDeadline, type RunState } from "../../core/run";
 import migrations from "../../migrations/agent/migrations.js";
 import type { BehaviorAlarm } from "./behaviors";
-import type { ChatInput, ManualCall, TurnOutcome } from "./runs";
+import { checkDecisions, makeRunAlarms, runSummaryOf, runTurnView, runView, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
 
 export type { ChatInput, ManualCall } from "./runs";
 import type { FanOutInput } from "./bus";
@@ -26,9 +25,6 @@ import type { TelegramUpdate } from "../../core/gateways";
 import type { WorkBinding } from "./work";
 import { makeAgentFeatures, type AgentFeatures } from "./features";
 
-/** How often the run watchdog looks while runs have work in flight (the SDK keeps objects ~70–140 s idle). */
-const runWatchdogSeconds = 30;
-
 /**
  * One Durable Object per agent (named `<project>.<agent>`). A thin shell: it opens the agent's
  * SQLite database, builds the stores once, and hands them to the feature modules.
@@ -37,6 +33,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   override initialState: LiveState = initialLiveState;
   private readonly db: DrizzleSqliteDODatabase<typeof schema>;
   private readonly clock = systemClock;
+  private readonly alarms = makeRunAlarms(this);
   private readonly liveStatus = makeLiveStatus({ read: () => this.state, write: (state) => this.setState(state), clock: this.clock });
   private readonly sessions: AgentFeatures["sessions"];
   private readonly messages: AgentFeatures["messages"];
@@ -73,7 +70,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       storedProfile: () => this.storedProfile(),
       configure: (profile) => this.configure(profile),
       onRunEvent: (event, runId) => this.onRunEvent(event, runId),
-      armDeadline: (runId, at) => this.armDeadline(runId, at),
+      armDeadline: (runId, at) => this.alarms.armDeadline(runId, at),
       armRunWatchdog: () => this.armRunWatchdog(),
     });
     ({ sessions: this.sessions, messages: this.messages, settings: this.settings, runs: this.runs, driver: this.driver, bus: this.bus } = features);
@@ -99,25 +96,14 @@ export class AgentDO extends Agent<Env, LiveState> {
     await this.behaviors.reconcile();
   }
 
-  /** Whether this instance has made sure the watchdog alarm exists (reset when it fires). */
-  private watchdogArmed = false;
-
-  /**
-   * The run watchdog: an alarm (agents SDK `schedule`) that exists while runs have work in flight.
-   * If the object is evicted mid-run — a deploy, a runtime restart, the inactivity timeout — the
-   * alarm wakes it with no request arriving, and `onStart` carries every run on from its record.
-   * Armed once per instance and re-armed only while work remains, so a turn pays nothing for it
-   * after the first (an SDK fiber per run cost ~1.5 ms a turn here, for the same recovery).
-   */
-  private async armRunWatchdog(): Promise<void> {
-    if (this.watchdogArmed) return;
-    this.watchdogArmed = true;
-    if (!this.getSchedules().some((s) => s.callback === "onRunWatchdog")) await this.schedule(runWatchdogSeconds, "onRunWatchdog");
+  /** The run watchdog alarm exists while runs have work in flight (runs/alarms.ts says why). */
+  private armRunWatchdog(): Promise<void> {
+    return this.alarms.armWatchdog();
   }
 
   /** Alarm callback: carries on runs this instance is not driving, and stays armed while any has work. */
   async onRunWatchdog(): Promise<void> {
-    this.watchdogArmed = false;
+    this.alarms.watchdogFired();
     if (!this.storedProfile()) return;
     this.driver.recover();
     // The alarm's invocation lasts until the carried-on runs and their answers have settled: work
@@ -165,13 +151,6 @@ export class AgentDO extends Agent<Env, LiveState> {
   /** Alarm callback (agents SDK schedule): a run's wall-time deadline passed. */
   async onRunDeadline(payload: { runId: string }): Promise<void> {
     await this.driver.deliver(payload.runId, { type: "timeout" });
-  }
-
-  private async armDeadline(runId: string, at: number): Promise<void> {
-    const existing = this.getSchedules({ type: "scheduled" }).filter((s) => s.callback === "onRunDeadline" && (s.payload as unknown as { runId: string }).runId === runId);
-    if (existing.some((s) => s.type === "scheduled" && s.time * 1000 >= at - 1000 && s.time * 1000 <= at + 1000)) return;
-    for (const s of existing) await this.cancelSchedule(s.id);
-    await this.schedule(new Date(at), "onRunDeadline", { runId });
   }
 
   // ---- profile -------------------------------------------------------------------------------
@@ -244,16 +223,7 @@ export class AgentDO extends Agent<Env, LiveState> {
    */
   async decideStream(runId: string, decisions: { callId: string; approved: boolean; reason?: string }[], by: string): Promise<Result<ReadableStream<Uint8Array>>> {
     return this.known(() => {
-      const run = this.runs.get(runId);
-      if (!run) throw new PantheonError("not_found", `run '${runId}' does not exist`, { details: { run: runId } });
-      if (run.status !== "waiting_approval") throw new PantheonError("conflict", `run '${runId}' is not waiting for approval (it is ${run.status})`, { details: { run: runId, status: run.status } });
-      const pending = new Set((run.state as RunState).calls.filter((c) => c.status === "proposed").map((c) => c.call.id));
-      const unknown = decisions.find((d) => !pending.has(d.callId));
-      if (unknown || decisions.length === 0) {
-        throw new PantheonError("validation_failed", unknown ? `call '${unknown.callId}' is not pending in run '${runId}'` : "decide at least one pending call", {
-          details: { issues: [{ path: ["callId"], message: `one of: ${[...pending].join(", ")}` }] },
-        });
-      }
+      checkDecisions(this.runs, runId, decisions);
       return runEventStream(async (write) => {
         for (const decision of decisions) await this.driver.decide(runId, { ...decision, by }, write);
       }, (done) => this.ctx.waitUntil(done));
@@ -315,17 +285,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
 
   getRun(id: string) {
-    return this.known(() => {
-      const run = this.runs.get(id);
-      if (!run) throw new PantheonError("not_found", `run '${id}' does not exist`, { details: { run: id } });
-      const { state, ...summary } = run;
-      const pending = (state as RunState).calls
-        .filter((c) => c.status === "proposed" && summary.status === "waiting_approval")
-        .map((c) => ({ callId: c.call.id, tool: c.call.name, arguments: c.call.arguments }));
-      // When a wait for a person ends the run (the agent's maxApprovalWaitMs): the decision must come before.
-      const decideBy = summary.status === "waiting_approval" ? runDeadline(state as RunState) : undefined;
-      return { run: { ...summary, pending, ...(decideBy !== undefined ? { decideBy } : {}) }, trace: this.runs.trace(id) };
-    });
+    return this.known(() => runView(this.runs, id));
   }
 
   /**
@@ -333,38 +293,20 @@ export class AgentDO extends Agent<Env, LiveState> {
    * the request and the reply of its turn, and the title of its session.
    */
   runTurn(id: string) {
-    return this.known(() => {
-      const run = this.runs.get(id);
-      if (!run) throw new PantheonError("not_found", `run '${id}' does not exist`, { details: { run: id } });
-      const { state, ...summary } = run;
-      const s = state as RunState;
-      const pending = s.calls.filter((c) => c.status === "proposed" && summary.status === "waiting_approval").map((c) => ({ callId: c.call.id, tool: c.call.name, arguments: c.call.arguments }));
-      let sessionTitle: string | null = null;
-      try {
-        sessionTitle = this.sessions.get(summary.sessionId).title;
-      } catch {
-        // The session was deleted after the run: the run stays readable.
-      }
-      return { run: { ...summary, pending }, request: s.origin.manual ? null : s.origin.content, reply: summary.status === "completed" ? (s.result ?? null) : null, sessionTitle };
-    });
+    return this.known(() => runTurnView(this.runs, this.sessions, id));
   }
 
   /** A person approves or rejects a pending tool call (`by` comes from the authenticated request). */
   decide(runId: string, decision: { approved: boolean; by: string; callId?: string; reason?: string }) {
-    return this.known(async () => this.summaryOf((await this.driver.decide(runId, decision)).id));
+    return this.known(async () => runSummaryOf(this.runs, (await this.driver.decide(runId, decision)).id));
   }
 
   cancelRun(runId: string, by: string) {
-    return this.known(async () => this.summaryOf((await this.driver.cancel(runId, by)).id));
+    return this.known(async () => runSummaryOf(this.runs, (await this.driver.cancel(runId, by)).id));
   }
 
   pendingApprovals() {
     return this.known(() => this.driver.pendingApprovals());
-  }
-
-  private summaryOf(runId: string) {
-    const { state: _state, ...summary } = this.runs.get(runId)!;
-    return summary;
   }
 
   /** The agent's tools as the model sees them (built-ins it declares, HTTP tools, connections). */
