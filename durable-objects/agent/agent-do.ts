@@ -3,12 +3,9 @@ import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlit
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import type { AgentProfile } from "../../core/agents";
 import type { MemoryKind } from "../../core/context";
-import type { ActorScript } from "../../core/dsl";
 import { PantheonError, resultOf, type Result } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
-import { cronBehaviorsOf, cronIndexName, type CronEntry } from "../../core/schedule";
-import { registryStub } from "../stubs";
 import migrations from "../../migrations/agent/migrations.js";
 import type { BehaviorAlarm } from "./behaviors";
 import { checkDecisions, makeRunAlarms, runSummaryOf, runTurnView, runView, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
@@ -38,6 +35,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly sessions: AgentFeatures["sessions"];
   private readonly messages: AgentFeatures["messages"];
   private readonly settings: AgentFeatures["settings"];
+  private readonly profiles: AgentFeatures["profiles"];
   private readonly runs: AgentFeatures["runs"];
   private readonly driver: AgentFeatures["driver"];
   private readonly bus: AgentFeatures["bus"];
@@ -66,14 +64,12 @@ export class AgentDO extends Agent<Env, LiveState> {
       outbound: this.outbound,
       mcpServers: this.mcpServers,
       planObservers: this.planObservers,
-      profile: () => this.profile(),
-      storedProfile: () => this.storedProfile(),
       configure: (profile) => this.configure(profile),
       onRunEvent: (event, runId) => this.onRunEvent(event, runId),
       armDeadline: (runId, at) => this.alarms.armDeadline(runId, at),
       armRunWatchdog: () => this.armRunWatchdog(),
     });
-    ({ sessions: this.sessions, messages: this.messages, settings: this.settings, runs: this.runs, driver: this.driver, bus: this.bus } = features);
+    ({ sessions: this.sessions, messages: this.messages, settings: this.settings, profiles: this.profiles, runs: this.runs, driver: this.driver, bus: this.bus } = features);
     ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work } = features);
     // Start (the SDK's lifecycle: `onStart`, restored connections) as soon as the object exists,
     // under a blockConcurrencyWhile taken in the constructor, so not even the event that made the
@@ -157,49 +153,30 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** The registry pushes the agent's profile here on create and on every update (behaviors are re-armed). */
   async configure(profile: AgentProfile): Promise<void> {
-    const before = cronBehaviorsOf(this.storedProfile()?.script as ActorScript | null | undefined);
-    this.settings.set("profile", JSON.parse(JSON.stringify(profile)) as AgentProfile);
-    this.profileSnapshot = undefined;
-    await this.indexCron(before, cronBehaviorsOf(profile.script as ActorScript | null | undefined));
+    await this.profiles.set(profile);
     await this.behaviors.reconcile();
   }
 
   /** Removes everything this agent remembers (the agent was deleted from the registry). */
   forget(): void {
-    const crons = cronBehaviorsOf(this.storedProfile()?.script as ActorScript | null | undefined);
+    const unindexCron = this.profiles.forget();
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) this.db.delete(table).run();
-    this.profileSnapshot = undefined;
     this.settings.reset();
-    this.ctx.waitUntil(this.indexCron(crons, []));
+    this.ctx.waitUntil(unindexCron());
     this.setState(initialLiveState);
     this.ctx.waitUntil(this.mcpServers.removeAll());
     this.ctx.waitUntil(this.behaviors.reconcile());
     this.ctx.waitUntil(this.memory.wipe());
   }
 
-  /**
-   * Keeps this agent's entry in the cron index the Cron Trigger reads, from the profile it holds:
-   * every way an agent gets a script (PUT …/script, create, spawn) configures it, so none is missed.
-   */
-  private async indexCron(before: CronEntry[], after: CronEntry[]): Promise<void> {
-    if (JSON.stringify(before) === JSON.stringify(after)) return;
-    const dot = this.name.indexOf(".");
-    await registryStub(this.env, cronIndexName).indexCronBehaviors(this.name.slice(0, dot), this.name.slice(dot + 1), after);
-  }
-
-  /** The profile as last configured, parsed once per configuration (configure and forget reset it). */
-  private profileSnapshot: AgentProfile | null | undefined;
-
+  /** The profile as last configured (profile/), or null for an object the registry never configured. */
   private storedProfile(): AgentProfile | null {
-    if (this.profileSnapshot === undefined) this.profileSnapshot = this.settings.get<AgentProfile>("profile") ?? null;
-    return this.profileSnapshot;
+    return this.profiles.stored();
   }
 
   /** The agent's profile; an object the registry never configured answers as an unknown agent. */
   private profile(): AgentProfile {
-    const profile = this.storedProfile();
-    if (!profile) throw new PantheonError("not_found", `agent '${this.name}' is not configured`, { details: { agent: this.name } });
-    return profile;
+    return this.profiles.get();
   }
 
   // ---- chat ----------------------------------------------------------------------------------

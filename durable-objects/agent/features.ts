@@ -11,6 +11,7 @@ import { makeMessageStore, makeSessionStore, makeSettingsStore, type RunEvent } 
 import { makeGateways } from "./gateways";
 import type { McpServers } from "./mcp";
 import { makeMemoryFeature } from "./memory";
+import { makeProfileHolder } from "./profile";
 import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
 import type * as schema from "./schema";
 import { makeWorkFeature } from "./work";
@@ -29,8 +30,6 @@ export interface AgentShell {
   mcpServers: McpServers;
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   planObservers: Map<string, (event: RunEvent) => void>;
-  profile(): AgentProfile;
-  storedProfile(): AgentProfile | null;
   configure(profile: AgentProfile): Promise<void>;
   onRunEvent(event: RunEvent, runId: string): void;
   armDeadline(runId: string, at: number): Promise<void>;
@@ -48,6 +47,7 @@ export function makeAgentFeatures(shell: AgentShell) {
   const messages = makeMessageStore(db, clock);
   const runs = makeRunStore(db, clock);
   const settings = makeSettingsStore(db, clock);
+  const profiles = makeProfileHolder({ settings, env, name: () => agent.name });
 
   /** One SQLite transaction; when it rolls back, what the settings store kept of it goes too. */
   const transaction = <T>(fn: () => T): T => {
@@ -98,9 +98,9 @@ export function makeAgentFeatures(shell: AgentShell) {
     clock,
     runs,
     project,
-    profile: () => shell.profile(),
+    profile: () => profiles.get(),
     deliver: (runId, event) => driver.deliver(runId, event),
-    createRun: (input) => driver.create({ ...input, agent: shell.profile().name, limits: limitsOf(shell.profile().runtime.limits) }),
+    createRun: (input) => driver.create({ ...input, agent: profiles.get().name, limits: limitsOf(profiles.get().runtime.limits) }),
     startRun: (runId) => driver.startCreated(runId),
     transaction,
     retryLater: async (seconds) => {
@@ -137,8 +137,8 @@ export function makeAgentFeatures(shell: AgentShell) {
       at: (when, payload) => agent.schedule(when, "onBehaviorAlarm", payload, { retry: { maxAttempts: 1 }, idempotent: true }),
       cancel: (id) => agent.cancelSchedule(id),
     },
-    script: () => (shell.storedProfile()?.script as ActorScript | null | undefined) ?? null,
-    agent: () => shell.profile().name,
+    script: () => (profiles.stored()?.script as ActorScript | null | undefined) ?? null,
+    agent: () => profiles.get().name,
     sessionId: (session) => sessions.resolve(session).id,
     run: (input, sink, behavior) => turns.turn(input, sink, behavior),
     append: (sessionId, message) => void messages.append(sessionId, message),
@@ -170,7 +170,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     env,
     clock,
     outbound: shell.outbound,
-    profile: () => shell.profile(),
+    profile: () => profiles.get(),
     driver: () => driver,
     runs,
     sessions,
@@ -182,7 +182,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     observePlan: (runId, observe) => shell.planObservers.set(runId, observe),
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
-  return { sessions, messages, runs, settings, memory, driver, bus, gateways, behaviors, work, turns, transaction };
+  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, transaction };
 }
 
 export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;
