@@ -2,32 +2,25 @@ import { Agent, type Connection, type ConnectionContext } from "agents";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import type { AgentProfile } from "../../core/agents";
-import { socketTokenHeader } from "../../core/auth";
 import type { MemoryKind } from "../../core/context";
-import type { ActorScript } from "../../core/dsl";
-import { isPantheonError, PantheonError, resultOf, type Result } from "../../core/errors";
+import { PantheonError, resultOf, type Result } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
-import { cronBehaviorsOf, cronIndexName, type CronEntry } from "../../core/schedule";
-import { registryStub } from "../stubs";
-import { limitsOf, runDeadline, type RunState } from "../../core/run";
 import migrations from "../../migrations/agent/migrations.js";
-import { makeBehaviorBook, type BehaviorAlarm, makeBehaviors } from "./behaviors";
-import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
+import type { BehaviorAlarm } from "./behaviors";
+import { checkDecisions, makeRunAlarms, runSummaryOf, runTurnView, runView, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
 
 export type { ChatInput, ManualCall } from "./runs";
-import { busPortsFromEnv, makeAgentBus, type FanOutInput, spawnToolSource } from "./bus";
-import { initialLiveState, liveStateSchema, sseFrame, type LiveState, type RunEvent, makeMessageStore, makeSessionStore, makeSettingsStore } from "./chat";
+import type { FanOutInput } from "./bus";
+import { initialLiveState, liveStateSchema, type LiveState, type RunEvent } from "./chat";
+import { liveStatusPatchOf, makeLiveStatus, runEventFrame, runEventStream, socketIsFromWorker, socketTokenTag, tokenTag } from "./live";
 import { makeMcpServers, mcpClientOf } from "./mcp";
-import { makeMemoryFeature } from "./memory";
 import * as schema from "./schema";
-import { makeGateways, type GatewayKind, handleEmail } from "./gateways";
+import { type GatewayKind, handleEmail } from "./gateways";
 import type { AgentEmail } from "agents/email";
 import type { TelegramUpdate } from "../../core/gateways";
-import { makeWorkFeature, type WorkBinding } from "./work";
-
-/** How often the run watchdog looks while runs have work in flight (the SDK keeps objects ~70–140 s idle). */
-const runWatchdogSeconds = 30;
+import type { WorkBinding } from "./work";
+import { makeAgentFeatures, type AgentFeatures } from "./features";
 
 /**
  * One Durable Object per agent (named `<project>.<agent>`). A thin shell: it opens the agent's
@@ -37,146 +30,47 @@ export class AgentDO extends Agent<Env, LiveState> {
   override initialState: LiveState = initialLiveState;
   private readonly db: DrizzleSqliteDODatabase<typeof schema>;
   private readonly clock = systemClock;
-  private readonly sessions;
-  private readonly messages;
-  private readonly settings;
-  private readonly runs;
-  private readonly driver;
-  private readonly bus;
-  private readonly memory;
-  private readonly behaviors;
-  private readonly turns;
+  private readonly alarms = makeRunAlarms(this);
+  private readonly liveStatus = makeLiveStatus({ read: () => this.state, write: (state) => this.setState(state), clock: this.clock });
+  private readonly sessions: AgentFeatures["sessions"];
+  private readonly messages: AgentFeatures["messages"];
+  private readonly settings: AgentFeatures["settings"];
+  private readonly profiles: AgentFeatures["profiles"];
+  private readonly runs: AgentFeatures["runs"];
+  private readonly driver: AgentFeatures["driver"];
+  private readonly bus: AgentFeatures["bus"];
+  private readonly memory: AgentFeatures["memory"];
+  private readonly behaviors: AgentFeatures["behaviors"];
+  private readonly turns: AgentFeatures["turns"];
+  private readonly gateways: AgentFeatures["gateways"];
+  private readonly work: AgentFeatures["work"];
   private readonly outbound = outboundSettingsFrom(this.env);
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   private readonly planObservers = new Map<string, (event: RunEvent) => void>();
   /** What this agent's MCP requests may reach, read at each request: its allowlist now. */
   private readonly mcpPolicy = (): OutboundPolicy => ({ allowHosts: this.storedProfile()?.runtime.allowHosts ?? [], allowLoopback: this.outbound.allowLoopback });
   private readonly mcpServers = makeMcpServers(mcpClientOf(this, this.mcpPolicy), this.mcpPolicy);
-  private readonly gateways;
-  private readonly work;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = drizzle(ctx.storage, { schema });
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
-    this.sessions = makeSessionStore(this.db, this.clock);
-    this.messages = makeMessageStore(this.db, this.clock);
-    this.runs = makeRunStore(this.db, this.clock);
-    this.settings = makeSettingsStore(this.db, this.clock);
-    this.memory = makeMemoryFeature({ db: this.db, sql: ctx.storage.sql, messages: this.messages, settings: this.settings, clock: this.clock, env, objectName: () => this.name, idle: {
-      list: () => this.getSchedules().filter((s) => s.callback === "onMemoryIdle"),
-      schedule: (seconds) => this.schedule(seconds, "onMemoryIdle"),
-      cancel: (id) => this.cancelSchedule(id),
-      lastActivityAt: () => this.messages.lastAt(),
-    }, background: (work) => this.ctx.waitUntil(work), screenFor: (profile) => this.turns.memoryScreenFor(profile) });
-    this.driver = makeRunDriver({
-      runs: this.runs,
-      messages: this.messages,
-      clock: this.clock,
-      buckets: makeBucketStore(this.db),
-      broadcast: (event, runId) => this.onRunEvent(event, runId),
-      scheduleDeadline: (runId, at) => void this.armDeadline(runId, at),
-      askAgent: (request) => this.bus.ask(request),
-      answerPeer: (runId, answer) => this.bus.answer(runId, answer.status),
-      prepare: (state) => this.turns.prepare(state),
-      compileContext: (state, profile) => this.turns.compileContext(state, profile),
-      durably: async (_runId, work) => {
-        await this.armRunWatchdog();
-        return work();
-      },
-      transaction: (fn) => this.transaction(fn),
-    });
-    const project = () => this.name.slice(0, this.name.indexOf("."));
-    this.bus = makeAgentBus({
-      ...busPortsFromEnv(env, project),
+    const features = makeAgentFeatures({
+      agent: this,
+      ctx,
+      env,
       db: this.db,
-      clock: this.clock,
-      runs: this.runs,
-      project,
-      profile: () => this.profile(),
-      deliver: (runId, event) => this.driver.deliver(runId, event),
-      createRun: (input) => this.driver.create({ ...input, agent: this.profile().name, limits: limitsOf(this.profile().runtime.limits) }),
-      startRun: (runId) => this.driver.startCreated(runId),
-      transaction: (fn) => this.transaction(fn),
-      retryLater: async (seconds) => {
-        if (!this.getSchedules().some((s) => s.callback === "onBusFlush")) await this.schedule(seconds, "onBusFlush");
-      },
-      createSession: (title) => this.sessions.create(title).id,
-      deadlines: {
-        next: (after) => {
-          const times = this.getSchedules().filter((s) => s.callback === "onBusDeadline" && s.time * 1000 > after).map((s) => s.time * 1000);
-          return times.length ? Math.min(...times) : null;
-        },
-        arm: (at, messageId) => this.schedule(new Date(at), "onBusDeadline", { messageId }),
-      },
-      configureSelf: (profile) => this.configure(profile),
-    });
-    this.gateways = makeGateways({
-      db: this.db,
-      clock: this.clock,
-      env,
-      sessions: this.sessions,
-      agent: () => this.name.slice(this.name.indexOf(".") + 1),
-      runInfo: (runId) => this.runs.get(runId),
-      turn: (input) => this.turns.turn(input, () => {}),
-      decide: (runId, decision) => this.driver.decide(runId, decision),
-      pendingApprovals: () => this.driver.pendingApprovals(),
-      waitUntil: (promise) => this.ctx.waitUntil(promise),
-    });
-    this.behaviors = makeBehaviors({
-      book: makeBehaviorBook(this.settings, this.clock),
-      clock: this.clock,
-      scheduler: {
-        list: () => this.listSchedules(),
-        every: (seconds, payload) => this.scheduleEvery(seconds, "onBehaviorAlarm", payload, { retry: { maxAttempts: 1 } }),
-        at: (when, payload) => this.schedule(when, "onBehaviorAlarm", payload, { retry: { maxAttempts: 1 }, idempotent: true }),
-        cancel: (id) => this.cancelSchedule(id),
-      },
-      script: () => (this.storedProfile()?.script as ActorScript | null | undefined) ?? null,
-      agent: () => this.profile().name,
-      sessionId: (session) => this.sessions.resolve(session).id,
-      run: (input, sink, behavior) => this.turns.turn(input, sink, behavior),
-      append: (sessionId, message) => void this.messages.append(sessionId, message),
-      remember: (content, key) => this.once(key, () => this.memory.create({ text: content, kind: "fact" })),
-      busy: () => this.driver.hasWorkInFlight(),
-    });
-    this.work = makeWorkFeature({
-      env,
-      project,
-      agent: () => this.name.slice(this.name.indexOf(".") + 1),
-      settings: this.settings,
-      runs: this.runs,
-      driver: () => this.driver,
-      newSession: (title) => this.sessions.create(title).id,
-      startTurn: (input) =>
-        new Promise<string>((resolve, reject) => {
-          let started = false;
-          const done = this.turns.turn(input, (event) => {
-            if (event.type === "run" && !started) {
-              started = true;
-              resolve(event.runId);
-            }
-          });
-          this.ctx.waitUntil(done.then(() => !started && reject(new Error("the task's turn ended before its run was written")), (error: unknown) => !started && reject(error)));
-        }),
-      waitUntil: (promise) => this.ctx.waitUntil(promise),
-    });
-    this.turns = makeTurns({
-      env,
       clock: this.clock,
       outbound: this.outbound,
-      profile: () => this.profile(),
-      driver: () => this.driver,
-      runs: this.runs,
-      sessions: this.sessions,
-      memory: this.memory,
-      mcp: this.mcpServers,
-      spawnTools: spawnToolSource,
-      workTools: (profile) => this.work.toolSource(profile),
-      behaviors: this.behaviors,
-      observePlan: (runId, observe) => this.planObservers.set(runId, observe),
-      waitUntil: (promise) => this.ctx.waitUntil(promise),
+      mcpServers: this.mcpServers,
+      planObservers: this.planObservers,
+      configure: (profile) => this.configure(profile),
+      onRunEvent: (event, runId) => this.onRunEvent(event, runId),
+      armDeadline: (runId, at) => this.alarms.armDeadline(runId, at),
+      armRunWatchdog: () => this.armRunWatchdog(),
     });
+    ({ sessions: this.sessions, messages: this.messages, settings: this.settings, profiles: this.profiles, runs: this.runs, driver: this.driver, bus: this.bus } = features);
+    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work } = features);
     // Start (the SDK's lifecycle: `onStart`, restored connections) as soon as the object exists,
     // under a blockConcurrencyWhile taken in the constructor, so not even the event that made the
     // object is delivered before the start has finished. Callers can then reach this object with a plain stub: `getAgentByName`'s extra
@@ -185,21 +79,12 @@ export class AgentDO extends Agent<Env, LiveState> {
     void ctx.blockConcurrencyWhile(() => this.lifecycle.start().catch((error: unknown) => console.error("agent start failed", error)));
   }
 
-  /** Runs `fn` once per key, across restarts (a plan step redone after an eviction). */
-  private async once(key: string, fn: () => Promise<unknown>): Promise<void> {
-    const done = `once:${key}`;
-    if (this.ctx.storage.kv.get(done)) return;
-    await fn();
-    this.ctx.storage.kv.put(done, 1);
-  }
-
   /**
    * Every start of this object (after eviction, a crash, a deploy — woken by a request or by its own
    * alarm) carries on the runs that had work in flight, and those created but not started.
    */
   override async onStart(): Promise<void> {
-    // A state stored before clients were read-only may be anything: start again from a sound one.
-    if (!liveStateSchema.safeParse(this.state).success) this.setState(initialLiveState);
+    this.liveStatus.repair();
     if (this.storedProfile()) {
       this.driver.recover();
       void this.bus.recover().catch((error: unknown) => console.error("bus recover", error));
@@ -207,25 +92,14 @@ export class AgentDO extends Agent<Env, LiveState> {
     await this.behaviors.reconcile();
   }
 
-  /** Whether this instance has made sure the watchdog alarm exists (reset when it fires). */
-  private watchdogArmed = false;
-
-  /**
-   * The run watchdog: an alarm (agents SDK `schedule`) that exists while runs have work in flight.
-   * If the object is evicted mid-run — a deploy, a runtime restart, the inactivity timeout — the
-   * alarm wakes it with no request arriving, and `onStart` carries every run on from its record.
-   * Armed once per instance and re-armed only while work remains, so a turn pays nothing for it
-   * after the first (an SDK fiber per run cost ~1.5 ms a turn here, for the same recovery).
-   */
-  private async armRunWatchdog(): Promise<void> {
-    if (this.watchdogArmed) return;
-    this.watchdogArmed = true;
-    if (!this.getSchedules().some((s) => s.callback === "onRunWatchdog")) await this.schedule(runWatchdogSeconds, "onRunWatchdog");
+  /** The run watchdog alarm exists while runs have work in flight (runs/alarms.ts says why). */
+  private armRunWatchdog(): Promise<void> {
+    return this.alarms.armWatchdog();
   }
 
   /** Alarm callback: carries on runs this instance is not driving, and stays armed while any has work. */
   async onRunWatchdog(): Promise<void> {
-    this.watchdogArmed = false;
+    this.alarms.watchdogFired();
     if (!this.storedProfile()) return;
     this.driver.recover();
     // The alarm's invocation lasts until the carried-on runs and their answers have settled: work
@@ -238,8 +112,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
 
   // ---- live clients (WebSocket) ---------------------------------------------------------------
-  // The worker (workers/sockets.ts) lets a socket through only for a token of this agent's project
-  // and says which token opened it. Clients only listen: the agent is the only writer of its state.
+  // Clients only listen: the agent is the only writer of its state (live/sockets.ts).
 
   /** Every client is read-only: the SDK refuses its state frames (`cf_agent_state_error`). */
   override shouldConnectionBeReadonly(): boolean {
@@ -248,12 +121,11 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Sockets are tagged with the token that opened them, so revoking the token closes them. */
   override getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
-    return [`token:${ctx.request.headers.get(socketTokenHeader) ?? "none"}`];
+    return [socketTokenTag(ctx.request)];
   }
 
   override onConnect(connection: Connection, ctx: ConnectionContext): void {
-    // Only the worker reaches this object, and it always names the token; anything else is refused.
-    if (!ctx.request.headers.get(socketTokenHeader)) connection.close(4401, "unauthorized");
+    if (!socketIsFromWorker(ctx.request)) connection.close(4401, "unauthorized");
   }
 
   /** Only the agent itself changes its live state, and only to a well-formed one. */
@@ -265,7 +137,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   /** Closes every socket opened with this token (it was revoked). */
   closeSocketsOf(tokenId: string): number {
     let closed = 0;
-    for (const connection of this.getConnections(`token:${tokenId}`)) {
+    for (const connection of this.getConnections(tokenTag(tokenId))) {
       connection.close(4401, "token revoked");
       closed += 1;
     }
@@ -277,70 +149,34 @@ export class AgentDO extends Agent<Env, LiveState> {
     await this.driver.deliver(payload.runId, { type: "timeout" });
   }
 
-  private async armDeadline(runId: string, at: number): Promise<void> {
-    const existing = this.getSchedules({ type: "scheduled" }).filter((s) => s.callback === "onRunDeadline" && (s.payload as unknown as { runId: string }).runId === runId);
-    if (existing.some((s) => s.type === "scheduled" && s.time * 1000 >= at - 1000 && s.time * 1000 <= at + 1000)) return;
-    for (const s of existing) await this.cancelSchedule(s.id);
-    await this.schedule(new Date(at), "onRunDeadline", { runId });
-  }
-
   // ---- profile -------------------------------------------------------------------------------
 
   /** The registry pushes the agent's profile here on create and on every update (behaviors are re-armed). */
   async configure(profile: AgentProfile): Promise<void> {
-    const before = cronBehaviorsOf(this.storedProfile()?.script as ActorScript | null | undefined);
-    this.settings.set("profile", JSON.parse(JSON.stringify(profile)) as AgentProfile);
-    this.profileSnapshot = undefined;
-    await this.indexCron(before, cronBehaviorsOf(profile.script as ActorScript | null | undefined));
+    await this.profiles.set(profile);
     await this.behaviors.reconcile();
-  }
-
-  /** One SQLite transaction; when it rolls back, what the settings store kept of it goes too. */
-  private transaction<T>(fn: () => T): T {
-    try {
-      return this.ctx.storage.transactionSync(fn);
-    } catch (error) {
-      this.settings.reset();
-      throw error;
-    }
   }
 
   /** Removes everything this agent remembers (the agent was deleted from the registry). */
   forget(): void {
-    const crons = cronBehaviorsOf(this.storedProfile()?.script as ActorScript | null | undefined);
+    const unindexCron = this.profiles.forget();
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) this.db.delete(table).run();
-    this.profileSnapshot = undefined;
     this.settings.reset();
-    this.ctx.waitUntil(this.indexCron(crons, []));
+    this.ctx.waitUntil(unindexCron());
     this.setState(initialLiveState);
     this.ctx.waitUntil(this.mcpServers.removeAll());
     this.ctx.waitUntil(this.behaviors.reconcile());
     this.ctx.waitUntil(this.memory.wipe());
   }
 
-  /**
-   * Keeps this agent's entry in the cron index the Cron Trigger reads, from the profile it holds:
-   * every way an agent gets a script (PUT …/script, create, spawn) configures it, so none is missed.
-   */
-  private async indexCron(before: CronEntry[], after: CronEntry[]): Promise<void> {
-    if (JSON.stringify(before) === JSON.stringify(after)) return;
-    const dot = this.name.indexOf(".");
-    await registryStub(this.env, cronIndexName).indexCronBehaviors(this.name.slice(0, dot), this.name.slice(dot + 1), after);
-  }
-
-  /** The profile as last configured, parsed once per configuration (configure and forget reset it). */
-  private profileSnapshot: AgentProfile | null | undefined;
-
+  /** The profile as last configured (profile/), or null for an object the registry never configured. */
   private storedProfile(): AgentProfile | null {
-    if (this.profileSnapshot === undefined) this.profileSnapshot = this.settings.get<AgentProfile>("profile") ?? null;
-    return this.profileSnapshot;
+    return this.profiles.stored();
   }
 
   /** The agent's profile; an object the registry never configured answers as an unknown agent. */
   private profile(): AgentProfile {
-    const profile = this.storedProfile();
-    if (!profile) throw new PantheonError("not_found", `agent '${this.name}' is not configured`, { details: { agent: this.name } });
-    return profile;
+    return this.profiles.get();
   }
 
   // ---- chat ----------------------------------------------------------------------------------
@@ -353,7 +189,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   async chatStream(input: ChatInput): Promise<Result<ReadableStream<Uint8Array>>> {
     return this.known(() => {
       const session = this.sessions.resolve(input.session);
-      return this.eventStream((write) => this.turns.turn({ ...input, session: session.id }, write));
+      return runEventStream((write) => this.turns.turn({ ...input, session: session.id }, write), (done) => this.ctx.waitUntil(done));
     });
   }
 
@@ -364,34 +200,11 @@ export class AgentDO extends Agent<Env, LiveState> {
    */
   async decideStream(runId: string, decisions: { callId: string; approved: boolean; reason?: string }[], by: string): Promise<Result<ReadableStream<Uint8Array>>> {
     return this.known(() => {
-      const run = this.runs.get(runId);
-      if (!run) throw new PantheonError("not_found", `run '${runId}' does not exist`, { details: { run: runId } });
-      if (run.status !== "waiting_approval") throw new PantheonError("conflict", `run '${runId}' is not waiting for approval (it is ${run.status})`, { details: { run: runId, status: run.status } });
-      const pending = new Set((run.state as RunState).calls.filter((c) => c.status === "proposed").map((c) => c.call.id));
-      const unknown = decisions.find((d) => !pending.has(d.callId));
-      if (unknown || decisions.length === 0) {
-        throw new PantheonError("validation_failed", unknown ? `call '${unknown.callId}' is not pending in run '${runId}'` : "decide at least one pending call", {
-          details: { issues: [{ path: ["callId"], message: `one of: ${[...pending].join(", ")}` }] },
-        });
-      }
-      return this.eventStream(async (write) => {
+      checkDecisions(this.runs, runId, decisions);
+      return runEventStream(async (write) => {
         for (const decision of decisions) await this.driver.decide(runId, { ...decision, by }, write);
-      });
+      }, (done) => this.ctx.waitUntil(done));
     });
-  }
-
-  /** Runs `work` with a sink that writes each run event as a server-sent event; the stream closes when it settles. */
-  private eventStream(work: (write: (event: RunEvent) => void) => Promise<unknown>): ReadableStream<Uint8Array> {
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const writer = writable.getWriter();
-    const encoder = new TextEncoder();
-    // The run never waits for a reader: a slow client's unread events queue here, bounded by the run's own limits.
-    const write = (event: RunEvent) => void writer.write(encoder.encode(sseFrame(event))).catch(() => {});
-    const done = work(write)
-      .catch((error: unknown) => write(isPantheonError(error) ? { type: "error", code: error.code, message: error.message } : { type: "error", code: "internal", message: error instanceof Error ? error.message : String(error) }))
-      .finally(() => void writer.close().catch(() => {}));
-    this.ctx.waitUntil(done);
-    return readable;
   }
 
   /** Every run event goes to live clients, and moves the agent's live status. */
@@ -400,19 +213,11 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (event.type === "done") this.planObservers.delete(runId);
     // Called for every streamed token: the name comes from the object's name, not a profile read.
     const agent = this.name.slice(this.name.indexOf(".") + 1);
-    this.broadcast(JSON.stringify({ type: "run_event", agent, runId, event }));
-    if (event.type === "run") this.live({ status: "running", runId, typing: true });
-    if (event.type === "status" && !["completed", "failed", "cancelled"].includes(event.status)) this.live({ status: event.status, runId, typing: event.status === "running" });
-    if (event.type === "done") this.live({ status: "idle", runId: null, typing: false });
+    this.broadcast(runEventFrame(agent, runId, event));
+    const patch = liveStatusPatchOf(event, runId);
+    if (patch) this.liveStatus.patch(patch);
     this.gateways.onRunEvent(event, runId);
     this.work.onRunEvent(event, runId);
-  }
-
-  /** Updates the synced state; each change is a SQLite write and a broadcast, so no-ops are skipped. */
-  private live(patch: Partial<LiveState>): void {
-    const current = this.status();
-    if ((Object.keys(patch) as (keyof LiveState)[]).every((key) => patch[key] === current[key])) return;
-    this.setState({ ...current, ...patch, lastActivityAt: this.clock.now() });
   }
 
   /** Like `guard`, for calls that only make sense on an agent the registry has configured. */
@@ -457,17 +262,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
 
   getRun(id: string) {
-    return this.known(() => {
-      const run = this.runs.get(id);
-      if (!run) throw new PantheonError("not_found", `run '${id}' does not exist`, { details: { run: id } });
-      const { state, ...summary } = run;
-      const pending = (state as RunState).calls
-        .filter((c) => c.status === "proposed" && summary.status === "waiting_approval")
-        .map((c) => ({ callId: c.call.id, tool: c.call.name, arguments: c.call.arguments }));
-      // When a wait for a person ends the run (the agent's maxApprovalWaitMs): the decision must come before.
-      const decideBy = summary.status === "waiting_approval" ? runDeadline(state as RunState) : undefined;
-      return { run: { ...summary, pending, ...(decideBy !== undefined ? { decideBy } : {}) }, trace: this.runs.trace(id) };
-    });
+    return this.known(() => runView(this.runs, id));
   }
 
   /**
@@ -475,38 +270,20 @@ export class AgentDO extends Agent<Env, LiveState> {
    * the request and the reply of its turn, and the title of its session.
    */
   runTurn(id: string) {
-    return this.known(() => {
-      const run = this.runs.get(id);
-      if (!run) throw new PantheonError("not_found", `run '${id}' does not exist`, { details: { run: id } });
-      const { state, ...summary } = run;
-      const s = state as RunState;
-      const pending = s.calls.filter((c) => c.status === "proposed" && summary.status === "waiting_approval").map((c) => ({ callId: c.call.id, tool: c.call.name, arguments: c.call.arguments }));
-      let sessionTitle: string | null = null;
-      try {
-        sessionTitle = this.sessions.get(summary.sessionId).title;
-      } catch {
-        // The session was deleted after the run: the run stays readable.
-      }
-      return { run: { ...summary, pending }, request: s.origin.manual ? null : s.origin.content, reply: summary.status === "completed" ? (s.result ?? null) : null, sessionTitle };
-    });
+    return this.known(() => runTurnView(this.runs, this.sessions, id));
   }
 
   /** A person approves or rejects a pending tool call (`by` comes from the authenticated request). */
   decide(runId: string, decision: { approved: boolean; by: string; callId?: string; reason?: string }) {
-    return this.known(async () => this.summaryOf((await this.driver.decide(runId, decision)).id));
+    return this.known(async () => runSummaryOf(this.runs, (await this.driver.decide(runId, decision)).id));
   }
 
   cancelRun(runId: string, by: string) {
-    return this.known(async () => this.summaryOf((await this.driver.cancel(runId, by)).id));
+    return this.known(async () => runSummaryOf(this.runs, (await this.driver.cancel(runId, by)).id));
   }
 
   pendingApprovals() {
     return this.known(() => this.driver.pendingApprovals());
-  }
-
-  private summaryOf(runId: string) {
-    const { state: _state, ...summary } = this.runs.get(runId)!;
-    return summary;
   }
 
   /** The agent's tools as the model sees them (built-ins it declares, HTTP tools, connections). */
@@ -688,7 +465,6 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Live status for listings (the registry does not know it); never a malformed one. */
   status(): LiveState {
-    const parsed = liveStateSchema.safeParse(this.state);
-    return parsed.success ? parsed.data : initialLiveState;
+    return this.liveStatus.current();
   }
 }

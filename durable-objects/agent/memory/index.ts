@@ -5,5 +5,7 @@ export * from "./feature";
 export * from "./io";
 export * from "./lifecycle";
 export * from "./ports";
+export * from "./records";
 export * from "./store";
 export * from "./tools";
+export * from "./vectors";

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { lazySchema } from "../../../core/lazy-schema";
 import { memoryKinds, occurredAtSchema, type MemoryKind } from "../../../core/context";
 import { PantheonError } from "../../../core/errors";
-import { newMemoryId, type MemoryRecord, type MemoryStore, type NewMemory } from "./store";
+import { newMemoryId, type MemoryRecord, type NewMemory } from "./records";
+import type { MemoryStore } from "./store";
 
 /** Source names: lower-case slugs. `memory` is the agent's own memory, not a document source. */
 export const sourceNamePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/;

@@ -1,7 +1,8 @@
 import { extractMemories, occurredAtOf, parseExtraction, planConsolidation, wordOverlap, type ProposedMemory } from "../../../core/context";
 import type { Clock, LlmPort } from "../../../core/ports";
 import type { SettingsPort } from "./context-turn";
-import { ownSource, type MemoryRecord, type MemoryStore } from "./store";
+import { ownSource, type MemoryRecord } from "./records";
+import type { MemoryStore } from "./store";
 
 /** Most recent memories one consolidation pass considers (pairwise similarity is quadratic). */
 export const consolidationWindow = 400;

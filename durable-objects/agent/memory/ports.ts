@@ -5,7 +5,7 @@ import type { SqlLike } from "../../../core/ports";
 import { makeSqliteIndex } from "../../../adapters/vector-sqlite";
 import { makeVectorizeIndex, type VectorizeLike } from "../../../adapters/vector-vectorize";
 import type { EmbedPort, VectorPort } from "../../../core/ports";
-import type { MemoryPorts } from "./store";
+import type { MemoryPorts } from "./vectors";
 
 /** Sizes of the embedding models we know by name; others need `EMBEDDINGS_DIMENSIONS`. */
 const knownDimensions: Record<string, number> = {

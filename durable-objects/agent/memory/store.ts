@@ -1,117 +1,16 @@
-import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lte, ne, notExists, or, sql as sqlExpr, sum, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lte, ne, or, sql as sqlExpr, sum, type AnyColumn, type SQL } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import type { SqlLike } from "../../../core/ports";
-import { entitiesOf, ftsTerms, happenedAt, memoryKinds, parseTriple, type MemoryItem, type MemoryKind, type ScoredId, type Triple } from "../../../core/context";
-import type { Clock, EmbedPort, VectorPort } from "../../../core/ports";
+import { entitiesOf, ftsTerms, happenedAt, parseTriple, type MemoryKind, type ScoredId } from "../../../core/context";
+import type { Clock, SqlLike } from "../../../core/ports";
 import * as schema from "../schema";
-
-/**
- * The embedder and where its vectors live. `vectors` is asked per embedding space so that vectors of
- * two embedders are never compared (locally: one SQLite namespace per model; Vectorize: one
- * namespace per agent, told apart by the model tag in each vector id).
- */
-export interface MemoryPorts {
-  embed: EmbedPort;
-  vectors(model: string, dimensions: number): VectorPort;
-  /** "vectorize" or "sqlite", for the status report. */
-  readonly backend: string;
-}
-
-/** A memory row as the API and the engine see it. */
-export interface MemoryRecord extends MemoryItem {
-  provenance: string;
-  title?: string;
-  supersededBy?: string;
-}
-
-/** What a writer hands the store; it assigns id, times, entities and the triple when not given. */
-export interface NewMemory {
-  kind: MemoryKind;
-  text: string;
-  provenance: string;
-  source?: string;
-  title?: string;
-  importance?: number;
-  entities?: string[];
-  triple?: Triple;
-  id?: string;
-  createdAt?: number;
-  /** When the thing happened; absent: timeless (its time is `createdAt`). */
-  occurredAt?: number;
-  lastUsedAt?: number;
-  supersededBy?: string;
-}
-
-export interface InsertResult {
-  records: MemoryRecord[];
-  /** Ids of older facts the new ones replaced (same subject and relation, another value). */
-  superseded: string[];
-  /** Problems that did not stop the write (the embedder was down: re-embed later). */
-  warnings: string[];
-}
+import { chunks, chunkSize, clamp01, memoryKindsBut, newMemoryId, ownSource, recordOf, within, type InsertResult, type MemoryRecord, type NewMemory, type Period } from "./records";
+import { makeMemoryVectors, type MemoryPorts } from "./vectors";
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;
-type Row = typeof schema.memories.$inferSelect;
 const { memories, memoryEdges, memoryVectors } = schema;
 
-/** DO SQLite allows 100 bound parameters per statement; leave room for the fixed ones. */
-const chunkSize = 90;
 /** Rows one lexical term is ranked over (its newest). */
 const termCap = 1000;
-const memoryKindsBut = (kind: MemoryKind): MemoryKind[] => memoryKinds.filter((k) => k !== kind);
-/** Vector hits asked for when a search is limited to a period (Vectorize answers at most 100). */
-const periodTopK = 100;
-
-/** A span of time, epoch ms, `to` exclusive. */
-export interface Period {
-  from: number;
-  to: number;
-}
-
-const within = (at: number, period: Period | undefined) => !period || (at >= period.from && at < period.to);
-
-export const ownSource = "memory";
-
-export function newMemoryId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(10));
-  return "m" + Array.from(bytes, (b) => (b % 36).toString(36)).join("") + Date.now().toString(36).slice(-5);
-}
-
-/** A short, stable tag of an embedding space, part of every vector id. */
-export function spaceTag(model: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < model.length; i++) h = Math.imul(h ^ model.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(36);
-}
-
-export const vectorIdOf = (memoryId: string, model: string) => `${memoryId}.${spaceTag(model)}`;
-
-function chunks<T>(values: T[], size = chunkSize): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
-  return out;
-}
-
-function recordOf(row: Row): MemoryRecord {
-  const { subject, relation, object } = row;
-  return {
-    id: row.id,
-    kind: row.kind,
-    text: row.text,
-    source: row.source,
-    importance: row.importance,
-    createdAt: row.createdAt,
-    ...(row.occurredAt !== null ? { occurredAt: row.occurredAt } : {}),
-    ...(row.lastUsedAt !== null ? { lastUsedAt: row.lastUsedAt } : {}),
-    entities: row.entities ?? [],
-    ...(subject && relation && object ? { triple: { subject, relation, object } } : {}),
-    provenance: row.provenance,
-    ...(row.title ? { title: row.title } : {}),
-    ...(row.supersededBy ? { supersededBy: row.supersededBy } : {}),
-  };
-}
-
-const clamp01 = (n: number) => (Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0.5);
 
 /**
  * The agent's memory rows (`memories`, `memory_edges`, `memory_vectors`) over its SQLite, through
@@ -153,48 +52,13 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
     return (options.includeSuperseded ? byIdsWithSuperseded : byIds).all({ ids: JSON.stringify([...new Set(ids)]) }).map(recordOf);
   }
 
+  const vectors = makeMemoryVectors({ db, clock, ports: deps.ports, get });
+  const { embedInto, dropVectors } = vectors;
+
   function edgesFor(record: MemoryRecord): Array<[string, string, string]> {
     const norm = (s: string) => s.trim().toLowerCase();
     if (record.triple) return [[norm(record.triple.subject), norm(record.triple.relation), norm(record.triple.object)]];
     return (record.entities ?? []).map((entity) => [norm(entity), "is mentioned in", record.id] as [string, string, string]);
-  }
-
-  async function embedInto(records: MemoryRecord[], warnings: string[]): Promise<void> {
-    const wanted = records.filter((r) => r.kind !== "summary" && !r.supersededBy);
-    if (wanted.length === 0) return;
-    const { embed } = deps.ports();
-    try {
-      const index = deps.ports().vectors(embed.model, embed.dimensions);
-      for (let i = 0; i < wanted.length; i += 64) {
-        const batch = wanted.slice(i, i + 64);
-        const values = await embed.embed(batch.map((r) => r.text));
-        await index.upsert(batch.map((r, j) => ({ id: vectorIdOf(r.id, embed.model), values: values[j]!, metadata: { source: r.source, kind: r.kind } })));
-        const now = clock.now();
-        db.insert(memoryVectors)
-          .values(batch.map((r) => ({ memoryId: r.id, vectorId: vectorIdOf(r.id, embed.model), model: embed.model, dimensions: embed.dimensions, createdAt: now })))
-          .onConflictDoNothing()
-          .run();
-      }
-    } catch (error) {
-      warnings.push(`embedding failed (${error instanceof Error ? error.message : String(error)}): the memory is stored and found by words; POST .../memories/reembed adds its vector later`);
-    }
-  }
-
-  /** Deletes the vectors of these memories in every space they have one, then the bookkeeping. */
-  async function dropVectors(ids: string[]): Promise<void> {
-    const ports = deps.ports();
-    for (const part of chunks(ids)) {
-      const held = db.select().from(memoryVectors).where(inArray(memoryVectors.memoryId, part)).all();
-      const bySpace = new Map<string, { model: string; dimensions: number; ids: string[] }>();
-      for (const row of held) {
-        const key = `${row.model}\u0000${row.dimensions}`;
-        const space = bySpace.get(key) ?? { model: row.model, dimensions: row.dimensions, ids: [] };
-        space.ids.push(row.vectorId);
-        bySpace.set(key, space);
-      }
-      for (const space of bySpace.values()) await ports.vectors(space.model, space.dimensions).deleteByIds(space.ids);
-      db.delete(memoryVectors).where(inArray(memoryVectors.memoryId, part)).run();
-    }
   }
 
   /** Marks older values of each new fact's slot as superseded; returns their ids. */
@@ -366,25 +230,7 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
       return out;
     },
 
-    /** Vector hits of the current embedder, best first; one filtered query per source. */
-    async semantic(query: string, options: { sources: string[]; limit: number; between?: Period }): Promise<ScoredId[]> {
-      if (!query.trim() || options.sources.length === 0) return [];
-      const { embed } = deps.ports();
-      const index = deps.ports().vectors(embed.model, embed.dimensions);
-      const [values] = await embed.embed([query]);
-      const tag = `.${spaceTag(embed.model)}`;
-      // The index knows no dates: for a period, ask for more and keep those that happened in it.
-      const topK = options.between ? Math.min(periodTopK, options.limit * 5) : options.limit;
-      const lists = await Promise.all(options.sources.map((source) => index.query(values!, { topK, filter: { source } })));
-      const hits = lists
-        .flat()
-        .filter((m) => m.id.endsWith(tag))
-        .map((m) => ({ id: m.id.slice(0, -tag.length), score: m.score }))
-        .sort((a, b) => b.score - a.score);
-      if (!options.between) return hits.slice(0, options.limit);
-      const inPeriod = new Set(get(hits.map((h) => h.id)).filter((r) => within(happenedAt(r), options.between)).map((r) => r.id));
-      return hits.filter((h) => inPeriod.has(h.id)).slice(0, options.limit);
-    },
+    semantic: vectors.semantic,
 
     /** Edges touching these entities (lower-cased), newest first. */
     neighbours(entities: string[], limit: number) {
@@ -422,49 +268,8 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
       return removed;
     },
 
-    /** Gives every live memory a vector of the current embedder and drops vectors of any other. */
-    async reembed(): Promise<{ model: string; dimensions: number; embedded: number; dropped: number; warnings: string[] }> {
-      const { embed } = deps.ports();
-      const warnings: string[] = [];
-      let embedded = 0;
-      for (;;) {
-        const batch = db
-          .select()
-          .from(memories)
-          .where(
-            and(
-              live,
-              ne(memories.kind, "summary"),
-              notExists(db.select({ x: memoryVectors.memoryId }).from(memoryVectors).where(and(eq(memoryVectors.memoryId, memories.id), eq(memoryVectors.model, embed.model)))),
-            ),
-          )
-          .limit(256)
-          .all()
-          .map(recordOf);
-        if (batch.length === 0) break;
-        const before = warnings.length;
-        await embedInto(batch, warnings);
-        if (warnings.length > before) break;
-        embedded += batch.length;
-      }
-      const stale = [...new Set(db.select({ id: memoryVectors.memoryId }).from(memoryVectors).where(ne(memoryVectors.model, embed.model)).all().map((r) => r.id))];
-      let dropped = 0;
-      const ports = deps.ports();
-      for (const part of chunks(stale)) {
-        const stalePart = and(ne(memoryVectors.model, embed.model), inArray(memoryVectors.memoryId, part));
-        const held = db.select().from(memoryVectors).where(stalePart).all();
-        for (const row of held) await ports.vectors(row.model, row.dimensions).deleteByIds([row.vectorId]);
-        db.delete(memoryVectors).where(stalePart).run();
-        dropped += held.length;
-      }
-      return { model: embed.model, dimensions: embed.dimensions, embedded, dropped, warnings };
-    },
-
-    /** The current embedder: its space and what its vectors hold (the context engine's fusion depends on it). */
-    embedder(): { model: string; dimensions: number; captures: "words" | "meaning" } {
-      const { embed } = deps.ports();
-      return { model: embed.model, dimensions: embed.dimensions, captures: embed.captures ?? "meaning" };
-    },
+    reembed: vectors.reembed,
+    embedder: vectors.embedder,
 
     status() {
       const { embed } = deps.ports();

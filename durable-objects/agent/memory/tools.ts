@@ -1,6 +1,6 @@
 import type { MemoryKind } from "../../../core/context";
 import type { ToolSpec } from "../../../core/tools";
-import type { MemoryRecord } from "./store";
+import type { MemoryRecord } from "./records";
 import type { ToolSource } from "../runs/tools";
 
 /** What the memory tools need from the memory feature. */

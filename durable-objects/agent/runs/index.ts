@@ -1,7 +1,9 @@
 // The runs feature of an agent (AgentDO wires it; the rest of its files stay internal to it).
+export * from "./alarms";
 export * from "./buckets";
 export * from "./driver";
 export * from "./models";
 export * from "./store";
 export * from "./tools";
 export * from "./turns";
+export * from "./views";

@@ -1,0 +1,188 @@
+import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import type { AgentProfile } from "../../core/agents";
+import type { AgentDO } from "./agent-do";
+import type { ActorScript } from "../../core/dsl";
+import type { Clock } from "../../core/ports";
+import { limitsOf } from "../../core/run";
+import type { OutboundSettings } from "../../core/tools";
+import { makeBehaviorBook, makeBehaviors } from "./behaviors";
+import { busPortsFromEnv, makeAgentBus, spawnToolSource } from "./bus";
+import { makeMessageStore, makeSessionStore, makeSettingsStore, type RunEvent } from "./chat";
+import { makeGateways } from "./gateways";
+import type { McpServers } from "./mcp";
+import { makeMemoryFeature } from "./memory";
+import { makeProfileHolder } from "./profile";
+import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
+import type * as schema from "./schema";
+import { makeWorkFeature } from "./work";
+
+/** The SDK methods the features schedule their alarms with (typed on AgentDO, so a callback must be one of its methods). */
+export type AgentScheduling = Pick<AgentDO, "name" | "schedule" | "scheduleEvery" | "getSchedules" | "listSchedules" | "cancelSchedule">;
+
+/** What the AgentDO shell lends its features: its storage, its SDK scheduling, and the hooks it keeps itself. */
+export interface AgentShell {
+  agent: AgentScheduling;
+  ctx: DurableObjectState;
+  env: Env;
+  db: DrizzleSqliteDODatabase<typeof schema>;
+  clock: Clock;
+  outbound: OutboundSettings;
+  mcpServers: McpServers;
+  /** A planned behavior's run reports its events to its plan (which steps failed). */
+  planObservers: Map<string, (event: RunEvent) => void>;
+  configure(profile: AgentProfile): Promise<void>;
+  onRunEvent(event: RunEvent, runId: string): void;
+  armDeadline(runId: string, at: number): Promise<void>;
+  armRunWatchdog(): Promise<void>;
+}
+
+/**
+ * Builds an agent's stores and features once and wires them to each other. The features refer to
+ * one another lazily (a closure reads `turns` or `driver` when it is called, never while building),
+ * so the order below is free of cycles.
+ */
+export function makeAgentFeatures(shell: AgentShell) {
+  const { agent, ctx, env, db, clock } = shell;
+  const sessions = makeSessionStore(db, clock);
+  const messages = makeMessageStore(db, clock);
+  const runs = makeRunStore(db, clock);
+  const settings = makeSettingsStore(db, clock);
+  const profiles = makeProfileHolder({ settings, env, name: () => agent.name });
+
+  /** One SQLite transaction; when it rolls back, what the settings store kept of it goes too. */
+  const transaction = <T>(fn: () => T): T => {
+    try {
+      return ctx.storage.transactionSync(fn);
+    } catch (error) {
+      settings.reset();
+      throw error;
+    }
+  };
+
+  /** Runs `fn` once per key, across restarts (a plan step redone after an eviction). */
+  const once = async (key: string, fn: () => Promise<unknown>): Promise<void> => {
+    const done = `once:${key}`;
+    if (ctx.storage.kv.get(done)) return;
+    await fn();
+    ctx.storage.kv.put(done, 1);
+  };
+
+  const memory = makeMemoryFeature({ db, sql: ctx.storage.sql, messages, settings, clock, env, objectName: () => agent.name, idle: {
+    list: () => agent.getSchedules().filter((s) => s.callback === "onMemoryIdle"),
+    schedule: (seconds) => agent.schedule(seconds, "onMemoryIdle"),
+    cancel: (id) => agent.cancelSchedule(id),
+    lastActivityAt: () => messages.lastAt(),
+  }, background: (work) => ctx.waitUntil(work), screenFor: (profile) => turns.memoryScreenFor(profile) });
+  const driver = makeRunDriver({
+    runs,
+    messages,
+    clock,
+    buckets: makeBucketStore(db),
+    broadcast: (event, runId) => shell.onRunEvent(event, runId),
+    scheduleDeadline: (runId, at) => void shell.armDeadline(runId, at),
+    askAgent: (request) => bus.ask(request),
+    answerPeer: (runId, answer) => bus.answer(runId, answer.status),
+    prepare: (state) => turns.prepare(state),
+    compileContext: (state, profile) => turns.compileContext(state, profile),
+    durably: async (_runId, work) => {
+      await shell.armRunWatchdog();
+      return work();
+    },
+    transaction,
+  });
+  const project = () => agent.name.slice(0, agent.name.indexOf("."));
+  const agentName = () => agent.name.slice(agent.name.indexOf(".") + 1);
+  const bus = makeAgentBus({
+    ...busPortsFromEnv(env, project),
+    db,
+    clock,
+    runs,
+    project,
+    profile: () => profiles.get(),
+    deliver: (runId, event) => driver.deliver(runId, event),
+    createRun: (input) => driver.create({ ...input, agent: profiles.get().name, limits: limitsOf(profiles.get().runtime.limits) }),
+    startRun: (runId) => driver.startCreated(runId),
+    transaction,
+    retryLater: async (seconds) => {
+      if (!agent.getSchedules().some((s) => s.callback === "onBusFlush")) await agent.schedule(seconds, "onBusFlush");
+    },
+    createSession: (title) => sessions.create(title).id,
+    deadlines: {
+      next: (after) => {
+        const times = agent.getSchedules().filter((s) => s.callback === "onBusDeadline" && s.time * 1000 > after).map((s) => s.time * 1000);
+        return times.length ? Math.min(...times) : null;
+      },
+      arm: (at, messageId) => agent.schedule(new Date(at), "onBusDeadline", { messageId }),
+    },
+    configureSelf: (profile) => shell.configure(profile),
+  });
+  const gateways = makeGateways({
+    db,
+    clock,
+    env,
+    sessions,
+    agent: agentName,
+    runInfo: (runId) => runs.get(runId),
+    turn: (input) => turns.turn(input, () => {}),
+    decide: (runId, decision) => driver.decide(runId, decision),
+    pendingApprovals: () => driver.pendingApprovals(),
+    waitUntil: (promise) => ctx.waitUntil(promise),
+  });
+  const behaviors = makeBehaviors({
+    book: makeBehaviorBook(settings, clock),
+    clock,
+    scheduler: {
+      list: () => agent.listSchedules(),
+      every: (seconds, payload) => agent.scheduleEvery(seconds, "onBehaviorAlarm", payload, { retry: { maxAttempts: 1 } }),
+      at: (when, payload) => agent.schedule(when, "onBehaviorAlarm", payload, { retry: { maxAttempts: 1 }, idempotent: true }),
+      cancel: (id) => agent.cancelSchedule(id),
+    },
+    script: () => (profiles.stored()?.script as ActorScript | null | undefined) ?? null,
+    agent: () => profiles.get().name,
+    sessionId: (session) => sessions.resolve(session).id,
+    run: (input, sink, behavior) => turns.turn(input, sink, behavior),
+    append: (sessionId, message) => void messages.append(sessionId, message),
+    remember: (content, key) => once(key, () => memory.create({ text: content, kind: "fact" })),
+    busy: () => driver.hasWorkInFlight(),
+  });
+  const work = makeWorkFeature({
+    env,
+    project,
+    agent: agentName,
+    settings,
+    runs,
+    driver: () => driver,
+    newSession: (title) => sessions.create(title).id,
+    startTurn: (input) =>
+      new Promise<string>((resolve, reject) => {
+        let started = false;
+        const done = turns.turn(input, (event) => {
+          if (event.type === "run" && !started) {
+            started = true;
+            resolve(event.runId);
+          }
+        });
+        ctx.waitUntil(done.then(() => !started && reject(new Error("the task's turn ended before its run was written")), (error: unknown) => !started && reject(error)));
+      }),
+    waitUntil: (promise) => ctx.waitUntil(promise),
+  });
+  const turns = makeTurns({
+    env,
+    clock,
+    outbound: shell.outbound,
+    profile: () => profiles.get(),
+    driver: () => driver,
+    runs,
+    sessions,
+    memory,
+    mcp: shell.mcpServers,
+    spawnTools: spawnToolSource,
+    workTools: (profile) => work.toolSource(profile),
+    behaviors,
+    observePlan: (runId, observe) => shell.planObservers.set(runId, observe),
+    waitUntil: (promise) => ctx.waitUntil(promise),
+  });
+  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, transaction };
+}
+
+export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;
