@@ -29,14 +29,18 @@ function recordModelCalls(server) {
   const calls = [];
   const listener = (req, res) => {
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) return;
-    const call = { arrived: performance.now(), sent: NaN, model: "", stream: false };
+    const call = { arrived: performance.now(), sent: NaN, model: "", side: false };
     calls.push(call);
     // A second reader of the body beside the double's own: both see every chunk.
     let body = "";
     req.on("data", (chunk) => (body += chunk));
     req.once("end", () => {
       try {
-        ({ model: call.model, stream: call.stream = false } = JSON.parse(body));
+        const parsed = JSON.parse(body);
+        call.model = parsed.model;
+        // Memory extraction and summary folds, told apart by their system prompts as the double does.
+        const system = parsed.messages?.[0]?.role === "system" ? String(parsed.messages[0].content) : "";
+        call.side = system.includes("long-term memory") || system.includes("running summary of a conversation");
       } catch {}
     });
     res.once("finish", () => (call.sent = performance.now()));
@@ -111,11 +115,11 @@ export async function run(server) {
         continue;
       }
       const t1 = performance.now();
-      // The run's own steps stream; anything else on this model (the memory extraction after a
-      // turn) is a separate, non-streaming call, reported on its own.
+      // The run's own steps; anything else on this model (memory extraction, a summary fold) is a
+      // separate call, reported on its own.
       const seen = recorder.calls.slice(first).filter((c) => c.model === model);
-      const calls = seen.filter((c) => c.stream);
-      const extra = seen.filter((c) => !c.stream);
+      const calls = seen.filter((c) => !c.side);
+      const extra = seen.filter((c) => c.side);
       let detail;
       await timed(async () => (detail = await request(`/api/agents/${agent}/runs/${outcome.runId}`)), restarts);
       const { run: summary, trace } = detail;
@@ -181,7 +185,7 @@ export async function run(server) {
     `the baseline is the echo as a client sees it (HTTP + one RPC), as the target defines it; "vs RPC alone" divides by echo − HTTP-only (${rpc.toFixed(2)} ms), an estimate of the DO hop by itself.`,
     `whole turn: (client wall − time spent inside the double − tools) / ${STEPS}: also pays the HTTP request, routing, context compile, memory work, and the SDK per model call.`,
   ];
-  if (sum(extraCalls)) notes.push(`after each turn the agent made ${(sum(extraCalls) / extraCalls.length).toFixed(1)} more model call(s) (non-streaming: the memory extraction), ${extraMs.length} of them before the turn's HTTP response: they are not loop steps and are left out of every per-step figure.`);
+  if (sum(extraCalls)) notes.push(`after each turn the agent made ${(sum(extraCalls) / extraCalls.length).toFixed(1)} more model call(s) (memory extraction or a summary fold), ${extraMs.length} of them before the turn's HTTP response: they are not loop steps and are left out of every per-step figure.`);
   if (restarts.count) notes.push(`wrangler dev restarted the worker ${restarts.count} time(s) during the run (a source file changed); those runs and samples were dropped.`);
   for (const line of discarded) notes.push(`discarded ${line}`);
   if (ratio > TARGET_RATIO) notes.push(`above target by ${(traceStats.p50 - TARGET_RATIO * echo.p50).toFixed(2)} ms/step.`);

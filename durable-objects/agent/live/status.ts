@@ -16,10 +16,17 @@ export function runEventFrame(agent: string, runId: string, event: RunEvent): st
 
 /** The agent's synced live state (the SDK's `state`), read and written through the shell. */
 export function makeLiveStatus(deps: { read: () => unknown; write: (state: LiveState) => void; clock: Clock }) {
+  // Every run event reads the status (a turn has several): the SDK keeps one state object until the
+  // next write, so the one last checked is not checked again.
+  let checked: { raw: unknown; state: LiveState } | null = null;
   /** Live status for listings (the registry does not know it); never a malformed one. */
   const current = (): LiveState => {
-    const parsed = liveStateSchema.safeParse(deps.read());
-    return parsed.success ? parsed.data : initialLiveState;
+    const raw = deps.read();
+    if (checked !== null && checked.raw === raw) return checked.state;
+    const parsed = liveStateSchema.safeParse(raw);
+    const state = parsed.success ? parsed.data : initialLiveState;
+    checked = { raw, state };
+    return state;
   };
   return {
     current,
