@@ -2,11 +2,9 @@
 // runs, summarised by source file through the dev bundle's source map. The chat-turn bench uses it
 // to print where a turn's CPU goes. The inspector session is workerd-probe.mjs's (the delegation bench's).
 // Not a *.bench.mjs file, so bench/run.mjs does not list it as a module.
-import { readdir, readFile, stat } from "node:fs/promises";
-import { SourceMap } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { inspect } from "./workerd-probe.mjs";
+import { bundle, inspect } from "./workerd-probe.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -41,16 +39,7 @@ function owner(source) {
  * .wrangler/tmp/dev-*), the newest if there are several; null when there is none.
  */
 export async function devBundleSourceMap() {
-  const tmp = join(root, ".wrangler", "tmp");
-  const dirs = (await readdir(tmp).catch(() => [])).filter((d) => d.startsWith("dev-"));
-  const found = [];
-  for (const dir of dirs) {
-    const file = join(tmp, dir, "index.js.map");
-    const info = await stat(file).catch(() => null);
-    if (info) found.push({ file, at: info.mtimeMs });
-  }
-  const newest = found.sort((a, b) => b.at - a.at)[0];
-  return newest ? new SourceMap(JSON.parse(await readFile(newest.file, "utf8"))) : null;
+  return bundle(root)?.map ?? null;
 }
 
 /**

@@ -70,7 +70,7 @@ export function cpuSnapshot(p) {
 }
 
 /** The worker's bundle and source map as wrangler dev last wrote them (the newest .wrangler/tmp/dev-*). */
-function bundle(root) {
+export function bundle(root) {
   try {
     const tmp = join(root, ".wrangler/tmp");
     const dirs = readdirSync(tmp)
