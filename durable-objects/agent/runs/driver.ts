@@ -1,5 +1,4 @@
 import { agentOutputGates, builtinGates, compileCustomGates, type Gate, type OutputGate } from "../../../core/gates";
-import type { LlmResponse } from "../../../core/ports";
 import {
   advance,
   isTerminal,
@@ -55,7 +54,7 @@ export function makeRunDriver(deps: DriverDeps) {
   const aborts = new Map<string, AbortController>();
   const timings = new Map<string, { startedAt: number; durationMs: number }>();
   const replies = new Map<string, StoredMessage>();
-  /** Streamed text of each run's model call in flight, until the run releases it. */
+  /** The text of each run's last model reply, in word pieces, until the run releases it. */
   const heldTokens = new Map<string, string[]>();
   /** Runs being carried on after a restart in this isolate: never two drives of one recovery. */
   const recovering = new Map<string, Promise<unknown>>();
@@ -113,7 +112,6 @@ export function makeRunDriver(deps: DriverDeps) {
     const controller = controllerOf(state.id);
     const startedAt = clock.now();
     try {
-      let response: LlmResponse;
       const request = {
         model: ctx.profile.model.name,
         messages: effect.messages,
@@ -128,7 +126,7 @@ export function makeRunDriver(deps: DriverDeps) {
       // and chunk handling for nothing, and a failed stream could not be retried once it had begun.
       const held: string[] = [];
       heldTokens.set(state.id, held);
-      response = await ctx.llm.complete(request);
+      const response = await ctx.llm.complete(request);
       // Released word by word, so streaming clients (SSE, /v1 chunks, AG-UI, the PWA) still get the
       // text as a stream of pieces, as they did when it came from the provider's stream.
       held.push(...wordPieces(response.content));
@@ -300,7 +298,7 @@ export function makeRunDriver(deps: DriverDeps) {
           }
         }
       }
-      // Text a model call streamed and the run did not release (a refused reply) is dropped.
+      // Text of a model reply the run did not release (a refused reply) is dropped.
       if (event.type === "model_result" || event.type === "model_failed") heldTokens.delete(runId);
     }
     if (state && isTerminal(state)) {
