@@ -3,6 +3,7 @@ import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, ToolCall } from 
 import { LlmError, isRetryableStatus, scrubSecret } from "../../core/models/llm-error";
 import { estimateMessageTokens } from "../../core/models/tokens";
 import { makeToolNameCodec, parseToolArguments } from "../../core/models/tool-names";
+import { reportingFetch, sdkRequestOptions } from "../../core/models/sent";
 import { fromAnthropicStop, inputTokensOf, toAnthropicParams } from "./wire";
 
 /**
@@ -40,7 +41,8 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
     apiKey: options.apiKey,
     authToken: null,
     baseURL: options.baseURL ?? "https://api.anthropic.com",
-    ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
+    // The transport reports when each request has left (LlmRequest.onSent).
+    fetch: reportingFetch(options.fetch ?? ((input, init) => fetch(input, init))) as typeof fetch,
     maxRetries: 0,
   }));
   const fail = (error: unknown) => toLlmError(error, options.apiKey);
@@ -50,7 +52,7 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
     async complete(request: LlmRequest): Promise<LlmResponse> {
       const names = makeToolNameCodec(request.tools);
       try {
-        const message = await (await clientNow()).messages.create(toAnthropicParams(request, names), optionsOf(request));
+        const message = await (await clientNow()).messages.create(toAnthropicParams(request, names), sdkRequestOptions(request));
         let content = "";
         const toolCalls: ToolCall[] = [];
         for (const block of message.content) {
@@ -81,7 +83,7 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
       let inputTokens: number | undefined;
       let outputTokens = 0;
       try {
-        const events = await (await clientNow()).messages.create({ ...toAnthropicParams(request, names), stream: true }, optionsOf(request));
+        const events = await (await clientNow()).messages.create({ ...toAnthropicParams(request, names), stream: true }, sdkRequestOptions(request));
         for await (const event of events) {
           switch (event.type) {
             case "message_start":
@@ -144,9 +146,6 @@ function objectOf(input: unknown): Record<string, unknown> {
   return typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : { value: input };
 }
 
-function optionsOf(request: LlmRequest): { signal?: AbortSignal } {
-  return request.signal ? { signal: request.signal } : {};
-}
 
 /** Error types Anthropic sends in a streamed `error` event (no HTTP status) that are worth a retry. */
 const retryableTypes = new Set(["overloaded_error", "api_error", "rate_limit_error", "timeout_error"]);

@@ -31,6 +31,8 @@ export function makeOfflineLlm(): LlmPort {
   return {
     provider: "offline",
     async complete(request) {
+      // No network: the request is "sent" as it starts.
+      request.onSent?.();
       return answer(request);
     },
     async *stream(request): AsyncGenerator<LlmStreamEvent> {

@@ -3,6 +3,7 @@ import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent } from "../../cor
 import { LlmError, isRetryableStatus, scrubSecret } from "../../core/models/llm-error";
 import { estimateMessageTokens, estimateTokens } from "../../core/models/tokens";
 import { makeToolNameCodec } from "../../core/models/tool-names";
+import { reportingFetch, sdkRequestOptions } from "../../core/models/sent";
 import { fromOpenAiFinish, fromOpenAiToolCalls, makeToolCallAssembler, toOpenAiParams } from "./wire";
 
 /**
@@ -46,7 +47,8 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
     baseURL: options.baseURL ?? "https://api.openai.com/v1",
     organization: null,
     project: null,
-    ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
+    // The transport reports when each request has left (LlmRequest.onSent).
+    fetch: reportingFetch(options.fetch ?? ((input, init) => fetch(input, init))) as typeof fetch,
     maxRetries: 0,
   }));
   const fail = (error: unknown) => toLlmError(error, provider, options.apiKey);
@@ -56,7 +58,16 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
     async complete(request: LlmRequest): Promise<LlmResponse> {
       const names = makeToolNameCodec(request.tools);
       try {
-        const completion = await (await clientNow()).chat.completions.create(toOpenAiParams(request, names, compatible), optionsOf(request));
+        // The raw response, parsed here: the SDK's own parse arms a second timer per call and adds
+        // nothing (it is response.json()), and resilient.ts's deadline already bounds the whole call,
+        // body included, through request.signal. Status errors are thrown before this, as APIError.
+        const response = await (await clientNow()).chat.completions
+          .create(toOpenAiParams(request, names, compatible), sdkRequestOptions(request))
+          .asResponse();
+        const completion = (await response.json()) as Partial<OpenAI.ChatCompletion> | null;
+        if (!completion || !Array.isArray(completion.choices)) {
+          throw new LlmError({ provider, message: `${provider} answered without choices`, retryable: true });
+        }
         const choice = completion.choices[0];
         const content = choice?.message.content ?? "";
         const toolCalls = fromOpenAiToolCalls(choice?.message.tool_calls, names);
@@ -71,6 +82,7 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
           model: completion.model || request.model,
         };
       } catch (error) {
+        if (error instanceof LlmError) throw error;
         throw fail(error);
       }
     },
@@ -85,7 +97,7 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       try {
         const chunks = await (await clientNow()).chat.completions.create(
           { ...toOpenAiParams(request, names, compatible), stream: true, stream_options: { include_usage: true } },
-          optionsOf(request),
+          sdkRequestOptions(request),
         );
         for await (const chunk of chunks) {
           if (chunk.model) model = chunk.model;
@@ -122,9 +134,6 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   };
 }
 
-function optionsOf(request: LlmRequest): { signal?: AbortSignal } {
-  return request.signal ? { signal: request.signal } : {};
-}
 
 /** SDK error → LlmError, classified by the SDK's typed fields; the key is scrubbed from any text. */
 function toLlmError(error: unknown, provider: string, apiKey: string): LlmError {

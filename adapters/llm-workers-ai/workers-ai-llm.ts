@@ -34,7 +34,10 @@ export function makeWorkersAiLlm(options: WorkersAiLlmOptions): LlmPort {
     const names = makeToolNameCodec(request.tools);
     let output: unknown;
     try {
-      output = await ai.run(request.model, toInput(request, names), request.signal ? { signal: request.signal } : undefined);
+      const running = ai.run(request.model, toInput(request, names), request.signal ? { signal: request.signal } : undefined);
+      // The binding call has been made (LlmRequest.onSent).
+      request.onSent?.();
+      output = await running;
     } catch (error) {
       throw toLlmError(error);
     }

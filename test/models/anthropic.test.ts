@@ -13,6 +13,21 @@ async function collect(events: AsyncIterable<LlmStreamEvent>): Promise<LlmStream
 }
 
 describe("Anthropic adapter (real @anthropic-ai/sdk against a wire-format double)", () => {
+  it("reports a request as sent once it is on its way, before its answer is read", async () => {
+    const double = makeAnthropicDouble([{ text: "Bonjour." }]);
+    const order: string[] = [];
+    const llm = makeAnthropicLlm({ apiKey, fetch: async (input, init) => {
+      order.push("fetch");
+      const response = await double.fetch(input, init);
+      order.push("answered");
+      return response;
+    } });
+
+    await llm.complete({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "hi" }], onSent: () => order.push("sent") });
+
+    expect(order).toEqual(["fetch", "sent", "answered"]);
+  });
+
   it("answers a plain completion, taking the system prompt out of the messages", async () => {
     const double = makeAnthropicDouble([{ text: "Bonjour." }]);
     const llm = makeAnthropicLlm({ apiKey, fetch: double.fetch });

@@ -145,6 +145,53 @@ describe("OpenAI adapter (real openai SDK against a wire-format double)", () => 
     await expect(llm.stream(request)[Symbol.asyncIterator]().next()).rejects.toMatchObject({ status: 503, retryable: true });
   });
 
+  it("turns a 200 that is not a completion (a proxy's page, an empty object) into an LlmError, not a crash", async () => {
+    const answers = [new Response("<html>gateway</html>", { status: 200, headers: { "content-type": "text/html" } }), Response.json({})];
+    const llm = makeOpenAiLlm({ apiKey, fetch: async () => answers.shift()! });
+    const request = { model: "gpt-4o-mini", messages: [{ role: "user" as const, content: "hi" }] };
+
+    const notJson = await llm.complete(request).catch((e: unknown) => e);
+    expect(notJson).toMatchObject({ name: "LlmError", provider: "openai", retryable: false });
+    expect((notJson as Error).message).toMatch(/^openai failed: /);
+    await expect(llm.complete(request)).rejects.toMatchObject({ name: "LlmError", message: "openai answered without choices", retryable: true });
+  });
+
+  it("stops reading a reply whose body stalls once the caller's signal aborts", async () => {
+    // As fetch does: the body sent so far, then nothing, until the request's signal errors the body.
+    const llm = makeOpenAiLlm({ apiKey, fetch: async (_input, init) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(stream) {
+          stream.enqueue(new TextEncoder().encode('{"choices": ['));
+          init?.signal?.addEventListener("abort", () => stream.error(init.signal!.reason), { once: true });
+        },
+      });
+      return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+    } });
+    const controller = new AbortController();
+    const pending = llm.complete({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], signal: controller.signal }).catch((e: unknown) => e);
+    setTimeout(() => controller.abort(), 20);
+
+    expect(await pending).toMatchObject({ name: "LlmError", provider: "openai" });
+  });
+
+  it("reports each request as sent once it is on its way, before its answer is read", async () => {
+    const double = makeOpenAiDouble([{ text: "one" }, { text: "two" }]);
+    const order: string[] = [];
+    const llm = makeOpenAiLlm({ apiKey, fetch: async (input, init) => {
+      order.push("fetch");
+      const response = await double.fetch(input, init);
+      order.push("answered");
+      return response;
+    } });
+
+    await llm.complete({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], onSent: () => order.push("sent") });
+    await collect(llm.stream({ model: "gpt-4o-mini", messages: [{ role: "user", content: "again" }], onSent: () => order.push("sent") }));
+
+    expect(order).toEqual(["fetch", "sent", "answered", "fetch", "sent", "answered"]);
+    // The marker rides to the transport only: the double saw an ordinary request.
+    expect(double.requests).toHaveLength(2);
+  });
+
   it("refuses to be built without a key", () => {
     expect(() => makeOpenAiLlm({ apiKey: "" })).toThrow("makeOpenAiLlm needs an apiKey");
   });

@@ -60,6 +60,19 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     ]);
   });
 
+  it("while the model is still answering, the request is stored: the history shows it and the run is listed", async () => {
+    // The turn writes its run and request as its model request leaves (not before, not after the
+    // answer): this is what lets the alarm carry a turn on when the object dies during the call.
+    const agent = await scriptedAgent();
+    await agent.script([{ content: "Thought it over.", delayMs: 1500 }]);
+    const pending = agent.send("take a moment");
+    await eventually(() => agent.modelCalls(), (calls) => calls.length === 1, "the model call");
+
+    expect(await historyOf(agent.name)).toEqual([expect.objectContaining({ role: "user", content: "take a moment" })]);
+    expect((await firstRun(agent.name)).status).toBe("running");
+    expect((await pending).body).toMatchObject({ status: "completed", reply: { content: "Thought it over." } });
+  });
+
   it("evicted after the request was stored and before its context was compiled: the alarm compiles it and the run answers once", async () => {
     const agent = await scriptedAgent();
     await agent.script([{ content: "Answered after the restart." }]);

@@ -260,14 +260,23 @@ export function makeBehaviors(deps: BehaviorDeps) {
       return ran;
     },
 
+    /** A person's message arrived at `at` (on-idle behaviors count idleness from the last one). */
+    noteMessage(at: number): void {
+      book.touch(at);
+    },
+
     /**
-     * A person's message: notes the activity (on-idle counts from it) and runs the active behaviors in
-     * script order. Null when the script has none, so the turn is the agent's ordinary model run.
+     * A person's message: runs the active behaviors in script order. Null when the script has none,
+     * so the turn is the agent's ordinary model run. The activity is noted (`noteMessage`) at once only
+     * when an on-idle behavior counts from it; otherwise the turn notes it with its reply, since a write
+     * before the turn's model call holds that call until it commits (runs/driver.ts).
      */
     async onMessage(input: { content: string; input?: Record<string, unknown>; session?: string; limits?: Partial<RunLimits> }, sink: Emit): Promise<RunOutcome | null> {
-      book.touch(clock.now());
       const all = behaviorsOf(deps.script());
-      if (all.some((b) => b.behavior.trigger?.kind === "on-idle")) await reconcile();
+      if (all.some((b) => b.behavior.trigger?.kind === "on-idle")) {
+        book.touch(clock.now());
+        await reconcile();
+      }
       const active = all.filter((b) => b.behavior.mode === "active" && !book.state(b.key).paused);
       let last: RunOutcome | null = null;
       for (const found of active) {

@@ -21,7 +21,7 @@ export interface StoredMessage {
 type Db = DrizzleSqliteDODatabase<typeof schema>;
 type Row = typeof schema.messages.$inferSelect;
 
-function view(row: Row): StoredMessage {
+function view(row: Omit<Row, "seq">): StoredMessage {
   return {
     id: row.id,
     sessionId: row.sessionId,
@@ -66,6 +66,24 @@ export function makeMessageStore(db: Db, clock: Clock) {
   const historyColumns = { seq: messages.seq, role: messages.role, content: messages.content, name: messages.name, toolCalls: messages.toolCalls, toolCallId: messages.toolCallId };
   const historyAll = db.select(historyColumns).from(messages).where(historyWhere).orderBy(asc(messages.seq)).prepare();
   const historyRecent = db.select(historyColumns).from(messages).where(historyWhere).orderBy(desc(messages.seq)).limit(sql.placeholder("limit")).prepare();
+  /**
+   * A new message as it will be stored, and its write for later: a turn's request is written once
+   * the turn's model call has left (runs/driver.ts says why).
+   */
+  function draft(sessionId: string, message: Message & { runId?: string; id?: string }): { message: StoredMessage; write(): void } {
+    const row = {
+      id: message.id ?? crypto.randomUUID(),
+      sessionId,
+      role: message.role,
+      content: capContent(message.content),
+      name: message.name ?? null,
+      toolCalls: message.toolCalls?.length ? message.toolCalls : null,
+      toolCallId: message.toolCallId ?? null,
+      runId: message.runId ?? null,
+      createdAt: clock.now(),
+    };
+    return { message: view(row), write: () => void db.insert(schema.messages).values(row).run() };
+  }
   return {
     /** When the newest message of any session was written, if there is one (the idle alarm asks). */
     lastAt(): number | undefined {
@@ -80,23 +98,11 @@ export function makeMessageStore(db: Db, clock: Clock) {
         const existing = db.select().from(schema.messages).where(eq(schema.messages.id, message.id)).get();
         if (existing) return view(existing);
       }
-      const row = db
-        .insert(schema.messages)
-        .values({
-          id: message.id ?? crypto.randomUUID(),
-          sessionId,
-          role: message.role,
-          content: capContent(message.content),
-          name: message.name ?? null,
-          toolCalls: message.toolCalls?.length ? message.toolCalls : null,
-          toolCallId: message.toolCallId ?? null,
-          runId: message.runId ?? null,
-          createdAt: clock.now(),
-        })
-        .returning()
-        .get();
-      return view(row);
+      const drafted = draft(sessionId, message);
+      drafted.write();
+      return drafted.message;
     },
+    draft,
     /** Newest first. Returns `null` for a cursor that is not one of ours. */
     page(sessionId: string, options: { limit: number; cursor?: string }): { messages: StoredMessage[]; nextCursor: string | null } | null {
       let before = Number.MAX_SAFE_INTEGER;

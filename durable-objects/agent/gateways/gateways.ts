@@ -68,7 +68,14 @@ export function makeGateways(deps: GatewayDeps) {
     return (settings(kind)?.config as T | undefined) ?? null;
   }
 
+  /**
+   * Whether this instance has seen that no Telegram bot is set: every run's end asks, and most agents
+   * have none. Only a save can make it wrong, and a save clears it (a wipe only makes it truer).
+   */
+  let telegramAbsent = false;
+
   function save(kind: GatewayKind, config: TelegramConfig | EmailConfig): void {
+    telegramAbsent = false;
     const now = clock.now();
     db.insert(schema.gatewaySettings)
       .values({ kind, config, updatedAt: now })
@@ -161,8 +168,12 @@ export function makeGateways(deps: GatewayDeps) {
   async function tellTelegram(event: RunEvent, runId: string): Promise<void> {
     // The cheapest question first: every run's end comes here, and most agents have no Telegram bot
     // (reading the run, its state and its thread cost 2% of the CPU of agents asking each other).
+    if (telegramAbsent) return;
     const config = configOf<TelegramConfig>("telegram");
-    if (!config) return;
+    if (!config) {
+      telegramAbsent = true;
+      return;
+    }
     const info = deps.runInfo(runId);
     if (!info) return;
     const thread = db

@@ -39,6 +39,8 @@ const traceCategory: Record<TraceKind, string> = {
 /** Statuses with work to carry on after a restart (a run waiting for a person needs none). */
 const recoverable = new Set(["idle", "running", "waiting_tool", "waiting_agent"]);
 
+const noop = () => {};
+
 /**
  * Carries out the pure run loop's effects (core/run `advance`) against storage, the model, the
  * tools and the bus. A run is first created (its record and its request, in one transaction), then
@@ -59,9 +61,33 @@ export function makeRunDriver(deps: DriverDeps) {
   /** Runs being carried on after a restart in this isolate: never two drives of one recovery. */
   const recovering = new Map<string, Promise<unknown>>();
 
+  /**
+   * The writes (and events) of each run that is starting, held until its first model request has
+   * left. A Durable Object holds every subrequest until its pending writes commit, so a turn that
+   * wrote its run and request first waited a whole commit (about 1 ms here, a storage round trip in
+   * production) before the model saw the request. Held, they are written as the request leaves, in
+   * order and in one transaction, and the commit overlaps the model's answer. An eviction costs what
+   * it did: before that commit the turn is lost with its caller's request, which fails; after it, the
+   * run is carried on from its record. Anything else the run does (a tool, a finish) writes first.
+   */
+  const held = new Map<string, (() => void)[]>();
+  function write(runId: string, work: () => void): void {
+    const queue = held.get(runId);
+    if (queue) queue.push(work);
+    else work();
+  }
+  function release(runId: string): void {
+    const queue = held.get(runId);
+    if (!queue) return;
+    held.delete(runId);
+    if (queue.length) deps.transaction(() => queue.forEach((work) => work()));
+  }
+
   function emit(runId: string, event: RunEvent): void {
-    sinks.get(runId)?.(event);
-    deps.broadcast(event, runId);
+    write(runId, () => {
+      sinks.get(runId)?.(event);
+      deps.broadcast(event, runId);
+    });
   }
 
   function latest(runId: string): RunState | null {
@@ -124,12 +150,18 @@ export function makeRunDriver(deps: DriverDeps) {
       // gates refuse never reaches a client. Since nothing is shown before the whole reply is in, the
       // model is asked for it whole (`complete`), not streamed: a stream cost the turn its SSE parsing
       // and chunk handling for nothing, and a failed stream could not be retried once it had begun.
-      const held: string[] = [];
-      heldTokens.set(state.id, held);
-      const response = await ctx.llm.complete(request);
+      const pieces: string[] = [];
+      heldTokens.set(state.id, pieces);
+      // A starting run's writes go out once the request has (`held`), or once the call has settled.
+      let sent!: () => void;
+      const leaving = new Promise<void>((resolve) => (sent = resolve));
+      const answer = ctx.llm.complete({ ...request, onSent: sent });
+      await Promise.race([leaving, answer.then(noop, noop)]);
+      release(state.id);
+      const response = await answer;
       // Released word by word, so streaming clients (SSE, /v1 chunks, AG-UI, the PWA) still get the
       // text as a stream of pieces, as they did when it came from the provider's stream.
-      held.push(...wordPieces(response.content));
+      pieces.push(...wordPieces(response.content));
       return { type: "model_result", response };
     } catch (error) {
       return { type: "model_failed", error: error instanceof Error ? error.message : String(error) };
@@ -191,7 +223,8 @@ export function makeRunDriver(deps: DriverDeps) {
     let timing = { startedAt: clock.now(), durationMs: 0 };
     if (effect.kind === "model_result") timing = timings.get(`${state.id}:model`) ?? timing;
     if (effect.kind === "tool_result" && typeof data.callId === "string") timing = timings.get(`${state.id}:tool:${data.callId}`) ?? timing;
-    runs.appendTrace({ runId: state.id, kind: traceCategory[effect.kind], name: effect.kind, data, ...timing });
+    const row = { runId: state.id, kind: traceCategory[effect.kind], name: effect.kind, data, ...timing };
+    write(state.id, () => runs.appendTrace(row));
     // Live clients show gate decisions on tool calls; those on a reply, an answer or a plan's own
     // message and remember steps (no tool) are in the trace only.
     if (effect.kind === "gate_decisions" && Array.isArray(data.decisions) && typeof data.tool === "string") {
@@ -210,6 +243,7 @@ export function makeRunDriver(deps: DriverDeps) {
   }
 
   function persist(state: RunState): void {
+    if (held.has(state.id)) return write(state.id, () => persist(state));
     runs.save(state.id, {
       status: state.status,
       state,
@@ -274,15 +308,17 @@ export function makeRunDriver(deps: DriverDeps) {
             writeTrace(state, ctx, effect);
             break;
           case "save_bucket":
-            deps.buckets.save(effect.key, effect.bucket);
+            write(runId, () => deps.buckets.save(effect.key, effect.bucket));
             break;
           case "persist":
             persist(state);
             break;
           case "finish":
+            release(runId);
             finish(state, effect);
             break;
           case "answer_peer":
+            release(runId);
             deps.answerPeer(runId, effect);
             break;
           case "publish":
@@ -293,6 +329,8 @@ export function makeRunDriver(deps: DriverDeps) {
             heldTokens.delete(runId);
             break;
           default: {
+            // Only the context compile (it reads) and the model call (it releases) go before the writes.
+            if (effect.type !== "compile_context" && effect.type !== "call_model") release(runId);
             const next = await carryOut(state, ctx, effect);
             if (next) queue.push(next);
           }
@@ -335,15 +373,22 @@ export function makeRunDriver(deps: DriverDeps) {
     return [...runs.byStatus("idle"), ...runs.active()].filter((row) => recoverable.has(row.status));
   }
 
-  /** Writes a run's record (and its request to the session, unless it is a manual call); starts nothing. */
+  /**
+   * Writes a run's record (and its request to the session, unless it is a manual call), in one
+   * transaction; starts nothing. A run that is `held` writes them when its writes are released.
+   */
   function create(input: NewRunInput): { runId: string; userMessage: StoredMessage | null } {
     const runId = input.runId ?? crypto.randomUUID();
     const state = newRunState({ id: runId, agent: input.agent, sessionId: input.sessionId, limits: input.limits, origin: input.origin });
-    const userMessage = deps.transaction(() => {
-      runs.create({ id: runId, sessionId: input.sessionId, status: "idle", trigger: input.origin.trigger, state });
-      return input.origin.manual ? null : messages.append(input.sessionId, { role: "user", content: input.origin.content, runId, ...(input.origin.name ? { name: input.origin.name } : {}) });
-    });
-    return { runId, userMessage };
+    const request = input.origin.manual ? null : messages.draft(input.sessionId, { role: "user", content: input.origin.content, runId, ...(input.origin.name ? { name: input.origin.name } : {}) });
+    write(runId, () =>
+      deps.transaction(() => {
+        runs.create({ id: runId, sessionId: input.sessionId, status: "idle", trigger: input.origin.trigger, state });
+        request?.write();
+      }),
+    );
+    if (held.has(runId)) live.set(runId, state);
+    return { runId, userMessage: request?.message ?? null };
   }
 
   return {
@@ -351,7 +396,10 @@ export function makeRunDriver(deps: DriverDeps) {
 
     /** Creates a run and drives it until it settles; the answer of a person's turn. */
     async start(input: NewRunInput & { sink?: Emit; ctx?: RunContext }): Promise<RunOutcome> {
-      const { runId, userMessage } = create(input);
+      const id = input.runId ?? crypto.randomUUID();
+      if (held.has(id) || live.has(id)) throw new PantheonError("conflict", `run '${id}' already exists`, { details: { run: id } });
+      held.set(id, []);
+      const { runId, userMessage } = create({ ...input, runId: id });
       // The caller built the run's tools and model already: no second build for the same turn.
       if (input.ctx) contexts.set(runId, Promise.resolve(input.ctx));
       if (input.sink) sinks.set(runId, input.sink);
@@ -359,6 +407,7 @@ export function makeRunDriver(deps: DriverDeps) {
       try {
         return outcome(runId, input.sessionId, userMessage, await drive(runId, "continue"));
       } finally {
+        release(runId);
         sinks.delete(runId);
       }
     },

@@ -92,7 +92,11 @@ export function makeRunStore(db: Db, clock: Clock) {
   return {
     create(run: { id: string; sessionId: string; status: string; trigger: string; state: unknown }): RunSummary {
       const now = clock.now();
-      return summary(db.insert(schema.runs).values({ ...run, startedAt: now, updatedAt: now }).returning().get());
+      const created = summary(db.insert(schema.runs).values({ ...run, startedAt: now, updatedAt: now }).returning().get());
+      // A new run has no steps yet: its first step needs no read for the last seq.
+      if (lastTraceSeq.size >= traceSeqCacheSize) lastTraceSeq.clear();
+      lastTraceSeq.set(run.id, 0);
+      return created;
     },
     save(id: string, update: { status: string; state: unknown; steps: number; tokens: number; error?: string | null; finished?: boolean }): void {
       const values = { id, status: update.status, stateJson: JSON.stringify(update.state), steps: update.steps, tokens: update.tokens, error: update.error ?? null, now: clock.now() };

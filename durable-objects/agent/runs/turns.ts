@@ -54,6 +54,8 @@ export interface TurnDeps {
   workTools(profile: AgentProfile): ToolSource;
   behaviors: {
     onMessage(input: ChatInput, sink: Emit): Promise<RunOutcome | null>;
+    /** A person's message arrived (noted after the turn's model call has left, or with a behavior's run). */
+    noteMessage(at: number): void;
     planModel(run: { id: string; sessionId: string; behavior: NonNullable<RunOrigin["behavior"]> }, model: LlmPort): PlanModel;
   };
   /** A planned run reports its events to its plan (which steps failed). */
@@ -154,8 +156,12 @@ export function makeTurns(deps: TurnDeps) {
      */
     async turn(input: ChatInput, sink: Emit, behavior?: BehaviorRun): Promise<TurnOutcome> {
       const profile = deps.profile();
+      const arrivedAt = deps.clock.now();
       const handled = behavior ? null : await deps.behaviors.onMessage(input, sink);
-      if (handled) return handled as TurnOutcome;
+      if (handled) {
+        deps.behaviors.noteMessage(arrivedAt);
+        return handled as TurnOutcome;
+      }
       const session = deps.sessions.resolve(input.session);
       const maxHistory = input.limits?.maxHistory;
       await deps.mcp.ready();
@@ -179,7 +185,9 @@ export function makeTurns(deps: TurnDeps) {
         ctx,
         sink,
       });
+      // Written with the reply, not before the model call (the driver's `held` says why).
       deps.sessions.touch(session.id);
+      if (!behavior) deps.behaviors.noteMessage(arrivedAt);
       const usedIds = usedByRun.get(result.runId) ?? [];
       usedByRun.delete(result.runId);
       // Extraction may call the model again: it runs after the reply has gone out, not before.
