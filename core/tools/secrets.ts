@@ -55,8 +55,15 @@ export const redactedMark = "[redacted]";
  * redactSecrets("key=s3cr3t", ["s3cr3t"]); // "key=[redacted]"
  */
 export function redactSecrets(text: string, secretValues: Iterable<string>): string {
-  // Very short values would blank out ordinary words; they are not secrets worth the damage.
-  const values = [...new Set(secretValues)].filter((value) => value.length >= 4).sort((a, b) => b.length - a.length);
+  return replaceAll(text, redactable(secretValues));
+}
+
+/** The values worth redacting, longest first. Very short ones would blank out ordinary words. */
+function redactable(secretValues: Iterable<string>): string[] {
+  return [...new Set(secretValues)].filter((value) => value.length >= 4).sort((a, b) => b.length - a.length);
+}
+
+function replaceAll(text: string, values: string[]): string {
   let out = text;
   for (const value of values) out = out.replaceAll(value, redactedMark);
   return out;
@@ -64,12 +71,14 @@ export function redactSecrets(text: string, secretValues: Iterable<string>): str
 
 /** `redactSecrets` applied to every string (keys included) of a JSON-like value, e.g. a trace record. */
 export function redactDeep<T>(value: T, secretValues: Iterable<string>): T {
-  const values = [...secretValues];
+  const values = redactable(secretValues);
+  // Nothing to redact (an agent with no secret-bearing tools): the value is kept as it is.
+  if (values.length === 0) return value;
   const walk = (item: unknown): unknown => {
-    if (typeof item === "string") return redactSecrets(item, values);
+    if (typeof item === "string") return replaceAll(item, values);
     if (Array.isArray(item)) return item.map(walk);
     if (item !== null && typeof item === "object") {
-      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [redactSecrets(key, values), walk(inner)]));
+      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [replaceAll(key, values), walk(inner)]));
     }
     return item;
   };

@@ -64,6 +64,13 @@ export function makeMessageStore(db: Db, clock: Clock) {
     or(isNull(messages.runId), ne(messages.runId, sql.placeholder("excludeRunId"))),
   );
   const historyColumns = { seq: messages.seq, role: messages.role, content: messages.content, name: messages.name, toolCalls: messages.toolCalls, toolCallId: messages.toolCallId };
+  const p = (name: string) => sql.placeholder(name);
+  // `tool_calls` goes in already serialized: a JSON column's encoder would store a missing list as
+  // the text "null" rather than NULL (a placeholder's value is encoded even when it is null).
+  const insertMessage = db
+    .insert(messages)
+    .values({ id: p("id"), sessionId: p("sessionId"), role: p("role"), content: p("content"), name: p("name"), toolCalls: sql`${p("toolCallsJson")}`, toolCallId: p("toolCallId"), runId: p("runId"), createdAt: p("createdAt") })
+    .prepare();
   const historyAll = db.select(historyColumns).from(messages).where(historyWhere).orderBy(asc(messages.seq)).prepare();
   const historyRecent = db.select(historyColumns).from(messages).where(historyWhere).orderBy(desc(messages.seq)).limit(sql.placeholder("limit")).prepare();
   /**
@@ -82,7 +89,7 @@ export function makeMessageStore(db: Db, clock: Clock) {
       runId: message.runId ?? null,
       createdAt: clock.now(),
     };
-    return { message: view(row), write: () => void db.insert(schema.messages).values(row).run() };
+    return { message: view(row), write: () => void insertMessage.run({ ...row, toolCallsJson: row.toolCalls ? JSON.stringify(row.toolCalls) : null }) };
   }
   return {
     /** When the newest message of any session was written, if there is one (the idle alarm asks). */

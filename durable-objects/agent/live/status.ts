@@ -38,7 +38,10 @@ export function makeLiveStatus(deps: { read: () => unknown; write: (state: LiveS
     patch(patch: Partial<LiveState>): void {
       const state = current();
       if ((Object.keys(patch) as (keyof LiveState)[]).every((key) => patch[key] === state[key])) return;
-      deps.write({ ...state, ...patch, lastActivityAt: deps.clock.now() });
+      const next: LiveState = { ...state, ...patch, lastActivityAt: deps.clock.now() };
+      deps.write(next);
+      // Built here from a checked state: what the SDK now holds needs no second check.
+      checked = { raw: deps.read(), state: next };
     },
   };
 }

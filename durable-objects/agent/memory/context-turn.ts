@@ -123,8 +123,18 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
     return result.summary;
   }
 
-  async function compileOnce(input: CompileTurn, foldedThrough: number, summary: string) {
-    const reader: HistoryReader = (sessionId, limit, afterSeq) => messages.history(sessionId, { afterSeq, limit, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) });
+  /**
+   * `unfolded` is the session's history after `readAfter`, as this compile read it: the window the
+   * engine asks for is its tail, so it is not read a second time.
+   */
+  async function compileOnce(input: CompileTurn, foldedThrough: number, summary: string, unfolded: { readAfter: number; rows: HistoryRow[] }) {
+    const reader: HistoryReader = (sessionId, limit, afterSeq) => {
+      if (sessionId === input.sessionId && afterSeq >= unfolded.readAfter) {
+        const rows = unfolded.rows.filter((r) => r.seq > afterSeq);
+        return limit > 0 ? rows.slice(-limit) : [];
+      }
+      return messages.history(sessionId, { afterSeq, limit, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) });
+    };
     const store = makeTurnContextStore({ memory: deps.memory, history: reader, foldedThrough, ...(deps.foreign ? { foreign: deps.foreign } : {}) });
     // The fusion suits the embedder (a words-only one is trusted less); a compile's own tuning wins.
     const engine = makeContextEngine({ store, clock: deps.clock, tuning: tuningForEmbedder(deps.memory.embedder()) });
@@ -165,12 +175,13 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
       let folded = 0;
 
       const unfolded = messages.history(input.sessionId, { afterSeq: foldedThrough, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) });
+      const read = { readAfter: foldedThrough, rows: unfolded };
       const plan = planFold({ turns: unfolded.map((r) => r.message), windowSize: Math.max(0, input.recencyWindow), summaryTokens });
 
       if (input.summarize) {
         // A model writes the summary: the turn uses the latest one and sends what is not folded yet
         // verbatim (the budget still caps it); the fold runs after the turn, once enough has piled up.
-        const { compiled, rows } = await compileOnce({ ...input, recencyWindow: input.recencyWindow + plan.fold.length }, foldedThrough, summary);
+        const { compiled, rows } = await compileOnce({ ...input, recencyWindow: input.recencyWindow + plan.fold.length }, foldedThrough, summary, read);
         const squeezed = compiled.overflow.length > 0 && rows.length >= compiled.overflow.length ? rows.slice(0, compiled.overflow.length).at(-1)!.seq : 0;
         const beyond = plan.fold.length > 0 ? unfolded[plan.fold.length - 1]!.seq : 0;
         const through = Math.max(squeezed, beyond);
@@ -191,14 +202,14 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
         folded += rows.length;
       }
 
-      let { compiled, rows } = await compileOnce(input, foldedThrough, summary);
+      let { compiled, rows } = await compileOnce(input, foldedThrough, summary, read);
       // The budget squeezed out the oldest turns: fold them too, and compile once more with the new summary.
       if (compiled.overflow.length > 0 && rows.length >= compiled.overflow.length) {
         const overflowRows = rows.slice(0, compiled.overflow.length);
         summary = await fold(input.sessionId, overflowRows, input.summarize);
         foldedThrough = overflowRows.at(-1)!.seq;
         folded += overflowRows.length;
-        ({ compiled } = await compileOnce(input, foldedThrough, summary));
+        ({ compiled } = await compileOnce(input, foldedThrough, summary, read));
       }
 
       const last = compiled.messages.at(-1);

@@ -17,7 +17,7 @@ import { PantheonError } from "../../../core/errors";
 import { redactDeep } from "../../../core/tools";
 import type { Emit, RunEvent } from "../chat/live";
 import type { StoredMessage } from "../chat/messages";
-import type { RunSummary } from "./store";
+import type { NewTraceStep, RunSummary } from "./store";
 import type { DriverDeps, NewRunInput, RunContext, RunOutcome } from "./contracts";
 
 export type { DriverDeps, NewRunInput, RunContext, RunOutcome, TurnOutcome } from "./contracts";
@@ -80,7 +80,17 @@ export function makeRunDriver(deps: DriverDeps) {
     const queue = held.get(runId);
     if (!queue) return;
     held.delete(runId);
-    if (queue.length) deps.transaction(() => queue.forEach((work) => work()));
+    if (queue.length)
+      deps.transaction(() => {
+        queue.forEach((work) => work());
+        writeSteps();
+      });
+  }
+
+  /** Trace steps of the transition being carried out: one insert for all of them (`writeSteps`). */
+  const steps: NewTraceStep[] = [];
+  function writeSteps(): void {
+    if (steps.length) runs.appendTraces(steps.splice(0));
   }
 
   function emit(runId: string, event: RunEvent): void {
@@ -152,12 +162,17 @@ export function makeRunDriver(deps: DriverDeps) {
       // and chunk handling for nothing, and a failed stream could not be retried once it had begun.
       const pieces: string[] = [];
       heldTokens.set(state.id, pieces);
-      // A starting run's writes go out once the request has (`held`), or once the call has settled.
+      // A starting run's writes go out once the request has (`held`), or once the call has settled:
+      // a turn of the event loop later, so the runtime has put the request on the wire before the
+      // commit (which locally runs on this thread) takes its turn.
       let sent!: () => void;
       const leaving = new Promise<void>((resolve) => (sent = resolve));
       const answer = ctx.llm.complete({ ...request, onSent: sent });
-      await Promise.race([leaving, answer.then(noop, noop)]);
-      release(state.id);
+      if (held.has(state.id)) {
+        await Promise.race([leaving, answer.then(noop, noop)]);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        release(state.id);
+      }
       const response = await answer;
       // Released word by word, so streaming clients (SSE, /v1 chunks, AG-UI, the PWA) still get the
       // text as a stream of pieces, as they did when it came from the provider's stream.
@@ -224,7 +239,7 @@ export function makeRunDriver(deps: DriverDeps) {
     if (effect.kind === "model_result") timing = timings.get(`${state.id}:model`) ?? timing;
     if (effect.kind === "tool_result" && typeof data.callId === "string") timing = timings.get(`${state.id}:tool:${data.callId}`) ?? timing;
     const row = { runId: state.id, kind: traceCategory[effect.kind], name: effect.kind, data, ...timing };
-    write(state.id, () => runs.appendTrace(row));
+    write(state.id, () => void steps.push(row));
     // Live clients show gate decisions on tool calls; those on a reply, an answer or a plan's own
     // message and remember steps (no tool) are in the trace only.
     if (effect.kind === "gate_decisions" && Array.isArray(data.decisions) && typeof data.tool === "string") {
@@ -331,11 +346,13 @@ export function makeRunDriver(deps: DriverDeps) {
           default: {
             // Only the context compile (it reads) and the model call (it releases) go before the writes.
             if (effect.type !== "compile_context" && effect.type !== "call_model") release(runId);
+            writeSteps();
             const next = await carryOut(state, ctx, effect);
             if (next) queue.push(next);
           }
         }
       }
+      writeSteps();
       // Text of a model reply the run did not release (a refused reply) is dropped.
       if (event.type === "model_result" || event.type === "model_failed") heldTokens.delete(runId);
     }

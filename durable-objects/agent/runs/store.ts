@@ -50,6 +50,12 @@ function summary(row: RunRow): RunSummary {
 }
 
 /** Runs (the persisted state of every turn or behavior) and their trace, one row per step. */
+/** A step to append to a run's trace. */
+export type NewTraceStep = { runId: string; kind: string; name: string; data: unknown; startedAt: number; durationMs: number };
+const traceColumns = ["id", "runId", "seq", "kind", "name", "data", "startedAt", "durationMs"] as const;
+/** Most steps one trace insert writes. */
+const traceBatch = 8;
+
 /** Runs whose last trace seq an instance keeps in memory (a run is done long before this many more start). */
 const traceSeqCacheSize = 256;
 
@@ -65,10 +71,21 @@ export function makeRunStore(db: Db, clock: Clock) {
   const saveColumns = { status: bound("status"), state: bound("stateJson"), steps: bound("steps"), tokens: bound("tokens"), error: bound("error"), updatedAt: bound("now") };
   const saveOpen = db.update(schema.runs).set(saveColumns).where(eq(schema.runs.id, p("id"))).prepare();
   const saveFinished = db.update(schema.runs).set({ ...saveColumns, finishedAt: bound("now") }).where(eq(schema.runs.id, p("id"))).prepare();
-  const insertTrace = db
-    .insert(schema.trace)
-    .values({ id: p("id"), runId: p("runId"), seq: p("seq"), kind: p("kind"), name: p("name"), data: p("data"), startedAt: p("startedAt"), durationMs: p("durationMs") })
+  const insertRun = db
+    .insert(schema.runs)
+    .values({ id: p("id"), sessionId: p("sessionId"), status: p("status"), trigger: p("trigger"), state: p("state"), startedAt: p("now"), updatedAt: p("now") })
     .prepare();
+  // One prepared insert per number of rows (up to `traceBatch`), built when first needed.
+  const traceInserts = new Map<number, { run(values: Record<string, unknown>): unknown }>();
+  const insertTraces = (count: number) => {
+    let insert = traceInserts.get(count);
+    if (!insert) {
+      const rows = Array.from({ length: count }, (_, n) => Object.fromEntries(traceColumns.map((column) => [column, p(`${column}${n}`)])) as unknown as typeof schema.trace.$inferInsert);
+      insert = db.insert(schema.trace).values(rows).prepare();
+      traceInserts.set(count, insert);
+    }
+    return insert;
+  };
   /**
    * A run a bus request started is named by that request's inbox row; reading it here lets every
    * summary say which conversation asked for the run, with no column of its own to keep in step.
@@ -89,14 +106,36 @@ export function makeRunStore(db: Db, clock: Clock) {
     });
   }
 
+  /** Several steps in one statement per `traceBatch` (a run's steps of one transition go together). */
+  function appendTraces(steps: NewTraceStep[]): TraceStep[] {
+    const rows = steps.map((step) => {
+      // A run appends several steps a turn: its last seq is read once per instance, then counted
+      // here. Only this store writes trace rows, so the count cannot fall behind; a rolled-back
+      // append leaves a gap in the numbering, which only orders steps.
+      let last = lastTraceSeq.get(step.runId);
+      if (last === undefined) {
+        last = db.select({ seq: schema.trace.seq }).from(schema.trace).where(eq(schema.trace.runId, step.runId)).orderBy(desc(schema.trace.seq)).limit(1).get()?.seq ?? 0;
+        if (lastTraceSeq.size >= traceSeqCacheSize) lastTraceSeq.clear();
+      }
+      // The run and the step's place in it name the step (unique, and no random id to draw per step).
+      const row = { id: `${step.runId}.${last + 1}`, seq: last + 1, ...step };
+      lastTraceSeq.set(step.runId, row.seq);
+      return row;
+    });
+    for (let i = 0; i < rows.length; i += traceBatch) {
+      const part = rows.slice(i, i + traceBatch);
+      insertTraces(part.length).run(Object.fromEntries(part.flatMap((row, n) => traceColumns.map((column) => [`${column}${n}`, row[column]]))));
+    }
+    return rows;
+  }
+
   return {
-    create(run: { id: string; sessionId: string; status: string; trigger: string; state: unknown }): RunSummary {
+    create(run: { id: string; sessionId: string; status: string; trigger: string; state: unknown }): void {
       const now = clock.now();
-      const created = summary(db.insert(schema.runs).values({ ...run, startedAt: now, updatedAt: now }).returning().get());
+      insertRun.run({ ...run, now });
       // A new run has no steps yet: its first step needs no read for the last seq.
       if (lastTraceSeq.size >= traceSeqCacheSize) lastTraceSeq.clear();
       lastTraceSeq.set(run.id, 0);
-      return created;
     },
     save(id: string, update: { status: string; state: unknown; steps: number; tokens: number; error?: string | null; finished?: boolean }): void {
       const values = { id, status: update.status, stateJson: JSON.stringify(update.state), steps: update.steps, tokens: update.tokens, error: update.error ?? null, now: clock.now() };
@@ -122,21 +161,10 @@ export function makeRunStore(db: Db, clock: Clock) {
     byStatus(status: string): (RunSummary & { state: unknown })[] {
       return db.select().from(schema.runs).where(eq(schema.runs.status, status)).all().map((row) => ({ ...summary(row), state: row.state }));
     },
-    appendTrace(step: { runId: string; kind: string; name: string; data: unknown; startedAt: number; durationMs: number }): TraceStep {
-      // A run appends several steps a turn: its last seq is read once per instance, then counted here.
-      // Only this store writes trace rows, so the count cannot fall behind; a rolled-back append
-      // leaves a gap in the numbering, which only orders steps.
-      let last = lastTraceSeq.get(step.runId);
-      if (last === undefined) {
-        last = db.select({ seq: schema.trace.seq }).from(schema.trace).where(eq(schema.trace.runId, step.runId)).orderBy(desc(schema.trace.seq)).limit(1).get()?.seq ?? 0;
-        if (lastTraceSeq.size >= traceSeqCacheSize) lastTraceSeq.clear();
-      }
-      // The run and the step's place in it name the step (unique, and no random id to draw per step).
-      const row = { id: `${step.runId}.${last + 1}`, seq: last + 1, ...step };
-      lastTraceSeq.set(step.runId, row.seq);
-      insertTrace.run(row);
-      return row;
+    appendTrace(step: NewTraceStep): TraceStep {
+      return appendTraces([step])[0]!;
     },
+    appendTraces,
     trace(runId: string): TraceStep[] {
       return db.select().from(schema.trace).where(and(eq(schema.trace.runId, runId))).orderBy(asc(schema.trace.seq)).all();
     },
