@@ -31,7 +31,12 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly db: DrizzleSqliteDODatabase<typeof schema>;
   private readonly clock = systemClock;
   private readonly alarms = makeRunAlarms(this);
-  private readonly liveStatus = makeLiveStatus({ read: () => this.state, write: (state) => this.setState(state), clock: this.clock });
+  private readonly liveStatus = makeLiveStatus({
+    read: () => this.state,
+    write: (state) => this.setState(state),
+    watched: () => !this.getConnections()[Symbol.iterator]().next().done,
+    clock: this.clock,
+  });
   private readonly sessions: AgentFeatures["sessions"];
   private readonly messages: AgentFeatures["messages"];
   private readonly settings: AgentFeatures["settings"];
@@ -125,7 +130,10 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
 
   override onConnect(connection: Connection, ctx: ConnectionContext): void {
-    if (!socketIsFromWorker(ctx.request)) connection.close(4401, "unauthorized");
+    if (!socketIsFromWorker(ctx.request)) return connection.close(4401, "unauthorized");
+    // The SDK has sent the stored state; a change nobody watched follows, in the SDK's own frame.
+    const unsent = this.liveStatus.unsent();
+    if (unsent) connection.send(JSON.stringify({ type: "cf_agent_state", state: unsent }));
   }
 
   /** Only the agent itself changes its live state, and only to a well-formed one. */
@@ -463,8 +471,13 @@ export class AgentDO extends Agent<Env, LiveState> {
     return this.ctx.storage.sql.exec<{ created_at: number }>("SELECT created_at FROM __drizzle_migrations ORDER BY created_at").toArray().map((r: { created_at: number }) => Number(r.created_at));
   }
 
-  /** Live status for listings (the registry does not know it); never a malformed one. */
+  /**
+   * Live status for listings (the registry does not know it); never a malformed one. Its last
+   * activity is at least the newest message's: a change nobody watched is not stored (live/status.ts).
+   */
   status(): LiveState {
-    return this.liveStatus.current();
+    const live = this.liveStatus.current();
+    const lastMessageAt = this.messages.lastAt();
+    return lastMessageAt !== undefined && lastMessageAt > (live.lastActivityAt ?? 0) ? { ...live, lastActivityAt: lastMessageAt } : live;
   }
 }

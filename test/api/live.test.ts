@@ -43,6 +43,33 @@ describe("live updates over the agent's WebSocket", () => {
     ws.close();
   });
 
+  it("a turn nobody watches still shows in the listing: running while it runs, then idle with its time as the last activity", async () => {
+    const { scriptedAgent } = await import("../runs/scripted");
+    const agent = await scriptedAgent();
+    await agent.script([{ content: "Slowly.", delayMs: 800 }]);
+    const before = Date.now();
+    const pending = agent.send("take your time");
+    let during = "";
+    for (let i = 0; i < 50 && during !== "running"; i++) {
+      during = ((await (await api(`/api/agents/${agent.name}`)).json()) as { status: string }).status;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(during).toBe("running");
+
+    // A client that connects mid-run is told the agent is running.
+    const res = await api(`/agents/agent-do/default.${agent.name}?token=${adminToken}`, { token: null, headers: { upgrade: "websocket" } });
+    const ws = res.webSocket!;
+    ws.accept();
+    const messages = collect(ws);
+    await until(() => messages.some((m) => m.type === "cf_agent_state" && m.state.status === "running"), "the running state");
+    ws.close();
+
+    expect((await pending).body.status).toBe("completed");
+    const after = (await (await api(`/api/agents/${agent.name}`)).json()) as { status: string; lastActivityAt: number };
+    expect(after.status).toBe("idle");
+    expect(after.lastActivityAt).toBeGreaterThanOrEqual(before);
+  });
+
   it("a request that is not a WebSocket upgrade is the API's JSON 400, not the SDK's plain text", async () => {
     const agent = await createAgent();
     const res = await api(`/agents/agent-do/default.${agent.name}`, { method: "POST", json: { hello: "agent" } });
