@@ -34,7 +34,14 @@ export function client({ url, token, project }) {
     const headers = { authorization: `Bearer ${token}` };
     if (project !== undefined) headers["x-pantheon-project"] = project;
     if (json !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(url + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    const send = () => fetch(url + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    // A keep-alive connection left idle while another module ran (vector-index takes a minute) may
+    // have been closed by the server: fetch retries only idempotent requests on it, so a POST fails
+    // with a socket error before reaching the worker. Sent again once, on a new connection.
+    const res = await send().catch((error) => {
+      if (/socket|closed|reset/i.test(String(error?.cause?.code ?? error?.cause?.message ?? ""))) return send();
+      throw error;
+    });
     const body = await res.text();
     if (res.status === 503 && /restarted/i.test(body)) throw new WorkerRestarted(`${method} ${path}: ${body.slice(0, 200)}`);
     if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${body.slice(0, 300)}`);

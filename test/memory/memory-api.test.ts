@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { agentObjectName } from "../../durable-objects/stubs";
 import { api, createAgent } from "../api/client";
-import { remember, storageOf } from "./helpers";
+import { preview, remember, storageOf } from "./helpers";
 
 describe("the memory API", () => {
   it("stores a memory, finds it by a search in other words, and reads it back by id", async () => {
@@ -17,6 +17,23 @@ describe("the memory API", () => {
     const one = await api(`/api/agents/${name}/memories/${stored.id}`);
     expect(one.status).toBe(200);
     expect(await one.json()).toMatchObject({ id: stored.id, source: "memory", provenance: "api" });
+  });
+
+  it("a long question finds a memory that only one of its later words matches, and ranks by every word", async () => {
+    // The words are searched five to a statement: the sixth and later ones count like the first.
+    const { name } = await createAgent();
+    const boat = await remember(name, "The user keeps a sailboat called Marigold in Brest");
+    const garden = await remember(name, "The user grows tomatoes and basil in the garden");
+    const q = "tell me please honestly whatever you happen to know about marigold";
+    const { memories } = (await (await api(`/api/agents/${name}/memories?q=${encodeURIComponent(q)}`)).json()) as { memories: { id: string }[] };
+    expect(memories[0]?.id).toBe(boat.id);
+    // Found by its word, not only by its vector: the full-text score of the late word counts.
+    const view = await preview(name, q);
+    expect(view.items.find((item) => item.id === boat.id)?.scores.lexical).toBeGreaterThan(0);
+
+    const both = "which plants grow in the garden and where is the sailboat marigold and the basil";
+    const ranked = (await (await api(`/api/agents/${name}/memories?q=${encodeURIComponent(both)}`)).json()) as { memories: { id: string }[] };
+    expect(ranked.memories.map((m) => m.id).slice(0, 2).sort()).toEqual([boat.id, garden.id].sort());
   });
 
   it("lists memories newest first and filters them by kind", async () => {
