@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { makeAnthropicLlm } from "../../adapters/llm-anthropic";
 import type { LlmStreamEvent, ModelTool } from "../../core/ports";
 import { makeAnthropicDouble } from "../doubles/anthropic-double";
+import { notingTransport } from "../doubles/noting-transport";
 
 const apiKey = "sk-ant-test-SECRET-abcdefghijklmnop";
 const clockTool: ModelTool = { name: "clock.now", description: "Current time", parameters: { type: "object", properties: { zone: { type: "string" } } } };
@@ -16,12 +17,7 @@ describe("Anthropic adapter (real @anthropic-ai/sdk against a wire-format double
   it("reports a request as sent once it is on its way, before its answer is read", async () => {
     const double = makeAnthropicDouble([{ text: "Bonjour." }]);
     const order: string[] = [];
-    const llm = makeAnthropicLlm({ apiKey, fetch: async (input, init) => {
-      order.push("fetch");
-      const response = await double.fetch(input, init);
-      order.push("answered");
-      return response;
-    } });
+    const llm = makeAnthropicLlm({ apiKey, fetch: notingTransport(double.fetch, order) });
 
     await llm.complete({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "hi" }], onSent: () => order.push("sent") });
 

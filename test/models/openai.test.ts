@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { makeOpenAiLlm } from "../../adapters/llm-openai";
 import type { LlmStreamEvent, ModelTool } from "../../core/ports";
 import { makeOpenAiDouble } from "../doubles/openai-double";
+import { notingTransport } from "../doubles/noting-transport";
 
 const apiKey = "sk-test-OPENAI-secret-0123456789";
 const clockTool: ModelTool = { name: "clock.now", description: "Current time", parameters: { type: "object", properties: { zone: { type: "string" } } } };
@@ -177,12 +178,7 @@ describe("OpenAI adapter (real openai SDK against a wire-format double)", () => 
   it("reports each request as sent once it is on its way, before its answer is read", async () => {
     const double = makeOpenAiDouble([{ text: "one" }, { text: "two" }]);
     const order: string[] = [];
-    const llm = makeOpenAiLlm({ apiKey, fetch: async (input, init) => {
-      order.push("fetch");
-      const response = await double.fetch(input, init);
-      order.push("answered");
-      return response;
-    } });
+    const llm = makeOpenAiLlm({ apiKey, fetch: notingTransport(double.fetch, order) });
 
     await llm.complete({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], onSent: () => order.push("sent") });
     await collect(llm.stream({ model: "gpt-4o-mini", messages: [{ role: "user", content: "again" }], onSent: () => order.push("sent") }));

@@ -45,7 +45,8 @@ const noop = () => {};
  * Carries out the pure run loop's effects (core/run `advance`) against storage, the model, the
  * tools and the bus. A run is first created (its record and its request, in one transaction), then
  * driven; after an eviction the same drive continues it from the record — one path for start and
- * resume. State is persisted on every `persist` effect, before anything leaves the object.
+ * resume. State is persisted on every `persist` effect, before anything leaves the object but a
+ * starting run's first model request, which its writes follow (`held`).
  */
 export function makeRunDriver(deps: DriverDeps) {
   const { runs, messages, clock } = deps;
