@@ -11,42 +11,26 @@ import {
   type RunEffect,
   type RunEvent as CoreEvent,
   type RunState,
-  type TraceKind,
 } from "../../../core/run";
 import { PantheonError } from "../../../core/errors";
 import { redactDeep } from "../../../core/tools";
 import type { Emit, RunEvent } from "../chat/live";
 import type { StoredMessage } from "../chat/messages";
-import type { NewTraceStep, RunSummary } from "./store";
+import { makeHeldWrites } from "./held-writes";
+import { traceCategory, type RunSummary } from "./store";
 import type { DriverDeps, NewRunInput, RunContext, RunOutcome } from "./contracts";
 
 export type { DriverDeps, NewRunInput, RunContext, RunOutcome, TurnOutcome } from "./contracts";
 
-const traceCategory: Record<TraceKind, string> = {
-  run_started: "state",
-  model_called: "model",
-  model_result: "model",
-  gate_decisions: "gate",
-  tool_call: "tool",
-  tool_result: "tool",
-  approval_requested: "state",
-  approval: "state",
-  agent_response: "message",
-  run_finished: "state",
-  event_ignored: "state",
-};
-
 /** Statuses with work to carry on after a restart (a run waiting for a person needs none). */
 const recoverable = new Set(["idle", "running", "waiting_tool", "waiting_agent"]);
-
-const noop = () => {};
 
 /**
  * Carries out the pure run loop's effects (core/run `advance`) against storage, the model, the
  * tools and the bus. A run is first created (its record and its request, in one transaction), then
  * driven; after an eviction the same drive continues it from the record — one path for start and
  * resume. State is persisted on every `persist` effect, before anything leaves the object but a
- * starting run's first model request, which its writes follow (`held`).
+ * starting run's first model request, which its writes follow (held-writes.ts).
  */
 export function makeRunDriver(deps: DriverDeps) {
   const { runs, messages, clock } = deps;
@@ -62,37 +46,9 @@ export function makeRunDriver(deps: DriverDeps) {
   /** Runs being carried on after a restart in this isolate: never two drives of one recovery. */
   const recovering = new Map<string, Promise<unknown>>();
 
-  /**
-   * The writes (and events) of each run that is starting, held until its first model request has
-   * left. A Durable Object holds every subrequest until its pending writes commit, so a turn that
-   * wrote its run and request first waited a whole commit (about 1 ms here, a storage round trip in
-   * production) before the model saw the request. Held, they are written as the request leaves, in
-   * order and in one transaction, and the commit overlaps the model's answer. An eviction costs what
-   * it did: before that commit the turn is lost with its caller's request, which fails; after it, the
-   * run is carried on from its record. Anything else the run does (a tool, a finish) writes first.
-   */
-  const held = new Map<string, (() => void)[]>();
-  function write(runId: string, work: () => void): void {
-    const queue = held.get(runId);
-    if (queue) queue.push(work);
-    else work();
-  }
-  function release(runId: string): void {
-    const queue = held.get(runId);
-    if (!queue) return;
-    held.delete(runId);
-    if (queue.length)
-      deps.transaction(() => {
-        queue.forEach((work) => work());
-        writeSteps();
-      });
-  }
-
-  /** Trace steps of the transition being carried out: one insert for all of them (`writeSteps`). */
-  const steps: NewTraceStep[] = [];
-  function writeSteps(): void {
-    if (steps.length) runs.appendTraces(steps.splice(0));
-  }
+  /** A starting run's writes wait for its model request to leave (held-writes.ts says why). */
+  const writes = makeHeldWrites({ transaction: deps.transaction, appendTraces: (steps) => runs.appendTraces(steps) });
+  const { write, release, writeSteps } = writes;
 
   function emit(runId: string, event: RunEvent): void {
     write(runId, () => {
@@ -163,18 +119,8 @@ export function makeRunDriver(deps: DriverDeps) {
       // and chunk handling for nothing, and a failed stream could not be retried once it had begun.
       const pieces: string[] = [];
       heldTokens.set(state.id, pieces);
-      // A starting run's writes go out once the request has (`held`), or once the call has settled:
-      // a turn of the event loop later, so the runtime has put the request on the wire before the
-      // commit (which locally runs on this thread) takes its turn.
-      let sent!: () => void;
-      const leaving = new Promise<void>((resolve) => (sent = resolve));
-      const answer = ctx.llm.complete({ ...request, onSent: sent });
-      if (held.has(state.id)) {
-        await Promise.race([leaving, answer.then(noop, noop)]);
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        release(state.id);
-      }
-      const response = await answer;
+      // A starting run's writes go out as the request leaves (held-writes.ts).
+      const response = await writes.afterSent(state.id, (onSent) => ctx.llm.complete({ ...request, onSent }));
       // Released word by word, so streaming clients (SSE, /v1 chunks, AG-UI, the PWA) still get the
       // text as a stream of pieces, as they did when it came from the provider's stream.
       pieces.push(...wordPieces(response.content));
@@ -240,7 +186,7 @@ export function makeRunDriver(deps: DriverDeps) {
     if (effect.kind === "model_result") timing = timings.get(`${state.id}:model`) ?? timing;
     if (effect.kind === "tool_result" && typeof data.callId === "string") timing = timings.get(`${state.id}:tool:${data.callId}`) ?? timing;
     const row = { runId: state.id, kind: traceCategory[effect.kind], name: effect.kind, data, ...timing };
-    write(state.id, () => void steps.push(row));
+    writes.step(row);
     // Live clients show gate decisions on tool calls; those on a reply, an answer or a plan's own
     // message and remember steps (no tool) are in the trace only.
     if (effect.kind === "gate_decisions" && Array.isArray(data.decisions) && typeof data.tool === "string") {
@@ -259,7 +205,7 @@ export function makeRunDriver(deps: DriverDeps) {
   }
 
   function persist(state: RunState): void {
-    if (held.has(state.id)) return write(state.id, () => persist(state));
+    if (writes.isHeld(state.id)) return write(state.id, () => persist(state));
     runs.save(state.id, {
       status: state.status,
       state,
@@ -393,7 +339,7 @@ export function makeRunDriver(deps: DriverDeps) {
 
   /**
    * Writes a run's record (and its request to the session, unless it is a manual call), in one
-   * transaction; starts nothing. A run that is `held` writes them when its writes are released.
+   * transaction; starts nothing. A held run writes them when its writes are released (held-writes.ts).
    */
   function create(input: NewRunInput): { runId: string; userMessage: StoredMessage | null } {
     const runId = input.runId ?? crypto.randomUUID();
@@ -405,7 +351,7 @@ export function makeRunDriver(deps: DriverDeps) {
         request?.write();
       }),
     );
-    if (held.has(runId)) live.set(runId, state);
+    if (writes.isHeld(runId)) live.set(runId, state);
     return { runId, userMessage: request?.message ?? null };
   }
 
@@ -415,8 +361,8 @@ export function makeRunDriver(deps: DriverDeps) {
     /** Creates a run and drives it until it settles; the answer of a person's turn. */
     async start(input: NewRunInput & { sink?: Emit; ctx?: RunContext }): Promise<RunOutcome> {
       const id = input.runId ?? crypto.randomUUID();
-      if (held.has(id) || live.has(id)) throw new PantheonError("conflict", `run '${id}' already exists`, { details: { run: id } });
-      held.set(id, []);
+      if (writes.isHeld(id) || live.has(id)) throw new PantheonError("conflict", `run '${id}' already exists`, { details: { run: id } });
+      writes.hold(id);
       const { runId, userMessage } = create({ ...input, runId: id });
       // The caller built the run's tools and model already: no second build for the same turn.
       if (input.ctx) contexts.set(runId, Promise.resolve(input.ctx));

@@ -1,7 +1,23 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { Clock } from "../../../core/ports";
+import type { TraceKind } from "../../../core/run";
 import * as schema from "../schema";
+
+/** The trace's `kind` column for each step the run loop traces. */
+export const traceCategory: Record<TraceKind, string> = {
+  run_started: "state",
+  model_called: "model",
+  model_result: "model",
+  gate_decisions: "gate",
+  tool_call: "tool",
+  tool_result: "tool",
+  approval_requested: "state",
+  approval: "state",
+  agent_response: "message",
+  run_finished: "state",
+  event_ignored: "state",
+};
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;
 type RunRow = typeof schema.runs.$inferSelect;
