@@ -44,7 +44,7 @@ export interface LlmRequest {
    * Called once the request has been handed to the network (again on each retry); a port with no
    * network of its own calls it as it starts. A Durable Object holds every subrequest until its
    * pending storage writes commit, so a caller that writes only after this overlaps its commit with
-   * the model's answer instead of delaying the request by it (runs/driver.ts). Every port calls it.
+   * the model's answer instead of delaying the request by it (durable-objects/agent/runs/held-writes.ts). Every port calls it.
    */
   onSent?: () => void;
 }

@@ -269,7 +269,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
      * A person's message: runs the active behaviors in script order. Null when the script has none,
      * so the turn is the agent's ordinary model run. The activity is noted (`noteMessage`) at once only
      * when an on-idle behavior counts from it; otherwise the turn notes it with its reply, since a write
-     * before the turn's model call holds that call until it commits (runs/driver.ts).
+     * before the turn's model call holds that call until it commits (runs/held-writes.ts).
      */
     async onMessage(input: { content: string; input?: Record<string, unknown>; session?: string; limits?: Partial<RunLimits> }, sink: Emit): Promise<RunOutcome | null> {
       const all = behaviorsOf(deps.script());

@@ -75,7 +75,7 @@ export function makeMessageStore(db: Db, clock: Clock) {
   const historyRecent = db.select(historyColumns).from(messages).where(historyWhere).orderBy(desc(messages.seq)).limit(sql.placeholder("limit")).prepare();
   /**
    * A new message as it will be stored, and its write for later: a turn's request is written once
-   * the turn's model call has left (runs/driver.ts says why).
+   * the turn's model call has left (runs/held-writes.ts says why).
    */
   function draft(sessionId: string, message: Message & { runId?: string; id?: string }): { message: StoredMessage; write(): void } {
     const row = {

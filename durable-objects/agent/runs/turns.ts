@@ -185,7 +185,7 @@ export function makeTurns(deps: TurnDeps) {
         ctx,
         sink,
       });
-      // Written with the reply, not before the model call (the driver's `held` says why).
+      // Written with the reply, not before the model call (runs/held-writes.ts says why).
       deps.sessions.touch(session.id);
       if (!behavior) deps.behaviors.noteMessage(arrivedAt);
       const usedIds = usedByRun.get(result.runId) ?? [];
