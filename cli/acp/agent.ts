@@ -6,7 +6,7 @@
 // TypeScript run by Node's own type stripping (Node >= 22.18): type-only imports, no enums, and
 // relative imports name their `.ts` file.
 import { agent as acpAgent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type RequestPermissionResponse, type SessionUpdate } from "@agentclientprotocol/sdk";
-import { historyUpdateOf, makeReplyTracker, permissionOptions, promptTextOf, sessionUpdatesOf, stopReasonOf, toolKindOf, toolResultUpdate } from "../../core/protocols/acp/updates.ts";
+import { historyUpdateOf, makeReplyTracker, makeTurnUpdates, permissionOptions, promptTextOf, stopReasonOf, toolKindOf, toolResultUpdate } from "../../core/protocols/acp/updates.ts";
 import { readRunEvents } from "../../core/protocols/run-events.ts";
 
 export interface AcpBridgeOptions {
@@ -27,7 +27,7 @@ export interface AcpBridgeOptions {
 
 interface RunView {
   run: { id: string; sessionId: string; status: string; error?: string; pending: { callId: string; tool: string; arguments: unknown }[] };
-  trace: { name: string; data: { callId?: string; ok?: boolean; output?: string; error?: string } }[];
+  trace: { name: string; data: { callId?: string; tool?: string; arguments?: unknown; ok?: boolean; output?: string; error?: string } }[];
 }
 
 interface Turn {
@@ -101,6 +101,8 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
       const res = await api(`${agentPath}/messages`, { method: "POST", headers: { accept: "text/event-stream" }, body: JSON.stringify({ content, session: sessionId }), signal: turn.abort.signal });
       if (!res.ok || !res.body) throw apiError(res.status, await res.json().catch(() => null));
       const reply = makeReplyTracker();
+      // Each call announced (tool_call) before its updates, approval-gated ones included.
+      const calls = makeTurnUpdates();
       const closed = new Set<string>();
       let status: string | undefined;
       let finalReply: string | null = null;
@@ -115,7 +117,7 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
             status = event.status;
             finalReply = event.reply?.content ?? null;
           } else if (event.type === "error") error = `${event.code}: ${event.message}`;
-          for (const u of sessionUpdatesOf(event)) await update(u);
+          for (const u of calls.of(event)) await update(u);
         }
       } catch (streamError) {
         if (!turn.cancelled) throw streamError;
@@ -128,6 +130,7 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
       let view = status ? null : await runView(runId);
       while (view?.run.status === "waiting_approval") {
         for (const pending of view.run.pending) {
+          for (const u of calls.announce({ callId: pending.callId, name: pending.tool, arguments: pending.arguments })) await update(u);
           const toolCall = { toolCallId: pending.callId, title: pending.tool, kind: toolKindOf(pending.tool), status: "pending" as const, rawInput: pending.arguments };
           let answer: RequestPermissionResponse | null = null;
           try {
@@ -155,6 +158,8 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
         view = await runView(runId);
         for (const step of view.trace) {
           const callId = step.data.callId;
+          // A call the run made after the decision shows (announced) before its result.
+          if (step.name === "tool_call" && callId) for (const u of calls.announce({ callId, name: step.data.tool ?? "tool", arguments: step.data.arguments })) await update(u);
           if (step.name !== "tool_result" || !callId || closed.has(callId)) continue;
           closed.add(callId);
           await update(toolResultUpdate(callId, { ok: step.data.ok === true, ...(step.data.output !== undefined ? { output: step.data.output } : {}), ...(step.data.error !== undefined ? { error: step.data.error } : {}) }));

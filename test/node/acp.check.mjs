@@ -33,13 +33,17 @@ async function withAcp(server, agent, work, { onPermission, cliToken = token } =
   });
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
-  const seen = { updates: [], permissions: [] };
+  // `log`: every update and permission request in the order the client got them, one line each.
+  const seen = { updates: [], permissions: [], log: [] };
   const app = client({ name: "acp-check" })
     .onNotification(methods.client.session.update, ({ params }) => {
       seen.updates.push(params.update);
+      const u = params.update;
+      if (u.toolCallId) seen.log.push(`${u.sessionUpdate}${u.status ? `:${u.status}` : ""}`);
     })
     .onRequest(methods.client.session.requestPermission, async ({ params, agent: ctx }) => {
       seen.permissions.push(params);
+      seen.log.push(`permission:${params.toolCall.toolCallId === seen.updates.find((u) => u.sessionUpdate === "tool_call")?.toolCallId ? "announced" : "unannounced"}`);
       return onPermission ? onPermission(params, ctx) : { outcome: { outcome: "cancelled" } };
     });
   try {
@@ -86,11 +90,12 @@ try {
     seen.updates.length = 0;
     const tooled = await prompt(ctx, sessionId, "/tool clock.now {}");
     const opened = seen.updates.find((u) => u.sessionUpdate === "tool_call");
-    const statuses = seen.updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === opened?.toolCallId).map((u) => u.status);
+    const statuses = seen.updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === opened?.toolCallId && u.status).map((u) => u.status);
     const closed = seen.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === opened?.toolCallId && u.status === "completed");
+    const order = seen.updates.filter((u) => u.toolCallId === opened?.toolCallId && (u.sessionUpdate === "tool_call" || u.status)).map((u) => `${u.sessionUpdate}:${u.status}`);
     check(
-      "a tool call shows as tool_call (pending), then in_progress, then completed with its output",
-      tooled.stopReason === "end_turn" && opened?.title === "clock.now" && opened.status === "pending" && statuses.join() === "in_progress,completed" && /\d{4}-\d{2}-\d{2}T/.test(closed?.content?.[0]?.content?.text ?? ""),
+      "a tool call shows, in this order, as tool_call (pending), then in_progress, then completed with its output",
+      tooled.stopReason === "end_turn" && opened?.title === "clock.now" && opened.status === "pending" && seen.updates.findIndex((u) => u.toolCallId) === seen.updates.indexOf(opened) && order.join() === "tool_call:pending,tool_call_update:in_progress,tool_call_update:completed" && statuses.join() === "in_progress,completed" && /\d{4}-\d{2}-\d{2}T/.test(closed?.content?.[0]?.content?.text ?? ""),
       shown(seen.updates),
     );
   });
@@ -115,6 +120,11 @@ try {
       const asked = seen.permissions[0];
       const done = seen.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
       const runs = (await api("/api/agents/guarded/runs")).runs;
+      check(
+        "an approval-gated call is announced (tool_call, pending), waits (pending), then asks permission; approved it goes in_progress, then completed — in this order",
+        seen.log.join() === "tool_call:pending,tool_call_update:pending,permission:announced,tool_call_update:in_progress,tool_call_update:completed" && seen.updates.find((u) => u.sessionUpdate === "tool_call")?.title === "clock.now",
+        shown(seen.log),
+      );
       check(
         "an approval-gated tool call asks session/request_permission; approving runs it and the turn ends",
         answered.stopReason === "end_turn" && asked?.toolCall?.title === "clock.now" && asked.options.map((o) => o.kind).join() === "allow_once,reject_once" && /\d{4}-\d{2}-\d{2}T/.test(done?.content?.[0]?.content?.text ?? "") && runs[0]?.status === "completed",

@@ -3,7 +3,7 @@
 import { Role, TaskState, type Message } from "@a2a-js/sdk";
 import { describe, expect, it } from "vitest";
 import { approvalAnswerOf, contextIdOf, requestTextOf, taskOfRun, taskStateOfRun } from "../../core/protocols/a2a";
-import { makeReplyTracker, promptTextOf, sessionUpdatesOf, stopReasonOf } from "../../core/protocols/acp";
+import { makeReplyTracker, makeTurnUpdates, promptTextOf, sessionUpdatesOf, stopReasonOf } from "../../core/protocols/acp";
 
 const message = (parts: Message["parts"]): Message => ({ messageId: "m", taskId: "t", contextId: "c", role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] });
 const text = (value: string) => ({ content: { $case: "text" as const, value }, metadata: undefined, filename: "", mediaType: "text/plain" });
@@ -59,6 +59,29 @@ describe("ACP session updates of run events", () => {
     expect(sessionUpdatesOf({ type: "gate", callId: "c", gate: "approval", allow: true })).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "c", status: "in_progress" }]);
     expect(sessionUpdatesOf({ type: "tool_result", callId: "c", name: "x", ok: false, error: "boom", ms: 1 })[0]).toMatchObject({ status: "failed", rawOutput: { error: "boom" } });
     expect(sessionUpdatesOf({ type: "status", status: "running" })).toEqual([]);
+  });
+
+  it("announces each tool call (tool_call) before any update of it, in the order the run streams gates before the call", () => {
+    const turn = makeTurnUpdates();
+    const sent = [
+      ...turn.of({ type: "gate", callId: "c", gate: "schema", allow: true, tool: "clock.now" }),
+      ...turn.of({ type: "gate", callId: "c", gate: "approval", allow: true, tool: "clock.now" }),
+      ...turn.of({ type: "tool_call", callId: "c", name: "clock.now", arguments: {} }),
+      ...turn.of({ type: "tool_result", callId: "c", name: "clock.now", ok: true, output: "2026", ms: 1 }),
+    ];
+    expect(sent.map((u) => `${u.sessionUpdate}:${"status" in u ? (u.status ?? "") : ""}`)).toEqual(["tool_call:pending", "tool_call_update:in_progress", "tool_call_update:", "tool_call_update:completed"]);
+    expect(sent[0]).toMatchObject({ toolCallId: "c", title: "clock.now", kind: "read" });
+    expect(sent[2]).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "c", rawInput: {} });
+  });
+
+  it("announces an approval-gated call before its wait, and a call read back from the run only once", () => {
+    const turn = makeTurnUpdates();
+    const waiting = turn.of({ type: "gate", callId: "g", gate: "approval", allow: false, reason: "needs approval", tool: "clock.now", pending: "approval" });
+    expect(waiting.map((u) => u.sessionUpdate)).toEqual(["tool_call", "tool_call_update"]);
+    expect(waiting[1]).toMatchObject({ status: "pending" });
+    expect(turn.announce({ callId: "g", name: "clock.now", arguments: {} })).toEqual([]);
+    expect(turn.announce({ callId: "h", name: "memory.search", arguments: { q: "x" } })).toEqual([{ sessionUpdate: "tool_call", toolCallId: "h", title: "memory.search", kind: "search", status: "pending", rawInput: { q: "x" } }]);
+    expect(turn.of({ type: "tool_call", callId: "z", name: "http.fetch", arguments: { url: "u" } })).toEqual([{ sessionUpdate: "tool_call", toolCallId: "z", title: "http.fetch", kind: "fetch", status: "pending", rawInput: { url: "u" } }]);
   });
 
   it("ends a turn by the run's status, and sends only the part of the reply not streamed yet", () => {

@@ -50,8 +50,8 @@ export function makeReplyTracker(): ReplyTracker {
 }
 
 /**
- * The session updates of one run event: tokens as agent message chunks, a tool call as `tool_call`
- * (pending), in progress once the gates let it through, a gate's refusal as its failure — except the approval gate, which leaves the call
+ * The session updates of one run event, alone (a turn orders them with `makeTurnUpdates`): tokens
+ * as agent message chunks, a tool call as `tool_call` (pending), in progress once the gates let it through, a gate's refusal as its failure — except the approval gate, which leaves the call
  * pending for the permission request — and a tool's result as its completion or failure.
  * @example
  * sessionUpdatesOf({ type: "token", text: "Hi" }); // [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hi" } }]
@@ -80,6 +80,50 @@ export function sessionUpdatesOf(event: StreamedRunEvent): SessionUpdate[] {
     default:
       return [];
   }
+}
+
+/** A tool call as the agent knows it when it first shows: its id, its tool and (once known) its arguments. */
+export interface AnnouncedCall {
+  callId: string;
+  name: string;
+  arguments?: unknown;
+}
+
+/**
+ * One turn's session updates, in the order ACP asks for: a tool call is announced (`tool_call`,
+ * pending) before any `tool_call_update` of it. The run streams a call's gate decisions before the
+ * call itself starts (and an approval-gated call does not start until a person decides), so the
+ * first event naming a call announces it; a later `tool_call` event only adds its arguments.
+ * @example
+ * const turn = makeTurnUpdates();
+ * turn.of({ type: "gate", callId: "c", gate: "approval", allow: true, tool: "clock.now" }); // [tool_call (pending), tool_call_update (in_progress)]
+ */
+export interface TurnUpdates {
+  /** The updates of one run event, its call announced first when it was not yet. */
+  of(event: StreamedRunEvent): SessionUpdate[];
+  /** `tool_call` (pending) for a call not announced yet (one read back from the run), else nothing. */
+  announce(call: AnnouncedCall): SessionUpdate[];
+}
+
+export function makeTurnUpdates(): TurnUpdates {
+  const announced = new Set<string>();
+  const announce = (call: AnnouncedCall): SessionUpdate[] => {
+    if (announced.has(call.callId)) return [];
+    announced.add(call.callId);
+    return [{ sessionUpdate: "tool_call", toolCallId: call.callId, title: call.name, kind: toolKindOf(call.name), status: "pending", ...(call.arguments !== undefined ? { rawInput: call.arguments } : {}) }];
+  };
+  return {
+    announce,
+    of(event) {
+      if (event.type === "tool_call") {
+        if (!announced.has(event.callId)) return announce({ callId: event.callId, name: event.name, arguments: event.arguments });
+        return [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, rawInput: event.arguments }];
+      }
+      if (event.type === "gate") return [...announce({ callId: event.callId, name: event.tool ?? "tool" }), ...sessionUpdatesOf(event)];
+      if (event.type === "tool_result") return [...announce({ callId: event.callId, name: event.name }), ...sessionUpdatesOf(event)];
+      return sessionUpdatesOf(event);
+    },
+  };
 }
 
 /** A traced tool result (a run's `tool_result` step), as the update that closes its tool call. */
