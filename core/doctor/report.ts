@@ -183,7 +183,7 @@ export function buildDoctorReport(facts: DoctorFacts): DoctorReport {
   // Cron.
   const age = facts.lastCronTick === null ? null : facts.now - facts.lastCronTick;
   add(age === null
-    ? { id: "cron", area: "cron", status: "warn", message: "no Cron Trigger tick seen yet (cron behaviors wake only on it; it fires every minute once deployed)", fix: prod ? 'keep [env.production.triggers] crons = ["* * * * *"] in wrangler.toml, then npm run deploy' : 'locally: wrangler dev --test-scheduled, then curl "http://localhost:8787/__scheduled?cron=*+*+*+*+*"' }
+    ? { id: "cron", area: "cron", status: "warn", message: "no Cron Trigger tick seen yet (cron behaviors wake only on it; it fires every minute once deployed)", fix: prod ? 'keep [env.production.triggers] crons = ["* * * * *"] in wrangler.toml, then npm run deploy' : 'locally: wrangler dev --test-scheduled, then curl "http://localhost:8787/cdn-cgi/handler/scheduled?cron=*+*+*+*+*"' }
     : age > 5 * 60_000
       ? { id: "cron", area: "cron", status: prod ? "problem" : "warn", message: `the last Cron Trigger tick was ${Math.round(age / 60_000)} min ago (it fires every minute)`, fix: 'check [env.production.triggers] crons = ["* * * * *"] in wrangler.toml, then npm run deploy' }
       : { id: "cron", area: "cron", status: "ok", message: `the Cron Trigger last fired ${Math.round(age / 1000)} s ago` });
