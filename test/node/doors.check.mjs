@@ -14,7 +14,7 @@ import { TaskState } from "@a2a-js/sdk";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
 import { makeCall, makeChecks } from "./check-kit.mjs";
 import { emailDoor, scheduledDoor, socketDoor, startTelegramDouble, telegramBotToken, telegramDoor } from "./doors/entries.mjs";
-import { a2aDoor, aguiDoor, mcpDoors, openaiDoor, snippetScope } from "./doors/protocols.mjs";
+import { a2aDoor, aguiDoor, mcpDoors, openaiDoor, snippetScope, tenantDoors } from "./doors/protocols.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const token = `pa_${randomBytes(12).toString("hex")}`;
@@ -94,6 +94,7 @@ try {
   await door("telegram", () => telegramDoor(ctx));
   await door("email", () => emailDoor(ctx));
   await door("scheduled", () => scheduledDoor(ctx));
+  await door("another tenant", () => tenantDoors(ctx));
 
   const readme = await readFile(join(root, "README.md"), "utf8");
   await door("README's Protocols snippet", async () => {

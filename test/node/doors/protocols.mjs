@@ -206,3 +206,47 @@ export async function a2aDoor({ url, token, check, shown, runOf }) {
 
 /** The names the README's client snippets use, handed to them when they run as written. */
 export const snippetScope = { OpenAI, Client, StreamableHTTPClientTransport, HttpAgent, ClientFactory, JsonRpcTransportFactory, DefaultAgentCardResolver, SendMessageRequest };
+
+/**
+ * Another tenant at every door: project b's admin token names project a's agent (with a's project
+ * or its own). Each door refuses (401: the token is not a's; 404: b has no such agent), and a's
+ * agent runs nothing. The owner's own use of the same doors is the rest of this check.
+ */
+export async function tenantDoors({ url, api, check, shown }) {
+  const made = await api("/api/projects", { method: "POST", body: JSON.stringify({ slug: "rival" }) });
+  const rival = (await api("/api/tokens", { method: "POST", headers: { "x-pantheon-project": "rival" }, body: JSON.stringify({ name: "rival admin", scope: "admin" }) })).body?.token;
+  const runsBefore = (await api("/api/agents/scout/runs")).body?.runs?.length;
+  const as = (headers = {}) => ({ authorization: `Bearer ${rival}`, "content-type": "application/json", ...headers });
+  const ask = JSON.stringify({ model: "scout", messages: [{ role: "user", content: "What is the launch code word?" }] });
+  const aguiInput = JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "m", role: "user", content: "What is the launch code word?" }], tools: [], context: [], state: {}, forwardedProps: {} });
+  const rpc = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", messageId: "m", role: "user", parts: [{ kind: "text", text: "What is the launch code word?" }] } } });
+  const mcp = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ask_agent", arguments: { agent: "scout", message: "What is the launch code word?" } } });
+  const mcpHeaders = { accept: "application/json, text/event-stream" };
+  const statuses = {};
+  for (const [door, path, init] of [
+    ["/v1", "/v1/chat/completions", { method: "POST", body: ask }],
+    ["/mcp", "/mcp", { method: "POST", body: mcp, headers: mcpHeaders }],
+    ["/mcp/agents", "/mcp/agents/scout", { method: "POST", body: mcp, headers: mcpHeaders }],
+    ["/agui", "/agui/agents/scout", { method: "POST", body: aguiInput }],
+    ["/a2a card", "/a2a/agents/scout/.well-known/agent-card.json", { method: "GET" }],
+    ["/a2a", "/a2a/agents/scout", { method: "POST", body: rpc }],
+  ]) {
+    for (const project of ["default", "rival"]) {
+      const res = await fetch(`${url}${path}`, { ...init, headers: as({ "x-pantheon-project": project, ...init.headers }) });
+      const text = await res.text();
+      // /mcp in its own project is b's server: asking it for a's agent is a tool error naming the agent.
+      statuses[`${door} as ${project}`] = res.status === 200 && /not|no agent/i.test(text) && !/pineapple/i.test(text) ? "tool error" : res.status;
+    }
+  }
+  const socket = await new Promise((resolve) => {
+    const ws = new WebSocket(`${url.replace("http", "ws")}/agents/agent-do/default.scout?token=${rival}`);
+    ws.addEventListener("open", () => (ws.close(), resolve("open")));
+    ws.addEventListener("error", () => resolve("refused"));
+  });
+  const runsAfter = (await api("/api/agents/scout/runs")).body?.runs?.length;
+  check(
+    "another project's admin token is refused at every door for this project's agent (401 with this project, 404 or a tool error in its own), and the agent ran nothing",
+    made.status === 201 && typeof rival === "string" && Object.entries(statuses).every(([k, s]) => (k.endsWith("as default") ? s === 401 : s === 404 || s === "tool error")) && socket === "refused" && runsAfter === runsBefore,
+    shown({ statuses, socket, runsBefore, runsAfter }),
+  );
+}
