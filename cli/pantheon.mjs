@@ -22,7 +22,11 @@ function runsTypeScript() {
   return typeof process.features?.typescript === "string" && typeof nodeModule.registerHooks === "function";
 }
 
-/** The version of a Node installed from npm's `node` package (its package.json says it). */
+/**
+ * The version of a Node installed from npm's `node` package (its package.json says it).
+ * @param {string} prefix
+ * @returns {string | undefined}
+ */
 function versionOf(prefix) {
   try {
     return JSON.parse(readFileSync(join(prefix, "node_modules/node/package.json"), "utf8")).version;
@@ -31,9 +35,12 @@ function versionOf(prefix) {
   }
 }
 
-/** 22.18 and later strip types without a flag (and have `registerHooks`, 22.15+). */
+/**
+ * 22.18 and later strip types without a flag (and have `registerHooks`, 22.15+).
+ * @param {string | undefined} version
+ */
 function newEnough(version) {
-  const [major, minor] = String(version).split(".").map(Number);
+  const [major = 0, minor = 0] = String(version).split(".").map(Number);
   return major > 22 || (major === 22 && minor >= 18);
 }
 
@@ -69,7 +76,7 @@ if (runsTypeScript()) {
   // Ctrl-C reaches the child from the terminal itself (same process group): this process only
   // waits for it. A signal sent to this process alone is passed on.
   process.on("SIGINT", () => {});
-  for (const signal of ["SIGTERM", "SIGHUP", "SIGQUIT"]) process.on(signal, () => child.kill(signal));
+  for (const signal of /** @type {const} */ (["SIGTERM", "SIGHUP", "SIGQUIT"])) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => {
     if (signal) {
       process.removeAllListeners(signal);

@@ -16,8 +16,12 @@ import { pathToFileURL } from "node:url";
  * const progress = startProgress("waiting for the server to answer");
  * progress.log("[wrangler:info] Ready");
  * progress.done("the server answered after 12 s");
+ * @param {string} label
+ * @param {{ stream?: { isTTY?: boolean, write(text: string): unknown }, prefix?: string, tty?: boolean, everyMs?: number, quietMs?: number }} [options]
  */
-export function startProgress(label, { stream = process.stderr, prefix = "", tty = Boolean(stream.isTTY), everyMs = tty ? 1000 : 10_000, quietMs = 2000 } = {}) {
+export function startProgress(label, { stream = process.stderr, prefix = "", tty = undefined, everyMs = undefined, quietMs = 2000 } = {}) {
+  const onTerminal = tty ?? Boolean(stream.isTTY);
+  const every = everyMs ?? (onTerminal ? 1000 : 10_000);
   const started = Date.now();
   let extra = "";
   let shown = false;
@@ -25,11 +29,11 @@ export function startProgress(label, { stream = process.stderr, prefix = "", tty
   const seconds = () => Math.round((Date.now() - started) / 1000);
   const text = () => `${prefix}${label}… ${seconds()} s${extra ? ` (${extra})` : ""}`;
   const clear = () => {
-    if (tty && shown) stream.write("\r\x1b[2K");
+    if (onTerminal && shown) stream.write("\r\x1b[2K");
     shown = false;
   };
   const draw = () => {
-    if (tty) {
+    if (onTerminal) {
       clear();
       stream.write(text());
       shown = true;
@@ -38,28 +42,33 @@ export function startProgress(label, { stream = process.stderr, prefix = "", tty
     }
   };
   // A step over before `quietMs` shows no progress line at all, only its last line.
+  /** @type {ReturnType<typeof setTimeout>} */
   let timer = setTimeout(() => {
     ticking = true;
     draw();
-    timer = setInterval(draw, everyMs);
+    timer = setInterval(draw, every);
     timer.unref?.();
   }, quietMs);
   timer.unref?.();
   return {
     seconds,
+    /** @param {string} value */
     detail(value) {
       extra = value;
     },
+    /** @param {string} value */
     relabel(value) {
       label = value;
       extra = "";
       if (ticking) draw();
     },
+    /** @param {string} line */
     log(line) {
       clear();
       stream.write(line.endsWith("\n") ? line : `${line}\n`);
-      if (tty && ticking) draw();
+      if (onTerminal && ticking) draw();
     },
+    /** @param {string} [line] */
     done(line) {
       clearTimeout(timer);
       clearInterval(timer);
@@ -72,6 +81,10 @@ export function startProgress(label, { stream = process.stderr, prefix = "", tty
 /**
  * Runs a command with a progress line; its output is kept and shown only when it fails, except
  * that lines matching `count` are counted into the line ("312 fetched").
+ * @param {string} label
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ count?: RegExp, countLabel?: string, prefix?: string, stream?: { isTTY?: boolean, write(text: string): unknown }, env?: NodeJS.ProcessEnv, cwd?: string }} [options]
  * @returns {Promise<{ code: number, output: string, seconds: number }>}
  */
 export function runWithProgress(label, command, args, { count, countLabel = "fetched", prefix = "", stream = process.stderr, env = process.env, cwd } = {}) {
@@ -79,6 +92,7 @@ export function runWithProgress(label, command, args, { count, countLabel = "fet
   const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env, cwd });
   let output = "";
   let counted = 0;
+  /** @param {Buffer} chunk */
   const collect = (chunk) => {
     output += chunk;
     if (count) {
@@ -109,12 +123,13 @@ if (isMain) {
   const options = split < 0 ? [] : argv.slice(0, split);
   const command = split < 0 ? [] : argv.slice(split + 1);
   const countAt = options.indexOf("--count");
-  const label = options.find((option, i) => !option.startsWith("--") && i !== countAt + 1);
+  const label = options.find((option, i) => !option.startsWith("--") && (countAt < 0 || i !== countAt + 1));
   if (!label || command.length === 0) {
     console.error('usage: node scripts/progress.mjs "<label>" [--count <regex>] -- <command> [args…]');
     process.exit(2);
   }
-  const count = countAt >= 0 ? new RegExp(options[countAt + 1]) : undefined;
-  const { code } = await runWithProgress(label, command[0], command.slice(1), { count, prefix: "pantheon: " });
+  const count = countAt >= 0 ? new RegExp(options[countAt + 1] ?? "") : undefined;
+  const [program = "", ...rest] = command;
+  const { code } = await runWithProgress(label, program, rest, { count, prefix: "pantheon: " });
   process.exit(code);
 }
