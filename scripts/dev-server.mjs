@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort() {
@@ -35,7 +36,11 @@ export async function startDevServer({ port, token, persistTo, vars = {}, quiet 
   if (persistTo) args.push("--persist-to", persistTo);
   if (token) vars = { PANTHEON_ADMIN_TOKEN: token, ...vars };
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
-  const child = spawn("npx", args, {
+  // wrangler's own bin run by this Node when it is installed: `npx` first starts npm to find it,
+  // a second or more of a start on a busy machine.
+  const bin = fileURLToPath(new URL("../node_modules/wrangler/bin/wrangler.js", import.meta.url));
+  const [command, commandArgs] = existsSync(bin) ? [process.execPath, [bin, ...args.slice(1)]] : ["npx", args];
+  const child = spawn(command, commandArgs, {
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
     stdio: quiet || onOutput ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"],
     detached: true,

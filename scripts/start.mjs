@@ -6,6 +6,7 @@
 // minute on a busy machine), so they are made here, before the banner, not by the person's browser.
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { freePort, startDevServer } from "./dev-server.mjs";
 import { runWithProgress, startProgress } from "./progress.mjs";
 import { startOwnSidecar } from "../sidecar/ensure-sidecar.mjs";
@@ -28,14 +29,15 @@ function ensureAdminToken() {
   return token;
 }
 
-/** Refuses a port another server holds now, rather than after a minute of wrangler's start. */
-async function portTaken() {
-  try {
-    await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2000) });
-    return true;
-  } catch (error) {
-    return error?.cause?.code !== "ECONNREFUSED";
-  }
+/** Something listens on the port: refused now, rather than after wrangler's slow start. */
+function portTaken() {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: "127.0.0.1" });
+    socket.setTimeout(2000);
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("timeout", () => (socket.destroy(), resolve(true)));
+    socket.once("error", (error) => resolve(/** @type {NodeJS.ErrnoException} */ (error).code !== "ECONNREFUSED"));
+  });
 }
 
 const token = ensureAdminToken();
@@ -45,22 +47,31 @@ if (await portTaken()) {
   process.exit(2);
 }
 
-if (existsSync("pwa/build.mjs")) {
-  const build = await runWithProgress("building the PWA", process.execPath, ["pwa/build.mjs"], { prefix: "pantheon: " });
-  if (build.code !== 0) process.exit(build.code);
-}
-
 // Real embeddings with no network and no key: the sidecar serves USE-lite weights on loopback and
 // the worker reaches it through EMBEDDINGS_BASE_URL (unset, agents fall back to the hashed
 // embedder). Each server has its own, on a free port: one shared on a fixed port would be stopped
-// with the first server while a second still uses it.
+// with the first server while a second still uses it. It loads its weights while the PWA builds.
+const sidecarStarting = startOwnSidecar({ timeoutMs: 120_000 }).then(
+  (started) => ({ started }),
+  (error) => ({ error }),
+);
+
+if (existsSync("pwa/build.mjs")) {
+  const build = await runWithProgress("building the PWA", process.execPath, ["pwa/build.mjs"], { prefix: "pantheon: " });
+  if (build.code !== 0) {
+    await (await sidecarStarting).started?.stop();
+    process.exit(build.code);
+  }
+}
+
 let sidecar = null;
 const loading = startProgress("starting the embeddings sidecar (USE-lite weights)", { prefix: "pantheon: " });
-try {
-  sidecar = await startOwnSidecar({ timeoutMs: 120_000 });
-  loading.done(`embeddings sidecar on ${sidecar.url} (this server's own; it stops with it), ${loading.seconds()} s`);
-} catch (error) {
-  loading.done(`the embeddings sidecar did not start, memory uses the hashed embedder: ${error instanceof Error ? error.message : error}`);
+const outcome = await sidecarStarting;
+if (outcome.started) {
+  sidecar = outcome.started;
+  loading.done(`embeddings sidecar on ${sidecar.url} (this server's own; it stops with it)`);
+} else {
+  loading.done(`the embeddings sidecar did not start, memory uses the hashed embedder: ${outcome.error instanceof Error ? outcome.error.message : outcome.error}`);
 }
 
 say("starting wrangler dev (database migrations are bundled and applied when each Durable Object starts)");
