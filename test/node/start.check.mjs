@@ -105,6 +105,27 @@ async function answers(url, init = {}, timeoutMs = 5000) {
   utimesSync(join(copy.dir, "package-lock.json"), before, before);
 }
 
+// A server's own sidecar ends with the process that started it, even one killed outright.
+{
+  const holder = spawn(process.execPath, ["--input-type=module", "-e", `import { startOwnSidecar } from ${JSON.stringify(new URL("../../sidecar/ensure-sidecar.mjs", import.meta.url).href)}; const s = await startOwnSidecar(); console.log(s.url); setInterval(() => {}, 1000);`], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve) => {
+    let text = "";
+    holder.stdout.on("data", (d) => {
+      text += d;
+      if (text.includes("\n")) resolve(text.trim().replace(/\/v1$/, ""));
+    });
+    holder.once("exit", () => resolve(""));
+  });
+  const before = url ? await answers(`${url}/health`) : 0;
+  holder.kill("SIGKILL");
+  let after = 200;
+  for (let i = 0; i < 50 && after !== 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    after = await answers(`${url}/health`, {}, 1000);
+  }
+  check("a sidecar started for a server stops when that process is killed (SIGKILL)", before === 200 && after === 0, `${url}: ${before} then ${after}`);
+}
+
 let first;
 let second;
 try {
