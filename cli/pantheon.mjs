@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `pantheon` bin: plain JavaScript that any Node from 18 on can start, so `npx pantheon` and a
+// The `pantheon` bin: plain JavaScript that any Node from 20 on can start, so `npx pantheon` and a
 // linked `pantheon` work on the machine's Node 20 too. The CLI itself is TypeScript
 // (cli/pantheon.ts) that Node runs by stripping its types, which needs Node >= 22.18:
 //   - on such a Node it is imported here, in this process;

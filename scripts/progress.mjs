@@ -1,7 +1,7 @@
 // Progress for the slow steps of `npm start` (installing, building, starting): on a terminal one
 // line that ticks every second ("installing dependencies… 45 s (312 fetched)"); elsewhere (CI, a
 // pipe) a line every 10 s, so a log shows the step is alive without filling up. Runs on any Node
-// from 18 on: scripts/with-node22.sh calls it before Node 22 is there.
+// from 20 on: scripts/with-node22.sh calls it before Node 22 is there.
 //
 //   node scripts/progress.mjs "installing dependencies" --count '^npm http fetch' -- npm install
 import { spawn } from "node:child_process";
