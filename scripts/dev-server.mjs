@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort() {
@@ -18,10 +19,12 @@ export function freePort() {
 }
 
 /**
- * @param {{ port: number, token?: string, persistTo?: string, vars?: Record<string,string>, quiet?: boolean, timeoutMs?: number }} options
+ * `onOutput` gets wrangler's output as it comes (`npm start` prints it above its progress line);
+ * without it, `quiet: false` passes the output straight through and `quiet` keeps it for errors.
+ * @param {{ port: number, token?: string, persistTo?: string, vars?: Record<string,string>, quiet?: boolean, onOutput?: (text: string) => void, timeoutMs?: number }} options
  * @returns {Promise<{ url: string, stop: () => Promise<void>, child: import("node:child_process").ChildProcess, inspectorPort: number }>}
  */
-export async function startDevServer({ port, token, persistTo, vars = {}, quiet = true, timeoutMs = 120_000 }) {
+export async function startDevServer({ port, token, persistTo, vars = {}, quiet = true, onOutput, timeoutMs = 120_000 }) {
   // wrangler refuses to start without the static assets directory: build the PWA on a fresh clone.
   if (!existsSync(new URL("../pwa/dist/index.html", import.meta.url))) {
     const { buildPwa } = await import("../pwa/build.mjs");
@@ -33,14 +36,22 @@ export async function startDevServer({ port, token, persistTo, vars = {}, quiet 
   if (persistTo) args.push("--persist-to", persistTo);
   if (token) vars = { PANTHEON_ADMIN_TOKEN: token, ...vars };
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
-  const child = spawn("npx", args, {
+  // wrangler's own bin run by this Node when it is installed: `npx` first starts npm to find it,
+  // a second or more of a start on a busy machine.
+  const bin = fileURLToPath(new URL("../node_modules/wrangler/bin/wrangler.js", import.meta.url));
+  const [command, commandArgs] = existsSync(bin) ? [process.execPath, [bin, ...args.slice(1)]] : ["npx", args];
+  const child = spawn(command, commandArgs, {
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
-    stdio: quiet ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"],
+    stdio: quiet || onOutput ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"],
     detached: true,
   });
   let output = "";
-  child.stdout?.on("data", (d) => (output += d));
-  child.stderr?.on("data", (d) => (output += d));
+  const collect = (d) => {
+    output = (output + d).slice(-16_000);
+    onOutput?.(String(d));
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null) return;

@@ -14,9 +14,10 @@ node_ok() {
 if ! node_ok; then
   cache="${PANTHEON_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pantheon}/node22"
   if [ ! -x "$cache/node_modules/.bin/node" ]; then
-    echo "pantheon: Node $(node -v 2>/dev/null || echo 'none') is older than 22.12; installing Node 22 into $cache (once)" >&2
+    echo "pantheon: Node $(node -v 2>/dev/null || echo 'none') is older than 22.12; installing Node 22 into $cache (once, about 185 MB unpacked)" >&2
     mkdir -p "$cache"
-    npm install --prefix "$cache" --no-save --no-audit --no-fund --loglevel=error node@22 >&2
+    node scripts/progress.mjs "installing Node 22" --count '^npm http (fetch|cache) ' -- \
+      npm install --prefix "$cache" --no-save --no-audit --no-fund --loglevel=http node@22
   fi
   PATH="$cache/node_modules/.bin:$PATH"
   export PATH
@@ -24,8 +25,11 @@ fi
 
 # Install or refresh dependencies when node_modules is missing or older than the lockfile.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "pantheon: installing dependencies (npm install)" >&2
-  npm install --no-audit --no-fund --loglevel=error >&2
+  # The output is kept and shown only on failure; the progress line ticks meanwhile (a first
+  # install takes minutes) and counts what npm fetched.
+  echo "pantheon: installing dependencies (npm install; a first install takes a few minutes)" >&2
+  node scripts/progress.mjs "installing dependencies" --count '^npm http (fetch|cache) ' -- \
+    npm install --no-audit --no-fund --loglevel=http
 fi
 
 exec "$@"

@@ -173,6 +173,12 @@ if (isMain) {
     const stop = () => server.close().then(() => process.exit(0));
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
+    // Started by ensure-sidecar for one server: its stdin is a pipe from that process, which
+    // closes when the process ends, however it ends.
+    if (process.env.EMBEDDINGS_EXIT_WITH_PARENT === "1") {
+      process.stdin.on("close", stop);
+      process.stdin.resume();
+    }
   } catch (error) {
     console.error(`embeddings sidecar failed to start: ${error instanceof Error ? error.message : error}`);
     process.exit(1);

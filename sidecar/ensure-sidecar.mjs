@@ -1,7 +1,9 @@
 // Makes sure the embeddings sidecar answers on `port`, starting it as a child process when it does
-// not. Used by `npm start` and the test setup:
+// not. Used by the tests and benches:
 //   const sidecar = await ensureSidecar({ port: 8790 });  // → { url: "http://127.0.0.1:8790/v1", stop }
 // `stop()` ends only a sidecar this call started; one that was already running is left alone.
+// `npm start` uses `startOwnSidecar()`: a sidecar of its own on a port the system picks, so two
+// local servers never share one (stopping the first would take the second's embedder with it).
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -24,9 +26,23 @@ export async function ensureSidecar({ port = Number(process.env.EMBEDDINGS_PORT 
   const url = `http://127.0.0.1:${port}/v1`;
   if (await healthy(port)) return { url, started: false, stop: async () => {} };
 
+  return startSidecar({ port, timeoutMs, log });
+}
+
+/**
+ * Starts a sidecar of the caller's own on a free port and resolves once it answers. It also ends
+ * when the caller's process does (its stdin closes), so a killed `npm start` leaves none behind.
+ * @example
+ * const sidecar = await startOwnSidecar(); // { url: "http://127.0.0.1:41873/v1", started: true, stop }
+ */
+export function startOwnSidecar({ timeoutMs = 60_000, log = () => {} } = {}) {
+  return startSidecar({ port: 0, timeoutMs, log });
+}
+
+async function startSidecar({ port, timeoutMs, log }) {
   const child = spawn(process.execPath, [serverPath], {
-    env: { ...process.env, EMBEDDINGS_PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, EMBEDDINGS_PORT: String(port), EMBEDDINGS_EXIT_WITH_PARENT: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
   });
   let output = "";
   const collect = (chunk) => {
@@ -41,7 +57,9 @@ export async function ensureSidecar({ port = Number(process.env.EMBEDDINGS_PORT 
   for (;;) {
     const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve(undefined), 200))]);
     if (code !== undefined) throw new Error(`the embeddings sidecar exited with code ${code} before it was ready:\n${output.trim()}`);
-    if (await healthy(port)) break;
+    // Port 0: the sidecar says which port it took ("embeddings sidecar ready on http://127.0.0.1:<port>/v1").
+    if (port === 0) port = Number(/ready on http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)?.[1] ?? 0);
+    if (port !== 0 && (await healthy(port))) break;
     if (Date.now() > deadline) {
       child.kill("SIGTERM");
       throw new Error(`the embeddings sidecar did not answer /health on port ${port} within ${timeoutMs} ms:\n${output.trim()}`);
@@ -49,7 +67,7 @@ export async function ensureSidecar({ port = Number(process.env.EMBEDDINGS_PORT 
   }
 
   return {
-    url,
+    url: `http://127.0.0.1:${port}/v1`,
     started: true,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
