@@ -1,0 +1,1 @@
+export { defaultInviteSeconds, inviteCodeSchema, inviteCreateSchema, inviteRedeemSchema, joinLink, maxInviteSeconds, newInviteCode, parseJoinLink, personNameSchema } from "./people";
