@@ -43,5 +43,5 @@ export function qrSvg(modules: boolean[][], margin = 4): string {
   modules.forEach((row, y) => row.forEach((dark, x) => {
     if (dark) path += `M${x + margin} ${y + margin}h1v1h-1z`;
   }));
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" shape-rendering="crispEdges" role="img"><rect width="${size}" height="${size}" fill="#fff"/><path d="${path}" fill="#000"/></svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" shape-rendering="crispEdges"><rect width="${size}" height="${size}" fill="#fff"/><path d="${path}" fill="#000"/></svg>`;
 }

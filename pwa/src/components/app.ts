@@ -47,7 +47,7 @@ export class PantheonApp extends LitElement {
     .chat-head h2 { margin: 0; font-size: 1.15rem; }
     .icon { min-width: 44px; padding: .4rem; color: var(--header-text); white-space: nowrap; }
     .show-narrow { display: none; }
-    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .25rem; } nav { gap: 0; } nav a { padding: .5rem .3rem; font-size: .95rem; } .icon { min-width: 40px; padding: .4rem .2rem; } }
+    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .2rem; } nav { gap: 0; } nav a { padding: .5rem .25rem; font-size: .95rem; } .icon { min-width: 36px; padding: .4rem .1rem; } }
   `];
 
   override firstUpdated(): void {

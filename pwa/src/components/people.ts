@@ -112,7 +112,7 @@ export class PantheonPeople extends LitElement {
     return html`
       <section class="card" aria-labelledby="created-h">
         <h3 id="created-h">Sign-in link for ${created.name}</h3>
-        <p class="small muted">Scope ${created.scope}. Works once, until ${new Date(created.expiresAt).toLocaleString()} (${timeUntil(created.expiresAt)}). It is shown only now.</p>
+        <p class="small muted">Scope ${created.scope}. Works once, until ${new Date(created.expiresAt).toLocaleString()}. It is shown only now.</p>
         <div class="qr" role="img" aria-label="QR code of the sign-in link for ${created.name}">${this.qr ? unsafeSVG(this.qr.svg) : html`<span class="muted small">Drawing the QR code…</span>`}</div>
         <p class="link" data-testid="invite-link">${created.link}</p>
         <div class="two">
