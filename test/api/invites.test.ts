@@ -90,6 +90,22 @@ describe("invites: people sign in by a one-time link", () => {
     expect(plan).toMatchObject({ approvedBy: "ana", comments: [expect.objectContaining({ author: "bea", body: "Looks right" })] });
   });
 
+  it("a person's answer to a blocked task is recorded as theirs; a chat person may not answer", async () => {
+    const feature = await plannedFeature();
+    expect((await api(`/api/features/${feature}/plan/approve`, { method: "POST", json: {} })).status).toBe(200);
+    expect((await api(`/api/features/${feature}/tasks/sync`, { method: "POST" })).status).toBe(200);
+    // Task 1 blocked as a conflict would leave it (the feature's own object, as the route fixture does).
+    const stub = (env as any).FEATURE_DO.get((env as any).FEATURE_DO.idFromName(`default.${feature}`));
+    await stub.beginTask(1, { kind: "person", id: "admin", scope: "admin" });
+    expect((await stub.markBlocked(1, "Which folder?", { kind: "agent", name: `${feature}-task-1` })).ok).toBe(true);
+
+    const bea = await redeem((await invite("bea", "chat")).code);
+    expect((await api(`/api/features/${feature}/tasks/1/answer`, { method: "POST", token: bea.token, json: { answer: "notes/" } })).status).toBe(403);
+    const ana = await redeem((await invite("ana", "approve")).code);
+    expect((await api(`/api/features/${feature}/tasks/1/answer`, { method: "POST", token: ana.token, json: { answer: "notes/" } })).status).toBe(200);
+    expect((await stub.answerOf(1, { kind: "agent", name: `${feature}-task-1` })).value).toEqual({ question: "Which folder?", answer: "notes/", by: "ana" });
+  });
+
   it("a plain token still acts as token:<name>, beside a person", async () => {
     const feature = await plannedFeature();
     const plain = (await body(api("/api/tokens", { method: "POST", json: { name: "h5-chat", scope: "chat" } }))).token;
