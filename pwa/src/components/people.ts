@@ -8,7 +8,12 @@ type QrModule = typeof import("../qr-code");
 /** The QR encoder is its own file (pwa/build.mjs), fetched the first time an invite is shown. */
 const qrUrl = "/qr.js";
 let qrLoading: Promise<QrModule> | null = null;
-const loadQr = () => (qrLoading ??= import(/* a URL, not bundled */ qrUrl as string) as Promise<QrModule>);
+const loadQr = () =>
+  (qrLoading ??= (import(/* a URL, not bundled */ qrUrl as string) as Promise<QrModule>).catch((error: unknown) => {
+    // Offline or a failed fetch: the next invite tries again.
+    qrLoading = null;
+    throw error;
+  }));
 
 const expiries = [
   { label: "1 hour", seconds: 3600 },
@@ -54,7 +59,9 @@ export class PantheonPeople extends LitElement {
   }
 
   private async drawQr(created: CreatedInvite) {
-    const { qrSvgOf } = await loadQr();
+    const loaded = await loadQr().catch(() => null);
+    if (!loaded) return;
+    const { qrSvgOf } = loaded;
     if (this.people.created?.link === created.link) this.qr = { link: created.link, svg: qrSvgOf(created.link) };
   }
 
