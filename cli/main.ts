@@ -10,6 +10,7 @@ import { context } from "./commands/context.ts";
 import { doctor } from "./commands/doctor.ts";
 import { gateway } from "./commands/gateway.ts";
 import { history, sessions, tell } from "./commands/tell.ts";
+import { invite } from "./commands/invite.ts";
 import { login, logout } from "./commands/login.ts";
 import { memory } from "./commands/memory.ts";
 import { acp } from "./commands/acp.ts";
@@ -31,7 +32,7 @@ export const commands: Command[] = [
   acp,
   history, sessions, runs, approvals,
   script, memory, context, tools, schedules,
-  tokens, health, doctor, gateway,
+  tokens, invite, health, doctor, gateway,
 ].map(asCommand);
 
 /** Older spellings, kept so scripts written against them go on working. */

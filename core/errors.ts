@@ -13,6 +13,8 @@ export type ErrorCode =
   | "not_found"
   | "project_not_found"
   | "conflict"
+  /** Something that existed is no longer usable: an expired or already used sign-in link. */
+  | "gone"
   | "payload_too_large"
   | "unsupported_media_type"
   | "rate_limited"
@@ -36,6 +38,7 @@ const statusOf: Record<ErrorCode, number> = {
   /** X-Pantheon-Project (or a path) names a project that was never created (`POST /api/projects`). */
   project_not_found: 404,
   conflict: 409,
+  gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

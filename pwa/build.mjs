@@ -17,6 +17,8 @@ export async function buildPwa({ outdir = dist } = {}) {
   await mkdir(outdir, { recursive: true });
   const common = { bundle: true, minify: true, format: "esm", target: "es2022", platform: "browser", legalComments: "none", logLevel: "warning" };
   await build({ ...common, entryPoints: [join(root, "src/main.ts")], outfile: join(outdir, "app.js") });
+  // Loaded on demand (an admin's invite shows its QR code): not part of the app's first load.
+  await build({ ...common, entryPoints: [join(root, "src/qr-code.ts")], outfile: join(outdir, "qr.js") });
 
   await copyFile(join(root, "public/index.html"), join(outdir, "index.html"));
   await copyFile(join(root, "public/icon.svg"), join(outdir, "icon.svg"));

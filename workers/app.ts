@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { apiRoutes } from "./api";
+import { apiRoutes, inviteRedeemRoutes } from "./api";
 import { version } from "./api/health";
 import { openaiRoutes } from "./api/openai-compat";
 import { telegramWebhookRoutes } from "./gateways/telegram";
@@ -41,6 +41,9 @@ export function makeApp() {
     if (c.req.query("detail") === undefined) return c.json({ ok: true, version });
     await next();
   });
+
+  // Opening a sign-in link: the invite's code is the credential, so no bearer token (./api/invites.ts).
+  app.route("/", inviteRedeemRoutes);
 
   app.use("/api/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject);
   enforceScopes(app);

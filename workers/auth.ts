@@ -21,7 +21,8 @@ export const projectMiddleware: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /**
  * True for the admin secret (`PANTHEON_ADMIN_TOKEN`, scope admin in every project) or an API token
- * of the request's project; sets who is calling and what they may do.
+ * of the request's project (a plain one or a person's device token); sets who is calling and what
+ * they may do.
  */
 export async function verifyToken(token: string, c: AppContext): Promise<boolean> {
   const admin = c.env.PANTHEON_ADMIN_TOKEN;
@@ -29,14 +30,18 @@ export async function verifyToken(token: string, c: AppContext): Promise<boolean
     c.set("principal", "admin");
     c.set("scope", "admin");
     c.set("tokenId", null);
+    c.set("person", null);
     return true;
   }
   if (!token.startsWith("pt_")) return false;
   const found = await registryStub(c.env, c.get("project")).verifyTokenHash(await sha256Hex(token));
   if (!found) return false;
-  c.set("principal", `token:${found.name}`);
+  // A person's device token acts as the person (their name on comments, approvals, answers and
+  // messages); a plain token as `token:<name>`. Person names hold no ':' and are never `admin`.
+  c.set("principal", found.person ?? `token:${found.name}`);
   c.set("scope", found.scope);
   c.set("tokenId", found.id);
+  c.set("person", found.person);
   return true;
 }
 

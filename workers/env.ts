@@ -6,8 +6,13 @@ import type { Scope } from "../core/auth";
 export interface AuthVariables {
   /** The project this request acts on (`X-Pantheon-Project` header or `?project=`, default `default`; the path for sockets). */
   project: string;
-  /** Who the token belongs to: `admin` or `token:<token name>`. Never the token itself. */
+  /**
+   * Who the token belongs to: `admin`, the person's name for a device token an invite made
+   * (`ana`), or `token:<token name>`. Never the token itself.
+   */
   principal: string;
+  /** The person behind a device token (an invite made it), or null for the admin secret and plain tokens. */
+  person: string | null;
   /** What the token may do; the admin secret is `admin`. */
   scope: Scope;
   /** The API token's id (null for the admin secret): sockets are tagged with it so revoking closes them. */

@@ -13,13 +13,14 @@ export const tokens: Command = {
   actions: [
     {
       name: "list",
-      summary: "every token with its scope and when it was last used",
+      summary: "every token with its scope, whose device it is (invited people) and when it was last used",
       usage: [""],
       async run({ client: { api, send }, json }) {
         const body = await send(api.api.tokens.$get());
         if (json) return printJson(body);
         if (!body.tokens.length) return console.log("No API tokens. Create one with: pantheon tokens create <name> --scope chat|approve|admin");
-        console.log(table(["ID", "NAME", "SCOPE", "CREATED", "LAST USED"], body.tokens.map((t) => [t.id, t.name, t.scope, time(t.createdAt), time(t.lastUsedAt)])));
+        // A person's device token (made by an invite) says whose device it is.
+        console.log(table(["ID", "NAME", "SCOPE", "DEVICE OF", "CREATED", "LAST USED"], body.tokens.map((t) => [t.id, t.name, t.scope, t.person ? `${t.person}${t.device ? ` (${t.device})` : ""}` : "-", time(t.createdAt), time(t.lastUsedAt)])));
       },
     },
     {

@@ -36,7 +36,7 @@ export interface RunOrigin {
   trigger: string;
   /** The request: a person's message, a behavior's goal, an asking agent's question. */
   content: string;
-  /** Who wrote the request when it is not the person (an asking agent). */
+  /** Who wrote the request: an asking agent, or the person whose device token sent it. */
   name?: string;
   /**
    * A behavior's run: its key and the values its goal and plan were evaluated with. The plan's

@@ -4,7 +4,8 @@ import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlit
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { agentRuntimeSchema, checkSpawn, defaultAgentRuntime, profileFromScript, spawnGrantOf, type AgentInput, type AgentPatch, type AgentProfile, type JsonValue } from "../../core/agents";
 import { compileScript, isScriptError, type ActorScript } from "../../core/dsl";
-import { newToken, sha256Hex, type Scope } from "../../core/auth";
+import type { Scope } from "../../core/auth";
+import { makeAccess, type Access, type InviteInfo, type TokenIdentity, type TokenInfo } from "./access";
 import { PantheonError, type Result } from "../../core/errors";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
@@ -21,13 +22,7 @@ export interface ImportReport {
   warnings: FileIssue[];
 }
 
-export interface TokenInfo {
-  id: string;
-  name: string;
-  scope: Scope;
-  createdAt: number;
-  lastUsedAt: number | null;
-}
+export type { InviteInfo, TokenIdentity, TokenInfo } from "./access";
 
 type AgentRow = typeof schema.agents.$inferSelect;
 
@@ -63,6 +58,7 @@ export class RegistryDO extends DurableObject<Env> {
     this.db = drizzle(ctx.storage, { schema });
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
     this.bus = makeBusLog(this.db, () => Date.now());
+    this.access = makeAccess(this.db, (fn) => ctx.storage.transactionSync(fn), () => Date.now());
   }
 
   // ---- bus (core/bus; the log lives in ./bus-log.ts) ------------------------------------------
@@ -245,12 +241,12 @@ export class RegistryDO extends DurableObject<Env> {
   }
 
   /**
-   * Empties this project: agents, tokens, bus log and the record. Rows rather than `deleteAll()`,
+   * Empties this project: agents, tokens, invites, bus log and the record. Rows rather than `deleteAll()`,
    * so the schema stays and a project made again with the same slug works in this same instance.
    */
   async projectWipe(): Promise<void> {
     this.ctx.storage.transactionSync(() => {
-      for (const table of [schema.agents, schema.tokens, schema.busLog]) this.db.delete(table).run();
+      for (const table of [schema.agents, schema.tokens, schema.invites, schema.busLog]) this.db.delete(table).run();
       for (const [key] of this.ctx.storage.kv.list({ prefix: "display-name/" })) this.ctx.storage.kv.delete(key);
     });
     await this.ctx.storage.delete("project");
@@ -374,39 +370,35 @@ export class RegistryDO extends DurableObject<Env> {
     return this.ctx.storage.sql.exec<{ created_at: number }>("SELECT created_at FROM __drizzle_migrations ORDER BY created_at").toArray().map((r: { created_at: number }) => Number(r.created_at));
   }
 
-  async createToken(name: string, scope: Scope): Promise<TokenInfo & { token: string }> {
-    const token = newToken();
-    const row = this.db
-      .insert(schema.tokens)
-      .values({ id: crypto.randomUUID(), name, scope, hash: await sha256Hex(token), createdAt: Date.now() })
-      .returning()
-      .get();
-    return { id: row.id, name: row.name, scope, createdAt: row.createdAt, lastUsedAt: null, token };
+  // ---- who may sign in: tokens and invites (./access.ts) -------------------------------------
+  private readonly access: Access;
+  createToken(name: string, scope: Scope) {
+    return this.access.createToken(name, scope);
   }
-
   listTokens(): TokenInfo[] {
-    return this.db
-      .select({ id: schema.tokens.id, name: schema.tokens.name, scope: schema.tokens.scope, createdAt: schema.tokens.createdAt, lastUsedAt: schema.tokens.lastUsedAt })
-      .from(schema.tokens)
-      .orderBy(asc(schema.tokens.createdAt))
-      .all() as TokenInfo[];
+    return this.access.listTokens();
   }
-
   deleteToken(id: string): Result<true> {
-    const row = this.db.delete(schema.tokens).where(eq(schema.tokens.id, id)).returning().get();
-    return row ? { ok: true, value: true } : fail(new PantheonError("not_found", `token '${id}' does not exist`, { details: { token: id } }));
+    return this.access.deleteToken(id);
   }
-
-  /** The token with this SHA-256 hash (its name and scope, never the token), or null; records when it was last used. */
-  verifyTokenHash(hash: string): { id: string; name: string; scope: Scope } | null {
-    const row = this.db.select({ id: schema.tokens.id, name: schema.tokens.name, scope: schema.tokens.scope }).from(schema.tokens).where(eq(schema.tokens.hash, hash)).get();
-    if (!row) return null;
-    this.db.update(schema.tokens).set({ lastUsedAt: Date.now() }).where(eq(schema.tokens.id, row.id)).run();
-    return row as { id: string; name: string; scope: Scope };
+  /** The token with this SHA-256 hash (its name, scope and person, never the token), or null; records when it was last used. */
+  verifyTokenHash(hash: string): TokenIdentity | null {
+    return this.access.verifyTokenHash(hash);
   }
-
   /** Whether a token still exists: sockets opened with it are closed once it is revoked. */
   tokenExists(id: string): boolean {
-    return this.db.select({ id: schema.tokens.id }).from(schema.tokens).where(eq(schema.tokens.id, id)).get() !== undefined;
+    return this.access.tokenExists(id);
+  }
+  createInvite(input: { name: string; scope: Scope; hash: string; seconds: number }): InviteInfo {
+    return this.access.createInvite(input);
+  }
+  listInvites(): InviteInfo[] {
+    return this.access.listInvites();
+  }
+  deleteInvite(id: string): Result<true> {
+    return this.access.deleteInvite(id);
+  }
+  redeemInvite(codeHash: string, tokenHash: string, device: string | null): Result<TokenInfo> {
+    return this.access.redeemInvite(codeHash, tokenHash, device);
   }
 }

@@ -29,6 +29,26 @@ export const tokens = sqliteTable("tokens", {
   scope: text("scope").notNull().default("admin"),
   createdAt: integer("created_at").notNull(),
   lastUsedAt: integer("last_used_at"),
+  /** The person a device's token belongs to (made by redeeming an invite); null for a plain token. */
+  person: text("person"),
+  /** What the device said it is when it redeemed the invite (shown in token lists), if anything. */
+  device: text("device"),
+});
+
+/**
+ * Invites: a one-time sign-in link for a person. Only the SHA-256 of its code is stored; redeeming
+ * it once (before `expiresAt`) makes the device's own token and records it here.
+ */
+export const invites = sqliteTable("invites", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  scope: text("scope").notNull(),
+  hash: text("hash").notNull().unique(),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  /** Set once, when the link is redeemed: the link then never works again. */
+  usedAt: integer("used_at"),
+  tokenId: text("token_id"),
 });
 
 /**

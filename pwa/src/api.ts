@@ -40,6 +40,9 @@ export type BusCounts = BusSummary["agents"][number];
 export type Conversation = Json<Client["api"]["conversations"][":id"]["$get"]>;
 export type BusHop = Conversation["hops"][number];
 type FeatureRoutes = Client["api"]["features"][":feature"];
+export type TokenInfo = Json<Client["api"]["tokens"]["$get"]>["tokens"][number];
+export type InviteInfo = Json<Client["api"]["invites"]["$get"]>["invites"][number];
+export type CreatedInvite = Json<Client["api"]["invites"]["$post"]>;
 export type FeatureSummary = Json<Client["api"]["features"][":feature"]["$get"]>;
 export type Plan = Json<FeatureRoutes["plan"]["$get"]>;
 export type PlanComment = Plan["comments"][number];
@@ -180,6 +183,14 @@ export function makeApi(options: ApiOptions) {
     startTask: (name: string, task: number) => json(features[":feature"].tasks[":task"].start.$post({ param: featureTask(name, task) })),
     commitTask: (name: string, task: number, key: string) => json(features[":feature"].tasks[":task"].commit.$post({ param: featureTask(name, task), json: { key } })),
     discardTask: (name: string, task: number) => json(features[":feature"].tasks[":task"].discard.$post({ param: featureTask(name, task) })),
+    listTokens: () => json(client.api.tokens.$get()),
+    /** Signs that device out (204: nothing to read). */
+    revokeToken: async (id: string): Promise<void> => void (await reach(client.api.tokens[":id"].$delete({ param: { id: enc(id) } }))),
+    listInvites: () => json(client.api.invites.$get()),
+    createInvite: (input: { name: string; scope: "chat" | "approve" | "admin"; expiresIn?: number }) => json(client.api.invites.$post({ json: input })),
+    withdrawInvite: async (id: string): Promise<void> => void (await reach(client.api.invites[":id"].$delete({ param: { id: enc(id) } }))),
+    /** Opens a sign-in link: needs no token (the code is the credential); answers this device's own token, once. */
+    redeemInvite: (input: { code: string; device?: string }) => json(client.api.invites.redeem.$post({ json: input })),
     answerTask: (name: string, task: number, answer: string) => json(features[":feature"].tasks[":task"].answer.$post({ param: featureTask(name, task), json: { answer } })),
   };
 }

@@ -11,6 +11,8 @@ export interface ChatMessageItem {
   id?: string;
   role: StoredMessage["role"];
   content: string;
+  /** Who wrote a request: the invited person whose device sent it, or an asking agent. */
+  name?: string;
   createdAt: number;
   runId?: string;
   streaming?: boolean;
@@ -81,7 +83,7 @@ export function mergeHistory(items: ChatItem[], stored: StoredMessage[]): ChatIt
       continue;
     }
     if (m.content || !m.toolCalls?.length) {
-      out = upsert(out, { kind: "message", key: `m:${m.id}`, id: m.id, role: m.role, content: m.content, createdAt, runId: m.runId });
+      out = upsert(out, { kind: "message", key: `m:${m.id}`, id: m.id, role: m.role, content: m.content, ...(m.role === "user" && m.name ? { name: m.name } : {}), createdAt, runId: m.runId });
     }
     for (const call of m.toolCalls ?? []) {
       const c = normaliseCall(call);

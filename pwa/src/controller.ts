@@ -1,12 +1,13 @@
 import { makeApi, type Agent, type Api, type Approval } from "./api";
 import { makeChatFeature } from "./controller-chat";
 import { makeDetailFeature } from "./controller-detail";
+import { makePeopleFeature } from "./controller-people";
 import { makeWorkFeature } from "./controller-work";
 import { describeError } from "./errors";
 import type { LiveConnection, LiveOptions } from "./live";
 import type { Outbox } from "./outbox";
 import { parseHash, toHash, type Route } from "./router";
-import { emptyChat, emptyWork, makeStore, type AppState, type Store, type Theme } from "./state";
+import { emptyChat, emptyPeople, emptyWork, makeStore, type AppState, type Store, type Theme } from "./state";
 import type { Loadable } from "./types";
 
 export interface ControllerDeps {
@@ -19,12 +20,16 @@ export interface ControllerDeps {
   location?: { host: string; protocol: string };
   online?: boolean;
   navigate?: (hash: string) => void;
+  /** Goes to a route without keeping the current one in history (a used sign-in link); defaults to navigate. */
+  replace?: (hash: string) => void;
+  /** What this device is (describeDevice of the user agent), told to the server when it opens a sign-in link. */
+  device?: string;
   requestBackgroundSync?: () => void;
   /** Whether the page is on screen (the task board polls only then). */
   visible?: () => boolean;
 }
 
-const KEYS = { token: "pantheon.token", project: "pantheon.project", theme: "pantheon.theme" } as const;
+const KEYS = { token: "pantheon.token", project: "pantheon.project", theme: "pantheon.theme", person: "pantheon.person" } as const;
 
 /**
  * The one place that talks to the API. Components read `getState()` and call these actions in
@@ -45,6 +50,9 @@ export function makeController(deps: ControllerDeps) {
     online: deps.online ?? true,
     theme: (deps.storage.getItem(KEYS.theme) as Theme | null) ?? "system",
     signIn: { busy: false, error: null },
+    person: deps.storage.getItem(KEYS.person),
+    join: { busy: false, error: null },
+    people: emptyPeople(),
     agents: { status: "idle" },
     createAgent: { busy: false, error: null, created: null },
     detail: null,
@@ -70,6 +78,19 @@ export function makeController(deps: ControllerDeps) {
   const detail = makeDetailFeature({ api, store });
   const work = makeWorkFeature({ api, store, now, visible: deps.visible ?? (() => true), randomId: deps.randomId ?? (() => crypto.randomUUID()) });
   const set = store.set;
+  const replace = deps.replace ?? deps.navigate ?? (() => {});
+  const people = makePeopleFeature({
+    api, store, ...(deps.fetch ? { fetch: deps.fetch } : {}), device: deps.device ?? "a browser",
+    async signInWith(token, project, person) {
+      chat.close();
+      deps.storage.setItem(KEYS.token, token);
+      deps.storage.setItem(KEYS.project, project);
+      deps.storage.setItem(KEYS.person, person);
+      set((s) => ({ ...s, signedIn: true, project, person, signIn: { busy: false, error: null }, agents: { status: "idle" }, approvals: { status: "idle" }, chat: emptyChat(), work: emptyWork(), people: emptyPeople() }));
+      // The link is spent: leave it out of history, so Back does not open it again.
+      replace(toHash({ view: "agents" }));
+    },
+  });
 
   /** Loads into one slot of the state, keeping the previous data visible while it refreshes. */
   async function load<K extends "agents" | "context" | "tools" | "approvals">(
@@ -87,6 +108,11 @@ export function makeController(deps: ControllerDeps) {
 
   async function onRoute(route: Route): Promise<void> {
     set((s) => ({ ...s, route }));
+    // A sign-in link signs a device in at once; a device signed in already asks first (the view's button).
+    if (route.view === "join") {
+      if (!store.get().signedIn) await people.join(route.code, route.project);
+      return;
+    }
     if (!store.get().signedIn) return;
     if (route.view !== "chat") chat.close();
     work.stopPolling();
@@ -114,6 +140,8 @@ export function makeController(deps: ControllerDeps) {
       case "plan":
       case "task":
         return work.open(route);
+      case "people":
+        return people.load();
     }
   }
 
@@ -132,7 +160,9 @@ export function makeController(deps: ControllerDeps) {
         const { agents } = await makeApi({ getToken: () => token, getProject: () => store.get().project, fetch: deps.fetch }).listAgents();
         deps.storage.setItem(KEYS.token, token);
         deps.storage.setItem(KEYS.project, store.get().project);
-        set((s) => ({ ...s, signedIn: true, signIn: { busy: false, error: null }, agents: { status: "ready", data: agents } }));
+        // A pasted token is nobody's in particular: the person is whoever the token's name says.
+        deps.storage.removeItem(KEYS.person);
+        set((s) => ({ ...s, signedIn: true, person: null, signIn: { busy: false, error: null }, agents: { status: "ready", data: agents } }));
         await onRoute(store.get().route);
         return true;
       } catch (error) {
@@ -144,8 +174,9 @@ export function makeController(deps: ControllerDeps) {
     signOut(): void {
       chat.close();
       deps.storage.removeItem(KEYS.token);
+      deps.storage.removeItem(KEYS.person);
       work.stopPolling();
-      set((s) => ({ ...s, signedIn: false, agents: { status: "idle" }, detail: null, approvals: { status: "idle" }, chat: emptyChat(), work: emptyWork() }));
+      set((s) => ({ ...s, signedIn: false, person: null, people: emptyPeople(), agents: { status: "idle" }, detail: null, approvals: { status: "idle" }, chat: emptyChat(), work: emptyWork() }));
     },
 
     setOnline(online: boolean): void {
@@ -217,6 +248,7 @@ export function makeController(deps: ControllerDeps) {
     setSchedulePaused: (agent: string, behavior: string, paused: boolean) => detail.setPaused(agent, behavior, paused),
 
     reload: () => onRoute(store.get().route),
+    people,
     chat,
     work,
   };

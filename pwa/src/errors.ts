@@ -71,6 +71,9 @@ export function describeError(error: unknown, context: ErrorContext = "load"): s
       const list = issues.map((i) => `${i.path.join(".") || "value"} ${i.message}`).join("; ");
       return `Please check what you entered: ${list}.`;
     }
+    case 410:
+      // A spent or expired sign-in link: the server's words say which and what to do.
+      return `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`;
     case 413:
       return "That is too large to send. Shorten it and try again.";
     case 429:

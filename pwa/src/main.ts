@@ -1,6 +1,7 @@
 import "./components/app";
 import type { PantheonApp } from "./components/app";
 import { makeController } from "./controller";
+import { describeDevice } from "./controller-people";
 import { connectLive } from "./live";
 import { makeOutbox } from "./outbox";
 import type { AppState } from "./state";
@@ -21,6 +22,12 @@ function start(): void {
     navigate: (hash) => {
       if (location.hash !== hash) location.hash = hash;
     },
+    replace: (hash) => {
+      // replaceState fires no hashchange: follow the new route by hand.
+      history.replaceState(null, "", hash);
+      void controller.route(hash);
+    },
+    device: describeDevice(navigator.userAgent),
     requestBackgroundSync: () => {
       void navigator.serviceWorker?.ready
         .then((reg) => (reg as ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } }).sync?.register("pantheon-outbox"))
@@ -45,6 +52,11 @@ function start(): void {
 
   on("sign-in", (d) => void controller.signIn(d.token, d.project));
   on("sign-out", () => controller.signOut());
+  on("join", (d) => void controller.people.join(d.code, d.project));
+  on("invite", (d) => void controller.people.invite(d as never));
+  on("invite-dismiss", () => controller.people.dismissCreated());
+  on("revoke-token", (d) => void controller.people.revoke(d.id));
+  on("withdraw-invite", (d) => void controller.people.withdraw(d.id));
   on("theme", (d) => controller.setTheme(d.theme));
   on("reload", () => void controller.reload());
   on("create-agent", (d) => void controller.createAgent(d as never));

@@ -11,7 +11,11 @@ export type Route =
   | { view: "features" }
   | { view: "feature"; feature: string }
   | { view: "plan"; feature: string; version?: number }
-  | { view: "task"; feature: string; task: number };
+  | { view: "task"; feature: string; task: number }
+  /** An invite's one-time sign-in link, opened on the person's device. */
+  | { view: "join"; code: string; project: string }
+  /** An admin's people and devices: invite someone, see whose device each token is, revoke. */
+  | { view: "people" };
 
 /**
  * @example
@@ -24,6 +28,8 @@ export function parseHash(hash: string): Route {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   const [first, agent, sub, id] = parts;
   if (first === "approvals") return { view: "approvals" };
+  if (first === "people") return { view: "people" };
+  if (first === "join" && agent) return { view: "join", code: agent, project: params.get("project") || "default" };
   if (first === "conversations" && agent) return { view: "conversation", id: agent };
   if (first === "features") {
     const feature = agent;
@@ -77,5 +83,9 @@ export function toHash(route: Route): string {
       return `#/features/${encodeURIComponent(route.feature)}/plan${route.version ? `?version=${route.version}` : ""}`;
     case "task":
       return `#/features/${encodeURIComponent(route.feature)}/tasks/${route.task}`;
+    case "join":
+      return `#/join/${encodeURIComponent(route.code)}${route.project === "default" ? "" : `?project=${encodeURIComponent(route.project)}`}`;
+    case "people":
+      return "#/people";
   }
 }

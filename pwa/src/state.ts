@@ -2,8 +2,8 @@ import type { ChatItem } from "./chat-state";
 import type { LiveStatus } from "./live";
 import type { Route } from "./router";
 import type {
-  Agent, Approval, BusCounts, ContextResult, Conversation, FeatureSummary, FeatureTask, LiveState, Plan, RunDetail, RunSummary, Schedule,
-  ScriptInfo, Session, TaskDetail, TaskReport, ToolInvokeResult, ToolSpec,
+  Agent, Approval, BusCounts, ContextResult, Conversation, CreatedInvite, FeatureSummary, FeatureTask, InviteInfo, LiveState, Plan, RunDetail, RunSummary,
+  Schedule, ScriptInfo, Session, TaskDetail, TaskReport, TokenInfo, ToolInvokeResult, ToolSpec,
 } from "./api";
 import type { Loadable } from "./types";
 
@@ -32,6 +32,11 @@ export interface AppState {
   online: boolean;
   theme: Theme;
   signIn: { busy: boolean; error: string | null };
+  /** The invited person this device is signed in as (from their sign-in link); null for a pasted token. */
+  person: string | null;
+  /** Opening a sign-in link on this device. */
+  join: { busy: boolean; error: string | null };
+  people: PeopleState;
   agents: Loadable<Agent[]>;
   createAgent: { busy: boolean; error: string | null; created: string | null };
   detail: AgentDetail | null;
@@ -47,6 +52,21 @@ export interface AppState {
   decideError: string | null;
   chat: ChatState;
   work: WorkState;
+}
+
+/** An admin's people and devices: tokens (whose device each is), invites waiting, the invite just made. */
+export interface PeopleState {
+  tokens: Loadable<TokenInfo[]>;
+  invites: Loadable<InviteInfo[]>;
+  /** The invite just made: its link (and code) are shown once. */
+  created: CreatedInvite | null;
+  /** The change on its way: "invite", "revoke:<id>", "withdraw:<id>". */
+  busy: string | null;
+  error: string | null;
+}
+
+export function emptyPeople(): PeopleState {
+  return { tokens: { status: "idle" }, invites: { status: "idle" }, created: null, busy: null, error: null };
 }
 
 /** The Work area: features, one feature's board and plan, one task. */

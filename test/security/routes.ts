@@ -321,6 +321,17 @@ export const routeInventory: readonly RouteEntry[] = [
     method: "DELETE", path: "/api/tokens/:id", family: "api", scope: "admin", expect: 204,
     sample: async () => ({ params: { id: (await json<{ id: string }>(await api("/api/tokens", { method: "POST", json: { name: "doomed" } }), "token")).id } }),
   },
+  // ---- invites: people sign in by a one-time link (redeeming needs no token: the code is the credential)
+  { method: "GET", path: "/api/invites", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {} }) },
+  { method: "POST", path: "/api/invites", family: "api", scope: "admin", expect: 201, sample: () => ({ params: {}, body: { json: { name: "sample person", scope: "chat" } } }) },
+  {
+    method: "DELETE", path: "/api/invites/:id", family: "api", scope: "admin", expect: 204,
+    sample: async () => ({ params: { id: (await json<{ id: string }>(await api("/api/invites", { method: "POST", json: { name: "withdrawn" } }), "invite")).id } }),
+  },
+  {
+    method: "POST", path: "/api/invites/redeem", family: "api", scope: "public", expect: 201,
+    sample: async () => ({ params: {}, body: { json: { code: (await json<{ code: string }>(await api("/api/invites", { method: "POST", json: { name: "sampled" } }), "invite")).code, device: "a sample phone" } } }),
+  },
   // ---- features, plans and tasks ---------------------------------------------------------------
   { method: "GET", path: "/api/features", family: "api", scope: "chat", expect: 200, sample: () => ({ params: {} }) },
   { method: "POST", path: "/api/features", family: "api", scope: "admin", expect: 201, sample: (f) => ({ params: {}, body: { json: { name: uniqueName("made").replace(/[^a-z0-9-]/g, "").slice(0, 40), title: "Made by a sample", orchestrator: f.planner, contextFiles: ["context/"] } } }) },

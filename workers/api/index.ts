@@ -17,6 +17,7 @@ import { approvalRoutes, runRoutes } from "./runs";
 import { scheduleRoutes } from "./schedules";
 import { scriptRoutes } from "./scripts";
 import { sessionRoutes } from "./sessions";
+import { inviteRedeemRoutes, inviteRoutes } from "./invites";
 import { tokenRoutes } from "./tokens";
 import { toolRoutes } from "./tools";
 
@@ -42,6 +43,7 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/agents", contextRoutes)
   .route("/api/approvals", approvalRoutes)
   .route("/api/tokens", tokenRoutes)
+  .route("/api/invites", inviteRoutes)
   .route("/api/agents", connectionRoutes)
   .route("/api/bus", busRoutes)
   .route("/api/conversations", conversationRoutes)
@@ -58,4 +60,6 @@ export const apiRoutes = new Hono<AppEnv>()
  * const client = hc<ApiRoutes>("https://pantheon.example", { headers: { authorization: `Bearer ${token}` } });
  * const { agents } = await (await client.api.agents.$get()).json();
  */
-export type ApiRoutes = Hono<AppEnv, ExtractSchema<typeof livenessRoutes | typeof apiRoutes>>;
+export type ApiRoutes = Hono<AppEnv, ExtractSchema<typeof livenessRoutes | typeof inviteRedeemRoutes | typeof apiRoutes>>;
+
+export { inviteRedeemRoutes };

@@ -43,7 +43,9 @@ const historyQuery = lazySchema(() =>
 export const messageRoutes = new Hono<AppEnv>()
   .post("/:name/messages", valid("param", nameParam), valid("json", messageBody), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    const input = c.req.valid("json");
+    // A person's device writes in their name (the history shows who said it); other tokens do not.
+    const person = c.get("person");
+    const input = person ? { ...c.req.valid("json"), name: person } : c.req.valid("json");
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
       const stream = await call(agent.chatStream(input));
       // `c.body` (not a bare Response) keeps the JSON answer's type in the route's contract.

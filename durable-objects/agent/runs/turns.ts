@@ -17,6 +17,8 @@ export interface ChatInput {
   /** Structured input beside the text: behaviors read its fields as `(get input "repo")`. */
   input?: Record<string, unknown>;
   session?: string;
+  /** The person who wrote it, when a person's device token sent it (the message keeps their name). */
+  name?: string;
   /** Per-request limits, clamped to the agent's own. */
   limits?: Partial<RunLimits>;
   /**
@@ -176,6 +178,7 @@ export function makeTurns(deps: TurnDeps) {
         origin: {
           trigger: behavior?.trigger ?? "message",
           content: input.content,
+          ...(input.name && !behavior ? { name: input.name } : {}),
           ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
           ...(behavior?.goal ? { goal: behavior.goal } : {}),
           ...(maxHistory !== undefined ? { maxHistory } : {}),

@@ -13,12 +13,14 @@ import "./features";
 import "./plan-review";
 import "./task-board";
 import "./task-view";
+import "./people";
 
 /**
  * The shell: header, navigation, sign-in, the offline banner and whichever view the hash
  * route names. It renders `state` and re-emits nothing itself: child events bubble through.
  *
- * Events: `sign-in` {token, project}, `sign-out`, `theme` {theme}.
+ * Events: `sign-in` {token, project}, `sign-out`, `theme` {theme}, `join` {code, project} (a sign-in link,
+ * on a device that is signed in already).
  */
 export class PantheonApp extends LitElement {
   static override properties = { state: { attribute: false } };
@@ -45,7 +47,7 @@ export class PantheonApp extends LitElement {
     .chat-head h2 { margin: 0; font-size: 1.15rem; }
     .icon { min-width: 44px; padding: .4rem; color: var(--header-text); white-space: nowrap; }
     .show-narrow { display: none; }
-    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .25rem; } nav { gap: 0; } nav a { padding: .5rem .3rem; font-size: .95rem; } .icon { min-width: 40px; padding: .4rem .2rem; } }
+    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .2rem; } nav { gap: 0; } nav a { padding: .5rem .25rem; font-size: .95rem; } .icon { min-width: 36px; padding: .4rem .1rem; } }
   `];
 
   override firstUpdated(): void {
@@ -82,11 +84,12 @@ export class PantheonApp extends LitElement {
           <span class="spacer"></span>
           <button class="ghost icon" @click=${() => emit(this, "theme", { theme: next })} aria-label="Theme: ${s.theme}. Switch to ${next}" title="Theme: ${s.theme}">
             ${s.theme === "dark" ? "☾" : s.theme === "light" ? "☀" : "◐"}</button>
-          ${s.signedIn ? html`<button class="ghost icon" @click=${() => emit(this, "sign-out")} aria-label="Sign out" title="Sign out"><span class="hide-narrow">Sign out</span><svg class="show-narrow" aria-hidden="true" width="20" height="20" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4M16 17l5-5-5-5M21 12H9"/></svg></button>` : nothing}
+          ${s.signedIn ? html`<a class="button ghost icon" href="#/people" aria-label="People and devices" title="People and devices" aria-current=${view === "people" ? "page" : "false"}><svg aria-hidden="true" width="20" height="20" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M16 21v-2a4 4 0 0 0-4-4H6a4 4 0 0 0-4 4v2M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8M22 21v-2a4 4 0 0 0-3-3.87M16 3.13a4 4 0 0 1 0 7.75"/></svg></a>` : nothing}
+          ${s.signedIn ? html`<button class="ghost icon" @click=${() => emit(this, "sign-out")} aria-label=${s.person ? `Sign out (${s.person})` : "Sign out"} title="Sign out"><span class="hide-narrow">Sign out</span><svg class="show-narrow" aria-hidden="true" width="20" height="20" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4M16 17l5-5-5-5M21 12H9"/></svg></button>` : nothing}
         </div>
       </header>
       ${s.online ? nothing : html`<div class="offline" role="status">You're offline. Messages you send are kept and go out when the connection returns.</div>`}
-      <main class=${s.signedIn && view === "chat" ? "chat" : ""} id="main">${s.signedIn ? this.renderView(s) : this.renderSignIn(s)}</main>`;
+      <main class=${s.signedIn && view === "chat" ? "chat" : ""} id="main">${view === "join" ? this.renderJoin(s) : s.signedIn ? this.renderView(s) : this.renderSignIn(s)}</main>`;
   }
 
   private renderSignIn(s: AppState) {
@@ -102,6 +105,23 @@ export class PantheonApp extends LitElement {
         ${s.signIn.error ? html`<div class="alert error" role="alert">${s.signIn.error}</div>` : nothing}
         <p><button class="primary" type="submit" style="width:100%" ?disabled=${s.signIn.busy}>${s.signIn.busy ? "Checking…" : "Sign in"}</button></p>
       </form>`;
+  }
+
+  /** A sign-in link opened on this device: signing in as the invited person (at once unless signed in already). */
+  private renderJoin(s: AppState) {
+    const r = s.route;
+    if (r.view !== "join") return nothing;
+    return html`
+      <section class="card signin" aria-labelledby="join-h" aria-busy=${s.join.busy ? "true" : "false"}>
+        <h1 id="join-h" style="font-size:1.4rem">Sign in by invitation</h1>
+        ${s.join.busy ? html`<p role="status">Signing this device in…</p>` : nothing}
+        ${s.join.error ? html`<div class="alert error" role="alert">${s.join.error}</div>
+          <p class="small muted">${s.signedIn ? html`<a href="#/agents">Back to your agents</a>` : html`<a href="#/agents">Sign in with an API token instead</a>`}</p>` : nothing}
+        ${s.signedIn && !s.join.busy && !s.join.error ? html`
+          <p>This device is signed in already${s.person ? html` as <strong>${s.person}</strong>` : nothing}. Use this link to sign it in as the invited person instead? The link works only once.</p>
+          <p><button class="primary" style="width:100%" @click=${() => emit(this, "join", { code: r.code, project: r.project })}>Sign in as the invited person</button></p>
+          <p><a class="button ghost" style="width:100%" href="#/agents">Stay signed in as I am</a></p>` : nothing}
+      </section>`;
   }
 
   private renderView(s: AppState) {
@@ -137,6 +157,10 @@ export class PantheonApp extends LitElement {
         return html`<pantheon-plan-review .work=${s.work} .name=${r.feature}></pantheon-plan-review>`;
       case "task":
         return html`<pantheon-task-view .work=${s.work} .name=${r.feature} .number=${r.task}></pantheon-task-view>`;
+      case "people":
+        return html`<pantheon-people .people=${s.people} .person=${s.person}></pantheon-people>`;
+      case "join":
+        return nothing;
     }
   }
 }

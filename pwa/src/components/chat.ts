@@ -146,7 +146,7 @@ export class PantheonChat extends LitElement {
 
   private renderItem(item: ChatItem) {
     if (item.kind === "tool") return this.renderTool(item);
-    return html`<div class="msg ${item.role}" data-key=${item.key} aria-busy=${item.streaming ? "true" : "false"}>${item.content}${item.streaming ? html`<span class="cursor" aria-hidden="true">▍</span>` : nothing}${item.queued ? html`<span class="meta">Queued — will send when you're back online</span>` : nothing}${item.runId && !item.streaming && item.role === "assistant" && this.chat.agent ? html`<span class="meta"><a href="#/agents/${encodeURIComponent(this.chat.agent)}/runs/${encodeURIComponent(item.runId)}">View trace</a></span>` : nothing}</div>`;
+    return html`<div class="msg ${item.role}" data-key=${item.key} aria-busy=${item.streaming ? "true" : "false"}>${item.content}${item.streaming ? html`<span class="cursor" aria-hidden="true">▍</span>` : nothing}${item.name ? html`<span class="meta who">${item.name}</span>` : nothing}${item.queued ? html`<span class="meta">Queued — will send when you're back online</span>` : nothing}${item.runId && !item.streaming && item.role === "assistant" && this.chat.agent ? html`<span class="meta"><a href="#/agents/${encodeURIComponent(this.chat.agent)}/runs/${encodeURIComponent(item.runId)}">View trace</a></span>` : nothing}</div>`;
   }
 
   private renderTool(t: ChatToolItem) {
