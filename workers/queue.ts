@@ -1,5 +1,5 @@
 import { makeErrorReply, parseBusMessage, requestIdOfReply, retryDelaySeconds, type BusMessage, type BusRequest } from "../core/bus";
-import type { Result } from "../core/errors";
+import { unknownAgentMessage, type Result } from "../core/errors";
 import type { Applied } from "../durable-objects/agent/bus/bus";
 import type { BusLogEntry } from "../durable-objects/registry/bus-log";
 import { agentStub, registryStub } from "../durable-objects/stubs";
@@ -65,7 +65,7 @@ export function makeBusConsumers(ports: ConsumerPorts) {
       if (!result.ok && result.code === "not_found" && message.type === "request") {
         // Said in the project's terms (the agent, not its object), and logged before the error reply
         // leaves, so the log never shows the reply before the refusal.
-        const note = `agent '${message.to}' does not exist`;
+        const note = unknownAgentMessage(message.to, message.project);
         await ports.record(message.project, [{ message, state: "refused", note }]);
         await ports.send(makeErrorReply(message, "not_found", note, ports.now()));
       } else if (!result.ok && result.code === "not_found") {

@@ -144,7 +144,7 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
           if (decided.status === 403) {
             // The token may talk, not decide: the run keeps waiting for someone who may.
             const why = ((await decided.json().catch(() => null)) as { error?: { message?: string } } | null)?.error?.message ?? "forbidden";
-            await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `Approval refused (${why}). Run ${runId} waits for a person: pantheon approve ${options.agent} ${runId}` } });
+            await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `Approval refused (${why}). Run ${runId} waits for a person: pantheon runs approve ${options.agent} ${runId}` } });
             return { stopReason: "end_turn" as const };
           }
           if (!decided.ok) throw apiError(decided.status, await decided.json().catch(() => null));

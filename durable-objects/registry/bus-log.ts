@@ -1,3 +1,4 @@
+import { unknownAgentMessage } from "../../core/errors";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { checkRequest, replyIdOf, stateRank, type BusLogState, type BusMessage, type Refusal } from "../../core/bus";
@@ -125,7 +126,7 @@ export function makeBusLog(db: Db, now: () => number) {
     admit(message: BusMessage, connectionsOf: (agent: string) => string[] | undefined): Refusal | undefined {
       const targetConnections = connectionsOf(message.to);
       let refusal: Refusal | undefined;
-      if (targetConnections === undefined) refusal = { code: "not_found", error: `agent '${message.to}' does not exist` };
+      if (targetConnections === undefined) refusal = { code: "not_found", error: unknownAgentMessage(message.to, message.project) };
       else if (message.type === "request") {
         refusal = checkRequest({ from: message.from, to: message.to, connections: connectionsOf(message.from) ?? [], depth: message.depth, deadlineAt: message.deadlineAt, now: now() });
       }

@@ -86,7 +86,7 @@ describe("the MCP server at /mcp", () => {
     const { runId, status } = result.structuredContent as { runId: string; status: string };
     expect(status).toBe("waiting_approval");
     expect(textOf(result)).toContain(runId);
-    expect(textOf(result)).toContain(`pantheon approve ${agent.name} ${runId}`);
+    expect(textOf(result)).toContain(`pantheon runs approve ${agent.name} ${runId}`);
 
     const run = await client.callTool({ name: "get_run", arguments: { agent: agent.name, run: runId } });
     expect(run.isError).toBeFalsy();

@@ -94,7 +94,7 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
     const { runId, status, pending } = result.structuredContent as { runId: string; status: string; pending: { tool: string } };
     expect(status).toBe("waiting_approval");
     expect(pending.tool).toBe("clock.now");
-    expect(textOf(result)).toContain(`pantheon approve ${agent.name} ${runId}`);
+    expect(textOf(result)).toContain(`pantheon runs approve ${agent.name} ${runId}`);
     expect((await runs(agent.name))[0]?.status).toBe("waiting_approval");
     expect((await traceOf(agent.name, runId)).some((s) => s.name === "tool_result")).toBe(false);
   });
