@@ -54,12 +54,42 @@ export function devVarsToken(file = resolve(".dev.vars")): string | undefined {
   return match?.[1]?.trim() || undefined;
 }
 
+/** Where a token came from: a flag, the environment, the saved login, a checkout's .dev.vars, or (`pantheon login`) stdin or the prompt. */
+export type TokenSource = "flag" | "env" | "login" | ".dev.vars" | "stdin" | "typed" | "none";
+
 export interface Resolved {
   url: string;
   token: string | undefined;
   project: string | undefined;
   /** Where the token came from, for the message when it is refused. */
-  tokenFrom: "flag" | "env" | "login" | ".dev.vars" | "none";
+  tokenFrom: TokenSource;
+}
+
+/**
+ * What to tell a person whose token a server refused (401): where that token came from, by name,
+ * and what to do about that source.
+ * @example
+ * refusedTokenAdvice("stdin", "http://127.0.0.1:8787")
+ * // "The token read from stdin was refused by http://127.0.0.1:8787: check what was piped in, or …"
+ */
+export function refusedTokenAdvice(source: TokenSource, url: string, env: NodeJS.ProcessEnv = process.env): string {
+  const create = "an admin creates one with: pantheon tokens create <name> --scope chat";
+  switch (source) {
+    case "flag":
+      return `The token given with --token was refused by ${url}: check it, or ${create}.`;
+    case "env":
+      return `The token in PANTHEON_TOKEN was refused by ${url}: fix or unset PANTHEON_TOKEN (unset, the saved login is used), or ${create}.`;
+    case "login":
+      return `The token saved by pantheon login (${configPath(env)}) was refused by ${url}: run pantheon login again with a valid token.`;
+    case ".dev.vars":
+      return `The token in ${resolve(".dev.vars")} (PANTHEON_ADMIN_TOKEN) was refused by ${url}: that server was not started from this checkout; pass --token, set PANTHEON_TOKEN, or run pantheon login.`;
+    case "stdin":
+      return `The token read from stdin was refused by ${url}: check what was piped in, or ${create}.`;
+    case "typed":
+      return `The token typed at the prompt was refused by ${url}: check it and try again, or ${create}.`;
+    case "none":
+      return "No token found: pass --token, set PANTHEON_TOKEN, run pantheon login, or run from the checkout where `npm start` wrote .dev.vars.";
+  }
 }
 
 /**

@@ -14,6 +14,28 @@ export function parseModel(value: string) {
 
 const modelText = (model: { provider: string; name: string } | undefined | null) => (model ? `${model.provider}:${model.name}` : "-");
 
+/** What the API says answers an agent here (`resolvedModel`, core/models/resolve.ts). */
+interface Resolution {
+  provider: string;
+  name: string;
+  status: "ok" | "fallback" | "stand-in" | "unavailable";
+  reason: string;
+  missing?: { secret?: string };
+}
+
+/**
+ * The model an agent asked for and, when another one answers here, that one and why:
+ * `openai:gpt-4o → offline (no OPENAI_API_KEY)`, `openai:gpt-4o → none, runs fail (no OPENAI_API_KEY)`.
+ */
+export function answeringModelText(requested: { provider: string; name: string } | undefined | null, resolved: Resolution | undefined | null): string {
+  const asked = modelText(requested);
+  if (!resolved || resolved.status === "ok") return asked;
+  const why = resolved.missing?.secret ? `no ${resolved.missing.secret}` : resolved.reason;
+  if (resolved.status === "unavailable") return `${asked} → none, runs fail (${why})`;
+  const answering = resolved.provider === "offline" ? "offline" : modelText(resolved);
+  return `${asked} → ${answering} (${resolved.status === "fallback" ? `fallback: ${why}` : why})`;
+}
+
 /** The positional argument at `index`, or a usage error naming what is missing. */
 export function need(args: string[], index: number, what: string, command: string): string {
   const value = args[index];
@@ -76,7 +98,7 @@ export const agents: Command = {
         const body = await send(api.api.agents.$get());
         if (json) return printJson(body);
         if (!body.agents.length) return console.log("No agents yet. Create one with: pantheon agents create <name>");
-        console.log(table(["NAME", "STATUS", "MODEL", "LAST ACTIVITY", "DESCRIPTION"], body.agents.map((a) => [a.name, a.status, modelText(a.model), time(a.lastActivityAt), oneLine(a.description, 50)])));
+        console.log(table(["NAME", "STATUS", "MODEL", "LAST ACTIVITY", "DESCRIPTION"], body.agents.map((a) => [a.name, a.status, answeringModelText(a.model, a.resolvedModel), time(a.lastActivityAt), oneLine(a.description, 50)])));
       },
     },
     {
