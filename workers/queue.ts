@@ -34,7 +34,7 @@ export function consumerPortsFromEnv(env: Env): ConsumerPorts {
 }
 
 /** The request a reply answers, rebuilt from the reply (for an error about a lost reply). */
-function requestOf(reply: Exclude<BusMessage, BusRequest>): BusRequest {
+function requestOf(reply: Exclude<BusMessage, BusRequest | { type: "cancel" }>): BusRequest {
   return { ...reply, id: requestIdOfReply(reply.id), from: reply.to, to: reply.from, type: "request", payload: { question: "(a delegated question)" } };
 }
 
@@ -90,6 +90,8 @@ export function makeBusConsumers(ports: ConsumerPorts) {
     const note = `delivery to '${message.to}' failed ${queued.attempts > 1 ? `${queued.attempts} times` : "repeatedly"}; moved to the dead-letter queue`;
     try {
       await ports.record(message.project, [{ message, state: "dead", note }]);
+      // A cancel that cannot be delivered has nobody to tell: its asker gave the question up already.
+      if (message.type === "cancel") return void queued.ack();
       const request = message.type === "request" ? message : requestOf(message);
       const error = makeErrorReply(request, "dead_letter", message.type === "request" ? `the question to '${message.to}' could not be delivered: ${note}` : `the answer from '${message.from}' could not be delivered: ${note}`, ports.now());
       // Straight to the asker, not through the queue again: a dead letter must not loop.

@@ -42,7 +42,7 @@ export interface BusCounts {
 }
 
 const clip = (text: string, max = 4000) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-const textOf = (m: BusMessage) => (m.type === "request" ? m.payload.question : m.type === "response" ? m.payload.answer : m.payload.error);
+const textOf = (m: BusMessage) => (m.type === "request" ? m.payload.question : m.type === "response" ? m.payload.answer : m.type === "cancel" ? m.payload.reason : m.payload.error);
 
 /** The registry's record of every bus message: its state, its hop in a conversation, and counts per agent. */
 export function makeBusLog(db: Db, now: () => number) {

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { checkRequest, defaultDeadlineMs, makeRequest, type BusErrorCode, type BusRequest } from "../../../core/bus";
+import { checkRequest, defaultDeadlineMs, makeCancel, makeRequest, type BusErrorCode, type BusRequest } from "../../../core/bus";
 import type { RunEvent as CoreEvent } from "../../../core/run";
 import { PantheonError } from "../../../core/errors";
 import { makeDeadlines } from "./deadlines";
@@ -159,7 +159,7 @@ export function makeAgentBus(deps: BusDeps) {
   }
   const deadlines = makeDeadlines({ db, clock, alarms: deps.deadlines, timeOut });
 
-  const inbox = makeInbox({ db, clock, runs: deps.runs, profile: deps.profile, admit: deps.admit, createRun: deps.createRun, startRun: deps.startRun, createSession: deps.createSession, transaction: deps.transaction, record, enqueue, flush, settle, hand });
+  const inbox = makeInbox({ db, clock, runs: deps.runs, profile: deps.profile, admit: deps.admit, createRun: deps.createRun, startRun: deps.startRun, cancelRun: deps.cancelRun, createSession: deps.createSession, transaction: deps.transaction, record, enqueue, flush, settle, hand });
   const answerRun = inbox.answerRun;
 
   return {
@@ -179,6 +179,29 @@ export function makeAgentBus(deps: BusDeps) {
     /** Settles when the answers being sent and the flush in progress have settled (an alarm waits for them). */
     async idle(): Promise<void> {
       await Promise.all([...answers, delivery.inFlight() ?? Promise.resolve()]);
+    },
+
+    /**
+     * A run was cancelled: every question it still waits on is given up (settled `abandoned`) and a
+     * cancel goes to each agent asked, in the same transaction, through the send queue (retried until
+     * delivered, like any message); each of them cancels the run it started, and so on down the chain.
+     */
+    async cancelAsks(runId: string, reason: string): Promise<number> {
+      const waiting = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, runId), eq(schema.busOutbox.status, "pending"))).all();
+      if (!waiting.length) return 0;
+      const now = clock.now();
+      const sent = deps.transaction(() =>
+        waiting.flatMap((row) => {
+          if (!settle(row.id, "abandoned", { error: reason })) return [];
+          const cancel = makeCancel({ requestId: row.id, project: deps.project(), from: me(), to: row.target, replyTo: { runId: row.runId, callId: row.callId }, conversationId: row.conversationId, depth: row.depth, deadlineAt: row.deadlineAt, reason, now });
+          enqueue(cancel);
+          return [cancel];
+        }),
+      );
+      for (const cancel of sent) trace(runId, "bus_cancel_sent", { callId: cancel.replyTo.callId, target: cancel.to, messageId: cancel.id });
+      await record(sent.map((message) => ({ message, state: "sent" as const })));
+      await flush();
+      return sent.length;
     },
 
     /** Sends what the queue has not taken yet (on start, and on the retry alarm). */
