@@ -70,23 +70,24 @@ export interface Resolved {
  * and what to do about that source.
  * @example
  * refusedTokenAdvice("stdin", "http://127.0.0.1:8787")
- * // "The token read from stdin was refused by http://127.0.0.1:8787: check what was piped in, or …"
+ * // "The token was refused by http://127.0.0.1:8787. It came from stdin: check what was piped in, or …"
  */
 export function refusedTokenAdvice(source: TokenSource, url: string, env: NodeJS.ProcessEnv = process.env): string {
   const create = "an admin creates one with: pantheon tokens create <name> --scope chat";
+  const refused = (from: string, fix: string) => `The token was refused by ${url}. It came from ${from}: ${fix}.`;
   switch (source) {
     case "flag":
-      return `The token given with --token was refused by ${url}: check it, or ${create}.`;
+      return refused("--token", `check it, or ${create}`);
     case "env":
-      return `The token in PANTHEON_TOKEN was refused by ${url}: fix or unset PANTHEON_TOKEN (unset, the saved login is used), or ${create}.`;
+      return refused("PANTHEON_TOKEN", `fix or unset PANTHEON_TOKEN (unset, the saved login is used), or ${create}`);
     case "login":
-      return `The token saved by pantheon login (${configPath(env)}) was refused by ${url}: run pantheon login again with a valid token.`;
+      return refused(`the saved login (${configPath(env)})`, "run pantheon login again with a valid token");
     case ".dev.vars":
-      return `The token in ${resolve(".dev.vars")} (PANTHEON_ADMIN_TOKEN) was refused by ${url}: that server was not started from this checkout; pass --token, set PANTHEON_TOKEN, or run pantheon login.`;
+      return refused(`${resolve(".dev.vars")} (PANTHEON_ADMIN_TOKEN)`, "that server was not started from this checkout; pass --token, set PANTHEON_TOKEN, or run pantheon login");
     case "stdin":
-      return `The token read from stdin was refused by ${url}: check what was piped in, or ${create}.`;
+      return refused("stdin", `check what was piped in, or ${create}`);
     case "typed":
-      return `The token typed at the prompt was refused by ${url}: check it and try again, or ${create}.`;
+      return refused("the prompt", `check what was typed, or ${create}`);
     case "none":
       return "No token found: pass --token, set PANTHEON_TOKEN, run pantheon login, or run from the checkout where `npm start` wrote .dev.vars.";
   }
