@@ -38,9 +38,11 @@ interface Turn {
 
 /** An API refusal as the JSON-RPC error the editor shows. */
 function apiError(status: number, body: unknown): RequestError {
-  const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
+  const error = (body as { error?: { code?: string; message?: string; details?: { hint?: unknown } } } | null)?.error;
   const message = error?.message ?? `the Pantheon API answered ${status}`;
-  const data = { status, ...(error?.code ? { code: error.code } : {}) };
+  // The API's hint (an unknown agent: `pantheon agents list`) travels with it.
+  const hint = typeof error?.details?.hint === "string" ? error.details.hint : undefined;
+  const data = { status, ...(error?.code ? { code: error.code } : {}), ...(hint ? { hint } : {}) };
   if (status === 401) return RequestError.authRequired(data, message);
   if (status === 400 || status === 422) return RequestError.invalidParams(data, message);
   if (status === 404) return new RequestError(-32002, message, data);
