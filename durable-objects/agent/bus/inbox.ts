@@ -136,15 +136,18 @@ export function makeInbox(deps: InboxDeps) {
       await deps.record([{ message, state: "refused", note: reason }]);
       return { applied: false, reason };
     }
-    if (!db.insert(schema.busInbox).values(inboxRow(message, "applied", asked?.runId ?? null)).onConflictDoNothing().returning().get()) return repeated(message.id);
+    const mark = () => db.insert(schema.busInbox).values(inboxRow(message, "applied", asked?.runId ?? null)).onConflictDoNothing().returning().get();
     const runId = asked?.runId;
     const status = runId ? (deps.runs.get(runId)?.status as string | undefined) : undefined;
     if (!runId || !status || ["completed", "failed", "cancelled"].includes(status)) {
+      if (!mark()) return repeated(message.id);
       const reason = runId ? `run ${runId} already ended (${status ?? "gone"})` : "the question has not arrived yet: it will be refused when it does";
       await deps.record([{ message, state: "ignored", note: reason }]);
       return { applied: false, reason };
     }
+    // Marked once the run is cancelled: an eviction in between leaves the message to be delivered again.
     await deps.cancelRun(runId, `agent '${message.from}' (${message.payload.reason})`);
+    mark();
     await deps.record([{ message, state: "applied", runId, runStatus: "cancelled" }]);
     return { applied: true, runId };
   }
