@@ -1,6 +1,6 @@
 // Cancelling a run cancels the runs it delegated to, down the chain (a `cancel` bus message per
 // question it still waits on), so nothing is left waiting for an approval nobody will give.
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { cancelIdOf } from "../../core/bus";
 import { project } from "./harness";
@@ -68,6 +68,20 @@ describe("cancelling a delegating run", () => {
     expect((await p.json(`/api/agents/github/runs/${last.runId}`)).run.status).toBe("waiting_approval");
     // The asker's own cancel, after it, is applied.
     expect((await p.api(`/api/agents/main/runs/${mainRun}/cancel`, { method: "POST" })).status).toBe(200);
+    expect((await p.settled("airtable", middle.runId)).run.status).toBe("cancelled");
+  });
+
+  it("an eviction between the cancel and its bus cancels: the agent's next start sends them", async () => {
+    const { p, mainRun, middle } = await waitingChain();
+    const main = env.AGENT_DO.get(env.AGENT_DO.idFromName(`${p.name}.main`));
+    // What an eviction leaves: main's run cancelled, its question to airtable still pending, no cancel queued.
+    await runInDurableObject(main, async (instance) => {
+      await (instance as unknown as { driver: { cancel(runId: string, by: string): Promise<unknown> } }).driver.cancel(mainRun, "test");
+    });
+    await expect(runInDurableObject(main, (_i, state) => state.abort("test: evicted"))).rejects.toThrow();
+    expect((await p.json(`/api/agents/airtable/runs/${middle.runId}`)).run.status).toBe("waiting_agent");
+    // Any request wakes main; its start finds the cancelled run's pending question and cancels it.
+    expect((await p.json(`/api/agents/main/runs/${mainRun}`)).run.status).toBe("cancelled");
     expect((await p.settled("airtable", middle.runId)).run.status).toBe("cancelled");
   });
 });
