@@ -2,6 +2,7 @@
 // as in the PWA), the errors every command can end with, and the server-sent event reader.
 import { hc, type ClientResponse } from "hono/client";
 import type { ApiRoutes } from "../workers/api";
+import type { TokenSource } from "./config.ts";
 
 /** The worker's routes as `hc` calls them; types only, nothing of the worker is loaded. */
 export type Routes = ReturnType<typeof hc<ApiRoutes>>;
@@ -15,6 +16,8 @@ export class ApiError extends Error {
   readonly code: string;
   readonly requestId: string | undefined;
   readonly details: { issues?: Issue[]; [key: string]: unknown } | undefined;
+  /** Where the refused token came from, when not the resolved config's (`pantheon login` reads stdin or a prompt). */
+  tokenFrom: TokenSource | undefined;
   constructor(status: number, body: { code?: string; message?: string; requestId?: string; details?: ApiError["details"]; issues?: Issue[] }) {
     super(body.message ?? `the server answered ${status}`);
     this.status = status;

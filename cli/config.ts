@@ -54,12 +54,43 @@ export function devVarsToken(file = resolve(".dev.vars")): string | undefined {
   return match?.[1]?.trim() || undefined;
 }
 
+/** Where a token came from: a flag, the environment, the saved login, a checkout's .dev.vars, or (`pantheon login`) stdin or the prompt. */
+export type TokenSource = "flag" | "env" | "login" | ".dev.vars" | "stdin" | "typed" | "none";
+
 export interface Resolved {
   url: string;
   token: string | undefined;
   project: string | undefined;
   /** Where the token came from, for the message when it is refused. */
-  tokenFrom: "flag" | "env" | "login" | ".dev.vars" | "none";
+  tokenFrom: TokenSource;
+}
+
+/**
+ * What to tell a person whose token a server refused (401): where that token came from, by name,
+ * and what to do about that source.
+ * @example
+ * refusedTokenAdvice("stdin", "http://127.0.0.1:8787")
+ * // "The token was refused by http://127.0.0.1:8787. It came from stdin: check what was piped in, or …"
+ */
+export function refusedTokenAdvice(source: TokenSource, url: string, env: NodeJS.ProcessEnv = process.env): string {
+  const create = "an admin creates one with: pantheon tokens create <name> --scope chat";
+  const refused = (from: string, fix: string) => `The token was refused by ${url}. It came from ${from}: ${fix}.`;
+  switch (source) {
+    case "flag":
+      return refused("--token", `check it, or ${create}`);
+    case "env":
+      return refused("PANTHEON_TOKEN", `fix or unset PANTHEON_TOKEN (unset, the saved login is used), or ${create}`);
+    case "login":
+      return refused(`the saved login (${configPath(env)})`, "run pantheon login again with a valid token");
+    case ".dev.vars":
+      return refused(`${resolve(".dev.vars")} (PANTHEON_ADMIN_TOKEN)`, "that server was not started from this checkout; pass --token, set PANTHEON_TOKEN, or run pantheon login");
+    case "stdin":
+      return refused("stdin", `check what was piped in, or ${create}`);
+    case "typed":
+      return refused("the prompt", `check what was typed, or ${create}`);
+    case "none":
+      return "No token found: pass --token, set PANTHEON_TOKEN, run pantheon login, or run from the checkout where `npm start` wrote .dev.vars.";
+  }
 }
 
 /**

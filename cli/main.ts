@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { ApiError, makeClient, UnreachableError, UsageError } from "./client.ts";
 import { asCommand, commandHelp, generalHelp, globalOptions, type Action, type Command, type Context, type Options } from "./command.ts";
-import { resolveConfig, type Resolved } from "./config.ts";
+import { refusedTokenAdvice, resolveConfig, type Resolved } from "./config.ts";
 import { agents } from "./commands/agents.ts";
 import { chat } from "./commands/chat/index.ts";
 import { context } from "./commands/context.ts";
@@ -118,9 +118,10 @@ function report(error: unknown, config: Resolved | undefined): number {
       const where = issue.line ? `line ${issue.line}:${issue.column ?? 0}` : path || issue.form || "";
       say(`  - ${where ? `${where}: ` : ""}${issue.message}`);
     }
-    if (error.status === 401) {
-      say(config?.token ? `The token was refused (from ${config.tokenFrom}): check --token / PANTHEON_TOKEN, or pantheon login again.` : "No token found: pass --token, set PANTHEON_TOKEN, run pantheon login, or run from the checkout where `npm start` wrote .dev.vars.");
-    }
+    if (error.status === 401) say(refusedTokenAdvice(error.tokenFrom ?? config?.tokenFrom ?? "none", config?.url ?? "the server"));
+    // What to run next, when the server names it (an unknown agent: pantheon agents list).
+    const hint = error.details?.hint;
+    if (typeof hint === "string" && error.status !== 401) say(`Try: ${hint}`);
     if (error.requestId) say(`(request id ${error.requestId})`);
     return 1;
   }

@@ -115,6 +115,22 @@ export function notFound(what: string, name: string): PantheonError {
   return new PantheonError("not_found", `${what} '${name}' does not exist`, { details: { [what]: name } });
 }
 
+/** The command that lists a project's agents: the hint every door gives with an unknown agent. */
+export const listAgentsHint = "pantheon agents list";
+
+/** The words every door says for an agent the project does not have (the API, /v1, MCP, AG-UI, A2A, sockets, the bus, the CLI). */
+export const unknownAgentMessage = (agent: string, project: string) => `agent '${agent}' does not exist in project '${project}'`;
+
+/**
+ * An agent the project does not have: one message and one 404 on every door, with the command that
+ * lists the agents there are as its hint.
+ * @example
+ * unknownAgent("nosuch", "default").message // "agent 'nosuch' does not exist in project 'default'"
+ */
+export function unknownAgent(agent: string, project: string): PantheonError {
+  return new PantheonError("not_found", unknownAgentMessage(agent, project), { details: { agent, project, hint: listAgentsHint } });
+}
+
 export function validationFailed(issues: FieldIssue[], message = "the request is not valid"): PantheonError {
   return new PantheonError("validation_failed", message, { details: { issues } });
 }

@@ -8,7 +8,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
 import { z } from "zod";
-import { isPantheonError } from "../core/errors";
+import { isPantheonError, unknownAgent } from "../core/errors";
 import { sessionIdSchema, structuredInput } from "./api/messages";
 import type { AppEnv } from "./env";
 import { agentStub, call, registryStub } from "../durable-objects/stubs";
@@ -46,11 +46,12 @@ async function asToolError(work: () => Promise<CallToolResult>): Promise<CallToo
   }
 }
 
-/** Null when the project has the agent; otherwise the error result that says so. */
-async function unknownAgent(deps: McpServerDeps, agent: string): Promise<CallToolResult | null> {
+/** Null when the project has the agent; otherwise the error result that says so, in the words of every door (core/errors.ts). */
+async function missingAgent(deps: McpServerDeps, agent: string): Promise<CallToolResult | null> {
   const found = await registryStub(deps.env, deps.project).getAgent(agent);
   if (found.ok) return null;
-  return text(`no agent named '${agent}' in project '${deps.project}'; list_agents names the agents you can ask`, true);
+  const error = unknownAgent(agent, deps.project);
+  return { ...text(`${error.code}: ${error.message}; list_agents names the agents you can ask`, true), structuredContent: { code: error.code, ...error.details } };
 }
 
 export function outcomeResult(agent: string, outcome: { runId: string; sessionId: string; status: string; reply: { content: string } | null; error?: string }): CallToolResult {
@@ -58,7 +59,7 @@ export function outcomeResult(agent: string, outcome: { runId: string; sessionId
   if (outcome.status === "completed") return { content: [{ type: "text", text: outcome.reply?.content ?? "" }], structuredContent };
   const why =
     outcome.status === "waiting_approval"
-      ? `run ${outcome.runId} of '${agent}' is waiting for approval of a tool call: a person must approve it in the Pantheon app (Approvals) or with \`pantheon approve ${agent} ${outcome.runId}\`; get_run shows where it stands`
+      ? `run ${outcome.runId} of '${agent}' is waiting for approval of a tool call: a person must approve it in the Pantheon app (Approvals) or with \`pantheon runs approve ${agent} ${outcome.runId}\`; get_run shows where it stands`
       : outcome.status === "failed"
         ? `run ${outcome.runId} of '${agent}' failed: ${outcome.error ?? "no reason recorded"}`
         : outcome.status === "cancelled"
@@ -125,7 +126,7 @@ export async function makeMcpServer(deps: McpServerDeps): Promise<McpServer> {
     ({ agent, message, input, session }) =>
       asToolError(async () => {
         if (message === undefined && input === undefined) return { isError: true, content: [{ type: "text", text: "ask_agent needs message, input, or both: message is what to say, input a JSON object of fields" }] };
-        const missing = await unknownAgent(deps, agent);
+        const missing = await missingAgent(deps, agent);
         if (missing) return missing;
         const stub = await agentStub(deps.env, deps.project, agent);
         // Without a message the request is the input itself, as on POST …/messages.
@@ -146,7 +147,7 @@ export async function makeMcpServer(deps: McpServerDeps): Promise<McpServer> {
     },
     ({ agent, run }) =>
       asToolError(async () => {
-        const missing = await unknownAgent(deps, agent);
+        const missing = await missingAgent(deps, agent);
         if (missing) return missing;
         const view = (await call((await agentStub(deps.env, deps.project, agent)).getRun(run))) as RunView;
         return { content: [{ type: "text", text: runSummary(agent, view) }], structuredContent: { run: view.run } };

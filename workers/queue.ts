@@ -1,5 +1,5 @@
 import { makeErrorReply, parseBusMessage, requestIdOfReply, retryDelaySeconds, type BusMessage, type BusRequest } from "../core/bus";
-import type { Result } from "../core/errors";
+import { unknownAgentMessage, type Result } from "../core/errors";
 import type { Applied } from "../durable-objects/agent/bus/bus";
 import type { BusLogEntry } from "../durable-objects/registry/bus-log";
 import { agentStub, registryStub } from "../durable-objects/stubs";
@@ -34,7 +34,7 @@ export function consumerPortsFromEnv(env: Env): ConsumerPorts {
 }
 
 /** The request a reply answers, rebuilt from the reply (for an error about a lost reply). */
-function requestOf(reply: Exclude<BusMessage, BusRequest>): BusRequest {
+function requestOf(reply: Exclude<BusMessage, BusRequest | { type: "cancel" }>): BusRequest {
   return { ...reply, id: requestIdOfReply(reply.id), from: reply.to, to: reply.from, type: "request", payload: { question: "(a delegated question)" } };
 }
 
@@ -65,7 +65,7 @@ export function makeBusConsumers(ports: ConsumerPorts) {
       if (!result.ok && result.code === "not_found" && message.type === "request") {
         // Said in the project's terms (the agent, not its object), and logged before the error reply
         // leaves, so the log never shows the reply before the refusal.
-        const note = `agent '${message.to}' does not exist`;
+        const note = unknownAgentMessage(message.to, message.project);
         await ports.record(message.project, [{ message, state: "refused", note }]);
         await ports.send(makeErrorReply(message, "not_found", note, ports.now()));
       } else if (!result.ok && result.code === "not_found") {
@@ -90,6 +90,8 @@ export function makeBusConsumers(ports: ConsumerPorts) {
     const note = `delivery to '${message.to}' failed ${queued.attempts > 1 ? `${queued.attempts} times` : "repeatedly"}; moved to the dead-letter queue`;
     try {
       await ports.record(message.project, [{ message, state: "dead", note }]);
+      // A cancel that cannot be delivered has nobody to tell: its asker gave the question up already.
+      if (message.type === "cancel") return void queued.ack();
       const request = message.type === "request" ? message : requestOf(message);
       const error = makeErrorReply(request, "dead_letter", message.type === "request" ? `the question to '${message.to}' could not be delivered: ${note}` : `the answer from '${message.from}' could not be delivered: ${note}`, ports.now());
       // Straight to the asker, not through the queue again: a dead letter must not loop.

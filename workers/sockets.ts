@@ -1,7 +1,7 @@
 import { routeAgentRequest } from "agents";
 import { agentNameSchema, projectNameSchema } from "../core/agents";
 import { socketTokenHeader } from "../core/auth";
-import { PantheonError } from "../core/errors";
+import { PantheonError, unknownAgent } from "../core/errors";
 import { checkScope, socketToken } from "./auth";
 import type { AppContext } from "./env";
 import { agentObjectName, registryStub } from "../durable-objects/stubs";
@@ -54,7 +54,7 @@ export async function agentSocket(c: AppContext): Promise<Response> {
     throw new PantheonError("bad_request", "this route only accepts WebSocket upgrades (send 'Upgrade: websocket')");
   }
   const known = await registryStub(c.env, project).getAgent(agent);
-  if (!known.ok) throw new PantheonError("not_found", `agent '${agent}' does not exist in project '${project}'`, { details: { agent, project } });
+  if (!known.ok) throw unknownAgent(agent, project);
 
   const headers = new Headers(c.req.raw.headers);
   headers.set(socketTokenHeader, c.get("tokenId") ?? "admin");

@@ -38,9 +38,11 @@ interface Turn {
 
 /** An API refusal as the JSON-RPC error the editor shows. */
 function apiError(status: number, body: unknown): RequestError {
-  const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
+  const error = (body as { error?: { code?: string; message?: string; details?: { hint?: unknown } } } | null)?.error;
   const message = error?.message ?? `the Pantheon API answered ${status}`;
-  const data = { status, ...(error?.code ? { code: error.code } : {}) };
+  // The API's hint (an unknown agent: `pantheon agents list`) travels with it.
+  const hint = typeof error?.details?.hint === "string" ? error.details.hint : undefined;
+  const data = { status, ...(error?.code ? { code: error.code } : {}), ...(hint ? { hint } : {}) };
   if (status === 401) return RequestError.authRequired(data, message);
   if (status === 400 || status === 422) return RequestError.invalidParams(data, message);
   if (status === 404) return new RequestError(-32002, message, data);
@@ -147,7 +149,7 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
           if (decided.status === 403) {
             // The token may talk, not decide: the run keeps waiting for someone who may.
             const why = ((await decided.json().catch(() => null)) as { error?: { message?: string } } | null)?.error?.message ?? "forbidden";
-            await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `Approval refused (${why}). Run ${runId} waits for a person: pantheon approve ${options.agent} ${runId}` } });
+            await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `Approval refused (${why}). Run ${runId} waits for a person: pantheon runs approve ${options.agent} ${runId}` } });
             return { stopReason: "end_turn" as const };
           }
           if (!decided.ok) throw apiError(decided.status, await decided.json().catch(() => null));

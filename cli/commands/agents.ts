@@ -14,6 +14,28 @@ export function parseModel(value: string) {
 
 const modelText = (model: { provider: string; name: string } | undefined | null) => (model ? `${model.provider}:${model.name}` : "-");
 
+/** What the API says answers an agent here (`resolvedModel`, core/models/resolve.ts). */
+interface Resolution {
+  provider: string;
+  name: string;
+  status: "ok" | "fallback" | "stand-in" | "unavailable";
+  reason: string;
+  missing?: { secret?: string };
+}
+
+/**
+ * The model an agent asked for and, when another one answers here, that one and why:
+ * `openai:gpt-4o → offline (no OPENAI_API_KEY)`, `openai:gpt-4o → none, runs fail (no OPENAI_API_KEY)`.
+ */
+export function answeringModelText(requested: { provider: string; name: string } | undefined | null, resolved: Resolution | undefined | null): string {
+  const asked = modelText(requested);
+  if (!resolved || resolved.status === "ok") return asked;
+  const why = resolved.missing?.secret ? `no ${resolved.missing.secret}` : resolved.reason;
+  if (resolved.status === "unavailable") return `${asked} → none, runs fail (${why})`;
+  const answering = resolved.provider === "offline" ? "offline" : modelText(resolved);
+  return `${asked} → ${answering} (${resolved.status === "fallback" ? `fallback: ${why}` : why})`;
+}
+
 /** The positional argument at `index`, or a usage error naming what is missing. */
 export function need(args: string[], index: number, what: string, command: string): string {
   const value = args[index];
@@ -63,6 +85,12 @@ async function setConnections({ client: { api, send }, args, json }: Context, ch
 
 const interopFormats = ["openai", "anthropic", "opencode"];
 
+/** A warning of an export or import: a part left out by name (`part`, `names`, `why`), or one field's note (`path`, `message`). */
+type FormatWarning = { path?: string; message: string; part?: string; names?: string[]; why?: string };
+
+/** One line per warning: what was left out, by name, and why. */
+const warningLine = (w: FormatWarning) => (w.part && w.names ? `warning: ${w.part} left out (${w.names.join(", ")}): ${w.why}` : `warning${w.path ? ` ${w.path}` : ""}: ${w.message}`);
+
 export const agents: Command = {
   name: "agents",
   summary: "list, show, create, delete and connect agents; export and import them (OpenAI, Anthropic, OpenCode)",
@@ -76,7 +104,7 @@ export const agents: Command = {
         const body = await send(api.api.agents.$get());
         if (json) return printJson(body);
         if (!body.agents.length) return console.log("No agents yet. Create one with: pantheon agents create <name>");
-        console.log(table(["NAME", "STATUS", "MODEL", "LAST ACTIVITY", "DESCRIPTION"], body.agents.map((a) => [a.name, a.status, modelText(a.model), time(a.lastActivityAt), oneLine(a.description, 50)])));
+        console.log(table(["NAME", "STATUS", "MODEL", "LAST ACTIVITY", "DESCRIPTION"], body.agents.map((a) => [a.name, a.status, answeringModelText(a.model, a.resolvedModel), time(a.lastActivityAt), oneLine(a.description, 50)])));
       },
     },
     {
@@ -162,32 +190,33 @@ export const agents: Command = {
         const name = need(args, 0, "agent to export", "agents");
         const format = text(values, "format");
         if (!format || !interopFormats.includes(format)) throw new UsageError(`--format is one of ${interopFormats.join(", ")}`, "agents");
-        const body = await request<string | { config: unknown; warnings?: { path?: string; message: string }[] }>("GET", `/api/agents/${encodeURIComponent(name)}/export`, { query: { format }, accept: format === "opencode" ? "text/markdown" : "application/json" });
-        if (typeof body === "string") return output(body, text(values, "out"));
+        const body = await request<{ config?: unknown; file?: string; warnings?: FormatWarning[] }>("GET", `/api/agents/${encodeURIComponent(name)}/export`, { query: { format }, accept: "application/json" });
         // The configuration itself is the output (a file another SDK reads); what it could not hold goes to stderr.
-        output(JSON.stringify(body.config, null, 2), text(values, "out"));
-        for (const w of body.warnings ?? []) note(`warning${w.path ? ` ${w.path}` : ""}: ${w.message}`);
+        output(typeof body.file === "string" ? body.file : JSON.stringify(body.config, null, 2), text(values, "out"));
+        for (const w of body.warnings ?? []) note(warningLine(w));
       },
     },
     {
       name: "import",
-      summary: "make an agent (with a script) from an OpenAI or Anthropic configuration file",
-      usage: ["<file.json> --format openai|anthropic --name <agent>"],
+      summary: "make an agent (with a script) from an OpenAI or Anthropic configuration file, or an OpenCode agent file",
+      usage: ["<file.json|file.md> --format openai|anthropic|opencode --name <agent>"],
       options: {
-        format: { type: "string", help: "openai (Agents SDK / Responses: instructions, model, tools) or anthropic (Messages: system, tools)" },
+        format: { type: "string", help: "openai (Agents SDK / Responses: instructions, model, tools), anthropic (Messages: system, tools) or opencode (an agent file: markdown with YAML front matter)" },
         name: { type: "string", help: "the new agent's name" },
       },
       async run({ client: { request }, args, values, json }) {
         const file = need(args, 0, "configuration file", "agents");
         const format = text(values, "format");
         const name = text(values, "name");
-        if (format !== "openai" && format !== "anthropic") throw new UsageError("--format is openai or anthropic", "agents");
+        if (!format || !interopFormats.includes(format)) throw new UsageError(`--format is one of ${interopFormats.join(", ")}`, "agents");
         if (!name) throw new UsageError("--name names the agent to create", "agents");
-        const config = readJson(file, "agents");
-        const result = await request<{ agent: { name: string }; warnings?: { path?: string; message: string }[] }>("POST", "/api/agents/import", { query: { format }, json: { name, config } });
+        // An OpenCode agent file is markdown: its text goes as it is.
+        const config = format === "opencode" ? readText(file, "agents") : readJson(file, "agents");
+        const result = await request<{ agent: { name: string }; warnings?: FormatWarning[] }>("POST", "/api/agents/import", { query: { format }, json: { name, config } });
         if (json) return printJson(result);
         console.log(`Imported ${file} as agent ${result.agent?.name ?? name}.`);
-        for (const w of result.warnings ?? []) console.log(`  warning${w.path ? ` ${w.path}` : ""}: ${w.message}`);
+        // What the file had that Pantheon has no place for: on stderr, as export's are.
+        for (const w of result.warnings ?? []) note(warningLine(w));
       },
     },
   ],

@@ -1,17 +1,17 @@
-import { stringify } from "yaml";
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { printScript, type ActorScript } from "../dsl";
 import { jsonPath } from "../errors";
 import type { ModelSettings } from "../run/limits";
 import { exportTools, importTools, type ImportedTool, type ToolIssue, type ToolSpec } from "../tools";
+import { unheldParts, type FormatWarning } from "./lost-parts";
 import type { AgentProfile } from "./profile";
 
 /** Formats an agent is exported to: OpenAI Agents SDK / Responses, Anthropic Messages, an OpenCode agent file. */
 export const agentExportFormats = ["openai", "anthropic", "opencode"] as const;
 export type AgentExportFormat = (typeof agentExportFormats)[number];
-/** Formats an agent is imported from (an OpenCode file describes a coding agent's local tools, not an agent Pantheon runs). */
-export const agentImportFormats = ["openai", "anthropic"] as const;
+/** Formats an agent is imported from (an OpenCode agent file: ./opencode.ts). */
+export const agentImportFormats = ["openai", "anthropic", "opencode"] as const;
 export type AgentImportFormat = (typeof agentImportFormats)[number];
 
 /** `provider/name` for anything but the format's own provider (`anthropic/claude-…` in an OpenAI config). */
@@ -49,7 +49,7 @@ export function toOpenAIAgentConfig(profile: AgentProfile, specs: readonly ToolS
     ...(Object.keys(settings).length ? { model_settings: settings } : {}),
     tools,
   };
-  return { config, warnings: [...modelWarning(profile.model, "openai", "OpenAI"), ...dropTool(exported.warnings, "$.tools")] };
+  return { config, warnings: [...modelWarning(profile.model, "openai", "OpenAI"), ...dropTool(exported.warnings, "$.tools"), ...unheldParts(profile, specs, "openai")] as FormatWarning[] };
 }
 
 /** The agent as an Anthropic Messages request's configuration: `model`, `system`, `tools`, `max_tokens`. */
@@ -62,27 +62,9 @@ export function toAnthropicAgentConfig(profile: AgentProfile, specs: readonly To
     ...(profile.model.temperature !== undefined ? { temperature: profile.model.temperature } : {}),
     tools: exported.tools,
   };
-  const warnings = [...modelWarning(profile.model, "anthropic", "Anthropic"), ...dropTool(exported.warnings, "$.tools")];
+  const warnings: FormatWarning[] = [...modelWarning(profile.model, "anthropic", "Anthropic"), ...dropTool(exported.warnings, "$.tools"), ...unheldParts(profile, specs, "anthropic")];
   if (profile.description) warnings.push({ path: "$", message: "the Messages API has no place for the agent's description; left out" });
   return { config, warnings };
-}
-
-/**
- * The agent as an OpenCode agent file: YAML frontmatter (`description`, `mode`, `model` as
- * `provider/model-id`, `temperature`, `maxSteps`, `tools` as name → true) and the system prompt as
- * the body. `mode` is `subagent` for an agent other agents ask (or that one spawned), else `primary`.
- */
-export function toOpenCodeAgentFile(profile: AgentProfile, specs: readonly ToolSpec[], askedByOthers: boolean): { text: string; warnings: ToolIssue[] } {
-  const front = {
-    description: profile.description || profile.systemPrompt.split(/(?<=[.!?])\s/)[0]!.slice(0, 200),
-    mode: askedByOthers || profile.parent ? "subagent" : "primary",
-    model: `${profile.model.provider}/${profile.model.name}`,
-    ...(profile.model.temperature !== undefined ? { temperature: profile.model.temperature } : {}),
-    ...(profile.runtime.limits.maxSteps !== undefined ? { maxSteps: profile.runtime.limits.maxSteps } : {}),
-    tools: Object.fromEntries(specs.map((s) => [s.name, true])),
-  };
-  const warnings: ToolIssue[] = specs.length ? [{ path: "$.tools", message: "OpenCode enables tools by name only: their descriptions and schemas stay in Pantheon (and OpenCode runs only the tools it has itself or from its MCP servers)" }] : [];
-  return { text: `---\n${stringify(front, { lineWidth: 0 }).trimEnd()}\n---\n${profile.systemPrompt}\n`, warnings };
 }
 
 const schemaObject = lazySchema(() => z.record(z.string(), z.unknown()));
@@ -127,7 +109,7 @@ export interface AgentImport {
  * fromAgentConfig("openai", "scout", { instructions: "Be brief.", model: "gpt-4o", tools: [] })
  * // { ok: true, value: { source: '(actor "scout" …)', systemPrompt: "Be brief.", tools: [], warnings: [...] } }
  */
-export function fromAgentConfig(format: AgentImportFormat, name: string, value: unknown): { ok: true; value: AgentImport } | { ok: false; issues: ToolIssue[] } {
+export function fromAgentConfig(format: Exclude<AgentImportFormat, "opencode">, name: string, value: unknown): { ok: true; value: AgentImport } | { ok: false; issues: ToolIssue[] } {
   const warnings: ToolIssue[] = [];
   const unkept = (keys: string[], kept: readonly string[]) => {
     for (const key of keys) if (!kept.includes(key)) warnings.push({ path: jsonPath([key], "$.config"), message: `'${key}' is not kept` });

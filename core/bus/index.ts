@@ -6,6 +6,9 @@ export {
   makeErrorReply,
   replyIdOf,
   requestIdOfReply,
+  makeCancel,
+  cancelIdOf,
+  requestIdOfCancel,
   BusMessageError,
   busErrorCodes,
   maxDelegationDepth,
@@ -13,6 +16,7 @@ export {
   type BusMessage,
   type BusRequest,
   type BusReply,
+  type BusCancel,
   type BusErrorCode,
   type NewRequest,
 } from "./message";

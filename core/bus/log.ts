@@ -9,7 +9,7 @@ export type BusLogState = (typeof busLogStates)[number];
 export const finalBusStates: readonly BusLogState[] = ["answered", "refused", "timeout", "dead", "ignored"];
 
 /** A record only moves forward: reports that arrive out of order (the queue does not order them) never move it back. */
-export function stateRank(state: BusLogState, type: "request" | "response" | "error"): number {
+export function stateRank(state: BusLogState, type: "request" | "response" | "error" | "cancel"): number {
   if (finalBusStates.includes(state)) return 3;
   if (state === "applied") return type === "request" ? 2 : 3;
   return state === "delivered" ? 1 : 0;

@@ -35,12 +35,15 @@ export const busMessageSchema = lazySchema(() =>
     z.strictObject({ ...base, type: z.literal("request"), payload: z.strictObject({ question: z.string().min(1).max(100_000) }) }),
     z.strictObject({ ...base, type: z.literal("response"), payload: z.strictObject({ answer: z.string().max(200_000) }) }),
     z.strictObject({ ...base, type: z.literal("error"), payload: z.strictObject({ error: z.string().min(1).max(10_000), code: z.enum(busErrorCodes) }) }),
+    /** The asker gave up its question (its run was cancelled): the run it started is cancelled too, and so on down the chain. */
+    z.strictObject({ ...base, type: z.literal("cancel"), payload: z.strictObject({ reason: z.string().min(1).max(2000) }) }),
   ]),
 );
 
 export type BusMessage = z.infer<typeof busMessageSchema>;
 export type BusRequest = Extract<BusMessage, { type: "request" }>;
-export type BusReply = Exclude<BusMessage, BusRequest>;
+export type BusReply = Extract<BusMessage, { type: "response" | "error" }>;
+export type BusCancel = Extract<BusMessage, { type: "cancel" }>;
 
 /** A message that failed validation, with what was wrong. */
 export class BusMessageError extends Error {
@@ -106,6 +109,32 @@ export function makeRequest(input: NewRequest): BusRequest {
  */
 export const replyIdOf = (requestId: string) => `${requestId}:reply`;
 export const requestIdOfReply = (replyId: string) => (replyId.endsWith(":reply") ? replyId.slice(0, -":reply".length) : replyId);
+
+/** The id of the cancel of a request: one per request, so a repeat is applied once. */
+export const cancelIdOf = (requestId: string) => `${requestId}:cancel`;
+export const requestIdOfCancel = (cancelId: string) => (cancelId.endsWith(":cancel") ? cancelId.slice(0, -":cancel".length) : cancelId);
+
+/**
+ * The asker's cancel of a request it is still waiting on, travelling from the asker to the target
+ * (the same route as the request: conversation, depth, replyTo).
+ * @example
+ * makeCancel({ requestId, project: "default", from: "main", to: "airtable", replyTo: { runId, callId }, conversationId, depth: 1, deadlineAt, reason: "cancelled by admin", now: Date.now() });
+ */
+export function makeCancel(input: { requestId: string; project: string; from: string; to: string; replyTo: { runId: string; callId: string }; conversationId: string; depth: number; deadlineAt: number; reason: string; now: number }): BusCancel {
+  return parseBusMessage({
+    id: cancelIdOf(input.requestId),
+    conversationId: input.conversationId,
+    from: input.from,
+    to: input.to,
+    project: input.project,
+    type: "cancel",
+    payload: { reason: input.reason.slice(0, 2000) },
+    depth: input.depth,
+    replyTo: input.replyTo,
+    deadlineAt: input.deadlineAt,
+    createdAt: input.now,
+  }) as BusCancel;
+}
 
 /** The answer to a request, travelling back from its target to the asker. */
 export function makeResponse(request: BusRequest, answer: string, now: number): BusReply {

@@ -32,6 +32,8 @@ export interface AgentFacts {
 
 export interface DoctorFacts {
   deployment: Deployment;
+  /** The server's own URL as the request reached it (`http://127.0.0.1:8788`): the fixes that call the server use it. */
+  origin: string;
   version: string;
   now: number;
   bindings: { AGENT_DO: boolean; REGISTRY: boolean; BUS: boolean; VECTORIZE: boolean; AI: boolean };
@@ -183,7 +185,7 @@ export function buildDoctorReport(facts: DoctorFacts): DoctorReport {
   // Cron.
   const age = facts.lastCronTick === null ? null : facts.now - facts.lastCronTick;
   add(age === null
-    ? { id: "cron", area: "cron", status: "warn", message: "no Cron Trigger tick seen yet (cron behaviors wake only on it; it fires every minute once deployed)", fix: prod ? 'keep [env.production.triggers] crons = ["* * * * *"] in wrangler.toml, then npm run deploy' : 'locally: wrangler dev --test-scheduled, then curl "http://localhost:8787/cdn-cgi/handler/scheduled?cron=*+*+*+*+*"' }
+    ? { id: "cron", area: "cron", status: "warn", message: "no Cron Trigger tick seen yet (cron behaviors wake only on it; it fires every minute once deployed)", fix: prod ? 'keep [env.production.triggers] crons = ["* * * * *"] in wrangler.toml, then npm run deploy' : `locally: curl "${facts.origin}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*"` }
     : age > 5 * 60_000
       ? { id: "cron", area: "cron", status: prod ? "problem" : "warn", message: `the last Cron Trigger tick was ${Math.round(age / 60_000)} min ago (it fires every minute)`, fix: 'check [env.production.triggers] crons = ["* * * * *"] in wrangler.toml, then npm run deploy' }
       : { id: "cron", area: "cron", status: "ok", message: `the Cron Trigger last fired ${Math.round(age / 1000)} s ago` });

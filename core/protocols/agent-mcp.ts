@@ -40,7 +40,7 @@ export function manualCallResult(agent: string, tool: string, outcome: ManualCal
   const base = { runId: outcome.runId, status: outcome.status };
   if ("pending" in outcome) {
     return {
-      content: [{ type: "text", text: `'${tool}' needs a person's approval and has not run: run ${outcome.runId} of '${agent}' waits (the Pantheon app's Approvals, or \`pantheon approve ${agent} ${outcome.runId}\`)` }],
+      content: [{ type: "text", text: `'${tool}' needs a person's approval and has not run: run ${outcome.runId} of '${agent}' waits (the Pantheon app's Approvals, or \`pantheon runs approve ${agent} ${outcome.runId}\`)` }],
       structuredContent: { ...base, pending: outcome.pending },
       isError: true,
     };

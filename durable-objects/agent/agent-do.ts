@@ -49,6 +49,8 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly turns: AgentFeatures["turns"];
   private readonly gateways: AgentFeatures["gateways"];
   private readonly work: AgentFeatures["work"];
+  /** Cancels a run and the runs it delegated to, down the chain (features.ts). */
+  private readonly cancelChain: AgentFeatures["cancelRun"];
   private readonly outbound = outboundSettingsFrom(this.env);
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   private readonly planObservers = new Map<string, (event: RunEvent) => void>();
@@ -75,7 +77,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       armRunWatchdog: () => this.armRunWatchdog(),
     });
     ({ sessions: this.sessions, messages: this.messages, settings: this.settings, profiles: this.profiles, runs: this.runs, driver: this.driver, bus: this.bus } = features);
-    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work } = features);
+    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain } = features);
     // Start (the SDK's lifecycle: `onStart`, restored connections) as soon as the object exists,
     // under a blockConcurrencyWhile taken in the constructor, so not even the event that made the
     // object is delivered before the start has finished. Callers can then reach this object with a plain stub: `getAgentByName`'s extra
@@ -287,7 +289,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
 
   cancelRun(runId: string, by: string) {
-    return this.known(async () => runSummaryOf(this.runs, (await this.driver.cancel(runId, by)).id));
+    return this.known(async () => runSummaryOf(this.runs, (await this.cancelChain(runId, by)).id));
   }
 
   pendingApprovals() {

@@ -102,6 +102,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     deliver: (runId, event) => driver.deliver(runId, event),
     createRun: (input) => driver.create({ ...input, agent: profiles.get().name, limits: limitsOf(profiles.get().runtime.limits) }),
     startRun: (runId) => driver.startCreated(runId),
+    cancelRun: (runId, by) => cancelRun(runId, by),
     transaction,
     retryLater: async (seconds) => {
       if (!agent.getSchedules().some((s) => s.callback === "onBusFlush")) await agent.schedule(seconds, "onBusFlush");
@@ -116,6 +117,15 @@ export function makeAgentFeatures(shell: AgentShell) {
     },
     configureSelf: (profile) => shell.configure(profile),
   });
+  /**
+   * Cancels a run and, down its delegation chain, the runs it asked other agents for (bus cancels):
+   * every way a run is cancelled (the API, a protocol, a chat's Ctrl-C, its asker's cancel) comes here.
+   */
+  async function cancelRun(runId: string, by: string) {
+    const state = await driver.cancel(runId, by);
+    await bus.cancelAsks(runId, `run ${runId} of '${agentName()}' was cancelled by ${by}`);
+    return state;
+  }
   const gateways = makeGateways({
     db,
     clock,
@@ -182,7 +192,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     observePlan: (runId, observe) => shell.planObservers.set(runId, observe),
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
-  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, transaction };
+  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, transaction, cancelRun };
 }
 
 export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;

@@ -1,3 +1,4 @@
+import { unknownAgentMessage } from "../../core/errors";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { checkRequest, replyIdOf, stateRank, type BusLogState, type BusMessage, type Refusal } from "../../core/bus";
@@ -41,7 +42,7 @@ export interface BusCounts {
 }
 
 const clip = (text: string, max = 4000) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-const textOf = (m: BusMessage) => (m.type === "request" ? m.payload.question : m.type === "response" ? m.payload.answer : m.payload.error);
+const textOf = (m: BusMessage) => (m.type === "request" ? m.payload.question : m.type === "response" ? m.payload.answer : m.type === "cancel" ? m.payload.reason : m.payload.error);
 
 /** The registry's record of every bus message: its state, its hop in a conversation, and counts per agent. */
 export function makeBusLog(db: Db, now: () => number) {
@@ -125,7 +126,7 @@ export function makeBusLog(db: Db, now: () => number) {
     admit(message: BusMessage, connectionsOf: (agent: string) => string[] | undefined): Refusal | undefined {
       const targetConnections = connectionsOf(message.to);
       let refusal: Refusal | undefined;
-      if (targetConnections === undefined) refusal = { code: "not_found", error: `agent '${message.to}' does not exist` };
+      if (targetConnections === undefined) refusal = { code: "not_found", error: unknownAgentMessage(message.to, message.project) };
       else if (message.type === "request") {
         refusal = checkRequest({ from: message.from, to: message.to, connections: connectionsOf(message.from) ?? [], depth: message.depth, deadlineAt: message.deadlineAt, now: now() });
       }

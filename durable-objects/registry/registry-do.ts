@@ -6,7 +6,7 @@ import { agentRuntimeSchema, checkSpawn, defaultAgentRuntime, profileFromScript,
 import { compileScript, isScriptError, type ActorScript } from "../../core/dsl";
 import type { Scope } from "../../core/auth";
 import { makeAccess, type Access, type InviteInfo, type TokenIdentity, type TokenInfo } from "./access";
-import { PantheonError, type Result } from "../../core/errors";
+import { PantheonError, unknownAgent, type Result } from "../../core/errors";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
@@ -44,7 +44,6 @@ function toProfile(row: AgentRow): AgentProfile {
 const fail = (error: PantheonError) => error.toFailure();
 const invalidFile = (issues: FileIssue[]) =>
   new PantheonError("invalid_project_file", `the project file is not valid: ${issues[0]?.path}: ${issues[0]?.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`, { details: { issues } });
-const missing = (name: string) => fail(new PantheonError("not_found", `agent '${name}' does not exist`, { details: { agent: name } }));
 
 /**
  * One per project: the agents of the project, their connections, and API tokens.
@@ -59,6 +58,16 @@ export class RegistryDO extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
     this.bus = makeBusLog(this.db, () => Date.now());
     this.access = makeAccess(this.db, (fn) => ctx.storage.transactionSync(fn), () => Date.now());
+  }
+
+  /** This registry's project: the name it was reached by (`registryStub(env, project)`). */
+  private get project(): string {
+    return this.ctx.id.name ?? "this project";
+  }
+
+  /** An agent this project does not have, in the words every door uses (core/errors.ts). */
+  private missing(name: string) {
+    return fail(unknownAgent(name, this.project));
   }
 
   // ---- bus (core/bus; the log lives in ./bus-log.ts) ------------------------------------------
@@ -157,7 +166,7 @@ export class RegistryDO extends DurableObject<Env> {
 
   getAgent(name: string): Result<AgentProfile> {
     const row = this.db.select().from(schema.agents).where(eq(schema.agents.name, name)).get();
-    return row ? { ok: true, value: this.profileOf(row) } : missing(name);
+    return row ? { ok: true, value: this.profileOf(row) } : this.missing(name);
   }
 
   createAgent(input: AgentInput & { parent?: string; connections?: string[] }): Result<AgentProfile> {
@@ -193,17 +202,17 @@ export class RegistryDO extends DurableObject<Env> {
     if (patch.script !== undefined) values.script = patch.script;
     if (patch.scriptSource !== undefined) values.scriptSource = patch.scriptSource;
     const row = this.db.update(schema.agents).set(values).where(eq(schema.agents.name, name)).returning().get();
-    return row ? { ok: true, value: this.profileOf(row) } : missing(name);
+    return row ? { ok: true, value: this.profileOf(row) } : this.missing(name);
   }
 
   getScriptSource(name: string): Result<string | null> {
     const row = this.db.select({ source: schema.agents.scriptSource }).from(schema.agents).where(eq(schema.agents.name, name)).get();
-    return row ? { ok: true, value: row.source } : missing(name);
+    return row ? { ok: true, value: row.source } : this.missing(name);
   }
 
   deleteAgent(name: string): Result<true> {
     const row = this.db.delete(schema.agents).where(eq(schema.agents.name, name)).returning().get();
-    if (!row) return missing(name);
+    if (!row) return this.missing(name);
     this.ctx.storage.kv.delete(`display-name/${name}`);
     // Connections to a deleted agent are dropped so no request can be routed to it.
     for (const other of this.listAgents()) {

@@ -33,7 +33,7 @@ export type ErrorContext = "load" | "send" | "sign-in" | "create-agent" | "appro
  *
  * @example
  * describeError(new ApiError(401, "unauthorized", "bad token"), "sign-in")
- * // "That token was not accepted. Check it and try again, or create a new one with `pantheon token create`."
+ * // "That token was not accepted. Check it and try again, or create a new one with `pantheon tokens create <name> --scope chat`."
  */
 export function describeError(error: unknown, context: ErrorContext = "load"): string {
   if (!isApiError(error)) {
@@ -48,7 +48,7 @@ export function describeError(error: unknown, context: ErrorContext = "load"): s
         : "You're offline. This will load again when the connection returns.";
     case 401:
       return context === "sign-in"
-        ? "That token was not accepted. Check it and try again, or create a new one with `pantheon token create`."
+        ? "That token was not accepted. Check it and try again, or create a new one with `pantheon tokens create <name> --scope chat`."
         : "That token was not accepted any more. Sign out and sign in again with a valid token.";
     case 403:
       return error.details?.needed

@@ -103,7 +103,7 @@ describe("bus rules", () => {
       const body = res.ok ? await res.json<any>() : null;
       return body?.hops[0]?.reply ? body : null;
     }, "the error reply");
-    expect(chain.hops[0]).toMatchObject({ to: "ghost", state: "refused", note: "agent 'ghost' does not exist" });
+    expect(chain.hops[0]).toMatchObject({ to: "ghost", state: "refused", note: `agent 'ghost' does not exist in project '${p.name}'` });
     expect(chain.hops[0].reply).toMatchObject({ type: "error", code: "not_found" });
   });
 

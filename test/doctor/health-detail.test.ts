@@ -1,5 +1,6 @@
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, createAgent, uniqueName } from "../api/client";
+import { adminToken, api, createAgent, uniqueName } from "../api/client";
 import agentJournal from "../../migrations/agent/meta/_journal.json";
 
 /** The newest agent migration, which an agent that has run must have applied. */
@@ -50,6 +51,18 @@ describe("GET /api/health?detail=1 (the doctor)", () => {
     expect(check("cron").area).toBe("cron");
     expect(report.agents.map((a: any) => a.name)).toEqual(["claude-fan", "plain"]);
     expect(report.ok).toBe(true);
+  });
+
+  it("gives the cron fix with the server's own URL, as the request reached it (no port written in)", async () => {
+    const read = async (origin: string) => {
+      const res = await SELF.fetch(`${origin}/api/health?detail=1`, { headers: { authorization: `Bearer ${adminToken}` } });
+      return ((await res.json()) as any).checks.find((c: any) => c.id === "cron");
+    };
+    const cron = await read("http://127.0.0.1:8791");
+    // No tick has been seen in this test run's storage: the warning carries the command that makes one.
+    expect(cron).toMatchObject({ status: "warn", message: expect.stringContaining("no Cron Trigger tick seen yet") });
+    expect(cron.fix).toBe('locally: curl "http://127.0.0.1:8791/cdn-cgi/handler/scheduled?cron=*+*+*+*+*"');
+    expect((await read("http://localhost:9123")).fix).toContain('curl "http://localhost:9123/cdn-cgi/handler/scheduled');
   });
 
   it("covers the agents of the request's project only", async () => {

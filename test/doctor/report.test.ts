@@ -7,6 +7,7 @@ const journal = [{ when: 1, tag: "0000_init" }, { when: 2, tag: "0001_next" }];
 function healthy(): DoctorFacts {
   return {
     deployment: "production",
+    origin: "https://pantheon.example.workers.dev",
     version: "0.1.0",
     now: 10 * 60_000,
     bindings: { AGENT_DO: true, REGISTRY: true, BUS: true, VECTORIZE: true, AI: true },
@@ -100,7 +101,7 @@ describe("the doctor's report", () => {
 
   it("locally, absent production parts are fine and a missing key is a warning (the stand-in answers)", () => {
     const facts = healthy();
-    Object.assign(facts, { deployment: "local", vectorize: undefined, lastCronTick: null, defaultProvider: "" });
+    Object.assign(facts, { deployment: "local", origin: "http://127.0.0.1:8791", vectorize: undefined, lastCronTick: null, defaultProvider: "" });
     facts.bindings = { ...facts.bindings, VECTORIZE: false, AI: false };
     facts.secrets.OPENAI_API_KEY = false;
     facts.providers = { openaiApiKey: false, openaiBaseUrl: false, anthropicApiKey: false, workersAi: false };
@@ -110,5 +111,7 @@ describe("the doctor's report", () => {
     expect(report.checks.find((c) => c.id === "model:scout")).toMatchObject({ status: "warn", message: "scout → offline (offline): no OPENAI_API_KEY; offline stand-in (local only)" });
     expect(report.checks.find((c) => c.id === "vectorize")?.status).toBe("ok");
     expect(report.checks.find((c) => c.id === "cron")?.status).toBe("warn");
+    // The fix calls this server where it runs, on its own port, at the path the asset layer lets through.
+    expect(report.checks.find((c) => c.id === "cron")?.fix).toBe('locally: curl "http://127.0.0.1:8791/cdn-cgi/handler/scheduled?cron=*+*+*+*+*"');
   });
 });

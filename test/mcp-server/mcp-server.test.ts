@@ -66,7 +66,7 @@ describe("the MCP server at /mcp", () => {
     const client = await connect();
     const result = await client.callTool({ name: "ask_agent", arguments: { agent: "nobody-here", message: "hello" } });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain("no agent named 'nobody-here'");
+    expect(textOf(result)).toContain("not_found: agent 'nobody-here' does not exist in project 'default'");
   });
 
   it("only sees the agents of the project named by X-Pantheon-Project", async () => {
@@ -86,7 +86,7 @@ describe("the MCP server at /mcp", () => {
     const { runId, status } = result.structuredContent as { runId: string; status: string };
     expect(status).toBe("waiting_approval");
     expect(textOf(result)).toContain(runId);
-    expect(textOf(result)).toContain(`pantheon approve ${agent.name} ${runId}`);
+    expect(textOf(result)).toContain(`pantheon runs approve ${agent.name} ${runId}`);
 
     const run = await client.callTool({ name: "get_run", arguments: { agent: agent.name, run: runId } });
     expect(run.isError).toBeFalsy();

@@ -189,7 +189,11 @@ try {
 
   // a wrong token or agent is refused at initialize
   const refused = await withAcp(server, "nobody-here", (ctx) => initialize(ctx).then(() => null, (error) => error));
-  check("initialize for an agent that does not exist is an error naming it", refused !== null && /nobody-here/.test(String(refused?.message)), shown(refused));
+  check(
+    "initialize for an agent that does not exist is an error in every door's words, with the hint",
+    refused !== null && String(refused?.message).includes("agent 'nobody-here' does not exist in project 'default'") && refused?.data?.hint === "pantheon agents list",
+    shown(refused),
+  );
 } catch (error) {
   check("the ACP check ran", false, error instanceof Error ? error.stack : String(error));
 } finally {

@@ -110,6 +110,28 @@ try {
   const cancelled = await waitFor(/cancelling the run…[\s\S]*run \S+ cancelled\.[\s\S]*you ›/, mark);
   const latest = (await api("/api/agents/scout/runs"))?.runs?.[0];
   check("Ctrl-C cancels the run in progress (and the chat goes on)", cancelled !== null && latest?.status === "cancelled", `${tail()} ${JSON.stringify(latest)}`);
+  // The run scout delegated to helper (waiting for a person's approval) is cancelled with it, over the bus.
+  const conversation = latest ? await api(`/api/conversations/${latest.id}`) : null;
+  const delegated = conversation?.hops?.[0]?.runId;
+  let helperRun;
+  for (let i = 0; i < 50 && delegated; i += 1) {
+    helperRun = (await api(`/api/agents/helper/runs/${delegated}`))?.run;
+    if (helperRun?.status === "cancelled") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  check(
+    "Ctrl-C cancels down the delegation chain: scout's run and the run it asked helper for both end cancelled",
+    latest?.status === "cancelled" && helperRun?.status === "cancelled" && (await api("/api/approvals"))?.approvals?.every((a) => a.runId !== delegated),
+    `scout ${JSON.stringify(latest?.status)} helper ${JSON.stringify(helperRun)}`,
+  );
+
+  mark = "you › /tool clock.now {}";
+  type("/tool clock.now {}");
+  const menu = await waitFor(/scout wants to run clock\.now[\s\S]*❯ Approve/, mark);
+  press("C-c");
+  const menuCancelled = await waitFor(/run \S+ cancelled\.[\s\S]*you ›/, mark);
+  const gated = (await api("/api/agents/scout/runs"))?.runs?.[0];
+  check("Ctrl-C at an approval question cancels that run, not leaves it waiting", menu !== null && menuCancelled !== null && gated?.status === "cancelled", `${tail()} ${JSON.stringify(gated)}`);
 
   press("C-c");
   const hint = await waitFor(/Ctrl-C again or Ctrl-D to leave/, " cancelled.", 5000);

@@ -47,7 +47,7 @@ describe("run outcomes through /v1/chat/completions", () => {
     const runs = ((await (await api(`/api/agents/${agent.name}/runs`)).json()) as { runs: { id: string; status: string }[] }).runs;
     expect(runs[0]?.status).toBe("waiting_approval");
     expect(answer.choices[0]?.message.content).toBe(
-      `Waiting for approval: a tool call in run ${runs[0]?.id} needs a person to approve it (pantheon approve ${agent.name} ${runs[0]?.id}).`,
+      `Waiting for approval: a tool call in run ${runs[0]?.id} needs a person to approve it (pantheon runs approve ${agent.name} ${runs[0]?.id}).`,
     );
   });
 });

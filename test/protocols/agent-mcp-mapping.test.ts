@@ -7,7 +7,7 @@ describe("per-agent MCP mapping", () => {
     const waiting = manualCallResult("scout", "mail.send", { runId: "r1", status: "waiting_approval", pending: { callId: "c1", tool: "mail.send", arguments: {} } });
     expect(waiting.isError).toBe(true);
     expect(waiting.content[0]!.text).toContain("has not run");
-    expect(waiting.content[0]!.text).toContain("pantheon approve scout r1");
+    expect(waiting.content[0]!.text).toContain("pantheon runs approve scout r1");
     expect(manualCallResult("scout", "x", { runId: "r2", status: "failed", ok: false, error: { message: "boom" }, ms: 1 })).toMatchObject({ isError: true, content: [{ text: "boom" }] });
     expect(manualCallResult("scout", "x", { runId: "r3", status: "completed", ok: true, output: "42", truncated: false, ms: 1 }).isError).toBeUndefined();
   });

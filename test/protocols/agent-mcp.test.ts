@@ -94,7 +94,7 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
     const { runId, status, pending } = result.structuredContent as { runId: string; status: string; pending: { tool: string } };
     expect(status).toBe("waiting_approval");
     expect(pending.tool).toBe("clock.now");
-    expect(textOf(result)).toContain(`pantheon approve ${agent.name} ${runId}`);
+    expect(textOf(result)).toContain(`pantheon runs approve ${agent.name} ${runId}`);
     expect((await runs(agent.name))[0]?.status).toBe("waiting_approval");
     expect((await traceOf(agent.name, runId)).some((s) => s.name === "tool_result")).toBe(false);
   });
@@ -137,6 +137,8 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
     expect(refused).toBeInstanceOf(McpError);
     expect((refused as McpError).code).toBe(-32003);
     expect((refused as McpError).message).toContain("this needs a token with the 'admin' scope; this token has 'chat'");
+    // The client puts "MCP error <code>: " in front of what the server sent: once, not twice.
+    expect((refused as McpError).message).toBe("MCP error -32003: this needs a token with the 'admin' scope; this token has 'chat'");
     await expect(client.callTool({ name: "search_memory", arguments: { query: "x" } })).rejects.toThrow(/'admin' scope/);
     expect((await client.listResources()).resources).toEqual([]);
     await expect(client.readResource({ uri: `pantheon://default/agents/${agent.name}/sources/memory` })).rejects.toThrow(/'admin' scope/);
@@ -150,6 +152,7 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
     const empty = await client.callTool({ name: "ask", arguments: { message: "  " } }).catch((e: unknown) => e);
     expect((empty as McpError).code).toBe(-32602);
     expect((empty as McpError).message).toContain("ask: message: say something");
+    expect((empty as McpError).message.match(/MCP error/g)).toHaveLength(1);
     const unknown = await client.callTool({ name: "shell.exec", arguments: {} }).catch((e: unknown) => e);
     expect((unknown as McpError).code).toBe(-32602);
     expect((unknown as McpError).message).toContain("unknown tool 'shell.exec'");
@@ -163,7 +166,7 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
     expect(foreign.status).toBe(401);
     const elsewhere = await api(`/mcp/agents/${agent.name}`, { method: "POST", headers: { ...headers, "x-pantheon-project": "mcp-elsewhere" }, json: body });
     expect(elsewhere.status).toBe(404);
-    expect(((await elsewhere.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32001, message: `no agent named '${agent.name}' in project 'mcp-elsewhere'` });
+    expect(((await elsewhere.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32001, message: `agent '${agent.name}' does not exist in project 'mcp-elsewhere'` });
     await expect(connect(agent.name, { project: "mcp-elsewhere" })).rejects.toThrow();
   });
 

@@ -7,6 +7,8 @@ import {
   assertRuntimeOutbound,
   defaultAgentRuntime,
   fromAgentConfig,
+  fromOpenCodeAgentFile,
+  partWarning,
   profileFromScript,
   toAnthropicAgentConfig,
   toOpenAIAgentConfig,
@@ -17,6 +19,8 @@ import {
 } from "../../core/agents";
 import { compileScript } from "../../core/dsl";
 import { PantheonError } from "../../core/errors";
+import { defaultModelFrom } from "../../core/models";
+import { modelSettingsSchema } from "../../core/run/limits";
 import { outboundSettingsFrom } from "../../core/tools";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
@@ -25,35 +29,54 @@ import { nameParam, pushProfile } from "./agents";
 import { everyAgentsTools } from "./scripts";
 
 const exportQuery = lazySchema(() => z.object({ format: z.enum(agentExportFormats, { error: "one of openai, anthropic, opencode" }) }));
-const importQuery = lazySchema(() => z.object({ format: z.enum(agentImportFormats, { error: "one of openai, anthropic" }) }));
-const importBody = lazySchema(() => z.strictObject({ name: agentNameSchema, config: z.record(z.string(), z.unknown()) }));
+const importQuery = lazySchema(() => z.object({ format: z.enum(agentImportFormats, { error: "one of openai, anthropic, opencode" }) }));
+/** `config`: the format's JSON, or for OpenCode the agent file's text (or what `export` answers as JSON). */
+const importBody = lazySchema(() => z.strictObject({ name: agentNameSchema, config: z.union([z.record(z.string(), z.unknown()), z.string().max(48_000, "an agent file of at most 48,000 characters")], { error: "the configuration: a JSON object, or for opencode the agent file's text" }) }));
+
+/** What an import reads from the body, whatever the format: the script's source, its prompt, tools and approvals, and what was left out. */
+function readImport(format: (typeof agentImportFormats)[number], name: string, sent: string | Record<string, unknown>, env: Env) {
+  const refused = (issues: { path: string; message: string }[]) =>
+    new PantheonError("validation_failed", `the ${format} configuration cannot be imported: ${issues[0]!.path}: ${issues[0]!.message}`, { details: { issues } });
+  // What `export` answers as JSON (`{ format, config | file, warnings }`) is accepted as it is.
+  const exported = typeof sent === "object" && typeof sent.format === "string" ? sent : undefined;
+  if (format === "opencode") {
+    const file = typeof sent === "string" ? sent : typeof exported?.file === "string" ? exported.file : undefined;
+    if (file === undefined) throw refused([{ path: "$.config", message: "the OpenCode agent file's text (markdown with YAML front matter), as a string" }]);
+    const defaultModel = modelSettingsSchema.parse(defaultModelFrom(env.PANTHEON_DEFAULT_PROVIDER));
+    const read = fromOpenCodeAgentFile(name, file, new Set(everyAgentsTools), defaultModel);
+    if (!read.ok) throw refused(read.issues);
+    return { ...read.value, tools: [] };
+  }
+  if (typeof sent === "string") throw refused([{ path: "$.config", message: `a JSON object (the ${format} configuration), not text` }]);
+  const config = exported && exported.config && typeof exported.config === "object" ? exported.config : sent;
+  const read = fromAgentConfig(format, name, config);
+  if (!read.ok) throw refused(read.issues);
+  return { ...read.value, approvalRequired: [] as string[] };
+}
 
 /**
  * An agent in and out of other systems' formats: `GET /api/agents/:name/export?format=openai|anthropic|opencode`
- * and `POST /api/agents/import?format=openai|anthropic` `{ name, config }` (a new agent defined by a script).
+ * and `POST /api/agents/import?format=openai|anthropic|opencode` `{ name, config }` (a new agent defined by a
+ * script; for opencode `config` is the file's text). Every part a format cannot hold is a warning, both ways.
  */
 export const agentInteropRoutes = new Hono<AppEnv>()
   .post("/import", valid("query", importQuery), valid("json", importBody), async (c) => {
     const project = c.get("project");
     const { format } = c.req.valid("query");
-    const { name } = c.req.valid("json");
-    // What `export` answers (`{ format, config, warnings }`) is accepted as it is.
-    const sent = c.req.valid("json").config;
-    const config = typeof sent.format === "string" && sent.config && typeof sent.config === "object" ? sent.config : sent;
-    const read = fromAgentConfig(format, name, config);
-    if (!read.ok) throw new PantheonError("validation_failed", `the ${format} configuration cannot be imported: ${read.issues[0]!.path}: ${read.issues[0]!.message}`, { details: { issues: read.issues } });
-    const { script } = compileScript(read.value.source);
+    const { name, config } = c.req.valid("json");
+    const read = readImport(format, name, config, c.env);
+    const { script } = compileScript(read.source);
     const derived = profileFromScript(script, defaultAgentRuntime);
-    const merged = withImportedTools(derived.runtime, read.value.tools, new Set(everyAgentsTools));
+    const merged = withImportedTools({ ...derived.runtime, approvalRequired: read.approvalRequired }, read.tools, new Set(everyAgentsTools));
     if (merged.issues.length) throw new PantheonError("validation_failed", `the ${format} configuration cannot be imported: ${merged.issues[0]!.path}: ${merged.issues[0]!.message}`, { details: { issues: merged.issues } });
     // Checked before anything is stored: an HTTP tool's endpoint must pass the outbound guard.
     assertRuntimeOutbound(merged.runtime, outboundSettingsFrom(c.env));
     const registry = registryStub(c.env, project);
     const { connections: _, ...input } = derived;
-    await call(registry.createAgent({ name, ...input, runtime: merged.runtime, ...(read.value.systemPrompt !== null ? { systemPrompt: read.value.systemPrompt } : {}) }));
-    const profile = await call(registry.updateAgent(name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource: read.value.source }));
+    await call(registry.createAgent({ name, ...input, runtime: merged.runtime, ...(read.systemPrompt !== null ? { systemPrompt: read.systemPrompt } : {}) }));
+    const profile = await call(registry.updateAgent(name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource: read.source }));
     await pushProfile(c.env, project, profile);
-    return c.json({ agent: profile, script: { source: read.value.source, format: "pantheon" as const }, warnings: [...read.value.warnings, ...merged.warnings] }, 201);
+    return c.json({ agent: profile, script: { source: read.source, format: "pantheon" as const }, warnings: [...read.warnings, ...merged.warnings] }, 201);
   })
   .get("/:name/export", valid("param", nameParam), valid("query", exportQuery), async (c) => {
     const project = c.get("project");
@@ -64,13 +87,15 @@ export const agentInteropRoutes = new Hono<AppEnv>()
     const all = await call((await agentStub(c.env, project, name)).listTools());
     // Delegation (`ask_<agent>`) is Pantheon's own wiring between its agents: no other system can call it.
     const specs = all.filter((t) => t.runtime !== "agent");
-    const delegation = all.length > specs.length ? [{ path: "$.tools", message: "the agent's ask_<agent> tools (delegation inside Pantheon) are left out" }] : [];
+    const delegation = partWarning("connections", all.filter((t) => t.runtime === "agent").map((t) => t.name), "$.tools", "the ask_<agent> tools are delegation inside Pantheon (to its own agents, or A2A agents it was given): no other system can call them");
     if (format === "opencode") {
       const askedBy = (await registry.dependentsOf(name)).length > 0;
       const file = toOpenCodeAgentFile(profile, specs, askedBy);
-      return c.body(file.text, 200, { "content-type": "text/markdown; charset=utf-8", "content-disposition": `attachment; filename="${name}.md"`, "x-pantheon-warnings": encodeURIComponent(JSON.stringify([...delegation, ...file.warnings])) });
+      const warnings = [...delegation, ...file.warnings];
+      // JSON for a client that asks for it (the CLI: the file, and the warnings for stderr); else the file itself.
+      if ((c.req.header("accept") ?? "").includes("application/json")) return c.json({ format, file: file.text, warnings }, 200);
+      return c.body(file.text, 200, { "content-type": "text/markdown; charset=utf-8", "content-disposition": `attachment; filename="${name}.md"`, "x-pantheon-warnings": encodeURIComponent(JSON.stringify(warnings)) });
     }
-    const httpTools = specs.filter((t) => t.runtime === "http").map((t) => ({ path: "$.tools", message: `HTTP tool '${t.name}' goes out without its endpoint (the format has no place for it)` }));
     const out = format === "openai" ? toOpenAIAgentConfig(profile, specs) : toAnthropicAgentConfig(profile, specs);
-    return c.json({ format, config: out.config as unknown as JsonValue, warnings: [...out.warnings, ...delegation, ...httpTools] }, 200);
+    return c.json({ format, config: out.config as unknown as JsonValue, warnings: [...out.warnings, ...delegation] }, 200);
   });

@@ -25,9 +25,9 @@ export async function noteCronTick(env: Env, at: number): Promise<void> {
  * cron schedule live in wrangler.toml, which a worker cannot read: the report says what it observed
  * instead (dead letters recorded, the last Cron Trigger tick).
  * @example
- * const report = await runDoctor(env, "default", "0.1.0"); // { ok, summary, checks, agents }
+ * const report = await runDoctor(env, "default", "0.1.0", new URL(request.url).origin); // { ok, summary, checks, agents }
  */
-export async function runDoctor(env: Env, project: string, version: string): Promise<DoctorReport> {
+export async function runDoctor(env: Env, project: string, version: string, origin: string): Promise<DoctorReport> {
   const vars = env as unknown as Record<string, unknown>;
   const deployment = deploymentOf(env.PANTHEON_ENV);
   const registry = registryStub(env, project);
@@ -75,6 +75,7 @@ export async function runDoctor(env: Env, project: string, version: string): Pro
 
   return buildDoctorReport({
     deployment,
+    origin,
     version,
     now: Date.now(),
     bindings: { AGENT_DO: present(env.AGENT_DO), REGISTRY: present(env.REGISTRY), BUS: present(env.BUS), VECTORIZE: present(env.VECTORIZE), AI: present(env.AI) },

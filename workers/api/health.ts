@@ -27,7 +27,7 @@ export const healthRoutes = new Hono<AppEnv>()
     if (!["1", "true"].includes(c.req.query("detail") ?? "")) {
       throw new PantheonError("validation_failed", "the query string is not valid", { details: { issues: [{ path: ["detail"], message: "use detail=1 for the doctor's report (or leave it out for the plain health check)" }] } });
     }
-    return c.json(await runDoctor(c.env, c.get("project"), version));
+    return c.json(await runDoctor(c.env, c.get("project"), version, new URL(c.req.url).origin));
   })
   .get("/echo", valid("query", echoQuery), async (c) => {
   const echo = await registryStub(c.env, c.get("project")).echo(c.req.valid("query").x);

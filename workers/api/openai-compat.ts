@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { agentNamePattern, type AgentProfile } from "../../core/agents";
-import { isPantheonError } from "../../core/errors";
+import { isPantheonError, unknownAgentMessage } from "../../core/errors";
 import { maxBodyBytes } from "../app";
 import { apiAuth, projectMiddleware, requireScope } from "../auth";
 import { requireProject } from "../projects";
@@ -99,14 +99,15 @@ function lastUserContent(body: CompletionBody): string {
   return text;
 }
 
-const modelMissing = (model: string) =>
-  new OpenAiCompatError(404, `The model '${model}' does not exist: the model is the name of one of your agents (GET /v1/models lists them)`, "model", "model_not_found");
+/** OpenAI's own code for it; the words are every door's (core/errors.ts), then what a model is here. */
+const modelMissing = (model: string, project: string) =>
+  new OpenAiCompatError(404, `${unknownAgentMessage(model.slice(0, 64), project)}: the model is the name of one of your agents (GET /v1/models lists them)`, "model", "model_not_found");
 
 async function agentOf(c: AppContext, model: string): Promise<{ profile: AgentProfile; agent: Remote<AgentDO> }> {
-  if (!agentNamePattern.test(model)) throw modelMissing(model);
+  if (!agentNamePattern.test(model)) throw modelMissing(model, c.get("project"));
   const found = await registryStub(c.env, c.get("project")).getAgent(model);
   if (!found.ok) {
-    if (found.code === "not_found") throw modelMissing(model);
+    if (found.code === "not_found") throw modelMissing(model, c.get("project"));
     await call(found);
   }
   const profile = (found as { value: AgentProfile }).value;
@@ -135,7 +136,7 @@ async function usageOf(agent: Remote<AgentDO>, runId: string): Promise<Usage> {
 }
 
 const waitingText = (agent: string, runId: string) =>
-  `Waiting for approval: a tool call in run ${runId} needs a person to approve it (pantheon approve ${agent} ${runId}).`;
+  `Waiting for approval: a tool call in run ${runId} needs a person to approve it (pantheon runs approve ${agent} ${runId}).`;
 
 const runFailed = (runId: string, status: string, reason?: string) =>
   new OpenAiCompatError(502, `run ${runId} ended ${status}${reason ? `: ${reason}` : ""}`, null, `run_${status}`);

@@ -5,7 +5,7 @@
 // ../mcp-server.ts: a fresh server and transport per request.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { grants, type Scope } from "../../core/auth";
 import { isPantheonError } from "../../core/errors";
@@ -25,11 +25,28 @@ export interface AgentMcpDeps {
   version: string;
 }
 
+/**
+ * A JSON-RPC error as the server sends it: its own words, no prefix. The SDK's McpError puts
+ * "MCP error <code>: " in front of its message, the server sends that message as it is, and the
+ * client's McpError puts the prefix in front again ("MCP error -32003: MCP error -32003: …"); the
+ * SDK's server reads only `code`, `message` and `data` from what a handler throws.
+ */
+export class JsonRpcError extends Error {
+  override readonly name = "JsonRpcError";
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
 /** A call beyond the token's scope: a JSON-RPC error naming the scope, like the API's 403. */
 const forbiddenCode = -32003;
 function requireScope(deps: AgentMcpDeps, need: Scope): void {
   if (!grants(deps.scope, need)) {
-    throw new McpError(forbiddenCode, `this needs a token with the '${need}' scope; this token has '${deps.scope}'`, { code: "forbidden", needed: need, scope: deps.scope });
+    throw new JsonRpcError(forbiddenCode, `this needs a token with the '${need}' scope; this token has '${deps.scope}'`, { code: "forbidden", needed: need, scope: deps.scope });
   }
 }
 
@@ -46,7 +63,7 @@ function parseArguments<S extends z.ZodType>(schema: S, args: unknown, tool: str
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new McpError(ErrorCode.InvalidParams, `${tool}: ${issue.path.join(".") || "arguments"}: ${issue.message}`, { issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })) });
+  throw new JsonRpcError(ErrorCode.InvalidParams, `${tool}: ${issue.path.join(".") || "arguments"}: ${issue.message}`, { issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })) });
 }
 
 /** A domain failure (gate refusal, rate limit, unknown session) is the caller's to read: a tool error, not a protocol error. */
@@ -124,7 +141,7 @@ export function makeAgentMcpServer(deps: AgentMcpDeps): Server {
     }
     requireScope(deps, agentMcpScopes.agentTools);
     const specs = await call(agent.listTools());
-    if (!specs.some((s) => s.name === tool)) throw new McpError(ErrorCode.InvalidParams, `unknown tool '${tool}': tools/list names the tools of '${name}'`);
+    if (!specs.some((s) => s.name === tool)) throw new JsonRpcError(ErrorCode.InvalidParams, `unknown tool '${tool}': tools/list names the tools of '${name}'`);
     // A manual run: every gate (allowlist, schema, custom gates, rate limit, approval) and the trace.
     return asToolResult(async () => manualCallResult(name, tool, (await call(agent.invokeTool(tool, (args ?? {}) as Record<string, unknown>, `${deps.principal} via mcp`))) as ManualCallOutcome));
   });
@@ -145,9 +162,9 @@ export function makeAgentMcpServer(deps: AgentMcpDeps): Server {
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     requireScope(deps, agentMcpScopes.resources);
     const source = sourceOfUri(request.params.uri, project, name);
-    if (!source) throw new McpError(ErrorCode.InvalidParams, `unknown resource '${request.params.uri}': resources/list names the sources of '${name}'`);
+    if (!source) throw new JsonRpcError(ErrorCode.InvalidParams, `unknown resource '${request.params.uri}': resources/list names the sources of '${name}'`);
     const found = await agent.readContextSource(source, 200);
-    if (!found.ok) throw new McpError(ErrorCode.InvalidParams, found.message);
+    if (!found.ok) throw new JsonRpcError(ErrorCode.InvalidParams, found.message);
     return { contents: [{ uri: request.params.uri, mimeType: "text/markdown", text: sourceText(found.value) }] };
   });
 

@@ -1,6 +1,7 @@
 // One agent as an MCP server (`/mcp/agents/:name`): the routes. The server itself
 // (./agent-mcp-server.ts, on the MCP SDK) is loaded by the first request, not at the worker's startup.
 import { Hono } from "hono";
+import { unknownAgent } from "../../core/errors";
 import { agentStub, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
 import { answerStateless, readJsonRpc } from "../mcp-server";
@@ -25,7 +26,8 @@ export function agentMcpRoutes(version: string) {
       if (parsed.tooDeep) return c.json(rpcError(-32700, `Parse error: ${jsonTooDeepMessage}`, { code: "bad_request", limit: maxJsonDepth }), 400);
       const project = c.get("project");
       if (!(await registryStub(c.env, project).getAgent(name)).ok) {
-        return c.json(rpcError(-32001, `no agent named '${name}' in project '${project}'`, { code: "not_found", agent: name }), 404);
+        const error = unknownAgent(name, project);
+        return c.json(rpcError(-32001, error.message, { code: error.code, ...error.details }), 404);
       }
       const { makeAgentMcpServer } = await (serverModule ??= import("./agent-mcp-server"));
       const server = makeAgentMcpServer({ agent: await agentStub(c.env, project, name), name, project, principal: c.get("principal"), scope: c.get("scope"), version });

@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
-import { PantheonError } from "../../core/errors";
+import { unknownAgent } from "../../core/errors";
 import { registryStub } from "../../durable-objects/stubs";
 import { nameParam } from "../api/agents";
 import { apiAuth, projectMiddleware, requireScope } from "../auth";
@@ -36,7 +36,7 @@ export const aguiRoutes = new Hono<AppEnv>()
   .use("*", projectMiddleware, bodyLimit({ maxSize: maxAguiBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject, requireScope("chat"))
   .post("/agents/:name", valid("param", nameParam), valid("json", z.record(z.string(), z.unknown())), async (c) => {
     const { name } = c.req.valid("param");
-    if (!(await registryStub(c.env, c.get("project")).getAgent(name)).ok) throw new PantheonError("not_found", `no agent named '${name}' in project '${c.get("project")}'`, { details: { agent: name } });
+    if (!(await registryStub(c.env, c.get("project")).getAgent(name)).ok) throw unknownAgent(name, c.get("project"));
     return (await (aguiRun ??= import("./agui-run"))).handleAgui(c, name, c.req.valid("json"));
   })
   .all("*", notFound);

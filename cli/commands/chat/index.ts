@@ -1,8 +1,9 @@
 // `pantheon chat <agent>`: an interactive chat in the terminal. Replies stream as they are
 // written, with each tool call, gate decision and result; a call that needs approval is
 // approved or rejected inline; the session's history is printed on entry (the terminal's
-// scrollback holds it); `/sessions` picks another session. Ctrl-C cancels the run in progress;
-// a second Ctrl-C, or Ctrl-D, leaves.
+// scrollback holds it); `/sessions` picks another session. Ctrl-C cancels the run in progress
+// (or waiting for an approval here), and the server cancels the runs it delegated to, down the
+// chain; a second Ctrl-C, or Ctrl-D, leaves.
 import { ApiError, param, UsageError, type Client } from "../../client.ts";
 import { text, type Command } from "../../command.ts";
 import { oneLine, time } from "../../format.ts";
@@ -226,11 +227,21 @@ async function interactive(client: Client, agent: string, sessionId: string | un
         const pending = detail.run.pending ?? [];
         if (!pending.length) return;
         for (const call of pending) {
-          const decision = await choose<"approve" | "reject" | "later">(`${agent} wants to run ${bold(call.tool)} ${oneLine(call.arguments, 80)}`, [
-            { name: "Approve", value: "approve", description: "let this call run" },
-            { name: "Reject", value: "reject", description: "refuse it; the model is told" },
-            { name: "Decide later", value: "later", description: `leave it waiting (pantheon runs approve ${agent} ${state.runId} --call ${call.callId})` },
-          ]);
+          const decision = await choose<"approve" | "reject" | "later" | "cancel">(
+            `${agent} wants to run ${bold(call.tool)} ${oneLine(call.arguments, 80)}`,
+            [
+              { name: "Approve", value: "approve", description: "let this call run" },
+              { name: "Reject", value: "reject", description: "refuse it; the model is told" },
+              { name: "Decide later", value: "later", description: `leave it waiting (pantheon runs approve ${agent} ${state.runId} --call ${call.callId})` },
+            ],
+            undefined,
+            "cancel",
+          );
+          // Ctrl-C here, as everywhere in a run: the run this chat started is cancelled (and what it delegated).
+          if (decision === "cancel") {
+            const ended = await client.send(route.runs[":id"].cancel.$post(param({ name: agent, id: state.runId }))).catch((error: Error) => say(`  (could not cancel: ${error.message})`));
+            return say(dim(`  run ${state.runId} ${ended ? ended.status : "left waiting"}.`));
+          }
           if (decision === undefined || decision === "later") return say(dim(`  left waiting: pantheon runs approve|reject ${agent} ${state.runId} --call ${call.callId}`));
           say(dim(`  ${decision === "approve" ? "✓ approved" : "✗ rejected"} ${call.tool}`));
           // The run goes on inside the approval request; its events come over the socket meanwhile.

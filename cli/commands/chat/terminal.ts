@@ -51,11 +51,13 @@ export function watchKeys(on: { interrupt(): void; eof(): void }): () => void {
   };
 }
 
-/** A menu; undefined when the person leaves it (Ctrl-C, Esc). */
-export async function choose<T>(message: string, choices: { name: string; value: T; description?: string }[], initial?: T): Promise<T | undefined> {
+/** A menu; undefined when the person leaves it (Ctrl-C, Esc), or `interrupted` for Ctrl-C when given. */
+export async function choose<T>(message: string, choices: { name: string; value: T; description?: string }[], initial?: T, interrupted?: T): Promise<T | undefined> {
   try {
     return await select<T>({ message, choices, ...(initial !== undefined ? { default: initial } : {}), pageSize: 12, loop: false });
   } catch (error) {
+    // inquirer's Ctrl-C ends the prompt with ExitPromptError.
+    if ((error as Error).name === "ExitPromptError" && interrupted !== undefined) return interrupted;
     if ((error as Error).name === "ExitPromptError" || (error as Error).name === "AbortPromptError") return undefined;
     throw error;
   }

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AgentProfile } from "../../../core/agents";
-import { checkRequest, makeErrorReply, makeResponse, parseBusMessage, requestIdOfReply, type BusMessage, type BusReply, type BusRequest } from "../../../core/bus";
+import { cancelIdOf, checkRequest, makeErrorReply, makeResponse, parseBusMessage, requestIdOfCancel, requestIdOfReply, type BusCancel, type BusMessage, type BusReply, type BusRequest } from "../../../core/bus";
 import { PantheonError } from "../../../core/errors";
 import type { Clock } from "../../../core/ports";
 import type { BusLogEntry } from "../../registry/bus-log";
@@ -11,7 +11,7 @@ import type { Applied, BusDeps, Db } from "./ports";
 type Outbox = typeof schema.busOutbox.$inferSelect;
 type Reply = { answer?: string; error?: string };
 
-export interface InboxDeps extends Pick<BusDeps, "admit" | "createRun" | "startRun" | "createSession" | "transaction"> {
+export interface InboxDeps extends Pick<BusDeps, "admit" | "createRun" | "startRun" | "createSession" | "transaction" | "cancelRun"> {
   db: Db;
   clock: Clock;
   runs: RunStore;
@@ -62,6 +62,8 @@ export function makeInbox(deps: InboxDeps) {
   async function applyRequest(request: BusRequest): Promise<Applied> {
     const now = clock.now();
     let refused = checkRequest({ from: request.from, to: request.to, depth: request.depth, deadlineAt: request.deadlineAt, now });
+    // Its cancel came first (the queue does not keep order): the asker no longer waits, so no run starts.
+    if (!refused && seen.get({ id: cancelIdOf(request.id) })) refused = { code: "invalid", error: `agent '${request.from}' cancelled this question before it arrived` };
     // The connection is checked here as well as at the asker: from the askers this agent was told
     // of (`askedBy`, pushed by the registry), else — an asker it does not know, or a profile from
     // before `askedBy` — by the registry, which holds the truth and logs its answer.
@@ -121,6 +123,35 @@ export function makeInbox(deps: InboxDeps) {
     return { applied: true };
   }
 
+  /**
+   * The asker cancelled a request it waited on: the run that request started is cancelled (which
+   * sends its own cancels on down the chain). Only the asker of that request may cancel it; a
+   * cancel for a request not seen yet is kept, and that request is then refused when it comes.
+   */
+  async function applyCancel(message: BusCancel): Promise<Applied> {
+    const requestId = requestIdOfCancel(message.id);
+    const asked = db.select().from(schema.busInbox).where(and(eq(schema.busInbox.id, requestId), eq(schema.busInbox.type, "request"))).get();
+    if (asked && asked.fromAgent !== message.from) {
+      const reason = `only '${asked.fromAgent}', who asked, may cancel request ${requestId}`;
+      await deps.record([{ message, state: "refused", note: reason }]);
+      return { applied: false, reason };
+    }
+    const mark = () => db.insert(schema.busInbox).values(inboxRow(message, "applied", asked?.runId ?? null)).onConflictDoNothing().returning().get();
+    const runId = asked?.runId;
+    const status = runId ? (deps.runs.get(runId)?.status as string | undefined) : undefined;
+    if (!runId || !status || ["completed", "failed", "cancelled"].includes(status)) {
+      if (!mark()) return repeated(message.id);
+      const reason = runId ? `run ${runId} already ended (${status ?? "gone"})` : "the question has not arrived yet: it will be refused when it does";
+      await deps.record([{ message, state: "ignored", note: reason }]);
+      return { applied: false, reason };
+    }
+    // Marked once the run is cancelled: an eviction in between leaves the message to be delivered again.
+    await deps.cancelRun(runId, `agent '${message.from}' (${message.payload.reason})`);
+    mark();
+    await deps.record([{ message, state: "applied", runId, runStatus: "cancelled" }]);
+    return { applied: true, runId };
+  }
+
   /** The run a request started has ended: its reply goes back on the queue (once). */
   async function answerRun(runId: string, status: string, error?: string): Promise<void> {
     const run = deps.runs.get(runId);
@@ -162,6 +193,7 @@ export function makeInbox(deps: InboxDeps) {
       }
       if (message.to !== me()) return { applied: false, reason: `message for '${message.to}' delivered to '${me()}'` };
       if (seen.get({ id: message.id })) return repeated(message.id);
+      if (message.type === "cancel") return applyCancel(message);
       return message.type === "request" ? applyRequest(message) : applyReply(message);
     },
     answerRun,

@@ -77,6 +77,8 @@ export interface BusDeps extends BusPorts {
   createRun(input: { runId: string; sessionId: string; origin: RunOrigin }): unknown;
   /** Drives a run created by `createRun`. */
   startRun(runId: string): Promise<unknown>;
+  /** Cancels a run (a cancel from its asker), and with it what that run asks in turn. */
+  cancelRun(runId: string, by: string): Promise<unknown>;
   /** One SQLite transaction. */
   transaction<T>(fn: () => T): T;
   /** Re-sends what the queue has not taken yet, after `seconds` (an alarm; idempotent). */

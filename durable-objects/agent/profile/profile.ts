@@ -1,6 +1,6 @@
 import type { AgentProfile } from "../../../core/agents";
 import type { ActorScript } from "../../../core/dsl";
-import { PantheonError } from "../../../core/errors";
+import { unknownAgent } from "../../../core/errors";
 import type { SettingsPort } from "../chat";
 import { cronBehaviorsOf, cronIndexName, type CronEntry } from "../../../core/schedule";
 import { registryStub } from "../../stubs";
@@ -35,7 +35,12 @@ export function makeProfileHolder(deps: { settings: SettingsPort; env: Env; name
     /** The agent's profile; an object the registry never configured answers as an unknown agent. */
     get(): AgentProfile {
       const profile = stored();
-      if (!profile) throw new PantheonError("not_found", `agent '${deps.name()}' is not configured`, { details: { agent: deps.name() } });
+      if (!profile) {
+        // Said in the project's terms, as every door says it: the agent and its project, not the object's name.
+        const name = deps.name();
+        const dot = name.indexOf(".");
+        throw unknownAgent(name.slice(dot + 1), name.slice(0, dot));
+      }
       return profile;
     },
     /** Stores the profile the registry pushed and brings the cron index in line with its script. */

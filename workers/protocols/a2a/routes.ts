@@ -9,7 +9,7 @@ import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, vali
 import type { SendMessageRequest } from "@a2a-js/sdk";
 import { agentNameSchema } from "../../../core/agents";
 import { grants } from "../../../core/auth";
-import { isPantheonError, type PantheonError } from "../../../core/errors";
+import { isPantheonError, unknownAgent, type PantheonError } from "../../../core/errors";
 import { a2aSessionPrefix, agentCardOf, requestTextOf, approvalAnswerOf, type RunTurnView } from "../../../core/protocols/a2a";
 import { agentStub, call, registryStub, type Remote } from "../../../durable-objects/stubs";
 import type { AgentDO } from "../../../durable-objects/agent/agent-do";
@@ -181,7 +181,10 @@ function sseOf(first: unknown, rest: AsyncIterator<unknown>, id: unknown, mapErr
 export async function agentCardResponse(c: AppContext, version: string): Promise<Response> {
   const name = c.req.param("name") ?? "";
   const built = agentNameSchema.safeParse(name).success ? await handlerFor(c, name, version) : null;
-  if (!built) return c.json({ error: { code: "not_found", message: `no agent named '${name.slice(0, 64)}' in project '${c.get("project")}'`, requestId: c.get("requestId") } }, 404);
+  if (!built) {
+    const error = unknownAgent(name.slice(0, 64), c.get("project"));
+    return c.json({ error: { code: error.code, message: error.message, requestId: c.get("requestId"), details: error.details } }, 404);
+  }
   // The SDK's resolver reads this form back, oneofs (the security scheme) included.
   return c.json(AgentCard.toJSON(built.card) as Record<string, never>, 200, { "cache-control": "no-cache" });
 }
@@ -217,7 +220,10 @@ export async function jsonRpcResponse(c: AppContext, version: string): Promise<R
     );
   }
   const built = await handlerFor(c, name, version);
-  if (!built) return c.json(rpcError(request.id, -32600, `no agent named '${name}' in project '${c.get("project")}'`), 404);
+  if (!built) {
+    const error = unknownAgent(name, c.get("project"));
+    return c.json(rpcError(request.id, -32600, error.message, { code: error.code, ...error.details }), 404);
+  }
 
   const requested = c.req.header(A2A_VERSION_HEADER) || undefined;
   const legacy = (requested ?? legacyVersion) === legacyVersion;
