@@ -8,7 +8,8 @@ import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
 import migrations from "../../migrations/agent/migrations.js";
 import type { BehaviorAlarm } from "./behaviors";
-import { checkDecisions, makeRunAlarms, runSummaryOf, runTurnView, runView, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
+import { makeSecretDetector } from "../../core/redaction";
+import { checkDecisions, makeRunAlarms, outputSecrets, runSummaryOf, runTurnView, runView, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
 
 export type { ChatInput, ManualCall } from "./runs";
 import type { FanOutInput } from "./bus";
@@ -354,8 +355,12 @@ export class AgentDO extends Agent<Env, LiveState> {
   memoryStatus() {
     return this.known(() => this.memory.status());
   }
+  /** The memories as JSONL, every secret the agent could hold redacted in every form (core/redaction). */
   exportMemories() {
-    return this.known(() => this.memory.exportText());
+    return this.known(() => {
+      const detector = makeSecretDetector(outputSecrets(this.env as unknown as Record<string, unknown>, this.outbound, this.turns.toolsOf(this.profile()).secrets));
+      return this.memory.exportText((record) => detector.redactDeep(record));
+    });
   }
   importMemories(text: string) {
     return this.known(() => this.memory.import(text));

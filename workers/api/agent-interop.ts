@@ -21,6 +21,7 @@ import { outboundSettingsFrom } from "../../core/tools";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
 import { valid } from "../validation";
+import { exportRedactor } from "../export-redaction";
 import { nameParam, pushProfile } from "./agents";
 import { everyAgentsTools } from "./scripts";
 
@@ -68,9 +69,9 @@ export const agentInteropRoutes = new Hono<AppEnv>()
     if (format === "opencode") {
       const askedBy = (await registry.dependentsOf(name)).length > 0;
       const file = toOpenCodeAgentFile(profile, specs, askedBy);
-      return c.body(file.text, 200, { "content-type": "text/markdown; charset=utf-8", "content-disposition": `attachment; filename="${name}.md"`, "x-pantheon-warnings": encodeURIComponent(JSON.stringify([...delegation, ...file.warnings])) });
+      return c.body(exportRedactor(c.env).redact(file.text), 200, { "content-type": "text/markdown; charset=utf-8", "content-disposition": `attachment; filename="${name}.md"`, "x-pantheon-warnings": encodeURIComponent(JSON.stringify([...delegation, ...file.warnings])) });
     }
     const httpTools = specs.filter((t) => t.runtime === "http").map((t) => ({ path: "$.tools", message: `HTTP tool '${t.name}' goes out without its endpoint (the format has no place for it)` }));
     const out = format === "openai" ? toOpenAIAgentConfig(profile, specs) : toAnthropicAgentConfig(profile, specs);
-    return c.json({ format, config: out.config as unknown as JsonValue, warnings: [...out.warnings, ...delegation, ...httpTools] }, 200);
+    return c.json({ format, config: exportRedactor(c.env).redactDeep(out.config as unknown as JsonValue), warnings: [...out.warnings, ...delegation, ...httpTools] }, 200);
   });
