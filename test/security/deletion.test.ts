@@ -115,6 +115,41 @@ describe("deleting a project ends its clients' access at once", () => {
   });
 });
 
+describe("a deletion cut off midway (the worker or the agent's object died)", () => {
+  it("after the agent forgot and before the registry's row went: a new socket is refused without a frame, and DELETE again finishes it", async () => {
+    const project = uniqueName("cutoff");
+    expect((await api("/api/projects", { method: "POST", json: { slug: project } })).status).toBe(201);
+    await createIn(project, "helper");
+    const agent = (env as any).AGENT_DO.get((env as any).AGENT_DO.idFromName(`${project}.helper`));
+    const ended = await agent.forget({ by: "a test", closeReason: "cut off" });
+    expect(ended).toEqual({ runs: 0, streams: 0, sockets: 0 });
+
+    const res = await api(`/agents/agent-do/${project}.helper?token=${adminToken}`, { token: null, headers: { upgrade: "websocket" } });
+    const ws = res.webSocket!;
+    const frames: unknown[] = [];
+    let closed: { code: number; reason: string } | null = null;
+    ws.addEventListener("message", (event) => {
+      frames.push(event.data);
+    });
+    ws.addEventListener("close", (event) => {
+      closed = { code: event.code, reason: event.reason };
+    });
+    ws.accept();
+    await until(() => closed !== null, "the refused socket's close");
+    expect(closed).toEqual({ code: 4410, reason: "this agent was deleted or made again: reconnect" });
+    expect(frames).toEqual([]);
+
+    expect((await api("/api/agents/helper", { method: "DELETE", headers: inProject(project) })).status).toBe(204);
+    expect((await api("/api/agents/helper", { headers: inProject(project) })).status).toBe(404);
+    // The positive control: the name made again is a working agent with a working socket.
+    await createIn(project, "helper");
+    const fresh = await openSocket(project, "helper");
+    expect((await chatIn(project, "helper", "hello again")).status).toBe(200);
+    await until(() => runFrames(fresh).some((f) => f.event.type === "done"), "the new agent's run");
+    fresh.ws.close();
+  });
+});
+
 async function scriptedIn(project: string, runtime: Record<string, unknown> = {}) {
   const name = uniqueName("scripted");
   const model = uniqueName("model");
