@@ -187,8 +187,9 @@ export class AgentDO extends Agent<Env, LiveState> {
    */
   async forget(cause: EndCause = { by: "the deletion of this agent", closeReason: "this agent was deleted" }): Promise<{ runs: number; streams: number; sockets: number }> {
     const ended = await endIncarnation({ unfinishedRuns: this.unfinishedRuns, cancel: (runId, by) => this.driver.cancel(runId, by), inFlight: () => [...this.inFlight], streams: this.streams, sockets: () => this.getConnections() }, cause);
-    this.setState(initialLiveState);
     await this.wipe();
+    // After the wipe, no incarnation is held: the reset state is stored and sent to no socket.
+    this.setState(initialLiveState);
     return ended;
   }
 
