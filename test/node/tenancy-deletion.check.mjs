@@ -7,7 +7,7 @@
 // rest of the tool's answer is there. Prints `N passed, N failed` as the last line.
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
@@ -58,12 +58,13 @@ async function until(test, ms = 5000) {
 const runEvents = (seen) => seen.frames.filter((f) => f.type === "run_event");
 const doneCount = (seen) => runEvents(seen).filter((f) => f.event.type === "done").length;
 
+const persistTo = await mkdtemp(join(tmpdir(), "pantheon-deletion-"));
 let server;
 try {
   server = await startDevServer({
     port: await freePort(),
     token,
-    persistTo: await mkdtemp(join(tmpdir(), "pantheon-deletion-")),
+    persistTo,
     vars: { PANTHEON_TOOL_SECRETS: "ECHO_KEY", ECHO_KEY: secret, PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true" },
   });
   const as = (project, path, init = {}) => call(server.url, path, { ...init, headers: { "x-pantheon-project": project, ...init.headers } });
@@ -152,5 +153,6 @@ try {
 } finally {
   await server?.stop?.();
   echo.close();
+  await rm(persistTo, { recursive: true, force: true });
 }
 finish();
