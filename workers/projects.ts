@@ -41,14 +41,16 @@ export function checkReach(c: AppContext, slug: string): void {
 }
 
 /**
- * Deletes a project with its agents (each agent's Durable Object forgets everything, as
- * `DELETE /api/agents/:name` does), its tokens and its bus log. Safe to repeat: the record goes
+ * Deletes a project with its agents (each agent's Durable Object ends its sockets, SSE streams and
+ * pending approvals, then forgets everything, as `DELETE /api/agents/:name` does), its tokens and
+ * its bus log, before the caller's answer. The registry draws new incarnations for agents made again
+ * under the same names, so a socket the deletion missed still hears nothing of them. Safe to repeat: the record goes
  * last, so a delete cut short leaves a project that can be deleted again.
  */
 export async function deleteProject(env: Env, slug: string): Promise<void> {
   const registry = registryStub(env, slug);
   for (const agent of await registry.listAgents()) {
-    await (await agentStub(env, slug, agent.name)).forget();
+    await (await agentStub(env, slug, agent.name)).forget({ by: `the deletion of project '${slug}'`, closeReason: `project '${slug}' was deleted` });
     await forgetGateways(env, slug, agent.name);
   }
   // Features live in objects of their own: each is emptied, then the index that lists them.

@@ -1,6 +1,6 @@
 import { routeAgentRequest } from "agents";
 import { agentNameSchema, projectNameSchema } from "../core/agents";
-import { socketTokenHeader } from "../core/auth";
+import { socketIncarnationHeader, socketTokenHeader } from "../core/auth";
 import { PantheonError, unknownAgent } from "../core/errors";
 import { checkScope, socketToken } from "./auth";
 import type { AppContext } from "./env";
@@ -58,6 +58,8 @@ export async function agentSocket(c: AppContext): Promise<Response> {
 
   const headers = new Headers(c.req.raw.headers);
   headers.set(socketTokenHeader, c.get("tokenId") ?? "admin");
+  // The socket is bound to this creation of the agent: after a deletion it hears nothing of a later one.
+  headers.set(socketIncarnationHeader, known.value.incarnation ?? "none");
   const url = new URL(c.req.url);
   url.pathname = `/agents/agent-do/${agentObjectName(project, agent)}`;
   // The SDK keeps each connection's URL in the agent's storage: the token must not be in it.

@@ -132,6 +132,13 @@ export interface AgentProfile {
    * out the profile: the receiving agent admits their requests from this, without asking the registry.
    */
   askedBy?: string[];
+  /**
+   * Which creation of this name it is: a random id the registry draws when the agent is created (a
+   * new one each time a deleted name is made again). The agent keeps the one it was configured with;
+   * its sockets are bound to it, so nothing of a deleted agent or project reaches a later one of the
+   * same names (durable-objects/agent/live/incarnation.ts).
+   */
+  incarnation?: string;
   /** The compiled script (ActorScript JSON) when one is set. */
   script: JsonValue | null;
   parent: string | null;

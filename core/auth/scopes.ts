@@ -27,3 +27,5 @@ export function grants(have: Scope, need: Scope): boolean {
  * (`admin` for the admin secret). The worker drops a client's own copy, so the agent can trust it.
  */
 export const socketTokenHeader = "x-pantheon-token-id";
+/** The agent's incarnation (AgentProfile.incarnation) as the registry knew it when the worker let a socket through. */
+export const socketIncarnationHeader = "x-pantheon-incarnation";

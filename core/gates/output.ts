@@ -2,7 +2,8 @@ import { PantheonError } from "../errors";
 import type { GateDecision, GateOutcome } from "./gate";
 import { outputKinds, type CustomGateSpec, type OutputKind } from "./gate-spec";
 import { compileDenyPattern } from "./pattern";
-import { findSecretLeak, type SecretLeak } from "./secret-leak";
+import { makeSecretDetector } from "../redaction";
+import { minSecretLength, type SecretLeak } from "./secret-leak";
 
 /** One thing the agent is about to send or store: its kind and its text. */
 export interface OutputProposal {
@@ -11,10 +12,8 @@ export interface OutputProposal {
 }
 
 /** A secret the agent must never send, by name (what a rejection may say) and value (what it must not). */
-export interface NamedSecret {
-  name: string;
-  value: string;
-}
+export type { NamedSecret } from "../redaction";
+import type { NamedSecret } from "../redaction";
 
 /**
  * A pure check of one output. Unlike a tool gate it needs no run context: what an output may hold
@@ -37,7 +36,10 @@ const formWords: Record<SecretLeak["form"], string> = {
   plain: "as it is",
   base64: "base64-encoded",
   hex: "hex-encoded",
+  base64url: "base64url-encoded",
   "url-encoded": "url-encoded",
+  reversed: "reversed",
+  split: "split into pieces",
   partial: "in part",
 };
 
@@ -51,17 +53,17 @@ export function outputSizeGate(sizes: Readonly<Record<OutputKind, number>> = def
 }
 
 /**
- * The agent's secrets in any form core/gates/secret-leak.ts recognises (plain, base64, hex,
- * url-encoded, half of one). The reason names the secret and the form, never the value.
+ * The agent's secrets in any form the one detector recognises (core/redaction: plain, base64, hex,
+ * url-encoded, reversed, split, half of one). The reason names the secret and the form, never the value.
  */
 export function secretLeakGate(secrets: readonly NamedSecret[]): OutputGate {
-  const values = secrets.map((s) => s.value);
+  const detector = makeSecretDetector(secrets, { minLength: minSecretLength });
   return {
     name: "secret-leak",
     check: ({ kind, text }) => {
-      const leak = findSecretLeak(text, values);
+      const leak = detector.first(text);
       if (!leak) return allow;
-      const name = secrets[leak.secretIndex]?.name ?? "a secret";
+      const name = leak.name;
       return { allow: false, reason: `the ${outputNames[kind]} carries the secret ${name} (${formWords[leak.form]}); a secret's value is never sent or stored: leave it out` };
     },
   };

@@ -1,3 +1,5 @@
+import { makeSecretDetector, type NamedSecret } from "../redaction";
+
 /** A header (or other) value that names a secret instead of holding it: resolved at call time. */
 export interface SecretRef {
   secret: string;
@@ -46,41 +48,27 @@ export function toolSecretRefusal(name: string, declared: readonly string[]): st
   return undefined;
 }
 
-export const redactedMark = "[redacted]";
+export { redactedMark } from "../redaction";
+
+/** Anonymous values (the callers that only hold values) as the detector's named secrets. */
+function named(secretValues: Iterable<string>): NamedSecret[] {
+  return [...new Set(secretValues)].map((value) => ({ name: "secret", value }));
+}
 
 /**
- * Replaces every secret value in `text`. Every trace write and tool result passes through here.
- * Longer secrets go first so one secret that contains another is hidden whole.
+ * Replaces every secret value in `text`, in every form the detector knows (core/redaction: plain,
+ * base64, hex, percent-encoded, reversed, split). Every trace write and tool result passes through here.
  * @example
  * redactSecrets("key=s3cr3t", ["s3cr3t"]); // "key=[redacted]"
  */
 export function redactSecrets(text: string, secretValues: Iterable<string>): string {
-  return replaceAll(text, redactable(secretValues));
-}
-
-/** The values worth redacting, longest first. Very short ones would blank out ordinary words. */
-function redactable(secretValues: Iterable<string>): string[] {
-  return [...new Set(secretValues)].filter((value) => value.length >= 4).sort((a, b) => b.length - a.length);
-}
-
-function replaceAll(text: string, values: string[]): string {
-  let out = text;
-  for (const value of values) out = out.replaceAll(value, redactedMark);
-  return out;
+  return makeSecretDetector(named(secretValues)).redact(text);
 }
 
 /** `redactSecrets` applied to every string (keys included) of a JSON-like value, e.g. a trace record. */
 export function redactDeep<T>(value: T, secretValues: Iterable<string>): T {
-  const values = redactable(secretValues);
-  // Nothing to redact (an agent with no secret-bearing tools): the value is kept as it is.
+  // Nothing to redact (an agent with no secret-bearing tools): the value is kept as it is, unread.
+  const values = [...secretValues];
   if (values.length === 0) return value;
-  const walk = (item: unknown): unknown => {
-    if (typeof item === "string") return replaceAll(item, values);
-    if (Array.isArray(item)) return item.map(walk);
-    if (item !== null && typeof item === "object") {
-      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [replaceAll(key, values), walk(inner)]));
-    }
-    return item;
-  };
-  return walk(value) as T;
+  return makeSecretDetector(named(values)).redactDeep(value);
 }

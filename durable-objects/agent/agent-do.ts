@@ -13,7 +13,7 @@ import { checkDecisions, makeRunAlarms, runSummaryOf, runTurnView, runView, type
 export type { ChatInput, ManualCall } from "./runs";
 import type { FanOutInput } from "./bus";
 import { initialLiveState, liveStateSchema, type LiveState, type RunEvent } from "./chat";
-import { liveStatusPatchOf, makeLiveStatus, runEventFrame, runEventStream, socketIsFromWorker, socketTokenTag, tokenTag } from "./live";
+import { closeEach, endIncarnation, liveStatusPatchOf, makeLiveStatus, makeOpenStreams, makeSocketBinding, runEventFrame, runEventStream, socketIsFromWorker, socketTokenTag, tokenTag, type EndCause } from "./live";
 import { makeMcpServers, mcpClientOf } from "./mcp";
 import * as schema from "./schema";
 import { type GatewayKind, handleEmail } from "./gateways";
@@ -51,9 +51,19 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly work: AgentFeatures["work"];
   /** Cancels a run and the runs it delegated to, down the chain (features.ts). */
   private readonly cancelChain: AgentFeatures["cancelRun"];
+  private readonly unfinishedRuns: AgentFeatures["unfinishedRuns"];
+  private readonly wipe: AgentFeatures["wipe"];
   private readonly outbound = outboundSettingsFrom(this.env);
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   private readonly planObservers = new Map<string, (event: RunEvent) => void>();
+  /** Open SSE streams and run drives under way: a deletion ends both before it wipes (live/incarnation.ts). */
+  private readonly streams = makeOpenStreams();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly sockets = makeSocketBinding({
+    held: () => this.storedProfile()?.incarnation,
+    adopt: (incarnation) => void this.profiles.set({ ...this.profile(), incarnation }),
+    connections: (tag) => this.getConnections(tag),
+  });
   /** What this agent's MCP requests may reach, read at each request: its allowlist now. */
   private readonly mcpPolicy = (): OutboundPolicy => ({ allowHosts: this.storedProfile()?.runtime.allowHosts ?? [], allowLoopback: this.outbound.allowLoopback });
   private readonly mcpServers = makeMcpServers(mcpClientOf(this, this.mcpPolicy), this.mcpPolicy);
@@ -71,27 +81,24 @@ export class AgentDO extends Agent<Env, LiveState> {
       outbound: this.outbound,
       mcpServers: this.mcpServers,
       planObservers: this.planObservers,
+      inFlight: this.inFlight,
       configure: (profile) => this.configure(profile),
       onRunEvent: (event, runId) => this.onRunEvent(event, runId),
       armDeadline: (runId, at) => this.alarms.armDeadline(runId, at),
       armRunWatchdog: () => this.armRunWatchdog(),
     });
     ({ sessions: this.sessions, messages: this.messages, settings: this.settings, profiles: this.profiles, runs: this.runs, driver: this.driver, bus: this.bus } = features);
-    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain } = features);
-    // Start (the SDK's lifecycle: `onStart`, restored connections) as soon as the object exists,
-    // under a blockConcurrencyWhile taken in the constructor, so not even the event that made the
-    // object is delivered before the start has finished. Callers can then reach this object with a plain stub: `getAgentByName`'s extra
-    // `__unsafe_ensureInitialized` round trip before every call is not needed (durable-objects/stubs.ts).
-    // A start that fails is tried again by the SDK on the next event.
+    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe } = features);
+    // Start (the SDK's `onStart`, restored connections) under a blockConcurrencyWhile taken here, so
+    // not even the event that made the object comes first: callers need no `__unsafe_ensureInitialized`
+    // round trip (durable-objects/stubs.ts). A start that fails is tried again on the next event.
     void ctx.blockConcurrencyWhile(() => this.lifecycle.start().catch((error: unknown) => console.error("agent start failed", error)));
   }
 
-  /**
-   * Every start of this object (after eviction, a crash, a deploy — woken by a request or by its own
-   * alarm) carries on the runs that had work in flight, and those created but not started.
-   */
+  /** Every start (after eviction, a crash, a deploy) carries on runs with work in flight or not started, and closes stale sockets. */
   override async onStart(): Promise<void> {
     this.liveStatus.repair();
+    this.sockets.closeStale();
     if (this.storedProfile()) {
       this.driver.recover();
       void this.bus.recover().catch((error: unknown) => console.error("bus recover", error));
@@ -109,8 +116,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     this.alarms.watchdogFired();
     if (!this.storedProfile()) return;
     this.driver.recover();
-    // The alarm's invocation lasts until the carried-on runs and their answers have settled: work
-    // left running after an invocation returns is not guaranteed to finish.
+    // The invocation lasts until the runs and answers settle: work left after it returns may not finish.
     await this.driver.recovered();
     await this.driver.expired();
     await this.bus.recover();
@@ -126,13 +132,22 @@ export class AgentDO extends Agent<Env, LiveState> {
     return true;
   }
 
-  /** Sockets are tagged with the token that opened them, so revoking the token closes them. */
+  /** Sockets are tagged with the token that opened them (revoking it closes them) and their incarnation. */
   override getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
-    return [socketTokenTag(ctx.request)];
+    return [socketTokenTag(ctx.request), this.sockets.tag(ctx.request, this.storedProfile() !== null)];
+  }
+  /** A socket of another incarnation gets no frame at all (not even the state) before it is closed. */
+  override shouldSendProtocolMessages(_connection: Connection, ctx: ConnectionContext): boolean {
+    return this.sockets.isCurrent(ctx.request);
+  }
+  /** Every frame (run events, the SDK's state and protocol frames) goes only to sockets of the incarnation held now. */
+  override broadcast(message: string | ArrayBuffer | ArrayBufferView, without?: string[]): void {
+    this.sockets.broadcast(message, without);
   }
 
   override onConnect(connection: Connection, ctx: ConnectionContext): void {
     if (!socketIsFromWorker(ctx.request)) return connection.close(4401, "unauthorized");
+    if (this.sockets.refused(connection, ctx.request)) return;
     // The SDK has sent the stored state; a change nobody watched follows, in the SDK's own frame.
     const unsent = this.liveStatus.unsent();
     if (unsent) connection.send(JSON.stringify({ type: "cf_agent_state", state: unsent }));
@@ -146,12 +161,7 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** Closes every socket opened with this token (it was revoked). */
   closeSocketsOf(tokenId: string): number {
-    let closed = 0;
-    for (const connection of this.getConnections(tokenTag(tokenId))) {
-      connection.close(4401, "token revoked");
-      closed += 1;
-    }
-    return closed;
+    return closeEach(this.getConnections(tokenTag(tokenId)), 4401, "token revoked");
   }
 
   /** Alarm callback (agents SDK schedule): a run's wall-time deadline passed. */
@@ -161,22 +171,28 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   // ---- profile -------------------------------------------------------------------------------
 
-  /** The registry pushes the agent's profile here on create and on every update (behaviors are re-armed). */
+  /**
+   * The registry pushes the agent's profile here on create and on every update (behaviors re-armed).
+   * Another incarnation's profile is a new agent whose predecessor's deletion never arrived: forgotten first.
+   */
   async configure(profile: AgentProfile): Promise<void> {
+    const held = this.storedProfile()?.incarnation;
+    if (held && profile.incarnation && held !== profile.incarnation) await this.forget({ by: `the deletion of agent '${profile.name}'`, closeReason: "this agent was deleted" });
     await this.profiles.set(profile);
     await this.behaviors.reconcile();
   }
 
-  /** Removes everything this agent remembers (the agent was deleted from the registry). */
-  forget(): void {
-    const unindexCron = this.profiles.forget();
-    for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) this.db.delete(table).run();
-    this.settings.reset();
-    this.ctx.waitUntil(unindexCron());
+  /**
+   * Removes everything this agent remembers (it or its project was deleted), after its clients lose
+   * access (live/incarnation.ts), all before the caller's answer. Cut off midway, the registry still
+   * lists the agent and the deletion is repeated.
+   */
+  async forget(cause: EndCause = { by: "the deletion of this agent", closeReason: "this agent was deleted" }): Promise<{ runs: number; streams: number; sockets: number }> {
+    const ended = await endIncarnation({ unfinishedRuns: this.unfinishedRuns, cancel: (runId, by) => this.driver.cancel(runId, by), inFlight: () => [...this.inFlight], streams: this.streams, sockets: () => this.getConnections() }, cause);
+    await this.wipe();
+    // After the wipe, no incarnation is held: the reset state is stored and sent to no socket.
     this.setState(initialLiveState);
-    this.ctx.waitUntil(this.mcpServers.removeAll());
-    this.ctx.waitUntil(this.behaviors.reconcile());
-    this.ctx.waitUntil(this.memory.wipe());
+    return ended;
   }
 
   /** The profile as last configured (profile/), or null for an object the registry never configured. */
@@ -199,7 +215,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   async chatStream(input: ChatInput): Promise<Result<ReadableStream<Uint8Array>>> {
     return this.known(() => {
       const session = this.sessions.resolve(input.session);
-      return runEventStream((write) => this.turns.turn({ ...input, session: session.id }, write), (done) => this.ctx.waitUntil(done));
+      return runEventStream((write) => this.turns.turn({ ...input, session: session.id }, write), (done) => this.ctx.waitUntil(done), this.streams);
     });
   }
 
@@ -213,7 +229,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       checkDecisions(this.runs, runId, decisions);
       return runEventStream(async (write) => {
         for (const decision of decisions) await this.driver.decide(runId, { ...decision, by }, write);
-      }, (done) => this.ctx.waitUntil(done));
+      }, (done) => this.ctx.waitUntil(done), this.streams);
     });
   }
 
@@ -356,8 +372,9 @@ export class AgentDO extends Agent<Env, LiveState> {
   memoryStatus() {
     return this.known(() => this.memory.status());
   }
+  /** The memories as JSONL, every secret the agent could hold redacted in every form (core/redaction). */
   exportMemories() {
-    return this.known(() => this.memory.exportText());
+    return this.known(() => this.memory.exportText(this.turns.redactorFor(this.profile()).redactDeep));
   }
   importMemories(text: string) {
     return this.known(() => this.memory.import(text));

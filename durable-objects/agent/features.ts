@@ -13,7 +13,7 @@ import type { McpServers } from "./mcp";
 import { makeMemoryFeature } from "./memory";
 import { makeProfileHolder } from "./profile";
 import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
-import type * as schema from "./schema";
+import * as schema from "./schema";
 import { makeWorkFeature } from "./work";
 
 /** The SDK methods the features schedule their alarms with (typed on AgentDO, so a callback must be one of its methods). */
@@ -30,6 +30,8 @@ export interface AgentShell {
   mcpServers: McpServers;
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   planObservers: Map<string, (event: RunEvent) => void>;
+  /** Drives of runs under way in this instance: a deletion waits for them before it wipes storage. */
+  inFlight: Set<Promise<unknown>>;
   configure(profile: AgentProfile): Promise<void>;
   onRunEvent(event: RunEvent, runId: string): void;
   armDeadline(runId: string, at: number): Promise<void>;
@@ -86,7 +88,13 @@ export function makeAgentFeatures(shell: AgentShell) {
     compileContext: (state, profile) => turns.compileContext(state, profile),
     durably: async (_runId, work) => {
       await shell.armRunWatchdog();
-      return work();
+      const driving = work();
+      shell.inFlight.add(driving);
+      try {
+        return await driving;
+      } finally {
+        shell.inFlight.delete(driving);
+      }
     },
     transaction,
   });
@@ -192,7 +200,16 @@ export function makeAgentFeatures(shell: AgentShell) {
     observePlan: (runId, observe) => shell.planObservers.set(runId, observe),
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
-  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, transaction, cancelRun };
+  /** Every run not finished: in memory (a starting run's record may not be written yet), created, or under way. */
+  const unfinishedRuns = () => [...new Set([...driver.liveRunIds(), ...runs.byStatus("idle").map((r) => r.id), ...runs.active().map((r) => r.id)])];
+  /** Removes everything the agent remembers (its clients' access was ended first: live/incarnation.ts). */
+  const wipe = async () => {
+    const unindexCron = profiles.forget();
+    for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) db.delete(table).run();
+    settings.reset();
+    await Promise.all([unindexCron(), shell.mcpServers.removeAll(), behaviors.reconcile(), memory.wipe()]);
+  };
+  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, transaction, cancelRun, unfinishedRuns, wipe };
 }
 
 export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;

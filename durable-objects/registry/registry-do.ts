@@ -140,7 +140,7 @@ export class RegistryDO extends DurableObject<Env> {
       .orderBy(asc(schema.agents.name))
       .all()
       .map((r) => r.name);
-    const profile = { ...toProfile(row), askedBy };
+    const profile = { ...toProfile(row), askedBy, incarnation: this.incarnationOf(row.name) };
     if (profile.connections.length === 0) return profile;
     const targets = this.db
       .select({ name: schema.agents.name, description: schema.agents.description })
@@ -148,6 +148,17 @@ export class RegistryDO extends DurableObject<Env> {
       .where(inArray(schema.agents.name, profile.connections))
       .all();
     return { ...profile, connectionDescriptions: Object.fromEntries(targets.filter((t) => t.description).map((t) => [t.name, t.description])) };
+  }
+
+  /**
+   * The agent's incarnation: drawn when it is created, gone when it is deleted. An agent stored before
+   * incarnations existed gets one the first time it is read.
+   */
+  private incarnationOf(name: string): string {
+    const key = `incarnation/${name}`;
+    let id = this.ctx.storage.kv.get<string>(key);
+    if (!id) this.ctx.storage.kv.put(key, (id = crypto.randomUUID()));
+    return id;
   }
 
   /** Agents connected to `name`: their `ask_<name>` tool describes it, so they are re-configured when it changes. */
@@ -189,6 +200,7 @@ export class RegistryDO extends DurableObject<Env> {
       })
       .returning()
       .get();
+    this.ctx.storage.kv.put(`incarnation/${input.name}`, crypto.randomUUID());
     return { ok: true, value: this.profileOf(row) };
   }
 
@@ -214,6 +226,7 @@ export class RegistryDO extends DurableObject<Env> {
     const row = this.db.delete(schema.agents).where(eq(schema.agents.name, name)).returning().get();
     if (!row) return this.missing(name);
     this.ctx.storage.kv.delete(`display-name/${name}`);
+    this.ctx.storage.kv.delete(`incarnation/${name}`);
     // Connections to a deleted agent are dropped so no request can be routed to it.
     for (const other of this.listAgents()) {
       if (other.connections.includes(name)) {
@@ -256,7 +269,7 @@ export class RegistryDO extends DurableObject<Env> {
   async projectWipe(): Promise<void> {
     this.ctx.storage.transactionSync(() => {
       for (const table of [schema.agents, schema.tokens, schema.invites, schema.busLog]) this.db.delete(table).run();
-      for (const [key] of this.ctx.storage.kv.list({ prefix: "display-name/" })) this.ctx.storage.kv.delete(key);
+      for (const prefix of ["display-name/", "incarnation/"]) for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
     });
     await this.ctx.storage.delete("project");
   }
@@ -288,7 +301,10 @@ export class RegistryDO extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       for (const agent of [...plan.create, ...plan.update]) {
         const values = { description: agent.description, systemPrompt: agent.systemPrompt, model: agent.model, runtime: agent.runtime, script: agent.script, scriptSource: agent.scriptSource, updatedAt: now };
-        if (plan.create.includes(agent)) this.db.insert(schema.agents).values({ name: agent.name, ...values, connections: [], parent: null, createdAt: now }).run();
+        if (plan.create.includes(agent)) {
+          this.db.insert(schema.agents).values({ name: agent.name, ...values, connections: [], parent: null, createdAt: now }).run();
+          this.ctx.storage.kv.put(`incarnation/${agent.name}`, crypto.randomUUID());
+        }
         else this.db.update(schema.agents).set(values).where(eq(schema.agents.name, agent.name)).run();
         if (agent.displayName === null) this.ctx.storage.kv.delete(`display-name/${agent.name}`);
         else this.ctx.storage.kv.put(`display-name/${agent.name}`, agent.displayName);

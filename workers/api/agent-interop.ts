@@ -25,6 +25,7 @@ import { outboundSettingsFrom } from "../../core/tools";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
 import { valid } from "../validation";
+import { exportRedactor } from "../export-redaction";
 import { nameParam, pushProfile } from "./agents";
 import { everyAgentsTools } from "./scripts";
 
@@ -92,10 +93,11 @@ export const agentInteropRoutes = new Hono<AppEnv>()
       const askedBy = (await registry.dependentsOf(name)).length > 0;
       const file = toOpenCodeAgentFile(profile, specs, askedBy);
       const warnings = [...delegation, ...file.warnings];
+      const text = exportRedactor(c.env).redact(file.text);
       // JSON for a client that asks for it (the CLI: the file, and the warnings for stderr); else the file itself.
-      if ((c.req.header("accept") ?? "").includes("application/json")) return c.json({ format, file: file.text, warnings }, 200);
-      return c.body(file.text, 200, { "content-type": "text/markdown; charset=utf-8", "content-disposition": `attachment; filename="${name}.md"`, "x-pantheon-warnings": encodeURIComponent(JSON.stringify(warnings)) });
+      if ((c.req.header("accept") ?? "").includes("application/json")) return c.json({ format, file: text, warnings }, 200);
+      return c.body(text, 200, { "content-type": "text/markdown; charset=utf-8", "content-disposition": `attachment; filename="${name}.md"`, "x-pantheon-warnings": encodeURIComponent(JSON.stringify(warnings)) });
     }
     const out = format === "openai" ? toOpenAIAgentConfig(profile, specs) : toAnthropicAgentConfig(profile, specs);
-    return c.json({ format, config: out.config as unknown as JsonValue, warnings: [...out.warnings, ...delegation] }, 200);
+    return c.json({ format, config: exportRedactor(c.env).redactDeep(out.config as unknown as JsonValue), warnings: [...out.warnings, ...delegation] }, 200);
   });

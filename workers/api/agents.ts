@@ -63,8 +63,12 @@ export const agentRoutes = new Hono<AppEnv>()
   .delete("/:name", valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
-    await call(registryStub(c.env, project).deleteAgent(name));
-    await (await agentStub(c.env, project, name)).forget();
+    const registry = registryStub(c.env, project);
+    await call(registry.getAgent(name));
+    // The agent first (its sockets, streams and pending approvals end, then its storage), the
+    // registry's row last: a deletion cut off midway leaves an agent that can be deleted again.
+    await (await agentStub(c.env, project, name)).forget({ by: `the deletion of agent '${name}'`, closeReason: `agent '${name}' was deleted` });
     await forgetGateways(c.env, project, name);
+    await call(registry.deleteAgent(name));
     return c.body(null, 204);
   });

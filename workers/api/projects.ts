@@ -12,6 +12,7 @@ import { everyAgentsTools } from "./scripts";
 import type { AppEnv } from "../env";
 import { checkDeploymentAdmin, checkReach, deleteProject, projectRecord } from "../projects";
 import { valid } from "../validation";
+import { exportRedactor } from "../export-redaction";
 
 export const slugParam = lazySchema(() => z.object({ slug: projectNameSchema }));
 
@@ -93,5 +94,5 @@ export const projectRoutes = new Hono<AppEnv>()
     const { slug } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
-    return c.json(await registryStub(c.env, slug).exportProjectFile(), 200);
+    return c.json(exportRedactor(c.env).redactDeep(await registryStub(c.env, slug).exportProjectFile()), 200);
   });

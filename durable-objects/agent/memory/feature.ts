@@ -267,7 +267,8 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     },
 
     status: () => memory.status(),
-    exportText: () => [...exportLines(memory)].join(""),
+    /** JSONL; `clean` is applied to each record (the agent redacts its secrets there). */
+    exportText: (clean?: (record: MemoryRecord) => MemoryRecord) => [...exportLines(memory, clean)].join(""),
     import: (text: string) => importLines(memory, text),
     reembed: () => memory.reembed(),
     consolidate: () => lifecycle.consolidate(),

@@ -37,8 +37,8 @@ export interface ImportReport {
 }
 
 /** One JSON object per line, oldest first, superseded history included. */
-export function* exportLines(memory: MemoryStore): Generator<string> {
-  for (const record of memory.each({ includeSuperseded: true })) yield JSON.stringify(record satisfies MemoryRecord) + "\n";
+export function* exportLines(memory: MemoryStore, clean: (record: MemoryRecord) => MemoryRecord = (record) => record): Generator<string> {
+  for (const record of memory.each({ includeSuperseded: true })) yield JSON.stringify(clean(record satisfies MemoryRecord)) + "\n";
 }
 
 /**

@@ -484,6 +484,8 @@ export function makeRunDriver(deps: DriverDeps) {
     },
 
     latest,
+    /** Runs this instance holds in memory (a starting run's record may not be written yet). */
+    liveRunIds: (): string[] => [...live.keys()],
   };
 }
 

@@ -4,6 +4,7 @@ import { agentOutputGates, checkOutput } from "../../../core/gates";
 import type { Clock, LlmPort } from "../../../core/ports";
 import { effectiveLimits, limitsOf, type RunLimits, type RunOrigin, type RunState } from "../../../core/run";
 import { redactDeep, type OutboundSettings } from "../../../core/tools";
+import { makeSecretDetector } from "../../../core/redaction";
 import type { BehaviorRun, PlanModel } from "../behaviors";
 import type { Emit, RunEvent } from "../chat/live";
 import type { SessionStore } from "../chat/sessions";
@@ -99,6 +100,11 @@ export function makeTurns(deps: TurnDeps) {
     return { profile, tools, llm: plan.llm, secrets, writeOutput: plan.write };
   }
 
+  /** Every secret the agent could hold (outputSecrets), as one detector: for what it exports (core/redaction). */
+  function redactorFor(profile: AgentProfile) {
+    return makeSecretDetector(outputSecrets(deps.env as unknown as Record<string, unknown>, deps.outbound, toolsOf(profile).secrets));
+  }
+
   /**
    * The output gates on memory writes for the agent as it is now (its gates and secrets), for the
    * memories extraction proposes after a turn or in a batch: a refused one is not stored, and the
@@ -121,6 +127,7 @@ export function makeTurns(deps: TurnDeps) {
 
   return {
     toolsOf,
+    redactorFor,
     memoryScreenFor,
 
     /**

@@ -1,0 +1,1 @@
+export { makeSecretDetector, minRedactedLength, redactedMark, type NamedSecret, type SecretDetector, type SecretForm, type SecretMatch } from "./detector";
