@@ -1,3 +1,4 @@
+import { runPrincipal } from "../auth";
 import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
@@ -51,7 +52,7 @@ export const agentInteropRoutes = new Hono<AppEnv>()
     const registry = registryStub(c.env, project);
     const { connections: _, ...input } = derived;
     await call(registry.createAgent({ name, ...input, runtime: merged.runtime, ...(read.value.systemPrompt !== null ? { systemPrompt: read.value.systemPrompt } : {}) }));
-    const profile = await call(registry.updateAgent(name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource: read.value.source }));
+    const profile = await call(registry.updateAgent(name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource: read.value.source, configuredBy: runPrincipal(c) }));
     await pushProfile(c.env, project, profile);
     return c.json({ agent: profile, script: { source: read.value.source, format: "pantheon" as const }, warnings: [...read.value.warnings, ...merged.warnings] }, 201);
   })

@@ -1,3 +1,4 @@
+import { runPrincipal } from "../auth";
 import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
@@ -43,7 +44,8 @@ const historyQuery = lazySchema(() =>
 export const messageRoutes = new Hono<AppEnv>()
   .post("/:name/messages", valid("param", nameParam), valid("json", messageBody), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    const input = c.req.valid("json");
+    // The run acts with this token's rights: a tool beyond them waits for a holder (core/gates scope.ts).
+    const input = { ...c.req.valid("json"), principal: runPrincipal(c) };
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
       const stream = await call(agent.chatStream(input));
       // `c.body` (not a bare Response) keeps the JSON answer's type in the route's contract.

@@ -80,7 +80,8 @@ export function makeWorkFeature(deps: {
       const state = deps.driver().latest(runId);
       const question = state ? pendingQuestion(state as RunState) : null;
       if (!question) throw new PantheonError("conflict", `run '${runId}' is not waiting on a question`, { details: { run: runId } });
-      await deps.driver().decide(runId, { approved: true, by, callId: question.callId });
+      // The feature's answer route needs `approve`; `task.block` itself needs only `chat`.
+      await deps.driver().decide(runId, { approved: true, by, scope: "approve", callId: question.callId });
     },
 
     /** Tells the feature what a worker's run did: asked a person, or ended. Best effort: the feature reconciles on read. */
