@@ -95,7 +95,7 @@ describe("a run resumed after an eviction keeps its principal", () => {
     await agent.script([{ ...propose, delayMs: 1500 }, propose, { content: "Forgotten." }]);
     const pending = api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content: "forget the attic" }, token }).catch(() => null);
     await eventually(() => agent.modelCalls(), (calls) => calls.length === 1, "the model call");
-    const runId: string = await eventually(async () => ((await (await api(`/api/agents/${agent.name}/runs`)).json()) as any).runs[0]?.id, Boolean, "the run");
+    const runId = await eventually(async (): Promise<string> => ((await (await api(`/api/agents/${agent.name}/runs`)).json()) as any).runs[0]?.id ?? "", Boolean, "the run");
     await evict(agent.name);
     await pending;
     // Only the agent's own alarm wakes it: the run is carried on from its record.
