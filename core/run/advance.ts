@@ -1,4 +1,5 @@
 import { budgetExceeded } from "../gates/builtin";
+import { toolScope } from "../gates/scope";
 import { runGates, type Approval, type Gate, type GateContext } from "../gates/gate";
 import type { OutputKind } from "../gates/gate-spec";
 import { checkOutput, outputNames, planOutputCalls, toolOutputs, type OutputGate } from "../gates/output";
@@ -159,6 +160,7 @@ function gateCall(step: Step, rc: RunCall): boolean {
   const { gate, decision } = outcome.rejection;
   if (decision.pending === "approval") {
     rc.status = "proposed";
+    rc.approverScope = toolScope(step.byName.get(rc.call.name)) === "admin" ? "admin" : "approve";
     trace(step, "approval_requested", { callId: rc.call.id, tool: rc.call.name, arguments: rc.call.arguments, gate, reason: decision.reason });
     step.outward.push({ type: "await_approval", call: rc.call });
     return true;

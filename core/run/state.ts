@@ -24,6 +24,11 @@ export interface RunCall {
   /** Why it was rejected, as told to the model. */
   reason?: string;
   approval?: Approval;
+  /**
+   * While the call waits for a person: the scope whoever approves it must hold — `approve`, or the
+   * tool's own scope when that is higher (approving lends the call the approver's rights).
+   */
+  approverScope?: Scope;
   /** A plan's `message` or `remember` step: an output, checked by the output gates, not a tool. */
   writes?: OutputKind;
 }

@@ -8,7 +8,7 @@ import { HttpAgent } from "@ag-ui/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
 import { adminToken, api, createAgent } from "../api/client";
@@ -74,3 +74,46 @@ describe("every door passes its caller's rights to the run", () => {
     });
   }
 });
+
+describe("a Telegram gateway's runs act for an outsider (chat), and its approvers decide as 'approve'", () => {
+  const double = () => (env as unknown as { TELEGRAM_API_BASE: string }).TELEGRAM_API_BASE;
+  const approver = 777_002;
+  const chatId = 7_000_000 + Math.floor(Math.random() * 1_000_000);
+  let updateId = 1;
+  const calls = async (query: string): Promise<any[]> => (await fetch(`${double()}/__calls?${query}`)).json();
+  const post = (agent: string, secret: string, body: unknown) =>
+    SELF.fetch(`https://pantheon.test/gateways/telegram/default/${agent}`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret }, body: JSON.stringify(body) });
+  const message = (text: string) => ({ update_id: updateId++, message: { message_id: updateId, date: 1, chat: { id: chatId, type: "private", first_name: "Eve" }, from: { id: 42, is_bot: false, first_name: "Eve" }, text } });
+  const button = (data: string) => ({ update_id: updateId++, callback_query: { id: `cb-${updateId}`, from: { id: approver, is_bot: false, first_name: "A" }, message: { message_id: 1, date: 1, chat: { id: chatId, type: "private" } }, data } });
+
+  it("a stranger's memory.forget waits; the Telegram approver's button cannot lend it admin; an admin approval in Pantheon forgets", async () => {
+    const { name } = await createAgent();
+    const { id } = (await (await api(`/api/agents/${name}/memories`, { method: "POST", json: { text: "The safe is behind the painting." } })).json()) as { id: string };
+    expect((await api(`/api/agents/${name}/gateways/telegram`, { method: "PUT", json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [approver] } })).status).toBe(200);
+    expect((await api(`/api/agents/${name}/gateways/telegram/webhook`, { method: "POST", json: { url: "https://bot.example.com/" } })).status).toBe(200);
+    const secret = (await calls(`method=setWebhook&secret=/${name}`)).at(-1)!.body.secret_token as string;
+
+    expect((await post(name, secret, message(`/tool memory.forget {"id":"${id}"}`))).status).toBe(200);
+    const prompt = (await eventually(() => calls(`chat=${chatId}`), (c) => c.length >= 1))[0]!;
+    const run = await lastRun(name);
+    expect(run).toMatchObject({ status: "waiting_approval", principal: { id: "gateway:telegram", scope: "chat" } });
+
+    const pressed = await post(name, secret, button(prompt.body.reply_markup.inline_keyboard[0][0].callback_data));
+    expect(await pressed.json()).toEqual({ ok: true, handled: "refused: 'memory.forget' needs the approval of a holder of the 'admin' scope; a Telegram approver decides as 'approve'" });
+    expect((await api(`/api/agents/${name}/memories/${id}`)).status).toBe(200);
+    expect((await lastRun(name)).status).toBe("waiting_approval");
+
+    const approved = await api(`/api/agents/${name}/runs/${run.id}/approval`, { method: "POST", json: { decision: "approve" } });
+    expect(((await approved.json()) as any).status).toBe("completed");
+    expect((await api(`/api/agents/${name}/memories/${id}`)).status).toBe(404);
+  });
+});
+
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const value = await read();
+    if (check(value)) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("gave up waiting");
+}

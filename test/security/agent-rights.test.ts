@@ -54,7 +54,7 @@ describe("a chat token cannot make the agent do what its own route refuses", () 
 
     const { run, trace } = await runOf(name, sent.runId);
     expect(run.principal).toMatchObject({ scope: "chat", name: "token:rights chat" });
-    expect(run.pending).toEqual([expect.objectContaining({ tool: "memory.forget" })]);
+    expect(run.pending).toEqual([expect.objectContaining({ tool: "memory.forget", approverScope: "admin" })]);
     expect(trace[0]).toMatchObject({ name: "run_started", data: { principal: { scope: "chat" } } });
     const scopeCheck = trace.find((s) => s.name === "gate_decisions")!.data.decisions.find((d: any) => d.gate === "scope");
     expect(scopeCheck.decision).toMatchObject({ allow: false, pending: "approval" });

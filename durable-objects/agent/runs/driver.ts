@@ -480,12 +480,12 @@ export function makeRunDriver(deps: DriverDeps) {
     },
 
     /** Tool calls of runs waiting for a person. */
-    pendingApprovals(): { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; requestedAt: number }[] {
+    pendingApprovals(): { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; requestedAt: number; approverScope: Scope }[] {
       return runs.byStatus("waiting_approval").flatMap((row) => {
         const state = (live.get(row.id) ?? row.state) as RunState;
         return state.calls
           .filter((c) => c.status === "proposed")
-          .map((c) => ({ runId: row.id, callId: c.call.id, tool: c.call.name, arguments: c.call.arguments, requestedAt: state.waitingSince ?? row.startedAt }));
+          .map((c) => ({ runId: row.id, callId: c.call.id, tool: c.call.name, arguments: c.call.arguments, requestedAt: state.waitingSince ?? row.startedAt, approverScope: c.approverScope ?? "approve" }));
       });
     },
 

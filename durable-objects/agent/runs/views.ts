@@ -13,7 +13,7 @@ function storedRun(runs: RunStore, id: string) {
 
 /** The calls a person may still decide (only while the run waits for approval). */
 function pendingCalls(summary: { status: string }, state: RunState) {
-  return state.calls.filter((c) => c.status === "proposed" && summary.status === "waiting_approval").map((c) => ({ callId: c.call.id, tool: c.call.name, arguments: c.call.arguments }));
+  return state.calls.filter((c) => c.status === "proposed" && summary.status === "waiting_approval").map((c) => ({ callId: c.call.id, tool: c.call.name, arguments: c.call.arguments, approverScope: c.approverScope ?? "approve" }));
 }
 
 /** A run's summary, its pending calls and its trace. */
