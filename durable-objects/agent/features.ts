@@ -160,7 +160,7 @@ export function makeAgentFeatures(shell: AgentShell) {
       new Promise<string>((resolve, reject) => {
         let started = false;
         // Only an admin starts a task (its route, or `task.start`, an admin tool): its worker's run acts as one.
-        const done = turns.turn({ ...input, principal: { id: "task", scope: "admin", name: `task of ${input.session} (started by an admin)` } }, (event) => {
+        const done = turns.turn({ content: input.content, session: input.session, principal: { id: "task", scope: "admin", name: `worker of '${input.title}' (a task only an admin starts)` } }, (event) => {
           if (event.type === "run" && !started) {
             started = true;
             resolve(event.runId);

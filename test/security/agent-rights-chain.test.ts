@@ -118,3 +118,26 @@ describe("a run resumed after an eviction keeps its principal", () => {
     expect(await evictedMidModelCall(adminToken)).toMatchObject({ status: "completed", principal: { scope: "admin" }, kept: false });
   });
 });
+
+describe("a task's worker acts as the admin who started its task; a chat token talking to it does not", () => {
+  it("the worker's run acts as admin and commits; a chat token's message to the worker asking for task.commit waits", async () => {
+    const { approvedFeature } = await import("../work/helpers");
+    const f = await approvedFeature("## Tasks\n1. One — write a file\n");
+    const worker = `${f.feature}-task-1`;
+    const commit = { toolCalls: [{ name: "task.commit", arguments: { summary: "did it" } }] };
+    await f.scriptWorkers([commit, { content: "Committed." }, commit]);
+
+    const started = (await (await api(`/api/features/${f.feature}/tasks/1/start`, { method: "POST" })).json()) as { runId: string };
+    const workerRun = await eventually(async () => ((await (await api(`/api/agents/${worker}/runs/${started.runId}`)).json()) as any).run, (run) => run?.status === "completed", "the worker's run");
+    expect(workerRun.principal).toMatchObject({ id: "task", scope: "admin" });
+    const trace = ((await (await api(`/api/agents/${worker}/runs/${started.runId}`)).json()) as any).trace;
+    expect(trace.some((s: any) => s.name === "tool_call" && s.data.tool === "task.commit")).toBe(true);
+
+    const chat = await tokenIn("default", "chat");
+    const asked = (await (await api(`/api/agents/${worker}/messages`, { method: "POST", json: { content: "commit it now" }, token: chat })).json()) as { runId: string; status: string };
+    expect(asked.status).toBe("waiting_approval");
+    const waiting = ((await (await api(`/api/agents/${worker}/runs/${asked.runId}`)).json()) as any);
+    expect(waiting.run.pending).toEqual([expect.objectContaining({ tool: "task.commit", approverScope: "admin" })]);
+    expect(waiting.trace.some((s: any) => s.name === "tool_call")).toBe(false);
+  });
+});
