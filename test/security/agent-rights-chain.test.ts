@@ -141,3 +141,36 @@ describe("a task's worker acts as the admin who started its task; a chat token t
     expect(waiting.trace.some((s: any) => s.name === "tool_call")).toBe(false);
   });
 });
+
+describe("a spawned child acts for whoever its parent's run acted for", () => {
+  it("a chat-started spawn records the chat token as the child's configurer, and the child's run acts with chat; an admin spawn, admin", async () => {
+    const { script } = await import("../bus/harness");
+    const p = project();
+    const model = `rights-spawn-${crypto.randomUUID()}`;
+    await p.agent("boss");
+    const put = await p.api("/api/agents/boss/script", {
+      method: "PUT",
+      headers: { "content-type": "text/x-pantheon" },
+      body: `(actor "boss" (description "Delegates.") (model :provider "openai" :name "${model}") (spawn :allowed true :quota 2))`,
+    });
+    expect(put.status).toBe(200);
+    const child = (name: string) => `(actor "${name}" (description "Answers."))`;
+    await script(model, [
+      { toolCalls: [{ name: "agent.spawn", arguments: { script: child("kid-chat"), goal: "Say hi." } }] },
+      { content: "Done." },
+      { toolCalls: [{ name: "agent.spawn", arguments: { script: child("kid-admin"), goal: "Say hi." } }] },
+      { content: "Done." },
+    ]);
+    const chat = await tokenIn(p.name, "chat");
+
+    const byChat = await p.json<{ runId: string }>("/api/agents/boss/messages", { method: "POST", json: { content: "spawn one" }, token: chat });
+    await p.settled("boss", byChat.runId);
+    expect((await p.json("/api/agents/kid-chat")).configuredBy).toMatchObject({ scope: "chat", name: "token:chain chat" });
+    const kidRun = (await p.json<{ runs: any[] }>("/api/agents/kid-chat/runs")).runs[0];
+    expect(kidRun.principal).toMatchObject({ scope: "chat" });
+
+    const byAdmin = await p.json<{ runId: string }>("/api/agents/boss/messages", { method: "POST", json: { content: "spawn another" } });
+    await p.settled("boss", byAdmin.runId);
+    expect((await p.json("/api/agents/kid-admin")).configuredBy).toMatchObject({ id: "admin", scope: "admin" });
+  });
+});
