@@ -209,7 +209,7 @@ export class AgentDO extends Agent<Env, LiveState> {
    */
   async decideStream(runId: string, decisions: { callId: string; approved: boolean; reason?: string }[], by: string, scope: Scope): Promise<Result<ReadableStream<Uint8Array>>> {
     return this.known(() => {
-      checkDecisions(this.runs, runId, decisions);
+      checkDecisions(this.runs, runId, decisions, scope);
       return runEventStream(async (write) => {
         for (const decision of decisions) await this.driver.decide(runId, { ...decision, by, scope }, write);
       }, (done) => this.ctx.waitUntil(done));

@@ -117,3 +117,28 @@ async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolea
   }
   throw new Error("gave up waiting");
 }
+
+describe("answering an AG-UI interrupt lends the call the answerer's rights", () => {
+  it("an approve token's resume of a chat run's memory.forget is a 403 before any stream; an admin's resume forgets", async () => {
+    const { name } = await createAgent();
+    const { id } = (await (await api(`/api/agents/${name}/memories`, { method: "POST", json: { text: "The rowing boat leaks." } })).json()) as { id: string };
+    const approveToken = ((await (await api("/api/tokens", { method: "POST", json: { name: "doors approve", scope: "approve" } })).json()) as { token: string }).token;
+    const client = new HttpAgent({ url: `https://pantheon.test/agui/agents/${name}`, headers: { authorization: `Bearer ${chatToken}` }, fetch: (url, init) => SELF.fetch(url, init) });
+    client.addMessage({ id: crypto.randomUUID(), role: "user", content: `/tool memory.forget {"id":"${id}"}` });
+    let interruptId = "";
+    await client.runAgent(undefined, { onRunFinishedEvent: (params) => void (interruptId = params.outcome === "interrupt" ? params.interrupts[0]!.id : "") });
+    expect(interruptId).not.toBe("");
+
+    const resume = (token: string) =>
+      api(`/agui/agents/${name}`, { method: "POST", token, headers: { accept: "text/event-stream" }, json: { threadId: client.threadId, runId: crypto.randomUUID(), messages: [], resume: [{ interruptId, status: "resolved", payload: { approved: true } }] } });
+    const lent = await resume(approveToken);
+    expect(lent.status).toBe(403);
+    expect(((await lent.json()) as any).error.message).toBe("approving 'memory.forget' needs a token with the 'admin' scope (the scope of the tool's own route); this token has 'approve'");
+    expect((await api(`/api/agents/${name}/memories/${id}`)).status).toBe(200);
+
+    const approved = await resume(adminToken);
+    expect(approved.status).toBe(200);
+    await approved.text();
+    expect((await api(`/api/agents/${name}/memories/${id}`)).status).toBe(404);
+  });
+});
