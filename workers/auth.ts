@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { HTTPException } from "hono/http-exception";
-import { grants, sha256Hex, timingSafeEqual, type Scope } from "../core/auth";
+import { grants, sha256Hex, timingSafeEqual, type RunPrincipal, type Scope } from "../core/auth";
 import { projectNameSchema } from "../core/agents";
 import { PantheonError } from "../core/errors";
 import type { AppContext, AppEnv } from "./env";
@@ -85,4 +85,15 @@ export async function socketToken(c: AppContext): Promise<void> {
   const header = c.req.header("authorization");
   const token = header?.startsWith("Bearer ") ? header.slice(7) : c.req.query("token");
   if (!token || !(await verifyToken(token, c))) throw new HTTPException(401);
+}
+
+/**
+ * Whom a run started by this request acts for: the token (its id, scope and name), or the admin
+ * secret. Every door that starts a run or calls a tool passes it (DESIGN.md, security model).
+ * @example
+ * await call(agent.chat({ content, principal: runPrincipal(c) }));
+ */
+export function runPrincipal(c: AppContext, via?: string): RunPrincipal {
+  const name = c.get("principal");
+  return { id: c.get("tokenId") ?? "admin", scope: c.get("scope"), name: via ? `${name} via ${via}` : name };
 }

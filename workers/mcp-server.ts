@@ -4,6 +4,8 @@
 // and its sessionful one wants a Durable Object per session. Stateless mode needs neither: every
 // request gets a fresh server and transport (the SDK's stateless recipe), so no protocol state
 // outlives a request and any worker isolate can answer any request.
+import { runPrincipal } from "./auth";
+import type { RunPrincipal } from "../core/auth";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
@@ -32,6 +34,8 @@ export interface McpServerDeps {
   env: Env;
   project: string;
   version: string;
+  /** Whom the runs `ask_agent` starts act for: the bearer token's principal. */
+  principal: RunPrincipal;
 }
 
 const text = (value: string, isError = false): CallToolResult => ({ content: [{ type: "text", text: value }], ...(isError ? { isError } : {}) });
@@ -86,7 +90,7 @@ function runSummary(agent: string, { run, trace }: RunView): string {
  * One MCP server over a project's agents: `list_agents`, `ask_agent` (one chat turn, the reply as
  * text) and `get_run` (a run's status and trace). Approval-gated work is never approved here.
  * @example
- * const server = await makeMcpServer({ env, project: "default", version: "0.1.0" });
+ * const server = await makeMcpServer({ env, project: "default", version: "0.1.0", principal: runPrincipal(c, "mcp") });
  * await server.connect(transport);
  */
 export async function makeMcpServer(deps: McpServerDeps): Promise<McpServer> {
@@ -131,7 +135,7 @@ export async function makeMcpServer(deps: McpServerDeps): Promise<McpServer> {
         const stub = await agentStub(deps.env, deps.project, agent);
         // Without a message the request is the input itself, as on POST …/messages.
         const content = message ?? JSON.stringify(input);
-        return outcomeResult(agent, await call(stub.chat({ content, ...(input ? { input } : {}), ...(session ? { session } : {}) })));
+        return outcomeResult(agent, await call(stub.chat({ content, ...(input ? { input } : {}), ...(session ? { session } : {}), principal: deps.principal })));
       }),
   );
 
@@ -204,7 +208,7 @@ export function mcpServerRoutes(version: string) {
       if (parsed.tooDeep) {
         return c.json({ jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${jsonTooDeepMessage}`, data: { code: "bad_request", limit: maxJsonDepth } }, id: null }, 400);
       }
-      return answerStateless(await makeMcpServer({ env: c.env, project: c.get("project"), version }), c.req.raw, parsed);
+      return answerStateless(await makeMcpServer({ env: c.env, project: c.get("project"), version, principal: runPrincipal(c, "mcp") }), c.req.raw, parsed);
     })
     .on(["GET", "DELETE"], "/", (c) =>
       c.json({ jsonrpc: "2.0", error: { code: -32000, message: "this MCP server is stateless: send JSON-RPC with POST" }, id: null }, 405, { allow: "POST" }),

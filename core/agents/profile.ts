@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { RunPrincipal } from "../auth/principal";
 import { lazySchema } from "../lazy-schema";
 import { customGateSpecSchema } from "../gates/gate-spec";
 import { denyPatternProblems } from "../gates/pattern";
@@ -68,6 +69,12 @@ export const agentRuntimeSchema = lazySchema(() => z.strictObject({
   httpTools: z.array(httpToolSchema).max(50).default([]),
   /** Remote A2A agents the agent may ask (`ask_<name>`), declared by an operator. */
   a2aAgents: z.array(a2aAgentSchema).max(20).default([]),
+  /**
+   * A tool call beyond the scope of whoever started the run (a chat token asking for `memory.forget`):
+   * `wait` for the approval of a holder of the tool's scope (absent = `wait`), or `refuse` it and
+   * tell the model why (core/gates scope.ts).
+   */
+  beyondScope: z.enum(["wait", "refuse"], { error: "one of 'wait' or 'refuse'" }).optional(),
 }));
 export type AgentRuntime = z.infer<typeof agentRuntimeSchema>;
 /** `agentRuntimeSchema.parse({})`, written out so it needs no schema at startup (a test holds them equal). */
@@ -141,6 +148,11 @@ export interface AgentProfile {
   incarnation?: string;
   /** The compiled script (ActorScript JSON) when one is set. */
   script: JsonValue | null;
+  /**
+   * Who last configured the script: its behaviors' runs act with these rights. Absent on scripts
+   * set before configurers were recorded: those runs act with the least scope (core/auth unknownPrincipal).
+   */
+  configuredBy?: RunPrincipal | null;
   parent: string | null;
   createdAt: number;
   updatedAt: number;

@@ -1,2 +1,3 @@
 export * from "./scopes";
 export * from "./tokens";
+export * from "./principal";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { agentNameSchema, projectNameSchema } from "../agents/profile";
+import { scopes, type Scope } from "../auth/scopes";
 
 /** Delegation depth allowed by default: a request at depth 11 is refused (DESIGN: bounded delegation). */
 export const maxDelegationDepth = 10;
@@ -32,7 +33,20 @@ const base = {
  */
 export const busMessageSchema = lazySchema(() =>
   z.discriminatedUnion("type", [
-    z.strictObject({ ...base, type: z.literal("request"), payload: z.strictObject({ question: z.string().min(1).max(100_000) }) }),
+    z.strictObject({
+      ...base,
+      type: z.literal("request"),
+      payload: z.strictObject({
+        question: z.string().min(1).max(100_000),
+        /**
+         * The lowest scope of the chain so far (the asking run's): the run it starts acts with no
+         * more. Absent (a sender before principals) = `chat`, the least.
+         */
+        scope: z.enum(scopes).optional(),
+        /** Whom the asking run acts for, by name (for the receiver's trace). */
+        by: z.string().max(300).optional(),
+      }),
+    }),
     z.strictObject({ ...base, type: z.literal("response"), payload: z.strictObject({ answer: z.string().max(200_000) }) }),
     z.strictObject({ ...base, type: z.literal("error"), payload: z.strictObject({ error: z.string().min(1).max(10_000), code: z.enum(busErrorCodes) }) }),
     /** The asker gave up its question (its run was cancelled): the run it started is cancelled too, and so on down the chain. */
@@ -80,6 +94,8 @@ export interface NewRequest {
   depth: number;
   now: number;
   deadlineMs?: number;
+  /** Whom the asking run acts for: its scope and name travel with the question. */
+  principal?: { scope: Scope; name: string };
 }
 
 /**
@@ -95,7 +111,7 @@ export function makeRequest(input: NewRequest): BusRequest {
     to: input.to,
     project: input.project,
     type: "request",
-    payload: { question: input.question },
+    payload: { question: input.question, ...(input.principal ? { scope: input.principal.scope, by: input.principal.name } : {}) },
     depth: input.depth,
     replyTo: input.replyTo,
     deadlineAt: input.now + (input.deadlineMs ?? defaultDeadlineMs),

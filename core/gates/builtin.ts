@@ -2,6 +2,7 @@ import type { RunLimits } from "../run/limits";
 import { describeIssues, validateArguments } from "../tools/validate";
 import type { Gate, GateDecision, RunProgress } from "./gate";
 import { rateKey, secondsUntilToken, takeToken } from "./rate-limit";
+import { scopeGate } from "./scope";
 
 const allow: GateDecision = { allow: true };
 
@@ -72,5 +73,5 @@ export const approvalGate: Gate = {
 
 /** The built-in gates, in their priority order. */
 export function builtinGates(): Gate[] {
-  return [budgetGate, allowlistGate, schemaGate, rateLimitGate, approvalGate];
+  return [budgetGate, allowlistGate, schemaGate, scopeGate, rateLimitGate, approvalGate];
 }

@@ -1,3 +1,4 @@
+import type { RunPrincipal, Scope } from "../auth";
 import type { ToolCall } from "../ports";
 import type { RunLimits } from "../run/limits";
 import type { ToolSpec } from "../tools/tool-spec";
@@ -13,6 +14,8 @@ export interface GateProposal {
 export interface Approval {
   by: string;
   at: number;
+  /** The approver's scope: an approval lends the call at most this (absent on approvals stored before scopes counted). */
+  scope?: Scope;
   reason?: string;
 }
 
@@ -39,6 +42,10 @@ export interface GateContext {
   limits: RunLimits;
   /** Approvals by call id. */
   approvals: ReadonlyMap<string, Approval>;
+  /** Whom the run acts for (its record's `origin.principal`); absent = the least scope (scope.ts). */
+  principal?: RunPrincipal;
+  /** What a call beyond the principal's scope does (`runtime.beyondScope`); absent = `wait`. */
+  beyondScope?: "wait" | "refuse";
   /** Rate limits by tool name (`*` = every tool) and the current buckets by `rateKey(agent, tool)`. */
   rateLimits?: Readonly<Record<string, RateLimit>>;
   buckets?: ReadonlyMap<string, TokenBucket>;

@@ -7,3 +7,4 @@ export { compileDenyPattern, denyPatternExpected, denyPatternProblems, type Deny
 export { findSecretLeak, minSecretLength, type SecretLeak } from "./secret-leak";
 export { gateTargets, outputKinds, type GateTarget, type OutputKind } from "./gate-spec";
 export { agentOutputGates, checkOutput, compileOutputGates, defaultOutputSizes, outputNames, outputSizeGate, planOutputCalls, secretLeakGate, toolOutputs, type NamedSecret, type OutputGate, type OutputProposal } from "./output";
+export { approverRefusal, beyondScopeChoices, scopeGate, toolScope, type BeyondScope } from "./scope";

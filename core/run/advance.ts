@@ -1,4 +1,5 @@
 import { budgetExceeded } from "../gates/builtin";
+import { toolScope } from "../gates/scope";
 import { runGates, type Approval, type Gate, type GateContext } from "../gates/gate";
 import type { OutputKind } from "../gates/gate-spec";
 import { checkOutput, outputNames, planOutputCalls, toolOutputs, type OutputGate } from "../gates/output";
@@ -26,6 +27,8 @@ export interface RunDeps {
    * `message` and `remember` steps, `memory.store` calls. Usually `agentOutputGates(…)`; none = all pass.
    */
   outputGates?: readonly OutputGate[];
+  /** A call beyond the run principal's scope: wait for a holder's approval (default) or refuse it (`runtime.beyondScope`). */
+  beyondScope?: "wait" | "refuse";
 }
 
 export interface Advanced {
@@ -95,6 +98,8 @@ function gateContext(step: Step): GateContext {
     run: { step: s.step, tokens: s.usage.inputTokens + s.usage.outputTokens, activeMs: activeMs(s, deps.now), callsByTool: s.callsByTool },
     limits: s.limits,
     approvals,
+    ...(s.origin.principal ? { principal: s.origin.principal } : {}),
+    ...(deps.beyondScope ? { beyondScope: deps.beyondScope } : {}),
     ...(deps.rateLimits ? { rateLimits: deps.rateLimits } : {}),
     buckets: step.buckets,
   };
@@ -155,7 +160,8 @@ function gateCall(step: Step, rc: RunCall): boolean {
   const { gate, decision } = outcome.rejection;
   if (decision.pending === "approval") {
     rc.status = "proposed";
-    trace(step, "approval_requested", { callId: rc.call.id, tool: rc.call.name, arguments: rc.call.arguments });
+    rc.approverScope = toolScope(step.byName.get(rc.call.name)) === "admin" ? "admin" : "approve";
+    trace(step, "approval_requested", { callId: rc.call.id, tool: rc.call.name, arguments: rc.call.arguments, gate, reason: decision.reason });
     step.outward.push({ type: "await_approval", call: rc.call });
     return true;
   }
@@ -365,10 +371,10 @@ function onResult(step: Step, event: Extract<RunEvent, { type: "tool_result" | "
 function onApproval(step: Step, event: Extract<RunEvent, { type: "approval" }>): void {
   const rc = step.s.calls.find((c) => c.call.id === event.callId && c.status === "proposed");
   if (!rc) return ignore(step, event, "no call waits for this approval");
-  trace(step, "approval", { callId: rc.call.id, tool: rc.call.name, approved: event.approved, by: event.by, reason: event.reason });
+  trace(step, "approval", { callId: rc.call.id, tool: rc.call.name, approved: event.approved, by: event.by, ...(event.scope ? { scope: event.scope } : {}), reason: event.reason });
   if (event.approved) {
     rc.status = "approved";
-    rc.approval = { by: event.by, at: step.deps.now, ...(event.reason !== undefined ? { reason: event.reason } : {}) };
+    rc.approval = { by: event.by, at: step.deps.now, ...(event.scope ? { scope: event.scope } : {}), ...(event.reason !== undefined ? { reason: event.reason } : {}) };
     // Gates run again: the budget or a rate limit may have changed while the person decided.
     if (!gateCall(step, rc)) return;
   } else {
@@ -428,7 +434,7 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
       s.startedAt = deps.now;
       s.context = event.context;
       s.messages = [event.message];
-      trace(step, "run_started", { agent: s.agent, sessionId: s.sessionId, trigger: s.origin.trigger, limits: s.limits, message: event.message.content, ...(s.origin.manual ? { by: s.origin.manual.by, tool: s.origin.manual.tool } : {}), ...(s.origin.model ? { model: s.origin.model } : {}), ...(s.origin.goal ? { goal: s.origin.goal.text } : {}), ...(s.origin.goal?.missingInput?.length ? { warnings: s.origin.goal.missingInput.map((key) => `input has no '${key}': it read as null`) } : {}) });
+      trace(step, "run_started", { agent: s.agent, sessionId: s.sessionId, trigger: s.origin.trigger, principal: s.origin.principal ?? null, limits: s.limits, message: event.message.content, ...(s.origin.manual ? { by: s.origin.manual.by, tool: s.origin.manual.tool } : {}), ...(s.origin.model ? { model: s.origin.model } : {}), ...(s.origin.goal ? { goal: s.origin.goal.text } : {}), ...(s.origin.goal?.missingInput?.length ? { warnings: s.origin.goal.missingInput.map((key) => `input has no '${key}': it read as null`) } : {}) });
       if (s.origin.manual) startManual(step, s.origin.manual);
       else callModel(step);
       break;

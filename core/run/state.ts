@@ -1,3 +1,4 @@
+import type { RunPrincipal, Scope } from "../auth";
 import type { Approval } from "../gates/gate";
 import type { OutputKind } from "../gates/gate-spec";
 import type { TokenBucket } from "../gates/rate-limit";
@@ -23,6 +24,11 @@ export interface RunCall {
   /** Why it was rejected, as told to the model. */
   reason?: string;
   approval?: Approval;
+  /**
+   * While the call waits for a person: the scope whoever approves it must hold — `approve`, or the
+   * tool's own scope when that is higher (approving lends the call the approver's rights).
+   */
+  approverScope?: Scope;
   /** A plan's `message` or `remember` step: an output, checked by the output gates, not a tool. */
   writes?: OutputKind;
 }
@@ -51,6 +57,12 @@ export interface RunOrigin {
   model?: { provider: string; name: string };
   /** The tools the agent had when the run started. */
   tools?: string[];
+  /**
+   * Whom the run acts for: the token of the request that started it, a script's configurer for a
+   * behavior, the lowest scope of the chain for a delegated run. Its tool calls are held to its
+   * scope (core/gates scopeGate). Absent on runs stored before principals: the least scope.
+   */
+  principal?: RunPrincipal;
   /** A behavior's goal as evaluated from its input (`content` is that text), and input keys it read that were absent. */
   goal?: { text: string; missingInput?: string[] };
 }
@@ -100,7 +112,7 @@ export type RunEvent =
   | { type: "tool_result"; callId: string; output: string; truncated?: boolean }
   | { type: "tool_failed"; callId: string; error: string; interrupted?: boolean }
   /** Only ever built by the Durable Object from an authenticated person's request. */
-  | { type: "approval"; callId: string; approved: boolean; by: string; reason?: string }
+  | { type: "approval"; callId: string; approved: boolean; by: string; reason?: string; scope?: Scope }
   | { type: "agent_response"; callId: string; answer?: string; error?: string }
   | { type: "cancel"; reason?: string }
   | { type: "timeout" };

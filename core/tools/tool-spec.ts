@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { scopes } from "../auth/scopes";
 import { lazySchema } from "../lazy-schema";
 
 /** Where a tool's code runs. `agent` tools are delegations to a connected agent. */
@@ -14,6 +15,12 @@ export const toolSpecSchema = lazySchema(() => z.object({
   /** JSON Schema of the arguments object. */
   parameters: z.record(z.string(), z.unknown()),
   runtime: z.enum(toolRuntimes),
+  /**
+   * The token scope a call needs: the scope of the tool's own API route (a built-in's is declared
+   * beside its definition, tested against workers/scopes.ts). Absent = `chat`, ordinary agent work.
+   * A run whose principal has less waits for a holder's approval or is refused (core/gates scopeGate).
+   */
+  scope: z.enum(scopes).optional(),
   /** A person must approve each call before it runs (the run waits in `waiting_approval`). */
   requiresApproval: z.boolean().optional(),
   /** Per-call time limit in ms; the agent's `toolTimeoutMs` applies when absent. */

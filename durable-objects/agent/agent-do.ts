@@ -2,6 +2,7 @@ import { Agent, type Connection, type ConnectionContext } from "agents";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import type { AgentProfile } from "../../core/agents";
+import { gatewayPrincipal, type RunPrincipal, type Scope } from "../../core/auth";
 import type { MemoryKind } from "../../core/context";
 import { PantheonError, resultOf, type Result } from "../../core/errors";
 import { systemClock } from "../../core/ports";
@@ -224,11 +225,11 @@ export class AgentDO extends Agent<Env, LiveState> {
    * of the run's events from there on (`tool_call`, `tool_result`, `token`, ..., `done`; none when it
    * waits again). Checked before the stream starts: the run waits for approval and each call is pending.
    */
-  async decideStream(runId: string, decisions: { callId: string; approved: boolean; reason?: string }[], by: string): Promise<Result<ReadableStream<Uint8Array>>> {
+  async decideStream(runId: string, decisions: { callId: string; approved: boolean; reason?: string }[], by: string, scope: Scope): Promise<Result<ReadableStream<Uint8Array>>> {
     return this.known(() => {
-      checkDecisions(this.runs, runId, decisions);
+      checkDecisions(this.runs, runId, decisions, scope);
       return runEventStream(async (write) => {
-        for (const decision of decisions) await this.driver.decide(runId, { ...decision, by }, write);
+        for (const decision of decisions) await this.driver.decide(runId, { ...decision, by, scope }, write);
       }, (done) => this.ctx.waitUntil(done), this.streams);
     });
   }
@@ -299,8 +300,8 @@ export class AgentDO extends Agent<Env, LiveState> {
     return this.known(() => runTurnView(this.runs, this.sessions, id));
   }
 
-  /** A person approves or rejects a pending tool call (`by` comes from the authenticated request). */
-  decide(runId: string, decision: { approved: boolean; by: string; callId?: string; reason?: string }) {
+  /** A person approves or rejects a pending tool call (`by` and `scope` come from the authenticated request). */
+  decide(runId: string, decision: { approved: boolean; by: string; scope: Scope; callId?: string; reason?: string }) {
     return this.known(async () => runSummaryOf(this.runs, (await this.driver.decide(runId, decision)).id));
   }
 
@@ -317,9 +318,9 @@ export class AgentDO extends Agent<Env, LiveState> {
     return this.known(() => this.turns.toolsOf(this.profile()).specs);
   }
 
-  /** A person calls a tool by hand (`by` is the authenticated principal): runs/turns.ts. */
-  invokeTool(name: string, args: Record<string, unknown>, by: string): Promise<Result<ManualCall>> {
-    return this.known(() => this.turns.invokeTool(name, args, by));
+  /** A person calls a tool by hand (`principal` from the authenticated request): runs/turns.ts. */
+  invokeTool(name: string, args: Record<string, unknown>, principal: RunPrincipal): Promise<Result<ManualCall>> {
+    return this.known(() => this.turns.invokeTool(name, args, principal));
   }
 
   // ---- MCP servers (mcp/) -----------------------------------------------------------------------
@@ -480,7 +481,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     await handleEmail(email, {
       gateways: this.gateways,
       agent: () => this.profile().name,
-      turn: (input) => this.turns.turn(input, () => {}),
+      turn: (input) => this.turns.turn({ ...input, principal: gatewayPrincipal("email") }, () => {}),
       reply: (mail, options) => this.replyToEmail(mail, { ...options, secret: null }),
     });
   }

@@ -1,3 +1,4 @@
+import { gatewayPrincipal, unknownPrincipal } from "../../core/auth";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { AgentProfile } from "../../core/agents";
 import type { AgentDO } from "./agent-do";
@@ -141,8 +142,9 @@ export function makeAgentFeatures(shell: AgentShell) {
     sessions,
     agent: agentName,
     runInfo: (runId) => runs.get(runId),
-    turn: (input) => turns.turn(input, () => {}),
-    decide: (runId, decision) => driver.decide(runId, decision),
+    // Whoever writes to the bot is an outsider (chat); an approver the operator named decides as `approve`.
+    turn: (input) => turns.turn({ ...input, principal: gatewayPrincipal("telegram") }, () => {}),
+    decide: (runId, decision) => driver.decide(runId, { ...decision, scope: "approve" }),
     pendingApprovals: () => driver.pendingApprovals(),
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
@@ -159,6 +161,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     agent: () => profiles.get().name,
     sessionId: (session) => sessions.resolve(session).id,
     run: (input, sink, behavior) => turns.turn(input, sink, behavior),
+    configurer: () => profiles.stored()?.configuredBy ?? unknownPrincipal,
     append: (sessionId, message) => void messages.append(sessionId, message),
     remember: (content, key) => once(key, () => memory.create({ text: content, kind: "fact" })),
     busy: () => driver.hasWorkInFlight(),
@@ -174,7 +177,8 @@ export function makeAgentFeatures(shell: AgentShell) {
     startTurn: (input) =>
       new Promise<string>((resolve, reject) => {
         let started = false;
-        const done = turns.turn(input, (event) => {
+        // Only an admin starts a task (its route, or `task.start`, an admin tool): its worker's run acts as one.
+        const done = turns.turn({ content: input.content, session: input.session, principal: { id: "task", scope: "admin", name: `worker of '${input.title}' (a task only an admin starts)` } }, (event) => {
           if (event.type === "run" && !started) {
             started = true;
             resolve(event.runId);

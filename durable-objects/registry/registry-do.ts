@@ -1,3 +1,4 @@
+import { unknownPrincipal, type RunPrincipal } from "../../core/auth";
 import { DurableObject } from "cloudflare:workers";
 import { asc, eq, inArray, sql } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
@@ -35,6 +36,7 @@ function toProfile(row: AgentRow): AgentProfile {
     runtime: agentRuntimeSchema.parse(row.runtime ?? {}),
     connections: (row.connections as string[]) ?? [],
     script: (row.script ?? null) as AgentProfile["script"],
+    ...(row.configuredBy ? { configuredBy: row.configuredBy as RunPrincipal } : {}),
     parent: row.parent,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -109,7 +111,7 @@ export class RegistryDO extends DurableObject<Env> {
    * its script alone (no hosts, HTTP tools or secrets of the operator's). The parent gets the child
    * as a connection.
    */
-  spawnChild(parent: string, scriptSource: string): Result<{ child: AgentProfile; parent: AgentProfile }> {
+  spawnChild(parent: string, scriptSource: string, configuredBy?: RunPrincipal): Result<{ child: AgentProfile; parent: AgentProfile }> {
     if (typeof scriptSource !== "string") return fail(new PantheonError("validation_failed", "the child's script must be DSL source text"));
     let script: ActorScript;
     try {
@@ -124,7 +126,7 @@ export class RegistryDO extends DurableObject<Env> {
     const owner = agents.find((a) => a.name === parent)!;
     const created = this.createAgent({ name: script.name, ...profileFromScript(script, defaultAgentRuntime), parent });
     if (!created.ok) return created;
-    this.updateAgent(script.name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource });
+    this.updateAgent(script.name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource, configuredBy: configuredBy ?? unknownPrincipal });
     const updated = this.updateAgent(parent, { connections: [...new Set([...owner.connections, script.name])] });
     if (!updated.ok) return updated;
     const child = this.getAgent(script.name);
@@ -204,7 +206,8 @@ export class RegistryDO extends DurableObject<Env> {
     return { ok: true, value: this.profileOf(row) };
   }
 
-  updateAgent(name: string, patch: AgentPatch & { connections?: string[]; script?: AgentProfile["script"]; scriptSource?: string }): Result<AgentProfile> {
+  /** `configuredBy`: who set the script (its behaviors act for them); recorded with every script change. */
+  updateAgent(name: string, patch: AgentPatch & { connections?: string[]; script?: AgentProfile["script"]; scriptSource?: string; configuredBy?: RunPrincipal }): Result<AgentProfile> {
     const values: Partial<AgentRow> = { updatedAt: Date.now() };
     if (patch.description !== undefined) values.description = patch.description;
     if (patch.systemPrompt !== undefined) values.systemPrompt = patch.systemPrompt;
@@ -213,6 +216,9 @@ export class RegistryDO extends DurableObject<Env> {
     if (patch.connections !== undefined) values.connections = patch.connections;
     if (patch.script !== undefined) values.script = patch.script;
     if (patch.scriptSource !== undefined) values.scriptSource = patch.scriptSource;
+    if (patch.configuredBy !== undefined) values.configuredBy = patch.configuredBy;
+    // A script set by someone not named acts for nobody known: the least scope, not the last configurer's.
+    else if (patch.script !== undefined) values.configuredBy = null;
     const row = this.db.update(schema.agents).set(values).where(eq(schema.agents.name, name)).returning().get();
     return row ? { ok: true, value: this.profileOf(row) } : this.missing(name);
   }
@@ -290,7 +296,7 @@ export class RegistryDO extends DurableObject<Env> {
    * nothing (`changed: false`). Answers the report and the names of the agents whose profile
    * changed (the worker pushes those, and the agents connected to them, to their Durable Objects).
    */
-  importProjectFile(value: unknown, options: PlanOptions & { outbound: OutboundSettings }): Result<{ report: ImportReport; touched: string[] }> {
+  importProjectFile(value: unknown, options: PlanOptions & { outbound: OutboundSettings; configuredBy?: RunPrincipal }): Result<{ report: ImportReport; touched: string[] }> {
     const current = this.currentAgents();
     const parsed = parseProjectFile(value, new Set(current.map((c) => c.profile.name)), options.outbound);
     if (!parsed.ok) return fail(invalidFile(parsed.issues));
@@ -300,7 +306,7 @@ export class RegistryDO extends DurableObject<Env> {
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
       for (const agent of [...plan.create, ...plan.update]) {
-        const values = { description: agent.description, systemPrompt: agent.systemPrompt, model: agent.model, runtime: agent.runtime, script: agent.script, scriptSource: agent.scriptSource, updatedAt: now };
+        const values = { description: agent.description, systemPrompt: agent.systemPrompt, model: agent.model, runtime: agent.runtime, script: agent.script, scriptSource: agent.scriptSource, configuredBy: agent.script ? options.configuredBy ?? null : null, updatedAt: now };
         if (plan.create.includes(agent)) {
           this.db.insert(schema.agents).values({ name: agent.name, ...values, connections: [], parent: null, createdAt: now }).run();
           this.ctx.storage.kv.put(`incarnation/${agent.name}`, crypto.randomUUID());

@@ -11,6 +11,12 @@ export const agents = sqliteTable("agents", {
   /** The agent's script as JSON (ActorScript) once one is set; null until then. */
   script: text("script", { mode: "json" }),
   scriptSource: text("script_source"),
+  /**
+   * Who last configured the agent's script (core/auth RunPrincipal): its behaviors' and schedules'
+   * runs act with these rights. Null for a script set before configurers were recorded (such runs
+   * act with the least scope, `chat`).
+   */
+  configuredBy: text("configured_by", { mode: "json" }),
   connections: text("connections", { mode: "json" }).notNull(),
   parent: text("parent"),
   createdAt: integer("created_at").notNull(),

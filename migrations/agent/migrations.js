@@ -8,6 +8,7 @@ import m0005 from './0005_bus_send_queue.sql';
 import m0006 from './0006_gateways.sql';
 import m0007 from './0007_bus_fanouts.sql';
 import m0008 from './0008_memory_occurred_at.sql';
+import m0009 from './0009_run_principal.sql';
 
   export default {
     journal,
@@ -20,7 +21,8 @@ m0004,
 m0005,
 m0006,
 m0007,
-m0008
+m0008,
+m0009
     }
   }
   

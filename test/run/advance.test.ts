@@ -167,7 +167,7 @@ describe("gate rejections", () => {
     run.start();
     const effects = run.send({ type: "model_result", response: propose([fetchCall()]) });
     const decisions = ofType(effects, "trace").find((t) => t.kind === "gate_decisions")?.data.decisions as { gate: string }[];
-    expect(decisions.map((d) => d.gate)).toEqual(["budget", "allowlist", "schema", "rate-limit", "approval"]);
+    expect(decisions.map((d) => d.gate)).toEqual(["budget", "allowlist", "schema", "scope", "rate-limit", "approval"]);
   });
 });
 

@@ -17,7 +17,7 @@ export function propose(calls: ToolCall[], tokens = 10): LlmResponse {
 }
 
 /** A run driven event by event, as the Durable Object would drive it, with a clock it controls. */
-export function makeRun(options: { limits?: Partial<RunLimits>; tools?: ToolSpec[]; custom?: CustomGateSpec[]; rateLimits?: RunDeps["rateLimits"]; origin?: RunOrigin; outputGates?: RunDeps["outputGates"] } = {}) {
+export function makeRun(options: { limits?: Partial<RunLimits>; tools?: ToolSpec[]; custom?: CustomGateSpec[]; rateLimits?: RunDeps["rateLimits"]; origin?: RunOrigin; outputGates?: RunDeps["outputGates"]; beyondScope?: RunDeps["beyondScope"] } = {}) {
   let now = 1_000;
   let state: RunState = newRunState({ id: "run-1", agent: "scout", sessionId: "s-1", limits: { ...defaultRunLimits, ...options.limits }, ...(options.origin ? { origin: options.origin } : {}) });
   let effects: RunEffect[] = [];
@@ -27,6 +27,7 @@ export function makeRun(options: { limits?: Partial<RunLimits>; tools?: ToolSpec
     gates: [...builtinGates(), ...compileCustomGates(options.custom ?? [])],
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.outputGates ? { outputGates: options.outputGates } : {}),
+    ...(options.beyondScope ? { beyondScope: options.beyondScope } : {}),
   });
   return {
     send(event: RunEvent) {

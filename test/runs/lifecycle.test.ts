@@ -19,7 +19,7 @@ describe("approvals", () => {
     expect(await toolCalls(key)).toHaveLength(0);
 
     const detail = await agent.run(body.runId);
-    expect(detail.run.pending).toEqual([{ callId: expect.any(String), tool: "mail.send", arguments: { text: "hello boss" } }]);
+    expect(detail.run.pending).toEqual([{ callId: expect.any(String), tool: "mail.send", arguments: { text: "hello boss" }, approverScope: "approve" }]);
     const inbox = (await (await api("/api/approvals")).json()) as any;
     expect(inbox.approvals).toContainEqual(expect.objectContaining({ agent: agent.name, runId: body.runId, tool: "mail.send" }));
 

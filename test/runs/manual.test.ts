@@ -23,7 +23,7 @@ describe("a tool called by hand is a run of its own, through every gate", () => 
     const { trace } = await agent.run(body.runId);
     expect(trace.map((s: any) => s.name)).toEqual(["run_started", "gate_decisions", "tool_call", "tool_result", "run_finished"]);
     expect(trace[0].data).toMatchObject({ trigger: "manual", by: "admin", tool: "notes.add" });
-    expect(trace[1].data.decisions.map((d: any) => d.gate)).toEqual(["budget", "allowlist", "schema", "rate-limit", "approval"]);
+    expect(trace[1].data.decisions.map((d: any) => d.gate)).toEqual(["budget", "allowlist", "schema", "scope", "rate-limit", "approval"]);
     const history = ((await (await api(`/api/agents/${agent.name}/messages`)).json()) as any).messages;
     expect(history).toEqual([]);
   });

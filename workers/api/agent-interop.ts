@@ -1,3 +1,4 @@
+import { runPrincipal } from "../auth";
 import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
@@ -75,7 +76,7 @@ export const agentInteropRoutes = new Hono<AppEnv>()
     const registry = registryStub(c.env, project);
     const { connections: _, ...input } = derived;
     await call(registry.createAgent({ name, ...input, runtime: merged.runtime, ...(read.systemPrompt !== null ? { systemPrompt: read.systemPrompt } : {}) }));
-    const profile = await call(registry.updateAgent(name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource: read.source }));
+    const profile = await call(registry.updateAgent(name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource: read.source, configuredBy: runPrincipal(c) }));
     await pushProfile(c.env, project, profile);
     return c.json({ agent: profile, script: { source: read.source, format: "pantheon" as const }, warnings: [...read.warnings, ...merged.warnings] }, 201);
   })

@@ -1,3 +1,4 @@
+import { runPrincipal } from "../auth";
 import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
@@ -33,7 +34,7 @@ async function featureOf(c: AppContext, name: string) {
 async function asOrchestrator(c: AppContext, feature: string, tool: "plan.write" | "tasks.sync", args: Record<string, unknown>) {
   const summary = await call((await featureOf(c, feature)).summary());
   const agent = await agentStub(c.env, c.get("project"), summary.orchestrator);
-  const outcome = await call(agent.invokeTool(tool, { feature, ...args }, c.get("principal")));
+  const outcome = await call(agent.invokeTool(tool, { feature, ...args }, runPrincipal(c)));
   if (outcome.status === "waiting_approval") return c.json({ orchestrator: summary.orchestrator, ...outcome }, 202);
   if (!("ok" in outcome) || !outcome.ok) {
     const message = "error" in outcome ? outcome.error.message : `the orchestrating agent '${summary.orchestrator}' did not ${tool === "plan.write" ? "write the plan" : "sync the tasks"}`;

@@ -1,3 +1,4 @@
+import { runPrincipal } from "../auth";
 import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
@@ -44,8 +45,9 @@ export const messageRoutes = new Hono<AppEnv>()
   .post("/:name/messages", valid("param", nameParam), valid("json", messageBody), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     // A person's device writes in their name (the history shows who said it); other tokens do not.
+    // The run acts with this token's rights: a tool beyond them waits for a holder (core/gates scope.ts).
     const person = c.get("person");
-    const input = person ? { ...c.req.valid("json"), name: person } : c.req.valid("json");
+    const input = { ...c.req.valid("json"), ...(person ? { name: person } : {}), principal: runPrincipal(c) };
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
       const stream = await call(agent.chatStream(input));
       // `c.body` (not a bare Response) keeps the JSON answer's type in the route's contract.

@@ -6,7 +6,7 @@ import { lazySchema } from "../../core/lazy-schema";
 import { agentNamePattern, type AgentProfile } from "../../core/agents";
 import { isPantheonError, unknownAgentMessage } from "../../core/errors";
 import { maxBodyBytes } from "../app";
-import { apiAuth, projectMiddleware, requireScope } from "../auth";
+import { apiAuth, projectMiddleware, requireScope, runPrincipal } from "../auth";
 import { requireProject } from "../projects";
 import type { AppContext, AppEnv } from "../env";
 import { agentStub, call, registryStub, type Remote } from "../../durable-objects/stubs";
@@ -147,7 +147,7 @@ const seconds = () => Math.floor(Date.now() / 1000);
 async function complete(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
   const session = await sessionOf(agent, body.user);
-  const outcome = await call(agent.chat({ content, ...(body.input ? { input: body.input } : {}), ...(session ? { session } : {}) }));
+  const outcome = await call(agent.chat({ content, ...(body.input ? { input: body.input } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
   if (outcome.status !== "completed" && outcome.status !== "waiting_approval") throw runFailed(outcome.runId, outcome.status, outcome.error);
   const text = outcome.reply?.content ?? waitingText(profile.name, outcome.runId);
   return c.json({
@@ -169,7 +169,7 @@ async function complete(c: AppContext, body: CompletionBody, content: string) {
 async function streamed(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
   const session = await sessionOf(agent, body.user);
-  const source = await call(agent.chatStream({ content, ...(body.input ? { input: body.input } : {}), ...(session ? { session } : {}) }));
+  const source = await call(agent.chatStream({ content, ...(body.input ? { input: body.input } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
   const encoder = new TextEncoder();
   const created = seconds();
   let id = "chatcmpl-pending";

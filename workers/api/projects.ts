@@ -1,3 +1,4 @@
+import { runPrincipal } from "../auth";
 import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
@@ -79,7 +80,7 @@ export const projectRoutes = new Hono<AppEnv>()
       if (listed.ok) agentTools[name] = listed.value.map((t) => t.name);
     }
     const defaultModel = modelSettingsSchema.parse(defaultModelFrom(c.env.PANTHEON_DEFAULT_PROVIDER));
-    const result = await registry.importProjectFile(body, { defaultModel, builtinTools: new Set(everyAgentsTools), agentTools, outbound: outboundSettingsFrom(c.env) });
+    const result = await registry.importProjectFile(body, { defaultModel, builtinTools: new Set(everyAgentsTools), agentTools, outbound: outboundSettingsFrom(c.env), configuredBy: runPrincipal(c) });
     if (!result.ok && result.code === "invalid_project_file") {
       return c.json({ error: { code: result.code, message: result.message, requestId: c.get("requestId"), issues: (result.details?.issues ?? []) as { path: string; message: string }[] } }, 400);
     }

@@ -37,7 +37,8 @@ export const runRoutes = new Hono<AppEnv>()
     const { name, id } = c.req.valid("param");
     const body = c.req.valid("json");
     const agent = await agentStub(c.env, c.get("project"), name);
-    const decision = { approved: body.decision === "approve", by: c.get("principal"), ...(body.callId ? { callId: body.callId } : {}), ...(body.reason ? { reason: body.reason } : {}) };
+    // Approving lends the call the approver's rights: the agent checks they cover the tool's scope.
+    const decision = { approved: body.decision === "approve", by: c.get("principal"), scope: c.get("scope"), ...(body.callId ? { callId: body.callId } : {}), ...(body.reason ? { reason: body.reason } : {}) };
     return c.json(await call(agent.decide(id, decision)));
   });
 

@@ -1,3 +1,4 @@
+import { runPrincipal } from "../auth";
 import { Hono } from "hono";
 import { workToolNames } from "../../durable-objects/agent/work";
 import { profileFromScript, type AgentProfile, type JsonValue } from "../../core/agents";
@@ -101,7 +102,8 @@ export const scriptRoutes = new Hono<AppEnv>()
 
     const registry = registryStub(c.env, project);
     const derived = { ...profileFromScript(script, existing?.runtime), connections: usableConnections(script, knownAgents) };
-    const stored = { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource: source };
+    // Its behaviors and schedules act for whoever set it.
+    const stored = { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource: source, configuredBy: runPrincipal(c) };
     if (!existing) {
       const { connections, ...input } = derived;
       await call(registry.createAgent({ name, ...input, connections }));

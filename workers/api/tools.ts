@@ -1,3 +1,4 @@
+import { runPrincipal } from "../auth";
 import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
@@ -58,6 +59,6 @@ export const toolRoutes = new Hono<AppEnv>()
   .post("/:name/tools/:tool/invoke", valid("param", toolParam), valid("json", z.strictObject({ arguments: z.record(z.string(), z.unknown()).default({}) })), async (c) => {
     const { name, tool } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
-    const result = await call(agent.invokeTool(tool, c.req.valid("json").arguments, c.get("principal")));
+    const result = await call(agent.invokeTool(tool, c.req.valid("json").arguments, runPrincipal(c)));
     return "pending" in result || "waiting" in result ? c.json(result, 202) : c.json(result, 200);
   });

@@ -7,7 +7,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { grants, type Scope } from "../../core/auth";
+import { grants, type RunPrincipal, type Scope } from "../../core/auth";
 import { isPantheonError } from "../../core/errors";
 import { agentMcpScopes, askTool, manualCallResult, searchMemoryTool, sourceOfUri, sourceText, sourceUri, type ManualCallOutcome, type ToolResult } from "../../core/protocols/agent-mcp";
 import type { AgentDO } from "../../durable-objects/agent/agent-do";
@@ -22,6 +22,8 @@ export interface AgentMcpDeps {
   /** Who calls (the token's principal, in the trace) and what the token may do. */
   principal: string;
   scope: Scope;
+  /** Whom the runs it starts (`ask`, a tool call) act for. */
+  runPrincipal: RunPrincipal;
   version: string;
 }
 
@@ -80,7 +82,7 @@ async function asToolResult(work: () => Promise<ToolResult>): Promise<ToolResult
  * The MCP server of one agent. `tools/list` shows what the token may call: `ask` for every token;
  * `search_memory` and the agent's tools for `admin` (as their /api routes); resources likewise.
  * @example
- * const server = makeAgentMcpServer({ agent, name: "scout", project: "default", principal: "admin", scope: "admin", version: "0.1.0" });
+ * const server = makeAgentMcpServer({ agent, name: "scout", project: "default", principal: "admin", scope: "admin", runPrincipal: { id: "admin", scope: "admin", name: "admin via mcp" }, version: "0.1.0" });
  * await server.connect(transport);
  */
 export function makeAgentMcpServer(deps: AgentMcpDeps): Server {
@@ -127,7 +129,7 @@ export function makeAgentMcpServer(deps: AgentMcpDeps): Server {
     if (tool === askTool) {
       requireScope(deps, agentMcpScopes.ask);
       const { message, session } = parseArguments(askArguments, args, tool);
-      return asToolResult(async () => outcomeResult(name, await call(agent.chat({ content: message, ...(session ? { session } : {}) }))) as ToolResult);
+      return asToolResult(async () => outcomeResult(name, await call(agent.chat({ content: message, ...(session ? { session } : {}), principal: deps.runPrincipal }))) as ToolResult);
     }
     if (tool === searchMemoryTool) {
       requireScope(deps, agentMcpScopes.searchMemory);
@@ -143,7 +145,7 @@ export function makeAgentMcpServer(deps: AgentMcpDeps): Server {
     const specs = await call(agent.listTools());
     if (!specs.some((s) => s.name === tool)) throw new JsonRpcError(ErrorCode.InvalidParams, `unknown tool '${tool}': tools/list names the tools of '${name}'`);
     // A manual run: every gate (allowlist, schema, custom gates, rate limit, approval) and the trace.
-    return asToolResult(async () => manualCallResult(name, tool, (await call(agent.invokeTool(tool, (args ?? {}) as Record<string, unknown>, `${deps.principal} via mcp`))) as ManualCallOutcome));
+    return asToolResult(async () => manualCallResult(name, tool, (await call(agent.invokeTool(tool, (args ?? {}) as Record<string, unknown>, deps.runPrincipal))) as ManualCallOutcome));
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {

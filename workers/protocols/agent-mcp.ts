@@ -1,5 +1,6 @@
 // One agent as an MCP server (`/mcp/agents/:name`): the routes. The server itself
 // (./agent-mcp-server.ts, on the MCP SDK) is loaded by the first request, not at the worker's startup.
+import { runPrincipal } from "../auth";
 import { Hono } from "hono";
 import { unknownAgent } from "../../core/errors";
 import { agentStub, registryStub } from "../../durable-objects/stubs";
@@ -30,7 +31,7 @@ export function agentMcpRoutes(version: string) {
         return c.json(rpcError(-32001, error.message, { code: error.code, ...error.details }), 404);
       }
       const { makeAgentMcpServer } = await (serverModule ??= import("./agent-mcp-server"));
-      const server = makeAgentMcpServer({ agent: await agentStub(c.env, project, name), name, project, principal: c.get("principal"), scope: c.get("scope"), version });
+      const server = makeAgentMcpServer({ agent: await agentStub(c.env, project, name), name, project, principal: c.get("principal"), scope: c.get("scope"), runPrincipal: runPrincipal(c, "mcp"), version });
       return answerStateless(server, c.req.raw, parsed);
     })
     .on(["GET", "DELETE"], "/:name", (c) => c.json(rpcError(-32000, "this MCP server is stateless: send JSON-RPC with POST"), 405, { allow: "POST" }))

@@ -8,7 +8,7 @@ import { decisionsOf, makeAguiRun, type AguiRun, type PantheonRunEvent, type Pen
 import { validationFailed } from "../../core/errors";
 import { agentStub, call, type Remote } from "../../durable-objects/stubs";
 import type { AgentDO } from "../../durable-objects/agent/agent-do";
-import { checkScope } from "../auth";
+import { checkScope, runPrincipal } from "../auth";
 import type { AppContext } from "../env";
 import { parseOrThrow } from "../validation";
 import { readRunEvents } from "../../core/protocols/run-events";
@@ -104,13 +104,13 @@ async function runAgui(c: AppContext, name: string, input: RunAgentInput): Promi
     checkScope(c, "approve");
     const decided = decisionsOf(input.resume);
     if (!decided.ok) throw validationFailed([decided.problem]);
-    source = await call(agent.decideStream(decided.runId, decided.decisions, c.get("principal")));
+    source = await call(agent.decideStream(decided.runId, decided.decisions, c.get("principal"), c.get("scope")));
     const sessionId = ((await agent.getRun(decided.runId)) as { ok: boolean; value?: { run: { sessionId: string } } }).value?.run.sessionId;
     run = makeAguiRun({ threadId: input.threadId, runId: input.runId, agent: name, pantheonRunId: decided.runId, ...(sessionId ? { sessionId } : {}), announced: decided.decisions.map((d) => d.callId) });
   } else {
     const content = turnOf(input);
     const session = await sessionFor(agent, "agui", input.threadId);
-    source = await call(agent.chatStream({ content, session }));
+    source = await call(agent.chatStream({ content, session, principal: runPrincipal(c, "agui") }));
     run = makeAguiRun({ threadId: input.threadId, runId: input.runId, agent: name, sessionId: session });
   }
   return new Response(aguiStream(source, run, encoder, agent), {

@@ -1,3 +1,4 @@
+import { lowerPrincipal, type RunPrincipal } from "../../../core/auth";
 import { missingInputKeys, type ActorScript, type Behavior, type ExprScope } from "../../../core/dsl";
 import { PantheonError } from "../../../core/errors";
 import type { Clock, LlmPort } from "../../../core/ports";
@@ -38,7 +39,9 @@ export interface BehaviorDeps {
   /** The session a run goes to (the default one when `session` is absent). */
   sessionId(session?: string): string;
   /** A normal run (traced, gated) of `content` in `session`, driven until it settles. */
-  run(input: { content: string; session: string; limits?: Partial<RunLimits> }, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome>;
+  run(input: { content: string; session: string; limits?: Partial<RunLimits>; principal: RunPrincipal }, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome>;
+  /** Who configured the script (the registry records it): a behavior's run acts with these rights. */
+  configurer(): RunPrincipal;
   /** Writes a plan's message once: `id` is stable for the run and step. */
   append(sessionId: string, message: { role: "assistant" | "system" | "user"; content: string; id: string }): void;
   /** Stores a plan's memory once per `key` (run and step). */
@@ -120,15 +123,20 @@ export function makeBehaviors(deps: BehaviorDeps) {
   }
 
   /** One run of a behavior: its goal becomes the run's request; a deterministic plan stands in for the model. */
-  async function runBehavior(found: FoundBehavior, input: unknown, options: { session?: string; sink?: Emit; limits?: Partial<RunLimits> } = {}): Promise<RunOutcome> {
+  /**
+   * A scheduled behavior acts for its script's configurer; one a person's message set off, for the
+   * lower of the two (the message is that person's, the script the configurer's).
+   */
+  async function runBehavior(found: FoundBehavior, input: unknown, options: { session?: string; sink?: Emit; limits?: Partial<RunLimits>; caller?: RunPrincipal } = {}): Promise<RunOutcome> {
     const { behavior } = found;
+    const principal = options.caller ? lowerPrincipal(options.caller, deps.configurer()) : deps.configurer();
     const sessionId = deps.sessionId(options.session);
     const scope = { input, ctx: { agent: deps.agent(), talent: found.talent, behavior: behavior.name, session: sessionId, now: clock.now() } };
     const planned = behavior.plan.steps.some((step) => step.kind !== "think");
     const text = goalText(behavior, scope as ExprScope);
     const missingInput = missingInputKeys(behavior.goal, scope as ExprScope);
     return deps.run(
-      { content: text, session: sessionId, ...(options.limits ? { limits: options.limits } : {}) },
+      { content: text, session: sessionId, principal, ...(options.limits ? { limits: options.limits } : {}) },
       options.sink ?? (() => {}),
       { trigger: `behavior:${found.key}`, goal: { text, ...(missingInput.length ? { missingInput } : {}) }, ...(planned ? { behavior: { key: found.key, scope } } : {}) },
     );
@@ -271,7 +279,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
      * when an on-idle behavior counts from it; otherwise the turn notes it with its reply, since a write
      * before the turn's model call holds that call until it commits (runs/held-writes.ts).
      */
-    async onMessage(input: { content: string; input?: Record<string, unknown>; session?: string; limits?: Partial<RunLimits> }, sink: Emit): Promise<RunOutcome | null> {
+    async onMessage(input: { content: string; input?: Record<string, unknown>; session?: string; limits?: Partial<RunLimits>; principal: RunPrincipal }, sink: Emit): Promise<RunOutcome | null> {
       const all = behaviorsOf(deps.script());
       if (all.some((b) => b.behavior.trigger?.kind === "on-idle")) {
         book.touch(clock.now());
@@ -281,7 +289,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
       let last: RunOutcome | null = null;
       for (const found of active) {
         // Behaviors read the message as `(get input "text")` and a structured input's fields beside it.
-        last = await runBehavior(found, { ...input.input, text: input.content }, { ...(input.session ? { session: input.session } : {}), sink, ...(input.limits ? { limits: input.limits } : {}) });
+        last = await runBehavior(found, { ...input.input, text: input.content }, { ...(input.session ? { session: input.session } : {}), sink, caller: input.principal, ...(input.limits ? { limits: input.limits } : {}) });
         book.update(found.key, { lastRunAt: clock.now(), lastStatus: last.status, lastRunId: last.runId });
       }
       return last;

@@ -1,3 +1,4 @@
+import type { RunPrincipal } from "../../../core/auth";
 import { and, eq, inArray } from "drizzle-orm";
 import { checkRequest, defaultDeadlineMs, makeCancel, makeRequest, type BusErrorCode, type BusRequest } from "../../../core/bus";
 import type { RunEvent as CoreEvent } from "../../../core/run";
@@ -41,7 +42,7 @@ export function makeAgentBus(deps: BusDeps) {
   }
 
   /** Refuses (error to the caller) or sends one request; `replyTo.runId` is a run or a fan-out. */
-  async function sendRequest(input: { replyTo: { runId: string; callId: string }; target: string; question: string; origin: { conversationId: string; depth: number } }): Promise<{ refused?: { code: BusErrorCode; error: string }; request: BusRequest }> {
+  async function sendRequest(input: { replyTo: { runId: string; callId: string }; target: string; question: string; origin: { conversationId: string; depth: number }; principal?: RunPrincipal }): Promise<{ refused?: { code: BusErrorCode; error: string }; request: BusRequest }> {
     const profile = deps.profile();
     const now = clock.now();
     const request = makeRequest({
@@ -55,6 +56,7 @@ export function makeAgentBus(deps: BusDeps) {
       depth: input.origin.depth + 1,
       now,
       deadlineMs: deps.deadlineMs ?? defaultDeadlineMs,
+      ...(input.principal ? { principal: input.principal } : {}),
     });
     const refused = checkRequest({ from: profile.name, to: input.target, connections: profile.connections, depth: request.depth, deadlineAt: request.deadlineAt, now });
     if (refused) {
@@ -126,7 +128,7 @@ export function makeAgentBus(deps: BusDeps) {
     let target = request.target;
     let question = request.question;
     if (isSpawnCall(target)) {
-      const spawned = await spawner.spawn(question);
+      const spawned = await spawner.spawn(question, request.principal);
       if (!spawned.ok) {
         trace(request.runId, "bus_refused", { callId: request.callId, target, code: "spawn_failed", error: spawned.error });
         return later(() => hand(request, target, { error: `spawn failed: ${spawned.error}` }));
@@ -135,12 +137,12 @@ export function makeAgentBus(deps: BusDeps) {
       target = spawned.child;
       question = spawned.goal;
     }
-    const sent = await sendRequest({ replyTo: { runId: request.runId, callId: request.callId }, target, question, origin: originOf(request.runId) });
+    const sent = await sendRequest({ replyTo: { runId: request.runId, callId: request.callId }, target, question, origin: originOf(request.runId), ...(request.principal ? { principal: request.principal } : {}) });
     if (sent.refused) {
       trace(request.runId, "bus_refused", { callId: request.callId, target, messageId: sent.request.id, code: sent.refused.code, error: sent.refused.error });
       return later(() => hand(request, target, { error: sent.refused!.error }));
     }
-    trace(request.runId, "bus_sent", { callId: request.callId, target, messageId: sent.request.id, conversationId: sent.request.conversationId, depth: sent.request.depth, deadlineAt: sent.request.deadlineAt });
+    trace(request.runId, "bus_sent", { callId: request.callId, target, messageId: sent.request.id, conversationId: sent.request.conversationId, depth: sent.request.depth, deadlineAt: sent.request.deadlineAt, scope: sent.request.payload.scope ?? null });
   }
 
   /** A request past its deadline: the asker gets a timeout error unless an answer came first. */

@@ -1,3 +1,4 @@
+import { scopeOrLeast } from "../../../core/auth";
 import { and, eq, sql } from "drizzle-orm";
 import type { AgentProfile } from "../../../core/agents";
 import { cancelIdOf, checkRequest, makeErrorReply, makeResponse, parseBusMessage, requestIdOfCancel, requestIdOfReply, type BusCancel, type BusMessage, type BusReply, type BusRequest } from "../../../core/bus";
@@ -93,7 +94,9 @@ export function makeInbox(deps: InboxDeps) {
     const sessionId = session;
     const created = deps.transaction(() => {
       if (!db.insert(schema.busInbox).values(inboxRow(request, "applied", runId)).onConflictDoNothing().returning().get()) return false;
-      deps.createRun({ runId, sessionId, origin: { trigger: `agent:${request.from}`, content: request.payload.question, name: request.from } });
+      // The asked run acts with no more than the chain that asked (a request without a scope: the least).
+      const principal = { id: `agent:${request.from}`, scope: scopeOrLeast(request.payload.scope), name: `agent ${request.from} for ${request.payload.by ?? "an unknown caller"}` };
+      deps.createRun({ runId, sessionId, origin: { trigger: `agent:${request.from}`, content: request.payload.question, name: request.from, principal } });
       return true;
     });
     if (!created) return repeated(request.id);

@@ -1,3 +1,4 @@
+import type { RunPrincipal } from "../../../core/auth";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { AgentProfile } from "../../../core/agents";
 import type { BusMessage, BusRequest, Refusal } from "../../../core/bus";
@@ -17,6 +18,8 @@ export interface AskRequest {
   callId: string;
   target: string;
   question: string;
+  /** Whom the asking run acts for: the asked agent's run acts with no more (a spawned child's behaviors neither). */
+  principal?: RunPrincipal;
 }
 
 /** What applying one delivered message did. */
@@ -61,7 +64,7 @@ export function busPortsFromEnv(env: Env, project: () => string): BusPorts {
     deliverDirect: (message) => agentStub(env, project(), message.to).busReceive(message),
     record: (entries) => registryStub(env, project()).busRecord(entries),
     admit: (message) => registryStub(env, project()).busAdmit(message),
-    spawnChild: (parent, scriptSource) => registryStub(env, project()).spawnChild(parent, scriptSource),
+    spawnChild: (parent, scriptSource, configuredBy) => registryStub(env, project()).spawnChild(parent, scriptSource, configuredBy),
     configureAgent: async (profile) => void (await (await agentStub(env, project(), profile.name)).configure(profile)),
   };
 }

@@ -1,4 +1,5 @@
 import type { AgentProfile } from "../../../core/agents";
+import { unknownPrincipal, type RunPrincipal } from "../../../core/auth";
 import type { Result } from "../../../core/errors";
 import type { ToolSpec } from "../../../core/tools";
 import type { ToolSource } from "../runs/tools";
@@ -38,7 +39,7 @@ export interface SpawnDeps {
    * The registry compiles the child's script, checks the spawn rules (connections inside the parent's,
    * quotas), creates the child with its parent set and connects it to the parent.
    */
-  spawnChild(parent: string, scriptSource: string): Promise<Result<{ child: AgentProfile; parent: AgentProfile }>>;
+  spawnChild(parent: string, scriptSource: string, configuredBy: RunPrincipal): Promise<Result<{ child: AgentProfile; parent: AgentProfile }>>;
   /** Pushes a profile to its agent's Durable Object (the child's, and this agent's own). */
   configure(profile: AgentProfile): Promise<void>;
 }
@@ -46,7 +47,8 @@ export interface SpawnDeps {
 export function makeSpawner(deps: SpawnDeps) {
   return {
     /** `arguments` is the tool call's JSON (`{ script, goal }`); answers the child's name and the goal to ask it. */
-    async spawn(argumentsJson: string): Promise<{ ok: true; child: string; goal: string } | { ok: false; error: string }> {
+    /** `principal`: whom the spawning run acts for, recorded as the child's configurer (its behaviors act with no more). */
+    async spawn(argumentsJson: string, principal?: RunPrincipal): Promise<{ ok: true; child: string; goal: string } | { ok: false; error: string }> {
       const profile = deps.profile();
       // Checked here for a quick answer; the registry checks it again with the quota.
       const allowed = (profile.script as { spawn?: { allowed: boolean; quota: number } } | null)?.spawn;
@@ -59,7 +61,7 @@ export function makeSpawner(deps: SpawnDeps) {
       }
       if (typeof args.script !== "string" || typeof args.goal !== "string" || !args.goal.trim()) return { ok: false, error: "give a script (DSL text) and a goal" };
       // The registry compiles the script and enforces the rules: a refusal names the connection or quota.
-      const created = await deps.spawnChild(profile.name, args.script);
+      const created = await deps.spawnChild(profile.name, args.script, principal ?? unknownPrincipal);
       if (!created.ok) return { ok: false, error: created.message };
       await deps.configure(created.value.child);
       await deps.configure(created.value.parent);

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { makeTelegramBot, type TelegramBot } from "../../../adapters/telegram-bot";
+import { grants, type Scope } from "../../../core/auth";
 import { PantheonError } from "../../../core/errors";
 import {
   approvalPrompt,
@@ -33,7 +34,7 @@ export interface GatewayDeps {
   /** A person's message through the normal run path (behaviors, gates, approvals included). */
   turn(input: { content: string; input?: Record<string, unknown>; session: string }): Promise<RunOutcome>;
   decide(runId: string, decision: { approved: boolean; by: string; callId: string }): Promise<unknown>;
-  pendingApprovals(): { runId: string; callId: string; tool: string; arguments: Record<string, unknown> }[];
+  pendingApprovals(): { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; approverScope: Scope }[];
   waitUntil(promise: Promise<unknown>): void;
   fetch?: FetchLike;
 }
@@ -237,13 +238,18 @@ export function makeGateways(deps: GatewayDeps) {
         await answer(bot, action.callbackId, "You are not allowed to approve for this agent.");
         return { handled: `refused: user ${action.fromId} is not an approver` };
       }
-      let found: { runId: string; callId: string } | undefined;
+      let found: { runId: string; callId: string; tool: string; approverScope: Scope } | undefined;
       for (const pending of deps.pendingApprovals()) {
         if ((await decisionKey(pending.runId, pending.callId)) === action.key) found = pending;
       }
       if (!found) {
         await answer(bot, action.callbackId, "This call is no longer waiting for a decision.");
         return { handled: "ignored: nothing pending for that button" };
+      }
+      // A Telegram approver decides as an approve token: a call that needs an admin is approved in Pantheon.
+      if (action.approved && !grants("approve", found.approverScope)) {
+        await answer(bot, action.callbackId, `'${found.tool}' needs the approval of a holder of the '${found.approverScope}' scope: approve it in Pantheon.`);
+        return { handled: `refused: '${found.tool}' needs the approval of a holder of the '${found.approverScope}' scope; a Telegram approver decides as 'approve'` };
       }
       await answer(bot, action.callbackId, action.approved ? "Approved." : "Rejected.");
       const { runId, callId } = found;

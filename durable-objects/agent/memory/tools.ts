@@ -10,6 +10,11 @@ export interface MemoryToolDeps {
   forget(id: string): Promise<number>;
 }
 
+/**
+ * The memory tools. Each declares the scope of its own route (workers/scopes.ts; a test holds them
+ * equal): `memory.store` is open to chat (remembering what the person said is ordinary agent work,
+ * and the output gates check what it writes); searching and forgetting are the operator's.
+ */
 const specs: ToolSpec[] = [
   {
     name: "memory.store",
@@ -40,6 +45,8 @@ const specs: ToolSpec[] = [
     },
     runtime: "builtin",
     idempotent: true,
+    // As GET /api/agents/:name/memories and the agent's MCP `search_memory`: reading the whole memory is the operator's.
+    scope: "admin",
   },
   {
     name: "memory.forget",
@@ -52,6 +59,8 @@ const specs: ToolSpec[] = [
     },
     runtime: "builtin",
     idempotent: true,
+    // As DELETE /api/agents/:name/memories/:id.
+    scope: "admin",
   },
 ];
 

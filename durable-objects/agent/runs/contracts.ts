@@ -2,6 +2,7 @@
 // (DriverDeps), and what a run or a turn ends with. Kept apart from the driver so the agent's
 // wiring and the turns read them without the loop.
 import type { AgentProfile } from "../../../core/agents";
+import type { RunPrincipal } from "../../../core/auth";
 import type { NamedSecret, TokenBucket } from "../../../core/gates";
 import type { Clock, LlmPort, Message } from "../../../core/ports";
 import type { RunEffect, RunLimits, RunOrigin, RunState } from "../../../core/run";
@@ -31,7 +32,7 @@ export interface DriverDeps {
   /** Arms an alarm for a run's deadline (idempotent per run). */
   scheduleDeadline(runId: string, at: number): void;
   /** Sends a delegated question along a connection (the bus keeps one request per run and call). */
-  askAgent(request: { runId: string; callId: string; target: string; question: string }): Promise<void>;
+  askAgent(request: { runId: string; callId: string; target: string; question: string; principal?: RunPrincipal }): Promise<void>;
   /**
    * Compiles a run's context for its request (core `compile_context`): the session's history
    * before this run, memory, summary. Called when a created run begins, and again if an eviction

@@ -1,4 +1,5 @@
-import { agentOutputGates, builtinGates, compileCustomGates, type Gate, type OutputGate } from "../../../core/gates";
+import type { Scope } from "../../../core/auth";
+import { agentOutputGates, approverRefusal, builtinGates, compileCustomGates, type Gate, type OutputGate } from "../../../core/gates";
 import {
   advance,
   isTerminal,
@@ -89,6 +90,7 @@ export function makeRunDriver(deps: DriverDeps) {
       tools: ctx.tools.specs,
       gates: compiled.gates,
       outputGates: compiled.outputGates,
+      ...(ctx.profile.runtime.beyondScope ? { beyondScope: ctx.profile.runtime.beyondScope } : {}),
       rateLimits,
       // Buckets are read from SQLite only for an agent that has rate limits.
       ...(Object.keys(rateLimits).length > 0 ? { buckets: deps.buckets.load() } : {}),
@@ -159,7 +161,7 @@ export function makeRunDriver(deps: DriverDeps) {
       case "call_tool":
         return callTool(state, ctx, effect);
       case "ask_agent":
-        await deps.askAgent({ runId: state.id, callId: effect.callId, target: effect.target, question: effect.question });
+        await deps.askAgent({ runId: state.id, callId: effect.callId, target: effect.target, question: effect.question, ...(state.origin.principal ? { principal: state.origin.principal } : {}) });
         return null;
       case "write_output":
         // A written message reaches clients with the history (the plan's own message ids), not as a tool.
@@ -347,7 +349,7 @@ export function makeRunDriver(deps: DriverDeps) {
     const request = input.origin.manual ? null : messages.draft(input.sessionId, { role: "user", content: input.origin.content, runId, ...(input.origin.name ? { name: input.origin.name } : {}) });
     write(runId, () =>
       deps.transaction(() => {
-        runs.create({ id: runId, sessionId: input.sessionId, status: "idle", trigger: input.origin.trigger, state });
+        runs.create({ id: runId, sessionId: input.sessionId, status: "idle", trigger: input.origin.trigger, state, ...(input.origin.principal ? { principal: input.origin.principal } : {}) });
         request?.write();
       }),
     );
@@ -438,10 +440,11 @@ export function makeRunDriver(deps: DriverDeps) {
     },
 
     /**
-     * A person's decision on a pending tool call. `by` is the authenticated principal: the only
-     * source of an approval (nothing the model writes reaches this path).
+     * A person's decision on a pending tool call. `by` and `scope` are the authenticated principal's:
+     * the only source of an approval (nothing the model writes reaches this path). Approving needs
+     * the scope the tool needs (an approve token cannot lend a call admin's rights); rejecting does not.
      */
-    async decide(runId: string, decision: { approved: boolean; by: string; callId?: string; reason?: string }, sink?: Emit): Promise<RunState> {
+    async decide(runId: string, decision: { approved: boolean; by: string; scope: Scope; callId?: string; reason?: string }, sink?: Emit): Promise<RunState> {
       const state = latest(runId);
       if (!state) throw new PantheonError("not_found", `run '${runId}' does not exist`, { details: { run: runId } });
       if (state.status !== "waiting_approval") {
@@ -454,7 +457,10 @@ export function makeRunDriver(deps: DriverDeps) {
           details: { issues: [{ path: ["callId"], message: `one of: ${pending.join(", ")}` }] },
         });
       }
-      const event: CoreEvent = { type: "approval", callId, approved: decision.approved, by: decision.by, ...(decision.reason ? { reason: decision.reason } : {}) };
+      const tool = state.calls.find((c) => c.call.id === callId)!.call.name;
+      const refused = decision.approved ? approverRefusal((await contextOf(state)).tools.specs.find((s) => s.name === tool) ?? { name: tool }, decision.scope) : undefined;
+      if (refused) throw new PantheonError("forbidden", refused, { details: { run: runId, callId, tool, scope: decision.scope } });
+      const event: CoreEvent = { type: "approval", callId, approved: decision.approved, by: decision.by, scope: decision.scope, ...(decision.reason ? { reason: decision.reason } : {}) };
       // A protocol adapter streams what the decision sets going (the tool's result, the reply).
       if (sink) sinks.set(runId, sink);
       try {
@@ -474,12 +480,12 @@ export function makeRunDriver(deps: DriverDeps) {
     },
 
     /** Tool calls of runs waiting for a person. */
-    pendingApprovals(): { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; requestedAt: number }[] {
+    pendingApprovals(): { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; requestedAt: number; approverScope: Scope }[] {
       return runs.byStatus("waiting_approval").flatMap((row) => {
         const state = (live.get(row.id) ?? row.state) as RunState;
         return state.calls
           .filter((c) => c.status === "proposed")
-          .map((c) => ({ runId: row.id, callId: c.call.id, tool: c.call.name, arguments: c.call.arguments, requestedAt: state.waitingSince ?? row.startedAt }));
+          .map((c) => ({ runId: row.id, callId: c.call.id, tool: c.call.name, arguments: c.call.arguments, requestedAt: state.waitingSince ?? row.startedAt, approverScope: c.approverScope ?? "approve" }));
       });
     },
 

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import type { RunPrincipal } from "../../../core/auth";
 import type { Clock } from "../../../core/ports";
 import type { TraceKind } from "../../../core/run";
 import * as schema from "../schema";
@@ -36,6 +37,8 @@ export interface RunSummary {
   conversationId?: string;
   /** The agent whose request started this run. */
   askedBy?: string;
+  /** Whom the run acts for (absent on runs stored before principals). */
+  principal?: RunPrincipal;
 }
 
 export interface TraceStep {
@@ -60,6 +63,7 @@ function summary(row: RunRow): RunSummary {
     steps: row.steps,
     tokens: row.tokens,
     ...(row.error ? { error: row.error } : {}),
+    ...(row.principalId ? { principal: { id: row.principalId, scope: row.principalScope as RunPrincipal["scope"], name: row.principalName ?? row.principalId } } : {}),
     startedAt: row.startedAt,
     ...(row.finishedAt ? { finishedAt: row.finishedAt } : {}),
   };
@@ -89,7 +93,7 @@ export function makeRunStore(db: Db, clock: Clock) {
   const saveFinished = db.update(schema.runs).set({ ...saveColumns, finishedAt: bound("now") }).where(eq(schema.runs.id, p("id"))).prepare();
   const insertRun = db
     .insert(schema.runs)
-    .values({ id: p("id"), sessionId: p("sessionId"), status: p("status"), trigger: p("trigger"), state: p("state"), startedAt: p("now"), updatedAt: p("now") })
+    .values({ id: p("id"), sessionId: p("sessionId"), status: p("status"), trigger: p("trigger"), state: p("state"), principalId: p("principalId"), principalScope: p("principalScope"), principalName: p("principalName"), startedAt: p("now"), updatedAt: p("now") })
     .prepare();
   // One prepared insert per number of rows (up to `traceBatch`), built when first needed.
   const traceInserts = new Map<number, { run(values: Record<string, unknown>): unknown }>();
@@ -146,9 +150,10 @@ export function makeRunStore(db: Db, clock: Clock) {
   }
 
   return {
-    create(run: { id: string; sessionId: string; status: string; trigger: string; state: unknown }): void {
+    create(run: { id: string; sessionId: string; status: string; trigger: string; state: unknown; principal?: RunPrincipal }): void {
       const now = clock.now();
-      insertRun.run({ ...run, now });
+      const { principal, ...rest } = run;
+      insertRun.run({ ...rest, principalId: principal?.id ?? null, principalScope: principal?.scope ?? null, principalName: principal?.name ?? null, now });
       // A new run has no steps yet: its first step needs no read for the last seq.
       if (lastTraceSeq.size >= traceSeqCacheSize) lastTraceSeq.clear();
       lastTraceSeq.set(run.id, 0);

@@ -1,4 +1,5 @@
 import type { AgentProfile } from "../../../core/agents";
+import type { RunPrincipal } from "../../../core/auth";
 import { PantheonError } from "../../../core/errors";
 import { agentOutputGates, checkOutput } from "../../../core/gates";
 import type { Clock, LlmPort } from "../../../core/ports";
@@ -27,6 +28,11 @@ export interface ChatInput {
    * A2A task id). Never taken from the public API; an id already in use is refused.
    */
   runId?: string;
+  /**
+   * Whom the run acts for (the request's token, a gateway, a script's configurer): its tool calls are
+   * held to this scope. Required, so no door starts a run that acts for nobody.
+   */
+  principal: RunPrincipal;
 }
 
 /** What a manual tool call answers: its output, why it failed, or the approval it waits for. */
@@ -189,6 +195,7 @@ export function makeTurns(deps: TurnDeps) {
           ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
           ...(behavior?.goal ? { goal: behavior.goal } : {}),
           ...(maxHistory !== undefined ? { maxHistory } : {}),
+          principal: input.principal,
           model: { provider: profile.model.provider, name: profile.model.name },
           tools: ctx.tools.specs.map((s) => s.name),
         },
@@ -207,11 +214,12 @@ export function makeTurns(deps: TurnDeps) {
     },
 
     /**
-     * A person calls a tool by hand (`by` is the authenticated principal). It is a run of its own,
+     * A person calls a tool by hand (`principal` from the authenticated request). It is a run of its own,
      * trigger `manual`, through the same gates as a model's proposal — budget, allowlist, schema,
      * custom gates, rate limit, approval — and traced; no model is involved, and nothing enters the chat.
      */
-    async invokeTool(name: string, args: Record<string, unknown>, by: string): Promise<ManualCall> {
+    async invokeTool(name: string, args: Record<string, unknown>, principal: RunPrincipal): Promise<ManualCall> {
+      const by = principal.name;
       const profile = deps.profile();
       const driver = deps.driver();
       await deps.mcp.ready();
@@ -222,7 +230,7 @@ export function makeTurns(deps: TurnDeps) {
         agent: profile.name,
         sessionId: deps.sessions.resolve(undefined).id,
         limits: limitsOf(profile.runtime.limits),
-        origin: { trigger: "manual", content: `${name} ${JSON.stringify(args)}`.slice(0, 2000), manual: { tool: name, arguments: args, by }, tools: ctx.tools.specs.map((s) => s.name) },
+        origin: { trigger: "manual", content: `${name} ${JSON.stringify(args)}`.slice(0, 2000), manual: { tool: name, arguments: args, by }, principal, tools: ctx.tools.specs.map((s) => s.name) },
         ctx,
       });
       const ms = deps.clock.now() - started;

@@ -45,6 +45,13 @@ export const runs = sqliteTable(
     steps: integer("steps").notNull().default(0),
     tokens: integer("tokens").notNull().default(0),
     error: text("error"),
+    /**
+     * Whom the run acts for (core/auth RunPrincipal; the state's `origin.principal` is what a resumed
+     * run reads): kept as columns so listings show who started each run. Null on runs stored before.
+     */
+    principalId: text("principal_id"),
+    principalScope: text("principal_scope"),
+    principalName: text("principal_name"),
     startedAt: integer("started_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     finishedAt: integer("finished_at"),

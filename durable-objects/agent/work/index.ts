@@ -27,7 +27,7 @@ export function makeWorkFeature(deps: {
   driver: () => RunDriver;
   newSession: (title: string) => string;
   /** Starts a turn and resolves with its run id as soon as the run is written (it goes on after). */
-  startTurn: (input: { content: string; session: string }) => Promise<string>;
+  startTurn: (input: { content: string; session: string; title: string }) => Promise<string>;
   waitUntil: (promise: Promise<unknown>) => void;
 }) {
   const work = () => makeWork(deps.env, deps.project());
@@ -60,7 +60,7 @@ export function makeWorkFeature(deps: {
       const started = deps.settings.get<{ runId: string; sessionId: string }>(`work-run:${input.key}`);
       if (started) return started;
       const sessionId = deps.newSession(input.title);
-      const runId = await deps.startTurn({ content: input.content, session: sessionId });
+      const runId = await deps.startTurn({ content: input.content, session: sessionId, title: input.title });
       deps.settings.set(`work-run:${input.key}`, { runId, sessionId });
       return { runId, sessionId };
     },
@@ -80,7 +80,8 @@ export function makeWorkFeature(deps: {
       const state = deps.driver().latest(runId);
       const question = state ? pendingQuestion(state as RunState) : null;
       if (!question) throw new PantheonError("conflict", `run '${runId}' is not waiting on a question`, { details: { run: runId } });
-      await deps.driver().decide(runId, { approved: true, by, callId: question.callId });
+      // The feature's answer route needs `approve`; `task.block` itself needs only `chat`.
+      await deps.driver().decide(runId, { approved: true, by, scope: "approve", callId: question.callId });
     },
 
     /** Tells the feature what a worker's run did: asked a person, or ended. Best effort: the feature reconciles on read. */

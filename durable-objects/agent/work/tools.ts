@@ -16,20 +16,26 @@ const object = (properties: Record<string, unknown>, required: string[] = []) =>
 const featureArg = { type: "string", description: "The feature (optional: your own task's feature, or the project's only one)" };
 const taskArg = { type: "integer", minimum: 1, description: "The task's number" };
 
+/**
+ * The work tools. Each declares the scope of its own route (workers/scopes.ts, workers/api/features.ts;
+ * a test holds them equal): reading plans, tasks, status and files is open to chat, as is a worker's
+ * `task.block` question; creating, planning, syncing, starting, committing, discarding and changing
+ * files are the operator's (admin). A task's worker run acts as admin (only admin starts a task).
+ */
 const specs: ToolSpec[] = [
-  { name: "feature.create", description: "Create a feature you will plan and orchestrate", runtime: "builtin", parameters: object({ name: { type: "string", description: "a lower-case slug, e.g. login-page" }, title: { type: "string" }, contextFiles: { type: "array", items: { type: "string" } } }, ["name", "title"]) },
-  { name: "plan.write", description: "Write a new version of the feature's plan (markdown with a '## Tasks' list); a person reviews and approves it", runtime: "builtin", parameters: object({ feature: featureArg, markdown: { type: "string" } }, ["markdown"]) },
+  { name: "feature.create", scope: "admin", description: "Create a feature you will plan and orchestrate", runtime: "builtin", parameters: object({ name: { type: "string", description: "a lower-case slug, e.g. login-page" }, title: { type: "string" }, contextFiles: { type: "array", items: { type: "string" } } }, ["name", "title"]) },
+  { name: "plan.write", scope: "admin", description: "Write a new version of the feature's plan (markdown with a '## Tasks' list); a person reviews and approves it", runtime: "builtin", parameters: object({ feature: featureArg, markdown: { type: "string" } }, ["markdown"]) },
   { name: "plan.read", description: "Read the feature's plan (the latest version unless one is named), with people's comments", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, version: { type: "integer", minimum: 1 } }) },
-  { name: "tasks.sync", description: "Sync the feature's tasks from its approved plan", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg }) },
-  { name: "task.start", description: "Start a task: its worker agent runs it in isolation from its spec", runtime: "builtin", timeoutMs: 60_000, parameters: object({ feature: featureArg, task: taskArg }, ["task"]) },
-  { name: "task.commit", description: "Commit your task's changes to the feature's files and report it done (or partial) with a summary", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, task: taskArg, summary: { type: "string" }, status: { type: "string", enum: ["done", "partial"] } }, ["summary"]) },
+  { name: "tasks.sync", scope: "admin", description: "Sync the feature's tasks from its approved plan", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg }) },
+  { name: "task.start", scope: "admin", description: "Start a task: its worker agent runs it in isolation from its spec", runtime: "builtin", timeoutMs: 60_000, parameters: object({ feature: featureArg, task: taskArg }, ["task"]) },
+  { name: "task.commit", scope: "admin", description: "Commit your task's changes to the feature's files and report it done (or partial) with a summary", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, task: taskArg, summary: { type: "string" }, status: { type: "string", enum: ["done", "partial"] } }, ["summary"]) },
   { name: "task.block", description: "Ask a person a question you cannot go on without; your task waits until they answer, and the answer is this tool's result", runtime: "builtin", parameters: object({ question: { type: "string" } }, ["question"]) },
-  { name: "task.discard", description: "Drop a task's uncommitted changes and cancel it", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, task: taskArg }) },
+  { name: "task.discard", scope: "admin", description: "Drop a task's uncommitted changes and cancel it", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, task: taskArg }) },
   { name: "status", description: "The feature's status and task board", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg }) },
   { name: "fs.list", description: "List the feature's files (your task's copy when you work on a task)", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, prefix: { type: "string" } }) },
   { name: "fs.read", description: "Read a file of the feature (your task's copy when you work on a task)", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, path: { type: "string" } }, ["path"]) },
-  { name: "fs.write", description: "Write a file in your task's copy of the feature's files", runtime: "builtin", idempotent: true, parameters: object({ path: { type: "string" }, content: { type: "string" } }, ["path", "content"]) },
-  { name: "fs.delete", description: "Delete a file in your task's copy of the feature's files", runtime: "builtin", idempotent: true, parameters: object({ path: { type: "string" } }, ["path"]) },
+  { name: "fs.write", scope: "admin", description: "Write a file in your task's copy of the feature's files", runtime: "builtin", idempotent: true, parameters: object({ path: { type: "string" }, content: { type: "string" } }, ["path", "content"]) },
+  { name: "fs.delete", scope: "admin", description: "Delete a file in your task's copy of the feature's files", runtime: "builtin", idempotent: true, parameters: object({ path: { type: "string" } }, ["path"]) },
 ];
 
 /** The names of the work tools: an agent has those its runtime lists (a worker gets its set when it is made). */

@@ -2,6 +2,7 @@
 // SDK's own server pieces (DefaultRequestHandler, JsonRpcTransportHandler and its v0.3 twin), with
 // a TaskStore backed by the agent's runs. Express is not used: its handlers are thin, and the
 // Worker answers with web Responses (SSE for streams) around the same transport handlers.
+import { runPrincipal } from "../../auth";
 import { A2A_VERSION_HEADER, AgentCard, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { A2AError, ContentTypeNotSupportedError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
@@ -146,8 +147,8 @@ async function handlerFor(c: AppContext, agentName: string, version: string) {
     now,
     turn: (runId) => viaAgent(() => runTurn(agent, runId)),
     cancel: (runId) => viaAgent(async () => void (await call(agent.cancelRun(runId, principal)))),
-    decide: (runId, answer) => viaAgent(async () => void (await call(agent.decide(runId, { ...answer, by: principal })))),
-    stream: ({ content, contextId, runId }) => viaAgent(async () => call(agent.chatStream({ content, session: await sessionForContext(agent, contextId), runId }))),
+    decide: (runId, answer) => viaAgent(async () => void (await call(agent.decide(runId, { ...answer, by: principal, scope: c.get("scope") })))),
+    stream: ({ content, contextId, runId }) => viaAgent(async () => call(agent.chatStream({ content, session: await sessionForContext(agent, contextId), runId, principal: runPrincipal(c, "a2a") }))),
   });
   return { card, handler: new RunRequestHandler(card, store, executor) };
 }

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import type { AgentProfile } from "../../core/agents";
+import type { Scope } from "../../core/auth";
+import { toolScope } from "../../core/gates";
+import { agentMcpScopes } from "../../core/protocols/agent-mcp";
+import { makeClockTool, makeHttpFetchTool, type ToolSpec } from "../../core/tools";
+import { systemClock } from "../../core/ports";
+import { spawnToolSource } from "../../durable-objects/agent/bus/spawn";
+import { memoryTools } from "../../durable-objects/agent/memory/tools";
+import { workToolNames } from "../../durable-objects/agent/work";
+import { workToolSource } from "../../durable-objects/agent/work/tools";
+import { makeApp } from "../../workers/app";
+import { routeScopes } from "../../workers/scopes";
+
+/**
+ * Each built-in tool declares the scope its own API route needs, beside its definition; this table
+ * names that route, and the test derives the route's scope from workers/scopes.ts (an /api route it
+ * does not list needs admin). A tool with no route of its own is ordinary agent work, open to chat,
+ * and says why. A new built-in tool fails here until it has a line.
+ */
+type Route = readonly [method: string, path: string];
+const toolRoutes: Record<string, Route | { open: string }> = {
+  "clock.now": { open: "reads the time" },
+  "http.fetch": { open: "reaches only the hosts the operator allowed (runtime.allowHosts)" },
+  "memory.store": { open: "remembering what the person said is ordinary agent work; the output gates check it" },
+  "memory.search": ["GET", "/api/agents/:name/memories"],
+  "memory.forget": ["DELETE", "/api/agents/:name/memories/:id"],
+  "agent.spawn": { open: "the child is confined by the parent's spawn grant and acts for the spawning run's principal" },
+  "feature.create": ["POST", "/api/features"],
+  "plan.write": ["PUT", "/api/features/:feature/plan"],
+  "plan.read": ["GET", "/api/features/:feature/plan"],
+  "tasks.sync": ["POST", "/api/features/:feature/tasks/sync"],
+  "task.start": ["POST", "/api/features/:feature/tasks/:task/start"],
+  "task.commit": ["POST", "/api/features/:feature/tasks/:task/commit"],
+  "task.block": { open: "a worker's question to a person; answering it needs approve (POST …/tasks/:task/answer)" },
+  "task.discard": ["POST", "/api/features/:feature/tasks/:task/discard"],
+  status: ["GET", "/api/features/:feature/tasks"],
+  "fs.list": ["GET", "/api/features/:feature/files"],
+  "fs.read": ["GET", "/api/features/:feature/files/content"],
+  // A worker's edits land in the feature's files only by a commit: changing files is the commit route's.
+  "fs.write": ["POST", "/api/features/:feature/tasks/:task/commit"],
+  "fs.delete": ["POST", "/api/features/:feature/tasks/:task/commit"],
+};
+
+function routeScope([method, path]: Route): Scope {
+  return routeScopes.find(([m, p]) => m === method && p === path)?.[2] ?? "admin";
+}
+
+const profile = { name: "x", runtime: { tools: workToolNames }, script: { spawn: { allowed: true, quota: 1 } } } as unknown as AgentProfile;
+const unused = () => Promise.reject(new Error("unused"));
+const builtinSpecs: ToolSpec[] = [
+  makeClockTool(systemClock).spec,
+  makeHttpFetchTool({ fetch: unused, allowHosts: [] }).spec,
+  ...memoryTools({ store: unused, search: unused, forget: unused }).specs,
+  ...spawnToolSource(profile).specs,
+  ...workToolSource(profile, { work: {} as never, binding: () => null }).specs,
+];
+
+describe("every built-in tool needs the scope of its own route", () => {
+  const appRoutes = new Set(makeApp().routes.map((r) => `${r.method} ${r.path}`));
+
+  it("the table names every built-in tool, and nothing else", () => {
+    expect(builtinSpecs.map((s) => s.name).sort()).toEqual(Object.keys(toolRoutes).sort());
+  });
+
+  for (const spec of builtinSpecs) {
+    const route = toolRoutes[spec.name];
+    if (!route) continue;
+    if ("open" in route) {
+      it(`${spec.name} is open to chat: ${route.open}`, () => expect(toolScope(spec)).toBe("chat"));
+      continue;
+    }
+    it(`${spec.name} needs what ${route[0]} ${route[1]} needs (${routeScope(route)})`, () => {
+      expect(appRoutes.has(`${route[0]} ${route[1]}`), "the route exists").toBe(true);
+      expect(toolScope(spec)).toBe(routeScope(route));
+    });
+  }
+
+  it("memory.search and the agent's MCP search_memory need the same scope", () => {
+    expect(toolScope(builtinSpecs.find((s) => s.name === "memory.search"))).toBe(agentMcpScopes.searchMemory);
+  });
+
+  it("the table can fail: a chat route is chat, an unlisted one admin", () => {
+    expect(routeScope(["GET", "/api/features/:feature/plan"])).toBe("chat");
+    expect(routeScope(["DELETE", "/api/agents/:name/memories/:id"])).toBe("admin");
+  });
+});
