@@ -49,6 +49,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly turns: AgentFeatures["turns"];
   private readonly gateways: AgentFeatures["gateways"];
   private readonly work: AgentFeatures["work"];
+  private readonly secrets: AgentFeatures["secrets"];
   private readonly outbound = outboundSettingsFrom(this.env);
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   private readonly planObservers = new Map<string, (event: RunEvent) => void>();
@@ -75,7 +76,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       armRunWatchdog: () => this.armRunWatchdog(),
     });
     ({ sessions: this.sessions, messages: this.messages, settings: this.settings, profiles: this.profiles, runs: this.runs, driver: this.driver, bus: this.bus } = features);
-    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work } = features);
+    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, secrets: this.secrets } = features);
     // Start (the SDK's lifecycle: `onStart`, restored connections) as soon as the object exists,
     // under a blockConcurrencyWhile taken in the constructor, so not even the event that made the
     // object is delivered before the start has finished. Callers can then reach this object with a plain stub: `getAgentByName`'s extra
@@ -165,9 +166,15 @@ export class AgentDO extends Agent<Env, LiveState> {
     await this.behaviors.reconcile();
   }
 
+  /** A secret of the project was set, deleted, granted or revoked: the values this agent opened are forgotten and read again when next needed. */
+  secretsChanged(): void {
+    this.secrets.invalidate();
+  }
+
   /** Removes everything this agent remembers (the agent was deleted from the registry). */
   forget(): void {
     const unindexCron = this.profiles.forget();
+    this.secrets.invalidate();
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) this.db.delete(table).run();
     this.settings.reset();
     this.ctx.waitUntil(unindexCron());
@@ -442,6 +449,10 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   // ---- messaging gateways (gateways/) ----------------------------------------
 
+  /** Registers the Telegram webhook with the bot token this agent opens from its project's secrets (it never leaves the agent). */
+  telegramSetWebhook(url: string) {
+    return this.known(() => this.gateways.setTelegramWebhook(url));
+  }
   gatewaySet(kind: GatewayKind, config: Parameters<typeof this.gateways.save>[1]) {
     return this.known(() => this.gateways.save(kind, config));
   }

@@ -15,6 +15,8 @@ import { makeProfileHolder } from "./profile";
 import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
 import type * as schema from "./schema";
 import { makeWorkFeature } from "./work";
+import { makeProjectSecrets } from "./secrets";
+import { registryStub } from "../stubs";
 
 /** The SDK methods the features schedule their alarms with (typed on AgentDO, so a callback must be one of its methods). */
 export type AgentScheduling = Pick<AgentDO, "name" | "schedule" | "scheduleEvery" | "getSchedules" | "listSchedules" | "cancelSchedule">;
@@ -116,7 +118,9 @@ export function makeAgentFeatures(shell: AgentShell) {
     },
     configureSelf: (profile) => shell.configure(profile),
   });
+  const secrets = makeProjectSecrets({ project, env, registry: () => registryStub(env, project()) });
   const gateways = makeGateways({
+    botToken: (name) => secrets.get(name, "telegram"),
     db,
     clock,
     env,
@@ -169,6 +173,8 @@ export function makeAgentFeatures(shell: AgentShell) {
   const turns = makeTurns({
     env,
     clock,
+    project,
+    secrets,
     outbound: shell.outbound,
     profile: () => profiles.get(),
     driver: () => driver,
@@ -182,7 +188,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     observePlan: (runId, observe) => shell.planObservers.set(runId, observe),
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
-  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, transaction };
+  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, transaction };
 }
 
 export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;

@@ -9,6 +9,8 @@ import { PantheonError, type Result } from "../../core/errors";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
+import { makeSecretStore, type SecretStore } from "./secret-store";
+import type { SealedSecret } from "../../core/secrets";
 import type { BusMessage } from "../../core/bus";
 import type { OutboundSettings } from "../../core/tools";
 import { exportProjectFile, parseProjectFile, planImport, projectStatus, type CurrentAgent, type FileIssue, type PlanOptions, type ProjectFile, type ProjectRecord } from "../../core/projects";
@@ -63,6 +65,34 @@ export class RegistryDO extends DurableObject<Env> {
     this.db = drizzle(ctx.storage, { schema });
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
     this.bus = makeBusLog(this.db, () => Date.now());
+    this.secrets = makeSecretStore(this.db, () => Date.now());
+  }
+
+  // ---- project secrets (./secret-store.ts): sealed by the worker, opened only by the agent -------
+  private readonly secrets: SecretStore;
+  secretPut(sealed: SealedSecret) {
+    return this.secrets.put(sealed);
+  }
+  secretList() {
+    return this.secrets.list();
+  }
+  secretDelete(name: string): Result<true> {
+    return this.secrets.remove(name) ? { ok: true, value: true } : fail(new PantheonError("not_found", `no secret '${name}' in this project`, { details: { secret: name } }));
+  }
+  secretNames() {
+    return this.secrets.names();
+  }
+  secretsSealed(names: string[]) {
+    return this.secrets.sealed(names);
+  }
+  secretFingerprint(name: string) {
+    return this.secrets.fingerprint(name);
+  }
+  secretGrant(name: string) {
+    return this.secrets.grant(name);
+  }
+  secretRevoke(name: string): Result<true> {
+    return this.secrets.revoke(name) ? { ok: true, value: true } : fail(new PantheonError("not_found", `no deployment secret '${name}' is granted to this project`, { details: { secret: name } }));
   }
 
   // ---- bus (core/bus; the log lives in ./bus-log.ts) ------------------------------------------
@@ -250,7 +280,7 @@ export class RegistryDO extends DurableObject<Env> {
    */
   async projectWipe(): Promise<void> {
     this.ctx.storage.transactionSync(() => {
-      for (const table of [schema.agents, schema.tokens, schema.busLog]) this.db.delete(table).run();
+      for (const table of [schema.agents, schema.tokens, schema.busLog, schema.secrets, schema.secretGrants]) this.db.delete(table).run();
       for (const [key] of this.ctx.storage.kv.list({ prefix: "display-name/" })) this.ctx.storage.kv.delete(key);
     });
     await this.ctx.storage.delete("project");
@@ -361,6 +391,11 @@ export class RegistryDO extends DurableObject<Env> {
   }
   async gatewayIndexGet(key: string): Promise<Record<string, unknown> | null> {
     return (await this.ctx.storage.get<Record<string, unknown>>(`gateway/${key}`)) ?? null;
+  }
+  /** Every entry under `prefix` (e.g. `telegram/`), keyed as put. */
+  async gatewayIndexList(prefix: string): Promise<[string, Record<string, unknown>][]> {
+    const rows = await this.ctx.storage.list<Record<string, unknown>>({ prefix: `gateway/${prefix}` });
+    return [...rows].map(([key, value]) => [key.slice("gateway/".length), value]);
   }
   /** The Cron Trigger fired at `at` (the doctor reports the last time). */
   async noteCronTick(at: number): Promise<void> {

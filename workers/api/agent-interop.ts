@@ -17,9 +17,9 @@ import {
 } from "../../core/agents";
 import { compileScript } from "../../core/dsl";
 import { PantheonError } from "../../core/errors";
-import { outboundSettingsFrom } from "../../core/tools";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
+import { projectOutbound } from "../project-secrets";
 import { valid } from "../validation";
 import { nameParam, pushProfile } from "./agents";
 import { everyAgentsTools } from "./scripts";
@@ -47,7 +47,7 @@ export const agentInteropRoutes = new Hono<AppEnv>()
     const merged = withImportedTools(derived.runtime, read.value.tools, new Set(everyAgentsTools));
     if (merged.issues.length) throw new PantheonError("validation_failed", `the ${format} configuration cannot be imported: ${merged.issues[0]!.path}: ${merged.issues[0]!.message}`, { details: { issues: merged.issues } });
     // Checked before anything is stored: an HTTP tool's endpoint must pass the outbound guard.
-    assertRuntimeOutbound(merged.runtime, outboundSettingsFrom(c.env));
+    assertRuntimeOutbound(merged.runtime, await projectOutbound(c.env, c.get("project"), merged.runtime));
     const registry = registryStub(c.env, project);
     const { connections: _, ...input } = derived;
     await call(registry.createAgent({ name, ...input, runtime: merged.runtime, ...(read.value.systemPrompt !== null ? { systemPrompt: read.value.systemPrompt } : {}) }));
