@@ -46,7 +46,7 @@ export function makeA2aAskTool(options: A2aAskToolOptions): { spec: ToolSpec; im
         headers[name] = value;
         continue;
       }
-      const refusal = toolSecretRefusal(value.secret, options.toolSecrets, options.project);
+      const refusal = toolSecretRefusal(value.secret, options.toolSecrets, options.project, { list: !options.project });
       if (refusal) throw new Error(`refused: ${refusal} (header ${name})`);
       const secret = ctx.secrets[value.secret];
       if (secret === undefined) throw new Error(`secret '${value.secret}' (header ${name}) is not set for this agent`);

@@ -24,18 +24,17 @@ function newSecretToken(): string {
 
 /**
  * The bot token secret must be one of the project's own (or granted to it): a project never names
- * another's bot. And one bot belongs to one agent: a token already bound elsewhere (same keyed
- * fingerprint) is refused, without naming another project's agent.
+ * another's bot. And one bot belongs to one project: a token another project's gateway uses (same
+ * keyed fingerprint) is refused, without naming that project.
  */
-async function checkBot(env: Env, project: string, agent: string, botTokenSecret: string): Promise<string | null> {
+async function checkBot(env: Env, project: string, botTokenSecret: string): Promise<string | null> {
   const refusal = await secretRefusal(env, project, botTokenSecret, "telegram");
   if (refusal) throw new PantheonError("validation_failed", `the bot token secret is not valid: ${refusal}`, { details: { issues: [{ path: ["botTokenSecret"], message: refusal }] } });
   const fingerprint = await secretFingerprintOf(env, project, botTokenSecret);
   if (!fingerprint) return null;
-  const taken = (await gatewayIndex(env).list("telegram")).find((o) => o.entry.botFingerprint === fingerprint && !(o.project === project && o.agent === agent));
+  const taken = (await gatewayIndex(env).list("telegram")).some((o) => o.entry.botFingerprint === fingerprint && o.project !== project);
   if (taken) {
-    const where = taken.project === project ? `agent '${taken.agent}' of this project` : "an agent of another project";
-    throw new PantheonError("conflict", `this bot token (${botTokenSecret}) is already the bot of ${where}: one bot serves one agent (Telegram sends its updates to one webhook)`, { details: { botTokenSecret } });
+    throw new PantheonError("conflict", `the bot token in ${botTokenSecret} is already the bot of another project: a bot belongs to one project (ask the deployment admin: GET /api/gateways/telegram)`, { details: { issues: [{ path: ["botTokenSecret"], message: "a bot another project uses" }] } });
   }
   return fingerprint;
 }
@@ -60,7 +59,7 @@ export const gatewayRoutes = new Hono<AppEnv>()
     const input = c.req.valid("json");
     const agent = await agentStub(c.env, project, name);
     const previous = (await call(agent.gatewayGet("telegram"))) as TelegramConfig | null;
-    const botFingerprint = await checkBot(c.env, project, name, input.botTokenSecret);
+    const botFingerprint = await checkBot(c.env, project, input.botTokenSecret);
     const config: TelegramConfig = {
       secretToken: input.secretToken ?? previous?.secretToken ?? newSecretToken(),
       botTokenSecret: input.botTokenSecret,

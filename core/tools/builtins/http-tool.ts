@@ -51,7 +51,7 @@ export function makeHttpTool(options: HttpToolOptions): ToolImplementation {
         headers[name] = value;
         continue;
       }
-      const refusal = toolSecretRefusal(value.secret, options.toolSecrets, options.project);
+      const refusal = toolSecretRefusal(value.secret, options.toolSecrets, options.project, { list: !options.project });
       if (refusal) throw new HttpToolError(`refused: ${refusal} (header ${name})`);
       const secret = ctx.secrets[value.secret];
       if (secret === undefined) throw new HttpToolError(`secret '${value.secret}' (header ${name}) is not set for this agent`);
