@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeSecretCipher, SecretsKeyError, shortFingerprint } from "../../core/secrets";
+import { implicitGrant, makeSecretCipher, readDeploymentSecret, SecretsKeyError, shortFingerprint } from "../../core/secrets";
 
 const key = "a-deployment-key-of-at-least-32-characters!";
 const value = "xoxb-value-that-must-not-leak-0001";
@@ -46,5 +46,29 @@ describe("project secrets at rest: AES-GCM under the deployment key", () => {
     expect(() => makeSecretCipher(undefined)).toThrow("npx wrangler secret put PANTHEON_SECRETS_KEY");
     expect(() => makeSecretCipher("short")).toThrow("PANTHEON_SECRETS_KEY is too short: at least 32 characters");
     expect(() => makeSecretCipher(key)).not.toThrow();
+  });
+});
+
+describe("deployment secrets: a worker secret or a Secrets Store binding, and what reaches which project", () => {
+  it("reads a plain worker secret and a Secrets Store binding (get()) the same way; absent or empty is undefined", async () => {
+    const store = { get: async () => "from-the-secrets-store" };
+    const env = { PLAIN: "plain-value", STORED: store, EMPTY: "" };
+    expect(await readDeploymentSecret(env, "PLAIN")).toBe("plain-value");
+    expect(await readDeploymentSecret(env, "STORED")).toBe("from-the-secrets-store");
+    expect(await readDeploymentSecret(env, "EMPTY")).toBeUndefined();
+    expect(await readDeploymentSecret(env, "MISSING")).toBeUndefined();
+    // The deployment key itself may be a Secrets Store binding.
+    const key = await readDeploymentSecret({ PANTHEON_SECRETS_KEY: { get: async () => "k".repeat(40) } }, "PANTHEON_SECRETS_KEY");
+    expect(await makeSecretCipher(key).open("p", await makeSecretCipher(key).seal("p", "N", "v-1"))).toBe("v-1");
+  });
+
+  it("without a grant, only `default` reaches PANTHEON_TOOL_SECRETS (any use) and TELEGRAM_* worker secrets (its bots only)", () => {
+    const env = { PANTHEON_TOOL_SECRETS: "AIRTABLE_KEY", TELEGRAM_BOT_TOKEN: "1:x", GITHUB_TOKEN: "g" };
+    expect(implicitGrant("default", "AIRTABLE_KEY", "tool", env)).toBe(true);
+    expect(implicitGrant("acme", "AIRTABLE_KEY", "tool", env)).toBe(false);
+    expect(implicitGrant("default", "TELEGRAM_BOT_TOKEN", "telegram", env)).toBe(true);
+    expect(implicitGrant("default", "TELEGRAM_BOT_TOKEN", "tool", env)).toBe(false);
+    expect(implicitGrant("acme", "TELEGRAM_BOT_TOKEN", "telegram", env)).toBe(false);
+    expect(implicitGrant("default", "GITHUB_TOKEN", "tool", env)).toBe(false);
   });
 });
