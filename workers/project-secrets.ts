@@ -3,6 +3,7 @@ import { PantheonError } from "../core/errors";
 import { makeSecretCipher, projectSecretRefusal, readDeploymentSecret, SecretsKeyError, type SecretCipher, type SecretUse } from "../core/secrets";
 import { outboundSettingsFrom, declaredToolSecrets, type OutboundSettings } from "../core/tools";
 import { agentStub, registryStub } from "../durable-objects/stubs";
+import { gatewayIndex } from "./gateways/index-store";
 
 const vars = (env: Env) => env as unknown as Record<string, unknown>;
 
@@ -55,8 +56,15 @@ export async function secretFingerprintOf(env: Env, project: string, name: strin
   }
 }
 
-/** Tells every agent of the project that its secrets changed: each forgets the values it opened (they are read again on next use). */
-export async function secretsChanged(env: Env, project: string): Promise<void> {
-  const agents = await registryStub(env, project).listAgents();
-  await Promise.all(agents.map(async (agent) => (await agentStub(env, project, agent.name)).secretsChanged()));
+/**
+ * Tells the agents of the project that use `name` (in a tool or A2A header, or as their Telegram
+ * bot) that it changed: each forgets the values it opened and reads them again on next use. Agents
+ * that do not name it are left asleep; one that comes to name it later reads it fresh (a profile
+ * change clears an agent's copies too).
+ */
+export async function secretsChanged(env: Env, project: string, name: string): Promise<void> {
+  const [agents, bots] = await Promise.all([registryStub(env, project).listAgents(), gatewayIndex(env).list("telegram")]);
+  const users = new Set(agents.filter((agent) => runtimeSecretNames(agent.runtime).includes(name)).map((agent) => agent.name));
+  for (const bot of bots) if (bot.project === project && bot.entry.botTokenSecret === name) users.add(bot.agent);
+  await Promise.all([...users].map(async (agent) => (await agentStub(env, project, agent)).secretsChanged()));
 }

@@ -163,6 +163,8 @@ export class AgentDO extends Agent<Env, LiveState> {
   /** The registry pushes the agent's profile here on create and on every update (behaviors are re-armed). */
   async configure(profile: AgentProfile): Promise<void> {
     await this.profiles.set(profile);
+    // The secrets it names may have changed while it did not name them: read them afresh.
+    this.secrets.invalidate();
     await this.behaviors.reconcile();
   }
 

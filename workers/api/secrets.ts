@@ -19,7 +19,7 @@ const slugOnly = lazySchema(() => z.object({ slug: projectNameSchema }));
  * seals the value under the deployment key and stores only that; the list shows names, update times
  * and short keyed fingerprints, never a value; `DELETE` removes one. `PUT`/`DELETE /:slug/grants/:name`
  * grant a deployment (worker) secret to the project by name: the deployment admin only. Every
- * change tells the project's agents to forget the values they opened.
+ * change tells the project's agents that name the secret to forget the values they opened.
  */
 export const secretRoutes = new Hono<AppEnv>()
   .get("/:slug/secrets", valid("param", slugOnly), async (c) => {
@@ -34,7 +34,7 @@ export const secretRoutes = new Hono<AppEnv>()
     await projectRecord(c.env, slug);
     const sealed = await (await cipherOf(c.env)).seal(slug, name, c.req.valid("json").value);
     const secret = await call(registryStub(c.env, slug).secretPut(sealed));
-    await secretsChanged(c.env, slug);
+    await secretsChanged(c.env, slug, name);
     return c.json({ secret });
   })
   .delete("/:slug/secrets/:name", valid("param", secretParam), async (c) => {
@@ -42,7 +42,7 @@ export const secretRoutes = new Hono<AppEnv>()
     checkReach(c, slug);
     await projectRecord(c.env, slug);
     await call(registryStub(c.env, slug).secretDelete(name));
-    await secretsChanged(c.env, slug);
+    await secretsChanged(c.env, slug, name);
     return c.body(null, 204);
   })
   .put("/:slug/grants/:name", valid("param", grantParam), async (c) => {
@@ -55,7 +55,7 @@ export const secretRoutes = new Hono<AppEnv>()
       });
     }
     const grant = await call(registryStub(c.env, slug).secretGrant(name));
-    await secretsChanged(c.env, slug);
+    await secretsChanged(c.env, slug, name);
     return c.json({ grant });
   })
   .delete("/:slug/grants/:name", valid("param", grantParam), async (c) => {
@@ -63,6 +63,6 @@ export const secretRoutes = new Hono<AppEnv>()
     const { slug, name } = c.req.valid("param");
     await projectRecord(c.env, slug);
     await call(registryStub(c.env, slug).secretRevoke(name));
-    await secretsChanged(c.env, slug);
+    await secretsChanged(c.env, slug, name);
     return c.body(null, 204);
   });
