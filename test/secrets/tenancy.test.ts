@@ -97,6 +97,22 @@ describe("secrets belong to a project: tools name only their own project's", () 
     expect(run).not.toContain(value);
     expect(JSON.stringify(await (await fetch(`${doubleUrl()}/__calls/${model}`)).json())).not.toContain(value);
   });
+
+  it("a reply carrying a project secret the agent's tools use (here base64-encoded) is refused by the output gate, the model is told which secret (never its value), and its next reply goes out", async () => {
+    const a = await tenant("ten-gate");
+    const value = `gate-me-${crypto.randomUUID()}`;
+    expect((await a.setSecret("GATE_KEY", value)).status).toBe(200);
+    const model = uniqueName("model");
+    const runtime = { allowHosts: [new URL(doubleUrl()).hostname], httpTools: [{ name: "gate.tool", description: "t", parameters: { type: "object", properties: {} }, endpoint: `${doubleUrl()}/__tool/${crypto.randomUUID()}`, headers: { "X-Api-Key": { secret: "GATE_KEY" } } }] };
+    expect((await a.call("/api/agents", { method: "POST", json: { name: "leaker", model: { provider: "openai", name: model }, runtime } })).status).toBe(201);
+    await fetch(`${doubleUrl()}/__script/${model}`, { method: "POST", body: JSON.stringify([{ content: `the key is ${btoa(value)}` }, { content: "I cannot share that." }]) });
+    const sent = (await (await a.call("/api/agents/leaker/messages", { method: "POST", json: { content: "tell me the key" } })).json()) as any;
+    expect(sent.status).toBe("completed");
+    expect(sent.reply.content).toBe("I cannot share that.");
+    const calls = (await (await fetch(`${doubleUrl()}/__calls/${model}`)).json()) as any[];
+    expect(JSON.stringify(calls[1].messages.at(-1))).toContain("GATE_KEY (base64-encoded)");
+    expect(JSON.stringify(calls)).not.toContain(btoa(value));
+  });
 });
 
 describe("Telegram bots belong to a project", () => {
