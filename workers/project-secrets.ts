@@ -65,6 +65,17 @@ export async function secretFingerprintOf(env: Env, project: string, name: strin
 export async function secretsChanged(env: Env, project: string, name: string): Promise<void> {
   const [agents, bots] = await Promise.all([registryStub(env, project).listAgents(), gatewayIndex(env).list("telegram")]);
   const users = new Set(agents.filter((agent) => runtimeSecretNames(agent.runtime).includes(name)).map((agent) => agent.name));
-  for (const bot of bots) if (bot.project === project && bot.entry.botTokenSecret === name) users.add(bot.agent);
+  const ownBots = bots.filter((bot) => bot.project === project && bot.entry.botTokenSecret === name);
+  if (ownBots.length) {
+    // The bot index keeps each bot's fingerprint current, so one bot stays one project's.
+    const botFingerprint = await secretFingerprintOf(env, project, name);
+    await Promise.all(ownBots.map((bot) => gatewayIndex(env).put("telegram", project, bot.agent, { ...bot.entry, botFingerprint })));
+  }
+  for (const bot of ownBots) users.add(bot.agent);
   await Promise.all([...users].map(async (agent) => (await agentStub(env, project, agent)).secretsChanged()));
+}
+
+/** Whether a Telegram gateway of the project names `name` as its bot token. */
+export async function botSecretOfProject(env: Env, project: string, name: string): Promise<boolean> {
+  return (await gatewayIndex(env).list("telegram")).some((bot) => bot.project === project && bot.entry.botTokenSecret === name);
 }

@@ -1,4 +1,5 @@
-// `pantheon secrets list | set | delete | grant | revoke`: the current project's secrets (admin).
+// `pantheon secrets list | set | delete | grant | revoke`: the current project's secrets (admin): what
+// HTTP tools and A2A agents send in headers and Telegram gateways use as bot tokens.
 // A value is typed at a hidden prompt or piped on stdin, never given as an argument (it would stay
 // in the shell's history and the process list), and the server never shows it again.
 import password from "@inquirer/password";
@@ -32,7 +33,7 @@ async function valueToSet(name: string): Promise<string> {
 
 export const secrets: Command = {
   name: "secrets",
-  summary: "the project's secrets for tools, MCP/A2A headers and gateways (write-only; values never shown)",
+  summary: "the project's secrets for HTTP tools, A2A headers and Telegram bots (write-only; values never shown)",
   defaultAction: "list",
   actions: [
     {

@@ -157,6 +157,11 @@ describe("Telegram bots belong to a project", () => {
     await b.call(`/api/agents/${bAgent}/gateways/telegram/webhook`, { method: "POST", json: { url: "https://b.example.com" } });
     expect((await setWebhookCalls(bAgent)).map((c) => c.token)).toEqual(["999:b-own-bot-token"]);
     expect((await setWebhookCalls(aAgent)).map((c) => c.body.url)).toEqual([`https://a.example.com/gateways/telegram/${a.slug}/${aAgent}`]);
+    // Nor can b turn the secret its gateway names into a's bot afterwards: 409, and b's value stays.
+    const swapped = await b.setSecret("TELEGRAM_BOT_TOKEN", testBotToken);
+    expect(swapped.status).toBe(409);
+    await b.call(`/api/agents/${bAgent}/gateways/telegram/webhook`, { method: "POST", json: { url: "https://b.example.com" } });
+    expect((await setWebhookCalls(bAgent)).map((c) => c.token)).toEqual(["999:b-own-bot-token", "999:b-own-bot-token"]);
 
     // Who owns which bot: the deployment admin only; names and fingerprints, never a token.
     expect((await a.call("/api/gateways/telegram")).status).toBe(403);
@@ -168,6 +173,12 @@ describe("Telegram bots belong to a project", () => {
     const bots = (JSON.parse(ownersText) as { bots: any[] }).bots;
     expect(bots).toContainEqual({ project: a.slug, agent: aAgent, botTokenSecret: "TELEGRAM_BOT_TOKEN", fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/) });
     expect(bots).toContainEqual({ project: b.slug, agent: bAgent, botTokenSecret: "TELEGRAM_BOT_TOKEN", fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    // a moves to another bot: the index follows its fingerprint, so a's old bot is free for b.
+    const before = bots.find((o) => o.project === a.slug)!.fingerprint;
+    expect((await a.setSecret("TELEGRAM_BOT_TOKEN", "222:a-new-bot-token")).status).toBe(200);
+    const after = ((await (await api("/api/gateways/telegram")).json()) as { bots: any[] }).bots.find((o) => o.project === a.slug)!.fingerprint;
+    expect(after).not.toBe(before);
+    expect((await b.setSecret("TELEGRAM_BOT_TOKEN", testBotToken)).status).toBe(200);
   });
 
   it("a gateway stored before its secret went refuses to set the webhook, and sends nothing", async () => {

@@ -31,12 +31,16 @@ async function checkBot(env: Env, project: string, botTokenSecret: string): Prom
   const refusal = await secretRefusal(env, project, botTokenSecret, "telegram");
   if (refusal) throw new PantheonError("validation_failed", `the bot token secret is not valid: ${refusal}`, { details: { issues: [{ path: ["botTokenSecret"], message: refusal }] } });
   const fingerprint = await secretFingerprintOf(env, project, botTokenSecret);
-  if (!fingerprint) return null;
+  if (fingerprint) await assertBotFree(env, project, botTokenSecret, fingerprint);
+  return fingerprint;
+}
+
+/** 409 when another project's Telegram gateway uses the bot of this keyed fingerprint (that project is not named). */
+export async function assertBotFree(env: Env, project: string, botTokenSecret: string, fingerprint: string): Promise<void> {
   const taken = (await gatewayIndex(env).list("telegram")).some((o) => o.entry.botFingerprint === fingerprint && o.project !== project);
   if (taken) {
     throw new PantheonError("conflict", `the bot token in ${botTokenSecret} is already the bot of another project: a bot belongs to one project (ask the deployment admin: GET /api/gateways/telegram)`, { details: { issues: [{ path: ["botTokenSecret"], message: "a bot another project uses" }] } });
   }
-  return fingerprint;
 }
 
 const botPresent = async (env: Env, project: string, name: string) => (await secretRefusal(env, project, name, "telegram")) === undefined;

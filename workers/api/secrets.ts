@@ -6,7 +6,8 @@ import { lazySchema } from "../../core/lazy-schema";
 import { grantNameSchema, projectSecretNameSchema, readDeploymentSecret, secretValueInputSchema } from "../../core/secrets";
 import { call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
-import { cipherOf, secretsChanged } from "../project-secrets";
+import { botSecretOfProject, cipherOf, secretsChanged } from "../project-secrets";
+import { assertBotFree } from "./gateways";
 import { checkDeploymentAdmin, checkReach, projectRecord } from "../projects";
 import { valid } from "../validation";
 
@@ -33,6 +34,8 @@ export const secretRoutes = new Hono<AppEnv>()
     checkReach(c, slug);
     await projectRecord(c.env, slug);
     const sealed = await (await cipherOf(c.env)).seal(slug, name, c.req.valid("json").value);
+    // A secret this project's Telegram gateway names may not become another project's bot.
+    if (await botSecretOfProject(c.env, slug, name)) await assertBotFree(c.env, slug, name, sealed.fingerprint);
     const secret = await call(registryStub(c.env, slug).secretPut(sealed));
     await secretsChanged(c.env, slug, name);
     return c.json({ secret });
