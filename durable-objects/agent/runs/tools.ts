@@ -104,16 +104,17 @@ const guardedSecrets = ["PANTHEON_ADMIN_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API
 
 /**
  * The secrets the output gates keep out of everything an agent sends or stores: the project secrets
- * the agent holds (its tools' and its Telegram bot's; for `default`, every PANTHEON_TOOL_SECRETS value as
- * before), Pantheon's admin token and the model keys.
+ * the agent holds (its tools' and its Telegram bot's), every PANTHEON_TOOL_SECRETS value (in every
+ * project, as before), Pantheon's admin token and the model keys.
  * Names travel with values so a refusal can say which secret it found without saying the secret.
  * @example
- * outputSecrets(env, { ...tools.secrets, ...botSecrets }, "acme"); // [{ name: "AIRTABLE_KEY", value: "…" }, …]
+ * outputSecrets(env, { ...tools.secrets, ...botSecrets }); // [{ name: "AIRTABLE_KEY", value: "…" }, …]
  */
-export function outputSecrets(env: Record<string, unknown>, heldSecretValues: Record<string, string>, project: string): NamedSecret[] {
+export function outputSecrets(env: Record<string, unknown>, heldSecretValues: Record<string, string>): NamedSecret[] {
   const found = new Map<string, string>(Object.entries(heldSecretValues));
-  const implicit = project === "default" ? declaredToolSecrets(typeof env.PANTHEON_TOOL_SECRETS === "string" ? env.PANTHEON_TOOL_SECRETS : undefined) : [];
-  for (const name of [...implicit, ...guardedSecrets]) {
+  // Every project's gates keep the deployment's tool secrets out, though only `default` may send them.
+  const deployment = declaredToolSecrets(typeof env.PANTHEON_TOOL_SECRETS === "string" ? env.PANTHEON_TOOL_SECRETS : undefined);
+  for (const name of [...deployment, ...guardedSecrets]) {
     const value = env[name];
     if (typeof value === "string" && value && !found.has(name)) found.set(name, value);
   }

@@ -96,9 +96,9 @@ export function makeTurns(deps: TurnDeps) {
     if (loading) await loading;
   }
 
-  /** What the output gates keep out: the secrets the agent holds, and for `default` those of PANTHEON_TOOL_SECRETS (as before projects had their own). */
+  /** What the output gates keep out: the project secrets the agent holds, and the deployment's (tools/outputSecrets). */
   function secretsOf(tools: { secrets: Record<string, string> }) {
-    return outputSecrets(deps.env as unknown as Record<string, unknown>, { ...deps.secrets.values("tool"), ...deps.secrets.values("telegram"), ...tools.secrets }, deps.project());
+    return outputSecrets(deps.env as unknown as Record<string, unknown>, { ...deps.secrets.values("tool"), ...deps.secrets.values("telegram"), ...tools.secrets });
   }
 
   /**
