@@ -30,6 +30,8 @@ export default defineConfig(async () => {
         miniflare: {
           bindings: {
             PANTHEON_ADMIN_TOKEN: "test-admin-token",
+            // The deployment key project secrets are sealed with (core/secrets).
+            PANTHEON_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456789",
             OPENAI_API_KEY: "sk-test-double-key",
             OPENAI_BASE_URL: `${model.url}/v1`,
             MODEL_DOUBLE_URL: model.url,

@@ -19,6 +19,7 @@ import { approvals, runs } from "./commands/runs.ts";
 import { schedules } from "./commands/schedules.ts";
 import { script } from "./commands/script.ts";
 import { health, tokens } from "./commands/tokens.ts";
+import { secrets } from "./commands/secrets.ts";
 import { tools } from "./commands/tools.ts";
 
 /**
@@ -32,7 +33,7 @@ export const commands: Command[] = [
   acp,
   history, sessions, runs, approvals,
   script, memory, context, tools, schedules,
-  tokens, invite, health, doctor, gateway,
+  tokens, invite, secrets, health, doctor, gateway,
 ].map(asCommand);
 
 /** Older spellings, kept so scripts written against them go on working. */

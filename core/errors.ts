@@ -25,6 +25,7 @@ export type ErrorCode =
   | "model_failed"
   | "tool_failed"
   | "bad_gateway"
+  | "not_configured"
   | "internal";
 
 const statusOf: Record<ErrorCode, number> = {
@@ -49,6 +50,8 @@ const statusOf: Record<ErrorCode, number> = {
   tool_failed: 502,
   /** A service the operator configured (e.g. the Telegram Bot API) refused or did not answer. */
   bad_gateway: 502,
+  /** The deployment lacks what the request needs (e.g. PANTHEON_SECRETS_KEY): the message says what to set. */
+  not_configured: 503,
   internal: 500,
 };
 

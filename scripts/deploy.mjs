@@ -44,6 +44,7 @@ export const secretCommands = [
   "npx wrangler secret put PANTHEON_ADMIN_TOKEN --env production",
   "npx wrangler secret put OPENAI_API_KEY --env production",
   "npx wrangler secret put ANTHROPIC_API_KEY --env production",
+  "npx wrangler secret put PANTHEON_SECRETS_KEY --env production",
 ];
 
 function run(command, args) {

@@ -1,6 +1,7 @@
 // Starts `wrangler dev` on loopback and waits until the API answers. Used by `npm start`,
 // the browser tests and the benchmarks, so all three run the same local stack.
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -34,7 +35,9 @@ export async function startDevServer({ port, token, persistTo, vars = {}, quiet 
   const inspector = await freePort();
   const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--test-scheduled", "--show-interactive-dev-session=false"];
   if (persistTo) args.push("--persist-to", persistTo);
-  if (token) vars = { PANTHEON_ADMIN_TOKEN: token, ...vars };
+  // A server started with a token (tests, benches) gets a deployment key for project secrets made
+  // from it, so the same token and --persist-to open the same secrets after a restart.
+  if (token) vars = { PANTHEON_ADMIN_TOKEN: token, PANTHEON_SECRETS_KEY: createHash("sha256").update(`pantheon-dev-secrets-key:${token}`).digest("base64"), ...vars };
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
   // wrangler's own bin run by this Node when it is installed: `npx` first starts npm to find it,
   // a second or more of a start on a busy machine.

@@ -40,7 +40,19 @@ function portTaken() {
   });
 }
 
+/**
+ * The deployment key project secrets are sealed with, in .dev.vars beside the token: generated once
+ * and kept, since a new key would leave every stored secret unreadable.
+ */
+function ensureSecretsKey() {
+  const file = ".dev.vars";
+  const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+  if (/^PANTHEON_SECRETS_KEY\s*=/m.test(text)) return;
+  writeFileSync(file, `${text}${text && !text.endsWith("\n") ? "\n" : ""}PANTHEON_SECRETS_KEY="${randomBytes(32).toString("base64")}"\n`, { mode: 0o600 });
+}
+
 const token = ensureAdminToken();
+ensureSecretsKey();
 const say = (line) => process.stderr.write(`pantheon: ${line}\n`);
 if (await portTaken()) {
   console.error(`Port ${port} is in use (another \`npm start\`?). Start this one on another: PORT=${await freePort()} npm start`);

@@ -68,6 +68,14 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["GET", "/api/agents/:name/export", "admin"],
   ["POST", "/api/agents/import", "admin"],
   ["GET", "/api/projects/:slug/export", "admin"],
+  // Project secrets (workers/api/secrets.ts): that project's admin or the deployment admin; grants of
+  // the deployment's own secrets and the list of which project owns which bot: the deployment admin only.
+  ["GET", "/api/projects/:slug/secrets", "admin"],
+  ["PUT", "/api/projects/:slug/secrets/:name", "admin"],
+  ["DELETE", "/api/projects/:slug/secrets/:name", "admin"],
+  ["PUT", "/api/projects/:slug/grants/:name", "admin"],
+  ["DELETE", "/api/projects/:slug/grants/:name", "admin"],
+  ["GET", "/api/gateways/telegram", "admin"],
 ];
 
 /** Installs the policy on the app: call after auth and before the routes. */

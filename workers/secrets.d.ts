@@ -3,6 +3,12 @@
 interface Env {
   /** Admin bearer token. `npm start` generates one into .dev.vars. */
   PANTHEON_ADMIN_TOKEN?: string;
+  /**
+   * The deployment key project secrets are sealed with (AES-GCM, core/secrets): at least 32
+   * characters. A worker secret, or a Cloudflare Secrets Store binding of this name. `npm start`
+   * generates one into .dev.vars.
+   */
+  PANTHEON_SECRETS_KEY?: string | { get(): Promise<string> };
   OPENAI_API_KEY?: string;
   /** Any OpenAI-compatible endpoint, e.g. a local model server. */
   OPENAI_BASE_URL?: string;

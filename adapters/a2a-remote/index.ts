@@ -20,12 +20,15 @@ export interface A2aAskToolOptions {
   /** Read at each request, so a changed allowlist applies to the next one. */
   allowHosts: () => readonly string[];
   allowLoopback: boolean;
+  /** The secrets the agent's project may use (its own, those granted to it). */
   toolSecrets: readonly string[];
+  /** The project of those secrets, named in a refusal. */
+  project?: string;
 }
 
 /**
  * The `ask_<name>` tool of a remote A2A agent: its spec (an HTTP-runtime tool, gated like any) and
- * its code. Header secrets are read per call from the secrets declared for tools.
+ * its code. Header secrets are read per call from the agent's project secrets.
  * @example
  * const { spec, implementation } = makeA2aAskTool({ peer, fetch, allowHosts: () => runtime.allowHosts, allowLoopback: false, toolSecrets });
  */
@@ -43,7 +46,7 @@ export function makeA2aAskTool(options: A2aAskToolOptions): { spec: ToolSpec; im
         headers[name] = value;
         continue;
       }
-      const refusal = toolSecretRefusal(value.secret, options.toolSecrets);
+      const refusal = toolSecretRefusal(value.secret, options.toolSecrets, options.project, { list: !options.project });
       if (refusal) throw new Error(`refused: ${refusal} (header ${name})`);
       const secret = ctx.secrets[value.secret];
       if (secret === undefined) throw new Error(`secret '${value.secret}' (header ${name}) is not set for this agent`);

@@ -23,7 +23,7 @@ export function runtimeOutboundIssues(runtime: Pick<AgentRuntime, "allowHosts" |
     }
     for (const [header, value] of Object.entries(tool.headers)) {
       if (typeof value === "string") continue;
-      const refusal = toolSecretRefusal(value.secret, settings.toolSecrets);
+      const refusal = toolSecretRefusal(value.secret, settings.toolSecrets, settings.project);
       if (refusal) issues.push({ path: ["httpTools", index, "headers", header, "secret"], message: `HTTP tool '${tool.name}': ${refusal}` });
     }
   });
@@ -35,7 +35,7 @@ export function runtimeOutboundIssues(runtime: Pick<AgentRuntime, "allowHosts" |
     }
     for (const [header, value] of Object.entries(peer.headers)) {
       if (typeof value === "string") continue;
-      const refusal = toolSecretRefusal(value.secret, settings.toolSecrets);
+      const refusal = toolSecretRefusal(value.secret, settings.toolSecrets, settings.project);
       if (refusal) issues.push({ path: ["a2aAgents", index, "headers", header, "secret"], message: `A2A agent '${peer.name}': ${refusal}` });
     }
   });
@@ -51,4 +51,18 @@ export function assertRuntimeOutbound(runtime: Pick<AgentRuntime, "allowHosts" |
   if (issues.length === 0) return;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
   throw validationFailed(issues, `${issues[0]!.message}${more}`);
+}
+
+/**
+ * Every secret name a runtime's HTTP tools and A2A agents send in a header: what the agent loads
+ * from its project when it builds its tools.
+ * @example
+ * runtimeSecretNames({ httpTools: [{ headers: { "X-Key": { secret: "AIRTABLE_KEY" } } }], a2aAgents: [] }); // ["AIRTABLE_KEY"]
+ */
+export function runtimeSecretNames(runtime: Pick<AgentRuntime, "httpTools"> & Partial<Pick<AgentRuntime, "a2aAgents">>): string[] {
+  const names = new Set<string>();
+  for (const { headers } of [...runtime.httpTools, ...(runtime.a2aAgents ?? [])]) {
+    for (const value of Object.values(headers)) if (typeof value !== "string") names.add(value.secret);
+  }
+  return [...names];
 }

@@ -22,7 +22,7 @@ export interface DoctorCheck {
 export interface AgentFacts {
   name: string;
   model: { provider: string; name: string; fallback?: { provider: string; name: string } | undefined };
-  /** Secret names the agent's HTTP tools put in headers. */
+  /** Secret names the agent's HTTP tools and A2A agents put in headers. */
   toolSecretRefs: string[];
   /** Applied migration timestamps of its database, or why they could not be read. */
   migrations: number[] | { error: string };
@@ -46,8 +46,10 @@ export interface DoctorFacts {
   providers: ProviderFacts;
   /** `PANTHEON_DEFAULT_PROVIDER` as configured. */
   defaultProvider: string | undefined;
-  /** Names in `PANTHEON_TOOL_SECRETS` (reserved names already left out). */
+  /** Names in `PANTHEON_TOOL_SECRETS` (reserved names already left out); reached by the project `default` only. */
   toolSecrets: string[];
+  /** The project's own secrets (names only), the deployment secrets granted to it (set or not), and whether the deployment key is set. */
+  projectSecrets: { project: string; own: string[]; granted: { name: string; present: boolean }[]; keySet: boolean };
   /** Journal timestamps (`when`) and tags of the bundled migrations. */
   journals: { agent: { when: number; tag: string }[]; registry: { when: number; tag: string }[] };
   registryMigrations: number[] | { error: string };
@@ -158,15 +160,27 @@ export function buildDoctorReport(facts: DoctorFacts): DoctorReport {
     add(check);
   }
 
-  // Tool secrets.
-  for (const secret of facts.toolSecrets) {
+  // Tool secrets: PANTHEON_TOOL_SECRETS (project default), the project's own and the granted ones, by presence only.
+  const ps = facts.projectSecrets;
+  const implicit = ps.project === "default" ? facts.toolSecrets : [];
+  for (const secret of implicit) {
     add(facts.secrets[secret] ? { id: `tool-secret:${secret}`, area: "tool-secrets", status: "ok", message: `${secret} (declared in PANTHEON_TOOL_SECRETS) is set` }
       : { id: `tool-secret:${secret}`, area: "tool-secrets", status: "problem", message: `${secret} is declared in PANTHEON_TOOL_SECRETS but not set: tools that use it fail`, fix: secretFix(secret, facts.deployment) });
   }
+  if (!ps.keySet) {
+    add({ id: "secret:PANTHEON_SECRETS_KEY", area: "secrets", status: ps.own.length ? "problem" : "warn", message: ps.own.length ? `PANTHEON_SECRETS_KEY is not set: the ${ps.own.length} secret(s) of project ${ps.project} cannot be opened, and tools that use them fail` : "PANTHEON_SECRETS_KEY is not set: projects cannot keep secrets of their own", fix: secretFix("PANTHEON_SECRETS_KEY", facts.deployment) });
+  }
+  for (const name of ps.own) add({ id: `project-secret:${name}`, area: "tool-secrets", status: "ok", message: `${name} is a secret of project ${ps.project}` });
+  for (const grant of ps.granted) {
+    add(grant.present ? { id: `project-secret:${grant.name}`, area: "tool-secrets", status: "ok", message: `${grant.name} (a deployment secret granted to project ${ps.project}) is set` }
+      : { id: `project-secret:${grant.name}`, area: "tool-secrets", status: "problem", message: `${grant.name} is granted to project ${ps.project} but the deployment does not set it: tools that use it fail`, fix: secretFix(grant.name, facts.deployment) });
+  }
+  const available = new Set([...implicit, ...ps.own, ...ps.granted.map((g) => g.name)]);
   for (const agent of facts.agents) {
     for (const secret of new Set(agent.toolSecretRefs)) {
-      if (!facts.toolSecrets.includes(secret)) {
-        add({ id: `tool-secret:${agent.name}:${secret}`, area: "tool-secrets", status: "problem", message: `${agent.name} has an HTTP tool that sends ${secret}, which is not declared in PANTHEON_TOOL_SECRETS: the call is refused`, fix: `add ${secret} to PANTHEON_TOOL_SECRETS in wrangler.toml, then ${prod ? deployFix : "restart npm start"}` });
+      if (!available.has(secret)) {
+        const orDeclare = ps.project === "default" ? `, or add ${secret} to PANTHEON_TOOL_SECRETS in wrangler.toml, then ${prod ? deployFix : "restart npm start"}` : "";
+        add({ id: `tool-secret:${agent.name}:${secret}`, area: "tool-secrets", status: "problem", message: `${agent.name} sends ${secret} in a header, which is not a secret of project ${ps.project}: the call is refused`, fix: `pantheon secrets set ${secret} --project ${ps.project}${orDeclare}` });
       }
     }
   }
@@ -196,7 +210,7 @@ export function buildDoctorReport(facts: DoctorFacts): DoctorReport {
     const t = agent.telegram;
     if (t) {
       add(t.botTokenPresent ? { id: `telegram:${agent.name}`, area: "gateways", status: "ok", message: `${agent.name}: Telegram gateway, bot token in ${t.botTokenSecret}` }
-        : { id: `telegram:${agent.name}`, area: "gateways", status: "problem", message: `${agent.name}: the Telegram gateway's bot token secret ${t.botTokenSecret} is not set: no reply can be sent`, fix: secretFix(t.botTokenSecret, facts.deployment) });
+        : { id: `telegram:${agent.name}`, area: "gateways", status: "problem", message: `${agent.name}: the Telegram gateway's bot token secret ${t.botTokenSecret} is not a secret of project ${ps.project}: no reply can be sent`, fix: `pantheon secrets set ${t.botTokenSecret} --project ${ps.project}${ps.project === "default" ? ` (or ${secretFix(t.botTokenSecret, facts.deployment)})` : ""}` });
       if (t.anyChat) add({ id: `telegram:${agent.name}:chats`, area: "gateways", status: "warn", message: `${agent.name}: any Telegram chat that finds the bot can start runs`, fix: `PUT /api/agents/${agent.name}/gateways/telegram with allowedChatIds` });
       if (t.approvers === 0) add({ id: `telegram:${agent.name}:approvers`, area: "gateways", status: "warn", message: `${agent.name}: no Telegram user may approve; paused calls wait for the API or the PWA`, fix: `PUT /api/agents/${agent.name}/gateways/telegram with approverUserIds` });
     }

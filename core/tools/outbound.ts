@@ -3,8 +3,13 @@ import { declaredToolSecrets } from "./secrets";
 
 /** The deployment's rules for what tools may use and reach, read from its vars. */
 export interface OutboundSettings {
-  /** Worker secrets tools may use in headers (`PANTHEON_TOOL_SECRETS`, reserved names left out). */
+  /**
+   * Secret names tools may use in headers: the project's own secrets and the deployment secrets
+   * granted to it (workers/secrets/); from the vars alone, `PANTHEON_TOOL_SECRETS`.
+   */
   toolSecrets: string[];
+  /** The project the names belong to: refusals speak of its secrets. */
+  project?: string;
   /** `PANTHEON_ALLOW_LOOPBACK_OUTBOUND=true`: loopback passes the guard (tests); nothing else does. */
   allowLoopback: boolean;
 }

@@ -30,22 +30,33 @@ export function declaredToolSecrets(raw: string | undefined): string[] {
 }
 
 /**
- * Why a tool may not use the secret `name`, or undefined when it may. `declared` is the output of
- * `declaredToolSecrets`; the reason names what tools may use, never a value.
+ * Why a tool may not use the secret `name`, or undefined when it may. `declared` is what the tool's
+ * project may use (its own secrets, the deployment secrets granted to it); with `project` the
+ * reason speaks of that project's secrets, without it of `PANTHEON_TOOL_SECRETS`. The reason names
+ * what the project has (`list: false` at call time, where `declared` is only what the agent holds),
+ * never a value.
  * @example
  * toolSecretRefusal("OPENAI_API_KEY", ["AIRTABLE_KEY"]);
  * // "secret 'OPENAI_API_KEY' is a model key and never reaches a tool; tools may use: AIRTABLE_KEY"
+ * toolSecretRefusal("AIRTABLE_KEY", [], "acme");
+ * // "no secret 'AIRTABLE_KEY' in project 'acme' (it has none); set it with `pantheon secrets set AIRTABLE_KEY` …"
  */
-export function toolSecretRefusal(name: string, declared: readonly string[]): string | undefined {
-  const allowed = declared.length ? `tools may use: ${declared.join(", ")}` : "no secrets are declared for tools (PANTHEON_TOOL_SECRETS is empty)";
-  if (name.startsWith("PANTHEON_")) return `secret '${name}' is Pantheon's own and never reaches a tool; ${allowed}`;
-  if (isReservedSecret(name)) return `secret '${name}' is a model key and never reaches a tool; ${allowed}`;
-  if (!declared.includes(name)) {
-    return declared.length
-      ? `secret '${name}' is not declared for tools (PANTHEON_TOOL_SECRETS); ${allowed}`
-      : `secret '${name}' is not declared for tools: ${allowed}; add its name there to let tools use it`;
+export function toolSecretRefusal(name: string, declared: readonly string[], project?: string, options: { list?: boolean } = {}): string | undefined {
+  const list = options.list ?? true;
+  const allowed = project
+    ? declared.length ? `project '${project}' has: ${declared.join(", ")}` : `project '${project}' has no secrets`
+    : declared.length ? `tools may use: ${declared.join(", ")}` : "no secrets are declared for tools (PANTHEON_TOOL_SECRETS is empty)";
+  const reason = (why: string) => (list ? `${why}; ${allowed}` : why);
+  if (name.startsWith("PANTHEON_")) return reason(`secret '${name}' is Pantheon's own and never reaches a tool`);
+  if (isReservedSecret(name)) return reason(`secret '${name}' is a model key and never reaches a tool`);
+  if (declared.includes(name)) return undefined;
+  if (project) {
+    const has = list ? ` (${declared.length ? `it has: ${declared.join(", ")}` : "it has none"})` : "";
+    return `no secret '${name}' in project '${project}'${has}; set it with \`pantheon secrets set ${name}\` (PUT /api/projects/${project}/secrets/${name})`;
   }
-  return undefined;
+  return declared.length
+    ? `secret '${name}' is not declared for tools (PANTHEON_TOOL_SECRETS); ${allowed}`
+    : `secret '${name}' is not declared for tools: ${allowed}; add its name there to let tools use it`;
 }
 
 export { redactedMark } from "../redaction";

@@ -54,6 +54,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly cancelChain: AgentFeatures["cancelRun"];
   private readonly unfinishedRuns: AgentFeatures["unfinishedRuns"];
   private readonly wipe: AgentFeatures["wipe"];
+  private readonly secrets: AgentFeatures["secrets"];
   private readonly outbound = outboundSettingsFrom(this.env);
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   private readonly planObservers = new Map<string, (event: RunEvent) => void>();
@@ -89,7 +90,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       armRunWatchdog: () => this.armRunWatchdog(),
     });
     ({ sessions: this.sessions, messages: this.messages, settings: this.settings, profiles: this.profiles, runs: this.runs, driver: this.driver, bus: this.bus } = features);
-    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe } = features);
+    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe, secrets: this.secrets } = features);
     // Start (the SDK's `onStart`, restored connections) under a blockConcurrencyWhile taken here, so
     // not even the event that made the object comes first: callers need no `__unsafe_ensureInitialized`
     // round trip (durable-objects/stubs.ts). A start that fails is tried again on the next event.
@@ -180,7 +181,14 @@ export class AgentDO extends Agent<Env, LiveState> {
     const held = this.storedProfile()?.incarnation;
     if (held && profile.incarnation && held !== profile.incarnation) await this.forget({ by: `the deletion of agent '${profile.name}'`, closeReason: "this agent was deleted" });
     await this.profiles.set(profile);
+    // The secrets it names may have changed while it did not name them: read them afresh.
+    this.secrets.invalidate();
     await this.behaviors.reconcile();
+  }
+
+  /** A secret of the project was set, deleted, granted or revoked: the values this agent opened are forgotten and read again when next needed. */
+  secretsChanged(): void {
+    this.secrets.invalidate();
   }
 
   /**
@@ -462,6 +470,10 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   // ---- messaging gateways (gateways/) ----------------------------------------
 
+  /** Registers the Telegram webhook with the bot token this agent opens from its project's secrets (it never leaves the agent). */
+  telegramSetWebhook(url: string) {
+    return this.known(() => this.gateways.setTelegramWebhook(url));
+  }
   gatewaySet(kind: GatewayKind, config: Parameters<typeof this.gateways.save>[1]) {
     return this.known(() => this.gateways.save(kind, config));
   }

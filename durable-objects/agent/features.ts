@@ -16,6 +16,8 @@ import { makeProfileHolder } from "./profile";
 import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
 import * as schema from "./schema";
 import { makeWorkFeature } from "./work";
+import { makeProjectSecrets } from "./secrets";
+import { registryStub } from "../stubs";
 
 /** The SDK methods the features schedule their alarms with (typed on AgentDO, so a callback must be one of its methods). */
 export type AgentScheduling = Pick<AgentDO, "name" | "schedule" | "scheduleEvery" | "getSchedules" | "listSchedules" | "cancelSchedule">;
@@ -135,7 +137,9 @@ export function makeAgentFeatures(shell: AgentShell) {
     await bus.cancelAsks(runId, `run ${runId} of '${agentName()}' was cancelled by ${by}`);
     return state;
   }
+  const secrets = makeProjectSecrets({ project, env, registry: () => registryStub(env, project()) });
   const gateways = makeGateways({
+    botToken: (name) => secrets.get(name, "telegram"),
     db,
     clock,
     env,
@@ -191,6 +195,8 @@ export function makeAgentFeatures(shell: AgentShell) {
   const turns = makeTurns({
     env,
     clock,
+    project,
+    secrets,
     outbound: shell.outbound,
     profile: () => profiles.get(),
     driver: () => driver,
@@ -209,11 +215,12 @@ export function makeAgentFeatures(shell: AgentShell) {
   /** Removes everything the agent remembers (its clients' access was ended first: live/incarnation.ts). */
   const wipe = async () => {
     const unindexCron = profiles.forget();
+    secrets.invalidate();
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) db.delete(table).run();
     settings.reset();
     await Promise.all([unindexCron(), shell.mcpServers.removeAll(), behaviors.reconcile(), memory.wipe()]);
   };
-  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, transaction, cancelRun, unfinishedRuns, wipe };
+  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, transaction, cancelRun, unfinishedRuns, wipe };
 }
 
 export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;

@@ -11,6 +11,8 @@ import { PantheonError, unknownAgent, type Result } from "../../core/errors";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
+import { makeSecretStore, type SecretStore } from "./secret-store";
+import type { SealedSecret } from "../../core/secrets";
 import type { BusMessage } from "../../core/bus";
 import type { OutboundSettings } from "../../core/tools";
 import { exportProjectFile, parseProjectFile, planImport, projectStatus, type CurrentAgent, type FileIssue, type PlanOptions, type ProjectFile, type ProjectRecord } from "../../core/projects";
@@ -60,6 +62,7 @@ export class RegistryDO extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
     this.bus = makeBusLog(this.db, () => Date.now());
     this.access = makeAccess(this.db, (fn) => ctx.storage.transactionSync(fn), () => Date.now());
+    this.secrets = makeSecretStore(this.db, () => Date.now());
   }
 
   /** This registry's project: the name it was reached by (`registryStub(env, project)`). */
@@ -70,6 +73,33 @@ export class RegistryDO extends DurableObject<Env> {
   /** An agent this project does not have, in the words every door uses (core/errors.ts). */
   private missing(name: string) {
     return fail(unknownAgent(name, this.project));
+  }
+
+  // ---- project secrets (./secret-store.ts): sealed by the worker, opened only by the agent -------
+  private readonly secrets: SecretStore;
+  secretPut(sealed: SealedSecret) {
+    return this.secrets.put(sealed);
+  }
+  secretList() {
+    return this.secrets.list();
+  }
+  secretDelete(name: string): Result<true> {
+    return this.secrets.remove(name) ? { ok: true, value: true } : fail(new PantheonError("not_found", `no secret '${name}' in this project`, { details: { secret: name } }));
+  }
+  secretNames() {
+    return this.secrets.names();
+  }
+  secretsSealed(names: string[]) {
+    return this.secrets.sealed(names);
+  }
+  secretFingerprint(name: string) {
+    return this.secrets.fingerprint(name);
+  }
+  secretGrant(name: string) {
+    return this.secrets.grant(name);
+  }
+  secretRevoke(name: string): Result<true> {
+    return this.secrets.revoke(name) ? { ok: true, value: true } : fail(new PantheonError("not_found", `no deployment secret '${name}' is granted to this project`, { details: { secret: name } }));
   }
 
   // ---- bus (core/bus; the log lives in ./bus-log.ts) ------------------------------------------
@@ -274,7 +304,7 @@ export class RegistryDO extends DurableObject<Env> {
    */
   async projectWipe(): Promise<void> {
     this.ctx.storage.transactionSync(() => {
-      for (const table of [schema.agents, schema.tokens, schema.invites, schema.busLog]) this.db.delete(table).run();
+      for (const table of [schema.agents, schema.tokens, schema.invites, schema.busLog, schema.secrets, schema.secretGrants]) this.db.delete(table).run();
       for (const prefix of ["display-name/", "incarnation/"]) for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
     });
     await this.ctx.storage.delete("project");
@@ -388,6 +418,11 @@ export class RegistryDO extends DurableObject<Env> {
   }
   async gatewayIndexGet(key: string): Promise<Record<string, unknown> | null> {
     return (await this.ctx.storage.get<Record<string, unknown>>(`gateway/${key}`)) ?? null;
+  }
+  /** Every entry under `prefix` (e.g. `telegram/`), keyed as put. */
+  async gatewayIndexList(prefix: string): Promise<[string, Record<string, unknown>][]> {
+    const rows = await this.ctx.storage.list<Record<string, unknown>>({ prefix: `gateway/${prefix}` });
+    return [...rows].map(([key, value]) => [key.slice("gateway/".length), value]);
   }
   /** The Cron Trigger fired at `at` (the doctor reports the last time). */
   async noteCronTick(at: number): Promise<void> {

@@ -88,3 +88,23 @@ export const busLog = sqliteTable(
   },
   (t) => [index("bus_log_conversation").on(t.conversationId, t.createdAt), index("bus_log_to_state").on(t.toAgent, t.state)],
 );
+
+/**
+ * The project's own secrets, sealed (core/secrets: AES-GCM under the deployment key, bound to the
+ * project and the name). The registry never holds the key: the worker seals, the agent that uses a
+ * secret opens it.
+ */
+export const secrets = sqliteTable("secrets", {
+  name: text("name").primaryKey(),
+  iv: text("iv").notNull(),
+  data: text("data").notNull(),
+  /** Keyed HMAC of the value (hex): the list shows its first 8 characters; bots are told apart by it. */
+  fingerprint: text("fingerprint").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** Deployment (worker) secrets the deployment admin granted to this project, by name. */
+export const secretGrants = sqliteTable("secret_grants", {
+  name: text("name").primaryKey(),
+  grantedAt: integer("granted_at").notNull(),
+});

@@ -18,6 +18,7 @@ function healthy(): DoctorFacts {
     providers: { openaiApiKey: true, openaiBaseUrl: false, anthropicApiKey: false, workersAi: true },
     defaultProvider: "openai",
     toolSecrets: ["AIRTABLE_KEY"],
+    projectSecrets: { project: "default", own: [], granted: [], keySet: true },
     journals: { agent: journal, registry: journal },
     registryMigrations: [1, 2],
     deadLetters: 0,
@@ -84,6 +85,22 @@ describe("the doctor's report", () => {
     expect(report.checks.find((c) => c.id === "tool-secret:scout:GITHUB_TOKEN")).toMatchObject({ status: "problem", fix: expect.stringContaining("PANTHEON_TOOL_SECRETS") });
   });
 
+  it("another project: its own and granted secrets by name only; PANTHEON_TOOL_SECRETS does not reach it; a tool naming a secret it lacks is a problem", () => {
+    const facts = healthy();
+    facts.projectSecrets = { project: "acme", own: ["GITHUB_TOKEN"], granted: [{ name: "SHARED_KEY", present: false }], keySet: true };
+    facts.agents[0]!.toolSecretRefs = ["GITHUB_TOKEN", "AIRTABLE_KEY"];
+    const report = buildDoctorReport(facts);
+    expect(report.checks.find((c) => c.id === "project-secret:GITHUB_TOKEN")).toEqual({ id: "project-secret:GITHUB_TOKEN", area: "tool-secrets", status: "ok", message: "GITHUB_TOKEN is a secret of project acme" });
+    expect(report.checks.find((c) => c.id === "project-secret:SHARED_KEY")).toMatchObject({ status: "problem", fix: "npx wrangler secret put SHARED_KEY --env production" });
+    // AIRTABLE_KEY is default's (PANTHEON_TOOL_SECRETS): acme's tool naming it is refused; GITHUB_TOKEN, its own, is not.
+    expect(report.checks.find((c) => c.id === "tool-secret:scout:AIRTABLE_KEY")).toMatchObject({ status: "problem", fix: "pantheon secrets set AIRTABLE_KEY --project acme" });
+    expect(report.checks.find((c) => c.id === "tool-secret:scout:GITHUB_TOKEN")).toBeUndefined();
+    expect(report.checks.find((c) => c.id === "tool-secret:AIRTABLE_KEY")).toBeUndefined();
+    const noKey = healthy();
+    noKey.projectSecrets = { project: "acme", own: ["GITHUB_TOKEN"], granted: [], keySet: false };
+    expect(byId(noKey, "secret:PANTHEON_SECRETS_KEY")).toMatchObject({ status: "problem", fix: "npx wrangler secret put PANTHEON_SECRETS_KEY --env production" });
+  });
+
   it("migrations not applied, a stale cron and a missing bot token are problems", () => {
     const facts = healthy();
     facts.agents[0]!.migrations = [1];
@@ -94,7 +111,7 @@ describe("the doctor's report", () => {
     expect(report.checks.find((c) => c.id === "migrations:scout")).toMatchObject({ status: "problem", message: "agent scout: 1 of 2 migrations not applied (0001_next)" });
     expect(report.checks.find((c) => c.id === "migrations:registry")).toMatchObject({ status: "problem" });
     expect(report.checks.find((c) => c.id === "cron")).toMatchObject({ status: "problem", message: "the last Cron Trigger tick was 10 min ago (it fires every minute)" });
-    expect(report.checks.find((c) => c.id === "telegram:scout")).toMatchObject({ status: "problem", fix: "npx wrangler secret put TELEGRAM_BOT_TOKEN --env production" });
+    expect(report.checks.find((c) => c.id === "telegram:scout")).toMatchObject({ status: "problem", fix: "pantheon secrets set TELEGRAM_BOT_TOKEN --project default (or npx wrangler secret put TELEGRAM_BOT_TOKEN --env production)" });
     expect(report.checks.find((c) => c.id === "telegram:scout:chats")?.status).toBe("warn");
     expect(missingMigrations(journal, [2])).toEqual(["0000_init"]);
   });

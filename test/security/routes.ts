@@ -369,6 +369,26 @@ export const routeInventory: readonly RouteEntry[] = [
     sample: () => ({ params: { slug: "default" }, body: { json: { agents: { [uniqueName("imported")]: { name: "Imported", description: "From a project file", tools: ["clock.now", "airtable.py"], connections: [] } } } } }),
   },
   { method: "GET", path: "/api/projects/:slug/export", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default" } }) },
+  // Project secrets: that project's admin (or the deployment's); grants and the bot owners: the deployment admin only.
+  { method: "GET", path: "/api/projects/:slug/secrets", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default" } }) },
+  { method: "PUT", path: "/api/projects/:slug/secrets/:name", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default", name: "SAMPLE_KEY" }, body: { json: { value: "sample-secret-value" } } }) },
+  {
+    method: "DELETE", path: "/api/projects/:slug/secrets/:name", family: "api", scope: "admin", expect: 204,
+    sample: async () => {
+      const name = `GONE_${crypto.randomUUID().slice(0, 8).toUpperCase().replaceAll("-", "_")}`;
+      await json(await api(`/api/projects/default/secrets/${name}`, { method: "PUT", json: { value: "to-be-deleted" } }), "set secret");
+      return { params: { slug: "default", name } };
+    },
+  },
+  { method: "PUT", path: "/api/projects/:slug/grants/:name", family: "api", scope: "admin", expect: 200, deploymentAdminOnly: true, sample: () => ({ params: { slug: "default", name: "AIRTABLE_KEY" } }) },
+  {
+    method: "DELETE", path: "/api/projects/:slug/grants/:name", family: "api", scope: "admin", expect: 204, deploymentAdminOnly: true,
+    sample: async () => {
+      await json(await api("/api/projects/default/grants/MCP_TEST_URL", { method: "PUT" }), "grant");
+      return { params: { slug: "default", name: "MCP_TEST_URL" } };
+    },
+  },
+  { method: "GET", path: "/api/gateways/telegram", family: "api", scope: "admin", expect: 200, deploymentAdminOnly: true, sample: () => ({ params: {} }) },
   // Not found, after auth: any token reaches it.
   // ---- messaging gateways (admin config; the Telegram webhook is public and checks its own secret) ----
   { method: "PUT", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] } } }) },

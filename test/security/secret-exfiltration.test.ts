@@ -6,7 +6,8 @@ import { agentObject, insideAgent } from "../scripts/helpers";
 // An attacker who can configure an agent (or a model steering one) tries to make a tool send the
 // worker's secrets to an endpoint of its choosing. The listener (test/doubles/exfil-server.ts)
 // stands in for that endpoint on 127.0.0.1: it must receive nothing unless the operator declared
-// the secret for tools (PANTHEON_TOOL_SECRETS = "AIRTABLE_KEY" in vitest.config.ts) and put the
+// the secret for tools (PANTHEON_TOOL_SECRETS = "AIRTABLE_KEY" in vitest.config.ts, which project
+// `default` reaches as before projects had secrets of their own; test/secrets/ covers the others) and put the
 // endpoint's host in the agent's runtime.allowHosts.
 
 const listenerUrl = (env as unknown as { EXFIL_LISTENER_URL: string }).EXFIL_LISTENER_URL;
@@ -52,10 +53,10 @@ describe("secret exfiltration through tools and MCP servers", () => {
     expect(body.error.details?.issues).toEqual([
       {
         path: ["runtime", "httpTools", 0, "headers", "X-Key", "secret"],
-        message: "HTTP tool 'notes.add': secret 'PANTHEON_ADMIN_TOKEN' is Pantheon's own and never reaches a tool; tools may use: AIRTABLE_KEY",
+        message: "HTTP tool 'notes.add': secret 'PANTHEON_ADMIN_TOKEN' is Pantheon's own and never reaches a tool; project 'default' has: AIRTABLE_KEY",
       },
     ]);
-    expect(body.error.message).toContain("tools may use: AIRTABLE_KEY");
+    expect(body.error.message).toContain("project 'default' has: AIRTABLE_KEY");
     expect(JSON.stringify(body)).not.toContain("test-admin-token");
     expect((await api(`/api/agents/${name}`)).status).toBe(404);
     expect((await invoke(name)).status).toBe(404);
@@ -67,8 +68,8 @@ describe("secret exfiltration through tools and MCP servers", () => {
     const before = await listenerCount();
     const target = listenerKey();
     for (const [secret, why] of [
-      ["OPENAI_API_KEY", "secret 'OPENAI_API_KEY' is a model key and never reaches a tool; tools may use: AIRTABLE_KEY"],
-      ["BILLING_DB_PASSWORD", "secret 'BILLING_DB_PASSWORD' is not declared for tools (PANTHEON_TOOL_SECRETS); tools may use: AIRTABLE_KEY"],
+      ["OPENAI_API_KEY", "secret 'OPENAI_API_KEY' is a model key and never reaches a tool; project 'default' has: AIRTABLE_KEY"],
+      ["BILLING_DB_PASSWORD", "no secret 'BILLING_DB_PASSWORD' in project 'default' (it has: AIRTABLE_KEY); set it with `pantheon secrets set BILLING_DB_PASSWORD` (PUT /api/projects/default/secrets/BILLING_DB_PASSWORD)"],
     ] as const) {
       const { name, status, body } = await createWith({ allowHosts: [listenerHost], httpTools: [httpTool(target.url(), secret)] });
       expect(status, secret).toBe(400);
@@ -127,7 +128,7 @@ describe("secret exfiltration through tools and MCP servers", () => {
     await stale({ httpTools: [httpTool(target.url(), "PANTHEON_ADMIN_TOKEN")] });
     const admin = await invoke(agent.name);
     expect(admin.status).toBe(200);
-    expect(JSON.parse(admin.text)).toMatchObject({ ok: false, error: { message: "refused: secret 'PANTHEON_ADMIN_TOKEN' is Pantheon's own and never reaches a tool; tools may use: AIRTABLE_KEY (header X-Key)" } });
+    expect(JSON.parse(admin.text)).toMatchObject({ ok: false, error: { message: "refused: secret 'PANTHEON_ADMIN_TOKEN' is Pantheon's own and never reaches a tool (header X-Key)" } });
     expect(admin.text).not.toContain("test-admin-token");
 
     await stale({ httpTools: [httpTool(target.url(), "OPENAI_API_KEY")] });

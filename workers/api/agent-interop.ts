@@ -25,6 +25,7 @@ import { modelSettingsSchema } from "../../core/run/limits";
 import { outboundSettingsFrom } from "../../core/tools";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
+import { projectOutbound } from "../project-secrets";
 import { valid } from "../validation";
 import { exportRedactor } from "../export-redaction";
 import { nameParam, pushProfile } from "./agents";
@@ -72,7 +73,7 @@ export const agentInteropRoutes = new Hono<AppEnv>()
     const merged = withImportedTools({ ...derived.runtime, approvalRequired: read.approvalRequired }, read.tools, new Set(everyAgentsTools));
     if (merged.issues.length) throw new PantheonError("validation_failed", `the ${format} configuration cannot be imported: ${merged.issues[0]!.path}: ${merged.issues[0]!.message}`, { details: { issues: merged.issues } });
     // Checked before anything is stored: an HTTP tool's endpoint must pass the outbound guard.
-    assertRuntimeOutbound(merged.runtime, outboundSettingsFrom(c.env));
+    assertRuntimeOutbound(merged.runtime, await projectOutbound(c.env, c.get("project"), merged.runtime));
     const registry = registryStub(c.env, project);
     const { connections: _, ...input } = derived;
     await call(registry.createAgent({ name, ...input, runtime: merged.runtime, ...(read.systemPrompt !== null ? { systemPrompt: read.systemPrompt } : {}) }));

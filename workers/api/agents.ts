@@ -4,9 +4,9 @@ import { lazySchema } from "../../core/lazy-schema";
 import { agentInputSchema, agentNameSchema, agentPatchSchema, assertRuntimeOutbound, type AgentProfile } from "../../core/agents";
 import { defaultModelFrom } from "../../core/models";
 import { modelSettingsSchema } from "../../core/run/limits";
-import { outboundSettingsFrom } from "../../core/tools";
 import { resolvedModelOf } from "../../durable-objects/agent/runs/models";
 import type { AppEnv } from "../env";
+import { projectOutbound } from "../project-secrets";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { forgetGateways } from "../gateways/index-store";
@@ -41,7 +41,7 @@ export const agentRoutes = new Hono<AppEnv>()
     const project = c.get("project");
     const input = c.req.valid("json");
     // Tool secrets must be declared and endpoints reachable under the guard, before anything is stored.
-    assertRuntimeOutbound(input.runtime, outboundSettingsFrom(c.env));
+    assertRuntimeOutbound(input.runtime, await projectOutbound(c.env, c.get("project"), input.runtime));
     const model = input.model ?? modelSettingsSchema.parse(defaultModelFrom(c.env.PANTHEON_DEFAULT_PROVIDER));
     const profile = await call(registryStub(c.env, project).createAgent({ ...input, model }));
     await pushProfile(c.env, project, profile);
@@ -55,7 +55,7 @@ export const agentRoutes = new Hono<AppEnv>()
   .patch("/:name", valid("param", nameParam), valid("json", agentPatchSchema), async (c) => {
     const project = c.get("project");
     const { runtime } = c.req.valid("json");
-    if (runtime) assertRuntimeOutbound(runtime, outboundSettingsFrom(c.env));
+    if (runtime) assertRuntimeOutbound(runtime, await projectOutbound(c.env, c.get("project"), runtime));
     const profile = await call(registryStub(c.env, project).updateAgent(c.req.valid("param").name, c.req.valid("json")));
     await pushProfile(c.env, project, profile);
     return c.json(await withStatus(c.env, project, profile));

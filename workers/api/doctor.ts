@@ -5,6 +5,8 @@ import { buildDoctorReport, type AgentFacts, type DoctorFacts, type DoctorReport
 import type { EmailConfig, TelegramConfig } from "../../core/gateways";
 import { deploymentOf } from "../../core/models";
 import { declaredToolSecrets } from "../../core/tools";
+import { runtimeSecretNames } from "../../core/agents";
+import { implicitGrant, type ProjectSecretNames } from "../../core/secrets";
 import { providerFacts } from "../../adapters/llm-choice";
 import { embedderFromEnv } from "../../durable-objects/agent/memory/ports";
 import { llmConfigFromEnv } from "../../durable-objects/agent/runs/models";
@@ -32,6 +34,9 @@ export async function runDoctor(env: Env, project: string, version: string, orig
   const deployment = deploymentOf(env.PANTHEON_ENV);
   const registry = registryStub(env, project);
   const toolSecrets = declaredToolSecrets(env.PANTHEON_TOOL_SECRETS);
+  const names = await registry.secretNames().catch((): ProjectSecretNames => ({ own: [], granted: [] }));
+  /** A bot token by presence: the project's own secret, or a deployment secret it reaches that is set. */
+  const botPresent = (name: string) => names.own.includes(name) || ((names.granted.includes(name) || implicitGrant(project, name, "telegram", vars)) && present(vars[name]));
 
   const [reachable, profiles, registryMigrations, counts, lastCronTick, vectorize] = await Promise.all([
     registry.echo("doctor").then(() => ({ ok: true as const }), (error: unknown) => ({ ok: false as const, error: message(error) })),
@@ -52,13 +57,13 @@ export async function runDoctor(env: Env, project: string, version: string, orig
         stub.gatewayGet("telegram").then((r) => (r.ok ? (r.value as TelegramConfig | null) : null), () => null),
         stub.gatewayGet("email").then((r) => (r.ok ? (r.value as EmailConfig | null) : null), () => null),
       ]);
-      const toolSecretRefs = profile.runtime.httpTools.flatMap((tool) => Object.values(tool.headers).flatMap((h) => (typeof h === "string" ? [] : [h.secret])));
+      const toolSecretRefs = runtimeSecretNames(profile.runtime);
       return {
         name: profile.name,
         model: profile.model,
         toolSecretRefs,
         migrations,
-        ...(telegram ? { telegram: { botTokenSecret: telegram.botTokenSecret, botTokenPresent: present(vars[telegram.botTokenSecret]), anyChat: !telegram.allowedChatIds, approvers: telegram.approverUserIds.length } } : {}),
+        ...(telegram ? { telegram: { botTokenSecret: telegram.botTokenSecret, botTokenPresent: botPresent(telegram.botTokenSecret), anyChat: !telegram.allowedChatIds, approvers: telegram.approverUserIds.length } } : {}),
         ...(email ? { email: { allowedSenders: email.allowedSenders.length } } : {}),
       };
     }),
@@ -86,6 +91,12 @@ export async function runDoctor(env: Env, project: string, version: string, orig
     providers: providerFacts(llmConfigFromEnv(env)),
     defaultProvider: env.PANTHEON_DEFAULT_PROVIDER,
     toolSecrets,
+    projectSecrets: {
+      project,
+      own: names.own,
+      granted: names.granted.map((name) => ({ name, present: present(vars[name]) })),
+      keySet: present(vars.PANTHEON_SECRETS_KEY),
+    },
     journals: { agent: agentJournal.entries, registry: registryJournal.entries },
     registryMigrations,
     deadLetters: counts.reduce((sum, c) => sum + c.dead, 0),

@@ -13,6 +13,8 @@ import { mcpRoutes } from "./mcp";
 import { memoryRoutes } from "./memory";
 import { messageRoutes } from "./messages";
 import { projectRoutes } from "./projects";
+import { secretRoutes } from "./secrets";
+import { telegramOwnerRoutes } from "./gateways";
 import { approvalRoutes, runRoutes } from "./runs";
 import { scheduleRoutes } from "./schedules";
 import { scriptRoutes } from "./scripts";
@@ -49,7 +51,9 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/conversations", conversationRoutes)
   .route("/api/agents", gatewayRoutes)
   .route("/api/features", featureRoutes)
-  .route("/api/projects", projectRoutes);
+  .route("/api/projects", projectRoutes)
+  .route("/api/projects", secretRoutes)
+  .route("/api/gateways", telegramOwnerRoutes);
 
 /**
  * The HTTP API's contract: every `/api` route with its params, query, body and response. Clients

@@ -7,10 +7,10 @@ import { PantheonError } from "../../core/errors";
 import { createProjectSchema, defaultProject, projectIndexName, type ProjectRecord } from "../../core/projects";
 import { defaultModelFrom } from "../../core/models";
 import { modelSettingsSchema } from "../../core/run/limits";
-import { outboundSettingsFrom } from "../../core/tools";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { everyAgentsTools } from "./scripts";
 import type { AppEnv } from "../env";
+import { projectOutbound } from "../project-secrets";
 import { checkDeploymentAdmin, checkReach, deleteProject, projectRecord } from "../projects";
 import { valid } from "../validation";
 import { exportRedactor } from "../export-redaction";
@@ -80,7 +80,7 @@ export const projectRoutes = new Hono<AppEnv>()
       if (listed.ok) agentTools[name] = listed.value.map((t) => t.name);
     }
     const defaultModel = modelSettingsSchema.parse(defaultModelFrom(c.env.PANTHEON_DEFAULT_PROVIDER));
-    const result = await registry.importProjectFile(body, { defaultModel, builtinTools: new Set(everyAgentsTools), agentTools, outbound: outboundSettingsFrom(c.env), configuredBy: runPrincipal(c) });
+    const result = await registry.importProjectFile(body, { defaultModel, builtinTools: new Set(everyAgentsTools), agentTools, outbound: await projectOutbound(c.env, slug), configuredBy: runPrincipal(c) });
     if (!result.ok && result.code === "invalid_project_file") {
       return c.json({ error: { code: result.code, message: result.message, requestId: c.get("requestId"), issues: (result.details?.issues ?? []) as { path: string; message: string }[] } }, 400);
     }

@@ -4,8 +4,9 @@ import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema, assertRuntimeOutbound, withImportedTools } from "../../core/agents";
 import { PantheonError } from "../../core/errors";
-import { exportTools, importTools, outboundSettingsFrom, toolFormats, toolNamePattern } from "../../core/tools";
+import { exportTools, importTools, toolFormats, toolNamePattern } from "../../core/tools";
 import type { AppEnv } from "../env";
+import { projectOutbound } from "../project-secrets";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam, pushProfile } from "./agents";
@@ -46,7 +47,7 @@ export const toolRoutes = new Hono<AppEnv>()
     if (merged.issues.length) throw new PantheonError("validation_failed", `the tools cannot be imported: ${merged.issues[0]!.path}: ${merged.issues[0]!.message}`, { details: { issues: merged.issues } });
     if (merged.runtime.httpTools.length > 50 || merged.runtime.tools.length > 100) throw new PantheonError("validation_failed", "an agent has at most 50 HTTP tools and 100 declared tools", { details: { issues: [{ path: "$.tools", message: "too many tools for one agent" }] } });
     // An HTTP tool's endpoint passes the outbound guard with the agent's allowlist, as on PATCH.
-    assertRuntimeOutbound(merged.runtime, outboundSettingsFrom(c.env));
+    assertRuntimeOutbound(merged.runtime, await projectOutbound(c.env, c.get("project"), merged.runtime));
     const updated = await call(registryStub(c.env, project).updateAgent(name, { runtime: merged.runtime }));
     await pushProfile(c.env, project, updated);
     return c.json({ imported: merged.imported, warnings: [...read.warnings, ...merged.warnings] }, 200);

@@ -11,6 +11,9 @@ export const gatewayIndexName = "__gateway-index";
 export interface TelegramIndexEntry {
   /** SHA-256 (hex) of the webhook secret token. */
   secretHash: string;
+  /** The project secret holding the bot token, and its keyed fingerprint (null when it could not be made): one bot, one agent. */
+  botTokenSecret?: string;
+  botFingerprint?: string | null;
 }
 
 export interface EmailIndexEntry {
@@ -32,6 +35,13 @@ export function gatewayIndex(env: Env) {
     },
     put<K extends keyof Kinds>(kind: K, project: string, agent: string, entry: Kinds[K] | null): Promise<void> {
       return stub.gatewayIndexPut(`${kind}/${project}/${agent}`, entry as Record<string, unknown> | null);
+    },
+    /** Every configured gateway of a kind, in every project. */
+    async list<K extends keyof Kinds>(kind: K): Promise<{ project: string; agent: string; entry: Kinds[K] }[]> {
+      return (await stub.gatewayIndexList(`${kind}/`)).map(([key, entry]) => {
+        const [, project = "", agent = ""] = key.split("/");
+        return { project, agent, entry: entry as unknown as Kinds[K] };
+      });
     },
   };
 }

@@ -12,8 +12,10 @@ export interface HttpToolOptions {
   fetch: FetchLike;
   /** The agent's allowlist: the endpoint's host must be on it (`runtime.allowHosts`). */
   allowHosts: readonly string[];
-  /** The secrets declared for tools (`PANTHEON_TOOL_SECRETS`); a header naming another is refused. */
+  /** The secrets the agent's project may use (its own, those granted to it); a header naming another is refused. */
   toolSecrets: readonly string[];
+  /** The project of those secrets, named in a refusal. */
+  project?: string;
   /** Loopback passes the outbound guard (tests only; `PANTHEON_ALLOW_LOOPBACK_OUTBOUND`). */
   allowLoopback?: boolean;
   /** Body bytes kept. Default 64 KiB. */
@@ -49,7 +51,7 @@ export function makeHttpTool(options: HttpToolOptions): ToolImplementation {
         headers[name] = value;
         continue;
       }
-      const refusal = toolSecretRefusal(value.secret, options.toolSecrets);
+      const refusal = toolSecretRefusal(value.secret, options.toolSecrets, options.project, { list: !options.project });
       if (refusal) throw new HttpToolError(`refused: ${refusal} (header ${name})`);
       const secret = ctx.secrets[value.secret];
       if (secret === undefined) throw new HttpToolError(`secret '${value.secret}' (header ${name}) is not set for this agent`);

@@ -36,14 +36,16 @@ export interface GatewayDeps {
   decide(runId: string, decision: { approved: boolean; by: string; callId: string }): Promise<unknown>;
   pendingApprovals(): { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; approverScope: Scope }[];
   waitUntil(promise: Promise<unknown>): void;
+  /** The bot token named by the config, from the agent's own project secrets (secrets/), or undefined. */
+  botToken(name: string): Promise<string | undefined>;
   fetch?: FetchLike;
 }
 
 /** What the admin API shows of the Telegram config: never the secret token or the bot token. */
-export function telegramView(config: TelegramConfig, env: Env, webhookPath: string) {
+export function telegramView(config: TelegramConfig, botTokenPresent: boolean, webhookPath: string) {
   return {
     botTokenSecret: config.botTokenSecret,
-    botTokenPresent: Boolean((env as unknown as Record<string, unknown>)[config.botTokenSecret]),
+    botTokenPresent,
     allowedChatIds: config.allowedChatIds ?? null,
     approverUserIds: config.approverUserIds,
     secretTokenSet: true,
@@ -131,10 +133,10 @@ export function makeGateways(deps: GatewayDeps) {
     }
   }
 
-  /** The bot of the configured token, or null (logged, without any value) when the secret is missing. */
-  function botOf(config: TelegramConfig): TelegramBot | null {
-    const token = (deps.env as unknown as Record<string, unknown>)[config.botTokenSecret];
-    if (typeof token !== "string" || !token) {
+  /** The bot of the configured token, or null (logged, without any value) when the project has no such secret. */
+  async function botOf(config: TelegramConfig): Promise<TelegramBot | null> {
+    const token = await deps.botToken(config.botTokenSecret);
+    if (!token) {
       console.error(JSON.stringify({ level: "error", event: "telegram_token_missing", agent: deps.agent(), secret: config.botTokenSecret }));
       return null;
     }
@@ -182,7 +184,7 @@ export function makeGateways(deps: GatewayDeps) {
       .from(schema.gatewayThreads)
       .where(and(eq(schema.gatewayThreads.kind, "telegram"), eq(schema.gatewayThreads.sessionId, info.sessionId)))
       .get();
-    const bot = thread ? botOf(config) : null;
+    const bot = thread ? await botOf(config) : null;
     if (!thread || !bot) return;
     const chatId = Number(thread.externalId);
     if (event.type === "status" && event.status === "waiting_approval") {
@@ -201,6 +203,24 @@ export function makeGateways(deps: GatewayDeps) {
   return {
     configOf,
     save,
+
+    /**
+     * `setWebhook` for this agent's bot, with the token opened here from the project's secrets: the
+     * worker never holds it. A project without the named secret is told so (400), and nothing is sent.
+     */
+    async setTelegramWebhook(url: string): Promise<{ ok: true }> {
+      const config = configOf<TelegramConfig>("telegram");
+      if (!config) throw new PantheonError("not_found", `agent '${deps.agent()}' has no Telegram gateway`);
+      const token = await deps.botToken(config.botTokenSecret);
+      if (!token) {
+        throw new PantheonError("validation_failed", `the bot token secret ${config.botTokenSecret} is not a secret of this project: set it with \`pantheon secrets set ${config.botTokenSecret}\``, {
+          details: { issues: [{ path: ["botTokenSecret"], message: `set the project secret ${config.botTokenSecret}` }] },
+        });
+      }
+      const bot = makeTelegramBot({ token, baseUrl: deps.env.TELEGRAM_API_BASE, production: deploymentOf(deps.env.PANTHEON_ENV) === "production", ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+      await bot.setWebhook({ url, secret_token: config.secretToken, allowed_updates: ["message", "callback_query"] });
+      return { ok: true };
+    },
     remove,
     threadSession,
     knownThread,
@@ -219,7 +239,7 @@ export function makeGateways(deps: GatewayDeps) {
 
       const action = telegramAction(update, config);
       if (action.kind === "ignore") {
-        if (action.callbackId) await answer(botOf(config), action.callbackId, "This button is not one of mine.");
+        if (action.callbackId) await answer(await botOf(config), action.callbackId, "This button is not one of mine.");
         return { handled: `ignored: ${action.reason}` };
       }
       if (action.kind === "message") {
@@ -227,13 +247,13 @@ export function makeGateways(deps: GatewayDeps) {
         deps.waitUntil(
           // Behaviors read where the message came from as structured input: (get input "chat"), (get input "from").
           deps.turn({ content: action.text, input: { channel: "telegram", chat: action.chatId, chatTitle: action.chatTitle, from: action.fromId ?? null }, session }).catch(async (error: unknown) => {
-            const bot = botOf(config);
+            const bot = await botOf(config);
             if (bot) await send(bot, action.chatId, `The message could not be handled: ${error instanceof Error ? error.message : String(error)}`);
           }),
         );
         return { handled: "message: run started" };
       }
-      const bot = botOf(config);
+      const bot = await botOf(config);
       if (!config.approverUserIds.includes(action.fromId)) {
         await answer(bot, action.callbackId, "You are not allowed to approve for this agent.");
         return { handled: `refused: user ${action.fromId} is not an approver` };

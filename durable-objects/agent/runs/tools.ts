@@ -3,6 +3,7 @@ import type { AgentProfile } from "../../../core/agents";
 import type { NamedSecret } from "../../../core/gates";
 import type { Clock } from "../../../core/ports";
 import {
+  declaredToolSecrets,
   makeAgentToolSpec,
   makeClockTool,
   makeHttpFetchTool,
@@ -31,13 +32,14 @@ export interface AgentTools {
 
 /**
  * Builds an agent's tools from its profile: the built-ins it declares, its operator HTTP tools and
- * remote A2A agents, one `ask_<agent>` tool per connection, plus what other features contribute. Only secrets
- * declared for tools (`outbound.toolSecrets`) are read from `env`; every outbound request passes
+ * remote A2A agents, one `ask_<agent>` tool per connection, plus what other features contribute.
+ * Header secrets come from `secretValues`: the project's secrets the agent has opened (secrets/),
+ * nothing else, so a name the project lacks is refused at the call; every outbound request passes
  * the guard with the agent's `runtime.allowHosts`.
  */
 export function buildAgentTools(
   profile: AgentProfile,
-  deps: { clock: Clock; fetch: FetchLike; env: Record<string, unknown>; outbound: OutboundSettings; extra?: ToolSource[] },
+  deps: { clock: Clock; fetch: FetchLike; secretValues: Record<string, string>; project: string; outbound: Pick<OutboundSettings, "allowLoopback">; extra?: ToolSource[] },
 ): AgentTools {
   const runtime = profile.runtime;
   const specs: ToolSpec[] = [];
@@ -49,7 +51,9 @@ export function buildAgentTools(
     if (implementation) implementations[spec.name] = implementation;
   };
 
-  const { toolSecrets, allowLoopback } = deps.outbound;
+  const { allowLoopback } = deps.outbound;
+  const { project } = deps;
+  const toolSecrets = Object.keys(deps.secretValues);
   const builtins = [makeClockTool(deps.clock), makeHttpFetchTool({ fetch: deps.fetch, allowHosts: runtime.allowHosts, allowLoopback })];
   for (const tool of builtins) if (runtime.tools.includes(tool.spec.name)) add(tool.spec, tool.implementation);
 
@@ -66,7 +70,7 @@ export function buildAgentTools(
         ...(tool.timeoutMs ? { timeoutMs: tool.timeoutMs } : {}),
         ...(tool.idempotent ? { idempotent: true } : {}),
       },
-      makeHttpTool({ endpoint: tool.endpoint, headers: tool.headers, fetch: deps.fetch, allowHosts: runtime.allowHosts, toolSecrets, allowLoopback }),
+      makeHttpTool({ endpoint: tool.endpoint, headers: tool.headers, fetch: deps.fetch, allowHosts: runtime.allowHosts, toolSecrets, project, allowLoopback }),
     );
   }
   // Remote A2A agents the operator declared: `ask_<name>` like a connection, an HTTP call underneath.
@@ -78,7 +82,7 @@ export function buildAgentTools(
   };
   for (const peer of runtime.a2aAgents ?? []) {
     for (const value of Object.values(peer.headers)) if (typeof value !== "string") secretNames.add(value.secret);
-    const tool = makeA2aAskTool({ peer, fetch: requestFetch, allowHosts: () => runtime.allowHosts, allowLoopback, toolSecrets });
+    const tool = makeA2aAskTool({ peer, fetch: requestFetch, allowHosts: () => runtime.allowHosts, allowLoopback, toolSecrets, project });
     add(tool.spec, tool.implementation);
   }
   for (const connection of profile.connections) {
@@ -90,12 +94,8 @@ export function buildAgentTools(
   }
 
   const secrets: Record<string, string> = {};
-  for (const name of secretNames) {
-    // An undeclared name is never read, so its value cannot reach a tool, a trace or a log.
-    if (!toolSecrets.includes(name)) continue;
-    const value = deps.env[name];
-    if (typeof value === "string" && value) secrets[name] = value;
-  }
+  // Only the names this agent's tools send: one tool's secret never reaches another agent's trace.
+  for (const name of secretNames) if (deps.secretValues[name] !== undefined) secrets[name] = deps.secretValues[name];
   return { specs, registry: makeToolRegistry(specs, implementations), secrets };
 }
 
@@ -103,16 +103,18 @@ export function buildAgentTools(
 const guardedSecrets = ["PANTHEON_ADMIN_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
 
 /**
- * The secrets the output gates keep out of everything an agent sends or stores: every secret declared
- * for tools (`PANTHEON_TOOL_SECRETS`, whether or not this agent's tools use it), the values its tools
- * hold, Pantheon's admin token and the model keys. Names travel with values so a refusal can say which
- * secret it found without saying the secret.
+ * The secrets the output gates keep out of everything an agent sends or stores: the project secrets
+ * the agent holds (its tools' and its Telegram bot's), every PANTHEON_TOOL_SECRETS value (in every
+ * project, as before), Pantheon's admin token and the model keys.
+ * Names travel with values so a refusal can say which secret it found without saying the secret.
  * @example
- * outputSecrets(env, outbound, tools.secrets); // [{ name: "AIRTABLE_KEY", value: "…" }, …]
+ * outputSecrets(env, { ...tools.secrets, ...botSecrets }); // [{ name: "AIRTABLE_KEY", value: "…" }, …]
  */
-export function outputSecrets(env: Record<string, unknown>, outbound: OutboundSettings, toolSecretValues: Record<string, string>): NamedSecret[] {
-  const found = new Map<string, string>(Object.entries(toolSecretValues));
-  for (const name of [...outbound.toolSecrets, ...guardedSecrets]) {
+export function outputSecrets(env: Record<string, unknown>, heldSecretValues: Record<string, string>): NamedSecret[] {
+  const found = new Map<string, string>(Object.entries(heldSecretValues));
+  // Every project's gates keep the deployment's tool secrets out, though only `default` may send them.
+  const deployment = declaredToolSecrets(typeof env.PANTHEON_TOOL_SECRETS === "string" ? env.PANTHEON_TOOL_SECRETS : undefined);
+  for (const name of [...deployment, ...guardedSecrets]) {
     const value = env[name];
     if (typeof value === "string" && value && !found.has(name)) found.set(name, value);
   }

@@ -13,6 +13,8 @@ import type { RunContext, RunDriver, RunOutcome, TurnOutcome } from "./driver";
 import { llmForProfile, manualRunModel } from "./models";
 import type { RunStore } from "./store";
 import { buildAgentTools, outputSecrets, type ToolSource } from "./tools";
+import { runtimeSecretNames } from "../../../core/agents";
+import type { ProjectSecrets } from "../secrets";
 
 export interface ChatInput {
   content: string;
@@ -48,6 +50,9 @@ export interface TurnDeps {
   env: Env;
   clock: Clock;
   outbound: OutboundSettings;
+  project(): string;
+  /** The project secrets this agent has opened (secrets/): loaded when the tool set needs a name it does not know yet. */
+  secrets: ProjectSecrets;
   profile(): AgentProfile;
   driver(): RunDriver;
   runs: RunStore;
@@ -87,7 +92,22 @@ export function makeTurns(deps: TurnDeps) {
   /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn. */
   function toolsOf(profile: AgentProfile) {
     const extra = [deps.mcp.toolSource(), deps.memory.tools(), deps.spawnTools(profile), deps.workTools(profile)];
-    return buildAgentTools(profile, { clock: deps.clock, fetch: (input, init) => fetch(input, init), env: deps.env as unknown as Record<string, unknown>, outbound: deps.outbound, extra });
+    return buildAgentTools(profile, { clock: deps.clock, fetch: (input, init) => fetch(input, init), secretValues: deps.secrets.values("tool"), project: deps.project(), outbound: deps.outbound, extra });
+  }
+
+  /**
+   * The MCP connections and the secrets the tool set needs, before it is built. Both are known after
+   * the first turn, so a turn usually waits for neither (no round trip for secrets already opened).
+   */
+  async function toolsReady(profile: AgentProfile): Promise<void> {
+    await deps.mcp.ready();
+    const loading = deps.secrets.ensure(runtimeSecretNames(profile.runtime), "tool");
+    if (loading) await loading;
+  }
+
+  /** What the output gates keep out: the project secrets the agent holds, and the deployment's (tools/outputSecrets). */
+  function secretsOf(tools: { secrets: Record<string, string> }) {
+    return outputSecrets(deps.env as unknown as Record<string, unknown>, { ...deps.secrets.values("tool"), ...deps.secrets.values("telegram"), ...tools.secrets });
   }
 
   /**
@@ -96,7 +116,7 @@ export function makeTurns(deps: TurnDeps) {
    */
   function runContext(profile: AgentProfile, run: { id: string; sessionId: string; origin: Pick<RunOrigin, "behavior" | "manual"> }): RunContext {
     const tools = toolsOf(profile);
-    const secrets = outputSecrets(deps.env as unknown as Record<string, unknown>, deps.outbound, tools.secrets);
+    const secrets = secretsOf(tools);
     if (run.origin.manual) return { profile, tools, llm: manualRunModel, secrets };
     const llm = llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs });
     const behavior = run.origin.behavior;
@@ -117,7 +137,7 @@ export function makeTurns(deps: TurnDeps) {
    * refusal is written to the trace of the run whose exchange it came from (no model reads it).
    */
   function memoryScreenFor(profile: AgentProfile) {
-    const secrets = outputSecrets(deps.env as unknown as Record<string, unknown>, deps.outbound, toolsOf(profile).secrets);
+    const secrets = secretsOf(toolsOf(profile));
     const gates = agentOutputGates({ secrets, specs: profile.runtime.gates });
     return (text: string, runId: string): string | null => {
       const outcome = checkOutput(gates, { kind: "memory", text });
@@ -159,8 +179,9 @@ export function makeTurns(deps: TurnDeps) {
 
     /** What a run needs from its record: the agent now, its tools, its model (a behavior's plan around it). */
     async prepare(state: RunState): Promise<RunContext> {
-      await deps.mcp.ready();
-      return runContext(deps.profile(), state);
+      const profile = deps.profile();
+      await toolsReady(profile);
+      return runContext(profile, state);
     },
 
     /**
@@ -179,7 +200,7 @@ export function makeTurns(deps: TurnDeps) {
       }
       const session = deps.sessions.resolve(input.session);
       const maxHistory = input.limits?.maxHistory;
-      await deps.mcp.ready();
+      await toolsReady(profile);
       if (input.runId && deps.runs.get(input.runId)) throw new PantheonError("conflict", `run '${input.runId}' already exists`, { details: { run: input.runId } });
       const runId = input.runId ?? crypto.randomUUID();
       const ctx = runContext(profile, { id: runId, sessionId: session.id, origin: behavior?.behavior ? { behavior: behavior.behavior } : {} });
@@ -222,7 +243,7 @@ export function makeTurns(deps: TurnDeps) {
       const by = principal.name;
       const profile = deps.profile();
       const driver = deps.driver();
-      await deps.mcp.ready();
+      await toolsReady(profile);
       const ctx = runContext(profile, { id: "", sessionId: "", origin: { manual: { tool: name, arguments: args, by } } });
       if (!ctx.tools.specs.some((s) => s.name === name)) throw new PantheonError("not_found", `tool '${name}' is not declared for this agent`, { details: { tool: name } });
       const started = deps.clock.now();

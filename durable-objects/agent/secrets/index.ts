@@ -1,0 +1,1 @@
+export { makeProjectSecrets, type ProjectSecrets, type SealedSource } from "./project-secrets";

@@ -1,0 +1,87 @@
+import { implicitGrant, makeSecretCipher, readDeploymentSecret, type SealedSecret, type SecretUse } from "../../../core/secrets";
+
+/** What the agent asks of its project's registry: the sealed values of the names it uses, and which are grants. */
+export interface SealedSource {
+  secretsSealed(names: string[]): Promise<{ sealed: Omit<SealedSecret, "fingerprint">[]; granted: string[] }>;
+}
+
+export interface ProjectSecretsDeps {
+  project(): string;
+  env: Env;
+  registry(): SealedSource;
+}
+
+/**
+ * The secret values this agent uses, opened here and nowhere else: its project's own secrets
+ * (sealed in the registry, opened with the deployment key), the deployment secrets granted to the
+ * project, and for `default` the implicit ones (core/secrets `implicitGrant`). Fetched once per name
+ * and kept in memory — a turn reads them without a round trip — until the registry's owner says a
+ * secret changed (`invalidate`, from the secrets routes); an eviction forgets them too. A name the
+ * project lacks is remembered as absent, so an agent naming one does not ask on every turn.
+ * @example
+ * const pending = secrets.ensure(["AIRTABLE_KEY"], "tool"); // undefined when all are known
+ * if (pending) await pending;
+ * secrets.values("tool"); // { AIRTABLE_KEY: "…" }
+ */
+export function makeProjectSecrets(deps: ProjectSecretsDeps) {
+  /** `use\0name` → the value, or undefined when the project has no such secret. */
+  const known = new Map<string, string | undefined>();
+  let epoch = 0;
+  const keyOf = (use: SecretUse, name: string) => `${use}\u0000${name}`;
+  const env = deps.env as unknown as Record<string, unknown>;
+
+  async function load(names: string[], use: SecretUse): Promise<void> {
+    const started = epoch;
+    const project = deps.project();
+    const { sealed, granted } = await deps.registry().secretsSealed(names);
+    const found = new Map<string, string>();
+    if (sealed.length) {
+      const cipher = makeSecretCipher(await readDeploymentSecret(env, "PANTHEON_SECRETS_KEY"));
+      for (const item of sealed) {
+        try {
+          found.set(item.name, await cipher.open(project, item));
+        } catch {
+          // A key changed since the secret was set: logged by name, the secret counts as unset.
+          console.error(JSON.stringify({ level: "error", event: "secret_unreadable", project, secret: item.name }));
+        }
+      }
+    }
+    for (const name of names) {
+      if (found.has(name) || (!granted.includes(name) && !implicitGrant(project, name, use, env))) continue;
+      const value = await readDeploymentSecret(env, name);
+      if (value) found.set(name, value);
+    }
+    // A change arrived while this was loading: what was read may be stale, so read again.
+    if (started !== epoch) return load(names, use);
+    for (const name of names) known.set(keyOf(use, name), found.get(name));
+  }
+
+  /** Loads the names not known yet; undefined (no await, no round trip) when every one is. */
+  function ensure(names: Iterable<string>, use: SecretUse): Promise<void> | undefined {
+    const missing = [...new Set(names)].filter((name) => !known.has(keyOf(use, name)));
+    return missing.length ? load(missing, use) : undefined;
+  }
+
+  return {
+    ensure,
+    /** The values known for `use`, by name (only names the project has). */
+    values(use: SecretUse): Record<string, string> {
+      const out: Record<string, string> = {};
+      const prefix = keyOf(use, "");
+      for (const [key, value] of known) if (value !== undefined && key.startsWith(prefix)) out[key.slice(prefix.length)] = value;
+      return out;
+    },
+    /** One value, loading it first when needed. */
+    async get(name: string, use: SecretUse): Promise<string | undefined> {
+      await ensure([name], use);
+      return known.get(keyOf(use, name));
+    },
+    /** A secret of the project was set, deleted, granted or revoked: forget every value. */
+    invalidate(): void {
+      epoch += 1;
+      known.clear();
+    },
+  };
+}
+
+export type ProjectSecrets = ReturnType<typeof makeProjectSecrets>;
