@@ -1,5 +1,4 @@
 import { makeSecretDetector, type SecretDetector } from "../core/redaction";
-import { outboundSettingsFrom } from "../core/tools";
 import { outputSecrets } from "../durable-objects/agent/runs/tools";
 
 /**
@@ -9,5 +8,5 @@ import { outputSecrets } from "../durable-objects/agent/runs/tools";
  * holding them; this catches a value pasted into a prompt or description.
  */
 export function exportRedactor(env: Env): SecretDetector {
-  return makeSecretDetector(outputSecrets(env as unknown as Record<string, unknown>, outboundSettingsFrom(env), {}));
+  return makeSecretDetector(outputSecrets(env as unknown as Record<string, unknown>, {}));
 }

@@ -32,12 +32,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly db: DrizzleSqliteDODatabase<typeof schema>;
   private readonly clock = systemClock;
   private readonly alarms = makeRunAlarms(this);
-  private readonly liveStatus = makeLiveStatus({
-    read: () => this.state,
-    write: (state) => this.setState(state),
-    watched: () => !this.getConnections()[Symbol.iterator]().next().done,
-    clock: this.clock,
-  });
+  private readonly liveStatus = makeLiveStatus({ read: () => this.state, write: (state) => this.setState(state), watched: () => !this.getConnections()[Symbol.iterator]().next().done, clock: this.clock });
   private readonly sessions: AgentFeatures["sessions"];
   private readonly messages: AgentFeatures["messages"];
   private readonly settings: AgentFeatures["settings"];
@@ -75,15 +70,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     this.db = drizzle(ctx.storage, { schema });
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
     const features = makeAgentFeatures({
-      agent: this,
-      ctx,
-      env,
-      db: this.db,
-      clock: this.clock,
-      outbound: this.outbound,
-      mcpServers: this.mcpServers,
-      planObservers: this.planObservers,
-      inFlight: this.inFlight,
+      agent: this, ctx, env, db: this.db, clock: this.clock, outbound: this.outbound, mcpServers: this.mcpServers, planObservers: this.planObservers, inFlight: this.inFlight,
       configure: (profile) => this.configure(profile),
       onRunEvent: (event, runId) => this.onRunEvent(event, runId),
       armDeadline: (runId, at) => this.alarms.armDeadline(runId, at),
@@ -274,31 +261,17 @@ export class AgentDO extends Agent<Env, LiveState> {
     });
   }
 
-  listSessions() {
-    return this.known(() => this.sessions.list());
-  }
-  createSession(title?: string) {
-    return this.known(() => this.sessions.create(title));
-  }
-  renameSession(id: string, title: string) {
-    return this.known(() => this.sessions.rename(id, title));
-  }
-  forkSession(id: string, options: { fromMessageId?: string; title?: string }) {
-    return this.known(() => this.sessions.fork(id, options));
-  }
-  deleteSession(id: string) {
-    return this.known(() => this.sessions.remove(id));
-  }
+  listSessions() { return this.known(() => this.sessions.list()); }
+  createSession(title?: string) { return this.known(() => this.sessions.create(title)); }
+  renameSession(id: string, title: string) { return this.known(() => this.sessions.rename(id, title)); }
+  forkSession(id: string, options: { fromMessageId?: string; title?: string }) { return this.known(() => this.sessions.fork(id, options)); }
+  deleteSession(id: string) { return this.known(() => this.sessions.remove(id)); }
 
   // ---- runs ----------------------------------------------------------------------------------
 
-  listRuns(limit: number) {
-    return this.known(() => this.runs.list(limit));
-  }
+  listRuns(limit: number) { return this.known(() => this.runs.list(limit)); }
 
-  getRun(id: string) {
-    return this.known(() => runView(this.runs, id));
-  }
+  getRun(id: string) { return this.known(() => runView(this.runs, id)); }
 
   /**
    * A run as one exchange, for the protocol adapters (an A2A task): its summary and pending calls,

@@ -128,7 +128,7 @@ export function makeTurns(deps: TurnDeps) {
 
   /** Every secret the agent could hold (outputSecrets), as one detector: for what it exports (core/redaction). */
   function redactorFor(profile: AgentProfile) {
-    return makeSecretDetector(outputSecrets(deps.env as unknown as Record<string, unknown>, deps.outbound, toolsOf(profile).secrets));
+    return makeSecretDetector(secretsOf(toolsOf(profile)));
   }
 
   /**
