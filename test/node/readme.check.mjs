@@ -5,7 +5,7 @@
 // The README's convention, which this check sets up: `$PANTHEON_URL` and `$PANTHEON_TOKEN` are the
 // URL and login token `npm start` prints (the CLI reads both, so `pantheon …` lines need no flags),
 // and `http://127.0.0.1:8787` / `http://localhost:8787` stand for that server's URL; `pantheon` is
-// the package's bin (cli/pantheon.mjs) on PATH. Each command must exit 0; where a console block
+// the package's bin (cli/pantheon.mjs) on PATH; `$BOT_TOKEN` is a Telegram bot's token. Each command must exit 0; where a console block
 // shows output, the output must have those lines in that order (loosely: numbers, ids, paths and
 // column widths may differ); a `curl` must not get an HTML page (the PWA's, when a route does not
 // reach the worker) or a JSON error. Skipped blocks and commands are listed with their reason.
@@ -53,6 +53,8 @@ try {
     PATH: `${join(scratch, "bin")}:${process.env.PATH}`,
     PANTHEON_URL: server.url,
     PANTHEON_TOKEN: token,
+    // The README's Telegram block reads the bot token BotFather gave from $BOT_TOKEN (a made-up one here).
+    BOT_TOKEN: "123456789:readme-check-bot-token",
     XDG_CONFIG_HOME: join(scratch, "config"),
     NO_COLOR: "1",
   };
