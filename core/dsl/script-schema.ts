@@ -2,14 +2,15 @@ import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { customGateSpecSchema, type CustomGateSpec } from "../gates/gate-spec";
 import { denyPatternExpected, denyPatternProblems } from "../gates/pattern";
-import { modelSettingKeys, modelSettingsSchema, runLimitKeys, runLimitsSchema, type ModelSettings, type RunLimits } from "../run/limits";
+import { modelChoiceSchema, modelSettingKeys, runLimitKeys, runLimitsSchema, type ModelSettings, type RunLimits } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
 import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
+import { isReservedName, reservedNameMessage } from "../reserved-names";
 
 /** Names of actors, talents, behaviors and connections. */
 export const namePattern = /^[a-z][a-z0-9-]{0,62}$/;
 const nameExpected = "a lowercase name: a letter, then letters, digits or '-' (at most 63)";
-const nameSchema = lazySchema(() => z.string().regex(namePattern, nameExpected));
+const nameSchema = lazySchema(() => z.string().regex(namePattern, nameExpected).refine((name) => !isReservedName(name), reservedNameMessage));
 
 /** Where a `get` reads from: the behavior's input, or the run context. */
 export type Scope = "input" | "ctx";
@@ -190,7 +191,7 @@ const baseScriptSchema = () =>
   role: z.string().min(1).max(200).optional(),
   description: z.string().max(2000),
   derived: z.strictObject({ description: z.string().max(200).optional() }).optional(),
-  model: modelSettingsSchema.prefault({}),
+  model: modelChoiceSchema.prefault({}),
   contextSources: z.array(z.string().min(1).max(128)).max(64).default([]),
   tools: z.array(z.string().max(64).regex(toolNamePattern, "a tool name such as git.diff")).max(256).default([]),
   connections: z.array(nameSchema).max(64).default([]),

@@ -4,7 +4,6 @@ import { Hono } from "hono";
 import { agentStub, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
 import { answerStateless, readJsonRpc } from "../mcp-server";
-import { jsonTooDeepMessage, maxJsonDepth } from "../validation";
 
 const rpcError = (code: number, message: string, data?: Record<string, unknown>) => ({ jsonrpc: "2.0" as const, error: { code, message, ...(data ? { data } : {}) }, id: null });
 
@@ -22,7 +21,7 @@ export function agentMcpRoutes(version: string) {
     .post("/:name", async (c) => {
       const name = c.req.param("name");
       const parsed = await readJsonRpc(c.req.raw);
-      if (parsed.tooDeep) return c.json(rpcError(-32700, `Parse error: ${jsonTooDeepMessage}`, { code: "bad_request", limit: maxJsonDepth }), 400);
+      if (parsed.refused) return c.json(parsed.refused, 400);
       const project = c.get("project");
       if (!(await registryStub(c.env, project).getAgent(name)).ok) {
         return c.json(rpcError(-32001, `no agent named '${name}' in project '${project}'`, { code: "not_found", agent: name }), 404);

@@ -1,13 +1,14 @@
 import type { AgentEmail } from "agents/email";
 import { isAutoReplyEmail } from "agents/email";
 import PostalMime from "postal-mime";
-import { maxEmailBytes, newText, senderAllowed, threadCandidates, type EmailConfig } from "../../../core/gateways";
+import { emailTooLargeReason, maxEmailBytes, newText, senderAllowed, threadCandidates, type EmailConfig } from "../../../core/gateways";
 import type { Gateways } from "./gateways";
 import type { RunOutcome } from "../runs/driver";
 
 export interface EmailDeps {
   gateways: Gateways;
   agent(): string;
+  now(): number;
   turn(input: { content: string; input?: Record<string, unknown>; session: string }): Promise<RunOutcome>;
   /** The agents SDK's reply through the inbound mail's own channel (Email Routing `reply()`). */
   reply(email: AgentEmail, options: { fromName: string; subject: string; body: string; headers: Record<string, string> }): Promise<void>;
@@ -35,17 +36,23 @@ function htmlText(html: string): string {
  * inbound message).
  */
 export async function handleEmail(email: AgentEmail, deps: EmailDeps): Promise<string> {
+  // `setReject` is an RPC back to the worker's message (the SDK's bridge): awaited, or the
+  // invocation can end before it lands and the mail is neither refused nor answered.
   const config = deps.gateways.configOf<EmailConfig>("email");
   if (!config) {
-    email.setReject("this address takes no mail");
+    await email.setReject("this address takes no mail");
     return "refused: no email gateway";
   }
   if (!senderAllowed(email.from, config.allowedSenders)) {
-    email.setReject("the sender is not allowed to write to this agent");
+    await email.setReject("the sender is not allowed to write to this agent");
     return "refused: sender not allowed";
   }
   if (email.rawSize > maxEmailBytes) {
-    email.setReject(`the message is larger than ${maxEmailBytes / 1024} KiB`);
+    const reason = emailTooLargeReason(email.rawSize);
+    await email.setReject(reason);
+    // The sender's server gets the reason; the operator sees it on GET …/gateways/email and in the log.
+    deps.gateways.noteEmailRefusal({ at: deps.now(), from: email.from.toLowerCase(), size: email.rawSize, reason });
+    console.warn(JSON.stringify({ level: "warn", event: "email_refused", agent: deps.agent(), reason: "too_large", size: email.rawSize, limit: maxEmailBytes }));
     return "refused: too large";
   }
   const parsed = await PostalMime.parse(await email.getRaw());

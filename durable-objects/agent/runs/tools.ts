@@ -2,6 +2,7 @@ import { makeA2aAskTool } from "../../../adapters/a2a-remote";
 import type { AgentProfile } from "../../../core/agents";
 import type { NamedSecret } from "../../../core/gates";
 import type { Clock } from "../../../core/ports";
+import { ownValue } from "../../../core/reserved-names";
 import {
   makeAgentToolSpec,
   makeClockTool,
@@ -82,11 +83,11 @@ export function buildAgentTools(
     add(tool.spec, tool.implementation);
   }
   for (const connection of profile.connections) {
-    const description = profile.connectionDescriptions?.[connection];
+    const description = ownValue(profile.connectionDescriptions, connection);
     add(makeAgentToolSpec(connection, description ? `Ask the agent '${connection}': ${description}` : undefined));
   }
   for (const source of deps.extra ?? []) {
-    for (const spec of source.specs) add(spec, source.implementations[spec.name]);
+    for (const spec of source.specs) add(spec, ownValue(source.implementations, spec.name));
   }
 
   const secrets: Record<string, string> = {};
