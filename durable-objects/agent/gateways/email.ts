@@ -47,15 +47,21 @@ export async function handleEmail(email: AgentEmail, deps: EmailDeps): Promise<s
     await email.setReject("the sender is not allowed to write to this agent");
     return "refused: sender not allowed";
   }
-  if (email.rawSize > maxEmailBytes) {
-    const reason = emailTooLargeReason(email.rawSize);
+  // The sender's server gets the reason; the operator sees it on GET …/gateways/email and in the log.
+  const refuse = async (reason: string, why: string) => {
     await email.setReject(reason);
-    // The sender's server gets the reason; the operator sees it on GET …/gateways/email and in the log.
     deps.gateways.noteEmailRefusal({ at: deps.now(), from: email.from.toLowerCase(), size: email.rawSize, reason });
-    console.warn(JSON.stringify({ level: "warn", event: "email_refused", agent: deps.agent(), reason: "too_large", size: email.rawSize, limit: maxEmailBytes }));
-    return "refused: too large";
+    console.warn(JSON.stringify({ level: "warn", event: "email_refused", agent: deps.agent(), reason: why, size: email.rawSize, limit: maxEmailBytes }));
+    return `refused: ${why.replace("_", " ")}`;
+  };
+  if (email.rawSize > maxEmailBytes) return refuse(emailTooLargeReason(email.rawSize), "too_large");
+  let parsed: Awaited<ReturnType<typeof PostalMime.parse>>;
+  try {
+    parsed = await PostalMime.parse(await email.getRaw());
+  } catch (error) {
+    // postal-mime refuses multiparts nested past 256 levels, among others: the sender's mistake, not ours.
+    return refuse(`the message could not be read as MIME: ${error instanceof Error ? error.message : String(error)}`, "unreadable");
   }
-  const parsed = await PostalMime.parse(await email.getRaw());
   if (isAutoReplyEmail(parsed.headers)) return "ignored: an automatic reply";
 
   const subject = (parsed.subject ?? "").slice(0, 200);
