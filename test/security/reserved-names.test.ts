@@ -53,6 +53,12 @@ describe("reserved names are refused where a user names something", () => {
     expect(connection.status).toBe(400);
     expect(await issuesOf(connection)).toEqual([{ path: ["connections", 0], message: reservedNameMessage }]);
     expect((await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { runtime: { tools: ["clock.now"] } } })).status).toBe(200);
+    // A tool list from elsewhere (OpenAI function tools here): the foreign name is refused at its path.
+    const importTools = (name: string) => api(`/api/agents/${agent.name}/tools/import`, { method: "POST", json: { format: "openai", tools: [{ type: "function", function: { name, parameters: { type: "object", properties: {} } } }] } });
+    const imported = await importTools("constructor");
+    expect(imported.status).toBe(400);
+    expect(await issuesOf(imported)).toEqual([{ path: "$.tools[0].function.name", message: `'constructor' cannot be a tool name: ${reservedNameMessage}` }]);
+    expect((await importTools("get_weather")).status).toBe(200);
     // A path naming a reserved agent is the same 400, not a lookup of an inherited member.
     const read = await api("/api/agents/constructor");
     expect(read.status).toBe(400);

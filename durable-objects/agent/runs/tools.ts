@@ -42,7 +42,8 @@ export function buildAgentTools(
 ): AgentTools {
   const runtime = profile.runtime;
   const specs: ToolSpec[] = [];
-  const implementations: Record<string, ToolImplementation> = {};
+  // No prototype: a tool an MCP server names `__proto__` or `constructor` is a key like any other.
+  const implementations: Record<string, ToolImplementation> = Object.create(null) as Record<string, ToolImplementation>;
   const needsApproval = new Set(runtime.approvalRequired);
   const add = (spec: ToolSpec, implementation?: ToolImplementation) => {
     if (specs.some((s) => s.name === spec.name)) return;
