@@ -251,7 +251,7 @@ const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
   }
   if (error instanceof HTTPException) {
     if (error.status === 401) return shaped(401, "Incorrect or missing API key: send 'Authorization: Bearer <token>' with a Pantheon token", null, "invalid_api_key");
-    if (error.status === 413) return shaped(413, "the request body is larger than 64 KiB", null, "payload_too_large");
+    if (error.status === 413) return shaped(413, "the request body is larger than 64 KiB: /v1 takes at most 64 KiB", null, "payload_too_large");
     return shaped(error.status, error.message || "the request could not be handled", null, null);
   }
   console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), name: (error as Error)?.name, message: (error as Error)?.message }));
