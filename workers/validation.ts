@@ -83,17 +83,17 @@ export const reservedKeyMessage = `'${reservedJsonKey}' is not allowed as a key:
  * reservedKeyPath(JSON.parse('{"a":[{"__proto__":{}}]}')) // ["a", 0, "__proto__"]
  */
 export function reservedKeyPath(value: unknown): (string | number)[] | null {
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  if (typeof value !== "object" || value === null) return null;
+  // Only containers are visited (a path is built for each), in document order.
+  const stack: { value: object; path: (string | number)[] }[] = [{ value, path: [] }];
   for (let frame = stack.pop(); frame; frame = stack.pop()) {
     const node = frame.value;
-    if (typeof node !== "object" || node === null) continue;
-    if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push({ value: node[i], path: [...frame.path, i] });
-      continue;
+    if (!Array.isArray(node) && Object.hasOwn(node, reservedJsonKey)) return [...frame.path, reservedJsonKey];
+    const entries: [string | number, unknown][] = Array.isArray(node) ? node.map((item, i) => [i, item]) : Object.entries(node);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      if (typeof child === "object" && child !== null) stack.push({ value: child, path: [...frame.path, key] });
     }
-    if (Object.hasOwn(node, reservedJsonKey)) return [...frame.path, reservedJsonKey];
-    const entries = Object.entries(node);
-    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], path: [...frame.path, entries[i]![0]] });
   }
   return null;
 }

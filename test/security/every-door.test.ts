@@ -1,5 +1,6 @@
 import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { reservedKeyPath } from "../../workers/validation";
 import { adminToken, api, createAgent, uniqueName, type ErrorBody } from "../api/client";
 
 /**
@@ -99,6 +100,17 @@ describe("a body nested 10,000 deep is a 400 on every door, and a normal body st
       expect(((await res.json()) as ErrorBody).error.message).toBe(depthMessage);
     }
     expect((await api(`/api/projects/${slug}/import`, { method: "POST", json: { agents: { main: { description: "x" } } } })).status).toBe(200);
+  });
+});
+
+describe("reservedKeyPath", () => {
+  it("finds the first own `__proto__` key in document order, inside arrays too; a string value `__proto__` is no key", () => {
+    expect(reservedKeyPath(JSON.parse('{"a":[{"b":1},{"__proto__":{}}],"c":{"__proto__":1}}'))).toEqual(["a", 1, "__proto__"]);
+    expect(reservedKeyPath(JSON.parse('{"__proto__":null}'))).toEqual(["__proto__"]);
+    expect(reservedKeyPath({ a: "__proto__", b: ["__proto__"], constructor: 1 })).toBeNull();
+    // An object literal's `__proto__:` sets the prototype, it is no own key: nothing to find.
+    expect(reservedKeyPath({ __proto__: { x: 1 } })).toBeNull();
+    expect(reservedKeyPath("text")).toBeNull();
   });
 });
 
