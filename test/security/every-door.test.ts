@@ -103,6 +103,32 @@ describe("a body nested 10,000 deep is a 400 on every door, and a normal body st
   });
 });
 
+describe("the agent's WebSocket (clients only listen)", () => {
+  it("frames nested 10,000 deep neither close the socket nor break the agent: a run's events still arrive on it", async () => {
+    const agent = await createAgent();
+    const res = await api(`/agents/agent-do/default.${agent.name}?token=${adminToken}`, { token: null, headers: { upgrade: "websocket" } });
+    expect(res.status).toBe(101);
+    const ws = res.webSocket!;
+    ws.accept();
+    const frames: { type?: string; event?: { type: string }; error?: string }[] = [];
+    let closed: number | null = null;
+    ws.addEventListener("message", (e) => frames.push(JSON.parse(String(e.data))));
+    ws.addEventListener("close", (e) => (closed = e.code));
+    for (const frame of [deep.array, deep.object, `{"type":"rpc","id":"1","method":"status","args":[${deep.array}]}`, `{"type":"cf_agent_state","state":${deep.object}}`]) ws.send(frame);
+    const until = async (what: () => boolean) => {
+      for (let i = 0; i < 100 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
+      return what();
+    };
+    // The SDK answers the two it understands with refusals; the bare arrays and objects are ignored.
+    expect(await until(() => frames.some((f) => f.type === "cf_agent_state_error"))).toBe(true);
+    expect(frames.find((f) => f.type === "rpc")).toMatchObject({ success: false, error: "Method status is not callable" });
+    expect((await api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content: "What is the launch code word?" } })).status).toBe(200);
+    expect(await until(() => frames.some((f) => f.type === "run_event" && f.event?.type === "done"))).toBe(true);
+    expect(closed).toBeNull();
+    ws.close();
+  });
+});
+
 describe("reservedKeyPath", () => {
   it("finds the first own `__proto__` key in document order, inside arrays too; a string value `__proto__` is no key", () => {
     expect(reservedKeyPath(JSON.parse('{"a":[{"b":1},{"__proto__":{}}],"c":{"__proto__":1}}'))).toEqual(["a", 1, "__proto__"]);
