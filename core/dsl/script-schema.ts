@@ -114,7 +114,15 @@ export const policies = ["all", "first", "majority", "critique"] as const;
 /** What a passive or persistent behavior's trigger runs it with: read as `(get input "…")`, beside `trigger` and `at`. */
 const behaviorInputSchema = () =>
   z
-    .record(z.string().min(1).max(64).regex(/^[A-Za-z_][\w.-]*$/, "a field name: letters, digits, '_', '.', '-'"), z.json())
+    .record(
+      z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[A-Za-z_][\w.-]*$/, "a field name: letters, digits, '_', '.', '-'")
+        .refine((name) => !isReservedName(name), reservedNameMessage),
+      z.json(),
+    )
     .refine((value) => Object.keys(value).length <= 64, "at most 64 fields")
     .refine((value) => JSON.stringify(value).length <= 32_000, "at most 32,000 characters of JSON")
     .refine((value) => !("trigger" in value) && !("at" in value), "'trigger' and 'at' are set by the run itself");

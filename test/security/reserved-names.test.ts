@@ -82,6 +82,16 @@ describe("reserved names are refused where a user names something", () => {
       if (isScriptError(caught)) expect(caught.issues.map((i) => i.message)).toContainEqual(reservedNameMessage);
     }
     expect(compileScript(script("a", "t", "b")).script.talents[0]!.behaviors[0]!.name).toBe("b");
+    // A scheduled behavior's input fields, read as (get input "…").
+    const withInput = (field: string) => `(actor "a" (description "d") (talent "t" (behavior "b" :passive :cron "0 7 * * *" :input {:${field} "x"} (goal (input) "g") (plan (input ctx) (message "assistant" :content "hi")))))`;
+    let refused: unknown;
+    try {
+      compileScript(withInput("constructor"));
+    } catch (error) {
+      refused = error;
+    }
+    expect(isScriptError(refused) && refused.issues.map((i) => i.message)).toContainEqual(reservedNameMessage);
+    expect(compileScript(withInput("repo")).script.talents[0]!.behaviors[0]!.input).toEqual({ repo: "x" });
   });
 
   it("covers every name Object.prototype has, and __proto__ and prototype", () => {
