@@ -1,6 +1,4 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { apiRoutes, inviteRedeemRoutes } from "./api";
 import { version } from "./api/health";
@@ -16,6 +14,7 @@ import { enforceScopes } from "./scopes";
 import { agentSocket } from "./sockets";
 import type { AppEnv } from "./env";
 import { notFound, onError } from "./errors";
+import { limitBody } from "./validation";
 
 export { version };
 /** Request bodies above this answer 413 before any handler reads them. */
@@ -45,7 +44,7 @@ export function makeApp() {
   // Opening a sign-in link: the invite's code is the credential, so no bearer token (./api/invites.ts).
   app.route("/", inviteRedeemRoutes);
 
-  app.use("/api/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject);
+  app.use("/api/*", projectMiddleware, limitBody(maxBodyBytes, "/api"), apiAuth, requireProject);
   enforceScopes(app);
   // The routes, typed for clients (ApiRoutes in ./api): after auth and the scope policy, in this order.
   app.route("/", apiRoutes);
@@ -54,17 +53,17 @@ export function makeApp() {
   app.route("/v1", openaiRoutes);
 
   // MCP clients (Claude Desktop, IDEs, the Inspector) reach the project's agents with the API's bearer token.
-  app.use("/mcp", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject, requireScope("chat"));
+  app.use("/mcp", projectMiddleware, limitBody(maxBodyBytes, "/mcp"), apiAuth, requireProject, requireScope("chat"));
   app.route("/mcp", mcpServerRoutes(version));
   // One agent as an MCP server (./protocols/agent-mcp.ts): the same auth; its tools, memory and sources need admin.
-  app.use("/mcp/agents/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject, requireScope("chat"));
+  app.use("/mcp/agents/*", projectMiddleware, limitBody(maxBodyBytes, "/mcp/agents"), apiAuth, requireProject, requireScope("chat"));
   app.route("/mcp/agents", agentMcpRoutes(version));
 
   // AG-UI clients (web UIs) run an agent with the API's bearer token: ./protocols/agui.ts.
   app.route("/agui", aguiRoutes);
 
   // A2A (Agent2Agent): each agent's card and JSON-RPC endpoint, with the API's bearer token and project.
-  app.use("/a2a/*", projectMiddleware, bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject, requireScope("chat"));
+  app.use("/a2a/*", projectMiddleware, limitBody(maxBodyBytes, "/a2a"), apiAuth, requireProject, requireScope("chat"));
   app.route("/a2a", a2aRoutes(version));
   app.all("/a2a/*", notFound);
 

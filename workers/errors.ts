@@ -40,7 +40,7 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
       status === 401
         ? "a valid bearer token is required: send 'Authorization: Bearer <token>'"
         : status === 413
-          ? "the request body is larger than 64 KiB"
+          ? "the request body is too large for this route"
           : error.message || "the request could not be handled";
     const response = c.json(body(code, message, requestId), status);
     if (status === 401) response.headers.set("WWW-Authenticate", 'Bearer realm="pantheon"');

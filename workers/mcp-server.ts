@@ -14,7 +14,7 @@ import { isPantheonError, unknownAgent } from "../core/errors";
 import { sessionIdSchema, structuredInput } from "./api/messages";
 import type { AppEnv } from "./env";
 import { agentStub, call, registryStub } from "../durable-objects/stubs";
-import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage, maxJsonDepth } from "./validation";
+import { isJsonMediaType, jsonShapeProblem, maxJsonDepth } from "./validation";
 
 /**
  * The MCP SDK's server pieces, loaded by the first `/mcp` request rather than at the worker's startup
@@ -166,15 +166,27 @@ export async function makeMcpServer(deps: McpServerDeps): Promise<McpServer> {
  * recurse into it. Without `body` the SDK reads the request itself and answers in its own words:
  * not JSON by Content-Type (415) or not parseable (-32700).
  */
-export async function readJsonRpc(request: Request): Promise<{ tooDeep: boolean; body?: unknown }> {
-  if (!isJsonMediaType(request.headers.get("content-type"))) return { tooDeep: false };
+export async function readJsonRpc(request: Request): Promise<{ refused?: JsonRpcRefusal; body?: unknown }> {
+  if (!isJsonMediaType(request.headers.get("content-type"))) return {};
   let body: unknown;
   try {
     body = JSON.parse(await request.clone().text());
   } catch {
-    return { tooDeep: false };
+    return {};
   }
-  return jsonTooDeep(body) ? { tooDeep: true } : { tooDeep: false, body };
+  const shape = jsonShapeProblem(body);
+  if (!shape) return { body };
+  // Too deep is a parse error (-32700); a reserved key an invalid request (-32600) naming where.
+  return shape.kind === "too_deep"
+    ? { refused: { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${shape.message}`, data: { code: "bad_request", limit: maxJsonDepth } }, id: null } }
+    : { refused: { jsonrpc: "2.0", error: { code: -32600, message: `Invalid Request: ${shape.message}`, data: { code: "validation_failed", path: shape.path } }, id: null } };
+}
+
+/** The JSON-RPC error a body refused before the SDK reads it answers with (HTTP 400). */
+export interface JsonRpcRefusal {
+  jsonrpc: "2.0";
+  error: { code: number; message: string; data: Record<string, unknown> };
+  id: null;
 }
 
 /**
@@ -196,7 +208,8 @@ export async function answerStateless(server: Pick<McpServer, "connect" | "close
  * The `/mcp` endpoint (mount behind `projectMiddleware` and `apiAuth`). Stateless: POST carries
  * JSON-RPC and answers JSON; there is no server-to-client stream to open (GET) or session to end
  * (DELETE), which the spec lets a server refuse with 405. A body nested deeper than 64 levels is a
- * JSON-RPC parse error (-32700, HTTP 400), like a body that is not JSON.
+ * JSON-RPC parse error (-32700, HTTP 400), like a body that is not JSON; one holding a `__proto__`
+ * key an invalid request (-32600, HTTP 400) with its path.
  * @example
  * app.use("/mcp", projectMiddleware, apiAuth);
  * app.route("/mcp", mcpServerRoutes("0.1.0"));
@@ -205,9 +218,7 @@ export function mcpServerRoutes(version: string) {
   return new Hono<AppEnv>()
     .post("/", async (c) => {
       const parsed = await readJsonRpc(c.req.raw);
-      if (parsed.tooDeep) {
-        return c.json({ jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${jsonTooDeepMessage}`, data: { code: "bad_request", limit: maxJsonDepth } }, id: null }, 400);
-      }
+      if (parsed.refused) return c.json(parsed.refused, 400);
       return answerStateless(await makeMcpServer({ env: c.env, project: c.get("project"), version, principal: runPrincipal(c, "mcp") }), c.req.raw, parsed);
     })
     .on(["GET", "DELETE"], "/", (c) =>

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { validator, type InferInput } from "hono/validator";
 import type { z } from "zod";
 import { PantheonError, validationFailed } from "../core/errors";
@@ -66,6 +67,74 @@ export function checkJsonDepth(value: unknown): void {
   if (path) throw new PantheonError("bad_request", jsonTooDeepMessage, { details: { issues: [{ path, message: `more than ${maxJsonDepth} levels of arrays and objects` }] } });
 }
 
+/**
+ * The one key a JSON body may not hold. `JSON.parse` keeps `"__proto__"` as an own key, but every
+ * object spread, zod object and record after it treats it as the prototype: the field vanished
+ * without a word. It is refused with its path instead.
+ */
+export const reservedJsonKey = "__proto__";
+
+export const reservedKeyMessage = `'${reservedJsonKey}' is not allowed as a key: it is reserved (it would set the object's prototype); rename the field`;
+
+/**
+ * The path to the first own `__proto__` key in parsed JSON (the key included), or null. Iterative,
+ * like {@link jsonTooDeep}, and meant to run after it.
+ * @example
+ * reservedKeyPath(JSON.parse('{"a":[{"__proto__":{}}]}')) // ["a", 0, "__proto__"]
+ */
+export function reservedKeyPath(value: unknown): (string | number)[] | null {
+  if (typeof value !== "object" || value === null) return null;
+  // Only containers are visited (a path is built for each), in document order.
+  const stack: { value: object; path: (string | number)[] }[] = [{ value, path: [] }];
+  for (let frame = stack.pop(); frame; frame = stack.pop()) {
+    const node = frame.value;
+    if (!Array.isArray(node) && Object.hasOwn(node, reservedJsonKey)) return [...frame.path, reservedJsonKey];
+    const entries: [string | number, unknown][] = Array.isArray(node) ? node.map((item, i) => [i, item]) : Object.entries(node);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      if (typeof child === "object" && child !== null) stack.push({ value: child, path: [...frame.path, key] });
+    }
+  }
+  return null;
+}
+
+/** What is wrong with the shape of parsed JSON before any schema reads it: too deep, or a reserved key. */
+export function jsonShapeProblem(value: unknown): { kind: "too_deep" | "reserved_key"; path: (string | number)[]; message: string } | null {
+  const deep = jsonTooDeep(value);
+  if (deep) return { kind: "too_deep", path: deep, message: jsonTooDeepMessage };
+  const reserved = reservedKeyPath(value);
+  if (reserved) return { kind: "reserved_key", path: reserved, message: `${reservedKeyMessage} (at ${reserved.join(".")})` };
+  return null;
+}
+
+/**
+ * Throws the API's 400 for parsed JSON nested deeper than {@link maxJsonDepth} (`bad_request`) or
+ * holding a `__proto__` key (`validation_failed`, with the key's path).
+ */
+export function checkJsonBody(value: unknown, where = "body"): void {
+  checkJsonDepth(value);
+  const path = reservedKeyPath(value);
+  if (path) throw validationFailed([{ path, message: reservedKeyMessage }], `the ${where} is not valid: '${reservedJsonKey}' at ${path.join(".")} is a reserved key`);
+}
+
+const sizeText = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`);
+
+/**
+ * Hono's `bodyLimit` whose 413 names the door and its own limit (one message for every door said
+ * "64 KiB", also where the limit is 1 MiB). Read before any handler, whether or not the client sent
+ * a Content-Length.
+ * @example
+ * app.use("/agui/*", limitBody(1024 * 1024, "/agui")); // 413 "the request body is larger than 1 MiB: /agui takes at most 1 MiB"
+ */
+export function limitBody(maxBytes: number, door: string): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new PantheonError("payload_too_large", `the request body is larger than ${sizeText(maxBytes)}: ${door} takes at most ${sizeText(maxBytes)}`, { details: { door, limitBytes: maxBytes } });
+    },
+  });
+}
+
 /** Whether a Content-Type header names JSON (`application/json` or a `+json` type), whatever its parameters. */
 export function isJsonMediaType(header: string | null | undefined): boolean {
   const essence = (header ?? "").split(";")[0]!.trim().toLowerCase();
@@ -77,8 +146,8 @@ type Validated<T extends Target, S extends z.ZodType> = { in: { [K in T]: Sent<K
 
 /**
  * Hono validator backed by zod. A body that is not JSON answers 400 (not Hono's default), and
- * every problem names its field. A body nested deeper than {@link maxJsonDepth} answers 400 before
- * anything recursive sees it.
+ * every problem names its field. A body nested deeper than {@link maxJsonDepth}, or holding a
+ * `__proto__` key, answers 400 before anything recursive sees it.
  */
 export function valid<T extends Target, S extends z.ZodType>(target: T, schema: S): MiddlewareHandler<any, string, Validated<T, S>> {
   // `validator` infers the client's input from the parsed output; this states the schema's input instead.
@@ -92,7 +161,7 @@ export function valid<T extends Target, S extends z.ZodType>(target: T, schema: 
       } catch {
         throw new PantheonError("bad_request", "the body is not valid JSON");
       }
-      checkJsonDepth(value);
+      checkJsonBody(value);
     }
     return parseOrThrow(schema, value, target === "json" ? "body" : target === "query" ? "query string" : "path");
   }) as MiddlewareHandler<any, string, Validated<T, S>>;

@@ -3,19 +3,23 @@ import type { RunPrincipal } from "../auth/principal";
 import { lazySchema } from "../lazy-schema";
 import { customGateSpecSchema } from "../gates/gate-spec";
 import { denyPatternProblems } from "../gates/pattern";
-import { modelSettingsSchema, runLimitOverridesSchema } from "../run/limits";
+import { modelChoiceSchema, modelSettingsSchema, runLimitOverridesSchema } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
+import { isReservedName, reservedNameMessage } from "../reserved-names";
 
 /** Agent names are lower-case slugs: they appear in URLs, Durable Object names and tool names. */
 export const agentNamePattern = /^[a-z][a-z0-9-]{0,62}$/;
 
 export const agentNameSchema = lazySchema(() =>
-  z.string().regex(agentNamePattern, "must be a lower-case slug: a letter, then letters, digits or '-', at most 63 characters"),
+  z
+    .string()
+    .regex(agentNamePattern, "must be a lower-case slug: a letter, then letters, digits or '-', at most 63 characters")
+    .refine((name) => !isReservedName(name), reservedNameMessage),
 );
 
 export const projectNameSchema = agentNameSchema;
 
-const toolName = lazySchema(() => z.string().regex(toolNamePattern, "a tool name: lowercase words joined by '.', '_' or '-'"));
+const toolName = lazySchema(() => z.string().regex(toolNamePattern, "a tool name: lowercase words joined by '.', '_' or '-'").refine((name) => !isReservedName(name), reservedNameMessage));
 
 /** An operator-registered HTTP tool: the arguments are POSTed as JSON to `endpoint`. */
 export const httpToolSchema = lazySchema(() => z.strictObject({
@@ -105,7 +109,7 @@ export const agentInputSchema = lazySchema(() => z.strictObject({
   name: agentNameSchema,
   description: z.string().max(2000).default(""),
   systemPrompt: z.string().max(32_000).default("You are a helpful agent."),
-  model: modelSettingsSchema.default({ provider: "offline", name: "offline" }),
+  model: modelChoiceSchema.default({ provider: "offline", name: "offline" }),
   runtime: agentRuntimeInputSchema.default(defaultAgentRuntime),
 }));
 export type AgentInput = z.infer<typeof agentInputSchema>;
@@ -113,7 +117,7 @@ export type AgentInput = z.infer<typeof agentInputSchema>;
 export const agentPatchSchema = lazySchema(() => z.strictObject({
   description: z.string().max(2000).optional(),
   systemPrompt: z.string().max(32_000).optional(),
-  model: modelSettingsSchema.optional(),
+  model: modelChoiceSchema.optional(),
   runtime: agentRuntimeInputSchema.optional(),
 }));
 export type AgentPatch = z.infer<typeof agentPatchSchema>;

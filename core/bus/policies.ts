@@ -56,7 +56,8 @@ export function combineFirst(targets: readonly string[], replies: readonly FanOu
  */
 export function combineMajority(targets: readonly string[], replies: readonly FanOutReply[]): Decision {
   const needed = Math.floor(targets.length / 2) + 1;
-  const votes: Record<string, number> = {};
+  // No prototype: an answer that normalises to "constructor" or "__proto__" is a vote like any other.
+  const votes: Record<string, number> = Object.create(null) as Record<string, number>;
   const firstText = new Map<string, string>();
   for (const r of replies.filter(answered)) {
     const key = normaliseAnswer(r.answer);

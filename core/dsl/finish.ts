@@ -88,6 +88,8 @@ function toScriptIssues(issue: z.core.$ZodIssue, raw: unknown, locate: Locate, p
     const best = branches.sort((a, b) => depth(b) - depth(a) || a.length - b.length)[0];
     if (best && depth(best) > 0) return best.flatMap((i) => toScriptIssues(i, raw, locate, path));
   }
+  // A record key that failed its own schema: report what the key's schema said (zod nests it).
+  if (issue.code === "invalid_key" && "issues" in issue && issue.issues.length > 0) return (issue.issues as z.core.$ZodIssue[]).flatMap((i) => toScriptIssues(i, raw, locate, path));
   const at = locate(path);
   const params = (issue as { params?: { expected?: string; found?: string } }).params;
   const expected = params?.expected ?? expectedOf(issue);

@@ -40,7 +40,11 @@ function plainCopy(value: unknown, maxDepth: number, size: { budget: number }, p
     if (Array.isArray(value)) return value.map((item, i) => plainCopy(item, maxDepth, size, [...path, String(i)]));
     if (typeof value === "object" && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) {
       const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = plainCopy(item, maxDepth, size, [...path, key]);
+      for (const [key, item] of Object.entries(value)) {
+        // An own `__proto__` (JSON.parse keeps one) would set `out`'s prototype: the field would vanish unreported.
+        if (key === "__proto__") tooBig([...path, key].join("."), "a field name other than '__proto__'", "'__proto__'", `'__proto__' at ${[...path, key].join(".")} is a reserved key: rename the field`);
+        if (item !== undefined) out[key] = plainCopy(item, maxDepth, size, [...path, key]);
+      }
       return out;
     }
   } catch (error) {

@@ -2,14 +2,15 @@ import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { customGateSpecSchema, type CustomGateSpec } from "../gates/gate-spec";
 import { denyPatternExpected, denyPatternProblems } from "../gates/pattern";
-import { modelSettingKeys, modelSettingsSchema, runLimitKeys, runLimitsSchema, type ModelSettings, type RunLimits } from "../run/limits";
+import { modelChoiceSchema, modelSettingKeys, runLimitKeys, runLimitsSchema, type ModelSettings, type RunLimits } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
 import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
+import { isReservedName, reservedNameMessage } from "../reserved-names";
 
 /** Names of actors, talents, behaviors and connections. */
 export const namePattern = /^[a-z][a-z0-9-]{0,62}$/;
 const nameExpected = "a lowercase name: a letter, then letters, digits or '-' (at most 63)";
-const nameSchema = lazySchema(() => z.string().regex(namePattern, nameExpected));
+const nameSchema = lazySchema(() => z.string().regex(namePattern, nameExpected).refine((name) => !isReservedName(name), reservedNameMessage));
 
 /** Where a `get` reads from: the behavior's input, or the run context. */
 export type Scope = "input" | "ctx";
@@ -113,7 +114,15 @@ export const policies = ["all", "first", "majority", "critique"] as const;
 /** What a passive or persistent behavior's trigger runs it with: read as `(get input "…")`, beside `trigger` and `at`. */
 const behaviorInputSchema = () =>
   z
-    .record(z.string().min(1).max(64).regex(/^[A-Za-z_][\w.-]*$/, "a field name: letters, digits, '_', '.', '-'"), z.json())
+    .record(
+      z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[A-Za-z_][\w.-]*$/, "a field name: letters, digits, '_', '.', '-'")
+        .refine((name) => !isReservedName(name), reservedNameMessage),
+      z.json(),
+    )
     .refine((value) => Object.keys(value).length <= 64, "at most 64 fields")
     .refine((value) => JSON.stringify(value).length <= 32_000, "at most 32,000 characters of JSON")
     .refine((value) => !("trigger" in value) && !("at" in value), "'trigger' and 'at' are set by the run itself");
@@ -190,7 +199,7 @@ const baseScriptSchema = () =>
   role: z.string().min(1).max(200).optional(),
   description: z.string().max(2000),
   derived: z.strictObject({ description: z.string().max(200).optional() }).optional(),
-  model: modelSettingsSchema.prefault({}),
+  model: modelChoiceSchema.prefault({}),
   contextSources: z.array(z.string().min(1).max(128)).max(64).default([]),
   tools: z.array(z.string().max(64).regex(toolNamePattern, "a tool name such as git.diff")).max(256).default([]),
   connections: z.array(nameSchema).max(64).default([]),

@@ -3,6 +3,7 @@ import { describeIssues, validateArguments } from "../tools/validate";
 import type { Gate, GateDecision, RunProgress } from "./gate";
 import { rateKey, secondsUntilToken, takeToken } from "./rate-limit";
 import { scopeGate } from "./scope";
+import { ownValue } from "../reserved-names";
 
 const allow: GateDecision = { allow: true };
 
@@ -50,7 +51,7 @@ export const rateLimitGate: Gate = {
   name: "rate-limit",
   priority: 40,
   check: ({ call }, ctx) => {
-    const limit = ctx.rateLimits?.[call.name] ?? ctx.rateLimits?.["*"];
+    const limit = ownValue(ctx.rateLimits, call.name) ?? ownValue(ctx.rateLimits, "*");
     if (!limit) return allow;
     const taken = takeToken(ctx.buckets?.get(rateKey(ctx.agent, call.name)), ctx.now, limit);
     if (taken.allowed) return allow;

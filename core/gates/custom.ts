@@ -3,6 +3,7 @@ import { hostMatches } from "../tools/host-policy";
 import type { Gate, GateDecision } from "./gate";
 import type { CustomGateSpec } from "./gate-spec";
 import { compileDenyPattern } from "./pattern";
+import { ownValue } from "../reserved-names";
 
 const allow: GateDecision = { allow: true };
 
@@ -15,7 +16,7 @@ function fieldOf(args: Record<string, unknown>, path: string): unknown {
   let value: unknown = args;
   for (const key of path.split(".")) {
     if (value === null || typeof value !== "object") return undefined;
-    value = (value as Record<string, unknown>)[key];
+    value = ownValue(value as Record<string, unknown>, key);
   }
   return value;
 }
@@ -68,7 +69,7 @@ export function makeCustomGate(spec: CustomGateSpec, priority = 30): Gate {
         ...base,
         check: ({ call }, ctx) => {
           if (!appliesTo(spec.tool, call.name)) return allow;
-          const made = ctx.run.callsByTool[call.name] ?? 0;
+          const made = ownValue(ctx.run.callsByTool, call.name) ?? 0;
           return made >= spec.max ? { allow: false, reason: `gate '${spec.name}': '${call.name}' may be called at most ${spec.max} times per run` } : allow;
         },
       };

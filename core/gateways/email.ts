@@ -77,3 +77,20 @@ export function newText(body: string): string {
 
 /** Inbound mails above this size are refused before they are read. */
 export const maxEmailBytes = 256 * 1024;
+
+/**
+ * What the sender's mail server is told when a mail is over {@link maxEmailBytes}: its size and the limit.
+ * @example
+ * emailTooLargeReason(300 * 1024) // "the message is 300 KiB; this address takes at most 256 KiB"
+ */
+export function emailTooLargeReason(bytes: number): string {
+  return `the message is ${Math.ceil(bytes / 1024)} KiB; this address takes at most ${maxEmailBytes / 1024} KiB`;
+}
+
+/** The last mail the gateway refused, shown to the operator with the gateway's settings. */
+export interface EmailRefusal {
+  at: number;
+  from: string;
+  size: number;
+  reason: string;
+}

@@ -3,10 +3,11 @@ import { lazySchema } from "../lazy-schema";
 import { jsonPath } from "../errors";
 import { agentNameSchema, agentRuntimeSchema } from "../agents/profile";
 import { denyPatternProblems } from "../gates/pattern";
-import { modelSettingsSchema } from "../run/limits";
+import { modelChoiceSchema } from "../run/limits";
 import { runtimeOutboundIssues } from "../agents/outbound-check";
 import type { OutboundSettings } from "../tools/outbound";
 import { toolNamePattern } from "../tools/tool-spec";
+import { isReservedName, reservedNameMessage } from "../reserved-names";
 
 /** One problem of a project file (or one warning about it), at its JSON path, e.g. `$.agents.main.connections[1]`. */
 export interface FileIssue {
@@ -14,7 +15,13 @@ export interface FileIssue {
   message: string;
 }
 
-const toolName = lazySchema(() => z.string().max(100, "at most 100 characters").regex(toolNamePattern, "a tool name: lower-case words joined by '.', '_' or '-' (e.g. 'clock.now', 'airtable.py')"));
+const toolName = lazySchema(() =>
+  z
+    .string()
+    .max(100, "at most 100 characters")
+    .regex(toolNamePattern, "a tool name: lower-case words joined by '.', '_' or '-' (e.g. 'clock.now', 'airtable.py')")
+    .refine((name) => !isReservedName(name), reservedNameMessage),
+);
 
 /**
  * Pantheon's own fields of an agent, under `pantheon` so other tools reading the file skip them:
@@ -24,7 +31,7 @@ const toolName = lazySchema(() => z.string().max(100, "at most 100 characters").
 export const pantheonAgentFieldsSchema = lazySchema(() =>
   z.strictObject({
     instructions: z.string().max(32_000, "at most 32,000 characters").optional(),
-    model: modelSettingsSchema.optional(),
+    model: modelChoiceSchema.optional(),
     runtime: agentRuntimeSchema.omit({ tools: true }).optional(),
     script: z.string().max(48_000, "at most 48,000 characters").optional(),
   }),
@@ -73,7 +80,9 @@ export interface ProjectFile {
 export function parseProjectFile(value: unknown, existing: ReadonlySet<string>, outbound?: OutboundSettings): { ok: true; file: ProjectFile; warnings: FileIssue[] } | { ok: false; issues: FileIssue[] } {
   const parsed = projectFileSchema.safeParse(value);
   if (!parsed.success) {
-    return { ok: false, issues: parsed.error.issues.map((issue) => ({ path: jsonPath(issue.path), message: issue.code === "invalid_key" ? "an agent name: a lower-case slug (a letter, then letters, digits or '-', at most 63 characters)" : issue.message })) };
+    const keyMessage = (key: PropertyKey | undefined) =>
+      typeof key === "string" && isReservedName(key) ? `'${key}' is not an agent name: ${reservedNameMessage}` : "an agent name: a lower-case slug (a letter, then letters, digits or '-', at most 63 characters)";
+    return { ok: false, issues: parsed.error.issues.map((issue) => ({ path: jsonPath(issue.path), message: issue.code === "invalid_key" ? keyMessage(issue.path.at(-1)) : issue.message })) };
   }
   const warnings: FileIssue[] = [];
   const issues: FileIssue[] = [];

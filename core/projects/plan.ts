@@ -3,6 +3,7 @@ import { compileScript, compileScriptJson, isScriptError, type ActorScript } fro
 import { modelSettingsSchema, type ModelSettings } from "../run/limits";
 import { jsonPath } from "../errors";
 import { type FileIssue, type ProjectFile, type ProjectFileAgent } from "./file";
+import { ownValue } from "../reserved-names";
 
 /** An agent as the project holds it now. */
 export interface CurrentAgent {
@@ -117,7 +118,7 @@ export function planImport(file: ProjectFile, current: readonly CurrentAgent[], 
     const existing = byName.get(key);
     const desired = desiredOf(key, entry, existing, options, issues);
     if (!desired) continue;
-    const provided = new Set([...options.builtinTools, ...desired.runtime.httpTools.map((t) => t.name), ...(options.agentTools?.[key] ?? [])]);
+    const provided = new Set([...options.builtinTools, ...desired.runtime.httpTools.map((t) => t.name), ...(ownValue(options.agentTools, key) ?? [])]);
     entry.tools.forEach((tool, i) => {
       if (!provided.has(tool)) warnings.push({ path: jsonPath(["agents", key, "tools", i]), message: `'${tool}' is not a tool Pantheon provides; kept as a declared name (the agent can call it once a tool of that name exists: an HTTP tool or an MCP server's)` });
     });

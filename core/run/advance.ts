@@ -10,6 +10,7 @@ import { toModelTool } from "../tools/convert";
 import { decodeToolName } from "../tools/names";
 import type { ToolSpec } from "../tools/tool-spec";
 import { activeMs, isTerminal, type RunCall, type RunEffect, type RunEvent, type RunState, type TerminalStatus, type TraceKind } from "./state";
+import { ownValue } from "../reserved-names";
 
 /** What `advance` needs besides the state and the event. All plain data: `advance` stays pure. */
 export interface RunDeps {
@@ -108,7 +109,7 @@ function gateContext(step: Step): GateContext {
 function startCall(step: Step, rc: RunCall): void {
   const { s, deps } = step;
   const name = rc.call.name;
-  const limit = deps.rateLimits?.[name] ?? deps.rateLimits?.["*"];
+  const limit = ownValue(deps.rateLimits, name) ?? ownValue(deps.rateLimits, "*");
   if (limit) {
     const key = rateKey(s.agent, name);
     const taken = takeToken(step.buckets.get(key), deps.now, limit);
@@ -120,7 +121,7 @@ function startCall(step: Step, rc: RunCall): void {
     step.outward.push(callEffect(rc));
     return;
   }
-  s.callsByTool[name] = (s.callsByTool[name] ?? 0) + 1;
+  s.callsByTool[name] = (ownValue(s.callsByTool, name) ?? 0) + 1;
   rc.status = "running";
   trace(step, "tool_call", { callId: rc.call.id, tool: name, arguments: rc.call.arguments, runtime: rc.runtime });
   step.outward.push(callEffect(rc));
@@ -142,7 +143,7 @@ function gateCall(step: Step, rc: RunCall): boolean {
   let outcome = runGates(step.deps.gates, { call: rc.call, spec: step.byName.get(rc.call.name) }, gateContext(step));
   // A call that writes memory or asks another agent is also an output: once the tool gates let it
   // through, the output gates read what it writes (a question is a message to that agent).
-  const writes = toolOutputs[rc.call.name] ?? (rc.runtime === "agent" ? { kind: "message" as const, field: "question" } : undefined);
+  const writes = ownValue(toolOutputs, rc.call.name) ?? (rc.runtime === "agent" ? { kind: "message" as const, field: "question" } : undefined);
   const written = writes ? rc.call.arguments[writes.field] : undefined;
   if (outcome.allow && writes && written !== undefined) {
     const checked = checkOutput(step.deps.outputGates ?? [], { kind: writes.kind, text: typeof written === "string" ? written : JSON.stringify(written) });
@@ -324,7 +325,7 @@ function onModelResult(step: Step, response: LlmResponse): void {
   // Only a behavior's plan may propose its message and remember steps; from a model they are unknown tools.
   const planned = response.provider === "plan";
   s.calls = calls.map((call): RunCall => {
-    const writes = planned ? planOutputCalls[call.name] : undefined;
+    const writes = planned ? ownValue(planOutputCalls, call.name) : undefined;
     if (writes) return { call, status: "proposed", writes };
     const spec = step.byName.get(call.name);
     const timeoutMs = spec && spec.runtime !== "agent" ? spec.timeoutMs ?? s.limits.toolTimeoutMs : undefined;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
+import { knownProviders } from "../models/resolve";
 
 /**
  * Limits of an agent's runs. The agent's values are ceilings: a request may lower them, never raise them.
@@ -50,6 +51,26 @@ export const modelSettingsSchema = lazySchema(() => z.object({
 }));
 
 export type ModelSettings = z.infer<typeof modelSettingsSchema>;
+
+const knownProvider = () =>
+  z
+    .string()
+    .min(1)
+    .max(32)
+    .refine((provider) => (knownProviders as readonly string[]).includes(provider), { error: (issue) => `'${String(issue.input)}' is not a known provider: use one of ${knownProviders.join(", ")}` });
+
+/**
+ * A model choice as an operator sends it (the API, a project file, a script): its provider, and its
+ * fallback's, must be one Pantheon knows; a typo was accepted and ran on the offline stand-in.
+ * Stored profiles are still read with the lenient {@link modelSettingsSchema}, so an agent saved
+ * before this rule loads (and its resolved model says the provider is unknown).
+ */
+export const modelChoiceSchema = lazySchema(() =>
+  modelSettingsSchema.extend({
+    provider: knownProvider().default("offline"),
+    fallback: z.object({ provider: knownProvider(), name: z.string().min(1).max(128) }).optional(),
+  }),
+);
 
 const limitFloors: Record<keyof RunLimits, number> = {
   maxSteps: 1,

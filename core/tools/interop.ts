@@ -3,6 +3,7 @@ import { lazySchema } from "../lazy-schema";
 import { jsonPath, jsonPath as pathIn } from "../errors";
 import { formatLosses, fromAnthropicTool, fromMcpTool, fromOpenAITool, pantheonMetaKey, toFormat, type McpToolManifest, type ToolFormat } from "./convert";
 import { toolNamePattern, type ToolSpec } from "./tool-spec";
+import { isReservedName, reservedNameMessage } from "../reserved-names";
 
 export const toolFormats = ["mcp", "openai", "anthropic"] as const satisfies readonly ToolFormat[];
 
@@ -164,7 +165,10 @@ export function importTools(format: ToolFormat, payload: unknown, root = "$"): {
     }
     for (const key of Object.keys(raw as object)) if (!kept.includes(key)) warnings.push({ path: jsonPath([...at, key]), message: `'${key}' is not kept` });
     const name = pantheonToolName(spec.name);
-    if (!name) return issues.push({ path: jsonPath([...at, format === "openai" && raw && typeof raw === "object" && "function" in raw ? "function" : "", "name"].filter(Boolean) as PropertyKey[]), message: `'${spec.name}' cannot be a tool name: lower-case words joined by '.', '_' or '-'` });
+    // Where the name stands (index 0 included: filtering falsy parts used to drop it).
+    const namePath = jsonPath([...at, ...(format === "openai" && raw && typeof raw === "object" && "function" in raw ? ["function"] : []), "name"]);
+    if (name && isReservedName(name)) return issues.push({ path: namePath, message: `'${spec.name}' cannot be a tool name: ${reservedNameMessage}` });
+    if (!name) return issues.push({ path: namePath, message: `'${spec.name}' cannot be a tool name: lower-case words joined by '.', '_' or '-'` });
     if (name !== spec.name) warnings.push({ path: jsonPath([...at, "name"]), message: `'${spec.name}' is named '${name}' in Pantheon (tool names are lower-case words joined by '.', '_' or '-')` });
     if (tools.some((t) => t.spec.name === name)) return issues.push({ path: jsonPath([...at, "name"]), message: `a second tool named '${name}'` });
     tools.push({ spec: { ...spec, name }, ...(endpoint !== undefined ? { endpoint } : {}), path: jsonPath(at) });

@@ -4,6 +4,7 @@ import { redactSecrets, type SecretValues } from "./secrets";
 import type { ToolSpec } from "./tool-spec";
 import { truncateToBytes } from "./truncate";
 import { describeIssues, validateArguments } from "./validate";
+import { ownValue } from "../reserved-names";
 
 export interface ToolCallContext {
   /** Aborted on timeout or when the caller gives up; implementations pass it to fetch. */
@@ -85,7 +86,7 @@ export function makeToolRegistry(specs: readonly ToolSpec[], implementations: Re
   async function invoke(name: string, args: Record<string, unknown>, invokeOptions: InvokeOptions = {}): Promise<ToolOutcome> {
     const spec = get(name);
     if (!spec) return { ok: false, error: { code: "unknown_tool", message: `tool '${name}' is not declared for this agent` } };
-    const implementation = implementations[spec.name];
+    const implementation = ownValue(implementations, spec.name);
     if (!implementation) return { ok: false, error: { code: "not_implemented", message: `tool '${spec.name}' has no implementation here` } };
     const check = validateArguments(spec.parameters, args);
     if (!check.valid) return { ok: false, error: { code: "invalid_arguments", message: `invalid arguments for '${spec.name}': ${describeIssues(check.issues)}`, issues: check.issues } };

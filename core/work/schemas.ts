@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { agentNameSchema } from "../agents/profile";
-import { modelSettingsSchema } from "../run/limits";
+import { modelChoiceSchema } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
 
 /** Feature names are slugs short enough that a worker's name (`<feature>-task-<n>`) is an agent name. */
@@ -15,7 +15,7 @@ export const featureNameSchema = lazySchema(() =>
 export const workerTemplateSchema = lazySchema(() =>
   z.strictObject({
     systemPrompt: z.string().max(16_000).default("You are a worker agent. You carry out exactly one task of a feature, as its spec says, and report what you did."),
-    model: modelSettingsSchema.optional(),
+    model: modelChoiceSchema.optional(),
     /** Built-in tools the worker has besides the workspace and task tools. */
     tools: z.array(z.string().regex(toolNamePattern, "a tool name")).max(50).default([]),
     /** Tools that wait for a person's approval (task.block always does: its question is for a person). */

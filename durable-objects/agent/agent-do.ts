@@ -466,6 +466,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     await handleEmail(email, {
       gateways: this.gateways,
       agent: () => this.profile().name,
+      now: () => Date.now(),
       turn: (input) => this.turns.turn({ ...input, principal: gatewayPrincipal("email") }, () => {}),
       reply: (mail, options) => this.replyToEmail(mail, { ...options, secret: null }),
     });

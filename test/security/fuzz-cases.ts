@@ -37,10 +37,12 @@ const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => Str
 /** Strings that have broken parsers before: empty, control and bidi characters, numbers, paths, injections. */
 const nastyConstants = [
   "", " ", "\u0000", "\t\n", "null", "undefined", "true", "NaN", "-1", "0", "1e400", "0x10", "-0", "9007199254740993",
-  "__proto__", "constructor", "prototype", "toString", "../../etc/passwd", "..", ".", "%00", "%", "%zz", "%E0%A4%A",
+  "__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "../../etc/passwd", "..", ".", "%00", "%", "%zz", "%E0%A4%A",
   "<script>alert(1)</script>", "' OR 1=1 --", "${{7*7}}", "\u202e\u2066", "🙂", "é", "\ufeff", "\ud800", "a".repeat(64), "A-B", "a.b",
   // Meaningful deeper in: offline-model directives (a message becomes a tool call), patterns, cron.
   '/tool clock.now {"zone":"Mars/Olympus"}', "/tool clock.now []", "/tool ghost.tool {}", "/tool memory.search {\"query\":1}", "/ask ghost hi", "/tools", "/tool",
+  // Model providers Pantheon does not know (an agent's `model.provider`, `PANTHEON_DEFAULT_PROVIDER` style).
+  "foo:bar", "mistral", "OpenAI",
   "(", "[", "a{99999}", "(a+)+$", "(?<x>a)\\k<y>", "*/0 * * * *", "0 0 31 2 *", "60 * * * *", "1h", "0s", "http://localhost:1/", "https://[::1]/",
 ];
 
@@ -88,7 +90,7 @@ interface Mutation {
 const mutation: fc.Arbitrary<Mutation> = fc.record({
   at: fc.nat(),
   kind: fc.constantFrom(...mutationKinds),
-  key: fc.oneof(fc.constantFrom("__proto__", "constructor", "extra", "name", "id", "", "x".repeat(300)), weirdString),
+  key: fc.oneof(fc.constantFrom("__proto__", "constructor", "prototype", "toString", "extra", "name", "id", "", "x".repeat(300)), weirdString),
   value: weirdValue,
   depth: fc.integer({ min: 50, max: 200 }),
 });
@@ -147,7 +149,7 @@ export function mutateJson(base: Json, mutations: readonly Mutation[]): Json | u
 const paramValue = fc.oneof(
   { weight: 3, arbitrary: weirdString.map((value) => ({ value, raw: false })) },
   { weight: 2, arbitrary: fc.constantFrom("..", ".", "%00", "%2e%2e", "%2F", "%", "%zz", "a%00b", "a/b", "..%2F..", "%c3%28", "~", "*", ";x=1").map((value) => ({ value, raw: true })) },
-  { weight: 1, arbitrary: fc.constantFrom("ghost", "a", "z".repeat(63), "z".repeat(65), "clock.now", "morning", "00000000-0000-0000-0000-000000000000").map((value) => ({ value, raw: false })) },
+  { weight: 1, arbitrary: fc.constantFrom("constructor", "prototype", "ghost", "a", "z".repeat(63), "z".repeat(65), "clock.now", "morning", "00000000-0000-0000-0000-000000000000").map((value) => ({ value, raw: false })) },
   { weight: 1, arbitrary: fc.constantFrom(500, 5_000, 20_000).map((n) => ({ value: "a".repeat(n), raw: false })) },
   // Other objects behind the socket route: the registry's binding, another project, no project.
   { weight: 1, arbitrary: fc.constantFrom("registry/default", "registry/__cron-index", "agent-do/elsewhere.ghost", "agent-do/ghost", "agent-do", "agent-do/default.").map((value) => ({ value, raw: true })) },
@@ -174,6 +176,10 @@ const otherBody: fc.Arbitrary<{ kind: string; text: string }> = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }).map((v) => ({ kind: "json", text: JSON.stringify(v) })),
   deepValue.map((v) => ({ kind: "deep", text: JSON.stringify(v) })),
   fc.integer({ min: 150, max: 2000 }).map((n) => ({ kind: "deeper", text: "[".repeat(n) + "]".repeat(n) })),
+  // 10,000 levels: deep enough to overflow what recursed past parsing (schemas, structured clone, RPC).
+  fc.constantFrom("[".repeat(10_000) + "]".repeat(10_000), '{"a":'.repeat(10_000) + "1" + "}".repeat(10_000)).map((text) => ({ kind: "deepest", text })),
+  // An own `__proto__` key, at the top or inside, which object spreads and schemas used to drop without a word.
+  fc.constantFrom('{"__proto__":{"x":1}}', '{"a":{"__proto__":[]}}', '[{"__proto__":null}]').map((text) => ({ kind: "proto", text })),
   fc.constantFrom("{", "[1,", '{"a":}', "nul", '"\\ud800"', "\u0000", "{}garbage", "1e400", "\ufeff{}").map((text) => ({ kind: "broken", text })),
   weirdString.map((text) => ({ kind: "text", text })),
 );
@@ -184,6 +190,8 @@ function textVariant(base: string): fc.Arbitrary<{ kind: string; text: string }>
     fc.nat({ max: base.length }).map((n) => ({ kind: "cut", text: base.slice(0, n) })),
     fc.tuple(fc.nat({ max: base.length }), weirdString).map(([n, s]) => ({ kind: "spliced", text: base.slice(0, n) + s + base.slice(n) })),
     fc.array(fc.oneof(fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)), weirdString), { maxLength: 5 }).map((lines) => ({ kind: "lines", text: lines.join("\n") })),
+    // Past 20 lines of the base (a memory import): more rows than one SQL statement may bind.
+    fc.integer({ min: 21, max: 40 }).map((n) => ({ kind: "many-lines", text: Array.from({ length: n }, (_, i) => base.trim().replace(/"text":"/, `"text":"${i} `)).join("\n") })),
     otherBody,
   );
 }

@@ -17,6 +17,10 @@ const runsPerRoute = Number.parseInt(inject("fuzzRuns"), 10) || 100;
 const budgetMs = inject("fuzzRuns") ? 30 * 60_000 : 75_000;
 const floorMs = 400;
 
+/** The webhook secret of the Telegram gateway beforeAll gives `helper`, so webhook cases get past the 401 to the body. */
+const telegramSecret = "fuzz-telegram-secret-token-0123456789";
+const memoryLine = (i: number) => JSON.stringify({ kind: "fact", text: `Fact ${i}: the locker of room ${i} is blue` });
+
 const mcpCall = (id: number, method: string, params?: unknown) => ({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
 
 /** More valid requests, for routes whose interesting branches hide behind one field's value. */
@@ -33,6 +37,25 @@ const variants: Record<string, (f: RouteFixture, sample: RouteSample) => RouteSa
     { ...sample, body: { json: mcpCall(2, "tools/list") } },
     { ...sample, body: { json: mcpCall(3, "tools/call", { name: "get_run", arguments: { agent: f.agent, run: f.run } }) } },
     { ...sample, body: { json: [mcpCall(4, "tools/call", { name: "list_agents", arguments: {} }), { jsonrpc: "2.0", method: "notifications/initialized" }] } },
+  ],
+  // Reserved names and unknown model providers, where a `constructor` agent was a 500 and `foo:bar` was accepted.
+  "POST /api/agents": (_f, sample) => [
+    { ...sample, body: { json: { name: "constructor", description: "x" } } },
+    { ...sample, body: { json: { name: `m-${Date.now().toString(36)}`, model: { provider: "foo:bar", name: "x" }, runtime: { tools: ["constructor"], rateLimits: { constructor: { capacity: 1, refillPerSec: 1 } } } } } },
+  ],
+  "POST /api/projects/:slug/import": (f, sample) => [
+    { ...sample, body: { json: { agents: { constructor: { description: "x" }, prototype: { description: "y", connections: ["constructor"] } } } } },
+    { ...sample, body: { json: { agents: { [f.helper]: { description: "x", tools: ["constructor"], pantheon: { model: { provider: "foo", name: "bar" } } } } } } },
+  ],
+  // Imports past the 100 variables one SQL statement binds (test/memory/import-batches.test.ts takes 250).
+  "POST /api/agents/:name/memories/import": (_f, sample) => [21, 40].map((n) => ({ ...sample, body: { text: Array.from({ length: n }, (_, i) => memoryLine(i)).join("\n"), contentType: "application/x-ndjson" } })),
+  // With the right secret, so the body is read (a 10,000-deep update was a 500 there).
+  "POST /gateways/telegram/:project/:agent": (f) => [
+    {
+      params: { project: "default", agent: f.helper },
+      headers: { "x-telegram-bot-api-secret-token": telegramSecret },
+      body: { json: { update_id: 1, message: { message_id: 1, date: 1, chat: { id: 9_000_001, type: "private" }, from: { id: 9_000_001, is_bot: false, first_name: "F" }, text: "hello" } } },
+    },
   ],
   "PUT /api/agents/:name/script": (f) => [
     { params: { name: f.scripted }, body: { json: { name: f.scripted, description: "As JSON", tools: ["clock.now"], talents: [] } } },
@@ -79,6 +102,12 @@ describe(`fuzz of every route (seed ${seed})`, () => {
 
   beforeAll(async () => {
     const fixture = await makeRouteFixture();
+    const telegram = await api(`/api/agents/${fixture.helper}/gateways/telegram`, { method: "PUT", json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1], secretToken: telegramSecret } });
+    if (telegram.status !== 200) throw new Error(`the fuzz's Telegram gateway: ${telegram.status} ${await telegram.text()}`);
+    // The worker loads the A2A SDK and AG-UI's packages on their first request: paid here, not by a
+    // route's first case, which on a loaded machine could take its whole share of the time budget.
+    await (await api(`/a2a/agents/${fixture.agent}/.well-known/agent-card.json`)).text();
+    await (await api(`/agui/agents/${fixture.agent}`, { method: "POST", json: { threadId: "warm", runId: "warm", messages: [{ id: "w", role: "user", content: "hi" }] } })).text();
     for (const route of routeInventory) {
       const sample = await route.sample(fixture);
       samples.set(route, [sample, ...(variants[routeKey(route)]?.(fixture, sample) ?? [])]);

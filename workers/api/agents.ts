@@ -3,7 +3,7 @@ import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { agentInputSchema, agentNameSchema, agentPatchSchema, assertRuntimeOutbound, type AgentProfile } from "../../core/agents";
 import { defaultModelFrom } from "../../core/models";
-import { modelSettingsSchema } from "../../core/run/limits";
+import { modelChoiceSchema, modelSettingsSchema } from "../../core/run/limits";
 import { resolvedModelOf } from "../../durable-objects/agent/runs/models";
 import type { AppEnv } from "../env";
 import { projectOutbound } from "../project-secrets";
@@ -20,7 +20,7 @@ async function withStatus(env: Env, project: string, profile: AgentProfile) {
 }
 
 /** Creating an agent: without a `model`, it gets the deployment's default (`PANTHEON_DEFAULT_PROVIDER`). */
-const createAgentSchema = lazySchema(() => agentInputSchema.extend({ model: modelSettingsSchema.optional() }));
+const createAgentSchema = lazySchema(() => agentInputSchema.extend({ model: modelChoiceSchema.optional() }));
 
 /**
  * Pushes a changed profile to its Durable Object, and re-pushes the agents connected to it: their

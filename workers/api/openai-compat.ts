@@ -1,5 +1,4 @@
 import { Hono, type ErrorHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
@@ -10,7 +9,7 @@ import { apiAuth, projectMiddleware, requireScope, runPrincipal } from "../auth"
 import { requireProject } from "../projects";
 import type { AppContext, AppEnv } from "../env";
 import { agentStub, call, registryStub, type Remote } from "../../durable-objects/stubs";
-import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage } from "../validation";
+import { isJsonMediaType, jsonShapeProblem, limitBody } from "../validation";
 import { readRunEvents } from "../../core/protocols/run-events";
 import { sessionFor } from "../protocols/sessions";
 import { structuredInput } from "./messages";
@@ -60,7 +59,7 @@ const completionBody = lazySchema(() =>
 );
 type CompletionBody = z.infer<typeof completionBody>;
 
-/** The request as OpenAI sends it: JSON by Content-Type (else 415), parseable (else 400), at most 64 levels deep (else 400). */
+/** The request as OpenAI sends it: JSON by Content-Type (else 415), parseable (else 400), at most 64 levels deep and without `__proto__` keys (else 400). */
 async function readBody(c: AppContext): Promise<CompletionBody> {
   if (!isJsonMediaType(c.req.header("content-type"))) {
     throw new OpenAiCompatError(415, "send the chat completion request as JSON with 'Content-Type: application/json'", null, "unsupported_media_type");
@@ -71,7 +70,9 @@ async function readBody(c: AppContext): Promise<CompletionBody> {
   } catch {
     throw new OpenAiCompatError(400, "the body is not valid JSON: send the chat completion request as JSON", null, "bad_request");
   }
-  if (jsonTooDeep(raw)) throw new OpenAiCompatError(400, jsonTooDeepMessage, null, "bad_request");
+  const shape = jsonShapeProblem(raw);
+  if (shape?.kind === "too_deep") throw new OpenAiCompatError(400, shape.message, null, "bad_request");
+  if (shape) throw new OpenAiCompatError(400, shape.message, shape.path.join("."), "invalid_value");
   const parsed = completionBody.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
@@ -251,7 +252,7 @@ const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
   }
   if (error instanceof HTTPException) {
     if (error.status === 401) return shaped(401, "Incorrect or missing API key: send 'Authorization: Bearer <token>' with a Pantheon token", null, "invalid_api_key");
-    if (error.status === 413) return shaped(413, "the request body is larger than 64 KiB", null, "payload_too_large");
+    if (error.status === 413) return shaped(413, "the request body is larger than 64 KiB: /v1 takes at most 64 KiB", null, "payload_too_large");
     return shaped(error.status, error.message || "the request could not be handled", null, null);
   }
   console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), name: (error as Error)?.name, message: (error as Error)?.message }));
@@ -270,7 +271,7 @@ const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
  */
 export const openaiRoutes = new Hono<AppEnv>()
   // Read at request time: app.ts imports this module, so its constants are not ready at load.
-  .use("*", projectMiddleware, (c, next) => bodyLimit({ maxSize: maxBodyBytes, onError: () => { throw new HTTPException(413); } })(c, next), apiAuth, requireProject, requireScope("chat"))
+  .use("*", projectMiddleware, (c, next) => limitBody(maxBodyBytes, "/v1")(c, next), apiAuth, requireProject, requireScope("chat"))
   .post("/chat/completions", async (c) => {
     const body = await readBody(c);
     const content = lastUserContent(body);

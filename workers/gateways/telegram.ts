@@ -8,7 +8,7 @@ import { PantheonError } from "../../core/errors";
 import { telegramUpdateSchema } from "../../core/gateways";
 import type { AppEnv } from "../env";
 import { agentStub, call } from "../../durable-objects/stubs";
-import { parseOrThrow, valid } from "../validation";
+import { checkJsonBody, parseOrThrow, valid } from "../validation";
 import { gatewayIndex } from "./index-store";
 
 /** Telegram's updates are small; anything larger is refused before it is read. */
@@ -45,6 +45,8 @@ export const telegramWebhookRoutes = new Hono<AppEnv>().post(
     } catch {
       throw new PantheonError("bad_request", "the body is not valid JSON");
     }
+    // Before the schema and the RPC to the agent, both of which recurse: a body nested 10,000 deep was a 500.
+    checkJsonBody(body, "update");
     const update = parseOrThrow(telegramUpdateSchema, body, "update");
     const result = await call((await agentStub(c.env, project, agent)).telegramUpdate(update));
     return c.json({ ok: true, ...result });

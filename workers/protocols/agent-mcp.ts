@@ -6,7 +6,6 @@ import { unknownAgent } from "../../core/errors";
 import { agentStub, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
 import { answerStateless, readJsonRpc } from "../mcp-server";
-import { jsonTooDeepMessage, maxJsonDepth } from "../validation";
 
 const rpcError = (code: number, message: string, data?: Record<string, unknown>) => ({ jsonrpc: "2.0" as const, error: { code, message, ...(data ? { data } : {}) }, id: null });
 
@@ -24,7 +23,7 @@ export function agentMcpRoutes(version: string) {
     .post("/:name", async (c) => {
       const name = c.req.param("name");
       const parsed = await readJsonRpc(c.req.raw);
-      if (parsed.tooDeep) return c.json(rpcError(-32700, `Parse error: ${jsonTooDeepMessage}`, { code: "bad_request", limit: maxJsonDepth }), 400);
+      if (parsed.refused) return c.json(parsed.refused, 400);
       const project = c.get("project");
       if (!(await registryStub(c.env, project).getAgent(name)).ok) {
         const error = unknownAgent(name, project);

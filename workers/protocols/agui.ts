@@ -3,8 +3,6 @@
 // the run is ./agui-run.ts, loaded by the first request: AG-UI's packages (their zod schemas and the
 // protobuf encoder) are not evaluated at the worker's startup.
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { unknownAgent } from "../../core/errors";
 import { registryStub } from "../../durable-objects/stubs";
@@ -13,7 +11,7 @@ import { apiAuth, projectMiddleware, requireScope } from "../auth";
 import type { AppEnv } from "../env";
 import { notFound } from "../errors";
 import { requireProject } from "../projects";
-import { valid } from "../validation";
+import { limitBody, valid } from "../validation";
 
 /**
  * Request bodies above this answer 413. Larger than the API's 64 KiB: an AG-UI client sends the
@@ -33,7 +31,7 @@ let aguiRun: Promise<typeof import("./agui-run")> | undefined;
  * await agent.runAgent(); // after agent.addMessage({ id: "1", role: "user", content: "hello" })
  */
 export const aguiRoutes = new Hono<AppEnv>()
-  .use("*", projectMiddleware, bodyLimit({ maxSize: maxAguiBodyBytes, onError: () => { throw new HTTPException(413); } }), apiAuth, requireProject, requireScope("chat"))
+  .use("*", projectMiddleware, limitBody(maxAguiBodyBytes, "/agui"), apiAuth, requireProject, requireScope("chat"))
   .post("/agents/:name", valid("param", nameParam), valid("json", z.record(z.string(), z.unknown())), async (c) => {
     const { name } = c.req.valid("param");
     if (!(await registryStub(c.env, c.get("project")).getAgent(name)).ok) throw unknownAgent(name, c.get("project"));

@@ -1,13 +1,14 @@
 import type { AgentEmail } from "agents/email";
 import { isAutoReplyEmail } from "agents/email";
 import PostalMime from "postal-mime";
-import { maxEmailBytes, newText, senderAllowed, threadCandidates, type EmailConfig } from "../../../core/gateways";
+import { emailTooLargeReason, maxEmailBytes, newText, senderAllowed, threadCandidates, type EmailConfig } from "../../../core/gateways";
 import type { Gateways } from "./gateways";
 import type { RunOutcome } from "../runs/driver";
 
 export interface EmailDeps {
   gateways: Gateways;
   agent(): string;
+  now(): number;
   turn(input: { content: string; input?: Record<string, unknown>; session: string }): Promise<RunOutcome>;
   /** The agents SDK's reply through the inbound mail's own channel (Email Routing `reply()`). */
   reply(email: AgentEmail, options: { fromName: string; subject: string; body: string; headers: Record<string, string> }): Promise<void>;
@@ -35,20 +36,32 @@ function htmlText(html: string): string {
  * inbound message).
  */
 export async function handleEmail(email: AgentEmail, deps: EmailDeps): Promise<string> {
+  // `setReject` is an RPC back to the worker's message (the SDK's bridge): awaited, or the
+  // invocation can end before it lands and the mail is neither refused nor answered.
   const config = deps.gateways.configOf<EmailConfig>("email");
   if (!config) {
-    email.setReject("this address takes no mail");
+    await email.setReject("this address takes no mail");
     return "refused: no email gateway";
   }
   if (!senderAllowed(email.from, config.allowedSenders)) {
-    email.setReject("the sender is not allowed to write to this agent");
+    await email.setReject("the sender is not allowed to write to this agent");
     return "refused: sender not allowed";
   }
-  if (email.rawSize > maxEmailBytes) {
-    email.setReject(`the message is larger than ${maxEmailBytes / 1024} KiB`);
-    return "refused: too large";
+  // The sender's server gets the reason; the operator sees it on GET …/gateways/email and in the log.
+  const refuse = async (reason: string, why: string) => {
+    await email.setReject(reason);
+    deps.gateways.noteEmailRefusal({ at: deps.now(), from: email.from.toLowerCase(), size: email.rawSize, reason });
+    console.warn(JSON.stringify({ level: "warn", event: "email_refused", agent: deps.agent(), reason: why, size: email.rawSize, limit: maxEmailBytes }));
+    return `refused: ${why.replace("_", " ")}`;
+  };
+  if (email.rawSize > maxEmailBytes) return refuse(emailTooLargeReason(email.rawSize), "too_large");
+  let parsed: Awaited<ReturnType<typeof PostalMime.parse>>;
+  try {
+    parsed = await PostalMime.parse(await email.getRaw());
+  } catch (error) {
+    // postal-mime refuses multiparts nested past 256 levels, among others: the sender's mistake, not ours.
+    return refuse(`the message could not be read as MIME: ${error instanceof Error ? error.message : String(error)}`, "unreadable");
   }
-  const parsed = await PostalMime.parse(await email.getRaw());
   if (isAutoReplyEmail(parsed.headers)) return "ignored: an automatic reply";
 
   const subject = (parsed.subject ?? "").slice(0, 200);

@@ -9,6 +9,7 @@ import {
   decisionKey,
   telegramAction,
   type EmailConfig,
+  type EmailRefusal,
   type TelegramConfig,
   type TelegramUpdate,
 } from "../../../core/gateways";
@@ -200,6 +201,14 @@ export function makeGateways(deps: GatewayDeps) {
     }
   }
 
+  /** Keeps the last mail the email gateway refused with its settings (GET …/gateways/email shows it; a PUT starts afresh). */
+  function noteEmailRefusal(refusal: EmailRefusal): void {
+    const row = settings("email");
+    if (!row) return;
+    const config = { ...(row.config as EmailConfig), lastRefusal: refusal };
+    db.update(schema.gatewaySettings).set({ config }).where(eq(schema.gatewaySettings.kind, "email")).run();
+  }
+
   return {
     configOf,
     save,
@@ -222,6 +231,7 @@ export function makeGateways(deps: GatewayDeps) {
       return { ok: true };
     },
     remove,
+    noteEmailRefusal,
     threadSession,
     knownThread,
     mapThread,

@@ -267,7 +267,8 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
     /** The tools of every ready server, as the agent's tools see them right now. */
     toolSource(): ToolSource {
       const specs: ToolSpec[] = [];
-      const implementations: Record<string, ToolImplementation> = {};
+      // No prototype: a tool the server names `__proto__` or `constructor` is a key like any other.
+      const implementations: Record<string, ToolImplementation> = Object.create(null) as Record<string, ToolImplementation>;
       // Asked on every turn; an agent without a connection has no ready server, and listing the
       // servers would read the SDK's table for nothing.
       if (client.connectionCount() === 0) return { specs, implementations };

@@ -55,6 +55,19 @@ export function newMemoryId(): string {
   return "m" + Array.from(bytes, (b) => (b % 36).toString(36)).join("") + Date.now().toString(36).slice(-5);
 }
 
+/** Durable Object SQLite (like D1) binds at most 100 variables per statement ("too many SQL variables" past it). */
+export const maxBoundVariables = 100;
+
+/**
+ * Rows of one multi-row INSERT in groups that stay under {@link maxBoundVariables}: `columns` is
+ * how many values each row binds (an autoincrement id counted too, in case it is bound).
+ * @example
+ * for (const part of rowBatches(rows, 5)) db.insert(table).values(part).run(); // 20 rows a statement
+ */
+export function rowBatches<T>(rows: T[], columns: number): T[][] {
+  return chunks(rows, Math.max(1, Math.floor(maxBoundVariables / columns)));
+}
+
 export function chunks<T>(values: T[], size = chunkSize): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));

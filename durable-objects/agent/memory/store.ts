@@ -3,7 +3,7 @@ import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { entitiesOf, ftsTerms, happenedAt, parseTriple, type MemoryKind, type ScoredId } from "../../../core/context";
 import type { Clock, SqlLike } from "../../../core/ports";
 import * as schema from "../schema";
-import { chunks, chunkSize, clamp01, memoryKindsBut, newMemoryId, ownSource, recordOf, within, type InsertResult, type MemoryRecord, type NewMemory, type Period } from "./records";
+import { chunks, chunkSize, clamp01, rowBatches, memoryKindsBut, newMemoryId, ownSource, recordOf, within, type InsertResult, type MemoryRecord, type NewMemory, type Period } from "./records";
 import { makeMemoryVectors, type MemoryPorts } from "./vectors";
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;
@@ -149,7 +149,8 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
         .run();
       if (!record.supersededBy && record.kind !== "summary") {
         const edges = edgesFor(record);
-        if (edges.length) db.insert(memoryEdges).values(edges.map(([subject, relation, object]) => ({ subject, relation, object, provenance: record.id, createdAt: now }))).run();
+        // Up to 50 entities, one edge each: six columns a row, so in statements of at most 16 rows.
+        for (const part of rowBatches(edges, 6)) db.insert(memoryEdges).values(part.map(([subject, relation, object]) => ({ subject, relation, object, provenance: record.id, createdAt: now }))).run();
       }
       superseded.push(...supersedeSlot(record));
       records.push(record);

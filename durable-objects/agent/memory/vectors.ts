@@ -3,7 +3,7 @@ import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { happenedAt, type ScoredId } from "../../../core/context";
 import type { Clock, EmbedPort, VectorPort } from "../../../core/ports";
 import * as schema from "../schema";
-import { chunks, recordOf, within, type MemoryRecord, type Period } from "./records";
+import { chunks, recordOf, rowBatches, within, type MemoryRecord, type Period } from "./records";
 
 /**
  * The embedder and where its vectors live. `vectors` is asked per embedding space so that vectors of
@@ -52,10 +52,9 @@ export function makeMemoryVectors(deps: { db: Db; clock: Clock; ports: () => Mem
         const values = await embed.embed(batch.map((r) => r.text));
         await index.upsert(batch.map((r, j) => ({ id: vectorIdOf(r.id, embed.model), values: values[j]!, metadata: { source: r.source, kind: r.kind } })));
         const now = clock.now();
-        db.insert(memoryVectors)
-          .values(batch.map((r) => ({ memoryId: r.id, vectorId: vectorIdOf(r.id, embed.model), model: embed.model, dimensions: embed.dimensions, createdAt: now })))
-          .onConflictDoNothing()
-          .run();
+        // Five bound values a row: an INSERT of all 64 would pass SQLite's 100 variables (it did from 21 memories on).
+        const rows = batch.map((r) => ({ memoryId: r.id, vectorId: vectorIdOf(r.id, embed.model), model: embed.model, dimensions: embed.dimensions, createdAt: now }));
+        for (const part of rowBatches(rows, 5)) db.insert(memoryVectors).values(part).onConflictDoNothing().run();
       }
     } catch (error) {
       warnings.push(`embedding failed (${error instanceof Error ? error.message : String(error)}): the memory is stored and found by words; POST .../memories/reembed adds its vector later`);

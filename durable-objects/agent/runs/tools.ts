@@ -2,6 +2,7 @@ import { makeA2aAskTool } from "../../../adapters/a2a-remote";
 import type { AgentProfile } from "../../../core/agents";
 import type { NamedSecret } from "../../../core/gates";
 import type { Clock } from "../../../core/ports";
+import { ownValue } from "../../../core/reserved-names";
 import {
   declaredToolSecrets,
   makeAgentToolSpec,
@@ -43,7 +44,8 @@ export function buildAgentTools(
 ): AgentTools {
   const runtime = profile.runtime;
   const specs: ToolSpec[] = [];
-  const implementations: Record<string, ToolImplementation> = {};
+  // No prototype: a tool an MCP server names `__proto__` or `constructor` is a key like any other.
+  const implementations: Record<string, ToolImplementation> = Object.create(null) as Record<string, ToolImplementation>;
   const needsApproval = new Set(runtime.approvalRequired);
   const add = (spec: ToolSpec, implementation?: ToolImplementation) => {
     if (specs.some((s) => s.name === spec.name)) return;
@@ -86,11 +88,11 @@ export function buildAgentTools(
     add(tool.spec, tool.implementation);
   }
   for (const connection of profile.connections) {
-    const description = profile.connectionDescriptions?.[connection];
+    const description = ownValue(profile.connectionDescriptions, connection);
     add(makeAgentToolSpec(connection, description ? `Ask the agent '${connection}': ${description}` : undefined));
   }
   for (const source of deps.extra ?? []) {
-    for (const spec of source.specs) add(spec, source.implementations[spec.name]);
+    for (const spec of source.specs) add(spec, ownValue(source.implementations, spec.name));
   }
 
   const secrets: Record<string, string> = {};

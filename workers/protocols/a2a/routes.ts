@@ -15,7 +15,7 @@ import { a2aSessionPrefix, agentCardOf, requestTextOf, approvalAnswerOf, type Ru
 import { agentStub, call, registryStub, type Remote } from "../../../durable-objects/stubs";
 import type { AgentDO } from "../../../durable-objects/agent/agent-do";
 import type { AppContext } from "../../env";
-import { isJsonMediaType, jsonTooDeep, jsonTooDeepMessage, maxJsonDepth } from "../../validation";
+import { isJsonMediaType, jsonShapeProblem, maxJsonDepth } from "../../validation";
 import { makeRunExecutor } from "./executor";
 import { makeRunTaskStore } from "./store";
 
@@ -208,7 +208,9 @@ export async function jsonRpcResponse(c: AppContext, version: string): Promise<R
   } catch {
     return c.json(rpcError(null, -32700, "Parse error: the body is not JSON"), 400);
   }
-  if (jsonTooDeep(body)) return c.json(rpcError(null, -32700, `Parse error: ${jsonTooDeepMessage}`, { code: "bad_request", limit: maxJsonDepth }), 400);
+  const shape = jsonShapeProblem(body);
+  if (shape?.kind === "too_deep") return c.json(rpcError(null, -32700, `Parse error: ${shape.message}`, { code: "bad_request", limit: maxJsonDepth }), 400);
+  if (shape) return c.json(rpcError(null, -32600, `Invalid Request: ${shape.message}`, { code: "validation_failed", path: shape.path }), 400);
   const request = (body && typeof body === "object" && !Array.isArray(body) ? body : {}) as { id?: unknown; method?: unknown; params?: { message?: { taskId?: unknown } } };
   if (!agentNameSchema.safeParse(name).success) return c.json(rpcError(request.id, -32600, `'${name.slice(0, 64)}' is not an agent name`), 404);
 
