@@ -55,6 +55,8 @@ try {
     PANTHEON_TOKEN: token,
     // The README's Telegram block reads the bot token BotFather gave from $BOT_TOKEN (a made-up one here).
     BOT_TOKEN: "123456789:readme-check-bot-token",
+    // …and the secrets block pipes a tool's key from $AIRTABLE_KEY.
+    AIRTABLE_KEY: "readme-check-airtable-key",
     XDG_CONFIG_HOME: join(scratch, "config"),
     NO_COLOR: "1",
   };

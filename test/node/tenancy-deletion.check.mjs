@@ -65,7 +65,7 @@ try {
     port: await freePort(),
     token,
     persistTo,
-    vars: { PANTHEON_TOOL_SECRETS: "ECHO_KEY", ECHO_KEY: secret, PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true" },
+    vars: { PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true" },
   });
   const as = (project, path, init = {}) => call(server.url, path, { ...init, headers: { "x-pantheon-project": project, ...init.headers } });
   const chat = (project, agent, content, with_ = {}) => as(project, `/api/agents/${agent}/messages`, { method: "POST", body: JSON.stringify({ content }), ...with_ });
@@ -125,6 +125,9 @@ try {
   for (const s of [aSocket, newB, withOldToken]) s.ws.close();
 
   // ---- the trace holds no encoding of a tool's secret --------------------------------------
+  // The secret is tenant-a's own (project secrets): set over the API, opened only inside its agent.
+  const stored = await as("tenant-a", "/api/projects/tenant-a/secrets/ECHO_KEY", { method: "PUT", body: JSON.stringify({ value: secret }) });
+  check("tenant-a's secret ECHO_KEY is set", stored.status === 200 || stored.status === 201, shown(stored));
   const tool = { name: "echo.key", description: "echoes its key", endpoint: echoUrl, headers: { "X-Api-Key": { secret: "ECHO_KEY" } } };
   const echoer = await as("tenant-a", "/api/agents", { method: "POST", body: JSON.stringify({ name: "echoer", runtime: { tools: [], allowHosts: ["127.0.0.1"], httpTools: [tool] } }) });
   check("an agent with an HTTP tool that sends the secret ECHO_KEY is made", echoer.status === 201, shown(echoer));
