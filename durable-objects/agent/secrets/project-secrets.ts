@@ -14,7 +14,8 @@ export interface ProjectSecretsDeps {
 /**
  * The secret values this agent uses, opened here and nowhere else: its project's own secrets
  * (sealed in the registry, opened with the deployment key), the deployment secrets granted to the
- * project, and for `default` the implicit ones (core/secrets `implicitGrant`). Fetched once per name
+ * project, and for `default` the implicit ones (core/secrets `implicitGrant`); for the use `model`,
+ * the project's own model settings only (core/models project-keys). Fetched once per name
  * and kept in memory — a turn reads them without a round trip — until the registry's owner says a
  * secret changed (`invalidate`, from the secrets routes); an eviction forgets them too. A name the
  * project lacks is remembered as absent, so an agent naming one does not ask on every turn.
