@@ -1,4 +1,5 @@
 import { runtimeSecretNames } from "../core/agents";
+import { modelSettingsOf } from "../core/models";
 import { PantheonError } from "../core/errors";
 import { makeSecretCipher, projectSecretRefusal, readDeploymentSecret, SecretsKeyError, type SecretCipher, type SecretUse } from "../core/secrets";
 import { outboundSettingsFrom, declaredToolSecrets, type OutboundSettings } from "../core/tools";
@@ -57,14 +58,14 @@ export async function secretFingerprintOf(env: Env, project: string, name: strin
 }
 
 /**
- * Tells the agents of the project that use `name` (in a tool or A2A header, or as their Telegram
- * bot) that it changed: each forgets the values it opened and reads them again on next use. Agents
+ * Tells the agents of the project that use `name` (in a tool or A2A header, as their Telegram bot,
+ * or as a model setting their model reads: core/models project-keys) that it changed: each forgets the values it opened and reads them again on next use. Agents
  * that do not name it are left asleep; one that comes to name it later reads it fresh (a profile
  * change clears an agent's copies too).
  */
 export async function secretsChanged(env: Env, project: string, name: string): Promise<void> {
   const [agents, bots] = await Promise.all([registryStub(env, project).listAgents(), gatewayIndex(env).list("telegram")]);
-  const users = new Set(agents.filter((agent) => runtimeSecretNames(agent.runtime).includes(name)).map((agent) => agent.name));
+  const users = new Set(agents.filter((agent) => runtimeSecretNames(agent.runtime).includes(name) || (modelSettingsOf(agent.model) as string[]).includes(name)).map((agent) => agent.name));
   const ownBots = bots.filter((bot) => bot.project === project && bot.entry.botTokenSecret === name);
   if (ownBots.length) {
     // The bot index keeps each bot's fingerprint current, so one bot stays one project's.

@@ -4,7 +4,7 @@ import { makeAnthropicLlm } from "../llm-anthropic";
 import { makeOfflineLlm } from "../llm-offline";
 import { makeOpenAiLlm } from "../llm-openai";
 import { type WorkersAiBinding, makeWorkersAiLlm } from "../llm-workers-ai";
-import { LlmError, makeResilientLlm, resolveModel, type Deployment, type ProviderFacts, type ResolvedModel } from "../../core/models";
+import { LlmError, makeResilientLlm, resolveModel, type Deployment, type ProjectModelFacts, type ProviderFacts, type ResolvedModel } from "../../core/models";
 
 export interface LlmConfig {
   openaiApiKey?: string | undefined;
@@ -16,6 +16,10 @@ export interface LlmConfig {
   /** `production`: a provider without its key fails the run (no stand-in). Default `local`. */
   deployment?: Deployment | undefined;
   fetch?: ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) | undefined;
+  /** The OpenAI client's fetch when it differs (a project's own server, behind the outbound guard). */
+  openaiFetch?: ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) | undefined;
+  /** Which providers answer with the project's own settings (core/models project-keys). */
+  project?: ProjectModelFacts | undefined;
   /** Resilience knobs, passed to makeResilientLlm (its defaults when absent). */
   retries?: number;
   timeoutMs?: number;
@@ -37,7 +41,7 @@ export interface ChosenLlm {
 
 /** Presence of each provider's key or binding in the config (never the values). */
 export function providerFacts(config: LlmConfig): ProviderFacts {
-  return { openaiApiKey: Boolean(config.openaiApiKey), openaiBaseUrl: Boolean(config.openaiBaseUrl), anthropicApiKey: Boolean(config.anthropicApiKey), workersAi: Boolean(config.ai) };
+  return { openaiApiKey: Boolean(config.openaiApiKey), openaiBaseUrl: Boolean(config.openaiBaseUrl), anthropicApiKey: Boolean(config.anthropicApiKey), workersAi: Boolean(config.ai), ...(config.project ? { project: config.project } : {}) };
 }
 
 /** The port of a provider resolveModel found available. */
@@ -46,7 +50,7 @@ function build(provider: string, config: LlmConfig): LlmPort {
   switch (provider) {
     case "openai":
       // Local OpenAI-compatible servers ignore the key, but the SDK insists on one.
-      return makeOpenAiLlm({ apiKey: config.openaiApiKey || "no-key", ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}), ...fetch });
+      return makeOpenAiLlm({ apiKey: config.openaiApiKey || "no-key", ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}), ...(config.openaiFetch ? { fetch: config.openaiFetch } : fetch) });
     case "anthropic":
       return makeAnthropicLlm({ apiKey: config.anthropicApiKey ?? "", ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}), ...fetch });
     case "workers-ai":

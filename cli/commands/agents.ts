@@ -21,19 +21,23 @@ interface Resolution {
   status: "ok" | "fallback" | "stand-in" | "unavailable";
   reason: string;
   missing?: { secret?: string };
+  /** Whose key the answering provider calls with (never the value). */
+  key?: "project" | "deployment";
 }
 
 /**
- * The model an agent asked for and, when another one answers here, that one and why:
- * `openai:gpt-4o → offline (no OPENAI_API_KEY)`, `openai:gpt-4o → none, runs fail (no OPENAI_API_KEY)`.
+ * The model an agent asked for and, when another one answers here, that one and why, with whose key
+ * a provider calls: `openai:gpt-4o (project key)`, `openai:gpt-4o → offline (no OPENAI_API_KEY)`,
+ * `openai:gpt-4o → none, runs fail (no OPENAI_API_KEY)`.
  */
 export function answeringModelText(requested: { provider: string; name: string } | undefined | null, resolved: Resolution | undefined | null): string {
   const asked = modelText(requested);
-  if (!resolved || resolved.status === "ok") return asked;
+  const key = resolved?.key ? ` (${resolved.key} key)` : "";
+  if (!resolved || resolved.status === "ok") return `${asked}${key}`;
   const why = resolved.missing?.secret ? `no ${resolved.missing.secret}` : resolved.reason;
   if (resolved.status === "unavailable") return `${asked} → none, runs fail (${why})`;
   const answering = resolved.provider === "offline" ? "offline" : modelText(resolved);
-  return `${asked} → ${answering} (${resolved.status === "fallback" ? `fallback: ${why}` : why})`;
+  return `${asked} → ${answering}${key} (${resolved.status === "fallback" ? `fallback: ${why}` : why})`;
 }
 
 /** The positional argument at `index`, or a usage error naming what is missing. */
@@ -120,7 +124,7 @@ export const agents: Command = {
             ["name", agent.name],
             ["status", agent.status],
             ["model", modelText(agent.model)],
-            ["answers here", agent.resolvedModel ? `${modelText(agent.resolvedModel)} (${agent.resolvedModel.status}: ${agent.resolvedModel.reason})` : undefined],
+            ["answers here", agent.resolvedModel ? `${modelText(agent.resolvedModel)}${agent.resolvedModel.key ? ` with the ${agent.resolvedModel.key} key` : ""} (${agent.resolvedModel.status}: ${agent.resolvedModel.reason})` : undefined],
             ["description", agent.description || "-"],
             ["system prompt", agent.systemPrompt || "-"],
             ["tools", agent.runtime?.tools?.join(", ") || "-"],

@@ -44,6 +44,11 @@ export interface DoctorFacts {
   /** Presence of each secret or var by name. */
   secrets: Record<string, boolean>;
   providers: ProviderFacts;
+  /**
+   * What the project's agents resolve against when the project sets model settings of its own
+   * (core/models project-keys): its keys in place of the deployment's. Absent: `providers`.
+   */
+  projectProviders?: ProviderFacts;
   /** `PANTHEON_DEFAULT_PROVIDER` as configured. */
   defaultProvider: string | undefined;
   /** Names in `PANTHEON_TOOL_SECRETS` (reserved names already left out); reached by the project `default` only. */
@@ -135,7 +140,7 @@ export function buildDoctorReport(facts: DoctorFacts): DoctorReport {
   add(facts.secrets.PANTHEON_ADMIN_TOKEN ? { id: "secret:PANTHEON_ADMIN_TOKEN", area: "secrets", status: "ok", message: "PANTHEON_ADMIN_TOKEN is set" }
     : { id: "secret:PANTHEON_ADMIN_TOKEN", area: "secrets", status: prod ? "problem" : "warn", message: "PANTHEON_ADMIN_TOKEN is not set: only API tokens open the API", fix: secretFix("PANTHEON_ADMIN_TOKEN", facts.deployment) });
   const defaultModel = defaultModelFrom(facts.defaultProvider);
-  const resolvedAgents = facts.agents.map((a) => ({ name: a.name, resolvedModel: resolveModel(a.model, facts.providers, facts.deployment) }));
+  const resolvedAgents = facts.agents.map((a) => ({ name: a.name, resolvedModel: resolveModel(a.model, facts.projectProviders ?? facts.providers, facts.deployment) }));
   for (const [secret, provider] of [["OPENAI_API_KEY", "openai"], ["ANTHROPIC_API_KEY", "anthropic"]] as const) {
     const users = facts.agents.filter((a) => a.model.provider === provider || a.model.fallback?.provider === provider).map((a) => a.name);
     const byDefault = defaultModel.provider === provider;
@@ -148,12 +153,12 @@ export function buildDoctorReport(facts: DoctorFacts): DoctorReport {
   }
 
   // Models: the default and each agent's.
-  const defaultResolved = resolveModel(defaultModel, facts.providers, facts.deployment);
+  const defaultResolved = resolveModel(defaultModel, facts.projectProviders ?? facts.providers, facts.deployment);
   add(prod && defaultModel.provider === "offline" ? { id: "model:default", area: "models", status: "warn", message: "PANTHEON_DEFAULT_PROVIDER is empty: agents created without a model get the offline stand-in", fix: 'set PANTHEON_DEFAULT_PROVIDER = "openai" (or anthropic, workers-ai; "provider:model" names the model) under [env.production.vars], then npm run deploy' }
     : defaultResolved.status === "unavailable" ? { id: "model:default", area: "models", status: "problem", message: `new agents get ${defaultModel.provider} (${defaultModel.name}), which cannot answer: ${defaultResolved.reason}`, fix: defaultResolved.missing?.fix ?? deployFix }
     : { id: "model:default", area: "models", status: "ok", message: `agents created without a model get ${defaultModel.provider} (${defaultModel.name}): ${defaultResolved.reason}` });
   for (const { name, resolvedModel: r } of resolvedAgents) {
-    const check: DoctorCheck = { id: `model:${name}`, area: "models", status: "ok", message: `${name} → ${r.provider} (${r.name}): ${r.reason}` };
+    const check: DoctorCheck = { id: `model:${name}`, area: "models", status: "ok", message: `${name} → ${r.provider} (${r.name}${r.key ? `, ${r.key} key` : ""}): ${r.reason}` };
     if (r.status === "unavailable") Object.assign(check, { status: "problem", fix: r.missing?.fix });
     else if (r.status === "stand-in" || r.status === "fallback") Object.assign(check, { status: "warn", fix: r.missing?.fix });
     else if (prod && r.provider === "offline") Object.assign(check, { status: "warn", message: `${name} asks for the offline stand-in (no language model)`, fix: `PATCH /api/agents/${name} {"model":{"provider":"openai","name":"gpt-4o-mini"}}` });

@@ -3,17 +3,21 @@ export { makeResilientLlm, type ResilientLlmOptions, type RetryEvent } from "./r
 export { estimateMessageTokens, estimateTokens } from "./tokens";
 export { makeToolNameCodec, parseToolArguments, type ToolNameCodec } from "./tool-names";
 export {
+  answeringModelLabel,
   defaultModelFrom,
   defaultModelNames,
   deploymentOf,
+  keySourceOf,
   knownProviders,
   providerAvailability,
   resolveModel,
   secretFix,
   type Deployment,
+  type KeySource,
   type MissingRequirement,
   type ModelRef,
   type ProviderFacts,
   type ResolvedModel,
 } from "./resolve";
 export { costOf } from "./prices";
+export { isModelSetting, modelSettingsOf, projectModelFacts, projectModelSettings, type ProjectModelFacts, type ProjectModelSetting } from "./project-keys";

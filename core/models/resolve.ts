@@ -8,6 +8,8 @@
  * the command that sets it.
  */
 
+import type { ProjectModelFacts } from "./project-keys";
+
 /** Where the worker runs: `PANTHEON_ENV` ("production" on Cloudflare, anything else is local). */
 export type Deployment = "production" | "local";
 
@@ -19,7 +21,15 @@ export interface ProviderFacts {
   anthropicApiKey: boolean;
   /** The Workers AI binding `AI` (production only). */
   workersAi: boolean;
+  /**
+   * Which providers answer with the project's own settings (core/models project-keys): the facts
+   * above are then the project's, and the deployment's key for that provider is not used.
+   */
+  project?: ProjectModelFacts | undefined;
 }
+
+/** Whose key a provider calls with: the project's own (a project secret) or the deployment's (a worker secret). */
+export type KeySource = "project" | "deployment";
 
 export interface ModelRef {
   provider: string;
@@ -54,6 +64,24 @@ export interface ResolvedModel {
   fallback?: ModelRef & { available: boolean; reason: string };
   /** Present when the requested provider cannot answer: what to set. */
   missing?: MissingRequirement;
+  /** Whose key the answering provider calls with (openai and anthropic only; never the value). */
+  key?: KeySource;
+}
+
+/** The key source of a provider that uses one, from the facts. */
+export function keySourceOf(provider: string, facts: ProviderFacts): KeySource | undefined {
+  if (provider !== "openai" && provider !== "anthropic") return undefined;
+  return facts.project?.[provider] ? "project" : "deployment";
+}
+
+/**
+ * The answering model as the API, the CLI and the doctor show it, with whose key it calls.
+ * @example
+ * answeringModelLabel({ provider: "openai", name: "gpt-4o", key: "project" }); // "openai:gpt-4o (project key)"
+ * answeringModelLabel({ provider: "offline", name: "offline" });               // "offline:offline"
+ */
+export function answeringModelLabel(resolved: Pick<ResolvedModel, "provider" | "name" | "key">): string {
+  return `${resolved.provider}:${resolved.name}${resolved.key ? ` (${resolved.key} key)` : ""}`;
 }
 
 export const knownProviders = ["openai", "anthropic", "workers-ai", "offline"] as const;
@@ -89,13 +117,15 @@ export function providerAvailability(provider: string, facts: ProviderFacts, dep
     const fix = secretFix(secret, deployment);
     return { ok: false, why: `no ${secret}`, missing: { provider, secret, fix, message: `provider '${provider}' needs the secret ${secret}: ${fix}` } };
   };
+  // The project's own settings say so; the deployment's read as they always have.
+  const whose = (p: "openai" | "anthropic") => (facts.project?.[p] ? "the project's " : "");
   switch (provider) {
     case "openai":
-      if (facts.openaiApiKey) return { ok: true, why: "OPENAI_API_KEY is set" };
-      if (facts.openaiBaseUrl) return { ok: true, why: "OPENAI_BASE_URL is set (an OpenAI-compatible server, no key needed)" };
+      if (facts.openaiApiKey) return { ok: true, why: `${whose("openai")}OPENAI_API_KEY is set` };
+      if (facts.openaiBaseUrl) return { ok: true, why: `${whose("openai")}OPENAI_BASE_URL is set (an OpenAI-compatible server, no key needed)` };
       return needsSecret("OPENAI_API_KEY");
     case "anthropic":
-      return facts.anthropicApiKey ? { ok: true, why: "ANTHROPIC_API_KEY is set" } : needsSecret("ANTHROPIC_API_KEY");
+      return facts.anthropicApiKey ? { ok: true, why: `${whose("anthropic")}ANTHROPIC_API_KEY is set` } : needsSecret("ANTHROPIC_API_KEY");
     case "workers-ai": {
       if (facts.workersAi) return { ok: true, why: "the AI binding is present" };
       const fix = deployment === "production" ? 'add [env.production.ai] binding = "AI" to wrangler.toml, then npm run deploy' : "Workers AI exists only in production (wrangler deploy --env production)";
@@ -125,10 +155,14 @@ export function resolveModel(settings: ModelRef & { fallback?: ModelRef | undefi
   const fb = settings.fallback ? providerAvailability(settings.fallback.provider, facts, deployment) : undefined;
   const fallback = settings.fallback && fb ? { provider: settings.fallback.provider, name: settings.fallback.name, available: fb.ok, reason: fb.why } : undefined;
   const withFallback = fallback ? { fallback } : {};
+  const keyOf = (provider: string) => {
+    const key = keySourceOf(provider, facts);
+    return key ? { key } : {};
+  };
 
   if (primary.ok) {
     const behind = fallback ? (fallback.available ? `; falls back to ${fallback.provider} (${fallback.name})` : `; its fallback ${fallback.provider} is unavailable (${fallback.reason})`) : "";
-    return { requested, provider: requested.provider, name: requested.name, status: "ok", reason: `${requested.provider}: ${primary.why}${behind}`, ...withFallback };
+    return { requested, provider: requested.provider, name: requested.name, status: "ok", reason: `${requested.provider}: ${primary.why}${behind}`, ...withFallback, ...keyOf(requested.provider) };
   }
   if (fallback?.available) {
     return {
@@ -139,6 +173,7 @@ export function resolveModel(settings: ModelRef & { fallback?: ModelRef | undefi
       reason: `${primary.why}; the fallback ${fallback.provider} (${fallback.name}) answers`,
       fallback,
       missing: primary.missing,
+      ...keyOf(fallback.provider),
     };
   }
   if (deployment === "local") {

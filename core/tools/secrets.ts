@@ -1,3 +1,4 @@
+import { isModelSetting } from "../models/project-keys";
 import { makeSecretDetector, type NamedSecret } from "../redaction";
 
 /** A header (or other) value that names a secret instead of holding it: resolved at call time. */
@@ -12,10 +13,11 @@ export const secretNamePattern = /^[A-Z][A-Z0-9_]*$/;
 
 /**
  * Worker secrets no tool ever receives, even when listed in `PANTHEON_TOOL_SECRETS`: Pantheon's
- * own (`PANTHEON_*`, e.g. the admin token) and the model providers' keys.
+ * own (`PANTHEON_*`, e.g. the admin token) and the model settings (the providers' keys and
+ * OPENAI_BASE_URL: a project may set its own, for its agents' model calls only).
  */
 export function isReservedSecret(name: string): boolean {
-  return name.startsWith("PANTHEON_") || name === "OPENAI_API_KEY" || name === "ANTHROPIC_API_KEY";
+  return name.startsWith("PANTHEON_") || isModelSetting(name);
 }
 
 /**
@@ -48,7 +50,7 @@ export function toolSecretRefusal(name: string, declared: readonly string[], pro
     : declared.length ? `tools may use: ${declared.join(", ")}` : "no secrets are declared for tools (PANTHEON_TOOL_SECRETS is empty)";
   const reason = (why: string) => (list ? `${why}; ${allowed}` : why);
   if (name.startsWith("PANTHEON_")) return reason(`secret '${name}' is Pantheon's own and never reaches a tool`);
-  if (isReservedSecret(name)) return reason(`secret '${name}' is a model key and never reaches a tool`);
+  if (isReservedSecret(name)) return reason(`secret '${name}' is a model ${name.endsWith("_KEY") ? "key" : "setting"} and never reaches a tool`);
   if (declared.includes(name)) return undefined;
   if (project) {
     const has = list ? ` (${declared.length ? `it has: ${declared.join(", ")}` : "it has none"})` : "";

@@ -77,7 +77,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     schedule: (seconds) => agent.schedule(seconds, "onMemoryIdle"),
     cancel: (id) => agent.cancelSchedule(id),
     lastActivityAt: () => messages.lastAt(),
-  }, background: (work) => ctx.waitUntil(work), screenFor: (profile) => turns.memoryScreenFor(profile) });
+  }, background: (work) => ctx.waitUntil(work), screenFor: (profile) => turns.memoryScreenFor(profile), projectModel: (profile) => turns.projectModel(profile) });
   const driver = makeRunDriver({
     runs,
     messages,

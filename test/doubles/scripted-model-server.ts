@@ -3,6 +3,7 @@
 // its own model name and never sees another test's replies:
 //   POST /__script/<model>   [{ content?, toolCalls?: [{ name, arguments }], status?, error?, delayMs? }, ...]
 //   GET  /__calls/<model>    the request bodies the double received for that model
+//   GET  /__auth/<model>     the Authorization header of each of those requests (which key answered)
 // Memory-extraction requests (the agent's after-turn step, recognised by its system prompt) are
 // answered from their own queue, POST /__script/<model>:extraction (default: no memories), and
 // recorded under /__calls/<model>:extraction, so they never consume a conversation's replies.
@@ -115,6 +116,9 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
       const echo = { echo: body ? JSON.parse(body) : null, call: toolCalls.length, ...(url.searchParams.has("echoHeaders") ? { headers: req.headers } : {}) };
       return send(status, status >= 400 ? { error: "scripted tool failure" } : echo);
     }
+    if (req.method === "GET" && url.pathname.startsWith("/__auth/")) {
+      return send(200, calls.get(`auth:${decodeURIComponent(url.pathname.slice("/__auth/".length))}`) ?? []);
+    }
     if (req.method === "GET" && url.pathname.startsWith("/__tool-calls/")) {
       return send(200, calls.get(`tool:${decodeURIComponent(url.pathname.slice("/__tool-calls/".length))}`) ?? []);
     }
@@ -126,6 +130,8 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
       const side = extraction || summary;
       const key = extraction ? `${body.model}:extraction` : summary ? `${body.model}:summary` : body.model;
       calls.set(key, [...(calls.get(key) ?? []), body]);
+      // Which key each call carried (project keys vs the deployment's): GET /__auth/<model>.
+      calls.set(`auth:${key}`, [...(calls.get(`auth:${key}`) ?? []), req.headers.authorization ?? null]);
       const fallback = extraction ? '{"memories":[]}' : summary ? "(summary)" : "(the double has no scripted reply)";
       const step = (!side && caseStep(body.model, body.messages ?? [])) || scripts.get(key)?.shift() || { content: fallback };
       if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));

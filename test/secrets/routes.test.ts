@@ -49,7 +49,8 @@ describe("project secrets: routes", () => {
     const cases: [string, unknown, (string | number)[], string][] = [
       ["airtable_key", { value: "v-1234" }, ["name"], "UPPER_SNAKE"],
       ["PANTHEON_ADMIN_TOKEN", { value: "v-1234" }, ["name"], "a reserved name"],
-      ["OPENAI_API_KEY", { value: "v-1234" }, ["name"], "a reserved name"],
+      ["PANTHEON_SECRETS_KEY", { value: "v-1234" }, ["name"], "a reserved name"],
+      ["OPENAI_BASE_URL", { value: "http://169.254.169.254/v1" }, ["value"], "link-local"],
       [`K${"X".repeat(64)}`, { value: "v-1234" }, ["name"], "at most 64 characters"],
       ["GOOD_NAME", { value: "" }, ["value"], "the value is empty"],
       ["GOOD_NAME", { value: "x".repeat(8 * 1024 + 1) }, ["value"], "at most 8192 bytes"],
@@ -97,7 +98,7 @@ describe("project secrets: routes", () => {
     expect(denied.status).toBe(403);
     expect(((await denied.json()) as ErrorBody).error.message).toContain("only the deployment's admin token");
     expect((await api(`/api/projects/${b.slug}/grants/NOT_A_WORKER_SECRET`, { method: "PUT" })).status).toBe(400);
-    expect(await issuesOf(await api(`/api/projects/${b.slug}/grants/OPENAI_API_KEY`, { method: "PUT" }))).toEqual([{ path: ["name"], message: expect.stringContaining("a reserved name") }]);
+    expect(await issuesOf(await api(`/api/projects/${b.slug}/grants/OPENAI_API_KEY`, { method: "PUT" }))).toEqual([{ path: ["name"], message: expect.stringContaining("a model setting") }]);
     const granted = await api(`/api/projects/${b.slug}/grants/AIRTABLE_KEY`, { method: "PUT" });
     expect(granted.status).toBe(200);
     expect(((await granted.json()) as any).grant).toEqual({ name: "AIRTABLE_KEY", grantedAt: expect.any(Number) });

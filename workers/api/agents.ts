@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { agentInputSchema, agentNameSchema, agentPatchSchema, assertRuntimeOutbound, type AgentProfile } from "../../core/agents";
-import { defaultModelFrom } from "../../core/models";
+import { defaultModelFrom, modelSettingsOf } from "../../core/models";
 import { modelChoiceSchema, modelSettingsSchema } from "../../core/run/limits";
 import { resolvedModelOf } from "../../durable-objects/agent/runs/models";
 import type { AppEnv } from "../env";
@@ -13,10 +13,18 @@ import { forgetGateways } from "../gateways/index-store";
 
 export const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
 
-/** The API's view of an agent: its profile, its live status, and what its model resolves to here and why. */
-async function withStatus(env: Env, project: string, profile: AgentProfile) {
-  const live = await (await agentStub(env, project, profile.name)).status();
-  return { ...profile, status: live.status, lastActivityAt: live.lastActivityAt, resolvedModel: resolvedModelOf(profile, env) };
+/**
+ * The names of the project's own secrets when one of `profiles` reads a model setting (whose key
+ * answers it, core/models project-keys); no registry round trip otherwise.
+ */
+export async function ownSecretNamesFor(env: Env, project: string, profiles: Pick<AgentProfile, "model">[]): Promise<string[]> {
+  return profiles.some((p) => modelSettingsOf(p.model).length) ? (await registryStub(env, project).secretNames()).own : [];
+}
+
+/** The API's view of an agent: its profile, its live status, and what its model resolves to here, why, and whose key it calls with. */
+async function withStatus(env: Env, project: string, profile: AgentProfile, ownSecrets?: string[]) {
+  const [live, own] = await Promise.all([(await agentStub(env, project, profile.name)).status(), ownSecrets ?? ownSecretNamesFor(env, project, [profile])]);
+  return { ...profile, status: live.status, lastActivityAt: live.lastActivityAt, resolvedModel: resolvedModelOf(profile, env, own) };
 }
 
 /** Creating an agent: without a `model`, it gets the deployment's default (`PANTHEON_DEFAULT_PROVIDER`). */
@@ -35,7 +43,8 @@ export async function pushProfile(env: Env, project: string, profile: AgentProfi
 export const agentRoutes = new Hono<AppEnv>()
   .get("/", async (c) => {
     const profiles = await registryStub(c.env, c.get("project")).listAgents();
-    return c.json({ agents: await Promise.all(profiles.map((p) => withStatus(c.env, c.get("project"), p))) });
+    const own = await ownSecretNamesFor(c.env, c.get("project"), profiles);
+    return c.json({ agents: await Promise.all(profiles.map((p) => withStatus(c.env, c.get("project"), p, own))) });
   })
   .post("/", valid("json", createAgentSchema), async (c) => {
     const project = c.get("project");

@@ -9,7 +9,7 @@ import { runtimeSecretNames } from "../../core/agents";
 import { implicitGrant, type ProjectSecretNames } from "../../core/secrets";
 import { providerFacts } from "../../adapters/llm-choice";
 import { embedderFromEnv } from "../../durable-objects/agent/memory/ports";
-import { llmConfigFromEnv } from "../../durable-objects/agent/runs/models";
+import { llmConfigFromEnv, llmConfigOfNames } from "../../durable-objects/agent/runs/models";
 import { cronIndexName } from "./schedules";
 import { agentStub, registryStub } from "../../durable-objects/stubs";
 
@@ -89,6 +89,7 @@ export async function runDoctor(env: Env, project: string, version: string, orig
     embedder: { model: embedder.model, dimensions: embedder.dimensions },
     secrets: Object.fromEntries(secretNames.map((name) => [name, present(vars[name])])),
     providers: providerFacts(llmConfigFromEnv(env)),
+    projectProviders: providerFacts(llmConfigOfNames(env, names.own)),
     defaultProvider: env.PANTHEON_DEFAULT_PROVIDER,
     toolSecrets,
     projectSecrets: {

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { projectNameSchema } from "../../core/agents";
 import { PantheonError } from "../../core/errors";
 import { lazySchema } from "../../core/lazy-schema";
-import { grantNameSchema, projectSecretNameSchema, readDeploymentSecret, secretValueInputSchema } from "../../core/secrets";
+import { grantNameSchema, modelBaseUrlRefusal, projectSecretNameSchema, readDeploymentSecret, secretValueInputSchema } from "../../core/secrets";
+import { outboundSettingsFrom } from "../../core/tools";
 import { call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
 import { botSecretOfProject, cipherOf, secretsChanged } from "../project-secrets";
@@ -33,7 +34,13 @@ export const secretRoutes = new Hono<AppEnv>()
     const { slug, name } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
-    const sealed = await (await cipherOf(c.env)).seal(slug, name, c.req.valid("json").value);
+    const { value } = c.req.valid("json");
+    // The project's model server is an outbound URL its admin names: the HTTP tools' guard applies.
+    const baseUrlRefused = name === "OPENAI_BASE_URL" ? modelBaseUrlRefusal(value, outboundSettingsFrom(c.env)) : undefined;
+    if (baseUrlRefused) {
+      throw new PantheonError("validation_failed", `OPENAI_BASE_URL: ${baseUrlRefused}`, { details: { issues: [{ path: ["value"], message: `an http(s) URL of a public OpenAI-compatible server; ${baseUrlRefused}` }] } });
+    }
+    const sealed = await (await cipherOf(c.env)).seal(slug, name, value);
     // A secret this project's Telegram gateway names may not become another project's bot.
     if (await botSecretOfProject(c.env, slug, name)) await assertBotFree(c.env, slug, name, sealed.fingerprint);
     const secret = await call(registryStub(c.env, slug).secretPut(sealed));

@@ -14,7 +14,7 @@ import { memoryPortsFromEnv } from "./ports";
 import { ownSource, type MemoryRecord } from "./records";
 import { makeMemoryStore } from "./store";
 import { memoryTools } from "./tools";
-import { llmForProfile } from "../runs/models";
+import { llmForProfile, type ProjectModelValues } from "../runs/models";
 import type { ToolSource } from "../runs/tools";
 
 /** Consolidation runs this long after the agent's last turn (re-armed by every turn). */
@@ -48,6 +48,11 @@ export interface MemoryFeatureDeps {
    * extraction with no turn to take them from (the idle alarm's batch).
    */
   screenFor: (profile: AgentProfile) => (text: string, runId: string) => string | null;
+  /**
+   * The project's own model settings the agent's model reads (runs/models), loaded once and kept: a
+   * summary fold or an extraction calls the model with the project's key like a turn does.
+   */
+  projectModel: (profile: AgentProfile) => Promise<ProjectModelValues>;
 }
 
 export interface TurnInput {
@@ -124,7 +129,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   async function compile(input: TurnInput, background?: (work: Promise<unknown>) => void) {
     const { profile } = input;
     const limits = limitsOf(profile.runtime.limits);
-    const llm = profile.model.provider === "offline" ? undefined : llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs });
+    const llm = profile.model.provider === "offline" ? undefined : llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs }, await deps.projectModel(profile));
     return turns.compile({
       sessionId: input.sessionId,
       systemPrompt: profile.systemPrompt,
@@ -141,9 +146,14 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
 
   /** The batched extraction with the agent's model; never throws (it runs after the reply). */
   /** One model call over the waiting exchanges; every memory it proposes passes the gates on memory writes. */
-  function extractPending(profile: AgentProfile): Promise<unknown> {
-    const llm = profile.model.provider === "offline" ? undefined : { port: llmForProfile(profile, env), model: profile.model.name };
-    return lifecycle.extractPending(llm, deps.screenFor(profile)).catch((error: unknown) => console.warn("batched memory extraction failed", error));
+  async function extractPending(profile: AgentProfile): Promise<unknown> {
+    try {
+      const llm = profile.model.provider === "offline" ? undefined : { port: llmForProfile(profile, env, {}, await deps.projectModel(profile)), model: profile.model.name };
+      return await lifecycle.extractPending(llm, deps.screenFor(profile));
+    } catch (error) {
+      console.warn("batched memory extraction failed", error);
+      return undefined;
+    }
   }
 
   // Whether this instance has made sure one idle alarm exists. A turn used to cancel and re-create the

@@ -1,7 +1,12 @@
 import type { AgentProfile } from "../../../core/agents";
-import { deploymentOf, resolveModel, type ResolvedModel } from "../../../core/models";
+import { deploymentOf, isModelSetting, projectModelFacts, resolveModel, type ResolvedModel } from "../../../core/models";
 import type { LlmPort } from "../../../core/ports";
+import { hostOf } from "../../../core/secrets";
+import { makeGuardedFetch, outboundSettingsFrom } from "../../../core/tools";
 import { chooseLlm, providerFacts, type LlmConfig } from "../../../adapters/llm-choice";
+
+/** The project's own model settings (project secrets named in core/models project-keys), by name. */
+export type ProjectModelValues = Readonly<Record<string, string>>;
 
 /** What the model choice reads from the worker's env: keys and bindings (presence decides), and where it runs. */
 export function llmConfigFromEnv(env: Env): LlmConfig {
@@ -16,20 +21,46 @@ export function llmConfigFromEnv(env: Env): LlmConfig {
 }
 
 /**
+ * The config of a project's agents: where the project sets its own OpenAI key or base URL, both are
+ * the project's — the deployment's key never travels to a server the project named, and a project
+ * key alone goes to the deployment's server (or OpenAI's). The project's server is called through
+ * the outbound guard, its own host the allowlist, on every request and redirect.
+ * @example
+ * llmConfigOf(env, { OPENAI_API_KEY: "sk-b…" }); // { openaiApiKey: "sk-b…", openaiBaseUrl: env.OPENAI_BASE_URL, project: { openai: true, anthropic: false }, … }
+ */
+export function llmConfigOf(env: Env, own: ProjectModelValues = {}): LlmConfig {
+  const config = llmConfigFromEnv(env);
+  const project = projectModelFacts(Object.keys(own));
+  if (project.openai) {
+    config.openaiApiKey = own.OPENAI_API_KEY;
+    if (own.OPENAI_BASE_URL) {
+      const baseUrl = own.OPENAI_BASE_URL;
+      const { allowLoopback } = outboundSettingsFrom(env);
+      config.openaiBaseUrl = baseUrl;
+      config.openaiFetch = makeGuardedFetch((input, init) => fetch(input, init), () => ({ allowHosts: [hostOf(baseUrl)], allowLoopback }));
+    }
+  }
+  if (project.anthropic) config.anthropicApiKey = own.ANTHROPIC_API_KEY;
+  config.project = project;
+  return config;
+}
+
+/**
  * The agent's model port, chosen by configuration: a key or binding present → that provider; none →
  * locally the offline stand-in, in production a port whose every call fails naming the missing secret.
  * Kept per model settings and env: building a provider's SDK client (the OpenAI client makes every
  * resource object of its API) cost a turn about as much as parsing the model's answer.
  */
-export function llmForProfile(profile: AgentProfile, env: Env, options: { timeoutMs?: number } = {}): LlmPort {
+export function llmForProfile(profile: AgentProfile, env: Env, options: { timeoutMs?: number } = {}, own: ProjectModelValues = {}): LlmPort {
   let ports = portsByEnv.get(env);
   if (!ports) portsByEnv.set(env, (ports = new Map()));
-  const key = JSON.stringify([profile.model, options.timeoutMs ?? null]);
+  // The project's settings are part of the key: a changed or deleted project key builds a new port.
+  const key = JSON.stringify([profile.model, options.timeoutMs ?? null, own]);
   let port = ports.get(key);
   if (!port) {
     // Settings change rarely; a bound keeps an agent whose model keeps changing from holding them all.
     if (ports.size >= maxPortsPerEnv) ports.clear();
-    port = chooseLlm(profile.model, { ...llmConfigFromEnv(env), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }).llm;
+    port = chooseLlm(profile.model, { ...llmConfigOf(env, own), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }).llm;
     ports.set(key, port);
   }
   return port;
@@ -37,9 +68,17 @@ export function llmForProfile(profile: AgentProfile, env: Env, options: { timeou
 const portsByEnv = new WeakMap<Env, Map<string, LlmPort>>();
 const maxPortsPerEnv = 16;
 
-/** What the agent's model resolves to here, and why (the API's `resolvedModel`, the doctor). */
-export function resolvedModelOf(profile: Pick<AgentProfile, "model">, env: Env): ResolvedModel {
-  const config = llmConfigFromEnv(env);
+/** The config as far as presence goes, from the names of the project's own secrets (a stand-in value marks each model setting it has). */
+export function llmConfigOfNames(env: Env, projectSecretNames: readonly string[]): LlmConfig {
+  return llmConfigOf(env, Object.fromEntries(projectSecretNames.filter(isModelSetting).map((name) => [name, "set"])));
+}
+
+/**
+ * What the agent's model resolves to here, and why (the API's `resolvedModel`, the doctor), given the
+ * names of the project's own secrets (presence only: the model settings among them say whose key answers).
+ */
+export function resolvedModelOf(profile: Pick<AgentProfile, "model">, env: Env, projectSecretNames: readonly string[] = []): ResolvedModel {
+  const config = llmConfigOfNames(env, projectSecretNames);
   return resolveModel(profile.model, providerFacts(config), config.deployment ?? "local");
 }
 
@@ -54,3 +93,8 @@ export const manualRunModel: LlmPort = {
     [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error("a manual tool call does not call a model")) }),
   }),
 };
+
+/** The project's model keys among its model settings (a base URL is not a secret): what redaction keeps out. */
+export function modelKeysOf(own: ProjectModelValues): Record<string, string> {
+  return Object.fromEntries(Object.entries(own).filter(([name]) => name.endsWith("_API_KEY")));
+}

@@ -10,10 +10,11 @@ import type { BehaviorRun, PlanModel } from "../behaviors";
 import type { Emit, RunEvent } from "../chat/live";
 import type { SessionStore } from "../chat/sessions";
 import type { RunContext, RunDriver, RunOutcome, TurnOutcome } from "./driver";
-import { llmForProfile, manualRunModel } from "./models";
+import { llmForProfile, manualRunModel, modelKeysOf } from "./models";
 import type { RunStore } from "./store";
 import { buildAgentTools, outputSecrets, type ToolSource } from "./tools";
 import { runtimeSecretNames } from "../../../core/agents";
+import { modelSettingsOf } from "../../../core/models";
 import type { ProjectSecrets } from "../secrets";
 
 export interface ChatInput {
@@ -96,18 +97,29 @@ export function makeTurns(deps: TurnDeps) {
   }
 
   /**
-   * The MCP connections and the secrets the tool set needs, before it is built. Both are known after
-   * the first turn, so a turn usually waits for neither (no round trip for secrets already opened).
+   * The MCP connections and the secrets the tool set needs, before it is built, with the project's
+   * own model settings its model reads (one round trip for both). All are known after the first
+   * turn, so a turn usually waits for none (no round trip for secrets already opened or known absent).
    */
   async function toolsReady(profile: AgentProfile): Promise<void> {
     await deps.mcp.ready();
-    const loading = deps.secrets.ensure(runtimeSecretNames(profile.runtime), "tool");
+    const loading = deps.secrets.ensureAll([
+      { names: runtimeSecretNames(profile.runtime), use: "tool" },
+      { names: modelSettingsOf(profile.model), use: "model" },
+    ]);
     if (loading) await loading;
+  }
+
+  /** The project's own model settings `profile`'s model reads: loaded once (one round trip), then from memory. */
+  async function projectModel(profile: AgentProfile) {
+    const loading = deps.secrets.ensure(modelSettingsOf(profile.model), "model");
+    if (loading) await loading;
+    return deps.secrets.values("model");
   }
 
   /** What the output gates keep out: the project secrets the agent holds, and the deployment's (tools/outputSecrets). */
   function secretsOf(tools: { secrets: Record<string, string> }) {
-    return outputSecrets(deps.env as unknown as Record<string, unknown>, { ...deps.secrets.values("tool"), ...deps.secrets.values("telegram"), ...tools.secrets });
+    return outputSecrets(deps.env as unknown as Record<string, unknown>, { ...deps.secrets.values("tool"), ...deps.secrets.values("telegram"), ...modelKeysOf(deps.secrets.values("model")), ...tools.secrets });
   }
 
   /**
@@ -118,7 +130,7 @@ export function makeTurns(deps: TurnDeps) {
     const tools = toolsOf(profile);
     const secrets = secretsOf(tools);
     if (run.origin.manual) return { profile, tools, llm: manualRunModel, secrets };
-    const llm = llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs });
+    const llm = llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs }, deps.secrets.values("model"));
     const behavior = run.origin.behavior;
     if (!behavior) return { profile, tools, llm, secrets };
     const plan = deps.behaviors.planModel({ id: run.id, sessionId: run.sessionId, behavior }, llm);
@@ -155,6 +167,7 @@ export function makeTurns(deps: TurnDeps) {
     toolsOf,
     redactorFor,
     memoryScreenFor,
+    projectModel,
 
     /**
      * The context of a run that begins (core `compile_context`): the session's history before it

@@ -14,7 +14,8 @@ export interface ProjectSecretsDeps {
 /**
  * The secret values this agent uses, opened here and nowhere else: its project's own secrets
  * (sealed in the registry, opened with the deployment key), the deployment secrets granted to the
- * project, and for `default` the implicit ones (core/secrets `implicitGrant`). Fetched once per name
+ * project, and for `default` the implicit ones (core/secrets `implicitGrant`); for the use `model`,
+ * the project's own model settings only (core/models project-keys). Fetched once per name
  * and kept in memory — a turn reads them without a round trip — until the registry's owner says a
  * secret changed (`invalidate`, from the secrets routes); an eviction forgets them too. A name the
  * project lacks is remembered as absent, so an agent naming one does not ask on every turn.
@@ -30,9 +31,11 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
   const keyOf = (use: SecretUse, name: string) => `${use}\u0000${name}`;
   const env = deps.env as unknown as Record<string, unknown>;
 
-  async function load(names: string[], use: SecretUse): Promise<void> {
+  /** One round trip for every (name, use) asked: the registry is asked once per name, whatever its uses. */
+  async function load(wants: { name: string; use: SecretUse }[]): Promise<void> {
     const started = epoch;
     const project = deps.project();
+    const names = [...new Set(wants.map((want) => want.name))];
     const { sealed, granted } = await deps.registry().secretsSealed(names);
     const found = new Map<string, string>();
     if (sealed.length) {
@@ -46,24 +49,37 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
         }
       }
     }
-    for (const name of names) {
-      if (found.has(name) || (!granted.includes(name) && !implicitGrant(project, name, use, env))) continue;
-      const value = await readDeploymentSecret(env, name);
-      if (value) found.set(name, value);
+    const values = new Map<string, string | undefined>();
+    for (const { name, use } of wants) {
+      // A model setting is the project's own or absent: the deployment's is read where the model is chosen.
+      if (found.has(name) || use === "model" || (!granted.includes(name) && !implicitGrant(project, name, use, env))) {
+        values.set(keyOf(use, name), found.get(name));
+        continue;
+      }
+      values.set(keyOf(use, name), await readDeploymentSecret(env, name));
     }
     // A change arrived while this was loading: what was read may be stale, so read again.
-    if (started !== epoch) return load(names, use);
-    for (const name of names) known.set(keyOf(use, name), found.get(name));
+    if (started !== epoch) return load(wants);
+    for (const [key, value] of values) known.set(key, value || undefined);
+  }
+
+  /**
+   * Loads the names not known yet, for every use at once (one round trip); undefined (no await, no
+   * round trip) when every one is known.
+   */
+  function ensureAll(requests: { names: Iterable<string>; use: SecretUse }[]): Promise<void> | undefined {
+    const wants = requests.flatMap(({ names, use }) => [...new Set(names)].filter((name) => !known.has(keyOf(use, name))).map((name) => ({ name, use })));
+    return wants.length ? load(wants) : undefined;
   }
 
   /** Loads the names not known yet; undefined (no await, no round trip) when every one is. */
   function ensure(names: Iterable<string>, use: SecretUse): Promise<void> | undefined {
-    const missing = [...new Set(names)].filter((name) => !known.has(keyOf(use, name)));
-    return missing.length ? load(missing, use) : undefined;
+    return ensureAll([{ names, use }]);
   }
 
   return {
     ensure,
+    ensureAll,
     /** The values known for `use`, by name (only names the project has). */
     values(use: SecretUse): Record<string, string> {
       const out: Record<string, string> = {};
