@@ -18,9 +18,8 @@ import { redactDeep } from "../../../core/tools";
 import type { Emit, RunEvent } from "../chat/live";
 import type { StoredMessage } from "../chat/messages";
 import { makeHeldWrites } from "./held-writes";
-import { traceCategory, type RunSummary } from "./store";
+import { traceCategory, type NewTraceStep, type RunSummary } from "./store";
 import type { DriverDeps, NewRunInput, RunContext, RunOutcome } from "./contracts";
-
 export type { DriverDeps, NewRunInput, RunContext, RunOutcome, TurnOutcome } from "./contracts";
 
 /** Statuses with work to carry on after a restart (a run waiting for a person needs none). */
@@ -397,6 +396,8 @@ export function makeRunDriver(deps: DriverDeps) {
         if (sink) sinks.delete(runId);
       }
     },
+    /** A step from outside the run (a background write's gate refusal): after the run's own held ones while it starts. */
+    traceStep: (row: NewTraceStep): void => void (writes.isHeld(row.runId) ? writes.step(row) : runs.appendTrace(row)),
 
     /**
      * After a restart (the object woke for a request or its alarm): carries on every run that had
