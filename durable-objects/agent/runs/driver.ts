@@ -15,13 +15,13 @@ import {
 } from "../../../core/run";
 import { PantheonError } from "../../../core/errors";
 import { redactDeep } from "../../../core/tools";
+import { redactTraceData } from "./trace-redaction";
 import type { Emit, RunEvent } from "../chat/live";
 import type { StoredMessage } from "../chat/messages";
 import { makeHeldWrites } from "./held-writes";
 import { traceCategory, type NewTraceStep, type RunSummary } from "./store";
 import type { DriverDeps, NewRunInput, RunContext, RunOutcome } from "./contracts";
 export type { DriverDeps, NewRunInput, RunContext, RunOutcome, TurnOutcome } from "./contracts";
-
 /** Statuses with work to carry on after a restart (a run waiting for a person needs none). */
 const recoverable = new Set(["idle", "running", "waiting_tool", "waiting_agent"]);
 
@@ -182,7 +182,7 @@ export function makeRunDriver(deps: DriverDeps) {
   }
 
   function writeTrace(state: RunState, ctx: RunContext, effect: Extract<RunEffect, { type: "trace" }>): void {
-    const data = redactDeep(effect.data, Object.values(ctx.tools.secrets)) as Record<string, unknown>;
+    const data = redactTraceData(effect.data, ctx);
     let timing = { startedAt: clock.now(), durationMs: 0 };
     if (effect.kind === "model_result") timing = timings.get(`${state.id}:model`) ?? timing;
     if (effect.kind === "tool_result" && typeof data.callId === "string") timing = timings.get(`${state.id}:tool:${data.callId}`) ?? timing;
