@@ -45,3 +45,25 @@ export function sinkProblems(sources: Record<string, string>): string[] {
   }
   return problems;
 }
+
+/**
+ * Where a model is called, and the sink its output goes to: a file that calls a model and is not
+ * here is a new sink nobody listed (its output may be stored ungated), and the scan names it.
+ */
+export const modelCallers: Record<string, string> = {
+  "durable-objects/agent/runs/driver.ts": "the run: reply, tool-output, tool-call",
+  "durable-objects/agent/behaviors/plan.ts": "the run: plan-output",
+  "durable-objects/agent/memory/lifecycle.ts": "extraction",
+  "core/context/summary.ts": "summary-fold",
+  // Not a model: an A2A task streams an agent's turn, whose reply passes the run's gates.
+  "workers/protocols/a2a/executor.ts": "the run: reply",
+};
+const modelCall = /\.(complete|stream)\(\s*(\{|request)/;
+
+/** Files that call a model (`….complete({…})`, `….stream(request)`) and are neither listed nor the model ports themselves. */
+export function unlistedModelCallers(sources: Record<string, string>): string[] {
+  return Object.entries(sources)
+    .filter(([file, text]) => !file.includes("/core/models/") && !file.includes("/adapters/") && text.split("\n").some((line) => modelCall.test(line) && !line.trim().startsWith("*")))
+    .map(([file]) => file.replace(/^(\.\.\/)+/, ""))
+    .filter((file) => !modelCallers[file]);
+}

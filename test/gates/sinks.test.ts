@@ -1,7 +1,7 @@
 /// <reference types="vite/client" />
 import { describe, expect, it } from "vitest";
 import { gatedWrite, modelOutputSinks, type OutputScreen } from "../../core/gates";
-import { findUngatedWrites, sinkProblems } from "./sink-scan";
+import { findUngatedWrites, modelCallers, sinkProblems, unlistedModelCallers } from "./sink-scan";
 
 // The source as text (Vite serves any file with `?raw`; workerd has no file system).
 const sources = import.meta.glob(["../../durable-objects/**/*.ts", "../../core/**/*.ts", "../../workers/**/*.ts"], { query: "?raw", import: "default", eager: true }) as Record<string, string>;
@@ -18,6 +18,13 @@ describe("every place that stores model output passes the output gates (core/gat
 
   it("every sink in the list is gated by code that names it", () => {
     expect(sinkProblems(sources)).toEqual([]);
+  });
+
+  it("every file that calls a model is a listed sink's (a new caller is a new sink to list and gate)", () => {
+    expect(unlistedModelCallers(sources)).toEqual([]);
+    for (const file of Object.keys(modelCallers)) expect(Object.keys(sources).some((n) => n.endsWith(file))).toBe(true);
+    const titled = { "../../durable-objects/agent/chat/titles.ts": "export async function title(llm, text) {\n  const r = await llm.complete({ model: 'm', messages: [] });\n  return r.content;\n}\n" };
+    expect(unlistedModelCallers(titled)).toEqual(["durable-objects/agent/chat/titles.ts"]);
   });
 
   it("the scan fails for real: a new memory write without the gate, or a listed sink nobody gates, is named", () => {
