@@ -75,12 +75,12 @@ async function measure(modules, n, queryCount) {
     sql.exec("INSERT INTO messages (id, session_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)", `msg${i}`, session, i % 2 ? "assistant" : "user", `Message ${i} about ${word()} and ${word()}.`, Date.now());
   }
   const queries = Array.from({ length: queryCount }, queryText);
-  for (const q of queries.slice(0, 3)) await turns.compile({ sessionId: session, systemPrompt: "You are a bench agent.", query: q, sources: ["memory"], recencyWindow: 20 });
+  for (const q of queries.slice(0, 3)) await turns.compile({ sessionId: session, systemPrompt: "You are a bench agent.", query: q, sources: ["memory"], recencyWindow: 20, screen: () => null });
   const times = [];
   let overBudget = 0;
   for (const q of queries) {
     t = performance.now();
-    const { compiled } = await turns.compile({ sessionId: session, systemPrompt: "You are a bench agent.", query: q, sources: ["memory"], recencyWindow: 20 });
+    const { compiled } = await turns.compile({ sessionId: session, systemPrompt: "You are a bench agent.", query: q, sources: ["memory"], recencyWindow: 20, screen: () => null });
     times.push(performance.now() - t);
     if (compiled.tokens.used > compiled.tokens.budget) overBudget += 1;
   }

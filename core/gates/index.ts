@@ -8,3 +8,4 @@ export { findSecretLeak, minSecretLength, type SecretLeak } from "./secret-leak"
 export { gateTargets, outputKinds, type GateTarget, type OutputKind } from "./gate-spec";
 export { agentOutputGates, checkOutput, compileOutputGates, defaultOutputSizes, outputNames, outputSizeGate, planOutputCalls, secretLeakGate, toolOutputs, type NamedSecret, type OutputGate, type OutputProposal } from "./output";
 export { approverRefusal, beyondScopeChoices, scopeGate, toolScope, type BeyondScope } from "./scope";
+export { gatedKeep, gatedWrite, modelOutputSinks, type GatedWrite, type ModelOutputSink, type OutputScreen } from "./sinks";

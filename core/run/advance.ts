@@ -136,6 +136,14 @@ export function callEffect(rc: RunCall): RunEffect {
   return { type: "call_tool", call: rc.call, ...(rc.timeoutMs !== undefined ? { timeoutMs: rc.timeoutMs } : {}) };
 }
 
+/**
+ * What a refused call's trace step names: the call as the model proposed it, the gate and its reason.
+ * The driver redacts the arguments with the secret detector before the step is written.
+ */
+function refusedCall(rc: RunCall, rejection: { gate: string; decision: { reason?: string } }) {
+  return { tool: rc.call.name, arguments: rc.call.arguments, gate: rejection.gate, reason: rejection.decision.reason ?? "" };
+}
+
 /** Runs the gates on one call; false when the run ended. */
 function gateCall(step: Step, rc: RunCall): boolean {
   const { s } = step;
@@ -149,11 +157,12 @@ function gateCall(step: Step, rc: RunCall): boolean {
     const checked = checkOutput(step.deps.outputGates ?? [], { kind: writes.kind, text: typeof written === "string" ? written : JSON.stringify(written) });
     outcome = { ...checked, decisions: [...outcome.decisions, ...checked.decisions] };
     if (!checked.allow) {
-      trace(step, "gate_decisions", { callId: rc.call.id, tool: rc.call.name, output: writes.kind, decisions: outcome.decisions });
+      trace(step, "gate_decisions", { callId: rc.call.id, tool: rc.call.name, output: writes.kind, decisions: outcome.decisions, refused: refusedCall(rc, checked.rejection) });
       return rejectOutput(step, writes.kind, checked.rejection, rc);
     }
   }
-  trace(step, "gate_decisions", { callId: rc.call.id, tool: rc.call.name, ...(writes ? { output: writes.kind } : {}), decisions: outcome.decisions });
+  const refused = !outcome.allow && outcome.rejection.decision.pending !== "approval" ? { refused: refusedCall(rc, outcome.rejection) } : {};
+  trace(step, "gate_decisions", { callId: rc.call.id, tool: rc.call.name, ...(writes ? { output: writes.kind } : {}), decisions: outcome.decisions, ...refused });
   if (outcome.allow) {
     startCall(step, rc);
     return true;

@@ -1,4 +1,4 @@
-export { taskStatuses, describePrincipal, type FeatureStatus, type PlannedTask, type Principal, type TaskRecord, type TaskStatus } from "./types";
+export { taskStatuses, describePrincipal, actorOf, withAction, type TaskAction, type FeatureStatus, type PlannedTask, type Principal, type TaskRecord, type TaskStatus } from "./types";
 export { parsePlanTasks, taskKey, type ParsedPlan } from "./plan";
 export { syncTasks, type TaskSync } from "./sync";
 export { assertTaskMove, canMoveTask, isSettled } from "./task-status";

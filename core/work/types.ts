@@ -31,3 +31,20 @@ export interface TaskRecord {
 }
 
 export const describePrincipal = (p: Principal) => (p.kind === "agent" ? `agent '${p.name}'` : `${p.id} (${p.scope} token)`);
+
+/** Who acted, as a task or plan record keeps it: an agent's name, or a person's principal (`alice`, `token:ci`, `admin`). */
+export const actorOf = (p: Principal): string => (p.kind === "agent" ? p.name : p.id);
+
+/** One thing done to a task, kept on its record in order (`actions`): what, by whom, when. */
+export interface TaskAction {
+  action: "start" | "answer" | "commit" | "discard";
+  by: string;
+  /** `person` when a token's holder did it over the API; `agent` when an agent's tool did. */
+  kind: Principal["kind"];
+  at: number;
+}
+
+/** The task's `actions` with one more (a patch for the task row). */
+export function withAction(actions: unknown, action: TaskAction["action"], by: Principal, at: number): { actions: TaskAction[] } {
+  return { actions: [...(Array.isArray(actions) ? (actions as TaskAction[]) : []), { action, by: actorOf(by), kind: by.kind, at }] };
+}

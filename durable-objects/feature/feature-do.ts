@@ -14,6 +14,7 @@ import {
   rollUp,
   syncTasks,
   unifiedDiff,
+  withAction,
   workerNameOf,
   type DiffStats,
   type FeatureCreate,
@@ -278,7 +279,7 @@ export class FeatureDO extends DurableObject<Env> {
       });
       const now = Date.now();
       const attempt = t.attempts + 1;
-      this.taskRows.set(number, { status: "in_progress", spec, worker, attempts: attempt, startedAt: t.startedAt ?? now, completedAt: null, question: null, answer: null, answeredBy: null });
+      this.taskRows.set(number, { status: "in_progress", spec, worker, attempts: attempt, startedAt: t.startedAt ?? now, completedAt: null, question: null, answer: null, answeredBy: null, ...withAction(t.actions, "start", by, now) });
       if (f.status === "approved") this.touch({ status: "in_progress" });
       return { task: number, worker, spec, template: f.workerTemplate as WorkerTemplate, orchestrator: f.orchestrator, attempt };
     });
@@ -320,7 +321,7 @@ export class FeatureDO extends DurableObject<Env> {
       const runId = (t.runIds as string[]).at(-1) ?? null;
       if (t.status === "in_progress" && t.answer === answer) return { worker: t.worker!, runId, question: t.question };
       if (t.status !== "blocked") throw new PantheonError("conflict", `task ${number} is ${t.status}: only a blocked task takes an answer`, { details: { task: number, status: t.status } });
-      this.taskRows.set(number, { status: "in_progress", answer, answeredBy: by.kind === "person" ? by.id : by.name });
+      this.taskRows.set(number, { status: "in_progress", answer, answeredBy: by.kind === "person" ? by.id : by.name, ...withAction(t.actions, "answer", by, Date.now()) });
       return { worker: t.worker!, runId, question: t.question };
     });
   }
@@ -438,13 +439,13 @@ export class FeatureDO extends DurableObject<Env> {
         let outcome: CommitOutcome;
         if (conflicts.length > 0) {
           const question = `commit blocked: ${conflicts.length === 1 ? "a file was" : `${conflicts.length} files were`} changed by another task meanwhile: ${conflicts.join(", ")}. Decide how to go on (the task's changes are kept).`;
-          this.taskRows.set(t.number, { status: "blocked", question, answer: null, answeredBy: null });
+          this.taskRows.set(t.number, { status: "blocked", question, answer: null, answeredBy: null, ...withAction(t.actions, "commit", by, Date.now()) });
           outcome = { committed: false, conflicts, diff: (t.diff as DiffStats | null) ?? emptyDiff, status: "blocked" };
         } else {
           const diff = diffStats(overlay, this.files.contents(overlay.map((c) => c.path)));
           this.files.apply(t.number, overlay, Date.now());
           const status = input.status ?? "done";
-          this.taskRows.set(t.number, { diff });
+          this.taskRows.set(t.number, { diff, ...withAction(t.actions, "commit", by, Date.now()) });
           if (t.status === "partial" && status === "partial") this.taskRows.set(t.number, { summary: input.summary ?? t.summary });
           else this.finishTask({ ...t, diff }, status, input.summary ?? t.summary);
           outcome = { committed: true, conflicts: [], diff, status };
@@ -463,7 +464,7 @@ export class FeatureDO extends DurableObject<Env> {
       authorizeWork("task.discard", by, { orchestrator: f.orchestrator, worker: t.worker });
       const discarded = this.ctx.storage.transactionSync(() => {
         const count = this.files.drop(number);
-        this.taskRows.set(number, { diff: null });
+        this.taskRows.set(number, { diff: null, ...withAction(t.actions, "discard", by, Date.now()) });
         if (t.status !== "cancelled" && t.status !== "done") this.finishTask(t, "cancelled", t.summary);
         return count;
       });

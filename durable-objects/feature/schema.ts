@@ -60,6 +60,8 @@ export const tasks = sqliteTable("tasks", {
   diff: text("diff", { mode: "json" }),
   startedAt: integer("started_at"),
   completedAt: integer("completed_at"),
+  /** Who started, answered, committed and discarded the task, in order: core/work TaskAction[]. */
+  actions: text("actions", { mode: "json" }).notNull().default("[]"),
   updatedAt: integer("updated_at").notNull(),
 });
 

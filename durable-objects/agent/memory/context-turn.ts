@@ -7,6 +7,7 @@ import {
   type ContextTuning,
   type Summarize,
 } from "../../../core/context";
+import { gatedWrite, type OutputScreen } from "../../../core/gates";
 import type { Clock, Message } from "../../../core/ports";
 import { makeTurnContextStore, type ForeignSearch, type HistoryReader, type HistoryRow } from "./context-store";
 import type { MemoryStore } from "./store";
@@ -62,6 +63,8 @@ export interface CompileTurn {
   /** Runs a model fold after the turn (the Durable Object's `waitUntil`); absent (a preview): no fold starts. */
   background?: (work: Promise<unknown>) => void;
   tuning?: Partial<ContextTuning>;
+  /** The agent's output gates: a summary they refuse is not stored (core/gates/sinks). */
+  screen: OutputScreen;
 }
 
 export interface TurnContext {
@@ -97,7 +100,13 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
   /** Sessions with a background fold in flight: a second turn does not start another over the same rows. */
   const folding = new Set<string>();
 
-  async function fold(sessionId: string, rows: HistoryRow[], summarize: Summarize | undefined): Promise<string> {
+  /**
+   * Folds `rows` into the session's summary. The new summary is model output (or drawn from the
+   * model's replies), so it passes the output gates as a memory (core/gates/sinks, `summary-fold`):
+   * a refused one is not stored and the previous summary stays. The rows still count as folded —
+   * folding them again would be refused again on every turn, and the window would grow without end.
+   */
+  async function fold(sessionId: string, rows: HistoryRow[], summarize: Summarize | undefined, screen: OutputScreen, runId?: string): Promise<string> {
     const { state, text } = summaryOf(sessionId);
     const result = await foldIntoSummary(
       text,
@@ -111,16 +120,22 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
     if ((now?.throughSeq ?? 0) !== (state?.throughSeq ?? 0) || now?.memoryId !== state?.memoryId) return now ? summaryOf(sessionId).text : "";
     const throughSeq = rows.at(-1)!.seq;
     let memoryId = state?.memoryId;
-    if (memoryId && deps.memory.exists(memoryId)) {
-      deps.memory.updateText(memoryId, result.summary || "(nothing to keep)");
-    } else {
-      const { records } = await deps.memory.insert([
-        { kind: "summary", text: result.summary || "(nothing to keep)", provenance: `session:${sessionId}`, importance: 0.5 },
-      ]);
+    const proposal = { text: result.summary || "(nothing to keep)", ...(runId ? { runId } : {}) };
+    const written = await gatedWrite("summary-fold", screen, proposal, async (summary) => {
+      if (memoryId && deps.memory.exists(memoryId)) {
+        deps.memory.updateText(memoryId, summary);
+      } else {
+        const { records } = await deps.memory.insert([{ kind: "summary", text: summary, provenance: `session:${sessionId}`, importance: 0.5 }]);
+        memoryId = records[0]!.id;
+      }
+    });
+    if (!written.written && !(memoryId && deps.memory.exists(memoryId))) {
+      // Nothing was ever kept for this session: an empty summary holds the place of the folded rows.
+      const { records } = await deps.memory.insert([{ kind: "summary", text: "(nothing to keep)", provenance: `session:${sessionId}`, importance: 0.5 }]); // ungated: a fixed text, not model output
       memoryId = records[0]!.id;
     }
-    settings.set(stateKey(sessionId), { memoryId, throughSeq } satisfies SummaryState);
-    return result.summary;
+    settings.set(stateKey(sessionId), { memoryId: memoryId!, throughSeq } satisfies SummaryState);
+    return written.written ? result.summary : text;
   }
 
   /**
@@ -155,11 +170,11 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
   }
 
   /** A model fold after the turn: never awaited by it, one per session at a time. */
-  function foldInBackground(sessionId: string, rows: HistoryRow[], summarize: Summarize, background: (work: Promise<unknown>) => void): boolean {
+  function foldInBackground(sessionId: string, rows: HistoryRow[], summarize: Summarize, background: (work: Promise<unknown>) => void, screen: OutputScreen, runId?: string): boolean {
     if (folding.has(sessionId)) return false;
     folding.add(sessionId);
     background(
-      fold(sessionId, rows, summarize)
+      fold(sessionId, rows, summarize, screen, runId)
         .catch((error: unknown) => console.warn("background summary fold failed", error))
         .finally(() => folding.delete(sessionId)),
     );
@@ -187,7 +202,7 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
         const through = Math.max(squeezed, beyond);
         const foldRows = unfolded.filter((r) => r.seq <= through);
         let foldStarted = 0;
-        if (foldRows.length >= foldBatch && input.background && foldInBackground(input.sessionId, foldRows, input.summarize, input.background)) foldStarted = foldRows.length;
+        if (foldRows.length >= foldBatch && input.background && foldInBackground(input.sessionId, foldRows, input.summarize, input.background, input.screen, input.excludeRunId)) foldStarted = foldRows.length;
         const last = compiled.messages.at(-1);
         const context = last?.role === "user" ? compiled.messages.slice(0, -1) : compiled.messages;
         return { compiled, context, summary, folded, foldStarted };
@@ -197,7 +212,7 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
       // are folded in line, before the engine runs.
       if (plan.fold.length > 0) {
         const rows = unfolded.slice(0, plan.fold.length);
-        summary = await fold(input.sessionId, rows, input.summarize);
+        summary = await fold(input.sessionId, rows, input.summarize, input.screen, input.excludeRunId);
         foldedThrough = rows.at(-1)!.seq;
         folded += rows.length;
       }
@@ -206,7 +221,7 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
       // The budget squeezed out the oldest turns: fold them too, and compile once more with the new summary.
       if (compiled.overflow.length > 0 && rows.length >= compiled.overflow.length) {
         const overflowRows = rows.slice(0, compiled.overflow.length);
-        summary = await fold(input.sessionId, overflowRows, input.summarize);
+        summary = await fold(input.sessionId, overflowRows, input.summarize, input.screen, input.excludeRunId);
         foldedThrough = overflowRows.at(-1)!.seq;
         folded += overflowRows.length;
         ({ compiled } = await compileOnce(input, foldedThrough, summary, read));

@@ -3,6 +3,7 @@ import type { AgentProfile } from "../../../core/agents";
 import { defaultTuning, makeLlmSummarizer, reciprocalRankFusion, tuningForEmbedder, type MemoryKind } from "../../../core/context";
 import { PantheonError, unwrap, type Result } from "../../../core/errors";
 import type { Clock } from "../../../core/ports";
+import type { OutputScreen } from "../../../core/gates";
 import { limitsOf } from "../../../core/run/limits";
 import { splitSource, type ForeignSearch, type SharedHits } from "./context-store";
 import { makeContextTurns, type SessionHistory, type SettingsPort } from "./context-turn";
@@ -44,10 +45,10 @@ export interface MemoryFeatureDeps {
   /** Work after the reply (the Durable Object's `waitUntil`): background summary folds and batched extraction. */
   background: (work: Promise<unknown>) => void;
   /**
-   * The output gates on memory writes for the agent as it is now (its gates and secrets), for an
-   * extraction with no turn to take them from (the idle alarm's batch).
+   * The output gates for the agent as it is now (its gates and secrets): every background write of
+   * model output here (the summary fold, extraction) passes them (core/gates/sinks).
    */
-  screenFor: (profile: AgentProfile) => (text: string, runId: string) => string | null;
+  screenFor: (profile: AgentProfile) => OutputScreen;
   /**
    * The project's own model settings the agent's model reads (runs/models), loaded once and kept: a
    * summary fold or an extraction calls the model with the project's key like a turn does.
@@ -141,6 +142,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       ...(profile.model.maxTokens ? { reserveForReply: profile.model.maxTokens } : {}),
       ...(llm ? { summarize: makeLlmSummarizer({ llm, model: profile.model.name }) } : {}),
       ...(background ? { background } : {}),
+      screen: deps.screenFor(profile),
     });
   }
 
@@ -182,7 +184,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   }
 
   async function store(input: { text: string; kind: MemoryKind; importance?: number; provenance: string; entities?: string[]; occurredAt?: number }) {
-    const { records, superseded, warnings } = await memory.insert([{ ...input }]);
+    const { records, superseded, warnings } = await memory.insert([{ ...input }]); // ungated: the memory.store tool's text passed the run's gates (sink tool-output); the API's is a person's
     return { record: records[0]!, superseded, warnings };
   }
 

@@ -92,7 +92,7 @@ export async function importLines(memory: MemoryStore, text: string): Promise<Im
       ...(m.supersededBy ? { supersededBy: m.supersededBy } : {}),
     });
   });
-  const { records, warnings } = await memory.insert(good);
+  const { records, warnings } = await memory.insert(good); // ungated: a person's import, not model output
   return { imported: records.length, errors, warnings };
 }
 
@@ -132,7 +132,7 @@ export async function addDocument(memory: MemoryStore, source: string, doc: { ti
   }
   const documentId = newMemoryId().replace(/^m/, "d");
   const parts = chunkDocument(doc.text);
-  const { records, warnings } = await memory.insert(
+  const { records, warnings } = await memory.insert( // ungated: a person's document, not model output
     parts.map((part) => ({ kind: "chunk" as const, text: `${doc.title} — ${part}`, source, title: doc.title, provenance: `document:${documentId}`, importance: 0.5 })),
   );
   return { documentId, source, title: doc.title, chunks: records.map((r) => ({ id: r.id, tokens: Math.ceil(r.text.length / 4) })), warnings };

@@ -1,4 +1,5 @@
 import { extractMemories, occurredAtOf, parseExtraction, planConsolidation, wordOverlap, type ProposedMemory } from "../../../core/context";
+import { gatedKeep, type OutputScreen } from "../../../core/gates";
 import type { Clock, LlmPort } from "../../../core/ports";
 import type { SettingsPort } from "./context-turn";
 import { ownSource, type MemoryRecord } from "./records";
@@ -26,8 +27,8 @@ export interface ExtractTurn {
   saidAt?: number;
   /** The agent's model; absent or offline → the pattern extractor. */
   llm?: { port: LlmPort; model: string };
-  /** The output gates on memory writes: why a proposed memory (from the exchange of run `runId`) may not be stored, or null. A refused one is dropped. */
-  screen?(text: string, runId: string): string | null;
+  /** The output gates (core/gates/sinks): a proposed memory they refuse (traced in the run of its exchange) is dropped. */
+  screen: OutputScreen;
 }
 
 /** A completed exchange waiting for the next batched extraction (kept in settings, so an eviction keeps it). */
@@ -91,9 +92,9 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
   /** Whether a batched extraction is in flight in this instance (one at a time). */
   let extracting = false;
 
-  async function store(exchanges: PendingExchange[], llm: ExtractTurn["llm"], screen?: ExtractTurn["screen"]): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
+  async function store(exchanges: PendingExchange[], llm: ExtractTurn["llm"], screen: OutputScreen): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
     const { memories, method } = await propose(exchanges, llm);
-    const fresh = memories.filter((m) => !deps.memory.hasText(m.text) && (screen?.(m.text, m.from.runId) ?? null) === null);
+    const fresh = memories.filter((m) => !deps.memory.hasText(m.text) && gatedKeep("extraction", screen, { text: m.text, runId: m.from.runId }));
     if (fresh.length === 0) return { stored: [], method, warnings: [] };
     const { records, warnings } = await deps.memory.insert(
       fresh.map((m) => ({
@@ -138,7 +139,7 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
      * eviction, the list is still there and the next batch asks again; texts already stored are
      * skipped, so a batch run twice stores nothing twice.
      */
-    async extractPending(llm: ExtractTurn["llm"], screen?: ExtractTurn["screen"]): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
+    async extractPending(llm: ExtractTurn["llm"], screen: OutputScreen): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
       const batch = pending();
       if (batch.length === 0 || extracting) return { stored: [], method: "skipped", warnings: [] };
       extracting = true;

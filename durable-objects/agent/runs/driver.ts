@@ -15,14 +15,13 @@ import {
 } from "../../../core/run";
 import { PantheonError } from "../../../core/errors";
 import { redactDeep } from "../../../core/tools";
+import { redactTraceData } from "./trace-redaction";
 import type { Emit, RunEvent } from "../chat/live";
 import type { StoredMessage } from "../chat/messages";
 import { makeHeldWrites } from "./held-writes";
-import { traceCategory, type RunSummary } from "./store";
+import { traceCategory, type NewTraceStep, type RunSummary } from "./store";
 import type { DriverDeps, NewRunInput, RunContext, RunOutcome } from "./contracts";
-
 export type { DriverDeps, NewRunInput, RunContext, RunOutcome, TurnOutcome } from "./contracts";
-
 /** Statuses with work to carry on after a restart (a run waiting for a person needs none). */
 const recoverable = new Set(["idle", "running", "waiting_tool", "waiting_agent"]);
 
@@ -183,7 +182,7 @@ export function makeRunDriver(deps: DriverDeps) {
   }
 
   function writeTrace(state: RunState, ctx: RunContext, effect: Extract<RunEffect, { type: "trace" }>): void {
-    const data = redactDeep(effect.data, Object.values(ctx.tools.secrets)) as Record<string, unknown>;
+    const data = redactTraceData(effect.data, ctx);
     let timing = { startedAt: clock.now(), durationMs: 0 };
     if (effect.kind === "model_result") timing = timings.get(`${state.id}:model`) ?? timing;
     if (effect.kind === "tool_result" && typeof data.callId === "string") timing = timings.get(`${state.id}:tool:${data.callId}`) ?? timing;
@@ -397,6 +396,8 @@ export function makeRunDriver(deps: DriverDeps) {
         if (sink) sinks.delete(runId);
       }
     },
+    /** A step from outside the run (a background write's gate refusal): after the run's own held ones while it starts. */
+    traceStep: (row: NewTraceStep): void => void (writes.isHeld(row.runId) ? writes.step(row) : runs.appendTrace(row)),
 
     /**
      * After a restart (the object woke for a request or its alarm): carries on every run that had

@@ -1,7 +1,7 @@
 import type { AgentProfile } from "../../../core/agents";
 import type { RunPrincipal } from "../../../core/auth";
 import { PantheonError } from "../../../core/errors";
-import { agentOutputGates, checkOutput } from "../../../core/gates";
+import { agentOutputGates, checkOutput, modelOutputSinks, type OutputScreen } from "../../../core/gates";
 import type { Clock, LlmPort } from "../../../core/ports";
 import { effectiveLimits, limitsOf, type RunLimits, type RunOrigin, type RunState } from "../../../core/run";
 import { redactDeep, type OutboundSettings } from "../../../core/tools";
@@ -144,18 +144,26 @@ export function makeTurns(deps: TurnDeps) {
   }
 
   /**
-   * The output gates on memory writes for the agent as it is now (its gates and secrets), for the
-   * memories extraction proposes after a turn or in a batch: a refused one is not stored, and the
-   * refusal is written to the trace of the run whose exchange it came from (no model reads it).
+   * The output gates for the agent as it is now (its gates and secrets), as the screen every
+   * background write of model output passes (core/gates/sinks: the summary fold, extraction): a
+   * refused text is not stored, and the refusal is written to the trace of the run whose turn it
+   * came from (no model reads it). The gates are built on the first write, so a turn that writes
+   * nothing pays nothing.
    */
-  function memoryScreenFor(profile: AgentProfile) {
-    const secrets = secretsOf(toolsOf(profile));
-    const gates = agentOutputGates({ secrets, specs: profile.runtime.gates });
-    return (text: string, runId: string): string | null => {
-      const outcome = checkOutput(gates, { kind: "memory", text });
+  function memoryScreenFor(profile: AgentProfile): OutputScreen {
+    let built: { secrets: ReturnType<typeof secretsOf>; gates: ReturnType<typeof agentOutputGates> } | undefined;
+    return (sink, text, runId) => {
+      if (!built) {
+        const secrets = secretsOf(toolsOf(profile));
+        built = { secrets, gates: agentOutputGates({ secrets, specs: profile.runtime.gates }) };
+      }
+      const kind = modelOutputSinks[sink].kind;
+      const outcome = checkOutput(built.gates, { kind, text });
       if (outcome.allow) return null;
-      const data = redactDeep({ output: "memory", by: "extraction", decisions: outcome.decisions }, secrets.map((s) => s.value));
-      deps.runs.appendTrace({ runId, kind: "gate", name: "gate_decisions", data, startedAt: deps.clock.now(), durationMs: 0 });
+      if (runId) {
+        const data = redactDeep({ output: kind, by: sink, decisions: outcome.decisions }, built.secrets.map((s) => s.value));
+        deps.driver().traceStep({ runId, kind: "gate", name: "gate_decisions", data, startedAt: deps.clock.now(), durationMs: 0 });
+      }
       return outcome.rejection.decision.reason;
     };
   }

@@ -1,0 +1,1 @@
+ALTER TABLE `tasks` ADD `actions` text DEFAULT '[]' NOT NULL;

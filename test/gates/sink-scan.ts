@@ -1,0 +1,69 @@
+import { modelOutputSinks } from "../../core/gates";
+
+/** A write of the memory store's text (a new memory, or a new text for one): what stores words. */
+const memoryWrite = /\bmemory\.(insert|updateText)\(/;
+/** How far above a write its gate may be (the gate wraps the write, or filters what it writes). */
+const gateReach = 12;
+
+/** Where each sink the run gates is gated in core/run/advance.ts (before its effect leaves the state machine). */
+const runGateMarks: Record<string, string> = {
+  reply: "checkOutput(step.deps.outputGates ?? [], { kind, text: response.content })",
+  "tool-output": "ownValue(toolOutputs, rc.call.name)",
+  "plan-output": "ownValue(planOutputCalls, call.name)",
+  "tool-call": "runGates(step.deps.gates",
+};
+
+/**
+ * Every write of the memory store in the source that neither sits under a `gatedWrite` / `gatedKeep`
+ * (within `gateReach` lines above) nor says on its line why it stores no model output (`// ungated: …`).
+ */
+export function findUngatedWrites(sources: Record<string, string>): { file: string; line: number; code: string }[] {
+  const found: { file: string; line: number; code: string }[] = [];
+  for (const [file, text] of Object.entries(sources)) {
+    const lines = text.split("\n");
+    lines.forEach((code, i) => {
+      if (!memoryWrite.test(code) || code.includes("// ungated:")) return;
+      const above = lines.slice(Math.max(0, i - gateReach), i + 1).join("\n");
+      if (/gated(Write|Keep)\("[a-z-]+"/.test(above)) return;
+      found.push({ file, line: i + 1, code: code.trim() });
+    });
+  }
+  return found;
+}
+
+/** Sinks of the list that no code gates: named by a gatedWrite/gatedKeep call, or at their mark in the run. */
+export function sinkProblems(sources: Record<string, string>): string[] {
+  // The list's own file names every sink in its comments and example: it gates none of them.
+  const all = Object.entries(sources).filter(([file]) => !file.endsWith("core/gates/sinks.ts")).map(([, text]) => text).join("\n");
+  const advance = Object.entries(sources).find(([file]) => file.endsWith("core/run/advance.ts"))?.[1] ?? "";
+  const problems: string[] = [];
+  for (const [sink, { gatedBy }] of Object.entries(modelOutputSinks)) {
+    if (gatedBy === "gatedWrite" && !all.includes(`gatedWrite("${sink}"`) && !all.includes(`gatedKeep("${sink}"`)) {
+      problems.push(`sink '${sink}' is listed as gated by gatedWrite, but no gatedWrite/gatedKeep names it`);
+    }
+    if (gatedBy === "run" && !(runGateMarks[sink] && advance.includes(runGateMarks[sink]!))) problems.push(`sink '${sink}' is listed as gated by the run, but core/run/advance.ts does not gate it`);
+  }
+  return problems;
+}
+
+/**
+ * Where a model is called, and the sink its output goes to: a file that calls a model and is not
+ * here is a new sink nobody listed (its output may be stored ungated), and the scan names it.
+ */
+export const modelCallers: Record<string, string> = {
+  "durable-objects/agent/runs/driver.ts": "the run: reply, tool-output, tool-call",
+  "durable-objects/agent/behaviors/plan.ts": "the run: plan-output",
+  "durable-objects/agent/memory/lifecycle.ts": "extraction",
+  "core/context/summary.ts": "summary-fold",
+  // Not a model: an A2A task streams an agent's turn, whose reply passes the run's gates.
+  "workers/protocols/a2a/executor.ts": "the run: reply",
+};
+const modelCall = /\.(complete|stream)\(\s*(\{|request)/;
+
+/** Files that call a model (`….complete({…})`, `….stream(request)`) and are neither listed nor the model ports themselves. */
+export function unlistedModelCallers(sources: Record<string, string>): string[] {
+  return Object.entries(sources)
+    .filter(([file, text]) => !file.includes("/core/models/") && !file.includes("/adapters/") && text.split("\n").some((line) => modelCall.test(line) && !line.trim().startsWith("*")))
+    .map(([file]) => file.replace(/^(\.\.\/)+/, ""))
+    .filter((file) => !modelCallers[file]);
+}
