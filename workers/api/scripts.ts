@@ -112,6 +112,15 @@ export const scriptRoutes = new Hono<AppEnv>()
     const profile = await call(registry.updateAgent(name, { ...derived, ...stored }));
     // The agent indexes its own cron behaviors when it takes the profile (as a spawned child does).
     await pushProfile(c.env, project, profile);
+    // As `PUT …/connections`: each agent added or dropped holds who may ask it and whom it shares with (`askedBy`).
+    const before = existing?.connections ?? [];
+    const changed = [...before.filter((n) => !profile.connections.includes(n)), ...profile.connections.filter((n) => !before.includes(n))];
+    await Promise.all(
+      changed.map(async (target) => {
+        const got = await registry.getAgent(target);
+        if (got.ok) await (await agentStub(c.env, project, target)).configure(got.value);
+      }),
+    );
     return c.json({ source, format, script, warnings }, existing ? 200 : 201);
   })
   .get("/:name/script", valid("param", nameParam), async (c) => {

@@ -166,7 +166,7 @@ export function makeTurns(deps: TurnDeps) {
      * (its own request is already stored, and left out), memory and summary, for its request. The
      * profile is the run's own snapshot (read once per turn).
      */
-    async compileContext(state: RunState, profile: AgentProfile): Promise<RunState["context"]> {
+    async compileContext(state: RunState, profile: AgentProfile, trace: (name: string, data: Record<string, unknown>) => void): Promise<RunState["context"]> {
       const { context, usedIds, refused } = await deps.memory.contextFor({
         profile,
         sessionId: state.sessionId,
@@ -175,10 +175,7 @@ export function makeTurns(deps: TurnDeps) {
         ...(state.origin.maxHistory !== undefined ? { maxHistory: state.origin.maxHistory } : {}),
       });
       // A source the script lists but its owner will not share with this agent: said on the run, not silently dropped.
-      if (refused.length) {
-        const at = deps.clock.now();
-        deps.runs.appendTraces(refused.map(({ source, reason }) => ({ runId: state.id, kind: "context", name: "source_refused", data: { source, reason }, startedAt: at, durationMs: 0 })));
-      }
+      for (const { source, reason } of refused) trace("source_refused", { source, reason });
       if (state.origin.trigger !== "manual" && !state.origin.trigger.startsWith("agent:")) {
         // A run carried on after an eviction has no turn left to read its entry: keep the map small.
         if (usedByRun.size >= 100) usedByRun.delete(usedByRun.keys().next().value!);
