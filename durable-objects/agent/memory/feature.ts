@@ -213,6 +213,10 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
         searchForeign: async (owner, source, query, limit) => (await foreign(owner, source, query, limit)).items.slice(0, limit),
         readForeign: async (owner, source, limit) => unwrap(await ownerStub(owner).readShared({ source, limit, requester: self() })),
       });
+      // Only an agent with sources to choose from is shown them (its script's sources, or a connection that may
+      // grant some): every other agent's model call stays as it was, two tool specs lighter.
+      const mayChoose = (scriptOf(profile).contextSources?.length ?? 0) > 0 || profile.connections.length > 0 || (profile.askedBy?.length ?? 0) > 0;
+      if (!mayChoose) return memoryOnes;
       return { specs: [...memoryOnes.specs, ...contextOnes.specs], implementations: { ...memoryOnes.implementations, ...contextOnes.implementations } };
     },
 
