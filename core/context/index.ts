@@ -40,3 +40,5 @@ export { ftsQuery, ftsTerms } from "./fts";
 export type { FtsTerm } from "./fts";
 export { happenedAt, occurredAtOf, occurredAtSchema, periodMatch, temporalCue } from "./time";
 export type { TemporalCue } from "./time";
+export { decideGrant, grantAccesses, grantSource, isConnected, normalizeGrants } from "./grants";
+export type { GrantAccess, GrantDecision, GrantOwner, GrantSpec, SourceGrant } from "./grants";

@@ -69,23 +69,33 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
       return;
     }
     case "context":
-    case "tools":
-    case "connections":
-    case "grants": {
-      const key = head === "context" ? "contextSources" : head;
-      const list = out[key] as unknown[] | undefined;
-      const into = list ?? (out[key] = []);
       for (const item of form.items.slice(1)) {
-        const source = head === "context" && headOf(item) === "source" ? (item as List).items[1] : item;
-        if (head === "context" && headOf(item) === "source" && !arity(c, item as List, "source", 1, 1, '(source "docs")')) continue;
-        if (head === "context" && item.type === "list" && headOf(item) !== "source") {
+        if (item.type === "string") {
+          mark(c, at("contextSources", (out.contextSources as unknown[]).length), item, "context");
+          (out.contextSources as unknown[]).push(item.value);
+          continue;
+        }
+        if (headOf(item) !== "source") {
           unknownForm(c, item, "context", ["source"]);
           continue;
         }
-        const value = expectString(c, source, head, form, head === "context" ? 'a (source "name")' : "a name string");
+        compileSource(c, item as List, at, out);
+      }
+      return;
+    case "tools":
+    case "connections":
+    case "grants": {
+      const into = ((out[head] as unknown[] | undefined) ?? (out[head] = [])) as unknown[];
+      for (const item of form.items.slice(1)) {
+        if (head === "grants" && headOf(item) === "grant") {
+          const grant = compileGrant(c, item as List);
+          if (grant) into.push(grant);
+          continue;
+        }
+        const value = expectString(c, item, head, form, head === "grants" ? 'a source name or (grant "name" :to ["agent"] :access "search")' : "a name string");
         if (value === undefined) continue;
-        mark(c, at(key, (into as unknown[]).length), source!, head);
-        (into as unknown[]).push(value);
+        mark(c, at(head, into.length), item, head);
+        into.push(value);
       }
       return;
     }
@@ -117,6 +127,38 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
     default:
       (out.talents as unknown[]).push(compileTalent(c, form, at("talents", (out.talents as unknown[]).length)));
   }
+}
+
+/** `(source "docs" [:label "Runbooks"] [:description "How we run billing"])`: a name, and what it is for. */
+function compileSource(c: Compiler, form: List, at: (key: string, ...rest: (string | number)[]) => Path, out: Record<string, unknown>): void {
+  const sources = out.contextSources as unknown[];
+  const name = expectString(c, form.items[1], "source", form, '(source "docs")');
+  if (name === undefined) return;
+  mark(c, at("contextSources", sources.length), form.items[1]!, "context");
+  sources.push(name);
+  const details: Record<string, string> = {};
+  for (const [key, { value }] of keywordArgs(c, form.items.slice(2), "source", ["label", "description"])) {
+    if (value.type !== "string") issue(c, value, "source", "a string");
+    else details[key] = value.value;
+  }
+  if (Object.keys(details).length) out.sourceDetails = { ...(out.sourceDetails as object | undefined), [name]: details };
+}
+
+/** `(grant "docs" [:to ["agent" …]] [:access "read"|"search"])`: a grant to named agents, or to the connections. */
+function compileGrant(c: Compiler, form: List): Record<string, unknown> | undefined {
+  const source = expectString(c, form.items[1], "grant", form, '(grant "docs" :to ["reader"])');
+  if (source === undefined) return undefined;
+  const grant: Record<string, unknown> = { source };
+  for (const [key, { value }] of keywordArgs(c, form.items.slice(2), "grant", ["to", "access"])) {
+    if (key === "access") {
+      if (value.type !== "string" && value.type !== "keyword" && value.type !== "symbol") issue(c, value, "grant", '"read" or "search"');
+      else grant.access = value.type === "string" ? value.value : value.name;
+    } else {
+      const items = value.type === "vector" || value.type === "list" ? value.items : [value];
+      grant.to = items.map((item) => (item.type === "string" ? item.value : issue(c, item, "grant", 'an agent name such as "reader"')));
+    }
+  }
+  return grant;
 }
 
 /**

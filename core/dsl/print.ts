@@ -19,7 +19,11 @@ function printActor(s: ActorScript, indent: string): string {
   lines.push(`${pad}(description ${str(s.description)})`);
   const model = Object.entries(s.model).filter(([, v]) => v !== undefined);
   lines.push(`${pad}(model${model.map(([k, v]) => ` :${camelToKebab(k)} ${data(v)}`).join("")})`);
-  if (s.contextSources.length) lines.push(`${pad}(context${s.contextSources.map((c) => ` (source ${str(c)})`).join("")})`);
+  const details = (c: string) => {
+    const d = s.sourceDetails?.[c];
+    return `${d?.label !== undefined ? ` :label ${str(d.label)}` : ""}${d?.description !== undefined ? ` :description ${str(d.description)}` : ""}`;
+  };
+  if (s.contextSources.length) lines.push(`${pad}(context${s.contextSources.map((c) => ` (source ${str(c)}${details(c)})`).join("")})`);
   if (s.tools.length) lines.push(`${pad}(tools ${s.tools.map(str).join(" ")})`);
   if (s.connections.length) lines.push(`${pad}(connections ${s.connections.map(str).join(" ")})`);
   const limits = Object.entries(s.limits).filter(([, v]) => v !== undefined);
@@ -30,7 +34,9 @@ function printActor(s: ActorScript, indent: string): string {
     const kind = g.kind === "deny-pattern" ? `:deny-pattern ${str(g.pattern)}` : g.kind === "allow-hosts" ? `:allow-hosts [${g.hosts.map(str).join(" ")}]` : g.kind === "max-size" ? `:max-size ${num(g.max)}` : `:max-calls ${num(g.max)}`;
     lines.push(`${pad}(gate ${str(g.name)} ${kind}${scope})`);
   }
-  if (s.grants) lines.push(`${pad}(grants${s.grants.map((g) => " " + str(g)).join("")})`);
+  const grant = (g: NonNullable<ActorScript["grants"]>[number]) =>
+    typeof g === "string" ? str(g) : `(grant ${str(g.source)}${g.to ? ` :to [${g.to.map(str).join(" ")}]` : ""}${g.access ? ` :access ${str(g.access)}` : ""})`;
+  if (s.grants) lines.push(`${pad}(grants${s.grants.map((g) => " " + grant(g)).join("")})`);
   if (s.spawn) lines.push(`${pad}(spawn :allowed ${s.spawn.allowed} :quota ${num(s.spawn.quota)})`);
   for (const t of s.talents) {
     lines.push(`${pad}(talent ${str(t.name)}`);

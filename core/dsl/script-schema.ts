@@ -6,6 +6,7 @@ import { modelChoiceSchema, modelSettingKeys, runLimitKeys, runLimitsSchema, typ
 import { toolNamePattern } from "../tools/tool-spec";
 import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
 import { isReservedName, reservedNameMessage } from "../reserved-names";
+import { grantAccesses, grantSource, type GrantAccess, type GrantSpec } from "../context/grants";
 
 /** Names of actors, talents, behaviors and connections. */
 export const namePattern = /^[a-z][a-z0-9-]{0,62}$/;
@@ -187,11 +188,33 @@ export interface ActorScript {
   connections: string[];
   limits: Partial<RunLimits>;
   gates: CustomGateSpec[];
-  /** Context sources connected agents may read. */
-  grants?: string[];
+  /** What each context source is, for an agent choosing sources by goal (`context.sources`). */
+  sourceDetails?: Record<string, SourceDetails>;
+  /**
+   * The agent's own sources other agents may use: a bare name grants read to the agents it is
+   * connected with (either direction); `{ source, to, access }` names the grantees and the access.
+   */
+  grants?: GrantSpec[];
   spawn?: { allowed: boolean; quota: number };
   talents: Talent[];
 }
+
+/** A context source's label and description (the design's label and `where`). */
+export interface SourceDetails {
+  label?: string;
+  description?: string;
+}
+
+const sourceDetailsSchema = () => z.strictObject({ label: z.string().min(1).max(100).optional(), description: z.string().max(1000).optional() });
+const grantSchema = () =>
+  z.union([
+    z.string().min(1).max(128),
+    z.strictObject({
+      source: z.string().min(1).max(128),
+      to: z.array(nameSchema).min(1).max(64).optional(),
+      access: z.enum(["read", "search"] as const satisfies readonly GrantAccess[], { message: `one of: ${grantAccesses.join(", ")}` }).optional(),
+    }),
+  ]);
 
 const baseScriptSchema = () =>
   z.strictObject({
@@ -205,7 +228,8 @@ const baseScriptSchema = () =>
   connections: z.array(nameSchema).max(64).default([]),
   limits: scriptLimitsSchema.default({}),
   gates: z.array(customGateSpecSchema).max(64).default([]),
-  grants: z.array(z.string().min(1).max(128)).max(64).optional(),
+  sourceDetails: z.record(z.string().min(1).max(128), sourceDetailsSchema()).optional(),
+  grants: z.array(grantSchema()).max(64).optional(),
   spawn: z.strictObject({ allowed: z.boolean(), quota: z.number().int().min(0).max(100) }).optional(),
   talents: z.array(talentSchema).max(64).default([]),
   });
@@ -225,10 +249,16 @@ export const actorScriptSchema: z.ZodType<ActorScript> = lazySchema(() => baseSc
   );
   for (const { index, message } of denyPatternProblems(script.gates))
     issue(["gates", index, "pattern"], message, denyPatternExpected, JSON.stringify((script.gates[index] as { pattern: string }).pattern));
-  (script.grants ?? []).forEach((source, i) => {
-    if (!script.contextSources.includes(source))
+  (script.grants ?? []).forEach((grant, i) => {
+    const source = grantSource(grant);
+    if (source.includes("/"))
+      issue(["grants", i], `grant '${source}' names another agent's source: an agent grants only its own`, "one of this actor's own context sources", `"${source}"`);
+    else if (!script.contextSources.includes(source))
       issue(["grants", i], `grant '${source}' is not one of this actor's context sources`, `one of: ${script.contextSources.join(", ") || "(no context sources declared)"}`, `"${source}"`);
   });
+  for (const source of Object.keys(script.sourceDetails ?? {}))
+    if (!script.contextSources.includes(source))
+      issue(["sourceDetails", source], `source details for '${source}', which is not one of this actor's context sources`, `one of: ${script.contextSources.join(", ") || "(no context sources declared)"}`, `"${source}"`);
   for (const { b, path } of behaviors) {
     if (b.mode === "active" && b.trigger)
       issue([...path, "trigger"], `active behavior '${b.name}' runs on each message and takes no trigger`, "a trigger only on :passive or :persistent", b.trigger.kind);

@@ -382,9 +382,15 @@ export class AgentDO extends Agent<Env, LiveState> {
   previewContext(input: { q: string; session?: string; maxTokens?: number }) {
     return this.known(() => this.memory.preview({ profile: this.profile(), sessionId: this.sessions.resolve(input.session).id, query: input.q, ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}) }));
   }
-  /** Another agent of the project reads one of this agent's sources (only if the script grants it). */
+  /** Another agent of the project searches, reads or lists this agent's sources: only what a grant gives the requester. */
   searchShared(request: { source: string; query: string; limit: number; requester: string }) {
     return this.known(() => this.memory.searchShared(this.profile(), request));
+  }
+  readShared(request: { source: string; limit: number; requester: string }) {
+    return this.known(() => this.memory.readShared(this.profile(), request));
+  }
+  sharedSources(requester: string) {
+    return this.known(() => this.memory.sharedSources(this.profile(), requester));
   }
 
   // ---- bus (bus/) ----------------------------------------------------------------------------

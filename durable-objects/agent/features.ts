@@ -88,7 +88,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     askAgent: (request) => bus.ask(request),
     answerPeer: (runId, answer) => bus.answer(runId, answer.status),
     prepare: (state) => turns.prepare(state),
-    compileContext: (state, profile) => turns.compileContext(state, profile),
+    compileContext: (state, profile, trace) => turns.compileContext(state, profile, trace),
     durably: async (_runId, work) => {
       await shell.armRunWatchdog();
       const driving = work();

@@ -32,7 +32,8 @@ describe("shared context sources", () => {
     await addDoc(owner, "private", "Salaries", "The billing service team salaries are confidential and stored in the vault.");
 
     const reader = uniqueName("reader");
-    await setScript(reader, { contextSources: [`${owner}/docs`, `${owner}/private`] });
+    // A bare-string grant reaches the owner's connections: the reader is one.
+    await setScript(reader, { contextSources: [`${owner}/docs`, `${owner}/private`], connections: [owner] });
     const view = await preview(reader, "How do I restart the billing service?");
     const shared = view.items.find((i) => i.text.includes("drain the queue"));
     expect(shared?.source).toBe(`${owner}/docs`);

@@ -7,6 +7,7 @@ import { makeClockTool, makeHttpFetchTool, type ToolSpec } from "../../core/tool
 import { systemClock } from "../../core/ports";
 import { spawnToolSource } from "../../durable-objects/agent/bus/spawn";
 import { memoryTools } from "../../durable-objects/agent/memory/tools";
+import { contextTools } from "../../durable-objects/agent/memory/context-tools";
 import { workToolNames } from "../../durable-objects/agent/work";
 import { workToolSource } from "../../durable-objects/agent/work/tools";
 import { makeApp } from "../../workers/app";
@@ -25,6 +26,8 @@ const toolRoutes: Record<string, Route | { open: string }> = {
   "memory.store": { open: "remembering what the person said is ordinary agent work; the output gates check it" },
   "memory.search": ["GET", "/api/agents/:name/memories"],
   "memory.forget": ["DELETE", "/api/agents/:name/memories/:id"],
+  "context.sources": { open: "lists only sources the agent's own turns may read: its document sources and what other agents grant it" },
+  "context.search": { open: "reads only the agent's document sources and other agents' sources within their grants, never its memory" },
   "agent.spawn": { open: "the child is confined by the parent's spawn grant and acts for the spawning run's principal" },
   "feature.create": ["POST", "/api/features"],
   "plan.write": ["PUT", "/api/features/:feature/plan"],
@@ -52,6 +55,7 @@ const builtinSpecs: ToolSpec[] = [
   makeClockTool(systemClock).spec,
   makeHttpFetchTool({ fetch: unused, allowHosts: [] }).spec,
   ...memoryTools({ store: unused, search: unused, forget: unused }).specs,
+  ...contextTools({ sources: unused, searchOwn: unused, searchForeign: unused, readForeign: unused, ownSources: () => [] }).specs,
   ...spawnToolSource(profile).specs,
   ...workToolSource(profile, { work: {} as never, binding: () => null }).specs,
 ];

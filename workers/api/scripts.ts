@@ -10,6 +10,7 @@ import type { AppEnv } from "../env";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam, pushProfile } from "./agents";
+import { contextToolNames } from "../../durable-objects/agent/memory/context-tools";
 
 export const scriptMediaType = "text/x-pantheon";
 export type ScriptFormat = "pantheon" | "json";
@@ -18,7 +19,7 @@ export type ScriptFormat = "pantheon" | "json";
 export const builtinTools = [makeClockTool(systemClock).spec.name, makeHttpFetchTool({ fetch: () => Promise.reject(new Error("unused")), allowHosts: [] }).spec.name];
 
 /** Tools every agent has besides its configured ones (memory is every agent's; spawn comes with a script's grant). */
-export const everyAgentsTools = [...builtinTools, "memory.store", "memory.search", "memory.forget", "agent.spawn"];
+export const everyAgentsTools = [...builtinTools, "memory.store", "memory.search", "memory.forget", ...contextToolNames, "agent.spawn"];
 
 /** A stored source is JSON when it is an object; DSL sources start with `(` or a `;` comment. */
 const formatOf = (source: string): ScriptFormat => (source.trimStart().startsWith("{") ? "json" : "pantheon");
@@ -111,6 +112,15 @@ export const scriptRoutes = new Hono<AppEnv>()
     const profile = await call(registry.updateAgent(name, { ...derived, ...stored }));
     // The agent indexes its own cron behaviors when it takes the profile (as a spawned child does).
     await pushProfile(c.env, project, profile);
+    // As `PUT …/connections`: each agent added or dropped holds who may ask it and whom it shares with (`askedBy`).
+    const before = existing?.connections ?? [];
+    const changed = [...before.filter((n) => !profile.connections.includes(n)), ...profile.connections.filter((n) => !before.includes(n))];
+    await Promise.all(
+      changed.map(async (target) => {
+        const got = await registry.getAgent(target);
+        if (got.ok) await (await agentStub(c.env, project, target)).configure(got.value);
+      }),
+    );
     return c.json({ source, format, script, warnings }, existing ? 200 : 201);
   })
   .get("/:name/script", valid("param", nameParam), async (c) => {

@@ -1,6 +1,7 @@
 import type { ContextStore, GraphEdge, MemoryItem, RetrieveOptions, ScoredId } from "../../../core/context";
 import type { Message } from "../../../core/ports";
 import type { MemoryStore } from "./store";
+import { isPantheonError } from "../../../core/errors";
 
 /** What an agent that grants a source returns for one query (see AgentDO `searchShared`). */
 export interface SharedHits {
@@ -32,6 +33,14 @@ export interface TurnContextStore extends ContextStore {
   readonly historyRows: HistoryRow[];
   /** Problems with foreign sources (not granted, agent missing); own retrieval is unaffected. */
   readonly warnings: string[];
+  /** Foreign sources whose owner refused this agent, and why (traced on the run). */
+  readonly refused: SourceRefusal[];
+}
+
+/** A source another agent would not share with this one, with the owner's reason. */
+export interface SourceRefusal {
+  source: string;
+  reason: string;
 }
 
 /**
@@ -52,6 +61,7 @@ export function makeTurnContextStore(deps: {
 }): TurnContextStore {
   const historyRows: HistoryRow[] = [];
   const warnings: string[] = [];
+  const refused: SourceRefusal[] = [];
   const foreignCache = new Map<string, Promise<SharedHits>>();
   const foreignItems = new Map<string, MemoryItem>();
 
@@ -78,6 +88,7 @@ export function makeTurnContextStore(deps: {
               };
             },
             (error: unknown) => {
+              if (isPantheonError(error) && error.code === "forbidden" && !refused.some((r) => r.source === source)) refused.push({ source, reason: error.message });
               warnings.push(`source '${source}' skipped: ${error instanceof Error ? error.message : String(error)}`);
               return empty;
             },
@@ -112,6 +123,7 @@ export function makeTurnContextStore(deps: {
   return {
     historyRows,
     warnings,
+    refused,
 
     async recent(sessionId, limit) {
       const rows = deps.history(sessionId, limit, deps.foldedThrough);

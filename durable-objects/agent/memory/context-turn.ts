@@ -9,7 +9,7 @@ import {
 } from "../../../core/context";
 import { gatedWrite, type OutputScreen } from "../../../core/gates";
 import type { Clock, Message } from "../../../core/ports";
-import { makeTurnContextStore, type ForeignSearch, type HistoryReader, type HistoryRow } from "./context-store";
+import { makeTurnContextStore, type ForeignSearch, type HistoryReader, type HistoryRow, type SourceRefusal } from "./context-store";
 import type { MemoryStore } from "./store";
 
 /** The prompt budget of every agent (tokens): the share of the model's window Pantheon fills. */
@@ -76,6 +76,8 @@ export interface TurnContext {
   folded: number;
   /** Messages handed to a background fold by this compile (0 when none started). */
   foldStarted: number;
+  /** Other agents' sources this agent listed and was refused, with the owners' reasons. */
+  refused: SourceRefusal[];
 }
 
 /**
@@ -166,7 +168,7 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
       ...(input.tuning ? { tuning: input.tuning } : {}),
     });
     compiled.warnings.push(...store.warnings);
-    return { compiled, rows: store.historyRows };
+    return { compiled, rows: store.historyRows, refused: store.refused };
   }
 
   /** A model fold after the turn: never awaited by it, one per session at a time. */
@@ -196,7 +198,7 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
       if (input.summarize) {
         // A model writes the summary: the turn uses the latest one and sends what is not folded yet
         // verbatim (the budget still caps it); the fold runs after the turn, once enough has piled up.
-        const { compiled, rows } = await compileOnce({ ...input, recencyWindow: input.recencyWindow + plan.fold.length }, foldedThrough, summary, read);
+        const { compiled, rows, refused } = await compileOnce({ ...input, recencyWindow: input.recencyWindow + plan.fold.length }, foldedThrough, summary, read);
         const squeezed = compiled.overflow.length > 0 && rows.length >= compiled.overflow.length ? rows.slice(0, compiled.overflow.length).at(-1)!.seq : 0;
         const beyond = plan.fold.length > 0 ? unfolded[plan.fold.length - 1]!.seq : 0;
         const through = Math.max(squeezed, beyond);
@@ -205,7 +207,7 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
         if (foldRows.length >= foldBatch && input.background && foldInBackground(input.sessionId, foldRows, input.summarize, input.background, input.screen, input.excludeRunId)) foldStarted = foldRows.length;
         const last = compiled.messages.at(-1);
         const context = last?.role === "user" ? compiled.messages.slice(0, -1) : compiled.messages;
-        return { compiled, context, summary, folded, foldStarted };
+        return { compiled, context, summary, folded, foldStarted, refused };
       }
 
       // Without a model the extractive summary costs no call: turns that have left the recency window
@@ -217,19 +219,19 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
         folded += rows.length;
       }
 
-      let { compiled, rows } = await compileOnce(input, foldedThrough, summary, read);
+      let { compiled, rows, refused } = await compileOnce(input, foldedThrough, summary, read);
       // The budget squeezed out the oldest turns: fold them too, and compile once more with the new summary.
       if (compiled.overflow.length > 0 && rows.length >= compiled.overflow.length) {
         const overflowRows = rows.slice(0, compiled.overflow.length);
         summary = await fold(input.sessionId, overflowRows, input.summarize, input.screen, input.excludeRunId);
         foldedThrough = overflowRows.at(-1)!.seq;
         folded += overflowRows.length;
-        ({ compiled } = await compileOnce(input, foldedThrough, summary, read));
+        ({ compiled, refused } = await compileOnce(input, foldedThrough, summary, read));
       }
 
       const last = compiled.messages.at(-1);
       const context = last?.role === "user" ? compiled.messages.slice(0, -1) : compiled.messages;
-      return { compiled, context, summary, folded, foldStarted: 0 };
+      return { compiled, context, summary, folded, foldStarted: 0, refused };
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { SqlLike } from "../../../core/ports";
 import type { AgentProfile } from "../../../core/agents";
 import { defaultTuning, makeLlmSummarizer, reciprocalRankFusion, tuningForEmbedder, type MemoryKind } from "../../../core/context";
-import { PantheonError, unwrap, type Result } from "../../../core/errors";
+import { isPantheonError, PantheonError, unwrap, type Result } from "../../../core/errors";
 import type { Clock } from "../../../core/ports";
 import type { OutputScreen } from "../../../core/gates";
 import { limitsOf } from "../../../core/run/limits";
@@ -15,6 +15,9 @@ import { memoryPortsFromEnv } from "./ports";
 import { ownSource, type MemoryRecord } from "./records";
 import { makeMemoryStore } from "./store";
 import { memoryTools } from "./tools";
+import { contextTools } from "./context-tools";
+import { makeSharing, scriptOf, type SourceListing } from "./sharing";
+import type { MemoryItem } from "../../../core/context";
 import { llmForProfile, type ProjectModelValues } from "../runs/models";
 import type { ToolSource } from "../runs/tools";
 
@@ -66,14 +69,6 @@ export interface TurnInput {
   maxTokens?: number;
 }
 
-/** The script's `contextSources` and `grants`, read defensively (a profile may have no script). */
-function scriptOf(profile: AgentProfile): { contextSources?: string[]; grants: string[] } {
-  const script = (profile.script ?? null) as { contextSources?: unknown; grants?: unknown } | null;
-  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined);
-  const contextSources = strings(script?.contextSources);
-  return { ...(contextSources ? { contextSources } : {}), grants: strings(script?.grants) ?? [] };
-}
-
 /**
  * Per-agent memory and the context engine, wired to the agent's SQLite and the configured ports.
  * AgentDO holds one and delegates to it: context for each turn, extraction after it, idle
@@ -91,12 +86,35 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   const project = () => deps.objectName().split(".")[0]!;
   const self = () => deps.objectName().slice(project().length + 1);
 
-  const foreign: ForeignSearch = async (owner, source, query, limit) => {
-    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`${project()}.${owner}`)) as unknown as {
+  /** Another agent of the project (`owner`), through the RPC methods of sharing.ts; it decides per requester. */
+  const ownerStub = (owner: string) =>
+    env.AGENT_DO.get(env.AGENT_DO.idFromName(`${project()}.${owner}`)) as unknown as {
       searchShared(request: { source: string; query: string; limit: number; requester: string }): Promise<Result<SharedHits>>;
+      readShared(request: { source: string; limit: number; requester: string }): Promise<Result<MemoryItem[]>>;
+      sharedSources(requester: string): Promise<Result<SourceListing[]>>;
     };
-    return unwrap(await stub.searchShared({ source, query, limit, requester: self() }));
-  };
+  const foreign: ForeignSearch = async (owner, source, query, limit) => unwrap(await ownerStub(owner).searchShared({ source, query, limit, requester: self() }));
+  const sharing = makeSharing(memory);
+
+  /** Own document sources and every source another agent (listed, or connected either way) grants this one. */
+  async function usableSources(profile: AgentProfile): Promise<SourceListing[]> {
+    const { details } = scriptOf(profile);
+    const own = sourcesFor(profile).filter((s) => s !== ownSource && !s.includes("/"));
+    const owners = new Set([...sourcesFor(profile).flatMap((s) => splitSource(s).owner ?? []), ...profile.connections, ...(profile.askedBy ?? [])]);
+    owners.delete(self());
+    const granted = await Promise.all(
+      [...owners].slice(0, 64).map(async (owner) => {
+        try {
+          return unwrap(await ownerStub(owner).sharedSources(self()));
+        } catch (error) {
+          if (isPantheonError(error)) return [];
+          throw error;
+        }
+      }),
+    );
+    return [...own.map((source): SourceListing => ({ source, ...details[source], access: "read" })), ...granted.flat()];
+  }
+
   const turns = makeContextTurns({ clock, memory, messages: deps.messages, settings: deps.settings, foreign });
   const lifecycle = makeMemoryLifecycle({ clock, memory, settings: deps.settings });
 
@@ -192,18 +210,32 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     sourcesFor,
     search,
 
-    tools(): ToolSource {
-      return memoryTools({
+    /** The memory tools and the context tools (choosing sources by goal, within the grants). */
+    tools(profile: AgentProfile): ToolSource {
+      const memoryOnes = memoryTools({
         store: (input) => store({ ...input, provenance: "tool:memory.store" }),
         search: (query, limit) => search(query, { limit }),
         forget: (id) => memory.remove([id]),
       });
+      const ownDocs = () => sourcesFor(profile).filter((s) => s !== ownSource && !s.includes("/"));
+      const contextOnes = contextTools({
+        sources: () => usableSources(profile),
+        ownSources: ownDocs,
+        searchOwn: (source, query, limit) => search(query, { limit, sources: [source] }),
+        searchForeign: async (owner, source, query, limit) => (await foreign(owner, source, query, limit)).items.slice(0, limit),
+        readForeign: async (owner, source, limit) => unwrap(await ownerStub(owner).readShared({ source, limit, requester: self() })),
+      });
+      // Only an agent with sources to choose from is shown them (its script's sources, or a connection that may
+      // grant some): every other agent's model call stays as it was, two tool specs lighter.
+      const mayChoose = (scriptOf(profile).contextSources?.length ?? 0) > 0 || profile.connections.length > 0 || (profile.askedBy?.length ?? 0) > 0;
+      if (!mayChoose) return memoryOnes;
+      return { specs: [...memoryOnes.specs, ...contextOnes.specs], implementations: { ...memoryOnes.implementations, ...contextOnes.implementations } };
     },
 
     /** The compiled context of a new turn (system prompt, memory, summary, recent history). */
     async contextFor(input: TurnInput) {
       const turn = await compile(input, deps.background);
-      return { context: turn.context, usedIds: turn.compiled.items.filter((i) => i.included && i.origin === "retrieved" && !i.id.includes("/")).map((i) => i.id) };
+      return { context: turn.context, refused: turn.refused, usedIds: turn.compiled.items.filter((i) => i.included && i.origin === "retrieved" && !i.id.includes("/")).map((i) => i.id) };
     },
 
     /**
@@ -241,6 +273,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
         summary: turn.summary || null,
         folded: turn.folded,
         warnings: compiled.warnings,
+        refused: turn.refused,
         embedder: { model: portsNow().embed.model, dimensions: portsNow().embed.dimensions, index: portsNow().backend },
       };
     },
@@ -301,28 +334,12 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     addDocument: (source: string, doc: { title: string; text: string }) => addDocument(memory, source, doc),
     wipe: () => memory.wipe(),
 
-    /** Another agent asks for hits in one of this agent's sources: allowed only when the script grants it. */
-    async searchShared(profile: AgentProfile, request: { source: string; query: string; limit: number; requester: string }): Promise<SharedHits> {
-      if (!scriptOf(profile).grants.includes(request.source)) {
-        throw new PantheonError("forbidden", `agent '${profile.name}' does not grant its source '${request.source}'`, {
-          details: { agent: profile.name, source: request.source },
-        });
-      }
-      const limit = Math.min(Math.max(1, request.limit), 50);
-      const lexical = memory.lexical(request.query, { sources: [request.source], limit });
-      const semantic = await memory.semantic(request.query, { sources: [request.source], limit }).catch(() => []);
-      const items = memory.get([...new Set([...lexical, ...semantic].map((h) => h.id))]).map(({ id, kind, text, source, importance, createdAt, occurredAt, lastUsedAt }) => ({
-        id,
-        kind,
-        text,
-        source,
-        importance,
-        createdAt,
-        ...(occurredAt !== undefined ? { occurredAt } : {}),
-        ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
-      }));
-      return { items, lexical, semantic };
-    },
+    /** Another agent asks for hits in one of this agent's sources: only when a grant reaches it (sharing.ts). */
+    searchShared: sharing.search,
+    /** Another agent reads one of this agent's sources: only with a read grant that reaches it. */
+    readShared: sharing.read,
+    /** The sources this agent grants `requester`. */
+    sharedSources: sharing.listFor,
   };
 }
 

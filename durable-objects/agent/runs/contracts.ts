@@ -36,9 +36,9 @@ export interface DriverDeps {
   /**
    * Compiles a run's context for its request (core `compile_context`): the session's history
    * before this run, memory, summary. Called when a created run begins, and again if an eviction
-   * came first.
+   * came first. `trace` writes a step on the run with its other steps (a source refused by its owner).
    */
-  compileContext(state: RunState, profile: AgentProfile): Promise<Message[]>;
+  compileContext(state: RunState, profile: AgentProfile, trace: (name: string, data: Record<string, unknown>) => void): Promise<Message[]>;
   /** A peer's question has been answered by this run (core `answer_peer`): the answer goes back to the asker. */
   answerPeer(runId: string, answer: Extract<RunEffect, { type: "answer_peer" }>): void;
   /**

@@ -172,7 +172,7 @@ export function makeRunDriver(deps: DriverDeps) {
         }
       case "compile_context":
         try {
-          return { type: "start", message: requestOf(state.origin), context: await deps.compileContext(state, ctx.profile) };
+          return { type: "start", message: requestOf(state.origin), context: await deps.compileContext(state, ctx.profile, (name, data) => writes.step({ runId: state.id, kind: "context", name, data, startedAt: clock.now(), durationMs: 0 })) };
         } catch (error) {
           return { type: "context_failed", error: error instanceof Error ? error.message : String(error) };
         }

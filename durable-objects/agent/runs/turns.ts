@@ -59,8 +59,13 @@ export interface TurnDeps {
   runs: RunStore;
   sessions: SessionStore;
   memory: {
-    tools(): ToolSource;
-    contextFor(input: { profile: AgentProfile; sessionId: string; query: string; maxHistory?: number; excludeRunId?: string }): Promise<{ context: RunState["context"]; usedIds: string[] }>;
+    tools(profile: AgentProfile): ToolSource;
+    contextFor(input: { profile: AgentProfile; sessionId: string; query: string; maxHistory?: number; excludeRunId?: string }): Promise<{
+      context: RunState["context"];
+      usedIds: string[];
+      /** Other agents' sources the context asked for and was refused: each a trace step on the run. */
+      refused: Array<{ source: string; reason: string }>;
+    }>;
     afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; saidAt?: number }): Promise<unknown>;
   };
   mcp: { ready(): Promise<unknown>; toolSource(): ToolSource };
@@ -92,7 +97,7 @@ export interface TurnDeps {
 export function makeTurns(deps: TurnDeps) {
   /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn. */
   function toolsOf(profile: AgentProfile) {
-    const extra = [deps.mcp.toolSource(), deps.memory.tools(), deps.spawnTools(profile), deps.workTools(profile)];
+    const extra = [deps.mcp.toolSource(), deps.memory.tools(profile), deps.spawnTools(profile), deps.workTools(profile)];
     return buildAgentTools(profile, { clock: deps.clock, fetch: (input, init) => fetch(input, init), secretValues: deps.secrets.values("tool"), project: deps.project(), outbound: deps.outbound, extra });
   }
 
@@ -182,14 +187,16 @@ export function makeTurns(deps: TurnDeps) {
      * (its own request is already stored, and left out), memory and summary, for its request. The
      * profile is the run's own snapshot (read once per turn).
      */
-    async compileContext(state: RunState, profile: AgentProfile): Promise<RunState["context"]> {
-      const { context, usedIds } = await deps.memory.contextFor({
+    async compileContext(state: RunState, profile: AgentProfile, trace: (name: string, data: Record<string, unknown>) => void): Promise<RunState["context"]> {
+      const { context, usedIds, refused } = await deps.memory.contextFor({
         profile,
         sessionId: state.sessionId,
         query: state.origin.content,
         excludeRunId: state.id,
         ...(state.origin.maxHistory !== undefined ? { maxHistory: state.origin.maxHistory } : {}),
       });
+      // A source the script lists but its owner will not share with this agent: said on the run, not silently dropped.
+      for (const { source, reason } of refused) trace("source_refused", { source, reason });
       if (state.origin.trigger !== "manual" && !state.origin.trigger.startsWith("agent:")) {
         // A run carried on after an eviction has no turn left to read its entry: keep the map small.
         if (usedByRun.size >= 100) usedByRun.delete(usedByRun.keys().next().value!);
