@@ -24,6 +24,7 @@ import { defaultModelFrom } from "../../core/models";
 import { modelSettingsSchema } from "../../core/run/limits";
 import { outboundSettingsFrom } from "../../core/tools";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
+import { contextToolNames } from "../../durable-objects/agent/memory/context-tools";
 import type { AppEnv } from "../env";
 import { projectOutbound } from "../project-secrets";
 import { valid } from "../validation";
@@ -88,8 +89,9 @@ export const agentInteropRoutes = new Hono<AppEnv>()
     const registry = registryStub(c.env, project);
     const profile = await call(registry.getAgent(name));
     const all = await call((await agentStub(c.env, project, name)).listTools());
-    // Delegation (`ask_<agent>`) is Pantheon's own wiring between its agents: no other system can call it.
-    const specs = all.filter((t) => t.runtime !== "agent");
+    // Delegation (`ask_<agent>`) and the context tools (offered because of sources and connections) are
+    // Pantheon's own wiring between its agents: no other system can call them; the warnings name both parts.
+    const specs = all.filter((t) => t.runtime !== "agent" && !contextToolNames.includes(t.name));
     const delegation = partWarning("connections", all.filter((t) => t.runtime === "agent").map((t) => t.name), "$.tools", "the ask_<agent> tools are delegation inside Pantheon (to its own agents, or A2A agents it was given): no other system can call them");
     if (format === "opencode") {
       const askedBy = (await registry.dependentsOf(name)).length > 0;
