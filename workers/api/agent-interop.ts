@@ -22,7 +22,6 @@ import { compileScript } from "../../core/dsl";
 import { PantheonError } from "../../core/errors";
 import { defaultModelFrom } from "../../core/models";
 import { modelSettingsSchema } from "../../core/run/limits";
-import { outboundSettingsFrom } from "../../core/tools";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { contextToolNames } from "../../durable-objects/agent/memory/context-tools";
 import type { AppEnv } from "../env";
