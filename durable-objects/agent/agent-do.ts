@@ -88,7 +88,9 @@ export class AgentDO extends Agent<Env, LiveState> {
   override async onStart(): Promise<void> {
     this.liveStatus.repair();
     this.sockets.closeStale();
-    if (this.storedProfile()) {
+    const profile = this.storedProfile();
+    if (profile) {
+      await this.turns.secretsReady(profile).catch((error: unknown) => console.error("secrets on start", error));
       this.driver.recover();
       void this.bus.recover().catch((error: unknown) => console.error("bus recover", error));
     }

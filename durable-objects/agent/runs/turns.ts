@@ -108,6 +108,15 @@ export function makeTurns(deps: TurnDeps) {
    */
   async function toolsReady(profile: AgentProfile): Promise<void> {
     await deps.mcp.ready();
+    await secretsReady(profile);
+  }
+
+  /**
+   * The secrets and model settings alone (one registry round trip, none once known). A restarted
+   * agent loads them as it starts (AgentDO.onStart), so its first turn does not wait for them
+   * before its request is stored: an eviction in that wait would lose the message.
+   */
+  async function secretsReady(profile: AgentProfile): Promise<void> {
     const loading = deps.secrets.ensureAll([
       { names: runtimeSecretNames(profile.runtime), use: "tool" },
       { names: modelSettingsOf(profile.model), use: "model" },
@@ -178,6 +187,7 @@ export function makeTurns(deps: TurnDeps) {
 
   return {
     toolsOf,
+    secretsReady,
     redactorFor,
     memoryScreenFor,
     projectModel,
