@@ -50,6 +50,36 @@ export function makeCall(token) {
 }
 
 /**
+ * A JSON caller on one server that names token and project per call (the multi-tenant checks):
+ * `call(token, project, path, init)` answers `{ status, body, text }`, body null when not JSON.
+ * @example
+ * const call = makeProjectCall(server.url);
+ * await call(adminToken, "a", "/api/agents");
+ */
+export function makeProjectCall(url) {
+  return async function call(token, project, path, init = {}) {
+    const res = await fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-pantheon-project": project, ...init.headers } });
+    const text = await res.text();
+    let body = null;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body, text };
+  };
+}
+
+/**
+ * A project made by the deployment admin, with an admin token of its own: `{ slug, token, call(path, init) }`.
+ * @example
+ * const a = await makeTenant(call, deploymentToken, "a");
+ */
+export async function makeTenant(call, deploymentToken, slug) {
+  await call(deploymentToken, "default", "/api/projects", { method: "POST", body: JSON.stringify({ slug }) });
+  const made = await call(deploymentToken, slug, "/api/tokens", { method: "POST", body: JSON.stringify({ name: `${slug} admin`, scope: "admin" }) });
+  return { slug, token: made.body.token, call: (path, init) => call(made.body.token, slug, path, init) };
+}
+
+/**
  * A tally of measured lines (the embedding checks print a figure on every line, passed or not):
  * `check(ok, line)` prints `ok   line` or `FAIL line`; `finish` as in `makeChecks`.
  * @example

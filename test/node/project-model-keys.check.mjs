@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeChecks } from "./check-kit.mjs";
+import { makeChecks, makeProjectCall, makeTenant } from "./check-kit.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const deploymentToken = `pa_${randomBytes(12).toString("hex")}`;
@@ -54,20 +54,8 @@ try {
     persistTo,
     vars: { PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true", OPENAI_API_KEY: deploymentKey, OPENAI_BASE_URL: `${modelUrl}/v1` },
   });
-  const call = async (token, project, path, init = {}) => {
-    const res = await fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-pantheon-project": project, ...init.headers } });
-    const text = await res.text();
-    let body = null;
-    try {
-      body = JSON.parse(text);
-    } catch {}
-    return { status: res.status, body, text };
-  };
-  const tenant = async (slug) => {
-    await call(deploymentToken, "default", "/api/projects", { method: "POST", body: JSON.stringify({ slug }) });
-    const made = await call(deploymentToken, slug, "/api/tokens", { method: "POST", body: JSON.stringify({ name: `${slug} admin`, scope: "admin" }) });
-    return { slug, token: made.body.token, call: (path, init) => call(made.body.token, slug, path, init) };
-  };
+  const call = makeProjectCall(server.url);
+  const tenant = (slug) => makeTenant(call, deploymentToken, slug);
   const a = await tenant("a");
   const b = await tenant("b");
   check("the deployment admin made projects a and b, each with an admin token of its own", a.token?.startsWith("pt_") && b.token?.startsWith("pt_"), shown({ a: a.token, b: b.token }));
