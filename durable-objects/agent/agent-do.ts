@@ -50,6 +50,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly unfinishedRuns: AgentFeatures["unfinishedRuns"];
   private readonly wipe: AgentFeatures["wipe"];
   private readonly secrets: AgentFeatures["secrets"];
+  private readonly snapshots: AgentFeatures["snapshots"];
   private readonly outbound = outboundSettingsFrom(this.env);
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   private readonly planObservers = new Map<string, (event: RunEvent) => void>();
@@ -77,7 +78,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       armRunWatchdog: () => this.armRunWatchdog(),
     });
     ({ sessions: this.sessions, messages: this.messages, settings: this.settings, profiles: this.profiles, runs: this.runs, driver: this.driver, bus: this.bus } = features);
-    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe, secrets: this.secrets } = features);
+    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe, secrets: this.secrets, snapshots: this.snapshots } = features);
     // Start (the SDK's `onStart`, restored connections) under a blockConcurrencyWhile taken here, so
     // not even the event that made the object comes first: callers need no `__unsafe_ensureInitialized`
     // round trip (durable-objects/stubs.ts). A start that fails is tried again on the next event.
@@ -362,6 +363,13 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
   importMemories(text: string) {
     return this.known(() => this.memory.import(text));
+  }
+  /** Sessions, messages and memories as snapshot lines, redacted as the memory export is (snapshot/). */
+  snapshotLines() {
+    return this.known(() => this.snapshots.lines(this.turns.redactorFor(this.profile()).redactDeep));
+  }
+  restoreSnapshot(text: string) {
+    return this.known(() => this.snapshots.restore(text));
   }
   reembedMemories() {
     return this.known(() => this.memory.reembed());

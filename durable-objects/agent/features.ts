@@ -12,6 +12,7 @@ import { makeMessageStore, makeSessionStore, makeSettingsStore, type RunEvent } 
 import { makeGateways } from "./gateways";
 import type { McpServers } from "./mcp";
 import { makeMemoryFeature } from "./memory";
+import { makeSnapshots } from "./snapshot";
 import { makeProfileHolder } from "./profile";
 import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
 import * as schema from "./schema";
@@ -220,7 +221,8 @@ export function makeAgentFeatures(shell: AgentShell) {
     settings.reset();
     await Promise.all([unindexCron(), shell.mcpServers.removeAll(), behaviors.reconcile(), memory.wipe()]);
   };
-  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, transaction, cancelRun, unfinishedRuns, wipe };
+  const snapshots = makeSnapshots({ db, transaction, memory });
+  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, snapshots, transaction, cancelRun, unfinishedRuns, wipe };
 }
 
 export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;

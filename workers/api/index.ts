@@ -11,6 +11,7 @@ import { contextRoutes } from "./context";
 import { healthRoutes, version } from "./health";
 import { mcpRoutes } from "./mcp";
 import { memoryRoutes } from "./memory";
+import { snapshotRoutes } from "./snapshots";
 import { messageRoutes } from "./messages";
 import { projectRoutes } from "./projects";
 import { secretRoutes } from "./secrets";
@@ -42,6 +43,7 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/agents", scriptRoutes)
   .route("/api/agents", scheduleRoutes)
   .route("/api/agents", memoryRoutes)
+  .route("/api/agents", snapshotRoutes)
   .route("/api/agents", contextRoutes)
   .route("/api/approvals", approvalRoutes)
   .route("/api/tokens", tokenRoutes)

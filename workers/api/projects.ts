@@ -18,7 +18,7 @@ import { exportRedactor } from "../export-redaction";
 export const slugParam = lazySchema(() => z.object({ slug: projectNameSchema }));
 
 /** Pushes changed agents, and the agents connected to them (their `ask_<agent>` tool describes them), to their Durable Objects, once each. */
-async function pushProfiles(env: Env, project: string, names: string[]): Promise<void> {
+export async function pushProfiles(env: Env, project: string, names: string[]): Promise<void> {
   if (names.length === 0) return;
   const registry = registryStub(env, project);
   const profiles = await registry.listAgents();

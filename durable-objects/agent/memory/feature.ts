@@ -315,6 +315,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     /** JSONL; `clean` is applied to each record (the agent redacts its secrets there). */
     exportText: (clean?: (record: MemoryRecord) => MemoryRecord) => [...exportLines(memory, clean)].join(""),
     import: (text: string) => importLines(memory, text),
+    exists: (id: string) => memory.exists(id),
     reembed: () => memory.reembed(),
     consolidate: () => lifecycle.consolidate(),
     /** The idle alarm: exchanges still waiting are extracted (one call), then memory is consolidated. */

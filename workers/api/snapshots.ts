@@ -1,0 +1,114 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { agentNameSchema } from "../../core/agents";
+import { readSnapshotSlice, secretsNamedBy, snapshotFormat, snapshotVersion, type SnapshotHeader } from "../../core/agents/snapshot";
+import { PantheonError } from "../../core/errors";
+import { lazySchema } from "../../core/lazy-schema";
+import { defaultModelFrom } from "../../core/models";
+import { modelSettingsSchema } from "../../core/run/limits";
+import { agentStub, call, registryStub } from "../../durable-objects/stubs";
+import { runPrincipal } from "../auth";
+import type { AppContext, AppEnv } from "../env";
+import { exportRedactor } from "../export-redaction";
+import { projectOutbound } from "../project-secrets";
+import { valid } from "../validation";
+import { pushProfiles } from "./projects";
+import { everyAgentsTools } from "./scripts";
+
+const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
+const ndjson = "application/x-ndjson";
+
+const countOf = (text: string, type: string) => text.split(`{"type":"${type}",`).length - 1;
+
+/** Makes the agent a header describes, under the request's name, as a one-agent project file would. */
+async function createFromHeader(c: AppContext, name: string, header: SnapshotHeader): Promise<string[]> {
+  const project = c.get("project");
+  const registry = registryStub(c.env, project);
+  const existing = new Set((await registry.listAgents()).map((a) => a.name));
+  if (existing.has(name)) {
+    throw new PantheonError("conflict", `agent '${name}' already exists: restore into a new name, or send the snapshot without its header line to add its history to '${name}' (pantheon agents restore --into-existing)`, { details: { agent: name } });
+  }
+  const warnings: string[] = [];
+  // Connections name agents of the snapshot's project; here only the ones that exist are kept.
+  const connections = header.config.connections.filter((peer) => {
+    if (existing.has(peer)) return true;
+    warnings.push(`connection to '${peer}' dropped: no agent '${peer}' in project '${project}'`);
+    return false;
+  });
+  const defaultModel = modelSettingsSchema.parse(defaultModelFrom(c.env.PANTHEON_DEFAULT_PROVIDER));
+  const result = await registry.importProjectFile(
+    { agents: { [name]: { ...header.config, name, connections } } },
+    { defaultModel, builtinTools: new Set(everyAgentsTools), agentTools: {}, outbound: await projectOutbound(c.env, project), configuredBy: runPrincipal(c) },
+  );
+  if (!result.ok && result.code === "invalid_project_file") {
+    const issues = (result.details?.issues ?? []) as { path: string; message: string }[];
+    throw new PantheonError("validation_failed", `the snapshot's configuration cannot be restored here: ${issues[0] ? `${issues[0].path.replace("$.agents." + name, "$.config")}: ${issues[0].message}` : result.message}`, { details: { issues } });
+  }
+  const { touched, report } = await call(result);
+  await pushProfiles(c.env, project, [...touched, ...report.agents.unchanged]);
+  return [...warnings, ...report.warnings.map((w) => `${w.path}: ${w.message}`)];
+}
+
+/**
+ * Snapshots: an agent captured whole as JSON lines (core/agents/snapshot.ts) and restored into a new
+ * agent of any project or deployment, in slices within the request limit. Secrets are named, never
+ * included; a restore answers which of them the target project lacks.
+ */
+export const snapshotRoutes = new Hono<AppEnv>()
+  .get("/:name/snapshot", valid("param", nameParam), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    const registry = registryStub(c.env, project);
+    const profile = await call(registry.getAgent(name));
+    const agent = await agentStub(c.env, project, name);
+    const [file, body, servers] = await Promise.all([registry.exportProjectFile(), call(agent.snapshotLines()), agent.listMcpServers()]);
+    const warnings = servers.ok ? servers.value.map((s) => `MCP server '${s.name}' (${s.url}) is not in a snapshot: connect it again after a restore`) : [];
+    const header: SnapshotHeader = {
+      type: "snapshot",
+      format: snapshotFormat,
+      version: snapshotVersion,
+      id: crypto.randomUUID(),
+      agent: name,
+      project,
+      createdAt: Date.now(),
+      config: exportRedactor(c.env).redactDeep(file.agents[name]!) as SnapshotHeader["config"],
+      secrets: secretsNamedBy(profile),
+      counts: { sessions: countOf(body, "session"), messages: countOf(body, "message"), memories: countOf(body, "memory") },
+      warnings,
+    };
+    return c.body(JSON.stringify(header) + "\n" + body, 200, { "content-type": `${ndjson}; charset=utf-8`, "content-disposition": `attachment; filename="${name}.snapshot.jsonl"` });
+  })
+  /**
+   * A slice of a snapshot. With the header as its first line it makes the agent (409 when the name
+   * is taken); without it the lines go into the existing agent. Every line is idempotent by id.
+   */
+  .post("/:name/snapshot/restore", valid("param", nameParam), async (c) => {
+    if (!(c.req.header("content-type") ?? "").includes(ndjson)) {
+      throw new PantheonError("unsupported_media_type", `send the snapshot as JSON lines with 'Content-Type: ${ndjson}' (what GET /api/agents/:name/snapshot writes), in slices of at most 64 KiB`);
+    }
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    const text = await c.req.text();
+    const firstLine = text.slice(0, text.indexOf("\n") === -1 ? undefined : text.indexOf("\n"));
+    let created: { warnings: string[]; secrets: { name: string; set: boolean }[] } | undefined;
+    if (/"type"\s*:\s*"snapshot"/.test(firstLine)) {
+      const slice = readSnapshotSlice(firstLine);
+      if (!slice.header) {
+        const issue = slice.errors[0]!;
+        throw new PantheonError("validation_failed", `line 1 (the snapshot header): ${issue.message}`, { details: { issues: [{ path: "line 1", message: issue.message }] } });
+      }
+      const warnings = [...slice.header.warnings, ...(await createFromHeader(c, name, slice.header))];
+      const names = await registryStub(c.env, project).secretNames();
+      const have = new Set([...names.own, ...names.granted]);
+      created = { warnings, secrets: slice.header.secrets.map((secret) => ({ name: secret, set: have.has(secret) })) };
+    }
+    const agent = await agentStub(c.env, project, name);
+    if (!created) await call(registryStub(c.env, project).getAgent(name));
+    const rest = created ? text.slice(firstLine.length + 1) : text;
+    const report = await call(agent.restoreSnapshot(rest));
+    // Line numbers are the request's own, the header counted.
+    const shift = created ? 1 : 0;
+    const errors = report.errors.map((e) => ({ line: e.line + shift, message: e.message }));
+    if (!created) return c.json({ agent: name, created: false, ...report, errors }, 200);
+    return c.json({ agent: name, created: true, ...report, errors, secrets: created.secrets, warnings: [...created.warnings, ...report.warnings] }, 201);
+  });
