@@ -1,9 +1,10 @@
-// `pantheon agents list | show | create | delete | connect | disconnect | export | import`
-import { readFileSync, writeFileSync } from "node:fs";
+// `pantheon agents list | show | create | delete | connect | disconnect | export | import | snapshot | restore`
+import { need, output, readJson, readText } from "../arguments.ts";
 import type { InferRequestType } from "hono/client";
 import { param, UsageError } from "../client.ts";
 import { text, type Command, type Context } from "../command.ts";
 import { fields, note, oneLine, printJson, table, time } from "../format.ts";
+import { snapshotActions } from "./snapshots.ts";
 
 /** `provider:name` → `{ provider, name }`; the name may itself contain ':' (fine-tuned model ids do). */
 export function parseModel(value: string) {
@@ -40,40 +41,8 @@ export function answeringModelText(requested: { provider: string; name: string }
   return `${asked} → ${answering}${key} (${resolved.status === "fallback" ? `fallback: ${why}` : why})`;
 }
 
-/** The positional argument at `index`, or a usage error naming what is missing. */
-export function need(args: string[], index: number, what: string, command: string): string {
-  const value = args[index];
-  if (!value) throw new UsageError(`name the ${what}`, command);
-  return value;
-}
-
-/** A file's text, or a usage error naming the file. */
-export function readText(file: string, command: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    throw new UsageError(`cannot read '${file}': ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`, command);
-  }
-}
-
-/** A file's JSON, or a usage error naming the file and what is wrong with it. */
-export function readJson(file: string, command: string): unknown {
-  const source = readText(file, command);
-  try {
-    return JSON.parse(source);
-  } catch (error) {
-    throw new UsageError(`'${file}' is not JSON: ${(error as Error).message}`, command);
-  }
-}
-
-/** Writes to `--out` when given, else to stdout. */
-export function output(content: string, out: string | undefined): void {
-  const body = content.endsWith("\n") ? content : `${content}\n`;
-  if (out) {
-    writeFileSync(out, body);
-    note(`Wrote ${out}.`);
-  } else process.stdout.write(body);
-}
+// Kept importable from here for the commands that took them from agents.ts.
+export { need, output, readJson, readText } from "../arguments.ts";
 
 async function setConnections({ client: { api, send }, args, json }: Context, change: "connect" | "disconnect") {
   const name = need(args, 0, "agent", "agents");
@@ -97,7 +66,7 @@ const warningLine = (w: FormatWarning) => (w.part && w.names ? `warning: ${w.par
 
 export const agents: Command = {
   name: "agents",
-  summary: "list, show, create, delete and connect agents; export and import them (OpenAI, Anthropic, OpenCode)",
+  summary: "list, show, create, delete and connect agents; export and import them (OpenAI, Anthropic, OpenCode); snapshot and restore them whole",
   defaultAction: "list",
   actions: [
     {
@@ -223,5 +192,6 @@ export const agents: Command = {
         for (const w of result.warnings ?? []) note(warningLine(w));
       },
     },
+    ...snapshotActions,
   ],
 };
