@@ -27,6 +27,9 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["GET", "/api/agents/:name/runs/:id", "chat"],
   ["POST", "/api/agents/:name/runs/:id/cancel", "chat"],
   ["GET", "/api/agents/:name/tools", "chat"],
+  // How an agent did on its evals (running one is the operator's: admin).
+  ["GET", "/api/agents/:name/evals", "chat"],
+  ["GET", "/api/agents/:name/evals/:id", "chat"],
   ["GET", "/api/conversations/:id", "chat"],
   // A bare round trip through a Durable Object (the benchmarks' baseline); it reads nothing.
   ["GET", "/api/health/echo", "chat"],

@@ -4,6 +4,7 @@ import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import type { AgentProfile } from "../../core/agents";
 import { gatewayPrincipal, type RunPrincipal, type Scope } from "../../core/auth";
 import type { MemoryKind } from "../../core/context";
+import type { EvalRun } from "../../core/evals";
 import { PantheonError, resultOf, type Result } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
@@ -51,6 +52,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly wipe: AgentFeatures["wipe"];
   private readonly secrets: AgentFeatures["secrets"];
   private readonly snapshots: AgentFeatures["snapshots"];
+  private readonly evals: AgentFeatures["evals"];
   private readonly outbound = outboundSettingsFrom(this.env);
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   private readonly planObservers = new Map<string, (event: RunEvent) => void>();
@@ -78,7 +80,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       armRunWatchdog: () => this.armRunWatchdog(),
     });
     ({ sessions: this.sessions, messages: this.messages, settings: this.settings, profiles: this.profiles, runs: this.runs, driver: this.driver, bus: this.bus } = features);
-    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe, secrets: this.secrets, snapshots: this.snapshots } = features);
+    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe, secrets: this.secrets, snapshots: this.snapshots, evals: this.evals } = features);
     // Start (the SDK's `onStart`, restored connections) under a blockConcurrencyWhile taken here, so
     // not even the event that made the object comes first: callers need no `__unsafe_ensureInitialized`
     // round trip (durable-objects/stubs.ts). A start that fails is tried again on the next event.
@@ -371,6 +373,11 @@ export class AgentDO extends Agent<Env, LiveState> {
   restoreSnapshot(text: string) {
     return this.known(() => this.snapshots.restore(text));
   }
+  // ---- evals (evals/): the worker runs the cases; the agent keeps the history and judges ---------
+  judge(request: Parameters<AgentFeatures["evals"]["judge"]>[0]) { return this.known(() => this.evals.judge(request)); }
+  keepEvalRun(run: EvalRun) { return this.known(() => this.evals.keep(run)); }
+  evalRuns(limit: number) { return this.known(() => this.evals.list(limit)); }
+  evalRun(id: string) { return this.known(() => this.evals.get(id)); }
   reembedMemories() {
     return this.known(() => this.memory.reembed());
   }

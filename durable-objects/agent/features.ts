@@ -13,6 +13,7 @@ import { makeGateways } from "./gateways";
 import type { McpServers } from "./mcp";
 import { makeMemoryFeature } from "./memory";
 import { makeSnapshots } from "./snapshot";
+import { makeEvals } from "./evals";
 import { makeProfileHolder } from "./profile";
 import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
 import * as schema from "./schema";
@@ -219,10 +220,11 @@ export function makeAgentFeatures(shell: AgentShell) {
     secrets.invalidate();
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) db.delete(table).run();
     settings.reset();
-    await Promise.all([unindexCron(), shell.mcpServers.removeAll(), behaviors.reconcile(), memory.wipe()]);
+    await Promise.all([unindexCron(), shell.mcpServers.removeAll(), behaviors.reconcile(), memory.wipe(), evals.wipe()]);
   };
   const snapshots = makeSnapshots({ db, transaction, memory });
-  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, snapshots, transaction, cancelRun, unfinishedRuns, wipe };
+  const evals = makeEvals({ storage: ctx.storage, env, profile: () => profiles.get(), projectModel: (profile) => turns.projectModel(profile) });
+  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, snapshots, evals, transaction, cancelRun, unfinishedRuns, wipe };
 }
 
 export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;

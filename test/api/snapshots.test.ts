@@ -61,7 +61,7 @@ describe("agent snapshots: one file, restored whole into another project", () =>
     expect(text).not.toContain(secret);
     const [header, ...rest] = linesOf(text);
     expect(header).toMatchObject({ type: "snapshot", format: "pantheon-agent-snapshot", version: 1, agent: "scout", project: a.slug, secrets: ["CRM_KEY"], counts: { sessions: 2, messages: 6, memories: 2 } });
-    expect((header as { config: { pantheon: { instructions: string } } }).config.pantheon.instructions).toBe("You scout venues. Be brief.");
+    expect((header as unknown as { config: { pantheon: { instructions: string } } }).config.pantheon.instructions).toBe("You scout venues. Be brief.");
     expect(rest.filter((l) => l.type === "message").map((l) => l.content)).toContain("hello there");
 
     // The target project needs the secret the tool names before the agent can be made there.

@@ -12,6 +12,7 @@ import { healthRoutes, version } from "./health";
 import { mcpRoutes } from "./mcp";
 import { memoryRoutes } from "./memory";
 import { snapshotRoutes } from "./snapshots";
+import { evalRoutes } from "./evals";
 import { messageRoutes } from "./messages";
 import { projectRoutes } from "./projects";
 import { secretRoutes } from "./secrets";
@@ -44,6 +45,7 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/agents", scheduleRoutes)
   .route("/api/agents", memoryRoutes)
   .route("/api/agents", snapshotRoutes)
+  .route("/api/agents", evalRoutes)
   .route("/api/agents", contextRoutes)
   .route("/api/approvals", approvalRoutes)
   .route("/api/tokens", tokenRoutes)

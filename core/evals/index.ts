@@ -1,0 +1,3 @@
+export * from "./suite";
+export * from "./grade";
+export * from "./report";

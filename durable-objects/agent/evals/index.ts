@@ -1,0 +1,72 @@
+import type { AgentProfile } from "../../../core/agents";
+import { judgePrompt, readJudgement, type EvalRun, type EvalRunSummary } from "../../../core/evals";
+import { llmForProfile, type ProjectModelValues } from "../runs/models";
+
+export interface EvalDeps {
+  storage: DurableObjectStorage;
+  env: Env;
+  profile: () => AgentProfile;
+  /** The project's own settings a profile's model reads (its keys, its base URL), loaded once. */
+  projectModel: (profile: AgentProfile) => Promise<ProjectModelValues>;
+}
+
+/** How many runs an agent keeps: the newest, enough history to compare and to chart. */
+const keptRuns = 100;
+const prefix = "evals/";
+// Keys sort by start time, so a reverse list is newest first.
+const keyOf = (run: Pick<EvalRun, "startedAt" | "id">) => `${prefix}${String(run.startedAt).padStart(15, "0")}-${run.id}`;
+const summaryOf = ({ results: _, ...summary }: EvalRun): EvalRunSummary => summary;
+
+/**
+ * An agent's eval history and its judge. Runs are kept in the object's key-value storage rather
+ * than a table: each is written once, whole, and read whole, so it needs no schema or migration.
+ */
+export function makeEvals(deps: EvalDeps) {
+  const { storage } = deps;
+
+  async function runs(limit: number): Promise<EvalRun[]> {
+    return [...(await storage.list<EvalRun>({ prefix, reverse: true, limit })).values()];
+  }
+
+  return {
+    /** Keeps a finished run (the oldest beyond the last 100 go) and answers the previous run of its suite. */
+    async keep(run: EvalRun): Promise<EvalRun | null> {
+      const recent = await runs(keptRuns);
+      const previous = recent.find((r) => r.suite === run.suite && r.agent === run.agent) ?? null;
+      await storage.put(keyOf(run), run);
+      const stale = recent.slice(keptRuns - 1).map(keyOf);
+      if (stale.length) await storage.delete(stale);
+      return previous;
+    },
+    /** Newest first, without their case results. */
+    async list(limit: number): Promise<EvalRunSummary[]> {
+      return (await runs(limit)).map(summaryOf);
+    },
+    async get(id: string): Promise<EvalRun | null> {
+      return (await runs(keptRuns)).find((r) => r.id === id) ?? null;
+    },
+    /**
+     * Asks `model` (provider:name; the agent's own model when none) to grade a reply against a rubric,
+     * with the project's keys as the agent's own calls use them.
+     */
+    async judge(request: { rubric: string; model?: string; input: string; reply: string }): Promise<{ score: number; reason: string } | { error: string }> {
+      const own = deps.profile();
+      const at = request.model?.indexOf(":") ?? -1;
+      const model = request.model && at > 0 ? { ...own.model, provider: request.model.slice(0, at), name: request.model.slice(at + 1), fallback: undefined } : own.model;
+      const profile = { ...own, model };
+      try {
+        const llm = llmForProfile(profile, deps.env, {}, await deps.projectModel(profile));
+        const response = await llm.complete({ model: model.name, messages: [{ role: "user", content: judgePrompt(request) }], temperature: 0, maxTokens: 300 });
+        if (response.finishReason === "error") return { error: `${model.provider}:${model.name} failed: ${response.content}` };
+        return readJudgement(response.content);
+      } catch (error) {
+        return { error: `${model.provider}:${model.name} failed: ${error instanceof Error ? error.message : String(error)}` };
+      }
+    },
+    /** With the agent (its deletion): no later agent of the same name sees these runs. */
+    async wipe(): Promise<void> {
+      const keys = [...(await storage.list({ prefix })).keys()];
+      for (let i = 0; i < keys.length; i += 128) await storage.delete(keys.slice(i, i + 128));
+    },
+  };
+}

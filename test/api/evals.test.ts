@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { api, createAgent, uniqueName } from "./client";
+import { tenant } from "../secrets/helpers";
+import { doubleUrl } from "../runs/scripted";
+
+type Run = { id: string; passRate: number; pass: boolean; passed: number; cases: number; tokens: number; costUsd: number | null; latencyMs: { p50: number; p95: number }; results: { name: string; pass: boolean; reason: string; verdicts: { grader: string; pass: boolean; reason: string; score?: number }[]; runId: string }[] };
+type Answer = { run: Run; comparison: { previous: { id: string } | null; passRateDelta: number | null; changes: { name: string; change: string }[] } };
+
+const evalOf = async (agent: string, suite: unknown, token?: string) => {
+  const res = await api(`/api/agents/${agent}/evals`, { method: "POST", json: { suite }, ...(token ? { token } : {}) });
+  return { status: res.status, body: (await res.json()) as Answer & { error?: { message: string; details?: unknown } } };
+};
+
+const suite = {
+  name: "scout basics",
+  threshold: 0.75,
+  cases: [
+    { name: "knows the code word", input: "What is the code word?", expect: [{ contains: "pineapple" }, { regex: "pine\\w+", ignoreCase: true }] },
+    { name: "reads the clock", input: "/tool clock.now {}", expect: [{ tool: "clock.now" }] },
+    { name: "answers in JSON", input: "Give me JSON", expect: [{ schema: { type: "object", required: ["city"] } }] },
+    { name: "remembers within a session", input: "My name is Ana.", session: "ana", expect: [{ notContains: "error" }] },
+    { name: "second turn of that session", input: "What is my name?", session: "ana", expect: [{ contains: "Ana" }] },
+  ],
+};
+
+describe("evals: a suite of cases run against an agent, graded, kept and compared", () => {
+  it("grades each case (contains, regex, tool, schema), shares a session only where named, and keeps the run", async () => {
+    const agent = await createAgent({ runtime: { tools: ["clock.now"] } });
+    const { status, body } = await evalOf(agent.name, suite);
+    expect(status).toBe(201);
+    const byName = Object.fromEntries(body.run.results.map((r) => [r.name, r]));
+    expect(byName["knows the code word"]!.pass).toBe(true);
+    expect(byName["reads the clock"]).toMatchObject({ pass: true, reason: "'clock.now' was called" });
+    // The offline model writes no JSON: the schema grader says so, and the case fails.
+    expect(byName["answers in JSON"]).toMatchObject({ pass: false });
+    expect(byName["answers in JSON"]!.reason).toContain("holds no JSON");
+    // The second turn sees the first (one session); other cases did not share it.
+    expect(byName["second turn of that session"]!.pass).toBe(true);
+    expect(body.run).toMatchObject({ cases: 5, passed: 4, passRate: 0.8, pass: true, costUsd: 0 });
+    expect(body.run.tokens).toBeGreaterThan(0);
+    expect(body.run.latencyMs.p95).toBeGreaterThanOrEqual(body.run.latencyMs.p50);
+    expect(body.comparison).toMatchObject({ previous: null, passRateDelta: null });
+
+    // Each case ran in a session of its own (four), named for the suite; the person's default thread is untouched.
+    const sessions = ((await (await api(`/api/agents/${agent.name}/sessions`)).json()) as { sessions: { title: string }[] }).sessions.map((s) => s.title);
+    expect(sessions.filter((t) => t.startsWith("eval scout basics:"))).toHaveLength(4);
+    const list = (await (await api(`/api/agents/${agent.name}/evals`)).json()) as { runs: { id: string; results?: unknown }[] };
+    expect(list.runs.map((r) => r.id)).toEqual([body.run.id]);
+    expect(list.runs[0]!.results).toBeUndefined();
+    const one = (await (await api(`/api/agents/${agent.name}/evals/${body.run.id}`)).json()) as { run: Run };
+    expect(one.run.results).toHaveLength(5);
+  });
+
+  it("compares a run with the previous one of its suite: what got better, what got worse", async () => {
+    const agent = await createAgent({ systemPrompt: "You help with travel." });
+    const small = { name: "word", threshold: 1, cases: [{ name: "code word", input: "What is the code word?", expect: [{ contains: "pineapple" }] }, { name: "notes", input: "/tool notes.add {}", expect: [{ tool: "notes.add" }] }] };
+    const first = await evalOf(agent.name, small);
+    expect(first.body.run).toMatchObject({ passed: 0, pass: false });
+    expect((await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { systemPrompt: "The code word is pineapple." } })).status).toBe(200);
+    const second = await evalOf(agent.name, small);
+    expect(second.body.run).toMatchObject({ passed: 1, pass: false });
+    expect(second.body.comparison).toMatchObject({ previous: { id: first.body.run.id }, passRateDelta: 0.5, changes: [{ name: "code word", change: "fixed" }] });
+    expect((await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { systemPrompt: "You help with travel." } })).status).toBe(200);
+    const third = await evalOf(agent.name, small);
+    expect(third.body.comparison.changes).toEqual([expect.objectContaining({ name: "code word", change: "broke" })]);
+  });
+
+  it("a model judge grades with its rubric through the named model (with the project's key), and an unreadable verdict fails the case", async () => {
+    const agent = await createAgent();
+    const judgeModel = uniqueName("judge");
+    await fetch(`${doubleUrl()}/__script/${judgeModel}`, { method: "POST", body: JSON.stringify([{ content: '{"score": 0.9, "reason": "It names the code word politely."}' }, { content: "I think it is fine" }]) });
+    const judged = { name: "judged", judge: { model: `openai:${judgeModel}` }, threshold: 0.5, cases: [
+      { name: "polite", input: "What is the code word?", expect: [{ judge: { rubric: "Names the code word and is polite." } }] },
+      { name: "unreadable", input: "What is the code word?", expect: [{ judge: { rubric: "Anything." } }] },
+    ] };
+    const { body } = await evalOf(agent.name, judged);
+    expect(body.run.results[0]).toMatchObject({ pass: true, verdicts: [{ grader: "judge", pass: true, score: 0.9 }] });
+    expect(body.run.results[0]!.reason).toContain("It names the code word politely.");
+    expect(body.run.results[1]).toMatchObject({ pass: false });
+    expect(body.run.results[1]!.reason).toContain("the judge gave no verdict");
+    const calls = (await (await fetch(`${doubleUrl()}/__calls/${judgeModel}`)).json()) as { messages: { content: string }[] }[];
+    expect(calls).toHaveLength(2);
+    expect(calls[0]!.messages[0]!.content).toContain("Names the code word and is polite.");
+    expect(calls[0]!.messages[0]!.content).toContain("pineapple");
+  });
+
+  it("refuses a bad suite by its field, an unknown agent with 404 and a chat token with 403; another project sees none of the runs", async () => {
+    const agent = await createAgent();
+    const duplicate = await evalOf(agent.name, { name: "dup", cases: [{ name: "a", input: "x", expect: [{ contains: "x" }] }, { name: "a", input: "y", expect: [{ contains: "y" }] }] });
+    expect(duplicate.status).toBe(400);
+    expect(JSON.stringify(duplicate.body.error)).toContain("another case is named 'a'");
+    const noGrader = await evalOf(agent.name, { name: "none", cases: [{ name: "a", input: "x", expect: [] }] });
+    expect(noGrader.status).toBe(400);
+    expect(JSON.stringify(noGrader.body.error)).toContain("at least one grader");
+    const badGrader = await evalOf(agent.name, { name: "bad", cases: [{ name: "a", input: "x", expect: [{ sounds: "nice" }] }] });
+    expect(badGrader.status).toBe(400);
+    expect(JSON.stringify(badGrader.body.error)).toContain("a grader is one of");
+    expect((await evalOf("nobody-here", suite)).status).toBe(404);
+
+    const a = await tenant("eval-a");
+    const b = await tenant("eval-b");
+    expect((await a.call("/api/agents", { method: "POST", json: { name: "scout" } })).status).toBe(201);
+    const small = { suite: { name: "s", cases: [{ name: "c", input: "hi", expect: [{ notContains: "zzz" }] }] } };
+    expect((await a.call("/api/agents/scout/evals", { method: "POST", json: small }, a.chat)).status).toBe(403);
+    expect((await a.call("/api/agents/scout/evals", { method: "POST", json: small })).status).toBe(201);
+    expect((await a.call("/api/agents/scout/evals", {}, a.chat)).status).toBe(200);
+    expect((await b.call("/api/agents/scout/evals")).status).toBe(404);
+  });
+});
