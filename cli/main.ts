@@ -8,6 +8,7 @@ import { agents } from "./commands/agents.ts";
 import { chat } from "./commands/chat/index.ts";
 import { context } from "./commands/context.ts";
 import { doctor } from "./commands/doctor.ts";
+import { evals } from "./commands/evals.ts";
 import { gateway } from "./commands/gateway.ts";
 import { history, sessions, tell } from "./commands/tell.ts";
 import { invite } from "./commands/invite.ts";
@@ -32,7 +33,7 @@ export const commands: Command[] = [
   agents, tell, chat,
   acp,
   history, sessions, runs, approvals,
-  script, memory, context, tools, schedules,
+  script, memory, context, tools, schedules, evals,
   tokens, invite, secrets, health, doctor, gateway,
 ].map(asCommand);
 

@@ -3,7 +3,7 @@ import { judgePrompt, readJudgement, type EvalRun, type EvalRunSummary } from ".
 import { llmForProfile, type ProjectModelValues } from "../runs/models";
 
 export interface EvalDeps {
-  storage: DurableObjectStorage;
+  storage: DurableObjectState["storage"];
   env: Env;
   profile: () => AgentProfile;
   /** The project's own settings a profile's model reads (its keys, its base URL), loaded once. */
