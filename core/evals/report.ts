@@ -29,6 +29,8 @@ export interface EvalRunSummary {
   tokens: number;
   costUsd: number | null;
   latencyMs: { p50: number; p95: number };
+  /** The cases that failed and why (reasons cut to 200 characters): a list reads them without the whole run. */
+  failing: Array<{ name: string; reason: string }>;
 }
 
 export interface EvalRun extends EvalRunSummary {
@@ -55,7 +57,7 @@ export function quantile(values: readonly number[], q: number): number {
 }
 
 /** A run's figures from its case results. */
-export function summarize(base: Omit<EvalRunSummary, "cases" | "passed" | "passRate" | "pass" | "tokens" | "costUsd" | "latencyMs">, results: CaseResult[]): EvalRun {
+export function summarize(base: Omit<EvalRunSummary, "cases" | "passed" | "passRate" | "pass" | "tokens" | "costUsd" | "latencyMs" | "failing">, results: CaseResult[]): EvalRun {
   const passed = results.filter((r) => r.pass).length;
   const passRate = results.length ? passed / results.length : 0;
   const latencies = results.map((r) => r.latencyMs);
@@ -69,6 +71,7 @@ export function summarize(base: Omit<EvalRunSummary, "cases" | "passed" | "passR
     tokens: results.reduce((n, r) => n + r.tokens, 0),
     costUsd: costs.some((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
     latencyMs: { p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95) },
+    failing: results.filter((r) => !r.pass).map((r) => ({ name: r.name, reason: r.reason.slice(0, 200) })),
     results,
   };
 }

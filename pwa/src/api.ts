@@ -35,6 +35,7 @@ export type ContextResult = Json<AgentRoutes["context"]["$get"]>;
 export type ContextItem = ContextResult["items"][number];
 export type ScriptInfo = Json<AgentRoutes["script"]["$get"]>;
 export type Schedule = Json<AgentRoutes["schedules"]["$get"]>["schedules"][number];
+export type EvalRunSummary = Json<AgentRoutes["evals"]["$get"]>["runs"][number];
 export type BusSummary = Json<Client["api"]["bus"]["$get"]>;
 export type BusCounts = BusSummary["agents"][number];
 export type Conversation = Json<Client["api"]["conversations"][":id"]["$get"]>;
@@ -164,6 +165,8 @@ export function makeApi(options: ApiOptions) {
       json(agents[":name"].context.$get({ param: agent(name), query: given({ q, maxTokens: maxTokens?.toString() }) })),
     getScript: (name: string) => json(agents[":name"].script.$get({ param: agent(name) })),
     getSchedules: (name: string) => json(agents[":name"].schedules.$get({ param: agent(name) })),
+    /** The agent's eval runs, newest first (`pantheon eval run` makes them). */
+    listEvals: (name: string, limit = 10) => json(agents[":name"].evals.$get({ param: agent(name), query: { limit: String(limit) } })),
     /** Pauses or resumes one behavior; answers the behavior's schedule as it is now. */
     setSchedulePaused: (name: string, behavior: string, paused: boolean) => {
       const route = agents[":name"].schedules[":behavior"];

@@ -41,11 +41,11 @@ export function makeDetailFeature({ api, store }: DetailDeps) {
     set((s) => ({
       ...s,
       detail: {
-        agent, info: loading, script: loading, schedules: loading, runs: loading, bus: loading,
+        agent, info: loading, script: loading, schedules: loading, runs: loading, evals: loading, bus: loading,
         conversations: s.detail?.agent === agent ? s.detail.conversations : {}, pausing: [], scheduleError: null,
       },
     }));
-    const [info, script, schedules, runs, bus] = await Promise.all([
+    const [info, script, schedules, runs, bus, evals] = await Promise.all([
       settle(api.getAgent(agent)),
       settle(scriptOf(agent)),
       settle(api.getSchedules(agent).then((r) => r.schedules)),
@@ -54,8 +54,9 @@ export function makeDetailFeature({ api, store }: DetailDeps) {
         const mine = r.agents.find((a) => a.agent === agent);
         return { pending: mine?.pending ?? 0, inFlight: mine?.inFlight ?? 0, dead: mine?.dead ?? 0 };
       })),
+      settle(api.listEvals(agent).then((r) => r.runs)),
     ]);
-    setDetail(agent, (d) => ({ ...d, info, script, schedules, runs, bus }));
+    setDetail(agent, (d) => ({ ...d, info, script, schedules, runs, bus, evals }));
     if (runs.status === "ready" && runs.data.length > 0) {
       const conversations = await findConversations(api, agent, runs.data).catch(() => ({}));
       setDetail(agent, (d) => ({ ...d, conversations }));

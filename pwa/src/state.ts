@@ -2,7 +2,7 @@ import type { ChatItem } from "./chat-state";
 import type { LiveStatus } from "./live";
 import type { Route } from "./router";
 import type {
-  Agent, Approval, BusCounts, ContextResult, Conversation, CreatedInvite, FeatureSummary, FeatureTask, InviteInfo, LiveState, Plan, RunDetail, RunSummary,
+  Agent, Approval, BusCounts, ContextResult, Conversation, CreatedInvite, EvalRunSummary, FeatureSummary, FeatureTask, InviteInfo, LiveState, Plan, RunDetail, RunSummary,
   Schedule, ScriptInfo, Session, TaskDetail, TaskReport, TokenInfo, ToolInvokeResult, ToolSpec,
 } from "./api";
 import type { Loadable } from "./types";
@@ -97,6 +97,8 @@ export interface AgentDetail {
   script: Loadable<ScriptInfo | null>;
   schedules: Loadable<Schedule[]>;
   runs: Loadable<RunSummary[]>;
+  /** Its eval runs, newest first. */
+  evals: Loadable<EvalRunSummary[]>;
   /** Bus messages waiting for this agent (zeros when none). */
   bus: Loadable<Omit<BusCounts, "agent">>;
   /** runId → the delegation conversation it is part of. */

@@ -4,6 +4,7 @@ import type { AgentDetail } from "../state";
 import type { ResolvedModel, RunSummary, Schedule, ScriptInfo } from "../api";
 import type { Loadable } from "../types";
 import { base, emit, statusBadge, statusLabel, timeAgo, timeUntil } from "./shared";
+import "./eval-history";
 
 /**
  * One agent: its script (with compile warnings), schedules (pause and resume), connections,
@@ -65,6 +66,10 @@ export class PantheonActorDetail extends LitElement {
         <section class="card" aria-labelledby="runs-h">
           <h3 id="runs-h">Recent runs</h3>
           ${section(d.runs, (runs) => runs.length === 0 ? html`<p class="muted">No runs yet.</p>` : html`<ul>${runs.map((r) => this.run(d, r))}</ul>`)}
+        </section>
+        <section class="card" aria-labelledby="evals-h">
+          <h3 id="evals-h">Evals</h3>
+          <pantheon-eval-history .runs=${d.evals} agent=${d.agent}></pantheon-eval-history>
         </section>
         <section class="card" aria-labelledby="conn-h">
           <h3 id="conn-h">Connections</h3>
