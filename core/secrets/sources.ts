@@ -5,7 +5,10 @@ import { declaredToolSecrets } from "../tools/secrets";
  * What a name is for: a tool's header, a gateway (a Telegram bot token is sent only to the Bot API),
  * or the agent's own model calls (the project's model keys, core/models project-keys).
  */
-export type SecretUse = "tool" | "telegram" | "model";
+export type SecretUse = "tool" | "telegram" | "model" | "telemetry";
+
+/** The project settings of its OTLP export (durable-objects/agent/telemetry): the project's own, never a tool's. */
+export const isTelemetrySetting = (name: string) => name === "OTEL_EXPORTER_OTLP_ENDPOINT" || name === "OTEL_EXPORTER_OTLP_HEADERS";
 
 /** A worker secret's value: a plain secret (`wrangler secret put`) or a Secrets Store binding (`get()`). */
 export async function readDeploymentSecret(env: Record<string, unknown>, name: string): Promise<string | undefined> {
@@ -48,6 +51,7 @@ export interface ProjectSecretNames {
 export function projectSecretRefusal(project: string, name: string, use: SecretUse, names: ProjectSecretNames, env: Record<string, unknown>): string | undefined {
   if (name.startsWith("PANTHEON_")) return `secret '${name}' is Pantheon's own and never reaches a tool`;
   if (isModelSetting(name)) return `secret '${name}' is a model ${name.endsWith("_KEY") ? "key" : "setting"} and never reaches a tool`;
+  if (isTelemetrySetting(name)) return `secret '${name}' is the project's telemetry export setting and never reaches a tool`;
   if (names.own.includes(name) || names.granted.includes(name) || implicitGrant(project, name, use, env)) return undefined;
   const has = [...names.own, ...names.granted];
   return `no secret '${name}' in project '${project}' (${has.length ? `it has: ${has.join(", ")}` : "it has none"}); set it with \`pantheon secrets set ${name}\` (PUT /api/projects/${project}/secrets/${name})`;

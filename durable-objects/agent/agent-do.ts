@@ -53,6 +53,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly secrets: AgentFeatures["secrets"];
   private readonly snapshots: AgentFeatures["snapshots"];
   private readonly evals: AgentFeatures["evals"];
+  private readonly telemetry: AgentFeatures["telemetry"];
   private readonly outbound = outboundSettingsFrom(this.env);
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   private readonly planObservers = new Map<string, (event: RunEvent) => void>();
@@ -80,7 +81,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       armRunWatchdog: () => this.armRunWatchdog(),
     });
     ({ sessions: this.sessions, messages: this.messages, settings: this.settings, profiles: this.profiles, runs: this.runs, driver: this.driver, bus: this.bus } = features);
-    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe, secrets: this.secrets, snapshots: this.snapshots, evals: this.evals } = features);
+    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe, secrets: this.secrets, snapshots: this.snapshots, evals: this.evals, telemetry: this.telemetry } = features);
     // Start (the SDK's `onStart`, restored connections) under a blockConcurrencyWhile taken here, so
     // not even the event that made the object comes first: callers need no `__unsafe_ensureInitialized`
     // round trip (durable-objects/stubs.ts). A start that fails is tried again on the next event.
@@ -245,6 +246,12 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (patch) this.liveStatus.patch(patch);
     this.gateways.onRunEvent(event, runId);
     this.work.onRunEvent(event, runId);
+    if (event.type === "done") this.telemetry.runEnded(runId);
+  }
+
+  /** A telemetry export that failed is sent again (telemetry/: backoff, nothing lost to an eviction). */
+  async onTelemetryFlush(): Promise<void> {
+    await this.telemetry.flush();
   }
 
   /** Like `guard`, for calls that only make sense on an agent the registry has configured. */

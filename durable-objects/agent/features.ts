@@ -14,6 +14,7 @@ import type { McpServers } from "./mcp";
 import { makeMemoryFeature } from "./memory";
 import { makeSnapshots } from "./snapshot";
 import { makeEvals } from "./evals";
+import { makeTelemetry, telemetrySettings } from "./telemetry";
 import { makeProfileHolder } from "./profile";
 import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
 import * as schema from "./schema";
@@ -223,8 +224,21 @@ export function makeAgentFeatures(shell: AgentShell) {
     await Promise.all([unindexCron(), shell.mcpServers.removeAll(), behaviors.reconcile(), memory.wipe(), evals.wipe()]);
   };
   const snapshots = makeSnapshots({ db, transaction, memory });
+  const telemetry = makeTelemetry({
+    db, storage: ctx.storage, env, project, agent: () => agent.name.slice(agent.name.indexOf(".") + 1), runs,
+    settings: async () => {
+      const loading = secrets.ensure(telemetrySettings, "telemetry");
+      if (loading) await loading;
+      return secrets.values("telemetry");
+    },
+    redact: (value) => turns.redactorFor(profiles.get()).redactDeep(value),
+    retryIn: async (seconds) => {
+      if (!agent.getSchedules().some((s) => s.callback === "onTelemetryFlush")) await agent.schedule(seconds, "onTelemetryFlush");
+    },
+    background: (work) => ctx.waitUntil(work),
+  });
   const evals = makeEvals({ storage: ctx.storage, env, profile: () => profiles.get(), projectModel: (profile) => turns.projectModel(profile) });
-  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, snapshots, evals, transaction, cancelRun, unfinishedRuns, wipe };
+  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, snapshots, evals, telemetry, transaction, cancelRun, unfinishedRuns, wipe };
 }
 
 export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;

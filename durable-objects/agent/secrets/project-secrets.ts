@@ -51,8 +51,8 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
     }
     const values = new Map<string, string | undefined>();
     for (const { name, use } of wants) {
-      // A model setting is the project's own or absent: the deployment's is read where the model is chosen.
-      if (found.has(name) || use === "model" || (!granted.includes(name) && !implicitGrant(project, name, use, env))) {
+      // A model or telemetry setting is the project's own or absent: the deployment's is read where the model is chosen.
+      if (found.has(name) || use === "model" || use === "telemetry" || (!granted.includes(name) && !implicitGrant(project, name, use, env))) {
         values.set(keyOf(use, name), found.get(name));
         continue;
       }
