@@ -1,4 +1,5 @@
 import type { AgentProfile } from "../../../core/agents";
+import { withPlatformSpans } from "../telemetry/platform";
 import type { RunPrincipal } from "../../../core/auth";
 import { PantheonError } from "../../../core/errors";
 import { agentOutputGates, checkOutput, modelOutputSinks, type OutputScreen } from "../../../core/gates";
@@ -144,7 +145,7 @@ export function makeTurns(deps: TurnDeps) {
     const tools = toolsOf(profile);
     const secrets = secretsOf(tools);
     if (run.origin.manual) return { profile, tools, llm: manualRunModel, secrets };
-    const llm = llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs }, deps.secrets.values("model"));
+    const llm = withPlatformSpans(llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs }, deps.secrets.values("model")));
     const behavior = run.origin.behavior;
     if (!behavior) return { profile, tools, llm, secrets };
     const plan = deps.behaviors.planModel({ id: run.id, sessionId: run.sessionId, behavior }, llm);
