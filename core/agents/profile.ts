@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { RunPrincipal } from "../auth/principal";
 import { lazySchema } from "../lazy-schema";
+import type { ModelProvider } from "../models/providers";
 import { customGateSpecSchema } from "../gates/gate-spec";
 import { denyPatternProblems } from "../gates/pattern";
 import { modelChoiceSchema, modelSettingsSchema, runLimitOverridesSchema } from "../run/limits";
@@ -150,6 +151,11 @@ export interface AgentProfile {
    * same names (durable-objects/agent/live/incarnation.ts).
    */
   incarnation?: string;
+  /**
+   * The project's named providers its model names (core/models providers), filled by the registry
+   * when it hands out the profile: the agent builds its cascade from them without a round trip.
+   */
+  providers?: Record<string, ModelProvider>;
   /** The compiled script (ActorScript JSON) when one is set. */
   script: JsonValue | null;
   /**

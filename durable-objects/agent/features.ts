@@ -13,7 +13,7 @@ import { makeGateways } from "./gateways";
 import type { McpServers } from "./mcp";
 import { makeMemoryFeature } from "./memory";
 import { makeProfileHolder } from "./profile";
-import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
+import { makeBreakerStore, makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
 import * as schema from "./schema";
 import { makeWorkFeature } from "./work";
 import { makeProjectSecrets } from "./secrets";
@@ -193,6 +193,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
   const turns = makeTurns({
+    breakers: makeBreakerStore(ctx.storage.kv),
     env,
     clock,
     project,

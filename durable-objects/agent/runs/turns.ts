@@ -10,11 +10,11 @@ import type { BehaviorRun, PlanModel } from "../behaviors";
 import type { Emit, RunEvent } from "../chat/live";
 import type { SessionStore } from "../chat/sessions";
 import type { RunContext, RunDriver, RunOutcome, TurnOutcome } from "./driver";
-import { llmForProfile, manualRunModel, modelKeysOf } from "./models";
+import { llmForProfile, manualRunModel, modelKeysOf, modelSecretNamesOf } from "./models";
 import type { RunStore } from "./store";
 import { buildAgentTools, outputSecrets, type ToolSource } from "./tools";
 import { runtimeSecretNames } from "../../../core/agents";
-import { modelSettingsOf } from "../../../core/models";
+import type { BreakerStore } from "../../../core/models";
 import type { ProjectSecrets } from "../secrets";
 
 export interface ChatInput {
@@ -52,6 +52,8 @@ export interface TurnDeps {
   clock: Clock;
   outbound: OutboundSettings;
   project(): string;
+  /** The agent's circuit breaker per model provider (runs/models makeBreakerStore), kept in its storage. */
+  breakers?: BreakerStore;
   /** The project secrets this agent has opened (secrets/): loaded when the tool set needs a name it does not know yet. */
   secrets: ProjectSecrets;
   profile(): AgentProfile;
@@ -119,14 +121,14 @@ export function makeTurns(deps: TurnDeps) {
   async function secretsReady(profile: AgentProfile): Promise<void> {
     const loading = deps.secrets.ensureAll([
       { names: runtimeSecretNames(profile.runtime), use: "tool" },
-      { names: modelSettingsOf(profile.model), use: "model" },
+      { names: modelSecretNamesOf(profile), use: "model" },
     ]);
     if (loading) await loading;
   }
 
   /** The project's own model settings `profile`'s model reads: loaded once (one round trip), then from memory. */
   async function projectModel(profile: AgentProfile) {
-    const loading = deps.secrets.ensure(modelSettingsOf(profile.model), "model");
+    const loading = deps.secrets.ensure(modelSecretNamesOf(profile), "model");
     if (loading) await loading;
     return deps.secrets.values("model");
   }
@@ -144,7 +146,7 @@ export function makeTurns(deps: TurnDeps) {
     const tools = toolsOf(profile);
     const secrets = secretsOf(tools);
     if (run.origin.manual) return { profile, tools, llm: manualRunModel, secrets };
-    const llm = llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs }, deps.secrets.values("model"));
+    const llm = llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs, ...(deps.breakers ? { breakers: deps.breakers, now: () => deps.clock.now() } : {}) }, deps.secrets.values("model"));
     const behavior = run.origin.behavior;
     if (!behavior) return { profile, tools, llm, secrets };
     const plan = deps.behaviors.planModel({ id: run.id, sessionId: run.sessionId, behavior }, llm);
