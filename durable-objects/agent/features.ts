@@ -13,7 +13,7 @@ import { makeGateways } from "./gateways";
 import type { McpServers } from "./mcp";
 import { makeMemoryFeature } from "./memory";
 import { makeProfileHolder } from "./profile";
-import { makeBreakerStore, makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
+import { makeBreakerStore, makeBucketStore, makeRunDriver, makeRunStore, makeSessionTools, makeTurns } from "./runs";
 import * as schema from "./schema";
 import { makeWorkFeature } from "./work";
 import { makeProjectSecrets } from "./secrets";
@@ -194,6 +194,7 @@ export function makeAgentFeatures(shell: AgentShell) {
   });
   const turns = makeTurns({
     breakers: makeBreakerStore(ctx.storage.kv),
+    sessionTools: makeSessionTools(ctx.storage.kv),
     env,
     clock,
     project,
