@@ -91,7 +91,7 @@ const portsByEnv = new WeakMap<object, Map<string, LlmPort>>();
  * backed): an eviction keeps an open breaker open. Read synchronously, written only when a record
  * changes (a closed breaker with no failures writes nothing on a success).
  */
-export function makeBreakerStore(kv: Pick<SyncKvStorage, "get" | "put">): BreakerStore {
+export function makeBreakerStore(kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void }): BreakerStore {
   return {
     get: (provider) => kv.get<BreakerRecord>(`breaker/${provider}`),
     set: (provider, record) => kv.put(`breaker/${provider}`, record),

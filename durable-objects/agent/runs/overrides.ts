@@ -58,15 +58,16 @@ export function narrowed(tools: AgentTools, names: string[] | undefined): AgentT
  * The tools each session narrowed to, kept in the agent's storage (an eviction keeps them) and in
  * memory: a session's first turn in an instance reads its entry once, later turns none.
  */
-export function makeSessionTools(kv: Pick<SyncKvStorage, "get" | "put" | "delete">) {
+export function makeSessionTools(kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void; delete(key: string): unknown }) {
   const known = new Map<string, string[] | null>();
   return {
     get(sessionId: string): string[] | undefined {
       let tools = known.get(sessionId);
       if (tools === undefined) {
-        tools = kv.get<string[]>(`session-tools/${sessionId}`) ?? null;
+        const stored: string[] | null = kv.get<string[]>(`session-tools/${sessionId}`) ?? null;
         if (known.size >= 1000) known.delete(known.keys().next().value!);
-        known.set(sessionId, tools);
+        known.set(sessionId, stored);
+        tools = stored;
       }
       return tools ?? undefined;
     },
