@@ -7,9 +7,9 @@ import { arity, expectString, headOf, issue, keywordArgs, literal, mark, unknown
 import { compileTalent } from "./compile-behavior";
 
 type List = Node & { type: "list" };
-const actorForms = ["description", "role", "model", "context", "tools", "connections", "limits", "gate", "grants", "spawn", "talent"] as const;
+const actorForms = ["description", "role", "model", "context", "tools", "connections", "limits", "gate", "grants", "spawn", "deny-tools", "memory", "talent"] as const;
 /** Forms that may appear once; the others accumulate. */
-const singletons = new Set(["description", "role", "model", "limits", "spawn", "grants"]);
+const singletons = new Set(["description", "role", "model", "limits", "spawn", "grants", "deny-tools", "memory"]);
 const gateKinds = ["denyPattern", "deny", "allowHosts", "maxCalls", "maxSize"] as const;
 
 /**

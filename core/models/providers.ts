@@ -75,16 +75,29 @@ export function allowedModelsOf(model: Parameters<typeof modelCascadeOf>[0] & { 
 
 /**
  * Why a model setting may not be stored in a project with `providers`, or undefined: every provider
- * it names is built in or one of the project's. The message names what the project has.
+ * it names (its own, its fallback's, its cascade's, its allowed models') is built in or one of the
+ * project's. The message names what the project has; `path` is the field's, under `model`.
+ * @example
+ * unknownProviderIn({ provider: "groq", name: "llama" }, [], "acme");
+ * // { provider: "groq", path: ["provider"], message: "'groq' is not a known provider: use one of …" }
  */
-export function unknownProviderIn(model: Parameters<typeof modelCascadeOf>[0] & { allowed?: string[] | undefined }, providers: readonly string[], project: string): { provider: string; message: string } | undefined {
-  const allowedProviders = (model.allowed ?? []).map((ref) => ref.slice(0, Math.max(0, ref.indexOf("/"))));
-  const named = [...namedProvidersOf(model), ...allowedProviders.filter((p) => p && !(knownProviders as readonly string[]).includes(p))];
-  const missing = named.find((p) => !providers.includes(p));
+export function unknownProviderIn(
+  model: Parameters<typeof modelCascadeOf>[0] & { allowed?: string[] | undefined },
+  providers: readonly string[],
+  project: string,
+): { provider: string; path: (string | number)[]; message: string } | undefined {
+  const builtin = (p: string) => (knownProviders as readonly string[]).includes(p);
+  const named: { provider: string; path: (string | number)[] }[] = [
+    { provider: model.provider, path: ["provider"] },
+    ...(model.fallback ? [{ provider: model.fallback.provider, path: ["fallback", "provider"] }] : []),
+    ...(model.cascade ?? []).map((ref, i) => ({ provider: ref.provider, path: ["cascade", i, "provider"] })),
+    ...(model.allowed ?? []).map((ref, i) => ({ provider: ref.slice(0, Math.max(0, ref.indexOf("/"))), path: ["allowed", i] })),
+  ];
+  const missing = named.find((ref) => !builtin(ref.provider) && !providers.includes(ref.provider));
   if (!missing) return undefined;
   const has = providers.length ? `its providers: ${providers.join(", ")}` : "it names none";
   return {
-    provider: missing,
-    message: `'${missing}' is not a known provider: use one of ${knownProviders.join(", ")} or a provider of project '${project}' (${has}; add one with PUT /api/projects/${project}/providers/${missing})`,
+    ...missing,
+    message: `'${missing.provider}' is not a known provider: use one of ${knownProviders.join(", ")} or a provider of project '${project}' (${has}; add one with PUT /api/projects/${project}/providers/${missing.provider})`,
   };
 }

@@ -41,7 +41,15 @@ export function makeProviderStore(kv: Kv, project: () => string) {
     /** Why `model` may not be stored here (a provider the project does not name), as a failure at `model.provider`. */
     refusal(model: AgentProfile["model"]): Result<never> | undefined {
       const unknown = unknownProviderIn(model, list().map((p) => p.name), project());
-      return unknown ? fail(new PantheonError("validation_failed", unknown.message, { details: { issues: [{ path: ["model", "provider"], message: unknown.message }] } })) : undefined;
+      return unknown ? fail(new PantheonError("validation_failed", unknown.message, { details: { issues: [{ path: ["model", ...unknown.path], message: unknown.message }] } })) : undefined;
+    },
+    /** The same check over a project file's agents, as the file's issues (at each agent's `pantheon.model`). */
+    fileIssues(agents: { name: string; model: AgentProfile["model"] }[]): { path: string; message: string }[] {
+      const names = list().map((p) => p.name);
+      return agents.flatMap((agent) => {
+        const unknown = unknownProviderIn(agent.model, names, project());
+        return unknown ? [{ path: `$.agents.${agent.name}.pantheon.model.${unknown.path.join(".")}`, message: unknown.message }] : [];
+      });
     },
     /** Stores a provider; its key must be one of the project's own secrets, and no tool of an agent may name that secret. */
     put(provider: ModelProvider, ownSecrets: string[], agents: AgentProfile[]): Result<{ provider: ModelProvider; users: string[] }> {

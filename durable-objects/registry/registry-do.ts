@@ -353,6 +353,8 @@ export class RegistryDO extends DurableObject<Env> {
     const planned = planImport(parsed.file, current, options);
     if (!planned.ok) return fail(invalidFile(planned.issues));
     const { plan } = planned;
+    const unknownProviders = this.providers.fileIssues([...plan.create, ...plan.update]);
+    if (unknownProviders.length) return fail(invalidFile(unknownProviders));
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
       for (const agent of [...plan.create, ...plan.update]) {
