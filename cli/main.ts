@@ -21,6 +21,7 @@ import { schedules } from "./commands/schedules.ts";
 import { script } from "./commands/script.ts";
 import { health, tokens } from "./commands/tokens.ts";
 import { secrets } from "./commands/secrets.ts";
+import { providers } from "./commands/providers.ts";
 import { tools } from "./commands/tools.ts";
 
 /**
@@ -34,7 +35,7 @@ export const commands: Command[] = [
   acp,
   history, sessions, runs, approvals,
   script, memory, context, tools, schedules, evals,
-  tokens, invite, secrets, health, doctor, gateway,
+  tokens, invite, secrets, providers, health, doctor, gateway,
 ].map(asCommand);
 
 /** Older spellings, kept so scripts written against them go on working. */

@@ -38,8 +38,12 @@ export interface LlmRequest {
   messages: Message[];
   tools?: ModelTool[];
   temperature?: number;
+  /** Nucleus sampling, passed to the provider as `top_p`. */
+  topP?: number;
   maxTokens?: number;
   signal?: AbortSignal;
+  /** A cascade moved past a model (core/models cascade): the run writes each as a trace step. */
+  onHop?: (hop: ModelHop) => void;
   /**
    * Called once the request has been handed to the network (again on each retry); a port with no
    * network of its own calls it as it starts. A Durable Object holds every subrequest until its
@@ -47,6 +51,18 @@ export interface LlmRequest {
    * the model's answer instead of delaying the request by it (durable-objects/agent/runs/held-writes.ts). Every port calls it.
    */
   onSent?: () => void;
+}
+
+/** A cascade passing over one model for the next, and why. */
+export interface ModelHop {
+  from: { provider: string; model: string };
+  /** The next model tried; absent when it was the last. */
+  to?: { provider: string; model: string };
+  /** `error`: the call failed; `breaker_open`: its provider's circuit breaker is open, so no call; `unavailable`: it cannot be called here. */
+  reason: "error" | "breaker_open" | "unavailable";
+  /** For `error`: what kind (core/models failureKindOf): rate_limited, auth, timeout, server_error, connection, rejected. */
+  kind?: string;
+  message: string;
 }
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "error";

@@ -1,5 +1,5 @@
 import { runtimeSecretNames } from "../core/agents";
-import { modelSettingsOf } from "../core/models";
+import { modelSecretNamesOf } from "../durable-objects/agent/runs/models";
 import { PantheonError } from "../core/errors";
 import { makeSecretCipher, projectSecretRefusal, readDeploymentSecret, SecretsKeyError, type SecretCipher, type SecretUse } from "../core/secrets";
 import { outboundSettingsFrom, declaredToolSecrets, type OutboundSettings } from "../core/tools";
@@ -30,9 +30,10 @@ export async function cipherOf(env: Env): Promise<SecretCipher> {
 export async function projectOutbound(env: Env, project: string, runtime?: Parameters<typeof runtimeSecretNames>[0]): Promise<OutboundSettings> {
   // A runtime that names no secret needs no names: no round trip to the registry.
   if (runtime && runtimeSecretNames(runtime).length === 0) return { ...outboundSettingsFrom(env), toolSecrets: [], project };
-  const { own, granted } = await registryStub(env, project).secretNames();
+  const { own, granted, modelKeys = [] } = await registryStub(env, project).secretNames();
   const implicit = project === "default" ? declaredToolSecrets(env.PANTHEON_TOOL_SECRETS) : [];
-  return { ...outboundSettingsFrom(env), toolSecrets: [...new Set([...own, ...granted, ...implicit])], project };
+  // A named provider's key (core/models providers) is a model key: no tool may name it.
+  return { ...outboundSettingsFrom(env), toolSecrets: [...new Set([...own, ...granted, ...implicit])].filter((name) => !modelKeys.includes(name)), project };
 }
 
 /** Why `project` may not name `name` for `use` (core/secrets), read from its registry now. */
@@ -65,7 +66,7 @@ export async function secretFingerprintOf(env: Env, project: string, name: strin
  */
 export async function secretsChanged(env: Env, project: string, name: string): Promise<void> {
   const [agents, bots] = await Promise.all([registryStub(env, project).listAgents(), gatewayIndex(env).list("telegram")]);
-  const users = new Set(agents.filter((agent) => runtimeSecretNames(agent.runtime).includes(name) || (modelSettingsOf(agent.model) as string[]).includes(name)).map((agent) => agent.name));
+  const users = new Set(agents.filter((agent) => runtimeSecretNames(agent.runtime).includes(name) || modelSecretNamesOf(agent).includes(name)).map((agent) => agent.name));
   const ownBots = bots.filter((bot) => bot.project === project && bot.entry.botTokenSecret === name);
   if (ownBots.length) {
     // The bot index keeps each bot's fingerprint current, so one bot stays one project's.

@@ -79,6 +79,11 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["PUT", "/api/projects/:slug/grants/:name", "admin"],
   ["DELETE", "/api/projects/:slug/grants/:name", "admin"],
   ["GET", "/api/gateways/telegram", "admin"],
+  // Named model providers (workers/api/providers.ts): that project's admin or the deployment admin.
+  ["GET", "/api/projects/:slug/providers", "admin"],
+  ["GET", "/api/projects/:slug/providers/:name", "admin"],
+  ["PUT", "/api/projects/:slug/providers/:name", "admin"],
+  ["DELETE", "/api/projects/:slug/providers/:name", "admin"],
 ];
 
 /** Installs the policy on the app: call after auth and before the routes. */

@@ -65,6 +65,7 @@ export function toAnthropicParams(request: LlmRequest, names: ToolNameCodec): Pa
       : {}),
     // Settings allow OpenAI's 0–2 range; Anthropic rejects anything above 1.
     ...(request.temperature === undefined ? {} : { temperature: Math.min(1, request.temperature) }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
   };
 }
 

@@ -4,7 +4,15 @@ import { makeAnthropicLlm } from "../llm-anthropic";
 import { makeOfflineLlm } from "../llm-offline";
 import { makeOpenAiLlm } from "../llm-openai";
 import { type WorkersAiBinding, makeWorkersAiLlm } from "../llm-workers-ai";
-import { LlmError, makeResilientLlm, resolveModel, type Deployment, type ProjectModelFacts, type ProviderFacts, type ResolvedModel } from "../../core/models";
+import { LlmError, knownProviders, makeCascadeLlm, makeResilientLlm, modelCascadeOf, namedProvidersOf, resolveModel, type BreakerStore, type CascadeStep, type Deployment, type ModelProvider, type ProjectModelFacts, type ProviderFacts, type ResolvedModel } from "../../core/models";
+
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** A project's named provider as a run calls it: its config, the key opened from the project's secret, and the guarded transport to its URL. */
+export interface NamedProviderConfig extends ModelProvider {
+  apiKey?: string | undefined;
+  fetch?: Fetch | undefined;
+}
 
 export interface LlmConfig {
   openaiApiKey?: string | undefined;
@@ -20,6 +28,11 @@ export interface LlmConfig {
   openaiFetch?: ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) | undefined;
   /** Which providers answer with the project's own settings (core/models project-keys). */
   project?: ProjectModelFacts | undefined;
+  /** The project's named providers (core/models providers), by name. */
+  providers?: Record<string, NamedProviderConfig> | undefined;
+  /** Where each provider's circuit breaker is kept (a cascade consults it before each call). */
+  breakers?: BreakerStore | undefined;
+  now?: (() => number) | undefined;
   /** Resilience knobs, passed to makeResilientLlm (its defaults when absent). */
   retries?: number;
   timeoutMs?: number;
@@ -106,6 +119,7 @@ function unavailable(provider: string, message: string): LlmPort {
  * // without a key, locally: llm.provider === "offline", reason === "no OPENAI_API_KEY; offline stand-in (local only)"
  */
 export function chooseLlm(settings: ModelSettings, config: LlmConfig = {}): ChosenLlm {
+  if (settings.cascade?.length || namedProvidersOf(settings).length) return chooseCascade(settings, config);
   const resilience = {
     ...(config.retries === undefined ? {} : { retries: config.retries }),
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
@@ -131,4 +145,59 @@ export function chooseLlm(settings: ModelSettings, config: LlmConfig = {}): Chos
       return chosen(makeResilientLlm({ primary, ...(fallback ? { fallback: tagged(build(fallback.provider, config)), fallbackModel: fallback.name } : {}), ...resilience }));
     }
   }
+}
+
+function resilienceOf(config: LlmConfig) {
+  return {
+    ...(config.retries === undefined ? {} : { retries: config.retries }),
+    ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+    ...(config.sleep ? { sleep: config.sleep } : {}),
+    ...(config.random ? { random: config.random } : {}),
+  };
+}
+
+/** The port of a project's named provider: its kind's adapter at its URL, its key, its guarded transport. */
+function buildNamed(provider: NamedProviderConfig): LlmPort {
+  const fetch = provider.fetch ? { fetch: provider.fetch } : {};
+  if (provider.kind === "anthropic") return makeAnthropicLlm({ apiKey: provider.apiKey ?? "", baseURL: provider.baseUrl, ...fetch });
+  // A server that needs no key (a local Ollama) still gets one: the SDK insists.
+  return makeOpenAiLlm({ apiKey: provider.apiKey || "no-key", baseURL: provider.baseUrl, provider: provider.name, ...fetch });
+}
+
+/**
+ * An agent whose model is a cascade, or names a project's provider: each model of the cascade in
+ * order (core/models makeCascadeLlm), each provider with its own retries and its circuit breaker. A
+ * model that cannot be called here (no key, a provider the project does not name) is a step passed
+ * over with its reason; locally, when none can be called, the offline stand-in answers, as for a
+ * single model.
+ */
+function chooseCascade(settings: ModelSettings, config: LlmConfig): ChosenLlm {
+  const deployment = config.deployment ?? "local";
+  const facts = providerFacts(config);
+  const steps: CascadeStep[] = modelCascadeOf(settings).map((ref) => {
+    const named = config.providers?.[ref.provider];
+    if (named) {
+      if (named.kind === "anthropic" && !named.apiKey) return { provider: ref.provider, model: ref.name, unavailable: `provider '${ref.provider}' needs its key${named.keySecret ? ` (the project secret ${named.keySecret} is not set)` : ": set keySecret"}` };
+      return { provider: ref.provider, model: ref.name, port: tagged(makeResilientLlm({ primary: buildNamed(named), ...resilienceOf(config) })) };
+    }
+    const resolved = resolveModel({ provider: ref.provider, name: ref.name }, facts, deployment);
+    if (resolved.status !== "ok") {
+      const builtin = (knownProviders as readonly string[]).includes(ref.provider);
+      return { provider: ref.provider, model: ref.name, unavailable: builtin ? (resolved.missing?.message ?? resolved.reason) : `provider '${ref.provider}' is not one of the project's providers` };
+    }
+    const port = tagged(build(ref.provider, config));
+    return { provider: ref.provider, model: ref.name, port: ref.provider === "offline" ? port : makeResilientLlm({ primary: port, ...resilienceOf(config) }) };
+  });
+  const first = steps.find((step) => step.port);
+  const chain = steps.map((s) => `${s.provider}/${s.model}${s.port ? "" : ` (skipped: ${s.unavailable})`}`).join(" → ");
+  const requested = { provider: settings.provider, name: settings.name };
+  if (!first && deployment === "local") {
+    const resolved: ResolvedModel = { requested, provider: "offline", name: "offline", status: "stand-in", reason: `no model of the cascade can be called: ${chain}; offline stand-in (local only)` };
+    return { llm: tagged(makeOfflineLlm()), provider: "offline", model: "offline", reason: resolved.reason, resolved };
+  }
+  const llm = makeCascadeLlm({ steps, ...(config.breakers ? { breakers: config.breakers } : {}), ...(settings.breaker ? { policy: settings.breaker } : {}), now: config.now ?? (() => Date.now()) });
+  const status = !first ? "unavailable" : first === steps[0] ? "ok" : "fallback";
+  const answering = first ?? steps[0]!;
+  const resolved: ResolvedModel = { requested, provider: answering.provider, name: answering.model, status, reason: `cascade ${chain}` };
+  return { llm, provider: answering.provider, model: answering.model, reason: resolved.reason, resolved };
 }

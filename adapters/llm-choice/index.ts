@@ -1,1 +1,1 @@
-export { chooseLlm, providerFacts, type ChosenLlm, type LlmConfig } from "./choose";
+export { chooseLlm, providerFacts, type ChosenLlm, type LlmConfig, type NamedProviderConfig } from "./choose";

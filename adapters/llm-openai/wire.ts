@@ -53,6 +53,7 @@ export function toOpenAiParams(request: LlmRequest, names: ToolNameCodec, compat
         }
       : {}),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
     ...(request.maxTokens === undefined ? {} : compatible ? { max_tokens: request.maxTokens } : { max_completion_tokens: request.maxTokens }),
   };
 }

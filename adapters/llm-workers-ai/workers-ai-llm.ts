@@ -81,6 +81,7 @@ function toInput(request: LlmRequest, names: ToolNameCodec): Record<string, unkn
       : {}),
     ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
   };
 }
 

@@ -14,7 +14,7 @@ export function profileFromScript(script: ActorScript, runtime: AgentProfile["ru
     description: script.description,
     systemPrompt: script.description ? `${who} ${script.description}` : who,
     model: script.model,
-    runtime: { ...runtime, tools: script.tools, limits: script.limits, gates: script.gates },
+    runtime: { ...runtime, tools: script.tools, limits: script.limits, gates: script.gates, ...(script.denyTools ? { denyTools: script.denyTools } : {}), ...(script.memory ? { memory: script.memory } : {}) },
     connections: script.connections,
   };
 }

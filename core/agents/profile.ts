@@ -1,10 +1,13 @@
 import { z } from "zod";
 import type { RunPrincipal } from "../auth/principal";
 import { lazySchema } from "../lazy-schema";
+import type { ModelProvider } from "../models/providers";
 import { customGateSpecSchema } from "../gates/gate-spec";
 import { denyPatternProblems } from "../gates/pattern";
 import { modelChoiceSchema, modelSettingsSchema, runLimitOverridesSchema } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
+import { denyToolsSchema, memoryPolicySchema } from "../run/knobs";
+export { denyToolsSchema, memoryPolicies, memoryPolicySchema, toolDenied, type MemoryPolicy } from "../run/knobs";
 import { isReservedName, reservedNameMessage } from "../reserved-names";
 
 /** Agent names are lower-case slugs: they appear in URLs, Durable Object names and tool names. */
@@ -79,6 +82,10 @@ export const agentRuntimeSchema = lazySchema(() => z.strictObject({
    * tell the model why (core/gates scope.ts).
    */
   beyondScope: z.enum(["wait", "refuse"], { error: "one of 'wait' or 'refuse'" }).optional(),
+  /** Tools the agent never gets, whatever declares them (its list, an MCP server, a feature): names, or `prefix.*`. */
+  denyTools: denyToolsSchema.optional(),
+  /** How the conversation is kept in context, and how long memories live (core/agents memoryPolicySchema). */
+  memory: memoryPolicySchema.optional(),
 }));
 export type AgentRuntime = z.infer<typeof agentRuntimeSchema>;
 /** `agentRuntimeSchema.parse({})`, written out so it needs no schema at startup (a test holds them equal). */
@@ -150,6 +157,11 @@ export interface AgentProfile {
    * same names (durable-objects/agent/live/incarnation.ts).
    */
   incarnation?: string;
+  /**
+   * The project's named providers its model names (core/models providers), filled by the registry
+   * when it hands out the profile: the agent builds its cascade from them without a round trip.
+   */
+  providers?: Record<string, ModelProvider>;
   /** The compiled script (ActorScript JSON) when one is set. */
   script: JsonValue | null;
   /**

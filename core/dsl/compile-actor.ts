@@ -7,9 +7,9 @@ import { arity, expectString, headOf, issue, keywordArgs, literal, mark, unknown
 import { compileTalent } from "./compile-behavior";
 
 type List = Node & { type: "list" };
-const actorForms = ["description", "role", "model", "context", "tools", "connections", "limits", "gate", "grants", "spawn", "talent"] as const;
+const actorForms = ["description", "role", "model", "context", "tools", "connections", "limits", "gate", "grants", "spawn", "deny-tools", "memory", "talent"] as const;
 /** Forms that may appear once; the others accumulate. */
-const singletons = new Set(["description", "role", "model", "limits", "spawn", "grants"]);
+const singletons = new Set(["description", "role", "model", "limits", "spawn", "grants", "deny-tools", "memory"]);
 const gateKinds = ["denyPattern", "deny", "allowHosts", "maxCalls", "maxSize"] as const;
 
 /**
@@ -61,8 +61,9 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
       const model: Record<string, unknown> = {};
       for (const [key, { value }] of keywordArgs(c, form.items.slice(1), "model", modelKeys)) {
         mark(c, at("model", key), value, "model");
-        const want = key === "provider" || key === "name" ? "string" : key === "fallback" ? "map" : "number";
-        if (value.type !== want) issue(c, value, "model", want === "map" ? 'a map such as {:provider "anthropic" :name "claude-haiku"}' : `a ${want}`);
+        const want = key === "provider" || key === "name" ? "string" : key === "fallback" || key === "breaker" ? "map" : key === "cascade" || key === "allowed" ? "vector" : "number";
+        const shown = { map: key === "breaker" ? "a map such as {:threshold 3 :cooldown-ms 30000}" : 'a map such as {:provider "anthropic" :name "claude-haiku"}', vector: 'a vector of models such as ["groq/llama-3.1-70b" "openai/gpt-4o-mini"]' } as Record<string, string>;
+        if (value.type !== want) issue(c, value, "model", shown[want] ?? `a ${want}`);
         else model[key] = literal(c, value, "model", true);
       }
       out.model = model;
@@ -107,6 +108,27 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
         else limits[key] = value.value;
       }
       out.limits = limits;
+      return;
+    }
+    case "deny-tools": {
+      const names: string[] = [];
+      for (const item of form.items.slice(1)) {
+        const value = expectString(c, item, head, form, 'a tool name or prefix string such as "memory.*"');
+        if (value !== undefined) names.push(value);
+      }
+      mark(c, at("denyTools"), form, head);
+      out.denyTools = names;
+      return;
+    }
+    case "memory": {
+      const memory: Record<string, unknown> = {};
+      for (const [key, { value }] of keywordArgs(c, form.items.slice(1), "memory", ["policy", "ttlMs"])) {
+        mark(c, at("memory", key), value, "memory");
+        const want = key === "policy" ? "string" : "number";
+        if (value.type !== want) issue(c, value, "memory", key === "policy" ? '"none", "window" or "summary"' : "a whole number of milliseconds");
+        else memory[key] = value.value;
+      }
+      out.memory = memory;
       return;
     }
     case "gate":

@@ -38,6 +38,8 @@ function printActor(s: ActorScript, indent: string): string {
     typeof g === "string" ? str(g) : `(grant ${str(g.source)}${g.to ? ` :to [${g.to.map(str).join(" ")}]` : ""}${g.access ? ` :access ${str(g.access)}` : ""})`;
   if (s.grants) lines.push(`${pad}(grants${s.grants.map((g) => " " + grant(g)).join("")})`);
   if (s.spawn) lines.push(`${pad}(spawn :allowed ${s.spawn.allowed} :quota ${num(s.spawn.quota)})`);
+  if (s.denyTools) lines.push(`${pad}(deny-tools${s.denyTools.map((t) => " " + str(t)).join("")})`);
+  if (s.memory) lines.push(`${pad}(memory${s.memory.policy !== undefined ? ` :policy ${str(s.memory.policy)}` : ""}${s.memory.ttlMs !== undefined ? ` :ttl-ms ${num(s.memory.ttlMs)}` : ""})`);
   for (const t of s.talents) {
     lines.push(`${pad}(talent ${str(t.name)}`);
     for (const b of t.behaviors) lines.push(printBehavior(b, pad + "  "));

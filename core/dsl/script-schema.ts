@@ -2,6 +2,7 @@ import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { customGateSpecSchema, type CustomGateSpec } from "../gates/gate-spec";
 import { denyPatternExpected, denyPatternProblems } from "../gates/pattern";
+import { denyToolsSchema, memoryPolicySchema, type MemoryPolicy } from "../run/knobs";
 import { modelChoiceSchema, modelSettingKeys, runLimitKeys, runLimitsSchema, type ModelSettings, type RunLimits } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
 import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
@@ -196,6 +197,10 @@ export interface ActorScript {
    */
   grants?: GrantSpec[];
   spawn?: { allowed: boolean; quota: number };
+  /** Tools the agent never gets (names or `prefix.*`): `(deny-tools "memory.*")`. */
+  denyTools?: string[];
+  /** The conversation policy and memories' time to live: `(memory :policy "window" :ttl-ms 86400000)`. */
+  memory?: MemoryPolicy;
   talents: Talent[];
 }
 
@@ -231,6 +236,8 @@ const baseScriptSchema = () =>
   sourceDetails: z.record(z.string().min(1).max(128), sourceDetailsSchema()).optional(),
   grants: z.array(grantSchema()).max(64).optional(),
   spawn: z.strictObject({ allowed: z.boolean(), quota: z.number().int().min(0).max(100) }).optional(),
+  denyTools: denyToolsSchema.optional(),
+  memory: memoryPolicySchema.optional(),
   talents: z.array(talentSchema).max(64).default([]),
   });
 

@@ -41,35 +41,83 @@ export function limitsOf(agentSettings: Partial<RunLimits>): RunLimits {
   return { ...defaultRunLimits, ...agentSettings };
 }
 
+/** One model of a cascade: a provider (built-in or one of the project's named providers) and its model id. */
+const modelRefSchema = () => z.object({ provider: z.string().min(1).max(32), name: z.string().min(1).max(128) });
+
 /** Model choice of an agent: provider + model name, optional temperature and fallback. */
 export const modelSettingsSchema = lazySchema(() => z.object({
   provider: z.string().min(1).max(32).default("offline"),
   name: z.string().min(1).max(128).default("offline"),
   temperature: z.number().min(0).max(2).optional(),
   maxTokens: z.number().int().min(1).max(200_000).optional(),
-  fallback: z.object({ provider: z.string().min(1).max(32), name: z.string().min(1).max(128) }).optional(),
+  fallback: modelRefSchema().optional(),
+  /** Nucleus sampling (`top_p`), sent to the provider as is. */
+  topP: z.number().gt(0, "above 0").max(1).optional(),
+  /** The models tried after this one, in order, when it fails or its provider's circuit breaker is open (core/models cascade). */
+  cascade: z.array(modelRefSchema()).max(8).optional(),
+  /** Models a request may pick instead (`model` on a message, `provider/model`), besides the cascade's own. */
+  allowed: z.array(z.string().min(3).max(161)).max(32).optional(),
+  /** The circuit breaker of each provider this agent calls (core/models breaker): failures that open it, and how long it stays open. */
+  breaker: z.object({ threshold: z.number().int().min(1).max(100), cooldownMs: z.number().int().min(100).max(3_600_000) }).optional(),
 }));
 
 export type ModelSettings = z.infer<typeof modelSettingsSchema>;
 
+/** A provider name: a built-in one, or a project's named provider (a lower-case slug, checked against the project where it is stored). */
+const providerNamePattern = /^[a-z][a-z0-9-]{0,31}$/;
 const knownProvider = () =>
   z
     .string()
     .min(1)
     .max(32)
-    .refine((provider) => (knownProviders as readonly string[]).includes(provider), { error: (issue) => `'${String(issue.input)}' is not a known provider: use one of ${knownProviders.join(", ")}` });
+    .refine((provider) => (knownProviders as readonly string[]).includes(provider) || providerNamePattern.test(provider), {
+      error: (issue) => `'${String(issue.input)}' is not a known provider: use one of ${knownProviders.join(", ")} or a provider the project names (a lower-case slug)`,
+    });
+
+/**
+ * `provider/model` (the first '/' splits: `openrouter/meta-llama/llama-3.1-70b`) as a model reference.
+ * @example
+ * splitModelRef("groq/llama-3.1-70b"); // { provider: "groq", name: "llama-3.1-70b" }
+ * splitModelRef("gpt-4o");            // undefined
+ */
+export function splitModelRef(ref: string): { provider: string; name: string } | undefined {
+  const slash = ref.indexOf("/");
+  if (slash <= 0 || slash === ref.length - 1) return undefined;
+  return { provider: ref.slice(0, slash), name: ref.slice(slash + 1) };
+}
+
+/** The shorthands an operator may write: `"groq/llama"`, a list of them (a cascade), or refs written as strings inside the object. */
+function expandModelShorthand(value: unknown): unknown {
+  const ref = (item: unknown) => (typeof item === "string" ? (splitModelRef(item) ?? item) : item);
+  if (typeof value === "string") return ref(value);
+  if (Array.isArray(value)) {
+    const [first, ...rest] = value.map(ref);
+    return typeof first === "object" && first !== null ? { ...first, ...(rest.length ? { cascade: rest } : {}) } : value;
+  }
+  if (typeof value === "object" && value !== null && Array.isArray((value as { cascade?: unknown }).cascade)) {
+    return { ...value, cascade: (value as { cascade: unknown[] }).cascade.map(ref) };
+  }
+  return value;
+}
 
 /**
  * A model choice as an operator sends it (the API, a project file, a script): its provider, and its
- * fallback's, must be one Pantheon knows; a typo was accepted and ran on the offline stand-in.
+ * fallback's and cascade's, must be one Pantheon knows or a slug naming one of the project's
+ * providers (the registry checks the project has it); a typo of a built-in was accepted and ran on
+ * the offline stand-in. `"provider/model"` and a list of them (a cascade) are accepted too.
  * Stored profiles are still read with the lenient {@link modelSettingsSchema}, so an agent saved
  * before this rule loads (and its resolved model says the provider is unknown).
  */
 export const modelChoiceSchema = lazySchema(() =>
-  modelSettingsSchema.extend({
-    provider: knownProvider().default("offline"),
-    fallback: z.object({ provider: knownProvider(), name: z.string().min(1).max(128) }).optional(),
-  }),
+  z.preprocess(
+    expandModelShorthand,
+    modelSettingsSchema.extend({
+      provider: knownProvider().default("offline"),
+      fallback: z.object({ provider: knownProvider(), name: z.string().min(1).max(128) }).optional(),
+      cascade: z.array(z.object({ provider: knownProvider(), name: z.string().min(1).max(128) }, { error: 'a model such as "groq/llama-3.1-70b" or { provider, name }' })).max(8).optional(),
+      allowed: z.array(z.string().max(161).refine((ref) => splitModelRef(ref) !== undefined, 'a model as "provider/model"')).max(32).optional(),
+    }),
+  ),
 );
 
 const limitFloors: Record<keyof RunLimits, number> = {
@@ -86,7 +134,7 @@ const limitFloors: Record<keyof RunLimits, number> = {
 /** Every limit's name, in the schema's order (what `Object.keys(runLimitsSchema.shape)` gives, without building it). */
 export const runLimitKeys = Object.keys(limitFloors) as (keyof RunLimits)[];
 
-const modelSettingFields: Record<keyof ModelSettings, true> = { provider: true, name: true, temperature: true, maxTokens: true, fallback: true };
+const modelSettingFields: Record<keyof ModelSettings, true> = { provider: true, name: true, temperature: true, maxTokens: true, fallback: true, topP: true, cascade: true, allowed: true, breaker: true };
 /** Every model setting's name, in the schema's order. */
 export const modelSettingKeys = Object.keys(modelSettingFields) as (keyof ModelSettings)[];
 

@@ -57,6 +57,8 @@ export interface RunOrigin {
   model?: { provider: string; name: string };
   /** The tools the agent had when the run started. */
   tools?: string[];
+  /** The session narrowed the agent's tools to these (never more than the agent's): the run offers only them. */
+  narrowTools?: string[];
   /**
    * Whom the run acts for: the token of the request that started it, a script's configurer for a
    * behavior, the lowest scope of the chain for a delegated run. Its tool calls are held to its

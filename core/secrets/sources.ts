@@ -39,6 +39,8 @@ export function implicitGrant(project: string, name: string, use: SecretUse, env
 export interface ProjectSecretNames {
   own: string[];
   granted: string[];
+  /** The secrets the project's named model providers call with (core/models providers): never a tool's. */
+  modelKeys?: string[];
 }
 
 /**
@@ -52,6 +54,7 @@ export function projectSecretRefusal(project: string, name: string, use: SecretU
   if (name.startsWith("PANTHEON_")) return `secret '${name}' is Pantheon's own and never reaches a tool`;
   if (isModelSetting(name)) return `secret '${name}' is a model ${name.endsWith("_KEY") ? "key" : "setting"} and never reaches a tool`;
   if (isTelemetrySetting(name)) return `secret '${name}' is the project's telemetry export setting and never reaches a tool`;
+  if (names.modelKeys?.includes(name)) return `secret '${name}' is a model key (a provider of project '${project}' calls with it) and never reaches a tool`;
   if (names.own.includes(name) || names.granted.includes(name) || implicitGrant(project, name, use, env)) return undefined;
   const has = [...names.own, ...names.granted];
   return `no secret '${name}' in project '${project}' (${has.length ? `it has: ${has.join(", ")}` : "it has none"}); set it with \`pantheon secrets set ${name}\` (PUT /api/projects/${project}/secrets/${name})`;

@@ -16,7 +16,7 @@ import { makeSnapshots } from "./snapshot";
 import { makeEvals } from "./evals";
 import { makeTelemetry, telemetrySettings } from "./telemetry";
 import { makeProfileHolder } from "./profile";
-import { makeBucketStore, makeRunDriver, makeRunStore, makeTurns } from "./runs";
+import { makeBreakerStore, makeBucketStore, makeRunDriver, makeRunStore, makeSessionTools, makeTurns } from "./runs";
 import * as schema from "./schema";
 import { makeWorkFeature } from "./work";
 import { makeProjectSecrets } from "./secrets";
@@ -196,6 +196,8 @@ export function makeAgentFeatures(shell: AgentShell) {
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
   const turns = makeTurns({
+    breakers: makeBreakerStore(ctx.storage.kv),
+    sessionTools: makeSessionTools(ctx.storage.kv),
     env,
     clock,
     project,

@@ -10,6 +10,8 @@ import { makeAccess, type Access, type InviteInfo, type TokenIdentity, type Toke
 import { PantheonError, unknownAgent, type Result } from "../../core/errors";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
+import { makeProviderStore, type ProviderStore } from "./provider-store";
+import type { ModelProvider } from "../../core/models";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
 import { makeSecretStore, type SecretStore } from "./secret-store";
 import type { SealedSecret } from "../../core/secrets";
@@ -63,6 +65,7 @@ export class RegistryDO extends DurableObject<Env> {
     this.bus = makeBusLog(this.db, () => Date.now());
     this.access = makeAccess(this.db, (fn) => ctx.storage.transactionSync(fn), () => Date.now());
     this.secrets = makeSecretStore(this.db, () => Date.now());
+    this.providers = makeProviderStore(ctx.storage.kv, () => this.project);
   }
 
   /** This registry's project: the name it was reached by (`registryStub(env, project)`). */
@@ -87,7 +90,19 @@ export class RegistryDO extends DurableObject<Env> {
     return this.secrets.remove(name) ? { ok: true, value: true } : fail(new PantheonError("not_found", `no secret '${name}' in this project`, { details: { secret: name } }));
   }
   secretNames() {
-    return this.secrets.names();
+    return { ...this.secrets.names(), modelKeys: this.providers.keySecrets() };
+  }
+
+  // ---- named model providers (./provider-store.ts): plain storage, one record each ------------
+  private readonly providers: ProviderStore;
+  providerList() {
+    return this.providers.list();
+  }
+  providerPut(provider: ModelProvider) {
+    return this.providers.put(provider, this.secrets.names().own, this.listAgents());
+  }
+  providerDelete(name: string) {
+    return this.providers.remove(name, this.listAgents());
   }
   secretsSealed(names: string[]) {
     return this.secrets.sealed(names);
@@ -172,7 +187,8 @@ export class RegistryDO extends DurableObject<Env> {
       .orderBy(asc(schema.agents.name))
       .all()
       .map((r) => r.name);
-    const profile = { ...toProfile(row), askedBy, incarnation: this.incarnationOf(row.name) };
+    const providers = this.providers.of(row.model as AgentProfile["model"]);
+    const profile = { ...toProfile(row), askedBy, incarnation: this.incarnationOf(row.name), ...(providers ? { providers } : {}) };
     if (profile.connections.length === 0) return profile;
     const targets = this.db
       .select({ name: schema.agents.name, description: schema.agents.description })
@@ -216,6 +232,8 @@ export class RegistryDO extends DurableObject<Env> {
     if (this.db.select({ name: schema.agents.name }).from(schema.agents).where(eq(schema.agents.name, input.name)).get()) {
       return fail(new PantheonError("conflict", `an agent named '${input.name}' already exists`, { details: { agent: input.name } }));
     }
+    const unknownProvider = this.providers.refusal(input.model);
+    if (unknownProvider) return unknownProvider;
     const now = Date.now();
     const row = this.db
       .insert(schema.agents)
@@ -238,6 +256,8 @@ export class RegistryDO extends DurableObject<Env> {
 
   /** `configuredBy`: who set the script (its behaviors act for them); recorded with every script change. */
   updateAgent(name: string, patch: AgentPatch & { connections?: string[]; script?: AgentProfile["script"]; scriptSource?: string; configuredBy?: RunPrincipal }): Result<AgentProfile> {
+    const unknownProvider = patch.model ? this.providers.refusal(patch.model) : undefined;
+    if (unknownProvider) return unknownProvider;
     const values: Partial<AgentRow> = { updatedAt: Date.now() };
     if (patch.description !== undefined) values.description = patch.description;
     if (patch.systemPrompt !== undefined) values.systemPrompt = patch.systemPrompt;
@@ -333,6 +353,8 @@ export class RegistryDO extends DurableObject<Env> {
     const planned = planImport(parsed.file, current, options);
     if (!planned.ok) return fail(invalidFile(planned.issues));
     const { plan } = planned;
+    const unknownProviders = this.providers.fileIssues([...plan.create, ...plan.update]);
+    if (unknownProviders.length) return fail(invalidFile(unknownProviders));
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
       for (const agent of [...plan.create, ...plan.update]) {

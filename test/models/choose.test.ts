@@ -103,8 +103,8 @@ describe("chooseLlm", () => {
     expect((await chooseLlm(modelSettingsSchema.parse({}), {}).llm.complete(hello)).provider).toBe("offline");
   });
 
-  it("falls to offline for a provider it does not know", () => {
-    expect(chooseLlm(modelSettingsSchema.parse({ provider: "mistral", name: "large" }), {}).reason).toBe("'mistral' is not a known provider; offline stand-in (local only)");
+  it("falls to offline for a provider it does not know (neither built in nor one the project names)", () => {
+    expect(chooseLlm(modelSettingsSchema.parse({ provider: "mistral", name: "large" }), {}).reason).toBe("no model of the cascade can be called: mistral/large (skipped: provider 'mistral' is not one of the project's providers); offline stand-in (local only)");
   });
 });
 

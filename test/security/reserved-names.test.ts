@@ -153,8 +153,12 @@ describe("where a user's name reaches a plain object, only its own keys count", 
   });
 });
 
-describe("a model provider must be one Pantheon knows", () => {
-  const rule = (provider: string) => `'${provider}' is not a known provider: use one of openai, anthropic, workers-ai, offline`;
+describe("a model provider must be one Pantheon knows or one the project names", () => {
+  /** A slug: neither built in nor one of the project's providers (the registry says what the project has). */
+  const rule = (provider: string, project = "default") =>
+    `'${provider}' is not a known provider: use one of openai, anthropic, workers-ai, offline or a provider of project '${project}' (it names none; add one with PUT /api/projects/${project}/providers/${provider})`;
+  /** Not even a slug: the schema refuses it. */
+  const shape = (provider: string) => `'${provider}' is not a known provider: use one of openai, anthropic, workers-ai, offline or a provider the project names (a lower-case slug)`;
 
   it("POST and PATCH /api/agents refuse an unknown provider or fallback provider, naming the known ones; known ones are kept", async () => {
     const created = await api("/api/agents", { method: "POST", json: { name: uniqueName(), model: { provider: "foo", name: "bar" } } });
@@ -162,10 +166,14 @@ describe("a model provider must be one Pantheon knows", () => {
     expect(await issuesOf(created)).toEqual([{ path: ["model", "provider"], message: rule("foo") }]);
     const fallback = await api("/api/agents", { method: "POST", json: { name: uniqueName(), model: { provider: "openai", name: "gpt-4o-mini", fallback: { provider: "mistral", name: "large" } } } });
     expect(await issuesOf(fallback)).toEqual([{ path: ["model", "fallback", "provider"], message: rule("mistral") }]);
+    const cascade = await api("/api/agents", { method: "POST", json: { name: uniqueName(), model: ["openai/gpt-4o-mini", "groq/llama"] } });
+    expect(await issuesOf(cascade)).toEqual([{ path: ["model", "cascade", 0, "provider"], message: rule("groq") }]);
     const agent = await createAgent({ model: { provider: "anthropic", name: "claude-haiku-4-5", fallback: { provider: "openai", name: "gpt-4o-mini" } } });
     expect(agent.model).toMatchObject({ provider: "anthropic", fallback: { provider: "openai" } });
     const patched = await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { model: { provider: "OpenAI", name: "gpt-4o" } } });
-    expect(await issuesOf(patched)).toEqual([{ path: ["model", "provider"], message: rule("OpenAI") }]);
+    expect(await issuesOf(patched)).toEqual([{ path: ["model", "provider"], message: shape("OpenAI") }]);
+    const patchedSlug = await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { model: { provider: "opnai", name: "gpt-4o" } } });
+    expect(await issuesOf(patchedSlug)).toEqual([{ path: ["model", "provider"], message: rule("opnai") }]);
     expect((await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { model: { provider: "openai", name: "gpt-4o" } } })).status).toBe(200);
   });
 
@@ -174,16 +182,21 @@ describe("a model provider must be one Pantheon knows", () => {
     expect((await api("/api/projects", { method: "POST", json: { slug } })).status).toBe(201);
     const file = await api(`/api/projects/${slug}/import`, { method: "POST", json: { agents: { main: { description: "x", pantheon: { model: { provider: "foo", name: "bar" } } } } } });
     expect(file.status).toBe(400);
-    expect(((await file.json()) as { error: { issues: unknown[] } }).error.issues).toEqual([{ path: "$.agents.main.pantheon.model.provider", message: rule("foo") }]);
+    expect(((await file.json()) as { error: { issues: unknown[] } }).error.issues).toEqual([{ path: "$.agents.main.pantheon.model.provider", message: rule("foo", slug) }]);
     expect((await api(`/api/projects/${slug}/import`, { method: "POST", json: { agents: { main: { description: "x", pantheon: { model: { provider: "openai", name: "gpt-4o-mini" } } } } } })).status).toBe(200);
 
+    // The compiler knows no project: a name that is not even a slug is its error; a slug is the registry's.
     let caught: unknown;
     try {
-      compileScript('(actor "a" (description "d") (model :provider "foo" :name "bar"))');
+      compileScript('(actor "a" (description "d") (model :provider "Foo!" :name "bar"))');
     } catch (error) {
       caught = error;
     }
-    expect(isScriptError(caught) && caught.issues.map((i) => i.message)).toContainEqual(rule("foo"));
+    expect(isScriptError(caught) && caught.issues.map((i) => i.message)).toContainEqual(shape("Foo!"));
+    const { name } = await createAgent();
+    const script = await api(`/api/agents/${name}/script`, { method: "PUT", json: { name, description: "d", talents: [], model: { provider: "foo", name: "bar" } } });
+    expect(script.status).toBe(400);
+    expect(await issuesOf(script)).toEqual([{ path: ["model", "provider"], message: rule("foo") }]);
     expect(compileScript('(actor "a" (description "d") (model :provider "openai" :name "gpt-4o"))').script.model.provider).toBe("openai");
   });
 });

@@ -389,6 +389,24 @@ export const routeInventory: readonly RouteEntry[] = [
     },
   },
   { method: "GET", path: "/api/gateways/telegram", family: "api", scope: "admin", expect: 200, deploymentAdminOnly: true, sample: () => ({ params: {} }) },
+  // Named model providers: that project's admin (or the deployment's).
+  { method: "GET", path: "/api/projects/:slug/providers", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default" } }) },
+  { method: "PUT", path: "/api/projects/:slug/providers/:name", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default", name: "sample-models" }, body: { json: { baseUrl: "https://models.example.com/v1" } } }) },
+  {
+    method: "GET", path: "/api/projects/:slug/providers/:name", family: "api", scope: "admin", expect: 200,
+    sample: async () => {
+      await json(await api("/api/projects/default/providers/shown-models", { method: "PUT", json: { baseUrl: "https://models.example.com/v1" } }), "set provider");
+      return { params: { slug: "default", name: "shown-models" } };
+    },
+  },
+  {
+    method: "DELETE", path: "/api/projects/:slug/providers/:name", family: "api", scope: "admin", expect: 204,
+    sample: async () => {
+      const name = `gone-${crypto.randomUUID().slice(0, 8)}`;
+      await json(await api(`/api/projects/default/providers/${name}`, { method: "PUT", json: { baseUrl: "https://models.example.com/v1" } }), "set provider");
+      return { params: { slug: "default", name } };
+    },
+  },
   // Not found, after auth: any token reaches it.
   // ---- messaging gateways (admin config; the Telegram webhook is public and checks its own secret) ----
   { method: "PUT", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] } } }) },

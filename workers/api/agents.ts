@@ -2,9 +2,9 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { agentInputSchema, agentNameSchema, agentPatchSchema, assertRuntimeOutbound, type AgentProfile } from "../../core/agents";
-import { defaultModelFrom, modelSettingsOf } from "../../core/models";
+import { defaultModelFrom } from "../../core/models";
 import { modelChoiceSchema, modelSettingsSchema } from "../../core/run/limits";
-import { resolvedModelOf } from "../../durable-objects/agent/runs/models";
+import { modelSecretNamesOf, resolvedModelOf } from "../../durable-objects/agent/runs/models";
 import type { AppEnv } from "../env";
 import { projectOutbound } from "../project-secrets";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
@@ -18,7 +18,7 @@ export const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
  * answers it, core/models project-keys); no registry round trip otherwise.
  */
 export async function ownSecretNamesFor(env: Env, project: string, profiles: Pick<AgentProfile, "model">[]): Promise<string[]> {
-  return profiles.some((p) => modelSettingsOf(p.model).length) ? (await registryStub(env, project).secretNames()).own : [];
+  return profiles.some((p) => modelSecretNamesOf(p).length) ? (await registryStub(env, project).secretNames()).own : [];
 }
 
 /** The API's view of an agent: its profile, its live status, and what its model resolves to here, why, and whose key it calls with. */

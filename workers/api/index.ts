@@ -16,6 +16,7 @@ import { evalRoutes } from "./evals";
 import { messageRoutes } from "./messages";
 import { projectRoutes } from "./projects";
 import { secretRoutes } from "./secrets";
+import { providerRoutes } from "./providers";
 import { telegramOwnerRoutes } from "./gateways";
 import { approvalRoutes, runRoutes } from "./runs";
 import { scheduleRoutes } from "./schedules";
@@ -57,6 +58,7 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/features", featureRoutes)
   .route("/api/projects", projectRoutes)
   .route("/api/projects", secretRoutes)
+  .route("/api/projects", providerRoutes)
   .route("/api/gateways", telegramOwnerRoutes);
 
 /**

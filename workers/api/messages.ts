@@ -27,6 +27,10 @@ const messageBody = lazySchema(() =>
       session: sessionIdSchema.optional(),
       /** Lower this run's limits (clamped to the agent's own; never raised). */
       limits: runLimitOverridesSchema.optional(),
+      /** Another of the agent's allowed models for this request, as `provider/model` (the agent checks it). */
+      model: z.string().min(3).max(161).regex(/^[a-z][a-z0-9-]*\/.+$/, 'a model as "provider/model", e.g. "groq/llama-3.1-70b"').optional(),
+      /** Narrow the agent's tools for this session (kept for its later turns); null gives all of them back. */
+      tools: z.array(z.string().min(1).max(64)).max(100).nullable().optional(),
     })
     .refine((body) => body.content !== undefined || body.input !== undefined, { message: "send content, input, or both", path: ["content"] })
     // Without text, the request as the history and a plain model turn see it is the input itself.

@@ -55,6 +55,8 @@ const completionBody = lazySchema(() =>
      * in JavaScript a field of the request object).
      */
     input: structuredInput.nullish(),
+    /** Pantheon's extension: another of the agent's allowed models for this request (`provider/model`). */
+    model_override: z.string().min(3).max(161).nullish(),
   }),
 );
 type CompletionBody = z.infer<typeof completionBody>;
@@ -148,7 +150,7 @@ const seconds = () => Math.floor(Date.now() / 1000);
 async function complete(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
   const session = await sessionOf(agent, body.user);
-  const outcome = await call(agent.chat({ content, ...(body.input ? { input: body.input } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
+  const outcome = await call(agent.chat({ content, ...(body.input ? { input: body.input } : {}), ...(body.model_override ? { model: body.model_override } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
   if (outcome.status !== "completed" && outcome.status !== "waiting_approval") throw runFailed(outcome.runId, outcome.status, outcome.error);
   const text = outcome.reply?.content ?? waitingText(profile.name, outcome.runId);
   return c.json({
@@ -170,7 +172,7 @@ async function complete(c: AppContext, body: CompletionBody, content: string) {
 async function streamed(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
   const session = await sessionOf(agent, body.user);
-  const source = await call(agent.chatStream({ content, ...(body.input ? { input: body.input } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
+  const source = await call(agent.chatStream({ content, ...(body.input ? { input: body.input } : {}), ...(body.model_override ? { model: body.model_override } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
   const encoder = new TextEncoder();
   const created = seconds();
   let id = "chatcmpl-pending";

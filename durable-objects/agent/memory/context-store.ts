@@ -58,6 +58,8 @@ export function makeTurnContextStore(deps: {
   history: HistoryReader;
   foldedThrough: number;
   foreign?: ForeignSearch;
+  /** Memories stored before this are left out (the agent's memory time to live). */
+  notBefore?: number;
 }): TurnContextStore {
   const historyRows: HistoryRow[] = [];
   const warnings: string[] = [];
@@ -154,7 +156,9 @@ export function makeTurnContextStore(deps: {
 
     async get(ids) {
       const local = ids.filter((id) => !foreignItems.has(id));
-      return [...deps.memory.get(local), ...ids.flatMap((id) => foreignItems.get(id) ?? [])];
+      const mine = deps.memory.get(local);
+      const notBefore = deps.notBefore;
+      return [...(notBefore === undefined ? mine : mine.filter((record) => record.createdAt >= notBefore || record.kind === "summary")), ...ids.flatMap((id) => foreignItems.get(id) ?? [])];
     },
 
     async neighbours(entities, limit): Promise<GraphEdge[]> {

@@ -65,6 +65,10 @@ export interface CompileTurn {
   tuning?: Partial<ContextTuning>;
   /** The agent's output gates: a summary they refuse is not stored (core/gates/sinks). */
   screen: OutputScreen;
+  /** `false` (memory policy `none` or `window`): no summary is read or folded; messages beyond the window are dropped. */
+  keepSummary?: boolean;
+  /** Memories stored before this time are not compiled (the agent's memory time to live). */
+  memoryNotBefore?: number;
 }
 
 export interface TurnContext {
@@ -152,7 +156,7 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
       }
       return messages.history(sessionId, { afterSeq, limit, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) });
     };
-    const store = makeTurnContextStore({ memory: deps.memory, history: reader, foldedThrough, ...(deps.foreign ? { foreign: deps.foreign } : {}) });
+    const store = makeTurnContextStore({ memory: deps.memory, history: reader, foldedThrough, ...(deps.foreign ? { foreign: deps.foreign } : {}), ...(input.memoryNotBefore !== undefined ? { notBefore: input.memoryNotBefore } : {}) });
     // The fusion suits the embedder (a words-only one is trusted less); a compile's own tuning wins.
     const engine = makeContextEngine({ store, clock: deps.clock, tuning: tuningForEmbedder(deps.memory.embedder()) });
     const maxTokens = input.maxTokens ?? contextTokens;
@@ -187,6 +191,13 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
     summaryOf,
 
     async compile(input: CompileTurn): Promise<TurnContext> {
+      if (input.keepSummary === false) {
+        // No summary: the window's messages alone, never folded (what left the window is dropped from context, not from history).
+        const rows = input.recencyWindow > 0 ? messages.history(input.sessionId, { afterSeq: 0, limit: input.recencyWindow, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) }) : [];
+        const { compiled, refused } = await compileOnce(input, 0, "", { readAfter: 0, rows });
+        const last = compiled.messages.at(-1);
+        return { compiled, context: last?.role === "user" ? compiled.messages.slice(0, -1) : compiled.messages, summary: "", folded: 0, foldStarted: 0, refused };
+      }
       let { state, text: summary } = summaryOf(input.sessionId);
       let foldedThrough = state?.throughSeq ?? 0;
       let folded = 0;

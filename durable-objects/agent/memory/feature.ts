@@ -149,12 +149,17 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     const { profile } = input;
     const limits = limitsOf(profile.runtime.limits);
     const llm = profile.model.provider === "offline" ? undefined : llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs }, await deps.projectModel(profile));
+    // The memory policy (core/run knobs): `none` keeps only the request, `window` the recent messages without a summary.
+    const policy = profile.runtime.memory?.policy ?? "summary";
+    const ttlMs = profile.runtime.memory?.ttlMs;
     return turns.compile({
       sessionId: input.sessionId,
       systemPrompt: profile.systemPrompt,
       query: input.query,
-      sources: sourcesFor(profile),
-      recencyWindow: Math.min(input.maxHistory ?? limits.maxHistory, limits.maxHistory),
+      sources: policy === "none" ? [] : sourcesFor(profile),
+      recencyWindow: policy === "none" ? 0 : Math.min(input.maxHistory ?? limits.maxHistory, limits.maxHistory),
+      ...(policy === "summary" ? {} : { keepSummary: false }),
+      ...(ttlMs ? { memoryNotBefore: clock.now() - ttlMs } : {}),
       ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}),
       ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}),
       ...(profile.model.maxTokens ? { reserveForReply: profile.model.maxTokens } : {}),
@@ -162,6 +167,19 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       ...(background ? { background } : {}),
       screen: deps.screenFor(profile),
     });
+  }
+
+  /**
+   * Deletes the memories older than the agent's memory time to live (`runtime.memory.ttlMs`), from
+   * the idle alarm; session summaries are kept (they hold the place of folded turns, not a memory).
+   */
+  async function expire(profile: AgentProfile | undefined): Promise<number> {
+    const ttlMs = profile?.runtime.memory?.ttlMs;
+    if (!ttlMs) return 0;
+    const cutoff = clock.now() - ttlMs;
+    const old: string[] = [];
+    for (const record of memory.each()) if (record.createdAt < cutoff && record.kind !== "summary") old.push(record.id);
+    return old.length ? memory.remove(old) : 0;
   }
 
   /** The batched extraction with the agent's model; never throws (it runs after the reply). */
@@ -190,6 +208,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
 
   /** Exchanges waiting for extraction first (one call), then consolidation. */
   async function upkeep(profile: AgentProfile | undefined) {
+    await expire(profile);
     if (profile && lifecycle.pendingCount() > 0) await extractPending(profile);
     return lifecycle.consolidate();
   }

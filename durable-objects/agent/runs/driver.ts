@@ -19,6 +19,7 @@ import { redactTraceData } from "./trace-redaction";
 import type { Emit, RunEvent } from "../chat/live";
 import type { StoredMessage } from "../chat/messages";
 import { makeHeldWrites } from "./held-writes";
+import { modelRequestOf } from "./model-request";
 import { traceCategory, type NewTraceStep, type RunSummary } from "./store";
 import type { DriverDeps, NewRunInput, RunContext, RunOutcome } from "./contracts";
 export type { DriverDeps, NewRunInput, RunContext, RunOutcome, TurnOutcome } from "./contracts";
@@ -106,14 +107,8 @@ export function makeRunDriver(deps: DriverDeps) {
     const controller = controllerOf(state.id);
     const startedAt = clock.now();
     try {
-      const request = {
-        model: ctx.profile.model.name,
-        messages: effect.messages,
-        ...(effect.tools.length ? { tools: effect.tools } : {}),
-        ...(ctx.profile.model.temperature !== undefined ? { temperature: ctx.profile.model.temperature } : {}),
-        ...(ctx.profile.model.maxTokens !== undefined ? { maxTokens: ctx.profile.model.maxTokens } : {}),
-        signal: controller.signal,
-      };
+      // Each model a cascade passes over is a step of the run's trace, with its reason.
+      const request = modelRequestOf(ctx, effect, controller.signal, (hop) => writes.step({ runId: state.id, kind: "model", name: "model_hop", data: { ...hop }, startedAt: clock.now(), durationMs: 0 }));
       // The text is held until the run says it may be shown (`release_tokens`): a reply the output
       // gates refuse never reaches a client. Since nothing is shown before the whole reply is in, the
       // model is asked for it whole (`complete`), not streamed: a stream cost the turn its SSE parsing

@@ -3,6 +3,7 @@ export * from "./alarms";
 export * from "./buckets";
 export * from "./driver";
 export * from "./models";
+export { makeSessionTools, type SessionTools } from "./overrides";
 export * from "./store";
 export * from "./tools";
 export * from "./turns";

@@ -1,9 +1,9 @@
 import type { AgentProfile } from "../../../core/agents";
-import { deploymentOf, isModelSetting, projectModelFacts, resolveModel, type ResolvedModel } from "../../../core/models";
+import { deploymentOf, isModelSetting, modelSettingsOf, projectModelFacts, resolveModel, type BreakerRecord, type BreakerStore, type ModelProvider, type ResolvedModel } from "../../../core/models";
 import type { LlmPort } from "../../../core/ports";
 import { hostOf } from "../../../core/secrets";
 import { makeGuardedFetch, outboundSettingsFrom } from "../../../core/tools";
-import { chooseLlm, providerFacts, type LlmConfig } from "../../../adapters/llm-choice";
+import { chooseLlm, providerFacts, type LlmConfig, type NamedProviderConfig } from "../../../adapters/llm-choice";
 
 /** The project's own model settings (project secrets named in core/models project-keys), by name. */
 export type ProjectModelValues = Readonly<Record<string, string>>;
@@ -28,8 +28,20 @@ export function llmConfigFromEnv(env: Env): LlmConfig {
  * @example
  * llmConfigOf(env, { OPENAI_API_KEY: "sk-b…" }); // { openaiApiKey: "sk-b…", openaiBaseUrl: env.OPENAI_BASE_URL, project: { openai: true, anthropic: false }, … }
  */
-export function llmConfigOf(env: Env, own: ProjectModelValues = {}): LlmConfig {
+export function llmConfigOf(env: Env, own: ProjectModelValues = {}, providers: Readonly<Record<string, ModelProvider>> = {}): LlmConfig {
   const config = llmConfigFromEnv(env);
+  const names = Object.keys(providers);
+  if (names.length) {
+    const { allowLoopback } = outboundSettingsFrom(env);
+    // Each provider's server is called through the outbound guard, its own host the allowlist; its key is the project's secret it names.
+    config.providers = Object.fromEntries(
+      names.map((name): [string, NamedProviderConfig] => {
+        const provider = providers[name]!;
+        const fetchVia = makeGuardedFetch((input, init) => fetch(input, init), () => ({ allowHosts: [hostOf(provider.baseUrl)], allowLoopback }));
+        return [name, { ...provider, apiKey: provider.keySecret ? own[provider.keySecret] : undefined, fetch: fetchVia }];
+      }),
+    );
+  }
   const project = projectModelFacts(Object.keys(own));
   if (project.openai) {
     config.openaiApiKey = own.OPENAI_API_KEY;
@@ -51,21 +63,50 @@ export function llmConfigOf(env: Env, own: ProjectModelValues = {}): LlmConfig {
  * Kept per model settings and env: building a provider's SDK client (the OpenAI client makes every
  * resource object of its API) cost a turn about as much as parsing the model's answer.
  */
-export function llmForProfile(profile: AgentProfile, env: Env, options: { timeoutMs?: number } = {}, own: ProjectModelValues = {}): LlmPort {
-  let ports = portsByEnv.get(env);
-  if (!ports) portsByEnv.set(env, (ports = new Map()));
+export function llmForProfile(profile: Pick<AgentProfile, "model" | "providers">, env: Env, options: { timeoutMs?: number; breakers?: BreakerStore; now?: () => number } = {}, own: ProjectModelValues = {}): LlmPort {
+  // A cascade's port holds its agent's breakers: kept per breaker store (per agent), not shared by the agents of an isolate.
+  const owner: object = options.breakers ?? env;
+  let ports = portsByEnv.get(owner);
+  if (!ports) portsByEnv.set(owner, (ports = new Map()));
   // The project's settings are part of the key: a changed or deleted project key builds a new port.
-  const key = JSON.stringify([profile.model, options.timeoutMs ?? null, own]);
+  const key = JSON.stringify([profile.model, options.timeoutMs ?? null, own, profile.providers ?? null]);
   let port = ports.get(key);
   if (!port) {
     // Settings change rarely; a bound keeps an agent whose model keeps changing from holding them all.
     if (ports.size >= maxPortsPerEnv) ports.clear();
-    port = chooseLlm(profile.model, { ...llmConfigOf(env, own), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }).llm;
+    port = chooseLlm(profile.model, {
+      ...llmConfigOf(env, own, profile.providers),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.breakers ? { breakers: options.breakers } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    }).llm;
     ports.set(key, port);
   }
   return port;
 }
-const portsByEnv = new WeakMap<Env, Map<string, LlmPort>>();
+const portsByEnv = new WeakMap<object, Map<string, LlmPort>>();
+
+/**
+ * The agent's circuit breakers, one record per provider in its own storage (key-value, SQLite
+ * backed): an eviction keeps an open breaker open. Read synchronously, written only when a record
+ * changes (a closed breaker with no failures writes nothing on a success).
+ */
+export function makeBreakerStore(kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void }): BreakerStore {
+  return {
+    get: (provider) => kv.get<BreakerRecord>(`breaker/${provider}`),
+    set: (provider, record) => kv.put(`breaker/${provider}`, record),
+  };
+}
+
+/**
+ * The project secrets an agent's model reads: its built-in providers' settings (core/models
+ * project-keys) and the keys of the project's providers it names. What the agent opens for `model`,
+ * and whose change it must hear of.
+ */
+export function modelSecretNamesOf(profile: Pick<AgentProfile, "model" | "providers">): string[] {
+  const keys = Object.values(profile.providers ?? {}).flatMap((p) => (p.keySecret ? [p.keySecret] : []));
+  return [...new Set([...modelSettingsOf(profile.model), ...keys])];
+}
 const maxPortsPerEnv = 16;
 
 /** The config as far as presence goes, from the names of the project's own secrets (a stand-in value marks each model setting it has). */
@@ -77,7 +118,12 @@ export function llmConfigOfNames(env: Env, projectSecretNames: readonly string[]
  * What the agent's model resolves to here, and why (the API's `resolvedModel`, the doctor), given the
  * names of the project's own secrets (presence only: the model settings among them say whose key answers).
  */
-export function resolvedModelOf(profile: Pick<AgentProfile, "model">, env: Env, projectSecretNames: readonly string[] = []): ResolvedModel {
+export function resolvedModelOf(profile: Pick<AgentProfile, "model" | "providers">, env: Env, projectSecretNames: readonly string[] = []): ResolvedModel {
+  if (profile.model.cascade?.length || profile.providers) {
+    // A cascade says which of its models answers first and which are passed over (a stand-in value marks each key the project has).
+    const keys = Object.fromEntries(modelSecretNamesOf(profile).filter((name) => projectSecretNames.includes(name)).map((name) => [name, "set"]));
+    return chooseLlm(profile.model, llmConfigOf(env, { ...Object.fromEntries(projectSecretNames.filter(isModelSetting).map((name) => [name, "set"])), ...keys }, profile.providers)).resolved;
+  }
   const config = llmConfigOfNames(env, projectSecretNames);
   return resolveModel(profile.model, providerFacts(config), config.deployment ?? "local");
 }
@@ -96,5 +142,6 @@ export const manualRunModel: LlmPort = {
 
 /** The project's model keys among its model settings (a base URL is not a secret): what redaction keeps out. */
 export function modelKeysOf(own: ProjectModelValues): Record<string, string> {
-  return Object.fromEntries(Object.entries(own).filter(([name]) => name.endsWith("_API_KEY")));
+  // Every model value but a base URL is a key: the project's own provider keys and its named providers' (any name).
+  return Object.fromEntries(Object.entries(own).filter(([name]) => !name.endsWith("_BASE_URL")));
 }

@@ -1,5 +1,5 @@
 import { makeA2aAskTool } from "../../../adapters/a2a-remote";
-import type { AgentProfile } from "../../../core/agents";
+import { toolDenied, type AgentProfile } from "../../../core/agents";
 import type { NamedSecret } from "../../../core/gates";
 import type { Clock } from "../../../core/ports";
 import { ownValue } from "../../../core/reserved-names";
@@ -48,7 +48,8 @@ export function buildAgentTools(
   const implementations: Record<string, ToolImplementation> = Object.create(null) as Record<string, ToolImplementation>;
   const needsApproval = new Set(runtime.approvalRequired);
   const add = (spec: ToolSpec, implementation?: ToolImplementation) => {
-    if (specs.some((s) => s.name === spec.name)) return;
+    // The denylist wins over every source: a denied tool is neither shown to the model nor callable.
+    if (specs.some((s) => s.name === spec.name) || toolDenied(spec.name, runtime.denyTools)) return;
     specs.push(needsApproval.has(spec.name) ? { ...spec, requiresApproval: true } : spec);
     if (implementation) implementations[spec.name] = implementation;
   };

@@ -11,12 +11,13 @@ import type { BehaviorRun, PlanModel } from "../behaviors";
 import type { Emit, RunEvent } from "../chat/live";
 import type { SessionStore } from "../chat/sessions";
 import type { RunContext, RunDriver, RunOutcome, TurnOutcome } from "./driver";
-import { llmForProfile, manualRunModel, modelKeysOf } from "./models";
+import { llmForProfile, manualRunModel, modelKeysOf, modelSecretNamesOf } from "./models";
 import type { RunStore } from "./store";
 import { buildAgentTools, outputSecrets, type ToolSource } from "./tools";
 import { runtimeSecretNames } from "../../../core/agents";
-import { modelSettingsOf } from "../../../core/models";
+import type { BreakerStore } from "../../../core/models";
 import type { ProjectSecrets } from "../secrets";
+import { checkNarrowTools, narrowed, profileForRun, requestedModel, type SessionTools } from "./overrides";
 
 export interface ChatInput {
   content: string;
@@ -27,6 +28,10 @@ export interface ChatInput {
   name?: string;
   /** Per-request limits, clamped to the agent's own. */
   limits?: Partial<RunLimits>;
+  /** Another of the agent's allowed models for this request (`provider/model`); one not allowed is a 400. */
+  model?: string;
+  /** Narrows the agent's tools for the session (kept for its later turns); `null` gives back all of them. */
+  tools?: string[] | null;
   /**
    * The run's id, chosen by a protocol adapter whose protocol names the work before it starts (an
    * A2A task id). Never taken from the public API; an id already in use is refused.
@@ -53,6 +58,10 @@ export interface TurnDeps {
   clock: Clock;
   outbound: OutboundSettings;
   project(): string;
+  /** The agent's circuit breaker per model provider (runs/models makeBreakerStore), kept in its storage. */
+  breakers?: BreakerStore;
+  /** The tools each session narrowed to (runs/overrides makeSessionTools). */
+  sessionTools?: SessionTools;
   /** The project secrets this agent has opened (secrets/): loaded when the tool set needs a name it does not know yet. */
   secrets: ProjectSecrets;
   profile(): AgentProfile;
@@ -120,14 +129,14 @@ export function makeTurns(deps: TurnDeps) {
   async function secretsReady(profile: AgentProfile): Promise<void> {
     const loading = deps.secrets.ensureAll([
       { names: runtimeSecretNames(profile.runtime), use: "tool" },
-      { names: modelSettingsOf(profile.model), use: "model" },
+      { names: modelSecretNamesOf(profile), use: "model" },
     ]);
     if (loading) await loading;
   }
 
   /** The project's own model settings `profile`'s model reads: loaded once (one round trip), then from memory. */
   async function projectModel(profile: AgentProfile) {
-    const loading = deps.secrets.ensure(modelSettingsOf(profile.model), "model");
+    const loading = deps.secrets.ensure(modelSecretNamesOf(profile), "model");
     if (loading) await loading;
     return deps.secrets.values("model");
   }
@@ -141,11 +150,13 @@ export function makeTurns(deps: TurnDeps) {
    * What a run needs besides its record: the agent's tools and its model — none for a manual call,
    * a behavior's plan around the agent's model for a planned run (the plan reports to its observer).
    */
-  function runContext(profile: AgentProfile, run: { id: string; sessionId: string; origin: Pick<RunOrigin, "behavior" | "manual"> }): RunContext {
-    const tools = toolsOf(profile);
+  function runContext(agentProfile: AgentProfile, run: { id: string; sessionId: string; origin: Pick<RunOrigin, "behavior" | "manual" | "model" | "narrowTools"> }): RunContext {
+    // The request's model and the session's narrower tools, as the run's record keeps them (runs/overrides).
+    const profile = profileForRun(agentProfile, run.origin);
+    const tools = narrowed(toolsOf(profile), run.origin.narrowTools);
     const secrets = secretsOf(tools);
     if (run.origin.manual) return { profile, tools, llm: manualRunModel, secrets };
-    const llm = withPlatformSpans(llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs }, deps.secrets.values("model")));
+    const llm = withPlatformSpans(llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs, ...(deps.breakers ? { breakers: deps.breakers, now: () => deps.clock.now() } : {}) }, deps.secrets.values("model")));
     const behavior = run.origin.behavior;
     if (!behavior) return { profile, tools, llm, secrets };
     const plan = deps.behaviors.planModel({ id: run.id, sessionId: run.sessionId, behavior }, llm);
@@ -242,7 +253,10 @@ export function makeTurns(deps: TurnDeps) {
       await toolsReady(profile);
       if (input.runId && deps.runs.get(input.runId)) throw new PantheonError("conflict", `run '${input.runId}' already exists`, { details: { run: input.runId } });
       const runId = input.runId ?? crypto.randomUUID();
-      const ctx = runContext(profile, { id: runId, sessionId: session.id, origin: behavior?.behavior ? { behavior: behavior.behavior } : {} });
+      const model = input.model ? requestedModel(profile, input.model) : { provider: profile.model.provider, name: profile.model.name };
+      if (input.tools !== undefined) deps.sessionTools?.set(session.id, input.tools === null ? null : checkNarrowTools(toolsOf(profile), input.tools));
+      const narrowTools = deps.sessionTools?.get(session.id);
+      const ctx = runContext(profile, { id: runId, sessionId: session.id, origin: { ...(behavior?.behavior ? { behavior: behavior.behavior } : {}), model, ...(narrowTools ? { narrowTools } : {}) } });
       const result = await deps.driver().start({
         runId,
         agent: profile.name,
@@ -256,7 +270,8 @@ export function makeTurns(deps: TurnDeps) {
           ...(behavior?.goal ? { goal: behavior.goal } : {}),
           ...(maxHistory !== undefined ? { maxHistory } : {}),
           principal: input.principal,
-          model: { provider: profile.model.provider, name: profile.model.name },
+          model,
+          ...(narrowTools ? { narrowTools } : {}),
           tools: ctx.tools.specs.map((s) => s.name),
         },
         ctx,
