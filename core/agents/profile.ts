@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { RunPrincipal } from "../auth/principal";
 import { lazySchema } from "../lazy-schema";
+import type { ProjectQuota } from "../quotas/limits";
 import { customGateSpecSchema } from "../gates/gate-spec";
 import { denyPatternProblems } from "../gates/pattern";
 import { modelChoiceSchema, modelSettingsSchema, runLimitOverridesSchema } from "../run/limits";
@@ -150,6 +151,8 @@ export interface AgentProfile {
    * same names (durable-objects/agent/live/incarnation.ts).
    */
   incarnation?: string;
+  /** The project's daily caps and test clock (core/quotas), filled by the registry when the project has any. */
+  projectQuota?: ProjectQuota;
   /** The compiled script (ActorScript JSON) when one is set. */
   script: JsonValue | null;
   /**

@@ -7,7 +7,9 @@ import { agentRuntimeSchema, checkSpawn, defaultAgentRuntime, profileFromScript,
 import { compileScript, isScriptError, type ActorScript } from "../../core/dsl";
 import type { Scope } from "../../core/auth";
 import { makeAccess, type Access, type InviteInfo, type TokenIdentity, type TokenInfo } from "./access";
-import { PantheonError, unknownAgent, type Result } from "../../core/errors";
+import { PantheonError, resultOf, unknownAgent, type Result } from "../../core/errors";
+import type { LeaseRequest, QuotaPatch } from "../../core/quotas";
+import { makeProjectQuotas, type ProjectQuotas } from "./quotas";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
@@ -63,7 +65,16 @@ export class RegistryDO extends DurableObject<Env> {
     this.bus = makeBusLog(this.db, () => Date.now());
     this.access = makeAccess(this.db, (fn) => ctx.storage.transactionSync(fn), () => Date.now());
     this.secrets = makeSecretStore(this.db, () => Date.now());
+    this.quotas = makeProjectQuotas({ kv: ctx.storage.kv, now: () => Date.now(), testClock: env.PANTHEON_TEST_CLOCK === "1", project: () => this.project });
   }
+
+  // ---- daily caps (./quotas.ts): the project's own, the deployment's ceiling, the agents' leases ---
+  private readonly quotas: ProjectQuotas;
+  quotaView() { return this.quotas.view(); }
+  quotaSetOwn(patch: QuotaPatch) { return this.quotas.setOwn(patch); }
+  quotaSetCeiling(patch: QuotaPatch) { return this.quotas.setCeiling(patch); }
+  quotaLease(request: Omit<LeaseRequest, "now">) { return this.quotas.lease(request); }
+  quotaSetClock(offsetMs: number) { return resultOf(() => this.quotas.setClockOffset(offsetMs)); }
 
   /** This registry's project: the name it was reached by (`registryStub(env, project)`). */
   private get project(): string {
@@ -172,7 +183,8 @@ export class RegistryDO extends DurableObject<Env> {
       .orderBy(asc(schema.agents.name))
       .all()
       .map((r) => r.name);
-    const profile = { ...toProfile(row), askedBy, incarnation: this.incarnationOf(row.name) };
+    const projectQuota = this.quotas.forProfile();
+    const profile = { ...toProfile(row), askedBy, incarnation: this.incarnationOf(row.name), ...(projectQuota ? { projectQuota } : {}) };
     if (profile.connections.length === 0) return profile;
     const targets = this.db
       .select({ name: schema.agents.name, description: schema.agents.description })
@@ -305,7 +317,7 @@ export class RegistryDO extends DurableObject<Env> {
   async projectWipe(): Promise<void> {
     this.ctx.storage.transactionSync(() => {
       for (const table of [schema.agents, schema.tokens, schema.invites, schema.busLog, schema.secrets, schema.secretGrants]) this.db.delete(table).run();
-      for (const prefix of ["display-name/", "incarnation/"]) for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
+      for (const prefix of ["display-name/", "incarnation/", "quota/"]) for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
     });
     await this.ctx.storage.delete("project");
   }

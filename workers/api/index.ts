@@ -13,6 +13,7 @@ import { mcpRoutes } from "./mcp";
 import { memoryRoutes } from "./memory";
 import { messageRoutes } from "./messages";
 import { projectRoutes } from "./projects";
+import { quotaDeploymentRoutes, quotaRoutes } from "./quotas";
 import { secretRoutes } from "./secrets";
 import { telegramOwnerRoutes } from "./gateways";
 import { approvalRoutes, runRoutes } from "./runs";
@@ -53,6 +54,8 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/features", featureRoutes)
   .route("/api/projects", projectRoutes)
   .route("/api/projects", secretRoutes)
+  .route("/api/projects", quotaDeploymentRoutes)
+  .route("/api/quotas", quotaRoutes)
   .route("/api/gateways", telegramOwnerRoutes);
 
 /**
