@@ -15,7 +15,8 @@ export interface QuotaRefusal {
   message: string;
 }
 
-const amount = (key: QuotaKey, value: number) => (key === "usdPerDay" ? `$${value.toFixed(value < 1 ? 4 : 2)}` : `${Math.round(value)} tokens`);
+/** Dollars to 3 significant digits (a call may cost $0.000009), tokens whole. */
+const amount = (key: QuotaKey, value: number) => (key === "usdPerDay" ? `$${value >= 100 ? value.toFixed(2) : String(Number(value.toPrecision(3)))}` : `${Math.round(value)} tokens`);
 
 /**
  * The first cap `spend` has reached (used ≥ cap), or null: a call starts only while every cap has

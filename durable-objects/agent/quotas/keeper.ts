@@ -11,7 +11,7 @@ interface KeptState {
   day: string;
   spent: Spend;
   /** The registry's lease this agent spends against, and what it spent of it. */
-  lease?: Lease & { spent: Spend };
+  lease?: Lease & { spent: Spend; maxCall: Spend };
 }
 
 export interface QuotaKeeperDeps {
@@ -59,7 +59,7 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
   const within = (lease: KeptState["lease"], at: number): boolean =>
     !!lease && lease.day === dayOf(at) && lease.expiresAt > at && (lease.tokens === null || lease.spent.tokens < lease.tokens) && (lease.usd === null || lease.spent.usd < lease.usd);
 
-  const settleOf = (lease: KeptState["lease"]) => (lease ? { settle: { leaseId: lease.id, day: lease.day, spent: lease.spent } } : {});
+  const settleOf = (lease: KeptState["lease"]) => (lease ? { settle: { leaseId: lease.id, day: lease.day, spent: lease.spent, maxCall: lease.maxCall } } : {});
 
   async function acquire(): Promise<QuotaRefusal | null> {
     const until = deps.clock.now() + busyWaitMs;
@@ -68,7 +68,7 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
       const answer = await deps.registry().quotaLease({ agent: deps.agent(), ...settleOf(kept.lease) });
       delete kept.lease;
       if (answer.ok) {
-        if (answer.lease) kept.lease = { ...answer.lease, spent: noSpend };
+        if (answer.lease) kept.lease = { ...answer.lease, spent: noSpend, maxCall: noSpend };
         save(kept);
         return null;
       }
@@ -102,9 +102,13 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
       const kept = state(now());
       kept.spent = addSpend(kept.spent, spend);
       const lease = kept.lease;
-      if (lease) lease.spent = addSpend(lease.spent, spend);
-      // An exclusive lease covers one call: settled at once, so the next agent's call may start.
-      if (lease?.exclusive) {
+      if (lease) {
+        lease.spent = addSpend(lease.spent, spend);
+        lease.maxCall = { tokens: Math.max(lease.maxCall.tokens, spend.tokens), usd: Math.max(lease.maxCall.usd, spend.usd) };
+      }
+      // An exclusive lease covers one call, and a spent one no more: settled at once, so the
+      // registry counts it and the next agent's call may start (lease.ts says why).
+      if (lease && (lease.exclusive || !within(lease, now()))) {
         delete kept.lease;
         deps.background(deps.registry().quotaLease({ agent: deps.agent(), ...settleOf(lease), release: true }).catch((error: unknown) => console.error(JSON.stringify({ level: "error", message: "quota lease release failed", error: String(error) }))));
       }
