@@ -20,6 +20,7 @@ import { schedules } from "./commands/schedules.ts";
 import { script } from "./commands/script.ts";
 import { health, tokens } from "./commands/tokens.ts";
 import { secrets } from "./commands/secrets.ts";
+import { quotas, usage } from "./commands/quotas.ts";
 import { tools } from "./commands/tools.ts";
 
 /**
@@ -33,7 +34,7 @@ export const commands: Command[] = [
   acp,
   history, sessions, runs, approvals,
   script, memory, context, tools, schedules,
-  tokens, invite, secrets, health, doctor, gateway,
+  tokens, invite, secrets, quotas, usage, health, doctor, gateway,
 ].map(asCommand);
 
 /** Older spellings, kept so scripts written against them go on working. */

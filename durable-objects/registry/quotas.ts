@@ -23,7 +23,7 @@ const keys = { own: "quota/own", ceiling: "quota/ceiling", book: "quota/book", o
  * table, no migration). The counter is fed by the agents' leases (core/quotas lease.ts says why
  * leases): one RPC per lease, not per model call.
  */
-export function makeProjectQuotas(deps: { kv: DurableObjectStorage["kv"]; now(): number; testClock: boolean; project(): string }) {
+export function makeProjectQuotas(deps: { kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void }; now(): number; testClock: boolean; project(): string }) {
   const read = (key: string): QuotaLimits => deps.kv.get<QuotaLimits>(key) ?? {};
   const offset = () => (deps.testClock ? deps.kv.get<number>(keys.offset) : undefined);
   const now = () => quotaNow(deps.now(), offset(), deps.testClock);
