@@ -19,7 +19,7 @@ import { makeWorkFeature } from "./work";
 import { makeProjectSecrets } from "./secrets";
 import { registryStub } from "../stubs";
 import { capsOf } from "../../core/quotas";
-import { makeQuotaKeeper } from "./quotas";
+import { makeQuotaKeeper, withQuota } from "./quotas";
 
 /** The SDK methods the features schedule their alarms with (typed on AgentDO, so a callback must be one of its methods). */
 export type AgentScheduling = Pick<AgentDO, "name" | "schedule" | "scheduleEvery" | "getSchedules" | "listSchedules" | "cancelSchedule">;
@@ -79,7 +79,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     schedule: (seconds) => agent.schedule(seconds, "onMemoryIdle"),
     cancel: (id) => agent.cancelSchedule(id),
     lastActivityAt: () => messages.lastAt(),
-  }, background: (work) => ctx.waitUntil(work), screenFor: (profile) => turns.memoryScreenFor(profile), projectModel: (profile) => turns.projectModel(profile) });
+  }, background: (work) => ctx.waitUntil(work), screenFor: (profile) => turns.memoryScreenFor(profile), projectModel: (profile) => turns.projectModel(profile), capped: (llm, profile) => withQuota(llm, quota, { agent: capsOf(limitsOf(profile.runtime.limits)), ...(profile.projectQuota ? { project: profile.projectQuota } : {}) }) });
   const driver = makeRunDriver({
     runs,
     messages,
