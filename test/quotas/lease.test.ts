@@ -90,3 +90,25 @@ describe("caps, days and prices", () => {
     expect(effectiveLimits(agent, { tokensPerDay: 1, usdPerDay: 100, maxSteps: 3 })).toMatchObject({ tokensPerDay: 100, usdPerDay: 0.5, maxSteps: 3 });
   });
 });
+
+describe("the doctor's quota lines (core/doctor quotas.ts)", () => {
+  const facts = (used: { tokens: number; usd: number }, effective: Record<string, number>) => ({
+    project: { name: "acme", effective, ceiling: {}, used, resetsAt: "2026-11-27T00:00:00.000Z" },
+    agents: [{ name: "scout", limits: { tokensPerDay: 100 }, used: { tokens: 100, usd: 0 } }],
+  });
+
+  it("says the spend against the caps, warns near and at a cap, and per agent", async () => {
+    const { quotaChecks } = await import("../../core/doctor/quotas");
+    const [project, agent] = quotaChecks(facts({ tokens: 1200, usd: 0.01 }, { tokensPerDay: 5000 }), false);
+    expect(project).toMatchObject({ id: "quota:project", area: "quotas", status: "ok", message: "project 'acme' spent 1200 tokens, $0.01 today (UTC) of its daily cap of 5000 tokens; it resets at 2026-11-27T00:00:00.000Z" });
+    expect(agent).toMatchObject({ id: "quota:scout", status: "warn", fix: "pantheon quotas set --agent scout --tokens-per-day N" });
+    expect(agent!.message).toContain("the cap is reached, model calls are refused until then");
+    expect(quotaChecks(facts({ tokens: 4100, usd: 0 }, { tokensPerDay: 5000 }), false)[0]).toMatchObject({ status: "warn", message: expect.stringContaining("82% used") });
+  });
+
+  it("a production project with no cap is a warning (nothing stops its spend); locally it is fine", async () => {
+    const { quotaChecks } = await import("../../core/doctor/quotas");
+    expect(quotaChecks(facts({ tokens: 10, usd: 0 }, {}), true)[0]).toMatchObject({ status: "warn", message: "project 'acme' spent 10 tokens, $0 today (UTC), with no daily cap", fix: expect.stringContaining("pantheon quotas set") });
+    expect(quotaChecks(facts({ tokens: 10, usd: 0 }, {}), false)[0]).toMatchObject({ status: "ok" });
+  });
+});

@@ -110,7 +110,18 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
       // registry counts it and the next agent's call may start (lease.ts says why).
       if (lease && (lease.exclusive || !within(lease, now()))) {
         delete kept.lease;
-        deps.background(deps.registry().quotaLease({ agent: deps.agent(), ...settleOf(lease), release: true }).catch((error: unknown) => console.error(JSON.stringify({ level: "error", message: "quota lease release failed", error: String(error) }))));
+        const released = deps.registry().quotaLease({ agent: deps.agent(), ...settleOf(lease), release: true });
+        deps.background(
+          released.catch((error: unknown) => {
+            // Not settled (the registry restarted, say): kept, and settled with the agent's next request.
+            const today = state(now());
+            if (!today.lease && lease.day === today.day) {
+              today.lease = lease;
+              save(today);
+            }
+            console.error(JSON.stringify({ level: "error", message: "quota lease release failed; settled with the next request", error: String(error) }));
+          }),
+        );
       }
       save(kept);
     },
