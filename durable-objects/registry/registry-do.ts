@@ -8,7 +8,7 @@ import { compileScript, isScriptError, type ActorScript } from "../../core/dsl";
 import type { Scope } from "../../core/auth";
 import { makeAccess, type Access, type InviteInfo, type TokenIdentity, type TokenInfo } from "./access";
 import { PantheonError, resultOf, unknownAgent, type Result } from "../../core/errors";
-import type { LeaseRequest, QuotaPatch } from "../../core/quotas";
+import { capsOf, tightest, type LeaseRequest, type QuotaPatch } from "../../core/quotas";
 import { makeProjectQuotas, type ProjectQuotas } from "./quotas";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
@@ -165,7 +165,9 @@ export class RegistryDO extends DurableObject<Env> {
     const refused = checkSpawn(agents.map((a) => ({ name: a.name, parent: a.parent, connections: a.connections, spawn: spawnGrantOf(a.script) })), parent, script);
     if (refused) return fail(refused);
     const owner = agents.find((a) => a.name === parent)!;
-    const created = this.createAgent({ name: script.name, ...profileFromScript(script, defaultAgentRuntime), parent });
+    const derived = profileFromScript(script, defaultAgentRuntime);
+    // Its daily caps are at most its parent's (core/quotas): spawning is no way around them.
+    const created = this.createAgent({ name: script.name, ...derived, runtime: { ...derived.runtime, limits: { ...derived.runtime.limits, ...tightest(capsOf(owner.runtime.limits), capsOf(derived.runtime.limits)) } }, parent });
     if (!created.ok) return created;
     this.updateAgent(script.name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource, configuredBy: configuredBy ?? unknownPrincipal });
     const updated = this.updateAgent(parent, { connections: [...new Set([...owner.connections, script.name])] });
