@@ -22,6 +22,7 @@ import { script } from "./commands/script.ts";
 import { health, tokens } from "./commands/tokens.ts";
 import { secrets } from "./commands/secrets.ts";
 import { providers } from "./commands/providers.ts";
+import { quotas, usage } from "./commands/quotas.ts";
 import { tools } from "./commands/tools.ts";
 
 /**
@@ -35,7 +36,7 @@ export const commands: Command[] = [
   acp,
   history, sessions, runs, approvals,
   script, memory, context, tools, schedules, evals,
-  tokens, invite, secrets, providers, health, doctor, gateway,
+  tokens, invite, secrets, providers, quotas, usage, health, doctor, gateway,
 ].map(asCommand);
 
 /** Older spellings, kept so scripts written against them go on working. */

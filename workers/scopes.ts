@@ -84,6 +84,13 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["GET", "/api/projects/:slug/providers/:name", "admin"],
   ["PUT", "/api/projects/:slug/providers/:name", "admin"],
   ["DELETE", "/api/projects/:slug/providers/:name", "admin"],
+  // Daily caps (workers/api/quotas.ts): anyone who talks may see today's spend; setting caps is the
+  // project admin's, within a ceiling only the deployment admin sets (checked in the route), as is the test clock.
+  ["GET", "/api/quotas", "chat"],
+  ["PUT", "/api/quotas", "admin"],
+  ["PUT", "/api/quotas/agents/:name", "admin"],
+  ["PUT", "/api/projects/:slug/quota-ceiling", "admin"],
+  ["PUT", "/api/projects/:slug/test-clock", "admin"],
 ];
 
 /** Installs the policy on the app: call after auth and before the routes. */

@@ -19,6 +19,11 @@ interface Env {
   EMBEDDINGS_MODEL?: string;
   /** Dimensions of EMBEDDINGS_MODEL when it is not one the adapter knows by name. */
   EMBEDDINGS_DIMENSIONS?: string;
+  /**
+   * "1" only on a test deployment: the quota clock may then be moved by the deployment admin
+   * (PUT /api/projects/:slug/test-clock). Never set it in production.
+   */
+  PANTHEON_TEST_CLOCK?: string;
   /** Telegram Bot API base for the Telegram gateway (default https://api.telegram.org; https in production). */
   TELEGRAM_API_BASE?: string;
 }

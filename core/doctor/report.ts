@@ -1,3 +1,4 @@
+import { quotaChecks, type QuotaFacts } from "./quotas";
 import { defaultModelFrom, resolveModel, secretFix, type Deployment, type ProviderFacts, type ResolvedModel } from "../models";
 
 /**
@@ -12,7 +13,7 @@ export type CheckStatus = "ok" | "warn" | "problem";
 export interface DoctorCheck {
   /** Stable id, e.g. `binding:AGENT_DO`, `secret:OPENAI_API_KEY`, `model:scout`. */
   id: string;
-  area: "durable-objects" | "queues" | "vectorize" | "workers-ai" | "secrets" | "models" | "tool-secrets" | "migrations" | "cron" | "gateways";
+  area: "durable-objects" | "queues" | "vectorize" | "workers-ai" | "secrets" | "models" | "tool-secrets" | "migrations" | "cron" | "gateways" | "quotas";
   status: CheckStatus;
   message: string;
   /** The command or edit that fixes a problem or a warning. */
@@ -63,6 +64,8 @@ export interface DoctorFacts {
   /** `TELEGRAM_API_BASE` checked (an error message when it is not usable). */
   telegramApiBase: { ok: true } | { ok: false; error: string };
   agents: AgentFacts[];
+  /** Today's spend against the daily caps (core/doctor quotas.ts); absent when it could not be read. */
+  quotas?: QuotaFacts;
 }
 
 export interface DoctorReport {
@@ -221,6 +224,9 @@ export function buildDoctorReport(facts: DoctorFacts): DoctorReport {
     }
     if (agent.email) add({ id: `email:${agent.name}`, area: "gateways", status: "ok", message: `${agent.name}: email gateway, ${agent.email.allowedSenders} allowed sender rule(s)` });
   }
+
+  // Daily caps: spend today, per project and agent.
+  if (facts.quotas) for (const check of quotaChecks(facts.quotas, prod)) add(check);
 
   const summary = { ok: 0, warn: 0, problem: 0 };
   for (const check of checks) summary[check.status] += 1;

@@ -454,7 +454,11 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
         ignore(step, event, "no model call is in flight");
         return { state, effects: step.inner };
       }
-      if (event.type === "model_failed") finish(step, "failed", { error: `model failed: ${event.error}` });
+      if (event.type === "model_failed" && event.quota) {
+        // The call was not made: the trace says which cap of whom, how much of it was used, when it resets.
+        trace(step, "quota_exceeded", { step: s.step, ...event.quota });
+        finish(step, "failed", { error: event.error });
+      } else if (event.type === "model_failed") finish(step, "failed", { error: `model failed: ${event.error}` });
       else onModelResult(step, event.response);
       break;
     case "tool_result":

@@ -17,6 +17,9 @@ export const runLimitsSchema = lazySchema(() => z.object({
   maxRejections: z.number().int().min(0).max(10).default(3),
   /** How long a person may take to decide an approval before the run fails; none when absent. */
   maxApprovalWaitMs: z.number().int().min(1000).max(90 * 24 * 3_600_000).optional(),
+  /** The agent's daily caps (core/quotas), per UTC day across all its runs; none when absent. */
+  tokensPerDay: z.number().int().min(1).max(1e12).optional(),
+  usdPerDay: z.number().min(0).max(1_000_000).optional(),
 }));
 
 export type RunLimits = z.infer<typeof runLimitsSchema>;
@@ -129,7 +132,11 @@ const limitFloors: Record<keyof RunLimits, number> = {
   maxRunMs: 1000,
   maxRejections: 0,
   maxApprovalWaitMs: 1000,
+  tokensPerDay: 1,
+  usdPerDay: 0,
 };
+/** Caps of the whole day, not of one run: a request cannot move them (core/quotas checks them). */
+const dailyKeys = new Set<keyof RunLimits>(["tokensPerDay", "usdPerDay"]);
 
 /** Every limit's name, in the schema's order (what `Object.keys(runLimitsSchema.shape)` gives, without building it). */
 export const runLimitKeys = Object.keys(limitFloors) as (keyof RunLimits)[];
@@ -148,6 +155,7 @@ export function effectiveLimits(agentLimits: RunLimits, requestOverrides: Partia
   const limits = { ...agentLimits };
   for (const key of Object.keys(limitFloors) as (keyof RunLimits)[]) {
     const wanted = requestOverrides[key];
+    if (dailyKeys.has(key)) continue;
     if (typeof wanted !== "number" || !Number.isFinite(wanted)) continue;
     // An absent ceiling (no approval deadline) is the highest: a request may still set one.
     limits[key] = Math.min(agentLimits[key] ?? Infinity, Math.max(limitFloors[key], Math.floor(wanted)));

@@ -1,3 +1,4 @@
+import type { QuotaRefusal } from "../quotas/refusal";
 import type { RunPrincipal, Scope } from "../auth";
 import type { Approval } from "../gates/gate";
 import type { OutputKind } from "../gates/gate-spec";
@@ -110,7 +111,8 @@ export type RunEvent =
   | { type: "context_failed"; error: string }
   | { type: "start"; message: Message; context: Message[] }
   | { type: "model_result"; response: LlmResponse }
-  | { type: "model_failed"; error: string }
+  /** `quota`: the call was not made, a daily cap was reached (core/quotas); the run ends saying which. */
+  | { type: "model_failed"; error: string; quota?: QuotaRefusal }
   | { type: "tool_result"; callId: string; output: string; truncated?: boolean }
   | { type: "tool_failed"; callId: string; error: string; interrupted?: boolean }
   /** Only ever built by the Durable Object from an authenticated person's request. */
@@ -119,7 +121,7 @@ export type RunEvent =
   | { type: "cancel"; reason?: string }
   | { type: "timeout" };
 
-export type TraceKind = "run_started" | "model_called" | "model_result" | "gate_decisions" | "tool_call" | "tool_result" | "approval_requested" | "approval" | "agent_response" | "run_finished" | "event_ignored";
+export type TraceKind = "run_started" | "model_called" | "model_result" | "gate_decisions" | "tool_call" | "tool_result" | "approval_requested" | "approval" | "agent_response" | "run_finished" | "event_ignored" | "quota_exceeded";
 
 /**
  * What the Durable Object must do, in order. `persist` comes before any effect that leaves the

@@ -54,6 +54,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly snapshots: AgentFeatures["snapshots"];
   private readonly evals: AgentFeatures["evals"];
   private readonly telemetry: AgentFeatures["telemetry"];
+  private readonly spend: AgentFeatures["spend"];
   private readonly outbound = outboundSettingsFrom(this.env);
   /** A planned behavior's run reports its events to its plan (which steps failed). */
   private readonly planObservers = new Map<string, (event: RunEvent) => void>();
@@ -81,7 +82,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       armRunWatchdog: () => this.armRunWatchdog(),
     });
     ({ sessions: this.sessions, messages: this.messages, settings: this.settings, profiles: this.profiles, runs: this.runs, driver: this.driver, bus: this.bus } = features);
-    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe, secrets: this.secrets, snapshots: this.snapshots, evals: this.evals, telemetry: this.telemetry } = features);
+    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe, secrets: this.secrets, snapshots: this.snapshots, evals: this.evals, telemetry: this.telemetry, spend: this.spend } = features);
     // Start (the SDK's `onStart`, restored connections) under a blockConcurrencyWhile taken here, so
     // not even the event that made the object comes first: callers need no `__unsafe_ensureInitialized`
     // round trip (durable-objects/stubs.ts). A start that fails is tried again on the next event.
@@ -511,9 +512,9 @@ export class AgentDO extends Agent<Env, LiveState> {
    * Live status for listings (the registry does not know it); never a malformed one. Its last
    * activity is at least the newest message's: a change nobody watched is not stored (live/status.ts).
    */
-  status(): LiveState {
+  status(): LiveState & { spend: ReturnType<AgentFeatures["spend"]> } {
     const live = this.liveStatus.current();
     const lastMessageAt = this.messages.lastAt();
-    return lastMessageAt !== undefined && lastMessageAt > (live.lastActivityAt ?? 0) ? { ...live, lastActivityAt: lastMessageAt } : live;
+    return { ...(lastMessageAt !== undefined && lastMessageAt > (live.lastActivityAt ?? 0) ? { ...live, lastActivityAt: lastMessageAt } : live), spend: this.spend() };
   }
 }

@@ -21,6 +21,8 @@ import * as schema from "./schema";
 import { makeWorkFeature } from "./work";
 import { makeProjectSecrets } from "./secrets";
 import { registryStub } from "../stubs";
+import { capsOf } from "../../core/quotas";
+import { makeQuotaKeeper, withQuota } from "./quotas";
 
 /** The SDK methods the features schedule their alarms with (typed on AgentDO, so a callback must be one of its methods). */
 export type AgentScheduling = Pick<AgentDO, "name" | "schedule" | "scheduleEvery" | "getSchedules" | "listSchedules" | "cancelSchedule">;
@@ -80,7 +82,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     schedule: (seconds) => agent.schedule(seconds, "onMemoryIdle"),
     cancel: (id) => agent.cancelSchedule(id),
     lastActivityAt: () => messages.lastAt(),
-  }, background: (work) => ctx.waitUntil(work), screenFor: (profile) => turns.memoryScreenFor(profile), projectModel: (profile) => turns.projectModel(profile) });
+  }, background: (work) => ctx.waitUntil(work), screenFor: (profile) => turns.memoryScreenFor(profile), projectModel: (profile) => turns.projectModel(profile), capped: (llm, profile) => withQuota(llm, quota, { agent: capsOf(limitsOf(profile.runtime.limits)), ...(profile.projectQuota ? { project: profile.projectQuota } : {}) }) });
   const driver = makeRunDriver({
     runs,
     messages,
@@ -195,11 +197,25 @@ export function makeAgentFeatures(shell: AgentShell) {
       }),
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
+  const quota = makeQuotaKeeper({
+    kv: ctx.storage.kv,
+    clock,
+    testClock: env.PANTHEON_TEST_CLOCK === "1",
+    agent: agentName,
+    registry: () => registryStub(env, project()),
+    background: (work) => ctx.waitUntil(work),
+  });
+  /** What the agent spent today against its caps (GET /api/agents, the doctor, the PWA); null before it is configured. */
+  const spend = () => {
+    const profile = profiles.stored();
+    return profile ? quota.today(capsOf(limitsOf(profile.runtime.limits)), profile.projectQuota) : null;
+  };
   const turns = makeTurns({
     breakers: makeBreakerStore(ctx.storage.kv),
     sessionTools: makeSessionTools(ctx.storage.kv),
     env,
     clock,
+    quota,
     project,
     secrets,
     outbound: shell.outbound,
@@ -220,6 +236,7 @@ export function makeAgentFeatures(shell: AgentShell) {
   /** Removes everything the agent remembers (its clients' access was ended first: live/incarnation.ts). */
   const wipe = async () => {
     const unindexCron = profiles.forget();
+    quota.forget();
     secrets.invalidate();
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) db.delete(table).run();
     settings.reset();
@@ -240,7 +257,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     background: (work) => ctx.waitUntil(work),
   });
   const evals = makeEvals({ storage: ctx.storage, env, profile: () => profiles.get(), projectModel: (profile) => turns.projectModel(profile) });
-  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, snapshots, evals, telemetry, transaction, cancelRun, unfinishedRuns, wipe };
+  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, snapshots, evals, telemetry, transaction, cancelRun, unfinishedRuns, wipe, spend };
 }
 
 export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;

@@ -7,7 +7,9 @@ import { agentRuntimeSchema, checkSpawn, defaultAgentRuntime, profileFromScript,
 import { compileScript, isScriptError, type ActorScript } from "../../core/dsl";
 import type { Scope } from "../../core/auth";
 import { makeAccess, type Access, type InviteInfo, type TokenIdentity, type TokenInfo } from "./access";
-import { PantheonError, unknownAgent, type Result } from "../../core/errors";
+import { PantheonError, resultOf, unknownAgent, type Result } from "../../core/errors";
+import { capsOf, tightest, type LeaseRequest, type QuotaPatch } from "../../core/quotas";
+import { makeProjectQuotas, type ProjectQuotas } from "./quotas";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
 import { makeProviderStore, type ProviderStore } from "./provider-store";
@@ -66,7 +68,16 @@ export class RegistryDO extends DurableObject<Env> {
     this.access = makeAccess(this.db, (fn) => ctx.storage.transactionSync(fn), () => Date.now());
     this.secrets = makeSecretStore(this.db, () => Date.now());
     this.providers = makeProviderStore(ctx.storage.kv, () => this.project);
+    this.quotas = makeProjectQuotas({ kv: ctx.storage.kv, now: () => Date.now(), testClock: env.PANTHEON_TEST_CLOCK === "1", project: () => this.project });
   }
+
+  // ---- daily caps (./quotas.ts): the project's own, the deployment's ceiling, the agents' leases ---
+  private readonly quotas: ProjectQuotas;
+  quotaView() { return this.quotas.view(); }
+  quotaSetOwn(patch: QuotaPatch) { return this.quotas.setOwn(patch); }
+  quotaSetCeiling(patch: QuotaPatch) { return this.quotas.setCeiling(patch); }
+  quotaLease(request: Omit<LeaseRequest, "now">) { return this.quotas.lease(request); }
+  quotaSetClock(offsetMs: number) { return resultOf(() => this.quotas.setClockOffset(offsetMs)); }
 
   /** This registry's project: the name it was reached by (`registryStub(env, project)`). */
   private get project(): string {
@@ -169,7 +180,9 @@ export class RegistryDO extends DurableObject<Env> {
     const refused = checkSpawn(agents.map((a) => ({ name: a.name, parent: a.parent, connections: a.connections, spawn: spawnGrantOf(a.script) })), parent, script);
     if (refused) return fail(refused);
     const owner = agents.find((a) => a.name === parent)!;
-    const created = this.createAgent({ name: script.name, ...profileFromScript(script, defaultAgentRuntime), parent });
+    const derived = profileFromScript(script, defaultAgentRuntime);
+    // Its daily caps are at most its parent's (core/quotas): spawning is no way around them.
+    const created = this.createAgent({ name: script.name, ...derived, runtime: { ...derived.runtime, limits: { ...derived.runtime.limits, ...tightest(capsOf(owner.runtime.limits), capsOf(derived.runtime.limits)) } }, parent });
     if (!created.ok) return created;
     this.updateAgent(script.name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource, configuredBy: configuredBy ?? unknownPrincipal });
     const updated = this.updateAgent(parent, { connections: [...new Set([...owner.connections, script.name])] });
@@ -188,7 +201,8 @@ export class RegistryDO extends DurableObject<Env> {
       .all()
       .map((r) => r.name);
     const providers = this.providers.of(row.model as AgentProfile["model"]);
-    const profile = { ...toProfile(row), askedBy, incarnation: this.incarnationOf(row.name), ...(providers ? { providers } : {}) };
+    const projectQuota = this.quotas.forProfile();
+    const profile = { ...toProfile(row), askedBy, incarnation: this.incarnationOf(row.name), ...(providers ? { providers } : {}), ...(projectQuota ? { projectQuota } : {}) };
     if (profile.connections.length === 0) return profile;
     const targets = this.db
       .select({ name: schema.agents.name, description: schema.agents.description })
@@ -325,7 +339,7 @@ export class RegistryDO extends DurableObject<Env> {
   async projectWipe(): Promise<void> {
     this.ctx.storage.transactionSync(() => {
       for (const table of [schema.agents, schema.tokens, schema.invites, schema.busLog, schema.secrets, schema.secretGrants]) this.db.delete(table).run();
-      for (const prefix of ["display-name/", "incarnation/"]) for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
+      for (const prefix of ["display-name/", "incarnation/", "quota/"]) for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
     });
     await this.ctx.storage.delete("project");
   }

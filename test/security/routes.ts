@@ -407,6 +407,12 @@ export const routeInventory: readonly RouteEntry[] = [
       return { params: { slug: "default", name } };
     },
   },
+  // Daily caps (workers/api/quotas.ts): the samples remove caps or move the clock by nothing, so they hold no other test back.
+  { method: "GET", path: "/api/quotas", family: "api", scope: "chat", expect: 200, sample: () => ({ params: {} }) },
+  { method: "PUT", path: "/api/quotas", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {}, body: { json: { tokensPerDay: null, usdPerDay: null } } }) },
+  { method: "PUT", path: "/api/quotas/agents/:name", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { tokensPerDay: null } } }) },
+  { method: "PUT", path: "/api/projects/:slug/quota-ceiling", family: "api", scope: "admin", expect: 200, deploymentAdminOnly: true, sample: () => ({ params: { slug: "default" }, body: { json: { tokensPerDay: null, usdPerDay: null } } }) },
+  { method: "PUT", path: "/api/projects/:slug/test-clock", family: "api", scope: "admin", expect: 200, deploymentAdminOnly: true, sample: () => ({ params: { slug: "default" }, body: { json: { offsetMs: 0 } } }) },
   // Not found, after auth: any token reaches it.
   // ---- messaging gateways (admin config; the Telegram webhook is public and checks its own secret) ----
   { method: "PUT", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] } } }) },

@@ -24,7 +24,7 @@ export async function ownSecretNamesFor(env: Env, project: string, profiles: Pic
 /** The API's view of an agent: its profile, its live status, and what its model resolves to here, why, and whose key it calls with. */
 async function withStatus(env: Env, project: string, profile: AgentProfile, ownSecrets?: string[]) {
   const [live, own] = await Promise.all([(await agentStub(env, project, profile.name)).status(), ownSecrets ?? ownSecretNamesFor(env, project, [profile])]);
-  return { ...profile, status: live.status, lastActivityAt: live.lastActivityAt, resolvedModel: resolvedModelOf(profile, env, own) };
+  return { ...profile, status: live.status, lastActivityAt: live.lastActivityAt, spend: live.spend, resolvedModel: resolvedModelOf(profile, env, own) };
 }
 
 /** Creating an agent: without a `model`, it gets the deployment's default (`PANTHEON_DEFAULT_PROVIDER`). */

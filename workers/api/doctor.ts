@@ -11,6 +11,7 @@ import { providerFacts } from "../../adapters/llm-choice";
 import { embedderFromEnv } from "../../durable-objects/agent/memory/ports";
 import { llmConfigFromEnv, llmConfigOfNames } from "../../durable-objects/agent/runs/models";
 import { cronIndexName } from "./schedules";
+import { quotaReport } from "./quotas";
 import { agentStub, registryStub } from "../../durable-objects/stubs";
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -38,7 +39,7 @@ export async function runDoctor(env: Env, project: string, version: string, orig
   /** A bot token by presence: the project's own secret, or a deployment secret it reaches that is set. */
   const botPresent = (name: string) => names.own.includes(name) || ((names.granted.includes(name) || implicitGrant(project, name, "telegram", vars)) && present(vars[name]));
 
-  const [reachable, profiles, registryMigrations, counts, lastCronTick, vectorize] = await Promise.all([
+  const [reachable, profiles, registryMigrations, counts, lastCronTick, vectorize, quotas] = await Promise.all([
     registry.echo("doctor").then(() => ({ ok: true as const }), (error: unknown) => ({ ok: false as const, error: message(error) })),
     registry.listAgents().catch(() => []),
     registry.migrationStatus().catch((error: unknown) => ({ error: message(error) })),
@@ -47,6 +48,7 @@ export async function runDoctor(env: Env, project: string, version: string, orig
     env.VECTORIZE
       ? env.VECTORIZE.describe().then((d: unknown) => ({ dimensions: (d as { dimensions?: number }).dimensions ?? (d as { config?: { dimensions?: number } }).config?.dimensions ?? null }), (error: unknown) => ({ error: message(error) }))
       : Promise.resolve(undefined),
+    quotaReport(env, project).catch(() => undefined),
   ]);
 
   const agents: AgentFacts[] = await Promise.all(
@@ -104,5 +106,6 @@ export async function runDoctor(env: Env, project: string, version: string, orig
     lastCronTick,
     telegramApiBase: apiBase,
     agents,
+    ...(quotas ? { quotas } : {}),
   });
 }

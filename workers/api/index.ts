@@ -15,6 +15,7 @@ import { snapshotRoutes } from "./snapshots";
 import { evalRoutes } from "./evals";
 import { messageRoutes } from "./messages";
 import { projectRoutes } from "./projects";
+import { quotaDeploymentRoutes, quotaRoutes } from "./quotas";
 import { secretRoutes } from "./secrets";
 import { providerRoutes } from "./providers";
 import { telegramOwnerRoutes } from "./gateways";
@@ -59,6 +60,8 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/projects", projectRoutes)
   .route("/api/projects", secretRoutes)
   .route("/api/projects", providerRoutes)
+  .route("/api/projects", quotaDeploymentRoutes)
+  .route("/api/quotas", quotaRoutes)
   .route("/api/gateways", telegramOwnerRoutes);
 
 /**

@@ -2,7 +2,7 @@ import type { SqlLike } from "../../../core/ports";
 import type { AgentProfile } from "../../../core/agents";
 import { defaultTuning, makeLlmSummarizer, reciprocalRankFusion, tuningForEmbedder, type MemoryKind } from "../../../core/context";
 import { isPantheonError, PantheonError, unwrap, type Result } from "../../../core/errors";
-import type { Clock } from "../../../core/ports";
+import type { Clock, LlmPort } from "../../../core/ports";
 import type { OutputScreen } from "../../../core/gates";
 import { limitsOf } from "../../../core/run/limits";
 import { splitSource, type ForeignSearch, type SharedHits } from "./context-store";
@@ -57,6 +57,8 @@ export interface MemoryFeatureDeps {
    * summary fold or an extraction calls the model with the project's key like a turn does.
    */
   projectModel: (profile: AgentProfile) => Promise<ProjectModelValues>;
+  /** The model port under the agent's daily caps (quotas/): a summary fold or an extraction spends like a turn. */
+  capped?: (llm: LlmPort, profile: AgentProfile) => LlmPort;
 }
 
 export interface TurnInput {
@@ -145,10 +147,12 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       .slice(0, options.limit);
   }
 
+  const capped = (llm: LlmPort, profile: AgentProfile) => deps.capped?.(llm, profile) ?? llm;
+
   async function compile(input: TurnInput, background?: (work: Promise<unknown>) => void) {
     const { profile } = input;
     const limits = limitsOf(profile.runtime.limits);
-    const llm = profile.model.provider === "offline" ? undefined : llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs }, await deps.projectModel(profile));
+    const llm = profile.model.provider === "offline" ? undefined : capped(llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs }, await deps.projectModel(profile)), profile);
     // The memory policy (core/run knobs): `none` keeps only the request, `window` the recent messages without a summary.
     const policy = profile.runtime.memory?.policy ?? "summary";
     const ttlMs = profile.runtime.memory?.ttlMs;
@@ -186,7 +190,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   /** One model call over the waiting exchanges; every memory it proposes passes the gates on memory writes. */
   async function extractPending(profile: AgentProfile): Promise<unknown> {
     try {
-      const llm = profile.model.provider === "offline" ? undefined : { port: llmForProfile(profile, env, {}, await deps.projectModel(profile)), model: profile.model.name };
+      const llm = profile.model.provider === "offline" ? undefined : { port: capped(llmForProfile(profile, env, {}, await deps.projectModel(profile)), profile), model: profile.model.name };
       return await lifecycle.extractPending(llm, deps.screenFor(profile));
     } catch (error) {
       console.warn("batched memory extraction failed", error);

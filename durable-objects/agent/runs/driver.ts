@@ -14,6 +14,7 @@ import {
   type RunState,
 } from "../../../core/run";
 import { PantheonError } from "../../../core/errors";
+import { isQuotaExceeded } from "../../../core/quotas";
 import { redactDeep } from "../../../core/tools";
 import { redactTraceData } from "./trace-redaction";
 import type { Emit, RunEvent } from "../chat/live";
@@ -122,7 +123,7 @@ export function makeRunDriver(deps: DriverDeps) {
       pieces.push(...wordPieces(response.content));
       return { type: "model_result", response };
     } catch (error) {
-      return { type: "model_failed", error: error instanceof Error ? error.message : String(error) };
+      return { type: "model_failed", error: error instanceof Error ? error.message : String(error), ...(isQuotaExceeded(error) ? { quota: error.refusal } : {}) };
     } finally {
       timings.set(`${state.id}:model`, { startedAt, durationMs: clock.now() - startedAt });
     }
@@ -183,8 +184,7 @@ export function makeRunDriver(deps: DriverDeps) {
     if (effect.kind === "tool_result" && typeof data.callId === "string") timing = timings.get(`${state.id}:tool:${data.callId}`) ?? timing;
     const row = { runId: state.id, kind: traceCategory[effect.kind], name: effect.kind, data, ...timing };
     writes.step(row);
-    // Live clients show gate decisions on tool calls; those on a reply, an answer or a plan's own
-    // message and remember steps (no tool) are in the trace only.
+    // Live clients show gate decisions on tool calls; those on a reply, an answer or a plan's own message and remember steps (no tool) are in the trace only.
     if (effect.kind === "gate_decisions" && Array.isArray(data.decisions) && typeof data.tool === "string") {
       for (const record of data.decisions as { gate: string; decision: { allow: boolean; reason?: string; pending?: "approval" } }[]) {
         emit(state.id, {
@@ -416,7 +416,6 @@ export function makeRunDriver(deps: DriverDeps) {
       await Promise.all([...recovering.values()]);
     },
 
-    /** Whether any run has work that an eviction would cut off (not counting waits for a person). */
     /** Runs with work in flight past their time limit get `timeout` (the watchdog calls this). */
     async expired(): Promise<number> {
       const now = clock.now();
@@ -431,6 +430,7 @@ export function makeRunDriver(deps: DriverDeps) {
       return count;
     },
 
+    /** Whether any run has work that an eviction would cut off (not counting waits for a person). */
     hasWorkInFlight(): boolean {
       return withWork().length > 0;
     },

@@ -18,6 +18,7 @@ export const traceCategory: Record<TraceKind, string> = {
   agent_response: "message",
   run_finished: "state",
   event_ignored: "state",
+  quota_exceeded: "model",
 };
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;

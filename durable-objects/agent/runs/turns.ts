@@ -18,6 +18,8 @@ import { runtimeSecretNames } from "../../../core/agents";
 import type { BreakerStore } from "../../../core/models";
 import type { ProjectSecrets } from "../secrets";
 import { checkNarrowTools, narrowed, profileForRun, requestedModel, type SessionTools } from "./overrides";
+import { capsOf } from "../../../core/quotas";
+import { withQuota, type QuotaKeeper } from "../quotas";
 
 export interface ChatInput {
   content: string;
@@ -65,6 +67,8 @@ export interface TurnDeps {
   /** The project secrets this agent has opened (secrets/): loaded when the tool set needs a name it does not know yet. */
   secrets: ProjectSecrets;
   profile(): AgentProfile;
+  /** The agent's daily counter and its lease of the project's cap (quotas/). */
+  quota: QuotaKeeper;
   driver(): RunDriver;
   runs: RunStore;
   sessions: SessionStore;
@@ -156,7 +160,9 @@ export function makeTurns(deps: TurnDeps) {
     const tools = narrowed(toolsOf(profile), run.origin.narrowTools);
     const secrets = secretsOf(tools);
     if (run.origin.manual) return { profile, tools, llm: manualRunModel, secrets };
-    const llm = withPlatformSpans(llmForProfile(profile, deps.env, { timeoutMs: limitsOf(profile.runtime.limits).modelTimeoutMs, ...(deps.breakers ? { breakers: deps.breakers, now: () => deps.clock.now() } : {}) }, deps.secrets.values("model")));
+    const limits = limitsOf(profile.runtime.limits);
+    // Every model call of the run passes the agent's and the project's daily caps (quotas/).
+    const llm = withPlatformSpans(withQuota(llmForProfile(profile, deps.env, { timeoutMs: limits.modelTimeoutMs, ...(deps.breakers ? { breakers: deps.breakers, now: () => deps.clock.now() } : {}) }, deps.secrets.values("model")), deps.quota, { agent: capsOf(limits), ...(profile.projectQuota ? { project: profile.projectQuota } : {}) }));
     const behavior = run.origin.behavior;
     if (!behavior) return { profile, tools, llm, secrets };
     const plan = deps.behaviors.planModel({ id: run.id, sessionId: run.sessionId, behavior }, llm);

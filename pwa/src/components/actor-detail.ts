@@ -5,6 +5,7 @@ import type { ResolvedModel, RunSummary, Schedule, ScriptInfo } from "../api";
 import type { Loadable } from "../types";
 import { base, emit, statusBadge, statusLabel, timeAgo, timeUntil } from "./shared";
 import "./eval-history";
+import { agentSpend } from "./spend";
 
 /**
  * One agent: its script (with compile warnings), schedules (pause and resume), connections,
@@ -49,6 +50,7 @@ export class PantheonActorDetail extends LitElement {
       <p><a href="#/agents">← All agents</a></p>
       <div class="head"><h2>${d.agent}</h2>${info?.status ? html`<span class=${statusBadge(info.status)}>${statusLabel(info.status)}</span>` : nothing}</div>
       ${info?.description ? html`<p class="muted">${info.description}</p>` : nothing}
+      ${info ? agentSpend(info.spend) : nothing}
       ${d.info.status === "error" ? html`<div class="alert error" role="alert">${d.info.error}</div>` : nothing}
       <nav class="actions" aria-label="Agent actions">
         <a class="button primary" href="#/agents/${a}/chat">Chat</a>

@@ -3,6 +3,7 @@ import type { AppState } from "../state";
 import type { Agent } from "../api";
 import type { Loadable } from "../types";
 import { base, emit, statusBadge, statusLabel, timeAgo } from "./shared";
+import { projectSpend } from "./spend";
 
 /**
  * Every agent with its status and last activity, and a form to create one.
@@ -71,6 +72,7 @@ export class PantheonActorsTable extends LitElement {
         <button class="ghost" @click=${() => emit(this, "reload")} aria-label="Refresh the list">↻ Refresh</button>
         <button class="primary" @click=${() => (this.showForm = !this.showForm)} aria-expanded=${this.showForm ? "true" : "false"}>${this.showForm ? "Close" : "+ New agent"}</button>
       </div>
+      ${projectSpend(list)}
       ${this.showForm ? this.renderForm() : nothing}
       ${this.create.created && !this.showForm ? html`<div class="alert info" role="status">Created <a href="#/agents/${encodeURIComponent(this.create.created)}/chat">${this.create.created}</a>. Start chatting.</div>` : nothing}
       ${a.status === "error" ? html`<div class="alert error" role="alert">${a.error}</div>` : nothing}
