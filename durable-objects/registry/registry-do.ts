@@ -37,6 +37,9 @@ function toProfile(row: AgentRow): AgentProfile {
     model: row.model as AgentProfile["model"],
     runtime: agentRuntimeSchema.parse(row.runtime ?? {}),
     connections: (row.connections as string[]) ?? [],
+    role: row.role ?? null,
+    goals: (row.goals as string[] | null) ?? [],
+    archivedAt: row.archivedAt ?? null,
     script: (row.script ?? null) as AgentProfile["script"],
     ...(row.configuredBy ? { configuredBy: row.configuredBy as RunPrincipal } : {}),
     parent: row.parent,
@@ -225,6 +228,8 @@ export class RegistryDO extends DurableObject<Env> {
         systemPrompt: input.systemPrompt,
         model: input.model,
         runtime: input.runtime,
+        role: input.role ?? null,
+        goals: input.goals ?? [],
         connections: input.connections ?? [],
         parent: input.parent ?? null,
         createdAt: now,
@@ -244,6 +249,8 @@ export class RegistryDO extends DurableObject<Env> {
     if (patch.model !== undefined) values.model = patch.model;
     if (patch.runtime !== undefined) values.runtime = patch.runtime;
     if (patch.connections !== undefined) values.connections = patch.connections;
+    if (patch.role !== undefined) values.role = patch.role;
+    if (patch.goals !== undefined) values.goals = patch.goals;
     if (patch.script !== undefined) values.script = patch.script;
     if (patch.scriptSource !== undefined) values.scriptSource = patch.scriptSource;
     if (patch.configuredBy !== undefined) values.configuredBy = patch.configuredBy;
