@@ -328,12 +328,10 @@ export class AgentDO extends Agent<Env, LiveState> {
   runCronBehaviors(at: number) {
     return this.known(() => this.behaviors.onCron(at));
   }
-  behaviorSchedules() {
-    return this.known(() => this.behaviors.list());
-  }
-  pauseBehavior(name: string, paused: boolean) {
-    return this.known(() => this.behaviors.setPaused(name, paused));
-  }
+  behaviorSchedules() { return this.known(() => this.behaviors.list()); }
+  pauseBehavior(name: string, paused: boolean) { return this.known(() => this.behaviors.setPaused(name, paused)); }
+  /** One run toward the agent's standing goals (`pantheon agents tick`), for whoever asked. */
+  tick(principal: RunPrincipal, session?: string) { return this.known(() => this.behaviors.tick(principal, session)); }
 
   // ---- memory and context (memory/) ---------------------------------------------------------
 
