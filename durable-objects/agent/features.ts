@@ -127,6 +127,8 @@ export function makeAgentFeatures(shell: AgentShell) {
       arm: (at, messageId) => agent.schedule(new Date(at), "onBusDeadline", { messageId }),
     },
     configureSelf: (profile) => shell.configure(profile),
+    kv: ctx.storage.kv,
+    armChildAlarm: (at, alarm) => agent.schedule(new Date(at), "onChildAlarm", alarm),
   });
   /**
    * Cancels a run and, down its delegation chain, the runs it asked other agents for (bus cancels):

@@ -166,6 +166,22 @@ export class RegistryDO extends DurableObject<Env> {
     return child.ok ? { ok: true, value: { child: child.value, parent: updated.value } } : child;
   }
 
+  /**
+   * Archives a child its parent spawned (its supervisor's `onDone: archive`, or its time to live
+   * ended): it leaves the graph — no agent connects to it, it connects to none — and stays readable
+   * (its profile, history and runs). Only the parent that spawned it may.
+   */
+  archiveChild(parent: string, child: string): Result<{ child: AgentProfile; parent: AgentProfile }> {
+    const found = this.getAgent(child);
+    if (!found.ok) return found;
+    if (found.value.parent !== parent) return fail(new PantheonError("forbidden", `agent '${child}' was not spawned by '${parent}': only its parent archives it`, { details: { agent: child } }));
+    for (const other of this.dependentsOf(child)) this.updateAgent(other.name, { connections: other.connections.filter((c) => c !== child) });
+    this.db.update(schema.agents).set({ connections: [], archivedAt: Date.now(), updatedAt: Date.now() }).where(eq(schema.agents.name, child)).run();
+    const [archived, owner] = [this.getAgent(child), this.getAgent(parent)];
+    if (!archived.ok) return archived;
+    return owner.ok ? { ok: true, value: { child: archived.value, parent: owner.value } } : owner;
+  }
+
   /** The stored profile with its connections' descriptions, read now so they are never stale. */
   private profileOf(row: AgentRow): AgentProfile {
     const askedBy = this.db
