@@ -84,6 +84,15 @@ try {
   const passive = schedules.find((s) => s.behavior === "review-open-diffs");
   check("its passive hourly review took no message and is scheduled", passive?.lastRunAt === null && passive?.nextRunAt > Date.now(), shown(schedules));
 
+  // The issue's case: a reviewer whose goal is built from the input ("Review diff for acme/api").
+  const reviewerPut = await putScript("reviewer-bot", `(actor "reviewer-bot" (role "code reviewer") (model :provider "openai" :name "review-model")
+    (talent "review" (behavior "review-code" :active (goal (input) (concat "Review diff for " (get input "repo"))) (plan (input ctx) (think)))))`);
+  const reviewed = await api("/api/agents/reviewer-bot/messages", { method: "POST", body: JSON.stringify({ content: "check this diff", input: { repo: "acme/api" } }) });
+  const reviewHistory = await history("reviewer-bot");
+  check("a goal built from the input ('Review diff for acme/api') is not stored as the person's words: 'check this diff' is", reviewerPut.status === 201 && reviewed.status === 200 && shown(reviewHistory) === shown(["user: check this diff", "assistant: reply to: check this diff"]), shown({ reviewerPut: reviewerPut.status, reviewHistory }));
+  const [reviewCall] = requestsOf("review-model");
+  check("the reviewer's model saw 'Review diff for acme/api' in its context", reviewCall && systemOf(reviewCall).includes("Review diff for acme/api") && !reviewCall.messages.some((m) => m.role === "user" && m.content.includes("Review diff for")), shown(reviewCall));
+
   // --- goals through the CLI ----------------------------------------------------------------------
   const created = await cli(["agents", "create", "reviewer", "--role", "code reviewer", "--goal", "Review PR #123", "--model", "openai:tick-model"]);
   check("pantheon agents create --role --goal makes the agent with its goal", created.code === 0 && created.stdout.includes("1 goal") && created.stdout.includes("pantheon agents tick reviewer"), shown(created));
