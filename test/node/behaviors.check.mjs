@@ -31,9 +31,22 @@ const model = createServer(async (req, res) => {
   const extraction = messages.some((m) => m.role === "system" && /extract|memor/i.test(String(m.content)) && /JSON/.test(String(m.content)));
   if (!extraction) requests.push({ model: parsed.model, messages });
   const last = [...messages].reverse().find((m) => m.role === "user");
-  const content = extraction ? '{"memories":[]}' : `reply to: ${last?.content ?? ""}`;
-  res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: parsed.model, choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } }));
+  const reply = (message, finish = "stop") => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: parsed.model, choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } }));
+  };
+  if (!extraction && parsed.model === "sup-child" && requestsOf("sup-child").length <= 2) {
+    // The supervised child's first two runs fail (a 400 is not retried by the SDK).
+    res.writeHead(400, { "content-type": "application/json" });
+    return res.end(JSON.stringify({ error: { message: `child failure ${requestsOf("sup-child").length}`, type: "invalid_request_error" } }));
+  }
+  if (!extraction && parsed.model === "sup-boss") {
+    const tool = messages.find((m) => m.role === "tool");
+    if (tool) return reply({ content: `boss got: ${tool.content}` });
+    const spawn = { script: '(actor "sup-worker" (description "Finds the answer.") (model :provider "openai" :name "sup-child"))', goal: "Find the answer.", supervise: { restart: "on-failure", maxRestarts: 2, backoff: "1s", onDone: "archive" } };
+    return reply({ content: null, tool_calls: [{ id: "call_spawn", type: "function", function: { name: "agent.spawn", arguments: JSON.stringify(spawn) } }] }, "tool_calls");
+  }
+  reply({ content: extraction ? '{"memories":[]}' : `reply to: ${last?.content ?? ""}` });
 });
 await new Promise((resolve) => model.listen(0, "127.0.0.1", resolve));
 const modelUrl = `http://127.0.0.1:${model.address().port}`;
@@ -111,6 +124,21 @@ try {
   check("with its goals cleared, a tick is refused naming the goals (exit 1)", cleared.code === 0 && noGoals.code === 1 && /no standing goals/.test(noGoals.stderr), shown({ cleared, noGoals }));
   const empty = await cli(["agents", "create", "blank", "--goal", " "]);
   check("an empty --goal is a usage error (exit 2)", empty.code === 2 && empty.stderr.includes("--goal"), shown(empty));
+
+  // --- a supervised child that fails twice is restarted within its limit --------------------------
+  const boss = await putScript("sup-boss", `(actor "sup-boss" (description "Delegates.") (model :provider "openai" :name "sup-boss") (spawn :allowed true :quota 1))`);
+  const started = await api("/api/agents/sup-boss/messages", { method: "POST", body: JSON.stringify({ content: "Get the answer from a worker." }) });
+  let run;
+  for (let i = 0; i < 120 && !["completed", "failed"].includes(run?.run?.status); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    run = (await api(`/api/agents/sup-boss/runs/${started.body?.runId}`)).body;
+  }
+  const steps = (run?.trace ?? []).filter((t) => t.name.startsWith("child_")).map((t) => t.name);
+  check("the boss's run completes with the child's answer after two restarts", boss.status === 201 && run?.run?.status === "completed" && (run.trace.find((t) => t.name === "run_finished")?.data.reply ?? "").includes("boss got: reply to: Find the answer."), shown({ boss: boss.status, status: run?.run, steps }));
+  check("each restart and the archive are traced on the boss's run", shown(steps) === shown(["child_supervised", "child_restart_scheduled", "child_restarted", "child_restart_scheduled", "child_restarted", "child_done", "child_archived"]), shown(steps));
+  const worker = (await api("/api/agents/sup-worker")).body;
+  const workerRuns = (await api("/api/agents/sup-worker/runs?limit=10")).body?.runs ?? [];
+  check("the archived child left the graph and its three runs stay readable", worker?.archivedAt > 0 && worker.connections.length === 0 && shown(workerRuns.map((r) => r.status)) === shown(["completed", "failed", "failed"]), shown({ worker, runs: workerRuns.map((r) => r.status) }));
 } catch (error) {
   check("the check ran to the end", false, error instanceof Error ? error.stack : String(error));
 } finally {
