@@ -1,4 +1,4 @@
-// `pantheon agents list | show | create | delete | connect | disconnect | export | import | snapshot | restore`
+// `pantheon agents list | show | create | goals | tick | delete | connect | disconnect | export | import | snapshot | restore`
 import { need, output, readJson, readText } from "../arguments.ts";
 import type { InferRequestType } from "hono/client";
 import { param, UsageError } from "../client.ts";
@@ -43,6 +43,14 @@ export function answeringModelText(requested: { provider: string; name: string }
 
 // Kept importable from here for the commands that took them from agents.ts.
 export { need, output, readJson, readText } from "../arguments.ts";
+
+/** The `--goal` values given (one or many), trimmed, empty ones refused. */
+function goalsOf(values: Context["values"]): string[] {
+  const raw = values.goal;
+  const list = Array.isArray(raw) ? raw : typeof raw === "string" ? [raw] : [];
+  if (list.some((g) => !g.trim())) throw new UsageError("--goal takes some words, e.g. --goal \"Review PR #123\"", "agents");
+  return list.map((g) => g.trim());
+}
 
 async function setConnections({ client: { api, send }, args, json }: Context, change: "connect" | "disconnect") {
   const name = need(args, 0, "agent", "agents");
@@ -95,6 +103,9 @@ export const agents: Command = {
             ["model", modelText(agent.model)],
             ["answers here", agent.resolvedModel ? `${modelText(agent.resolvedModel)}${agent.resolvedModel.key ? ` with the ${agent.resolvedModel.key} key` : ""} (${agent.resolvedModel.status}: ${agent.resolvedModel.reason})` : undefined],
             ["description", agent.description || "-"],
+            ["role", agent.role || "-"],
+            ["goals", agent.goals?.length ? agent.goals.map((g) => `- ${g}`).join("\n") : "-"],
+            ["archived", agent.archivedAt ? time(agent.archivedAt) : undefined],
             ["system prompt", agent.systemPrompt || "-"],
             ["tools", agent.runtime?.tools?.join(", ") || "-"],
             ["connections", agent.connections?.join(", ") || "-"],
@@ -109,9 +120,11 @@ export const agents: Command = {
     {
       name: "create",
       summary: "a new agent (a script can define it instead: pantheon script push)",
-      usage: ["<name> [--description <text>] [--system-prompt <text>] [--model provider:name]"],
+      usage: ["<name> [--description <text>] [--system-prompt <text>] [--model provider:name] [--role <text>] [--goal <text> …]"],
       options: {
         description: { type: "string", help: "what the agent is for" },
+        role: { type: "string", help: "its role, e.g. \"code reviewer\"" },
+        goal: { type: "string", multiple: true, help: "a standing goal (repeat for more), e.g. \"Review PR #123\"; pantheon agents tick works toward them" },
         "system-prompt": { type: "string", help: "the agent's instructions" },
         model: { type: "string", help: "provider:name, e.g. openai:gpt-4o-mini (default: the server's PANTHEON_DEFAULT_PROVIDER, offline locally)" },
       },
@@ -123,9 +136,47 @@ export const agents: Command = {
         if (description !== undefined) input.description = description;
         if (prompt !== undefined) input.systemPrompt = prompt;
         if (model !== undefined) input.model = parseModel(model);
+        const role = text(values, "role");
+        const goals = goalsOf(values);
+        if (role !== undefined) input.role = role;
+        if (goals.length) input.goals = goals;
         const agent = await send(api.api.agents.$post({ json: input }));
         if (json) return printJson(agent);
-        console.log(`Created agent ${agent.name} (model ${modelText(agent.model)}). Talk to it: pantheon chat ${agent.name}`);
+        console.log(`Created agent ${agent.name} (model ${modelText(agent.model)}${agent.goals?.length ? `, ${agent.goals.length} goal${agent.goals.length === 1 ? "" : "s"}` : ""}). Talk to it: pantheon chat ${agent.name}${agent.goals?.length ? `; work toward its goals: pantheon agents tick ${agent.name}` : ""}`);
+      },
+    },
+    {
+      name: "goals",
+      summary: "an agent's standing goals: show them, or set them (--goal, repeated) or clear them (--clear)",
+      usage: ["<agent> [--goal <text> …] [--clear]"],
+      options: {
+        goal: { type: "string", multiple: true, help: "a goal (repeat for more): replaces the agent's goals" },
+        clear: { type: "boolean", help: "remove every goal" },
+      },
+      async run({ client: { api, send }, args, values, json }) {
+        const name = need(args, 0, "agent", "agents");
+        const goals = goalsOf(values);
+        if (goals.length && values.clear) throw new UsageError("give --goal or --clear, not both", "agents");
+        const route = api.api.agents[":name"];
+        const agent = goals.length || values.clear ? await send(route.$patch({ ...param({ name }), json: { goals } })) : await send(route.$get(param({ name })));
+        if (json) return printJson({ name: agent.name, goals: agent.goals ?? [] });
+        if (!agent.goals?.length) return console.log(`${agent.name} has no standing goals. Set some: pantheon agents goals ${agent.name} --goal "…"`);
+        console.log(agent.goals.map((g) => `- ${g}`).join("\n"));
+      },
+    },
+    {
+      name: "tick",
+      summary: "one run of an agent toward its standing goals (its reply is printed and kept in its history)",
+      usage: ["<agent> [--session <id>]"],
+      options: { session: { type: "string", help: "the session its reply goes to (default: the agent's default session)" } },
+      async run({ client: { api, send }, args, values, json }) {
+        const name = need(args, 0, "agent", "agents");
+        const session = text(values, "session");
+        const outcome = await send(api.api.agents[":name"].tick.$post({ ...param({ name }), json: session ? { session } : {} }));
+        if (json) return printJson(outcome);
+        if (outcome.reply) console.log(outcome.reply.content);
+        note(`run ${outcome.runId}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ""}`);
+        return outcome.status === "completed" ? undefined : 1;
       },
     },
     {

@@ -16,5 +16,8 @@ export function profileFromScript(script: ActorScript, runtime: AgentProfile["ru
     model: script.model,
     runtime: { ...runtime, tools: script.tools, limits: script.limits, gates: script.gates, ...(script.denyTools ? { denyTools: script.denyTools } : {}), ...(script.memory ? { memory: script.memory } : {}) },
     connections: script.connections,
+    // A script that names a role or standing goals sets them; one that does not leaves the operator's.
+    ...(script.role !== undefined ? { role: script.role } : {}),
+    ...(script.goals !== undefined ? { goals: script.goals } : {}),
   };
 }

@@ -112,10 +112,17 @@ const agentRuntimeInputSchema = lazySchema(() =>
   }),
 );
 
+/** An agent's role (`a code reviewer`): its system prompt names it. */
+const roleSchema = () => z.string().min(1).max(200);
+/** Standing goals: in every run's context, and what a tick works toward. */
+export const goalsSchema = lazySchema(() => z.array(z.string().trim().min(1, "a goal is some words, e.g. \"Review PR #123\"").max(2000)).max(32));
+
 /** What an operator sends to create an agent. */
 export const agentInputSchema = lazySchema(() => z.strictObject({
   name: agentNameSchema,
   description: z.string().max(2000).default(""),
+  role: roleSchema().optional(),
+  goals: goalsSchema.optional(),
   systemPrompt: z.string().max(32_000).default("You are a helpful agent."),
   model: modelChoiceSchema.default({ provider: "offline", name: "offline" }),
   runtime: agentRuntimeInputSchema.default(defaultAgentRuntime),
@@ -124,6 +131,8 @@ export type AgentInput = z.infer<typeof agentInputSchema>;
 
 export const agentPatchSchema = lazySchema(() => z.strictObject({
   description: z.string().max(2000).optional(),
+  role: roleSchema().optional(),
+  goals: goalsSchema.optional(),
   systemPrompt: z.string().max(32_000).optional(),
   model: modelChoiceSchema.optional(),
   runtime: agentRuntimeInputSchema.optional(),
@@ -138,6 +147,12 @@ export interface AgentProfile {
   name: string;
   description: string;
   systemPrompt: string;
+  /** Its role, when one was given (`--role`, a script's `(role …)`). */
+  role?: string | null;
+  /** Its standing goals (none: an empty list). */
+  goals?: string[];
+  /** When its supervisor archived it (a spawned child whose goal was done): out of the graph, its history kept. */
+  archivedAt?: number | null;
   model: z.infer<typeof modelSettingsSchema>;
   runtime: AgentRuntime;
   connections: string[];

@@ -7,9 +7,9 @@ import { arity, expectString, headOf, issue, keywordArgs, literal, mark, unknown
 import { compileTalent } from "./compile-behavior";
 
 type List = Node & { type: "list" };
-const actorForms = ["description", "role", "model", "context", "tools", "connections", "limits", "gate", "grants", "spawn", "deny-tools", "memory", "talent"] as const;
+const actorForms = ["description", "role", "model", "context", "tools", "connections", "limits", "gate", "grants", "spawn", "deny-tools", "memory", "goals", "talent"] as const;
 /** Forms that may appear once; the others accumulate. */
-const singletons = new Set(["description", "role", "model", "limits", "spawn", "grants", "deny-tools", "memory"]);
+const singletons = new Set(["description", "role", "model", "limits", "spawn", "grants", "deny-tools", "memory", "goals"]);
 const gateKinds = ["denyPattern", "deny", "allowHosts", "maxCalls", "maxSize"] as const;
 
 /**
@@ -85,6 +85,7 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
       return;
     case "tools":
     case "connections":
+    case "goals":
     case "grants": {
       const into = ((out[head] as unknown[] | undefined) ?? (out[head] = [])) as unknown[];
       for (const item of form.items.slice(1)) {
@@ -93,7 +94,7 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
           if (grant) into.push(grant);
           continue;
         }
-        const value = expectString(c, item, head, form, head === "grants" ? 'a source name or (grant "name" :to ["agent"] :access "search")' : "a name string");
+        const value = expectString(c, item, head, form, head === "grants" ? 'a source name or (grant "name" :to ["agent"] :access "search")' : head === "goals" ? 'a goal, e.g. "Review PR #123"' : "a name string");
         if (value === undefined) continue;
         mark(c, at(head, into.length), item, head);
         into.push(value);

@@ -7,6 +7,8 @@ import { compileExpr, readParams, type Bindings } from "./compile-expr";
 import { compileActor } from "./compile-actor";
 
 type List = Node & { type: "list" };
+/** The child's supervision, named at the spawn site (core/behaviors supervision.ts). */
+const superviseKeys = ["restart", "maxRestarts", "backoff", "ttl", "onDone"] as const;
 const behaviorClauses = ["every", "cron", "on-idle", "policy", "retry", "goal", "plan"] as const;
 const actionForms = ["tool", "message", "ask", "remember", "think", "spawn", "sequence"] as const;
 
@@ -27,7 +29,7 @@ export function compileTalent(c: Compiler, node: List, path: Path): unknown {
 }
 
 /** Keyword options after the mode: a trigger said as `:cron "…"` (like `(cron "…")`), and `:input {…}`. */
-const behaviorOptions = ["every", "cron", "on-idle", "input"] as const;
+const behaviorOptions = ["every", "cron", "on-idle", "input", "when", "priority"] as const;
 
 /**
  * `(behavior "name" :mode [trigger] [:input {…}] [(policy …)] [(retry …)] (goal (input) …) (plan (input ctx) …))`.
@@ -65,6 +67,19 @@ function compileBehavior(c: Compiler, node: List, path: Path): unknown {
         continue;
       }
       index++;
+      if (clause.name === "when" || clause.name === "priority") {
+        if (seen.has(clause.name)) {
+          issue(c, clause, "behavior", `:${clause.name} once`, `:${clause.name} again`, `option :${clause.name} is given twice in (behavior …)`);
+          continue;
+        }
+        seen.set(clause.name, clause);
+        mark(c, [...path, clause.name], value, "behavior");
+        if (clause.name === "priority") {
+          if (value.type !== "number" || !Number.isInteger(value.value)) issue(c, value, "behavior", "a whole number (higher wins)", describe(value));
+          else out.priority = value.value;
+        } else out.when = compileWhen(c, value);
+        continue;
+      }
       if (clause.name === "input") {
         if (seen.has("input")) {
           issue(c, clause, "behavior", ":input once", ":input again", "option :input is given twice in (behavior …)");
@@ -109,6 +124,19 @@ function compileBehavior(c: Compiler, node: List, path: Path): unknown {
   if (out.mode === "persistent" && !seen.has("trigger"))
     issue(c, node, "behavior", "(every …), (cron …) or (on-idle …)", "no trigger", `persistent behavior ${JSON.stringify(out.name ?? "")} has no trigger: add (every "1h"), (cron "0 7 * * *") or (on-idle "30m"), or make it :active to run on each message`);
   return out;
+}
+
+/** `:when "diff"`, `:when ["diff" "review"]` (the text holds one of them) or `:when {:contains [...] :has ["repo"]}`. */
+function compileWhen(c: Compiler, value: Node): unknown {
+  const expected = ':when "word", :when ["word" …] or :when {:contains ["word" …] :has ["field" …]}';
+  if (value.type === "string") return { contains: [value.value] };
+  if (value.type === "vector" || value.type === "list") {
+    const words = value.items.map((item) => (item.type === "string" ? item.value : undefined));
+    if (words.some((w) => w === undefined)) return issue(c, value, "behavior", expected, describe(value));
+    return { contains: words };
+  }
+  if (value.type === "map") return literal(c, value, "behavior", true);
+  return issue(c, value, "behavior", expected, describe(value));
 }
 
 function compileTrigger(c: Compiler, node: List, head: string): unknown {
@@ -217,9 +245,17 @@ function compileAction(c: Compiler, node: List, head: string, bindings: Bindings
     default: {
       const target = node.items[1];
       const script = headOf(target ?? node) === "actor" && target ? compileActor(c, target as List, [...path, "script"]) : expectString(c, target, "spawn", node, 'a script name or an inline (actor …)');
-      const goal = keywordArgs(c, node.items.slice(2), "spawn", ["goal"]).get("goal");
+      const opts = keywordArgs(c, node.items.slice(2), "spawn", ["goal", ...superviseKeys]);
+      const goal = opts.get("goal");
       if (!goal) return issue(c, node, "spawn", '(spawn "name" :goal …)', "no :goal");
-      return { kind: "spawn", script, goal: expr(goal.value) };
+      const supervise: Record<string, unknown> = {};
+      for (const key of superviseKeys) {
+        const value = opts.get(key)?.value;
+        if (!value) continue;
+        // Choices read as strings or keywords (`:restart :on-failure`), counts as numbers.
+        supervise[key] = value.type === "keyword" ? value.name : literal(c, value, "spawn");
+      }
+      return { kind: "spawn", script, goal: expr(goal.value), ...(Object.keys(supervise).length ? { supervise } : {}) };
     }
   }
 }

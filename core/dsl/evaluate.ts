@@ -1,3 +1,4 @@
+import type { SupervisePolicy } from "../behaviors/supervision";
 import type { Action, ActorScript, Expr, Plan } from "./script-schema";
 
 /** What expressions can read: the behavior's input, the run context and the previous action's result. */
@@ -95,7 +96,7 @@ export type ResolvedAction =
   | { kind: "ask"; targets: string[]; question: string }
   | { kind: "remember"; content: string }
   | { kind: "think" }
-  | { kind: "spawn"; script: string | ActorScript; goal: string };
+  | { kind: "spawn"; script: string | ActorScript; goal: string; supervise?: SupervisePolicy };
 
 /**
  * Evaluates the expressions of one action template in `scope` (with `prev` = the result of the
@@ -118,6 +119,6 @@ export function resolveArgs(template: Action, scope: ExprScope): ResolvedAction 
     case "think":
       return { kind: "think" };
     case "spawn":
-      return { kind: "spawn", script: template.script, goal: text(template.goal) };
+      return { kind: "spawn", script: template.script, goal: text(template.goal), ...(template.supervise ? { supervise: template.supervise } : {}) };
   }
 }

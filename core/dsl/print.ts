@@ -40,6 +40,7 @@ function printActor(s: ActorScript, indent: string): string {
   if (s.spawn) lines.push(`${pad}(spawn :allowed ${s.spawn.allowed} :quota ${num(s.spawn.quota)})`);
   if (s.denyTools) lines.push(`${pad}(deny-tools${s.denyTools.map((t) => " " + str(t)).join("")})`);
   if (s.memory) lines.push(`${pad}(memory${s.memory.policy !== undefined ? ` :policy ${str(s.memory.policy)}` : ""}${s.memory.ttlMs !== undefined ? ` :ttl-ms ${num(s.memory.ttlMs)}` : ""})`);
+  if (s.goals) lines.push(`${pad}(goals ${s.goals.map(str).join(" ")})`);
   for (const t of s.talents) {
     lines.push(`${pad}(talent ${str(t.name)}`);
     for (const b of t.behaviors) lines.push(printBehavior(b, pad + "  "));
@@ -54,6 +55,8 @@ function printBehavior(b: Behavior, indent: string): string {
   const lines = [`${indent}(behavior ${str(b.name)} :${b.mode}`];
   if (b.trigger) lines.push(`${pad}${printTrigger(b.trigger)}`);
   if (b.input) lines.push(`${pad}:input ${json(b.input)}`);
+  if (b.when) lines.push(`${pad}:when ${data(b.when)}`);
+  if (b.priority !== undefined) lines.push(`${pad}:priority ${num(b.priority)}`);
   if (b.policy) lines.push(`${pad}(policy :${b.policy})`);
   if (b.retry) lines.push(`${pad}(retry :max ${num(b.retry.max)})`);
   lines.push(`${pad}(goal ${usesCtx(b.goal) ? "(input ctx)" : "(input)"} ${expr(b.goal)})`);
@@ -86,7 +89,8 @@ function printAction(a: Action, indent: string): string {
       return `${indent}(think)`;
     case "spawn": {
       const script = typeof a.script === "string" ? str(a.script) : printActor(a.script, "").replace(/\n/g, `\n${indent}  `);
-      return `${indent}(spawn ${script} :goal ${expr(a.goal)})`;
+      const supervise = a.supervise ? Object.entries(a.supervise).filter(([, v]) => v !== undefined).map(([k, v]) => ` :${camelToKebab(k)} ${data(v)}`).join("") : "";
+      return `${indent}(spawn ${script} :goal ${expr(a.goal)}${supervise})`;
     }
   }
 }

@@ -8,6 +8,8 @@ import { toolNamePattern } from "../tools/tool-spec";
 import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
 import { isReservedName, reservedNameMessage } from "../reserved-names";
 import { grantAccesses, grantSource, type GrantAccess, type GrantSpec } from "../context/grants";
+import { supervisePolicySchema, type SupervisePolicy } from "../behaviors/supervision";
+import type { MessageWhen } from "../behaviors/message-choice";
 
 /** Names of actors, talents, behaviors and connections. */
 export const namePattern = /^[a-z][a-z0-9-]{0,62}$/;
@@ -57,7 +59,7 @@ export type Action =
   | { kind: "ask"; targets: string[]; question: Expr }
   | { kind: "remember"; content: Expr }
   | { kind: "think" }
-  | { kind: "spawn"; script: string | ActorScript; goal: Expr };
+  | { kind: "spawn"; script: string | ActorScript; goal: Expr; supervise?: SupervisePolicy };
 
 export const actionSchema: z.ZodType<Action> = lazySchema(() => z.lazy(() =>
   z.discriminatedUnion("kind", [
@@ -70,7 +72,7 @@ export const actionSchema: z.ZodType<Action> = lazySchema(() => z.lazy(() =>
     z.strictObject({ kind: z.literal("ask"), targets: z.array(nameSchema).min(1).max(32), question: exprSchema }),
     z.strictObject({ kind: z.literal("remember"), content: exprSchema }),
     z.strictObject({ kind: z.literal("think") }),
-    z.strictObject({ kind: z.literal("spawn"), script: z.union([nameSchema, actorScriptSchema]), goal: exprSchema }),
+    z.strictObject({ kind: z.literal("spawn"), script: z.union([nameSchema, actorScriptSchema]), goal: exprSchema, supervise: supervisePolicySchema.optional() }),
   ]),
 ));
 
@@ -139,6 +141,16 @@ export const behaviorSchema = lazySchema(() => z.strictObject({
   /** How answers of a fan-out `ask` combine. */
   policy: z.enum(policies).optional(),
   retry: z.strictObject({ max: z.number().int().min(0).max(10) }).optional(),
+  /** Which messages it takes (active and persistent behaviors); absent: every message. */
+  when: z
+    .strictObject({
+      contains: z.array(z.string().min(1).max(200)).min(1).max(32).optional(),
+      has: z.array(z.string().min(1).max(64)).min(1).max(32).optional(),
+    })
+    .refine((w) => w.contains !== undefined || w.has !== undefined, "give :contains [words] or :has [fields]")
+    .optional(),
+  /** Among the behaviors a message matches, the highest priority takes it (ties: the first in the script). */
+  priority: z.number().int().min(-1000).max(1000).optional(),
 }));
 export interface Behavior {
   name: string;
@@ -150,6 +162,8 @@ export interface Behavior {
   plan: Plan;
   policy?: (typeof policies)[number];
   retry?: { max: number };
+  when?: MessageWhen;
+  priority?: number;
 }
 
 export const talentSchema = lazySchema(() => z.strictObject({ name: nameSchema, behaviors: z.array(behaviorSchema).max(64) }));
@@ -201,6 +215,8 @@ export interface ActorScript {
   denyTools?: string[];
   /** The conversation policy and memories' time to live: `(memory :policy "window" :ttl-ms 86400000)`. */
   memory?: MemoryPolicy;
+  /** Standing goals: in every run's context, and what `tick` works toward. */
+  goals?: string[];
   talents: Talent[];
 }
 
@@ -238,6 +254,7 @@ const baseScriptSchema = () =>
   spawn: z.strictObject({ allowed: z.boolean(), quota: z.number().int().min(0).max(100) }).optional(),
   denyTools: denyToolsSchema.optional(),
   memory: memoryPolicySchema.optional(),
+  goals: z.array(z.string().min(1).max(2000)).min(1).max(32).optional(),
   talents: z.array(talentSchema).max(64).default([]),
   });
 
@@ -269,6 +286,8 @@ export const actorScriptSchema: z.ZodType<ActorScript> = lazySchema(() => baseSc
   for (const { b, path } of behaviors) {
     if (b.mode === "active" && b.trigger)
       issue([...path, "trigger"], `active behavior '${b.name}' runs on each message and takes no trigger`, "a trigger only on :passive or :persistent", b.trigger.kind);
+    if (b.mode === "passive" && (b.when || b.priority !== undefined))
+      issue([...path, b.when ? "when" : "priority"], `passive behavior '${b.name}' never takes a message: :when and :priority choose among :active and :persistent ones`, "(:when / :priority only on :active or :persistent)", b.when ? "when" : "priority");
     if (b.mode === "active" && b.input)
       issue([...path, "input"], `active behavior '${b.name}' runs on each message, whose input it reads: it declares none`, "an input only on :passive or :persistent", "input");
     b.plan.steps.forEach((step, si) => {

@@ -66,8 +66,14 @@ export interface RunOrigin {
    * scope (core/gates scopeGate). Absent on runs stored before principals: the least scope.
    */
   principal?: RunPrincipal;
-  /** A behavior's goal as evaluated from its input (`content` is that text), and input keys it read that were absent. */
+  /**
+   * A behavior's goal as evaluated from its input, and input keys it read that were absent. It is in
+   * the run's context and trace; `content` is the person's message that set the run off, or the goal
+   * itself when no one said anything (`unsaid`).
+   */
   goal?: { text: string; missingInput?: string[] };
+  /** The request was said by no one (a schedule, an idle time, a tick): never stored in the session's history. */
+  unsaid?: true;
 }
 
 /**

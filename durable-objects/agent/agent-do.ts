@@ -13,7 +13,7 @@ import type { BehaviorAlarm } from "./behaviors";
 import { checkDecisions, makeRunAlarms, runSummaryOf, runTurnView, runView, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
 
 export type { ChatInput, ManualCall } from "./runs";
-import type { FanOutInput } from "./bus";
+import type { ChildAlarm, FanOutInput } from "./bus";
 import { initialLiveState, liveStateSchema, type LiveState, type RunEvent } from "./chat";
 import { closeEach, endIncarnation, liveStatusPatchOf, makeLiveStatus, makeOpenStreams, makeSocketBinding, runEventFrame, runEventStream, socketIsFromWorker, socketTokenTag, tokenTag, type EndCause } from "./live";
 import { makeMcpServers, mcpClientOf } from "./mcp";
@@ -339,12 +339,10 @@ export class AgentDO extends Agent<Env, LiveState> {
   runCronBehaviors(at: number) {
     return this.known(() => this.behaviors.onCron(at));
   }
-  behaviorSchedules() {
-    return this.known(() => this.behaviors.list());
-  }
-  pauseBehavior(name: string, paused: boolean) {
-    return this.known(() => this.behaviors.setPaused(name, paused));
-  }
+  behaviorSchedules() { return this.known(() => this.behaviors.list()); }
+  pauseBehavior(name: string, paused: boolean) { return this.known(() => this.behaviors.setPaused(name, paused)); }
+  /** One run toward the agent's standing goals (`pantheon agents tick`), for whoever asked. */
+  tick(principal: RunPrincipal, session?: string) { return this.known(() => this.behaviors.tick(principal, session)); }
 
   // ---- memory and context (memory/) ---------------------------------------------------------
 
@@ -433,6 +431,8 @@ export class AgentDO extends Agent<Env, LiveState> {
   async onBusFlush(): Promise<void> {
     await this.bus.flush();
   }
+  /** Alarm callback (agents SDK schedule): a supervised child's restart is due, or its time to live ended (bus/supervisor.ts). */
+  async onChildAlarm(payload: ChildAlarm): Promise<void> { await this.bus.onChildAlarm(payload); }
   /** Alarm callback (agents SDK schedule): a request's deadline passed. */
   async onBusDeadline(payload: { messageId: string }): Promise<void> {
     await this.bus.onDeadline(payload.messageId);

@@ -132,6 +132,8 @@ export function makeAgentFeatures(shell: AgentShell) {
       arm: (at, messageId) => agent.schedule(new Date(at), "onBusDeadline", { messageId }),
     },
     configureSelf: (profile) => shell.configure(profile),
+    kv: ctx.storage.kv,
+    armChildAlarm: (at, alarm) => agent.schedule(new Date(at), "onChildAlarm", alarm),
   });
   /**
    * Cancels a run and, down its delegation chain, the runs it asked other agents for (bus cancels):
@@ -169,7 +171,8 @@ export function makeAgentFeatures(shell: AgentShell) {
     script: () => (profiles.stored()?.script as ActorScript | null | undefined) ?? null,
     agent: () => profiles.get().name,
     sessionId: (session) => sessions.resolve(session).id,
-    run: (input, sink, behavior) => turns.turn(input, sink, behavior),
+    run: (input, sink, behavior) => turns.behaviorTurn(input, sink, behavior),
+    goals: () => profiles.stored()?.goals ?? [],
     configurer: () => profiles.stored()?.configuredBy ?? unknownPrincipal,
     append: (sessionId, message) => void messages.append(sessionId, message),
     remember: (content, key) => once(key, () => memory.create({ text: content, kind: "fact" })),

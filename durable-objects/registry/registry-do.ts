@@ -41,6 +41,9 @@ function toProfile(row: AgentRow): AgentProfile {
     model: row.model as AgentProfile["model"],
     runtime: agentRuntimeSchema.parse(row.runtime ?? {}),
     connections: (row.connections as string[]) ?? [],
+    role: row.role ?? null,
+    goals: (row.goals as string[] | null) ?? [],
+    archivedAt: row.archivedAt ?? null,
     script: (row.script ?? null) as AgentProfile["script"],
     ...(row.configuredBy ? { configuredBy: row.configuredBy as RunPrincipal } : {}),
     parent: row.parent,
@@ -191,6 +194,22 @@ export class RegistryDO extends DurableObject<Env> {
     return child.ok ? { ok: true, value: { child: child.value, parent: updated.value } } : child;
   }
 
+  /**
+   * Archives a child its parent spawned (its supervisor's `onDone: archive`, or its time to live
+   * ended): it leaves the graph — no agent connects to it, it connects to none — and stays readable
+   * (its profile, history and runs). Only the parent that spawned it may.
+   */
+  archiveChild(parent: string, child: string): Result<{ child: AgentProfile; parent: AgentProfile }> {
+    const found = this.getAgent(child);
+    if (!found.ok) return found;
+    if (found.value.parent !== parent) return fail(new PantheonError("forbidden", `agent '${child}' was not spawned by '${parent}': only its parent archives it`, { details: { agent: child } }));
+    for (const other of this.dependentsOf(child)) this.updateAgent(other.name, { connections: other.connections.filter((c) => c !== child) });
+    this.db.update(schema.agents).set({ connections: [], archivedAt: Date.now(), updatedAt: Date.now() }).where(eq(schema.agents.name, child)).run();
+    const [archived, owner] = [this.getAgent(child), this.getAgent(parent)];
+    if (!archived.ok) return archived;
+    return owner.ok ? { ok: true, value: { child: archived.value, parent: owner.value } } : owner;
+  }
+
   /** The stored profile with its connections' descriptions, read now so they are never stale. */
   private profileOf(row: AgentRow): AgentProfile {
     const askedBy = this.db
@@ -257,6 +276,8 @@ export class RegistryDO extends DurableObject<Env> {
         systemPrompt: input.systemPrompt,
         model: input.model,
         runtime: input.runtime,
+        role: input.role ?? null,
+        goals: input.goals ?? [],
         connections: input.connections ?? [],
         parent: input.parent ?? null,
         createdAt: now,
@@ -278,6 +299,8 @@ export class RegistryDO extends DurableObject<Env> {
     if (patch.model !== undefined) values.model = patch.model;
     if (patch.runtime !== undefined) values.runtime = patch.runtime;
     if (patch.connections !== undefined) values.connections = patch.connections;
+    if (patch.role !== undefined) values.role = patch.role;
+    if (patch.goals !== undefined) values.goals = patch.goals;
     if (patch.script !== undefined) values.script = patch.script;
     if (patch.scriptSource !== undefined) values.scriptSource = patch.scriptSource;
     if (patch.configuredBy !== undefined) values.configuredBy = patch.configuredBy;

@@ -19,6 +19,12 @@ export const agents = sqliteTable("agents", {
   configuredBy: text("configured_by", { mode: "json" }),
   connections: text("connections", { mode: "json" }).notNull(),
   parent: text("parent"),
+  /** Its role (`a code reviewer`), when one was given. */
+  role: text("role"),
+  /** Standing goals (string[]): in every run's context, and what a tick works toward. */
+  goals: text("goals", { mode: "json" }).notNull().default("[]"),
+  /** When its supervisor archived it (a spawned child done with its goal): out of the graph, history kept. */
+  archivedAt: integer("archived_at"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });

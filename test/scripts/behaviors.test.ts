@@ -53,7 +53,10 @@ describe("behaviors on each message", () => {
     const { name } = await agentWith(`(behavior "reply" :active (goal (input) (concat "Say hi to " (get input "text"))) (plan (input ctx) (think)))`);
     const body = (await (await api(`/api/agents/${name}/messages`, { method: "POST", json: { content: "Ada" } })).json()) as any;
     expect(body.status).toBe("completed");
-    expect(body.userMessage.content).toBe("Say hi to Ada");
+    // The person's words are stored; the goal is in the run's context and trace.
+    expect(body.userMessage.content).toBe("Ada");
+    const { trace } = await getJson(`/api/agents/${name}/runs/${body.runId}`);
+    expect(trace.find((s: any) => s.name === "goals").data.behavior).toBe("Say hi to Ada");
     expect(body.reply.content.length).toBeGreaterThan(0);
     expect((await runsOf(name))[0].trigger).toBe("behavior:work/reply");
   });

@@ -30,15 +30,18 @@ describe("structured input (POST …/messages with `input`)", () => {
     expect(body.status).toBe("completed");
     const run = await getJson(`/api/agents/${name}/runs/${body.runId}`);
     const started = run.trace.find((t: any) => t.name === "run_started");
-    expect(started.data).toMatchObject({ goal: "Review diff for pantheon", message: "Review diff for pantheon" });
+    // The person's words are the request; the behavior's goal is in the trace (and the context), not in their mouth.
+    expect(started.data).toMatchObject({ goal: "Review diff for pantheon", message: "noon" });
     expect(started.data.warnings).toBeUndefined();
     const history = (await getJson(`/api/agents/${name}/messages`)).messages.map((m: any) => m.content);
     expect(history).toContain("Reviewed pantheon at noon");
 
     const only = (await (await api(`/api/agents/${name}/messages`, { method: "POST", json: { input: { repo: "workers-sdk" } } })).json()) as any;
     expect(only.status).toBe("completed");
-    // The behavior's run answers the goal evaluated from the input alone.
-    expect(only.userMessage.content).toBe("Review diff for workers-sdk");
+    // Without text, what the person sent is the input itself: stored as they sent it, the goal in the trace.
+    expect(only.userMessage.content).toBe('{"repo":"workers-sdk"}');
+    const onlyRun = await getJson(`/api/agents/${name}/runs/${only.runId}`);
+    expect(onlyRun.trace.find((t: any) => t.name === "run_started").data.goal).toBe("Review diff for workers-sdk");
   });
 
   it("a field the goal reads that the input lacks is null, with a warning in the trace, not a crash", async () => {

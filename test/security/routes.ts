@@ -284,6 +284,10 @@ export const routeInventory: readonly RouteEntry[] = [
   { method: "GET", path: "/api/agents/:name/schedules", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.scripted } }) },
   { method: "POST", path: "/api/agents/:name/schedules/:behavior/pause", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.scripted, behavior: "morning" } }) },
   { method: "POST", path: "/api/agents/:name/schedules/:behavior/resume", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.scripted, behavior: "morning" } }) },
+  {
+    method: "POST", path: "/api/agents/:name/tick", family: "api", scope: "admin", expect: 200,
+    sample: async () => ({ params: { name: (await createAgent({ goals: ["Say hello"] })).name }, body: { json: {} } }),
+  },
 
   // ---- memory and context --------------------------------------------------------------------
   { method: "GET", path: "/api/agents/:name/memories/status", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },

@@ -9,6 +9,7 @@ import type { AppEnv } from "../env";
 import { projectOutbound } from "../project-secrets";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
+import { runPrincipal } from "../auth";
 import { forgetGateways } from "../gateways/index-store";
 
 export const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
@@ -26,6 +27,9 @@ async function withStatus(env: Env, project: string, profile: AgentProfile, ownS
   const [live, own] = await Promise.all([(await agentStub(env, project, profile.name)).status(), ownSecrets ?? ownSecretNamesFor(env, project, [profile])]);
   return { ...profile, status: live.status, lastActivityAt: live.lastActivityAt, spend: live.spend, resolvedModel: resolvedModelOf(profile, env, own) };
 }
+
+/** `POST …/tick`: optionally the session its reply goes to (the default one otherwise). */
+const tickSchema = lazySchema(() => z.strictObject({ session: z.string().min(1).max(64).regex(/^[A-Za-z0-9-]+$/, "a session id as returned by the sessions API").optional() }).default({}));
 
 /** Creating an agent: without a `model`, it gets the deployment's default (`PANTHEON_DEFAULT_PROVIDER`). */
 const createAgentSchema = lazySchema(() => agentInputSchema.extend({ model: modelChoiceSchema.optional() }));
@@ -68,6 +72,15 @@ export const agentRoutes = new Hono<AppEnv>()
     const profile = await call(registryStub(c.env, project).updateAgent(c.req.valid("param").name, c.req.valid("json")));
     await pushProfile(c.env, project, profile);
     return c.json(await withStatus(c.env, project, profile));
+  })
+  /** One run toward the agent's standing goals: its reply is stored, the goals are its request (never in the history). */
+  .post("/:name/tick", valid("param", nameParam), valid("json", tickSchema), async (c) => {
+    const project = c.get("project");
+    const { name } = c.req.valid("param");
+    await call(registryStub(c.env, project).getAgent(name));
+    const { session } = c.req.valid("json");
+    const outcome = await call((await agentStub(c.env, project, name)).tick(runPrincipal(c), session));
+    return c.json({ runId: outcome.runId, sessionId: outcome.sessionId, status: outcome.status, reply: outcome.reply, ...(outcome.error ? { error: outcome.error } : {}) });
   })
   .delete("/:name", valid("param", nameParam), async (c) => {
     const project = c.get("project");

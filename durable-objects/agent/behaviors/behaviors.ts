@@ -4,10 +4,11 @@ import { PantheonError } from "../../../core/errors";
 import type { Clock, LlmPort } from "../../../core/ports";
 import type { RunLimits } from "../../../core/run";
 import { cronMatches, defaultRetryMax, nextCronAt, retryDelayMs } from "../../../core/schedule";
+import { chooseForMessage } from "../../../core/behaviors";
 import { goalText, makePlanLlm, type PlanModel } from "./plan";
 import { behaviorsOf, wantedAlarms, wholeSecond, type BehaviorAlarm, type BehaviorBookStore, type FoundBehavior } from "./state";
 import type { Emit, RunEvent } from "../chat/live";
-import type { TurnOutcome as RunOutcome } from "../runs/driver";
+import type { RunOutcome } from "../runs/driver";
 
 /** The agents SDK's scheduling, as the behaviors use it (AgentDO passes its own methods). */
 export interface BehaviorScheduler {
@@ -24,6 +25,12 @@ export interface BehaviorScheduler {
  */
 export interface BehaviorRun {
   trigger: string;
+  /**
+   * The request is the goal itself, said by no one (a schedule, an idle time, a tick): it is the run's
+   * request to the model and in its trace, never stored in the session's history as a person's message.
+   * Absent when a person's message set the run off: that message is the request, in their own words.
+   */
+  unsaid?: true;
   /** The goal as evaluated, and the input keys it read that were absent (for the trace). */
   goal?: { text: string; missingInput?: string[] };
   behavior?: { key: string; scope: Record<string, unknown> };
@@ -39,7 +46,9 @@ export interface BehaviorDeps {
   /** The session a run goes to (the default one when `session` is absent). */
   sessionId(session?: string): string;
   /** A normal run (traced, gated) of `content` in `session`, driven until it settles. */
-  run(input: { content: string; session: string; limits?: Partial<RunLimits>; principal: RunPrincipal }, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome>;
+  run(input: { content: string; session: string; name?: string; limits?: Partial<RunLimits>; principal: RunPrincipal }, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome>;
+  /** The agent's standing goals (its profile's, which its script may set): what a tick works toward. */
+  goals(): string[];
   /** Who configured the script (the registry records it): a behavior's run acts with these rights. */
   configurer(): RunPrincipal;
   /** Writes a plan's message once: `id` is stable for the run and step. */
@@ -89,6 +98,8 @@ function triggerText(b: Behavior): string {
  */
 export function makeBehaviors(deps: BehaviorDeps) {
   const { book, clock, scheduler } = deps;
+  /** Behaviors with a scheduled run under way in this instance (an eviction ends the run's drive too). */
+  const firing = new Set<string>();
   let queue: Promise<unknown> = Promise.resolve();
   /** One reconcile at a time: two interleaved ones could each add the same missing alarm. */
   function serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -127,7 +138,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
    * A scheduled behavior acts for its script's configurer; one a person's message set off, for the
    * lower of the two (the message is that person's, the script the configurer's).
    */
-  async function runBehavior(found: FoundBehavior, input: unknown, options: { session?: string; sink?: Emit; limits?: Partial<RunLimits>; caller?: RunPrincipal } = {}): Promise<RunOutcome> {
+  async function runBehavior(found: FoundBehavior, input: unknown, options: { session?: string; sink?: Emit; limits?: Partial<RunLimits>; caller?: RunPrincipal; said?: { content: string; name?: string } } = {}): Promise<RunOutcome> {
     const { behavior } = found;
     const principal = options.caller ? lowerPrincipal(options.caller, deps.configurer()) : deps.configurer();
     const sessionId = deps.sessionId(options.session);
@@ -135,10 +146,12 @@ export function makeBehaviors(deps: BehaviorDeps) {
     const planned = behavior.plan.steps.some((step) => step.kind !== "think");
     const text = goalText(behavior, scope as ExprScope);
     const missingInput = missingInputKeys(behavior.goal, scope as ExprScope);
+    // A person's message is the request in their words; the goal goes to the run's context and trace.
+    const said = options.said;
     return deps.run(
-      { content: text, session: sessionId, principal, ...(options.limits ? { limits: options.limits } : {}) },
+      { content: said?.content ?? text, session: sessionId, principal, ...(said?.name ? { name: said.name } : {}), ...(options.limits ? { limits: options.limits } : {}) },
       options.sink ?? (() => {}),
-      { trigger: `behavior:${found.key}`, goal: { text, ...(missingInput.length ? { missingInput } : {}) }, ...(planned ? { behavior: { key: found.key, scope } } : {}) },
+      { trigger: `behavior:${found.key}`, ...(said ? {} : { unsaid: true as const }), goal: { text, ...(missingInput.length ? { missingInput } : {}) }, ...(planned ? { behavior: { key: found.key, scope } } : {}) },
     );
   }
 
@@ -162,6 +175,8 @@ export function makeBehaviors(deps: BehaviorDeps) {
   /** A scheduled run with the behavior's retry policy: failures retry with backoff, then give up and say so. */
   async function execute(found: FoundBehavior, firingId: string | undefined, trigger: string): Promise<RunOutcome | null> {
     const startedAt = clock.now();
+    // Marked before the first wait: a second call for the same alarm sees it and runs nothing.
+    firing.add(found.key);
     book.update(found.key, { lastRunAt: startedAt, lastStatus: "running" });
     let outcome: RunOutcome | { status: "failed"; error: string; runId: null };
     try {
@@ -169,6 +184,8 @@ export function makeBehaviors(deps: BehaviorDeps) {
       outcome = await runBehavior(found, { ...found.behavior.input, trigger, at: startedAt });
     } catch (error) {
       outcome = { status: "failed", error: error instanceof Error ? error.message : String(error), runId: null };
+    } finally {
+      firing.delete(found.key);
     }
     const state = book.state(found.key);
     if (outcome.status === "failed") {
@@ -231,16 +248,23 @@ export function makeBehaviors(deps: BehaviorDeps) {
     reconcile: () => reconcile(),
     planModel,
 
-    /** The alarm callback: an interval tick, an idle time reached, or a retry due. */
+    /**
+     * The alarm callback: an interval tick, an idle time reached, or a retry due. The SDK may call it
+     * twice for one alarm (a second alarm invocation while the first is still running its callback, or
+     * a re-delivery after an eviction): an idle behavior runs once per idle stretch (its persisted mark,
+     * `lastRunAt` at or after the last activity, is written before any wait), and no behavior runs twice at once.
+     */
     async onAlarm(alarm: BehaviorAlarm, firingId?: string): Promise<void> {
       const found = find(alarm.key);
       const state = book.state(alarm.key);
       const trigger = found?.behavior.trigger;
+      const lastActivityAt = book.load().lastActivityAt;
       const current =
         found &&
         !state.paused &&
+        !firing.has(alarm.key) &&
         (alarm.kind === "every" ? trigger?.kind === "every" && state.retryAt === null
-          : alarm.kind === "idle" ? trigger?.kind === "on-idle" && state.retryAt === null && clock.now() + 1000 >= book.load().lastActivityAt + trigger.ms
+          : alarm.kind === "idle" ? trigger?.kind === "on-idle" && state.retryAt === null && clock.now() + 1000 >= lastActivityAt + trigger.ms && !(state.lastRunAt !== null && state.lastRunAt >= lastActivityAt)
           : state.retryAt !== null && state.attempt === alarm.attempt);
       if (!found || !current) return reconcile(firingId);
       if (defer(found)) return reconcile(firingId);
@@ -274,25 +298,39 @@ export function makeBehaviors(deps: BehaviorDeps) {
     },
 
     /**
-     * A person's message: runs the active behaviors in script order. Null when the script has none,
-     * so the turn is the agent's ordinary model run. The activity is noted (`noteMessage`) at once only
-     * when an on-idle behavior counts from it; otherwise the turn notes it with its reply, since a write
-     * before the turn's model call holds that call until it commits (runs/held-writes.ts).
+     * A person's message goes to one behavior: the active or persistent one whose `:when` matches it
+     * with the highest `:priority` (core/behaviors chooseForMessage). Null when none does, so the turn
+     * is the agent's plain chat. The activity is noted (`noteMessage`) at once only when an on-idle
+     * behavior counts from it; otherwise the turn notes it with its reply, since a write before the
+     * turn's model call holds that call until it commits (runs/held-writes.ts).
      */
-    async onMessage(input: { content: string; input?: Record<string, unknown>; session?: string; limits?: Partial<RunLimits>; principal: RunPrincipal }, sink: Emit): Promise<RunOutcome | null> {
+    async onMessage(input: { content: string; input?: Record<string, unknown>; session?: string; name?: string; limits?: Partial<RunLimits>; principal: RunPrincipal }, sink: Emit): Promise<RunOutcome | null> {
       const all = behaviorsOf(deps.script());
+      if (all.length === 0) return null;
       if (all.some((b) => b.behavior.trigger?.kind === "on-idle")) {
         book.touch(clock.now());
         await reconcile();
       }
-      const active = all.filter((b) => b.behavior.mode === "active" && !book.state(b.key).paused);
-      let last: RunOutcome | null = null;
-      for (const found of active) {
-        // Behaviors read the message as `(get input "text")` and a structured input's fields beside it.
-        last = await runBehavior(found, { ...input.input, text: input.content }, { ...(input.session ? { session: input.session } : {}), sink, caller: input.principal, ...(input.limits ? { limits: input.limits } : {}) });
-        book.update(found.key, { lastRunAt: clock.now(), lastStatus: last.status, lastRunId: last.runId });
-      }
-      return last;
+      const states = book.load().states;
+      const chosen = all[chooseForMessage(all.map((b) => ({ ...b.behavior, paused: states[b.key]?.paused === true })), { text: input.content, ...(input.input ? { input: input.input } : {}) })];
+      if (!chosen) return null;
+      // Behaviors read the message as `(get input "text")` and a structured input's fields beside it.
+      const said = { content: input.content, ...(input.name ? { name: input.name } : {}) };
+      const outcome = await runBehavior(chosen, { ...input.input, text: input.content }, { ...(input.session ? { session: input.session } : {}), sink, caller: input.principal, said, ...(input.limits ? { limits: input.limits } : {}) });
+      book.update(chosen.key, { lastRunAt: clock.now(), lastStatus: outcome.status, lastRunId: outcome.runId });
+      return outcome;
+    },
+
+    /**
+     * One run toward the agent's standing goals (`pantheon agents tick`): the goals are its request
+     * and in its context, said by no one, so nothing enters the history but the agent's own reply.
+     * It acts for whoever asked for the tick, as their own message would.
+     */
+    async tick(principal: RunPrincipal, session?: string): Promise<RunOutcome> {
+      const goals = deps.goals();
+      if (goals.length === 0) throw new PantheonError("validation_failed", "this agent has no standing goals to work toward", { details: { issues: [{ path: ["goals"], message: "set goals first: PATCH /api/agents/<name> {\"goals\": [\"…\"]}, (goals \"…\") in its script, or pantheon agents create --goal" }] } });
+      const text = `Take the next step toward your standing goals:\n${goals.map((g) => `- ${g}`).join("\n")}`;
+      return deps.run({ content: text, session: deps.sessionId(session), principal }, () => {}, { trigger: "tick", unsaid: true, goal: { text: goals.join("; ") } });
     },
 
     list,

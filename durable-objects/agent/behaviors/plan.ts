@@ -102,7 +102,7 @@ export function makePlanLlm(deps: PlanDeps): PlanModel {
           return response("", [{ id: `plan-${i}-0`, name: "output.remember", arguments: { content: action.content } }], "tool_calls");
         case "spawn":
           // Through the agent.spawn tool, so the same gates, quota and delegation path apply.
-          return response("", [{ id: `plan-${i}-0`, name: spawnToolName, arguments: { script: spawnSource(action.script, action.goal), goal: action.goal } }], "tool_calls");
+          return response("", [{ id: `plan-${i}-0`, name: spawnToolName, arguments: { script: spawnSource(action.script, action.goal), goal: action.goal, ...(action.supervise ? { supervise: action.supervise } : {}) } }], "tool_calls");
       }
     }
     return response(prev === null ? `Finished '${deps.behavior.name}'.` : typeof prev === "string" ? prev : JSON.stringify(prev), [], "stop");

@@ -10,6 +10,7 @@ import { makeInbox } from "./inbox";
 import { makeBusLogBuffer } from "./log";
 import type { AskRequest, BusDeps } from "./ports";
 import { isSpawnCall, makeSpawner } from "./spawn";
+import { makeSupervisor, type ChildAlarm } from "./supervisor";
 import * as schema from "../schema";
 
 export { busPortsFromEnv, type Applied, type AskRequest, type BusDeps, type BusPorts } from "./ports";
@@ -87,6 +88,12 @@ export function makeAgentBus(deps: BusDeps) {
 
   /** Hands an answer (or an error) to whoever waits: a run's tool call, or a fan-out. */
   function hand(replyTo: { runId: string; callId: string }, from: string, reply: { answer?: string; error?: string }): void {
+    // A supervised child's answer goes through its supervisor (a failure may restart it instead).
+    if (!replyTo.runId.startsWith(fanOutPrefix) && supervisor.onReply(replyTo, from, reply)) return;
+    handOn(replyTo, from, reply);
+  }
+
+  function handOn(replyTo: { runId: string; callId: string }, from: string, reply: { answer?: string; error?: string }): void {
     if (replyTo.runId.startsWith(fanOutPrefix)) return void fanOuts.reply(replyTo.runId, replyTo.callId, from, reply).catch((error: unknown) => console.error("bus fan-out", error));
     const event: CoreEvent = reply.error !== undefined ? { type: "agent_response", callId: replyTo.callId, error: reply.error } : { type: "agent_response", callId: replyTo.callId, answer: reply.answer ?? "" };
     // Not awaited: the answer is persisted synchronously by the run loop; the model call that may follow can take long.
@@ -116,6 +123,25 @@ export function makeAgentBus(deps: BusDeps) {
     configure: (profile) => (profile.name === me() ? deps.configureSelf(profile) : deps.configureAgent(profile)),
   });
 
+  const supervisor = makeSupervisor({
+    kv: deps.kv,
+    clock,
+    trace,
+    hand: handOn,
+    ask: async (child) => {
+      const sent = await sendRequest({ replyTo: { runId: child.runId, callId: child.callId }, target: child.child, question: child.goal, origin: originOf(child.runId), ...(child.principal ? { principal: child.principal } : {}) });
+      if (sent.refused) later(() => hand({ runId: child.runId, callId: child.callId }, child.child, { error: sent.refused!.error }));
+    },
+    arm: deps.armChildAlarm,
+    archive: async (child) => {
+      const archived = await deps.archiveChild(me(), child);
+      if (!archived.ok) throw new Error(archived.message);
+      await deps.configureAgent(archived.value.child);
+      await deps.configureSelf(archived.value.parent);
+    },
+    waiting: (runId) => deps.runs.get(runId)?.status === "waiting_agent",
+  });
+
   async function ask(request: AskRequest): Promise<void> {
     // Asked again when a run is carried on after a restart: one request per call, ever. If its
     // answer came while the run could not take it, the run gets that same answer now.
@@ -136,6 +162,7 @@ export function makeAgentBus(deps: BusDeps) {
       trace(request.runId, "bus_spawned", { callId: request.callId, child: spawned.child });
       target = spawned.child;
       question = spawned.goal;
+      await supervisor.watch({ runId: request.runId, callId: request.callId, child: spawned.child, goal: spawned.goal, policy: spawned.supervise, failures: 0, spawnedAt: clock.now(), ...(request.principal ? { principal: request.principal } : {}) });
     }
     const sent = await sendRequest({ replyTo: { runId: request.runId, callId: request.callId }, target, question, origin: originOf(request.runId), ...(request.principal ? { principal: request.principal } : {}) });
     if (sent.refused) {
@@ -253,6 +280,9 @@ export function makeAgentBus(deps: BusDeps) {
     fanOutsWaiting(): number {
       return fanOuts.waiting();
     },
+
+    /** The supervisor's alarm (`onChildAlarm`): a supervised child's restart is due, or its time to live ended. */
+    onChildAlarm: (alarm: ChildAlarm): Promise<void> => supervisor.onAlarm(alarm),
 
     /** Requests this agent still waits on. */
     pending(): number {

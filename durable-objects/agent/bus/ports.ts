@@ -9,6 +9,7 @@ import { agentStub, registryStub } from "../../stubs";
 import type { BusLogEntry } from "../../registry/bus-log";
 import type { RunStore } from "../runs/store";
 import type { SpawnDeps } from "./spawn";
+import type { ChildAlarm, SupervisorDeps } from "./supervisor";
 import type * as schema from "../schema";
 
 export type Db = DrizzleSqliteDODatabase<typeof schema>;
@@ -49,6 +50,8 @@ export interface BusPorts {
    */
   admit(message: BusRequest): Promise<Refusal | undefined>;
   spawnChild: SpawnDeps["spawnChild"];
+  /** Archives a spawned child (registry): out of every connection, its history kept. Only its parent may. */
+  archiveChild(parent: string, child: string): Promise<Result<{ child: AgentProfile; parent: AgentProfile }>>;
   /** Pushes a profile to another agent's Durable Object. */
   configureAgent(profile: AgentProfile): Promise<void>;
 }
@@ -65,6 +68,7 @@ export function busPortsFromEnv(env: Env, project: () => string): BusPorts {
     record: (entries) => registryStub(env, project()).busRecord(entries),
     admit: (message) => registryStub(env, project()).busAdmit(message),
     spawnChild: (parent, scriptSource, configuredBy) => registryStub(env, project()).spawnChild(parent, scriptSource, configuredBy),
+    archiveChild: (parent, child) => registryStub(env, project()).archiveChild(parent, child),
     configureAgent: async (profile) => void (await (await agentStub(env, project(), profile.name)).configure(profile)),
   };
 }
@@ -93,6 +97,10 @@ export interface BusDeps extends BusPorts {
     next(after: number): number | null;
     arm(at: number, messageId: string): Promise<unknown>;
   };
+  /** The object's synchronous key-value storage: the supervisor's records (bus/supervisor.ts). */
+  kv: SupervisorDeps["kv"];
+  /** Arms the supervisor's alarm (agents SDK `schedule`, callback `onChildAlarm`). */
+  armChildAlarm(at: number, alarm: ChildAlarm): Promise<unknown>;
   /** This agent's own profile changed (spawn added a connection). */
   configureSelf(profile: AgentProfile): Promise<void>;
   /** How long an asker waits for an answer; default 2 minutes. */

@@ -2,6 +2,7 @@ import type { AgentProfile } from "../../../core/agents";
 import { unknownPrincipal, type RunPrincipal } from "../../../core/auth";
 import type { Result } from "../../../core/errors";
 import type { ToolSpec } from "../../../core/tools";
+import { restartPolicies, onDoneChoices, supervisePolicySchema, unsupervised, type SupervisePolicy } from "../../../core/behaviors";
 import type { ToolSource } from "../runs/tools";
 
 export const spawnToolName = "agent.spawn";
@@ -15,7 +16,22 @@ const spawnSpec: ToolSpec = {
     "Create a child agent from a Pantheon script (an (actor \"name\" …) form) and give it a goal. The child is connected to you; its report on the goal comes back as this tool's result. Its (connections …) may name only you and your own connections, and its (spawn :quota n) may be at most what is left of your quota after it.",
   parameters: {
     type: "object",
-    properties: { script: { type: "string", minLength: 1, maxLength: 64_000 }, goal: { type: "string", minLength: 1, maxLength: 32_000 } },
+    properties: {
+      script: { type: "string", minLength: 1, maxLength: 64_000 },
+      goal: { type: "string", minLength: 1, maxLength: 32_000 },
+      supervise: {
+        type: "object",
+        description: "How you supervise the child: restart its failed runs toward the goal (restart, maxRestarts, backoff such as \"5s\"), how long it may work (ttl such as \"1h\"), and whether it is archived once its goal is done (onDone).",
+        properties: {
+          restart: { type: "string", enum: [...restartPolicies] },
+          maxRestarts: { type: "integer", minimum: 0, maximum: 10 },
+          backoff: { type: "string" },
+          ttl: { type: "string" },
+          onDone: { type: "string", enum: [...onDoneChoices] },
+        },
+        additionalProperties: false,
+      },
+    },
     required: ["script", "goal"],
     additionalProperties: false,
   },
@@ -48,24 +64,26 @@ export function makeSpawner(deps: SpawnDeps) {
   return {
     /** `arguments` is the tool call's JSON (`{ script, goal }`); answers the child's name and the goal to ask it. */
     /** `principal`: whom the spawning run acts for, recorded as the child's configurer (its behaviors act with no more). */
-    async spawn(argumentsJson: string, principal?: RunPrincipal): Promise<{ ok: true; child: string; goal: string } | { ok: false; error: string }> {
+    async spawn(argumentsJson: string, principal?: RunPrincipal): Promise<{ ok: true; child: string; goal: string; supervise: SupervisePolicy } | { ok: false; error: string }> {
       const profile = deps.profile();
       // Checked here for a quick answer; the registry checks it again with the quota.
       const allowed = (profile.script as { spawn?: { allowed: boolean; quota: number } } | null)?.spawn;
       if (!allowed?.allowed) return { ok: false, error: `agent '${profile.name}' may not spawn agents (its script has no (spawn :allowed true))` };
-      let args: { script?: unknown; goal?: unknown };
+      let args: { script?: unknown; goal?: unknown; supervise?: unknown };
       try {
         args = JSON.parse(argumentsJson) as typeof args;
       } catch {
         return { ok: false, error: "the arguments are not JSON" };
       }
       if (typeof args.script !== "string" || typeof args.goal !== "string" || !args.goal.trim()) return { ok: false, error: "give a script (DSL text) and a goal" };
+      const policy = args.supervise === undefined ? { success: true as const, data: unsupervised } : supervisePolicySchema.safeParse(args.supervise);
+      if (!policy.success) return { ok: false, error: `supervise: ${policy.error.issues.map((i) => `${i.path.join(".") || "(policy)"}: ${i.message}`).join("; ")}` };
       // The registry compiles the script and enforces the rules: a refusal names the connection or quota.
       const created = await deps.spawnChild(profile.name, args.script, principal ?? unknownPrincipal);
       if (!created.ok) return { ok: false, error: created.message };
       await deps.configure(created.value.child);
       await deps.configure(created.value.parent);
-      return { ok: true, child: created.value.child.name, goal: args.goal };
+      return { ok: true, child: created.value.child.name, goal: args.goal, supervise: policy.data };
     },
   };
 }

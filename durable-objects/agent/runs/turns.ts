@@ -3,7 +3,7 @@ import { withPlatformSpans } from "../telemetry/platform";
 import type { RunPrincipal } from "../../../core/auth";
 import { PantheonError } from "../../../core/errors";
 import { agentOutputGates, checkOutput, modelOutputSinks, type OutputScreen } from "../../../core/gates";
-import type { Clock, LlmPort } from "../../../core/ports";
+import type { Clock, LlmPort, Message } from "../../../core/ports";
 import { effectiveLimits, limitsOf, type RunLimits, type RunOrigin, type RunState } from "../../../core/run";
 import { redactDeep, type OutboundSettings } from "../../../core/tools";
 import { makeSecretDetector } from "../../../core/redaction";
@@ -203,6 +203,55 @@ export function makeTurns(deps: TurnDeps) {
   /** Memories each run's context used (kept until its turn has marked them used). */
   const usedByRun = new Map<string, string[]>();
 
+  /**
+   * One run of a turn: the profile is read once; the run is created (record and request in one
+   * transaction — no request for a goal no one said) and driven: it begins by compiling its context
+   * (`compileContext`), so an eviction at any point after the record was stored is carried on by the
+   * run's own recovery.
+   */
+  async function begin(input: ChatInput, sink: Emit, behavior?: BehaviorRun): Promise<RunOutcome> {
+    const profile = deps.profile();
+    const session = deps.sessions.resolve(input.session);
+    const maxHistory = input.limits?.maxHistory;
+    await toolsReady(profile);
+    if (input.runId && deps.runs.get(input.runId)) throw new PantheonError("conflict", `run '${input.runId}' already exists`, { details: { run: input.runId } });
+    const runId = input.runId ?? crypto.randomUUID();
+    const model = input.model ? requestedModel(profile, input.model) : { provider: profile.model.provider, name: profile.model.name };
+    if (input.tools !== undefined) deps.sessionTools?.set(session.id, input.tools === null ? null : checkNarrowTools(toolsOf(profile), input.tools));
+    const narrowTools = deps.sessionTools?.get(session.id);
+    const ctx = runContext(profile, { id: runId, sessionId: session.id, origin: { ...(behavior?.behavior ? { behavior: behavior.behavior } : {}), model, ...(narrowTools ? { narrowTools } : {}) } });
+    const result = await deps.driver().start({
+      runId,
+      agent: profile.name,
+      sessionId: session.id,
+      limits: effectiveLimits(limitsOf(profile.runtime.limits), input.limits ?? {}),
+      origin: {
+        trigger: behavior?.trigger ?? "message",
+        content: input.content,
+        ...(input.name && !behavior?.unsaid ? { name: input.name } : {}),
+        ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
+        ...(behavior?.goal ? { goal: behavior.goal } : {}),
+        ...(behavior?.unsaid ? { unsaid: true as const } : {}),
+        ...(maxHistory !== undefined ? { maxHistory } : {}),
+        principal: input.principal,
+        model,
+        ...(narrowTools ? { narrowTools } : {}),
+        tools: ctx.tools.specs.map((s) => s.name),
+      },
+      ctx,
+      sink,
+    });
+    // Written with the reply, not before the model call (runs/held-writes.ts says why).
+    deps.sessions.touch(session.id);
+    const usedIds = usedByRun.get(result.runId) ?? [];
+    usedByRun.delete(result.runId);
+    // Extraction may call the model again: it runs after the reply has gone out, not before. A goal
+    // no one said is not a person's words: nothing is learnt about them from it.
+    const reply = result.status === "completed" && !behavior?.unsaid ? result.reply?.content : null;
+    deps.waitUntil(deps.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply, usedIds, ...(result.userMessage ? { saidAt: result.userMessage.createdAt } : {}) }));
+    return result;
+  }
+
   return {
     toolsOf,
     secretsReady,
@@ -225,12 +274,16 @@ export function makeTurns(deps: TurnDeps) {
       });
       // A source the script lists but its owner will not share with this agent: said on the run, not silently dropped.
       for (const { source, reason } of refused) trace("source_refused", { source, reason });
+      // The agent's standing goals and the goal of the behavior that took the message: the run's
+      // context (and its trace), never the history.
+      const goals = goalMessages(profile.role ?? undefined, profile.goals ?? [], state.origin.unsaid ? undefined : state.origin.goal?.text, state.origin.trigger);
+      if (goals.length) trace("goals", { standing: profile.goals ?? [], ...(state.origin.goal && !state.origin.unsaid ? { behavior: state.origin.goal.text } : {}) });
       if (state.origin.trigger !== "manual" && !state.origin.trigger.startsWith("agent:")) {
         // A run carried on after an eviction has no turn left to read its entry: keep the map small.
         if (usedByRun.size >= 100) usedByRun.delete(usedByRun.keys().next().value!);
         usedByRun.set(state.id, usedIds);
       }
-      return context;
+      return goals.length ? [...context, ...goals] : context;
     },
 
     /** What a run needs from its record: the agent now, its tools, its model (a behavior's plan around it). */
@@ -241,58 +294,20 @@ export function makeTurns(deps: TurnDeps) {
     },
 
     /**
-     * One turn: a person's message (through the active behaviors first) or a behavior's goal. The
-     * profile is read once; the run is created (record and request in one transaction) and driven:
-     * it begins by compiling its context (`compileContext`), so an eviction at any point after the
-     * request was stored is carried on by the run's own recovery.
+     * A person's turn: their message goes to the one behavior it matches (behaviors/), else it is the
+     * agent's plain chat run. Either way the message is stored once, in their words, with one reply.
      */
-    async turn(input: ChatInput, sink: Emit, behavior?: BehaviorRun): Promise<TurnOutcome> {
-      const profile = deps.profile();
+    async turn(input: ChatInput, sink: Emit): Promise<TurnOutcome> {
       const arrivedAt = deps.clock.now();
-      const handled = behavior ? null : await deps.behaviors.onMessage(input, sink);
-      if (handled) {
-        deps.behaviors.noteMessage(arrivedAt);
-        return handled as TurnOutcome;
-      }
-      const session = deps.sessions.resolve(input.session);
-      const maxHistory = input.limits?.maxHistory;
-      await toolsReady(profile);
-      if (input.runId && deps.runs.get(input.runId)) throw new PantheonError("conflict", `run '${input.runId}' already exists`, { details: { run: input.runId } });
-      const runId = input.runId ?? crypto.randomUUID();
-      const model = input.model ? requestedModel(profile, input.model) : { provider: profile.model.provider, name: profile.model.name };
-      if (input.tools !== undefined) deps.sessionTools?.set(session.id, input.tools === null ? null : checkNarrowTools(toolsOf(profile), input.tools));
-      const narrowTools = deps.sessionTools?.get(session.id);
-      const ctx = runContext(profile, { id: runId, sessionId: session.id, origin: { ...(behavior?.behavior ? { behavior: behavior.behavior } : {}), model, ...(narrowTools ? { narrowTools } : {}) } });
-      const result = await deps.driver().start({
-        runId,
-        agent: profile.name,
-        sessionId: session.id,
-        limits: effectiveLimits(limitsOf(profile.runtime.limits), input.limits ?? {}),
-        origin: {
-          trigger: behavior?.trigger ?? "message",
-          content: input.content,
-          ...(input.name && !behavior ? { name: input.name } : {}),
-          ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
-          ...(behavior?.goal ? { goal: behavior.goal } : {}),
-          ...(maxHistory !== undefined ? { maxHistory } : {}),
-          principal: input.principal,
-          model,
-          ...(narrowTools ? { narrowTools } : {}),
-          tools: ctx.tools.specs.map((s) => s.name),
-        },
-        ctx,
-        sink,
-      });
-      // Written with the reply, not before the model call (runs/held-writes.ts says why).
-      deps.sessions.touch(session.id);
-      if (!behavior) deps.behaviors.noteMessage(arrivedAt);
-      const usedIds = usedByRun.get(result.runId) ?? [];
-      usedByRun.delete(result.runId);
-      // Extraction may call the model again: it runs after the reply has gone out, not before.
-      deps.waitUntil(deps.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply: result.status === "completed" ? result.reply?.content : null, usedIds, ...(result.userMessage ? { saidAt: result.userMessage.createdAt } : {}) }));
+      const handled = await deps.behaviors.onMessage(input, sink);
+      const result = handled ?? (await begin(input, sink));
+      deps.behaviors.noteMessage(arrivedAt);
       if (!result.userMessage) throw new Error("a turn's run was stored without its request");
       return { ...result, userMessage: result.userMessage };
     },
+
+    /** A behavior's run (its goal in its context and trace): set off by a person's message, or by no one (`unsaid`). */
+    behaviorTurn: (input: ChatInput, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome> => begin(input, sink, behavior),
 
     /**
      * A person calls a tool by hand (`principal` from the authenticated request). It is a run of its own,
@@ -338,3 +353,14 @@ export function makeTurns(deps: TurnDeps) {
 }
 
 export type Turns = ReturnType<typeof makeTurns>;
+
+/**
+ * The system messages that carry goals into a run's context: the agent's standing goals (with its role), and the goal
+ * of the behavior a person's message went to (for a run no one said, the goal is its request already).
+ */
+function goalMessages(role: string | undefined, standing: readonly string[], behaviorGoal: string | undefined, trigger: string): Message[] {
+  const out: Message[] = [];
+  if (standing.length) out.push({ role: "system", content: `${role ? `Your role: ${role}.\n` : ""}Your standing goals:\n${standing.map((g) => `- ${g}`).join("\n")}` });
+  if (behaviorGoal) out.push({ role: "system", content: `Goal for this message (${trigger.replace(/^behavior:/, "behavior ")}): ${behaviorGoal}` });
+  return out;
+}

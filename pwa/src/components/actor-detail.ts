@@ -48,7 +48,7 @@ export class PantheonActorDetail extends LitElement {
     const info = d.info.status === "ready" ? d.info.data : null;
     return html`
       <p><a href="#/agents">← All agents</a></p>
-      <div class="head"><h2>${d.agent}</h2>${info?.status ? html`<span class=${statusBadge(info.status)}>${statusLabel(info.status)}</span>` : nothing}</div>
+      <div class="head"><h2>${d.agent}</h2>${info?.status ? html`<span class=${statusBadge(info.status)}>${statusLabel(info.status)}</span>` : nothing}${info?.archivedAt ? html`<span class="badge" title="Its supervisor archived it: no agent can ask it; its history stays readable">archived</span>` : nothing}</div>
       ${info?.description ? html`<p class="muted">${info.description}</p>` : nothing}
       ${info ? agentSpend(info.spend) : nothing}
       ${d.info.status === "error" ? html`<div class="alert error" role="alert">${d.info.error}</div>` : nothing}
@@ -72,6 +72,14 @@ export class PantheonActorDetail extends LitElement {
         <section class="card" aria-labelledby="evals-h">
           <h3 id="evals-h">Evals</h3>
           <pantheon-eval-history .runs=${d.evals} agent=${d.agent}></pantheon-eval-history>
+        </section>
+        <section class="card" aria-labelledby="goals-h">
+          <h3 id="goals-h">Goals</h3>
+          ${info?.role ? html`<p class="small muted">Role: ${info.role}</p>` : nothing}
+          ${info === null ? section(d.info, () => nothing)
+            : (info.goals ?? []).length === 0 ? html`<p class="muted">No standing goals. An operator sets them: <code>pantheon agents goals ${d.agent} --goal "…"</code></p>`
+            : html`<ul aria-label="Standing goals of ${d.agent}">${(info.goals ?? []).map((g) => html`<li>${g}</li>`)}</ul>
+              <p class="small muted">In every run's context; <code>pantheon agents tick ${d.agent}</code> works toward them.</p>`}
         </section>
         <section class="card" aria-labelledby="conn-h">
           <h3 id="conn-h">Connections</h3>
