@@ -110,7 +110,7 @@ export type Trigger =
   | { kind: "on-idle"; idle: string; ms: number };
 
 export const behaviorModes = ["active", "passive", "persistent"] as const;
-export const policies = ["all", "first", "majority", "critique"] as const;
+export const policies = ["all", "first", "majority", "vote", "critique", "review"] as const;
 
 /** What a passive or persistent behavior's trigger runs it with: read as `(get input "…")`, beside `trigger` and `at`. */
 const behaviorInputSchema = () =>

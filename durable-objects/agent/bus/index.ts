@@ -2,3 +2,4 @@
 export * from "./bus";
 export * from "./fanout";
 export * from "./spawn";
+export * from "./fanout-tool";
