@@ -6,6 +6,7 @@ import { modelChoiceSchema, modelSettingKeys, runLimitKeys, runLimitsSchema, typ
 import { toolNamePattern } from "../tools/tool-spec";
 import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
 import { isReservedName, reservedNameMessage } from "../reserved-names";
+import { workflowSchema, type Workflow } from "../workflows/workflow";
 import { grantAccesses, grantSource, type GrantAccess, type GrantSpec } from "../context/grants";
 
 /** Names of actors, talents, behaviors and connections. */
@@ -197,6 +198,7 @@ export interface ActorScript {
   grants?: GrantSpec[];
   spawn?: { allowed: boolean; quota: number };
   talents: Talent[];
+  workflows?: Workflow[];
 }
 
 /** A context source's label and description (the design's label and `where`). */
@@ -232,6 +234,8 @@ const baseScriptSchema = () =>
   grants: z.array(grantSchema()).max(64).optional(),
   spawn: z.strictObject({ allowed: z.boolean(), quota: z.number().int().min(0).max(100) }).optional(),
   talents: z.array(talentSchema).max(64).default([]),
+  /** Graphs of steps the agent runs on request (core/workflows). */
+  workflows: z.array(workflowSchema).max(16).optional(),
   });
 
 export const actorScriptSchema: z.ZodType<ActorScript> = lazySchema(() => baseScriptSchema().superRefine((script, ctx) => {
