@@ -5,6 +5,7 @@ import { fanOutSpecSchema, type FanOutSpec } from "../../core/bus";
 import { lazySchema } from "../../core/lazy-schema";
 import { workflowSchema, type Workflow } from "../../core/workflows";
 import { agentStub, call } from "../../durable-objects/stubs";
+import type { FanOutView, WorkflowView } from "../../durable-objects/agent/workflows";
 import { runPrincipal } from "../auth";
 import type { AppEnv } from "../env";
 import { valid } from "../validation";
@@ -31,25 +32,25 @@ export const orchestrationRoutes = new Hono<AppEnv>()
   .post("/:name/fanouts", valid("param", nameParam), valid("json", fanOutBody), async (c) => {
     const { id, ...spec } = c.req.valid("json") as FanOutSpec & { id?: string };
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    return c.json(await call(agent.orchestrate({ op: "fanout.start", spec: { ...spec, principal: runPrincipal(c) }, ...(id ? { id } : {}) })), 202);
+    return c.json((await call(agent.orchestrate({ op: "fanout.start", spec: { ...spec, principal: runPrincipal(c) }, ...(id ? { id } : {}) }))) as FanOutView, 202);
   })
   .get("/:name/fanouts/:id", valid("param", itemParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
-    return c.json(await call(agent.orchestrate({ op: "fanout.get", id })));
+    return c.json((await call(agent.orchestrate({ op: "fanout.get", id }))) as FanOutView);
   })
   .get("/:name/workflows", valid("param", nameParam), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    return c.json({ workflows: await call(agent.orchestrate({ op: "workflow.list" })) });
+    return c.json({ workflows: (await call(agent.orchestrate({ op: "workflow.list" }))) as Workflow[] });
   })
   .post("/:name/workflows", valid("param", nameParam), valid("json", startWorkflowBody), async (c) => {
     const body = c.req.valid("json");
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     const started = await call(agent.orchestrate({ op: "workflow.start", workflow: body.workflow as Workflow | string, input: body.input, ...(body.id ? { id: body.id } : {}), principal: runPrincipal(c) }));
-    return c.json(started, 202);
+    return c.json(started as WorkflowView, 202);
   })
   .get("/:name/workflows/:id", valid("param", itemParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
-    return c.json(await call(agent.orchestrate({ op: "workflow.get", id })));
+    return c.json((await call(agent.orchestrate({ op: "workflow.get", id }))) as WorkflowView);
   });

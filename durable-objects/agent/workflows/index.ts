@@ -8,7 +8,9 @@ import type { Workflow } from "../../../core/workflows";
 import type { AgentBus } from "../bus";
 import type { Workflows } from "./workflows";
 
-export { makeWorkflows, workflowPrefix, type Workflows, type WorkflowDeps } from "./workflows";
+export { makeWorkflows, workflowPrefix, type Workflows, type WorkflowDeps, type WorkflowView } from "./workflows";
+/** A fan-out as GET /api/agents/:name/fanouts/:id answers it. */
+export type FanOutView = NonNullable<ReturnType<AgentBus["fanOutView"]>>;
 
 /** What the API asks of an agent's orchestration (one RPC method: AgentDO.orchestrate). */
 export type OrchestrationRequest =

@@ -168,3 +168,5 @@ export function makeWorkflows(deps: WorkflowDeps) {
 }
 
 export type Workflows = ReturnType<typeof makeWorkflows>;
+/** A workflow run as GET /api/agents/:name/workflows/:id answers it. */
+export type WorkflowView = NonNullable<ReturnType<Workflows["view"]>>;
