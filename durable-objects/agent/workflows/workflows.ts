@@ -156,7 +156,8 @@ export function makeWorkflows(deps: WorkflowDeps) {
       const steps = workflow.steps.map((step) => {
         const record = progress.steps[step.id] ?? { state: "pending" as const };
         const trace = step.kind === "fanout" ? `${base}/fanouts/${fanOutIdOf(id, step.id)}` : step.kind === "tool" && record.ref ? `${base}/runs/${record.ref}` : step.kind === "ask" ? `/api/conversations/${runIdOf(id)}` : null;
-        return { id: step.id, kind: step.kind, after: step.after, ...record, trace };
+        const what = step.kind === "ask" ? `asks ${step.agent}` : step.kind === "fanout" ? `${step.policy} of ${step.targets.join(", ")}` : step.kind === "tool" ? `runs ${step.tool}` : `${step.policy} of ${step.after.join(", ")}`;
+        return { id: step.id, kind: step.kind, what, after: step.after, ...record, trace };
       });
       return { id, name: row.name, input: row.input, status: progress.status, output: progress.output ?? null, error: progress.error ?? null, steps, createdAt: row.createdAt, updatedAt: row.updatedAt };
     },

@@ -75,17 +75,17 @@ export class PantheonWorkflowGraph extends LitElement {
           ${i > 0 ? html`<div class="edge" aria-hidden="true">↓</div>` : nothing}
           <div class="layer" role="list">${layer.map((id) => this.step(byId.get(id)!))}</div>`)}
       </section>
-      ${view.output !== null ? html`<section class="card" aria-label="Result"><h3>Result</h3><p class="answer">${view.output}</p></section>` : nothing}`;
+      ${view.output !== null ? html`<section class="card" aria-label="Result"><h3>Result</h3><p class="answer" tabindex="0">${view.output}</p></section>` : nothing}`;
   }
 
   private step(step: Step) {
     const href = traceHref(this.agent, step);
     return html`
       <article class="step ${step.state}" role="listitem" data-step=${step.id} aria-label="step ${step.id}: ${step.state}">
-        <div class="head"><strong>${step.id}</strong><span class="muted small">${kindLabel[step.kind] ?? step.kind}</span><span class=${stateClass[step.state] ?? "badge"}>${step.state}</span></div>
+        <div class="head"><strong>${step.id}</strong><span class="muted small">${kindLabel[step.kind] ?? step.kind}: ${step.what}</span><span class=${stateClass[step.state] ?? "badge"}>${step.state}</span></div>
         ${step.after.length ? html`<div class="muted small">after ${step.after.join(", ")}</div>` : nothing}
-        ${step.output !== undefined ? html`<p class="answer">${step.output}</p>` : nothing}
-        ${step.error !== undefined ? html`<p class="answer">${step.error}</p>` : nothing}
+        ${step.output !== undefined ? html`<p class="answer" tabindex="0">${step.output}</p>` : nothing}
+        ${step.error !== undefined ? html`<p class="answer" tabindex="0">${step.error}</p>` : nothing}
         ${href ? html`<a class="small" href=${href}>Trace</a>` : step.trace ? html`<span class="muted small">trace: ${step.trace}</span>` : nothing}
       </article>`;
   }
