@@ -88,6 +88,19 @@ describe("fan-out policies through the engine", () => {
     expect(calls[1].messages.find((m: any) => m.role === "tool").content).toBe("ship");
   });
 
+  it("review: the reviewer's rejection reasons reach the writer, whose redraft the reviewer accepts", async () => {
+    const p = project();
+    const writer = await scripted(p, "writer", [{ content: "Draft: ship Friday." }, { content: "Draft 2: ship Friday, tests attached." }]);
+    await scripted(p, "reviewer", [{ content: "REJECT: no tests" }, { content: "ACCEPT" }]);
+    await p.agent("main");
+    await p.connect("main", ["writer", "reviewer"]);
+    const view = await decided(p, (await p.json("/api/agents/main/fanouts", { method: "POST", json: { targets: ["writer", "reviewer"], question: "Plan the release.", policy: "review", retries: 1 } })).id);
+    expect(view.result).toMatchObject({ policy: "review", ok: true, answer: "Draft 2: ship Friday, tests attached.", rounds: 2 });
+    const redraft = (await modelCalls(writer))[1].messages.filter((m: any) => m.role === "user").at(-1).content;
+    expect(redraft).toContain("reviewer: no tests");
+    expect(view.asks.map((a: any) => [a.key, a.state])).toEqual([["writer", "answered"], ["reviewer", "answered"], ["writer#1", "answered"], ["reviewer#1", "answered"]]);
+  });
+
   it("the output gates read the decision: an answer with a denied word is refused as the fan-out's outcome; a clean one passes", async () => {
     const p = project();
     await scripted(p, "leaky", [{ content: "The code word is pineapple." }]);

@@ -73,6 +73,28 @@ describe("workflows", () => {
     expect(fanOut.asks[0].question).toBe("Are these right? Three risks: auth, billing, quotas.");
   });
 
+  it("a tool step runs the agent's tool through its gates, as a run of its own, and its output fills a later step's input", async () => {
+    const p = project();
+    const model = `scout-${crypto.randomUUID()}`;
+    await script(model, [{ content: "Noted." }]);
+    await p.agent("scout", { model: { provider: "openai", name: model } });
+    await p.agent("main", { runtime: { tools: ["clock.now"] } });
+    await p.connect("main", ["scout"]);
+    const workflow = { name: "stamp", steps: [{ id: "now", kind: "tool", tool: "clock.now", args: {} }, { id: "tell", kind: "ask", agent: "scout", input: "The time is {{now}}.", after: ["now"] }] };
+    const started = await p.json("/api/agents/main/workflows", { method: "POST", json: { workflow, input: "" } });
+    const view = await p.until(async () => {
+      const v = await p.json(`/api/agents/main/workflows/${started.id}`);
+      return v.status !== "running" ? v : null;
+    }, "the workflow");
+    expect(view.status).toBe("completed");
+    const now = view.steps[0];
+    expect(now.output).toMatch(/\d{4}-\d{2}-\d{2}T/);
+    expect(now.trace).toBe(`/api/agents/main/runs/${now.ref}`);
+    expect((await p.json(`/api/agents/main/runs/${now.ref}`)).run.status).toBe("completed");
+    const asked = (await (await fetch(`${(env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL}/__calls/${model}`)).json()) as any[];
+    expect(JSON.stringify(asked[0].messages)).toContain(`The time is ${now.output}`);
+  });
+
   it("refusals: an unknown workflow (404, naming the script's), a step asking a stranger (400, naming the step), a chat token (403); the admin's own start works", async () => {
     const p = project();
     await judges(p, [["judge-a", "yes"], ["judge-b", "yes"], ["judge-c", "yes"]]);
@@ -84,6 +106,7 @@ describe("workflows", () => {
     expect(await stranger.text()).toContain("workflow.steps.0.agent: 'outsider' is not a connection of 'main'");
     const cyclic = await p.api("/api/agents/main/workflows", { method: "POST", json: { workflow: { name: "x", steps: [{ id: "s", kind: "ask", agent: "judge-a", input: "hi", after: ["s"] }] } } });
     expect(cyclic.status).toBe(400);
+    expect(await cyclic.text()).toContain("the steps form a cycle: s → s");
     const token = ((await p.json("/api/tokens", { method: "POST", json: { name: "phone", scope: "chat" } })) as any).token;
     const asChat = await api("/api/agents/main/workflows", { method: "POST", json: { workflow: "verdict" }, token, headers: { "x-pantheon-project": p.name } });
     expect(asChat.status).toBe(403);

@@ -8,7 +8,7 @@ import { agentStub, call } from "../../durable-objects/stubs";
 import type { FanOutView, WorkflowView } from "../../durable-objects/agent/workflows";
 import { runPrincipal } from "../auth";
 import type { AppEnv } from "../env";
-import { valid } from "../validation";
+import { parseOrThrow, valid } from "../validation";
 import { nameParam } from "./agents";
 
 const idSchema = () => z.string().regex(/^[\w.:-]{1,128}$/, "1 to 128 letters, digits, '_', '.', ':' or '-'");
@@ -16,8 +16,8 @@ const itemParam = lazySchema(() => z.object({ name: agentNameSchema, id: idSchem
 const fanOutBody = lazySchema(() => z.intersection(fanOutSpecSchema, z.object({ id: idSchema().optional() })));
 const startWorkflowBody = lazySchema(() =>
   z.strictObject({
-    /** A workflow of the agent's script by name, or a whole graph. */
-    workflow: z.union([z.string().min(1).max(63), workflowSchema]),
+    /** A workflow of the agent's script by name, or a whole graph (checked below, so its issues keep their paths). */
+    workflow: z.union([z.string().min(1, "a workflow name, or a graph { name, steps }").max(63), z.record(z.string(), z.unknown())], { error: "a workflow name, or a graph { name, steps }" }),
     input: z.string().max(32_000, "at most 32,000 characters").default(""),
     id: idSchema().optional(),
   }),
@@ -45,8 +45,10 @@ export const orchestrationRoutes = new Hono<AppEnv>()
   })
   .post("/:name/workflows", valid("param", nameParam), valid("json", startWorkflowBody), async (c) => {
     const body = c.req.valid("json");
+    // The graph's own issues, with their paths under `workflow` (a union would report only that it matched neither).
+    const graph = typeof body.workflow === "string" ? body.workflow : parseOrThrow(z.object({ workflow: workflowSchema }), { workflow: body.workflow }, "workflow").workflow;
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    const started = await call(agent.orchestrate({ op: "workflow.start", workflow: body.workflow as Workflow | string, input: body.input, ...(body.id ? { id: body.id } : {}), principal: runPrincipal(c) }));
+    const started = await call(agent.orchestrate({ op: "workflow.start", workflow: graph, input: body.input, ...(body.id ? { id: body.id } : {}), principal: runPrincipal(c) }));
     return c.json(started as WorkflowView, 202);
   })
   .get("/:name/workflows/:id", valid("param", itemParam), async (c) => {
