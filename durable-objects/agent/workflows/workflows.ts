@@ -43,6 +43,8 @@ export function makeWorkflows(deps: WorkflowDeps) {
   const get = (id: string): Row | undefined => db.select().from(schema.workflowRuns).where(eq(schema.workflowRuns.id, id)).get();
   const runIdOf = (id: string) => `${workflowPrefix}${id}`;
   const fanOutIdOf = (id: string, step: string) => `wf.${id}.${step}`;
+  /** Tool steps this instance is running (an eviction empties it: `recover` starts those again). */
+  const toolsInFlight = new Set<string>();
   const save = (id: string, progress: WorkflowProgress) =>
     db.update(schema.workflowRuns).set({ progress, status: progress.status, updatedAt: clock.now() }).where(eq(schema.workflowRuns.id, id)).run();
 
@@ -57,15 +59,20 @@ export function makeWorkflows(deps: WorkflowDeps) {
         const { id: _id, kind: _kind, input: _input, after: _after, ...spec } = step;
         return deps.fanOut({ ...spec, id: fanOutIdOf(row.id, step.id), question: questionOf(step, row.input, progress), principal }, replyTo);
       }
-      case "tool":
-        // A tool step is a run of its own (gates, approval, trace); its end is the step's.
+      case "tool": {
+        // A tool step is a run of its own (gates, approval, trace); its end is the step's. Started
+        // again only when an eviction lost it (not while this instance still waits on it).
+        const key = `${row.id}/${step.id}`;
+        if (toolsInFlight.has(key)) return;
+        toolsInFlight.add(key);
         deps.background(
           deps.invokeTool(step.tool, toolArgsOf(step, row.input, progress), principal).then(
             (call) => answer(replyTo, "ok" in call && call.ok ? { answer: call.output } : { error: "error" in call ? call.error.message : `the tool's run is ${call.status}` }, call.runId),
             (error: unknown) => answer(replyTo, { error: error instanceof Error ? error.message : String(error) }),
-          ),
+          ).finally(() => toolsInFlight.delete(key)),
         );
         return;
+      }
       case "join": {
         const joined = joinOf(step, progress);
         return answer(replyTo, joined.ok ? { answer: joined.answer } : { error: `${joined.policy} join ${joined.outcome.replace("_", " ")}: ${joined.answer}` });
@@ -81,14 +88,17 @@ export function makeWorkflows(deps: WorkflowDeps) {
       const workflow = row.definition as Workflow;
       const ready = readySteps(workflow, row.progress as WorkflowProgress);
       if (!ready.length) return;
-      const progress = deps.transaction(() => {
+      // Only the steps this call moved from pending: two answers advancing at once never start a step twice.
+      const { progress, started } = deps.transaction(() => {
         let p = get(id)!.progress as WorkflowProgress;
-        for (const step of ready) p = startStep(p, step.id, clock.now(), step.kind === "fanout" ? fanOutIdOf(id, step.id) : undefined);
+        const mine = ready.filter((step) => p.steps[step.id]?.state === "pending");
+        for (const step of mine) p = startStep(p, step.id, clock.now(), step.kind === "fanout" ? fanOutIdOf(id, step.id) : undefined);
         save(id, p);
-        return p;
+        return { progress: p, started: mine };
       });
-      for (const step of ready) deps.trace(runIdOf(id), "step_started", { step: step.id, kind: step.kind });
-      for (const step of ready) await launch(row, step, progress);
+      if (!started.length) return;
+      for (const step of started) deps.trace(runIdOf(id), "step_started", { step: step.id, kind: step.kind });
+      for (const step of started) await launch(row, step, progress);
     }
   }
 
