@@ -92,7 +92,7 @@ describe("workflows", () => {
     expect(now.trace).toBe(`/api/agents/main/runs/${now.ref}`);
     expect((await p.json(`/api/agents/main/runs/${now.ref}`)).run.status).toBe("completed");
     const asked = (await (await fetch(`${(env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL}/__calls/${model}`)).json()) as any[];
-    expect(JSON.stringify(asked[0].messages)).toContain(`The time is ${now.output}`);
+    expect(asked[0].messages.find((m: any) => m.role === "user").content).toBe(`The time is ${now.output}.`);
   });
 
   it("refusals: an unknown workflow (404, naming the script's), a step asking a stranger (400, naming the step), a chat token (403); the admin's own start works", async () => {
