@@ -31,6 +31,12 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["GET", "/api/agents/:name/evals", "chat"],
   ["GET", "/api/agents/:name/evals/:id", "chat"],
   ["GET", "/api/conversations/:id", "chat"],
+  // Fan-outs: the agent asks its connections, as a chat's model could; reading them and workflows is
+  // talking. Starting a workflow (its tool steps run the agent's tools) is the operator's (admin, the default).
+  ["POST", "/api/agents/:name/fanouts", "chat"],
+  ["GET", "/api/agents/:name/fanouts/:id", "chat"],
+  ["GET", "/api/agents/:name/workflows", "chat"],
+  ["GET", "/api/agents/:name/workflows/:id", "chat"],
   // A bare round trip through a Durable Object (the benchmarks' baseline); it reads nothing.
   ["GET", "/api/health/echo", "chat"],
   // Features, plans and tasks: reading and commenting is talking; starting, committing, discarding,

@@ -22,16 +22,22 @@ export {
 } from "./message";
 export { checkRequest, retryDelaySeconds, type Refusal } from "./rules";
 export {
-  decide,
+  fanOutPolicies,
+  tieRules,
   combineAll,
   combineFirst,
   combineMajority,
-  combineCritique,
-  critiquePrompt,
+  combineVote,
   normaliseAnswer,
+  answered,
+  replyLine,
   type FanOutPolicy,
   type FanOutReply,
   type FanOutResult,
+  type FanOutOutcome,
+  type TieRule,
   type Decision,
 } from "./policies";
+export { fanOutSteps, askKey, critiquePrompt, revisePrompt, reviewPrompt, redraftPrompt, criticAgrees, verdictOf, type FanOutSpec, type FanOutAsk } from "./fanout-steps";
+export { fanOutSpecSchema, maxFanOutTargets } from "./fanout-spec";
 export { busLogStates, finalBusStates, stateRank, type BusLogState } from "./log";

@@ -5,9 +5,10 @@ import type { Node } from "./reader";
 import { limitKeys, modelKeys } from "./script-schema";
 import { arity, expectString, headOf, issue, keywordArgs, literal, mark, unknownForm, type Compiler, type Path } from "./compiler-state";
 import { compileTalent } from "./compile-behavior";
+import { compileWorkflow } from "./compile-workflow";
 
 type List = Node & { type: "list" };
-const actorForms = ["description", "role", "model", "context", "tools", "connections", "limits", "gate", "grants", "spawn", "deny-tools", "memory", "goals", "talent"] as const;
+const actorForms = ["description", "role", "model", "context", "tools", "connections", "limits", "gate", "grants", "spawn", "deny-tools", "memory", "goals", "talent", "workflow"] as const;
 /** Forms that may appear once; the others accumulate. */
 const singletons = new Set(["description", "role", "model", "limits", "spawn", "grants", "deny-tools", "memory", "goals"]);
 const gateKinds = ["denyPattern", "deny", "allowHosts", "maxCalls", "maxSize"] as const;
@@ -145,6 +146,11 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
       if (quota && quota.type !== "number") return void issue(c, quota, "spawn", "a whole number");
       if (quota) mark(c, at("spawn", "quota"), quota, "spawn");
       out.spawn = { allowed: allowed.value, quota: quota?.type === "number" ? quota.value : allowed.value ? 1 : 0 };
+      return;
+    }
+    case "workflow": {
+      const workflows = (out.workflows ??= []) as unknown[];
+      workflows.push(compileWorkflow(c, form, at("workflows", workflows.length)));
       return;
     }
     default:

@@ -1,5 +1,6 @@
 import { camelToKebab } from "./compiler-state";
 import type { Action, ActorScript, Behavior, Expr, Trigger } from "./script-schema";
+import type { Workflow } from "../workflows/workflow";
 
 const keywordSafe = /^[A-Za-z_*+!?<>=/][A-Za-z0-9_*+!?<>=/.-]*$/;
 
@@ -46,8 +47,26 @@ function printActor(s: ActorScript, indent: string): string {
     for (const b of t.behaviors) lines.push(printBehavior(b, pad + "  "));
     lines[lines.length - 1] += ")";
   }
+  for (const w of s.workflows ?? []) lines.push(printWorkflow(w, pad));
   lines[lines.length - 1] += ")";
   return lines.join("\n");
+}
+
+/** `(workflow "name" (step "id" :ask "agent" :input "…" :after ("a")) …)`: what compile-workflow.ts reads. */
+function printWorkflow(w: Workflow, indent: string): string {
+  const list = (xs: readonly string[]) => `(${xs.map(str).join(" ")})`;
+  const steps = w.steps.map((step) => {
+    const head = step.kind === "ask" ? `:ask ${str(step.agent)}` : step.kind === "fanout" ? `:fanout ${list(step.targets)}` : step.kind === "tool" ? `:tool ${str(step.tool)}` : `:join ${list(step.after)}`;
+    const parts = [head];
+    if ("policy" in step) parts.push(`:policy :${step.policy}`);
+    if ("input" in step) parts.push(`:input ${str(step.input)}`);
+    if (step.kind !== "join" && step.after.length) parts.push(`:after ${list(step.after)}`);
+    if (step.kind === "tool" && Object.keys(step.args).length) parts.push(`:args ${json(step.args)}`);
+    for (const key of ["weights", "rounds", "retries"] as const) if (key in step && step[key as keyof typeof step] !== undefined) parts.push(`:${key} ${json(step[key as keyof typeof step])}`);
+    if ("tie" in step && step.tie) parts.push(`:tie :${step.tie}`);
+    return `${indent}  (step ${str(step.id)} ${parts.join(" ")})`;
+  });
+  return [`${indent}(workflow ${str(w.name)}${w.description !== undefined ? ` (description ${str(w.description)})` : ""}`, ...steps].join("\n") + ")";
 }
 
 function printBehavior(b: Behavior, indent: string): string {

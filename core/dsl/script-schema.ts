@@ -7,6 +7,7 @@ import { modelChoiceSchema, modelSettingKeys, runLimitKeys, runLimitsSchema, typ
 import { toolNamePattern } from "../tools/tool-spec";
 import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
 import { isReservedName, reservedNameMessage } from "../reserved-names";
+import { workflowSchema, type Workflow } from "../workflows/workflow";
 import { grantAccesses, grantSource, type GrantAccess, type GrantSpec } from "../context/grants";
 import { supervisePolicySchema, type SupervisePolicy } from "../behaviors/supervision";
 import type { MessageWhen } from "../behaviors/message-choice";
@@ -113,7 +114,7 @@ export type Trigger =
   | { kind: "on-idle"; idle: string; ms: number };
 
 export const behaviorModes = ["active", "passive", "persistent"] as const;
-export const policies = ["all", "first", "majority", "critique"] as const;
+export const policies = ["all", "first", "majority", "vote", "critique", "review"] as const;
 
 /** What a passive or persistent behavior's trigger runs it with: read as `(get input "…")`, beside `trigger` and `at`. */
 const behaviorInputSchema = () =>
@@ -218,6 +219,7 @@ export interface ActorScript {
   /** Standing goals: in every run's context, and what `tick` works toward. */
   goals?: string[];
   talents: Talent[];
+  workflows?: Workflow[];
 }
 
 /** A context source's label and description (the design's label and `where`). */
@@ -256,6 +258,8 @@ const baseScriptSchema = () =>
   memory: memoryPolicySchema.optional(),
   goals: z.array(z.string().min(1).max(2000)).min(1).max(32).optional(),
   talents: z.array(talentSchema).max(64).default([]),
+  /** Graphs of steps the agent runs on request (core/workflows). */
+  workflows: z.array(workflowSchema).max(16).optional(),
   });
 
 export const actorScriptSchema: z.ZodType<ActorScript> = lazySchema(() => baseScriptSchema().superRefine((script, ctx) => {

@@ -19,6 +19,8 @@ export const modelOutputSinks = {
   "tool-output": { kind: "memory", gatedBy: "run" },
   /** A behavior's plan `message` / `remember` steps (core/run/advance.ts, planOutputCalls). */
   "plan-output": { kind: "message", gatedBy: "run" },
+  /** A fan-out's questions (a critique's carry the proposal) and its decision (durable-objects/agent/bus/fanout.ts, features.ts). */
+  fanout: { kind: "message", gatedBy: "gatedWrite" },
   /** Every other tool call the model proposes (task commits and reports, plan writes, HTTP): the tool gates. */
   "tool-call": { kind: "message", gatedBy: "run" },
 } as const satisfies Record<string, { kind: OutputKind; gatedBy: "gatedWrite" | "run" }>;

@@ -130,8 +130,10 @@ function startCall(step: Step, rc: RunCall): void {
 export function callEffect(rc: RunCall): RunEffect {
   if (rc.writes) return { type: "write_output", callId: rc.call.id, kind: rc.writes, arguments: rc.call.arguments };
   if (rc.runtime === "agent") {
-    const question = rc.call.arguments.question;
-    return { type: "ask_agent", callId: rc.call.id, target: agentOfTool(rc.call.name) ?? rc.call.name, question: typeof question === "string" ? question : JSON.stringify(rc.call.arguments) };
+    const asked = agentOfTool(rc.call.name);
+    // An `ask_<agent>` call carries its question; the other agent tools (agent.spawn, agent.fanout) their whole arguments.
+    const question = asked !== undefined ? rc.call.arguments.question : undefined;
+    return { type: "ask_agent", callId: rc.call.id, target: asked ?? rc.call.name, question: typeof question === "string" ? question : JSON.stringify(rc.call.arguments) };
   }
   return { type: "call_tool", call: rc.call, ...(rc.timeoutMs !== undefined ? { timeoutMs: rc.timeoutMs } : {}) };
 }

@@ -14,6 +14,7 @@ import { checkDecisions, makeRunAlarms, runSummaryOf, runTurnView, runView, type
 
 export type { ChatInput, ManualCall } from "./runs";
 import type { ChildAlarm, FanOutInput } from "./bus";
+import type { OrchestrationRequest } from "./workflows";
 import { initialLiveState, liveStateSchema, type LiveState, type RunEvent } from "./chat";
 import { closeEach, endIncarnation, liveStatusPatchOf, makeLiveStatus, makeOpenStreams, makeSocketBinding, runEventFrame, runEventStream, socketIsFromWorker, socketTokenTag, tokenTag, type EndCause } from "./live";
 import { makeMcpServers, mcpClientOf } from "./mcp";
@@ -46,6 +47,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   private readonly turns: AgentFeatures["turns"];
   private readonly gateways: AgentFeatures["gateways"];
   private readonly work: AgentFeatures["work"];
+  private readonly orchestration: AgentFeatures["orchestration"];
   /** Cancels a run and the runs it delegated to, down the chain (features.ts). */
   private readonly cancelChain: AgentFeatures["cancelRun"];
   private readonly unfinishedRuns: AgentFeatures["unfinishedRuns"];
@@ -82,7 +84,7 @@ export class AgentDO extends Agent<Env, LiveState> {
       armRunWatchdog: () => this.armRunWatchdog(),
     });
     ({ sessions: this.sessions, messages: this.messages, settings: this.settings, profiles: this.profiles, runs: this.runs, driver: this.driver, bus: this.bus } = features);
-    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe, secrets: this.secrets, snapshots: this.snapshots, evals: this.evals, telemetry: this.telemetry, spend: this.spend } = features);
+    ({ memory: this.memory, behaviors: this.behaviors, turns: this.turns, gateways: this.gateways, work: this.work, cancelRun: this.cancelChain, unfinishedRuns: this.unfinishedRuns, wipe: this.wipe, secrets: this.secrets, snapshots: this.snapshots, evals: this.evals, telemetry: this.telemetry, spend: this.spend, orchestration: this.orchestration } = features);
     // Start (the SDK's `onStart`, restored connections) under a blockConcurrencyWhile taken here, so
     // not even the event that made the object comes first: callers need no `__unsafe_ensureInitialized`
     // round trip (durable-objects/stubs.ts). A start that fails is tried again on the next event.
@@ -97,7 +99,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     if (profile) {
       await this.turns.secretsReady(profile).catch((error: unknown) => console.error("secrets on start", error));
       this.driver.recover();
-      void this.bus.recover().catch((error: unknown) => console.error("bus recover", error));
+      void this.bus.recover().then(() => this.orchestration.recover()).catch((error: unknown) => console.error("bus recover", error));
     }
     await this.behaviors.reconcile();
   }
@@ -116,8 +118,9 @@ export class AgentDO extends Agent<Env, LiveState> {
     await this.driver.recovered();
     await this.driver.expired();
     await this.bus.recover();
+    await this.orchestration.recover();
     await this.bus.idle();
-    if (this.driver.hasWorkInFlight() || this.bus.fanOutsWaiting() > 0) await this.armRunWatchdog();
+    if (this.driver.hasWorkInFlight() || this.orchestration.waiting() > 0) await this.armRunWatchdog();
   }
 
   // ---- live clients (WebSocket) ---------------------------------------------------------------
@@ -437,18 +440,13 @@ export class AgentDO extends Agent<Env, LiveState> {
   async onBusDeadline(payload: { messageId: string }): Promise<void> {
     await this.bus.onDeadline(payload.messageId);
   }
-  /** Scripted fan-out: asks several connections at once and combines the answers (core/bus policies). */
-  fanOut(input: FanOutInput) {
-    // The watchdog first: a fan-out cut off by an eviction (answers recorded, critics not yet asked)
-    // is carried on by its alarm.
+  /** Fan-outs and workflows (workflows/): start one, read one. */
+  orchestrate(request: OrchestrationRequest) {
+    // The watchdog first: a fan-out or workflow cut off by an eviction is carried on by its alarm.
     return this.known(async () => {
       await this.armRunWatchdog();
-      return this.bus.fanOut(input);
+      return this.orchestration.handle(request);
     });
-  }
-  /** A fan-out's decision by the caller's id (the caller's `fanOut` call was cut off), once decided. */
-  fanOutResult(id: string) {
-    return this.known(async () => this.bus.fanOutResult(id) ?? null);
   }
 
   // ---- work: features, plans and tasks (work/) ---------------------------------------------------

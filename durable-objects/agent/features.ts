@@ -7,7 +7,8 @@ import type { Clock } from "../../core/ports";
 import { limitsOf } from "../../core/run";
 import type { OutboundSettings } from "../../core/tools";
 import { makeBehaviorBook, makeBehaviors } from "./behaviors";
-import { busPortsFromEnv, makeAgentBus, spawnToolSource } from "./bus";
+import { gatedKeep } from "../../core/gates";
+import { busPortsFromEnv, fanOutToolSource, makeAgentBus, spawnToolSource } from "./bus";
 import { makeMessageStore, makeSessionStore, makeSettingsStore, type RunEvent } from "./chat";
 import { makeGateways } from "./gateways";
 import type { McpServers } from "./mcp";
@@ -19,6 +20,7 @@ import { makeProfileHolder } from "./profile";
 import { makeBreakerStore, makeBucketStore, makeRunDriver, makeRunStore, makeSessionTools, makeTurns } from "./runs";
 import * as schema from "./schema";
 import { makeWorkFeature } from "./work";
+import { makeOrchestration, makeWorkflows } from "./workflows";
 import { makeProjectSecrets } from "./secrets";
 import { registryStub } from "../stubs";
 import { capsOf } from "../../core/quotas";
@@ -134,7 +136,25 @@ export function makeAgentFeatures(shell: AgentShell) {
     configureSelf: (profile) => shell.configure(profile),
     kv: ctx.storage.kv,
     armChildAlarm: (at, alarm) => agent.schedule(new Date(at), "onChildAlarm", alarm),
+    screenOutput: (text, runId) => {
+      const screen = turns.memoryScreenFor(profiles.get());
+      let reason: string | null = null;
+      gatedKeep("fanout", (sink, t, r) => (reason = screen(sink, t, r)), { text, ...(runId ? { runId } : {}) });
+      return reason;
+    },
+    handElsewhere: (replyTo, _from, reply) => workflows.take(replyTo, reply),
   });
+  const workflows = makeWorkflows({
+    db,
+    clock,
+    transaction,
+    ask: (replyTo, target, question, principal) => bus.askFor(replyTo, target, question, principal),
+    fanOut: async (spec, replyTo) => void (await bus.startFanOut(spec, replyTo)),
+    invokeTool: (name, args, principal) => turns.invokeTool(name, args, principal),
+    trace: (runId, name, data) => void runs.appendTrace({ runId, kind: "message", name, data, startedAt: clock.now(), durationMs: 0 }),
+    background: (work) => ctx.waitUntil(work),
+  });
+  const orchestration = makeOrchestration({ bus, workflows, profile: () => profiles.get() });
   /**
    * Cancels a run and, down its delegation chain, the runs it asked other agents for (bus cancels):
    * every way a run is cancelled (the API, a protocol, a chat's Ctrl-C, its asker's cancel) comes here.
@@ -228,7 +248,12 @@ export function makeAgentFeatures(shell: AgentShell) {
     sessions,
     memory,
     mcp: shell.mcpServers,
-    spawnTools: spawnToolSource,
+    // The delegation tools: agent.spawn and agent.fanout, each offered only to agents that use it.
+    spawnTools: (profile) => {
+      const spawn = spawnToolSource(profile);
+      const fanOut = fanOutToolSource(profile);
+      return { specs: [...spawn.specs, ...fanOut.specs], implementations: {} };
+    },
     workTools: (profile) => work.toolSource(profile),
     behaviors,
     observePlan: (runId, observe) => shell.planObservers.set(runId, observe),
@@ -241,7 +266,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     const unindexCron = profiles.forget();
     quota.forget();
     secrets.invalidate();
-    for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) db.delete(table).run();
+    for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.busFanOuts, schema.workflowRuns, schema.gatewaySettings, schema.gatewayThreads]) db.delete(table).run();
     settings.reset();
     await Promise.all([unindexCron(), shell.mcpServers.removeAll(), behaviors.reconcile(), memory.wipe(), evals.wipe()]);
   };
@@ -260,7 +285,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     background: (work) => ctx.waitUntil(work),
   });
   const evals = makeEvals({ storage: ctx.storage, env, profile: () => profiles.get(), projectModel: (profile) => turns.projectModel(profile) });
-  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, snapshots, evals, telemetry, transaction, cancelRun, unfinishedRuns, wipe, spend };
+  return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, snapshots, evals, telemetry, transaction, cancelRun, unfinishedRuns, wipe, spend, orchestration };
 }
 
 export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;

@@ -9,6 +9,7 @@ import m0006 from './0006_gateways.sql';
 import m0007 from './0007_bus_fanouts.sql';
 import m0008 from './0008_memory_occurred_at.sql';
 import m0009 from './0009_run_principal.sql';
+import m0010 from './0010_fanout_workflows.sql';
 
   export default {
     journal,
@@ -22,7 +23,8 @@ m0005,
 m0006,
 m0007,
 m0008,
-m0009
+m0009,
+m0010
     }
   }
   

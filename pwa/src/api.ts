@@ -40,6 +40,7 @@ export type BusSummary = Json<Client["api"]["bus"]["$get"]>;
 export type BusCounts = BusSummary["agents"][number];
 export type Conversation = Json<Client["api"]["conversations"][":id"]["$get"]>;
 export type BusHop = Conversation["hops"][number];
+export type WorkflowView = Json<AgentRoutes["workflows"][":id"]["$get"]>;
 type FeatureRoutes = Client["api"]["features"][":feature"];
 export type TokenInfo = Json<Client["api"]["tokens"]["$get"]>["tokens"][number];
 export type InviteInfo = Json<Client["api"]["invites"]["$get"]>["invites"][number];
@@ -174,6 +175,7 @@ export function makeApi(options: ApiOptions) {
       return json(paused ? route.pause.$post({ param }) : route.resume.$post({ param }));
     },
     getBus: () => json(client.api.bus.$get()),
+    getWorkflow: (name: string, id: string) => json(agents[":name"].workflows[":id"].$get({ param: { name: enc(name), id: enc(id) } })),
     getConversation: (id: string) => json(client.api.conversations[":id"].$get({ param: { id: enc(id) } })),
     listFeatures: () => json(features.$get()),
     getFeature: (name: string) => json(features[":feature"].$get({ param: feature(name) })),

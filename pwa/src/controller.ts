@@ -58,6 +58,7 @@ export function makeController(deps: ControllerDeps) {
     detail: null,
     trace: { status: "idle" },
     conversation: { status: "idle" },
+    workflow: { status: "idle" },
     context: { status: "idle" },
     tools: { status: "idle" },
     toolRun: null,
@@ -93,7 +94,7 @@ export function makeController(deps: ControllerDeps) {
   });
 
   /** Loads into one slot of the state, keeping the previous data visible while it refreshes. */
-  async function load<K extends "agents" | "context" | "tools" | "approvals">(
+  async function load<K extends "agents" | "context" | "tools" | "approvals" | "workflow">(
     key: K,
     fetcher: () => Promise<AppState[K] extends Loadable<infer T> ? T : never>,
   ): Promise<void> {
@@ -103,6 +104,16 @@ export function makeController(deps: ControllerDeps) {
       set((s) => ({ ...s, [key]: { status: "ready", data } }));
     } catch (error) {
       set((s) => ({ ...s, [key]: { status: "error", error: describeError(error), data: (s[key] as { data?: unknown }).data } }));
+    }
+  }
+
+  /** A workflow's graph, read again every 1.5 s while it runs and is on screen. */
+  async function followWorkflow(route: Extract<Route, { view: "workflow" }>): Promise<void> {
+    await load("workflow", () => api.getWorkflow(route.agent, route.id));
+    const shown = store.get();
+    const stillHere = (s: typeof shown) => s.route.view === "workflow" && s.route.id === route.id && s.route.agent === route.agent;
+    if (shown.workflow.status === "ready" && shown.workflow.data?.status === "running" && stillHere(shown)) {
+      setTimeout(() => void (stillHere(store.get()) && followWorkflow(route)), 1500);
     }
   }
 
@@ -125,6 +136,8 @@ export function makeController(deps: ControllerDeps) {
         return detail.load(route.agent);
       case "conversation":
         return detail.loadConversation(route.id);
+      case "workflow":
+        return followWorkflow(route);
       case "chat":
         return chat.open(route.agent, route.session);
       case "trace":

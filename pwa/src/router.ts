@@ -3,6 +3,8 @@ export type Route =
   | { view: "agents" }
   | { view: "approvals" }
   | { view: "conversation"; id: string }
+  /** A workflow run's graph (GET /api/agents/:name/workflows/:id). */
+  | { view: "workflow"; agent: string; id: string }
   | { view: "agent"; agent: string }
   | { view: "chat"; agent: string; session?: string }
   | { view: "trace"; agent: string; runId: string }
@@ -51,6 +53,8 @@ export function parseHash(hash: string): Route {
       return Number(params.get("max")) > 0 ? { view: "context", agent, q: params.get("q")!, max: Number(params.get("max")) } : { view: "context", agent, q: params.get("q")! };
     case "tools":
       return id ? { view: "tools", agent, tool: id } : { view: "tools", agent };
+    case "workflows":
+      return id ? { view: "workflow", agent, id } : { view: "agent", agent };
     default:
       return { view: "agent", agent };
   }
@@ -75,6 +79,8 @@ export function toHash(route: Route): string {
       return `#/agents/${a}/context${route.q ? `?q=${encodeURIComponent(route.q)}${route.max ? `&max=${route.max}` : ""}` : ""}`;
     case "tools":
       return `#/agents/${a}/tools${route.tool ? `/${encodeURIComponent(route.tool)}` : ""}`;
+    case "workflow":
+      return `#/agents/${a}/workflows/${encodeURIComponent(route.id)}`;
     case "features":
       return "#/features";
     case "feature":

@@ -2,7 +2,7 @@ import type { ChatItem } from "./chat-state";
 import type { LiveStatus } from "./live";
 import type { Route } from "./router";
 import type {
-  Agent, Approval, BusCounts, ContextResult, Conversation, CreatedInvite, EvalRunSummary, FeatureSummary, FeatureTask, InviteInfo, LiveState, Plan, RunDetail, RunSummary,
+  Agent, Approval, BusCounts, ContextResult, Conversation, CreatedInvite, EvalRunSummary, FeatureSummary, FeatureTask, InviteInfo, LiveState, Plan, RunDetail, RunSummary, WorkflowView,
   Schedule, ScriptInfo, Session, TaskDetail, TaskReport, TokenInfo, ToolInvokeResult, ToolSpec,
 } from "./api";
 import type { Loadable } from "./types";
@@ -43,6 +43,7 @@ export interface AppState {
   /** The run on screen; `conversation` is its delegation chain's id, when it has one. */
   trace: Loadable<RunDetail & { conversation?: string | null }>;
   conversation: Loadable<Conversation>;
+  workflow: Loadable<WorkflowView>;
   context: Loadable<ContextResult>;
   tools: Loadable<ToolSpec[]>;
   toolRun: { tool: string; busy: boolean; result: ToolInvokeResult | null; error: string | null } | null;

@@ -1,7 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { getAgentByName } from "agents";
 import { describe, expect, it } from "vitest";
-import type { FanOutResult } from "../../core/bus";
 import type { AgentDO } from "../../durable-objects/agent/agent-do";
 import { modelCalls, project, script } from "./harness";
 
@@ -25,6 +24,14 @@ async function threeJudges(hold?: string) {
   await p.agent("main");
   await p.connect("main", ["judge-a", "judge-b", "judge-c"]);
   return { p, main: await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`) };
+}
+
+/** Polls GET /fanouts/:id until the fan-out is decided. */
+async function decision(p: ReturnType<typeof project>, id: string): Promise<any> {
+  return p.until(async () => {
+    const view = await p.json(`/api/agents/main/fanouts/${id}`);
+    return view.status === "decided" ? view : null;
+  }, `fan-out ${id} to be decided`);
 }
 
 describe("fan-out", () => {
@@ -55,25 +62,32 @@ describe("fan-out", () => {
     expect(results[2]).toContain("Gamma counts 8 open leads.");
   });
 
-  it("a scripted fan-out to three agents under a majority policy returns the answer two of them gave", async () => {
-    const { main } = await threeJudges();
-    const result = await main.fanOut({ targets: ["judge-a", "judge-b", "judge-c"], question: "Is the launch approved?", policy: "majority" });
-    expect(result.ok).toBe(true);
-    const value = (result as unknown as { value: FanOutResult }).value;
-    expect(value).toMatchObject({ policy: "majority", ok: true, answer: "From the system prompt: The launch is approved." });
-    expect(value.votes?.["from the system prompt: the launch is approved"]).toBe(2);
+  it("POST /fanouts under majority answers 202 at once, and GET reads the decision two judges gave, every answer traced", async () => {
+    const { p } = await threeJudges();
+    const started = await p.api("/api/agents/main/fanouts", { method: "POST", json: { targets: ["judge-a", "judge-b", "judge-c"], question: "Is the launch approved?", policy: "majority" } });
+    expect(started.status).toBe(202);
+    const view = (await started.json()) as any;
+    expect(view.asks.map((a: any) => a.target)).toEqual(["judge-a", "judge-b", "judge-c"]);
+    const decided = await decision(p, view.id);
+    expect(decided.result).toMatchObject({ policy: "majority", ok: true, outcome: "decided", answer: "From the system prompt: The launch is approved." });
+    expect(decided.result.votes["from the system prompt: the launch is approved"]).toBe(2);
+    expect(decided.asks.map((a: any) => a.state)).toEqual(expect.arrayContaining(["answered"]));
   });
 
-  it("a fan-out to an agent that is not a connection gets that agent's refusal as its reply", async () => {
+  it("a fan-out to an agent that is not a connection is refused with 400 naming the target; the owner's connections still answer", async () => {
     const p = project();
     await p.agent("judge-a", { systemPrompt: "The launch is approved." });
     await p.agent("stranger");
     await p.agent("main");
     await p.connect("main", ["judge-a"]);
-    const main = await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`);
-    const result = await main.fanOut({ targets: ["judge-a", "stranger"], question: "Is the launch approved?", policy: "all" });
-    expect(result.ok).toBe(true);
-    expect((result as unknown as { value: FanOutResult }).value.answer).toBe("judge-a: From the system prompt: The launch is approved.\nstranger failed: agent 'main' is not connected to 'stranger' (connections: judge-a)");
+    const refused = await p.api("/api/agents/main/fanouts", { method: "POST", json: { targets: ["judge-a", "stranger"], question: "Is the launch approved?", policy: "all" } });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("targets.1: 'stranger' is not a connection of 'main' (connections: judge-a)");
+    const bad = await p.api("/api/agents/main/fanouts", { method: "POST", json: { targets: ["judge-a"], question: "q", policy: "critique" } });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("critique needs two agents or more");
+    const ok = await p.json("/api/agents/main/fanouts", { method: "POST", json: { targets: ["judge-a"], question: "Is the launch approved?", policy: "all" } });
+    expect((await decision(p, ok.id)).result.answer).toBe("judge-a: From the system prompt: The launch is approved.");
   });
 
   describe("persisted: an eviction loses no fan-out and asks no target twice", () => {
@@ -88,22 +102,22 @@ describe("fan-out", () => {
       const { p, main } = await threeJudges(hold);
       const id = crypto.randomUUID();
 
-      const cutOff = main.fanOut({ id, targets: ["judge-a", "judge-b", "judge-c"], question: "Is the launch approved?", policy: "majority" }).catch((error: unknown) => ({ cutOff: String(error) }));
-      await p.until(() => runInDurableObject(stubOf(p.name, "main"), (_i, state) => state.storage.sql.exec("SELECT id FROM bus_fanouts").toArray().length === 1), "the fan-out's row");
+      const body = { id, targets: ["judge-a", "judge-b", "judge-c"], question: "Is the launch approved?", policy: "majority" };
+      expect((await p.api("/api/agents/main/fanouts", { method: "POST", json: body })).status).toBe(202);
       await evict(p.name, "main");
-      expect(await cutOff).toHaveProperty("cutOff");
       await fetch(`${(env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL}/__release/${hold}`, { method: "POST" });
 
-      const decided = await p.until(async () => ((await (await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`)).fanOutResult(id)) as any).value, "the decision");
+      const decided = (await decision(p, id)).result;
       expect(decided).toMatchObject({ policy: "majority", ok: true, answer: "From the system prompt: The launch is approved." });
-      const again = (await (await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`)).fanOut({ id, targets: ["judge-a", "judge-b", "judge-c"], question: "Is the launch approved?", policy: "majority" })) as any;
-      expect(again.value).toEqual(decided);
+      // The same id again reads the same fan-out: nobody is asked a second time.
+      const again = await p.json("/api/agents/main/fanouts", { method: "POST", json: body });
+      expect(again.result).toEqual(decided);
       // Each judge was asked once: one run each, the second call asked nobody.
       await new Promise((r) => setTimeout(r, 200));
       expect([await runsOf(p, "judge-a"), await runsOf(p, "judge-b"), await runsOf(p, "judge-c")]).toEqual([1, 1, 1]);
     });
 
-    it("evicted after the proposer answered and before the critics were asked: the alarm alone asks them, once each", async () => {
+    it("evicted after the proposer answered and before the critics were asked: the alarm alone asks them once each, with the proposal, and the proposer revises", async () => {
       const p = project();
       await p.agent("proposer", { systemPrompt: "Ship on Friday." });
       await p.agent("critic-a", { systemPrompt: "Friday is fine." });
@@ -135,17 +149,21 @@ describe("fan-out", () => {
         });
       }, "the critique to be decided by alarms alone");
       expect(decided.policy).toBe("critique");
-      expect(decided.replies.map((r: { target: string }) => r.target).sort()).toEqual(["critic-a", "critic-b", "proposer"]);
-      expect([await runsOf(p, "proposer"), await runsOf(p, "critic-a"), await runsOf(p, "critic-b")]).toEqual([0, 1, 1]);
+      expect(decided.replies.map((r: { key?: string; target: string }) => r.key ?? r.target).sort()).toEqual(["critic-a", "critic-b", "proposer", "proposer#1"]);
+      // The critics were asked about the proposal, once each; the proposer only to revise (its proposal was already in).
+      expect([await runsOf(p, "proposer"), await runsOf(p, "critic-a"), await runsOf(p, "critic-b")]).toEqual([1, 1, 1]);
+      const view = await p.json(`/api/agents/main/fanouts/${group.slice("fanout:".length)}`);
+      expect(view.asks.find((a: any) => a.key === "critic-a").question).toContain("Answer:\nShip on Friday.");
+      expect(view.asks.find((a: any) => a.key === "proposer#1")).toMatchObject({ state: "answered", question: expect.stringContaining("critic-a: From the system prompt: Friday is fine.") });
     });
 
     it("a fan-out id that is not a plain token is refused, naming the field", async () => {
       const p = project();
       await p.agent("main");
-      const main = await getAgentByName(env.AGENT_DO as unknown as DurableObjectNamespace<AgentDO>, `${p.name}.main`);
-      const result = (await main.fanOut({ id: "../../x y", targets: ["a"], question: "q" })) as any;
-      expect(result.ok).toBe(false);
-      expect(JSON.stringify(result)).toContain("fan-out id");
+      const res = await p.api("/api/agents/main/fanouts", { method: "POST", json: { id: "../../x y", targets: ["a"], question: "q" } });
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain("id");
+      expect((await p.api("/api/agents/main/fanouts/nope")).status).toBe(404);
     });
   });
 });

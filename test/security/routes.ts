@@ -319,6 +319,21 @@ export const routeInventory: readonly RouteEntry[] = [
   { method: "PUT", path: "/api/agents/:name/connections", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { connections: [f.helper] } } }) },
   { method: "GET", path: "/api/bus", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {} }) },
   { method: "GET", path: "/api/conversations/:id", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { id: f.conversation } }) },
+  // ---- fan-outs and workflows (workers/api/orchestration.ts) -----------------------------------
+  { method: "POST", path: "/api/agents/:name/fanouts", family: "api", scope: "chat", expect: 202, sample: (f) => ({ params: { name: f.agent }, body: { json: { targets: [f.helper], question: "ping", policy: "all" } } }) },
+  {
+    method: "GET", path: "/api/agents/:name/fanouts/:id", family: "api", scope: "chat", expect: 200,
+    sample: async (f) => ({ params: { name: f.agent, id: (await json<{ id: string }>(await api(`/api/agents/${f.agent}/fanouts`, { method: "POST", json: { targets: [f.helper], question: "ping" } }), "fan-out")).id } }),
+  },
+  { method: "GET", path: "/api/agents/:name/workflows", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  {
+    method: "POST", path: "/api/agents/:name/workflows", family: "api", scope: "admin", expect: 202,
+    sample: (f) => ({ params: { name: f.agent }, body: { json: { workflow: { name: "ping", steps: [{ id: "a", kind: "ask", agent: f.helper, input: "ping {{input}}" }] }, input: "x" } } }),
+  },
+  {
+    method: "GET", path: "/api/agents/:name/workflows/:id", family: "api", scope: "chat", expect: 200,
+    sample: async (f) => ({ params: { name: f.agent, id: (await json<{ id: string }>(await api(`/api/agents/${f.agent}/workflows`, { method: "POST", json: { workflow: { name: "ping", steps: [{ id: "a", kind: "ask", agent: f.helper, input: "ping" }] } } }), "workflow")).id } }),
+  },
   { method: "GET", path: "/api/tokens", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {} }) },
   { method: "POST", path: "/api/tokens", family: "api", scope: "admin", expect: 201, sample: () => ({ params: {}, body: { json: { name: "a sample token" } } }) },
   {

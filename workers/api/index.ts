@@ -1,3 +1,4 @@
+import { orchestrationRoutes } from "./orchestration";
 import { Hono } from "hono";
 import type { ExtractSchema } from "hono/types";
 import type { AppEnv } from "../env";
@@ -49,6 +50,7 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/agents", snapshotRoutes)
   .route("/api/agents", evalRoutes)
   .route("/api/agents", contextRoutes)
+  .route("/api/agents", orchestrationRoutes)
   .route("/api/approvals", approvalRoutes)
   .route("/api/tokens", tokenRoutes)
   .route("/api/invites", inviteRoutes)

@@ -2,6 +2,7 @@ import { evaluateExpr, printScript, resolveArgs, type Action, type ActorScript, 
 import type { OutputKind } from "../../../core/gates";
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, Message, ToolCall } from "../../../core/ports";
 import { makeAgentToolSpec } from "../../../core/tools";
+import { fanOutToolName } from "../bus/fanout-tool";
 import { spawnToolName } from "../bus/spawn";
 import type { RunEvent } from "../chat/live";
 
@@ -68,13 +69,12 @@ export function makePlanLlm(deps: PlanDeps): PlanModel {
     });
     const step = steps[index];
     const ok = results.filter((r) => !r.failed);
-    const policy = deps.behavior.policy ?? "all";
-    const tolerant = step?.kind === "ask" && (policy === "first" || policy === "majority");
-    if (tolerant ? ok.length === 0 : ok.length < results.length) {
+    if (ok.length < results.length) {
       const bad = results.find((r) => r.failed)!;
       return { next: index + 1, prev: null, failure: `plan step ${index + 1} (${describe(step)}) failed: ${bad.error}` };
     }
-    const prev = step?.kind === "ask" ? combine(ok.map((r) => r.content), policy, results.length) : step?.kind === "message" || step?.kind === "remember" ? (ok[0]?.content ?? "") : parsed(ok[0]?.content ?? "");
+    // An ask answers with text: one agent's answer, or the fan-out engine's decision under the behavior's policy.
+    const prev = step?.kind === "ask" || step?.kind === "message" || step?.kind === "remember" ? (ok[0]?.content ?? "") : parsed(ok[0]?.content ?? "");
     return { next: index + 1, prev };
   }
 
@@ -90,7 +90,9 @@ export function makePlanLlm(deps: PlanDeps): PlanModel {
         case "tool":
           return response("", [{ id: `plan-${i}-0`, name: action.tool, arguments: action.args }], "tool_calls");
         case "ask":
-          return response("", action.targets.map((target, n) => ({ id: `plan-${i}-${n}`, name: makeAgentToolSpec(target).name, arguments: { question: action.question } })), "tool_calls");
+          // Several agents: one call to the fan-out engine (agent.fanout), whose decision is the step's answer.
+          if (action.targets.length > 1) return response("", [{ id: `plan-${i}-0`, name: fanOutToolName, arguments: { targets: action.targets, question: action.question, policy: deps.behavior.policy ?? "all" } }], "tool_calls");
+          return response("", [{ id: `plan-${i}-0`, name: makeAgentToolSpec(action.targets[0]!).name, arguments: { question: action.question } }], "tool_calls");
         case "think":
           return "think";
         // Messages and memories are proposed to the run like tool calls, so the output gates check them
@@ -157,19 +159,6 @@ function parsed(content: string): Value {
   } catch {
     return content;
   }
-}
-
-/** The answers of a fan-out `ask`, combined by the behavior's policy. */
-function combine(answers: string[], policy: string, asked: number): Value {
-  if (policy === "first") return answers[0] ?? null;
-  if (policy === "majority") {
-    const counts = new Map<string, number>();
-    for (const a of answers) counts.set(a.trim(), (counts.get(a.trim()) ?? 0) + 1);
-    const [top, n] = [...counts.entries()].sort((x, y) => y[1] - x[1])[0] ?? ["", 0];
-    // No answer shared by a majority of those asked: every answer is passed on.
-    return n * 2 > asked ? top : answers.join("\n\n");
-  }
-  return answers.length === 1 ? answers[0]! : answers.join("\n\n");
 }
 
 /** The goal of a behavior as text (what the run shows as the request). */

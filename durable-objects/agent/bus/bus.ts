@@ -6,6 +6,7 @@ import { PantheonError } from "../../../core/errors";
 import { makeDeadlines } from "./deadlines";
 import { makeDelivery } from "./delivery";
 import { makeFanOuts, fanOutPrefix, type FanOutInput } from "./fanout";
+import { fanOutReply, isFanOutCall, parseFanOutCall } from "./fanout-tool";
 import { makeInbox } from "./inbox";
 import { makeBusLogBuffer } from "./log";
 import type { AskRequest, BusDeps } from "./ports";
@@ -94,7 +95,8 @@ export function makeAgentBus(deps: BusDeps) {
   }
 
   function handOn(replyTo: { runId: string; callId: string }, from: string, reply: { answer?: string; error?: string }): void {
-    if (replyTo.runId.startsWith(fanOutPrefix)) return void fanOuts.reply(replyTo.runId, replyTo.callId, from, reply).catch((error: unknown) => console.error("bus fan-out", error));
+    if (replyTo.runId.startsWith(fanOutPrefix)) return void fanOuts.reply(replyTo.runId, replyTo.callId, reply).catch((error: unknown) => console.error("bus fan-out", error));
+    if (deps.handElsewhere?.(replyTo, from, reply)) return;
     const event: CoreEvent = reply.error !== undefined ? { type: "agent_response", callId: replyTo.callId, error: reply.error } : { type: "agent_response", callId: replyTo.callId, answer: reply.answer ?? "" };
     // Not awaited: the answer is persisted synchronously by the run loop; the model call that may follow can take long.
     void deps.deliver(replyTo.runId, event).catch((error: unknown) => console.error("bus deliver", error));
@@ -104,16 +106,14 @@ export function makeAgentBus(deps: BusDeps) {
     db,
     clock,
     transaction: deps.transaction,
-    send: async (group, target, question, origin) => {
-      const sent = await sendRequest({ replyTo: { runId: group, callId: target }, target, question, origin });
-      if (sent.refused) later(() => fanOuts.reply(group, target, target, { error: sent.refused!.error }));
+    send: async (group, key, target, question, origin, principal) => {
+      const sent = await sendRequest({ replyTo: { runId: group, callId: key }, target, question, origin, ...(principal ? { principal } : {}) });
+      if (sent.refused) later(() => fanOuts.reply(group, key, { error: sent.refused!.error }));
     },
-    abandon: async (group) => {
-      const rows = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, group), eq(schema.busOutbox.status, "pending"))).all();
-      for (const row of rows) {
-        settle(row.id, "abandoned");
-      }
-    },
+    cancelOpen: (group, reason) => cancelAsks(group, reason),
+    screen: (text, runId) => deps.screenOutput?.(text, runId) ?? null,
+    trace,
+    hand: (replyTo, result) => hand(replyTo, "agent.fanout", fanOutReply(result)),
   });
 
   const spawner = makeSpawner({
@@ -153,6 +153,14 @@ export function makeAgentBus(deps: BusDeps) {
     }
     let target = request.target;
     let question = request.question;
+    if (isFanOutCall(target)) {
+      const parsed = parseFanOutCall(question);
+      if (!parsed.ok) return later(() => hand(request, target, { error: `agent.fanout: ${parsed.error}` }));
+      // One fan-out per call, ever: the id comes from the call, so a run carried on after an eviction waits on the same one.
+      const id = `${request.runId}.${request.callId}`.replace(/[^\w.:-]/g, "_").slice(0, 128);
+      await fanOuts.start({ ...parsed.spec, id, ...(request.principal ? { principal: request.principal } : {}) }, originOf(request.runId), { runId: request.runId, callId: request.callId });
+      return;
+    }
     if (isSpawnCall(target)) {
       const spawned = await spawner.spawn(question, request.principal);
       if (!spawned.ok) {
@@ -263,12 +271,41 @@ export function makeAgentBus(deps: BusDeps) {
     /** The deadline alarm fired (`onBusDeadline`): requests past their deadline get a timeout error unless an answer came first. */
     onDeadline: (messageId: string): Promise<boolean> => deadlines.fired(messageId),
 
-    /** Asks several connections at once and combines their answers under a policy (core/bus/policies). */
-    fanOut(input: FanOutInput & { runId?: string }) {
+    /**
+     * Asks several connections at once and combines their answers under a policy (core/bus/policies):
+     * resolves once the questions are sent, with the group and the decision to come. `replyTo`: a
+     * workflow step handed the decision even after an eviction.
+     */
+    startFanOut(input: FanOutInput & { runId?: string }, replyTo?: { runId: string; callId: string }) {
       if (input.id !== undefined && !/^[\w.:-]{1,128}$/.test(input.id)) {
         throw new PantheonError("validation_failed", "fan-out id: 1 to 128 letters, digits, '_', '.', ':' or '-'", { details: { issues: [{ path: ["id"], message: "1 to 128 of [A-Za-z0-9_.:-]" }] } });
       }
-      return fanOuts.start(input, input.runId ? originOf(input.runId) : undefined);
+      const { runId, ...spec } = input;
+      return fanOuts.start(spec, runId ? originOf(runId) : undefined, replyTo);
+    },
+
+    /** Asks several connections and settles with the decision (startFanOut, awaited). */
+    async fanOut(input: FanOutInput & { runId?: string }) {
+      return (await this.startFanOut(input)).decision;
+    },
+
+    /** A fan-out as the API shows it, by the caller's id. */
+    fanOutView(id: string) {
+      return fanOuts.view(id);
+    },
+
+    /** Sends one question on behalf of something that is not a run (a workflow step); its answer reaches `handElsewhere`. */
+    async askFor(replyTo: { runId: string; callId: string }, target: string, question: string, principal?: RunPrincipal): Promise<void> {
+      const earlier = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, replyTo.runId), eq(schema.busOutbox.callId, replyTo.callId))).get();
+      if (earlier) {
+        const reply = earlier.reply as { answer?: string; error?: string } | null;
+        if (earlier.status !== "pending" && reply) later(() => hand(replyTo, earlier.target, reply));
+        return;
+      }
+      const refused = deps.screenOutput?.(question) ?? null;
+      if (refused !== null) return later(() => hand(replyTo, target, { error: `the question was refused by the output gates: ${refused}` }));
+      const sent = await sendRequest({ replyTo, target, question, origin: { conversationId: replyTo.runId, depth: 0 }, ...(principal ? { principal } : {}) });
+      if (sent.refused) later(() => hand(replyTo, target, { error: sent.refused!.error }));
     },
 
     /** A fan-out's decision by the caller's id, once decided. */

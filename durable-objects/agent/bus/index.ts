@@ -3,3 +3,4 @@ export * from "./bus";
 export * from "./fanout";
 export * from "./spawn";
 export type { ChildAlarm } from "./supervisor";
+export * from "./fanout-tool";

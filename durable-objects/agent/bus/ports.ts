@@ -103,6 +103,13 @@ export interface BusDeps extends BusPorts {
   armChildAlarm(at: number, alarm: ChildAlarm): Promise<unknown>;
   /** This agent's own profile changed (spawn added a connection). */
   configureSelf(profile: AgentProfile): Promise<void>;
+  /** The output gates on what a fan-out sends or decides: why `text` may not leave, or null. */
+  screenOutput?(text: string, runId?: string): string | null;
+  /**
+   * An answer for something that is neither a run nor a fan-out (a workflow step, `askFor`): true
+   * when it was taken.
+   */
+  handElsewhere?(replyTo: { runId: string; callId: string }, from: string, reply: { answer?: string; error?: string }): boolean;
   /** How long an asker waits for an answer; default 2 minutes. */
   deadlineMs?: number;
 }

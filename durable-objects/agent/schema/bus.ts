@@ -80,10 +80,14 @@ export const busFanOuts = sqliteTable("bus_fanouts", {
   policy: text("policy").notNull(),
   conversationId: text("conversation_id").notNull(),
   depth: integer("depth").notNull(),
-  /** core/bus FanOutReply[], one per target that answered or failed, in arrival order. */
-  replies: text("replies", { mode: "json" }).notNull().$type<{ target: string; answer?: string; error?: string }[]>(),
-  /** Critique: the critics have been asked (the proposer answered). */
+  /** core/bus FanOutReply[], one per ask that was answered or failed, in arrival order. */
+  replies: text("replies", { mode: "json" }).notNull().$type<{ target: string; key?: string; answer?: string; error?: string; at?: number }[]>(),
+  /** Unused since the spec holds the policy's steps (kept: a column drop would rebuild the table). */
   critiquesSent: integer("critiques_sent", { mode: "boolean" }).notNull().default(false),
+  /** core/bus FanOutSpec (weights, rounds, retries, tie rule); null on rows written before it (policy, targets and question then). */
+  spec: text("spec", { mode: "json" }),
+  /** Who waits for the decision besides an in-memory caller: a run's tool call, or a workflow's step. */
+  replyTo: text("reply_to", { mode: "json" }).$type<{ runId: string; callId: string }>(),
   /** waiting → decided */
   status: text("status").notNull(),
   /** core/bus FanOutResult once decided. */

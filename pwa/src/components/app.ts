@@ -7,6 +7,7 @@ import "./approvals";
 import "./chat";
 import "./context-view";
 import "./conversation";
+import "./workflow-graph";
 import "./run-trace";
 import "./tool-runner";
 import "./features";
@@ -143,6 +144,8 @@ export class PantheonApp extends LitElement {
           <pantheon-chat .chat=${s.chat} .online=${s.online} .deciding=${s.deciding}></pantheon-chat>`;
       case "conversation":
         return html`<pantheon-conversation .conversation=${s.conversation}></pantheon-conversation>`;
+      case "workflow":
+        return html`<pantheon-workflow-graph .agent=${r.agent} .workflow=${s.workflow}></pantheon-workflow-graph>`;
       case "trace":
         return html`<pantheon-run-trace .agent=${r.agent} .trace=${s.trace} .deciding=${s.deciding}></pantheon-run-trace>`;
       case "context":
