@@ -25,6 +25,21 @@ export const defaultTuning: ContextTuning = {
   graphFactor: 0.5,
 };
 
+/** The most ranked memories one compile may be asked for (`k` on GET …/context). */
+export const maxItemsLimit = 100;
+
+/**
+ * The tuning that lets a compile include up to `k` ranked memories: `maxItems` k, and each retriever
+ * asked for at least k hits (fewer candidates than k could not fill it). The token budget still cuts.
+ *
+ * @example
+ * itemsTuning(25) // { maxItems: 25, topK: 25 }
+ */
+export function itemsTuning(k: number): Pick<ContextTuning, "maxItems" | "topK"> {
+  const items = Math.max(1, Math.min(maxItemsLimit, Math.floor(k)));
+  return { maxItems: items, topK: Math.max(defaultTuning.topK, items) };
+}
+
 /**
  * Fusion weights for an embedder that holds only words (a hashed bag of words): its list repeats
  * the full-text one with more noise, so the words count most (measured in bench/memory-eval: recall@10
