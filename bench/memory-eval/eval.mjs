@@ -118,9 +118,12 @@ function recallAt(ranking, evidence, k) {
  * Runs the eval over `conversations` with one embedder: for each question, the rankings of BM25, the
  * vector index, the context, and (with `withStages`) each stage. Returns per-question recalls.
  */
-export async function evaluate({ modules, fixture, embed, conversations, withStages = false, tuning = {}, variants = [] }) {
+export async function evaluate({ modules, fixture, embed, conversations, only, withStages = false, stageNames, tuning = {}, variants = [] }) {
   const rows = [];
-  for (const conversation of fixture.conversations.slice(0, conversations ?? fixture.conversations.length)) {
+  const chosen = only ? fixture.conversations.filter((c) => only.includes(c.id)) : fixture.conversations.slice(0, conversations ?? fixture.conversations.length);
+  // `stageNames`: only these stages (a check that needs one stage need not run them all).
+  const stagesRun = withStages ? stages : stageNames ? stages.filter((s) => stageNames.includes(s.name)) : [];
+  for (const conversation of chosen) {
     const last = Date.parse(conversation.sessions.at(-1).date);
     const clock = { now: () => last + dayMs };
     const database = agentDatabase(modules);
@@ -130,7 +133,7 @@ export async function evaluate({ modules, fixture, embed, conversations, withSta
 
     const bm25 = database.db.prepare("SELECT m.id AS id FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?");
     const variantRuns = variants.map((v) => ({ name: JSON.stringify(v), lexical: true, semantic: true, tuning: v }));
-    const runs = [{ name: "context", lexical: true, semantic: true, tuning }, ...(withStages ? stages : []), ...variantRuns].map((stage) => {
+    const runs = [{ name: "context", lexical: true, semantic: true, tuning }, ...stagesRun, ...variantRuns].map((stage) => {
       const partial = {
         ...memory,
         lexical: stage.lexical ? memory.lexical : () => [],
