@@ -58,11 +58,14 @@ const turnIdOf = (memoryId) => memoryId.replaceAll("-", ":");
  * the period a question names (its words are still left out of the searches).
  */
 const relevanceOnly = { weights: { relevance: 1, recency: 0, importance: 0 }, currentRecency: 0, outOfPeriod: 1 };
+const noRerank = { mmrLambda: 1, duplicateThreshold: 2 };
 export const stages = [
-  { name: "lexical only", lexical: true, semantic: false, tuning: { ...relevanceOnly, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
-  { name: "vector only", lexical: false, semantic: true, tuning: { ...relevanceOnly, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
-  { name: "fusion (weighted RRF)", lexical: true, semantic: true, tuning: { ...relevanceOnly, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
-  { name: "+ graph hop", lexical: true, semantic: true, tuning: { ...relevanceOnly, mmrLambda: 1, duplicateThreshold: 2 } },
+  { name: "lexical only", lexical: true, semantic: false, tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 } },
+  { name: "vector only", lexical: false, semantic: true, tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 } },
+  { name: "fusion (weighted RRF)", lexical: true, semantic: true, tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 } },
+  { name: "+ graph hop", lexical: true, semantic: true, tuning: { ...relevanceOnly, ...noRerank, adjacentFrom: 0 } },
+  { name: "+ adjacent turns", lexical: true, semantic: true, tuning: { ...relevanceOnly, ...noRerank } },
+  // The re-rank as the embedder's fusion sets it (a words-only embedder keeps no diversity term).
   { name: "+ re-rank (MMR, near-duplicates)", lexical: true, semantic: true, tuning: relevanceOnly },
   { name: "+ recency, importance, period (the context)", lexical: true, semantic: true, tuning: {} },
 ];
