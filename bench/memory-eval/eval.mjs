@@ -24,8 +24,28 @@ export const ks = [5, 10, 25];
 export const kinds = ["single", "multihop", "temporal", "open"];
 const dayMs = 86_400_000;
 
+/**
+ * The eval's sets: the project's generated fixture, and LoCoMo (ten conversations written by people,
+ * see bench/memory-eval/locomo/PROVENANCE.md). The generated one alone may not decide a ranking change.
+ */
+export const sets = {
+  generated: "bench/memory-eval/fixture.json",
+  locomo: "bench/memory-eval/locomo/locomo10.json",
+};
+
+export function loadSet(name) {
+  const file = sets[name];
+  if (!file) throw new Error(`unknown eval set '${name}' (${Object.keys(sets).join(", ")})`);
+  return JSON.parse(readFileSync(join(root, file), "utf8"));
+}
+
 export function loadFixture() {
-  return JSON.parse(readFileSync(join(root, "bench/memory-eval/fixture.json"), "utf8"));
+  return loadSet("generated");
+}
+
+/** The fixture's two parties are "user" and "assistant"; a set of two people names them. */
+function speakerOf(turn) {
+  return turn.speaker === "user" ? "User" : turn.speaker === "assistant" ? "Assistant" : turn.speaker;
 }
 
 /** Turn ids are `c01:s02:t03`; memory ids allow no colon. */
@@ -38,11 +58,14 @@ const turnIdOf = (memoryId) => memoryId.replaceAll("-", ":");
  * the period a question names (its words are still left out of the searches).
  */
 const relevanceOnly = { weights: { relevance: 1, recency: 0, importance: 0 }, currentRecency: 0, outOfPeriod: 1 };
+const noRerank = { mmrLambda: 1, duplicateThreshold: 2 };
 export const stages = [
-  { name: "lexical only", lexical: true, semantic: false, tuning: { ...relevanceOnly, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
-  { name: "vector only", lexical: false, semantic: true, tuning: { ...relevanceOnly, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
-  { name: "fusion (weighted RRF)", lexical: true, semantic: true, tuning: { ...relevanceOnly, graphLimit: 0, mmrLambda: 1, duplicateThreshold: 2 } },
-  { name: "+ graph hop", lexical: true, semantic: true, tuning: { ...relevanceOnly, mmrLambda: 1, duplicateThreshold: 2 } },
+  { name: "lexical only", lexical: true, semantic: false, tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 } },
+  { name: "vector only", lexical: false, semantic: true, tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 } },
+  { name: "fusion (weighted RRF)", lexical: true, semantic: true, tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 } },
+  { name: "+ graph hop", lexical: true, semantic: true, tuning: { ...relevanceOnly, ...noRerank, adjacentFrom: 0 } },
+  { name: "+ adjacent turns", lexical: true, semantic: true, tuning: { ...relevanceOnly, ...noRerank } },
+  // The re-rank as the embedder's fusion sets it (a words-only embedder keeps no diversity term).
   { name: "+ re-rank (MMR, near-duplicates)", lexical: true, semantic: true, tuning: relevanceOnly },
   { name: "+ recency, importance, period (the context)", lexical: true, semantic: true, tuning: {} },
 ];
@@ -69,7 +92,7 @@ export function turnLines(conversation) {
         return JSON.stringify({
           id: memoryIdOf(turn.id),
           kind: "episode",
-          text: `${turn.speaker === "user" ? "User" : "Assistant"}: ${turn.text}`,
+          text: `${speakerOf(turn)}: ${turn.text}`,
           occurredAt: at,
           createdAt: at,
           provenance: `eval:${conversation.id}`,
@@ -98,9 +121,12 @@ function recallAt(ranking, evidence, k) {
  * Runs the eval over `conversations` with one embedder: for each question, the rankings of BM25, the
  * vector index, the context, and (with `withStages`) each stage. Returns per-question recalls.
  */
-export async function evaluate({ modules, fixture, embed, conversations, withStages = false, tuning = {}, variants = [] }) {
+export async function evaluate({ modules, fixture, embed, conversations, only, withStages = false, stageNames, tuning = {}, variants = [] }) {
   const rows = [];
-  for (const conversation of fixture.conversations.slice(0, conversations ?? fixture.conversations.length)) {
+  const chosen = only ? fixture.conversations.filter((c) => only.includes(c.id)) : fixture.conversations.slice(0, conversations ?? fixture.conversations.length);
+  // `stageNames`: only these stages (a check that needs one stage need not run them all).
+  const stagesRun = withStages ? stages : stageNames ? stages.filter((s) => stageNames.includes(s.name)) : [];
+  for (const conversation of chosen) {
     const last = Date.parse(conversation.sessions.at(-1).date);
     const clock = { now: () => last + dayMs };
     const database = agentDatabase(modules);
@@ -110,7 +136,7 @@ export async function evaluate({ modules, fixture, embed, conversations, withSta
 
     const bm25 = database.db.prepare("SELECT m.id AS id FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?");
     const variantRuns = variants.map((v) => ({ name: JSON.stringify(v), lexical: true, semantic: true, tuning: v }));
-    const runs = [{ name: "context", lexical: true, semantic: true, tuning }, ...(withStages ? stages : []), ...variantRuns].map((stage) => {
+    const runs = [{ name: "context", lexical: true, semantic: true, tuning }, ...stagesRun, ...variantRuns].map((stage) => {
       const partial = {
         ...memory,
         lexical: stage.lexical ? memory.lexical : () => [],
@@ -206,36 +232,38 @@ function argument(name, fallback) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const fixture = loadFixture();
-  const conversations = Number(argument("conversations", fixture.conversations.length));
+  const setNames = argument("sets", Object.keys(sets).join(",")).split(",");
   const embedders = argument("embedders", "hashed").split(",");
   const withStages = process.argv.includes("--stages") || process.argv.includes("--write");
   const modules = await loadMemoryModules();
-  const questions = fixture.conversations.slice(0, conversations).reduce((n, c) => n + c.questions.length, 0);
-  const out = [
-    `Memory retrieval eval, ${new Date().toISOString().slice(0, 10)}: ${conversations} conversations, ${questions} questions ` +
-      `(bench/memory-eval/fixture.json). recall@k in points; the kind columns are R@10.`,
-  ];
-  for (const name of embedders) {
-    const { embed, stop } = await makeEmbedder(name, modules);
-    try {
-      const tuning = JSON.parse(argument("tuning", "{}"));
-      // --variants '[{…}, {…}]': more tunings of the context, each a row (for choosing the defaults).
-      const variants = JSON.parse(argument("variants", "[]"));
-      const rows = await evaluate({ modules, fixture, embed: cached(embed), conversations, withStages, tuning, variants });
-      out.push("", table(summarize(rows), { embedder: embed.model }));
-      if (process.argv.includes("--lost")) {
-        // Questions where BM25 holds more evidence in its first 10 than the context.
-        const [ours, theirs] = argument("lost", "context,BM25").split(",");
-        for (const r of rows.filter((r) => r.recalls[ours][10] < r.recalls[theirs][10])) {
-          console.log(`lost ${r.question} [${r.kind}] ${r.text}\n  evidence ${r.evidence.join(" ")}\n  ${ours} ${r.rankings[ours].slice(0, 10).join(" ")}\n  ${theirs} ${r.rankings[theirs].slice(0, 10).join(" ")}`);
+  const out = [`Memory retrieval eval, ${new Date().toISOString().slice(0, 10)}. recall@k in points; the kind columns are R@10.`];
+  for (const setName of setNames) {
+    const fixture = loadSet(setName);
+    const conversations = Number(argument("conversations", fixture.conversations.length));
+    const questions = fixture.conversations.slice(0, conversations).reduce((n, c) => n + c.questions.length, 0);
+    out.push("", `## ${setName}: ${conversations} conversations, ${questions} questions (${sets[setName]})`);
+    for (const name of embedders) {
+      const { embed, stop } = await makeEmbedder(name, modules);
+      try {
+        const tuning = JSON.parse(argument("tuning", "{}"));
+        // --variants '[{…}, {…}]': more tunings of the context, each a row (for choosing the defaults).
+        const variants = JSON.parse(argument("variants", "[]"));
+        const rows = await evaluate({ modules, fixture, embed: cached(embed), conversations, withStages, tuning, variants });
+        out.push("", table(summarize(rows), { embedder: embed.model }));
+        console.error(out.at(-1));
+        if (process.argv.includes("--lost")) {
+          // Questions where BM25 holds more evidence in its first 10 than the context.
+          const [ours, theirs] = argument("lost", "context,BM25").split(",");
+          for (const r of rows.filter((r) => r.recalls[ours][10] < r.recalls[theirs][10])) {
+            console.log(`lost ${r.question} [${r.kind}] ${r.text}\n  evidence ${r.evidence.join(" ")}\n  ${ours} ${r.rankings[ours].slice(0, 10).join(" ")}\n  ${theirs} ${r.rankings[theirs].slice(0, 10).join(" ")}`);
+          }
         }
+        if (process.argv.includes("--misses")) {
+          for (const r of rows.filter((r) => r.recalls.context[10] < 1)) console.log(`${r.question} [${r.kind}] ${r.text}\n  evidence ${r.evidence.join(" ")}\n  top ${r.rankings.context.slice(0, 10).join(" ")}`);
+        }
+      } finally {
+        await stop();
       }
-      if (process.argv.includes("--misses")) {
-        for (const r of rows.filter((r) => r.recalls.context[10] < 1)) console.log(`${r.question} [${r.kind}] ${r.text}\n  evidence ${r.evidence.join(" ")}\n  top ${r.rankings.context.slice(0, 10).join(" ")}`);
-      }
-    } finally {
-      await stop();
     }
   }
   const text = out.join("\n") + "\n";

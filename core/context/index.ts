@@ -23,7 +23,7 @@ export type {
   Triple,
 } from "./types";
 export { memoryKinds } from "./types";
-export { defaultTuning, makeContextEngine, memoryHeader, summaryHeader, tuningForEmbedder, wordsOnlyFusion } from "./engine";
+export { defaultTuning, itemsTuning, makeContextEngine, maxItemsLimit, memoryHeader, summaryHeader, tuningForEmbedder, wordsOnlyFusion } from "./engine";
 export type { ContextEngine, ContextEngineDeps } from "./engine";
 export { memoryLine, retrieveCandidates } from "./retrieve";
 export type { RetrieveInput } from "./retrieve";

@@ -86,10 +86,11 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
       };
     })
     .sort(byFinal);
+  const candidates = await addAdjacent(input, retrieved);
 
-  const byId = new Map(retrieved.map((item) => [item.id, item]));
+  const byId = new Map(candidates.map((item) => [item.id, item]));
   const mmr = maximalMarginalRelevance(
-    retrieved.map((item) => ({ id: item.id, text: item.text, score: item.scores.final })),
+    candidates.map((item) => ({ id: item.id, text: item.text, score: item.scores.final })),
     { lambda: tuning.mmrLambda, duplicateThreshold: tuning.duplicateThreshold, similar: input.similar },
   );
   const chosen = mmr.order.map((id) => byId.get(id)!);
@@ -102,6 +103,8 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
     if (index >= tuning.maxItems) {
       item.included = false;
       item.reason = { code: "over_item_limit", detail: `ranked ${index + 1}, past the limit of ${tuning.maxItems} items` };
+    } else if (item.origin === "adjacent") {
+      item.reason = { code: "adjacent_turn", detail: `ranked ${index + 1}, stored next to ${item.parentId}` };
     } else if (item.origin === "graph") {
       item.reason = {
         code: "graph_neighbour",
@@ -115,6 +118,46 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
     }
   });
   return [...ranked, ...expanded.duplicates, ...duplicates];
+}
+
+/**
+ * The turns next to a good hit: in a conversation the answer is often the turn after the question
+ * that matched ("What does the necklace mean?" → "It's from my grandma…"), or the one before it.
+ * Each memory stored just before or after one of the `adjacentFrom` best candidates (same provenance
+ * and source) gains `adjacentFactor` of that candidate's score: added to its own when it is a
+ * candidate already, its whole score when it was not. Measured on LoCoMo (bench/memory-eval).
+ */
+async function addAdjacent(input: RetrieveInput, retrieved: ContextItem[]): Promise<ContextItem[]> {
+  const { tuning, store } = input;
+  const from = retrieved.slice(0, Math.max(0, Math.floor(tuning.adjacentFrom)));
+  const factor = clamp01(tuning.adjacentFactor);
+  if (!store.adjacent || from.length === 0 || factor <= 0) return retrieved;
+  const found = await settle("adjacent", () => store.adjacent!(from.map((item) => item.id)), input.warnings);
+  const parentScore = new Map(from.map((item) => [item.id, item.scores.final]));
+  const gains = new Map<string, { gain: number; of: string; item: MemoryItem }>();
+  for (const { item, of } of found) {
+    if (!input.sources.includes(item.source)) continue;
+    const gain = factor * (parentScore.get(of) ?? 0);
+    if (gain > (gains.get(item.id)?.gain ?? 0)) gains.set(item.id, { gain, of, item });
+  }
+  const byId = new Map(retrieved.map((item) => [item.id, item]));
+  const added: ContextItem[] = [];
+  for (const [id, { gain, of, item }] of gains) {
+    const known = byId.get(id);
+    if (known) {
+      known.scores.final += gain;
+      continue;
+    }
+    added.push({
+      ...base(item),
+      scores: { lexical: 0, semantic: 0, fused: 0, recency: recencyDecay(item, input.now, input.halfLifeDays), importance: clamp01(item.importance), period: 0, final: gain },
+      origin: "adjacent",
+      parentId: of,
+      included: true,
+      reason: { code: "adjacent_turn", detail: "" },
+    });
+  }
+  return [...retrieved, ...added].sort(byFinal);
 }
 
 /**

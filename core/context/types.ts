@@ -80,6 +80,12 @@ export interface ContextStore {
   get(ids: string[]): Promise<MemoryItem[]>;
   /** Edges whose subject or object is one of `entities`. */
   neighbours(entities: string[], limit: number): Promise<GraphEdge[]>;
+  /**
+   * The memories stored just before and after each of `ids` from the same provenance and source
+   * (the turns around a turn of one conversation), each with the id it sits next to. Optional: a
+   * store without it gets no adjacency stage.
+   */
+  adjacent?(ids: string[]): Promise<Array<{ item: MemoryItem; of: string }>>;
 }
 
 /** Counts tokens. Budget checks and the reported `tokens.used` use the same tokenizer. */
@@ -112,6 +118,7 @@ export interface ContextScores {
 export type ContextReasonCode =
   | "selected"
   | "graph_neighbour"
+  | "adjacent_turn"
   | "near_duplicate"
   | "over_item_limit"
   | "over_budget";
@@ -132,8 +139,8 @@ export interface ContextItem {
   /** When the thing happened, if the memory knows (shown as its date in the memory block). */
   occurredAt?: number;
   scores: ContextScores;
-  /** "retrieved" by lexical/semantic search, or reached by one "graph" hop. */
-  origin: "retrieved" | "graph";
+  /** "retrieved" by lexical/semantic search, reached by one "graph" hop, or "adjacent" to a retrieved turn. */
+  origin: "retrieved" | "graph" | "adjacent";
   /** For graph items: the retrieved item whose entity led here, and the edge. */
   parentId?: string;
   edge?: GraphEdge;
@@ -181,6 +188,10 @@ export interface ContextTuning {
   graphLimit: number;
   /** A graph neighbour's final score is its parent's times this (< 1 keeps it below the parent). */
   graphFactor: number;
+  /** Best-ranked candidates whose adjacent memories (the turns just before and after) are looked at; 0 turns the stage off. */
+  adjacentFrom: number;
+  /** An adjacent memory gains this share of its neighbour's score (added to its own, or its whole score when it was no candidate). */
+  adjacentFactor: number;
 }
 
 export interface ContextBudget {

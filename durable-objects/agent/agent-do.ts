@@ -405,8 +405,8 @@ export class AgentDO extends Agent<Env, LiveState> {
   readContextSource(source: string, limit: number) {
     return this.known(() => this.memory.readSource(this.profile(), source, limit));
   }
-  previewContext(input: { q: string; session?: string; maxTokens?: number }) {
-    return this.known(() => this.memory.preview({ profile: this.profile(), sessionId: this.sessions.resolve(input.session).id, query: input.q, ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}) }));
+  previewContext(input: { q: string; session?: string; maxTokens?: number; k?: number }) {
+    return this.known(() => this.memory.preview({ profile: this.profile(), sessionId: this.sessions.resolve(input.session).id, query: input.q, ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}), ...(input.k ? { k: input.k } : {}) }));
   }
   /** Another agent of the project searches, reads or lists this agent's sources: only what a grant gives the requester. */
   searchShared(request: { source: string; query: string; limit: number; requester: string }) {

@@ -39,6 +39,7 @@ describe("hostile query strings", () => {
       (v: string) => `${a}/context?q=${v}`,
       (v: string) => `${a}/context?q=zebra&session=${v}`,
       (v: string) => `${a}/context?q=zebra&maxTokens=${v}`,
+      (v: string) => `${a}/context?q=zebra&k=${v}`,
       (v: string) => `${a}/memories?q=${v}`,
       (v: string) => `${a}/memories?kind=${v}`,
       (v: string) => `${a}/memories?limit=${v}`,

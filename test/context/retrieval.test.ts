@@ -210,3 +210,40 @@ describe("near-duplicates and graph expansion", () => {
     expect(messages[1]!.content).toContain("- [graph] Leo plays football");
   });
 });
+
+describe("the turns next to a hit", () => {
+  const turns = [
+    item("t1", "Melanie: That necklace is lovely, does it mean something?", { kind: "episode" }),
+    item("t2", "Caroline: It was my grandma's, from Sweden; it stands for love and faith.", { kind: "episode" }),
+    item("t3", "Caroline: I went hiking on Sunday.", { kind: "episode" }),
+    item("t9", "Melanie: The necklace shop closed down.", { kind: "episode" }),
+  ];
+  const byId = new Map(turns.map((t) => [t.id, t]));
+  // Words find the question turn (and a distractor); only storage order knows the answer is next to it.
+  const store = {
+    recent: async () => [],
+    lexical: async () => [{ id: "t1", score: 3 }, { id: "t9", score: 2 }],
+    semantic: async () => [],
+    get: async (ids: string[]) => ids.flatMap((id) => byId.get(id) ?? []),
+    neighbours: async () => [],
+    adjacent: async (ids: string[]) => (ids.includes("t1") ? [{ item: byId.get("t2")!, of: "t1" }] : []),
+  };
+
+  it("a turn stored next to a good hit is included with it, below it, and says why", async () => {
+    const engine = makeContextEngine({ store, clock: fixedClock });
+    const { items } = await engine.compile({ ...base, query: "What does Caroline's necklace symbolize?" });
+    const included = items.filter((i) => i.included).map((i) => i.id);
+    expect(included).toEqual(["t1", "t9", "t2"]);
+    const answer = items.find((i) => i.id === "t2")!;
+    expect(answer.origin).toBe("adjacent");
+    expect(answer.reason).toEqual({ code: "adjacent_turn", detail: "ranked 3, stored next to t1" });
+  });
+
+  it("with the stage off (adjacentFrom 0), or a store that cannot tell, the answer turn is not found", async () => {
+    const off = makeContextEngine({ store, clock: fixedClock, tuning: { adjacentFrom: 0 } });
+    expect((await off.compile({ ...base, query: "What does Caroline's necklace symbolize?" })).items.map((i) => i.id)).toEqual(["t1", "t9"]);
+    const { adjacent: _, ...plain } = store;
+    const without = makeContextEngine({ store: plain, clock: fixedClock });
+    expect((await without.compile({ ...base, query: "What does Caroline's necklace symbolize?" })).items.map((i) => i.id)).toEqual(["t1", "t9"]);
+  });
+});

@@ -85,6 +85,55 @@ describe("the context preview", () => {
   });
 });
 
+describe("k on GET /context", () => {
+  async function agentWith40Matches() {
+    const { name } = await createAgent();
+    const now = Date.now();
+    // Forty memories that all match, none a near-duplicate of another (each has its own words).
+    const plants = "tulips roses basil mint tomatoes carrots leeks onions garlic peas beans kale chard lettuce radish beets squash melons peppers chilies sage thyme parsley dill fennel lavender dahlias irises lilies peonies asters ferns hostas heather clover poppies daisies violets pansies crocus".split(" ");
+    const places = "fence shed pond gate wall hedge path oak well porch".split(" ");
+    const moods = "sunny rainy windy misty frosty cloudy humid stormy calm bright".split(" ");
+    const lines = plants.map((plant, i) => ({ id: `garden${i}`, kind: "episode", text: `${plant} ${places[i % 10]} ${moods[Math.floor(i / 4) % 10]} garden ${i}: the user planted ${plant}`, createdAt: now - i * 60_000 }));
+    const res = await api(`/api/agents/${name}/memories/import`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: lines.map((l) => JSON.stringify(l)).join("\n") });
+    expect(res.status).toBe(200);
+    return name;
+  }
+  const included = (view: Awaited<ReturnType<typeof preview>>) => view.items.filter((i) => i.included && i.source === "memory");
+
+  it("includes as many ranked memories as k asks, past the default 12, and says which fell past k", async () => {
+    const name = await agentWith40Matches();
+    const plain = await preview(name, "What did the user plant in the garden?");
+    expect(included(plain)).toHaveLength(12);
+    const wide = await preview(name, "What did the user plant in the garden?", "&k=30");
+    expect(included(wide)).toHaveLength(30);
+    // k widens the ranking: what the default showed is still in it.
+    expect(included(wide).map((i) => i.id)).toEqual(expect.arrayContaining(included(plain).map((i) => i.id)));
+    const narrow = await preview(name, "What did the user plant in the garden?", "&k=3");
+    expect(included(narrow)).toHaveLength(3);
+    expect(narrow.items.filter((i) => i.reason.code === "over_item_limit").length).toBeGreaterThan(0);
+    expect(narrow.items.find((i) => i.reason.code === "over_item_limit")!.reason.detail).toContain("limit of 3 items");
+  });
+
+  it("k stays within the token budget: a small budget includes fewer than k and marks the rest over_budget", async () => {
+    const name = await agentWith40Matches();
+    const view = await preview(name, "What did the user plant in the garden?", "&k=40&maxTokens=300");
+    expect(view.tokens.used).toBeLessThanOrEqual(view.tokens.budget);
+    expect(included(view).length).toBeLessThan(40);
+    expect(view.items.some((i) => i.reason.code === "over_budget")).toBe(true);
+  });
+
+  it("a k that is not a whole number from 1 to 100 is a 400 naming k", async () => {
+    const name = await agentWith40Matches();
+    for (const k of ["0", "101", "2.5", "ten", "-1"]) {
+      const res = await api(`/api/agents/${name}/context?q=garden&k=${k}`);
+      expect(res.status, k).toBe(400);
+      const body = (await res.json()) as { error: { message: string } };
+      expect(JSON.stringify(body), k).toMatch(/\bk\b/);
+    }
+    expect((await api(`/api/agents/${name}/context?q=garden&k=100`)).status).toBe(200);
+  });
+});
+
 describe("the rolling summary", () => {
   it("folds turns that leave the window into a summary the model still sees, and the turn still succeeds", async () => {
     const { name } = await createAgent({ runtime: { limits: { maxHistory: 4 } } });

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { maxItemsLimit } from "../../core/context";
 import { lazySchema } from "../../core/lazy-schema";
 import type { AppEnv } from "../env";
 import { agentStub, call } from "../../durable-objects/stubs";
@@ -13,6 +14,8 @@ const previewQuery = lazySchema(() =>
     session: sessionIdSchema.optional(),
     /** A smaller prompt budget than the agent's, to see what would be dropped. */
     maxTokens: z.coerce.number().int().min(1).max(200_000).optional(),
+    /** How many ranked memories the compile may include (within the token budget); 12 when absent. */
+    k: z.coerce.number({ message: "k is a whole number of memories" }).int("k is a whole number of memories").min(1, "k is at least 1").max(maxItemsLimit, `k is at most ${maxItemsLimit}`).optional(),
   }),
 );
 
@@ -31,8 +34,8 @@ const documentBody = lazySchema(() =>
 export const contextRoutes = new Hono<AppEnv>()
   .get("/:name/context", valid("param", nameParam), valid("query", previewQuery), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    const { q, session, maxTokens } = c.req.valid("query");
-    return c.json(await call(agent.previewContext({ q, ...(session ? { session } : {}), ...(maxTokens ? { maxTokens } : {}) })));
+    const { q, session, maxTokens, k } = c.req.valid("query");
+    return c.json(await call(agent.previewContext({ q, ...(session ? { session } : {}), ...(maxTokens ? { maxTokens } : {}), ...(k ? { k } : {}) })));
   })
   .post("/:name/sources/:source/documents", valid("param", sourceParam), valid("json", documentBody), async (c) => {
     const { name, source } = c.req.valid("param");

@@ -164,5 +164,9 @@ export function makeTurnContextStore(deps: {
     async neighbours(entities, limit): Promise<GraphEdge[]> {
       return deps.memory.neighbours(entities, limit);
     },
+
+    async adjacent(ids) {
+      return deps.memory.adjacent(ids.filter((id) => !foreignItems.has(id)));
+    },
   };
 }

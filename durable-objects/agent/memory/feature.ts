@@ -1,6 +1,6 @@
 import type { SqlLike } from "../../../core/ports";
 import type { AgentProfile } from "../../../core/agents";
-import { defaultTuning, makeLlmSummarizer, reciprocalRankFusion, tuningForEmbedder, type MemoryKind } from "../../../core/context";
+import { defaultTuning, itemsTuning, makeLlmSummarizer, reciprocalRankFusion, tuningForEmbedder, type MemoryKind } from "../../../core/context";
 import { isPantheonError, PantheonError, unwrap, type Result } from "../../../core/errors";
 import type { Clock, LlmPort } from "../../../core/ports";
 import type { OutputScreen } from "../../../core/gates";
@@ -69,6 +69,8 @@ export interface TurnInput {
   excludeRunId?: string;
   maxHistory?: number;
   maxTokens?: number;
+  /** Ranked memories the compile may include (the token budget still applies); the engine's `maxItems` otherwise. */
+  k?: number;
 }
 
 /**
@@ -167,6 +169,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}),
       ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}),
       ...(profile.model.maxTokens ? { reserveForReply: profile.model.maxTokens } : {}),
+      ...(input.k ? { tuning: itemsTuning(input.k) } : {}),
       ...(llm ? { summarize: makeLlmSummarizer({ llm, model: profile.model.name }) } : {}),
       ...(background ? { background } : {}),
       screen: deps.screenFor(profile),

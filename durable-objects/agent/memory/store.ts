@@ -1,4 +1,5 @@
-import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lte, ne, or, sql as sqlExpr, sum, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, lte, ne, or, sql as sqlExpr, sum, type AnyColumn, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { entitiesOf, ftsTerms, happenedAt, parseTriple, type MemoryKind, type ScoredId } from "../../../core/context";
 import type { Clock, SqlLike } from "../../../core/ports";
@@ -45,6 +46,21 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
     .select({ seq: memories.seq, id: memories.id, source: memories.source, kind: memories.kind, at: happened })
     .from(memories)
     .where(and(inList(memories.seq, "seqs"), live))
+    .prepare();
+  // The memories just before and after (by seq) those named, from the same provenance and source.
+  const center = alias(memories, "center");
+  const adjacentTo = db
+    .select({ ...getTableColumns(memories), of: center.id })
+    .from(center)
+    .innerJoin(
+      memories,
+      and(
+        or(eq(memories.seq, sqlExpr`${center.seq} - 1`), eq(memories.seq, sqlExpr`${center.seq} + 1`)),
+        eq(memories.provenance, center.provenance),
+        eq(memories.source, center.source),
+      ),
+    )
+    .where(and(inList(center.id, "ids"), live, ne(memories.kind, "summary")))
     .prepare();
   const edgesOf = db
     .select({ subject: memoryEdges.subject, relation: memoryEdges.relation, object: memoryEdges.object, provenance: memoryEdges.provenance })
@@ -254,6 +270,16 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
     },
 
     semantic: vectors.semantic,
+
+    /**
+     * The live memories stored just before and after each of `ids` (by `seq`) with the same
+     * provenance and source: the turns around a turn of one imported or told conversation. One
+     * query over the primary key, so it costs the compile a few rows.
+     */
+    adjacent(ids: string[]): Array<{ item: MemoryRecord; of: string }> {
+      if (ids.length === 0) return [];
+      return adjacentTo.all({ ids: JSON.stringify([...new Set(ids)]) }).map(({ of, ...row }) => ({ item: recordOf(row), of }));
+    },
 
     /** Edges touching these entities (lower-cased), newest first. */
     neighbours(entities: string[], limit: number) {
