@@ -11,3 +11,4 @@ export { answerSchema, featureCreateSchema, featureNameSchema, featurePatchSchem
 
 /** The name of a task's worker agent: its own Durable Object and memory, named from feature and task. */
 export const workerNameOf = (feature: string, task: number) => `${feature}-task-${task}`;
+export * from "./git-merge";
