@@ -86,7 +86,8 @@ export class FeatureDO extends DurableObject<Env> {
         this.db.insert(schema.feature).values({ id: 1, name: input.name, title: input.title, status: "planning", orchestrator: input.orchestrator, workerTemplate: input.worker, contextFiles: input.contextFiles, sessions: [], createdAt: now, updatedAt: now }).run();
         this.files.seed(seeded, now);
       });
-      await this.git.ensure(() => this.files.everything(), signatureOf({ kind: "agent", name: "pantheon" }, now));
+      // An imported feature's repository comes from its remote (repo().importFrom); any other starts with an initial commit.
+      if (!input.repository) await this.git.ensure(() => this.files.everything(), signatureOf({ kind: "agent", name: "pantheon" }, now));
       return this.describe();
     });
   }
@@ -448,7 +449,7 @@ export class FeatureDO extends DurableObject<Env> {
   /** The repository's routes (commits, branches, diffs, resolve, push, pull request, download, git smart-HTTP): repo/repo-api.ts. */
   repo(project: string): FeatureRepoApi {
     const f = this.row();
-    return new FeatureRepoApi({ env: this.env, project, feature: f, git: this.git, taskRows: this.taskRows, commit: (t, input, by) => commitTask(this.commitDeps(f.name), t, input, by), writeFile: (task, path, content) => this.files.write(task, path, content) });
+    return new FeatureRepoApi({ env: this.env, project, feature: f, git: this.git, files: this.files, taskRows: this.taskRows, transact: (fn) => this.ctx.storage.transactionSync(fn), commit: (t, input, by) => commitTask(this.commitDeps(f.name), t, input, by) });
   }
 
   /** Drops a task's overlay and leaves nothing of it behind; the task is cancelled. */

@@ -205,6 +205,7 @@ export function makeFeatureGit(db: DrizzleSqliteDODatabase<any>, transact: <T>(f
   }
 
   return {
+    db,
     fs,
     repo,
     serialized,
