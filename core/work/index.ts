@@ -13,3 +13,4 @@ export { answerSchema, remoteSchema, featureCreateSchema, featureNameSchema, fea
 export const workerNameOf = (feature: string, task: number) => `${feature}-task-${task}`;
 export * from "./git-merge";
 export * from "./git-wire";
+export { pullRequestBody } from "./pull-request";

@@ -116,6 +116,13 @@ export function makeSqliteFs(db: DrizzleSqliteDODatabase<Record<string, unknown>
     async lstat(path: string) {
       return promises.stat(path);
     },
+    /** Git directories Pantheon writes hold no links; isomorphic-git asks only when it meets one. */
+    async readlink(path: string): Promise<string> {
+      throw fsError("EINVAL", normalize(path));
+    },
+    async symlink(target: string, path: string) {
+      writeSync(path, target);
+    },
   };
 
   return { promises, writeSync, readSync, removeSync };
