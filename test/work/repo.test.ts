@@ -122,7 +122,7 @@ describe("a feature is a git repository; a task is a branch", () => {
     const { feature, stub } = await begun({ "a.txt": "base\n" });
     await stub.writeFile({ task: 1, path: "a.txt", content: "changed\n" }, workerOf(feature, 1));
     const refsBefore = (await json(api(`/api/features/${feature}/branches`))).branches;
-    await runInDurableObject(stub, (instance: any, state) => {
+    await runInDurableObject(stub as DurableObjectStub, (instance: any, state: DurableObjectState) => {
       instance.beforeRefMove = () => state.abort("test: evicted");
     });
     await expect(stub.commitTask({ task: 1, key: "e1", summary: "one" }, workerOf(feature, 1))).rejects.toThrow();
