@@ -1,7 +1,7 @@
 import { RpcTarget } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { strToU8, zipSync } from "fflate";
-import git from "isomorphic-git";
+import { clone as gitClone, currentBranch, push as gitPush, readBlob } from "isomorphic-git";
 import { PantheonError, resultOf, type Result } from "../../../core/errors";
 import { authorizeWork, concatBytes, flushPkt, gitBundle, parseUploadRequest, pktLine, tarArchive, uploadPackAdvertisement, type Principal } from "../../../core/work";
 import type { FileStore } from "../files";
@@ -111,12 +111,12 @@ export class FeatureRepoApi extends RpcTarget {
         const http = gitHttp(guardedFetchFor(this.deps.env, spec.url));
         const onAuth = tokenAuth(token);
         try {
-          await git.clone({ ...this.git.repo.base, dir: "/work", http, url: spec.url, ...(spec.ref ? { ref: spec.ref } : {}), singleBranch: true, noCheckout: true, noTags: true, ...(onAuth ? { onAuth } : {}) });
+          await gitClone({ ...this.git.repo.base, dir: "/work", http, url: spec.url, ...(spec.ref ? { ref: spec.ref } : {}), singleBranch: true, noCheckout: true, noTags: true, ...(onAuth ? { onAuth } : {}) });
         } catch (error) {
           if (error instanceof PantheonError) throw error;
           throw new PantheonError("bad_gateway", `importing ${redactUrl(spec.url)} failed: ${(error as Error).message}`, { details: { url: redactUrl(spec.url) } });
         }
-        const ref = spec.ref ?? (await git.currentBranch({ ...this.git.repo.base })) ?? "main";
+        const ref = spec.ref ?? (await currentBranch({ ...this.git.repo.base })) ?? "main";
         const base = await this.git.repo.resolve(`refs/remotes/origin/${ref}`) ?? (await this.git.repo.resolve(ref));
         if (!base) throw new PantheonError("not_found", `the remote has no branch '${ref}'`, { details: { ref } });
         const branch = `pantheon/${this.deps.feature.name}`;
@@ -159,9 +159,9 @@ export class FeatureRepoApi extends RpcTarget {
       });
       const token = tokenSecret ? await openSecret(this.deps.env, this.deps.project, tokenSecret) : undefined;
       const onAuth = tokenAuth(token);
-      let result: Awaited<ReturnType<typeof git.push>>;
+      let result: Awaited<ReturnType<typeof gitPush>>;
       try {
-        result = await git.push({ ...this.git.repo.base, http: gitHttp(guardedFetchFor(this.deps.env, url)), url, ref: s.branch, remoteRef: `refs/heads/${target}`, ...(onAuth ? { onAuth } : {}) });
+        result = await gitPush({ ...this.git.repo.base, http: gitHttp(guardedFetchFor(this.deps.env, url)), url, ref: s.branch, remoteRef: `refs/heads/${target}`, ...(onAuth ? { onAuth } : {}) });
       } catch (error) {
         const message = error instanceof PantheonError ? error.message : (error as Error).message;
         this.deps.transact(() => markPush(this.deps, pending.id, "failed", message));
@@ -222,7 +222,7 @@ export class FeatureRepoApi extends RpcTarget {
       }
       const snap = await this.git.repo.snapshot(tip);
       const entries: { path: string; data: Uint8Array; mode?: string }[] = [];
-      for (const [path, oid] of snap.files) entries.push({ path, data: (await git.readBlob({ ...this.git.repo.base, oid })).blob, ...(snap.modes.get(path) ? { mode: snap.modes.get(path)! } : {}) });
+      for (const [path, oid] of snap.files) entries.push({ path, data: (await readBlob({ ...this.git.repo.base, oid })).blob, ...(snap.modes.get(path) ? { mode: snap.modes.get(path)! } : {}) });
       if (format === "tar") return { bytes: tarArchive(entries, name, Date.now()), contentType: "application/x-tar", filename: `${name}.tar` };
       const zip: Record<string, Uint8Array> = {};
       for (const e of entries) zip[`${name}/${e.path}`] = e.data;

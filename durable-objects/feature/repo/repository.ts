@@ -1,5 +1,6 @@
 import { Buffer } from "node:buffer";
-import git, { type TreeEntry } from "isomorphic-git";
+// Named imports only: the package marks itself side-effect free, so the bundle keeps just these commands.
+import { findMergeBase, init as gitInit, isDescendent, listBranches, log as gitLog, packObjects, readBlob, readCommit as gitReadCommit, readTree, resolveRef, writeBlob, writeCommit as gitWriteCommit, writeTree as gitWriteTree, type TreeEntry } from "isomorphic-git";
 import { createTwoFilesPatch, diffLines } from "diff";
 import type { FlatTree, MergedFile } from "../../../core/work";
 import type { SqliteFs } from "./sqlite-fs";
@@ -53,7 +54,7 @@ export function makeRepository(fs: SqliteFs) {
   const texts = new Map<string, string>();
 
   async function init(branch: string): Promise<void> {
-    await git.init({ fs: base.fs, gitdir, bare: true, defaultBranch: branch });
+    await gitInit({ fs: base.fs, gitdir, bare: true, defaultBranch: branch });
   }
 
   /** A branch's commit id, a full sha as it is, or undefined. Loose refs first (they are what `setRef` writes), then packed ones. */
@@ -62,7 +63,7 @@ export function makeRepository(fs: SqliteFs) {
     const loose = fs.readSync(`${gitdir}/refs/heads/${ref}`);
     if (loose) return decoder.decode(loose).trim();
     try {
-      return await git.resolveRef({ ...base, ref: ref.startsWith("refs/") ? ref : `refs/heads/${ref}` });
+      return await resolveRef({ ...base, ref: ref.startsWith("refs/") ? ref : `refs/heads/${ref}` });
     } catch {
       return undefined;
     }
@@ -83,9 +84,9 @@ export function makeRepository(fs: SqliteFs) {
     if (cached) return cached;
     const files = new Map<string, string>();
     const modes = new Map<string, string>();
-    const { commit: c } = await git.readCommit({ ...base, oid: commit });
+    const { commit: c } = await gitReadCommit({ ...base, oid: commit });
     const walk = async (tree: string, prefix: string) => {
-      const { tree: entries } = await git.readTree({ ...base, oid: tree });
+      const { tree: entries } = await readTree({ ...base, oid: tree });
       for (const e of entries) {
         const path = `${prefix}${e.path}`;
         if (e.type === "tree") await walk(e.oid, `${path}/`);
@@ -105,7 +106,7 @@ export function makeRepository(fs: SqliteFs) {
   async function text(oid: string): Promise<string> {
     const cached = texts.get(oid);
     if (cached !== undefined) return cached;
-    const { blob } = await git.readBlob({ ...base, oid });
+    const { blob } = await readBlob({ ...base, oid });
     const value = decoder.decode(blob);
     if (value.length < 64 * 1024) {
       if (texts.size > 512) texts.delete(texts.keys().next().value!);
@@ -115,7 +116,7 @@ export function makeRepository(fs: SqliteFs) {
   }
 
   async function blob(content: string): Promise<string> {
-    return git.writeBlob({ ...base, blob: Buffer.from(content, "utf8") });
+    return writeBlob({ ...base, blob: Buffer.from(content, "utf8") });
   }
 
   /** Writes the trees of a set of files (blobs written for new texts) and answers the root tree's id. */
@@ -136,35 +137,35 @@ export function makeRepository(fs: SqliteFs) {
     const write = async (dir: Dir): Promise<string> => {
       const entries: TreeEntry[] = [...dir.files.values()];
       for (const [name, sub] of dir.dirs) entries.push({ mode: "040000", path: name, oid: await write(sub), type: "tree" });
-      return git.writeTree({ ...base, tree: entries });
+      return gitWriteTree({ ...base, tree: entries });
     };
     return write(root);
   }
 
   async function writeCommit(input: { tree: string; parents: string[]; message: string; author: Signature }): Promise<string> {
-    return git.writeCommit({ ...base, commit: { tree: input.tree, parent: input.parents, message: input.message.endsWith("\n") ? input.message : `${input.message}\n`, author: person(input.author), committer: person(input.author) } });
+    return gitWriteCommit({ ...base, commit: { tree: input.tree, parent: input.parents, message: input.message.endsWith("\n") ? input.message : `${input.message}\n`, author: person(input.author), committer: person(input.author) } });
   }
 
   async function readCommit(oid: string): Promise<CommitInfo> {
-    const { commit } = await git.readCommit({ ...base, oid });
+    const { commit } = await gitReadCommit({ ...base, oid });
     return { sha: oid, message: commit.message, author: { name: commit.author.name, email: commit.author.email }, date: commit.author.timestamp * 1000, parents: commit.parent };
   }
 
   async function log(ref: string, limit: number): Promise<CommitInfo[]> {
     const oid = await resolve(ref);
     if (!oid) return [];
-    const entries = await git.log({ ...base, ref: oid, depth: limit });
+    const entries = await gitLog({ ...base, ref: oid, depth: limit });
     return entries.map((e) => ({ sha: e.oid, message: e.commit.message, author: { name: e.commit.author.name, email: e.commit.author.email }, date: e.commit.author.timestamp * 1000, parents: e.commit.parent }));
   }
 
   async function mergeBase(a: string, b: string): Promise<string | undefined> {
-    const [found] = await git.findMergeBase({ ...base, oids: [a, b] });
+    const [found] = await findMergeBase({ ...base, oids: [a, b] });
     return found;
   }
 
   async function isAncestor(ancestor: string, oid: string): Promise<boolean> {
     if (ancestor === oid) return true;
-    return git.isDescendent({ ...base, oid, ancestor, depth: -1 });
+    return isDescendent({ ...base, oid, ancestor, depth: -1 });
   }
 
   /** What a commit changed against its first parent (or the empty tree), file by file with a unified patch. */
@@ -189,7 +190,7 @@ export function makeRepository(fs: SqliteFs) {
   }
 
   async function branches(): Promise<{ name: string; sha: string }[]> {
-    const names = await git.listBranches({ ...base });
+    const names = await listBranches({ ...base });
     const out: { name: string; sha: string }[] = [];
     for (const name of names.sort()) {
       const sha = await resolve(name);
@@ -207,7 +208,7 @@ export function makeRepository(fs: SqliteFs) {
         const oid = queue.pop()!;
         if (into.has(oid) || stop.has(oid)) continue;
         try {
-          const { commit } = await git.readCommit({ ...base, oid });
+          const { commit } = await gitReadCommit({ ...base, oid });
           into.add(oid);
           queue.push(...commit.parent);
         } catch {
@@ -221,24 +222,24 @@ export function makeRepository(fs: SqliteFs) {
     await commits(wants, wanted, stop);
     const out = new Set<string>();
     const stopTrees = new Set<string>();
-    for (const h of stop) stopTrees.add((await git.readCommit({ ...base, oid: h })).commit.tree);
+    for (const h of stop) stopTrees.add((await gitReadCommit({ ...base, oid: h })).commit.tree);
     const walkTree = async (tree: string) => {
       if (out.has(tree) || stopTrees.has(tree)) return;
       out.add(tree);
-      for (const e of (await git.readTree({ ...base, oid: tree })).tree) {
+      for (const e of (await readTree({ ...base, oid: tree })).tree) {
         if (e.type === "tree") await walkTree(e.oid);
         else if (e.type === "blob") out.add(e.oid);
       }
     };
     for (const oid of wanted) {
       out.add(oid);
-      await walkTree((await git.readCommit({ ...base, oid })).commit.tree);
+      await walkTree((await gitReadCommit({ ...base, oid })).commit.tree);
     }
     return [...out];
   }
 
   async function pack(oids: string[]): Promise<Uint8Array> {
-    const { packfile } = await git.packObjects({ ...base, oids });
+    const { packfile } = await packObjects({ ...base, oids });
     return packfile!;
   }
 
