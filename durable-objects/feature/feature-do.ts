@@ -51,8 +51,9 @@ export class FeatureDO extends DurableObject<Env> {
   private readonly taskRows: TaskStore;
   private readonly git: FeatureGit;
   private readonly worktrees: ReturnType<typeof makeWorktrees>;
-  /** Tests only: a fault between writing a commit's objects and moving its refs (an eviction there). */
+  /** Tests only: faults between writing a commit's objects and moving its refs, and between recording a push and sending it. */
   beforeRefMove?: () => void;
+  beforePushSend?: () => void;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -449,7 +450,7 @@ export class FeatureDO extends DurableObject<Env> {
   /** The repository's routes (commits, branches, diffs, resolve, push, pull request, download, git smart-HTTP): repo/repo-api.ts. */
   repo(project: string): FeatureRepoApi {
     const f = this.row();
-    return new FeatureRepoApi({ env: this.env, project, feature: f, git: this.git, files: this.files, taskRows: this.taskRows, transact: (fn) => this.ctx.storage.transactionSync(fn), commit: (t, input, by) => commitTask(this.commitDeps(f.name), t, input, by) });
+    return new FeatureRepoApi({ env: this.env, project, feature: f, git: this.git, files: this.files, taskRows: this.taskRows, transact: (fn) => this.ctx.storage.transactionSync(fn), flush: () => this.ctx.storage.sync(), commit: (t, input, by) => commitTask(this.commitDeps(f.name), t, input, by), ...(this.beforePushSend ? { beforePushSend: this.beforePushSend } : {}) });
   }
 
   /** Drops a task's overlay and leaves nothing of it behind; the task is cancelled. */

@@ -6,13 +6,12 @@
 // on a GitHub API stand-in; then the remote is read with the `git` command line (log, merge commits,
 // trailers, files), and the feature is cloned from Pantheon itself with plain `git clone`, and from a
 // downloaded bundle. Prints `N passed, N failed` as the last line.
-import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
+import { gitCli, startGitServer } from "../doubles/git-server.mjs";
 import { makeChecks, makeProjectCall } from "./check-kit.mjs";
 
 const { check, finish } = makeChecks();
@@ -20,72 +19,13 @@ const shown = (value) => JSON.stringify(value).slice(0, 700);
 const work = await mkdtemp(join(tmpdir(), "pantheon-repo-"));
 const deploymentToken = `pa_${randomBytes(12).toString("hex")}`;
 const remoteToken = `ghp_${randomBytes(12).toString("hex")}`;
-const gitEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_AUTHOR_NAME: "Alice", GIT_AUTHOR_EMAIL: "alice@example.com", GIT_COMMITTER_NAME: "Alice", GIT_COMMITTER_EMAIL: "alice@example.com", HOME: work };
-
-/** `git <args>` in `cwd`: { code, stdout, stderr }. */
-function git(args, cwd = work) {
-  return new Promise((resolve) => {
-    execFile("git", args, { cwd, env: gitEnv, timeout: 60_000 }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }));
-  });
-}
-
+const git = (args, cwd = work) => gitCli(args, cwd, { ...process.env, HOME: work });
 const lines = (edit = {}) => Array.from({ length: 12 }, (_, i) => edit[i + 1] ?? `line ${i + 1}`).join("\n") + "\n";
 
-// --- the remote: acme/app.git with one commit on main ---------------------------------------------
-const projectRoot = join(work, "remotes");
-await git(["init", "--bare", "-b", "main", join(projectRoot, "acme/app.git")]);
-await git(["config", "http.receivepack", "true"], join(projectRoot, "acme/app.git"));
-await git(["init", "-b", "main", join(work, "seed")]);
-await writeFile(join(work, "seed/app.txt"), lines());
-await writeFile(join(work, "seed/README.md"), "# app\n");
-await git(["add", "."], join(work, "seed"));
-await git(["commit", "-m", "Start the app"], join(work, "seed"));
-await git(["push", join(projectRoot, "acme/app.git"), "main"], join(work, "seed"));
-const remoteBase = (await git(["rev-parse", "main"], join(work, "seed"))).stdout.trim();
-
-/** The git server (git http-backend as CGI) and a GitHub pull-request API stand-in under /api. */
-const seen = { git: [], pulls: [] };
-const remoteServer = createServer(async (req, res) => {
-  const url = new URL(req.url, "http://x");
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  const body = Buffer.concat(chunks);
-  const auth = req.headers.authorization ?? "";
-  if (url.pathname.startsWith("/api/")) {
-    seen.pulls.push({ path: url.pathname, auth, body: JSON.parse(body.toString() || "{}") });
-    const ok = auth === `Bearer ${remoteToken}` && url.pathname === "/api/repos/acme/app/pulls";
-    res.writeHead(ok ? 201 : 401, { "content-type": "application/json" });
-    res.end(JSON.stringify(ok ? { number: 7, html_url: "https://github.example/acme/app/pull/7" } : { message: "Bad credentials" }));
-    return;
-  }
-  const password = auth.startsWith("Basic ") ? Buffer.from(auth.slice(6), "base64").toString().split(":").slice(1).join(":") : "";
-  seen.git.push({ method: req.method, path: url.pathname, service: url.searchParams.get("service"), authorized: password === remoteToken });
-  if (password !== remoteToken) {
-    res.writeHead(401, { "www-authenticate": 'Basic realm="git"' });
-    res.end("token needed\n");
-    return;
-  }
-  const cgi = spawn("git", ["http-backend"], {
-    env: { ...gitEnv, GIT_PROJECT_ROOT: projectRoot, GIT_HTTP_EXPORT_ALL: "1", REMOTE_USER: "pantheon", PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1), REQUEST_METHOD: req.method, CONTENT_TYPE: req.headers["content-type"] ?? "", CONTENT_LENGTH: String(body.length), HTTP_CONTENT_ENCODING: req.headers["content-encoding"] ?? "", GIT_PROTOCOL: req.headers["git-protocol"] ?? "" },
-  });
-  cgi.stdin.end(body);
-  const out = [];
-  for await (const chunk of cgi.stdout) out.push(chunk);
-  const raw = Buffer.concat(out);
-  const split = raw.indexOf("\r\n\r\n") >= 0 ? raw.indexOf("\r\n\r\n") : raw.indexOf("\n\n");
-  const gap = raw.indexOf("\r\n\r\n") >= 0 ? 4 : 2;
-  const headers = {};
-  let status = 200;
-  for (const line of raw.subarray(0, split).toString().split(/\r?\n/)) {
-    const [name, ...rest] = line.split(":");
-    if (name.toLowerCase() === "status") status = Number(rest.join(":").trim().split(" ")[0]);
-    else if (name) headers[name] = rest.join(":").trim();
-  }
-  res.writeHead(status, headers);
-  res.end(raw.subarray(split + gap));
-});
-await new Promise((resolve) => remoteServer.listen(0, "127.0.0.1", resolve));
-const remoteUrl = `http://127.0.0.1:${remoteServer.address().port}`;
+// --- the remote: acme/app.git with one commit on main, behind a token ------------------------------
+const remote = await startGitServer({ token: remoteToken });
+const remoteBase = await remote.repo("acme/app", { "app.txt": lines(), "README.md": "# app\n" });
+const { seen, root: projectRoot, url: remoteUrl } = remote;
 
 let server;
 try {
@@ -174,7 +114,8 @@ try {
   check("the flow ran to its end", false, error?.stack ?? String(error));
 } finally {
   await server?.stop?.();
-  await new Promise((resolve) => remoteServer.close(resolve));
+  await remote.close();
+  await rm(remote.work, { recursive: true, force: true });
   await rm(work, { recursive: true, force: true });
 }
 finish();

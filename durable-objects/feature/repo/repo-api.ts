@@ -19,7 +19,11 @@ export interface RepoApiDeps {
   files: FileStore;
   taskRows: TaskStore;
   transact: <T>(fn: () => T) => T;
+  /** Makes the writes so far durable (the object's storage.sync): a push is on disk before it leaves. */
+  flush(): Promise<void>;
   commit(t: TaskRow, input: { key: string; summary?: string }, by: Principal): Promise<CommitOutcome>;
+  /** Tests only: runs after a push is recorded and before it leaves (an eviction there). */
+  beforePushSend?: () => void;
 }
 
 const trailer = (message: string, name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(message)?.[1]?.trim();
@@ -157,6 +161,8 @@ export class FeatureRepoApi extends RpcTarget {
         insertPush(this.deps, { id, remote: redactUrl(url), branch: target, commit: tip });
         return { id, retried: false };
       });
+      await this.deps.flush();
+      this.deps.beforePushSend?.();
       const token = tokenSecret ? await openSecret(this.deps.env, this.deps.project, tokenSecret) : undefined;
       const onAuth = tokenAuth(token);
       let result: Awaited<ReturnType<typeof gitPush>>;
