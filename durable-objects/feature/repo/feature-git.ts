@@ -151,8 +151,14 @@ export function makeFeatureGit(db: DrizzleSqliteDODatabase<any>, transact: <T>(f
         const tree = await repo.writeTree(files, snap.modes);
         taskCommit = await repo.writeCommit({ tree, parents: pending ? [taskTip, pending.ours] : [taskTip], message: input.message, author: input.author });
       }
-      if (await repo.isAncestor(taskCommit, featureTip)) return { kind: "nothing" };
       const mergeBase = (await repo.mergeBase(featureTip, taskCommit)) ?? null;
+      if (mergeBase === taskCommit) return { kind: "nothing" };
+      if (mergeBase === featureTip) {
+        // The feature branch has not moved since the task's work began: the merge takes the task's tree as it is.
+        const [ours, theirs] = [await repo.snapshot(featureTip), await repo.snapshot(taskCommit)];
+        const mergeCommit = await repo.writeCommit({ tree: await repo.treeOf(taskCommit), parents: [featureTip, taskCommit], message: input.mergeMessage, author: input.author });
+        return { kind: "merged", branch, taskCommit, mergeCommit, featureBranch: s.branch, featureChanges: await changesBetween(ours.files, theirs.files) };
+      }
       const [ours, theirs, base] = [await repo.snapshot(featureTip), await repo.snapshot(taskCommit), mergeBase ? await repo.snapshot(mergeBase) : { files: new Map<string, string>(), modes: new Map<string, string>() }];
       const texts = new Map<string, string>();
       for (const path of pathsChangedOnBothSides(base.files, ours.files, theirs.files)) {

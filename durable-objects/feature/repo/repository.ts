@@ -51,6 +51,7 @@ export function makeRepository(fs: SqliteFs) {
   const cache = {};
   const base = { fs: { promises: fs.promises }, gitdir, cache };
   const snapshots = new Map<string, Snapshot>();
+  const trees = new Map<string, string>();
   const texts = new Map<string, string>();
 
   async function init(branch: string): Promise<void> {
@@ -78,13 +79,24 @@ export function makeRepository(fs: SqliteFs) {
     fs.removeSync(`${gitdir}/refs/heads/${branch}`);
   }
 
-  /** Every file of a commit's tree with its blob id and mode. */
+  /** A commit's root tree (commits never change: kept in memory). */
+  async function treeOf(commit: string): Promise<string> {
+    let tree = trees.get(commit);
+    if (!tree) {
+      tree = (await gitReadCommit({ ...base, oid: commit })).commit.tree;
+      if (trees.size > 1024) trees.delete(trees.keys().next().value!);
+      trees.set(commit, tree);
+    }
+    return tree;
+  }
+
+  /** Every file of a commit's tree with its blob id and mode (kept by tree: a merge that took a task's tree reads it once). */
   async function snapshot(commit: string): Promise<Snapshot> {
-    const cached = snapshots.get(commit);
+    const root = await treeOf(commit);
+    const cached = snapshots.get(root);
     if (cached) return cached;
     const files = new Map<string, string>();
     const modes = new Map<string, string>();
-    const { commit: c } = await gitReadCommit({ ...base, oid: commit });
     const walk = async (tree: string, prefix: string) => {
       const { tree: entries } = await readTree({ ...base, oid: tree });
       for (const e of entries) {
@@ -96,10 +108,10 @@ export function makeRepository(fs: SqliteFs) {
         }
       }
     };
-    await walk(c.tree, "");
+    await walk(root, "");
     const snap = { files, modes };
     if (snapshots.size > 32) snapshots.delete(snapshots.keys().next().value!);
-    snapshots.set(commit, snap);
+    snapshots.set(root, snap);
     return snap;
   }
 
@@ -243,7 +255,7 @@ export function makeRepository(fs: SqliteFs) {
     return packfile!;
   }
 
-  return { base, init, resolve, setRef, deleteRef, snapshot, text, blob, writeTree, writeCommit, readCommit, log, mergeBase, isAncestor, diff, branches, reachable, pack };
+  return { base, init, resolve, setRef, deleteRef, treeOf, snapshot, text, blob, writeTree, writeCommit, readCommit, log, mergeBase, isAncestor, diff, branches, reachable, pack };
 }
 
 export type Repository = ReturnType<typeof makeRepository>;
