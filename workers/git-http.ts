@@ -23,7 +23,12 @@ const gitAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   let token = "";
   if (/^bearer /i.test(header)) token = header.slice(7).trim();
   else if (/^basic /i.test(header)) {
-    const decoded = atob(header.slice(6).trim());
+    let decoded = "";
+    try {
+      decoded = atob(header.slice(6).trim());
+    } catch {
+      return challenge();
+    }
     token = decoded.slice(decoded.indexOf(":") + 1);
   }
   if (!token || !(await verifyToken(token, c))) return challenge();

@@ -26,6 +26,9 @@ export interface RepoApiDeps {
   beforePushSend?: () => void;
 }
 
+/** What one import may bring into a feature's object (its SQLite holds every file twice: git objects and the checked-out tree). */
+export const importLimits = { files: 5_000, bytes: 64 * 1024 * 1024 };
+
 const trailer = (message: string, name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(message)?.[1]?.trim();
 
 /**
@@ -125,8 +128,15 @@ export class FeatureRepoApi extends RpcTarget {
         if (!base) throw new PantheonError("not_found", `the remote has no branch '${ref}'`, { details: { ref } });
         const branch = `pantheon/${this.deps.feature.name}`;
         const snap = await this.git.repo.snapshot(base);
+        if (snap.files.size > importLimits.files) throw new PantheonError("payload_too_large", `the remote's ${ref} has ${snap.files.size} files: a feature imports at most ${importLimits.files}`, { details: { files: snap.files.size, limit: importLimits.files } });
         const seeded: { path: string; content: string }[] = [];
-        for (const [path, oid] of snap.files) seeded.push({ path, content: await this.git.repo.text(oid) });
+        let bytes = 0;
+        for (const [path, oid] of snap.files) {
+          const content = await this.git.repo.text(oid);
+          bytes += content.length;
+          if (bytes > importLimits.bytes) throw new PantheonError("payload_too_large", `the remote's ${ref} holds more than ${importLimits.bytes / 1024 / 1024} MB of files: a feature imports at most that`, { details: { limit: importLimits.bytes } });
+          seeded.push({ path, content });
+        }
         this.deps.transact(() => {
           this.git.repo.setRef(branch, base);
           this.deps.files.seed(seeded, Date.now());
