@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { projectNameSchema } from "../core/agents";
 import { PantheonError } from "../core/errors";
 import { featureNameSchema, resolveFeature } from "../core/work";
@@ -7,8 +7,9 @@ import { checkScope, verifyToken } from "./auth";
 import type { AppEnv } from "./env";
 import { requireProject } from "./projects";
 
-/** Git's own way to ask for credentials: a 401 with a Basic challenge makes `git` prompt or use its helper. */
-const challenge = () => new Response("a Pantheon token is needed (as the HTTP basic password, or a bearer token)\n", { status: 401, headers: { "www-authenticate": 'Basic realm="Pantheon"', "content-type": "text/plain" } });
+/** Git's own way to ask for credentials: a 401 with a Basic challenge makes `git` prompt or use its helper; the body is the API's error shape. */
+const challenge = (c: Context<AppEnv>) =>
+  c.json({ error: { code: "unauthorized", message: "a token of this project is needed (as the HTTP basic password, or a bearer token)", requestId: c.get("requestId") } }, 401, { "www-authenticate": 'Basic realm="Pantheon"' });
 
 /**
  * The token of a git request: the HTTP basic password (any user name: `git clone
@@ -27,11 +28,11 @@ const gitAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     try {
       decoded = atob(header.slice(6).trim());
     } catch {
-      return challenge();
+      return challenge(c);
     }
     token = decoded.slice(decoded.indexOf(":") + 1);
   }
-  if (!token || !(await verifyToken(token, c))) return challenge();
+  if (!token || !(await verifyToken(token, c))) return challenge(c);
   checkScope(c, "chat");
   await next();
 };
