@@ -78,6 +78,13 @@ describe("a feature imported from a git remote, pushed back, and proposed as a p
     expect(JSON.stringify(refused)).not.toContain("wrong");
     const rows = await inObject(plainStub(project, name), (_i, state) => state.storage.sql.exec("SELECT status FROM pushes").toArray());
     expect(rows).toEqual([{ status: "failed" }]);
+    // A model key (set as a project secret) and Pantheon's own never go to a remote: refused before anything leaves.
+    await api(`/api/projects/${project}/secrets/OPENAI_API_KEY`, { method: "PUT", headers, json: { value: "sk-project-model-key" } });
+    const modelKey = await json(api(`/api/features/${name}/push`, { method: "POST", headers, json: { remote: `${vars.GIT_REMOTE_URL}/acme/app.git`, tokenSecret: "OPENAI_API_KEY" } }));
+    expect(modelKey).toMatchObject({ http: 400, error: { message: expect.stringContaining("never reaches a tool") } });
+    expect(JSON.stringify(modelKey)).not.toContain("sk-project-model-key");
+    const pantheonOwn = await json(api(`/api/features/${name}/push`, { method: "POST", headers, json: { tokenSecret: "PANTHEON_SECRETS_KEY" } }));
+    expect(pantheonOwn.http).toBe(400);
   });
 });
 

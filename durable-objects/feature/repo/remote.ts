@@ -2,6 +2,7 @@ import { Buffer } from "node:buffer";
 import type { HttpClient } from "isomorphic-git";
 import { PantheonError } from "../../../core/errors";
 import { makeGuardedFetch, outboundSettingsFrom, OutboundRefused, type FetchFn } from "../../../core/tools";
+import { projectSecretRefusal } from "../../../core/secrets";
 import { makeProjectSecrets } from "../../agent/secrets";
 import { registryStub } from "../../stubs";
 
@@ -63,6 +64,9 @@ export const redactUrl = (url: string) => {
 
 /** The value of a project secret (its own, or a deployment secret granted to it), opened here for one remote call; never stored, logged or answered. */
 export async function openSecret(env: Env, project: string, name: string): Promise<string> {
+  // The same rule as a tool's header: Pantheon's own secrets and the model keys never leave, and only the project's own or granted names open.
+  const refusal = projectSecretRefusal(project, name, "tool", await registryStub(env, project).secretNames(), env as unknown as Record<string, unknown>);
+  if (refusal) throw new PantheonError("validation_failed", refusal, { details: { issues: [{ path: ["tokenSecret"], message: refusal }] } });
   const secrets = makeProjectSecrets({ project: () => project, env, registry: () => registryStub(env, project) });
   const value = await secrets.get(name, "tool");
   if (!value) throw new PantheonError("validation_failed", `project '${project}' has no secret '${name}' (PUT /api/projects/${project}/secrets/${name} sets it)`, { details: { issues: [{ path: ["tokenSecret"], message: `no secret '${name}' in this project` }] } });
