@@ -5,6 +5,7 @@ import { startExfilListener } from "./test/doubles/exfil-server";
 import { startMcpTestServer } from "./test/doubles/mcp-server";
 import { startScriptedModelServer } from "./test/doubles/scripted-model-server";
 import { startTelegramDouble, testBotToken } from "./test/doubles/telegram-server";
+import { startGitServer } from "./test/doubles/git-server.mjs";
 
 // Every unit and integration test runs inside workerd, against the same wrangler.toml the
 // product deploys with (local bindings: real Durable Objects, SQLite, Queues). A scripted
@@ -23,6 +24,10 @@ export default defineConfig(async () => {
   const exfil = await startExfilListener();
   // The Telegram gateway's Bot API double (TELEGRAM_API_BASE) and the test bot's token.
   const telegram = await startTelegramDouble();
+  // A git smart-HTTP remote (real `git http-backend`) and a GitHub pull-request API stand-in, for
+  // features' import, push and pull requests (test/work/repo-remote.test.ts); its token is GIT_TEST_TOKEN.
+  const gitServer = await startGitServer({ token: "test-git-token" });
+  await gitServer.repo("acme/app", { "app.txt": "hello\n" });
   return {
     plugins: [
       cloudflareTest({
@@ -45,6 +50,9 @@ export default defineConfig(async () => {
             TELEGRAM_BOT_TOKEN: testBotToken,
             // The quota clock may be moved by the deployment admin (test/quotas): a test deployment only.
             PANTHEON_TEST_CLOCK: "1",
+            GIT_REMOTE_URL: gitServer.url,
+            GIT_TEST_TOKEN: "test-git-token",
+            PANTHEON_GITHUB_API_BASE: `${gitServer.url}/api`,
           },
         },
       }),

@@ -12,6 +12,7 @@ import { apiAuth, projectMiddleware, requireScope } from "./auth";
 import { requireProject } from "./projects";
 import { enforceScopes } from "./scopes";
 import { agentSocket } from "./sockets";
+import { gitHttpRoutes } from "./git-http";
 import type { AppEnv } from "./env";
 import { notFound, onError } from "./errors";
 import { limitBody } from "./validation";
@@ -70,6 +71,11 @@ export function makeApp() {
   // Messaging gateways' public webhooks: no bearer token; each authenticates its own way (./gateways/).
   app.route("/gateways", telegramWebhookRoutes);
   app.all("/gateways/*", notFound);
+
+  // A feature's repository for plain `git clone`/`fetch` (./git-http.ts): the token as the HTTP basic password or a bearer.
+  app.use("/git/*", limitBody(maxBodyBytes, "/git"));
+  app.route("/git", gitHttpRoutes);
+  app.all("/git/*", notFound);
 
   app.all("/agents/*", agentSocket);
 

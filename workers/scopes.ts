@@ -51,6 +51,11 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["GET", "/api/features/:feature/files", "chat"],
   ["GET", "/api/features/:feature/files/content", "chat"],
   ["GET", "/api/features/:feature/report", "chat"],
+  // The feature's repository: reading its history and downloading its code is reading its files.
+  ["GET", "/api/features/:feature/commits", "chat"],
+  ["GET", "/api/features/:feature/commits/:sha/diff", "chat"],
+  ["GET", "/api/features/:feature/branches", "chat"],
+  ["GET", "/api/features/:feature/download", "chat"],
   // Deciding what waits for a person.
   ["GET", "/api/approvals", "approve"],
   ["POST", "/api/agents/:name/runs/:id/approval", "approve"],

@@ -7,7 +7,10 @@ export { resolveFeature } from "./resolve";
 export { buildTaskSpec, specBudgets, type SpecBudgets, type SpecInput, type TaskSpec } from "./spec";
 export { checkPath, checkPrefix, conflictsOf, diffStats, unifiedDiff, workspaceLimits, type DiffStats, type FileStat, type OverlayChange } from "./workspace";
 export { rollUp, totalsOf, type FeatureReport, type TaskReport, type TaskRun } from "./report";
-export { answerSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskNumberSchema, taskReportSchema, workerTemplateSchema, type FeatureCreate, type FeaturePatch, type WorkerTemplate } from "./schemas";
+export { answerSchema, remoteSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskNumberSchema, taskReportSchema, workerTemplateSchema, type FeatureCreate, type FeaturePatch, type WorkerTemplate } from "./schemas";
 
 /** The name of a task's worker agent: its own Durable Object and memory, named from feature and task. */
 export const workerNameOf = (feature: string, task: number) => `${feature}-task-${task}`;
+export * from "./git-merge";
+export * from "./git-wire";
+export { pullRequestBody } from "./pull-request";

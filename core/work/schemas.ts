@@ -24,6 +24,20 @@ export const workerTemplateSchema = lazySchema(() =>
 );
 export type WorkerTemplate = z.infer<typeof workerTemplateSchema>;
 
+/** A git remote: an http(s) URL without credentials, a branch, and the project secret holding its token. */
+export const remoteSchema = lazySchema(() =>
+  z.strictObject({
+    url: z
+      .string()
+      .max(2048)
+      .url("an http(s) git URL such as https://github.com/acme/app.git")
+      .refine((u) => /^https?:\/\//.test(u), "http or https only")
+      .refine((u) => !/^https?:\/\/[^/]*@/.test(u), "no credentials in the URL: put the token in a project secret and name it in tokenSecret"),
+    ref: z.string().min(1).max(255).regex(/^[A-Za-z0-9._\/-]+$/, "a branch name such as main").optional(),
+    tokenSecret: z.string().min(1).max(64).regex(/^[A-Z][A-Z0-9_]*$/, "a project secret's name, such as GITHUB_TOKEN").optional(),
+  }),
+);
+
 export const featureCreateSchema = lazySchema(() =>
   z.strictObject({
     name: featureNameSchema,
@@ -35,6 +49,8 @@ export const featureCreateSchema = lazySchema(() =>
     contextFiles: z.array(z.string().min(1).max(512)).max(50).default(["context/"]),
     /** Files the workspace starts with (e.g. the brief a person wrote). */
     files: z.record(z.string().max(512), z.string().max(1024 * 1024)).optional(),
+    /** Import the workspace from a git smart-HTTP remote (GitHub, Cloudflare Artifacts, self-hosted) at a ref; the token is a project secret's name. */
+    repository: remoteSchema.optional(),
   }),
 );
 export type FeatureCreate = z.infer<typeof featureCreateSchema>;

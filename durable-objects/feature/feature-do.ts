@@ -8,7 +8,6 @@ import {
   authorizeWork,
   buildTaskSpec,
   checkPath,
-  conflictsOf,
   diffStats,
   parsePlanTasks,
   rollUp,
@@ -29,15 +28,15 @@ import migrations from "../../migrations/feature/migrations.js";
 import { makeFileStore, type FileStore } from "./files";
 import { makePlanStore, type PlanStore, type PlanView } from "./plan-store";
 import { emptyDiff, makeTaskStore, type RunLookup, type TaskRow, type TaskStore } from "./task-store";
+import { commitTask, signatureOf, type CommitOutcome } from "./repo/commit-task";
+import { makeFeatureGit, type FeatureGit } from "./repo/feature-git";
+import { FeatureRepoApi } from "./repo/repo-api";
+import { makeWorktrees } from "./repo/worktree";
 
 export type { RunLookup, WorkerRunInfo } from "./task-store";
 import * as schema from "./schema";
 
 type FeatureRow = typeof schema.feature.$inferSelect;
-
-
-/** What a commit answers, stored by its key so a retried commit answers the same. */
-type CommitOutcome = { committed: boolean; conflicts: string[]; diff: DiffStats; status: TaskStatus };
 
 /**
  * One Durable Object per feature (named `<project>.<feature>`): its plan versions and comments, its
@@ -50,6 +49,11 @@ export class FeatureDO extends DurableObject<Env> {
   private readonly plans: PlanStore;
   private readonly files: FileStore;
   private readonly taskRows: TaskStore;
+  private readonly git: FeatureGit;
+  private readonly worktrees: ReturnType<typeof makeWorktrees>;
+  /** Tests only: faults between writing a commit's objects and moving its refs, and between recording a push and sending it. */
+  beforeRefMove?: () => void;
+  beforePushSend?: () => void;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -58,6 +62,8 @@ export class FeatureDO extends DurableObject<Env> {
     this.plans = makePlanStore(this.db);
     this.files = makeFileStore(this.db);
     this.taskRows = makeTaskStore(this.db, this.files);
+    this.git = makeFeatureGit(this.db, (fn) => ctx.storage.transactionSync(fn));
+    this.worktrees = makeWorktrees(this.files, this.git);
   }
 
   // ---- the feature ------------------------------------------------------------------------------
@@ -73,7 +79,7 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   create(input: FeatureCreate): Promise<Result<ReturnType<FeatureDO["describe"]>>> {
-    return resultOf(() => {
+    return resultOf(async () => {
       if (this.db.select({ id: schema.feature.id }).from(schema.feature).get()) throw new PantheonError("conflict", `feature '${input.name}' already exists`, { details: { feature: input.name } });
       const now = Date.now();
       const seeded = Object.entries(input.files ?? {}).map(([path, content], i) => ({ path: checkPath(path, `files.${i}`), content }));
@@ -81,6 +87,8 @@ export class FeatureDO extends DurableObject<Env> {
         this.db.insert(schema.feature).values({ id: 1, name: input.name, title: input.title, status: "planning", orchestrator: input.orchestrator, workerTemplate: input.worker, contextFiles: input.contextFiles, sessions: [], createdAt: now, updatedAt: now }).run();
         this.files.seed(seeded, now);
       });
+      // An imported feature's repository comes from its remote (repo().importFrom); any other starts with an initial commit.
+      if (!input.repository) await this.git.ensure(() => this.files.everything(), signatureOf({ kind: "agent", name: "pantheon" }, now));
       return this.describe();
     });
   }
@@ -134,7 +142,7 @@ export class FeatureDO extends DurableObject<Env> {
   /** Removes every row: the feature was deleted (the schema stays, so the object answers "does not exist", and a feature of the same name starts empty). */
   destroy(): void {
     this.ctx.storage.transactionSync(() => {
-      for (const table of [schema.feature, schema.planVersions, schema.planComments, schema.tasks, schema.files, schema.tombstones, schema.overlays, schema.commits]) this.db.delete(table).run();
+      for (const table of [schema.feature, schema.planVersions, schema.planComments, schema.tasks, schema.files, schema.tombstones, schema.overlays, schema.commits, schema.gitFiles, schema.repoState, schema.taskBranches, schema.pushes]) this.db.delete(table).run();
     });
   }
 
@@ -257,7 +265,9 @@ export class FeatureDO extends DurableObject<Env> {
    * the same spec again, so the caller can finish what it began.
    */
   beginTask(number: number, by: Principal): Promise<Result<{ task: number; worker: string; spec: TaskSpec; template: WorkerTemplate; orchestrator: string; attempt: number }>> {
-    return resultOf(() => {
+    return resultOf(async () => {
+      await this.git.ensure(() => this.files.everything(), signatureOf(by, Date.now()));
+      await this.git.ensureBranch(this.taskRows.get(number).key);
       const f = this.row();
       authorizeWork("task.start", by, { orchestrator: f.orchestrator });
       const plan = this.plans.latest();
@@ -399,19 +409,17 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   /** Files of the committed tree, or as a task sees them (its overlay over the tree). */
-  listFiles(input: { task?: number; prefix?: string }): Promise<Result<{ path: string; bytes: number; version: number; changed: boolean }[]>> {
+  listFiles(input: { task?: number; prefix?: string; ref?: string }): Promise<Result<{ path: string; bytes: number; version: number; changed: boolean }[]>> {
     return resultOf(() => {
       this.row();
-      if (input.task !== undefined) this.taskRows.get(input.task);
-      return this.files.list(input.task, input.prefix);
+      return this.worktrees.list({ ...(input.task !== undefined ? { task: this.taskRows.get(input.task) } : {}), ...(input.ref ? { ref: input.ref } : {}) }, input.prefix);
     });
   }
 
-  readFile(input: { task?: number; path: string }): Promise<Result<{ path: string; content: string; version: number; changed: boolean }>> {
+  readFile(input: { task?: number; path: string; ref?: string }): Promise<Result<{ path: string; content: string; version: number; changed: boolean }>> {
     return resultOf(() => {
       this.row();
-      if (input.task !== undefined) this.taskRows.get(input.task);
-      return this.files.read(input.task, input.path);
+      return this.worktrees.read({ ...(input.task !== undefined ? { task: this.taskRows.get(input.task) } : {}), ...(input.ref ? { ref: input.ref } : {}) }, input.path);
     });
   }
 
@@ -421,9 +429,8 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   /**
-   * Applies a task's overlay to the feature's tree, once per `key` (the committing call's id: a
-   * retried commit answers what the first did). A file another task committed since this one first
-   * touched it is a conflict: nothing is applied and the task is blocked with the conflicting paths.
+   * Commits a task's working tree on its branch and merges it into the feature branch, once per
+   * `key` (the committing call's id: a retried commit answers what the first did). repo/commit-task.ts.
    */
   commitTask(input: { task: number; key: string; summary?: string; status?: "done" | "partial" }, by: Principal): Promise<Result<CommitOutcome>> {
     return resultOf(() => {
@@ -432,28 +439,18 @@ export class FeatureDO extends DurableObject<Env> {
       const f = this.row();
       const t = this.taskRows.get(input.task);
       authorizeWork("task.commit", by, { orchestrator: f.orchestrator, worker: t.worker });
-      if (!["in_progress", "partial"].includes(t.status)) throw new PantheonError("conflict", `task ${t.number} is ${t.status}: only a task in progress (or partial) is committed`, { details: { task: t.number, status: t.status } });
-      const overlay = this.files.overlayOf(t.number);
-      const conflicts = conflictsOf(overlay, new Map(overlay.map((c) => [c.path, this.files.versionOf(c.path)])));
-      return this.ctx.storage.transactionSync(() => {
-        let outcome: CommitOutcome;
-        if (conflicts.length > 0) {
-          const question = `commit blocked: ${conflicts.length === 1 ? "a file was" : `${conflicts.length} files were`} changed by another task meanwhile: ${conflicts.join(", ")}. Decide how to go on (the task's changes are kept).`;
-          this.taskRows.set(t.number, { status: "blocked", question, answer: null, answeredBy: null, ...withAction(t.actions, "commit", by, Date.now()) });
-          outcome = { committed: false, conflicts, diff: (t.diff as DiffStats | null) ?? emptyDiff, status: "blocked" };
-        } else {
-          const diff = diffStats(overlay, this.files.contents(overlay.map((c) => c.path)));
-          this.files.apply(t.number, overlay, Date.now());
-          const status = input.status ?? "done";
-          this.taskRows.set(t.number, { diff, ...withAction(t.actions, "commit", by, Date.now()) });
-          if (t.status === "partial" && status === "partial") this.taskRows.set(t.number, { summary: input.summary ?? t.summary });
-          else this.finishTask({ ...t, diff }, status, input.summary ?? t.summary);
-          outcome = { committed: true, conflicts: [], diff, status };
-        }
-        this.db.insert(schema.commits).values({ key: input.key, task: t.number, outcome, at: Date.now() }).run();
-        return outcome;
-      });
+      return commitTask(this.commitDeps(f.name), t, input, by);
     });
+  }
+
+  private commitDeps(feature: string) {
+    return { db: this.db, transact: <T>(fn: () => T) => this.ctx.storage.transactionSync(fn), files: this.files, taskRows: this.taskRows, git: this.git, feature: { name: feature }, finishTask: (t: TaskRow, status: TaskStatus, summary: string | null) => this.finishTask(t, status, summary), clock: Date.now, ...(this.beforeRefMove ? { beforeRefMove: this.beforeRefMove } : {}) };
+  }
+
+  /** The repository's routes (commits, branches, diffs, resolve, push, pull request, download, git smart-HTTP): repo/repo-api.ts. */
+  repo(project: string): FeatureRepoApi {
+    const f = this.row();
+    return new FeatureRepoApi({ env: this.env, project, feature: f, git: this.git, files: this.files, taskRows: this.taskRows, transact: (fn) => this.ctx.storage.transactionSync(fn), flush: () => this.ctx.storage.sync(), commit: (t, input, by) => commitTask(this.commitDeps(f.name), t, input, by), ...(this.beforePushSend ? { beforePushSend: this.beforePushSend } : {}) });
   }
 
   /** Drops a task's overlay and leaves nothing of it behind; the task is cancelled. */
@@ -464,6 +461,7 @@ export class FeatureDO extends DurableObject<Env> {
       authorizeWork("task.discard", by, { orchestrator: f.orchestrator, worker: t.worker });
       const discarded = this.ctx.storage.transactionSync(() => {
         const count = this.files.drop(number);
+        this.git.dropBranch(t.key);
         this.taskRows.set(number, { diff: null, ...withAction(t.actions, "discard", by, Date.now()) });
         if (t.status !== "cancelled" && t.status !== "done") this.finishTask(t, "cancelled", t.summary);
         return count;
@@ -477,12 +475,14 @@ export class FeatureDO extends DurableObject<Env> {
     return resultOf(() => {
       this.row();
       const t = this.taskRows.get(number);
+      const branch = this.git.branchRow(t.key);
       const overlay = this.files.overlayOf(number);
       const committed = this.files.contents(overlay.map((c) => c.path));
       return {
         ...t,
         pending: overlay.length ? diffStats(overlay, committed) : emptyDiff,
         patch: unifiedDiff(overlay, committed),
+        ...(branch ? { branch: branch.branch, baseCommit: branch.baseCommit, conflict: branch.conflict ? { files: (branch.conflict as { files: unknown[] }).files } : null } : {}),
       };
     });
   }

@@ -108,6 +108,17 @@ export function makeFileStore(db: DrizzleSqliteDODatabase<typeof schema>) {
       return picked;
     },
 
+    /** Replaces a task's overlay with the given changes (a merge that conflicted became its working tree). Call inside a transaction. */
+    replaceOverlay(task: number, changes: { path: string; content: string | null }[], at: number): void {
+      db.delete(schema.overlays).where(eq(schema.overlays.task, task)).run();
+      for (const c of changes) db.insert(schema.overlays).values({ task, path: c.path, content: c.content, baseVersion: versionOf(c.path), updatedAt: at }).run();
+    },
+
+    /** Every committed file (the feature branch's checkout): a repository made for a feature that had none starts from it. */
+    everything(): { path: string; content: string }[] {
+      return db.select({ path: schema.files.path, content: schema.files.content }).from(schema.files).orderBy(asc(schema.files.path)).all();
+    },
+
     /** Gives a task's overlay to another task number (tasks renumbered by a sync). */
     move(fromTask: number, toTask: number): void {
       db.update(schema.overlays).set({ task: toTask }).where(eq(schema.overlays.task, fromTask)).run();

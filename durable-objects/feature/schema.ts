@@ -103,3 +103,6 @@ export const commits = sqliteTable("commits", {
   outcome: text("outcome", { mode: "json" }).notNull(),
   at: integer("at").notNull(),
 });
+
+// The git repository's tables (durable-objects/feature/repo).
+export { gitFiles, pushes, repoState, taskBranches } from "./repo/schema";

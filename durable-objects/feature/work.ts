@@ -30,6 +30,14 @@ export function makeWork(env: Env, project: string) {
     const parsed = featureCreateSchema.parse(input);
     await call(registry().getAgent(parsed.orchestrator));
     const summary = await call(featureStub(env, project, parsed.name).create(parsed));
+    if (parsed.repository) {
+      // Imported from a remote: the feature exists only if the import did.
+      const imported = await (await featureStub(env, project, parsed.name).repo(project)).importFrom(parsed.repository);
+      if (!imported.ok) {
+        await featureStub(env, project, parsed.name).destroy();
+        await call(imported);
+      }
+    }
     await registry().featureIndexPut(parsed.name, { title: parsed.title, orchestrator: parsed.orchestrator, createdAt: summary.createdAt });
     return summary;
   }

@@ -97,6 +97,7 @@ export interface RouteEntry {
 export const nonRoutes: readonly { method: RouteMethod; path: string; why: string }[] = [
   { method: "ALL", path: "/*", why: "request id middleware" },
   { method: "ALL", path: "/mcp", why: "project, body limit and auth middleware of /mcp" },
+  { method: "ALL", path: "/git/:project/:repo/*", why: "token and project middleware of a feature's git repository" },
   { method: "GET", path: "/*", why: "the PWA's static assets (catch-all)" },
 ];
 
@@ -371,6 +372,22 @@ export const routeInventory: readonly RouteEntry[] = [
   { method: "GET", path: "/api/features/:feature/files", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature }, query: { prefix: "context" } }) },
   { method: "GET", path: "/api/features/:feature/files/content", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature }, query: { path: "context/brief.md" } }) },
   { method: "GET", path: "/api/features/:feature/report", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature } }) },
+  { method: "GET", path: "/api/features/:feature/commits", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature }, query: { limit: "5" } }) },
+  {
+    method: "GET", path: "/api/features/:feature/commits/:sha/diff", family: "api", scope: "chat", expect: 200,
+    sample: async (f) => ({ params: { feature: f.feature, sha: (await json<{ commits: { sha: string }[] }>(await api(`/api/features/${f.feature}/commits`), "commits")).commits[0]!.sha } }),
+  },
+  { method: "GET", path: "/api/features/:feature/branches", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature } }) },
+  { method: "GET", path: "/api/features/:feature/download", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature }, query: { format: "tar" } }) },
+  // The feature has no remote: a push or pull request names what is missing.
+  { method: "POST", path: "/api/features/:feature/push", family: "api", scope: "admin", expect: 400, sample: (f) => ({ params: { feature: f.feature }, body: { json: {} } }) },
+  { method: "POST", path: "/api/features/:feature/pr", family: "api", scope: "admin", expect: 409, sample: (f) => ({ params: { feature: f.feature }, body: { json: {} } }) },
+  { method: "POST", path: "/api/features/:feature/tasks/:task/resolve", family: "api", scope: "admin", expect: 409, sample: async (f) => ({ params: { feature: await taskInProgress(f), task: "1" }, body: { json: { files: [{ path: "a.txt", content: "x\n" }] } } }) },
+  // A feature's repository for plain git (workers/git-http.ts): the token of the path's project.
+  { method: "GET", path: "/git/:project/:repo/info/refs", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { project: "default", repo: `${f.feature}.git` }, query: { service: "git-upload-pack" } }) },
+  { method: "POST", path: "/git/:project/:repo/git-upload-pack", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { project: "default", repo: `${f.feature}.git` }, body: { text: "0000", contentType: "application/x-git-upload-pack-request" } }) },
+  { method: "POST", path: "/git/:project/:repo/git-receive-pack", family: "api", scope: "chat", expect: 403, sample: (f) => ({ params: { project: "default", repo: `${f.feature}.git` }, body: { text: "0000", contentType: "application/x-git-receive-pack-request" } }) },
+  { method: "ALL", path: "/git/*", family: "api", scope: "public", expect: 404, sample: () => ({ method: "GET", params: { "*": "nothing-here" } }) },
 
   // ---- projects ------------------------------------------------------------------------------
   { method: "GET", path: "/api/projects", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {} }) },

@@ -56,21 +56,23 @@ describe("a task's copy-on-write overlay", () => {
     expect(file).toMatchObject({ version: 2, content: "export const a = 2;\nexport const b = 3;\n" });
   });
 
-  it("blocks a commit that meets a change committed meanwhile, naming the conflicting paths, and applies nothing", async () => {
+  it("a commit that meets a change committed meanwhile on the same lines keeps the work on the task's branch and puts the marked merge in the task's copy", async () => {
     const { feature, stub } = await begun();
     await stub.writeFile({ task: 1, path: "src/shared.ts", content: "one\n" }, workerOf(feature, 1));
     await stub.writeFile({ task: 2, path: "src/shared.ts", content: "two\n" }, workerOf(feature, 2));
     await stub.writeFile({ task: 2, path: "src/other.ts", content: "fine\n" }, workerOf(feature, 2));
     expect(await stub.commitTask({ task: 1, key: "k1", summary: "one" }, workerOf(feature, 1))).toMatchObject({ ok: true, value: { committed: true } });
     const second = await stub.commitTask({ task: 2, key: "k2", summary: "two" }, workerOf(feature, 2));
-    expect(second).toMatchObject({ ok: true, value: { committed: false, conflicts: ["src/shared.ts"], status: "blocked" } });
+    // The worker's own commit: it stays in progress and resolves the conflict itself.
+    expect(second).toMatchObject({ ok: true, value: { committed: false, conflicts: ["src/shared.ts"], status: "in_progress", conflict: { files: [{ path: "src/shared.ts", ours: "one\n", theirs: "two\n", base: "export const a = 1;\n" }] } } });
     const task2 = ((await stub.taskDetail(2)) as any).value;
-    expect(task2.status).toBe("blocked");
-    expect(task2.question).toMatch(/changed by another task meanwhile: src\/shared\.ts/);
+    expect(task2.conflict.files[0].marked).toBe("<<<<<<< feature\none\n=======\ntwo\n>>>>>>> task\n");
+    // Nothing of task 2 reached the feature branch.
     expect(((await stub.readFile({ path: "src/shared.ts" })) as any).value.content).toBe("one\n");
     expect((await stub.readFile({ path: "src/other.ts" })) as any).toMatchObject({ ok: false, code: "not_found" });
-    // The task's own changes are kept for whoever resolves it.
+    // The task's copy is the merge: its own clean change, and the conflicting file marked.
     expect(((await stub.readFile({ task: 2, path: "src/other.ts" })) as any).value.content).toBe("fine\n");
+    expect(((await stub.readFile({ task: 2, path: "src/shared.ts" })) as any).value.content).toContain("<<<<<<< feature");
   });
 
   it("discards a task's overlay leaving no row and no file behind", async () => {
@@ -85,7 +87,7 @@ describe("a task's copy-on-write overlay", () => {
     expect((await stub.readFile({ path: "src/a.ts" })) as any).toMatchObject({ ok: false, code: "not_found" });
   });
 
-  it("deleting a file in a task and committing removes it from the tree; a task started from it afterwards sees the change as a conflict", async () => {
+  it("deleting a file in a task and committing removes it from the tree; a task that changed the file meanwhile meets a delete/modify conflict", async () => {
     const { feature, stub } = await begun();
     await stub.writeFile({ task: 2, path: "src/shared.ts", content: "edited\n" }, workerOf(feature, 2));
     await stub.writeFile({ task: 1, path: "src/shared.ts", content: null }, workerOf(feature, 1));

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { PantheonError } from "../../core/errors";
-import { answerSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskNumberSchema, type Principal } from "../../core/work";
+import { answerSchema, pullRequestBody, remoteSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskNumberSchema, type Principal } from "../../core/work";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { makeWork } from "../../durable-objects/feature/work";
 import type { AppContext, AppEnv } from "../env";
@@ -12,8 +12,22 @@ import { valid } from "../validation";
 const featureParam = lazySchema(() => z.object({ feature: featureNameSchema }));
 const taskParam = lazySchema(() => z.object({ feature: featureNameSchema, task: taskNumberSchema }));
 const versionQuery = lazySchema(() => z.object({ version: z.coerce.number().int().min(1).optional() }));
-const filesQuery = lazySchema(() => z.object({ task: taskNumberSchema.optional(), prefix: z.string().max(512).optional() }));
-const fileQuery = lazySchema(() => z.object({ task: taskNumberSchema.optional(), path: z.string().min(1, "the file's path, e.g. src/app.ts").max(512) }));
+const refSchema = () => z.string().min(1).max(255).regex(/^[A-Za-z0-9._\/-]+$/, "a branch name (main, tasks/<key>) or a commit sha");
+const filesQuery = lazySchema(() => z.object({ task: taskNumberSchema.optional(), ref: refSchema().optional(), prefix: z.string().max(512).optional() }));
+const fileQuery = lazySchema(() => z.object({ task: taskNumberSchema.optional(), ref: refSchema().optional(), path: z.string().min(1, "the file's path, e.g. src/app.ts").max(512) }));
+const commitsQuery = lazySchema(() => z.object({ ref: refSchema().optional(), limit: z.coerce.number().int().min(1).max(500).default(50) }));
+const shaParam = lazySchema(() => z.object({ feature: featureNameSchema, sha: z.string().regex(/^[0-9a-f]{40}$/, "a full 40-character commit sha") }));
+const downloadQuery = lazySchema(() => z.object({ format: z.enum(["bundle", "tar", "zip"]).default("bundle") }));
+const secretName = () => z.string().min(1).max(64).regex(/^[A-Z][A-Z0-9_]*$/, "a project secret's name, such as GITHUB_TOKEN");
+const pushBody = lazySchema(() => z.strictObject({ remote: remoteSchema.shape.url.optional(), branch: refSchema().optional(), tokenSecret: secretName().optional() }).default({}));
+const prBody = lazySchema(() => z.strictObject({ title: z.string().trim().min(1).max(256).optional(), base: refSchema().optional(), head: refSchema().optional(), tokenSecret: secretName().optional() }).default({}));
+const resolveBody = lazySchema(() =>
+  z.strictObject({
+    files: z.array(z.strictObject({ path: z.string().min(1).max(512), content: z.string().max(1024 * 1024).nullable() })).min(1, "each conflicting file's resolved content").max(1000),
+    summary: z.string().trim().min(1).max(20_000).optional(),
+    key: z.string().min(1).max(128).optional(),
+  }),
+);
 const commitBody = lazySchema(() => z.strictObject({ summary: z.string().trim().min(1).max(20_000).optional(), status: z.enum(["done", "partial"]).optional(), key: z.string().min(1).max(128).optional() }).default({}));
 
 /** The person behind a request: their token's principal and scope (core/work ownership reads it). */
@@ -25,6 +39,11 @@ async function featureOf(c: AppContext, name: string) {
   const work = workOf(c);
   await work.resolve(name);
   return work.feature(name);
+}
+
+/** The feature's repository (an RPC target of its object). */
+async function repoOf(c: AppContext, name: string) {
+  return (await featureOf(c, name)).repo(c.get("project"));
 }
 
 /**
@@ -104,15 +123,42 @@ export const featureRoutes = new Hono<AppEnv>()
   })
   .get("/:feature/files", valid("param", featureParam), valid("query", filesQuery), async (c) => {
     const q = c.req.valid("query");
-    const files = await call((await featureOf(c, c.req.valid("param").feature)).listFiles({ ...(q.task ? { task: q.task } : {}), ...(q.prefix ? { prefix: q.prefix } : {}) }));
+    const files = await call((await featureOf(c, c.req.valid("param").feature)).listFiles({ ...(q.task ? { task: q.task } : {}), ...(q.ref ? { ref: q.ref } : {}), ...(q.prefix ? { prefix: q.prefix } : {}) }));
     return c.json({ files });
   })
   .get("/:feature/files/content", valid("param", featureParam), valid("query", fileQuery), async (c) => {
     const q = c.req.valid("query");
-    return c.json(await call((await featureOf(c, c.req.valid("param").feature)).readFile({ path: q.path, ...(q.task ? { task: q.task } : {}) })));
+    return c.json(await call((await featureOf(c, c.req.valid("param").feature)).readFile({ path: q.path, ...(q.task ? { task: q.task } : {}), ...(q.ref ? { ref: q.ref } : {}) })));
   })
   .get("/:feature/report", valid("param", featureParam), async (c) => {
     const { feature } = c.req.valid("param");
     await workOf(c).resolve(feature);
     return c.json(await workOf(c).report(feature));
+  })
+  // The feature's git repository (durable-objects/feature/repo): history, branches, diffs, a person's
+  // resolution of a conflict, and the ways the work leaves (push, pull request, download).
+  .get("/:feature/commits", valid("param", featureParam), valid("query", commitsQuery), async (c) => {
+    const q = c.req.valid("query");
+    return c.json(await call((await repoOf(c, c.req.valid("param").feature)).commits(q.ref, q.limit)));
+  })
+  .get("/:feature/commits/:sha/diff", valid("param", shaParam), async (c) => c.json(await call((await repoOf(c, c.req.valid("param").feature)).diff(c.req.valid("param").sha))))
+  .get("/:feature/branches", valid("param", featureParam), async (c) => c.json(await call((await repoOf(c, c.req.valid("param").feature)).branches())))
+  .post("/:feature/tasks/:task/resolve", valid("param", taskParam), valid("json", resolveBody), async (c) => {
+    const { feature, task } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const key = body.key ?? c.req.header("idempotency-key") ?? crypto.randomUUID();
+    return c.json(await call((await repoOf(c, feature)).resolve(task, { files: body.files, key, ...(body.summary ? { summary: body.summary } : {}) }, personOf(c))));
+  })
+  .post("/:feature/push", valid("param", featureParam), valid("json", pushBody), async (c) => c.json(await call((await repoOf(c, c.req.valid("param").feature)).push(c.req.valid("json")))))
+  .post("/:feature/pr", valid("param", featureParam), valid("json", prBody), async (c) => {
+    const { feature } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const summary = await call((await featureOf(c, feature)).summary());
+    const title = body.title ?? summary.title;
+    const report = await workOf(c).report(feature);
+    return c.json(await call((await repoOf(c, feature)).pullRequest({ title, body: pullRequestBody(report, title), ...(body.base ? { base: body.base } : {}), ...(body.head ? { head: body.head } : {}), ...(body.tokenSecret ? { tokenSecret: body.tokenSecret } : {}) })), 201);
+  })
+  .get("/:feature/download", valid("param", featureParam), valid("query", downloadQuery), async (c) => {
+    const out = await call((await repoOf(c, c.req.valid("param").feature)).download(c.req.valid("query").format));
+    return c.body(new Uint8Array(out.bytes), 200, { "content-type": out.contentType, "content-disposition": `attachment; filename="${out.filename}"` });
   });
