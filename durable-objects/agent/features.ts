@@ -192,9 +192,11 @@ export function makeAgentFeatures(shell: AgentShell) {
       }),
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
+  const breakers = makeBreakerStore(ctx.storage.kv);
+  const sessionTools = makeSessionTools(ctx.storage.kv);
   const turns = makeTurns({
-    breakers: makeBreakerStore(ctx.storage.kv),
-    sessionTools: makeSessionTools(ctx.storage.kv),
+    breakers,
+    sessionTools,
     env,
     clock,
     project,
@@ -218,6 +220,8 @@ export function makeAgentFeatures(shell: AgentShell) {
   const wipe = async () => {
     const unindexCron = profiles.forget();
     secrets.invalidate();
+    breakers.wipe();
+    sessionTools.wipe();
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.gatewaySettings, schema.gatewayThreads]) db.delete(table).run();
     settings.reset();
     await Promise.all([unindexCron(), shell.mcpServers.removeAll(), behaviors.reconcile(), memory.wipe()]);
