@@ -233,9 +233,11 @@ export function makeAgentFeatures(shell: AgentShell) {
     const profile = profiles.stored();
     return profile ? quota.today(capsOf(limitsOf(profile.runtime.limits)), profile.projectQuota) : null;
   };
+  const breakers = makeBreakerStore(ctx.storage.kv);
+  const sessionTools = makeSessionTools(ctx.storage.kv);
   const turns = makeTurns({
-    breakers: makeBreakerStore(ctx.storage.kv),
-    sessionTools: makeSessionTools(ctx.storage.kv),
+    breakers,
+    sessionTools,
     env,
     clock,
     quota,
@@ -266,6 +268,8 @@ export function makeAgentFeatures(shell: AgentShell) {
     const unindexCron = profiles.forget();
     quota.forget();
     secrets.invalidate();
+    breakers.wipe();
+    sessionTools.wipe();
     for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.busFanOuts, schema.workflowRuns, schema.gatewaySettings, schema.gatewayThreads]) db.delete(table).run();
     settings.reset();
     await Promise.all([unindexCron(), shell.mcpServers.removeAll(), behaviors.reconcile(), memory.wipe(), evals.wipe()]);

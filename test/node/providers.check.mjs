@@ -128,7 +128,10 @@ try {
   const allowed = await post(a, "/api/agents/picker/messages", { content: "hi", model: "steady/big-model" });
   check("an allowed override is used for that request (positive control)", allowed.status === 200 && allowed.body?.reply?.content === "server-two answers as big-model", shown(allowed.body));
   const v1 = await fetch(`${server.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${a.token}`, "content-type": "application/json", "x-pantheon-project": "a" }, body: JSON.stringify({ model: "picker", messages: [{ role: "user", content: "hi" }], model_override: "flaky/left-model" }) });
-  check("/v1 with a model_override outside the allowed list is a 400 too", v1.status === 400, String(v1.status));
+  const v1Stream = await fetch(`${server.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${a.token}`, "content-type": "application/json", "x-pantheon-project": "a" }, body: JSON.stringify({ model: "picker", stream: true, messages: [{ role: "user", content: "hi" }], model_override: "flaky/left-model" }) });
+  const v1Allowed = await fetch(`${server.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${a.token}`, "content-type": "application/json", "x-pantheon-project": "a" }, body: JSON.stringify({ model: "picker", messages: [{ role: "user", content: "hi" }], model_override: "steady/big-model" }) });
+  const v1AllowedBody = await v1Allowed.json().catch(() => null);
+  check("/v1 with a model_override outside the allowed list is a 400 too, streamed or not; an allowed one answers with it", v1.status === 400 && v1Stream.status === 400 && v1Allowed.status === 200 && v1AllowedBody?.choices?.[0]?.message?.content === "server-two answers as big-model", shown({ v1: v1.status, stream: v1Stream.status, allowed: v1AllowedBody }));
   const wider = await post(a, "/api/agents/picker/messages", { content: "hi", tools: ["clock.now", "git.push"] });
   check("a session narrowing to a tool the agent lacks is a 400 naming the agent's tools", wider.status === 400 && wider.body?.error?.details?.issues?.[0]?.path?.[0] === "tools" && wider.text.includes("'git.push'"), shown(wider.body));
   const narrow = await post(a, "/api/agents/picker/messages", { content: "hi", tools: ["clock.now"] });

@@ -1,3 +1,4 @@
+import { requestedModel } from "../../durable-objects/agent/runs/overrides";
 import { Hono, type ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
@@ -171,6 +172,8 @@ async function complete(c: AppContext, body: CompletionBody, content: string) {
  */
 async function streamed(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
+  // Checked before the stream starts, so a model the agent does not allow is a 400, not an error frame.
+  if (body.model_override) requestedModel(profile, body.model_override);
   const session = await sessionOf(agent, body.user);
   const source = await call(agent.chatStream({ content, ...(body.input ? { input: body.input } : {}), ...(body.model_override ? { model: body.model_override } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
   const encoder = new TextEncoder();

@@ -91,11 +91,23 @@ const portsByEnv = new WeakMap<object, Map<string, LlmPort>>();
  * backed): an eviction keeps an open breaker open. Read synchronously, written only when a record
  * changes (a closed breaker with no failures writes nothing on a success).
  */
-export function makeBreakerStore(kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void }): BreakerStore {
+export function makeBreakerStore(kv: AgentKv): BreakerStore & { wipe(): void } {
   return {
     get: (provider) => kv.get<BreakerRecord>(`breaker/${provider}`),
     set: (provider, record) => kv.put(`breaker/${provider}`, record),
+    /** The agent is deleted: a later agent of the same name starts with every breaker closed. */
+    wipe: () => {
+      for (const [key] of kv.list({ prefix: "breaker/" })) kv.delete(key);
+    },
   };
+}
+
+/** The agent's key-value storage (SQLite-backed), as far as its breakers and sessions' tools use it. */
+export interface AgentKv {
+  get<T>(key: string): T | undefined;
+  put(key: string, value: unknown): void;
+  delete(key: string): unknown;
+  list(options: { prefix: string }): Iterable<[string, unknown]>;
 }
 
 /**

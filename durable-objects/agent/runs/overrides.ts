@@ -3,6 +3,7 @@ import { PantheonError } from "../../../core/errors";
 import { allowedModelsOf } from "../../../core/models";
 import type { RunOrigin } from "../../../core/run";
 import type { AgentTools } from "./tools";
+import type { AgentKv } from "./models";
 
 /**
  * A request's own choices within what the agent allows: another model of its allowed list, and a
@@ -58,7 +59,7 @@ export function narrowed(tools: AgentTools, names: string[] | undefined): AgentT
  * The tools each session narrowed to, kept in the agent's storage (an eviction keeps them) and in
  * memory: a session's first turn in an instance reads its entry once, later turns none.
  */
-export function makeSessionTools(kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void; delete(key: string): unknown }) {
+export function makeSessionTools(kv: AgentKv) {
   const known = new Map<string, string[] | null>();
   return {
     get(sessionId: string): string[] | undefined {
@@ -75,6 +76,11 @@ export function makeSessionTools(kv: { get<T>(key: string): T | undefined; put(k
       if (tools) kv.put(`session-tools/${sessionId}`, tools);
       else kv.delete(`session-tools/${sessionId}`);
       known.set(sessionId, tools);
+    },
+    /** The agent is deleted: nothing of its sessions' choices reaches a later agent of the same name. */
+    wipe(): void {
+      for (const [key] of kv.list({ prefix: "session-tools/" })) kv.delete(key);
+      known.clear();
     },
   };
 }
