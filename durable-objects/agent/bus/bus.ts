@@ -284,11 +284,6 @@ export function makeAgentBus(deps: BusDeps) {
       return fanOuts.start(spec, runId ? originOf(runId) : undefined, replyTo);
     },
 
-    /** Asks several connections and settles with the decision (startFanOut, awaited). */
-    async fanOut(input: FanOutInput & { runId?: string }) {
-      return (await this.startFanOut(input)).decision;
-    },
-
     /** A fan-out as the API shows it, by the caller's id. */
     fanOutView(id: string) {
       return fanOuts.view(id);
@@ -306,11 +301,6 @@ export function makeAgentBus(deps: BusDeps) {
       if (refused !== null) return later(() => hand(replyTo, target, { error: `the question was refused by the output gates: ${refused}` }));
       const sent = await sendRequest({ replyTo, target, question, origin: { conversationId: replyTo.runId, depth: 0 }, ...(principal ? { principal } : {}) });
       if (sent.refused) later(() => hand(replyTo, target, { error: sent.refused!.error }));
-    },
-
-    /** A fan-out's decision by the caller's id, once decided. */
-    fanOutResult(id: string) {
-      return fanOuts.result(id);
     },
 
     /** Fan-outs not decided yet (the watchdog stays armed while there are any). */

@@ -166,12 +166,6 @@ export function makeFanOuts(deps: FanOutDeps) {
       for (const row of db.select().from(schema.busFanOuts).where(eq(schema.busFanOuts.status, "waiting")).all()) await askDue(row);
     },
 
-    /** A fan-out's decision, once there is one. */
-    result(id: string): FanOutResult | undefined {
-      const row = get(`${fanOutPrefix}${id}`);
-      return row?.status === "decided" ? (row.result as FanOutResult) : undefined;
-    },
-
     /** A fan-out as the API shows it: spec, each ask with its state, the decision. */
     view(id: string) {
       const row = get(`${fanOutPrefix}${id}`);
