@@ -17,6 +17,10 @@ export function withQuota(llm: LlmPort, keeper: QuotaKeeper, caps: { agent: Quot
     keeper.record(spendOf(response.model, response.usage));
     return response;
   };
+  const failed = (error: unknown): never => {
+    keeper.failed();
+    throw error;
+  };
   const refuse = (refusal: QuotaRefusal) => new QuotaExceededError(refusal);
 
   function admitted(request: LlmRequest): Promise<void> | QuotaExceededError | null {
@@ -34,17 +38,25 @@ export function withQuota(llm: LlmPort, keeper: QuotaKeeper, caps: { agent: Quot
     provider: llm.provider,
     complete(request) {
       const admit = admitted(request);
-      if (admit === null) return llm.complete(request).then(counted);
+      if (admit === null) return llm.complete(request).then(counted, failed);
       if (admit instanceof QuotaExceededError) return Promise.reject(admit);
-      return admit.then(() => llm.complete(request)).then(counted);
+      return admit.then(() => llm.complete(request).then(counted, failed));
     },
     async *stream(request) {
       const admit = admitted(request);
       if (admit instanceof QuotaExceededError) throw admit;
       if (admit) await admit;
-      for await (const event of llm.stream(request)) {
-        if (event.type === "done") counted(event.response);
-        yield event;
+      let done = false;
+      try {
+        for await (const event of llm.stream(request)) {
+          if (event.type === "done") {
+            done = true;
+            counted(event.response);
+          }
+          yield event;
+        }
+      } finally {
+        if (!done) keeper.failed();
       }
     },
   };
