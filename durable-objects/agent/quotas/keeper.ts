@@ -28,6 +28,8 @@ export interface QuotaKeeperDeps {
 }
 
 const stateKey = "quota/state";
+/** How often an agent under no cap stores its day counter (record says why). */
+const uncappedSaveMs = 10_000;
 /** How long a call waits for another agent's call that holds the last of the project's cap. */
 const busyWaitMs = 60_000;
 
@@ -43,6 +45,7 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
   let cached: KeptState | undefined;
   let offsetMs: number | undefined;
   let acquiring: Promise<QuotaRefusal | null> | undefined;
+  let savedAt = -Infinity;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
   const now = () => quotaNow(deps.clock.now(), offsetMs, deps.testClock);
@@ -113,8 +116,13 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
       if (cached?.lease?.exclusive && cached.lease.inUse) this.record({ tokens: 0, usd: 0 });
     },
 
-    /** After a model call: what it spent counts today for the agent and against its lease. */
-    record(spend: Spend): void {
+    /**
+     * After a model call: what it spent counts today for the agent and against its lease. Stored at
+     * once when a cap is at stake (`capped`, or a lease); an agent under no cap stores its counter at
+     * most every 10 s (a write per model call showed in the chat turn's CPU profile), so an eviction
+     * loses at most that much of a spend only shown, never one a cap counts.
+     */
+    record(spend: Spend, capped = true): void {
       const kept = state(now());
       kept.spent = addSpend(kept.spent, spend);
       const lease = kept.lease;
@@ -139,7 +147,11 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
           }),
         );
       }
-      save(kept);
+      const at = deps.clock.now();
+      if (capped || lease || at - savedAt >= uncappedSaveMs) {
+        savedAt = at;
+        save(kept);
+      }
     },
 
     /** What the agent spent today (UTC), for listings, the doctor and the PWA. */

@@ -1,5 +1,5 @@
 import type { LlmPort, LlmRequest, LlmResponse } from "../../../core/ports";
-import { QuotaExceededError, spendOf, type ProjectQuota, type QuotaLimits, type QuotaRefusal } from "../../../core/quotas";
+import { hasCaps, QuotaExceededError, spendOf, type ProjectQuota, type QuotaLimits, type QuotaRefusal } from "../../../core/quotas";
 import type { QuotaKeeper } from "./keeper";
 
 const isPromise = <T>(value: unknown): value is Promise<T> => typeof (value as { then?: unknown } | null)?.then === "function";
@@ -13,8 +13,9 @@ const isPromise = <T>(value: unknown): value is Promise<T> => typeof (value as {
  * const llm = withQuota(llmForProfile(profile, env), keeper, { agent: capsOf(limits), project: profile.projectQuota });
  */
 export function withQuota(llm: LlmPort, keeper: QuotaKeeper, caps: { agent: QuotaLimits; project?: ProjectQuota }): LlmPort {
+  const capped = hasCaps(caps.agent) || hasCaps(caps.project?.limits);
   const counted = (response: LlmResponse): LlmResponse => {
-    keeper.record(spendOf(response.model, response.usage));
+    keeper.record(spendOf(response.model, response.usage), capped);
     return response;
   };
   const failed = (error: unknown): never => {
