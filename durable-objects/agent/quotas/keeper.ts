@@ -11,7 +11,7 @@ interface KeptState {
   day: string;
   spent: Spend;
   /** The registry's lease this agent spends against, and what it spent of it. */
-  lease?: Lease & { spent: Spend; maxCall: Spend };
+  lease?: Lease & { spent: Spend; maxCall: Spend; inUse?: boolean };
 }
 
 export interface QuotaKeeperDeps {
@@ -28,6 +28,8 @@ export interface QuotaKeeperDeps {
 }
 
 const stateKey = "quota/state";
+/** How often an agent under no cap stores its day counter (record says why). */
+const uncappedSaveMs = 10_000;
 /** How long a call waits for another agent's call that holds the last of the project's cap. */
 const busyWaitMs = 60_000;
 
@@ -43,6 +45,7 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
   let cached: KeptState | undefined;
   let offsetMs: number | undefined;
   let acquiring: Promise<QuotaRefusal | null> | undefined;
+  let savedAt = -Infinity;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
   const now = () => quotaNow(deps.clock.now(), offsetMs, deps.testClock);
@@ -86,19 +89,40 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
      * Before a model call: a refusal when a cap of the agent or its project is reached, null when the
      * call may start; a Promise only when the registry had to be asked for a lease.
      */
-    admit(agentCaps: QuotaLimits, project: ProjectQuota | undefined): QuotaRefusal | null | Promise<QuotaRefusal | null> {
+    admit(agentCaps: QuotaLimits, project: ProjectQuota | undefined, waitUntil = deps.clock.now() + busyWaitMs): QuotaRefusal | null | Promise<QuotaRefusal | null> {
       offsetMs = project?.clockOffsetMs;
       const at = now();
       const kept = state(at);
       const own = overCap("agent", deps.agent(), kept.spent, agentCaps, at);
       if (own) return own;
-      if (!hasCaps(project?.limits) || within(kept.lease, at)) return null;
+      if (!hasCaps(project?.limits)) return null;
+      const lease = kept.lease;
+      // An exclusive lease is one call: another run of this agent waits for it to end.
+      if (lease?.exclusive && lease.inUse && within(lease, at)) {
+        if (deps.clock.now() > waitUntil) return Promise.reject(new Error("the rest of this project's daily cap is held by this agent's model call in flight; try again shortly"));
+        return sleep(200).then(() => this.admit(agentCaps, project, waitUntil));
+      }
+      if (within(lease, at)) {
+        if (lease!.exclusive) lease!.inUse = true;
+        return null;
+      }
       if (!acquiring) acquiring = acquire().finally(() => (acquiring = undefined));
-      return acquiring;
+      // Every run that waited on the lease checks again: one of them takes an exclusive lease.
+      return acquiring.then((refusal) => refusal ?? this.admit(agentCaps, project, waitUntil));
     },
 
-    /** After a model call: what it spent counts today for the agent and against its lease. */
-    record(spend: Spend): void {
+    /** A call admitted on an exclusive lease failed: the lease goes back, spent nothing. */
+    failed(): void {
+      if (cached?.lease?.exclusive && cached.lease.inUse) this.record({ tokens: 0, usd: 0 });
+    },
+
+    /**
+     * After a model call: what it spent counts today for the agent and against its lease. Stored at
+     * once when a cap is at stake (`capped`, or a lease); an agent under no cap stores its counter at
+     * most every 10 s (a write per model call showed in the chat turn's CPU profile), so an eviction
+     * loses at most that much of a spend only shown, never one a cap counts.
+     */
+    record(spend: Spend, capped = true): void {
       const kept = state(now());
       kept.spent = addSpend(kept.spent, spend);
       const lease = kept.lease;
@@ -123,7 +147,11 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
           }),
         );
       }
-      save(kept);
+      const at = deps.clock.now();
+      if (capped || lease || at - savedAt >= uncappedSaveMs) {
+        savedAt = at;
+        save(kept);
+      }
     },
 
     /** What the agent spent today (UTC), for listings, the doctor and the PWA. */

@@ -1,5 +1,5 @@
 import type { LlmPort, LlmRequest, LlmResponse } from "../../../core/ports";
-import { QuotaExceededError, spendOf, type ProjectQuota, type QuotaLimits, type QuotaRefusal } from "../../../core/quotas";
+import { hasCaps, QuotaExceededError, spendOf, type ProjectQuota, type QuotaLimits, type QuotaRefusal } from "../../../core/quotas";
 import type { QuotaKeeper } from "./keeper";
 
 const isPromise = <T>(value: unknown): value is Promise<T> => typeof (value as { then?: unknown } | null)?.then === "function";
@@ -13,9 +13,14 @@ const isPromise = <T>(value: unknown): value is Promise<T> => typeof (value as {
  * const llm = withQuota(llmForProfile(profile, env), keeper, { agent: capsOf(limits), project: profile.projectQuota });
  */
 export function withQuota(llm: LlmPort, keeper: QuotaKeeper, caps: { agent: QuotaLimits; project?: ProjectQuota }): LlmPort {
+  const capped = hasCaps(caps.agent) || hasCaps(caps.project?.limits);
   const counted = (response: LlmResponse): LlmResponse => {
-    keeper.record(spendOf(response.model, response.usage));
+    keeper.record(spendOf(response.model, response.usage), capped);
     return response;
+  };
+  const failed = (error: unknown): never => {
+    keeper.failed();
+    throw error;
   };
   const refuse = (refusal: QuotaRefusal) => new QuotaExceededError(refusal);
 
@@ -34,17 +39,25 @@ export function withQuota(llm: LlmPort, keeper: QuotaKeeper, caps: { agent: Quot
     provider: llm.provider,
     complete(request) {
       const admit = admitted(request);
-      if (admit === null) return llm.complete(request).then(counted);
+      if (admit === null) return llm.complete(request).then(counted, failed);
       if (admit instanceof QuotaExceededError) return Promise.reject(admit);
-      return admit.then(() => llm.complete(request)).then(counted);
+      return admit.then(() => llm.complete(request).then(counted, failed));
     },
     async *stream(request) {
       const admit = admitted(request);
       if (admit instanceof QuotaExceededError) throw admit;
       if (admit) await admit;
-      for await (const event of llm.stream(request)) {
-        if (event.type === "done") counted(event.response);
-        yield event;
+      let done = false;
+      try {
+        for await (const event of llm.stream(request)) {
+          if (event.type === "done") {
+            done = true;
+            counted(event.response);
+          }
+          yield event;
+        }
+      } finally {
+        if (!done) keeper.failed();
       }
     },
   };
