@@ -10,7 +10,7 @@ export { pricedRun, rollUp, totalsOf, type FeatureReport, type ModelUsage, type 
 export { featureReportMarkdown, taskReportMarkdown } from "./report-md";
 export { analyzePlan, planSections, type PlanAnalysis, type PlanSection } from "./analysis";
 export { allSettled, nextStep, type NextStep, type SequencedTask } from "./sequence";
-export { answerSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskNumberSchema, taskReportSchema, workerTemplateSchema, type FeatureCreate, type FeaturePatch, type WorkerTemplate } from "./schemas";
+export { answerSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskNumberSchema, taskRefSchema, taskReportSchema, workerTemplateSchema, type FeatureCreate, type FeaturePatch, type WorkerTemplate } from "./schemas";
 
 /** The name of a task's worker agent: its own Durable Object and memory, named from feature and task. */
 export const workerNameOf = (feature: string, task: number) => `${feature}-task-${task}`;
