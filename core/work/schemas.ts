@@ -68,7 +68,7 @@ export const taskNumberSchema = lazySchema(() => z.coerce.number().int().min(1, 
 export const taskRefSchema = lazySchema(() =>
   z
     .string()
-    .regex(/^(?:[1-9]\d{0,4}|[a-z0-9][a-z0-9-]{0,79})$/, "a task number from 1, or the task's key (e.g. 'login-form')")
+    .regex(/^(?:[1-9]\d{0,4}|(?!\d+$)[a-z0-9][a-z0-9-]{0,79})$/, "a task number from 1, or the task's key (e.g. 'login-form')")
     .transform((v) => (/^\d+$/.test(v) ? Number(v) : v)),
 );
 

@@ -26,13 +26,13 @@ export const feature = sqliteTable("feature", {
   /** When every task was settled (null while work remains). */
   completedAt: integer("completed_at"),
   /** The orchestrator's runs for the feature (`{ runId }[]`): planning and syncing count in the report. */
-  plannerRuns: text("planner_runs", { mode: "json" }).notNull().default("[]"),
+  plannerRuns: text("planner_runs", { mode: "json" }).notNull().default([]),
   /** The planner's questions before it writes the plan (clarify): `{ id, question, askedAt, answer, answeredBy, answeredAt }[]`. */
-  questions: text("questions", { mode: "json" }).notNull().default("[]"),
+  questions: text("questions", { mode: "json" }).notNull().default([]),
   /** How many questions the planner may ask before it writes the plan. */
   maxQuestions: integer("max_questions").notNull().default(3),
   /** Reports of tasks a later plan dropped, kept while their committed files stay in the tree. */
-  removedTasks: text("removed_tasks", { mode: "json" }).notNull().default("[]"),
+  removedTasks: text("removed_tasks", { mode: "json" }).notNull().default([]),
 });
 
 /** Every version of the plan (markdown). A new version starts without comments and unapproved. */
@@ -81,7 +81,7 @@ export const tasks = sqliteTable("tasks", {
   /** Who started, answered, committed and discarded the task, in order: core/work TaskAction[]. */
   actions: text("actions", { mode: "json" }).notNull().default("[]"),
   /** Keys of the tasks it waits for (`depends on 2` in the plan), so a renumbering keeps them. */
-  dependsOn: text("depends_on", { mode: "json" }).notNull().default("[]"),
+  dependsOn: text("depends_on", { mode: "json" }).notNull().default([]),
   /** Where the task came from: `plan` (synced from an approved plan). */
   origin: text("origin").notNull().default("plan"),
   /** The plan version it was last synced from. */
