@@ -329,7 +329,8 @@ export class FeatureDO extends DurableObject<Env> {
     const statuses = this.db.select({ status: schema.tasks.status }).from(schema.tasks).all().map((t) => t.status);
     const f = this.row();
     if (statuses.length > 0 && statuses.every((s) => s === "done" || s === "cancelled")) {
-      if (f.status !== "done") this.touch({ status: "done", completedAt: Date.now() });
+      // Every task settled: run-all has nothing left to start.
+      if (f.status !== "done") this.touch({ status: "done", completedAt: Date.now(), runAll: null, stopped: null });
     } else if (f.status === "done") this.touch({ status: "in_progress", completedAt: null });
   }
 
