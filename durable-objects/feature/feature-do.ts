@@ -337,8 +337,11 @@ export class FeatureDO extends DurableObject<Env> {
   /** A worker's run ended (told by the worker, or found by a reconcile): a task still in progress is settled from it. */
   workerRunEnded(ref: TaskRef, run: { runId: string; status: string; error?: string | null; result?: string | null }): Promise<Result<TaskStatus>> {
     return resultOf(async () => {
-      const t = this.taskRows.get(ref);
+      let t = this.taskRows.get(ref);
       const number = t.number;
+      const runIds = t.runIds as string[];
+      // A run that ended before its start was recorded (a quick model) is this attempt's: record it now.
+      if (!runIds.includes(run.runId) && t.status === "in_progress" && runIds.length < t.attempts) this.taskRows.set(number, { runIds: [...runIds, run.runId] }), (t = this.taskRows.get(number));
       if (!(t.runIds as string[]).includes(run.runId) || t.status !== "in_progress") return t.status as TaskStatus;
       // The pause stopped this run: the task stays in progress, and resume starts it again.
       if (run.status === "cancelled" && this.row().paused) return t.status as TaskStatus;
