@@ -494,7 +494,7 @@ export class FeatureDO extends DurableObject<Env> {
     await this.reconcile(work.lookup);
     await this.runner.tick((_project, feature, key, by) => work.startTask(feature, key, by));
   }
-  askQuestion(question: string, by: Principal, session?: string) { return resultOf(() => this.questions.ask(question, by, session)); }
+  askQuestion(question: string, by: Principal, run?: { id: string; sessionId: string }) { return resultOf(() => this.questions.ask(question, by, run)); }
   answerQuestion(id: string, answer: string, by: Principal) { return resultOf(() => this.questions.answer(id, answer, by)); }
   openQuestions() { return resultOf(() => ({ orchestrator: this.row().orchestrator, questions: this.questions.open() })); }
 }

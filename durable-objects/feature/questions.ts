@@ -12,6 +12,8 @@ export interface PlanQuestion {
   askedAt: number;
   /** The orchestrator's session it asked in: the answer goes to it there. */
   session: string | null;
+  /** The run that asked: the answer's turn acts with no more rights than it had. */
+  runId: string | null;
   answer: string | null;
   answeredBy: string | null;
   answeredAt: number | null;
@@ -28,7 +30,7 @@ export function makeQuestions(deps: { row: () => FeatureRow; touch: (patch: Part
     all,
     open: () => all().filter((q) => q.answer === null),
 
-    ask(question: string, by: Principal, session?: string): PlanQuestion & { left: number } {
+    ask(question: string, by: Principal, run?: { id: string; sessionId: string }): PlanQuestion & { left: number } {
       const f = deps.row();
       authorizeWork("plan.write", by, { orchestrator: f.orchestrator });
       const text = question.trim();
@@ -40,7 +42,7 @@ export function makeQuestions(deps: { row: () => FeatureRow; touch: (patch: Part
       if (asked.length >= f.maxQuestions) {
         throw new PantheonError("conflict", `you asked ${asked.length} question(s), the most this feature allows (${f.maxQuestions}): write the plan with what you know, and say what you assumed`, { details: { asked: asked.length, max: f.maxQuestions } });
       }
-      const q: PlanQuestion = { id: `q-${crypto.randomUUID().slice(0, 8)}`, question: text, askedBy: actorOf(by), askedAt: Date.now(), session: session ?? null, answer: null, answeredBy: null, answeredAt: null };
+      const q: PlanQuestion = { id: `q-${crypto.randomUUID().slice(0, 8)}`, question: text, askedBy: actorOf(by), askedAt: Date.now(), session: run?.sessionId ?? null, runId: run?.id ?? null, answer: null, answeredBy: null, answeredAt: null };
       deps.touch({ questions: [...asked, q] });
       return { ...q, left: f.maxQuestions - asked.length - 1 };
     },

@@ -1,7 +1,7 @@
 import type { AgentProfile } from "../../core/agents";
 import { PantheonError } from "../../core/errors";
 import { featureCreateSchema, resolveFeature, type FeatureCreate, type Principal } from "../../core/work";
-import type { RunPrincipal } from "../../core/auth";
+import { lowerPrincipal, type RunPrincipal } from "../../core/auth";
 import { agentStub, call, featureStub, registryStub } from "../stubs";
 import type { RunLookup, TaskRef } from "./feature-do";
 
@@ -141,8 +141,12 @@ export function makeWork(env: Env, project: string) {
     const answered = await call(featureStub(env, project, feature).answerQuestion(id, text, by));
     if (!answered.first) return { ...answered, turn: null };
     const agent = await agentStub(env, project, answered.orchestrator);
+    // The turn acts with the lower of the asking run's rights and the answerer's: an answer lends no rights.
+    const asked = answered.question.runId ? await agent.getRun(answered.question.runId) : null;
+    const askedBy = asked?.ok ? (asked.value.run as { principal?: RunPrincipal }).principal : undefined;
+    const turnPrincipal = askedBy ? lowerPrincipal(askedBy, principal) : principal;
     const content = `${by.id} answered your question about feature '${feature}' ("${answered.question.question}"): ${text}`;
-    const turn = agent.chat({ content, ...(answered.question.session ? { session: answered.question.session } : {}), principal });
+    const turn = agent.chat({ content, ...(answered.question.session ? { session: answered.question.session } : {}), principal: turnPrincipal });
     return { ...answered, turn };
   }
 

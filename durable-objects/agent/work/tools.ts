@@ -99,7 +99,7 @@ export function workToolSource(profile: AgentProfile, deps: { work: Work; bindin
     },
     "plan.ask": async (args, ctx) => {
       const f = await feature(args);
-      const asked = await call(deps.work.feature(f).askQuestion(str(args.question) ?? "", me, ctx.run?.sessionId));
+      const asked = await call(deps.work.feature(f).askQuestion(str(args.question) ?? "", me, ctx.run));
       await noteSession(f, ctx.run);
       return { asked: asked.id, question: asked.question, questionsLeft: asked.left, note: "the question is in the person's inbox: end your turn now; their answer comes as your next message" };
     },
