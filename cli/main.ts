@@ -21,6 +21,8 @@ import { script } from "./commands/script.ts";
 import { health, tokens } from "./commands/tokens.ts";
 import { secrets } from "./commands/secrets.ts";
 import { tools } from "./commands/tools.ts";
+import { feature, features } from "./commands/features.ts";
+import { plan, tasks } from "./commands/tasks.ts";
 
 /**
  * Every command, in the order `pantheon help` lists them. A new command is one import and one
@@ -32,6 +34,7 @@ export const commands: Command[] = [
   agents, tell, chat,
   acp,
   history, sessions, runs, approvals,
+  features, plan, tasks, feature,
   script, memory, context, tools, schedules,
   tokens, invite, secrets, health, doctor, gateway,
 ].map(asCommand);

@@ -24,5 +24,6 @@ declare module "cloudflare:workers" {
     protected ctx: DurableObjectState;
     protected env: Env;
     constructor(ctx: DurableObjectState, env: Env);
+    alarm?(): void | Promise<void>;
   }
 }

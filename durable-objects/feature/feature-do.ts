@@ -160,9 +160,9 @@ export class FeatureDO extends DurableObject<Env> {
     return resultOf(() => this.planActions.write(markdown, by));
   }
 
-  /** A plan version with its analysis (each task traced to the plan) and the planner's questions. */
-  readPlan(version?: number): Promise<Result<PlanView & { questions: ReturnType<Questions["all"]> }>> {
-    return resultOf(() => ({ ...this.plans.view(version), questions: this.questions.all() }));
+  /** A plan version with its analysis (each task traced to the plan). */
+  readPlan(version?: number): Promise<Result<PlanView>> {
+    return resultOf(() => this.plans.view(version));
   }
 
   /** A person's comment on one line of a plan version (the latest unless named). */
@@ -496,5 +496,6 @@ export class FeatureDO extends DurableObject<Env> {
   }
   askQuestion(question: string, by: Principal, run?: { id: string; sessionId: string }) { return resultOf(() => this.questions.ask(question, by, run)); }
   answerQuestion(id: string, answer: string, by: Principal) { return resultOf(() => this.questions.answer(id, answer, by)); }
-  openQuestions() { return resultOf(() => ({ orchestrator: this.row().orchestrator, questions: this.questions.open() })); }
+  /** The planner's questions: those still open (the inbox), or all of them with their answers. */
+  questionList(open = true) { return resultOf(() => ({ orchestrator: this.row().orchestrator, questions: open ? this.questions.open() : this.questions.all() })); }
 }

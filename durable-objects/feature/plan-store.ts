@@ -59,7 +59,7 @@ export type PlanView = ReturnType<PlanStore["view"]>;
 type FeatureRow = typeof schema.feature.$inferSelect;
 
 /** What people and the orchestrator do to the plan, each checked against who may (core/work ownership). */
-export function makePlanActions(deps: { plans: PlanStore; storage: DurableObjectStorage; row: () => FeatureRow; touch: (patch?: Partial<FeatureRow>) => void }) {
+export function makePlanActions(deps: { plans: PlanStore; storage: DurableObjectState["storage"]; row: () => FeatureRow; touch: (patch?: Partial<FeatureRow>) => void }) {
   const { plans } = deps;
   return {
     write(markdown: string, by: Principal): PlanView {

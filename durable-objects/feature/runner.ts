@@ -34,7 +34,7 @@ export const runnerHeartbeatMs = 60_000;
  * task is in progress, and the next decision waits on it.
  */
 export function makeRunner(deps: {
-  storage: DurableObjectStorage;
+  storage: DurableObjectState["storage"];
   db: DrizzleSqliteDODatabase<typeof schema>;
   tasks: TaskStore;
   row: () => FeatureRow;

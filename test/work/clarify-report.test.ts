@@ -23,8 +23,8 @@ describe("clarify: the planner asks before it writes the plan", () => {
     const inbox = (await json(api("/api/approvals", { token: approver }))).approvals as any[];
     const q = inbox.find((a) => a.feature === feature);
     expect(q).toMatchObject({ kind: "question", agent: planner.name, tool: "plan.ask", question: "Which browsers must it support?", task: null, answer: expect.stringContaining(`pantheon plan answer ${feature} `) });
-    // It is not a run waiting for approval: nothing to approve by `runs approve`.
-    expect(q.runId).toBeNull();
+    // It is not a run waiting for approval: the planner's run that asked has ended.
+    expect((await json(api(`/api/agents/${planner.name}/runs/${q.runId}/approval`, { method: "POST", token: approver, json: { decision: "approve" } }))).http).toBe(409);
     expect((await json(api(`/api/features/${feature}`))).needsPerson).toBe(1);
 
     // A chat token may not answer; the operator does, and the planner's next turn carries the answer
@@ -36,7 +36,8 @@ describe("clarify: the planner asks before it writes the plan", () => {
     // Answered once: a second, different answer is refused.
     expect((await json(api(`/api/features/${feature}/questions/${q.callId}/answer`, { method: "POST", token: approver, json: { answer: "IE too" } }))).http).toBe(409);
     const plan = await eventually(() => json(api(`/api/features/${feature}/plan`)), (p) => p.http === 200, "the planner wrote the plan");
-    expect(plan.questions).toEqual([expect.objectContaining({ question: "Which browsers must it support?", answer: "Evergreen browsers only" })]);
+    expect(plan.version).toBe(1);
+    expect((await json(api(`/api/features/${feature}/questions`))).questions).toEqual([expect.objectContaining({ question: "Which browsers must it support?", answer: "Evergreen browsers only" })]);
     const told = (await planner.modelCalls()).find((c: any) => c.messages.some((m: any) => m.role === "user" && String(m.content).includes("Evergreen browsers only")));
     expect(told).toBeDefined();
     expect(((await json(api("/api/approvals", { token: approver }))).approvals as any[]).some((a) => a.feature === feature)).toBe(false);

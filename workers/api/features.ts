@@ -152,7 +152,7 @@ export const featureRoutes = new Hono<AppEnv>()
     return c.json(await workOf(c).resume(feature, personOf(c)));
   })
   // Clarify: the planner's questions before it writes the plan, answered only as answers.
-  .get("/:feature/questions", valid("param", featureParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).openQuestions())))
+  .get("/:feature/questions", valid("param", featureParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).questionList(false))))
   .post("/:feature/questions/:id/answer", valid("param", questionParam), valid("json", answerSchema), async (c) => {
     const { feature, id } = c.req.valid("param");
     const work = workOf(c);

@@ -55,9 +55,9 @@ export const approvalRoutes = new Hono<AppEnv>().get("/", async (c) => {
   );
   const questions = await Promise.all(
     features.map(async (f) => {
-      const open = await featureStub(c.env, project, f.name).openQuestions();
+      const open = await featureStub(c.env, project, f.name).questionList(true);
       return open.ok
-        ? open.value.questions.map((q) => ({ agent: open.value.orchestrator, kind: "question" as const, feature: f.name, task: null, runId: null, callId: q.id, tool: "plan.ask", arguments: { question: q.question }, question: q.question, requestedAt: q.askedAt, approverScope: "approve" as const, answer: `pantheon plan answer ${f.name} ${q.id} "<answer>"` }))
+        ? open.value.questions.map((q) => ({ agent: open.value.orchestrator, kind: "question" as const, feature: f.name, task: null, runId: q.runId ?? "", callId: q.id, tool: "plan.ask", arguments: { question: q.question }, question: q.question, requestedAt: q.askedAt, approverScope: "approve" as const, answer: `pantheon plan answer ${f.name} ${q.id} "<answer>"` }))
         : [];
     }),
   );
