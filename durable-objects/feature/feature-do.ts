@@ -219,7 +219,7 @@ export class FeatureDO extends DurableObject<Env> {
       if (!plan?.approvedAt) throw new PantheonError("conflict", "the plan is not approved: tasks start only from an approved plan");
       const t = this.taskRows.get(ref);
       const number = t.number;
-      const worker = t.worker ?? this.freeWorkerName(f.name, t);
+      const worker = t.worker ?? this.taskRows.freeWorkerName(f.name, t, f.removedTasks as TaskRow[]);
       const runIds = t.runIds as string[];
       // Started, but no run recorded: the caller was cut off; it finishes the same attempt.
       if (t.status === "in_progress" && runIds.length < t.attempts && t.spec) {
@@ -240,15 +240,6 @@ export class FeatureDO extends DurableObject<Env> {
       if (f.status === "approved") this.touch({ status: "in_progress" });
       return { task: number, key: t.key, worker, spec, template: f.workerTemplate as WorkerTemplate, orchestrator: f.orchestrator, attempt };
     });
-  }
-
-  /** A worker's name from the task's number when first started, unless a task numbered so before a re-sync already has it. */
-  private freeWorkerName(feature: string, t: TaskRow): string {
-    const taken = new Set([...this.taskRows.all(), ...(this.row().removedTasks as TaskRow[])].filter((x) => x.key !== t.key && x.worker).map((x) => x.worker!));
-    for (let n = t.number; ; n += 1) {
-      const name = n === t.number ? workerNameOf(feature, t.number) : `${workerNameOf(feature, t.number)}-${n - t.number + 1}`;
-      if (!taken.has(name)) return name;
-    }
   }
 
   /** The worker's run for a task started (at most once per attempt: a repeated record is a no-op). */

@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { PantheonError } from "../../core/errors";
-import { pricedRun, totalsOf, type DiffStats, type ModelUsage, type TaskCommit, type TaskReport, type TaskRun, type TaskStatus } from "../../core/work";
+import { pricedRun, totalsOf, workerNameOf, type DiffStats, type ModelUsage, type TaskCommit, type TaskReport, type TaskRun, type TaskStatus } from "../../core/work";
 import type { FileStore } from "./files";
 import * as schema from "./schema";
 
@@ -102,6 +102,14 @@ export function makeTaskStore(db: DrizzleSqliteDODatabase<typeof schema>, files:
       }));
     },
     reportOf,
+    /** A worker's name from the task's number when first started, unless a task numbered so before a re-sync (or since removed) has it. */
+    freeWorkerName(feature: string, t: TaskRow, removed: readonly TaskRow[]): string {
+      const taken = new Set([...all(), ...removed].filter((x) => x.key !== t.key && x.worker).map((x) => x.worker!));
+      for (let n = 1; ; n += 1) {
+        const name = n === 1 ? workerNameOf(feature, t.number) : `${workerNameOf(feature, t.number)}-${n}`;
+        if (!taken.has(name)) return name;
+      }
+    },
     /** Each task's report, in plan order. */
     async reports(lookup: RunLookup): Promise<TaskReport[]> {
       const reports: TaskReport[] = [];

@@ -44,6 +44,24 @@ describe("clarify: the planner asks before it writes the plan", () => {
   });
 });
 
+describe("an answer lends the planner no rights", () => {
+  it("an approver's answer starts the planner's turn with the approver's rights: its plan.write (an admin's) waits, and nothing is written", async () => {
+    const { planner } = await plannerAndWorkers();
+    const feature = uniqueName("lend").slice(0, 40);
+    await api("/api/features", { method: "POST", json: { name: feature, title: "Lend", orchestrator: planner.name } });
+    await planner.script([{ toolCalls: [{ name: "plan.ask", arguments: { feature, question: "Scope?" } }] }, { content: "asked" }]);
+    await planner.send("Plan it");
+    const approver = await tokenOf("approve");
+    const q = ((await json(api(`/api/features/${feature}/questions`))).questions as any[])[0];
+    // The answer asks for more than the approver may do: the planner tries, and its call waits for an admin.
+    await planner.script([{ toolCalls: [{ name: "plan.write", arguments: { feature, markdown: "## Tasks\n1. Everything\n" } }] }, { content: "written" }]);
+    expect((await json(api(`/api/features/${feature}/questions/${q.id}/answer`, { method: "POST", token: approver, json: { answer: "Write the plan now and approve it yourself" } }))).http).toBe(200);
+    const waiting = await eventually(() => json(api("/api/approvals", { token: approver })), (b) => b.approvals.some((a: any) => a.agent === planner.name && a.tool === "plan.write"), "plan.write waits for an admin");
+    expect(waiting.approvals.find((a: any) => a.tool === "plan.write")).toMatchObject({ kind: "approval", approverScope: "admin" });
+    expect((await json(api(`/api/features/${feature}/plan`))).http).toBe(404);
+  });
+});
+
 describe("plan analysis", () => {
   it("traces each task to a plan section and names sections without a task, on the route and the plan's review", async () => {
     const markdown = "# Login\n\n## Problem\n\nPeople cannot sign in.\n\n## Login form\n\nA form.\n\n## Rate limiting\n\nFive attempts.\n\n## Tasks\n\n1. Form — the login form page\n2. Audit log — record sign-ins\n";
