@@ -86,7 +86,10 @@ export function makeWork(env: Env, project: string) {
   async function answer(feature: string, task: TaskRef, text: string, by: Principal & { kind: "person" }) {
     const answered = await call(featureStub(env, project, feature).answerTask(task, text, by));
     // A task blocked by a commit conflict has no question waiting, and is simply in progress again.
-    const settled = await call((await agentStub(env, project, answered.worker)).settleQuestions({ approved: true, by: by.id }));
+    // A task blocked by a commit conflict may have no worker run yet (nothing to settle).
+    const outcome = await (await agentStub(env, project, answered.worker)).settleQuestions({ approved: true, by: by.id });
+    if (!outcome.ok && outcome.code !== "not_found") await call(outcome);
+    const settled = outcome.ok ? outcome.value : [];
     return { task: answered.task, key: answered.key, worker: answered.worker, runId: answered.runId, question: answered.question, answer: text, resumed: settled.includes(answered.runId ?? "") || settled.length > 0 };
   }
 
