@@ -117,8 +117,20 @@ export const approvals: Command = {
         const body = await send(api.api.approvals.$get());
         if (json) return printJson(body);
         if (!body.approvals.length) return console.log("Nothing is waiting for approval.");
-        console.log(table(["AGENT", "RUN", "CALL", "TOOL", "ARGUMENTS", "REQUESTED"], body.approvals.map((a) => [a.agent, a.runId, a.callId, a.tool, oneLine(a.arguments, 50), time(a.requestedAt)])));
-        console.log("\nDecide with: pantheon runs approve <agent> <run> [--call <id>]   or   pantheon runs reject <agent> <run> [--reason <text>]");
+        // A question (a worker's task.block, a planner's plan.ask) is answered, never approved.
+        const isQuestion = (a: (typeof body.approvals)[number]) => "kind" in a && a.kind === "question";
+        const calls = body.approvals.filter((a) => !isQuestion(a));
+        const questions = body.approvals.filter(isQuestion) as { agent: string; feature: string; task: number | null; question: string; answer: string; requestedAt: number }[];
+        if (calls.length) {
+          console.log(table(["AGENT", "RUN", "CALL", "TOOL", "ARGUMENTS", "REQUESTED"], calls.map((a) => [a.agent, a.runId, a.callId, a.tool, oneLine(a.arguments, 50), time(a.requestedAt)])));
+          console.log("\nDecide with: pantheon runs approve <agent> <run> [--call <id>]   or   pantheon runs reject <agent> <run> [--reason <text>]");
+        }
+        if (questions.length) {
+          if (calls.length) console.log("");
+          console.log(table(["FEATURE", "TASK", "ASKED BY", "QUESTION", "REQUESTED"], questions.map((q) => [q.feature, q.task ?? "(plan)", q.agent, oneLine(q.question, 60), time(q.requestedAt)])));
+          console.log("\nAnswer with:");
+          for (const q of questions) console.log(`  ${q.answer}`);
+        }
       },
     },
   ],
