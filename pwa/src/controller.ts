@@ -9,6 +9,7 @@ import type { Outbox } from "./outbox";
 import { parseHash, toHash, type Route } from "./router";
 import { emptyChat, emptyPeople, emptyWork, makeStore, type AppState, type Store, type Theme } from "./state";
 import type { Loadable } from "./types";
+import type { QuestionLinks } from "./work-attention";
 
 export interface ControllerDeps {
   storage: Pick<Storage, "getItem" | "setItem" | "removeItem">;
@@ -139,6 +140,9 @@ export function makeController(deps: ControllerDeps) {
       case "feature":
       case "plan":
       case "task":
+      case "commits":
+      case "commit":
+      case "files":
         return work.open(route);
       case "people":
         return people.load();
@@ -221,10 +225,12 @@ export function makeController(deps: ControllerDeps) {
     },
 
     /** Answers a blocked task's question (a `task.block` approval): the worker's run goes on with it. */
-    async answer(approval: Pick<Approval, "agent" | "runId" | "callId">, text: string): Promise<void> {
+    async answer(approval: Pick<Approval, "agent" | "runId" | "callId"> & QuestionLinks, text: string): Promise<void> {
       set((s) => ({ ...s, deciding: [...s.deciding, approval.callId], decideError: null }));
       try {
-        const { feature, task } = await work.findTaskOf(approval.agent);
+        // The server's own links name the task (by its stable key too); a worker's name is only a
+        // hint (a re-sync renumbers tasks), so without links the board says which task it works.
+        const { feature, task } = approval.feature && approval.task !== undefined ? { feature: approval.feature, task: approval.task } : await work.findTaskOf(approval.agent);
         await api.answerTask(feature, task, text);
         set((s) => ({ ...s, approvals: s.approvals.status === "ready" ? { status: "ready", data: s.approvals.data.filter((a) => a.callId !== approval.callId) } : s.approvals }));
       } catch (error) {

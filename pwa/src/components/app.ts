@@ -13,6 +13,7 @@ import "./features";
 import "./plan-review";
 import "./task-board";
 import "./task-view";
+import "./feature-code";
 import "./people";
 
 /**
@@ -69,7 +70,7 @@ export class PantheonApp extends LitElement {
     const s = this.state;
     if (!s) return html`<main><p class="muted">Loading…</p></main>`;
     const view = s.route.view;
-    const work = view === "features" || view === "feature" || view === "plan" || view === "task";
+    const work = view === "features" || view === "feature" || view === "plan" || view === "task" || view === "commits" || view === "commit" || view === "files";
     const waiting = s.approvals.status === "ready" ? s.approvals.data.length : 0;
     const next: Theme = s.theme === "system" ? "dark" : s.theme === "dark" ? "light" : "system";
     return html`
@@ -154,9 +155,15 @@ export class PantheonApp extends LitElement {
       case "feature":
         return html`<pantheon-task-board .work=${s.work} .name=${r.feature}></pantheon-task-board>`;
       case "plan":
-        return html`<pantheon-plan-review .work=${s.work} .name=${r.feature}></pantheon-plan-review>`;
+        return html`<pantheon-plan-review .work=${s.work} .name=${r.feature} .compareTo=${r.compare}></pantheon-plan-review>`;
       case "task":
         return html`<pantheon-task-view .work=${s.work} .name=${r.feature} .number=${r.task}></pantheon-task-view>`;
+      case "commits":
+        return html`<pantheon-commits .work=${s.work} .name=${r.feature} .ref=${r.ref}></pantheon-commits>`;
+      case "commit":
+        return html`<pantheon-commit-view .work=${s.work} .name=${r.feature} .sha=${r.sha}></pantheon-commit-view>`;
+      case "files":
+        return html`<pantheon-feature-files .work=${s.work} .name=${r.feature} .ref=${r.ref} .path=${r.path}></pantheon-feature-files>`;
       case "people":
         return html`<pantheon-people .people=${s.people} .person=${s.person}></pantheon-people>`;
       case "join":

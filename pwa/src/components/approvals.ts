@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing } from "lit";
 import type { Approval } from "../api";
 import type { Loadable } from "../types";
+import { questionLinkOf, type QuestionLinks } from "../work-attention";
 import { base, emit, pretty, timeAgo } from "./shared";
 
 /**
@@ -33,17 +34,23 @@ export class PantheonApprovals extends LitElement {
   private answer(e: Event, x: Approval) {
     e.preventDefault();
     const answer = String(new FormData(e.target as HTMLFormElement).get("answer") ?? "").trim();
-    if (answer) emit(this, "answer", { agent: x.agent, runId: x.runId, callId: x.callId, answer });
+    const links = x as Approval & QuestionLinks;
+    if (answer) emit(this, "answer", { agent: x.agent, runId: x.runId, callId: x.callId, ...(links.feature ? { feature: links.feature } : {}), ...(links.task !== undefined ? { task: links.task } : {}), answer });
   }
 
   private question(x: Approval) {
     const args = x.arguments as { question?: unknown } | null;
     const text = typeof args?.question === "string" ? args.question : pretty(x.arguments);
     const id = `answer-${x.callId}`;
+    const link = questionLinkOf(x as Approval & QuestionLinks);
+    const f = link ? encodeURIComponent(link.feature) : "";
     return html`
       <article class="card" aria-label="${x.agent} asks a question">
         <div class="row"><strong>${x.agent}</strong><span class="muted">asks</span><span class="spacer"></span>
           <span class="muted small">${timeAgo(x.requestedAt)}</span></div>
+        ${link ? html`<p class="small about">About <a href="#/features/${f}">feature ${link.feature}</a>${link.task !== undefined
+          ? html` · <a href="#/features/${f}/tasks/${encodeURIComponent(link.task)}">task ${link.task}</a>`
+          : html` · <a href="#/features/${f}/plan">its plan</a>`}</p>` : nothing}
         <p class="question">${text}</p>
         <form @submit=${(e: Event) => this.answer(e, x)}>
           <label for=${id}>Your answer</label>
@@ -66,7 +73,7 @@ export class PantheonApprovals extends LitElement {
       ${a.status === "loading" && list.length === 0 ? html`<p class="muted">Loading…</p>` : nothing}
       ${a.status === "ready" && list.length === 0 ? html`<div class="card"><h3>Nothing waiting</h3><p class="muted">When an agent asks to use a tool that needs a person, it appears here.</p></div>` : nothing}
       <div class="list">
-        ${list.map((x) => x.tool === "task.block" ? this.question(x) : html`
+        ${list.map((x) => x.tool === "task.block" || (x as Approval & QuestionLinks).kind === "question" ? this.question(x) : html`
           <article class="card" aria-label="${x.agent} wants to run ${x.tool}">
             <div class="row"><strong>${x.agent}</strong><span class="muted">wants to run</span><code>${x.tool}</code><span class="spacer"></span>
               <span class="muted small">${timeAgo(x.requestedAt)}</span></div>
