@@ -155,6 +155,21 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
     }));
   }
 
+  /**
+   * How many comments are open on a version about to be approved: read from the page's plan and
+   * its previous version when they are the ones on screen, else asked for (a tap may come before
+   * the previous version has loaded; it must not skip the question).
+   */
+  async function openCommentsOf(feature: string, version: number): Promise<number> {
+    const w = store.get().work;
+    const shown = "data" in w.plan && w.plan.data?.version === version ? w.plan.data : null;
+    const plan = shown ?? (await api.getPlan(feature, version));
+    if (version === 1) return openComments(plan, null).length;
+    const loaded = "data" in w.compare && w.compare.data?.version === version - 1 ? w.compare.data : null;
+    const previous = loaded ?? (await api.getPlan(feature, version - 1).catch(() => null));
+    return openComments(plan, previous).length;
+  }
+
   /** Runs one action: busy while it goes, its failure explained; a 403 also teaches the token's scope. */
   async function act(name: string, action: () => Promise<void>): Promise<boolean> {
     setWork((w) => ({ ...w, busy: name, error: null }));
@@ -184,13 +199,12 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
      * Approves a version; one with open comments (its own, or the previous version's on lines it
      * kept as they were) first asks the person to confirm, and is approved on `confirmed`.
      */
-    approve: (feature: string, version: number, confirmed = false) => {
-      const w = store.get().work;
-      const plan = w.plan.status === "ready" ? w.plan.data : null;
-      const previous = w.compare.status === "ready" && plan && w.compare.data.version === plan.version - 1 ? w.compare.data : null;
-      if (!confirmed && plan && plan.version === version && openComments(plan, previous).length > 0) {
+    approve: async (feature: string, version: number, confirmed = false): Promise<boolean> => {
+      const open = confirmed ? 0 : await openCommentsOf(feature, version).catch((error: unknown) => (setWork((w) => ({ ...w, error: describeError(error) })), -1));
+      if (open < 0) return false;
+      if (open > 0) {
         setWork((x) => ({ ...x, confirmApprove: version }));
-        return Promise.resolve(false);
+        return false;
       }
       setWork((x) => ({ ...x, confirmApprove: null }));
       return act("approve", async () => {

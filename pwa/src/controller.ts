@@ -210,7 +210,7 @@ export function makeController(deps: ControllerDeps) {
       set((s) => ({ ...s, deciding: [...s.deciding, approval.callId], decideError: null }));
       try {
         await api.decide(approval.agent, approval.runId, { decision, callId: approval.callId });
-        const drop = (list: Approval[]) => list.filter((a) => a.callId !== approval.callId);
+        const drop = (list: Approval[]) => list.filter((a) => !(a.callId === approval.callId && a.runId === approval.runId));
         set((s) => ({
           ...s,
           approvals: s.approvals.status === "ready" ? { status: "ready", data: drop(s.approvals.data) } : s.approvals,
@@ -232,7 +232,7 @@ export function makeController(deps: ControllerDeps) {
         // hint (a re-sync renumbers tasks), so without links the board says which task it works.
         const { feature, task } = approval.feature && approval.task !== undefined ? { feature: approval.feature, task: approval.task } : await work.findTaskOf(approval.agent);
         await api.answerTask(feature, task, text);
-        set((s) => ({ ...s, approvals: s.approvals.status === "ready" ? { status: "ready", data: s.approvals.data.filter((a) => a.callId !== approval.callId) } : s.approvals }));
+        set((s) => ({ ...s, approvals: s.approvals.status === "ready" ? { status: "ready", data: s.approvals.data.filter((a) => !(a.callId === approval.callId && a.runId === approval.runId)) } : s.approvals }));
       } catch (error) {
         set((s) => ({ ...s, decideError: describeError(error, "approve") }));
       } finally {

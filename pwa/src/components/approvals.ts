@@ -41,7 +41,8 @@ export class PantheonApprovals extends LitElement {
   private question(x: Approval) {
     const args = x.arguments as { question?: unknown } | null;
     const text = typeof args?.question === "string" ? args.question : pretty(x.arguments);
-    const id = `answer-${x.callId}`;
+    // A call id is unique within its run only (two workers' first calls may share one): the run makes it unique.
+    const id = `answer-${x.runId}-${x.callId}`;
     const link = questionLinkOf(x as Approval & QuestionLinks);
     const f = link ? encodeURIComponent(link.feature) : "";
     return html`

@@ -62,8 +62,9 @@ export class PantheonTaskBoard extends LitElement {
     const f = (w.feature.status === "ready" || w.feature.status === "loading" ? w.feature.data : undefined) as Feature | undefined;
     const tasks = ("data" in w.tasks && w.tasks.data ? w.tasks.data : []) as (FeatureTask & TaskLater)[];
     const enc = encodeURIComponent(this.name);
-    // Start and Run all are the operator's (admin routes); an unknown scope is offered, a 403 explains.
-    const admin = w.scope === "admin" || w.scope === null;
+    // Start, Run all and Pause are the operator's (admin routes in workers/scopes.ts): offered once
+    // the token is known to be an admin's, so a reader's board never flashes them.
+    const admin = w.scope === "admin";
     const columns = boardColumns.map((col) => ({ ...col, tasks: tasks.filter((t) => (col.statuses as readonly string[]).includes(t.status)) }));
     const shown = columns.filter((c) => c.tasks.length > 0);
     const folded = columns.filter((c) => c.tasks.length === 0);
