@@ -78,6 +78,9 @@ export function makeWorkApi(api: Pick<Api, "request">) {
       return files.map((f) => (typeof f === "string" ? { path: f } : f));
     },
     readFile: (feature: string, path: string, ref?: string) => api.request<FileContent>("GET", `${base(feature)}/files/content${query({ path, ref })}`),
+    /** Commits a person's resolution of a task's merge conflict. */
+    resolve: (feature: string, task: number | string, files: { path: string; content: string }[]) =>
+      api.request<unknown>("POST", `${base(feature)}/tasks/${enc(String(task))}/resolve`, { files }),
     runAll: (feature: string) => api.request<{ started: unknown[] }>("POST", `${base(feature)}/run-all`, {}),
     pause: (feature: string) => api.request<unknown>("POST", `${base(feature)}/pause`, {}),
     resume: (feature: string) => api.request<unknown>("POST", `${base(feature)}/resume`, {}),

@@ -224,6 +224,13 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
         await (fromBoard ? refreshTasks(feature) : loadTask(feature, task));
       }),
 
+    /** Commits a person's resolution of the task's merge conflict (the files as they should be). */
+    resolve: (feature: string, task: number | string, files: { path: string; content: string }[]) =>
+      act("resolve", async () => {
+        await repo.work.resolve(feature, task, files);
+        await loadTask(feature, task);
+      }),
+
     /** Runs the feature's tasks one after another, unattended (stops on a block or a failure). */
     runAll: (feature: string) =>
       act("run-all", async () => {

@@ -69,6 +69,7 @@ function start(): void {
   on("plan-approve", (d) => void controller.work.approve(d.feature, d.version, d.confirmed === true));
   on("plan-approve-cancel", () => controller.work.cancelApprove());
   on("plan-compare", (d) => controller.navigate({ view: "plan", feature: d.feature, ...(d.version ? { version: d.version } : {}), ...(d.compare ? { compare: d.compare } : {}) }));
+  on("task-resolve", (d) => void controller.work.resolve(d.feature, d.task, d.files));
   on("board-start", (d) => void controller.work.start(d.feature, d.task, true));
   on("run-all", (d) => void controller.work.runAll(d.feature));
   on("feature-pause", (d) => void controller.work.setPaused(d.feature, d.paused === true));

@@ -5,7 +5,8 @@
 // feature and task, committed file content, commits, and one way to show a price.
 //
 // The offline model calls a tool when its prompt has a `/tool <name> <json>` line: task 1's worker
-// writes notes.md (an uncommitted change), task 2's asks a question (a blocked task), task 3 waits.
+// writes notes.md (an uncommitted change), task 2's asks a question (a blocked task), task 3 waits,
+// tasks 4 and 5 write the same file (the second to commit conflicts).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { BASE_URL, PHONE, TOKEN, api, axe, createAgent, launchSignedIn, shoot, uniqueName } from "./harness.mjs";
@@ -27,6 +28,10 @@ const planV1 = [
   `   /tool task.block {"question":"${question}"}`,
   "3. Docs — write the docs",
   '   /tool fs.write {"path":"docs.md","content":"docs\\n"}',
+  "4. Shared A — write the shared file",
+  '   /tool fs.write {"path":"shared.md","content":"from A\\n"}',
+  "5. Shared B — write the shared file too",
+  '   /tool fs.write {"path":"shared.md","content":"from B\\n"}',
   "",
 ].join("\n");
 // v2 rewrites line 3 (its comment is answered) and keeps line 9 (its comment stays open).
@@ -277,4 +282,34 @@ test("commits: the link shows only where the server keeps git history; the list 
   assert.deepEqual(await axe(page), []);
   await shoot(page, "work-phone-commit");
   assert.deepEqual(b.errors.map(String), []);
+});
+
+test("a merge conflict is resolved on the task's page where the server gives both sides; hidden where it does not", async () => {
+  for (const n of [4, 5]) assert.equal((await api(`/api/features/${feature}/tasks/${n}/start`, { method: "POST" })).status, 202);
+  for (const n of [4, 5]) await taskUntil(n, (t) => t.status === "partial", "partial");
+  assert.equal((await api(`/api/features/${feature}/tasks/4/commit`, { method: "POST", body: "{}" })).body.committed, true);
+  const second = await api(`/api/features/${feature}/tasks/5/commit`, { method: "POST", body: "{}" });
+  assert.notEqual(second.body.committed, true, JSON.stringify(second.body));
+  const detail = await taskUntil(5, (t) => t.status === "blocked", "blocked by the conflict");
+  const page = b.page;
+  await page.goto(`/#/features/${feature}/tasks/5`);
+  const view = page.locator("pantheon-task-view");
+  await view.getByRole("heading", { name: "Task 5: Shared B" }).waitFor();
+  const form = view.locator("pantheon-task-conflict");
+  if (!detail.conflict) {
+    // This server keeps no merge sides: the page offers the answer, not a resolution form.
+    await view.getByRole("note").getByText(/shared\.md/).waitFor();
+    assert.equal(await form.count(), 0);
+    return;
+  }
+  const text = form.getByLabel("shared.md");
+  assert.match(await text.inputValue(), /^<{7}/m);
+  const commit = form.getByRole("button", { name: "Commit the resolution" });
+  assert.equal(await commit.isDisabled(), true, "markers left: nothing is sent");
+  await text.fill("from A\nfrom B\n");
+  await commit.click();
+  await form.waitFor({ state: "detached" });
+  const resolved = (await api(`/api/features/${feature}/tasks/5`)).body;
+  assert.ok(!resolved.conflict, JSON.stringify(resolved.conflict));
+  await shoot(page, "work-phone-resolved");
 });

@@ -3,6 +3,8 @@ import type { WorkState } from "../state";
 import { markdownLines, markdownStyles } from "./markdown-lines";
 import { base, emit } from "./shared";
 import { costLabel, shortSha, type TaskLater } from "../work-attention";
+import type { ConflictFile } from "./task-conflict";
+import "./task-conflict";
 import { diffClass, diffLabel, diffStyles, statusText, taskBadge, when } from "./work-shared";
 
 /**
@@ -50,7 +52,7 @@ export class PantheonTaskView extends LitElement {
     const back = html`<p><a href="#/features/${encodeURIComponent(this.name)}">← ${this.name}</a></p>`;
     if (w.task.status === "error") return html`${back}<div class="alert error" role="alert">${w.task.error}</div>`;
     if (w.task.status !== "ready") return html`${back}<p class="muted">Loading the task…</p>`;
-    const t = w.task.data as typeof w.task.data & TaskLater;
+    const t = w.task.data as typeof w.task.data & TaskLater & { conflict?: { files: ConflictFile[] } | null };
     const enc = encodeURIComponent(this.name);
     const report = t.report;
     const admin = w.scope === "admin" || w.scope === null;
@@ -74,6 +76,7 @@ export class PantheonTaskView extends LitElement {
           <textarea id="answer" name="answer" required maxlength="20000"></textarea>
           <div class="row" style="margin-top:.5rem"><span class="spacer"></span><button class="primary" type="submit" ?disabled=${w.busy !== null}>${w.busy === "answer" ? "Sending…" : "Send answer"}</button></div>
         </form>` : html`<p class="small">Answering needs a token with the 'approve' scope.</p>`}</div>` : nothing}
+      ${t.conflict?.files.length ? html`<pantheon-task-conflict .files=${t.conflict.files} .feature=${this.name} .task=${t.number} .busy=${w.busy === "resolve"} style="margin-bottom:1rem"></pantheon-task-conflict>` : nothing}
       ${t.answer ? html`<p class="small"><strong>Answered${t.answeredBy ? ` by ${t.answeredBy}` : ""}:</strong> ${t.answer}</p>` : nothing}
       <div class="grid">
         <section class="card" aria-labelledby="report-h">
