@@ -302,7 +302,7 @@ test("a merge conflict is resolved on the task's page where the server gives bot
     assert.equal(await form.count(), 0);
     return;
   }
-  const text = form.getByLabel("shared.md");
+  const text = form.getByRole("textbox", { name: "shared.md" });
   assert.match(await text.inputValue(), /^<{7}/m);
   const commit = form.getByRole("button", { name: "Commit the resolution" });
   assert.equal(await commit.isDisabled(), true, "markers left: nothing is sent");
@@ -312,4 +312,39 @@ test("a merge conflict is resolved on the task's page where the server gives bot
   const resolved = (await api(`/api/features/${feature}/tasks/5`)).body;
   assert.ok(!resolved.conflict, JSON.stringify(resolved.conflict));
   await shoot(page, "work-phone-resolved");
+});
+
+test("the conflict form sends nothing while markers are left, and sends the files as edited or as one side", async () => {
+  // The form itself, as the app bundle defines it, given a conflict of the contract's shape: the
+  // server's part is covered above where the server gives conflicts; this is what a person does.
+  const page = b.page;
+  await page.goto("/#/features");
+  await page.locator("pantheon-features").getByRole("heading", { name: "Work" }).waitFor();
+  await page.evaluate(() => {
+    const el = document.createElement("pantheon-task-conflict");
+    el.id = "probe";
+    Object.assign(el, {
+      feature: "f", task: 5,
+      files: [
+        { path: "shared.md", ours: "from A\n", theirs: "from B\n", base: "", marked: "<<<<<<< ours\nfrom A\n=======\nfrom B\n>>>>>>> theirs\n" },
+        { path: "notes.md", ours: "one\n", theirs: "two\n", base: "", marked: "<<<<<<< ours\none\n=======\ntwo\n>>>>>>> theirs\n" },
+      ],
+    });
+    window.__resolved = [];
+    el.addEventListener("task-resolve", (e) => window.__resolved.push(e.detail));
+    document.body.append(el);
+  });
+  const form = page.locator("pantheon-task-conflict#probe");
+  const commit = form.getByRole("button", { name: "Commit the resolution" });
+  await form.getByText("Conflict markers left in shared.md, notes.md.").waitFor();
+  assert.equal(await commit.isDisabled(), true);
+  await form.getByRole("textbox", { name: "shared.md" }).fill("from A\nfrom B\n");
+  await form.getByText("Conflict markers left in notes.md.").waitFor();
+  assert.equal(await commit.isDisabled(), true, "one file still marked");
+  await form.getByRole("group", { name: "Take one side of notes.md" }).getByRole("button", { name: "Use theirs" }).click();
+  await commit.click();
+  assert.deepEqual(await page.evaluate(() => window.__resolved), [
+    { feature: "f", task: 5, files: [{ path: "shared.md", content: "from A\nfrom B\n" }, { path: "notes.md", content: "two\n" }] },
+  ]);
+  await page.evaluate(() => document.getElementById("probe")?.remove());
 });
