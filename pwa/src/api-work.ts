@@ -81,6 +81,8 @@ export function makeWorkApi(api: Pick<Api, "request">) {
     /** Commits a person's resolution of a task's merge conflict. */
     resolve: (feature: string, task: number | string, files: { path: string; content: string }[]) =>
       api.request<unknown>("POST", `${base(feature)}/tasks/${enc(String(task))}/resolve`, { files }),
+    /** Answers the planner's question about the plan (clarify). */
+    answerQuestion: (feature: string, id: string, answer: string) => api.request<unknown>("POST", `${base(feature)}/questions/${enc(id)}/answer`, { answer }),
     runAll: (feature: string) => api.request<{ started: unknown[] }>("POST", `${base(feature)}/run-all`, {}),
     pause: (feature: string) => api.request<unknown>("POST", `${base(feature)}/pause`, {}),
     resume: (feature: string) => api.request<unknown>("POST", `${base(feature)}/resume`, {}),

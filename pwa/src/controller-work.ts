@@ -224,6 +224,9 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
         await (fromBoard ? refreshTasks(feature) : loadTask(feature, task));
       }),
 
+    /** Answers the planner's question about the plan (clarify), from the inbox. */
+    answerQuestion: (feature: string, id: string, text: string) => repo.work.answerQuestion(feature, id, text),
+
     /** Commits a person's resolution of the task's merge conflict (the files as they should be). */
     resolve: (feature: string, task: number | string, files: { path: string; content: string }[]) =>
       act("resolve", async () => {

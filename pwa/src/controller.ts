@@ -224,15 +224,23 @@ export function makeController(deps: ControllerDeps) {
       }
     },
 
-    /** Answers a blocked task's question (a `task.block` approval): the worker's run goes on with it. */
-    async answer(approval: Pick<Approval, "agent" | "runId" | "callId"> & QuestionLinks, text: string): Promise<void> {
+    /**
+     * Answers a question in the inbox: a blocked task's (`task.block`: the worker's run goes on with
+     * it) or the planner's before it writes the plan (clarify: `plan.ask`, its call id the question's).
+     */
+    async answer(approval: Pick<Approval, "agent" | "runId" | "callId"> & QuestionLinks & { tool?: string }, text: string): Promise<void> {
+      const same = (a: Approval) => a.callId === approval.callId && a.runId === approval.runId;
       set((s) => ({ ...s, deciding: [...s.deciding, approval.callId], decideError: null }));
       try {
-        // The server's own links name the task (by its stable key too); a worker's name is only a
-        // hint (a re-sync renumbers tasks), so without links the board says which task it works.
-        const { feature, task } = approval.feature && approval.task !== undefined ? { feature: approval.feature, task: approval.task } : await work.findTaskOf(approval.agent);
-        await api.answerTask(feature, task, text);
-        set((s) => ({ ...s, approvals: s.approvals.status === "ready" ? { status: "ready", data: s.approvals.data.filter((a) => !(a.callId === approval.callId && a.runId === approval.runId)) } : s.approvals }));
+        if (approval.feature && approval.tool === "plan.ask") await work.answerQuestion(approval.feature, approval.callId, text);
+        else {
+          // The server's own links name the task (its key survives a re-sync that renumbers); a
+          // worker's name is only a hint, so without links the boards say which task it works.
+          const named = approval.taskKey ?? approval.task;
+          const { feature, task } = approval.feature && named !== undefined && named !== null ? { feature: approval.feature, task: named } : await work.findTaskOf(approval.agent);
+          await api.answerTask(feature, task, text);
+        }
+        set((s) => ({ ...s, approvals: s.approvals.status === "ready" ? { status: "ready", data: s.approvals.data.filter((a) => !same(a)) } : s.approvals }));
       } catch (error) {
         set((s) => ({ ...s, decideError: describeError(error, "approve") }));
       } finally {

@@ -12,7 +12,7 @@ export type Route =
   | { view: "feature"; feature: string }
   /** A plan version; with `compare`, shown as the changes since that earlier version. */
   | { view: "plan"; feature: string; version?: number; compare?: number }
-  /** A task by its number or its stable key (`t-3f9a`). */
+  /** A task by its number or its stable key (`login-form`). */
   | { view: "task"; feature: string; task: number | string }
   /** The feature's commits (on `ref`: a branch or a commit; the feature branch by default). */
   | { view: "commits"; feature: string; ref?: string }
@@ -71,8 +71,8 @@ export function parseHash(hash: string): Route {
   }
 }
 
-/** A task's stable key, as flow gives every task (`t-3f9a`). */
-const TASK_KEY = /^t-[a-z0-9]+$/i;
+/** A task's stable key (its name as a slug, e.g. `login-form`): never all digits, so never a number. */
+const TASK_KEY = /^(?!\d+$)[a-z0-9][a-z0-9-]{0,79}$/;
 
 /** `?a=1&b=x` of the values given, or nothing. */
 function search(q: Record<string, string | number | undefined>): string {

@@ -8,6 +8,10 @@ import type { FeatureSummary, FeatureTask } from "./api";
 /** Fields the feature summary gains with the unattended run (issue 28, flow); absent on older servers. */
 export interface FeatureLater {
   paused?: boolean;
+  /** Run all is on: who started it, when. */
+  runAll?: { by: string; at: number } | null;
+  /** Why run all stopped (a block, a failure, a pause), for the person. */
+  stopped?: { reason: string; task?: number | string | null; at: number } | null;
   completedAt?: number | null;
   /** Questions and blocked tasks waiting for a person, as the server counts them. */
   needsPerson?: number;
@@ -33,11 +37,16 @@ export type Feature = FeatureSummary & FeatureLater;
  */
 export function needsOf(f: Pick<Feature, "plan" | "tasks" | "needsPerson">): string[] {
   const needs: string[] = [];
-  if (f.plan && !f.plan.approved) needs.push(`Plan v${f.plan.version} waits for review`);
+  const review = f.plan && !f.plan.approved ? 1 : 0;
+  if (review) needs.push(`Plan v${f.plan!.version} waits for review`);
   const blocked = f.tasks.byStatus["blocked"] ?? 0;
   if (blocked) needs.push(`${blocked} task${blocked === 1 ? "" : "s"} blocked`);
-  // The server's count includes the blocked tasks; what is left over are questions (clarify).
-  const questions = (f.needsPerson ?? 0) - blocked - (f.plan && !f.plan.approved ? 1 : 0);
+  if (f.needsPerson === undefined) return needs;
+  // A server that counts what needs a person counts tasks that failed or stopped part-way too (a
+  // person decides what next), and the planner's open questions: what is left over after the rest.
+  const stuck = (f.tasks.byStatus["failed"] ?? 0) + (f.tasks.byStatus["partial"] ?? 0);
+  if (stuck) needs.push(`${stuck} task${stuck === 1 ? "" : "s"} failed or partial`);
+  const questions = f.needsPerson - review - blocked - stuck;
   if (questions > 0) needs.push(`${questions} question${questions === 1 ? "" : "s"} waiting`);
   return needs;
 }
@@ -93,7 +102,9 @@ export const shortSha = (sha: string) => sha.slice(0, 7);
 export interface QuestionLinks {
   kind?: string;
   feature?: string;
-  task?: number | string;
+  /** Null for the planner's question about the plan (clarify). */
+  task?: number | string | null;
+  taskKey?: string | null;
 }
 
 /** A worker agent is named `<feature>-task-<n>` (core/work's workerNameOf). */

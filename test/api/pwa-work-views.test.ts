@@ -51,6 +51,9 @@ describe("what needs a person", () => {
   it("names a plan waiting for review, blocked tasks and questions the server counts", () => {
     expect(needsOf({ ...base, plan: { version: 2, approved: false } } as never)).toEqual(["Plan v2 waits for review"]);
     expect(needsOf({ ...base, tasks: { total: 3, byStatus: { blocked: 2, done: 1 } }, needsPerson: 3 } as never)).toEqual(["2 tasks blocked", "1 question waiting"]);
+    // A server that counts needsPerson counts failed and partial tasks too: named, not taken for questions.
+    expect(needsOf({ ...base, tasks: { total: 2, byStatus: { partial: 1, done: 1 } }, needsPerson: 1 } as never)).toEqual(["1 task failed or partial"]);
+    expect(needsOf({ ...base, tasks: { total: 2, byStatus: { partial: 1, done: 1 } } } as never)).toEqual([]);
     expect(needsOf(base as never)).toEqual([]);
   });
 
@@ -83,8 +86,9 @@ describe("how a card and a price read", () => {
 
 describe("a question in the inbox", () => {
   it("links to the feature and task the server names, else the asking worker's", () => {
-    expect(questionLinkOf({ agent: "x", kind: "question", feature: "login", task: "t-3f9a" })).toEqual({ feature: "login", task: "t-3f9a" });
-    expect(questionLinkOf({ agent: "x", kind: "question", feature: "login" })).toEqual({ feature: "login" });
+    expect(questionLinkOf({ agent: "x", kind: "question", feature: "login", task: 3, taskKey: "limits" })).toEqual({ feature: "login", task: 3 });
+    // The planner's question about the plan names no task: it links to the feature (and its plan).
+    expect(questionLinkOf({ agent: "planner", kind: "question", feature: "login", task: null })).toEqual({ feature: "login" });
     expect(questionLinkOf({ agent: "login-task-2", tool: "task.block" })).toEqual({ feature: "login", task: 2 });
     expect(questionLinkOf({ agent: "login-task-2", tool: "http.fetch" })).toBeNull();
   });

@@ -175,7 +175,7 @@ test("the board on a phone: Blocked on top, empty columns folded, cards say what
   await page.goto(`/#/features/${feature}`);
   const board = page.locator("pantheon-task-board");
   await board.locator('[data-column="blocked"]').locator("li.task", { hasText: "#2 Limits" }).waitFor();
-  await board.getByRole("note").getByText("1 task blocked").waitFor();
+  await board.getByRole("note", { name: "Needs a person" }).getByText("1 task blocked").waitFor();
   const columns = await board.locator("section.column").evaluateAll((s) => s.map((x) => x.getAttribute("data-column")));
   assert.equal(columns[0], "blocked", columns.join(","));
   assert.ok(!columns.includes("done") && !columns.includes("in_progress"), "empty columns are folded");
@@ -341,10 +341,79 @@ test("the conflict form sends nothing while markers are left, and sends the file
   await form.getByRole("textbox", { name: "shared.md" }).fill("from A\nfrom B\n");
   await form.getByText("Conflict markers left in notes.md.").waitFor();
   assert.equal(await commit.isDisabled(), true, "one file still marked");
-  await form.getByRole("group", { name: "Take one side of notes.md" }).getByRole("button", { name: "Use theirs" }).click();
+  await form.getByRole("group", { name: "Take one side of notes.md" }).getByRole("button", { name: "Keep this task's" }).click();
   await commit.click();
   assert.deepEqual(await page.evaluate(() => window.__resolved), [
     { feature: "f", task: 5, files: [{ path: "shared.md", content: "from A\nfrom B\n" }, { path: "notes.md", content: "two\n" }] },
   ]);
   await page.evaluate(() => document.getElementById("probe")?.remove());
+});
+
+/** A feature with an approved plan of two tasks, synced: ready to run. */
+async function readyFeature(prefix, title) {
+  const name = uniqueName(prefix).slice(0, 40);
+  assert.equal((await api("/api/features", { method: "POST", body: JSON.stringify({ name, title, orchestrator: planner }) })).status, 201);
+  const plan = ["# Run", "", "## Tasks", "", "1. First — write one file", '   /tool fs.write {"path":"one.md","content":"one\\n"}', "2. Second — write another", '   /tool fs.write {"path":"two.md","content":"two\\n"}', ""].join("\n");
+  assert.equal((await api(`/api/features/${name}/plan`, { method: "PUT", body: JSON.stringify({ markdown: plan }) })).status, 200);
+  assert.equal((await api(`/api/features/${name}/plan/approve`, { method: "POST", body: "{}" })).status, 200);
+  assert.equal((await api(`/api/features/${name}/tasks/sync`, { method: "POST" })).status, 200);
+  return name;
+}
+
+test("Run all and the pause switch: offered where the server runs features unattended, to whoever may", async () => {
+  const name = await readyFeature("runall", "Run it all");
+  const flow = "paused" in (await api(`/api/features/${name}`)).body;
+  const page = b.page;
+  await page.goto(`/#/features/${name}`);
+  const board = page.locator("pantheon-task-board");
+  await board.locator("li.task", { hasText: "#1 First" }).waitFor();
+  await board.getByRole("button", { name: "Start task 1" }).waitFor();
+  if (!flow) {
+    // This server has no run-all or pause routes: their controls are not shown.
+    assert.equal(await board.getByRole("group", { name: "Feature actions" }).count(), 0);
+    return;
+  }
+  // An approver may pull the brake, not run everything; the admin may do both.
+  const approver = await launchSignedIn({ viewport: PHONE, token: await tokenOf(uniqueName("approver"), "approve") });
+  try {
+    await approver.page.goto(`/#/features/${name}`);
+    const theirs = approver.page.locator("pantheon-task-board");
+    await theirs.getByRole("button", { name: "Pause" }).waitFor();
+    assert.equal(await theirs.getByRole("button", { name: "Run all" }).count(), 0);
+  } finally {
+    await approver.close();
+  }
+  await board.getByRole("button", { name: "Pause" }).click();
+  await board.getByRole("button", { name: "Resume" }).waitFor();
+  assert.equal((await api(`/api/features/${name}`)).body.paused, true);
+  await board.getByRole("button", { name: "Resume" }).click();
+  await board.getByRole("button", { name: "Run all" }).click();
+  await board.locator("li.task", { hasText: "#1 First" }).locator(".badge", { hasText: /in progress|partial|done/ }).waitFor();
+  assert.equal((await api(`/api/features/${name}`)).body.paused, false);
+  assert.notEqual((await api(`/api/features/${name}/tasks/1`)).body.status, "pending", "run all started the first task");
+  await shoot(page, "work-phone-run-all");
+});
+
+test("the planner's question about the plan is answered from the inbox, linked to its feature", async () => {
+  const name = uniqueName("clarify").slice(0, 40);
+  const asker = uniqueName("asker");
+  const probe = await api("/api/features", { method: "POST", body: JSON.stringify({ name, title: "Clarify first", orchestrator: planner }) });
+  assert.equal(probe.status, 201);
+  if (!("paused" in (await api(`/api/features/${name}`)).body)) return; // no clarify on this server: nothing asks
+  await createAgent(asker, { runtime: { tools: ["plan.ask", "plan.write", "plan.read"] } });
+  const other = uniqueName("clar").slice(0, 40);
+  assert.equal((await api("/api/features", { method: "POST", body: JSON.stringify({ name: other, title: "Asked before planning", orchestrator: asker }) })).status, 201);
+  const asked = await api(`/api/agents/${asker}/tools/plan.ask/invoke`, { method: "POST", body: JSON.stringify({ arguments: { feature: other, question: "Which browsers must the login page support?" } }) });
+  assert.equal(asked.status, 200, JSON.stringify(asked.body));
+  const page = b.page;
+  await page.goto("/#/approvals");
+  const card = page.locator("pantheon-approvals article", { hasText: "Which browsers must the login page support?" });
+  await card.getByRole("link", { name: `feature ${other}` }).waitFor();
+  await card.getByRole("link", { name: "its plan" }).waitFor();
+  assert.equal(await card.getByRole("button", { name: "Approve" }).count(), 0, "a question is answered, not approved");
+  await card.getByLabel("Your answer").fill("The last two versions of each");
+  await card.getByRole("button", { name: "Send answer" }).click();
+  await card.waitFor({ state: "detached" });
+  const open = (await api(`/api/features/${other}/questions`)).body;
+  assert.equal(JSON.stringify(open).includes("Which browsers"), false, JSON.stringify(open));
 });

@@ -35,7 +35,7 @@ export class PantheonApprovals extends LitElement {
     e.preventDefault();
     const answer = String(new FormData(e.target as HTMLFormElement).get("answer") ?? "").trim();
     const links = x as Approval & QuestionLinks;
-    if (answer) emit(this, "answer", { agent: x.agent, runId: x.runId, callId: x.callId, ...(links.feature ? { feature: links.feature } : {}), ...(links.task !== undefined ? { task: links.task } : {}), answer });
+    if (answer) emit(this, "answer", { agent: x.agent, runId: x.runId, callId: x.callId, tool: x.tool, kind: links.kind, feature: links.feature, task: links.task, taskKey: links.taskKey, answer });
   }
 
   private question(x: Approval) {
@@ -57,7 +57,7 @@ export class PantheonApprovals extends LitElement {
           <label for=${id}>Your answer</label>
           <textarea id=${id} name="answer" required maxlength="20000"></textarea>
           <div class="row" style="margin-top:.5rem">
-            <a class="small" href="#/agents/${encodeURIComponent(x.agent)}/runs/${encodeURIComponent(x.runId)}">Open the run</a><span class="spacer"></span>
+            ${x.runId ? html`<a class="small" href="#/agents/${encodeURIComponent(x.agent)}/runs/${encodeURIComponent(x.runId)}">Open the run</a>` : nothing}<span class="spacer"></span>
             <button class="primary" type="submit" ?disabled=${this.deciding.includes(x.callId)}>${this.deciding.includes(x.callId) ? "Sending…" : "Send answer"}</button>
           </div>
         </form>

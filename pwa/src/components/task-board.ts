@@ -62,8 +62,8 @@ export class PantheonTaskBoard extends LitElement {
     const f = (w.feature.status === "ready" || w.feature.status === "loading" ? w.feature.data : undefined) as Feature | undefined;
     const tasks = ("data" in w.tasks && w.tasks.data ? w.tasks.data : []) as (FeatureTask & TaskLater)[];
     const enc = encodeURIComponent(this.name);
-    // Start, Run all and Pause are the operator's (admin routes in workers/scopes.ts): offered once
-    // the token is known to be an admin's, so a reader's board never flashes them.
+    // Start and Run all are the operator's (admin routes in workers/scopes.ts): offered once the
+    // token is known to be an admin's, so a reader's board never flashes them.
     const admin = w.scope === "admin";
     const columns = boardColumns.map((col) => ({ ...col, tasks: tasks.filter((t) => (col.statuses as readonly string[]).includes(t.status)) }));
     const shown = columns.filter((c) => c.tasks.length > 0);
@@ -71,12 +71,14 @@ export class PantheonTaskBoard extends LitElement {
     const ended = f ? endedAt(f) : null;
     const needs = f ? needsOf(f) : [];
     const pending = tasks.some((t) => t.status === "pending");
-    const runAll = w.has.flow === true && admin && f?.plan?.approved && pending && !f.paused;
+    const runAll = w.has.flow === true && admin && f?.plan?.approved && pending && !f.paused && !f.runAll;
+    // The pause switch is a person's brake: the approve scope may pull and release it.
+    const brake = w.has.flow === true && (w.scope === "admin" || w.scope === "approve");
     return html`
       <p><a href="#/features">← All features</a></p>
       <div class="row"><h2>${f?.title ?? this.name}</h2>${f ? html`<span class=${featureBadge(f.status)}>${statusText(f.status)}</span>` : nothing}${f?.paused ? html`<span class="badge warn">paused</span>` : nothing}</div>
       ${w.feature.status === "error" ? html`<div class="alert error" role="alert">${w.feature.error}</div>` : nothing}
-      ${needs.length ? html`<div class="alert info needs" role="note"><strong>Needs a person:</strong> ${needs.join(" · ")}</div>` : nothing}
+      ${needs.length ? html`<div class="alert info needs" role="note" aria-label="Needs a person"><strong>Needs a person:</strong> ${needs.join(" · ")}</div>` : nothing}
       ${f ? html`
         <section class="card" aria-label="About this feature" style="margin-top:.5rem">
           <dl>
@@ -92,9 +94,11 @@ export class PantheonTaskBoard extends LitElement {
           ${f.sessions.length ? html`<details style="margin-top:.5rem"><summary class="small">Sessions (${f.sessions.length})</summary>
             <ul class="small">${f.sessions.map((x: { agent: string; sessionId: string; at: number }) => html`<li><a href="#/agents/${encodeURIComponent(x.agent)}/chat?session=${encodeURIComponent(x.sessionId)}">${x.agent}</a> · ${when(x.at)}</li>`)}</ul></details>` : nothing}
         </section>` : nothing}
-      ${f && (runAll || (w.has.flow && admin)) ? html`<div class="controls" role="group" aria-label="Feature actions">
+      ${f?.runAll ? html`<p class="small" role="status">Running all tasks one after another, started by ${f.runAll.by} ${when(f.runAll.at)}.</p>` : nothing}
+      ${f?.stopped && !f.runAll ? html`<div class="alert info" role="note">Run all stopped${f.stopped.task ? html` at <a href="#/features/${enc}/tasks/${encodeURIComponent(f.stopped.task)}">task ${f.stopped.task}</a>` : nothing}: ${f.stopped.reason}</div>` : nothing}
+      ${f && (runAll || brake) ? html`<div class="controls" role="group" aria-label="Feature actions">
         ${runAll ? html`<button class="primary" ?disabled=${w.busy !== null} @click=${() => emit(this, "run-all", { feature: this.name })}>${w.busy === "run-all" ? "Starting…" : "Run all"}</button>` : nothing}
-        ${w.has.flow && admin ? html`<button ?disabled=${w.busy !== null} @click=${() => emit(this, "feature-pause", { feature: this.name, paused: !f.paused })}>${f.paused ? "Resume" : "Pause"}</button>` : nothing}
+        ${brake ? html`<button ?disabled=${w.busy !== null} @click=${() => emit(this, "feature-pause", { feature: this.name, paused: !f.paused })}>${f.paused ? "Resume" : "Pause"}</button>` : nothing}
       </div>` : nothing}
       ${w.error ? html`<div class="alert error" role="alert">${w.error}</div>` : nothing}
       <div class="row" style="margin-top:1rem"><h3 style="margin:0">Task board</h3><span class="spacer"></span>

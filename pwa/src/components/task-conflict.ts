@@ -4,7 +4,9 @@ import { base, emit } from "./shared";
 /** A file the merge could not join, as the task detail gives it (issue 28, repo). */
 export interface ConflictFile {
   path: string;
+  /** The feature branch's version (null: deleted there). */
   ours: string | null;
+  /** The task's version (null: the task deleted it). */
   theirs: string | null;
   base: string | null;
   /** The file with `<<<<<<<`/`=======`/`>>>>>>>` markers around each conflicting hunk. */
@@ -65,8 +67,8 @@ export class PantheonTaskConflict extends LitElement {
         ${this.files.map((f, i) => html`<div class="file">
           <label for="conflict-${i}"><code>${f.path}</code></label>
           <div class="sides" role="group" aria-label="Take one side of ${f.path}">
-            ${f.ours !== null ? html`<button type="button" @click=${() => this.set(f.path, f.ours!)}>Use ours</button>` : nothing}
-            ${f.theirs !== null ? html`<button type="button" @click=${() => this.set(f.path, f.theirs!)}>Use theirs</button>` : nothing}
+            ${f.ours !== null ? html`<button type="button" @click=${() => this.set(f.path, f.ours!)}>Keep the feature's</button>` : nothing}
+            ${f.theirs !== null ? html`<button type="button" @click=${() => this.set(f.path, f.theirs!)}>Keep this task's</button>` : nothing}
             <button type="button" class="ghost" @click=${() => this.set(f.path, f.marked)}>Start over</button>
           </div>
           <textarea id="conflict-${i}" spellcheck="false" .value=${this.draft(f)} @input=${(e: Event) => this.set(f.path, (e.target as HTMLTextAreaElement).value)}></textarea>
