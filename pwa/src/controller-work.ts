@@ -208,9 +208,10 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
       }
       setWork((x) => ({ ...x, confirmApprove: null }));
       return act("approve", async () => {
-        const plan = await api.approvePlan(feature, version);
+        await api.approvePlan(feature, version);
+        // The plan as its page reads it (the approval answers fewer fields than the plan's route).
+        const [plan] = await Promise.all([api.getPlan(feature, version), loadFeatureSummary(feature)]);
         setWork((w) => ({ ...w, plan: { status: "ready", data: plan } }));
-        await loadFeatureSummary(feature);
       });
     },
 

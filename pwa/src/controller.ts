@@ -207,16 +207,19 @@ export function makeController(deps: ControllerDeps) {
     },
 
     async decide(approval: Pick<Approval, "agent" | "runId" | "callId">, decision: "approve" | "reject"): Promise<void> {
+      // Only a run's call is decided; an entry without a run (a planner's question) is answered.
+      const runId = approval.runId;
+      if (!runId) return;
       set((s) => ({ ...s, deciding: [...s.deciding, approval.callId], decideError: null }));
       try {
-        await api.decide(approval.agent, approval.runId, { decision, callId: approval.callId });
+        await api.decide(approval.agent, runId, { decision, callId: approval.callId });
         const drop = (list: Approval[]) => list.filter((a) => !(a.callId === approval.callId && a.runId === approval.runId));
         set((s) => ({
           ...s,
           approvals: s.approvals.status === "ready" ? { status: "ready", data: drop(s.approvals.data) } : s.approvals,
           chat: { ...s.chat, approvals: drop(s.chat.approvals) },
         }));
-        if (store.get().chat.agent === approval.agent) void chat.refreshRun(approval.runId);
+        if (store.get().chat.agent === approval.agent) void chat.refreshRun(runId);
       } catch (error) {
         set((s) => ({ ...s, decideError: describeError(error, "approve") }));
       } finally {

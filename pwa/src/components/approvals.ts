@@ -79,7 +79,7 @@ export class PantheonApprovals extends LitElement {
             <div class="row"><strong>${x.agent}</strong><span class="muted">wants to run</span><code>${x.tool}</code><span class="spacer"></span>
               <span class="muted small">${timeAgo(x.requestedAt)}</span></div>
             <pre>${pretty(x.arguments)}</pre>
-            <a class="small" href="#/agents/${encodeURIComponent(x.agent)}/runs/${encodeURIComponent(x.runId)}">Open the run</a>
+            ${x.runId ? html`<a class="small" href="#/agents/${encodeURIComponent(x.agent)}/runs/${encodeURIComponent(x.runId)}">Open the run</a>` : nothing}
             <div class="actions">
               <button class="primary" ?disabled=${this.deciding.includes(x.callId)} @click=${() => emit(this, "decide", { ...x, decision: "approve" })}>Approve</button>
               <button class="danger" ?disabled=${this.deciding.includes(x.callId)} @click=${() => emit(this, "decide", { ...x, decision: "reject" })}>Reject</button>
