@@ -71,7 +71,7 @@ export class PantheonTaskView extends LitElement {
       </div>` : nothing}
       ${w.error ? html`<div class="alert error" role="alert">${w.error}</div>` : nothing}
       ${t.status === "blocked" && t.question ? html`<div class="alert info question" role="note"><strong>Waiting for a person:</strong> ${t.question}
-        ${w.scope !== "chat" ? html`<form @submit=${(e: Event) => this.answer(e)}>
+        ${t.conflict?.files.length ? html`<p class="small">Resolve the conflict below: an answer would unblock the task and leave the conflict.</p>` : w.scope !== "chat" ? html`<form @submit=${(e: Event) => this.answer(e)}>
           <label for="answer">Your answer</label>
           <textarea id="answer" name="answer" required maxlength="20000"></textarea>
           <div class="row" style="margin-top:.5rem"><span class="spacer"></span><button class="primary" type="submit" ?disabled=${w.busy !== null}>${w.busy === "answer" ? "Sending…" : "Send answer"}</button></div>
