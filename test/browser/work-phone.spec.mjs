@@ -417,3 +417,25 @@ test("the planner's question about the plan is answered from the inbox, linked t
   const open = (await api(`/api/features/${other}/questions`)).body;
   assert.equal(JSON.stringify(open).includes("Which browsers"), false, JSON.stringify(open));
 });
+
+test("the plan's review page shows its analysis (each task traced, what has no task) where the server analyses plans", async () => {
+  const name = uniqueName("traced").slice(0, 40);
+  assert.equal((await api("/api/features", { method: "POST", body: JSON.stringify({ name, title: "Traced", orchestrator: planner }) })).status, 201);
+  const markdown = "# Login\n\n## Login form\n\nA form.\n\n## Rate limit\n\nFive a minute.\n\n## Tasks\n\n1. Form — build the login form\n";
+  assert.equal((await api(`/api/features/${name}/plan`, { method: "PUT", body: JSON.stringify({ markdown }) })).status, 200);
+  const analysed = "analysis" in (await api(`/api/features/${name}/plan`)).body;
+  const page = b.page;
+  await page.goto(`/#/features/${name}/plan`);
+  const review = page.locator("pantheon-plan-review");
+  await review.getByRole("heading", { name: "Plan v1" }).waitFor();
+  const card = review.getByRole("region", { name: "Plan ⇄ tasks" });
+  if (!analysed) {
+    assert.equal(await card.count(), 0, "no analysis shown where the server gives none");
+    return;
+  }
+  await card.getByText("section 'Rate limit' has no task").waitFor();
+  await card.locator(".badge", { hasText: "1 finding" }).waitFor();
+  await card.getByText("Each task and what it carries out").click();
+  await card.getByText("Task 1 Form: Login form").waitFor();
+  assert.deepEqual(await axe(page), []);
+});

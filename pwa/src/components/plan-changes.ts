@@ -28,7 +28,35 @@ export function planChanges(comparison: PlanComparison<PlanComment>, from: numbe
     </section>`;
 }
 
+/** Plan ⇄ tasks consistency as the server analyses a plan (issue 28, flow); absent on older servers. */
+export interface PlanAnalysisView {
+  tasks: { task: number; key?: string; name: string; tracedTo: string[] }[];
+  untraced: string[];
+  ok: boolean;
+  findings?: string[];
+}
+
+/**
+ * The plan's analysis beside its text (Spec Kit's `analyze`): each task and the plan sections it
+ * carries out, and what the plan asks for that no task does. Nothing when the server gives none.
+ */
+export function planAnalysis(analysis: PlanAnalysisView | undefined) {
+  if (!analysis) return nothing;
+  const findings = analysis.findings ?? [
+    ...analysis.tasks.filter((t) => t.tracedTo.length === 0).map((t) => `task ${t.task} '${t.name}' is not traced to any section of the plan`),
+    ...analysis.untraced.map((s) => `section '${s}' has no task`),
+  ];
+  return html`<section class="card analysis" aria-labelledby="analysis-h">
+    <div class="row"><h3 id="analysis-h" style="margin:0">Plan ⇄ tasks</h3><span class=${analysis.ok ? "badge ok" : "badge warn"}>${analysis.ok ? "consistent" : `${findings.length} finding${findings.length === 1 ? "" : "s"}`}</span></div>
+    ${findings.length ? html`<ul class="small findings">${findings.map((f) => html`<li>${f}</li>`)}</ul>` : nothing}
+    ${analysis.tasks.length ? html`<details><summary class="small">Each task and what it carries out</summary>
+      <ul class="small">${analysis.tasks.map((t) => html`<li>Task ${t.task} ${t.name}: ${t.tracedTo.length ? t.tracedTo.join(", ") : html`<em>nothing in the plan</em>`}</li>`)}</ul></details>` : nothing}
+  </section>`;
+}
+
 export const planChangesStyles = css`
+  .analysis { margin: .5rem 0 .75rem; }
+  .analysis .findings { margin: .4rem 0; padding-left: 1.2rem; }
   .changes .cline { display: grid; grid-template-columns: 2rem 2rem 1rem 1fr; gap: .25rem; padding: .1rem .6rem .1rem 0; font-size: .92rem; }
   .changes .change.added { background: color-mix(in srgb, var(--ok) 16%, transparent); }
   .changes .change.removed { background: color-mix(in srgb, var(--danger) 14%, transparent); }

@@ -3,7 +3,7 @@ import type { Plan, PlanComment } from "../api";
 import { authorName, comparePlans, openComments } from "../plan-compare";
 import type { WorkState } from "../state";
 import { markdownLines, markdownStyles } from "./markdown-lines";
-import { commentCard, planChanges, planChangesStyles } from "./plan-changes";
+import { commentCard, planAnalysis, planChanges, planChangesStyles, type PlanAnalysisView } from "./plan-changes";
 import { base, emit, timeAgo } from "./shared";
 import { when } from "./work-shared";
 
@@ -118,6 +118,7 @@ export class PantheonPlanReview extends LitElement {
       ${plan.latest ? nothing : html`<div class="alert info" role="note">An older version: read-only, with the comments made on it. <a href="#/features/${enc}/plan">Go to the latest</a>.</div>`}
       ${plan.latest && !plan.approved && !mayApprove ? html`<p class="small muted">Approving needs a token with the 'approve' scope.</p>` : nothing}
       ${w.error ? html`<div class="alert error" role="alert">${w.error}</div>` : nothing}
+      ${planAnalysis((plan as Plan & { analysis?: PlanAnalysisView }).analysis)}
       ${older.length ? html`<nav class="tabs" aria-label="Plan view">
         <a href=${at()} aria-current=${showChanges ? "false" : "page"}>Plan</a>
         <a href=${at(this.compareTo ?? older[0])} aria-current=${showChanges ? "page" : "false"}>Changes since v${this.compareTo ?? older[0]}</a></nav>` : nothing}
