@@ -94,8 +94,9 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
     setWork((w) => ({ ...w, feature: summary }));
   }
 
-  async function loadTask(feature: string, task: number | string): Promise<void> {
-    const [detail, report] = await Promise.all([settle(api.getTask(feature, task)), api.getReport(feature).catch(() => null), repo.probe(feature)]);
+  /** A task and its report; `first` also asks (once) whether the server keeps git history, not on every poll. */
+  async function loadTask(feature: string, task: number | string, first = false): Promise<void> {
+    const [detail, report] = await Promise.all([settle(api.getTask(feature, task)), api.getReport(feature).catch(() => null), first ? repo.probe(feature) : undefined]);
     const number = detail.status === "ready" ? detail.data.number : task;
     const mine = report?.tasks.find((t) => t.number === number) ?? null;
     setWork((w) => ({
@@ -138,7 +139,7 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
       case "task":
         setWork((w) => ({ ...w, task: { status: "loading" }, error: null }));
         poll(() => loadTask(route.feature, route.task));
-        return void (await Promise.all([loadTask(route.feature, route.task), probeScope()]));
+        return void (await Promise.all([loadTask(route.feature, route.task, true), probeScope()]));
       default:
         return;
     }
