@@ -222,6 +222,10 @@ test("a question in the inbox links to its feature and task", async () => {
   const card = page.locator("pantheon-approvals article", { hasText: question });
   await card.waitFor();
   await card.getByRole("link", { name: `feature ${feature}` }).waitFor();
+  // With the inbox's count in the header, every header control still fits a phone's width.
+  await page.locator("pantheon-app nav .count").waitFor();
+  const signOut = await page.getByRole("button", { name: /^Sign out/ }).boundingBox();
+  assert.ok(signOut && signOut.x + signOut.width <= PHONE.width, `the sign-out button ends at ${signOut && signOut.x + signOut.width}px`);
   assert.deepEqual(await axe(page), []);
   await shoot(page, "work-phone-inbox");
   await card.getByRole("link", { name: "task 2" }).click();
