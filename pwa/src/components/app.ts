@@ -48,7 +48,7 @@ export class PantheonApp extends LitElement {
     .chat-head h2 { margin: 0; font-size: 1.15rem; }
     .icon { min-width: 44px; padding: .4rem; color: var(--header-text); white-space: nowrap; }
     .show-narrow { display: none; }
-    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .2rem; } nav { gap: 0; } nav a { padding: .5rem .2rem; font-size: .95rem; } .icon { min-width: 36px; padding: .4rem .1rem; } .count { margin-left: .15rem; padding: .05rem .3rem; } header { padding-left: max(.6rem, env(safe-area-inset-left)); padding-right: max(.6rem, env(safe-area-inset-right)); } }
+    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .2rem; } nav { gap: 0; } nav a { padding: .5rem .2rem; font-size: .95rem; } .icon { min-width: 34px; padding: .4rem .1rem; } .count { margin-left: .15rem; padding: .05rem .3rem; } header { padding-left: max(.6rem, env(safe-area-inset-left)); padding-right: max(.6rem, env(safe-area-inset-right)); } }
   `];
 
   override firstUpdated(): void {
