@@ -5,7 +5,7 @@ export { assertTaskMove, canMoveTask, isSettled } from "./task-status";
 export { authorizeWork, mayDo, type Parties, type WorkAction } from "./ownership";
 export { resolveFeature } from "./resolve";
 export { buildTaskSpec, specBudgets, type SpecBudgets, type SpecInput, type TaskSpec } from "./spec";
-export { checkPath, checkPrefix, conflictsOf, diffStats, unifiedDiff, workspaceLimits, type DiffStats, type FileStat, type OverlayChange } from "./workspace";
+export { checkPath, checkPrefix, diffStats, unifiedDiff, workspaceLimits, type DiffStats, type FileStat, type OverlayChange } from "./workspace";
 export { rollUp, totalsOf, type FeatureReport, type TaskReport, type TaskRun } from "./report";
 export { answerSchema, remoteSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskNumberSchema, taskReportSchema, workerTemplateSchema, type FeatureCreate, type FeaturePatch, type WorkerTemplate } from "./schemas";
 
