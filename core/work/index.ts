@@ -5,7 +5,7 @@ export { assertTaskMove, canMoveTask, isSettled } from "./task-status";
 export { authorizeWork, mayDo, type Parties, type WorkAction } from "./ownership";
 export { resolveFeature } from "./resolve";
 export { buildTaskSpec, specBudgets, type SpecBudgets, type SpecInput, type TaskSpec } from "./spec";
-export { checkPath, checkPrefix, conflictsOf, diffStats, unifiedDiff, workspaceLimits, type DiffStats, type FileStat, type OverlayChange } from "./workspace";
+export { checkPath, checkPrefix, diffStats, unifiedDiff, workspaceLimits, type DiffStats, type FileStat, type OverlayChange } from "./workspace";
 export { pricedRun, rollUp, totalsOf, type FeatureReport, type ModelUsage, type TaskCommit, type TaskReport, type TaskRun } from "./report";
 export { featureReportMarkdown, taskReportMarkdown } from "./report-md";
 export { analyzePlan, planSections, type PlanAnalysis, type PlanSection } from "./analysis";

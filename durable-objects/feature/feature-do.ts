@@ -43,9 +43,9 @@ type FeatureRow = typeof schema.feature.$inferSelect;
 
 /**
  * One Durable Object per feature (named `<project>.<feature>`): its plan versions and comments, its
- * tasks, and its workspace — a versioned file tree with one copy-on-write overlay per task, the
- * edge equivalent of a git worktree. Every write checks who asks (core/work ownership). Pure rules
- * live in core/work; this shell stores and sequences them.
+ * tasks, and its workspace — a git repository (repo/): the feature branch checked out, a branch per
+ * task with its uncommitted changes in an overlay. Every write checks who asks (core/work
+ * ownership). Pure rules live in core/work; this shell stores and sequences them.
  */
 export class FeatureDO extends DurableObject<Env> {
   private readonly db: DrizzleSqliteDODatabase<typeof schema>;
@@ -220,12 +220,12 @@ export class FeatureDO extends DurableObject<Env> {
    */
   beginTask(ref: TaskRef, by: Principal, options: { restart?: boolean } = {}): Promise<Result<{ task: number; key: string; worker: string; spec: TaskSpec; template: WorkerTemplate; orchestrator: string; attempt: number }>> {
     return resultOf(async () => {
-      // The task's branch exists before its worker writes (repo/): made from the feature branch.
+      // Authorized (and not paused) before anything is written; then the task's branch is made from the feature branch (repo/).
+      authorizeWork("task.start", by, { orchestrator: this.row().orchestrator });
+      this.runner.assertRunning("starting a task");
       await this.git.ensure(() => this.files.everything(), signatureOf(by, Date.now()));
       await this.git.ensureBranch(this.taskRows.get(ref).key);
       const f = this.row();
-      authorizeWork("task.start", by, { orchestrator: f.orchestrator });
-      this.runner.assertRunning("starting a task");
       const plan = this.plans.latest();
       if (!plan?.approvedAt) throw new PantheonError("conflict", "the plan is not approved: tasks start only from an approved plan");
       const t = this.taskRows.get(ref);

@@ -30,7 +30,13 @@ export function makeWork(env: Env, project: string) {
   async function create(input: FeatureCreate) {
     const parsed = featureCreateSchema.parse(input);
     await call(registry().getAgent(parsed.orchestrator));
-    const summary = await call(featureStub(env, project, parsed.name).create(parsed, project));
+    let made = await featureStub(env, project, parsed.name).create(parsed, project);
+    // An object the index does not list is what a create cut off before its end left (an import evicted mid-clone): it starts again.
+    if (!made.ok && made.code === "conflict" && !(await names()).includes(parsed.name)) {
+      await featureStub(env, project, parsed.name).destroy();
+      made = await featureStub(env, project, parsed.name).create(parsed, project);
+    }
+    const summary = await call(made);
     if (parsed.repository) {
       // Imported from a remote: the feature exists only if the import did.
       const imported = await (await featureStub(env, project, parsed.name).repo(project)).importFrom(parsed.repository);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTaskSpec, checkPath, conflictsOf, diffStats, parsePlanTasks, resolveFeature, rollUp, specBudgets, syncTasks, unifiedDiff, authorizeWork, assertTaskMove } from "../../core/work";
+import { buildTaskSpec, checkPath, diffStats, parsePlanTasks, resolveFeature, rollUp, specBudgets, syncTasks, unifiedDiff, authorizeWork, assertTaskMove } from "../../core/work";
 
 const plan = `# Login page
 
@@ -96,15 +96,6 @@ describe("workspace paths, conflicts and diffs", () => {
     for (const bad of ["../etc/passwd", "/etc/passwd", "a/../../b", "a//b", "a\\b", "a\u0000b", "", "x/".repeat(40) + "y"]) {
       expect(() => checkPath(bad), bad).toThrow(/not a valid workspace path/);
     }
-  });
-
-  it("finds the paths another commit changed since the overlay started from them", () => {
-    const overlay = [
-      { path: "a.ts", content: "1", baseVersion: 1 },
-      { path: "b.ts", content: "2", baseVersion: 0 },
-      { path: "c.ts", content: null, baseVersion: 2 },
-    ];
-    expect(conflictsOf(overlay, new Map([["a.ts", 1], ["b.ts", 1], ["c.ts", 3]]))).toEqual(["b.ts", "c.ts"]);
   });
 
   it("counts files, insertions and deletions with jsdiff, and writes a unified diff", () => {
