@@ -450,7 +450,7 @@ export class FeatureDO extends DurableObject<Env> {
       const committed = this.files.contents(overlay.map((c) => c.path));
       return {
         ...t,
-        ...(this.taskRows.board().find((b) => b.key === t.key) ?? {}),
+        dependsOn: this.taskRows.numbersOf(t.dependsOn as string[]),
         pending: overlay.length ? diffStats(overlay, committed) : emptyDiff,
         patch: unifiedDiff(overlay, committed),
       };
