@@ -85,7 +85,9 @@ export const runs: Command = {
         console.log(`Run ${run.id}: ${run.status} (${run.trigger}), started ${time(run.startedAt)}, ${run.steps} steps, ${run.tokens} tokens${run.error ? `, error: ${run.error}` : ""}`);
         console.log(table(["#", "KIND", "NAME", "DURATION", "DETAIL"], body.trace.map((s) => [s.seq, s.kind, s.name, duration(s.durationMs), stepDetail(s)])));
         for (const p of run.pending ?? []) {
-          console.log(`Waiting for approval: ${p.tool} ${oneLine(p.arguments, 80)} (call ${p.callId}): pantheon runs approve ${agent} ${run.id} --call ${p.callId}`);
+          // A worker's question is answered, never approved (the approval route refuses it).
+          if (p.tool === "task.block") console.log(`Waiting for an answer: ${oneLine(p.arguments, 80)}: pantheon tasks answer <feature> <task> <answer> (pantheon approvals names both)`);
+          else console.log(`Waiting for approval: ${p.tool} ${oneLine(p.arguments, 80)} (call ${p.callId}): pantheon runs approve ${agent} ${run.id} --call ${p.callId}`);
         }
       },
     },

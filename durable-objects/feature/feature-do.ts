@@ -456,7 +456,7 @@ export class FeatureDO extends DurableObject<Env> {
       const committed = this.files.contents(overlay.map((c) => c.path));
       return {
         ...t,
-        ...(this.taskRows.board().find((b) => b.key === t.key) ?? {}),
+        dependsOn: this.taskRows.numbersOf(t.dependsOn as string[]),
         pending: overlay.length ? diffStats(overlay, committed) : emptyDiff,
         patch: unifiedDiff(overlay, committed),
         ...(branch ? { branch: branch.branch, baseCommit: branch.baseCommit, conflict: branch.conflict ? { files: (branch.conflict as { files: unknown[] }).files } : null } : {}),
@@ -482,8 +482,8 @@ export class FeatureDO extends DurableObject<Env> {
   runAll(project: string, by: Principal) {
     return resultOf(() => (authorizeWork("task.start", by, { orchestrator: this.row().orchestrator }), this.runner.start(project, by)));
   }
-  pause(by: Principal) { return resultOf(() => this.runner.pause(by)); }
-  resume() { return resultOf(() => this.runner.resume()); }
+  pause(by: Principal) { return resultOf(() => (authorizeWork("feature.pause", by, { orchestrator: this.row().orchestrator }), this.runner.pause())); }
+  resume(by: Principal) { return resultOf(() => (authorizeWork("feature.pause", by, { orchestrator: this.row().orchestrator }), this.runner.resume())); }
   /** The runner's alarm: one decision, after a reconcile finds a worker's end the feature was not told of. */
   override async alarm(): Promise<void> {
     const f = this.db.select().from(schema.feature).get();

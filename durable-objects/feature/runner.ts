@@ -110,9 +110,8 @@ export function makeRunner(deps: {
     },
 
     /** The pause switch: writes are refused; answers the running tasks, whose workers' runs the caller stops. */
-    pause(by: Principal): { paused: true; running: { task: number; key: string; worker: string; runId: string }[] } {
+    pause(): { paused: true; running: { task: number; key: string; worker: string; runId: string }[] } {
       deps.touch({ paused: true });
-      void by;
       const running = tasks.all().filter((t) => t.status === "in_progress" && t.worker && (t.runIds as string[]).length > 0);
       return { paused: true, running: running.map((t) => ({ task: t.number, key: t.key, worker: t.worker!, runId: (t.runIds as string[]).at(-1)! })) };
     },

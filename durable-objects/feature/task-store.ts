@@ -102,6 +102,12 @@ export function makeTaskStore(db: DrizzleSqliteDODatabase<typeof schema>, files:
       }));
     },
     reportOf,
+    /** The numbers of the tasks with these keys today (a key the plan dropped is left out). */
+    numbersOf(keys: readonly string[]): number[] {
+      if (keys.length === 0) return [];
+      const numberOf = new Map(db.select({ key: schema.tasks.key, number: schema.tasks.number }).from(schema.tasks).all().map((t) => [t.key, t.number]));
+      return keys.flatMap((k) => (numberOf.has(k) ? [numberOf.get(k)!] : []));
+    },
     /** A worker's name from the task's number when first started, unless a task numbered so before a re-sync (or since removed) has it. */
     freeWorkerName(feature: string, t: TaskRow, removed: readonly TaskRow[]): string {
       const taken = new Set([...all(), ...removed].filter((x) => x.key !== t.key && x.worker).map((x) => x.worker!));

@@ -138,7 +138,7 @@ export function makeWork(env: Env, project: string) {
 
   /** Off again: each task whose run the pause stopped starts again (its uncommitted work is kept). */
   async function resume(feature: string, by: Principal) {
-    const resumed = await call(featureStub(env, project, feature).resume());
+    const resumed = await call(featureStub(env, project, feature).resume(by));
     const restarted: number[] = [];
     for (const t of resumed.running) {
       const [info] = await lookup(t.worker, [t.runId]);

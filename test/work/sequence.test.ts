@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyzePlan, featureReportMarkdown, nextStep, parsePlanTasks, pricedRun, rollUp } from "../../core/work";
+import { analyzePlan, authorizeWork, featureReportMarkdown, nextStep, parsePlanTasks, pricedRun, rollUp } from "../../core/work";
 
 describe("declared dependencies in a plan", () => {
   it("reads `depends on N` in its forms as the keys of the tasks waited for", () => {
@@ -66,5 +66,15 @@ describe("costs and report.md", () => {
     expect(md).toContain("> Q?\n\nAnswer (token:me): yes");
     expect(md).toContain("- `0123456789ab` a: add");
     expect(md).toContain("[r1](https://x.test/api/agents/w/runs/r1)");
+  });
+});
+
+describe("who pulls the pause switch", () => {
+  it("a person with approve or the orchestrator; not a chat token nor a worker", () => {
+    const parties = { orchestrator: "planner" };
+    expect(() => authorizeWork("feature.pause", { kind: "person", id: "token:r", scope: "approve" }, parties)).not.toThrow();
+    expect(() => authorizeWork("feature.pause", { kind: "agent", name: "planner" }, parties)).not.toThrow();
+    expect(() => authorizeWork("feature.pause", { kind: "person", id: "token:c", scope: "chat" }, parties)).toThrow("only a person with a token of scope approve or the orchestrating agent 'planner' pauses or resumes a feature; token:c (chat token) may not");
+    expect(() => authorizeWork("feature.pause", { kind: "agent", name: "f-task-1" }, parties)).toThrow(/may not/);
   });
 });
