@@ -24,6 +24,8 @@ import { secrets } from "./commands/secrets.ts";
 import { providers } from "./commands/providers.ts";
 import { quotas, usage } from "./commands/quotas.ts";
 import { tools } from "./commands/tools.ts";
+import { feature, features } from "./commands/features.ts";
+import { plan, tasks } from "./commands/tasks.ts";
 
 /**
  * Every command, in the order `pantheon help` lists them. A new command is one import and one
@@ -35,6 +37,7 @@ export const commands: Command[] = [
   agents, tell, chat,
   acp,
   history, sessions, runs, approvals,
+  features, plan, tasks, feature,
   script, memory, context, tools, schedules, evals,
   tokens, invite, secrets, providers, quotas, usage, health, doctor, gateway,
 ].map(asCommand);

@@ -24,5 +24,10 @@ declare module "cloudflare:workers" {
     protected ctx: DurableObjectState;
     protected env: Env;
     constructor(ctx: DurableObjectState, env: Env);
+    alarm?(): void | Promise<void>;
   }
+  /** An object handed over RPC by reference (the feature repository's API, durable-objects/feature/repo). */
+  export abstract class RpcTarget {}
+  /** The runtime's tracing (durable-objects/agent/telemetry/platform.ts reads it, guarded). */
+  export const tracing: unknown;
 }

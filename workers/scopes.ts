@@ -56,11 +56,19 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["GET", "/api/features/:feature/commits/:sha/diff", "chat"],
   ["GET", "/api/features/:feature/branches", "chat"],
   ["GET", "/api/features/:feature/download", "chat"],
+  ["GET", "/api/features/:feature/report.md", "chat"],
+  ["GET", "/api/features/:feature/tasks/:task/report.md", "chat"],
+  ["GET", "/api/features/:feature/plan/analysis", "chat"],
+  ["GET", "/api/features/:feature/questions", "chat"],
   // Deciding what waits for a person.
   ["GET", "/api/approvals", "approve"],
   ["POST", "/api/agents/:name/runs/:id/approval", "approve"],
   ["POST", "/api/features/:feature/plan/approve", "approve"],
   ["POST", "/api/features/:feature/tasks/:task/answer", "approve"],
+  ["POST", "/api/features/:feature/questions/:id/answer", "approve"],
+  // The pause switch is a person's brake: whoever may decide approvals may pull it and release it.
+  ["POST", "/api/features/:feature/pause", "approve"],
+  ["POST", "/api/features/:feature/resume", "approve"],
   // Operator-only (admin is also the default), listed so the table names every route of the doctor
   // and the messaging gateways. The gateways' own webhooks (/gateways/*) are not under /api: they
   // authenticate per gateway (workers/gateways/).

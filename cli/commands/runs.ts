@@ -85,7 +85,9 @@ export const runs: Command = {
         console.log(`Run ${run.id}: ${run.status} (${run.trigger}), started ${time(run.startedAt)}, ${run.steps} steps, ${run.tokens} tokens${run.error ? `, error: ${run.error}` : ""}`);
         console.log(table(["#", "KIND", "NAME", "DURATION", "DETAIL"], body.trace.map((s) => [s.seq, s.kind, s.name, duration(s.durationMs), stepDetail(s)])));
         for (const p of run.pending ?? []) {
-          console.log(`Waiting for approval: ${p.tool} ${oneLine(p.arguments, 80)} (call ${p.callId}): pantheon runs approve ${agent} ${run.id} --call ${p.callId}`);
+          // A worker's question is answered, never approved (the approval route refuses it).
+          if (p.tool === "task.block") console.log(`Waiting for an answer: ${oneLine(p.arguments, 80)}: pantheon tasks answer <feature> <task> <answer> (pantheon approvals names both)`);
+          else console.log(`Waiting for approval: ${p.tool} ${oneLine(p.arguments, 80)} (call ${p.callId}): pantheon runs approve ${agent} ${run.id} --call ${p.callId}`);
         }
       },
     },
@@ -117,8 +119,20 @@ export const approvals: Command = {
         const body = await send(api.api.approvals.$get());
         if (json) return printJson(body);
         if (!body.approvals.length) return console.log("Nothing is waiting for approval.");
-        console.log(table(["AGENT", "RUN", "CALL", "TOOL", "ARGUMENTS", "REQUESTED"], body.approvals.map((a) => [a.agent, a.runId, a.callId, a.tool, oneLine(a.arguments, 50), time(a.requestedAt)])));
-        console.log("\nDecide with: pantheon runs approve <agent> <run> [--call <id>]   or   pantheon runs reject <agent> <run> [--reason <text>]");
+        // A question (a worker's task.block, a planner's plan.ask) is answered, never approved.
+        const isQuestion = (a: (typeof body.approvals)[number]) => "kind" in a && a.kind === "question";
+        const calls = body.approvals.filter((a) => !isQuestion(a));
+        const questions = body.approvals.filter(isQuestion) as { agent: string; feature: string; task: number | null; question: string; answer: string; requestedAt: number }[];
+        if (calls.length) {
+          console.log(table(["AGENT", "RUN", "CALL", "TOOL", "ARGUMENTS", "REQUESTED"], calls.map((a) => [a.agent, a.runId, a.callId, a.tool, oneLine(a.arguments, 50), time(a.requestedAt)])));
+          console.log("\nDecide with: pantheon runs approve <agent> <run> [--call <id>]   or   pantheon runs reject <agent> <run> [--reason <text>]");
+        }
+        if (questions.length) {
+          if (calls.length) console.log("");
+          console.log(table(["FEATURE", "TASK", "ASKED BY", "QUESTION", "REQUESTED"], questions.map((q) => [q.feature, q.task ?? "(plan)", q.agent, oneLine(q.question, 60), time(q.requestedAt)])));
+          console.log("\nAnswer with:");
+          for (const q of questions) console.log(`  ${q.answer}`);
+        }
       },
     },
   ],

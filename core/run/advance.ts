@@ -306,6 +306,8 @@ function normalizeCalls(step: Step, calls: readonly ToolCall[]): ToolCall[] {
 function onModelResult(step: Step, response: LlmResponse): void {
   const { s } = step;
   s.usage = { inputTokens: s.usage.inputTokens + response.usage.inputTokens, outputTokens: s.usage.outputTokens + response.usage.outputTokens };
+  const byModel = s.modelUsage?.[response.model];
+  s.modelUsage = { ...s.modelUsage, [response.model]: { inputTokens: (byModel?.inputTokens ?? 0) + response.usage.inputTokens, outputTokens: (byModel?.outputTokens ?? 0) + response.usage.outputTokens } };
   const final = response.finishReason !== "error" && response.toolCalls.length === 0;
   const kind = finalKind(s);
   const checked = final ? checkOutput(step.deps.outputGates ?? [], { kind, text: response.content }) : undefined;

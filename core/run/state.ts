@@ -89,6 +89,8 @@ export interface RunState {
   /** Model calls issued. */
   step: number;
   usage: LlmUsage;
+  /** Tokens by the model that answered (a fallback or cascade may answer for the one asked): what prices the run. */
+  modelUsage?: Record<string, LlmUsage>;
   /** The compiled context the run started from (system prompt, memory, history). */
   context: Message[];
   /** The transcript of this run beyond the context: the user's message, the model's, tool results. */

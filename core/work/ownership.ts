@@ -19,7 +19,8 @@ export type WorkAction =
   | "task.block"
   | "task.files"
   | "task.commit"
-  | "task.discard";
+  | "task.discard"
+  | "feature.pause";
 
 export interface Parties {
   orchestrator: string;
@@ -45,6 +46,7 @@ const rules: Record<WorkAction, { allowed: (p: Principal, parties: Parties) => b
     allowed: (p, x) => isAgent(p, x.worker) || isAgent(p, x.orchestrator) || isPerson(p, "admin"),
     who: (x) => `only the task's worker, the orchestrating agent '${x.orchestrator}' or an admin commits a task`,
   },
+  "feature.pause": { allowed: (p, x) => isPerson(p, "approve") || isAgent(p, x.orchestrator), who: (x) => `only a person with a token of scope approve or the orchestrating agent '${x.orchestrator}' pauses or resumes a feature` },
   "task.discard": {
     allowed: (p, x) => isAgent(p, x.worker) || isAgent(p, x.orchestrator) || isPerson(p, "admin"),
     who: (x) => `only the task's worker, the orchestrating agent '${x.orchestrator}' or an admin discards a task`,

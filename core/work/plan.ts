@@ -65,14 +65,55 @@ export function parsePlanTasks(markdown: string): ParsedPlan {
       const key = taskKey(name);
       if (!key) problems.push({ path: ["markdown", `line ${index + 1}`], message: "a task needs a name made of letters or digits" });
       else if (tasks.some((t) => t.key === key)) problems.push({ path: ["markdown", `line ${index + 1}`], message: `task '${name}' is listed twice: task names must differ` });
-      current = { task: { key, name: name.slice(0, 200), description, line: index + 1 }, body: [] };
+      current = { task: { key, name: name.slice(0, 200), description, line: index + 1, dependsOn: [] }, body: [] };
       return;
     }
     if (current) current.body.push(raw.trim());
   });
   close();
+  resolveDependencies(tasks, problems);
   if (sectionLevel === 0 && tasks.length === 0 && !lines.some((l) => heading.exec(l) && /^#+\s+tasks\b/i.test(l))) {
     problems.push({ path: ["markdown"], message: "the plan has no '## Tasks' section: list the tasks under a heading named Tasks" });
   }
   return { tasks: tasks.filter((t) => t.key), problems };
+}
+
+/** `depends on 2`, `depends on tasks 1 and 3`, `(depends on #2, #4)`: the numbers are positions in the plan's task list. */
+const dependsOn = /\bdepends?\s+on\s+((?:tasks?\s+)?#?\d+(?:\s*(?:,|and|&)\s*(?:tasks?\s+)?#?\d+)*)/gi;
+
+/**
+ * Reads each task's declared dependencies from its text and stores them as the keys of the tasks it
+ * waits for (keys survive a re-sync that renumbers); a number past the list, a task waiting on
+ * itself or a cycle is a problem naming the line.
+ * @example
+ * parsePlanTasks("## Tasks\n1. Schema\n2. API — depends on 1").tasks[1].dependsOn // ["schema"]
+ */
+function resolveDependencies(tasks: PlannedTask[], problems: FieldIssue[]): void {
+  tasks.forEach((task, index) => {
+    const numbers = new Set<number>();
+    for (const match of `${task.name} ${task.description}`.matchAll(dependsOn)) {
+      for (const n of match[1]!.match(/\d+/g) ?? []) numbers.add(Number(n));
+    }
+    for (const n of [...numbers].sort((a, b) => a - b)) {
+      const at = ["markdown", `line ${task.line}`];
+      if (n === index + 1) problems.push({ path: at, message: `task ${n} '${task.name}' depends on itself` });
+      else if (n < 1 || n > tasks.length) problems.push({ path: at, message: `task ${index + 1} '${task.name}' depends on task ${n}, but the plan lists tasks 1–${tasks.length}` });
+      else if (tasks[n - 1]!.key) task.dependsOn.push(tasks[n - 1]!.key);
+    }
+  });
+  const byKey = new Map(tasks.map((t) => [t.key, t]));
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (t: PlannedTask, path: string[]): boolean => {
+    if (state.get(t.key) === "done") return true;
+    if (state.get(t.key) === "visiting") {
+      const cycle = [...path.slice(path.indexOf(t.key)), t.key].map((k) => tasks.findIndex((x) => x.key === k) + 1);
+      problems.push({ path: ["markdown", `line ${t.line}`], message: `the tasks' dependencies go in a circle: ${cycle.join(" → ")}` });
+      return false;
+    }
+    state.set(t.key, "visiting");
+    for (const k of t.dependsOn) if (!visit(byKey.get(k)!, [...path, t.key])) return false;
+    state.set(t.key, "done");
+    return true;
+  };
+  for (const t of tasks) if (!visit(t, [])) break;
 }

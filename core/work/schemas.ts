@@ -47,6 +47,8 @@ export const featureCreateSchema = lazySchema(() =>
     worker: workerTemplateSchema.default(workerTemplateSchema.parse({})),
     /** Workspace paths (files, or folders ending in '/') every task's spec includes. Default: the `context/` folder. */
     contextFiles: z.array(z.string().min(1).max(512)).max(50).default(["context/"]),
+    /** How many questions the planner may ask a person before it writes the plan (clarify). */
+    maxQuestions: z.number().int().min(0).max(10).default(3),
     /** Files the workspace starts with (e.g. the brief a person wrote). */
     files: z.record(z.string().max(512), z.string().max(1024 * 1024)).optional(),
     /** Import the workspace from a git smart-HTTP remote (GitHub, Cloudflare Artifacts, self-hosted) at a ref; the token is a project secret's name. */
@@ -78,6 +80,14 @@ export const answerSchema = lazySchema(() =>
 
 export const taskNumberSchema = lazySchema(() => z.coerce.number().int().min(1, "a task number from 1").max(10_000));
 
+/** A task in a path: its number on the board, or its stable key (which a re-sync that renumbers keeps). */
+export const taskRefSchema = lazySchema(() =>
+  z
+    .string()
+    .regex(/^(?:[1-9]\d{0,4}|(?!\d+$)[a-z0-9][a-z0-9-]{0,79})$/, "a task number from 1, or the task's key (e.g. 'login-form')")
+    .transform((v) => (/^\d+$/.test(v) ? Number(v) : v)),
+);
+
 /** A worker's own report on its task. */
 export const taskReportSchema = lazySchema(() =>
   z.strictObject({
@@ -92,6 +102,7 @@ export const featurePatchSchema = lazySchema(() =>
     title: z.string().min(1).max(200).optional(),
     worker: workerTemplateSchema.optional(),
     contextFiles: z.array(z.string().min(1).max(512)).max(50).optional(),
+    maxQuestions: z.number().int().min(0).max(10).optional(),
   }),
 );
 export type FeaturePatch = z.infer<typeof featurePatchSchema>;

@@ -18,6 +18,8 @@ export interface PlannedTask {
   description: string;
   /** 1-based line of the plan where the task starts. */
   line: number;
+  /** Keys of the tasks it waits for (`depends on 2` in its text); empty: it follows plan order. */
+  dependsOn: string[];
 }
 
 /** A synced task, as the feature stores it. */

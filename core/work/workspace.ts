@@ -48,14 +48,6 @@ export interface OverlayChange {
   baseVersion: number;
 }
 
-/**
- * The paths where the feature's tree moved since the overlay first touched them: a change committed
- * meanwhile by another task. Committing over them would lose that change, so the commit is refused.
- */
-export function conflictsOf(overlay: readonly OverlayChange[], currentVersions: ReadonlyMap<string, number>): string[] {
-  return overlay.filter((c) => (currentVersions.get(c.path) ?? 0) !== c.baseVersion).map((c) => c.path).sort();
-}
-
 export interface FileStat {
   path: string;
   change: "added" | "modified" | "deleted";

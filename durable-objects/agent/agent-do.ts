@@ -233,6 +233,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   async decideStream(runId: string, decisions: { callId: string; approved: boolean; reason?: string }[], by: string, scope: Scope): Promise<Result<ReadableStream<Uint8Array>>> {
     return this.known(() => {
       checkDecisions(this.runs, runId, decisions, scope);
+      for (const d of decisions) this.work.refuseQuestionDecision(runId, d.callId);
       return runEventStream(async (write) => {
         for (const decision of decisions) await this.driver.decide(runId, { ...decision, by, scope }, write);
       }, (done) => this.ctx.waitUntil(done), this.streams);
@@ -299,7 +300,7 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** A person approves or rejects a pending tool call (`by` and `scope` come from the authenticated request). */
   decide(runId: string, decision: { approved: boolean; by: string; scope: Scope; callId?: string; reason?: string }) {
-    return this.known(async () => runSummaryOf(this.runs, (await this.driver.decide(runId, decision)).id));
+    return this.known(async () => (this.work.refuseQuestionDecision(runId, decision.callId), runSummaryOf(this.runs, (await this.driver.decide(runId, decision)).id)));
   }
 
   cancelRun(runId: string, by: string) {
@@ -307,7 +308,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
 
   pendingApprovals() {
-    return this.known(() => this.driver.pendingApprovals());
+    return this.known(() => this.work.labelApprovals(this.driver.pendingApprovals()));
   }
 
   /** The agent's tools as the model sees them (built-ins it declares, HTTP tools, connections). */
@@ -465,9 +466,9 @@ export class AgentDO extends Agent<Env, LiveState> {
   workRuns(runIds: string[]) {
     return this.known(() => this.work.runs(runIds));
   }
-  /** A person answered this worker's question: its waiting run goes on where it stopped. */
-  resumeWithAnswer(runId: string, by: string) {
-    return this.known(() => this.work.resumeWithAnswer(runId, by));
+  /** A person answered this worker's task (or it moved on): each of its questions goes on or is refused. */
+  settleQuestions(input: { approved: boolean; by: string; reason?: string }) {
+    return this.known(() => this.work.settleQuestions(input));
   }
 
   // ---- messaging gateways (gateways/) ----------------------------------------

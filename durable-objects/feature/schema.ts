@@ -15,6 +15,24 @@ export const feature = sqliteTable("feature", {
   sessions: text("sessions", { mode: "json" }).notNull().default("[]"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /** The project the feature belongs to (its object is named `<project>.<feature>`): the runner reaches its agents with it. */
+  project: text("project"),
+  /** The pause switch: writes are refused and running workers stop at their next step. */
+  paused: integer("paused", { mode: "boolean" }).notNull().default(false),
+  /** Run-all: tasks start one after another until the end, a block or a failure (`{ by, at }` of the person who started it; null: off). */
+  runAll: text("run_all", { mode: "json" }),
+  /** Why run-all stopped, for the person (`{ reason, task, at }`); cleared when it starts again. */
+  stopped: text("stopped", { mode: "json" }),
+  /** When every task was settled (null while work remains). */
+  completedAt: integer("completed_at"),
+  /** The orchestrator's runs for the feature (`{ runId }[]`): planning and syncing count in the report. */
+  plannerRuns: text("planner_runs", { mode: "json" }).notNull().default([]),
+  /** The planner's questions before it writes the plan (clarify): `{ id, question, askedAt, answer, answeredBy, answeredAt }[]`. */
+  questions: text("questions", { mode: "json" }).notNull().default([]),
+  /** How many questions the planner may ask before it writes the plan. */
+  maxQuestions: integer("max_questions").notNull().default(3),
+  /** Reports of tasks a later plan dropped, kept while their committed files stay in the tree. */
+  removedTasks: text("removed_tasks", { mode: "json" }).notNull().default([]),
 });
 
 /** Every version of the plan (markdown). A new version starts without comments and unapproved. */
@@ -62,6 +80,12 @@ export const tasks = sqliteTable("tasks", {
   completedAt: integer("completed_at"),
   /** Who started, answered, committed and discarded the task, in order: core/work TaskAction[]. */
   actions: text("actions", { mode: "json" }).notNull().default("[]"),
+  /** Keys of the tasks it waits for (`depends on 2` in the plan), so a renumbering keeps them. */
+  dependsOn: text("depends_on", { mode: "json" }).notNull().default([]),
+  /** Where the task came from: `plan` (synced from an approved plan). */
+  origin: text("origin").notNull().default("plan"),
+  /** The plan version it was last synced from. */
+  planVersion: integer("plan_version"),
   updatedAt: integer("updated_at").notNull(),
 });
 

@@ -1,5 +1,8 @@
-import type { Api } from "./api";
+import type { Api, Plan } from "./api";
+import { makeWorkApi } from "./api-work";
+import { makeRepoViews } from "./controller-work-repo";
 import { describeError, isApiError } from "./errors";
+import { openComments } from "./plan-compare";
 import type { Route } from "./router";
 import type { Store, WorkState } from "./state";
 import type { Loadable } from "./types";
@@ -20,6 +23,11 @@ const POLL_MS = 3000;
 
 /** A worker agent is named `<feature>-task-<n>` (core/work's workerNameOf). */
 const WORKER_NAME = /^(.+)-task-(\d+)$/;
+
+/** Whether the server runs features unattended: its summary then says whether the feature is paused. */
+function flowOf(summary: Loadable<unknown>): { flow?: boolean } {
+  return summary.status === "ready" ? { flow: typeof summary.data === "object" && summary.data !== null && "paused" in summary.data } : {};
+}
 
 async function settle<T>(promise: Promise<T>): Promise<Loadable<T>> {
   try {
@@ -52,20 +60,33 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
     }
   }
 
+  const repo = makeRepoViews({ work: makeWorkApi(api), setWork, settle });
+
   const keep = <T>(l: Loadable<T>): Loadable<T> => ({ status: "loading", ...("data" in l && l.data !== undefined ? { data: l.data } : {}) }) as Loadable<T>;
 
   async function loadFeature(feature: string): Promise<void> {
     const open = store.get().work.feature;
     const same = open.status !== "idle" && "data" in open && open.data?.name === feature;
     if (!same) setWork((w) => ({ ...w, feature: { status: "loading" }, tasks: { status: "loading" } }));
-    const [summary, tasks] = await Promise.all([settle(api.getFeature(feature)), settle(api.listTasks(feature).then((r) => r.tasks))]);
-    setWork((w) => ({ ...w, feature: summary, tasks, refreshedAt: now() }));
+    const [summary, tasks, report] = await Promise.all([
+      settle(api.getFeature(feature)),
+      settle(api.listTasks(feature).then((r) => r.tasks)),
+      api.getReport(feature).catch(() => null),
+      repo.probe(feature),
+    ]);
+    setWork((w) => ({ ...w, feature: summary, tasks, report, refreshedAt: now(), has: { ...w.has, ...flowOf(summary) } }));
   }
 
-  async function loadPlan(feature: string, version?: number): Promise<void> {
-    setWork((w) => ({ ...w, plan: keep(w.plan), error: null }));
+  /**
+   * A plan version and the one it is compared with: the route's `compare`, else the version just
+   * before it (its comments show beside the lines they were on, and count as open when unchanged).
+   */
+  async function loadPlan(feature: string, version?: number, compare?: number): Promise<void> {
+    setWork((w) => ({ ...w, plan: keep(w.plan), compare: keep(w.compare), confirmApprove: null, error: null }));
     const [plan] = await Promise.all([settle(api.getPlan(feature, version)), loadFeatureSummary(feature)]);
-    setWork((w) => ({ ...w, plan }));
+    const earlier = compare ?? (plan.status === "ready" && plan.data.version > 1 ? plan.data.version - 1 : undefined);
+    const previous: Loadable<Plan> = earlier && earlier !== (plan.status === "ready" ? plan.data.version : version) ? await settle(api.getPlan(feature, earlier)) : { status: "idle" };
+    setWork((w) => ({ ...w, plan, compare: previous }));
   }
 
   async function loadFeatureSummary(feature: string): Promise<void> {
@@ -73,9 +94,11 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
     setWork((w) => ({ ...w, feature: summary }));
   }
 
-  async function loadTask(feature: string, task: number): Promise<void> {
-    const [detail, report] = await Promise.all([settle(api.getTask(feature, task)), api.getReport(feature).catch(() => null)]);
-    const mine = report?.tasks.find((t) => t.number === task) ?? null;
+  /** A task and its report; `first` also asks (once) whether the server keeps git history, not on every poll. */
+  async function loadTask(feature: string, task: number | string, first = false): Promise<void> {
+    const [detail, report] = await Promise.all([settle(api.getTask(feature, task)), api.getReport(feature).catch(() => null), first ? repo.probe(feature) : undefined]);
+    const number = detail.status === "ready" ? detail.data.number : task;
+    const mine = report?.tasks.find((t) => t.number === number) ?? null;
     setWork((w) => ({
       ...w,
       task: detail.status === "ready" ? { status: "ready", data: { ...detail.data, report: mine } } : detail.status === "error" ? { status: "error", error: detail.error } : w.task,
@@ -106,11 +129,17 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
         poll(() => refreshTasks(route.feature));
         return void (await Promise.all([loadFeature(route.feature), probeScope()]));
       case "plan":
-        return void (await Promise.all([loadPlan(route.feature, route.version), probeScope()]));
+        return void (await Promise.all([loadPlan(route.feature, route.version, route.compare), probeScope()]));
+      case "commits":
+        return void (await Promise.all([repo.loadCommits(route.feature, route.ref), loadFeatureSummary(route.feature)]));
+      case "commit":
+        return repo.loadCommit(route.feature, route.sha);
+      case "files":
+        return repo.loadFiles(route.feature, route.ref, route.path);
       case "task":
         setWork((w) => ({ ...w, task: { status: "loading" }, error: null }));
         poll(() => loadTask(route.feature, route.task));
-        return void (await Promise.all([loadTask(route.feature, route.task), probeScope()]));
+        return void (await Promise.all([loadTask(route.feature, route.task, true), probeScope()]));
       default:
         return;
     }
@@ -122,9 +151,24 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
     setWork((w) => ({
       ...w,
       ...(tasks ? { tasks: { status: "ready" as const, data: tasks } } : {}),
-      ...(summary ? { feature: { status: "ready" as const, data: summary } } : {}),
+      ...(summary ? { feature: { status: "ready" as const, data: summary }, has: { ...w.has, ...flowOf({ status: "ready", data: summary }) } } : {}),
       refreshedAt: tasks ? now() : w.refreshedAt,
     }));
+  }
+
+  /**
+   * How many comments are open on a version about to be approved: read from the page's plan and
+   * its previous version when they are the ones on screen, else asked for (a tap may come before
+   * the previous version has loaded; it must not skip the question).
+   */
+  async function openCommentsOf(feature: string, version: number): Promise<number> {
+    const w = store.get().work;
+    const shown = "data" in w.plan && w.plan.data?.version === version ? w.plan.data : null;
+    const plan = shown ?? (await api.getPlan(feature, version));
+    if (version === 1) return openComments(plan, null).length;
+    const loaded = "data" in w.compare && w.compare.data?.version === version - 1 ? w.compare.data : null;
+    const previous = loaded ?? (await api.getPlan(feature, version - 1).catch(() => null));
+    return openComments(plan, previous).length;
   }
 
   /** Runs one action: busy while it goes, its failure explained; a 403 also teaches the token's scope. */
@@ -152,20 +196,61 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
         setWork((w) => ({ ...w, plan: { status: "ready", data: plan } }));
       }),
 
-    approve: (feature: string, version: number) =>
-      act("approve", async () => {
-        const plan = await api.approvePlan(feature, version);
+    /**
+     * Approves a version; one with open comments (its own, or the previous version's on lines it
+     * kept as they were) first asks the person to confirm, and is approved on `confirmed`.
+     */
+    approve: async (feature: string, version: number, confirmed = false): Promise<boolean> => {
+      const open = confirmed ? 0 : await openCommentsOf(feature, version).catch((error: unknown) => (setWork((w) => ({ ...w, error: describeError(error) })), -1));
+      if (open < 0) return false;
+      if (open > 0) {
+        setWork((x) => ({ ...x, confirmApprove: version }));
+        return false;
+      }
+      setWork((x) => ({ ...x, confirmApprove: null }));
+      return act("approve", async () => {
+        await api.approvePlan(feature, version);
+        // The plan as its page reads it (the approval answers fewer fields than the plan's route).
+        const [plan] = await Promise.all([api.getPlan(feature, version), loadFeatureSummary(feature)]);
         setWork((w) => ({ ...w, plan: { status: "ready", data: plan } }));
-        await loadFeatureSummary(feature);
+      });
+    },
+
+    /** Closes the "approve with open comments?" question without approving. */
+    cancelApprove: () => setWork((w) => ({ ...w, confirmApprove: null })),
+
+    /** Starts a task from its page, or (`fromBoard`) from its card on the board. */
+    start: (feature: string, task: number | string, fromBoard = false) =>
+      act(fromBoard ? `start:${task}` : "start", async () => {
+        await api.startTask(feature, task);
+        await (fromBoard ? refreshTasks(feature) : loadTask(feature, task));
       }),
 
-    start: (feature: string, task: number) =>
-      act("start", async () => {
-        await api.startTask(feature, task);
+    /** Answers the planner's question about the plan (clarify), from the inbox. */
+    answerQuestion: (feature: string, id: string, text: string) => repo.work.answerQuestion(feature, id, text),
+
+    /** Commits a person's resolution of the task's merge conflict (the files as they should be). */
+    resolve: (feature: string, task: number | string, files: { path: string; content: string }[]) =>
+      act("resolve", async () => {
+        await repo.work.resolve(feature, task, files);
         await loadTask(feature, task);
       }),
 
-    commit: (feature: string, task: number) =>
+    /** Runs the feature's tasks one after another, unattended (stops on a block or a failure). */
+    runAll: (feature: string) =>
+      act("run-all", async () => {
+        await repo.work.runAll(feature);
+        await refreshTasks(feature);
+      }),
+
+    /** Pauses a whole feature (writes refused, workers stop at their next step), or resumes it. */
+    setPaused: (feature: string, paused: boolean) =>
+      act(paused ? "pause" : "resume", async () => {
+        await (paused ? repo.work.pause(feature) : repo.work.resume(feature));
+        await refreshTasks(feature);
+      }),
+
+    commit: (feature: string, task: number | string) =>
       act("commit", async () => {
         const id = `${feature}/${task}`;
         const key = commitKeys.get(id) ?? randomId();
@@ -177,13 +262,13 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
       }),
 
     /** Answers a blocked task from its page (also one blocked by a commit conflict, which has no run waiting in the inbox). */
-    answer: (feature: string, task: number, text: string) =>
+    answer: (feature: string, task: number | string, text: string) =>
       act("answer", async () => {
         await api.answerTask(feature, task, text);
         await loadTask(feature, task);
       }),
 
-    discard: (feature: string, task: number) =>
+    discard: (feature: string, task: number | string) =>
       act("discard", async () => {
         await api.discardTask(feature, task);
         await loadTask(feature, task);

@@ -9,6 +9,7 @@ import type { Outbox } from "./outbox";
 import { parseHash, toHash, type Route } from "./router";
 import { emptyChat, emptyPeople, emptyWork, makeStore, type AppState, type Store, type Theme } from "./state";
 import type { Loadable } from "./types";
+import type { QuestionLinks } from "./work-attention";
 
 export interface ControllerDeps {
   storage: Pick<Storage, "getItem" | "setItem" | "removeItem">;
@@ -152,6 +153,9 @@ export function makeController(deps: ControllerDeps) {
       case "feature":
       case "plan":
       case "task":
+      case "commits":
+      case "commit":
+      case "files":
         return work.open(route);
       case "people":
         return people.load();
@@ -216,16 +220,19 @@ export function makeController(deps: ControllerDeps) {
     },
 
     async decide(approval: Pick<Approval, "agent" | "runId" | "callId">, decision: "approve" | "reject"): Promise<void> {
+      // Only a run's call is decided; an entry without a run (a planner's question) is answered.
+      const runId = approval.runId;
+      if (!runId) return;
       set((s) => ({ ...s, deciding: [...s.deciding, approval.callId], decideError: null }));
       try {
-        await api.decide(approval.agent, approval.runId, { decision, callId: approval.callId });
-        const drop = (list: Approval[]) => list.filter((a) => a.callId !== approval.callId);
+        await api.decide(approval.agent, runId, { decision, callId: approval.callId });
+        const drop = (list: Approval[]) => list.filter((a) => !(a.callId === approval.callId && a.runId === approval.runId));
         set((s) => ({
           ...s,
           approvals: s.approvals.status === "ready" ? { status: "ready", data: drop(s.approvals.data) } : s.approvals,
           chat: { ...s.chat, approvals: drop(s.chat.approvals) },
         }));
-        if (store.get().chat.agent === approval.agent) void chat.refreshRun(approval.runId);
+        if (store.get().chat.agent === approval.agent) void chat.refreshRun(runId);
       } catch (error) {
         set((s) => ({ ...s, decideError: describeError(error, "approve") }));
       } finally {
@@ -233,13 +240,23 @@ export function makeController(deps: ControllerDeps) {
       }
     },
 
-    /** Answers a blocked task's question (a `task.block` approval): the worker's run goes on with it. */
-    async answer(approval: Pick<Approval, "agent" | "runId" | "callId">, text: string): Promise<void> {
+    /**
+     * Answers a question in the inbox: a blocked task's (`task.block`: the worker's run goes on with
+     * it) or the planner's before it writes the plan (clarify: `plan.ask`, its call id the question's).
+     */
+    async answer(approval: Pick<Approval, "agent" | "runId" | "callId"> & QuestionLinks & { tool?: string }, text: string): Promise<void> {
+      const same = (a: Approval) => a.callId === approval.callId && a.runId === approval.runId;
       set((s) => ({ ...s, deciding: [...s.deciding, approval.callId], decideError: null }));
       try {
-        const { feature, task } = await work.findTaskOf(approval.agent);
-        await api.answerTask(feature, task, text);
-        set((s) => ({ ...s, approvals: s.approvals.status === "ready" ? { status: "ready", data: s.approvals.data.filter((a) => a.callId !== approval.callId) } : s.approvals }));
+        if (approval.feature && approval.tool === "plan.ask") await work.answerQuestion(approval.feature, approval.callId, text);
+        else {
+          // The server's own links name the task (its key survives a re-sync that renumbers); a
+          // worker's name is only a hint, so without links the boards say which task it works.
+          const named = approval.taskKey ?? approval.task;
+          const { feature, task } = approval.feature && named !== undefined && named !== null ? { feature: approval.feature, task: named } : await work.findTaskOf(approval.agent);
+          await api.answerTask(feature, task, text);
+        }
+        set((s) => ({ ...s, approvals: s.approvals.status === "ready" ? { status: "ready", data: s.approvals.data.filter((a) => !same(a)) } : s.approvals }));
       } catch (error) {
         set((s) => ({ ...s, decideError: describeError(error, "approve") }));
       } finally {

@@ -66,7 +66,14 @@ function start(): void {
   on("decide", (d) => void controller.decide(d as never, d.decision));
   on("answer", (d) => void controller.answer(d as never, d.answer));
   on("plan-comment", (d) => void controller.work.comment(d.feature, d.version, d.line, d.body));
-  on("plan-approve", (d) => void controller.work.approve(d.feature, d.version));
+  on("plan-approve", (d) => void controller.work.approve(d.feature, d.version, d.confirmed === true));
+  on("plan-approve-cancel", () => controller.work.cancelApprove());
+  on("plan-compare", (d) => controller.navigate({ view: "plan", feature: d.feature, ...(d.version ? { version: d.version } : {}), ...(d.compare ? { compare: d.compare } : {}) }));
+  on("task-resolve", (d) => void controller.work.resolve(d.feature, d.task, d.files));
+  on("board-start", (d) => void controller.work.start(d.feature, d.task, true));
+  on("run-all", (d) => void controller.work.runAll(d.feature));
+  on("feature-pause", (d) => void controller.work.setPaused(d.feature, d.paused === true));
+  on("commits-ref", (d) => controller.navigate({ view: "commits", feature: d.feature, ...(d.ref ? { ref: d.ref } : {}) }));
   on("plan-version", (d) => {
     const plan = s().work.plan;
     const latest = plan.status === "ready" ? Math.max(...plan.data.versions.map((v) => v.version)) : 0;

@@ -12,8 +12,15 @@ export type Route =
   | { view: "tools"; agent: string; tool?: string }
   | { view: "features" }
   | { view: "feature"; feature: string }
-  | { view: "plan"; feature: string; version?: number }
-  | { view: "task"; feature: string; task: number }
+  /** A plan version; with `compare`, shown as the changes since that earlier version. */
+  | { view: "plan"; feature: string; version?: number; compare?: number }
+  /** A task by its number or its stable key (`login-form`). */
+  | { view: "task"; feature: string; task: number | string }
+  /** The feature's commits (on `ref`: a branch or a commit; the feature branch by default). */
+  | { view: "commits"; feature: string; ref?: string }
+  | { view: "commit"; feature: string; sha: string }
+  /** The committed files (at `ref`), and one file's content when `path` is named. */
+  | { view: "files"; feature: string; ref?: string; path?: string }
   /** An invite's one-time sign-in link, opened on the person's device. */
   | { view: "join"; code: string; project: string }
   /** An admin's people and devices: invite someone, see whose device each token is, revoke. */
@@ -23,6 +30,7 @@ export type Route =
  * @example
  * parseHash("#/agents/helper/runs/r1") // { view: "trace", agent: "helper", runId: "r1" }
  * parseHash("#/features/login/tasks/2") // { view: "task", feature: "login", task: 2 }
+ * parseHash("#/features/login/plan?version=2&compare=1") // { view: "plan", feature: "login", version: 2, compare: 1 }
  */
 export function parseHash(hash: string): Route {
   const [path = "", query = ""] = hash.replace(/^#\/?/, "").split("?");
@@ -36,8 +44,15 @@ export function parseHash(hash: string): Route {
   if (first === "features") {
     const feature = agent;
     if (!feature) return { view: "features" };
-    if (sub === "plan") return Number(params.get("version")) > 0 ? { view: "plan", feature, version: Number(params.get("version")) } : { view: "plan", feature };
+    if (sub === "plan") {
+      const version = Number(params.get("version"));
+      const compare = Number(params.get("compare"));
+      return { view: "plan", feature, ...(version > 0 ? { version } : {}), ...(compare > 0 ? { compare } : {}) };
+    }
     if (sub === "tasks" && Number(id) > 0) return { view: "task", feature, task: Number(id) };
+    if (sub === "tasks" && id && TASK_KEY.test(id)) return { view: "task", feature, task: id };
+    if (sub === "commits") return id ? { view: "commit", feature, sha: id } : { view: "commits", feature, ...(params.get("ref") ? { ref: params.get("ref")! } : {}) };
+    if (sub === "files") return { view: "files", feature, ...(params.get("ref") ? { ref: params.get("ref")! } : {}), ...(params.get("path") ? { path: params.get("path")! } : {}) };
     return { view: "feature", feature };
   }
   if (first !== "agents" || !agent) return { view: "agents" };
@@ -58,6 +73,15 @@ export function parseHash(hash: string): Route {
     default:
       return { view: "agent", agent };
   }
+}
+
+/** A task's stable key (its name as a slug, e.g. `login-form`): never all digits, so never a number. */
+const TASK_KEY = /^(?!\d+$)[a-z0-9][a-z0-9-]{0,79}$/;
+
+/** `?a=1&b=x` of the values given, or nothing. */
+function search(q: Record<string, string | number | undefined>): string {
+  const s = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined && v !== "").map(([k, v]) => [k, String(v)])).toString();
+  return s ? `?${s}` : "";
 }
 
 export function toHash(route: Route): string {
@@ -86,9 +110,15 @@ export function toHash(route: Route): string {
     case "feature":
       return `#/features/${encodeURIComponent(route.feature)}`;
     case "plan":
-      return `#/features/${encodeURIComponent(route.feature)}/plan${route.version ? `?version=${route.version}` : ""}`;
+      return `#/features/${encodeURIComponent(route.feature)}/plan${search({ version: route.version, compare: route.compare })}`;
     case "task":
-      return `#/features/${encodeURIComponent(route.feature)}/tasks/${route.task}`;
+      return `#/features/${encodeURIComponent(route.feature)}/tasks/${encodeURIComponent(route.task)}`;
+    case "commits":
+      return `#/features/${encodeURIComponent(route.feature)}/commits${search({ ref: route.ref })}`;
+    case "commit":
+      return `#/features/${encodeURIComponent(route.feature)}/commits/${encodeURIComponent(route.sha)}`;
+    case "files":
+      return `#/features/${encodeURIComponent(route.feature)}/files${search({ ref: route.ref, path: route.path })}`;
     case "join":
       return `#/join/${encodeURIComponent(route.code)}${route.project === "default" ? "" : `?project=${encodeURIComponent(route.project)}`}`;
     case "people":

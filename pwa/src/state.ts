@@ -2,9 +2,10 @@ import type { ChatItem } from "./chat-state";
 import type { LiveStatus } from "./live";
 import type { Route } from "./router";
 import type {
-  Agent, Approval, BusCounts, ContextResult, Conversation, CreatedInvite, EvalRunSummary, FeatureSummary, FeatureTask, InviteInfo, LiveState, Plan, RunDetail, RunSummary, WorkflowView,
+  Agent, Approval, BusCounts, ContextResult, Conversation, CreatedInvite, EvalRunSummary, FeatureReport, FeatureSummary, FeatureTask, InviteInfo, LiveState, Plan, RunDetail, RunSummary, WorkflowView,
   Schedule, ScriptInfo, Session, TaskDetail, TaskReport, TokenInfo, ToolInvokeResult, ToolSpec,
 } from "./api";
+import type { Branches, CommitFileDiff, CommitInfo, FileContent, FileEntry } from "./api-work";
 import type { Loadable } from "./types";
 
 export type Theme = "system" | "light" | "dark";
@@ -77,10 +78,26 @@ export interface WorkState {
   feature: Loadable<FeatureSummary>;
   tasks: Loadable<FeatureTask[]>;
   plan: Loadable<Plan>;
+  /** The earlier plan version the one on screen is compared with (its text and its comments). */
+  compare: Loadable<Plan>;
+  /** Approve was asked for a version with open comments: the version waiting for a second "yes". */
+  confirmApprove: number | null;
   task: Loadable<TaskDetail & { report: TaskReport | null }>;
+  /** The feature's report (its cost and tokens), read with its page; null when it could not be read. */
+  report: FeatureReport | null;
+  /**
+   * Which of the newer Work routes this server has: the git history (commits, branches) and the
+   * unattended run (run-all, pause). Null while unknown; a control shows only once its route is known.
+   */
+  has: { repo: boolean | null; flow: boolean | null };
+  /** The feature's commits on a ref, and its branches (null when the server keeps no branches). */
+  commits: Loadable<{ commits: CommitInfo[]; branches: Branches | null }>;
+  commit: Loadable<{ sha: string; files: CommitFileDiff[]; info: CommitInfo | null }>;
+  files: Loadable<FileEntry[]>;
+  file: Loadable<FileContent>;
   /** What this token may do, learnt once from a probe; null while unknown (actions are offered, a 403 explains). */
   scope: "chat" | "approve" | "admin" | null;
-  /** The action on its way: "approve", "comment", "start", "commit", "discard". */
+  /** The action on its way: "approve", "comment", "start", "start:<task>", "commit", "discard", "run-all", "pause", "resume". */
   busy: string | null;
   error: string | null;
   /** When the board or task was last refreshed (ms), shown next to the live marker. */
@@ -88,7 +105,11 @@ export interface WorkState {
 }
 
 export function emptyWork(): WorkState {
-  return { features: { status: "idle" }, feature: { status: "idle" }, tasks: { status: "idle" }, plan: { status: "idle" }, task: { status: "idle" }, scope: null, busy: null, error: null, refreshedAt: null };
+  return {
+    features: { status: "idle" }, feature: { status: "idle" }, tasks: { status: "idle" }, plan: { status: "idle" }, compare: { status: "idle" }, confirmApprove: null,
+    task: { status: "idle" }, report: null, has: { repo: null, flow: null }, commits: { status: "idle" }, commit: { status: "idle" }, files: { status: "idle" }, file: { status: "idle" },
+    scope: null, busy: null, error: null, refreshedAt: null,
+  };
 }
 
 export interface AgentDetail {

@@ -80,6 +80,8 @@ test("opening the link on another phone signs it in as the person; their comment
   await review.getByRole("button", { name: "Comment", exact: true }).click();
   await review.locator('li[data-line="7"] article.comment').getByText("Which folder do the notes go in?").waitFor();
   await review.getByRole("button", { name: "Approve v1" }).click();
+  // Their own comment is still open: approving asks first.
+  await review.getByRole("alertdialog").getByRole("button", { name: "Approve anyway" }).click();
   await review.locator(".badge", { hasText: "approved" }).waitFor();
   await shoot(page, "people-person-approved");
 

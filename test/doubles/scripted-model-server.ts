@@ -31,6 +31,8 @@ export interface ScriptStep {
   delayMs?: number;
   /** The answer waits until POST /__release/<hold>. */
   hold?: string;
+  /** The model the answer names (a provider that answers with another model than the one asked). */
+  answerAs?: string;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -156,19 +158,19 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
           id,
           object: "chat.completion",
           created: 0,
-          model: body.model,
+          model: step.answerAs ?? body.model,
           choices: [{ index: 0, message: { role: "assistant", content: step.content ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }, finish_reason: finish }],
           usage,
         });
       }
       res.writeHead(200, { "content-type": "text/event-stream" });
       const chunk = (delta: unknown, finish_reason: string | null = null, extra: Record<string, unknown> = {}) =>
-        res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
+        res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: step.answerAs ?? body.model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
       chunk({ role: "assistant", content: "" });
       for (const word of (step.content ?? "").match(/\S+\s*/g) ?? []) chunk({ content: word });
       for (const call of toolCalls) chunk({ tool_calls: [call] });
       chunk({}, finish);
-      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: body.model, choices: [], usage })}\n\n`);
+      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: step.answerAs ?? body.model, choices: [], usage })}\n\n`);
       res.end("data: [DONE]\n\n");
       return;
     }

@@ -171,6 +171,14 @@ async function blockedTask(f: Pick<RouteFixture, "planner">): Promise<string> {
   return name;
 }
 
+/** A feature whose planner asked a question before planning (clarify): the answer route's sample. */
+async function askedQuestion(f: Pick<RouteFixture, "planner">) {
+  const name = await freshFeature(f, "created");
+  const stub = (env as any).FEATURE_DO.get((env as any).FEATURE_DO.idFromName(`default.${name}`));
+  const asked = await stub.askQuestion(`Which scope for ${name}?`, { kind: "agent", name: f.planner });
+  return { params: { feature: name, id: asked.value.id as string }, body: { json: { answer: "Small." } } };
+}
+
 /** A feature whose task 1 is in progress (begun, no worker run) with one changed file. */
 async function taskInProgress(f: Pick<RouteFixture, "planner">): Promise<string> {
   const name = await freshFeature(f);
@@ -388,6 +396,14 @@ export const routeInventory: readonly RouteEntry[] = [
   { method: "POST", path: "/git/:project/:repo/git-upload-pack", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { project: "default", repo: `${f.feature}.git` }, body: { text: "0000", contentType: "application/x-git-upload-pack-request" } }) },
   { method: "POST", path: "/git/:project/:repo/git-receive-pack", family: "api", scope: "chat", expect: 403, sample: (f) => ({ params: { project: "default", repo: `${f.feature}.git` }, body: { text: "0000", contentType: "application/x-git-receive-pack-request" } }) },
   { method: "ALL", path: "/git/*", family: "api", scope: "public", expect: 404, sample: () => ({ method: "GET", params: { "*": "nothing-here" } }) },
+  { method: "GET", path: "/api/features/:feature/report.md", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature } }) },
+  { method: "GET", path: "/api/features/:feature/tasks/:task/report.md", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature, task: "1" } }) },
+  { method: "GET", path: "/api/features/:feature/plan/analysis", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature } }) },
+  { method: "GET", path: "/api/features/:feature/questions", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { feature: f.feature } }) },
+  { method: "POST", path: "/api/features/:feature/questions/:id/answer", family: "api", scope: "approve", expect: 200, sample: async (f) => askedQuestion(f) },
+  { method: "POST", path: "/api/features/:feature/run-all", family: "api", scope: "admin", expect: 202, sample: async (f) => ({ params: { feature: await freshFeature(f) } }) },
+  { method: "POST", path: "/api/features/:feature/pause", family: "api", scope: "approve", expect: 200, sample: async (f) => ({ params: { feature: await freshFeature(f) } }) },
+  { method: "POST", path: "/api/features/:feature/resume", family: "api", scope: "approve", expect: 200, sample: async (f) => ({ params: { feature: await freshFeature(f) } }) },
 
   // ---- projects ------------------------------------------------------------------------------
   { method: "GET", path: "/api/projects", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {} }) },

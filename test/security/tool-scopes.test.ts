@@ -31,6 +31,8 @@ const toolRoutes: Record<string, Route | { open: string }> = {
   "agent.spawn": { open: "the child is confined by the parent's spawn grant and acts for the spawning run's principal" },
   "feature.create": ["POST", "/api/features"],
   "plan.write": ["PUT", "/api/features/:feature/plan"],
+  // Asking a person before planning is part of writing the plan: the plan route's scope.
+  "plan.ask": ["PUT", "/api/features/:feature/plan"],
   "plan.read": ["GET", "/api/features/:feature/plan"],
   "tasks.sync": ["POST", "/api/features/:feature/tasks/sync"],
   "task.start": ["POST", "/api/features/:feature/tasks/:task/start"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTaskSpec, checkPath, conflictsOf, diffStats, parsePlanTasks, resolveFeature, rollUp, specBudgets, syncTasks, unifiedDiff, authorizeWork, assertTaskMove } from "../../core/work";
+import { buildTaskSpec, checkPath, diffStats, parsePlanTasks, resolveFeature, rollUp, specBudgets, syncTasks, unifiedDiff, authorizeWork, assertTaskMove } from "../../core/work";
 
 const plan = `# Login page
 
@@ -21,9 +21,9 @@ describe("a plan's task list", () => {
     const { tasks, problems } = parsePlanTasks(plan);
     expect(problems).toEqual([]);
     expect(tasks).toEqual([
-      { key: "schema", name: "Schema", description: "add the users table\nwith an index on email", line: 7 },
-      { key: "api", name: "API", description: "the login route", line: 9 },
-      { key: "form", name: "Form", description: "", line: 10 },
+      { key: "schema", name: "Schema", description: "add the users table\nwith an index on email", line: 7, dependsOn: [] },
+      { key: "api", name: "API", description: "the login route", line: 9, dependsOn: [] },
+      { key: "form", name: "Form", description: "", line: 10, dependsOn: [] },
     ]);
   });
 
@@ -43,9 +43,9 @@ describe("syncing tasks from a new plan", () => {
 
   it("keeps the status of unchanged tasks, adds new ones, resets changed ones and removes orphans", () => {
     const sync = syncTasks(existing, [
-      { key: "schema", name: "Schema", description: "add the users table", line: 1 },
-      { key: "form", name: "Form", description: "", line: 2 },
-      { key: "api", name: "API", description: "the route, with rate limits", line: 3 },
+      { key: "schema", name: "Schema", description: "add the users table", line: 1, dependsOn: [] },
+      { key: "form", name: "Form", description: "", line: 2, dependsOn: [] },
+      { key: "api", name: "API", description: "the route, with rate limits", line: 3, dependsOn: [] },
     ]);
     expect(sync.tasks.map((t) => [t.number, t.key, t.status, t.summary])).toEqual([
       [1, "schema", "done", "table added"],
@@ -57,7 +57,7 @@ describe("syncing tasks from a new plan", () => {
   });
 
   it("sends a done task whose description changed back to pending", () => {
-    const sync = syncTasks(existing.slice(0, 1), [{ key: "schema", name: "Schema", description: "add the users and roles tables", line: 1 }]);
+    const sync = syncTasks(existing.slice(0, 1), [{ key: "schema", name: "Schema", description: "add the users and roles tables", line: 1, dependsOn: [] }]);
     expect(sync.tasks[0]).toMatchObject({ status: "pending", summary: null });
   });
 });
@@ -96,15 +96,6 @@ describe("workspace paths, conflicts and diffs", () => {
     for (const bad of ["../etc/passwd", "/etc/passwd", "a/../../b", "a//b", "a\\b", "a\u0000b", "", "x/".repeat(40) + "y"]) {
       expect(() => checkPath(bad), bad).toThrow(/not a valid workspace path/);
     }
-  });
-
-  it("finds the paths another commit changed since the overlay started from them", () => {
-    const overlay = [
-      { path: "a.ts", content: "1", baseVersion: 1 },
-      { path: "b.ts", content: "2", baseVersion: 0 },
-      { path: "c.ts", content: null, baseVersion: 2 },
-    ];
-    expect(conflictsOf(overlay, new Map([["a.ts", 1], ["b.ts", 1], ["c.ts", 3]]))).toEqual(["b.ts", "c.ts"]);
   });
 
   it("counts files, insertions and deletions with jsdiff, and writes a unified diff", () => {
@@ -172,8 +163,8 @@ describe("reports", () => {
   it("rolls tasks up, counting a file once however many tasks touched it", () => {
     const diff = (paths: string[], ins: number) => ({ filesChanged: paths.length, insertions: ins, deletions: 0, files: paths.map((path) => ({ path, change: "added" as const, insertions: ins, deletions: 0 })) });
     const report = rollUp({ name: "f", status: "done" }, [
-      { number: 1, name: "A", status: "done", summary: "a", startedAt: 1, completedAt: 2, diff: diff(["x.ts"], 3), runs: [], tokens: { input: 10, output: 5 }, costUsd: 0.5 },
-      { number: 2, name: "B", status: "done", summary: "b", startedAt: 3, completedAt: 4, diff: diff(["x.ts", "y.ts"], 2), runs: [], tokens: { input: 1, output: 1 }, costUsd: null },
+      { number: 1, key: "a", name: "A", status: "done", summary: "a", question: null, answer: null, answeredBy: null, commits: [], startedAt: 1, completedAt: 2, diff: diff(["x.ts"], 3), runs: [], tokens: { input: 10, output: 5 }, costUsd: 0.5 },
+      { number: 2, key: "b", name: "B", status: "done", summary: "b", question: null, answer: null, answeredBy: null, commits: [], startedAt: 3, completedAt: 4, diff: diff(["x.ts", "y.ts"], 2), runs: [], tokens: { input: 1, output: 1 }, costUsd: null },
     ]);
     expect(report).toMatchObject({ byStatus: { done: 2 }, diff: { filesChanged: 2, insertions: 5, files: ["x.ts", "y.ts"] }, tokens: { input: 11, output: 6 }, costUsd: null });
   });

@@ -109,7 +109,9 @@ describe("a feature end to end with the scripted model", () => {
 
     // The report: each task's status, summary, times, diff stats and files, runs with traces, tokens.
     const report = await json(api(`/api/features/${feature}/report`, { token: chat }));
-    expect(report).toMatchObject({ http: 200, feature, byStatus: { done: 2 }, diff: { filesChanged: 2, files: ["src/login.html", "src/login.ts"] }, runs: 2 });
+    expect(report).toMatchObject({ http: 200, feature, byStatus: { done: 2 }, diff: { filesChanged: 2, files: ["src/login.html", "src/login.ts"] }, runs: 6 });
+    // The planner's runs (create and plan, plan v2, sync, start task 1) count too.
+    expect(report.planner.runs.map((r: any) => r.trace.split("/")[3])).toEqual([planner.name, planner.name, planner.name, planner.name]);
     expect(report.tasks[1]).toMatchObject({ number: 2, status: "done", summary: "Handler with a limit of 5 attempts", diff: { filesChanged: 1, insertions: 1 } });
     expect(report.tasks[1].startedAt).toBeLessThanOrEqual(report.tasks[1].completedAt);
     expect(report.tasks[1].runs[0]).toMatchObject({ runId: started.runId, status: "completed", trace: `/api/agents/${feature}-task-2/runs/${started.runId}` });

@@ -12,7 +12,7 @@ export async function tokenOf(scope: "chat" | "approve" | "admin"): Promise<stri
 }
 
 /** The tools an orchestrating agent declares. */
-export const plannerTools = ["feature.create", "plan.write", "plan.read", "tasks.sync", "task.start", "task.discard", "status", "fs.list", "fs.read"];
+export const plannerTools = ["feature.create", "plan.ask", "plan.write", "plan.read", "tasks.sync", "task.start", "task.discard", "status", "fs.list", "fs.read"];
 
 /**
  * A planner agent on the scripted model, and a worker model of the feature's own (tasks run one at a

@@ -142,6 +142,24 @@ describe("a feature is a git repository; a task is a branch", () => {
     expect(await read(fresh, "a.txt")).toBe("changed\n");
   });
 
+  it("a task keeps its branch and its uncommitted work when a re-sync renumbers it (branches are named by the task's key)", async () => {
+    const { feature, stub } = await begun({ "a.txt": "base\n" });
+    await stub.writeFile({ task: 2, path: "b.txt", content: "from task two\n" }, workerOf(feature, 2));
+    await api(`/api/features/${feature}/tasks/1/discard`, { method: "POST" });
+    await api(`/api/features/${feature}/plan`, { method: "PUT", json: { markdown: "## Tasks\n1. Two — second\n2. Three — third\n" } });
+    await api(`/api/features/${feature}/plan/approve`, { method: "POST", json: {} });
+    expect((await json(api(`/api/features/${feature}/tasks/sync`, { method: "POST" }))).http).toBe(200);
+    // "Two" is task 1 now; its branch is still tasks/two, and the work it had not committed is still its own.
+    const branch = (await json(api(`/api/features/${feature}/branches`))).branches.find((b: any) => b.name === "tasks/two");
+    expect(branch).toMatchObject({ task: 1 });
+    expect(await read(stub, "b.txt", 1)).toBe("from task two\n");
+    const done = (await stub.commitTask({ task: 1, key: "rn1", summary: "two, renumbered" }, workerOf(feature, 2))) as any;
+    expect(done).toMatchObject({ ok: true, value: { committed: true } });
+    const commit = (await json(api(`/api/features/${feature}/commits?ref=tasks/two&limit=1`))).commits[0];
+    expect(commit).toMatchObject({ sha: done.value.commit, task: 1, taskKey: "two" });
+    expect(await read(stub, "b.txt")).toBe("from task two\n");
+  });
+
   it("discarding a task drops its branch", async () => {
     const { feature } = await begun({ "a.txt": "base\n" });
     expect((await json(api(`/api/features/${feature}/tasks/1/discard`, { method: "POST" }))).http).toBe(200);

@@ -140,7 +140,11 @@ describe("who may write what, over the API and the tools", () => {
   it("answers 400 naming the field for a bad feature name, a bad task number and an unknown task", async () => {
     const f = await approvedFeature("## Tasks\n1. One\n");
     expect((await json(api("/api/features", { method: "POST", json: { name: "Bad Name", title: "x", orchestrator: f.planner.name } }))).error.details.issues[0].path).toEqual(["name"]);
-    expect((await json(api(`/api/features/${f.feature}/tasks/zero`))).http).toBe(400);
+    expect((await json(api(`/api/features/${f.feature}/tasks/0`))).http).toBe(400);
+    expect((await json(api(`/api/features/${f.feature}/tasks/Bad_Key`))).http).toBe(400);
+    // A task is also named by its stable key; an unknown one is a 404 that says so.
+    expect(await json(api(`/api/features/${f.feature}/tasks/one`))).toMatchObject({ http: 200, number: 1, key: "one" });
+    expect(await json(api(`/api/features/${f.feature}/tasks/zero`))).toMatchObject({ http: 404, error: { message: "task 'zero' does not exist (tasks 1–1)" } });
     expect(await json(api(`/api/features/${f.feature}/tasks/9`))).toMatchObject({ http: 404, error: { message: "task 9 does not exist (tasks 1–1)" } });
     expect((await json(api(`/api/features/${f.feature}/files/content?path=../x`))).http).toBe(400);
     expect((await json(api("/api/features", { method: "POST", json: { name: uniqueName("f").slice(0, 30), title: "x", orchestrator: "no-such-agent" } }))).http).toBe(404);

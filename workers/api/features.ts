@@ -3,18 +3,19 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { PantheonError } from "../../core/errors";
-import { answerSchema, pullRequestBody, remoteSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskNumberSchema, type Principal } from "../../core/work";
+import { answerSchema, pullRequestBody, remoteSchema, featureCreateSchema, featureNameSchema, featurePatchSchema, planCommentSchema, planWriteSchema, taskRefSchema, type Principal } from "../../core/work";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { makeWork } from "../../durable-objects/feature/work";
 import type { AppContext, AppEnv } from "../env";
 import { valid } from "../validation";
 
 const featureParam = lazySchema(() => z.object({ feature: featureNameSchema }));
-const taskParam = lazySchema(() => z.object({ feature: featureNameSchema, task: taskNumberSchema }));
+const taskParam = lazySchema(() => z.object({ feature: featureNameSchema, task: taskRefSchema }));
+const questionParam = lazySchema(() => z.object({ feature: featureNameSchema, id: z.string().regex(/^q-[a-z0-9-]{1,40}$/, "a question's id, e.g. q-1a2b3c4d") }));
 const versionQuery = lazySchema(() => z.object({ version: z.coerce.number().int().min(1).optional() }));
 const refSchema = () => z.string().min(1).max(255).regex(/^[A-Za-z0-9._\/-]+$/, "a branch name (main, tasks/<key>) or a commit sha");
-const filesQuery = lazySchema(() => z.object({ task: taskNumberSchema.optional(), ref: refSchema().optional(), prefix: z.string().max(512).optional() }));
-const fileQuery = lazySchema(() => z.object({ task: taskNumberSchema.optional(), ref: refSchema().optional(), path: z.string().min(1, "the file's path, e.g. src/app.ts").max(512) }));
+const filesQuery = lazySchema(() => z.object({ task: taskRefSchema.optional(), ref: refSchema().optional(), prefix: z.string().max(512).optional() }));
+const fileQuery = lazySchema(() => z.object({ task: taskRefSchema.optional(), ref: refSchema().optional(), path: z.string().min(1, "the file's path, e.g. src/app.ts").max(512) }));
 const commitsQuery = lazySchema(() => z.object({ ref: refSchema().optional(), limit: z.coerce.number().int().min(1).max(500).default(50) }));
 const shaParam = lazySchema(() => z.object({ feature: featureNameSchema, sha: z.string().regex(/^[0-9a-f]{40}$/, "a full 40-character commit sha") }));
 const downloadQuery = lazySchema(() => z.object({ format: z.enum(["bundle", "tar", "zip"]).default("bundle") }));
@@ -119,7 +120,8 @@ export const featureRoutes = new Hono<AppEnv>()
   })
   .post("/:feature/tasks/:task/discard", valid("param", taskParam), async (c) => {
     const { feature, task } = c.req.valid("param");
-    return c.json(await call((await featureOf(c, feature)).discardTask(task, personOf(c))));
+    await workOf(c).resolve(feature);
+    return c.json(await workOf(c).discard(feature, task, personOf(c)));
   })
   .get("/:feature/files", valid("param", featureParam), valid("query", filesQuery), async (c) => {
     const q = c.req.valid("query");
@@ -161,4 +163,51 @@ export const featureRoutes = new Hono<AppEnv>()
   .get("/:feature/download", valid("param", featureParam), valid("query", downloadQuery), async (c) => {
     const out = await call((await repoOf(c, c.req.valid("param").feature)).download(c.req.valid("query").format));
     return c.body(new Uint8Array(out.bytes), 200, { "content-type": out.contentType, "content-disposition": `attachment; filename="${out.filename}"` });
+  })
+  .get("/:feature/report.md", valid("param", featureParam), async (c) => {
+    const { feature } = c.req.valid("param");
+    const work = workOf(c);
+    await work.resolve(feature);
+    return markdown(c, await call(work.feature(feature).reportMarkdown(work.lookup, new URL(c.req.url).origin)));
+  })
+  .get("/:feature/tasks/:task/report.md", valid("param", taskParam), async (c) => {
+    const { feature, task } = c.req.valid("param");
+    const work = workOf(c);
+    await work.resolve(feature);
+    return markdown(c, await call(work.feature(feature).taskReport(task, work.lookup, new URL(c.req.url).origin)));
+  })
+  .get("/:feature/plan/analysis", valid("param", featureParam), valid("query", versionQuery), async (c) => {
+    const plan = await call((await featureOf(c, c.req.valid("param").feature)).readPlan(c.req.valid("query").version));
+    return c.json({ version: plan.version, ...plan.analysis });
+  })
+  // Run-all and the pause switch (durable-objects/feature/runner.ts).
+  .post("/:feature/run-all", valid("param", featureParam), async (c) => {
+    const { feature } = c.req.valid("param");
+    await workOf(c).resolve(feature);
+    const started = await workOf(c).runAll(feature, personOf(c));
+    return c.json({ ...started, started: started.next ? [started.next] : [] }, 202);
+  })
+  .post("/:feature/pause", valid("param", featureParam), async (c) => {
+    const { feature } = c.req.valid("param");
+    await workOf(c).resolve(feature);
+    return c.json(await workOf(c).pause(feature, personOf(c)));
+  })
+  .post("/:feature/resume", valid("param", featureParam), async (c) => {
+    const { feature } = c.req.valid("param");
+    await workOf(c).resolve(feature);
+    return c.json(await workOf(c).resume(feature, personOf(c)));
+  })
+  // Clarify: the planner's questions before it writes the plan, answered only as answers.
+  .get("/:feature/questions", valid("param", featureParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).questionList(false))))
+  .post("/:feature/questions/:id/answer", valid("param", questionParam), valid("json", answerSchema), async (c) => {
+    const { feature, id } = c.req.valid("param");
+    const work = workOf(c);
+    await work.resolve(feature);
+    const answered = await work.answerQuestion(feature, id, c.req.valid("json").answer, personOf(c), runPrincipal(c));
+    // The orchestrator's turn with the answer goes on after the response (it may take a while).
+    if (answered.turn) c.executionCtx.waitUntil(answered.turn.then((r) => (r.ok ? undefined : console.error("work: the orchestrator's turn with an answer", r.message))).catch((error: unknown) => console.error("work: answer turn", error)));
+    return c.json({ question: answered.question, orchestrator: answered.orchestrator, told: answered.turn !== null });
   });
+
+/** A report as markdown (text/markdown; a browser shows it, `curl` saves it). */
+const markdown = (c: AppContext, text: string) => c.body(text, 200, { "content-type": "text/markdown; charset=utf-8" });

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema } from "../../core/agents";
 import type { AppEnv } from "../env";
-import { agentStub, call, registryStub } from "../../durable-objects/stubs";
+import { agentStub, call, featureStub, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 
@@ -42,12 +42,24 @@ export const runRoutes = new Hono<AppEnv>()
     return c.json(await call(agent.decide(id, decision)));
   });
 
-/** Every run of the project waiting for a person: the PWA's approvals inbox. */
+/**
+ * Every run of the project waiting for a person, and every planner's question (clarify): the PWA's
+ * inbox. A question (`kind: "question"`) names its feature (and task) and how to answer it.
+ */
 export const approvalRoutes = new Hono<AppEnv>().get("/", async (c) => {
   const project = c.get("project");
-  const agents = await registryStub(c.env, project).listAgents();
+  const registry = registryStub(c.env, project);
+  const [agents, features] = await Promise.all([registry.listAgents(), registry.featureIndex()]);
   const lists = await Promise.all(
     agents.map(async (a) => (await call((await agentStub(c.env, project, a.name)).pendingApprovals())).map((p) => ({ agent: a.name, ...p }))),
   );
-  return c.json({ approvals: lists.flat().sort((x, y) => x.requestedAt - y.requestedAt) });
+  const questions = await Promise.all(
+    features.map(async (f) => {
+      const open = await featureStub(c.env, project, f.name).questionList(true);
+      return open.ok
+        ? open.value.questions.map((q) => ({ agent: open.value.orchestrator, kind: "question" as const, feature: f.name, task: null, runId: q.runId ?? "", callId: q.id, tool: "plan.ask", arguments: { question: q.question }, question: q.question, requestedAt: q.askedAt, approverScope: "approve" as const, answer: `pantheon plan answer ${f.name} ${q.id} "<answer>"` }))
+        : [];
+    }),
+  );
+  return c.json({ approvals: [...lists.flat(), ...questions.flat()].sort((x, y) => x.requestedAt - y.requestedAt) });
 });

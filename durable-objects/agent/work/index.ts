@@ -9,9 +9,13 @@ import type { makeSettingsStore } from "../chat/settings";
 type SettingsStore = ReturnType<typeof makeSettingsStore>;
 import type { RunDriver } from "../runs/driver";
 import type { RunStore } from "../runs/store";
-import { workToolSource, type WorkBinding } from "./tools";
+import { taskRefOf, workToolSource, type WorkBinding } from "./tools";
+import type { Scope } from "../../../core/auth";
 
 export { workToolNames, type WorkBinding } from "./tools";
+
+/** A pending call as the approvals inbox lists it (runs/driver pendingApprovals). */
+type Pending = { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; requestedAt: number; approverScope: Scope };
 
 /**
  * An agent's part in features: its work tools, and for a task's worker its binding to the task, the
@@ -47,10 +51,12 @@ export function makeWorkFeature(deps: {
     /** Binds this agent to a task, once: an agent already working another task (or feature) is refused. */
     bind(next: WorkBinding): true {
       const current = binding();
-      if (current && (current.feature !== next.feature || current.task !== next.task)) {
-        throw new PantheonError("conflict", `agent '${deps.agent()}' works on task ${current.task} of feature '${current.feature}'`, { details: { binding: current } });
+      const same = current && current.feature === next.feature && (current.key && next.key ? current.key === next.key : current.task === next.task);
+      if (current && !same) {
+        throw new PantheonError("conflict", `agent '${deps.agent()}' works on task '${current.key ?? current.task}' of feature '${current.feature}'`, { details: { binding: current } });
       }
-      if (!current) deps.settings.set("work", next);
+      // A binding from before keys gains its task's key, so it follows the task through renumbering.
+      if (!current || (!current.key && next.key)) deps.settings.set("work", next);
       return true;
     },
 
@@ -71,17 +77,47 @@ export function makeWorkFeature(deps: {
         const row = deps.runs.get(runId);
         if (!row) return [];
         const state = (deps.driver().latest(runId) ?? row.state) as RunState;
-        return [{ runId, status: state.status, error: state.error ?? null, result: state.result ?? null, question: pendingQuestion(state), inputTokens: state.usage.inputTokens, outputTokens: state.usage.outputTokens, model: state.origin.model?.name ?? null }];
+        const models = state.modelUsage ? Object.entries(state.modelUsage).map(([model, u]) => ({ model, ...u })) : undefined;
+        return [{ runId, status: state.status, error: state.error ?? null, result: state.result ?? null, question: pendingQuestion(state), inputTokens: state.usage.inputTokens, outputTokens: state.usage.outputTokens, model: state.origin.model?.name ?? null, ...(models ? { models } : {}) }];
       });
     },
 
-    /** A person answered the task's question (the feature has it): the waiting task.block call goes on. */
-    async resumeWithAnswer(runId: string, by: string): Promise<void> {
-      const state = deps.driver().latest(runId);
-      const question = state ? pendingQuestion(state as RunState) : null;
-      if (!question) throw new PantheonError("conflict", `run '${runId}' is not waiting on a question`, { details: { run: runId } });
-      // The feature's answer route needs `approve`; `task.block` itself needs only `chat`.
-      await deps.driver().decide(runId, { approved: true, by, scope: "approve", callId: question.callId });
+    /**
+     * Every question call of this worker waiting for a person goes on (answered: the feature has the
+     * answer, which task.block returns) or is refused (the task moved on): none stays in the inbox.
+     * Answers the runs it moved.
+     */
+    async settleQuestions(input: { approved: boolean; by: string; reason?: string }): Promise<string[]> {
+      const moved: string[] = [];
+      for (const p of deps.driver().pendingApprovals().filter((x) => x.tool === "task.block")) {
+        // The answer route needs `approve`; `task.block` itself needs only `chat`.
+        await deps.driver().decide(p.runId, { approved: input.approved, by: input.by, scope: "approve", callId: p.callId, ...(input.reason ? { reason: input.reason } : {}) });
+        moved.push(p.runId);
+      }
+      return moved;
+    },
+
+    /** A question is answered only as an answer: approving or rejecting a task.block call is refused, naming the way. */
+    refuseQuestionDecision(runId: string, callId?: string): void {
+      const state = deps.driver().latest(runId) as RunState | undefined;
+      const pending = state?.calls.filter((c) => c.status === "proposed") ?? [];
+      const target = callId ? pending.find((c) => c.call.id === callId) : pending.length === 1 ? pending[0] : undefined;
+      if (target?.call.name !== "task.block") return;
+      const b = binding();
+      const where = b ? `pantheon tasks answer ${b.feature} ${b.key ?? b.task} "<answer>" (POST /api/features/${b.feature}/tasks/${b.key ?? b.task}/answer)` : "the task's answer route";
+      throw new PantheonError("conflict", `call '${target.call.id}' is a worker's question to a person: answer it with ${where}; approving would let the worker go on without an answer while its task stays blocked`, {
+        details: { run: runId, callId: target.call.id, tool: "task.block", hint: b ? `pantheon tasks answer ${b.feature} ${b.key ?? b.task} "<answer>"` : undefined },
+      });
+    },
+
+    /** The inbox entries of this agent, a worker's questions marked as such with their feature and task. */
+    labelApprovals(pending: Pending[]) {
+      const b = binding();
+      return pending.map((p) =>
+        p.tool === "task.block" && b
+          ? { ...p, kind: "question" as const, feature: b.feature, task: b.task, taskKey: b.key ?? null, question: String(p.arguments.question ?? ""), answer: `pantheon tasks answer ${b.feature} ${b.key ?? b.task} "<answer>"` }
+          : { ...p, kind: "approval" as const },
+      );
     },
 
     /** Tells the feature what a worker's run did: asked a person, or ended. Best effort: the feature reconciles on read. */
@@ -92,16 +128,17 @@ export function makeWorkFeature(deps: {
       const b = binding();
       if (!b) return;
       const feature = () => work().feature(b.feature);
+      const task = taskRefOf(b);
       if (event.type === "status" && event.status === "waiting_approval") {
         const state = deps.driver().latest(runId);
         const question = state ? pendingQuestion(state as RunState) : null;
-        if (question) deps.waitUntil(feature().markBlocked(b.task, question.text, me()).catch((error: unknown) => console.error("work: markBlocked", error)));
+        if (question) deps.waitUntil(feature().markBlocked(task, question.text, me()).catch((error: unknown) => console.error("work: markBlocked", error)));
       }
       if (event.type === "done") {
         const state = deps.driver().latest(runId) as RunState | undefined;
         deps.waitUntil(
           feature()
-            .workerRunEnded(b.task, { runId, status: event.status, error: state?.error ?? null, result: state?.result ?? event.reply?.content ?? null })
+            .workerRunEnded(task, { runId, status: event.status, error: state?.error ?? null, result: state?.result ?? event.reply?.content ?? null })
             .catch((error: unknown) => console.error("work: workerRunEnded", error)),
         );
       }

@@ -9,8 +9,14 @@ import type { ToolSource } from "../runs/tools";
 /** Which feature and task a worker agent is bound to (null for every other agent). */
 export interface WorkBinding {
   feature: string;
+  /** The task's number when the worker was bound (it may move with a re-sync: `key` does not). */
   task: number;
+  /** The task's stable key: what the worker's calls name its task by (absent on bindings made before keys). */
+  key?: string;
 }
+
+/** How a worker names its own task to the feature: by key, so a renumbering re-sync keeps it working. */
+export const taskRefOf = (b: WorkBinding): number | string => b.key ?? b.task;
 
 const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false });
 const featureArg = { type: "string", description: "The feature (optional: your own task's feature, or the project's only one)" };
@@ -26,6 +32,7 @@ const specs: ToolSpec[] = [
   { name: "feature.create", scope: "admin", description: "Create a feature you will plan and orchestrate", runtime: "builtin", parameters: object({ name: { type: "string", description: "a lower-case slug, e.g. login-page" }, title: { type: "string" }, contextFiles: { type: "array", items: { type: "string" } } }, ["name", "title"]) },
   { name: "plan.write", scope: "admin", description: "Write a new version of the feature's plan (markdown with a '## Tasks' list); a person reviews and approves it", runtime: "builtin", parameters: object({ feature: featureArg, markdown: { type: "string" } }, ["markdown"]) },
   { name: "plan.read", description: "Read the feature's plan (the latest version unless one is named), with people's comments", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, version: { type: "integer", minimum: 1 } }) },
+  { name: "plan.ask", scope: "admin", description: "Before you write the plan, ask the person one question you cannot plan without (a few at most); it waits in their inbox, and the answer comes as your next message", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, question: { type: "string" } }, ["question"]) },
   { name: "tasks.sync", scope: "admin", description: "Sync the feature's tasks from its approved plan", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg }) },
   { name: "task.start", scope: "admin", description: "Start a task: its worker agent runs it in isolation from its spec", runtime: "builtin", timeoutMs: 60_000, parameters: object({ feature: featureArg, task: taskArg }, ["task"]) },
   { name: "task.commit", scope: "admin", description: "Commit your task's changes on its git branch (your summary is the commit message) and merge them into the feature branch, reporting the task done (or partial). If the merge conflicts, nothing is merged: the answer gives each file's two sides, your copy then holds the file with conflict markers; write it as it should be and call task.commit again", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, task: taskArg, summary: { type: "string" }, status: { type: "string", enum: ["done", "partial"] } }, ["summary"]) },
@@ -52,20 +59,23 @@ export function workToolSource(profile: AgentProfile, deps: { work: Work; bindin
   const me: Principal = { kind: "agent", name: profile.name };
   const declared = new Set(profile.runtime.tools);
   const feature = (args: Record<string, unknown>) => deps.work.resolve(str(args.feature), deps.binding()?.feature);
-  const ownTask = (args: Record<string, unknown>) => {
-    const task = num(args.task) ?? deps.binding()?.task;
+  const ownTask = (args: Record<string, unknown>, f?: string): number | string => {
+    // A worker's own task is named by its key: a number the model remembers may have moved with a re-sync.
+    const b = deps.binding();
+    if (b && (f === undefined || b.feature === f) && (args.task === undefined || args.task === b.task)) return taskRefOf(b);
+    const task = num(args.task);
     if (task === undefined) throw new PantheonError("validation_failed", "name the task with 'task' (you are not a task's worker)", { details: { issues: [{ path: ["task"], message: "a task number" }] } });
     return task;
   };
   /** Workspace calls: a worker works on its own task's copy; anyone else reads the committed tree. */
   const workspaceTask = (f: string) => {
     const b = deps.binding();
-    return b && b.feature === f ? b.task : undefined;
+    return b && b.feature === f ? taskRefOf(b) : undefined;
   };
 
   /** The orchestrator's session worked on the feature: recorded on the feature (best effort). */
-  const noteSession = async (f: string, run: { sessionId: string } | undefined) => {
-    if (run) await deps.work.feature(f).noteSession(profile.name, run.sessionId);
+  const noteSession = async (f: string, run: { id: string; sessionId: string } | undefined) => {
+    if (run) await deps.work.feature(f).noteSession(profile.name, run.sessionId, run.id);
   };
 
   const implementations: Record<string, ToolImplementation> = {
@@ -81,25 +91,39 @@ export function workToolSource(profile: AgentProfile, deps: { work: Work; bindin
       return { version: plan.version, tasks: plan.tasks.map((t) => t.name), note: "a person reviews and approves the plan before tasks are synced" };
     },
     "plan.read": async (args) => call(deps.work.feature(await feature(args)).readPlan(num(args.version))),
-    "tasks.sync": async (args) => call(deps.work.feature(await feature(args)).syncTasks(me)),
+    "tasks.sync": async (args, ctx) => {
+      const f = await feature(args);
+      const synced = await call(deps.work.feature(f).syncTasks(me));
+      await noteSession(f, ctx.run);
+      return synced;
+    },
+    "plan.ask": async (args, ctx) => {
+      const f = await feature(args);
+      const asked = await call(deps.work.feature(f).askQuestion(str(args.question) ?? "", me, ctx.run));
+      await noteSession(f, ctx.run);
+      return { asked: asked.id, question: asked.question, questionsLeft: asked.left, note: "the question is in the person's inbox: end your turn now; their answer comes as your next message" };
+    },
     "task.start": async (args, ctx) => {
       const f = await feature(args);
-      const started = await deps.work.startTask(f, ownTask(args), me);
+      const started = await deps.work.startTask(f, ownTask(args, f), me);
       await noteSession(f, ctx.run);
       return { task: started.task, worker: started.worker, runId: started.runId, warnings: started.spec.warnings };
     },
     "task.commit": async (args, ctx) => {
       const f = await feature(args);
       const status = args.status === "partial" ? "partial" : "done";
-      return call(deps.work.feature(f).commitTask({ task: ownTask(args), key: ctx.idempotencyKey ?? crypto.randomUUID(), summary: str(args.summary) ?? "", status }, me));
+      return call(deps.work.feature(f).commitTask({ task: ownTask(args, f), key: ctx.idempotencyKey ?? crypto.randomUUID(), summary: str(args.summary) ?? "", status }, me));
     },
     "task.block": async () => {
       const b = deps.binding();
       if (!b) throw new PantheonError("forbidden", "only a task's worker asks with task.block");
-      const answered = await call(deps.work.feature(b.feature).answerOf(b.task, me));
+      const answered = await call(deps.work.feature(b.feature).answerOf(taskRefOf(b), me));
       return answered.answer ? `${answered.by ?? "A person"} answered: ${answered.answer}` : "A person let you go on without an answer: use your best judgement.";
     },
-    "task.discard": async (args) => call(deps.work.feature(await feature(args)).discardTask(ownTask(args), me)),
+    "task.discard": async (args) => {
+      const f = await feature(args);
+      return deps.work.discard(f, ownTask(args, f), me);
+    },
     status: async (args) => {
       const f = await feature(args);
       const stub = deps.work.feature(f);
@@ -118,12 +142,12 @@ export function workToolSource(profile: AgentProfile, deps: { work: Work; bindin
     "fs.write": async (args) => {
       const b = deps.binding();
       if (!b) throw new PantheonError("forbidden", "only a task's worker writes files (its own copy)");
-      return call(deps.work.feature(b.feature).writeFile({ task: b.task, path: str(args.path) ?? "", content: typeof args.content === "string" ? args.content : "" }, me));
+      return call(deps.work.feature(b.feature).writeFile({ task: taskRefOf(b), path: str(args.path) ?? "", content: typeof args.content === "string" ? args.content : "" }, me));
     },
     "fs.delete": async (args) => {
       const b = deps.binding();
       if (!b) throw new PantheonError("forbidden", "only a task's worker deletes files (in its own copy)");
-      return call(deps.work.feature(b.feature).writeFile({ task: b.task, path: str(args.path) ?? "", content: null }, me));
+      return call(deps.work.feature(b.feature).writeFile({ task: taskRefOf(b), path: str(args.path) ?? "", content: null }, me));
     },
   };
   const chosen = specs.filter((s) => declared.has(s.name));

@@ -41,7 +41,7 @@ export function gitHttp(fetchFn: FetchFn): HttpClient {
       }
       let res: Response;
       try {
-        res = await fetchFn(url, { method, headers, ...(payload ? { body: payload } : {}) });
+        res = await fetchFn(url, { method, headers, ...(payload ? { body: payload as unknown as BodyInit } : {}) });
       } catch (error) {
         if (error instanceof OutboundRefused) throw new PantheonError("forbidden", `the remote's URL is refused by the outbound guard: ${error.message}`, { details: { url: redactUrl(url) } });
         throw new PantheonError("bad_gateway", `the remote did not answer: ${(error as Error).message}`, { details: { url: redactUrl(url) } });

@@ -5,7 +5,7 @@ import { clone as gitClone, currentBranch, push as gitPush, readBlob } from "iso
 import { PantheonError, resultOf, type Result } from "../../../core/errors";
 import { authorizeWork, concatBytes, flushPkt, gitBundle, parseUploadRequest, pktLine, tarArchive, uploadPackAdvertisement, type Principal } from "../../../core/work";
 import type { FileStore } from "../files";
-import type { TaskRow, TaskStore } from "../task-store";
+import type { TaskRef, TaskRow, TaskStore } from "../task-store";
 import type { CommitOutcome } from "./commit-task";
 import type { FeatureGit } from "./feature-git";
 import { gitHttp, githubRepoOf, guardedFetchFor, openSecret, redactUrl, tokenAuth, type RemoteSpec } from "./remote";
@@ -99,13 +99,14 @@ export class FeatureRepoApi extends RpcTarget {
    * A person resolves a task's conflict: each file's content is written to the task's working tree
    * and the task is committed again (a merge of both sides), then merged into the feature branch.
    */
-  resolve(number: number, input: { files: { path: string; content: string | null }[]; key: string; summary?: string }, by: Principal): Promise<Result<CommitOutcome>> {
+  resolve(ref: TaskRef, input: { files: { path: string; content: string | null }[]; key: string; summary?: string }, by: Principal): Promise<Result<CommitOutcome>> {
     return resultOf(async () => {
-      const t = this.deps.taskRows.get(number);
+      const t = this.deps.taskRows.get(ref);
+      const number = t.number;
       authorizeWork("task.commit", by, { orchestrator: this.deps.feature.orchestrator, worker: t.worker });
       if (!this.git.conflictOf(t.key)) throw new PantheonError("conflict", `task ${number} has no conflict to resolve (its commit merged, or it was never committed)`, { details: { task: number } });
       for (const f of input.files) this.deps.files.write(t.number, f.path, f.content);
-      return this.deps.commit(this.deps.taskRows.get(number), { key: input.key, ...(input.summary ? { summary: input.summary } : {}) }, by);
+      return this.deps.commit(this.deps.taskRows.get(t.number), { key: input.key, ...(input.summary ? { summary: input.summary } : {}) }, by);
     });
   }
 

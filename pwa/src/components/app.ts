@@ -14,6 +14,7 @@ import "./features";
 import "./plan-review";
 import "./task-board";
 import "./task-view";
+import "./feature-code";
 import "./people";
 
 /**
@@ -48,7 +49,7 @@ export class PantheonApp extends LitElement {
     .chat-head h2 { margin: 0; font-size: 1.15rem; }
     .icon { min-width: 44px; padding: .4rem; color: var(--header-text); white-space: nowrap; }
     .show-narrow { display: none; }
-    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .2rem; } nav { gap: 0; } nav a { padding: .5rem .25rem; font-size: .95rem; } .icon { min-width: 36px; padding: .4rem .1rem; } }
+    @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .2rem; } nav { gap: 0; } nav a { padding: .5rem .2rem; font-size: .95rem; } .icon { min-width: 34px; padding: .4rem .1rem; } .count { margin-left: .15rem; padding: .05rem .3rem; } header { padding-left: max(.6rem, env(safe-area-inset-left)); padding-right: max(.6rem, env(safe-area-inset-right)); } }
   `];
 
   override firstUpdated(): void {
@@ -70,7 +71,7 @@ export class PantheonApp extends LitElement {
     const s = this.state;
     if (!s) return html`<main><p class="muted">Loading…</p></main>`;
     const view = s.route.view;
-    const work = view === "features" || view === "feature" || view === "plan" || view === "task";
+    const work = view === "features" || view === "feature" || view === "plan" || view === "task" || view === "commits" || view === "commit" || view === "files";
     const waiting = s.approvals.status === "ready" ? s.approvals.data.length : 0;
     const next: Theme = s.theme === "system" ? "dark" : s.theme === "dark" ? "light" : "system";
     return html`
@@ -157,9 +158,15 @@ export class PantheonApp extends LitElement {
       case "feature":
         return html`<pantheon-task-board .work=${s.work} .name=${r.feature}></pantheon-task-board>`;
       case "plan":
-        return html`<pantheon-plan-review .work=${s.work} .name=${r.feature}></pantheon-plan-review>`;
+        return html`<pantheon-plan-review .work=${s.work} .name=${r.feature} .compareTo=${r.compare}></pantheon-plan-review>`;
       case "task":
         return html`<pantheon-task-view .work=${s.work} .name=${r.feature} .number=${r.task}></pantheon-task-view>`;
+      case "commits":
+        return html`<pantheon-commits .work=${s.work} .name=${r.feature} .ref=${r.ref}></pantheon-commits>`;
+      case "commit":
+        return html`<pantheon-commit-view .work=${s.work} .name=${r.feature} .sha=${r.sha}></pantheon-commit-view>`;
+      case "files":
+        return html`<pantheon-feature-files .work=${s.work} .name=${r.feature} .ref=${r.ref} .path=${r.path}></pantheon-feature-files>`;
       case "people":
         return html`<pantheon-people .people=${s.people} .person=${s.person}></pantheon-people>`;
       case "join":

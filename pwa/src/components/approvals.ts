@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing } from "lit";
 import type { Approval } from "../api";
 import type { Loadable } from "../types";
+import { questionLinkOf, type QuestionLinks } from "../work-attention";
 import { base, emit, pretty, timeAgo } from "./shared";
 
 /**
@@ -33,23 +34,30 @@ export class PantheonApprovals extends LitElement {
   private answer(e: Event, x: Approval) {
     e.preventDefault();
     const answer = String(new FormData(e.target as HTMLFormElement).get("answer") ?? "").trim();
-    if (answer) emit(this, "answer", { agent: x.agent, runId: x.runId, callId: x.callId, answer });
+    const links = x as Approval & QuestionLinks;
+    if (answer) emit(this, "answer", { agent: x.agent, runId: x.runId, callId: x.callId, tool: x.tool, kind: links.kind, feature: links.feature, task: links.task, taskKey: links.taskKey, answer });
   }
 
   private question(x: Approval) {
     const args = x.arguments as { question?: unknown } | null;
     const text = typeof args?.question === "string" ? args.question : pretty(x.arguments);
-    const id = `answer-${x.callId}`;
+    // A call id is unique within its run only (two workers' first calls may share one): the run makes it unique.
+    const id = `answer-${x.runId}-${x.callId}`;
+    const link = questionLinkOf(x as Approval & QuestionLinks);
+    const f = link ? encodeURIComponent(link.feature) : "";
     return html`
       <article class="card" aria-label="${x.agent} asks a question">
         <div class="row"><strong>${x.agent}</strong><span class="muted">asks</span><span class="spacer"></span>
           <span class="muted small">${timeAgo(x.requestedAt)}</span></div>
+        ${link ? html`<p class="small about">About <a href="#/features/${f}">feature ${link.feature}</a>${link.task !== undefined
+          ? html` · <a href="#/features/${f}/tasks/${encodeURIComponent(link.task)}">task ${link.task}</a>`
+          : html` · <a href="#/features/${f}/plan">its plan</a>`}</p>` : nothing}
         <p class="question">${text}</p>
         <form @submit=${(e: Event) => this.answer(e, x)}>
           <label for=${id}>Your answer</label>
           <textarea id=${id} name="answer" required maxlength="20000"></textarea>
           <div class="row" style="margin-top:.5rem">
-            <a class="small" href="#/agents/${encodeURIComponent(x.agent)}/runs/${encodeURIComponent(x.runId)}">Open the run</a><span class="spacer"></span>
+            ${x.runId ? html`<a class="small" href="#/agents/${encodeURIComponent(x.agent)}/runs/${encodeURIComponent(x.runId)}">Open the run</a>` : nothing}<span class="spacer"></span>
             <button class="primary" type="submit" ?disabled=${this.deciding.includes(x.callId)}>${this.deciding.includes(x.callId) ? "Sending…" : "Send answer"}</button>
           </div>
         </form>
@@ -66,12 +74,12 @@ export class PantheonApprovals extends LitElement {
       ${a.status === "loading" && list.length === 0 ? html`<p class="muted">Loading…</p>` : nothing}
       ${a.status === "ready" && list.length === 0 ? html`<div class="card"><h3>Nothing waiting</h3><p class="muted">When an agent asks to use a tool that needs a person, it appears here.</p></div>` : nothing}
       <div class="list">
-        ${list.map((x) => x.tool === "task.block" ? this.question(x) : html`
+        ${list.map((x) => x.tool === "task.block" || (x as Approval & QuestionLinks).kind === "question" ? this.question(x) : html`
           <article class="card" aria-label="${x.agent} wants to run ${x.tool}">
             <div class="row"><strong>${x.agent}</strong><span class="muted">wants to run</span><code>${x.tool}</code><span class="spacer"></span>
               <span class="muted small">${timeAgo(x.requestedAt)}</span></div>
             <pre>${pretty(x.arguments)}</pre>
-            <a class="small" href="#/agents/${encodeURIComponent(x.agent)}/runs/${encodeURIComponent(x.runId)}">Open the run</a>
+            ${x.runId ? html`<a class="small" href="#/agents/${encodeURIComponent(x.agent)}/runs/${encodeURIComponent(x.runId)}">Open the run</a>` : nothing}
             <div class="actions">
               <button class="primary" ?disabled=${this.deciding.includes(x.callId)} @click=${() => emit(this, "decide", { ...x, decision: "approve" })}>Approve</button>
               <button class="danger" ?disabled=${this.deciding.includes(x.callId)} @click=${() => emit(this, "decide", { ...x, decision: "reject" })}>Reject</button>

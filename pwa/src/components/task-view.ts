@@ -2,7 +2,10 @@ import { LitElement, css, html, nothing } from "lit";
 import type { WorkState } from "../state";
 import { markdownLines, markdownStyles } from "./markdown-lines";
 import { base, emit } from "./shared";
-import { diffLabel, statusText, taskBadge, when } from "./work-shared";
+import { costLabel, shortSha, type TaskLater } from "../work-attention";
+import type { ConflictFile } from "./task-conflict";
+import "./task-conflict";
+import { diffClass, diffLabel, diffStyles, statusText, taskBadge, when } from "./work-shared";
 
 /**
  * One task: its report (status, summary, times, runs with their traces, tokens, cost), its changes
@@ -13,12 +16,13 @@ import { diffLabel, statusText, taskBadge, when } from "./work-shared";
  * Events: `task-action` {feature, task, action: "start" | "commit" | "discard"}, `task-answer` {feature, task, answer}.
  */
 export class PantheonTaskView extends LitElement {
-  static override properties = { work: { attribute: false }, name: { type: String }, number: { type: Number } };
+  static override properties = { work: { attribute: false }, name: { type: String }, number: { attribute: false } };
   declare work: WorkState;
   declare name: string;
-  declare number: number;
+  /** The task's number, or its stable key as the route named it. */
+  declare number: number | string;
 
-  static override styles = [base, markdownStyles, css`
+  static override styles = [base, markdownStyles, diffStyles, css`
     .grid { display: grid; gap: 1rem; align-items: start; grid-template-columns: minmax(0, 1fr); }
     @media (min-width: 900px) { .grid { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } .wide { grid-column: 1 / -1; } }
     dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; margin: 0; }
@@ -27,11 +31,6 @@ export class PantheonTaskView extends LitElement {
     ul.plain { list-style: none; padding: 0; margin: 0; }
     ul.plain li { padding: .35rem 0; border-bottom: 1px solid var(--border); }
     ul.plain li:last-child { border-bottom: 0; }
-    .diff { padding: 0; overflow-x: auto; white-space: pre; word-break: normal; }
-    .diff span { display: block; padding: 0 .6rem; }
-    .diff .add { background: color-mix(in srgb, var(--ok) 16%, transparent); }
-    .diff .del { background: color-mix(in srgb, var(--danger) 16%, transparent); }
-    .diff .hunk { color: var(--muted); }
     .prompt { max-height: 32rem; overflow: auto; background: var(--surface-2); border-radius: 10px; padding: .6rem .75rem; }
     .warn-list { border: 1px solid var(--warn); background: var(--warn-soft); border-radius: 10px; padding: .5rem .75rem .5rem 1.75rem; margin: .5rem 0; }
     .question { border-left: 3px solid var(--warn); padding-left: .6rem; margin-bottom: .75rem; }
@@ -53,7 +52,8 @@ export class PantheonTaskView extends LitElement {
     const back = html`<p><a href="#/features/${encodeURIComponent(this.name)}">← ${this.name}</a></p>`;
     if (w.task.status === "error") return html`${back}<div class="alert error" role="alert">${w.task.error}</div>`;
     if (w.task.status !== "ready") return html`${back}<p class="muted">Loading the task…</p>`;
-    const t = w.task.data;
+    const t = w.task.data as typeof w.task.data & TaskLater & { conflict?: { files: ConflictFile[] } | null };
+    const enc = encodeURIComponent(this.name);
     const report = t.report;
     const admin = w.scope === "admin" || w.scope === null;
     const canStart = ["pending", "failed", "partial", "cancelled"].includes(t.status);
@@ -71,11 +71,12 @@ export class PantheonTaskView extends LitElement {
       </div>` : nothing}
       ${w.error ? html`<div class="alert error" role="alert">${w.error}</div>` : nothing}
       ${t.status === "blocked" && t.question ? html`<div class="alert info question" role="note"><strong>Waiting for a person:</strong> ${t.question}
-        ${w.scope !== "chat" ? html`<form @submit=${(e: Event) => this.answer(e)}>
+        ${t.conflict?.files.length ? html`<p class="small">Resolve the conflict below: an answer would unblock the task and leave the conflict.</p>` : w.scope !== "chat" ? html`<form @submit=${(e: Event) => this.answer(e)}>
           <label for="answer">Your answer</label>
           <textarea id="answer" name="answer" required maxlength="20000"></textarea>
           <div class="row" style="margin-top:.5rem"><span class="spacer"></span><button class="primary" type="submit" ?disabled=${w.busy !== null}>${w.busy === "answer" ? "Sending…" : "Send answer"}</button></div>
         </form>` : html`<p class="small">Answering needs a token with the 'approve' scope.</p>`}</div>` : nothing}
+      ${t.conflict?.files.length ? html`<pantheon-task-conflict .files=${t.conflict.files} .feature=${this.name} .task=${t.number} .busy=${w.busy === "resolve"} style="margin-bottom:1rem"></pantheon-task-conflict>` : nothing}
       ${t.answer ? html`<p class="small"><strong>Answered${t.answeredBy ? ` by ${t.answeredBy}` : ""}:</strong> ${t.answer}</p>` : nothing}
       <div class="grid">
         <section class="card" aria-labelledby="report-h">
@@ -85,14 +86,18 @@ export class PantheonTaskView extends LitElement {
             <dt>Summary</dt><dd>${t.summary ?? html`<span class="muted">none yet</span>`}</dd>
             <dt>Started</dt><dd>${when(t.startedAt)}</dd>
             <dt>Completed</dt><dd>${when(t.completedAt)}</dd>
+            <dt>Origin</dt><dd>${t.origin ?? "the plan"}${t.planVersion ? html`, <a href="#/features/${enc}/plan?version=${t.planVersion}">plan v${t.planVersion}</a>` : nothing}</dd>
+            ${t.baseCommit ? html`<dt>Base commit</dt><dd>${w.has.repo ? html`<a href="#/features/${enc}/commits/${encodeURIComponent(t.baseCommit)}"><code>${shortSha(t.baseCommit)}</code></a>` : html`<code>${shortSha(t.baseCommit)}</code>`}</dd>` : nothing}
+            ${t.dependsOn?.length ? html`<dt>After</dt><dd>${t.dependsOn.map((n, i) => html`${i ? ", " : ""}<a href="#/features/${enc}/tasks/${n}">task ${n}</a>`)}</dd>` : nothing}
+            ${t.key ? html`<dt>Key</dt><dd><code>${t.key}</code></dd>` : nothing}
             <dt>Worker</dt><dd>${t.worker ? html`<a href="#/agents/${encodeURIComponent(t.worker)}">${t.worker}</a>` : "not started"}</dd>
             <dt>Tokens</dt><dd>${report ? `${report.tokens.input} in · ${report.tokens.output} out` : "—"}</dd>
-            <dt>Cost</dt><dd>${report?.costUsd != null ? `$${report.costUsd.toFixed(4)}` : report ? "not priced" : "—"}</dd>
+            <dt>Cost</dt><dd>${report && report.runs.length ? costLabel(report.costUsd) : html`<span class="muted">no runs yet</span>`}</dd>
           </dl>
           <h3 style="margin-top:.75rem">Runs</h3>
           ${report && report.runs.length ? html`<ul class="plain">${report.runs.map((r) => html`<li class="row">
             <a href="#/agents/${encodeURIComponent(t.worker ?? "")}/runs/${encodeURIComponent(r.runId)}">Trace of run ${r.runId.slice(0, 8)}</a>
-            <span class="badge">${statusText(r.status)}</span><span class="small muted">${r.inputTokens + r.outputTokens} tokens</span></li>`)}</ul>`
+            <span class="badge">${statusText(r.status)}</span><span class="small muted">${r.inputTokens + r.outputTokens} tokens · ${costLabel(r.costUsd)}</span></li>`)}</ul>`
             : html`<p class="muted small">No runs yet.</p>`}
         </section>
         <section class="card" aria-labelledby="diff-h">
@@ -100,7 +105,7 @@ export class PantheonTaskView extends LitElement {
           <p class="small"><strong>Not committed:</strong> ${diffLabel(t.pending)}</p>
           ${t.patch ? html`<pre class="diff" tabindex="0" aria-label="Uncommitted changes as a unified diff">${t.patch.split("\n").map((l) => html`<span class=${diffClass(l)}>${l || " "}</span>`)}</pre>` : nothing}
           <p class="small"><strong>Committed:</strong> ${diffLabel(committed)}</p>
-          ${committed.files.length ? html`<ul class="plain small" aria-label="Committed files">${committed.files.map((f) => html`<li class="row"><code>${f.path}</code><span class="spacer"></span><span class="muted">${f.change}</span> <span>+${f.insertions} −${f.deletions}</span></li>`)}</ul>` : nothing}
+          ${committed.files.length ? html`<ul class="plain small" aria-label="Committed files">${committed.files.map((f) => html`<li class="row"><a href="#/features/${enc}/files?path=${encodeURIComponent(f.path)}"><code>${f.path}</code></a><span class="spacer"></span><span class="muted">${f.change}</span> <span>+${f.insertions} −${f.deletions}</span></li>`)}</ul>` : nothing}
         </section>
         <section class="card wide" aria-labelledby="spec-h">
           <h3 id="spec-h">Spec</h3>
@@ -112,11 +117,6 @@ export class PantheonTaskView extends LitElement {
         </section>
       </div>`;
   }
-}
-
-function diffClass(line: string): string {
-  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@") || line.startsWith("Index:") || line.startsWith("===")) return "hunk";
-  return line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
 }
 
 customElements.define("pantheon-task-view", PantheonTaskView);

@@ -1,10 +1,10 @@
-import { html } from "lit";
+import { css, html } from "lit";
 
-/** The board's columns, in the order work moves through them. */
+/** The board's columns: what waits for a person first (Blocked), then work under way, then the rest. */
 export const boardColumns = [
-  { id: "pending", title: "Pending", statuses: ["pending"] },
-  { id: "in_progress", title: "In progress", statuses: ["in_progress"] },
   { id: "blocked", title: "Blocked", statuses: ["blocked"] },
+  { id: "in_progress", title: "In progress", statuses: ["in_progress"] },
+  { id: "pending", title: "Pending", statuses: ["pending"] },
   { id: "done", title: "Done", statuses: ["done"] },
   { id: "stopped", title: "Failed, partial or cancelled", statuses: ["failed", "partial", "cancelled"] },
 ] as const;
@@ -48,3 +48,18 @@ export function diffLabel(diff: { filesChanged: number; insertions: number; dele
 export function when(ms: number | null | undefined): string {
   return ms ? new Date(ms).toLocaleString() : "—";
 }
+
+/** The class of one line of a unified diff: a header or hunk line, an added or a removed line. */
+export function diffClass(line: string): string {
+  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@") || line.startsWith("Index:") || line.startsWith("===")) return "hunk";
+  return line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
+}
+
+/** A unified diff, one line per row, scrolled sideways on a phone rather than wrapped. */
+export const diffStyles = css`
+  .diff { padding: 0; overflow-x: auto; white-space: pre; word-break: normal; }
+  .diff span { display: block; padding: 0 .6rem; }
+  .diff .add { background: color-mix(in srgb, var(--ok) 16%, transparent); }
+  .diff .del { background: color-mix(in srgb, var(--danger) 16%, transparent); }
+  .diff .hunk { color: var(--muted); }
+`;
