@@ -159,9 +159,7 @@ export class AgentDO extends Agent<Env, LiveState> {
   }
 
   /** Closes every socket opened with this token (it was revoked). */
-  closeSocketsOf(tokenId: string): number {
-    return closeEach(this.getConnections(tokenTag(tokenId)), 4401, "token revoked");
-  }
+  closeSocketsOf(tokenId: string): number { return closeEach(this.getConnections(tokenTag(tokenId)), 4401, "token revoked"); }
 
   /** Alarm callback (agents SDK schedule): a run's wall-time deadline passed. */
   async onRunDeadline(payload: { runId: string }): Promise<void> {
@@ -213,9 +211,7 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   // ---- chat ----------------------------------------------------------------------------------
 
-  chat(input: ChatInput): Promise<Result<TurnOutcome>> {
-    return resultOf(() => this.turns.turn(input, () => {}));
-  }
+  chat(input: ChatInput): Promise<Result<TurnOutcome>> { return resultOf(() => this.turns.turn(input, () => {})); }
 
   /** The same turn, as a stream of server-sent events (`run`, `token`, ..., `done`). */
   async chatStream(input: ChatInput): Promise<Result<ReadableStream<Uint8Array>>> {
@@ -294,44 +290,28 @@ export class AgentDO extends Agent<Env, LiveState> {
    * A run as one exchange, for the protocol adapters (an A2A task): its summary and pending calls,
    * the request and the reply of its turn, and the title of its session.
    */
-  runTurn(id: string) {
-    return this.known(() => runTurnView(this.runs, this.sessions, id));
-  }
+  runTurn(id: string) { return this.known(() => runTurnView(this.runs, this.sessions, id)); }
 
   /** A person approves or rejects a pending tool call (`by` and `scope` come from the authenticated request). */
   decide(runId: string, decision: { approved: boolean; by: string; scope: Scope; callId?: string; reason?: string }) {
     return this.known(async () => (this.work.refuseQuestionDecision(runId, decision.callId), runSummaryOf(this.runs, (await this.driver.decide(runId, decision)).id)));
   }
 
-  cancelRun(runId: string, by: string) {
-    return this.known(async () => runSummaryOf(this.runs, (await this.cancelChain(runId, by)).id));
-  }
+  cancelRun(runId: string, by: string) { return this.known(async () => runSummaryOf(this.runs, (await this.cancelChain(runId, by)).id)); }
 
-  pendingApprovals() {
-    return this.known(() => this.work.labelApprovals(this.driver.pendingApprovals()));
-  }
+  pendingApprovals() { return this.known(() => this.work.labelApprovals(this.driver.pendingApprovals())); }
 
   /** The agent's tools as the model sees them (built-ins it declares, HTTP tools, connections). */
-  listTools() {
-    return this.known(() => this.turns.toolsOf(this.profile()).specs);
-  }
+  listTools() { return this.known(() => this.turns.toolsOf(this.profile()).specs); }
 
   /** A person calls a tool by hand (`principal` from the authenticated request): runs/turns.ts. */
-  invokeTool(name: string, args: Record<string, unknown>, principal: RunPrincipal): Promise<Result<ManualCall>> {
-    return this.known(() => this.turns.invokeTool(name, args, principal));
-  }
+  invokeTool(name: string, args: Record<string, unknown>, principal: RunPrincipal): Promise<Result<ManualCall>> { return this.known(() => this.turns.invokeTool(name, args, principal)); }
 
   // ---- MCP servers (mcp/) -----------------------------------------------------------------------
 
-  connectMcpServer(name: string, url: string) {
-    return this.known(() => this.mcpServers.connect(name, url));
-  }
-  listMcpServers() {
-    return this.known(() => this.mcpServers.list());
-  }
-  disconnectMcpServer(id: string) {
-    return this.known(() => this.mcpServers.remove(id));
-  }
+  connectMcpServer(name: string, url: string) { return this.known(() => this.mcpServers.connect(name, url)); }
+  listMcpServers() { return this.known(() => this.mcpServers.list()); }
+  disconnectMcpServer(id: string) { return this.known(() => this.mcpServers.remove(id)); }
 
   // ---- behaviors (behaviors/) ----------------------------------------------------------------
 
@@ -340,9 +320,7 @@ export class AgentDO extends Agent<Env, LiveState> {
     await this.behaviors.onAlarm(payload, schedule?.id);
   }
   /** The worker's Cron Trigger: runs this agent's cron behaviors due in the minute of `at`. */
-  runCronBehaviors(at: number) {
-    return this.known(() => this.behaviors.onCron(at));
-  }
+  runCronBehaviors(at: number) { return this.known(() => this.behaviors.onCron(at)); }
   behaviorSchedules() { return this.known(() => this.behaviors.list()); }
   pauseBehavior(name: string, paused: boolean) { return this.known(() => this.behaviors.setPaused(name, paused)); }
   /** One run toward the agent's standing goals (`pantheon agents tick`), for whoever asked. */
@@ -354,71 +332,37 @@ export class AgentDO extends Agent<Env, LiveState> {
   async onMemoryIdle(): Promise<void> {
     await this.memory.onIdle(this.storedProfile() ?? undefined);
   }
-  listMemories(options: { q?: string; kind?: MemoryKind; limit: number }) {
-    return this.known(() => this.memory.list(options));
-  }
-  getMemory(id: string) {
-    return this.known(() => this.memory.get(id));
-  }
-  createMemory(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[]; occurredAt?: number }) {
-    return this.known(() => this.memory.create(input));
-  }
-  deleteMemory(id: string) {
-    return this.known(() => this.memory.remove(id));
-  }
-  memoryStatus() {
-    return this.known(() => this.memory.status());
-  }
+  listMemories(options: { q?: string; kind?: MemoryKind; limit: number }) { return this.known(() => this.memory.list(options)); }
+  getMemory(id: string) { return this.known(() => this.memory.get(id)); }
+  createMemory(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[]; occurredAt?: number }) { return this.known(() => this.memory.create(input)); }
+  deleteMemory(id: string) { return this.known(() => this.memory.remove(id)); }
+  memoryStatus() { return this.known(() => this.memory.status()); }
   /** The memories as JSONL, every secret the agent could hold redacted in every form (core/redaction). */
-  exportMemories() {
-    return this.known(() => this.memory.exportText(this.turns.redactorFor(this.profile()).redactDeep));
-  }
-  importMemories(text: string) {
-    return this.known(() => this.memory.import(text));
-  }
+  exportMemories() { return this.known(() => this.memory.exportText(this.turns.redactorFor(this.profile()).redactDeep)); }
+  importMemories(text: string) { return this.known(() => this.memory.import(text)); }
   /** Sessions, messages and memories as snapshot lines, redacted as the memory export is (snapshot/). */
-  snapshotLines() {
-    return this.known(() => this.snapshots.lines(this.turns.redactorFor(this.profile()).redactDeep));
-  }
-  restoreSnapshot(text: string) {
-    return this.known(() => this.snapshots.restore(text));
-  }
+  snapshotLines() { return this.known(() => this.snapshots.lines(this.turns.redactorFor(this.profile()).redactDeep)); }
+  restoreSnapshot(text: string) { return this.known(() => this.snapshots.restore(text)); }
   // ---- evals (evals/): the worker runs the cases; the agent keeps the history and judges ---------
   judge(request: Parameters<AgentFeatures["evals"]["judge"]>[0]) { return this.known(() => this.evals.judge(request)); }
   keepEvalRun(run: EvalRun) { return this.known(() => this.evals.keep(run)); }
   evalRuns(limit: number) { return this.known(() => this.evals.list(limit)); }
   evalRun(id: string) { return this.known(() => this.evals.get(id)); }
-  reembedMemories() {
-    return this.known(() => this.memory.reembed());
-  }
+  reembedMemories() { return this.known(() => this.memory.reembed()); }
   /** The idle upkeep now: exchanges waiting for extraction first, then consolidation. */
-  consolidateMemories() {
-    return this.known(() => this.memory.upkeep(this.profile()));
-  }
-  addDocument(source: string, doc: { title: string; text: string }) {
-    return this.known(() => this.memory.addDocument(source, doc));
-  }
+  consolidateMemories() { return this.known(() => this.memory.upkeep(this.profile())); }
+  addDocument(source: string, doc: { title: string; text: string }) { return this.known(() => this.memory.addDocument(source, doc)); }
   /** The agent's own context sources (memory and document sources), for the per-agent MCP server's resources. */
-  contextSources() {
-    return this.known(() => this.memory.ownSources(this.profile()));
-  }
+  contextSources() { return this.known(() => this.memory.ownSources(this.profile())); }
   /** One own context source's items, newest first. */
-  readContextSource(source: string, limit: number) {
-    return this.known(() => this.memory.readSource(this.profile(), source, limit));
-  }
+  readContextSource(source: string, limit: number) { return this.known(() => this.memory.readSource(this.profile(), source, limit)); }
   previewContext(input: { q: string; session?: string; maxTokens?: number; k?: number }) {
     return this.known(() => this.memory.preview({ profile: this.profile(), sessionId: this.sessions.resolve(input.session).id, query: input.q, ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}), ...(input.k ? { k: input.k } : {}) }));
   }
   /** Another agent of the project searches, reads or lists this agent's sources: only what a grant gives the requester. */
-  searchShared(request: { source: string; query: string; limit: number; requester: string }) {
-    return this.known(() => this.memory.searchShared(this.profile(), request));
-  }
-  readShared(request: { source: string; limit: number; requester: string }) {
-    return this.known(() => this.memory.readShared(this.profile(), request));
-  }
-  sharedSources(requester: string) {
-    return this.known(() => this.memory.sharedSources(this.profile(), requester));
-  }
+  searchShared(request: { source: string; query: string; limit: number; requester: string }) { return this.known(() => this.memory.searchShared(this.profile(), request)); }
+  readShared(request: { source: string; limit: number; requester: string }) { return this.known(() => this.memory.readShared(this.profile(), request)); }
+  sharedSources(requester: string) { return this.known(() => this.memory.sharedSources(this.profile(), requester)); }
 
   // ---- bus (bus/) ----------------------------------------------------------------------------
 
@@ -453,43 +397,23 @@ export class AgentDO extends Agent<Env, LiveState> {
   // ---- work: features, plans and tasks (work/) ---------------------------------------------------
 
   /** Binds this agent to the task it works (a worker agent); refused when it works another. */
-  bindWork(binding: WorkBinding) {
-    return this.known(() => this.work.bind(binding));
-  }
-  workBinding() {
-    return this.known(() => this.work.binding());
-  }
+  bindWork(binding: WorkBinding) { return this.known(() => this.work.bind(binding)); }
+  workBinding() { return this.known(() => this.work.binding()); }
   /** Starts the task's run with its spec as the prompt, once per key; answers as soon as the run is written. */
-  startWork(input: { key: string; content: string; title: string }) {
-    return this.known(() => this.work.start(input));
-  }
-  workRuns(runIds: string[]) {
-    return this.known(() => this.work.runs(runIds));
-  }
+  startWork(input: { key: string; content: string; title: string }) { return this.known(() => this.work.start(input)); }
+  workRuns(runIds: string[]) { return this.known(() => this.work.runs(runIds)); }
   /** A person answered this worker's task (or it moved on): each of its questions goes on or is refused. */
-  settleQuestions(input: { approved: boolean; by: string; reason?: string }) {
-    return this.known(() => this.work.settleQuestions(input));
-  }
+  settleQuestions(input: { approved: boolean; by: string; reason?: string }) { return this.known(() => this.work.settleQuestions(input)); }
 
   // ---- messaging gateways (gateways/) ----------------------------------------
 
   /** Registers the Telegram webhook with the bot token this agent opens from its project's secrets (it never leaves the agent). */
-  telegramSetWebhook(url: string) {
-    return this.known(() => this.gateways.setTelegramWebhook(url));
-  }
-  gatewaySet(kind: GatewayKind, config: Parameters<typeof this.gateways.save>[1]) {
-    return this.known(() => this.gateways.save(kind, config));
-  }
-  gatewayGet(kind: GatewayKind) {
-    return this.known(() => this.gateways.configOf(kind));
-  }
-  gatewayRemove(kind: GatewayKind) {
-    return this.known(() => this.gateways.remove(kind));
-  }
+  telegramSetWebhook(url: string) { return this.known(() => this.gateways.setTelegramWebhook(url)); }
+  gatewaySet(kind: GatewayKind, config: Parameters<typeof this.gateways.save>[1]) { return this.known(() => this.gateways.save(kind, config)); }
+  gatewayGet(kind: GatewayKind) { return this.known(() => this.gateways.configOf(kind)); }
+  gatewayRemove(kind: GatewayKind) { return this.known(() => this.gateways.remove(kind)); }
   /** A Telegram update whose secret token the worker verified. */
-  telegramUpdate(update: TelegramUpdate) {
-    return this.known(() => this.gateways.telegramUpdate(update));
-  }
+  telegramUpdate(update: TelegramUpdate) { return this.known(() => this.gateways.telegramUpdate(update)); }
   /** agents SDK hook: an inbound mail routed here by the worker's `email` handler (routeAgentEmail). */
   async onEmail(email: AgentEmail): Promise<void> {
     if (!this.storedProfile()) return email.setReject("unknown recipient");

@@ -94,39 +94,21 @@ export class RegistryDO extends DurableObject<Env> {
 
   // ---- project secrets (./secret-store.ts): sealed by the worker, opened only by the agent -------
   private readonly secrets: SecretStore;
-  secretPut(sealed: SealedSecret) {
-    return this.secrets.put(sealed);
-  }
-  secretList() {
-    return this.secrets.list();
-  }
+  secretPut(sealed: SealedSecret) { return this.secrets.put(sealed); }
+  secretList() { return this.secrets.list(); }
   secretDelete(name: string): Result<true> {
     return this.secrets.remove(name) ? { ok: true, value: true } : fail(new PantheonError("not_found", `no secret '${name}' in this project`, { details: { secret: name } }));
   }
-  secretNames() {
-    return { ...this.secrets.names(), modelKeys: this.providers.keySecrets() };
-  }
+  secretNames() { return { ...this.secrets.names(), modelKeys: this.providers.keySecrets() }; }
 
   // ---- named model providers (./provider-store.ts): plain storage, one record each ------------
   private readonly providers: ProviderStore;
-  providerList() {
-    return this.providers.list();
-  }
-  providerPut(provider: ModelProvider) {
-    return this.providers.put(provider, this.secrets.names().own, this.listAgents());
-  }
-  providerDelete(name: string) {
-    return this.providers.remove(name, this.listAgents());
-  }
-  secretsSealed(names: string[]) {
-    return this.secrets.sealed(names);
-  }
-  secretFingerprint(name: string) {
-    return this.secrets.fingerprint(name);
-  }
-  secretGrant(name: string) {
-    return this.secrets.grant(name);
-  }
+  providerList() { return this.providers.list(); }
+  providerPut(provider: ModelProvider) { return this.providers.put(provider, this.secrets.names().own, this.listAgents()); }
+  providerDelete(name: string) { return this.providers.remove(name, this.listAgents()); }
+  secretsSealed(names: string[]) { return this.secrets.sealed(names); }
+  secretFingerprint(name: string) { return this.secrets.fingerprint(name); }
+  secretGrant(name: string) { return this.secrets.grant(name); }
   secretRevoke(name: string): Result<true> {
     return this.secrets.revoke(name) ? { ok: true, value: true } : fail(new PantheonError("not_found", `no deployment secret '${name}' is granted to this project`, { details: { secret: name } }));
   }
@@ -142,9 +124,7 @@ export class RegistryDO extends DurableObject<Env> {
   busConversation(conversationId: string) {
     return this.bus.conversation(conversationId);
   }
-  busCounts() {
-    return this.bus.counts();
-  }
+  busCounts() { return this.bus.counts(); }
 
   /** Replaces an agent's connections; each must name another existing agent. */
   setConnections(name: string, connections: string[]): Result<AgentProfile> {
@@ -243,18 +223,12 @@ export class RegistryDO extends DurableObject<Env> {
   }
 
   /** Agents connected to `name`: their `ask_<name>` tool describes it, so they are re-configured when it changes. */
-  dependentsOf(name: string): AgentProfile[] {
-    return this.listAgents().filter((agent) => agent.connections.includes(name));
-  }
+  dependentsOf(name: string): AgentProfile[] { return this.listAgents().filter((agent) => agent.connections.includes(name)); }
 
   /** A bare round trip for the benchmarks (`GET /api/health/echo`): no storage, no work. */
-  echo(x: string): string {
-    return x;
-  }
+  echo(x: string): string { return x; }
 
-  listAgents(): AgentProfile[] {
-    return this.db.select().from(schema.agents).orderBy(asc(schema.agents.name)).all().map((row) => this.profileOf(row));
-  }
+  listAgents(): AgentProfile[] { return this.db.select().from(schema.agents).orderBy(asc(schema.agents.name)).all().map((row) => this.profileOf(row)); }
 
   getAgent(name: string): Result<AgentProfile> {
     const row = this.db.select().from(schema.agents).where(eq(schema.agents.name, name)).get();
@@ -351,9 +325,7 @@ export class RegistryDO extends DurableObject<Env> {
     return { ok: true, value: record };
   }
 
-  agentCount(): number {
-    return this.db.select({ name: schema.agents.name }).from(schema.agents).all().length;
-  }
+  agentCount(): number { return this.db.select({ name: schema.agents.name }).from(schema.agents).all().length; }
 
   /**
    * Empties this project: agents, tokens, invites, bus log and the record. Rows rather than `deleteAll()`,
@@ -422,18 +394,14 @@ export class RegistryDO extends DurableObject<Env> {
   }
 
   /** The project as a project file (`GET /api/projects/:slug/export`). */
-  exportProjectFile(): ProjectFile {
-    return exportProjectFile(this.currentAgents());
-  }
+  exportProjectFile(): ProjectFile { return exportProjectFile(this.currentAgents()); }
 
   // ---- project index (used only in the instance named `projectIndexName`, core/projects) -------
   async projectIndexPut(slug: string, record: ProjectRecord | null): Promise<void> {
     if (record) await this.ctx.storage.put(`projects/${slug}`, record);
     else await this.ctx.storage.delete(`projects/${slug}`);
   }
-  async projectIndexList(): Promise<ProjectRecord[]> {
-    return [...(await this.ctx.storage.list<ProjectRecord>({ prefix: "projects/" })).values()];
-  }
+  async projectIndexList(): Promise<ProjectRecord[]> { return [...(await this.ctx.storage.list<ProjectRecord>({ prefix: "projects/" })).values()]; }
 
   // ---- cron index (used only in the one registry instance named by workers/api/schedules.ts) ----
   // Plain Durable Object storage rather than a drizzle table: the index is derived from the scripts
@@ -475,9 +443,7 @@ export class RegistryDO extends DurableObject<Env> {
     if (value) await this.ctx.storage.put(`gateway/${key}`, value);
     else await this.ctx.storage.delete(`gateway/${key}`);
   }
-  async gatewayIndexGet(key: string): Promise<Record<string, unknown> | null> {
-    return (await this.ctx.storage.get<Record<string, unknown>>(`gateway/${key}`)) ?? null;
-  }
+  async gatewayIndexGet(key: string): Promise<Record<string, unknown> | null> { return (await this.ctx.storage.get<Record<string, unknown>>(`gateway/${key}`)) ?? null; }
   /** Every entry under `prefix` (e.g. `telegram/`), keyed as put. */
   async gatewayIndexList(prefix: string): Promise<[string, Record<string, unknown>][]> {
     const rows = await this.ctx.storage.list<Record<string, unknown>>({ prefix: `gateway/${prefix}` });
@@ -487,9 +453,7 @@ export class RegistryDO extends DurableObject<Env> {
   async noteCronTick(at: number): Promise<void> {
     await this.ctx.storage.put("cron-tick", at);
   }
-  async lastCronTick(): Promise<number | null> {
-    return (await this.ctx.storage.get<number>("cron-tick")) ?? null;
-  }
+  async lastCronTick(): Promise<number | null> { return (await this.ctx.storage.get<number>("cron-tick")) ?? null; }
   /** Drizzle migrations applied to this registry's database (`created_at` of each), for the doctor. */
   migrationStatus(): number[] {
     return this.ctx.storage.sql.exec<{ created_at: number }>("SELECT created_at FROM __drizzle_migrations ORDER BY created_at").toArray().map((r: { created_at: number }) => Number(r.created_at));
@@ -497,33 +461,15 @@ export class RegistryDO extends DurableObject<Env> {
 
   // ---- who may sign in: tokens and invites (./access.ts) -------------------------------------
   private readonly access: Access;
-  createToken(name: string, scope: Scope) {
-    return this.access.createToken(name, scope);
-  }
-  listTokens(): TokenInfo[] {
-    return this.access.listTokens();
-  }
-  deleteToken(id: string): Result<true> {
-    return this.access.deleteToken(id);
-  }
+  createToken(name: string, scope: Scope) { return this.access.createToken(name, scope); }
+  listTokens(): TokenInfo[] { return this.access.listTokens(); }
+  deleteToken(id: string): Result<true> { return this.access.deleteToken(id); }
   /** The token with this SHA-256 hash (its name, scope and person, never the token), or null; records when it was last used. */
-  verifyTokenHash(hash: string): TokenIdentity | null {
-    return this.access.verifyTokenHash(hash);
-  }
+  verifyTokenHash(hash: string): TokenIdentity | null { return this.access.verifyTokenHash(hash); }
   /** Whether a token still exists: sockets opened with it are closed once it is revoked. */
-  tokenExists(id: string): boolean {
-    return this.access.tokenExists(id);
-  }
-  createInvite(input: { name: string; scope: Scope; hash: string; seconds: number }): InviteInfo {
-    return this.access.createInvite(input);
-  }
-  listInvites(): InviteInfo[] {
-    return this.access.listInvites();
-  }
-  deleteInvite(id: string): Result<true> {
-    return this.access.deleteInvite(id);
-  }
-  redeemInvite(codeHash: string, tokenHash: string, device: string | null): Result<TokenInfo> {
-    return this.access.redeemInvite(codeHash, tokenHash, device);
-  }
+  tokenExists(id: string): boolean { return this.access.tokenExists(id); }
+  createInvite(input: { name: string; scope: Scope; hash: string; seconds: number }): InviteInfo { return this.access.createInvite(input); }
+  listInvites(): InviteInfo[] { return this.access.listInvites(); }
+  deleteInvite(id: string): Result<true> { return this.access.deleteInvite(id); }
+  redeemInvite(codeHash: string, tokenHash: string, device: string | null): Result<TokenInfo> { return this.access.redeemInvite(codeHash, tokenHash, device); }
 }
