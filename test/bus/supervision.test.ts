@@ -82,6 +82,15 @@ describe("supervised children", () => {
     for (const { p } of [badChoice, badBackoff]) expect((await p.api("/api/agents/worker")).status).toBe(404);
   });
 
+  it("a child still working when its time to live ends is archived, and the boss is told", async () => {
+    const hold = `ttl-${crypto.randomUUID()}`;
+    const { p, names, bossModel } = await supervising({ ttl: "1s", onDone: "keep" }, [{ content: "Too late.", hold }], "It ran out of time.");
+    expect(names.map((t) => t.name)).toEqual(["child_supervised", "child_ttl_ended", "child_archived"]);
+    expect((await modelCalls(bossModel))[1].messages.find((m: any) => m.role === "tool").content).toContain("did not reach its goal within its time to live (1s)");
+    expect((await p.json("/api/agents/worker")).archivedAt).toEqual(expect.any(Number));
+    await fetch(`${(await import("../scripts/helpers")).doubleUrl()}/__release/${hold}`, { method: "POST" });
+  });
+
   it("the spawn site in a script names the policy, and prints back the same", () => {
     const source = `(actor "planner" (description "d") (spawn :allowed true :quota 1)
       (talent "work" (behavior "delegate" :active (goal (input) (get input "text"))
