@@ -82,12 +82,14 @@ describe("supervised children", () => {
     for (const { p } of [badChoice, badBackoff]) expect((await p.api("/api/agents/worker")).status).toBe(404);
   });
 
-  it("a child still working when its time to live ends is archived, and the boss is told", async () => {
+  it("a child still working when its time to live ends is stopped and archived, and the boss is told", async () => {
     const hold = `ttl-${crypto.randomUUID()}`;
     const { p, names, bossModel } = await supervising({ ttl: "1s", onDone: "keep" }, [{ content: "Too late.", hold }], "It ran out of time.");
     expect(names.map((t) => t.name)).toEqual(["child_supervised", "child_ttl_ended", "child_archived"]);
     expect((await modelCalls(bossModel))[1].messages.find((m: any) => m.role === "tool").content).toContain("did not reach its goal within its time to live (1s)");
     expect((await p.json("/api/agents/worker")).archivedAt).toEqual(expect.any(Number));
+    // Its unfinished run toward the goal is cancelled (the question was given up, a cancel sent).
+    await p.until(async () => (await p.json("/api/agents/worker/runs?limit=5")).runs[0]?.status === "cancelled", "the child's run to be cancelled");
     await fetch(`${(await import("../scripts/helpers")).doubleUrl()}/__release/${hold}`, { method: "POST" });
   });
 

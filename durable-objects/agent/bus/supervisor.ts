@@ -39,6 +39,8 @@ export interface SupervisorDeps {
   archive(child: string): Promise<unknown>;
   /** Whether the run that asked still waits for this call (not cancelled, not finished). */
   waiting(runId: string): boolean;
+  /** Gives up the call's pending question: settled, and a cancel sent to the child (its run stops). */
+  abandon(runId: string, callId: string, reason: string): Promise<unknown>;
 }
 
 const keyOf = (runId: string, callId: string) => `supervise:${runId}:${callId}`;
@@ -110,6 +112,7 @@ export function makeSupervisor(deps: SupervisorDeps) {
       }
       if (alarm.kind === "ttl") {
         deps.trace(record.runId, "child_ttl_ended", { callId: record.callId, child: record.child, ttl: record.policy.ttl });
+        await deps.abandon(record.runId, record.callId, `agent '${record.child}' reached the end of its time to live (${record.policy.ttl})`);
         finish(record, record.child, { error: `agent '${record.child}' did not reach its goal within its time to live (${record.policy.ttl})` }, true);
         return;
       }
