@@ -258,6 +258,7 @@ export function makeAgentBus(deps: BusDeps) {
         .all();
       for (const row of abandoned) await cancelAsks(row.runId, `run ${row.runId} of '${me()}' was cancelled`);
       await fanOuts.recover();
+      await supervisor.recover();
       await flush();
     },
 
