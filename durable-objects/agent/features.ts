@@ -135,7 +135,11 @@ export function makeAgentFeatures(shell: AgentShell) {
     },
     configureSelf: (profile) => shell.configure(profile),
     kv: ctx.storage.kv,
-    armChildAlarm: (at, alarm) => agent.schedule(new Date(at), "onChildAlarm", alarm),
+    // One alarm per record and kind: arming again (on recovery) adds none.
+    armChildAlarm: async (at, alarm) => {
+      const same = (p: unknown) => JSON.stringify(p) === JSON.stringify(alarm);
+      if (!agent.getSchedules().some((s) => s.callback === "onChildAlarm" && same(s.payload))) await agent.schedule(new Date(at), "onChildAlarm", alarm);
+    },
     screenOutput: (text, runId) => {
       const screen = turns.memoryScreenFor(profiles.get());
       let reason: string | null = null;

@@ -4,7 +4,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { compileScript, printScript } from "../../core/dsl";
-import { agentObject } from "../scripts/helpers";
+import { agentObject, insideAgent } from "../scripts/helpers";
 import { modelCalls, project, script } from "./harness";
 
 const childScript = (name: string, model: string) => `(actor "${name}" (description "Works toward one goal.") (model :provider "openai" :name "${model}"))`;
@@ -80,6 +80,40 @@ describe("supervised children", () => {
     const refused = badBackoff.run.trace.find((t: any) => t.name === "bus_refused");
     expect(refused.data.error).toContain("supervise: backoff: a whole number followed by ms, s, m, h or d");
     for (const { p } of [badChoice, badBackoff]) expect((await p.api("/api/agents/worker")).status).toBe(404);
+  });
+
+  it("a child still working when its time to live ends is stopped and archived, and the boss is told", async () => {
+    const hold = `ttl-${crypto.randomUUID()}`;
+    const { p, names, bossModel } = await supervising({ ttl: "1s", onDone: "keep" }, [{ content: "Too late.", hold }], "It ran out of time.");
+    expect(names.map((t) => t.name)).toEqual(["child_supervised", "child_ttl_ended", "child_archived"]);
+    expect((await modelCalls(bossModel))[1].messages.find((m: any) => m.role === "tool").content).toContain("did not reach its goal within its time to live (1s)");
+    expect((await p.json("/api/agents/worker")).archivedAt).toEqual(expect.any(Number));
+    // Its unfinished run toward the goal is cancelled (the question was given up, a cancel sent).
+    await p.until(async () => (await p.json("/api/agents/worker/runs?limit=5")).runs[0]?.status === "cancelled", "the child's run to be cancelled");
+    await fetch(`${(await import("../scripts/helpers")).doubleUrl()}/__release/${hold}`, { method: "POST" });
+  });
+
+  it("an eviction between a failure's record and its restart alarm loses no restart: the agent arms it again as it starts, once", async () => {
+    const p = project();
+    await p.agent("boss");
+    const boss = agentObject("boss", p.name);
+    const record = { runId: "r1", callId: "c1", child: "w", goal: "g", policy: { restart: "on-failure", maxRestarts: 2, onDone: "keep" }, failures: 1, spawnedAt: Date.now(), restartAt: Date.now() + 60_000 };
+    await insideAgent(boss, (_instance: any, state: DurableObjectState) => state.storage.kv.put("supervise:r1:c1", record));
+    // The first call after an abort() may still meet the reset object: read again until it answers.
+    const childAlarms = async (): Promise<any[]> => {
+      for (;;) {
+        try {
+          return await insideAgent(agentObject("boss", p.name), async (instance: any) => (await instance.listSchedules()).filter((s: any) => s.callback === "onChildAlarm").map((s: any) => s.payload));
+        } catch (error) {
+          if (!String(error).includes("abort()")) throw error;
+        }
+      }
+    };
+    for (let restart = 0; restart < 2; restart++) {
+      await expect(insideAgent(agentObject("boss", p.name), (_instance: any, state: DurableObjectState) => state.abort())).rejects.toThrow();
+      await p.until(async () => (await childAlarms()).length > 0, "the restart alarm to be armed again");
+    }
+    expect(await childAlarms()).toEqual([{ runId: "r1", callId: "c1", kind: "restart", attempt: 1 }]);
   });
 
   it("the spawn site in a script names the policy, and prints back the same", () => {

@@ -140,6 +140,7 @@ export function makeAgentBus(deps: BusDeps) {
       await deps.configureSelf(archived.value.parent);
     },
     waiting: (runId) => deps.runs.get(runId)?.status === "waiting_agent",
+    abandon: (runId, callId, reason) => cancelAsks(runId, reason, callId),
   });
 
   async function ask(request: AskRequest): Promise<void> {
@@ -197,12 +198,12 @@ export function makeAgentBus(deps: BusDeps) {
   const deadlines = makeDeadlines({ db, clock, alarms: deps.deadlines, timeOut });
 
   /**
-   * A run was cancelled: every question it still waits on is given up (settled `abandoned`) and a
+   * A run was cancelled (or, with `callId`, one of its calls was given up): every question it still waits on is given up (settled `abandoned`) and a
    * cancel goes to each agent asked, in the same transaction, through the send queue (retried until
    * delivered, like any message); each of them cancels the run it started, and so on down the chain.
    */
-  async function cancelAsks(runId: string, reason: string): Promise<number> {
-    const waiting = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, runId), eq(schema.busOutbox.status, "pending"))).all();
+  async function cancelAsks(runId: string, reason: string, callId?: string): Promise<number> {
+    const waiting = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, runId), eq(schema.busOutbox.status, "pending"), ...(callId ? [eq(schema.busOutbox.callId, callId)] : []))).all();
     if (!waiting.length) return 0;
     const now = clock.now();
     const sent = deps.transaction(() =>
@@ -265,6 +266,7 @@ export function makeAgentBus(deps: BusDeps) {
         .all();
       for (const row of abandoned) await cancelAsks(row.runId, `run ${row.runId} of '${me()}' was cancelled`);
       await fanOuts.recover();
+      await supervisor.recover();
       await flush();
     },
 

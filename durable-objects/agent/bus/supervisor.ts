@@ -15,6 +15,8 @@ export interface SupervisedChild {
   principal?: RunPrincipal;
   /** The failure count whose restart was carried out: an alarm delivered twice restarts once. */
   restarted?: number;
+  /** When the pending restart is due (set with the failure count, before its alarm is armed). */
+  restartAt?: number;
 }
 
 /** The payload of the supervisor's alarm (`onChildAlarm`): a restart due, or a time to live ended. */
@@ -22,11 +24,13 @@ export interface ChildAlarm {
   runId: string;
   callId: string;
   kind: "restart" | "ttl";
+  /** A restart's number (the failure count it answers): each restart has an alarm of its own. */
+  attempt?: number;
 }
 
 export interface SupervisorDeps {
   /** The object's synchronous key-value storage (ctx.storage.kv): a record is written before anything waits. */
-  kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void; delete(key: string): unknown };
+  kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void; delete(key: string): unknown; list<T>(options: { prefix: string }): Iterable<[string, T]> };
   clock: Clock;
   trace(runId: string, name: string, data: Record<string, unknown>): void;
   /** Asks the child its goal again, for the same waiting call. */
@@ -39,6 +43,8 @@ export interface SupervisorDeps {
   archive(child: string): Promise<unknown>;
   /** Whether the run that asked still waits for this call (not cancelled, not finished). */
   waiting(runId: string): boolean;
+  /** Gives up the call's pending question: settled, and a cancel sent to the child (its run stops). */
+  abandon(runId: string, callId: string, reason: string): Promise<unknown>;
 }
 
 const keyOf = (runId: string, callId: string) => `supervise:${runId}:${callId}`;
@@ -94,10 +100,22 @@ export function makeSupervisor(deps: SupervisorDeps) {
         return true;
       }
       // The count is written before the alarm is armed: a repeated failure report never restarts twice.
-      deps.kv.put(keyOf(record.runId, record.callId), { ...record, failures });
+      deps.kv.put(keyOf(record.runId, record.callId), { ...record, failures, restartAt: decision.at });
       deps.trace(record.runId, "child_restart_scheduled", { callId: record.callId, child: record.child, restart: decision.attempt, maxRestarts: record.policy.maxRestarts, at: decision.at, error: reply.error });
-      background(deps.arm(decision.at, { runId: record.runId, callId: record.callId, kind: "restart" }));
+      background(deps.arm(decision.at, { runId: record.runId, callId: record.callId, kind: "restart", attempt: failures }));
       return true;
+    },
+
+    /**
+     * On start: the alarms of every record are armed again (an eviction between writing a record and
+     * arming its alarm lost none; an alarm armed twice acts once: `restarted`, and a gone record).
+     */
+    async recover(): Promise<void> {
+      for (const [, record] of deps.kv.list<SupervisedChild>({ prefix: "supervise:" })) {
+        const ends = ttlEndsAt(record.policy, record.spawnedAt);
+        if (ends !== null) await deps.arm(ends, { runId: record.runId, callId: record.callId, kind: "ttl" });
+        if (record.restartAt !== undefined && record.restarted !== record.failures) await deps.arm(record.restartAt, { runId: record.runId, callId: record.callId, kind: "restart", attempt: record.failures });
+      }
     },
 
     /** The supervisor's alarm: a restart is due, or the child's time to live ended. */
@@ -110,10 +128,11 @@ export function makeSupervisor(deps: SupervisorDeps) {
       }
       if (alarm.kind === "ttl") {
         deps.trace(record.runId, "child_ttl_ended", { callId: record.callId, child: record.child, ttl: record.policy.ttl });
+        await deps.abandon(record.runId, record.callId, `agent '${record.child}' reached the end of its time to live (${record.policy.ttl})`);
         finish(record, record.child, { error: `agent '${record.child}' did not reach its goal within its time to live (${record.policy.ttl})` }, true);
         return;
       }
-      if (record.restarted === record.failures) return;
+      if (record.restarted === record.failures || (alarm.attempt !== undefined && alarm.attempt !== record.failures)) return;
       deps.kv.put(keyOf(record.runId, record.callId), { ...record, restarted: record.failures });
       deps.trace(record.runId, "child_restarted", { callId: record.callId, child: record.child, restart: record.failures, maxRestarts: record.policy.maxRestarts });
       await deps.ask(record);
