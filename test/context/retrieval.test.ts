@@ -79,16 +79,19 @@ describe("hybrid retrieval", () => {
 });
 
 describe("fusion weights", () => {
-  it("a words-only embedder's list counts less than full-text search; a trained model's counts more", async () => {
-    const lexicalFirst = item("lexicalFirst", "The offsite hotel is the Avenida Palace.");
-    const semanticFirst = item("semanticFirst", "We sleep at a grand old place on the avenue during the offsite.");
-    const store = makeScriptedStore({ items: [lexicalFirst, semanticFirst], lexical: ["lexicalFirst", "semanticFirst"], semantic: ["semanticFirst", "lexicalFirst"] });
+  it("the words' list counts most; a trained model's list can lift what it alone ranks first, a words-only embedder's barely", async () => {
+    // Full-text search ranks ten memories, the embedder's one only: the tenth of the words.
+    const names = ["lexicalFirst", ...Array.from({ length: 8 }, (_, i) => `word${i}`), "semanticFirst"];
+    const items = names.map((id, i) => item(id, `offsite note ${i} ${id}`));
+    const store = makeScriptedStore({ items, lexical: names, semantic: ["semanticFirst"] });
     const order = async (captures: "words" | "meaning") => {
       const engine = makeContextEngine({ store, clock: fixedClock, tuning: tuningForEmbedder({ captures }) });
       return (await engine.compile({ ...base, query: "Which hotel for the offsite?" })).items.map((i) => i.id);
     };
-    expect(await order("words")).toEqual(["lexicalFirst", "semanticFirst"]);
-    expect(await order("meaning")).toEqual(["semanticFirst", "lexicalFirst"]);
+    const words = await order("words");
+    expect(words[0]).toBe("lexicalFirst");
+    expect(words.indexOf("semanticFirst")).toBeGreaterThan(1);
+    expect((await order("meaning"))[0]).toBe("semanticFirst");
   });
 
   it("reciprocalRankFusion weighs each list", () => {

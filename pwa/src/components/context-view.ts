@@ -94,7 +94,7 @@ export class PantheonContextView extends LitElement {
     return html`
       <article class="item ${i.included ? "in" : ""}" aria-label="${i.included ? "Included" : "Left out"}: ${i.kind} from ${i.source}">
         <div class="meta"><span class=${i.included ? "badge ok" : "badge"}>${i.included ? "included" : "left out"}</span>
-          <span class="badge">${i.source}</span><span class="small muted">${i.kind}${i.origin === "graph" ? " · via the graph" : ""}${i.tokens ? ` · ${i.tokens} tokens` : ""}</span></div>
+          <span class="badge">${i.source}</span><span class="small muted">${i.kind}${i.origin === "graph" ? " · via the graph" : i.origin === "adjacent" ? " · the turn next to a hit" : ""}${i.tokens ? ` · ${i.tokens} tokens` : ""}</span></div>
         <div class="text">${i.text}</div>
         <dl class="scores" aria-label="Scores">${scores.map(([k, v]) => html`<div class=${k === "final" ? "final" : ""}><dt>${k}</dt><dd>${typeof v === "number" ? v.toFixed(2) : v}</dd></div>`)}</dl>
         ${reason ? html`<div class="small">${reason}</div>` : nothing}
