@@ -102,6 +102,8 @@ export const nonRoutes: readonly { method: RouteMethod; path: string; why: strin
 ];
 
 const ndjson = "application/x-ndjson";
+/** The smallest eval suite: one case the offline model passes. */
+const inventorySuite = { name: "inventory", cases: [{ name: "says something", input: "hi", expect: [{ notContains: "zzz-never" }] }] };
 const mcpAccept = { accept: "application/json, text/event-stream" };
 
 /** A DSL script for `name` with one cron behavior (`brief/morning`) that can be paused and resumed. */
@@ -304,6 +306,19 @@ export const routeInventory: readonly RouteEntry[] = [
   {
     method: "POST", path: "/api/agents/:name/memories/import", family: "api", scope: "admin", expect: 200,
     sample: (f) => ({ params: { name: f.agent }, body: { text: '{"kind":"fact","text":"The user likes tea"}\n', contentType: ndjson } }),
+  },
+  // Snapshots (workers/api/snapshots.ts): lines without a header go into the existing agent, idempotent by id.
+  { method: "GET", path: "/api/agents/:name/snapshot", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  {
+    method: "POST", path: "/api/agents/:name/snapshot/restore", family: "api", scope: "admin", expect: 200,
+    sample: (f) => ({ params: { name: f.agent }, body: { text: '{"type":"session","id":"inventory-s1","title":"Inventory","isDefault":false,"createdAt":1,"updatedAt":1}\n', contentType: ndjson } }),
+  },
+  // Evals (workers/api/evals.ts): running one is the operator's; reading them is talking.
+  { method: "POST", path: "/api/agents/:name/evals", family: "api", scope: "admin", expect: 201, sample: (f) => ({ params: { name: f.agent }, body: { json: { suite: inventorySuite } } }) },
+  { method: "GET", path: "/api/agents/:name/evals", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
+  {
+    method: "GET", path: "/api/agents/:name/evals/:id", family: "api", scope: "chat", expect: 200,
+    sample: async (f) => ({ params: { name: f.agent, id: (await json<{ run: { id: string } }>(await api(`/api/agents/${f.agent}/evals`, { method: "POST", json: { suite: inventorySuite } }), "eval run")).run.id } }),
   },
   { method: "POST", path: "/api/agents/:name/memories/reembed", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
   { method: "POST", path: "/api/agents/:name/memories/consolidate", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
