@@ -166,7 +166,10 @@ export function makeTurnContextStore(deps: {
     },
 
     async adjacent(ids) {
-      return deps.memory.adjacent(ids.filter((id) => !foreignItems.has(id)));
+      // The neighbours of a hit obey the memory time to live as the hits do (an expired turn is not brought back).
+      const notBefore = deps.notBefore;
+      const near = deps.memory.adjacent(ids.filter((id) => !foreignItems.has(id)));
+      return notBefore === undefined ? near : near.filter(({ item }) => item.createdAt >= notBefore || item.kind === "summary");
     },
   };
 }
