@@ -42,6 +42,8 @@ export class PantheonContextView extends LitElement {
     dl.scores div.final { background: var(--accent-soft); }
     .msg { margin: .35rem 0; white-space: pre-wrap; word-break: break-word; }
     h3 { margin-top: 1.25rem; }
+    ul.sources { list-style: none; padding: 0; margin: 0; }
+    ul.sources li { padding: .3rem 0; }
     ul.warnings { margin: 0; padding: .5rem .75rem .5rem 1.75rem; border: 1px solid var(--warn); background: var(--warn-soft); border-radius: 10px; font-size: .9rem; }
   `];
 
@@ -80,12 +82,42 @@ export class PantheonContextView extends LitElement {
         <p class="small muted">${r.sources?.length ? `Sources: ${r.sources.join(", ")}. ` : ""}${r.embedder ? `Embedder ${r.embedder.model} (${r.embedder.dimensions} dimensions) on the ${r.embedder.index} index.` : ""}</p>
         ${(r.warnings ?? []).length ? html`<ul class="warnings" aria-label="Context warnings">${r.warnings!.map((w) => html`<li>${w}</li>`)}</ul>` : nothing}
       </section>
+      ${this.sources(r)}
       ${r.items.length === 0 ? html`<p class="muted" style="margin-top:1rem">No memory matched this message: the model sees only the instructions and recent turns.</p>` : nothing}
       ${included.length ? html`<h3>Included (${included.length})</h3>${included.map((i) => this.item(i))}` : nothing}
       ${dropped.length ? html`<h3>Left out (${dropped.length})</h3>${dropped.map((i) => this.item(i))}` : nothing}
       ${r.summary ? html`<h3>Conversation summary</h3><div class="card msg">${r.summary}</div>` : nothing}
       <h3>Messages sent to the model</h3>
       <div class="card">${r.messages.map((m) => html`<div class="msg"><span class="badge">${m.role}</span> <span>${m.content}</span></div>`)}</div>`;
+  }
+
+  /**
+   * Each source the agent lists, and why it was or was not used for this message: items included,
+   * matched but left out (budget, ranking), nothing matched, or refused by its owner (with the
+   * owner's reason: a grant that does not name this agent, no connection).
+   */
+  private sources(r: ContextResult) {
+    const listed = r.sources ?? [];
+    const refused = new Map((r.refused ?? []).map((x) => [x.source, x.reason]));
+    const names = [...new Set([...listed, ...refused.keys()])];
+    if (!names.length) return nothing;
+    const sourceOf = (i: ContextItem) => (i.source === "memory" || listed.includes(i.source) ? i.source : listed.find((s) => s.endsWith(`/${i.source}`)) ?? i.source);
+    const why = (source: string) => {
+      const reason = refused.get(source);
+      if (reason !== undefined) return { used: false, text: `Refused: ${reason}` };
+      const items = r.items.filter((i) => sourceOf(i) === source);
+      const inCount = items.filter((i) => i.included).length;
+      if (inCount) return { used: true, text: `Used: ${inCount} of ${items.length} matching item${items.length === 1 ? "" : "s"} included${items.length > inCount ? ", the rest left out (below)" : ""}` };
+      if (items.length) return { used: false, text: `Not used: ${items.length} item${items.length === 1 ? "" : "s"} matched but ranked below what the budget holds` };
+      return { used: false, text: "Not used: nothing in it matched this message" };
+    };
+    return html`<section class="card" aria-labelledby="sources-h">
+      <h3 id="sources-h" style="margin-top:0">Sources, and why each was or was not used</h3>
+      <ul class="sources" aria-label="Sources and why">${names.map((source) => {
+        const w = why(source);
+        return html`<li data-source=${source}><span class=${w.used ? "badge ok" : refused.has(source) ? "badge bad" : "badge"}>${source}</span> <span class="small">${w.text}</span></li>`;
+      })}</ul>
+    </section>`;
   }
 
   private item(i: ContextItem) {
