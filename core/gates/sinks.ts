@@ -21,6 +21,8 @@ export const modelOutputSinks = {
   "plan-output": { kind: "message", gatedBy: "run" },
   /** A fan-out's questions (a critique's carry the proposal) and its decision (durable-objects/agent/bus/fanout.ts, features.ts). */
   fanout: { kind: "message", gatedBy: "gatedWrite" },
+  /** A model judge's reason for its score, kept in the agent's eval history (durable-objects/agent/evals/). */
+  "eval-judge": { kind: "message", gatedBy: "gatedWrite" },
   /** Every other tool call the model proposes (task commits and reports, plan writes, HTTP): the tool gates. */
   "tool-call": { kind: "message", gatedBy: "run" },
 } as const satisfies Record<string, { kind: OutputKind; gatedBy: "gatedWrite" | "run" }>;

@@ -292,7 +292,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     },
     background: (work) => ctx.waitUntil(work),
   });
-  const evals = makeEvals({ storage: ctx.storage, env, profile: () => profiles.get(), projectModel: (profile) => turns.projectModel(profile) });
+  const evals = makeEvals({ storage: ctx.storage, env, profile: () => profiles.get(), projectModel: (profile) => turns.projectModel(profile), screen: (profile) => turns.memoryScreenFor(profile) });
   return { sessions, messages, runs, settings, profiles, memory, driver, bus, gateways, behaviors, work, turns, secrets, snapshots, evals, telemetry, transaction, cancelRun, unfinishedRuns, wipe, spend, orchestration };
 }
 

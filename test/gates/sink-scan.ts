@@ -55,6 +55,9 @@ export const modelCallers: Record<string, string> = {
   "durable-objects/agent/behaviors/plan.ts": "the run: plan-output",
   "durable-objects/agent/memory/lifecycle.ts": "extraction",
   "core/context/summary.ts": "summary-fold",
+  "durable-objects/agent/evals/index.ts": "eval-judge",
+  // Not a sink: it wraps the run's model port in a platform span; what the port answers goes on to the run's gates.
+  "durable-objects/agent/telemetry/platform.ts": "the run: reply, tool-output, tool-call",
   // Not a model: an A2A task streams an agent's turn, whose reply passes the run's gates.
   "workers/protocols/a2a/executor.ts": "the run: reply",
 };
