@@ -58,6 +58,8 @@ export const modelCallers: Record<string, string> = {
   "durable-objects/agent/evals/index.ts": "eval-judge",
   // Not a sink: it wraps the run's model port in a platform span; what the port answers goes on to the run's gates.
   "durable-objects/agent/telemetry/platform.ts": "the run: reply, tool-output, tool-call",
+  // Not a sink either: the daily caps wrap the run's and memory's model ports; their output goes on to those callers' gates.
+  "durable-objects/agent/quotas/port.ts": "the run and memory: reply, tool-output, tool-call, extraction, summary-fold",
   // Not a model: an A2A task streams an agent's turn, whose reply passes the run's gates.
   "workers/protocols/a2a/executor.ts": "the run: reply",
 };
