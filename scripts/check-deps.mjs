@@ -47,7 +47,8 @@ function withoutComments(text) {
 export function importedPackages(text) {
   const found = new Set();
   const patterns = [
-    /\bfrom\s*["']([^"'\n]+)["']/g,
+    // An import's or export's `from "pkg"` ends its statement's line; a string in code that says "from 'x'" does not.
+    /\bfrom\s*["']([^"'\n]+)["'];?[ \t]*(?:\/\/.*)?$/gm,
     /\bimport\s*["']([^"'\n]+)["']/g,
     /\bimport\s*\(\s*["']([^"'\n]+)["']\s*\)/g,
     /\brequire\s*\(\s*["']([^"'\n]+)["']\s*\)/g,
