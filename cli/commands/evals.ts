@@ -4,34 +4,10 @@ import { UsageError } from "../client.ts";
 import { need, readText } from "../arguments.ts";
 import { text, type Command } from "../command.ts";
 import { duration, note, oneLine, printJson, table, time } from "../format.ts";
+import type { CaseResult, Comparison, EvalRunSummary } from "../../core/evals/report.ts";
 
-interface CaseResult {
-  name: string;
-  pass: boolean;
-  reason: string;
-  tokens: number;
-  costUsd: number | null;
-  latencyMs: number;
-}
-interface EvalRun {
-  id: string;
-  suite: string;
-  startedAt: number;
-  cases: number;
-  passed: number;
-  passRate: number;
-  threshold: number;
-  pass: boolean;
-  tokens: number;
-  costUsd: number | null;
-  latencyMs: { p50: number; p95: number };
-  results?: CaseResult[];
-}
-interface Comparison {
-  previous: { id: string; startedAt: number; passRate: number } | null;
-  passRateDelta: number | null;
-  changes: { name: string; change: "fixed" | "broke" | "new" | "removed"; reason: string }[];
-}
+// The API's own shapes (core/evals): a run as kept, its summary in a list, its comparison.
+type EvalRun = EvalRunSummary & { results?: CaseResult[] };
 
 /** One way to show a price: dollars, or "not priced" when a model that answered has no published price. */
 export const price = (usd: number | null) => (usd === null ? "not priced" : `$${usd.toFixed(usd < 0.01 ? 4 : 2)}`);
