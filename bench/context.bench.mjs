@@ -24,7 +24,7 @@ const sampleVector = () => synthetic.sample(1);
 
 const syllables = "ka lo mi ne ru ta shi vo pe da gu ri fe no zu ba te mo li sa".split(" ");
 const vocabulary = Array.from({ length: 3000 }, (_, i) => syllables[i % 20] + syllables[Math.floor(i / 20) % 20] + (i >= 400 ? syllables[Math.floor(i / 400) % 20] : ""));
-const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.pow(random(), 2.2) * vocabulary.length))];
+const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(random() ** 2.2 * vocabulary.length))];
 const memoryText = (i) => `The ${word()} ${word()} of project ${word()} is ${word()} ${i}`;
 const queryText = () => `What is the ${word()} ${word()} of project ${word()}?`;
 

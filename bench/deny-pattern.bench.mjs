@@ -44,7 +44,7 @@ export async function run() {
     { name: "compile the pattern: RegExp", figure: round(micros(() => new RegExp(secretsPattern, "i")), 3), unit: "µs" },
     { name: "compile the pattern: RE2JS", figure: round(micros(() => RE2JS.compile(secretsPattern, RE2JS.CASE_INSENSITIVE)), 2), unit: "µs" },
   ];
-  const hostile = new RegExp("(a+)+$", "i");
+  const hostile = /(a+)+$/i;
   for (const n of [20, 25, 27]) {
     const input = `${"a".repeat(n)}!`;
     const t0 = performance.now();

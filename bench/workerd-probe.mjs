@@ -136,10 +136,11 @@ export async function inspect(port) {
       await send("Profiler.enable");
       await send("Profiler.setSamplingInterval", { interval: intervalUs });
       await send("Profiler.start");
+      let profile;
       try {
         await work();
       } finally {
-        var { profile } = await send("Profiler.stop");
+        ({ profile } = await send("Profiler.stop"));
       }
       return profile;
     },

@@ -137,14 +137,18 @@ export function param<P extends Record<string, string>>(values: P): { param: P }
   return { param: Object.fromEntries(Object.entries(values).map(([key, value]) => [key, encodeURIComponent(value)])) as P };
 }
 
+/** The data of a run event or trace step: its shape depends on its name, and callers read it by name. */
+// biome-ignore lint/suspicious/noExplicitAny: see above; the server's own types do not reach this Node program
+export type EventData = any;
+
 /** The events of a server-sent event stream, in order: `{ event, data }` with `data` parsed as JSON. */
-export async function* readEvents(res: { body: ReadableStream<Uint8Array> | null }): AsyncGenerator<{ event: string; data: any }> {
+export async function* readEvents(res: { body: ReadableStream<Uint8Array> | null }): AsyncGenerator<{ event: string; data: EventData }> {
   if (!res.body) return;
   const decoder = new TextDecoder();
   let buffer = "";
   for await (const chunk of res.body) {
     buffer += decoder.decode(chunk, { stream: true });
-    let end;
+    let end: number;
     while ((end = buffer.indexOf("\n\n")) >= 0) {
       const frame = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);

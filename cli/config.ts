@@ -15,7 +15,7 @@ export interface SavedConfig {
 
 /** `$XDG_CONFIG_HOME/pantheon/config.json`, else `~/.config/pantheon/config.json`. */
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith("/") ? env.XDG_CONFIG_HOME : join(homedir(), ".config");
+  const base = env.XDG_CONFIG_HOME?.startsWith("/") ? env.XDG_CONFIG_HOME : join(homedir(), ".config");
   return join(base, "pantheon", "config.json");
 }
 

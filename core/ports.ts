@@ -158,6 +158,6 @@ export interface SqlCursorLike<T> {
  * runs over any synchronous SQLite (the benchmarks use a fake over a Map).
  */
 export interface SqlLike {
-  // `any`: bindings are whatever the SQL statement takes; SQLite checks them.
+  // biome-ignore lint/suspicious/noExplicitAny: bindings are whatever the SQL statement takes; SQLite checks them
   exec<T extends Record<string, SqlValue>>(query: string, ...bindings: any[]): SqlCursorLike<T>;
 }

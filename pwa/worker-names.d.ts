@@ -7,9 +7,11 @@
 // real declarations.
 
 interface Env {
+  // biome-ignore lint/suspicious/noExplicitAny: opaque on purpose (see above)
   readonly [binding: string]: any;
 }
 type DurableObjectState<Props = unknown> = import("@cloudflare/workers-types/index").DurableObjectState<Props>;
+// biome-ignore lint/suspicious/noExplicitAny: opaque on purpose (see above)
 type DurableObjectNamespace<_Object = undefined> = any;
 
 /** Migrations import their SQL as text (a wrangler module rule). */

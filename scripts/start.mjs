@@ -34,8 +34,12 @@ function portTaken() {
   return new Promise((resolve) => {
     const socket = connect({ port, host: "127.0.0.1" });
     socket.setTimeout(2000);
-    socket.once("connect", () => (socket.destroy(), resolve(true)));
-    socket.once("timeout", () => (socket.destroy(), resolve(true)));
+    const inUse = () => {
+      socket.destroy();
+      resolve(true);
+    };
+    socket.once("connect", inUse);
+    socket.once("timeout", inUse);
     socket.once("error", (error) => resolve(/** @type {NodeJS.ErrnoException} */ (error).code !== "ECONNREFUSED"));
   });
 }

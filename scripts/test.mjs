@@ -1,6 +1,7 @@
 // `npm test`: the whole suite.
-//   0. type checks (seconds): the worker, the Node-side configs, and the PWA and the CLI against the
-//      worker's API types (test/contract/api-types.ts compiles in the worker's and the PWA's program)
+//   0. type checks and the linter (seconds): the worker, the Node-side configs, and the PWA and the CLI
+//      against the worker's API types (test/contract/api-types.ts compiles in the worker's and the PWA's
+//      program); Biome's linter over the whole tree
 //   1. unit + integration tests inside workerd (vitest + @cloudflare/vitest-plugin)
 //   1b. the fault-injection suite (npm run test:faults), also in workerd
 //   2. Node-side checks (the embeddings sidecar with its real weights), when present
@@ -32,6 +33,9 @@ if (stage("typecheck")) {
     if (run(`typecheck ${project}`, "npx", ["tsc", "--noEmit", "-p", project])) totals.passed += 1;
     else totals.failed += 1;
   }
+  // The linter (Biome, biome.jsonc): a warning fails it too, so the tree stays at zero.
+  if (run("lint", "npx", ["biome", "lint", "--error-on-warnings", "."])) totals.passed += 1;
+  else totals.failed += 1;
 }
 
 if (stage("workerd")) {

@@ -17,7 +17,7 @@ type Constructible = new (...args: unknown[]) => object;
 
 /** A function or class that is `pick()`'s value for every use but being imported. */
 function onFirstUse<T extends object>(pick: () => T): T {
-  const stand: T = new Proxy(function () {} as unknown as T, {
+  const stand: T = new Proxy((() => {}) as unknown as T, {
     get: (_, key) => Reflect.get(pick(), key),
     has: (_, key) => Reflect.has(pick(), key),
     apply: (_, self, args): unknown => Reflect.apply(pick() as Callable, self, args),

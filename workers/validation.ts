@@ -149,6 +149,7 @@ type Validated<T extends Target, S extends z.ZodType> = { in: { [K in T]: Sent<K
  * every problem names its field. A body nested deeper than {@link maxJsonDepth}, or holding a
  * `__proto__` key, answers 400 before anything recursive sees it.
  */
+// biome-ignore lint/suspicious/noExplicitAny: the middleware fits any route's environment
 export function valid<T extends Target, S extends z.ZodType>(target: T, schema: S): MiddlewareHandler<any, string, Validated<T, S>> {
   // `validator` infers the client's input from the parsed output; this states the schema's input instead.
   return validator(target, async (value, c) => {
@@ -164,5 +165,6 @@ export function valid<T extends Target, S extends z.ZodType>(target: T, schema: 
       checkJsonBody(value);
     }
     return parseOrThrow(schema, value, target === "json" ? "body" : target === "query" ? "query string" : "path");
+    // biome-ignore lint/suspicious/noExplicitAny: as above
   }) as MiddlewareHandler<any, string, Validated<T, S>>;
 }

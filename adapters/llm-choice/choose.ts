@@ -102,7 +102,7 @@ function unavailable(provider: string, message: string): LlmPort {
     complete: async () => {
       throw error();
     },
-    // eslint-disable-next-line require-yield
+    // biome-ignore lint/correctness/useYield: a stream that fails before its first chunk
     async *stream() {
       throw error();
     },

@@ -99,6 +99,7 @@ function toToolCall(raw: RawCall, index: number, names: ToolNameCodec): ToolCall
 }
 
 function fromOutput(output: unknown, request: LlmRequest, names: ToolNameCodec): LlmResponse {
+  // biome-ignore lint/suspicious/noExplicitAny: Workers AI answers in one of several shapes; each read below is checked
   const body = (typeof output === "object" && output !== null ? output : { response: output }) as Record<string, any>;
   const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
   const rawContent = choice ? choice.message?.content : body.response;

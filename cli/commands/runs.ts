@@ -1,5 +1,5 @@
 // `pantheon runs list | show | approve | reject | cancel`, `pantheon approvals`
-import { param, UsageError } from "../client.ts";
+import { param, UsageError, type EventData } from "../client.ts";
 import { text, type Action, type Command } from "../command.ts";
 import { duration, oneLine, printJson, table, time } from "../format.ts";
 
@@ -10,14 +10,14 @@ function agentAndRun(args: string[], action: string): [string, string] {
 }
 
 /** The part of a step's data worth a glance: the tool and its arguments, a gate's verdict, an error. */
-function stepDetail(step: { name: string; data: any }): string {
+function stepDetail(step: { name: string; data: EventData }): string {
   const d = step.data ?? {};
   const tool = d.tool ?? d.name ?? (d.output ? `the ${d.output}` : "");
   if (step.name === "tool_call" || step.name === "approval_requested") return oneLine(`${tool} ${d.arguments ? JSON.stringify(d.arguments) : ""}`, 70);
   if (step.name === "tool_result" || step.name === "agent_response") return oneLine(`${tool} ${d.ok === false ? `failed: ${d.error ?? ""}` : (d.output ?? "")}`, 70);
   if (step.name === "model_result") return oneLine(d.toolCalls?.length ? `calls ${d.toolCalls.join(", ")}` : (d.content ?? ""), 70);
   if (step.name === "gate_decisions") {
-    const denied = (d.decisions ?? []).find((r: any) => r.decision?.allow === false);
+    const denied = (d.decisions ?? []).find((r: EventData) => r.decision?.allow === false);
     return oneLine(`${tool}: ${denied ? `${denied.gate} said no${denied.decision.reason ? `: ${denied.decision.reason}` : ""}` : "allowed"}`, 70);
   }
   if (step.name === "approval") return oneLine(`${tool} ${d.approved ? "approved" : "rejected"} by ${d.by}${d.reason ? `: ${d.reason}` : ""}`, 70);

@@ -76,7 +76,7 @@ export const script: Command = {
           const type = scriptMediaType(file);
           const source = readText(file, "script");
           try {
-            let compiled;
+            let compiled: ReturnType<typeof compileScript>;
             if (type === "application/json") {
               let value: unknown;
               try {

@@ -1,7 +1,7 @@
 // One chat turn as a stream: sends the message with `Accept: text/event-stream` and shows the
 // run as it happens — text as it is written, each tool call, gate decision and result — for
 // `pantheon tell` and the interactive `pantheon chat`.
-import { ApiError, param, readEvents, type Client } from "../client.ts";
+import { ApiError, param, readEvents, type Client, type EventData } from "../client.ts";
 import { oneLine } from "../format.ts";
 
 export interface TurnOutput {
@@ -19,7 +19,7 @@ export interface TurnEnd {
 }
 
 /** The line shown for one run event other than text; undefined when there is none. */
-export function eventLine(event: string, data: any): string | undefined {
+export function eventLine(event: string, data: EventData): string | undefined {
   if (event === "tool_call") return `  → ${data.name} ${oneLine(data.arguments, 80)}`;
   if (event === "gate" && data.gate === "approval" && !data.allow) return `  ⏸ ${data.callId} waits for a person's approval`;
   if (event === "gate" && !data.allow) return `  ✗ gate ${data.gate} stopped ${data.callId}${data.reason ? `: ${data.reason}` : ""}`;
@@ -43,14 +43,14 @@ export function makeRunView(out: TurnOutput) {
   };
   return {
     endLine,
-    see(event: string, data: any): { status: string; reply: string | null } | undefined {
+    see(event: string, data: EventData): { status: string; reply: string | null } | undefined {
       if (event === "token") {
         out.text(data.text);
         sinceTool += data.text;
         midLine = !data.text.endsWith("\n");
       } else if (event === "done") {
         const reply: string | null = data.reply?.content ?? null;
-        if (reply && reply.startsWith(sinceTool) && reply.length > sinceTool.length) {
+        if (reply?.startsWith(sinceTool) && reply.length > sinceTool.length) {
           out.text(reply.slice(sinceTool.length));
           midLine = !reply.endsWith("\n");
         }
@@ -98,6 +98,6 @@ export async function streamTurn(client: Client, agent: string, input: { content
   }
   // A run that waits (for a person, another agent) ends its stream with its status and no `done`.
   view.endLine();
-  if (runId && status && status.startsWith("waiting_")) return { runId, sessionId, status, reply: null };
+  if (runId && status?.startsWith("waiting_")) return { runId, sessionId, status, reply: null };
   throw new ApiError(500, { code: "stream_ended", message: `the reply stream ended before the run finished; see: pantheon runs list ${agent}${runId ? ` (run ${runId})` : ""}` });
 }

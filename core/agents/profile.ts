@@ -5,7 +5,7 @@ import type { ModelProvider } from "../models/providers";
 import type { ProjectQuota } from "../quotas/limits";
 import { customGateSpecSchema } from "../gates/gate-spec";
 import { denyPatternProblems } from "../gates/pattern";
-import { modelChoiceSchema, modelSettingsSchema, runLimitOverridesSchema } from "../run/limits";
+import { modelChoiceSchema, type modelSettingsSchema, runLimitOverridesSchema } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
 import { denyToolsSchema, memoryPolicySchema } from "../run/knobs";
 export { denyToolsSchema, memoryPolicies, memoryPolicySchema, toolDenied, type MemoryPolicy } from "../run/knobs";

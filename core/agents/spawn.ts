@@ -13,7 +13,7 @@ export interface SpawnNode {
 /** The `spawn` grant a stored script carries (scripts are stored as plain JSON). */
 export function spawnGrantOf(script: unknown): SpawnNode["spawn"] {
   const spawn = (script as { spawn?: { allowed?: unknown; quota?: unknown } } | null)?.spawn;
-  if (!spawn || spawn.allowed !== true) return undefined;
+  if (spawn?.allowed !== true) return undefined;
   return { allowed: true, quota: typeof spawn.quota === "number" ? spawn.quota : 0 };
 }
 

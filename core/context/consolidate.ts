@@ -116,7 +116,7 @@ export function planConsolidation(items: readonly MemoryItem[], options: Consoli
     const since = Math.max(item.lastUsedAt ?? item.createdAt, options.lastRunAt ?? -Infinity);
     const days = Math.max(0, options.now - since) / dayMs;
     const start = mergedImportance.get(item.id) ?? item.importance;
-    const next = Math.round(start * Math.pow(1 - rate, days) * 10_000) / 10_000;
+    const next = Math.round(start * (1 - rate) ** days * 10_000) / 10_000;
     if (Math.abs(next - start) >= 0.005) decay.push({ id: item.id, importance: next });
   }
   return { merge, supersede, decay };

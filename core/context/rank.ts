@@ -55,7 +55,7 @@ export function reciprocalRankFusion(lists: readonly (readonly ScoredId[])[], k 
 export function recencyDecay(item: Pick<MemoryItem, "createdAt" | "occurredAt">, now: number, halfLifeDays: number): number {
   if (!(halfLifeDays > 0) || !Number.isFinite(halfLifeDays)) return 1;
   const ageDays = Math.max(0, now - happenedAt(item)) / dayMs;
-  return Math.pow(0.5, ageDays / halfLifeDays);
+  return 0.5 ** (ageDays / halfLifeDays);
 }
 
 export function finalScore(parts: { fused: number; recency: number; importance: number }, weights: RankWeights): number {

@@ -135,5 +135,5 @@ export function temporalCue(query: string, now: number): TemporalCue {
 export function periodMatch(at: number, range: { from: number; to: number }, halfLifeDays = 60): number {
   if (at >= range.from && at < range.to) return 1;
   if (at >= range.to) return 0;
-  return 0.5 * Math.pow(0.5, (range.from - at) / dayMs / halfLifeDays);
+  return 0.5 * 0.5 ** ((range.from - at) / dayMs / halfLifeDays);
 }

@@ -139,6 +139,8 @@ function dedupe(issues: ScriptIssue[]): ScriptIssue[] {
   const seen = new Set<string>();
   return issues.filter((i) => {
     const key = `${i.line}:${i.column}:${i.message}`;
-    return seen.has(key) ? false : (seen.add(key), true);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }

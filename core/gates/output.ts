@@ -1,6 +1,6 @@
 import { PantheonError } from "../errors";
 import type { GateDecision, GateOutcome } from "./gate";
-import { outputKinds, type CustomGateSpec, type OutputKind } from "./gate-spec";
+import type { CustomGateSpec, OutputKind } from "./gate-spec";
 import { compileDenyPattern } from "./pattern";
 import { makeSecretDetector } from "../redaction";
 import { minSecretLength, type SecretLeak } from "./secret-leak";

@@ -1,4 +1,4 @@
-import { grants, unknownPrincipal, type RunPrincipal, type Scope } from "../auth";
+import { grants, unknownPrincipal, type Scope } from "../auth";
 import type { ToolSpec } from "../tools/tool-spec";
 import type { Gate, GateDecision } from "./gate";
 

@@ -2,7 +2,7 @@ import { agentRuntimeSchema, profileFromScript, type AgentProfile, type AgentRun
 import { compileScript, compileScriptJson, isScriptError, type ActorScript } from "../dsl";
 import { modelSettingsSchema, type ModelSettings } from "../run/limits";
 import { jsonPath } from "../errors";
-import { type FileIssue, type ProjectFile, type ProjectFileAgent } from "./file";
+import type { FileIssue, ProjectFile, ProjectFileAgent } from "./file";
 import { ownValue } from "../reserved-names";
 
 /** An agent as the project holds it now. */

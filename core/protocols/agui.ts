@@ -245,7 +245,7 @@ export function makeAguiRun(options: AguiRunOptions) {
      */
     end(waiting: { runId: string; status: string; pending: PendingCall[]; decideBy?: number } | null): BaseEvent[] {
       if (finished) return [];
-      if (failure && (!waiting || waiting.status !== "waiting_approval")) return finish({ type: EventType.RUN_ERROR, message: failure.message, code: failure.code } as BaseEvent);
+      if (failure && (waiting?.status !== "waiting_approval")) return finish({ type: EventType.RUN_ERROR, message: failure.message, code: failure.code } as BaseEvent);
       if (waiting?.status === "waiting_approval" && waiting.pending.length > 0) {
         state.runId = waiting.runId;
         const calls = waiting.pending.flatMap((p) => toolCall(p.callId, p.tool, p.arguments));

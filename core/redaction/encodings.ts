@@ -90,6 +90,7 @@ export function isSeparator(code: number): boolean {
 }
 
 /** The separators `isSeparator` names, as one pattern: the squeezed text is one native replace. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are separators here on purpose
 const separators = /[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f\u00a0\ufeff\u3000\u2000-\u200b\u2028\u2029]+/g;
 
 /**

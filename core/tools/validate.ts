@@ -34,7 +34,7 @@ function issueOf(unit: OutputUnit): FieldIssue {
  * // { valid: false, issues: [{ path: ["url"], message: "is required" }] }
  */
 export function validateArguments(schema: Record<string, unknown>, args: unknown): ArgumentCheck {
-  let result;
+  let result: ReturnType<Validator["validate"]>;
   try {
     result = new Validator(schema as never, "2020-12", false).validate(args);
   } catch (error) {

@@ -33,7 +33,7 @@ export const remoteSchema = lazySchema(() =>
       .url("an http(s) git URL such as https://github.com/acme/app.git")
       .refine((u) => /^https?:\/\//.test(u), "http or https only")
       .refine((u) => !/^https?:\/\/[^/]*@/.test(u), "no credentials in the URL: put the token in a project secret and name it in tokenSecret"),
-    ref: z.string().min(1).max(255).regex(/^[A-Za-z0-9._\/-]+$/, "a branch name such as main").optional(),
+    ref: z.string().min(1).max(255).regex(/^[A-Za-z0-9._/-]+$/, "a branch name such as main").optional(),
     tokenSecret: z.string().min(1).max(64).regex(/^[A-Z][A-Z0-9_]*$/, "a project secret's name, such as GITHUB_TOKEN").optional(),
   }),
 );

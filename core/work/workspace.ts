@@ -24,7 +24,7 @@ export function checkPath(path: unknown, field = "path"): string {
   };
   if (typeof path !== "string" || path.length === 0) return refuse("a non-empty relative path such as 'src/app.ts'");
   if (path.length > workspaceLimits.pathChars) return refuse(`at most ${workspaceLimits.pathChars} characters`);
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a path with a control character is refused
   if (/[\u0000-\u001f\u007f\\]/.test(path)) return refuse("no control characters or backslashes");
   const trimmed = path.replace(/^\.\//, "");
   if (trimmed.startsWith("/")) return refuse("relative to the workspace, not starting with '/'");

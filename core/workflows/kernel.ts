@@ -93,6 +93,6 @@ export function finishStep(workflow: Workflow, progress: WorkflowProgress, stepI
 /** Marks a step started (the kernel persists this before it sends anything for the step). */
 export function startStep(progress: WorkflowProgress, stepId: string, now: number, ref?: string): WorkflowProgress {
   const record = progress.steps[stepId];
-  if (!record || record.state !== "pending") return progress;
+  if (record?.state !== "pending") return progress;
   return { ...progress, steps: { ...progress.steps, [stepId]: { ...record, state: "running", startedAt: now, ...(ref ? { ref } : {}) } } };
 }

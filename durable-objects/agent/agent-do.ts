@@ -13,7 +13,7 @@ import type { BehaviorAlarm } from "./behaviors";
 import { checkDecisions, makeRunAlarms, runSummaryOf, runTurnView, runView, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
 
 export type { ChatInput, ManualCall } from "./runs";
-import type { ChildAlarm, FanOutInput } from "./bus";
+import type { ChildAlarm, } from "./bus";
 import type { OrchestrationRequest } from "./workflows";
 import { initialLiveState, liveStateSchema, type LiveState, type RunEvent } from "./chat";
 import { closeEach, endIncarnation, liveStatusPatchOf, makeLiveStatus, makeOpenStreams, makeSocketBinding, runEventFrame, runEventStream, socketIsFromWorker, socketTokenTag, tokenTag, type EndCause } from "./live";
@@ -294,7 +294,7 @@ export class AgentDO extends Agent<Env, LiveState> {
 
   /** A person approves or rejects a pending tool call (`by` and `scope` come from the authenticated request). */
   decide(runId: string, decision: { approved: boolean; by: string; scope: Scope; callId?: string; reason?: string }) {
-    return this.known(async () => (this.work.refuseQuestionDecision(runId, decision.callId), runSummaryOf(this.runs, (await this.driver.decide(runId, decision)).id)));
+    return this.known(async () => { this.work.refuseQuestionDecision(runId, decision.callId); return runSummaryOf(this.runs, (await this.driver.decide(runId, decision)).id); });
   }
 
   cancelRun(runId: string, by: string) { return this.known(async () => runSummaryOf(this.runs, (await this.cancelChain(runId, by)).id)); }

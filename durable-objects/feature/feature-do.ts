@@ -2,18 +2,15 @@ import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
-import { PantheonError, resultOf, validationFailed, type Result } from "../../core/errors";
+import { PantheonError, resultOf, type Result } from "../../core/errors";
 import {
   assertTaskMove,
   authorizeWork,
   buildTaskSpec,
   checkPath,
   diffStats,
-  parsePlanTasks,
   unifiedDiff,
   withAction,
-  workerNameOf,
-  type DiffStats,
   type FeatureCreate,
   type FeaturePatch,
   type FeatureStatus,
@@ -343,7 +340,7 @@ export class FeatureDO extends DurableObject<Env> {
       const number = t.number;
       const runIds = t.runIds as string[];
       // A run that ended before its start was recorded (a quick model) is this attempt's: record it now.
-      if (!runIds.includes(run.runId) && t.status === "in_progress" && runIds.length < t.attempts) this.taskRows.set(number, { runIds: [...runIds, run.runId] }), (t = this.taskRows.get(number));
+      if (!runIds.includes(run.runId) && t.status === "in_progress" && runIds.length < t.attempts) { this.taskRows.set(number, { runIds: [...runIds, run.runId] }); t = this.taskRows.get(number); }
       if (!(t.runIds as string[]).includes(run.runId) || t.status !== "in_progress") return t.status as TaskStatus;
       // The pause stopped this run: the task stays in progress, and resume starts it again.
       if (run.status === "cancelled" && this.row().paused) return t.status as TaskStatus;
@@ -466,11 +463,11 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** Reports: each task's (status, summary, times, diff stats and files, question and answer, runs, tokens, cost) and the feature's roll-up with the planner's runs. */
   async report(lookup: RunLookup) {
-    return resultOf(async () => (await this.reconcile(lookup), this.reports().feature(lookup)));
+    return resultOf(async () => { await this.reconcile(lookup); return this.reports().feature(lookup); });
   }
   /** The feature's report.md (`base`: the server's URL, for links to traces). */
   async reportMarkdown(lookup: RunLookup, base = ""): Promise<Result<string>> {
-    return resultOf(async () => (await this.reconcile(lookup), this.reports().featureMarkdown(lookup, base)));
+    return resultOf(async () => { await this.reconcile(lookup); return this.reports().featureMarkdown(lookup, base); });
   }
   async taskReport(ref: TaskRef, lookup: RunLookup, base = ""): Promise<Result<string>> {
     return resultOf(async () => this.reports().taskMarkdown(ref, lookup, base));
@@ -480,10 +477,10 @@ export class FeatureDO extends DurableObject<Env> {
   // ---- run-all and the pause switch (runner.ts), clarify (questions.ts) -------------------------
 
   runAll(project: string, by: Principal) {
-    return resultOf(() => (authorizeWork("task.start", by, { orchestrator: this.row().orchestrator }), this.runner.start(project, by)));
+    return resultOf(() => { authorizeWork("task.start", by, { orchestrator: this.row().orchestrator }); return this.runner.start(project, by); });
   }
-  pause(by: Principal) { return resultOf(() => (authorizeWork("feature.pause", by, { orchestrator: this.row().orchestrator }), this.runner.pause())); }
-  resume(by: Principal) { return resultOf(() => (authorizeWork("feature.pause", by, { orchestrator: this.row().orchestrator }), this.runner.resume())); }
+  pause(by: Principal) { return resultOf(() => { authorizeWork("feature.pause", by, { orchestrator: this.row().orchestrator }); return this.runner.pause(); }); }
+  resume(by: Principal) { return resultOf(() => { authorizeWork("feature.pause", by, { orchestrator: this.row().orchestrator }); return this.runner.resume(); }); }
   /** The runner's alarm: one decision, after a reconcile finds a worker's end the feature was not told of. */
   override async alarm(): Promise<void> {
     const f = this.db.select().from(schema.feature).get();

@@ -201,7 +201,10 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
      * kept as they were) first asks the person to confirm, and is approved on `confirmed`.
      */
     approve: async (feature: string, version: number, confirmed = false): Promise<boolean> => {
-      const open = confirmed ? 0 : await openCommentsOf(feature, version).catch((error: unknown) => (setWork((w) => ({ ...w, error: describeError(error) })), -1));
+      const open = confirmed ? 0 : await openCommentsOf(feature, version).catch((error: unknown) => {
+        setWork((w) => ({ ...w, error: describeError(error) }));
+        return -1;
+      });
       if (open < 0) return false;
       if (open > 0) {
         setWork((x) => ({ ...x, confirmApprove: version }));

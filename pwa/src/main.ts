@@ -45,6 +45,7 @@ function start(): void {
   controller.subscribe(render);
   render(controller.getState());
 
+  // biome-ignore lint/suspicious/noExplicitAny: each custom event carries its own detail
   type Detail = Record<string, any>;
   const on = (name: string, handler: (detail: Detail) => void) =>
     app.addEventListener(name, (e) => handler((e as CustomEvent<Detail>).detail ?? {}));

@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { makeApi, type RunEvent } from "../../pwa/src/api";
-import { ApiError, isApiError } from "../../pwa/src/errors";
+import { type ApiError, isApiError } from "../../pwa/src/errors";
 import { adminToken, uniqueName } from "./client";
 
 // The PWA's API client (Hono's `hc`, typed by the worker's routes) against the real worker: the

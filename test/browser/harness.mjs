@@ -106,7 +106,7 @@ export async function axe(page) {
   const source = await readFile(require.resolve("axe-core/axe.min.js"), "utf8");
   await page.evaluate(source);
   const result = await page.evaluate(async () =>
-    // @ts-ignore injected above
+    // @ts-expect-error injected above
     await window.axe.run(document, { resultTypes: ["violations"] }));
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")

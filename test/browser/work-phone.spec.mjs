@@ -9,7 +9,7 @@
 // tasks 4 and 5 write the same file (the second to commit conflicts).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { BASE_URL, PHONE, TOKEN, api, axe, createAgent, launchSignedIn, shoot, uniqueName } from "./harness.mjs";
+import { BASE_URL, PHONE, api, axe, createAgent, launchSignedIn, shoot, uniqueName } from "./harness.mjs";
 
 const planner = uniqueName("planner");
 const feature = uniqueName("limits").slice(0, 40);

@@ -99,7 +99,7 @@ describe("fan-out", () => {
 
     it("the asker evicted while it waits: the answers still decide the fan-out, and a second call with its id reads that decision", async () => {
       const hold = `judges-${crypto.randomUUID()}`;
-      const { p, main } = await threeJudges(hold);
+      const { p } = await threeJudges(hold);
       const id = crypto.randomUUID();
 
       const body = { id, targets: ["judge-a", "judge-b", "judge-c"], question: "Is the launch approved?", policy: "majority" };

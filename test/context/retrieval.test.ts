@@ -50,7 +50,7 @@ describe("hybrid retrieval", () => {
     const partner = items.find((i) => i.id === "f07")!;
     expect(partner.scores.semantic).toBeGreaterThan(0);
     expect(partner.scores.fused).toBeGreaterThan(0);
-    expect(partner.scores.recency).toBeCloseTo(Math.pow(0.5, 7 / 30), 5);
+    expect(partner.scores.recency).toBeCloseTo(0.5 ** (7 / 30), 5);
     expect(partner.scores.importance).toBe(0.5);
     const { weights } = defaultTuning;
     expect(partner.scores.final).toBeCloseTo(weights.relevance * partner.scores.fused + weights.recency * partner.scores.recency + weights.importance * 0.5, 10);
@@ -152,7 +152,7 @@ describe("recency versus relevance", () => {
     const timeless = item("timeless", "The offsite budget is 4,000 euros.", { createdAt: NOW - 7 * dayMs });
     const store = makeScriptedStore({ items: [imported, timeless], lexical: ["imported", "timeless"], semantic: ["imported", "timeless"] });
     const { items, messages } = await makeContextEngine({ store, clock: fixedClock }).compile({ ...base, halfLifeDays: 7, query: "offsite?" });
-    expect(items.find((i) => i.id === "imported")!.scores.recency).toBeCloseTo(Math.pow(0.5, 300 / 7), 10);
+    expect(items.find((i) => i.id === "imported")!.scores.recency).toBeCloseTo(0.5 ** (300 / 7), 10);
     expect(items.find((i) => i.id === "timeless")!.scores.recency).toBeCloseTo(0.5, 10);
     // The model sees the date of what happened; a timeless memory has none.
     expect(messages[1]!.content).toContain(`- [memory ${new Date(NOW - 300 * dayMs).toISOString().slice(0, 10)}] The team offsite was in Lisbon.`);

@@ -55,7 +55,7 @@ export async function runLoad({ conversations, agents, seconds }) {
               // A refused message must not be in history; remembered so the check can say so.
               (conv.refused ??= []).push(content);
             }
-          } catch (error) {
+          } catch (_error) {
             conv.errors += 1;
             errorsByStatus.set("network", (errorsByStatus.get("network") ?? 0) + 1);
           }

@@ -230,7 +230,7 @@ describe("delegation is exactly-once in effect across evictions", () => {
     const helperRun = await p.until(async () => ((await p.json(`/api/agents/helper/runs`)) as any).runs[0], "the helper's run");
     // The state an eviction leaves right after the run's end was written and before its answer was
     // queued: the run is over, its request still marked applied, nothing in the send queue.
-    await runInDurableObject(helper(), async (instance: AgentDO, state) => {
+    await runInDurableObject(helper(), async (instance: AgentDO, _state) => {
       (instance as unknown as { bus: { answer(runId: string, status: string): void } }).bus.answer = () => undefined;
     });
     await p.until(async () => ((await p.json(`/api/agents/helper/runs/${helperRun.id}`)) as any).run.status === "completed", "the helper's run to end");

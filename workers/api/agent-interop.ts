@@ -51,7 +51,7 @@ function readImport(format: (typeof agentImportFormats)[number], name: string, s
     return { ...read.value, tools: [] };
   }
   if (typeof sent === "string") throw refused([{ path: "$.config", message: `a JSON object (the ${format} configuration), not text` }]);
-  const config = exported && exported.config && typeof exported.config === "object" ? exported.config : sent;
+  const config = exported?.config && typeof exported.config === "object" ? exported.config : sent;
   const read = fromAgentConfig(format, name, config);
   if (!read.ok) throw refused(read.issues);
   return { ...read.value, approvalRequired: [] as string[] };

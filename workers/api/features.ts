@@ -13,7 +13,7 @@ const featureParam = lazySchema(() => z.object({ feature: featureNameSchema }));
 const taskParam = lazySchema(() => z.object({ feature: featureNameSchema, task: taskRefSchema }));
 const questionParam = lazySchema(() => z.object({ feature: featureNameSchema, id: z.string().regex(/^q-[a-z0-9-]{1,40}$/, "a question's id, e.g. q-1a2b3c4d") }));
 const versionQuery = lazySchema(() => z.object({ version: z.coerce.number().int().min(1).optional() }));
-const refSchema = () => z.string().min(1).max(255).regex(/^[A-Za-z0-9._\/-]+$/, "a branch name (main, tasks/<key>) or a commit sha");
+const refSchema = () => z.string().min(1).max(255).regex(/^[A-Za-z0-9._/-]+$/, "a branch name (main, tasks/<key>) or a commit sha");
 const filesQuery = lazySchema(() => z.object({ task: taskRefSchema.optional(), ref: refSchema().optional(), prefix: z.string().max(512).optional() }));
 const fileQuery = lazySchema(() => z.object({ task: taskRefSchema.optional(), ref: refSchema().optional(), path: z.string().min(1, "the file's path, e.g. src/app.ts").max(512) }));
 const commitsQuery = lazySchema(() => z.object({ ref: refSchema().optional(), limit: z.coerce.number().int().min(1).max(500).default(50) }));

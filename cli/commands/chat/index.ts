@@ -75,6 +75,7 @@ function makeChat(client: Client, agent: string) {
     for (const step of detail.trace) {
       if (step.seq <= afterSeq) continue;
       last = step.seq;
+      // biome-ignore lint/suspicious/noExplicitAny: a trace step's data differs by step name
       const d = (step.data ?? {}) as Record<string, any>;
       if (step.name === "tool_result") say(`  ← ${d.tool ?? d.name} ${d.ok === false ? `failed: ${oneLine(d.error, 80)}` : `ok${d.output ? `: ${oneLine(d.output, 70)}` : ""}`}`);
       else if (step.name === "tool_call") say(`  → ${d.tool ?? d.name} ${oneLine(d.arguments, 80)}`);
@@ -247,7 +248,7 @@ async function interactive(client: Client, agent: string, sessionId: string | un
           // The run goes on inside the approval request; its events come over the socket meanwhile.
           const watching = watch(state.runId);
           const decided = client.send(route.runs[":id"].approval.$post({ ...param({ name: agent, id: state.runId }), json: { decision, callId: call.callId, ...(decision === "reject" ? { reason: "rejected in pantheon chat" } : {}) } }));
-          let run;
+          let run: Awaited<typeof decided>;
           try {
             run = await cancellable(decided, () => state.runId);
             await watching.settle();

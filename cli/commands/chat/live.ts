@@ -2,11 +2,11 @@
 // events of runs that go on after their message's stream ended — after an approval, or while the
 // run waits for another agent — so the chat shows them as they happen. Node's own WebSocket
 // (undici) sends the token as a header, never in the URL.
-import type { Client } from "../../client.ts";
+import type { Client, EventData } from "../../client.ts";
 
 export interface Live {
   /** Calls `handler` with each event of the run until the returned function is called. */
-  follow(runId: string, handler: (type: string, data: any) => void): () => void;
+  follow(runId: string, handler: (type: string, data: EventData) => void): () => void;
   /** True once the socket is open (until then, and if it never opens, nothing is followed). */
   readonly open: boolean;
   close(): void;
@@ -15,7 +15,7 @@ export interface Live {
 export function openLive(client: Client, agent: string): Live {
   const url = new URL(`/agents/agent-do/${encodeURIComponent(client.project ?? "default")}.${encodeURIComponent(agent)}`, client.url);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  const handlers = new Map<string, (type: string, data: any) => void>();
+  const handlers = new Map<string, (type: string, data: EventData) => void>();
   let open = false;
   let socket: WebSocket | undefined;
   try {

@@ -7,7 +7,7 @@ import { cronMatches, defaultRetryMax, nextCronAt, retryDelayMs } from "../../..
 import { chooseForMessage } from "../../../core/behaviors";
 import { goalText, makePlanLlm, type PlanModel } from "./plan";
 import { behaviorsOf, wantedAlarms, wholeSecond, type BehaviorAlarm, type BehaviorBookStore, type FoundBehavior } from "./state";
-import type { Emit, RunEvent } from "../chat/live";
+import type { Emit, } from "../chat/live";
 import type { RunOutcome } from "../runs/driver";
 
 /** The agents SDK's scheduling, as the behaviors use it (AgentDO passes its own methods). */

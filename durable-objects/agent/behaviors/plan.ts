@@ -82,7 +82,7 @@ export function makePlanLlm(deps: PlanDeps): PlanModel {
     const at = position(request.messages);
     if (at === "thinking") return "think";
     if (at.failure) return response(at.failure, [], "error");
-    let prev = at.prev;
+    const prev = at.prev;
     for (let i = at.next; i < steps.length; i++) {
       const action = resolveArgs(steps[i]!, { ...deps.scope, prev });
       const last = i === steps.length - 1;

@@ -106,7 +106,7 @@ export function makeFanOuts(deps: FanOutDeps) {
   async function reply(group: string, key: string, got: { answer?: string; error?: string }): Promise<void> {
     const changed = deps.transaction(() => {
       const row = get(group);
-      if (!row || row.status !== "waiting" || row.replies.some((r) => (r.key ?? r.target) === key)) return undefined;
+      if (row?.status !== "waiting" || row.replies.some((r) => (r.key ?? r.target) === key)) return undefined;
       const spec = specOf(row);
       const ask = fanOutSteps(spec, row.replies).asks.find((a) => a.key === key);
       if (!ask) return undefined;

@@ -375,7 +375,7 @@ export function makeRunDriver(deps: DriverDeps) {
     /** Drives a run created earlier (by the bus, in the same transaction as its inbox mark). */
     async startCreated(runId: string): Promise<RunState | null> {
       const state = latest(runId);
-      if (!state || state.status !== "idle" || recovering.has(runId)) return state;
+      if (state?.status !== "idle" || recovering.has(runId)) return state;
       emit(runId, { type: "run", runId, sessionId: state.sessionId });
       return drive(runId, "continue");
     },

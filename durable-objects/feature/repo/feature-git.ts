@@ -35,6 +35,7 @@ export const defaultBranch = "main";
  * commit it resolved against (the base moves: a rewritten file does not conflict again).
  * Async work writes objects only; `settle*` move refs, synchronously, inside the caller's transaction.
  */
+// biome-ignore lint/suspicious/noExplicitAny: the repository reads and writes its own tables on any feature schema
 export function makeFeatureGit(db: DrizzleSqliteDODatabase<any>, transact: <T>(fn: () => T) => T, clock: () => number = Date.now) {
   const fs = makeSqliteFs(db, clock);
   const repo = makeRepository(fs);

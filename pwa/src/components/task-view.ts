@@ -92,10 +92,10 @@ export class PantheonTaskView extends LitElement {
             ${t.key ? html`<dt>Key</dt><dd><code>${t.key}</code></dd>` : nothing}
             <dt>Worker</dt><dd>${t.worker ? html`<a href="#/agents/${encodeURIComponent(t.worker)}">${t.worker}</a>` : "not started"}</dd>
             <dt>Tokens</dt><dd>${report ? `${report.tokens.input} in · ${report.tokens.output} out` : "—"}</dd>
-            <dt>Cost</dt><dd>${report && report.runs.length ? costLabel(report.costUsd) : html`<span class="muted">no runs yet</span>`}</dd>
+            <dt>Cost</dt><dd>${report?.runs.length ? costLabel(report.costUsd) : html`<span class="muted">no runs yet</span>`}</dd>
           </dl>
           <h3 style="margin-top:.75rem">Runs</h3>
-          ${report && report.runs.length ? html`<ul class="plain">${report.runs.map((r) => html`<li class="row">
+          ${report?.runs.length ? html`<ul class="plain">${report.runs.map((r) => html`<li class="row">
             <a href="#/agents/${encodeURIComponent(t.worker ?? "")}/runs/${encodeURIComponent(r.runId)}">Trace of run ${r.runId.slice(0, 8)}</a>
             <span class="badge">${statusText(r.status)}</span><span class="small muted">${r.inputTokens + r.outputTokens} tokens · ${costLabel(r.costUsd)}</span></li>`)}</ul>`
             : html`<p class="muted small">No runs yet.</p>`}
