@@ -5,12 +5,11 @@ import { need, readText } from "../arguments.ts";
 import { text, type Command } from "../command.ts";
 import { duration, note, oneLine, printJson, table, time } from "../format.ts";
 import type { CaseResult, Comparison, EvalRunSummary } from "../../core/evals/report.ts";
+import { costLabel } from "../../core/models/cost-label.ts";
 
 // The API's own shapes (core/evals): a run as kept, its summary in a list, its comparison.
 type EvalRun = EvalRunSummary & { results?: CaseResult[] };
 
-/** One way to show a price: dollars, or "not priced" when a model that answered has no published price. */
-export const price = (usd: number | null) => (usd === null ? "not priced" : `$${usd.toFixed(usd < 0.01 ? 4 : 2)}`);
 const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;
 
 function suiteOf(file: string): unknown {
@@ -24,11 +23,11 @@ function suiteOf(file: string): unknown {
 
 function printRun(run: EvalRun): void {
   if (run.results) {
-    console.log(table(["CASE", "VERDICT", "REASON", "TOKENS", "COST", "LATENCY"], run.results.map((r) => [oneLine(r.name, 32), r.pass ? "pass" : "FAIL", oneLine(r.reason, 70), r.tokens, price(r.costUsd), duration(r.latencyMs)])));
+    console.log(table(["CASE", "VERDICT", "REASON", "TOKENS", "COST", "LATENCY"], run.results.map((r) => [oneLine(r.name, 32), r.pass ? "pass" : "FAIL", oneLine(r.reason, 70), r.tokens, costLabel(r.costUsd), duration(r.latencyMs)])));
     console.log("");
   }
   console.log(`${run.suite}: ${run.passed}/${run.cases} passed (${percent(run.passRate)}), threshold ${percent(run.threshold)}: ${run.pass ? "passed" : "FAILED"}`);
-  console.log(`tokens ${run.tokens}, cost ${price(run.costUsd)}, latency p50 ${duration(run.latencyMs.p50)}, p95 ${duration(run.latencyMs.p95)}`);
+  console.log(`tokens ${run.tokens}, cost ${costLabel(run.costUsd)}, latency p50 ${duration(run.latencyMs.p50)}, p95 ${duration(run.latencyMs.p95)}`);
 }
 
 export const evals: Command = {
@@ -72,7 +71,7 @@ export const evals: Command = {
         const body = await request<{ runs: EvalRun[] }>("GET", `/api/agents/${encodeURIComponent(agent)}/evals`, { query: { limit: text(values, "limit") } });
         if (json) return printJson(body);
         if (!body.runs.length) return console.log(`No eval runs for ${agent} yet. Run one with: pantheon eval run <suite.yaml> --agent ${agent}`);
-        console.log(table(["ID", "SUITE", "STARTED", "PASSED", "RATE", "RESULT", "COST", "P50", "P95"], body.runs.map((r) => [r.id, oneLine(r.suite, 30), time(r.startedAt), `${r.passed}/${r.cases}`, percent(r.passRate), r.pass ? "passed" : "FAILED", price(r.costUsd), duration(r.latencyMs.p50), duration(r.latencyMs.p95)])));
+        console.log(table(["ID", "SUITE", "STARTED", "PASSED", "RATE", "RESULT", "COST", "P50", "P95"], body.runs.map((r) => [r.id, oneLine(r.suite, 30), time(r.startedAt), `${r.passed}/${r.cases}`, percent(r.passRate), r.pass ? "passed" : "FAILED", costLabel(r.costUsd), duration(r.latencyMs.p50), duration(r.latencyMs.p95)])));
       },
     },
     {

@@ -3,6 +3,7 @@
 import { UsageError } from "../client.ts";
 import { text, type Command, type Context, type Options } from "../command.ts";
 import { printJson, table } from "../format.ts";
+import { costLabel } from "../../core/models/cost-label.ts";
 import { need } from "./agents.ts";
 
 interface Spend {
@@ -18,16 +19,15 @@ interface QuotaReport {
   agents: { name: string; limits: Caps; used: Spend }[];
 }
 
-const usd = (value: number) => `$${value >= 100 ? value.toFixed(2) : String(Number(value.toPrecision(3)))}`;
 /** `1200 / 5000 tokens`, `$0.012 / $1`, `1200 tokens` when there is no cap. */
 function against(used: Spend, caps: Caps): string[] {
   return [
     caps.tokensPerDay !== undefined ? `${used.tokens} / ${caps.tokensPerDay}` : `${used.tokens}`,
-    caps.usdPerDay !== undefined ? `${usd(used.usd)} / ${usd(caps.usdPerDay)}` : usd(used.usd),
+    caps.usdPerDay !== undefined ? `${costLabel(used.usd)} / ${costLabel(caps.usdPerDay)}` : costLabel(used.usd),
   ];
 }
 
-const capsText = (caps: Caps) => [caps.tokensPerDay !== undefined ? `${caps.tokensPerDay} tokens` : "", caps.usdPerDay !== undefined ? usd(caps.usdPerDay) : ""].filter(Boolean).join(", ");
+const capsText = (caps: Caps) => [caps.tokensPerDay !== undefined ? `${caps.tokensPerDay} tokens` : "", caps.usdPerDay !== undefined ? costLabel(caps.usdPerDay) : ""].filter(Boolean).join(", ");
 
 const capOptions: Options = {
   "tokens-per-day": { type: "string", help: "tokens (input + output) per UTC day; 'none' removes the cap" },

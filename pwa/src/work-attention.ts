@@ -78,22 +78,8 @@ export function changesLabel(t: Pick<FeatureTask, "status" | "diff" | "overlayFi
   return t.status === "pending" ? "" : "No changes yet";
 }
 
-/**
- * A cost as the Work views show it, one way each: unknown is "not priced" (a model without a known
- * price), nothing spent is "$0", a fraction of a cent keeps its first digits.
- *
- * @example
- * costLabel(null) // "not priced"
- * costLabel(0) // "$0"
- * costLabel(0.00042) // "$0.00042"
- */
-export function costLabel(costUsd: number | null | undefined): string {
-  if (costUsd === null || costUsd === undefined) return "not priced";
-  if (costUsd === 0) return "$0";
-  if (costUsd < 0.0001) return "under $0.0001";
-  if (costUsd < 0.01) return `$${Number(costUsd.toPrecision(2))}`;
-  return `$${costUsd.toFixed(2)}`;
-}
+/** A cost as every view shows it: core/models/cost-label.ts. */
+export { costLabel } from "../../core/models/cost-label";
 
 /** A commit's short name. */
 export const shortSha = (sha: string) => sha.slice(0, 7);

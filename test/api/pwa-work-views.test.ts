@@ -82,6 +82,14 @@ describe("how a card and a price read", () => {
     expect(costLabel(1.5)).toBe("$1.50");
     expect(costLabel(0.00000001)).toBe("under $0.0001");
   });
+
+  it("shows a cost the same way in every view: three significant digits below a dollar, whole dollars without cents", () => {
+    expect(costLabel(0.0225)).toBe("$0.0225");
+    expect(costLabel(0.123456)).toBe("$0.123");
+    expect(costLabel(1)).toBe("$1");
+    expect(costLabel(123.456)).toBe("$123.46");
+    expect(costLabel(Number.NaN)).toBe("not priced");
+  });
 });
 
 describe("a question in the inbox", () => {

@@ -1,10 +1,9 @@
 import { LitElement, css, html, nothing } from "lit";
 import type { EvalRunSummary } from "../api";
 import type { Loadable } from "../types";
+import { costLabel } from "../../../core/models/cost-label";
 import { base, timeAgo } from "./shared";
 
-/** Dollars, or "not priced" when a model that answered has no published price (never "$0.0000" beside it). */
-const price = (usd: number | null) => (usd === null ? "not priced" : `$${usd.toFixed(usd < 0.01 ? 4 : 2)}`);
 const ms = (n: number) => (n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(1)} s`);
 const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;
 
@@ -44,7 +43,7 @@ export class PantheonEvalHistory extends LitElement {
         <span class="small muted">${percent(run.passRate)} (needs ${percent(run.threshold)})</span>
         ${delta !== null && delta !== 0 ? html`<span class=${delta > 0 ? "badge ok" : "badge bad"}>${delta > 0 ? "+" : ""}${percent(delta)} since the last run</span>` : nothing}
       </div>
-      <div class="small muted">${timeAgo(run.startedAt)} · ${run.tokens} tokens · ${price(run.costUsd)} · p50 ${ms(run.latencyMs.p50)} · p95 ${ms(run.latencyMs.p95)}</div>
+      <div class="small muted">${timeAgo(run.startedAt)} · ${run.tokens} tokens · ${costLabel(run.costUsd)} · p50 ${ms(run.latencyMs.p50)} · p95 ${ms(run.latencyMs.p95)}</div>
       ${run.failing.length ? html`<ul class="failing" aria-label="Failed cases">${run.failing.map((f) => html`<li class="small"><strong>${f.name}</strong>: ${f.reason}</li>`)}</ul>` : nothing}
     </li>`;
   }

@@ -1,16 +1,16 @@
 import { html, nothing } from "lit";
+import { costLabel } from "../../../core/models/cost-label";
 import type { Agent } from "../api";
 
 type Spend = { tokens: number; usd: number };
 type Caps = { tokensPerDay?: number; usdPerDay?: number };
 
-const usd = (value: number) => `$${value >= 100 ? value.toFixed(2) : String(Number(value.toPrecision(3)))}`;
 const reached = (used: Spend, caps: Caps) => (caps.tokensPerDay !== undefined && used.tokens >= caps.tokensPerDay) || (caps.usdPerDay !== undefined && used.usd >= caps.usdPerDay);
 
 /** `1200 of 5000 tokens · $0.012 of $1 today`: what was spent, against each cap there is. */
 function spendText(used: Spend, caps: Caps): string {
   const tokens = caps.tokensPerDay !== undefined ? `${used.tokens} of ${caps.tokensPerDay} tokens` : `${used.tokens} tokens`;
-  const dollars = caps.usdPerDay !== undefined ? `${usd(used.usd)} of ${usd(caps.usdPerDay)}` : usd(used.usd);
+  const dollars = caps.usdPerDay !== undefined ? `${costLabel(used.usd)} of ${costLabel(caps.usdPerDay)}` : costLabel(used.usd);
   return `${tokens} · ${dollars} today`;
 }
 
