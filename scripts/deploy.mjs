@@ -6,7 +6,7 @@
 //   npm run deploy -- --dry-run [--outdir d] build, print the one-time commands instead of running
 //                                           them, and bundle offline: `wrangler deploy --dry-run
 //                                           --env production --outdir d` (default dist/)
-// The README's "Configuration for production" lists the same commands (test/node/deploy.check.mjs
+// docs/deployment.md's "Configuration for production" lists the same commands (test/node/deploy.check.mjs
 // keeps them in step).
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";

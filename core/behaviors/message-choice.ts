@@ -2,7 +2,7 @@
  * Which behavior a person's message goes to. Pure: the agent's behaviors feature calls it with its
  * script's behaviors and the message.
  *
- * The rule (README "Behaviors: which one runs"): a message goes to exactly one behavior, the
+ * The rule (docs/behaviors.md, the table of modes): a message goes to exactly one behavior, the
  * `:active` or `:persistent` one whose `:when` matches it with the highest `:priority` (ties: the
  * first in the script); `:passive` behaviors never take a message. With none matching, the message
  * is the agent's plain chat turn.

@@ -1,7 +1,7 @@
-// The production deploy path from a fresh copy of the repository, offline: the README's
+// The production deploy path from a fresh copy of the repository, offline: docs/deployment.md's
 // "Configuration for production" steps are followed verbatim up to the dry run (`npm run deploy --
 // --dry-run`, which builds the PWA and bundles the worker with `wrangler deploy --dry-run --env
-// production`), and the one-time commands the script prints are the ones the README lists.
+// production`), and the one-time commands the script prints are the ones docs/deployment.md lists.
 // The copy holds what git tracks plus untracked files not ignored (so a fresh clone of what would
 // be committed), with node_modules linked to this checkout's to stay fast. Prints `N passed, N failed`.
 import { spawnSync } from "node:child_process";
@@ -22,12 +22,12 @@ try {
   symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
   check("the fresh copy has no built PWA and no bundle", !existsSync(join(copy, "pwa/dist")) && !existsSync(join(copy, "dist")), "pwa/dist or dist came along");
 
-  const readme = readFileSync(join(copy, "README.md"), "utf8");
+  const readme = readFileSync(join(copy, "docs/deployment.md"), "utf8");
   const start = readme.indexOf("## Configuration for production");
   const section = start < 0 ? "" : readme.slice(start, readme.indexOf("\n## ", start + 10) >>> 0);
-  check("the README has a production section that starts with the dry run", section.includes("npm run deploy -- --dry-run"), section.slice(0, 300));
+  check("docs/deployment.md has a production section that starts with the dry run", section.includes("npm run deploy -- --dry-run"), section.slice(0, 300));
 
-  // Step 1 of the README, verbatim, in the copy.
+  // Step 1 of docs/deployment.md, verbatim, in the copy.
   const started = Date.now();
   const run = spawnSync("npm", ["run", "deploy", "--", "--dry-run"], {
     cwd: copy,
@@ -52,7 +52,7 @@ try {
   check("the dry run prints the one-time commands and creates nothing", printed.some((c) => c.startsWith("npx wrangler queues create")) && !output.includes("Created queue"), printed.join("\n"));
   const notInReadme = printed.filter((c) => !documented.includes(c));
   const notPrinted = documented.filter((c) => !printed.includes(c));
-  check("every command the script prints is in the README's production section, and the reverse", notInReadme.length === 0 && notPrinted.length === 0, `not in README: ${notInReadme.join(" | ")}; README only: ${notPrinted.join(" | ")}`);
+  check("every command the script prints is in docs/deployment.md's production section, and the reverse", notInReadme.length === 0 && notPrinted.length === 0, `not in the docs: ${notInReadme.join(" | ")}; docs only: ${notPrinted.join(" | ")}`);
 } finally {
   rmSync(copy, { recursive: true, force: true });
 }

@@ -2,11 +2,11 @@
 // worker as on Cloudflare), each with the client people use: /v1 (openai), /mcp and /mcp/agents/:name
 // (the MCP SDK), /agui (@ag-ui/client), /a2a (@a2a-js/sdk), the agent's WebSocket (PartySocket, as the
 // PWA), the Telegram webhook (a loopback Bot API double), the email entry and the scheduled handler
-// (wrangler's /cdn-cgi/handler/…), and the README's client snippets run as written. ACP has its own
+// (wrangler's /cdn-cgi/handler/…), and the docs' client snippets (docs/protocols.md) run as written. ACP has its own
 // check (acp.check.mjs: the real `pantheon acp` binary). One server for all of them. Each check
 // asserts the agent's answer and the run behind it, read back over /api. Prints `N passed, N failed`.
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,7 @@ import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
 import { makeCall, makeChecks } from "./check-kit.mjs";
 import { emailDoor, scheduledDoor, socketDoor, startTelegramDouble, telegramBotToken, telegramDoor } from "./doors/entries.mjs";
 import { a2aDoor, aguiDoor, mcpDoors, openaiDoor, snippetScope, tenantDoors } from "./doors/protocols.mjs";
+import { documentationText } from "./readme-commands.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const token = `pa_${randomBytes(12).toString("hex")}`;
@@ -30,13 +31,13 @@ const shown = (value) => {
 };
 const systemPrompt = "You are Scout. The launch code word is pineapple.";
 
-/** A JS block of the README (```js … ```) that contains `marker`. */
+/** A JS block of the README or a docs page (```js … ```) that contains `marker`. */
 function readmeBlock(readme, marker) {
   return [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((block) => block.includes(marker));
 }
 
 /**
- * Runs a README snippet as written (only the documented port becomes this server's), with the
+ * Runs a docs snippet as written (only the documented port becomes this server's), with the
  * imports it assumes and `token` in scope; answers the values of the constants it declares.
  */
 async function runSnippet(code, url) {
@@ -96,21 +97,22 @@ try {
   await door("scheduled", () => scheduledDoor(ctx));
   await door("another tenant", () => tenantDoors(ctx));
 
-  const readme = await readFile(join(root, "README.md"), "utf8");
-  await door("README's Protocols snippet", async () => {
+  // The snippets live in docs/protocols.md today; found wherever the documentation keeps them.
+  const readme = documentationText(root);
+  await door("the docs' Protocols snippet", async () => {
     const clients = readmeBlock(readme, "// AG-UI");
     const got = await runSnippet(clients ?? "", url);
     check(
-      "README: the Protocols snippet (OpenAI, MCP, AG-UI) runs as written and each client gets the agent's answer",
+      "docs: the Protocols snippet (OpenAI, MCP, AG-UI) runs as written and each client gets the agent's answer",
       Boolean(clients) && got.answer?.choices?.[0]?.message?.content?.length > 0 && got.reply?.content?.[0]?.text?.length > 0 && !got.reply.isError && got.newMessages?.[0]?.role === "assistant" && got.newMessages[0].content.length > 0,
       shown({ answer: got.answer, reply: got.reply, newMessages: got.newMessages }),
     );
   });
-  await door("README's A2A snippet", async () => {
+  await door("the docs' A2A snippet", async () => {
     const a2a = readmeBlock(readme, "ClientFactory");
     const { task } = await runSnippet(a2a ?? "", url);
     check(
-      "README: the A2A snippet runs as written: the card resolves (not the PWA's HTML) and the message answers a completed task",
+      "docs: the A2A snippet runs as written: the card resolves (not the PWA's HTML) and the message answers a completed task",
       Boolean(a2a) && task?.status?.state === TaskState.TASK_STATE_COMPLETED && task.artifacts?.[0]?.parts?.length > 0,
       shown(task),
     );

@@ -1,4 +1,5 @@
-// The README's commands, read as test/node/readme.check.mjs runs them. Not a *.check.mjs file.
+// The commands of the README and the docs/ pages, read as test/node/readme.check.mjs runs them.
+// Not a *.check.mjs file.
 //
 // - Fenced blocks whose info string starts with `sh`, `bash` or `console` hold commands. In `sh`
 //   and `bash` every line is a command (a line ending in `\` or an open quote goes on to the next);
@@ -7,6 +8,8 @@
 //   (```sh cloudflare). Any other word is an error, so the list stays short and visible.
 // - `curl` in an inline code span of the prose is a command too.
 import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
 
 /** The only marks a block may carry, and why such a block is not run by the check. */
 export const skipTags = {
@@ -117,4 +120,70 @@ export function missingLines(expected, output) {
     else at = found + 1;
   }
   return missing;
+}
+
+/**
+ * The files whose commands are run, in the order they run (paths relative to `root`): README.md,
+ * docs/README.md, the pages that index links to in its order, then any other docs/*.md page. Later
+ * pages may use what earlier ones made (the README creates the agents `scout` and `helper`).
+ * `unlisted` names the docs pages the index does not link to.
+ * @example
+ * documentationFiles(root); // { files: ["README.md", "docs/README.md", "docs/architecture.md", …], unlisted: [] }
+ */
+export function documentationFiles(root) {
+  const docs = join(root, "docs");
+  const pages = existsSync(docs) ? readdirSync(docs).filter((f) => f.endsWith(".md") && f !== "README.md").sort() : [];
+  const index = join(docs, "README.md");
+  const linked = existsSync(index) ? [...readFileSync(index, "utf8").matchAll(/\]\(([\w.-]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1]) : [];
+  const ordered = [...new Set(linked)].filter((f) => pages.includes(f));
+  const unlisted = pages.filter((f) => !ordered.includes(f));
+  const files = ["README.md", ...(existsSync(index) ? ["docs/README.md"] : []), ...[...ordered, ...unlisted].map((f) => `docs/${f}`)];
+  return { files, unlisted: unlisted.map((f) => `docs/${f}`) };
+}
+
+/** The README and every docs page as one text, in the order of `documentationFiles` (for checks that look for a snippet wherever it lives). */
+export function documentationText(root) {
+  return documentationFiles(root).files.map((file) => readFileSync(join(root, file), "utf8")).join("\n");
+}
+
+/**
+ * The anchors GitHub gives a markdown file's headings: lower case, punctuation dropped, spaces as
+ * hyphens, a repeated one numbered (`-1`, `-2`). Headings inside fenced blocks are not headings.
+ * @example
+ * headingAnchors("## Tool secrets and outbound requests (what an agent may reach)"); // Set { "tool-secrets-and-outbound-requests-what-an-agent-may-reach" }
+ */
+export function headingAnchors(markdown) {
+  const anchors = new Set();
+  let fence = false;
+  for (const line of markdown.split("\n")) {
+    if (/^\s*```/.test(line)) fence = !fence;
+    const heading = !fence && /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!heading) continue;
+    const base = heading[1].toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+    let anchor = base;
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`;
+    anchors.add(anchor);
+  }
+  return anchors;
+}
+
+/**
+ * The relative links of a markdown file (`[text](path#anchor)`, outside fenced blocks and code spans)
+ * that lead nowhere: a file that does not exist, or an anchor the target's headings do not make.
+ * @param {string} root the checkout
+ * @param {string} file the file's path relative to root
+ * @returns {string[]} each broken link as `file: target (why)`
+ */
+export function brokenLinks(root, file) {
+  const text = readFileSync(join(root, file), "utf8");
+  const prose = text.replace(/^\s*```[\s\S]*?^\s*```\s*$/gm, "").replace(/`[^`\n]*`/g, "");
+  const broken = [];
+  for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+    const [path, anchor] = target.split("#");
+    const resolved = path ? normalize(join(dirname(file), path)) : file;
+    if (!existsSync(join(root, resolved))) broken.push(`${file}: ${target} (no file ${resolved})`);
+    else if (anchor && resolved.endsWith(".md") && !headingAnchors(readFileSync(join(root, resolved), "utf8")).has(anchor)) broken.push(`${file}: ${target} (no heading #${anchor} in ${resolved})`);
+  }
+  return broken;
 }

@@ -1,6 +1,9 @@
-// Every command the README shows is run as written, so the README cannot drift from the program:
-// its shell and console blocks (and `curl` in the prose) as test/node/readme-commands.mjs reads
-// them, in order, in a fresh copy of the checkout, against one `wrangler dev`.
+// Every command the README and the docs/ pages show is run as written, so the documentation cannot
+// drift from the program: their shell and console blocks (and `curl` in the prose) as
+// test/node/readme-commands.mjs reads them, in a fresh copy of the checkout, against one `wrangler
+// dev`: the README first, then docs/README.md and the pages in the order that index links them
+// (a page may use what an earlier one made). Every docs page must be in the index, and every
+// relative link of these files (and bench/README.md, pwa/README.md) must reach a file and heading.
 //
 // The README's convention, which this check sets up: `$PANTHEON_URL` and `$PANTHEON_TOKEN` are the
 // URL and login token `npm start` prints (the CLI reads both, so `pantheon …` lines need no flags),
@@ -9,21 +12,35 @@
 // shows output, the output must have those lines in that order (loosely: numbers, ids, paths and
 // column widths may differ); a `curl` must not get an HTML page (the PWA's, when a route does not
 // reach the worker) or a JSON error. Skipped blocks and commands are listed with their reason.
+// README_CHECK_FILE=<path> runs one file's commands alone.
 // Prints `N passed, N failed, N skipped`.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
 import { makeChecks } from "./check-kit.mjs";
 import { freshCopy } from "./fresh-copy.mjs";
-import { missingLines, readmeCommands } from "./readme-commands.mjs";
+import { brokenLinks, documentationFiles, missingLines, readmeCommands } from "./readme-commands.mjs";
 import { root } from "./memory-harness.mjs";
 
 const { check, skip, finish } = makeChecks();
-const readmePath = process.env.README_CHECK_FILE ?? join(root, "README.md");
-const commands = readmeCommands(readFileSync(readmePath, "utf8"));
-check("the README has commands to run", commands.filter((c) => !c.skip).length >= 10, `${commands.length} found`);
+const { files, unlisted } = process.env.README_CHECK_FILE ? { files: [process.env.README_CHECK_FILE], unlisted: [] } : documentationFiles(root);
+const commands = files.flatMap((file) => readmeCommands(readFileSync(resolve(root, file), "utf8")).map((c) => ({ ...c, file })));
+check("the README and docs have commands to run", commands.filter((c) => !c.skip).length >= 10, `${commands.length} found in ${files.join(", ")}`);
+check("every docs page is listed in docs/README.md (the order its commands run in)", unlisted.length === 0, `not in the index: ${unlisted.join(", ")}`);
+if (!process.env.README_CHECK_FILE) {
+  const broken = [...files, "bench/README.md", "pwa/README.md"].flatMap((file) => brokenLinks(root, file));
+  check("every relative link of the README, the docs, bench/README.md and pwa/README.md reaches its file and heading", broken.length === 0, broken.join("\n"));
+  // The link check can fail: a page with a link to a missing file and one to a missing heading.
+  const sample = mkdtempSync(join(tmpdir(), "pantheon-links-"));
+  writeFileSync(join(sample, "a.md"), "# A\n\n## Two words\n\n[ok](b.md#b) [ok](#two-words) [gone](c.md) [bad](b.md#nope) `[code](x.md)` [web](https://example.com)\n");
+  writeFileSync(join(sample, "b.md"), "# B\n");
+  const found = brokenLinks(sample, "a.md");
+  check("the link check names a link to a missing file and one to a missing heading, and only those", found.length === 2 && found[0].includes("c.md") && found[1].includes("#nope"), found.join("\n"));
+  rmSync(sample, { recursive: true, force: true });
+}
 
 const copy = freshCopy("pantheon-readme-");
 const scratch = join(copy.dir, ".readme-check");
@@ -61,8 +78,8 @@ try {
     NO_COLOR: "1",
   };
   const local = /http:\/\/(?:127\.0\.0\.1|localhost):8787/g;
-  for (const { line, command, expected, skip: why, error } of commands) {
-    const name = `README:${line}: ${command.split("\n")[0].replace(/\s+#.*$/, "").slice(0, 90)}`;
+  for (const { file, line, command, expected, skip: why, error } of commands) {
+    const name = `${file}:${line}: ${command.split("\n")[0].replace(/\s+#.*$/, "").slice(0, 90)}`;
     if (error) {
       check(name, false, error);
       continue;

@@ -1,4 +1,4 @@
-// The behavior rule table (README "Behaviors: which one runs"), one test per cell, and the rule that a
+// The behavior rule table (docs/behaviors.md), one test per cell, and the rule that a
 // message is stored once, in the person's words, with one reply.
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";

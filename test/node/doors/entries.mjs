@@ -1,13 +1,13 @@
 // The non-HTTP-API doors of test/node/doors.check.mjs, against `wrangler dev`: the agent's WebSocket
 // (PartySocket, as the PWA connects), the Telegram webhook (with a loopback Bot API double), the
 // email entry (wrangler's /cdn-cgi/handler/email, which calls the worker's `email` handler) and the
-// scheduled handler (the README's own curl of /cdn-cgi/handler/scheduled). Each asserts the agent's
+// scheduled handler (the docs' own curl of /cdn-cgi/handler/scheduled, docs/behaviors.md). Each asserts the agent's
 // answer and the run behind it, read back over /api.
 import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import PartySocket from "partysocket";
 import PostalMime from "postal-mime";
+import { documentationText } from "../readme-commands.mjs";
 
 export const telegramBotToken = "123456789:doors-check-bot-AAbbCCdd";
 
@@ -164,13 +164,13 @@ function sh(command) {
 }
 
 /**
- * The scheduled handler through the README's own command (`curl …/cdn-cgi/handler/scheduled?cron=…`,
+ * The scheduled handler through the docs' own command (`curl …/cdn-cgi/handler/scheduled?cron=…`,
  * on this server's port): it wakes an agent's cron behavior, which runs, and the doctor sees the tick.
  */
 export async function scheduledDoor({ url, root, api, check, shown }) {
-  const readme = await readFile(`${root}/README.md`, "utf8");
+  const readme = documentationText(root); // docs/behaviors.md today
   const written = /`(curl "http:\/\/localhost:8787\/cdn-cgi\/handler\/scheduled\?cron=[^"`]*")`/.exec(readme)?.[1];
-  check("scheduled: the README gives the curl that fires the Cron Trigger locally (/cdn-cgi/handler/scheduled)", Boolean(written), "no such command in README.md");
+  check("scheduled: the docs give the curl that fires the Cron Trigger locally (/cdn-cgi/handler/scheduled)", Boolean(written), "no such command in README.md or docs/");
   if (!written) return;
 
   const cronRuns = async () => (await runsOf(api, "herald")).filter((r) => r.trigger === "behavior:work/tick");
@@ -180,7 +180,7 @@ export async function scheduledDoor({ url, root, api, check, shown }) {
   const view = runs[0] ? (await api(`/api/agents/herald/runs/${runs[0].id}`)).body : null;
   const called = view?.trace?.find((s) => s.name === "tool_result");
   check(
-    "scheduled: the README's curl runs the scheduled handler, which runs the agent's cron behavior (its plan's tool ran)",
+    "scheduled: the docs' curl runs the scheduled handler, which runs the agent's cron behavior (its plan's tool ran)",
     before.length === 0 && fired.code === 0 && !/<html/i.test(fired.stdout) && runs.length === 1 && runs[0].status === "completed" && called?.data?.ok === true && /\d{4}-\d{2}-\d{2}T/.test(called.data.output ?? ""),
     shown({ written, fired, runs, trace: view?.trace?.map((s) => s.name) }),
   );

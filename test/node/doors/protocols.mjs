@@ -204,7 +204,7 @@ export async function a2aDoor({ url, token, check, shown, runOf }) {
   );
 }
 
-/** The names the README's client snippets use, handed to them when they run as written. */
+/** The names the docs' client snippets use (docs/protocols.md), handed to them when they run as written. */
 export const snippetScope = { OpenAI, Client, StreamableHTTPClientTransport, HttpAgent, ClientFactory, JsonRpcTransportFactory, DefaultAgentCardResolver, SendMessageRequest };
 
 /**
