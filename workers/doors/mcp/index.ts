@@ -4,17 +4,17 @@
 // and its sessionful one wants a Durable Object per session. Stateless mode needs neither: every
 // request gets a fresh server and transport (the SDK's stateless recipe), so no protocol state
 // outlives a request and any worker isolate can answer any request.
-import { runPrincipal } from "./auth";
-import type { RunPrincipal } from "../core/auth";
+import { runPrincipal } from "../../auth";
+import type { RunPrincipal } from "../../../core/auth";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
 import { z } from "zod";
-import { isPantheonError, unknownAgent } from "../core/errors";
-import { sessionIdSchema, structuredInput } from "./api/messages";
-import type { AppEnv } from "./env";
-import { agentStub, call, registryStub } from "../durable-objects/stubs";
-import { isJsonMediaType, jsonShapeProblem, maxJsonDepth } from "./validation";
+import { isPantheonError, unknownAgent } from "../../../core/errors";
+import { sessionIdSchema, structuredInput } from "../../api/messages";
+import type { AppEnv } from "../../env";
+import { agentStub, call, registryStub } from "../../../durable-objects/stubs";
+import { isJsonMediaType, jsonShapeProblem, maxJsonDepth } from "../../validation";
 
 /**
  * The MCP SDK's server pieces, loaded by the first `/mcp` request rather than at the worker's startup
