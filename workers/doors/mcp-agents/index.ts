@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { unknownAgent } from "../../../core/errors";
 import { agentStub, registryStub } from "../../../durable-objects/stubs";
 import type { AppEnv } from "../../env";
+import { door } from "../door";
 import { answerStateless, readJsonRpc } from "../mcp/index";
 
 const rpcError = (code: number, message: string, data?: Record<string, unknown>) => ({ jsonrpc: "2.0" as const, error: { code, message, ...(data ? { data } : {}) }, id: null });
@@ -12,7 +13,7 @@ const rpcError = (code: number, message: string, data?: Record<string, unknown>)
 let serverModule: Promise<typeof import("./server")> | undefined;
 
 /**
- * `/mcp/agents/:name` (mount behind `projectMiddleware`, `apiAuth` and the chat scope). Stateless like
+ * `/mcp/agents/:name`, behind its door (a token with the chat scope). Stateless like
  * `/mcp`: POST carries JSON-RPC and answers JSON; GET and DELETE answer 405. An agent the project
  * does not have is a 404 with a JSON-RPC error.
  * @example
@@ -20,6 +21,7 @@ let serverModule: Promise<typeof import("./server")> | undefined;
  */
 export function agentMcpRoutes(version: string) {
   return new Hono<AppEnv>()
+    .use("*", door("chat", { path: "/mcp/agents" }))
     .post("/:name", async (c) => {
       const name = c.req.param("name");
       const parsed = await readJsonRpc(c.req.raw);

@@ -5,12 +5,11 @@ import { z } from "zod";
 import { lazySchema } from "../../../core/lazy-schema";
 import { agentNamePattern, type AgentProfile } from "../../../core/agents";
 import { isPantheonError, unknownAgentMessage } from "../../../core/errors";
-import { maxBodyBytes } from "../../app";
-import { apiAuth, projectMiddleware, requireScope, runPrincipal } from "../../auth";
-import { requireProject } from "../../projects";
+import { runPrincipal } from "../../auth";
+import { door } from "../door";
 import type { AppContext, AppEnv } from "../../env";
 import { agentStub, call, registryStub, type Remote } from "../../../durable-objects/stubs";
-import { isJsonMediaType, jsonShapeProblem, limitBody } from "../../validation";
+import { isJsonMediaType, jsonShapeProblem } from "../../validation";
 import { readRunEvents } from "../../../core/protocols/run-events";
 import { sessionFor } from "../sessions";
 import { structuredInput } from "../../api/messages";
@@ -275,8 +274,7 @@ const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
  * answer.choices[0].message.content; // the agent's reply, stored in its history like any other
  */
 export const openaiRoutes = new Hono<AppEnv>()
-  // Read at request time: app.ts imports this module, so its constants are not ready at load.
-  .use("*", projectMiddleware, (c, next) => limitBody(maxBodyBytes, "/v1")(c, next), apiAuth, requireProject, requireScope("chat"))
+  .use("*", door("chat", { path: "/v1" }))
   .post("/chat/completions", async (c) => {
     const body = await readBody(c);
     const content = lastUserContent(body);
