@@ -30,7 +30,7 @@ import { plan, tasks } from "./commands/tasks.ts";
 /**
  * Every command, in the order `pantheon help` lists them. A new command is one import and one
  * entry here, as a family of actions (`Command`) or a single `run` (`SingleCommand`, the shape the
- * JavaScript CLI had). `pantheon acp <agent>` (cli/acp/, an editor's agent over stdio) follows `chat`.
+ * JavaScript CLI had). `pantheon acp <agent>` (workers/doors/acp/, an editor's agent over stdio) follows `chat`.
  */
 export const commands: Command[] = [
   login, logout, project,

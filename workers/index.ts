@@ -1,7 +1,7 @@
 import { makeApp } from "./app";
 import { wakeCronBehaviors } from "./api/schedules";
 import { handleQueue } from "./queue";
-import { handleInboundEmail } from "./gateways/email";
+import { handleInboundEmail } from "./doors/gateways/email";
 import { noteCronTick } from "./api/doctor";
 
 export { AgentDO } from "../durable-objects/agent/agent-do";
@@ -21,7 +21,7 @@ export default {
     ctx.waitUntil(wakeCronBehaviors(env, controller.scheduledTime));
     ctx.waitUntil(noteCronTick(env, controller.scheduledTime));
   },
-  /** Cloudflare Email Routing: mail to `<agent>+<project>@…` reaches that agent's email gateway (workers/gateways/email.ts). */
+  /** Cloudflare Email Routing: mail to `<agent>+<project>@…` reaches that agent's email gateway (workers/doors/gateways/email.ts). */
   async email(message, env): Promise<void> {
     await handleInboundEmail(message, env);
   },

@@ -4,7 +4,7 @@ import { PantheonError } from "../core/errors";
 import { makeSecretCipher, projectSecretRefusal, readDeploymentSecret, SecretsKeyError, type SecretCipher, type SecretUse } from "../core/secrets";
 import { outboundSettingsFrom, declaredToolSecrets, type OutboundSettings } from "../core/tools";
 import { agentStub, registryStub } from "../durable-objects/stubs";
-import { gatewayIndex } from "./gateways/index-store";
+import { gatewayIndex } from "./doors/gateways/index-store";
 
 const vars = (env: Env) => env as unknown as Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import { PantheonError } from "../core/errors";
 import { defaultProject, projectIndexName, type ProjectRecord } from "../core/projects";
 import { agentStub, featureStub, registryStub } from "../durable-objects/stubs";
 import type { AppContext, AppEnv } from "./env";
-import { forgetGateways } from "./gateways/index-store";
+import { forgetGateways } from "./doors/gateways/index-store";
 
 /** The project's record, or the 404 naming it. An adopted project (from before creation was explicit) joins the index. */
 export async function projectRecord(env: Env, slug: string): Promise<ProjectRecord> {

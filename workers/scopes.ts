@@ -9,7 +9,7 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  * The scope each API route needs below `admin`. One table, so the whole policy reads in one place;
  * any `/api` route not listed here needs `admin` (a new route is closed until someone opens it).
  * `/v1`, `/mcp`, `/mcp/agents/:name`, `/agui`, `/a2a` and the agent sockets need `chat` (see workers/app.ts,
- * workers/sockets.ts and workers/protocols/); answering an AG-UI approval interrupt or an A2A approval
+ * workers/sockets.ts and workers/doors/); answering an AG-UI approval interrupt or an A2A approval
  * wait needs `approve`.
  */
 export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
@@ -71,7 +71,7 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["POST", "/api/features/:feature/resume", "approve"],
   // Operator-only (admin is also the default), listed so the table names every route of the doctor
   // and the messaging gateways. The gateways' own webhooks (/gateways/*) are not under /api: they
-  // authenticate per gateway (workers/gateways/).
+  // authenticate per gateway (workers/doors/gateways/).
   ["GET", "/api/health", "admin"],
   ["PUT", "/api/agents/:name/gateways/telegram", "admin"],
   ["GET", "/api/agents/:name/gateways/telegram", "admin"],

@@ -1,9 +1,9 @@
 // `pantheon acp <agent>`: the agent as an ACP (Agent Client Protocol) agent on stdin/stdout, for
-// editors such as Zed. The bridge is cli/acp/agent.ts; this is its place in the command table.
+// editors such as Zed. The bridge is workers/doors/acp/agent.ts (pure: core/ and the ACP SDK only); this is its place in the command table.
 import { Readable, Writable } from "node:stream";
 import { UsageError } from "../client.ts";
 import type { Command } from "../command.ts";
-import { runAcpAgent } from "../acp/agent.ts";
+import { runAcpAgent } from "../../workers/doors/acp/agent.ts";
 
 export const acp: Command = {
   name: "acp",

@@ -1,6 +1,6 @@
 // One agent as an MCP server (`/mcp/agents/:name`): the pure half. What each tool needs of a
 // token, how a manual tool call's outcome reads as an MCP tool result, and how the agent's context
-// sources are named and read as MCP resources. The shell is workers/protocols/agent-mcp.ts.
+// sources are named and read as MCP resources. The shell is workers/doors/mcp-agents/.
 import type { Scope } from "../auth";
 
 /** The server's own tools, beside the agent's: one turn, and a search of the agent's memory. */

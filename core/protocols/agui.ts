@@ -1,7 +1,7 @@
 // AG-UI (the Agent–User Interaction protocol, @ag-ui/core 1.0) for a Pantheon agent: the pure half.
 // A run's events (the agent's own stream: run, token, tool_call, gate, tool_result, status, done,
 // error) become AG-UI events; a paused run's pending approvals become AG-UI interrupts, and the
-// resume entries that answer them become approval decisions. The HTTP shell is workers/protocols/agui.ts.
+// resume entries that answer them become approval decisions. The HTTP shell is workers/doors/agui/.
 import { EventType, type BaseEvent, type Interrupt, type ResumeEntry } from "@ag-ui/core";
 
 /** One event of a Pantheon run, as the agent streams it (durable-objects/agent/chat/live.ts `RunEvent`). */

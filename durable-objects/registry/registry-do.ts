@@ -435,7 +435,7 @@ export class RegistryDO extends DurableObject<Env> {
     return [...rows].map(([key, entry]) => ({ name: key.slice("feature/".length), ...entry })).sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  // ---- gateway index and cron heartbeat (used only in the instances named by workers/gateways/index.ts
+  // ---- gateway index and cron heartbeat (used only in the instances named by workers/doors/gateways/index-store.ts
   // and workers/api/schedules.ts). Plain storage like the cron index: derived data, no schema.
 
   /** Records (or, with null, removes) what the public gateway routes check before reaching an agent. */

@@ -61,7 +61,7 @@ export const modelCallers: Record<string, string> = {
   // Not a sink either: the daily caps wrap the run's and memory's model ports; their output goes on to those callers' gates.
   "durable-objects/agent/quotas/port.ts": "the run and memory: reply, tool-output, tool-call, extraction, summary-fold",
   // Not a model: an A2A task streams an agent's turn, whose reply passes the run's gates.
-  "workers/protocols/a2a/executor.ts": "the run: reply",
+  "workers/doors/a2a/executor.ts": "the run: reply",
 };
 const modelCall = /\.(complete|stream)\(\s*(\{|request)/;
 

@@ -10,7 +10,7 @@ import { projectOutbound } from "../project-secrets";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { runPrincipal } from "../auth";
-import { forgetGateways } from "../gateways/index-store";
+import { forgetGateways } from "../doors/gateways/index-store";
 
 export const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
 

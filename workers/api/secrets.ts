@@ -8,7 +8,7 @@ import { outboundSettingsFrom } from "../../core/tools";
 import { call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
 import { botSecretOfProject, cipherOf, secretsChanged } from "../project-secrets";
-import { assertBotFree } from "./gateways";
+import { assertBotFree } from "../doors/gateways/admin-routes";
 import { checkDeploymentAdmin, checkReach, projectRecord } from "../projects";
 import { valid } from "../validation";
 

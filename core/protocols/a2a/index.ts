@@ -1,3 +1,3 @@
-// A2A (Agent2Agent) mapping: runs ↔ tasks, agents ↔ cards. The HTTP shell is workers/protocols/a2a.
+// A2A (Agent2Agent) mapping: runs ↔ tasks, agents ↔ cards. The HTTP shell is workers/doors/a2a.
 export * from "./card";
 export * from "./task";

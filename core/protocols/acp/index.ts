@@ -1,2 +1,2 @@
-// ACP mapping (run events → session updates); the bridge is cli/acp/agent.ts.
+// ACP mapping (run events → session updates); the bridge is workers/doors/acp/agent.ts.
 export * from "./updates";

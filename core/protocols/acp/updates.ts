@@ -1,6 +1,6 @@
 // ACP (Agent Client Protocol) mapping: a Pantheon run's events as ACP session updates, a prompt's
 // content blocks as a message, a run's end as a stop reason. Pure, and type imports only, so the
-// CLI's bridge (cli/acp/agent.ts) runs it under Node's type stripping with no build step.
+// CLI's bridge (workers/doors/acp/agent.ts) runs it under Node's type stripping with no build step.
 import type { ContentBlock, PermissionOption, SessionUpdate, StopReason, ToolKind } from "@agentclientprotocol/sdk";
 import type { StreamedRunEvent } from "../run-events";
 

@@ -1,18 +1,19 @@
 // One agent as an MCP server (`/mcp/agents/:name`): the routes. The server itself
-// (./agent-mcp-server.ts, on the MCP SDK) is loaded by the first request, not at the worker's startup.
-import { runPrincipal } from "../auth";
+// (./server.ts, on the MCP SDK) is loaded by the first request, not at the worker's startup.
+import { runPrincipal } from "../../auth";
 import { Hono } from "hono";
-import { unknownAgent } from "../../core/errors";
-import { agentStub, registryStub } from "../../durable-objects/stubs";
-import type { AppEnv } from "../env";
-import { answerStateless, readJsonRpc } from "../mcp-server";
+import { unknownAgent } from "../../../core/errors";
+import { agentStub, registryStub } from "../../../durable-objects/stubs";
+import type { AppEnv } from "../../env";
+import { door } from "../door";
+import { answerStateless, readJsonRpc } from "../mcp/index";
 
 const rpcError = (code: number, message: string, data?: Record<string, unknown>) => ({ jsonrpc: "2.0" as const, error: { code, message, ...(data ? { data } : {}) }, id: null });
 
-let serverModule: Promise<typeof import("./agent-mcp-server")> | undefined;
+let serverModule: Promise<typeof import("./server")> | undefined;
 
 /**
- * `/mcp/agents/:name` (mount behind `projectMiddleware`, `apiAuth` and the chat scope). Stateless like
+ * `/mcp/agents/:name`, behind its door (a token with the chat scope). Stateless like
  * `/mcp`: POST carries JSON-RPC and answers JSON; GET and DELETE answer 405. An agent the project
  * does not have is a 404 with a JSON-RPC error.
  * @example
@@ -20,6 +21,7 @@ let serverModule: Promise<typeof import("./agent-mcp-server")> | undefined;
  */
 export function agentMcpRoutes(version: string) {
   return new Hono<AppEnv>()
+    .use("*", door("chat", { path: "/mcp/agents" }))
     .post("/:name", async (c) => {
       const name = c.req.param("name");
       const parsed = await readJsonRpc(c.req.raw);
@@ -29,7 +31,7 @@ export function agentMcpRoutes(version: string) {
         const error = unknownAgent(name, project);
         return c.json(rpcError(-32001, error.message, { code: error.code, ...error.details }), 404);
       }
-      const { makeAgentMcpServer } = await (serverModule ??= import("./agent-mcp-server"));
+      const { makeAgentMcpServer } = await (serverModule ??= import("./server"));
       const server = makeAgentMcpServer({ agent: await agentStub(c.env, project, name), name, project, principal: c.get("principal"), scope: c.get("scope"), runPrincipal: runPrincipal(c, "mcp"), version });
       return answerStateless(server, c.req.raw, parsed);
     })

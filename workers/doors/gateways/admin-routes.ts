@@ -1,19 +1,19 @@
 import { Hono } from "hono";
-import { sha256Hex } from "../../core/auth";
-import { shortFingerprint } from "../../core/secrets";
-import { PantheonError } from "../../core/errors";
-import { emailConfigInputSchema, telegramConfigInputSchema, telegramWebhookInputSchema, type EmailConfig, type TelegramConfig } from "../../core/gateways";
-import { deploymentOf } from "../../core/models";
-import { telegramView } from "../../durable-objects/agent/gateways/gateways";
-import type { AppEnv } from "../env";
-import { gatewayIndex } from "../gateways/index-store";
-import { agentStub, call } from "../../durable-objects/stubs";
-import { valid } from "../validation";
-import { nameParam } from "./agents";
-import { secretFingerprintOf, secretRefusal } from "../project-secrets";
-import { checkDeploymentAdmin } from "../projects";
+import { sha256Hex } from "../../../core/auth";
+import { shortFingerprint } from "../../../core/secrets";
+import { PantheonError } from "../../../core/errors";
+import { emailConfigInputSchema, telegramConfigInputSchema, telegramWebhookInputSchema, type EmailConfig, type TelegramConfig } from "../../../core/gateways";
+import { deploymentOf } from "../../../core/models";
+import { telegramView } from "../../../durable-objects/agent/gateways/gateways";
+import type { AppEnv } from "../../env";
+import { gatewayIndex } from "./index-store";
+import { agentStub, call } from "../../../durable-objects/stubs";
+import { valid } from "../../validation";
+import { nameParam } from "../../api/agents";
+import { secretFingerprintOf, secretRefusal } from "../../project-secrets";
+import { checkDeploymentAdmin } from "../../projects";
 
-/** Where Telegram posts this agent's updates (the public route of workers/gateways/telegram.ts). */
+/** Where Telegram posts this agent's updates (the public route of ./telegram.ts). */
 export const telegramWebhookPath = (project: string, agent: string) => `/gateways/telegram/${project}/${agent}`;
 
 /** 32 random bytes, base64url: Telegram's alphabet for secret tokens. */

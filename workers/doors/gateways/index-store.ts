@@ -1,4 +1,4 @@
-import { registryStub } from "../../durable-objects/stubs";
+import { registryStub } from "../../../durable-objects/stubs";
 
 /**
  * The registry instance holding the cross-project index of configured gateways: what the public

@@ -2,18 +2,18 @@
 // (each call a manual run through the agent's gates and trace), `ask` (one turn), `search_memory`,
 // and its context sources as resources. Built on the SDK's low-level Server because the tool list
 // is the agent's, read per request, with its JSON Schemas as they are. Same stateless recipe as
-// ../mcp-server.ts: a fresh server and transport per request.
+// ../mcp/index.ts: a fresh server and transport per request.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { grants, type RunPrincipal, type Scope } from "../../core/auth";
-import { isPantheonError } from "../../core/errors";
-import { agentMcpScopes, askTool, manualCallResult, searchMemoryTool, sourceOfUri, sourceText, sourceUri, type ManualCallOutcome, type ToolResult } from "../../core/protocols/agent-mcp";
-import type { AgentDO } from "../../durable-objects/agent/agent-do";
-import { call, type Remote } from "../../durable-objects/stubs";
-import { sessionIdSchema } from "../api/messages";
-import { outcomeResult } from "../mcp-server";
+import { grants, type RunPrincipal, type Scope } from "../../../core/auth";
+import { isPantheonError } from "../../../core/errors";
+import { agentMcpScopes, askTool, manualCallResult, searchMemoryTool, sourceOfUri, sourceText, sourceUri, type ManualCallOutcome, type ToolResult } from "../../../core/protocols/agent-mcp";
+import type { AgentDO } from "../../../durable-objects/agent/agent-do";
+import { call, type Remote } from "../../../durable-objects/stubs";
+import { sessionIdSchema } from "../../api/messages";
+import { outcomeResult } from "../mcp/index";
 
 export interface AgentMcpDeps {
   agent: Remote<AgentDO>;

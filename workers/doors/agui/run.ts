@@ -1,18 +1,18 @@
-// The AG-UI run (loaded by workers/protocols/agui.ts on the first request): a RunAgentInput and streams AG-UI events (SSE,
+// The AG-UI run (loaded by ./index.ts on the first request): a RunAgentInput and streams AG-UI events (SSE,
 // or AG-UI's protobuf framing when the client asks for it). The mapping is core/protocols/agui.ts;
 // this shell authenticates, validates, reaches the agent's own run stream and paces it to the client.
 import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { EventEncoder } from "@ag-ui/encoder";
-import { decisionsOf, makeAguiRun, type AguiRun, type PantheonRunEvent, type PendingCall } from "../../core/protocols/agui";
-import { validationFailed } from "../../core/errors";
-import { agentStub, call, type Remote } from "../../durable-objects/stubs";
-import type { AgentDO } from "../../durable-objects/agent/agent-do";
-import { checkScope, runPrincipal } from "../auth";
-import type { AppContext } from "../env";
-import { parseOrThrow } from "../validation";
-import { readRunEvents } from "../../core/protocols/run-events";
-import { sessionFor } from "./sessions";
+import { decisionsOf, makeAguiRun, type AguiRun, type PantheonRunEvent, type PendingCall } from "../../../core/protocols/agui";
+import { validationFailed } from "../../../core/errors";
+import { agentStub, call, type Remote } from "../../../durable-objects/stubs";
+import type { AgentDO } from "../../../durable-objects/agent/agent-do";
+import { checkScope, runPrincipal } from "../../auth";
+import type { AppContext } from "../../env";
+import { parseOrThrow } from "../../validation";
+import { readRunEvents } from "../../../core/protocols/run-events";
+import { sessionFor } from "../sessions";
 
 
 /** The text of the newest user message: the turn. Earlier messages are the agent's own memory, not the request's. */

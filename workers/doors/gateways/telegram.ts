@@ -1,14 +1,14 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { lazySchema } from "../../core/lazy-schema";
-import { agentNameSchema, projectNameSchema } from "../../core/agents";
-import { sha256Hex, timingSafeEqual } from "../../core/auth";
-import { PantheonError } from "../../core/errors";
-import { telegramUpdateSchema } from "../../core/gateways";
-import type { AppEnv } from "../env";
-import { agentStub, call } from "../../durable-objects/stubs";
-import { checkJsonBody, parseOrThrow, valid } from "../validation";
+import { lazySchema } from "../../../core/lazy-schema";
+import { agentNameSchema, projectNameSchema } from "../../../core/agents";
+import { sha256Hex, timingSafeEqual } from "../../../core/auth";
+import { PantheonError } from "../../../core/errors";
+import { telegramUpdateSchema } from "../../../core/gateways";
+import type { AppEnv } from "../../env";
+import { agentStub, call } from "../../../durable-objects/stubs";
+import { checkJsonBody, parseOrThrow, valid } from "../../validation";
 import { gatewayIndex } from "./index-store";
 
 /** Telegram's updates are small; anything larger is refused before it is read. */

@@ -1,20 +1,19 @@
-import { requestedModel } from "../../durable-objects/agent/runs/overrides";
+import { requestedModel } from "../../../durable-objects/agent/runs/overrides";
 import { Hono, type ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
-import { lazySchema } from "../../core/lazy-schema";
-import { agentNamePattern, type AgentProfile } from "../../core/agents";
-import { isPantheonError, unknownAgentMessage } from "../../core/errors";
-import { maxBodyBytes } from "../app";
-import { apiAuth, projectMiddleware, requireScope, runPrincipal } from "../auth";
-import { requireProject } from "../projects";
-import type { AppContext, AppEnv } from "../env";
-import { agentStub, call, registryStub, type Remote } from "../../durable-objects/stubs";
-import { isJsonMediaType, jsonShapeProblem, limitBody } from "../validation";
-import { readRunEvents } from "../../core/protocols/run-events";
-import { sessionFor } from "../protocols/sessions";
-import { structuredInput } from "./messages";
-import type { AgentDO } from "../../durable-objects/agent/agent-do";
+import { lazySchema } from "../../../core/lazy-schema";
+import { agentNamePattern, type AgentProfile } from "../../../core/agents";
+import { isPantheonError, unknownAgentMessage } from "../../../core/errors";
+import { runPrincipal } from "../../auth";
+import { door } from "../door";
+import type { AppContext, AppEnv } from "../../env";
+import { agentStub, call, registryStub, type Remote } from "../../../durable-objects/stubs";
+import { isJsonMediaType, jsonShapeProblem } from "../../validation";
+import { readRunEvents } from "../../../core/protocols/run-events";
+import { sessionFor } from "../sessions";
+import { structuredInput } from "../../api/messages";
+import type { AgentDO } from "../../../durable-objects/agent/agent-do";
 
 /**
  * An error in OpenAI's shape (`{ error: { message, type, param, code } }`), so OpenAI SDKs
@@ -118,7 +117,7 @@ async function agentOf(c: AppContext, model: string): Promise<{ profile: AgentPr
   return { profile, agent: await agentStub(c.env, c.get("project"), profile.name) };
 }
 
-/** OpenAI's `user` (a stable id of the end user) keeps that person's conversation apart (./protocols/sessions.ts). */
+/** OpenAI's `user` (a stable id of the end user) keeps that person's conversation apart (../sessions.ts). */
 const sessionOf = (agent: Remote<AgentDO>, user: string | null | undefined) => (user ? sessionFor(agent, "openai", user) : Promise.resolve(undefined));
 
 interface Usage {
@@ -275,8 +274,7 @@ const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
  * answer.choices[0].message.content; // the agent's reply, stored in its history like any other
  */
 export const openaiRoutes = new Hono<AppEnv>()
-  // Read at request time: app.ts imports this module, so its constants are not ready at load.
-  .use("*", projectMiddleware, (c, next) => limitBody(maxBodyBytes, "/v1")(c, next), apiAuth, requireProject, requireScope("chat"))
+  .use("*", door("chat", { path: "/v1" }))
   .post("/chat/completions", async (c) => {
     const body = await readBody(c);
     const content = lastUserContent(body);

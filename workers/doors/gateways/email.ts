@@ -1,6 +1,6 @@
 import { routeAgentEmail } from "agents";
-import { emailRecipient, senderAllowed } from "../../core/gateways";
-import { agentObjectName } from "../../durable-objects/stubs";
+import { emailRecipient, senderAllowed } from "../../../core/gateways";
+import { agentObjectName } from "../../../durable-objects/stubs";
 import { gatewayIndex } from "./index-store";
 
 /**

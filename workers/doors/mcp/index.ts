@@ -4,17 +4,18 @@
 // and its sessionful one wants a Durable Object per session. Stateless mode needs neither: every
 // request gets a fresh server and transport (the SDK's stateless recipe), so no protocol state
 // outlives a request and any worker isolate can answer any request.
-import { runPrincipal } from "./auth";
-import type { RunPrincipal } from "../core/auth";
+import { runPrincipal } from "../../auth";
+import type { RunPrincipal } from "../../../core/auth";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
 import { z } from "zod";
-import { isPantheonError, unknownAgent } from "../core/errors";
-import { sessionIdSchema, structuredInput } from "./api/messages";
-import type { AppEnv } from "./env";
-import { agentStub, call, registryStub } from "../durable-objects/stubs";
-import { isJsonMediaType, jsonShapeProblem, maxJsonDepth } from "./validation";
+import { isPantheonError, unknownAgent } from "../../../core/errors";
+import { sessionIdSchema, structuredInput } from "../../api/messages";
+import type { AppEnv } from "../../env";
+import { door } from "../door";
+import { agentStub, call, registryStub } from "../../../durable-objects/stubs";
+import { isJsonMediaType, jsonShapeProblem, maxJsonDepth } from "../../validation";
 
 /**
  * The MCP SDK's server pieces, loaded by the first `/mcp` request rather than at the worker's startup
@@ -205,17 +206,18 @@ export async function answerStateless(server: Pick<McpServer, "connect" | "close
 }
 
 /**
- * The `/mcp` endpoint (mount behind `projectMiddleware` and `apiAuth`). Stateless: POST carries
+ * The `/mcp` endpoint, behind its door (a token with the chat scope). Stateless: POST carries
  * JSON-RPC and answers JSON; there is no server-to-client stream to open (GET) or session to end
  * (DELETE), which the spec lets a server refuse with 405. A body nested deeper than 64 levels is a
  * JSON-RPC parse error (-32700, HTTP 400), like a body that is not JSON; one holding a `__proto__`
  * key an invalid request (-32600, HTTP 400) with its path.
  * @example
- * app.use("/mcp", projectMiddleware, apiAuth);
  * app.route("/mcp", mcpServerRoutes("0.1.0"));
  */
 export function mcpServerRoutes(version: string) {
   return new Hono<AppEnv>()
+    // "/" (not "*"): mounted at /mcp, a wildcard would also run before /mcp/agents/*, which has its own door.
+    .use("/", door("chat", { path: "/mcp" }))
     .post("/", async (c) => {
       const parsed = await readJsonRpc(c.req.raw);
       if (parsed.refused) return c.json(parsed.refused, 400);

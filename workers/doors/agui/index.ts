@@ -4,14 +4,13 @@
 // protobuf encoder) are not evaluated at the worker's startup.
 import { Hono } from "hono";
 import { z } from "zod";
-import { unknownAgent } from "../../core/errors";
-import { registryStub } from "../../durable-objects/stubs";
-import { nameParam } from "../api/agents";
-import { apiAuth, projectMiddleware, requireScope } from "../auth";
-import type { AppEnv } from "../env";
-import { notFound } from "../errors";
-import { requireProject } from "../projects";
-import { limitBody, valid } from "../validation";
+import { unknownAgent } from "../../../core/errors";
+import { registryStub } from "../../../durable-objects/stubs";
+import { nameParam } from "../../api/agents";
+import type { AppEnv } from "../../env";
+import { notFound } from "../../errors";
+import { valid } from "../../validation";
+import { door } from "../door";
 
 /**
  * Request bodies above this answer 413. Larger than the API's 64 KiB: an AG-UI client sends the
@@ -19,7 +18,7 @@ import { limitBody, valid } from "../validation";
  */
 export const maxAguiBodyBytes = 1024 * 1024;
 
-let aguiRun: Promise<typeof import("./agui-run")> | undefined;
+let aguiRun: Promise<typeof import("./run")> | undefined;
 
 /**
  * `/agui`: each agent of the project as an AG-UI agent (`@ag-ui/client`'s HttpAgent, CopilotKit, …).
@@ -31,10 +30,10 @@ let aguiRun: Promise<typeof import("./agui-run")> | undefined;
  * await agent.runAgent(); // after agent.addMessage({ id: "1", role: "user", content: "hello" })
  */
 export const aguiRoutes = new Hono<AppEnv>()
-  .use("*", projectMiddleware, limitBody(maxAguiBodyBytes, "/agui"), apiAuth, requireProject, requireScope("chat"))
+  .use("*", door("chat", { path: "/agui", maxBodyBytes: maxAguiBodyBytes }))
   .post("/agents/:name", valid("param", nameParam), valid("json", z.record(z.string(), z.unknown())), async (c) => {
     const { name } = c.req.valid("param");
     if (!(await registryStub(c.env, c.get("project")).getAgent(name)).ok) throw unknownAgent(name, c.get("project"));
-    return (await (aguiRun ??= import("./agui-run"))).handleAgui(c, name, c.req.valid("json"));
+    return (await (aguiRun ??= import("./run"))).handleAgui(c, name, c.req.valid("json"));
   })
   .all("*", notFound);

@@ -3,11 +3,13 @@
 // prompt is one turn streamed back as session updates (message chunks, tool calls and their
 // status); an approval-gated tool call becomes a permission request whose answer approves or
 // rejects it over the API (a token with the `approve` scope); cancel cancels the run.
-// TypeScript run by Node's own type stripping (Node >= 22.18): type-only imports, no enums, and
-// relative imports name their `.ts` file.
+// The ACP door lives with the others but runs in the CLI's Node process (cli/commands/acp.ts), by
+// Node's own type stripping (Node >= 22.18): type-only imports, no enums; its imports of core/ are
+// extensionless, resolved by cli/pantheon.ts's hook as the CLI's other imports of core/ are. It may
+// import only core/ and the ACP SDK, never the worker's runtime (.dependency-cruiser.cjs checks it).
 import { agent as acpAgent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type RequestPermissionResponse, type SessionUpdate } from "@agentclientprotocol/sdk";
-import { historyUpdateOf, makeReplyTracker, makeTurnUpdates, permissionOptions, promptTextOf, stopReasonOf, toolKindOf, toolResultUpdate } from "../../core/protocols/acp/updates.ts";
-import { readRunEvents } from "../../core/protocols/run-events.ts";
+import { historyUpdateOf, makeReplyTracker, makeTurnUpdates, permissionOptions, promptTextOf, stopReasonOf, toolKindOf, toolResultUpdate } from "../../../core/protocols/acp/updates";
+import { readRunEvents } from "../../../core/protocols/run-events";
 
 export interface AcpBridgeOptions {
   /** The Pantheon server, e.g. `http://127.0.0.1:8787`. */
