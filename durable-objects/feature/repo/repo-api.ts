@@ -1,13 +1,13 @@
 import { RpcTarget } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { strToU8, zipSync } from "fflate";
-import { clone as gitClone, currentBranch, push as gitPush, readBlob } from "isomorphic-git";
+import type { PushResult } from "isomorphic-git";
 import { PantheonError, resultOf, type Result } from "../../../core/errors";
 import { authorizeWork, concatBytes, flushPkt, gitBundle, parseUploadRequest, pktLine, tarArchive, uploadPackAdvertisement, type Principal } from "../../../core/work";
 import type { FileStore } from "../files";
 import type { TaskRef, TaskRow, TaskStore } from "../task-store";
 import type { CommitOutcome } from "./commit-task";
 import type { FeatureGit } from "./feature-git";
+import { loadGit } from "./load-git";
 import { gitHttp, githubRepoOf, guardedFetchFor, openSecret, redactUrl, tokenAuth, type RemoteSpec } from "./remote";
 import { pushes, repoState } from "./schema";
 
@@ -119,12 +119,12 @@ export class FeatureRepoApi extends RpcTarget {
         const http = gitHttp(guardedFetchFor(this.deps.env, spec.url));
         const onAuth = tokenAuth(token);
         try {
-          await gitClone({ ...this.git.repo.base, dir: "/work", http, url: spec.url, ...(spec.ref ? { ref: spec.ref } : {}), singleBranch: true, noCheckout: true, noTags: true, ...(onAuth ? { onAuth } : {}) });
+          await (await loadGit()).clone({ ...this.git.repo.base, dir: "/work", http, url: spec.url, ...(spec.ref ? { ref: spec.ref } : {}), singleBranch: true, noCheckout: true, noTags: true, ...(onAuth ? { onAuth } : {}) });
         } catch (error) {
           if (error instanceof PantheonError) throw error;
           throw new PantheonError("bad_gateway", `importing ${redactUrl(spec.url)} failed: ${(error as Error).message}`, { details: { url: redactUrl(spec.url) } });
         }
-        const ref = spec.ref ?? (await currentBranch({ ...this.git.repo.base })) ?? "main";
+        const ref = spec.ref ?? (await (await loadGit()).currentBranch({ ...this.git.repo.base })) ?? "main";
         const base = await this.git.repo.resolve(`refs/remotes/origin/${ref}`) ?? (await this.git.repo.resolve(ref));
         if (!base) throw new PantheonError("not_found", `the remote has no branch '${ref}'`, { details: { ref } });
         const branch = `pantheon/${this.deps.feature.name}`;
@@ -176,9 +176,9 @@ export class FeatureRepoApi extends RpcTarget {
       this.deps.beforePushSend?.();
       const token = tokenSecret ? await openSecret(this.deps.env, this.deps.project, tokenSecret) : undefined;
       const onAuth = tokenAuth(token);
-      let result: Awaited<ReturnType<typeof gitPush>>;
+      let result: PushResult;
       try {
-        result = await gitPush({ ...this.git.repo.base, http: gitHttp(guardedFetchFor(this.deps.env, url)), url, ref: s.branch, remoteRef: `refs/heads/${target}`, ...(onAuth ? { onAuth } : {}) });
+        result = await (await loadGit()).push({ ...this.git.repo.base, http: gitHttp(guardedFetchFor(this.deps.env, url)), url, ref: s.branch, remoteRef: `refs/heads/${target}`, ...(onAuth ? { onAuth } : {}) });
       } catch (error) {
         const message = error instanceof PantheonError ? error.message : (error as Error).message;
         this.deps.transact(() => markPush(this.deps, pending.id, "failed", message));
@@ -238,6 +238,7 @@ export class FeatureRepoApi extends RpcTarget {
         return { bytes: gitBundle([{ name: "HEAD", oid: tip }, { name: `refs/heads/${s.branch}`, oid: tip }], pack), contentType: "application/x-git-bundle", filename: `${name}.bundle` };
       }
       const snap = await this.git.repo.snapshot(tip);
+      const { readBlob, strToU8, zipSync } = await loadGit();
       const entries: { path: string; data: Uint8Array; mode?: string }[] = [];
       for (const [path, oid] of snap.files) entries.push({ path, data: (await readBlob({ ...this.git.repo.base, oid })).blob, ...(snap.modes.get(path) ? { mode: snap.modes.get(path)! } : {}) });
       if (format === "tar") return { bytes: tarArchive(entries, name, Date.now()), contentType: "application/x-tar", filename: `${name}.tar` };

@@ -1,8 +1,8 @@
 import { Buffer } from "node:buffer";
-// Named imports only: the package marks itself side-effect free, so the bundle keeps just these commands.
-import { findMergeBase, init as gitInit, isDescendent, listBranches, log as gitLog, packObjects, readBlob, readCommit as gitReadCommit, readTree, resolveRef, writeBlob, writeCommit as gitWriteCommit, writeTree as gitWriteTree, type TreeEntry } from "isomorphic-git";
+import type { TreeEntry } from "isomorphic-git";
 import { createTwoFilesPatch, diffLines } from "diff";
 import type { FlatTree, MergedFile } from "../../../core/work";
+import { loadGit } from "./load-git";
 import type { SqliteFs } from "./sqlite-fs";
 
 /** The bare git directory inside the fs adapter's table. */
@@ -55,7 +55,7 @@ export function makeRepository(fs: SqliteFs) {
   const texts = new Map<string, string>();
 
   async function init(branch: string): Promise<void> {
-    await gitInit({ fs: base.fs, gitdir, bare: true, defaultBranch: branch });
+    await (await loadGit()).init({ fs: base.fs, gitdir, bare: true, defaultBranch: branch });
   }
 
   /** A branch's commit id, a full sha as it is, or undefined. Loose refs first (they are what `setRef` writes), then packed ones. */
@@ -64,7 +64,7 @@ export function makeRepository(fs: SqliteFs) {
     const loose = fs.readSync(`${gitdir}/refs/heads/${ref}`);
     if (loose) return decoder.decode(loose).trim();
     try {
-      return await resolveRef({ ...base, ref: ref.startsWith("refs/") ? ref : `refs/heads/${ref}` });
+      return await (await loadGit()).resolveRef({ ...base, ref: ref.startsWith("refs/") ? ref : `refs/heads/${ref}` });
     } catch {
       return undefined;
     }
@@ -83,7 +83,7 @@ export function makeRepository(fs: SqliteFs) {
   async function treeOf(commit: string): Promise<string> {
     let tree = trees.get(commit);
     if (!tree) {
-      tree = (await gitReadCommit({ ...base, oid: commit })).commit.tree;
+      tree = (await (await loadGit()).readCommit({ ...base, oid: commit })).commit.tree;
       if (trees.size > 1024) trees.delete(trees.keys().next().value!);
       trees.set(commit, tree);
     }
@@ -98,7 +98,7 @@ export function makeRepository(fs: SqliteFs) {
     const files = new Map<string, string>();
     const modes = new Map<string, string>();
     const walk = async (tree: string, prefix: string) => {
-      const { tree: entries } = await readTree({ ...base, oid: tree });
+      const { tree: entries } = await (await loadGit()).readTree({ ...base, oid: tree });
       for (const e of entries) {
         const path = `${prefix}${e.path}`;
         if (e.type === "tree") await walk(e.oid, `${path}/`);
@@ -118,7 +118,7 @@ export function makeRepository(fs: SqliteFs) {
   async function text(oid: string): Promise<string> {
     const cached = texts.get(oid);
     if (cached !== undefined) return cached;
-    const { blob } = await readBlob({ ...base, oid });
+    const { blob } = await (await loadGit()).readBlob({ ...base, oid });
     const value = decoder.decode(blob);
     if (value.length < 64 * 1024) {
       if (texts.size > 512) texts.delete(texts.keys().next().value!);
@@ -128,7 +128,7 @@ export function makeRepository(fs: SqliteFs) {
   }
 
   async function blob(content: string): Promise<string> {
-    return writeBlob({ ...base, blob: Buffer.from(content, "utf8") });
+    return (await loadGit()).writeBlob({ ...base, blob: Buffer.from(content, "utf8") });
   }
 
   /** Writes the trees of a set of files (blobs written for new texts) and answers the root tree's id. */
@@ -149,35 +149,35 @@ export function makeRepository(fs: SqliteFs) {
     const write = async (dir: Dir): Promise<string> => {
       const entries: TreeEntry[] = [...dir.files.values()];
       for (const [name, sub] of dir.dirs) entries.push({ mode: "040000", path: name, oid: await write(sub), type: "tree" });
-      return gitWriteTree({ ...base, tree: entries });
+      return (await loadGit()).writeTree({ ...base, tree: entries });
     };
     return write(root);
   }
 
   async function writeCommit(input: { tree: string; parents: string[]; message: string; author: Signature }): Promise<string> {
-    return gitWriteCommit({ ...base, commit: { tree: input.tree, parent: input.parents, message: input.message.endsWith("\n") ? input.message : `${input.message}\n`, author: person(input.author), committer: person(input.author) } });
+    return (await loadGit()).writeCommit({ ...base, commit: { tree: input.tree, parent: input.parents, message: input.message.endsWith("\n") ? input.message : `${input.message}\n`, author: person(input.author), committer: person(input.author) } });
   }
 
   async function readCommit(oid: string): Promise<CommitInfo> {
-    const { commit } = await gitReadCommit({ ...base, oid });
+    const { commit } = await (await loadGit()).readCommit({ ...base, oid });
     return { sha: oid, message: commit.message, author: { name: commit.author.name, email: commit.author.email }, date: commit.author.timestamp * 1000, parents: commit.parent };
   }
 
   async function log(ref: string, limit: number): Promise<CommitInfo[]> {
     const oid = await resolve(ref);
     if (!oid) return [];
-    const entries = await gitLog({ ...base, ref: oid, depth: limit });
+    const entries = await (await loadGit()).log({ ...base, ref: oid, depth: limit });
     return entries.map((e) => ({ sha: e.oid, message: e.commit.message, author: { name: e.commit.author.name, email: e.commit.author.email }, date: e.commit.author.timestamp * 1000, parents: e.commit.parent }));
   }
 
   async function mergeBase(a: string, b: string): Promise<string | undefined> {
-    const [found] = await findMergeBase({ ...base, oids: [a, b] });
+    const [found] = await (await loadGit()).findMergeBase({ ...base, oids: [a, b] });
     return found;
   }
 
   async function isAncestor(ancestor: string, oid: string): Promise<boolean> {
     if (ancestor === oid) return true;
-    return isDescendent({ ...base, oid, ancestor, depth: -1 });
+    return (await loadGit()).isDescendent({ ...base, oid, ancestor, depth: -1 });
   }
 
   /** What a commit changed against its first parent (or the empty tree), file by file with a unified patch. */
@@ -202,7 +202,7 @@ export function makeRepository(fs: SqliteFs) {
   }
 
   async function branches(): Promise<{ name: string; sha: string }[]> {
-    const names = await listBranches({ ...base });
+    const names = await (await loadGit()).listBranches({ ...base });
     const out: { name: string; sha: string }[] = [];
     for (const name of names.sort()) {
       const sha = await resolve(name);
@@ -220,7 +220,7 @@ export function makeRepository(fs: SqliteFs) {
         const oid = queue.pop()!;
         if (into.has(oid) || stop.has(oid)) continue;
         try {
-          const { commit } = await gitReadCommit({ ...base, oid });
+          const { commit } = await (await loadGit()).readCommit({ ...base, oid });
           into.add(oid);
           queue.push(...commit.parent);
         } catch {
@@ -234,24 +234,24 @@ export function makeRepository(fs: SqliteFs) {
     await commits(wants, wanted, stop);
     const out = new Set<string>();
     const stopTrees = new Set<string>();
-    for (const h of stop) stopTrees.add((await gitReadCommit({ ...base, oid: h })).commit.tree);
+    for (const h of stop) stopTrees.add((await (await loadGit()).readCommit({ ...base, oid: h })).commit.tree);
     const walkTree = async (tree: string) => {
       if (out.has(tree) || stopTrees.has(tree)) return;
       out.add(tree);
-      for (const e of (await readTree({ ...base, oid: tree })).tree) {
+      for (const e of (await (await loadGit()).readTree({ ...base, oid: tree })).tree) {
         if (e.type === "tree") await walkTree(e.oid);
         else if (e.type === "blob") out.add(e.oid);
       }
     };
     for (const oid of wanted) {
       out.add(oid);
-      await walkTree((await gitReadCommit({ ...base, oid })).commit.tree);
+      await walkTree((await (await loadGit()).readCommit({ ...base, oid })).commit.tree);
     }
     return [...out];
   }
 
   async function pack(oids: string[]): Promise<Uint8Array> {
-    const { packfile } = await packObjects({ ...base, oids });
+    const { packfile } = await (await loadGit()).packObjects({ ...base, oids });
     return packfile!;
   }
 
