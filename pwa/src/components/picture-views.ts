@@ -9,6 +9,7 @@ export const pictureStyles = css`
   .pics .missing { display: grid; place-items: center; width: 96px; height: 96px; font-size: .75rem; padding: .25rem; text-align: center; border-radius: 10px; background: var(--surface-2); color: var(--muted); white-space: normal; }
   .tray { list-style: none; display: flex; gap: .5rem; margin: 0; padding: .5rem 0 0; flex-wrap: wrap; }
   .tray li { position: relative; }
+  .tray .file { display: grid; place-items: center; width: 64px; height: 64px; border-radius: 10px; border: 1px dashed var(--border-strong); font-size: .7rem; overflow: hidden; word-break: break-all; padding: .2rem; text-align: center; }
   .tray img { width: 64px; height: 64px; border-radius: 10px; border: 1px solid var(--border); }
   .tray button { position: absolute; top: -10px; right: -10px; min-height: 0; width: 28px; height: 28px; padding: 0; border-radius: 50%; background: var(--surface); font-size: .8rem; }
   dialog.viewer { border: 0; padding: .5rem; background: var(--surface); border-radius: 14px; max-width: 96vw; max-height: 96vh; }
@@ -31,9 +32,12 @@ export function messagePictures(images: ChatImage[] | undefined, urls: Record<st
   })}</div>`;
 }
 
-/** The pictures waiting in the composer, each with a way to take it out again. */
-export function composerTray(pictures: { key: string; url: string }[], remove: (key: string) => void) {
+/**
+ * The pictures waiting in the composer, each with a way to take it out again. A file the device
+ * could not read as a picture shows its name: the server will say whether it takes it.
+ */
+export function composerTray(pictures: { key: string; url: string; name: string; width?: number }[], remove: (key: string) => void) {
   if (!pictures.length) return nothing;
   return html`<ul class="tray" aria-label="Pictures to send">${pictures.map((p, n) => html`
-    <li><img src=${p.url} alt="Picture ${n + 1} to send"><button type="button" aria-label="Remove picture ${n + 1}" @click=${() => remove(p.key)}>✕</button></li>`)}</ul>`;
+    <li>${p.width ? html`<img src=${p.url} alt="Picture ${n + 1} to send">` : html`<span class="file">${p.name}</span>`}<button type="button" aria-label="Remove picture ${n + 1}" @click=${() => remove(p.key)}>✕</button></li>`)}</ul>`;
 }
