@@ -45,7 +45,9 @@ export function makeApp() {
   // Opening a sign-in link: the invite's code is the credential, so no bearer token (./api/invites.ts).
   app.route("/", inviteRedeemRoutes);
 
-  app.use("/api/*", projectMiddleware, limitBody(maxBodyBytes, "/api"), apiAuth, requireProject);
+  // An image upload reads its own body with the image's 5 MiB cap (./images/routes.ts).
+  const apiBodyLimit = limitBody(maxBodyBytes, "/api");
+  app.use("/api/*", projectMiddleware, (c, next) => (c.req.method === "POST" && /^\/api\/agents\/[^/]+\/images$/.test(c.req.path) ? next() : apiBodyLimit(c, next)), apiAuth, requireProject);
   enforceScopes(app);
   // The routes, typed for clients (ApiRoutes in ./api): after auth and the scope policy, in this order.
   app.route("/", apiRoutes);

@@ -71,7 +71,7 @@ function finish(step: Step, status: TerminalStatus, detail: { reply?: string; er
 
 /** The request a run answers, as the model sees it: the person's (or asking agent's) message. */
 export function requestOf(origin: RunState["origin"]): Message {
-  return { role: "user", content: origin.content, ...(origin.name ? { name: origin.name } : {}) };
+  return { role: "user", content: origin.content, ...(origin.name ? { name: origin.name } : {}), ...(origin.images?.length ? { images: origin.images } : {}) };
 }
 
 export function modelRequestOf(state: RunState, tools: readonly ToolSpec[]): RunEffect {

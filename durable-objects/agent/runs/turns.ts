@@ -3,7 +3,7 @@ import { withPlatformSpans } from "../telemetry/platform";
 import type { RunPrincipal } from "../../../core/auth";
 import { PantheonError } from "../../../core/errors";
 import { agentOutputGates, checkOutput, modelOutputSinks, type OutputScreen } from "../../../core/gates";
-import type { Clock, LlmPort, Message } from "../../../core/ports";
+import type { Clock, ImageRef, LlmPort, Message } from "../../../core/ports";
 import { effectiveLimits, limitsOf, type RunLimits, type RunOrigin, type RunState } from "../../../core/run";
 import { redactDeep, type OutboundSettings } from "../../../core/tools";
 import { makeSecretDetector } from "../../../core/redaction";
@@ -23,6 +23,8 @@ import { withQuota, type QuotaKeeper } from "../quotas";
 
 export interface ChatInput {
   content: string;
+  /** Images sent with the text, as refs to the agent's store (the worker checked each is there). */
+  images?: ImageRef[];
   /** Structured input beside the text: behaviors read its fields as `(get input "repo")`. */
   input?: Record<string, unknown>;
   session?: string;
@@ -228,6 +230,7 @@ export function makeTurns(deps: TurnDeps) {
       origin: {
         trigger: behavior?.trigger ?? "message",
         content: input.content,
+        ...(input.images?.length && !behavior?.unsaid ? { images: input.images } : {}),
         ...(input.name && !behavior?.unsaid ? { name: input.name } : {}),
         ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
         ...(behavior?.goal ? { goal: behavior.goal } : {}),

@@ -1,0 +1,3 @@
+export { imageRoutes } from "./routes";
+export { bytesOfDataUrl, bytesOfUrl, imageStoreOf, readCapped, storeImage } from "./ingest";
+export { refsOfIds } from "./message-images";
