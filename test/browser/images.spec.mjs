@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { deflateSync } from "node:zlib";
-import { BASE_URL, PHONE, TOKEN, api, axe, createAgent, launch, launchSignedIn, shoot, uniqueName } from "./harness.mjs";
+import { BASE_URL, PHONE, TOKEN, api, axe, createAgent, launchSignedIn, shoot, uniqueName } from "./harness.mjs";
 
 const CAMERA = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"];
 const LONGEST = 1568;
@@ -97,6 +97,13 @@ function withExifOrientation6(jpeg) {
   return Buffer.concat([jpeg.subarray(0, 2), app1, jpeg.subarray(2)]);
 }
 
+/** The finished reply right after the person's message with this text. */
+async function replyTo(text, timeout = 20_000) {
+  const reply = b.page.locator(`.msg.user:has-text(${JSON.stringify(text)}) ~ .msg.assistant[aria-busy="false"]`).first();
+  await reply.waitFor({ timeout });
+  return reply;
+}
+
 const composer = () => b.page.getByLabel(`Message ${agent}`);
 const tray = () => b.page.getByRole("list", { name: "Pictures to send" });
 const chooser = () => b.page.locator('input[type="file"]:not([capture])');
@@ -117,9 +124,7 @@ test("a picture from the camera is sized down on the phone, stored as a JPEG, sh
   await shoot(page, "picture-attached");
   await page.getByRole("button", { name: "Send" }).click();
 
-  // The reply: the offline model cannot see, and says what it got.
-  const reply = page.locator(".msg.assistant").filter({ hasText: /cannot see/i }).last();
-  await reply.waitFor({ timeout: 20_000 });
+  const reply = await replyTo("What is in this picture?");
   const { message, images } = await storedPictures();
   assert.equal(message.content, "What is in this picture?");
   assert.equal(images.length, 1);
@@ -130,7 +135,9 @@ test("a picture from the camera is sized down on the phone, stored as a JPEG, sh
   assert.ok(img.size, "the stored bytes are a JPEG");
   assert.equal(Math.max(img.size.width, img.size.height), LONGEST, `sized down to ${LONGEST} on the long side: ${JSON.stringify(img.size)}`);
   assert.deepEqual({ width: img.ref.width, height: img.ref.height }, img.size);
+  // The reply: the offline model cannot see, and says what it got.
   const text = await reply.innerText();
+  assert.match(text, /cannot see/i);
   assert.match(text, /image\/jpeg/);
   assert.match(text, new RegExp(`${img.size.width}\\s*[x×]\\s*${img.size.height}`));
 
@@ -172,13 +179,14 @@ test("a 4000×3000 picture chosen from the phone arrives sized down, and a portr
   await tray().getByRole("img", { name: "Picture 2 to send" }).waitFor({ timeout: 20_000 });
   await composer().fill("Two pictures");
   await page.getByRole("button", { name: "Send" }).click();
-  await page.locator(".msg.assistant").filter({ hasText: /2 images|two images/i }).last().waitFor({ timeout: 20_000 });
+  const reply = await replyTo("Two pictures");
   const { message, images } = await storedPictures();
   assert.equal(message.content, "Two pictures");
   assert.deepEqual(images.map((i) => i.ref.type), ["image/jpeg", "image/jpeg"], "the large PNG was re-encoded as a JPEG");
   assert.deepEqual(images[0].size, { width: 1568, height: 1176 });
   assert.ok(images[0].bytes.length < big.length / 4, `${images[0].bytes.length} bytes sent for a ${big.length}-byte PNG`);
   assert.deepEqual(images[1].size, { width: 200, height: 400 }, "EXIF orientation applied on the device");
+  assert.match(await reply.innerText(), /2 images|two images/i);
 });
 
 test("a file that is not a picture shows the server's refusal and keeps the message; without it the text goes", async () => {
@@ -231,18 +239,17 @@ test("a picture sent offline waits in the outbox, bytes and all, and arrives whe
   const queued = page.locator(".msg.user").filter({ hasText: "Sent from the train" });
   await queued.getByRole("img").waitFor();
   await b.context.setOffline(false);
-  await page.locator(".msg.assistant").filter({ hasText: /cannot see/i }).filter({ hasText: /1568\s*[x×]\s*784/ }).last().waitFor({ timeout: 30_000 });
+  const reply = await replyTo("Sent from the train", 30_000);
   const { message, images } = await storedPictures();
+  assert.match(await reply.innerText(), /1568\s*[x×]\s*784/);
   assert.equal(message.content, "Sent from the train");
   assert.deepEqual(images[0].size, { width: 1568, height: 784 });
 });
 
 test("a camera the person refused says so, and choosing a picture still works", async () => {
   // No fake permission prompt: Chromium refuses the camera the way a person's "Block" does.
-  const denied = await launch({ viewport: PHONE, args: ["--use-fake-device-for-media-stream", "--deny-permission-prompts"] });
+  const denied = await launchSignedIn({ viewport: PHONE, args: ["--use-fake-device-for-media-stream", "--deny-permission-prompts"] });
   try {
-    await denied.page.goto("/");
-    await denied.page.evaluate((t) => localStorage.setItem("pantheon.token", t), TOKEN);
     await denied.page.goto(`/#/agents/${agent}/chat`);
     await denied.page.getByRole("button", { name: "Take a picture" }).click();
     await denied.page.getByRole("alert").filter({ hasText: "Camera access was denied" }).waitFor();
