@@ -28,7 +28,7 @@ export async function uploadPictures(api: Api, agent: string, pictures: Uploadab
 export function describeUploadError(index: number, count: number, name: string, error: unknown): string {
   const which = count > 1 ? `Picture ${index + 1}${name && name !== "camera" ? ` (${name})` : ""}` : `The picture${name && name !== "camera" ? ` ${name}` : ""}`;
   const reason = isApiError(error) && (error.status === 413 || error.status === 415 || error.status === 400) ? error.message : describeError(error, "send");
-  return `${which} was not sent: ${reason} Your message is back in the box below.`;
+  return `${which} was not sent: ${/[.!?]$/.test(reason) ? reason : `${reason}.`} Your message is back in the box below.`;
 }
 
 /**

@@ -255,6 +255,7 @@ test("a camera the person refused says so, and choosing a picture still works", 
     await denied.page.getByRole("alert").filter({ hasText: "Camera access was denied" }).waitFor();
     // The phone's own camera app is offered instead (a file input with capture).
     await denied.page.getByLabel("Take a picture with the camera app").waitFor({ state: "attached" });
+    assert.equal(await denied.page.getByLabel("Take a picture with the camera app").getAttribute("capture"), "environment");
     await shoot(denied.page, "camera-denied");
     await denied.page.locator('input[type="file"]:not([capture])').setInputFiles({ name: "instead.png", mimeType: "image/png", buffer: png(16, 16) });
     await denied.page.getByRole("list", { name: "Pictures to send" }).getByRole("img", { name: "Picture 1 to send" }).waitFor();

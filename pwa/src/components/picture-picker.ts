@@ -22,7 +22,10 @@ export class PantheonPicturePicker extends LitElement {
   declare busy: boolean;
   declare cameraOpen: boolean;
   declare ready: boolean;
-  /** After a refused or missing camera: offer the phone's own camera app through a file input. */
+  /**
+   * After a refused or missing camera the camera button becomes a file input with `capture`:
+   * a phone opens its own camera app for it (and a desktop its file chooser).
+   */
   declare cameraFailed: boolean;
   private stream: MediaStream | null = null;
 
@@ -37,7 +40,7 @@ export class PantheonPicturePicker extends LitElement {
 
   static override styles = [base, css`
     :host { display: contents; }
-    .pick { min-width: 44px; padding: .55rem; }
+    .pick { min-width: 44px; padding: .55rem; background: transparent; border-color: transparent; }
     input[type="file"] { position: absolute; width: 1px; height: 1px; opacity: 0; pointer-events: none; }
     dialog { border: 1px solid var(--border); border-radius: 16px; padding: .75rem; background: var(--surface); color: var(--text); width: min(36rem, 96vw); }
     dialog::backdrop { background: rgb(0 0 0 / .6); }
@@ -130,20 +133,19 @@ export class PantheonPicturePicker extends LitElement {
 
   override render() {
     const full = this.room <= 0;
+    const camera = html`<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M9 3 7.2 5H4a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h16a2 2 0 0 0 2-2V7a2 2 0 0 0-2-2h-3.2L15 3H9zm3 5a5 5 0 1 1 0 10 5 5 0 0 1 0-10zm0 2a3 3 0 1 0 0 6 3 3 0 0 0 0-6z"/></svg>`;
     return html`
-      <button type="button" class="pick ghost" aria-label="Take a picture" title="Take a picture" ?disabled=${full || this.busy} @click=${() => void this.openCamera()}>
-        <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M9 3 7.2 5H4a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h16a2 2 0 0 0 2-2V7a2 2 0 0 0-2-2h-3.2L15 3H9zm3 5a5 5 0 1 1 0 10 5 5 0 0 1 0-10zm0 2a3 3 0 1 0 0 6 3 3 0 0 0 0-6z"/></svg>
-      </button>
-      <label class="button pick ghost" title="Choose a picture" aria-disabled=${full || this.busy ? "true" : "false"}>
+      ${this.cameraFailed ? html`
+        <label class="button pick" title="Take a picture with the camera app">
+          ${camera}
+          <input type="file" accept="image/*" capture="environment" aria-label="Take a picture with the camera app" ?disabled=${full || this.busy} @change=${this.onFiles}>
+        </label>` : html`
+        <button type="button" class="pick" aria-label="Take a picture" title="Take a picture" ?disabled=${full || this.busy} @click=${() => void this.openCamera()}>${camera}</button>`}
+      <label class="button pick" title="Choose a picture" aria-disabled=${full || this.busy ? "true" : "false"}>
         <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M19 3H5a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h14a2 2 0 0 0 2-2V5a2 2 0 0 0-2-2zm0 16H5v-3.6l3.5-3.4 3 3 5-5 2.5 2.5V19zM8.5 10a2 2 0 1 1 0-4 2 2 0 0 1 0 4z"/></svg>
         <span class="sr-only">Choose a picture</span>
         <input type="file" accept="image/*" multiple ?disabled=${full || this.busy} @change=${this.onFiles}>
       </label>
-      ${this.cameraFailed ? html`
-        <label class="button pick ghost" title="Use the camera app">
-          <span class="small">Camera app</span>
-          <input type="file" accept="image/*" capture="environment" aria-label="Take a picture with the camera app" ?disabled=${full || this.busy} @change=${this.onFiles}>
-        </label>` : nothing}
       ${this.busy ? html`<span class="small muted" role="status">Preparing the picture…</span>` : nothing}
       ${this.cameraOpen ? html`
         <dialog aria-label="Camera" @close=${() => this.closeCamera()} @cancel=${() => this.closeCamera()}>
