@@ -22,6 +22,40 @@ export interface Message {
   toolCalls?: ToolCall[];
   /** Present on `tool` messages: which call this result answers. */
   toolCallId?: string;
+  /** Images a person sent with the message (user messages): refs to the agent's image store, never the bytes. */
+  images?: ImageRef[];
+}
+
+/** An image in an agent's store (core/images): its id is its content's SHA-256 and extension. */
+export interface ImageRef {
+  id: string;
+  /** The sniffed type: image/png, image/jpeg, image/webp or image/gif. */
+  type: string;
+  bytes: number;
+  width?: number;
+  height?: number;
+}
+
+/** Whose store an image is in: one per project and agent. */
+export interface ImageOwner {
+  project: string;
+  agent: string;
+}
+
+/**
+ * Where images are kept (adapters/image-r2): content-addressed per project and agent, so storing the
+ * same bytes again writes nothing new. Refs are checked bytes (core/images imageRefOf).
+ */
+export interface ImageStorePort {
+  put(owner: ImageOwner, ref: ImageRef, bytes: Uint8Array): Promise<void>;
+  /** The ref of a stored image, or null (no bytes read). */
+  head(owner: ImageOwner, id: string): Promise<ImageRef | null>;
+  /** A stored image's ref and bytes as a stream, or null. */
+  open(owner: ImageOwner, id: string): Promise<{ ref: ImageRef; body: ReadableStream<Uint8Array> } | null>;
+  /** A stored image's bytes, or null. */
+  read(owner: ImageOwner, id: string): Promise<Uint8Array | null>;
+  /** Every image of the owner (an export writes them). */
+  list(owner: ImageOwner): Promise<ImageRef[]>;
 }
 
 /** What a model sees of a tool: the subset of ToolSpec the providers need. */
@@ -51,6 +85,12 @@ export interface LlmRequest {
    * the model's answer instead of delaying the request by it (durable-objects/agent/runs/held-writes.ts). Every port calls it.
    */
   onSent?: () => void;
+  /**
+   * The bytes (base64) of the images the messages carry, by image id: loaded from the agent's store
+   * when the call is built, for the messages that go to the model only (durable-objects/agent/runs/images.ts).
+   * An adapter sends each as its provider's image part; an image without bytes here is named in text.
+   */
+  imageData?: Record<string, string>;
 }
 
 /** A cascade passing over one model for the next, and why. */

@@ -36,7 +36,8 @@ export function makeApp() {
   // Opening a sign-in link: the invite's code is the credential, so no bearer token (./api/invites.ts).
   app.route("/", inviteRedeemRoutes);
 
-  app.use("/api/*", authenticated({ path: "/api" }));
+  // An image upload reads its own body under the image's 5 MiB cap (./images/routes.ts); every other /api body stays at 64 KiB.
+  app.use("/api/*", authenticated({ path: "/api", bodyLimitExempt: (c) => c.req.method === "POST" && /^\/api\/agents\/[^/]+\/images$/.test(c.req.path) }));
   enforceScopes(app);
   // The routes, typed for clients (ApiRoutes in ./api): after auth and the scope policy, in this order.
   app.route("/", apiRoutes);

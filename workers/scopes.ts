@@ -18,6 +18,9 @@ export const routeScopes: readonly (readonly [Method, string, Scope])[] = [
   ["GET", "/api/agents/:name", "chat"],
   ["POST", "/api/agents/:name/messages", "chat"],
   ["GET", "/api/agents/:name/messages", "chat"],
+  // Pictures sent with messages: stored and read back within the token's project.
+  ["POST", "/api/agents/:name/images", "chat"],
+  ["GET", "/api/agents/:name/images/:id", "chat"],
   ["GET", "/api/agents/:name/sessions", "chat"],
   ["POST", "/api/agents/:name/sessions", "chat"],
   ["PATCH", "/api/agents/:name/sessions/:id", "chat"],

@@ -1,6 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { FinishReason, LlmRequest, Message } from "../../core/ports";
 import type { ToolNameCodec } from "../../core/models/tool-names";
+import { imagesOf } from "../../core/images/parts";
 
 type Params = Anthropic.Messages.MessageCreateParamsNonStreaming;
 type Block = Anthropic.Messages.ContentBlockParam;
@@ -9,13 +10,16 @@ type Turn = { role: "user" | "assistant"; content: Block[] };
 /** Anthropic requires max_tokens; this is what a request without one gets. */
 export const defaultMaxTokens = 4096;
 
-function blocksOf(message: Message, names: ToolNameCodec): Block[] {
+function blocksOf(message: Message, names: ToolNameCodec, imageData: LlmRequest["imageData"]): Block[] {
   const blocks: Block[] = [];
   if (message.role === "tool") {
     return [{ type: "tool_result", tool_use_id: message.toolCallId ?? "", content: message.content }];
   }
+  const { loaded, note } = message.images?.length ? imagesOf(message, imageData) : { loaded: [], note: "" };
+  // Images before the text, as Anthropic advises; each a base64 source with its sniffed type.
+  for (const { ref, base64 } of loaded) blocks.push({ type: "image", source: { type: "base64", media_type: ref.type as "image/png", data: base64 } });
   // The API rejects empty text blocks.
-  if (message.content !== "") blocks.push({ type: "text", text: message.content });
+  if (message.content + note !== "") blocks.push({ type: "text", text: message.content + note });
   if (message.role === "assistant") {
     for (const call of message.toolCalls ?? []) {
       blocks.push({ type: "tool_use", id: call.id, name: names.toProvider(call.name), input: call.arguments });
@@ -38,7 +42,7 @@ export function toAnthropicParams(request: LlmRequest, names: ToolNameCodec): Pa
       continue;
     }
     const role = message.role === "assistant" ? "assistant" : "user";
-    const blocks = blocksOf(message, names);
+    const blocks = blocksOf(message, names, request.imageData);
     if (blocks.length === 0) continue;
     const last = turns.at(-1);
     if (last && last.role === role) last.content.push(...blocks);

@@ -3,6 +3,7 @@ import { LlmError } from "../../core/models/llm-error";
 import { estimateMessageTokens, estimateTokens } from "../../core/models/tokens";
 import { findDirective } from "./directives";
 import { passagesOf, rank } from "./retrieval";
+import type { ImageRef } from "../../core/ports";
 
 const about =
   "I am Pantheon's offline stand-in, not a language model: I can quote what my context says, " +
@@ -92,9 +93,20 @@ function decide(messages: Message[], tools: ModelTool[]): { content: string; too
   }
 
   const asked = question.content.trim();
+  // It says plainly what it cannot do with a picture, and what it was given.
+  const unseen = question.images?.length ? cannotSee(question.images) : "";
+  if (unseen && !asked) return { content: unseen, toolCalls: [] };
   const best = rank(asked, passagesOf(messages, questionIndex, toolNameOf));
+  if (unseen) return { content: `${unseen}\n${best.length ? best.map((passage) => `From ${passage.source}: ${passage.text}`).join("\n") : `About your words: I have nothing in my context about "${clip(asked, 120)}".`}`, toolCalls: [] };
   if (best.length === 0) return { content: `I have nothing in my context about "${clip(asked, 120)}". ${about}`, toolCalls: [] };
   return { content: best.map((passage) => `From ${passage.source}: ${passage.text}`).join("\n"), toolCalls: [] };
+}
+
+/** "I cannot see images … I received 1 image/png 2x2 (68 bytes, id 3f…)." */
+function cannotSee(images: readonly ImageRef[]): string {
+  const one = (ref: ImageRef) => `${ref.type}${ref.width && ref.height ? ` ${ref.width}x${ref.height}` : ""} (${ref.bytes} bytes, id ${ref.id.slice(0, 12)}…)`;
+  const received = images.length === 1 ? `1 ${one(images[0]!)}` : `${images.length} images: ${images.map(one).join(", ")}`;
+  return `I cannot see images: I am Pantheon's offline stand-in, not a vision model. I received ${received}.`;
 }
 
 function summariseToolResults(messages: Message[], toolNameOf: (id: string | undefined) => string): string {

@@ -1,6 +1,7 @@
 import type OpenAI from "openai";
 import type { FinishReason, LlmRequest, Message, ToolCall } from "../../core/ports";
 import { type ToolNameCodec, parseToolArguments } from "../../core/models/tool-names";
+import { imagesOf } from "../../core/images/parts";
 
 type ChatParams = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -8,12 +9,22 @@ type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 /** OpenAI's `name` field only takes `[a-zA-Z0-9_-]`; agent names are close enough to map. */
 const speakerName = (name: string) => name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
 
-function toOpenAiMessage(message: Message, names: ToolNameCodec): ChatMessage {
+/** A user message's text and images as OpenAI content parts (`image_url` with a data URL each). */
+function userContent(message: Message, imageData: LlmRequest["imageData"]): OpenAI.Chat.Completions.ChatCompletionUserMessageParam["content"] {
+  if (!message.images?.length) return message.content;
+  const { loaded, note } = imagesOf(message, imageData);
+  return [
+    { type: "text", text: message.content + note },
+    ...loaded.map(({ ref, base64 }) => ({ type: "image_url" as const, image_url: { url: `data:${ref.type};base64,${base64}` } })),
+  ];
+}
+
+function toOpenAiMessage(message: Message, names: ToolNameCodec, imageData: LlmRequest["imageData"]): ChatMessage {
   switch (message.role) {
     case "system":
       return { role: "system", content: message.content };
     case "user":
-      return { role: "user", content: message.content, ...(message.name ? { name: speakerName(message.name) } : {}) };
+      return { role: "user", content: userContent(message, imageData), ...(message.name ? { name: speakerName(message.name) } : {}) };
     case "tool":
       return { role: "tool", content: message.content, tool_call_id: message.toolCallId ?? "" };
     case "assistant": {
@@ -43,7 +54,7 @@ export function toOpenAiParams(request: LlmRequest, names: ToolNameCodec, compat
   const tools = request.tools ?? [];
   return {
     model: request.model,
-    messages: request.messages.map((message) => toOpenAiMessage(message, names)),
+    messages: request.messages.map((message) => toOpenAiMessage(message, names, request.imageData)),
     ...(tools.length > 0
       ? {
           tools: tools.map((tool) => ({

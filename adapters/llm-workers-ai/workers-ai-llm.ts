@@ -2,6 +2,17 @@ import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, Message, ToolCal
 import { LlmError, isRetryableStatus } from "../../core/models/llm-error";
 import { estimateMessageTokens, estimateTokens } from "../../core/models/tokens";
 import { makeToolNameCodec, parseToolArguments, type ToolNameCodec } from "../../core/models/tool-names";
+import { imagesOf, unseenImagesNote } from "../../core/images/parts";
+
+/**
+ * Workers AI models that see images (its catalogue's "Vision" tag): they take OpenAI-style
+ * `image_url` parts with a data URL in `messages`. LLaVA and UForm take one `image` (bytes) beside a prompt.
+ */
+const visionModel = /vision|llama-4-scout|gemma-3|mistral-small-3\.1|kimi-k2\.5|qwen.*-vl/i;
+const imagePromptModel = /llava|uform-gen/i;
+
+/** Whether a Workers AI model sees images (others get a note saying what was sent that they cannot see). */
+export const workersAiSeesImages = (model: string) => visionModel.test(model) || imagePromptModel.test(model);
 
 /** The slice of the Workers AI binding this adapter uses, so core never imports Cloudflare types. */
 export interface WorkersAiBinding {
@@ -56,7 +67,12 @@ export function makeWorkersAiLlm(options: WorkersAiLlmOptions): LlmPort {
   };
 }
 
-function toMessage(message: Message, names: ToolNameCodec): Record<string, unknown> {
+function toMessage(message: Message, names: ToolNameCodec, request: LlmRequest): Record<string, unknown> {
+  if (message.images?.length && message.role === "user") {
+    if (!visionModel.test(request.model)) return { role: "user", content: message.content + unseenImagesNote(message.images, request.model) };
+    const { loaded, note } = imagesOf(message, request.imageData);
+    return { role: "user", content: [{ type: "text", text: message.content + note }, ...loaded.map(({ ref, base64 }) => ({ type: "image_url", image_url: { url: `data:${ref.type};base64,${base64}` } }))] };
+  }
   if (message.role === "tool") return { role: "tool", content: message.content, tool_call_id: message.toolCallId ?? "" };
   if (message.role === "assistant" && message.toolCalls?.length) {
     return {
@@ -72,10 +88,22 @@ function toMessage(message: Message, names: ToolNameCodec): Record<string, unkno
   return { role: message.role, content: message.content };
 }
 
+/** LLaVA-style input: the conversation as one prompt and the newest image's bytes. */
+function imagePromptInput(request: LlmRequest): Record<string, unknown> {
+  const newest = request.messages.findLast((m) => m.images?.length);
+  const image = newest ? imagesOf(newest, request.imageData).loaded.at(-1) : undefined;
+  return {
+    prompt: request.messages.map((m) => `${m.role}: ${m.content}`).join("\n"),
+    ...(image ? { image: Array.from(atob(image.base64), (c) => c.charCodeAt(0)) } : {}),
+    ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+  };
+}
+
 function toInput(request: LlmRequest, names: ToolNameCodec): Record<string, unknown> {
+  if (imagePromptModel.test(request.model)) return imagePromptInput(request);
   const tools = request.tools ?? [];
   return {
-    messages: request.messages.map((message) => toMessage(message, names)),
+    messages: request.messages.map((message) => toMessage(message, names, request)),
     ...(tools.length > 0
       ? { tools: tools.map((tool) => ({ name: names.toProvider(tool.name), description: tool.description, parameters: tool.parameters })) }
       : {}),

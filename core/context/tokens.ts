@@ -1,5 +1,6 @@
 import type { Message } from "../ports";
 import type { Tokenizer } from "./types";
+import { imagesTokens } from "../images/tokens";
 
 /** Put where text was cut to fit the budget, so the model (and a reader) can tell. */
 export const truncationMarker = "…[truncated]";
@@ -22,9 +23,10 @@ export function makeEstimateTokenizer(options: { charsPerToken?: number; message
 
 export const estimateTokenizer: Tokenizer = makeEstimateTokenizer();
 
-/** Tokens one message costs: its overhead, content, name and tool calls. */
+/** Tokens one message costs: its overhead, content, name, tool calls and images (a fixed estimate each: core/images imageTokens). */
 export function countMessageTokens(message: Message, tokenizer: Tokenizer): number {
   let tokens = tokenizer.messageOverhead + tokenizer.count(message.content);
+  if (message.images) tokens += imagesTokens(message.images);
   if (message.name) tokens += tokenizer.count(message.name);
   if (message.toolCalls?.length) tokens += tokenizer.count(JSON.stringify(message.toolCalls));
   if (message.toolCallId) tokens += tokenizer.count(message.toolCallId);

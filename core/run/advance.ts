@@ -1,6 +1,7 @@
 import { budgetExceeded } from "../gates/builtin";
 import { toolScope } from "../gates/scope";
 import { runGates, type Approval, type Gate, type GateContext } from "../gates/gate";
+import { imagesShown } from "../images/parts";
 import type { OutputKind } from "../gates/gate-spec";
 import { checkOutput, outputNames, planOutputCalls, toolOutputs, type OutputGate } from "../gates/output";
 import { rateKey, takeToken, type RateLimit, type TokenBucket } from "../gates/rate-limit";
@@ -71,7 +72,7 @@ function finish(step: Step, status: TerminalStatus, detail: { reply?: string; er
 
 /** The request a run answers, as the model sees it: the person's (or asking agent's) message. */
 export function requestOf(origin: RunState["origin"]): Message {
-  return { role: "user", content: origin.content, ...(origin.name ? { name: origin.name } : {}) };
+  return { role: "user", content: origin.content, ...(origin.name ? { name: origin.name } : {}), ...(origin.images?.length ? { images: origin.images } : {}) };
 }
 
 export function modelRequestOf(state: RunState, tools: readonly ToolSpec[]): RunEffect {
@@ -84,8 +85,9 @@ function callModel(step: Step): void {
   if (reason) return finish(step, "failed", { error: reason });
   s.step += 1;
   s.status = "running";
-  trace(step, "model_called", { step: s.step });
-  step.outward.push(modelRequestOf(s, deps.tools));
+  const request = modelRequestOf(s, deps.tools) as Extract<RunEffect, { type: "call_model" }>;
+  trace(step, "model_called", { step: s.step, ...imagesShown(request.messages) });
+  step.outward.push(request);
 }
 
 function gateContext(step: Step): GateContext {

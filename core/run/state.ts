@@ -3,7 +3,7 @@ import type { RunPrincipal, Scope } from "../auth";
 import type { Approval } from "../gates/gate";
 import type { OutputKind } from "../gates/gate-spec";
 import type { TokenBucket } from "../gates/rate-limit";
-import type { LlmResponse, LlmUsage, Message, ModelTool, ToolCall } from "../ports";
+import type { ImageRef, LlmResponse, LlmUsage, Message, ModelTool, ToolCall } from "../ports";
 import type { ToolRuntime } from "../tools/tool-spec";
 import type { RunLimits } from "./limits";
 
@@ -45,6 +45,8 @@ export interface RunOrigin {
   content: string;
   /** Who wrote the request: an asking agent, or the person whose device token sent it. */
   name?: string;
+  /** Images sent with the request: refs only (the bytes stay in the agent's store). */
+  images?: ImageRef[];
   /**
    * A behavior's run: its key and the values its goal and plan were evaluated with. The plan's
    * cursor is the plan-step ids of the calls in the run's transcript (`plan-<step>-<n>`).

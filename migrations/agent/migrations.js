@@ -10,6 +10,7 @@ import m0007 from './0007_bus_fanouts.sql';
 import m0008 from './0008_memory_occurred_at.sql';
 import m0009 from './0009_run_principal.sql';
 import m0010 from './0010_fanout_workflows.sql';
+import m0011 from './0011_message_images.sql';
 
   export default {
     journal,
@@ -24,7 +25,8 @@ m0006,
 m0007,
 m0008,
 m0009,
-m0010
+m0010,
+m0011
     }
   }
   

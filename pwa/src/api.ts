@@ -67,6 +67,22 @@ export type TaskDetail = Omit<FeatureTask, "diff" | "overlayFiles"> & {
   patch: string;
 };
 
+/** What the chat sends: text, and the ids of pictures uploaded for it (`uploadImage`). */
+export interface MessageInput {
+  content?: string;
+  session?: string;
+  images?: string[];
+}
+
+/** A picture the server stored: its id goes into a message's `images`. */
+export interface UploadedImage {
+  id: string;
+  type: string;
+  bytes: number;
+  width?: number;
+  height?: number;
+}
+
 export interface ApiOptions {
   getToken: () => string | null;
   getProject: () => string;
@@ -123,11 +139,13 @@ export function makeApi(options: ApiOptions) {
    * A call by path, for routes the worker's type does not name yet (the Work routes other changes
    * add: commits, branches, run-all…): the same headers and errors as every typed call.
    */
-  async function request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+  function headers(): Record<string, string> {
     const token = options.getToken();
-    const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : {}), "x-pantheon-project": options.getProject(), accept: "application/json" };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const init: RequestInit = { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
+    return { ...(token ? { authorization: `Bearer ${token}` } : {}), "x-pantheon-project": options.getProject(), accept: "application/json" };
+  }
+
+  async function request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+    const init: RequestInit = { method, headers: { ...headers(), ...(body !== undefined ? { "content-type": "application/json" } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
     return json(doFetch(`${options.baseUrl ?? ""}${path}`, init) as unknown as Promise<ClientResponse<T, 200, "json">>) as Promise<T>;
   }
 
@@ -145,11 +163,11 @@ export function makeApi(options: ApiOptions) {
     getAgent: (name: string) => json(agents[":name"].$get({ param: agent(name) })),
     listMessages: (name: string, query: { session?: string; cursor?: string; limit?: number } = {}) =>
       json(agents[":name"].messages.$get({ param: agent(name), query: given({ ...query, limit: query.limit?.toString() }) })),
-    sendMessage: (name: string, input: { content: string; session?: string }) => json(agents[":name"].messages.$post({ param: agent(name), json: input })),
+    sendMessage: (name: string, input: MessageInput) => json(agents[":name"].messages.$post({ param: agent(name), json: input })),
     /** Streams a reply; resolves once the server closes the stream. */
     streamMessage: async (
       name: string,
-      input: { content: string; session?: string },
+      input: MessageInput,
       onEvent: (event: RunEvent) => void,
       signal?: AbortSignal,
     ): Promise<void> => {
@@ -208,6 +226,14 @@ export function makeApi(options: ApiOptions) {
     withdrawInvite: async (id: string): Promise<void> => void (await reach(client.api.invites[":id"].$delete({ param: { id: enc(id) } }))),
     /** Opens a sign-in link: needs no token (the code is the credential); answers this device's own token, once. */
     redeemInvite: (input: { code: string; device?: string }) => json(client.api.invites.redeem.$post({ json: input })),
+    /** Stores one picture's bytes for this agent; the server sniffs the type and may refuse it (413, 415). */
+    uploadImage: (name: string, blob: Blob, type: string) =>
+      json(doFetch(`${options.baseUrl ?? ""}/api/agents/${enc(name)}/images`, { method: "POST", headers: { ...headers(), "content-type": type }, body: blob }) as unknown as Promise<ClientResponse<UploadedImage, 201, "json">>),
+    /** A stored picture's bytes: fetched with the token, so it is shown through a blob URL, never a bare src. */
+    getImage: async (name: string, id: string): Promise<Blob> => {
+      const res = await reach(doFetch(`${options.baseUrl ?? ""}/api/agents/${enc(name)}/images/${enc(id)}`, { headers: headers() }) as unknown as Promise<ClientResponse<unknown>>);
+      return (res as unknown as Response).blob();
+    },
     /** The Work routes past the typed client's (./api-work.ts names them and their shapes). */
     request,
     answerTask: (name: string, task: number | string, answer: string) => json(features[":feature"].tasks[":task"].answer.$post({ param: featureTask(name, task), json: { answer } })),

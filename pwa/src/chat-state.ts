@@ -18,6 +18,17 @@ export interface ChatMessageItem {
   streaming?: boolean;
   /** Still in the offline outbox. */
   queued?: boolean;
+  /** Pictures sent with the message: stored ones by id, ones still on the device by blob URL. */
+  images?: ChatImage[];
+}
+
+export interface ChatImage {
+  id?: string;
+  /** A blob URL of the bytes on this device (before upload, or already fetched). */
+  url?: string;
+  type?: string;
+  width?: number;
+  height?: number;
 }
 
 export interface GateDecision {
@@ -83,7 +94,8 @@ export function mergeHistory(items: ChatItem[], stored: StoredMessage[]): ChatIt
       continue;
     }
     if (m.content || !m.toolCalls?.length) {
-      out = upsert(out, { kind: "message", key: `m:${m.id}`, id: m.id, role: m.role, content: m.content, ...(m.role === "user" && m.name ? { name: m.name } : {}), createdAt, runId: m.runId });
+      const images = storedImages(m);
+      out = upsert(out, { kind: "message", key: `m:${m.id}`, id: m.id, role: m.role, content: m.content, ...(m.role === "user" && m.name ? { name: m.name } : {}), ...(images.length ? { images } : {}), createdAt, runId: m.runId });
     }
     for (const call of m.toolCalls ?? []) {
       const c = normaliseCall(call);
@@ -102,8 +114,20 @@ export function mergeHistory(items: ChatItem[], stored: StoredMessage[]): ChatIt
 }
 
 /** Adds a message the person just typed, before the server has given it an id. */
-export function addLocalMessage(items: ChatItem[], localId: string, content: string, now: number, queued = false): ChatItem[] {
-  return [...items, { kind: "message", key: `local:${localId}`, role: "user", content, createdAt: now, queued }];
+export function addLocalMessage(items: ChatItem[], localId: string, content: string, now: number, queued = false, images: ChatImage[] = []): ChatItem[] {
+  return [...items, { kind: "message", key: `local:${localId}`, role: "user", content, createdAt: now, queued, ...(images.length ? { images } : {}) }];
+}
+
+/** A stored message's picture references (`images` on user messages), whatever else the server adds. */
+export function storedImages(m: StoredMessage): ChatImage[] {
+  const images = (m as { images?: unknown }).images;
+  if (!Array.isArray(images)) return [];
+  return images.flatMap((i: unknown) => {
+    if (typeof i === "string") return [{ id: i }];
+    const r = i as { id?: unknown; type?: unknown; width?: unknown; height?: unknown } | null;
+    if (typeof r?.id !== "string") return [];
+    return [{ id: r.id, ...(typeof r.type === "string" ? { type: r.type } : {}), ...(typeof r.width === "number" ? { width: r.width } : {}), ...(typeof r.height === "number" ? { height: r.height } : {}) }];
+  });
 }
 
 export function removeLocal(items: ChatItem[], localId: string): ChatItem[] {

@@ -1,8 +1,10 @@
 import type { Api, RunEvent, StoredMessage } from "./api";
-import { addLocalMessage, applyRunEvent, lastSeenId, mergeHistory, removeLocal, restoreFromTrace } from "./chat-state";
+import { describeUploadError, makePictureViewer, uploadPictures } from "./chat-pictures";
+import { addLocalMessage, applyRunEvent, lastSeenId, mergeHistory, removeLocal, restoreFromTrace, type ChatImage } from "./chat-state";
 import { describeError, isNetworkError } from "./errors";
 import type { LiveConnection, LiveOptions } from "./live";
-import type { Outbox, QueuedMessage } from "./outbox";
+import type { Outbox, QueuedMessage, QueuedPicture } from "./outbox";
+import type { Picture } from "./pictures";
 import { emptyChat, type Store } from "./state";
 
 export interface ChatDeps {
@@ -22,6 +24,23 @@ const RESTORED_RUNS = 10;
 
 const OFFLINE_QUEUED = "You're offline; your message is queued and will be sent when the connection returns.";
 
+/** A queued message the server will never take (a picture it refuses): it leaves the outbox. */
+class RefusedQueued extends Error {
+  override readonly name = "RefusedQueued";
+  constructor(readonly queued: QueuedMessage, readonly text: string) {
+    super(text);
+  }
+}
+
+/** A picture shown from this device's own bytes (before upload, or while queued). */
+function localImages(pictures: Omit<QueuedPicture, "id">[]): ChatImage[] {
+  return pictures.map((p) => ({ url: URL.createObjectURL(p.blob), type: p.type, ...(p.width ? { width: p.width, height: p.height } : {}) }));
+}
+
+function releaseImages(images: ChatImage[]): void {
+  for (const i of images) if (i.url) URL.revokeObjectURL(i.url);
+}
+
 /** The chat half of the controller: sending, streaming, live updates, catch-up and the outbox. */
 export function makeChatFeature(deps: ChatDeps) {
   const { api, store } = deps;
@@ -33,6 +52,9 @@ export function makeChatFeature(deps: ChatDeps) {
   /** Runs whose tool calls are on screen: streamed here, or rebuilt (or being rebuilt) from their trace. */
   const shown = new Set<string>();
   let catchingUp: Promise<void> | null = null;
+  const viewer = makePictureViewer({ api, store });
+  /** Blob URLs of queued messages' pictures, released once each is sent. */
+  const queuedImages = new Map<string, ChatImage[]>();
 
   const chat = () => store.get().chat;
 
@@ -52,6 +74,7 @@ export function makeChatFeature(deps: ChatDeps) {
   }
 
   function close(): void {
+    viewer.forget();
     live?.close();
     live = null;
     abort?.abort();
@@ -150,6 +173,7 @@ export function makeChatFeature(deps: ChatDeps) {
           history: { status: "ready", data: null },
         }));
         void restoreRuns(agent);
+        void viewer.show(agent, chat().items);
       } catch (error) {
         store.setChat((s) => (s.agent !== agent ? s : { ...s, history: { status: "error", error: describeError(error) } }));
       }
@@ -170,17 +194,42 @@ export function makeChatFeature(deps: ChatDeps) {
     }
   }
 
-  async function send(content: string): Promise<void> {
+  /**
+   * Sends a message: its pictures are uploaded first (`uploaded` are ids stored already, from a
+   * retry), then the text with their ids. A refused picture hands the whole message back to the
+   * composer with the server's reason; a dropped connection queues it, pictures included.
+   */
+  async function send(content: string, pictures: Picture[] = [], uploaded: string[] = []): Promise<void> {
     const c = chat();
     const agent = c.agent;
-    if (!agent || !content.trim()) return;
-    if (!store.get().online) return queue(content);
+    if (!agent || (!content.trim() && pictures.length === 0 && uploaded.length === 0)) return;
+    if (!store.get().online) return queue(content, pictures);
     const localId = deps.randomId();
     let runId: string | null = null;
-    store.setChat((s) => ({ ...s, busy: true, error: null, notice: null, runStatus: "running", items: addLocalMessage(s.items, localId, content, deps.now()) }));
+    const onDevice = localImages(pictures);
+    const shownImages = [...uploaded.map((id) => ({ id })), ...onDevice];
+    store.setChat((s) => ({ ...s, busy: true, error: null, notice: null, runStatus: "running", items: addLocalMessage(s.items, localId, content, deps.now(), false, shownImages) }));
     abort = new AbortController();
+    const images = [...uploaded];
     try {
-      await api.streamMessage(agent, { content, session: c.sessionId ?? undefined }, (event) => {
+      if (pictures.length) {
+        const up = await uploadPictures(api, agent, pictures);
+        if (up.failed) {
+          store.setChat((s) => (s.agent !== agent ? s : { ...s, busy: false, runStatus: null, items: removeLocal(s.items, localId) }));
+          if (isNetworkError(up.failed.error)) return await queue(content, pictures);
+          const name = pictures[up.failed.index]?.name ?? "";
+          store.setChat((s) => (s.agent !== agent ? s : {
+            ...s,
+            error: { text: describeUploadError(up.failed!.index, pictures.length, name, up.failed!.error) },
+            returned: { key: deps.now(), content, pictures },
+          }));
+          return;
+        }
+        for (const p of pictures) if (p.id) viewer.keep(p.id, p.blob);
+        images.push(...up.ids);
+      }
+      const input = { ...(content.trim() ? { content } : {}), session: c.sessionId ?? undefined, ...(images.length ? { images } : {}) };
+      await api.streamMessage(agent, input, (event) => {
         if (event.type === "run") {
           runId = event.runId;
           ownRuns.add(event.runId);
@@ -191,7 +240,7 @@ export function makeChatFeature(deps: ChatDeps) {
           const next = { ...s, items: applyRunEvent(s.items, event, { runId, localId }) };
           if (event.type === "run") next.sessionId = event.sessionId;
           if (event.type === "status" || event.type === "done") next.runStatus = event.status;
-          if (event.type === "error") next.error = { text: friendlyRunError(event.message), retryContent: content };
+          if (event.type === "error") next.error = { text: friendlyRunError(event.message), retryContent: content, retryImages: images };
           return next;
         });
       }, abort.signal);
@@ -206,18 +255,24 @@ export function makeChatFeature(deps: ChatDeps) {
     } catch (error) {
       if ((error as Error)?.name === "AbortError") return;
       store.setChat((s) => (s.agent !== agent ? s : { ...s, busy: false, runStatus: null, items: removeLocal(s.items, localId) }));
-      if (isNetworkError(error) && runId === null) return queue(content);
-      store.setChat((s) => (s.agent !== agent ? s : { ...s, error: { text: describeError(error, "send"), retryContent: content } }));
+      if (isNetworkError(error) && runId === null) return queue(content, pictures);
+      store.setChat((s) => (s.agent !== agent ? s : { ...s, error: { text: describeError(error, "send"), retryContent: content, retryImages: images } }));
       if (runId) await catchUp();
+    } finally {
+      releaseImages(onDevice);
     }
   }
 
-  async function queue(content: string): Promise<void> {
+  /** Keeps a message for later, its pictures' bytes too (IndexedDB holds Blobs). */
+  async function queue(content: string, pictures: Picture[] = []): Promise<void> {
     const c = chat();
     const token = deps.getToken();
     if (!c.agent || !token) return;
-    const queued = await deps.outbox.add({ agent: c.agent, project: store.get().project, session: c.sessionId ?? undefined, content, token });
-    store.setChat((s) => ({ ...s, notice: OFFLINE_QUEUED, items: addLocalMessage(s.items, queued.id, content, queued.createdAt, true) }));
+    const kept: QueuedPicture[] = pictures.map(({ blob, type, name, width, height, id }) => ({ blob, type, name, ...(width ? { width, height } : {}), ...(id ? { id } : {}) }));
+    const queued = await deps.outbox.add({ agent: c.agent, project: store.get().project, session: c.sessionId ?? undefined, content, token, ...(kept.length ? { pictures: kept } : {}) });
+    const images = localImages(kept);
+    queuedImages.set(queued.id, images);
+    store.setChat((s) => ({ ...s, notice: OFFLINE_QUEUED, items: addLocalMessage(s.items, queued.id, content, queued.createdAt, true, images) }));
     deps.requestBackgroundSync();
   }
 
@@ -226,7 +281,12 @@ export function makeChatFeature(deps: ChatDeps) {
     const queued = (await deps.outbox.list().catch(() => [] as QueuedMessage[])).filter((m) => m.agent === agent && m.project === store.get().project);
     store.setChat((s) => {
       let items = s.items;
-      for (const m of queued) if (!items.some((i) => i.key === `local:${m.id}`)) items = addLocalMessage(items, m.id, m.content, m.createdAt, true);
+      for (const m of queued) {
+        if (items.some((i) => i.key === `local:${m.id}`)) continue;
+        const images = queuedImages.get(m.id) ?? localImages(m.pictures ?? []);
+        queuedImages.set(m.id, images);
+        items = addLocalMessage(items, m.id, m.content, m.createdAt, true, images);
+      }
       return { ...s, items };
     });
   }
@@ -236,25 +296,45 @@ export function makeChatFeature(deps: ChatDeps) {
     live?.nudge();
     try {
       await deps.outbox.drain(async (m) => {
-        const res = await api.sendMessage(m.agent, { content: m.content, session: m.session });
+        const pictures = m.pictures ?? [];
+        const up = await uploadPictures(api, m.agent, pictures);
+        if (up.failed) {
+          if (isNetworkError(up.failed.error)) throw up.failed.error;
+          const name = pictures[up.failed.index]?.name ?? "";
+          throw new RefusedQueued(m, describeUploadError(up.failed.index, pictures.length, name, up.failed.error));
+        }
+        const res = await api.sendMessage(m.agent, { ...(m.content.trim() ? { content: m.content } : {}), session: m.session, ...(up.ids.length ? { images: up.ids } : {}) });
+        for (const p of pictures) if (p.id) viewer.keep(p.id, p.blob);
         sent(m.id, m.agent, [...(res.userMessage ? [res.userMessage] : []), ...(res.reply ? [res.reply] : [])]);
       });
       store.setChat((s) => ({ ...s, notice: null }));
     } catch (error) {
-      if (!isNetworkError(error)) store.setChat((s) => ({ ...s, error: { text: describeError(error, "send") } }));
+      if (error instanceof RefusedQueued) await handBack(error);
+      else if (!isNetworkError(error)) store.setChat((s) => ({ ...s, error: { text: describeError(error, "send") } }));
     }
     await catchUp();
   }
 
+  /** A queued message with a picture the server refuses: out of the outbox, back into the composer. */
+  async function handBack({ queued: m, text }: RefusedQueued): Promise<void> {
+    await deps.outbox.remove(m.id);
+    releaseImages(queuedImages.get(m.id) ?? []);
+    queuedImages.delete(m.id);
+    const pictures = (m.pictures ?? []).map((p, n) => ({ ...p, key: `${m.id}:${n}` }));
+    store.setChat((s) => (s.agent !== m.agent ? s : { ...s, items: removeLocal(s.items, m.id), error: { text }, returned: { key: deps.now(), content: m.content, pictures } }));
+  }
+
   /** A queued message went out (from this page or from the service worker). */
   function sent(id: string, agent: string, stored: StoredMessage[] = []): void {
+    releaseImages(queuedImages.get(id) ?? []);
+    queuedImages.delete(id);
     store.setChat((s) => (s.agent !== agent ? s : { ...s, items: mergeHistory(removeLocal(s.items, id), stored) }));
     if (stored.length === 0 && chat().agent === agent) void catchUp();
   }
 
   async function retry(): Promise<void> {
-    const content = chat().error?.retryContent;
-    if (content) await send(content);
+    const error = chat().error;
+    if (error?.retryContent !== undefined) await send(error.retryContent, [], error.retryImages ?? []);
   }
 
   async function newSession(): Promise<string | null> {

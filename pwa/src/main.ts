@@ -61,7 +61,7 @@ function start(): void {
   on("theme", (d) => controller.setTheme(d.theme));
   on("reload", () => void controller.reload());
   on("create-agent", (d) => void controller.createAgent(d as never));
-  on("send", (d) => void controller.chat.send(d.content));
+  on("send", (d) => void controller.chat.send(d.content, d.pictures ?? []));
   on("retry", () => void controller.chat.retry());
   on("dismiss", () => controller.chat.dismiss());
   on("decide", (d) => void controller.decide(d as never, d.decision));

@@ -9,6 +9,8 @@ export interface QueuedMessage {
   project: string;
   session?: string;
   content: string;
+  /** Pictures sent with it: the blobs themselves (IndexedDB keeps Blobs), uploaded when it goes out. */
+  pictures?: QueuedPicture[];
   createdAt: number;
   /** Set while a sender owns the message; stale claims (a closed tab) expire. */
   claimedAt?: number;
@@ -16,10 +18,23 @@ export interface QueuedMessage {
   token: string;
 }
 
+export interface QueuedPicture {
+  blob: Blob;
+  type: string;
+  name: string;
+  width?: number;
+  height?: number;
+  /** Set once uploaded, so a send that fails after the upload does not store the picture twice. */
+  id?: string;
+}
+
 export interface Outbox {
   add(message: Omit<QueuedMessage, "id" | "createdAt">): Promise<QueuedMessage>;
   list(): Promise<QueuedMessage[]>;
-  /** Sends every unclaimed message in order; returns the ones that went out. */
+  /**
+   * Sends every unclaimed message in order; returns the ones that went out. A send that fails is
+   * put back as `send` left it: ids it wrote on `pictures` (uploaded already) are kept for the retry.
+   */
   drain(send: (message: QueuedMessage) => Promise<void>): Promise<QueuedMessage[]>;
   remove(id: string): Promise<void>;
 }

@@ -6,6 +6,7 @@ import type {
   Schedule, ScriptInfo, Session, TaskDetail, TaskReport, TokenInfo, ToolInvokeResult, ToolSpec,
 } from "./api";
 import type { Branches, CommitFileDiff, CommitInfo, FileContent, FileEntry } from "./api-work";
+import type { Picture } from "./pictures";
 import type { Loadable } from "./types";
 
 export type Theme = "system" | "light" | "dark";
@@ -20,10 +21,14 @@ export interface ChatState {
   busy: boolean;
   runStatus: string | null;
   approvals: Approval[];
-  error: { text: string; retryContent?: string } | null;
+  error: { text: string; retryContent?: string; retryImages?: string[] } | null;
   notice: string | null;
   live: LiveStatus;
   agentState: LiveState | null;
+  /** Blob URLs of stored pictures fetched with the token, by image id ("" when it could not load). */
+  imageUrls: Record<string, string>;
+  /** A message whose pictures did not upload, handed back to the composer (`key` changes each time). */
+  returned: { key: number; content: string; pictures: Picture[] } | null;
 }
 
 export interface AppState {
@@ -134,6 +139,7 @@ export function emptyChat(): ChatState {
   return {
     agent: null, sessionId: null, sessions: { status: "idle" }, items: [], history: { status: "idle" }, busy: false,
     runStatus: null, approvals: [], error: null, notice: null, live: "off", agentState: null,
+    imageUrls: {}, returned: null,
   };
 }
 

@@ -1,5 +1,6 @@
 /// <reference lib="webworker" />
 import { makeApi } from "./api";
+import { uploadPictures } from "./chat-pictures";
 import { makeOutbox } from "./outbox";
 
 /**
@@ -50,7 +51,10 @@ async function drain(): Promise<void> {
   const api = makeApi({ getToken: () => current.token, getProject: () => current.project });
   const sent = await outbox.drain(async (m) => {
     current = { token: m.token, project: m.project };
-    await api.sendMessage(m.agent, { content: m.content, session: m.session });
+    const up = await uploadPictures(api, m.agent, m.pictures ?? []);
+    // A refused picture waits for the page: it hands the message back to the person with the reason.
+    if (up.failed) throw up.failed.error;
+    await api.sendMessage(m.agent, { ...(m.content.trim() ? { content: m.content } : {}), session: m.session, ...(up.ids.length ? { images: up.ids } : {}) });
   });
   const clients = await self.clients.matchAll({ type: "window" });
   for (const m of sent) for (const c of clients) c.postMessage({ type: "outbox-sent", id: m.id, agent: m.agent });

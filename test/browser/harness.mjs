@@ -13,8 +13,11 @@ export const DESKTOP = { width: 1280, height: 800 };
 
 const require = createRequire(import.meta.url);
 
-/** Launches Chromium with a throwaway profile; `close()` removes it. */
-export async function launch({ viewport = PHONE, colorScheme = "light" } = {}) {
+/**
+ * Launches Chromium with a throwaway profile; `close()` removes it. `args` adds switches (a fake
+ * camera), `permissions` grants the origin's (["camera"]).
+ */
+export async function launch({ viewport = PHONE, colorScheme = "light", args = [], permissions = [] } = {}) {
   const profile = await mkdtemp(join(tmpdir(), "pantheon-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
@@ -23,7 +26,9 @@ export async function launch({ viewport = PHONE, colorScheme = "light" } = {}) {
       "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync",
       // The fresh --user-data-dir is `profile`: Playwright insists on passing it itself.
+      ...args,
     ],
+    permissions,
     viewport,
     colorScheme,
     baseURL: BASE_URL,

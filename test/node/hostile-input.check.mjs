@@ -113,8 +113,8 @@ try {
   );
 
   // ---- 413s say the door's own limit ----
-  const huge = await post("/agui/agents/scout", JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "q", role: "user", content: "x".repeat(1024 * 1024) }] }));
-  check("/agui over 1 MiB is a 413 naming /agui and 1 MiB", huge.status === 413 && messageOf(huge.body) === "the request body is larger than 1 MiB: /agui takes at most 1 MiB", shown(huge));
+  const huge = await post("/agui/agents/scout", JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "q", role: "user", content: "x".repeat(8 * 1024 * 1024 + 16) }] }));
+  check("/agui over 8 MiB is a 413 naming /agui and 8 MiB", huge.status === 413 && messageOf(huge.body) === "the request body is larger than 8 MiB: /agui takes at most 8 MiB", shown(huge));
   const bigApi = await post("/api/agents", JSON.stringify({ name: "fifth", description: "x".repeat(70 * 1024) }));
   check("/api over 64 KiB is a 413 naming /api and 64 KiB", bigApi.status === 413 && messageOf(bigApi.body) === "the request body is larger than 64 KiB: /api takes at most 64 KiB", shown(bigApi));
 

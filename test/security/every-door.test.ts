@@ -208,12 +208,11 @@ describe("a `__proto__` key is refused with its path on every door, not silently
 });
 
 describe("a body over a door's limit is a 413 that names that door and its own limit", () => {
-  it("64 KiB on /api, /v1, /mcp, /mcp/agents and /a2a; 1 MiB on /agui; a body under the limit is read", async () => {
+  it("64 KiB on /api, /mcp, /mcp/agents and /a2a; 8 MiB on /v1 and /agui (images inline); a body under the limit is read", async () => {
     const agent = await createAgent();
     const big = JSON.stringify({ x: "x".repeat(70 * 1024) });
     const doors: [string, string, string][] = [
       ["/api/agents", "/api", "64 KiB"],
-      ["/v1/chat/completions", "/v1", "64 KiB"],
       ["/mcp", "/mcp", "64 KiB"],
       [`/mcp/agents/${agent.name}`, "/mcp/agents", "64 KiB"],
       [`/a2a/agents/${agent.name}`, "/a2a", "64 KiB"],
@@ -225,9 +224,13 @@ describe("a body over a door's limit is a 413 that names that door and its own l
       expect(body.error.message, path).toBe(`the request body is larger than ${limit}: ${door} takes at most ${limit}`);
       expect(body.error.code, path).toBe("payload_too_large");
     }
-    const huge = await raw(`/agui/agents/${agent.name}`, JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "q", role: "user", content: "x".repeat(1024 * 1024) }] }));
+    const over = "x".repeat(8 * 1024 * 1024 + 16);
+    const huge = await raw(`/agui/agents/${agent.name}`, JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "q", role: "user", content: over }] }));
     expect(huge.status).toBe(413);
-    expect(((await huge.json()) as ErrorBody).error.message).toBe("the request body is larger than 1 MiB: /agui takes at most 1 MiB");
+    expect(((await huge.json()) as ErrorBody).error.message).toBe("the request body is larger than 8 MiB: /agui takes at most 8 MiB");
+    const hugeV1 = await raw("/v1/chat/completions", JSON.stringify({ model: agent.name, messages: [{ role: "user", content: over }] }));
+    expect(hugeV1.status).toBe(413);
+    expect(((await hugeV1.json()) as ErrorBody).error.message).toBe("the request body is larger than 8 MiB: /v1 takes at most 8 MiB");
     // 70 KiB is over /api's limit but well under /agui's: read, and the run answers.
     const long = await raw(`/agui/agents/${agent.name}`, JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "h", role: "assistant", content: "x".repeat(70 * 1024) }, { id: "q", role: "user", content: "What is the launch code word?" }] }));
     expect(long.status).toBe(200);

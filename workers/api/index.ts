@@ -15,6 +15,7 @@ import { memoryRoutes } from "./memory";
 import { snapshotRoutes } from "./snapshots";
 import { evalRoutes } from "./evals";
 import { messageRoutes } from "./messages";
+import { imageRoutes } from "../images";
 import { projectRoutes } from "./projects";
 import { quotaDeploymentRoutes, quotaRoutes } from "./quotas";
 import { secretRoutes } from "./secrets";
@@ -40,6 +41,7 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/agents", agentInteropRoutes)
   .route("/api/agents", agentRoutes)
   .route("/api/agents", messageRoutes)
+  .route("/api/agents", imageRoutes)
   .route("/api/agents", sessionRoutes)
   .route("/api/agents", runRoutes)
   .route("/api/agents", mcpRoutes)

@@ -7,6 +7,8 @@ import type { AppEnv } from "../env";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
+import { imageIdPattern, maxImagesPerMessage } from "../../core/images";
+import { imageStoreOf, refsOfIds } from "../images";
 
 export const sessionIdSchema = lazySchema(() => z.string().min(1).max(64).regex(/^[A-Za-z0-9-]+$/, "a session id as returned by the sessions API"));
 
@@ -31,10 +33,12 @@ const messageBody = lazySchema(() =>
       model: z.string().min(3).max(161).regex(/^[a-z][a-z0-9-]*\/.+$/, 'a model as "provider/model", e.g. "groq/llama-3.1-70b"').optional(),
       /** Narrow the agent's tools for this session (kept for its later turns); null gives all of them back. */
       tools: z.array(z.string().min(1).max(64)).max(100).nullable().optional(),
+      /** Images uploaded to this agent (POST …/images), by id: the model sees them with the text. */
+      images: z.array(z.string().regex(imageIdPattern, "an image id as POST /api/agents/:name/images answered")).max(maxImagesPerMessage, `at most ${maxImagesPerMessage} images per message`).optional(),
     })
-    .refine((body) => body.content !== undefined || body.input !== undefined, { message: "send content, input, or both", path: ["content"] })
+    .refine((body) => body.content !== undefined || body.input !== undefined || !!body.images?.length, { message: "send content, input, images, or some of them", path: ["content"] })
     // Without text, the request as the history and a plain model turn see it is the input itself.
-    .transform(({ content, ...rest }) => ({ ...rest, content: content ?? JSON.stringify(rest.input) })),
+    .transform(({ content, ...rest }) => ({ ...rest, content: content ?? (rest.input ? JSON.stringify(rest.input) : "") })),
 );
 
 const historyQuery = lazySchema(() =>
@@ -51,7 +55,9 @@ export const messageRoutes = new Hono<AppEnv>()
     // A person's device writes in their name (the history shows who said it); other tokens do not.
     // The run acts with this token's rights: a tool beyond them waits for a holder (core/gates scope.ts).
     const person = c.get("person");
-    const input = { ...c.req.valid("json"), ...(person ? { name: person } : {}), principal: runPrincipal(c) };
+    const { images: imageIds, ...body } = c.req.valid("json");
+    const images = imageIds?.length ? await refsOfIds(imageStoreOf(c.env), { project: c.get("project"), agent: c.req.valid("param").name }, imageIds) : undefined;
+    const input = { ...body, ...(images ? { images } : {}), ...(person ? { name: person } : {}), principal: runPrincipal(c) };
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
       const stream = await call(agent.chatStream(input));
       // `c.body` (not a bare Response) keeps the JSON answer's type in the route's contract.

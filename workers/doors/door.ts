@@ -4,7 +4,7 @@
 // is a 413 before the token is checked (a stranger cannot make us read a large body); an unknown
 // project answers 404 only to a caller whose token checked out (an unauthenticated caller learns
 // nothing about which projects exist); the scope comes last.
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { every } from "hono/combine";
 import type { Scope } from "../../core/auth";
 import { apiAuth, projectMiddleware, requireScope } from "../auth";
@@ -20,6 +20,8 @@ export interface DoorOptions {
   path: string;
   /** The largest request body the door reads; {@link maxBodyBytes} unless given. */
   maxBodyBytes?: number;
+  /** A request whose route reads its own body under its own cap (an image upload) passes the limit here. */
+  bodyLimitExempt?: (c: Context<AppEnv>) => boolean;
 }
 
 /**
@@ -29,7 +31,10 @@ export interface DoorOptions {
  * app.use("/api/*", authenticated({ path: "/api" }));
  */
 export function authenticated(options: DoorOptions): MiddlewareHandler<AppEnv> {
-  return every(projectMiddleware, limitBody(options.maxBodyBytes ?? maxBodyBytes, options.path), apiAuth, requireProject);
+  const limit = limitBody(options.maxBodyBytes ?? maxBodyBytes, options.path);
+  const exempt = options.bodyLimitExempt;
+  const body: MiddlewareHandler<AppEnv> = exempt ? (c, next) => (exempt(c) ? next() : limit(c, next)) : limit;
+  return every(projectMiddleware, body, apiAuth, requireProject);
 }
 
 /**

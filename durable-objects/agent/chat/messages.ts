@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, isNull, lt, ne, or, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import type { Clock, Message, Role, ToolCall } from "../../../core/ports";
+import type { Clock, ImageRef, Message, Role, ToolCall } from "../../../core/ports";
 import * as schema from "../schema";
 
 /** A row is capped at 2 MB; longer content is cut and the cut is marked. */
@@ -15,6 +15,8 @@ export interface StoredMessage {
   toolCalls?: ToolCall[];
   toolCallId?: string;
   runId?: string;
+  /** Images sent with a user message (refs; GET /api/agents/:name/images/:id gives the bytes). */
+  images?: ImageRef[];
   createdAt: number;
 }
 
@@ -31,6 +33,7 @@ function view(row: Omit<Row, "seq">): StoredMessage {
     ...(row.toolCalls ? { toolCalls: row.toolCalls as ToolCall[] } : {}),
     ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
     ...(row.runId ? { runId: row.runId } : {}),
+    ...(row.images?.length ? { images: row.images } : {}),
     createdAt: row.createdAt,
   };
 }
@@ -63,13 +66,13 @@ export function makeMessageStore(db: Db, clock: Clock) {
     gt(messages.seq, sql.placeholder("afterSeq")),
     or(isNull(messages.runId), ne(messages.runId, sql.placeholder("excludeRunId"))),
   );
-  const historyColumns = { seq: messages.seq, role: messages.role, content: messages.content, name: messages.name, toolCalls: messages.toolCalls, toolCallId: messages.toolCallId };
+  const historyColumns = { seq: messages.seq, role: messages.role, content: messages.content, name: messages.name, toolCalls: messages.toolCalls, toolCallId: messages.toolCallId, images: messages.images };
   const p = (name: string) => sql.placeholder(name);
   // `tool_calls` goes in already serialized: a JSON column's encoder would store a missing list as
   // the text "null" rather than NULL (a placeholder's value is encoded even when it is null).
   const insertMessage = db
     .insert(messages)
-    .values({ id: p("id"), sessionId: p("sessionId"), role: p("role"), content: p("content"), name: p("name"), toolCalls: sql`${p("toolCallsJson")}`, toolCallId: p("toolCallId"), runId: p("runId"), createdAt: p("createdAt") })
+    .values({ id: p("id"), sessionId: p("sessionId"), role: p("role"), content: p("content"), name: p("name"), toolCalls: sql`${p("toolCallsJson")}`, toolCallId: p("toolCallId"), runId: p("runId"), createdAt: p("createdAt"), images: sql`${p("imagesJson")}` })
     .prepare();
   const historyAll = db.select(historyColumns).from(messages).where(historyWhere).orderBy(asc(messages.seq)).prepare();
   const historyRecent = db.select(historyColumns).from(messages).where(historyWhere).orderBy(desc(messages.seq)).limit(sql.placeholder("limit")).prepare();
@@ -88,8 +91,9 @@ export function makeMessageStore(db: Db, clock: Clock) {
       toolCallId: message.toolCallId ?? null,
       runId: message.runId ?? null,
       createdAt: clock.now(),
+      images: message.images?.length ? message.images : null,
     };
-    return { message: view(row), write: () => void insertMessage.run({ ...row, toolCallsJson: row.toolCalls ? JSON.stringify(row.toolCalls) : null }) };
+    return { message: view(row), write: () => void insertMessage.run({ ...row, toolCallsJson: row.toolCalls ? JSON.stringify(row.toolCalls) : null, imagesJson: row.images ? JSON.stringify(row.images) : null }) };
   }
   return {
     /** When the newest message of any session was written, if there is one (the idle alarm asks). */
@@ -159,6 +163,7 @@ export function makeMessageStore(db: Db, clock: Clock) {
           ...(row.name ? { name: row.name } : {}),
           ...(row.toolCalls ? { toolCalls: row.toolCalls as ToolCall[] } : {}),
           ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
+          ...(row.images?.length ? { images: row.images } : {}),
         },
       }));
     },

@@ -340,7 +340,7 @@ export function makeRunDriver(deps: DriverDeps) {
   function create(input: NewRunInput): { runId: string; userMessage: StoredMessage | null } {
     const runId = input.runId ?? crypto.randomUUID();
     const state = newRunState({ id: runId, agent: input.agent, sessionId: input.sessionId, limits: input.limits, origin: input.origin });
-    const request = input.origin.manual || input.origin.unsaid ? null : messages.draft(input.sessionId, { role: "user", content: input.origin.content, runId, ...(input.origin.name ? { name: input.origin.name } : {}) });
+    const request = input.origin.manual || input.origin.unsaid ? null : messages.draft(input.sessionId, { role: "user", content: input.origin.content, runId, ...(input.origin.name ? { name: input.origin.name } : {}), ...(input.origin.images ? { images: input.origin.images } : {}) });
     write(runId, () =>
       deps.transaction(() => {
         runs.create({ id: runId, sessionId: input.sessionId, status: "idle", trigger: input.origin.trigger, state, ...(input.origin.principal ? { principal: input.origin.principal } : {}) });

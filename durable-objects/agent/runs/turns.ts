@@ -3,7 +3,7 @@ import { withPlatformSpans } from "../telemetry/platform";
 import type { RunPrincipal } from "../../../core/auth";
 import { PantheonError } from "../../../core/errors";
 import { agentOutputGates, checkOutput, modelOutputSinks, type OutputScreen } from "../../../core/gates";
-import type { Clock, LlmPort, Message } from "../../../core/ports";
+import type { Clock, ImageRef, ImageStorePort, LlmPort, Message } from "../../../core/ports";
 import { effectiveLimits, limitsOf, type RunLimits, type RunOrigin, type RunState } from "../../../core/run";
 import { redactDeep, type OutboundSettings } from "../../../core/tools";
 import { makeSecretDetector } from "../../../core/redaction";
@@ -20,9 +20,13 @@ import type { ProjectSecrets } from "../secrets";
 import { checkNarrowTools, narrowed, profileForRun, requestedModel, type SessionTools } from "./overrides";
 import { capsOf } from "../../../core/quotas";
 import { withQuota, type QuotaKeeper } from "../quotas";
+import { makeR2ImageStore } from "../../../adapters/image-r2";
+import { withImageBytes } from "./images";
 
 export interface ChatInput {
   content: string;
+  /** Images sent with the text, as refs to the agent's store (the worker checked each is there). */
+  images?: ImageRef[];
   /** Structured input beside the text: behaviors read its fields as `(get input "repo")`. */
   input?: Record<string, unknown>;
   session?: string;
@@ -64,6 +68,8 @@ export interface TurnDeps {
   breakers?: BreakerStore;
   /** The tools each session narrowed to (runs/overrides makeSessionTools). */
   sessionTools?: SessionTools;
+  /** Where the agent's images are (default: the IMAGES bucket): a model call loads the bytes of the images it sends. */
+  images?: ImageStorePort;
   /** The project secrets this agent has opened (secrets/): loaded when the tool set needs a name it does not know yet. */
   secrets: ProjectSecrets;
   profile(): AgentProfile;
@@ -109,6 +115,7 @@ export interface TurnDeps {
  * await turns.turn({ content: "hello" }, () => {});
  */
 export function makeTurns(deps: TurnDeps) {
+  const imageStore = deps.images ?? (deps.env.IMAGES ? makeR2ImageStore(deps.env.IMAGES) : undefined);
   /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn. */
   function toolsOf(profile: AgentProfile) {
     const extra = [deps.mcp.toolSource(), deps.memory.tools(profile), deps.spawnTools(profile), deps.workTools(profile)];
@@ -162,7 +169,9 @@ export function makeTurns(deps: TurnDeps) {
     if (run.origin.manual) return { profile, tools, llm: manualRunModel, secrets };
     const limits = limitsOf(profile.runtime.limits);
     // Every model call of the run passes the agent's and the project's daily caps (quotas/).
-    const llm = withPlatformSpans(withQuota(llmForProfile(profile, deps.env, { timeoutMs: limits.modelTimeoutMs, ...(deps.breakers ? { breakers: deps.breakers, now: () => deps.clock.now() } : {}) }, deps.secrets.values("model")), deps.quota, { agent: capsOf(limits), ...(profile.projectQuota ? { project: profile.projectQuota } : {}) }));
+    const chosen = llmForProfile(profile, deps.env, { timeoutMs: limits.modelTimeoutMs, ...(deps.breakers ? { breakers: deps.breakers, now: () => deps.clock.now() } : {}) }, deps.secrets.values("model"));
+    const seeing = imageStore ? withImageBytes(chosen, imageStore, { project: deps.project(), agent: profile.name }) : chosen;
+    const llm = withPlatformSpans(withQuota(seeing, deps.quota, { agent: capsOf(limits), ...(profile.projectQuota ? { project: profile.projectQuota } : {}) }));
     const behavior = run.origin.behavior;
     if (!behavior) return { profile, tools, llm, secrets };
     const plan = deps.behaviors.planModel({ id: run.id, sessionId: run.sessionId, behavior }, llm);
@@ -228,6 +237,7 @@ export function makeTurns(deps: TurnDeps) {
       origin: {
         trigger: behavior?.trigger ?? "message",
         content: input.content,
+        ...(input.images?.length && !behavior?.unsaid ? { images: input.images } : {}),
         ...(input.name && !behavior?.unsaid ? { name: input.name } : {}),
         ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
         ...(behavior?.goal ? { goal: behavior.goal } : {}),

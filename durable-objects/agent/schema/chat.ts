@@ -1,4 +1,5 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { ImageRef } from "../../../core/ports";
 
 /** Conversation threads of one agent. Exactly one is the default (`is_default = 1`). */
 export const sessions = sqliteTable("sessions", {
@@ -28,6 +29,8 @@ export const messages = sqliteTable(
     toolCallId: text("tool_call_id"),
     runId: text("run_id"),
     createdAt: integer("created_at").notNull(),
+    /** Images sent with a user message: refs (core/ports ImageRef) as JSON; the bytes are in the image store. */
+    images: text("images", { mode: "json" }).$type<ImageRef[]>(),
   },
   (t) => [uniqueIndex("messages_id").on(t.id), index("messages_session_seq").on(t.sessionId, t.seq)],
 );

@@ -1,14 +1,17 @@
 import { LitElement, css, html, nothing, type PropertyValues } from "lit";
 import { repeat } from "lit/directives/repeat.js";
 import type { ChatItem, ChatToolItem } from "../chat-state";
+import { MAX_PICTURES, type Picture } from "../pictures";
 import type { ChatState } from "../state";
+import "./picture-picker";
+import { composerTray, messagePictures, pictureStyles } from "./picture-views";
 import { base, emit, pretty, prettyOutput, statusBadge, statusLabel } from "./shared";
 
 /**
  * The conversation with one agent: streamed replies, tool calls and gate decisions inline,
  * a retry after a failure and a session picker.
  *
- * Events: `send` {content}, `retry`, `dismiss`, `new-session`, `select-session` {id},
+ * Events: `send` {content, pictures}, `retry`, `dismiss`, `new-session`, `select-session` {id},
  * `decide` {agent, runId, callId, decision}.
  */
 export class PantheonChat extends LitElement {
@@ -17,20 +20,30 @@ export class PantheonChat extends LitElement {
     online: { type: Boolean },
     deciding: { attribute: false },
     draft: { state: true },
+    pictures: { state: true },
+    pictureProblem: { state: true },
+    enlarged: { state: true },
   };
   declare chat: ChatState;
   declare online: boolean;
   declare deciding: string[];
   declare draft: string;
+  /** Pictures attached to the draft, each with a blob URL for its thumbnail. */
+  declare pictures: (Picture & { url: string })[];
+  declare pictureProblem: string;
+  declare enlarged: { url: string; label: string } | null;
 
   constructor() {
     super();
     this.online = true;
     this.deciding = [];
     this.draft = "";
+    this.pictures = [];
+    this.pictureProblem = "";
+    this.enlarged = null;
   }
 
-  static override styles = [base, css`
+  static override styles = [base, pictureStyles, css`
     :host { display: flex; flex-direction: column; min-height: 0; }
     .bar { display: flex; gap: .5rem; align-items: center; padding: .5rem 0 .75rem; flex-wrap: wrap; }
     .bar select { width: auto; flex: 1; min-width: 10rem; max-width: 22rem; }
@@ -54,7 +67,8 @@ export class PantheonChat extends LitElement {
     .mark { display: inline-grid; place-items: center; width: 1.15rem; height: 1.15rem; border-radius: 50%; font-size: .7rem; font-weight: 800; color: var(--surface); margin-right: .25rem; vertical-align: -.15rem; }
     .mark.ok { background: var(--ok); } .mark.bad { background: var(--danger); } .mark.warn { background: var(--warn); }
     .approval { align-self: stretch; border: 1px solid var(--warn); background: var(--warn-soft); border-radius: 12px; padding: .75rem; }
-    .composer { display: flex; gap: .5rem; align-items: flex-end; padding-top: .5rem; border-top: 1px solid var(--border); background: var(--bg); position: sticky; bottom: 0; padding-bottom: max(.5rem, env(safe-area-inset-bottom)); }
+    .composer { padding-top: .5rem; border-top: 1px solid var(--border); background: var(--bg); position: sticky; bottom: 0; padding-bottom: max(.5rem, env(safe-area-inset-bottom)); }
+    .composer .line { display: flex; gap: .35rem; align-items: flex-end; }
     .composer textarea { flex: 1; min-height: 48px; max-height: 10rem; resize: none; }
     .typing { font-size: .85rem; color: var(--muted); }
     .empty { margin: auto; text-align: center; color: var(--muted); max-width: 22rem; }
@@ -65,7 +79,42 @@ export class PantheonChat extends LitElement {
     const before = changed.get("chat") as ChatState | undefined;
     if (changed.has("chat") && before?.agent !== this.chat?.agent) {
       this.draft = this.chat?.agent ? localStorage.getItem(`pantheon.draft.${this.chat.agent}`) ?? "" : "";
+      this.clearPictures();
     }
+    // A message whose pictures the server refused comes back whole: the text and every picture.
+    const returned = this.chat?.returned;
+    if (returned && returned.key !== (before?.returned?.key ?? null) && changed.has("chat")) {
+      this.draft = this.draft.trim() ? `${returned.content}\n${this.draft}` : returned.content;
+      if (this.chat.agent) localStorage.setItem(`pantheon.draft.${this.chat.agent}`, this.draft);
+      this.clearPictures();
+      this.pictures = returned.pictures.map((p) => ({ ...p, url: URL.createObjectURL(p.blob) }));
+    }
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.clearPictures();
+  }
+
+  private clearPictures(): void {
+    for (const p of this.pictures) URL.revokeObjectURL(p.url);
+    this.pictures = [];
+  }
+
+  private addPictures(added: Picture[]): void {
+    this.pictures = [...this.pictures, ...added.map((p) => ({ ...p, url: URL.createObjectURL(p.blob) }))].slice(0, MAX_PICTURES);
+  }
+
+  private removePicture(key: string): void {
+    const gone = this.pictures.find((p) => p.key === key);
+    if (gone) URL.revokeObjectURL(gone.url);
+    this.pictures = this.pictures.filter((p) => p.key !== key);
+  }
+
+  private async enlarge(url: string, label: string): Promise<void> {
+    this.enlarged = { url, label };
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLDialogElement>("dialog.viewer")?.showModal();
   }
 
   protected override updated(changed: PropertyValues<this>): void {
@@ -83,9 +132,15 @@ export class PantheonChat extends LitElement {
   private submit(e?: Event) {
     e?.preventDefault();
     const content = this.draft.trim();
-    if (!content) return;
-    emit(this, "send", { content });
+    if (!content && this.pictures.length === 0) return;
+    const pictures: Picture[] = this.pictures.map(({ url, ...p }) => {
+      URL.revokeObjectURL(url);
+      return p;
+    });
+    emit(this, "send", { content, pictures });
     this.draft = "";
+    this.pictures = [];
+    this.pictureProblem = "";
     if (this.chat.agent) localStorage.removeItem(`pantheon.draft.${this.chat.agent}`);
   }
 
@@ -132,21 +187,33 @@ export class PantheonChat extends LitElement {
       ${c.error ? html`
         <div class="alert error row" role="alert">
           <span>${c.error.text}</span><span class="spacer"></span>
-          ${c.error.retryContent ? html`<button class="primary" @click=${() => emit(this, "retry")}>Retry</button>` : nothing}
+          ${c.error.retryContent !== undefined ? html`<button class="primary" @click=${() => emit(this, "retry")}>Retry</button>` : nothing}
           <button class="ghost" @click=${() => emit(this, "dismiss")} aria-label="Dismiss this message">✕</button>
         </div>` : nothing}
+      ${this.pictureProblem ? html`<div class="alert error" role="alert">${this.pictureProblem}</div>` : nothing}
       <form class="composer" @submit=${this.submit}>
-        <label class="sr-only" for="composer">Message ${c.agent}</label>
-        <textarea id="composer" rows="1" .value=${this.draft} @input=${this.onInput} @keydown=${this.onKey}
-          placeholder=${this.online ? `Message ${c.agent}` : "Offline: sends when back"} enterkeyhint="send"></textarea>
-        <button class="primary" type="submit" ?disabled=${!this.draft.trim()}>Send</button>
+        ${composerTray(this.pictures, (key) => this.removePicture(key))}
+        <div class="line">
+          <pantheon-picture-picker .room=${MAX_PICTURES - this.pictures.length}
+            @pictures=${(e: CustomEvent<{ pictures: Picture[] }>) => this.addPictures(e.detail.pictures)}
+            @picture-problem=${(e: CustomEvent<{ text: string }>) => { this.pictureProblem = e.detail.text; }}></pantheon-picture-picker>
+          <label class="sr-only" for="composer">Message ${c.agent}</label>
+          <textarea id="composer" rows="1" .value=${this.draft} @input=${this.onInput} @keydown=${this.onKey}
+            placeholder=${this.online ? `Message ${c.agent}` : "Offline: sends when back"} enterkeyhint="send"></textarea>
+          <button class="primary" type="submit" ?disabled=${!this.draft.trim() && this.pictures.length === 0}>Send</button>
+        </div>
       </form>
+      ${this.enlarged ? html`
+        <dialog class="viewer" aria-label=${this.enlarged.label} @close=${() => { this.enlarged = null; }}>
+          <img src=${this.enlarged.url} alt=${this.enlarged.label}>
+          <div class="row"><span class="spacer"></span><button type="button" class="primary" @click=${() => this.renderRoot.querySelector<HTMLDialogElement>("dialog.viewer")?.close()}>Close</button></div>
+        </dialog>` : nothing}
     `;
   }
 
   private renderItem(item: ChatItem) {
     if (item.kind === "tool") return this.renderTool(item);
-    return html`<div class="msg ${item.role}" data-key=${item.key} aria-busy=${item.streaming ? "true" : "false"}>${item.content}${item.streaming ? html`<span class="cursor" aria-hidden="true">▍</span>` : nothing}${item.name ? html`<span class="meta who">${item.name}</span>` : nothing}${item.queued ? html`<span class="meta">Queued — will send when you're back online</span>` : nothing}${item.runId && !item.streaming && item.role === "assistant" && this.chat.agent ? html`<span class="meta"><a href="#/agents/${encodeURIComponent(this.chat.agent)}/runs/${encodeURIComponent(item.runId)}">View trace</a></span>` : nothing}</div>`;
+    return html`<div class="msg ${item.role}" data-key=${item.key} aria-busy=${item.streaming ? "true" : "false"}>${messagePictures(item.images, this.chat.imageUrls, (url, label) => void this.enlarge(url, label))}${item.content}${item.streaming ? html`<span class="cursor" aria-hidden="true">▍</span>` : nothing}${item.name ? html`<span class="meta who">${item.name}</span>` : nothing}${item.queued ? html`<span class="meta">Queued — will send when you're back online</span>` : nothing}${item.runId && !item.streaming && item.role === "assistant" && this.chat.agent ? html`<span class="meta"><a href="#/agents/${encodeURIComponent(this.chat.agent)}/runs/${encodeURIComponent(item.runId)}">View trace</a></span>` : nothing}</div>`;
   }
 
   private renderTool(t: ChatToolItem) {

@@ -11,12 +11,14 @@ import type { AppEnv } from "../../env";
 import { notFound } from "../../errors";
 import { valid } from "../../validation";
 import { door } from "../door";
+import { maxInlineImageBodyBytes } from "../../images/message-parts";
 
 /**
- * Request bodies above this answer 413. Larger than the API's 64 KiB: an AG-UI client sends the
- * whole conversation with every turn (only its newest user message is read, at most 32,000 characters).
+ * Request bodies above this answer 413 (8 MiB). Larger than the API's 64 KiB: an AG-UI client sends the
+ * whole conversation with every turn (only its newest user message is read, at most 32,000 characters)
+ * and its images inline (each at most 5 MiB).
  */
-export const maxAguiBodyBytes = 1024 * 1024;
+export const maxAguiBodyBytes = maxInlineImageBodyBytes;
 
 let aguiRun: Promise<typeof import("./run")> | undefined;
 

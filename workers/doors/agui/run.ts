@@ -6,7 +6,8 @@ import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { EventEncoder } from "@ag-ui/encoder";
 import { decisionsOf, makeAguiRun, type AguiRun, type PantheonRunEvent, type PendingCall } from "../../../core/protocols/agui";
 import { validationFailed } from "../../../core/errors";
-import { agentStub, call, type Remote } from "../../../durable-objects/stubs";
+import { agentStub, call, registryStub, type Remote } from "../../../durable-objects/stubs";
+import { aguiImageSources, storeImageSources } from "../../images";
 import type { AgentDO } from "../../../durable-objects/agent/agent-do";
 import { checkScope, runPrincipal } from "../../auth";
 import type { AppContext } from "../../env";
@@ -25,12 +26,22 @@ function turnOf(input: RunAgentInput): string {
     typeof content === "string"
       ? content
       : (content as { type: string; text?: string }[]).map((part, i) => {
-          if (part.type !== "text") throw validationFailed([{ path: [...path, i, "type"], message: `only text parts are supported (got '${part.type}')` }]);
+          if (part.type === "image" || part.type === "binary") return "";
+          if (part.type !== "text") throw validationFailed([{ path: [...path, i, "type"], message: `only text and image parts are supported (got '${part.type}')` }]);
           return part.text ?? "";
-        }).join("\n");
-  if (!text.trim()) throw validationFailed([{ path, message: "the last user message is empty" }]);
+        }).filter(Boolean).join("\n");
+  if (!text.trim() && !aguiImageSources(content, path.join(".")).length) throw validationFailed([{ path, message: "the last user message is empty" }]);
   if (text.length > 32_000) throw validationFailed([{ path, message: "at most 32,000 characters" }]);
   return text;
+}
+
+/** The images of the newest user message (AG-UI `image` parts), stored in the agent's store (../images). */
+async function aguiImages(c: AppContext, name: string, input: RunAgentInput) {
+  const index = input.messages.findLastIndex((m) => m.role === "user");
+  const field = `messages.${index}.content`;
+  const sources = aguiImageSources((input.messages[index] as { content: unknown }).content, field);
+  const allowHosts = async () => (await call(registryStub(c.env, c.get("project")).getAgent(name))).runtime.allowHosts;
+  return sources.length ? storeImageSources({ env: c.env, owner: { project: c.get("project"), agent: name }, allowHosts }, sources, field) : [];
 }
 
 /** The Pantheon run's wait, read when its stream ends without `done`: what the interrupt offers. */
@@ -109,8 +120,9 @@ async function runAgui(c: AppContext, name: string, input: RunAgentInput): Promi
     run = makeAguiRun({ threadId: input.threadId, runId: input.runId, agent: name, pantheonRunId: decided.runId, ...(sessionId ? { sessionId } : {}), announced: decided.decisions.map((d) => d.callId) });
   } else {
     const content = turnOf(input);
+    const images = await aguiImages(c, name, input);
     const session = await sessionFor(agent, "agui", input.threadId);
-    source = await call(agent.chatStream({ content, session, principal: runPrincipal(c, "agui") }));
+    source = await call(agent.chatStream({ content, ...(images.length ? { images } : {}), session, principal: runPrincipal(c, "agui") }));
     run = makeAguiRun({ threadId: input.threadId, runId: input.runId, agent: name, sessionId: session });
   }
   return new Response(aguiStream(source, run, encoder, agent), {

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { lazySchema } from "../../../core/lazy-schema";
 import { agentNamePattern, type AgentProfile } from "../../../core/agents";
 import { isPantheonError, unknownAgentMessage } from "../../../core/errors";
+import { maxInlineImageBodyBytes, openAiImageSources, storeImageSources } from "../../images";
 import { runPrincipal } from "../../auth";
 import { door } from "../door";
 import type { AppContext, AppEnv } from "../../env";
@@ -92,12 +93,12 @@ function lastUserContent(body: CompletionBody): string {
   if (index < 0 && body.input) return JSON.stringify(body.input);
   if (index < 0) throw new OpenAiCompatError(400, "messages: include a message with role 'user' (or send an input object)", "messages", "invalid_value");
   const content = body.messages[index]!.content;
-  const text = typeof content === "string" ? content : (content ?? []).map((part) => {
+  const text = typeof content === "string" ? content : (content ?? []).filter((part) => part.type !== "image_url").map((part) => {
     const text = textPart.safeParse(part);
-    if (!text.success) throw new OpenAiCompatError(400, `${param}: only text parts are supported (got '${part.type}')`, param, "invalid_value");
+    if (!text.success) throw new OpenAiCompatError(400, `${param}: only text and image_url parts are supported (got '${part.type}')`, param, "invalid_value");
     return text.data.text;
   }).join("\n");
-  if (!text.trim()) throw new OpenAiCompatError(400, `${param}: the last user message is empty`, param, "invalid_value");
+  if (!text.trim() && !openAiImageSources(content, param).length) throw new OpenAiCompatError(400, `${param}: the last user message is empty`, param, "invalid_value");
   if (text.length > 32_000) throw new OpenAiCompatError(400, `${param}: at most 32,000 characters`, param, "invalid_value");
   return text;
 }
@@ -147,10 +148,18 @@ const runFailed = (runId: string, status: string, reason?: string) =>
 const completionId = (runId: string) => `chatcmpl-${runId}`;
 const seconds = () => Math.floor(Date.now() / 1000);
 
+/** The images of the last user message (`image_url` parts), stored in the agent's store (../images). */
+async function imagesOf(c: AppContext, body: CompletionBody, profile: AgentProfile) {
+  const index = body.messages.findLastIndex((m) => m.role === "user");
+  const sources = index < 0 ? [] : openAiImageSources(body.messages[index]!.content, `messages[${index}].content`);
+  const images = sources.length ? await storeImageSources({ env: c.env, owner: { project: c.get("project"), agent: profile.name }, allowHosts: async () => profile.runtime.allowHosts }, sources, `messages[${index}].content`) : [];
+  return images.length ? { images } : {};
+}
+
 async function complete(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
   const session = await sessionOf(agent, body.user);
-  const outcome = await call(agent.chat({ content, ...(body.input ? { input: body.input } : {}), ...(body.model_override ? { model: body.model_override } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
+  const outcome = await call(agent.chat({ content, ...(await imagesOf(c, body, profile)), ...(body.input ? { input: body.input } : {}), ...(body.model_override ? { model: body.model_override } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
   if (outcome.status !== "completed" && outcome.status !== "waiting_approval") throw runFailed(outcome.runId, outcome.status, outcome.error);
   const text = outcome.reply?.content ?? waitingText(profile.name, outcome.runId);
   return c.json({
@@ -174,7 +183,7 @@ async function streamed(c: AppContext, body: CompletionBody, content: string) {
   // Checked before the stream starts, so a model the agent does not allow is a 400, not an error frame.
   if (body.model_override) requestedModel(profile, body.model_override);
   const session = await sessionOf(agent, body.user);
-  const source = await call(agent.chatStream({ content, ...(body.input ? { input: body.input } : {}), ...(body.model_override ? { model: body.model_override } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
+  const source = await call(agent.chatStream({ content, ...(await imagesOf(c, body, profile)), ...(body.input ? { input: body.input } : {}), ...(body.model_override ? { model: body.model_override } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
   const encoder = new TextEncoder();
   const created = seconds();
   let id = "chatcmpl-pending";
@@ -256,7 +265,7 @@ const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
   }
   if (error instanceof HTTPException) {
     if (error.status === 401) return shaped(401, "Incorrect or missing API key: send 'Authorization: Bearer <token>' with a Pantheon token", null, "invalid_api_key");
-    if (error.status === 413) return shaped(413, "the request body is larger than 64 KiB: /v1 takes at most 64 KiB", null, "payload_too_large");
+    if (error.status === 413) return shaped(413, "the request body is larger than 8 MiB: /v1 takes at most 8 MiB", null, "payload_too_large");
     return shaped(error.status, error.message || "the request could not be handled", null, null);
   }
   console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), name: (error as Error)?.name, message: (error as Error)?.message }));
@@ -274,7 +283,7 @@ const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
  * answer.choices[0].message.content; // the agent's reply, stored in its history like any other
  */
 export const openaiRoutes = new Hono<AppEnv>()
-  .use("*", door("chat", { path: "/v1" }))
+  .use("*", door("chat", { path: "/v1", maxBodyBytes: maxInlineImageBodyBytes }))
   .post("/chat/completions", async (c) => {
     const body = await readBody(c);
     const content = lastUserContent(body);

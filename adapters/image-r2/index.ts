@@ -1,0 +1,1 @@
+export { makeR2ImageStore } from "./r2-image-store";

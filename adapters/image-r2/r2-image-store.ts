@@ -1,0 +1,54 @@
+import type { ImageOwner, ImageRef, ImageStorePort } from "../../core/ports";
+
+const keyOf = (owner: ImageOwner, id: string) => `${owner.project}/${owner.agent}/${id}`;
+
+/** The ref an object's metadata keeps (written by `put`). */
+function refOf(id: string, object: { size: number; httpMetadata?: { contentType?: string }; customMetadata?: Record<string, string> }): ImageRef {
+  const width = Number(object.customMetadata?.width);
+  const height = Number(object.customMetadata?.height);
+  return { id, type: object.httpMetadata?.contentType ?? "application/octet-stream", bytes: object.size, ...(width > 0 ? { width } : {}), ...(height > 0 ? { height } : {}) };
+}
+
+/**
+ * Images in an R2 bucket under `<project>/<agent>/<sha256>.<ext>`. The key is the content's hash, so
+ * a retried upload finds its object there and writes nothing.
+ * @example
+ * const images = makeR2ImageStore(env.IMAGES);
+ * await images.put({ project: "default", agent: "scout" }, ref, bytes);
+ */
+export function makeR2ImageStore(bucket: R2Bucket): ImageStorePort {
+  return {
+    async put(owner, ref, bytes) {
+      const key = keyOf(owner, ref.id);
+      if (await bucket.head(key)) return;
+      await bucket.put(key, bytes, {
+        httpMetadata: { contentType: ref.type },
+        customMetadata: { ...(ref.width ? { width: String(ref.width) } : {}), ...(ref.height ? { height: String(ref.height) } : {}) },
+        sha256: ref.id.slice(0, 64),
+      });
+    },
+    async head(owner, id) {
+      const object = await bucket.head(keyOf(owner, id));
+      return object ? refOf(id, object) : null;
+    },
+    async open(owner, id) {
+      const object = await bucket.get(keyOf(owner, id));
+      return object ? { ref: refOf(id, object), body: object.body } : null;
+    },
+    async read(owner, id) {
+      const object = await bucket.get(keyOf(owner, id));
+      return object ? new Uint8Array(await object.arrayBuffer()) : null;
+    },
+    async list(owner) {
+      const refs: ImageRef[] = [];
+      const prefix = `${owner.project}/${owner.agent}/`;
+      let cursor: string | undefined;
+      do {
+        const page = await bucket.list({ prefix, include: ["httpMetadata", "customMetadata"], ...(cursor ? { cursor } : {}) });
+        for (const object of page.objects) refs.push(refOf(object.key.slice(prefix.length), object));
+        cursor = page.truncated ? page.cursor : undefined;
+      } while (cursor);
+      return refs;
+    },
+  };
+}
