@@ -8,12 +8,10 @@ import {
   assertRuntimeOutbound,
   defaultAgentRuntime,
   fromAgentConfig,
-  fromOpenCodeAgentFile,
   partWarning,
   profileFromScript,
   toAnthropicAgentConfig,
   toOpenAIAgentConfig,
-  toOpenCodeAgentFile,
   withImportedTools,
   agentNameSchema,
   type JsonValue,
@@ -36,8 +34,11 @@ const importQuery = lazySchema(() => z.object({ format: z.enum(agentImportFormat
 /** `config`: the format's JSON, or for OpenCode the agent file's text (or what `export` answers as JSON). */
 const importBody = lazySchema(() => z.strictObject({ name: agentNameSchema, config: z.union([z.record(z.string(), z.unknown()), z.string().max(48_000, "an agent file of at most 48,000 characters")], { error: "the configuration: a JSON object, or for opencode the agent file's text" }) }));
 
+/** The OpenCode format, loaded when a request asks for it (it brings the YAML library; see core/agents/index.ts). */
+const openCode = () => import("../../core/agents/opencode");
+
 /** What an import reads from the body, whatever the format: the script's source, its prompt, tools and approvals, and what was left out. */
-function readImport(format: (typeof agentImportFormats)[number], name: string, sent: string | Record<string, unknown>, env: Env) {
+async function readImport(format: (typeof agentImportFormats)[number], name: string, sent: string | Record<string, unknown>, env: Env) {
   const refused = (issues: { path: string; message: string }[]) =>
     new PantheonError("validation_failed", `the ${format} configuration cannot be imported: ${issues[0]!.path}: ${issues[0]!.message}`, { details: { issues } });
   // What `export` answers as JSON (`{ format, config | file, warnings }`) is accepted as it is.
@@ -46,7 +47,7 @@ function readImport(format: (typeof agentImportFormats)[number], name: string, s
     const file = typeof sent === "string" ? sent : typeof exported?.file === "string" ? exported.file : undefined;
     if (file === undefined) throw refused([{ path: "$.config", message: "the OpenCode agent file's text (markdown with YAML front matter), as a string" }]);
     const defaultModel = modelSettingsSchema.parse(defaultModelFrom(env.PANTHEON_DEFAULT_PROVIDER));
-    const read = fromOpenCodeAgentFile(name, file, new Set(everyAgentsTools), defaultModel);
+    const read = (await openCode()).fromOpenCodeAgentFile(name, file, new Set(everyAgentsTools), defaultModel);
     if (!read.ok) throw refused(read.issues);
     return { ...read.value, tools: [] };
   }
@@ -67,7 +68,7 @@ export const agentInteropRoutes = new Hono<AppEnv>()
     const project = c.get("project");
     const { format } = c.req.valid("query");
     const { name, config } = c.req.valid("json");
-    const read = readImport(format, name, config, c.env);
+    const read = await readImport(format, name, config, c.env);
     const { script } = compileScript(read.source);
     const derived = profileFromScript(script, defaultAgentRuntime);
     const merged = withImportedTools({ ...derived.runtime, approvalRequired: read.approvalRequired }, read.tools, new Set(everyAgentsTools));
@@ -94,7 +95,7 @@ export const agentInteropRoutes = new Hono<AppEnv>()
     const delegation = partWarning("connections", all.filter((t) => t.runtime === "agent").map((t) => t.name), "$.tools", "the ask_<agent> tools are delegation inside Pantheon (to its own agents, or A2A agents it was given): no other system can call them");
     if (format === "opencode") {
       const askedBy = (await registry.dependentsOf(name)).length > 0;
-      const file = toOpenCodeAgentFile(profile, specs, askedBy);
+      const file = (await openCode()).toOpenCodeAgentFile(profile, specs, askedBy);
       const warnings = [...delegation, ...file.warnings];
       const text = exportRedactor(c.env).redact(file.text);
       // JSON for a client that asks for it (the CLI: the file, and the warnings for stderr); else the file itself.

@@ -1,6 +1,6 @@
 import type { AgentEmail } from "agents/email";
 import { isAutoReplyEmail } from "agents/email";
-import PostalMime from "postal-mime";
+import type PostalMime from "postal-mime";
 import { emailTooLargeReason, maxEmailBytes, newText, senderAllowed, threadCandidates, type EmailConfig } from "../../../core/gateways";
 import type { Gateways } from "./gateways";
 import type { RunOutcome } from "../runs/driver";
@@ -55,9 +55,12 @@ export async function handleEmail(email: AgentEmail, deps: EmailDeps): Promise<s
     return `refused: ${why.replace("_", " ")}`;
   };
   if (email.rawSize > maxEmailBytes) return refuse(emailTooLargeReason(email.rawSize), "too_large");
+  // Loaded here, not at the top: only an agent that receives mail needs the MIME parser, and its
+  // module (HTML entity tables, decoders) would otherwise run at every isolate's startup.
+  const { default: mime } = await import("postal-mime");
   let parsed: Awaited<ReturnType<typeof PostalMime.parse>>;
   try {
-    parsed = await PostalMime.parse(await email.getRaw());
+    parsed = await mime.parse(await email.getRaw());
   } catch (error) {
     // postal-mime refuses multiparts nested past 256 levels, among others: the sender's mistake, not ours.
     return refuse(`the message could not be read as MIME: ${error instanceof Error ? error.message : String(error)}`, "unreadable");
