@@ -106,6 +106,8 @@ export function makeChatFeature(deps: ChatDeps) {
     if (session && c.sessionId && session !== c.sessionId) return;
     shown.add(runId);
     store.setChat((s) => ({ ...s, items: applyRunEvent(s.items, event, { runId }) }));
+    // A message sent with pictures from another device: its pictures load as it appears.
+    if (event.type === "run") void viewer.show(agent, chat().items);
     if (event.type === "done") void catchUp().then(() => enrich(agent, runId));
     if (event.type === "status" && event.status === "waiting_approval") void loadApprovals();
   }
