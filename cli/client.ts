@@ -111,16 +111,16 @@ export function makeClient({ url, token, project, fetch: doFetch = globalThis.fe
    * project and interop routes of the shared contract) or that send a body `hc` does not type
    * (JSON lines). `T` is the contract's answer; answers its JSON, or the text when not JSON.
    */
-  async function request<T>(method: string, path: string, init: { json?: unknown; body?: string; contentType?: string; query?: Record<string, string | undefined>; accept?: string } = {}): Promise<T> {
+  async function request<T>(method: string, path: string, init: { json?: unknown; body?: string | Uint8Array; contentType?: string; query?: Record<string, string | undefined>; accept?: string } = {}): Promise<T> {
     const target = new URL(`${url}${path}`);
     for (const [key, value] of Object.entries(init.query ?? {})) if (value !== undefined) target.searchParams.set(key, value);
     const own: Record<string, string> = { ...headers, ...(init.accept ? { accept: init.accept } : {}) };
-    let body: string | undefined = init.body;
+    let body: string | Uint8Array | undefined = init.body;
     if (init.json !== undefined) {
       body = JSON.stringify(init.json);
       own["content-type"] = "application/json";
     } else if (init.contentType) own["content-type"] = init.contentType;
-    const res = await reach(doFetch(target, { method, headers: own, ...(body !== undefined ? { body } : {}) }));
+    const res = await reach(doFetch(target, { method, headers: own, ...(body !== undefined ? { body: body as BodyInit } : {}) }));
     const text = res.status === 204 ? "" : await res.text();
     if (!text) return null as T;
     // JSON lines (application/x-ndjson) stay text.

@@ -13,6 +13,8 @@ interface Env {
 type DurableObjectState<Props = unknown> = import("@cloudflare/workers-types/index").DurableObjectState<Props>;
 // biome-ignore lint/suspicious/noExplicitAny: opaque on purpose (see above)
 type DurableObjectNamespace<_Object = undefined> = any;
+/** The image store's bucket (adapters/image-r2), named by the message routes the PWA's types come from. */
+type R2Bucket = import("@cloudflare/workers-types/index").R2Bucket;
 
 /** Migrations import their SQL as text (a wrangler module rule). */
 declare module "*.sql" {

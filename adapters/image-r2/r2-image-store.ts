@@ -1,5 +1,15 @@
 import type { ImageOwner, ImageRef, ImageStorePort } from "../../core/ports";
 
+type Meta = { size: number; key: string; httpMetadata?: { contentType?: string }; customMetadata?: Record<string, string> };
+
+/** The slice of an R2 bucket binding this adapter uses (so type checks outside workerd need no Cloudflare types). */
+export interface R2BucketSlice {
+  head(key: string): Promise<Meta | null>;
+  get(key: string): Promise<(Meta & { body: ReadableStream<Uint8Array>; arrayBuffer(): Promise<ArrayBuffer> }) | null>;
+  put(key: string, value: Uint8Array, options: { httpMetadata: { contentType: string }; customMetadata: Record<string, string>; sha256: string }): Promise<unknown>;
+  list(options: { prefix: string; include: ("httpMetadata" | "customMetadata")[]; cursor?: string }): Promise<{ objects: Meta[]; truncated: boolean; cursor?: string }>;
+}
+
 const keyOf = (owner: ImageOwner, id: string) => `${owner.project}/${owner.agent}/${id}`;
 
 /** The ref an object's metadata keeps (written by `put`). */
@@ -16,7 +26,7 @@ function refOf(id: string, object: { size: number; httpMetadata?: { contentType?
  * const images = makeR2ImageStore(env.IMAGES);
  * await images.put({ project: "default", agent: "scout" }, ref, bytes);
  */
-export function makeR2ImageStore(bucket: R2Bucket): ImageStorePort {
+export function makeR2ImageStore(bucket: R2BucketSlice): ImageStorePort {
   return {
     async put(owner, ref, bytes) {
       const key = keyOf(owner, ref.id);

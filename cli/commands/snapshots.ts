@@ -10,13 +10,14 @@ interface Header {
   agent: string;
   project: string;
   secrets: string[];
-  counts: { sessions: number; messages: number; memories: number };
+  counts: { sessions: number; messages: number; memories: number; images?: number };
   warnings?: string[];
 }
 interface RestoreReport {
   sessions: number;
   messages: number;
   memories: number;
+  images?: number;
   existing: number;
   errors: { line: number; message: string }[];
   warnings?: string[];
@@ -48,7 +49,7 @@ export const snapshotActions: Action[] = [
       output(body, text(values, "out"));
       const { header } = headerOf(body, "the snapshot");
       const { sessions, messages, memories } = header.counts;
-      note(`Snapshot of ${name}: ${plural(sessions, "session")}, ${plural(messages, "message")}, ${memories} ${memories === 1 ? "memory" : "memories"}.`);
+      note(`Snapshot of ${name}: ${plural(sessions, "session")}, ${plural(messages, "message")}, ${header.counts.images ? `${plural(header.counts.images, "image")}, ` : ""}${memories} ${memories === 1 ? "memory" : "memories"}.`);
       if (header.secrets.length) note(`It names these secrets (not their values): ${header.secrets.join(", ")}. Set them where you restore it: pantheon secrets set <NAME>.`);
       for (const w of header.warnings ?? []) note(`warning: ${w}`);
     },
@@ -74,7 +75,17 @@ export const snapshotActions: Action[] = [
         total.warnings!.push(...(made.warnings ?? []));
         if (!json) note(`Made agent ${name} from ${header.project}/${header.agent}.`);
       }
-      const parts = slices(rest);
+      // Images go up one by one as uploads (each up to 5 MiB: more than a slice); their lines are left blank.
+      const lines0 = rest.split("\n");
+      for (let index = 0; index < lines0.length; index++) {
+        if (!/^\{\s*"type"\s*:\s*"image"/.test(lines0[index]!)) continue;
+        const image = JSON.parse(lines0[index]!) as { id: string; mediaType: string; data: string };
+        lines0[index] = "";
+        const stored = await request<{ id: string }>("POST", `/api/agents/${encodeURIComponent(name)}/images`, { body: Uint8Array.from(Buffer.from(image.data, "base64")), contentType: image.mediaType });
+        if (stored.id === image.id) total.images = (total.images ?? 0) + 1;
+        else total.errors.push({ line: index + 2, message: `image '${image.id}' was stored as '${stored.id}': its bytes do not match its id` });
+      }
+      const parts = slices(lines0.join("\n"));
       let done = 0;
       const lines = parts.reduce((n, p) => n + p.lines, 0);
       for (const part of parts) {
@@ -94,7 +105,7 @@ export const snapshotActions: Action[] = [
       const missing = (total.secrets ?? []).filter((s) => !s.set).map((s) => s.name);
       if (missing.length) note(`This project lacks secrets the agent names: ${missing.join(", ")}. Set them with pantheon secrets set <NAME>.`);
       const again = total.existing ? ` (${total.existing} already there)` : "";
-      console.log(`Restored ${plural(total.sessions, "session")}, ${plural(total.messages, "message")} and ${total.memories} ${total.memories === 1 ? "memory" : "memories"} into ${name}${again}${total.errors.length ? `; ${plural(total.errors.length, "line")} refused (above)` : ""}.`);
+      console.log(`Restored ${plural(total.sessions, "session")}, ${plural(total.messages, "message")}${total.images ? `, ${plural(total.images, "image")}` : ""} and ${total.memories} ${total.memories === 1 ? "memory" : "memories"} into ${name}${again}${total.errors.length ? `; ${plural(total.errors.length, "line")} refused (above)` : ""}.`);
       return total.errors.length ? 1 : 0;
     },
   },

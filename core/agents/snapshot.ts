@@ -3,6 +3,8 @@ import { lazySchema } from "../lazy-schema";
 import { modelSettingsOf } from "../models/project-keys";
 import { projectFileAgentSchema } from "../projects/file";
 import { agentNameSchema, type AgentProfile } from "./profile";
+import { imageRefSchema } from "../images/snapshot";
+import { maxImagesPerMessage } from "../images/limits";
 
 /**
  * An agent captured whole, as JSON lines: a header (its configuration as a project file's agent
@@ -29,7 +31,7 @@ export const snapshotHeaderSchema = lazySchema(() =>
     config: projectFileAgentSchema,
     /** Secrets the agent names (its tools' headers, its model's keys): set them where it is restored. */
     secrets: z.array(z.string().max(128)).max(200),
-    counts: z.strictObject({ sessions: z.number().int().min(0), messages: z.number().int().min(0), memories: z.number().int().min(0) }),
+    counts: z.strictObject({ sessions: z.number().int().min(0), messages: z.number().int().min(0), memories: z.number().int().min(0), images: z.number().int().min(0).optional() }),
     /** What a snapshot does not hold (MCP servers, gateways), so a restore can say so. */
     warnings: z.array(z.string().max(500)).max(50).default([]),
   }),
@@ -60,6 +62,8 @@ export const snapshotMessageSchema = lazySchema(() =>
     toolCalls: z.unknown().optional(),
     toolCallId: z.string().max(200).optional(),
     runId: z.string().max(80).optional(),
+    /** Images sent with the message: refs; their bytes are `image` lines (core/images/snapshot.ts). */
+    images: z.array(imageRefSchema).max(maxImagesPerMessage).optional(),
     createdAt: z.number().int().min(0),
   }),
 );
@@ -121,7 +125,8 @@ export function readSnapshotSlice(text: string): SnapshotSlice {
       const { type: _, ...memory } = value as Record<string, unknown>;
       slice.memories.push({ line, text: JSON.stringify(memory) });
     } else {
-      slice.errors.push({ line, message: `type: '${String(type)}' is not a snapshot line (snapshot, session, message or memory)` });
+      // An image line (core/images/snapshot.ts) is the worker's: it stores the bytes before the agent reads the rest.
+      slice.errors.push({ line, message: `type: '${String(type)}' is not a snapshot line (snapshot, session, message, memory or image)` });
     }
   });
   return slice;

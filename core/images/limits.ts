@@ -36,7 +36,7 @@ export function checkImage(bytes: Uint8Array, field: string): { type: ImageType;
 
 /** The image's id in its agent's store: its content's SHA-256 and its extension, so a retry stores it once. */
 export async function imageIdOf(bytes: Uint8Array, type: ImageType): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
   return `${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}.${imageTypes[type]}`;
 }
 

@@ -1,11 +1,15 @@
 import type { Api } from "./api";
 import type { ChatItem } from "./chat-state";
 import { describeError, isApiError } from "./errors";
-import type { QueuedPicture } from "./outbox";
 import type { Store } from "./state";
 
-/** A picture on its way up: `id` is written on it once the server stored it. */
-type Uploadable = Pick<QueuedPicture, "blob" | "type" | "name" | "id">;
+/** A picture on its way up (from the composer or the outbox): `id` is written on it once the server stored it. */
+interface Uploadable {
+  blob: Blob;
+  type: string;
+  name: string;
+  id?: string;
+}
 
 /**
  * Uploads the pictures that have no id yet, in order, writing each id on its picture, and stops

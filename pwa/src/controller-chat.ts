@@ -32,9 +32,12 @@ class RefusedQueued extends Error {
   }
 }
 
-/** A picture shown from this device's own bytes (before upload, or while queued). */
+/**
+ * Pictures shown from this device's own bytes (before upload, or while queued). A file the device
+ * could not read as a picture is not drawn: the server's answer about it comes next.
+ */
 function localImages(pictures: Omit<QueuedPicture, "id">[]): ChatImage[] {
-  return pictures.map((p) => ({ url: URL.createObjectURL(p.blob), type: p.type, ...(p.width ? { width: p.width, height: p.height } : {}) }));
+  return pictures.flatMap((p) => (p.width ? [{ url: URL.createObjectURL(p.blob), type: p.type, width: p.width, height: p.height }] : []));
 }
 
 function releaseImages(images: ChatImage[]): void {
@@ -103,6 +106,8 @@ export function makeChatFeature(deps: ChatDeps) {
     if (session && c.sessionId && session !== c.sessionId) return;
     shown.add(runId);
     store.setChat((s) => ({ ...s, items: applyRunEvent(s.items, event, { runId }) }));
+    // A message sent with pictures from another device: its pictures load as it appears.
+    if (event.type === "run") void viewer.show(agent, chat().items);
     if (event.type === "done") void catchUp().then(() => enrich(agent, runId));
     if (event.type === "status" && event.status === "waiting_approval") void loadApprovals();
   }

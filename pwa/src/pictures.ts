@@ -1,7 +1,7 @@
 /**
  * Pictures a person attaches to a message, sized down on the device before they are uploaded:
  * a phone's 12-megapixel photo is 4 MB the models would shrink anyway, over a mobile link.
- * No Lit here: the service worker uploads queued pictures with the same code.
+ * The limits and shapes; the drawing itself is in ./picture-shrink.ts (it needs the DOM).
  */
 
 /** Anthropic and OpenAI scale anything larger down to this on the long side, so more is wasted bytes. */
@@ -36,52 +36,6 @@ export interface Picture extends ShrunkPicture {
 export function fitWithin(width: number, height: number, longest = LONGEST_SIDE): { width: number; height: number } {
   const scale = Math.min(1, longest / Math.max(width, height, 1));
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
-}
-
-/**
- * Sizes a chosen file down. EXIF orientation is applied while decoding (a portrait photo stays
- * upright once the EXIF is gone). A file the device cannot decode is passed through unchanged:
- * the server sniffs it and answers with the reason it refuses it, which the person then reads.
- */
-export async function shrinkFile(file: Blob, name: string): Promise<ShrunkPicture> {
-  let bitmap: ImageBitmap;
-  try {
-    bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
-  } catch {
-    return { blob: file, type: file.type || "application/octet-stream", name };
-  }
-  try {
-    if (file.type === "image/png" && file.size <= SMALL_PNG_BYTES && Math.max(bitmap.width, bitmap.height) <= LONGEST_SIDE) {
-      return { blob: file, type: "image/png", name, width: bitmap.width, height: bitmap.height };
-    }
-    return { ...(await encodeJpeg(bitmap)), name };
-  } finally {
-    bitmap.close();
-  }
-}
-
-/** Grabs the frame a live camera preview shows now, sized down like a chosen file. */
-export async function captureFrame(video: HTMLVideoElement): Promise<ShrunkPicture> {
-  const bitmap = await createImageBitmap(video);
-  try {
-    return { ...(await encodeJpeg(bitmap)), name: "camera" };
-  } finally {
-    bitmap.close();
-  }
-}
-
-async function encodeJpeg(bitmap: ImageBitmap): Promise<{ blob: Blob; type: string; width: number; height: number }> {
-  const { width, height } = fitWithin(bitmap.width, bitmap.height);
-  const canvas = new OffscreenCanvas(width, height);
-  const g = canvas.getContext("2d");
-  if (!g) throw new Error("This browser cannot draw pictures (no 2D canvas)");
-  // JPEG has no transparency: a transparent PNG's background becomes white, not black.
-  g.fillStyle = "#fff";
-  g.fillRect(0, 0, width, height);
-  g.imageSmoothingQuality = "high";
-  g.drawImage(bitmap, 0, 0, width, height);
-  const blob = await canvas.convertToBlob({ type: "image/jpeg", quality: JPEG_QUALITY });
-  return { blob, type: "image/jpeg", width, height };
 }
 
 /** What getUserMedia's refusal means for the person, and what they can do instead. */

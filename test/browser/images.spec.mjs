@@ -140,6 +140,7 @@ test("a picture from the camera is sized down on the phone, stored as a JPEG, sh
   assert.match(text, /cannot see/i);
   assert.match(text, /image\/jpeg/);
   assert.match(text, new RegExp(`${img.size.width}\\s*[x×]\\s*${img.size.height}`));
+  assert.ok(text.includes(img.ref.id.slice(0, 12)), `the reply names the picture it received (${img.ref.id}): ${text}`);
 
   // The conversation shows the stored picture (fetched with the token), and a tap enlarges it.
   const thumb = page.locator(".msg.user").filter({ hasText: "What is in this picture?" }).getByRole("button", { name: /enlarge picture 1/i });

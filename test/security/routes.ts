@@ -57,7 +57,12 @@ export interface RouteFixture {
   planner: string;
   /** A feature of `planner` with an approved plan, two synced tasks and a file `context/brief.md`. */
   feature: string;
+  /** An image of `agent` (a 2x2 GIF header, all ASCII so a text sample carries it). */
+  image: string;
 }
+
+/** The smallest bytes the image sniffing takes as a GIF (2x2), written as text. */
+export const gifText = "GIF89a\u0002\u0000\u0002\u0000\u0000\u0000\u0000;";
 
 /** One request: the path params fill `path`; `method` is needed for `ALL` routes. */
 export interface RouteSample {
@@ -207,7 +212,8 @@ export async function makeRouteFixture(): Promise<RouteFixture> {
   const conversation = (await chat(agent, `/ask ${helper} what do you know?`)).runId;
   const planner = (await createAgent({ name: uniqueName("planner"), runtime: { tools: plannerTools } })).name;
   const feature = await freshFeature({ planner });
-  return { agent, helper, gated, scripted, session, run, memory, conversation, mcpUrl, mcpAgent, planner, feature };
+  const image = (await json<{ id: string }>(await api(`/api/agents/${agent}/images`, { method: "POST", headers: { "content-type": "image/gif" }, body: gifText }), "image")).id;
+  return { agent, helper, gated, scripted, session, run, memory, conversation, mcpUrl, mcpAgent, planner, feature, image };
 }
 
 /**
@@ -249,6 +255,8 @@ export const routeInventory: readonly RouteEntry[] = [
   // ---- messages and sessions -----------------------------------------------------------------
   { method: "POST", path: "/api/agents/:name/messages", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { content: "hello", session: f.session, limits: { maxSteps: 2 } } } }) },
   { method: "GET", path: "/api/agents/:name/messages", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent }, query: { session: f.session, limit: "10" } }) },
+  { method: "POST", path: "/api/agents/:name/images", family: "api", scope: "chat", expect: 201, sample: (f) => ({ params: { name: f.agent }, body: { text: gifText, contentType: "image/gif" } }) },
+  { method: "GET", path: "/api/agents/:name/images/:id", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent, id: f.image } }) },
   { method: "GET", path: "/api/agents/:name/sessions", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent } }) },
   { method: "POST", path: "/api/agents/:name/sessions", family: "api", scope: "chat", expect: 201, sample: (f) => ({ params: { name: f.agent }, body: { json: { title: "a sample session" } } }) },
   { method: "PATCH", path: "/api/agents/:name/sessions/:id", family: "api", scope: "chat", expect: 200, sample: (f) => ({ params: { name: f.agent, id: f.session }, body: { json: { title: "renamed" } } }) },

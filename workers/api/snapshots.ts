@@ -12,6 +12,7 @@ import type { AppContext, AppEnv } from "../env";
 import { exportRedactor } from "../export-redaction";
 import { projectOutbound } from "../project-secrets";
 import { valid } from "../validation";
+import { imageSnapshotLines, imageStoreOf, restoreImageLines } from "../images";
 import { pushProfiles } from "./projects";
 import { everyAgentsTools } from "./scripts";
 
@@ -61,7 +62,7 @@ export const snapshotRoutes = new Hono<AppEnv>()
     const registry = registryStub(c.env, project);
     const profile = await call(registry.getAgent(name));
     const agent = await agentStub(c.env, project, name);
-    const [file, body, servers] = await Promise.all([registry.exportProjectFile(), call(agent.snapshotLines()), agent.listMcpServers()]);
+    const [file, body, servers, images] = await Promise.all([registry.exportProjectFile(), call(agent.snapshotLines()), agent.listMcpServers(), imageSnapshotLines(imageStoreOf(c.env), { project, agent: name })]);
     const warnings = servers.ok ? servers.value.map((s) => `MCP server '${s.name}' (${s.url}) is not in a snapshot: connect it again after a restore`) : [];
     const header: SnapshotHeader = {
       type: "snapshot",
@@ -73,10 +74,10 @@ export const snapshotRoutes = new Hono<AppEnv>()
       createdAt: Date.now(),
       config: exportRedactor(c.env).redactDeep(file.agents[name]!) as SnapshotHeader["config"],
       secrets: secretsNamedBy(profile),
-      counts: { sessions: countOf(body, "session"), messages: countOf(body, "message"), memories: countOf(body, "memory") },
+      counts: { sessions: countOf(body, "session"), messages: countOf(body, "message"), memories: countOf(body, "memory"), images: images.count },
       warnings,
     };
-    return c.body(JSON.stringify(header) + "\n" + body, 200, { "content-type": `${ndjson}; charset=utf-8`, "content-disposition": `attachment; filename="${name}.snapshot.jsonl"` });
+    return c.body(JSON.stringify(header) + "\n" + body + images.text, 200, { "content-type": `${ndjson}; charset=utf-8`, "content-disposition": `attachment; filename="${name}.snapshot.jsonl"` });
   })
   /**
    * A slice of a snapshot. With the header as its first line it makes the agent (409 when the name
@@ -104,11 +105,12 @@ export const snapshotRoutes = new Hono<AppEnv>()
     }
     const agent = await agentStub(c.env, project, name);
     if (!created) await call(registryStub(c.env, project).getAgent(name));
-    const rest = created ? text.slice(firstLine.length + 1) : text;
-    const report = await call(agent.restoreSnapshot(rest));
+    // Image lines go into this project's store here; the agent reads the rest (their lines left blank).
+    const stored = await restoreImageLines(imageStoreOf(c.env), { project, agent: name }, created ? text.slice(firstLine.length + 1) : text);
+    const report = await call(agent.restoreSnapshot(stored.rest));
     // Line numbers are the request's own, the header counted.
     const shift = created ? 1 : 0;
-    const errors = report.errors.map((e) => ({ line: e.line + shift, message: e.message }));
-    if (!created) return c.json({ agent: name, created: false, ...report, errors }, 200);
-    return c.json({ agent: name, created: true, ...report, errors, secrets: created.secrets, warnings: [...created.warnings, ...report.warnings] }, 201);
+    const errors = [...report.errors, ...stored.errors].sort((a, b) => a.line - b.line).map((e) => ({ line: e.line + shift, message: e.message }));
+    if (!created) return c.json({ agent: name, created: false, ...report, images: stored.images, errors }, 200);
+    return c.json({ agent: name, created: true, ...report, images: stored.images, errors, secrets: created.secrets, warnings: [...created.warnings, ...report.warnings] }, 201);
   });

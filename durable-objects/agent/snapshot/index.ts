@@ -65,6 +65,7 @@ export function makeSnapshots(deps: SnapshotDeps) {
           ...(row.toolCalls ? { toolCalls: redact(row.toolCalls) } : {}),
           ...(row.toolCallId ? { toolCallId: row.toolCallId } : {}),
           ...(row.runId ? { runId: row.runId } : {}),
+          ...(row.images?.length ? { images: row.images as SnapshotMessage["images"] } : {}),
           createdAt: row.createdAt,
         };
         yield JSON.stringify(line) + "\n";
@@ -110,7 +111,7 @@ export function makeSnapshots(deps: SnapshotDeps) {
         continue;
       }
       db.insert(schema.messages)
-        .values({ id: message.id, sessionId: message.sessionId, role: message.role, content: message.content, name: message.name ?? null, toolCalls: message.toolCalls ?? null, toolCallId: message.toolCallId ?? null, runId: message.runId ?? null, createdAt: message.createdAt })
+        .values({ id: message.id, sessionId: message.sessionId, role: message.role, content: message.content, name: message.name ?? null, toolCalls: message.toolCalls ?? null, toolCallId: message.toolCallId ?? null, runId: message.runId ?? null, images: message.images ?? null, createdAt: message.createdAt })
         .run();
       report.messages++;
     }

@@ -1,5 +1,6 @@
 import { LitElement, css, html, nothing } from "lit";
-import { cameraProblem, captureFrame, shrinkFile, type Picture, type ShrunkPicture } from "../pictures";
+import { captureFrame, shrinkFile } from "../picture-shrink";
+import { cameraProblem, type Picture, type ShrunkPicture } from "../pictures";
 import { base, emit } from "./shared";
 
 /**
