@@ -121,7 +121,7 @@ function recallAt(ranking, evidence, k) {
  * Runs the eval over `conversations` with one embedder: for each question, the rankings of BM25, the
  * vector index, the context, and (with `withStages`) each stage. Returns per-question recalls.
  */
-export async function evaluate({ modules, fixture, embed, conversations, only, withStages = false, stageNames, tuning = {}, variants = [] }) {
+export async function evaluate({ modules, fixture, embed, conversations, only, withStages = false, stageNames, tuning = {}, variants = [], contextualize, progress = false }) {
   const rows = [];
   const chosen = only ? fixture.conversations.filter((c) => only.includes(c.id)) : fixture.conversations.slice(0, conversations ?? fixture.conversations.length);
   // `stageNames`: only these stages (a check that needs one stage need not run them all).
@@ -130,7 +130,8 @@ export async function evaluate({ modules, fixture, embed, conversations, only, w
     const last = Date.parse(conversation.sessions.at(-1).date);
     const clock = { now: () => last + dayMs };
     const database = agentDatabase(modules);
-    const { memory, messages, settings } = memoryOver(modules, database, clock, () => localPorts(modules, database.sql, embed));
+    const embedded = contextualize ? contextualize(conversation, embed) : embed;
+    const { memory, messages, settings } = memoryOver(modules, database, clock, () => localPorts(modules, database.sql, embedded));
     const report = await modules.importLines(memory, turnLines(conversation));
     if (report.errors.length) throw new Error(`import of ${conversation.id} failed: ${JSON.stringify(report.errors.slice(0, 3))}`);
 
@@ -168,6 +169,11 @@ export async function evaluate({ modules, fixture, embed, conversations, only, w
       const recalls = {};
       for (const [name, ranking] of Object.entries(rankings)) recalls[name] = Object.fromEntries(ks.map((k) => [k, recallAt(ranking, question.evidence, k)]));
       rows.push({ conversation: conversation.id, question: question.id, kind: question.kind, text: question.text, evidence: question.evidence, recalls, rankings });
+    }
+    if (progress) {
+      const done = rows.filter((r) => r.conversation === conversation.id);
+      const at10 = (name) => ((100 * done.reduce((s, r) => s + r.recalls[name][10], 0)) / Math.max(1, done.length)).toFixed(1);
+      console.error(`${conversation.id}: ${done.length} questions, recall@10 ${Object.keys(done[0]?.recalls ?? {}).map((name) => `${name} ${at10(name)}`).join(", ")}`);
     }
   }
   return rows;
@@ -211,7 +217,13 @@ function cached(embed) {
     table = JSON.parse(readFileSync(file, "utf8"));
   } catch {}
   let dirty = false;
-  process.once("exit", () => dirty && writeFileSync(file, JSON.stringify(table)));
+  let savedAt = Date.now();
+  const save = () => {
+    if (dirty) writeFileSync(file, JSON.stringify(table));
+    dirty = false;
+    savedAt = Date.now();
+  };
+  process.once("exit", save);
   return {
     ...embed,
     async embed(texts) {
@@ -220,10 +232,22 @@ function cached(embed) {
         const vectors = await embed.embed(missing);
         missing.forEach((t, i) => (table[key(t)] = vectors[i]));
         dirty = true;
+        // Saved every minute too, so a killed sidecar or run loses at most a minute of embedding.
+        if (Date.now() - savedAt > 60_000) save();
       }
       return texts.map((t) => table[key(t)]);
     },
   };
+}
+
+/**
+ * An experiment (--contextual prev|both): each stored turn embedded with the turn before it (and
+ * after it), the question alone. Measures what embedding a turn in its context would add.
+ */
+function neighbourEmbedder(conversation, inner, mode) {
+  const turns = conversation.sessions.flatMap((session) => session.turns.map((turn) => `${speakerOf(turn)}: ${turn.text}`));
+  const withContext = new Map(turns.map((text, i) => [text, [turns[i - 1] ?? "", text, mode === "both" ? (turns[i + 1] ?? "") : ""].filter(Boolean).join("\n")]));
+  return { ...inner, embed: (texts) => inner.embed(texts.map((t) => withContext.get(t) ?? t)) };
 }
 
 function argument(name, fallback) {
@@ -248,7 +272,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         const tuning = JSON.parse(argument("tuning", "{}"));
         // --variants '[{…}, {…}]': more tunings of the context, each a row (for choosing the defaults).
         const variants = JSON.parse(argument("variants", "[]"));
-        const rows = await evaluate({ modules, fixture, embed: cached(embed), conversations, withStages, tuning, variants });
+        const contextual = argument("contextual", "");
+        const contextualize = contextual ? (conversation, inner) => neighbourEmbedder(conversation, inner, contextual) : undefined;
+        const only = argument("only", "") ? argument("only", "").split(",") : undefined;
+        const rows = await evaluate({ modules, fixture, embed: cached(embed), conversations, only, withStages, tuning, variants, contextualize, progress: true });
         out.push("", table(summarize(rows), { embedder: embed.model }));
         console.error(out.at(-1));
         if (process.argv.includes("--lost")) {

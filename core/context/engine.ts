@@ -8,6 +8,7 @@ export const defaultTuning: ContextTuning = {
   topK: 20,
   maxItems: 12,
   rrfK: 60,
+  fusion: "rrf",
   functionWeight: 1,
   // Set on LoCoMo's human-written conversations (bench/memory-eval, USE-lite, first two conversations):
   // the embedder's list counting twice the words' put the context 6.3 points of recall@10 below plain

@@ -1,4 +1,4 @@
-import { clamp01, finalScore, maximalMarginalRelevance, reciprocalRankFusion, recencyDecay } from "./rank";
+import { clamp01, finalScore, maximalMarginalRelevance, reciprocalRankFusion, recencyDecay, scoreFusion } from "./rank";
 import { happenedAt, periodMatch, temporalCue, type TemporalCue } from "./time";
 import type { ContextItem, ContextStore, ContextTuning, GraphEdge, MemoryItem, RankWeights, ScoredId } from "./types";
 
@@ -49,11 +49,9 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
     window ? settle("lexical", () => store.lexical(searched, { ...options, between: window }), warnings) : [],
     window ? settle("semantic", () => store.semantic(searched, { ...options, between: window }), warnings) : [],
   ]);
-  const fused = reciprocalRankFusion(
-    [lexical, semantic, lexicalInPeriod, semanticInPeriod],
-    tuning.rrfK,
-    [tuning.lexicalWeight, tuning.semanticWeight, tuning.lexicalWeight, tuning.semanticWeight],
-  );
+  const lists = [lexical, semantic, lexicalInPeriod, semanticInPeriod];
+  const listWeights = [tuning.lexicalWeight, tuning.semanticWeight, tuning.lexicalWeight, tuning.semanticWeight];
+  const fused = tuning.fusion === "scores" ? scoreFusion(lists, listWeights) : reciprocalRankFusion(lists, tuning.rrfK, listWeights);
   const weights = weightsFor(cue, tuning);
   const outside = clamp01(tuning.outOfPeriod);
   if (fused.size === 0) return [];
@@ -65,7 +63,7 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
   const retrieved = items
     .filter((item) => fused.has(item.id) && sources.includes(item.source))
     .map((item): ContextItem => {
-      const fusedNorm = (fused.get(item.id) ?? 0) / maxFused;
+      const fusedNorm = maxFused > 0 ? (fused.get(item.id) ?? 0) / maxFused : 0;
       const recency = recencyDecay(item, input.now, input.halfLifeDays);
       const importance = clamp01(item.importance);
       const period = cue.range ? periodMatch(happenedAt(item), cue.range) : 0;

@@ -62,6 +62,18 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
     )
     .where(and(inList(center.id, "ids"), live, ne(memories.kind, "summary")))
     .prepare();
+  // The episode stored just before each named episode (by seq), from the same provenance and source:
+  // the turn a conversation's turn answers, embedded with it (see `makeMemoryVectors`).
+  const before = alias(memories, "before");
+  const episodeBefore = db
+    .select({ of: center.id, text: before.text })
+    .from(center)
+    .innerJoin(
+      before,
+      and(eq(before.seq, sqlExpr`${center.seq} - 1`), eq(before.provenance, center.provenance), eq(before.source, center.source), eq(before.kind, "episode")),
+    )
+    .where(and(inList(center.id, "ids"), eq(center.kind, "episode")))
+    .prepare();
   const edgesOf = db
     .select({ subject: memoryEdges.subject, relation: memoryEdges.relation, object: memoryEdges.object, provenance: memoryEdges.provenance })
     .from(memoryEdges)
@@ -75,7 +87,13 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
     return (options.includeSuperseded ? byIdsWithSuperseded : byIds).all({ ids: JSON.stringify([...new Set(ids)]) }).map(recordOf);
   }
 
-  const vectors = makeMemoryVectors({ db, clock, ports: deps.ports, get });
+  const vectors = makeMemoryVectors({
+    db,
+    clock,
+    ports: deps.ports,
+    get,
+    episodeBefore: (ids) => new Map(ids.length ? episodeBefore.all({ ids: JSON.stringify(ids) }).map((row) => [row.of, row.text]) : []),
+  });
   const { embedInto, dropVectors } = vectors;
 
   function edgesFor(record: MemoryRecord): Array<[string, string, string]> {

@@ -37,7 +37,14 @@ const { memories, memoryVectors } = schema;
  * in step with its row (`memory_vectors` records which space holds one), and the semantic search.
  * `get` reads live memories by id (the store's prepared query).
  */
-export function makeMemoryVectors(deps: { db: Db; clock: Clock; ports: () => MemoryPorts; get: (ids: string[]) => MemoryRecord[] }) {
+export function makeMemoryVectors(deps: {
+  db: Db;
+  clock: Clock;
+  ports: () => MemoryPorts;
+  get: (ids: string[]) => MemoryRecord[];
+  /** The text of the episode stored just before each of these episodes (same provenance and source), by id. */
+  episodeBefore?: (ids: string[]) => Map<string, string>;
+}) {
   const { db, clock } = deps;
   const live = isNull(memories.supersededBy);
 
@@ -49,7 +56,7 @@ export function makeMemoryVectors(deps: { db: Db; clock: Clock; ports: () => Mem
       const index = deps.ports().vectors(embed.model, embed.dimensions);
       for (let i = 0; i < wanted.length; i += 64) {
         const batch = wanted.slice(i, i + 64);
-        const values = await embed.embed(batch.map((r) => r.text));
+        const values = await embed.embed(embeddedTexts(batch));
         await index.upsert(batch.map((r, j) => ({ id: vectorIdOf(r.id, embed.model), values: values[j]!, metadata: { source: r.source, kind: r.kind } })));
         const now = clock.now();
         // Five bound values a row: an INSERT of all 64 would pass SQLite's 100 variables (it did from 21 memories on).
@@ -59,6 +66,21 @@ export function makeMemoryVectors(deps: { db: Db; clock: Clock; ports: () => Mem
     } catch (error) {
       warnings.push(`embedding failed (${error instanceof Error ? error.message : String(error)}): the memory is stored and found by words; POST .../memories/reembed adds its vector later`);
     }
+  }
+
+  /**
+   * What is embedded of each memory: its text, and for a turn of a conversation (an episode) the turn
+   * before it too. A turn alone is often "Yes, last Tuesday!" or "It's from my grandma": the words
+   * that say what it is about are in the turn it answers. Measured on LoCoMo (bench/memory-eval).
+   * Only the vector holds the pair; the text, the full-text index and what the model reads do not.
+   */
+  function embeddedTexts(batch: MemoryRecord[]): string[] {
+    const episodes = batch.filter((r) => r.kind === "episode" && r.provenance).map((r) => r.id);
+    const before = deps.episodeBefore && episodes.length ? deps.episodeBefore(episodes) : new Map<string, string>();
+    return batch.map((r) => {
+      const previous = before.get(r.id);
+      return previous ? `${previous}\n${r.text}` : r.text;
+    });
   }
 
   /** Deletes the vectors of these memories in every space they have one, then the bookkeeping. */
