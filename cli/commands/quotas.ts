@@ -3,7 +3,7 @@
 import { UsageError } from "../client.ts";
 import { text, type Command, type Context, type Options } from "../command.ts";
 import { printJson, table } from "../format.ts";
-import { need } from "./agents.ts";
+import { need } from "../arguments.ts";
 
 interface Spend {
   tokens: number;
