@@ -1,7 +1,8 @@
 // `npm test`: the whole suite.
-//   0. type checks and the linter (seconds): the worker, the Node-side configs, and the PWA and the CLI
-//      against the worker's API types (test/contract/api-types.ts compiles in the worker's and the PWA's
-//      program); Biome's linter over the whole tree
+//   0. type checks, the linter and the import rules (seconds): the worker, the Node-side configs, and the
+//      PWA and the CLI against the worker's API types (test/contract/api-types.ts compiles in the worker's
+//      and the PWA's program); Biome's linter over the whole tree; the import rules
+//      (scripts/check-imports.mjs: no new runtime import cycle, the layers kept)
 //   1. unit + integration tests inside workerd (vitest + @cloudflare/vitest-plugin)
 //   1b. the fault-injection suite (npm run test:faults), also in workerd
 //   2. Node-side checks (the embeddings sidecar with its real weights), when present
@@ -35,6 +36,10 @@ if (stage("typecheck")) {
   }
   // The linter (Biome, biome.jsonc): a warning fails it too, so the tree stays at zero.
   if (run("lint", "npx", ["biome", "lint", "--error-on-warnings", "."])) totals.passed += 1;
+  else totals.failed += 1;
+  // The import rules (seconds): no runtime import cycle beyond the named known ones, and the layers
+  // (core/ pure, adapters leaves, DOs never import the worker, the clients only its types).
+  if (run("import rules (dependency-cruiser)", process.execPath, ["scripts/check-imports.mjs"])) totals.passed += 1;
   else totals.failed += 1;
 }
 

@@ -41,9 +41,6 @@ export function answeringModelText(requested: { provider: string; name: string }
   return `${asked} → ${answering}${key} (${resolved.status === "fallback" ? `fallback: ${why}` : why})`;
 }
 
-// Kept importable from here for the commands that took them from agents.ts.
-export { need, output, readJson, readText } from "../arguments.ts";
-
 /** The `--goal` values given (one or many), trimmed, empty ones refused. */
 function goalsOf(values: Context["values"]): string[] {
   const raw = values.goal;

@@ -2,7 +2,7 @@
 import { param, UsageError } from "../client.ts";
 import { text, type Command } from "../command.ts";
 import { oneLine, printJson, table } from "../format.ts";
-import { need } from "./agents.ts";
+import { need } from "../arguments.ts";
 
 export const context: Command = {
   name: "context",

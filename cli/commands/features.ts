@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { UsageError, type Client } from "../client.ts";
 import { text, type Command } from "../command.ts";
 import { fields, note, printJson, table, time } from "../format.ts";
-import { need } from "./agents.ts";
+import { need } from "../arguments.ts";
 
 /** A feature as its summary route answers (the fields the CLI shows). */
 export interface FeatureSummary {

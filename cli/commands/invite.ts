@@ -4,7 +4,7 @@ import { text, type Command } from "../command.ts";
 import { printJson, table, time } from "../format.ts";
 import { joinLink } from "../../core/invites/people.ts";
 import { qrModules, qrTerminal } from "../../core/invites/qr.ts";
-import { need } from "./agents.ts";
+import { need } from "../arguments.ts";
 
 const scopes = ["chat", "approve", "admin"] as const;
 const units: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };

@@ -2,7 +2,7 @@
 import { param, UsageError } from "../client.ts";
 import { text, type Command } from "../command.ts";
 import { fields, note, oneLine, plural, printJson, table, time } from "../format.ts";
-import { need, output, readText } from "./agents.ts";
+import { need, output, readText } from "../arguments.ts";
 
 /** The server takes 64 KiB a request; imports go in slices of whole lines below that. */
 const sliceBytes = 60 * 1024;

@@ -5,7 +5,7 @@ import { UsageError } from "../client.ts";
 import { text, type Command, type Context } from "../command.ts";
 import { configPath, readSaved, writeSaved } from "../config.ts";
 import { note, plural, printJson, table, time } from "../format.ts";
-import { need, output, readJson } from "./agents.ts";
+import { need, output, readJson } from "../arguments.ts";
 
 export interface ProjectView {
   slug: string;

@@ -5,7 +5,7 @@
 import { UsageError } from "../client.ts";
 import { text, type Command, type Context } from "../command.ts";
 import { printJson, table } from "../format.ts";
-import { need } from "./agents.ts";
+import { need } from "../arguments.ts";
 
 interface ProviderView {
   name: string;

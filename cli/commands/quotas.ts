@@ -4,7 +4,7 @@ import { UsageError } from "../client.ts";
 import { text, type Command, type Context, type Options } from "../command.ts";
 import { printJson, table } from "../format.ts";
 import { costLabel } from "../../core/models/cost-label.ts";
-import { need } from "./agents.ts";
+import { need } from "../arguments.ts";
 
 interface Spend {
   tokens: number;

@@ -2,7 +2,7 @@
 import { param } from "../client.ts";
 import type { Action, Command } from "../command.ts";
 import { printJson, table, time } from "../format.ts";
-import { need } from "./agents.ts";
+import { need } from "../arguments.ts";
 
 const triggerText = (trigger: unknown) => (trigger && typeof trigger === "object" ? Object.entries(trigger).map(([k, v]) => `${k} ${v}`).join(", ") : String(trigger ?? "-"));
 

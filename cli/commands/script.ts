@@ -3,7 +3,7 @@ import { basename, extname } from "node:path";
 import { param, UsageError } from "../client.ts";
 import { text, type Command } from "../command.ts";
 import { note, printJson } from "../format.ts";
-import { need, output, readText } from "./agents.ts";
+import { need, output, readText } from "../arguments.ts";
 
 /** The DSL goes as `text/x-pantheon`, an ActorScript object as JSON; the file's extension decides. */
 export function scriptMediaType(file: string): "text/x-pantheon" | "application/json" {

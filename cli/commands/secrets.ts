@@ -6,7 +6,7 @@ import password from "@inquirer/password";
 import { UsageError } from "../client.ts";
 import { text, type Command, type Context } from "../command.ts";
 import { printJson, table, time } from "../format.ts";
-import { need } from "./agents.ts";
+import { need } from "../arguments.ts";
 
 interface SecretView {
   name: string;

@@ -4,7 +4,7 @@ import { createTwoFilesPatch } from "diff";
 import { UsageError } from "../client.ts";
 import { text, type Command } from "../command.ts";
 import { note, oneLine, printJson, table } from "../format.ts";
-import { need } from "./agents.ts";
+import { need } from "../arguments.ts";
 import { featurePath } from "./features.ts";
 
 interface PlanView {

@@ -2,7 +2,7 @@
 import { param, UsageError } from "../client.ts";
 import { text, type Command } from "../command.ts";
 import { printJson, table, time } from "../format.ts";
-import { need } from "./agents.ts";
+import { need } from "../arguments.ts";
 
 const scopes = ["chat", "approve", "admin"] as const;
 

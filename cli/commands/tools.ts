@@ -3,7 +3,7 @@
 import { ApiError, param, UsageError, type Client } from "../client.ts";
 import { text, type Command } from "../command.ts";
 import { note, oneLine, printJson, table } from "../format.ts";
-import { need, output, readJson } from "./agents.ts";
+import { need, output, readJson } from "../arguments.ts";
 
 const formats = ["mcp", "openai", "anthropic"];
 
