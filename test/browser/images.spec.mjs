@@ -160,7 +160,7 @@ test("a picture from the camera is sized down on the phone, stored as a JPEG, sh
   await viewer.waitFor({ state: "hidden" });
 });
 
-test("a 4000×3000 picture chosen from the phone arrives sized down, and a portrait photo stays upright", async () => {
+test("a 4000×3000 picture chosen from the phone arrives sized down, a portrait photo stays upright, a small PNG stays a PNG", async () => {
   const page = b.page;
   await page.reload();
   await composer().waitFor();
@@ -176,18 +176,22 @@ test("a 4000×3000 picture chosen from the phone arrives sized down, and a portr
   await chooser().setInputFiles([
     { name: "big.png", mimeType: "image/png", buffer: big },
     { name: "portrait.jpg", mimeType: "image/jpeg", buffer: withExifOrientation6(landscape) },
+    { name: "small.png", mimeType: "image/png", buffer: png(300, 200) },
   ]);
-  await tray().getByRole("img", { name: "Picture 2 to send" }).waitFor({ timeout: 20_000 });
-  await composer().fill("Two pictures");
+  await tray().getByRole("img", { name: "Picture 3 to send" }).waitFor({ timeout: 20_000 });
+  await composer().fill("Three pictures");
   await page.getByRole("button", { name: "Send" }).click();
-  const reply = await replyTo("Two pictures");
+  const reply = await replyTo("Three pictures");
   const { message, images } = await storedPictures();
-  assert.equal(message.content, "Two pictures");
-  assert.deepEqual(images.map((i) => i.ref.type), ["image/jpeg", "image/jpeg"], "the large PNG was re-encoded as a JPEG");
+  assert.equal(message.content, "Three pictures");
+  assert.deepEqual(images.map((i) => i.ref.type), ["image/jpeg", "image/jpeg", "image/png"], "the large PNG was re-encoded as a JPEG, the small one kept");
   assert.deepEqual(images[0].size, { width: 1568, height: 1176 });
   assert.ok(images[0].bytes.length < big.length / 4, `${images[0].bytes.length} bytes sent for a ${big.length}-byte PNG`);
   assert.deepEqual(images[1].size, { width: 200, height: 400 }, "EXIF orientation applied on the device");
-  assert.match(await reply.innerText(), /2 images|two images/i);
+  const small = png(300, 200);
+  assert.deepEqual(Buffer.from(images[2].bytes), small, "a small PNG that fits is sent byte for byte");
+  assert.deepEqual({ width: images[2].ref.width, height: images[2].ref.height }, { width: 300, height: 200 });
+  assert.match(await reply.innerText(), /3 images/i);
 });
 
 test("a file that is not a picture shows the server's refusal and keeps the message; without it the text goes", async () => {
