@@ -220,7 +220,7 @@ test("a file that is not a picture shows the server's refusal and keeps the mess
   assert.equal(await composer().inputValue(), "");
 });
 
-test("a message takes up to 4 pictures", async () => {
+test("a message takes up to 4 pictures, and pictures not sent yet survive a reload", async () => {
   const page = b.page;
   const tiny = png(8, 8);
   await chooser().setInputFiles([1, 2, 3, 4, 5].map((n) => ({ name: `p${n}.png`, mimeType: "image/png", buffer: tiny })));
@@ -228,8 +228,20 @@ test("a message takes up to 4 pictures", async () => {
   assert.equal(await tray().getByRole("listitem").count(), 4);
   await page.getByRole("alert").filter({ hasText: "up to 4 pictures" }).waitFor();
   assert.equal(await page.getByRole("button", { name: "Take a picture" }).isDisabled(), true);
+  // A reload (or a phone dropping the tab while its camera app is open) keeps them, as it keeps the text.
+  await composer().fill("Four of them");
+  await page.reload();
+  await tray().getByRole("img", { name: "Picture 4 to send" }).waitFor();
+  assert.equal(await tray().getByRole("listitem").count(), 4);
+  assert.equal(await composer().inputValue(), "Four of them");
   for (let n = 4; n >= 1; n--) await tray().getByRole("button", { name: `Remove picture ${n}` }).click();
   assert.equal(await page.getByRole("button", { name: "Take a picture" }).isDisabled(), false);
+  await composer().fill("");
+  // Taken out, they stay out after a reload.
+  await page.reload();
+  await composer().waitFor();
+  await page.waitForTimeout(500);
+  assert.equal(await tray().count(), 0);
 });
 
 test("a picture sent offline waits in the outbox, bytes and all, and arrives when the connection returns", async () => {
