@@ -160,7 +160,7 @@ test("a picture from the camera is sized down on the phone, stored as a JPEG, sh
   await viewer.waitFor({ state: "hidden" });
 });
 
-test("a 4000×3000 picture chosen from the phone arrives sized down, and a portrait photo stays upright", async () => {
+test("a 4000×3000 picture chosen from the phone arrives sized down, a portrait photo stays upright, a small PNG stays a PNG", async () => {
   const page = b.page;
   await page.reload();
   await composer().waitFor();
@@ -176,18 +176,22 @@ test("a 4000×3000 picture chosen from the phone arrives sized down, and a portr
   await chooser().setInputFiles([
     { name: "big.png", mimeType: "image/png", buffer: big },
     { name: "portrait.jpg", mimeType: "image/jpeg", buffer: withExifOrientation6(landscape) },
+    { name: "small.png", mimeType: "image/png", buffer: png(300, 200) },
   ]);
-  await tray().getByRole("img", { name: "Picture 2 to send" }).waitFor({ timeout: 20_000 });
-  await composer().fill("Two pictures");
+  await tray().getByRole("img", { name: "Picture 3 to send" }).waitFor({ timeout: 20_000 });
+  await composer().fill("Three pictures");
   await page.getByRole("button", { name: "Send" }).click();
-  const reply = await replyTo("Two pictures");
+  const reply = await replyTo("Three pictures");
   const { message, images } = await storedPictures();
-  assert.equal(message.content, "Two pictures");
-  assert.deepEqual(images.map((i) => i.ref.type), ["image/jpeg", "image/jpeg"], "the large PNG was re-encoded as a JPEG");
+  assert.equal(message.content, "Three pictures");
+  assert.deepEqual(images.map((i) => i.ref.type), ["image/jpeg", "image/jpeg", "image/png"], "the large PNG was re-encoded as a JPEG, the small one kept");
   assert.deepEqual(images[0].size, { width: 1568, height: 1176 });
   assert.ok(images[0].bytes.length < big.length / 4, `${images[0].bytes.length} bytes sent for a ${big.length}-byte PNG`);
   assert.deepEqual(images[1].size, { width: 200, height: 400 }, "EXIF orientation applied on the device");
-  assert.match(await reply.innerText(), /2 images|two images/i);
+  const small = png(300, 200);
+  assert.deepEqual(Buffer.from(images[2].bytes), small, "a small PNG that fits is sent byte for byte");
+  assert.deepEqual({ width: images[2].ref.width, height: images[2].ref.height }, { width: 300, height: 200 });
+  assert.match(await reply.innerText(), /3 images/i);
 });
 
 test("a file that is not a picture shows the server's refusal and keeps the message; without it the text goes", async () => {
@@ -216,7 +220,7 @@ test("a file that is not a picture shows the server's refusal and keeps the mess
   assert.equal(await composer().inputValue(), "");
 });
 
-test("a message takes up to 4 pictures", async () => {
+test("a message takes up to 4 pictures, and pictures not sent yet survive a reload", async () => {
   const page = b.page;
   const tiny = png(8, 8);
   await chooser().setInputFiles([1, 2, 3, 4, 5].map((n) => ({ name: `p${n}.png`, mimeType: "image/png", buffer: tiny })));
@@ -224,8 +228,20 @@ test("a message takes up to 4 pictures", async () => {
   assert.equal(await tray().getByRole("listitem").count(), 4);
   await page.getByRole("alert").filter({ hasText: "up to 4 pictures" }).waitFor();
   assert.equal(await page.getByRole("button", { name: "Take a picture" }).isDisabled(), true);
+  // A reload (or a phone dropping the tab while its camera app is open) keeps them, as it keeps the text.
+  await composer().fill("Four of them");
+  await page.reload();
+  await tray().getByRole("img", { name: "Picture 4 to send" }).waitFor();
+  assert.equal(await tray().getByRole("listitem").count(), 4);
+  assert.equal(await composer().inputValue(), "Four of them");
   for (let n = 4; n >= 1; n--) await tray().getByRole("button", { name: `Remove picture ${n}` }).click();
   assert.equal(await page.getByRole("button", { name: "Take a picture" }).isDisabled(), false);
+  await composer().fill("");
+  // Taken out, they stay out after a reload.
+  await page.reload();
+  await composer().waitFor();
+  await page.waitForTimeout(500);
+  assert.equal(await tray().count(), 0);
 });
 
 test("a picture sent offline waits in the outbox, bytes and all, and arrives when the connection returns", async () => {

@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing, type PropertyValues } from "lit";
 import { repeat } from "lit/directives/repeat.js";
 import type { ChatItem, ChatToolItem } from "../chat-state";
+import { makeDraftPictures } from "../draft-pictures";
 import { MAX_PICTURES, type Picture } from "../pictures";
 import type { ChatState } from "../state";
 import "./picture-picker";
@@ -32,6 +33,7 @@ export class PantheonChat extends LitElement {
   declare pictures: (Picture & { url: string })[];
   declare pictureProblem: string;
   declare enlarged: { url: string; label: string } | null;
+  private drafts = makeDraftPictures(globalThis.indexedDB);
 
   constructor() {
     super();
@@ -80,6 +82,7 @@ export class PantheonChat extends LitElement {
     if (changed.has("chat") && before?.agent !== this.chat?.agent) {
       this.draft = this.chat?.agent ? localStorage.getItem(`pantheon.draft.${this.chat.agent}`) ?? "" : "";
       this.clearPictures();
+      if (this.chat?.agent) void this.restorePictures(this.chat.agent);
     }
     // A message whose pictures the server refused comes back whole: the text and every picture.
     const returned = this.chat?.returned;
@@ -87,8 +90,20 @@ export class PantheonChat extends LitElement {
       this.draft = this.draft.trim() ? `${returned.content}\n${this.draft}` : returned.content;
       if (this.chat.agent) localStorage.setItem(`pantheon.draft.${this.chat.agent}`, this.draft);
       this.clearPictures();
-      this.pictures = returned.pictures.map((p) => ({ ...p, url: URL.createObjectURL(p.blob) }));
+      this.setPictures(returned.pictures);
     }
+  }
+
+  /** Pictures attached before a reload (or before the phone dropped the tab) come back with the text. */
+  private async restorePictures(agent: string): Promise<void> {
+    const kept = await this.drafts.load(agent);
+    if (kept.length && this.chat?.agent === agent && this.pictures.length === 0) this.setPictures(kept, false);
+  }
+
+  /** The composer's pictures, each with a thumbnail URL; kept for the agent unless just loaded from there. */
+  private setPictures(pictures: Picture[], keep = true): void {
+    this.pictures = pictures.slice(0, MAX_PICTURES).map((p) => ("url" in p ? p as Picture & { url: string } : { ...p, url: URL.createObjectURL(p.blob) }));
+    if (keep && this.chat?.agent) void this.drafts.save(this.chat.agent, this.pictures);
   }
 
   override disconnectedCallback(): void {
@@ -102,13 +117,13 @@ export class PantheonChat extends LitElement {
   }
 
   private addPictures(added: Picture[]): void {
-    this.pictures = [...this.pictures, ...added.map((p) => ({ ...p, url: URL.createObjectURL(p.blob) }))].slice(0, MAX_PICTURES);
+    this.setPictures([...this.pictures, ...added]);
   }
 
   private removePicture(key: string): void {
     const gone = this.pictures.find((p) => p.key === key);
     if (gone) URL.revokeObjectURL(gone.url);
-    this.pictures = this.pictures.filter((p) => p.key !== key);
+    this.setPictures(this.pictures.filter((p) => p.key !== key));
   }
 
   private async enlarge(url: string, label: string): Promise<void> {
@@ -139,7 +154,7 @@ export class PantheonChat extends LitElement {
     });
     emit(this, "send", { content, pictures });
     this.draft = "";
-    this.pictures = [];
+    this.setPictures([]);
     this.pictureProblem = "";
     if (this.chat.agent) localStorage.removeItem(`pantheon.draft.${this.chat.agent}`);
   }

@@ -29,6 +29,8 @@ export class PantheonPicturePicker extends LitElement {
    */
   declare cameraFailed: boolean;
   private stream: MediaStream | null = null;
+  /** Keys the composer's thumbnails with the time (pictures kept from before a reload keep theirs); no crypto.randomUUID: a phone on the LAN over http has none. */
+  private taken = 0;
 
   constructor() {
     super();
@@ -124,7 +126,7 @@ export class PantheonPicturePicker extends LitElement {
   }
 
   private add(shrunk: ShrunkPicture[], asked = shrunk.length): void {
-    const pictures: Picture[] = shrunk.slice(0, Math.max(0, this.room)).map((p) => ({ ...p, key: crypto.randomUUID() }));
+    const pictures: Picture[] = shrunk.slice(0, Math.max(0, this.room)).map((p) => ({ ...p, key: `picture-${Date.now()}-${this.taken++}` }));
     if (asked > pictures.length) emit(this, "picture-problem", { text: `A message takes up to 4 pictures; ${asked - pictures.length === 1 ? "one was" : `${asked - pictures.length} were`} left out.` });
     if (pictures.length) emit(this, "pictures", { pictures });
   }
