@@ -48,34 +48,6 @@ export function reciprocalRankFusion(lists: readonly (readonly ScoredId[])[], k 
 }
 
 /**
- * Score fusion (CombSUM over min-max normalised scores): each list's scores are mapped to 0..1 (its
- * best 1, its worst kept 0 only when the list has more than one score level) and weighted; an id's
- * fused score is the sum. Unlike RRF it keeps how far ahead a list's best hit is, so a clear word
- * match is not levelled with the embedder's tenth guess.
- *
- * @example
- * scoreFusion([[{ id: "a", score: 9 }, { id: "b", score: 3 }], [{ id: "b", score: 0.8 }]], [1, 0.5]).get("b") // 0 + 0.5
- */
-export function scoreFusion(lists: readonly (readonly ScoredId[])[], weights: readonly number[] = []): Map<string, number> {
-  const fused = new Map<string, number>();
-  for (const [index, list] of lists.entries()) {
-    const weight = Number.isFinite(weights[index]) ? Math.max(0, weights[index]!) : 1;
-    const scores = list.map((hit) => hit.score).filter(Number.isFinite);
-    if (scores.length === 0) continue;
-    const max = Math.max(...scores);
-    const min = Math.min(...scores);
-    const seen = new Set<string>();
-    for (const hit of list) {
-      if (seen.has(hit.id) || !Number.isFinite(hit.score)) continue;
-      seen.add(hit.id);
-      const normal = max > min ? (hit.score - min) / (max - min) : 1;
-      fused.set(hit.id, (fused.get(hit.id) ?? 0) + weight * normal);
-    }
-  }
-  return fused;
-}
-
-/**
  * 0.5 ^ (age / half-life), the age counted from when the thing happened (`occurredAt`, else when it
  * was stored), not from when it was last used: a fact about last year read yesterday is still about
  * last year. 1 when the half-life is not a positive finite number, or the item is from the future.

@@ -1,4 +1,4 @@
-import { clamp01, finalScore, maximalMarginalRelevance, reciprocalRankFusion, recencyDecay, scoreFusion } from "./rank";
+import { clamp01, finalScore, maximalMarginalRelevance, reciprocalRankFusion, recencyDecay } from "./rank";
 import { happenedAt, periodMatch, temporalCue, type TemporalCue } from "./time";
 import type { ContextItem, ContextStore, ContextTuning, GraphEdge, MemoryItem, RankWeights, ScoredId } from "./types";
 
@@ -49,9 +49,11 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
     window ? settle("lexical", () => store.lexical(searched, { ...options, between: window }), warnings) : [],
     window ? settle("semantic", () => store.semantic(searched, { ...options, between: window }), warnings) : [],
   ]);
-  const lists = [lexical, semantic, lexicalInPeriod, semanticInPeriod];
-  const listWeights = [tuning.lexicalWeight, tuning.semanticWeight, tuning.lexicalWeight, tuning.semanticWeight];
-  const fused = tuning.fusion === "scores" ? scoreFusion(lists, listWeights) : reciprocalRankFusion(lists, tuning.rrfK, listWeights);
+  const fused = reciprocalRankFusion(
+    [lexical, semantic, lexicalInPeriod, semanticInPeriod],
+    tuning.rrfK,
+    [tuning.lexicalWeight, tuning.semanticWeight, tuning.lexicalWeight, tuning.semanticWeight],
+  );
   const weights = weightsFor(cue, tuning);
   const outside = clamp01(tuning.outOfPeriod);
   if (fused.size === 0) return [];

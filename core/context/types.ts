@@ -165,8 +165,6 @@ export interface ContextTuning {
   maxItems: number;
   /** Reciprocal rank fusion constant. */
   rrfK: number;
-  /** How the lexical and semantic lists are fused: by rank ("rrf") or by their min-max normalised scores ("scores"). */
-  fusion: "rrf" | "scores";
   /** Lexical search: the weight of the question's common words against its content words (see `ftsTerms`). */
   functionWeight: number;
   /** Weight of the lexical list in the fusion. */
