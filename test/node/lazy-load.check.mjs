@@ -1,8 +1,10 @@
 // The parts of the worker that load on first use work in the bundle as it ships (`wrangler dev`
 // bundles with wrangler.toml's [alias], which the workerd tests do not see): the MCP client (the
 // agents SDK's, behind workers/mcp-client-lazy.ts) connects a server, lists and calls its tools;
-// the openai SDK loads on an agent's first model call, and a second call after it still answers.
-// Prints `N passed, N failed`.
+// the openai SDK loads on an agent's first model call, and a second call after it still answers;
+// the OpenCode format (and its YAML library) loads on the first export or import; and the bundle's
+// zod, which leaves out zod's locales (workers/zod-without-locales.ts), still refuses bad input
+// with zod's English messages. Prints `N passed, N failed`.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -58,6 +60,18 @@ try {
   check("the MCP server received the call with its arguments", calls.length === 1 && calls[0].tool === "add" && calls[0].arguments.a === 2 && calls[0].arguments.b === 3, JSON.stringify(calls));
   const second = await call(server.url, "/api/agents/linker/messages", { method: "POST", body: JSON.stringify({ content: "again" }) });
   check("a second model call answers from the SDK already loaded", second.status === 200 && second.body?.reply?.content === "second answer", JSON.stringify(second.body));
+
+  const exported = await call(server.url, "/api/agents/linker/export?format=opencode", { headers: { accept: "application/json" } });
+  const file = exported.body?.file ?? "";
+  check("the first OpenCode export (the YAML library loads) is the agent file with its front matter", exported.status === 200 && file.startsWith("---\ndescription: ") && file.includes(`\nmodel: openai/${modelName}\n`), JSON.stringify(exported));
+  const imported = await call(server.url, "/api/agents/import?format=opencode", { method: "POST", body: JSON.stringify({ name: "linker-copy", config: file }) });
+  check("the file imports back as a new agent with the same model", imported.status === 201 && imported.body?.agent?.model?.name === modelName, JSON.stringify(imported));
+  const broken = await call(server.url, "/api/agents/import?format=opencode", { method: "POST", body: JSON.stringify({ name: "linker-broken", config: "---\nmode: [unclosed\n---\nhi\n" }) });
+  check("a file whose YAML does not parse is refused with 400, not 500", broken.status === 400, JSON.stringify(broken));
+
+  const refused = await call(server.url, "/api/agents", { method: "POST", body: JSON.stringify({ name: 42 }) });
+  const issues = JSON.stringify(refused.body);
+  check("a field of the wrong type is refused with 400 and zod's English message (the bundle's zod has no other locales)", refused.status === 400 && issues.includes("expected string, received number"), issues);
 } catch (error) {
   check("the check ran to the end", false, error instanceof Error ? error.stack : String(error));
 } finally {
