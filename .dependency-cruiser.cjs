@@ -4,6 +4,8 @@
 // The runtime import cycles are checked by scripts/check-imports.mjs on the graph this reads (see
 // there why not with a `circular` rule); these are the layering rules. A type-only import (every
 // name it takes is a type) is erased before anything runs, so some rules let it cross a layer.
+// By hand, depcruise warns "missing-tsc-transpiler": its tsc parser wants TypeScript < 7; the swc
+// parser below reads the .ts files instead (scripts/check-imports.mjs fails if @swc/core is missing).
 
 const workerRuntime = "^(workers|durable-objects|adapters)/";
 

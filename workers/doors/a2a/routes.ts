@@ -193,8 +193,7 @@ export async function agentCardResponse(c: AppContext, version: string): Promise
 /**
  * `POST /a2a/agents/:name`: JSON-RPC, A2A 1.0 (`SendMessage`, `SendStreamingMessage`, `GetTask`,
  * `CancelTask`) and, with `A2A-Version: 0.3` or no version header, 0.3 (`message/send`,
- * `message/stream`, `tasks/get`, `tasks/cancel`). Behind `projectMiddleware`, `apiAuth` and
- * `requireScope("chat")` (workers/app.ts).
+ * `message/stream`, `tasks/get`, `tasks/cancel`). Behind the door's entrance (`door("chat")`, ./index.ts).
  */
 export async function jsonRpcResponse(c: AppContext, version: string): Promise<Response> {
   const name = c.req.param("name") ?? "";
