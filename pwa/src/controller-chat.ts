@@ -314,19 +314,28 @@ export function makeChatFeature(deps: ChatDeps) {
       });
       store.setChat((s) => ({ ...s, notice: null }));
     } catch (error) {
-      if (error instanceof RefusedQueued) await handBack(error);
-      else if (!isNetworkError(error)) store.setChat((s) => ({ ...s, error: { text: describeError(error, "send") } }));
+      if (error instanceof RefusedQueued) {
+        await handBack(error);
+        // The refused one is out of the outbox now; the messages queued after it go on.
+        return flushOutbox();
+      } else if (!isNetworkError(error)) store.setChat((s) => ({ ...s, error: { text: describeError(error, "send") } }));
     }
     await catchUp();
   }
 
-  /** A queued message with a picture the server refuses: out of the outbox, back into the composer. */
+  /**
+   * A queued message with a picture the server refuses leaves the outbox (it would block the ones
+   * after it) and goes back into the composer; with another agent's chat open, its text is quoted
+   * in the error so nothing typed is lost.
+   */
   async function handBack({ queued: m, text }: RefusedQueued): Promise<void> {
     await deps.outbox.remove(m.id);
     releaseImages(queuedImages.get(m.id) ?? []);
     queuedImages.delete(m.id);
     const pictures = (m.pictures ?? []).map((p, n) => ({ ...p, key: `${m.id}:${n}` }));
-    store.setChat((s) => (s.agent !== m.agent ? s : { ...s, items: removeLocal(s.items, m.id), error: { text }, returned: { key: deps.now(), content: m.content, pictures } }));
+    store.setChat((s) => (s.agent !== m.agent
+      ? { ...s, error: { text: `A message queued for ${m.agent} was not sent. ${text.replace(/ Your message is back in the box below\.$/, "")}${m.content ? ` It said: "${m.content}"` : ""}` } }
+      : { ...s, items: removeLocal(s.items, m.id), error: { text }, returned: { key: deps.now(), content: m.content, pictures } }));
   }
 
   /** A queued message went out (from this page or from the service worker). */

@@ -263,6 +263,33 @@ test("a picture sent offline waits in the outbox, bytes and all, and arrives whe
   assert.deepEqual(images[0].size, { width: 1568, height: 784 });
 });
 
+test("a queued file the server refuses comes back to the composer with its reason when the connection returns", async () => {
+  const page = b.page;
+  await b.context.setOffline(true);
+  await page.getByText("You're offline.").first().waitFor();
+  await chooser().setInputFiles({ name: "minutes.txt", mimeType: "text/plain", buffer: Buffer.from("not a picture\n") });
+  await tray().getByText("minutes.txt").waitFor();
+  await composer().fill("Minutes from the train");
+  await page.getByRole("button", { name: "Send" }).click();
+  await page.getByText("You're offline; your message is queued").waitFor();
+  await page.locator(".msg.user").filter({ hasText: "Minutes from the train" }).waitFor();
+  assert.equal(await composer().inputValue(), "");
+  await b.context.setOffline(false);
+  await page.getByRole("alert").filter({ hasText: "minutes.txt was not sent" }).waitFor({ timeout: 30_000 });
+  assert.equal(await composer().inputValue(), "Minutes from the train", "the text is back in the composer");
+  await tray().getByText("minutes.txt").waitFor();
+  await page.locator(".msg.user").filter({ hasText: "Minutes from the train" }).waitFor({ state: "detached" });
+  assert.equal(await page.evaluate(() => new Promise((resolve) => {
+    const open = indexedDB.open("pantheon");
+    open.onsuccess = () => {
+      const all = open.result.transaction("outbox").objectStore("outbox").getAll();
+      all.onsuccess = () => resolve(all.result.length);
+    };
+  })), 0, "the refused message left the outbox");
+  await tray().getByRole("button", { name: "Remove picture 1" }).click();
+  await composer().fill("");
+});
+
 test("a camera the person refused says so, and choosing a picture still works", async () => {
   // No fake permission prompt: Chromium refuses the camera the way a person's "Block" does.
   const denied = await launchSignedIn({ viewport: PHONE, args: ["--use-fake-device-for-media-stream", "--deny-permission-prompts"] });

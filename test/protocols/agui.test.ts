@@ -238,13 +238,13 @@ describe("AG-UI at /agui/agents/:name", () => {
     expect(((await nobody.json()) as ErrorBody).error.code).toBe("not_found");
   });
 
-  it("takes a long conversation (the client resends all of it each turn) up to 1 MiB, and refuses a bigger body with 413", async () => {
+  it("takes a long conversation (the client resends all of it each turn) up to 8 MiB (images ride inline), and refuses a bigger body with 413", async () => {
     const agent = await createAgent();
     const history = Array.from({ length: 40 }, (_, i) => ({ id: `h${i}`, role: i % 2 ? "assistant" : "user", content: "x".repeat(4000) }));
     const long = await api(`/agui/agents/${agent.name}`, { method: "POST", json: { threadId: "long", runId: "r1", messages: [...history, { id: "q", role: "user", content: "What is the launch code word?" }] } });
     expect(long.status).toBe(200);
     expect(await long.text()).toContain("pineapple");
-    const huge = await api(`/agui/agents/${agent.name}`, { method: "POST", json: { threadId: "huge", runId: "r2", messages: [{ id: "q", role: "user", content: "x".repeat(1024 * 1024) }] } });
+    const huge = await api(`/agui/agents/${agent.name}`, { method: "POST", json: { threadId: "huge", runId: "r2", messages: [{ id: "q", role: "user", content: "x".repeat(8 * 1024 * 1024) }] } });
     expect(huge.status).toBe(413);
     expect(((await huge.json()) as ErrorBody).error.code).toBe("payload_too_large");
   });
