@@ -56,6 +56,8 @@ export interface ImageStorePort {
   read(owner: ImageOwner, id: string): Promise<Uint8Array | null>;
   /** Every image of the owner (an export writes them). */
   list(owner: ImageOwner): Promise<ImageRef[]>;
+  /** Deletes every image of the owner (the agent or its project is deleted: a new agent of that name starts empty). */
+  removeAll(owner: ImageOwner): Promise<number>;
 }
 
 /** What a model sees of a tool: the subset of ToolSpec the providers need. */

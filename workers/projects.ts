@@ -4,6 +4,7 @@ import { defaultProject, projectIndexName, type ProjectRecord } from "../core/pr
 import { agentStub, featureStub, registryStub } from "../durable-objects/stubs";
 import type { AppContext, AppEnv } from "./env";
 import { forgetGateways } from "./doors/gateways/index-store";
+import { imageStoreOf } from "./images";
 
 /** The project's record, or the 404 naming it. An adopted project (from before creation was explicit) joins the index. */
 export async function projectRecord(env: Env, slug: string): Promise<ProjectRecord> {
@@ -52,6 +53,7 @@ export async function deleteProject(env: Env, slug: string): Promise<void> {
   for (const agent of await registry.listAgents()) {
     await (await agentStub(env, slug, agent.name)).forget({ by: `the deletion of project '${slug}'`, closeReason: `project '${slug}' was deleted` });
     await forgetGateways(env, slug, agent.name);
+    await imageStoreOf(env).removeAll({ project: slug, agent: agent.name });
   }
   // Features live in objects of their own: each is emptied, then the index that lists them.
   for (const feature of await registry.featureIndex()) {

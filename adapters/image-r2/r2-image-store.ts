@@ -7,6 +7,7 @@ export interface R2BucketSlice {
   head(key: string): Promise<Meta | null>;
   get(key: string): Promise<(Meta & { body: ReadableStream<Uint8Array>; arrayBuffer(): Promise<ArrayBuffer> }) | null>;
   put(key: string, value: Uint8Array, options: { httpMetadata: { contentType: string }; customMetadata: Record<string, string>; sha256: string }): Promise<unknown>;
+  delete(keys: string[]): Promise<void>;
   list(options: { prefix: string; include: ("httpMetadata" | "customMetadata")[]; cursor?: string }): Promise<{ objects: Meta[]; truncated: boolean; cursor?: string }>;
 }
 
@@ -59,6 +60,17 @@ export function makeR2ImageStore(bucket: R2BucketSlice): ImageStorePort {
         cursor = page.truncated ? page.cursor : undefined;
       } while (cursor);
       return refs;
+    },
+    async removeAll(owner) {
+      const prefix = `${owner.project}/${owner.agent}/`;
+      let removed = 0;
+      for (;;) {
+        // Each page is deleted before the next is listed, so the listing starts again from the top.
+        const page = await bucket.list({ prefix, include: [] });
+        if (!page.objects.length) return removed;
+        await bucket.delete(page.objects.map((o) => o.key));
+        removed += page.objects.length;
+      }
     },
   };
 }

@@ -82,6 +82,7 @@ describe("a model call loads image bytes only for the messages it sends", () => 
       async open() { return null; },
       async read(_owner: ImageOwner, id: string) { reads.push(id); return bytes[id] ?? null; },
       async list() { return []; },
+      async removeAll() { return 0; },
     };
   }
   const seen: LlmRequest[] = [];

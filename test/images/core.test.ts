@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { countMessageTokens, estimateTokenizer } from "../../core/context/tokens";
+import { makeContextEngine } from "../../core/context";
+import type { Message } from "../../core/ports";
+import { fixedClock, fixtureFacts, makeMemoryStore } from "../context/fixture";
 import { checkImage, imageRefOf, imageTokens, maxImageBytes, sniffImage } from "../../core/images";
 import { isPantheonError } from "../../core/errors";
 import { gif3x4, jpeg16x8, png2x2, pngHeader, webp5x3 } from "./fixtures";
@@ -70,5 +73,21 @@ describe("images in the context budget", () => {
     const text = { role: "user" as const, content: "what is this?" };
     const withImage = { ...text, images: [{ id: "x.png", type: "image/png", bytes: 96, width: 1024, height: 1024 }] };
     expect(countMessageTokens(withImage, estimateTokenizer) - countMessageTokens(text, estimateTokenizer)).toBe(765);
+  });
+});
+
+describe("the context engine keeps images within the budget", () => {
+  it("a picture in history takes its tokens: with the same budget, fewer earlier turns fit beside it", async () => {
+    const turns: Message[] = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} about the garden` }));
+    const picture: Message = { role: "user", content: "look at the roses", images: [{ id: "a".repeat(64) + ".jpg", type: "image/jpeg", bytes: 90_000, width: 1024, height: 768 }] };
+    const compile = (history: Message[]) =>
+      makeContextEngine({ store: makeMemoryStore({ items: fixtureFacts, sessions: { s1: history } }), clock: fixedClock }).compile({
+        systemPrompt: "You are a gardener.", sessionId: "s1", sources: [], recencyWindow: 40, halfLifeDays: 30, query: "what now?", budget: { maxTokens: 900, reserveForReply: 0 },
+      });
+    const textOnly = await compile([...turns, { role: "user", content: "look at the roses" }]);
+    const withPicture = await compile([...turns, picture]);
+    expect(withPicture.tokens.used).toBeLessThanOrEqual(900);
+    expect(withPicture.messages.some((m) => m.images?.length)).toBe(true);
+    expect(withPicture.overflow.length).toBeGreaterThan(textOnly.overflow.length);
   });
 });

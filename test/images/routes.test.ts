@@ -67,6 +67,17 @@ describe("POST /api/agents/:name/images stores an image by what its bytes are", 
     // An agent that does not exist gets no image.
     expect((await a.upload(png2x2, "image/png", a.chat, "nobody")).status).toBe(404);
   });
+
+  it("deleting an agent deletes its images: a new agent of the same name does not inherit them", async () => {
+    const p = await project();
+    const ref = (await (await p.upload(png2x2)).json()) as Ref;
+    expect((await p.call(`/api/agents/eye/images/${ref.id}`)).status).toBe(200);
+    expect((await p.call("/api/agents/eye", { method: "DELETE" })).status).toBe(204);
+    expect((await p.call("/api/agents", { method: "POST", json: { name: "eye", description: "a new eye" } })).status).toBe(201);
+    expect((await p.call(`/api/agents/eye/images/${ref.id}`)).status).toBe(404);
+    const mention = await p.call("/api/agents/eye/messages", { method: "POST", json: { content: "this one", images: [ref.id] } });
+    expect(mention.status).toBe(400);
+  });
 });
 
 describe("messages carry images", () => {

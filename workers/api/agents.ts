@@ -11,6 +11,7 @@ import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { runPrincipal } from "../auth";
 import { forgetGateways } from "../doors/gateways/index-store";
+import { imageStoreOf } from "../images";
 
 export const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
 
@@ -91,6 +92,7 @@ export const agentRoutes = new Hono<AppEnv>()
     // registry's row last: a deletion cut off midway leaves an agent that can be deleted again.
     await (await agentStub(c.env, project, name)).forget({ by: `the deletion of agent '${name}'`, closeReason: `agent '${name}' was deleted` });
     await forgetGateways(c.env, project, name);
+    await imageStoreOf(c.env).removeAll({ project, agent: name });
     await call(registry.deleteAgent(name));
     return c.body(null, 204);
   });
