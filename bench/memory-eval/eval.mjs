@@ -8,6 +8,8 @@
 //   npm run eval:memory -- --embedders hashed,use-lite   # also USE-lite through the sidecar
 //   npm run eval:memory -- --conversations 3 --stages    # a subset; what each stage adds
 //   npm run eval:memory -- --write                       # also rewrite bench/memory-eval/results.md
+//   npm run eval:memory -- --sets locomo --only L06,L07 --cache /tmp/e.json   # a few at a time; embeddings kept
+// Each conversation's recall@10 is printed to stderr as it finishes, so a killed run still tells.
 //
 // Every conversation goes into a fresh agent database (the real migrations, over node:sqlite): each
 // turn becomes an `episode` memory through the import path (importLines), with the session's date
@@ -121,7 +123,7 @@ function recallAt(ranking, evidence, k) {
  * Runs the eval over `conversations` with one embedder: for each question, the rankings of BM25, the
  * vector index, the context, and (with `withStages`) each stage. Returns per-question recalls.
  */
-export async function evaluate({ modules, fixture, embed, conversations, only, withStages = false, stageNames, tuning = {}, variants = [], contextualize, progress = false }) {
+export async function evaluate({ modules, fixture, embed, conversations, only, withStages = false, stageNames, tuning = {}, variants = [], progress = false }) {
   const rows = [];
   const chosen = only ? fixture.conversations.filter((c) => only.includes(c.id)) : fixture.conversations.slice(0, conversations ?? fixture.conversations.length);
   // `stageNames`: only these stages (a check that needs one stage need not run them all).
@@ -130,8 +132,7 @@ export async function evaluate({ modules, fixture, embed, conversations, only, w
     const last = Date.parse(conversation.sessions.at(-1).date);
     const clock = { now: () => last + dayMs };
     const database = agentDatabase(modules);
-    const embedded = contextualize ? contextualize(conversation, embed) : embed;
-    const { memory, messages, settings } = memoryOver(modules, database, clock, () => localPorts(modules, database.sql, embedded));
+    const { memory, messages, settings } = memoryOver(modules, database, clock, () => localPorts(modules, database.sql, embed));
     const report = await modules.importLines(memory, turnLines(conversation));
     if (report.errors.length) throw new Error(`import of ${conversation.id} failed: ${JSON.stringify(report.errors.slice(0, 3))}`);
 
@@ -240,16 +241,6 @@ function cached(embed) {
   };
 }
 
-/**
- * An experiment (--contextual prev|both): each stored turn embedded with the turn before it (and
- * after it), the question alone. Measures what embedding a turn in its context would add.
- */
-function neighbourEmbedder(conversation, inner, mode) {
-  const turns = conversation.sessions.flatMap((session) => session.turns.map((turn) => `${speakerOf(turn)}: ${turn.text}`));
-  const withContext = new Map(turns.map((text, i) => [text, [turns[i - 1] ?? "", text, mode === "both" ? (turns[i + 1] ?? "") : ""].filter(Boolean).join("\n")]));
-  return { ...inner, embed: (texts) => inner.embed(texts.map((t) => withContext.get(t) ?? t)) };
-}
-
 function argument(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 && process.argv[i + 1] && !process.argv[i + 1].startsWith("--") ? process.argv[i + 1] : fallback;
@@ -264,18 +255,18 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const setName of setNames) {
     const fixture = loadSet(setName);
     const conversations = Number(argument("conversations", fixture.conversations.length));
-    const questions = fixture.conversations.slice(0, conversations).reduce((n, c) => n + c.questions.length, 0);
-    out.push("", `## ${setName}: ${conversations} conversations, ${questions} questions (${sets[setName]})`);
+    // --only L03,L04: those conversations (for running a set a few at a time and summing).
+    const only = argument("only", "") ? argument("only", "").split(",") : undefined;
+    const chosen = only ? fixture.conversations.filter((c) => only.includes(c.id)) : fixture.conversations.slice(0, conversations);
+    const questions = chosen.reduce((n, c) => n + c.questions.length, 0);
+    out.push("", `## ${setName}: ${chosen.length} conversations (${chosen.map((c) => c.id).join(", ")}), ${questions} questions (${sets[setName]})`);
     for (const name of embedders) {
       const { embed, stop } = await makeEmbedder(name, modules);
       try {
         const tuning = JSON.parse(argument("tuning", "{}"));
         // --variants '[{…}, {…}]': more tunings of the context, each a row (for choosing the defaults).
         const variants = JSON.parse(argument("variants", "[]"));
-        const contextual = argument("contextual", "");
-        const contextualize = contextual ? (conversation, inner) => neighbourEmbedder(conversation, inner, contextual) : undefined;
-        const only = argument("only", "") ? argument("only", "").split(",") : undefined;
-        const rows = await evaluate({ modules, fixture, embed: cached(embed), conversations, only, withStages, tuning, variants, contextualize, progress: true });
+        const rows = await evaluate({ modules, fixture, embed: cached(embed), conversations, only, withStages, tuning, variants, progress: true });
         out.push("", table(summarize(rows), { embedder: embed.model }));
         console.error(out.at(-1));
         if (process.argv.includes("--lost")) {

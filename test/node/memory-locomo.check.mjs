@@ -1,8 +1,8 @@
 // The memory eval's human-written set at CI size: two pinned conversations of LoCoMo
 // (bench/memory-eval/locomo, 231 questions), with both embedders the project ships. Fails when what
 // the context puts in front of the model holds less evidence at recall@10 than its own lexical stage
-// (the engine's full-text search alone, no vectors, no re-rank) or than plain BM25 over the same
-// turns; or when the committed set is not the recorded one. Figures, not times: nothing is timed.
+// (the engine's full-text search alone, no vectors, no re-rank), or than plain BM25 over the same
+// turns plus a margin (`margins`); or when the committed set is not the recorded one. Figures, not times: nothing is timed.
 //   node test/node/memory-locomo.check.mjs
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -13,6 +13,11 @@ import { loadMemoryModules, root } from "./memory-harness.mjs";
 
 /** The pinned subset: its conversations and how many questions they hold. */
 const pinned = { conversations: ["L01", "L02"], questions: 231 };
+/**
+ * Points of recall@10 the context must stay above plain BM25 on the pinned two, per embedder: what it
+ * reached (USE-lite +11.1, hashed +7.3, bench/memory-eval/results.md) less about two points for noise.
+ */
+const margins = { hashed: 5, "use-lite": 9 };
 /** sha256 of bench/memory-eval/locomo/locomo10.json as convert.mjs writes it (see PROVENANCE.md). */
 const setSha256 = "687a22f6cc11f922ea65885197a562c0b67713dcd4e178c8799c021882227b72";
 
@@ -24,7 +29,7 @@ try {
 
   const modules = await loadMemoryModules();
   const fixture = loadSet("locomo");
-  for (const name of ["hashed", "use-lite"]) {
+  for (const [name, margin] of Object.entries(margins)) {
     const { embed, stop } = await makeEmbedder(name, modules);
     try {
       const rows = await evaluate({ modules, fixture, embed, only: pinned.conversations, stageNames: ["lexical only"] });
@@ -33,7 +38,7 @@ try {
       const r10 = (retriever) => summary.find((s) => s.name === retriever).all[10];
       check(rows.length === pinned.questions, `${embed.model}: the ${pinned.questions} questions of ${pinned.conversations.join(", ")} evaluated (${rows.length})`);
       check(r10("context") >= r10("lexical only"), `${embed.model}: context recall@10 ${r10("context").toFixed(1)} ≥ its lexical stage ${r10("lexical only").toFixed(1)}`);
-      check(r10("context") >= r10("BM25"), `${embed.model}: context recall@10 ${r10("context").toFixed(1)} ≥ plain BM25 ${r10("BM25").toFixed(1)}`);
+      check(r10("context") >= r10("BM25") + margin, `${embed.model}: context recall@10 ${r10("context").toFixed(1)} ≥ plain BM25 ${r10("BM25").toFixed(1)} + ${margin}`);
     } finally {
       await stop();
     }
