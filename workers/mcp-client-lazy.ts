@@ -5,28 +5,13 @@
 // that connect to MCP servers use it. Each name here is the package's own export, reached on first
 // use: `new`, a call, `instanceof` and property reads all go to the real one.
 import type * as McpClient from "./mcp-client-used";
+import { onFirstUse } from "./on-first-use";
 
 // esbuild turns a `require` of a bundled ES module into a synchronous call of its (lazy)
 // initialiser: the package evaluates here, the first time a name below is used.
 declare const require: (path: string) => unknown;
 let sdk: typeof McpClient | undefined;
 const real = (): typeof McpClient => (sdk ??= require("./mcp-client-used") as typeof McpClient);
-
-type Callable = (...args: unknown[]) => unknown;
-type Constructible = new (...args: unknown[]) => object;
-
-/** A function or class that is `pick()`'s value for every use but being imported. */
-function onFirstUse<T extends object>(pick: () => T): T {
-  const stand: T = new Proxy((() => {}) as unknown as T, {
-    get: (_, key) => Reflect.get(pick(), key),
-    has: (_, key) => Reflect.has(pick(), key),
-    apply: (_, self, args): unknown => Reflect.apply(pick() as Callable, self, args),
-    // `new Stand()` builds the real class's object; a subclass of the stand (none today) keeps its own.
-    construct: (_, args, newTarget): object => Reflect.construct(pick() as Constructible, args, newTarget === stand ? (pick() as Constructible) : newTarget),
-    getPrototypeOf: () => Reflect.getPrototypeOf(pick()),
-  });
-  return stand;
-}
 
 export const Client = onFirstUse(() => real().Client);
 export const SSEClientTransport = onFirstUse(() => real().SSEClientTransport);

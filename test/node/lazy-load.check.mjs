@@ -2,9 +2,9 @@
 // bundles with wrangler.toml's [alias], which the workerd tests do not see): the MCP client (the
 // agents SDK's, behind workers/mcp-client-lazy.ts) connects a server, lists and calls its tools;
 // the openai SDK loads on an agent's first model call, and a second call after it still answers;
-// the OpenCode format (and its YAML library) loads on the first export or import; and the bundle's
-// zod, which leaves out zod's locales (workers/zod-without-locales.ts), still refuses bad input
-// with zod's English messages. Prints `N passed, N failed`.
+// the OpenCode format (and its YAML library) loads on the first export or import; re2js on the first
+// deny pattern; and the bundle's zod, which leaves out zod's locales (workers/zod-without-locales.ts),
+// still refuses bad input with zod's English messages. Prints `N passed, N failed`.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -68,6 +68,14 @@ try {
   check("the file imports back as a new agent with the same model", imported.status === 201 && imported.body?.agent?.model?.name === modelName, JSON.stringify(imported));
   const broken = await call(server.url, "/api/agents/import?format=opencode", { method: "POST", body: JSON.stringify({ name: "linker-broken", config: "---\nmode: [unclosed\n---\nhi\n" }) });
   check("a file whose YAML does not parse is refused with 400, not 500", broken.status === 400, JSON.stringify(broken));
+
+  // re2js evaluates on the first pattern compiled (workers/re2js-on-first-use.ts): a pattern RE2 cannot
+  // run is refused with its reason, and one it can is taken (the positive control).
+  const gate = (pattern) => ({ runtime: { tools: [], gates: [{ name: "no-echo", kind: "deny-pattern", pattern }] } });
+  const badGate = await call(server.url, "/api/agents", { method: "POST", body: JSON.stringify({ name: "gated-bad", ...gate("(a)\\1") }) });
+  check("a deny pattern RE2 cannot run (a backreference) is refused with 400 and the reason", badGate.status === 400 && JSON.stringify(badGate.body).includes("backreferences"), JSON.stringify(badGate));
+  const goodGate = await call(server.url, "/api/agents", { method: "POST", body: JSON.stringify({ name: "gated-good", ...gate("\\bdrop\\s+table\\b") }) });
+  check("a deny pattern RE2 runs is taken", goodGate.status === 201, JSON.stringify(goodGate));
 
   const refused = await call(server.url, "/api/agents", { method: "POST", body: JSON.stringify({ name: 42 }) });
   const issues = JSON.stringify(refused.body);
