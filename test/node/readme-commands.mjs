@@ -15,7 +15,7 @@ import { dirname, join, normalize } from "node:path";
 export const skipTags = {
   cloudflare: "needs a Cloudflare account (not run locally)",
   interactive: "needs a person at a terminal (keys, a picker); `pantheon chat` is driven in tmux by test/node/cli-chat.check.mjs",
-  slow: "takes minutes (the USE-lite embedder over the whole fixture); test/node/memory-eval.check.mjs runs it on 3 conversations",
+  slow: "takes minutes (the memory eval with every stage or the USE-lite embedder over whole sets); test/node/memory-eval.check.mjs and memory-locomo.check.mjs run it on a few conversations, and the docs' --stages line on two",
 };
 
 /** Commands run by another check, or that cannot run inside the suite. */
