@@ -22,7 +22,7 @@ export { version };
 export const maxBodyBytes = 64 * 1024;
 
 /**
- * The Hono app: `/api/*` (bearer auth, scopes per route in ./scopes.ts, JSON), `/agents/*` (one
+ * The Hono app: `/api/*` (bearer auth, each route's scope declared beside it with `scope()` of ./scopes.ts, JSON), `/agents/*` (one
  * agent's WebSocket, only within the token's project: ./sockets.ts), `/v1/*` (OpenAI-compatible), `/mcp` (MCP server), `/mcp/agents/:name` (one agent's MCP server), `/agui/*` (AG-UI), everything else the PWA's
  * static assets.
  */
@@ -46,7 +46,7 @@ export function makeApp() {
   app.route("/", inviteRedeemRoutes);
 
   app.use("/api/*", projectMiddleware, limitBody(maxBodyBytes, "/api"), apiAuth, requireProject);
-  enforceScopes(app);
+  enforceScopes(app, apiRoutes.routes);
   // The routes, typed for clients (ApiRoutes in ./api): after auth and the scope policy, in this order.
   app.route("/", apiRoutes);
 

@@ -11,12 +11,12 @@ import { contextTools } from "../../durable-objects/agent/memory/context-tools";
 import { workToolNames } from "../../durable-objects/agent/work";
 import { workToolSource } from "../../durable-objects/agent/work/tools";
 import { makeApp } from "../../workers/app";
-import { routeScopes } from "../../workers/scopes";
+import { declaredScopes } from "../../workers/scopes";
 
 /**
  * Each built-in tool declares the scope its own API route needs, beside its definition; this table
- * names that route, and the test derives the route's scope from workers/scopes.ts (an /api route it
- * does not list needs admin). A tool with no route of its own is ordinary agent work, open to chat,
+ * names that route, and the test derives the route's scope from its declaration (`scope(…)` beside the route,
+ * workers/scopes.ts; an /api route that declares none needs admin). A tool with no route of its own is ordinary agent work, open to chat,
  * and says why. A new built-in tool fails here until it has a line.
  */
 type Route = readonly [method: string, path: string];
@@ -47,8 +47,9 @@ const toolRoutes: Record<string, Route | { open: string }> = {
   "fs.delete": ["POST", "/api/features/:feature/tasks/:task/commit"],
 };
 
+const routeScopes = declaredScopes(makeApp().routes);
 function routeScope([method, path]: Route): Scope {
-  return routeScopes.find(([m, p]) => m === method && p === path)?.[2] ?? "admin";
+  return routeScopes.find((r) => r.method === method && r.path === path)?.scope ?? "admin";
 }
 
 const profile = { name: "x", runtime: { tools: workToolNames }, script: { spawn: { allowed: true, quota: 1 } } } as unknown as AgentProfile;

@@ -7,6 +7,7 @@ import { isPantheonError, PantheonError } from "../../core/errors";
 import { systemClock } from "../../core/ports";
 import { makeClockTool, makeHttpFetchTool } from "../../core/tools";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam, pushProfile } from "./agents";
@@ -88,7 +89,7 @@ const usableConnections = (script: ActorScript, agents: ReadonlySet<string>) => 
  * format, the compiled script and the current warnings.
  */
 export const scriptRoutes = new Hono<AppEnv>()
-  .put("/:name/script", valid("param", nameParam), async (c) => {
+  .put("/:name/script", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -123,7 +124,7 @@ export const scriptRoutes = new Hono<AppEnv>()
     );
     return c.json({ source, format, script, warnings }, existing ? 200 : 201);
   })
-  .get("/:name/script", valid("param", nameParam), async (c) => {
+  .get("/:name/script", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const profile = await call(registryStub(c.env, project).getAgent(name));

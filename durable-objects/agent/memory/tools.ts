@@ -11,7 +11,7 @@ export interface MemoryToolDeps {
 }
 
 /**
- * The memory tools. Each declares the scope of its own route (workers/scopes.ts; a test holds them
+ * The memory tools. Each declares the scope of its own route (its `scope()` in workers/api/memory.ts; a test holds them
  * equal): `memory.store` is open to chat (remembering what the person said is ordinary agent work,
  * and the output gates check what it writes); searching and forgetting are the operator's.
  */

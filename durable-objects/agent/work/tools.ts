@@ -23,7 +23,7 @@ const featureArg = { type: "string", description: "The feature (optional: your o
 const taskArg = { type: "integer", minimum: 1, description: "The task's number" };
 
 /**
- * The work tools. Each declares the scope of its own route (workers/scopes.ts, workers/api/features.ts;
+ * The work tools. Each declares the scope of its own route (declared beside it with `scope()` in workers/api/features.ts;
  * a test holds them equal): reading plans, tasks, status and files is open to chat, as is a worker's
  * `task.block` question; creating, planning, syncing, starting, committing, discarding and changing
  * files are the operator's (admin). A task's worker run acts as admin (only admin starts a task).
