@@ -3,7 +3,8 @@ import type { AgentProfile } from "../../core/agents";
 import type { Scope } from "../../core/auth";
 import { toolScope } from "../../core/gates";
 import { agentMcpScopes } from "../../core/protocols/agent-mcp";
-import { makeClockTool, makeHttpFetchTool, type ToolSpec } from "../../core/tools";
+import { builtinSpec, builtinToolNames, makeClockTool, makeHttpFetchTool, type ToolSpec } from "../../core/tools";
+import { workerTools } from "../../durable-objects/feature/work";
 import { systemClock } from "../../core/ports";
 import { spawnToolSource } from "../../durable-objects/agent/bus/spawn";
 import { memoryTools } from "../../durable-objects/agent/memory/tools";
@@ -68,6 +69,22 @@ describe("every built-in tool needs the scope of its own route", () => {
 
   it("the table names every built-in tool, and nothing else", () => {
     expect(builtinSpecs.map((s) => s.name).sort()).toEqual(Object.keys(toolRoutes).sort());
+  });
+
+  it("every tool source takes its specs from the one catalog (core/tools/builtins/catalog.ts), nothing besides", () => {
+    expect(builtinSpecs.map((s) => s.name)).toEqual(builtinToolNames());
+    for (const spec of builtinSpecs) {
+      // http.fetch names the agent's own hosts and limits in its description.
+      const { description, timeoutMs, ...rest } = spec;
+      const { description: listed, timeoutMs: listedTimeout, ...catalogRest } = builtinSpec(spec.name);
+      expect(rest, spec.name).toEqual(catalogRest);
+      if (spec.name !== "http.fetch") expect({ description, timeoutMs }, spec.name).toEqual({ description: listed, timeoutMs: listedTimeout });
+    }
+    expect(() => builtinSpec("clock.later")).toThrow("'clock.later' is not a built-in tool");
+  });
+
+  it("a task's worker gets only built-in tools", () => {
+    expect(workerTools.filter((name) => !builtinToolNames().includes(name))).toEqual([]);
   });
 
   for (const spec of builtinSpecs) {
