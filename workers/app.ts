@@ -13,9 +13,9 @@ import { limitBody } from "./validation";
 export { version };
 
 /**
- * The Hono app: `/api/*` (bearer auth, scopes per route in ./scopes.ts, JSON), `/agents/*` (one
- * agent's WebSocket, only within the token's project: ./sockets.ts), the protocol doors (`/v1`, `/mcp`,
- * `/mcp/agents/:name`, `/agui`, `/a2a`, `/gateways`: ./doors/), `/git/*`, everything else the PWA's static assets.
+ * The Hono app: `/api/*` (bearer auth, each route's scope declared beside it with `scope()` of ./scopes.ts, JSON),
+ * `/agents/*` (one agent's WebSocket, only within the token's project: ./sockets.ts), the protocol doors (`/v1`,
+ * `/mcp`, `/mcp/agents/:name`, `/agui`, `/a2a`, `/gateways`: ./doors/), `/git/*`, everything else the PWA's static assets.
  */
 export function makeApp() {
   const app = new Hono<AppEnv>();
@@ -38,7 +38,7 @@ export function makeApp() {
 
   // An image upload reads its own body under the image's 5 MiB cap (./images/routes.ts); every other /api body stays at 64 KiB.
   app.use("/api/*", authenticated({ path: "/api", bodyLimitExempt: (c) => c.req.method === "POST" && /^\/api\/agents\/[^/]+\/images$/.test(c.req.path) }));
-  enforceScopes(app);
+  enforceScopes(app, apiRoutes.routes);
   // The routes, typed for clients (ApiRoutes in ./api): after auth and the scope policy, in this order.
   app.route("/", apiRoutes);
 

@@ -17,7 +17,7 @@ export interface AuthVariables {
   scope: Scope;
   /** The API token's id (null for the admin secret): sockets are tagged with it so revoking closes them. */
   tokenId: string | null;
-  /** Set once a route's scope has been checked (workers/scopes.ts); unchecked routes need `admin`. */
+  /** Set once a route's scope has been checked (its `scope()`, workers/scopes.ts); unchecked `/api` routes need `admin`. */
   scopeChecked: boolean;
 }
 

@@ -1,9 +1,9 @@
-import { gateTargets, outputKinds } from "../gates/gate-spec";
+import { customGateKinds, gateTargets, outputKinds, type CustomGateKind } from "../gates/gate-spec";
 import { compileDenyPattern, denyPatternExpected } from "../gates/pattern";
-import { didYouMean } from "./issues";
+import { didYouMean, orList } from "./issues";
 import type { Node } from "./reader";
 import { limitKeys, modelKeys } from "./script-schema";
-import { arity, expectString, headOf, issue, keywordArgs, literal, mark, unknownForm, type Compiler, type Path } from "./compiler-state";
+import { arity, expectString, headOf, issue, kebabToCamel, keywordArgs, literal, mark, unknownForm, type Compiler, type Path } from "./compiler-state";
 import { compileTalent } from "./compile-behavior";
 import { compileWorkflow } from "./compile-workflow";
 
@@ -11,7 +11,6 @@ type List = Node & { type: "list" };
 const actorForms = ["description", "role", "model", "context", "tools", "connections", "limits", "gate", "grants", "spawn", "deny-tools", "memory", "goals", "talent", "workflow"] as const;
 /** Forms that may appear once; the others accumulate. */
 const singletons = new Set(["description", "role", "model", "limits", "spawn", "grants", "deny-tools", "memory", "goals"]);
-const gateKinds = ["denyPattern", "deny", "allowHosts", "maxCalls", "maxSize"] as const;
 
 /**
  * `(actor "name" …)` → a raw script object (validated later by the schema). Also used for
@@ -190,21 +189,34 @@ function compileGrant(c: Compiler, form: List): Record<string, unknown> | undefi
   return grant;
 }
 
+/** Short spellings of a gate kind's keyword in the DSL (`:deny` for `:deny-pattern`). */
+const gateKindAliases: Partial<Record<CustomGateKind, string>> = { "deny-pattern": "deny" };
+
+/** The keywords naming a gate's kind (camelCase, as `keywordArgs` reads them), each with its kind: derived from the gate schema. */
+function gateKindKeywords(): [keyword: string, kind: CustomGateKind][] {
+  return customGateKinds().flatMap((kind) => {
+    const alias = gateKindAliases[kind];
+    return [[kebabToCamel(kind), kind], ...(alias ? [[alias, kind] as [string, CustomGateKind]] : [])] as [string, CustomGateKind][];
+  });
+}
+
 /**
  * `(gate "name" :deny-pattern "re" | :allow-hosts ["h"] | :max-calls n | :max-size n [:tool "t"] [:field "f"] [:on kind | (kind …)])`.
  * `:deny` is `:deny-pattern` said shortly. `:on` names what the gate checks: `tool` (calls; the
  * default) and the outputs `reply`, `message`, `memory`, `answer`; `:max-size` limits outputs only.
+ * The kinds come from the gate schema (core/gates/gate-spec.ts); the `switch` at the end is exhaustive.
  */
 function compileGate(c: Compiler, form: List, path: Path): unknown {
   mark(c, path, form, "gate");
   const name = expectString(c, form.items[1], "gate", form, "a gate name");
   if (name !== undefined) mark(c, [...path, "name"], form.items[1]!, "gate");
-  const args = keywordArgs(c, form.items.slice(2), "gate", [...gateKinds, "tool", "field", "on"]);
-  const kinds = gateKinds.filter((k) => args.has(k));
-  const shown = ":deny-pattern (or :deny), :allow-hosts, :max-calls or :max-size";
-  if (kinds.length !== 1)
-    return issue(c, form, "gate", `exactly one of ${shown}`, kinds.length === 0 ? "none" : `${kinds.length} of them`, `(gate …) needs exactly one of ${shown}, found ${kinds.length === 0 ? "none" : kinds.length}`);
-  const kind = kinds[0] === "deny" ? "denyPattern" : kinds[0]!;
+  const keywords = gateKindKeywords();
+  const args = keywordArgs(c, form.items.slice(2), "gate", [...keywords.map(([k]) => k), "tool", "field", "on"]);
+  const found = keywords.filter(([k]) => args.has(k));
+  const shown = orList(customGateKinds().map((k) => `:${k}${gateKindAliases[k] ? ` (or :${gateKindAliases[k]})` : ""}`));
+  if (found.length !== 1)
+    return issue(c, form, "gate", `exactly one of ${shown}`, found.length === 0 ? "none" : `${found.length} of them`, `(gate …) needs exactly one of ${shown}, found ${found.length === 0 ? "none" : found.length}`);
+  const [keyword, kind] = found[0]!;
   const gate: Record<string, unknown> = { name };
   for (const key of ["tool", "field"] as const) {
     const value = args.get(key)?.value;
@@ -215,8 +227,8 @@ function compileGate(c: Compiler, form: List, path: Path): unknown {
   }
   const onArg = args.get("on");
   if (onArg) {
-    if (kind !== "denyPattern" && kind !== "maxSize") return issue(c, onArg.key, "gate", "no :on on this gate", ":on", `:on is for :deny-pattern and :max-size gates; :${kinds[0] === "allowHosts" ? "allow-hosts" : "max-calls"} checks tool calls only`);
-    const allowed: readonly string[] = kind === "maxSize" ? outputKinds : gateTargets;
+    if (kind !== "deny-pattern" && kind !== "max-size") return issue(c, onArg.key, "gate", "no :on on this gate", ":on", `:on is for :deny-pattern and :max-size gates; :${kind} checks tool calls only`);
+    const allowed: readonly string[] = kind === "max-size" ? outputKinds : gateTargets;
     const items = onArg.value.type === "vector" || onArg.value.type === "list" ? onArg.value.items : [onArg.value];
     const on: string[] = [];
     for (const item of items) {
@@ -227,28 +239,35 @@ function compileGate(c: Compiler, form: List, path: Path): unknown {
     if (on.length === 0) return issue(c, onArg.value, "gate", `one of ${allowed.join(", ")}`, "nothing");
     mark(c, [...path, "on"], onArg.value, "gate");
     gate.on = on;
-  } else if (kind === "maxSize") {
+  } else if (kind === "max-size") {
     return issue(c, form, "gate", `:on with the outputs it limits (${outputKinds.join(", ")})`, "no :on", `a :max-size gate needs :on naming the outputs it limits: ${outputKinds.join(", ")}`);
   }
-  const value = args.get(kinds[0]!)!.value;
-  mark(c, [...path, kind === "denyPattern" ? "pattern" : kind === "allowHosts" ? "hosts" : "max"], value, "gate");
-  if (kind === "denyPattern") {
-    if (value.type !== "string") return issue(c, value, "gate", "a regular expression string");
-    const compiled = compileDenyPattern(value.value);
-    if (!compiled.ok) return issue(c, value, "gate", denyPatternExpected, JSON.stringify(value.value), `gate ${JSON.stringify(name ?? "")}: ${compiled.reason}`);
-    return { ...gate, kind: "deny-pattern", pattern: value.value };
+  const value = args.get(keyword)!.value;
+  mark(c, [...path, kind === "deny-pattern" ? "pattern" : kind === "allow-hosts" ? "hosts" : "max"], value, "gate");
+  switch (kind) {
+    case "deny-pattern": {
+      if (value.type !== "string") return issue(c, value, "gate", "a regular expression string");
+      const compiled = compileDenyPattern(value.value);
+      if (!compiled.ok) return issue(c, value, "gate", denyPatternExpected, JSON.stringify(value.value), `gate ${JSON.stringify(name ?? "")}: ${compiled.reason}`);
+      return { ...gate, kind, pattern: value.value };
+    }
+    case "allow-hosts": {
+      const hosts = value.type === "vector" || value.type === "list" ? value.items : [value];
+      const strings = hosts.map((h) => (h.type === "string" ? h.value : issue(c, h, "gate", 'a host name such as "api.github.com"')));
+      return { ...gate, kind, hosts: strings };
+    }
+    case "max-size":
+      if (value.type !== "number") return issue(c, value, "gate", "a whole number of characters");
+      for (const key of ["tool", "field"] as const)
+        if (args.has(key)) return issue(c, args.get(key)!.key, "gate", `no :${key} on a :max-size gate`, `:${key}`, `:${key} has no meaning on a :max-size gate: it limits outputs`);
+      return { ...gate, kind, max: value.value };
+    case "max-calls":
+      if (value.type !== "number") return issue(c, value, "gate", "a whole number of calls");
+      if (args.has("field")) return issue(c, args.get("field")!.key, "gate", "no :field on a :max-calls gate", ":field", `:field has no meaning on a :max-calls gate${didYouMean("field", ["tool"])}`);
+      return { ...gate, kind, max: value.value };
+    default: {
+      const uncompiled: never = kind;
+      throw new Error(`no compiler for gate kind ${JSON.stringify(uncompiled)}`);
+    }
   }
-  if (kind === "allowHosts") {
-    const hosts = value.type === "vector" || value.type === "list" ? value.items : [value];
-    const strings = hosts.map((h) => (h.type === "string" ? h.value : issue(c, h, "gate", 'a host name such as "api.github.com"')));
-    return { ...gate, kind: "allow-hosts", hosts: strings };
-  }
-  if (value.type !== "number") return issue(c, value, "gate", kind === "maxSize" ? "a whole number of characters" : "a whole number of calls");
-  if (kind === "maxSize") {
-    for (const key of ["tool", "field"] as const)
-      if (args.has(key)) return issue(c, args.get(key)!.key, "gate", `no :${key} on a :max-size gate`, `:${key}`, `:${key} has no meaning on a :max-size gate: it limits outputs`);
-    return { ...gate, kind: "max-size", max: value.value };
-  }
-  if (args.has("field")) return issue(c, args.get("field")!.key, "gate", "no :field on a :max-calls gate", ":field", `:field has no meaning on a :max-calls gate${didYouMean("field", ["tool"])}`);
-  return { ...gate, kind: "max-calls", max: value.value };
 }

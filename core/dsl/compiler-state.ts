@@ -57,7 +57,7 @@ export function arity(c: Compiler, node: Node & { type: "list" }, form: string, 
   return false;
 }
 
-const kebabToCamel = (s: string) => s.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
+export const kebabToCamel = (s: string) => s.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
 export const camelToKebab = (s: string) => s.replace(/[A-Z]/g, (ch) => "-" + ch.toLowerCase());
 
 /**

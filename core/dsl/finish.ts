@@ -1,6 +1,7 @@
 import type { z } from "zod";
-import { didYouMean, ScriptError, type ScriptIssue, type ScriptWarning } from "./issues";
+import { didYouMean, orList, ScriptError, type ScriptIssue, type ScriptWarning } from "./issues";
 import { parseDuration } from "./time";
+import { customGateKinds } from "../gates/gate-spec";
 import { actorScriptSchema, type Action, type ActorScript } from "./script-schema";
 
 export type Path = (string | number)[];
@@ -111,7 +112,7 @@ function expectedOf(issue: z.core.$ZodIssue): string {
       return `one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "invalid_union":
       if ("discriminator" in issue && issue.discriminator === "kind")
-        return issue.path.includes("gates") ? 'kind "deny-pattern", "allow-hosts", "max-calls" or "max-size"' : 'kind "tool", "message", "ask", "remember", "think" or "spawn"';
+        return issue.path.includes("gates") ? `kind ${orList(customGateKinds().map((k) => JSON.stringify(k)))}` : 'kind "tool", "message", "ask", "remember", "think" or "spawn"';
       return "an expression (string, number, boolean, null, list, {get}, {concat}, {map}, {prev}) or one of the documented shapes";
     default:
       return issue.message.replace(/^Invalid input: expected /, "").replace(/^Too (big|small): expected /, "");
@@ -144,3 +145,4 @@ function dedupe(issues: ScriptIssue[]): ScriptIssue[] {
     return true;
   });
 }
+

@@ -86,3 +86,8 @@ export function didYouMean(name: string, known: readonly string[]): string {
   const guess = nearest(name, known);
   return guess === undefined ? "" : ` (did you mean '${guess}'?)`;
 }
+
+/** A list said as a sentence: `a`, `a or b`, `a, b or c`. */
+export function orList(words: readonly string[]): string {
+  return words.length <= 1 ? words.join("") : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
+}

@@ -61,3 +61,16 @@ export const customGateSpecSchema = lazySchema(() => z.discriminatedUnion("kind"
 ]));
 
 export type CustomGateSpec = z.infer<typeof customGateSpecSchema>;
+/** A custom gate's kind: one per member of the schema's union. */
+export type CustomGateKind = CustomGateSpec["kind"];
+
+/**
+ * Every custom gate kind, read from the schema's union (so a new member is listed with nothing else
+ * to edit): what the DSL accepts and what its errors name. A function, not a constant: reading the
+ * union builds the schema, which must not happen while the isolate starts (core/lazy-schema.ts).
+ * @example
+ * customGateKinds(); // ["deny-pattern", "allow-hosts", "max-calls", "max-size"]
+ */
+export function customGateKinds(): CustomGateKind[] {
+  return customGateSpecSchema.options.map((option) => option.shape.kind.value);
+}

@@ -1,4 +1,4 @@
-export { customGateSpecSchema, type CustomGateSpec } from "./gate-spec";
+export { customGateKinds, customGateSpecSchema, type CustomGateKind, type CustomGateSpec } from "./gate-spec";
 export { runGates, type Approval, type Gate, type GateContext, type GateDecision, type GateOutcome, type GateProposal, type GateRecord, type GateRejection, type RunProgress } from "./gate";
 export { rateKey, secondsUntilToken, takeToken, type RateLimit, type TokenBucket } from "./rate-limit";
 export { allowlistGate, approvalGate, budgetExceeded, budgetGate, builtinGates, rateLimitGate, schemaGate } from "./builtin";

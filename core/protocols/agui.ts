@@ -3,17 +3,7 @@
 // error) become AG-UI events; a paused run's pending approvals become AG-UI interrupts, and the
 // resume entries that answer them become approval decisions. The HTTP shell is workers/doors/agui/.
 import { EventType, type BaseEvent, type Interrupt, type ResumeEntry } from "@ag-ui/core";
-
-/** One event of a Pantheon run, as the agent streams it (durable-objects/agent/chat/live.ts `RunEvent`). */
-export type PantheonRunEvent =
-  | { type: "run"; runId: string; sessionId: string }
-  | { type: "token"; text: string }
-  | { type: "tool_call"; callId: string; name: string; arguments: unknown }
-  | { type: "gate"; callId: string; gate: string; allow: boolean; reason?: string; tool?: string; pending?: "approval" }
-  | { type: "tool_result"; callId: string; name: string; ok: boolean; output?: string; error?: string }
-  | { type: "status"; status: string }
-  | { type: "done"; runId: string; status: string; reply: { content: string } | null }
-  | { type: "error"; code: string; message: string };
+import type { StreamedRunEvent } from "./run-events";
 
 /** A tool call that waits for a person (the run's `pending` list). */
 export interface PendingCall {
@@ -193,7 +183,7 @@ export function makeAguiRun(options: AguiRunOptions) {
       return [{ type: EventType.RUN_STARTED, threadId, runId } as BaseEvent, ...snapshot()];
     },
 
-    next(event: PantheonRunEvent): BaseEvent[] {
+    next(event: StreamedRunEvent): BaseEvent[] {
       if (finished) return [];
       switch (event.type) {
         case "run":

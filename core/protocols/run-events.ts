@@ -2,15 +2,23 @@
 // the agent's `chatStream` over RPC): one SSE frame per event, `event: <type>\ndata: <json>`.
 // Self-contained (no value imports) so the CLI's ACP bridge can load it with Node's type stripping.
 
-/** One run event, as the protocol adapters read it (durable-objects/agent/chat/live.ts writes it). */
-export type StreamedRunEvent =
-  | { type: "run"; runId: string; sessionId: string }
+/**
+ * One event of a run, as the agent streams it over its WebSocket and its SSE stream, and as every
+ * door reads it back (/v1, AG-UI, A2A, ACP, the PWA). Declared once, here: the agent writes
+ * `StreamedRunEvent<StoredMessage>` (durable-objects/agent/chat/live.ts `RunEvent`), its readers see
+ * the default, a message of which they read only the content. Not core/run's `RunEvent`, which is
+ * what the run's reducer takes in.
+ */
+export type StreamedRunEvent<M = { content: string }> =
+  /** `userMessage` is absent for a run with no request in the chat (a manual tool call, a resumed run). */
+  | { type: "run"; runId: string; sessionId: string; userMessage?: M }
   | { type: "token"; text: string }
   | { type: "tool_call"; callId: string; name: string; arguments: unknown }
+  /** `tool` names the call; `pending: "approval"` marks a call that waits for a person rather than a refusal. */
   | { type: "gate"; callId: string; gate: string; allow: boolean; reason?: string; tool?: string; pending?: "approval" }
   | { type: "tool_result"; callId: string; name: string; ok: boolean; output?: string; error?: string; ms: number }
   | { type: "status"; status: string }
-  | { type: "done"; runId: string; status: string; reply: { content: string } | null }
+  | { type: "done"; runId: string; status: string; reply: M | null }
   | { type: "error"; code: string; message: string };
 
 /**

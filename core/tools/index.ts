@@ -37,6 +37,7 @@ export {
 export { checkOutboundUrl, forbiddenNameOf, forbiddenRangeOf, hostMatches, isIpLiteral, type OutboundOptions, type UrlCheck } from "./host-policy";
 export { makeGuardedFetch, outboundSettingsFrom, OutboundRefused, type FetchFn, type OutboundPolicy, type OutboundSettings } from "./outbound";
 export { agentOfTool, askPrefix, makeAgentToolSpec } from "./agent-tool";
+export { builtinGroupGrants, builtinSpec, builtinSpecsOf, builtinToolGroups, builtinToolNames, type BuiltinToolGroup } from "./builtins/catalog";
 export { makeClockTool } from "./builtins/clock";
 export { HttpFetchRefused, makeHttpFetchTool, type FetchLike, type HttpFetchToolOptions } from "./builtins/http-fetch";
 export { HttpToolError, makeHttpTool, type HttpToolOptions } from "./builtins/http-tool";

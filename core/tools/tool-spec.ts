@@ -17,7 +17,7 @@ export const toolSpecSchema = lazySchema(() => z.object({
   runtime: z.enum(toolRuntimes),
   /**
    * The token scope a call needs: the scope of the tool's own API route (a built-in's is declared
-   * beside its definition, tested against workers/scopes.ts). Absent = `chat`, ordinary agent work.
+   * beside its definition, tested against the route's `scope()` declaration). Absent = `chat`, ordinary agent work.
    * A run whose principal has less waits for a holder's approval or is refused (core/gates scopeGate).
    */
   scope: z.enum(scopes).optional(),

@@ -1,9 +1,10 @@
 // The pure half of the AG-UI adapter (core/protocols/agui.ts): run events in, AG-UI events out.
 import { describe, expect, it } from "vitest";
-import { approvalInterruptId, decisionsOf, makeAguiRun, parseApprovalInterruptId, type PantheonRunEvent } from "../../core/protocols";
+import { approvalInterruptId, decisionsOf, makeAguiRun, parseApprovalInterruptId } from "../../core/protocols";
+import type { StreamedRunEvent } from "../../core/protocols/run-events";
 
 const run = () => makeAguiRun({ threadId: "t1", runId: "a1", agent: "scout" });
-const feed = (events: PantheonRunEvent[]) => {
+const feed = (events: StreamedRunEvent[]) => {
   const mapping = run();
   const out = [...mapping.start(), ...events.flatMap((e) => mapping.next(e))];
   return { mapping, out, types: out.map((e) => String(e.type)) };
@@ -15,7 +16,7 @@ describe("AG-UI mapping of a run's events", () => {
       { type: "run", runId: "r1", sessionId: "s1" },
       { type: "token", text: "Let me look." },
       { type: "tool_call", callId: "c1", name: "clock.now", arguments: {} },
-      { type: "tool_result", callId: "c1", name: "clock.now", ok: true, output: "noon" },
+      { type: "tool_result", callId: "c1", name: "clock.now", ok: true, output: "noon", ms: 3 },
       { type: "token", text: "It is " },
       { type: "done", runId: "r1", status: "completed", reply: { content: "It is noon." } },
     ]);
@@ -55,7 +56,7 @@ describe("AG-UI mapping of a run's events", () => {
     const out = [
       { type: "tool_call", callId: "c1", name: "mail.send", arguments: {} },
       { type: "tool_result", callId: "c1", name: "mail.send", ok: false, error: "smtp down" },
-    ].flatMap((e) => mapping.next(e as PantheonRunEvent));
+    ].flatMap((e) => mapping.next(e as StreamedRunEvent));
     expect(out).toEqual([{ type: "TOOL_CALL_RESULT", messageId: "c1-result", toolCallId: "c1", role: "tool", content: "error: smtp down" }]);
   });
 });

@@ -1,5 +1,7 @@
+import { Hono } from "hono";
 import { beforeAll, describe, expect, it } from "vitest";
 import { makeApp } from "../../workers/app";
+import { declaredScopes, scope } from "../../workers/scopes";
 import { api } from "../api/client";
 import { makeRouteFixture, nonRoutes, requestOf, routeInventory, routeKey, type RouteFixture } from "./routes";
 
@@ -17,6 +19,19 @@ describe("the route inventory", () => {
     const known = new Set(appRoutes);
     expect([...inventoried, ...excluded].filter((key) => !known.has(key))).toEqual([]);
     expect(routeInventory.length).toBe(inventoried.size);
+  });
+
+  it("every /api route declares its scope beside it, and the declaration is the inventory's scope", () => {
+    const declared = new Map(declaredScopes(makeApp().routes).map((r) => [`${r.method} ${r.path}`, r.scope]));
+    const apiRoutes = routeInventory.filter((r) => r.path.startsWith("/api/") && r.method !== "ALL" && r.scope !== "public");
+    expect(apiRoutes.length).toBeGreaterThan(100);
+    const wrong = apiRoutes.filter((r) => declared.get(routeKey(r)) !== r.scope).map((r) => `${routeKey(r)}: declares ${declared.get(routeKey(r)) ?? "nothing"}, inventory says ${r.scope}`);
+    expect(wrong, "declare with scope(…) as the route's first middleware (workers/scopes.ts)").toEqual([]);
+  });
+
+  it("the derived table can fail: a route without scope(…) is not in it, one with it is", () => {
+    const app = new Hono().get("/api/undeclared", (c) => c.text("")).get("/api/declared", scope("approve"), (c) => c.text(""));
+    expect(declaredScopes(app.routes)).toEqual([{ method: "GET", path: "/api/declared", scope: "approve" }]);
   });
 
   describe("each sample answers its expected status with the admin token", () => {

@@ -3,7 +3,8 @@ import type { AgentProfile } from "../../core/agents";
 import type { Scope } from "../../core/auth";
 import { toolScope } from "../../core/gates";
 import { agentMcpScopes } from "../../core/protocols/agent-mcp";
-import { makeClockTool, makeHttpFetchTool, type ToolSpec } from "../../core/tools";
+import { builtinSpec, builtinToolNames, makeClockTool, makeHttpFetchTool, type ToolSpec } from "../../core/tools";
+import { workerTools } from "../../durable-objects/feature/work";
 import { systemClock } from "../../core/ports";
 import { spawnToolSource } from "../../durable-objects/agent/bus/spawn";
 import { memoryTools } from "../../durable-objects/agent/memory/tools";
@@ -11,12 +12,12 @@ import { contextTools } from "../../durable-objects/agent/memory/context-tools";
 import { workToolNames } from "../../durable-objects/agent/work";
 import { workToolSource } from "../../durable-objects/agent/work/tools";
 import { makeApp } from "../../workers/app";
-import { routeScopes } from "../../workers/scopes";
+import { declaredScopes } from "../../workers/scopes";
 
 /**
  * Each built-in tool declares the scope its own API route needs, beside its definition; this table
- * names that route, and the test derives the route's scope from workers/scopes.ts (an /api route it
- * does not list needs admin). A tool with no route of its own is ordinary agent work, open to chat,
+ * names that route, and the test derives the route's scope from its declaration (`scope(…)` beside the route,
+ * workers/scopes.ts; an /api route that declares none needs admin). A tool with no route of its own is ordinary agent work, open to chat,
  * and says why. A new built-in tool fails here until it has a line.
  */
 type Route = readonly [method: string, path: string];
@@ -47,8 +48,9 @@ const toolRoutes: Record<string, Route | { open: string }> = {
   "fs.delete": ["POST", "/api/features/:feature/tasks/:task/commit"],
 };
 
+const routeScopes = declaredScopes(makeApp().routes);
 function routeScope([method, path]: Route): Scope {
-  return routeScopes.find(([m, p]) => m === method && p === path)?.[2] ?? "admin";
+  return routeScopes.find((r) => r.method === method && r.path === path)?.scope ?? "admin";
 }
 
 const profile = { name: "x", runtime: { tools: workToolNames }, script: { spawn: { allowed: true, quota: 1 } } } as unknown as AgentProfile;
@@ -67,6 +69,22 @@ describe("every built-in tool needs the scope of its own route", () => {
 
   it("the table names every built-in tool, and nothing else", () => {
     expect(builtinSpecs.map((s) => s.name).sort()).toEqual(Object.keys(toolRoutes).sort());
+  });
+
+  it("every tool source takes its specs from the one catalog (core/tools/builtins/catalog.ts), nothing besides", () => {
+    expect(builtinSpecs.map((s) => s.name)).toEqual(builtinToolNames());
+    for (const spec of builtinSpecs) {
+      // http.fetch names the agent's own hosts and limits in its description.
+      const { description, timeoutMs, ...rest } = spec;
+      const { description: listed, timeoutMs: listedTimeout, ...catalogRest } = builtinSpec(spec.name);
+      expect(rest, spec.name).toEqual(catalogRest);
+      if (spec.name !== "http.fetch") expect({ description, timeoutMs }, spec.name).toEqual({ description: listed, timeoutMs: listedTimeout });
+    }
+    expect(() => builtinSpec("clock.later")).toThrow("'clock.later' is not a built-in tool");
+  });
+
+  it("a task's worker gets only built-in tools", () => {
+    expect(workerTools.filter((name) => !builtinToolNames().includes(name))).toEqual([]);
   });
 
   for (const spec of builtinSpecs) {

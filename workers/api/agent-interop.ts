@@ -23,6 +23,7 @@ import { modelSettingsSchema } from "../../core/run/limits";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { contextToolNames } from "../../durable-objects/agent/memory/context-tools";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { projectOutbound } from "../project-secrets";
 import { valid } from "../validation";
 import { exportRedactor } from "../export-redaction";
@@ -64,7 +65,7 @@ async function readImport(format: (typeof agentImportFormats)[number], name: str
  * script; for opencode `config` is the file's text). Every part a format cannot hold is a warning, both ways.
  */
 export const agentInteropRoutes = new Hono<AppEnv>()
-  .post("/import", valid("query", importQuery), valid("json", importBody), async (c) => {
+  .post("/import", scope("admin"), valid("query", importQuery), valid("json", importBody), async (c) => {
     const project = c.get("project");
     const { format } = c.req.valid("query");
     const { name, config } = c.req.valid("json");
@@ -82,7 +83,7 @@ export const agentInteropRoutes = new Hono<AppEnv>()
     await pushProfile(c.env, project, profile);
     return c.json({ agent: profile, script: { source: read.source, format: "pantheon" as const }, warnings: [...read.warnings, ...merged.warnings] }, 201);
   })
-  .get("/:name/export", valid("param", nameParam), valid("query", exportQuery), async (c) => {
+  .get("/:name/export", scope("admin"), valid("param", nameParam), valid("query", exportQuery), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const { format } = c.req.valid("query");

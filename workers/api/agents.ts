@@ -6,6 +6,7 @@ import { defaultModelFrom } from "../../core/models";
 import { modelChoiceSchema, modelSettingsSchema } from "../../core/run/limits";
 import { modelSecretNamesOf, resolvedModelOf } from "../../durable-objects/agent/runs/models";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { projectOutbound } from "../project-secrets";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
@@ -46,12 +47,12 @@ export async function pushProfile(env: Env, project: string, profile: AgentProfi
 }
 
 export const agentRoutes = new Hono<AppEnv>()
-  .get("/", async (c) => {
+  .get("/", scope("chat"), async (c) => {
     const profiles = await registryStub(c.env, c.get("project")).listAgents();
     const own = await ownSecretNamesFor(c.env, c.get("project"), profiles);
     return c.json({ agents: await Promise.all(profiles.map((p) => withStatus(c.env, c.get("project"), p, own))) });
   })
-  .post("/", valid("json", createAgentSchema), async (c) => {
+  .post("/", scope("admin"), valid("json", createAgentSchema), async (c) => {
     const project = c.get("project");
     const input = c.req.valid("json");
     // Tool secrets must be declared and endpoints reachable under the guard, before anything is stored.
@@ -61,12 +62,12 @@ export const agentRoutes = new Hono<AppEnv>()
     await pushProfile(c.env, project, profile);
     return c.json(await withStatus(c.env, project, profile), 201);
   })
-  .get("/:name", valid("param", nameParam), async (c) => {
+  .get("/:name", scope("chat"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const profile = await call(registryStub(c.env, project).getAgent(c.req.valid("param").name));
     return c.json(await withStatus(c.env, project, profile));
   })
-  .patch("/:name", valid("param", nameParam), valid("json", agentPatchSchema), async (c) => {
+  .patch("/:name", scope("admin"), valid("param", nameParam), valid("json", agentPatchSchema), async (c) => {
     const project = c.get("project");
     const { runtime } = c.req.valid("json");
     if (runtime) assertRuntimeOutbound(runtime, await projectOutbound(c.env, c.get("project"), runtime));
@@ -75,7 +76,7 @@ export const agentRoutes = new Hono<AppEnv>()
     return c.json(await withStatus(c.env, project, profile));
   })
   /** One run toward the agent's standing goals: its reply is stored, the goals are its request (never in the history). */
-  .post("/:name/tick", valid("param", nameParam), valid("json", tickSchema), async (c) => {
+  .post("/:name/tick", scope("admin"), valid("param", nameParam), valid("json", tickSchema), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     await call(registryStub(c.env, project).getAgent(name));
@@ -83,7 +84,7 @@ export const agentRoutes = new Hono<AppEnv>()
     const outcome = await call((await agentStub(c.env, project, name)).tick(runPrincipal(c), session));
     return c.json({ runId: outcome.runId, sessionId: outcome.sessionId, status: outcome.status, reply: outcome.reply, ...(outcome.error ? { error: outcome.error } : {}) });
   })
-  .delete("/:name", valid("param", nameParam), async (c) => {
+  .delete("/:name", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const registry = registryStub(c.env, project);

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { PantheonError } from "../../core/errors";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { agentStub, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 
@@ -15,7 +16,7 @@ async function runStatus(env: Env, project: string, agent: string, runId: string
 }
 
 /** `GET /api/bus`: pending (sent, not delivered), in-flight and dead-lettered messages per receiving agent. */
-export const busRoutes = new Hono<AppEnv>().get("/", async (c) => {
+export const busRoutes = new Hono<AppEnv>().get("/", scope("admin"), async (c) => {
   const agents = await registryStub(c.env, c.get("project")).busCounts();
   const total = agents.reduce((sum, a) => ({ pending: sum.pending + a.pending, inFlight: sum.inFlight + a.inFlight, dead: sum.dead + a.dead }), { pending: 0, inFlight: 0, dead: 0 });
   return c.json({ agents, total });
@@ -25,7 +26,7 @@ export const busRoutes = new Hono<AppEnv>().get("/", async (c) => {
  * `GET /api/conversations/:id`: a delegation chain across agents, in the order it was asked. The id
  * is the id of the run that asked first; each hop has the run its question started and that run's status.
  */
-export const conversationRoutes = new Hono<AppEnv>().get("/:id", valid("param", conversationParam), async (c) => {
+export const conversationRoutes = new Hono<AppEnv>().get("/:id", scope("chat"), valid("param", conversationParam), async (c) => {
   const project = c.get("project");
   const { id } = c.req.valid("param");
   const hops = await registryStub(c.env, project).busConversation(id);

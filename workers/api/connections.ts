@@ -3,6 +3,7 @@ import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema } from "../../core/agents";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
@@ -16,11 +17,11 @@ const connectionsBody = lazySchema(() => z.strictObject({ connections: z.array(a
  * or dropped get theirs too (their `askedBy`, checked where a request is received).
  */
 export const connectionRoutes = new Hono<AppEnv>()
-  .get("/:name/connections", valid("param", nameParam), async (c) => {
+  .get("/:name/connections", scope("admin"), valid("param", nameParam), async (c) => {
     const profile = await call(registryStub(c.env, c.get("project")).getAgent(c.req.valid("param").name));
     return c.json({ connections: profile.connections });
   })
-  .put("/:name/connections", valid("param", nameParam), valid("json", connectionsBody), async (c) => {
+  .put("/:name/connections", scope("admin"), valid("param", nameParam), valid("json", connectionsBody), async (c) => {
     const project = c.get("project");
     const registry = registryStub(c.env, project);
     const name = c.req.valid("param").name;

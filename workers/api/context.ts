@@ -3,6 +3,7 @@ import { z } from "zod";
 import { maxItemsLimit } from "../../core/context";
 import { lazySchema } from "../../core/lazy-schema";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
@@ -32,12 +33,12 @@ const documentBody = lazySchema(() =>
 
 /** What the model would see for a message, and documents added to an agent's context sources. */
 export const contextRoutes = new Hono<AppEnv>()
-  .get("/:name/context", valid("param", nameParam), valid("query", previewQuery), async (c) => {
+  .get("/:name/context", scope("admin"), valid("param", nameParam), valid("query", previewQuery), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     const { q, session, maxTokens, k } = c.req.valid("query");
     return c.json(await call(agent.previewContext({ q, ...(session ? { session } : {}), ...(maxTokens ? { maxTokens } : {}), ...(k ? { k } : {}) })));
   })
-  .post("/:name/sources/:source/documents", valid("param", sourceParam), valid("json", documentBody), async (c) => {
+  .post("/:name/sources/:source/documents", scope("admin"), valid("param", sourceParam), valid("json", documentBody), async (c) => {
     const { name, source } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     return c.json(await call(agent.addDocument(source, c.req.valid("json"))), 201);

@@ -8,6 +8,7 @@ import { costOf } from "../../core/models/prices";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { runPrincipal } from "../auth";
 import type { AppContext, AppEnv } from "../env";
+import { scope } from "../scopes";
 import { valid } from "../validation";
 
 const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
@@ -74,7 +75,7 @@ async function runCase(c: AppContext, agent: Agent, suite: EvalSuite, item: Eval
  * previous run of the same suite. The agent must exist; the cases act with the caller's rights.
  */
 export const evalRoutes = new Hono<AppEnv>()
-  .post("/:name/evals", valid("param", nameParam), valid("json", runBody), async (c) => {
+  .post("/:name/evals", scope("admin"), valid("param", nameParam), valid("json", runBody), async (c) => {
     const { name } = c.req.valid("param");
     const { suite } = c.req.valid("json");
     const agent = await agentStub(c.env, c.get("project"), name);
@@ -94,11 +95,11 @@ export const evalRoutes = new Hono<AppEnv>()
     const previous = await call(agent.keepEvalRun(run));
     return c.json({ run, comparison: compareRuns(previous, run) }, 201);
   })
-  .get("/:name/evals", valid("param", nameParam), valid("query", listQuery), async (c) => {
+  .get("/:name/evals", scope("chat"), valid("param", nameParam), valid("query", listQuery), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json({ runs: await call(agent.evalRuns(c.req.valid("query").limit)) });
   })
-  .get("/:name/evals/:id", valid("param", runParam), async (c) => {
+  .get("/:name/evals/:id", scope("chat"), valid("param", runParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     const run = await call(agent.evalRun(id));

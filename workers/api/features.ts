@@ -7,6 +7,7 @@ import { answerSchema, pullRequestBody, remoteSchema, featureCreateSchema, featu
 import { agentStub, call } from "../../durable-objects/stubs";
 import { makeWork } from "../../durable-objects/feature/work";
 import type { AppContext, AppEnv } from "../env";
+import { scope } from "../scopes";
 import { valid } from "../validation";
 
 const featureParam = lazySchema(() => z.object({ feature: featureNameSchema }));
@@ -68,49 +69,51 @@ async function asOrchestrator(c: AppContext, feature: string, tool: "plan.write"
  * approves, answers, starts, commits and discards; the orchestrating agent writes plans and syncs.
  */
 export const featureRoutes = new Hono<AppEnv>()
-  .get("/", async (c) => {
+  .get("/", scope("chat"), async (c) => {
     const work = workOf(c);
     const index = await work.list();
     const features = await Promise.all(index.map(async (f) => call(work.feature(f.name).summary())));
     return c.json({ features });
   })
-  .post("/", valid("json", featureCreateSchema), async (c) => c.json(await workOf(c).create(c.req.valid("json")), 201))
-  .get("/:feature", valid("param", featureParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).summary())))
-  .patch("/:feature", valid("param", featureParam), valid("json", featurePatchSchema), async (c) => {
+  .post("/", scope("admin"), valid("json", featureCreateSchema), async (c) => c.json(await workOf(c).create(c.req.valid("json")), 201))
+  // Reading a feature, its plan, tasks, files and repository and commenting is talking (chat); starting,
+  // committing, discarding, creating and deleting are the operator's (admin); deciding is approve.
+  .get("/:feature", scope("chat"), valid("param", featureParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).summary())))
+  .patch("/:feature", scope("admin"), valid("param", featureParam), valid("json", featurePatchSchema), async (c) => {
     const { feature } = c.req.valid("param");
     const updated = await call((await featureOf(c, feature)).update(c.req.valid("json")));
     if (c.req.valid("json").title) await workOf(c).reindex(feature, updated);
     return c.json(updated);
   })
-  .delete("/:feature", valid("param", featureParam), async (c) => {
+  .delete("/:feature", scope("admin"), valid("param", featureParam), async (c) => {
     await workOf(c).remove(c.req.valid("param").feature);
     return c.body(null, 204);
   })
-  .get("/:feature/plan", valid("param", featureParam), valid("query", versionQuery), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).readPlan(c.req.valid("query").version))))
-  .put("/:feature/plan", valid("param", featureParam), valid("json", planWriteSchema), async (c) => asOrchestrator(c, c.req.valid("param").feature, "plan.write", { markdown: c.req.valid("json").markdown }))
-  .post("/:feature/plan/comments", valid("param", featureParam), valid("json", planCommentSchema), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).comment(c.req.valid("json"), personOf(c))), 201))
-  .post("/:feature/plan/approve", valid("param", featureParam), valid("json", z.strictObject({ version: z.number().int().min(1).optional() }).default({})), async (c) =>
+  .get("/:feature/plan", scope("chat"), valid("param", featureParam), valid("query", versionQuery), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).readPlan(c.req.valid("query").version))))
+  .put("/:feature/plan", scope("admin"), valid("param", featureParam), valid("json", planWriteSchema), async (c) => asOrchestrator(c, c.req.valid("param").feature, "plan.write", { markdown: c.req.valid("json").markdown }))
+  .post("/:feature/plan/comments", scope("chat"), valid("param", featureParam), valid("json", planCommentSchema), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).comment(c.req.valid("json"), personOf(c))), 201))
+  .post("/:feature/plan/approve", scope("approve"), valid("param", featureParam), valid("json", z.strictObject({ version: z.number().int().min(1).optional() }).default({})), async (c) =>
     c.json(await call((await featureOf(c, c.req.valid("param").feature)).approve(c.req.valid("json").version, personOf(c)))),
   )
-  .post("/:feature/tasks/sync", valid("param", featureParam), async (c) => asOrchestrator(c, c.req.valid("param").feature, "tasks.sync", {}))
-  .get("/:feature/tasks", valid("param", featureParam), async (c) => {
+  .post("/:feature/tasks/sync", scope("admin"), valid("param", featureParam), async (c) => asOrchestrator(c, c.req.valid("param").feature, "tasks.sync", {}))
+  .get("/:feature/tasks", scope("chat"), valid("param", featureParam), async (c) => {
     const work = workOf(c);
     const { feature } = c.req.valid("param");
     await work.resolve(feature);
     return c.json({ tasks: await call(work.feature(feature).tasks(work.lookup)) });
   })
-  .get("/:feature/tasks/:task", valid("param", taskParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).taskDetail(c.req.valid("param").task))))
-  .post("/:feature/tasks/:task/start", valid("param", taskParam), async (c) => {
+  .get("/:feature/tasks/:task", scope("chat"), valid("param", taskParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).taskDetail(c.req.valid("param").task))))
+  .post("/:feature/tasks/:task/start", scope("admin"), valid("param", taskParam), async (c) => {
     const { feature, task } = c.req.valid("param");
     await workOf(c).resolve(feature);
     return c.json(await workOf(c).startTask(feature, task, personOf(c)), 202);
   })
-  .post("/:feature/tasks/:task/answer", valid("param", taskParam), valid("json", answerSchema), async (c) => {
+  .post("/:feature/tasks/:task/answer", scope("approve"), valid("param", taskParam), valid("json", answerSchema), async (c) => {
     const { feature, task } = c.req.valid("param");
     await workOf(c).resolve(feature);
     return c.json(await workOf(c).answer(feature, task, c.req.valid("json").answer, personOf(c)));
   })
-  .post("/:feature/tasks/:task/commit", valid("param", taskParam), valid("json", commitBody), async (c) => {
+  .post("/:feature/tasks/:task/commit", scope("admin"), valid("param", taskParam), valid("json", commitBody), async (c) => {
     const { feature, task } = c.req.valid("param");
     const body = c.req.valid("json");
     const f = await featureOf(c, feature);
@@ -118,41 +121,41 @@ export const featureRoutes = new Hono<AppEnv>()
     const key = body.key ?? c.req.header("idempotency-key") ?? crypto.randomUUID();
     return c.json(await call(f.commitTask({ task, key, ...(body.summary ? { summary: body.summary } : {}), ...(body.status ? { status: body.status } : {}) }, personOf(c))));
   })
-  .post("/:feature/tasks/:task/discard", valid("param", taskParam), async (c) => {
+  .post("/:feature/tasks/:task/discard", scope("admin"), valid("param", taskParam), async (c) => {
     const { feature, task } = c.req.valid("param");
     await workOf(c).resolve(feature);
     return c.json(await workOf(c).discard(feature, task, personOf(c)));
   })
-  .get("/:feature/files", valid("param", featureParam), valid("query", filesQuery), async (c) => {
+  .get("/:feature/files", scope("chat"), valid("param", featureParam), valid("query", filesQuery), async (c) => {
     const q = c.req.valid("query");
     const files = await call((await featureOf(c, c.req.valid("param").feature)).listFiles({ ...(q.task ? { task: q.task } : {}), ...(q.ref ? { ref: q.ref } : {}), ...(q.prefix ? { prefix: q.prefix } : {}) }));
     return c.json({ files });
   })
-  .get("/:feature/files/content", valid("param", featureParam), valid("query", fileQuery), async (c) => {
+  .get("/:feature/files/content", scope("chat"), valid("param", featureParam), valid("query", fileQuery), async (c) => {
     const q = c.req.valid("query");
     return c.json(await call((await featureOf(c, c.req.valid("param").feature)).readFile({ path: q.path, ...(q.task ? { task: q.task } : {}), ...(q.ref ? { ref: q.ref } : {}) })));
   })
-  .get("/:feature/report", valid("param", featureParam), async (c) => {
+  .get("/:feature/report", scope("chat"), valid("param", featureParam), async (c) => {
     const { feature } = c.req.valid("param");
     await workOf(c).resolve(feature);
     return c.json(await workOf(c).report(feature));
   })
   // The feature's git repository (durable-objects/feature/repo): history, branches, diffs, a person's
   // resolution of a conflict, and the ways the work leaves (push, pull request, download).
-  .get("/:feature/commits", valid("param", featureParam), valid("query", commitsQuery), async (c) => {
+  .get("/:feature/commits", scope("chat"), valid("param", featureParam), valid("query", commitsQuery), async (c) => {
     const q = c.req.valid("query");
     return c.json(await call((await repoOf(c, c.req.valid("param").feature)).commits(q.ref, q.limit)));
   })
-  .get("/:feature/commits/:sha/diff", valid("param", shaParam), async (c) => c.json(await call((await repoOf(c, c.req.valid("param").feature)).diff(c.req.valid("param").sha))))
-  .get("/:feature/branches", valid("param", featureParam), async (c) => c.json(await call((await repoOf(c, c.req.valid("param").feature)).branches())))
-  .post("/:feature/tasks/:task/resolve", valid("param", taskParam), valid("json", resolveBody), async (c) => {
+  .get("/:feature/commits/:sha/diff", scope("chat"), valid("param", shaParam), async (c) => c.json(await call((await repoOf(c, c.req.valid("param").feature)).diff(c.req.valid("param").sha))))
+  .get("/:feature/branches", scope("chat"), valid("param", featureParam), async (c) => c.json(await call((await repoOf(c, c.req.valid("param").feature)).branches())))
+  .post("/:feature/tasks/:task/resolve", scope("admin"), valid("param", taskParam), valid("json", resolveBody), async (c) => {
     const { feature, task } = c.req.valid("param");
     const body = c.req.valid("json");
     const key = body.key ?? c.req.header("idempotency-key") ?? crypto.randomUUID();
     return c.json(await call((await repoOf(c, feature)).resolve(task, { files: body.files, key, ...(body.summary ? { summary: body.summary } : {}) }, personOf(c))));
   })
-  .post("/:feature/push", valid("param", featureParam), valid("json", pushBody), async (c) => c.json(await call((await repoOf(c, c.req.valid("param").feature)).push(c.req.valid("json")))))
-  .post("/:feature/pr", valid("param", featureParam), valid("json", prBody), async (c) => {
+  .post("/:feature/push", scope("admin"), valid("param", featureParam), valid("json", pushBody), async (c) => c.json(await call((await repoOf(c, c.req.valid("param").feature)).push(c.req.valid("json")))))
+  .post("/:feature/pr", scope("admin"), valid("param", featureParam), valid("json", prBody), async (c) => {
     const { feature } = c.req.valid("param");
     const body = c.req.valid("json");
     const summary = await call((await featureOf(c, feature)).summary());
@@ -160,46 +163,47 @@ export const featureRoutes = new Hono<AppEnv>()
     const report = await workOf(c).report(feature);
     return c.json(await call((await repoOf(c, feature)).pullRequest({ title, body: pullRequestBody(report, title), ...(body.base ? { base: body.base } : {}), ...(body.head ? { head: body.head } : {}), ...(body.tokenSecret ? { tokenSecret: body.tokenSecret } : {}) })), 201);
   })
-  .get("/:feature/download", valid("param", featureParam), valid("query", downloadQuery), async (c) => {
+  .get("/:feature/download", scope("chat"), valid("param", featureParam), valid("query", downloadQuery), async (c) => {
     const out = await call((await repoOf(c, c.req.valid("param").feature)).download(c.req.valid("query").format));
     return c.body(new Uint8Array(out.bytes), 200, { "content-type": out.contentType, "content-disposition": `attachment; filename="${out.filename}"` });
   })
-  .get("/:feature/report.md", valid("param", featureParam), async (c) => {
+  .get("/:feature/report.md", scope("chat"), valid("param", featureParam), async (c) => {
     const { feature } = c.req.valid("param");
     const work = workOf(c);
     await work.resolve(feature);
     return markdown(c, await call(work.feature(feature).reportMarkdown(work.lookup, new URL(c.req.url).origin)));
   })
-  .get("/:feature/tasks/:task/report.md", valid("param", taskParam), async (c) => {
+  .get("/:feature/tasks/:task/report.md", scope("chat"), valid("param", taskParam), async (c) => {
     const { feature, task } = c.req.valid("param");
     const work = workOf(c);
     await work.resolve(feature);
     return markdown(c, await call(work.feature(feature).taskReport(task, work.lookup, new URL(c.req.url).origin)));
   })
-  .get("/:feature/plan/analysis", valid("param", featureParam), valid("query", versionQuery), async (c) => {
+  .get("/:feature/plan/analysis", scope("chat"), valid("param", featureParam), valid("query", versionQuery), async (c) => {
     const plan = await call((await featureOf(c, c.req.valid("param").feature)).readPlan(c.req.valid("query").version));
     return c.json({ version: plan.version, ...plan.analysis });
   })
   // Run-all and the pause switch (durable-objects/feature/runner.ts).
-  .post("/:feature/run-all", valid("param", featureParam), async (c) => {
+  .post("/:feature/run-all", scope("admin"), valid("param", featureParam), async (c) => {
     const { feature } = c.req.valid("param");
     await workOf(c).resolve(feature);
     const started = await workOf(c).runAll(feature, personOf(c));
     return c.json({ ...started, started: started.next ? [started.next] : [] }, 202);
   })
-  .post("/:feature/pause", valid("param", featureParam), async (c) => {
+  // The pause switch is a person's brake: whoever may decide approvals may pull it and release it.
+  .post("/:feature/pause", scope("approve"), valid("param", featureParam), async (c) => {
     const { feature } = c.req.valid("param");
     await workOf(c).resolve(feature);
     return c.json(await workOf(c).pause(feature, personOf(c)));
   })
-  .post("/:feature/resume", valid("param", featureParam), async (c) => {
+  .post("/:feature/resume", scope("approve"), valid("param", featureParam), async (c) => {
     const { feature } = c.req.valid("param");
     await workOf(c).resolve(feature);
     return c.json(await workOf(c).resume(feature, personOf(c)));
   })
   // Clarify: the planner's questions before it writes the plan, answered only as answers.
-  .get("/:feature/questions", valid("param", featureParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).questionList(false))))
-  .post("/:feature/questions/:id/answer", valid("param", questionParam), valid("json", answerSchema), async (c) => {
+  .get("/:feature/questions", scope("chat"), valid("param", featureParam), async (c) => c.json(await call((await featureOf(c, c.req.valid("param").feature)).questionList(false))))
+  .post("/:feature/questions/:id/answer", scope("approve"), valid("param", questionParam), valid("json", answerSchema), async (c) => {
     const { feature, id } = c.req.valid("param");
     const work = workOf(c);
     await work.resolve(feature);

@@ -7,6 +7,7 @@ import { inviteCreateSchema, inviteRedeemSchema, joinLink, newInviteCode } from 
 import { call, registryStub } from "../../durable-objects/stubs";
 import { projectMiddleware } from "../auth";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { valid } from "../validation";
 
 /**
@@ -14,15 +15,15 @@ import { valid } from "../validation";
  * The code is shown once, in the link; only its SHA-256 is stored.
  */
 export const inviteRoutes = new Hono<AppEnv>()
-  .get("/", async (c) => c.json({ invites: await registryStub(c.env, c.get("project")).listInvites() }))
-  .post("/", valid("json", inviteCreateSchema), async (c) => {
+  .get("/", scope("admin"), async (c) => c.json({ invites: await registryStub(c.env, c.get("project")).listInvites() }))
+  .post("/", scope("admin"), valid("json", inviteCreateSchema), async (c) => {
     const { name, scope, expiresIn } = c.req.valid("json");
     const project = c.get("project");
     const code = newInviteCode();
     const invite = await registryStub(c.env, project).createInvite({ name, scope, hash: await sha256Hex(code), seconds: expiresIn });
     return c.json({ ...invite, project, code, link: joinLink(new URL(c.req.url).origin, code, project) }, 201);
   })
-  .delete("/:id", valid("param", z.object({ id: z.string().uuid("an invite id as returned by GET /api/invites") })), async (c) => {
+  .delete("/:id", scope("admin"), valid("param", z.object({ id: z.string().uuid("an invite id as returned by GET /api/invites") })), async (c) => {
     await call(registryStub(c.env, c.get("project")).deleteInvite(c.req.valid("param").id));
     return c.body(null, 204);
   });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema } from "../../core/agents";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
@@ -37,16 +38,16 @@ const serverParam = lazySchema(() => z.object({ name: agentNameSchema, id: serve
  * // 201 { id: "calc", name: "calc", url, state: "ready", tools: [{ name: "calc.add", mcpName: "add", ... }] }
  */
 export const mcpRoutes = new Hono<AppEnv>()
-  .get("/:name/mcp", valid("param", nameParam), async (c) => {
+  .get("/:name/mcp", scope("admin"), valid("param", nameParam), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json({ servers: await call(agent.listMcpServers()) });
   })
-  .post("/:name/mcp", valid("param", nameParam), valid("json", z.strictObject({ name: serverName, url: serverUrl })), async (c) => {
+  .post("/:name/mcp", scope("admin"), valid("param", nameParam), valid("json", z.strictObject({ name: serverName, url: serverUrl })), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     const { name, url } = c.req.valid("json");
     return c.json(await call(agent.connectMcpServer(name, url)), 201);
   })
-  .delete("/:name/mcp/:id", valid("param", serverParam), async (c) => {
+  .delete("/:name/mcp/:id", scope("admin"), valid("param", serverParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     await call(agent.disconnectMcpServer(id));

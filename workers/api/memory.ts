@@ -4,6 +4,7 @@ import { lazySchema } from "../../core/lazy-schema";
 import { memoryKinds, occurredAtSchema, type MemoryKind } from "../../core/context";
 import { PantheonError } from "../../core/errors";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
@@ -35,45 +36,45 @@ const memoryBody = lazySchema(() =>
  * re-embedding after an embedder change, and consolidation on demand.
  */
 export const memoryRoutes = new Hono<AppEnv>()
-  .get("/:name/memories/status", valid("param", nameParam), async (c) => {
+  .get("/:name/memories/status", scope("admin"), valid("param", nameParam), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json(await call(agent.memoryStatus()));
   })
-  .get("/:name/memories/export", valid("param", nameParam), async (c) => {
+  .get("/:name/memories/export", scope("admin"), valid("param", nameParam), async (c) => {
     const { name } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     const text = await call(agent.exportMemories());
     return c.body(text, 200, { "content-type": "application/x-ndjson; charset=utf-8", "content-disposition": `attachment; filename="${name}-memories.jsonl"` });
   })
-  .post("/:name/memories/import", valid("param", nameParam), async (c) => {
+  .post("/:name/memories/import", scope("admin"), valid("param", nameParam), async (c) => {
     if (!(c.req.header("content-type") ?? "").includes("application/x-ndjson")) {
       throw new PantheonError("unsupported_media_type", "send the memories as JSON lines with 'Content-Type: application/x-ndjson'");
     }
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json(await call(agent.importMemories(await c.req.text())));
   })
-  .post("/:name/memories/reembed", valid("param", nameParam), async (c) => {
+  .post("/:name/memories/reembed", scope("admin"), valid("param", nameParam), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json(await call(agent.reembedMemories()));
   })
-  .post("/:name/memories/consolidate", valid("param", nameParam), async (c) => {
+  .post("/:name/memories/consolidate", scope("admin"), valid("param", nameParam), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json(await call(agent.consolidateMemories()));
   })
-  .get("/:name/memories", valid("param", nameParam), valid("query", listQuery), async (c) => {
+  .get("/:name/memories", scope("admin"), valid("param", nameParam), valid("query", listQuery), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json(await call(agent.listMemories(c.req.valid("query"))));
   })
-  .post("/:name/memories", valid("param", nameParam), valid("json", memoryBody), async (c) => {
+  .post("/:name/memories", scope("admin"), valid("param", nameParam), valid("json", memoryBody), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json(await call(agent.createMemory(c.req.valid("json"))), 201);
   })
-  .get("/:name/memories/:id", valid("param", idParam), async (c) => {
+  .get("/:name/memories/:id", scope("admin"), valid("param", idParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     return c.json(await call(agent.getMemory(id)));
   })
-  .delete("/:name/memories/:id", valid("param", idParam), async (c) => {
+  .delete("/:name/memories/:id", scope("admin"), valid("param", idParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     await call(agent.deleteMemory(id));

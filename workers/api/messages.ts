@@ -4,6 +4,7 @@ import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { runLimitOverridesSchema } from "../../core/run/limits";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
@@ -50,7 +51,7 @@ const historyQuery = lazySchema(() =>
 );
 
 export const messageRoutes = new Hono<AppEnv>()
-  .post("/:name/messages", valid("param", nameParam), valid("json", messageBody), async (c) => {
+  .post("/:name/messages", scope("chat"), valid("param", nameParam), valid("json", messageBody), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     // A person's device writes in their name (the history shows who said it); other tokens do not.
     // The run acts with this token's rights: a tool beyond them waits for a holder (core/gates scope.ts).
@@ -65,7 +66,7 @@ export const messageRoutes = new Hono<AppEnv>()
     }
     return c.json(await call(agent.chat(input)));
   })
-  .get("/:name/messages", valid("param", nameParam), valid("query", historyQuery), async (c) => {
+  .get("/:name/messages", scope("chat"), valid("param", nameParam), valid("query", historyQuery), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json(await call(agent.listMessages(c.req.valid("query"))));
   });

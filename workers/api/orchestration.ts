@@ -8,6 +8,7 @@ import { agentStub, call } from "../../durable-objects/stubs";
 import type { FanOutView, WorkflowView } from "../../durable-objects/agent/workflows";
 import { runPrincipal } from "../auth";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { parseOrThrow, valid } from "../validation";
 import { nameParam } from "./agents";
 
@@ -29,21 +30,23 @@ const startWorkflowBody = lazySchema(() =>
  * reads until it is decided or finished: they outlive a request, and an eviction.
  */
 export const orchestrationRoutes = new Hono<AppEnv>()
-  .post("/:name/fanouts", valid("param", nameParam), valid("json", fanOutBody), async (c) => {
+  // A fan-out asks the agent's connections, as a chat's model could (chat); starting a workflow runs
+  // the agent's tools as steps (admin).
+  .post("/:name/fanouts", scope("chat"), valid("param", nameParam), valid("json", fanOutBody), async (c) => {
     const { id, ...spec } = c.req.valid("json") as FanOutSpec & { id?: string };
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json((await call(agent.orchestrate({ op: "fanout.start", spec: { ...spec, principal: runPrincipal(c) }, ...(id ? { id } : {}) }))) as FanOutView, 202);
   })
-  .get("/:name/fanouts/:id", valid("param", itemParam), async (c) => {
+  .get("/:name/fanouts/:id", scope("chat"), valid("param", itemParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     return c.json((await call(agent.orchestrate({ op: "fanout.get", id }))) as FanOutView);
   })
-  .get("/:name/workflows", valid("param", nameParam), async (c) => {
+  .get("/:name/workflows", scope("chat"), valid("param", nameParam), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json({ workflows: (await call(agent.orchestrate({ op: "workflow.list" }))) as Workflow[] });
   })
-  .post("/:name/workflows", valid("param", nameParam), valid("json", startWorkflowBody), async (c) => {
+  .post("/:name/workflows", scope("admin"), valid("param", nameParam), valid("json", startWorkflowBody), async (c) => {
     const body = c.req.valid("json");
     // The graph's own issues, with their paths under `workflow` (a union would report only that it matched neither).
     const graph = typeof body.workflow === "string" ? body.workflow : parseOrThrow(z.object({ workflow: workflowSchema }), { workflow: body.workflow }, "workflow").workflow;
@@ -51,7 +54,7 @@ export const orchestrationRoutes = new Hono<AppEnv>()
     const started = await call(agent.orchestrate({ op: "workflow.start", workflow: graph, input: body.input, ...(body.id ? { id: body.id } : {}), principal: runPrincipal(c) }));
     return c.json(started as WorkflowView, 202);
   })
-  .get("/:name/workflows/:id", valid("param", itemParam), async (c) => {
+  .get("/:name/workflows/:id", scope("chat"), valid("param", itemParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     return c.json((await call(agent.orchestrate({ op: "workflow.get", id }))) as WorkflowView);

@@ -10,6 +10,7 @@ import { modelSettingsSchema } from "../../core/run/limits";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { everyAgentsTools } from "./scripts";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { projectOutbound } from "../project-secrets";
 import { checkDeploymentAdmin, checkReach, deleteProject, projectRecord } from "../projects";
 import { valid } from "../validation";
@@ -37,14 +38,14 @@ async function withCount(env: Env, record: ProjectRecord) {
  * /api/projects/:slug` with its agents. An unknown project is a 404 naming it on every route.
  */
 export const projectRoutes = new Hono<AppEnv>()
-  .get("/", async (c) => {
+  .get("/", scope("admin"), async (c) => {
     const own = c.get("principal") !== "admin";
     const indexed = own ? [] : await registryStub(c.env, projectIndexName).projectIndexList();
     const records = own ? [await projectRecord(c.env, c.get("project"))] : [await projectRecord(c.env, defaultProject), ...indexed.filter((p) => p.slug !== defaultProject)];
     records.sort((a, b) => (a.slug === defaultProject ? -1 : b.slug === defaultProject ? 1 : a.slug.localeCompare(b.slug)));
     return c.json({ projects: await Promise.all(records.map((r) => withCount(c.env, r))) });
   })
-  .post("/", valid("json", createProjectSchema), async (c) => {
+  .post("/", scope("admin"), valid("json", createProjectSchema), async (c) => {
     checkDeploymentAdmin(c, "create projects");
     const { slug, title } = c.req.valid("json");
     if (slug === defaultProject) throw new PantheonError("conflict", `a project named '${slug}' already exists`, { details: { project: slug } });
@@ -52,7 +53,7 @@ export const projectRoutes = new Hono<AppEnv>()
     await registryStub(c.env, projectIndexName).projectIndexPut(slug, record);
     return c.json({ project: { ...record, agents: 0 } }, 201);
   })
-  .delete("/:slug", valid("param", slugParam), async (c) => {
+  .delete("/:slug", scope("admin"), valid("param", slugParam), async (c) => {
     checkDeploymentAdmin(c, "delete projects");
     const { slug } = c.req.valid("param");
     if (slug === defaultProject) throw new PantheonError("bad_request", "the default project cannot be deleted; delete its agents instead", { details: { project: slug } });
@@ -65,7 +66,7 @@ export const projectRoutes = new Hono<AppEnv>()
    * is refused whole (400 `invalid_project_file`, each problem at its JSON path); tools Pantheon does
    * not provide are kept as declared names and come back as warnings.
    */
-  .post("/:slug/import", valid("param", slugParam), valid("json", z.unknown()), async (c) => {
+  .post("/:slug/import", scope("admin"), valid("param", slugParam), valid("json", z.unknown()), async (c) => {
     const { slug } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
@@ -91,7 +92,7 @@ export const projectRoutes = new Hono<AppEnv>()
     return c.json(report, 200);
   })
   /** The project as a project file: what import reads, with Pantheon's own fields under `pantheon`. */
-  .get("/:slug/export", valid("param", slugParam), async (c) => {
+  .get("/:slug/export", scope("admin"), valid("param", slugParam), async (c) => {
     const { slug } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);

@@ -8,6 +8,7 @@ import { modelBaseUrlRefusal } from "../../core/secrets";
 import { outboundSettingsFrom } from "../../core/tools";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { checkReach, projectRecord } from "../projects";
 import { valid } from "../validation";
 
@@ -30,13 +31,13 @@ async function reconfigure(env: Env, slug: string, users: string[]): Promise<voi
  * The list shows the secret's name, never a value. `DELETE` refuses while an agent's model names it.
  */
 export const providerRoutes = new Hono<AppEnv>()
-  .get("/:slug/providers", valid("param", slugOnly), async (c) => {
+  .get("/:slug/providers", scope("admin"), valid("param", slugOnly), async (c) => {
     const { slug } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
     return c.json({ providers: await registryStub(c.env, slug).providerList() });
   })
-  .get("/:slug/providers/:name", valid("param", providerParam), async (c) => {
+  .get("/:slug/providers/:name", scope("admin"), valid("param", providerParam), async (c) => {
     const { slug, name } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
@@ -44,7 +45,7 @@ export const providerRoutes = new Hono<AppEnv>()
     if (!provider) throw new PantheonError("not_found", `no provider '${name}' in project '${slug}'`, { details: { provider: name } });
     return c.json({ provider });
   })
-  .put("/:slug/providers/:name", valid("param", providerParam), valid("json", providerInputSchema), async (c) => {
+  .put("/:slug/providers/:name", scope("admin"), valid("param", providerParam), valid("json", providerInputSchema), async (c) => {
     const { slug, name } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
@@ -58,7 +59,7 @@ export const providerRoutes = new Hono<AppEnv>()
     await reconfigure(c.env, slug, stored.users);
     return c.json({ provider: stored.provider, agents: stored.users });
   })
-  .delete("/:slug/providers/:name", valid("param", providerParam), async (c) => {
+  .delete("/:slug/providers/:name", scope("admin"), valid("param", providerParam), async (c) => {
     const { slug, name } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);

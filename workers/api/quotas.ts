@@ -6,6 +6,7 @@ import { lazySchema } from "../../core/lazy-schema";
 import { addSpend, applyQuotaPatch, capsOf, noSpend, quotaPatchSchema } from "../../core/quotas";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { checkDeploymentAdmin, checkReach, projectRecord } from "../projects";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
@@ -42,14 +43,14 @@ async function pushToAgents(env: Env, project: string): Promise<void> {
  * kept in its runtime limits as a script's `(limits :tokens-per-day …)` sets them).
  */
 export const quotaRoutes = new Hono<AppEnv>()
-  .get("/", async (c) => c.json(await quotaReport(c.env, c.get("project"))))
-  .put("/", valid("json", quotaPatchSchema), async (c) => {
+  .get("/", scope("chat"), async (c) => c.json(await quotaReport(c.env, c.get("project"))))
+  .put("/", scope("admin"), valid("json", quotaPatchSchema), async (c) => {
     const project = c.get("project");
     await call(registryStub(c.env, project).quotaSetOwn(c.req.valid("json")));
     await pushToAgents(c.env, project);
     return c.json(await quotaReport(c.env, project));
   })
-  .put("/agents/:name", valid("param", nameParam), valid("json", quotaPatchSchema), async (c) => {
+  .put("/agents/:name", scope("admin"), valid("param", nameParam), valid("json", quotaPatchSchema), async (c) => {
     const project = c.get("project");
     const registry = registryStub(c.env, project);
     const current = await call(registry.getAgent(c.req.valid("param").name));
@@ -66,7 +67,7 @@ export const quotaRoutes = new Hono<AppEnv>()
  * only on a deployment with `PANTHEON_TEST_CLOCK=1` and only for its admin (tests of the day boundary).
  */
 export const quotaDeploymentRoutes = new Hono<AppEnv>()
-  .put("/:slug/quota-ceiling", valid("param", slugOnly), valid("json", quotaPatchSchema), async (c) => {
+  .put("/:slug/quota-ceiling", scope("admin"), valid("param", slugOnly), valid("json", quotaPatchSchema), async (c) => {
     checkDeploymentAdmin(c, "set a project's quota ceiling");
     const { slug } = c.req.valid("param");
     await projectRecord(c.env, slug);
@@ -74,7 +75,7 @@ export const quotaDeploymentRoutes = new Hono<AppEnv>()
     await pushToAgents(c.env, slug);
     return c.json(await quotaReport(c.env, slug));
   })
-  .put("/:slug/test-clock", valid("param", slugOnly), valid("json", clockSchema), async (c) => {
+  .put("/:slug/test-clock", scope("admin"), valid("param", slugOnly), valid("json", clockSchema), async (c) => {
     if (c.env.PANTHEON_TEST_CLOCK !== "1") throw new PantheonError("not_found", "this deployment has no test clock (PANTHEON_TEST_CLOCK is not set)", { details: { route: "test-clock" } });
     checkDeploymentAdmin(c, "move a project's quota clock");
     const { slug } = c.req.valid("param");

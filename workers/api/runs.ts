@@ -3,6 +3,7 @@ import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { agentNameSchema } from "../../core/agents";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { agentStub, call, featureStub, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
@@ -18,22 +19,22 @@ const approvalBody = lazySchema(() =>
 );
 
 export const runRoutes = new Hono<AppEnv>()
-  .get("/:name/runs", valid("param", nameParam), valid("query", z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) })), async (c) => {
+  .get("/:name/runs", scope("chat"), valid("param", nameParam), valid("query", z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) })), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json({ runs: await call(agent.listRuns(c.req.valid("query").limit)) });
   })
-  .get("/:name/runs/:id", valid("param", runParam), async (c) => {
+  .get("/:name/runs/:id", scope("chat"), valid("param", runParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     return c.json(await call(agent.getRun(id)));
   })
-  .post("/:name/runs/:id/cancel", valid("param", runParam), async (c) => {
+  .post("/:name/runs/:id/cancel", scope("chat"), valid("param", runParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     return c.json(await call(agent.cancelRun(id, c.get("principal"))));
   })
   /** Only an authenticated person reaches this route; the principal is recorded as the approver. */
-  .post("/:name/runs/:id/approval", valid("param", runParam), valid("json", approvalBody), async (c) => {
+  .post("/:name/runs/:id/approval", scope("approve"), valid("param", runParam), valid("json", approvalBody), async (c) => {
     const { name, id } = c.req.valid("param");
     const body = c.req.valid("json");
     const agent = await agentStub(c.env, c.get("project"), name);
@@ -46,7 +47,7 @@ export const runRoutes = new Hono<AppEnv>()
  * Every run of the project waiting for a person, and every planner's question (clarify): the PWA's
  * inbox. A question (`kind: "question"`) names its feature (and task) and how to answer it.
  */
-export const approvalRoutes = new Hono<AppEnv>().get("/", async (c) => {
+export const approvalRoutes = new Hono<AppEnv>().get("/", scope("approve"), async (c) => {
   const project = c.get("project");
   const registry = registryStub(c.env, project);
   const [agents, features] = await Promise.all([registry.listAgents(), registry.featureIndex()]);

@@ -5,6 +5,7 @@ import { agentNameSchema } from "../../core/agents";
 import { namePattern } from "../../core/dsl";
 import { cronIndexName, cronMatches } from "../../core/schedule";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
@@ -39,16 +40,16 @@ const behaviorParam = lazySchema(() => z.object({ name: agentNameSchema, behavio
 
 /** `GET /api/agents/:name/schedules`: what will run when; `POST …/schedules/:behavior/pause|resume`. */
 export const scheduleRoutes = new Hono<AppEnv>()
-  .get("/:name/schedules", valid("param", nameParam), async (c) => {
+  .get("/:name/schedules", scope("admin"), valid("param", nameParam), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json({ schedules: await call(agent.behaviorSchedules()) });
   })
-  .post("/:name/schedules/:behavior/pause", valid("param", behaviorParam), async (c) => {
+  .post("/:name/schedules/:behavior/pause", scope("admin"), valid("param", behaviorParam), async (c) => {
     const { name, behavior } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     return c.json(await call(agent.pauseBehavior(behavior, true)));
   })
-  .post("/:name/schedules/:behavior/resume", valid("param", behaviorParam), async (c) => {
+  .post("/:name/schedules/:behavior/resume", scope("admin"), valid("param", behaviorParam), async (c) => {
     const { name, behavior } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     return c.json(await call(agent.pauseBehavior(behavior, false)));

@@ -1,25 +1,26 @@
 import { runPrincipal } from "../auth";
 import { Hono } from "hono";
-import { workToolNames } from "../../durable-objects/agent/work";
 import { profileFromScript, type AgentProfile, type JsonValue } from "../../core/agents";
 import { compileScript, compileScriptJson, ScriptError, type ActorScript, type CompileOptions, type CompileResult } from "../../core/dsl";
 import { isPantheonError, PantheonError } from "../../core/errors";
-import { systemClock } from "../../core/ports";
-import { makeClockTool, makeHttpFetchTool } from "../../core/tools";
+import { builtinGroupGrants, builtinToolNames } from "../../core/tools";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam, pushProfile } from "./agents";
-import { contextToolNames } from "../../durable-objects/agent/memory/context-tools";
 
 export const scriptMediaType = "text/x-pantheon";
 export type ScriptFormat = "pantheon" | "json";
 
-/** Built-in tool names, read from the tools themselves so the list cannot drift. */
-export const builtinTools = [makeClockTool(systemClock).spec.name, makeHttpFetchTool({ fetch: () => Promise.reject(new Error("unused")), allowHosts: [] }).spec.name];
+/** Built-in tools a script's `(tools …)` may name (the clock, http.fetch, the work tools): read from the catalog. */
+const listedTools = builtinToolNames((group) => builtinGroupGrants[group] === "listed");
 
-/** Tools every agent has besides its configured ones (memory is every agent's; spawn comes with a script's grant). */
-export const everyAgentsTools = [...builtinTools, "memory.store", "memory.search", "memory.forget", ...contextToolNames, "agent.spawn"];
+/**
+ * Tools every agent has besides its configured ones (memory is every agent's; spawn comes with a
+ * script's grant), what an import counts as provided. The work tools are not: they come with features.
+ */
+export const everyAgentsTools = builtinToolNames((group) => group !== "work");
 
 /** A stored source is JSON when it is an object; DSL sources start with `(` or a `;` comment. */
 const formatOf = (source: string): ScriptFormat => (source.trimStart().startsWith("{") ? "json" : "pantheon");
@@ -60,7 +61,7 @@ async function existingAgent(env: Env, project: string, name: string): Promise<A
 
 async function knownToolsOf(env: Env, project: string, profile: AgentProfile | null): Promise<Set<string>> {
   // The work tools (features, plans, tasks) exist for any agent that lists them.
-  const known = new Set([...builtinTools, ...workToolNames]);
+  const known = new Set(listedTools);
   for (const tool of profile?.runtime.httpTools ?? []) known.add(tool.name);
   if (profile) {
     const listed = await (await agentStub(env, project, profile.name)).listTools();
@@ -88,7 +89,7 @@ const usableConnections = (script: ActorScript, agents: ReadonlySet<string>) => 
  * format, the compiled script and the current warnings.
  */
 export const scriptRoutes = new Hono<AppEnv>()
-  .put("/:name/script", valid("param", nameParam), async (c) => {
+  .put("/:name/script", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -123,7 +124,7 @@ export const scriptRoutes = new Hono<AppEnv>()
     );
     return c.json({ source, format, script, warnings }, existing ? 200 : 201);
   })
-  .get("/:name/script", valid("param", nameParam), async (c) => {
+  .get("/:name/script", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const profile = await call(registryStub(c.env, project).getAgent(name));

@@ -7,6 +7,7 @@ import { grantNameSchema, modelBaseUrlRefusal, projectSecretNameSchema, readDepl
 import { outboundSettingsFrom } from "../../core/tools";
 import { call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { botSecretOfProject, cipherOf, secretsChanged } from "../project-secrets";
 import { assertBotFree } from "../doors/gateways/admin-routes";
 import { checkDeploymentAdmin, checkReach, projectRecord } from "../projects";
@@ -24,13 +25,13 @@ const slugOnly = lazySchema(() => z.object({ slug: projectNameSchema }));
  * change tells the project's agents that name the secret to forget the values they opened.
  */
 export const secretRoutes = new Hono<AppEnv>()
-  .get("/:slug/secrets", valid("param", slugOnly), async (c) => {
+  .get("/:slug/secrets", scope("admin"), valid("param", slugOnly), async (c) => {
     const { slug } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
     return c.json(await registryStub(c.env, slug).secretList());
   })
-  .put("/:slug/secrets/:name", valid("param", secretParam), valid("json", secretValueInputSchema), async (c) => {
+  .put("/:slug/secrets/:name", scope("admin"), valid("param", secretParam), valid("json", secretValueInputSchema), async (c) => {
     const { slug, name } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
@@ -47,7 +48,7 @@ export const secretRoutes = new Hono<AppEnv>()
     await secretsChanged(c.env, slug, name);
     return c.json({ secret });
   })
-  .delete("/:slug/secrets/:name", valid("param", secretParam), async (c) => {
+  .delete("/:slug/secrets/:name", scope("admin"), valid("param", secretParam), async (c) => {
     const { slug, name } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
@@ -55,7 +56,7 @@ export const secretRoutes = new Hono<AppEnv>()
     await secretsChanged(c.env, slug, name);
     return c.body(null, 204);
   })
-  .put("/:slug/grants/:name", valid("param", grantParam), async (c) => {
+  .put("/:slug/grants/:name", scope("admin"), valid("param", grantParam), async (c) => {
     checkDeploymentAdmin(c, "grant deployment secrets to a project");
     const { slug, name } = c.req.valid("param");
     await projectRecord(c.env, slug);
@@ -68,7 +69,7 @@ export const secretRoutes = new Hono<AppEnv>()
     await secretsChanged(c.env, slug, name);
     return c.json({ grant });
   })
-  .delete("/:slug/grants/:name", valid("param", grantParam), async (c) => {
+  .delete("/:slug/grants/:name", scope("admin"), valid("param", grantParam), async (c) => {
     checkDeploymentAdmin(c, "revoke deployment secrets from a project");
     const { slug, name } = c.req.valid("param");
     await projectRecord(c.env, slug);

@@ -9,6 +9,7 @@ import { modelSettingsSchema } from "../../core/run/limits";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { runPrincipal } from "../auth";
 import type { AppContext, AppEnv } from "../env";
+import { scope } from "../scopes";
 import { exportRedactor } from "../export-redaction";
 import { projectOutbound } from "../project-secrets";
 import { valid } from "../validation";
@@ -56,7 +57,7 @@ async function createFromHeader(c: AppContext, name: string, header: SnapshotHea
  * included; a restore answers which of them the target project lacks.
  */
 export const snapshotRoutes = new Hono<AppEnv>()
-  .get("/:name/snapshot", valid("param", nameParam), async (c) => {
+  .get("/:name/snapshot", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const registry = registryStub(c.env, project);
@@ -83,7 +84,7 @@ export const snapshotRoutes = new Hono<AppEnv>()
    * A slice of a snapshot. With the header as its first line it makes the agent (409 when the name
    * is taken); without it the lines go into the existing agent. Every line is idempotent by id.
    */
-  .post("/:name/snapshot/restore", valid("param", nameParam), async (c) => {
+  .post("/:name/snapshot/restore", scope("admin"), valid("param", nameParam), async (c) => {
     if (!(c.req.header("content-type") ?? "").includes(ndjson)) {
       throw new PantheonError("unsupported_media_type", `send the snapshot as JSON lines with 'Content-Type: ${ndjson}' (what GET /api/agents/:name/snapshot writes), in slices of at most 64 KiB`);
     }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
 import { scopeSchema } from "../../core/auth";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 
@@ -16,13 +17,13 @@ const tokenBody = lazySchema(() =>
 
 /** Tokens of the project (admin scope). A revoked token stops working at once and its open sockets are closed. */
 export const tokenRoutes = new Hono<AppEnv>()
-  .get("/", async (c) => c.json({ tokens: await registryStub(c.env, c.get("project")).listTokens() }))
-  .post("/", valid("json", tokenBody), async (c) => {
+  .get("/", scope("admin"), async (c) => c.json({ tokens: await registryStub(c.env, c.get("project")).listTokens() }))
+  .post("/", scope("admin"), valid("json", tokenBody), async (c) => {
     const { name, scope } = c.req.valid("json");
     const created = await registryStub(c.env, c.get("project")).createToken(name, scope);
     return c.json(created, 201);
   })
-  .delete("/:id", valid("param", z.object({ id: z.string().uuid("a token id as returned by GET /api/tokens") })), async (c) => {
+  .delete("/:id", scope("admin"), valid("param", z.object({ id: z.string().uuid("a token id as returned by GET /api/tokens") })), async (c) => {
     const project = c.get("project");
     const { id } = c.req.valid("param");
     const registry = registryStub(c.env, project);

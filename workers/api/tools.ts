@@ -6,6 +6,7 @@ import { agentNameSchema, assertRuntimeOutbound, withImportedTools } from "../..
 import { PantheonError } from "../../core/errors";
 import { exportTools, importTools, toolFormats, toolNamePattern } from "../../core/tools";
 import type { AppEnv } from "../env";
+import { scope } from "../scopes";
 import { projectOutbound } from "../project-secrets";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
@@ -20,7 +21,7 @@ export const toolRoutes = new Hono<AppEnv>()
    * The agent's tools: Pantheon's own ToolSpecs, or with `?format=mcp|openai|anthropic` in that
    * format, with a warning for each field the format cannot hold.
    */
-  .get("/:name/tools", valid("param", nameParam), valid("query", formatQuery), async (c) => {
+  .get("/:name/tools", scope("chat"), valid("param", nameParam), valid("query", formatQuery), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     const specs = await call(agent.listTools());
     const { format } = c.req.valid("query");
@@ -35,7 +36,7 @@ export const toolRoutes = new Hono<AppEnv>()
    * with an `endpoint` becomes an HTTP tool (its host must be in the agent's allowHosts), any other
    * is declared by name with a warning. A list that cannot be read is refused whole, each problem at its path.
    */
-  .post("/:name/tools/import", valid("param", nameParam), valid("json", importBody), async (c) => {
+  .post("/:name/tools/import", scope("admin"), valid("param", nameParam), valid("json", importBody), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const { format, tools } = c.req.valid("json");
@@ -57,7 +58,7 @@ export const toolRoutes = new Hono<AppEnv>()
    * output (or the tool's error), 202 while it waits (a pending approval, or another agent's answer),
  * 422 when a gate refused it.
    */
-  .post("/:name/tools/:tool/invoke", valid("param", toolParam), valid("json", z.strictObject({ arguments: z.record(z.string(), z.unknown()).default({}) })), async (c) => {
+  .post("/:name/tools/:tool/invoke", scope("admin"), valid("param", toolParam), valid("json", z.strictObject({ arguments: z.record(z.string(), z.unknown()).default({}) })), async (c) => {
     const { name, tool } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     const result = await call(agent.invokeTool(tool, c.req.valid("json").arguments, runPrincipal(c)));

@@ -10,6 +10,7 @@ import type { Scope } from "../../core/auth";
 import { apiAuth, projectMiddleware, requireScope } from "../auth";
 import type { AppEnv } from "../env";
 import { requireProject } from "../projects";
+import { markScope } from "../scopes";
 import { limitBody } from "../validation";
 
 /** Request bodies above this answer 413 before any handler reads them: the API's limit and every door's unless it says otherwise. */
@@ -45,5 +46,6 @@ export function authenticated(options: DoorOptions): MiddlewareHandler<AppEnv> {
  * export const openaiRoutes = new Hono<AppEnv>().use("*", door("chat", { path: "/v1" })).post("/chat/completions", …);
  */
 export function door(scope: Scope, options: DoorOptions): MiddlewareHandler<AppEnv> {
-  return every(authenticated(options), requireScope(scope));
+  // Marked like a route's scope(): declaredScopes(app.routes) lists each door with the scope it needs.
+  return markScope(every(authenticated(options), requireScope(scope)), scope);
 }

@@ -1,5 +1,6 @@
 import type { Clock } from "../../ports";
 import type { BuiltinTool } from "../registry";
+import { builtinSpec } from "./catalog";
 
 /**
  * `clock.now`: the current time as ISO 8601 (UTC) and epoch milliseconds.
@@ -9,13 +10,7 @@ import type { BuiltinTool } from "../registry";
  */
 export function makeClockTool(clock: Clock): BuiltinTool {
   return {
-    spec: {
-      name: "clock.now",
-      description: "The current date and time (UTC, ISO 8601) and epoch milliseconds.",
-      parameters: { type: "object", properties: {}, additionalProperties: false },
-      runtime: "builtin",
-      idempotent: true,
-    },
+    spec: builtinSpec("clock.now"),
     implementation: async () => {
       const epochMs = clock.now();
       return JSON.stringify({ iso: new Date(epochMs).toISOString(), epochMs });

@@ -1,5 +1,6 @@
 import { checkOutboundUrl, forbiddenRangeOf } from "../host-policy";
 import type { BuiltinTool } from "../registry";
+import { builtinSpec } from "./catalog";
 import { readBodyWithin } from "./body";
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -54,21 +55,10 @@ export function makeHttpFetchTool(options: HttpFetchToolOptions): BuiltinTool {
   }
 
   return {
+    // The catalog's spec, with this agent's hosts and limits in the description the model reads.
     spec: {
-      name: "http.fetch",
+      ...builtinSpec("http.fetch"),
       description: `Fetch a URL with GET or POST. Only these hosts are reachable: ${options.allowHosts.join(", ") || "(none)"}. The body is cut at ${maxBytes} bytes.`,
-      parameters: {
-        type: "object",
-        properties: {
-          url: { type: "string", description: "Absolute http(s) URL" },
-          method: { type: "string", enum: ["GET", "POST"], default: "GET" },
-          headers: { type: "object", additionalProperties: { type: "string" } },
-          body: { type: "string", description: "Request body (POST only)" },
-        },
-        required: ["url"],
-        additionalProperties: false,
-      },
-      runtime: "builtin",
       timeoutMs,
     },
     implementation: async (args, ctx) => {

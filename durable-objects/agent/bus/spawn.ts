@@ -1,8 +1,8 @@
 import type { AgentProfile } from "../../../core/agents";
 import { unknownPrincipal, type RunPrincipal } from "../../../core/auth";
 import type { Result } from "../../../core/errors";
-import type { ToolSpec } from "../../../core/tools";
-import { restartPolicies, onDoneChoices, supervisePolicySchema, unsupervised, type SupervisePolicy } from "../../../core/behaviors";
+import { builtinSpec } from "../../../core/tools";
+import { supervisePolicySchema, unsupervised, type SupervisePolicy } from "../../../core/behaviors";
 import type { ToolSource } from "../runs/tools";
 
 export const spawnToolName = "agent.spawn";
@@ -10,33 +10,7 @@ export const spawnToolName = "agent.spawn";
 /** `agent.spawn` runs as a delegation (runtime "agent"): the run waits for the child's report like for any answer. */
 export const isSpawnCall = (target: string) => target === spawnToolName;
 
-const spawnSpec: ToolSpec = {
-  name: spawnToolName,
-  description:
-    "Create a child agent from a Pantheon script (an (actor \"name\" …) form) and give it a goal. The child is connected to you; its report on the goal comes back as this tool's result. Its (connections …) may name only you and your own connections, and its (spawn :quota n) may be at most what is left of your quota after it.",
-  parameters: {
-    type: "object",
-    properties: {
-      script: { type: "string", minLength: 1, maxLength: 64_000 },
-      goal: { type: "string", minLength: 1, maxLength: 32_000 },
-      supervise: {
-        type: "object",
-        description: "How you supervise the child: restart its failed runs toward the goal (restart, maxRestarts, backoff such as \"5s\"), how long it may work (ttl such as \"1h\"), and whether it is archived once its goal is done (onDone).",
-        properties: {
-          restart: { type: "string", enum: [...restartPolicies] },
-          maxRestarts: { type: "integer", minimum: 0, maximum: 10 },
-          backoff: { type: "string" },
-          ttl: { type: "string" },
-          onDone: { type: "string", enum: [...onDoneChoices] },
-        },
-        additionalProperties: false,
-      },
-    },
-    required: ["script", "goal"],
-    additionalProperties: false,
-  },
-  runtime: "agent",
-};
+const spawnSpec = builtinSpec(spawnToolName);
 
 /**
  * The `agent.spawn` tool, for agents whose script says `(spawn :allowed true :quota n)`.

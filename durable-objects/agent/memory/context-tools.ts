@@ -1,6 +1,6 @@
 import type { MemoryItem } from "../../../core/context";
 import { PantheonError } from "../../../core/errors";
-import type { ToolSpec } from "../../../core/tools";
+import { builtinSpecsOf } from "../../../core/tools";
 import { splitSource } from "./context-store";
 import type { SourceListing } from "./sharing";
 import type { ToolSource } from "../runs/tools";
@@ -19,37 +19,8 @@ export interface ContextToolDeps {
   ownSources(): string[];
 }
 
-/**
- * Tools for choosing context by goal at run time. Neither has a route of its own: they read only
- * what the agent's own turns may already put in its context (its document sources and the sources
- * other agents grant it, each owner deciding per requester), so they are open to chat — and they
- * never reach the agent's memory, whose search is the operator's (`memory.search`).
- */
-const specs: ToolSpec[] = [
-  {
-    name: "context.sources",
-    description: "List the context sources you may use: your own document sources and the sources other agents grant you, each with a label, a description and your access (read or search). Pick the ones that fit your goal, then use context.search.",
-    parameters: { type: "object", properties: {}, additionalProperties: false },
-    runtime: "builtin",
-    idempotent: true,
-  },
-  {
-    name: "context.search",
-    description: "Search one context source listed by context.sources ('docs' or 'owner/docs'). Without a query, returns the source's newest items (needs read access).",
-    parameters: {
-      type: "object",
-      properties: {
-        source: { type: "string", minLength: 1, maxLength: 200, description: "A source name from context.sources." },
-        query: { type: "string", minLength: 1, maxLength: 1000 },
-        limit: { type: "integer", minimum: 1, maximum: 20, default: 5 },
-      },
-      required: ["source"],
-      additionalProperties: false,
-    },
-    runtime: "builtin",
-    idempotent: true,
-  },
-];
+/** The context tools, as the built-in catalog declares them (core/tools/builtins/catalog.ts: open to chat, and why). */
+const specs = builtinSpecsOf("context");
 
 /** Names of the context tools; every agent has them. */
 export const contextToolNames = specs.map((s) => s.name);

@@ -1,5 +1,5 @@
 import type { MemoryKind } from "../../../core/context";
-import type { ToolSpec } from "../../../core/tools";
+import { builtinSpecsOf } from "../../../core/tools";
 import type { MemoryRecord } from "./records";
 import type { ToolSource } from "../runs/tools";
 
@@ -10,59 +10,8 @@ export interface MemoryToolDeps {
   forget(id: string): Promise<number>;
 }
 
-/**
- * The memory tools. Each declares the scope of its own route (workers/scopes.ts; a test holds them
- * equal): `memory.store` is open to chat (remembering what the person said is ordinary agent work,
- * and the output gates check what it writes); searching and forgetting are the operator's.
- */
-const specs: ToolSpec[] = [
-  {
-    name: "memory.store",
-    description: "Remember something for later conversations: a fact, an entity, a standing instruction or an episode. Write one self-contained sentence.",
-    parameters: {
-      type: "object",
-      properties: {
-        text: { type: "string", minLength: 1, maxLength: 4000, description: "What to remember, as a self-contained sentence." },
-        kind: { type: "string", enum: ["fact", "entity", "instruction", "episode"], default: "fact" },
-        importance: { type: "number", minimum: 0, maximum: 1, description: "0..1, default 0.6" },
-      },
-      required: ["text"],
-      additionalProperties: false,
-    },
-    runtime: "builtin",
-  },
-  {
-    name: "memory.search",
-    description: "Search your long-term memory by meaning and words. Returns the best matching memories with their ids.",
-    parameters: {
-      type: "object",
-      properties: {
-        query: { type: "string", minLength: 1, maxLength: 1000 },
-        limit: { type: "integer", minimum: 1, maximum: 20, default: 5 },
-      },
-      required: ["query"],
-      additionalProperties: false,
-    },
-    runtime: "builtin",
-    idempotent: true,
-    // As GET /api/agents/:name/memories and the agent's MCP `search_memory`: reading the whole memory is the operator's.
-    scope: "admin",
-  },
-  {
-    name: "memory.forget",
-    description: "Forget one memory for good, by the id memory.search returned.",
-    parameters: {
-      type: "object",
-      properties: { id: { type: "string", minLength: 1, maxLength: 64 } },
-      required: ["id"],
-      additionalProperties: false,
-    },
-    runtime: "builtin",
-    idempotent: true,
-    // As DELETE /api/agents/:name/memories/:id.
-    scope: "admin",
-  },
-];
+/** The memory tools, as the built-in catalog declares them (core/tools/builtins/catalog.ts, with their scopes). */
+const specs = builtinSpecsOf("memory");
 
 /** Names of the memory tools; every agent declares them. */
 export const memoryToolNames = specs.map((s) => s.name);

@@ -1,6 +1,6 @@
 import type { AgentProfile } from "../../../core/agents";
 import { PantheonError } from "../../../core/errors";
-import type { ToolImplementation, ToolSpec } from "../../../core/tools";
+import { builtinSpecsOf, type ToolImplementation } from "../../../core/tools";
 import type { Principal } from "../../../core/work";
 import { call } from "../../stubs";
 import type { Work } from "../../feature/work";
@@ -18,32 +18,8 @@ export interface WorkBinding {
 /** How a worker names its own task to the feature: by key, so a renumbering re-sync keeps it working. */
 export const taskRefOf = (b: WorkBinding): number | string => b.key ?? b.task;
 
-const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false });
-const featureArg = { type: "string", description: "The feature (optional: your own task's feature, or the project's only one)" };
-const taskArg = { type: "integer", minimum: 1, description: "The task's number" };
-
-/**
- * The work tools. Each declares the scope of its own route (workers/scopes.ts, workers/api/features.ts;
- * a test holds them equal): reading plans, tasks, status and files is open to chat, as is a worker's
- * `task.block` question; creating, planning, syncing, starting, committing, discarding and changing
- * files are the operator's (admin). A task's worker run acts as admin (only admin starts a task).
- */
-const specs: ToolSpec[] = [
-  { name: "feature.create", scope: "admin", description: "Create a feature you will plan and orchestrate", runtime: "builtin", parameters: object({ name: { type: "string", description: "a lower-case slug, e.g. login-page" }, title: { type: "string" }, contextFiles: { type: "array", items: { type: "string" } } }, ["name", "title"]) },
-  { name: "plan.write", scope: "admin", description: "Write a new version of the feature's plan (markdown with a '## Tasks' list); a person reviews and approves it", runtime: "builtin", parameters: object({ feature: featureArg, markdown: { type: "string" } }, ["markdown"]) },
-  { name: "plan.read", description: "Read the feature's plan (the latest version unless one is named), with people's comments", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, version: { type: "integer", minimum: 1 } }) },
-  { name: "plan.ask", scope: "admin", description: "Before you write the plan, ask the person one question you cannot plan without (a few at most); it waits in their inbox, and the answer comes as your next message", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, question: { type: "string" } }, ["question"]) },
-  { name: "tasks.sync", scope: "admin", description: "Sync the feature's tasks from its approved plan", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg }) },
-  { name: "task.start", scope: "admin", description: "Start a task: its worker agent runs it in isolation from its spec", runtime: "builtin", timeoutMs: 60_000, parameters: object({ feature: featureArg, task: taskArg }, ["task"]) },
-  { name: "task.commit", scope: "admin", description: "Commit your task's changes on its git branch (your summary is the commit message) and merge them into the feature branch, reporting the task done (or partial). If the merge conflicts, nothing is merged: the answer gives each file's two sides, your copy then holds the file with conflict markers; write it as it should be and call task.commit again", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, task: taskArg, summary: { type: "string" }, status: { type: "string", enum: ["done", "partial"] } }, ["summary"]) },
-  { name: "task.block", description: "Ask a person a question you cannot go on without; your task waits until they answer, and the answer is this tool's result", runtime: "builtin", parameters: object({ question: { type: "string" } }, ["question"]) },
-  { name: "task.discard", scope: "admin", description: "Drop a task's uncommitted changes and cancel it", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, task: taskArg }) },
-  { name: "status", description: "The feature's status and task board", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg }) },
-  { name: "fs.list", description: "List the feature's files (your task's copy when you work on a task)", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, prefix: { type: "string" } }) },
-  { name: "fs.read", description: "Read a file of the feature (your task's copy when you work on a task)", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, path: { type: "string" } }, ["path"]) },
-  { name: "fs.write", scope: "admin", description: "Write a file in your task's copy of the feature's files", runtime: "builtin", idempotent: true, parameters: object({ path: { type: "string" }, content: { type: "string" } }, ["path", "content"]) },
-  { name: "fs.delete", scope: "admin", description: "Delete a file in your task's copy of the feature's files", runtime: "builtin", idempotent: true, parameters: object({ path: { type: "string" } }, ["path"]) },
-];
+/** The work tools, as the built-in catalog declares them (core/tools/builtins/catalog.ts, with their scopes). */
+const specs = builtinSpecsOf("work");
 
 /** The names of the work tools: an agent has those its runtime lists (a worker gets its set when it is made). */
 export const workToolNames = specs.map((s) => s.name);

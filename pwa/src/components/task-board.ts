@@ -62,7 +62,7 @@ export class PantheonTaskBoard extends LitElement {
     const f = (w.feature.status === "ready" || w.feature.status === "loading" ? w.feature.data : undefined) as Feature | undefined;
     const tasks = ("data" in w.tasks && w.tasks.data ? w.tasks.data : []) as (FeatureTask & TaskLater)[];
     const enc = encodeURIComponent(this.name);
-    // Start and Run all are the operator's (admin routes in workers/scopes.ts): offered once the
+    // Start and Run all are the operator's (admin routes: their `scope("admin")` in workers/api/features.ts): offered once the
     // token is known to be an admin's, so a reader's board never flashes them.
     const admin = w.scope === "admin";
     const columns = boardColumns.map((col) => ({ ...col, tasks: tasks.filter((t) => (col.statuses as readonly string[]).includes(t.status)) }));

@@ -4,7 +4,7 @@
 import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { EventEncoder } from "@ag-ui/encoder";
-import { decisionsOf, makeAguiRun, type AguiRun, type PantheonRunEvent, type PendingCall } from "../../../core/protocols/agui";
+import { decisionsOf, makeAguiRun, type AguiRun, type PendingCall } from "../../../core/protocols/agui";
 import { validationFailed } from "../../../core/errors";
 import { agentStub, call, registryStub, type Remote } from "../../../durable-objects/stubs";
 import { aguiImageSources, storeImageSources } from "../../images";
@@ -81,7 +81,7 @@ function aguiStream(source: ReadableStream<Uint8Array>, run: AguiRun, encoder: E
               pending = run.finished ? [] : run.end(await waitOf(agent, run.pantheonRunId));
               closed = true;
             } else {
-              pending = run.next(next.value as PantheonRunEvent);
+              pending = run.next(next.value);
             }
           } catch (error) {
             pending = run.finished ? [] : [{ type: EventType.RUN_ERROR, message: error instanceof Error ? error.message : String(error), code: "stream_failed" } as BaseEvent];

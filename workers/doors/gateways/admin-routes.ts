@@ -6,6 +6,7 @@ import { emailConfigInputSchema, telegramConfigInputSchema, telegramWebhookInput
 import { deploymentOf } from "../../../core/models";
 import { telegramView } from "../../../durable-objects/agent/gateways/gateways";
 import type { AppEnv } from "../../env";
+import { scope } from "../../scopes";
 import { gatewayIndex } from "./index-store";
 import { agentStub, call } from "../../../durable-objects/stubs";
 import { valid } from "../../validation";
@@ -57,7 +58,7 @@ function emailView(config: EmailConfig, project: string, agent: string) {
  * (`setWebhook` with the secret token) from the server, so the bot token never leaves the worker.
  */
 export const gatewayRoutes = new Hono<AppEnv>()
-  .put("/:name/gateways/telegram", valid("param", nameParam), valid("json", telegramConfigInputSchema), async (c) => {
+  .put("/:name/gateways/telegram", scope("admin"), valid("param", nameParam), valid("json", telegramConfigInputSchema), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const input = c.req.valid("json");
@@ -74,21 +75,21 @@ export const gatewayRoutes = new Hono<AppEnv>()
     await gatewayIndex(c.env).put("telegram", project, name, { secretHash: await sha256Hex(config.secretToken), botTokenSecret: config.botTokenSecret, botFingerprint });
     return c.json(telegramView(config, true, telegramWebhookPath(project, name)));
   })
-  .get("/:name/gateways/telegram", valid("param", nameParam), async (c) => {
+  .get("/:name/gateways/telegram", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const config = (await call((await agentStub(c.env, project, name)).gatewayGet("telegram"))) as TelegramConfig | null;
     if (!config) throw noGateway("telegram", name);
     return c.json(telegramView(config, await botPresent(c.env, project, config.botTokenSecret), telegramWebhookPath(project, name)));
   })
-  .delete("/:name/gateways/telegram", valid("param", nameParam), async (c) => {
+  .delete("/:name/gateways/telegram", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     if (!(await call((await agentStub(c.env, project, name)).gatewayRemove("telegram")))) throw noGateway("telegram", name);
     await gatewayIndex(c.env).put("telegram", project, name, null);
     return c.body(null, 204);
   })
-  .post("/:name/gateways/telegram/webhook", valid("param", nameParam), valid("json", telegramWebhookInputSchema), async (c) => {
+  .post("/:name/gateways/telegram/webhook", scope("admin"), valid("param", nameParam), valid("json", telegramWebhookInputSchema), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const config = (await call((await agentStub(c.env, project, name)).gatewayGet("telegram"))) as TelegramConfig | null;
@@ -103,7 +104,7 @@ export const gatewayRoutes = new Hono<AppEnv>()
     await call((await agentStub(c.env, project, name)).telegramSetWebhook(webhookUrl));
     return c.json({ ok: true, webhookUrl });
   })
-  .put("/:name/gateways/email", valid("param", nameParam), valid("json", emailConfigInputSchema), async (c) => {
+  .put("/:name/gateways/email", scope("admin"), valid("param", nameParam), valid("json", emailConfigInputSchema), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const config = c.req.valid("json");
@@ -111,14 +112,14 @@ export const gatewayRoutes = new Hono<AppEnv>()
     await gatewayIndex(c.env).put("email", project, name, { allowedSenders: config.allowedSenders });
     return c.json(emailView(config, project, name));
   })
-  .get("/:name/gateways/email", valid("param", nameParam), async (c) => {
+  .get("/:name/gateways/email", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const config = (await call((await agentStub(c.env, project, name)).gatewayGet("email"))) as EmailConfig | null;
     if (!config) throw noGateway("email", name);
     return c.json(emailView(config, project, name));
   })
-  .delete("/:name/gateways/email", valid("param", nameParam), async (c) => {
+  .delete("/:name/gateways/email", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
     if (!(await call((await agentStub(c.env, project, name)).gatewayRemove("email")))) throw noGateway("email", name);
@@ -130,7 +131,7 @@ export const gatewayRoutes = new Hono<AppEnv>()
  * `GET /api/gateways/telegram` (the deployment admin only): which project's agent owns which bot —
  * the bot token secret's name and its short keyed fingerprint, never the token.
  */
-export const telegramOwnerRoutes = new Hono<AppEnv>().get("/telegram", async (c) => {
+export const telegramOwnerRoutes = new Hono<AppEnv>().get("/telegram", scope("admin"), async (c) => {
   checkDeploymentAdmin(c, "list every project's Telegram bots");
   const bots = (await gatewayIndex(c.env).list("telegram")).map(({ project, agent, entry }) => ({
     project,
