@@ -30,7 +30,7 @@ async function uploadedBytes(c: AppContext): Promise<{ bytes: Uint8Array; field:
   const body = await readCapped(c.req.raw.body, "file", c.req.header("content-length"), maxImageBytes + multipartSlack);
   let form: FormData;
   try {
-    form = await new Response(body, { headers: { "content-type": c.req.header("content-type")! } }).formData();
+    form = await new Response(body as Uint8Array<ArrayBuffer>, { headers: { "content-type": c.req.header("content-type")! } }).formData();
   } catch {
     throw new PantheonError("bad_request", "the multipart body could not be read: send the image as the form field 'file' (or as the raw body with its Content-Type)");
   }
