@@ -49,6 +49,11 @@ describe("POST /api/agents/:name/images stores an image by what its bytes are", 
     expect(huge.status).toBe(413);
     expect(((await huge.json()) as { error: { message: string } }).error.message).toContain("larger than 5 MiB");
     expect((await p.upload(png2x2)).status).toBe(201);
+    // A multipart body over the cap is refused too, before the form is parsed.
+    const form = new FormData();
+    form.set("file", new Blob([big], { type: "image/png" }), "big.png");
+    const multipart = await p.call("/api/agents/eye/images", { method: "POST", body: form }, p.chat);
+    expect(multipart.status).toBe(413);
   });
 
   it("another project's token is refused on this project's agent and never reads its images; the owner's token does", async () => {

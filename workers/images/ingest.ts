@@ -16,8 +16,8 @@ const tooLarge = (field: string) =>
  * A body read to its end, refused with 413 as soon as it passes `maxImageBytes` (a Content-Length
  * that says so is refused before a byte is read).
  */
-export async function readCapped(body: ReadableStream<Uint8Array> | null, field: string, declaredLength?: string | null): Promise<Uint8Array> {
-  if (declaredLength && Number(declaredLength) > maxImageBytes) {
+export async function readCapped(body: ReadableStream<Uint8Array> | null, field: string, declaredLength?: string | null, max = maxImageBytes): Promise<Uint8Array> {
+  if (declaredLength && Number(declaredLength) > max) {
     await body?.cancel().catch(() => undefined);
     throw tooLarge(field);
   }
@@ -29,7 +29,7 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, field:
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    if (total > maxImageBytes) {
+    if (total > max) {
       await reader.cancel().catch(() => undefined);
       throw tooLarge(field);
     }

@@ -27,10 +27,11 @@ async function ownerOf(c: AppContext, name: string) {
 async function uploadedBytes(c: AppContext): Promise<{ bytes: Uint8Array; field: string }> {
   const type = (c.req.header("content-type") ?? "").toLowerCase();
   if (!type.startsWith("multipart/form-data")) return { bytes: await readCapped(c.req.raw.body, "body", c.req.header("content-length")), field: "body" };
-  if (Number(c.req.header("content-length") ?? 0) > maxImageBytes + multipartSlack) await readCapped(c.req.raw.body, "file", c.req.header("content-length"));
+  // The form is parsed from a body read with the cap (a chunked body has no length to refuse up front).
+  const body = await readCapped(c.req.raw.body, "file", c.req.header("content-length"), maxImageBytes + multipartSlack);
   let form: FormData;
   try {
-    form = await c.req.formData();
+    form = await new Response(body as Uint8Array<ArrayBuffer>, { headers: { "content-type": c.req.header("content-type")! } }).formData();
   } catch {
     throw new PantheonError("bad_request", "the multipart body could not be read: send the image as the form field 'file' (or as the raw body with its Content-Type)");
   }
