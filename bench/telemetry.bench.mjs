@@ -11,11 +11,14 @@
 //   (b) a turn with one small image (a 2x2 PNG uploaded once: POST /api/agents/:name/images, then
 //       messages with `images: [id]`) vs a text turn, same loop, for the record; the upload itself is
 //       timed in the same loop too.
+//   (c) for the record, what the export costs the worker in CPU at all (on the response path or after
+//       it): a workerd CPU profile of 60 exported turns (until their spans arrived) and 60 plain ones.
 // Run it with `npm run bench -- telemetry`, or `node bench/telemetry.bench.mjs` (starts its own stack).
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { deflateSync, crc32 } from "node:zlib";
 import { pathToFileURL } from "node:url";
+import { devBundleSourceMap, profileWhile, summarise } from "./cpu-profile.mjs";
 import { client, stats, timed } from "./measure.mjs";
 
 const SAMPLES = Number(process.env.BENCH_TELEMETRY_SAMPLES ?? 200);
@@ -23,6 +26,7 @@ const WARMUP = 30;
 const TARGET_RATIO = 1.05;
 const IMAGE_SAMPLES = Number(process.env.BENCH_TELEMETRY_IMAGE_SAMPLES ?? 100);
 const RESAMPLES = 2000;
+const PROFILE_TURNS = 60;
 
 /**
  * A loopback OTLP/HTTP receiver: answers 200 to every export and keeps the run ids of the
@@ -149,6 +153,33 @@ export async function run(server) {
     const arrived = measuredRuns.filter((id) => receiver.runIds.has(id)).length;
     const counts = receiver.counts();
 
+    // (c) what the export costs the worker in CPU at all (after the reply or not): workerd's sampling
+    // profile over PROFILE_TURNS turns of each agent, the exported ones until their spans arrived.
+    let cpu = null;
+    if (server.inspectorPort) {
+      try {
+        const map = await devBundleSourceMap();
+        const before = new Set(receiver.runIds);
+        const profiledRuns = [];
+        const exportedProfile = await profileWhile(server.inspectorPort, async () => {
+          for (let i = 0; i < PROFILE_TURNS; i++) await turnOn(inExported, profiledRuns)(10_000 + i);
+          await until("the profiled runs at the receiver", () => profiledRuns.every((id) => receiver.runIds.has(id) && !before.has(id)), 60_000);
+        });
+        const plainProfile = await profileWhile(server.inspectorPort, async () => {
+          for (let i = 0; i < PROFILE_TURNS; i++) await turnOn(inPlain)(10_000 + i);
+        });
+        const e = await summarise(exportedProfile, map);
+        const p = await summarise(plainProfile, map);
+        const telemetryMs = e.byOwner.filter(([owner]) => /telemetry/.test(owner)).reduce((sum, [, ms]) => sum + ms, 0);
+        // Where the difference goes: each owner's CPU with the export less without it.
+        const plainBy = new Map(p.byOwner);
+        const extra = e.byOwner.map(([owner, ms]) => [owner, ms - (plainBy.get(owner) ?? 0)]).sort((x, y) => y[1] - x[1]);
+        cpu = { exported: e.busyMs / PROFILE_TURNS, plain: p.busyMs / PROFILE_TURNS, telemetry: telemetryMs / PROFILE_TURNS, top: extra.slice(0, 8) };
+      } catch (error) {
+        cpu = { error: error instanceof Error ? error.message : String(error) };
+      }
+    }
+
     // (b) one small image vs text, both in the plain project (nothing exported), same loop.
     const imageAgent = { ...agent, name: "eye" };
     const textAgent = { ...agent, name: "text" };
@@ -203,6 +234,13 @@ export async function run(server) {
       { name: "(a) turn, OTLP export p95", figure: ex.p95, unit: "ms", baseline: pl.p95, ratio: ex.p95 / pl.p95 },
       { name: "(a) export ÷ no export p50, 95% interval", figure: `${cost.low.toFixed(3)}–${cost.high.toFixed(3)}`, unit: "x" },
       { name: "(a) measured runs whose spans arrived", figure: arrived, unit: "runs", baseline: measuredRuns.length, target: `>= ${measuredRuns.length}`, ok: arrived >= measuredRuns.length },
+      ...(cpu && !cpu.error
+        ? [
+            { name: "(c) workerd CPU per turn, no export (profile)", figure: cpu.plain, unit: "ms" },
+            { name: "(c) workerd CPU per turn, OTLP export (profile)", figure: cpu.exported, unit: "ms", baseline: cpu.plain, ratio: cpu.exported / cpu.plain },
+            { name: "(c) of it in telemetry/ files (self time)", figure: cpu.telemetry, unit: "ms" },
+          ]
+        : []),
       { name: "(b) DO echo round trip p50", figure: img.echo.p50, unit: "ms" },
       { name: "(b) text turn p50", figure: img.text.p50, unit: "ms", baseline: img.echo.p50, ratio: img.text.p50 / img.echo.p50 },
       { name: "(b) turn with one 2x2 PNG p50", figure: img.image.p50, unit: "ms", baseline: img.text.p50, ratio: imageCost.ratio },
@@ -216,6 +254,8 @@ export async function run(server) {
       `(a) the interval is a bootstrap (${RESAMPLES} resamples of the iterations) of p50(export) ÷ p50(no export): what the ratio does by chance on this machine; "within noise" when it holds 1.`,
       `(b) ${IMAGE_SAMPLES} samples each after ${WARMUP} warm-up iterations, agents on the offline model (it answers that it cannot see, naming what it got); the image was uploaded once and referenced by id; the upload row re-sends the same PNG each iteration (content-addressed: same id). Last image reply: ${JSON.stringify(String(imageReply).slice(0, 160))}.`,
     ];
+    if (cpu?.error) notes.push(`(c) no CPU profile: ${cpu.error}`);
+    else if (cpu) notes.push(`(c) ${PROFILE_TURNS} turns of each under workerd's sampling profiler (the exported ones until their spans arrived, so the send is counted); CPU of everything the worker ran in that window, self time per turn; what the export adds, by owner (with export less without): ${cpu.top.map(([owner, ms]) => `${owner} ${(ms / PROFILE_TURNS).toFixed(2)}`).join(", ")}.`);
     if (restarts.count) notes.push(`wrangler dev restarted the worker ${restarts.count} time(s); those attempts were retried, not sampled.`);
     if (arrived < measuredRuns.length) {
       throw new Error(`the OTLP receiver got the spans of only ${arrived} of ${measuredRuns.length} measured runs: the export figure means nothing. ${notes.join(" ")}`);
