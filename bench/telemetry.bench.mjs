@@ -12,7 +12,8 @@
 //       messages with `images: [id]`) vs a text turn, same loop, for the record; the upload itself is
 //       timed in the same loop too.
 //   (c) for the record, what the export costs the worker in CPU at all (on the response path or after
-//       it): a workerd CPU profile of 60 exported turns (until their spans arrived) and 60 plain ones.
+//       it): a workerd CPU profile of 60 exported turns (until their spans arrived) and 60 plain ones,
+//       in four windows ordered export, plain, plain, export.
 // Run it with `npm run bench -- telemetry`, or `node bench/telemetry.bench.mjs` (starts its own stack).
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
@@ -159,17 +160,29 @@ export async function run(server) {
     if (server.inspectorPort) {
       try {
         const map = await devBundleSourceMap();
-        const before = new Set(receiver.runIds);
-        const profiledRuns = [];
-        const exportedProfile = await profileWhile(server.inspectorPort, async () => {
-          for (let i = 0; i < PROFILE_TURNS; i++) await turnOn(inExported, profiledRuns)(10_000 + i);
-          await until("the profiled runs at the receiver", () => profiledRuns.every((id) => receiver.runIds.has(id) && !before.has(id)), 60_000);
-        });
-        const plainProfile = await profileWhile(server.inspectorPort, async () => {
-          for (let i = 0; i < PROFILE_TURNS; i++) await turnOn(inPlain)(10_000 + i);
-        });
-        const e = await summarise(exportedProfile, map);
-        const p = await summarise(plainProfile, map);
+        // Four windows in the order export, plain, plain, export (so background work left over from
+        // earlier phases falls on both alike), each after a quiet second and ending half a second
+        // after its last turn (the exported ones once their spans are at the receiver).
+        const profiles = { exported: [], plain: [] };
+        for (const [w, kind] of ["exported", "plain", "plain", "exported"].entries()) {
+          await new Promise((r) => setTimeout(r, 1000));
+          const runs = [];
+          profiles[kind].push(
+            await profileWhile(server.inspectorPort, async () => {
+              for (let i = 0; i < PROFILE_TURNS / 2; i++) await turnOn(kind === "exported" ? inExported : inPlain, runs)(10_000 + w * 1000 + i);
+              if (kind === "exported") await until("the profiled runs at the receiver", () => runs.every((id) => receiver.runIds.has(id)), 60_000);
+              await new Promise((r) => setTimeout(r, 500));
+            }),
+          );
+        }
+        const merged = async (list) => {
+          const parts = await Promise.all(list.map((profile) => summarise(profile, map)));
+          const byOwner = new Map();
+          for (const part of parts) for (const [owner, ms] of part.byOwner) byOwner.set(owner, (byOwner.get(owner) ?? 0) + ms);
+          return { busyMs: parts.reduce((sum, part) => sum + part.busyMs, 0), byOwner: [...byOwner].sort((a, b) => b[1] - a[1]) };
+        };
+        const e = await merged(profiles.exported);
+        const p = await merged(profiles.plain);
         const telemetryMs = e.byOwner.filter(([owner]) => /telemetry/.test(owner)).reduce((sum, [, ms]) => sum + ms, 0);
         // Where the difference goes: each owner's CPU with the export less without it.
         const plainBy = new Map(p.byOwner);
@@ -255,7 +268,7 @@ export async function run(server) {
       `(b) ${IMAGE_SAMPLES} samples each after ${WARMUP} warm-up iterations, agents on the offline model (it answers that it cannot see, naming what it got); the image was uploaded once and referenced by id; the upload row re-sends the same PNG each iteration (content-addressed: same id). Last image reply: ${JSON.stringify(String(imageReply).slice(0, 160))}.`,
     ];
     if (cpu?.error) notes.push(`(c) no CPU profile: ${cpu.error}`);
-    else if (cpu) notes.push(`(c) ${PROFILE_TURNS} turns of each under workerd's sampling profiler (the exported ones until their spans arrived, so the send is counted); CPU of everything the worker ran in that window, self time per turn; what the export adds, by owner (with export less without): ${cpu.top.map(([owner, ms]) => `${owner} ${(ms / PROFILE_TURNS).toFixed(2)}`).join(", ")}.`);
+    else if (cpu) notes.push(`(c) ${PROFILE_TURNS} turns of each under workerd's sampling profiler, in four windows (export, plain, plain, export; the exported ones until their spans arrived, so the send is counted); CPU of everything the worker ran in that window, self time per turn; what the export adds, by owner (with export less without): ${cpu.top.map(([owner, ms]) => `${owner} ${(ms / PROFILE_TURNS).toFixed(2)}`).join(", ")}.`);
     if (restarts.count) notes.push(`wrangler dev restarted the worker ${restarts.count} time(s); those attempts were retried, not sampled.`);
     if (arrived < measuredRuns.length) {
       throw new Error(`the OTLP receiver got the spans of only ${arrived} of ${measuredRuns.length} measured runs: the export figure means nothing. ${notes.join(" ")}`);
