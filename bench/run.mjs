@@ -48,7 +48,8 @@ export async function startBenchServer() {
     port: await freePort(),
     token,
     persistTo: join(scratch, "state"),
-    vars: { OPENAI_API_KEY: "sk-bench-double", OPENAI_BASE_URL: `${modelDouble.url}/v1` },
+    // Loopback outbound: the telemetry module's OTLP receiver listens on 127.0.0.1 (as in test/node/otel.check.mjs).
+    vars: { OPENAI_API_KEY: "sk-bench-double", OPENAI_BASE_URL: `${modelDouble.url}/v1`, PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true" },
   }).catch(async (error) => {
     modelDouble.server.close();
     await rm(scratch, { recursive: true, force: true });
