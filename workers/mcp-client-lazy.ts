@@ -5,7 +5,7 @@
 // that connect to MCP servers use it. Each name here is the package's own export, reached on first
 // use: `new`, a call, `instanceof` and property reads all go to the real one.
 import type * as McpClient from "./mcp-client-used";
-import { onFirstUse } from "./on-first-use";
+import { onFirstUse } from "./bundle/on-first-use";
 
 // esbuild turns a `require` of a bundled ES module into a synchronous call of its (lazy)
 // initialiser: the package evaluates here, the first time a name below is used.

@@ -3,7 +3,7 @@
 // agents SDK's, behind workers/mcp-client-lazy.ts) connects a server, lists and calls its tools;
 // the openai SDK loads on an agent's first model call, and a second call after it still answers;
 // the OpenCode format (and its YAML library) loads on the first export or import; re2js on the first
-// deny pattern; and the bundle's zod, which leaves out zod's locales (workers/zod-without-locales.ts),
+// deny pattern; and the bundle's zod, which leaves out zod's locales (workers/bundle/zod-without-locales.ts),
 // still refuses bad input with zod's English messages. Prints `N passed, N failed`.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -69,7 +69,7 @@ try {
   const broken = await call(server.url, "/api/agents/import?format=opencode", { method: "POST", body: JSON.stringify({ name: "linker-broken", config: "---\nmode: [unclosed\n---\nhi\n" }) });
   check("a file whose YAML does not parse is refused with 400, not 500", broken.status === 400, JSON.stringify(broken));
 
-  // re2js evaluates on the first pattern compiled (workers/re2js-on-first-use.ts): a pattern RE2 cannot
+  // re2js evaluates on the first pattern compiled (workers/bundle/re2js-on-first-use.ts): a pattern RE2 cannot
   // run is refused with its reason, and one it can is taken (the positive control).
   const gate = (pattern) => ({ runtime: { tools: [], gates: [{ name: "no-echo", kind: "deny-pattern", pattern }] } });
   const badGate = await call(server.url, "/api/agents", { method: "POST", body: JSON.stringify({ name: "gated-bad", ...gate("(a)\\1") }) });

@@ -1,11 +1,11 @@
-// The worker bundle's zod (wrangler.toml [alias]: workers/zod-without-locales.ts and the mini one)
+// The worker bundle's zod (wrangler.toml [alias]: workers/bundle/zod-without-locales.ts and the mini one)
 // must be zod itself minus the locales: same names, the same functions and classes, English
 // messages. Tests import the real package (the alias is the bundler's), so this is where they meet.
 import { describe, expect, it } from "vitest";
 import * as real from "zod";
 import * as realMini from "zod/v4-mini";
-import * as bundled from "../../workers/zod-without-locales";
-import * as bundledMini from "../../workers/zod-mini-without-locales";
+import * as bundled from "../../workers/bundle/zod-without-locales";
+import * as bundledMini from "../../workers/bundle/zod-mini-without-locales";
 
 const names = (ns: object, without: string[] = []) => Object.keys(ns).filter((k) => !without.includes(k)).sort();
 

@@ -12,6 +12,6 @@ import { onFirstUse } from "./on-first-use";
 // is aliased to this file.
 declare const require: (path: string) => unknown;
 let re2js: typeof Re2js | undefined;
-const real = (): typeof Re2js => (re2js ??= require("../node_modules/re2js/build/index.js") as typeof Re2js);
+const real = (): typeof Re2js => (re2js ??= require("../../node_modules/re2js/build/index.js") as typeof Re2js);
 
 export const RE2JS = onFirstUse(() => real().RE2JS);

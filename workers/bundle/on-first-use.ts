@@ -1,5 +1,5 @@
 // What the bundle's load-on-first-use stand-ins (wrangler.toml [alias]: workers/mcp-client-lazy.ts,
-// workers/re2js-on-first-use.ts) export in place of a package's classes and functions.
+// ./re2js-on-first-use.ts) export in place of a package's classes and functions.
 
 type Callable = (...args: unknown[]) => unknown;
 type Constructible = new (...args: unknown[]) => object;
