@@ -104,7 +104,7 @@ function ratioInterval(a, b) {
   return { ratio: median(b) / median(a), low: ratios[Math.floor(0.025 * RESAMPLES)], high: ratios[Math.ceil(0.975 * RESAMPLES) - 1] };
 }
 
-async function until(what, test, ms) {
+async function until(_what, test, ms) {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await test()) return true;

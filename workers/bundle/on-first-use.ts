@@ -6,6 +6,7 @@ type Constructible = new (...args: unknown[]) => object;
 
 /** A function or class that is `pick()`'s value for every use but being imported. */
 export function onFirstUse<T extends object>(pick: () => T): T {
+  // biome-ignore lint/complexity/useArrowFunction: the target must be constructible for `new` to reach the construct trap
   const stand: T = new Proxy(function () {} as unknown as T, {
     get: (_, key) => Reflect.get(pick(), key),
     has: (_, key) => Reflect.has(pick(), key),

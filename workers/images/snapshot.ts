@@ -37,7 +37,7 @@ export async function restoreImageLines(store: ImageStorePort, owner: ImageOwner
     const raw = lines[index]!;
     lines[index] = "";
     const line = index + 1;
-    let parsed;
+    let parsed: ReturnType<typeof snapshotImageSchema.safeParse>;
     try {
       parsed = snapshotImageSchema.safeParse(JSON.parse(raw));
     } catch (error) {
