@@ -17,6 +17,9 @@ export interface MemoryPorts {
   readonly backend: string;
 }
 
+/** Characters of the turn before that a conversation's turn is embedded with (see `embeddedTexts`). */
+const previousChars = 1000;
+
 /** Vector hits asked for when a search is limited to a period (Vectorize answers at most 100). */
 const periodTopK = 100;
 
@@ -78,7 +81,8 @@ export function makeMemoryVectors(deps: {
     const episodes = batch.filter((r) => r.kind === "episode" && r.provenance).map((r) => r.id);
     const before = deps.episodeBefore && episodes.length ? deps.episodeBefore(episodes) : new Map<string, string>();
     return batch.map((r) => {
-      const previous = before.get(r.id);
+      // The end of a long turn before is what the reply answers; the cap keeps the pair within an embedder's input.
+      const previous = before.get(r.id)?.slice(-previousChars);
       return previous ? `${previous}\n${r.text}` : r.text;
     });
   }
