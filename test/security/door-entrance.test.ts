@@ -2,6 +2,7 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { maxAguiBodyBytes } from "../../workers/doors/agui";
 import { maxBodyBytes } from "../../workers/doors/door";
+import { maxInlineImageBodyBytes } from "../../workers/images";
 import { api, adminToken, createAgent, uniqueName } from "../api/client";
 
 /**
@@ -16,7 +17,7 @@ const ping = () => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
 const hello = "What is the launch code word?";
 const entrances: Entrance[] = [
   { door: "/api", limit: maxBodyBytes, path: (a) => `/api/agents/${a}/messages`, body: () => JSON.stringify({ content: hello }), ok: 200 },
-  { door: "/v1", limit: maxBodyBytes, path: () => "/v1/chat/completions", body: (a) => JSON.stringify({ model: a, messages: [{ role: "user", content: hello }] }), ok: 200 },
+  { door: "/v1", limit: maxInlineImageBodyBytes, path: () => "/v1/chat/completions", body: (a) => JSON.stringify({ model: a, messages: [{ role: "user", content: hello }] }), ok: 200 },
   { door: "/mcp", limit: maxBodyBytes, path: () => "/mcp", body: ping, ok: 200 },
   { door: "/mcp/agents", limit: maxBodyBytes, path: (a) => `/mcp/agents/${a}`, body: ping, ok: 200 },
   { door: "/agui", limit: maxAguiBodyBytes, path: (a) => `/agui/agents/${a}`, body: () => JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "q", role: "user", content: hello }] }), ok: 200 },
