@@ -17,10 +17,10 @@
 // Run it with `npm run bench -- telemetry`, or `node bench/telemetry.bench.mjs` (starts its own stack).
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
-import { deflateSync, crc32 } from "node:zlib";
 import { pathToFileURL } from "node:url";
 import { devBundleSourceMap, profileWhile, summarise } from "./cpu-profile.mjs";
 import { client, stats, timed } from "./measure.mjs";
+import { png } from "../test/node/png.mjs";
 
 const SAMPLES = Number(process.env.BENCH_TELEMETRY_SAMPLES ?? 200);
 const WARMUP = 30;
@@ -60,24 +60,6 @@ function startReceiver() {
       resolve({ url: `http://127.0.0.1:${server.address().port}`, runIds, counts: () => ({ spans, exports }), close: () => (server.closeAllConnections?.(), server.close()) }),
     ),
   );
-}
-
-/** A real 2x2 RGB PNG made with zlib (the image routes sniff the bytes, so it must be one). */
-function png2x2() {
-  const chunk = (type, data) => {
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    out.write(type, 4, "latin1");
-    data.copy(out, 8);
-    out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(2, 0);
-  header.writeUInt32BE(2, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.from([0, 200, 30, 30, 200, 30, 30]);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", deflateSync(Buffer.concat([row, row]))), chunk("IEND", Buffer.alloc(0))]);
 }
 
 /**
@@ -198,9 +180,9 @@ export async function run(server) {
     const textAgent = { ...agent, name: "text" };
     await inPlain("/api/agents", { method: "POST", json: imageAgent });
     await inPlain("/api/agents", { method: "POST", json: textAgent });
-    const png = png2x2();
+    const picture = png(2, 2);
     const upload = async () => {
-      const res = await fetch(`${server.url}/api/agents/eye/images`, { method: "POST", headers: { authorization: `Bearer ${server.token}`, "x-pantheon-project": plain, "content-type": "image/png" }, body: png });
+      const res = await fetch(`${server.url}/api/agents/eye/images`, { method: "POST", headers: { authorization: `Bearer ${server.token}`, "x-pantheon-project": plain, "content-type": "image/png" }, body: picture });
       if (res.status !== 201) throw new Error(`image upload answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
       return (await res.json()).id;
     };

@@ -3,6 +3,8 @@
  * Pantheon serves: pkt-lines, the ref advertisement, a client's wants and haves. Pure bytes in and out.
  */
 
+import { concatBytes } from "../bytes";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -17,15 +19,7 @@ export function pktLine(payload: string | Uint8Array): Uint8Array {
 
 export const flushPkt = () => encoder.encode("0000");
 
-export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export { concatBytes };
 
 /**
  * The answer to `GET …/info/refs?service=git-upload-pack`: the service line, then each ref (HEAD

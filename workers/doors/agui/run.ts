@@ -5,6 +5,7 @@ import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { EventEncoder } from "@ag-ui/encoder";
 import { decisionsOf, makeAguiRun, type AguiRun, type PendingCall } from "../../../core/protocols/agui";
+import { concatBytes } from "../../../core/bytes";
 import { validationFailed } from "../../../core/errors";
 import { agentStub, call, registryStub, type Remote } from "../../../durable-objects/stubs";
 import { aguiImageSources, storeImageSources } from "../../images";
@@ -61,16 +62,7 @@ function aguiStream(source: ReadableStream<Uint8Array>, run: AguiRun, encoder: E
   const events = readRunEvents(source);
   let pending: BaseEvent[] = run.start();
   let closed = false;
-  const encode = (batch: BaseEvent[]) => {
-    const parts = batch.map((event) => encoder.encodeBinary(event));
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
-  };
+  const encode = (batch: BaseEvent[]) => concatBytes(batch.map((event) => encoder.encodeBinary(event)));
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
