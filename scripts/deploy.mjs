@@ -21,7 +21,8 @@ export const vectorDimensions = 384;
 
 /**
  * The one-time wrangler commands the production environment needs: its queues (and dead-letter
- * queue) and Vectorize index with the metadata indexes memory filters on, read from wrangler.toml.
+ * queue), the R2 bucket for pictures, and the Vectorize index with the metadata indexes memory filters
+ * on, read from wrangler.toml.
  * @example
  * setupCommands(readFileSync("wrangler.toml", "utf8"))[0]; // "npx wrangler queues create pantheon-bus"
  */
@@ -29,8 +30,10 @@ export function setupCommands(toml) {
   const production = toml.slice(toml.indexOf("[env.production]"));
   const queues = [...new Set([...production.matchAll(/^\s*(?:queue|dead_letter_queue)\s*=\s*"([^"]+)"/gm)].map((m) => m[1]))];
   const indexes = [...new Set([...production.matchAll(/^\s*index_name\s*=\s*"([^"]+)"/gm)].map((m) => m[1]))];
+  const buckets = [...new Set([...production.matchAll(/^\s*bucket_name\s*=\s*"([^"]+)"/gm)].map((m) => m[1]))];
   return [
     ...queues.map((q) => `npx wrangler queues create ${q}`),
+    ...buckets.map((b) => `npx wrangler r2 bucket create ${b}`),
     ...indexes.flatMap((i) => [
       `npx wrangler vectorize create ${i} --dimensions=${vectorDimensions} --metric=cosine`,
       `npx wrangler vectorize create-metadata-index ${i} --property-name=source --type=string`,
@@ -72,7 +75,7 @@ async function main() {
   if (values.setup) {
     for (const command of setup) {
       const [bin, ...args] = command.split(" ");
-      // An existing queue or index answers an error; that is the state we want.
+      // An existing queue, index or bucket answers an error; that is the state we want.
       if (run(bin, args) !== 0) console.log("(continuing: it may exist already)");
     }
   }

@@ -47,8 +47,8 @@ try {
   const missing = assets.filter((a) => !existsSync(join(copy, "pwa/dist", a)));
   check("the PWA's assets were built and shipped with it", missing.length === 0 && /Read \d+ files from the assets directory/.test(output), `missing: ${missing.join(", ")}`);
 
-  const printed = [...output.matchAll(/^\s+(npx wrangler (?:queues|vectorize|secret) .+)$/gm)].map((m) => m[1].trim());
-  const documented = [...section.matchAll(/^\s*(npx wrangler (?:queues|vectorize|secret) [^#\n]+?)\s*(?:#.*)?$/gm)].map((m) => m[1].trim());
+  const printed = [...output.matchAll(/^\s+(npx wrangler (?:queues|vectorize|r2|secret) .+)$/gm)].map((m) => m[1].trim());
+  const documented = [...section.matchAll(/^\s*(npx wrangler (?:queues|vectorize|r2|secret) [^#\n]+?)\s*(?:#.*)?$/gm)].map((m) => m[1].trim());
   check("the dry run prints the one-time commands and creates nothing", printed.some((c) => c.startsWith("npx wrangler queues create")) && !output.includes("Created queue"), printed.join("\n"));
   const notInReadme = printed.filter((c) => !documented.includes(c));
   const notPrinted = documented.filter((c) => !printed.includes(c));
