@@ -125,27 +125,28 @@ export function cosine(a, b) {
 
 /**
  * The real CLI (`cli/pantheon.ts`) in a child process, as an operator runs it:
- * `cli(args, { token, project, input, env })` answers `{ code, stdout, stderr }` (code 1 when the
- * process died without a numeric exit code, e.g. on the timeout). Per-call `token`, `project` and
- * `input` override the defaults given to `makeCli`. Only the variables named are set:
- * `project: ""` sets PANTHEON_PROJECT empty (so a caller's own shell cannot leak one in), leaving
- * `project` out inherits it; the same for `configHome` and XDG_CONFIG_HOME. stdin is ended with
- * `input` when one is given, and left open otherwise. `url` may be a function, read on each call,
- * for a server started after the runner is made.
+ * `cli(args, { token, project, input, cwd, env })` answers `{ code, stdout, stderr }` (code 1 when
+ * the process died without a numeric exit code, e.g. on the timeout). Per-call `token`, `project`,
+ * `input` and `cwd` override the defaults given to `makeCli`; `env` is laid over everything. Only
+ * the variables named are set: `project: ""` sets PANTHEON_PROJECT empty (so the shell's own cannot
+ * leak in), leaving it out inherits the shell's; the same for `url`, `token` and `configHome`
+ * (XDG_CONFIG_HOME). stdin is ended with `input` when one is given, and left open otherwise. `url`
+ * may be a function, read on each call, for a server started after the runner is made.
  * @example
  * const cli = makeCli({ url: () => server.url, token, project: "", cwd: persistTo, configHome: join(persistTo, "config") });
  * const set = await cli(["secrets", "set", "KEY", "--project", "b"], { token: b.token, input: "value\n" });
  */
-export function makeCli({ url, token, project, cwd, configHome, timeoutMs = 60_000, input: defaultInput, maxBuffer } = {}) {
-  return function cli(args, { token: callToken = token, project: callProject = project, input = defaultInput, env = {} } = {}) {
-    const named = {
+export function makeCli({ url, token, project, cwd, configHome, timeoutMs = 60_000, maxBuffer, input: defaultInput } = {}) {
+  return function cli(args, { token: callToken = token, project: callProject = project, input = defaultInput, cwd: callCwd = cwd, env = {} } = {}) {
+    const named = Object.entries({
       PANTHEON_URL: typeof url === "function" ? url() : url,
       PANTHEON_TOKEN: callToken,
-      ...(callProject === undefined ? {} : { PANTHEON_PROJECT: callProject }),
-      ...(configHome === undefined ? {} : { XDG_CONFIG_HOME: configHome }),
-    };
+      PANTHEON_PROJECT: callProject,
+      XDG_CONFIG_HOME: configHome,
+    }).filter(([, value]) => value !== undefined);
+    const options = { cwd: callCwd, env: { ...process.env, ...Object.fromEntries(named), ...env }, timeout: timeoutMs, ...(maxBuffer ? { maxBuffer } : {}) };
     return new Promise((resolve) => {
-      const child = execFile(process.execPath, [cliPath, ...args], { cwd, env: { ...process.env, ...named, ...env }, timeout: timeoutMs, ...(maxBuffer ? { maxBuffer } : {}) }, (error, stdout, stderr) => {
+      const child = execFile(process.execPath, [cliPath, ...args], options, (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
       });
       if (input !== undefined) child.stdin.end(input);
