@@ -57,13 +57,15 @@ export function makeCall(token) {
 /**
  * A JSON caller on one server that names token and project per call (the multi-tenant checks):
  * `call(token, project, path, init)` answers `{ status, body, text }`, body null when not JSON.
+ * An undefined project sends no project header (the token's own project).
  * @example
  * const call = makeProjectCall(server.url);
  * await call(adminToken, "a", "/api/agents");
  */
 export function makeProjectCall(url) {
   return async function call(token, project, path, init = {}) {
-    const res = await fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-pantheon-project": project, ...init.headers } });
+    const projectHeader = project === undefined ? {} : { "x-pantheon-project": project };
+    const res = await fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...projectHeader, ...init.headers } });
     const text = await res.text();
     let body = null;
     try {

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeChecks, makeCli } from "./check-kit.mjs";
+import { makeChecks, makeCli, makeProjectCall } from "./check-kit.mjs";
 
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-grants-"));
@@ -21,15 +21,8 @@ const cli = makeCli({ url: () => server.url, token, project: "", cwd: persistTo,
 let server;
 try {
   server = await startDevServer({ port: await freePort(), token, persistTo });
-  const call = async (path, init = {}) => {
-    const res = await fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
-    const text = await res.text();
-    let body = null;
-    try {
-      body = JSON.parse(text);
-    } catch {}
-    return { status: res.status, body, text };
-  };
+  const projectCall = makeProjectCall(server.url);
+  const call = (path, init) => projectCall(token, undefined, path, init);
   const json = (value) => ({ method: "PUT", body: JSON.stringify(value) });
   const say = (agent, content) => call(`/api/agents/${agent}/messages`, { method: "POST", body: JSON.stringify({ content }) });
   /** The trace of the agent's newest finished run (its record is written just after the reply). */
