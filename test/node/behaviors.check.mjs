@@ -3,7 +3,6 @@
 // one stored message and one reply; the example dev-buddy script, verbatim, stores the person's words
 // and its model sees them with the goal in its context; goals through the real CLI (`agents create
 // --role --goal`, `agents goals`, `agents tick`). Prints `N passed, N failed` as the last line.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -11,7 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeCall, makeChecks } from "./check-kit.mjs";
+import { makeCall, makeChecks, makeCli } from "./check-kit.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const token = `pa_${randomBytes(12).toString("hex")}`;
@@ -54,13 +53,7 @@ const requestsOf = (name) => requests.filter((r) => r.model === name);
 const systemOf = (request) => request.messages.filter((m) => m.role === "system").map((m) => m.content).join("\n");
 
 /** `pantheon <args>` as an operator runs it (the real CLI in a child process). */
-function cli(args) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, "cli/pantheon.ts"), ...args], { cwd: persistTo, env: { ...process.env, PANTHEON_URL: server.url, PANTHEON_TOKEN: token, PANTHEON_PROJECT: "", XDG_CONFIG_HOME: join(persistTo, "config") }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const cli = makeCli({ url: () => server.url, token, project: "", cwd: persistTo, configHome: join(persistTo, "config") });
 
 let server;
 try {

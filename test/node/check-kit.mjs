@@ -1,6 +1,11 @@
 // What the Node-side checks (*.check.mjs) share: a tally of named checks that prints TAP-like
 // lines, and the summary line `N passed, N failed` that test/node/run.mjs and scripts/test.mjs
 // count. Not a *.check.mjs file, so test/node/run.mjs does not run it.
+import { execFile } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const cliPath = join(dirname(fileURLToPath(import.meta.url)), "../../cli/pantheon.ts");
 
 /**
  * A tally of checks. `check` prints `ok - name` or `not ok - name: detail`, `skip` prints
@@ -52,13 +57,15 @@ export function makeCall(token) {
 /**
  * A JSON caller on one server that names token and project per call (the multi-tenant checks):
  * `call(token, project, path, init)` answers `{ status, body, text }`, body null when not JSON.
+ * An undefined project sends no project header (the token's own project).
  * @example
  * const call = makeProjectCall(server.url);
  * await call(adminToken, "a", "/api/agents");
  */
 export function makeProjectCall(url) {
   return async function call(token, project, path, init = {}) {
-    const res = await fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-pantheon-project": project, ...init.headers } });
+    const projectHeader = project === undefined ? {} : { "x-pantheon-project": project };
+    const res = await fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...projectHeader, ...init.headers } });
     const text = await res.text();
     let body = null;
     try {
@@ -116,4 +123,54 @@ export function cosine(a, b) {
     nb += b[i] * b[i];
   }
   return dot / Math.sqrt(na * nb);
+}
+
+/**
+ * The real CLI (`cli/pantheon.ts`) in a child process, as an operator runs it:
+ * `cli(args, { token, project, input, cwd, env })` answers `{ code, stdout, stderr }` (code 1 when
+ * the process died without a numeric exit code, e.g. on the timeout). Per-call `token`, `project`,
+ * `input` and `cwd` override the defaults given to `makeCli`; `env` is laid over everything. Only
+ * the variables named are set: `project: ""` sets PANTHEON_PROJECT empty (so the shell's own cannot
+ * leak in), leaving it out inherits the shell's; the same for `url`, `token` and `configHome`
+ * (XDG_CONFIG_HOME). stdin is ended with `input` when one is given, and left open otherwise. `url`
+ * may be a function, read on each call, for a server started after the runner is made.
+ * @example
+ * const cli = makeCli({ url: () => server.url, token, project: "", cwd: persistTo, configHome: join(persistTo, "config") });
+ * const set = await cli(["secrets", "set", "KEY", "--project", "b"], { token: b.token, input: "value\n" });
+ */
+export function makeCli({ url, token, project, cwd, configHome, timeoutMs = 60_000, maxBuffer, input: defaultInput } = {}) {
+  return function cli(args, { token: callToken = token, project: callProject = project, input = defaultInput, cwd: callCwd = cwd, env = {} } = {}) {
+    const named = Object.entries({
+      PANTHEON_URL: typeof url === "function" ? url() : url,
+      PANTHEON_TOKEN: callToken,
+      PANTHEON_PROJECT: callProject,
+      XDG_CONFIG_HOME: configHome,
+    }).filter(([, value]) => value !== undefined);
+    const options = { cwd: callCwd, env: { ...process.env, ...Object.fromEntries(named), ...env }, timeout: timeoutMs, ...(maxBuffer ? { maxBuffer } : {}) };
+    return new Promise((resolve) => {
+      const child = execFile(process.execPath, [cliPath, ...args], options, (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+      });
+      if (input !== undefined) child.stdin.end(input);
+    });
+  };
+}
+
+/**
+ * Polls `read` (sync or async) every `every` ms until `ok` (truthiness by default) holds for what it
+ * answered, and answers that value; at `ms` it has had its last look, and throws `timed out waiting
+ * for <what>` with the last value read. A `read` that throws ends the wait with its error (wrap it to
+ * keep polling through errors).
+ * @example
+ * const plan = await until("the plan", () => api(`/api/features/${id}/plan`), { ok: (r) => r.status === 200 });
+ * await until("the socket to open", () => socket.opened, { ms: 5000, every: 20 });
+ */
+export async function until(what, read, { ok = Boolean, ms = 30_000, every = 250 } = {}) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() >= end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)?.slice(0, 900)}`);
+    await new Promise((resolve) => setTimeout(resolve, every));
+  }
 }

@@ -5,20 +5,16 @@
 // that answers; the doctor's cron fix is this server's own URL and works as written; agent export
 // names the parts a format cannot hold, and an OpenCode file goes out and back in through the CLI.
 // Prints `N passed, N failed` as the last line.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import OpenAI from "openai";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeCall, makeChecks } from "./check-kit.mjs";
+import { makeCall, makeChecks, makeCli } from "./check-kit.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const cliPath = join(root, "cli/pantheon.ts");
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-errors-"));
 const outside = join(persistTo, "elsewhere");
@@ -27,15 +23,8 @@ const { check, skip, finish } = makeChecks();
 const call = makeCall(token);
 const words = (agent) => `agent '${agent}' does not exist in project 'default'`;
 
-/** Runs `pantheon <args>` in `cwd` with its own config directory and only the environment given. */
-function cli(args, { env = {}, input, cwd = outside } = {}) {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [cliPath, ...args], { cwd, env: { ...process.env, PANTHEON_URL: "", PANTHEON_TOKEN: "", PANTHEON_PROJECT: "", XDG_CONFIG_HOME: join(persistTo, "config"), ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-    child.stdin.end(input ?? "");
-  });
-}
+/** Runs `pantheon <args>` in `cwd` (by default a directory without .dev.vars) with its own config directory and only the environment given. */
+const cli = makeCli({ url: "", token: "", project: "", cwd: outside, configHome: join(persistTo, "config"), input: "" });
 const shown = (r) => JSON.stringify({ code: r.code, stdout: r.stdout.slice(0, 600), stderr: r.stderr.slice(0, 600) });
 
 let server;

@@ -6,32 +6,23 @@
 // The project and interop routes (`project …`, `tools … --format`, `agents export|import`) are
 // the shared contract's; where this server answers 404 "no route" for them, those checks print
 // `skip` with the reason instead of failing, so they turn on by themselves once the routes exist.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeCall, makeChecks } from "./check-kit.mjs";
+import { makeCall, makeChecks, makeCli } from "./check-kit.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const cliPath = join(root, "cli/pantheon.ts");
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-cli-"));
 const configHome = join(persistTo, "config");
 const { check, skip, finish } = makeChecks();
 const call = makeCall(token);
 
-/** Runs `pantheon <args>` in a directory without .dev.vars, with its own config directory, so only what the check gives decides the server and token. */
-function cli(args, env = {}, input) {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [cliPath, ...args], { cwd: persistTo, env: { ...process.env, PANTHEON_URL: "", PANTHEON_TOKEN: "", PANTHEON_PROJECT: "", XDG_CONFIG_HOME: configHome, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-    child.stdin.end(input ?? "");
-  });
-}
+/** Runs `pantheon <args>` in a directory without .dev.vars, with its own config directory, so only what the check gives (`env`) decides the server and token. */
+const cli = makeCli({ url: "", token: "", project: "", cwd: persistTo, configHome, input: "" });
 const shown = (r) => JSON.stringify({ code: r.code, stdout: r.stdout.slice(0, 800), stderr: r.stderr.slice(0, 800) });
 const parsed = (r) => {
   try {
@@ -51,7 +42,7 @@ let server;
 try {
   server = await startDevServer({ port: await freePort(), token, persistTo });
   const env = { PANTHEON_URL: server.url, PANTHEON_TOKEN: token };
-  const run = (...args) => cli(args, env);
+  const run = (...args) => cli(args, { env });
   const api = async (path, init) => (await call(server.url, path, init)).body;
 
   // --- health, help, usage -----------------------------------------------------------------
@@ -100,7 +91,7 @@ try {
   check("chat <agent> \"<message>\" is still one streamed turn", oneShot.code === 0 && oneShot.stdout.trim().length > 0, shown(oneShot));
   const noTerminal = await run("chat", "scout");
   check("chat without a terminal is a usage error pointing to tell (exit 2)", noTerminal.code === 2 && noTerminal.stderr.includes("pantheon tell"), shown(noTerminal));
-  const piped = await cli(["tell", "scout", "-"], env, "My name is Ann.\n");
+  const piped = await cli(["tell", "scout", "-"], { env, input: "My name is Ann.\n" });
   check("tell reads the message from stdin with '-'", piped.code === 0 && piped.stdout.trim().length > 0, shown(piped));
   const history = await run("history", "scout", "--limit", "2");
   const lines = history.stdout.trim().split("\n");
@@ -152,7 +143,7 @@ try {
   check("script push of a DSL file creates the agent", buddy.code === 0 && buddy.stdout.includes("Script for dev-buddy saved"), shown(buddy));
   const broken = join(persistTo, "broken.pnth");
   await writeFile(broken, '(actor "x"\n  (description "d")\n  (talent "t" (behavior "b" :sometimes)))\n');
-  const checked = await cli(["script", "check", broken, join(root, "examples/main.pnth")], { PANTHEON_URL: "http://127.0.0.1:9" });
+  const checked = await cli(["script", "check", broken, join(root, "examples/main.pnth")], { env: { PANTHEON_URL: "http://127.0.0.1:9" } });
   check("script check compiles locally (no server needed) and prints file:line:col: message, exit 1", checked.code === 1 && new RegExp(`^${broken.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3:\\d+: .+`, "m").test(checked.stdout) && !checked.stdout.includes("main.pnth:"), shown(checked));
   const clean = await cli(["script", "check", join(root, "examples/main.pnth")]);
   check("script check of a good file exits 0", clean.code === 0, shown(clean));
@@ -248,9 +239,9 @@ try {
   // --- tokens with scopes ------------------------------------------------------------------------
   const token2 = await run("tokens", "create", "ci");
   const issued = /\n\s+(pt_\S+)/.exec(token2.stdout)?.[1];
-  const withIssued = issued ? await cli(["agents", "list"], { PANTHEON_URL: server.url, PANTHEON_TOKEN: issued }) : { code: -1, stdout: "", stderr: "" };
+  const withIssued = issued ? await cli(["agents", "list"], { env: { PANTHEON_URL: server.url, PANTHEON_TOKEN: issued } }) : { code: -1, stdout: "", stderr: "" };
   check("tokens create prints a token that works", token2.code === 0 && withIssued.code === 0 && withIssued.stdout.includes("scout"), `${shown(token2)} ${shown(withIssued)}`);
-  const chatOnly = issued ? await cli(["agents", "create", "intruder"], { PANTHEON_URL: server.url, PANTHEON_TOKEN: issued }) : { code: -1, stdout: "", stderr: "" };
+  const chatOnly = issued ? await cli(["agents", "create", "intruder"], { env: { PANTHEON_URL: server.url, PANTHEON_TOKEN: issued } }) : { code: -1, stdout: "", stderr: "" };
   check("a chat-scoped token (the default) cannot create agents: exit 1 naming the scope needed", chatOnly.code === 1 && chatOnly.stderr.includes("'admin' scope"), shown(chatOnly));
   const adminToken = await run("tokens", "create", "ops", "--scope", "admin");
   const listedScopes = await run("tokens", "list");
@@ -273,24 +264,24 @@ try {
   check("login checks the token, saves URL and token to $XDG_CONFIG_HOME/pantheon/config.json with mode 0600", loggedIn.code === 0 && mode === 0o600 && saved.url === server.url && saved.token === token, `${shown(loggedIn)} mode=${mode.toString(8)}`);
   const afterLogin = await cli(["agents", "list"]);
   check("after login, commands need no --url or --token", afterLogin.code === 0 && afterLogin.stdout.includes("scout"), shown(afterLogin));
-  const otherServer = await cli(["agents", "list"], { PANTHEON_URL: `http://127.0.0.1:${await freePort()}` });
+  const otherServer = await cli(["agents", "list"], { env: { PANTHEON_URL: `http://127.0.0.1:${await freePort()}` } });
   check("the saved token is never sent to another server (and an unreachable server exits 3)", otherServer.code === 3, shown(otherServer));
   const wrongLogin = await cli(["login", "--url", server.url, "--token", "wrong"]);
   const keptToken = JSON.parse(await readFile(configFile, "utf8").catch(() => "{}")).token;
   check("login with a wrong token is refused (exit 1) and the saved login stays", wrongLogin.code === 1 && wrongLogin.stderr.includes("token was refused") && keptToken === token, shown(wrongLogin));
-  const pipedLogin = await cli(["login", "--url", server.url], {}, `${token}\n`);
+  const pipedLogin = await cli(["login", "--url", server.url], { input: `${token}\n` });
   check("login reads a piped token from stdin", pipedLogin.code === 0 && pipedLogin.stdout.includes("Logged in"), shown(pipedLogin));
   const logout = await cli(["logout"]);
-  const afterLogout = await cli(["agents", "list"], { PANTHEON_URL: server.url });
+  const afterLogout = await cli(["agents", "list"], { env: { PANTHEON_URL: server.url } });
   check("logout forgets the login; the server then refuses (exit 1, no token)", logout.code === 0 && afterLogout.code === 1 && afterLogout.stderr.includes("No token found"), `${shown(logout)} ${shown(afterLogout)}`);
 
   // --- refusals and reachability ---------------------------------------------------------------
   const missing = await run("history", "nobody");
   check("an unknown agent exits 1 with the API's message", missing.code === 1 && /nobody/.test(missing.stderr), shown(missing));
-  const refused = await cli(["agents", "list"], { PANTHEON_URL: server.url, PANTHEON_TOKEN: "wrong" });
+  const refused = await cli(["agents", "list"], { env: { PANTHEON_URL: server.url, PANTHEON_TOKEN: "wrong" } });
   check("a wrong token exits 1 and says the token was refused", refused.code === 1 && refused.stderr.includes("token was refused"), shown(refused));
   const closed = await freePort();
-  const unreachable = await cli(["agents", "list"], { PANTHEON_URL: `http://127.0.0.1:${closed}`, PANTHEON_TOKEN: token });
+  const unreachable = await cli(["agents", "list"], { env: { PANTHEON_URL: `http://127.0.0.1:${closed}`, PANTHEON_TOKEN: token } });
   check(
     "an unreachable URL exits 3 saying so and how to start the server",
     unreachable.code === 3 && unreachable.stderr.includes(`not reachable at http://127.0.0.1:${closed}`) && unreachable.stderr.includes("npm start"),

@@ -3,37 +3,29 @@
 // table of verdicts); a suite below its threshold exits 1 naming the failing case; a second run says
 // what changed since the first; `eval list` and `eval show` read the kept runs; a broken suite file
 // exits 2 and a wrong grader is refused by its field. Prints `N passed, N failed` last.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeCall, makeChecks } from "./check-kit.mjs";
+import { makeCall, makeChecks, makeCli } from "./check-kit.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const cliPath = join(root, "cli/pantheon.ts");
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-evals-"));
 const { check, finish } = makeChecks();
 const call = makeCall(token);
 
-function cli(args, env) {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [cliPath, ...args], { cwd: root, env: { ...process.env, PANTHEON_PROJECT: "", XDG_CONFIG_HOME: join(persistTo, "config"), ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-    child.stdin.end("");
-  });
-}
+/** `pantheon <args>` from the checkout, URL and token from the `env` given. */
+const cli = makeCli({ project: "", cwd: root, configHome: join(persistTo, "config"), timeoutMs: 120_000, input: "" });
 const shown = (r) => JSON.stringify({ code: r.code, stdout: r.stdout.slice(0, 1500), stderr: r.stderr.slice(0, 600) });
 
 let server;
 try {
   server = await startDevServer({ port: await freePort(), token, persistTo });
   const env = { PANTHEON_URL: server.url, PANTHEON_TOKEN: token };
-  const run = (...args) => cli(args, env);
+  const run = (...args) => cli(args, { env });
   await call(server.url, "/api/agents", { method: "POST", body: JSON.stringify({ name: "scout", description: "Finds things", systemPrompt: "The code word is pineapple." }) });
 
   const example = await run("eval", "run", "examples/evals/basics.yaml", "--agent", "scout");

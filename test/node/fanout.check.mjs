@@ -13,14 +13,13 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeCall, makeChecks } from "./check-kit.mjs";
+import { makeCall, makeChecks, until } from "./check-kit.mjs";
 
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-fanout-"));
 const { check, finish } = makeChecks();
 const call = makeCall(token);
 const shown = (value) => JSON.stringify(value).slice(0, 800);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // --- the model double --------------------------------------------------------------------------
 /** Requests per model name (the conversation's, not memory extraction or summaries). */
@@ -83,16 +82,9 @@ const start = async () => startDevServer({ port: await freePort(), token, persis
 let server;
 const api = (path, init) => call(server.url, path, init);
 const agent = (name, extra = {}) => api("/api/agents", { method: "POST", body: JSON.stringify({ name, description: `${name} agent`, model: { provider: "openai", name }, ...extra }) });
-async function until(what, probe, ms = 120_000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const value = await probe().catch(() => null);
-    if (value) return value;
-    await sleep(250);
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-const decided = (id) => until(`fan-out ${id}`, async () => {
+/** `until`, polling through errors too: the server restarts under it. */
+const untilThroughRestarts = (what, probe, ms = 120_000) => until(what, () => probe().catch(() => null), { ms });
+const decided = (id) => untilThroughRestarts(`fan-out ${id}`, async () => {
   const got = await api(`/api/agents/main/fanouts/${id}`);
   return got.body?.status === "decided" ? got.body : null;
 });
@@ -126,7 +118,7 @@ try {
   const firstDecided = await decided(first.body.id);
   const stillHeld = holds.get("slow-a").waiting + holds.get("slow-b").waiting;
   check("`first` decides with the fast judge's answer while both slow judges are still held by the double", firstDecided.result?.answer === "Approved." && firstDecided.result.decidedBy === "fast" && stillHeld === 2, shown({ result: firstDecided.result, stillHeld }));
-  const cancelled = await until("the slow judges' runs to be cancelled", async () => {
+  const cancelled = await untilThroughRestarts("the slow judges' runs to be cancelled", async () => {
     const runs = await Promise.all(["slow-a", "slow-b"].map(async (n) => (await api(`/api/agents/${n}/runs`)).body?.runs?.[0]?.status));
     return runs.every((s) => s === "cancelled") ? runs : null;
   }, 30_000).catch(() => null);
@@ -142,7 +134,7 @@ try {
     await server.stop();
     server = await start();
     release(`judge-${step}`);
-    const done = await until(`step ${step} after the restart`, async () => {
+    const done = await untilThroughRestarts(`step ${step} after the restart`, async () => {
       const got = await api("/api/agents/main/workflows/wf-node");
       return got.body?.steps?.find((s) => s.id === step)?.state === "done" ? got.body : null;
     }).catch((error) => ({ error: String(error) }));
@@ -150,7 +142,7 @@ try {
   }
   await server.stop();
   server = await start();
-  const finished = await until("the workflow to complete", async () => {
+  const finished = await untilThroughRestarts("the workflow to complete", async () => {
     const got = await api("/api/agents/main/workflows/wf-node");
     return got.body?.status === "completed" ? got.body : null;
   }).catch((error) => ({ error: String(error) }));

@@ -3,42 +3,26 @@
 // its `plans` source to one named agent. A connected agent reads the vault, a stranger listing it
 // gets nothing and finds the refusal in its own run's trace; the named agent reads the plans the
 // connected one may not. Prints `N passed, N failed` as the last line.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeChecks } from "./check-kit.mjs";
+import { makeChecks, makeCli, makeProjectCall } from "./check-kit.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-grants-"));
 const { check, finish } = makeChecks();
 const shown = (value) => JSON.stringify(value).slice(0, 800);
 
 /** `pantheon <args>` as an operator runs it (the real CLI in a child process). */
-function cli(args) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, "cli/pantheon.ts"), ...args], { cwd: persistTo, env: { ...process.env, PANTHEON_URL: server.url, PANTHEON_TOKEN: token, PANTHEON_PROJECT: "", XDG_CONFIG_HOME: join(persistTo, "config") }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const cli = makeCli({ url: () => server.url, token, project: "", cwd: persistTo, configHome: join(persistTo, "config") });
 
 let server;
 try {
   server = await startDevServer({ port: await freePort(), token, persistTo });
-  const call = async (path, init = {}) => {
-    const res = await fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
-    const text = await res.text();
-    let body = null;
-    try {
-      body = JSON.parse(text);
-    } catch {}
-    return { status: res.status, body, text };
-  };
+  const projectCall = makeProjectCall(server.url);
+  const call = (path, init) => projectCall(token, undefined, path, init);
   const json = (value) => ({ method: "PUT", body: JSON.stringify(value) });
   const say = (agent, content) => call(`/api/agents/${agent}/messages`, { method: "POST", body: JSON.stringify({ content }) });
   /** The trace of the agent's newest finished run (its record is written just after the reply). */

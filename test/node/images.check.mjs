@@ -7,20 +7,17 @@
 // an agent on a project provider (an OpenAI-compatible server run here) receives the image_url part
 // with the picture's bytes. The PWA's contract: raw upload, a message naming the id, history with the
 // ref, the bytes read back. Prints `N passed, N failed` last.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { HttpAgent } from "@ag-ui/client";
 import OpenAI from "openai";
 import { png } from "./png.mjs";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeChecks, makeProjectCall, makeTenant } from "./check-kit.mjs";
+import { makeChecks, makeCli, makeProjectCall, makeTenant } from "./check-kit.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const deploymentToken = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-images-"));
 const { check, finish } = makeChecks();
@@ -53,14 +50,8 @@ const local = createServer(async (req, res) => {
 await new Promise((resolve) => local.listen(0, "127.0.0.1", resolve));
 const localUrl = `http://127.0.0.1:${local.address().port}`;
 
-/** `pantheon <args>` as an operator runs it (the real CLI in a child process). */
-function cli(args, token, project) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, "cli/pantheon.ts"), ...args], { cwd: persistTo, env: { ...process.env, PANTHEON_URL: server.url, PANTHEON_TOKEN: token, PANTHEON_PROJECT: project, XDG_CONFIG_HOME: join(persistTo, "config") }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+/** `pantheon <args>` as an operator runs it (the real CLI in a child process); token and project per call. */
+const cli = makeCli({ url: () => server.url, cwd: persistTo, configHome: join(persistTo, "config") });
 
 let server;
 try {
@@ -127,8 +118,8 @@ try {
   // ---- the CLI's snapshot carries the images into another project --------------------------------
   const b = await makeTenant(call, deploymentToken, "b");
   const file = join(persistTo, "eye.snapshot.jsonl");
-  const snap = await cli(["agents", "snapshot", "eye", "--out", file], a.token, "a");
-  const restored = await cli(["agents", "restore", file, "--name", "copy"], b.token, "b");
+  const snap = await cli(["agents", "snapshot", "eye", "--out", file], { token: a.token, project: "a" });
+  const restored = await cli(["agents", "restore", file, "--name", "copy"], { token: b.token, project: "b" });
   const copied = await fetch(`${server.url}/api/agents/copy/images/${ref.id}`, { headers: { authorization: `Bearer ${b.token}`, "x-pantheon-project": "b" } });
   const copiedBytes = Buffer.from(await copied.arrayBuffer());
   const copyHistory = await call(b.token, "b", "/api/agents/copy/messages?limit=50");

@@ -3,7 +3,6 @@
 // HTTP (as the PWA does, no bearer token) gives a token named ana with the approve scope, whose
 // approval is recorded as ana's; a chat invite cannot approve; the link works once; `tokens list`
 // says whose device a token is and `tokens delete` signs it out. Prints `N passed, N failed` last.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,23 +10,16 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
 import { qrModules } from "../../core/invites/qr.ts";
-import { makeCall, makeChecks } from "./check-kit.mjs";
+import { makeCall, makeChecks, makeCli } from "./check-kit.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const cliPath = join(root, "cli/pantheon.ts");
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-invite-"));
 const { check, finish } = makeChecks();
 const call = makeCall(token);
 
-function cli(args, env) {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [cliPath, ...args], { cwd: persistTo, env: { ...process.env, PANTHEON_PROJECT: "", XDG_CONFIG_HOME: join(persistTo, "config"), ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-    child.stdin.end("");
-  });
-}
+/** `pantheon <args>`, URL and token from the `env` given. */
+const cli = makeCli({ project: "", cwd: persistTo, configHome: join(persistTo, "config"), input: "" });
 const shown = (r) => JSON.stringify({ code: r.code, stdout: r.stdout.slice(0, 1200), stderr: r.stderr.slice(0, 800) });
 
 /**
@@ -53,7 +45,7 @@ let server;
 try {
   server = await startDevServer({ port: await freePort(), token, persistTo });
   const env = { PANTHEON_URL: server.url, PANTHEON_TOKEN: token };
-  const run = (...args) => cli(args, env);
+  const run = (...args) => cli(args, { env });
   const redeem = (code, device) => fetch(`${server.url}/api/invites/redeem`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code, ...(device ? { device } : {}) }) }).then(async (r) => ({ status: r.status, body: await r.json().catch(() => null) }));
 
   // --- the invite: a link and its QR code ------------------------------------------------------

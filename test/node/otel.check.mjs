@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_USAGE_INPUT_TOKENS, ATTR_GEN_AI_TOOL_NAME, ATTR_GEN_AI_AGENT_NAME, ATTR_GEN_AI_RESPONSE_MODEL } from "@opentelemetry/semantic-conventions/incubating";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeCall, makeChecks } from "./check-kit.mjs";
+import { makeCall, makeChecks, until } from "./check-kit.mjs";
 
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-otel-"));
@@ -45,15 +45,6 @@ const attr = (span, key) => {
   const value = span.attributes.find((a) => a.key === key)?.value;
   return value?.stringValue ?? (value?.intValue !== undefined ? Number(value.intValue) : value?.boolValue ?? value?.arrayValue?.values.map((v) => v.stringValue));
 };
-const until = async (what, test, ms = 60_000) => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const value = await test();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 let server;
 const receiver = await startReceiver(1);
@@ -71,14 +62,14 @@ try {
   check("main's question to helper waits for a person's approval", asked.body?.status === "waiting_approval", JSON.stringify(asked.body).slice(0, 300));
   const decided = await call(server.url, `/api/agents/main/runs/${runId}/approval`, { method: "POST", body: JSON.stringify({ decision: "approve" }) });
   check("the approval is accepted", decided.status === 200 || decided.status === 202, JSON.stringify(decided.body).slice(0, 300));
-  await until("main's run to complete", async () => (await call(server.url, `/api/agents/main/runs/${runId}`)).body?.run?.status === "completed");
+  await until("main's run to complete", async () => (await call(server.url, `/api/agents/main/runs/${runId}`)).body?.run?.status === "completed", { ms: 60_000 });
 
   // The first export gets a 503: it is kept and sent again (backoff), so both runs arrive.
   const spans = await until("both runs at the receiver", async () => {
     const all = receiver.received.flatMap((r) => r.body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)));
     const roots = all.filter((s) => attr(s, ATTR_GEN_AI_OPERATION_NAME) === "invoke_agent");
     return roots.some((s) => attr(s, ATTR_GEN_AI_AGENT_NAME) === "main") && roots.some((s) => attr(s, ATTR_GEN_AI_AGENT_NAME) === "helper") ? all : null;
-  }, 90_000);
+  }, { ms: 90_000 });
   check("a receiver that failed (503) was retried until it took the spans", receiver.failures() === 1 && receiver.received.length >= 1, `failures ${receiver.failures()}, exports ${receiver.received.length}`);
   const first = receiver.received[0];
   check("exports go to <endpoint>/v1/traces as OTLP JSON with the project's header", first.path === "/v1/traces" && first.headers["x-otlp-team"] === headerValue && first.headers["content-type"] === "application/json", JSON.stringify({ path: first.path, headers: first.headers }));

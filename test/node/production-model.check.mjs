@@ -1,14 +1,12 @@
 // No silent stand-in, end to end: `wrangler dev` with PANTHEON_ENV=production and no model key.
 // An agent whose provider has no key fails its run naming the secret and the command that sets it;
 // its detail says so; `pantheon doctor` exits 1 with the same fix. Prints `N passed, N failed`.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeCall, makeChecks } from "./check-kit.mjs";
-import { root } from "./memory-harness.mjs";
+import { makeCall, makeChecks, makeCli } from "./check-kit.mjs";
 
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-prod-"));
@@ -29,10 +27,7 @@ try {
   check("its run fails instead of answering with a stand-in", sent.status === 200 && sent.body?.status === "failed" && sent.body?.reply === null, JSON.stringify(sent));
   check("the run's error names the missing secret and the command", typeof sent.body?.error === "string" && sent.body.error.includes(expected), JSON.stringify(sent.body?.error));
 
-  const doctor = await new Promise((resolve) => {
-    execFile(process.execPath, [join(root, "cli/pantheon.ts"), "doctor"], { cwd: persistTo, env: { ...process.env, PANTHEON_URL: server.url, PANTHEON_TOKEN: token }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }));
-  });
+  const doctor = await makeCli({ url: server.url, token, cwd: persistTo })(["doctor"]);
   check("pantheon doctor exits 1 and prints the fix", doctor.code === 1 && doctor.stdout.includes(`fix: ${fix}`) && doctor.stdout.includes("(production)"), JSON.stringify(doctor).slice(0, 1500));
   check("pantheon doctor never prints the admin token", !doctor.stdout.includes(token) && !doctor.stderr.includes(token), "token printed");
 } catch (error) {

@@ -9,17 +9,14 @@
 // provider or secret, a provider URL at the metadata address, a tool naming a provider's key, a
 // model override outside the agent's allowed list, a session narrowing to a tool the agent lacks.
 // `pantheon providers set|list` through the real CLI. Prints `N passed, N failed` last.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeChecks, makeProjectCall, makeTenant } from "./check-kit.mjs";
+import { makeChecks, makeCli, makeProjectCall, makeTenant } from "./check-kit.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const deploymentToken = `pa_${randomBytes(12).toString("hex")}`;
 const keys = { aFlaky: `gsk-a-${randomBytes(8).toString("hex")}`, aSteady: `sk-a-${randomBytes(8).toString("hex")}`, bSteady: `sk-b-${randomBytes(8).toString("hex")}` };
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-providers-"));
@@ -51,14 +48,8 @@ for (const s of [one, two]) await new Promise((resolve) => s.server.listen(0, "1
 const urlOf = (s) => `http://127.0.0.1:${s.server.address().port}/v1`;
 const completions = (s) => s.calls.filter((c) => c.path?.endsWith("/chat/completions"));
 
-/** `pantheon <args>` as an operator runs it (the real CLI in a child process). */
-function cli(args, token) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, "cli/pantheon.ts"), ...args], { cwd: persistTo, env: { ...process.env, PANTHEON_URL: server.url, PANTHEON_TOKEN: token, PANTHEON_PROJECT: "", XDG_CONFIG_HOME: join(persistTo, "config") }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+/** `pantheon <args>` as an operator runs it (the real CLI in a child process); the token per call. */
+const cli = makeCli({ url: () => server.url, project: "", cwd: persistTo, configHome: join(persistTo, "config") });
 
 let server;
 try {
@@ -73,12 +64,12 @@ try {
   await put(a, "/api/projects/a/secrets/FLAKY_KEY", { value: keys.aFlaky });
   await put(a, "/api/projects/a/secrets/STEADY_KEY", { value: keys.aSteady });
   await put(b, "/api/projects/b/secrets/STEADY_KEY", { value: keys.bSteady });
-  const setFlaky = await cli(["providers", "set", "flaky", "--base-url", urlOf(one), "--key-secret", "FLAKY_KEY", "--project", "a"], a.token);
+  const setFlaky = await cli(["providers", "set", "flaky", "--base-url", urlOf(one), "--key-secret", "FLAKY_KEY", "--project", "a"], { token: a.token });
   check("pantheon providers set flaky in project a: set, naming its key's secret and never a value", setFlaky.code === 0 && setFlaky.stdout.includes("Set provider flaky in project a") && setFlaky.stdout.includes("FLAKY_KEY") && !setFlaky.stdout.includes(keys.aFlaky), shown(setFlaky));
   const steadyA = await put(a, "/api/projects/a/providers/steady", { baseUrl: urlOf(two), keySecret: "STEADY_KEY" });
   const steadyB = await put(b, "/api/projects/b/providers/steady", { baseUrl: urlOf(two), keySecret: "STEADY_KEY" });
   check("PUT …/providers/steady in a and in b, each naming its own project's STEADY_KEY", steadyA.status === 200 && steadyB.status === 200 && steadyA.body?.provider?.keySecret === "STEADY_KEY", shown({ steadyA, steadyB }));
-  const list = await cli(["providers", "list", "--project", "a"], a.token);
+  const list = await cli(["providers", "list", "--project", "a"], { token: a.token });
   check("pantheon providers list shows flaky and steady with their URLs and secret names, no key", list.code === 0 && /flaky\s+openai-compatible/.test(list.stdout) && list.stdout.includes("STEADY_KEY") && !Object.values(keys).some((k) => list.stdout.includes(k)), shown(list));
 
   // --- refusals, each beside its positive control ----------------------------------------------

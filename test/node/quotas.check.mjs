@@ -5,17 +5,14 @@
 // clear answer (not a 500), `pantheon usage` and the doctor show the spend, the project's admin can
 // neither raise the deployment's ceiling nor move the clock, and the cap lifts the next UTC day once
 // the deployment's admin moves the test clock (PANTHEON_TEST_CLOCK=1). Prints `N passed, N failed`.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeChecks, makeProjectCall, makeTenant } from "./check-kit.mjs";
+import { makeChecks, makeCli, makeProjectCall, makeTenant } from "./check-kit.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const deploymentToken = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-quotas-"));
 const { check, finish } = makeChecks();
@@ -36,14 +33,8 @@ const model = createServer(async (req, res) => {
 await new Promise((resolve) => model.listen(0, "127.0.0.1", resolve));
 const modelUrl = `http://127.0.0.1:${model.address().port}`;
 
-function cli(args, token, project) {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [join(root, "cli/pantheon.ts"), ...args], { cwd: persistTo, env: { ...process.env, PANTHEON_URL: server.url, PANTHEON_TOKEN: token, PANTHEON_PROJECT: project, XDG_CONFIG_HOME: join(persistTo, "config") }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-    child.stdin.end("");
-  });
-}
+/** `pantheon <args>` (the real CLI in a child process, stdin ended empty); token and project per call. */
+const cli = makeCli({ url: () => server.url, cwd: persistTo, configHome: join(persistTo, "config"), input: "" });
 const parsed = (r) => {
   try {
     return JSON.parse(r.stdout);
@@ -63,8 +54,8 @@ try {
   const call = makeProjectCall(server.url);
   const acme = await makeTenant(call, deploymentToken, "acme");
   const beta = await makeTenant(call, deploymentToken, "beta");
-  const acmeCli = (...args) => cli(args, acme.token, "acme");
-  const deploymentCli = (...args) => cli(args, deploymentToken, "acme");
+  const acmeCli = (...args) => cli(args, { token: acme.token, project: "acme" });
+  const deploymentCli = (...args) => cli(args, { token: deploymentToken, project: "acme" });
   const say = async (tenant, agent, content) => (await tenant.call(`/api/agents/${agent}/messages`, { method: "POST", body: JSON.stringify({ content }) })).body;
 
   for (const name of ["scout", "scribe"]) await acmeCli("agents", "create", name, "--model", "openai:gpt-4o");

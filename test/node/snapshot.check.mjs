@@ -4,29 +4,19 @@
 // project, where every session, message and memory reads back as it was; a restore cut off after
 // its first slice is finished by `--into-existing` without doubling anything; a taken name and
 // another project's token are refused. Prints `N passed, N failed` last.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeChecks, makeProjectCall, makeTenant } from "./check-kit.mjs";
+import { makeChecks, makeCli, makeProjectCall, makeTenant } from "./check-kit.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const cliPath = join(root, "cli/pantheon.ts");
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-snapshot-"));
 const { check, finish } = makeChecks();
 
-function cli(args, env) {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [cliPath, ...args], { cwd: persistTo, env: { ...process.env, XDG_CONFIG_HOME: join(persistTo, "config"), ...env }, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-    child.stdin.end("");
-  });
-}
+/** `pantheon <args>`, URL, token and project from the `env` given (a snapshot may be large: 64 MiB of output). */
+const cli = makeCli({ cwd: persistTo, configHome: join(persistTo, "config"), timeoutMs: 120_000, maxBuffer: 64 * 1024 * 1024, input: "" });
 const shown = (r) => JSON.stringify({ code: r.code, stdout: r.stdout.slice(0, 800), stderr: r.stderr.slice(0, 800) });
 
 /** Every session with its messages (id, role, content, time), and every memory (id, kind, text, times). */
@@ -76,12 +66,12 @@ try {
 
   // --- snapshot, then restore into another project ------------------------------------------------
   const file = join(persistTo, "scout.snapshot.jsonl");
-  const taken = await cli(["agents", "snapshot", "scout", "--out", file], asA);
+  const taken = await cli(["agents", "snapshot", "scout", "--out", file], { env: asA });
   const text = await readFile(file, "utf8").catch(() => "");
   check("pantheon agents snapshot scout --out file writes one JSON-lines file with a header and says what it holds", taken.code === 0 && text.startsWith('{"type":"snapshot"') && taken.stderr.includes(`Snapshot of scout: 2 sessions, 8 messages, ${memoriesText}.`), shown(taken));
   check("the snapshot is larger than one request may carry (so the restore goes in slices)", text.length > 128 * 1024, `${text.length} characters`);
 
-  const restored = await cli(["agents", "restore", file, "--name", "copy"], asB);
+  const restored = await cli(["agents", "restore", file, "--name", "copy"], { env: asB });
   check("pantheon agents restore file --name copy (project b's token) makes the agent and restores everything", restored.code === 0 && restored.stdout.includes(`Restored 2 sessions, 8 messages and ${memoriesText} into copy.`), shown(restored));
   const after = await everything(b, "copy");
   check("in project b every session, message and memory reads back as it was in a (ids, text, times)", JSON.stringify(after) === JSON.stringify(before), JSON.stringify({ sessions: after.sessions, messages: Object.values(after.messages).flat().length, memories: after.memories.length }));
@@ -95,17 +85,17 @@ try {
   const firstSlice = text.slice(headerLine.length).split("\n").slice(0, 40).join("\n");
   const cut = await b.call("/api/agents/half/snapshot/restore", { method: "POST", body: headerLine + firstSlice, headers: { "content-type": "application/x-ndjson" } });
   check("a restore cut off after its header and first lines leaves a partial agent (201)", cut.status === 201 && cut.body?.created === true, JSON.stringify(cut.body).slice(0, 300));
-  const again = await cli(["agents", "restore", file, "--name", "half"], asB);
+  const again = await cli(["agents", "restore", file, "--name", "half"], { env: asB });
   check("restoring into a taken name without --into-existing exits 1 naming the way to finish it", again.code === 1 && again.stderr.includes("--into-existing"), shown(again));
-  const finished = await cli(["agents", "restore", file, "--name", "half", "--into-existing"], asB);
+  const finished = await cli(["agents", "restore", file, "--name", "half", "--into-existing"], { env: asB });
   check("--into-existing finishes it, counting what was already there", finished.code === 0 && /Restored .* into half \(\d+ already there\)\./.test(finished.stdout), shown(finished));
   const half = await everything(b, "half");
   check("the finished restore holds exactly what the snapshot holds: nothing doubled, nothing missing", JSON.stringify(half) === JSON.stringify(before), JSON.stringify({ messages: Object.values(half.messages).flat().length, memories: half.memories.length }));
 
   // --- refusals beside the positive controls above -------------------------------------------------
-  const stolen = await cli(["agents", "snapshot", "scout"], { ...asB, PANTHEON_PROJECT: a.slug });
+  const stolen = await cli(["agents", "snapshot", "scout"], { env: { ...asB, PANTHEON_PROJECT: a.slug } });
   check("project b's token cannot take a snapshot of project a's agent (exit 1, 401)", stolen.code === 1 && !stolen.stdout.includes('"type":"snapshot"'), shown(stolen));
-  const notAFile = await cli(["agents", "restore", join(persistTo, "missing.jsonl")], asB);
+  const notAFile = await cli(["agents", "restore", join(persistTo, "missing.jsonl")], { env: asB });
   check("restoring a file that does not exist exits 2 naming it", notAFile.code === 2 && notAFile.stderr.includes("no such file"), shown(notAFile));
 } catch (error) {
   check("the snapshot check ran", false, error instanceof Error ? error.stack : String(error));

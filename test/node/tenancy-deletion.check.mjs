@@ -11,7 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeCall, makeChecks } from "./check-kit.mjs";
+import { makeCall, makeChecks, until } from "./check-kit.mjs";
 
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const secret = `echo-key-${randomBytes(9).toString("hex")}`;
@@ -51,10 +51,8 @@ function watch(url, agent, project, socketToken) {
   ws.addEventListener("close", (event) => (seen.closed = { code: event.code, reason: event.reason }));
   return seen;
 }
-async function until(test, ms = 5000) {
-  for (const started = Date.now(); Date.now() - started < ms; await sleep(20)) if (test()) return true;
-  return test();
-}
+/** Whether `test` holds within 5 s (a false answer is checked, not thrown). */
+const holdsSoon = (test) => until("a socket's state", test, { ms: 5000, every: 20 }).then(() => true, () => false);
 const runEvents = (seen) => seen.frames.filter((f) => f.type === "run_event");
 const doneCount = (seen) => runEvents(seen).filter((f) => f.event.type === "done").length;
 
@@ -81,9 +79,9 @@ try {
   const oldB = watch(server.url, "helper", "tenant-b", token);
   const oldBChat = watch(server.url, "helper", "tenant-b", bChat.body.token);
   const aSocket = watch(server.url, "helper", "tenant-a", token);
-  await until(() => oldB.opened && oldBChat.opened && aSocket.opened);
+  await holdsSoon(() => oldB.opened && oldBChat.opened && aSocket.opened);
   await chat("tenant-b", "helper", "hello from the first b");
-  const heardBefore = await until(() => doneCount(oldB) >= 1 && doneCount(oldBChat) >= 1);
+  const heardBefore = await holdsSoon(() => doneCount(oldB) >= 1 && doneCount(oldBChat) >= 1);
   check("b's sockets (admin and chat token) hear b's run", heardBefore, shown({ admin: runEvents(oldB).length, chat: runEvents(oldBChat).length }));
 
   const deleted = await call(server.url, "/api/projects/tenant-b", { method: "DELETE" });
@@ -105,9 +103,9 @@ try {
   const again = await as("tenant-b", "/api/agents", { method: "POST", body: JSON.stringify({ name: "helper", description: "the new tenant's helper" }) });
   const withOldToken = watch(server.url, "helper", "tenant-b", bChat.body.token);
   const newB = watch(server.url, "helper", "tenant-b", token);
-  await until(() => newB.opened && (withOldToken.closed || withOldToken.error));
+  await holdsSoon(() => newB.opened && (withOldToken.closed || withOldToken.error));
   const turn = await chat("tenant-b", "helper", "the new tenant speaks: marmalade-otter");
-  const newHeard = await until(() => doneCount(newB) >= 1);
+  const newHeard = await holdsSoon(() => doneCount(newB) >= 1);
   await sleep(300);
   check("b made again, with an agent of the same name, runs a chat turn its own socket hears", again.status === 201 && turn.status === 200 && newHeard, shown({ again: again.status, turn: turn.status, frames: runEvents(newB).length }));
   check(
@@ -121,7 +119,7 @@ try {
 
   const aBefore = doneCount(aSocket);
   await chat("tenant-a", "helper", "a is still here");
-  check("positive control: a's socket hears a's run after b's deletion", await until(() => doneCount(aSocket) > aBefore), shown(runEvents(aSocket).slice(-2)));
+  check("positive control: a's socket hears a's run after b's deletion", await holdsSoon(() => doneCount(aSocket) > aBefore), shown(runEvents(aSocket).slice(-2)));
   for (const s of [aSocket, newB, withOldToken]) s.ws.close();
 
   // ---- the trace holds no encoding of a tool's secret --------------------------------------

@@ -3,17 +3,14 @@
 // tool pointed at a loopback echo server run here, and a Telegram bot on a Bot API stand-in run
 // here (TELEGRAM_API_BASE). b's admin tries a's secrets and a's bot; every refusal sits beside its
 // positive control (a's own use works). Prints `N passed, N failed` as the last line.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeChecks, makeProjectCall, makeTenant } from "./check-kit.mjs";
+import { makeChecks, makeCli, makeProjectCall, makeTenant } from "./check-kit.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const deploymentToken = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-tenancy-"));
 const { check, finish } = makeChecks();
@@ -42,15 +39,8 @@ const aBot = `111:${randomBytes(10).toString("hex")}`;
 const defaultBot = `100:${randomBytes(10).toString("hex")}`;
 const deploymentAirtable = `deployment-airtable-${randomBytes(6).toString("hex")}`;
 
-/** `pantheon <args>` as an operator runs it (the real CLI in a child process), stdin piped. */
-function cli(args, token, input = "") {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [join(root, "cli/pantheon.ts"), ...args], { cwd: persistTo, env: { ...process.env, PANTHEON_URL: server.url, PANTHEON_TOKEN: token, PANTHEON_PROJECT: "", XDG_CONFIG_HOME: join(persistTo, "config") }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
+/** `pantheon <args>` as an operator runs it (the real CLI in a child process), stdin piped and ended (empty unless `input`). */
+const cli = makeCli({ url: () => server.url, project: "", cwd: persistTo, configHome: join(persistTo, "config"), input: "" });
 
 let server;
 try {
@@ -67,18 +57,18 @@ try {
   check("the deployment admin made projects a and b, each with an admin token of its own", a.token?.startsWith("pt_") && b.token?.startsWith("pt_"), shown({ a: a.token, b: b.token }));
 
   // --- secrets through the real CLI ----------------------------------------------------------
-  const setA = await cli(["secrets", "set", "AIRTABLE_KEY", "--project", "a"], a.token, `${aValue}\n`);
+  const setA = await cli(["secrets", "set", "AIRTABLE_KEY", "--project", "a"], { token: a.token, input: `${aValue}\n` });
   check("pantheon secrets set reads the value from stdin and never prints it", setA.code === 0 && /Set AIRTABLE_KEY in project a \(fingerprint [0-9a-f]{8}\)/.test(setA.stdout) && !setA.stdout.includes(aValue) && !setA.stderr.includes(aValue), shown(setA));
-  const setB = await cli(["secrets", "set", "B_KEY", "--project", "b"], b.token, bValue);
+  const setB = await cli(["secrets", "set", "B_KEY", "--project", "b"], { token: b.token, input: bValue });
   check("b sets its own secret the same way", setB.code === 0, shown(setB));
-  const asArg = await cli(["secrets", "set", "AIRTABLE_KEY", "leaked-on-the-command-line", "--project", "a"], a.token);
+  const asArg = await cli(["secrets", "set", "AIRTABLE_KEY", "leaked-on-the-command-line", "--project", "a"], { token: a.token });
   check("a value given as an argument is refused (exit 2), and nothing is set", asArg.code === 2 && asArg.stderr.includes("the value is never an argument"), shown(asArg));
-  const listA = await cli(["secrets", "list", "--project", "a", "--json"], a.token);
+  const listA = await cli(["secrets", "list", "--project", "a", "--json"], { token: a.token });
   const listed = JSON.parse(listA.stdout || "{}");
   check("pantheon secrets list shows a's names and fingerprints, never a value", listA.code === 0 && listed.secrets?.map((s) => s.name).join() === "AIRTABLE_KEY" && /^[0-9a-f]{8}$/.test(listed.secrets[0].fingerprint) && !listA.stdout.includes(aValue), shown(listA));
   const bListsA = await b.call("/api/projects/a/secrets");
   check("b's admin token cannot list a's secrets (403)", bListsA.status === 403 && !bListsA.text.includes("AIRTABLE_KEY"), shown(bListsA));
-  const bListsAcli = await cli(["secrets", "list", "--project", "a"], b.token);
+  const bListsAcli = await cli(["secrets", "list", "--project", "a"], { token: b.token });
   check("nor through the CLI with a's project named (401: not a token of a)", bListsAcli.code === 1 && !bListsAcli.stdout.includes("AIRTABLE_KEY"), shown(bListsAcli));
   const bWritesA = await b.call("/api/projects/a/secrets/AIRTABLE_KEY", { method: "PUT", body: JSON.stringify({ value: "overwritten-by-b" }) });
   check("b cannot overwrite a's secret (403)", bWritesA.status === 403, shown(bWritesA));
@@ -101,7 +91,7 @@ try {
   check("b's admin cannot grant itself the deployment's AIRTABLE_KEY (403)", grantByB.status === 403, shown(grantByB));
 
   // --- Telegram: a bot belongs to its project ------------------------------------------------
-  const setBot = await cli(["secrets", "set", "TELEGRAM_BOT_TOKEN", "--project", "a"], a.token, aBot);
+  const setBot = await cli(["secrets", "set", "TELEGRAM_BOT_TOKEN", "--project", "a"], { token: a.token, input: aBot });
   check("a sets its bot token as a project secret", setBot.code === 0, shown(setBot));
   await b.call("/api/agents", { method: "POST", body: JSON.stringify({ name: "bot" }) });
   await a.call("/api/agents", { method: "POST", body: JSON.stringify({ name: "bot" }) });

@@ -7,17 +7,14 @@
 // dropping a task so the blocked one is renumbered; the person answers through the CLI and the worker
 // finishes; run-all again ends the feature; the reports read through the CLI.
 // Prints `N passed, N failed` as the last line.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
-import { makeChecks, makeProjectCall } from "./check-kit.mjs";
+import { makeChecks, makeCli, makeProjectCall, until } from "./check-kit.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const adminToken = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-work-flow-"));
 const { check, finish } = makeChecks();
@@ -101,25 +98,8 @@ const model = createServer(async (req, res) => {
 await new Promise((resolve) => model.listen(0, "127.0.0.1", resolve));
 const modelUrl = `http://127.0.0.1:${model.address().port}`;
 
-/** `pantheon <args>` as a person runs it (the real CLI in a child process). */
-function cli(args, token = adminToken) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, "cli/pantheon.ts"), ...args], { cwd: persistTo, env: { ...process.env, PANTHEON_URL: server.url, PANTHEON_TOKEN: token, PANTHEON_PROJECT: "", XDG_CONFIG_HOME: join(persistTo, "config") }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-async function until(read, ok, what, ms = 30_000) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    last = await read();
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}: ${shown(last)}`);
-}
+/** `pantheon <args>` as a person runs it (the real CLI in a child process); the admin's token unless another is given. */
+const cli = makeCli({ url: () => server.url, token: adminToken, project: "", cwd: persistTo, configHome: join(persistTo, "config") });
 
 let server;
 try {
@@ -135,22 +115,22 @@ try {
   const created = await api("/api/features", { method: "POST", body: JSON.stringify({ name: feature, title: "Notes app", orchestrator: "planner", maxQuestions: 1, worker: { model: { provider: "openai", name: "worker-model" } } }) });
   check("an admin created the feature with the planner as its orchestrator", created.status === 201, shown(created.body));
   await api("/api/agents/planner/messages", { method: "POST", body: JSON.stringify({ content: "Plan the feature: a notes app" }) });
-  const inbox = await cli(["approvals"], approver);
+  const inbox = await cli(["approvals"], { token: approver });
   const question = /pantheon plan answer notes-app (q-[a-z0-9-]+)/.exec(inbox.stdout)?.[1];
   check("pantheon approvals lists the planner's question with the command that answers it", inbox.code === 0 && inbox.stdout.includes("Which database should notes live in?") && !!question, shown(inbox));
   // The operator answers (the answer's turn acts with no more rights than the answerer's: plan.write is an admin's).
   const answeredQ = await cli(["plan", "answer", feature, question ?? "q-none", "Postgres"]);
   check("pantheon plan answer: answered, and the planner goes on", answeredQ.code === 0 && answeredQ.stdout.includes("planner goes on planning"), shown(answeredQ));
-  const plan = await until(() => api(`/api/features/${feature}/plan`), (r) => r.status === 200, "the plan");
+  const plan = await until("the plan", () => api(`/api/features/${feature}/plan`), { ok: (r) => r.status === 200 });
   check("the planner wrote plan v1 after the answer: three tasks, the second after the first", plan.body.version === 1 && plan.body.tasks.map((t) => t.name).join() === "Intro,Core,Docs" && plan.body.tasks[1].dependsOn.join() === "intro", shown(plan.body.tasks));
 
   // --- review and approval through the CLI --------------------------------------------------------
   const shownPlan = await cli(["plan", "show", feature]);
   check("pantheon plan show prints the plan with line numbers and its analysis", shownPlan.code === 0 && /^\s+1 {2}# Notes app$/m.test(shownPlan.stdout) && shownPlan.stdout.includes("Analysis: every task traced"), shown(shownPlan));
   const chatToken = (await api("/api/tokens", { method: "POST", body: JSON.stringify({ name: "phone", scope: "chat" }) })).body.token;
-  const refusedApprove = await cli(["plan", "approve", feature], chatToken);
+  const refusedApprove = await cli(["plan", "approve", feature], { token: chatToken });
   check("pantheon plan approve with a chat token: refused, exit 1", refusedApprove.code === 1 && /approve/.test(refusedApprove.stderr), shown(refusedApprove));
-  const approved = await cli(["plan", "approve", feature, "--version", "1"], approver);
+  const approved = await cli(["plan", "approve", feature, "--version", "1"], { token: approver });
   check("pantheon plan approve with an approve token: approved (exit 0)", approved.code === 0 && approved.stdout.includes("Approved version 1"), shown(approved));
   await api("/api/agents/planner/messages", { method: "POST", body: JSON.stringify({ content: "Sync the tasks" }) });
   const listed = await cli(["tasks", "list", feature, "--json"]);
@@ -160,35 +140,35 @@ try {
   // --- run-all, unattended, until the worker's question --------------------------------------------
   const runAll = await cli(["tasks", "run-all", feature]);
   check("pantheon tasks run-all starts the first task", runAll.code === 0 && runAll.stdout.includes("task 1 (intro) first"), shown(runAll));
-  const stopped = await until(summary, (s) => s?.stopped, "run-all to stop on the question");
+  const stopped = await until("run-all to stop on the question", summary, { ok: (s) => s?.stopped });
   const afterStop = await board();
   check("the intro ran and was committed, then the core task asked, and run-all stopped for the person", afterStop.map((t) => t.status).join() === "done,blocked,pending" && stopped.stopped.reason.includes("task 2 (core) is blocked") && stopped.needsPerson >= 1, shown({ afterStop, stopped: stopped.stopped }));
-  const asks = await cli(["approvals"], approver);
+  const asks = await cli(["approvals"], { token: approver });
   check("pantheon approvals suggests tasks answer for the worker's question", asks.stdout.includes(`pantheon tasks answer ${feature} core "<answer>"`) && asks.stdout.includes("Which Postgres version?"), shown(asks));
   const core = afterStop[1];
   const coreDetail = (await api(`/api/features/${feature}/tasks/core`)).body;
-  const approveRun = await cli(["runs", "approve", core.worker, coreDetail.runIds.at(-1)], approver);
+  const approveRun = await cli(["runs", "approve", core.worker, coreDetail.runIds.at(-1)], { token: approver });
   check("pantheon runs approve on the question is refused (exit 1), naming tasks answer", approveRun.code === 1 && approveRun.stderr.includes(`pantheon tasks answer ${feature} core`), shown(approveRun));
 
   // --- a re-plan while blocked renumbers the task --------------------------------------------------
   await api("/api/agents/planner/messages", { method: "POST", body: JSON.stringify({ content: "Drop the intro task from the plan" }) });
   const diff = await cli(["plan", "diff", feature]);
   check("pantheon plan diff shows the dropped task", diff.code === 0 && diff.stdout.includes("-1. Intro") && diff.stdout.includes("+1. Core"), shown(diff));
-  await cli(["plan", "approve", feature], approver);
+  await cli(["plan", "approve", feature], { token: approver });
   await api("/api/agents/planner/messages", { method: "POST", body: JSON.stringify({ content: "Sync the tasks" }) });
   const renumbered = await board();
   check("after the re-sync the blocked core task is task 1, with the same worker", renumbered.map((t) => `${t.number}:${t.key}:${t.status}`).join() === "1:core:blocked,2:docs:pending" && renumbered[0].worker === core.worker, shown(renumbered));
   const usage = await cli(["tasks", "answer", feature]);
   check("pantheon tasks answer without a task is a usage error (exit 2)", usage.code === 2, shown(usage));
-  const answered = await cli(["tasks", "answer", feature, "core", "Postgres", "16"], approver);
+  const answered = await cli(["tasks", "answer", feature, "core", "Postgres", "16"], { token: approver });
   check("pantheon tasks answer: the worker goes on", answered.code === 0 && answered.stdout.includes("Answered task 1 (core): its worker goes on."), shown(answered));
-  await until(board, (t) => t[0]?.status === "done", "the core task done");
+  await until("the core task done", board, { ok: (t) => t[0]?.status === "done" });
   const coreFile = (await api(`/api/features/${feature}/files/content?path=core.md`)).body;
   check("the worker, bound to its task's key, wrote and committed with the answer after the renumbering", coreFile?.content?.includes("answered: Postgres 16"), shown(coreFile));
 
   // --- run-all again to the end; the reports ---------------------------------------------------------
   await cli(["tasks", "run-all", feature]);
-  const done = await until(summary, (s) => s?.status === "done", "the feature done");
+  const done = await until("the feature done", summary, { ok: (s) => s?.status === "done" });
   check("run-all again ran the docs task and the feature is done with its completion time", done.completedAt >= done.createdAt && done.needsPerson === 0, shown(done));
   const features = await cli(["features"]);
   check("pantheon features lists it as done", features.code === 0 && new RegExp(`${feature}\\s+done`).test(features.stdout), shown(features));
