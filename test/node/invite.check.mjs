@@ -6,13 +6,11 @@
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
 import { qrModules } from "../../core/invites/qr.ts";
 import { makeCall, makeChecks, makeCli } from "./check-kit.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-invite-"));
 const { check, finish } = makeChecks();
