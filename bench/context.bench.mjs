@@ -19,17 +19,17 @@ const D = 512;
 const K = 10;
 
 const synthetic = makeSyntheticVectors({ seed: 7, dimensions: D });
-const { random } = synthetic;
-const sampleVector = () => synthetic.sample(1);
+export const { random } = synthetic;
+export const sampleVector = () => synthetic.sample(1);
 
 const syllables = "ka lo mi ne ru ta shi vo pe da gu ri fe no zu ba te mo li sa".split(" ");
 const vocabulary = Array.from({ length: 3000 }, (_, i) => syllables[i % 20] + syllables[Math.floor(i / 20) % 20] + (i >= 400 ? syllables[Math.floor(i / 400) % 20] : ""));
-const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(random() ** 2.2 * vocabulary.length))];
-const memoryText = (i) => `The ${word()} ${word()} of project ${word()} is ${word()} ${i}`;
-const queryText = () => `What is the ${word()} ${word()} of project ${word()}?`;
+export const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(random() ** 2.2 * vocabulary.length))];
+export const memoryText = (i) => `The ${word()} ${word()} of project ${word()} is ${word()} ${i}`;
+export const queryText = () => `What is the ${word()} ${word()} of project ${word()}?`;
 
 /** An EmbedPort that answers from precomputed vectors (memory texts and query texts alike). */
-function tableEmbedder(table) {
+export function tableEmbedder(table) {
   return {
     model: "bench:clustered-512",
     dimensions: D,
@@ -39,7 +39,7 @@ function tableEmbedder(table) {
   };
 }
 
-const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const round = (x, digits = 2) => Number(x.toFixed(digits));
 
 async function measure(modules, n, queryCount) {

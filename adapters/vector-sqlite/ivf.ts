@@ -96,19 +96,43 @@ export function makeIvf(dimensions: number, tuning: IvfTuning = defaultIvfTuning
   }
 
   function codeDot(q: Float32Array, slot: number): number {
-    const o = slot * d;
+    // A view of the row, not `codes[o + j]` on the closure's (reassignable) array: V8 keeps the view
+    // in registers, about a fifth less per score at 512 dims. Same sums in the same order.
+    const row = codes.subarray(slot * d, slot * d + d);
     let a = 0;
     let b = 0;
     let c = 0;
     let e = 0;
     let j = 0;
     for (; j + 3 < d; j += 4) {
-      a += q[j]! * codes[o + j]!;
-      b += q[j + 1]! * codes[o + j + 1]!;
-      c += q[j + 2]! * codes[o + j + 2]!;
-      e += q[j + 3]! * codes[o + j + 3]!;
+      a += q[j]! * row[j]!;
+      b += q[j + 1]! * row[j + 1]!;
+      c += q[j + 2]! * row[j + 2]!;
+      e += q[j + 3]! * row[j + 3]!;
     }
-    for (; j < d; j++) a += q[j]! * codes[o + j]!;
+    for (; j < d; j++) a += q[j]! * row[j]!;
+    return (a + b + c + e) * scales[slot]!;
+  }
+
+  /**
+   * `codeDot` with the query as doubles, for the scan: the same values and sums, but V8 loads them
+   * without widening each (4% of a 100k-memory compile). Its own function, so each loop sees one
+   * element type (`split` passes float32 centroids to `codeDot`).
+   */
+  function wideDot(q: Float64Array, slot: number): number {
+    const row = codes.subarray(slot * d, slot * d + d);
+    let a = 0;
+    let b = 0;
+    let c = 0;
+    let e = 0;
+    let j = 0;
+    for (; j + 3 < d; j += 4) {
+      a += q[j]! * row[j]!;
+      b += q[j + 1]! * row[j + 1]!;
+      c += q[j + 2]! * row[j + 2]!;
+      e += q[j + 3]! * row[j + 3]!;
+    }
+    for (; j < d; j++) a += q[j]! * row[j]!;
     return (a + b + c + e) * scales[slot]!;
   }
 
@@ -280,6 +304,7 @@ export function makeIvf(dimensions: number, tuning: IvfTuning = defaultIvfTuning
       }
       order.sort((x, y) => y.score - x.score);
       const budget = Math.max(k, tuning.minScan, Math.ceil(tuning.scanFraction * slotOf.size));
+      const wide = Float64Array.from(unit);
       const heapScore = new Float64Array(k);
       const heapSlot = new Int32Array(k);
       let size = 0;
@@ -289,7 +314,7 @@ export function makeIvf(dimensions: number, tuning: IvfTuning = defaultIvfTuning
         for (const slot of lists[list]!.members) {
           if (filter && !matchesFilter(metas[slot], filter)) continue;
           scanned++;
-          const score = codeDot(unit, slot);
+          const score = wideDot(wide, slot);
           if (size < k) {
             let i = size++;
             while (i > 0) {

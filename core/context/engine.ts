@@ -1,5 +1,5 @@
 import type { Clock, Message } from "../ports";
-import { wordOverlap } from "./rank";
+import { cachedWordOverlap } from "./rank";
 import { memoryLine, retrieveCandidates } from "./retrieve";
 import { countMessageTokens, countTokens, cutToFit, estimateTokenizer } from "./tokens";
 import type { CompileInput, CompiledContext, ContextItem, ContextStore, ContextTuning, Tokenizer } from "./types";
@@ -101,7 +101,6 @@ export interface ContextEngine {
  */
 export function makeContextEngine(deps: ContextEngineDeps): ContextEngine {
   const tokenizer = deps.tokenizer ?? estimateTokenizer;
-  const similar = deps.similar ?? wordOverlap;
   if (typeof deps.store?.lexical !== "function") throw new TypeError("makeContextEngine needs a ContextStore");
   if (typeof deps.clock?.now !== "function") throw new TypeError("makeContextEngine needs a clock");
 
@@ -123,7 +122,8 @@ export function makeContextEngine(deps: ContextEngineDeps): ContextEngine {
         tuning,
         now: deps.clock.now(),
         halfLifeDays: input.halfLifeDays,
-        similar,
+        // Word sets are kept for one compile only (the candidates' texts), so nothing grows across turns.
+        similar: deps.similar ?? cachedWordOverlap(),
         warnings,
       });
       for (const item of candidates) item.tokens = tokenizer.count(memoryLine(item));

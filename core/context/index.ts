@@ -27,7 +27,7 @@ export { defaultTuning, itemsTuning, makeContextEngine, maxItemsLimit, memoryHea
 export type { ContextEngine, ContextEngineDeps } from "./engine";
 export { memoryLine, retrieveCandidates } from "./retrieve";
 export type { RetrieveInput } from "./retrieve";
-export { finalScore, maximalMarginalRelevance, reciprocalRankFusion, recencyDecay, wordOverlap, words } from "./rank";
+export { cachedWordOverlap, finalScore, firstByScore, maximalMarginalRelevance, reciprocalRankFusion, recencyDecay, wordOverlap, words } from "./rank";
 export type { MmrCandidate, MmrResult } from "./rank";
 export { countMessageTokens, countTokens, cutToFit, estimateTokenizer, makeEstimateTokenizer, truncationMarker } from "./tokens";
 export { extractiveSummary, foldIntoSummary, makeLlmSummarizer, planFold, summaryPrompt } from "./summary";

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, lte, ne, or, sql as sqlExpr, sum, type AnyColumn, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import { entitiesOf, ftsTerms, happenedAt, parseTriple, type MemoryKind, type ScoredId } from "../../../core/context";
+import { entitiesOf, firstByScore, ftsTerms, happenedAt, parseTriple, type MemoryKind, type ScoredId } from "../../../core/context";
 import type { Clock, SqlLike } from "../../../core/ports";
 import * as schema from "../schema";
 import { chunks, chunkSize, clamp01, rowBatches, memoryKindsBut, newMemoryId, ownSource, recordOf, within, type InsertResult, type MemoryRecord, type NewMemory, type Period } from "./records";
@@ -270,12 +270,17 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
         const hits = sql.exec<{ r: number; b: number; t: number }>(lexicalQuery(part.length), ...part.flatMap((term) => [term.match, termCap])).toArray();
         for (const hit of hits) scores.set(hit.r as number, (scores.get(hit.r as number) ?? 0) - part[hit.t as number]!.weight * (hit.b as number));
       }
-      const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
+      // The best page alone, in the order a sort of every row gives: most searches read no further.
+      let ranked = firstByScore(scores, chunkSize);
       const kinds = new Set(options.kinds?.length ? options.kinds : memoryKindsBut("summary"));
       const sources = new Set(options.sources);
       const out: ScoredId[] = [];
       // Rows are filtered (source, kind, superseded) in pages of the ranking, best first.
-      for (let i = 0; i < ranked.length && out.length < options.limit; i += chunkSize) {
+      for (let i = 0; out.length < options.limit; i += chunkSize) {
+        if (i >= ranked.length) {
+          if (ranked.length === scores.size) break;
+          ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
+        }
         const page = ranked.slice(i, i + chunkSize);
         const found = new Map(liveBySeq.all({ seqs: JSON.stringify(page.map(([r]) => r)) }).map((row) => [row.seq, row]));
         for (const [r, score] of page) {
