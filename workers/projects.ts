@@ -4,7 +4,7 @@ import { defaultProject, projectIndexName, type ProjectRecord } from "../core/pr
 import { agentStub, featureStub, registryStub } from "../durable-objects/stubs";
 import type { AppContext, AppEnv } from "./env";
 import { forgetGateways } from "./doors/gateways/index-store";
-import { imageStoreOf } from "./images";
+import { imageStoreOf } from "./images/ingest";
 
 /** The project's record, or the 404 naming it. An adopted project (from before creation was explicit) joins the index. */
 export async function projectRecord(env: Env, slug: string): Promise<ProjectRecord> {

@@ -12,7 +12,7 @@ import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { runPrincipal } from "../auth";
 import { forgetGateways } from "../doors/gateways/index-store";
-import { imageStoreOf } from "../images";
+import { imageStoreOf } from "../images/ingest";
 
 export const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { agentNameSchema } from "../../core/agents";
 import { compareRuns, evalSuiteSchema, grade, summarize, type CaseResult, type EvalCase, type EvalSuite, type Observed } from "../../core/evals";
 import { PantheonError } from "../../core/errors";
+import { nameParam } from "./agents";
 import { lazySchema } from "../../core/lazy-schema";
 import { costOf } from "../../core/models/prices";
 import { agentStub, call } from "../../durable-objects/stubs";
@@ -11,7 +12,6 @@ import type { AppContext, AppEnv } from "../env";
 import { scope } from "../scopes";
 import { valid } from "../validation";
 
-const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
 const runParam = lazySchema(() => z.object({ name: agentNameSchema, id: z.uuid("an eval run's id as POST …/evals answered it") }));
 const listQuery = lazySchema(() => z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }));
 const runBody = lazySchema(() => z.strictObject({ suite: evalSuiteSchema }));

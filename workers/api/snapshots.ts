@@ -1,9 +1,7 @@
 import { Hono } from "hono";
-import { z } from "zod";
-import { agentNameSchema } from "../../core/agents";
 import { readSnapshotSlice, secretsNamedBy, snapshotFormat, snapshotVersion, type SnapshotHeader } from "../../core/agents/snapshot";
 import { PantheonError } from "../../core/errors";
-import { lazySchema } from "../../core/lazy-schema";
+import { nameParam } from "./agents";
 import { defaultModelFrom } from "../../core/models";
 import { modelSettingsSchema } from "../../core/run/limits";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
@@ -17,7 +15,6 @@ import { imageSnapshotLines, imageStoreOf, restoreImageLines } from "../images";
 import { pushProfiles } from "./projects";
 import { everyAgentsTools } from "./scripts";
 
-const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
 const ndjson = "application/x-ndjson";
 
 const countOf = (text: string, type: string) => text.split(`{"type":"${type}",`).length - 1;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { agentNameSchema } from "../../core/agents";
 import { PantheonError, unknownAgent } from "../../core/errors";
 import { imageIdPattern, maxImageBytes } from "../../core/images";
+import { nameParam } from "../api/agents";
 import { lazySchema } from "../../core/lazy-schema";
 import { registryStub } from "../../durable-objects/stubs";
 import type { AppContext, AppEnv } from "../env";
@@ -10,7 +11,6 @@ import { scope } from "../scopes";
 import { valid } from "../validation";
 import { imageStoreOf, readCapped, storeImage } from "./ingest";
 
-const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
 const imageParam = lazySchema(() => z.object({ name: agentNameSchema, id: z.string().regex(imageIdPattern, "an image id as the upload answered (<sha256>.<png|jpg|webp|gif>)") }));
 
 /** Multipart bodies may carry a little more than the file itself (boundaries, part headers). */
