@@ -1,22 +1,15 @@
 import { lowerPrincipal, type RunPrincipal } from "../../../core/auth";
 import { missingInputKeys, type ActorScript, type Behavior, type ExprScope } from "../../../core/dsl";
 import { PantheonError } from "../../../core/errors";
-import type { Clock, LlmPort } from "../../../core/ports";
+import type { Clock } from "../../../core/ports";
 import type { RunLimits } from "../../../core/run";
 import { cronMatches, defaultRetryMax, nextCronAt, retryDelayMs } from "../../../core/schedule";
 import { chooseForMessage } from "../../../core/behaviors";
-import { goalText, makePlanLlm, type PlanModel } from "./plan";
+import { goalText } from "./plan";
+import type { AgentAlarms, AlarmCallback } from "../host";
 import { behaviorsOf, wantedAlarms, wholeSecond, type BehaviorAlarm, type BehaviorBookStore, type FoundBehavior } from "./state";
 import type { Emit, } from "../chat/live";
 import type { RunOutcome } from "../runs/driver";
-
-/** The agents SDK's scheduling, as the behaviors use it (AgentDO passes its own methods). */
-export interface BehaviorScheduler {
-  list(): Promise<{ id: string; callback: string; payload: unknown; time: number }[]>;
-  every(seconds: number, payload: BehaviorAlarm): Promise<unknown>;
-  at(when: Date, payload: BehaviorAlarm): Promise<unknown>;
-  cancel(id: string): Promise<unknown>;
-}
 
 /**
  * How a behavior run differs from a person's turn: its trigger, and for a deterministic plan the
@@ -39,22 +32,19 @@ export interface BehaviorRun {
 export interface BehaviorDeps {
   book: BehaviorBookStore;
   clock: Clock;
-  scheduler: BehaviorScheduler;
+  /** The agent's alarms (`onBehaviorAlarm`, one per interval, time or retry). */
+  alarms: Pick<AgentAlarms, "list" | "every" | "at" | "cancel">;
   /** The agent's current script, or null (no script, or the agent is not configured). */
   script(): ActorScript | null;
   agent(): string;
   /** The session a run goes to (the default one when `session` is absent). */
   sessionId(session?: string): string;
-  /** A normal run (traced, gated) of `content` in `session`, driven until it settles. */
-  run(input: { content: string; session: string; name?: string; limits?: Partial<RunLimits>; principal: RunPrincipal }, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome>;
+  /** Starts runs (runs/begin.ts): a behavior's run is a normal run (traced, gated) of its goal, driven until it settles. */
+  runs: { behaviorTurn(input: { content: string; session: string; name?: string; limits?: Partial<RunLimits>; principal: RunPrincipal }, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome> };
   /** The agent's standing goals (its profile's, which its script may set): what a tick works toward. */
   goals(): string[];
   /** Who configured the script (the registry records it): a behavior's run acts with these rights. */
   configurer(): RunPrincipal;
-  /** Writes a plan's message once: `id` is stable for the run and step. */
-  append(sessionId: string, message: { role: "assistant" | "system" | "user"; content: string; id: string }): void;
-  /** Stores a plan's memory once per `key` (run and step). */
-  remember(content: string, key: string): void | Promise<unknown>;
   /** The agent is working (a run with work in flight): passive behaviors wait for it to be idle. */
   busy(): boolean;
 }
@@ -77,7 +67,7 @@ export interface ScheduleView {
   retryAt: number | null;
 }
 
-const callback = "onBehaviorAlarm";
+const callback: AlarmCallback = "onBehaviorAlarm";
 const minuteMs = 60_000;
 
 function triggerText(b: Behavior): string {
@@ -93,11 +83,12 @@ function triggerText(b: Behavior): string {
  * the alarms the script wants against the alarms that exist, so setting the same script twice or
  * restarting the agent never duplicates an alarm and always re-arms a missing one.
  * @example
- * const behaviors = makeBehaviors({ book, clock, scheduler, script, agent, sessionId, run, append, remember });
+ * const behaviors = makeBehaviors({ book, clock, alarms: host.alarms, script, agent, sessionId, runs, goals, configurer, busy });
  * await behaviors.reconcile(); // in onStart and after every configure
  */
 export function makeBehaviors(deps: BehaviorDeps) {
-  const { book, clock, scheduler } = deps;
+  const { book, clock } = deps;
+  const scheduler = deps.alarms;
   /** Behaviors with a scheduled run under way in this instance (an eviction ends the run's drive too). */
   const firing = new Set<string>();
   let queue: Promise<unknown> = Promise.resolve();
@@ -122,8 +113,8 @@ export function makeBehaviors(deps: BehaviorDeps) {
       }
       for (const [id, alarm] of wanted) {
         if (kept.has(id)) continue;
-        if (alarm.kind === "every") await scheduler.every(alarm.seconds, alarm);
-        else await scheduler.at(new Date(alarm.at), alarm);
+        if (alarm.kind === "every") await scheduler.every(alarm.seconds, callback, alarm, { retry: { maxAttempts: 1 } });
+        else await scheduler.at(new Date(alarm.at), callback, alarm, { retry: { maxAttempts: 1 }, idempotent: true });
       }
     });
   }
@@ -148,28 +139,11 @@ export function makeBehaviors(deps: BehaviorDeps) {
     const missingInput = missingInputKeys(behavior.goal, scope as ExprScope);
     // A person's message is the request in their words; the goal goes to the run's context and trace.
     const said = options.said;
-    return deps.run(
+    return deps.runs.behaviorTurn(
       { content: said?.content ?? text, session: sessionId, principal, ...(said?.name ? { name: said.name } : {}), ...(options.limits ? { limits: options.limits } : {}) },
       options.sink ?? (() => {}),
       { trigger: `behavior:${found.key}`, ...(said ? {} : { unsaid: true as const }), goal: { text, ...(missingInput.length ? { missingInput } : {}) }, ...(planned ? { behavior: { key: found.key, scope } } : {}) },
     );
-  }
-
-  /**
-   * The model of a planned behavior's run, built from the run's record: the plan answers each model
-   * call with its next step, `(think)` hands over to the agent's model. The same for a new run and
-   * for one resumed after a restart (the plan finds its place in the run's transcript).
-   */
-  function planModel(run: { id: string; sessionId: string; behavior: { key: string; scope: Record<string, unknown> } }, model: LlmPort): PlanModel {
-    const found = find(run.behavior.key);
-    if (!found) throw new PantheonError("not_found", `behavior '${run.behavior.key}' is no longer in this agent's script`, { details: { behavior: run.behavior.key } });
-    return makePlanLlm({
-      behavior: found.behavior,
-      scope: run.behavior.scope as ExprScope,
-      model,
-      append: (message, step) => deps.append(run.sessionId, { ...message, id: `${run.id}:plan:${step}` }),
-      remember: (content, step) => deps.remember(content, `${run.id}:plan:${step}`),
-    });
   }
 
   /** A scheduled run with the behavior's retry policy: failures retry with backoff, then give up and say so. */
@@ -246,8 +220,6 @@ export function makeBehaviors(deps: BehaviorDeps) {
 
   return {
     reconcile: () => reconcile(),
-    planModel,
-
     /**
      * The alarm callback: an interval tick, an idle time reached, or a retry due. The SDK may call it
      * twice for one alarm (a second alarm invocation while the first is still running its callback, or
@@ -330,7 +302,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
       const goals = deps.goals();
       if (goals.length === 0) throw new PantheonError("validation_failed", "this agent has no standing goals to work toward", { details: { issues: [{ path: ["goals"], message: "set goals first: PATCH /api/agents/<name> {\"goals\": [\"…\"]}, (goals \"…\") in its script, or pantheon agents create --goal" }] } });
       const text = `Take the next step toward your standing goals:\n${goals.map((g) => `- ${g}`).join("\n")}`;
-      return deps.run({ content: text, session: deps.sessionId(session), principal }, () => {}, { trigger: "tick", unsaid: true, goal: { text: goals.join("; ") } });
+      return deps.runs.behaviorTurn({ content: text, session: deps.sessionId(session), principal }, () => {}, { trigger: "tick", unsaid: true, goal: { text: goals.join("; ") } });
     },
 
     list,

@@ -1,3 +1,5 @@
+import { PantheonError } from "../../../core/errors";
+import { behaviorsOf } from "./state";
 import { evaluateExpr, printScript, resolveArgs, type Action, type ActorScript, type Behavior, type ExprScope, type Value } from "../../../core/dsl";
 import type { OutputKind } from "../../../core/gates";
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, Message, ToolCall } from "../../../core/ports";
@@ -176,3 +178,40 @@ function spawnSource(script: string | ActorScript, goal: string): string {
   const description = `Spawned to work on: ${goal}`.slice(0, 1900).replace(/["\\]/g, " ");
   return `(actor "${script}" (description "${description}") (talent "work" (behavior "goal" :active (goal (input) (get input "text")) (plan (input ctx) (think)))))`;
 }
+
+/** A planned behavior's run, as its record keeps it: which behavior, evaluated with which values. */
+export interface PlannedRun {
+  id: string;
+  sessionId: string;
+  behavior: { key: string; scope: Record<string, unknown> };
+}
+
+/**
+ * The plans of the agent's script, for the runs of its planned behaviors: the model of such a run,
+ * built from its record, so the same for a new run and for one resumed after a restart (the plan
+ * finds its place in the run's transcript). Below the run's context, which asks here for the model.
+ */
+export function makePlanModels(deps: {
+  /** The agent's current script, or null. */
+  script(): ActorScript | null;
+  /** Writes a plan's message once: `id` is stable for the run and step. */
+  append(sessionId: string, message: { role: "assistant" | "system" | "user"; content: string; id: string }): void;
+  /** Stores a plan's memory once per `key` (run and step). */
+  remember(content: string, key: string): void | Promise<unknown>;
+}) {
+  return {
+    planModel(run: PlannedRun, model: LlmPort): PlanModel {
+      const found = behaviorsOf(deps.script()).find((b) => b.key === run.behavior.key);
+      if (!found) throw new PantheonError("not_found", `behavior '${run.behavior.key}' is no longer in this agent's script`, { details: { behavior: run.behavior.key } });
+      return makePlanLlm({
+        behavior: found.behavior,
+        scope: run.behavior.scope as ExprScope,
+        model,
+        append: (message, step) => deps.append(run.sessionId, { ...message, id: `${run.id}:plan:${step}` }),
+        remember: (content, step) => deps.remember(content, `${run.id}:plan:${step}`),
+      });
+    },
+  };
+}
+
+export type PlanModels = ReturnType<typeof makePlanModels>;

@@ -9,29 +9,42 @@ import { makeFanOuts, fanOutPrefix, type FanOutInput } from "./fanout";
 import { fanOutReply, isFanOutCall, parseFanOutCall } from "./fanout-tool";
 import { makeInbox } from "./inbox";
 import { makeBusLogBuffer } from "./log";
-import type { AskRequest, BusDeps } from "./ports";
+import { gatedKeep } from "../../../core/gates";
+import { limitsOf } from "../../../core/run";
+import { busAlarmsOf } from "./alarms";
+import type { AnswerTaker, AskRequest, BusDeps } from "./ports";
 import { isSpawnCall, makeSpawner } from "./spawn";
 import { makeSupervisor, type ChildAlarm } from "./supervisor";
 import * as schema from "../schema";
 
-export { busPortsFromEnv, type Applied, type AskRequest, type BusDeps, type BusPorts } from "./ports";
+export { busPortsFromEnv, type AnswerTaker, type Applied, type AskRequest, type BusDeps, type BusPorts } from "./ports";
 
 /**
  * The bus as one agent sees it: asks leave with a deadline, straight to the target's object or
  * through the queue (delivery.ts); delivered messages are applied once and the run a request
  * started answers when it ends (inbox.ts); the registry's log is written in bursts (log.ts).
  * @example
- * const bus = makeAgentBus({ db, clock, runs, send: (m) => env.BUS.send(m), ... });
- * driverDeps.askAgent = (request) => bus.ask(request);
+ * const bus = makeAgentBus({ ...busPortsFromEnv(env, project), host, runs, profiles, driver, sessions, screens, transaction });
+ * driver.attachPeers(bus); // a run asks through the bus; the bus delivers answers to the driver
  * await bus.receive(message); // from the queue consumer, at least once
  */
 export function makeAgentBus(deps: BusDeps) {
-  const { db, clock } = deps;
-  const me = () => deps.profile().name;
+  const { db, clock } = deps.host;
+  const me = () => deps.profiles.get().name;
+  const alarms = busAlarmsOf(deps.host.alarms);
+  /** Whoever else asks through the bus (workflows/): `askFor`'s answers go there (takeAnswersWith). */
+  let answerTaker: AnswerTaker | undefined;
+  /** Why the output gates refuse `text` on a fan-out or a workflow's question, or null. */
+  const screenOutput = (text: string, runId?: string): string | null => {
+    const screen = deps.screens.screenFor(deps.profiles.get());
+    let reason: string | null = null;
+    gatedKeep("fanout", (sink, t, r) => (reason = screen(sink, t, r)), { text, ...(runId ? { runId } : {}) });
+    return reason;
+  };
   const trace = (runId: string, name: string, data: Record<string, unknown>) =>
     void deps.runs.appendTrace({ runId, kind: "message", name, data, startedAt: clock.now(), durationMs: 0 });
   const { record } = makeBusLogBuffer((entries) => deps.record(entries));
-  const delivery = makeDelivery({ db, clock, me, send: deps.send, ...(deps.deliverDirect ? { deliverDirect: deps.deliverDirect } : {}), record, retryLater: deps.retryLater });
+  const delivery = makeDelivery({ db, clock, me, send: deps.send, ...(deps.deliverDirect ? { deliverDirect: deps.deliverDirect } : {}), record, retryLater: alarms.retryLater });
   const { enqueue, flush } = delivery;
   /** Answers on their way out (a run ended; its reply is being queued and sent). */
   const answers = new Set<Promise<unknown>>();
@@ -45,11 +58,11 @@ export function makeAgentBus(deps: BusDeps) {
 
   /** Refuses (error to the caller) or sends one request; `replyTo.runId` is a run or a fan-out. */
   async function sendRequest(input: { replyTo: { runId: string; callId: string }; target: string; question: string; origin: { conversationId: string; depth: number }; principal?: RunPrincipal }): Promise<{ refused?: { code: BusErrorCode; error: string }; request: BusRequest }> {
-    const profile = deps.profile();
+    const profile = deps.profiles.get();
     const now = clock.now();
     const request = makeRequest({
       id: crypto.randomUUID(),
-      project: deps.project(),
+      project: deps.host.project(),
       from: profile.name,
       to: input.target,
       question: input.question,
@@ -94,12 +107,12 @@ export function makeAgentBus(deps: BusDeps) {
     handOn(replyTo, from, reply);
   }
 
-  function handOn(replyTo: { runId: string; callId: string }, from: string, reply: { answer?: string; error?: string }): void {
+  function handOn(replyTo: { runId: string; callId: string }, _from: string, reply: { answer?: string; error?: string }): void {
     if (replyTo.runId.startsWith(fanOutPrefix)) return void fanOuts.reply(replyTo.runId, replyTo.callId, reply).catch((error: unknown) => console.error("bus fan-out", error));
-    if (deps.handElsewhere?.(replyTo, from, reply)) return;
+    if (answerTaker?.(replyTo, reply)) return;
     const event: CoreEvent = reply.error !== undefined ? { type: "agent_response", callId: replyTo.callId, error: reply.error } : { type: "agent_response", callId: replyTo.callId, answer: reply.answer ?? "" };
     // Not awaited: the answer is persisted synchronously by the run loop; the model call that may follow can take long.
-    void deps.deliver(replyTo.runId, event).catch((error: unknown) => console.error("bus deliver", error));
+    void deps.driver.deliver(replyTo.runId, event).catch((error: unknown) => console.error("bus deliver", error));
   }
 
   const fanOuts = makeFanOuts({
@@ -111,20 +124,20 @@ export function makeAgentBus(deps: BusDeps) {
       if (sent.refused) later(() => fanOuts.reply(group, key, { error: sent.refused!.error }));
     },
     cancelOpen: (group, reason) => cancelAsks(group, reason),
-    screen: (text, runId) => deps.screenOutput?.(text, runId) ?? null,
+    screen: screenOutput,
     trace,
     hand: (replyTo, result) => hand(replyTo, "agent.fanout", fanOutReply(result)),
   });
 
   const spawner = makeSpawner({
-    profile: deps.profile,
-    project: deps.project,
+    profile: () => deps.profiles.get(),
+    project: () => deps.host.project(),
     spawnChild: deps.spawnChild,
-    configure: (profile) => (profile.name === me() ? deps.configureSelf(profile) : deps.configureAgent(profile)),
+    configure: (profile) => (profile.name === me() ? deps.host.configure(profile) : deps.configureAgent(profile)),
   });
 
   const supervisor = makeSupervisor({
-    kv: deps.kv,
+    kv: deps.host.storage.kv,
     clock,
     trace,
     hand: handOn,
@@ -132,12 +145,12 @@ export function makeAgentBus(deps: BusDeps) {
       const sent = await sendRequest({ replyTo: { runId: child.runId, callId: child.callId }, target: child.child, question: child.goal, origin: originOf(child.runId), ...(child.principal ? { principal: child.principal } : {}) });
       if (sent.refused) later(() => hand({ runId: child.runId, callId: child.callId }, child.child, { error: sent.refused!.error }));
     },
-    arm: deps.armChildAlarm,
+    arm: alarms.armChildAlarm,
     archive: async (child) => {
       const archived = await deps.archiveChild(me(), child);
       if (!archived.ok) throw new Error(archived.message);
       await deps.configureAgent(archived.value.child);
-      await deps.configureSelf(archived.value.parent);
+      await deps.host.configure(archived.value.parent);
     },
     waiting: (runId) => deps.runs.get(runId)?.status === "waiting_agent",
     abandon: (runId, callId, reason) => cancelAsks(runId, reason, callId),
@@ -190,12 +203,12 @@ export function makeAgentBus(deps: BusDeps) {
     const waited = Math.round((clock.now() - row.createdAt) / 1000);
     const error = `agent '${row.target}' did not answer within ${Math.round((row.deadlineAt - row.createdAt) / 1000)} s (waited ${waited} s)`;
     if (!row.runId.startsWith(fanOutPrefix)) trace(row.runId, "bus_timeout", { callId: row.callId, target: row.target, messageId, error });
-    const request = makeRequest({ id: row.id, project: deps.project(), from: me(), to: row.target, question: "(timed out)", replyTo: { runId: row.runId, callId: row.callId }, conversationId: row.conversationId, depth: row.depth, now: row.createdAt, deadlineMs: row.deadlineAt - row.createdAt });
+    const request = makeRequest({ id: row.id, project: deps.host.project(), from: me(), to: row.target, question: "(timed out)", replyTo: { runId: row.runId, callId: row.callId }, conversationId: row.conversationId, depth: row.depth, now: row.createdAt, deadlineMs: row.deadlineAt - row.createdAt });
     await record([{ message: request, state: "timeout", note: error }]);
     hand({ runId: row.runId, callId: row.callId }, row.target, { error });
     return true;
   }
-  const deadlines = makeDeadlines({ db, clock, alarms: deps.deadlines, timeOut });
+  const deadlines = makeDeadlines({ db, clock, alarms: alarms.deadlines, timeOut });
 
   /**
    * A run was cancelled (or, with `callId`, one of its calls was given up): every question it still waits on is given up (settled `abandoned`) and a
@@ -209,7 +222,7 @@ export function makeAgentBus(deps: BusDeps) {
     const sent = deps.transaction(() =>
       waiting.flatMap((row) => {
         if (!settle(row.id, "abandoned", { error: reason })) return [];
-        const cancel = makeCancel({ requestId: row.id, project: deps.project(), from: me(), to: row.target, replyTo: { runId: row.runId, callId: row.callId }, conversationId: row.conversationId, depth: row.depth, deadlineAt: row.deadlineAt, reason, now });
+        const cancel = makeCancel({ requestId: row.id, project: deps.host.project(), from: me(), to: row.target, replyTo: { runId: row.runId, callId: row.callId }, conversationId: row.conversationId, depth: row.depth, deadlineAt: row.deadlineAt, reason, now });
         enqueue(cancel);
         return [cancel];
       }),
@@ -220,7 +233,33 @@ export function makeAgentBus(deps: BusDeps) {
     return sent.length;
   }
 
-  const inbox = makeInbox({ db, clock, runs: deps.runs, profile: deps.profile, admit: deps.admit, createRun: deps.createRun, startRun: deps.startRun, cancelRun: deps.cancelRun, createSession: deps.createSession, transaction: deps.transaction, record, enqueue, flush, settle, hand });
+  /**
+   * Cancels a run and, down its delegation chain, the runs it asked other agents for: every way a run
+   * is cancelled (the API, a protocol, a chat's Ctrl-C, its asker's cancel) comes here.
+   */
+  async function cancelRun(runId: string, by: string) {
+    const state = await deps.driver.cancel(runId, by);
+    await cancelAsks(runId, `run ${runId} of '${me()}' was cancelled by ${by}`);
+    return state;
+  }
+
+  const inbox = makeInbox({
+    db,
+    clock,
+    runs: deps.runs,
+    profile: () => deps.profiles.get(),
+    admit: deps.admit,
+    createRun: (input) => deps.driver.create({ ...input, agent: me(), limits: limitsOf(deps.profiles.get().runtime.limits) }),
+    startRun: (runId) => deps.driver.startCreated(runId),
+    cancelRun,
+    createSession: (title) => deps.sessions.create(title).id,
+    transaction: deps.transaction,
+    record,
+    enqueue,
+    flush,
+    settle,
+    hand,
+  });
   const answerRun = inbox.answerRun;
 
   return {
@@ -243,6 +282,12 @@ export function makeAgentBus(deps: BusDeps) {
     },
 
     cancelAsks,
+    cancelRun,
+
+    /** Answers to questions asked for something that is not a run (`askFor`: a workflow step) go to `take`: set once, when the agent is built. */
+    takeAnswersWith(take: AnswerTaker): void {
+      answerTaker = take;
+    },
 
     /** Sends what the queue has not taken yet (on start, and on the retry alarm). */
     flush,
@@ -291,7 +336,7 @@ export function makeAgentBus(deps: BusDeps) {
       return fanOuts.view(id);
     },
 
-    /** Sends one question on behalf of something that is not a run (a workflow step); its answer reaches `handElsewhere`. */
+    /** Sends one question on behalf of something that is not a run (a workflow step); its answer reaches the answer taker (takeAnswersWith). */
     async askFor(replyTo: { runId: string; callId: string }, target: string, question: string, principal?: RunPrincipal): Promise<void> {
       const earlier = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, replyTo.runId), eq(schema.busOutbox.callId, replyTo.callId))).get();
       if (earlier) {
@@ -299,7 +344,7 @@ export function makeAgentBus(deps: BusDeps) {
         if (earlier.status !== "pending" && reply) later(() => hand(replyTo, earlier.target, reply));
         return;
       }
-      const refused = deps.screenOutput?.(question) ?? null;
+      const refused = screenOutput(question);
       if (refused !== null) return later(() => hand(replyTo, target, { error: `the question was refused by the output gates: ${refused}` }));
       const sent = await sendRequest({ replyTo, target, question, origin: { conversationId: replyTo.runId, depth: 0 }, ...(principal ? { principal } : {}) });
       if (sent.refused) later(() => hand(replyTo, target, { error: sent.refused!.error }));

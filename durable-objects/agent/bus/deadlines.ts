@@ -1,7 +1,7 @@
 import { and, asc, eq, lte } from "drizzle-orm";
 import type { Clock } from "../../../core/ports";
 import * as schema from "../schema";
-import type { BusDeps, Db } from "./ports";
+import type { Db } from "./ports";
 
 /**
  * Deadlines of the requests an agent waits on, with one alarm for the earliest rather than one per
@@ -9,11 +9,11 @@ import type { BusDeps, Db } from "./ports";
  * earliest, and an answer leaves the alarm alone (it finds its request settled). Arming and
  * cancelling an SDK schedule per request was 6–8% of the CPU of agents asking each other.
  * @example
- * const deadlines = makeDeadlines({ db, clock, alarms: deps.deadlines, timeOut });
+ * const deadlines = makeDeadlines({ db, clock, alarms: busAlarmsOf(host.alarms).deadlines, timeOut });
  * await deadlines.arm(request.deadlineAt, request.id);
  * await deadlines.fired(messageId); // the alarm's callback
  */
-export function makeDeadlines(deps: { db: Db; clock: Clock; alarms: BusDeps["deadlines"]; timeOut(messageId: string): Promise<boolean> }) {
+export function makeDeadlines(deps: { db: Db; clock: Clock; alarms: { next(after: number): number | null; arm(at: number, messageId: string): Promise<unknown> }; timeOut(messageId: string): Promise<boolean> }) {
   const { db, clock } = deps;
   /** When the next deadline alarm fires, as far as this instance knows (undefined: not read yet). */
   let alarmAt: number | null | undefined;

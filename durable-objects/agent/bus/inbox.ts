@@ -4,6 +4,7 @@ import type { AgentProfile } from "../../../core/agents";
 import { cancelIdOf, checkRequest, makeErrorReply, makeResponse, parseBusMessage, requestIdOfCancel, requestIdOfReply, type BusCancel, type BusMessage, type BusReply, type BusRequest } from "../../../core/bus";
 import { PantheonError } from "../../../core/errors";
 import type { Clock } from "../../../core/ports";
+import type { RunOrigin } from "../../../core/run";
 import type { BusLogEntry } from "../../registry/bus-log";
 import type { RunStore } from "../runs/store";
 import * as schema from "../schema";
@@ -12,7 +13,14 @@ import type { Applied, BusDeps, Db } from "./ports";
 type Outbox = typeof schema.busOutbox.$inferSelect;
 type Reply = { answer?: string; error?: string };
 
-export interface InboxDeps extends Pick<BusDeps, "admit" | "createRun" | "startRun" | "createSession" | "transaction" | "cancelRun"> {
+export interface InboxDeps extends Pick<BusDeps, "admit" | "transaction"> {
+  /** Writes a run's record and its request (no transaction of its own: the inbox holds one). */
+  createRun(input: { runId: string; sessionId: string; origin: RunOrigin }): unknown;
+  /** Drives a run created by `createRun`. */
+  startRun(runId: string): Promise<unknown>;
+  /** Cancels a run (a cancel from its asker), and with it what that run asks in turn. */
+  cancelRun(runId: string, by: string): Promise<unknown>;
+  createSession(title: string): string;
   db: Db;
   clock: Clock;
   runs: RunStore;

@@ -3,13 +3,15 @@ import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { AgentProfile } from "../../../core/agents";
 import type { BusMessage, BusRequest, Refusal } from "../../../core/bus";
 import type { Result } from "../../../core/errors";
-import type { Clock } from "../../../core/ports";
-import type { RunEvent as CoreEvent, RunOrigin } from "../../../core/run";
 import { agentStub, registryStub } from "../../stubs";
 import type { BusLogEntry } from "../../registry/bus-log";
+import type { SessionStore } from "../chat/sessions";
+import type { AgentHost } from "../host";
+import type { ProfileHolder } from "../profile";
+import type { RunDriver } from "../runs/driver";
+import type { OutputScreens } from "../runs/output-screens";
 import type { RunStore } from "../runs/store";
 import type { SpawnDeps } from "./spawn";
-import type { ChildAlarm, SupervisorDeps } from "./supervisor";
 import type * as schema from "../schema";
 
 export type Db = DrizzleSqliteDODatabase<typeof schema>;
@@ -74,42 +76,27 @@ export function busPortsFromEnv(env: Env, project: () => string): BusPorts {
 }
 
 export interface BusDeps extends BusPorts {
-  db: Db;
-  clock: Clock;
+  /** The agent's object: its database, clock, key-value storage (the supervisor's records), alarms, project, and its own `configure` (spawn added a connection). */
+  host: Pick<AgentHost, "db" | "clock" | "storage" | "alarms" | "project" | "configure">;
   runs: RunStore;
-  project: () => string;
-  profile: () => AgentProfile;
-  deliver(runId: string, event: CoreEvent): Promise<unknown>;
-  /** Writes a run's record and its request (no transaction of its own: the bus holds one). */
-  createRun(input: { runId: string; sessionId: string; origin: RunOrigin }): unknown;
-  /** Drives a run created by `createRun`. */
-  startRun(runId: string): Promise<unknown>;
-  /** Cancels a run (a cancel from its asker), and with it what that run asks in turn. */
-  cancelRun(runId: string, by: string): Promise<unknown>;
+  profiles: Pick<ProfileHolder, "get">;
+  /**
+   * The run driver below the bus: a request creates and starts a run, an answer is delivered to the
+   * run that asked, a cancel cancels. The driver asks back through the bus (RunPeers, runs/contracts.ts).
+   */
+  driver: Pick<RunDriver, "create" | "startCreated" | "deliver" | "cancel">;
+  /** A request from another agent opens a session of its own. */
+  sessions: Pick<SessionStore, "create">;
+  /** The output gates on what a fan-out or a workflow sends or decides. */
+  screens: Pick<OutputScreens, "screenFor">;
   /** One SQLite transaction. */
   transaction<T>(fn: () => T): T;
-  /** Re-sends what the queue has not taken yet, after `seconds` (an alarm; idempotent). */
-  retryLater(seconds: number): Promise<unknown>;
-  createSession(title: string): string;
-  /** Deadline alarms (agents SDK `schedule`, callback `onBusDeadline` with the request's id). */
-  deadlines: {
-    /** When the earliest deadline alarm after `after` fires (epoch ms), or null. */
-    next(after: number): number | null;
-    arm(at: number, messageId: string): Promise<unknown>;
-  };
-  /** The object's synchronous key-value storage: the supervisor's records (bus/supervisor.ts). */
-  kv: SupervisorDeps["kv"];
-  /** Arms the supervisor's alarm (agents SDK `schedule`, callback `onChildAlarm`). */
-  armChildAlarm(at: number, alarm: ChildAlarm): Promise<unknown>;
-  /** This agent's own profile changed (spawn added a connection). */
-  configureSelf(profile: AgentProfile): Promise<void>;
-  /** The output gates on what a fan-out sends or decides: why `text` may not leave, or null. */
-  screenOutput?(text: string, runId?: string): string | null;
-  /**
-   * An answer for something that is neither a run nor a fan-out (a workflow step, `askFor`): true
-   * when it was taken.
-   */
-  handElsewhere?(replyTo: { runId: string; callId: string }, from: string, reply: { answer?: string; error?: string }): boolean;
   /** How long an asker waits for an answer; default 2 minutes. */
   deadlineMs?: number;
 }
+
+/**
+ * Takes an answer for something that is neither a run nor a fan-out (a workflow step, `askFor`): true
+ * when it was taken.
+ */
+export type AnswerTaker = (replyTo: { runId: string; callId: string }, reply: { answer?: string; error?: string }) => boolean;

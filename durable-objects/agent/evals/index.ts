@@ -1,16 +1,18 @@
 import type { AgentProfile } from "../../../core/agents";
 import { judgePrompt, readJudgement, type EvalRun, type EvalRunSummary } from "../../../core/evals";
-import { gatedKeep, type OutputScreen } from "../../../core/gates/sinks";
-import { llmForProfile, type ProjectModelValues } from "../runs/models";
+import { gatedKeep } from "../../../core/gates/sinks";
+import { llmForProfile } from "../runs/models";
+import type { OutputScreens } from "../runs/output-screens";
 
 export interface EvalDeps {
   storage: DurableObjectState["storage"];
   env: Env;
   profile: () => AgentProfile;
-  /** The project's own settings a profile's model reads (its keys, its base URL), loaded once. */
-  projectModel: (profile: AgentProfile) => Promise<ProjectModelValues>;
-  /** The agent's output gates: a judge's reason is model output kept in the history, so it passes them. */
-  screen: (profile: AgentProfile) => OutputScreen;
+  /**
+   * The project's own settings a profile's model reads (its keys, its base URL), loaded once; and the
+   * agent's output gates: a judge's reason is model output kept in the history, so it passes them.
+   */
+  screens: Pick<OutputScreens, "projectModel" | "screenFor">;
 }
 
 /** How many runs an agent keeps: the newest, enough history to compare and to chart. */
@@ -58,11 +60,11 @@ export function makeEvals(deps: EvalDeps) {
       const model = request.model && at > 0 ? { ...own.model, provider: request.model.slice(0, at), name: request.model.slice(at + 1), fallback: undefined } : own.model;
       const profile = { ...own, model };
       try {
-        const llm = llmForProfile(profile, deps.env, {}, await deps.projectModel(profile));
+        const llm = llmForProfile(profile, deps.env, {}, await deps.screens.projectModel(profile));
         const response = await llm.complete({ model: model.name, messages: [{ role: "user", content: judgePrompt(request) }], temperature: 0, maxTokens: 300 });
         if (response.finishReason === "error") return { error: `${model.provider}:${model.name} failed: ${response.content}` };
         const judged = readJudgement(response.content);
-        if ("error" in judged || gatedKeep("eval-judge", deps.screen(own), { text: judged.reason })) return judged;
+        if ("error" in judged || gatedKeep("eval-judge", deps.screens.screenFor(own), { text: judged.reason })) return judged;
         return { score: judged.score, reason: "[withheld: the agent's output gates refused the judge's reason]" };
       } catch (error) {
         return { error: `${model.provider}:${model.name} failed: ${error instanceof Error ? error.message : String(error)}` };

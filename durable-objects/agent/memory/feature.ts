@@ -1,14 +1,10 @@
-import type { SqlLike } from "../../../core/ports";
 import type { AgentProfile } from "../../../core/agents";
 import { defaultTuning, itemsTuning, makeLlmSummarizer, reciprocalRankFusion, tuningForEmbedder, type MemoryKind } from "../../../core/context";
 import { isPantheonError, PantheonError, unwrap, type Result } from "../../../core/errors";
-import type { Clock, LlmPort } from "../../../core/ports";
-import type { OutputScreen } from "../../../core/gates";
+import type { LlmPort } from "../../../core/ports";
 import { limitsOf } from "../../../core/run/limits";
 import { splitSource, type ForeignSearch, type SharedHits } from "./context-store";
 import { makeContextTurns, type SessionHistory, type SettingsPort } from "./context-turn";
-import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import type * as schema from "../schema";
 import { addDocument, exportLines, importLines } from "./io";
 import { makeMemoryLifecycle } from "./lifecycle";
 import { memoryPortsFromEnv } from "./ports";
@@ -18,47 +14,30 @@ import { memoryTools } from "./tools";
 import { contextTools } from "./context-tools";
 import { makeSharing, scriptOf, type SourceListing } from "./sharing";
 import type { MemoryItem } from "../../../core/context";
-import { llmForProfile, type ProjectModelValues } from "../runs/models";
+import { llmForProfile } from "../runs/models";
+import type { OutputScreens } from "../runs/output-screens";
+import type { AgentHost } from "../host";
+import { withQuota, type QuotaKeeper } from "../quotas";
+import { capsOf } from "../../../core/quotas";
 import type { ToolSource } from "../runs/tools";
 
 /** Consolidation runs this long after the agent's last turn (re-armed by every turn). */
 export const idleSeconds = 15 * 60;
 
-/** The agents SDK schedule, narrowed to the one callback memory arms (`onMemoryIdle`). */
-export interface IdleScheduler {
-  list(): Array<{ id: string }>;
-  schedule(delaySeconds: number): Promise<unknown>;
-  cancel(id: string): Promise<unknown>;
-  /** When the agent last had a turn (its newest message), so a fired alarm can tell it came too early. */
-  lastActivityAt(): number | undefined;
-}
-
 export interface MemoryFeatureDeps {
-  /** The agent's database: drizzle for rows, raw SQL (`sql`) only for FTS5 and the local vector index. */
-  db: DrizzleSqliteDODatabase<typeof schema>;
-  sql: SqlLike;
-  /** The chat feature's stores: a session's history, and the agent's settings. */
-  messages: SessionHistory;
+  /** The agent's object: its database (drizzle for rows, raw SQL only for FTS5 and the local vector index), its idle alarm (`onMemoryIdle`), work after the reply. */
+  host: Pick<AgentHost, "env" | "clock" | "db" | "storage" | "alarms" | "objectName" | "background">;
+  /** The chat feature's stores: a session's history (and its newest message: a fired idle alarm can tell it came too early), and the agent's settings. */
+  messages: SessionHistory & { lastAt(): number | undefined };
   settings: SettingsPort;
-  clock: Clock;
-  env: Env;
-  /** The agent's Durable Object name, `<project>.<agent>` (read lazily: the SDK sets it after construction). */
-  objectName: () => string;
-  idle: IdleScheduler;
-  /** Work after the reply (the Durable Object's `waitUntil`): background summary folds and batched extraction. */
-  background: (work: Promise<unknown>) => void;
   /**
-   * The output gates for the agent as it is now (its gates and secrets): every background write of
-   * model output here (the summary fold, extraction) passes them (core/gates/sinks).
+   * The output gates for the agent as it is now (`screenFor`): every background write of model output
+   * here (the summary fold, extraction) passes them (core/gates/sinks). `projectModel`: the project's own
+   * model settings, so a summary fold or an extraction calls the model with the project's key like a turn.
    */
-  screenFor: (profile: AgentProfile) => OutputScreen;
-  /**
-   * The project's own model settings the agent's model reads (runs/models), loaded once and kept: a
-   * summary fold or an extraction calls the model with the project's key like a turn does.
-   */
-  projectModel: (profile: AgentProfile) => Promise<ProjectModelValues>;
-  /** The model port under the agent's daily caps (quotas/): a summary fold or an extraction spends like a turn. */
-  capped?: (llm: LlmPort, profile: AgentProfile) => LlmPort;
+  screens: Pick<OutputScreens, "screenFor" | "projectModel">;
+  /** The agent's daily caps (quotas/): a summary fold or an extraction spends like a turn. */
+  quota?: QuotaKeeper;
 }
 
 export interface TurnInput {
@@ -79,16 +58,17 @@ export interface TurnInput {
  * consolidation, the memory tools, the memory and context API, and shared sources.
  *
  * @example
- * const memory = makeMemoryFeature({ db, sql: ctx.storage.sql, messages, settings, clock, env, objectName: () => this.name, idle });
+ * const memory = makeMemoryFeature({ host, messages, settings, screens, quota });
  * const { context } = await memory.contextFor({ profile, sessionId, query: "What is my dog called?" });
  */
 export function makeMemoryFeature(deps: MemoryFeatureDeps) {
-  const { sql, clock, env } = deps;
+  const { env, clock } = deps.host;
+  const sql = deps.host.storage.sql;
   let ports: ReturnType<typeof memoryPortsFromEnv> | undefined;
-  const portsNow = () => (ports ??= memoryPortsFromEnv(env, sql, deps.objectName()));
-  const memory = makeMemoryStore({ db: deps.db, sql, clock, ports: portsNow });
-  const project = () => deps.objectName().split(".")[0]!;
-  const self = () => deps.objectName().slice(project().length + 1);
+  const portsNow = () => (ports ??= memoryPortsFromEnv(env, sql, deps.host.objectName()));
+  const memory = makeMemoryStore({ db: deps.host.db, sql, clock, ports: portsNow });
+  const project = () => deps.host.objectName().split(".")[0]!;
+  const self = () => deps.host.objectName().slice(project().length + 1);
 
   /** Another agent of the project (`owner`), through the RPC methods of sharing.ts; it decides per requester. */
   const ownerStub = (owner: string) =>
@@ -149,12 +129,12 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       .slice(0, options.limit);
   }
 
-  const capped = (llm: LlmPort, profile: AgentProfile) => deps.capped?.(llm, profile) ?? llm;
+  const capped = (llm: LlmPort, profile: AgentProfile) => (deps.quota ? withQuota(llm, deps.quota, { agent: capsOf(limitsOf(profile.runtime.limits)), ...(profile.projectQuota ? { project: profile.projectQuota } : {}) }) : llm);
 
   async function compile(input: TurnInput, background?: (work: Promise<unknown>) => void) {
     const { profile } = input;
     const limits = limitsOf(profile.runtime.limits);
-    const llm = profile.model.provider === "offline" ? undefined : capped(llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs }, await deps.projectModel(profile)), profile);
+    const llm = profile.model.provider === "offline" ? undefined : capped(llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs }, await deps.screens.projectModel(profile)), profile);
     // The memory policy (core/run knobs): `none` keeps only the request, `window` the recent messages without a summary.
     const policy = profile.runtime.memory?.policy ?? "summary";
     const ttlMs = profile.runtime.memory?.ttlMs;
@@ -172,7 +152,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       ...(input.k ? { tuning: itemsTuning(input.k) } : {}),
       ...(llm ? { summarize: makeLlmSummarizer({ llm, model: profile.model.name }) } : {}),
       ...(background ? { background } : {}),
-      screen: deps.screenFor(profile),
+      screen: deps.screens.screenFor(profile),
     });
   }
 
@@ -193,8 +173,8 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   /** One model call over the waiting exchanges; every memory it proposes passes the gates on memory writes. */
   async function extractPending(profile: AgentProfile): Promise<unknown> {
     try {
-      const llm = profile.model.provider === "offline" ? undefined : { port: capped(llmForProfile(profile, env, {}, await deps.projectModel(profile)), profile), model: profile.model.name };
-      return await lifecycle.extractPending(llm, deps.screenFor(profile));
+      const llm = profile.model.provider === "offline" ? undefined : { port: capped(llmForProfile(profile, env, {}, await deps.screens.projectModel(profile)), profile), model: profile.model.name };
+      return await lifecycle.extractPending(llm, deps.screens.screenFor(profile));
     } catch (error) {
       console.warn("batched memory extraction failed", error);
       return undefined;
@@ -207,9 +187,9 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   let idleArmed = false;
   async function armIdle(): Promise<void> {
     if (idleArmed) return;
-    const armed = deps.idle.list();
-    for (const s of armed.slice(1)) await deps.idle.cancel(s.id);
-    if (armed.length === 0) await deps.idle.schedule(idleSeconds);
+    const armed = deps.host.alarms.armed("onMemoryIdle");
+    for (const s of armed.slice(1)) await deps.host.alarms.cancel(s.id);
+    if (armed.length === 0) await deps.host.alarms.at(idleSeconds, "onMemoryIdle");
     idleArmed = true;
   }
 
@@ -222,7 +202,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
 
   /** Seconds until the agent will have been idle for `idleSeconds`; 0 when it already has. */
   function idleRemaining(): number {
-    const last = deps.idle.lastActivityAt();
+    const last = deps.messages.lastAt();
     if (last === undefined) return 0;
     return Math.max(0, Math.ceil((last + idleSeconds * 1000 - clock.now()) / 1000));
   }
@@ -260,7 +240,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
 
     /** The compiled context of a new turn (system prompt, memory, summary, recent history). */
     async contextFor(input: TurnInput) {
-      const turn = await compile(input, deps.background);
+      const turn = await compile(input, deps.host.background);
       return { context: turn.context, refused: turn.refused, usedIds: turn.compiled.items.filter((i) => i.included && i.origin === "retrieved" && !i.id.includes("/")).map((i) => i.id) };
     },
 
@@ -276,8 +256,8 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
         if (input.usedIds.length) memory.touch(input.usedIds, clock.now());
         if (input.reply) {
           const exchange = { runId: input.runId, user: input.user, assistant: input.reply, saidAt: input.saidAt ?? clock.now() };
-          if (input.profile.model.provider === "offline") await lifecycle.extract({ ...exchange, screen: deps.screenFor(input.profile) });
-          else if (lifecycle.enqueue(exchange)) deps.background(extractPending(input.profile));
+          if (input.profile.model.provider === "offline") await lifecycle.extract({ ...exchange, screen: deps.screens.screenFor(input.profile) });
+          else if (lifecycle.enqueue(exchange)) deps.host.background(extractPending(input.profile));
         }
         await armIdle();
       } catch (error) {
@@ -351,7 +331,7 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       const remaining = idleRemaining();
       if (remaining > 0) {
         idleArmed = true;
-        await deps.idle.schedule(remaining);
+        await deps.host.alarms.at(remaining, "onMemoryIdle");
         return null;
       }
       return upkeep(profile);

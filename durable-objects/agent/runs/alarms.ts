@@ -1,12 +1,10 @@
-import type { AgentDO } from "../agent-do";
+import type { AgentAlarms } from "../host";
 
 /** How often the run watchdog looks while runs have work in flight (the SDK keeps objects ~70–140 s idle). */
 const runWatchdogSeconds = 30;
 
-/** The agents SDK scheduling the run alarms use (their callbacks are AgentDO's `onRunWatchdog` and `onRunDeadline`). */
-export type RunAlarmScheduler = Pick<AgentDO, "getSchedules" | "schedule" | "cancelSchedule">;
-
-export function makeRunAlarms(scheduler: RunAlarmScheduler) {
+/** The run alarms, on the agent's own (their callbacks are AgentDO's `onRunWatchdog` and `onRunDeadline`). */
+export function makeRunAlarms(alarms: Pick<AgentAlarms, "armed" | "at" | "cancel">) {
   /** Whether this instance has made sure the watchdog alarm exists (reset when it fires). */
   let watchdogArmed = false;
   return {
@@ -20,7 +18,7 @@ export function makeRunAlarms(scheduler: RunAlarmScheduler) {
     async armWatchdog(): Promise<void> {
       if (watchdogArmed) return;
       watchdogArmed = true;
-      if (!scheduler.getSchedules().some((s) => s.callback === "onRunWatchdog")) await scheduler.schedule(runWatchdogSeconds, "onRunWatchdog");
+      if (alarms.armed("onRunWatchdog").length === 0) await alarms.at(runWatchdogSeconds, "onRunWatchdog");
     },
     /** The watchdog fired: the next arm schedules it again. */
     watchdogFired(): void {
@@ -28,10 +26,10 @@ export function makeRunAlarms(scheduler: RunAlarmScheduler) {
     },
     /** One alarm per run at its wall-time deadline (an alarm already within a second of it is kept). */
     async armDeadline(runId: string, at: number): Promise<void> {
-      const existing = scheduler.getSchedules({ type: "scheduled" }).filter((s) => s.callback === "onRunDeadline" && (s.payload as unknown as { runId: string }).runId === runId);
+      const existing = alarms.armed("onRunDeadline", { type: "scheduled" }).filter((s) => (s.payload as { runId: string }).runId === runId);
       if (existing.some((s) => s.type === "scheduled" && s.time * 1000 >= at - 1000 && s.time * 1000 <= at + 1000)) return;
-      for (const s of existing) await scheduler.cancelSchedule(s.id);
-      await scheduler.schedule(new Date(at), "onRunDeadline", { runId });
+      for (const s of existing) await alarms.cancel(s.id);
+      await alarms.at(new Date(at), "onRunDeadline", { runId });
     },
   };
 }

@@ -1,13 +1,16 @@
 // The driver's contracts: what a run needs (RunContext), what the driver needs of its agent
-// (DriverDeps), and what a run or a turn ends with. Kept apart from the driver so the agent's
+// (DriverDeps, RunPeers), what a turn asks for (ChatInput), and what a run or a turn ends with. Kept apart from the driver so the agent's
 // wiring and the turns read them without the loop.
 import type { AgentProfile } from "../../../core/agents";
 import type { RunPrincipal } from "../../../core/auth";
 import type { NamedSecret, TokenBucket } from "../../../core/gates";
-import type { Clock, LlmPort, Message } from "../../../core/ports";
-import type { RunEffect, RunLimits, RunOrigin, RunState } from "../../../core/run";
-import type { RunEvent } from "../chat/live";
+import type { Clock, ImageRef, LlmPort, } from "../../../core/ports";
+import type { RunEffect, RunLimits, RunOrigin, } from "../../../core/run";
 import type { MessageStore, StoredMessage } from "../chat/messages";
+import type { RunAlarms } from "./alarms";
+import type { RunContexts } from "./context";
+import type { RunEvents } from "./events";
+import type { HeldWrites } from "./held-writes";
 import type { RunStore } from "./store";
 import type { AgentTools } from "./tools";
 
@@ -27,32 +30,33 @@ export interface DriverDeps {
   messages: MessageStore;
   clock: Clock;
   buckets: { load(): Map<string, TokenBucket>; save(key: string, bucket: TokenBucket): void };
-  /** Sends a run's event to every live client (WebSocket) of the agent. */
-  broadcast(event: RunEvent, runId: string): void;
-  /** Arms an alarm for a run's deadline (idempotent per run). */
-  scheduleDeadline(runId: string, at: number): void;
-  /** Sends a delegated question along a connection (the bus keeps one request per run and call). */
-  askAgent(request: { runId: string; callId: string; target: string; question: string; principal?: RunPrincipal }): Promise<void>;
+  /** A starting run's writes, held until its model request has left (held-writes.ts); the output screens add their refusals here too. */
+  writes: HeldWrites;
   /**
-   * Compiles a run's context for its request (core `compile_context`): the session's history
-   * before this run, memory, summary. Called when a created run begins, and again if an eviction
-   * came first. `trace` writes a step on the run with its other steps (a source refused by its owner).
+   * What a run needs and the context its request is answered in (runs/context.ts), asked downward:
+   * `prepare` when a run begins or resumes from its record, `compile` for core `compile_context`.
    */
-  compileContext(state: RunState, profile: AgentProfile, trace: (name: string, data: Record<string, unknown>) => void): Promise<Message[]>;
-  /** A peer's question has been answered by this run (core `answer_peer`): the answer goes back to the asker. */
-  answerPeer(runId: string, answer: Extract<RunEffect, { type: "answer_peer" }>): void;
+  contexts: Pick<RunContexts, "prepare" | "compile">;
+  /** Where every run event goes: live clients, gateways, a task's worker, telemetry, a plan (runs/events.ts). */
+  events: Pick<RunEvents, "publish">;
   /**
-   * Builds what a run needs from its persisted record: the agent's profile, its tools and the model
-   * (a behavior's plan around it).
+   * The run watchdog (an alarm while runs have work in flight: an eviction mid-run is carried on with
+   * no request arriving) and a waiting run's deadline alarm (runs/alarms.ts).
    */
-  prepare(state: RunState): Promise<RunContext>;
-  /**
-   * Carries `work` out so that an eviction in the middle is recovered without a request arriving
-   * (an alarm that wakes the object, whose start carries the run on from its record).
-   */
-  durably<T>(runId: string, work: () => Promise<T>): Promise<T>;
+  alarms: Pick<RunAlarms, "armWatchdog" | "armDeadline">;
   /** One SQLite transaction: all of `fn`'s writes, or none. */
   transaction<T>(fn: () => T): T;
+}
+
+/**
+ * The other end of delegation, the agent's bus (bus/). The one two-way relation of the run feature, as
+ * the protocol has it: a run asks another agent through the bus (`ask`), and the bus hands the answer
+ * back to the run (`driver.deliver`); when a run that answered a peer ends, the bus sends its answer
+ * (`answer`). Attached once, after the bus is built on top of the driver (features.ts).
+ */
+export interface RunPeers {
+  ask(request: { runId: string; callId: string; target: string; question: string; principal?: RunPrincipal }): Promise<void>;
+  answer(runId: string, status: string): void;
 }
 
 /** A run about to be created: who asked what, with which limits, and the context compiled for it. */
@@ -78,3 +82,39 @@ export interface RunOutcome {
 
 /** A turn's outcome (a person's message, a behavior's goal): a turn always has its request in the chat. */
 export type TurnOutcome = RunOutcome & { userMessage: StoredMessage };
+
+/** A turn or a run asked for: what a person (or a door, a gateway, a behavior) sends. */
+export interface ChatInput {
+  content: string;
+  /** Images sent with the text, as refs to the agent's store (the worker checked each is there). */
+  images?: ImageRef[];
+  /** Structured input beside the text: behaviors read its fields as `(get input "repo")`. */
+  input?: Record<string, unknown>;
+  session?: string;
+  /** The person who wrote it, when a person's device token sent it (the message keeps their name). */
+  name?: string;
+  /** Per-request limits, clamped to the agent's own. */
+  limits?: Partial<RunLimits>;
+  /** Another of the agent's allowed models for this request (`provider/model`); one not allowed is a 400. */
+  model?: string;
+  /** Narrows the agent's tools for the session (kept for its later turns); `null` gives back all of them. */
+  tools?: string[] | null;
+  /**
+   * The run's id, chosen by a protocol adapter whose protocol names the work before it starts (an
+   * A2A task id). Never taken from the public API; an id already in use is refused.
+   */
+  runId?: string;
+  /**
+   * Whom the run acts for (the request's token, a gateway, a script's configurer): its tool calls are
+   * held to this scope. Required, so no door starts a run that acts for nobody.
+   */
+  principal: RunPrincipal;
+}
+
+/** What a manual tool call answers: its output, why it failed, or the approval it waits for. */
+export type ManualCall =
+  | { runId: string; status: string; ok: true; output: string; truncated: boolean; ms: number }
+  | { runId: string; status: string; ok: false; error: { message: string }; ms: number }
+  | { runId: string; status: "waiting_approval"; pending: { callId: string; tool: string; arguments: Record<string, unknown> } }
+  /** An `ask_<agent>` tool: the other agent's answer arrives later and becomes the run's result. */
+  | { runId: string; status: "waiting_agent"; waiting: { tool: string } };

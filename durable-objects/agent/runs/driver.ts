@@ -19,11 +19,10 @@ import { redactDeep } from "../../../core/tools";
 import { redactTraceData } from "./trace-redaction";
 import type { Emit, RunEvent } from "../chat/live";
 import type { StoredMessage } from "../chat/messages";
-import { makeHeldWrites } from "./held-writes";
 import { modelRequestOf } from "./model-request";
-import { traceCategory, type NewTraceStep, type RunSummary } from "./store";
-import type { DriverDeps, NewRunInput, RunContext, RunOutcome } from "./contracts";
-export type { DriverDeps, NewRunInput, RunContext, RunOutcome, TurnOutcome } from "./contracts";
+import { traceCategory, type RunSummary } from "./store";
+import type { DriverDeps, NewRunInput, RunContext, RunOutcome, RunPeers } from "./contracts";
+export type { DriverDeps, NewRunInput, RunContext, RunOutcome, RunPeers, TurnOutcome } from "./contracts";
 /** Statuses with work to carry on after a restart (a run waiting for a person needs none). */
 const recoverable = new Set(["idle", "running", "waiting_tool", "waiting_agent"]);
 
@@ -49,13 +48,17 @@ export function makeRunDriver(deps: DriverDeps) {
   const recovering = new Map<string, Promise<unknown>>();
 
   /** A starting run's writes wait for its model request to leave (held-writes.ts says why). */
-  const writes = makeHeldWrites({ transaction: deps.transaction, appendTraces: (steps) => runs.appendTraces(steps) });
+  const { writes } = deps;
   const { write, release, writeSteps } = writes;
+  /** The bus, attached after it is built on the driver (RunPeers says why this relation goes both ways). */
+  let peers: RunPeers | undefined;
+  /** Drives under way in this instance: a deletion waits for them before it wipes storage. */
+  const inFlight = new Set<Promise<unknown>>();
 
   function emit(runId: string, event: RunEvent): void {
     write(runId, () => {
       sinks.get(runId)?.(event);
-      deps.broadcast(event, runId);
+      deps.events.publish(event, runId);
     });
   }
 
@@ -66,7 +69,7 @@ export function makeRunDriver(deps: DriverDeps) {
   function contextOf(state: RunState): Promise<RunContext> {
     let ctx = contexts.get(state.id);
     if (!ctx) {
-      ctx = deps.prepare(state);
+      ctx = deps.contexts.prepare(state);
       contexts.set(state.id, ctx);
       ctx.catch(() => contexts.delete(state.id));
     }
@@ -156,7 +159,8 @@ export function makeRunDriver(deps: DriverDeps) {
       case "call_tool":
         return callTool(state, ctx, effect);
       case "ask_agent":
-        await deps.askAgent({ runId: state.id, callId: effect.callId, target: effect.target, question: effect.question, ...(state.origin.principal ? { principal: state.origin.principal } : {}) });
+        if (!peers) throw new Error("the run driver has no bus attached");
+        await peers.ask({ runId: state.id, callId: effect.callId, target: effect.target, question: effect.question, ...(state.origin.principal ? { principal: state.origin.principal } : {}) });
         return null;
       case "write_output":
         // A written message reaches clients with the history (the plan's own message ids), not as a tool.
@@ -168,7 +172,7 @@ export function makeRunDriver(deps: DriverDeps) {
         }
       case "compile_context":
         try {
-          return { type: "start", message: requestOf(state.origin), context: await deps.compileContext(state, ctx.profile, (name, data) => writes.step({ runId: state.id, kind: "context", name, data, startedAt: clock.now(), durationMs: 0 })) };
+          return { type: "start", message: requestOf(state.origin), context: await deps.contexts.compile(state, ctx.profile, (name, data) => writes.step({ runId: state.id, kind: "context", name, data, startedAt: clock.now(), durationMs: 0 })) };
         } catch (error) {
           return { type: "context_failed", error: error instanceof Error ? error.message : String(error) };
         }
@@ -215,7 +219,7 @@ export function makeRunDriver(deps: DriverDeps) {
     // does not keep watching, gets an alarm of its own, and only when the agent set a limit.
     if (state.status === "waiting_approval") {
       const deadline = runDeadline(state);
-      if (deadline !== undefined) deps.scheduleDeadline(state.id, deadline);
+      if (deadline !== undefined) void deps.alarms.armDeadline(state.id, deadline);
     }
   }
 
@@ -277,7 +281,7 @@ export function makeRunDriver(deps: DriverDeps) {
             break;
           case "answer_peer":
             release(runId);
-            deps.answerPeer(runId, effect);
+            peers?.answer(runId, effect.status);
             break;
           case "publish":
             emit(runId, { type: "status", status: effect.status });
@@ -309,9 +313,16 @@ export function makeRunDriver(deps: DriverDeps) {
     return state;
   }
 
-  /** `loop`, durably: an eviction while it runs is recovered by the fiber's alarm. */
-  function drive(runId: string, first: CoreEvent | "continue"): Promise<RunState | null> {
-    return deps.durably(runId, () => loop(runId, first));
+  /** `loop`, durably: an eviction while it runs is recovered by the run watchdog's alarm (armed first). */
+  async function drive(runId: string, first: CoreEvent | "continue"): Promise<RunState | null> {
+    await deps.alarms.armWatchdog();
+    const driving = loop(runId, first);
+    inFlight.add(driving);
+    try {
+      return await driving;
+    } finally {
+      inFlight.delete(driving);
+    }
   }
 
   function outcome(runId: string, sessionId: string, userMessage: StoredMessage | null, final: RunState | null): RunOutcome {
@@ -391,8 +402,12 @@ export function makeRunDriver(deps: DriverDeps) {
         if (sink) sinks.delete(runId);
       }
     },
-    /** A step from outside the run (a background write's gate refusal): after the run's own held ones while it starts. */
-    traceStep: (row: NewTraceStep): void => void (writes.isHeld(row.runId) ? writes.step(row) : runs.appendTrace(row)),
+    /** Attaches the bus (RunPeers): once, when the agent is built. */
+    attachPeers(bus: RunPeers): void {
+      peers = bus;
+    },
+    /** Drives under way in this instance (a deletion waits for them). */
+    drivesInFlight: (): Promise<unknown>[] => [...inFlight],
 
     /**
      * After a restart (the object woke for a request or its alarm): carries on every run that had

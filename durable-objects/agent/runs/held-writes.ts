@@ -54,6 +54,11 @@ export function makeHeldWrites(deps: { transaction<T>(fn: () => T): T; appendTra
       write(row.runId, () => void steps.push(row));
     },
     writeSteps,
+    /** A step from outside the run's loop (a background write's gate refusal): after the run's own held ones while it starts. */
+    stepFromOutside(row: NewTraceStep): void {
+      if (held.has(row.runId)) write(row.runId, () => void steps.push(row));
+      else deps.appendTraces([row]);
+    },
     /**
      * Makes a model call that reports when its request has left (`onSent`); a held run's writes go
      * out then, a turn of the event loop later so the runtime has put the request on the wire before

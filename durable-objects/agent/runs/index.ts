@@ -8,3 +8,8 @@ export * from "./store";
 export * from "./tools";
 export * from "./turns";
 export * from "./views";
+export * from "./context";
+export * from "./events";
+export * from "./output-screens";
+export * from "./start";
+export { makeHeldWrites, type HeldWrites } from "./held-writes";

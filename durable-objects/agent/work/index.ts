@@ -7,7 +7,10 @@ import type { RunEvent } from "../chat/live";
 import type { makeSettingsStore } from "../chat/settings";
 
 type SettingsStore = ReturnType<typeof makeSettingsStore>;
+import type { SessionStore } from "../chat/sessions";
+import type { AgentHost } from "../host";
 import type { RunDriver } from "../runs/driver";
+import type { Turns } from "../runs/turns";
 import type { RunStore } from "../runs/store";
 import { taskRefOf, workToolSource, type WorkBinding } from "./tools";
 import type { Scope } from "../../../core/auth";
@@ -18,25 +21,51 @@ export { workToolNames, type WorkBinding } from "./tools";
 type Pending = { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; requestedAt: number; approverScope: Scope };
 
 /**
- * An agent's part in features: its work tools, and for a task's worker its binding to the task, the
- * run that works it (started once per attempt) and what it tells the feature (a question waiting
- * for a person, a run that ended).
+ * The work tools (features, plans, tasks, the workspace) and this agent's binding to the task it
+ * works: below the run's context, which lists the tools, and the work feature, which binds.
+ */
+export function makeWorkTools(deps: { host: Pick<AgentHost, "env" | "project">; settings: SettingsStore }) {
+  const binding = () => deps.settings.get<WorkBinding>("work") ?? null;
+  const work = () => makeWork(deps.host.env, deps.host.project());
+  return { binding, work, toolSource: (profile: AgentProfile) => workToolSource(profile, { work: work(), binding }) };
+}
+
+export type WorkTools = ReturnType<typeof makeWorkTools>;
+
+/**
+ * An agent's part in features: for a task's worker its binding to the task, the run that works it
+ * (started once per attempt) and what it tells the feature (a question waiting for a person, a run
+ * that ended).
  */
 export function makeWorkFeature(deps: {
-  env: Env;
-  project: () => string;
-  agent: () => string;
+  host: Pick<AgentHost, "agentName" | "background">;
+  tools: WorkTools;
   settings: SettingsStore;
   runs: RunStore;
-  driver: () => RunDriver;
-  newSession: (title: string) => string;
-  /** Starts a turn and resolves with its run id as soon as the run is written (it goes on after). */
-  startTurn: (input: { content: string; session: string; title: string }) => Promise<string>;
-  waitUntil: (promise: Promise<unknown>) => void;
+  driver: Pick<RunDriver, "latest" | "pendingApprovals" | "decide">;
+  sessions: Pick<SessionStore, "create">;
+  /** A task's run is a turn of its worker (runs/turns.ts). */
+  turns: Pick<Turns, "turn">;
 }) {
-  const work = () => makeWork(deps.env, deps.project());
-  const binding = () => deps.settings.get<WorkBinding>("work") ?? null;
-  const me = () => ({ kind: "agent" as const, name: deps.agent() });
+  const { work, binding } = deps.tools;
+  const me = () => ({ kind: "agent" as const, name: deps.host.agentName() });
+  const driver = deps.driver;
+
+  /** Starts a turn and resolves with its run id as soon as the run is written (it goes on after). */
+  function startTurn(input: { content: string; session: string; title: string }): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      let started = false;
+      // Only an admin starts a task (its route, or `task.start`, an admin tool): its worker's run acts as one.
+      const principal = { id: "task", scope: "admin" as const, name: `worker of '${input.title}' (a task only an admin starts)` };
+      const done = deps.turns.turn({ content: input.content, session: input.session, principal }, (event) => {
+        if (event.type === "run" && !started) {
+          started = true;
+          resolve(event.runId);
+        }
+      });
+      deps.host.background(done.then(() => !started && reject(new Error("the task's turn ended before its run was written")), (error: unknown) => !started && reject(error)));
+    });
+  }
 
   function pendingQuestion(state: RunState): { callId: string; text: string } | null {
     if (state.status !== "waiting_approval") return null;
@@ -46,14 +75,13 @@ export function makeWorkFeature(deps: {
 
   return {
     binding,
-    toolSource: (profile: AgentProfile) => workToolSource(profile, { work: work(), binding }),
 
     /** Binds this agent to a task, once: an agent already working another task (or feature) is refused. */
     bind(next: WorkBinding): true {
       const current = binding();
       const same = current && current.feature === next.feature && (current.key && next.key ? current.key === next.key : current.task === next.task);
       if (current && !same) {
-        throw new PantheonError("conflict", `agent '${deps.agent()}' works on task '${current.key ?? current.task}' of feature '${current.feature}'`, { details: { binding: current } });
+        throw new PantheonError("conflict", `agent '${deps.host.agentName()}' works on task '${current.key ?? current.task}' of feature '${current.feature}'`, { details: { binding: current } });
       }
       // A binding from before keys gains its task's key, so it follows the task through renumbering.
       if (!current || (!current.key && next.key)) deps.settings.set("work", next);
@@ -62,11 +90,11 @@ export function makeWorkFeature(deps: {
 
     /** Starts the task's run once per key: a repeated start (the caller was cut off) answers the same run. */
     async start(input: { key: string; content: string; title: string }): Promise<{ runId: string; sessionId: string }> {
-      if (!binding()) throw new PantheonError("conflict", `agent '${deps.agent()}' is not a task's worker`);
+      if (!binding()) throw new PantheonError("conflict", `agent '${deps.host.agentName()}' is not a task's worker`);
       const started = deps.settings.get<{ runId: string; sessionId: string }>(`work-run:${input.key}`);
       if (started) return started;
-      const sessionId = deps.newSession(input.title);
-      const runId = await deps.startTurn({ content: input.content, session: sessionId, title: input.title });
+      const sessionId = deps.sessions.create(input.title).id;
+      const runId = await startTurn({ content: input.content, session: sessionId, title: input.title });
       deps.settings.set(`work-run:${input.key}`, { runId, sessionId });
       return { runId, sessionId };
     },
@@ -76,7 +104,7 @@ export function makeWorkFeature(deps: {
       return runIds.flatMap((runId) => {
         const row = deps.runs.get(runId);
         if (!row) return [];
-        const state = (deps.driver().latest(runId) ?? row.state) as RunState;
+        const state = (driver.latest(runId) ?? row.state) as RunState;
         const models = state.modelUsage ? Object.entries(state.modelUsage).map(([model, u]) => ({ model, ...u })) : undefined;
         return [{ runId, status: state.status, error: state.error ?? null, result: state.result ?? null, question: pendingQuestion(state), inputTokens: state.usage.inputTokens, outputTokens: state.usage.outputTokens, model: state.origin.model?.name ?? null, ...(models ? { models } : {}) }];
       });
@@ -89,9 +117,9 @@ export function makeWorkFeature(deps: {
      */
     async settleQuestions(input: { approved: boolean; by: string; reason?: string }): Promise<string[]> {
       const moved: string[] = [];
-      for (const p of deps.driver().pendingApprovals().filter((x) => x.tool === "task.block")) {
+      for (const p of driver.pendingApprovals().filter((x) => x.tool === "task.block")) {
         // The answer route needs `approve`; `task.block` itself needs only `chat`.
-        await deps.driver().decide(p.runId, { approved: input.approved, by: input.by, scope: "approve", callId: p.callId, ...(input.reason ? { reason: input.reason } : {}) });
+        await driver.decide(p.runId, { approved: input.approved, by: input.by, scope: "approve", callId: p.callId, ...(input.reason ? { reason: input.reason } : {}) });
         moved.push(p.runId);
       }
       return moved;
@@ -99,7 +127,7 @@ export function makeWorkFeature(deps: {
 
     /** A question is answered only as an answer: approving or rejecting a task.block call is refused, naming the way. */
     refuseQuestionDecision(runId: string, callId?: string): void {
-      const state = deps.driver().latest(runId) as RunState | undefined;
+      const state = driver.latest(runId) as RunState | undefined;
       const pending = state?.calls.filter((c) => c.status === "proposed") ?? [];
       const target = callId ? pending.find((c) => c.call.id === callId) : pending.length === 1 ? pending[0] : undefined;
       if (target?.call.name !== "task.block") return;
@@ -130,13 +158,13 @@ export function makeWorkFeature(deps: {
       const feature = () => work().feature(b.feature);
       const task = taskRefOf(b);
       if (event.type === "status" && event.status === "waiting_approval") {
-        const state = deps.driver().latest(runId);
+        const state = driver.latest(runId);
         const question = state ? pendingQuestion(state as RunState) : null;
-        if (question) deps.waitUntil(feature().markBlocked(task, question.text, me()).catch((error: unknown) => console.error("work: markBlocked", error)));
+        if (question) deps.host.background(feature().markBlocked(task, question.text, me()).catch((error: unknown) => console.error("work: markBlocked", error)));
       }
       if (event.type === "done") {
-        const state = deps.driver().latest(runId) as RunState | undefined;
-        deps.waitUntil(
+        const state = driver.latest(runId) as RunState | undefined;
+        deps.host.background(
           feature()
             .workerRunEnded(task, { runId, status: event.status, error: state?.error ?? null, result: state?.result ?? event.reply?.content ?? null })
             .catch((error: unknown) => console.error("work: workerRunEnded", error)),

@@ -1,10 +1,11 @@
 import { eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { RunPrincipal } from "../../../core/auth";
-import type { FanOutSpec } from "../../../core/bus";
 import type { Clock } from "../../../core/ports";
 import { finishStep, initialProgress, joinOf, questionOf, readySteps, startStep, toolArgsOf, type Workflow, type WorkflowProgress, type WorkflowStep } from "../../../core/workflows";
-import type { ManualCall } from "../runs";
+import type { AgentBus } from "../bus";
+import type { RunStarts } from "../runs/start";
+import type { RunStore } from "../runs/store";
 import * as schema from "../schema";
 
 /** Questions and fan-outs of a workflow wait under this pseudo run id (the bus hands their answers back here). */
@@ -17,13 +18,15 @@ export interface WorkflowDeps {
   db: DrizzleSqliteDODatabase<typeof schema>;
   clock: Clock;
   transaction<T>(fn: () => T): T;
-  /** Asks one agent; the answer comes back through `answer(replyTo, …)`. Idempotent per `replyTo`. */
-  ask(replyTo: ReplyTo, target: string, question: string, principal: RunPrincipal): Promise<void>;
-  /** Starts (or finds, by id) a fan-out whose decision is handed to `answer(replyTo, …)`. */
-  fanOut(spec: FanOutSpec & { id: string }, replyTo: ReplyTo): Promise<void>;
-  /** Runs one of the agent's tools through its gates, as a manual run of `principal`. */
-  invokeTool(name: string, args: Record<string, unknown>, principal: RunPrincipal): Promise<ManualCall>;
-  trace(runId: string, name: string, data: Record<string, unknown>): void;
+  /**
+   * The bus below: asks one agent (`askFor`, idempotent per `replyTo`) or starts (or finds, by id) a
+   * fan-out; the answer or decision comes back through `take(replyTo, …)`, which the bus is given.
+   */
+  bus: Pick<AgentBus, "askFor" | "startFanOut">;
+  /** Runs one of the agent's tools through its gates, as a manual run of `principal` (runs/start.ts). */
+  starts: Pick<RunStarts, "invokeTool">;
+  /** Where a workflow's steps are traced (under its pseudo run id). */
+  runs: Pick<RunStore, "appendTrace">;
   /** Work that outlasts the call that started it (a step's tool run). */
   background(work: Promise<unknown>): void;
 }
@@ -40,6 +43,7 @@ export interface WorkflowDeps {
  */
 export function makeWorkflows(deps: WorkflowDeps) {
   const { db, clock } = deps;
+  const trace = (runId: string, name: string, data: Record<string, unknown>) => void deps.runs.appendTrace({ runId, kind: "message", name, data, startedAt: clock.now(), durationMs: 0 });
   const get = (id: string): Row | undefined => db.select().from(schema.workflowRuns).where(eq(schema.workflowRuns.id, id)).get();
   const runIdOf = (id: string) => `${workflowPrefix}${id}`;
   const fanOutIdOf = (id: string, step: string) => `wf.${id}.${step}`;
@@ -54,10 +58,10 @@ export function makeWorkflows(deps: WorkflowDeps) {
     const principal = row.principal as RunPrincipal;
     switch (step.kind) {
       case "ask":
-        return deps.ask(replyTo, step.agent, questionOf(step, row.input, progress), principal);
+        return deps.bus.askFor(replyTo, step.agent, questionOf(step, row.input, progress), principal);
       case "fanout": {
         const { id: _id, kind: _kind, input: _input, after: _after, ...spec } = step;
-        return deps.fanOut({ ...spec, id: fanOutIdOf(row.id, step.id), question: questionOf(step, row.input, progress), principal }, replyTo);
+        return void (await deps.bus.startFanOut({ ...spec, id: fanOutIdOf(row.id, step.id), question: questionOf(step, row.input, progress), principal }, replyTo));
       }
       case "tool": {
         // A tool step is a run of its own (gates, approval, trace); its end is the step's. Started
@@ -66,7 +70,7 @@ export function makeWorkflows(deps: WorkflowDeps) {
         if (toolsInFlight.has(key)) return;
         toolsInFlight.add(key);
         deps.background(
-          deps.invokeTool(step.tool, toolArgsOf(step, row.input, progress), principal).then(
+          deps.starts.invokeTool(step.tool, toolArgsOf(step, row.input, progress), principal).then(
             (call) => answer(replyTo, "ok" in call && call.ok ? { answer: call.output } : { error: "error" in call ? call.error.message : `the tool's run is ${call.status}` }, call.runId),
             (error: unknown) => answer(replyTo, { error: error instanceof Error ? error.message : String(error) }),
           ).finally(() => toolsInFlight.delete(key)),
@@ -97,7 +101,7 @@ export function makeWorkflows(deps: WorkflowDeps) {
         return { progress: p, started: mine };
       });
       if (!started.length) return;
-      for (const step of started) deps.trace(runIdOf(id), "step_started", { step: step.id, kind: step.kind });
+      for (const step of started) trace(runIdOf(id), "step_started", { step: step.id, kind: step.kind });
       for (const step of started) await launch(row, step, progress);
     }
   }
@@ -117,9 +121,9 @@ export function makeWorkflows(deps: WorkflowDeps) {
     });
     if (!finished) return;
     const record = finished.steps[replyTo.callId]!;
-    deps.trace(replyTo.runId, "step_finished", { step: replyTo.callId, state: record.state, ...(record.output !== undefined ? { output: record.output } : {}), ...(record.error !== undefined ? { error: record.error } : {}) });
+    trace(replyTo.runId, "step_finished", { step: replyTo.callId, state: record.state, ...(record.output !== undefined ? { output: record.output } : {}), ...(record.error !== undefined ? { error: record.error } : {}) });
     if (finished.status !== "running") {
-      deps.trace(replyTo.runId, "workflow_finished", { status: finished.status, ...(finished.output !== undefined ? { output: finished.output } : {}), ...(finished.error !== undefined ? { error: finished.error } : {}) });
+      trace(replyTo.runId, "workflow_finished", { status: finished.status, ...(finished.output !== undefined ? { output: finished.output } : {}), ...(finished.error !== undefined ? { error: finished.error } : {}) });
       return;
     }
     await advance(id);
@@ -134,7 +138,7 @@ export function makeWorkflows(deps: WorkflowDeps) {
         db.insert(schema.workflowRuns)
           .values({ id, name: input.workflow.name, definition: input.workflow, input: input.input, progress: initialProgress(input.workflow), status: "running", principal, createdAt: now, updatedAt: now })
           .run();
-        deps.trace(runIdOf(id), "workflow_started", { workflow: input.workflow.name, steps: input.workflow.steps.map((s) => s.id), input: input.input, by: principal.name });
+        trace(runIdOf(id), "workflow_started", { workflow: input.workflow.name, steps: input.workflow.steps.map((s) => s.id), input: input.input, by: principal.name });
       }
       await advance(id);
       return { id };
