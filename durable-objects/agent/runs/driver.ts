@@ -1,26 +1,20 @@
 import type { Scope } from "../../../core/auth";
-import { agentOutputGates, approverRefusal, builtinGates, compileCustomGates, type Gate, type OutputGate } from "../../../core/gates";
+import { approverRefusal, } from "../../../core/gates";
 import {
   advance,
   isTerminal,
   newRunState,
-  requestOf,
   recoverRun,
   runDeadline,
-  wordPieces,
-  type RunDeps,
   type RunEffect,
   type RunEvent as CoreEvent,
   type RunState,
 } from "../../../core/run";
 import { PantheonError } from "../../../core/errors";
-import { isQuotaExceeded } from "../../../core/quotas";
-import { redactDeep } from "../../../core/tools";
-import { redactTraceData } from "./trace-redaction";
 import type { Emit, RunEvent } from "../chat/live";
 import type { StoredMessage } from "../chat/messages";
-import { modelRequestOf } from "./model-request";
-import { traceCategory, type RunSummary } from "./store";
+import { makeRunEffects } from "./effects";
+import { type RunSummary } from "./store";
 import type { DriverDeps, NewRunInput, RunContext, RunOutcome, RunPeers } from "./contracts";
 export type { DriverDeps, NewRunInput, RunContext, RunOutcome, RunPeers, TurnOutcome } from "./contracts";
 /** Statuses with work to carry on after a restart (a run waiting for a person needs none). */
@@ -39,11 +33,7 @@ export function makeRunDriver(deps: DriverDeps) {
   const live = new Map<string, RunState>();
   const contexts = new Map<string, Promise<RunContext>>();
   const sinks = new Map<string, Emit>();
-  const aborts = new Map<string, AbortController>();
-  const timings = new Map<string, { startedAt: number; durationMs: number }>();
   const replies = new Map<string, StoredMessage>();
-  /** The text of each run's last model reply, in word pieces, until the run releases it. */
-  const heldTokens = new Map<string, string[]>();
   /** Runs being carried on after a restart in this isolate: never two drives of one recovery. */
   const recovering = new Map<string, Promise<unknown>>();
 
@@ -62,6 +52,10 @@ export function makeRunDriver(deps: DriverDeps) {
     });
   }
 
+  /** What the loop's outward effects do: the model, the tools, the bus, the trace (effects.ts). */
+  const effects = makeRunEffects({ clock, writes, buckets: deps.buckets, contexts: deps.contexts, emit, peers: () => peers });
+  const { carryOut, writeTrace, runDeps } = effects;
+
   function latest(runId: string): RunState | null {
     return live.get(runId) ?? ((runs.get(runId)?.state as RunState | undefined) ?? null);
   }
@@ -74,134 +68,6 @@ export function makeRunDriver(deps: DriverDeps) {
       ctx.catch(() => contexts.delete(state.id));
     }
     return ctx;
-  }
-
-  /** Compiled once per run context, not on every event (custom gates compile their patterns). */
-  const gatesOf = new WeakMap<RunContext, { gates: Gate[]; outputGates: OutputGate[] }>();
-
-  function runDeps(ctx: RunContext): RunDeps {
-    let compiled = gatesOf.get(ctx);
-    if (!compiled) {
-      compiled = {
-        gates: [...builtinGates(), ...compileCustomGates(ctx.profile.runtime.gates)],
-        outputGates: agentOutputGates({ secrets: ctx.secrets, specs: ctx.profile.runtime.gates }),
-      };
-      gatesOf.set(ctx, compiled);
-    }
-    const rateLimits = ctx.profile.runtime.rateLimits;
-    return {
-      now: clock.now(),
-      tools: ctx.tools.specs,
-      gates: compiled.gates,
-      outputGates: compiled.outputGates,
-      ...(ctx.profile.runtime.beyondScope ? { beyondScope: ctx.profile.runtime.beyondScope } : {}),
-      rateLimits,
-      // Buckets are read from SQLite only for an agent that has rate limits.
-      ...(Object.keys(rateLimits).length > 0 ? { buckets: deps.buckets.load() } : {}),
-    };
-  }
-
-  function controllerOf(runId: string): AbortController {
-    let controller = aborts.get(runId);
-    if (!controller) aborts.set(runId, (controller = new AbortController()));
-    return controller;
-  }
-
-  async function callModel(state: RunState, ctx: RunContext, effect: Extract<RunEffect, { type: "call_model" }>): Promise<CoreEvent> {
-    const controller = controllerOf(state.id);
-    const startedAt = clock.now();
-    try {
-      // Each model a cascade passes over is a step of the run's trace, with its reason.
-      const request = modelRequestOf(ctx, effect, controller.signal, (hop) => writes.step({ runId: state.id, kind: "model", name: "model_hop", data: { ...hop }, startedAt: clock.now(), durationMs: 0 }));
-      // The text is held until the run says it may be shown (`release_tokens`): a reply the output
-      // gates refuse never reaches a client. Since nothing is shown before the whole reply is in, the
-      // model is asked for it whole (`complete`), not streamed: a stream cost the turn its SSE parsing
-      // and chunk handling for nothing, and a failed stream could not be retried once it had begun.
-      const pieces: string[] = [];
-      heldTokens.set(state.id, pieces);
-      // A starting run's writes go out as the request leaves (held-writes.ts).
-      const response = await writes.afterSent(state.id, (onSent) => ctx.llm.complete({ ...request, onSent }));
-      // Released word by word, so streaming clients (SSE, /v1 chunks, AG-UI, the PWA) still get the
-      // text as a stream of pieces, as they did when it came from the provider's stream.
-      pieces.push(...wordPieces(response.content));
-      return { type: "model_result", response };
-    } catch (error) {
-      return { type: "model_failed", error: error instanceof Error ? error.message : String(error), ...(isQuotaExceeded(error) ? { quota: error.refusal } : {}) };
-    } finally {
-      timings.set(`${state.id}:model`, { startedAt, durationMs: clock.now() - startedAt });
-    }
-  }
-
-  async function callTool(state: RunState, ctx: RunContext, effect: Extract<RunEffect, { type: "call_tool" }>): Promise<CoreEvent> {
-    const controller = controllerOf(state.id);
-    const { call } = effect;
-    emit(state.id, { type: "tool_call", callId: call.id, name: call.name, arguments: redactDeep(call.arguments, Object.values(ctx.tools.secrets)) });
-    const startedAt = clock.now();
-    const outcome = await ctx.tools.registry.invoke(call.name, call.arguments, {
-      signal: controller.signal,
-      timeoutMs: effect.timeoutMs ?? state.limits.toolTimeoutMs,
-      secrets: ctx.tools.secrets,
-      // Stable across attempts and restarts: the same proposed call is the same key.
-      idempotencyKey: `${state.id}:${call.id}`,
-      run: { id: state.id, sessionId: state.sessionId },
-    });
-    const ms = clock.now() - startedAt;
-    timings.set(`${state.id}:tool:${call.id}`, { startedAt, durationMs: ms });
-    emit(state.id, outcome.ok ? { type: "tool_result", callId: call.id, name: call.name, ok: true, output: outcome.output, ms } : { type: "tool_result", callId: call.id, name: call.name, ok: false, error: outcome.error.message, ms });
-    return outcome.ok ? { type: "tool_result", callId: call.id, output: outcome.output, ...(outcome.truncated ? { truncated: true } : {}) } : { type: "tool_failed", callId: call.id, error: outcome.error.message };
-  }
-
-  /** Carries out one outward effect; the event it leads to, if any. */
-  async function carryOut(state: RunState, ctx: RunContext, effect: RunEffect): Promise<CoreEvent | null> {
-    switch (effect.type) {
-      case "call_model":
-        return callModel(state, ctx, effect);
-      case "call_tool":
-        return callTool(state, ctx, effect);
-      case "ask_agent":
-        if (!peers) throw new Error("the run driver has no bus attached");
-        await peers.ask({ runId: state.id, callId: effect.callId, target: effect.target, question: effect.question, ...(state.origin.principal ? { principal: state.origin.principal } : {}) });
-        return null;
-      case "write_output":
-        // A written message reaches clients with the history (the plan's own message ids), not as a tool.
-        try {
-          if (!ctx.writeOutput) throw new Error("this run has no plan to write its steps");
-          return { type: "tool_result", callId: effect.callId, output: await ctx.writeOutput(effect) };
-        } catch (error) {
-          return { type: "tool_failed", callId: effect.callId, error: error instanceof Error ? error.message : String(error) };
-        }
-      case "compile_context":
-        try {
-          return { type: "start", message: requestOf(state.origin), context: await deps.contexts.compile(state, ctx.profile, (name, data) => writes.step({ runId: state.id, kind: "context", name, data, startedAt: clock.now(), durationMs: 0 })) };
-        } catch (error) {
-          return { type: "context_failed", error: error instanceof Error ? error.message : String(error) };
-        }
-      default:
-        return null;
-    }
-  }
-
-  function writeTrace(state: RunState, ctx: RunContext, effect: Extract<RunEffect, { type: "trace" }>): void {
-    const data = redactTraceData(effect.data, ctx);
-    let timing = { startedAt: clock.now(), durationMs: 0 };
-    if (effect.kind === "model_result") timing = timings.get(`${state.id}:model`) ?? timing;
-    if (effect.kind === "tool_result" && typeof data.callId === "string") timing = timings.get(`${state.id}:tool:${data.callId}`) ?? timing;
-    const row = { runId: state.id, kind: traceCategory[effect.kind], name: effect.kind, data, ...timing };
-    writes.step(row);
-    // Live clients show gate decisions on tool calls; those on a reply, an answer or a plan's own message and remember steps (no tool) are in the trace only.
-    if (effect.kind === "gate_decisions" && Array.isArray(data.decisions) && typeof data.tool === "string") {
-      for (const record of data.decisions as { gate: string; decision: { allow: boolean; reason?: string; pending?: "approval" } }[]) {
-        emit(state.id, {
-          type: "gate",
-          callId: String(data.callId),
-          gate: record.gate,
-          allow: record.decision.allow,
-          ...(record.decision.reason ? { reason: record.decision.reason } : {}),
-          tool: data.tool,
-          ...(record.decision.pending ? { pending: record.decision.pending } : {}),
-        });
-      }
-    }
   }
 
   function persist(state: RunState): void {
@@ -224,7 +90,7 @@ export function makeRunDriver(deps: DriverDeps) {
   }
 
   function finish(state: RunState, effect: Extract<RunEffect, { type: "finish" }>): void {
-    aborts.get(state.id)?.abort(new Error(`run ${effect.status}`));
+    effects.abort(state.id, new Error(`run ${effect.status}`));
     let reply: StoredMessage | null = null;
     // A manual tool call is not a conversation turn: its output is the run's result, not a message.
     if (effect.reply !== undefined && effect.status === "completed" && !state.origin.manual) {
@@ -287,8 +153,7 @@ export function makeRunDriver(deps: DriverDeps) {
             emit(runId, { type: "status", status: effect.status });
             break;
           case "release_tokens":
-            for (const text of heldTokens.get(runId) ?? []) emit(runId, { type: "token", text });
-            heldTokens.delete(runId);
+            for (const text of effects.takeTokens(runId)) emit(runId, { type: "token", text });
             break;
           default: {
             // Only the context compile (it reads) and the model call (it releases) go before the writes.
@@ -301,14 +166,12 @@ export function makeRunDriver(deps: DriverDeps) {
       }
       writeSteps();
       // Text of a model reply the run did not release (a refused reply) is dropped.
-      if (event.type === "model_result" || event.type === "model_failed") heldTokens.delete(runId);
+      if (event.type === "model_result" || event.type === "model_failed") effects.takeTokens(runId);
     }
     if (state && isTerminal(state)) {
       live.delete(runId);
       contexts.delete(runId);
-      aborts.delete(runId);
-      heldTokens.delete(runId);
-      for (const key of timings.keys()) if (key.startsWith(`${runId}:`)) timings.delete(key);
+      effects.forget(runId);
     }
     return state;
   }
@@ -394,7 +257,7 @@ export function makeRunDriver(deps: DriverDeps) {
     /** Delivers an outside event (approval, cancel, an agent's answer, a deadline) to a run. */
     async deliver(runId: string, event: CoreEvent, sink?: Emit): Promise<RunState | null> {
       if (!latest(runId)) return null;
-      if (event.type === "cancel") aborts.get(runId)?.abort(new Error("cancelled"));
+      if (event.type === "cancel") effects.abort(runId, new Error("cancelled"));
       if (sink) sinks.set(runId, sink);
       try {
         return await drive(runId, event);
@@ -486,7 +349,7 @@ export function makeRunDriver(deps: DriverDeps) {
       const state = latest(runId);
       if (!state) throw new PantheonError("not_found", `run '${runId}' does not exist`, { details: { run: runId } });
       if (isTerminal(state)) throw new PantheonError("conflict", `run '${runId}' already ${state.status}`, { details: { run: runId, status: state.status } });
-      aborts.get(runId)?.abort(new Error("cancelled"));
+      effects.abort(runId, new Error("cancelled"));
       return (await drive(runId, { type: "cancel", reason: `cancelled by ${by}` })) ?? state;
     },
 
