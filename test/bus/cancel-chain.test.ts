@@ -76,7 +76,7 @@ describe("cancelling a delegating run", () => {
     const main = env.AGENT_DO.get(env.AGENT_DO.idFromName(`${p.name}.main`));
     // What an eviction leaves: main's run cancelled, its question to airtable still pending, no cancel queued.
     await runInDurableObject(main, async (instance) => {
-      await (instance as unknown as { driver: { cancel(runId: string, by: string): Promise<unknown> } }).driver.cancel(mainRun, "test");
+      await (instance as unknown as { features: { driver: { cancel(runId: string, by: string): Promise<unknown> } } }).features.driver.cancel(mainRun, "test");
     });
     await expect(runInDurableObject(main, (_i, state) => state.abort("test: evicted"))).rejects.toThrow();
     expect((await p.json(`/api/agents/airtable/runs/${middle.runId}`)).run.status).toBe("waiting_agent");

@@ -80,9 +80,9 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     await api(`/api/agents/${agent.name}`);
     // What a turn does up to that point: the watchdog is armed, the run and its request are written.
     const runId = await runInDurableObject(stub, async (instance: AgentDO) => {
-      const internals = instance as unknown as { armRunWatchdog(): Promise<void>; driver: { create(input: unknown): { runId: string } }; sessions: { resolve(id?: string): { id: string } } };
+      const internals = instance as unknown as { armRunWatchdog(): Promise<void>; features: { driver: { create(input: unknown): { runId: string } }; sessions: { resolve(id?: string): { id: string } } } };
       await internals.armRunWatchdog();
-      return internals.driver.create({ agent: agent.name, sessionId: internals.sessions.resolve().id, limits: (await import("../../core/run")).defaultRunLimits, origin: { trigger: "message", content: "are you there?" } }).runId;
+      return internals.features.driver.create({ agent: agent.name, sessionId: internals.features.sessions.resolve().id, limits: (await import("../../core/run")).defaultRunLimits, origin: { trigger: "message", content: "are you there?" } }).runId;
     });
     await evict(agent.name);
 
@@ -231,7 +231,7 @@ describe("delegation is exactly-once in effect across evictions", () => {
     // The state an eviction leaves right after the run's end was written and before its answer was
     // queued: the run is over, its request still marked applied, nothing in the send queue.
     await runInDurableObject(helper(), async (instance: AgentDO, _state) => {
-      (instance as unknown as { bus: { answer(runId: string, status: string): void } }).bus.answer = () => undefined;
+      (instance as unknown as { features: { bus: { answer(runId: string, status: string): void } } }).features.bus.answer = () => undefined;
     });
     await p.until(async () => ((await p.json(`/api/agents/helper/runs/${helperRun.id}`)) as any).run.status === "completed", "the helper's run to end");
     expect(await runInDurableObject(helper(), (_i, state) => state.storage.sql.exec<{ status: string }>("SELECT status FROM bus_inbox WHERE run_id = ?", helperRun.id).one().status)).toBe("applied");

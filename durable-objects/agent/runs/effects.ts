@@ -114,11 +114,12 @@ export function makeRunEffects(deps: {
         return callModel(state, ctx, effect);
       case "call_tool":
         return callTool(state, ctx, effect);
-      case "ask_agent":
+      case "ask_agent": {
         const peers = deps.peers();
         if (!peers) throw new Error("the run driver has no bus attached");
         await peers.ask({ runId: state.id, callId: effect.callId, target: effect.target, question: effect.question, ...(state.origin.principal ? { principal: state.origin.principal } : {}) });
         return null;
+      }
       case "write_output":
         // A written message reaches clients with the history (the plan's own message ids), not as a tool.
         try {
