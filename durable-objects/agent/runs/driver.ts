@@ -14,7 +14,7 @@ import { PantheonError } from "../../../core/errors";
 import type { Emit, RunEvent } from "../chat/live";
 import type { StoredMessage } from "../chat/messages";
 import { makeRunEffects } from "./effects";
-import { type RunSummary } from "./store";
+import type { RunSummary } from "./store";
 import type { DriverDeps, NewRunInput, RunContext, RunOutcome, RunPeers } from "./contracts";
 export type { DriverDeps, NewRunInput, RunContext, RunOutcome, RunPeers, TurnOutcome } from "./contracts";
 /** Statuses with work to carry on after a restart (a run waiting for a person needs none). */
