@@ -8,7 +8,6 @@ import type { Clock, ImageRef, LlmPort, } from "../../../core/ports";
 import type { RunEffect, RunLimits, RunOrigin, } from "../../../core/run";
 import type { MessageStore, StoredMessage } from "../chat/messages";
 import type { RunAlarms } from "./alarms";
-import type { RunContexts } from "./context";
 import type { RunEvents } from "./events";
 import type { HeldWrites } from "./held-writes";
 import type { RunStore } from "./store";
@@ -25,6 +24,14 @@ export interface RunContext {
   writeOutput?(output: Extract<RunEffect, { type: "write_output" }>): Promise<string>;
 }
 
+/** Where the driver gets what a run needs (runs/context.ts makeRunContexts). */
+export interface RunContextSource {
+  /** What a run needs from its record: the agent now, its tools, its model. */
+  prepare(state: RunState): Promise<RunContext>;
+  /** The context of a run that begins (core `compile_context`); `trace` writes a step on the run. */
+  compile(state: RunState, profile: AgentProfile, trace: (name: string, data: Record<string, unknown>) => void): Promise<Message[]>;
+}
+
 export interface DriverDeps {
   runs: RunStore;
   messages: MessageStore;
@@ -36,7 +43,7 @@ export interface DriverDeps {
    * What a run needs and the context its request is answered in (runs/context.ts), asked downward:
    * `prepare` when a run begins or resumes from its record, `compile` for core `compile_context`.
    */
-  contexts: Pick<RunContexts, "prepare" | "compile">;
+  contexts: RunContextSource;
   /** Where every run event goes: live clients, gateways, a task's worker, telemetry, a plan (runs/events.ts). */
   events: Pick<RunEvents, "publish">;
   /**

@@ -4,8 +4,7 @@ import type { Clock } from "../../../core/ports";
 import { isQuotaExceeded } from "../../../core/quotas";
 import { redactDeep } from "../../../core/tools";
 import type { RunEvent } from "../chat/live";
-import type { RunContexts } from "./context";
-import type { DriverDeps, RunContext, RunPeers } from "./contracts";
+import type { DriverDeps, RunContext, RunContextSource, RunPeers } from "./contracts";
 import type { HeldWrites } from "./held-writes";
 import { modelRequestOf } from "./model-request";
 import { traceCategory } from "./store";
@@ -21,7 +20,7 @@ export function makeRunEffects(deps: {
   clock: Clock;
   writes: HeldWrites;
   buckets: DriverDeps["buckets"];
-  contexts: Pick<RunContexts, "compile">;
+  contexts: Pick<RunContextSource, "compile">;
   emit(runId: string, event: RunEvent): void;
   /** The bus, once attached (RunPeers). */
   peers(): RunPeers | undefined;
