@@ -4,8 +4,8 @@
 import type { AgentProfile } from "../../../core/agents";
 import type { RunPrincipal } from "../../../core/auth";
 import type { NamedSecret, TokenBucket } from "../../../core/gates";
-import type { Clock, ImageRef, LlmPort, } from "../../../core/ports";
-import type { RunEffect, RunLimits, RunOrigin, } from "../../../core/run";
+import type { Clock, ImageRef, LlmPort, Message } from "../../../core/ports";
+import type { RunEffect, RunLimits, RunOrigin, RunState } from "../../../core/run";
 import type { MessageStore, StoredMessage } from "../chat/messages";
 import type { RunAlarms } from "./alarms";
 import type { RunEvents } from "./events";
