@@ -27,16 +27,16 @@ const byTrigger = async (name: string, trigger: string) => (await runsOf(name)).
 async function makeBusy(name: string): Promise<string> {
   const { defaultRunLimits } = await import("../../core/run");
   return insideAgent(agentObject(name), (instance: any) =>
-    instance.driver.create({ agent: name, sessionId: instance.sessions.resolve().id, limits: defaultRunLimits, origin: { trigger: "message", content: "still working" } }).runId,
+    instance.features.driver.create({ agent: name, sessionId: instance.features.sessions.resolve().id, limits: defaultRunLimits, origin: { trigger: "message", content: "still working" } }).runId,
   );
 }
 
 /** Moves the behaviors' clock marks (last activity, last runs) back by `ms`, as if that much time had passed since. */
 async function idleFor(name: string, ms: number) {
   await insideAgent(agentObject(name), (instance: any) => {
-    const book = instance.settings.get("behaviors");
+    const book = instance.features.settings.get("behaviors");
     const states = Object.fromEntries(Object.entries(book.states).map(([key, state]: [string, any]) => [key, { ...state, lastRunAt: state.lastRunAt === null ? null : state.lastRunAt - ms }]));
-    instance.settings.set("behaviors", { ...book, states, lastActivityAt: book.lastActivityAt - ms });
+    instance.features.settings.set("behaviors", { ...book, states, lastActivityAt: book.lastActivityAt - ms });
   });
 }
 

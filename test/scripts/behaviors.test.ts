@@ -200,7 +200,7 @@ describe("pause and resume", () => {
       (behavior "watch" :persistent (cron "10 4 * * *") (goal (input) "watch") (plan (input ctx) (tool "clock.now")))`);
     // Busy: a run with work in flight (written, not yet driven).
     const busyRun = await insideAgent(agentObject(name), async (instance: any) =>
-      instance.driver.create({ agent: name, sessionId: instance.sessions.resolve().id, limits: (await import("../../core/run")).defaultRunLimits, origin: { trigger: "message", content: "still working" } }).runId,
+      instance.features.driver.create({ agent: name, sessionId: instance.features.sessions.resolve().id, limits: (await import("../../core/run")).defaultRunLimits, origin: { trigger: "message", content: "still working" } }).runId,
     );
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ scheduledTime: Date.UTC(2031, 4, 6, 4, 10), cron: "* * * * *" }), env, ctx);
