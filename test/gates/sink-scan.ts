@@ -51,7 +51,7 @@ export function sinkProblems(sources: Record<string, string>): string[] {
  * here is a new sink nobody listed (its output may be stored ungated), and the scan names it.
  */
 export const modelCallers: Record<string, string> = {
-  "durable-objects/agent/runs/driver.ts": "the run: reply, tool-output, tool-call",
+  "durable-objects/agent/runs/effects.ts": "the run: reply, tool-output, tool-call",
   "durable-objects/agent/behaviors/plan.ts": "the run: plan-output",
   "durable-objects/agent/memory/lifecycle.ts": "extraction",
   "core/context/summary.ts": "summary-fold",
