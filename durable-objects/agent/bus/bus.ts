@@ -1,13 +1,12 @@
 import type { RunPrincipal } from "../../../core/auth";
 import { and, eq, inArray } from "drizzle-orm";
-import { checkRequest, defaultDeadlineMs, makeCancel, makeRequest, type BusErrorCode, type BusRequest } from "../../../core/bus";
 import type { RunEvent as CoreEvent } from "../../../core/run";
 import { PantheonError } from "../../../core/errors";
-import { makeDeadlines } from "./deadlines";
 import { makeDelivery } from "./delivery";
 import { makeFanOuts, fanOutPrefix, type FanOutInput } from "./fanout";
 import { fanOutReply, isFanOutCall, parseFanOutCall } from "./fanout-tool";
 import { makeInbox } from "./inbox";
+import { makeOutbox } from "./outbox";
 import { makeBusLogBuffer } from "./log";
 import { gatedKeep } from "../../../core/gates";
 import { limitsOf } from "../../../core/run";
@@ -20,9 +19,11 @@ import * as schema from "../schema";
 export { busPortsFromEnv, type AnswerTaker, type Applied, type AskRequest, type BusDeps, type BusPorts } from "./ports";
 
 /**
- * The bus as one agent sees it: asks leave with a deadline, straight to the target's object or
- * through the queue (delivery.ts); delivered messages are applied once and the run a request
- * started answers when it ends (inbox.ts); the registry's log is written in bursts (log.ts).
+ * The bus as one agent sees it: asks wait in the outbox until answered, timed out or abandoned
+ * (outbox.ts) and leave straight to the target's object or through the queue (delivery.ts); this
+ * module routes each ask (a fan-out, a spawn, a plain question) and each answer; delivered messages
+ * are applied once and the run a request started answers when it ends (inbox.ts); the registry's log
+ * is written in bursts (log.ts).
  * @example
  * const bus = makeAgentBus({ ...busPortsFromEnv(env, project), host, runs, profiles, driver, sessions, screens, transaction });
  * driver.attachPeers(bus); // a run asks through the bus; the bus delivers answers to the driver
@@ -56,49 +57,22 @@ export function makeAgentBus(deps: BusDeps) {
     return row ? { conversationId: row.conversationId, depth: row.depth } : { conversationId: runId, depth: 0 };
   }
 
-  /** Refuses (error to the caller) or sends one request; `replyTo.runId` is a run or a fan-out. */
-  async function sendRequest(input: { replyTo: { runId: string; callId: string }; target: string; question: string; origin: { conversationId: string; depth: number }; principal?: RunPrincipal }): Promise<{ refused?: { code: BusErrorCode; error: string }; request: BusRequest }> {
-    const profile = deps.profiles.get();
-    const now = clock.now();
-    const request = makeRequest({
-      id: crypto.randomUUID(),
-      project: deps.host.project(),
-      from: profile.name,
-      to: input.target,
-      question: input.question,
-      replyTo: input.replyTo,
-      conversationId: input.origin.conversationId,
-      depth: input.origin.depth + 1,
-      now,
-      deadlineMs: deps.deadlineMs ?? defaultDeadlineMs,
-      ...(input.principal ? { principal: input.principal } : {}),
-    });
-    const refused = checkRequest({ from: profile.name, to: input.target, connections: profile.connections, depth: request.depth, deadlineAt: request.deadlineAt, now });
-    if (refused) {
-      await record([{ message: request, state: "refused", note: refused.error }]);
-      return { refused, request };
-    }
-    // The wait and the message are written together: both or neither survive an eviction.
-    deps.transaction(() => {
-      db.insert(schema.busOutbox)
-        .values({ id: request.id, runId: input.replyTo.runId, callId: input.replyTo.callId, target: input.target, conversationId: request.conversationId, depth: request.depth, deadlineAt: request.deadlineAt, status: "pending", createdAt: now })
-        .run();
-      enqueue(request);
-    });
-    await deadlines.arm(request.deadlineAt, request.id);
-    await record([{ message: request, state: "sent" }]);
-    await flush();
-    return { request };
-  }
-
-  function settle(requestId: string, status: "answered" | "failed" | "timeout" | "abandoned", reply?: { answer?: string; error?: string }): typeof schema.busOutbox.$inferSelect | undefined {
-    return db
-      .update(schema.busOutbox)
-      .set({ status, settledAt: clock.now(), ...(reply ? { reply } : {}) })
-      .where(and(eq(schema.busOutbox.id, requestId), eq(schema.busOutbox.status, "pending")))
-      .returning()
-      .get();
-  }
+  const outbox = makeOutbox({
+    db,
+    clock,
+    project: () => deps.host.project(),
+    profile: () => deps.profiles.get(),
+    transaction: deps.transaction,
+    ...(deps.deadlineMs !== undefined ? { deadlineMs: deps.deadlineMs } : {}),
+    record,
+    enqueue,
+    flush,
+    alarms: alarms.deadlines,
+    trace,
+    hand,
+    later,
+  });
+  const { cancelAsks } = outbox;
 
   /** Hands an answer (or an error) to whoever waits: a run's tool call, or a fan-out. */
   function hand(replyTo: { runId: string; callId: string }, from: string, reply: { answer?: string; error?: string }): void {
@@ -120,7 +94,7 @@ export function makeAgentBus(deps: BusDeps) {
     clock,
     transaction: deps.transaction,
     send: async (group, key, target, question, origin, principal) => {
-      const sent = await sendRequest({ replyTo: { runId: group, callId: key }, target, question, origin, ...(principal ? { principal } : {}) });
+      const sent = await outbox.send({ replyTo: { runId: group, callId: key }, target, question, origin, ...(principal ? { principal } : {}) });
       if (sent.refused) later(() => fanOuts.reply(group, key, { error: sent.refused!.error }));
     },
     cancelOpen: (group, reason) => cancelAsks(group, reason),
@@ -142,7 +116,7 @@ export function makeAgentBus(deps: BusDeps) {
     trace,
     hand: handOn,
     ask: async (child) => {
-      const sent = await sendRequest({ replyTo: { runId: child.runId, callId: child.callId }, target: child.child, question: child.goal, origin: originOf(child.runId), ...(child.principal ? { principal: child.principal } : {}) });
+      const sent = await outbox.send({ replyTo: { runId: child.runId, callId: child.callId }, target: child.child, question: child.goal, origin: originOf(child.runId), ...(child.principal ? { principal: child.principal } : {}) });
       if (sent.refused) later(() => hand({ runId: child.runId, callId: child.callId }, child.child, { error: sent.refused!.error }));
     },
     arm: alarms.armChildAlarm,
@@ -159,12 +133,7 @@ export function makeAgentBus(deps: BusDeps) {
   async function ask(request: AskRequest): Promise<void> {
     // Asked again when a run is carried on after a restart: one request per call, ever. If its
     // answer came while the run could not take it, the run gets that same answer now.
-    const earlier = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, request.runId), eq(schema.busOutbox.callId, request.callId))).get();
-    if (earlier) {
-      const reply = earlier.reply as { answer?: string; error?: string } | null;
-      if (earlier.status !== "pending" && reply) later(() => hand(request, earlier.target, reply));
-      return;
-    }
+    if (outbox.askedBefore(request)) return;
     let target = request.target;
     let question = request.question;
     if (isFanOutCall(target)) {
@@ -186,51 +155,12 @@ export function makeAgentBus(deps: BusDeps) {
       question = spawned.goal;
       await supervisor.watch({ runId: request.runId, callId: request.callId, child: spawned.child, goal: spawned.goal, policy: spawned.supervise, failures: 0, spawnedAt: clock.now(), ...(request.principal ? { principal: request.principal } : {}) });
     }
-    const sent = await sendRequest({ replyTo: { runId: request.runId, callId: request.callId }, target, question, origin: originOf(request.runId), ...(request.principal ? { principal: request.principal } : {}) });
+    const sent = await outbox.send({ replyTo: { runId: request.runId, callId: request.callId }, target, question, origin: originOf(request.runId), ...(request.principal ? { principal: request.principal } : {}) });
     if (sent.refused) {
       trace(request.runId, "bus_refused", { callId: request.callId, target, messageId: sent.request.id, code: sent.refused.code, error: sent.refused.error });
       return later(() => hand(request, target, { error: sent.refused!.error }));
     }
     trace(request.runId, "bus_sent", { callId: request.callId, target, messageId: sent.request.id, conversationId: sent.request.conversationId, depth: sent.request.depth, deadlineAt: sent.request.deadlineAt, scope: sent.request.payload.scope ?? null });
-  }
-
-  /** A request past its deadline: the asker gets a timeout error unless an answer came first. */
-  async function timeOut(messageId: string): Promise<boolean> {
-    const waitedFor = db.select().from(schema.busOutbox).where(eq(schema.busOutbox.id, messageId)).get();
-    const timeoutError = waitedFor ? `agent '${waitedFor.target}' did not answer within ${Math.round((waitedFor.deadlineAt - waitedFor.createdAt) / 1000)} s (waited ${Math.round((clock.now() - waitedFor.createdAt) / 1000)} s)` : "";
-    const row = settle(messageId, "timeout", { error: timeoutError });
-    if (!row) return false;
-    const waited = Math.round((clock.now() - row.createdAt) / 1000);
-    const error = `agent '${row.target}' did not answer within ${Math.round((row.deadlineAt - row.createdAt) / 1000)} s (waited ${waited} s)`;
-    if (!row.runId.startsWith(fanOutPrefix)) trace(row.runId, "bus_timeout", { callId: row.callId, target: row.target, messageId, error });
-    const request = makeRequest({ id: row.id, project: deps.host.project(), from: me(), to: row.target, question: "(timed out)", replyTo: { runId: row.runId, callId: row.callId }, conversationId: row.conversationId, depth: row.depth, now: row.createdAt, deadlineMs: row.deadlineAt - row.createdAt });
-    await record([{ message: request, state: "timeout", note: error }]);
-    hand({ runId: row.runId, callId: row.callId }, row.target, { error });
-    return true;
-  }
-  const deadlines = makeDeadlines({ db, clock, alarms: alarms.deadlines, timeOut });
-
-  /**
-   * A run was cancelled (or, with `callId`, one of its calls was given up): every question it still waits on is given up (settled `abandoned`) and a
-   * cancel goes to each agent asked, in the same transaction, through the send queue (retried until
-   * delivered, like any message); each of them cancels the run it started, and so on down the chain.
-   */
-  async function cancelAsks(runId: string, reason: string, callId?: string): Promise<number> {
-    const waiting = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, runId), eq(schema.busOutbox.status, "pending"), ...(callId ? [eq(schema.busOutbox.callId, callId)] : []))).all();
-    if (!waiting.length) return 0;
-    const now = clock.now();
-    const sent = deps.transaction(() =>
-      waiting.flatMap((row) => {
-        if (!settle(row.id, "abandoned", { error: reason })) return [];
-        const cancel = makeCancel({ requestId: row.id, project: deps.host.project(), from: me(), to: row.target, replyTo: { runId: row.runId, callId: row.callId }, conversationId: row.conversationId, depth: row.depth, deadlineAt: row.deadlineAt, reason, now });
-        enqueue(cancel);
-        return [cancel];
-      }),
-    );
-    for (const cancel of sent) trace(runId, "bus_cancel_sent", { callId: cancel.replyTo.callId, target: cancel.to, messageId: cancel.id });
-    await record(sent.map((message) => ({ message, state: "sent" as const })));
-    await flush();
-    return sent.length;
   }
 
   /**
@@ -257,7 +187,7 @@ export function makeAgentBus(deps: BusDeps) {
     record,
     enqueue,
     flush,
-    settle,
+    settle: outbox.settle,
     hand,
   });
   const answerRun = inbox.answerRun;
@@ -302,21 +232,14 @@ export function makeAgentBus(deps: BusDeps) {
         .where(and(eq(schema.busInbox.status, "applied"), eq(schema.busInbox.type, "request"), inArray(schema.runs.status, ["completed", "failed", "cancelled"])))
         .all();
       for (const row of unanswered) await answerRun(row.runId!, row.status);
-      // Runs cancelled before their cancels were queued (an eviction between the two) send them now.
-      const abandoned = db
-        .selectDistinct({ runId: schema.busOutbox.runId })
-        .from(schema.busOutbox)
-        .innerJoin(schema.runs, eq(schema.runs.id, schema.busOutbox.runId))
-        .where(and(eq(schema.busOutbox.status, "pending"), eq(schema.runs.status, "cancelled")))
-        .all();
-      for (const row of abandoned) await cancelAsks(row.runId, `run ${row.runId} of '${me()}' was cancelled`);
+      await outbox.cancelAbandoned();
       await fanOuts.recover();
       await supervisor.recover();
       await flush();
     },
 
     /** The deadline alarm fired (`onBusDeadline`): requests past their deadline get a timeout error unless an answer came first. */
-    onDeadline: (messageId: string): Promise<boolean> => deadlines.fired(messageId),
+    onDeadline: outbox.onDeadline,
 
     /**
      * Asks several connections at once and combines their answers under a policy (core/bus/policies):
@@ -338,15 +261,10 @@ export function makeAgentBus(deps: BusDeps) {
 
     /** Sends one question on behalf of something that is not a run (a workflow step); its answer reaches the answer taker (takeAnswersWith). */
     async askFor(replyTo: { runId: string; callId: string }, target: string, question: string, principal?: RunPrincipal): Promise<void> {
-      const earlier = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, replyTo.runId), eq(schema.busOutbox.callId, replyTo.callId))).get();
-      if (earlier) {
-        const reply = earlier.reply as { answer?: string; error?: string } | null;
-        if (earlier.status !== "pending" && reply) later(() => hand(replyTo, earlier.target, reply));
-        return;
-      }
+      if (outbox.askedBefore(replyTo)) return;
       const refused = screenOutput(question);
       if (refused !== null) return later(() => hand(replyTo, target, { error: `the question was refused by the output gates: ${refused}` }));
-      const sent = await sendRequest({ replyTo, target, question, origin: { conversationId: replyTo.runId, depth: 0 }, ...(principal ? { principal } : {}) });
+      const sent = await outbox.send({ replyTo, target, question, origin: { conversationId: replyTo.runId, depth: 0 }, ...(principal ? { principal } : {}) });
       if (sent.refused) later(() => hand(replyTo, target, { error: sent.refused!.error }));
     },
 
@@ -359,9 +277,7 @@ export function makeAgentBus(deps: BusDeps) {
     onChildAlarm: (alarm: ChildAlarm): Promise<void> => supervisor.onAlarm(alarm),
 
     /** Requests this agent still waits on. */
-    pending(): number {
-      return db.select().from(schema.busOutbox).where(eq(schema.busOutbox.status, "pending")).all().length;
-    },
+    pending: outbox.pending,
   };
 }
 
