@@ -238,7 +238,7 @@ test("a task blocked by a commit conflict says which files, and is answered on i
   assert.deepEqual(await axe(page), []);
   await shoot(page, "work-task-conflict");
   if ((await api(`/api/features/${feature}/tasks/4`)).body.conflict) {
-    // A server that merges for real gives both sides: the page resolves (work-phone.spec.mjs), not answers.
+    // A server that merges for real gives both sides: the page resolves (work-phone-tasks.spec.mjs), not answers.
     await view.locator("pantheon-task-conflict").getByRole("button", { name: "Commit the resolution" }).waitFor();
     assert.equal(await note.getByLabel("Your answer").count(), 0);
     return;

@@ -8,6 +8,9 @@ export const fetchTool: ToolSpec = { name: "http.fetch", description: "Fetch", p
 export const sendTool: ToolSpec = { name: "mail.send", description: "Send mail", parameters: { type: "object", properties: { to: { type: "string" } } }, runtime: "http", requiresApproval: true };
 export const askBob = makeAgentToolSpec("bob");
 
+/** A model's call of `http.fetch` (the advance tests' usual tool call). */
+export const fetchCall = (id = "c1", url = "https://a.example.com") => ({ id, name: "http.fetch", arguments: { url } });
+
 export function reply(content: string, tokens = 10): LlmResponse {
   return { content, toolCalls: [], finishReason: "stop", usage: { inputTokens: tokens, outputTokens: 0 }, model: "offline" };
 }

@@ -12,7 +12,7 @@ const excluded = new Set(nonRoutes.map(routeKey));
 describe("the route inventory", () => {
   it("has an entry for every route of the app", () => {
     const missing = appRoutes.filter((key) => !inventoried.has(key) && !excluded.has(key));
-    expect(missing, "routes of makeApp() missing from test/security/routes.ts").toEqual([]);
+    expect(missing, "routes of makeApp() missing from test/security/routes/ (the file of its area)").toEqual([]);
   });
 
   it("lists only routes the app has, once each", () => {
