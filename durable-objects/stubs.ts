@@ -33,7 +33,7 @@ export const agentObjectName = (project: string, agent: string) => `${project}.$
 /**
  * An agent's object. A plain stub, not the SDK's `getAgentByName`: that makes an extra round trip
  * (`__unsafe_ensureInitialized`) before every call, and an AgentDO starts its lifecycle from its own
- * constructor before any call is delivered (agent-do.ts), so the wait is already on the other side.
+ * constructor before any call is delivered (agent-object.ts), so the wait is already on the other side.
  */
 export function agentStub(env: Env, project: string, agent: string): Remote<AgentDO> {
   return env.AGENT_DO.get(env.AGENT_DO.idFromName(agentObjectName(project, agent))) as unknown as Remote<AgentDO>;

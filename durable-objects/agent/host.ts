@@ -13,7 +13,7 @@ export type AgentDb = DrizzleSqliteDODatabase<typeof schema>;
 
 /**
  * The agent's alarm callbacks: AgentDO methods the agents SDK calls back by name. A feature names one
- * of these, so a renamed method fails to compile here and in AgentDO (which checks it has each).
+ * of these, so a renamed method fails to compile here and in AgentObject (which implements a method for each).
  */
 export type AlarmCallback =
   | "onRunWatchdog"
