@@ -5,7 +5,7 @@
 //
 // Why the cycles are not dependency-cruiser's `circular` rule: for each import it finds the first
 // path back, whatever its kind, and only then asks whether that path is type-only. With type-only
-// circles in the tree (two remain: the run context's contracts, a feature's work module) a runtime
+// circles in the tree (a few remain, each of two files) a runtime
 // cycle can hide behind a type-only path found first. Here the type-only imports are dropped before
 // the strongly connected components are drawn (Tarjan), so every runtime cycle is seen.
 import { createRequire } from "node:module";
