@@ -1,5 +1,5 @@
 import { quotaKeys, type QuotaLimits, type Spend } from "../quotas/limits";
-import type { DoctorCheck } from "./report";
+import type { DoctorCheck } from "./facts";
 
 /** Today's spend against the caps that hold, per project and per agent (workers/api/quotas.ts quotaReport). */
 export interface QuotaFacts {

@@ -4,20 +4,20 @@ import type { OutputKind } from "./gate-spec";
  * Every place Pantheon stores or sends text a model wrote, by name: the one list a reviewer reads to
  * know that no proposal of the model is written past the gates. A sink is either written through
  * `gatedWrite` (a background write: the summary fold, memory extraction) or gated inside the run's
- * state machine before its effect leaves (core/run/advance.ts: replies, tool calls that write, a
- * plan's steps). test/gates/sinks.test.ts reads the source: a write of the memory store outside
- * `gatedWrite`, or a sink here that no code gates, fails it.
+ * state machine before its effect leaves (core/run/: replies and a plan's steps in model-result.ts,
+ * tool calls that write in call-gates.ts). test/gates/sinks.test.ts reads the source: a write of the
+ * memory store outside `gatedWrite`, or a sink here that no code gates, fails it.
  */
 export const modelOutputSinks = {
   /** The rolling conversation summary (durable-objects/agent/memory/context-turn.ts). */
   "summary-fold": { kind: "memory", gatedBy: "gatedWrite" },
   /** Memories extraction proposes after a turn or in a batch (durable-objects/agent/memory/lifecycle.ts). */
   extraction: { kind: "memory", gatedBy: "gatedWrite" },
-  /** The run's final reply (core/run/advance.ts, model_result). */
+  /** The run's final reply (core/run/model-result.ts). */
   reply: { kind: "reply", gatedBy: "run" },
-  /** `memory.store` and `ask_<agent>` calls: their written argument (core/run/advance.ts, toolOutputs). */
+  /** `memory.store` and `ask_<agent>` calls: their written argument (core/run/call-gates.ts, toolOutputs). */
   "tool-output": { kind: "memory", gatedBy: "run" },
-  /** A behavior's plan `message` / `remember` steps (core/run/advance.ts, planOutputCalls). */
+  /** A behavior's plan `message` / `remember` steps (core/run/model-result.ts, planOutputCalls). */
   "plan-output": { kind: "message", gatedBy: "run" },
   /** A fan-out's questions (a critique's carry the proposal) and its decision (durable-objects/agent/bus/fanout.ts, features.ts). */
   fanout: { kind: "message", gatedBy: "gatedWrite" },

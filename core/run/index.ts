@@ -16,6 +16,7 @@ export {
   type TerminalStatus,
   type TraceKind,
 } from "./state";
-export { advance, requestOf, type Advanced, type RunDeps } from "./advance";
+export { advance } from "./advance";
+export { requestOf, type Advanced, type RunDeps } from "./step";
 export { interruptedOutcome, isRepeatable, recoverRun, type Recovery } from "./resume";
 export { wordPieces } from "./word-pieces";

@@ -1,5 +1,6 @@
 import type { ToolSpec } from "../tools/tool-spec";
-import { callEffect, modelRequestOf } from "./advance";
+import { callEffect } from "./call-gates";
+import { modelRequestOf } from "./step";
 import type { RunCall, RunEffect, RunEvent, RunState } from "./state";
 
 /** What carries a run on after it was reloaded: work to redo, and events to feed back. */

@@ -1,14 +1,13 @@
-import { unknownPrincipal, type RunPrincipal } from "../../core/auth";
+import type { RunPrincipal } from "../../core/auth";
 import { DurableObject } from "cloudflare:workers";
-import { asc, eq, inArray, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
-import { agentRuntimeSchema, checkSpawn, defaultAgentRuntime, profileFromScript, spawnGrantOf, type AgentInput, type AgentPatch, type AgentProfile, type JsonValue } from "../../core/agents";
-import { compileScript, isScriptError, type ActorScript } from "../../core/dsl";
+import type { AgentInput, AgentPatch, AgentProfile } from "../../core/agents";
 import type { Scope } from "../../core/auth";
 import { makeAccess, type Access, type InviteInfo, type TokenIdentity, type TokenInfo } from "./access";
-import { PantheonError, resultOf, unknownAgent, type Result } from "../../core/errors";
-import { capsOf, tightest, type LeaseRequest, type QuotaPatch } from "../../core/quotas";
+import { PantheonError, resultOf, type Result } from "../../core/errors";
+import type { LeaseRequest, QuotaPatch } from "../../core/quotas";
 import { makeProjectQuotas, type ProjectQuotas } from "./quotas";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
@@ -19,42 +18,15 @@ import { makeSecretStore, type SecretStore } from "./secret-store";
 import type { SealedSecret } from "../../core/secrets";
 import type { BusMessage } from "../../core/bus";
 import type { OutboundSettings } from "../../core/tools";
-import { exportProjectFile, parseProjectFile, planImport, projectStatus, type CurrentAgent, type FileIssue, type PlanOptions, type ProjectFile, type ProjectRecord } from "../../core/projects";
+import { projectStatus, type PlanOptions, type ProjectFile, type ProjectRecord } from "../../core/projects";
+import { makeAgentProfiles, type AgentProfiles } from "./agents/profiles";
+import { makeSpawning } from "./agents/spawn";
+import { makeProjectFiles, type ImportReport } from "./projects/project-file";
 
-/** What `POST /api/projects/:slug/import` answers (the contract of issue 15). */
-export interface ImportReport {
-  changed: boolean;
-  agents: { created: string[]; updated: string[]; unchanged: string[] };
-  connections: { added: string[]; removed: string[] };
-  warnings: FileIssue[];
-}
-
+export type { ImportReport } from "./projects/project-file";
 export type { InviteInfo, TokenIdentity, TokenInfo } from "./access";
 
-type AgentRow = typeof schema.agents.$inferSelect;
-
-function toProfile(row: AgentRow): AgentProfile {
-  return {
-    name: row.name,
-    description: row.description,
-    systemPrompt: row.systemPrompt,
-    model: row.model as AgentProfile["model"],
-    runtime: agentRuntimeSchema.parse(row.runtime ?? {}),
-    connections: (row.connections as string[]) ?? [],
-    role: row.role ?? null,
-    goals: (row.goals as string[] | null) ?? [],
-    archivedAt: row.archivedAt ?? null,
-    script: (row.script ?? null) as AgentProfile["script"],
-    ...(row.configuredBy ? { configuredBy: row.configuredBy as RunPrincipal } : {}),
-    parent: row.parent,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
-
 const fail = (error: PantheonError) => error.toFailure();
-const invalidFile = (issues: FileIssue[]) =>
-  new PantheonError("invalid_project_file", `the project file is not valid: ${issues[0]?.path}: ${issues[0]?.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`, { details: { issues } });
 
 /**
  * One per project: the agents of the project, their connections, and API tokens.
@@ -72,6 +44,9 @@ export class RegistryDO extends DurableObject<Env> {
     this.secrets = makeSecretStore(this.db, () => Date.now());
     this.providers = makeProviderStore(ctx.storage.kv, () => this.project);
     this.quotas = makeProjectQuotas({ kv: ctx.storage.kv, now: () => Date.now(), testClock: env.PANTHEON_TEST_CLOCK === "1", project: () => this.project });
+    this.agents = makeAgentProfiles({ db: this.db, kv: ctx.storage.kv, providers: this.providers, quotas: this.quotas, project: () => this.project });
+    this.spawning = makeSpawning({ db: this.db, profiles: this.agents });
+    this.projectFiles = makeProjectFiles({ db: this.db, storage: ctx.storage, providers: this.providers });
   }
 
   // ---- daily caps (./quotas.ts): the project's own, the deployment's ceiling, the agents' leases ---
@@ -85,11 +60,6 @@ export class RegistryDO extends DurableObject<Env> {
   /** This registry's project: the name it was reached by (`registryStub(env, project)`). */
   private get project(): string {
     return this.ctx.id.name ?? "this project";
-  }
-
-  /** An agent this project does not have, in the words every door uses (core/errors.ts). */
-  private missing(name: string) {
-    return fail(unknownAgent(name, this.project));
   }
 
   // ---- project secrets (./secret-store.ts): sealed by the worker, opened only by the agent -------
@@ -126,182 +96,40 @@ export class RegistryDO extends DurableObject<Env> {
   }
   busCounts() { return this.bus.counts(); }
 
+  // ---- the project's agents (./agents/profiles.ts) and the children they spawn (./agents/spawn.ts) -
+  private readonly agents: AgentProfiles;
+  private readonly spawning: ReturnType<typeof makeSpawning>;
+
   /** Replaces an agent's connections; each must name another existing agent. */
   setConnections(name: string, connections: string[]): Result<AgentProfile> {
-    const known = new Set(this.listAgents().map((a) => a.name));
-    const problem = (c: string) => (c === name ? `agent '${c}' cannot be connected to itself` : known.has(c) ? null : `agent '${c}' does not exist`);
-    const issues = connections.flatMap((c, i) => {
-      const message = problem(c);
-      return message ? [{ path: ["connections", i], message }] : [];
-    });
-    if (issues.length) {
-      const unknown = connections.filter((c) => c !== name && !known.has(c));
-      const message = unknown.length ? `no agent named ${unknown.map((u) => `'${u}'`).join(", ")}: connect only existing agents` : `agent '${name}' cannot be connected to itself`;
-      return fail(new PantheonError("validation_failed", message, { details: { issues } }));
-    }
-    return this.updateAgent(name, { connections: [...new Set(connections)] });
+    return this.agents.setConnections(name, connections);
   }
 
-  /**
-   * A child agent created by `parent` from a script (spawn). The registry, not the asking agent,
-   * compiles the script and enforces the graph rules (core/agents/spawn.ts): the child connects only
-   * to its parent and the parent's connections, every ancestor's quota bounds the agents spawned
-   * below it, and the child's own quota is at most what is left. The child's runtime is derived from
-   * its script alone (no hosts, HTTP tools or secrets of the operator's). The parent gets the child
-   * as a connection.
-   */
+  /** A child agent created by `parent` from a script (spawn); the registry compiles it and keeps the graph rules (core/agents/spawn.ts). */
   spawnChild(parent: string, scriptSource: string, configuredBy?: RunPrincipal): Result<{ child: AgentProfile; parent: AgentProfile }> {
-    if (typeof scriptSource !== "string") return fail(new PantheonError("validation_failed", "the child's script must be DSL source text"));
-    let script: ActorScript;
-    try {
-      script = compileScript(scriptSource).script;
-    } catch (error) {
-      if (!isScriptError(error)) throw error;
-      return fail(new PantheonError("validation_failed", `the script does not compile: ${error.message}`, { details: { issues: error.issues } }));
-    }
-    const agents = this.listAgents();
-    const refused = checkSpawn(agents.map((a) => ({ name: a.name, parent: a.parent, connections: a.connections, spawn: spawnGrantOf(a.script) })), parent, script);
-    if (refused) return fail(refused);
-    const owner = agents.find((a) => a.name === parent)!;
-    const derived = profileFromScript(script, defaultAgentRuntime);
-    // Its daily caps are at most its parent's (core/quotas): spawning is no way around them.
-    const created = this.createAgent({ name: script.name, ...derived, runtime: { ...derived.runtime, limits: { ...derived.runtime.limits, ...tightest(capsOf(owner.runtime.limits), capsOf(derived.runtime.limits)) } }, parent });
-    if (!created.ok) return created;
-    this.updateAgent(script.name, { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource, configuredBy: configuredBy ?? unknownPrincipal });
-    const updated = this.updateAgent(parent, { connections: [...new Set([...owner.connections, script.name])] });
-    if (!updated.ok) return updated;
-    const child = this.getAgent(script.name);
-    return child.ok ? { ok: true, value: { child: child.value, parent: updated.value } } : child;
+    return this.spawning.spawnChild(parent, scriptSource, configuredBy);
   }
 
-  /**
-   * Archives a child its parent spawned (its supervisor's `onDone: archive`, or its time to live
-   * ended): it leaves the graph — no agent connects to it, it connects to none — and stays readable
-   * (its profile, history and runs). Only the parent that spawned it may.
-   */
+  /** Archives a child its parent spawned: it leaves the graph and stays readable. Only the parent that spawned it may. */
   archiveChild(parent: string, child: string): Result<{ child: AgentProfile; parent: AgentProfile }> {
-    const found = this.getAgent(child);
-    if (!found.ok) return found;
-    if (found.value.parent !== parent) return fail(new PantheonError("forbidden", `agent '${child}' was not spawned by '${parent}': only its parent archives it`, { details: { agent: child } }));
-    for (const other of this.dependentsOf(child)) this.updateAgent(other.name, { connections: other.connections.filter((c) => c !== child) });
-    this.db.update(schema.agents).set({ connections: [], archivedAt: Date.now(), updatedAt: Date.now() }).where(eq(schema.agents.name, child)).run();
-    const [archived, owner] = [this.getAgent(child), this.getAgent(parent)];
-    if (!archived.ok) return archived;
-    return owner.ok ? { ok: true, value: { child: archived.value, parent: owner.value } } : owner;
-  }
-
-  /** The stored profile with its connections' descriptions, read now so they are never stale. */
-  private profileOf(row: AgentRow): AgentProfile {
-    const askedBy = this.db
-      .select({ name: schema.agents.name })
-      .from(schema.agents)
-      .where(sql`exists (select 1 from json_each(${schema.agents.connections}) where json_each.value = ${row.name})`)
-      .orderBy(asc(schema.agents.name))
-      .all()
-      .map((r) => r.name);
-    const providers = this.providers.of(row.model as AgentProfile["model"]);
-    const projectQuota = this.quotas.forProfile();
-    const profile = { ...toProfile(row), askedBy, incarnation: this.incarnationOf(row.name), ...(providers ? { providers } : {}), ...(projectQuota ? { projectQuota } : {}) };
-    if (profile.connections.length === 0) return profile;
-    const targets = this.db
-      .select({ name: schema.agents.name, description: schema.agents.description })
-      .from(schema.agents)
-      .where(inArray(schema.agents.name, profile.connections))
-      .all();
-    return { ...profile, connectionDescriptions: Object.fromEntries(targets.filter((t) => t.description).map((t) => [t.name, t.description])) };
-  }
-
-  /**
-   * The agent's incarnation: drawn when it is created, gone when it is deleted. An agent stored before
-   * incarnations existed gets one the first time it is read.
-   */
-  private incarnationOf(name: string): string {
-    const key = `incarnation/${name}`;
-    let id = this.ctx.storage.kv.get<string>(key);
-    if (!id) this.ctx.storage.kv.put(key, (id = crypto.randomUUID()));
-    return id;
+    return this.spawning.archiveChild(parent, child);
   }
 
   /** Agents connected to `name`: their `ask_<name>` tool describes it, so they are re-configured when it changes. */
-  dependentsOf(name: string): AgentProfile[] { return this.listAgents().filter((agent) => agent.connections.includes(name)); }
+  dependentsOf(name: string): AgentProfile[] { return this.agents.dependentsOf(name); }
 
   /** A bare round trip for the benchmarks (`GET /api/health/echo`): no storage, no work. */
   echo(x: string): string { return x; }
 
-  listAgents(): AgentProfile[] { return this.db.select().from(schema.agents).orderBy(asc(schema.agents.name)).all().map((row) => this.profileOf(row)); }
-
-  getAgent(name: string): Result<AgentProfile> {
-    const row = this.db.select().from(schema.agents).where(eq(schema.agents.name, name)).get();
-    return row ? { ok: true, value: this.profileOf(row) } : this.missing(name);
-  }
-
-  createAgent(input: AgentInput & { parent?: string; connections?: string[] }): Result<AgentProfile> {
-    if (this.db.select({ name: schema.agents.name }).from(schema.agents).where(eq(schema.agents.name, input.name)).get()) {
-      return fail(new PantheonError("conflict", `an agent named '${input.name}' already exists`, { details: { agent: input.name } }));
-    }
-    const unknownProvider = this.providers.refusal(input.model);
-    if (unknownProvider) return unknownProvider;
-    const now = Date.now();
-    const row = this.db
-      .insert(schema.agents)
-      .values({
-        name: input.name,
-        description: input.description,
-        systemPrompt: input.systemPrompt,
-        model: input.model,
-        runtime: input.runtime,
-        role: input.role ?? null,
-        goals: input.goals ?? [],
-        connections: input.connections ?? [],
-        parent: input.parent ?? null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
-    this.ctx.storage.kv.put(`incarnation/${input.name}`, crypto.randomUUID());
-    return { ok: true, value: this.profileOf(row) };
-  }
-
+  listAgents(): AgentProfile[] { return this.agents.listAgents(); }
+  getAgent(name: string): Result<AgentProfile> { return this.agents.getAgent(name); }
+  createAgent(input: AgentInput & { parent?: string; connections?: string[] }): Result<AgentProfile> { return this.agents.createAgent(input); }
   /** `configuredBy`: who set the script (its behaviors act for them); recorded with every script change. */
   updateAgent(name: string, patch: AgentPatch & { connections?: string[]; script?: AgentProfile["script"]; scriptSource?: string; configuredBy?: RunPrincipal }): Result<AgentProfile> {
-    const unknownProvider = patch.model ? this.providers.refusal(patch.model) : undefined;
-    if (unknownProvider) return unknownProvider;
-    const values: Partial<AgentRow> = { updatedAt: Date.now() };
-    if (patch.description !== undefined) values.description = patch.description;
-    if (patch.systemPrompt !== undefined) values.systemPrompt = patch.systemPrompt;
-    if (patch.model !== undefined) values.model = patch.model;
-    if (patch.runtime !== undefined) values.runtime = patch.runtime;
-    if (patch.connections !== undefined) values.connections = patch.connections;
-    if (patch.role !== undefined) values.role = patch.role;
-    if (patch.goals !== undefined) values.goals = patch.goals;
-    if (patch.script !== undefined) values.script = patch.script;
-    if (patch.scriptSource !== undefined) values.scriptSource = patch.scriptSource;
-    if (patch.configuredBy !== undefined) values.configuredBy = patch.configuredBy;
-    // A script set by someone not named acts for nobody known: the least scope, not the last configurer's.
-    else if (patch.script !== undefined) values.configuredBy = null;
-    const row = this.db.update(schema.agents).set(values).where(eq(schema.agents.name, name)).returning().get();
-    return row ? { ok: true, value: this.profileOf(row) } : this.missing(name);
+    return this.agents.updateAgent(name, patch);
   }
-
-  getScriptSource(name: string): Result<string | null> {
-    const row = this.db.select({ source: schema.agents.scriptSource }).from(schema.agents).where(eq(schema.agents.name, name)).get();
-    return row ? { ok: true, value: row.source } : this.missing(name);
-  }
-
-  deleteAgent(name: string): Result<true> {
-    const row = this.db.delete(schema.agents).where(eq(schema.agents.name, name)).returning().get();
-    if (!row) return this.missing(name);
-    this.ctx.storage.kv.delete(`display-name/${name}`);
-    this.ctx.storage.kv.delete(`incarnation/${name}`);
-    // Connections to a deleted agent are dropped so no request can be routed to it.
-    for (const other of this.listAgents()) {
-      if (other.connections.includes(name)) {
-        this.updateAgent(other.name, { connections: other.connections.filter((c) => c !== name) });
-      }
-    }
-    return { ok: true, value: true };
-  }
+  getScriptSource(name: string): Result<string | null> { return this.agents.getScriptSource(name); }
+  deleteAgent(name: string): Result<true> { return this.agents.deleteAgent(name); }
 
   // ---- the project itself (core/projects). Plain storage: one record, no schema needed. -----
 
@@ -325,7 +153,7 @@ export class RegistryDO extends DurableObject<Env> {
     return { ok: true, value: record };
   }
 
-  agentCount(): number { return this.db.select({ name: schema.agents.name }).from(schema.agents).all().length; }
+  agentCount(): number { return this.agents.agentCount(); }
 
   /**
    * Empties this project: agents, tokens, invites, bus log and the record. Rows rather than `deleteAll()`,
@@ -339,62 +167,16 @@ export class RegistryDO extends DurableObject<Env> {
     await this.ctx.storage.delete("project");
   }
 
-  // ---- project files (core/projects: parsing and the diff; the writes here, in one transaction) --
+  // ---- project files (./projects/project-file.ts; core/projects parses them and plans the diff) ----
+  private readonly projectFiles: ReturnType<typeof makeProjectFiles>;
 
-  private currentAgents(): CurrentAgent[] {
-    return this.db.select().from(schema.agents).orderBy(asc(schema.agents.name)).all().map((row) => ({
-      profile: toProfile(row),
-      displayName: this.ctx.storage.kv.get<string>(`display-name/${row.name}`) ?? null,
-      scriptSource: row.scriptSource,
-    }));
-  }
-
-  /**
-   * Imports a project file: every agent created or updated, then every connection, in one
-   * transaction, so a refused file changes nothing and a second import of the same file changes
-   * nothing (`changed: false`). Answers the report and the names of the agents whose profile
-   * changed (the worker pushes those, and the agents connected to them, to their Durable Objects).
-   */
+  /** Imports a project file in one transaction (a refused file changes nothing); answers the report and the agents whose profile changed. */
   importProjectFile(value: unknown, options: PlanOptions & { outbound: OutboundSettings; configuredBy?: RunPrincipal }): Result<{ report: ImportReport; touched: string[] }> {
-    const current = this.currentAgents();
-    const parsed = parseProjectFile(value, new Set(current.map((c) => c.profile.name)), options.outbound);
-    if (!parsed.ok) return fail(invalidFile(parsed.issues));
-    const planned = planImport(parsed.file, current, options);
-    if (!planned.ok) return fail(invalidFile(planned.issues));
-    const { plan } = planned;
-    const unknownProviders = this.providers.fileIssues([...plan.create, ...plan.update]);
-    if (unknownProviders.length) return fail(invalidFile(unknownProviders));
-    const now = Date.now();
-    this.ctx.storage.transactionSync(() => {
-      for (const agent of [...plan.create, ...plan.update]) {
-        const values = { description: agent.description, systemPrompt: agent.systemPrompt, model: agent.model, runtime: agent.runtime, script: agent.script, scriptSource: agent.scriptSource, configuredBy: agent.script ? options.configuredBy ?? null : null, updatedAt: now };
-        if (plan.create.includes(agent)) {
-          this.db.insert(schema.agents).values({ name: agent.name, ...values, connections: [], parent: null, createdAt: now }).run();
-          this.ctx.storage.kv.put(`incarnation/${agent.name}`, crypto.randomUUID());
-        }
-        else this.db.update(schema.agents).set(values).where(eq(schema.agents.name, agent.name)).run();
-        if (agent.displayName === null) this.ctx.storage.kv.delete(`display-name/${agent.name}`);
-        else this.ctx.storage.kv.put(`display-name/${agent.name}`, agent.displayName);
-      }
-      for (const { name, connections } of plan.connect) this.db.update(schema.agents).set({ connections, updatedAt: now }).where(eq(schema.agents.name, name)).run();
-    });
-    const touched = [...new Set([...plan.create, ...plan.update].map((a) => a.name).concat(plan.connect.map((c) => c.name)))];
-    return {
-      ok: true,
-      value: {
-        report: {
-          changed: plan.changed,
-          agents: { created: plan.create.map((a) => a.name), updated: plan.update.map((a) => a.name), unchanged: plan.unchanged },
-          connections: { added: plan.added, removed: plan.removed },
-          warnings: [...parsed.warnings, ...plan.warnings],
-        },
-        touched,
-      },
-    };
+    return this.projectFiles.importProjectFile(value, options);
   }
 
   /** The project as a project file (`GET /api/projects/:slug/export`). */
-  exportProjectFile(): ProjectFile { return exportProjectFile(this.currentAgents()); }
+  exportProjectFile(): ProjectFile { return this.projectFiles.exportProjectFile(); }
 
   // ---- project index (used only in the instance named `projectIndexName`, core/projects) -------
   async projectIndexPut(slug: string, record: ProjectRecord | null): Promise<void> {

@@ -5,7 +5,7 @@ const memoryWrite = /\bmemory\.(insert|updateText)\(/;
 /** How far above a write its gate may be (the gate wraps the write, or filters what it writes). */
 const gateReach = 12;
 
-/** Where each sink the run gates is gated in core/run/advance.ts (before its effect leaves the state machine). */
+/** Where each sink the run gates is gated in the run reducer, core/run/ (before its effect leaves the state machine). */
 const runGateMarks: Record<string, string> = {
   reply: "checkOutput(step.deps.outputGates ?? [], { kind, text: response.content })",
   "tool-output": "ownValue(toolOutputs, rc.call.name)",
@@ -35,13 +35,14 @@ export function findUngatedWrites(sources: Record<string, string>): { file: stri
 export function sinkProblems(sources: Record<string, string>): string[] {
   // The list's own file names every sink in its comments and example: it gates none of them.
   const all = Object.entries(sources).filter(([file]) => !file.endsWith("core/gates/sinks.ts")).map(([, text]) => text).join("\n");
-  const advance = Object.entries(sources).find(([file]) => file.endsWith("core/run/advance.ts"))?.[1] ?? "";
+  // The reducer is split by event family (core/run/model-result.ts, call-gates.ts, …): its marks may sit in any of them.
+  const run = Object.entries(sources).filter(([file]) => file.includes("core/run/")).map(([, text]) => text).join("\n");
   const problems: string[] = [];
   for (const [sink, { gatedBy }] of Object.entries(modelOutputSinks)) {
     if (gatedBy === "gatedWrite" && !all.includes(`gatedWrite("${sink}"`) && !all.includes(`gatedKeep("${sink}"`)) {
       problems.push(`sink '${sink}' is listed as gated by gatedWrite, but no gatedWrite/gatedKeep names it`);
     }
-    if (gatedBy === "run" && !(runGateMarks[sink] && advance.includes(runGateMarks[sink]!))) problems.push(`sink '${sink}' is listed as gated by the run, but core/run/advance.ts does not gate it`);
+    if (gatedBy === "run" && !(runGateMarks[sink] && run.includes(runGateMarks[sink]!))) problems.push(`sink '${sink}' is listed as gated by the run, but core/run/ does not gate it`);
   }
   return problems;
 }

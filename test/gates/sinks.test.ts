@@ -9,7 +9,7 @@ const sources = import.meta.glob(["../../durable-objects/**/*.ts", "../../core/*
 describe("every place that stores model output passes the output gates (core/gates/sinks)", () => {
   it("the scan reads the agent's memory, run and gates code", () => {
     const names = Object.keys(sources);
-    for (const file of ["memory/context-turn.ts", "memory/lifecycle.ts", "memory/feature.ts", "core/run/advance.ts"]) expect(names.some((n) => n.endsWith(file))).toBe(true);
+    for (const file of ["memory/context-turn.ts", "memory/lifecycle.ts", "memory/feature.ts", "core/run/model-result.ts", "core/run/call-gates.ts"]) expect(names.some((n) => n.endsWith(file))).toBe(true);
   });
 
   it("no write of the memory store is outside gatedWrite / gatedKeep, unless it says why it stores no model output", () => {

@@ -1,24 +1,16 @@
-import { and, count, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, lte, ne, or, sql as sqlExpr, sum, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gt, inArray, isNull, lte, ne, or, sql as sqlExpr, type AnyColumn, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import { entitiesOf, firstByScore, ftsTerms, happenedAt, parseTriple, type MemoryKind, type ScoredId } from "../../../core/context";
+import { entitiesOf, happenedAt, parseTriple, type MemoryKind } from "../../../core/context";
 import type { Clock, SqlLike } from "../../../core/ports";
 import * as schema from "../schema";
-import { chunks, chunkSize, clamp01, rowBatches, memoryKindsBut, newMemoryId, ownSource, recordOf, within, type InsertResult, type MemoryRecord, type NewMemory, type Period } from "./records";
+import { chunks, clamp01, rowBatches, newMemoryId, ownSource, recordOf, type InsertResult, type MemoryRecord, type NewMemory } from "./records";
+import { makeLexicalSearch } from "./lexical";
+import { memoryStatus } from "./status";
 import { makeMemoryVectors, type MemoryPorts } from "./vectors";
 
 type Db = DrizzleSqliteDODatabase<typeof schema>;
 const { memories, memoryEdges, memoryVectors } = schema;
-
-/** Rows one lexical term is ranked over (its newest). */
-const termCap = 1000;
-/** Terms searched by one statement: workerd's SQLite allows 5 parts in a compound select. */
-const termsPerStatement = 5;
-
-/** Each term's newest `termCap` hits with their bm25 part, as one compound select of `count` parts. */
-function lexicalQuery(count: number): string {
-  return Array.from({ length: count }, (_, t) => `SELECT r, b, ${t} AS t FROM (SELECT rowid AS r, bm25(memories_fts) AS b FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`).join(" UNION ALL ");
-}
 
 /**
  * The agent's memory rows (`memories`, `memory_edges`, `memory_vectors`) over its SQLite, through
@@ -95,6 +87,7 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
     episodeBefore: (ids) => new Map(ids.length ? episodeBefore.all({ ids: JSON.stringify(ids) }).map((row) => [row.of, row.text]) : []),
   });
   const { embedInto, dropVectors } = vectors;
+  const lexical = makeLexicalSearch({ sql, liveBySeq: (seqs) => liveBySeq.all({ seqs: JSON.stringify(seqs) }) });
 
   function edgesFor(record: MemoryRecord): Array<[string, string, string]> {
     const norm = (s: string) => s.trim().toLowerCase();
@@ -252,45 +245,7 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
       }
     },
 
-    /**
-     * FTS5 hits, best first (bm25 negated: higher is better). Summaries are never retrieved.
-     * Each term is ranked on its own over at most `termCap` of its newest rows, and a row's score is
-     * the sum of its terms' bm25 parts (what one OR query would give). So a word found in every
-     * memory ("user", "project") costs a bounded scan instead of scoring the whole table, and only
-     * loses its tiny, low-IDF share on rows older than the cap.
-     */
-    lexical(query: string, options: { sources: string[]; limit: number; kinds?: MemoryKind[]; between?: Period; functionWeight?: number }): ScoredId[] {
-      const terms = ftsTerms(query, options.functionWeight);
-      if (terms.length === 0 || options.sources.length === 0) return [];
-      const scores = new Map<number, number>();
-      // The terms' queries go to SQLite together, `termsPerStatement` at a time (one statement each
-      // cost a turn more than the searches themselves); `t` says which term a hit is for.
-      for (let first = 0; first < terms.length; first += termsPerStatement) {
-        const part = terms.slice(first, first + termsPerStatement);
-        const hits = sql.exec<{ r: number; b: number; t: number }>(lexicalQuery(part.length), ...part.flatMap((term) => [term.match, termCap])).toArray();
-        for (const hit of hits) scores.set(hit.r as number, (scores.get(hit.r as number) ?? 0) - part[hit.t as number]!.weight * (hit.b as number));
-      }
-      // The best page alone, in the order a sort of every row gives: most searches read no further.
-      let ranked = firstByScore(scores, chunkSize);
-      const kinds = new Set(options.kinds?.length ? options.kinds : memoryKindsBut("summary"));
-      const sources = new Set(options.sources);
-      const out: ScoredId[] = [];
-      // Rows are filtered (source, kind, superseded) in pages of the ranking, best first.
-      for (let i = 0; out.length < options.limit; i += chunkSize) {
-        if (i >= ranked.length) {
-          if (ranked.length === scores.size) break;
-          ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
-        }
-        const page = ranked.slice(i, i + chunkSize);
-        const found = new Map(liveBySeq.all({ seqs: JSON.stringify(page.map(([r]) => r)) }).map((row) => [row.seq, row]));
-        for (const [r, score] of page) {
-          const row = found.get(r);
-          if (row && sources.has(row.source) && kinds.has(row.kind) && within(row.at, options.between)) out.push({ id: row.id, score });
-          if (out.length >= options.limit) break;
-        }
-      }
-      return out;
-    },
+    lexical,
 
     semantic: vectors.semantic,
 
@@ -343,31 +298,7 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
     reembed: vectors.reembed,
     embedder: vectors.embedder,
 
-    status() {
-      const { embed } = deps.ports();
-      const byKind: Record<string, number> = {};
-      for (const row of db.select({ kind: memories.kind, n: count() }).from(memories).where(live).groupBy(memories.kind).all()) byKind[row.kind] = row.n;
-      const totals = db.select({ n: count(), bytes: sum(sqlExpr`length(CAST(${memories.text} AS BLOB))`).mapWith(Number) }).from(memories).get()!;
-      const textBytes = totals.bytes ?? 0;
-      const superseded = db.select({ n: count() }).from(memories).where(isNotNull(memories.supersededBy)).get()!.n;
-      const spaces = db
-        .select({ model: memoryVectors.model, dimensions: memoryVectors.dimensions, vectors: count() })
-        .from(memoryVectors)
-        .groupBy(memoryVectors.model, memoryVectors.dimensions)
-        .all();
-      const current = spaces.find((s) => s.model === embed.model)?.vectors ?? 0;
-      const embeddable = db.select({ n: count() }).from(memories).where(and(live, ne(memories.kind, "summary"))).get()!.n;
-      const vectorBytes = spaces.reduce((total, s) => total + s.vectors * s.dimensions * 4, 0);
-      return {
-        total: totals.n,
-        byKind,
-        superseded,
-        bytes: { text: textBytes, vectors: vectorBytes, total: textBytes + vectorBytes },
-        embedder: { model: embed.model, dimensions: embed.dimensions, backend: deps.ports().backend },
-        vectors: spaces,
-        missingVectors: Math.max(0, embeddable - current),
-      };
-    },
+    status: () => memoryStatus(deps),
 
     /** Forgets everything (the agent was deleted). */
     async wipe(): Promise<void> {
