@@ -1,15 +1,7 @@
 import { unwrap, type Result } from "../core/errors";
-
-/**
- * The class a Durable Object binding serves, as `wrangler types` declares it on `Env`
- * (worker-configuration.d.ts). The stubs are typed from the bindings rather than by importing the
- * classes, so an object's features can reach the registry or another agent without importing the
- * object that builds them (no import circle through this file).
- */
-type ServedBy<Binding> = Binding extends DurableObjectNamespace<infer T> ? T : never;
-type AgentDO = ServedBy<Env["AGENT_DO"]>;
-type FeatureDO = ServedBy<Env["FEATURE_DO"]>;
-type RegistryDO = ServedBy<Env["REGISTRY"]>;
+import type { AgentDO } from "./agent/agent-do";
+import type { FeatureDO } from "./feature/feature-do";
+import type { RegistryDO } from "./registry/registry-do";
 
 /**
  * A Durable Object's public methods as the caller sees them over RPC (every call async).

@@ -43,7 +43,7 @@ export interface AgentHost {
   readonly clock: Clock;
   readonly db: AgentDb;
   /** The object's storage: synchronous key-value (`kv`), raw SQL (`sql`, FTS5 and vectors), transactions. */
-  readonly storage: DurableObjectStorage;
+  readonly storage: DurableObjectState["storage"];
   readonly alarms: AgentAlarms;
   /** `<project>.<agent>`, the object's name (the SDK sets it after construction: read it when used). */
   objectName(): string;
