@@ -14,14 +14,16 @@ module.exports = {
   forbidden: [
     {
       name: "core-is-pure",
-      comment: "core/ is pure TypeScript: no Cloudflare modules, and nothing of the worker, the Durable Objects, the adapters or the clients.",
+      comment:
+        "core/ is pure TypeScript: no Cloudflare modules, and nothing of the worker, the Durable Objects, the adapters or the clients.",
       severity: "error",
       from: { path: "^core/" },
       to: { path: ["^(workers|durable-objects|adapters|cli|pwa)/", "^cloudflare:"] },
     },
     {
       name: "adapters-are-leaves",
-      comment: "An adapter implements a port of core/; it knows nothing of the worker, the Durable Objects or the clients.",
+      comment:
+        "An adapter implements a port of core/; it knows nothing of the worker, the Durable Objects or the clients.",
       severity: "error",
       from: { path: "^adapters/" },
       to: { path: "^(workers|durable-objects|cli|pwa)/" },
@@ -35,14 +37,16 @@ module.exports = {
     },
     {
       name: "clients-import-only-types-of-the-worker",
-      comment: "The CLI and the PWA run outside the worker: they take the worker's route types (hc) and pure modules of core/, never its runtime code. The ACP door (workers/doors/acp/) is the one worker-folder module the CLI runs: it is pure (next rule).",
+      comment:
+        "The CLI and the PWA run outside the worker: they take the worker's route types (hc) and pure modules of core/, never its runtime code. The ACP door (workers/doors/acp/) is the one worker-folder module the CLI runs: it is pure (next rule).",
       severity: "error",
       from: { path: "^(cli|pwa)/" },
       to: { path: workerRuntime, pathNot: "^workers/doors/acp/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "acp-door-is-pure",
-      comment: "The ACP door runs in the CLI's Node process: it may import core/ and packages, nothing else of the worker.",
+      comment:
+        "The ACP door runs in the CLI's Node process: it may import core/ and packages, nothing else of the worker.",
       severity: "error",
       from: { path: "^workers/doors/acp/" },
       to: { path: `${workerRuntime}|^(cli|pwa)/`, pathNot: "^workers/doors/acp/", dependencyTypesNot: ["type-only"] },

@@ -60,7 +60,9 @@ export default defineConfig(async () => {
     test: {
       // The fault-injection suite (`npm run test:faults`, PANTHEON_FAULTS=1) runs on its own.
       include: process.env.PANTHEON_FAULTS ? ["test/faults/**/*.test.ts"] : ["test/**/*.test.ts"],
-      exclude: process.env.PANTHEON_FAULTS ? ["node_modules/**"] : ["test/browser/**", "test/faults/**", "node_modules/**"],
+      exclude: process.env.PANTHEON_FAULTS
+        ? ["node_modules/**"]
+        : ["test/browser/**", "test/faults/**", "node_modules/**"],
       testTimeout: 30_000,
       // The Durable Objects run in the tests' own isolate: when a test evicts one on purpose
       // (`state.abort("test: evicted")`), work that instance still had in flight rejects with that
@@ -78,7 +80,12 @@ export default defineConfig(async () => {
       // worker dies. Without the on-disk cache there is no snapshot: modules are fetched one by one.
       fsModuleCache: false,
       // test/security/fuzz.test.ts: FUZZ_SEED replays a seed, FUZZ_RUNS sets the cases per route.
-      provide: { fuzzSeed: process.env.FUZZ_SEED ?? "", fuzzRuns: process.env.FUZZ_RUNS ?? "", faultSeed: process.env.FAULT_SEED ?? "", faultRuns: process.env.FAULT_RUNS ?? "" },
+      provide: {
+        fuzzSeed: process.env.FUZZ_SEED ?? "",
+        fuzzRuns: process.env.FUZZ_RUNS ?? "",
+        faultSeed: process.env.FAULT_SEED ?? "",
+        faultRuns: process.env.FAULT_RUNS ?? "",
+      },
     },
   };
 });

@@ -22,8 +22,13 @@ const BUNDLE_TARGET_KIB = 1024;
 const STARTUP_TARGET_MS = 50;
 
 function wrangler(args) {
-  const result = spawnSync("npx", ["wrangler", ...args], { cwd: root, encoding: "utf8", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
-  if (result.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed: ${(result.stderr || result.stdout).slice(-800)}`);
+  const result = spawnSync("npx", ["wrangler", ...args], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
+  if (result.status !== 0)
+    throw new Error(`wrangler ${args.join(" ")} failed: ${(result.stderr || result.stdout).slice(-800)}`);
 }
 
 /** CPU the startup profile spent outside idle, program and GC. */
@@ -34,7 +39,11 @@ async function startupCpuMs(scratch, n) {
 }
 
 function busyMs(profile) {
-  const idle = new Set(profile.nodes.filter((node) => ["(idle)", "(program)", "(garbage collector)"].includes(node.callFrame.functionName)).map((node) => node.id));
+  const idle = new Set(
+    profile.nodes
+      .filter((node) => ["(idle)", "(program)", "(garbage collector)"].includes(node.callFrame.functionName))
+      .map((node) => node.id),
+  );
   let busy = 0;
   profile.samples.forEach((id, i) => {
     if (!idle.has(id)) busy += profile.timeDeltas[i] ?? 0;
@@ -79,19 +88,48 @@ export async function run() {
     const startup = startups.sort((a, b) => a - b)[1];
     const byModule = await startupByModule(scratch, unminified.code);
     const config = parse(await readFile(join(root, "wrangler.toml"), "utf8"));
-    const cpuTime = await startupCpuTimeMs(join(scratch, "shipped"), { compatibilityDate: config.compatibility_date, compatibilityFlags: config.compatibility_flags });
-    const topModules = byModule.byModule.filter(([path]) => !path.startsWith("(")).slice(0, 5).map(([path, ms]) => `${path} ${ms.toFixed(1)} ms`).join("; ");
+    const cpuTime = await startupCpuTimeMs(join(scratch, "shipped"), {
+      compatibilityDate: config.compatibility_date,
+      compatibilityFlags: config.compatibility_flags,
+    });
+    const topModules = byModule.byModule
+      .filter(([path]) => !path.startsWith("("))
+      .slice(0, 5)
+      .map(([path, ms]) => `${path} ${ms.toFixed(1)} ms`)
+      .join("; ");
     return {
       title: "Worker bundle and startup (wrangler deploy --dry-run, wrangler check startup)",
       rows: [
-        { name: "worker bundle, gzip", figure: shipped.gzipKiB, unit: "KiB", baseline: unminified.gzipKiB, ratio: shipped.gzipKiB / unminified.gzipKiB, target: `≤ ${BUNDLE_TARGET_KIB} KiB`, ok: shipped.gzipKiB <= BUNDLE_TARGET_KIB },
-        { name: "startup CPU (median of 3)", figure: startup, unit: "ms", target: `≤ ${STARTUP_TARGET_MS} ms`, ok: startup <= STARTUP_TARGET_MS },
+        {
+          name: "worker bundle, gzip",
+          figure: shipped.gzipKiB,
+          unit: "KiB",
+          baseline: unminified.gzipKiB,
+          ratio: shipped.gzipKiB / unminified.gzipKiB,
+          target: `≤ ${BUNDLE_TARGET_KIB} KiB`,
+          ok: shipped.gzipKiB <= BUNDLE_TARGET_KIB,
+        },
+        {
+          name: "startup CPU (median of 3)",
+          figure: startup,
+          unit: "ms",
+          target: `≤ ${STARTUP_TARGET_MS} ms`,
+          ok: startup <= STARTUP_TARGET_MS,
+        },
         ...(cpuTime ? [{ name: "startup CPU time (median of 5)", figure: cpuTime.ms, unit: "ms" }] : []),
-        ...shipped.top.map(([pkg, bytes], i) => ({ name: `top ${i + 1}: ${pkg}`, figure: bytes / 1024, unit: "KiB minified" })),
+        ...shipped.top.map(([pkg, bytes], i) => ({
+          name: `top ${i + 1}: ${pkg}`,
+          figure: bytes / 1024,
+          unit: "KiB minified",
+        })),
       ],
       notes: [
         `startup CPU samples: ${startups.map((ms) => ms.toFixed(1)).join(", ")} ms (the profile's non-idle samples; Cloudflare's own CPU differs)`,
-        ...(cpuTime ? [`startup CPU time samples: ${cpuTime.samples.map((ms) => ms.toFixed(1)).join(", ")} ms (workerd's threads, less an empty worker's; compile and GC included; steady on a busy machine)`] : []),
+        ...(cpuTime
+          ? [
+              `startup CPU time samples: ${cpuTime.samples.map((ms) => ms.toFixed(1)).join(", ")} ms (workerd's threads, less an empty worker's; compile and GC included; steady on a busy machine)`,
+            ]
+          : []),
         `top five modules by startup CPU (unminified bundle, ${byModule.busyMs.toFixed(1)} ms busy, mean of 3; a module's own top-level code with what it calls, not the modules it imports; compile and native time not named): ${topModules}`,
       ],
     };

@@ -60,15 +60,28 @@ async function throughput(clients, ms, fn) {
  */
 async function openaiFigures(request, server, stamp, restarts) {
   const model = `bench-turn-${stamp}`;
-  const make = (i) => request("/api/agents", { method: "POST", json: { name: `bench-oa-${stamp}-${i}`, description: "benchmark agent", systemPrompt: "You are a benchmark agent. Answer briefly.", model: { provider: "openai", name: model } } });
+  const make = (i) =>
+    request("/api/agents", {
+      method: "POST",
+      json: {
+        name: `bench-oa-${stamp}-${i}`,
+        description: "benchmark agent",
+        systemPrompt: "You are a benchmark agent. Answer briefly.",
+        model: { provider: "openai", name: model },
+      },
+    });
   const agents = [];
   for (let i = 0; i < CLIENTS; i++) {
     await make(i);
     agents.push(`bench-oa-${stamp}-${i}`);
   }
   const turnOn = async (agent, i) => {
-    const outcome = await request(`/api/agents/${agent}/messages`, { method: "POST", json: { content: `hello, this is benchmark message ${i}` } });
-    if (outcome.status !== "completed") throw new Error(`openai turn ${i} ended ${outcome.status}: ${outcome.error ?? ""}`);
+    const outcome = await request(`/api/agents/${agent}/messages`, {
+      method: "POST",
+      json: { content: `hello, this is benchmark message ${i}` },
+    });
+    if (outcome.status !== "completed")
+      throw new Error(`openai turn ${i} ended ${outcome.status}: ${outcome.error ?? ""}`);
   };
   const echoOnce = (i) => request(`/api/health/echo?x=oa-${i}`);
   for (let i = 0; i < WARMUP; i++) {
@@ -103,7 +116,14 @@ async function openaiFigures(request, server, stamp, restarts) {
       profile = { error: error instanceof Error ? error.message : String(error) };
     }
   }
-  return { echo: stats(echoSamples), turn: stats(turnSamples), echoPerSecond: mean(phases.echo), turnsPerSecond: mean(phases.turn), failed, profile };
+  return {
+    echo: stats(echoSamples),
+    turn: stats(turnSamples),
+    echoPerSecond: mean(phases.echo),
+    turnsPerSecond: mean(phases.turn),
+    failed,
+    profile,
+  };
 }
 
 /**
@@ -113,8 +133,17 @@ async function openaiFigures(request, server, stamp, restarts) {
 async function openaiSession(request, server, stamp, restarts) {
   const model = `bench-session-${stamp}`;
   const agent = `bench-chat-openai-${stamp}`;
-  await request("/api/agents", { method: "POST", json: { name: agent, description: "benchmark agent", systemPrompt: "You are a benchmark agent. Answer briefly.", model: { provider: "openai", name: model } } });
-  const calls = async (key) => (await (await fetch(`${server.modelDouble.url}/__calls/${encodeURIComponent(key)}`)).json()).length;
+  await request("/api/agents", {
+    method: "POST",
+    json: {
+      name: agent,
+      description: "benchmark agent",
+      systemPrompt: "You are a benchmark agent. Answer briefly.",
+      model: { provider: "openai", name: model },
+    },
+  });
+  const calls = async (key) =>
+    (await (await fetch(`${server.modelDouble.url}/__calls/${encodeURIComponent(key)}`)).json()).length;
   const echoSamples = [];
   const turnSamples = [];
   let session;
@@ -122,8 +151,12 @@ async function openaiSession(request, server, stamp, restarts) {
     echoSamples.push(await timed(() => request(`/api/health/echo?x=session-${i}`), restarts));
     turnSamples.push(
       await timed(async () => {
-        const outcome = await request(`/api/agents/${agent}/messages`, { method: "POST", json: { content: `question ${i} of a long session`, ...(session ? { session } : {}) } });
-        if (outcome.status !== "completed") throw new Error(`openai turn ${i} ended ${outcome.status}: ${outcome.error ?? ""}`);
+        const outcome = await request(`/api/agents/${agent}/messages`, {
+          method: "POST",
+          json: { content: `question ${i} of a long session`, ...(session ? { session } : {}) },
+        });
+        if (outcome.status !== "completed")
+          throw new Error(`openai turn ${i} ended ${outcome.status}: ${outcome.error ?? ""}`);
         session = outcome.sessionId;
       }, restarts),
     );
@@ -146,7 +179,10 @@ async function openaiSession(request, server, stamp, restarts) {
 }
 
 async function createAgent(request, name, runtime = {}) {
-  await request("/api/agents", { method: "POST", json: { name, description: "benchmark agent", systemPrompt: "You are a benchmark agent. Answer briefly.", runtime } });
+  await request("/api/agents", {
+    method: "POST",
+    json: { name, description: "benchmark agent", systemPrompt: "You are a benchmark agent. Answer briefly.", runtime },
+  });
   return name;
 }
 
@@ -172,7 +208,10 @@ export async function run(server) {
 
   const echoOnce = (i) => request(`/api/health/echo?x=ping-${i}`);
   const turnOnce = async (i) => {
-    const outcome = await request(`/api/agents/${agent}/messages`, { method: "POST", json: { content: `hello, this is benchmark message ${i}` } });
+    const outcome = await request(`/api/agents/${agent}/messages`, {
+      method: "POST",
+      json: { content: `hello, this is benchmark message ${i}` },
+    });
     if (outcome.status !== "completed") throw new Error(`turn ${i} ended ${outcome.status}: ${outcome.error ?? ""}`);
     runIds.push(outcome.runId);
   };
@@ -193,7 +232,10 @@ export async function run(server) {
   const ratio = turn.p50 / echo.p50;
   // Does a turn get dearer as the agent accumulates history and memories? Each half against its own echoes.
   const half = SAMPLES / 2;
-  const drift = (stats(turnSamples.slice(half)).p50 / stats(echoSamples.slice(half)).p50) / (stats(turnSamples.slice(0, half)).p50 / stats(echoSamples.slice(0, half)).p50);
+  const drift =
+    stats(turnSamples.slice(half)).p50 /
+    stats(echoSamples.slice(half)).p50 /
+    (stats(turnSamples.slice(0, half)).p50 / stats(echoSamples.slice(0, half)).p50);
   const memoryStatus = await request(`/api/agents/${agent}/memories/status`).catch(() => null);
 
   // Breakdown: the floor of any agent call and a turn without history, interleaved with echo and
@@ -203,12 +245,16 @@ export async function run(server) {
     http: () => request("/api/health"),
     echo: (i) => request(`/api/health/echo?x=again-${i}`),
     floor: () => request(`/api/agents/${agent}/runs?limit=1`),
-    context: (i) => request(`/api/agents/${agent}/context?q=${encodeURIComponent(`hello, this is benchmark message ${i}`)}`),
+    context: (i) =>
+      request(`/api/agents/${agent}/context?q=${encodeURIComponent(`hello, this is benchmark message ${i}`)}`),
     noHistory: (i) => request(`/api/agents/${bare}/messages`, { method: "POST", json: { content: `hello ${i}` } }),
     turn: turnOnce,
   };
   // The context preview belongs to the memory feature; without it the breakdown goes on without that row.
-  const hasPreview = await kinds.context(0).then(() => true, () => false);
+  const hasPreview = await kinds.context(0).then(
+    () => true,
+    () => false,
+  );
   if (!hasPreview) delete kinds.context;
   const split = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
   for (let i = 0; i < BREAKDOWN_WARMUP + BREAKDOWN_SAMPLES; i++) {
@@ -230,11 +276,20 @@ export async function run(server) {
   const oaRatio = oa.turn.p50 / oa.echo.p50;
   const throughputRatio = oa.echoPerSecond / oa.turnsPerSecond;
 
-  const ms = (name, s, key, baseline, extra = {}) => ({ name, figure: s[key], unit: "ms", ...(baseline ? { baseline, ratio: s[key] / baseline } : {}), ...extra });
+  const ms = (name, s, key, baseline, extra = {}) => ({
+    name,
+    figure: s[key],
+    unit: "ms",
+    ...(baseline ? { baseline, ratio: s[key] / baseline } : {}),
+    ...extra,
+  });
   const rows = [
     ms("(a) DO echo round trip p50", echo, "p50"),
     ms("(a) DO echo round trip p95", echo, "p95"),
-    ms("(b) chat turn (offline) p50", turn, "p50", echo.p50, { target: `<= ${TARGET_RATIO}x`, ok: ratio <= TARGET_RATIO }),
+    ms("(b) chat turn (offline) p50", turn, "p50", echo.p50, {
+      target: `<= ${TARGET_RATIO}x`,
+      ok: ratio <= TARGET_RATIO,
+    }),
     ms("(b) chat turn (offline) p95", turn, "p95", echo.p95),
     { name: "b/a 2nd half over 1st half", figure: drift, unit: "x" },
     ms("breakdown: HTTP only, no DO p50", http, "p50", echoAfter.p50),
@@ -244,20 +299,55 @@ export async function run(server) {
     ms("breakdown: turn, no history p50", noHistory, "p50", echoAfter.p50),
     ms("breakdown: turn, 20 history p50", turnAfter, "p50", echoAfter.p50),
     { name: "breakdown: DO run wall (trace)", figure: trace.wall, unit: "ms/run" },
-    ...trace.byName.filter((s) => s.ms > 0).map((s) => ({ name: `breakdown: trace ${s.name}`, figure: s.ms, unit: "ms/run" })),
+    ...trace.byName
+      .filter((s) => s.ms > 0)
+      .map((s) => ({ name: `breakdown: trace ${s.name}`, figure: s.ms, unit: "ms/run" })),
     ms("(c) chat turn (openai, long session) p50", session.turn, "p50", session.echo.p50),
-    { name: "(c) model calls/turn on the response path", figure: session.chat / SESSION_TURNS, unit: "calls", target: "<= 1", ok: session.chat / SESSION_TURNS <= 1 },
-    { name: "(c) model calls/turn in the background", figure: background, unit: "calls", target: `<= ${TARGET_BACKGROUND_CALLS}`, ok: background <= TARGET_BACKGROUND_CALLS },
+    {
+      name: "(c) model calls/turn on the response path",
+      figure: session.chat / SESSION_TURNS,
+      unit: "calls",
+      target: "<= 1",
+      ok: session.chat / SESSION_TURNS <= 1,
+    },
+    {
+      name: "(c) model calls/turn in the background",
+      figure: background,
+      unit: "calls",
+      target: `<= ${TARGET_BACKGROUND_CALLS}`,
+      ok: background <= TARGET_BACKGROUND_CALLS,
+    },
     ms("(d) DO echo round trip p50", oa.echo, "p50"),
-    ms("(d) chat turn (openai, zero-delay double) p50", oa.turn, "p50", oa.echo.p50, { target: `<= ${TARGET_OPENAI_RATIO}x`, ok: oaRatio <= TARGET_OPENAI_RATIO }),
+    ms("(d) chat turn (openai, zero-delay double) p50", oa.turn, "p50", oa.echo.p50, {
+      target: `<= ${TARGET_OPENAI_RATIO}x`,
+      ok: oaRatio <= TARGET_OPENAI_RATIO,
+    }),
     ms("(d) chat turn (openai, zero-delay double) p95", oa.turn, "p95", oa.echo.p95),
     { name: `(d) echo throughput, ${CLIENTS} clients`, figure: oa.echoPerSecond, unit: "req/s" },
-    { name: `(d) turn throughput, ${CLIENTS} clients (openai)`, figure: oa.turnsPerSecond, unit: "turns/s", baseline: oa.echoPerSecond, ratio: throughputRatio, target: `<= ${TARGET_THROUGHPUT_RATIO}x (echo ÷ turns)`, ok: throughputRatio <= TARGET_THROUGHPUT_RATIO },
+    {
+      name: `(d) turn throughput, ${CLIENTS} clients (openai)`,
+      figure: oa.turnsPerSecond,
+      unit: "turns/s",
+      baseline: oa.echoPerSecond,
+      ratio: throughputRatio,
+      target: `<= ${TARGET_THROUGHPUT_RATIO}x (echo ÷ turns)`,
+      ok: throughputRatio <= TARGET_THROUGHPUT_RATIO,
+    },
     ...(oa.profile && !oa.profile.error
       ? [
           { name: "(d) workerd CPU per echo (profile)", figure: oa.profile.echo.busyMs / PROFILE_REQUESTS, unit: "ms" },
-          { name: "(d) workerd CPU per turn (profile)", figure: oa.profile.turn.busyMs / PROFILE_REQUESTS, unit: "ms", baseline: oa.profile.echo.busyMs / PROFILE_REQUESTS, ratio: oa.profile.turn.busyMs / oa.profile.echo.busyMs },
-          ...oa.profile.turn.byOwner.slice(0, 8).map(([owner, total]) => ({ name: `(d) turn CPU: ${owner}`, figure: total / PROFILE_REQUESTS, unit: "ms" })),
+          {
+            name: "(d) workerd CPU per turn (profile)",
+            figure: oa.profile.turn.busyMs / PROFILE_REQUESTS,
+            unit: "ms",
+            baseline: oa.profile.echo.busyMs / PROFILE_REQUESTS,
+            ratio: oa.profile.turn.busyMs / oa.profile.echo.busyMs,
+          },
+          ...oa.profile.turn.byOwner.slice(0, 8).map(([owner, total]) => ({
+            name: `(d) turn CPU: ${owner}`,
+            figure: total / PROFILE_REQUESTS,
+            unit: "ms",
+          })),
         ]
       : []),
   ];
@@ -272,17 +362,31 @@ export async function run(server) {
     `inside the DO the run takes ${trace.wall.toFixed(2)} ms (run row → finish, from the trace; model ${(trace.byName.find((s) => s.name === "model_result")?.ms ?? 0).toFixed(2)} ms of it); the other ${(runWork - trace.wall).toFixed(2)} ms of the run's share is before and after it: compiling the context${context ? ` (GET …/context, the same compile as a preview, costs ~${(context.p50 - floor.p50).toFixed(2)} ms over the floor)` : ""}, memory after the turn (extraction, idle alarm), the outcome crossing RPC, live-state writes and the output gate.`,
     `trace durations use Date.now() in the DO; local workerd lets it move during compute (production clamps it to I/O), so locally they include CPU time.`,
   ];
-  notes.push(`(c) ${SESSION_TURNS} turns in one session on the openai adapter (maxHistory 20): ${session.chat} chat calls, ${session.summary} summary folds and ${session.extraction} batched extractions after the replies.`);
+  notes.push(
+    `(c) ${SESSION_TURNS} turns in one session on the openai adapter (maxHistory 20): ${session.chat} chat calls, ${session.summary} summary folds and ${session.extraction} batched extractions after the replies.`,
+  );
   notes.push(
     `(d) ${OPENAI_SAMPLES} openai turns alternating with echo after ${WARMUP} warm-up pairs; then ${CLIENTS} concurrent clients (each its own agent) for ${THROUGHPUT_PHASE_MS / 1000} s phases, echo and turns alternating twice: ${oa.echoPerSecond.toFixed(1)} echo req/s, ${oa.turnsPerSecond.toFixed(1)} turns/s${oa.failed ? `, ${oa.failed} failed requests` : ""}.`,
   );
   if (oa.profile?.error) notes.push(`(d) no CPU profile: ${oa.profile.error}`);
   else if (oa.profile) {
-    const top = (summary) => summary.byOwner.slice(0, 10).map(([owner, total]) => `${owner} ${(total / PROFILE_REQUESTS).toFixed(2)}`).join(", ");
-    notes.push(`(d) where the CPU goes (workerd's sampling profiler over ${PROFILE_REQUESTS} requests each, self time in ms per request, by package or Pantheon file; the profiler itself adds some): a turn ${top(oa.profile.turn)}; an echo ${top(oa.profile.echo)}.`);
+    const top = (summary) =>
+      summary.byOwner
+        .slice(0, 10)
+        .map(([owner, total]) => `${owner} ${(total / PROFILE_REQUESTS).toFixed(2)}`)
+        .join(", ");
+    notes.push(
+      `(d) where the CPU goes (workerd's sampling profiler over ${PROFILE_REQUESTS} requests each, self time in ms per request, by package or Pantheon file; the profiler itself adds some): a turn ${top(oa.profile.turn)}; an echo ${top(oa.profile.echo)}.`,
+    );
   }
   if (memoryStatus) notes.push(`memory after the main phase: ${JSON.stringify(memoryStatus).slice(0, 240)}`);
-  if (restarts.count) notes.push(`wrangler dev restarted the worker ${restarts.count} time(s) during the run (a source file changed); those attempts were retried, not sampled.`);
-  if (ratio > TARGET_RATIO) notes.push(`above target: the largest share is ${runWork >= routing ? "the run itself" : "reaching the AgentDO"}; see the breakdown rows.`);
+  if (restarts.count)
+    notes.push(
+      `wrangler dev restarted the worker ${restarts.count} time(s) during the run (a source file changed); those attempts were retried, not sampled.`,
+    );
+  if (ratio > TARGET_RATIO)
+    notes.push(
+      `above target: the largest share is ${runWork >= routing ? "the run itself" : "reaching the AgentDO"}; see the breakdown rows.`,
+    );
   return { title: `chat turn vs DO echo, ${SAMPLES} sequential requests each`, rows, notes };
 }

@@ -12,9 +12,16 @@ import { memoryText, pct, queryText, random, sampleVector, tableEmbedder, word }
 
 const { values: options, positionals: checkouts } = parseArgs({
   allowPositionals: true,
-  options: { memories: { type: "string", default: "100000" }, queries: { type: "string", default: "60" }, rounds: { type: "string", default: "5" } },
+  options: {
+    memories: { type: "string", default: "100000" },
+    queries: { type: "string", default: "60" },
+    rounds: { type: "string", default: "5" },
+  },
 });
-if (checkouts.length < 2) throw new Error("usage: node bench/context-ab.mjs <checkout> <checkout> [...] [--memories N] [--queries N] [--rounds N]");
+if (checkouts.length < 2)
+  throw new Error(
+    "usage: node bench/context-ab.mjs <checkout> <checkout> [...] [--memories N] [--queries N] [--rounds N]",
+  );
 const roots = checkouts.map((c) => resolve(c));
 const n = Number(options.memories);
 const queryCount = Number(options.queries);
@@ -40,7 +47,13 @@ for (let i = 0; i < n; i += 1000) {
   for (let k = i; k < Math.min(n, i + 1000); k++) {
     const text = memoryText(k);
     table.set(text, sampleVector());
-    batch.push({ kind: "fact", text, provenance: "bench", importance: random(), createdAt: clock.now() - Math.floor(random() * 90) * 86_400_000 });
+    batch.push({
+      kind: "fact",
+      text,
+      provenance: "bench",
+      importance: random(),
+      createdAt: clock.now() - Math.floor(random() * 90) * 86_400_000,
+    });
   }
   database.db.exec("BEGIN");
   await setups[0].memory.insert(batch);
@@ -48,21 +61,43 @@ for (let i = 0; i < n; i += 1000) {
 }
 const session = "bench-session";
 for (let i = 0; i < 30; i++) {
-  database.sql.exec("INSERT INTO messages (id, session_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)", `msg${i}`, session, i % 2 ? "assistant" : "user", `Message ${i} about ${word()} and ${word()}.`, clock.now());
+  database.sql.exec(
+    "INSERT INTO messages (id, session_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)",
+    `msg${i}`,
+    session,
+    i % 2 ? "assistant" : "user",
+    `Message ${i} about ${word()} and ${word()}.`,
+    clock.now(),
+  );
 }
 const queries = Array.from({ length: queryCount }, queryText);
-const turn = (q) => ({ sessionId: session, systemPrompt: "You are a bench agent.", query: q, sources: ["memory"], recencyWindow: 20, screen: () => null });
+const turn = (q) => ({
+  sessionId: session,
+  systemPrompt: "You are a bench agent.",
+  query: q,
+  sources: ["memory"],
+  recencyWindow: 20,
+  screen: () => null,
+});
 
 const outputs = [];
 for (const setup of setups) {
   const out = [];
   for (const q of queries) {
     const { compiled } = await setup.turns.compile(turn(q));
-    out.push(JSON.stringify({ messages: compiled.messages, items: compiled.items.map((x) => [x.id, x.scores, x.included, x.reason]) }));
+    out.push(
+      JSON.stringify({
+        messages: compiled.messages,
+        items: compiled.items.map((x) => [x.id, x.scores, x.included, x.reason]),
+      }),
+    );
   }
   outputs.push(out);
 }
-for (let i = 1; i < setups.length; i++) console.log(`${roots[i]} compiles what ${roots[0]} does: ${outputs[i].every((o, q) => o === outputs[0][q]) ? "yes" : "NO"}`);
+for (let i = 1; i < setups.length; i++)
+  console.log(
+    `${roots[i]} compiles what ${roots[0]} does: ${outputs[i].every((o, q) => o === outputs[0][q]) ? "yes" : "NO"}`,
+  );
 
 const p50s = setups.map(() => []);
 for (let round = 0; round < rounds; round++) {
@@ -77,9 +112,14 @@ for (let round = 0; round < rounds; round++) {
   }
   for (const [si, setup] of setups.entries()) {
     p50s[si].push(pct(times[si], 50));
-    console.log(`round ${round + 1} ${setup.root}: compile p50 ${pct(times[si], 50).toFixed(2)} ms, p95 ${pct(times[si], 95).toFixed(2)} ms`);
+    console.log(
+      `round ${round + 1} ${setup.root}: compile p50 ${pct(times[si], 50).toFixed(2)} ms, p95 ${pct(times[si], 95).toFixed(2)} ms`,
+    );
   }
 }
 console.log(`${n} memories, ${queryCount} compiles per checkout per round`);
-for (const [si, setup] of setups.entries()) console.log(`${setup.root}: p50 by round ${p50s[si].map((x) => x.toFixed(1)).join(" / ")}; median ${pct(p50s[si], 50).toFixed(2)} ms`);
+for (const [si, setup] of setups.entries())
+  console.log(
+    `${setup.root}: p50 by round ${p50s[si].map((x) => x.toFixed(1)).join(" / ")}; median ${pct(p50s[si], 50).toFixed(2)} ms`,
+  );
 database.db.close();

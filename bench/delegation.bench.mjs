@@ -65,16 +65,35 @@ async function roundTrips(server) {
 
 /** One round of the ring: every agent asks the next one at once; resolves when every run has finished. */
 async function round(request, names, n) {
-  const started = await Promise.all(names.map((name, i) => request(`/api/agents/${name}/messages`, { method: "POST", json: { content: `/ask ${names[(i + 1) % names.length]} round ${n}` } })));
+  const started = await Promise.all(
+    names.map((name, i) =>
+      request(`/api/agents/${name}/messages`, {
+        method: "POST",
+        json: { content: `/ask ${names[(i + 1) % names.length]} round ${n}` },
+      }),
+    ),
+  );
   // POST …/messages answers when its turn has settled; a delegating turn settles once the answer came.
-  const runs = await Promise.all(started.map((s, i) => (["completed", "failed", "cancelled"].includes(s.status) ? s : settled(request, names[i], s.runId))));
+  const runs = await Promise.all(
+    started.map((s, i) =>
+      ["completed", "failed", "cancelled"].includes(s.status) ? s : settled(request, names[i], s.runId),
+    ),
+  );
   const failed = runs.filter((r) => r.status !== "completed");
   if (failed.length) throw new Error(`${failed.length} ring runs failed, e.g. ${failed[0].error}`);
 }
 
 /** Where the worker's CPU goes, by the code that was running (a sample counts once per group it is under). */
 /** The registry's methods another object or the worker calls (RPC); the bus's are busRecord and busAdmit. */
-const registryMethods = ["busRecord", "busAdmit", "projectInfo", "verifyTokenHash", "getAgent", "listAgents", "spawnChild"];
+const registryMethods = [
+  "busRecord",
+  "busAdmit",
+  "projectInfo",
+  "verifyTokenHash",
+  "getAgent",
+  "listAgents",
+  "spawnChild",
+];
 
 const profileGroups = {
   registry: ["durable-objects/registry/"],
@@ -100,8 +119,10 @@ async function throughput(server, RING, probe, session) {
   await client(server)("/api/projects", { method: "POST", json: { slug: project } });
   const request = client({ ...server, project });
   const names = Array.from({ length: RING }, (_, i) => `ring-${i}`);
-  for (const name of names) await request("/api/agents", { method: "POST", json: { name, systemPrompt: `I am ${name}.` } });
-  for (const [i, name] of names.entries()) await request(`/api/agents/${name}/connections`, { method: "PUT", json: { connections: [names[(i + 1) % RING]] } });
+  for (const name of names)
+    await request("/api/agents", { method: "POST", json: { name, systemPrompt: `I am ${name}.` } });
+  for (const [i, name] of names.entries())
+    await request(`/api/agents/${name}/connections`, { method: "PUT", json: { connections: [names[(i + 1) % RING]] } });
   await round(request, names, -1); // every object started and migrated: not measured
   const ROUNDS = roundsOf(RING);
   const messages = RING * ROUNDS * 2;
@@ -113,23 +134,47 @@ async function throughput(server, RING, probe, session) {
   const seconds = (performance.now() - t0) / 1000;
   const clientCpu = process.cpuUsage(client0);
   const stall = cpuStall();
-  const result = { ring: RING, rounds: ROUNDS, messages, seconds, perSecond: messages / seconds, clientCpuMs: (clientCpu.user + clientCpu.system) / 1000, ...(stall !== null && stall0 !== null ? { cpuWaited: (stall - stall0) / 1e6 / seconds } : {}) };
+  const result = {
+    ring: RING,
+    rounds: ROUNDS,
+    messages,
+    seconds,
+    perSecond: messages / seconds,
+    clientCpuMs: (clientCpu.user + clientCpu.system) / 1000,
+    ...(stall !== null && stall0 !== null ? { cpuWaited: (stall - stall0) / 1e6 / seconds } : {}),
+  };
   if (!before) return result;
   const used = cpuSnapshot(probe).since(before);
-  Object.assign(result, { workerCpuMs: used.worker, proxyCpuMs: used.proxy, wranglerCpuMs: used.wrangler, utilisation: used.worker / used.wallMs });
+  Object.assign(result, {
+    workerCpuMs: used.worker,
+    proxyCpuMs: used.proxy,
+    wranglerCpuMs: used.wrangler,
+    utilisation: used.worker / used.wallMs,
+  });
   if (!session) return result;
   // Two more rounds, not timed: one under the sampling profiler, one counting calls (which slows the worker).
   const profile = await session.profile(() => round(request, names, ROUNDS));
   result.profile = attributeProfile(profile, root, profileGroups);
   // Open it in Chrome DevTools (Performance → Load profile) to see the rest.
-  if (process.env.BENCH_DELEGATION_PROFILE_DIR) writeFileSync(join(process.env.BENCH_DELEGATION_PROFILE_DIR, `delegation-ring-${RING}.cpuprofile`), JSON.stringify(profile));
-  result.registryCalls = await session.callCounts(root, "durable-objects/registry/", registryMethods, () => round(request, names, ROUNDS + 1)).catch((error) => void (result.probeError = error.message));
+  if (process.env.BENCH_DELEGATION_PROFILE_DIR)
+    writeFileSync(
+      join(process.env.BENCH_DELEGATION_PROFILE_DIR, `delegation-ring-${RING}.cpuprofile`),
+      JSON.stringify(profile),
+    );
+  result.registryCalls = await session
+    .callCounts(root, "durable-objects/registry/", registryMethods, () => round(request, names, ROUNDS + 1))
+    .catch((error) => void (result.probeError = error.message));
   return result;
 }
 
 /** @param {{ url: string, token: string } | null} server */
 export async function run(server) {
-  if (!server) return { title: "Delegation over the bus (direct, Queues as fallback)", rows: [], notes: ["no server: wrangler dev did not start"] };
+  if (!server)
+    return {
+      title: "Delegation over the bus (direct, Queues as fallback)",
+      rows: [],
+      notes: ["no server: wrangler dev did not start"],
+    };
   const probe = findWorkerd(server.url);
   const rt = await roundTrips(server);
   const tps = [];
@@ -145,8 +190,22 @@ export async function run(server) {
   const pct = (x) => `${Math.round(x * 1000) / 10}%`;
   const perMessage = (tp, name) => (tp.registryCalls?.[name] ?? 0) / (tp.ring * 2);
   const rows = [
-    { name: "delegation round trip p50 (bus)", figure: r(rt.bus.p50), unit: "ms", baseline: r(rt.rpc.p50), ratio: r(rt.bus.p50 / rt.rpc.p50), target: "<= 3x", ok: rt.bus.p50 / rt.rpc.p50 <= 3 },
-    { name: "delegation round trip p95 (bus)", figure: r(rt.bus.p95), unit: "ms", baseline: r(rt.rpc.p95), ratio: r(rt.bus.p95 / rt.rpc.p95) },
+    {
+      name: "delegation round trip p50 (bus)",
+      figure: r(rt.bus.p50),
+      unit: "ms",
+      baseline: r(rt.rpc.p50),
+      ratio: r(rt.bus.p50 / rt.rpc.p50),
+      target: "<= 3x",
+      ok: rt.bus.p50 / rt.rpc.p50 <= 3,
+    },
+    {
+      name: "delegation round trip p95 (bus)",
+      figure: r(rt.bus.p95),
+      unit: "ms",
+      baseline: r(rt.rpc.p95),
+      ratio: r(rt.bus.p95 / rt.rpc.p95),
+    },
     { name: "direct DO RPC round trip p50", figure: r(rt.rpc.p50), unit: "ms" },
   ];
   for (const tp of tps) {
@@ -155,37 +214,70 @@ export async function run(server) {
     rows.push(
       { name: `worker CPU per message, ${tp.ring} agents`, figure: r2(tp.workerCpuMs / tp.messages), unit: "ms" },
       { name: `worker CPU use, ${tp.ring} agents (1.0 = one core)`, figure: r2(tp.utilisation), unit: "cores" },
-      { name: `msg per worker CPU-second, ${tp.ring} agents`, figure: r(tp.messages / (tp.workerCpuMs / 1000)), unit: "msg/CPU-s" },
+      {
+        name: `msg per worker CPU-second, ${tp.ring} agents`,
+        figure: r(tp.messages / (tp.workerCpuMs / 1000)),
+        unit: "msg/CPU-s",
+      },
     );
-    if (tp.registryCalls) rows.push({ name: `registry calls per message (bus log, never awaited), ${tp.ring} agents`, figure: r2(perMessage(tp, "busRecord") + perMessage(tp, "busAdmit")), unit: "calls" });
+    if (tp.registryCalls)
+      rows.push({
+        name: `registry calls per message (bus log, never awaited), ${tp.ring} agents`,
+        figure: r2(perMessage(tp, "busRecord") + perMessage(tp, "busAdmit")),
+        unit: "calls",
+      });
     if (tp.profile) {
       rows.push(
         { name: `worker thread busy (profile), ${tp.ring} agents`, figure: r((1 - tp.profile.idle) * 100), unit: "%" },
-        { name: `registry share of worker CPU, ${tp.ring} agents`, figure: r(tp.profile.groups.registry * 100), unit: "%" },
+        {
+          name: `registry share of worker CPU, ${tp.ring} agents`,
+          figure: r(tp.profile.groups.registry * 100),
+          unit: "%",
+        },
       );
     }
   }
   const notes = [
     `round trip: ${ROUND_TRIPS} delegations (after ${WARMUP} warm-up), baseline ${ECHO_SAMPLES} GET /api/health/echo`,
-    ...tps.map((tp) => `throughput: ${tp.messages} messages (requests + answers) in ${r(tp.seconds)} s, ${tp.rounds} rounds of ${tp.ring} concurrent asks (after one round that starts every agent)`),
+    ...tps.map(
+      (tp) =>
+        `throughput: ${tp.messages} messages (requests + answers) in ${r(tp.seconds)} s, ${tp.rounds} rounds of ${tp.ring} concurrent asks (after one round that starts every agent)`,
+    ),
     "messages go straight to the target Durable Object and through the local Miniflare queue (wrangler dev) only when that fails",
   ];
-  if (!probe) notes.push("worker CPU not measured: the workerd behind the server was not found in /proc (not Linux, or not a local wrangler dev)");
+  if (!probe)
+    notes.push(
+      "worker CPU not measured: the workerd behind the server was not found in /proc (not Linux, or not a local wrangler dev)",
+    );
   for (const tp of tps) {
     if (tp.workerCpuMs === undefined) continue;
     notes.push(
       `${tp.ring} agents: worker (workerd running the Durable Objects) ${r(tp.workerCpuMs / 1000)} CPU-s in ${r(tp.seconds)} s wall = ${r2(tp.utilisation)} cores; ` +
         `wrangler's proxy workerd ${r2(tp.proxyCpuMs / tp.messages)} ms/msg, wrangler ${r2(tp.wranglerCpuMs / tp.messages)} ms/msg, this client ${r2(tp.clientCpuMs / tp.messages)} ms/msg` +
-        (tp.cpuWaited !== undefined ? `; some task of the machine waited for a CPU ${pct(tp.cpuWaited)} of the time (/proc/pressure/cpu: other work shares the 2 cores)` : ""),
+        (tp.cpuWaited !== undefined
+          ? `; some task of the machine waited for a CPU ${pct(tp.cpuWaited)} of the time (/proc/pressure/cpu: other work shares the 2 cores)`
+          : ""),
     );
     if (tp.profile) {
-      const groups = Object.entries(tp.profile.groups).map(([g, share]) => `${g} ${pct(share)}`).join(", ");
-      notes.push(`${tp.ring} agents, profile of one more round (${tp.profile.samples} samples, thread idle ${pct(tp.profile.idle)}): ${groups}; most self time: ${tp.profile.topFiles.slice(0, 5).map((f) => `${f.path} ${pct(f.share)}`).join(", ")}`);
+      const groups = Object.entries(tp.profile.groups)
+        .map(([g, share]) => `${g} ${pct(share)}`)
+        .join(", ");
+      notes.push(
+        `${tp.ring} agents, profile of one more round (${tp.profile.samples} samples, thread idle ${pct(tp.profile.idle)}): ${groups}; most self time: ${tp.profile.topFiles
+          .slice(0, 5)
+          .map((f) => `${f.path} ${pct(f.share)}`)
+          .join(", ")}`,
+      );
     }
     if (tp.probeError) notes.push(`${tp.ring} agents: no call counts (${tp.probeError})`);
     if (tp.registryCalls) {
-      const calls = Object.entries(tp.registryCalls).sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${r2(n / (tp.ring * 2))}`).join(", ");
-      notes.push(`${tp.ring} agents, registry calls per message in one more round (V8 call counts): ${calls || "none"} (projectInfo is the HTTP API's project check of this bench's own requests, not the bus)`);
+      const calls = Object.entries(tp.registryCalls)
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, n]) => `${name} ${r2(n / (tp.ring * 2))}`)
+        .join(", ");
+      notes.push(
+        `${tp.ring} agents, registry calls per message in one more round (V8 call counts): ${calls || "none"} (projectInfo is the HTTP API's project check of this bench's own requests, not the bus)`,
+      );
     }
   }
   return { title: "Delegation over the bus (direct, Queues as fallback)", rows, notes };

@@ -29,20 +29,78 @@ const args = JSON.stringify({
   headers: { accept: "application/vnd.github+json", "x-request-id": "9b2f4c1e-5d7a-4e8b-a1c3-2f6e8d9b0a7c" },
   body: "Please summarise the open pull requests and list the ones that touch the billing module.",
 });
-const longText = Array.from({ length: 1400 }, (_, i) => `word${i % 97}`).join(" ").slice(0, 10_000);
+const longText = Array.from({ length: 1400 }, (_, i) => `word${i % 97}`)
+  .join(" ")
+  .slice(0, 10_000);
 
 export async function run() {
   const native = new RegExp(secretsPattern, "i");
   const re2 = RE2JS.compile(secretsPattern, RE2JS.CASE_INSENSITIVE);
   const rows = [
-    { name: "typical args (~300 chars), no match: RegExp", figure: round(micros(() => native.test(args)), 3), unit: "µs" },
-    { name: "typical args (~300 chars), no match: RE2JS", figure: round(micros(() => re2.test(args)), 3), unit: "µs" },
-    { name: "typical args, match: RegExp", figure: round(micros(() => native.test(`${args} password=x`)), 3), unit: "µs" },
-    { name: "typical args, match: RE2JS", figure: round(micros(() => re2.test(`${args} password=x`)), 3), unit: "µs" },
-    { name: "10,000 chars, no match: RegExp", figure: round(micros(() => native.test(longText)), 2), unit: "µs" },
-    { name: "10,000 chars, no match: RE2JS", figure: round(micros(() => re2.test(longText)), 2), unit: "µs" },
-    { name: "compile the pattern: RegExp", figure: round(micros(() => new RegExp(secretsPattern, "i")), 3), unit: "µs" },
-    { name: "compile the pattern: RE2JS", figure: round(micros(() => RE2JS.compile(secretsPattern, RE2JS.CASE_INSENSITIVE)), 2), unit: "µs" },
+    {
+      name: "typical args (~300 chars), no match: RegExp",
+      figure: round(
+        micros(() => native.test(args)),
+        3,
+      ),
+      unit: "µs",
+    },
+    {
+      name: "typical args (~300 chars), no match: RE2JS",
+      figure: round(
+        micros(() => re2.test(args)),
+        3,
+      ),
+      unit: "µs",
+    },
+    {
+      name: "typical args, match: RegExp",
+      figure: round(
+        micros(() => native.test(`${args} password=x`)),
+        3,
+      ),
+      unit: "µs",
+    },
+    {
+      name: "typical args, match: RE2JS",
+      figure: round(
+        micros(() => re2.test(`${args} password=x`)),
+        3,
+      ),
+      unit: "µs",
+    },
+    {
+      name: "10,000 chars, no match: RegExp",
+      figure: round(
+        micros(() => native.test(longText)),
+        2,
+      ),
+      unit: "µs",
+    },
+    {
+      name: "10,000 chars, no match: RE2JS",
+      figure: round(
+        micros(() => re2.test(longText)),
+        2,
+      ),
+      unit: "µs",
+    },
+    {
+      name: "compile the pattern: RegExp",
+      figure: round(
+        micros(() => new RegExp(secretsPattern, "i")),
+        3,
+      ),
+      unit: "µs",
+    },
+    {
+      name: "compile the pattern: RE2JS",
+      figure: round(
+        micros(() => RE2JS.compile(secretsPattern, RE2JS.CASE_INSENSITIVE)),
+        2,
+      ),
+      unit: "µs",
+    },
   ];
   const hostile = /(a+)+$/i;
   for (const n of [20, 25, 27]) {
@@ -54,12 +112,21 @@ export async function run() {
   const linear = RE2JS.compile("(a+)+$", RE2JS.CASE_INSENSITIVE);
   for (const n of [27, 10_000]) {
     const input = `${"a".repeat(n)}!`;
-    rows.push({ name: `(a+)+$ on "a"×${n}+"!": RE2JS`, figure: round(micros(() => linear.test(input), 200), 2), unit: "µs" });
+    rows.push({
+      name: `(a+)+$ on "a"×${n}+"!": RE2JS`,
+      figure: round(
+        micros(() => linear.test(input), 200),
+        2,
+      ),
+      unit: "µs",
+    });
   }
   return {
     title: "deny-pattern gate check",
     rows,
-    notes: ["RegExp on the hostile input is timed once per n (each extra \"a\" doubles it); n = 27 is the case in the issue."],
+    notes: [
+      'RegExp on the hostile input is timed once per n (each extra "a" doubles it); n = 27 is the case in the issue.',
+    ],
   };
 }
 

@@ -3,7 +3,8 @@
 // Not a *.bench.mjs file, so bench/run.mjs does not list it as a module.
 
 /** Nearest-rank percentile of an ascending array. */
-export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+export const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 /**
  * p50, p95 and mean of a list of samples (left unsorted).
@@ -12,7 +13,11 @@ export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math
  */
 export const stats = (samples) => {
   const sorted = [...samples].sort((x, y) => x - y);
-  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), mean: samples.reduce((s, x) => s + x, 0) / samples.length };
+  return {
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    mean: samples.reduce((s, x) => s + x, 0) / samples.length,
+  };
 };
 
 /** wrangler dev rebuilds and restarts the worker when a source file changes (other people edit the tree). */
@@ -34,7 +39,8 @@ export function client({ url, token, project }) {
     const headers = { authorization: `Bearer ${token}` };
     if (project !== undefined) headers["x-pantheon-project"] = project;
     if (json !== undefined) headers["content-type"] = "application/json";
-    const send = () => fetch(url + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    const send = () =>
+      fetch(url + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
     // A keep-alive connection left idle while another module ran (vector-index takes a minute) may
     // have been closed by the server: fetch retries only idempotent requests on it, so a POST fails
     // with a socket error before reaching the worker. Sent again once, on a new connection.
@@ -43,7 +49,8 @@ export function client({ url, token, project }) {
       throw error;
     });
     const body = await res.text();
-    if (res.status === 503 && /restarted/i.test(body)) throw new WorkerRestarted(`${method} ${path}: ${body.slice(0, 200)}`);
+    if (res.status === 503 && /restarted/i.test(body))
+      throw new WorkerRestarted(`${method} ${path}: ${body.slice(0, 200)}`);
     if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${body.slice(0, 300)}`);
     return body ? JSON.parse(body) : null;
   };

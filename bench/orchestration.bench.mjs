@@ -48,17 +48,29 @@ async function allCalls(request, seen) {
 
 /** The three questions as direct asks of main, sent at once: first start → last finish. */
 async function directAsks(request, n) {
-  const started = await Promise.all(judges.map((j) => request("/api/agents/main/messages", { method: "POST", json: { content: `/ask ${j} Approve release ${n}?` } })));
-  const runs = await Promise.all(started.map((s) => until(async () => {
-    const { run } = await request(`/api/agents/main/runs/${s.runId}`);
-    return final.includes(run.status) ? run : null;
-  })));
-  if (runs.some((r) => r.status !== "completed")) throw new Error(`a direct ask ${runs.find((r) => r.status !== "completed").status}`);
+  const started = await Promise.all(
+    judges.map((j) =>
+      request("/api/agents/main/messages", { method: "POST", json: { content: `/ask ${j} Approve release ${n}?` } }),
+    ),
+  );
+  const runs = await Promise.all(
+    started.map((s) =>
+      until(async () => {
+        const { run } = await request(`/api/agents/main/runs/${s.runId}`);
+        return final.includes(run.status) ? run : null;
+      }),
+    ),
+  );
+  if (runs.some((r) => r.status !== "completed"))
+    throw new Error(`a direct ask ${runs.find((r) => r.status !== "completed").status}`);
   return Math.max(...runs.map((r) => r.finishedAt)) - Math.min(...runs.map((r) => r.startedAt));
 }
 
 async function fanOut(request, n) {
-  const { id } = await request("/api/agents/main/fanouts", { method: "POST", json: { targets: judges, question: `Approve release ${n}?`, policy: "all" } });
+  const { id } = await request("/api/agents/main/fanouts", {
+    method: "POST",
+    json: { targets: judges, question: `Approve release ${n}?`, policy: "all" },
+  });
   const view = await until(async () => {
     const v = await request(`/api/agents/main/fanouts/${id}`);
     return v.status === "decided" ? v : null;
@@ -69,7 +81,10 @@ async function fanOut(request, n) {
 
 const workflow = {
   name: "verdict",
-  steps: [...judges.map((j, i) => ({ id: `s${i}`, kind: "ask", agent: j, input: "Approve release {{input}}?" })), { id: "vote", kind: "join", policy: "majority", tie: "first-listed", after: ["s0", "s1", "s2"] }],
+  steps: [
+    ...judges.map((j, i) => ({ id: `s${i}`, kind: "ask", agent: j, input: "Approve release {{input}}?" })),
+    { id: "vote", kind: "join", policy: "majority", tie: "first-listed", after: ["s0", "s1", "s2"] },
+  ],
 };
 
 async function workflowRun(request, n) {
@@ -110,12 +125,42 @@ export async function run(server) {
     title,
     rows: [
       { name: "three direct asks at once p50 (baseline)", figure: r(direct.wall.p50), unit: "ms" },
-      { name: "fan-out of three (all) p50", figure: r(fan.wall.p50), unit: "ms", baseline: r(direct.wall.p50), ratio: r(fan.wall.p50 / direct.wall.p50), target: "<= 1.5x", ok: fan.wall.p50 / direct.wall.p50 <= 1.5 },
-      { name: "four-step workflow (3 asks + majority join) p50", figure: r(flow.wall.p50), unit: "ms", baseline: r(direct.wall.p50), ratio: r(flow.wall.p50 / direct.wall.p50), target: "<= 1.5x", ok: flow.wall.p50 / direct.wall.p50 <= 1.5 },
+      {
+        name: "fan-out of three (all) p50",
+        figure: r(fan.wall.p50),
+        unit: "ms",
+        baseline: r(direct.wall.p50),
+        ratio: r(fan.wall.p50 / direct.wall.p50),
+        target: "<= 1.5x",
+        ok: fan.wall.p50 / direct.wall.p50 <= 1.5,
+      },
+      {
+        name: "four-step workflow (3 asks + majority join) p50",
+        figure: r(flow.wall.p50),
+        unit: "ms",
+        baseline: r(direct.wall.p50),
+        ratio: r(flow.wall.p50 / direct.wall.p50),
+        target: "<= 1.5x",
+        ok: flow.wall.p50 / direct.wall.p50 <= 1.5,
+      },
       { name: "model calls: three direct asks", figure: r(direct.calls), unit: "calls" },
-      { name: "model calls: fan-out of three", figure: r(fan.calls), unit: "calls", baseline: r(direct.calls), ratio: r(fan.calls / direct.calls) },
-      { name: "model calls: four-step workflow", figure: r(flow.calls), unit: "calls", baseline: r(direct.calls), ratio: r(flow.calls / direct.calls) },
+      {
+        name: "model calls: fan-out of three",
+        figure: r(fan.calls),
+        unit: "calls",
+        baseline: r(direct.calls),
+        ratio: r(fan.calls / direct.calls),
+      },
+      {
+        name: "model calls: four-step workflow",
+        figure: r(flow.calls),
+        unit: "calls",
+        baseline: r(direct.calls),
+        ratio: r(flow.calls / direct.calls),
+      },
     ],
-    notes: [`${SAMPLES} samples each after ${WARMUP} warm-up; p95: direct ${r(direct.wall.p95)} ms, fan-out ${r(fan.wall.p95)} ms, workflow ${r(flow.wall.p95)} ms`],
+    notes: [
+      `${SAMPLES} samples each after ${WARMUP} warm-up; p95: direct ${r(direct.wall.p95)} ms, fan-out ${r(fan.wall.p95)} ms, workflow ${r(flow.wall.p95)} ms`,
+    ],
   };
 }

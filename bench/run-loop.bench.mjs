@@ -51,7 +51,8 @@ function recordModelCalls(server) {
 
 /** @param {{ url: string, token: string, modelDouble?: { url: string, server: import("node:http").Server } } | null} server */
 export async function run(server) {
-  if (!server?.modelDouble) throw new Error("run-loop needs the local stack and the scripted model double (run it through bench/run.mjs)");
+  if (!server?.modelDouble)
+    throw new Error("run-loop needs the local stack and the scripted model double (run it through bench/run.mjs)");
   const request = client(server);
   const double = server.modelDouble;
   const stamp = Date.now().toString(36);
@@ -81,7 +82,10 @@ export async function run(server) {
     }
   };
 
-  const script = [...Array.from({ length: STEPS - 1 }, () => ({ toolCalls: [{ name: "clock.now", arguments: {} }] })), { content: "It is now; done." }];
+  const script = [
+    ...Array.from({ length: STEPS - 1 }, () => ({ toolCalls: [{ name: "clock.now", arguments: {} }] })),
+    { content: "It is now; done." },
+  ];
   const discarded = [];
   const extraCalls = [];
   const extraMs = [];
@@ -97,17 +101,31 @@ export async function run(server) {
     for (let r = 0; perRunTrace.length < RUNS; r++) {
       // A model name per run: a reply lost on the way cannot shift the next run's script.
       const model = `${modelPrefix}-${r}`;
-      await timed(() => request(`/api/agents/${agent}`, { method: "PATCH", json: { model: { provider: "openai", name: model } } }), restarts);
+      await timed(
+        () =>
+          request(`/api/agents/${agent}`, { method: "PATCH", json: { model: { provider: "openai", name: model } } }),
+        restarts,
+      );
       // A fresh session per run: no history to fold into a summary (which would ask the model too).
       let session;
-      await timed(async () => (session = await request(`/api/agents/${agent}/sessions`, { method: "POST", json: { title: `run ${r}` } })), restarts);
-      const scripted = await fetch(`${double.url}/__script/${encodeURIComponent(model)}`, { method: "POST", body: JSON.stringify(script) });
+      await timed(
+        async () =>
+          (session = await request(`/api/agents/${agent}/sessions`, { method: "POST", json: { title: `run ${r}` } })),
+        restarts,
+      );
+      const scripted = await fetch(`${double.url}/__script/${encodeURIComponent(model)}`, {
+        method: "POST",
+        body: JSON.stringify(script),
+      });
       if (!scripted.ok) throw new Error(`scripting the model double failed: ${scripted.status}`);
       const first = recorder.calls.length;
       const t0 = performance.now();
       let outcome;
       try {
-        outcome = await request(`/api/agents/${agent}/messages`, { method: "POST", json: { content: `run ${r}: what time is it? check ${STEPS - 1} times`, session: session.id } });
+        outcome = await request(`/api/agents/${agent}/messages`, {
+          method: "POST",
+          json: { content: `run ${r}: what time is it? check ${STEPS - 1} times`, session: session.id },
+        });
       } catch (error) {
         if (!(error instanceof WorkerRestarted) || restarts.count >= 5) throw error;
         restarts.count += 1;
@@ -127,7 +145,9 @@ export async function run(server) {
         const counts = {};
         for (const step of trace) counts[step.name] = (counts[step.name] ?? 0) + 1;
         const errors = trace.map((step) => step.data?.error).filter(Boolean);
-        discarded.push(`run ${r}: ${outcome.status}, ${summary.steps} steps, ${calls.length} model requests at the double; trace ${JSON.stringify(counts)}${outcome.error ? `; error: ${outcome.error}` : ""}${errors.length ? `; step errors: ${errors.slice(0, 2).join(" | ")}` : ""}`);
+        discarded.push(
+          `run ${r}: ${outcome.status}, ${summary.steps} steps, ${calls.length} model requests at the double; trace ${JSON.stringify(counts)}${outcome.error ? `; error: ${outcome.error}` : ""}${errors.length ? `; step errors: ${errors.slice(0, 2).join(" | ")}` : ""}`,
+        );
         if (discarded.length > 5) throw new Error(`too many runs went wrong:\n${discarded.join("\n")}`);
         continue;
       }
@@ -140,7 +160,8 @@ export async function run(server) {
       perRunTrace.push((wall - sum(models) - sum(tools)) / summary.steps);
       modelMs.push(sum(models) / models.length);
       toolMs.push(tools.length ? sum(tools) / tools.length : 0);
-      for (let k = 0; k + 1 < calls.length; k++) gapSamples.push(calls[k + 1].arrived - calls[k].sent - (tools[k] ?? 0));
+      for (let k = 0; k + 1 < calls.length; k++)
+        gapSamples.push(calls[k + 1].arrived - calls[k].sent - (tools[k] ?? 0));
       const atDouble = sum(seen.filter((c) => c.sent <= t1).map((c) => c.sent - c.arrived));
       perRunWhole.push((t1 - t0 - atDouble - sum(tools)) / STEPS);
       heads.push(calls[0].arrived - t0);
@@ -165,7 +186,11 @@ export async function run(server) {
   const rows = [
     ms("DO echo round trip p50", echo.p50),
     ms("DO echo round trip p95", echo.p95),
-    ms("loop overhead/step (trace) p50", traceStats.p50, { ...vsEcho(traceStats.p50), target: `<= ${TARGET_RATIO}x`, ok: ratio <= TARGET_RATIO }),
+    ms("loop overhead/step (trace) p50", traceStats.p50, {
+      ...vsEcho(traceStats.p50),
+      target: `<= ${TARGET_RATIO}x`,
+      ok: ratio <= TARGET_RATIO,
+    }),
     ms("loop overhead/step (trace) p95", traceStats.p95, vsEcho(traceStats.p95)),
     ms("HTTP only, no DO (GET /api/health) p50", http.p50),
     ms("loop/step (trace) vs RPC alone p50", traceStats.p50, { baseline: rpc, ratio: traceStats.p50 / rpc }),
@@ -185,9 +210,16 @@ export async function run(server) {
     `the baseline is the echo as a client sees it (HTTP + one RPC), as the target defines it; "vs RPC alone" divides by echo − HTTP-only (${rpc.toFixed(2)} ms), an estimate of the DO hop by itself.`,
     `whole turn: (client wall − time spent inside the double − tools) / ${STEPS}: also pays the HTTP request, routing, context compile, memory work, and the SDK per model call.`,
   ];
-  if (sum(extraCalls)) notes.push(`after each turn the agent made ${(sum(extraCalls) / extraCalls.length).toFixed(1)} more model call(s) (memory extraction or a summary fold), ${extraMs.length} of them before the turn's HTTP response: they are not loop steps and are left out of every per-step figure.`);
-  if (restarts.count) notes.push(`wrangler dev restarted the worker ${restarts.count} time(s) during the run (a source file changed); those runs and samples were dropped.`);
+  if (sum(extraCalls))
+    notes.push(
+      `after each turn the agent made ${(sum(extraCalls) / extraCalls.length).toFixed(1)} more model call(s) (memory extraction or a summary fold), ${extraMs.length} of them before the turn's HTTP response: they are not loop steps and are left out of every per-step figure.`,
+    );
+  if (restarts.count)
+    notes.push(
+      `wrangler dev restarted the worker ${restarts.count} time(s) during the run (a source file changed); those runs and samples were dropped.`,
+    );
   for (const line of discarded) notes.push(`discarded ${line}`);
-  if (ratio > TARGET_RATIO) notes.push(`above target by ${(traceStats.p50 - TARGET_RATIO * echo.p50).toFixed(2)} ms/step.`);
+  if (ratio > TARGET_RATIO)
+    notes.push(`above target by ${(traceStats.p50 - TARGET_RATIO * echo.p50).toFixed(2)} ms/step.`);
   return { title: `run-loop overhead per step, ${STEPS}-step runs, scripted model double`, rows, notes };
 }

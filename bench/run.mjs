@@ -28,7 +28,14 @@ const root = join(here, "..");
  */
 async function startModelDouble(scratch) {
   const outfile = join(scratch, "scripted-model-server.mjs");
-  await build({ entryPoints: [join(root, "test/doubles/scripted-model-server.ts")], bundle: true, platform: "node", format: "esm", outfile, logLevel: "error" });
+  await build({
+    entryPoints: [join(root, "test/doubles/scripted-model-server.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile,
+    logLevel: "error",
+  });
   const { startScriptedModelServer } = await import(pathToFileURL(outfile).href);
   return startScriptedModelServer();
 }
@@ -49,7 +56,11 @@ export async function startBenchServer() {
     token,
     persistTo: join(scratch, "state"),
     // Loopback outbound: the telemetry module's OTLP receiver listens on 127.0.0.1 (as in test/node/otel.check.mjs).
-    vars: { OPENAI_API_KEY: "sk-bench-double", OPENAI_BASE_URL: `${modelDouble.url}/v1`, PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true" },
+    vars: {
+      OPENAI_API_KEY: "sk-bench-double",
+      OPENAI_BASE_URL: `${modelDouble.url}/v1`,
+      PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true",
+    },
   }).catch(async (error) => {
     modelDouble.server.close();
     await rm(scratch, { recursive: true, force: true });
@@ -78,7 +89,10 @@ function withTimeout(promise, ms, message) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-const exportsRun = (source) => /export\s+(async\s+)?function\s+run\s*\(/.test(source) || /export\s+(const|let)\s+run\s*=/.test(source) || /export\s*\{[^}]*\brun\b[^}]*\}/.test(source);
+const exportsRun = (source) =>
+  /export\s+(async\s+)?function\s+run\s*\(/.test(source) ||
+  /export\s+(const|let)\s+run\s*=/.test(source) ||
+  /export\s*\{[^}]*\brun\b[^}]*\}/.test(source);
 
 function cell(value, digits = 2) {
   if (value === undefined || value === null || value === "") return "-";
@@ -94,9 +108,19 @@ function cell(value, digits = 2) {
 /** Prints rows as an aligned text table. */
 function printTable(rows) {
   const head = ["name", "figure", "unit", "baseline", "ratio", "target", "ok?"];
-  const body = rows.map((r) => [cell(r.name), cell(r.figure), cell(r.unit), cell(r.baseline), cell(r.ratio), cell(r.target), r.ok === undefined ? "-" : cell(r.ok)]);
+  const body = rows.map((r) => [
+    cell(r.name),
+    cell(r.figure),
+    cell(r.unit),
+    cell(r.baseline),
+    cell(r.ratio),
+    cell(r.target),
+    r.ok === undefined ? "-" : cell(r.ok),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((line) => line[i].length)));
-  const line = (cells) => "  " + cells.map((c, i) => (i === 0 || i === 2 || i === 5 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  const line = (cells) =>
+    "  " +
+    cells.map((c, i) => (i === 0 || i === 2 || i === 5 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   console.log(line(head));
   console.log("  " + widths.map((w) => "-".repeat(w)).join("  "));
   for (const cells of body) console.log(line(cells));
@@ -113,7 +137,12 @@ async function readResults() {
   }
 }
 
-const mdCell = (value) => (value === undefined || value === null ? "" : typeof value === "number" ? String(Number(value.toFixed(value >= 100 ? 0 : 2))) : String(value).replace(/\|/g, "\\|"));
+const mdCell = (value) =>
+  value === undefined || value === null
+    ? ""
+    : typeof value === "number"
+      ? String(Number(value.toFixed(value >= 100 ? 0 : 2)))
+      : String(value).replace(/\|/g, "\\|");
 
 /**
  * bench/results.md: one table of every benchmark's figures and ratios, with the date and the
@@ -134,7 +163,9 @@ async function writeResults(modules) {
   ];
   for (const [name, result] of Object.entries(modules).sort(([a], [b]) => a.localeCompare(b))) {
     for (const row of result.rows) {
-      lines.push(`| ${name} | ${mdCell(row.name)} | ${mdCell(row.figure)} | ${mdCell(row.unit)} | ${mdCell(row.baseline)} | ${mdCell(row.ratio)} | ${mdCell(row.target)} | ${typeof row.ok === "boolean" ? (row.ok ? "yes" : "no") : ""} | ${result.at.slice(0, 10)} |`);
+      lines.push(
+        `| ${name} | ${mdCell(row.name)} | ${mdCell(row.figure)} | ${mdCell(row.unit)} | ${mdCell(row.baseline)} | ${mdCell(row.ratio)} | ${mdCell(row.target)} | ${typeof row.ok === "boolean" ? (row.ok ? "yes" : "no") : ""} | ${result.at.slice(0, 10)} |`,
+      );
     }
   }
   await writeFile(resultsMd, `${lines.join("\n")}\n`);
@@ -160,9 +191,13 @@ async function main(filters) {
   let stack = null;
   try {
     stack = await startBenchServer();
-    console.log(`wrangler dev up at ${stack.url} in ${((performance.now() - startedAt) / 1000).toFixed(1)} s; model double at ${stack.modelDouble.url}`);
+    console.log(
+      `wrangler dev up at ${stack.url} in ${((performance.now() - startedAt) / 1000).toFixed(1)} s; model double at ${stack.modelDouble.url}`,
+    );
   } catch (error) {
-    console.log(`wrangler dev did not start; server benchmarks will fail: ${error instanceof Error ? error.message : error}`);
+    console.log(
+      `wrangler dev did not start; server benchmarks will fail: ${error instanceof Error ? error.message : error}`,
+    );
   }
 
   // wrangler dev runs in its own process group: on Ctrl-C or a kill, stop it rather than orphan it.
@@ -183,18 +218,38 @@ async function main(filters) {
       try {
         const mod = await import(pathToFileURL(join(here, file)).href);
         if (typeof mod.run !== "function") throw new Error("the module has no run() export");
-        const server = stack ? { url: stack.url, token: stack.token, modelDouble: stack.modelDouble, inspectorPort: stack.inspectorPort } : null;
-        const result = await withTimeout(mod.run(server), moduleTimeoutMs, `${name} did not finish within ${moduleTimeoutMs / 1000} s`);
+        const server = stack
+          ? { url: stack.url, token: stack.token, modelDouble: stack.modelDouble, inspectorPort: stack.inspectorPort }
+          : null;
+        const result = await withTimeout(
+          mod.run(server),
+          moduleTimeoutMs,
+          `${name} did not finish within ${moduleTimeoutMs / 1000} s`,
+        );
         const rows = Array.isArray(result) ? result : (result?.rows ?? []);
         if (!Array.isArray(result) && result?.title) console.log(result.title);
         printTable(rows);
         for (const note of (!Array.isArray(result) && result?.notes) || []) console.log(`  · ${note}`);
-        results[name] = { title: (!Array.isArray(result) && result?.title) || name, at: new Date().toISOString(), rows };
+        results[name] = {
+          title: (!Array.isArray(result) && result?.title) || name,
+          at: new Date().toISOString(),
+          rows,
+        };
         const judged = rows.filter((r) => typeof r.ok === "boolean");
-        summary.push({ name, seconds: (performance.now() - t0) / 1000, judged: judged.length, met: judged.filter((r) => r.ok).length, missed: judged.filter((r) => !r.ok).map((r) => r.name) });
+        summary.push({
+          name,
+          seconds: (performance.now() - t0) / 1000,
+          judged: judged.length,
+          met: judged.filter((r) => r.ok).length,
+          missed: judged.filter((r) => !r.ok).map((r) => r.name),
+        });
       } catch (error) {
         console.log(`  ERROR: ${error instanceof Error ? (error.stack ?? error.message) : error}`);
-        summary.push({ name, seconds: (performance.now() - t0) / 1000, error: error instanceof Error ? error.message : String(error) });
+        summary.push({
+          name,
+          seconds: (performance.now() - t0) / 1000,
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     }
   } finally {
@@ -204,12 +259,16 @@ async function main(filters) {
   await writeResults(results);
   console.log("\n== summary ==");
   for (const s of summary) {
-    const what = s.error ? `error: ${s.error.split("\n")[0]}` : `${s.met}/${s.judged} targets met${s.missed.length ? ` (missed: ${s.missed.join(", ")})` : ""}`;
+    const what = s.error
+      ? `error: ${s.error.split("\n")[0]}`
+      : `${s.met}/${s.judged} targets met${s.missed.length ? ` (missed: ${s.missed.join(", ")})` : ""}`;
     console.log(`  ${s.name.padEnd(14)} ${s.seconds.toFixed(1).padStart(6)} s  ${what}`);
   }
   const missed = summary.flatMap((s) => s.missed ?? []);
   const errors = summary.filter((s) => s.error).length;
-  console.log(`  ${summary.length} module(s), ${errors} error(s), ${missed.length} target(s) missed. Figures are for comparison on this machine, not pass/fail.`);
+  console.log(
+    `  ${summary.length} module(s), ${errors} error(s), ${missed.length} target(s) missed. Figures are for comparison on this machine, not pass/fail.`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

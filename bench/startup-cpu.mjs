@@ -25,7 +25,13 @@ const children = () =>
 const cpuNs = (pids) =>
   pids.reduce((sum, pid) => {
     try {
-      return sum + readdirSync(`/proc/${pid}/task`).reduce((s, t) => s + Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]), 0);
+      return (
+        sum +
+        readdirSync(`/proc/${pid}/task`).reduce(
+          (s, t) => s + Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]),
+          0,
+        )
+      );
     } catch {
       return sum;
     }
@@ -33,12 +39,22 @@ const cpuNs = (pids) =>
 
 /** CPU milliseconds of one import of the bundle in `dir` (index.js and its .sql text modules), or of nothing. */
 async function importCpuMs(dir, compatibility) {
-  const modules = [{ type: "ESModule", path: "/w/entry.mjs", contents: `export default { async fetch() { ${dir ? 'await import("./index.js");' : ""} return new Response("ok"); } };` }];
+  const modules = [
+    {
+      type: "ESModule",
+      path: "/w/entry.mjs",
+      contents: `export default { async fetch() { ${dir ? 'await import("./index.js");' : ""} return new Response("ok"); } };`,
+    },
+  ];
   for (const file of dir ? readdirSync(dir) : []) {
-    if (file === "index.js") modules.push({ type: "ESModule", path: "/w/index.js", contents: readFileSync(join(dir, file), "utf8") });
-    else if (file.endsWith(".sql")) modules.push({ type: "Text", path: `/w/${file}`, contents: readFileSync(join(dir, file), "utf8") });
+    if (file === "index.js")
+      modules.push({ type: "ESModule", path: "/w/index.js", contents: readFileSync(join(dir, file), "utf8") });
+    else if (file.endsWith(".sql"))
+      modules.push({ type: "Text", path: `/w/${file}`, contents: readFileSync(join(dir, file), "utf8") });
   }
-  const mf = new Miniflare(convertV4MiniflareOptions({ name: "startup", modules, modulesRoot: "/w", ...compatibility }));
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({ name: "startup", modules, modulesRoot: "/w", ...compatibility }),
+  );
   try {
     await mf.ready;
     const pids = children();

@@ -40,7 +40,8 @@ export function moduleLines(bundleSource) {
 }
 
 /** The package a module path belongs to, or "(pantheon's own code)". */
-export const packageOf = (path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? (path.startsWith("(") ? path : "(pantheon's own code)");
+export const packageOf = (path) =>
+  /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? (path.startsWith("(") ? path : "(pantheon's own code)");
 
 /**
  * Busy milliseconds of one or more profiles, charged to modules (see the header) and to packages.
@@ -65,8 +66,13 @@ export function startupBreakdown(profiles, lines) {
         const name = nodes.get(at)?.callFrame.functionName;
         if (lines.paths.has(name)) owner = name;
       }
-      const leafLine = leaf.positionTicks?.length ? leaf.positionTicks.reduce((a, b) => (b.ticks > a.ticks ? b : a)).line - 1 : leaf.callFrame.lineNumber;
-      const leafModule = leaf.callFrame.url.endsWith("index.js") && leafLine >= 0 ? lines.at(leafLine) : `(${leaf.callFrame.functionName || "native"})`;
+      const leafLine = leaf.positionTicks?.length
+        ? leaf.positionTicks.reduce((a, b) => (b.ticks > a.ticks ? b : a)).line - 1
+        : leaf.callFrame.lineNumber;
+      const leafModule =
+        leaf.callFrame.url.endsWith("index.js") && leafLine >= 0
+          ? lines.at(leafLine)
+          : `(${leaf.callFrame.functionName || "native"})`;
       owner ??= leafModule;
       byModule.set(owner, (byModule.get(owner) ?? 0) + ms);
       const pkg = packageOf(leafModule);
@@ -84,12 +90,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const profiles = await Promise.all(profileFiles.map(async (file) => JSON.parse(await readFile(file, "utf8"))));
   const { busyMs, byModule, bySelfPackage } = startupBreakdown(profiles, lines);
   const top = Number(process.env.TOP ?? 40);
-  console.log(`busy ${busyMs.toFixed(1)} ms per run (${profiles.length} profiles)\n\nby module whose top-level code ran (innermost initialiser):`);
+  console.log(
+    `busy ${busyMs.toFixed(1)} ms per run (${profiles.length} profiles)\n\nby module whose top-level code ran (innermost initialiser):`,
+  );
   for (const [path, ms] of byModule.slice(0, top)) console.log(`${ms.toFixed(1).padStart(7)} ms  ${path}`);
   const byPackage = new Map();
   for (const [path, ms] of byModule) byPackage.set(packageOf(path), (byPackage.get(packageOf(path)) ?? 0) + ms);
   console.log("\nsame, summed by package:");
-  for (const [pkg, ms] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`${ms.toFixed(1).padStart(7)} ms  ${pkg}`);
+  for (const [pkg, ms] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 15))
+    console.log(`${ms.toFixed(1).padStart(7)} ms  ${pkg}`);
   console.log("\nby package whose code the sample was in (self time):");
   for (const [pkg, ms] of bySelfPackage.slice(0, 15)) console.log(`${ms.toFixed(1).padStart(7)} ms  ${pkg}`);
 }

@@ -54,5 +54,7 @@ export function exactTopK(data, n, q, { dimensions, k }) {
     for (let j = 0; j < dimensions; j++) s += q[j] * data[o + j];
     scores[i] = s;
   }
-  return Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]).slice(0, k);
+  return Array.from(scores.keys())
+    .sort((a, b) => scores[b] - scores[a])
+    .slice(0, k);
 }

@@ -57,7 +57,12 @@ function startReceiver() {
   });
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () =>
-      resolve({ url: `http://127.0.0.1:${server.address().port}`, runIds, counts: () => ({ spans, exports }), close: () => (server.closeAllConnections?.(), server.close()) }),
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}`,
+        runIds,
+        counts: () => ({ spans, exports }),
+        close: () => (server.closeAllConnections?.(), server.close()),
+      }),
     ),
   );
 }
@@ -83,7 +88,11 @@ function ratioInterval(a, b) {
     ratios.push(median(rb) / median(ra));
   }
   ratios.sort((x, y) => x - y);
-  return { ratio: median(b) / median(a), low: ratios[Math.floor(0.025 * RESAMPLES)], high: ratios[Math.ceil(0.975 * RESAMPLES) - 1] };
+  return {
+    ratio: median(b) / median(a),
+    low: ratios[Math.floor(0.025 * RESAMPLES)],
+    high: ratios[Math.ceil(0.975 * RESAMPLES) - 1],
+  };
 }
 
 async function until(_what, test, ms) {
@@ -105,22 +114,39 @@ export async function run(server) {
     const exported = `bench-otel-${stamp}`;
     const plain = `bench-plain-${stamp}`;
     for (const slug of [exported, plain]) await admin("/api/projects", { method: "POST", json: { slug } });
-    await admin(`/api/projects/${exported}/secrets/OTEL_EXPORTER_OTLP_ENDPOINT`, { method: "PUT", json: { value: receiver.url } });
-    await admin(`/api/projects/${exported}/secrets/OTEL_EXPORTER_OTLP_HEADERS`, { method: "PUT", json: { value: "x-bench=otel" } });
+    await admin(`/api/projects/${exported}/secrets/OTEL_EXPORTER_OTLP_ENDPOINT`, {
+      method: "PUT",
+      json: { value: receiver.url },
+    });
+    await admin(`/api/projects/${exported}/secrets/OTEL_EXPORTER_OTLP_HEADERS`, {
+      method: "PUT",
+      json: { value: "x-bench=otel" },
+    });
     const inExported = client({ ...server, project: exported });
     const inPlain = client({ ...server, project: plain });
-    const agent = { name: "turns", description: "benchmark agent", systemPrompt: "You are a benchmark agent. Answer briefly." };
+    const agent = {
+      name: "turns",
+      description: "benchmark agent",
+      systemPrompt: "You are a benchmark agent. Answer briefly.",
+    };
     await inExported("/api/agents", { method: "POST", json: agent });
     await inPlain("/api/agents", { method: "POST", json: agent });
 
     const restarts = { count: 0 };
     const exportedRuns = [];
     const turnOn = (request, runs) => async (i) => {
-      const outcome = await request("/api/agents/turns/messages", { method: "POST", json: { content: `hello, this is benchmark message ${i}` } });
+      const outcome = await request("/api/agents/turns/messages", {
+        method: "POST",
+        json: { content: `hello, this is benchmark message ${i}` },
+      });
       if (outcome.status !== "completed") throw new Error(`turn ${i} ended ${outcome.status}: ${outcome.error ?? ""}`);
       runs?.push(outcome.runId);
     };
-    const kinds = { echo: (i) => admin(`/api/health/echo?x=otel-${i}`), exported: turnOn(inExported, exportedRuns), plain: turnOn(inPlain) };
+    const kinds = {
+      echo: (i) => admin(`/api/health/echo?x=otel-${i}`),
+      exported: turnOn(inExported, exportedRuns),
+      plain: turnOn(inPlain),
+    };
     const samples = { echo: [], exported: [], plain: [] };
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
       // echo, then the two turns in an order that flips every iteration.
@@ -132,7 +158,11 @@ export async function run(server) {
     }
     const measuredRuns = exportedRuns.slice(WARMUP);
     // The export runs after each reply: give the last ones time to arrive, then count.
-    await until("every exported run at the receiver", () => exportedRuns.every((id) => receiver.runIds.has(id)), 60_000);
+    await until(
+      "every exported run at the receiver",
+      () => exportedRuns.every((id) => receiver.runIds.has(id)),
+      60_000,
+    );
     const arrived = measuredRuns.filter((id) => receiver.runIds.has(id)).length;
     const counts = receiver.counts();
 
@@ -151,8 +181,14 @@ export async function run(server) {
           const runs = [];
           profiles[kind].push(
             await profileWhile(server.inspectorPort, async () => {
-              for (let i = 0; i < PROFILE_TURNS / 2; i++) await turnOn(kind === "exported" ? inExported : inPlain, runs)(10_000 + w * 1000 + i);
-              if (kind === "exported") await until("the profiled runs at the receiver", () => runs.every((id) => receiver.runIds.has(id)), 60_000);
+              for (let i = 0; i < PROFILE_TURNS / 2; i++)
+                await turnOn(kind === "exported" ? inExported : inPlain, runs)(10_000 + w * 1000 + i);
+              if (kind === "exported")
+                await until(
+                  "the profiled runs at the receiver",
+                  () => runs.every((id) => receiver.runIds.has(id)),
+                  60_000,
+                );
               await new Promise((r) => setTimeout(r, 500));
             }),
           );
@@ -160,16 +196,27 @@ export async function run(server) {
         const merged = async (list) => {
           const parts = await Promise.all(list.map((profile) => summarise(profile, map)));
           const byOwner = new Map();
-          for (const part of parts) for (const [owner, ms] of part.byOwner) byOwner.set(owner, (byOwner.get(owner) ?? 0) + ms);
-          return { busyMs: parts.reduce((sum, part) => sum + part.busyMs, 0), byOwner: [...byOwner].sort((a, b) => b[1] - a[1]) };
+          for (const part of parts)
+            for (const [owner, ms] of part.byOwner) byOwner.set(owner, (byOwner.get(owner) ?? 0) + ms);
+          return {
+            busyMs: parts.reduce((sum, part) => sum + part.busyMs, 0),
+            byOwner: [...byOwner].sort((a, b) => b[1] - a[1]),
+          };
         };
         const e = await merged(profiles.exported);
         const p = await merged(profiles.plain);
         const telemetryMs = e.byOwner.filter(([owner]) => /telemetry/.test(owner)).reduce((sum, [, ms]) => sum + ms, 0);
         // Where the difference goes: each owner's CPU with the export less without it.
         const plainBy = new Map(p.byOwner);
-        const extra = e.byOwner.map(([owner, ms]) => [owner, ms - (plainBy.get(owner) ?? 0)]).sort((x, y) => y[1] - x[1]);
-        cpu = { exported: e.busyMs / PROFILE_TURNS, plain: p.busyMs / PROFILE_TURNS, telemetry: telemetryMs / PROFILE_TURNS, top: extra.slice(0, 8) };
+        const extra = e.byOwner
+          .map(([owner, ms]) => [owner, ms - (plainBy.get(owner) ?? 0)])
+          .sort((x, y) => y[1] - x[1]);
+        cpu = {
+          exported: e.busyMs / PROFILE_TURNS,
+          plain: p.busyMs / PROFILE_TURNS,
+          telemetry: telemetryMs / PROFILE_TURNS,
+          top: extra.slice(0, 8),
+        };
       } catch (error) {
         cpu = { error: error instanceof Error ? error.message : String(error) };
       }
@@ -182,8 +229,13 @@ export async function run(server) {
     await inPlain("/api/agents", { method: "POST", json: textAgent });
     const picture = png(2, 2);
     const upload = async () => {
-      const res = await fetch(`${server.url}/api/agents/eye/images`, { method: "POST", headers: { authorization: `Bearer ${server.token}`, "x-pantheon-project": plain, "content-type": "image/png" }, body: picture });
-      if (res.status !== 201) throw new Error(`image upload answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      const res = await fetch(`${server.url}/api/agents/eye/images`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.token}`, "x-pantheon-project": plain, "content-type": "image/png" },
+        body: picture,
+      });
+      if (res.status !== 201)
+        throw new Error(`image upload answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
       return (await res.json()).id;
     };
     const imageId = await upload();
@@ -191,12 +243,19 @@ export async function run(server) {
     const imageKinds = {
       echo: (i) => admin(`/api/health/echo?x=img-${i}`),
       text: async (i) => {
-        const outcome = await inPlain("/api/agents/text/messages", { method: "POST", json: { content: `what is in this picture? ${i}` } });
+        const outcome = await inPlain("/api/agents/text/messages", {
+          method: "POST",
+          json: { content: `what is in this picture? ${i}` },
+        });
         if (outcome.status !== "completed") throw new Error(`text turn ${i} ended ${outcome.status}`);
       },
       image: async (i) => {
-        const outcome = await inPlain("/api/agents/eye/messages", { method: "POST", json: { content: `what is in this picture? ${i}`, images: [imageId] } });
-        if (outcome.status !== "completed") throw new Error(`image turn ${i} ended ${outcome.status}: ${outcome.error ?? ""}`);
+        const outcome = await inPlain("/api/agents/eye/messages", {
+          method: "POST",
+          json: { content: `what is in this picture? ${i}`, images: [imageId] },
+        });
+        if (outcome.status !== "completed")
+          throw new Error(`image turn ${i} ended ${outcome.status}: ${outcome.error ?? ""}`);
         imageReply = outcome.reply?.content ?? imageReply;
       },
       upload,
@@ -216,7 +275,12 @@ export async function run(server) {
     const cost = ratioInterval(samples.plain, samples.exported);
     const echoHalves = stats(samples.echo.slice(SAMPLES / 2)).p50 / stats(samples.echo.slice(0, SAMPLES / 2)).p50;
     const withinNoise = cost.low <= 1 && cost.high >= 1;
-    const img = { echo: stats(imageSamples.echo), text: stats(imageSamples.text), image: stats(imageSamples.image), upload: stats(imageSamples.upload) };
+    const img = {
+      echo: stats(imageSamples.echo),
+      text: stats(imageSamples.text),
+      image: stats(imageSamples.image),
+      upload: stats(imageSamples.upload),
+    };
     const imageCost = ratioInterval(imageSamples.text, imageSamples.image);
 
     const rows = [
@@ -225,23 +289,76 @@ export async function run(server) {
       { name: "(a) echo p50, 2nd half ÷ 1st half (noise)", figure: echoHalves, unit: "x" },
       { name: "(a) turn, no export p50", figure: pl.p50, unit: "ms", baseline: echo.p50, ratio: pl.p50 / echo.p50 },
       { name: "(a) turn, no export p95", figure: pl.p95, unit: "ms", baseline: echo.p95, ratio: pl.p95 / echo.p95 },
-      { name: "(a) turn, OTLP export p50", figure: ex.p50, unit: "ms", baseline: pl.p50, ratio: cost.ratio, target: `<= ${TARGET_RATIO}x or within noise`, ok: cost.ratio <= TARGET_RATIO || withinNoise },
+      {
+        name: "(a) turn, OTLP export p50",
+        figure: ex.p50,
+        unit: "ms",
+        baseline: pl.p50,
+        ratio: cost.ratio,
+        target: `<= ${TARGET_RATIO}x or within noise`,
+        ok: cost.ratio <= TARGET_RATIO || withinNoise,
+      },
       { name: "(a) turn, OTLP export p95", figure: ex.p95, unit: "ms", baseline: pl.p95, ratio: ex.p95 / pl.p95 },
-      { name: "(a) export ÷ no export p50, 95% interval", figure: `${cost.low.toFixed(3)}–${cost.high.toFixed(3)}`, unit: "x" },
-      { name: "(a) measured runs whose spans arrived", figure: arrived, unit: "runs", baseline: measuredRuns.length, target: `>= ${measuredRuns.length}`, ok: arrived >= measuredRuns.length },
+      {
+        name: "(a) export ÷ no export p50, 95% interval",
+        figure: `${cost.low.toFixed(3)}–${cost.high.toFixed(3)}`,
+        unit: "x",
+      },
+      {
+        name: "(a) measured runs whose spans arrived",
+        figure: arrived,
+        unit: "runs",
+        baseline: measuredRuns.length,
+        target: `>= ${measuredRuns.length}`,
+        ok: arrived >= measuredRuns.length,
+      },
       ...(cpu && !cpu.error
         ? [
             { name: "(c) workerd CPU per turn, no export (profile)", figure: cpu.plain, unit: "ms" },
-            { name: "(c) workerd CPU per turn, OTLP export (profile)", figure: cpu.exported, unit: "ms", baseline: cpu.plain, ratio: cpu.exported / cpu.plain },
+            {
+              name: "(c) workerd CPU per turn, OTLP export (profile)",
+              figure: cpu.exported,
+              unit: "ms",
+              baseline: cpu.plain,
+              ratio: cpu.exported / cpu.plain,
+            },
             { name: "(c) of it in telemetry/ files (self time)", figure: cpu.telemetry, unit: "ms" },
           ]
         : []),
       { name: "(b) DO echo round trip p50", figure: img.echo.p50, unit: "ms" },
-      { name: "(b) text turn p50", figure: img.text.p50, unit: "ms", baseline: img.echo.p50, ratio: img.text.p50 / img.echo.p50 },
-      { name: "(b) turn with one 2x2 PNG p50", figure: img.image.p50, unit: "ms", baseline: img.text.p50, ratio: imageCost.ratio },
-      { name: "(b) turn with one 2x2 PNG p95", figure: img.image.p95, unit: "ms", baseline: img.text.p95, ratio: img.image.p95 / img.text.p95 },
-      { name: "(b) image ÷ text p50, 95% interval", figure: `${imageCost.low.toFixed(3)}–${imageCost.high.toFixed(3)}`, unit: "x" },
-      { name: "(b) image upload (POST …/images) p50", figure: img.upload.p50, unit: "ms", baseline: img.echo.p50, ratio: img.upload.p50 / img.echo.p50 },
+      {
+        name: "(b) text turn p50",
+        figure: img.text.p50,
+        unit: "ms",
+        baseline: img.echo.p50,
+        ratio: img.text.p50 / img.echo.p50,
+      },
+      {
+        name: "(b) turn with one 2x2 PNG p50",
+        figure: img.image.p50,
+        unit: "ms",
+        baseline: img.text.p50,
+        ratio: imageCost.ratio,
+      },
+      {
+        name: "(b) turn with one 2x2 PNG p95",
+        figure: img.image.p95,
+        unit: "ms",
+        baseline: img.text.p95,
+        ratio: img.image.p95 / img.text.p95,
+      },
+      {
+        name: "(b) image ÷ text p50, 95% interval",
+        figure: `${imageCost.low.toFixed(3)}–${imageCost.high.toFixed(3)}`,
+        unit: "x",
+      },
+      {
+        name: "(b) image upload (POST …/images) p50",
+        figure: img.upload.p50,
+        unit: "ms",
+        baseline: img.echo.p50,
+        ratio: img.upload.p50 / img.echo.p50,
+      },
     ];
     const notes = [
       `(a) ${SAMPLES} samples of each after ${WARMUP} warm-up iterations; each iteration an echo, then the two turns (order flipped every iteration). Projects '${exported}' (OTLP to ${receiver.url}) and '${plain}' (none).`,
@@ -250,10 +367,18 @@ export async function run(server) {
       `(b) ${IMAGE_SAMPLES} samples each after ${WARMUP} warm-up iterations, agents on the offline model (it answers that it cannot see, naming what it got); the image was uploaded once and referenced by id; the upload row re-sends the same PNG each iteration (content-addressed: same id). Last image reply: ${JSON.stringify(String(imageReply).slice(0, 160))}.`,
     ];
     if (cpu?.error) notes.push(`(c) no CPU profile: ${cpu.error}`);
-    else if (cpu) notes.push(`(c) ${PROFILE_TURNS} turns of each under workerd's sampling profiler, in four windows (export, plain, plain, export; the exported ones until their spans arrived, so the send is counted); CPU of everything the worker ran in that window, self time per turn; what the export adds, by owner (with export less without): ${cpu.top.map(([owner, ms]) => `${owner} ${(ms / PROFILE_TURNS).toFixed(2)}`).join(", ")}.`);
-    if (restarts.count) notes.push(`wrangler dev restarted the worker ${restarts.count} time(s); those attempts were retried, not sampled.`);
+    else if (cpu)
+      notes.push(
+        `(c) ${PROFILE_TURNS} turns of each under workerd's sampling profiler, in four windows (export, plain, plain, export; the exported ones until their spans arrived, so the send is counted); CPU of everything the worker ran in that window, self time per turn; what the export adds, by owner (with export less without): ${cpu.top.map(([owner, ms]) => `${owner} ${(ms / PROFILE_TURNS).toFixed(2)}`).join(", ")}.`,
+      );
+    if (restarts.count)
+      notes.push(
+        `wrangler dev restarted the worker ${restarts.count} time(s); those attempts were retried, not sampled.`,
+      );
     if (arrived < measuredRuns.length) {
-      throw new Error(`the OTLP receiver got the spans of only ${arrived} of ${measuredRuns.length} measured runs: the export figure means nothing. ${notes.join(" ")}`);
+      throw new Error(
+        `the OTLP receiver got the spans of only ${arrived} of ${measuredRuns.length} measured runs: the export figure means nothing. ${notes.join(" ")}`,
+      );
     }
     return { title: `OTLP export and image turns, each against a baseline in the same loop`, rows, notes };
   } finally {
@@ -265,8 +390,16 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const { startBenchServer } = await import("./run.mjs");
   const stack = await startBenchServer();
   try {
-    const result = await run({ url: stack.url, token: stack.token, modelDouble: stack.modelDouble, inspectorPort: stack.inspectorPort });
-    for (const row of result.rows) console.log(`${row.name.padEnd(48)} ${typeof row.figure === "number" ? row.figure.toFixed(2) : row.figure} ${row.unit}${row.ratio !== undefined ? `  ratio ${row.ratio.toFixed(3)}` : ""}${row.ok !== undefined ? `  ${row.ok ? "ok" : "MISSED"}` : ""}`);
+    const result = await run({
+      url: stack.url,
+      token: stack.token,
+      modelDouble: stack.modelDouble,
+      inspectorPort: stack.inspectorPort,
+    });
+    for (const row of result.rows)
+      console.log(
+        `${row.name.padEnd(48)} ${typeof row.figure === "number" ? row.figure.toFixed(2) : row.figure} ${row.unit}${row.ratio !== undefined ? `  ratio ${row.ratio.toFixed(3)}` : ""}${row.ok !== undefined ? `  ${row.ok ? "ok" : "MISSED"}` : ""}`,
+      );
     for (const note of result.notes) console.log(`· ${note}`);
   } finally {
     await stack.stop();

@@ -54,7 +54,8 @@ async function measure(makeSqliteIndex, n, queryCount) {
   let t = performance.now();
   for (let i = 0; i < n; i += 1000) {
     const batch = [];
-    for (let k = i; k < Math.min(n, i + 1000); k++) batch.push({ id: `v${k}`, values: Array.from(data.subarray(k * D, (k + 1) * D)), metadata: { k: k % 7 } });
+    for (let k = i; k < Math.min(n, i + 1000); k++)
+      batch.push({ id: `v${k}`, values: Array.from(data.subarray(k * D, (k + 1) * D)), metadata: { k: k % 7 } });
     await index.upsert(batch);
   }
   const buildMs = performance.now() - t;
@@ -80,14 +81,25 @@ async function measure(makeSqliteIndex, n, queryCount) {
     hits += exact.filter((i) => got.has(`v${i}`)).length;
   }
   db.close();
-  return { n, buildMs, wakeMs, p50: pct(times, 50), p95: pct(times, 95), exactP50: pct(baseline, 50), recall: hits / (queries.length * K) };
+  return {
+    n,
+    buildMs,
+    wakeMs,
+    p50: pct(times, 50),
+    p95: pct(times, 95),
+    exactP50: pct(baseline, 50),
+    recall: hits / (queries.length * K),
+  };
 }
 
 /**
  * bench/run.mjs entry: no server needed. Sizes from BENCH_VECTOR_SIZES (default 1000,10000,100000).
  * @returns {Promise<{ title: string, rows: object[], notes: string[] }>}
  */
-export async function run(_server, { sizes = (process.env.BENCH_VECTOR_SIZES ?? "1000,10000,100000").split(",").map(Number), queryCount = 200 } = {}) {
+export async function run(
+  _server,
+  { sizes = (process.env.BENCH_VECTOR_SIZES ?? "1000,10000,100000").split(",").map(Number), queryCount = 200 } = {},
+) {
   const { makeSqliteIndex, defaultIvfTuning } = await loadIndexModule();
   const rows = [];
   const summary = [];
@@ -99,9 +111,20 @@ export async function run(_server, { sizes = (process.env.BENCH_VECTOR_SIZES ?? 
     const m = await measure(makeSqliteIndex, n, queryCount);
     const judged = n === 100000;
     rows.push(
-      { name: `query p50, ${n} vectors`, figure: round(m.p50), unit: "ms", baseline: round(m.exactP50), ...(judged ? { target: "<= 25 ms", ok: m.p50 <= 25 } : {}) },
+      {
+        name: `query p50, ${n} vectors`,
+        figure: round(m.p50),
+        unit: "ms",
+        baseline: round(m.exactP50),
+        ...(judged ? { target: "<= 25 ms", ok: m.p50 <= 25 } : {}),
+      },
       { name: `query p95, ${n} vectors`, figure: round(m.p95), unit: "ms" },
-      { name: `recall@10, ${n} vectors`, figure: round(m.recall, 3), unit: "", ...(judged ? { target: ">= 0.95", ok: m.recall >= 0.95 } : {}) },
+      {
+        name: `recall@10, ${n} vectors`,
+        figure: round(m.recall, 3),
+        unit: "",
+        ...(judged ? { target: ">= 0.95", ok: m.recall >= 0.95 } : {}),
+      },
       { name: `first query after restart, ${n} vectors`, figure: Math.round(m.wakeMs), unit: "ms" },
       { name: `build (upsert by 1000), ${n} vectors`, figure: round(m.buildMs / 1000, 1), unit: "s" },
     );
@@ -132,5 +155,6 @@ if (isMain) {
   console.table(result.summary);
   for (const note of result.notes.slice(0, 2)) console.log(`  · ${note}`);
   const judged = result.rows.filter((r) => typeof r.ok === "boolean");
-  if (judged.length > 0) console.log(`100k targets (p50 ≤ 25 ms, recall@10 ≥ 0.95): ${judged.every((r) => r.ok) ? "met" : "NOT met"}`);
+  if (judged.length > 0)
+    console.log(`100k targets (p50 ≤ 25 ms, recall@10 ≥ 0.95): ${judged.every((r) => r.ok) ? "met" : "NOT met"}`);
 }

@@ -21,13 +21,29 @@ export async function run(server) {
   const tools = ["feature.create", "plan.write", "plan.read", "tasks.sync", "task.start", "status"];
   await request("/api/agents", { method: "POST", json: { name: "planner", runtime: { tools } } });
   const plan = `# Bench\n\n## Tasks\n\n${Array.from({ length: TASKS }, (_, i) => `${i + 1}. Part ${i + 1} — write src/part-${i + 1}.ts`).join("\n")}\n`;
-  await request("/api/features", { method: "POST", json: { name: "bench", title: "Bench feature", orchestrator: "planner", worker: { model: { provider: "openai", name: workerModel } }, files: { "context/brief.md": "Ten small parts.\n" } } });
+  await request("/api/features", {
+    method: "POST",
+    json: {
+      name: "bench",
+      title: "Bench feature",
+      orchestrator: "planner",
+      worker: { model: { provider: "openai", name: workerModel } },
+      files: { "context/brief.md": "Ten small parts.\n" },
+    },
+  });
   await request("/api/features/bench/plan", { method: "PUT", json: { markdown: plan } });
   await request("/api/features/bench/plan/approve", { method: "POST", json: {} });
   await request("/api/features/bench/tasks/sync", { method: "POST" });
   const script = [];
   for (let i = 1; i <= TASKS; i++) {
-    script.push({ toolCalls: [{ name: "fs.write", arguments: { path: `src/part-${i}.ts`, content: `export const part${i} = ${i};\n`.repeat(20) } }] });
+    script.push({
+      toolCalls: [
+        {
+          name: "fs.write",
+          arguments: { path: `src/part-${i}.ts`, content: `export const part${i} = ${i};\n`.repeat(20) },
+        },
+      ],
+    });
     script.push({ toolCalls: [{ name: "task.commit", arguments: { summary: `wrote part ${i}` } }] });
     script.push({ content: `part ${i} done` });
   }
@@ -40,7 +56,8 @@ export async function run(server) {
     for (;;) {
       const task = await request(`/api/features/bench/tasks/${i}`);
       if (task.status === "done") break;
-      if (["failed", "partial", "blocked", "cancelled"].includes(task.status)) throw new Error(`task ${i} ended ${task.status}: ${task.summary}`);
+      if (["failed", "partial", "blocked", "cancelled"].includes(task.status))
+        throw new Error(`task ${i} ended ${task.status}: ${task.summary}`);
       await new Promise((r) => setTimeout(r, 2));
     }
     perTask.push(performance.now() - started);
@@ -60,11 +77,21 @@ export async function run(server) {
   return {
     title: "Work: a 10-task feature",
     rows: [
-      { name: "task start → done p50 (worker: 3 model calls, 1 file, commit)", figure: r(t.p50), unit: "ms", baseline: r(rpc.p50), ratio: r(t.p50 / rpc.p50) },
+      {
+        name: "task start → done p50 (worker: 3 model calls, 1 file, commit)",
+        figure: r(t.p50),
+        unit: "ms",
+        baseline: r(rpc.p50),
+        ratio: r(t.p50 / rpc.p50),
+      },
       { name: "task start → done p95", figure: r(t.p95), unit: "ms", baseline: r(rpc.p95), ratio: r(t.p95 / rpc.p95) },
       { name: `whole feature (${TASKS} tasks, one after another)`, figure: r(total), unit: "ms" },
       { name: "model calls per task", figure: r(calls.length / TASKS), unit: "calls" },
-      { name: "feature storage per task (plan, tasks, files, commits)", figure: Math.round(summary.storageBytes / TASKS), unit: "bytes" },
+      {
+        name: "feature storage per task (plan, tasks, files, commits)",
+        figure: Math.round(summary.storageBytes / TASKS),
+        unit: "bytes",
+      },
     ],
     notes: ["each worker is its own Durable Object with its own SQLite; its storage is not in the feature's figure"],
   };

@@ -27,7 +27,8 @@ function listener(port) {
   const socket = `socket:[${row[9]}]`;
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) if (readlinkSync(`/proc/${pid}/fd/${fd}`) === socket) return Number(pid);
+      for (const fd of readdirSync(`/proc/${pid}/fd`))
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === socket) return Number(pid);
     } catch {}
   }
   return null;
@@ -66,7 +67,15 @@ export function findWorkerd(url) {
 /** CPU of each process now; `since(before)` gives the milliseconds used in between. */
 export function cpuSnapshot(p) {
   const now = { worker: cpuMs(p.worker), proxy: cpuMs(p.proxy), wrangler: cpuMs(p.wrangler), at: performance.now() };
-  return { ...now, since: (b) => ({ worker: now.worker - b.worker, proxy: now.proxy - b.proxy, wrangler: now.wrangler - b.wrangler, wallMs: now.at - b.at }) };
+  return {
+    ...now,
+    since: (b) => ({
+      worker: now.worker - b.worker,
+      proxy: now.proxy - b.proxy,
+      wrangler: now.wrangler - b.wrangler,
+      wallMs: now.at - b.at,
+    }),
+  };
 }
 
 /** The worker's bundle and source map as wrangler dev last wrote them (the newest .wrangler/tmp/dev-*). */
@@ -85,7 +94,10 @@ export function bundle(root) {
       })
       .sort((a, b) => statSync(join(b, "index.js")).mtimeMs - statSync(join(a, "index.js")).mtimeMs);
     if (!dirs[0]) return null;
-    return { source: readFileSync(join(dirs[0], "index.js"), "utf8"), map: new SourceMap(JSON.parse(readFileSync(join(dirs[0], "index.js.map"), "utf8"))) };
+    return {
+      source: readFileSync(join(dirs[0], "index.js"), "utf8"),
+      map: new SourceMap(JSON.parse(readFileSync(join(dirs[0], "index.js.map"), "utf8"))),
+    };
   } catch {
     return null;
   }
@@ -111,7 +123,9 @@ export async function inspect(port) {
   const ws = new WebSocket(target.webSocketDebuggerUrl, { headers: { Origin: "http://localhost" } });
   await new Promise((resolve, reject) => {
     ws.addEventListener("open", resolve, { once: true });
-    ws.addEventListener("error", () => reject(new Error(`the inspector on port ${port} refused the connection`)), { once: true });
+    ws.addEventListener("error", () => reject(new Error(`the inspector on port ${port} refused the connection`)), {
+      once: true,
+    });
   });
   let id = 0;
   const waiting = new Map();
@@ -163,7 +177,11 @@ export async function inspect(port) {
       await send("Debugger.enable");
       const evaluate = async (expression) => {
         if (!contexts.length) throw new Error("the worker announced no execution context");
-        const { result, exceptionDetails } = await send("Runtime.evaluate", { expression, contextId: contexts[0], returnByValue: true });
+        const { result, exceptionDetails } = await send("Runtime.evaluate", {
+          expression,
+          contextId: contexts[0],
+          returnByValue: true,
+        });
         if (exceptionDetails) throw new Error(`evaluate: ${exceptionDetails.text}`);
         return result.value;
       };
@@ -174,7 +192,16 @@ export async function inspect(port) {
             const [line, column] = position(m.index + m[0].length);
             if (!origin(b, ...position(m.index + 1))?.startsWith(prefix)) continue;
             const condition = `((globalThis.__benchCalls ??= {})[${JSON.stringify(name)}] = (globalThis.__benchCalls[${JSON.stringify(name)}] ?? 0) + 1, false)`;
-            ids.push((await send("Debugger.setBreakpointByUrl", { urlRegex: "index\\.js$", lineNumber: line, columnNumber: column, condition })).breakpointId);
+            ids.push(
+              (
+                await send("Debugger.setBreakpointByUrl", {
+                  urlRegex: "index\\.js$",
+                  lineNumber: line,
+                  columnNumber: column,
+                  condition,
+                })
+              ).breakpointId,
+            );
           }
         }
         await evaluate("globalThis.__benchCalls = {}");
@@ -203,7 +230,10 @@ export function attributeProfile(profile, root, groups) {
   const file = (n) => {
     if (!fileOf.has(n.id)) {
       const f = n.callFrame;
-      fileOf.set(n.id, f.url.endsWith("index.js") ? origin(b, f.lineNumber, f.columnNumber) : `(${f.functionName || "native"})`);
+      fileOf.set(
+        n.id,
+        f.url.endsWith("index.js") ? origin(b, f.lineNumber, f.columnNumber) : `(${f.functionName || "native"})`,
+      );
     }
     return fileOf.get(n.id);
   };
@@ -229,6 +259,9 @@ export function attributeProfile(profile, root, groups) {
     samples: total,
     idle: share(idle),
     groups: Object.fromEntries(Object.entries(inGroup).map(([g, n]) => [g, share(n)])),
-    topFiles: [...self].sort((x, y) => y[1] - x[1]).slice(0, 8).map(([path, n]) => ({ path, share: share(n) })),
+    topFiles: [...self]
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, 8)
+      .map(([path, n]) => ({ path, share: share(n) })),
   };
 }

@@ -15,7 +15,10 @@ export function readText(file: string, command: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    throw new UsageError(`cannot read '${file}': ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`, command);
+    throw new UsageError(
+      `cannot read '${file}': ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`,
+      command,
+    );
   }
 }
 

@@ -18,7 +18,10 @@ export class ApiError extends Error {
   readonly details: { issues?: Issue[]; [key: string]: unknown } | undefined;
   /** Where the refused token came from, when not the resolved config's (`pantheon login` reads stdin or a prompt). */
   tokenFrom: TokenSource | undefined;
-  constructor(status: number, body: { code?: string; message?: string; requestId?: string; details?: ApiError["details"]; issues?: Issue[] }) {
+  constructor(
+    status: number,
+    body: { code?: string; message?: string; requestId?: string; details?: ApiError["details"]; issues?: Issue[] },
+  ) {
     super(body.message ?? `the server answered ${status}`);
     this.status = status;
     this.code = body.code ?? "unknown";
@@ -58,7 +61,11 @@ export class UsageError extends Error {
 }
 
 /** True for the 404 of a route this server does not have (an older server), not of a missing thing. */
-export const isMissingRoute = (error: unknown): boolean => error instanceof ApiError && error.status === 404 && error.code === "not_found" && error.message.startsWith("no route for");
+export const isMissingRoute = (error: unknown): boolean =>
+  error instanceof ApiError &&
+  error.status === 404 &&
+  error.code === "not_found" &&
+  error.message.startsWith("no route for");
 
 export interface ClientConfig {
   url: string;
@@ -94,7 +101,12 @@ export function makeClient({ url, token, project, fetch: doFetch = globalThis.fe
       try {
         parsed = JSON.parse(text)?.error;
       } catch {}
-      throw new ApiError(res.status, parsed ?? { message: `the server answered ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ""}` });
+      throw new ApiError(
+        res.status,
+        parsed ?? {
+          message: `the server answered ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ""}`,
+        },
+      );
     }
     return res;
   }
@@ -111,20 +123,35 @@ export function makeClient({ url, token, project, fetch: doFetch = globalThis.fe
    * project and interop routes of the shared contract) or that send a body `hc` does not type
    * (JSON lines). `T` is the contract's answer; answers its JSON, or the text when not JSON.
    */
-  async function request<T>(method: string, path: string, init: { json?: unknown; body?: string | Uint8Array; contentType?: string; query?: Record<string, string | undefined>; accept?: string } = {}): Promise<T> {
+  async function request<T>(
+    method: string,
+    path: string,
+    init: {
+      json?: unknown;
+      body?: string | Uint8Array;
+      contentType?: string;
+      query?: Record<string, string | undefined>;
+      accept?: string;
+    } = {},
+  ): Promise<T> {
     const target = new URL(`${url}${path}`);
-    for (const [key, value] of Object.entries(init.query ?? {})) if (value !== undefined) target.searchParams.set(key, value);
+    for (const [key, value] of Object.entries(init.query ?? {}))
+      if (value !== undefined) target.searchParams.set(key, value);
     const own: Record<string, string> = { ...headers, ...(init.accept ? { accept: init.accept } : {}) };
     let body: string | Uint8Array | undefined = init.body;
     if (init.json !== undefined) {
       body = JSON.stringify(init.json);
       own["content-type"] = "application/json";
     } else if (init.contentType) own["content-type"] = init.contentType;
-    const res = await reach(doFetch(target, { method, headers: own, ...(body !== undefined ? { body: body as BodyInit } : {}) }));
+    const res = await reach(
+      doFetch(target, { method, headers: own, ...(body !== undefined ? { body: body as BodyInit } : {}) }),
+    );
     const text = res.status === 204 ? "" : await res.text();
     if (!text) return null as T;
     // JSON lines (application/x-ndjson) stay text.
-    return (/^application\/([\w.-]+\+)?json\b/.test(res.headers.get("content-type") ?? "") ? JSON.parse(text) : text) as T;
+    return (
+      /^application\/([\w.-]+\+)?json\b/.test(res.headers.get("content-type") ?? "") ? JSON.parse(text) : text
+    ) as T;
   }
 
   return { url, token, project, api, send, reach, request };
@@ -134,7 +161,9 @@ export type Client = ReturnType<typeof makeClient>;
 
 /** Path parameters for a call, escaped (`hc` puts them into the URL as they are). */
 export function param<P extends Record<string, string>>(values: P): { param: P } {
-  return { param: Object.fromEntries(Object.entries(values).map(([key, value]) => [key, encodeURIComponent(value)])) as P };
+  return {
+    param: Object.fromEntries(Object.entries(values).map(([key, value]) => [key, encodeURIComponent(value)])) as P,
+  };
 }
 
 /** The data of a run event or trace step: its shape depends on its name, and callers read it by name. */
@@ -142,7 +171,9 @@ export function param<P extends Record<string, string>>(values: P): { param: P }
 export type EventData = any;
 
 /** The events of a server-sent event stream, in order: `{ event, data }` with `data` parsed as JSON. */
-export async function* readEvents(res: { body: ReadableStream<Uint8Array> | null }): AsyncGenerator<{ event: string; data: EventData }> {
+export async function* readEvents(res: {
+  body: ReadableStream<Uint8Array> | null;
+}): AsyncGenerator<{ event: string; data: EventData }> {
   if (!res.body) return;
   const decoder = new TextDecoder();
   let buffer = "";

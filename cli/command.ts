@@ -59,7 +59,13 @@ export function asCommand(command: Command | SingleCommand): Command {
     const code = await command.run(context);
     return typeof code === "number" ? code : undefined;
   };
-  return { name: command.name, summary: command.summary, actions: [{ name: "", summary: command.summary, usage, ...(command.options ? { options: command.options } : {}), run }] };
+  return {
+    name: command.name,
+    summary: command.summary,
+    actions: [
+      { name: "", summary: command.summary, usage, ...(command.options ? { options: command.options } : {}), run },
+    ],
+  };
 }
 
 /** The value of a string option, or undefined. */
@@ -70,8 +76,14 @@ export const text = (values: Context["values"], name: string): string | undefine
 
 export const globalOptions: Options = {
   url: { type: "string", help: "server URL (env PANTHEON_URL, else the saved login, else http://127.0.0.1:8787)" },
-  token: { type: "string", help: "API or admin token (env PANTHEON_TOKEN, else the saved login, else PANTHEON_ADMIN_TOKEN from ./.dev.vars)" },
-  project: { type: "string", help: "project slug (env PANTHEON_PROJECT, else the saved login's, else the server's 'default')" },
+  token: {
+    type: "string",
+    help: "API or admin token (env PANTHEON_TOKEN, else the saved login, else PANTHEON_ADMIN_TOKEN from ./.dev.vars)",
+  },
+  project: {
+    type: "string",
+    help: "project slug (env PANTHEON_PROJECT, else the saved login's, else the server's 'default')",
+  },
   json: { type: "boolean", help: "print JSON instead of tables (read commands)" },
   help: { type: "boolean", short: "h", help: "show help" },
 };
@@ -79,21 +91,33 @@ export const globalOptions: Options = {
 export function optionLines(options: Options): string[] {
   const entries = Object.entries(options);
   if (!entries.length) return [];
-  const label = ([name, o]: [string, Option]) => `--${name}${o.type === "string" ? " <value>" : ""}${o.short ? `, -${o.short}` : ""}`;
+  const label = ([name, o]: [string, Option]) =>
+    `--${name}${o.type === "string" ? " <value>" : ""}${o.short ? `, -${o.short}` : ""}`;
   const width = Math.max(...entries.map((e) => label(e).length));
   return entries.map((e) => `  ${label(e).padEnd(width)}  ${e[1].help}`);
 }
 
-const usageOf = (command: Command, action: Action) => action.usage.map((u) => `pantheon ${command.name}${action.name ? ` ${action.name}` : ""}${u ? ` ${u}` : ""}`);
+const usageOf = (command: Command, action: Action) =>
+  action.usage.map((u) => `pantheon ${command.name}${action.name ? ` ${action.name}` : ""}${u ? ` ${u}` : ""}`);
 
 export function commandHelp(command: Command, action?: Action): string {
   const shown = action ? [action] : command.actions;
   const own = Object.assign({}, ...shown.map((a) => a.options ?? {})) as Options;
-  const lines = [`pantheon ${command.name}${action?.name ? ` ${action.name}` : ""}: ${action?.summary ?? command.summary}`, "", "Usage:"];
-  if (action || command.actions.length === 1) lines.push(...shown.flatMap((a) => usageOf(command, a)).map((u) => `  ${u}`));
+  const lines = [
+    `pantheon ${command.name}${action?.name ? ` ${action.name}` : ""}: ${action?.summary ?? command.summary}`,
+    "",
+    "Usage:",
+  ];
+  if (action || command.actions.length === 1)
+    lines.push(...shown.flatMap((a) => usageOf(command, a)).map((u) => `  ${u}`));
   else {
     const width = Math.max(...command.actions.map((a) => a.name.length));
-    lines.push(...command.actions.flatMap((a) => usageOf(command, a)).map((u) => `  ${u}`), "", "Actions:", ...command.actions.map((a) => `  ${a.name.padEnd(width)}  ${a.summary}`));
+    lines.push(
+      ...command.actions.flatMap((a) => usageOf(command, a)).map((u) => `  ${u}`),
+      "",
+      "Actions:",
+      ...command.actions.map((a) => `  ${a.name.padEnd(width)}  ${a.summary}`),
+    );
     lines.push("", `More: pantheon ${command.name} <action> --help`);
   }
   if (Object.keys(own).length) lines.push("", "Options:", ...optionLines(own));

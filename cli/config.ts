@@ -83,7 +83,10 @@ export function refusedTokenAdvice(source: TokenSource, url: string, env: NodeJS
     case "login":
       return refused(`the saved login (${configPath(env)})`, "run pantheon login again with a valid token");
     case ".dev.vars":
-      return refused(`${resolve(".dev.vars")} (PANTHEON_ADMIN_TOKEN)`, "that server was not started from this checkout; pass --token, set PANTHEON_TOKEN, or run pantheon login");
+      return refused(
+        `${resolve(".dev.vars")} (PANTHEON_ADMIN_TOKEN)`,
+        "that server was not started from this checkout; pass --token, set PANTHEON_TOKEN, or run pantheon login",
+      );
     case "stdin":
       return refused("stdin", `check what was piped in, or ${create}`);
     case "typed":
@@ -97,7 +100,11 @@ export function refusedTokenAdvice(source: TokenSource, url: string, env: NodeJS
  * Flags win over the environment, the environment over the saved login. The saved token and
  * project are used only for the saved URL: a token is never sent to a server it was not made for.
  */
-export function resolveConfig(flags: { url?: string | undefined; token?: string | undefined; project?: string | undefined }, env: NodeJS.ProcessEnv = process.env, saved = readSaved(configPath(env))): Resolved {
+export function resolveConfig(
+  flags: { url?: string | undefined; token?: string | undefined; project?: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+  saved = readSaved(configPath(env)),
+): Resolved {
   // An empty variable counts as unset (`PANTHEON_URL= pantheon …`).
   const url = (flags.url || env.PANTHEON_URL || saved?.url || defaultUrl).replace(/\/+$/, "");
   const sameServer = saved !== undefined && saved.url.replace(/\/+$/, "") === url;
@@ -107,5 +114,7 @@ export function resolveConfig(flags: { url?: string | undefined; token?: string 
   if (env.PANTHEON_TOKEN) return { url, token: env.PANTHEON_TOKEN, project, tokenFrom: "env" };
   if (fromSaved?.token) return { url, token: fromSaved.token, project, tokenFrom: "login" };
   const local = devVarsToken();
-  return local ? { url, token: local, project, tokenFrom: ".dev.vars" } : { url, token: undefined, project, tokenFrom: "none" };
+  return local
+    ? { url, token: local, project, tokenFrom: ".dev.vars" }
+    : { url, token: undefined, project, tokenFrom: "none" };
 }

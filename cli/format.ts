@@ -26,7 +26,14 @@ export function oneLine(value: unknown, max = 60): string {
 export function table(headers: string[], rows: unknown[][]): string {
   const cells = [headers, ...rows.map((row) => row.map((c) => (c === null || c === undefined ? "-" : String(c))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]?.length ?? 0)));
-  return cells.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ").trimEnd()).join("\n");
+  return cells
+    .map((row) =>
+      row
+        .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 /** `key: value` lines, keys aligned; entries whose value is undefined are left out. */

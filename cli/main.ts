@@ -2,7 +2,16 @@
 // exit code: 0 ok, 1 the server refused, 2 a usage mistake, 3 the server is not reachable.
 import { parseArgs } from "node:util";
 import { ApiError, makeClient, UnreachableError, UsageError } from "./client.ts";
-import { asCommand, commandHelp, generalHelp, globalOptions, type Action, type Command, type Context, type Options } from "./command.ts";
+import {
+  asCommand,
+  commandHelp,
+  generalHelp,
+  globalOptions,
+  type Action,
+  type Command,
+  type Context,
+  type Options,
+} from "./command.ts";
 import { refusedTokenAdvice, resolveConfig, type Resolved } from "./config.ts";
 import { agents } from "./commands/agents.ts";
 import { chat } from "./commands/chat/index.ts";
@@ -33,13 +42,36 @@ import { plan, tasks } from "./commands/tasks.ts";
  * JavaScript CLI had). `pantheon acp <agent>` (workers/doors/acp/, an editor's agent over stdio) follows `chat`.
  */
 export const commands: Command[] = [
-  login, logout, project,
-  agents, tell, chat,
+  login,
+  logout,
+  project,
+  agents,
+  tell,
+  chat,
   acp,
-  history, sessions, runs, approvals,
-  features, plan, tasks, feature,
-  script, memory, context, tools, schedules, evals,
-  tokens, invite, secrets, providers, quotas, usage, health, doctor, gateway,
+  history,
+  sessions,
+  runs,
+  approvals,
+  features,
+  plan,
+  tasks,
+  feature,
+  script,
+  memory,
+  context,
+  tools,
+  schedules,
+  evals,
+  tokens,
+  invite,
+  secrets,
+  providers,
+  quotas,
+  usage,
+  health,
+  doctor,
+  gateway,
 ].map(asCommand);
 
 /** Older spellings, kept so scripts written against them go on working. */
@@ -68,7 +100,13 @@ function words(argv: string[]): { index: number; word: string }[] {
 }
 
 /** The command and its action from argv: the action named by the second word, else the default. */
-function locate(argv: string[]): { command?: Command; action?: Action; rest: string[]; unknown?: string; named?: boolean } {
+function locate(argv: string[]): {
+  command?: Command;
+  action?: Action;
+  rest: string[];
+  unknown?: string;
+  named?: boolean;
+} {
   const positional = words(argv);
   const first = positional[0]?.word;
   if (first === undefined) return { rest: argv };
@@ -80,7 +118,9 @@ function locate(argv: string[]): { command?: Command; action?: Action; rest: str
   const command = byName.get(first);
   if (!command) return { rest: argv, unknown: first };
   const second = positional[1];
-  const named = second ? command.actions.find((a) => a.name !== "" && (a.name === second.word || a.aliases?.includes(second.word))) : undefined;
+  const named = second
+    ? command.actions.find((a) => a.name !== "" && (a.name === second.word || a.aliases?.includes(second.word)))
+    : undefined;
   const drop = new Set([positional[0]!.index, ...(named && second ? [second.index] : [])]);
   const rest = argv.filter((_, i) => !drop.has(i));
   if (named) return { command, action: named, rest, named: true };
@@ -94,7 +134,12 @@ function locate(argv: string[]): { command?: Command; action?: Action; rest: str
 
 function parse(argv: string[], command: Command, action: Action) {
   const declared: Options = { ...globalOptions, ...action.options };
-  const options = Object.fromEntries(Object.entries(declared).map(([name, { type, short, multiple }]) => [name, { type, ...(short ? { short } : {}), ...(multiple ? { multiple } : {}) }]));
+  const options = Object.fromEntries(
+    Object.entries(declared).map(([name, { type, short, multiple }]) => [
+      name,
+      { type, ...(short ? { short } : {}), ...(multiple ? { multiple } : {}) },
+    ]),
+  );
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     return { values, args: positionals };
@@ -108,11 +153,15 @@ function report(error: unknown, config: Resolved | undefined): number {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   if (error instanceof UnreachableError) {
     // undici hides the reason two levels down, sometimes in an AggregateError (IPv4 and IPv6 both refused).
-    const failure = error.cause as { message?: string; cause?: { code?: string; message?: string; errors?: { code?: string }[] } } | undefined;
+    const failure = error.cause as
+      | { message?: string; cause?: { code?: string; message?: string; errors?: { code?: string }[] } }
+      | undefined;
     const inner = failure?.cause;
     const cause = inner?.code ?? inner?.errors?.[0]?.code ?? inner?.message ?? failure?.message ?? "";
     say(`Error: Pantheon is not reachable at ${error.url}${cause ? ` (${cause})` : ""}.`);
-    say("Start a local server with `npm start` in the Pantheon checkout, or point --url / PANTHEON_URL (or pantheon login) at a running one.");
+    say(
+      "Start a local server with `npm start` in the Pantheon checkout, or point --url / PANTHEON_URL (or pantheon login) at a running one.",
+    );
     return 3;
   }
   if (error instanceof ApiError) {
@@ -125,7 +174,8 @@ function report(error: unknown, config: Resolved | undefined): number {
       const where = issue.line ? `line ${issue.line}:${issue.column ?? 0}` : path || issue.form || "";
       say(`  - ${where ? `${where}: ` : ""}${issue.message}`);
     }
-    if (error.status === 401) say(refusedTokenAdvice(error.tokenFrom ?? config?.tokenFrom ?? "none", config?.url ?? "the server"));
+    if (error.status === 401)
+      say(refusedTokenAdvice(error.tokenFrom ?? config?.tokenFrom ?? "none", config?.url ?? "the server"));
     // What to run next, when the server names it (an unknown agent: pantheon agents list).
     const hint = error.details?.hint;
     if (typeof hint === "string" && error.status !== 401) say(`Try: ${hint}`);
@@ -164,15 +214,28 @@ export async function main(argv: string[]): Promise<number> {
         console.log(commandHelp(command));
         return helpAsked ? 0 : 2;
       }
-      throw new UsageError(`unknown action '${unknown}': use ${command.actions.map((a) => a.name).join(", ")}`, command.name);
+      throw new UsageError(
+        `unknown action '${unknown}': use ${command.actions.map((a) => a.name).join(", ")}`,
+        command.name,
+      );
     }
     if (helpAsked) {
       console.log(commandHelp(command, command.actions.length > 1 && named ? action : undefined));
       return 0;
     }
     const { values, args } = parse(rest, command, action);
-    config = resolveConfig({ url: values.url as string | undefined, token: values.token as string | undefined, project: values.project as string | undefined });
-    const code = await action.run({ client: makeClient(config), config, args, values: values as Context["values"], json: Boolean(values.json) });
+    config = resolveConfig({
+      url: values.url as string | undefined,
+      token: values.token as string | undefined,
+      project: values.project as string | undefined,
+    });
+    const code = await action.run({
+      client: makeClient(config),
+      config,
+      args,
+      values: values as Context["values"],
+      json: Boolean(values.json),
+    });
     return typeof code === "number" ? code : 0;
   } catch (error) {
     return report(error, config);

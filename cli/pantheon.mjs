@@ -45,7 +45,8 @@ function newEnough(version) {
 }
 
 function cacheDir() {
-  const base = process.env.PANTHEON_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "pantheon");
+  const base =
+    process.env.PANTHEON_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "pantheon");
   return join(base, "node22");
 }
 
@@ -60,9 +61,14 @@ async function node22() {
   );
   const { runWithProgress } = await import("../scripts/progress.mjs");
   const args = ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", "--loglevel=http", "node@22"];
-  const installed = await runWithProgress("installing Node 22", "npm", args, { count: /^npm http (fetch|cache) /, prefix: "pantheon: " });
+  const installed = await runWithProgress("installing Node 22", "npm", args, {
+    count: /^npm http (fetch|cache) /,
+    prefix: "pantheon: ",
+  });
   if (installed.code !== 0 || !existsSync(binary)) {
-    process.stderr.write(`pantheon: installing Node 22 failed (npm exited with ${installed.code}). Install Node 22.18 or later, or run \`npm start\` once in the Pantheon checkout.\n`);
+    process.stderr.write(
+      `pantheon: installing Node 22 failed (npm exited with ${installed.code}). Install Node 22.18 or later, or run \`npm start\` once in the Pantheon checkout.\n`,
+    );
     process.exit(1);
   }
   process.stderr.write(`pantheon: Node ${versionOf(prefix)} installed at ${binary}\n`);
@@ -76,7 +82,8 @@ if (runsTypeScript()) {
   // Ctrl-C reaches the child from the terminal itself (same process group): this process only
   // waits for it. A signal sent to this process alone is passed on.
   process.on("SIGINT", () => {});
-  for (const signal of /** @type {const} */ (["SIGTERM", "SIGHUP", "SIGQUIT"])) process.on(signal, () => child.kill(signal));
+  for (const signal of /** @type {const} */ (["SIGTERM", "SIGHUP", "SIGQUIT"]))
+    process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => {
     if (signal) {
       process.removeAllListeners(signal);

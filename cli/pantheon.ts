@@ -14,7 +14,10 @@ registerHooks({
       return nextResolve(specifier, context);
     } catch (error) {
       const code = (error as { code?: string }).code;
-      const retry = (code === "ERR_MODULE_NOT_FOUND" || code === "ERR_UNSUPPORTED_DIR_IMPORT") && /^\.\.?\//.test(specifier) && Boolean(context.parentURL?.endsWith(".ts"));
+      const retry =
+        (code === "ERR_MODULE_NOT_FOUND" || code === "ERR_UNSUPPORTED_DIR_IMPORT") &&
+        /^\.\.?\//.test(specifier) &&
+        Boolean(context.parentURL?.endsWith(".ts"));
       if (!retry) throw error;
       for (const candidate of [`${specifier}.ts`, `${specifier}/index.ts`]) {
         try {

@@ -122,7 +122,8 @@ export function notFound(what: string, name: string): PantheonError {
 export const listAgentsHint = "pantheon agents list";
 
 /** The words every door says for an agent the project does not have (the API, /v1, MCP, AG-UI, A2A, sockets, the bus, the CLI). */
-export const unknownAgentMessage = (agent: string, project: string) => `agent '${agent}' does not exist in project '${project}'`;
+export const unknownAgentMessage = (agent: string, project: string) =>
+  `agent '${agent}' does not exist in project '${project}'`;
 
 /**
  * An agent the project does not have: one message and one 404 on every door, with the command that
@@ -131,7 +132,9 @@ export const unknownAgentMessage = (agent: string, project: string) => `agent '$
  * unknownAgent("nosuch", "default").message // "agent 'nosuch' does not exist in project 'default'"
  */
 export function unknownAgent(agent: string, project: string): PantheonError {
-  return new PantheonError("not_found", unknownAgentMessage(agent, project), { details: { agent, project, hint: listAgentsHint } });
+  return new PantheonError("not_found", unknownAgentMessage(agent, project), {
+    details: { agent, project, hint: listAgentsHint },
+  });
 }
 
 export function validationFailed(issues: FieldIssue[], message = "the request is not valid"): PantheonError {

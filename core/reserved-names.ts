@@ -6,12 +6,17 @@
  * `{}["__proto__"] = x` replaces the prototype. Where a name reaches such a lookup it is either
  * refused by the schema (with {@link reservedNameMessage}) or read with {@link ownValue}.
  */
-export const reservedNames: ReadonlySet<string> = new Set(["__proto__", "prototype", ...Object.getOwnPropertyNames(Object.prototype)]);
+export const reservedNames: ReadonlySet<string> = new Set([
+  "__proto__",
+  "prototype",
+  ...Object.getOwnPropertyNames(Object.prototype),
+]);
 
 export const isReservedName = (name: string): boolean => reservedNames.has(name);
 
 /** The rule, for a 400 naming the field: which name, why, what to do. */
-export const reservedNameMessage = "a reserved name: 'constructor', 'prototype', '__proto__' and the other names every JavaScript object has (toString, valueOf, …) cannot be used; choose another";
+export const reservedNameMessage =
+  "a reserved name: 'constructor', 'prototype', '__proto__' and the other names every JavaScript object has (toString, valueOf, …) cannot be used; choose another";
 
 /**
  * A plain object's own value for a key a user chose, never one it inherits.

@@ -33,7 +33,9 @@ export function agentStub(env: Env, project: string, agent: string): Remote<Agen
 
 /** A feature's own Durable Object (named `<project>.<feature>`, like an agent's). */
 export function featureStub(env: Env, project: string, feature: string): Remote<FeatureDO> {
-  return env.FEATURE_DO.get(env.FEATURE_DO.idFromName(agentObjectName(project, feature))) as unknown as Remote<FeatureDO>;
+  return env.FEATURE_DO.get(
+    env.FEATURE_DO.idFromName(agentObjectName(project, feature)),
+  ) as unknown as Remote<FeatureDO>;
 }
 
 /** Awaits an RPC call that returns a Result and rebuilds the domain error on this side. */

@@ -15,7 +15,15 @@ const THEME = "#4338ca";
 export async function buildPwa({ outdir = dist } = {}) {
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
-  const common = { bundle: true, minify: true, format: "esm", target: "es2022", platform: "browser", legalComments: "none", logLevel: "warning" };
+  const common = {
+    bundle: true,
+    minify: true,
+    format: "esm",
+    target: "es2022",
+    platform: "browser",
+    legalComments: "none",
+    logLevel: "warning",
+  };
   await build({ ...common, entryPoints: [join(root, "src/main.ts")], outfile: join(outdir, "app.js") });
   // Loaded on demand (an admin's invite shows its QR code): not part of the app's first load.
   await build({ ...common, entryPoints: [join(root, "src/qr-code.ts")], outfile: join(outdir, "qr.js") });
@@ -27,7 +35,15 @@ export async function buildPwa({ outdir = dist } = {}) {
   await writeFile(join(outdir, "icon-maskable-512.png"), drawIcon(512, true));
   await writeFile(join(outdir, "manifest.webmanifest"), JSON.stringify(manifest(), null, 2));
 
-  const shell = ["/", "/app.js", "/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png"];
+  const shell = [
+    "/",
+    "/app.js",
+    "/manifest.webmanifest",
+    "/icon.svg",
+    "/icon-192.png",
+    "/icon-512.png",
+    "/icon-maskable-512.png",
+  ];
   const hash = createHash("sha256");
   for (const f of ["/index.html", ...shell.slice(1)]) hash.update(await readFile(join(outdir, f)));
   await build({
@@ -86,7 +102,8 @@ function drawIcon(size, maskable) {
   const glyphScale = maskable ? 0.72 : 1;
   for (let j = 0; j < size; j++) {
     for (let i = 0; i < size; i++) {
-      let bg = 0, fg = 0;
+      let bg = 0,
+        fg = 0;
       for (let sy = 0; sy < n; sy++) {
         for (let sx = 0; sx < n; sx++) {
           const x = ((i + (sx + 0.5) / n) / size) * 64;

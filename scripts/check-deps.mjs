@@ -14,7 +14,16 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Shipped code: what is deployed, served or installed as the `pantheon` command. */
-export const runtimeDirs = ["workers", "durable-objects", "core", "adapters", "migrations", "pwa/src", "cli", "sidecar"];
+export const runtimeDirs = [
+  "workers",
+  "durable-objects",
+  "core",
+  "adapters",
+  "migrations",
+  "pwa/src",
+  "cli",
+  "sidecar",
+];
 /** Code that only builds, tests or measures. */
 export const devDirs = ["scripts", "test", "bench", "pwa/build.mjs", ".ci"];
 
@@ -55,10 +64,11 @@ export function importedPackages(text) {
     /\b(?:require|import\.meta)\.resolve\s*\(\s*["']([^"'\n]+)["']/g,
   ];
   const code = withoutComments(text);
-  for (const pattern of patterns) for (const match of code.matchAll(pattern)) {
-    const name = packageOf(match[1]);
-    if (name) found.add(name);
-  }
+  for (const pattern of patterns)
+    for (const match of code.matchAll(pattern)) {
+      const name = packageOf(match[1]);
+      if (name) found.add(name);
+    }
   return found;
 }
 
@@ -80,7 +90,9 @@ export function checkDependencies(root) {
   const deps = new Set(Object.keys(pkg.dependencies ?? {}));
   const devDeps = new Set(Object.keys(pkg.devDependencies ?? {}));
   const declared = new Set([...deps, ...devDeps]);
-  const rootConfigs = readdirSync(root).filter((f) => sourceFile.test(f)).map((f) => join(root, f));
+  const rootConfigs = readdirSync(root)
+    .filter((f) => sourceFile.test(f))
+    .map((f) => join(root, f));
 
   const runtimeFiles = runtimeDirs.flatMap((d) => walk(join(root, d)));
   const devFiles = [...devDirs.flatMap((d) => walk(join(root, d))), ...rootConfigs];
@@ -90,8 +102,12 @@ export function checkDependencies(root) {
     if (runtime && !entry.runtime) entry.runtime = file;
     usedBy.set(name, entry);
   };
-  for (const [files, runtime] of [[runtimeFiles, true], [devFiles, false]]) {
-    for (const file of files) for (const name of importedPackages(readFileSync(file, "utf8"))) note(name, relative(root, file), runtime);
+  for (const [files, runtime] of [
+    [runtimeFiles, true],
+    [devFiles, false],
+  ]) {
+    for (const file of files)
+      for (const name of importedPackages(readFileSync(file, "utf8"))) note(name, relative(root, file), runtime);
   }
 
   // tsconfig `types`: "node" is @types/node, "@cloudflare/vitest-plugin/types" is that package.
@@ -117,27 +133,49 @@ export function checkDependencies(root) {
       const escaped = b.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
       const asCommand = new RegExp(`(^|[\\s;&|'"(])(npx\\s+)?${escaped}(\\s|$|['"])`, "m");
       const scriptCommand = Object.values(pkg.scripts ?? {}).some((s) => asCommand.test(s));
-      if (scriptCommand || new RegExp(`npx\\s+${escaped}\\b`).test(commandText) || new RegExp(`["']${escaped}["']`).test(commandText)) note(name, "a command", false);
+      if (
+        scriptCommand ||
+        new RegExp(`npx\\s+${escaped}\\b`).test(commandText) ||
+        new RegExp(`["']${escaped}["']`).test(commandText)
+      )
+        note(name, "a command", false);
     }
   }
   // A peer dependency of a used package is used (e.g. @energetic-ai/core under @energetic-ai/embeddings).
   for (const name of [...usedBy.keys()]) {
     const manifest = join(root, "node_modules", name, "package.json");
     if (!existsSync(manifest)) continue;
-    for (const peer of Object.keys(JSON.parse(readFileSync(manifest, "utf8")).peerDependencies ?? {})) if (declared.has(peer)) note(peer, `a peer of ${name}`, false);
+    for (const peer of Object.keys(JSON.parse(readFileSync(manifest, "utf8")).peerDependencies ?? {}))
+      if (declared.has(peer)) note(peer, `a peer of ${name}`, false);
   }
   // `@types/x` is used where `x` is.
-  for (const name of declared) if (name.startsWith("@types/") && usedBy.has(name.slice("@types/".length))) note(name, "its package's imports", false);
+  for (const name of declared)
+    if (name.startsWith("@types/") && usedBy.has(name.slice("@types/".length)))
+      note(name, "its package's imports", false);
 
   const findings = [];
   for (const [name, use] of usedBy) {
-    if (!declared.has(name) && !name.startsWith("@types/")) findings.push({ pkg: name, problem: `imported by ${use.runtime ?? use.any} but not declared in package.json` });
-    else if (use.runtime && devDeps.has(name) && !deps.has(name)) findings.push({ pkg: name, problem: `imported by shipped code (${use.runtime}) but listed under devDependencies: move it to dependencies` });
+    if (!declared.has(name) && !name.startsWith("@types/"))
+      findings.push({ pkg: name, problem: `imported by ${use.runtime ?? use.any} but not declared in package.json` });
+    else if (use.runtime && devDeps.has(name) && !deps.has(name))
+      findings.push({
+        pkg: name,
+        problem: `imported by shipped code (${use.runtime}) but listed under devDependencies: move it to dependencies`,
+      });
   }
   for (const name of declared) {
     const used = usedBy.has(name);
-    if (!used && !(name in allowedUnused)) findings.push({ pkg: name, problem: `declared in ${deps.has(name) ? "dependencies" : "devDependencies"} but never imported or run: remove it` });
-    if (used && name in allowedUnused) findings.push({ pkg: name, problem: "is used now: remove it from allowedUnused in scripts/check-deps.mjs", stale: true });
+    if (!used && !(name in allowedUnused))
+      findings.push({
+        pkg: name,
+        problem: `declared in ${deps.has(name) ? "dependencies" : "devDependencies"} but never imported or run: remove it`,
+      });
+    if (used && name in allowedUnused)
+      findings.push({
+        pkg: name,
+        problem: "is used now: remove it from allowedUnused in scripts/check-deps.mjs",
+        stale: true,
+      });
   }
   return findings;
 }
@@ -147,8 +185,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = performance.now();
   const findings = checkDependencies(root);
   for (const f of findings) console.log(`${f.stale ? "note" : "FAIL"} ${f.pkg}: ${f.problem}`);
-  for (const [name, why] of Object.entries(allowedUnused)) if (!findings.some((f) => f.pkg === name)) console.log(`note ${name}: unused, allowed (${why})`);
+  for (const [name, why] of Object.entries(allowedUnused))
+    if (!findings.some((f) => f.pkg === name)) console.log(`note ${name}: unused, allowed (${why})`);
   const failing = findings.filter((f) => !f.stale);
-  console.log(`${failing.length ? `${failing.length} dependency problem(s)` : "dependencies match the code"} (${Math.round(performance.now() - started)} ms)`);
+  console.log(
+    `${failing.length ? `${failing.length} dependency problem(s)` : "dependencies match the code"} (${Math.round(performance.now() - started)} ms)`,
+  );
   process.exit(failing.length ? 1 : 0);
 }

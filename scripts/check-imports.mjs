@@ -124,7 +124,10 @@ function pathAround(component, graph) {
  * @param {{ dirs?: string[], known?: { name: string, modules: string[] }[], config?: string }} [options]
  * @returns {Promise<{ findings: string[], modules: number, cycles: string[][] }>}
  */
-export async function checkImports(root, { dirs = sourceDirs, known = knownCycles, config = join(root, ".dependency-cruiser.cjs") } = {}) {
+export async function checkImports(
+  root,
+  { dirs = sourceDirs, known = knownCycles, config = join(root, ".dependency-cruiser.cjs") } = {},
+) {
   await assertParser();
   const { cruise } = await import("dependency-cruiser");
   const { forbidden, options } = createRequire(import.meta.url)(config);
@@ -140,7 +143,18 @@ export async function checkImports(root, { dirs = sourceDirs, known = knownCycle
   const graph = new Map();
   for (const m of modules) {
     if (m.coreModule || m.couldNotResolve || m.source.includes("node_modules")) continue;
-    graph.set(m.source, m.dependencies.filter((d) => !d.dependencyTypes.includes("type-only") && !d.coreModule && !d.couldNotResolve && !d.resolved.includes("node_modules")).map((d) => d.resolved));
+    graph.set(
+      m.source,
+      m.dependencies
+        .filter(
+          (d) =>
+            !d.dependencyTypes.includes("type-only") &&
+            !d.coreModule &&
+            !d.couldNotResolve &&
+            !d.resolved.includes("node_modules"),
+        )
+        .map((d) => d.resolved),
+    );
   }
   const cycles = cyclesOf(graph);
   const sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
@@ -149,7 +163,11 @@ export async function checkImports(root, { dirs = sourceDirs, known = knownCycle
     if (listed) continue;
     const grown = known.find((k) => k.modules.every((m) => cycle.includes(m)));
     const where = pathAround(cycle, graph).join(" → ");
-    findings.push(grown ? `runtime import cycle: the known cycle "${grown.name}" grew: ${where}` : `runtime import cycle: ${where} (break it: move what both need down a layer; type-only imports may cycle)`);
+    findings.push(
+      grown
+        ? `runtime import cycle: the known cycle "${grown.name}" grew: ${where}`
+        : `runtime import cycle: ${where} (break it: move what both need down a layer; type-only imports may cycle)`,
+    );
   }
   for (const k of known) {
     if (!cycles.some((c) => sameSet(k.modules, c)) && !cycles.some((c) => k.modules.every((m) => c.includes(m)))) {
@@ -166,6 +184,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const ms = Math.round(performance.now() - started);
   for (const f of findings) console.error(`  ${f}`);
   const allowed = cycles.length - findings.filter((f) => f.startsWith("runtime import cycle")).length;
-  console.log(`import rules: ${modules} modules, ${findings.length} finding(s), ${allowed} known cycle(s) allowed (${ms} ms)`);
+  console.log(
+    `import rules: ${modules} modules, ${findings.length} finding(s), ${allowed} known cycle(s) allowed (${ms} ms)`,
+  );
   process.exitCode = findings.length ? 1 : 0;
 }

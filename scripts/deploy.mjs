@@ -28,7 +28,9 @@ export const vectorDimensions = 384;
  */
 export function setupCommands(toml) {
   const production = toml.slice(toml.indexOf("[env.production]"));
-  const queues = [...new Set([...production.matchAll(/^\s*(?:queue|dead_letter_queue)\s*=\s*"([^"]+)"/gm)].map((m) => m[1]))];
+  const queues = [
+    ...new Set([...production.matchAll(/^\s*(?:queue|dead_letter_queue)\s*=\s*"([^"]+)"/gm)].map((m) => m[1])),
+  ];
   const indexes = [...new Set([...production.matchAll(/^\s*index_name\s*=\s*"([^"]+)"/gm)].map((m) => m[1]))];
   const buckets = [...new Set([...production.matchAll(/^\s*bucket_name\s*=\s*"([^"]+)"/gm)].map((m) => m[1]))];
   return [
@@ -52,12 +54,19 @@ export const secretCommands = [
 
 function run(command, args) {
   console.log(`\n$ ${[command, ...args].join(" ")}`);
-  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+  const result = spawnSync(command, args, {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
   return result.status ?? 1;
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { "dry-run": { type: "boolean" }, setup: { type: "boolean" }, outdir: { type: "string" } }, strict: true });
+  const { values } = parseArgs({
+    options: { "dry-run": { type: "boolean" }, setup: { type: "boolean" }, outdir: { type: "string" } },
+    strict: true,
+  });
   console.log("Building the PWA (pwa/dist)…");
   const { buildPwa } = await import(pathToFileURL(join(root, "pwa/build.mjs")).href);
   const files = await buildPwa();

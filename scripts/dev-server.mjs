@@ -25,7 +25,15 @@ export function freePort() {
  * @param {{ port: number, token?: string, persistTo?: string, vars?: Record<string,string>, quiet?: boolean, onOutput?: (text: string) => void, timeoutMs?: number }} options
  * @returns {Promise<{ url: string, stop: () => Promise<void>, child: import("node:child_process").ChildProcess, inspectorPort: number }>}
  */
-export async function startDevServer({ port, token, persistTo, vars = {}, quiet = true, onOutput, timeoutMs = 120_000 }) {
+export async function startDevServer({
+  port,
+  token,
+  persistTo,
+  vars = {},
+  quiet = true,
+  onOutput,
+  timeoutMs = 120_000,
+}) {
   // wrangler refuses to start without the static assets directory: build the PWA on a fresh clone.
   if (!existsSync(new URL("../pwa/dist/index.html", import.meta.url))) {
     const { buildPwa } = await import("../pwa/build.mjs");
@@ -33,11 +41,27 @@ export async function startDevServer({ port, token, persistTo, vars = {}, quiet 
   }
   // Its own inspector port, so several servers (tests, benches, `npm start`) can run side by side.
   const inspector = await freePort();
-  const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--test-scheduled", "--show-interactive-dev-session=false"];
+  const args = [
+    "wrangler",
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspector),
+    "--test-scheduled",
+    "--show-interactive-dev-session=false",
+  ];
   if (persistTo) args.push("--persist-to", persistTo);
   // A server started with a token (tests, benches) gets a deployment key for project secrets made
   // from it, so the same token and --persist-to open the same secrets after a restart.
-  if (token) vars = { PANTHEON_ADMIN_TOKEN: token, PANTHEON_SECRETS_KEY: createHash("sha256").update(`pantheon-dev-secrets-key:${token}`).digest("base64"), ...vars };
+  if (token)
+    vars = {
+      PANTHEON_ADMIN_TOKEN: token,
+      PANTHEON_SECRETS_KEY: createHash("sha256").update(`pantheon-dev-secrets-key:${token}`).digest("base64"),
+      ...vars,
+    };
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
   // wrangler's own bin run by this Node when it is installed: `npx` first starts npm to find it,
   // a second or more of a start on a busy machine.

@@ -22,14 +22,19 @@ async function loadWorkExample(file, { url, token, project, log }) {
     const headers = { authorization: `Bearer ${token}` };
     if (project) headers["x-pantheon-project"] = project;
     if (json !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(base + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    const res = await fetch(base + path, {
+      method,
+      headers,
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
     const body = await res.json().catch(() => ({}));
     return { status: res.status, body };
   };
   const name = example.feature.name;
   const created = await call("POST", "/api/features", example.feature);
   if (created.status === 409) return log(`  example feature '${name}' is already loaded`);
-  if (created.status !== 201) throw new Error(`feature '${name}' was refused (${created.status}): ${created.body.error?.message}`);
+  if (created.status !== 201)
+    throw new Error(`feature '${name}' was refused (${created.status}): ${created.body.error?.message}`);
   const steps = [
     ["PUT", `/api/features/${name}/plan`, { markdown: example.plan }],
     ["POST", `/api/features/${name}/plan/approve`, {}],
@@ -41,14 +46,19 @@ async function loadWorkExample(file, { url, token, project, log }) {
   }
   for (const work of example.worked ?? []) {
     const started = await call("POST", `/api/features/${name}/tasks/${work.task}/start`);
-    if (started.status !== 202) throw new Error(`starting task ${work.task} answered ${started.status}: ${started.body.error?.message}`);
+    if (started.status !== 202)
+      throw new Error(`starting task ${work.task} answered ${started.status}: ${started.body.error?.message}`);
     const worker = started.body.worker;
     for (const write of work.writes) {
       const res = await call("POST", `/api/agents/${worker}/tools/fs.write/invoke`, { arguments: write });
-      if (res.status !== 200 || res.body.ok === false) throw new Error(`fs.write ${write.path} failed: ${JSON.stringify(res.body).slice(0, 300)}`);
+      if (res.status !== 200 || res.body.ok === false)
+        throw new Error(`fs.write ${write.path} failed: ${JSON.stringify(res.body).slice(0, 300)}`);
     }
-    const commit = await call("POST", `/api/agents/${worker}/tools/task.commit/invoke`, { arguments: { summary: work.summary } });
-    if (commit.status !== 200 || commit.body.ok === false) throw new Error(`task.commit failed: ${JSON.stringify(commit.body).slice(0, 300)}`);
+    const commit = await call("POST", `/api/agents/${worker}/tools/task.commit/invoke`, {
+      arguments: { summary: work.summary },
+    });
+    if (commit.status !== 200 || commit.body.ok === false)
+      throw new Error(`task.commit failed: ${JSON.stringify(commit.body).slice(0, 300)}`);
   }
   log(`  loaded example feature '${name}' (${(example.worked ?? []).length} task(s) worked, the rest pending)`);
 }
@@ -64,7 +74,11 @@ export async function loadExamples({ url, token, project, log = console.log } = 
   const results = [];
   if (project && project !== "default") {
     // Projects are created explicitly; one that exists already (409) is fine.
-    const res = await fetch(`${url.replace(/\/$/, "")}/api/projects`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ slug: project }) });
+    const res = await fetch(`${url.replace(/\/$/, "")}/api/projects`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ slug: project }),
+    });
     if (res.status !== 201 && res.status !== 409) log(`  project '${project}' could not be created (${res.status})`);
   }
   for (const name of exampleNames) {
@@ -72,18 +86,32 @@ export async function loadExamples({ url, token, project, log = console.log } = 
     const headers = { authorization: `Bearer ${token}`, "content-type": "text/x-pantheon" };
     if (project) headers["x-pantheon-project"] = project;
     try {
-      const res = await fetch(`${url.replace(/\/$/, "")}/api/agents/${name}/script`, { method: "PUT", headers, body: source });
+      const res = await fetch(`${url.replace(/\/$/, "")}/api/agents/${name}/script`, {
+        method: "PUT",
+        headers,
+        body: source,
+      });
       const body = await res.json().catch(() => ({}));
       const ok = res.status === 200 || res.status === 201;
-      const warnings = ok ? body.warnings?.length ?? 0 : 0;
-      results.push({ name, ok, status: res.status, ...(ok ? { warnings } : { error: body.error?.message ?? res.statusText }) });
-      log(ok ? `  loaded example '${name}'${warnings ? ` (${warnings} warning${warnings > 1 ? "s" : ""}: tools no registry provides yet)` : ""}` : `  example '${name}' was refused (${res.status}): ${body.error?.message ?? res.statusText}`);
+      const warnings = ok ? (body.warnings?.length ?? 0) : 0;
+      results.push({
+        name,
+        ok,
+        status: res.status,
+        ...(ok ? { warnings } : { error: body.error?.message ?? res.statusText }),
+      });
+      log(
+        ok
+          ? `  loaded example '${name}'${warnings ? ` (${warnings} warning${warnings > 1 ? "s" : ""}: tools no registry provides yet)` : ""}`
+          : `  example '${name}' was refused (${res.status}): ${body.error?.message ?? res.statusText}`,
+      );
     } catch (error) {
       results.push({ name, ok: false, status: 0, error: error instanceof Error ? error.message : String(error) });
       log(`  example '${name}' could not be sent: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  if (!results.some((r) => r.ok)) throw new Error(`no example could be loaded: ${results.map((r) => `${r.name}: ${r.error}`).join("; ")}`);
+  if (!results.some((r) => r.ok))
+    throw new Error(`no example could be loaded: ${results.map((r) => `${r.name}: ${r.error}`).join("; ")}`);
   if (results.some((r) => r.name === "planner" && r.ok)) {
     try {
       await loadWorkExample("greeting-page.json", { url, token, project, log });

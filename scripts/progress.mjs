@@ -19,7 +19,10 @@ import { pathToFileURL } from "node:url";
  * @param {string} label
  * @param {{ stream?: { isTTY?: boolean, write(text: string): unknown }, prefix?: string, tty?: boolean, everyMs?: number, quietMs?: number }} [options]
  */
-export function startProgress(label, { stream = process.stderr, prefix = "", tty = undefined, everyMs = undefined, quietMs = 2000 } = {}) {
+export function startProgress(
+  label,
+  { stream = process.stderr, prefix = "", tty = undefined, everyMs = undefined, quietMs = 2000 } = {},
+) {
   const onTerminal = tty ?? Boolean(stream.isTTY);
   const every = everyMs ?? (onTerminal ? 1000 : 10_000);
   const started = Date.now();
@@ -87,7 +90,12 @@ export function startProgress(label, { stream = process.stderr, prefix = "", tty
  * @param {{ count?: RegExp, countLabel?: string, prefix?: string, stream?: { isTTY?: boolean, write(text: string): unknown }, env?: NodeJS.ProcessEnv, cwd?: string }} [options]
  * @returns {Promise<{ code: number, output: string, seconds: number }>}
  */
-export function runWithProgress(label, command, args, { count, countLabel = "fetched", prefix = "", stream = process.stderr, env = process.env, cwd } = {}) {
+export function runWithProgress(
+  label,
+  command,
+  args,
+  { count, countLabel = "fetched", prefix = "", stream = process.stderr, env = process.env, cwd } = {},
+) {
   const progress = startProgress(label, { stream, prefix });
   const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env, cwd });
   let output = "";
@@ -96,7 +104,9 @@ export function runWithProgress(label, command, args, { count, countLabel = "fet
   const collect = (chunk) => {
     output += chunk;
     if (count) {
-      counted += String(chunk).split("\n").filter((line) => count.test(line)).length;
+      counted += String(chunk)
+        .split("\n")
+        .filter((line) => count.test(line)).length;
       if (counted) progress.detail(`${counted} ${countLabel}`);
     }
   };
@@ -109,8 +119,19 @@ export function runWithProgress(label, command, args, { count, countLabel = "fet
     });
     child.on("close", (code) => {
       const seconds = progress.seconds();
-      progress.done(code === 0 ? `${label}: done in ${seconds} s${counted ? ` (${counted} ${countLabel})` : ""}` : `${label} failed after ${seconds} s (exit ${code}):`);
-      if (code !== 0) stream.write(output.split("\n").filter((line) => !count?.test(line)).join("\n").slice(-6000));
+      progress.done(
+        code === 0
+          ? `${label}: done in ${seconds} s${counted ? ` (${counted} ${countLabel})` : ""}`
+          : `${label} failed after ${seconds} s (exit ${code}):`,
+      );
+      if (code !== 0)
+        stream.write(
+          output
+            .split("\n")
+            .filter((line) => !count?.test(line))
+            .join("\n")
+            .slice(-6000),
+        );
       resolve({ code: code ?? 1, output, seconds });
     });
   });

@@ -25,7 +25,9 @@ function ensureAdminToken() {
   const match = /^PANTHEON_ADMIN_TOKEN\s*=\s*"?([^"\n]+)"?\s*$/m.exec(text);
   if (match) return match[1].trim();
   const token = `pa_${randomBytes(24).toString("base64url")}`;
-  writeFileSync(file, `${text}${text && !text.endsWith("\n") ? "\n" : ""}PANTHEON_ADMIN_TOKEN="${token}"\n`, { mode: 0o600 });
+  writeFileSync(file, `${text}${text && !text.endsWith("\n") ? "\n" : ""}PANTHEON_ADMIN_TOKEN="${token}"\n`, {
+    mode: 0o600,
+  });
   return token;
 }
 
@@ -52,14 +54,20 @@ function ensureSecretsKey() {
   const file = ".dev.vars";
   const text = existsSync(file) ? readFileSync(file, "utf8") : "";
   if (/^PANTHEON_SECRETS_KEY\s*=/m.test(text)) return;
-  writeFileSync(file, `${text}${text && !text.endsWith("\n") ? "\n" : ""}PANTHEON_SECRETS_KEY="${randomBytes(32).toString("base64")}"\n`, { mode: 0o600 });
+  writeFileSync(
+    file,
+    `${text}${text && !text.endsWith("\n") ? "\n" : ""}PANTHEON_SECRETS_KEY="${randomBytes(32).toString("base64")}"\n`,
+    { mode: 0o600 },
+  );
 }
 
 const token = ensureAdminToken();
 ensureSecretsKey();
 const say = (line) => process.stderr.write(`pantheon: ${line}\n`);
 if (await portTaken()) {
-  console.error(`Port ${port} is in use (another \`npm start\`?). Start this one on another: PORT=${await freePort()} npm start`);
+  console.error(
+    `Port ${port} is in use (another \`npm start\`?). Start this one on another: PORT=${await freePort()} npm start`,
+  );
   process.exit(2);
 }
 
@@ -73,7 +81,9 @@ const sidecarStarting = startOwnSidecar({ timeoutMs: 120_000 }).then(
 );
 
 if (existsSync("pwa/build.mjs")) {
-  const build = await runWithProgress("building the PWA", process.execPath, ["pwa/build.mjs"], { prefix: "pantheon: " });
+  const build = await runWithProgress("building the PWA", process.execPath, ["pwa/build.mjs"], {
+    prefix: "pantheon: ",
+  });
   if (build.code !== 0) {
     await (await sidecarStarting).started?.stop();
     process.exit(build.code);
@@ -87,7 +97,9 @@ if (outcome.started) {
   sidecar = outcome.started;
   loading.done(`embeddings sidecar on ${sidecar.url} (this server's own; it stops with it)`);
 } else {
-  loading.done(`the embeddings sidecar did not start, memory uses the hashed embedder: ${outcome.error instanceof Error ? outcome.error.message : outcome.error}`);
+  loading.done(
+    `the embeddings sidecar did not start, memory uses the hashed embedder: ${outcome.error instanceof Error ? outcome.error.message : outcome.error}`,
+  );
 }
 
 say("starting wrangler dev (database migrations are bundled and applied when each Durable Object starts)");
@@ -102,12 +114,19 @@ const onOutput = (text) => {
   pending = lines.pop() ?? "";
   for (const line of lines) {
     if (line.trim()) starting.log(line);
-    if (/Ready on http/.test(line)) starting.relabel("waiting for the server to answer (the first request loads the worker)");
+    if (/Ready on http/.test(line))
+      starting.relabel("waiting for the server to answer (the first request loads the worker)");
   }
 };
 let server;
 try {
-  server = await startDevServer({ port, quiet: false, onOutput, timeoutMs: 300_000, vars: sidecar ? { EMBEDDINGS_BASE_URL: sidecar.url } : {} });
+  server = await startDevServer({
+    port,
+    quiet: false,
+    onOutput,
+    timeoutMs: 300_000,
+    vars: sidecar ? { EMBEDDINGS_BASE_URL: sidecar.url } : {},
+  });
 } catch (error) {
   starting.done(error instanceof Error ? error.message : String(error));
   await sidecar?.stop();
@@ -115,7 +134,9 @@ try {
 }
 starting.relabel("waking the project's registry and agents");
 const api = (path) => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-const agents = await api("/api/agents").then((res) => res.json()).catch(() => ({ agents: [] }));
+const agents = await api("/api/agents")
+  .then((res) => res.json())
+  .catch(() => ({ agents: [] }));
 const first = agents.agents?.[0]?.name;
 if (first) await api(`/api/agents/${encodeURIComponent(first)}`).catch(() => {});
 starting.done(`the server answers (/api/health, /api/agents) after ${starting.seconds()} s`);

@@ -45,7 +45,13 @@ if (stage("typecheck")) {
 
 if (stage("workerd")) {
   mkdirSync("test-results", { recursive: true });
-  const ok = run("workerd tests", "npx", ["vitest", "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"]);
+  const ok = run("workerd tests", "npx", [
+    "vitest",
+    "run",
+    "--reporter=default",
+    "--reporter=json",
+    "--outputFile.json=test-results/vitest.json",
+  ]);
   if (existsSync("test-results/vitest.json")) {
     const report = JSON.parse(readFileSync("test-results/vitest.json", "utf8"));
     totals.passed += report.numPassedTests ?? 0;
@@ -81,7 +87,9 @@ function nodeStage(label, file) {
 function ensureTmux() {
   if (spawnSync("tmux", ["-V"]).status === 0) return;
   if (process.getuid?.() !== 0) {
-    console.error("tmux is missing: install Debian's 'tmux' package to run the interactive CLI check (it fails without it).");
+    console.error(
+      "tmux is missing: install Debian's 'tmux' package to run the interactive CLI check (it fails without it).",
+    );
     return;
   }
   console.log("\n=== installing Debian's tmux for the interactive CLI check (apt-get)");
@@ -99,13 +107,18 @@ function ensureChromium() {
   const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   if (existsSync(path)) return true;
   if (process.getuid?.() !== 0) {
-    console.error(`Chromium is not at ${path}: install Debian's 'chromium' package (or set CHROMIUM_PATH) to run the browser tests.`);
+    console.error(
+      `Chromium is not at ${path}: install Debian's 'chromium' package (or set CHROMIUM_PATH) to run the browser tests.`,
+    );
     return false;
   }
   console.log("\n=== installing Debian's chromium for the browser tests (apt-get)");
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
-  return spawnSync("apt-get", ["install", "-y", "-qq", "chromium"], { stdio: "inherit", env }).status === 0 && existsSync(path);
+  return (
+    spawnSync("apt-get", ["install", "-y", "-qq", "chromium"], { stdio: "inherit", env }).status === 0 &&
+    existsSync(path)
+  );
 }
 
 if (stage("browser")) {

@@ -54,7 +54,9 @@ function makeBatcher(model) {
 
   return function embed(texts) {
     // The model fails on an empty string (no tokens to pool); a lone space embeds as "nothing".
-    const promises = texts.map((text) => new Promise((resolve, reject) => queue.push({ text: text === "" ? " " : text, resolve, reject })));
+    const promises = texts.map(
+      (text) => new Promise((resolve, reject) => queue.push({ text: text === "" ? " " : text, resolve, reject })),
+    );
     if (!running) {
       // Claimed now, drained a microtask later: texts queued in the same tick join this batch.
       running = true;
@@ -89,16 +91,22 @@ function parseRequest(text) {
   } catch {
     throw new HttpError(400, "the request body is not valid JSON");
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError(400, "the request body must be a JSON object");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new HttpError(400, "the request body must be a JSON object");
   const input = typeof body.input === "string" ? [body.input] : body.input;
-  if (!Array.isArray(input) || input.length === 0) throw new HttpError(400, "'input' must be a string or a non-empty array of strings");
-  if (input.length > maxInputs) throw new HttpError(400, `'input' holds ${input.length} texts, at most ${maxInputs} are allowed`);
+  if (!Array.isArray(input) || input.length === 0)
+    throw new HttpError(400, "'input' must be a string or a non-empty array of strings");
+  if (input.length > maxInputs)
+    throw new HttpError(400, `'input' holds ${input.length} texts, at most ${maxInputs} are allowed`);
   input.forEach((item, i) => {
-    if (typeof item !== "string") throw new HttpError(400, `'input[${i}]' must be a string (token arrays are not supported)`);
-    if (item.length > maxInputChars) throw new HttpError(400, `'input[${i}]' is longer than ${maxInputChars} characters`);
+    if (typeof item !== "string")
+      throw new HttpError(400, `'input[${i}]' must be a string (token arrays are not supported)`);
+    if (item.length > maxInputChars)
+      throw new HttpError(400, `'input[${i}]' is longer than ${maxInputChars} characters`);
   });
   const format = body.encoding_format ?? "float";
-  if (format !== "float" && format !== "base64") throw new HttpError(400, "'encoding_format' must be 'float' or 'base64'");
+  if (format !== "float" && format !== "base64")
+    throw new HttpError(400, "'encoding_format' must be 'float' or 'base64'");
   if (body.dimensions !== undefined && body.dimensions !== dimensions) {
     throw new HttpError(400, `this model returns ${dimensions}-dimension vectors; 'dimensions' cannot change that`);
   }
@@ -144,7 +152,8 @@ export async function startEmbeddingsServer({ port = 8790, host = "127.0.0.1" } 
       const status = error instanceof HttpError ? error.status : 500;
       if (status === 500) console.error("embeddings sidecar:", error);
       const type = status === 500 ? "server_error" : "invalid_request_error";
-      if (!res.headersSent) send(res, status, { error: { message: error instanceof Error ? error.message : String(error), type } });
+      if (!res.headersSent)
+        send(res, status, { error: { message: error instanceof Error ? error.message : String(error), type } });
     }
   });
 

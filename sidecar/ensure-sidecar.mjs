@@ -22,7 +22,11 @@ async function healthy(port) {
  * @param {{ port?: number, timeoutMs?: number, log?: (line: string) => void }} [options]
  * @returns {Promise<{ url: string, started: boolean, stop(): Promise<void> }>}
  */
-export async function ensureSidecar({ port = Number(process.env.EMBEDDINGS_PORT ?? 8790), timeoutMs = 30_000, log = () => {} } = {}) {
+export async function ensureSidecar({
+  port = Number(process.env.EMBEDDINGS_PORT ?? 8790),
+  timeoutMs = 30_000,
+  log = () => {},
+} = {}) {
   const url = `http://127.0.0.1:${port}/v1`;
   if (await healthy(port)) return { url, started: false, stop: async () => {} };
 
@@ -56,13 +60,16 @@ async function startSidecar({ port, timeoutMs, log }) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve(undefined), 200))]);
-    if (code !== undefined) throw new Error(`the embeddings sidecar exited with code ${code} before it was ready:\n${output.trim()}`);
+    if (code !== undefined)
+      throw new Error(`the embeddings sidecar exited with code ${code} before it was ready:\n${output.trim()}`);
     // Port 0: the sidecar says which port it took ("embeddings sidecar ready on http://127.0.0.1:<port>/v1").
     if (port === 0) port = Number(/ready on http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)?.[1] ?? 0);
     if (port !== 0 && (await healthy(port))) break;
     if (Date.now() > deadline) {
       child.kill("SIGTERM");
-      throw new Error(`the embeddings sidecar did not answer /health on port ${port} within ${timeoutMs} ms:\n${output.trim()}`);
+      throw new Error(
+        `the embeddings sidecar did not answer /health on port ${port} within ${timeoutMs} ms:\n${output.trim()}`,
+      );
     }
   }
 

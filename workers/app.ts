@@ -37,7 +37,13 @@ export function makeApp() {
   app.route("/", inviteRedeemRoutes);
 
   // An image upload reads its own body under the image's 5 MiB cap (./images/routes.ts); every other /api body stays at 64 KiB.
-  app.use("/api/*", authenticated({ path: "/api", bodyLimitExempt: (c) => c.req.method === "POST" && /^\/api\/agents\/[^/]+\/images$/.test(c.req.path) }));
+  app.use(
+    "/api/*",
+    authenticated({
+      path: "/api",
+      bodyLimitExempt: (c) => c.req.method === "POST" && /^\/api\/agents\/[^/]+\/images$/.test(c.req.path),
+    }),
+  );
   enforceScopes(app, apiRoutes.routes);
   // The routes, typed for clients (ApiRoutes in ./api): after auth and the scope policy, in this order.
   app.route("/", apiRoutes);

@@ -64,7 +64,9 @@ export const apiAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
 export function checkScope(c: AppContext, need: Scope): void {
   const have = c.get("scope");
   if (!grants(have, need)) {
-    throw new PantheonError("forbidden", `this needs a token with the '${need}' scope; this token has '${have}'`, { details: { needed: need, scope: have } });
+    throw new PantheonError("forbidden", `this needs a token with the '${need}' scope; this token has '${have}'`, {
+      details: { needed: need, scope: have },
+    });
   }
   c.set("scopeChecked", true);
 }

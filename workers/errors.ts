@@ -46,7 +46,9 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
     if (status === 401) response.headers.set("WWW-Authenticate", 'Bearer realm="pantheon"');
     return response;
   }
-  console.error(JSON.stringify({ level: "error", requestId, name: (error as Error)?.name, message: (error as Error)?.message }));
+  console.error(
+    JSON.stringify({ level: "error", requestId, name: (error as Error)?.name, message: (error as Error)?.message }),
+  );
   return c.json(body("internal", "something went wrong on our side; the request id helps us find it", requestId), 500);
 };
 

@@ -9,7 +9,17 @@ import { requireProject } from "./projects";
 
 /** Git's own way to ask for credentials: a 401 with a Basic challenge makes `git` prompt or use its helper; the body is the API's error shape. */
 const challenge = (c: Context<AppEnv>) =>
-  c.json({ error: { code: "unauthorized", message: "a token of this project is needed (as the HTTP basic password, or a bearer token)", requestId: c.get("requestId") } }, 401, { "www-authenticate": 'Basic realm="Pantheon"' });
+  c.json(
+    {
+      error: {
+        code: "unauthorized",
+        message: "a token of this project is needed (as the HTTP basic password, or a bearer token)",
+        requestId: c.get("requestId"),
+      },
+    },
+    401,
+    { "www-authenticate": 'Basic realm="Pantheon"' },
+  );
 
 /**
  * The token of a git request: the HTTP basic password (any user name: `git clone
@@ -39,7 +49,8 @@ const gitAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 async function repoOf(env: Env, project: string, repoName: string) {
   const feature = repoName.replace(/\.git$/, "");
-  if (!featureNameSchema.safeParse(feature).success) throw new PantheonError("not_found", `no repository '${repoName}'`);
+  if (!featureNameSchema.safeParse(feature).success)
+    throw new PantheonError("not_found", `no repository '${repoName}'`);
   const names = (await registryStub(env, project).featureIndex()).map((f) => f.name);
   resolveFeature({ explicit: feature, all: names });
   return featureStub(env, project, feature).repo(project);
@@ -53,15 +64,28 @@ async function repoOf(env: Env, project: string, repoName: string) {
 export const gitHttpRoutes = new Hono<AppEnv>()
   .use("/:project/:repo/*", gitAuth, requireProject)
   .get("/:project/:repo/info/refs", async (c) => {
-    if (c.req.query("service") !== "git-upload-pack") throw new PantheonError("forbidden", "this repository is read-only over git: push goes through POST /api/features/:feature/push; only git-upload-pack (clone, fetch) is served");
+    if (c.req.query("service") !== "git-upload-pack")
+      throw new PantheonError(
+        "forbidden",
+        "this repository is read-only over git: push goes through POST /api/features/:feature/push; only git-upload-pack (clone, fetch) is served",
+      );
     const body = await call((await repoOf(c.env, c.get("project"), c.req.param("repo"))).advertise());
-    return c.body(new Uint8Array(body), 200, { "content-type": "application/x-git-upload-pack-advertisement", "cache-control": "no-cache" });
+    return c.body(new Uint8Array(body), 200, {
+      "content-type": "application/x-git-upload-pack-advertisement",
+      "cache-control": "no-cache",
+    });
   })
   .post("/:project/:repo/git-upload-pack", async (c) => {
     const request = new Uint8Array(await c.req.arrayBuffer());
     const body = await call((await repoOf(c.env, c.get("project"), c.req.param("repo"))).uploadPack(request));
-    return c.body(new Uint8Array(body), 200, { "content-type": "application/x-git-upload-pack-result", "cache-control": "no-cache" });
+    return c.body(new Uint8Array(body), 200, {
+      "content-type": "application/x-git-upload-pack-result",
+      "cache-control": "no-cache",
+    });
   })
   .post("/:project/:repo/git-receive-pack", () => {
-    throw new PantheonError("forbidden", "this repository is read-only over git: push goes through POST /api/features/:feature/push");
+    throw new PantheonError(
+      "forbidden",
+      "this repository is read-only over git: push goes through POST /api/features/:feature/push",
+    );
   });

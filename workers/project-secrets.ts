@@ -1,7 +1,14 @@
 import { runtimeSecretNames } from "../core/agents";
 import { modelSecretNamesOf } from "../durable-objects/agent/runs/models";
 import { PantheonError } from "../core/errors";
-import { makeSecretCipher, projectSecretRefusal, readDeploymentSecret, SecretsKeyError, type SecretCipher, type SecretUse } from "../core/secrets";
+import {
+  makeSecretCipher,
+  projectSecretRefusal,
+  readDeploymentSecret,
+  SecretsKeyError,
+  type SecretCipher,
+  type SecretUse,
+} from "../core/secrets";
 import { outboundSettingsFrom, declaredToolSecrets, type OutboundSettings } from "../core/tools";
 import { agentStub, registryStub } from "../durable-objects/stubs";
 import { gatewayIndex } from "./doors/gateways/index-store";
@@ -27,17 +34,31 @@ export async function cipherOf(env: Env): Promise<SecretCipher> {
  * configure-time checks (core/agents outbound-check) run against it; given the runtime to check,
  * a runtime naming no secret skips the registry.
  */
-export async function projectOutbound(env: Env, project: string, runtime?: Parameters<typeof runtimeSecretNames>[0]): Promise<OutboundSettings> {
+export async function projectOutbound(
+  env: Env,
+  project: string,
+  runtime?: Parameters<typeof runtimeSecretNames>[0],
+): Promise<OutboundSettings> {
   // A runtime that names no secret needs no names: no round trip to the registry.
-  if (runtime && runtimeSecretNames(runtime).length === 0) return { ...outboundSettingsFrom(env), toolSecrets: [], project };
+  if (runtime && runtimeSecretNames(runtime).length === 0)
+    return { ...outboundSettingsFrom(env), toolSecrets: [], project };
   const { own, granted, modelKeys = [] } = await registryStub(env, project).secretNames();
   const implicit = project === "default" ? declaredToolSecrets(env.PANTHEON_TOOL_SECRETS) : [];
   // A named provider's key (core/models providers) is a model key: no tool may name it.
-  return { ...outboundSettingsFrom(env), toolSecrets: [...new Set([...own, ...granted, ...implicit])].filter((name) => !modelKeys.includes(name)), project };
+  return {
+    ...outboundSettingsFrom(env),
+    toolSecrets: [...new Set([...own, ...granted, ...implicit])].filter((name) => !modelKeys.includes(name)),
+    project,
+  };
 }
 
 /** Why `project` may not name `name` for `use` (core/secrets), read from its registry now. */
-export async function secretRefusal(env: Env, project: string, name: string, use: SecretUse): Promise<string | undefined> {
+export async function secretRefusal(
+  env: Env,
+  project: string,
+  name: string,
+  use: SecretUse,
+): Promise<string | undefined> {
   return projectSecretRefusal(project, name, use, await registryStub(env, project).secretNames(), vars(env));
 }
 
@@ -65,13 +86,22 @@ export async function secretFingerprintOf(env: Env, project: string, name: strin
  * change clears an agent's copies too).
  */
 export async function secretsChanged(env: Env, project: string, name: string): Promise<void> {
-  const [agents, bots] = await Promise.all([registryStub(env, project).listAgents(), gatewayIndex(env).list("telegram")]);
-  const users = new Set(agents.filter((agent) => runtimeSecretNames(agent.runtime).includes(name) || modelSecretNamesOf(agent).includes(name)).map((agent) => agent.name));
+  const [agents, bots] = await Promise.all([
+    registryStub(env, project).listAgents(),
+    gatewayIndex(env).list("telegram"),
+  ]);
+  const users = new Set(
+    agents
+      .filter((agent) => runtimeSecretNames(agent.runtime).includes(name) || modelSecretNamesOf(agent).includes(name))
+      .map((agent) => agent.name),
+  );
   const ownBots = bots.filter((bot) => bot.project === project && bot.entry.botTokenSecret === name);
   if (ownBots.length) {
     // The bot index keeps each bot's fingerprint current, so one bot stays one project's.
     const botFingerprint = await secretFingerprintOf(env, project, name);
-    await Promise.all(ownBots.map((bot) => gatewayIndex(env).put("telegram", project, bot.agent, { ...bot.entry, botFingerprint })));
+    await Promise.all(
+      ownBots.map((bot) => gatewayIndex(env).put("telegram", project, bot.agent, { ...bot.entry, botFingerprint })),
+    );
   }
   for (const bot of ownBots) users.add(bot.agent);
   await Promise.all([...users].map(async (agent) => (await agentStub(env, project, agent)).secretsChanged()));
@@ -79,5 +109,7 @@ export async function secretsChanged(env: Env, project: string, name: string): P
 
 /** Whether a Telegram gateway of the project names `name` as its bot token. */
 export async function botSecretOfProject(env: Env, project: string, name: string): Promise<boolean> {
-  return (await gatewayIndex(env).list("telegram")).some((bot) => bot.project === project && bot.entry.botTokenSecret === name);
+  return (await gatewayIndex(env).list("telegram")).some(
+    (bot) => bot.project === project && bot.entry.botTokenSecret === name,
+  );
 }

@@ -9,8 +9,10 @@ import { imageStoreOf } from "./images/ingest";
 /** The project's record, or the 404 naming it. An adopted project (from before creation was explicit) joins the index. */
 export async function projectRecord(env: Env, slug: string): Promise<ProjectRecord> {
   const info = await registryStub(env, slug).projectInfo(slug);
-  if (!info) throw new PantheonError("project_not_found", `project '${slug}' does not exist`, { details: { project: slug } });
-  if (info.adopted && slug !== defaultProject) await registryStub(env, projectIndexName).projectIndexPut(slug, info.record);
+  if (!info)
+    throw new PantheonError("project_not_found", `project '${slug}' does not exist`, { details: { project: slug } });
+  if (info.adopted && slug !== defaultProject)
+    await registryStub(env, projectIndexName).projectIndexPut(slug, info.record);
   return info.record;
 }
 
@@ -30,14 +32,20 @@ export const requireProject: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** Creating and deleting projects is the deployment's business: only its admin secret, never a project's own token. */
 export function checkDeploymentAdmin(c: AppContext, what: string): void {
   if (c.get("principal") !== "admin") {
-    throw new PantheonError("forbidden", `only the deployment's admin token (PANTHEON_ADMIN_TOKEN) can ${what}; this is a token of project '${c.get("project")}'`, { details: { needed: "deployment admin", project: c.get("project") } });
+    throw new PantheonError(
+      "forbidden",
+      `only the deployment's admin token (PANTHEON_ADMIN_TOKEN) can ${what}; this is a token of project '${c.get("project")}'`,
+      { details: { needed: "deployment admin", project: c.get("project") } },
+    );
   }
 }
 
 /** A project's token reaches only its own project (named by X-Pantheon-Project); the admin secret reaches every one. */
 export function checkReach(c: AppContext, slug: string): void {
   if (c.get("principal") !== "admin" && slug !== c.get("project")) {
-    throw new PantheonError("forbidden", `a token of project '${c.get("project")}' cannot reach project '${slug}'`, { details: { project: slug } });
+    throw new PantheonError("forbidden", `a token of project '${c.get("project")}' cannot reach project '${slug}'`, {
+      details: { project: slug },
+    });
   }
 }
 
@@ -51,7 +59,10 @@ export function checkReach(c: AppContext, slug: string): void {
 export async function deleteProject(env: Env, slug: string): Promise<void> {
   const registry = registryStub(env, slug);
   for (const agent of await registry.listAgents()) {
-    await (await agentStub(env, slug, agent.name)).forget({ by: `the deletion of project '${slug}'`, closeReason: `project '${slug}' was deleted` });
+    await (await agentStub(env, slug, agent.name)).forget({
+      by: `the deletion of project '${slug}'`,
+      closeReason: `project '${slug}' was deleted`,
+    });
     await forgetGateways(env, slug, agent.name);
     await imageStoreOf(env).removeAll({ project: slug, agent: agent.name });
   }

@@ -1,4 +1,11 @@
-import { makeErrorReply, parseBusMessage, requestIdOfReply, retryDelaySeconds, type BusMessage, type BusRequest } from "../core/bus";
+import {
+  makeErrorReply,
+  parseBusMessage,
+  requestIdOfReply,
+  retryDelaySeconds,
+  type BusMessage,
+  type BusRequest,
+} from "../core/bus";
 import { unknownAgentMessage, type Result } from "../core/errors";
 import type { Applied } from "../durable-objects/agent/bus/bus";
 import type { BusLogEntry } from "../durable-objects/registry/bus-log";
@@ -35,7 +42,14 @@ export function consumerPortsFromEnv(env: Env): ConsumerPorts {
 
 /** The request a reply answers, rebuilt from the reply (for an error about a lost reply). */
 function requestOf(reply: Exclude<BusMessage, BusRequest | { type: "cancel" }>): BusRequest {
-  return { ...reply, id: requestIdOfReply(reply.id), from: reply.to, to: reply.from, type: "request", payload: { question: "(a delegated question)" } };
+  return {
+    ...reply,
+    id: requestIdOfReply(reply.id),
+    from: reply.to,
+    to: reply.from,
+    type: "request",
+    payload: { question: "(a delegated question)" },
+  };
 }
 
 function parsed(message: Message<unknown>): BusMessage | undefined {
@@ -43,7 +57,11 @@ function parsed(message: Message<unknown>): BusMessage | undefined {
     return parseBusMessage(message.body);
   } catch (error) {
     // Retrying cannot fix a malformed message: it is dropped, loudly.
-    console.error("bus: dropping a message that is not a BusMessage", message.id, error instanceof Error ? error.message : error);
+    console.error(
+      "bus: dropping a message that is not a BusMessage",
+      message.id,
+      error instanceof Error ? error.message : error,
+    );
     message.ack();
     return undefined;
   }
@@ -57,7 +75,10 @@ function parsed(message: Message<unknown>): BusMessage | undefined {
  * batch logs goes to each project's registry in one call at the end of the batch.
  */
 export function makeBusConsumers(ports: ConsumerPorts) {
-  async function consume(queued: Message<unknown>, log: (message: BusMessage, entry: BusLogEntry) => void): Promise<void> {
+  async function consume(
+    queued: Message<unknown>,
+    log: (message: BusMessage, entry: BusLogEntry) => void,
+  ): Promise<void> {
     const message = parsed(queued);
     if (!message) return;
     try {
@@ -75,11 +96,18 @@ export function makeBusConsumers(ports: ConsumerPorts) {
       } else if (!result.ok) {
         throw new Error(`${result.code}: ${result.message}`);
       } else if (result.value.applied) {
-        log(message, { message, state: "applied", ...(result.value.runId ? { runId: result.value.runId, runStatus: "running" } : {}) });
+        log(message, {
+          message,
+          state: "applied",
+          ...(result.value.runId ? { runId: result.value.runId, runStatus: "running" } : {}),
+        });
       }
       queued.ack();
     } catch (error) {
-      console.warn(`bus: delivery of ${message.id} to '${message.to}' failed (attempt ${queued.attempts})`, error instanceof Error ? error.message : error);
+      console.warn(
+        `bus: delivery of ${message.id} to '${message.to}' failed (attempt ${queued.attempts})`,
+        error instanceof Error ? error.message : error,
+      );
       queued.retry({ delaySeconds: retryDelaySeconds(queued.attempts) });
     }
   }
@@ -93,11 +121,20 @@ export function makeBusConsumers(ports: ConsumerPorts) {
       // A cancel that cannot be delivered has nobody to tell: its asker gave the question up already.
       if (message.type === "cancel") return void queued.ack();
       const request = message.type === "request" ? message : requestOf(message);
-      const error = makeErrorReply(request, "dead_letter", message.type === "request" ? `the question to '${message.to}' could not be delivered: ${note}` : `the answer from '${message.from}' could not be delivered: ${note}`, ports.now());
+      const error = makeErrorReply(
+        request,
+        "dead_letter",
+        message.type === "request"
+          ? `the question to '${message.to}' could not be delivered: ${note}`
+          : `the answer from '${message.from}' could not be delivered: ${note}`,
+        ports.now(),
+      );
       // Straight to the asker, not through the queue again: a dead letter must not loop.
       const told = await ports.deliver(error);
       if (!told.ok) console.error(`bus: could not tell '${error.to}' about dead letter ${message.id}: ${told.message}`);
-      await ports.record(message.project, [{ message: error, state: told.ok ? "applied" : "dead", note: "sent by the dead-letter consumer" }]);
+      await ports.record(message.project, [
+        { message: error, state: told.ok ? "applied" : "dead", note: "sent by the dead-letter consumer" },
+      ]);
     } catch (error) {
       console.error(`bus: dead letter ${message.id} could not be reported`, error);
     }
@@ -107,11 +144,18 @@ export function makeBusConsumers(ports: ConsumerPorts) {
   return {
     async bus(batch: MessageBatch<unknown>): Promise<void> {
       const byProject = new Map<string, BusLogEntry[]>();
-      const log = (message: BusMessage, entry: BusLogEntry) => byProject.set(message.project, [...(byProject.get(message.project) ?? []), entry]);
+      const log = (message: BusMessage, entry: BusLogEntry) =>
+        byProject.set(message.project, [...(byProject.get(message.project) ?? []), entry]);
       await Promise.all(batch.messages.map((queued) => consume(queued, log)));
       // The log is a record, not the delivery: a failure to write it is reported, not retried.
       await Promise.all(
-        [...byProject].map(([project, entries]) => ports.record(project, entries).catch((error: unknown) => console.warn(`bus: could not log ${entries.length} entries of project '${project}'`, error))),
+        [...byProject].map(([project, entries]) =>
+          ports
+            .record(project, entries)
+            .catch((error: unknown) =>
+              console.warn(`bus: could not log ${entries.length} entries of project '${project}'`, error),
+            ),
+        ),
       );
     },
     async deadLetters(batch: MessageBatch<unknown>): Promise<void> {

@@ -66,7 +66,10 @@ export function declaredScopes(routes: readonly { method: string; path: string; 
  * agent that does not exist gets 403, not 404), and any other `/api` path needs `admin`: a new route
  * is closed until its declaration opens it.
  */
-export function enforceScopes(app: Hono<AppEnv>, routes: readonly { method: string; path: string; handler: unknown }[]): void {
+export function enforceScopes(
+  app: Hono<AppEnv>,
+  routes: readonly { method: string; path: string; handler: unknown }[],
+): void {
   for (const { method, path, scope: need } of declaredScopes(routes)) {
     // requireScope, not scope(): the installed check is not a declaration of its own.
     if (need !== "admin") app.on(method, path, requireScope(need));

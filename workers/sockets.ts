@@ -10,7 +10,9 @@ import { agentObjectName, registryStub } from "../durable-objects/stubs";
 export const maxSocketUrlLength = 8 * 1024;
 
 const notRoutable = (path: string) =>
-  new PantheonError("not_found", `no agent socket at ${path}: connect to /agents/agent-do/<project>.<agent>`, { details: { path } });
+  new PantheonError("not_found", `no agent socket at ${path}: connect to /agents/agent-do/<project>.<agent>`, {
+    details: { path },
+  });
 
 /** The only Durable Object binding reachable from outside; the registry and anything else are not. */
 const routable = new WeakMap<Env, Record<string, unknown>>();
@@ -43,11 +45,13 @@ export async function agentSocket(c: AppContext): Promise<Response> {
   const dot = name.indexOf(".");
   const project = name.slice(0, dot);
   const agent = name.slice(dot + 1);
-  if (dot < 0 || !projectNameSchema.safeParse(project).success || !agentNameSchema.safeParse(agent).success) throw notRoutable(path);
+  if (dot < 0 || !projectNameSchema.safeParse(project).success || !agentNameSchema.safeParse(agent).success)
+    throw notRoutable(path);
 
   c.set("project", project);
   // Past the attachment's 16 KiB the upgrade succeeds and the session dies at once (close 1011).
-  if (c.req.url.length > maxSocketUrlLength) throw new PantheonError("bad_request", `the socket URL is longer than ${maxSocketUrlLength} characters`);
+  if (c.req.url.length > maxSocketUrlLength)
+    throw new PantheonError("bad_request", `the socket URL is longer than ${maxSocketUrlLength} characters`);
   await socketToken(c);
   checkScope(c, "chat");
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
@@ -64,7 +68,10 @@ export async function agentSocket(c: AppContext): Promise<Response> {
   url.pathname = `/agents/agent-do/${agentObjectName(project, agent)}`;
   // The SDK keeps each connection's URL in the agent's storage: the token must not be in it.
   url.searchParams.delete("token");
-  const response = await routeAgentRequest(new Request(url, { method: c.req.method, headers }), agentBindingOnly(c.env));
+  const response = await routeAgentRequest(
+    new Request(url, { method: c.req.method, headers }),
+    agentBindingOnly(c.env),
+  );
   if (!response) throw notRoutable(path);
   return response;
 }

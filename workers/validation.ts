@@ -14,7 +14,10 @@ type Sent<T extends Target, S extends z.ZodType> = T extends "json" ? z.input<S>
 
 /** Turns zod issues into the API's field issues: the path and what is allowed. */
 export function fieldIssues(error: z.ZodError) {
-  return error.issues.map((issue) => ({ path: issue.path.map((p) => (typeof p === "symbol" ? String(p) : p)), message: issue.message }));
+  return error.issues.map((issue) => ({
+    path: issue.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
+    message: issue.message,
+  }));
 }
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
@@ -51,11 +54,14 @@ export function jsonTooDeep(value: unknown, limit = maxJsonDepth): (string | num
       for (let f: Frame | null = frame; f?.up; f = f.up) path.unshift(f.key);
       return path;
     }
-    const entries: [string | number, unknown][] = Array.isArray(frame.value) ? frame.value.map((item, i) => [i, item]) : Object.entries(frame.value);
+    const entries: [string | number, unknown][] = Array.isArray(frame.value)
+      ? frame.value.map((item, i) => [i, item])
+      : Object.entries(frame.value);
     // Pushed in reverse so the first deep container in document order is the one reported.
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i]!;
-      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: frame.depth + 1, key, up: frame });
+      if (typeof child === "object" && child !== null)
+        stack.push({ value: child, depth: frame.depth + 1, key, up: frame });
     }
   }
   return null;
@@ -64,7 +70,10 @@ export function jsonTooDeep(value: unknown, limit = maxJsonDepth): (string | num
 /** Throws the API's 400 when parsed JSON nests deeper than {@link maxJsonDepth}. */
 export function checkJsonDepth(value: unknown): void {
   const path = jsonTooDeep(value);
-  if (path) throw new PantheonError("bad_request", jsonTooDeepMessage, { details: { issues: [{ path, message: `more than ${maxJsonDepth} levels of arrays and objects` }] } });
+  if (path)
+    throw new PantheonError("bad_request", jsonTooDeepMessage, {
+      details: { issues: [{ path, message: `more than ${maxJsonDepth} levels of arrays and objects` }] },
+    });
 }
 
 /**
@@ -89,7 +98,9 @@ export function reservedKeyPath(value: unknown): (string | number)[] | null {
   for (let frame = stack.pop(); frame; frame = stack.pop()) {
     const node = frame.value;
     if (!Array.isArray(node) && Object.hasOwn(node, reservedJsonKey)) return [...frame.path, reservedJsonKey];
-    const entries: [string | number, unknown][] = Array.isArray(node) ? node.map((item, i) => [i, item]) : Object.entries(node);
+    const entries: [string | number, unknown][] = Array.isArray(node)
+      ? node.map((item, i) => [i, item])
+      : Object.entries(node);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i]!;
       if (typeof child === "object" && child !== null) stack.push({ value: child, path: [...frame.path, key] });
@@ -99,11 +110,14 @@ export function reservedKeyPath(value: unknown): (string | number)[] | null {
 }
 
 /** What is wrong with the shape of parsed JSON before any schema reads it: too deep, or a reserved key. */
-export function jsonShapeProblem(value: unknown): { kind: "too_deep" | "reserved_key"; path: (string | number)[]; message: string } | null {
+export function jsonShapeProblem(
+  value: unknown,
+): { kind: "too_deep" | "reserved_key"; path: (string | number)[]; message: string } | null {
   const deep = jsonTooDeep(value);
   if (deep) return { kind: "too_deep", path: deep, message: jsonTooDeepMessage };
   const reserved = reservedKeyPath(value);
-  if (reserved) return { kind: "reserved_key", path: reserved, message: `${reservedKeyMessage} (at ${reserved.join(".")})` };
+  if (reserved)
+    return { kind: "reserved_key", path: reserved, message: `${reservedKeyMessage} (at ${reserved.join(".")})` };
   return null;
 }
 
@@ -114,10 +128,15 @@ export function jsonShapeProblem(value: unknown): { kind: "too_deep" | "reserved
 export function checkJsonBody(value: unknown, where = "body"): void {
   checkJsonDepth(value);
   const path = reservedKeyPath(value);
-  if (path) throw validationFailed([{ path, message: reservedKeyMessage }], `the ${where} is not valid: '${reservedJsonKey}' at ${path.join(".")} is a reserved key`);
+  if (path)
+    throw validationFailed(
+      [{ path, message: reservedKeyMessage }],
+      `the ${where} is not valid: '${reservedJsonKey}' at ${path.join(".")} is a reserved key`,
+    );
 }
 
-const sizeText = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`);
+const sizeText = (bytes: number) =>
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`;
 
 /**
  * Hono's `bodyLimit` whose 413 names the door and its own limit (one message for every door said
@@ -130,7 +149,11 @@ export function limitBody(maxBytes: number, door: string): MiddlewareHandler {
   return bodyLimit({
     maxSize: maxBytes,
     onError: () => {
-      throw new PantheonError("payload_too_large", `the request body is larger than ${sizeText(maxBytes)}: ${door} takes at most ${sizeText(maxBytes)}`, { details: { door, limitBytes: maxBytes } });
+      throw new PantheonError(
+        "payload_too_large",
+        `the request body is larger than ${sizeText(maxBytes)}: ${door} takes at most ${sizeText(maxBytes)}`,
+        { details: { door, limitBytes: maxBytes } },
+      );
     },
   });
 }
@@ -142,20 +165,29 @@ export function isJsonMediaType(header: string | null | undefined): boolean {
 }
 
 /** The validator's types: what the route reads (`c.req.valid`) and what a client sends. */
-type Validated<T extends Target, S extends z.ZodType> = { in: { [K in T]: Sent<K, S> }; out: { [K in T]: z.output<S> } };
+type Validated<T extends Target, S extends z.ZodType> = {
+  in: { [K in T]: Sent<K, S> };
+  out: { [K in T]: z.output<S> };
+};
 
 /**
  * Hono validator backed by zod. A body that is not JSON answers 400 (not Hono's default), and
  * every problem names its field. A body nested deeper than {@link maxJsonDepth}, or holding a
  * `__proto__` key, answers 400 before anything recursive sees it.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the middleware fits any route's environment
-export function valid<T extends Target, S extends z.ZodType>(target: T, schema: S): MiddlewareHandler<any, string, Validated<T, S>> {
+export function valid<T extends Target, S extends z.ZodType>(
+  target: T,
+  schema: S,
+  // biome-ignore lint/suspicious/noExplicitAny: the middleware fits any route's environment
+): MiddlewareHandler<any, string, Validated<T, S>> {
   // `validator` infers the client's input from the parsed output; this states the schema's input instead.
   return validator(target, async (value, c) => {
     if (target === "json") {
       if (!isJsonMediaType(c.req.header("content-type"))) {
-        throw new PantheonError("unsupported_media_type", "send the body as JSON with 'Content-Type: application/json'");
+        throw new PantheonError(
+          "unsupported_media_type",
+          "send the body as JSON with 'Content-Type: application/json'",
+        );
       }
       try {
         value = await c.req.json();

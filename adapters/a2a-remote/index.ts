@@ -4,7 +4,14 @@
 // redirects — goes through the outbound guard with the agent's allowlist as it is at that moment.
 // The SDK is loaded on the first call, not with the agent: most agents never ask a remote one.
 import type { A2aAgentConfig } from "../../core/agents";
-import { makeAgentToolSpec, makeGuardedFetch, toolSecretRefusal, type FetchFn, type ToolImplementation, type ToolSpec } from "../../core/tools";
+import {
+  makeAgentToolSpec,
+  makeGuardedFetch,
+  toolSecretRefusal,
+  type FetchFn,
+  type ToolImplementation,
+  type ToolSpec,
+} from "../../core/tools";
 
 /** The card's URL: the one given when it names a `.json` file, else the agent's base + the well-known path. */
 export function cardUrlOf(url: string): string {
@@ -34,9 +41,15 @@ export interface A2aAskToolOptions {
  */
 export function makeA2aAskTool(options: A2aAskToolOptions): { spec: ToolSpec; implementation: ToolImplementation } {
   const { peer } = options;
-  const base = makeAgentToolSpec(peer.name, `Ask the remote agent '${peer.name}' (A2A)${peer.description ? `: ${peer.description}` : " a question and get its answer."}`);
+  const base = makeAgentToolSpec(
+    peer.name,
+    `Ask the remote agent '${peer.name}' (A2A)${peer.description ? `: ${peer.description}` : " a question and get its answer."}`,
+  );
   const spec: ToolSpec = { ...base, runtime: "http", ...(peer.timeoutMs ? { timeoutMs: peer.timeoutMs } : {}) };
-  const guarded = makeGuardedFetch(options.fetch, () => ({ allowHosts: options.allowHosts(), allowLoopback: options.allowLoopback }));
+  const guarded = makeGuardedFetch(options.fetch, () => ({
+    allowHosts: options.allowHosts(),
+    allowLoopback: options.allowLoopback,
+  }));
 
   const implementation: ToolImplementation = async (args, ctx) => {
     const question = typeof args.question === "string" ? args.question : JSON.stringify(args);
@@ -58,7 +71,13 @@ export function makeA2aAskTool(options: A2aAskToolOptions): { spec: ToolSpec; im
       return guarded(request);
     };
     const { askRemote } = await import("./ask");
-    return askRemote({ cardUrl: cardUrlOf(peer.url), question, messageId: ctx.idempotencyKey ?? crypto.randomUUID(), fetchImpl, signal: ctx.signal });
+    return askRemote({
+      cardUrl: cardUrlOf(peer.url),
+      question,
+      messageId: ctx.idempotencyKey ?? crypto.randomUUID(),
+      fetchImpl,
+      signal: ctx.signal,
+    });
   };
   return { spec, implementation };
 }

@@ -20,7 +20,10 @@ export interface HashedEmbedderOptions {
 export function makeHashedEmbedder(options: HashedEmbedderOptions = {}): EmbedPort {
   const dimensions = options.dimensions ?? 256;
   if (!Number.isInteger(dimensions) || dimensions < 8) {
-    throw new PantheonError("bad_request", `hashed embedder dimensions must be an integer of at least 8, got ${dimensions}`);
+    throw new PantheonError(
+      "bad_request",
+      `hashed embedder dimensions must be an integer of at least 8, got ${dimensions}`,
+    );
   }
 
   function vectorOf(text: string): number[] {

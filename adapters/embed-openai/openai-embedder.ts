@@ -44,10 +44,15 @@ export function makeOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedPort {
   const batchSize = options.batchSize ?? maxBatch;
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   if (typeof options.baseURL !== "string" || !/^https?:\/\//.test(options.baseURL)) {
-    throw new PantheonError("bad_request", `embeddings baseURL must be an http(s) URL, got '${String(options.baseURL)}'`);
+    throw new PantheonError(
+      "bad_request",
+      `embeddings baseURL must be an http(s) URL, got '${String(options.baseURL)}'`,
+    );
   }
-  if (typeof model !== "string" || model.length === 0) throw new PantheonError("bad_request", "embeddings model must be a non-empty string");
-  if (!Number.isInteger(dimensions) || dimensions < 1) throw new PantheonError("bad_request", `embeddings dimensions must be a positive integer, got ${dimensions}`);
+  if (typeof model !== "string" || model.length === 0)
+    throw new PantheonError("bad_request", "embeddings model must be a non-empty string");
+  if (!Number.isInteger(dimensions) || dimensions < 1)
+    throw new PantheonError("bad_request", `embeddings dimensions must be a positive integer, got ${dimensions}`);
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > maxBatch) {
     throw new PantheonError("bad_request", `embeddings batchSize must be an integer from 1 to ${maxBatch}`);
   }
@@ -58,10 +63,14 @@ export function makeOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedPort {
   }
 
   function fail(message: string, status?: number, cause?: unknown): PantheonError {
-    return new PantheonError(status === 429 ? "rate_limited" : "model_failed", redact(`${provider} embeddings failed: ${message}`), {
-      details: { provider, model, ...(status === undefined ? {} : { status }) },
-      ...(cause === undefined ? {} : { cause }),
-    });
+    return new PantheonError(
+      status === 429 ? "rate_limited" : "model_failed",
+      redact(`${provider} embeddings failed: ${message}`),
+      {
+        details: { provider, model, ...(status === undefined ? {} : { status }) },
+        ...(cause === undefined ? {} : { cause }),
+      },
+    );
   }
 
   async function embedBatch(input: string[]): Promise<number[][]> {
@@ -84,11 +93,15 @@ export function makeOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedPort {
       body = undefined;
     }
     if (!response.ok) {
-      const message = typeof body?.error?.message === "string" ? body.error.message : text.slice(0, 200) || response.statusText;
+      const message =
+        typeof body?.error?.message === "string" ? body.error.message : text.slice(0, 200) || response.statusText;
       throw fail(`${response.status} ${message}`, response.status);
     }
     if (!body || !Array.isArray(body.data) || body.data.length !== input.length) {
-      throw fail(`expected ${input.length} embeddings, got ${Array.isArray(body?.data) ? body.data.length : "no data"}`, response.status);
+      throw fail(
+        `expected ${input.length} embeddings, got ${Array.isArray(body?.data) ? body.data.length : "no data"}`,
+        response.status,
+      );
     }
     const out: number[][] = new Array(input.length);
     for (const item of body.data) {
@@ -97,7 +110,10 @@ export function makeOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbedPort {
         throw fail(`the response has a missing or repeated index ${String(index)}`, response.status);
       }
       if (!Array.isArray(embedding) || embedding.length !== dimensions) {
-        throw fail(`expected ${dimensions}-dimension vectors, got ${Array.isArray(embedding) ? embedding.length : "none"}`, response.status);
+        throw fail(
+          `expected ${dimensions}-dimension vectors, got ${Array.isArray(embedding) ? embedding.length : "none"}`,
+          response.status,
+        );
       }
       out[index] = embedding as number[];
     }

@@ -38,9 +38,13 @@ export function makeWorkersAiEmbedder(options: WorkersAiEmbedderOptions): EmbedP
   const { ai } = options;
   const model = options.model ?? "@cf/baai/bge-small-en-v1.5";
   const dimensions = options.dimensions ?? knownDimensions[model];
-  if (!ai || typeof ai.run !== "function") throw new PantheonError("bad_request", "makeWorkersAiEmbedder needs the AI binding (env.AI)");
+  if (!ai || typeof ai.run !== "function")
+    throw new PantheonError("bad_request", "makeWorkersAiEmbedder needs the AI binding (env.AI)");
   if (dimensions === undefined || !Number.isInteger(dimensions) || dimensions < 1) {
-    throw new PantheonError("bad_request", `the dimensions of Workers AI model '${model}' are not known: pass dimensions`);
+    throw new PantheonError(
+      "bad_request",
+      `the dimensions of Workers AI model '${model}' are not known: pass dimensions`,
+    );
   }
 
   function fail(message: string, cause?: unknown): PantheonError {

@@ -1,23 +1,45 @@
 import type { ImageOwner, ImageRef, ImageStorePort } from "../../core/ports";
 
-type Meta = { size: number; key: string; httpMetadata?: { contentType?: string }; customMetadata?: Record<string, string> };
+type Meta = {
+  size: number;
+  key: string;
+  httpMetadata?: { contentType?: string };
+  customMetadata?: Record<string, string>;
+};
 
 /** The slice of an R2 bucket binding this adapter uses (so type checks outside workerd need no Cloudflare types). */
 export interface R2BucketSlice {
   head(key: string): Promise<Meta | null>;
   get(key: string): Promise<(Meta & { body: ReadableStream<Uint8Array>; arrayBuffer(): Promise<ArrayBuffer> }) | null>;
-  put(key: string, value: Uint8Array, options: { httpMetadata: { contentType: string }; customMetadata: Record<string, string>; sha256: string }): Promise<unknown>;
+  put(
+    key: string,
+    value: Uint8Array,
+    options: { httpMetadata: { contentType: string }; customMetadata: Record<string, string>; sha256: string },
+  ): Promise<unknown>;
   delete(keys: string[]): Promise<void>;
-  list(options: { prefix: string; include: ("httpMetadata" | "customMetadata")[]; cursor?: string }): Promise<{ objects: Meta[]; truncated: boolean; cursor?: string }>;
+  list(options: {
+    prefix: string;
+    include: ("httpMetadata" | "customMetadata")[];
+    cursor?: string;
+  }): Promise<{ objects: Meta[]; truncated: boolean; cursor?: string }>;
 }
 
 const keyOf = (owner: ImageOwner, id: string) => `${owner.project}/${owner.agent}/${id}`;
 
 /** The ref an object's metadata keeps (written by `put`). */
-function refOf(id: string, object: { size: number; httpMetadata?: { contentType?: string }; customMetadata?: Record<string, string> }): ImageRef {
+function refOf(
+  id: string,
+  object: { size: number; httpMetadata?: { contentType?: string }; customMetadata?: Record<string, string> },
+): ImageRef {
   const width = Number(object.customMetadata?.width);
   const height = Number(object.customMetadata?.height);
-  return { id, type: object.httpMetadata?.contentType ?? "application/octet-stream", bytes: object.size, ...(width > 0 ? { width } : {}), ...(height > 0 ? { height } : {}) };
+  return {
+    id,
+    type: object.httpMetadata?.contentType ?? "application/octet-stream",
+    bytes: object.size,
+    ...(width > 0 ? { width } : {}),
+    ...(height > 0 ? { height } : {}),
+  };
 }
 
 /**
@@ -34,7 +56,10 @@ export function makeR2ImageStore(bucket: R2BucketSlice): ImageStorePort {
       if (await bucket.head(key)) return;
       await bucket.put(key, bytes, {
         httpMetadata: { contentType: ref.type },
-        customMetadata: { ...(ref.width ? { width: String(ref.width) } : {}), ...(ref.height ? { height: String(ref.height) } : {}) },
+        customMetadata: {
+          ...(ref.width ? { width: String(ref.width) } : {}),
+          ...(ref.height ? { height: String(ref.height) } : {}),
+        },
         sha256: ref.id.slice(0, 64),
       });
     },
@@ -55,7 +80,11 @@ export function makeR2ImageStore(bucket: R2BucketSlice): ImageStorePort {
       const prefix = `${owner.project}/${owner.agent}/`;
       let cursor: string | undefined;
       do {
-        const page = await bucket.list({ prefix, include: ["httpMetadata", "customMetadata"], ...(cursor ? { cursor } : {}) });
+        const page = await bucket.list({
+          prefix,
+          include: ["httpMetadata", "customMetadata"],
+          ...(cursor ? { cursor } : {}),
+        });
         for (const object of page.objects) refs.push(refOf(object.key.slice(prefix.length), object));
         cursor = page.truncated ? page.cursor : undefined;
       } while (cursor);

@@ -37,14 +37,15 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
   // The client is built on the first call and kept; only the settled SDK and client are kept, never a
   // pending load, so a first call that is abandoned half-way leaves nothing for later calls to wait on.
   let client: Anthropic | undefined;
-  const clientNow = async (): Promise<Anthropic> => (client ??= new (await loadSdk())({
-    apiKey: options.apiKey,
-    authToken: null,
-    baseURL: options.baseURL ?? "https://api.anthropic.com",
-    // The transport reports when each request has left (LlmRequest.onSent).
-    fetch: reportingFetch(options.fetch ?? ((input, init) => fetch(input, init))) as typeof fetch,
-    maxRetries: 0,
-  }));
+  const clientNow = async (): Promise<Anthropic> =>
+    (client ??= new (await loadSdk())({
+      apiKey: options.apiKey,
+      authToken: null,
+      baseURL: options.baseURL ?? "https://api.anthropic.com",
+      // The transport reports when each request has left (LlmRequest.onSent).
+      fetch: reportingFetch(options.fetch ?? ((input, init) => fetch(input, init))) as typeof fetch,
+      maxRetries: 0,
+    }));
   const fail = (error: unknown) => toLlmError(error, options.apiKey);
 
   return {
@@ -52,7 +53,10 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
     async complete(request: LlmRequest): Promise<LlmResponse> {
       const names = makeToolNameCodec(request.tools);
       try {
-        const message = await (await clientNow()).messages.create(toAnthropicParams(request, names), sdkRequestOptions(request));
+        const message = await (await clientNow()).messages.create(
+          toAnthropicParams(request, names),
+          sdkRequestOptions(request),
+        );
         let content = "";
         const toolCalls: ToolCall[] = [];
         for (const block of message.content) {
@@ -83,7 +87,10 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
       let inputTokens: number | undefined;
       let outputTokens = 0;
       try {
-        const events = await (await clientNow()).messages.create({ ...toAnthropicParams(request, names), stream: true }, sdkRequestOptions(request));
+        const events = await (await clientNow()).messages.create(
+          { ...toAnthropicParams(request, names), stream: true },
+          sdkRequestOptions(request),
+        );
         for await (const event of events) {
           switch (event.type) {
             case "message_start":
@@ -111,7 +118,11 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
             case "content_block_stop": {
               const block = toolBlocks.get(event.index);
               if (block) {
-                const call = { id: block.id, name: names.fromProvider(block.name), arguments: parseToolArguments(block.json) };
+                const call = {
+                  id: block.id,
+                  name: names.fromProvider(block.name),
+                  arguments: parseToolArguments(block.json),
+                };
                 toolCalls.push(call);
                 yield { type: "tool_call", call };
               }
@@ -143,9 +154,10 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
 }
 
 function objectOf(input: unknown): Record<string, unknown> {
-  return typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : { value: input };
+  return typeof input === "object" && input !== null && !Array.isArray(input)
+    ? (input as Record<string, unknown>)
+    : { value: input };
 }
-
 
 /** Error types Anthropic sends in a streamed `error` event (no HTTP status) that are worth a retry. */
 const retryableTypes = new Set(["overloaded_error", "api_error", "rate_limit_error", "timeout_error"]);
@@ -160,7 +172,12 @@ function toLlmError(error: unknown, apiKey: string): LlmError {
     return new LlmError({ provider, message: "anthropic timed out", retryable: true, cause: error });
   }
   if (sdk && error instanceof sdk.APIConnectionError) {
-    return new LlmError({ provider, message: clean(`could not reach anthropic: ${error.message}`), retryable: true, cause: error });
+    return new LlmError({
+      provider,
+      message: clean(`could not reach anthropic: ${error.message}`),
+      retryable: true,
+      cause: error,
+    });
   }
   if (sdk && error instanceof sdk.APIError) {
     const text = error.apiMessage ?? error.message;

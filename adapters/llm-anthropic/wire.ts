@@ -17,7 +17,8 @@ function blocksOf(message: Message, names: ToolNameCodec, imageData: LlmRequest[
   }
   const { loaded, note } = message.images?.length ? imagesOf(message, imageData) : { loaded: [], note: "" };
   // Images before the text, as Anthropic advises; each a base64 source with its sniffed type.
-  for (const { ref, base64 } of loaded) blocks.push({ type: "image", source: { type: "base64", media_type: ref.type as "image/png", data: base64 } });
+  for (const { ref, base64 } of loaded)
+    blocks.push({ type: "image", source: { type: "base64", media_type: ref.type as "image/png", data: base64 } });
   // The API rejects empty text blocks.
   if (message.content + note !== "") blocks.push({ type: "text", text: message.content + note });
   if (message.role === "assistant") {

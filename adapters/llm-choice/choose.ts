@@ -4,7 +4,22 @@ import { makeAnthropicLlm } from "../llm-anthropic";
 import { makeOfflineLlm } from "../llm-offline";
 import { makeOpenAiLlm } from "../llm-openai";
 import { type WorkersAiBinding, makeWorkersAiLlm } from "../llm-workers-ai";
-import { LlmError, knownProviders, makeCascadeLlm, makeResilientLlm, modelCascadeOf, namedProvidersOf, resolveModel, type BreakerStore, type CascadeStep, type Deployment, type ModelProvider, type ProjectModelFacts, type ProviderFacts, type ResolvedModel } from "../../core/models";
+import {
+  LlmError,
+  knownProviders,
+  makeCascadeLlm,
+  makeResilientLlm,
+  modelCascadeOf,
+  namedProvidersOf,
+  resolveModel,
+  type BreakerStore,
+  type CascadeStep,
+  type Deployment,
+  type ModelProvider,
+  type ProjectModelFacts,
+  type ProviderFacts,
+  type ResolvedModel,
+} from "../../core/models";
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -54,7 +69,13 @@ export interface ChosenLlm {
 
 /** Presence of each provider's key or binding in the config (never the values). */
 export function providerFacts(config: LlmConfig): ProviderFacts {
-  return { openaiApiKey: Boolean(config.openaiApiKey), openaiBaseUrl: Boolean(config.openaiBaseUrl), anthropicApiKey: Boolean(config.anthropicApiKey), workersAi: Boolean(config.ai), ...(config.project ? { project: config.project } : {}) };
+  return {
+    openaiApiKey: Boolean(config.openaiApiKey),
+    openaiBaseUrl: Boolean(config.openaiBaseUrl),
+    anthropicApiKey: Boolean(config.anthropicApiKey),
+    workersAi: Boolean(config.ai),
+    ...(config.project ? { project: config.project } : {}),
+  };
 }
 
 /** The port of a provider resolveModel found available. */
@@ -63,9 +84,17 @@ function build(provider: string, config: LlmConfig): LlmPort {
   switch (provider) {
     case "openai":
       // Local OpenAI-compatible servers ignore the key, but the SDK insists on one.
-      return makeOpenAiLlm({ apiKey: config.openaiApiKey || "no-key", ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}), ...(config.openaiFetch ? { fetch: config.openaiFetch } : fetch) });
+      return makeOpenAiLlm({
+        apiKey: config.openaiApiKey || "no-key",
+        ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}),
+        ...(config.openaiFetch ? { fetch: config.openaiFetch } : fetch),
+      });
     case "anthropic":
-      return makeAnthropicLlm({ apiKey: config.anthropicApiKey ?? "", ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}), ...fetch });
+      return makeAnthropicLlm({
+        apiKey: config.anthropicApiKey ?? "",
+        ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
+        ...fetch,
+      });
     case "workers-ai":
       return makeWorkersAiLlm({ ai: config.ai! });
     default:
@@ -80,7 +109,8 @@ function tagged(port: LlmPort): LlmPort {
     provider: port.provider,
     complete: async (request) => tag(await port.complete(request)),
     async *stream(request) {
-      for await (const event of port.stream(request)) yield event.type === "done" ? { ...event, response: tag(event.response) } : event;
+      for await (const event of port.stream(request))
+        yield event.type === "done" ? { ...event, response: tag(event.response) } : event;
     },
   };
 }
@@ -127,7 +157,13 @@ export function chooseLlm(settings: ModelSettings, config: LlmConfig = {}): Chos
     ...(config.random ? { random: config.random } : {}),
   };
   const resolved = resolveModel(settings, providerFacts(config), config.deployment ?? "local");
-  const chosen = (llm: LlmPort): ChosenLlm => ({ llm, provider: resolved.provider, model: resolved.name, reason: resolved.reason, resolved });
+  const chosen = (llm: LlmPort): ChosenLlm => ({
+    llm,
+    provider: resolved.provider,
+    model: resolved.name,
+    reason: resolved.reason,
+    resolved,
+  });
   const fallback = resolved.fallback?.available ? resolved.fallback : undefined;
 
   switch (resolved.status) {
@@ -137,12 +173,23 @@ export function chooseLlm(settings: ModelSettings, config: LlmConfig = {}): Chos
       return chosen(tagged(makeOfflineLlm()));
     case "fallback": {
       const port = tagged(build(resolved.provider, config));
-      return chosen(pinModel(resolved.provider === "offline" ? port : makeResilientLlm({ primary: port, ...resilience }), resolved.name));
+      return chosen(
+        pinModel(
+          resolved.provider === "offline" ? port : makeResilientLlm({ primary: port, ...resilience }),
+          resolved.name,
+        ),
+      );
     }
     case "ok": {
       const primary = tagged(build(resolved.provider, config));
       if (resolved.provider === "offline" && !fallback) return chosen(primary);
-      return chosen(makeResilientLlm({ primary, ...(fallback ? { fallback: tagged(build(fallback.provider, config)), fallbackModel: fallback.name } : {}), ...resilience }));
+      return chosen(
+        makeResilientLlm({
+          primary,
+          ...(fallback ? { fallback: tagged(build(fallback.provider, config)), fallbackModel: fallback.name } : {}),
+          ...resilience,
+        }),
+      );
     }
   }
 }
@@ -159,9 +206,15 @@ function resilienceOf(config: LlmConfig) {
 /** The port of a project's named provider: its kind's adapter at its URL, its key, its guarded transport. */
 function buildNamed(provider: NamedProviderConfig): LlmPort {
   const fetch = provider.fetch ? { fetch: provider.fetch } : {};
-  if (provider.kind === "anthropic") return makeAnthropicLlm({ apiKey: provider.apiKey ?? "", baseURL: provider.baseUrl, ...fetch });
+  if (provider.kind === "anthropic")
+    return makeAnthropicLlm({ apiKey: provider.apiKey ?? "", baseURL: provider.baseUrl, ...fetch });
   // A server that needs no key (a local Ollama) still gets one: the SDK insists.
-  return makeOpenAiLlm({ apiKey: provider.apiKey || "no-key", baseURL: provider.baseUrl, provider: provider.name, ...fetch });
+  return makeOpenAiLlm({
+    apiKey: provider.apiKey || "no-key",
+    baseURL: provider.baseUrl,
+    provider: provider.name,
+    ...fetch,
+  });
 }
 
 /**
@@ -177,27 +230,63 @@ function chooseCascade(settings: ModelSettings, config: LlmConfig): ChosenLlm {
   const steps: CascadeStep[] = modelCascadeOf(settings).map((ref) => {
     const named = config.providers?.[ref.provider];
     if (named) {
-      if (named.kind === "anthropic" && !named.apiKey) return { provider: ref.provider, model: ref.name, unavailable: `provider '${ref.provider}' needs its key${named.keySecret ? ` (the project secret ${named.keySecret} is not set)` : ": set keySecret"}` };
-      return { provider: ref.provider, model: ref.name, port: tagged(makeResilientLlm({ primary: buildNamed(named), ...resilienceOf(config) })) };
+      if (named.kind === "anthropic" && !named.apiKey)
+        return {
+          provider: ref.provider,
+          model: ref.name,
+          unavailable: `provider '${ref.provider}' needs its key${named.keySecret ? ` (the project secret ${named.keySecret} is not set)` : ": set keySecret"}`,
+        };
+      return {
+        provider: ref.provider,
+        model: ref.name,
+        port: tagged(makeResilientLlm({ primary: buildNamed(named), ...resilienceOf(config) })),
+      };
     }
     const resolved = resolveModel({ provider: ref.provider, name: ref.name }, facts, deployment);
     if (resolved.status !== "ok") {
       const builtin = (knownProviders as readonly string[]).includes(ref.provider);
-      return { provider: ref.provider, model: ref.name, unavailable: builtin ? (resolved.missing?.message ?? resolved.reason) : `provider '${ref.provider}' is not one of the project's providers` };
+      return {
+        provider: ref.provider,
+        model: ref.name,
+        unavailable: builtin
+          ? (resolved.missing?.message ?? resolved.reason)
+          : `provider '${ref.provider}' is not one of the project's providers`,
+      };
     }
     const port = tagged(build(ref.provider, config));
-    return { provider: ref.provider, model: ref.name, port: ref.provider === "offline" ? port : makeResilientLlm({ primary: port, ...resilienceOf(config) }) };
+    return {
+      provider: ref.provider,
+      model: ref.name,
+      port: ref.provider === "offline" ? port : makeResilientLlm({ primary: port, ...resilienceOf(config) }),
+    };
   });
   const first = steps.find((step) => step.port);
   const chain = steps.map((s) => `${s.provider}/${s.model}${s.port ? "" : ` (skipped: ${s.unavailable})`}`).join(" → ");
   const requested = { provider: settings.provider, name: settings.name };
   if (!first && deployment === "local") {
-    const resolved: ResolvedModel = { requested, provider: "offline", name: "offline", status: "stand-in", reason: `no model of the cascade can be called: ${chain}; offline stand-in (local only)` };
+    const resolved: ResolvedModel = {
+      requested,
+      provider: "offline",
+      name: "offline",
+      status: "stand-in",
+      reason: `no model of the cascade can be called: ${chain}; offline stand-in (local only)`,
+    };
     return { llm: tagged(makeOfflineLlm()), provider: "offline", model: "offline", reason: resolved.reason, resolved };
   }
-  const llm = makeCascadeLlm({ steps, ...(config.breakers ? { breakers: config.breakers } : {}), ...(settings.breaker ? { policy: settings.breaker } : {}), now: config.now ?? (() => Date.now()) });
+  const llm = makeCascadeLlm({
+    steps,
+    ...(config.breakers ? { breakers: config.breakers } : {}),
+    ...(settings.breaker ? { policy: settings.breaker } : {}),
+    now: config.now ?? (() => Date.now()),
+  });
   const status = !first ? "unavailable" : first === steps[0] ? "ok" : "fallback";
   const answering = first ?? steps[0]!;
-  const resolved: ResolvedModel = { requested, provider: answering.provider, name: answering.model, status, reason: `cascade ${chain}` };
+  const resolved: ResolvedModel = {
+    requested,
+    provider: answering.provider,
+    name: answering.model,
+    status,
+    reason: `cascade ${chain}`,
+  };
   return { llm, provider: answering.provider, model: answering.model, reason: resolved.reason, resolved };
 }

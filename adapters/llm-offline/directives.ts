@@ -25,10 +25,16 @@ export function parseDirective(text: string): Directive | undefined {
       args = JSON.parse(argsText);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      return { kind: "syntax_error", message: `I could not read the arguments of /tool ${name} as JSON (${reason}). Write it as ${toolSyntax}.` };
+      return {
+        kind: "syntax_error",
+        message: `I could not read the arguments of /tool ${name} as JSON (${reason}). Write it as ${toolSyntax}.`,
+      };
     }
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      return { kind: "syntax_error", message: `The arguments of /tool ${name} must be a JSON object. Write it as ${toolSyntax}.` };
+      return {
+        kind: "syntax_error",
+        message: `The arguments of /tool ${name} must be a JSON object. Write it as ${toolSyntax}.`,
+      };
     }
     return { kind: "tool", name, arguments: args as Record<string, unknown> };
   }
@@ -37,7 +43,8 @@ export function parseDirective(text: string): Directive | undefined {
   if (ask) {
     const agent = ask[1];
     const question = (ask[2] ?? "").trim();
-    if (!agent || question === "") return { kind: "syntax_error", message: `/ask needs an agent and a question. Write it as ${askSyntax}.` };
+    if (!agent || question === "")
+      return { kind: "syntax_error", message: `/ask needs an agent and a question. Write it as ${askSyntax}.` };
     return { kind: "tool", name: `ask_${agent}`, arguments: { question } };
   }
   return undefined;

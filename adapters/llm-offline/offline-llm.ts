@@ -46,7 +46,8 @@ export function makeOfflineLlm(): LlmPort {
 }
 
 function answer(request: LlmRequest): LlmResponse {
-  if (request.signal?.aborted) throw new LlmError({ provider: "offline", message: "offline request was aborted", retryable: false });
+  if (request.signal?.aborted)
+    throw new LlmError({ provider: "offline", message: "offline request was aborted", retryable: false });
   const { content, toolCalls } = decide(request.messages, request.tools ?? []);
   let text = content;
   let finishReason: LlmResponse["finishReason"] = toolCalls.length > 0 ? "tool_calls" : "stop";
@@ -97,21 +98,29 @@ function decide(messages: Message[], tools: ModelTool[]): { content: string; too
   const unseen = question.images?.length ? cannotSee(question.images) : "";
   if (unseen && !asked) return { content: unseen, toolCalls: [] };
   const best = rank(asked, passagesOf(messages, questionIndex, toolNameOf));
-  if (unseen) return { content: `${unseen}\n${best.length ? best.map((passage) => `From ${passage.source}: ${passage.text}`).join("\n") : `About your words: I have nothing in my context about "${clip(asked, 120)}".`}`, toolCalls: [] };
-  if (best.length === 0) return { content: `I have nothing in my context about "${clip(asked, 120)}". ${about}`, toolCalls: [] };
+  if (unseen)
+    return {
+      content: `${unseen}\n${best.length ? best.map((passage) => `From ${passage.source}: ${passage.text}`).join("\n") : `About your words: I have nothing in my context about "${clip(asked, 120)}".`}`,
+      toolCalls: [],
+    };
+  if (best.length === 0)
+    return { content: `I have nothing in my context about "${clip(asked, 120)}". ${about}`, toolCalls: [] };
   return { content: best.map((passage) => `From ${passage.source}: ${passage.text}`).join("\n"), toolCalls: [] };
 }
 
 /** "I cannot see images … I received 1 image/png 2x2 (68 bytes, id 3f…)." */
 function cannotSee(images: readonly ImageRef[]): string {
-  const one = (ref: ImageRef) => `${ref.type}${ref.width && ref.height ? ` ${ref.width}x${ref.height}` : ""} (${ref.bytes} bytes, id ${ref.id.slice(0, 12)}…)`;
-  const received = images.length === 1 ? `1 ${one(images[0]!)}` : `${images.length} images: ${images.map(one).join(", ")}`;
+  const one = (ref: ImageRef) =>
+    `${ref.type}${ref.width && ref.height ? ` ${ref.width}x${ref.height}` : ""} (${ref.bytes} bytes, id ${ref.id.slice(0, 12)}…)`;
+  const received =
+    images.length === 1 ? `1 ${one(images[0]!)}` : `${images.length} images: ${images.map(one).join(", ")}`;
   return `I cannot see images: I am Pantheon's offline stand-in, not a vision model. I received ${received}.`;
 }
 
 function summariseToolResults(messages: Message[], toolNameOf: (id: string | undefined) => string): string {
   const results: Message[] = [];
-  for (let index = messages.length - 1; index >= 0 && messages[index]?.role === "tool"; index--) results.unshift(messages[index]!);
+  for (let index = messages.length - 1; index >= 0 && messages[index]?.role === "tool"; index--)
+    results.unshift(messages[index]!);
   return results
     .map((result) => {
       const text = result.content.trim();

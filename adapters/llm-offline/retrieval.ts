@@ -66,7 +66,11 @@ const recentMessages = 40;
  * the recent user and tool messages before the question. Assistant messages are left out on
  * purpose: the model's own earlier words are not a source of facts.
  */
-export function passagesOf(messages: Message[], questionIndex: number, toolNameOf: (id: string | undefined) => string): Passage[] {
+export function passagesOf(
+  messages: Message[],
+  questionIndex: number,
+  toolNameOf: (id: string | undefined) => string,
+): Passage[] {
   const passages: Passage[] = [];
   const firstRecent = Math.max(0, questionIndex - recentMessages);
   messages.forEach((message, index) => {
@@ -74,7 +78,8 @@ export function passagesOf(messages: Message[], questionIndex: number, toolNameO
     let source: string | undefined;
     if (message.role === "system") source = message.name ? `the context (${message.name})` : "the system prompt";
     else if (index < firstRecent || index > questionIndex) source = undefined;
-    else if (message.role === "user") source = `earlier in this conversation (${message.name ? `user ${message.name}` : "user"})`;
+    else if (message.role === "user")
+      source = `earlier in this conversation (${message.name ? `user ${message.name}` : "user"})`;
     else if (message.role === "tool") source = `an earlier result of the tool ${toolNameOf(message.toolCallId)}`;
     if (!source) return;
     for (const text of sentences(message.content)) passages.push({ text, source, order: passages.length });

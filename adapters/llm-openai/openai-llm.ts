@@ -32,7 +32,11 @@ export interface OpenAiLlmOptions {
  */
 export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
-    throw new LlmError({ provider: options.provider ?? "openai", message: "makeOpenAiLlm needs an apiKey", retryable: false });
+    throw new LlmError({
+      provider: options.provider ?? "openai",
+      message: "makeOpenAiLlm needs an apiKey",
+      retryable: false,
+    });
   }
   const provider = options.provider ?? "openai";
   const compatible = options.baseURL !== undefined && !/^https:\/\/api\.openai\.com\b/.test(options.baseURL);
@@ -42,15 +46,16 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   // The client is built on the first call and kept; only the settled SDK and client are kept, never a
   // pending load, so a first call that is abandoned half-way leaves nothing for later calls to wait on.
   let client: OpenAI | undefined;
-  const clientNow = async (): Promise<OpenAI> => (client ??= new (await loadSdk())({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL ?? "https://api.openai.com/v1",
-    organization: null,
-    project: null,
-    // The transport reports when each request has left (LlmRequest.onSent).
-    fetch: reportingFetch(options.fetch ?? ((input, init) => fetch(input, init))) as typeof fetch,
-    maxRetries: 0,
-  }));
+  const clientNow = async (): Promise<OpenAI> =>
+    (client ??= new (await loadSdk())({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL ?? "https://api.openai.com/v1",
+      organization: null,
+      project: null,
+      // The transport reports when each request has left (LlmRequest.onSent).
+      fetch: reportingFetch(options.fetch ?? ((input, init) => fetch(input, init))) as typeof fetch,
+      maxRetries: 0,
+    }));
   const fail = (error: unknown) => toLlmError(error, provider, options.apiKey);
 
   return {
@@ -134,7 +139,6 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   };
 }
 
-
 /** SDK error → LlmError, classified by the SDK's typed fields; the key is scrubbed from any text. */
 function toLlmError(error: unknown, provider: string, apiKey: string): LlmError {
   const clean = (text: string) => scrubSecret(text, apiKey);
@@ -145,7 +149,12 @@ function toLlmError(error: unknown, provider: string, apiKey: string): LlmError 
     return new LlmError({ provider, message: `${provider} timed out`, retryable: true, cause: error });
   }
   if (sdk && error instanceof sdk.APIConnectionError) {
-    return new LlmError({ provider, message: clean(`could not reach ${provider}: ${error.message}`), retryable: true, cause: error });
+    return new LlmError({
+      provider,
+      message: clean(`could not reach ${provider}: ${error.message}`),
+      retryable: true,
+      cause: error,
+    });
   }
   if (sdk && error instanceof sdk.APIError) {
     const body = error.error as { message?: unknown } | undefined;

@@ -10,12 +10,18 @@ type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 const speakerName = (name: string) => name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
 
 /** A user message's text and images as OpenAI content parts (`image_url` with a data URL each). */
-function userContent(message: Message, imageData: LlmRequest["imageData"]): OpenAI.Chat.Completions.ChatCompletionUserMessageParam["content"] {
+function userContent(
+  message: Message,
+  imageData: LlmRequest["imageData"],
+): OpenAI.Chat.Completions.ChatCompletionUserMessageParam["content"] {
   if (!message.images?.length) return message.content;
   const { loaded, note } = imagesOf(message, imageData);
   return [
     { type: "text", text: message.content + note },
-    ...loaded.map(({ ref, base64 }) => ({ type: "image_url" as const, image_url: { url: `data:${ref.type};base64,${base64}` } })),
+    ...loaded.map(({ ref, base64 }) => ({
+      type: "image_url" as const,
+      image_url: { url: `data:${ref.type};base64,${base64}` },
+    })),
   ];
 }
 
@@ -24,7 +30,11 @@ function toOpenAiMessage(message: Message, names: ToolNameCodec, imageData: LlmR
     case "system":
       return { role: "system", content: message.content };
     case "user":
-      return { role: "user", content: userContent(message, imageData), ...(message.name ? { name: speakerName(message.name) } : {}) };
+      return {
+        role: "user",
+        content: userContent(message, imageData),
+        ...(message.name ? { name: speakerName(message.name) } : {}),
+      };
     case "tool":
       return { role: "tool", content: message.content, tool_call_id: message.toolCallId ?? "" };
     case "assistant": {
@@ -65,7 +75,11 @@ export function toOpenAiParams(request: LlmRequest, names: ToolNameCodec, compat
       : {}),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.topP === undefined ? {} : { top_p: request.topP }),
-    ...(request.maxTokens === undefined ? {} : compatible ? { max_tokens: request.maxTokens } : { max_completion_tokens: request.maxTokens }),
+    ...(request.maxTokens === undefined
+      ? {}
+      : compatible
+        ? { max_tokens: request.maxTokens }
+        : { max_completion_tokens: request.maxTokens }),
   };
 }
 
@@ -84,11 +98,18 @@ export function fromOpenAiFinish(reason: string | null | undefined, hasToolCalls
   }
 }
 
-export function fromOpenAiToolCalls(calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[] | undefined, names: ToolNameCodec): ToolCall[] {
+export function fromOpenAiToolCalls(
+  calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[] | undefined,
+  names: ToolNameCodec,
+): ToolCall[] {
   const out: ToolCall[] = [];
   for (const call of calls ?? []) {
     if (call.type !== "function") continue;
-    out.push({ id: call.id, name: names.fromProvider(call.function.name), arguments: parseToolArguments(call.function.arguments) });
+    out.push({
+      id: call.id,
+      name: names.fromProvider(call.function.name),
+      arguments: parseToolArguments(call.function.arguments),
+    });
   }
   return out;
 }

@@ -45,7 +45,11 @@ export function makeWorkersAiLlm(options: WorkersAiLlmOptions): LlmPort {
     const names = makeToolNameCodec(request.tools);
     let output: unknown;
     try {
-      const running = ai.run(request.model, toInput(request, names), request.signal ? { signal: request.signal } : undefined);
+      const running = ai.run(
+        request.model,
+        toInput(request, names),
+        request.signal ? { signal: request.signal } : undefined,
+      );
       // The binding call has been made (LlmRequest.onSent).
       request.onSent?.();
       output = await running;
@@ -69,11 +73,22 @@ export function makeWorkersAiLlm(options: WorkersAiLlmOptions): LlmPort {
 
 function toMessage(message: Message, names: ToolNameCodec, request: LlmRequest): Record<string, unknown> {
   if (message.images?.length && message.role === "user") {
-    if (!visionModel.test(request.model)) return { role: "user", content: message.content + unseenImagesNote(message.images, request.model) };
+    if (!visionModel.test(request.model))
+      return { role: "user", content: message.content + unseenImagesNote(message.images, request.model) };
     const { loaded, note } = imagesOf(message, request.imageData);
-    return { role: "user", content: [{ type: "text", text: message.content + note }, ...loaded.map(({ ref, base64 }) => ({ type: "image_url", image_url: { url: `data:${ref.type};base64,${base64}` } }))] };
+    return {
+      role: "user",
+      content: [
+        { type: "text", text: message.content + note },
+        ...loaded.map(({ ref, base64 }) => ({
+          type: "image_url",
+          image_url: { url: `data:${ref.type};base64,${base64}` },
+        })),
+      ],
+    };
   }
-  if (message.role === "tool") return { role: "tool", content: message.content, tool_call_id: message.toolCallId ?? "" };
+  if (message.role === "tool")
+    return { role: "tool", content: message.content, tool_call_id: message.toolCallId ?? "" };
   if (message.role === "assistant" && message.toolCalls?.length) {
     return {
       role: "assistant",
@@ -105,7 +120,13 @@ function toInput(request: LlmRequest, names: ToolNameCodec): Record<string, unkn
   return {
     messages: request.messages.map((message) => toMessage(message, names, request)),
     ...(tools.length > 0
-      ? { tools: tools.map((tool) => ({ name: names.toProvider(tool.name), description: tool.description, parameters: tool.parameters })) }
+      ? {
+          tools: tools.map((tool) => ({
+            name: names.toProvider(tool.name),
+            description: tool.description,
+            parameters: tool.parameters,
+          })),
+        }
       : {}),
     ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
@@ -113,7 +134,12 @@ function toInput(request: LlmRequest, names: ToolNameCodec): Record<string, unkn
   };
 }
 
-type RawCall = { id?: unknown; name?: unknown; arguments?: unknown; function?: { name?: unknown; arguments?: unknown } };
+type RawCall = {
+  id?: unknown;
+  name?: unknown;
+  arguments?: unknown;
+  function?: { name?: unknown; arguments?: unknown };
+};
 
 function toToolCall(raw: RawCall, index: number, names: ToolNameCodec): ToolCall | undefined {
   const name = raw.function?.name ?? raw.name;
@@ -122,7 +148,12 @@ function toToolCall(raw: RawCall, index: number, names: ToolNameCodec): ToolCall
   return {
     id: typeof raw.id === "string" && raw.id ? raw.id : `call_${index}`,
     name: names.fromProvider(name),
-    arguments: typeof args === "string" ? parseToolArguments(args) : typeof args === "object" && args !== null ? (args as Record<string, unknown>) : {},
+    arguments:
+      typeof args === "string"
+        ? parseToolArguments(args)
+        : typeof args === "object" && args !== null
+          ? (args as Record<string, unknown>)
+          : {},
   };
 }
 
@@ -134,7 +165,9 @@ function fromOutput(output: unknown, request: LlmRequest, names: ToolNameCodec):
   // Some models answer with a JSON object in `response` (e.g. when they chose JSON mode).
   const content = typeof rawContent === "string" ? rawContent : rawContent == null ? "" : JSON.stringify(rawContent);
   const rawCalls: RawCall[] = (choice ? choice.message?.tool_calls : body.tool_calls) ?? [];
-  const toolCalls = rawCalls.map((raw, index) => toToolCall(raw, index, names)).filter((call): call is ToolCall => call !== undefined);
+  const toolCalls = rawCalls
+    .map((raw, index) => toToolCall(raw, index, names))
+    .filter((call): call is ToolCall => call !== undefined);
   const usage = body.usage as { prompt_tokens?: number; completion_tokens?: number } | undefined;
   const finish = choice?.finish_reason;
   return {
@@ -156,8 +189,10 @@ function fromOutput(output: unknown, request: LlmRequest, names: ToolNameCodec):
 function toLlmError(error: unknown): LlmError {
   const provider = "workers-ai";
   const message = error instanceof Error ? error.message : String(error);
-  const status = typeof (error as { status?: unknown })?.status === "number" ? (error as { status: number }).status : undefined;
-  const transient = /capacity|rate limit|too many|timeout|timed out|overloaded|unavailable|internal error|network/i.test(message);
+  const status =
+    typeof (error as { status?: unknown })?.status === "number" ? (error as { status: number }).status : undefined;
+  const transient =
+    /capacity|rate limit|too many|timeout|timed out|overloaded|unavailable|internal error|network/i.test(message);
   return new LlmError({
     provider,
     message: `workers-ai failed: ${message}`,

@@ -1,1 +1,7 @@
-export { makeTelegramBot, officialTelegramApi, telegramApiBase, type TelegramBot, type TelegramBotOptions } from "./telegram-bot";
+export {
+  makeTelegramBot,
+  officialTelegramApi,
+  telegramApiBase,
+  type TelegramBot,
+  type TelegramBotOptions,
+} from "./telegram-bot";

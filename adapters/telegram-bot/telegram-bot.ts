@@ -34,9 +34,13 @@ export function telegramApiBase(raw: string | undefined, production: boolean): s
     throw new PantheonError("bad_request", "TELEGRAM_API_BASE is not a URL");
   }
   if (url.protocol !== "https:" && (production || url.protocol !== "http:")) {
-    throw new PantheonError("bad_request", `TELEGRAM_API_BASE must be an https URL${production ? " in production" : ""} (it is ${url.protocol}//…)`);
+    throw new PantheonError(
+      "bad_request",
+      `TELEGRAM_API_BASE must be an https URL${production ? " in production" : ""} (it is ${url.protocol}//…)`,
+    );
   }
-  if (url.username || url.password || url.search || url.hash) throw new PantheonError("bad_request", "TELEGRAM_API_BASE must not carry credentials, a query or a fragment");
+  if (url.username || url.password || url.search || url.hash)
+    throw new PantheonError("bad_request", "TELEGRAM_API_BASE must not carry credentials, a query or a fragment");
   return url.href.replace(/\/+$/, "");
 }
 
@@ -58,13 +62,27 @@ export function makeTelegramBot(options: TelegramBotOptions): TelegramBot {
   async function call(method: string, body: unknown): Promise<unknown> {
     let res: Response;
     try {
-      res = await doFetch(`${base}/bot${options.token}/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      res = await doFetch(`${base}/bot${options.token}/${method}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     } catch (error) {
-      throw new PantheonError("bad_gateway", `Telegram ${method} did not answer: ${scrub(error instanceof Error ? error.message : String(error))}`);
+      throw new PantheonError(
+        "bad_gateway",
+        `Telegram ${method} did not answer: ${scrub(error instanceof Error ? error.message : String(error))}`,
+      );
     }
-    const parsed = (await res.json().catch(() => null)) as { ok?: boolean; result?: unknown; description?: string } | null;
+    const parsed = (await res.json().catch(() => null)) as {
+      ok?: boolean;
+      result?: unknown;
+      description?: string;
+    } | null;
     if (!res.ok || !parsed?.ok) {
-      throw new PantheonError("bad_gateway", `Telegram ${method} failed (${res.status}): ${scrub(String(parsed?.description ?? "no description")).slice(0, 300)}`);
+      throw new PantheonError(
+        "bad_gateway",
+        `Telegram ${method} failed (${res.status}): ${scrub(String(parsed?.description ?? "no description")).slice(0, 300)}`,
+      );
     }
     return parsed.result;
   }

@@ -269,7 +269,13 @@ export function makeIvf(dimensions: number, tuning: IvfTuning = defaultIvfTuning
     },
 
     /** Adds a vector to `list` (from `assign`); returns the split it caused, if any. */
-    insert(id: string, code: Int8Array, scale: number, metadata: VectorMetadata | undefined, list: number): IvfSplit | undefined {
+    insert(
+      id: string,
+      code: Int8Array,
+      scale: number,
+      metadata: VectorMetadata | undefined,
+      list: number,
+    ): IvfSplit | undefined {
       place(store(id, code, scale, metadata), list);
       return lists[list]!.members.length > tuning.maxListSize ? split(list) : undefined;
     },

@@ -42,9 +42,14 @@ export function makeSqliteIndex(sql: SqlLike, options: SqliteIndexOptions): Vect
   const tuning: IvfTuning = { ...defaultIvfTuning, ...options.tuning };
 
   createTables(sql);
-  const space = sql.exec<{ dimensions: number }>("SELECT dimensions FROM pantheon_vec_spaces WHERE namespace = ?", namespace).toArray()[0];
+  const space = sql
+    .exec<{ dimensions: number }>("SELECT dimensions FROM pantheon_vec_spaces WHERE namespace = ?", namespace)
+    .toArray()[0];
   if (space && space.dimensions !== dimensions) {
-    throw new PantheonError("conflict", `vector namespace '${namespace}' holds ${space.dimensions}-dimension vectors, not ${dimensions}`);
+    throw new PantheonError(
+      "conflict",
+      `vector namespace '${namespace}' holds ${space.dimensions}-dimension vectors, not ${dimensions}`,
+    );
   }
   if (!space) sql.exec("INSERT INTO pantheon_vec_spaces (namespace, dimensions) VALUES (?, ?)", namespace, dimensions);
 
@@ -53,10 +58,12 @@ export function makeSqliteIndex(sql: SqlLike, options: SqliteIndexOptions): Vect
   function load(): Ivf {
     if (ivf) return ivf;
     const fresh = makeIvf(dimensions, tuning);
-    for (const row of sql.exec<{ list: number; centroid: SqlValue }>(
-      "SELECT list, centroid FROM pantheon_vec_lists WHERE namespace = ?",
-      namespace,
-    ).toArray()) {
+    for (const row of sql
+      .exec<{ list: number; centroid: SqlValue }>(
+        "SELECT list, centroid FROM pantheon_vec_lists WHERE namespace = ?",
+        namespace,
+      )
+      .toArray()) {
       fresh.restoreList(row.list, floatsOf(row.centroid));
     }
     // Paged by rowid so waking up with 100k vectors never holds all rows at once.
@@ -92,11 +99,15 @@ export function makeSqliteIndex(sql: SqlLike, options: SqliteIndexOptions): Vect
 
   function unit(values: number[], what: string): Float32Array {
     if (!Array.isArray(values) || values.length !== dimensions) {
-      throw new PantheonError("bad_request", `${what} has ${Array.isArray(values) ? values.length : 0} dimensions, the index expects ${dimensions}`);
+      throw new PantheonError(
+        "bad_request",
+        `${what} has ${Array.isArray(values) ? values.length : 0} dimensions, the index expects ${dimensions}`,
+      );
     }
     let norm = 0;
     for (const v of values) {
-      if (typeof v !== "number" || !Number.isFinite(v)) throw new PantheonError("bad_request", `${what} holds a value that is not a finite number`);
+      if (typeof v !== "number" || !Number.isFinite(v))
+        throw new PantheonError("bad_request", `${what} holds a value that is not a finite number`);
       norm += v * v;
     }
     if (norm === 0) throw new PantheonError("bad_request", `${what} is all zeros, which has no direction to compare`);
@@ -130,11 +141,18 @@ export function makeSqliteIndex(sql: SqlLike, options: SqliteIndexOptions): Vect
   function deleteRows(ids: string[]): void {
     for (let i = 0; i < ids.length; i += maxBindings - 1) {
       const chunk = ids.slice(i, i + maxBindings - 1);
-      sql.exec(`DELETE FROM pantheon_vec_items WHERE namespace = ? AND id IN (${chunk.map(() => "?").join(",")})`, namespace, ...chunk);
+      sql.exec(
+        `DELETE FROM pantheon_vec_items WHERE namespace = ? AND id IN (${chunk.map(() => "?").join(",")})`,
+        namespace,
+        ...chunk,
+      );
     }
   }
 
-  function exactScores(candidates: string[], values: Float32Array): { id: string; score: number; metadata: VectorMetadata | undefined }[] {
+  function exactScores(
+    candidates: string[],
+    values: Float32Array,
+  ): { id: string; score: number; metadata: VectorMetadata | undefined }[] {
     const out: { id: string; score: number; metadata: VectorMetadata | undefined }[] = [];
     for (let i = 0; i < candidates.length; i += maxBindings - 1) {
       const chunk = candidates.slice(i, i + maxBindings - 1);
@@ -158,7 +176,8 @@ export function makeSqliteIndex(sql: SqlLike, options: SqliteIndexOptions): Vect
   return {
     async upsert(records: VectorRecord[]): Promise<void> {
       const prepared = records.map((record) => {
-        if (typeof record.id !== "string" || record.id.length === 0) throw new PantheonError("bad_request", "a vector needs a non-empty string id");
+        if (typeof record.id !== "string" || record.id.length === 0)
+          throw new PantheonError("bad_request", "a vector needs a non-empty string id");
         const values = unit(record.values, `vector '${record.id}'`);
         checkMetadata(record.id, record.metadata);
         // Copied: the in-memory filter data must not change when the caller later mutates its object.
@@ -190,7 +209,8 @@ export function makeSqliteIndex(sql: SqlLike, options: SqliteIndexOptions): Vect
 
     async query(values: number[], query: VectorQuery): Promise<VectorMatch[]> {
       const { topK, filter } = query;
-      if (!Number.isInteger(topK) || topK < 1) throw new PantheonError("bad_request", `topK must be a positive integer, got ${topK}`);
+      if (!Number.isInteger(topK) || topK < 1)
+        throw new PantheonError("bad_request", `topK must be a positive integer, got ${topK}`);
       const q = unit(values, "the query vector");
       return guarded(() => {
         const index = load();
@@ -222,8 +242,14 @@ function checkMetadata(id: string, metadata: unknown): void {
     typeof metadata === "object" &&
     metadata !== null &&
     !Array.isArray(metadata) &&
-    Object.values(metadata).every((v) => typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)));
-  if (!ok) throw new PantheonError("bad_request", `metadata of vector '${id}' must be an object of strings, finite numbers and booleans`);
+    Object.values(metadata).every(
+      (v) => typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)),
+    );
+  if (!ok)
+    throw new PantheonError(
+      "bad_request",
+      `metadata of vector '${id}' must be an object of strings, finite numbers and booleans`,
+    );
 }
 
 function parseMetadata(text: string | null): VectorMetadata | undefined {

@@ -42,16 +42,21 @@ const maxTopK = 20;
  */
 export function makeVectorizeIndex(binding: VectorizeLike, options: VectorizeIndexOptions): VectorPort {
   const { namespace } = options;
-  if (!binding || typeof binding.query !== "function") throw new PantheonError("bad_request", "makeVectorizeIndex needs the Vectorize binding");
+  if (!binding || typeof binding.query !== "function")
+    throw new PantheonError("bad_request", "makeVectorizeIndex needs the Vectorize binding");
   if (typeof namespace !== "string" || namespace.length === 0 || bytes(namespace) > 64) {
     throw new PantheonError("bad_request", "the Vectorize namespace must be a string of 1 to 64 bytes");
   }
   const prefix = `${tagOf(namespace)}:`;
   const stored = (id: string): string => {
-    if (typeof id !== "string" || id.length === 0) throw new PantheonError("bad_request", "a vector needs a non-empty string id");
+    if (typeof id !== "string" || id.length === 0)
+      throw new PantheonError("bad_request", "a vector needs a non-empty string id");
     const full = prefix + id;
     if (bytes(full) > maxIdBytes) {
-      throw new PantheonError("bad_request", `vector id '${id}' is too long for Vectorize (at most ${maxIdBytes - bytes(prefix)} bytes)`);
+      throw new PantheonError(
+        "bad_request",
+        `vector id '${id}' is too long for Vectorize (at most ${maxIdBytes - bytes(prefix)} bytes)`,
+      );
     }
     return full;
   };
@@ -69,7 +74,8 @@ export function makeVectorizeIndex(binding: VectorizeLike, options: VectorizeInd
 
     async query(values: number[], query: VectorQuery): Promise<VectorMatch[]> {
       const { topK, filter } = query;
-      if (!Number.isInteger(topK) || topK < 1) throw new PantheonError("bad_request", `topK must be a positive integer, got ${topK}`);
+      if (!Number.isInteger(topK) || topK < 1)
+        throw new PantheonError("bad_request", `topK must be a positive integer, got ${topK}`);
       const result = await binding.query(values, {
         topK: Math.min(topK, maxTopK),
         namespace,

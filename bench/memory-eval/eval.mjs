@@ -62,9 +62,24 @@ const turnIdOf = (memoryId) => memoryId.replaceAll("-", ":");
 const relevanceOnly = { weights: { relevance: 1, recency: 0, importance: 0 }, currentRecency: 0, outOfPeriod: 1 };
 const noRerank = { mmrLambda: 1, duplicateThreshold: 2 };
 export const stages = [
-  { name: "lexical only", lexical: true, semantic: false, tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 } },
-  { name: "vector only", lexical: false, semantic: true, tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 } },
-  { name: "fusion (weighted RRF)", lexical: true, semantic: true, tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 } },
+  {
+    name: "lexical only",
+    lexical: true,
+    semantic: false,
+    tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 },
+  },
+  {
+    name: "vector only",
+    lexical: false,
+    semantic: true,
+    tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 },
+  },
+  {
+    name: "fusion (weighted RRF)",
+    lexical: true,
+    semantic: true,
+    tuning: { ...relevanceOnly, ...noRerank, graphLimit: 0, adjacentFrom: 0 },
+  },
   { name: "+ graph hop", lexical: true, semantic: true, tuning: { ...relevanceOnly, ...noRerank, adjacentFrom: 0 } },
   { name: "+ adjacent turns", lexical: true, semantic: true, tuning: { ...relevanceOnly, ...noRerank } },
   // The re-rank as the embedder's fusion sets it (a words-only embedder keeps no diversity term).
@@ -79,7 +94,15 @@ export async function makeEmbedder(name, modules) {
     const { ensureSidecar } = await import("../../sidecar/ensure-sidecar.mjs");
     const { freePort } = await import("../../scripts/dev-server.mjs");
     const sidecar = await ensureSidecar({ port: await freePort(), timeoutMs: 120_000 });
-    return { embed: modules.makeOpenAiEmbedder({ baseURL: sidecar.url, model: "use-lite", dimensions: 512, provider: "offline" }), stop: () => sidecar.stop() };
+    return {
+      embed: modules.makeOpenAiEmbedder({
+        baseURL: sidecar.url,
+        model: "use-lite",
+        dimensions: 512,
+        provider: "offline",
+      }),
+      stop: () => sidecar.stop(),
+    };
   }
   throw new Error(`unknown embedder '${name}' (hashed, use-lite)`);
 }
@@ -123,35 +146,57 @@ function recallAt(ranking, evidence, k) {
  * Runs the eval over `conversations` with one embedder: for each question, the rankings of BM25, the
  * vector index, the context, and (with `withStages`) each stage. Returns per-question recalls.
  */
-export async function evaluate({ modules, fixture, embed, conversations, only, withStages = false, stageNames, tuning = {}, variants = [], progress = false }) {
+export async function evaluate({
+  modules,
+  fixture,
+  embed,
+  conversations,
+  only,
+  withStages = false,
+  stageNames,
+  tuning = {},
+  variants = [],
+  progress = false,
+}) {
   const rows = [];
-  const chosen = only ? fixture.conversations.filter((c) => only.includes(c.id)) : fixture.conversations.slice(0, conversations ?? fixture.conversations.length);
+  const chosen = only
+    ? fixture.conversations.filter((c) => only.includes(c.id))
+    : fixture.conversations.slice(0, conversations ?? fixture.conversations.length);
   // `stageNames`: only these stages (a check that needs one stage need not run them all).
   const stagesRun = withStages ? stages : stageNames ? stages.filter((s) => stageNames.includes(s.name)) : [];
   for (const conversation of chosen) {
     const last = Date.parse(conversation.sessions.at(-1).date);
     const clock = { now: () => last + dayMs };
     const database = agentDatabase(modules);
-    const { memory, messages, settings } = memoryOver(modules, database, clock, () => localPorts(modules, database.sql, embed));
+    const { memory, messages, settings } = memoryOver(modules, database, clock, () =>
+      localPorts(modules, database.sql, embed),
+    );
     const report = await modules.importLines(memory, turnLines(conversation));
-    if (report.errors.length) throw new Error(`import of ${conversation.id} failed: ${JSON.stringify(report.errors.slice(0, 3))}`);
+    if (report.errors.length)
+      throw new Error(`import of ${conversation.id} failed: ${JSON.stringify(report.errors.slice(0, 3))}`);
 
-    const bm25 = database.db.prepare("SELECT m.id AS id FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?");
+    const bm25 = database.db.prepare(
+      "SELECT m.id AS id FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?",
+    );
     const variantRuns = variants.map((v) => ({ name: JSON.stringify(v), lexical: true, semantic: true, tuning: v }));
-    const runs = [{ name: "context", lexical: true, semantic: true, tuning }, ...stagesRun, ...variantRuns].map((stage) => {
-      const partial = {
-        ...memory,
-        lexical: stage.lexical ? memory.lexical : () => [],
-        semantic: stage.semantic ? memory.semantic : async () => [],
-      };
-      return { stage, turns: modules.makeContextTurns({ clock, memory: partial, messages, settings }) };
-    });
+    const runs = [{ name: "context", lexical: true, semantic: true, tuning }, ...stagesRun, ...variantRuns].map(
+      (stage) => {
+        const partial = {
+          ...memory,
+          lexical: stage.lexical ? memory.lexical : () => [],
+          semantic: stage.semantic ? memory.semantic : async () => [],
+        };
+        return { stage, turns: modules.makeContextTurns({ clock, memory: partial, messages, settings }) };
+      },
+    );
 
     for (const question of conversation.questions) {
       const match = plainBm25Query(question.text);
       const rankings = {
         BM25: match ? bm25.all(match, 25).map((r) => turnIdOf(r.id)) : [],
-        "vector index": (await memory.semantic(question.text, { sources: ["memory"], limit: 25 })).map((h) => turnIdOf(h.id)),
+        "vector index": (await memory.semantic(question.text, { sources: ["memory"], limit: 25 })).map((h) =>
+          turnIdOf(h.id),
+        ),
       };
       for (const { stage, turns } of runs) {
         const { compiled } = await turns.compile({
@@ -168,13 +213,27 @@ export async function evaluate({ modules, fixture, embed, conversations, only, w
         rankings[stage.name] = compiled.items.filter((item) => item.included).map((item) => turnIdOf(item.id));
       }
       const recalls = {};
-      for (const [name, ranking] of Object.entries(rankings)) recalls[name] = Object.fromEntries(ks.map((k) => [k, recallAt(ranking, question.evidence, k)]));
-      rows.push({ conversation: conversation.id, question: question.id, kind: question.kind, text: question.text, evidence: question.evidence, recalls, rankings });
+      for (const [name, ranking] of Object.entries(rankings))
+        recalls[name] = Object.fromEntries(ks.map((k) => [k, recallAt(ranking, question.evidence, k)]));
+      rows.push({
+        conversation: conversation.id,
+        question: question.id,
+        kind: question.kind,
+        text: question.text,
+        evidence: question.evidence,
+        recalls,
+        rankings,
+      });
     }
     if (progress) {
       const done = rows.filter((r) => r.conversation === conversation.id);
-      const at10 = (name) => ((100 * done.reduce((s, r) => s + r.recalls[name][10], 0)) / Math.max(1, done.length)).toFixed(1);
-      console.error(`${conversation.id}: ${done.length} questions, recall@10 ${Object.keys(done[0]?.recalls ?? {}).map((name) => `${name} ${at10(name)}`).join(", ")}`);
+      const at10 = (name) =>
+        ((100 * done.reduce((s, r) => s + r.recalls[name][10], 0)) / Math.max(1, done.length)).toFixed(1);
+      console.error(
+        `${conversation.id}: ${done.length} questions, recall@10 ${Object.keys(done[0]?.recalls ?? {})
+          .map((name) => `${name} ${at10(name)}`)
+          .join(", ")}`,
+      );
     }
   }
   return rows;
@@ -183,11 +242,21 @@ export async function evaluate({ modules, fixture, embed, conversations, only, w
 /** Mean recall in points (0–100), one decimal, per retriever: overall and per question kind. */
 export function summarize(rows) {
   const names = Object.keys(rows[0]?.recalls ?? {});
-  const mean = (subset, name, k) => (subset.length ? (100 * subset.reduce((s, r) => s + r.recalls[name][k], 0)) / subset.length : NaN);
+  const mean = (subset, name, k) =>
+    subset.length ? (100 * subset.reduce((s, r) => s + r.recalls[name][k], 0)) / subset.length : NaN;
   return names.map((name) => ({
     name,
     all: Object.fromEntries(ks.map((k) => [k, mean(rows, name, k)])),
-    byKind: Object.fromEntries(kinds.map((kind) => [kind, mean(rows.filter((r) => r.kind === kind), name, 10)])),
+    byKind: Object.fromEntries(
+      kinds.map((kind) => [
+        kind,
+        mean(
+          rows.filter((r) => r.kind === kind),
+          name,
+          10,
+        ),
+      ]),
+    ),
   }));
 }
 
@@ -200,7 +269,9 @@ export function table(summary, { embedder, baseline = "BM25" } = {}) {
   ];
   for (const s of summary) {
     const delta = s.all[10] - base.all[10];
-    lines.push(`| ${s.name} | ${f(s.all[5])} | ${f(s.all[10])} | ${f(s.all[25])} | ${s === base ? "" : (delta >= 0 ? "+" : "") + f(delta)} | ${kinds.map((k) => f(s.byKind[k])).join(" | ")} |`);
+    lines.push(
+      `| ${s.name} | ${f(s.all[5])} | ${f(s.all[10])} | ${f(s.all[25])} | ${s === base ? "" : (delta >= 0 ? "+" : "") + f(delta)} | ${kinds.map((k) => f(s.byKind[k])).join(" | ")} |`,
+    );
   }
   return lines.join("\n");
 }
@@ -251,33 +322,55 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const embedders = argument("embedders", "hashed").split(",");
   const withStages = process.argv.includes("--stages") || process.argv.includes("--write");
   const modules = await loadMemoryModules();
-  const out = [`Memory retrieval eval, ${new Date().toISOString().slice(0, 10)}. recall@k in points; the kind columns are R@10.`];
+  const out = [
+    `Memory retrieval eval, ${new Date().toISOString().slice(0, 10)}. recall@k in points; the kind columns are R@10.`,
+  ];
   for (const setName of setNames) {
     const fixture = loadSet(setName);
     const conversations = Number(argument("conversations", fixture.conversations.length));
     // --only L03,L04: those conversations (for running a set a few at a time and summing).
     const only = argument("only", "") ? argument("only", "").split(",") : undefined;
-    const chosen = only ? fixture.conversations.filter((c) => only.includes(c.id)) : fixture.conversations.slice(0, conversations);
+    const chosen = only
+      ? fixture.conversations.filter((c) => only.includes(c.id))
+      : fixture.conversations.slice(0, conversations);
     const questions = chosen.reduce((n, c) => n + c.questions.length, 0);
-    out.push("", `## ${setName}: ${chosen.length} conversations (${chosen.map((c) => c.id).join(", ")}), ${questions} questions (${sets[setName]})`);
+    out.push(
+      "",
+      `## ${setName}: ${chosen.length} conversations (${chosen.map((c) => c.id).join(", ")}), ${questions} questions (${sets[setName]})`,
+    );
     for (const name of embedders) {
       const { embed, stop } = await makeEmbedder(name, modules);
       try {
         const tuning = JSON.parse(argument("tuning", "{}"));
         // --variants '[{…}, {…}]': more tunings of the context, each a row (for choosing the defaults).
         const variants = JSON.parse(argument("variants", "[]"));
-        const rows = await evaluate({ modules, fixture, embed: cached(embed), conversations, only, withStages, tuning, variants, progress: true });
+        const rows = await evaluate({
+          modules,
+          fixture,
+          embed: cached(embed),
+          conversations,
+          only,
+          withStages,
+          tuning,
+          variants,
+          progress: true,
+        });
         out.push("", table(summarize(rows), { embedder: embed.model }));
         console.error(out.at(-1));
         if (process.argv.includes("--lost")) {
           // Questions where BM25 holds more evidence in its first 10 than the context.
           const [ours, theirs] = argument("lost", "context,BM25").split(",");
           for (const r of rows.filter((r) => r.recalls[ours][10] < r.recalls[theirs][10])) {
-            console.log(`lost ${r.question} [${r.kind}] ${r.text}\n  evidence ${r.evidence.join(" ")}\n  ${ours} ${r.rankings[ours].slice(0, 10).join(" ")}\n  ${theirs} ${r.rankings[theirs].slice(0, 10).join(" ")}`);
+            console.log(
+              `lost ${r.question} [${r.kind}] ${r.text}\n  evidence ${r.evidence.join(" ")}\n  ${ours} ${r.rankings[ours].slice(0, 10).join(" ")}\n  ${theirs} ${r.rankings[theirs].slice(0, 10).join(" ")}`,
+            );
           }
         }
         if (process.argv.includes("--misses")) {
-          for (const r of rows.filter((r) => r.recalls.context[10] < 1)) console.log(`${r.question} [${r.kind}] ${r.text}\n  evidence ${r.evidence.join(" ")}\n  top ${r.rankings.context.slice(0, 10).join(" ")}`);
+          for (const r of rows.filter((r) => r.recalls.context[10] < 1))
+            console.log(
+              `${r.question} [${r.kind}] ${r.text}\n  evidence ${r.evidence.join(" ")}\n  top ${r.rankings.context.slice(0, 10).join(" ")}`,
+            );
         }
       } finally {
         await stop();
@@ -286,5 +379,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   const text = out.join("\n") + "\n";
   console.log(text);
-  if (process.argv.includes("--write")) writeFileSync(join(root, "bench/memory-eval/results.md"), `# Memory retrieval eval\n\n${text}`);
+  if (process.argv.includes("--write"))
+    writeFileSync(join(root, "bench/memory-eval/results.md"), `# Memory retrieval eval\n\n${text}`);
 }

@@ -48,7 +48,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const text = JSON.stringify(makeFixture(), null, 1) + "\n";
   if (process.argv.includes("--check")) {
     const same = readFileSync(out, "utf8") === text;
-    console.log(same ? "fixture.json is what make-fixture.mjs writes" : "fixture.json differs from what make-fixture.mjs writes");
+    console.log(
+      same ? "fixture.json is what make-fixture.mjs writes" : "fixture.json differs from what make-fixture.mjs writes",
+    );
     process.exit(same ? 0 : 1);
   }
   writeFileSync(out, text);
@@ -56,6 +58,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const turns = fixture.conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0);
   const sessions = fixture.conversations.reduce((n, c) => n + c.sessions.length, 0);
   const questions = fixture.conversations.flatMap((c) => c.questions);
-  const byKind = Object.entries(Object.groupBy(questions, (q) => q.kind)).map(([k, v]) => `${k} ${v.length}`).join(", ");
-  console.log(`wrote ${out}: ${fixture.conversations.length} conversations, ${sessions} sessions, ${turns} turns, ${questions.length} questions (${byKind})`);
+  const byKind = Object.entries(Object.groupBy(questions, (q) => q.kind))
+    .map(([k, v]) => `${k} ${v.length}`)
+    .join(", ");
+  console.log(
+    `wrote ${out}: ${fixture.conversations.length} conversations, ${sessions} sessions, ${turns} turns, ${questions.length} questions (${byKind})`,
+  );
 }

@@ -12,7 +12,10 @@ export const acp: Command = {
     {
       name: "",
       summary: "serve an agent over ACP (Agent Client Protocol) on stdin/stdout, for editors such as Zed",
-      usage: ["<agent>", 'Zed settings.json: "agent_servers": { "Pantheon": { "command": "pantheon", "args": ["acp", "<agent>"] } }'],
+      usage: [
+        "<agent>",
+        'Zed settings.json: "agent_servers": { "Pantheon": { "command": "pantheon", "args": ["acp", "<agent>"] } }',
+      ],
       async run({ config, args }) {
         const [agent] = args;
         if (!agent) throw new UsageError("name the agent to serve over ACP", "acp");

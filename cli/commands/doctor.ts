@@ -22,14 +22,28 @@ export const doctor: Command = {
           return report.ok ? 0 : 1;
         }
         const { ok, warn, problem } = report.summary;
-        console.log(`Pantheon ${report.version} at ${url} (${report.deployment}): ${ok} ok, ${warn} warning${warn === 1 ? "" : "s"}, ${problem} problem${problem === 1 ? "" : "s"}`);
-        const shown = report.checks.filter((c) => values.all || c.status !== "ok").sort((a, b) => order[a.status] - order[b.status]);
+        console.log(
+          `Pantheon ${report.version} at ${url} (${report.deployment}): ${ok} ok, ${warn} warning${warn === 1 ? "" : "s"}, ${problem} problem${problem === 1 ? "" : "s"}`,
+        );
+        const shown = report.checks
+          .filter((c) => values.all || c.status !== "ok")
+          .sort((a, b) => order[a.status] - order[b.status]);
         for (const check of shown) {
           console.log(`\n${label[check.status].padEnd(7)}  ${check.id}\n         ${check.message}`);
           if (check.fix && check.status !== "ok") console.log(`         fix: ${check.fix}`);
         }
         if (report.agents.length) {
-          console.log(`\n${table(["AGENT", "ANSWERS WITH", "STATUS", "WHY"], report.agents.map((a) => [a.name, `${a.resolvedModel.provider}:${a.resolvedModel.name}`, a.resolvedModel.status, a.resolvedModel.reason]))}`);
+          console.log(
+            `\n${table(
+              ["AGENT", "ANSWERS WITH", "STATUS", "WHY"],
+              report.agents.map((a) => [
+                a.name,
+                `${a.resolvedModel.provider}:${a.resolvedModel.name}`,
+                a.resolvedModel.status,
+                a.resolvedModel.reason,
+              ]),
+            )}`,
+          );
         }
         console.log(report.ok ? "\nNo problems." : "\nFix the problems above, then run pantheon doctor again.");
         return report.ok ? 0 : 1;

@@ -25,7 +25,10 @@ export interface FeatureSummary {
 /** The path of a feature's route, its name escaped. */
 export const featurePath = (feature: string, rest = "") => `/api/features/${encodeURIComponent(feature)}${rest}`;
 
-const counts = (byStatus: Record<string, number>) => Object.entries(byStatus).map(([s, n]) => `${n} ${s}`).join(", ") || "no tasks";
+const counts = (byStatus: Record<string, number>) =>
+  Object.entries(byStatus)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(", ") || "no tasks";
 
 /** What a person reads first: what needs them, then the rest, newest first. */
 function ordered(features: FeatureSummary[]): FeatureSummary[] {
@@ -48,11 +51,21 @@ export const features: Command = {
       async run({ client: { request }, json }) {
         const body = await request<{ features: FeatureSummary[] }>("GET", "/api/features");
         if (json) return printJson(body);
-        if (!body.features.length) return console.log("No features yet. An orchestrating agent creates one with its feature.create tool.");
+        if (!body.features.length)
+          return console.log("No features yet. An orchestrating agent creates one with its feature.create tool.");
         console.log(
           table(
             ["FEATURE", "STATUS", "NEEDS YOU", "PLAN", "TASKS", "STARTED", "COMPLETED", "TITLE"],
-            ordered(body.features).map((f) => [f.name, f.paused ? `${f.status} (paused)` : f.status, f.needsPerson ?? 0, f.plan ? `v${f.plan.version}${f.plan.approved ? " approved" : " to review"}` : "-", counts(f.tasks.byStatus), time(f.createdAt), time(f.completedAt), f.title]),
+            ordered(body.features).map((f) => [
+              f.name,
+              f.paused ? `${f.status} (paused)` : f.status,
+              f.needsPerson ?? 0,
+              f.plan ? `v${f.plan.version}${f.plan.approved ? " approved" : " to review"}` : "-",
+              counts(f.tasks.byStatus),
+              time(f.createdAt),
+              time(f.completedAt),
+              f.title,
+            ]),
           ),
         );
       },
@@ -70,7 +83,10 @@ export const features: Command = {
             ["title", f.title],
             ["status", f.paused ? `${f.status} (paused: pantheon tasks resume ${f.name})` : f.status],
             ["orchestrator", f.orchestrator],
-            ["plan", f.plan ? `version ${f.plan.version}, ${f.plan.approved ? "approved" : "waiting for review"}` : "none yet"],
+            [
+              "plan",
+              f.plan ? `version ${f.plan.version}, ${f.plan.approved ? "approved" : "waiting for review"}` : "none yet",
+            ],
             ["tasks", counts(f.tasks.byStatus)],
             ["needs a person", f.needsPerson ?? 0],
             ["run-all", f.runAll ? `on (started by ${f.runAll.by} ${time(f.runAll.at)})` : "off"],
@@ -94,14 +110,21 @@ export const feature: Command = {
       name: "push",
       summary: "push the feature branch to its remote (the token comes from the project's secrets)",
       usage: ["<feature> [--remote <url>] [--branch <name>]"],
-      options: { remote: { type: "string", help: "the remote's URL (default: the one the feature was imported from)" }, branch: { type: "string", help: "the branch to push to (default: the feature's)" } },
+      options: {
+        remote: { type: "string", help: "the remote's URL (default: the one the feature was imported from)" },
+        branch: { type: "string", help: "the branch to push to (default: the feature's)" },
+      },
       async run({ client: { request }, args, values, json }) {
         const name = need(args, 0, "feature", "feature");
         const remote = text(values, "remote");
         const branch = text(values, "branch");
-        const body = await request<Record<string, unknown>>("POST", featurePath(name, "/push"), { json: { ...(remote ? { remote } : {}), ...(branch ? { branch } : {}) } });
+        const body = await request<Record<string, unknown>>("POST", featurePath(name, "/push"), {
+          json: { ...(remote ? { remote } : {}), ...(branch ? { branch } : {}) },
+        });
         if (json) return printJson(body);
-        console.log(`Pushed ${name}${body?.branch ? ` to ${String(body.branch)}` : ""}${body?.remote ? ` at ${String(body.remote)}` : ""}${body?.sha ? ` (${String(body.sha).slice(0, 12)})` : ""}.`);
+        console.log(
+          `Pushed ${name}${body?.branch ? ` to ${String(body.branch)}` : ""}${body?.remote ? ` at ${String(body.remote)}` : ""}${body?.sha ? ` (${String(body.sha).slice(0, 12)})` : ""}.`,
+        );
       },
     },
     {
@@ -112,7 +135,9 @@ export const feature: Command = {
       async run({ client: { request }, args, values, json }) {
         const name = need(args, 0, "feature", "feature");
         const title = text(values, "title");
-        const body = await request<Record<string, unknown>>("POST", featurePath(name, "/pr"), { json: title ? { title } : {} });
+        const body = await request<Record<string, unknown>>("POST", featurePath(name, "/pr"), {
+          json: title ? { title } : {},
+        });
         if (json) return printJson(body);
         console.log(`Pull request opened${body?.url ? `: ${String(body.url)}` : "."}`);
       },
@@ -121,11 +146,15 @@ export const feature: Command = {
       name: "download",
       summary: "the feature's code as a git bundle, a tar or a zip archive",
       usage: ["<feature> [--format bundle|tar|zip] [--out <file>]"],
-      options: { format: { type: "string", help: "bundle (default), tar or zip" }, out: { type: "string", help: "the file to write (default: <feature>.<format>)" } },
+      options: {
+        format: { type: "string", help: "bundle (default), tar or zip" },
+        out: { type: "string", help: "the file to write (default: <feature>.<format>)" },
+      },
       async run({ client: { url, token, project, reach }, args, values }) {
         const name = need(args, 0, "feature", "feature");
         const format = text(values, "format") ?? "bundle";
-        if (!(formats as readonly string[]).includes(format)) throw new UsageError(`--format is one of ${formats.join(", ")}, got '${format}'`, "feature");
+        if (!(formats as readonly string[]).includes(format))
+          throw new UsageError(`--format is one of ${formats.join(", ")}, got '${format}'`, "feature");
         const headers: Record<string, string> = {};
         if (token) headers.authorization = `Bearer ${token}`;
         if (project) headers["x-pantheon-project"] = project;

@@ -24,7 +24,14 @@ export function durationSeconds(value: string): number | null {
 function printQr(link: string): void {
   const blocks = qrTerminal(qrModules(link));
   const tty = process.stdout.isTTY === true;
-  console.log(tty ? blocks.split("\n").map((line) => `\x1b[97;40m${line}\x1b[0m`).join("\n") : blocks);
+  console.log(
+    tty
+      ? blocks
+          .split("\n")
+          .map((line) => `\x1b[97;40m${line}\x1b[0m`)
+          .join("\n")
+      : blocks,
+  );
 }
 
 export const invite: Command = {
@@ -37,26 +44,51 @@ export const invite: Command = {
       summary: "a one-time sign-in link for a person, with its QR code; opening it signs one device in as them",
       usage: ["<name> [--scope chat|approve|admin] [--expires 24h] [--origin <url>]"],
       options: {
-        scope: { type: "string", help: "chat (talk, read, comment; the default), approve (chat + decide approvals and answer tasks) or admin (everything)" },
+        scope: {
+          type: "string",
+          help: "chat (talk, read, comment; the default), approve (chat + decide approvals and answer tasks) or admin (everything)",
+        },
         expires: { type: "string", help: "how long the link works: 30m, 24h (the default), 7d at most" },
-        origin: { type: "string", help: "the address the phone opens, when it is not the one the CLI talks to (a tunnel, a public host)" },
+        origin: {
+          type: "string",
+          help: "the address the phone opens, when it is not the one the CLI talks to (a tunnel, a public host)",
+        },
       },
       async run({ client: { api, send }, args, values, json }) {
         const name = need(args, 0, "person (e.g. pantheon invite ana --scope approve)", "invite");
-        if (args.length > 1) throw new UsageError(`one name at a time; quote a name with spaces: pantheon invite "${args.join(" ")}"`, "invite");
+        if (args.length > 1)
+          throw new UsageError(
+            `one name at a time; quote a name with spaces: pantheon invite "${args.join(" ")}"`,
+            "invite",
+          );
         const scope = text(values, "scope");
-        if (scope !== undefined && !(scopes as readonly string[]).includes(scope)) throw new UsageError(`--scope is one of ${scopes.join(", ")}, got '${scope}'`, "invite");
+        if (scope !== undefined && !(scopes as readonly string[]).includes(scope))
+          throw new UsageError(`--scope is one of ${scopes.join(", ")}, got '${scope}'`, "invite");
         const expires = text(values, "expires");
         const expiresIn = expires === undefined ? undefined : durationSeconds(expires);
-        if (expiresIn === null) throw new UsageError(`--expires is a duration such as 30m, 24h or 7d, got '${expires}'`, "invite");
+        if (expiresIn === null)
+          throw new UsageError(`--expires is a duration such as 30m, 24h or 7d, got '${expires}'`, "invite");
         const origin = text(values, "origin");
-        if (origin !== undefined && !/^https?:\/\/[^/]+/.test(origin)) throw new UsageError(`--origin is a URL such as https://pantheon.example.com, got '${origin}'`, "invite");
-        const made = await send(api.api.invites.$post({ json: { name, ...(scope ? { scope: scope as (typeof scopes)[number] } : {}), ...(expiresIn !== undefined ? { expiresIn } : {}) } }));
+        if (origin !== undefined && !/^https?:\/\/[^/]+/.test(origin))
+          throw new UsageError(`--origin is a URL such as https://pantheon.example.com, got '${origin}'`, "invite");
+        const made = await send(
+          api.api.invites.$post({
+            json: {
+              name,
+              ...(scope ? { scope: scope as (typeof scopes)[number] } : {}),
+              ...(expiresIn !== undefined ? { expiresIn } : {}),
+            },
+          }),
+        );
         const link = origin ? joinLink(new URL(origin).origin, made.code, made.project) : made.link;
         if (json) return printJson({ ...made, link });
-        console.log(`Invited ${made.name} (scope ${made.scope}). This link signs in one device, once, until ${time(made.expiresAt)}:\n\n  ${link}\n`);
+        console.log(
+          `Invited ${made.name} (scope ${made.scope}). This link signs in one device, once, until ${time(made.expiresAt)}:\n\n  ${link}\n`,
+        );
         printQr(link);
-        console.log(`\nOpen it on their phone, or let them scan the code. Their device gets its own token: pantheon tokens list shows it, pantheon tokens delete <id> signs it out.`);
+        console.log(
+          `\nOpen it on their phone, or let them scan the code. Their device gets its own token: pantheon tokens list shows it, pantheon tokens delete <id> signs it out.`,
+        );
       },
     },
     {
@@ -66,8 +98,16 @@ export const invite: Command = {
       async run({ client: { api, send }, json }) {
         const body = await send(api.api.invites.$get());
         if (json) return printJson(body);
-        if (!body.invites.length) return console.log("No invites waiting. Invite someone with: pantheon invite <name> --scope chat|approve|admin");
-        console.log(table(["ID", "NAME", "SCOPE", "CREATED", "EXPIRES"], body.invites.map((i) => [i.id, i.name, i.scope, time(i.createdAt), time(i.expiresAt)])));
+        if (!body.invites.length)
+          return console.log(
+            "No invites waiting. Invite someone with: pantheon invite <name> --scope chat|approve|admin",
+          );
+        console.log(
+          table(
+            ["ID", "NAME", "SCOPE", "CREATED", "EXPIRES"],
+            body.invites.map((i) => [i.id, i.name, i.scope, time(i.createdAt), time(i.expiresAt)]),
+          ),
+        );
       },
     },
     {

@@ -17,9 +17,13 @@ async function tokenToUse(given: string | undefined): Promise<{ token: string; f
   if (given) return { token: given, from: "flag" };
   if (process.env.PANTHEON_TOKEN) return { token: process.env.PANTHEON_TOKEN, from: "env" };
   const local = devVarsToken();
-  const orLocal = (token: string, from: TokenSource) => (token ? { token, from } : local ? { token: local, from: ".dev.vars" as const } : undefined);
+  const orLocal = (token: string, from: TokenSource) =>
+    token ? { token, from } : local ? { token: local, from: ".dev.vars" as const } : undefined;
   if (!process.stdin.isTTY) return orLocal(await readStdin(), "stdin");
-  const typed = await password({ message: local ? "Token (Enter for the local dev token in .dev.vars):" : "Token:", mask: "•" });
+  const typed = await password({
+    message: local ? "Token (Enter for the local dev token in .dev.vars):" : "Token:",
+    mask: "•",
+  });
   return orLocal(typed.trim(), "typed");
 }
 
@@ -33,7 +37,11 @@ export const login: Command = {
       usage: ["[--url <server>] [--token <token> | (typed, or piped on stdin)] [--project <slug>]"],
       async run({ config, values, json }) {
         const given = await tokenToUse(typeof values.token === "string" ? values.token : undefined);
-        if (!given) throw new UsageError("give a token: --token <token>, PANTHEON_TOKEN, pipe it on stdin, or type it when asked", "login");
+        if (!given)
+          throw new UsageError(
+            "give a token: --token <token>, PANTHEON_TOKEN, pipe it on stdin, or type it when asked",
+            "login",
+          );
         const { token } = given;
         const project = config.project;
         // The login is checked before it is saved: a wrong token (401) or an unknown project (404) is refused here.
@@ -45,8 +53,16 @@ export const login: Command = {
         });
         const saved = { url: config.url, token, ...(project ? { project } : {}) };
         writeSaved(saved);
-        if (json) return printJson({ url: saved.url, project: project ?? "default", agents: agents.length, config: configPath() });
-        console.log(`Logged in to ${config.url} (project ${project ?? "default"}, ${agents.length} agent${agents.length === 1 ? "" : "s"}). Saved to ${configPath()} (mode 0600).`);
+        if (json)
+          return printJson({
+            url: saved.url,
+            project: project ?? "default",
+            agents: agents.length,
+            config: configPath(),
+          });
+        console.log(
+          `Logged in to ${config.url} (project ${project ?? "default"}, ${agents.length} agent${agents.length === 1 ? "" : "s"}). Saved to ${configPath()} (mode 0600).`,
+        );
       },
     },
   ],

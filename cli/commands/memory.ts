@@ -32,7 +32,10 @@ export function slices(source: string, limit = sliceBytes): { firstLine: number;
 }
 
 const memoryTable = (memories: { id: string; kind: string; importance: number; createdAt: number; text: string }[]) =>
-  table(["ID", "KIND", "IMPORTANCE", "CREATED", "TEXT"], memories.map((m) => [m.id, m.kind, m.importance.toFixed(2), time(m.createdAt), oneLine(m.text, 70)]));
+  table(
+    ["ID", "KIND", "IMPORTANCE", "CREATED", "TEXT"],
+    memories.map((m) => [m.id, m.kind, m.importance.toFixed(2), time(m.createdAt), oneLine(m.text, 70)]),
+  );
 
 const listOptions = {
   kind: { type: "string", help: "only this kind (fact, preference, event, summary, chunk, …)" },
@@ -54,7 +57,12 @@ export const memory: Command = {
         if (!q) throw new UsageError('write what to search for: pantheon memory search <agent> "<query>"', "memory");
         const kind = text(values, "kind");
         const limit = text(values, "limit");
-        const body = await send(api.api.agents[":name"].memories.$get({ ...param({ name: agent }), query: { q, ...(kind ? { kind: kind as never } : {}), ...(limit ? { limit } : {}) } }));
+        const body = await send(
+          api.api.agents[":name"].memories.$get({
+            ...param({ name: agent }),
+            query: { q, ...(kind ? { kind: kind as never } : {}), ...(limit ? { limit } : {}) },
+          }),
+        );
         if (json) return printJson(body);
         if (!body.memories.length) return console.log(`Nothing in ${agent}'s memory matches "${q}".`);
         console.log(memoryTable(body.memories));
@@ -69,7 +77,12 @@ export const memory: Command = {
         const agent = need(args, 0, "agent", "memory");
         const kind = text(values, "kind");
         const limit = text(values, "limit");
-        const body = await send(api.api.agents[":name"].memories.$get({ ...param({ name: agent }), query: { ...(kind ? { kind: kind as never } : {}), ...(limit ? { limit } : {}) } }));
+        const body = await send(
+          api.api.agents[":name"].memories.$get({
+            ...param({ name: agent }),
+            query: { ...(kind ? { kind: kind as never } : {}), ...(limit ? { limit } : {}) },
+          }),
+        );
         if (json) return printJson(body);
         if (!body.memories.length) return console.log(`${agent} remembers nothing yet.`);
         console.log(memoryTable(body.memories));
@@ -122,11 +135,23 @@ export const memory: Command = {
         if (json) return printJson(s);
         console.log(
           fields([
-            ["memories", `${s.total} (${Object.entries(s.byKind).map(([k, n]) => `${k} ${n}`).join(", ") || "none"}), ${s.superseded} superseded`],
+            [
+              "memories",
+              `${s.total} (${
+                Object.entries(s.byKind)
+                  .map(([k, n]) => `${k} ${n}`)
+                  .join(", ") || "none"
+              }), ${s.superseded} superseded`,
+            ],
             ["bytes", `${s.bytes.total} (text ${s.bytes.text}, vectors ${s.bytes.vectors})`],
             ["embedder", `${s.embedder.model} (${s.embedder.dimensions} dimensions, ${s.embedder.backend})`],
             ["vectors", s.vectors.map((v) => `${v.model}: ${v.vectors}`).join(", ") || "none"],
-            ["missing vectors", s.missingVectors ? `${s.missingVectors} (pantheon memory import re-embeds; or POST …/memories/reembed)` : "0"],
+            [
+              "missing vectors",
+              s.missingVectors
+                ? `${s.missingVectors} (pantheon memory import re-embeds; or POST …/memories/reembed)`
+                : "0",
+            ],
           ]),
         );
       },
@@ -138,7 +163,9 @@ export const memory: Command = {
       options: { out: { type: "string", help: "write to this file instead of stdout" } },
       async run({ client: { request }, args, values }) {
         const name = need(args, 0, "agent", "memory");
-        const body = await request<string>("GET", `/api/agents/${encodeURIComponent(name)}/memories/export`, { accept: "application/x-ndjson" });
+        const body = await request<string>("GET", `/api/agents/${encodeURIComponent(name)}/memories/export`, {
+          accept: "application/x-ndjson",
+        });
         output(typeof body === "string" ? body : JSON.stringify(body), text(values, "out"));
       },
     },
@@ -156,7 +183,11 @@ export const memory: Command = {
         const errors: { line: number; message: string }[] = [];
         const live = process.stderr.isTTY && !json;
         for (const part of parts) {
-          const result = await request<{ imported: number; errors: { line: number; message: string }[] }>("POST", `/api/agents/${encodeURIComponent(name)}/memories/import`, { body: part.body, contentType: "application/x-ndjson" });
+          const result = await request<{ imported: number; errors: { line: number; message: string }[] }>(
+            "POST",
+            `/api/agents/${encodeURIComponent(name)}/memories/import`,
+            { body: part.body, contentType: "application/x-ndjson" },
+          );
           imported += result.imported;
           // The server numbers lines within its slice; the person wants the file's line numbers.
           errors.push(...result.errors.map((e) => ({ line: e.line + part.firstLine - 1, message: e.message })));
@@ -168,7 +199,9 @@ export const memory: Command = {
         if (live) process.stderr.write("\n");
         if (json) return printJson({ imported, errors });
         for (const e of errors) note(`${file}:${e.line}: ${e.message}`);
-        console.log(`Imported ${plural(imported, "memory").replace("memorys", "memories")} into ${name}${errors.length ? `; ${plural(errors.length, "line")} refused (above)` : ""}.`);
+        console.log(
+          `Imported ${plural(imported, "memory").replace("memorys", "memories")} into ${name}${errors.length ? `; ${plural(errors.length, "line")} refused (above)` : ""}.`,
+        );
         return errors.length && !imported ? 1 : 0;
       },
     },

@@ -37,7 +37,12 @@ export const project: Command = {
         const { projects } = await context.client.request<{ projects: ProjectView[] }>("GET", "/api/projects");
         if (context.json) return printJson({ projects });
         const here = current(context);
-        console.log(table(["", "SLUG", "TITLE", "AGENTS", "CREATED"], projects.map((p) => [p.slug === here ? "*" : "", p.slug, p.title, p.agents, time(p.createdAt)])));
+        console.log(
+          table(
+            ["", "SLUG", "TITLE", "AGENTS", "CREATED"],
+            projects.map((p) => [p.slug === here ? "*" : "", p.slug, p.title, p.agents, time(p.createdAt)]),
+          ),
+        );
       },
     },
     {
@@ -48,7 +53,9 @@ export const project: Command = {
       async run({ client: { request }, args, values, json }) {
         const slug = need(args, 0, "project to create (a lower-case slug)", "project");
         const title = text(values, "title");
-        const { project: made } = await request<{ project: ProjectView }>("POST", "/api/projects", { json: { slug, ...(title ? { title } : {}) } });
+        const { project: made } = await request<{ project: ProjectView }>("POST", "/api/projects", {
+          json: { slug, ...(title ? { title } : {}) },
+        });
         if (json) return printJson({ project: made });
         console.log(`Created project ${made.slug}. Use it: pantheon project switch ${made.slug}`);
       },
@@ -61,10 +68,15 @@ export const project: Command = {
         const slug = need(args, 0, "project to switch to", "project");
         const { projects } = await request<{ projects: ProjectView[] }>("GET", "/api/projects");
         const found = projects.find((p) => p.slug === slug);
-        if (!found) throw new UsageError(`project '${slug}' does not exist; there are: ${projects.map((p) => p.slug).join(", ")}`, "project");
+        if (!found)
+          throw new UsageError(
+            `project '${slug}' does not exist; there are: ${projects.map((p) => p.slug).join(", ")}`,
+            "project",
+          );
         const saved = readSaved();
         // The saved token stays only when it is for this same server.
-        const token = saved && saved.url === url ? saved.token : config.tokenFrom === "login" ? config.token : undefined;
+        const token =
+          saved && saved.url === url ? saved.token : config.tokenFrom === "login" ? config.token : undefined;
         writeSaved({ url, ...(token ? { token } : {}), project: slug });
         if (json) return printJson({ project: found });
         console.log(`Now on project ${slug} (${plural(found.agents, "agent")}). Saved to ${configPath()}.`);
@@ -77,7 +89,11 @@ export const project: Command = {
       options: { yes: { type: "boolean", help: "confirm: its agents and their memory are deleted with it" } },
       async run({ client: { request }, args, values, json }) {
         const slug = need(args, 0, "project to delete", "project");
-        if (!values.yes) throw new UsageError(`deleting project '${slug}' deletes every agent in it and their memory: add --yes to confirm`, "project");
+        if (!values.yes)
+          throw new UsageError(
+            `deleting project '${slug}' deletes every agent in it and their memory: add --yes to confirm`,
+            "project",
+          );
         await request("DELETE", slugPath(slug));
         if (json) return printJson({ deleted: slug });
         console.log(`Deleted project ${slug} and its agents.`);
@@ -96,11 +112,15 @@ export const project: Command = {
         if (!report.changed) console.log(`Nothing changed: project ${slug} already matches ${file}.`);
         else {
           const { created, updated, unchanged } = report.agents;
-          console.log(`Imported ${file} into project ${slug}: ${created.length} created, ${updated.length} updated, ${unchanged.length} unchanged.`);
+          console.log(
+            `Imported ${file} into project ${slug}: ${created.length} created, ${updated.length} updated, ${unchanged.length} unchanged.`,
+          );
           if (created.length) console.log(`  created: ${created.join(", ")}`);
           if (updated.length) console.log(`  updated: ${updated.join(", ")}`);
-          if (report.connections.added.length) console.log(`  connections added: ${report.connections.added.join(", ")}`);
-          if (report.connections.removed.length) console.log(`  connections removed: ${report.connections.removed.join(", ")}`);
+          if (report.connections.added.length)
+            console.log(`  connections added: ${report.connections.added.join(", ")}`);
+          if (report.connections.removed.length)
+            console.log(`  connections removed: ${report.connections.removed.join(", ")}`);
         }
         for (const w of report.warnings) note(`warning: ${w.path}: ${w.message}`);
       },

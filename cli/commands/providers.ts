@@ -31,8 +31,16 @@ export const providers: Command = {
         const slug = current(context);
         const body = await context.client.request<{ providers: ProviderView[] }>("GET", providersPath(slug));
         if (context.json) return printJson(body);
-        if (!body.providers.length) return console.log(`Project ${slug} names no providers. Add one with: pantheon providers set <name> --base-url <url> [--key-secret <SECRET>]`);
-        console.log(table(["NAME", "KIND", "BASE URL", "KEY SECRET"], body.providers.map((p) => [p.name, p.kind, p.baseUrl, p.keySecret ?? "(none)"])));
+        if (!body.providers.length)
+          return console.log(
+            `Project ${slug} names no providers. Add one with: pantheon providers set <name> --base-url <url> [--key-secret <SECRET>]`,
+          );
+        console.log(
+          table(
+            ["NAME", "KIND", "BASE URL", "KEY SECRET"],
+            body.providers.map((p) => [p.name, p.kind, p.baseUrl, p.keySecret ?? "(none)"]),
+          ),
+        );
       },
     },
     {
@@ -41,9 +49,14 @@ export const providers: Command = {
       usage: ["<name>"],
       async run(context) {
         const name = need(context.args, 0, "provider's name", "providers");
-        const { provider } = await context.client.request<{ provider: ProviderView }>("GET", `${providersPath(current(context))}/${encodeURIComponent(name)}`);
+        const { provider } = await context.client.request<{ provider: ProviderView }>(
+          "GET",
+          `${providersPath(current(context))}/${encodeURIComponent(name)}`,
+        );
         if (context.json) return printJson({ provider });
-        console.log(`${provider.name}: ${provider.kind} at ${provider.baseUrl}, key in ${provider.keySecret ?? "(no key)"}`);
+        console.log(
+          `${provider.name}: ${provider.kind} at ${provider.baseUrl}, key in ${provider.keySecret ?? "(no key)"}`,
+        );
       },
     },
     {
@@ -58,16 +71,26 @@ export const providers: Command = {
       async run(context) {
         const name = need(context.args, 0, "provider's name (a lower-case slug, e.g. groq)", "providers");
         const baseUrl = text(context.values, "base-url");
-        if (!baseUrl) throw new UsageError("--base-url is required: the provider's API base URL, e.g. https://api.groq.com/openai/v1", "providers");
+        if (!baseUrl)
+          throw new UsageError(
+            "--base-url is required: the provider's API base URL, e.g. https://api.groq.com/openai/v1",
+            "providers",
+          );
         const kind = text(context.values, "kind");
         const keySecret = text(context.values, "key-secret");
         const slug = current(context);
-        const body = await context.client.request<{ provider: ProviderView; agents: string[] }>("PUT", `${providersPath(slug)}/${encodeURIComponent(name)}`, {
-          json: { baseUrl, ...(kind ? { kind } : {}), ...(keySecret ? { keySecret } : {}) },
-        });
+        const body = await context.client.request<{ provider: ProviderView; agents: string[] }>(
+          "PUT",
+          `${providersPath(slug)}/${encodeURIComponent(name)}`,
+          {
+            json: { baseUrl, ...(kind ? { kind } : {}), ...(keySecret ? { keySecret } : {}) },
+          },
+        );
         if (context.json) return printJson(body);
         const users = body.agents.length ? ` Agents using it now: ${body.agents.join(", ")}.` : "";
-        console.log(`Set provider ${body.provider.name} in project ${slug} (${body.provider.kind} at ${body.provider.baseUrl}${body.provider.keySecret ? `, key in ${body.provider.keySecret}` : ""}). Agents name its models ${body.provider.name}/<model>.${users}`);
+        console.log(
+          `Set provider ${body.provider.name} in project ${slug} (${body.provider.kind} at ${body.provider.baseUrl}${body.provider.keySecret ? `, key in ${body.provider.keySecret}` : ""}). Agents name its models ${body.provider.name}/<model>.${users}`,
+        );
       },
     },
     {

@@ -42,9 +42,16 @@ export const script: Command = {
         const type = scriptMediaType(file);
         const source = readText(file, "script");
         // The route reads the body itself (DSL or JSON), so it goes in as it is, with its media type.
-        const body = await send(api.api.agents[":name"].script.$put(param({ name: agent }), { headers: { "content-type": type }, init: { body: source } }));
+        const body = await send(
+          api.api.agents[":name"].script.$put(param({ name: agent }), {
+            headers: { "content-type": type },
+            init: { body: source },
+          }),
+        );
         if (json) return printJson(body);
-        console.log(`Script for ${agent} saved (${body.format ?? (type === "application/json" ? "json" : "pantheon")}).`);
+        console.log(
+          `Script for ${agent} saved (${body.format ?? (type === "application/json" ? "json" : "pantheon")}).`,
+        );
         for (const w of body.warnings ?? []) console.log(locatedLine(basename(file), w, "warning"));
       },
     },
@@ -82,7 +89,12 @@ export const script: Command = {
               try {
                 value = JSON.parse(source);
               } catch (error) {
-                results.push({ file, ok: false, issues: [{ message: `not JSON: ${(error as Error).message}` }], warnings: [] });
+                results.push({
+                  file,
+                  ok: false,
+                  issues: [{ message: `not JSON: ${(error as Error).message}` }],
+                  warnings: [],
+                });
                 continue;
               }
               compiled = compileScriptJson(value);
@@ -103,7 +115,11 @@ export const script: Command = {
           for (const warning of r.warnings) console.log(locatedLine(r.file, warning, "warning"));
         }
         const failed = results.filter((r) => !r.ok).length;
-        note(failed ? `${failed} of ${results.length} file${results.length === 1 ? "" : "s"} did not compile.` : `${results.length === 1 ? "It compiles" : `All ${results.length} compile`}.`);
+        note(
+          failed
+            ? `${failed} of ${results.length} file${results.length === 1 ? "" : "s"} did not compile.`
+            : `${results.length === 1 ? "It compiles" : `All ${results.length} compile`}.`,
+        );
         return ok ? 0 : 1;
       },
     },

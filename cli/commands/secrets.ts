@@ -26,8 +26,14 @@ async function readStdin(): Promise<string> {
 
 /** The value: typed (hidden) at a terminal, else read whole from stdin, its one trailing newline dropped. */
 async function valueToSet(name: string): Promise<string> {
-  const value = process.stdin.isTTY ? await password({ message: `Value of ${name} (hidden):`, mask: "•" }) : (await readStdin()).replace(/\r?\n$/, "");
-  if (!value) throw new UsageError(`no value for ${name}: type it when asked, or pipe it in (e.g. pantheon secrets set ${name} < key.txt)`, "secrets");
+  const value = process.stdin.isTTY
+    ? await password({ message: `Value of ${name} (hidden):`, mask: "•" })
+    : (await readStdin()).replace(/\r?\n$/, "");
+  if (!value)
+    throw new UsageError(
+      `no value for ${name}: type it when asked, or pipe it in (e.g. pantheon secrets set ${name} < key.txt)`,
+      "secrets",
+    );
   return value;
 }
 
@@ -42,25 +48,44 @@ export const secrets: Command = {
       usage: [""],
       async run(context) {
         const slug = current(context);
-        const body = await context.client.request<{ secrets: SecretView[]; grants: { name: string; grantedAt: number }[] }>("GET", secretsPath(slug));
+        const body = await context.client.request<{
+          secrets: SecretView[];
+          grants: { name: string; grantedAt: number }[];
+        }>("GET", secretsPath(slug));
         if (context.json) return printJson(body);
-        if (!body.secrets.length && !body.grants.length) return console.log(`Project ${slug} has no secrets. Set one with: pantheon secrets set <NAME> (the value is asked for, or read from stdin)`);
-        const rows = [...body.secrets.map((s) => [s.name, "project", time(s.updatedAt), s.fingerprint]), ...body.grants.map((g) => [g.name, "granted by the deployment", time(g.grantedAt), ""])];
+        if (!body.secrets.length && !body.grants.length)
+          return console.log(
+            `Project ${slug} has no secrets. Set one with: pantheon secrets set <NAME> (the value is asked for, or read from stdin)`,
+          );
+        const rows = [
+          ...body.secrets.map((s) => [s.name, "project", time(s.updatedAt), s.fingerprint]),
+          ...body.grants.map((g) => [g.name, "granted by the deployment", time(g.grantedAt), ""]),
+        ];
         console.log(table(["NAME", "FROM", "UPDATED", "FINGERPRINT"], rows));
       },
     },
     {
       name: "set",
       summary: "set a secret (typed at a hidden prompt, or piped on stdin; never an argument)",
-      usage: ["<NAME>   (then type the value, or: printf %s \"$VALUE\" | pantheon secrets set <NAME>)"],
+      usage: ['<NAME>   (then type the value, or: printf %s "$VALUE" | pantheon secrets set <NAME>)'],
       async run(context) {
         const name = need(context.args, 0, "secret's name (UPPER_SNAKE, e.g. AIRTABLE_KEY)", "secrets");
-        if (context.args.length > 1) throw new UsageError("the value is never an argument (it would stay in your shell history): type it when asked, or pipe it on stdin", "secrets");
+        if (context.args.length > 1)
+          throw new UsageError(
+            "the value is never an argument (it would stay in your shell history): type it when asked, or pipe it on stdin",
+            "secrets",
+          );
         const slug = current(context);
         const value = await valueToSet(name);
-        const { secret } = await context.client.request<{ secret: SecretView }>("PUT", `${secretsPath(slug)}/${encodeURIComponent(name)}`, { json: { value } });
+        const { secret } = await context.client.request<{ secret: SecretView }>(
+          "PUT",
+          `${secretsPath(slug)}/${encodeURIComponent(name)}`,
+          { json: { value } },
+        );
         if (context.json) return printJson({ secret });
-        console.log(`Set ${secret.name} in project ${slug} (fingerprint ${secret.fingerprint}). Tools name it as {"secret": "${secret.name}"}.`);
+        console.log(
+          `Set ${secret.name} in project ${slug} (fingerprint ${secret.fingerprint}). Tools name it as {"secret": "${secret.name}"}.`,
+        );
       },
     },
     {

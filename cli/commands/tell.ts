@@ -18,22 +18,47 @@ export const tell: Command = {
       name: "",
       summary: "send one message to an agent and stream its reply (tool calls on stderr)",
       usage: ['<agent> "<message>" [--session <id>]', "<agent> - < message.txt"],
-      options: { session: { type: "string", help: "the session (conversation) to talk in; default: the agent's default session" } },
+      options: {
+        session: {
+          type: "string",
+          help: "the session (conversation) to talk in; default: the agent's default session",
+        },
+      },
       async run({ client, args, values, json }) {
         const [agent, given] = args;
         if (!agent) throw new UsageError("name the agent to talk to", "tell");
-        const content = given === undefined || given === "-" ? (process.stdin.isTTY ? "" : await readStdin()) : args.slice(1).join(" ");
+        const content =
+          given === undefined || given === "-"
+            ? process.stdin.isTTY
+              ? ""
+              : await readStdin()
+            : args.slice(1).join(" ");
         if (!content) throw new UsageError('write a message: pantheon tell <agent> "<message>"', "tell");
         const session = text(values, "session");
         const input = { content, ...(session ? { session } : {}) };
-        if (json) return printJson(await client.send(client.api.api.agents[":name"].messages.$post({ ...param({ name: agent }), json: input })));
-        const end = await streamTurn(client, agent, input, { text: (chunk) => void process.stdout.write(chunk), line: note });
+        if (json)
+          return printJson(
+            await client.send(
+              client.api.api.agents[":name"].messages.$post({ ...param({ name: agent }), json: input }),
+            ),
+          );
+        const end = await streamTurn(client, agent, input, {
+          text: (chunk) => void process.stdout.write(chunk),
+          line: note,
+        });
         if (end.status === "waiting_approval") {
-          note(`Waiting for approval (run ${end.runId}). Decide with: pantheon runs approve ${agent} ${end.runId}   or   pantheon runs reject ${agent} ${end.runId}`);
+          note(
+            `Waiting for approval (run ${end.runId}). Decide with: pantheon runs approve ${agent} ${end.runId}   or   pantheon runs reject ${agent} ${end.runId}`,
+          );
         } else if (end.status === "waiting_agent") {
-          note(`Waiting for another agent's answer (run ${end.runId}); the reply will be in: pantheon history ${agent}`);
+          note(
+            `Waiting for another agent's answer (run ${end.runId}); the reply will be in: pantheon history ${agent}`,
+          );
         } else if (end.status !== "completed") {
-          throw new ApiError(500, { code: `run_${end.status}`, message: `run ${end.runId} ended ${end.status}; see: pantheon runs show ${agent} ${end.runId}` });
+          throw new ApiError(500, {
+            code: `run_${end.status}`,
+            message: `run ${end.runId} ended ${end.status}; see: pantheon runs show ${agent} ${end.runId}`,
+          });
         }
       },
     },
@@ -41,7 +66,12 @@ export const tell: Command = {
 };
 
 /** One stored message as a line: its text, or what a tool answered, and the calls it made. */
-export function describe(message: { role: string; name?: string | null; content: string; toolCalls?: { name: string; arguments: unknown }[] | null }): string {
+export function describe(message: {
+  role: string;
+  name?: string | null;
+  content: string;
+  toolCalls?: { name: string; arguments: unknown }[] | null;
+}): string {
   if (message.role === "tool") return `${message.name ?? "tool"} → ${oneLine(message.content, 200)}`;
   const calls = (message.toolCalls ?? []).map((c) => `${c.name}(${oneLine(c.arguments, 60)})`).join(", ");
   return [message.content, calls && `[calls ${calls}]`].filter(Boolean).join(" ");
@@ -64,10 +94,16 @@ export const history: Command = {
         if (!agent) throw new UsageError("name the agent", "history");
         const session = text(values, "session");
         const limit = text(values, "limit");
-        const body = await send(api.api.agents[":name"].messages.$get({ ...param({ name: agent }), query: { ...(session ? { session } : {}), ...(limit ? { limit } : {}) } }));
+        const body = await send(
+          api.api.agents[":name"].messages.$get({
+            ...param({ name: agent }),
+            query: { ...(session ? { session } : {}), ...(limit ? { limit } : {}) },
+          }),
+        );
         if (json) return printJson(body);
         if (!body.messages.length) return console.log(`No messages yet. Say hello: pantheon tell ${agent} "hello"`);
-        for (const m of [...body.messages].reverse()) console.log(`${time(m.createdAt)}  ${m.role.padEnd(9)} ${describe(m)}`);
+        for (const m of [...body.messages].reverse())
+          console.log(`${time(m.createdAt)}  ${m.role.padEnd(9)} ${describe(m)}`);
         if (body.nextCursor) note("(older messages exist: raise --limit to see more)");
       },
     },
@@ -87,7 +123,17 @@ export const sessions: Command = {
         if (!agent) throw new UsageError("name the agent", "sessions");
         const body = await send(api.api.agents[":name"].sessions.$get(param({ name: agent })));
         if (json) return printJson(body);
-        console.log(table(["ID", "TITLE", "UPDATED", ""], body.sessions.map((s) => [s.id, s.title, time(s.updatedAt), s.isDefault ? "(default)" : s.forkedFrom ? `(fork of ${s.forkedFrom.sessionId})` : ""])));
+        console.log(
+          table(
+            ["ID", "TITLE", "UPDATED", ""],
+            body.sessions.map((s) => [
+              s.id,
+              s.title,
+              time(s.updatedAt),
+              s.isDefault ? "(default)" : s.forkedFrom ? `(fork of ${s.forkedFrom.sessionId})` : "",
+            ]),
+          ),
+        );
       },
     },
   ],

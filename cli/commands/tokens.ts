@@ -18,23 +18,48 @@ export const tokens: Command = {
       async run({ client: { api, send }, json }) {
         const body = await send(api.api.tokens.$get());
         if (json) return printJson(body);
-        if (!body.tokens.length) return console.log("No API tokens. Create one with: pantheon tokens create <name> --scope chat|approve|admin");
+        if (!body.tokens.length)
+          return console.log(
+            "No API tokens. Create one with: pantheon tokens create <name> --scope chat|approve|admin",
+          );
         // A person's device token (made by an invite) says whose device it is.
-        console.log(table(["ID", "NAME", "SCOPE", "DEVICE OF", "CREATED", "LAST USED"], body.tokens.map((t) => [t.id, t.name, t.scope, t.person ? `${t.person}${t.device ? ` (${t.device})` : ""}` : "-", time(t.createdAt), time(t.lastUsedAt)])));
+        console.log(
+          table(
+            ["ID", "NAME", "SCOPE", "DEVICE OF", "CREATED", "LAST USED"],
+            body.tokens.map((t) => [
+              t.id,
+              t.name,
+              t.scope,
+              t.person ? `${t.person}${t.device ? ` (${t.device})` : ""}` : "-",
+              time(t.createdAt),
+              time(t.lastUsedAt),
+            ]),
+          ),
+        );
       },
     },
     {
       name: "create",
       summary: "a new token, shown once (only its SHA-256 is stored)",
       usage: ["<name> [--scope chat|approve|admin]"],
-      options: { scope: { type: "string", help: "chat (talk, read history and runs; the default), approve (chat + decide approvals) or admin (everything)" } },
+      options: {
+        scope: {
+          type: "string",
+          help: "chat (talk, read history and runs; the default), approve (chat + decide approvals) or admin (everything)",
+        },
+      },
       async run({ client: { api, send }, args, values, json }) {
         const name = need(args, 0, "token (who or what will use it)", "tokens");
         const scope = text(values, "scope");
-        if (scope !== undefined && !(scopes as readonly string[]).includes(scope)) throw new UsageError(`--scope is one of ${scopes.join(", ")}, got '${scope}'`, "tokens");
-        const created = await send(api.api.tokens.$post({ json: { name, ...(scope ? { scope: scope as (typeof scopes)[number] } : {}) } }));
+        if (scope !== undefined && !(scopes as readonly string[]).includes(scope))
+          throw new UsageError(`--scope is one of ${scopes.join(", ")}, got '${scope}'`, "tokens");
+        const created = await send(
+          api.api.tokens.$post({ json: { name, ...(scope ? { scope: scope as (typeof scopes)[number] } : {}) } }),
+        );
         if (json) return printJson(created);
-        console.log(`Created token '${created.name}' (id ${created.id}, scope ${created.scope}). It is shown only this once:\n\n  ${created.token}\n`);
+        console.log(
+          `Created token '${created.name}' (id ${created.id}, scope ${created.scope}). It is shown only this once:\n\n  ${created.token}\n`,
+        );
       },
     },
     {

@@ -10,7 +10,8 @@ const formats = ["mcp", "openai", "anthropic"];
 function formatOf(values: Record<string, unknown>, required: boolean): string | undefined {
   const format = text(values as never, "format");
   if (format === undefined && !required) return undefined;
-  if (!format || !formats.includes(format)) throw new UsageError(`--format is one of ${formats.join(", ")}${format ? `, got '${format}'` : ""}`, "tools");
+  if (!format || !formats.includes(format))
+    throw new UsageError(`--format is one of ${formats.join(", ")}${format ? `, got '${format}'` : ""}`, "tools");
   return format;
 }
 
@@ -23,11 +24,16 @@ interface Converted {
 /** Tools in another format; a server that predates tool interop answers its own list and ignores `format`. */
 async function converted(request: Client["request"], name: string, format: string): Promise<Converted> {
   const body = await request<Converted>("GET", `/api/agents/${encodeURIComponent(name)}/tools`, { query: { format } });
-  if (body?.format !== format) throw new ApiError(501, { code: "not_supported", message: `this server does not convert tools (it ignored ?format=${format}): it predates tool interop` });
+  if (body?.format !== format)
+    throw new ApiError(501, {
+      code: "not_supported",
+      message: `this server does not convert tools (it ignored ?format=${format}): it predates tool interop`,
+    });
   return body;
 }
 
-const warningText = (w: Converted["warnings"][number]) => (typeof w === "string" ? w : `${w.path ? `${w.path}: ` : ""}${w.message}`);
+const warningText = (w: Converted["warnings"][number]) =>
+  typeof w === "string" ? w : `${w.path ? `${w.path}: ` : ""}${w.message}`;
 
 export const tools: Command = {
   name: "tools",
@@ -38,7 +44,9 @@ export const tools: Command = {
       name: "list",
       summary: "the agent's tools (name, runtime, description), or in another format with --format",
       usage: ["<agent> [--format mcp|openai|anthropic]"],
-      options: { format: { type: "string", help: "mcp, openai or anthropic: the tools as that format writes them (JSON)" } },
+      options: {
+        format: { type: "string", help: "mcp, openai or anthropic: the tools as that format writes them (JSON)" },
+      },
       async run({ client: { api, send, request }, args, values, json }) {
         const name = need(args, 0, "agent", "tools");
         const format = formatOf(values, false);
@@ -50,7 +58,12 @@ export const tools: Command = {
         }
         const body = await send(api.api.agents[":name"].tools.$get({ ...param({ name }), query: {} }));
         if (json) return printJson(body);
-        console.log(table(["NAME", "RUNTIME", "DESCRIPTION"], (body?.tools ?? []).map((t) => [t.name, t.runtime, oneLine(t.description, 70)])));
+        console.log(
+          table(
+            ["NAME", "RUNTIME", "DESCRIPTION"],
+            (body?.tools ?? []).map((t) => [t.name, t.runtime, oneLine(t.description, 70)]),
+          ),
+        );
       },
     },
     {
@@ -73,14 +86,23 @@ export const tools: Command = {
       name: "import",
       summary: "tool definitions from a file: HTTP tools when they carry an endpoint, else declared (with a warning)",
       usage: ["<agent> <file.json> --format mcp|openai|anthropic"],
-      options: { format: { type: "string", help: "mcp (a tools/list result), openai (function tools) or anthropic (tools)" } },
+      options: {
+        format: { type: "string", help: "mcp (a tools/list result), openai (function tools) or anthropic (tools)" },
+      },
       async run({ client: { request }, args, values, json }) {
         const name = need(args, 0, "agent", "tools");
         const file = need(args, 1, "file with the tool definitions", "tools");
         const format = formatOf(values, true);
-        const body = await request<{ imported: { name: string; runtime: string }[]; warnings: { path: string; message: string }[] }>("POST", `/api/agents/${encodeURIComponent(name)}/tools/import`, { json: { format, tools: readJson(file, "tools") } });
+        const body = await request<{
+          imported: { name: string; runtime: string }[];
+          warnings: { path: string; message: string }[];
+        }>("POST", `/api/agents/${encodeURIComponent(name)}/tools/import`, {
+          json: { format, tools: readJson(file, "tools") },
+        });
         if (json) return printJson(body);
-        console.log(`Imported ${body.imported.length} tool${body.imported.length === 1 ? "" : "s"} into ${name}${body.imported.length ? `: ${body.imported.map((t) => `${t.name} (${t.runtime})`).join(", ")}` : ""}.`);
+        console.log(
+          `Imported ${body.imported.length} tool${body.imported.length === 1 ? "" : "s"} into ${name}${body.imported.length ? `: ${body.imported.map((t) => `${t.name} (${t.runtime})`).join(", ")}` : ""}.`,
+        );
         for (const w of body.warnings) note(`warning: ${w.path}: ${w.message}`);
       },
     },

@@ -21,9 +21,12 @@ export interface TurnEnd {
 /** The line shown for one run event other than text; undefined when there is none. */
 export function eventLine(event: string, data: EventData): string | undefined {
   if (event === "tool_call") return `  → ${data.name} ${oneLine(data.arguments, 80)}`;
-  if (event === "gate" && data.gate === "approval" && !data.allow) return `  ⏸ ${data.callId} waits for a person's approval`;
-  if (event === "gate" && !data.allow) return `  ✗ gate ${data.gate} stopped ${data.callId}${data.reason ? `: ${data.reason}` : ""}`;
-  if (event === "tool_result") return `  ← ${data.name} ${data.ok ? `ok${data.output ? `: ${oneLine(data.output, 70)}` : ""}` : `failed: ${oneLine(data.error, 80)}`} (${data.ms} ms)`;
+  if (event === "gate" && data.gate === "approval" && !data.allow)
+    return `  ⏸ ${data.callId} waits for a person's approval`;
+  if (event === "gate" && !data.allow)
+    return `  ✗ gate ${data.gate} stopped ${data.callId}${data.reason ? `: ${data.reason}` : ""}`;
+  if (event === "tool_result")
+    return `  ← ${data.name} ${data.ok ? `ok${data.output ? `: ${oneLine(data.output, 70)}` : ""}` : `failed: ${oneLine(data.error, 80)}`} (${data.ms} ms)`;
   return undefined;
 }
 
@@ -73,8 +76,18 @@ export function makeRunView(out: TurnOutput) {
  * Sends one message and shows the run until it settles (finished, or waiting for a person or an
  * agent). `signal` aborts the stream (the run goes on server-side; cancel it by its id).
  */
-export async function streamTurn(client: Client, agent: string, input: { content: string; session?: string }, out: TurnOutput, signal?: AbortSignal, onRun?: (runId: string, sessionId: string) => void): Promise<TurnEnd> {
-  const call = client.api.api.agents[":name"].messages.$post({ ...param({ name: agent }), json: input }, { headers: { accept: "text/event-stream" }, init: signal ? { signal } : {} });
+export async function streamTurn(
+  client: Client,
+  agent: string,
+  input: { content: string; session?: string },
+  out: TurnOutput,
+  signal?: AbortSignal,
+  onRun?: (runId: string, sessionId: string) => void,
+): Promise<TurnEnd> {
+  const call = client.api.api.agents[":name"].messages.$post(
+    { ...param({ name: agent }), json: input },
+    { headers: { accept: "text/event-stream" }, init: signal ? { signal } : {} },
+  );
   const res = await client.reach(call);
   const view = makeRunView(out);
   let runId = "";
@@ -99,5 +112,8 @@ export async function streamTurn(client: Client, agent: string, input: { content
   // A run that waits (for a person, another agent) ends its stream with its status and no `done`.
   view.endLine();
   if (runId && status?.startsWith("waiting_")) return { runId, sessionId, status, reply: null };
-  throw new ApiError(500, { code: "stream_ended", message: `the reply stream ended before the run finished; see: pantheon runs list ${agent}${runId ? ` (run ${runId})` : ""}` });
+  throw new ApiError(500, {
+    code: "stream_ended",
+    message: `the reply stream ended before the run finished; see: pantheon runs list ${agent}${runId ? ` (run ${runId})` : ""}`,
+  });
 }

@@ -27,9 +27,17 @@ function modelOf(value: string, own: string): { provider: string; name: string }
 }
 
 const modelWarning = (model: ModelSettings, own: string, what: string): ToolIssue[] =>
-  model.provider === own ? [] : [{ path: "$.model", message: `the agent's model is '${model.provider}/${model.name}', not ${what}: the config names it as '${model.provider}/${model.name}' (a LiteLLM-style name), which ${what} clients will not run as it is` }];
+  model.provider === own
+    ? []
+    : [
+        {
+          path: "$.model",
+          message: `the agent's model is '${model.provider}/${model.name}', not ${what}: the config names it as '${model.provider}/${model.name}' (a LiteLLM-style name), which ${what} clients will not run as it is`,
+        },
+      ];
 
-const dropTool = (warnings: ToolIssue[], at: string) => warnings.map((w) => ({ ...w, path: w.path.replace(/^\$/, at) }));
+const dropTool = (warnings: ToolIssue[], at: string) =>
+  warnings.map((w) => ({ ...w, path: w.path.replace(/^\$/, at) }));
 
 /**
  * The agent as an OpenAI Agents SDK `Agent` (Python field names) that is also a Responses API
@@ -39,8 +47,15 @@ const dropTool = (warnings: ToolIssue[], at: string) => warnings.map((w) => ({ .
  */
 export function toOpenAIAgentConfig(profile: AgentProfile, specs: readonly ToolSpec[]) {
   const exported = exportTools(specs, "openai");
-  const tools = (exported.tools as { function: { name: string; description?: string; parameters: Record<string, unknown>; strict?: boolean } }[]).map((t) => ({ type: "function" as const, ...t.function }));
-  const settings = { ...(profile.model.temperature !== undefined ? { temperature: profile.model.temperature } : {}), ...(profile.model.maxTokens !== undefined ? { max_tokens: profile.model.maxTokens } : {}) };
+  const tools = (
+    exported.tools as {
+      function: { name: string; description?: string; parameters: Record<string, unknown>; strict?: boolean };
+    }[]
+  ).map((t) => ({ type: "function" as const, ...t.function }));
+  const settings = {
+    ...(profile.model.temperature !== undefined ? { temperature: profile.model.temperature } : {}),
+    ...(profile.model.maxTokens !== undefined ? { max_tokens: profile.model.maxTokens } : {}),
+  };
   const config = {
     name: profile.name,
     instructions: profile.systemPrompt,
@@ -49,7 +64,14 @@ export function toOpenAIAgentConfig(profile: AgentProfile, specs: readonly ToolS
     ...(Object.keys(settings).length ? { model_settings: settings } : {}),
     tools,
   };
-  return { config, warnings: [...modelWarning(profile.model, "openai", "OpenAI"), ...dropTool(exported.warnings, "$.tools"), ...unheldParts(profile, specs, "openai")] as FormatWarning[] };
+  return {
+    config,
+    warnings: [
+      ...modelWarning(profile.model, "openai", "OpenAI"),
+      ...dropTool(exported.warnings, "$.tools"),
+      ...unheldParts(profile, specs, "openai"),
+    ] as FormatWarning[],
+  };
 }
 
 /** The agent as an Anthropic Messages request's configuration: `model`, `system`, `tools`, `max_tokens`. */
@@ -62,8 +84,13 @@ export function toAnthropicAgentConfig(profile: AgentProfile, specs: readonly To
     ...(profile.model.temperature !== undefined ? { temperature: profile.model.temperature } : {}),
     tools: exported.tools,
   };
-  const warnings: FormatWarning[] = [...modelWarning(profile.model, "anthropic", "Anthropic"), ...dropTool(exported.warnings, "$.tools"), ...unheldParts(profile, specs, "anthropic")];
-  if (profile.description) warnings.push({ path: "$", message: "the Messages API has no place for the agent's description; left out" });
+  const warnings: FormatWarning[] = [
+    ...modelWarning(profile.model, "anthropic", "Anthropic"),
+    ...dropTool(exported.warnings, "$.tools"),
+    ...unheldParts(profile, specs, "anthropic"),
+  ];
+  if (profile.description)
+    warnings.push({ path: "$", message: "the Messages API has no place for the agent's description; left out" });
   return { config, warnings };
 }
 
@@ -74,7 +101,12 @@ const openaiConfigSchema = lazySchema(() =>
     instructions: z.string().max(32_000, "at most 32,000 characters").optional(),
     handoff_description: z.string().max(2000, "at most 2,000 characters").nullish(),
     model: z.string().min(1).max(160).optional(),
-    model_settings: z.looseObject({ temperature: z.number().min(0).max(2).nullish(), max_tokens: z.number().int().min(1).max(200_000).nullish() }).optional(),
+    model_settings: z
+      .looseObject({
+        temperature: z.number().min(0).max(2).nullish(),
+        max_tokens: z.number().int().min(1).max(200_000).nullish(),
+      })
+      .optional(),
     temperature: z.number().min(0).max(2).nullish(),
     max_output_tokens: z.number().int().min(1).max(200_000).nullish(),
     tools: z.array(z.unknown()).max(100).default([]),
@@ -109,10 +141,15 @@ export interface AgentImport {
  * fromAgentConfig("openai", "scout", { instructions: "Be brief.", model: "gpt-4o", tools: [] })
  * // { ok: true, value: { source: '(actor "scout" …)', systemPrompt: "Be brief.", tools: [], warnings: [...] } }
  */
-export function fromAgentConfig(format: Exclude<AgentImportFormat, "opencode">, name: string, value: unknown): { ok: true; value: AgentImport } | { ok: false; issues: ToolIssue[] } {
+export function fromAgentConfig(
+  format: Exclude<AgentImportFormat, "opencode">,
+  name: string,
+  value: unknown,
+): { ok: true; value: AgentImport } | { ok: false; issues: ToolIssue[] } {
   const warnings: ToolIssue[] = [];
   const unkept = (keys: string[], kept: readonly string[]) => {
-    for (const key of keys) if (!kept.includes(key)) warnings.push({ path: jsonPath([key], "$.config"), message: `'${key}' is not kept` });
+    for (const key of keys)
+      if (!kept.includes(key)) warnings.push({ path: jsonPath([key], "$.config"), message: `'${key}' is not kept` });
   };
   let model: ModelSettings;
   let systemPrompt: string | null;
@@ -120,29 +157,84 @@ export function fromAgentConfig(format: Exclude<AgentImportFormat, "opencode">, 
   let tools: unknown[];
   if (format === "openai") {
     const parsed = openaiConfigSchema.safeParse(value);
-    if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ path: jsonPath(i.path, "$.config"), message: i.message })) };
+    if (!parsed.success)
+      return {
+        ok: false,
+        issues: parsed.error.issues.map((i) => ({ path: jsonPath(i.path, "$.config"), message: i.message })),
+      };
     const c = parsed.data;
-    unkept(Object.keys(c), ["name", "instructions", "handoff_description", "model", "model_settings", "temperature", "max_output_tokens", "tools"]);
+    unkept(Object.keys(c), [
+      "name",
+      "instructions",
+      "handoff_description",
+      "model",
+      "model_settings",
+      "temperature",
+      "max_output_tokens",
+      "tools",
+    ]);
     const temperature = c.model_settings?.temperature ?? c.temperature ?? undefined;
     const maxTokens = c.model_settings?.max_tokens ?? c.max_output_tokens ?? undefined;
-    model = { ...modelOf(c.model ?? "gpt-4o-mini", "openai"), ...(temperature != null ? { temperature } : {}), ...(maxTokens != null ? { maxTokens } : {}) };
+    model = {
+      ...modelOf(c.model ?? "gpt-4o-mini", "openai"),
+      ...(temperature != null ? { temperature } : {}),
+      ...(maxTokens != null ? { maxTokens } : {}),
+    };
     systemPrompt = c.instructions ?? null;
     description = c.handoff_description ?? "";
     tools = c.tools;
   } else {
     const parsed = anthropicConfigSchema.safeParse(value);
-    if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ path: jsonPath(i.path, "$.config"), message: i.message })) };
+    if (!parsed.success)
+      return {
+        ok: false,
+        issues: parsed.error.issues.map((i) => ({ path: jsonPath(i.path, "$.config"), message: i.message })),
+      };
     const c = parsed.data;
     unkept(Object.keys(c), ["model", "system", "max_tokens", "temperature", "tools", "messages"]);
-    if (Array.isArray(c.system)) c.system.forEach((block, i) => Object.keys(block).filter((k) => k !== "type" && k !== "text").forEach((k) => warnings.push({ path: jsonPath(["system", i, k], "$.config"), message: `'${k}' is not kept` })));
-    model = { ...modelOf(c.model ?? "claude-haiku-4-5", "anthropic"), ...(c.temperature !== undefined ? { temperature: c.temperature } : {}), ...(c.max_tokens !== undefined ? { maxTokens: c.max_tokens } : {}) };
-    systemPrompt = c.system === undefined ? null : typeof c.system === "string" ? c.system : c.system.map((b) => b.text).join("\n\n");
+    if (Array.isArray(c.system))
+      c.system.forEach((block, i) =>
+        Object.keys(block)
+          .filter((k) => k !== "type" && k !== "text")
+          .forEach((k) =>
+            warnings.push({ path: jsonPath(["system", i, k], "$.config"), message: `'${k}' is not kept` }),
+          ),
+      );
+    model = {
+      ...modelOf(c.model ?? "claude-haiku-4-5", "anthropic"),
+      ...(c.temperature !== undefined ? { temperature: c.temperature } : {}),
+      ...(c.max_tokens !== undefined ? { maxTokens: c.max_tokens } : {}),
+    };
+    systemPrompt =
+      c.system === undefined
+        ? null
+        : typeof c.system === "string"
+          ? c.system
+          : c.system.map((b) => b.text).join("\n\n");
     description = "";
     tools = c.tools;
   }
-  if (systemPrompt !== null) warnings.push({ path: format === "openai" ? "$.config.instructions" : "$.config.system", message: "the script language has no form for instructions: they are the agent's system prompt, kept beside the script (setting the script again derives the prompt from it)" });
+  if (systemPrompt !== null)
+    warnings.push({
+      path: format === "openai" ? "$.config.instructions" : "$.config.system",
+      message:
+        "the script language has no form for instructions: they are the agent's system prompt, kept beside the script (setting the script again derives the prompt from it)",
+    });
   const read = importTools(format, tools, "$.config.tools");
   if (!read.ok) return { ok: false, issues: read.issues };
-  const script: ActorScript = { name, description: description.slice(0, 2000), model, contextSources: [], tools: read.tools.map((t) => t.spec.name), connections: [], limits: {}, gates: [], talents: [] };
-  return { ok: true, value: { source: printScript(script), systemPrompt, tools: read.tools, warnings: [...warnings, ...read.warnings] } };
+  const script: ActorScript = {
+    name,
+    description: description.slice(0, 2000),
+    model,
+    contextSources: [],
+    tools: read.tools.map((t) => t.spec.name),
+    connections: [],
+    limits: {},
+    gates: [],
+    talents: [],
+  };
+  return {
+    ok: true,
+    value: { source: printScript(script), systemPrompt, tools: read.tools, warnings: [...warnings, ...read.warnings] },
+  };
 }

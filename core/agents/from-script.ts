@@ -14,7 +14,14 @@ export function profileFromScript(script: ActorScript, runtime: AgentProfile["ru
     description: script.description,
     systemPrompt: script.description ? `${who} ${script.description}` : who,
     model: script.model,
-    runtime: { ...runtime, tools: script.tools, limits: script.limits, gates: script.gates, ...(script.denyTools ? { denyTools: script.denyTools } : {}), ...(script.memory ? { memory: script.memory } : {}) },
+    runtime: {
+      ...runtime,
+      tools: script.tools,
+      limits: script.limits,
+      gates: script.gates,
+      ...(script.denyTools ? { denyTools: script.denyTools } : {}),
+      ...(script.memory ? { memory: script.memory } : {}),
+    },
     connections: script.connections,
     // A script that names a role or standing goals sets them; one that does not leaves the operator's.
     ...(script.role !== undefined ? { role: script.role } : {}),

@@ -18,9 +18,18 @@ import type { AgentProfile } from "./profile";
  * @example
  * toOpenCodeAgentFile(profile, specs, false).text // "---\ndescription: …\nmode: primary\nmodel: openai/gpt-4o-mini\n…\n---\nYou are …\n"
  */
-export function toOpenCodeAgentFile(profile: AgentProfile, specs: readonly ToolSpec[], askedByOthers: boolean): { text: string; warnings: FormatWarning[] } {
+export function toOpenCodeAgentFile(
+  profile: AgentProfile,
+  specs: readonly ToolSpec[],
+  askedByOthers: boolean,
+): { text: string; warnings: FormatWarning[] } {
   const names = new Set(specs.map((s) => s.name));
-  const asks = [...new Set([...profile.runtime.approvalRequired, ...profile.runtime.httpTools.filter((t) => t.requiresApproval).map((t) => t.name)])].filter((n) => names.has(n));
+  const asks = [
+    ...new Set([
+      ...profile.runtime.approvalRequired,
+      ...profile.runtime.httpTools.filter((t) => t.requiresApproval).map((t) => t.name),
+    ]),
+  ].filter((n) => names.has(n));
   const front = {
     description: profile.description || profile.systemPrompt.split(/(?<=[.!?])\s/)[0]!.slice(0, 200),
     mode: askedByOthers || profile.parent ? "subagent" : "primary",
@@ -32,23 +41,46 @@ export function toOpenCodeAgentFile(profile: AgentProfile, specs: readonly ToolS
   };
   const warnings: FormatWarning[] = unheldParts(profile, specs, "opencode");
   const described = specs.filter((s) => s.runtime !== "http").map((s) => s.name);
-  if (described.length) warnings.push({ path: "$.tools", message: "OpenCode enables tools by name only: their descriptions and schemas stay in Pantheon (and OpenCode runs only the tools it has itself or from its MCP servers)" });
-  if (profile.model.maxTokens !== undefined) warnings.push(...partWarning("fields", ["maxTokens"], "$.model.maxTokens", `${formatLabels.opencode} has no output token limit`));
+  if (described.length)
+    warnings.push({
+      path: "$.tools",
+      message:
+        "OpenCode enables tools by name only: their descriptions and schemas stay in Pantheon (and OpenCode runs only the tools it has itself or from its MCP servers)",
+    });
+  if (profile.model.maxTokens !== undefined)
+    warnings.push(
+      ...partWarning(
+        "fields",
+        ["maxTokens"],
+        "$.model.maxTokens",
+        `${formatLabels.opencode} has no output token limit`,
+      ),
+    );
   return { text: `---\n${stringify(front, { lineWidth: 0 }).trimEnd()}\n---\n${profile.systemPrompt}\n`, warnings };
 }
 
 const permissionValue = lazySchema(() => z.enum(["ask", "allow", "deny"], { error: "ask, allow or deny" }));
 const frontSchema = lazySchema(() =>
   z.looseObject({
-    description: z.string({ error: "OpenCode requires a description: what the agent does" }).trim().min(1, "OpenCode requires a description: what the agent does").max(2000, "at most 2,000 characters"),
+    description: z
+      .string({ error: "OpenCode requires a description: what the agent does" })
+      .trim()
+      .min(1, "OpenCode requires a description: what the agent does")
+      .max(2000, "at most 2,000 characters"),
     mode: z.enum(["primary", "subagent", "all"], { error: "primary, subagent or all" }).optional(),
-    model: z.string().regex(/^[^/\s]+\/\S+$/, "provider/model-id, e.g. anthropic/claude-sonnet-4-5").max(200).optional(),
+    model: z
+      .string()
+      .regex(/^[^/\s]+\/\S+$/, "provider/model-id, e.g. anthropic/claude-sonnet-4-5")
+      .max(200)
+      .optional(),
     temperature: z.number().min(0).max(2).optional(),
     maxSteps: z.number().int().min(1).max(100, "at most 100 (Pantheon's ceiling for steps)").optional(),
     steps: z.number().int().min(1).max(100, "at most 100 (Pantheon's ceiling for steps)").optional(),
     prompt: z.string().max(32_000).optional(),
     tools: z.record(z.string().min(1).max(128), z.boolean({ error: "true or false" })).default({}),
-    permission: z.record(z.string().min(1).max(128), z.union([permissionValue, z.record(z.string(), permissionValue)])).default({}),
+    permission: z
+      .record(z.string().min(1).max(128), z.union([permissionValue, z.record(z.string(), permissionValue)]))
+      .default({}),
   }),
 );
 
@@ -69,44 +101,136 @@ export interface OpenCodeImport {
  * fromOpenCodeAgentFile("reviewer", "---\ndescription: Reviews code\ntools:\n  clock.now: true\n  bash: true\n---\nBe terse.\n", new Set(["clock.now"]), { provider: "offline", name: "offline" })
  * // { ok: true, value: { source: '(actor "reviewer" …)', systemPrompt: "Be terse.", approvalRequired: [], warnings: [{ part: "tools", names: ["bash"], … }] } }
  */
-export function fromOpenCodeAgentFile(name: string, text: string, known: ReadonlySet<string>, defaultModel: ModelSettings): { ok: true; value: OpenCodeImport } | { ok: false; issues: ToolIssue[] } {
+export function fromOpenCodeAgentFile(
+  name: string,
+  text: string,
+  known: ReadonlySet<string>,
+  defaultModel: ModelSettings,
+): { ok: true; value: OpenCodeImport } | { ok: false; issues: ToolIssue[] } {
   const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)([\s\S]*)$/.exec(text);
-  if (!match) return { ok: false, issues: [{ path: "$.file", message: "an OpenCode agent file starts with YAML front matter between two '---' lines, then the prompt" }] };
+  if (!match)
+    return {
+      ok: false,
+      issues: [
+        {
+          path: "$.file",
+          message: "an OpenCode agent file starts with YAML front matter between two '---' lines, then the prompt",
+        },
+      ],
+    };
   let data: unknown;
   try {
     data = parse(match[1]!) ?? {};
   } catch (error) {
-    return { ok: false, issues: [{ path: "$.file", message: `the front matter is not YAML: ${(error as Error).message.split("\n")[0]}` }] };
+    return {
+      ok: false,
+      issues: [{ path: "$.file", message: `the front matter is not YAML: ${(error as Error).message.split("\n")[0]}` }],
+    };
   }
-  if (typeof data !== "object" || Array.isArray(data)) return { ok: false, issues: [{ path: "$.file", message: "the front matter is a YAML mapping of fields (description, mode, model, tools, …)" }] };
+  if (typeof data !== "object" || Array.isArray(data))
+    return {
+      ok: false,
+      issues: [
+        {
+          path: "$.file",
+          message: "the front matter is a YAML mapping of fields (description, mode, model, tools, …)",
+        },
+      ],
+    };
   const parsed = frontSchema.safeParse(data);
-  if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ path: jsonPath(i.path, "$.file"), message: i.message })) };
+  if (!parsed.success)
+    return {
+      ok: false,
+      issues: parsed.error.issues.map((i) => ({ path: jsonPath(i.path, "$.file"), message: i.message })),
+    };
   const front = parsed.data;
   const warnings: FormatWarning[] = [];
   const kept = ["description", "mode", "model", "temperature", "maxSteps", "steps", "prompt", "tools", "permission"];
-  warnings.push(...partWarning("fields", Object.keys(front).filter((k) => !kept.includes(k)), "$.file", "Pantheon has no place for them"));
-  if (front.mode) warnings.push(...partWarning("mode", [front.mode], "$.file.mode", "Pantheon has no agent modes: who may ask an agent is set by the other agents' connections"));
+  warnings.push(
+    ...partWarning(
+      "fields",
+      Object.keys(front).filter((k) => !kept.includes(k)),
+      "$.file",
+      "Pantheon has no place for them",
+    ),
+  );
+  if (front.mode)
+    warnings.push(
+      ...partWarning(
+        "mode",
+        [front.mode],
+        "$.file.mode",
+        "Pantheon has no agent modes: who may ask an agent is set by the other agents' connections",
+      ),
+    );
 
   const body = match[2]!.replace(/\r?\n$/, "");
   let systemPrompt = body;
   if (!body.trim() && front.prompt !== undefined) {
-    if (/^\{file:/.test(front.prompt)) warnings.push(...partWarning("fields", ["prompt"], "$.file.prompt", "the prompt is a file on the machine that ran OpenCode, which the server cannot read: give it as the body"));
+    if (/^\{file:/.test(front.prompt))
+      warnings.push(
+        ...partWarning(
+          "fields",
+          ["prompt"],
+          "$.file.prompt",
+          "the prompt is a file on the machine that ran OpenCode, which the server cannot read: give it as the body",
+        ),
+      );
     else systemPrompt = front.prompt;
-  } else if (front.prompt !== undefined) warnings.push(...partWarning("fields", ["prompt"], "$.file.prompt", "the body is the prompt; the prompt field beside it is not kept"));
+  } else if (front.prompt !== undefined)
+    warnings.push(
+      ...partWarning(
+        "fields",
+        ["prompt"],
+        "$.file.prompt",
+        "the body is the prompt; the prompt field beside it is not kept",
+      ),
+    );
 
   // A tool is enabled by `tools: { name: true }` and not denied by `permission: { name: deny }`.
   const rules = Object.entries(front.permission);
   const denied = new Set(rules.filter(([, rule]) => rule === "deny").map(([tool]) => tool));
-  const enabled = Object.entries(front.tools).filter(([tool, on]) => on && !denied.has(tool)).map(([tool]) => tool);
+  const enabled = Object.entries(front.tools)
+    .filter(([tool, on]) => on && !denied.has(tool))
+    .map(([tool]) => tool);
   const tools = enabled.filter((tool) => known.has(tool));
-  warnings.push(...partWarning("tools", enabled.filter((tool) => !known.has(tool)), "$.file.tools", "Pantheon has no tool of that name (OpenCode's own tools and its MCP servers' stay in OpenCode): declare an HTTP tool or connect an MCP server that has it"));
+  warnings.push(
+    ...partWarning(
+      "tools",
+      enabled.filter((tool) => !known.has(tool)),
+      "$.file.tools",
+      "Pantheon has no tool of that name (OpenCode's own tools and its MCP servers' stay in OpenCode): declare an HTTP tool or connect an MCP server that has it",
+    ),
+  );
   const approvalRequired = rules.filter(([tool, rule]) => rule === "ask" && tools.includes(tool)).map(([tool]) => tool);
   const patterns = rules.filter(([, rule]) => typeof rule !== "string").map(([tool]) => tool);
-  warnings.push(...partWarning("permission", patterns, "$.file.permission", "Pantheon decides approval per tool, not per command pattern: add a gate for the patterns"));
+  warnings.push(
+    ...partWarning(
+      "permission",
+      patterns,
+      "$.file.permission",
+      "Pantheon decides approval per tool, not per command pattern: add a gate for the patterns",
+    ),
+  );
 
   const maxSteps = front.maxSteps ?? front.steps;
   const [provider, ...rest] = (front.model ?? `${defaultModel.provider}/${defaultModel.name}`).split("/");
-  const model: ModelSettings = { ...(front.model ? {} : defaultModel), provider: provider!, name: rest.join("/"), ...(front.temperature !== undefined ? { temperature: front.temperature } : {}) };
-  const script: ActorScript = { name, description: front.description, model, contextSources: [], tools, connections: [], limits: maxSteps !== undefined ? { maxSteps } : {}, gates: [], talents: [] };
+  const model: ModelSettings = {
+    ...(front.model ? {} : defaultModel),
+    provider: provider!,
+    name: rest.join("/"),
+    ...(front.temperature !== undefined ? { temperature: front.temperature } : {}),
+  };
+  const script: ActorScript = {
+    name,
+    description: front.description,
+    model,
+    contextSources: [],
+    tools,
+    connections: [],
+    limits: maxSteps !== undefined ? { maxSteps } : {},
+    gates: [],
+    talents: [],
+  };
   return { ok: true, value: { source: printScript(script), systemPrompt, approvalRequired, warnings } };
 }

@@ -11,7 +11,10 @@ import type { AgentRuntime } from "./profile";
  * runtimeOutboundIssues(runtime, { toolSecrets: ["AIRTABLE_KEY"], allowLoopback: false });
  * // [{ path: ["httpTools", 0, "headers", "X-Key", "secret"], message: "secret 'OPENAI_API_KEY' is a model key …" }]
  */
-export function runtimeOutboundIssues(runtime: Pick<AgentRuntime, "allowHosts" | "httpTools"> & Partial<Pick<AgentRuntime, "a2aAgents">>, settings: OutboundSettings): FieldIssue[] {
+export function runtimeOutboundIssues(
+  runtime: Pick<AgentRuntime, "allowHosts" | "httpTools"> & Partial<Pick<AgentRuntime, "a2aAgents">>,
+  settings: OutboundSettings,
+): FieldIssue[] {
   const issues: FieldIssue[] = [];
   runtime.httpTools.forEach((tool, index) => {
     const check = checkOutboundUrl(tool.endpoint, runtime.allowHosts, { allowLoopback: settings.allowLoopback });
@@ -24,19 +27,29 @@ export function runtimeOutboundIssues(runtime: Pick<AgentRuntime, "allowHosts" |
     for (const [header, value] of Object.entries(tool.headers)) {
       if (typeof value === "string") continue;
       const refusal = toolSecretRefusal(value.secret, settings.toolSecrets, settings.project);
-      if (refusal) issues.push({ path: ["httpTools", index, "headers", header, "secret"], message: `HTTP tool '${tool.name}': ${refusal}` });
+      if (refusal)
+        issues.push({
+          path: ["httpTools", index, "headers", header, "secret"],
+          message: `HTTP tool '${tool.name}': ${refusal}`,
+        });
     }
   });
   (runtime.a2aAgents ?? []).forEach((peer, index) => {
     const check = checkOutboundUrl(peer.url, runtime.allowHosts, { allowLoopback: settings.allowLoopback });
     if (!check.ok) {
-      const message = check.host ? `A2A agent '${peer.name}': ${check.reason}; add "${check.host}" to runtime.allowHosts` : `A2A agent '${peer.name}': url refused: ${check.reason}`;
+      const message = check.host
+        ? `A2A agent '${peer.name}': ${check.reason}; add "${check.host}" to runtime.allowHosts`
+        : `A2A agent '${peer.name}': url refused: ${check.reason}`;
       issues.push({ path: ["a2aAgents", index, "url"], message });
     }
     for (const [header, value] of Object.entries(peer.headers)) {
       if (typeof value === "string") continue;
       const refusal = toolSecretRefusal(value.secret, settings.toolSecrets, settings.project);
-      if (refusal) issues.push({ path: ["a2aAgents", index, "headers", header, "secret"], message: `A2A agent '${peer.name}': ${refusal}` });
+      if (refusal)
+        issues.push({
+          path: ["a2aAgents", index, "headers", header, "secret"],
+          message: `A2A agent '${peer.name}': ${refusal}`,
+        });
     }
   });
   return issues;
@@ -46,8 +59,14 @@ export function runtimeOutboundIssues(runtime: Pick<AgentRuntime, "allowHosts" |
  * Throws `validation_failed` (400) naming every refused field under `runtime`, the first one's
  * message as the error's.
  */
-export function assertRuntimeOutbound(runtime: Pick<AgentRuntime, "allowHosts" | "httpTools"> & Partial<Pick<AgentRuntime, "a2aAgents">>, settings: OutboundSettings): void {
-  const issues = runtimeOutboundIssues(runtime, settings).map((issue) => ({ ...issue, path: ["runtime", ...issue.path] }));
+export function assertRuntimeOutbound(
+  runtime: Pick<AgentRuntime, "allowHosts" | "httpTools"> & Partial<Pick<AgentRuntime, "a2aAgents">>,
+  settings: OutboundSettings,
+): void {
+  const issues = runtimeOutboundIssues(runtime, settings).map((issue) => ({
+    ...issue,
+    path: ["runtime", ...issue.path],
+  }));
   if (issues.length === 0) return;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
   throw validationFailed(issues, `${issues[0]!.message}${more}`);
@@ -59,7 +78,9 @@ export function assertRuntimeOutbound(runtime: Pick<AgentRuntime, "allowHosts" |
  * @example
  * runtimeSecretNames({ httpTools: [{ headers: { "X-Key": { secret: "AIRTABLE_KEY" } } }], a2aAgents: [] }); // ["AIRTABLE_KEY"]
  */
-export function runtimeSecretNames(runtime: Pick<AgentRuntime, "httpTools"> & Partial<Pick<AgentRuntime, "a2aAgents">>): string[] {
+export function runtimeSecretNames(
+  runtime: Pick<AgentRuntime, "httpTools"> & Partial<Pick<AgentRuntime, "a2aAgents">>,
+): string[] {
   const names = new Set<string>();
   for (const { headers } of [...runtime.httpTools, ...(runtime.a2aAgents ?? [])]) {
     for (const value of Object.values(headers)) if (typeof value !== "string") names.add(value.secret);

@@ -23,27 +23,42 @@ export const agentNameSchema = lazySchema(() =>
 
 export const projectNameSchema = agentNameSchema;
 
-const toolName = lazySchema(() => z.string().regex(toolNamePattern, "a tool name: lowercase words joined by '.', '_' or '-'").refine((name) => !isReservedName(name), reservedNameMessage));
+const toolName = lazySchema(() =>
+  z
+    .string()
+    .regex(toolNamePattern, "a tool name: lowercase words joined by '.', '_' or '-'")
+    .refine((name) => !isReservedName(name), reservedNameMessage),
+);
 
 /** An operator-registered HTTP tool: the arguments are POSTed as JSON to `endpoint`. */
-export const httpToolSchema = lazySchema(() => z.strictObject({
-  name: toolName,
-  description: z.string().min(1).max(2000),
-  parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
-  endpoint: z.url({ protocol: /^https?$/, error: "an http(s) URL" }),
-  /**
-   * Literal header values, or `{ secret: "NAME" }` read from the worker's secrets at call time —
-   * only names the deployment declared for tools (`PANTHEON_TOOL_SECRETS`; see outbound-check.ts).
-   */
-  headers: z.record(z.string(), z.union([z.string(), z.strictObject({ secret: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "an UPPER_SNAKE secret name") })])).default({}),
-  requiresApproval: z.boolean().default(false),
-  timeoutMs: z.number().int().min(100).max(300_000).optional(),
-  /**
-   * The endpoint applies a call once per `Idempotency-Key` (or the call is read-only): a call cut
-   * off by a restart is then sent again; otherwise the model is told its outcome is unknown.
-   */
-  idempotent: z.boolean().default(false),
-}));
+export const httpToolSchema = lazySchema(() =>
+  z.strictObject({
+    name: toolName,
+    description: z.string().min(1).max(2000),
+    parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
+    endpoint: z.url({ protocol: /^https?$/, error: "an http(s) URL" }),
+    /**
+     * Literal header values, or `{ secret: "NAME" }` read from the worker's secrets at call time —
+     * only names the deployment declared for tools (`PANTHEON_TOOL_SECRETS`; see outbound-check.ts).
+     */
+    headers: z
+      .record(
+        z.string(),
+        z.union([
+          z.string(),
+          z.strictObject({ secret: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "an UPPER_SNAKE secret name") }),
+        ]),
+      )
+      .default({}),
+    requiresApproval: z.boolean().default(false),
+    timeoutMs: z.number().int().min(100).max(300_000).optional(),
+    /**
+     * The endpoint applies a call once per `Idempotency-Key` (or the call is read-only): a call cut
+     * off by a restart is then sent again; otherwise the model is told its outcome is unknown.
+     */
+    idempotent: z.boolean().default(false),
+  }),
+);
 export type HttpToolConfig = z.infer<typeof httpToolSchema>;
 
 /**
@@ -52,42 +67,56 @@ export type HttpToolConfig = z.infer<typeof httpToolSchema>;
  * card's own URL (ending `.json`); every request to it, and to the endpoint its card names, passes
  * the outbound guard with the agent's `allowHosts`.
  */
-export const a2aAgentSchema = lazySchema(() => z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "lowercase letters, digits, '-' or '_', starting with a letter, at most 32 (the tool is ask_<name>)"),
-  url: z.url({ protocol: /^https?$/, error: "an http(s) URL of an A2A agent (its base, or its agent card)" }),
-  description: z.string().min(1).max(2000).optional(),
-  /** As for HTTP tools: literal values, or `{ secret: "NAME" }` of the secrets declared for tools. */
-  headers: httpToolSchema.shape.headers,
-  timeoutMs: z.number().int().min(100).max(300_000).optional(),
-}));
+export const a2aAgentSchema = lazySchema(() =>
+  z.strictObject({
+    name: z
+      .string()
+      .regex(
+        /^[a-z][a-z0-9_-]{0,31}$/,
+        "lowercase letters, digits, '-' or '_', starting with a letter, at most 32 (the tool is ask_<name>)",
+      ),
+    url: z.url({ protocol: /^https?$/, error: "an http(s) URL of an A2A agent (its base, or its agent card)" }),
+    description: z.string().min(1).max(2000).optional(),
+    /** As for HTTP tools: literal values, or `{ secret: "NAME" }` of the secrets declared for tools. */
+    headers: httpToolSchema.shape.headers,
+    timeoutMs: z.number().int().min(100).max(300_000).optional(),
+  }),
+);
 export type A2aAgentConfig = z.infer<typeof a2aAgentSchema>;
 
 /** How an agent runs: its tools, limits (ceilings for requests), gates and rate limits. */
-export const agentRuntimeSchema = lazySchema(() => z.strictObject({
-  /** Built-in tools the agent may use (allowlist), e.g. `clock.now`, `http.fetch`. */
-  tools: z.array(toolName).max(100).default(["clock.now"]),
-  /** Tools that pause for a person's approval before each call. */
-  approvalRequired: z.array(toolName).max(100).default([]),
-  /** Hosts the agent's outbound requests may reach (exact or `*.example.com`): http.fetch, HTTP tool endpoints, MCP servers, A2A agents. */
-  allowHosts: z.array(z.string().min(1).max(253)).max(100).default([]),
-  limits: runLimitOverridesSchema.default({}),
-  gates: z.array(customGateSpecSchema).max(50).default([]),
-  /** Token buckets by tool name (`*` for every tool). */
-  rateLimits: z.record(z.string(), z.strictObject({ capacity: z.number().int().min(1).max(10_000), refillPerSec: z.number().min(0).max(1000) })).default({}),
-  httpTools: z.array(httpToolSchema).max(50).default([]),
-  /** Remote A2A agents the agent may ask (`ask_<name>`), declared by an operator. */
-  a2aAgents: z.array(a2aAgentSchema).max(20).default([]),
-  /**
-   * A tool call beyond the scope of whoever started the run (a chat token asking for `memory.forget`):
-   * `wait` for the approval of a holder of the tool's scope (absent = `wait`), or `refuse` it and
-   * tell the model why (core/gates scope.ts).
-   */
-  beyondScope: z.enum(["wait", "refuse"], { error: "one of 'wait' or 'refuse'" }).optional(),
-  /** Tools the agent never gets, whatever declares them (its list, an MCP server, a feature): names, or `prefix.*`. */
-  denyTools: denyToolsSchema.optional(),
-  /** How the conversation is kept in context, and how long memories live (core/agents memoryPolicySchema). */
-  memory: memoryPolicySchema.optional(),
-}));
+export const agentRuntimeSchema = lazySchema(() =>
+  z.strictObject({
+    /** Built-in tools the agent may use (allowlist), e.g. `clock.now`, `http.fetch`. */
+    tools: z.array(toolName).max(100).default(["clock.now"]),
+    /** Tools that pause for a person's approval before each call. */
+    approvalRequired: z.array(toolName).max(100).default([]),
+    /** Hosts the agent's outbound requests may reach (exact or `*.example.com`): http.fetch, HTTP tool endpoints, MCP servers, A2A agents. */
+    allowHosts: z.array(z.string().min(1).max(253)).max(100).default([]),
+    limits: runLimitOverridesSchema.default({}),
+    gates: z.array(customGateSpecSchema).max(50).default([]),
+    /** Token buckets by tool name (`*` for every tool). */
+    rateLimits: z
+      .record(
+        z.string(),
+        z.strictObject({ capacity: z.number().int().min(1).max(10_000), refillPerSec: z.number().min(0).max(1000) }),
+      )
+      .default({}),
+    httpTools: z.array(httpToolSchema).max(50).default([]),
+    /** Remote A2A agents the agent may ask (`ask_<name>`), declared by an operator. */
+    a2aAgents: z.array(a2aAgentSchema).max(20).default([]),
+    /**
+     * A tool call beyond the scope of whoever started the run (a chat token asking for `memory.forget`):
+     * `wait` for the approval of a holder of the tool's scope (absent = `wait`), or `refuse` it and
+     * tell the model why (core/gates scope.ts).
+     */
+    beyondScope: z.enum(["wait", "refuse"], { error: "one of 'wait' or 'refuse'" }).optional(),
+    /** Tools the agent never gets, whatever declares them (its list, an MCP server, a feature): names, or `prefix.*`. */
+    denyTools: denyToolsSchema.optional(),
+    /** How the conversation is kept in context, and how long memories live (core/agents memoryPolicySchema). */
+    memory: memoryPolicySchema.optional(),
+  }),
+);
 export type AgentRuntime = z.infer<typeof agentRuntimeSchema>;
 /** `agentRuntimeSchema.parse({})`, written out so it needs no schema at startup (a test holds them equal). */
 export const defaultAgentRuntime: AgentRuntime = {
@@ -108,35 +137,42 @@ export const defaultAgentRuntime: AgentRuntime = {
  */
 const agentRuntimeInputSchema = lazySchema(() =>
   agentRuntimeSchema.superRefine((runtime, ctx) => {
-    for (const { index, message } of denyPatternProblems(runtime.gates)) ctx.addIssue({ code: "custom", path: ["gates", index, "pattern"], message });
+    for (const { index, message } of denyPatternProblems(runtime.gates))
+      ctx.addIssue({ code: "custom", path: ["gates", index, "pattern"], message });
   }),
 );
 
 /** An agent's role (`a code reviewer`): its system prompt names it. */
 const roleSchema = () => z.string().min(1).max(200);
 /** Standing goals: in every run's context, and what a tick works toward. */
-export const goalsSchema = lazySchema(() => z.array(z.string().trim().min(1, "a goal is some words, e.g. \"Review PR #123\"").max(2000)).max(32));
+export const goalsSchema = lazySchema(() =>
+  z.array(z.string().trim().min(1, 'a goal is some words, e.g. "Review PR #123"').max(2000)).max(32),
+);
 
 /** What an operator sends to create an agent. */
-export const agentInputSchema = lazySchema(() => z.strictObject({
-  name: agentNameSchema,
-  description: z.string().max(2000).default(""),
-  role: roleSchema().optional(),
-  goals: goalsSchema.optional(),
-  systemPrompt: z.string().max(32_000).default("You are a helpful agent."),
-  model: modelChoiceSchema.default({ provider: "offline", name: "offline" }),
-  runtime: agentRuntimeInputSchema.default(defaultAgentRuntime),
-}));
+export const agentInputSchema = lazySchema(() =>
+  z.strictObject({
+    name: agentNameSchema,
+    description: z.string().max(2000).default(""),
+    role: roleSchema().optional(),
+    goals: goalsSchema.optional(),
+    systemPrompt: z.string().max(32_000).default("You are a helpful agent."),
+    model: modelChoiceSchema.default({ provider: "offline", name: "offline" }),
+    runtime: agentRuntimeInputSchema.default(defaultAgentRuntime),
+  }),
+);
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
-export const agentPatchSchema = lazySchema(() => z.strictObject({
-  description: z.string().max(2000).optional(),
-  role: roleSchema().optional(),
-  goals: goalsSchema.optional(),
-  systemPrompt: z.string().max(32_000).optional(),
-  model: modelChoiceSchema.optional(),
-  runtime: agentRuntimeInputSchema.optional(),
-}));
+export const agentPatchSchema = lazySchema(() =>
+  z.strictObject({
+    description: z.string().max(2000).optional(),
+    role: roleSchema().optional(),
+    goals: goalsSchema.optional(),
+    systemPrompt: z.string().max(32_000).optional(),
+    model: modelChoiceSchema.optional(),
+    runtime: agentRuntimeInputSchema.optional(),
+  }),
+);
 export type AgentPatch = z.infer<typeof agentPatchSchema>;
 
 /** Any JSON value: what crosses Durable Object RPC and storage as plain data. */

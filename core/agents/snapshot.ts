@@ -16,7 +16,9 @@ import { maxImagesPerMessage } from "../images/limits";
 export const snapshotFormat = "pantheon-agent-snapshot";
 export const snapshotVersion = 1;
 
-const id = lazySchema(() => z.string().regex(/^[A-Za-z0-9_:.-]{1,80}$/, "letters, digits, '_', ':', '.' or '-', at most 80"));
+const id = lazySchema(() =>
+  z.string().regex(/^[A-Za-z0-9_:.-]{1,80}$/, "letters, digits, '_', ':', '.' or '-', at most 80"),
+);
 
 export const snapshotHeaderSchema = lazySchema(() =>
   z.strictObject({
@@ -31,7 +33,12 @@ export const snapshotHeaderSchema = lazySchema(() =>
     config: projectFileAgentSchema,
     /** Secrets the agent names (its tools' headers, its model's keys): set them where it is restored. */
     secrets: z.array(z.string().max(128)).max(200),
-    counts: z.strictObject({ sessions: z.number().int().min(0), messages: z.number().int().min(0), memories: z.number().int().min(0), images: z.number().int().min(0).optional() }),
+    counts: z.strictObject({
+      sessions: z.number().int().min(0),
+      messages: z.number().int().min(0),
+      memories: z.number().int().min(0),
+      images: z.number().int().min(0).optional(),
+    }),
     /** What a snapshot does not hold (MCP servers, gateways), so a restore can say so. */
     warnings: z.array(z.string().max(500)).max(50).default([]),
   }),
@@ -107,9 +114,14 @@ export function readSnapshotSlice(text: string): SnapshotSlice {
       slice.errors.push({ line, message: `not JSON: ${error instanceof Error ? error.message : String(error)}` });
       return;
     }
-    const type = value && typeof value === "object" && !Array.isArray(value) ? (value as { type?: unknown }).type : undefined;
+    const type =
+      value && typeof value === "object" && !Array.isArray(value) ? (value as { type?: unknown }).type : undefined;
     if (type === "snapshot") {
-      if (!isFirst) return void slice.errors.push({ line, message: "type: the snapshot header may only be the first line of a request" });
+      if (!isFirst)
+        return void slice.errors.push({
+          line,
+          message: "type: the snapshot header may only be the first line of a request",
+        });
       const parsed = snapshotHeaderSchema.safeParse(value);
       if (parsed.success) slice.header = parsed.data;
       else slice.errors.push({ line, message: issueText(parsed.error) });
@@ -126,7 +138,10 @@ export function readSnapshotSlice(text: string): SnapshotSlice {
       slice.memories.push({ line, text: JSON.stringify(memory) });
     } else {
       // An image line (core/images/snapshot.ts) is the worker's: it stores the bytes before the agent reads the rest.
-      slice.errors.push({ line, message: `type: '${String(type)}' is not a snapshot line (snapshot, session, message, memory or image)` });
+      slice.errors.push({
+        line,
+        message: `type: '${String(type)}' is not a snapshot line (snapshot, session, message, memory or image)`,
+      });
     }
   });
   return slice;

@@ -34,12 +34,20 @@ const quotaOf = (node: SpawnNode) => (node.spawn?.allowed ? node.spawn.quota : 0
  * checkSpawn(agents, "boss", { ...script, connections: ["payroll"] })
  * // PantheonError forbidden: "a spawned child may connect only to its parent 'boss' and the parent's connections: 'payroll' is not one (…)"
  */
-export function checkSpawn(agents: readonly SpawnNode[], parent: string, child: Pick<ActorScript, "name" | "connections" | "spawn">): PantheonError | null {
+export function checkSpawn(
+  agents: readonly SpawnNode[],
+  parent: string,
+  child: Pick<ActorScript, "name" | "connections" | "spawn">,
+): PantheonError | null {
   const byName = new Map(agents.map((a) => [a.name, a]));
   const owner = byName.get(parent);
   if (!owner) return new PantheonError("not_found", `agent '${parent}' does not exist`, { details: { agent: parent } });
   if (!owner.spawn?.allowed) {
-    return new PantheonError("forbidden", `agent '${parent}' may not spawn agents: its script has no (spawn :allowed true :quota n)`, { details: { agent: parent } });
+    return new PantheonError(
+      "forbidden",
+      `agent '${parent}' may not spawn agents: its script has no (spawn :allowed true :quota n)`,
+      { details: { agent: parent } },
+    );
   }
 
   const chain = ancestry(byName, owner);
@@ -50,10 +58,15 @@ export function checkSpawn(agents: readonly SpawnNode[], parent: string, child: 
     const used = below.get(ancestor.name) ?? 0;
     const quota = quotaOf(ancestor);
     if (used >= quota) {
-      const whose = ancestor === owner ? `agent '${parent}'` : `agent '${ancestor.name}' (which '${parent}' was spawned under)`;
-      return new PantheonError("forbidden", `spawn quota used up: ${whose} has ${used} of its ${quota} allowed spawned agents (children and their children count)`, {
-        details: { agent: ancestor.name, quota, spawned: used },
-      });
+      const whose =
+        ancestor === owner ? `agent '${parent}'` : `agent '${ancestor.name}' (which '${parent}' was spawned under)`;
+      return new PantheonError(
+        "forbidden",
+        `spawn quota used up: ${whose} has ${used} of its ${quota} allowed spawned agents (children and their children count)`,
+        {
+          details: { agent: ancestor.name, quota, spawned: used },
+        },
+      );
     }
     if (quota - used < room) {
       room = quota - used;
@@ -66,27 +79,43 @@ export function checkSpawn(agents: readonly SpawnNode[], parent: string, child: 
   const reachable = new Set([parent, ...owner.connections]);
   const outside = child.connections.filter((c) => !reachable.has(c));
   child.connections.forEach((connection, i) => {
-    if (!reachable.has(connection)) issues.push({ path: ["connections", i], message: `'${connection}' is neither '${parent}' nor one of its connections` });
+    if (!reachable.has(connection))
+      issues.push({
+        path: ["connections", i],
+        message: `'${connection}' is neither '${parent}' nor one of its connections`,
+      });
   });
   if (outside.length > 0) {
-    const known = owner.connections.length ? `'${parent}', ${owner.connections.map((c) => `'${c}'`).join(", ")}` : `'${parent}'`;
-    messages.push(`a spawned child may connect only to its parent and the parent's connections (${known}), not to ${outside.map((c) => `'${c}'`).join(", ")}`);
+    const known = owner.connections.length
+      ? `'${parent}', ${owner.connections.map((c) => `'${c}'`).join(", ")}`
+      : `'${parent}'`;
+    messages.push(
+      `a spawned child may connect only to its parent and the parent's connections (${known}), not to ${outside.map((c) => `'${c}'`).join(", ")}`,
+    );
   }
   const left = room - 1;
   const asked = child.spawn?.allowed ? child.spawn.quota : 0;
   if (asked > left) {
     const whose = tightest === owner ? `'${parent}'` : `'${tightest.name}' (above '${parent}')`;
     issues.push({ path: ["spawn", "quota"], message: `at most ${left}: what ${whose} has left after this child` });
-    messages.push(`a spawned child's spawn quota is at most its parent's remaining quota: ${asked} asked, ${left} left to ${whose}`);
+    messages.push(
+      `a spawned child's spawn quota is at most its parent's remaining quota: ${asked} asked, ${left} left to ${whose}`,
+    );
   }
-  return issues.length === 0 ? null : new PantheonError("forbidden", messages.join("; "), { details: { agent: parent, issues } });
+  return issues.length === 0
+    ? null
+    : new PantheonError("forbidden", messages.join("; "), { details: { agent: parent, issues } });
 }
 
 /** The parent and every agent above it, nearest first (a reused name cannot make it loop). */
 function ancestry(byName: ReadonlyMap<string, SpawnNode>, from: SpawnNode): SpawnNode[] {
   const chain: SpawnNode[] = [];
   const seen = new Set<string>();
-  for (let node: SpawnNode | undefined = from; node && !seen.has(node.name); node = node.parent ? byName.get(node.parent) : undefined) {
+  for (
+    let node: SpawnNode | undefined = from;
+    node && !seen.has(node.name);
+    node = node.parent ? byName.get(node.parent) : undefined
+  ) {
     seen.add(node.name);
     chain.push(node);
   }

@@ -15,7 +15,11 @@ export interface ImportedToolReport {
  * @example
  * const { runtime, imported } = withImportedTools(profile.runtime, tools, new Set(["clock.now"]));
  */
-export function withImportedTools(runtime: AgentRuntime, imported: readonly ImportedTool[], provided: ReadonlySet<string>) {
+export function withImportedTools(
+  runtime: AgentRuntime,
+  imported: readonly ImportedTool[],
+  provided: ReadonlySet<string>,
+) {
   const warnings: ToolIssue[] = [];
   const issues: ToolIssue[] = [];
   const report: ImportedToolReport[] = [];
@@ -25,7 +29,11 @@ export function withImportedTools(runtime: AgentRuntime, imported: readonly Impo
     const at = (field?: string) => (field ? `${path}.${field}` : path);
     if (endpoint === undefined) {
       if (!tools.includes(spec.name)) tools.push(spec.name);
-      if (!provided.has(spec.name)) warnings.push({ path: at(), message: `'${spec.name}' has no endpoint: declared by name only (its description and schema are not kept; the agent can call it once a tool of that name exists)` });
+      if (!provided.has(spec.name))
+        warnings.push({
+          path: at(),
+          message: `'${spec.name}' has no endpoint: declared by name only (its description and schema are not kept; the agent can call it once a tool of that name exists)`,
+        });
       report.push({ name: spec.name, runtime: "declared" });
       continue;
     }
@@ -39,11 +47,16 @@ export function withImportedTools(runtime: AgentRuntime, imported: readonly Impo
       ...(spec.idempotent ? { idempotent: true } : {}),
     });
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) issues.push({ path: at(issue.path[0] === "endpoint" ? "endpoint" : undefined), message: `${String(issue.path.join(".") || "tool")}: ${issue.message}` });
+      for (const issue of parsed.error.issues)
+        issues.push({
+          path: at(issue.path[0] === "endpoint" ? "endpoint" : undefined),
+          message: `${String(issue.path.join(".") || "tool")}: ${issue.message}`,
+        });
       continue;
     }
     for (const field of ["title", "outputSchema", "annotations", "strict"] as const) {
-      if (spec[field] !== undefined && !(field === "annotations" && spec.idempotent)) warnings.push({ path: at(field), message: `an HTTP tool keeps no '${field}'; left out` });
+      if (spec[field] !== undefined && !(field === "annotations" && spec.idempotent))
+        warnings.push({ path: at(field), message: `an HTTP tool keeps no '${field}'; left out` });
     }
     const tool: HttpToolConfig = parsed.data;
     const existing = httpTools.findIndex((t) => t.name === tool.name);

@@ -20,7 +20,11 @@ export interface RunPrincipal {
  * a script configured before configurers were recorded): the least scope, so nothing unknown acts
  * as an operator.
  */
-export const unknownPrincipal: RunPrincipal = { id: "unknown", scope: "chat", name: "unknown (recorded before principals)" };
+export const unknownPrincipal: RunPrincipal = {
+  id: "unknown",
+  scope: "chat",
+  name: "unknown (recorded before principals)",
+};
 
 /**
  * The lower of two scopes: what a delegated run may do when its asker may do `a` and the chain before it `b`.
@@ -53,5 +57,7 @@ export function gatewayPrincipal(kind: "telegram" | "email"): RunPrincipal {
  */
 export function lowerPrincipal(a: RunPrincipal, b: RunPrincipal): RunPrincipal {
   if (a.scope === b.scope) return a;
-  return grants(a.scope, b.scope) ? { ...b, name: `${b.name} (with ${a.name})` } : { ...a, name: `${a.name} (with ${b.name})` };
+  return grants(a.scope, b.scope)
+    ? { ...b, name: `${b.name} (with ${a.name})` }
+    : { ...a, name: `${a.name} (with ${b.name})` };
 }

@@ -24,11 +24,15 @@ export interface MessageCandidate {
 }
 
 /** Whether `when` holds for a message (no condition: every message). */
-export function whenMatches(when: MessageWhen | undefined, message: { text: string; input?: Record<string, unknown> }): boolean {
+export function whenMatches(
+  when: MessageWhen | undefined,
+  message: { text: string; input?: Record<string, unknown> },
+): boolean {
   if (!when) return true;
   const text = message.text.toLowerCase();
   if (when.contains && !when.contains.some((word) => text.includes(word.toLowerCase()))) return false;
-  if (when.has && !when.has.every((field) => message.input?.[field] !== undefined && message.input[field] !== null)) return false;
+  if (when.has && !when.has.every((field) => message.input?.[field] !== undefined && message.input[field] !== null))
+    return false;
   return true;
 }
 
@@ -37,7 +41,10 @@ export function whenMatches(when: MessageWhen | undefined, message: { text: stri
  * @example
  * chooseForMessage([{ mode: "active" }, { mode: "active", when: { contains: ["diff"] }, priority: 5 }], { text: "check this diff" }) // 1
  */
-export function chooseForMessage(candidates: readonly MessageCandidate[], message: { text: string; input?: Record<string, unknown> }): number {
+export function chooseForMessage(
+  candidates: readonly MessageCandidate[],
+  message: { text: string; input?: Record<string, unknown> },
+): number {
   let best = -1;
   candidates.forEach((b, i) => {
     if (b.paused || (b.mode !== "active" && b.mode !== "persistent") || !whenMatches(b.when, message)) return;

@@ -20,7 +20,11 @@ export interface SupervisePolicy {
   onDone: (typeof onDoneChoices)[number];
 }
 
-const duration = () => z.string().max(20).refine((text) => parseDuration(text) !== undefined, { message: durationExpected });
+const duration = () =>
+  z
+    .string()
+    .max(20)
+    .refine((text) => parseDuration(text) !== undefined, { message: durationExpected });
 
 export const supervisePolicySchema = lazySchema(() =>
   z.strictObject({
@@ -43,13 +47,21 @@ export const unsupervised: SupervisePolicy = { restart: "never", maxRestarts: 0,
  * afterFailure({ restart: "on-failure", maxRestarts: 2, backoff: "1s", onDone: "keep" }, { failures: 1, now: 0, spawnedAt: 0 })
  * // { restart: true, at: 1000, attempt: 1 }
  */
-export function afterFailure(policy: SupervisePolicy, state: { failures: number; now: number; spawnedAt: number }): { restart: true; at: number; attempt: number } | { restart: false; reason: string } {
+export function afterFailure(
+  policy: SupervisePolicy,
+  state: { failures: number; now: number; spawnedAt: number },
+): { restart: true; at: number; attempt: number } | { restart: false; reason: string } {
   if (policy.restart === "never") return { restart: false, reason: "its policy is restart never" };
-  if (state.failures > policy.maxRestarts) return { restart: false, reason: `restart limit reached: ${policy.maxRestarts} restart${policy.maxRestarts === 1 ? "" : "s"} allowed, ${state.failures} failures` };
-  const backoffMs = (policy.backoff ? parseDuration(policy.backoff) ?? 0 : 0) * 2 ** (state.failures - 1);
+  if (state.failures > policy.maxRestarts)
+    return {
+      restart: false,
+      reason: `restart limit reached: ${policy.maxRestarts} restart${policy.maxRestarts === 1 ? "" : "s"} allowed, ${state.failures} failures`,
+    };
+  const backoffMs = (policy.backoff ? (parseDuration(policy.backoff) ?? 0) : 0) * 2 ** (state.failures - 1);
   const at = state.now + backoffMs;
   const ttlMs = policy.ttl ? parseDuration(policy.ttl) : undefined;
-  if (ttlMs !== undefined && at > state.spawnedAt + ttlMs) return { restart: false, reason: `its time to live (${policy.ttl}) ends before the next restart` };
+  if (ttlMs !== undefined && at > state.spawnedAt + ttlMs)
+    return { restart: false, reason: `its time to live (${policy.ttl}) ends before the next restart` };
   return { restart: true, at, attempt: state.failures };
 }
 

@@ -1,5 +1,18 @@
 import type { RunPrincipal } from "../auth/principal";
-import { answered, combineAll, combineFirst, combineMajority, combineVote, normaliseAnswer, replyLine, type Decision, type FanOutPolicy, type FanOutReply, type FanOutResult, type TieRule } from "./policies";
+import {
+  answered,
+  combineAll,
+  combineFirst,
+  combineMajority,
+  combineVote,
+  normaliseAnswer,
+  replyLine,
+  type Decision,
+  type FanOutPolicy,
+  type FanOutReply,
+  type FanOutResult,
+  type TieRule,
+} from "./policies";
 
 /** What a fan-out is asked to do: persisted as it is, so the steps below rebuild it after an eviction. */
 export interface FanOutSpec {
@@ -55,7 +68,8 @@ export const criticAgrees = (answer: string) => noIssues.test(normaliseAnswer(an
 
 /** A reviewer's verdict: accept, or reject with the reasons it gave (anything but an acceptance rejects). */
 export function verdictOf(reply: FanOutReply): { accepted: true } | { accepted: false; reason: string } {
-  if (!answered(reply)) return { accepted: false, reason: `${reply.target} could not review: ${reply.error ?? "no answer"}` };
+  if (!answered(reply))
+    return { accepted: false, reason: `${reply.target} could not review: ${reply.error ?? "no answer"}` };
   const text = reply.answer.trim();
   if (/^(accept(ed)?|approved?|lgtm)\b/i.test(text)) return { accepted: true };
   const reason = text.replace(/^(reject(ed)?)\s*[:.,-]?\s*/i, "").trim();
@@ -104,7 +118,17 @@ function critiqueSteps(spec: FanOutSpec, replies: readonly FanOutReply[]): Steps
   const [proposer, ...critics] = spec.targets as [string, ...string[]];
   const rounds = spec.rounds ?? 1;
   const asks: FanOutAsk[] = [{ key: proposer, target: proposer, question: spec.question }];
-  const result = (ok: boolean, answer: string, revisions: number): Steps => ({ asks, decision: { policy: "critique", ok, outcome: ok ? "decided" : "failed", answer, replies: [...replies], rounds: revisions } });
+  const result = (ok: boolean, answer: string, revisions: number): Steps => ({
+    asks,
+    decision: {
+      policy: "critique",
+      ok,
+      outcome: ok ? "decided" : "failed",
+      answer,
+      replies: [...replies],
+      rounds: revisions,
+    },
+  });
   const first = replyTo(replies, proposer);
   if (!first) return { asks };
   if (!answered(first)) return result(false, `the proposer failed: ${replyLine(first)}`, 0);
@@ -112,7 +136,11 @@ function critiqueSteps(spec: FanOutSpec, replies: readonly FanOutReply[]): Steps
   for (let round = 1; round <= rounds; round++) {
     const critiques: FanOutReply[] = [];
     for (const critic of critics) {
-      const ask = { key: askKey(critic, round - 1), target: critic, question: critiquePrompt(spec.question, proposer, proposal) };
+      const ask = {
+        key: askKey(critic, round - 1),
+        target: critic,
+        question: critiquePrompt(spec.question, proposer, proposal),
+      };
       asks.push(ask);
       const got = replyTo(replies, ask.key);
       if (got) critiques.push(got);
@@ -121,7 +149,11 @@ function critiqueSteps(spec: FanOutSpec, replies: readonly FanOutReply[]): Steps
     const remarks = critiques.filter((c) => answered(c) && !criticAgrees(c.answer!));
     // Nothing to revise: every critic agreed (or could not answer).
     if (!remarks.length) return result(true, proposal, round - 1);
-    const revise = { key: askKey(proposer, round), target: proposer, question: revisePrompt(spec.question, proposal, remarks) };
+    const revise = {
+      key: askKey(proposer, round),
+      target: proposer,
+      question: revisePrompt(spec.question, proposal, remarks),
+    };
     asks.push(revise);
     const revised = replyTo(replies, revise.key);
     if (!revised) return { asks };
@@ -139,20 +171,39 @@ function reviewSteps(spec: FanOutSpec, replies: readonly FanOutReply[]): Steps {
   const asks: FanOutAsk[] = [];
   const end = (ok: boolean, answer: string, drafts: number, reasons?: string[]): Steps => ({
     asks,
-    decision: { policy: "review", ok, outcome: ok ? "decided" : reasons ? "rejected" : "failed", answer, replies: [...replies], rounds: drafts, ...(reasons ? { reasons } : {}) },
+    decision: {
+      policy: "review",
+      ok,
+      outcome: ok ? "decided" : reasons ? "rejected" : "failed",
+      answer,
+      replies: [...replies],
+      rounds: drafts,
+      ...(reasons ? { reasons } : {}),
+    },
   });
   let draft = "";
   let reasons: string[] = [];
   for (let attempt = 0; attempt <= retries; attempt++) {
-    const write = { key: askKey(author, attempt), target: author, question: attempt === 0 ? spec.question : redraftPrompt(spec.question, draft, reasons) };
+    const write = {
+      key: askKey(author, attempt),
+      target: author,
+      question: attempt === 0 ? spec.question : redraftPrompt(spec.question, draft, reasons),
+    };
     asks.push(write);
     const written = replyTo(replies, write.key);
     if (!written) return { asks };
-    if (!answered(written)) return attempt === 0 ? end(false, `the author failed: ${replyLine(written)}`, 0) : end(false, `rejected, and the author failed to redraft: ${replyLine(written)}`, attempt, reasons);
+    if (!answered(written))
+      return attempt === 0
+        ? end(false, `the author failed: ${replyLine(written)}`, 0)
+        : end(false, `rejected, and the author failed to redraft: ${replyLine(written)}`, attempt, reasons);
     draft = written.answer;
     const verdicts: ReturnType<typeof verdictOf>[] = [];
     for (const reviewer of reviewers) {
-      const ask = { key: askKey(reviewer, attempt), target: reviewer, question: reviewPrompt(spec.question, author, draft) };
+      const ask = {
+        key: askKey(reviewer, attempt),
+        target: reviewer,
+        question: reviewPrompt(spec.question, author, draft),
+      };
       asks.push(ask);
       const got = replyTo(replies, ask.key);
       if (got) verdicts.push(verdictOf(got));
@@ -161,5 +212,10 @@ function reviewSteps(spec: FanOutSpec, replies: readonly FanOutReply[]): Steps {
     reasons = verdicts.flatMap((v) => (v.accepted ? [] : [v.reason]));
     if (!reasons.length) return end(true, draft, attempt + 1);
   }
-  return end(false, `rejected after ${retries + 1} draft(s): ${reasons.join("; ")}\n\nLast draft:\n${draft}`, retries + 1, reasons);
+  return end(
+    false,
+    `rejected after ${retries + 1} draft(s): ${reasons.join("; ")}\n\nLast draft:\n${draft}`,
+    retries + 1,
+    reasons,
+  );
 }

@@ -38,6 +38,17 @@ export {
   type TieRule,
   type Decision,
 } from "./policies";
-export { fanOutSteps, askKey, critiquePrompt, revisePrompt, reviewPrompt, redraftPrompt, criticAgrees, verdictOf, type FanOutSpec, type FanOutAsk } from "./fanout-steps";
+export {
+  fanOutSteps,
+  askKey,
+  critiquePrompt,
+  revisePrompt,
+  reviewPrompt,
+  redraftPrompt,
+  criticAgrees,
+  verdictOf,
+  type FanOutSpec,
+  type FanOutAsk,
+} from "./fanout-steps";
 export { fanOutSpecSchema, maxFanOutTargets } from "./fanout-spec";
 export { busLogStates, finalBusStates, stateRank, type BusLogState } from "./log";

@@ -2,7 +2,16 @@
  * Where a message is in its life. Requests: sent → delivered → applied → answered; replies:
  * sent → delivered → applied. `refused`, `timeout`, `dead` and `ignored` are final too.
  */
-export const busLogStates = ["sent", "delivered", "applied", "answered", "refused", "timeout", "dead", "ignored"] as const;
+export const busLogStates = [
+  "sent",
+  "delivered",
+  "applied",
+  "answered",
+  "refused",
+  "timeout",
+  "dead",
+  "ignored",
+] as const;
 export type BusLogState = (typeof busLogStates)[number];
 
 /** States after which nothing changes a message's record. */

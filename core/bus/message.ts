@@ -8,7 +8,18 @@ export const maxDelegationDepth = 10;
 /** How long an asker waits for an answer before it gets a timeout error. */
 export const defaultDeadlineMs = 2 * 60_000;
 
-export const busErrorCodes = ["not_connected", "depth_exceeded", "not_found", "timeout", "expired", "dead_letter", "run_failed", "invalid", "spawn_failed", "unavailable"] as const;
+export const busErrorCodes = [
+  "not_connected",
+  "depth_exceeded",
+  "not_found",
+  "timeout",
+  "expired",
+  "dead_letter",
+  "run_failed",
+  "invalid",
+  "spawn_failed",
+  "unavailable",
+] as const;
 export type BusErrorCode = (typeof busErrorCodes)[number];
 
 const id = lazySchema(() => z.string().min(1).max(200));
@@ -47,10 +58,22 @@ export const busMessageSchema = lazySchema(() =>
         by: z.string().max(300).optional(),
       }),
     }),
-    z.strictObject({ ...base, type: z.literal("response"), payload: z.strictObject({ answer: z.string().max(200_000) }) }),
-    z.strictObject({ ...base, type: z.literal("error"), payload: z.strictObject({ error: z.string().min(1).max(10_000), code: z.enum(busErrorCodes) }) }),
+    z.strictObject({
+      ...base,
+      type: z.literal("response"),
+      payload: z.strictObject({ answer: z.string().max(200_000) }),
+    }),
+    z.strictObject({
+      ...base,
+      type: z.literal("error"),
+      payload: z.strictObject({ error: z.string().min(1).max(10_000), code: z.enum(busErrorCodes) }),
+    }),
     /** The asker gave up its question (its run was cancelled): the run it started is cancelled too, and so on down the chain. */
-    z.strictObject({ ...base, type: z.literal("cancel"), payload: z.strictObject({ reason: z.string().min(1).max(2000) }) }),
+    z.strictObject({
+      ...base,
+      type: z.literal("cancel"),
+      payload: z.strictObject({ reason: z.string().min(1).max(2000) }),
+    }),
   ]),
 );
 
@@ -78,8 +101,14 @@ export class BusMessageError extends Error {
 export function parseBusMessage(value: unknown): BusMessage {
   const result = busMessageSchema.safeParse(value);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)), message: i.message }));
-  throw new BusMessageError(`not a bus message: ${issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`, issues);
+  const issues = result.error.issues.map((i) => ({
+    path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
+    message: i.message,
+  }));
+  throw new BusMessageError(
+    `not a bus message: ${issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+    issues,
+  );
 }
 
 export interface NewRequest {
@@ -111,7 +140,10 @@ export function makeRequest(input: NewRequest): BusRequest {
     to: input.to,
     project: input.project,
     type: "request",
-    payload: { question: input.question, ...(input.principal ? { scope: input.principal.scope, by: input.principal.name } : {}) },
+    payload: {
+      question: input.question,
+      ...(input.principal ? { scope: input.principal.scope, by: input.principal.name } : {}),
+    },
     depth: input.depth,
     replyTo: input.replyTo,
     deadlineAt: input.now + (input.deadlineMs ?? defaultDeadlineMs),
@@ -124,11 +156,13 @@ export function makeRequest(input: NewRequest): BusRequest {
  * request, so whichever reaches the asker first is applied and the rest are ignored as repeats.
  */
 export const replyIdOf = (requestId: string) => `${requestId}:reply`;
-export const requestIdOfReply = (replyId: string) => (replyId.endsWith(":reply") ? replyId.slice(0, -":reply".length) : replyId);
+export const requestIdOfReply = (replyId: string) =>
+  replyId.endsWith(":reply") ? replyId.slice(0, -":reply".length) : replyId;
 
 /** The id of the cancel of a request: one per request, so a repeat is applied once. */
 export const cancelIdOf = (requestId: string) => `${requestId}:cancel`;
-export const requestIdOfCancel = (cancelId: string) => (cancelId.endsWith(":cancel") ? cancelId.slice(0, -":cancel".length) : cancelId);
+export const requestIdOfCancel = (cancelId: string) =>
+  cancelId.endsWith(":cancel") ? cancelId.slice(0, -":cancel".length) : cancelId;
 
 /**
  * The asker's cancel of a request it is still waiting on, travelling from the asker to the target
@@ -136,7 +170,18 @@ export const requestIdOfCancel = (cancelId: string) => (cancelId.endsWith(":canc
  * @example
  * makeCancel({ requestId, project: "default", from: "main", to: "airtable", replyTo: { runId, callId }, conversationId, depth: 1, deadlineAt, reason: "cancelled by admin", now: Date.now() });
  */
-export function makeCancel(input: { requestId: string; project: string; from: string; to: string; replyTo: { runId: string; callId: string }; conversationId: string; depth: number; deadlineAt: number; reason: string; now: number }): BusCancel {
+export function makeCancel(input: {
+  requestId: string;
+  project: string;
+  from: string;
+  to: string;
+  replyTo: { runId: string; callId: string };
+  conversationId: string;
+  depth: number;
+  deadlineAt: number;
+  reason: string;
+  now: number;
+}): BusCancel {
   return parseBusMessage({
     id: cancelIdOf(input.requestId),
     conversationId: input.conversationId,
@@ -154,10 +199,26 @@ export function makeCancel(input: { requestId: string; project: string; from: st
 
 /** The answer to a request, travelling back from its target to the asker. */
 export function makeResponse(request: BusRequest, answer: string, now: number): BusReply {
-  return { ...request, id: replyIdOf(request.id), from: request.to, to: request.from, type: "response", payload: { answer }, createdAt: now };
+  return {
+    ...request,
+    id: replyIdOf(request.id),
+    from: request.to,
+    to: request.from,
+    type: "response",
+    payload: { answer },
+    createdAt: now,
+  };
 }
 
 /** An error about a request, sent to the asker (by the target, the consumer, or the dead-letter consumer). */
 export function makeErrorReply(request: BusRequest, code: BusErrorCode, error: string, now: number): BusReply {
-  return { ...request, id: replyIdOf(request.id), from: request.to, to: request.from, type: "error", payload: { error, code }, createdAt: now };
+  return {
+    ...request,
+    id: replyIdOf(request.id),
+    from: request.to,
+    to: request.from,
+    type: "error",
+    payload: { error, code },
+    createdAt: now,
+  };
 }

@@ -46,12 +46,18 @@ export interface FanOutResult {
 
 export type Decision = { done: false } | ({ done: true } & FanOutResult);
 
-export const answered = (r: FanOutReply): r is FanOutReply & { answer: string } => r.error === undefined && r.answer !== undefined;
-export const replyLine = (r: FanOutReply) => (answered(r) ? `${r.target}: ${r.answer}` : `${r.target} failed: ${r.error ?? "no answer"}`);
+export const answered = (r: FanOutReply): r is FanOutReply & { answer: string } =>
+  r.error === undefined && r.answer !== undefined;
+export const replyLine = (r: FanOutReply) =>
+  answered(r) ? `${r.target}: ${r.answer}` : `${r.target} failed: ${r.error ?? "no answer"}`;
 
 /** Answers compared for a vote: case, spacing and trailing punctuation do not count. */
 export function normaliseAnswer(answer: string): string {
-  return answer.trim().toLowerCase().replace(/\s+/g, " ").replace(/[.!?。]+$/u, "");
+  return answer
+    .trim()
+    .toLowerCase()
+    .replace(/\s+/g, " ")
+    .replace(/[.!?。]+$/u, "");
 }
 
 /**
@@ -63,15 +69,38 @@ export function combineAll(targets: readonly string[], replies: readonly FanOutR
   if (replies.length < targets.length) return { done: false };
   const ordered = targets.map((t) => replies.find((r) => r.target === t) ?? { target: t, error: "no answer" });
   const ok = ordered.some(answered);
-  return { done: true, policy: "all", ok, outcome: ok ? "decided" : "failed", answer: ordered.map(replyLine).join("\n"), replies: ordered };
+  return {
+    done: true,
+    policy: "all",
+    ok,
+    outcome: ok ? "decided" : "failed",
+    answer: ordered.map(replyLine).join("\n"),
+    replies: ordered,
+  };
 }
 
 /** The first usable answer wins (the engine then cancels the others); errors are skipped until every target has failed. */
 export function combineFirst(targets: readonly string[], replies: readonly FanOutReply[]): Decision {
   const winner = replies.find(answered);
-  if (winner) return { done: true, policy: "first", ok: true, outcome: "decided", answer: winner.answer, replies: [...replies], decidedBy: winner.target };
+  if (winner)
+    return {
+      done: true,
+      policy: "first",
+      ok: true,
+      outcome: "decided",
+      answer: winner.answer,
+      replies: [...replies],
+      decidedBy: winner.target,
+    };
   if (replies.length < targets.length) return { done: false };
-  return { done: true, policy: "first", ok: false, outcome: "failed", answer: `no target answered: ${replies.map(replyLine).join("; ")}`, replies: [...replies] };
+  return {
+    done: true,
+    policy: "first",
+    ok: false,
+    outcome: "failed",
+    answer: `no target answered: ${replies.map(replyLine).join("; ")}`,
+    replies: [...replies],
+  };
 }
 
 /** Weight of each normalised answer, and which target first gave it (target order). */
@@ -90,7 +119,10 @@ function tally(targets: readonly string[], replies: readonly FanOutReply[], weig
   return { votes, firstBy, ranked };
 }
 
-const tallyText = (votes: Record<string, number>) => Object.entries(votes).map(([k, v]) => `"${k}" ${v}`).join(", ") || "no answers";
+const tallyText = (votes: Record<string, number>) =>
+  Object.entries(votes)
+    .map(([k, v]) => `"${k}" ${v}`)
+    .join(", ") || "no answers";
 
 /**
  * More than half of the targets give the same answer (normalised). Decides as soon as one answer
@@ -101,19 +133,42 @@ const tallyText = (votes: Record<string, number>) => Object.entries(votes).map((
  * combineMajority(["a", "b", "c"], [{ target: "a", answer: "Yes" }, { target: "c", answer: "yes." }]);
  * // { done: true, ok: true, answer: "Yes", votes: { yes: 2 }, ... }
  */
-export function combineMajority(targets: readonly string[], replies: readonly FanOutReply[], tie: TieRule = "none"): Decision {
+export function combineMajority(
+  targets: readonly string[],
+  replies: readonly FanOutReply[],
+  tie: TieRule = "none",
+): Decision {
   const needed = Math.floor(targets.length / 2) + 1;
   const { votes, firstBy, ranked } = tally(targets, replies, () => 1);
   const [leader, count] = ranked[0] ?? ["", 0];
   const base = { done: true as const, policy: "majority" as const, replies: [...replies], votes };
-  if (count >= needed) return { ...base, ok: true, outcome: "decided", answer: firstBy.get(leader)!.text, decidedBy: firstBy.get(leader)!.target };
+  if (count >= needed)
+    return {
+      ...base,
+      ok: true,
+      outcome: "decided",
+      answer: firstBy.get(leader)!.text,
+      decidedBy: firstBy.get(leader)!.target,
+    };
   const outstanding = targets.length - replies.length;
   if (count + outstanding >= needed) return { done: false };
   // Still open answers could break a tie: the rule applies once every answer is in.
   if (outstanding > 0 && tie === "first-listed") return { done: false };
   const tied = ranked.length > 1 && ranked[1]![1] === count;
-  if (tie === "first-listed" && tied && count > 0) return { ...base, ok: true, outcome: "decided", answer: firstBy.get(leader)!.text, decidedBy: firstBy.get(leader)!.target };
-  return { ...base, ok: false, outcome: "no_majority", answer: `no majority among ${targets.length} agents (${needed} needed): ${tallyText(votes)}` };
+  if (tie === "first-listed" && tied && count > 0)
+    return {
+      ...base,
+      ok: true,
+      outcome: "decided",
+      answer: firstBy.get(leader)!.text,
+      decidedBy: firstBy.get(leader)!.target,
+    };
+  return {
+    ...base,
+    ok: false,
+    outcome: "no_majority",
+    answer: `no majority among ${targets.length} agents (${needed} needed): ${tallyText(votes)}`,
+  };
 }
 
 /**
@@ -123,16 +178,43 @@ export function combineMajority(targets: readonly string[], replies: readonly Fa
  * @example
  * combineVote(["a", "b", "c"], [{ target: "a", answer: "x" }, { target: "b", answer: "y" }, { target: "c", answer: "y" }], { a: 3 }).answer; // "x"
  */
-export function combineVote(targets: readonly string[], replies: readonly FanOutReply[], weights: Readonly<Record<string, number>> = {}, tie: TieRule = "none"): Decision {
+export function combineVote(
+  targets: readonly string[],
+  replies: readonly FanOutReply[],
+  weights: Readonly<Record<string, number>> = {},
+  tie: TieRule = "none",
+): Decision {
   const weightOf = (t: string) => (Object.hasOwn(weights, t) ? weights[t]! : 1);
   const { votes, firstBy, ranked } = tally(targets, replies, weightOf);
-  const outstanding = targets.filter((t) => !replies.some((r) => r.target === t)).reduce((sum, t) => sum + weightOf(t), 0);
+  const outstanding = targets
+    .filter((t) => !replies.some((r) => r.target === t))
+    .reduce((sum, t) => sum + weightOf(t), 0);
   const [leader, weight] = ranked[0] ?? ["", 0];
   const second = ranked[1]?.[1] ?? 0;
   const base = { done: true as const, policy: "vote" as const, replies: [...replies], votes };
-  if (ranked.length && weight > second + outstanding) return { ...base, ok: true, outcome: "decided", answer: firstBy.get(leader)!.text, decidedBy: firstBy.get(leader)!.target };
+  if (ranked.length && weight > second + outstanding)
+    return {
+      ...base,
+      ok: true,
+      outcome: "decided",
+      answer: firstBy.get(leader)!.text,
+      decidedBy: firstBy.get(leader)!.target,
+    };
   if (outstanding > 0) return { done: false };
-  if (!ranked.length) return { ...base, ok: false, outcome: "failed", answer: `no target answered: ${replies.map(replyLine).join("; ")}` };
-  if (tie === "first-listed") return { ...base, ok: true, outcome: "decided", answer: firstBy.get(leader)!.text, decidedBy: firstBy.get(leader)!.target };
+  if (!ranked.length)
+    return {
+      ...base,
+      ok: false,
+      outcome: "failed",
+      answer: `no target answered: ${replies.map(replyLine).join("; ")}`,
+    };
+  if (tie === "first-listed")
+    return {
+      ...base,
+      ok: true,
+      outcome: "decided",
+      answer: firstBy.get(leader)!.text,
+      decidedBy: firstBy.get(leader)!.target,
+    };
   return { ...base, ok: false, outcome: "tie", answer: `the vote is tied: ${tallyText(votes)}` };
 }

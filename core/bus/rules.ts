@@ -12,14 +12,30 @@ export interface Refusal {
  * checkRequest({ from: "main", to: "github", connections: ["airtable"], depth: 1, deadlineAt, now });
  * // { code: "not_connected", error: "agent 'main' is not connected to 'github' (connections: airtable)" }
  */
-export function checkRequest(input: { from: string; to: string; connections?: readonly string[]; depth: number; deadlineAt: number; now: number; maxDepth?: number }): Refusal | undefined {
+export function checkRequest(input: {
+  from: string;
+  to: string;
+  connections?: readonly string[];
+  depth: number;
+  deadlineAt: number;
+  now: number;
+  maxDepth?: number;
+}): Refusal | undefined {
   const max = input.maxDepth ?? maxDelegationDepth;
   // Without `connections` (the receiving side, which cannot see the asker's) only depth and deadline count.
   if (input.connections && !input.connections.includes(input.to)) {
-    return { code: "not_connected", error: `agent '${input.from}' is not connected to '${input.to}' (connections: ${input.connections.join(", ") || "none"})` };
+    return {
+      code: "not_connected",
+      error: `agent '${input.from}' is not connected to '${input.to}' (connections: ${input.connections.join(", ") || "none"})`,
+    };
   }
-  if (input.depth > max) return { code: "depth_exceeded", error: `delegation depth limit reached: this request would be hop ${input.depth}, at most ${max} allowed` };
-  if (input.now >= input.deadlineAt) return { code: "expired", error: `the request's deadline passed ${input.now - input.deadlineAt} ms ago` };
+  if (input.depth > max)
+    return {
+      code: "depth_exceeded",
+      error: `delegation depth limit reached: this request would be hop ${input.depth}, at most ${max} allowed`,
+    };
+  if (input.now >= input.deadlineAt)
+    return { code: "expired", error: `the request's deadline passed ${input.now - input.deadlineAt} ms ago` };
   return undefined;
 }
 

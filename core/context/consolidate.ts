@@ -70,7 +70,9 @@ export function planConsolidation(items: readonly MemoryItem[], options: Consoli
   }
   for (const group of bySlot.values()) {
     // The value that holds now is the one that happened last, not the one stored last (an import of old facts).
-    const newest = [...group].sort((a, b) => happenedAt(b) - happenedAt(a) || b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))[0]!;
+    const newest = [...group].sort(
+      (a, b) => happenedAt(b) - happenedAt(a) || b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1),
+    )[0]!;
     const current = triples.get(newest.id)!;
     for (const item of group) {
       const triple = triples.get(item.id)!;
@@ -96,14 +98,26 @@ export function planConsolidation(items: readonly MemoryItem[], options: Consoli
     assigned.add(head.id);
     const drop: MemoryItem[] = [];
     for (const other of candidates) {
-      if (assigned.has(other.id) || other.kind !== head.kind || !compatible(triples.get(head.id), triples.get(other.id))) continue;
-      if (sameTriple(triples.get(head.id), triples.get(other.id)) || options.similar(head, other) >= options.threshold) {
+      if (
+        assigned.has(other.id) ||
+        other.kind !== head.kind ||
+        !compatible(triples.get(head.id), triples.get(other.id))
+      )
+        continue;
+      if (
+        sameTriple(triples.get(head.id), triples.get(other.id)) ||
+        options.similar(head, other) >= options.threshold
+      ) {
         assigned.add(other.id);
         drop.push(other);
       }
     }
     if (drop.length) {
-      merge.push({ keep: head.id, drop: drop.map((d) => d.id), importance: Math.max(head.importance, ...drop.map((d) => d.importance)) });
+      merge.push({
+        keep: head.id,
+        drop: drop.map((d) => d.id),
+        importance: Math.max(head.importance, ...drop.map((d) => d.importance)),
+      });
     }
   }
 
@@ -123,7 +137,12 @@ export function planConsolidation(items: readonly MemoryItem[], options: Consoli
 }
 
 function normalise(triple: Triple): Triple {
-  const clean = (s: string) => s.trim().toLowerCase().replace(/^the\s+/, "").replace(/[.!]+$/, "");
+  const clean = (s: string) =>
+    s
+      .trim()
+      .toLowerCase()
+      .replace(/^the\s+/, "")
+      .replace(/[.!]+$/, "");
   return { subject: clean(triple.subject), relation: clean(triple.relation), object: clean(triple.object) };
 }
 

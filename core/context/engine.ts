@@ -128,7 +128,12 @@ export function makeContextEngine(deps: ContextEngineDeps): ContextEngine {
       });
       for (const item of candidates) item.tokens = tokenizer.count(memoryLine(item));
       const packed = pack({ input, budget, history, candidates, tokenizer, warnings });
-      return { ...packed, items: candidates, tokens: { used: countTokens(packed.messages, tokenizer), budget }, warnings };
+      return {
+        ...packed,
+        items: candidates,
+        tokens: { used: countTokens(packed.messages, tokenizer), budget },
+        warnings,
+      };
     },
   };
 }
@@ -175,7 +180,8 @@ function pack(p: PackInput): { messages: Message[]; overflow: Message[] } {
 
   if (cost(system) + cost(user) > budget) {
     dropAllMemory("the system prompt and user message alone fill the budget");
-    if (p.history.length) warnings.push(`history left out: the system prompt and user message alone exceed ${budget} tokens`);
+    if (p.history.length)
+      warnings.push(`history left out: the system prompt and user message alone exceed ${budget} tokens`);
     return { messages: squeeze(system, user, budget, tokenizer, warnings), overflow: p.history };
   }
 
@@ -252,7 +258,8 @@ function squeeze(system: Message, user: Message, budget: number, tokenizer: Toke
     const userRoom = budget - countMessageTokens(emptySystem, tokenizer) - overhead;
     warnings.push("user message cut to fit the budget");
     const cutUser: Message = { role: "user", content: cutToFit(user.content, userRoom, tokenizer, "tail") };
-    if (countMessageTokens(emptySystem, tokenizer) + countMessageTokens(cutUser, tokenizer) <= budget) return [emptySystem, cutUser];
+    if (countMessageTokens(emptySystem, tokenizer) + countMessageTokens(cutUser, tokenizer) <= budget)
+      return [emptySystem, cutUser];
   }
   warnings.push(`budget of ${budget} tokens is below two messages; the system prompt is left out`);
   const alone: Message = { role: "user", content: cutToFit(user.content, budget - overhead, tokenizer, "tail") };

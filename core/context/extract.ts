@@ -13,7 +13,8 @@ export interface ProposedMemory {
   triple?: Triple;
 }
 
-const pronounSubject = /^(it|this|that|there|here|what|who|where|when|why|how|which|he|she|they|we|you|i|one|everything|nothing|something|anything)$/i;
+const pronounSubject =
+  /^(it|this|that|there|here|what|who|where|when|why|how|which|he|she|they|we|you|i|one|everything|nothing|something|anything)$/i;
 
 /**
  * Memories a turn states, found by pattern without a model (the offline path): "my name is …",
@@ -51,25 +52,48 @@ function fromSentence(sentence: string): ProposedMemory | undefined {
   if ((match = plain.match(/^(?:please\s+|from now on,?\s+|you (?:should|must)\s+)*((?:always|never)\b.+)$/i))) {
     return memory("instruction", capitalize(match[1]!), 0.8);
   }
-  if ((match = plain.match(/^(?:hi,?\s+|hello,?\s+)?(?:my name is|call me|i'?m called|i am called)\s+([\p{L}][\p{L}' -]{0,60})$/iu))) {
+  if (
+    (match = plain.match(
+      /^(?:hi,?\s+|hello,?\s+)?(?:my name is|call me|i'?m called|i am called)\s+([\p{L}][\p{L}' -]{0,60})$/iu,
+    ))
+  ) {
     const name = capitalize(match[1]!.trim());
-    return { ...memory("fact", `The user's name is ${name}`, 0.9, { subject: "user", relation: "name", object: name }), entities: [name] };
+    return {
+      ...memory("fact", `The user's name is ${name}`, 0.9, { subject: "user", relation: "name", object: name }),
+      entities: [name],
+    };
   }
   if ((match = plain.match(/^my ([\p{L}\p{N}' -]{1,40}?) (?:is|are) (.+)$/iu))) {
     const attribute = match[1]!.toLowerCase();
     const value = thirdPerson(match[2]!);
-    return memory("fact", `The user's ${attribute} is ${value}`, 0.7, { subject: "user", relation: attribute, object: value });
+    return memory("fact", `The user's ${attribute} is ${value}`, 0.7, {
+      subject: "user",
+      relation: attribute,
+      object: value,
+    });
   }
-  if ((match = plain.match(/^i(?:'d| would)? (prefer|like|love|enjoy|hate|dislike|don'?t like|do not like|rather) (.+)$/i))) {
+  if (
+    (match = plain.match(
+      /^i(?:'d| would)? (prefer|like|love|enjoy|hate|dislike|don'?t like|do not like|rather) (.+)$/i,
+    ))
+  ) {
     const verb = match[1]!.toLowerCase();
     const negative = /hate|dislike|not like|n'?t like/.test(verb);
     const relation = negative ? "dislikes" : verb === "prefer" || verb === "rather" ? "prefers" : "likes";
     return memory("fact", `The user ${relation} ${thirdPerson(match[2]!)}`, 0.7);
   }
-  if ((match = plain.match(/^i (live in|work at|work for|am from|'m from|moved to) (.+)$/i) ?? plain.match(/^i('m from) (.+)$/i))) {
-    const relation = { "live in": "lives in", "work at": "works at", "work for": "works at", "am from": "is from", "'m from": "is from", "moved to": "lives in" }[
-      match[1]!.toLowerCase()
-    ]!;
+  if (
+    (match =
+      plain.match(/^i (live in|work at|work for|am from|'m from|moved to) (.+)$/i) ?? plain.match(/^i('m from) (.+)$/i))
+  ) {
+    const relation = {
+      "live in": "lives in",
+      "work at": "works at",
+      "work for": "works at",
+      "am from": "is from",
+      "'m from": "is from",
+      "moved to": "lives in",
+    }[match[1]!.toLowerCase()]!;
     const place = match[2]!.trim();
     return memory("fact", `The user ${relation} ${place}`, 0.7, { subject: "user", relation, object: place });
   }
@@ -132,11 +156,18 @@ export function entitiesOf(text: string, triple?: Triple): string[] {
 
 /** "Oh, by the way, I moved to Berlin" and "Big news: I moved to Berlin" state the same fact. */
 function withoutLeadIn(sentence: string): string {
-  let rest = sentence.replace(/^(?:(?:oh|so|well|also|actually|btw|by the way|fyi|anyway|and|but|ok|okay|hey|hi|hello|yes|yeah|no)\b[\s,;!-]*)+/i, "");
+  let rest = sentence.replace(
+    /^(?:(?:oh|so|well|also|actually|btw|by the way|fyi|anyway|and|but|ok|okay|hey|hi|hello|yes|yeah|no)\b[\s,;!-]*)+/i,
+    "",
+  );
   const colon = rest.match(/^([^:]{1,30}):\s+(.+)$/);
-  if (colon && colon[1]!.trim().split(/\s+/).length <= 3 && !/^(?:please\s+)?(?:remember|note)\b/i.test(colon[1]!)) rest = colon[2]!;
+  if (colon && colon[1]!.trim().split(/\s+/).length <= 3 && !/^(?:please\s+)?(?:remember|note)\b/i.test(colon[1]!))
+    rest = colon[2]!;
   // When it happened is kept as the memory's occurredAt (occurredAtOf), not in its value: "I moved to Lisbon yesterday".
-  rest = rest.replace(/,?\s+(?:yesterday|last (?:night|weekend|week|month|year)|(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (?:day|week|month|year)s? ago)$/i, "");
+  rest = rest.replace(
+    /,?\s+(?:yesterday|last (?:night|weekend|week|month|year)|(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (?:day|week|month|year)s? ago)$/i,
+    "",
+  );
   return rest || sentence;
 }
 
@@ -197,16 +228,23 @@ export const proposedMemorySchema = lazySchema(() =>
 export function parseExtraction(input: unknown): { memories: ProposedMemory[]; issues: FieldIssue[] } {
   let value = input;
   if (typeof input === "string") {
-    const body = input.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
+    const body = input
+      .trim()
+      .replace(/^```(?:json)?\s*/i, "")
+      .replace(/\s*```$/, "");
     try {
       value = JSON.parse(body);
     } catch (error) {
-      return { memories: [], issues: [{ path: [], message: `not JSON: ${error instanceof Error ? error.message : String(error)}` }] };
+      return {
+        memories: [],
+        issues: [{ path: [], message: `not JSON: ${error instanceof Error ? error.message : String(error)}` }],
+      };
     }
   }
   const list = Array.isArray(value) ? value : (value as { memories?: unknown } | null)?.memories;
   const prefix: (string | number)[] = Array.isArray(value) ? [] : ["memories"];
-  if (!Array.isArray(list)) return { memories: [], issues: [{ path: prefix, message: "expected an array of memories" }] };
+  if (!Array.isArray(list))
+    return { memories: [], issues: [{ path: prefix, message: "expected an array of memories" }] };
   const memories: ProposedMemory[] = [];
   const issues: FieldIssue[] = [];
   list.forEach((entry, index) => {

@@ -1,11 +1,11 @@
 import { words } from "./rank";
 
 const stopwords = new Set(
-  ("a about am an and any are as at be been but by can could did do does for from had has have how i if in into is it its me my " +
+  (
+    "a about am an and any are as at be been but by can could did do does for from had has have how i if in into is it its me my " +
     "of on or our should so some than that the their them then there these they this those to us was we were what when where " +
-    "which who whom why will with would you your").split(
-    " ",
-  ),
+    "which who whom why will with would you your"
+  ).split(" "),
 );
 
 /**

@@ -36,7 +36,11 @@ export type GrantDecision = { allow: true; access: GrantAccess } | { allow: fals
  * // [{ source: "docs", access: "read" }, { source: "vault", to: ["c"], access: "search" }]
  */
 export function normalizeGrants(grants: readonly GrantSpec[] | undefined): SourceGrant[] {
-  return (grants ?? []).map((g) => (typeof g === "string" ? { source: g, access: "read" } : { source: g.source, ...(g.to ? { to: [...g.to] } : {}), access: g.access ?? "read" }));
+  return (grants ?? []).map((g) =>
+    typeof g === "string"
+      ? { source: g, access: "read" }
+      : { source: g.source, ...(g.to ? { to: [...g.to] } : {}), access: g.access ?? "read" },
+  );
 }
 
 /** The grant's source name (a spec may be a bare string). */
@@ -56,18 +60,34 @@ export function isConnected(owner: GrantOwner, requester: string): boolean {
  * decideGrant(normalizeGrants(["docs"]), { name: "a", connections: ["b"] }, "docs", "c", "search")
  * // { allow: false, reason: "agent 'c' is not connected with 'a' (the grant of 'docs' reaches a's connections only)" }
  */
-export function decideGrant(grants: readonly SourceGrant[], owner: GrantOwner, source: string, requester: string, need: GrantAccess): GrantDecision {
+export function decideGrant(
+  grants: readonly SourceGrant[],
+  owner: GrantOwner,
+  source: string,
+  requester: string,
+  need: GrantAccess,
+): GrantDecision {
   const ofSource = grants.filter((g) => g.source === source);
-  if (ofSource.length === 0) return { allow: false, reason: `agent '${owner.name}' does not grant its source '${source}'` };
+  if (ofSource.length === 0)
+    return { allow: false, reason: `agent '${owner.name}' does not grant its source '${source}'` };
   const reaching = ofSource.filter((g) => (g.to ? g.to.includes(requester) : isConnected(owner, requester)));
   if (reaching.length === 0) {
     const named = ofSource.flatMap((g) => g.to ?? []);
     const toConnections = ofSource.some((g) => !g.to);
-    const who = [...(toConnections ? [`${owner.name}'s connections`] : []), ...(named.length ? [`the agents ${named.map((n) => `'${n}'`).join(", ")}`] : [])].join(" and ");
-    const why = toConnections ? `agent '${requester}' is not connected with '${owner.name}'` : `agent '${requester}' is not named by the grant`;
+    const who = [
+      ...(toConnections ? [`${owner.name}'s connections`] : []),
+      ...(named.length ? [`the agents ${named.map((n) => `'${n}'`).join(", ")}`] : []),
+    ].join(" and ");
+    const why = toConnections
+      ? `agent '${requester}' is not connected with '${owner.name}'`
+      : `agent '${requester}' is not named by the grant`;
     return { allow: false, reason: `${why} (the grant of '${source}' reaches ${who} only)` };
   }
   const access: GrantAccess = reaching.some((g) => g.access === "read") ? "read" : "search";
-  if (need === "read" && access !== "read") return { allow: false, reason: `agent '${owner.name}' grants '${source}' to '${requester}' for search only, not to read its items` };
+  if (need === "read" && access !== "read")
+    return {
+      allow: false,
+      reason: `agent '${owner.name}' grants '${source}' to '${requester}' for search only, not to read its items`,
+    };
   return { allow: true, access };
 }

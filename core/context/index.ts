@@ -23,13 +23,38 @@ export type {
   Triple,
 } from "./types";
 export { memoryKinds } from "./types";
-export { defaultTuning, itemsTuning, makeContextEngine, maxItemsLimit, memoryHeader, summaryHeader, tuningForEmbedder, wordsOnlyFusion } from "./engine";
+export {
+  defaultTuning,
+  itemsTuning,
+  makeContextEngine,
+  maxItemsLimit,
+  memoryHeader,
+  summaryHeader,
+  tuningForEmbedder,
+  wordsOnlyFusion,
+} from "./engine";
 export type { ContextEngine, ContextEngineDeps } from "./engine";
 export { memoryLine, retrieveCandidates } from "./retrieve";
 export type { RetrieveInput } from "./retrieve";
-export { cachedWordOverlap, finalScore, firstByScore, maximalMarginalRelevance, reciprocalRankFusion, recencyDecay, wordOverlap, words } from "./rank";
+export {
+  cachedWordOverlap,
+  finalScore,
+  firstByScore,
+  maximalMarginalRelevance,
+  reciprocalRankFusion,
+  recencyDecay,
+  wordOverlap,
+  words,
+} from "./rank";
 export type { MmrCandidate, MmrResult } from "./rank";
-export { countMessageTokens, countTokens, cutToFit, estimateTokenizer, makeEstimateTokenizer, truncationMarker } from "./tokens";
+export {
+  countMessageTokens,
+  countTokens,
+  cutToFit,
+  estimateTokenizer,
+  makeEstimateTokenizer,
+  truncationMarker,
+} from "./tokens";
 export { extractiveSummary, foldIntoSummary, makeLlmSummarizer, planFold, summaryPrompt } from "./summary";
 export type { FoldPlan, FoldResult, Summarize, SummarizeRequest } from "./summary";
 export { entitiesOf, extractMemories, parseExtraction, parseTriple, proposedMemorySchema } from "./extract";

@@ -53,7 +53,11 @@ function setOverlap(left: Set<string>, right: Set<string>): number {
  * @example
  * reciprocalRankFusion([[{ id: "a", score: 9 }], [{ id: "b", score: 0.8 }, { id: "a", score: 0.7 }]], 60).get("a") // 1/61 + 1/62
  */
-export function reciprocalRankFusion(lists: readonly (readonly ScoredId[])[], k = 60, weights: readonly number[] = []): Map<string, number> {
+export function reciprocalRankFusion(
+  lists: readonly (readonly ScoredId[])[],
+  k = 60,
+  weights: readonly number[] = [],
+): Map<string, number> {
   const fused = new Map<string, number>();
   for (const [index, list] of lists.entries()) {
     const weight = Number.isFinite(weights[index]) ? Math.max(0, weights[index]!) : 1;
@@ -74,14 +78,23 @@ export function reciprocalRankFusion(lists: readonly (readonly ScoredId[])[], k 
  * was stored), not from when it was last used: a fact about last year read yesterday is still about
  * last year. 1 when the half-life is not a positive finite number, or the item is from the future.
  */
-export function recencyDecay(item: Pick<MemoryItem, "createdAt" | "occurredAt">, now: number, halfLifeDays: number): number {
+export function recencyDecay(
+  item: Pick<MemoryItem, "createdAt" | "occurredAt">,
+  now: number,
+  halfLifeDays: number,
+): number {
   if (!(halfLifeDays > 0) || !Number.isFinite(halfLifeDays)) return 1;
   const ageDays = Math.max(0, now - happenedAt(item)) / dayMs;
   return 0.5 ** (ageDays / halfLifeDays);
 }
 
-export function finalScore(parts: { fused: number; recency: number; importance: number }, weights: RankWeights): number {
-  return weights.relevance * parts.fused + weights.recency * parts.recency + weights.importance * clamp01(parts.importance);
+export function finalScore(
+  parts: { fused: number; recency: number; importance: number },
+  weights: RankWeights,
+): number {
+  return (
+    weights.relevance * parts.fused + weights.recency * parts.recency + weights.importance * clamp01(parts.importance)
+  );
 }
 
 export function clamp01(value: number): number {

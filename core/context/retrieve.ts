@@ -24,7 +24,10 @@ export interface RetrieveInput {
  * memoryLine({ source: "memory", text: "We moved to Lisbon", occurredAt: Date.UTC(2024, 4, 11) }) // "- [memory 2024-05-11] We moved to Lisbon"
  */
 export function memoryLine(item: { source: string; text: string; occurredAt?: number }): string {
-  const date = item.occurredAt !== undefined && Number.isFinite(item.occurredAt) ? ` ${new Date(item.occurredAt).toISOString().slice(0, 10)}` : "";
+  const date =
+    item.occurredAt !== undefined && Number.isFinite(item.occurredAt)
+      ? ` ${new Date(item.occurredAt).toISOString().slice(0, 10)}`
+      : "";
   return `- [${item.source}${date}] ${item.text}`;
 }
 
@@ -42,18 +45,22 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
   const searched = cue.range && cue.rest.trim() ? cue.rest : query;
   // And for a period, the same two searches again within it (and the weeks before it), so its
   // memories are candidates even when the whole history holds better word matches.
-  const window = cue.range && { from: cue.range.from - Math.max(0, tuning.periodLookbackDays) * dayMs, to: cue.range.to };
+  const window = cue.range && {
+    from: cue.range.from - Math.max(0, tuning.periodLookbackDays) * dayMs,
+    to: cue.range.to,
+  };
   const [lexical, semantic, lexicalInPeriod, semanticInPeriod] = await Promise.all([
     settle("lexical", () => store.lexical(searched, options), warnings),
     settle("semantic", () => store.semantic(searched, options), warnings),
     window ? settle("lexical", () => store.lexical(searched, { ...options, between: window }), warnings) : [],
     window ? settle("semantic", () => store.semantic(searched, { ...options, between: window }), warnings) : [],
   ]);
-  const fused = reciprocalRankFusion(
-    [lexical, semantic, lexicalInPeriod, semanticInPeriod],
-    tuning.rrfK,
-    [tuning.lexicalWeight, tuning.semanticWeight, tuning.lexicalWeight, tuning.semanticWeight],
-  );
+  const fused = reciprocalRankFusion([lexical, semantic, lexicalInPeriod, semanticInPeriod], tuning.rrfK, [
+    tuning.lexicalWeight,
+    tuning.semanticWeight,
+    tuning.lexicalWeight,
+    tuning.semanticWeight,
+  ]);
   const weights = weightsFor(cue, tuning);
   const outside = clamp01(tuning.outOfPeriod);
   if (fused.size === 0) return [];
@@ -78,7 +85,10 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
           recency,
           importance,
           period,
-          final: finalScore({ fused: cue.range ? fusedNorm * (outside + (1 - outside) * period) : fusedNorm, recency, importance }, weights),
+          final: finalScore(
+            { fused: cue.range ? fusedNorm * (outside + (1 - outside) * period) : fusedNorm, recency, importance },
+            weights,
+          ),
         },
         origin: "retrieved",
         included: true,
@@ -102,7 +112,10 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
   ranked.forEach((item, index) => {
     if (index >= tuning.maxItems) {
       item.included = false;
-      item.reason = { code: "over_item_limit", detail: `ranked ${index + 1}, past the limit of ${tuning.maxItems} items` };
+      item.reason = {
+        code: "over_item_limit",
+        detail: `ranked ${index + 1}, past the limit of ${tuning.maxItems} items`,
+      };
     } else if (item.origin === "adjacent") {
       item.reason = { code: "adjacent_turn", detail: `ranked ${index + 1}, stored next to ${item.parentId}` };
     } else if (item.origin === "graph") {
@@ -150,7 +163,15 @@ async function addAdjacent(input: RetrieveInput, retrieved: ContextItem[]): Prom
     }
     added.push({
       ...base(item),
-      scores: { lexical: 0, semantic: 0, fused: 0, recency: recencyDecay(item, input.now, input.halfLifeDays), importance: clamp01(item.importance), period: 0, final: gain },
+      scores: {
+        lexical: 0,
+        semantic: 0,
+        fused: 0,
+        recency: recencyDecay(item, input.now, input.halfLifeDays),
+        importance: clamp01(item.importance),
+        period: 0,
+        final: gain,
+      },
       origin: "adjacent",
       parentId: of,
       included: true,
@@ -223,7 +244,9 @@ async function expandGraph(
       included: true,
       reason: { code: "graph_neighbour", detail: "" },
     };
-    const twin = [...chosen, ...items].find((other) => input.similar(other.text, item.text) >= tuning.duplicateThreshold);
+    const twin = [...chosen, ...items].find(
+      (other) => input.similar(other.text, item.text) >= tuning.duplicateThreshold,
+    );
     if (twin) duplicates.push(dropDuplicate(context, twin.id, input.similar(twin.text, item.text)));
     else items.push(context);
   }
@@ -245,7 +268,12 @@ function mergeBelowParents(chosen: ContextItem[], expanded: ContextItem[]): Cont
   });
   const out: ContextItem[] = [];
   for (let i = 0; i <= chosen.length; i++) {
-    out.push(...slots.filter((s) => s.slot === i).map((s) => s.item).sort(byFinal));
+    out.push(
+      ...slots
+        .filter((s) => s.slot === i)
+        .map((s) => s.item)
+        .sort(byFinal),
+    );
     const direct = chosen[i];
     if (direct) out.push(direct);
   }
@@ -267,8 +295,18 @@ function edgeAsItem(edge: GraphEdge): MemoryItem {
   };
 }
 
-function base(item: MemoryItem): Pick<ContextItem, "id" | "source" | "kind" | "text" | "tokens" | "entities" | "occurredAt"> {
-  return { id: item.id, source: item.source, kind: item.kind, text: item.text, tokens: 0, entities: item.entities ?? [], ...(item.occurredAt !== undefined ? { occurredAt: item.occurredAt } : {}) };
+function base(
+  item: MemoryItem,
+): Pick<ContextItem, "id" | "source" | "kind" | "text" | "tokens" | "entities" | "occurredAt"> {
+  return {
+    id: item.id,
+    source: item.source,
+    kind: item.kind,
+    text: item.text,
+    tokens: 0,
+    entities: item.entities ?? [],
+    ...(item.occurredAt !== undefined ? { occurredAt: item.occurredAt } : {}),
+  };
 }
 
 function dropDuplicate(item: ContextItem, of: string, similarity: number): ContextItem {

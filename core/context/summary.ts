@@ -87,11 +87,14 @@ export async function foldIntoSummary(
   } catch (caught) {
     error = caught;
   }
-  const material: Message[] = previousSummary.trim() ? [{ role: "system", content: previousSummary }, ...turns] : [...turns];
+  const material: Message[] = previousSummary.trim()
+    ? [{ role: "system", content: previousSummary }, ...turns]
+    : [...turns];
   return { summary: extractiveSummary(material, maxTokens, tokenizer), method: "extractive", error };
 }
 
-const cue = /\b(name|prefer|like|remember|always|never|decid\w*|agree\w*|deadline|must|need|plan\w*|birthday|live|work|allerg\w*)\b/i;
+const cue =
+  /\b(name|prefer|like|remember|always|never|decid\w*|agree\w*|deadline|must|need|plan\w*|birthday|live|work|allerg\w*)\b/i;
 
 /**
  * A summary written without a model: the turns' most telling sentences, in their original order, each
@@ -100,7 +103,11 @@ const cue = /\b(name|prefer|like|remember|always|never|decid\w*|agree\w*|deadlin
  * @example
  * extractiveSummary([{ role: "user", content: "My name is Ada. Hi!" }], 20) // "User: My name is Ada."
  */
-export function extractiveSummary(turns: readonly Message[], maxTokens: number, tokenizer: Tokenizer = estimateTokenizer): string {
+export function extractiveSummary(
+  turns: readonly Message[],
+  maxTokens: number,
+  tokenizer: Tokenizer = estimateTokenizer,
+): string {
   if (maxTokens <= 0) return "";
   type Sentence = { order: number; line: string; score: number };
   const sentences: Sentence[] = [];
@@ -122,7 +129,11 @@ export function extractiveSummary(turns: readonly Message[], maxTokens: number, 
   });
   const ranked = [...sentences].sort((a, b) => b.score - a.score || b.order - a.order);
   const chosen: Sentence[] = [];
-  const render = (list: Sentence[]) => [...list].sort((a, b) => a.order - b.order).map((s) => s.line).join("\n");
+  const render = (list: Sentence[]) =>
+    [...list]
+      .sort((a, b) => a.order - b.order)
+      .map((s) => s.line)
+      .join("\n");
   for (const sentence of ranked) {
     if (tokenizer.count(render([...chosen, sentence])) <= maxTokens) chosen.push(sentence);
   }

@@ -3,9 +3,37 @@ import { lazySchema } from "../lazy-schema";
 import type { MemoryItem } from "./types";
 
 const dayMs = 86_400_000;
-const months = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const months = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+];
 const weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
-const numbers: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, couple: 2, few: 3 };
+const numbers: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  couple: 2,
+  few: 3,
+};
 
 /** When the thing a memory tells happened: `occurredAt`, or when it was stored for a timeless one. */
 export function happenedAt(item: Pick<MemoryItem, "createdAt" | "occurredAt">): number {
@@ -29,12 +57,17 @@ export const occurredAtSchema = lazySchema(() =>
       z
         .number()
         .int()
-        .min(smallestMilliseconds, "epoch milliseconds after 1973 (this looks like seconds: multiply by 1000), or an ISO 8601 date such as 1969-07-20")
+        .min(
+          smallestMilliseconds,
+          "epoch milliseconds after 1973 (this looks like seconds: multiply by 1000), or an ISO 8601 date such as 1969-07-20",
+        )
         .max(253_402_300_799_999, "a date before the year 10000"),
       z.iso.date().transform((value) => Date.parse(`${value}T00:00:00Z`)),
       z.iso.datetime({ offset: true, local: false }).transform((value) => Date.parse(value)),
     ],
-    { error: "an ISO 8601 date (2024-05-03), a date-time with a time zone (2024-05-03T18:30:00Z) or epoch milliseconds" },
+    {
+      error: "an ISO 8601 date (2024-05-03), a date-time with a time zone (2024-05-03T18:30:00Z) or epoch milliseconds",
+    },
   ),
 );
 
@@ -50,13 +83,18 @@ export function occurredAtOf(text: string, saidAt: number): number {
   const t = text.toLowerCase();
   let match: RegExpMatchArray | null;
   if (/\b(yesterday|last night)\b/.test(t)) return saidAt - dayMs;
-  if ((match = t.match(/\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few) (day|week|month|year)s? ago\b/))) {
+  if (
+    (match = t.match(
+      /\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few) (day|week|month|year)s? ago\b/,
+    ))
+  ) {
     const n = Number(match[1]) || numbers[match[1]!.replace(/ of$/, "")] || 1;
     const unit = { day: 1, week: 7, month: 30, year: 365 }[match[2] as "day"];
     return saidAt - n * unit * dayMs;
   }
   if (/\blast weekend\b/.test(t)) return previousWeekday(saidAt, 6);
-  if ((match = t.match(/\b(?:on|last) (sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/))) return previousWeekday(saidAt, weekdays.indexOf(match[1]!));
+  if ((match = t.match(/\b(?:on|last) (sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/)))
+    return previousWeekday(saidAt, weekdays.indexOf(match[1]!));
   if (/\blast week\b/.test(t)) return saidAt - 7 * dayMs;
   if (/\blast month\b/.test(t)) return saidAt - 30 * dayMs;
   return saidAt;
@@ -91,22 +129,36 @@ export interface TemporalCue {
  * // { range: { from: 2023-05-01, to: 2023-06-01 }, current: false, asksWhen: false, rest: "Where was I living?" }
  */
 export function temporalCue(query: string, now: number): TemporalCue {
-  const current = /\b(now|currently|these days|nowadays|at the moment|current|still|latest|newest|recent|recently|anymore|today)\b/i.test(query);
+  const current =
+    /\b(now|currently|these days|nowadays|at the moment|current|still|latest|newest|recent|recently|anymore|today)\b/i.test(
+      query,
+    );
   const asksWhen = /^\s*(when\b|what (date|day|month|year)\b|how long ago\b)/i.test(query);
   let rest = query;
   let range: TemporalCue["range"];
   const cut = (match: RegExpMatchArray) => {
-    rest = (query.slice(0, match.index) + query.slice(match.index! + match[0].length)).replace(/\s+([?.!,])/g, "$1").replace(/\s{2,}/g, " ").trim();
+    rest = (query.slice(0, match.index) + query.slice(match.index! + match[0].length))
+      .replace(/\s+([?.!,])/g, "$1")
+      .replace(/\s{2,}/g, " ")
+      .trim();
   };
   const year = new Date(now).getUTCFullYear();
   let match: RegExpMatchArray | null;
-  if ((match = query.match(new RegExp(`\\b(?:back )?(?:in|during|of|around) (${months.join("|")})(?:,? (\\d{4}))?\\b`, "i")))) {
+  if (
+    (match = query.match(
+      new RegExp(`\\b(?:back )?(?:in|during|of|around) (${months.join("|")})(?:,? (\\d{4}))?\\b`, "i"),
+    ))
+  ) {
     const month = months.indexOf(match[1]!.toLowerCase());
     let y = match[2] ? Number(match[2]) : year;
     if (!match[2] && Date.UTC(y, month, 1) > now) y -= 1;
     range = { from: Date.UTC(y, month, 1), to: Date.UTC(y, month + 1, 1) };
     cut(match);
-  } else if ((match = query.match(/\b(?:back )?(?:in|during) (?:the )?(spring|summer|autumn|fall|winter)(?: of)?(?: (\d{4}))?\b/i))) {
+  } else if (
+    (match = query.match(
+      /\b(?:back )?(?:in|during) (?:the )?(spring|summer|autumn|fall|winter)(?: of)?(?: (\d{4}))?\b/i,
+    ))
+  ) {
     const start = { spring: 2, summer: 5, autumn: 8, fall: 8, winter: 11 }[match[1]!.toLowerCase() as "spring"];
     let y = match[2] ? Number(match[2]) : year;
     if (!match[2] && Date.UTC(y, start, 1) > now) y -= 1;

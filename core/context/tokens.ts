@@ -45,10 +45,17 @@ export function countTokens(messages: readonly Message[], tokenizer: Tokenizer):
  * not even the marker fits. Binary search on length, then a check, because a real tokenizer need not
  * count prefixes monotonically.
  */
-export function cutToFit(text: string, maxTokens: number, tokenizer: Tokenizer, keep: "head" | "tail" = "head"): string {
+export function cutToFit(
+  text: string,
+  maxTokens: number,
+  tokenizer: Tokenizer,
+  keep: "head" | "tail" = "head",
+): string {
   if (tokenizer.count(text) <= maxTokens) return text;
   const build = (length: number): string =>
-    keep === "head" ? text.slice(0, length).trimEnd() + truncationMarker : truncationMarker + text.slice(text.length - length).trimStart();
+    keep === "head"
+      ? text.slice(0, length).trimEnd() + truncationMarker
+      : truncationMarker + text.slice(text.length - length).trimStart();
   if (tokenizer.count(build(0)) > maxTokens) return "";
   let low = 0;
   let high = text.length;

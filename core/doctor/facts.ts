@@ -8,7 +8,18 @@ export type CheckStatus = "ok" | "warn" | "problem";
 export interface DoctorCheck {
   /** Stable id, e.g. `binding:AGENT_DO`, `secret:OPENAI_API_KEY`, `model:scout`. */
   id: string;
-  area: "durable-objects" | "queues" | "vectorize" | "workers-ai" | "secrets" | "models" | "tool-secrets" | "migrations" | "cron" | "gateways" | "quotas";
+  area:
+    | "durable-objects"
+    | "queues"
+    | "vectorize"
+    | "workers-ai"
+    | "secrets"
+    | "models"
+    | "tool-secrets"
+    | "migrations"
+    | "cron"
+    | "gateways"
+    | "quotas";
   status: CheckStatus;
   message: string;
   /** The command or edit that fixes a problem or a warning. */

@@ -1,1 +1,9 @@
-export { buildDoctorReport, missingMigrations, type AgentFacts, type CheckStatus, type DoctorCheck, type DoctorFacts, type DoctorReport } from "./report";
+export {
+  buildDoctorReport,
+  missingMigrations,
+  type AgentFacts,
+  type CheckStatus,
+  type DoctorCheck,
+  type DoctorFacts,
+  type DoctorReport,
+} from "./report";

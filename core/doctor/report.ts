@@ -25,7 +25,10 @@ export { missingMigrations } from "./migrations";
  */
 export function buildDoctorReport(facts: DoctorFacts): DoctorReport {
   const prod = facts.deployment === "production";
-  const resolvedAgents = facts.agents.map((a) => ({ name: a.name, resolvedModel: resolveModel(a.model, facts.projectProviders ?? facts.providers, facts.deployment) }));
+  const resolvedAgents = facts.agents.map((a) => ({
+    name: a.name,
+    resolvedModel: resolveModel(a.model, facts.projectProviders ?? facts.providers, facts.deployment),
+  }));
   const checks: DoctorCheck[] = [
     ...bindingChecks(facts),
     ...keyChecks(facts),
@@ -39,5 +42,13 @@ export function buildDoctorReport(facts: DoctorFacts): DoctorReport {
   ];
   const summary = { ok: 0, warn: 0, problem: 0 };
   for (const check of checks) summary[check.status] += 1;
-  return { ok: summary.problem === 0, deployment: facts.deployment, version: facts.version, checkedAt: facts.now, summary, checks, agents: resolvedAgents };
+  return {
+    ok: summary.problem === 0,
+    deployment: facts.deployment,
+    version: facts.version,
+    checkedAt: facts.now,
+    summary,
+    checks,
+    agents: resolvedAgents,
+  };
 }

@@ -3,14 +3,52 @@ import { compileDenyPattern, denyPatternExpected } from "../gates/pattern";
 import { didYouMean, orList } from "./issues";
 import type { Node } from "./reader";
 import { limitKeys, modelKeys } from "./script-schema";
-import { arity, expectString, headOf, issue, kebabToCamel, keywordArgs, literal, mark, unknownForm, type Compiler, type Path } from "./compiler-state";
+import {
+  arity,
+  expectString,
+  headOf,
+  issue,
+  kebabToCamel,
+  keywordArgs,
+  literal,
+  mark,
+  unknownForm,
+  type Compiler,
+  type Path,
+} from "./compiler-state";
 import { compileTalent } from "./compile-behavior";
 import { compileWorkflow } from "./compile-workflow";
 
 type List = Node & { type: "list" };
-const actorForms = ["description", "role", "model", "context", "tools", "connections", "limits", "gate", "grants", "spawn", "deny-tools", "memory", "goals", "talent", "workflow"] as const;
+const actorForms = [
+  "description",
+  "role",
+  "model",
+  "context",
+  "tools",
+  "connections",
+  "limits",
+  "gate",
+  "grants",
+  "spawn",
+  "deny-tools",
+  "memory",
+  "goals",
+  "talent",
+  "workflow",
+] as const;
 /** Forms that may appear once; the others accumulate. */
-const singletons = new Set(["description", "role", "model", "limits", "spawn", "grants", "deny-tools", "memory", "goals"]);
+const singletons = new Set([
+  "description",
+  "role",
+  "model",
+  "limits",
+  "spawn",
+  "grants",
+  "deny-tools",
+  "memory",
+  "goals",
+]);
 
 /**
  * `(actor "name" …)` → a raw script object (validated later by the schema). Also used for
@@ -31,7 +69,14 @@ export function compileActor(c: Compiler, node: List, path: Path): Record<string
     }
     const earlier = seen.get(head);
     if (earlier && singletons.has(head)) {
-      issue(c, form, head, `one (${head} …) per actor`, `a second (${head} …)`, `(${head} …) is given twice; the first is at ${earlier.pos.line}:${earlier.pos.column}`);
+      issue(
+        c,
+        form,
+        head,
+        `one (${head} …) per actor`,
+        `a second (${head} …)`,
+        `(${head} …) is given twice; the first is at ${earlier.pos.line}:${earlier.pos.column}`,
+      );
       continue;
     }
     seen.set(head, form);
@@ -43,7 +88,12 @@ export function compileActor(c: Compiler, node: List, path: Path): Record<string
     const how = typeof out.role === "string" ? "from (role …) and the actor's name" : "from the actor's name";
     out.description = typeof out.role === "string" ? `${out.role} (${out.name})` : out.name;
     out.derived = { description: how };
-    c.warnings.push({ line: node.pos.line, column: node.pos.column, form: "actor", message: `no (description "…"): derived "${out.description as string}" ${how}; write one to say what the agent is for` });
+    c.warnings.push({
+      line: node.pos.line,
+      column: node.pos.column,
+      form: "actor",
+      message: `no (description "…"): derived "${out.description as string}" ${how}; write one to say what the agent is for`,
+    });
   }
   return out;
 }
@@ -61,8 +111,21 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
       const model: Record<string, unknown> = {};
       for (const [key, { value }] of keywordArgs(c, form.items.slice(1), "model", modelKeys)) {
         mark(c, at("model", key), value, "model");
-        const want = key === "provider" || key === "name" ? "string" : key === "fallback" || key === "breaker" ? "map" : key === "cascade" || key === "allowed" ? "vector" : "number";
-        const shown = { map: key === "breaker" ? "a map such as {:threshold 3 :cooldown-ms 30000}" : 'a map such as {:provider "anthropic" :name "claude-haiku"}', vector: 'a vector of models such as ["groq/llama-3.1-70b" "openai/gpt-4o-mini"]' } as Record<string, string>;
+        const want =
+          key === "provider" || key === "name"
+            ? "string"
+            : key === "fallback" || key === "breaker"
+              ? "map"
+              : key === "cascade" || key === "allowed"
+                ? "vector"
+                : "number";
+        const shown = {
+          map:
+            key === "breaker"
+              ? "a map such as {:threshold 3 :cooldown-ms 30000}"
+              : 'a map such as {:provider "anthropic" :name "claude-haiku"}',
+          vector: 'a vector of models such as ["groq/llama-3.1-70b" "openai/gpt-4o-mini"]',
+        } as Record<string, string>;
         if (value.type !== want) issue(c, value, "model", shown[want] ?? `a ${want}`);
         else model[key] = literal(c, value, "model", true);
       }
@@ -94,7 +157,17 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
           if (grant) into.push(grant);
           continue;
         }
-        const value = expectString(c, item, head, form, head === "grants" ? 'a source name or (grant "name" :to ["agent"] :access "search")' : head === "goals" ? 'a goal, e.g. "Review PR #123"' : "a name string");
+        const value = expectString(
+          c,
+          item,
+          head,
+          form,
+          head === "grants"
+            ? 'a source name or (grant "name" :to ["agent"] :access "search")'
+            : head === "goals"
+              ? 'a goal, e.g. "Review PR #123"'
+              : "a name string",
+        );
         if (value === undefined) continue;
         mark(c, at(head, into.length), item, head);
         into.push(value);
@@ -126,7 +199,13 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
       for (const [key, { value }] of keywordArgs(c, form.items.slice(1), "memory", ["policy", "ttlMs"])) {
         mark(c, at("memory", key), value, "memory");
         const want = key === "policy" ? "string" : "number";
-        if (value.type !== want) issue(c, value, "memory", key === "policy" ? '"none", "window" or "summary"' : "a whole number of milliseconds");
+        if (value.type !== want)
+          issue(
+            c,
+            value,
+            "memory",
+            key === "policy" ? '"none", "window" or "summary"' : "a whole number of milliseconds",
+          );
         else memory[key] = value.value;
       }
       out.memory = memory;
@@ -158,7 +237,12 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
 }
 
 /** `(source "docs" [:label "Runbooks"] [:description "How we run billing"])`: a name, and what it is for. */
-function compileSource(c: Compiler, form: List, at: (key: string, ...rest: (string | number)[]) => Path, out: Record<string, unknown>): void {
+function compileSource(
+  c: Compiler,
+  form: List,
+  at: (key: string, ...rest: (string | number)[]) => Path,
+  out: Record<string, unknown>,
+): void {
   const sources = out.contextSources as unknown[];
   const name = expectString(c, form.items[1], "source", form, '(source "docs")');
   if (name === undefined) return;
@@ -169,7 +253,8 @@ function compileSource(c: Compiler, form: List, at: (key: string, ...rest: (stri
     if (value.type !== "string") issue(c, value, "source", "a string");
     else details[key] = value.value;
   }
-  if (Object.keys(details).length) out.sourceDetails = { ...(out.sourceDetails as object | undefined), [name]: details };
+  if (Object.keys(details).length)
+    out.sourceDetails = { ...(out.sourceDetails as object | undefined), [name]: details };
 }
 
 /** `(grant "docs" [:to ["agent" …]] [:access "read"|"search"])`: a grant to named agents, or to the connections. */
@@ -179,11 +264,14 @@ function compileGrant(c: Compiler, form: List): Record<string, unknown> | undefi
   const grant: Record<string, unknown> = { source };
   for (const [key, { value }] of keywordArgs(c, form.items.slice(2), "grant", ["to", "access"])) {
     if (key === "access") {
-      if (value.type !== "string" && value.type !== "keyword" && value.type !== "symbol") issue(c, value, "grant", '"read" or "search"');
+      if (value.type !== "string" && value.type !== "keyword" && value.type !== "symbol")
+        issue(c, value, "grant", '"read" or "search"');
       else grant.access = value.type === "string" ? value.value : value.name;
     } else {
       const items = value.type === "vector" || value.type === "list" ? value.items : [value];
-      grant.to = items.map((item) => (item.type === "string" ? item.value : issue(c, item, "grant", 'an agent name such as "reader"')));
+      grant.to = items.map((item) =>
+        item.type === "string" ? item.value : issue(c, item, "grant", 'an agent name such as "reader"'),
+      );
     }
   }
   return grant;
@@ -196,7 +284,10 @@ const gateKindAliases: Partial<Record<CustomGateKind, string>> = { "deny-pattern
 function gateKindKeywords(): [keyword: string, kind: CustomGateKind][] {
   return customGateKinds().flatMap((kind) => {
     const alias = gateKindAliases[kind];
-    return [[kebabToCamel(kind), kind], ...(alias ? [[alias, kind] as [string, CustomGateKind]] : [])] as [string, CustomGateKind][];
+    return [[kebabToCamel(kind), kind], ...(alias ? [[alias, kind] as [string, CustomGateKind]] : [])] as [
+      string,
+      CustomGateKind,
+    ][];
   });
 }
 
@@ -213,9 +304,18 @@ function compileGate(c: Compiler, form: List, path: Path): unknown {
   const keywords = gateKindKeywords();
   const args = keywordArgs(c, form.items.slice(2), "gate", [...keywords.map(([k]) => k), "tool", "field", "on"]);
   const found = keywords.filter(([k]) => args.has(k));
-  const shown = orList(customGateKinds().map((k) => `:${k}${gateKindAliases[k] ? ` (or :${gateKindAliases[k]})` : ""}`));
+  const shown = orList(
+    customGateKinds().map((k) => `:${k}${gateKindAliases[k] ? ` (or :${gateKindAliases[k]})` : ""}`),
+  );
   if (found.length !== 1)
-    return issue(c, form, "gate", `exactly one of ${shown}`, found.length === 0 ? "none" : `${found.length} of them`, `(gate …) needs exactly one of ${shown}, found ${found.length === 0 ? "none" : found.length}`);
+    return issue(
+      c,
+      form,
+      "gate",
+      `exactly one of ${shown}`,
+      found.length === 0 ? "none" : `${found.length} of them`,
+      `(gate …) needs exactly one of ${shown}, found ${found.length === 0 ? "none" : found.length}`,
+    );
   const [keyword, kind] = found[0]!;
   const gate: Record<string, unknown> = { name };
   for (const key of ["tool", "field"] as const) {
@@ -227,20 +327,44 @@ function compileGate(c: Compiler, form: List, path: Path): unknown {
   }
   const onArg = args.get("on");
   if (onArg) {
-    if (kind !== "deny-pattern" && kind !== "max-size") return issue(c, onArg.key, "gate", "no :on on this gate", ":on", `:on is for :deny-pattern and :max-size gates; :${kind} checks tool calls only`);
+    if (kind !== "deny-pattern" && kind !== "max-size")
+      return issue(
+        c,
+        onArg.key,
+        "gate",
+        "no :on on this gate",
+        ":on",
+        `:on is for :deny-pattern and :max-size gates; :${kind} checks tool calls only`,
+      );
     const allowed: readonly string[] = kind === "max-size" ? outputKinds : gateTargets;
     const items = onArg.value.type === "vector" || onArg.value.type === "list" ? onArg.value.items : [onArg.value];
     const on: string[] = [];
     for (const item of items) {
-      const word = item.type === "symbol" || item.type === "keyword" ? item.name : item.type === "string" ? item.value : undefined;
-      if (word === undefined || !allowed.includes(word)) return issue(c, item, "gate", `one of ${allowed.join(", ")}`, word ?? item.type, `:on takes ${allowed.join(", ")}${word ? `, not ${word}` : ""}`);
+      const word =
+        item.type === "symbol" || item.type === "keyword" ? item.name : item.type === "string" ? item.value : undefined;
+      if (word === undefined || !allowed.includes(word))
+        return issue(
+          c,
+          item,
+          "gate",
+          `one of ${allowed.join(", ")}`,
+          word ?? item.type,
+          `:on takes ${allowed.join(", ")}${word ? `, not ${word}` : ""}`,
+        );
       if (!on.includes(word)) on.push(word);
     }
     if (on.length === 0) return issue(c, onArg.value, "gate", `one of ${allowed.join(", ")}`, "nothing");
     mark(c, [...path, "on"], onArg.value, "gate");
     gate.on = on;
   } else if (kind === "max-size") {
-    return issue(c, form, "gate", `:on with the outputs it limits (${outputKinds.join(", ")})`, "no :on", `a :max-size gate needs :on naming the outputs it limits: ${outputKinds.join(", ")}`);
+    return issue(
+      c,
+      form,
+      "gate",
+      `:on with the outputs it limits (${outputKinds.join(", ")})`,
+      "no :on",
+      `a :max-size gate needs :on naming the outputs it limits: ${outputKinds.join(", ")}`,
+    );
   }
   const value = args.get(keyword)!.value;
   mark(c, [...path, kind === "deny-pattern" ? "pattern" : kind === "allow-hosts" ? "hosts" : "max"], value, "gate");
@@ -248,22 +372,48 @@ function compileGate(c: Compiler, form: List, path: Path): unknown {
     case "deny-pattern": {
       if (value.type !== "string") return issue(c, value, "gate", "a regular expression string");
       const compiled = compileDenyPattern(value.value);
-      if (!compiled.ok) return issue(c, value, "gate", denyPatternExpected, JSON.stringify(value.value), `gate ${JSON.stringify(name ?? "")}: ${compiled.reason}`);
+      if (!compiled.ok)
+        return issue(
+          c,
+          value,
+          "gate",
+          denyPatternExpected,
+          JSON.stringify(value.value),
+          `gate ${JSON.stringify(name ?? "")}: ${compiled.reason}`,
+        );
       return { ...gate, kind, pattern: value.value };
     }
     case "allow-hosts": {
       const hosts = value.type === "vector" || value.type === "list" ? value.items : [value];
-      const strings = hosts.map((h) => (h.type === "string" ? h.value : issue(c, h, "gate", 'a host name such as "api.github.com"')));
+      const strings = hosts.map((h) =>
+        h.type === "string" ? h.value : issue(c, h, "gate", 'a host name such as "api.github.com"'),
+      );
       return { ...gate, kind, hosts: strings };
     }
     case "max-size":
       if (value.type !== "number") return issue(c, value, "gate", "a whole number of characters");
       for (const key of ["tool", "field"] as const)
-        if (args.has(key)) return issue(c, args.get(key)!.key, "gate", `no :${key} on a :max-size gate`, `:${key}`, `:${key} has no meaning on a :max-size gate: it limits outputs`);
+        if (args.has(key))
+          return issue(
+            c,
+            args.get(key)!.key,
+            "gate",
+            `no :${key} on a :max-size gate`,
+            `:${key}`,
+            `:${key} has no meaning on a :max-size gate: it limits outputs`,
+          );
       return { ...gate, kind, max: value.value };
     case "max-calls":
       if (value.type !== "number") return issue(c, value, "gate", "a whole number of calls");
-      if (args.has("field")) return issue(c, args.get("field")!.key, "gate", "no :field on a :max-calls gate", ":field", `:field has no meaning on a :max-calls gate${didYouMean("field", ["tool"])}`);
+      if (args.has("field"))
+        return issue(
+          c,
+          args.get("field")!.key,
+          "gate",
+          "no :field on a :max-calls gate",
+          ":field",
+          `:field has no meaning on a :max-calls gate${didYouMean("field", ["tool"])}`,
+        );
       return { ...gate, kind, max: value.value };
     default: {
       const uncompiled: never = kind;

@@ -2,7 +2,18 @@ import { didYouMean } from "./issues";
 import { describe, type Node } from "./reader";
 import { behaviorModes, messageRoles, policies } from "./script-schema";
 import { cronExpected, cronProblem, durationExpected, parseDuration } from "./time";
-import { arity, expectString, headOf, issue, keywordArgs, literal, mark, unknownForm, type Compiler, type Path } from "./compiler-state";
+import {
+  arity,
+  expectString,
+  headOf,
+  issue,
+  keywordArgs,
+  literal,
+  mark,
+  unknownForm,
+  type Compiler,
+  type Path,
+} from "./compiler-state";
 import { compileExpr, readParams, type Bindings } from "./compile-expr";
 import { compileActor } from "./compile-actor";
 
@@ -44,9 +55,17 @@ function compileBehavior(c: Compiler, node: List, path: Path): unknown {
   if (nameNode) mark(c, [...path, "name"], nameNode, "behavior");
   const modeNode = node.items[2];
   const modes = behaviorModes.map((m) => ":" + m);
-  if (modeNode?.type === "keyword" && (behaviorModes as readonly string[]).includes(modeNode.name)) out.mode = modeNode.name;
+  if (modeNode?.type === "keyword" && (behaviorModes as readonly string[]).includes(modeNode.name))
+    out.mode = modeNode.name;
   else if (modeNode?.type === "keyword")
-    issue(c, modeNode, "behavior", modes.join(", "), `:${modeNode.name}`, `invalid mode :${modeNode.name}${didYouMean(":" + modeNode.name, modes)}: expected ${modes.join(", ")}`);
+    issue(
+      c,
+      modeNode,
+      "behavior",
+      modes.join(", "),
+      `:${modeNode.name}`,
+      `invalid mode :${modeNode.name}${didYouMean(":" + modeNode.name, modes)}: expected ${modes.join(", ")}`,
+    );
   else if (modeNode) issue(c, modeNode, "behavior", `a mode ${modes.join(", ")}`);
   else issue(c, node, "behavior", `a mode ${modes.join(", ")}`, "end of (behavior …)");
 
@@ -58,24 +77,46 @@ function compileBehavior(c: Compiler, node: List, path: Path): unknown {
       const value = rest[index + 1];
       const shown = behaviorOptions.map((o) => ":" + o);
       if (!(behaviorOptions as readonly string[]).includes(clause.name)) {
-        issue(c, clause, "behavior", `one of ${shown.join(" ")} or a clause`, `:${clause.name}`, `unknown option :${clause.name} in (behavior …)${didYouMean(":" + clause.name, shown)}`);
+        issue(
+          c,
+          clause,
+          "behavior",
+          `one of ${shown.join(" ")} or a clause`,
+          `:${clause.name}`,
+          `unknown option :${clause.name} in (behavior …)${didYouMean(":" + clause.name, shown)}`,
+        );
         index++;
         continue;
       }
       if (value === undefined) {
-        issue(c, clause, "behavior", `a value after :${clause.name}`, "end of (behavior …)", `option :${clause.name} in (behavior …) has no value`);
+        issue(
+          c,
+          clause,
+          "behavior",
+          `a value after :${clause.name}`,
+          "end of (behavior …)",
+          `option :${clause.name} in (behavior …) has no value`,
+        );
         continue;
       }
       index++;
       if (clause.name === "when" || clause.name === "priority") {
         if (seen.has(clause.name)) {
-          issue(c, clause, "behavior", `:${clause.name} once`, `:${clause.name} again`, `option :${clause.name} is given twice in (behavior …)`);
+          issue(
+            c,
+            clause,
+            "behavior",
+            `:${clause.name} once`,
+            `:${clause.name} again`,
+            `option :${clause.name} is given twice in (behavior …)`,
+          );
           continue;
         }
         seen.set(clause.name, clause);
         mark(c, [...path, clause.name], value, "behavior");
         if (clause.name === "priority") {
-          if (value.type !== "number" || !Number.isInteger(value.value)) issue(c, value, "behavior", "a whole number (higher wins)", describe(value));
+          if (value.type !== "number" || !Number.isInteger(value.value))
+            issue(c, value, "behavior", "a whole number (higher wins)", describe(value));
           else out.priority = value.value;
         } else out.when = compileWhen(c, value);
         continue;
@@ -95,7 +136,11 @@ function compileBehavior(c: Compiler, node: List, path: Path): unknown {
         continue;
       }
       // `:cron "…"` is the clause `(cron "…")` said as an option.
-      clause = { type: "list", items: [{ type: "symbol", name: clause.name, pos: clause.pos }, value], pos: clause.pos } as List;
+      clause = {
+        type: "list",
+        items: [{ type: "symbol", name: clause.name, pos: clause.pos }, value],
+        pos: clause.pos,
+      } as List;
     }
     const head = headOf(clause);
     if (head === undefined || !(behaviorClauses as readonly string[]).includes(head)) {
@@ -105,7 +150,14 @@ function compileBehavior(c: Compiler, node: List, path: Path): unknown {
     const group = head === "every" || head === "cron" || head === "on-idle" ? "trigger" : head;
     const earlier = seen.get(group);
     if (earlier) {
-      issue(c, clause, head, `one ${group} per behavior`, `another (${head} …)`, `behavior has a second ${group}; the first is at ${earlier.pos.line}:${earlier.pos.column}`);
+      issue(
+        c,
+        clause,
+        head,
+        `one ${group} per behavior`,
+        `another (${head} …)`,
+        `behavior has a second ${group}; the first is at ${earlier.pos.line}:${earlier.pos.column}`,
+      );
       continue;
     }
     seen.set(group, clause);
@@ -117,12 +169,35 @@ function compileBehavior(c: Compiler, node: List, path: Path): unknown {
     else if (head === "goal") out.goal = compileGoal(c, list);
     else out.plan = compilePlan(c, list, [...path, "plan"]);
   }
-  if (!seen.has("goal")) issue(c, node, "behavior", '(goal (input) …)', "no goal", `behavior ${JSON.stringify(out.name ?? "")} has no (goal (input) …)`);
-  if (!seen.has("plan")) issue(c, node, "behavior", "(plan (input ctx) …)", "no plan", `behavior ${JSON.stringify(out.name ?? "")} has no (plan (input ctx) …)`);
+  if (!seen.has("goal"))
+    issue(
+      c,
+      node,
+      "behavior",
+      "(goal (input) …)",
+      "no goal",
+      `behavior ${JSON.stringify(out.name ?? "")} has no (goal (input) …)`,
+    );
+  if (!seen.has("plan"))
+    issue(
+      c,
+      node,
+      "behavior",
+      "(plan (input ctx) …)",
+      "no plan",
+      `behavior ${JSON.stringify(out.name ?? "")} has no (plan (input ctx) …)`,
+    );
   // A persistent behavior runs on its trigger whether or not the agent is busy; with none it would
   // never run (a passive one gets the idle default: "when idle" is what passive means).
   if (out.mode === "persistent" && !seen.has("trigger"))
-    issue(c, node, "behavior", "(every …), (cron …) or (on-idle …)", "no trigger", `persistent behavior ${JSON.stringify(out.name ?? "")} has no trigger: add (every "1h"), (cron "0 7 * * *") or (on-idle "30m"), or make it :active to run on each message`);
+    issue(
+      c,
+      node,
+      "behavior",
+      "(every …), (cron …) or (on-idle …)",
+      "no trigger",
+      `persistent behavior ${JSON.stringify(out.name ?? "")} has no trigger: add (every "1h"), (cron "0 7 * * *") or (on-idle "30m"), or make it :active to run on each message`,
+    );
   return out;
 }
 
@@ -147,11 +222,20 @@ function compileTrigger(c: Compiler, node: List, head: string): unknown {
   const at = node.items[1]!;
   if (head === "cron") {
     const problem = cronProblem(text);
-    if (problem) return issue(c, at, "cron", cronExpected, JSON.stringify(text), `bad cron ${JSON.stringify(text)}: ${problem}`);
+    if (problem)
+      return issue(c, at, "cron", cronExpected, JSON.stringify(text), `bad cron ${JSON.stringify(text)}: ${problem}`);
     return { kind: "cron", cron: text };
   }
   const ms = parseDuration(text);
-  if (ms === undefined) return issue(c, at, head, durationExpected, JSON.stringify(text), `bad duration ${JSON.stringify(text)}: expected ${durationExpected}`);
+  if (ms === undefined)
+    return issue(
+      c,
+      at,
+      head,
+      durationExpected,
+      JSON.stringify(text),
+      `bad duration ${JSON.stringify(text)}: expected ${durationExpected}`,
+    );
   return head === "every" ? { kind: "every", every: text, ms } : { kind: "on-idle", idle: text, ms };
 }
 
@@ -161,7 +245,14 @@ function compilePolicy(c: Compiler, node: List): unknown {
   const name = arg.type === "keyword" ? arg.name : arg.type === "string" ? arg.value : undefined;
   const shown = policies.map((p) => ":" + p);
   if (name === undefined || !(policies as readonly string[]).includes(name))
-    return issue(c, arg, "policy", `one of ${shown.join(", ")}`, describe(arg), `invalid policy ${describe(arg)}${didYouMean(":" + (name ?? ""), shown)}: expected one of ${shown.join(", ")}`);
+    return issue(
+      c,
+      arg,
+      "policy",
+      `one of ${shown.join(", ")}`,
+      describe(arg),
+      `invalid policy ${describe(arg)}${didYouMean(":" + (name ?? ""), shown)}: expected one of ${shown.join(", ")}`,
+    );
   return name;
 }
 
@@ -213,20 +304,29 @@ function compileAction(c: Compiler, node: List, head: string, bindings: Bindings
       if (tool !== undefined) mark(c, [...path, "tool"], node.items[1]!, "tool");
       const opts = keywordArgs(c, node.items.slice(2), "tool", ["args"]);
       const argsNode = opts.get("args")?.value;
-      if (argsNode && argsNode.type !== "map") return issue(c, argsNode, "tool", "a map of arguments such as {:repo (get input \"repo\")}");
+      if (argsNode && argsNode.type !== "map")
+        return issue(c, argsNode, "tool", 'a map of arguments such as {:repo (get input "repo")}');
       const args = argsNode ? (compileExpr(c, argsNode, "tool", bindings) as { map: unknown } | undefined)?.map : {};
       return { kind: "tool", tool, args };
     }
     case "message": {
       const role = expectString(c, node.items[1], "message", node, `a role (${messageRoles.join(", ")})`);
       if (role !== undefined && !(messageRoles as readonly string[]).includes(role))
-        issue(c, node.items[1]!, "message", `one of ${messageRoles.join(", ")}`, JSON.stringify(role), `invalid role ${JSON.stringify(role)}${didYouMean(role, messageRoles)}: expected one of ${messageRoles.join(", ")}`);
+        issue(
+          c,
+          node.items[1]!,
+          "message",
+          `one of ${messageRoles.join(", ")}`,
+          JSON.stringify(role),
+          `invalid role ${JSON.stringify(role)}${didYouMean(role, messageRoles)}: expected one of ${messageRoles.join(", ")}`,
+        );
       const content = keywordArgs(c, node.items.slice(2), "message", ["content"]).get("content");
       if (!content) return issue(c, node, "message", '(message "assistant" :content …)', "no :content");
       return { kind: "message", role, content: expr(content.value) };
     }
     case "ask": {
-      if (!arity(c, node, "ask", 2, 2, '(ask "airtable" "question") or (ask ("airtable" "github") "question")')) return undefined;
+      if (!arity(c, node, "ask", 2, 2, '(ask "airtable" "question") or (ask ("airtable" "github") "question")'))
+        return undefined;
       const targetNode = node.items[1]!;
       const targetNodes = targetNode.type === "list" || targetNode.type === "vector" ? targetNode.items : [targetNode];
       if (targetNodes.length === 0) issue(c, targetNode, "ask", "at least one connection name", "()");
@@ -244,7 +344,10 @@ function compileAction(c: Compiler, node: List, head: string, bindings: Bindings
       return { kind: "think" };
     default: {
       const target = node.items[1];
-      const script = headOf(target ?? node) === "actor" && target ? compileActor(c, target as List, [...path, "script"]) : expectString(c, target, "spawn", node, 'a script name or an inline (actor …)');
+      const script =
+        headOf(target ?? node) === "actor" && target
+          ? compileActor(c, target as List, [...path, "script"])
+          : expectString(c, target, "spawn", node, "a script name or an inline (actor …)");
       const opts = keywordArgs(c, node.items.slice(2), "spawn", ["goal", ...superviseKeys]);
       const goal = opts.get("goal");
       if (!goal) return issue(c, node, "spawn", '(spawn "name" :goal …)', "no :goal");

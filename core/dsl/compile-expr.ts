@@ -39,13 +39,28 @@ export function compileExpr(c: Compiler, node: Node, form: string, bindings: Bin
       return items.every((x) => x !== undefined) ? items : undefined;
     }
     case "map": {
-      const entries = node.entries.map(([key, value]) => [key.type === "keyword" ? key.name : (key as { value: string }).value, compileExpr(c, value, form, bindings)] as const);
-      return entries.every(([, v]) => v !== undefined) ? { map: Object.fromEntries(entries) as Record<string, Expr> } : undefined;
+      const entries = node.entries.map(
+        ([key, value]) =>
+          [
+            key.type === "keyword" ? key.name : (key as { value: string }).value,
+            compileExpr(c, value, form, bindings),
+          ] as const,
+      );
+      return entries.every(([, v]) => v !== undefined)
+        ? { map: Object.fromEntries(entries) as Record<string, Expr> }
+        : undefined;
     }
     case "symbol": {
       const scope = bindings.get(node.name);
       if (scope) return { get: [scope] };
-      return issue(c, node, form, `an expression or a parameter (${[...bindings.keys()].join(", ") || "none declared"})`, `symbol ${node.name}`, `unknown name '${node.name}' in (${form} …): expected one of the parameters (${[...bindings.keys()].join(" ")})${didYouMean(node.name, [...bindings.keys()])}`);
+      return issue(
+        c,
+        node,
+        form,
+        `an expression or a parameter (${[...bindings.keys()].join(", ") || "none declared"})`,
+        `symbol ${node.name}`,
+        `unknown name '${node.name}' in (${form} …): expected one of the parameters (${[...bindings.keys()].join(" ")})${didYouMean(node.name, [...bindings.keys()])}`,
+      );
     }
     case "keyword":
       return issue(c, node, form, "an expression (string, number, (get …), (concat …), {map}, [vector])");
@@ -57,7 +72,14 @@ export function compileExpr(c: Compiler, node: Node, form: string, bindings: Bin
         return parts.every((x) => x !== undefined) ? { concat: parts } : undefined;
       }
       if (head === undefined) return issue(c, node, form, "an expression form (get …) or (concat …)");
-      return issue(c, node.items[0]!, head, "(get …) or (concat …)", `(${head} …)`, `unknown expression '${head}'${didYouMean(head, exprForms)}: expected (get input "key") or (concat …)`);
+      return issue(
+        c,
+        node.items[0]!,
+        head,
+        "(get …) or (concat …)",
+        `(${head} …)`,
+        `unknown expression '${head}'${didYouMean(head, exprForms)}: expected (get input "key") or (concat …)`,
+      );
     }
   }
 }
@@ -67,7 +89,14 @@ function compileGet(c: Compiler, node: Node & { type: "list" }, bindings: Bindin
   const target = node.items[1]!;
   const scope = target.type === "symbol" ? bindings.get(target.name) : undefined;
   if (!scope)
-    return issue(c, target, "get", `a parameter (${[...bindings.keys()].join(", ") || "none declared"})`, describe(target), `(get …) reads from a parameter such as input or ctx, found ${describe(target)}`);
+    return issue(
+      c,
+      target,
+      "get",
+      `a parameter (${[...bindings.keys()].join(", ") || "none declared"})`,
+      describe(target),
+      `(get …) reads from a parameter such as input or ctx, found ${describe(target)}`,
+    );
   const keys: string[] = [];
   for (const key of node.items.slice(2)) {
     if (key.type === "string" && key.value !== "") keys.push(key.value);

@@ -1,5 +1,15 @@
 import { describe, type Node } from "./reader";
-import { expectString, headOf, issue, keywordArgs, literal, mark, unknownForm, type Compiler, type Path } from "./compiler-state";
+import {
+  expectString,
+  headOf,
+  issue,
+  keywordArgs,
+  literal,
+  mark,
+  unknownForm,
+  type Compiler,
+  type Path,
+} from "./compiler-state";
 
 type List = Node & { type: "list" };
 const stepKinds = ["ask", "fanout", "tool", "join"] as const;
@@ -11,7 +21,14 @@ function names(c: Compiler, node: Node, form: string): unknown[] {
   return items.map((item) => (item.type === "string" ? item.value : issue(c, item, form, 'a name such as "judge-a"')));
 }
 
-const word = (node: Node) => (node.type === "keyword" ? node.name : node.type === "string" ? node.value : node.type === "symbol" ? node.name : undefined);
+const word = (node: Node) =>
+  node.type === "keyword"
+    ? node.name
+    : node.type === "string"
+      ? node.value
+      : node.type === "symbol"
+        ? node.name
+        : undefined;
 
 /**
  * `(workflow "name" (step "id" :ask "agent" :input "…" [:after ("a")]) …)` → a raw workflow
@@ -41,25 +58,36 @@ export function compileWorkflow(c: Compiler, node: List, path: Path): Record<str
 
 function compileStep(c: Compiler, form: List, path: Path): Record<string, unknown> {
   mark(c, path, form, "step");
-  const step: Record<string, unknown> = { id: expectString(c, form.items[1], "step", form, 'a step id such as "judge"') };
+  const step: Record<string, unknown> = {
+    id: expectString(c, form.items[1], "step", form, 'a step id such as "judge"'),
+  };
   const args = keywordArgs(c, form.items.slice(2), "step", stepOptions);
   const kinds = stepKinds.filter((k) => args.has(k));
   if (kinds.length !== 1) {
-    issue(c, form, "step", "one of :ask \"agent\", :fanout (\"a\" \"b\"), :tool \"name\", :join (\"a\" \"b\")", kinds.length ? kinds.map((k) => `:${k}`).join(" and ") : "none");
+    issue(
+      c,
+      form,
+      "step",
+      'one of :ask "agent", :fanout ("a" "b"), :tool "name", :join ("a" "b")',
+      kinds.length ? kinds.map((k) => `:${k}`).join(" and ") : "none",
+    );
     return step;
   }
   const kind = kinds[0]!;
   step.kind = kind;
   const value = args.get(kind)!.value;
-  if (kind === "ask") step.agent = value.type === "string" ? value.value : issue(c, value, "step", 'an agent name such as "judge-a"');
-  if (kind === "tool") step.tool = value.type === "string" ? value.value : issue(c, value, "step", 'a tool name such as "clock.now"');
+  if (kind === "ask")
+    step.agent = value.type === "string" ? value.value : issue(c, value, "step", 'an agent name such as "judge-a"');
+  if (kind === "tool")
+    step.tool = value.type === "string" ? value.value : issue(c, value, "step", 'a tool name such as "clock.now"');
   if (kind === "fanout") step.targets = names(c, value, "step");
   if (kind === "join") step.after = names(c, value, "step");
   for (const [key, { value: v }] of args) {
     if ((stepKinds as readonly string[]).includes(key)) continue;
     mark(c, [...path, key], v, "step");
     if (key === "after") step.after = names(c, v, "step");
-    else if (key === "policy" || key === "tie") step[key] = word(v) ?? issue(c, v, "step", `a ${key} such as :majority`, describe(v));
+    else if (key === "policy" || key === "tie")
+      step[key] = word(v) ?? issue(c, v, "step", `a ${key} such as :majority`, describe(v));
     else step[key] = literal(c, v, "step");
   }
   return step;

@@ -24,8 +24,22 @@ export function mark(c: Compiler, path: Path, node: Node, form: string): void {
 }
 
 /** Records a problem at `node`; returns undefined so callers can `return issue(…)`. */
-export function issue(c: Compiler, node: Node, form: string, expected: string, found = describe(node), message?: string): undefined {
-  c.issues.push({ line: node.pos.line, column: node.pos.column, form, expected, found, message: message ?? `expected ${expected}, found ${found}` });
+export function issue(
+  c: Compiler,
+  node: Node,
+  form: string,
+  expected: string,
+  found = describe(node),
+  message?: string,
+): undefined {
+  c.issues.push({
+    line: node.pos.line,
+    column: node.pos.column,
+    form,
+    expected,
+    found,
+    message: message ?? `expected ${expected}, found ${found}`,
+  });
   return undefined;
 }
 
@@ -39,21 +53,48 @@ export function unknownForm(c: Compiler, node: Node, where: string, known: reado
   const name = headOf(node);
   if (name === undefined) return issue(c, node, where, `one of (${known.join(" …), (")} …)`);
   const head = (node as { items: Node[] }).items[0]!;
-  return issue(c, head, name, `one of: ${known.join(", ")}`, `(${name} …)`, `unknown form '${name}' in ${where}${didYouMean(name, known)}`);
+  return issue(
+    c,
+    head,
+    name,
+    `one of: ${known.join(", ")}`,
+    `(${name} …)`,
+    `unknown form '${name}' in ${where}${didYouMean(name, known)}`,
+  );
 }
 
-export function expectString(c: Compiler, node: Node | undefined, form: string, parent: Node, what = "a string"): string | undefined {
+export function expectString(
+  c: Compiler,
+  node: Node | undefined,
+  form: string,
+  parent: Node,
+  what = "a string",
+): string | undefined {
   if (!node) return issue(c, parent, form, what, `end of (${form} …)`, `(${form} …) is missing ${what}`);
   if (node.type !== "string") return issue(c, node, form, what);
   return node.value;
 }
 
 /** Checks the count of arguments after the head (`min`..`max`). */
-export function arity(c: Compiler, node: Node & { type: "list" }, form: string, min: number, max: number, usage: string): boolean {
+export function arity(
+  c: Compiler,
+  node: Node & { type: "list" },
+  form: string,
+  min: number,
+  max: number,
+  usage: string,
+): boolean {
   const n = node.items.length - 1;
   if (n >= min && n <= max) return true;
   const want = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`;
-  issue(c, node, form, usage, `${n} argument${n === 1 ? "" : "s"}`, `wrong number of arguments to (${form} …): expected ${want} as in ${usage}, found ${n}`);
+  issue(
+    c,
+    node,
+    form,
+    usage,
+    `${n} argument${n === 1 ? "" : "s"}`,
+    `wrong number of arguments to (${form} …): expected ${want} as in ${usage}, found ${n}`,
+  );
   return false;
 }
 
@@ -64,7 +105,12 @@ export const camelToKebab = (s: string) => s.replace(/[A-Z]/g, (ch) => "-" + ch.
  * Reads `:key value` pairs. Keys are returned in camelCase (`:max-steps` → `maxSteps`);
  * `allowed` lists them in camelCase too.
  */
-export function keywordArgs(c: Compiler, items: Node[], form: string, allowed: readonly string[]): Map<string, { key: Node; value: Node }> {
+export function keywordArgs(
+  c: Compiler,
+  items: Node[],
+  form: string,
+  allowed: readonly string[],
+): Map<string, { key: Node; value: Node }> {
   const out = new Map<string, { key: Node; value: Node }>();
   const shown = allowed.map((k) => ":" + camelToKebab(k));
   for (let k = 0; k < items.length; k += 2) {
@@ -76,11 +122,32 @@ export function keywordArgs(c: Compiler, items: Node[], form: string, allowed: r
     const name = kebabToCamel(key.name);
     const value = items[k + 1];
     if (!allowed.includes(name)) {
-      issue(c, key, form, `one of ${shown.join(" ")}`, `:${key.name}`, `unknown option :${key.name} in (${form} …)${didYouMean(":" + key.name, shown)}`);
+      issue(
+        c,
+        key,
+        form,
+        `one of ${shown.join(" ")}`,
+        `:${key.name}`,
+        `unknown option :${key.name} in (${form} …)${didYouMean(":" + key.name, shown)}`,
+      );
     } else if (value === undefined) {
-      issue(c, key, form, `a value after :${key.name}`, `end of (${form} …)`, `option :${key.name} in (${form} …) has no value`);
+      issue(
+        c,
+        key,
+        form,
+        `a value after :${key.name}`,
+        `end of (${form} …)`,
+        `option :${key.name} in (${form} …) has no value`,
+      );
     } else if (out.has(name)) {
-      issue(c, key, form, `:${key.name} once`, `:${key.name} again`, `option :${key.name} is given twice in (${form} …)`);
+      issue(
+        c,
+        key,
+        form,
+        `:${key.name} once`,
+        `:${key.name} again`,
+        `option :${key.name} is given twice in (${form} …)`,
+      );
     } else {
       out.set(name, { key, value });
     }

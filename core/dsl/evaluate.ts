@@ -23,11 +23,15 @@ export function evaluateExpr(expr: Expr, scope: ExprScope): Value {
     const [from, ...keys] = expr.get;
     let value: unknown = from === "input" ? scope.input : scope.ctx;
     for (const key of keys)
-      value = typeof value === "object" && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+      value =
+        typeof value === "object" && value !== null && Object.hasOwn(value, key)
+          ? (value as Record<string, unknown>)[key]
+          : undefined;
     return toValue(value);
   }
   if ("concat" in expr) return expr.concat.map((part) => asText(evaluateExpr(part, scope))).join("");
-  if ("map" in expr) return Object.fromEntries(Object.entries(expr.map).map(([key, value]) => [key, evaluateExpr(value, scope)]));
+  if ("map" in expr)
+    return Object.fromEntries(Object.entries(expr.map).map(([key, value]) => [key, evaluateExpr(value, scope)]));
   return toValue(scope.prev);
 }
 
@@ -109,7 +113,11 @@ export function resolveArgs(template: Action, scope: ExprScope): ResolvedAction 
   const text = (expr: Expr) => asText(evaluateExpr(expr, scope));
   switch (template.kind) {
     case "tool":
-      return { kind: "tool", tool: template.tool, args: Object.fromEntries(Object.entries(template.args).map(([k, v]) => [k, evaluateExpr(v, scope)])) };
+      return {
+        kind: "tool",
+        tool: template.tool,
+        args: Object.fromEntries(Object.entries(template.args).map(([k, v]) => [k, evaluateExpr(v, scope)])),
+      };
     case "message":
       return { kind: "message", role: template.role, content: text(template.content) };
     case "ask":
@@ -119,6 +127,11 @@ export function resolveArgs(template: Action, scope: ExprScope): ResolvedAction 
     case "think":
       return { kind: "think" };
     case "spawn":
-      return { kind: "spawn", script: template.script, goal: text(template.goal), ...(template.supervise ? { supervise: template.supervise } : {}) };
+      return {
+        kind: "spawn",
+        script: template.script,
+        goal: text(template.goal),
+        ...(template.supervise ? { supervise: template.supervise } : {}),
+      };
   }
 }

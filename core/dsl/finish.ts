@@ -20,7 +20,8 @@ export interface CompileResult {
  */
 export function finishScript(raw: unknown, locate: Locate, options: FinishOptions): CompileResult {
   const parsed = actorScriptSchema.safeParse(raw);
-  if (!parsed.success) throw new ScriptError(dedupe(parsed.error.issues.flatMap((i) => toScriptIssues(i, raw, locate, []))));
+  if (!parsed.success)
+    throw new ScriptError(dedupe(parsed.error.issues.flatMap((i) => toScriptIssues(i, raw, locate, []))));
   const warnings: ScriptWarning[] = [];
   checkConnections(parsed.data, locate, options.knownAgents, warnings);
   return { script: normalize(parsed.data, [], locate, options, warnings), warnings };
@@ -39,18 +40,32 @@ interface FinishOptions {
  * Inline scripts of `spawn` steps are not checked: the registry checks a child's connections
  * against its parent's when it is spawned.
  */
-function checkConnections(script: ActorScript, locate: Locate, knownAgents: ReadonlySet<string> | undefined, warnings: ScriptWarning[]): void {
+function checkConnections(
+  script: ActorScript,
+  locate: Locate,
+  knownAgents: ReadonlySet<string> | undefined,
+  warnings: ScriptWarning[],
+): void {
   const others = knownAgents ? [...knownAgents].filter((a) => a !== script.name) : [];
   script.connections.forEach((connection, i) => {
     const at = locate(["connections", i]);
     const warn = (message: string) => warnings.push({ line: at.line, column: at.column, form: at.form, message });
-    if (connection === script.name) warn(`actor '${script.name}' cannot be connected to itself; the connection is left out`);
+    if (connection === script.name)
+      warn(`actor '${script.name}' cannot be connected to itself; the connection is left out`);
     else if (knownAgents && !knownAgents.has(connection))
-      warn(`no agent named '${connection}' in this project${didYouMean(connection, others)}; the connection is left out until that agent exists and the script is set again`);
+      warn(
+        `no agent named '${connection}' in this project${didYouMean(connection, others)}; the connection is left out until that agent exists and the script is set again`,
+      );
   });
 }
 
-function normalize(script: ActorScript, base: Path, locate: Locate, options: FinishOptions, warnings: ScriptWarning[]): ActorScript {
+function normalize(
+  script: ActorScript,
+  base: Path,
+  locate: Locate,
+  options: FinishOptions,
+  warnings: ScriptWarning[],
+): ActorScript {
   const { knownTools, defaultIdle } = options;
   const tools: string[] = [];
   const warn = (tool: string, path: Path) => {
@@ -58,7 +73,12 @@ function normalize(script: ActorScript, base: Path, locate: Locate, options: Fin
     else return;
     if (knownTools && !knownTools.has(tool)) {
       const at = locate([...base, ...path]);
-      warnings.push({ line: at.line, column: at.column, form: at.form, message: `no registry provides tool '${tool}'; calls to it will fail until one does` });
+      warnings.push({
+        line: at.line,
+        column: at.column,
+        form: at.form,
+        message: `no registry provides tool '${tool}'; calls to it will fail until one does`,
+      });
     }
   };
   script.tools.forEach((tool, i) => warn(tool, ["tools", i]));
@@ -66,7 +86,9 @@ function normalize(script: ActorScript, base: Path, locate: Locate, options: Fin
     ...talent,
     behaviors: talent.behaviors.map((b, bi) => ({
       ...b,
-      ...(b.mode === "passive" && !b.trigger ? { trigger: { kind: "on-idle" as const, idle: defaultIdle, ms: parseDuration(defaultIdle) ?? 0 } } : {}),
+      ...(b.mode === "passive" && !b.trigger
+        ? { trigger: { kind: "on-idle" as const, idle: defaultIdle, ms: parseDuration(defaultIdle) ?? 0 } }
+        : {}),
       plan: {
         steps: b.plan.steps.map((step, si): Action => {
           const at: Path = ["talents", ti, "behaviors", bi, "plan", "steps", si];
@@ -90,7 +112,8 @@ function toScriptIssues(issue: z.core.$ZodIssue, raw: unknown, locate: Locate, p
     if (best && depth(best) > 0) return best.flatMap((i) => toScriptIssues(i, raw, locate, path));
   }
   // A record key that failed its own schema: report what the key's schema said (zod nests it).
-  if (issue.code === "invalid_key" && "issues" in issue && issue.issues.length > 0) return (issue.issues as z.core.$ZodIssue[]).flatMap((i) => toScriptIssues(i, raw, locate, path));
+  if (issue.code === "invalid_key" && "issues" in issue && issue.issues.length > 0)
+    return (issue.issues as z.core.$ZodIssue[]).flatMap((i) => toScriptIssues(i, raw, locate, path));
   const at = locate(path);
   const params = (issue as { params?: { expected?: string; found?: string } }).params;
   const expected = params?.expected ?? expectedOf(issue);
@@ -105,14 +128,18 @@ const depth = (issues: z.core.$ZodIssue[]) => Math.max(...issues.map((i) => i.pa
 function expectedOf(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case "invalid_type":
-      return issue.expected === "undefined" || issue.expected === "never" ? "nothing here (unknown field)" : `a ${issue.expected}`;
+      return issue.expected === "undefined" || issue.expected === "never"
+        ? "nothing here (unknown field)"
+        : `a ${issue.expected}`;
     case "unrecognized_keys":
       return `no unknown fields (${issue.keys.join(", ")})`;
     case "invalid_value":
       return `one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "invalid_union":
       if ("discriminator" in issue && issue.discriminator === "kind")
-        return issue.path.includes("gates") ? `kind ${orList(customGateKinds().map((k) => JSON.stringify(k)))}` : 'kind "tool", "message", "ask", "remember", "think" or "spawn"';
+        return issue.path.includes("gates")
+          ? `kind ${orList(customGateKinds().map((k) => JSON.stringify(k)))}`
+          : 'kind "tool", "message", "ask", "remember", "think" or "spawn"';
       return "an expression (string, number, boolean, null, list, {get}, {concat}, {map}, {prev}) or one of the documented shapes";
     default:
       return issue.message.replace(/^Invalid input: expected /, "").replace(/^Too (big|small): expected /, "");
@@ -126,7 +153,8 @@ function fieldName(path: Path): string {
 
 function valueAt(raw: unknown, path: Path): unknown {
   let value = raw;
-  for (const key of path) value = typeof value === "object" && value !== null ? (value as Record<string | number, unknown>)[key] : undefined;
+  for (const key of path)
+    value = typeof value === "object" && value !== null ? (value as Record<string | number, unknown>)[key] : undefined;
   return value;
 }
 
@@ -145,4 +173,3 @@ function dedupe(issues: ScriptIssue[]): ScriptIssue[] {
     return true;
   });
 }
-

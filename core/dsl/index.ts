@@ -2,7 +2,15 @@ export { compileScript, type CompileOptions } from "./compile";
 export { compileScriptJson } from "./json";
 export type { CompileResult } from "./finish";
 export { printScript } from "./print";
-export { evaluateExpr, missingInputKeys, resolvePlan, resolveArgs, type ExprScope, type Value, type ResolvedAction } from "./evaluate";
+export {
+  evaluateExpr,
+  missingInputKeys,
+  resolvePlan,
+  resolveArgs,
+  type ExprScope,
+  type Value,
+  type ResolvedAction,
+} from "./evaluate";
 export { ScriptError, isScriptError, type ScriptIssue, type ScriptWarning } from "./issues";
 export { readForms, defaultReadLimits, type Node, type Pos, type ReadLimits } from "./reader";
 export { parseDuration, cronProblem } from "./time";

@@ -14,7 +14,11 @@ export function compileScriptJson(value: unknown, options: CompileOptions = {}):
   const limits = { ...defaultReadLimits, ...options.limits };
   // JSON nests about twice as deep as the DSL for the same script (objects inside arrays).
   const data = plainCopy(value, limits.maxDepth * 2 + 8, { budget: limits.maxLength });
-  return finishScript(data, (path: Path) => ({ line: 0, column: 0, form: path.join(".") || "(root)" }), { knownTools: options.knownTools, knownAgents: options.knownAgents, defaultIdle });
+  return finishScript(data, (path: Path) => ({ line: 0, column: 0, form: path.join(".") || "(root)" }), {
+    knownTools: options.knownTools,
+    knownAgents: options.knownAgents,
+    defaultIdle,
+  });
 }
 
 function tooBig(form: string, expected: string, found: string, message: string): never {
@@ -27,7 +31,13 @@ function tooBig(form: string, expected: string, found: string, message: string):
  */
 function plainCopy(value: unknown, maxDepth: number, size: { budget: number }, path: string[] = []): unknown {
   const form = path.join(".") || "(root)";
-  if (path.length > maxDepth) tooBig(form, `at most ${maxDepth} levels of nesting`, "deeper nesting", `nesting is too deep at ${form}: more than ${maxDepth} levels`);
+  if (path.length > maxDepth)
+    tooBig(
+      form,
+      `at most ${maxDepth} levels of nesting`,
+      "deeper nesting",
+      `nesting is too deep at ${form}: more than ${maxDepth} levels`,
+    );
   size.budget -= 1;
   if (size.budget < 0) tooBig(form, "a smaller script", "too many values", "the script is too large");
   if (value === null || typeof value === "number" || typeof value === "boolean") return value;
@@ -38,11 +48,20 @@ function plainCopy(value: unknown, maxDepth: number, size: { budget: number }, p
   }
   try {
     if (Array.isArray(value)) return value.map((item, i) => plainCopy(item, maxDepth, size, [...path, String(i)]));
-    if (typeof value === "object" && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) {
+    if (
+      typeof value === "object" &&
+      (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)
+    ) {
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value)) {
         // An own `__proto__` (JSON.parse keeps one) would set `out`'s prototype: the field would vanish unreported.
-        if (key === "__proto__") tooBig([...path, key].join("."), "a field name other than '__proto__'", "'__proto__'", `'__proto__' at ${[...path, key].join(".")} is a reserved key: rename the field`);
+        if (key === "__proto__")
+          tooBig(
+            [...path, key].join("."),
+            "a field name other than '__proto__'",
+            "'__proto__'",
+            `'__proto__' at ${[...path, key].join(".")} is a reserved key: rename the field`,
+          );
         if (item !== undefined) out[key] = plainCopy(item, maxDepth, size, [...path, key]);
       }
       return out;

@@ -25,22 +25,29 @@ function printActor(s: ActorScript, indent: string): string {
     const d = s.sourceDetails?.[c];
     return `${d?.label !== undefined ? ` :label ${str(d.label)}` : ""}${d?.description !== undefined ? ` :description ${str(d.description)}` : ""}`;
   };
-  if (s.contextSources.length) lines.push(`${pad}(context${s.contextSources.map((c) => ` (source ${str(c)}${details(c)})`).join("")})`);
+  if (s.contextSources.length)
+    lines.push(`${pad}(context${s.contextSources.map((c) => ` (source ${str(c)}${details(c)})`).join("")})`);
   if (s.tools.length) lines.push(`${pad}(tools ${s.tools.map(str).join(" ")})`);
   if (s.connections.length) lines.push(`${pad}(connections ${s.connections.map(str).join(" ")})`);
   const limits = Object.entries(s.limits).filter(([, v]) => v !== undefined);
-  if (limits.length) lines.push(`${pad}(limits${limits.map(([k, v]) => ` :${camelToKebab(k)} ${num(v as number)}`).join("")})`);
+  if (limits.length)
+    lines.push(`${pad}(limits${limits.map(([k, v]) => ` :${camelToKebab(k)} ${num(v as number)}`).join("")})`);
   for (const g of s.gates) {
     const on = "on" in g && g.on !== undefined ? ` :on ${g.on.length === 1 ? g.on[0] : `(${g.on.join(" ")})`}` : "";
     const scope = `${"tool" in g && g.tool !== undefined ? ` :tool ${str(g.tool)}` : ""}${"field" in g && g.field !== undefined ? ` :field ${str(g.field)}` : ""}${on}`;
     lines.push(`${pad}(gate ${str(g.name)} ${gateKind(g)}${scope})`);
   }
   const grant = (g: NonNullable<ActorScript["grants"]>[number]) =>
-    typeof g === "string" ? str(g) : `(grant ${str(g.source)}${g.to ? ` :to [${g.to.map(str).join(" ")}]` : ""}${g.access ? ` :access ${str(g.access)}` : ""})`;
+    typeof g === "string"
+      ? str(g)
+      : `(grant ${str(g.source)}${g.to ? ` :to [${g.to.map(str).join(" ")}]` : ""}${g.access ? ` :access ${str(g.access)}` : ""})`;
   if (s.grants) lines.push(`${pad}(grants${s.grants.map((g) => " " + grant(g)).join("")})`);
   if (s.spawn) lines.push(`${pad}(spawn :allowed ${s.spawn.allowed} :quota ${num(s.spawn.quota)})`);
   if (s.denyTools) lines.push(`${pad}(deny-tools${s.denyTools.map((t) => " " + str(t)).join("")})`);
-  if (s.memory) lines.push(`${pad}(memory${s.memory.policy !== undefined ? ` :policy ${str(s.memory.policy)}` : ""}${s.memory.ttlMs !== undefined ? ` :ttl-ms ${num(s.memory.ttlMs)}` : ""})`);
+  if (s.memory)
+    lines.push(
+      `${pad}(memory${s.memory.policy !== undefined ? ` :policy ${str(s.memory.policy)}` : ""}${s.memory.ttlMs !== undefined ? ` :ttl-ms ${num(s.memory.ttlMs)}` : ""})`,
+    );
   if (s.goals) lines.push(`${pad}(goals ${s.goals.map(str).join(" ")})`);
   for (const t of s.talents) {
     lines.push(`${pad}(talent ${str(t.name)}`);
@@ -56,17 +63,31 @@ function printActor(s: ActorScript, indent: string): string {
 function printWorkflow(w: Workflow, indent: string): string {
   const list = (xs: readonly string[]) => `(${xs.map(str).join(" ")})`;
   const steps = w.steps.map((step) => {
-    const head = step.kind === "ask" ? `:ask ${str(step.agent)}` : step.kind === "fanout" ? `:fanout ${list(step.targets)}` : step.kind === "tool" ? `:tool ${str(step.tool)}` : `:join ${list(step.after)}`;
+    const head =
+      step.kind === "ask"
+        ? `:ask ${str(step.agent)}`
+        : step.kind === "fanout"
+          ? `:fanout ${list(step.targets)}`
+          : step.kind === "tool"
+            ? `:tool ${str(step.tool)}`
+            : `:join ${list(step.after)}`;
     const parts = [head];
     if ("policy" in step) parts.push(`:policy :${step.policy}`);
     if ("input" in step) parts.push(`:input ${str(step.input)}`);
     if (step.kind !== "join" && step.after.length) parts.push(`:after ${list(step.after)}`);
     if (step.kind === "tool" && Object.keys(step.args).length) parts.push(`:args ${json(step.args)}`);
-    for (const key of ["weights", "rounds", "retries"] as const) if (key in step && step[key as keyof typeof step] !== undefined) parts.push(`:${key} ${json(step[key as keyof typeof step])}`);
+    for (const key of ["weights", "rounds", "retries"] as const)
+      if (key in step && step[key as keyof typeof step] !== undefined)
+        parts.push(`:${key} ${json(step[key as keyof typeof step])}`);
     if ("tie" in step && step.tie) parts.push(`:tie :${step.tie}`);
     return `${indent}  (step ${str(step.id)} ${parts.join(" ")})`;
   });
-  return [`${indent}(workflow ${str(w.name)}${w.description !== undefined ? ` (description ${str(w.description)})` : ""}`, ...steps].join("\n") + ")";
+  return (
+    [
+      `${indent}(workflow ${str(w.name)}${w.description !== undefined ? ` (description ${str(w.description)})` : ""}`,
+      ...steps,
+    ].join("\n") + ")"
+  );
 }
 
 function printBehavior(b: Behavior, indent: string): string {
@@ -79,8 +100,12 @@ function printBehavior(b: Behavior, indent: string): string {
   if (b.policy) lines.push(`${pad}(policy :${b.policy})`);
   if (b.retry) lines.push(`${pad}(retry :max ${num(b.retry.max)})`);
   lines.push(`${pad}(goal ${usesCtx(b.goal) ? "(input ctx)" : "(input)"} ${expr(b.goal)})`);
-  if (b.plan.steps.length === 1) lines.push(`${pad}(plan (input ctx) ${printAction(b.plan.steps[0]!, pad).trimStart()}))`);
-  else lines.push(`${pad}(plan (input ctx)\n${pad}  (sequence\n${b.plan.steps.map((a) => printAction(a, pad + "    ")).join("\n")})))`);
+  if (b.plan.steps.length === 1)
+    lines.push(`${pad}(plan (input ctx) ${printAction(b.plan.steps[0]!, pad).trimStart()}))`);
+  else
+    lines.push(
+      `${pad}(plan (input ctx)\n${pad}  (sequence\n${b.plan.steps.map((a) => printAction(a, pad + "    ")).join("\n")})))`,
+    );
   return lines.join("\n");
 }
 
@@ -107,8 +132,14 @@ function printAction(a: Action, indent: string): string {
     case "think":
       return `${indent}(think)`;
     case "spawn": {
-      const script = typeof a.script === "string" ? str(a.script) : printActor(a.script, "").replace(/\n/g, `\n${indent}  `);
-      const supervise = a.supervise ? Object.entries(a.supervise).filter(([, v]) => v !== undefined).map(([k, v]) => ` :${camelToKebab(k)} ${data(v)}`).join("") : "";
+      const script =
+        typeof a.script === "string" ? str(a.script) : printActor(a.script, "").replace(/\n/g, `\n${indent}  `);
+      const supervise = a.supervise
+        ? Object.entries(a.supervise)
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => ` :${camelToKebab(k)} ${data(v)}`)
+            .join("")
+        : "";
       return `${indent}(spawn ${script} :goal ${expr(a.goal)}${supervise})`;
     }
   }
@@ -131,7 +162,10 @@ function expr(e: Expr): string {
     return keys.length ? `(get ${from}${keys.map((k) => " " + str(k)).join("")})` : from;
   }
   if ("concat" in e) return `(concat${e.concat.map((p) => " " + expr(p)).join("")})`;
-  if ("map" in e) return `{${Object.entries(e.map).map(([k, v]) => `${key(k)} ${expr(v)}`).join(" ")}}`;
+  if ("map" in e)
+    return `{${Object.entries(e.map)
+      .map(([k, v]) => `${key(k)} ${expr(v)}`)
+      .join(" ")}}`;
   return '"$prev"';
 }
 
@@ -142,14 +176,21 @@ function data(v: unknown): string {
   if (typeof v === "number") return num(v);
   if (typeof v === "boolean") return String(v);
   if (Array.isArray(v)) return `[${v.map(data).join(" ")}]`;
-  if (typeof v === "object") return `{${Object.entries(v as object).filter(([, x]) => x !== undefined).map(([k, x]) => `${key(camelToKebab(k))} ${data(x)}`).join(" ")}}`;
+  if (typeof v === "object")
+    return `{${Object.entries(v as object)
+      .filter(([, x]) => x !== undefined)
+      .map(([k, x]) => `${key(camelToKebab(k))} ${data(x)}`)
+      .join(" ")}}`;
   return "nil";
 }
 
 /** JSON data as a DSL literal, keys as they are (a behavior's input). */
 function json(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(json).join(" ")}]`;
-  if (v !== null && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${key(k)} ${json(x)}`).join(" ")}}`;
+  if (v !== null && typeof v === "object")
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${key(k)} ${json(x)}`)
+      .join(" ")}}`;
   return data(v);
 }
 
@@ -163,7 +204,8 @@ function str(s: string): string {
     else if (ch === "\\") out += "\\\\";
     else if (ch === "\n") out += "\\n";
     else if (ch === "\t") out += "\\t";
-    else if (ch.charCodeAt(0) < 0x20 || ch === "\u2028" || ch === "\u2029") out += "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0");
+    else if (ch.charCodeAt(0) < 0x20 || ch === "\u2028" || ch === "\u2029")
+      out += "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0");
     else out += ch;
   }
   return out + '"';

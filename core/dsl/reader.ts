@@ -48,7 +48,13 @@ interface Open {
  */
 export function readForms(source: string, limits: ReadLimits = defaultReadLimits): Node[] {
   if (source.length > limits.maxLength)
-    fail({ line: 1, column: 1 }, "script", `at most ${limits.maxLength} characters`, `${source.length} characters`, `the script is too long: ${source.length} characters, the limit is ${limits.maxLength}`);
+    fail(
+      { line: 1, column: 1 },
+      "script",
+      `at most ${limits.maxLength} characters`,
+      `${source.length} characters`,
+      `the script is too long: ${source.length} characters, the limit is ${limits.maxLength}`,
+    );
   const top: Node[] = [];
   const stack: Open[] = [];
   let i = 0;
@@ -69,14 +75,32 @@ export function readForms(source: string, limits: ReadLimits = defaultReadLimits
       while (i < source.length && source[i] !== "\n") i++;
     } else if (ch === "(" || ch === "[" || ch === "{") {
       if (stack.length >= limits.maxDepth)
-        fail(here(), "script", `at most ${limits.maxDepth} levels of nesting`, `a '${ch}' at level ${stack.length + 1}`, `nesting is too deep: more than ${limits.maxDepth} levels`);
+        fail(
+          here(),
+          "script",
+          `at most ${limits.maxDepth} levels of nesting`,
+          `a '${ch}' at level ${stack.length + 1}`,
+          `nesting is too deep: more than ${limits.maxDepth} levels`,
+        );
       stack.push({ opener: ch, pos: here(), items: [] });
       i++;
     } else if (ch === ")" || ch === "]" || ch === "}") {
       const open = stack.pop();
-      if (!open) fail(here(), "script", "a form or the end of the script", `'${ch}'`, `unexpected '${ch}': nothing is open here`);
+      if (!open)
+        fail(
+          here(),
+          "script",
+          "a form or the end of the script",
+          `'${ch}'`,
+          `unexpected '${ch}': nothing is open here`,
+        );
       if (closerOf[open.opener] !== ch)
-        fail(here(), open.opener, `'${closerOf[open.opener]}' to close the '${open.opener}' opened at ${open.pos.line}:${open.pos.column}`, `'${ch}'`);
+        fail(
+          here(),
+          open.opener,
+          `'${closerOf[open.opener]}' to close the '${open.opener}' opened at ${open.pos.line}:${open.pos.column}`,
+          `'${ch}'`,
+        );
       i++;
       emit(close(open));
     } else if (ch === '"') {
@@ -85,7 +109,13 @@ export function readForms(source: string, limits: ReadLimits = defaultReadLimits
       i++;
       for (;;) {
         if (i >= source.length)
-          fail(start, "string", 'a closing \'"\'', "end of input", `unterminated string: the string opened at ${start.line}:${start.column} has no closing '"'`);
+          fail(
+            start,
+            "string",
+            "a closing '\"'",
+            "end of input",
+            `unterminated string: the string opened at ${start.line}:${start.column} has no closing '"'`,
+          );
         const c = source[i]!;
         if (c === '"') break;
         if (c === "\\") {
@@ -100,7 +130,13 @@ export function readForms(source: string, limits: ReadLimits = defaultReadLimits
             value += escapes[next];
             i += 2;
           } else {
-            fail(escPos, "string", 'one of \\" \\\\ \\n \\t \\r \\uXXXX', next === undefined ? "end of input" : `\\${next}`, `bad escape in string: expected one of \\" \\\\ \\n \\t \\r \\uXXXX`);
+            fail(
+              escPos,
+              "string",
+              'one of \\" \\\\ \\n \\t \\r \\uXXXX',
+              next === undefined ? "end of input" : `\\${next}`,
+              `bad escape in string: expected one of \\" \\\\ \\n \\t \\r \\uXXXX`,
+            );
           }
         } else {
           if (c === "\n") {
@@ -123,7 +159,13 @@ export function readForms(source: string, limits: ReadLimits = defaultReadLimits
   }
   const unclosed = stack.pop();
   if (unclosed)
-    fail(unclosed.pos, unclosed.opener, `'${closerOf[unclosed.opener]}' to close the '${unclosed.opener}' opened at ${unclosed.pos.line}:${unclosed.pos.column}`, "end of input", `unbalanced '${unclosed.opener}': the one opened at ${unclosed.pos.line}:${unclosed.pos.column} is never closed`);
+    fail(
+      unclosed.pos,
+      unclosed.opener,
+      `'${closerOf[unclosed.opener]}' to close the '${unclosed.opener}' opened at ${unclosed.pos.line}:${unclosed.pos.column}`,
+      "end of input",
+      `unbalanced '${unclosed.opener}': the one opened at ${unclosed.pos.line}:${unclosed.pos.column} is never closed`,
+    );
   return top;
 }
 
@@ -136,7 +178,8 @@ function atom(text: string, pos: Pos): Node {
   }
   if (text.startsWith(":")) {
     const name = text.slice(1);
-    if (name === "" || name.startsWith(":")) fail(pos, "keyword", "a keyword such as :active", text, `bad keyword '${text}'`);
+    if (name === "" || name.startsWith(":"))
+      fail(pos, "keyword", "a keyword such as :active", text, `bad keyword '${text}'`);
     return { type: "keyword", name, pos };
   }
   if (text === "true" || text === "false") return { type: "boolean", value: text === "true", pos };
@@ -148,12 +191,19 @@ function close(open: Open): Node {
   if (open.opener === "(") return { type: "list", items: open.items, pos: open.pos };
   if (open.opener === "[") return { type: "vector", items: open.items, pos: open.pos };
   if (open.items.length % 2 !== 0)
-    fail(open.pos, "map", "key/value pairs", `${open.items.length} items`, `the map opened at ${open.pos.line}:${open.pos.column} has a key without a value`);
+    fail(
+      open.pos,
+      "map",
+      "key/value pairs",
+      `${open.items.length} items`,
+      `the map opened at ${open.pos.line}:${open.pos.column} has a key without a value`,
+    );
   const entries: [Node, Node][] = [];
   const seen = new Set<string>();
   for (let k = 0; k < open.items.length; k += 2) {
     const key = open.items[k]!;
-    if (key.type !== "keyword" && key.type !== "string") fail(key.pos, "map", "a key such as :repo or \"repo\"", describe(key));
+    if (key.type !== "keyword" && key.type !== "string")
+      fail(key.pos, "map", 'a key such as :repo or "repo"', describe(key));
     const name = key.type === "keyword" ? key.name : (key as { value: string }).value;
     if (seen.has(name)) fail(key.pos, "map", "each key once", `'${name}' again`, `duplicate key '${name}' in map`);
     seen.add(name);
@@ -163,7 +213,14 @@ function close(open: Open): Node {
 }
 
 function fail(pos: Pos, form: string, expected: string, found: string, message?: string): never {
-  const issue: ScriptIssue = { line: pos.line, column: pos.column, form, expected, found, message: message ?? `expected ${expected}, found ${found}` };
+  const issue: ScriptIssue = {
+    line: pos.line,
+    column: pos.column,
+    form,
+    expected,
+    found,
+    message: message ?? `expected ${expected}, found ${found}`,
+  };
   throw new ScriptError([issue]);
 }
 

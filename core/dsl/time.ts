@@ -4,7 +4,7 @@ const durationPattern = /^(\d{1,12})(ms|s|m|h|d)$/;
 const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const maxDurationMs = 366 * unitMs.d;
 
-export const durationExpected = "a whole number followed by ms, s, m, h or d (e.g. \"15m\"), at most 366d";
+export const durationExpected = 'a whole number followed by ms, s, m, h or d (e.g. "15m"), at most 366d';
 
 /**
  * Milliseconds of a duration like `"15m"`, or undefined when it is not one.
@@ -26,7 +26,8 @@ const cronFields = [
   { name: "day of week", min: 0, max: 7 },
 ] as const;
 
-export const cronExpected = "5 fields (minute hour day-of-month month day-of-week) of numbers, *, lists a,b, ranges a-b and steps /n";
+export const cronExpected =
+  "5 fields (minute hour day-of-month month day-of-week) of numbers, *, lists a,b, ranges a-b and steps /n";
 
 /**
  * What is wrong with a 5-field cron expression, or undefined when it is valid.
@@ -36,7 +37,8 @@ export const cronExpected = "5 fields (minute hour day-of-month month day-of-wee
  */
 export function cronProblem(text: string): string | undefined {
   const fields = text.trim().split(/\s+/);
-  if (text.trim() === "" || fields.length !== 5) return `has ${text.trim() === "" ? 0 : fields.length} fields, cron needs 5`;
+  if (text.trim() === "" || fields.length !== 5)
+    return `has ${text.trim() === "" ? 0 : fields.length} fields, cron needs 5`;
   for (let i = 0; i < 5; i++) {
     const spec = cronFields[i]!;
     for (const item of fields[i]!.split(",")) {

@@ -57,7 +57,10 @@ export function quantile(values: readonly number[], q: number): number {
 }
 
 /** A run's figures from its case results. */
-export function summarize(base: Omit<EvalRunSummary, "cases" | "passed" | "passRate" | "pass" | "tokens" | "costUsd" | "latencyMs" | "failing">, results: CaseResult[]): EvalRun {
+export function summarize(
+  base: Omit<EvalRunSummary, "cases" | "passed" | "passRate" | "pass" | "tokens" | "costUsd" | "latencyMs" | "failing">,
+  results: CaseResult[],
+): EvalRun {
   const passed = results.filter((r) => r.pass).length;
   const passRate = results.length ? passed / results.length : 0;
   const latencies = results.map((r) => r.latencyMs);
@@ -82,7 +85,12 @@ export function summarize(base: Omit<EvalRunSummary, "cases" | "passed" | "passR
  * compareRuns(before, after).changes // [{ name: "greets", change: "fixed", reason: "…" }]
  */
 export function compareRuns(previous: EvalRun | null, current: EvalRun): Comparison {
-  if (!previous) return { previous: null, passRateDelta: null, changes: current.results.map((r) => ({ name: r.name, change: "new" as const, reason: r.reason })) };
+  if (!previous)
+    return {
+      previous: null,
+      passRateDelta: null,
+      changes: current.results.map((r) => ({ name: r.name, change: "new" as const, reason: r.reason })),
+    };
   const before = new Map(previous.results.map((r) => [r.name, r]));
   const changes: CaseChange[] = [];
   for (const r of current.results) {
@@ -92,5 +100,9 @@ export function compareRuns(previous: EvalRun | null, current: EvalRun): Compari
     before.delete(r.name);
   }
   for (const name of before.keys()) changes.push({ name, change: "removed", reason: "not in this run's suite" });
-  return { previous: { id: previous.id, startedAt: previous.startedAt, passRate: previous.passRate }, passRateDelta: current.passRate - previous.passRate, changes };
+  return {
+    previous: { id: previous.id, startedAt: previous.startedAt, passRate: previous.passRate },
+    passRateDelta: current.passRate - previous.passRate,
+    changes,
+  };
 }

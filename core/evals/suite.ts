@@ -8,7 +8,9 @@ import { lazySchema } from "../lazy-schema";
  * YAML or JSON (the CLI reads either; the API takes JSON).
  */
 
-const modelName = lazySchema(() => z.string().regex(/^[a-z0-9-]+:[^\s]{1,120}$/, "provider:name, e.g. openai:gpt-4o-mini"));
+const modelName = lazySchema(() =>
+  z.string().regex(/^[a-z0-9-]+:[^\s]{1,120}$/, "provider:name, e.g. openai:gpt-4o-mini"),
+);
 
 export const graderSchema = lazySchema(() =>
   z.union(
@@ -19,9 +21,18 @@ export const graderSchema = lazySchema(() =>
       z.strictObject({ regex: z.string().min(1).max(2000), ignoreCase: z.boolean().optional() }),
       z.strictObject({ schema: z.record(z.string(), z.json()) }),
       z.strictObject({ tool: z.string().min(1).max(128), arguments: z.record(z.string(), z.json()).optional() }),
-      z.strictObject({ judge: z.strictObject({ rubric: z.string().min(1).max(4000), model: modelName.optional(), passAt: z.number().min(0).max(1).default(0.7) }) }),
+      z.strictObject({
+        judge: z.strictObject({
+          rubric: z.string().min(1).max(4000),
+          model: modelName.optional(),
+          passAt: z.number().min(0).max(1).default(0.7),
+        }),
+      }),
     ],
-    { error: "a grader is one of { exact }, { contains }, { notContains }, { regex }, { schema }, { tool, arguments? }, { judge: { rubric, model?, passAt? } }" },
+    {
+      error:
+        "a grader is one of { exact }, { contains }, { notContains }, { regex }, { schema }, { tool, arguments? }, { judge: { rubric, model?, passAt? } }",
+    },
   ),
 );
 export type Grader = z.infer<typeof graderSchema>;
@@ -38,7 +49,10 @@ export const evalCaseSchema = lazySchema(() =>
       session: z.string().trim().min(1).max(64).optional(),
       expect: z.array(graderSchema).min(1, "at least one grader").max(20),
     })
-    .refine((c) => c.input !== undefined || c.data !== undefined, { message: "a case sends input, data, or both", path: ["input"] }),
+    .refine((c) => c.input !== undefined || c.data !== undefined, {
+      message: "a case sends input, data, or both",
+      path: ["input"],
+    }),
 );
 export type EvalCase = z.infer<typeof evalCaseSchema>;
 
@@ -56,7 +70,12 @@ export const evalSuiteSchema = lazySchema(() =>
     .superRefine((suite, ctx) => {
       const seen = new Set<string>();
       suite.cases.forEach((c, i) => {
-        if (seen.has(c.name)) ctx.addIssue({ code: "custom", path: ["cases", i, "name"], message: `another case is named '${c.name}': names say which case got better or worse, so each is unique` });
+        if (seen.has(c.name))
+          ctx.addIssue({
+            code: "custom",
+            path: ["cases", i, "name"],
+            message: `another case is named '${c.name}': names say which case got better or worse, so each is unique`,
+          });
         seen.add(c.name);
       });
     }),

@@ -11,7 +11,13 @@ const allow: GateDecision = { allow: true };
 export const allowlistGate: Gate = {
   name: "allowlist",
   priority: 10,
-  check: ({ call, spec }, ctx) => (spec && ctx.tools.has(spec.name) ? allow : { allow: false, reason: `tool '${call.name}' is not available to this agent; available: ${[...ctx.tools.keys()].join(", ") || "none"}` }),
+  check: ({ call, spec }, ctx) =>
+    spec && ctx.tools.has(spec.name)
+      ? allow
+      : {
+          allow: false,
+          reason: `tool '${call.name}' is not available to this agent; available: ${[...ctx.tools.keys()].join(", ") || "none"}`,
+        },
 };
 
 /** The arguments match the tool's JSON Schema. */
@@ -29,10 +35,17 @@ export const schemaGate: Gate = {
  * Why the run is out of budget, or undefined. `step` counts model calls made; a tool result is only
  * worth having if another model call may read it.
  */
-export function budgetExceeded(run: Omit<RunProgress, "callsByTool">, limits: RunLimits, forTool: boolean): string | undefined {
-  if (run.tokens >= limits.maxTokensPerRun) return `token limit reached: ${run.tokens} of ${limits.maxTokensPerRun} tokens used`;
-  if (run.activeMs >= limits.maxRunMs) return `time limit reached: the run has used ${run.activeMs} ms of ${limits.maxRunMs} ms`;
-  if (forTool ? run.step >= limits.maxSteps : run.step + 1 > limits.maxSteps) return `step limit reached: ${run.step} of ${limits.maxSteps} model steps used`;
+export function budgetExceeded(
+  run: Omit<RunProgress, "callsByTool">,
+  limits: RunLimits,
+  forTool: boolean,
+): string | undefined {
+  if (run.tokens >= limits.maxTokensPerRun)
+    return `token limit reached: ${run.tokens} of ${limits.maxTokensPerRun} tokens used`;
+  if (run.activeMs >= limits.maxRunMs)
+    return `time limit reached: the run has used ${run.activeMs} ms of ${limits.maxRunMs} ms`;
+  if (forTool ? run.step >= limits.maxSteps : run.step + 1 > limits.maxSteps)
+    return `step limit reached: ${run.step} of ${limits.maxSteps} model steps used`;
   return undefined;
 }
 
@@ -55,7 +68,10 @@ export const rateLimitGate: Gate = {
     if (!limit) return allow;
     const taken = takeToken(ctx.buckets?.get(rateKey(ctx.agent, call.name)), ctx.now, limit);
     if (taken.allowed) return allow;
-    return { allow: false, reason: `rate limit: '${call.name}' allows ${limit.capacity} calls, refilling ${limit.refillPerSec}/s; next call possible in ${secondsUntilToken(taken.bucket, limit)} s` };
+    return {
+      allow: false,
+      reason: `rate limit: '${call.name}' allows ${limit.capacity} calls, refilling ${limit.refillPerSec}/s; next call possible in ${secondsUntilToken(taken.bucket, limit)} s`,
+    };
   },
 };
 
@@ -68,7 +84,9 @@ export const approvalGate: Gate = {
   priority: 100,
   check: ({ call, spec }, ctx) => {
     if (!spec?.requiresApproval) return allow;
-    return ctx.approvals.has(call.id) ? allow : { allow: false, pending: "approval", reason: `'${call.name}' needs a person's approval` };
+    return ctx.approvals.has(call.id)
+      ? allow
+      : { allow: false, pending: "approval", reason: `'${call.name}' needs a person's approval` };
   },
 };
 

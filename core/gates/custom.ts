@@ -33,7 +33,10 @@ export function makeCustomGate(spec: CustomGateSpec, priority = 30): Gate {
   switch (spec.kind) {
     case "deny-pattern": {
       const compiled = compileDenyPattern(spec.pattern);
-      if (!compiled.ok) throw new PantheonError("script_invalid", `gate '${spec.name}': ${compiled.reason}`, { details: { gate: spec.name } });
+      if (!compiled.ok)
+        throw new PantheonError("script_invalid", `gate '${spec.name}': ${compiled.reason}`, {
+          details: { gate: spec.name },
+        });
       const pattern = compiled.matcher;
       return {
         ...base,
@@ -42,7 +45,12 @@ export function makeCustomGate(spec: CustomGateSpec, priority = 30): Gate {
           const value = spec.field === undefined ? call.arguments : fieldOf(call.arguments, spec.field);
           if (value === undefined) return allow;
           const text = typeof value === "string" ? value : JSON.stringify(value);
-          return pattern.test(text) ? { allow: false, reason: `gate '${spec.name}': ${spec.field === undefined ? "the arguments match" : `${spec.field} matches`} a denied pattern` } : allow;
+          return pattern.test(text)
+            ? {
+                allow: false,
+                reason: `gate '${spec.name}': ${spec.field === undefined ? "the arguments match" : `${spec.field} matches`} a denied pattern`,
+              }
+            : allow;
         },
       };
     }
@@ -60,7 +68,9 @@ export function makeCustomGate(spec: CustomGateSpec, priority = 30): Gate {
           } catch {
             return { allow: false, reason: `gate '${spec.name}': ${field} is not a URL` };
           }
-          return hostMatches(host, spec.hosts) ? allow : { allow: false, reason: `gate '${spec.name}': host ${host} is not one of ${spec.hosts.join(", ")}` };
+          return hostMatches(host, spec.hosts)
+            ? allow
+            : { allow: false, reason: `gate '${spec.name}': host ${host} is not one of ${spec.hosts.join(", ")}` };
         },
       };
     }
@@ -70,7 +80,12 @@ export function makeCustomGate(spec: CustomGateSpec, priority = 30): Gate {
         check: ({ call }, ctx) => {
           if (!appliesTo(spec.tool, call.name)) return allow;
           const made = ownValue(ctx.run.callsByTool, call.name) ?? 0;
-          return made >= spec.max ? { allow: false, reason: `gate '${spec.name}': '${call.name}' may be called at most ${spec.max} times per run` } : allow;
+          return made >= spec.max
+            ? {
+                allow: false,
+                reason: `gate '${spec.name}': '${call.name}' may be called at most ${spec.max} times per run`,
+              }
+            : allow;
         },
       };
     case "max-size":

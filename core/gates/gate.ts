@@ -98,7 +98,10 @@ export function runGates(gates: readonly Gate[], proposal: GateProposal, ctx: Ga
       decision = gate.check(proposal, ctx);
     } catch (error) {
       // A broken gate must fail closed, not let the call through.
-      decision = { allow: false, reason: `gate '${gate.name}' failed: ${error instanceof Error ? error.message : String(error)}` };
+      decision = {
+        allow: false,
+        reason: `gate '${gate.name}' failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     decisions.push({ gate: gate.name, decision });
     if (!decision.allow) return { allow: false, rejection: { gate: gate.name, decision }, decisions };

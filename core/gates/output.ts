@@ -25,10 +25,20 @@ export interface OutputGate {
 }
 
 /** The built-in size limit of each kind, in characters (a memory is one sentence, as `memory.store` says). */
-export const defaultOutputSizes: Readonly<Record<OutputKind, number>> = { reply: 32_000, message: 32_000, answer: 32_000, memory: 4_000 };
+export const defaultOutputSizes: Readonly<Record<OutputKind, number>> = {
+  reply: 32_000,
+  message: 32_000,
+  answer: 32_000,
+  memory: 4_000,
+};
 
 /** How a rejected output is named to the model and in the run's error. */
-export const outputNames: Readonly<Record<OutputKind, string>> = { reply: "reply", message: "message", memory: "memory", answer: "answer to the asking agent" };
+export const outputNames: Readonly<Record<OutputKind, string>> = {
+  reply: "reply",
+  message: "message",
+  memory: "memory",
+  answer: "answer to the asking agent",
+};
 
 const allow: GateDecision = { allow: true };
 
@@ -48,7 +58,12 @@ export function outputSizeGate(sizes: Readonly<Record<OutputKind, number>> = def
   return {
     name: "output-size",
     check: ({ kind, text }) =>
-      text.length > sizes[kind] ? { allow: false, reason: `the ${outputNames[kind]} is ${text.length} characters long; at most ${sizes[kind]} are allowed: make it shorter` } : allow,
+      text.length > sizes[kind]
+        ? {
+            allow: false,
+            reason: `the ${outputNames[kind]} is ${text.length} characters long; at most ${sizes[kind]} are allowed: make it shorter`,
+          }
+        : allow,
   };
 }
 
@@ -64,7 +79,10 @@ export function secretLeakGate(secrets: readonly NamedSecret[]): OutputGate {
       const leak = detector.first(text);
       if (!leak) return allow;
       const name = leak.name;
-      return { allow: false, reason: `the ${outputNames[kind]} carries the secret ${name} (${formWords[leak.form]}); a secret's value is never sent or stored: leave it out` };
+      return {
+        allow: false,
+        reason: `the ${outputNames[kind]} carries the secret ${name} (${formWords[leak.form]}); a secret's value is never sent or stored: leave it out`,
+      };
     },
   };
 }
@@ -82,15 +100,26 @@ export function compileOutputGates(specs: readonly CustomGateSpec[]): OutputGate
       gates.push({
         name: spec.name,
         check: ({ kind, text }) =>
-          spec.on.includes(kind) && text.length > spec.max ? { allow: false, reason: `gate '${spec.name}': the ${outputNames[kind]} is ${text.length} characters long; at most ${spec.max} are allowed` } : allow,
+          spec.on.includes(kind) && text.length > spec.max
+            ? {
+                allow: false,
+                reason: `gate '${spec.name}': the ${outputNames[kind]} is ${text.length} characters long; at most ${spec.max} are allowed`,
+              }
+            : allow,
       });
     } else if (spec.kind === "deny-pattern" && spec.on?.some((target) => target !== "tool")) {
       const compiled = compileDenyPattern(spec.pattern);
-      if (!compiled.ok) throw new PantheonError("script_invalid", `gate '${spec.name}': ${compiled.reason}`, { details: { gate: spec.name } });
+      if (!compiled.ok)
+        throw new PantheonError("script_invalid", `gate '${spec.name}': ${compiled.reason}`, {
+          details: { gate: spec.name },
+        });
       const kinds = new Set(spec.on);
       gates.push({
         name: spec.name,
-        check: ({ kind, text }) => (kinds.has(kind) && compiled.matcher.test(text) ? { allow: false, reason: `gate '${spec.name}': the ${outputNames[kind]} matches a denied pattern` } : allow),
+        check: ({ kind, text }) =>
+          kinds.has(kind) && compiled.matcher.test(text)
+            ? { allow: false, reason: `gate '${spec.name}': the ${outputNames[kind]} matches a denied pattern` }
+            : allow,
       });
     }
   }
@@ -104,7 +133,10 @@ export function compileOutputGates(specs: readonly CustomGateSpec[]): OutputGate
  * const gates = agentOutputGates({ secrets: [{ name: "AIRTABLE_KEY", value }], specs: profile.runtime.gates });
  * checkOutput(gates, { kind: "reply", text }); // { allow: false, rejection: { gate: "secret-leak", … }, decisions }
  */
-export function agentOutputGates(input: { secrets: readonly NamedSecret[]; specs: readonly CustomGateSpec[] }): OutputGate[] {
+export function agentOutputGates(input: {
+  secrets: readonly NamedSecret[];
+  specs: readonly CustomGateSpec[];
+}): OutputGate[] {
   return [outputSizeGate(), secretLeakGate(input.secrets), ...compileOutputGates(input.specs)];
 }
 
@@ -117,7 +149,10 @@ export function checkOutput(gates: readonly OutputGate[], proposal: OutputPropos
       decision = gate.check(proposal);
     } catch (error) {
       // A broken gate fails closed.
-      decision = { allow: false, reason: `gate '${gate.name}' failed: ${error instanceof Error ? error.message : String(error)}` };
+      decision = {
+        allow: false,
+        reason: `gate '${gate.name}' failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     decisions.push({ gate: gate.name, decision });
     if (!decision.allow) return { allow: false, rejection: { gate: gate.name, decision }, decisions };
@@ -126,11 +161,16 @@ export function checkOutput(gates: readonly OutputGate[], proposal: OutputPropos
 }
 
 /** Tools whose call is also an output: the argument that is written, and its kind. */
-export const toolOutputs: Readonly<Record<string, { kind: OutputKind; field: string }>> = { "memory.store": { kind: "memory", field: "text" } };
+export const toolOutputs: Readonly<Record<string, { kind: OutputKind; field: string }>> = {
+  "memory.store": { kind: "memory", field: "text" },
+};
 
 /**
  * A behavior's plan proposes its `message` and `remember` steps to the run as calls of these names
  * (only a plan can: the run accepts them from a response whose provider is `plan`), so they pass the
  * output gates, the trace and the retry rule like everything else the agent sends.
  */
-export const planOutputCalls: Readonly<Record<string, OutputKind>> = { "output.message": "message", "output.remember": "memory" };
+export const planOutputCalls: Readonly<Record<string, OutputKind>> = {
+  "output.message": "message",
+  "output.remember": "memory",
+};

@@ -27,8 +27,10 @@ function unsupportedFeature(pattern: string): string | undefined {
     }
     if (char === "(" && pattern[i + 1] === "?") {
       const rest = pattern.slice(i + 2, i + 4);
-      if (rest.startsWith("=") || rest.startsWith("!")) return "lookahead ((?=…), (?!…)) is not supported by the linear-time engine";
-      if (rest === "<=" || rest === "<!") return "lookbehind ((?<=…), (?<!…)) is not supported by the linear-time engine";
+      if (rest.startsWith("=") || rest.startsWith("!"))
+        return "lookahead ((?=…), (?!…)) is not supported by the linear-time engine";
+      if (rest === "<=" || rest === "<!")
+        return "lookbehind ((?<=…), (?<!…)) is not supported by the linear-time engine";
     }
   }
   return undefined;
@@ -81,7 +83,9 @@ export function compileDenyPattern(pattern: string): PatternCheck {
  * denyPatternProblems([{ name: "no-echo", kind: "deny-pattern", pattern: "(a)\\1" }]);
  * // [{ index: 0, message: "gate 'no-echo': backreferences … are not supported: …" }]
  */
-export function denyPatternProblems(gates: readonly { name: string; kind: string; pattern?: string }[]): { index: number; message: string }[] {
+export function denyPatternProblems(
+  gates: readonly { name: string; kind: string; pattern?: string }[],
+): { index: number; message: string }[] {
   const problems: { index: number; message: string }[] = [];
   gates.forEach((gate, index) => {
     if (gate.kind !== "deny-pattern" || gate.pattern === undefined) return;

@@ -19,7 +19,11 @@ export function rateKey(agent: string, tool: string): string {
  * @example
  * const { allowed, bucket } = takeToken(stored, clock.now(), { capacity: 5, refillPerSec: 0.1 });
  */
-export function takeToken(bucket: TokenBucket | undefined, now: number, limit: RateLimit): { allowed: boolean; bucket: TokenBucket } {
+export function takeToken(
+  bucket: TokenBucket | undefined,
+  now: number,
+  limit: RateLimit,
+): { allowed: boolean; bucket: TokenBucket } {
   const elapsedSec = bucket ? Math.max(0, now - bucket.updatedAt) / 1000 : 0;
   const available = bucket ? Math.min(limit.capacity, bucket.tokens + elapsedSec * limit.refillPerSec) : limit.capacity;
   if (available >= 1) return { allowed: true, bucket: { tokens: available - 1, updatedAt: now } };

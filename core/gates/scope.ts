@@ -20,7 +20,10 @@ export function toolScope(spec: Pick<ToolSpec, "scope"> | undefined): Scope {
  * @example
  * approverRefusal({ name: "memory.forget", scope: "admin" }, "approve"); // "approving 'memory.forget' needs …"
  */
-export function approverRefusal(spec: Pick<ToolSpec, "name" | "scope"> | undefined, approver: Scope): string | undefined {
+export function approverRefusal(
+  spec: Pick<ToolSpec, "name" | "scope"> | undefined,
+  approver: Scope,
+): string | undefined {
   const need = toolScope(spec);
   if (grants(approver, need)) return undefined;
   return `approving '${spec?.name ?? "this call"}' needs a token with the '${need}' scope (the scope of the tool's own route); this token has '${approver}'`;
@@ -41,7 +44,15 @@ export const scopeGate: Gate = {
     const approval = ctx.approvals.get(call.id);
     if (approval?.scope && grants(approval.scope, need)) return { allow: true };
     const why = `'${call.name}' needs the '${need}' scope; this run acts for ${principal.name} with the '${principal.scope}' scope`;
-    if (ctx.beyondScope === "refuse") return { allow: false, reason: `${why}, and this agent refuses calls beyond its caller's scope. Do not retry it; tell the person it needs a token with the '${need}' scope` };
-    return { allow: false, pending: "approval", reason: `${why}: it waits for the approval of a holder of the '${need}' scope` };
+    if (ctx.beyondScope === "refuse")
+      return {
+        allow: false,
+        reason: `${why}, and this agent refuses calls beyond its caller's scope. Do not retry it; tell the person it needs a token with the '${need}' scope`,
+      };
+    return {
+      allow: false,
+      pending: "approval",
+      reason: `${why}: it waits for the approval of a holder of the '${need}' scope`,
+    };
   },
 };

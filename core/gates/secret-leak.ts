@@ -18,6 +18,9 @@ export const minSecretLength = 8;
 
 export function findSecretLeak(text: string, secrets: readonly string[]): SecretLeak | null {
   // Names are the indexes, so the finding says which secret without holding its value.
-  const found = makeSecretDetector(secrets.map((value, i) => ({ name: String(i), value })), { minLength: minSecretLength }).first(text);
+  const found = makeSecretDetector(
+    secrets.map((value, i) => ({ name: String(i), value })),
+    { minLength: minSecretLength },
+  ).first(text);
   return found ? { secretIndex: Number(found.name), form: found.form } : null;
 }

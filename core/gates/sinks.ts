@@ -45,13 +45,22 @@ export type GatedWrite<T> = { written: true; value: T } | { written: false; reas
  * const done = await gatedWrite("summary-fold", screen, { text: summary, runId }, (text) => memory.updateText(id, text));
  * if (!done.written) keepPreviousSummary();
  */
-export async function gatedWrite<T>(sink: ModelOutputSink, screen: OutputScreen, proposal: { text: string; runId?: string }, write: (text: string) => T | Promise<T>): Promise<GatedWrite<T>> {
+export async function gatedWrite<T>(
+  sink: ModelOutputSink,
+  screen: OutputScreen,
+  proposal: { text: string; runId?: string },
+  write: (text: string) => T | Promise<T>,
+): Promise<GatedWrite<T>> {
   const reason = screen(sink, proposal.text, proposal.runId);
   if (reason !== null) return { written: false, reason };
   return { written: true, value: await write(proposal.text) };
 }
 
 /** The synchronous form, for a filter over many proposals (extraction's batch). */
-export function gatedKeep(sink: ModelOutputSink, screen: OutputScreen, proposal: { text: string; runId?: string }): boolean {
+export function gatedKeep(
+  sink: ModelOutputSink,
+  screen: OutputScreen,
+  proposal: { text: string; runId?: string },
+): boolean {
   return screen(sink, proposal.text, proposal.runId) === null;
 }

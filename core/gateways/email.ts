@@ -7,14 +7,27 @@ import { agentNamePattern } from "../agents";
  * agent, which thread (session) it belongs to, and the new text of a reply (quotes removed).
  */
 
-const address = lazySchema(() => z.email({ error: "an email address" }).max(320).transform((a) => a.toLowerCase()));
+const address = lazySchema(() =>
+  z
+    .email({ error: "an email address" })
+    .max(320)
+    .transform((a) => a.toLowerCase()),
+);
 
 /** `PUT /api/agents/:name/gateways/email`. */
 export const emailConfigInputSchema = lazySchema(() =>
   z.strictObject({
     /** Senders allowed to start runs: exact addresses, or `@example.com` for a whole domain. */
     allowedSenders: z
-      .array(z.union([address, z.string().regex(/^@[a-z0-9.-]+\.[a-z]{2,}$/i, "an address, or @domain for every address of a domain").transform((d) => d.toLowerCase())]))
+      .array(
+        z.union([
+          address,
+          z
+            .string()
+            .regex(/^@[a-z0-9.-]+\.[a-z]{2,}$/i, "an address, or @domain for every address of a domain")
+            .transform((d) => d.toLowerCase()),
+        ]),
+      )
       .min(1, "name at least one sender: mail from anyone else is refused")
       .max(1000),
     /** The display name of replies (default: the agent's name). */

@@ -23,12 +23,18 @@ const telegramId = lazySchema(() => z.number().int().safe());
 export const telegramConfigInputSchema = lazySchema(() =>
   z.strictObject({
     /** The webhook's `X-Telegram-Bot-Api-Secret-Token`; generated when absent (it never needs to leave the server). */
-    secretToken: z.string().regex(telegramSecretTokenPattern, "16–256 characters of A–Z, a–z, 0–9, '_' or '-'").optional(),
+    secretToken: z
+      .string()
+      .regex(telegramSecretTokenPattern, "16–256 characters of A–Z, a–z, 0–9, '_' or '-'")
+      .optional(),
     /** Name of the worker secret holding the bot token (`npx wrangler secret put TELEGRAM_BOT_TOKEN`). */
     botTokenSecret: z
       .string()
       .regex(secretNamePattern, "an UPPER_SNAKE secret name")
-      .regex(botTokenSecretPattern, "a secret whose name starts with TELEGRAM_ (e.g. TELEGRAM_BOT_TOKEN): only those are ever sent to the Bot API"),
+      .regex(
+        botTokenSecretPattern,
+        "a secret whose name starts with TELEGRAM_ (e.g. TELEGRAM_BOT_TOKEN): only those are ever sent to the Bot API",
+      ),
     /** Chats whose messages start runs; absent = any chat that finds the bot. */
     allowedChatIds: z.array(telegramId).max(1000).optional(),
     /** Telegram user ids whose approve/reject buttons count (the gateway's `approve` scope). */
@@ -48,13 +54,33 @@ export interface TelegramConfig {
 /** `POST /api/agents/:name/gateways/telegram/webhook`: the public base URL Telegram should call. */
 export const telegramWebhookInputSchema = lazySchema(() =>
   z.strictObject({
-    url: z.url({ protocol: /^https?$/, error: "an http(s) URL: the public base of this server, e.g. https://pantheon.example.workers.dev" }),
+    url: z.url({
+      protocol: /^https?$/,
+      error: "an http(s) URL: the public base of this server, e.g. https://pantheon.example.workers.dev",
+    }),
   }),
 );
 
-const user = lazySchema(() => z.looseObject({ id: telegramId, is_bot: z.boolean().optional(), username: z.string().max(256).optional(), first_name: z.string().max(256).optional() }));
-const chat = lazySchema(() => z.looseObject({ id: telegramId, type: z.string().max(32).optional(), title: z.string().max(512).optional(), username: z.string().max(256).optional(), first_name: z.string().max(256).optional() }));
-const message = lazySchema(() => z.looseObject({ message_id: telegramId, chat, from: user.optional(), text: z.string().max(8192).optional() }));
+const user = lazySchema(() =>
+  z.looseObject({
+    id: telegramId,
+    is_bot: z.boolean().optional(),
+    username: z.string().max(256).optional(),
+    first_name: z.string().max(256).optional(),
+  }),
+);
+const chat = lazySchema(() =>
+  z.looseObject({
+    id: telegramId,
+    type: z.string().max(32).optional(),
+    title: z.string().max(512).optional(),
+    username: z.string().max(256).optional(),
+    first_name: z.string().max(256).optional(),
+  }),
+);
+const message = lazySchema(() =>
+  z.looseObject({ message_id: telegramId, chat, from: user.optional(), text: z.string().max(8192).optional() }),
+);
 
 /** One update as Telegram posts it to the webhook. */
 export const telegramUpdateSchema = lazySchema(() =>
@@ -63,7 +89,12 @@ export const telegramUpdateSchema = lazySchema(() =>
     message: message.optional(),
     edited_message: message.optional(),
     callback_query: z
-      .looseObject({ id: z.string().min(1).max(256), from: user, message: message.optional(), data: z.string().max(64).optional() })
+      .looseObject({
+        id: z.string().min(1).max(256),
+        from: user,
+        message: message.optional(),
+        data: z.string().max(64).optional(),
+      })
       .optional(),
   }),
 );
@@ -87,12 +118,20 @@ export function telegramAction(update: TelegramUpdate, config: Pick<TelegramConf
   if (query) {
     const decision = decodeDecision(query.data ?? "");
     if (!decision) return { kind: "ignore", reason: "a button this gateway did not make", callbackId: query.id };
-    return { kind: "decision", callbackId: query.id, fromId: query.from.id, chatId: query.message?.chat.id, ...decision };
+    return {
+      kind: "decision",
+      callbackId: query.id,
+      fromId: query.from.id,
+      chatId: query.message?.chat.id,
+      ...decision,
+    };
   }
   const m = update.message;
-  if (!m) return { kind: "ignore", reason: update.edited_message ? "an edited message" : "an update that is not a message" };
+  if (!m)
+    return { kind: "ignore", reason: update.edited_message ? "an edited message" : "an update that is not a message" };
   if (m.from?.is_bot) return { kind: "ignore", reason: "a message from a bot" };
-  if (config.allowedChatIds && !config.allowedChatIds.includes(m.chat.id)) return { kind: "ignore", reason: `chat ${m.chat.id} is not allowed` };
+  if (config.allowedChatIds && !config.allowedChatIds.includes(m.chat.id))
+    return { kind: "ignore", reason: `chat ${m.chat.id} is not allowed` };
   const text = m.text?.trim();
   if (!text) return { kind: "ignore", reason: "a message without text" };
   const chatTitle = m.chat.title ?? (m.chat.username ? `@${m.chat.username}` : m.chat.first_name) ?? String(m.chat.id);
@@ -104,7 +143,9 @@ export function telegramAction(update: TelegramUpdate, config: Pick<TelegramConf
  * id and a call id do not fit): the first 16 base64url characters of SHA-256(runId + callId).
  */
 export async function decisionKey(runId: string, callId: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${runId}\u0000${callId}`)));
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${runId}\u0000${callId}`)),
+  );
   let binary = "";
   for (const byte of digest.slice(0, 12)) binary += String.fromCharCode(byte);
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_");
@@ -143,13 +184,24 @@ export function chunkText(text: string, max = telegramMaxText): string[] {
 }
 
 /** The message asking a person to decide a paused call, with its two buttons. */
-export function approvalPrompt(input: { agent: string; runId: string; tool: string; arguments: Record<string, unknown>; key: string }) {
+export function approvalPrompt(input: {
+  agent: string;
+  runId: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  key: string;
+}) {
   let args = JSON.stringify(input.arguments);
   if (args.length > 1500) args = `${args.slice(0, 1500)}…`;
   return {
     text: `${input.agent} wants to call ${input.tool} with ${args}\n(run ${input.runId})\nApprove?`,
     reply_markup: {
-      inline_keyboard: [[{ text: "Approve", callback_data: encodeDecision(true, input.key) }, { text: "Reject", callback_data: encodeDecision(false, input.key) }]],
+      inline_keyboard: [
+        [
+          { text: "Approve", callback_data: encodeDecision(true, input.key) },
+          { text: "Reject", callback_data: encodeDecision(false, input.key) },
+        ],
+      ],
     },
   };
 }

@@ -20,16 +20,35 @@ const allowedText = "image/png, image/jpeg, image/webp or image/gif";
  */
 export function checkImage(bytes: Uint8Array, field: string): { type: ImageType; width?: number; height?: number } {
   if (bytes.length > maxImageBytes) {
-    throw new PantheonError("payload_too_large", `${field}: the image is ${bytes.length} bytes; at most 5 MiB (${maxImageBytes} bytes) are allowed`, { details: { field, limitBytes: maxImageBytes, bytes: bytes.length } });
+    throw new PantheonError(
+      "payload_too_large",
+      `${field}: the image is ${bytes.length} bytes; at most 5 MiB (${maxImageBytes} bytes) are allowed`,
+      { details: { field, limitBytes: maxImageBytes, bytes: bytes.length } },
+    );
   }
-  if (bytes.length === 0) throw new PantheonError("bad_request", `${field}: the image is empty; send the bytes of a ${allowedText}`, { details: { field } });
+  if (bytes.length === 0)
+    throw new PantheonError("bad_request", `${field}: the image is empty; send the bytes of a ${allowedText}`, {
+      details: { field },
+    });
   const sniffed = sniffImage(bytes);
   if (!sniffed) {
-    throw new PantheonError("unsupported_media_type", `${field}: the bytes are not an image Pantheon takes (by their content, whatever the declared type): send ${allowedText}`, { details: { field, allowed: allowedImageTypes } });
+    throw new PantheonError(
+      "unsupported_media_type",
+      `${field}: the bytes are not an image Pantheon takes (by their content, whatever the declared type): send ${allowedText}`,
+      { details: { field, allowed: allowedImageTypes } },
+    );
   }
   const { width, height } = sniffed;
-  if (width !== undefined && height !== undefined && (width < 1 || height < 1 || width > maxImageSide || height > maxImageSide)) {
-    throw new PantheonError("bad_request", `${field}: the image is ${width}x${height} pixels; each side must be 1 to ${maxImageSide} pixels`, { details: { field, width, height, maxSide: maxImageSide } });
+  if (
+    width !== undefined &&
+    height !== undefined &&
+    (width < 1 || height < 1 || width > maxImageSide || height > maxImageSide)
+  ) {
+    throw new PantheonError(
+      "bad_request",
+      `${field}: the image is ${width}x${height} pixels; each side must be 1 to ${maxImageSide} pixels`,
+      { details: { field, width, height, maxSide: maxImageSide } },
+    );
   }
   return sniffed;
 }
@@ -46,7 +65,13 @@ export const imageIdPattern = /^[0-9a-f]{64}\.(png|jpg|webp|gif)$/;
 /** The ref a message carries of checked bytes. */
 export async function imageRefOf(bytes: Uint8Array, field: string): Promise<ImageRef> {
   const sniffed = checkImage(bytes, field);
-  return { id: await imageIdOf(bytes, sniffed.type), type: sniffed.type, bytes: bytes.length, ...(sniffed.width !== undefined ? { width: sniffed.width } : {}), ...(sniffed.height !== undefined ? { height: sniffed.height } : {}) };
+  return {
+    id: await imageIdOf(bytes, sniffed.type),
+    type: sniffed.type,
+    bytes: bytes.length,
+    ...(sniffed.width !== undefined ? { width: sniffed.width } : {}),
+    ...(sniffed.height !== undefined ? { height: sniffed.height } : {}),
+  };
 }
 
 /** "image/png 2x2, 68 bytes": how a note or a trace names an image without its bytes. */

@@ -13,7 +13,10 @@ export interface LoadedImage {
  * @example
  * const { loaded, note } = imagesOf(message, request.imageData);
  */
-export function imagesOf(message: Message, imageData: Record<string, string> | undefined): { loaded: LoadedImage[]; note: string } {
+export function imagesOf(
+  message: Message,
+  imageData: Record<string, string> | undefined,
+): { loaded: LoadedImage[]; note: string } {
   const loaded: LoadedImage[] = [];
   const missing: ImageRef[] = [];
   for (const ref of message.images ?? []) {
@@ -21,7 +24,9 @@ export function imagesOf(message: Message, imageData: Record<string, string> | u
     if (base64) loaded.push({ ref, base64 });
     else missing.push(ref);
   }
-  const note = missing.length ? `\n[${missing.length === 1 ? "an image" : `${missing.length} images`} sent here could not be loaded: ${missing.map(describeImage).join("; ")}]` : "";
+  const note = missing.length
+    ? `\n[${missing.length === 1 ? "an image" : `${missing.length} images`} sent here could not be loaded: ${missing.map(describeImage).join("; ")}]`
+    : "";
   return { loaded, note };
 }
 
@@ -33,5 +38,15 @@ export function unseenImagesNote(images: readonly ImageRef[], model: string): st
 /** The images a model call sends, named for its trace step (never their bytes); nothing when there are none. */
 export function imagesShown(messages: readonly Message[]): { images?: ImageRef[] } {
   const images = messages.flatMap((m) => m.images ?? []);
-  return images.length ? { images: images.map(({ id, type, bytes, width, height }) => ({ id, type, bytes, ...(width ? { width } : {}), ...(height ? { height } : {}) })) } : {};
+  return images.length
+    ? {
+        images: images.map(({ id, type, bytes, width, height }) => ({
+          id,
+          type,
+          bytes,
+          ...(width ? { width } : {}),
+          ...(height ? { height } : {}),
+        })),
+      }
+    : {};
 }

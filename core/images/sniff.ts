@@ -4,7 +4,12 @@
  */
 
 /** The image types Pantheon takes, by the file extension its store uses. */
-export const imageTypes = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif" } as const;
+export const imageTypes = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "image/gif": "gif",
+} as const;
 export type ImageType = keyof typeof imageTypes;
 
 export interface SniffedImage {
@@ -14,12 +19,15 @@ export interface SniffedImage {
   height?: number;
 }
 
-const startsWith = (bytes: Uint8Array, prefix: readonly number[], at = 0) => prefix.every((b, i) => bytes[at + i] === b);
-const ascii = (bytes: Uint8Array, at: number, length: number) => String.fromCharCode(...bytes.subarray(at, at + length));
+const startsWith = (bytes: Uint8Array, prefix: readonly number[], at = 0) =>
+  prefix.every((b, i) => bytes[at + i] === b);
+const ascii = (bytes: Uint8Array, at: number, length: number) =>
+  String.fromCharCode(...bytes.subarray(at, at + length));
 const u16be = (b: Uint8Array, at: number) => (b[at]! << 8) | b[at + 1]!;
 const u16le = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8);
 const u24le = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16);
-const u32be = (b: Uint8Array, at: number) => ((b[at]! << 24) >>> 0) + ((b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!);
+const u32be = (b: Uint8Array, at: number) =>
+  ((b[at]! << 24) >>> 0) + ((b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!);
 
 /**
  * The type and dimensions of a PNG, JPEG, WebP or GIF, or null for anything else.
@@ -34,7 +42,8 @@ export function sniffImage(bytes: Uint8Array): SniffedImage | null {
     return { type: "image/png", width: u32be(bytes, 16), height: u32be(bytes, 20) };
   }
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return { type: "image/jpeg", ...jpegSize(bytes) };
-  if (bytes.length >= 12 && ascii(bytes, 0, 4) === "RIFF" && ascii(bytes, 8, 4) === "WEBP") return { type: "image/webp", ...webpSize(bytes) };
+  if (bytes.length >= 12 && ascii(bytes, 0, 4) === "RIFF" && ascii(bytes, 8, 4) === "WEBP")
+    return { type: "image/webp", ...webpSize(bytes) };
   if (bytes.length >= 10 && (ascii(bytes, 0, 6) === "GIF87a" || ascii(bytes, 0, 6) === "GIF89a")) {
     return { type: "image/gif", width: u16le(bytes, 6), height: u16le(bytes, 8) };
   }
@@ -48,8 +57,14 @@ function jpegSize(bytes: Uint8Array): { width?: number; height?: number } {
     if (bytes[at] !== 0xff) return {};
     const marker = bytes[at + 1]!;
     // Fill bytes and markers without a length.
-    if (marker === 0xff) { at += 1; continue; }
-    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) { at += 2; continue; }
+    if (marker === 0xff) {
+      at += 1;
+      continue;
+    }
+    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      at += 2;
+      continue;
+    }
     const length = u16be(bytes, at + 2);
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
       return { height: u16be(bytes, at + 5), width: u16be(bytes, at + 7) };

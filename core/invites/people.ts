@@ -14,7 +14,10 @@ export const personNameSchema = lazySchema(() =>
     .min(1, "name the person (e.g. ana)")
     .max(64, "at most 64 characters")
     .regex(/^[\p{L}\p{N}][\p{L}\p{N} ._'-]*$/u, "letters, digits, spaces and . _ ' - (starting with a letter or digit)")
-    .refine((name) => name.toLowerCase() !== "admin", "'admin' is the deployment's admin token; choose the person's own name"),
+    .refine(
+      (name) => name.toLowerCase() !== "admin",
+      "'admin' is the deployment's admin token; choose the person's own name",
+    ),
 );
 
 /** Longest an invite may wait to be used: a sign-in link is a secret in transit, so it lives briefly. */
@@ -53,7 +56,10 @@ export const inviteRedeemSchema = lazySchema(() =>
 /** A new invite code: 32 random bytes as base64url. Only its SHA-256 is stored. */
 export function newInviteCode(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 /**

@@ -40,8 +40,10 @@ export function qrTerminal(modules: boolean[][], margin = 2): string {
 export function qrSvg(modules: boolean[][], margin = 4): string {
   const size = modules.length + margin * 2;
   let path = "";
-  modules.forEach((row, y) => row.forEach((dark, x) => {
-    if (dark) path += `M${x + margin} ${y + margin}h1v1h-1z`;
-  }));
+  modules.forEach((row, y) =>
+    row.forEach((dark, x) => {
+      if (dark) path += `M${x + margin} ${y + margin}h1v1h-1z`;
+    }),
+  );
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" shape-rendering="crispEdges"><rect width="${size}" height="${size}" fill="#fff"/><path d="${path}" fill="#000"/></svg>`;
 }

@@ -31,7 +31,9 @@ export interface BreakerRecord {
 export const closedBreaker: BreakerRecord = { state: "closed", failures: 0 };
 
 /** Whether a call may go out now, and the record to store when that changes it (a probe begins). */
-export type BreakerAdmission = { allow: true; probe: boolean; next?: BreakerRecord } | { allow: false; reason: string; retryAt: number };
+export type BreakerAdmission =
+  | { allow: true; probe: boolean; next?: BreakerRecord }
+  | { allow: false; reason: string; retryAt: number };
 
 /**
  * May a call go to this provider now? A closed breaker says yes; an open one no until its cooldown
@@ -40,13 +42,24 @@ export type BreakerAdmission = { allow: true; probe: boolean; next?: BreakerReco
  * admit({ state: "open", failures: 3, openedAt: 0 }, 10_000, defaultBreakerPolicy); // { allow: false, reason: "…", retryAt: 30000 }
  * admit({ state: "open", failures: 3, openedAt: 0 }, 30_000, defaultBreakerPolicy); // { allow: true, probe: true, next: { state: "half-open", … } }
  */
-export function admit(record: BreakerRecord, now: number, policy: BreakerPolicy = defaultBreakerPolicy): BreakerAdmission {
+export function admit(
+  record: BreakerRecord,
+  now: number,
+  policy: BreakerPolicy = defaultBreakerPolicy,
+): BreakerAdmission {
   if (record.state === "closed") return { allow: true, probe: false };
   const since = record.state === "open" ? (record.openedAt ?? 0) : (record.probeAt ?? record.openedAt ?? 0);
   const retryAt = since + policy.cooldownMs;
   if (now < retryAt) {
-    const why = record.state === "open" ? `open after ${record.failures} consecutive failures${record.lastError ? ` (last: ${record.lastError})` : ""}` : "half-open, its probe call is still out";
-    return { allow: false, reason: `circuit breaker ${why}; next probe at ${new Date(retryAt).toISOString()}`, retryAt };
+    const why =
+      record.state === "open"
+        ? `open after ${record.failures} consecutive failures${record.lastError ? ` (last: ${record.lastError})` : ""}`
+        : "half-open, its probe call is still out";
+    return {
+      allow: false,
+      reason: `circuit breaker ${why}; next probe at ${new Date(retryAt).toISOString()}`,
+      retryAt,
+    };
   }
   return { allow: true, probe: true, next: { ...record, state: "half-open", probeAt: now } };
 }
@@ -60,7 +73,12 @@ export function onSuccess(record: BreakerRecord): BreakerRecord {
  * The record after a call failed: one more consecutive failure; at the threshold, or a failed probe,
  * the breaker opens.
  */
-export function onFailure(record: BreakerRecord, now: number, error: string, policy: BreakerPolicy = defaultBreakerPolicy): BreakerRecord {
+export function onFailure(
+  record: BreakerRecord,
+  now: number,
+  error: string,
+  policy: BreakerPolicy = defaultBreakerPolicy,
+): BreakerRecord {
   const lastError = error.slice(0, 200);
   if (record.state === "half-open") return { state: "open", failures: record.failures + 1, openedAt: now, lastError };
   const failures = record.failures + 1;

@@ -1,5 +1,13 @@
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, ModelHop } from "../ports";
-import { admit, closedBreaker, defaultBreakerPolicy, onFailure, onSuccess, type BreakerPolicy, type BreakerRecord } from "./breaker";
+import {
+  admit,
+  closedBreaker,
+  defaultBreakerPolicy,
+  onFailure,
+  onSuccess,
+  type BreakerPolicy,
+  type BreakerRecord,
+} from "./breaker";
 import { LlmError, isAbort, isLlmError } from "./llm-error";
 
 /** One model of a cascade, ready to call: its provider's port (with its own retries) and the model id to ask for. */
@@ -58,14 +66,23 @@ export function makeCascadeLlm(options: CascadeOptions): LlmPort {
   };
 
   /** Runs `attempt` down the cascade; `started` says a stream emitted (then no hop is possible). */
-  async function* walk<T>(request: LlmRequest, attempt: (port: LlmPort, request: LlmRequest) => AsyncGenerator<T, void>): AsyncGenerator<T, void> {
+  async function* walk<T>(
+    request: LlmRequest,
+    attempt: (port: LlmPort, request: LlmRequest) => AsyncGenerator<T, void>,
+  ): AsyncGenerator<T, void> {
     const failures: string[] = [];
     for (let index = 0; index < steps.length; index++) {
       const step = steps[index]!;
       const next = steps[index + 1];
       const hop = (reason: ModelHop["reason"], message: string, kind?: string) => {
         failures.push(`${step.provider}/${step.model}: ${message}`);
-        request.onHop?.({ from: { provider: step.provider, model: step.model }, ...(next ? { to: { provider: next.provider, model: next.model } } : {}), reason, ...(kind ? { kind } : {}), message });
+        request.onHop?.({
+          from: { provider: step.provider, model: step.model },
+          ...(next ? { to: { provider: next.provider, model: next.model } } : {}),
+          reason,
+          ...(kind ? { kind } : {}),
+          message,
+        });
       };
       if (!step.port) {
         hop("unavailable", step.unavailable ?? "not available here");
@@ -89,7 +106,14 @@ export function makeCascadeLlm(options: CascadeOptions): LlmPort {
         return;
       } catch (error) {
         if (isAbort(error, request.signal)) throw error;
-        const llmError = isLlmError(error) ? error : new LlmError({ provider: step.provider, message: error instanceof Error ? error.message : String(error), retryable: false, cause: error });
+        const llmError = isLlmError(error)
+          ? error
+          : new LlmError({
+              provider: step.provider,
+              message: error instanceof Error ? error.message : String(error),
+              retryable: false,
+              cause: error,
+            });
         store(step.provider, current, onFailure(current, now(), llmError.message, policy));
         // A stream that showed text cannot be taken back: the failure is the caller's.
         if (emitted) throw llmError;
@@ -106,7 +130,8 @@ export function makeCascadeLlm(options: CascadeOptions): LlmPort {
       let answer: LlmResponse | undefined;
       for await (const response of walk(request, async function* (port, req) {
         yield await port.complete(req);
-      })) answer = response;
+      }))
+        answer = response;
       return answer!;
     },
     stream(request: LlmRequest): AsyncIterable<LlmStreamEvent> {

@@ -20,8 +20,24 @@ export {
   type ResolvedModel,
 } from "./resolve";
 export { costOf } from "./prices";
-export { isModelSetting, modelSettingsOf, projectModelFacts, projectModelSettings, type ProjectModelFacts, type ProjectModelSetting } from "./project-keys";
-export { admit, closedBreaker, defaultBreakerPolicy, onFailure, onSuccess, type BreakerAdmission, type BreakerPolicy, type BreakerRecord } from "./breaker";
+export {
+  isModelSetting,
+  modelSettingsOf,
+  projectModelFacts,
+  projectModelSettings,
+  type ProjectModelFacts,
+  type ProjectModelSetting,
+} from "./project-keys";
+export {
+  admit,
+  closedBreaker,
+  defaultBreakerPolicy,
+  onFailure,
+  onSuccess,
+  type BreakerAdmission,
+  type BreakerPolicy,
+  type BreakerRecord,
+} from "./breaker";
 export { failureKindOf, makeCascadeLlm, type BreakerStore, type CascadeOptions, type CascadeStep } from "./cascade";
 export {
   allowedModelsOf,

@@ -26,8 +26,16 @@ const settingsOfProvider: Record<string, readonly ProjectModelSetting[]> = {
  * // ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY"]
  * modelSettingsOf({ provider: "offline", name: "offline" }); // []
  */
-export function modelSettingsOf(model: { provider: string; fallback?: { provider: string } | undefined }): ProjectModelSetting[] {
-  return [...new Set([...(settingsOfProvider[model.provider] ?? []), ...(model.fallback ? (settingsOfProvider[model.fallback.provider] ?? []) : [])])];
+export function modelSettingsOf(model: {
+  provider: string;
+  fallback?: { provider: string } | undefined;
+}): ProjectModelSetting[] {
+  return [
+    ...new Set([
+      ...(settingsOfProvider[model.provider] ?? []),
+      ...(model.fallback ? (settingsOfProvider[model.fallback.provider] ?? []) : []),
+    ]),
+  ];
 }
 
 /** Which providers the project answers with its own settings (presence only: the facts resolveModel reads). */

@@ -27,15 +27,23 @@ export const providerNameSchema = lazySchema(() =>
   z
     .string()
     .regex(providerNamePattern, "a lower-case slug: a letter, then letters, digits or '-', at most 32 characters")
-    .refine((name) => !(knownProviders as readonly string[]).includes(name), { error: (issue) => `'${String(issue.input)}' is a built-in provider (${knownProviders.join(", ")}); name yours otherwise` }),
+    .refine((name) => !(knownProviders as readonly string[]).includes(name), {
+      error: (issue) =>
+        `'${String(issue.input)}' is a built-in provider (${knownProviders.join(", ")}); name yours otherwise`,
+    }),
 );
 
 /** What `PUT /api/projects/:slug/providers/:name` takes (the name comes from the path). */
 export const providerInputSchema = lazySchema(() =>
   z.strictObject({
     kind: z.enum(providerKinds, { error: `one of ${providerKinds.join(", ")}` }).default("openai-compatible"),
-    baseUrl: z.url({ protocol: /^https?$/, error: "an http(s) URL of the provider's API, e.g. https://api.groq.com/openai/v1" }).max(2000),
-    keySecret: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, "the name of a project secret holding the key (UPPER_SNAKE), e.g. GROQ_API_KEY").optional(),
+    baseUrl: z
+      .url({ protocol: /^https?$/, error: "an http(s) URL of the provider's API, e.g. https://api.groq.com/openai/v1" })
+      .max(2000),
+    keySecret: z
+      .string()
+      .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "the name of a project secret holding the key (UPPER_SNAKE), e.g. GROQ_API_KEY")
+      .optional(),
   }),
 );
 export type ProviderInput = z.infer<typeof providerInputSchema>;
@@ -49,8 +57,14 @@ export const maxProjectProviders = 32;
  * modelCascadeOf({ provider: "groq", name: "llama", cascade: [{ provider: "openai", name: "gpt-4o-mini" }] });
  * // [{ provider: "groq", name: "llama" }, { provider: "openai", name: "gpt-4o-mini" }]
  */
-export function modelCascadeOf(model: ModelRef & { cascade?: ModelRef[] | undefined; fallback?: ModelRef | undefined }): ModelRef[] {
-  const refs = [{ provider: model.provider, name: model.name }, ...(model.cascade ?? []), ...(model.fallback ? [model.fallback] : [])];
+export function modelCascadeOf(
+  model: ModelRef & { cascade?: ModelRef[] | undefined; fallback?: ModelRef | undefined },
+): ModelRef[] {
+  const refs = [
+    { provider: model.provider, name: model.name },
+    ...(model.cascade ?? []),
+    ...(model.fallback ? [model.fallback] : []),
+  ];
   const seen = new Set<string>();
   return refs.filter((ref) => {
     const key = `${ref.provider}/${ref.name}`;
@@ -62,14 +76,22 @@ export function modelCascadeOf(model: ModelRef & { cascade?: ModelRef[] | undefi
 
 /** The providers of a model setting that are not built in: the project must name each. */
 export function namedProvidersOf(model: Parameters<typeof modelCascadeOf>[0]): string[] {
-  return [...new Set(modelCascadeOf(model).map((ref) => ref.provider).filter((p) => !(knownProviders as readonly string[]).includes(p)))];
+  return [
+    ...new Set(
+      modelCascadeOf(model)
+        .map((ref) => ref.provider)
+        .filter((p) => !(knownProviders as readonly string[]).includes(p)),
+    ),
+  ];
 }
 
 /**
  * The models a request may ask for instead of the agent's own (`provider/model`): its cascade's and
  * those it lists as `allowed`.
  */
-export function allowedModelsOf(model: Parameters<typeof modelCascadeOf>[0] & { allowed?: string[] | undefined }): string[] {
+export function allowedModelsOf(
+  model: Parameters<typeof modelCascadeOf>[0] & { allowed?: string[] | undefined },
+): string[] {
   return [...new Set([...modelCascadeOf(model).map((ref) => `${ref.provider}/${ref.name}`), ...(model.allowed ?? [])])];
 }
 
@@ -91,7 +113,10 @@ export function unknownProviderIn(
     { provider: model.provider, path: ["provider"] },
     ...(model.fallback ? [{ provider: model.fallback.provider, path: ["fallback", "provider"] }] : []),
     ...(model.cascade ?? []).map((ref, i) => ({ provider: ref.provider, path: ["cascade", i, "provider"] })),
-    ...(model.allowed ?? []).map((ref, i) => ({ provider: ref.slice(0, Math.max(0, ref.indexOf("/"))), path: ["allowed", i] })),
+    ...(model.allowed ?? []).map((ref, i) => ({
+      provider: ref.slice(0, Math.max(0, ref.indexOf("/"))),
+      path: ["allowed", i],
+    })),
   ];
   const missing = named.find((ref) => !builtin(ref.provider) && !providers.includes(ref.provider));
   if (!missing) return undefined;

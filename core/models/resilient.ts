@@ -45,7 +45,8 @@ export function makeResilientLlm(options: ResilientLlmOptions): LlmPort {
   const random = options.random ?? Math.random;
   const timeoutMs = options.timeoutMs;
 
-  const backoff = (attempt: number) => Math.floor(Math.min(1, Math.max(0, random())) * Math.min(maxDelayMs, baseDelayMs * 2 ** attempt));
+  const backoff = (attempt: number) =>
+    Math.floor(Math.min(1, Math.max(0, random())) * Math.min(maxDelayMs, baseDelayMs * 2 ** attempt));
 
   /** Decides after a failed attempt: rethrow (as LlmError) or wait and go again. */
   async function afterFailure(port: LlmPort, error: unknown, attempt: number, signal?: AbortSignal): Promise<void> {
@@ -98,7 +99,8 @@ export function makeResilientLlm(options: ResilientLlmOptions): LlmPort {
     }
   }
 
-  const forFallback = (request: LlmRequest): LlmRequest => (fallbackModel ? { ...request, model: fallbackModel } : request);
+  const forFallback = (request: LlmRequest): LlmRequest =>
+    fallbackModel ? { ...request, model: fallbackModel } : request;
 
   return {
     provider: primary.provider,
@@ -163,7 +165,8 @@ interface Deadline {
  * cancels the HTTP request, and the race makes sure a port that ignores the signal still times out.
  */
 function makeDeadline(provider: string, timeoutMs: number | undefined, outer: AbortSignal | undefined): Deadline {
-  if (!timeoutMs) return { signal: outer, race: (promise) => promise, stopTimer: () => undefined, dispose: () => undefined };
+  if (!timeoutMs)
+    return { signal: outer, race: (promise) => promise, stopTimer: () => undefined, dispose: () => undefined };
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(outer?.reason);
   outer?.addEventListener("abort", onOuterAbort, { once: true });
@@ -171,7 +174,11 @@ function makeDeadline(provider: string, timeoutMs: number | undefined, outer: Ab
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new LlmError({ provider, message: `${provider} did not answer within ${timeoutMs} ms`, retryable: true });
+      const error = new LlmError({
+        provider,
+        message: `${provider} did not answer within ${timeoutMs} ms`,
+        retryable: true,
+      });
       reject(error);
       controller.abort(error);
     }, timeoutMs);

@@ -106,7 +106,9 @@ export function deploymentOf(pantheonEnv: string | undefined): Deployment {
  * secretFix("OPENAI_API_KEY", "local");      // "add OPENAI_API_KEY=… to .dev.vars and restart npm start"
  */
 export function secretFix(secret: string, deployment: Deployment): string {
-  return deployment === "production" ? `npx wrangler secret put ${secret} --env production` : `add ${secret}=… to .dev.vars and restart npm start`;
+  return deployment === "production"
+    ? `npx wrangler secret put ${secret} --env production`
+    : `add ${secret}=… to .dev.vars and restart npm start`;
 }
 
 type Availability = { ok: true; why: string } | { ok: false; why: string; missing: MissingRequirement };
@@ -115,27 +117,48 @@ type Availability = { ok: true; why: string } | { ok: false; why: string; missin
 export function providerAvailability(provider: string, facts: ProviderFacts, deployment: Deployment): Availability {
   const needsSecret = (secret: string): Availability => {
     const fix = secretFix(secret, deployment);
-    return { ok: false, why: `no ${secret}`, missing: { provider, secret, fix, message: `provider '${provider}' needs the secret ${secret}: ${fix}` } };
+    return {
+      ok: false,
+      why: `no ${secret}`,
+      missing: { provider, secret, fix, message: `provider '${provider}' needs the secret ${secret}: ${fix}` },
+    };
   };
   // The project's own settings say so; the deployment's read as they always have.
   const whose = (p: "openai" | "anthropic") => (facts.project?.[p] ? "the project's " : "");
   switch (provider) {
     case "openai":
       if (facts.openaiApiKey) return { ok: true, why: `${whose("openai")}OPENAI_API_KEY is set` };
-      if (facts.openaiBaseUrl) return { ok: true, why: `${whose("openai")}OPENAI_BASE_URL is set (an OpenAI-compatible server, no key needed)` };
+      if (facts.openaiBaseUrl)
+        return {
+          ok: true,
+          why: `${whose("openai")}OPENAI_BASE_URL is set (an OpenAI-compatible server, no key needed)`,
+        };
       return needsSecret("OPENAI_API_KEY");
     case "anthropic":
-      return facts.anthropicApiKey ? { ok: true, why: `${whose("anthropic")}ANTHROPIC_API_KEY is set` } : needsSecret("ANTHROPIC_API_KEY");
+      return facts.anthropicApiKey
+        ? { ok: true, why: `${whose("anthropic")}ANTHROPIC_API_KEY is set` }
+        : needsSecret("ANTHROPIC_API_KEY");
     case "workers-ai": {
       if (facts.workersAi) return { ok: true, why: "the AI binding is present" };
-      const fix = deployment === "production" ? 'add [env.production.ai] binding = "AI" to wrangler.toml, then npm run deploy' : "Workers AI exists only in production (wrangler deploy --env production)";
-      return { ok: false, why: "no AI binding", missing: { provider, secret: "AI", fix, message: `provider 'workers-ai' needs the AI binding: ${fix}` } };
+      const fix =
+        deployment === "production"
+          ? 'add [env.production.ai] binding = "AI" to wrangler.toml, then npm run deploy'
+          : "Workers AI exists only in production (wrangler deploy --env production)";
+      return {
+        ok: false,
+        why: "no AI binding",
+        missing: { provider, secret: "AI", fix, message: `provider 'workers-ai' needs the AI binding: ${fix}` },
+      };
     }
     case "offline":
       return { ok: true, why: "the agent asks for the offline model (a deterministic stand-in, not a language model)" };
     default: {
       const fix = `set the agent's model.provider to one of ${knownProviders.join(", ")}`;
-      return { ok: false, why: `'${provider}' is not a known provider`, missing: { provider, fix, message: `provider '${provider}' is not known: ${fix}` } };
+      return {
+        ok: false,
+        why: `'${provider}' is not a known provider`,
+        missing: { provider, fix, message: `provider '${provider}' is not known: ${fix}` },
+      };
     }
   }
 }
@@ -149,11 +172,18 @@ export function providerAvailability(provider: string, facts: ProviderFacts, dep
  * // { provider: "openai", status: "unavailable",
  * //   reason: "provider 'openai' needs the secret OPENAI_API_KEY: npx wrangler secret put OPENAI_API_KEY --env production", ... }
  */
-export function resolveModel(settings: ModelRef & { fallback?: ModelRef | undefined }, facts: ProviderFacts, deployment: Deployment): ResolvedModel {
+export function resolveModel(
+  settings: ModelRef & { fallback?: ModelRef | undefined },
+  facts: ProviderFacts,
+  deployment: Deployment,
+): ResolvedModel {
   const requested = { provider: settings.provider, name: settings.name };
   const primary = providerAvailability(settings.provider, facts, deployment);
   const fb = settings.fallback ? providerAvailability(settings.fallback.provider, facts, deployment) : undefined;
-  const fallback = settings.fallback && fb ? { provider: settings.fallback.provider, name: settings.fallback.name, available: fb.ok, reason: fb.why } : undefined;
+  const fallback =
+    settings.fallback && fb
+      ? { provider: settings.fallback.provider, name: settings.fallback.name, available: fb.ok, reason: fb.why }
+      : undefined;
   const withFallback = fallback ? { fallback } : {};
   const keyOf = (provider: string) => {
     const key = keySourceOf(provider, facts);
@@ -161,8 +191,20 @@ export function resolveModel(settings: ModelRef & { fallback?: ModelRef | undefi
   };
 
   if (primary.ok) {
-    const behind = fallback ? (fallback.available ? `; falls back to ${fallback.provider} (${fallback.name})` : `; its fallback ${fallback.provider} is unavailable (${fallback.reason})`) : "";
-    return { requested, provider: requested.provider, name: requested.name, status: "ok", reason: `${requested.provider}: ${primary.why}${behind}`, ...withFallback, ...keyOf(requested.provider) };
+    const behind = fallback
+      ? fallback.available
+        ? `; falls back to ${fallback.provider} (${fallback.name})`
+        : `; its fallback ${fallback.provider} is unavailable (${fallback.reason})`
+      : "";
+    return {
+      requested,
+      provider: requested.provider,
+      name: requested.name,
+      status: "ok",
+      reason: `${requested.provider}: ${primary.why}${behind}`,
+      ...withFallback,
+      ...keyOf(requested.provider),
+    };
   }
   if (fallback?.available) {
     return {
@@ -177,9 +219,25 @@ export function resolveModel(settings: ModelRef & { fallback?: ModelRef | undefi
     };
   }
   if (deployment === "local") {
-    return { requested, provider: "offline", name: "offline", status: "stand-in", reason: `${primary.why}; offline stand-in (local only)`, ...withFallback, missing: primary.missing };
+    return {
+      requested,
+      provider: "offline",
+      name: "offline",
+      status: "stand-in",
+      reason: `${primary.why}; offline stand-in (local only)`,
+      ...withFallback,
+      missing: primary.missing,
+    };
   }
-  return { requested, provider: requested.provider, name: requested.name, status: "unavailable", reason: primary.missing.message, ...withFallback, missing: primary.missing };
+  return {
+    requested,
+    provider: requested.provider,
+    name: requested.name,
+    status: "unavailable",
+    reason: primary.missing.message,
+    ...withFallback,
+    missing: primary.missing,
+  };
 }
 
 /**

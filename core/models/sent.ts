@@ -19,7 +19,10 @@ export function reportingFetch(transport: Transport): Transport {
 }
 
 /** The per-request SDK options that carry `signal` and `onSent` to `reportingFetch`. */
-export function sdkRequestOptions(request: Pick<LlmRequest, "signal" | "onSent">): { signal?: AbortSignal; fetchOptions?: Record<string, never> } {
+export function sdkRequestOptions(request: Pick<LlmRequest, "signal" | "onSent">): {
+  signal?: AbortSignal;
+  fetchOptions?: Record<string, never>;
+} {
   return {
     ...(request.signal ? { signal: request.signal } : {}),
     // Typed as no options at all: the symbol is invisible to the SDK's types and to fetch.

@@ -54,7 +54,9 @@ export const projectFileAgentSchema = lazySchema(() =>
 /** A project file: `agents` keyed by the agent's name in Pantheon; `connections` name other keys. */
 export const projectFileSchema = lazySchema(() =>
   z.looseObject({
-    agents: z.record(agentNameSchema, projectFileAgentSchema).refine((agents) => Object.keys(agents).length <= 100, "at most 100 agents"),
+    agents: z
+      .record(agentNameSchema, projectFileAgentSchema)
+      .refine((agents) => Object.keys(agents).length <= 100, "at most 100 agents"),
   }),
 );
 
@@ -77,32 +79,60 @@ export interface ProjectFile {
  * parseProjectFile({ agents: { main: { tools: ["Bad Name"] } } }, new Set())
  * // { ok: false, issues: [{ path: "$.agents.main.tools[0]", message: "a tool name: …" }] }
  */
-export function parseProjectFile(value: unknown, existing: ReadonlySet<string>, outbound?: OutboundSettings): { ok: true; file: ProjectFile; warnings: FileIssue[] } | { ok: false; issues: FileIssue[] } {
+export function parseProjectFile(
+  value: unknown,
+  existing: ReadonlySet<string>,
+  outbound?: OutboundSettings,
+): { ok: true; file: ProjectFile; warnings: FileIssue[] } | { ok: false; issues: FileIssue[] } {
   const parsed = projectFileSchema.safeParse(value);
   if (!parsed.success) {
     const keyMessage = (key: PropertyKey | undefined) =>
-      typeof key === "string" && isReservedName(key) ? `'${key}' is not an agent name: ${reservedNameMessage}` : "an agent name: a lower-case slug (a letter, then letters, digits or '-', at most 63 characters)";
-    return { ok: false, issues: parsed.error.issues.map((issue) => ({ path: jsonPath(issue.path), message: issue.code === "invalid_key" ? keyMessage(issue.path.at(-1)) : issue.message })) };
+      typeof key === "string" && isReservedName(key)
+        ? `'${key}' is not an agent name: ${reservedNameMessage}`
+        : "an agent name: a lower-case slug (a letter, then letters, digits or '-', at most 63 characters)";
+    return {
+      ok: false,
+      issues: parsed.error.issues.map((issue) => ({
+        path: jsonPath(issue.path),
+        message: issue.code === "invalid_key" ? keyMessage(issue.path.at(-1)) : issue.message,
+      })),
+    };
   }
   const warnings: FileIssue[] = [];
   const issues: FileIssue[] = [];
-  for (const key of Object.keys(parsed.data)) if (key !== "agents") warnings.push({ path: jsonPath([key]), message: `'${key}' is not part of a project file and is ignored` });
+  for (const key of Object.keys(parsed.data))
+    if (key !== "agents")
+      warnings.push({ path: jsonPath([key]), message: `'${key}' is not part of a project file and is ignored` });
   const agents: Record<string, ProjectFileAgent> = {};
   const names = new Set([...Object.keys(parsed.data.agents), ...existing]);
   for (const [key, agent] of Object.entries(parsed.data.agents)) {
     for (const extra of Object.keys(agent)) {
-      if (!(knownAgentKeys as readonly string[]).includes(extra)) warnings.push({ path: jsonPath(["agents", key, extra]), message: `'${extra}' is not part of a project file and is ignored (Pantheon's own fields go under 'pantheon')` });
+      if (!(knownAgentKeys as readonly string[]).includes(extra))
+        warnings.push({
+          path: jsonPath(["agents", key, extra]),
+          message: `'${extra}' is not part of a project file and is ignored (Pantheon's own fields go under 'pantheon')`,
+        });
     }
     agent.connections.forEach((to, i) => {
       const path = jsonPath(["agents", key, "connections", i]);
       if (to === key) issues.push({ path, message: `agent '${key}' cannot be connected to itself` });
-      else if (!names.has(to)) issues.push({ path, message: `no agent '${to}' in this file or the project: connections name other agents` });
+      else if (!names.has(to))
+        issues.push({ path, message: `no agent '${to}' in this file or the project: connections name other agents` });
     });
-    for (const { index, message } of denyPatternProblems(agent.pantheon?.runtime?.gates ?? [])) issues.push({ path: jsonPath(["agents", key, "pantheon", "runtime", "gates", index, "pattern"]), message });
+    for (const { index, message } of denyPatternProblems(agent.pantheon?.runtime?.gates ?? []))
+      issues.push({ path: jsonPath(["agents", key, "pantheon", "runtime", "gates", index, "pattern"]), message });
     const runtime = agent.pantheon?.runtime;
-    if (outbound && runtime) for (const issue of runtimeOutboundIssues(runtime, outbound)) issues.push({ path: jsonPath(["agents", key, "pantheon", "runtime", ...issue.path]), message: issue.message });
+    if (outbound && runtime)
+      for (const issue of runtimeOutboundIssues(runtime, outbound))
+        issues.push({ path: jsonPath(["agents", key, "pantheon", "runtime", ...issue.path]), message: issue.message });
     const { name, description, tools, connections, pantheon } = agent;
-    agents[key] = { ...(name === undefined ? {} : { name }), description, tools: [...new Set(tools)], connections: [...new Set(connections)], ...(pantheon ? { pantheon } : {}) };
+    agents[key] = {
+      ...(name === undefined ? {} : { name }),
+      description,
+      tools: [...new Set(tools)],
+      connections: [...new Set(connections)],
+      ...(pantheon ? { pantheon } : {}),
+    };
   }
   return issues.length ? { ok: false, issues } : { ok: true, file: { agents }, warnings };
 }

@@ -48,7 +48,11 @@ export interface PlanOptions {
 
 /** Key-sorted JSON, so two equal values compare equal whatever order their keys were written in. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
 }
 
 const edge = (from: string, to: string) => `${from} -> ${to}`;
@@ -58,10 +62,17 @@ function compileFileScript(key: string, source: string, issues: FileIssue[]): Ac
   try {
     const json = source.trimStart().startsWith("{");
     const script = (json ? compileScriptJson(JSON.parse(source) as unknown) : compileScript(source)).script;
-    if (script.name !== key) issues.push({ path, message: `the script defines actor '${script.name}' but is the script of agent '${key}'` });
+    if (script.name !== key)
+      issues.push({ path, message: `the script defines actor '${script.name}' but is the script of agent '${key}'` });
     return script;
   } catch (error) {
-    if (isScriptError(error)) issues.push(...error.issues.map((i) => ({ path, message: i.line ? `${i.line}:${i.column}: ${i.message}` : `${i.form}: ${i.message}` })));
+    if (isScriptError(error))
+      issues.push(
+        ...error.issues.map((i) => ({
+          path,
+          message: i.line ? `${i.line}:${i.column}: ${i.message}` : `${i.form}: ${i.message}`,
+        })),
+      );
     else if (error instanceof SyntaxError) issues.push({ path, message: `not valid JSON: ${error.message}` });
     else throw error;
     return null;
@@ -69,10 +80,17 @@ function compileFileScript(key: string, source: string, issues: FileIssue[]): Ac
 }
 
 /** The agent the file describes, from what exists (or the defaults): the script first, then the file's fields. */
-function desiredOf(key: string, entry: ProjectFileAgent, current: CurrentAgent | undefined, options: PlanOptions, issues: FileIssue[]): DesiredAgent | null {
+function desiredOf(
+  key: string,
+  entry: ProjectFileAgent,
+  current: CurrentAgent | undefined,
+  options: PlanOptions,
+  issues: FileIssue[],
+): DesiredAgent | null {
   const fields = entry.pantheon ?? {};
   const base = current?.profile;
-  let systemPrompt = base?.systemPrompt ?? `You are ${entry.name ?? key}.${entry.description ? ` ${entry.description}` : ""}`;
+  let systemPrompt =
+    base?.systemPrompt ?? `You are ${entry.name ?? key}.${entry.description ? ` ${entry.description}` : ""}`;
   let model: ModelSettings = base?.model ?? options.defaultModel;
   let runtime: AgentRuntime = base?.runtime ?? agentRuntimeSchema.parse({});
   let script: JsonValue | null = base?.script ?? null;
@@ -89,13 +107,31 @@ function desiredOf(key: string, entry: ProjectFileAgent, current: CurrentAgent |
   if (fields.model !== undefined) model = fields.model;
   if (fields.runtime !== undefined) runtime = agentRuntimeSchema.parse({ ...fields.runtime, tools: runtime.tools });
   runtime = agentRuntimeSchema.parse({ ...runtime, tools: entry.tools });
-  const displayName = entry.name === undefined ? (current?.displayName ?? null) : entry.name === key ? null : entry.name;
-  return { name: key, displayName, description: entry.description, systemPrompt, model: modelSettingsSchema.parse(model), runtime, script, scriptSource };
+  const displayName =
+    entry.name === undefined ? (current?.displayName ?? null) : entry.name === key ? null : entry.name;
+  return {
+    name: key,
+    displayName,
+    description: entry.description,
+    systemPrompt,
+    model: modelSettingsSchema.parse(model),
+    runtime,
+    script,
+    scriptSource,
+  };
 }
 
 function sameAgent(desired: DesiredAgent, current: CurrentAgent): boolean {
   const p = current.profile;
-  const now = { displayName: current.displayName, description: p.description, systemPrompt: p.systemPrompt, model: modelSettingsSchema.parse(p.model), runtime: agentRuntimeSchema.parse(p.runtime), script: p.script, scriptSource: current.scriptSource };
+  const now = {
+    displayName: current.displayName,
+    description: p.description,
+    systemPrompt: p.systemPrompt,
+    model: modelSettingsSchema.parse(p.model),
+    runtime: agentRuntimeSchema.parse(p.runtime),
+    script: p.script,
+    scriptSource: current.scriptSource,
+  };
   const { name: _, ...wanted } = desired;
   return canonical(now) === canonical(wanted);
 }
@@ -109,18 +145,39 @@ function sameAgent(desired: DesiredAgent, current: CurrentAgent): boolean {
  * const planned = planImport(file, current, { defaultModel, builtinTools: new Set(["clock.now"]) });
  * if (planned.ok && !planned.plan.changed) console.log("nothing to do");
  */
-export function planImport(file: ProjectFile, current: readonly CurrentAgent[], options: PlanOptions): { ok: true; plan: ImportPlan } | { ok: false; issues: FileIssue[] } {
+export function planImport(
+  file: ProjectFile,
+  current: readonly CurrentAgent[],
+  options: PlanOptions,
+): { ok: true; plan: ImportPlan } | { ok: false; issues: FileIssue[] } {
   const byName = new Map(current.map((c) => [c.profile.name, c]));
   const issues: FileIssue[] = [];
   const warnings: FileIssue[] = [];
-  const plan: ImportPlan = { create: [], update: [], unchanged: [], connect: [], added: [], removed: [], warnings, changed: false };
+  const plan: ImportPlan = {
+    create: [],
+    update: [],
+    unchanged: [],
+    connect: [],
+    added: [],
+    removed: [],
+    warnings,
+    changed: false,
+  };
   for (const [key, entry] of Object.entries(file.agents)) {
     const existing = byName.get(key);
     const desired = desiredOf(key, entry, existing, options, issues);
     if (!desired) continue;
-    const provided = new Set([...options.builtinTools, ...desired.runtime.httpTools.map((t) => t.name), ...(ownValue(options.agentTools, key) ?? [])]);
+    const provided = new Set([
+      ...options.builtinTools,
+      ...desired.runtime.httpTools.map((t) => t.name),
+      ...(ownValue(options.agentTools, key) ?? []),
+    ]);
     entry.tools.forEach((tool, i) => {
-      if (!provided.has(tool)) warnings.push({ path: jsonPath(["agents", key, "tools", i]), message: `'${tool}' is not a tool Pantheon provides; kept as a declared name (the agent can call it once a tool of that name exists: an HTTP tool or an MCP server's)` });
+      if (!provided.has(tool))
+        warnings.push({
+          path: jsonPath(["agents", key, "tools", i]),
+          message: `'${tool}' is not a tool Pantheon provides; kept as a declared name (the agent can call it once a tool of that name exists: an HTTP tool or an MCP server's)`,
+        });
     });
     if (!existing) plan.create.push(desired);
     else if (sameAgent(desired, existing)) plan.unchanged.push(key);
@@ -146,14 +203,21 @@ export function planImport(file: ProjectFile, current: readonly CurrentAgent[], 
  */
 export function exportProjectFile(current: readonly CurrentAgent[]): ProjectFile {
   const agents: ProjectFile["agents"] = {};
-  for (const { profile, displayName, scriptSource } of [...current].sort((a, b) => a.profile.name.localeCompare(b.profile.name))) {
+  for (const { profile, displayName, scriptSource } of [...current].sort((a, b) =>
+    a.profile.name.localeCompare(b.profile.name),
+  )) {
     const { tools, ...runtime } = profile.runtime;
     agents[profile.name] = {
       name: displayName ?? profile.name,
       description: profile.description,
       tools,
       connections: profile.connections,
-      pantheon: { instructions: profile.systemPrompt, model: profile.model, runtime, ...(scriptSource !== null ? { script: scriptSource } : {}) },
+      pantheon: {
+        instructions: profile.systemPrompt,
+        model: profile.model,
+        runtime,
+        ...(scriptSource !== null ? { script: scriptSource } : {}),
+      },
     };
   }
   return { agents };

@@ -34,8 +34,14 @@ export type CreateProject = z.infer<typeof createProjectSchema>;
  * @example
  * projectStatus({ stored: null, hasData: true, slug: "team", now: 5 }) // { record: { slug: "team", title: "team", createdAt: 5 }, adopted: true }
  */
-export function projectStatus(input: { stored: ProjectRecord | null; hasData: boolean; slug: string; now: number }): { record: ProjectRecord; adopted: boolean } | null {
+export function projectStatus(input: {
+  stored: ProjectRecord | null;
+  hasData: boolean;
+  slug: string;
+  now: number;
+}): { record: ProjectRecord; adopted: boolean } | null {
   if (input.stored) return { record: input.stored, adopted: false };
-  if (input.hasData || input.slug === defaultProject) return { record: { slug: input.slug, title: input.slug, createdAt: input.now }, adopted: true };
+  if (input.hasData || input.slug === defaultProject)
+    return { record: { slug: input.slug, title: input.slug, createdAt: input.now }, adopted: true };
   return null;
 }

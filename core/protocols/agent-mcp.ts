@@ -12,13 +12,22 @@ export const searchMemoryTool = "search_memory";
  * …/messages); `search_memory`, the resources and the agent's own tools are memory and tools, which
  * the API keeps for `admin` (GET …/memories, POST …/tools/:tool/invoke).
  */
-export const agentMcpScopes = { ask: "chat", searchMemory: "admin", agentTools: "admin", resources: "admin" } as const satisfies Record<string, Scope>;
+export const agentMcpScopes = {
+  ask: "chat",
+  searchMemory: "admin",
+  agentTools: "admin",
+  resources: "admin",
+} as const satisfies Record<string, Scope>;
 
 /** A manual tool call's outcome (AgentDO `invokeTool`), as the shell receives it. */
 export type ManualCallOutcome =
   | { runId: string; status: string; ok: true; output: string; truncated: boolean; ms: number }
   | { runId: string; status: string; ok: false; error: { message: string }; ms: number }
-  | { runId: string; status: "waiting_approval"; pending: { callId: string; tool: string; arguments: Record<string, unknown> } }
+  | {
+      runId: string;
+      status: "waiting_approval";
+      pending: { callId: string; tool: string; arguments: Record<string, unknown> };
+    }
   | { runId: string; status: "waiting_agent"; waiting: { tool: string } };
 
 /** An MCP tool result (CallToolResult's shape). */
@@ -40,20 +49,38 @@ export function manualCallResult(agent: string, tool: string, outcome: ManualCal
   const base = { runId: outcome.runId, status: outcome.status };
   if ("pending" in outcome) {
     return {
-      content: [{ type: "text", text: `'${tool}' needs a person's approval and has not run: run ${outcome.runId} of '${agent}' waits (the Pantheon app's Approvals, or \`pantheon runs approve ${agent} ${outcome.runId}\`)` }],
+      content: [
+        {
+          type: "text",
+          text: `'${tool}' needs a person's approval and has not run: run ${outcome.runId} of '${agent}' waits (the Pantheon app's Approvals, or \`pantheon runs approve ${agent} ${outcome.runId}\`)`,
+        },
+      ],
       structuredContent: { ...base, pending: outcome.pending },
       isError: true,
     };
   }
   if ("waiting" in outcome) {
-    return { content: [{ type: "text", text: `'${tool}' asked another agent; its answer becomes the result of run ${outcome.runId} of '${agent}'` }], structuredContent: base };
+    return {
+      content: [
+        {
+          type: "text",
+          text: `'${tool}' asked another agent; its answer becomes the result of run ${outcome.runId} of '${agent}'`,
+        },
+      ],
+      structuredContent: base,
+    };
   }
-  if (outcome.ok) return { content: [{ type: "text", text: outcome.output }], structuredContent: { ...base, truncated: outcome.truncated } };
+  if (outcome.ok)
+    return {
+      content: [{ type: "text", text: outcome.output }],
+      structuredContent: { ...base, truncated: outcome.truncated },
+    };
   return { content: [{ type: "text", text: outcome.error.message }], structuredContent: base, isError: true };
 }
 
 /** The resource URI of one of an agent's context sources. */
-export const sourceUri = (project: string, agent: string, source: string) => `pantheon://${project}/agents/${agent}/sources/${source}`;
+export const sourceUri = (project: string, agent: string, source: string) =>
+  `pantheon://${project}/agents/${agent}/sources/${source}`;
 
 /** The source a resource URI names, or null when it is not one of this agent's. */
 export function sourceOfUri(uri: string, project: string, agent: string): string | null {

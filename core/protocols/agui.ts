@@ -25,7 +25,10 @@ export interface AguiAgentState {
 /** What the answer to an approval interrupt looks like (its `responseSchema`). */
 export const approvalResponseSchema = {
   type: "object",
-  properties: { approved: { type: "boolean", description: "true runs the tool call, false refuses it" }, reason: { type: "string", maxLength: 500 } },
+  properties: {
+    approved: { type: "boolean", description: "true runs the tool call, false refuses it" },
+    reason: { type: "string", maxLength: 500 },
+  },
   required: ["approved"],
   additionalProperties: false,
 } as const;
@@ -57,13 +60,31 @@ export interface ResumeProblem {
  * decisionsOf([{ interruptId: "approval:r1:c1", status: "resolved", payload: { approved: true } }])
  * // { ok: true, runId: "r1", decisions: [{ callId: "c1", approved: true }] }
  */
-export function decisionsOf(resume: ResumeEntry[]): { ok: true; runId: string; decisions: { callId: string; approved: boolean; reason?: string }[] } | { ok: false; problem: ResumeProblem } {
+export function decisionsOf(
+  resume: ResumeEntry[],
+):
+  | { ok: true; runId: string; decisions: { callId: string; approved: boolean; reason?: string }[] }
+  | { ok: false; problem: ResumeProblem } {
   let runId: string | undefined;
   const decisions: { callId: string; approved: boolean; reason?: string }[] = [];
   for (const [index, entry] of resume.entries()) {
     const named = parseApprovalInterruptId(entry.interruptId);
-    if (!named) return { ok: false, problem: { path: ["resume", index, "interruptId"], message: "not an interrupt of this agent: answer the ids of the last RUN_FINISHED's interrupts" } };
-    if (runId !== undefined && named.runId !== runId) return { ok: false, problem: { path: ["resume", index, "interruptId"], message: "every resume entry must answer an interrupt of the same run" } };
+    if (!named)
+      return {
+        ok: false,
+        problem: {
+          path: ["resume", index, "interruptId"],
+          message: "not an interrupt of this agent: answer the ids of the last RUN_FINISHED's interrupts",
+        },
+      };
+    if (runId !== undefined && named.runId !== runId)
+      return {
+        ok: false,
+        problem: {
+          path: ["resume", index, "interruptId"],
+          message: "every resume entry must answer an interrupt of the same run",
+        },
+      };
     runId = named.runId;
     if (entry.status === "cancelled") {
       decisions.push({ callId: named.callId, approved: false, reason: "cancelled by the client" });
@@ -71,14 +92,28 @@ export function decisionsOf(resume: ResumeEntry[]): { ok: true; runId: string; d
     }
     const payload = entry.payload as { approved?: unknown; reason?: unknown } | null | undefined;
     if (typeof payload !== "object" || payload === null || typeof payload.approved !== "boolean") {
-      return { ok: false, problem: { path: ["resume", index, "payload", "approved"], message: "answer an approval with { approved: true } or { approved: false, reason? }" } };
+      return {
+        ok: false,
+        problem: {
+          path: ["resume", index, "payload", "approved"],
+          message: "answer an approval with { approved: true } or { approved: false, reason? }",
+        },
+      };
     }
     if (payload.reason !== undefined && (typeof payload.reason !== "string" || payload.reason.length > 500)) {
-      return { ok: false, problem: { path: ["resume", index, "payload", "reason"], message: "a text of at most 500 characters" } };
+      return {
+        ok: false,
+        problem: { path: ["resume", index, "payload", "reason"], message: "a text of at most 500 characters" },
+      };
     }
-    decisions.push({ callId: named.callId, approved: payload.approved, ...(typeof payload.reason === "string" && payload.reason ? { reason: payload.reason } : {}) });
+    decisions.push({
+      callId: named.callId,
+      approved: payload.approved,
+      ...(typeof payload.reason === "string" && payload.reason ? { reason: payload.reason } : {}),
+    });
   }
-  if (runId === undefined) return { ok: false, problem: { path: ["resume"], message: "answer at least one interrupt" } };
+  if (runId === undefined)
+    return { ok: false, problem: { path: ["resume"], message: "answer at least one interrupt" } };
   return { ok: true, runId, decisions };
 }
 
@@ -110,7 +145,13 @@ export function makeAguiRun(options: AguiRunOptions) {
   const { threadId, runId } = options;
   const announced = new Set(options.announced ?? []);
   const refused = new Set<string>();
-  const state: AguiAgentState = { agent: options.agent, status: "running", typing: true, runId: options.pantheonRunId ?? null, sessionId: options.sessionId ?? null };
+  const state: AguiAgentState = {
+    agent: options.agent,
+    status: "running",
+    typing: true,
+    runId: options.pantheonRunId ?? null,
+    sessionId: options.sessionId ?? null,
+  };
   let textId: string | null = null;
   let texts = 0;
   /** Text streamed since the last tool call: the stored reply may add a tail the tokens did not carry. */
@@ -154,13 +195,20 @@ export function makeAguiRun(options: AguiRunOptions) {
     announced.add(callId);
     out.push({ type: EventType.TOOL_CALL_START, toolCallId: callId, toolCallName: name } as BaseEvent);
     // A refused call's arguments are not in its gate event: no ARGS rather than made-up ones.
-    if (args !== undefined) out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId: callId, delta: JSON.stringify(args) } as BaseEvent);
+    if (args !== undefined)
+      out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId: callId, delta: JSON.stringify(args) } as BaseEvent);
     out.push({ type: EventType.TOOL_CALL_END, toolCallId: callId } as BaseEvent);
     return out;
   }
 
   const result = (callId: string, content: string): BaseEvent =>
-    ({ type: EventType.TOOL_CALL_RESULT, messageId: `${callId}-result`, toolCallId: callId, role: "tool", content }) as BaseEvent;
+    ({
+      type: EventType.TOOL_CALL_RESULT,
+      messageId: `${callId}-result`,
+      toolCallId: callId,
+      role: "tool",
+      content,
+    }) as BaseEvent;
 
   function finish(terminal: BaseEvent): BaseEvent[] {
     finished = true;
@@ -200,9 +248,15 @@ export function makeAguiRun(options: AguiRunOptions) {
           if (event.pending === "approval") return [];
           if (refused.has(event.callId)) return [];
           refused.add(event.callId);
-          return [...toolCall(event.callId, event.tool ?? "tool", undefined), result(event.callId, `refused by gate '${event.gate}': ${event.reason ?? "no reason given"}`)];
+          return [
+            ...toolCall(event.callId, event.tool ?? "tool", undefined),
+            result(event.callId, `refused by gate '${event.gate}': ${event.reason ?? "no reason given"}`),
+          ];
         case "tool_result":
-          return [...closeText(), result(event.callId, event.ok ? (event.output ?? "") : `error: ${event.error ?? "the tool failed"}`)];
+          return [
+            ...closeText(),
+            result(event.callId, event.ok ? (event.output ?? "") : `error: ${event.error ?? "the tool failed"}`),
+          ];
         case "status": {
           if (["completed", "failed", "cancelled"].includes(event.status)) return [];
           state.status = event.status;
@@ -218,11 +272,30 @@ export function makeAguiRun(options: AguiRunOptions) {
             const reply = event.reply?.content ?? "";
             // Text a model wrote before a tool call is not the reply: add what the tokens did not carry.
             const tail = reply.startsWith(sinceTool) ? reply.slice(sinceTool.length) : "";
-            return [...text(tail), ...finish({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "success" }, result: { runId: event.runId, reply } } as BaseEvent)];
+            return [
+              ...text(tail),
+              ...finish({
+                type: EventType.RUN_FINISHED,
+                threadId,
+                runId,
+                outcome: { type: "success" },
+                result: { runId: event.runId, reply },
+              } as BaseEvent),
+            ];
           }
-          if (event.status === "cancelled") return finish({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "cancelled" } } as BaseEvent);
+          if (event.status === "cancelled")
+            return finish({
+              type: EventType.RUN_FINISHED,
+              threadId,
+              runId,
+              outcome: { type: "cancelled" },
+            } as BaseEvent);
           const message = failure?.message ?? `run ${event.runId} ended ${event.status}`;
-          return finish({ type: EventType.RUN_ERROR, message, code: failure?.code === "cancelled" ? "cancelled" : `run_${event.status}` } as BaseEvent);
+          return finish({
+            type: EventType.RUN_ERROR,
+            message,
+            code: failure?.code === "cancelled" ? "cancelled" : `run_${event.status}`,
+          } as BaseEvent);
         }
       }
     },
@@ -235,7 +308,8 @@ export function makeAguiRun(options: AguiRunOptions) {
      */
     end(waiting: { runId: string; status: string; pending: PendingCall[]; decideBy?: number } | null): BaseEvent[] {
       if (finished) return [];
-      if (failure && (waiting?.status !== "waiting_approval")) return finish({ type: EventType.RUN_ERROR, message: failure.message, code: failure.code } as BaseEvent);
+      if (failure && waiting?.status !== "waiting_approval")
+        return finish({ type: EventType.RUN_ERROR, message: failure.message, code: failure.code } as BaseEvent);
       if (waiting?.status === "waiting_approval" && waiting.pending.length > 0) {
         state.runId = waiting.runId;
         const calls = waiting.pending.flatMap((p) => toolCall(p.callId, p.tool, p.arguments));
@@ -252,10 +326,21 @@ export function makeAguiRun(options: AguiRunOptions) {
         finished = true;
         state.status = "waiting_approval";
         state.typing = false;
-        return [...calls, ...closeText(), ...snapshot(), { type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "interrupt", interrupts } } as BaseEvent];
+        return [
+          ...calls,
+          ...closeText(),
+          ...snapshot(),
+          { type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "interrupt", interrupts } } as BaseEvent,
+        ];
       }
       const status = waiting?.status ?? "unknown";
-      return finish({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "success" }, result: { runId: waiting?.runId ?? state.runId, status } } as BaseEvent);
+      return finish({
+        type: EventType.RUN_FINISHED,
+        threadId,
+        runId,
+        outcome: { type: "success" },
+        result: { runId: waiting?.runId ?? state.runId, status },
+      } as BaseEvent);
     },
   };
 }

@@ -28,7 +28,9 @@ export type StreamedRunEvent<M = { content: string }> =
  * for await (const event of readRunEvents(res.body!)) if (event.type === "token") write(event.text);
  */
 export async function* readRunEvents(stream: ReadableStream<Uint8Array>): AsyncGenerator<StreamedRunEvent> {
-  const reader = stream.pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>).getReader();
+  const reader = stream
+    .pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>)
+    .getReader();
   let buffer = "";
   try {
     for (;;) {

@@ -58,7 +58,12 @@ export const exclusiveTtlMs = 180_000;
 const chunkShare = 0.1;
 const tailShare = 0.2;
 
-export const emptyBook = (day: string, maxCall: Spend = noSpend): LeaseBook => ({ day, used: noSpend, leases: {}, maxCall });
+export const emptyBook = (day: string, maxCall: Spend = noSpend): LeaseBook => ({
+  day,
+  used: noSpend,
+  leases: {},
+  maxCall,
+});
 
 /**
  * One lease request against the book (pure: the registry stores the book it returns).
@@ -66,9 +71,18 @@ export const emptyBook = (day: string, maxCall: Spend = noSpend): LeaseBook => (
  * const { book, answer } = grantLease(emptyBook("2026-11-26"), "acme", { tokensPerDay: 1000 }, { agent: "scout", now }, "l1");
  * // answer.lease: { tokens: 100, usd: null, exclusive: false, … }
  */
-export function grantLease(stored: LeaseBook | undefined, project: string, limits: QuotaLimits, request: LeaseRequest, leaseId: string): { book: LeaseBook; answer: LeaseAnswer } {
+export function grantLease(
+  stored: LeaseBook | undefined,
+  project: string,
+  limits: QuotaLimits,
+  request: LeaseRequest,
+  leaseId: string,
+): { book: LeaseBook; answer: LeaseAnswer } {
   const day = dayOf(request.now);
-  const book: LeaseBook = stored && stored.day === day ? { ...stored, used: { ...stored.used }, leases: { ...stored.leases } } : emptyBook(day, stored?.maxCall);
+  const book: LeaseBook =
+    stored && stored.day === day
+      ? { ...stored, used: { ...stored.used }, leases: { ...stored.leases } }
+      : emptyBook(day, stored?.maxCall);
   const settle = request.settle;
   // Settled once: the lease leaves the book with its spend, so a repeated settle adds nothing.
   // By the lease's id: a release still on its way may arrive after the same agent's next request.
@@ -76,7 +90,11 @@ export function grantLease(stored: LeaseBook | undefined, project: string, limit
     book.used = addSpend(book.used, settle.spent);
     delete book.leases[settle.leaseId];
   }
-  if (settle) book.maxCall = { tokens: Math.max(book.maxCall?.tokens ?? 0, settle.maxCall.tokens), usd: Math.max(book.maxCall?.usd ?? 0, settle.maxCall.usd) };
+  if (settle)
+    book.maxCall = {
+      tokens: Math.max(book.maxCall?.tokens ?? 0, settle.maxCall.tokens),
+      usd: Math.max(book.maxCall?.usd ?? 0, settle.maxCall.usd),
+    };
   if (request.release || !hasCaps(limits)) return { book, answer: { ok: true, lease: null, limits } };
   const refusal = overCap("project", project, book.used, limits, request.now);
   if (refusal) return { book, answer: { ok: false, refusal, limits } };
@@ -93,13 +111,17 @@ export function grantLease(stored: LeaseBook | undefined, project: string, limit
     const measure = key === "tokensPerDay" ? "tokens" : "usd";
     const left = room[measure];
     const cap = limits[key] ?? 0;
-    return left !== null && (left < cap * tailShare || left < cap * chunkShare + (others.length + 1) * (book.maxCall?.[measure] ?? 0));
+    return (
+      left !== null &&
+      (left < cap * tailShare || left < cap * chunkShare + (others.length + 1) * (book.maxCall?.[measure] ?? 0))
+    );
   });
   if (near && others.length > 0) {
     const holder = others.sort((a, b) => a.expiresAt - b.expiresAt)[0]!;
     return { book, answer: { ok: false, busy: { holder: holder.agent, retryAfterMs: 200 }, limits } };
   }
-  const grant = (key: (typeof quotaKeys)[number], left: number | null) => (left === null ? null : near ? left : (limits[key] ?? 0) * chunkShare);
+  const grant = (key: (typeof quotaKeys)[number], left: number | null) =>
+    left === null ? null : near ? left : (limits[key] ?? 0) * chunkShare;
   const lease: Lease = {
     id: leaseId,
     agent: request.agent,

@@ -38,7 +38,9 @@ export const quotaPatchSchema = lazySchema(() =>
       tokensPerDay: z.number().int("a whole number of tokens").min(1).max(1e12).nullable().optional(),
       usdPerDay: z.number().min(0).max(1_000_000).nullable().optional(),
     })
-    .refine((patch) => Object.keys(patch).length > 0, { message: "name tokensPerDay and/or usdPerDay (a number sets a cap, null removes it)" }),
+    .refine((patch) => Object.keys(patch).length > 0, {
+      message: "name tokensPerDay and/or usdPerDay (a number sets a cap, null removes it)",
+    }),
 );
 export type QuotaPatch = z.infer<typeof quotaPatchSchema>;
 
@@ -67,7 +69,8 @@ export function tightest(a: QuotaLimits, b: QuotaLimits): QuotaLimits {
   return out;
 }
 
-export const hasCaps = (limits: QuotaLimits | undefined): boolean => limits !== undefined && (limits.tokensPerDay !== undefined || limits.usdPerDay !== undefined);
+export const hasCaps = (limits: QuotaLimits | undefined): boolean =>
+  limits !== undefined && (limits.tokensPerDay !== undefined || limits.usdPerDay !== undefined);
 
 /** The caps among an agent's run limits (core/run limits: `tokensPerDay`, `usdPerDay`). */
 export function capsOf(limits: QuotaLimits): QuotaLimits {

@@ -16,7 +16,10 @@ export interface QuotaRefusal {
 }
 
 /** Dollars to 3 significant digits (a call may cost $0.000009), tokens whole. */
-const amount = (key: QuotaKey, value: number) => (key === "usdPerDay" ? `$${value >= 100 ? value.toFixed(2) : String(Number(value.toPrecision(3)))}` : `${Math.round(value)} tokens`);
+const amount = (key: QuotaKey, value: number) =>
+  key === "usdPerDay"
+    ? `$${value >= 100 ? value.toFixed(2) : String(Number(value.toPrecision(3)))}`
+    : `${Math.round(value)} tokens`;
 
 /**
  * The first cap `spend` has reached (used ≥ cap), or null: a call starts only while every cap has
@@ -25,7 +28,13 @@ const amount = (key: QuotaKey, value: number) => (key === "usdPerDay" ? `$${valu
  * overCap("agent", "scout", { tokens: 1200, usd: 0 }, { tokensPerDay: 1000 }, now)?.message;
  * // "agent 'scout' has used 1200 tokens of its 1000 tokens per day (UTC); the cap resets at 2026-11-27T00:00:00.000Z"
  */
-export function overCap(scope: QuotaRefusal["scope"], name: string, spend: Spend, limits: QuotaLimits, now: number): QuotaRefusal | null {
+export function overCap(
+  scope: QuotaRefusal["scope"],
+  name: string,
+  spend: Spend,
+  limits: QuotaLimits,
+  now: number,
+): QuotaRefusal | null {
   for (const key of quotaKeys) {
     const cap = limits[key];
     if (cap === undefined) continue;

@@ -1,4 +1,14 @@
-import { base64Cores, hexOf, percentDecodedView, reversed, squeezed, squeezedView, toBase64Url, utf8, type TextView } from "./encodings";
+import {
+  base64Cores,
+  hexOf,
+  percentDecodedView,
+  reversed,
+  squeezed,
+  squeezedView,
+  toBase64Url,
+  utf8,
+  type TextView,
+} from "./encodings";
 
 /** A secret by name (what a finding may say) and value (what it must never say). */
 export interface NamedSecret {
@@ -36,7 +46,16 @@ export const redactedMark = "[redacted]";
 export const minRedactedLength = 4;
 
 /** Order of `first`: the plainest form is the one a refusal names. */
-const formRank: Record<SecretForm, number> = { plain: 0, base64: 1, base64url: 2, "url-encoded": 3, hex: 4, reversed: 5, split: 6, partial: 7 };
+const formRank: Record<SecretForm, number> = {
+  plain: 0,
+  base64: 1,
+  base64url: 2,
+  "url-encoded": 3,
+  hex: 4,
+  reversed: 5,
+  split: 6,
+  partial: 7,
+};
 
 interface Pattern {
   text: string;
@@ -79,18 +98,26 @@ function compile(secrets: readonly NamedSecret[], minLength: number): Compiled {
     decoded.push({ text: value, secret, form: "url-encoded" });
     if (back !== value) decoded.push({ text: back, secret, form: "url-encoded" });
     hex.push({ text: hexOf(bytes), secret, form: "hex" });
-    for (const text of new Set([squeezed(value), squeezed(back)])) if (text.length >= minLength) squeezedPatterns.push({ text, secret, form: "split" });
+    for (const text of new Set([squeezed(value), squeezed(back)]))
+      if (text.length >= minLength) squeezedPatterns.push({ text, secret, form: "split" });
     // Half of a longer secret (at least 8 characters) gives most of it away.
     const part = Math.max(partialMinLength, Math.ceil(value.length / 2));
     if (part < value.length) {
       const step = Math.max(1, Math.floor((value.length - part) / (maxPartialWindows - 1)));
-      for (let at = 0; at + part <= value.length; at += step) raw.push({ text: value.slice(at, at + part), secret, form: "partial" });
+      for (let at = 0; at + part <= value.length; at += step)
+        raw.push({ text: value.slice(at, at + part), secret, form: "partial" });
     }
   });
   const all = [...raw, ...decoded, ...squeezedPatterns, ...hex];
   // Longest first, so one secret that contains another is found whole.
   for (const list of [raw, decoded, squeezedPatterns, hex]) list.sort((a, b) => b.text.length - a.text.length);
-  return { raw, decoded, squeezed: squeezedPatterns, hex, shortest: all.reduce((min, p) => Math.min(min, p.text.length), Infinity) };
+  return {
+    raw,
+    decoded,
+    squeezed: squeezedPatterns,
+    hex,
+    shortest: all.reduce((min, p) => Math.min(min, p.text.length), Infinity),
+  };
 }
 
 const base64Char = /[A-Za-z0-9+/_-]/;
@@ -102,7 +129,14 @@ function widened(text: string, start: number, end: number): [number, number] {
   return [start, end];
 }
 
-function scan(patterns: Pattern[], searched: string, view: TextView | null, original: string, secrets: readonly NamedSecret[], out: SecretMatch[]): void {
+function scan(
+  patterns: Pattern[],
+  searched: string,
+  view: TextView | null,
+  original: string,
+  secrets: readonly NamedSecret[],
+  out: SecretMatch[],
+): void {
   for (const pattern of patterns) {
     for (let at = searched.indexOf(pattern.text); at >= 0; at = searched.indexOf(pattern.text, at + 1)) {
       let start = view ? view.starts[at]! : at;
@@ -157,7 +191,8 @@ function build(secrets: readonly NamedSecret[], minLength: number): SecretDetect
     const walk = (item: unknown): unknown => {
       if (typeof item === "string") return redact(item);
       if (Array.isArray(item)) return item.map(walk);
-      if (item !== null && typeof item === "object") return Object.fromEntries(Object.entries(item).map(([key, inner]) => [redact(key), walk(inner)]));
+      if (item !== null && typeof item === "object")
+        return Object.fromEntries(Object.entries(item).map(([key, inner]) => [redact(key), walk(inner)]));
       return item;
     };
     return walk(value) as T;
@@ -165,13 +200,23 @@ function build(secrets: readonly NamedSecret[], minLength: number): SecretDetect
   return {
     size,
     find,
-    first: (text) => find(text).reduce<SecretMatch | null>((best, m) => (!best || formRank[m.form] < formRank[best.form] ? m : best), null),
+    first: (text) =>
+      find(text).reduce<SecretMatch | null>(
+        (best, m) => (!best || formRank[m.form] < formRank[best.form] ? m : best),
+        null,
+      ),
     redact,
     redactDeep,
   };
 }
 
-const nothing: SecretDetector = { size: 0, find: () => [], first: () => null, redact: (text) => text, redactDeep: (value) => value };
+const nothing: SecretDetector = {
+  size: 0,
+  find: () => [],
+  first: () => null,
+  redact: (text) => text,
+  redactDeep: (value) => value,
+};
 
 /**
  * Detectors by secret set: the encodings of a set are computed once, and callers that build their
@@ -192,7 +237,10 @@ const recentLimit = 32;
  * detector.redact("x=czNjcjN0LXY0bHVl y=s 3 c r 3 t - v 4 l u e"); // "x=[redacted] y=[redacted]"
  * detector.first("eulv4-t3rc3s")?.form; // "reversed"
  */
-export function makeSecretDetector(secrets: readonly NamedSecret[], options: { minLength?: number } = {}): SecretDetector {
+export function makeSecretDetector(
+  secrets: readonly NamedSecret[],
+  options: { minLength?: number } = {},
+): SecretDetector {
   const minLength = Math.max(1, options.minLength ?? minRedactedLength);
   if (!secrets.some((s) => s.value.length >= minLength)) return nothing;
   const key = `${minLength}\u0000${secrets.map((s) => `${s.name}\u0001${s.value}`).join("\u0000")}`;

@@ -71,7 +71,12 @@ export function percentDecodedView(text: string): TextView {
   let n = 0;
   for (let i = 0; i < text.length; n++) {
     starts[n] = i;
-    if (text.charCodeAt(i) === 37 && i + 2 < text.length && isHexDigit(text.charCodeAt(i + 1)) && isHexDigit(text.charCodeAt(i + 2))) {
+    if (
+      text.charCodeAt(i) === 37 &&
+      i + 2 < text.length &&
+      isHexDigit(text.charCodeAt(i + 1)) &&
+      isHexDigit(text.charCodeAt(i + 2))
+    ) {
       out += String.fromCharCode(parseInt(text.slice(i + 1, i + 3), 16));
       i += 3;
     } else {
@@ -86,7 +91,14 @@ export function percentDecodedView(text: string): TextView {
 /** Whitespace and ASCII punctuation: what a secret split into pieces is split by. */
 export function isSeparator(code: number): boolean {
   if (code < 128) return !((code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122));
-  return code === 0xa0 || code === 0xfeff || code === 0x3000 || (code >= 0x2000 && code <= 0x200b) || code === 0x2028 || code === 0x2029;
+  return (
+    code === 0xa0 ||
+    code === 0xfeff ||
+    code === 0x3000 ||
+    (code >= 0x2000 && code <= 0x200b) ||
+    code === 0x2028 ||
+    code === 0x2029
+  );
 }
 
 /** The separators `isSeparator` names, as one pattern: the squeezed text is one native replace. */

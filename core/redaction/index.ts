@@ -1,1 +1,9 @@
-export { makeSecretDetector, minRedactedLength, redactedMark, type NamedSecret, type SecretDetector, type SecretForm, type SecretMatch } from "./detector";
+export {
+  makeSecretDetector,
+  minRedactedLength,
+  redactedMark,
+  type NamedSecret,
+  type SecretDetector,
+  type SecretForm,
+  type SecretMatch,
+} from "./detector";

@@ -11,9 +11,16 @@ function startManual(step: Step, manual: NonNullable<RunState["origin"]["manual"
   const { s } = step;
   const call: ToolCall = { id: "manual-call", name: manual.tool, arguments: manual.arguments };
   const spec = step.byName.get(call.name);
-  const timeoutMs = spec && spec.runtime !== "agent" ? spec.timeoutMs ?? s.limits.toolTimeoutMs : undefined;
+  const timeoutMs = spec && spec.runtime !== "agent" ? (spec.timeoutMs ?? s.limits.toolTimeoutMs) : undefined;
   s.status = "running";
-  s.calls = [{ call, status: "proposed", ...(spec ? { runtime: spec.runtime } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) }];
+  s.calls = [
+    {
+      call,
+      status: "proposed",
+      ...(spec ? { runtime: spec.runtime } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    },
+  ];
   // No model reads a rejection: the call settles as rejected and the run ends with the reason.
   if (!gateCall(step, s.calls[0]!)) return;
   settle(step);
@@ -67,7 +74,16 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
       }
       // A manual tool call needs no context: no model sees it.
       if (s.origin.manual) return advance(state, { type: "start", message: requestOf(s.origin), context: [] }, deps);
-      return { state, effects: [{ type: "compile_context", query: s.origin.content, ...(s.origin.maxHistory !== undefined ? { maxHistory: s.origin.maxHistory } : {}) }] };
+      return {
+        state,
+        effects: [
+          {
+            type: "compile_context",
+            query: s.origin.content,
+            ...(s.origin.maxHistory !== undefined ? { maxHistory: s.origin.maxHistory } : {}),
+          },
+        ],
+      };
     case "context_failed":
       if (s.status !== "idle") {
         ignore(step, event, "run already started");
@@ -84,7 +100,20 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
       s.startedAt = deps.now;
       s.context = event.context;
       s.messages = [event.message];
-      trace(step, "run_started", { agent: s.agent, sessionId: s.sessionId, trigger: s.origin.trigger, principal: s.origin.principal ?? null, limits: s.limits, message: event.message.content, ...(s.origin.manual ? { by: s.origin.manual.by, tool: s.origin.manual.tool } : {}), ...(s.origin.model ? { model: s.origin.model } : {}), ...(s.origin.goal ? { goal: s.origin.goal.text } : {}), ...(s.origin.goal?.missingInput?.length ? { warnings: s.origin.goal.missingInput.map((key) => `input has no '${key}': it read as null`) } : {}) });
+      trace(step, "run_started", {
+        agent: s.agent,
+        sessionId: s.sessionId,
+        trigger: s.origin.trigger,
+        principal: s.origin.principal ?? null,
+        limits: s.limits,
+        message: event.message.content,
+        ...(s.origin.manual ? { by: s.origin.manual.by, tool: s.origin.manual.tool } : {}),
+        ...(s.origin.model ? { model: s.origin.model } : {}),
+        ...(s.origin.goal ? { goal: s.origin.goal.text } : {}),
+        ...(s.origin.goal?.missingInput?.length
+          ? { warnings: s.origin.goal.missingInput.map((key) => `input has no '${key}': it read as null`) }
+          : {}),
+      });
       if (s.origin.manual) startManual(step, s.origin.manual);
       else callModel(step);
       break;
@@ -114,7 +143,12 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
       break;
     case "timeout": {
       const wait = s.limits.maxApprovalWaitMs;
-      if (s.status === "waiting_approval" && wait !== undefined && s.waitingSince !== undefined && deps.now - s.waitingSince >= wait) {
+      if (
+        s.status === "waiting_approval" &&
+        wait !== undefined &&
+        s.waitingSince !== undefined &&
+        deps.now - s.waitingSince >= wait
+      ) {
         finish(step, "failed", { error: `no decision on the pending approval within ${Math.round(wait / 1000)} s` });
         break;
       }
@@ -129,6 +163,10 @@ export function advance(state: RunState, event: RunEvent, deps: RunDeps): Advanc
   }
   // Every transition that was not ignored changed the run (its trace alone says it happened).
   const changed = !step.ignored;
-  const published: RunEffect[] = s.status !== state.status && !isTerminal(s) ? [{ type: "publish", status: s.status }] : [];
-  return { state: s, effects: [...step.inner, ...(changed ? [{ type: "persist" } as const] : []), ...published, ...step.outward] };
+  const published: RunEffect[] =
+    s.status !== state.status && !isTerminal(s) ? [{ type: "publish", status: s.status }] : [];
+  return {
+    state: s,
+    effects: [...step.inner, ...(changed ? [{ type: "persist" } as const] : []), ...published, ...step.outward],
+  };
 }

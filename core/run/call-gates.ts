@@ -20,7 +20,12 @@ function gateContext(step: Step): GateContext {
     agent: s.agent,
     tools: step.byName,
     now: deps.now,
-    run: { step: s.step, tokens: s.usage.inputTokens + s.usage.outputTokens, activeMs: activeMs(s, deps.now), callsByTool: s.callsByTool },
+    run: {
+      step: s.step,
+      tokens: s.usage.inputTokens + s.usage.outputTokens,
+      activeMs: activeMs(s, deps.now),
+      callsByTool: s.callsByTool,
+    },
     limits: s.limits,
     approvals,
     ...(s.origin.principal ? { principal: s.origin.principal } : {}),
@@ -57,7 +62,12 @@ export function callEffect(rc: RunCall): RunEffect {
     const asked = agentOfTool(rc.call.name);
     // An `ask_<agent>` call carries its question; the other agent tools (agent.spawn, agent.fanout) their whole arguments.
     const question = asked !== undefined ? rc.call.arguments.question : undefined;
-    return { type: "ask_agent", callId: rc.call.id, target: asked ?? rc.call.name, question: typeof question === "string" ? question : JSON.stringify(rc.call.arguments) };
+    return {
+      type: "ask_agent",
+      callId: rc.call.id,
+      target: asked ?? rc.call.name,
+      question: typeof question === "string" ? question : JSON.stringify(rc.call.arguments),
+    };
   }
   return { type: "call_tool", call: rc.call, ...(rc.timeoutMs !== undefined ? { timeoutMs: rc.timeoutMs } : {}) };
 }
@@ -67,7 +77,12 @@ export function callEffect(rc: RunCall): RunEffect {
  * The driver redacts the arguments with the secret detector before the step is written.
  */
 function refusedCall(rc: RunCall, rejection: { gate: string; decision: { reason?: string } }) {
-  return { tool: rc.call.name, arguments: rc.call.arguments, gate: rejection.gate, reason: rejection.decision.reason ?? "" };
+  return {
+    tool: rc.call.name,
+    arguments: rc.call.arguments,
+    gate: rejection.gate,
+    reason: rejection.decision.reason ?? "",
+  };
 }
 
 /** Runs the gates on one call; false when the run ended. */
@@ -77,18 +92,38 @@ export function gateCall(step: Step, rc: RunCall): boolean {
   let outcome = runGates(step.deps.gates, { call: rc.call, spec: step.byName.get(rc.call.name) }, gateContext(step));
   // A call that writes memory or asks another agent is also an output: once the tool gates let it
   // through, the output gates read what it writes (a question is a message to that agent).
-  const writes = ownValue(toolOutputs, rc.call.name) ?? (rc.runtime === "agent" ? { kind: "message" as const, field: "question" } : undefined);
+  const writes =
+    ownValue(toolOutputs, rc.call.name) ??
+    (rc.runtime === "agent" ? { kind: "message" as const, field: "question" } : undefined);
   const written = writes ? rc.call.arguments[writes.field] : undefined;
   if (outcome.allow && writes && written !== undefined) {
-    const checked = checkOutput(step.deps.outputGates ?? [], { kind: writes.kind, text: typeof written === "string" ? written : JSON.stringify(written) });
+    const checked = checkOutput(step.deps.outputGates ?? [], {
+      kind: writes.kind,
+      text: typeof written === "string" ? written : JSON.stringify(written),
+    });
     outcome = { ...checked, decisions: [...outcome.decisions, ...checked.decisions] };
     if (!checked.allow) {
-      trace(step, "gate_decisions", { callId: rc.call.id, tool: rc.call.name, output: writes.kind, decisions: outcome.decisions, refused: refusedCall(rc, checked.rejection) });
+      trace(step, "gate_decisions", {
+        callId: rc.call.id,
+        tool: rc.call.name,
+        output: writes.kind,
+        decisions: outcome.decisions,
+        refused: refusedCall(rc, checked.rejection),
+      });
       return rejectOutput(step, writes.kind, checked.rejection, rc);
     }
   }
-  const refused = !outcome.allow && outcome.rejection.decision.pending !== "approval" ? { refused: refusedCall(rc, outcome.rejection) } : {};
-  trace(step, "gate_decisions", { callId: rc.call.id, tool: rc.call.name, ...(writes ? { output: writes.kind } : {}), decisions: outcome.decisions, ...refused });
+  const refused =
+    !outcome.allow && outcome.rejection.decision.pending !== "approval"
+      ? { refused: refusedCall(rc, outcome.rejection) }
+      : {};
+  trace(step, "gate_decisions", {
+    callId: rc.call.id,
+    tool: rc.call.name,
+    ...(writes ? { output: writes.kind } : {}),
+    decisions: outcome.decisions,
+    ...refused,
+  });
   if (outcome.allow) {
     startCall(step, rc);
     return true;
@@ -97,7 +132,13 @@ export function gateCall(step: Step, rc: RunCall): boolean {
   if (decision.pending === "approval") {
     rc.status = "proposed";
     rc.approverScope = toolScope(step.byName.get(rc.call.name)) === "admin" ? "admin" : "approve";
-    trace(step, "approval_requested", { callId: rc.call.id, tool: rc.call.name, arguments: rc.call.arguments, gate, reason: decision.reason });
+    trace(step, "approval_requested", {
+      callId: rc.call.id,
+      tool: rc.call.name,
+      arguments: rc.call.arguments,
+      gate,
+      reason: decision.reason,
+    });
     step.outward.push({ type: "await_approval", call: rc.call });
     return true;
   }
@@ -109,7 +150,9 @@ export function gateCall(step: Step, rc: RunCall): boolean {
   }
   s.rejections += 1;
   if (s.rejections > s.limits.maxRejections) {
-    finish(step, "failed", { error: `gate '${gate}' rejected '${rc.call.name}': ${decision.reason} (${s.rejections} rejections, at most ${s.limits.maxRejections} allowed)` });
+    finish(step, "failed", {
+      error: `gate '${gate}' rejected '${rc.call.name}': ${decision.reason} (${s.rejections} rejections, at most ${s.limits.maxRejections} allowed)`,
+    });
     return false;
   }
   return true;
@@ -131,7 +174,9 @@ export function rejectOutput(step: Step, kind: OutputKind, rejection: Rejection,
     rc.reason = `Rejected by gate '${gate}': ${decision.reason}. Nothing was ${kind === "memory" ? "stored" : "sent"}.`;
   }
   if (s.outputRejections > s.limits.maxRejections) {
-    finish(step, "failed", { error: `gate '${gate}' rejected the ${outputNames[kind]}: ${decision.reason} (${s.outputRejections} rejections, at most ${s.limits.maxRejections} allowed)` });
+    finish(step, "failed", {
+      error: `gate '${gate}' rejected the ${outputNames[kind]}: ${decision.reason} (${s.outputRejections} rejections, at most ${s.limits.maxRejections} allowed)`,
+    });
     return false;
   }
   return true;
@@ -140,7 +185,10 @@ export function rejectOutput(step: Step, kind: OutputKind, rejection: Rejection,
 /** A plan's `message` / `remember` step: only the output gates apply (it calls no tool). */
 function gateOutputCall(step: Step, rc: RunCall & { writes: OutputKind }): boolean {
   const content = rc.call.arguments.content;
-  const outcome = checkOutput(step.deps.outputGates ?? [], { kind: rc.writes, text: typeof content === "string" ? content : JSON.stringify(content ?? "") });
+  const outcome = checkOutput(step.deps.outputGates ?? [], {
+    kind: rc.writes,
+    text: typeof content === "string" ? content : JSON.stringify(content ?? ""),
+  });
   trace(step, "gate_decisions", { callId: rc.call.id, output: rc.writes, decisions: outcome.decisions });
   if (outcome.allow) {
     startCall(step, rc);

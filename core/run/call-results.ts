@@ -6,7 +6,12 @@ import { callModel, finish, ignore, trace, type Step } from "./step";
 // reads all their results at once (or a manual call's run ends with its one result).
 
 function toolMessage(rc: RunCall): Message {
-  const content = rc.status === "rejected" ? rc.reason ?? "Rejected" : rc.error !== undefined ? `Error: ${rc.error}` : rc.output ?? "";
+  const content =
+    rc.status === "rejected"
+      ? (rc.reason ?? "Rejected")
+      : rc.error !== undefined
+        ? `Error: ${rc.error}`
+        : (rc.output ?? "");
   return { role: "tool", content, toolCallId: rc.call.id, name: rc.call.name };
 }
 
@@ -53,16 +58,33 @@ function finishManual(step: Step): void {
   finish(step, "completed", { reply: rc.output ?? "" });
 }
 
-export function onResult(step: Step, event: Extract<RunEvent, { type: "tool_result" | "tool_failed" | "agent_response" }>): void {
+export function onResult(
+  step: Step,
+  event: Extract<RunEvent, { type: "tool_result" | "tool_failed" | "agent_response" }>,
+): void {
   const wantsAgent = event.type === "agent_response";
-  const rc = step.s.calls.find((c) => c.call.id === event.callId && c.status === "running" && (c.runtime === "agent") === wantsAgent);
-  if (!rc) return ignore(step, event, step.s.finishedCallIds.includes(event.callId) ? "call already finished" : "no such running call");
+  const rc = step.s.calls.find(
+    (c) => c.call.id === event.callId && c.status === "running" && (c.runtime === "agent") === wantsAgent,
+  );
+  if (!rc)
+    return ignore(
+      step,
+      event,
+      step.s.finishedCallIds.includes(event.callId) ? "call already finished" : "no such running call",
+    );
   rc.status = "done";
   if (event.type === "tool_result") rc.output = event.output;
   else if (event.type === "tool_failed") rc.error = event.error;
   else if (event.error !== undefined) rc.error = event.error;
   else rc.output = event.answer ?? "";
   const interrupted = event.type === "tool_failed" && event.interrupted === true;
-  trace(step, wantsAgent ? "agent_response" : "tool_result", { callId: rc.call.id, tool: rc.call.name, ok: rc.error === undefined, ...(rc.error !== undefined ? { error: rc.error } : { output: rc.output }), ...(interrupted ? { interrupted: true } : {}), ...(event.type === "tool_result" && event.truncated ? { truncated: true } : {}) });
+  trace(step, wantsAgent ? "agent_response" : "tool_result", {
+    callId: rc.call.id,
+    tool: rc.call.name,
+    ok: rc.error === undefined,
+    ...(rc.error !== undefined ? { error: rc.error } : { output: rc.output }),
+    ...(interrupted ? { interrupted: true } : {}),
+    ...(event.type === "tool_result" && event.truncated ? { truncated: true } : {}),
+  });
   settle(step);
 }

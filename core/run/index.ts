@@ -1,4 +1,12 @@
-export { defaultRunLimits, effectiveLimits, limitsOf, modelSettingsSchema, runLimitsSchema, type ModelSettings, type RunLimits } from "./limits";
+export {
+  defaultRunLimits,
+  effectiveLimits,
+  limitsOf,
+  modelSettingsSchema,
+  runLimitsSchema,
+  type ModelSettings,
+  type RunLimits,
+} from "./limits";
 export {
   activeMs,
   isTerminal,

@@ -5,7 +5,17 @@ import { lazySchema } from "../lazy-schema";
 
 /** A tool denylist: tool names, or `prefix.*` for every tool under a prefix (`memory.*`). */
 export const denyToolsSchema = lazySchema(() =>
-  z.array(z.string().max(64).regex(/^[a-z0-9_-]+([._][a-z0-9_-]+)*(\.\*)?$/, "a tool name such as http.fetch, or a prefix such as memory.*")).max(100),
+  z
+    .array(
+      z
+        .string()
+        .max(64)
+        .regex(
+          /^[a-z0-9_-]+([._][a-z0-9_-]+)*(\.\*)?$/,
+          "a tool name such as http.fetch, or a prefix such as memory.*",
+        ),
+    )
+    .max(100),
 );
 
 export const memoryPolicies = ["none", "window", "summary"] as const;
@@ -18,7 +28,12 @@ export const memoryPolicies = ["none", "window", "summary"] as const;
 export const memoryPolicySchema = lazySchema(() =>
   z.strictObject({
     policy: z.enum(memoryPolicies, { error: `one of ${memoryPolicies.join(", ")}` }).optional(),
-    ttlMs: z.number().int().min(60_000, "at least 60000 (one minute)").max(3650 * 86_400_000).optional(),
+    ttlMs: z
+      .number()
+      .int()
+      .min(60_000, "at least 60000 (one minute)")
+      .max(3650 * 86_400_000)
+      .optional(),
   }),
 );
 export type MemoryPolicy = z.infer<typeof memoryPolicySchema>;
@@ -30,6 +45,7 @@ export type MemoryPolicy = z.infer<typeof memoryPolicySchema>;
  * toolDenied("clock.now", ["memory.*"]);     // false
  */
 export function toolDenied(tool: string, denyTools: readonly string[] | undefined): boolean {
-  return (denyTools ?? []).some((entry) => (entry.endsWith(".*") ? tool.startsWith(entry.slice(0, -1)) : entry === tool));
+  return (denyTools ?? []).some((entry) =>
+    entry.endsWith(".*") ? tool.startsWith(entry.slice(0, -1)) : entry === tool,
+  );
 }
-

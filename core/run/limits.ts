@@ -5,22 +5,29 @@ import { knownProviders } from "../models/resolve";
 /**
  * Limits of an agent's runs. The agent's values are ceilings: a request may lower them, never raise them.
  */
-export const runLimitsSchema = lazySchema(() => z.object({
-  maxSteps: z.number().int().min(1).max(100).default(10),
-  maxHistory: z.number().int().min(0).max(500).default(20),
-  modelTimeoutMs: z.number().int().min(100).max(600_000).default(60_000),
-  toolTimeoutMs: z.number().int().min(100).max(300_000).default(15_000),
-  maxTokensPerRun: z.number().int().min(1).max(10_000_000).default(200_000),
-  /** Wall time of a whole run (approval waits excluded). */
-  maxRunMs: z.number().int().min(1000).max(3_600_000).default(300_000),
-  /** Gate rejections fed back to the model before the run fails. */
-  maxRejections: z.number().int().min(0).max(10).default(3),
-  /** How long a person may take to decide an approval before the run fails; none when absent. */
-  maxApprovalWaitMs: z.number().int().min(1000).max(90 * 24 * 3_600_000).optional(),
-  /** The agent's daily caps (core/quotas), per UTC day across all its runs; none when absent. */
-  tokensPerDay: z.number().int().min(1).max(1e12).optional(),
-  usdPerDay: z.number().min(0).max(1_000_000).optional(),
-}));
+export const runLimitsSchema = lazySchema(() =>
+  z.object({
+    maxSteps: z.number().int().min(1).max(100).default(10),
+    maxHistory: z.number().int().min(0).max(500).default(20),
+    modelTimeoutMs: z.number().int().min(100).max(600_000).default(60_000),
+    toolTimeoutMs: z.number().int().min(100).max(300_000).default(15_000),
+    maxTokensPerRun: z.number().int().min(1).max(10_000_000).default(200_000),
+    /** Wall time of a whole run (approval waits excluded). */
+    maxRunMs: z.number().int().min(1000).max(3_600_000).default(300_000),
+    /** Gate rejections fed back to the model before the run fails. */
+    maxRejections: z.number().int().min(0).max(10).default(3),
+    /** How long a person may take to decide an approval before the run fails; none when absent. */
+    maxApprovalWaitMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(90 * 24 * 3_600_000)
+      .optional(),
+    /** The agent's daily caps (core/quotas), per UTC day across all its runs; none when absent. */
+    tokensPerDay: z.number().int().min(1).max(1e12).optional(),
+    usdPerDay: z.number().min(0).max(1_000_000).optional(),
+  }),
+);
 
 export type RunLimits = z.infer<typeof runLimitsSchema>;
 /** `runLimitsSchema.parse({})`, written out so it needs no schema at startup (a test holds them equal). */
@@ -48,21 +55,25 @@ export function limitsOf(agentSettings: Partial<RunLimits>): RunLimits {
 const modelRefSchema = () => z.object({ provider: z.string().min(1).max(32), name: z.string().min(1).max(128) });
 
 /** Model choice of an agent: provider + model name, optional temperature and fallback. */
-export const modelSettingsSchema = lazySchema(() => z.object({
-  provider: z.string().min(1).max(32).default("offline"),
-  name: z.string().min(1).max(128).default("offline"),
-  temperature: z.number().min(0).max(2).optional(),
-  maxTokens: z.number().int().min(1).max(200_000).optional(),
-  fallback: modelRefSchema().optional(),
-  /** Nucleus sampling (`top_p`), sent to the provider as is. */
-  topP: z.number().gt(0, "above 0").max(1).optional(),
-  /** The models tried after this one, in order, when it fails or its provider's circuit breaker is open (core/models cascade). */
-  cascade: z.array(modelRefSchema()).max(8).optional(),
-  /** Models a request may pick instead (`model` on a message, `provider/model`), besides the cascade's own. */
-  allowed: z.array(z.string().min(3).max(161)).max(32).optional(),
-  /** The circuit breaker of each provider this agent calls (core/models breaker): failures that open it, and how long it stays open. */
-  breaker: z.object({ threshold: z.number().int().min(1).max(100), cooldownMs: z.number().int().min(100).max(3_600_000) }).optional(),
-}));
+export const modelSettingsSchema = lazySchema(() =>
+  z.object({
+    provider: z.string().min(1).max(32).default("offline"),
+    name: z.string().min(1).max(128).default("offline"),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().min(1).max(200_000).optional(),
+    fallback: modelRefSchema().optional(),
+    /** Nucleus sampling (`top_p`), sent to the provider as is. */
+    topP: z.number().gt(0, "above 0").max(1).optional(),
+    /** The models tried after this one, in order, when it fails or its provider's circuit breaker is open (core/models cascade). */
+    cascade: z.array(modelRefSchema()).max(8).optional(),
+    /** Models a request may pick instead (`model` on a message, `provider/model`), besides the cascade's own. */
+    allowed: z.array(z.string().min(3).max(161)).max(32).optional(),
+    /** The circuit breaker of each provider this agent calls (core/models breaker): failures that open it, and how long it stays open. */
+    breaker: z
+      .object({ threshold: z.number().int().min(1).max(100), cooldownMs: z.number().int().min(100).max(3_600_000) })
+      .optional(),
+  }),
+);
 
 export type ModelSettings = z.infer<typeof modelSettingsSchema>;
 
@@ -73,9 +84,13 @@ const knownProvider = () =>
     .string()
     .min(1)
     .max(32)
-    .refine((provider) => (knownProviders as readonly string[]).includes(provider) || providerNamePattern.test(provider), {
-      error: (issue) => `'${String(issue.input)}' is not a known provider: use one of ${knownProviders.join(", ")} or a provider the project names (a lower-case slug)`,
-    });
+    .refine(
+      (provider) => (knownProviders as readonly string[]).includes(provider) || providerNamePattern.test(provider),
+      {
+        error: (issue) =>
+          `'${String(issue.input)}' is not a known provider: use one of ${knownProviders.join(", ")} or a provider the project names (a lower-case slug)`,
+      },
+    );
 
 /**
  * `provider/model` (the first '/' splits: `openrouter/meta-llama/llama-3.1-70b`) as a model reference.
@@ -95,7 +110,9 @@ function expandModelShorthand(value: unknown): unknown {
   if (typeof value === "string") return ref(value);
   if (Array.isArray(value)) {
     const [first, ...rest] = value.map(ref);
-    return typeof first === "object" && first !== null ? { ...first, ...(rest.length ? { cascade: rest } : {}) } : value;
+    return typeof first === "object" && first !== null
+      ? { ...first, ...(rest.length ? { cascade: rest } : {}) }
+      : value;
   }
   if (typeof value === "object" && value !== null && Array.isArray((value as { cascade?: unknown }).cascade)) {
     return { ...value, cascade: (value as { cascade: unknown[] }).cascade.map(ref) };
@@ -117,8 +134,24 @@ export const modelChoiceSchema = lazySchema(() =>
     modelSettingsSchema.extend({
       provider: knownProvider().default("offline"),
       fallback: z.object({ provider: knownProvider(), name: z.string().min(1).max(128) }).optional(),
-      cascade: z.array(z.object({ provider: knownProvider(), name: z.string().min(1).max(128) }, { error: 'a model such as "groq/llama-3.1-70b" or { provider, name }' })).max(8).optional(),
-      allowed: z.array(z.string().max(161).refine((ref) => splitModelRef(ref) !== undefined, 'a model as "provider/model"')).max(32).optional(),
+      cascade: z
+        .array(
+          z.object(
+            { provider: knownProvider(), name: z.string().min(1).max(128) },
+            { error: 'a model such as "groq/llama-3.1-70b" or { provider, name }' },
+          ),
+        )
+        .max(8)
+        .optional(),
+      allowed: z
+        .array(
+          z
+            .string()
+            .max(161)
+            .refine((ref) => splitModelRef(ref) !== undefined, 'a model as "provider/model"'),
+        )
+        .max(32)
+        .optional(),
     }),
   ),
 );
@@ -141,7 +174,17 @@ const dailyKeys = new Set<keyof RunLimits>(["tokensPerDay", "usdPerDay"]);
 /** Every limit's name, in the schema's order (what `Object.keys(runLimitsSchema.shape)` gives, without building it). */
 export const runLimitKeys = Object.keys(limitFloors) as (keyof RunLimits)[];
 
-const modelSettingFields: Record<keyof ModelSettings, true> = { provider: true, name: true, temperature: true, maxTokens: true, fallback: true, topP: true, cascade: true, allowed: true, breaker: true };
+const modelSettingFields: Record<keyof ModelSettings, true> = {
+  provider: true,
+  name: true,
+  temperature: true,
+  maxTokens: true,
+  fallback: true,
+  topP: true,
+  cascade: true,
+  allowed: true,
+  breaker: true,
+};
 /** Every model setting's name, in the schema's order. */
 export const modelSettingKeys = Object.keys(modelSettingFields) as (keyof ModelSettings)[];
 
@@ -170,7 +213,10 @@ export function effectiveLimits(agentLimits: RunLimits, requestOverrides: Partia
 export const runLimitOverridesSchema = lazySchema(() =>
   z.strictObject(
     Object.fromEntries(
-      Object.entries(runLimitsSchema.shape).map(([key, schema]) => [key, (schema as z.ZodDefault<z.ZodNumber>).unwrap().optional()]),
+      Object.entries(runLimitsSchema.shape).map(([key, schema]) => [
+        key,
+        (schema as z.ZodDefault<z.ZodNumber>).unwrap().optional(),
+      ]),
     ) as { [K in keyof RunLimits]-?: z.ZodOptional<z.ZodNumber> },
   ),
 );

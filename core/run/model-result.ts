@@ -29,18 +29,39 @@ function normalizeCalls(step: Step, calls: readonly ToolCall[]): ToolCall[] {
 
 export function onModelResult(step: Step, response: LlmResponse): void {
   const { s } = step;
-  s.usage = { inputTokens: s.usage.inputTokens + response.usage.inputTokens, outputTokens: s.usage.outputTokens + response.usage.outputTokens };
+  s.usage = {
+    inputTokens: s.usage.inputTokens + response.usage.inputTokens,
+    outputTokens: s.usage.outputTokens + response.usage.outputTokens,
+  };
   const byModel = s.modelUsage?.[response.model];
-  s.modelUsage = { ...s.modelUsage, [response.model]: { inputTokens: (byModel?.inputTokens ?? 0) + response.usage.inputTokens, outputTokens: (byModel?.outputTokens ?? 0) + response.usage.outputTokens } };
+  s.modelUsage = {
+    ...s.modelUsage,
+    [response.model]: {
+      inputTokens: (byModel?.inputTokens ?? 0) + response.usage.inputTokens,
+      outputTokens: (byModel?.outputTokens ?? 0) + response.usage.outputTokens,
+    },
+  };
   const final = response.finishReason !== "error" && response.toolCalls.length === 0;
   const kind = finalKind(s);
   const checked = final ? checkOutput(step.deps.outputGates ?? [], { kind, text: response.content }) : undefined;
   // A text that carried a secret is not written to the trace either (the trace redacts only plain values).
   const withheld = checked && !checked.allow && checked.rejection.gate === "secret-leak";
   const content = withheld ? `[withheld: gate 'secret-leak' refused this ${outputNames[kind]}]` : response.content;
-  trace(step, "model_result", { step: s.step, model: response.model, ...(response.provider ? { provider: response.provider } : {}), finishReason: response.finishReason, usage: response.usage, content, toolCalls: response.toolCalls.map((c) => c.name) });
+  trace(step, "model_result", {
+    step: s.step,
+    model: response.model,
+    ...(response.provider ? { provider: response.provider } : {}),
+    finishReason: response.finishReason,
+    usage: response.usage,
+    content,
+    toolCalls: response.toolCalls.map((c) => c.name),
+  });
   // A plan's error is its own account of the step that failed (a gate's refusal among them), not a model's.
-  if (response.finishReason === "error") return finish(step, "failed", { error: response.provider === "plan" ? response.content : `model failed: ${response.content || "it reported an error"}` });
+  if (response.finishReason === "error")
+    return finish(step, "failed", {
+      error:
+        response.provider === "plan" ? response.content : `model failed: ${response.content || "it reported an error"}`,
+    });
   if (checked) {
     trace(step, "gate_decisions", { output: kind, decisions: checked.decisions });
     if (checked.allow) {
@@ -53,7 +74,10 @@ export function onModelResult(step: Step, response: LlmResponse): void {
     // The model reads why its text was refused and writes it again; a refused text never leaves the run.
     const { gate, decision } = checked.rejection;
     s.messages.push({ role: "assistant", content });
-    s.messages.push({ role: "user", content: `Your ${outputNames[kind]} was not sent: gate '${gate}' refused it: ${decision.reason}. Write it again so that it passes.` });
+    s.messages.push({
+      role: "user",
+      content: `Your ${outputNames[kind]} was not sent: gate '${gate}' refused it: ${decision.reason}. Write it again so that it passes.`,
+    });
     return callModel(step);
   }
   step.inner.push({ type: "release_tokens" });
@@ -65,8 +89,13 @@ export function onModelResult(step: Step, response: LlmResponse): void {
     const writes = planned ? ownValue(planOutputCalls, call.name) : undefined;
     if (writes) return { call, status: "proposed", writes };
     const spec = step.byName.get(call.name);
-    const timeoutMs = spec && spec.runtime !== "agent" ? spec.timeoutMs ?? s.limits.toolTimeoutMs : undefined;
-    return { call, status: "proposed", ...(spec ? { runtime: spec.runtime } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+    const timeoutMs = spec && spec.runtime !== "agent" ? (spec.timeoutMs ?? s.limits.toolTimeoutMs) : undefined;
+    return {
+      call,
+      status: "proposed",
+      ...(spec ? { runtime: spec.runtime } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    };
   });
   for (const rc of s.calls) if (!gateCall(step, rc)) return;
   settle(step);

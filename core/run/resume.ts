@@ -44,8 +44,15 @@ export function recoverRun(state: RunState, tools: readonly ToolSpec[]): Recover
       for (const rc of state.calls) {
         if (finished.has(rc.call.id) || rc.status !== "running") continue;
         // A plan's output is written once per call id, so writing it again is safe.
-        if (rc.writes || rc.runtime === "agent" || isRepeatable(rc, byName.get(rc.call.name))) recovery.effects.push(callEffect(rc));
-        else recovery.events.push({ type: "tool_failed", callId: rc.call.id, error: interruptedOutcome, interrupted: true });
+        if (rc.writes || rc.runtime === "agent" || isRepeatable(rc, byName.get(rc.call.name)))
+          recovery.effects.push(callEffect(rc));
+        else
+          recovery.events.push({
+            type: "tool_failed",
+            callId: rc.call.id,
+            error: interruptedOutcome,
+            interrupted: true,
+          });
       }
       return recovery;
     }

@@ -7,7 +7,15 @@ import type { ImageRef, LlmResponse, LlmUsage, Message, ModelTool, ToolCall } fr
 import type { ToolRuntime } from "../tools/tool-spec";
 import type { RunLimits } from "./limits";
 
-export type RunStatus = "idle" | "running" | "waiting_tool" | "waiting_approval" | "waiting_agent" | "completed" | "failed" | "cancelled";
+export type RunStatus =
+  | "idle"
+  | "running"
+  | "waiting_tool"
+  | "waiting_approval"
+  | "waiting_agent"
+  | "completed"
+  | "failed"
+  | "cancelled";
 export type TerminalStatus = "completed" | "failed" | "cancelled";
 export const terminalStatuses: readonly RunStatus[] = ["completed", "failed", "cancelled"];
 
@@ -131,7 +139,19 @@ export type RunEvent =
   | { type: "cancel"; reason?: string }
   | { type: "timeout" };
 
-export type TraceKind = "run_started" | "model_called" | "model_result" | "gate_decisions" | "tool_call" | "tool_result" | "approval_requested" | "approval" | "agent_response" | "run_finished" | "event_ignored" | "quota_exceeded";
+export type TraceKind =
+  | "run_started"
+  | "model_called"
+  | "model_result"
+  | "gate_decisions"
+  | "tool_call"
+  | "tool_result"
+  | "approval_requested"
+  | "approval"
+  | "agent_response"
+  | "run_finished"
+  | "event_ignored"
+  | "quota_exceeded";
 
 /**
  * What the Durable Object must do, in order. `persist` comes before any effect that leaves the

@@ -70,7 +70,12 @@ export function finish(step: Step, status: TerminalStatus, detail: { reply?: str
 
 /** The request a run answers, as the model sees it: the person's (or asking agent's) message. */
 export function requestOf(origin: RunState["origin"]): Message {
-  return { role: "user", content: origin.content, ...(origin.name ? { name: origin.name } : {}), ...(origin.images?.length ? { images: origin.images } : {}) };
+  return {
+    role: "user",
+    content: origin.content,
+    ...(origin.name ? { name: origin.name } : {}),
+    ...(origin.images?.length ? { images: origin.images } : {}),
+  };
 }
 
 export function modelRequestOf(state: RunState, tools: readonly ToolSpec[]): RunEffect {
@@ -79,7 +84,11 @@ export function modelRequestOf(state: RunState, tools: readonly ToolSpec[]): Run
 
 export function callModel(step: Step): void {
   const { s, deps } = step;
-  const reason = budgetExceeded({ step: s.step, tokens: s.usage.inputTokens + s.usage.outputTokens, activeMs: activeMs(s, deps.now) }, s.limits, false);
+  const reason = budgetExceeded(
+    { step: s.step, tokens: s.usage.inputTokens + s.usage.outputTokens, activeMs: activeMs(s, deps.now) },
+    s.limits,
+    false,
+  );
   if (reason) return finish(step, "failed", { error: reason });
   s.step += 1;
   s.status = "running";

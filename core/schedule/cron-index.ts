@@ -19,6 +19,10 @@ export interface CronEntry {
  */
 export function cronBehaviorsOf(script: ActorScript | null | undefined): CronEntry[] {
   return (script?.talents ?? []).flatMap((t) =>
-    t.behaviors.flatMap((b) => (b.mode !== "active" && b.trigger?.kind === "cron" ? [{ behavior: `${t.name}/${b.name}`, cron: b.trigger.cron }] : [])),
+    t.behaviors.flatMap((b) =>
+      b.mode !== "active" && b.trigger?.kind === "cron"
+        ? [{ behavior: `${t.name}/${b.name}`, cron: b.trigger.cron }]
+        : [],
+    ),
   );
 }

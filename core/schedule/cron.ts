@@ -77,7 +77,12 @@ function dayMatches(spec: CronSpec, date: Date): boolean {
 export function cronMatches(expression: string | CronSpec, atMs: number): boolean {
   const spec = typeof expression === "string" ? parseCron(expression) : expression;
   const date = new Date(atMs);
-  return spec.minutes.has(date.getUTCMinutes()) && spec.hours.has(date.getUTCHours()) && spec.months.has(date.getUTCMonth() + 1) && dayMatches(spec, date);
+  return (
+    spec.minutes.has(date.getUTCMinutes()) &&
+    spec.hours.has(date.getUTCHours()) &&
+    spec.months.has(date.getUTCMonth() + 1) &&
+    dayMatches(spec, date)
+  );
 }
 
 const minuteMs = 60_000;

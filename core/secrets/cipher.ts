@@ -47,27 +47,56 @@ export interface SecretCipher {
  * await cipher.open("acme", sealed); // "key-123"
  */
 export function makeSecretCipher(keyMaterial: string | undefined): SecretCipher {
-  if (!keyMaterial) throw new SecretsKeyError("project secrets need the deployment key PANTHEON_SECRETS_KEY: `npx wrangler secret put PANTHEON_SECRETS_KEY` (e.g. the output of `openssl rand -base64 32`); `npm start` makes one in .dev.vars");
-  if (keyMaterial.length < minSecretsKeyLength) throw new SecretsKeyError(`PANTHEON_SECRETS_KEY is too short: at least ${minSecretsKeyLength} characters (e.g. \`openssl rand -base64 32\`)`);
+  if (!keyMaterial)
+    throw new SecretsKeyError(
+      "project secrets need the deployment key PANTHEON_SECRETS_KEY: `npx wrangler secret put PANTHEON_SECRETS_KEY` (e.g. the output of `openssl rand -base64 32`); `npm start` makes one in .dev.vars",
+    );
+  if (keyMaterial.length < minSecretsKeyLength)
+    throw new SecretsKeyError(
+      `PANTHEON_SECRETS_KEY is too short: at least ${minSecretsKeyLength} characters (e.g. \`openssl rand -base64 32\`)`,
+    );
   let keys: Promise<{ aes: CryptoKey; mac: CryptoKey }> | undefined;
   const derived = () =>
     (keys ??= (async () => {
       const base = await crypto.subtle.importKey("raw", encoder.encode(keyMaterial), "HKDF", false, ["deriveKey"]);
-      const params = (info: string) => ({ name: "HKDF", hash: "SHA-256", salt: encoder.encode("pantheon-secrets"), info: encoder.encode(info) });
-      const aes = await crypto.subtle.deriveKey(params("aes-gcm"), base, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
-      const mac = await crypto.subtle.deriveKey(params("fingerprint"), base, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]);
+      const params = (info: string) => ({
+        name: "HKDF",
+        hash: "SHA-256",
+        salt: encoder.encode("pantheon-secrets"),
+        info: encoder.encode(info),
+      });
+      const aes = await crypto.subtle.deriveKey(params("aes-gcm"), base, { name: "AES-GCM", length: 256 }, false, [
+        "encrypt",
+        "decrypt",
+      ]);
+      const mac = await crypto.subtle.deriveKey(
+        params("fingerprint"),
+        base,
+        { name: "HMAC", hash: "SHA-256", length: 256 },
+        false,
+        ["sign"],
+      );
       return { aes, mac };
     })());
-  const fingerprint = async (value: string) => toHex(await crypto.subtle.sign("HMAC", (await derived()).mac, encoder.encode(value)));
+  const fingerprint = async (value: string) =>
+    toHex(await crypto.subtle.sign("HMAC", (await derived()).mac, encoder.encode(value)));
   return {
     fingerprint,
     async seal(project, name, value) {
       const iv = crypto.getRandomValues(new Uint8Array(12));
-      const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: boundTo(project, name) }, (await derived()).aes, encoder.encode(value));
+      const data = await crypto.subtle.encrypt(
+        { name: "AES-GCM", iv, additionalData: boundTo(project, name) },
+        (await derived()).aes,
+        encoder.encode(value),
+      );
       return { name, iv: toBase64(iv), data: toBase64(new Uint8Array(data)), fingerprint: await fingerprint(value) };
     },
     async open(project, sealed) {
-      const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: boundTo(project, sealed.name) }, (await derived()).aes, fromBase64(sealed.data));
+      const plain = await crypto.subtle.decrypt(
+        { name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: boundTo(project, sealed.name) },
+        (await derived()).aes,
+        fromBase64(sealed.data),
+      );
       return new TextDecoder().decode(plain);
     },
   };

@@ -20,7 +20,10 @@ export const projectSecretNameSchema = lazySchema(() =>
     .string()
     .max(64, "at most 64 characters")
     .regex(secretNamePattern, "UPPER_SNAKE: A–Z first, then A–Z, 0–9 or '_' (e.g. AIRTABLE_KEY)")
-    .refine((name) => !name.startsWith("PANTHEON_"), "a reserved name: PANTHEON_* are Pantheon's own and never reach a project"),
+    .refine(
+      (name) => !name.startsWith("PANTHEON_"),
+      "a reserved name: PANTHEON_* are Pantheon's own and never reach a project",
+    ),
 );
 
 /** `PUT /api/projects/:slug/secrets/:name`. */
@@ -29,7 +32,10 @@ export const secretValueInputSchema = lazySchema(() =>
     value: z
       .string({ error: "the secret's value, a string" })
       .min(1, "the value is empty: to remove a secret, DELETE it")
-      .refine((value) => new TextEncoder().encode(value).byteLength <= maxSecretValueBytes, `at most ${maxSecretValueBytes} bytes`),
+      .refine(
+        (value) => new TextEncoder().encode(value).byteLength <= maxSecretValueBytes,
+        `at most ${maxSecretValueBytes} bytes`,
+      ),
   }),
 );
 
@@ -38,7 +44,10 @@ export const secretValueInputSchema = lazySchema(() =>
  * empty. The deployment's model settings are not granted: a project without its own uses them anyway.
  */
 export const grantNameSchema = lazySchema(() =>
-  projectSecretNameSchema.refine((name) => !isModelSetting(name), "a model setting: a project without its own already uses the deployment's; to use its own, the project sets it (`pantheon secrets set`)"),
+  projectSecretNameSchema.refine(
+    (name) => !isModelSetting(name),
+    "a model setting: a project without its own already uses the deployment's; to use its own, the project sets it (`pantheon secrets set`)",
+  ),
 );
 
 /**

@@ -8,7 +8,8 @@ import { declaredToolSecrets } from "../tools/secrets";
 export type SecretUse = "tool" | "telegram" | "model" | "telemetry";
 
 /** The project settings of its OTLP export (durable-objects/agent/telemetry): the project's own, never a tool's. */
-export const isTelemetrySetting = (name: string) => name === "OTEL_EXPORTER_OTLP_ENDPOINT" || name === "OTEL_EXPORTER_OTLP_HEADERS";
+export const isTelemetrySetting = (name: string) =>
+  name === "OTEL_EXPORTER_OTLP_ENDPOINT" || name === "OTEL_EXPORTER_OTLP_HEADERS";
 
 /** A worker secret's value: a plain secret (`wrangler secret put`) or a Secrets Store binding (`get()`). */
 export async function readDeploymentSecret(env: Record<string, unknown>, name: string): Promise<string | undefined> {
@@ -31,7 +32,12 @@ export async function readDeploymentSecret(env: Record<string, unknown>, name: s
  */
 export function implicitGrant(project: string, name: string, use: SecretUse, env: Record<string, unknown>): boolean {
   if (project !== "default") return false;
-  if (declaredToolSecrets(typeof env.PANTHEON_TOOL_SECRETS === "string" ? env.PANTHEON_TOOL_SECRETS : undefined).includes(name)) return true;
+  if (
+    declaredToolSecrets(typeof env.PANTHEON_TOOL_SECRETS === "string" ? env.PANTHEON_TOOL_SECRETS : undefined).includes(
+      name,
+    )
+  )
+    return true;
   return use === "telegram" && /^TELEGRAM_[A-Z0-9_]*$/.test(name) && env[name] !== undefined;
 }
 
@@ -50,12 +56,22 @@ export interface ProjectSecretNames {
  * projectSecretRefusal("acme", "AIRTABLE_KEY", "tool", { own: ["GITHUB_TOKEN"], granted: [] }, env);
  * // "no secret 'AIRTABLE_KEY' in project 'acme' (it has: GITHUB_TOKEN); set it with `pantheon secrets set AIRTABLE_KEY`"
  */
-export function projectSecretRefusal(project: string, name: string, use: SecretUse, names: ProjectSecretNames, env: Record<string, unknown>): string | undefined {
+export function projectSecretRefusal(
+  project: string,
+  name: string,
+  use: SecretUse,
+  names: ProjectSecretNames,
+  env: Record<string, unknown>,
+): string | undefined {
   if (name.startsWith("PANTHEON_")) return `secret '${name}' is Pantheon's own and never reaches a tool`;
-  if (isModelSetting(name)) return `secret '${name}' is a model ${name.endsWith("_KEY") ? "key" : "setting"} and never reaches a tool`;
-  if (isTelemetrySetting(name)) return `secret '${name}' is the project's telemetry export setting and never reaches a tool`;
-  if (names.modelKeys?.includes(name)) return `secret '${name}' is a model key (a provider of project '${project}' calls with it) and never reaches a tool`;
-  if (names.own.includes(name) || names.granted.includes(name) || implicitGrant(project, name, use, env)) return undefined;
+  if (isModelSetting(name))
+    return `secret '${name}' is a model ${name.endsWith("_KEY") ? "key" : "setting"} and never reaches a tool`;
+  if (isTelemetrySetting(name))
+    return `secret '${name}' is the project's telemetry export setting and never reaches a tool`;
+  if (names.modelKeys?.includes(name))
+    return `secret '${name}' is a model key (a provider of project '${project}' calls with it) and never reaches a tool`;
+  if (names.own.includes(name) || names.granted.includes(name) || implicitGrant(project, name, use, env))
+    return undefined;
   const has = [...names.own, ...names.granted];
   return `no secret '${name}' in project '${project}' (${has.length ? `it has: ${has.join(", ")}` : "it has none"}); set it with \`pantheon secrets set ${name}\` (PUT /api/projects/${project}/secrets/${name})`;
 }

@@ -8,7 +8,12 @@ import type { AttributeValue, SpanRecord } from "./spans";
 const kinds = { internal: 1, server: 2, client: 3 } as const;
 const statusCodes = { unset: 0, ok: 1, error: 2 } as const;
 
-type AnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean } | { arrayValue: { values: AnyValue[] } };
+type AnyValue =
+  | { stringValue: string }
+  | { intValue: string }
+  | { doubleValue: number }
+  | { boolValue: boolean }
+  | { arrayValue: { values: AnyValue[] } };
 
 function anyValue(value: AttributeValue): AnyValue {
   if (Array.isArray(value)) return { arrayValue: { values: value.map((v) => ({ stringValue: v })) } };
@@ -16,7 +21,8 @@ function anyValue(value: AttributeValue): AnyValue {
   if (typeof value === "number") return Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value };
   return { stringValue: value };
 }
-const attributes = (values: Record<string, AttributeValue>) => Object.entries(values).map(([key, value]) => ({ key, value: anyValue(value) }));
+const attributes = (values: Record<string, AttributeValue>) =>
+  Object.entries(values).map(([key, value]) => ({ key, value: anyValue(value) }));
 const nanos = (ms: number) => `${Math.round(ms)}000000`;
 
 /**

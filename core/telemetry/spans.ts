@@ -32,7 +32,15 @@ export interface TraceStepInput {
 export interface RunSpanInput {
   project: string;
   agent: string;
-  run: { id: string; sessionId: string; status: string; trigger: string; startedAt: number; updatedAt: number; error?: string | null };
+  run: {
+    id: string;
+    sessionId: string;
+    status: string;
+    trigger: string;
+    startedAt: number;
+    updatedAt: number;
+    error?: string | null;
+  };
   trace: readonly TraceStepInput[];
   /** The delegation this run answers (a question from another agent), else none: the run is a root. */
   askedBy?: { conversationId: string; runId: string; callId: string };
@@ -64,7 +72,11 @@ const stepSpanIdOf = (runId: string, seq: number) => hex64(`step:${runId}:${seq}
 type Data = Record<string, unknown>;
 const dataOf = (step: TraceStepInput): Data => (step.data && typeof step.data === "object" ? (step.data as Data) : {});
 const statusOfRun = (status: string, error?: string | null): SpanRecord["status"] =>
-  status === "completed" ? { code: "ok" } : status === "failed" || status === "cancelled" ? { code: "error", message: error ?? status } : { code: "unset" };
+  status === "completed"
+    ? { code: "ok" }
+    : status === "failed" || status === "cancelled"
+      ? { code: "error", message: error ?? status }
+      : { code: "unset" };
 
 /**
  * The spans of one finished run.
@@ -98,8 +110,26 @@ export function runSpans(input: RunSpanInput): SpanRecord[] {
     status: statusOfRun(run.status, run.error),
   };
   const spans: SpanRecord[] = [root];
-  const child = (spanId: string, name: string, kind: SpanRecord["kind"], startMs: number, endMs: number, attributes: SpanRecord["attributes"], status: SpanRecord["status"] = { code: "unset" }) =>
-    spans.push({ traceId, spanId, parentSpanId: rootId, name, kind, startMs, endMs: Math.max(startMs, endMs), attributes, status });
+  const child = (
+    spanId: string,
+    name: string,
+    kind: SpanRecord["kind"],
+    startMs: number,
+    endMs: number,
+    attributes: SpanRecord["attributes"],
+    status: SpanRecord["status"] = { code: "unset" },
+  ) =>
+    spans.push({
+      traceId,
+      spanId,
+      parentSpanId: rootId,
+      name,
+      kind,
+      startMs,
+      endMs: Math.max(startMs, endMs),
+      attributes,
+      status,
+    });
 
   let modelStart: TraceStepInput | undefined;
   const openCalls = new Map<string, { step: TraceStepInput; data: Data }>();
@@ -120,15 +150,23 @@ export function runSpans(input: RunSpanInput): SpanRecord[] {
         usageIn += usage.inputTokens ?? 0;
         usageOut += usage.outputTokens ?? 0;
         const failed = data.finishReason === "error";
-        child(stepSpanIdOf(run.id, seq), `chat ${responseModel}`, "client", (modelStart ?? step).startedAt, step.startedAt + step.durationMs, {
-          "gen_ai.operation.name": "chat",
-          "gen_ai.provider.name": typeof data.provider === "string" ? data.provider : "unknown",
-          "gen_ai.request.model": responseModel,
-          "gen_ai.response.model": responseModel,
-          "gen_ai.usage.input_tokens": usage.inputTokens ?? 0,
-          "gen_ai.usage.output_tokens": usage.outputTokens ?? 0,
-          "gen_ai.response.finish_reasons": [String(data.finishReason ?? "unknown")],
-        }, failed ? { code: "error", message: "the model reported an error" } : { code: "unset" });
+        child(
+          stepSpanIdOf(run.id, seq),
+          `chat ${responseModel}`,
+          "client",
+          (modelStart ?? step).startedAt,
+          step.startedAt + step.durationMs,
+          {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": typeof data.provider === "string" ? data.provider : "unknown",
+            "gen_ai.request.model": responseModel,
+            "gen_ai.response.model": responseModel,
+            "gen_ai.usage.input_tokens": usage.inputTokens ?? 0,
+            "gen_ai.usage.output_tokens": usage.outputTokens ?? 0,
+            "gen_ai.response.finish_reasons": [String(data.finishReason ?? "unknown")],
+          },
+          failed ? { code: "error", message: "the model reported an error" } : { code: "unset" },
+        );
         modelStart = undefined;
         break;
       }
@@ -142,23 +180,40 @@ export function runSpans(input: RunSpanInput): SpanRecord[] {
         openCalls.delete(callId);
         const tool = String(data.tool ?? opened?.data.tool ?? "unknown");
         const ok = data.ok !== false;
-        child(callSpanIdOf(run.id, callId), `execute_tool ${tool}`, step.name === "agent_response" ? "client" : "internal", (opened?.step ?? step).startedAt, step.startedAt + step.durationMs, {
-          "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": tool,
-          "gen_ai.tool.call.id": callId,
-          ...(step.name === "agent_response" ? { "pantheon.delegate.agent": tool.replace(/^ask_/, "") } : {}),
-        }, ok ? { code: "ok" } : { code: "error", message: typeof data.error === "string" ? data.error.slice(0, 500) : "the tool failed" });
+        child(
+          callSpanIdOf(run.id, callId),
+          `execute_tool ${tool}`,
+          step.name === "agent_response" ? "client" : "internal",
+          (opened?.step ?? step).startedAt,
+          step.startedAt + step.durationMs,
+          {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": tool,
+            "gen_ai.tool.call.id": callId,
+            ...(step.name === "agent_response" ? { "pantheon.delegate.agent": tool.replace(/^ask_/, "") } : {}),
+          },
+          ok
+            ? { code: "ok" }
+            : { code: "error", message: typeof data.error === "string" ? data.error.slice(0, 500) : "the tool failed" },
+        );
         break;
       }
       case "gate_decisions": {
         const decisions = Array.isArray(data.decisions) ? (data.decisions as { gate?: string; allow?: boolean }[]) : [];
         const refused = decisions.filter((d) => d.allow === false).map((d) => String(d.gate ?? "gate"));
-        child(stepSpanIdOf(run.id, seq), `gate ${String(data.tool ?? data.output ?? "output")}`, "internal", step.startedAt, step.startedAt + step.durationMs, {
-          "pantheon.gate.count": decisions.length,
-          "pantheon.gate.allowed": refused.length === 0,
-          ...(refused.length ? { "pantheon.gate.refused_by": refused } : {}),
-          ...(typeof data.callId === "string" ? { "gen_ai.tool.call.id": data.callId } : {}),
-        });
+        child(
+          stepSpanIdOf(run.id, seq),
+          `gate ${String(data.tool ?? data.output ?? "output")}`,
+          "internal",
+          step.startedAt,
+          step.startedAt + step.durationMs,
+          {
+            "pantheon.gate.count": decisions.length,
+            "pantheon.gate.allowed": refused.length === 0,
+            ...(refused.length ? { "pantheon.gate.refused_by": refused } : {}),
+            ...(typeof data.callId === "string" ? { "gen_ai.tool.call.id": data.callId } : {}),
+          },
+        );
         break;
       }
       case "approval_requested":
@@ -168,17 +223,34 @@ export function runSpans(input: RunSpanInput): SpanRecord[] {
         const callId = String(data.callId ?? "");
         const opened = openApprovals.get(callId);
         openApprovals.delete(callId);
-        child(stepSpanIdOf(run.id, seq), `await_approval ${String(data.tool ?? "tool")}`, "internal", (opened?.step ?? step).startedAt, step.startedAt, {
-          "gen_ai.tool.call.id": callId,
-          "pantheon.approval.approved": data.approved === true,
-          ...(typeof data.by === "string" ? { "pantheon.approval.by": data.by } : {}),
-        }, data.approved === true ? { code: "ok" } : { code: "error", message: "rejected" });
+        child(
+          stepSpanIdOf(run.id, seq),
+          `await_approval ${String(data.tool ?? "tool")}`,
+          "internal",
+          (opened?.step ?? step).startedAt,
+          step.startedAt,
+          {
+            "gen_ai.tool.call.id": callId,
+            "pantheon.approval.approved": data.approved === true,
+            ...(typeof data.by === "string" ? { "pantheon.approval.by": data.by } : {}),
+          },
+          data.approved === true ? { code: "ok" } : { code: "error", message: "rejected" },
+        );
         break;
       }
     }
   });
   // A wait still open when the run ended (it timed out or was cancelled) ends with the run.
-  for (const [callId, { step, data }] of openApprovals) child(hex64(`wait:${run.id}:${callId}`, 6), `await_approval ${String(data.tool ?? "tool")}`, "internal", step.startedAt, end, { "gen_ai.tool.call.id": callId }, { code: "error", message: "no decision" });
+  for (const [callId, { step, data }] of openApprovals)
+    child(
+      hex64(`wait:${run.id}:${callId}`, 6),
+      `await_approval ${String(data.tool ?? "tool")}`,
+      "internal",
+      step.startedAt,
+      end,
+      { "gen_ai.tool.call.id": callId },
+      { code: "error", message: "no decision" },
+    );
   root.attributes["gen_ai.usage.input_tokens"] = usageIn;
   root.attributes["gen_ai.usage.output_tokens"] = usageOut;
   if (model) root.attributes["gen_ai.response.model"] = model;

@@ -11,7 +11,12 @@ export function makeAgentToolSpec(agent: string, description?: string): ToolSpec
   return {
     name: `${askPrefix}${agent.toLowerCase().replace(/[^a-z0-9_-]/g, "_")}`,
     description: description ?? `Ask the agent '${agent}' a question and get its answer.`,
-    parameters: { type: "object", properties: { question: { type: "string", minLength: 1 } }, required: ["question"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { question: { type: "string", minLength: 1 } },
+      required: ["question"],
+      additionalProperties: false,
+    },
     runtime: "agent",
   };
 }

@@ -48,7 +48,8 @@ interface PantheonMeta {
 }
 
 /** What every converter needs of a tool: a ToolSpec or a ModelTool both fit. */
-type ToolLike = Pick<ToolSpec, "name" | "description" | "parameters"> & Partial<Omit<ToolSpec, "name" | "description" | "parameters">>;
+type ToolLike = Pick<ToolSpec, "name" | "description" | "parameters"> &
+  Partial<Omit<ToolSpec, "name" | "description" | "parameters">>;
 
 const emptyObjectSchema = (): Record<string, unknown> => ({ type: "object", properties: {} });
 
@@ -116,12 +117,26 @@ export function fromMcpTool(tool: McpToolManifest, runtime: ToolRuntime = "mcp")
  * toOpenAITool(spec); // { type: "function", function: { name: "clock__now", description, parameters } }
  */
 export function toOpenAITool(spec: ToolLike): OpenAIFunctionTool {
-  return { type: "function", function: { name: encodeToolName(spec.name), description: spec.description, parameters: spec.parameters, ...(spec.strict !== undefined ? { strict: spec.strict } : {}) } };
+  return {
+    type: "function",
+    function: {
+      name: encodeToolName(spec.name),
+      description: spec.description,
+      parameters: spec.parameters,
+      ...(spec.strict !== undefined ? { strict: spec.strict } : {}),
+    },
+  };
 }
 
 export function fromOpenAITool(tool: OpenAIFunctionTool, runtime: ToolRuntime = "builtin"): ToolSpec {
   const fn = tool.function;
-  return { name: decodeToolName(fn.name), description: fn.description ?? "", parameters: fn.parameters ?? emptyObjectSchema(), runtime, ...(typeof fn.strict === "boolean" ? { strict: fn.strict } : {}) };
+  return {
+    name: decodeToolName(fn.name),
+    description: fn.description ?? "",
+    parameters: fn.parameters ?? emptyObjectSchema(),
+    runtime,
+    ...(typeof fn.strict === "boolean" ? { strict: fn.strict } : {}),
+  };
 }
 
 /**
@@ -134,12 +149,21 @@ export function toAnthropicTool(spec: ToolLike): AnthropicTool {
 }
 
 export function fromAnthropicTool(tool: AnthropicTool, runtime: ToolRuntime = "builtin"): ToolSpec {
-  return { name: decodeToolName(tool.name), description: tool.description ?? "", parameters: tool.input_schema ?? emptyObjectSchema(), runtime };
+  return {
+    name: decodeToolName(tool.name),
+    description: tool.description ?? "",
+    parameters: tool.input_schema ?? emptyObjectSchema(),
+    runtime,
+  };
 }
 
 export type ToolFormat = "mcp" | "openai" | "anthropic";
 
-const formatNames: Record<ToolFormat, string> = { mcp: "MCP tool manifests", openai: "OpenAI function tools", anthropic: "Anthropic tools" };
+const formatNames: Record<ToolFormat, string> = {
+  mcp: "MCP tool manifests",
+  openai: "OpenAI function tools",
+  anthropic: "Anthropic tools",
+};
 
 /**
  * The fields of `spec` that `format` has no place for (and that carry something), each with why.
@@ -150,13 +174,16 @@ const formatNames: Record<ToolFormat, string> = { mcp: "MCP tool manifests", ope
 export function formatLosses(spec: ToolLike, format: ToolFormat): { field: string; message: string }[] {
   const lost: { field: string; message: string }[] = [];
   const what = formatNames[format];
-  const drop = (field: string, described: string) => lost.push({ field, message: `${what} have no place for ${described}; left out` });
+  const drop = (field: string, described: string) =>
+    lost.push({ field, message: `${what} have no place for ${described}; left out` });
   if (format === "mcp") return lost;
   if (spec.title !== undefined) drop("title", `a title ('${spec.title}')`);
   if (spec.outputSchema) drop("outputSchema", "an output schema (MCP outputSchema)");
-  if (spec.annotations && Object.keys(spec.annotations).length) drop("annotations", `MCP annotations (${Object.keys(spec.annotations).join(", ")})`);
+  if (spec.annotations && Object.keys(spec.annotations).length)
+    drop("annotations", `MCP annotations (${Object.keys(spec.annotations).join(", ")})`);
   if (spec.idempotent && !spec.annotations) drop("idempotent", "'idempotent' (MCP idempotentHint)");
-  if (spec.requiresApproval) drop("requiresApproval", "Pantheon's 'requiresApproval' (the gate still applies in Pantheon)");
+  if (spec.requiresApproval)
+    drop("requiresApproval", "Pantheon's 'requiresApproval' (the gate still applies in Pantheon)");
   if (spec.timeoutMs !== undefined) drop("timeoutMs", "Pantheon's 'timeoutMs'");
   if (format === "anthropic" && spec.strict !== undefined) drop("strict", "OpenAI's 'strict'");
   return lost;

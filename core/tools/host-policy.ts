@@ -68,7 +68,7 @@ export function forbiddenRangeOf(ip: string): string | undefined {
   if (v4 !== undefined) {
     for (const [base, bits, label] of ipv4Ranges) {
       const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
-      if (((v4 & mask) >>> 0) === ((ipv4ToNumber(base)! & mask) >>> 0)) return label;
+      if ((v4 & mask) >>> 0 === (ipv4ToNumber(base)! & mask) >>> 0) return label;
     }
     return undefined;
   }
@@ -103,7 +103,10 @@ export function forbiddenNameOf(host: string): string | undefined {
  * hostMatches("api.github.com", ["*.github.com"]); // true
  */
 export function hostMatches(host: string, patterns: readonly string[]): boolean {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const name = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   return patterns.some((raw) => {
     const pattern = raw.toLowerCase().replace(/^\[|\]$/g, "");
     if (pattern.startsWith("*.")) return name.endsWith(pattern.slice(1)) && name.length > pattern.length - 1;
@@ -141,18 +144,26 @@ export function checkOutboundUrl(raw: string, allowHosts: readonly string[], opt
   } catch {
     return { ok: false, reason: `'${raw}' is not an absolute URL` };
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: false, reason: `scheme '${url.protocol}' is not allowed (http and https only)` };
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    return { ok: false, reason: `scheme '${url.protocol}' is not allowed (http and https only)` };
   if (url.username || url.password) return { ok: false, reason: "URLs with credentials are not allowed" };
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (isIpLiteral(host)) {
     const range = forbiddenRangeOf(host);
     const loopbackAllowed = options.allowLoopback === true && range === "loopback";
-    if (!loopbackAllowed) return { ok: false, reason: range ? `${host} is in the ${range} range` : `IP address ${host} is not allowed; use a host name on the allowlist` };
+    if (!loopbackAllowed)
+      return {
+        ok: false,
+        reason: range
+          ? `${host} is in the ${range} range`
+          : `IP address ${host} is not allowed; use a host name on the allowlist`,
+      };
   } else {
     const internal = forbiddenNameOf(host);
     const loopbackAllowed = options.allowLoopback === true && host.toLowerCase().replace(/\.$/, "") === "localhost";
     if (internal && !loopbackAllowed) return { ok: false, reason: `${host} is not a public host (${internal})` };
   }
-  if (!hostMatches(host, allowHosts)) return { ok: false, reason: `host ${host} is not on this agent's allowlist`, host };
+  if (!hostMatches(host, allowHosts))
+    return { ok: false, reason: `host ${host} is not on this agent's allowlist`, host };
   return { ok: true, url };
 }

@@ -1,7 +1,16 @@
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { jsonPath, jsonPath as pathIn } from "../errors";
-import { formatLosses, fromAnthropicTool, fromMcpTool, fromOpenAITool, pantheonMetaKey, toFormat, type McpToolManifest, type ToolFormat } from "./convert";
+import {
+  formatLosses,
+  fromAnthropicTool,
+  fromMcpTool,
+  fromOpenAITool,
+  pantheonMetaKey,
+  toFormat,
+  type McpToolManifest,
+  type ToolFormat,
+} from "./convert";
 import { toolNamePattern, type ToolSpec } from "./tool-spec";
 import { isReservedName, reservedNameMessage } from "../reserved-names";
 
@@ -18,8 +27,16 @@ export interface ToolIssue {
  * @example
  * exportTools(specs, "openai") // { tools: [{ type: "function", function: {...} }], warnings: [{ path: "$[0].annotations", message: "…" }] }
  */
-export function exportTools(specs: readonly ToolSpec[], format: ToolFormat): { tools: unknown[]; warnings: ToolIssue[] } {
-  const warnings = specs.flatMap((spec, i) => formatLosses(spec, format).map(({ field, message }) => ({ path: jsonPath([i, field]), message: `${spec.name}: ${message}` })));
+export function exportTools(
+  specs: readonly ToolSpec[],
+  format: ToolFormat,
+): { tools: unknown[]; warnings: ToolIssue[] } {
+  const warnings = specs.flatMap((spec, i) =>
+    formatLosses(spec, format).map(({ field, message }) => ({
+      path: jsonPath([i, field]),
+      message: `${spec.name}: ${message}`,
+    })),
+  );
   return { tools: specs.map((spec) => toFormat(spec, format)), warnings };
 }
 
@@ -41,7 +58,12 @@ const mcpToolSchema = lazySchema(() =>
 const openaiChatToolSchema = lazySchema(() =>
   z.looseObject({
     type: z.literal("function"),
-    function: z.looseObject({ name: z.string().min(1).max(64), description: z.string().max(2000, "at most 2,000 characters").optional(), parameters: schemaObject.optional(), strict: z.boolean().nullish() }),
+    function: z.looseObject({
+      name: z.string().min(1).max(64),
+      description: z.string().max(2000, "at most 2,000 characters").optional(),
+      parameters: schemaObject.optional(),
+      strict: z.boolean().nullish(),
+    }),
     endpoint: z.string().optional(),
   }),
 );
@@ -89,7 +111,11 @@ export interface ImportedTool {
  */
 function pantheonToolName(name: string): string | null {
   if (toolNamePattern.test(name) && name.length <= 64) return name;
-  const fixed = name.toLowerCase().replace(/[^a-z0-9_.-]/g, "_").replace(/^[^a-z]+/, "").slice(0, 64);
+  const fixed = name
+    .toLowerCase()
+    .replace(/[^a-z0-9_.-]/g, "_")
+    .replace(/^[^a-z]+/, "")
+    .slice(0, 64);
   return toolNamePattern.test(fixed) ? fixed : null;
 }
 
@@ -114,17 +140,35 @@ function listOf(payload: unknown): { list: unknown[]; at: PropertyKey[] } | null
  * importTools("openai", [{ type: "function", function: { name: "get_weather", parameters: {...} } }])
  * // { ok: true, tools: [{ spec: { name: "get_weather", … } }], warnings: [] }
  */
-export function importTools(format: ToolFormat, payload: unknown, root = "$"): { ok: true; tools: ImportedTool[]; warnings: ToolIssue[] } | { ok: false; issues: ToolIssue[] } {
+export function importTools(
+  format: ToolFormat,
+  payload: unknown,
+  root = "$",
+): { ok: true; tools: ImportedTool[]; warnings: ToolIssue[] } | { ok: false; issues: ToolIssue[] } {
   const found = listOf(payload);
-  if (!found) return { ok: false, issues: [{ path: root, message: format === "mcp" ? "an MCP tools/list result ({ tools: [...] }) or an array of tools" : `an array of ${format === "openai" ? "OpenAI function tools" : "Anthropic tools"}` }] };
-  if (found.list.length > 100) return { ok: false, issues: [{ path: pathIn(found.at, root), message: "at most 100 tools at a time" }] };
+  if (!found)
+    return {
+      ok: false,
+      issues: [
+        {
+          path: root,
+          message:
+            format === "mcp"
+              ? "an MCP tools/list result ({ tools: [...] }) or an array of tools"
+              : `an array of ${format === "openai" ? "OpenAI function tools" : "Anthropic tools"}`,
+        },
+      ],
+    };
+  if (found.list.length > 100)
+    return { ok: false, issues: [{ path: pathIn(found.at, root), message: "at most 100 tools at a time" }] };
   const issues: ToolIssue[] = [];
   const warnings: ToolIssue[] = [];
   const tools: ImportedTool[] = [];
   found.list.forEach((raw, i) => {
     const at = [...found.at, i];
     const jsonPath = (path: readonly PropertyKey[]) => pathIn(path, root);
-    const issue = (error: z.ZodError) => issues.push(...error.issues.map((x) => ({ path: jsonPath([...at, ...x.path]), message: x.message })));
+    const issue = (error: z.ZodError) =>
+      issues.push(...error.issues.map((x) => ({ path: jsonPath([...at, ...x.path]), message: x.message })));
     let spec: ToolSpec;
     let endpoint: string | undefined;
     let kept: readonly string[];
@@ -141,20 +185,40 @@ export function importTools(format: ToolFormat, payload: unknown, root = "$"): {
       if (!chat.success && !flat?.success) {
         const type = (raw as { type?: unknown } | null)?.type;
         if (typeof type === "string" && type !== "function") {
-          warnings.push({ path: jsonPath([...at, "type"]), message: `OpenAI's '${type}' tool is hosted by OpenAI, not a function; skipped` });
+          warnings.push({
+            path: jsonPath([...at, "type"]),
+            message: `OpenAI's '${type}' tool is hosted by OpenAI, not a function; skipped`,
+          });
           return;
         }
         return issue(raw && typeof raw === "object" && "function" in raw ? chat.error! : flat!.error!);
       }
       const fn = chat.success ? chat.data.function : flat!.data!;
-      spec = fromOpenAITool({ type: "function", function: { name: fn.name, description: fn.description ?? "", parameters: fn.parameters ?? { type: "object", properties: {} }, ...(typeof fn.strict === "boolean" ? { strict: fn.strict } : {}) } }, "http");
+      spec = fromOpenAITool(
+        {
+          type: "function",
+          function: {
+            name: fn.name,
+            description: fn.description ?? "",
+            parameters: fn.parameters ?? { type: "object", properties: {} },
+            ...(typeof fn.strict === "boolean" ? { strict: fn.strict } : {}),
+          },
+        },
+        "http",
+      );
       endpoint = endpointOf(chat.success ? chat.data.endpoint : flat!.data!.endpoint);
       kept = chat.success ? keptKeys.openai! : keptKeys.openaiFlat!;
-      if (chat.success) for (const key of Object.keys(chat.data.function)) if (!["name", "description", "parameters", "strict"].includes(key)) warnings.push({ path: jsonPath([...at, "function", key]), message: `'${key}' is not kept` });
+      if (chat.success)
+        for (const key of Object.keys(chat.data.function))
+          if (!["name", "description", "parameters", "strict"].includes(key))
+            warnings.push({ path: jsonPath([...at, "function", key]), message: `'${key}' is not kept` });
     } else {
       const type = (raw as { type?: unknown } | null)?.type;
       if (typeof type === "string" && type !== "custom") {
-        warnings.push({ path: jsonPath([...at, "type"]), message: `Anthropic's '${type}' tool runs on Anthropic's side, not a tool with a schema; skipped` });
+        warnings.push({
+          path: jsonPath([...at, "type"]),
+          message: `Anthropic's '${type}' tool runs on Anthropic's side, not a tool with a schema; skipped`,
+        });
         return;
       }
       const parsed = anthropicToolSchema.safeParse(raw);
@@ -163,14 +227,29 @@ export function importTools(format: ToolFormat, payload: unknown, root = "$"): {
       endpoint = endpointOf(parsed.data.endpoint);
       kept = keptKeys.anthropic!;
     }
-    for (const key of Object.keys(raw as object)) if (!kept.includes(key)) warnings.push({ path: jsonPath([...at, key]), message: `'${key}' is not kept` });
+    for (const key of Object.keys(raw as object))
+      if (!kept.includes(key)) warnings.push({ path: jsonPath([...at, key]), message: `'${key}' is not kept` });
     const name = pantheonToolName(spec.name);
     // Where the name stands (index 0 included: filtering falsy parts used to drop it).
-    const namePath = jsonPath([...at, ...(format === "openai" && raw && typeof raw === "object" && "function" in raw ? ["function"] : []), "name"]);
-    if (name && isReservedName(name)) return issues.push({ path: namePath, message: `'${spec.name}' cannot be a tool name: ${reservedNameMessage}` });
-    if (!name) return issues.push({ path: namePath, message: `'${spec.name}' cannot be a tool name: lower-case words joined by '.', '_' or '-'` });
-    if (name !== spec.name) warnings.push({ path: jsonPath([...at, "name"]), message: `'${spec.name}' is named '${name}' in Pantheon (tool names are lower-case words joined by '.', '_' or '-')` });
-    if (tools.some((t) => t.spec.name === name)) return issues.push({ path: jsonPath([...at, "name"]), message: `a second tool named '${name}'` });
+    const namePath = jsonPath([
+      ...at,
+      ...(format === "openai" && raw && typeof raw === "object" && "function" in raw ? ["function"] : []),
+      "name",
+    ]);
+    if (name && isReservedName(name))
+      return issues.push({ path: namePath, message: `'${spec.name}' cannot be a tool name: ${reservedNameMessage}` });
+    if (!name)
+      return issues.push({
+        path: namePath,
+        message: `'${spec.name}' cannot be a tool name: lower-case words joined by '.', '_' or '-'`,
+      });
+    if (name !== spec.name)
+      warnings.push({
+        path: jsonPath([...at, "name"]),
+        message: `'${spec.name}' is named '${name}' in Pantheon (tool names are lower-case words joined by '.', '_' or '-')`,
+      });
+    if (tools.some((t) => t.spec.name === name))
+      return issues.push({ path: jsonPath([...at, "name"]), message: `a second tool named '${name}'` });
     tools.push({ spec: { ...spec, name }, ...(endpoint !== undefined ? { endpoint } : {}), path: jsonPath(at) });
   });
   return issues.length ? { ok: false, issues } : { ok: true, tools, warnings };

@@ -25,7 +25,10 @@ export interface ToolNameCodec {
 
 export class ToolNameClashError extends Error {
   override readonly name = "ToolNameClashError";
-  constructor(readonly first: string, readonly second: string) {
+  constructor(
+    readonly first: string,
+    readonly second: string,
+  ) {
     super(`tools '${first}' and '${second}' have the same provider name '${encodeToolName(first)}'`);
   }
 }

@@ -20,8 +20,14 @@ export interface OutboundSettings {
  * @example
  * outboundSettingsFrom(env); // { toolSecrets: ["AIRTABLE_KEY"], allowLoopback: false }
  */
-export function outboundSettingsFrom(vars: { PANTHEON_TOOL_SECRETS?: string; PANTHEON_ALLOW_LOOPBACK_OUTBOUND?: string }): OutboundSettings {
-  return { toolSecrets: declaredToolSecrets(vars.PANTHEON_TOOL_SECRETS), allowLoopback: vars.PANTHEON_ALLOW_LOOPBACK_OUTBOUND === "true" };
+export function outboundSettingsFrom(vars: {
+  PANTHEON_TOOL_SECRETS?: string;
+  PANTHEON_ALLOW_LOOPBACK_OUTBOUND?: string;
+}): OutboundSettings {
+  return {
+    toolSecrets: declaredToolSecrets(vars.PANTHEON_TOOL_SECRETS),
+    allowLoopback: vars.PANTHEON_ALLOW_LOOPBACK_OUTBOUND === "true",
+  };
 }
 
 /** What one agent's outbound requests may reach: its allowlist under the deployment's options. */
@@ -47,7 +53,11 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308]);
  * const guarded = makeGuardedFetch(fetch, () => ({ allowHosts: profile.runtime.allowHosts }));
  * await guarded("http://169.254.169.254/latest/meta-data"); // throws OutboundRefused
  */
-export function makeGuardedFetch(fetch: FetchFn, policy: () => OutboundPolicy, options: { maxRedirects?: number } = {}): FetchFn {
+export function makeGuardedFetch(
+  fetch: FetchFn,
+  policy: () => OutboundPolicy,
+  options: { maxRedirects?: number } = {},
+): FetchFn {
   const maxRedirects = options.maxRedirects ?? 5;
   const approve = (raw: string): URL => {
     const { allowHosts, ...rest } = policy();
@@ -65,7 +75,15 @@ export function makeGuardedFetch(fetch: FetchFn, policy: () => OutboundPolicy, o
     const body = first.method === "GET" || first.method === "HEAD" ? undefined : await first.arrayBuffer();
     let current = { url: first.url, method: first.method, headers: new Headers(first.headers), body };
     for (let hop = 0; ; hop++) {
-      const response = await fetch(new Request(current.url, { method: current.method, headers: current.headers, body: current.body, redirect: "manual", signal: first.signal }));
+      const response = await fetch(
+        new Request(current.url, {
+          method: current.method,
+          headers: current.headers,
+          body: current.body,
+          redirect: "manual",
+          signal: first.signal,
+        }),
+      );
       const location = response.headers.get("location");
       if (!redirectStatuses.has(response.status) || !location) return response;
       await response.body?.cancel().catch(() => undefined);
@@ -74,10 +92,17 @@ export function makeGuardedFetch(fetch: FetchFn, policy: () => OutboundPolicy, o
       const next = approve(new URL(location, current.url).href);
       const headers = new Headers(current.headers);
       // Credentials meant for one origin never travel to another.
-      if (next.origin !== new URL(current.url).origin) for (const name of ["authorization", "cookie", "proxy-authorization"]) headers.delete(name);
+      if (next.origin !== new URL(current.url).origin)
+        for (const name of ["authorization", "cookie", "proxy-authorization"]) headers.delete(name);
       // Browsers' rule: 303 always, 301/302 after POST, continue as a GET without a body.
-      const toGet = response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === "POST");
-      current = { url: next.href, method: toGet ? "GET" : current.method, headers, body: toGet ? undefined : current.body };
+      const toGet =
+        response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === "POST");
+      current = {
+        url: next.href,
+        method: toGet ? "GET" : current.method,
+        headers,
+        body: toGet ? undefined : current.body,
+      };
     }
   };
 }

@@ -73,7 +73,11 @@ class ToolTimeout extends Error {
  * const tools = makeToolRegistry([clock.spec], { [clock.spec.name]: clock.implementation });
  * await tools.invoke("clock.now", {}, { timeoutMs: 1000 }); // { ok: true, output: "2025-…", truncated: false }
  */
-export function makeToolRegistry(specs: readonly ToolSpec[], implementations: Readonly<Record<string, ToolImplementation>>, options: ToolRegistryOptions = {}): ToolRegistry {
+export function makeToolRegistry(
+  specs: readonly ToolSpec[],
+  implementations: Readonly<Record<string, ToolImplementation>>,
+  options: ToolRegistryOptions = {},
+): ToolRegistry {
   const codec = makeToolNameCodec(specs);
   const byName = new Map(specs.map((spec) => [spec.name, spec]));
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 15_000;
@@ -83,13 +87,30 @@ export function makeToolRegistry(specs: readonly ToolSpec[], implementations: Re
     return declared === undefined ? undefined : byName.get(declared);
   };
 
-  async function invoke(name: string, args: Record<string, unknown>, invokeOptions: InvokeOptions = {}): Promise<ToolOutcome> {
+  async function invoke(
+    name: string,
+    args: Record<string, unknown>,
+    invokeOptions: InvokeOptions = {},
+  ): Promise<ToolOutcome> {
     const spec = get(name);
-    if (!spec) return { ok: false, error: { code: "unknown_tool", message: `tool '${name}' is not declared for this agent` } };
+    if (!spec)
+      return { ok: false, error: { code: "unknown_tool", message: `tool '${name}' is not declared for this agent` } };
     const implementation = ownValue(implementations, spec.name);
-    if (!implementation) return { ok: false, error: { code: "not_implemented", message: `tool '${spec.name}' has no implementation here` } };
+    if (!implementation)
+      return {
+        ok: false,
+        error: { code: "not_implemented", message: `tool '${spec.name}' has no implementation here` },
+      };
     const check = validateArguments(spec.parameters, args);
-    if (!check.valid) return { ok: false, error: { code: "invalid_arguments", message: `invalid arguments for '${spec.name}': ${describeIssues(check.issues)}`, issues: check.issues } };
+    if (!check.valid)
+      return {
+        ok: false,
+        error: {
+          code: "invalid_arguments",
+          message: `invalid arguments for '${spec.name}': ${describeIssues(check.issues)}`,
+          issues: check.issues,
+        },
+      };
 
     const secrets = invokeOptions.secrets ?? {};
     const secretValues = Object.values(secrets);
@@ -97,7 +118,11 @@ export function makeToolRegistry(specs: readonly ToolSpec[], implementations: Re
     const controller = new AbortController();
     const outer = invokeOptions.signal;
     const onOuterAbort = () => controller.abort(outer?.reason);
-    if (outer?.aborted) return { ok: false, error: { code: "aborted", message: `call of '${spec.name}' was cancelled before it started` } };
+    if (outer?.aborted)
+      return {
+        ok: false,
+        error: { code: "aborted", message: `call of '${spec.name}' was cancelled before it started` },
+      };
     outer?.addEventListener("abort", onOuterAbort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Racing matters: an implementation that ignores its signal must not hold the run past its limit.
@@ -108,15 +133,27 @@ export function makeToolRegistry(specs: readonly ToolSpec[], implementations: Re
         reject(timeout);
       }, timeoutMs);
     });
-    const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true }));
+    const aborted = new Promise<never>((_, reject) =>
+      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true }),
+    );
     try {
-      const result = await Promise.race([implementation(args, { signal: controller.signal, secrets, ...(invokeOptions.idempotencyKey ? { idempotencyKey: invokeOptions.idempotencyKey } : {}), ...(invokeOptions.run ? { run: invokeOptions.run } : {}) }), limit, aborted]);
-      const text = typeof result === "string" ? result : JSON.stringify(result) ?? "";
+      const result = await Promise.race([
+        implementation(args, {
+          signal: controller.signal,
+          secrets,
+          ...(invokeOptions.idempotencyKey ? { idempotencyKey: invokeOptions.idempotencyKey } : {}),
+          ...(invokeOptions.run ? { run: invokeOptions.run } : {}),
+        }),
+        limit,
+        aborted,
+      ]);
+      const text = typeof result === "string" ? result : (JSON.stringify(result) ?? "");
       const cut = truncateToBytes(redactSecrets(text, secretValues), maxOutputBytes);
       return { ok: true, output: cut.text, truncated: cut.truncated };
     } catch (error) {
       if (error instanceof ToolTimeout) return { ok: false, error: { code: "timeout", message: error.message } };
-      if (outer?.aborted) return { ok: false, error: { code: "aborted", message: `call of '${spec.name}' was cancelled` } };
+      if (outer?.aborted)
+        return { ok: false, error: { code: "aborted", message: `call of '${spec.name}' was cancelled` } };
       const message = error instanceof Error ? error.message : String(error);
       return { ok: false, error: { code: "failed", message: redactSecrets(message, secretValues) } };
     } finally {
@@ -131,6 +168,12 @@ export function makeToolRegistry(specs: readonly ToolSpec[], implementations: Re
 }
 
 /** Splits built-in tools into the two arguments of `makeToolRegistry`. */
-export function toolsOf(tools: readonly BuiltinTool[]): { specs: ToolSpec[]; implementations: Record<string, ToolImplementation> } {
-  return { specs: tools.map((tool) => tool.spec), implementations: Object.fromEntries(tools.map((tool) => [tool.spec.name, tool.implementation])) };
+export function toolsOf(tools: readonly BuiltinTool[]): {
+  specs: ToolSpec[];
+  implementations: Record<string, ToolImplementation>;
+} {
+  return {
+    specs: tools.map((tool) => tool.spec),
+    implementations: Object.fromEntries(tools.map((tool) => [tool.spec.name, tool.implementation])),
+  };
 }

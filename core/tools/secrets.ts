@@ -43,14 +43,24 @@ export function declaredToolSecrets(raw: string | undefined): string[] {
  * toolSecretRefusal("AIRTABLE_KEY", [], "acme");
  * // "no secret 'AIRTABLE_KEY' in project 'acme' (it has none); set it with `pantheon secrets set AIRTABLE_KEY` …"
  */
-export function toolSecretRefusal(name: string, declared: readonly string[], project?: string, options: { list?: boolean } = {}): string | undefined {
+export function toolSecretRefusal(
+  name: string,
+  declared: readonly string[],
+  project?: string,
+  options: { list?: boolean } = {},
+): string | undefined {
   const list = options.list ?? true;
   const allowed = project
-    ? declared.length ? `project '${project}' has: ${declared.join(", ")}` : `project '${project}' has no secrets`
-    : declared.length ? `tools may use: ${declared.join(", ")}` : "no secrets are declared for tools (PANTHEON_TOOL_SECRETS is empty)";
+    ? declared.length
+      ? `project '${project}' has: ${declared.join(", ")}`
+      : `project '${project}' has no secrets`
+    : declared.length
+      ? `tools may use: ${declared.join(", ")}`
+      : "no secrets are declared for tools (PANTHEON_TOOL_SECRETS is empty)";
   const reason = (why: string) => (list ? `${why}; ${allowed}` : why);
   if (name.startsWith("PANTHEON_")) return reason(`secret '${name}' is Pantheon's own and never reaches a tool`);
-  if (isReservedSecret(name)) return reason(`secret '${name}' is a model ${name.endsWith("_KEY") ? "key" : "setting"} and never reaches a tool`);
+  if (isReservedSecret(name))
+    return reason(`secret '${name}' is a model ${name.endsWith("_KEY") ? "key" : "setting"} and never reaches a tool`);
   if (declared.includes(name)) return undefined;
   if (project) {
     const has = list ? ` (${declared.length ? `it has: ${declared.join(", ")}` : "it has none"})` : "";

@@ -7,7 +7,9 @@ export interface Truncated {
 
 /** `…[truncated: 12345 of 67890 bytes shown]`; an unknown total reads `of more than N bytes`. */
 export function truncationMarker(shownBytes: number, totalBytes: number | undefined): string {
-  return totalBytes === undefined ? `…[truncated: ${shownBytes} of more than ${shownBytes} bytes shown]` : `…[truncated: ${shownBytes} of ${totalBytes} bytes shown]`;
+  return totalBytes === undefined
+    ? `…[truncated: ${shownBytes} of more than ${shownBytes} bytes shown]`
+    : `…[truncated: ${shownBytes} of ${totalBytes} bytes shown]`;
 }
 
 /** Cuts `bytes` to at most `maxBytes` without splitting a UTF-8 character. */
@@ -28,5 +30,9 @@ export function truncateToBytes(text: string, maxBytes: number): Truncated {
   const bytes = new TextEncoder().encode(text);
   if (bytes.length <= maxBytes) return { text, truncated: false, totalBytes: bytes.length };
   const kept = cutUtf8(bytes, maxBytes);
-  return { text: `${new TextDecoder().decode(kept)}\n${truncationMarker(kept.length, bytes.length)}`, truncated: true, totalBytes: bytes.length };
+  return {
+    text: `${new TextDecoder().decode(kept)}\n${truncationMarker(kept.length, bytes.length)}`,
+    truncated: true,
+    totalBytes: bytes.length,
+  };
 }

@@ -4,7 +4,19 @@ import type { FieldIssue } from "../errors";
 export type ArgumentCheck = { valid: true } | { valid: false; issues: FieldIssue[] };
 
 /** Keywords whose errors only say "something below failed"; the error below says what. */
-const wrapperKeywords = new Set(["properties", "items", "prefixItems", "additionalProperties", "patternProperties", "allOf", "$ref", "unevaluatedProperties", "unevaluatedItems", "contains", "dependentSchemas"]);
+const wrapperKeywords = new Set([
+  "properties",
+  "items",
+  "prefixItems",
+  "additionalProperties",
+  "patternProperties",
+  "allOf",
+  "$ref",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "contains",
+  "dependentSchemas",
+]);
 
 function pathOf(instanceLocation: string): (string | number)[] {
   return instanceLocation
@@ -38,10 +50,22 @@ export function validateArguments(schema: Record<string, unknown>, args: unknown
   try {
     result = new Validator(schema as never, "2020-12", false).validate(args);
   } catch (error) {
-    return { valid: false, issues: [{ path: [], message: `the tool's schema cannot be used: ${error instanceof Error ? error.message : String(error)}` }] };
+    return {
+      valid: false,
+      issues: [
+        {
+          path: [],
+          message: `the tool's schema cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      ],
+    };
   }
   if (result.valid) return { valid: true };
-  const leaves = result.errors.filter((unit) => !wrapperKeywords.has(unit.keyword) || !result.errors.some((other) => other !== unit && other.instanceLocation.startsWith(`${unit.instanceLocation}/`)));
+  const leaves = result.errors.filter(
+    (unit) =>
+      !wrapperKeywords.has(unit.keyword) ||
+      !result.errors.some((other) => other !== unit && other.instanceLocation.startsWith(`${unit.instanceLocation}/`)),
+  );
   const seen = new Set<string>();
   const issues: FieldIssue[] = [];
   for (const unit of leaves.length > 0 ? leaves : result.errors) {
@@ -56,5 +80,7 @@ export function validateArguments(schema: Record<string, unknown>, args: unknown
 
 /** One line per issue, for the model: `url: is required; n: 0 is less than 1.` */
 export function describeIssues(issues: readonly FieldIssue[]): string {
-  return issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(arguments)"}: ${issue.message}`).join("; ");
+  return issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(arguments)"}: ${issue.message}`)
+    .join("; ");
 }

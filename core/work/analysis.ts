@@ -19,12 +19,46 @@ export interface PlanAnalysis {
 }
 
 /** Headings that describe rather than ask for work: they need no task. */
-const descriptive = /^(problem|context|background|overview|summary|notes?|(open )?questions|out of scope|non-goals?|risks?|references?|appendix|report|links?|glossary|decisions?)\b/i;
-const stopwords = new Set(["the", "and", "for", "with", "from", "into", "that", "this", "its", "our", "are", "all", "any", "new", "use", "add", "how", "what", "when", "who", "why", "not", "but", "per", "via"]);
+const descriptive =
+  /^(problem|context|background|overview|summary|notes?|(open )?questions|out of scope|non-goals?|risks?|references?|appendix|report|links?|glossary|decisions?)\b/i;
+const stopwords = new Set([
+  "the",
+  "and",
+  "for",
+  "with",
+  "from",
+  "into",
+  "that",
+  "this",
+  "its",
+  "our",
+  "are",
+  "all",
+  "any",
+  "new",
+  "use",
+  "add",
+  "how",
+  "what",
+  "when",
+  "who",
+  "why",
+  "not",
+  "but",
+  "per",
+  "via",
+]);
 
 /** Words that carry meaning, cut to a common stem (five letters), so "validation" meets "validate". */
 function stems(text: string): string[] {
-  return (text.toLowerCase().normalize("NFKD").match(/[a-z0-9]+/g) ?? []).filter((w) => w.length >= 3 && !stopwords.has(w)).map((w) => w.slice(0, 5));
+  return (
+    text
+      .toLowerCase()
+      .normalize("NFKD")
+      .match(/[a-z0-9]+/g) ?? []
+  )
+    .filter((w) => w.length >= 3 && !stopwords.has(w))
+    .map((w) => w.slice(0, 5));
 }
 
 /** The plan's headings below its title and outside the Tasks section, except descriptive ones. */
@@ -70,7 +104,11 @@ export function analyzePlan(markdown: string, tasks: readonly PlannedTask[]): Pl
   const covered = new Set(traced.flatMap((t) => t.tracedTo));
   const untraced = sections.filter((s) => !covered.has(s.title)).map((s) => s.title);
   const findings = [
-    ...(sections.length ? traced.filter((t) => t.tracedTo.length === 0).map((t) => `task ${t.task} '${t.name}' is not traced to any section of the plan`) : []),
+    ...(sections.length
+      ? traced
+          .filter((t) => t.tracedTo.length === 0)
+          .map((t) => `task ${t.task} '${t.name}' is not traced to any section of the plan`)
+      : []),
     ...untraced.map((s) => `section '${s}' has no task`),
   ];
   return { tasks: traced, untraced, sections, ok: findings.length === 0, findings };

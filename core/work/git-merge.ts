@@ -30,7 +30,9 @@ export function hasConflictMarkers(text: string): boolean {
 /** Paths both sides changed, differently: only their blobs need reading for a line merge. */
 export function pathsChangedOnBothSides(base: FlatTree, ours: FlatTree, theirs: FlatTree): string[] {
   const paths = new Set([...ours.keys(), ...theirs.keys(), ...base.keys()]);
-  return [...paths].filter((p) => ours.get(p) !== theirs.get(p) && ours.get(p) !== base.get(p) && theirs.get(p) !== base.get(p)).sort();
+  return [...paths]
+    .filter((p) => ours.get(p) !== theirs.get(p) && ours.get(p) !== base.get(p) && theirs.get(p) !== base.get(p))
+    .sort();
 }
 
 /**
@@ -42,7 +44,10 @@ export function pathsChangedOnBothSides(base: FlatTree, ours: FlatTree, theirs: 
  * @example
  * mergeTrees({ base, ours, theirs }, (oid) => texts.get(oid)) // { files, conflicts: [] }
  */
-export function mergeTrees(trees: { base: FlatTree; ours: FlatTree; theirs: FlatTree }, text: (oid: string) => string): TreeMerge {
+export function mergeTrees(
+  trees: { base: FlatTree; ours: FlatTree; theirs: FlatTree },
+  text: (oid: string) => string,
+): TreeMerge {
   const { base, ours, theirs } = trees;
   const files = new Map<string, MergedFile>();
   const conflicts: FileConflict[] = [];
@@ -57,14 +62,20 @@ export function mergeTrees(trees: { base: FlatTree; ours: FlatTree; theirs: Flat
       if (t !== undefined) files.set(path, { oid: t });
       continue;
     }
-    const [ourText, theirText, baseText] = [o === undefined ? null : text(o), t === undefined ? null : text(t), b === undefined ? null : text(b)];
+    const [ourText, theirText, baseText] = [
+      o === undefined ? null : text(o),
+      t === undefined ? null : text(t),
+      b === undefined ? null : text(b),
+    ];
     if (ourText === null || theirText === null) {
       const marked = `${markers.ours}\n${ourText ?? ""}${ourText && !ourText.endsWith("\n") ? "\n" : ""}${markers.split}\n${theirText ?? ""}${theirText && !theirText.endsWith("\n") ? "\n" : ""}${markers.theirs}\n`;
       conflicts.push({ path, base: baseText, ours: ourText, theirs: theirText, marked });
       files.set(path, { text: marked });
       continue;
     }
-    const merged = diff3Merge(ourText.split("\n"), (baseText ?? "").split("\n"), theirText.split("\n"), { label: { a: "feature", b: "task" } });
+    const merged = diff3Merge(ourText.split("\n"), (baseText ?? "").split("\n"), theirText.split("\n"), {
+      label: { a: "feature", b: "task" },
+    });
     const result = merged.result.join("\n");
     if (merged.conflict) conflicts.push({ path, base: baseText, ours: ourText, theirs: theirText, marked: result });
     files.set(path, { text: result });

@@ -27,13 +27,19 @@ export { concatBytes };
  * @example
  * uploadPackAdvertisement([{ name: "refs/heads/main", oid }], "refs/heads/main")
  */
-export function uploadPackAdvertisement(refs: readonly { name: string; oid: string }[], head: string | null, agent = "pantheon"): Uint8Array {
+export function uploadPackAdvertisement(
+  refs: readonly { name: string; oid: string }[],
+  head: string | null,
+  agent = "pantheon",
+): Uint8Array {
   const caps = [`agent=${agent}`, "ofs-delta", ...(head ? [`symref=HEAD:${head}`] : [])].join(" ");
   const headOid = head ? refs.find((r) => r.name === head)?.oid : undefined;
   const lines = [...(headOid ? [{ name: "HEAD", oid: headOid }] : []), ...refs];
   const parts = [pktLine("# service=git-upload-pack\n"), flushPkt()];
   if (lines.length === 0) parts.push(pktLine(`${"0".repeat(40)} capabilities^{}\0${caps}\n`));
-  lines.forEach((ref, i) => parts.push(pktLine(i === 0 ? `${ref.oid} ${ref.name}\0${caps}\n` : `${ref.oid} ${ref.name}\n`)));
+  lines.forEach((ref, i) =>
+    parts.push(pktLine(i === 0 ? `${ref.oid} ${ref.name}\0${caps}\n` : `${ref.oid} ${ref.name}\n`)),
+  );
   parts.push(flushPkt());
   return concatBytes(parts);
 }
@@ -68,7 +74,11 @@ export function gitBundle(refs: readonly { name: string; oid: string }[], packfi
 }
 
 /** A ustar archive of files (path → bytes), each under `prefix/`, as `git archive --format=tar` makes. */
-export function tarArchive(files: readonly { path: string; data: Uint8Array; mode?: string }[], prefix: string, mtime: number): Uint8Array {
+export function tarArchive(
+  files: readonly { path: string; data: Uint8Array; mode?: string }[],
+  prefix: string,
+  mtime: number,
+): Uint8Array {
   const parts: Uint8Array[] = [];
   const octal = (n: number, width: number) => `${n.toString(8).padStart(width - 1, "0")}\0`;
   for (const file of files) {

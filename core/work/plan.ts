@@ -38,7 +38,10 @@ export function parsePlanTasks(markdown: string): ParsedPlan {
   let inFence = false;
   const close = () => {
     if (!current) return;
-    current.task.description = [current.task.description, ...current.body].filter((part) => part.length > 0).join("\n").trim();
+    current.task.description = [current.task.description, ...current.body]
+      .filter((part) => part.length > 0)
+      .join("\n")
+      .trim();
     tasks.push(current.task);
     current = null;
   };
@@ -63,8 +66,16 @@ export function parsePlanTasks(markdown: string): ParsedPlan {
       const name = (split ? text.slice(0, split.index) : text).replace(/\*\*|__|`/g, "").trim();
       const description = split ? text.slice(split.index + split[0].length).trim() : "";
       const key = taskKey(name);
-      if (!key) problems.push({ path: ["markdown", `line ${index + 1}`], message: "a task needs a name made of letters or digits" });
-      else if (tasks.some((t) => t.key === key)) problems.push({ path: ["markdown", `line ${index + 1}`], message: `task '${name}' is listed twice: task names must differ` });
+      if (!key)
+        problems.push({
+          path: ["markdown", `line ${index + 1}`],
+          message: "a task needs a name made of letters or digits",
+        });
+      else if (tasks.some((t) => t.key === key))
+        problems.push({
+          path: ["markdown", `line ${index + 1}`],
+          message: `task '${name}' is listed twice: task names must differ`,
+        });
       current = { task: { key, name: name.slice(0, 200), description, line: index + 1, dependsOn: [] }, body: [] };
       return;
     }
@@ -73,7 +84,10 @@ export function parsePlanTasks(markdown: string): ParsedPlan {
   close();
   resolveDependencies(tasks, problems);
   if (sectionLevel === 0 && tasks.length === 0 && !lines.some((l) => heading.exec(l) && /^#+\s+tasks\b/i.test(l))) {
-    problems.push({ path: ["markdown"], message: "the plan has no '## Tasks' section: list the tasks under a heading named Tasks" });
+    problems.push({
+      path: ["markdown"],
+      message: "the plan has no '## Tasks' section: list the tasks under a heading named Tasks",
+    });
   }
   return { tasks: tasks.filter((t) => t.key), problems };
 }
@@ -97,7 +111,11 @@ function resolveDependencies(tasks: PlannedTask[], problems: FieldIssue[]): void
     for (const n of [...numbers].sort((a, b) => a - b)) {
       const at = ["markdown", `line ${task.line}`];
       if (n === index + 1) problems.push({ path: at, message: `task ${n} '${task.name}' depends on itself` });
-      else if (n < 1 || n > tasks.length) problems.push({ path: at, message: `task ${index + 1} '${task.name}' depends on task ${n}, but the plan lists tasks 1–${tasks.length}` });
+      else if (n < 1 || n > tasks.length)
+        problems.push({
+          path: at,
+          message: `task ${index + 1} '${task.name}' depends on task ${n}, but the plan lists tasks 1–${tasks.length}`,
+        });
       else if (tasks[n - 1]!.key) task.dependsOn.push(tasks[n - 1]!.key);
     }
   });
@@ -107,7 +125,10 @@ function resolveDependencies(tasks: PlannedTask[], problems: FieldIssue[]): void
     if (state.get(t.key) === "done") return true;
     if (state.get(t.key) === "visiting") {
       const cycle = [...path.slice(path.indexOf(t.key)), t.key].map((k) => tasks.findIndex((x) => x.key === k) + 1);
-      problems.push({ path: ["markdown", `line ${t.line}`], message: `the tasks' dependencies go in a circle: ${cycle.join(" → ")}` });
+      problems.push({
+        path: ["markdown", `line ${t.line}`],
+        message: `the tasks' dependencies go in a circle: ${cycle.join(" → ")}`,
+      });
       return false;
     }
     state.set(t.key, "visiting");

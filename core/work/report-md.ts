@@ -8,17 +8,25 @@ const money = (usd: number | null, runs: readonly TaskRun[] = []) => {
   const offline = runs.length > 0 && runs.every((r) => r.models.length > 0 && r.models.every((m) => m.offline));
   return `$${usd.toFixed(4)}${offline ? " (offline stand-in)" : ""}`;
 };
-const tokens = (t: { input: number; output: number }) => `${t.input.toLocaleString("en")} in, ${t.output.toLocaleString("en")} out`;
+const tokens = (t: { input: number; output: number }) =>
+  `${t.input.toLocaleString("en")} in, ${t.output.toLocaleString("en")} out`;
 /** Markdown-safe on one line: a summary or question with newlines or pipes stays inside its cell. */
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
-const quote = (text: string) => text.split(/\r?\n/).map((l) => `> ${l}`).join("\n");
+const quote = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((l) => `> ${l}`)
+    .join("\n");
 
 function runLines(runs: readonly TaskRun[], base: string): string[] {
   if (!runs.length) return ["(no runs)"];
   return [
     "| run | status | models | tokens | cost |",
     "| --- | --- | --- | --- | --- |",
-    ...runs.map((r) => `| [${r.runId}](${base}${r.trace}) | ${r.status} | ${r.models.map((m) => m.model).join(", ") || "—"} | ${tokens({ input: r.inputTokens, output: r.outputTokens })} | ${money(r.costUsd, [r])} |`),
+    ...runs.map(
+      (r) =>
+        `| [${r.runId}](${base}${r.trace}) | ${r.status} | ${r.models.map((m) => m.model).join(", ") || "—"} | ${tokens({ input: r.inputTokens, output: r.outputTokens })} | ${money(r.costUsd, [r])} |`,
+    ),
   ];
 }
 
@@ -35,9 +43,34 @@ function taskBody(t: TaskReport, base: string): string[] {
     "",
     t.summary ?? "(no summary yet)",
   ];
-  if (t.diff.files.length) lines.push("", "### Files", "", "| file | change | + | − |", "| --- | --- | --- | --- |", ...t.diff.files.map((f) => `| ${cell(f.path)} | ${f.change} | ${f.insertions} | ${f.deletions} |`));
-  if (t.question) lines.push("", "### Question and answer", "", quote(t.question), "", t.answer ? `Answer${t.answeredBy ? ` (${t.answeredBy})` : ""}: ${t.answer}` : "(not answered yet)");
-  if (t.commits.length) lines.push("", "### Commits", "", ...t.commits.map((c) => `- ${c.url ? `[${c.sha.slice(0, 12)}](${c.url})` : `\`${c.sha.slice(0, 12)}\``}${c.message ? ` ${cell(c.message.split("\n")[0]!)}` : ""}`));
+  if (t.diff.files.length)
+    lines.push(
+      "",
+      "### Files",
+      "",
+      "| file | change | + | − |",
+      "| --- | --- | --- | --- |",
+      ...t.diff.files.map((f) => `| ${cell(f.path)} | ${f.change} | ${f.insertions} | ${f.deletions} |`),
+    );
+  if (t.question)
+    lines.push(
+      "",
+      "### Question and answer",
+      "",
+      quote(t.question),
+      "",
+      t.answer ? `Answer${t.answeredBy ? ` (${t.answeredBy})` : ""}: ${t.answer}` : "(not answered yet)",
+    );
+  if (t.commits.length)
+    lines.push(
+      "",
+      "### Commits",
+      "",
+      ...t.commits.map(
+        (c) =>
+          `- ${c.url ? `[${c.sha.slice(0, 12)}](${c.url})` : `\`${c.sha.slice(0, 12)}\``}${c.message ? ` ${cell(c.message.split("\n")[0]!)}` : ""}`,
+      ),
+    );
   lines.push("", "### Runs", "", ...runLines(t.runs, base));
   return lines;
 }
@@ -47,7 +80,14 @@ function taskBody(t: TaskReport, base: string): string[] {
  * commits, runs with links to their traces, tokens and cost. `base` prefixes links (the server's URL).
  */
 export function taskReportMarkdown(feature: { name: string; title: string }, t: TaskReport, base = ""): string {
-  return [`# Task ${t.number}: ${t.name}`, "", `Feature: ${feature.title} (${feature.name}) · key \`${t.key}\``, "", ...taskBody(t, base), ""].join("\n");
+  return [
+    `# Task ${t.number}: ${t.name}`,
+    "",
+    `Feature: ${feature.title} (${feature.name}) · key \`${t.key}\``,
+    "",
+    ...taskBody(t, base),
+    "",
+  ].join("\n");
 }
 
 /**
@@ -64,7 +104,11 @@ export function featureReportMarkdown(r: FeatureReport, base = ""): string {
     `- Status: **${r.status}**`,
     `- Started: ${when(r.createdAt)}`,
     `- Completed: ${when(r.completedAt)}`,
-    `- Tasks: ${r.tasks.length} (${Object.entries(r.byStatus).map(([s, n]) => `${n} ${s}`).join(", ") || "none"})`,
+    `- Tasks: ${r.tasks.length} (${
+      Object.entries(r.byStatus)
+        .map(([s, n]) => `${n} ${s}`)
+        .join(", ") || "none"
+    })`,
     `- Changes: ${r.diff.filesChanged} file(s), +${r.diff.insertions} −${r.diff.deletions}`,
     `- Runs: ${r.runs}; tokens: ${tokens(r.tokens)}; cost: ${money(r.costUsd, [...r.tasks.flatMap((t) => t.runs), ...r.planner.runs])}`,
     "",
@@ -72,17 +116,30 @@ export function featureReportMarkdown(r: FeatureReport, base = ""): string {
     "",
     "| # | task | status | changes | cost |",
     "| --- | --- | --- | --- | --- |",
-    ...r.tasks.map((t) => `| ${t.number} | ${cell(t.name)} | ${t.status} | ${t.diff.filesChanged} file(s) +${t.diff.insertions} −${t.diff.deletions} | ${money(t.costUsd, t.runs)} |`),
+    ...r.tasks.map(
+      (t) =>
+        `| ${t.number} | ${cell(t.name)} | ${t.status} | ${t.diff.filesChanged} file(s) +${t.diff.insertions} −${t.diff.deletions} | ${money(t.costUsd, t.runs)} |`,
+    ),
     "",
     "## Files",
     "",
     ...(r.diff.files.length ? r.diff.files.map((f) => `- ${f}`) : ["(no files changed)"]),
   ];
-  for (const t of r.tasks) lines.push("", `## Task ${t.number}: ${t.name}`, "", ...taskBody(t, base).map((l) => l.replace(/^### /, "#### ")));
+  for (const t of r.tasks)
+    lines.push("", `## Task ${t.number}: ${t.name}`, "", ...taskBody(t, base).map((l) => l.replace(/^### /, "#### ")));
   if (r.removed.length) {
     lines.push("", "## Removed from the plan (their files stay in the tree)", "");
-    for (const t of r.removed) lines.push(`- ${t.name} (\`${t.key}\`): ${t.status}, ${t.diff.files.map((f) => f.path).join(", ")}`);
+    for (const t of r.removed)
+      lines.push(`- ${t.name} (\`${t.key}\`): ${t.status}, ${t.diff.files.map((f) => f.path).join(", ")}`);
   }
-  lines.push("", "## Planning", "", `Tokens: ${tokens(r.planner.tokens)}; cost: ${money(r.planner.costUsd, r.planner.runs)}`, "", ...runLines(r.planner.runs, base), "");
+  lines.push(
+    "",
+    "## Planning",
+    "",
+    `Tokens: ${tokens(r.planner.tokens)}; cost: ${money(r.planner.costUsd, r.planner.runs)}`,
+    "",
+    ...runLines(r.planner.runs, base),
+    "",
+  );
   return lines.join("\n");
 }

@@ -65,7 +65,12 @@ export interface FeatureReport {
   costUsd: number | null;
 }
 
-const sumCost = (costs: (number | null)[]) => (costs.some((c) => c === null) || costs.length === 0 ? (costs.length === 0 ? 0 : null) : costs.reduce<number>((a, c) => a + (c ?? 0), 0));
+const sumCost = (costs: (number | null)[]) =>
+  costs.some((c) => c === null) || costs.length === 0
+    ? costs.length === 0
+      ? 0
+      : null
+    : costs.reduce<number>((a, c) => a + (c ?? 0), 0);
 
 /**
  * A run priced by the models that answered it, not the one it asked for: the offline stand-in costs
@@ -73,7 +78,12 @@ const sumCost = (costs: (number | null)[]) => (costs.some((c) => c === null) || 
  * @example
  * pricedRun({ runId: "r", status: "completed", trace: "/t", models: [{ model: "offline", inputTokens: 10, outputTokens: 5 }] }).costUsd // 0
  */
-export function pricedRun(run: { runId: string; status: string; trace: string; models: readonly ModelUsage[] }): TaskRun {
+export function pricedRun(run: {
+  runId: string;
+  status: string;
+  trace: string;
+  models: readonly ModelUsage[];
+}): TaskRun {
   const models = run.models.map((m) => {
     const offline = m.model === "offline";
     return { ...m, offline, costUsd: offline ? 0 : costOf(m.model, m) };
@@ -92,7 +102,10 @@ export function pricedRun(run: { runId: string; status: string; trace: string; m
 /** A task's tokens and cost from its runs (cost unknown when any run's model has no known price). */
 export function totalsOf(runs: readonly TaskRun[]): Pick<TaskReport, "tokens" | "costUsd"> {
   return {
-    tokens: { input: runs.reduce((n, r) => n + r.inputTokens, 0), output: runs.reduce((n, r) => n + r.outputTokens, 0) },
+    tokens: {
+      input: runs.reduce((n, r) => n + r.inputTokens, 0),
+      output: runs.reduce((n, r) => n + r.outputTokens, 0),
+    },
     costUsd: sumCost(runs.map((r) => r.costUsd)),
   };
 }
@@ -124,9 +137,17 @@ export function rollUp(
     removed,
     planner,
     byStatus,
-    diff: { filesChanged: files.size, insertions: counted.reduce((n, t) => n + t.diff.insertions, 0), deletions: counted.reduce((n, t) => n + t.diff.deletions, 0), files: [...files].sort() },
+    diff: {
+      filesChanged: files.size,
+      insertions: counted.reduce((n, t) => n + t.diff.insertions, 0),
+      deletions: counted.reduce((n, t) => n + t.diff.deletions, 0),
+      files: [...files].sort(),
+    },
     runs: counted.reduce((n, t) => n + t.runs.length, 0) + plannerRuns.length,
-    tokens: { input: counted.reduce((n, t) => n + t.tokens.input, 0) + planner.tokens.input, output: counted.reduce((n, t) => n + t.tokens.output, 0) + planner.tokens.output },
+    tokens: {
+      input: counted.reduce((n, t) => n + t.tokens.input, 0) + planner.tokens.input,
+      output: counted.reduce((n, t) => n + t.tokens.output, 0) + planner.tokens.output,
+    },
     costUsd: sumCost([...counted.map((t) => t.costUsd), planner.costUsd]),
   };
 }

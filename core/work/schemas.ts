@@ -14,7 +14,12 @@ export const featureNameSchema = lazySchema(() =>
 /** What a feature's worker agents are made from: one per task, each its own Durable Object and memory. */
 export const workerTemplateSchema = lazySchema(() =>
   z.strictObject({
-    systemPrompt: z.string().max(16_000).default("You are a worker agent. You carry out exactly one task of a feature, as its spec says, and report what you did."),
+    systemPrompt: z
+      .string()
+      .max(16_000)
+      .default(
+        "You are a worker agent. You carry out exactly one task of a feature, as its spec says, and report what you did.",
+      ),
     model: modelChoiceSchema.optional(),
     /** Built-in tools the worker has besides the workspace and task tools. */
     tools: z.array(z.string().regex(toolNamePattern, "a tool name")).max(50).default([]),
@@ -32,9 +37,22 @@ export const remoteSchema = lazySchema(() =>
       .max(2048)
       .url("an http(s) git URL such as https://github.com/acme/app.git")
       .refine((u) => /^https?:\/\//.test(u), "http or https only")
-      .refine((u) => !/^https?:\/\/[^/]*@/.test(u), "no credentials in the URL: put the token in a project secret and name it in tokenSecret"),
-    ref: z.string().min(1).max(255).regex(/^[A-Za-z0-9._/-]+$/, "a branch name such as main").optional(),
-    tokenSecret: z.string().min(1).max(64).regex(/^[A-Z][A-Z0-9_]*$/, "a project secret's name, such as GITHUB_TOKEN").optional(),
+      .refine(
+        (u) => !/^https?:\/\/[^/]*@/.test(u),
+        "no credentials in the URL: put the token in a project secret and name it in tokenSecret",
+      ),
+    ref: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[A-Za-z0-9._/-]+$/, "a branch name such as main")
+      .optional(),
+    tokenSecret: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Z][A-Z0-9_]*$/, "a project secret's name, such as GITHUB_TOKEN")
+      .optional(),
   }),
 );
 
@@ -84,7 +102,10 @@ export const taskNumberSchema = lazySchema(() => z.coerce.number().int().min(1, 
 export const taskRefSchema = lazySchema(() =>
   z
     .string()
-    .regex(/^(?:[1-9]\d{0,4}|(?!\d+$)[a-z0-9][a-z0-9-]{0,79})$/, "a task number from 1, or the task's key (e.g. 'login-form')")
+    .regex(
+      /^(?:[1-9]\d{0,4}|(?!\d+$)[a-z0-9][a-z0-9-]{0,79})$/,
+      "a task number from 1, or the task's key (e.g. 'login-form')",
+    )
     .transform((v) => (/^\d+$/.test(v) ? Number(v) : v)),
 );
 

@@ -35,7 +35,12 @@ export function nextStep(tasks: readonly SequencedTask[]): NextStep {
   if (running) return { kind: "wait", task: running };
   const stuck = ordered.find((t) => t.status === "blocked" || t.status === "failed" || t.status === "partial");
   if (stuck) {
-    const why = stuck.status === "blocked" ? "is blocked: it waits for a person's answer" : stuck.status === "failed" ? "failed" : "ended without committing (partial): a person commits or discards it";
+    const why =
+      stuck.status === "blocked"
+        ? "is blocked: it waits for a person's answer"
+        : stuck.status === "failed"
+          ? "failed"
+          : "ended without committing (partial): a person commits or discards it";
     return { kind: "stop", task: stuck, reason: `task ${stuck.number} (${stuck.key}) ${why}` };
   }
   const byKey = new Map(ordered.map((t) => [t.key, t]));
@@ -44,9 +49,17 @@ export function nextStep(tasks: readonly SequencedTask[]): NextStep {
   const ready = pending.find((t) => t.dependsOn.every((k) => byKey.get(k)?.status === "done"));
   if (ready) return { kind: "start", task: ready };
   const first = pending[0]!;
-  const missing = first.dependsOn.map((k) => byKey.get(k)).filter((d) => d && d.status !== "done").map((d) => `task ${d!.number} (${d!.status})`);
-  return { kind: "stop", task: first, reason: `task ${first.number} (${first.key}) waits for ${missing.join(", ") || "a task the plan no longer lists"}: none of the pending tasks can start` };
+  const missing = first.dependsOn
+    .map((k) => byKey.get(k))
+    .filter((d) => d && d.status !== "done")
+    .map((d) => `task ${d!.number} (${d!.status})`);
+  return {
+    kind: "stop",
+    task: first,
+    reason: `task ${first.number} (${first.key}) waits for ${missing.join(", ") || "a task the plan no longer lists"}: none of the pending tasks can start`,
+  };
 }
 
 /** Whether every task is settled (done or cancelled). */
-export const allSettled = (tasks: readonly { status: TaskStatus }[]) => tasks.length > 0 && tasks.every((t) => settled(t.status));
+export const allSettled = (tasks: readonly { status: TaskStatus }[]) =>
+  tasks.length > 0 && tasks.every((t) => settled(t.status));

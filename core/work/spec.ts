@@ -59,13 +59,20 @@ export function buildTaskSpec(input: SpecInput, budgets: SpecBudgets = specBudge
   const prior = before.slice(-budgets.priorTasks).map((t) => {
     let summary = t.summary;
     if (summary && summary.length > budgets.summaryChars) {
-      warnings.push(`the summary of task ${t.number} is ${summary.length.toLocaleString("en")} characters: cut to ${budgets.summaryChars.toLocaleString("en")}`);
+      warnings.push(
+        `the summary of task ${t.number} is ${summary.length.toLocaleString("en")} characters: cut to ${budgets.summaryChars.toLocaleString("en")}`,
+      );
       summary = `${summary.slice(0, budgets.summaryChars)}…`;
     }
     return { number: t.number, name: t.name, status: t.status, summary };
   });
-  if (before.length > prior.length) warnings.push(`${before.length - prior.length} earlier task(s) left out: only the last ${budgets.priorTasks} are listed`);
-  const upcoming = input.tasks.filter((t) => t.number > input.task.number).map((t) => ({ number: t.number, name: t.name }));
+  if (before.length > prior.length)
+    warnings.push(
+      `${before.length - prior.length} earlier task(s) left out: only the last ${budgets.priorTasks} are listed`,
+    );
+  const upcoming = input.tasks
+    .filter((t) => t.number > input.task.number)
+    .map((t) => ({ number: t.number, name: t.name }));
 
   const head = [
     `# Task ${input.task.number}: ${input.task.name}`,
@@ -78,7 +85,12 @@ export function buildTaskSpec(input: SpecInput, budgets: SpecBudgets = specBudge
     "",
     "## Done before this task",
     "",
-    ...(prior.length ? prior.map((t) => `- Task ${t.number}: ${t.name} — ${t.status}${t.summary ? `\n  Summary: ${t.summary.replace(/\n/g, "\n  ")}` : ""}`) : ["(nothing: this is the first task)"]),
+    ...(prior.length
+      ? prior.map(
+          (t) =>
+            `- Task ${t.number}: ${t.name} — ${t.status}${t.summary ? `\n  Summary: ${t.summary.replace(/\n/g, "\n  ")}` : ""}`,
+        )
+      : ["(nothing: this is the first task)"]),
     "",
     "## Coming after this task (not yours to do)",
     "",
@@ -98,20 +110,26 @@ export function buildTaskSpec(input: SpecInput, budgets: SpecBudgets = specBudge
     const bytes = bytesOf(file.content);
     const room = budgets.totalBytes - used - bytesOf("\n## Context files\n");
     if (room <= 0) {
-      warnings.push(`context file ${file.path} (${bytes.toLocaleString("en")} bytes) left out: the spec reached its ${budgets.totalBytes.toLocaleString("en")}-byte budget`);
+      warnings.push(
+        `context file ${file.path} (${bytes.toLocaleString("en")} bytes) left out: the spec reached its ${budgets.totalBytes.toLocaleString("en")}-byte budget`,
+      );
       contextFiles.push({ path: file.path, bytes, includedBytes: 0 });
       continue;
     }
     let text = file.content;
     if (bytes > budgets.contextFileBytes) {
-      warnings.push(`context file ${file.path} is ${bytes.toLocaleString("en")} bytes: cut to ${budgets.contextFileBytes.toLocaleString("en")}`);
+      warnings.push(
+        `context file ${file.path} is ${bytes.toLocaleString("en")} bytes: cut to ${budgets.contextFileBytes.toLocaleString("en")}`,
+      );
       text = cutToBytes(text, budgets.contextFileBytes);
     }
     const section = `\n### ${file.path}\n\n${text}\n`;
     let kept = section;
     if (bytesOf(section) > room) {
       kept = cutToBytes(section, room);
-      warnings.push(`context file ${file.path} cut to ${bytesOf(kept).toLocaleString("en")} bytes: the spec reached its ${budgets.totalBytes.toLocaleString("en")}-byte budget`);
+      warnings.push(
+        `context file ${file.path} cut to ${bytesOf(kept).toLocaleString("en")} bytes: the spec reached its ${budgets.totalBytes.toLocaleString("en")}-byte budget`,
+      );
     }
     parts.push(kept);
     used += bytesOf(kept);

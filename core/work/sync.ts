@@ -27,7 +27,15 @@ export function syncTasks(existing: readonly TaskRecord[], planned: readonly Pla
     const before = byKey.get(p.key);
     if (!before) {
       result.added.push(p.key);
-      result.tasks.push({ number, key: p.key, name: p.name, description: p.description, status: "pending", summary: null, previousNumber: null });
+      result.tasks.push({
+        number,
+        key: p.key,
+        name: p.name,
+        description: p.description,
+        status: "pending",
+        summary: null,
+        previousNumber: null,
+      });
       return;
     }
     const same = before.name === p.name && before.description === p.description;
@@ -44,6 +52,7 @@ export function syncTasks(existing: readonly TaskRecord[], planned: readonly Pla
     });
   });
   const plannedKeys = new Set(planned.map((p) => p.key));
-  for (const t of existing) if (!plannedKeys.has(t.key)) result.removed.push({ key: t.key, number: t.number, status: t.status });
+  for (const t of existing)
+    if (!plannedKeys.has(t.key)) result.removed.push({ key: t.key, number: t.number, status: t.status });
   return result;
 }

@@ -22,9 +22,13 @@ export const canMoveTask = (from: TaskStatus, to: TaskStatus) => moves[from].inc
 export function assertTaskMove(task: { number: number; status: TaskStatus }, to: TaskStatus): void {
   if (canMoveTask(task.status, to)) return;
   const allowed = moves[task.status];
-  throw new PantheonError("conflict", `task ${task.number} is ${task.status} and cannot become ${to}${allowed.length ? ` (it can become: ${allowed.join(", ")})` : " (it is final)"}`, {
-    details: { task: task.number, status: task.status, to, allowed },
-  });
+  throw new PantheonError(
+    "conflict",
+    `task ${task.number} is ${task.status} and cannot become ${to}${allowed.length ? ` (it can become: ${allowed.join(", ")})` : " (it is final)"}`,
+    {
+      details: { task: task.number, status: task.status, to, allowed },
+    },
+  );
 }
 
 /** Settled: nothing more will happen to the task unless someone starts it again. */

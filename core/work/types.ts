@@ -32,7 +32,8 @@ export interface TaskRecord {
   summary: string | null;
 }
 
-export const describePrincipal = (p: Principal) => (p.kind === "agent" ? `agent '${p.name}'` : `${p.id} (${p.scope} token)`);
+export const describePrincipal = (p: Principal) =>
+  p.kind === "agent" ? `agent '${p.name}'` : `${p.id} (${p.scope} token)`;
 
 /** Who acted, as a task or plan record keeps it: an agent's name, or a person's principal (`alice`, `token:ci`, `admin`). */
 export const actorOf = (p: Principal): string => (p.kind === "agent" ? p.name : p.id);
@@ -47,6 +48,16 @@ export interface TaskAction {
 }
 
 /** The task's `actions` with one more (a patch for the task row). */
-export function withAction(actions: unknown, action: TaskAction["action"], by: Principal, at: number): { actions: TaskAction[] } {
-  return { actions: [...(Array.isArray(actions) ? (actions as TaskAction[]) : []), { action, by: actorOf(by), kind: by.kind, at }] };
+export function withAction(
+  actions: unknown,
+  action: TaskAction["action"],
+  by: Principal,
+  at: number,
+): { actions: TaskAction[] } {
+  return {
+    actions: [
+      ...(Array.isArray(actions) ? (actions as TaskAction[]) : []),
+      { action, by: actorOf(by), kind: by.kind, at },
+    ],
+  };
 }

@@ -20,7 +20,9 @@ export const workspaceLimits = {
  */
 export function checkPath(path: unknown, field = "path"): string {
   const refuse = (message: string) => {
-    throw new PantheonError("validation_failed", `${field} is not a valid workspace path: ${message}`, { details: { issues: [{ path: [field], message }] } });
+    throw new PantheonError("validation_failed", `${field} is not a valid workspace path: ${message}`, {
+      details: { issues: [{ path: [field], message }] },
+    });
   };
   if (typeof path !== "string" || path.length === 0) return refuse("a non-empty relative path such as 'src/app.ts'");
   if (path.length > workspaceLimits.pathChars) return refuse(`at most ${workspaceLimits.pathChars} characters`);
@@ -87,7 +89,12 @@ export function diffStats(overlay: readonly OverlayChange[], committed: Readonly
     const kind: FileStat["change"] = change.content === null ? "deleted" : before === undefined ? "added" : "modified";
     files.push({ path: change.path, change: kind, ...lineCounts(before ?? "", change.content ?? "") });
   }
-  return { filesChanged: files.length, insertions: files.reduce((n, f) => n + f.insertions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0), files };
+  return {
+    filesChanged: files.length,
+    insertions: files.reduce((n, f) => n + f.insertions, 0),
+    deletions: files.reduce((n, f) => n + f.deletions, 0),
+    files,
+  };
 }
 
 /** A unified diff of an overlay (what a person reviews), one file after another. */
@@ -95,6 +102,13 @@ export function unifiedDiff(overlay: readonly OverlayChange[], committed: Readon
   return [...overlay]
     .sort((a, b) => a.path.localeCompare(b.path))
     .filter((c) => (c.content ?? undefined) !== committed.get(c.path))
-    .map((c) => createTwoFilesPatch(committed.has(c.path) ? `a/${c.path}` : "/dev/null", c.content === null ? "/dev/null" : `b/${c.path}`, committed.get(c.path) ?? "", c.content ?? ""))
+    .map((c) =>
+      createTwoFilesPatch(
+        committed.has(c.path) ? `a/${c.path}` : "/dev/null",
+        c.content === null ? "/dev/null" : `b/${c.path}`,
+        committed.get(c.path) ?? "",
+        c.content ?? "",
+      ),
+    )
     .join("");
 }

@@ -19,9 +19,27 @@ export const maxWorkflowSteps = 32;
  */
 export type WorkflowStep =
   | { id: string; kind: "ask"; agent: string; input: string; after: string[] }
-  | { id: string; kind: "fanout"; targets: string[]; policy: FanOutPolicy; input: string; after: string[]; weights?: Record<string, number>; rounds?: number; retries?: number; tie?: TieRule }
+  | {
+      id: string;
+      kind: "fanout";
+      targets: string[];
+      policy: FanOutPolicy;
+      input: string;
+      after: string[];
+      weights?: Record<string, number>;
+      rounds?: number;
+      retries?: number;
+      tie?: TieRule;
+    }
   | { id: string; kind: "tool"; tool: string; args: Record<string, unknown>; after: string[] }
-  | { id: string; kind: "join"; policy: "all" | "first" | "majority" | "vote"; after: string[]; weights?: Record<string, number>; tie?: TieRule };
+  | {
+      id: string;
+      kind: "join";
+      policy: "all" | "first" | "majority" | "vote";
+      after: string[];
+      weights?: Record<string, number>;
+      tie?: TieRule;
+    };
 
 export interface Workflow {
   name: string;
@@ -31,15 +49,26 @@ export interface Workflow {
 
 export const joinPolicies = ["all", "first", "majority", "vote"] as const;
 
-const stepId = () => z.string().regex(stepIdPattern, "a step id: a lowercase letter, then letters, digits or '-' (at most 63)").refine((id) => id !== "input", "'input' names the workflow's input; choose another id");
+const stepId = () =>
+  z
+    .string()
+    .regex(stepIdPattern, "a step id: a lowercase letter, then letters, digits or '-' (at most 63)")
+    .refine((id) => id !== "input", "'input' names the workflow's input; choose another id");
 const after = () => z.array(stepId()).max(maxWorkflowSteps).default([]);
-const template = () => z.string().min(1, "a non-empty input (a template: {{input}}, {{step-id}})").max(32_000, "at most 32,000 characters");
+const template = () =>
+  z.string().min(1, "a non-empty input (a template: {{input}}, {{step-id}})").max(32_000, "at most 32,000 characters");
 
 const stepSchema = () =>
   z.discriminatedUnion(
     "kind",
     [
-      z.strictObject({ id: stepId(), kind: z.literal("ask"), agent: agentNameSchema, input: template(), after: after() }),
+      z.strictObject({
+        id: stepId(),
+        kind: z.literal("ask"),
+        agent: agentNameSchema,
+        input: template(),
+        after: after(),
+      }),
       z.strictObject({
         id: stepId(),
         kind: z.literal("fanout"),
@@ -52,7 +81,13 @@ const stepSchema = () =>
         retries: z.number().int().min(0).max(3).optional(),
         tie: z.enum(tieRules).optional(),
       }),
-      z.strictObject({ id: stepId(), kind: z.literal("tool"), tool: z.string().regex(toolNamePattern, "a tool name"), args: z.record(z.string(), z.json()).default({}), after: after() }),
+      z.strictObject({
+        id: stepId(),
+        kind: z.literal("tool"),
+        tool: z.string().regex(toolNamePattern, "a tool name"),
+        args: z.record(z.string(), z.json()).default({}),
+        after: after(),
+      }),
       z.strictObject({
         id: stepId(),
         kind: z.literal("join"),
@@ -76,26 +111,46 @@ export const workflowSchema = lazySchema(() =>
     .strictObject({
       name: z.string().regex(stepIdPattern, "a workflow name: a lowercase letter, then letters, digits or '-'"),
       description: z.string().max(2000).optional(),
-      steps: z.array(stepSchema()).min(1, "at least one step").max(maxWorkflowSteps, `at most ${maxWorkflowSteps} steps`),
+      steps: z
+        .array(stepSchema())
+        .min(1, "at least one step")
+        .max(maxWorkflowSteps, `at most ${maxWorkflowSteps} steps`),
     })
     .superRefine((wf, ctx) => {
       const ids = new Set<string>();
       wf.steps.forEach((step, i) => {
-        if (ids.has(step.id)) ctx.addIssue({ code: "custom", path: ["steps", i, "id"], message: `step '${step.id}' is defined twice` });
+        if (ids.has(step.id))
+          ctx.addIssue({ code: "custom", path: ["steps", i, "id"], message: `step '${step.id}' is defined twice` });
         ids.add(step.id);
       });
       wf.steps.forEach((step, i) => {
         for (const [j, dep] of step.after.entries()) {
-          if (!ids.has(dep)) ctx.addIssue({ code: "custom", path: ["steps", i, "after", j], message: `no step '${dep}' (steps: ${[...ids].join(", ")})` });
-          if (dep === step.id) ctx.addIssue({ code: "custom", path: ["steps", i, "after", j], message: `step '${step.id}' cannot wait for itself` });
+          if (!ids.has(dep))
+            ctx.addIssue({
+              code: "custom",
+              path: ["steps", i, "after", j],
+              message: `no step '${dep}' (steps: ${[...ids].join(", ")})`,
+            });
+          if (dep === step.id)
+            ctx.addIssue({
+              code: "custom",
+              path: ["steps", i, "after", j],
+              message: `step '${step.id}' cannot wait for itself`,
+            });
         }
         const text = step.kind === "tool" ? JSON.stringify(step.args) : step.kind === "join" ? "" : step.input;
         for (const ref of referencesIn(text)) {
-          if (ref !== "input" && !step.after.includes(ref)) ctx.addIssue({ code: "custom", path: ["steps", i], message: `step '${step.id}' uses {{${ref}}} but does not list '${ref}' in after` });
+          if (ref !== "input" && !step.after.includes(ref))
+            ctx.addIssue({
+              code: "custom",
+              path: ["steps", i],
+              message: `step '${step.id}' uses {{${ref}}} but does not list '${ref}' in after`,
+            });
         }
       });
       const cycle = findCycle(wf.steps);
-      if (cycle) ctx.addIssue({ code: "custom", path: ["steps"], message: `the steps form a cycle: ${cycle.join(" → ")}` });
+      if (cycle)
+        ctx.addIssue({ code: "custom", path: ["steps"], message: `the steps form a cycle: ${cycle.join(" → ")}` });
     }),
 );
 
@@ -106,7 +161,9 @@ export function referencesIn(template: string): string[] {
 
 /** Fills `{{input}}` and `{{step-id}}` from `values`; a name without a value stays as written. */
 export function fillTemplate(template: string, values: Readonly<Record<string, string>>): string {
-  return template.replace(/\{\{\s*([a-z][a-z0-9-]*)\s*\}\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? values[name]! : whole));
+  return template.replace(/\{\{\s*([a-z][a-z0-9-]*)\s*\}\}/g, (whole, name: string) =>
+    Object.hasOwn(values, name) ? values[name]! : whole,
+  );
 }
 
 function findCycle(steps: readonly WorkflowStep[]): string[] | undefined {

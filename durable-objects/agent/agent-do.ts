@@ -8,7 +8,15 @@ import { AgentObject } from "./agent-object";
 import type { AgentFeatures } from "./features";
 import { type GatewayKind, handleEmail } from "./gateways";
 import { runEventStream } from "./live";
-import { checkDecisions, runSummaryOf, runTurnView, runView, type ChatInput, type ManualCall, type TurnOutcome } from "./runs";
+import {
+  checkDecisions,
+  runSummaryOf,
+  runTurnView,
+  runView,
+  type ChatInput,
+  type ManualCall,
+  type TurnOutcome,
+} from "./runs";
 import type { WorkBinding } from "./work";
 import type { OrchestrationRequest } from "./workflows";
 
@@ -24,13 +32,19 @@ export type { ChatInput, ManualCall } from "./runs";
 export class AgentDO extends AgentObject {
   // ---- chat ----------------------------------------------------------------------------------
 
-  chat(input: ChatInput): Promise<Result<TurnOutcome>> { return resultOf(() => this.features.turns.turn(input, () => {})); }
+  chat(input: ChatInput): Promise<Result<TurnOutcome>> {
+    return resultOf(() => this.features.turns.turn(input, () => {}));
+  }
 
   /** The same turn, as a stream of server-sent events (`run`, `token`, ..., `done`). */
   async chatStream(input: ChatInput): Promise<Result<ReadableStream<Uint8Array>>> {
     return this.known(() => {
       const session = this.features.sessions.resolve(input.session);
-      return runEventStream((write) => this.features.turns.turn({ ...input, session: session.id }, write), (done) => this.ctx.waitUntil(done), this.streams);
+      return runEventStream(
+        (write) => this.features.turns.turn({ ...input, session: session.id }, write),
+        (done) => this.ctx.waitUntil(done),
+        this.streams,
+      );
     });
   }
 
@@ -39,13 +53,22 @@ export class AgentDO extends AgentObject {
    * of the run's events from there on (`tool_call`, `tool_result`, `token`, ..., `done`; none when it
    * waits again). Checked before the stream starts: the run waits for approval and each call is pending.
    */
-  async decideStream(runId: string, decisions: { callId: string; approved: boolean; reason?: string }[], by: string, scope: Scope): Promise<Result<ReadableStream<Uint8Array>>> {
+  async decideStream(
+    runId: string,
+    decisions: { callId: string; approved: boolean; reason?: string }[],
+    by: string,
+    scope: Scope,
+  ): Promise<Result<ReadableStream<Uint8Array>>> {
     return this.known(() => {
       checkDecisions(this.features.runs, runId, decisions, scope);
       for (const d of decisions) this.features.work.refuseQuestionDecision(runId, d.callId);
-      return runEventStream(async (write) => {
-        for (const decision of decisions) await this.features.driver.decide(runId, { ...decision, by, scope }, write);
-      }, (done) => this.ctx.waitUntil(done), this.streams);
+      return runEventStream(
+        async (write) => {
+          for (const decision of decisions) await this.features.driver.decide(runId, { ...decision, by, scope }, write);
+        },
+        (done) => this.ctx.waitUntil(done),
+        this.streams,
+      );
     });
   }
 
@@ -55,92 +78,192 @@ export class AgentDO extends AgentObject {
     return this.known(() => {
       const session = this.features.sessions.resolve(options.session);
       const page = this.features.messages.page(session.id, options);
-      if (!page) throw new PantheonError("validation_failed", "cursor is not valid", { details: { issues: [{ path: ["cursor"], message: "use the nextCursor of a previous page" }] } });
+      if (!page)
+        throw new PantheonError("validation_failed", "cursor is not valid", {
+          details: { issues: [{ path: ["cursor"], message: "use the nextCursor of a previous page" }] },
+        });
       return { ...page, sessionId: session.id };
     });
   }
 
-  listSessions() { return this.known(() => this.features.sessions.list()); }
-  createSession(title?: string) { return this.known(() => this.features.sessions.create(title)); }
-  renameSession(id: string, title: string) { return this.known(() => this.features.sessions.rename(id, title)); }
-  forkSession(id: string, options: { fromMessageId?: string; title?: string }) { return this.known(() => this.features.sessions.fork(id, options)); }
-  deleteSession(id: string) { return this.known(() => this.features.sessions.remove(id)); }
+  listSessions() {
+    return this.known(() => this.features.sessions.list());
+  }
+  createSession(title?: string) {
+    return this.known(() => this.features.sessions.create(title));
+  }
+  renameSession(id: string, title: string) {
+    return this.known(() => this.features.sessions.rename(id, title));
+  }
+  forkSession(id: string, options: { fromMessageId?: string; title?: string }) {
+    return this.known(() => this.features.sessions.fork(id, options));
+  }
+  deleteSession(id: string) {
+    return this.known(() => this.features.sessions.remove(id));
+  }
 
   // ---- runs ----------------------------------------------------------------------------------
 
-  listRuns(limit: number) { return this.known(() => this.features.runs.list(limit)); }
+  listRuns(limit: number) {
+    return this.known(() => this.features.runs.list(limit));
+  }
 
-  getRun(id: string) { return this.known(() => runView(this.features.runs, id)); }
+  getRun(id: string) {
+    return this.known(() => runView(this.features.runs, id));
+  }
 
   /**
    * A run as one exchange, for the protocol adapters (an A2A task): its summary and pending calls,
    * the request and the reply of its turn, and the title of its session.
    */
-  runTurn(id: string) { return this.known(() => runTurnView(this.features.runs, this.features.sessions, id)); }
+  runTurn(id: string) {
+    return this.known(() => runTurnView(this.features.runs, this.features.sessions, id));
+  }
 
   /** A person approves or rejects a pending tool call (`by` and `scope` come from the authenticated request). */
   decide(runId: string, decision: { approved: boolean; by: string; scope: Scope; callId?: string; reason?: string }) {
-    return this.known(async () => { this.features.work.refuseQuestionDecision(runId, decision.callId); return runSummaryOf(this.features.runs, (await this.features.driver.decide(runId, decision)).id); });
+    return this.known(async () => {
+      this.features.work.refuseQuestionDecision(runId, decision.callId);
+      return runSummaryOf(this.features.runs, (await this.features.driver.decide(runId, decision)).id);
+    });
   }
 
-  cancelRun(runId: string, by: string) { return this.known(async () => runSummaryOf(this.features.runs, (await this.features.bus.cancelRun(runId, by)).id)); }
+  cancelRun(runId: string, by: string) {
+    return this.known(async () => runSummaryOf(this.features.runs, (await this.features.bus.cancelRun(runId, by)).id));
+  }
 
-  pendingApprovals() { return this.known(() => this.features.work.labelApprovals(this.features.driver.pendingApprovals())); }
+  pendingApprovals() {
+    return this.known(() => this.features.work.labelApprovals(this.features.driver.pendingApprovals()));
+  }
 
   /** The agent's tools as the model sees them (built-ins it declares, HTTP tools, connections). */
-  listTools() { return this.known(() => this.features.contexts.toolsOf(this.profile()).specs); }
+  listTools() {
+    return this.known(() => this.features.contexts.toolsOf(this.profile()).specs);
+  }
 
   /** A person calls a tool by hand (`principal` from the authenticated request): runs/turns.ts. */
-  invokeTool(name: string, args: Record<string, unknown>, principal: RunPrincipal): Promise<Result<ManualCall>> { return this.known(() => this.features.starts.invokeTool(name, args, principal)); }
+  invokeTool(name: string, args: Record<string, unknown>, principal: RunPrincipal): Promise<Result<ManualCall>> {
+    return this.known(() => this.features.starts.invokeTool(name, args, principal));
+  }
 
   // ---- MCP servers (mcp/) -----------------------------------------------------------------------
 
-  connectMcpServer(name: string, url: string) { return this.known(() => this.mcpServers.connect(name, url)); }
-  listMcpServers() { return this.known(() => this.mcpServers.list()); }
-  disconnectMcpServer(id: string) { return this.known(() => this.mcpServers.remove(id)); }
+  connectMcpServer(name: string, url: string) {
+    return this.known(() => this.mcpServers.connect(name, url));
+  }
+  listMcpServers() {
+    return this.known(() => this.mcpServers.list());
+  }
+  disconnectMcpServer(id: string) {
+    return this.known(() => this.mcpServers.remove(id));
+  }
 
   // ---- behaviors (behaviors/; their alarm callback is AgentObject's) -------------------------------
 
   /** The worker's Cron Trigger: runs this agent's cron behaviors due in the minute of `at`. */
-  runCronBehaviors(at: number) { return this.known(() => this.features.behaviors.onCron(at)); }
-  behaviorSchedules() { return this.known(() => this.features.behaviors.list()); }
-  pauseBehavior(name: string, paused: boolean) { return this.known(() => this.features.behaviors.setPaused(name, paused)); }
+  runCronBehaviors(at: number) {
+    return this.known(() => this.features.behaviors.onCron(at));
+  }
+  behaviorSchedules() {
+    return this.known(() => this.features.behaviors.list());
+  }
+  pauseBehavior(name: string, paused: boolean) {
+    return this.known(() => this.features.behaviors.setPaused(name, paused));
+  }
   /** One run toward the agent's standing goals (`pantheon agents tick`), for whoever asked. */
-  tick(principal: RunPrincipal, session?: string) { return this.known(() => this.features.behaviors.tick(principal, session)); }
+  tick(principal: RunPrincipal, session?: string) {
+    return this.known(() => this.features.behaviors.tick(principal, session));
+  }
 
   // ---- memory and context (memory/; the idle alarm callback is AgentObject's) ----------------------
 
-  listMemories(options: { q?: string; kind?: MemoryKind; limit: number }) { return this.known(() => this.features.memory.list(options)); }
-  getMemory(id: string) { return this.known(() => this.features.memory.get(id)); }
-  createMemory(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[]; occurredAt?: number }) { return this.known(() => this.features.memory.create(input)); }
-  deleteMemory(id: string) { return this.known(() => this.features.memory.remove(id)); }
-  memoryStatus() { return this.known(() => this.features.memory.status()); }
+  listMemories(options: { q?: string; kind?: MemoryKind; limit: number }) {
+    return this.known(() => this.features.memory.list(options));
+  }
+  getMemory(id: string) {
+    return this.known(() => this.features.memory.get(id));
+  }
+  createMemory(input: {
+    text: string;
+    kind: MemoryKind;
+    importance?: number;
+    entities?: string[];
+    occurredAt?: number;
+  }) {
+    return this.known(() => this.features.memory.create(input));
+  }
+  deleteMemory(id: string) {
+    return this.known(() => this.features.memory.remove(id));
+  }
+  memoryStatus() {
+    return this.known(() => this.features.memory.status());
+  }
   /** The memories as JSONL, every secret the agent could hold redacted in every form (core/redaction). */
-  exportMemories() { return this.known(() => this.features.memory.exportText(this.features.screens.redactor().redactDeep)); }
-  importMemories(text: string) { return this.known(() => this.features.memory.import(text)); }
+  exportMemories() {
+    return this.known(() => this.features.memory.exportText(this.features.screens.redactor().redactDeep));
+  }
+  importMemories(text: string) {
+    return this.known(() => this.features.memory.import(text));
+  }
   /** Sessions, messages and memories as snapshot lines, redacted as the memory export is (snapshot/). */
-  snapshotLines() { return this.known(() => this.features.snapshots.lines(this.features.screens.redactor().redactDeep)); }
-  restoreSnapshot(text: string) { return this.known(() => this.features.snapshots.restore(text)); }
+  snapshotLines() {
+    return this.known(() => this.features.snapshots.lines(this.features.screens.redactor().redactDeep));
+  }
+  restoreSnapshot(text: string) {
+    return this.known(() => this.features.snapshots.restore(text));
+  }
   // ---- evals (evals/): the worker runs the cases; the agent keeps the history and judges ---------
-  judge(request: Parameters<AgentFeatures["evals"]["judge"]>[0]) { return this.known(() => this.features.evals.judge(request)); }
-  keepEvalRun(run: EvalRun) { return this.known(() => this.features.evals.keep(run)); }
-  evalRuns(limit: number) { return this.known(() => this.features.evals.list(limit)); }
-  evalRun(id: string) { return this.known(() => this.features.evals.get(id)); }
-  reembedMemories() { return this.known(() => this.features.memory.reembed()); }
+  judge(request: Parameters<AgentFeatures["evals"]["judge"]>[0]) {
+    return this.known(() => this.features.evals.judge(request));
+  }
+  keepEvalRun(run: EvalRun) {
+    return this.known(() => this.features.evals.keep(run));
+  }
+  evalRuns(limit: number) {
+    return this.known(() => this.features.evals.list(limit));
+  }
+  evalRun(id: string) {
+    return this.known(() => this.features.evals.get(id));
+  }
+  reembedMemories() {
+    return this.known(() => this.features.memory.reembed());
+  }
   /** The idle upkeep now: exchanges waiting for extraction first, then consolidation. */
-  consolidateMemories() { return this.known(() => this.features.memory.upkeep(this.profile())); }
-  addDocument(source: string, doc: { title: string; text: string }) { return this.known(() => this.features.memory.addDocument(source, doc)); }
+  consolidateMemories() {
+    return this.known(() => this.features.memory.upkeep(this.profile()));
+  }
+  addDocument(source: string, doc: { title: string; text: string }) {
+    return this.known(() => this.features.memory.addDocument(source, doc));
+  }
   /** The agent's own context sources (memory and document sources), for the per-agent MCP server's resources. */
-  contextSources() { return this.known(() => this.features.memory.ownSources(this.profile())); }
+  contextSources() {
+    return this.known(() => this.features.memory.ownSources(this.profile()));
+  }
   /** One own context source's items, newest first. */
-  readContextSource(source: string, limit: number) { return this.known(() => this.features.memory.readSource(this.profile(), source, limit)); }
+  readContextSource(source: string, limit: number) {
+    return this.known(() => this.features.memory.readSource(this.profile(), source, limit));
+  }
   previewContext(input: { q: string; session?: string; maxTokens?: number; k?: number }) {
-    return this.known(() => this.features.memory.preview({ profile: this.profile(), sessionId: this.features.sessions.resolve(input.session).id, query: input.q, ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}), ...(input.k ? { k: input.k } : {}) }));
+    return this.known(() =>
+      this.features.memory.preview({
+        profile: this.profile(),
+        sessionId: this.features.sessions.resolve(input.session).id,
+        query: input.q,
+        ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}),
+        ...(input.k ? { k: input.k } : {}),
+      }),
+    );
   }
   /** Another agent of the project searches, reads or lists this agent's sources: only what a grant gives the requester. */
-  searchShared(request: { source: string; query: string; limit: number; requester: string }) { return this.known(() => this.features.memory.searchShared(this.profile(), request)); }
-  readShared(request: { source: string; limit: number; requester: string }) { return this.known(() => this.features.memory.readShared(this.profile(), request)); }
-  sharedSources(requester: string) { return this.known(() => this.features.memory.sharedSources(this.profile(), requester)); }
+  searchShared(request: { source: string; query: string; limit: number; requester: string }) {
+    return this.known(() => this.features.memory.searchShared(this.profile(), request));
+  }
+  readShared(request: { source: string; limit: number; requester: string }) {
+    return this.known(() => this.features.memory.readShared(this.profile(), request));
+  }
+  sharedSources(requester: string) {
+    return this.known(() => this.features.memory.sharedSources(this.profile(), requester));
+  }
 
   // ---- bus (bus/; its alarm callbacks are AgentObject's) -------------------------------------------
 
@@ -165,23 +288,43 @@ export class AgentDO extends AgentObject {
   // ---- work: features, plans and tasks (work/) ---------------------------------------------------
 
   /** Binds this agent to the task it works (a worker agent); refused when it works another. */
-  bindWork(binding: WorkBinding) { return this.known(() => this.features.work.bind(binding)); }
-  workBinding() { return this.known(() => this.features.work.binding()); }
+  bindWork(binding: WorkBinding) {
+    return this.known(() => this.features.work.bind(binding));
+  }
+  workBinding() {
+    return this.known(() => this.features.work.binding());
+  }
   /** Starts the task's run with its spec as the prompt, once per key; answers as soon as the run is written. */
-  startWork(input: { key: string; content: string; title: string }) { return this.known(() => this.features.work.start(input)); }
-  workRuns(runIds: string[]) { return this.known(() => this.features.work.runs(runIds)); }
+  startWork(input: { key: string; content: string; title: string }) {
+    return this.known(() => this.features.work.start(input));
+  }
+  workRuns(runIds: string[]) {
+    return this.known(() => this.features.work.runs(runIds));
+  }
   /** A person answered this worker's task (or it moved on): each of its questions goes on or is refused. */
-  settleQuestions(input: { approved: boolean; by: string; reason?: string }) { return this.known(() => this.features.work.settleQuestions(input)); }
+  settleQuestions(input: { approved: boolean; by: string; reason?: string }) {
+    return this.known(() => this.features.work.settleQuestions(input));
+  }
 
   // ---- messaging gateways (gateways/) ----------------------------------------
 
   /** Registers the Telegram webhook with the bot token this agent opens from its project's secrets (it never leaves the agent). */
-  telegramSetWebhook(url: string) { return this.known(() => this.features.gateways.setTelegramWebhook(url)); }
-  gatewaySet(kind: GatewayKind, config: Parameters<typeof this.features.gateways.save>[1]) { return this.known(() => this.features.gateways.save(kind, config)); }
-  gatewayGet(kind: GatewayKind) { return this.known(() => this.features.gateways.configOf(kind)); }
-  gatewayRemove(kind: GatewayKind) { return this.known(() => this.features.gateways.remove(kind)); }
+  telegramSetWebhook(url: string) {
+    return this.known(() => this.features.gateways.setTelegramWebhook(url));
+  }
+  gatewaySet(kind: GatewayKind, config: Parameters<typeof this.features.gateways.save>[1]) {
+    return this.known(() => this.features.gateways.save(kind, config));
+  }
+  gatewayGet(kind: GatewayKind) {
+    return this.known(() => this.features.gateways.configOf(kind));
+  }
+  gatewayRemove(kind: GatewayKind) {
+    return this.known(() => this.features.gateways.remove(kind));
+  }
   /** A Telegram update whose secret token the worker verified. */
-  telegramUpdate(update: TelegramUpdate) { return this.known(() => this.features.gateways.telegramUpdate(update)); }
+  telegramUpdate(update: TelegramUpdate) {
+    return this.known(() => this.features.gateways.telegramUpdate(update));
+  }
   /** agents SDK hook: an inbound mail routed here by the worker's `email` handler (routeAgentEmail). */
   async onEmail(email: AgentEmail): Promise<void> {
     if (!this.storedProfile()) return email.setReject("unknown recipient");

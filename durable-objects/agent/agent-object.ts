@@ -11,7 +11,19 @@ import type { ChildAlarm } from "./bus";
 import { initialLiveState, liveStateSchema, type LiveState, type RunEvent } from "./chat";
 import { makeAgentFeatures, type AgentFeatures } from "./features";
 import type { AgentHost, AlarmCallback } from "./host";
-import { closeEach, endIncarnation, liveStatusPatchOf, makeLiveStatus, makeOpenStreams, makeSocketBinding, runEventFrame, socketIsFromWorker, socketTokenTag, tokenTag, type EndCause } from "./live";
+import {
+  closeEach,
+  endIncarnation,
+  liveStatusPatchOf,
+  makeLiveStatus,
+  makeOpenStreams,
+  makeSocketBinding,
+  runEventFrame,
+  socketIsFromWorker,
+  socketTokenTag,
+  tokenTag,
+  type EndCause,
+} from "./live";
 import { makeMcpServers, mcpClientOf } from "./mcp";
 import { makeRunEvents } from "./runs";
 import * as schema from "./schema";
@@ -31,7 +43,12 @@ type AlarmMethods = { [K in AlarmCallback]: (payload: never, schedule?: never) =
 export abstract class AgentObject extends Agent<Env, LiveState> implements AlarmMethods {
   override initialState: LiveState = initialLiveState;
   private readonly clock = systemClock;
-  private readonly liveStatus = makeLiveStatus({ read: () => this.state, write: (state) => this.setState(state), watched: () => !this.getConnections()[Symbol.iterator]().next().done, clock: this.clock });
+  private readonly liveStatus = makeLiveStatus({
+    read: () => this.state,
+    write: (state) => this.setState(state),
+    watched: () => !this.getConnections()[Symbol.iterator]().next().done,
+    clock: this.clock,
+  });
   /** What the features may use of this object (host.ts): built once, here and nowhere else. */
   private readonly host: AgentHost;
   protected readonly features: AgentFeatures;
@@ -44,7 +61,10 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     connections: (tag) => this.getConnections(tag),
   });
   /** What this agent's MCP requests may reach, read at each request: its allowlist now. */
-  private readonly mcpPolicy = (): OutboundPolicy => ({ allowHosts: this.storedProfile()?.runtime.allowHosts ?? [], allowLoopback: this.outbound.allowLoopback });
+  private readonly mcpPolicy = (): OutboundPolicy => ({
+    allowHosts: this.storedProfile()?.runtime.allowHosts ?? [],
+    allowLoopback: this.outbound.allowLoopback,
+  });
   protected readonly mcpServers = makeMcpServers(mcpClientOf(this, this.mcpPolicy), this.mcpPolicy);
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -55,11 +75,18 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     const events = makeRunEvents();
     // Live clients hear every run event first; the features add themselves after (features.ts).
     events.listen((event, runId) => this.onRunEvent(event, runId));
-    this.features = makeAgentFeatures({ host: this.host, outbound: this.outbound, mcpServers: this.mcpServers, events });
+    this.features = makeAgentFeatures({
+      host: this.host,
+      outbound: this.outbound,
+      mcpServers: this.mcpServers,
+      events,
+    });
     // Start (the SDK's `onStart`, restored connections) under a blockConcurrencyWhile taken here, so
     // not even the event that made the object comes first: callers need no `__unsafe_ensureInitialized`
     // round trip (durable-objects/stubs.ts). A start that fails is tried again on the next event.
-    void ctx.blockConcurrencyWhile(() => this.lifecycle.start().catch((error: unknown) => console.error("agent start failed", error)));
+    void ctx.blockConcurrencyWhile(() =>
+      this.lifecycle.start().catch((error: unknown) => console.error("agent start failed", error)),
+    );
   }
 
   /** The host the features are given (host.ts): this object's storage, alarms and name, and its own `configure`. */
@@ -73,10 +100,12 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
       db,
       storage: this.ctx.storage,
       alarms: {
-        armed: (callback, criteria) => this.getSchedules(criteria).filter((s) => callback === undefined || s.callback === callback),
+        armed: (callback, criteria) =>
+          this.getSchedules(criteria).filter((s) => callback === undefined || s.callback === callback),
         list: () => this.listSchedules(),
         at: (when, callback, payload, options) => this.schedule(when, callback as keyof this, payload, options),
-        every: (seconds, callback, payload, options) => this.scheduleEvery(seconds, callback as keyof this, payload, options),
+        every: (seconds, callback, payload, options) =>
+          this.scheduleEvery(seconds, callback as keyof this, payload, options),
         cancel: (id) => this.cancelSchedule(id),
       },
       objectName,
@@ -93,9 +122,14 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     this.sockets.closeStale();
     const profile = this.storedProfile();
     if (profile) {
-      await this.features.contexts.secretsReady(profile).catch((error: unknown) => console.error("secrets on start", error));
+      await this.features.contexts
+        .secretsReady(profile)
+        .catch((error: unknown) => console.error("secrets on start", error));
       this.features.driver.recover();
-      void this.features.bus.recover().then(() => this.features.orchestration.recover()).catch((error: unknown) => console.error("bus recover", error));
+      void this.features.bus
+        .recover()
+        .then(() => this.features.orchestration.recover())
+        .catch((error: unknown) => console.error("bus recover", error));
     }
     await this.features.behaviors.reconcile();
   }
@@ -116,7 +150,8 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     await this.features.bus.recover();
     await this.features.orchestration.recover();
     await this.features.bus.idle();
-    if (this.features.driver.hasWorkInFlight() || this.features.orchestration.waiting() > 0) await this.armRunWatchdog();
+    if (this.features.driver.hasWorkInFlight() || this.features.orchestration.waiting() > 0)
+      await this.armRunWatchdog();
   }
 
   // ---- live clients (WebSocket) ---------------------------------------------------------------
@@ -155,7 +190,9 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
   }
 
   /** Closes every socket opened with this token (it was revoked). */
-  closeSocketsOf(tokenId: string): number { return closeEach(this.getConnections(tokenTag(tokenId)), 4401, "token revoked"); }
+  closeSocketsOf(tokenId: string): number {
+    return closeEach(this.getConnections(tokenTag(tokenId)), 4401, "token revoked");
+  }
 
   /** Every run event goes to live clients, and moves the agent's live status (the features listen after: features.ts). */
   private onRunEvent(event: RunEvent, runId: string): void {
@@ -174,7 +211,8 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
    */
   async configure(profile: AgentProfile): Promise<void> {
     const held = this.storedProfile()?.incarnation;
-    if (held && profile.incarnation && held !== profile.incarnation) await this.forget({ by: `the deletion of agent '${profile.name}'`, closeReason: "this agent was deleted" });
+    if (held && profile.incarnation && held !== profile.incarnation)
+      await this.forget({ by: `the deletion of agent '${profile.name}'`, closeReason: "this agent was deleted" });
     await this.features.profiles.set(profile);
     // The secrets it names may have changed while it did not name them: read them afresh.
     this.features.secrets.invalidate();
@@ -191,8 +229,19 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
    * access (live/incarnation.ts), all before the caller's answer. Cut off midway, the registry still
    * lists the agent and the deletion is repeated.
    */
-  async forget(cause: EndCause = { by: "the deletion of this agent", closeReason: "this agent was deleted" }): Promise<{ runs: number; streams: number; sockets: number }> {
-    const ended = await endIncarnation({ unfinishedRuns: this.features.unfinishedRuns, cancel: (runId, by) => this.features.driver.cancel(runId, by), inFlight: () => this.features.driver.drivesInFlight(), streams: this.streams, sockets: () => this.getConnections() }, cause);
+  async forget(
+    cause: EndCause = { by: "the deletion of this agent", closeReason: "this agent was deleted" },
+  ): Promise<{ runs: number; streams: number; sockets: number }> {
+    const ended = await endIncarnation(
+      {
+        unfinishedRuns: this.features.unfinishedRuns,
+        cancel: (runId, by) => this.features.driver.cancel(runId, by),
+        inFlight: () => this.features.driver.drivesInFlight(),
+        streams: this.streams,
+        sockets: () => this.getConnections(),
+      },
+      cause,
+    );
     await this.features.wipe();
     // After the wipe, no incarnation is held: the reset state is stored and sent to no socket.
     this.setState(initialLiveState);
@@ -244,7 +293,9 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     await this.features.bus.flush();
   }
   /** Alarm callback (agents SDK schedule): a supervised child's restart is due, or its time to live ended (bus/supervisor.ts). */
-  async onChildAlarm(payload: ChildAlarm): Promise<void> { await this.features.bus.onChildAlarm(payload); }
+  async onChildAlarm(payload: ChildAlarm): Promise<void> {
+    await this.features.bus.onChildAlarm(payload);
+  }
   /** Alarm callback (agents SDK schedule): a request's deadline passed. */
   async onBusDeadline(payload: { messageId: string }): Promise<void> {
     await this.features.bus.onDeadline(payload.messageId);
@@ -254,7 +305,10 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
 
   /** Drizzle migrations applied to this agent's database (`created_at` of each), for the doctor. */
   migrationStatus(): number[] {
-    return this.ctx.storage.sql.exec<{ created_at: number }>("SELECT created_at FROM __drizzle_migrations ORDER BY created_at").toArray().map((r: { created_at: number }) => Number(r.created_at));
+    return this.ctx.storage.sql
+      .exec<{ created_at: number }>("SELECT created_at FROM __drizzle_migrations ORDER BY created_at")
+      .toArray()
+      .map((r: { created_at: number }) => Number(r.created_at));
   }
 
   /**
@@ -264,6 +318,11 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
   status(): LiveState & { spend: ReturnType<AgentFeatures["spend"]> } {
     const live = this.liveStatus.current();
     const lastMessageAt = this.features.messages.lastAt();
-    return { ...(lastMessageAt !== undefined && lastMessageAt > (live.lastActivityAt ?? 0) ? { ...live, lastActivityAt: lastMessageAt } : live), spend: this.features.spend() };
+    return {
+      ...(lastMessageAt !== undefined && lastMessageAt > (live.lastActivityAt ?? 0)
+        ? { ...live, lastActivityAt: lastMessageAt }
+        : live),
+      spend: this.features.spend(),
+    };
   }
 }

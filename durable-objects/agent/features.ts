@@ -78,7 +78,14 @@ export function makeAgentFeatures(shell: AgentShell) {
   // What the agent holds of its project: secrets, the daily caps, and the screens that keep secrets in.
   const registry = () => registryStub(env, host.project());
   const secrets = makeProjectSecrets({ project: () => host.project(), env, registry });
-  const quota = makeQuotaKeeper({ kv: storage.kv, clock, testClock: env.PANTHEON_TEST_CLOCK === "1", agent: () => host.agentName(), registry, background: (work) => host.background(work) });
+  const quota = makeQuotaKeeper({
+    kv: storage.kv,
+    clock,
+    testClock: env.PANTHEON_TEST_CLOCK === "1",
+    agent: () => host.agentName(),
+    registry,
+    background: (work) => host.background(work),
+  });
   const writes = makeHeldWrites({ transaction, appendTraces: (steps) => runs.appendTraces(steps) });
   const screens = makeOutputScreens({ env, clock, secrets, writes });
 
@@ -97,15 +104,65 @@ export function makeAgentFeatures(shell: AgentShell) {
     append: (sessionId, message) => void messages.append(sessionId, message),
     remember: (content, key) => once(key, () => memory.create({ text: content, kind: "fact" })),
   });
-  const contexts = makeRunContexts({ host, outbound: shell.outbound, profiles, secrets, screens, quota, breakers, memory, mcp: shell.mcpServers, workTools, plans, events });
+  const contexts = makeRunContexts({
+    host,
+    outbound: shell.outbound,
+    profiles,
+    secrets,
+    screens,
+    quota,
+    breakers,
+    memory,
+    mcp: shell.mcpServers,
+    workTools,
+    plans,
+    events,
+  });
   const runAlarms = makeRunAlarms(host.alarms);
-  const driver = makeRunDriver({ runs, messages, clock, buckets: makeBucketStore(db), writes, contexts, events, alarms: runAlarms, transaction });
+  const driver = makeRunDriver({
+    runs,
+    messages,
+    clock,
+    buckets: makeBucketStore(db),
+    writes,
+    contexts,
+    events,
+    alarms: runAlarms,
+    transaction,
+  });
 
   // Delegation: the bus on the driver (and the driver's asks back through it), workflows on the bus.
-  const bus = makeAgentBus({ ...busPortsFromEnv(env, () => host.project()), host, runs, profiles, driver, sessions, screens, transaction });
+  const bus = makeAgentBus({
+    ...busPortsFromEnv(env, () => host.project()),
+    host,
+    runs,
+    profiles,
+    driver,
+    sessions,
+    screens,
+    transaction,
+  });
   driver.attachPeers(bus);
-  const starts = makeRunStarts({ clock, background: (work) => host.background(work), profiles, sessions, runs, sessionTools, contexts, driver, memory });
-  const workflows = makeWorkflows({ db, clock, transaction, bus, starts, runs, background: (work) => host.background(work) });
+  const starts = makeRunStarts({
+    clock,
+    background: (work) => host.background(work),
+    profiles,
+    sessions,
+    runs,
+    sessionTools,
+    contexts,
+    driver,
+    memory,
+  });
+  const workflows = makeWorkflows({
+    db,
+    clock,
+    transaction,
+    bus,
+    starts,
+    runs,
+    background: (work) => host.background(work),
+  });
   bus.takeAnswersWith((replyTo, reply) => workflows.take(replyTo, reply));
   const orchestration = makeOrchestration({ bus, workflows, profile: () => profiles.get() });
 
@@ -174,7 +231,9 @@ export function makeAgentFeatures(shell: AgentShell) {
     return profile ? quota.today(capsOf(limitsOf(profile.runtime.limits)), profile.projectQuota) : null;
   };
   /** Every run not finished: in memory (a starting run's record may not be written yet), created, or under way. */
-  const unfinishedRuns = () => [...new Set([...driver.liveRunIds(), ...runs.byStatus("idle").map((r) => r.id), ...runs.active().map((r) => r.id)])];
+  const unfinishedRuns = () => [
+    ...new Set([...driver.liveRunIds(), ...runs.byStatus("idle").map((r) => r.id), ...runs.active().map((r) => r.id)]),
+  ];
   /** Removes everything the agent remembers (its clients' access was ended first: live/incarnation.ts). */
   const wipe = async () => {
     const unindexCron = profiles.forget();
@@ -182,11 +241,57 @@ export function makeAgentFeatures(shell: AgentShell) {
     secrets.invalidate();
     breakers.wipe();
     sessionTools.wipe();
-    for (const table of [schema.trace, schema.runs, schema.messages, schema.sessions, schema.settings, schema.busInbox, schema.busOutbox, schema.busConversations, schema.busFanOuts, schema.workflowRuns, schema.gatewaySettings, schema.gatewayThreads]) db.delete(table).run();
+    for (const table of [
+      schema.trace,
+      schema.runs,
+      schema.messages,
+      schema.sessions,
+      schema.settings,
+      schema.busInbox,
+      schema.busOutbox,
+      schema.busConversations,
+      schema.busFanOuts,
+      schema.workflowRuns,
+      schema.gatewaySettings,
+      schema.gatewayThreads,
+    ])
+      db.delete(table).run();
     settings.reset();
-    await Promise.all([unindexCron(), shell.mcpServers.removeAll(), behaviors.reconcile(), memory.wipe(), evals.wipe()]);
+    await Promise.all([
+      unindexCron(),
+      shell.mcpServers.removeAll(),
+      behaviors.reconcile(),
+      memory.wipe(),
+      evals.wipe(),
+    ]);
   };
-  return { sessions, messages, runs, settings, profiles, secrets, screens, memory, contexts, runAlarms, driver, bus, starts, workflows, orchestration, behaviors, turns, gateways, work, telemetry, evals, snapshots, unfinishedRuns, wipe, spend };
+  return {
+    sessions,
+    messages,
+    runs,
+    settings,
+    profiles,
+    secrets,
+    screens,
+    memory,
+    contexts,
+    runAlarms,
+    driver,
+    bus,
+    starts,
+    workflows,
+    orchestration,
+    behaviors,
+    turns,
+    gateways,
+    work,
+    telemetry,
+    evals,
+    snapshots,
+    unfinishedRuns,
+    wipe,
+    spend,
+  };
 }
 
 export type AgentFeatures = ReturnType<typeof makeAgentFeatures>;

@@ -32,9 +32,19 @@ export interface AgentAlarms {
   /** The same, through the SDK's asynchronous listing. */
   list(): Promise<Schedule<unknown>[]>;
   /** One alarm at `when` (a date, or seconds from now). */
-  at(when: Date | number, callback: AlarmCallback, payload?: unknown, options?: ScheduleOptions): Promise<Schedule<unknown>>;
+  at(
+    when: Date | number,
+    callback: AlarmCallback,
+    payload?: unknown,
+    options?: ScheduleOptions,
+  ): Promise<Schedule<unknown>>;
   /** A recurring alarm every `seconds` (the SDK keeps one per callback, interval and payload). */
-  every(seconds: number, callback: AlarmCallback, payload?: unknown, options?: { retry?: RetryOptions }): Promise<Schedule<unknown>>;
+  every(
+    seconds: number,
+    callback: AlarmCallback,
+    payload?: unknown,
+    options?: { retry?: RetryOptions },
+  ): Promise<Schedule<unknown>>;
   cancel(id: string): Promise<boolean>;
 }
 

@@ -2,7 +2,15 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { resultOf, type Result } from "../../core/errors";
-import { authorizeWork, type FeatureCreate, type FeaturePatch, type Principal, type TaskSpec, type TaskStatus, type WorkerTemplate } from "../../core/work";
+import {
+  authorizeWork,
+  type FeatureCreate,
+  type FeaturePatch,
+  type Principal,
+  type TaskSpec,
+  type TaskStatus,
+  type WorkerTemplate,
+} from "../../core/work";
 import migrations from "../../migrations/feature/migrations.js";
 import { makeFeatureRecord, type FeatureRecord } from "./feature-record";
 import { makeFileStore, type FileStore } from "./files";
@@ -54,15 +62,36 @@ export class FeatureDO extends DurableObject<Env> {
     this.files = makeFileStore(this.db);
     this.taskRows = makeTaskStore(this.db, this.files);
     this.git = makeFeatureGit(this.db, (fn) => ctx.storage.transactionSync(fn));
-    this.record = makeFeatureRecord({ db: this.db, storage: ctx.storage, plans: this.plans, files: this.files, git: this.git, runAllView: (f) => this.runner.view(f) });
+    this.record = makeFeatureRecord({
+      db: this.db,
+      storage: ctx.storage,
+      plans: this.plans,
+      files: this.files,
+      git: this.git,
+      runAllView: (f) => this.runner.view(f),
+    });
     const parts = { db: this.db, tasks: this.taskRows, row: this.record.row, touch: this.record.touch };
     this.runner = makeRunner({ ...parts, storage: ctx.storage });
     this.questions = makeQuestions(parts);
     this.planActions = makePlanActions({ ...parts, plans: this.plans, storage: ctx.storage });
-    const stores = { db: this.db, storage: ctx.storage, files: this.files, taskRows: this.taskRows, git: this.git, runner: this.runner, row: parts.row };
+    const stores = {
+      db: this.db,
+      storage: ctx.storage,
+      files: this.files,
+      taskRows: this.taskRows,
+      git: this.git,
+      runner: this.runner,
+      row: parts.row,
+    };
     this.lifecycle = makeTaskLifecycle({ ...stores, plans: this.plans, touch: parts.touch });
     const worktrees = makeWorktrees(this.files, this.git);
-    this.workspace = makeTaskWorkspace({ ...stores, env, worktrees, finishTask: this.lifecycle.finishTask, faults: this });
+    this.workspace = makeTaskWorkspace({
+      ...stores,
+      env,
+      worktrees,
+      finishTask: this.lifecycle.finishTask,
+      faults: this,
+    });
   }
 
   // ---- the feature (feature-record.ts) -----------------------------------------------------------
@@ -112,7 +141,10 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   /** A person's comment on one line of a plan version (the latest unless named). */
-  comment(input: { version?: number; line: number; body: string }, by: Principal): Promise<Result<typeof schema.planComments.$inferSelect>> {
+  comment(
+    input: { version?: number; line: number; body: string },
+    by: Principal,
+  ): Promise<Result<typeof schema.planComments.$inferSelect>> {
     return resultOf(() => this.planActions.comment(input, by));
   }
 
@@ -139,7 +171,21 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   /** Starts a task (orchestrator or admin): in progress, its spec generated and stored, its worker named; a start cut off answers the same spec again. */
-  beginTask(ref: TaskRef, by: Principal, options: { restart?: boolean } = {}): Promise<Result<{ task: number; key: string; worker: string; spec: TaskSpec; template: WorkerTemplate; orchestrator: string; attempt: number }>> {
+  beginTask(
+    ref: TaskRef,
+    by: Principal,
+    options: { restart?: boolean } = {},
+  ): Promise<
+    Result<{
+      task: number;
+      key: string;
+      worker: string;
+      spec: TaskSpec;
+      template: WorkerTemplate;
+      orchestrator: string;
+      attempt: number;
+    }>
+  > {
     return resultOf(() => this.lifecycle.beginTask(ref, by, options));
   }
 
@@ -154,43 +200,71 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   /** A person (approve scope) answers a blocked task's question; the caller resumes the worker's waiting run with the answer. */
-  answerTask(ref: TaskRef, answer: string, by: Principal): Promise<Result<{ task: number; key: string; worker: string; runId: string | null; question: string | null }>> {
+  answerTask(
+    ref: TaskRef,
+    answer: string,
+    by: Principal,
+  ): Promise<Result<{ task: number; key: string; worker: string; runId: string | null; question: string | null }>> {
     return resultOf(() => this.lifecycle.answerTask(ref, answer, by));
   }
 
   /** What the worker's task.block call returns once a person answered. */
-  answerOf(ref: TaskRef, by: Principal): Promise<Result<{ question: string | null; answer: string | null; by: string | null }>> {
+  answerOf(
+    ref: TaskRef,
+    by: Principal,
+  ): Promise<Result<{ question: string | null; answer: string | null; by: string | null }>> {
     return resultOf(() => this.lifecycle.answerOf(ref, by));
   }
 
   /** The worker sets its own task's status and summary (done, partial or failed). */
-  reportTask(ref: TaskRef, report: { status: "done" | "partial" | "failed"; summary: string }, by: Principal): Promise<Result<true>> {
+  reportTask(
+    ref: TaskRef,
+    report: { status: "done" | "partial" | "failed"; summary: string },
+    by: Principal,
+  ): Promise<Result<true>> {
     return resultOf(() => this.lifecycle.reportTask(ref, report, by));
   }
 
   /** A worker's run ended (told by the worker, or found by a reconcile): a task still in progress is settled from it. */
-  workerRunEnded(ref: TaskRef, run: { runId: string; status: string; error?: string | null; result?: string | null }): Promise<Result<TaskStatus>> {
+  workerRunEnded(
+    ref: TaskRef,
+    run: { runId: string; status: string; error?: string | null; result?: string | null },
+  ): Promise<Result<TaskStatus>> {
     return resultOf(() => this.lifecycle.workerRunEnded(ref, run));
   }
 
   // ---- a task's workspace (tasks/workspace.ts, files.ts, repo/) ----------------------------------
 
   /** Files of the committed tree, or as a task sees them (its overlay over the tree). */
-  listFiles(input: { task?: TaskRef; prefix?: string; ref?: string }): Promise<Result<{ path: string; bytes: number; version: number; changed: boolean }[]>> {
+  listFiles(input: {
+    task?: TaskRef;
+    prefix?: string;
+    ref?: string;
+  }): Promise<Result<{ path: string; bytes: number; version: number; changed: boolean }[]>> {
     return resultOf(() => this.workspace.listFiles(input));
   }
 
-  readFile(input: { task?: TaskRef; path: string; ref?: string }): Promise<Result<{ path: string; content: string; version: number; changed: boolean }>> {
+  readFile(input: {
+    task?: TaskRef;
+    path: string;
+    ref?: string;
+  }): Promise<Result<{ path: string; content: string; version: number; changed: boolean }>> {
     return resultOf(() => this.workspace.readFile(input));
   }
 
   /** Writes (content) or deletes (null) a file in the task's overlay; the tree is untouched until commit. */
-  writeFile(input: { task: TaskRef; path: string; content: string | null }, by: Principal): Promise<Result<{ path: string; bytes: number; deleted: boolean }>> {
+  writeFile(
+    input: { task: TaskRef; path: string; content: string | null },
+    by: Principal,
+  ): Promise<Result<{ path: string; bytes: number; deleted: boolean }>> {
     return resultOf(() => this.workspace.writeFile(input, by));
   }
 
   /** Commits a task's working tree on its branch and merges it into the feature branch, once per `key` (a retried commit answers what the first did). */
-  commitTask(input: { task: TaskRef; key: string; summary?: string; status?: "done" | "partial" }, by: Principal): Promise<Result<CommitOutcome>> {
+  commitTask(
+    input: { task: TaskRef; key: string; summary?: string; status?: "done" | "partial" },
+    by: Principal,
+  ): Promise<Result<CommitOutcome>> {
     return resultOf(() => this.workspace.commitTask(input, by));
   }
 
@@ -200,7 +274,10 @@ export class FeatureDO extends DurableObject<Env> {
   }
 
   /** Drops a task's overlay and leaves nothing of it behind; the task is cancelled. */
-  discardTask(ref: TaskRef, by: Principal): Promise<Result<{ discarded: number; status: TaskStatus; task: number; key: string; worker: string | null }>> {
+  discardTask(
+    ref: TaskRef,
+    by: Principal,
+  ): Promise<Result<{ discarded: number; status: TaskStatus; task: number; key: string; worker: string | null }>> {
     return resultOf(() => this.workspace.discardTask(ref, by));
   }
 
@@ -211,11 +288,17 @@ export class FeatureDO extends DurableObject<Env> {
 
   /** Reports: each task's (status, summary, times, diff stats and files, question and answer, runs, tokens, cost) and the feature's roll-up with the planner's runs. */
   async report(lookup: RunLookup) {
-    return resultOf(async () => { await this.lifecycle.reconcile(lookup); return this.reports().feature(lookup); });
+    return resultOf(async () => {
+      await this.lifecycle.reconcile(lookup);
+      return this.reports().feature(lookup);
+    });
   }
   /** The feature's report.md (`base`: the server's URL, for links to traces). */
   async reportMarkdown(lookup: RunLookup, base = ""): Promise<Result<string>> {
-    return resultOf(async () => { await this.lifecycle.reconcile(lookup); return this.reports().featureMarkdown(lookup, base); });
+    return resultOf(async () => {
+      await this.lifecycle.reconcile(lookup);
+      return this.reports().featureMarkdown(lookup, base);
+    });
   }
   async taskReport(ref: TaskRef, lookup: RunLookup, base = ""): Promise<Result<string>> {
     return resultOf(async () => this.reports().taskMarkdown(ref, lookup, base));
@@ -225,10 +308,23 @@ export class FeatureDO extends DurableObject<Env> {
   // ---- run-all and the pause switch (runner.ts), clarify (questions.ts) -------------------------
 
   runAll(project: string, by: Principal) {
-    return resultOf(() => { authorizeWork("task.start", by, { orchestrator: this.row().orchestrator }); return this.runner.start(project, by); });
+    return resultOf(() => {
+      authorizeWork("task.start", by, { orchestrator: this.row().orchestrator });
+      return this.runner.start(project, by);
+    });
   }
-  pause(by: Principal) { return resultOf(() => { authorizeWork("feature.pause", by, { orchestrator: this.row().orchestrator }); return this.runner.pause(); }); }
-  resume(by: Principal) { return resultOf(() => { authorizeWork("feature.pause", by, { orchestrator: this.row().orchestrator }); return this.runner.resume(); }); }
+  pause(by: Principal) {
+    return resultOf(() => {
+      authorizeWork("feature.pause", by, { orchestrator: this.row().orchestrator });
+      return this.runner.pause();
+    });
+  }
+  resume(by: Principal) {
+    return resultOf(() => {
+      authorizeWork("feature.pause", by, { orchestrator: this.row().orchestrator });
+      return this.runner.resume();
+    });
+  }
   /** The runner's alarm: one decision, after a reconcile finds a worker's end the feature was not told of. */
   override async alarm(): Promise<void> {
     const f = this.db.select().from(schema.feature).get();
@@ -237,8 +333,17 @@ export class FeatureDO extends DurableObject<Env> {
     await this.lifecycle.reconcile(work.lookup);
     await this.runner.tick((_project, feature, key, by) => work.startTask(feature, key, by));
   }
-  askQuestion(question: string, by: Principal, run?: { id: string; sessionId: string }) { return resultOf(() => this.questions.ask(question, by, run)); }
-  answerQuestion(id: string, answer: string, by: Principal) { return resultOf(() => this.questions.answer(id, answer, by)); }
+  askQuestion(question: string, by: Principal, run?: { id: string; sessionId: string }) {
+    return resultOf(() => this.questions.ask(question, by, run));
+  }
+  answerQuestion(id: string, answer: string, by: Principal) {
+    return resultOf(() => this.questions.answer(id, answer, by));
+  }
   /** The planner's questions: those still open (the inbox), or all of them with their answers. */
-  questionList(open = true) { return resultOf(() => ({ orchestrator: this.row().orchestrator, questions: open ? this.questions.open() : this.questions.all() })); }
+  questionList(open = true) {
+    return resultOf(() => ({
+      orchestrator: this.row().orchestrator,
+      questions: open ? this.questions.open() : this.questions.all(),
+    }));
+  }
 }

@@ -1,7 +1,13 @@
 import { eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { PantheonError } from "../../core/errors";
-import { checkPath, type FeatureCreate, type FeaturePatch, type FeatureStatus, type WorkerTemplate } from "../../core/work";
+import {
+  checkPath,
+  type FeatureCreate,
+  type FeaturePatch,
+  type FeatureStatus,
+  type WorkerTemplate,
+} from "../../core/work";
 import type { FileStore } from "./files";
 import type { PlanStore } from "./plan-store";
 import { signatureOf } from "./repo/commit-task";
@@ -34,7 +40,10 @@ export function makeFeatureRecord(deps: {
   }
 
   function touch(patch: Partial<FeatureRow> = {}): void {
-    db.update(schema.feature).set({ ...patch, updatedAt: Date.now() }).where(eq(schema.feature.id, 1)).run();
+    db.update(schema.feature)
+      .set({ ...patch, updatedAt: Date.now() })
+      .where(eq(schema.feature.id, 1))
+      .run();
   }
 
   /** Name, title, status, orchestrator, sessions, the plan's version and approval, task counts. */
@@ -54,7 +63,14 @@ export function makeFeatureRecord(deps: {
       sessions: f.sessions as { agent: string; sessionId: string; at: number }[],
       contextFiles: f.contextFiles as string[],
       worker: f.workerTemplate as WorkerTemplate,
-      plan: plan ? { version: plan.version, approved: plan.approvedAt !== null, approvedBy: plan.approvedBy, approvedAt: plan.approvedAt } : null,
+      plan: plan
+        ? {
+            version: plan.version,
+            approved: plan.approvedAt !== null,
+            approvedBy: plan.approvedBy,
+            approvedAt: plan.approvedAt,
+          }
+        : null,
       tasks: { total: tasks.length, byStatus },
       /** The feature's own database (plan versions, comments, tasks, files, overlays). */
       storageBytes: storage.sql.databaseSize,
@@ -68,22 +84,49 @@ export function makeFeatureRecord(deps: {
     describe,
 
     async create(input: FeatureCreate, project?: string) {
-      if (db.select({ id: schema.feature.id }).from(schema.feature).get()) throw new PantheonError("conflict", `feature '${input.name}' already exists`, { details: { feature: input.name } });
+      if (db.select({ id: schema.feature.id }).from(schema.feature).get())
+        throw new PantheonError("conflict", `feature '${input.name}' already exists`, {
+          details: { feature: input.name },
+        });
       const now = Date.now();
-      const seeded = Object.entries(input.files ?? {}).map(([path, content], i) => ({ path: checkPath(path, `files.${i}`), content }));
+      const seeded = Object.entries(input.files ?? {}).map(([path, content], i) => ({
+        path: checkPath(path, `files.${i}`),
+        content,
+      }));
       storage.transactionSync(() => {
-        db.insert(schema.feature).values({ id: 1, name: input.name, title: input.title, status: "planning", orchestrator: input.orchestrator, workerTemplate: input.worker, contextFiles: input.contextFiles, sessions: [], createdAt: now, updatedAt: now, project: project ?? null, maxQuestions: input.maxQuestions }).run();
+        db.insert(schema.feature)
+          .values({
+            id: 1,
+            name: input.name,
+            title: input.title,
+            status: "planning",
+            orchestrator: input.orchestrator,
+            workerTemplate: input.worker,
+            contextFiles: input.contextFiles,
+            sessions: [],
+            createdAt: now,
+            updatedAt: now,
+            project: project ?? null,
+            maxQuestions: input.maxQuestions,
+          })
+          .run();
         files.seed(seeded, now);
       });
       // An imported feature's repository comes from its remote (repo().importFrom); any other starts with an initial commit.
-      if (!input.repository) await git.ensure(() => files.everything(), signatureOf({ kind: "agent", name: "pantheon" }, now));
+      if (!input.repository)
+        await git.ensure(() => files.everything(), signatureOf({ kind: "agent", name: "pantheon" }, now));
       return describe();
     },
 
     /** The operator changes the title, the worker template or the context files (admin, checked by the route). */
     update(patch: FeaturePatch) {
       row();
-      touch({ ...(patch.title !== undefined ? { title: patch.title } : {}), ...(patch.worker !== undefined ? { workerTemplate: patch.worker } : {}), ...(patch.contextFiles !== undefined ? { contextFiles: patch.contextFiles } : {}), ...(patch.maxQuestions !== undefined ? { maxQuestions: patch.maxQuestions } : {}) });
+      touch({
+        ...(patch.title !== undefined ? { title: patch.title } : {}),
+        ...(patch.worker !== undefined ? { workerTemplate: patch.worker } : {}),
+        ...(patch.contextFiles !== undefined ? { contextFiles: patch.contextFiles } : {}),
+        ...(patch.maxQuestions !== undefined ? { maxQuestions: patch.maxQuestions } : {}),
+      });
       return describe();
     },
 
@@ -91,9 +134,11 @@ export function makeFeatureRecord(deps: {
     noteSession(agent: string, sessionId: string, runId?: string) {
       const f = row();
       const sessions = f.sessions as { agent: string; sessionId: string; at: number }[];
-      if (!sessions.some((s) => s.agent === agent && s.sessionId === sessionId)) touch({ sessions: [...sessions, { agent, sessionId, at: Date.now() }] });
+      if (!sessions.some((s) => s.agent === agent && s.sessionId === sessionId))
+        touch({ sessions: [...sessions, { agent, sessionId, at: Date.now() }] });
       const planner = f.plannerRuns as { runId: string }[];
-      if (runId && agent === f.orchestrator && !planner.some((r) => r.runId === runId)) touch({ plannerRuns: [...planner, { runId }] });
+      if (runId && agent === f.orchestrator && !planner.some((r) => r.runId === runId))
+        touch({ plannerRuns: [...planner, { runId }] });
       return true as const;
     },
 
@@ -101,7 +146,21 @@ export function makeFeatureRecord(deps: {
     async destroy(): Promise<void> {
       await storage.deleteAlarm();
       storage.transactionSync(() => {
-        for (const table of [schema.feature, schema.planVersions, schema.planComments, schema.tasks, schema.files, schema.tombstones, schema.overlays, schema.commits, schema.gitFiles, schema.repoState, schema.taskBranches, schema.pushes]) db.delete(table).run();
+        for (const table of [
+          schema.feature,
+          schema.planVersions,
+          schema.planComments,
+          schema.tasks,
+          schema.files,
+          schema.tombstones,
+          schema.overlays,
+          schema.commits,
+          schema.gitFiles,
+          schema.repoState,
+          schema.taskBranches,
+          schema.pushes,
+        ])
+          db.delete(table).run();
       });
     },
   };

@@ -12,39 +12,71 @@ const bytes = (text: string) => new TextEncoder().encode(text).length;
  */
 export function makeFileStore(db: DrizzleSqliteDODatabase<typeof schema>) {
   const overlayOf = (task: number): OverlayChange[] =>
-    db.select({ path: schema.overlays.path, content: schema.overlays.content, baseVersion: schema.overlays.baseVersion }).from(schema.overlays).where(eq(schema.overlays.task, task)).orderBy(asc(schema.overlays.path)).all();
+    db
+      .select({
+        path: schema.overlays.path,
+        content: schema.overlays.content,
+        baseVersion: schema.overlays.baseVersion,
+      })
+      .from(schema.overlays)
+      .where(eq(schema.overlays.task, task))
+      .orderBy(asc(schema.overlays.path))
+      .all();
 
   /** A path's version in the tree: the file's, or its tombstone's once deleted; 0 when it never existed. */
   const versionOf = (path: string): number =>
-    db.select({ v: schema.files.version }).from(schema.files).where(eq(schema.files.path, path)).get()?.v ?? db.select({ v: schema.tombstones.version }).from(schema.tombstones).where(eq(schema.tombstones.path, path)).get()?.v ?? 0;
+    db.select({ v: schema.files.version }).from(schema.files).where(eq(schema.files.path, path)).get()?.v ??
+    db.select({ v: schema.tombstones.version }).from(schema.tombstones).where(eq(schema.tombstones.path, path)).get()
+      ?.v ??
+    0;
 
   return {
     overlayOf,
     versionOf,
 
     seed(files: { path: string; content: string }[], at: number): void {
-      for (const file of files) db.insert(schema.files).values({ path: file.path, content: file.content, version: 1, task: null, updatedAt: at }).run();
+      for (const file of files)
+        db.insert(schema.files)
+          .values({ path: file.path, content: file.content, version: 1, task: null, updatedAt: at })
+          .run();
     },
 
     /** Files of the committed tree, or as a task sees them (its overlay over the tree). */
     list(task: number | undefined, prefixInput: string | undefined) {
       const prefix = checkPrefix(prefixInput);
-      const tree = new Map(db.select().from(schema.files).all().map((f) => [f.path, { bytes: bytes(f.content), version: f.version, changed: false }]));
+      const tree = new Map(
+        db
+          .select()
+          .from(schema.files)
+          .all()
+          .map((f) => [f.path, { bytes: bytes(f.content), version: f.version, changed: false }]),
+      );
       if (task !== undefined) {
         for (const c of overlayOf(task)) {
           if (c.content === null) tree.delete(c.path);
           else tree.set(c.path, { bytes: bytes(c.content), version: versionOf(c.path), changed: true });
         }
       }
-      return [...tree].filter(([path]) => path.startsWith(prefix)).sort(([a], [b]) => a.localeCompare(b)).map(([path, info]) => ({ path, ...info }));
+      return [...tree]
+        .filter(([path]) => path.startsWith(prefix))
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([path, info]) => ({ path, ...info }));
     },
 
-    read(task: number | undefined, pathInput: string): { path: string; content: string; version: number; changed: boolean } {
+    read(
+      task: number | undefined,
+      pathInput: string,
+    ): { path: string; content: string; version: number; changed: boolean } {
       const path = checkPath(pathInput);
       if (task !== undefined) {
-        const change = db.select().from(schema.overlays).where(and(eq(schema.overlays.task, task), eq(schema.overlays.path, path))).get();
+        const change = db
+          .select()
+          .from(schema.overlays)
+          .where(and(eq(schema.overlays.task, task), eq(schema.overlays.path, path)))
+          .get();
         if (change) {
-          if (change.content === null) throw new PantheonError("not_found", `file '${path}' was deleted in task ${task}`, { details: { path } });
+          if (change.content === null)
+            throw new PantheonError("not_found", `file '${path}' was deleted in task ${task}`, { details: { path } });
           return { path, content: change.content, version: versionOf(path), changed: true };
         }
       }
@@ -57,15 +89,32 @@ export function makeFileStore(db: DrizzleSqliteDODatabase<typeof schema>) {
     write(task: number, pathInput: string, content: string | null): { path: string; bytes: number; deleted: boolean } {
       const path = checkPath(pathInput);
       if (content !== null && bytes(content) > workspaceLimits.fileBytes) {
-        throw new PantheonError("payload_too_large", `file '${path}' is ${bytes(content)} bytes: at most ${workspaceLimits.fileBytes} bytes a file`, { details: { issues: [{ path: ["content"], message: `at most ${workspaceLimits.fileBytes} bytes` }] } });
+        throw new PantheonError(
+          "payload_too_large",
+          `file '${path}' is ${bytes(content)} bytes: at most ${workspaceLimits.fileBytes} bytes a file`,
+          { details: { issues: [{ path: ["content"], message: `at most ${workspaceLimits.fileBytes} bytes` }] } },
+        );
       }
-      const existing = db.select().from(schema.overlays).where(and(eq(schema.overlays.task, task), eq(schema.overlays.path, path))).get();
+      const existing = db
+        .select()
+        .from(schema.overlays)
+        .where(and(eq(schema.overlays.task, task), eq(schema.overlays.path, path)))
+        .get();
       const inTree = db.select({ v: schema.files.version }).from(schema.files).where(eq(schema.files.path, path)).get();
-      if (content === null && !inTree && (!existing || existing.content === null)) throw new PantheonError("not_found", `file '${path}' does not exist`, { details: { path } });
-      if (!existing && overlayOf(task).length >= workspaceLimits.overlayFiles) throw new PantheonError("payload_too_large", `a task changes at most ${workspaceLimits.overlayFiles} files`);
+      if (content === null && !inTree && (!existing || existing.content === null))
+        throw new PantheonError("not_found", `file '${path}' does not exist`, { details: { path } });
+      if (!existing && overlayOf(task).length >= workspaceLimits.overlayFiles)
+        throw new PantheonError("payload_too_large", `a task changes at most ${workspaceLimits.overlayFiles} files`);
       const now = Date.now();
-      if (existing) db.update(schema.overlays).set({ content, updatedAt: now }).where(and(eq(schema.overlays.task, task), eq(schema.overlays.path, path))).run();
-      else db.insert(schema.overlays).values({ task, path, content, baseVersion: versionOf(path), updatedAt: now }).run();
+      if (existing)
+        db.update(schema.overlays)
+          .set({ content, updatedAt: now })
+          .where(and(eq(schema.overlays.task, task), eq(schema.overlays.path, path)))
+          .run();
+      else
+        db.insert(schema.overlays)
+          .values({ task, path, content, baseVersion: versionOf(path), updatedAt: now })
+          .run();
       return { path, bytes: content === null ? 0 : bytes(content), deleted: content === null };
     },
 
@@ -73,7 +122,11 @@ export function makeFileStore(db: DrizzleSqliteDODatabase<typeof schema>) {
     contents(paths: string[]): Map<string, string> {
       const out = new Map<string, string>();
       for (const path of paths) {
-        const row = db.select({ content: schema.files.content }).from(schema.files).where(eq(schema.files.path, path)).get();
+        const row = db
+          .select({ content: schema.files.content })
+          .from(schema.files)
+          .where(eq(schema.files.path, path))
+          .get();
         if (row) out.set(path, row.content);
       }
       return out;
@@ -85,19 +138,31 @@ export function makeFileStore(db: DrizzleSqliteDODatabase<typeof schema>) {
         const version = versionOf(c.path) + 1;
         if (c.content === null) {
           db.delete(schema.files).where(eq(schema.files.path, c.path)).run();
-          db.insert(schema.tombstones).values({ path: c.path, version }).onConflictDoUpdate({ target: schema.tombstones.path, set: { version } }).run();
+          db.insert(schema.tombstones)
+            .values({ path: c.path, version })
+            .onConflictDoUpdate({ target: schema.tombstones.path, set: { version } })
+            .run();
         } else {
-          db.insert(schema.files).values({ path: c.path, content: c.content, version, task, updatedAt: at }).onConflictDoUpdate({ target: schema.files.path, set: { content: c.content, version, task, updatedAt: at } }).run();
+          db.insert(schema.files)
+            .values({ path: c.path, content: c.content, version, task, updatedAt: at })
+            .onConflictDoUpdate({
+              target: schema.files.path,
+              set: { content: c.content, version, task, updatedAt: at },
+            })
+            .run();
           db.delete(schema.tombstones).where(eq(schema.tombstones.path, c.path)).run();
         }
       }
       db.delete(schema.overlays).where(eq(schema.overlays.task, task)).run();
     },
 
-
     /** Committed files matching workspace paths (files, or folders ending in '/'), in the patterns' order: a spec's context files. */
     matching(patterns: string[]): { path: string; content: string }[] {
-      const all = db.select({ path: schema.files.path, content: schema.files.content }).from(schema.files).orderBy(asc(schema.files.path)).all();
+      const all = db
+        .select({ path: schema.files.path, content: schema.files.content })
+        .from(schema.files)
+        .orderBy(asc(schema.files.path))
+        .all();
       const picked: { path: string; content: string }[] = [];
       for (const pattern of patterns) {
         for (const file of all) {
@@ -111,12 +176,19 @@ export function makeFileStore(db: DrizzleSqliteDODatabase<typeof schema>) {
     /** Replaces a task's overlay with the given changes (a merge that conflicted became its working tree). Call inside a transaction. */
     replaceOverlay(task: number, changes: { path: string; content: string | null }[], at: number): void {
       db.delete(schema.overlays).where(eq(schema.overlays.task, task)).run();
-      for (const c of changes) db.insert(schema.overlays).values({ task, path: c.path, content: c.content, baseVersion: versionOf(c.path), updatedAt: at }).run();
+      for (const c of changes)
+        db.insert(schema.overlays)
+          .values({ task, path: c.path, content: c.content, baseVersion: versionOf(c.path), updatedAt: at })
+          .run();
     },
 
     /** Every committed file (the feature branch's checkout): a repository made for a feature that had none starts from it. */
     everything(): { path: string; content: string }[] {
-      return db.select({ path: schema.files.path, content: schema.files.content }).from(schema.files).orderBy(asc(schema.files.path)).all();
+      return db
+        .select({ path: schema.files.path, content: schema.files.content })
+        .from(schema.files)
+        .orderBy(asc(schema.files.path))
+        .all();
     },
 
     /** Gives a task's overlay to another task number (tasks renumbered by a sync). */

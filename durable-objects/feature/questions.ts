@@ -34,29 +34,60 @@ export function makeQuestions(deps: { row: () => FeatureRow; touch: (patch: Part
       const f = deps.row();
       authorizeWork("plan.write", by, { orchestrator: f.orchestrator });
       const text = question.trim();
-      if (!text) throw new PantheonError("validation_failed", "question: the question to ask the person, in words", { details: { issues: [{ path: ["question"], message: "a non-empty question" }] } });
-      if (text.length > 4000) throw new PantheonError("validation_failed", "question: at most 4,000 characters", { details: { issues: [{ path: ["question"], message: "at most 4,000 characters" }] } });
+      if (!text)
+        throw new PantheonError("validation_failed", "question: the question to ask the person, in words", {
+          details: { issues: [{ path: ["question"], message: "a non-empty question" }] },
+        });
+      if (text.length > 4000)
+        throw new PantheonError("validation_failed", "question: at most 4,000 characters", {
+          details: { issues: [{ path: ["question"], message: "at most 4,000 characters" }] },
+        });
       const asked = all();
       const same = asked.find((q) => q.question === text);
       if (same) return { ...same, left: Math.max(0, f.maxQuestions - asked.length) };
       if (asked.length >= f.maxQuestions) {
-        throw new PantheonError("conflict", `you asked ${asked.length} question(s), the most this feature allows (${f.maxQuestions}): write the plan with what you know, and say what you assumed`, { details: { asked: asked.length, max: f.maxQuestions } });
+        throw new PantheonError(
+          "conflict",
+          `you asked ${asked.length} question(s), the most this feature allows (${f.maxQuestions}): write the plan with what you know, and say what you assumed`,
+          { details: { asked: asked.length, max: f.maxQuestions } },
+        );
       }
-      const q: PlanQuestion = { id: `q-${crypto.randomUUID().slice(0, 8)}`, question: text, askedBy: actorOf(by), askedAt: Date.now(), session: run?.sessionId ?? null, runId: run?.id ?? null, answer: null, answeredBy: null, answeredAt: null };
+      const q: PlanQuestion = {
+        id: `q-${crypto.randomUUID().slice(0, 8)}`,
+        question: text,
+        askedBy: actorOf(by),
+        askedAt: Date.now(),
+        session: run?.sessionId ?? null,
+        runId: run?.id ?? null,
+        answer: null,
+        answeredBy: null,
+        answeredAt: null,
+      };
       deps.touch({ questions: [...asked, q] });
       return { ...q, left: f.maxQuestions - asked.length - 1 };
     },
 
     /** A person (approve scope) answers; answering again the same way answers the same (a retry). */
-    answer(id: string, answer: string, by: Principal): { question: PlanQuestion; orchestrator: string; first: boolean } {
+    answer(
+      id: string,
+      answer: string,
+      by: Principal,
+    ): { question: PlanQuestion; orchestrator: string; first: boolean } {
       const f = deps.row();
       authorizeWork("task.answer", by, { orchestrator: f.orchestrator });
       const asked = all();
       const q = asked.find((x) => x.id === id);
-      if (!q) throw new PantheonError("not_found", `question '${id}' does not exist${asked.length ? ` (questions: ${asked.map((x) => x.id).join(", ")})` : " (the planner asked none)"}`, { details: { question: id } });
+      if (!q)
+        throw new PantheonError(
+          "not_found",
+          `question '${id}' does not exist${asked.length ? ` (questions: ${asked.map((x) => x.id).join(", ")})` : " (the planner asked none)"}`,
+          { details: { question: id } },
+        );
       if (q.answer !== null) {
         if (q.answer === answer) return { question: q, orchestrator: f.orchestrator, first: false };
-        throw new PantheonError("conflict", `question '${id}' was already answered by ${q.answeredBy}`, { details: { question: id } });
+        throw new PantheonError("conflict", `question '${id}' was already answered by ${q.answeredBy}`, {
+          details: { question: id },
+        });
       }
       const answered = { ...q, answer, answeredBy: actorOf(by), answeredAt: Date.now() };
       deps.touch({ questions: asked.map((x) => (x.id === id ? answered : x)) });

@@ -1,4 +1,10 @@
-import { featureReportMarkdown, rollUp, taskReportMarkdown, type FeatureReport, type TaskReport } from "../../core/work";
+import {
+  featureReportMarkdown,
+  rollUp,
+  taskReportMarkdown,
+  type FeatureReport,
+  type TaskReport,
+} from "../../core/work";
 import type { FileStore } from "./files";
 import { runOf, type RunLookup, type TaskRef, type TaskRow, type TaskStore } from "./task-store";
 import type * as schema from "./schema";
@@ -20,11 +26,25 @@ export function makeReports(deps: { tasks: TaskStore; files: FileStore; row: () 
       const report = await deps.tasks.reportOf(row, lookup);
       const files = report.diff.files.filter((x) => inTree.has(x.path));
       if (files.length === 0) continue;
-      removed.push({ ...report, diff: { filesChanged: files.length, insertions: files.reduce((n, x) => n + x.insertions, 0), deletions: files.reduce((n, x) => n + x.deletions, 0), files } });
+      removed.push({
+        ...report,
+        diff: {
+          filesChanged: files.length,
+          insertions: files.reduce((n, x) => n + x.insertions, 0),
+          deletions: files.reduce((n, x) => n + x.deletions, 0),
+          files,
+        },
+      });
     }
     const plannerIds = (f.plannerRuns as { runId: string }[]).map((r) => r.runId);
-    const plannerRuns = plannerIds.length ? (await lookup(f.orchestrator, plannerIds)).map((r) => runOf(f.orchestrator, r)) : [];
-    return rollUp({ name: f.name, title: f.title, status: f.status, createdAt: f.createdAt, completedAt: f.completedAt }, tasks, { removed, plannerRuns });
+    const plannerRuns = plannerIds.length
+      ? (await lookup(f.orchestrator, plannerIds)).map((r) => runOf(f.orchestrator, r))
+      : [];
+    return rollUp(
+      { name: f.name, title: f.title, status: f.status, createdAt: f.createdAt, completedAt: f.completedAt },
+      tasks,
+      { removed, plannerRuns },
+    );
   }
 
   return {
@@ -34,7 +54,11 @@ export function makeReports(deps: { tasks: TaskStore; files: FileStore; row: () 
     },
     async taskMarkdown(ref: TaskRef, lookup: RunLookup, base: string): Promise<string> {
       const f = deps.row();
-      return taskReportMarkdown({ name: f.name, title: f.title }, await deps.tasks.reportOf(deps.tasks.get(ref), lookup), base);
+      return taskReportMarkdown(
+        { name: f.name, title: f.title },
+        await deps.tasks.reportOf(deps.tasks.get(ref), lookup),
+        base,
+      );
     },
   };
 }

@@ -51,28 +51,48 @@ export function makeRunner(deps: {
     if (current === null || current > at) await storage.setAlarm(at);
   }
 
-  const sequenced = () => tasks.all().map((t) => ({ number: t.number, key: t.key, status: t.status as TaskStatus, dependsOn: t.dependsOn as string[] }));
+  const sequenced = () =>
+    tasks.all().map((t) => ({
+      number: t.number,
+      key: t.key,
+      status: t.status as TaskStatus,
+      dependsOn: t.dependsOn as string[],
+    }));
 
   return {
     poke,
 
     /** Refuses a write while the feature is paused (409 naming the way out). */
     assertRunning(what: string): void {
-      if (deps.row().paused) throw new PantheonError("conflict", `the feature is paused: ${what} is refused until a person resumes it (POST …/resume, pantheon tasks resume)`, { details: { paused: true } });
+      if (deps.row().paused)
+        throw new PantheonError(
+          "conflict",
+          `the feature is paused: ${what} is refused until a person resumes it (POST …/resume, pantheon tasks resume)`,
+          { details: { paused: true } },
+        );
     },
 
     /** Starts run-all (a person who may start tasks): from here each task starts when the one before it ends. */
-    async start(project: string, by: Principal): Promise<{ runAll: true; next: { task: number; key: string } | null; reason?: string }> {
+    async start(
+      project: string,
+      by: Principal,
+    ): Promise<{ runAll: true; next: { task: number; key: string } | null; reason?: string }> {
       const f = deps.row();
       const plan = db.select({ approvedAt: schema.planVersions.approvedAt }).from(schema.planVersions).all().at(-1);
-      if (!plan?.approvedAt) throw new PantheonError("conflict", "the plan is not approved: run-all starts only from an approved plan");
-      if (tasks.all().length === 0) throw new PantheonError("conflict", "the feature has no tasks yet: sync them from the approved plan first");
-      if (f.paused) throw new PantheonError("conflict", "the feature is paused: resume it first (POST …/resume)", { details: { paused: true } });
+      if (!plan?.approvedAt)
+        throw new PantheonError("conflict", "the plan is not approved: run-all starts only from an approved plan");
+      if (tasks.all().length === 0)
+        throw new PantheonError("conflict", "the feature has no tasks yet: sync them from the approved plan first");
+      if (f.paused)
+        throw new PantheonError("conflict", "the feature is paused: resume it first (POST …/resume)", {
+          details: { paused: true },
+        });
       const state: RunAllState = { by, at: Date.now() };
       deps.touch({ runAll: state, stopped: null, project });
       const step = nextStep(sequenced());
       await poke();
-      if (step.kind === "start" || step.kind === "wait") return { runAll: true, next: { task: step.task.number, key: step.task.key } };
+      if (step.kind === "start" || step.kind === "wait")
+        return { runAll: true, next: { task: step.task.number, key: step.task.key } };
       return { runAll: true, next: null, ...(step.kind === "stop" ? { reason: step.reason } : {}) };
     },
 
@@ -90,7 +110,15 @@ export function makeRunner(deps: {
         return [];
       }
       if (step.kind === "stop") {
-        deps.touch({ runAll: null, stopped: { reason: step.reason, task: step.task?.number ?? null, key: step.task?.key ?? null, at: Date.now() } satisfies Stopped });
+        deps.touch({
+          runAll: null,
+          stopped: {
+            reason: step.reason,
+            task: step.task?.number ?? null,
+            key: step.task?.key ?? null,
+            at: Date.now(),
+          } satisfies Stopped,
+        });
         return [];
       }
       if (step.kind === "wait") {
@@ -102,7 +130,15 @@ export function makeRunner(deps: {
       } catch (error) {
         // A start that cannot happen (the worker cannot be made, the principal lost its rights) stops the run for a person.
         const message = error instanceof Error ? error.message : String(error);
-        deps.touch({ runAll: null, stopped: { reason: `task ${step.task.number} (${step.task.key}) could not start: ${message}`, task: step.task.number, key: step.task.key, at: Date.now() } satisfies Stopped });
+        deps.touch({
+          runAll: null,
+          stopped: {
+            reason: `task ${step.task.number} (${step.task.key}) could not start: ${message}`,
+            task: step.task.number,
+            key: step.task.key,
+            at: Date.now(),
+          } satisfies Stopped,
+        });
         return [];
       }
       await poke(runnerHeartbeatMs);
@@ -112,23 +148,48 @@ export function makeRunner(deps: {
     /** The pause switch: writes are refused; answers the running tasks, whose workers' runs the caller stops. */
     pause(): { paused: true; running: { task: number; key: string; worker: string; runId: string }[] } {
       deps.touch({ paused: true });
-      const running = tasks.all().filter((t) => t.status === "in_progress" && t.worker && (t.runIds as string[]).length > 0);
-      return { paused: true, running: running.map((t) => ({ task: t.number, key: t.key, worker: t.worker!, runId: (t.runIds as string[]).at(-1)! })) };
+      const running = tasks
+        .all()
+        .filter((t) => t.status === "in_progress" && t.worker && (t.runIds as string[]).length > 0);
+      return {
+        paused: true,
+        running: running.map((t) => ({
+          task: t.number,
+          key: t.key,
+          worker: t.worker!,
+          runId: (t.runIds as string[]).at(-1)!,
+        })),
+      };
     },
 
     /** Off again: answers the tasks that were running (the caller starts again those whose run was stopped) and wakes run-all. */
-    async resume(): Promise<{ paused: false; running: { task: number; key: string; worker: string; runId: string }[] }> {
+    async resume(): Promise<{
+      paused: false;
+      running: { task: number; key: string; worker: string; runId: string }[];
+    }> {
       deps.touch({ paused: false });
       await poke();
-      const running = tasks.all().filter((t) => t.status === "in_progress" && t.worker && (t.runIds as string[]).length > 0);
-      return { paused: false, running: running.map((t) => ({ task: t.number, key: t.key, worker: t.worker!, runId: (t.runIds as string[]).at(-1)! })) };
+      const running = tasks
+        .all()
+        .filter((t) => t.status === "in_progress" && t.worker && (t.runIds as string[]).length > 0);
+      return {
+        paused: false,
+        running: running.map((t) => ({
+          task: t.number,
+          key: t.key,
+          worker: t.worker!,
+          runId: (t.runIds as string[]).at(-1)!,
+        })),
+      };
     },
 
     /** What the summary shows: paused, run-all on, why it stopped, how many things wait for a person. */
     view(f: FeatureRow) {
       const rows = db.select({ status: schema.tasks.status }).from(schema.tasks).all();
       const questions = (f.questions as { answer: string | null }[]).filter((q) => q.answer === null).length;
-      const stuck = rows.filter((t) => t.status === "blocked" || t.status === "failed" || t.status === "partial").length;
+      const stuck = rows.filter(
+        (t) => t.status === "blocked" || t.status === "failed" || t.status === "partial",
+      ).length;
       const plan = db.select({ approvedAt: schema.planVersions.approvedAt }).from(schema.planVersions).all().at(-1);
       const unapproved = plan && plan.approvedAt === null ? 1 : 0;
       return {
@@ -148,14 +209,23 @@ export type Runner = ReturnType<typeof makeRunner>;
  * Settles running tasks from their workers' runs when the feature was not told (a lost notice): a
  * question waiting for a person blocks the task, an ended run settles it.
  */
-export async function reconcileTasks(tasks: TaskStore, lookup: RunLookup, ended: (ref: number, info: WorkerRunInfo) => Promise<unknown>): Promise<void> {
-  const running = tasks.all().filter((t) => (t.status === "in_progress" || t.status === "blocked") && t.worker && (t.runIds as string[]).length > 0);
+export async function reconcileTasks(
+  tasks: TaskStore,
+  lookup: RunLookup,
+  ended: (ref: number, info: WorkerRunInfo) => Promise<unknown>,
+): Promise<void> {
+  const running = tasks
+    .all()
+    .filter(
+      (t) => (t.status === "in_progress" || t.status === "blocked") && t.worker && (t.runIds as string[]).length > 0,
+    );
   for (const t of running) {
     const runId = (t.runIds as string[]).at(-1)!;
     const [info] = await lookup(t.worker!, [runId]);
     if (!info) continue;
     const fresh = tasks.get(t.number);
-    if (fresh.status === "in_progress" && info.question && !fresh.answer) tasks.set(t.number, { status: "blocked", question: info.question.text });
+    if (fresh.status === "in_progress" && info.question && !fresh.answer)
+      tasks.set(t.number, { status: "blocked", question: info.question.text });
     else if (["completed", "failed", "cancelled"].includes(info.status)) await ended(t.number, info);
   }
 }

@@ -10,11 +10,23 @@ import * as schema from "./schema";
  * from; overlays move with their task; orphans are removed and answered (their rows), so the
  * feature keeps the report of one whose files stay in the tree.
  */
-export function applyTaskSync(db: DrizzleSqliteDODatabase<typeof schema>, files: FileStore, plan: { version: number; markdown: string }, now: number) {
+export function applyTaskSync(
+  db: DrizzleSqliteDODatabase<typeof schema>,
+  files: FileStore,
+  plan: { version: number; markdown: string },
+  now: number,
+) {
   const existing = db.select().from(schema.tasks).all();
   const planned = parsePlanTasks(plan.markdown).tasks;
   const sync = syncTasks(
-    existing.map((t) => ({ number: t.number, key: t.key, name: t.name, description: t.description, status: t.status as TaskStatus, summary: t.summary })),
+    existing.map((t) => ({
+      number: t.number,
+      key: t.key,
+      name: t.name,
+      description: t.description,
+      status: t.status as TaskStatus,
+      summary: t.summary,
+    })),
     planned,
   );
   const byKey = new Map(existing.map((t) => [t.key, t]));

@@ -1,7 +1,17 @@
 import { asc, eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { PantheonError } from "../../core/errors";
-import { pricedRun, totalsOf, workerNameOf, type DiffStats, type ModelUsage, type TaskCommit, type TaskReport, type TaskRun, type TaskStatus } from "../../core/work";
+import {
+  pricedRun,
+  totalsOf,
+  workerNameOf,
+  type DiffStats,
+  type ModelUsage,
+  type TaskCommit,
+  type TaskReport,
+  type TaskRun,
+  type TaskStatus,
+} from "../../core/work";
 import type { FileStore } from "./files";
 import * as schema from "./schema";
 
@@ -34,7 +44,8 @@ export type RunLookup = (worker: string, runIds: string[]) => Promise<WorkerRunI
 
 /** A run as the report prices it: by the models that answered it. */
 export function runOf(worker: string, r: WorkerRunInfo): TaskRun {
-  const models = r.models ?? (r.model ? [{ model: r.model, inputTokens: r.inputTokens, outputTokens: r.outputTokens }] : []);
+  const models =
+    r.models ?? (r.model ? [{ model: r.model, inputTokens: r.inputTokens, outputTokens: r.outputTokens }] : []);
   return pricedRun({ runId: r.runId, status: r.status, trace: `/api/agents/${worker}/runs/${r.runId}`, models });
 }
 
@@ -68,16 +79,29 @@ export function makeTaskStore(db: DrizzleSqliteDODatabase<typeof schema>, files:
     all,
     get(ref: TaskRef): TaskRow {
       const byKey = typeof ref === "string" && !/^\d+$/.test(ref);
-      const row = byKey ? db.select().from(schema.tasks).where(eq(schema.tasks.key, ref)).get() : db.select().from(schema.tasks).where(eq(schema.tasks.number, Number(ref))).get();
+      const row = byKey
+        ? db.select().from(schema.tasks).where(eq(schema.tasks.key, ref)).get()
+        : db
+            .select()
+            .from(schema.tasks)
+            .where(eq(schema.tasks.number, Number(ref)))
+            .get();
       if (!row) {
         const count = db.select({ n: schema.tasks.number }).from(schema.tasks).all().length;
         const what = byKey ? `task '${ref}'` : `task ${ref}`;
-        throw new PantheonError("not_found", `${what} does not exist${count ? ` (tasks 1–${count})` : " (sync the tasks from the approved plan first)"}`, { details: { task: ref } });
+        throw new PantheonError(
+          "not_found",
+          `${what} does not exist${count ? ` (tasks 1–${count})` : " (sync the tasks from the approved plan first)"}`,
+          { details: { task: ref } },
+        );
       }
       return row;
     },
     set(number: number, patch: Partial<TaskRow>): void {
-      db.update(schema.tasks).set({ ...patch, updatedAt: Date.now() }).where(eq(schema.tasks.number, number)).run();
+      db.update(schema.tasks)
+        .set({ ...patch, updatedAt: Date.now() })
+        .where(eq(schema.tasks.number, number))
+        .run();
     },
     /** The board: every task in plan order with its status, diff, uncommitted files, what it waits for and where it came from. */
     board() {
@@ -105,7 +129,13 @@ export function makeTaskStore(db: DrizzleSqliteDODatabase<typeof schema>, files:
     /** The numbers of the tasks with these keys today (a key the plan dropped is left out). */
     numbersOf(keys: readonly string[]): number[] {
       if (keys.length === 0) return [];
-      const numberOf = new Map(db.select({ key: schema.tasks.key, number: schema.tasks.number }).from(schema.tasks).all().map((t) => [t.key, t.number]));
+      const numberOf = new Map(
+        db
+          .select({ key: schema.tasks.key, number: schema.tasks.number })
+          .from(schema.tasks)
+          .all()
+          .map((t) => [t.key, t.number]),
+      );
       return keys.flatMap((k) => (numberOf.has(k) ? [numberOf.get(k)!] : []));
     },
     /** A worker's name from the task's number when first started, unless a task numbered so before a re-sync (or since removed) has it. */

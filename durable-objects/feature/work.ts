@@ -6,7 +6,16 @@ import { agentStub, call, featureStub, registryStub } from "../stubs";
 import type { RunLookup, TaskRef } from "./feature-do";
 
 /** The tools a task's worker always has: its workspace, its task, the plan it works from. */
-export const workerTools = ["fs.list", "fs.read", "fs.write", "fs.delete", "task.commit", "task.block", "plan.read", "status"];
+export const workerTools = [
+  "fs.list",
+  "fs.read",
+  "fs.write",
+  "fs.delete",
+  "task.commit",
+  "task.block",
+  "plan.read",
+  "status",
+];
 
 /**
  * Work across objects: the registry's feature index, each feature's own object, and the worker
@@ -45,12 +54,29 @@ export function makeWork(env: Env, project: string) {
         await call(imported);
       }
     }
-    await registry().featureIndexPut(parsed.name, { title: parsed.title, orchestrator: parsed.orchestrator, createdAt: summary.createdAt });
+    await registry().featureIndexPut(parsed.name, {
+      title: parsed.title,
+      orchestrator: parsed.orchestrator,
+      createdAt: summary.createdAt,
+    });
     return summary;
   }
 
   /** Makes sure the task's worker agent exists (from the feature's worker template) and is bound to this task only. */
-  async function ensureWorker(feature: string, task: { number: number; key: string }, begin: { worker: string; template: { systemPrompt: string; model?: AgentProfile["model"] | undefined; tools: string[]; approvalRequired: string[] }; orchestrator: string }): Promise<void> {
+  async function ensureWorker(
+    feature: string,
+    task: { number: number; key: string },
+    begin: {
+      worker: string;
+      template: {
+        systemPrompt: string;
+        model?: AgentProfile["model"] | undefined;
+        tools: string[];
+        approvalRequired: string[];
+      };
+      orchestrator: string;
+    },
+  ): Promise<void> {
     const existing = await registry().getAgent(begin.worker);
     if (!existing.ok) {
       const orchestrator = await call(registry().getAgent(begin.orchestrator));
@@ -87,7 +113,13 @@ export function makeWork(env: Env, project: string) {
     const begin = await call(f.beginTask(ref, by, options));
     await ensureWorker(feature, { number: begin.task, key: begin.key }, begin);
     const worker = await agentStub(env, project, begin.worker);
-    const { runId, sessionId } = await call(worker.startWork({ key: `${feature}/${begin.key}/${begin.attempt}`, content: begin.spec.prompt, title: `Task ${begin.task}: ${begin.spec.task.name}` }));
+    const { runId, sessionId } = await call(
+      worker.startWork({
+        key: `${feature}/${begin.key}/${begin.attempt}`,
+        content: begin.spec.prompt,
+        title: `Task ${begin.task}: ${begin.spec.task.name}`,
+      }),
+    );
     await call(f.recordRun(begin.key, runId));
     await call(f.noteSession(begin.worker, sessionId));
     return { task: begin.task, key: begin.key, worker: begin.worker, runId, sessionId, spec: begin.spec };
@@ -101,16 +133,28 @@ export function makeWork(env: Env, project: string) {
     const answered = await call(featureStub(env, project, feature).answerTask(task, text, by));
     // A task blocked by a commit conflict has no question waiting, and is simply in progress again.
     // A task blocked by a commit conflict may have no worker run yet (nothing to settle).
-    const outcome = await (await agentStub(env, project, answered.worker)).settleQuestions({ approved: true, by: by.id });
+    const outcome = await (await agentStub(env, project, answered.worker)).settleQuestions({
+      approved: true,
+      by: by.id,
+    });
     if (!outcome.ok && outcome.code !== "not_found") await call(outcome);
     const settled = outcome.ok ? outcome.value : [];
-    return { task: answered.task, key: answered.key, worker: answered.worker, runId: answered.runId, question: answered.question, answer: text, resumed: settled.includes(answered.runId ?? "") || settled.length > 0 };
+    return {
+      task: answered.task,
+      key: answered.key,
+      worker: answered.worker,
+      runId: answered.runId,
+      question: answered.question,
+      answer: text,
+      resumed: settled.includes(answered.runId ?? "") || settled.length > 0,
+    };
   }
 
   /** Discards a task; its worker's open questions leave the inbox (refused: the task moved on). */
   async function discard(feature: string, task: TaskRef, by: Principal) {
     const discarded = await call(featureStub(env, project, feature).discardTask(task, by));
-    if (discarded.worker) await settleOf(discarded.worker, `task ${discarded.task} was discarded: it needs no answer`, actorName(by));
+    if (discarded.worker)
+      await settleOf(discarded.worker, `task ${discarded.task} was discarded: it needs no answer`, actorName(by));
     return discarded;
   }
 
@@ -154,7 +198,13 @@ export function makeWork(env: Env, project: string) {
    * A person answers the planner's question (clarify): the feature records it, and the orchestrator
    * gets it as its next message in the session it asked in, so it goes on planning.
    */
-  async function answerQuestion(feature: string, id: string, text: string, by: Principal & { kind: "person" }, principal: RunPrincipal) {
+  async function answerQuestion(
+    feature: string,
+    id: string,
+    text: string,
+    by: Principal & { kind: "person" },
+    principal: RunPrincipal,
+  ) {
     const answered = await call(featureStub(env, project, feature).answerQuestion(id, text, by));
     if (!answered.first) return { ...answered, turn: null };
     const agent = await agentStub(env, project, answered.orchestrator);
@@ -163,7 +213,11 @@ export function makeWork(env: Env, project: string) {
     const askedBy = asked?.ok ? (asked.value.run as { principal?: RunPrincipal }).principal : undefined;
     const turnPrincipal = askedBy ? lowerPrincipal(askedBy, principal) : principal;
     const content = `${by.id} answered your question about feature '${feature}' ("${answered.question.question}"): ${text}`;
-    const turn = agent.chat({ content, ...(answered.question.session ? { session: answered.question.session } : {}), principal: turnPrincipal });
+    const turn = agent.chat({
+      content,
+      ...(answered.question.session ? { session: answered.question.session } : {}),
+      principal: turnPrincipal,
+    });
     return { ...answered, turn };
   }
 
@@ -172,12 +226,20 @@ export function makeWork(env: Env, project: string) {
   }
 
   /** The index keeps a feature's title for listings. */
-  async function reindex(feature: string, summary: { title: string; orchestrator: string; createdAt: number }): Promise<void> {
-    await registry().featureIndexPut(feature, { title: summary.title, orchestrator: summary.orchestrator, createdAt: summary.createdAt });
+  async function reindex(
+    feature: string,
+    summary: { title: string; orchestrator: string; createdAt: number },
+  ): Promise<void> {
+    await registry().featureIndexPut(feature, {
+      title: summary.title,
+      orchestrator: summary.orchestrator,
+      createdAt: summary.createdAt,
+    });
   }
 
   async function remove(feature: string): Promise<void> {
-    if (!(await names()).includes(feature)) throw new PantheonError("not_found", `feature '${feature}' does not exist`, { details: { feature } });
+    if (!(await names()).includes(feature))
+      throw new PantheonError("not_found", `feature '${feature}' does not exist`, { details: { feature } });
     // The feature's workers go with it: each was made for one of its tasks and holds nothing else.
     const tasks = await call(featureStub(env, project, feature).tasks());
     for (const worker of new Set(tasks.flatMap((t) => (t.worker ? [t.worker] : [])))) {
@@ -190,7 +252,24 @@ export function makeWork(env: Env, project: string) {
     await registry().featureIndexPut(feature, null);
   }
 
-  return { names, resolve, create, reindex, startTask, answer, discard, runAll, pause, resume, answerQuestion, report, remove, lookup, feature: (name: string) => featureStub(env, project, name), list: () => registry().featureIndex() };
+  return {
+    names,
+    resolve,
+    create,
+    reindex,
+    startTask,
+    answer,
+    discard,
+    runAll,
+    pause,
+    resume,
+    answerQuestion,
+    report,
+    remove,
+    lookup,
+    feature: (name: string) => featureStub(env, project, name),
+    list: () => registry().featureIndex(),
+  };
 }
 
 export type Work = ReturnType<typeof makeWork>;

@@ -42,13 +42,24 @@ export interface BusCounts {
 }
 
 const clip = (text: string, max = 4000) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-const textOf = (m: BusMessage) => (m.type === "request" ? m.payload.question : m.type === "response" ? m.payload.answer : m.type === "cancel" ? m.payload.reason : m.payload.error);
+const textOf = (m: BusMessage) =>
+  m.type === "request"
+    ? m.payload.question
+    : m.type === "response"
+      ? m.payload.answer
+      : m.type === "cancel"
+        ? m.payload.reason
+        : m.payload.error;
 
 /** The registry's record of every bus message: its state, its hop in a conversation, and counts per agent. */
 export function makeBusLog(db: Db, now: () => number) {
   // Built once: every message of the project is logged here (drizzle builds a query's SQL on each call).
   const slot = <T>(name: string) => sql.placeholder(name) as unknown as T;
-  const byId = db.select().from(schema.busLog).where(eq(schema.busLog.id, sql.placeholder("id"))).prepare();
+  const byId = db
+    .select()
+    .from(schema.busLog)
+    .where(eq(schema.busLog.id, sql.placeholder("id")))
+    .prepare();
   const insert = db
     .insert(schema.busLog)
     .values({
@@ -72,7 +83,13 @@ export function makeBusLog(db: Db, now: () => number) {
     .prepare();
   const update = db
     .update(schema.busLog)
-    .set({ state: slot<string>("state"), note: slot<string | null>("note"), runId: slot<string | null>("runId"), runStatus: slot<string | null>("runStatus"), updatedAt: slot<number>("updatedAt") })
+    .set({
+      state: slot<string>("state"),
+      note: slot<string | null>("note"),
+      runId: slot<string | null>("runId"),
+      runStatus: slot<string | null>("runStatus"),
+      updatedAt: slot<number>("updatedAt"),
+    })
     .where(eq(schema.busLog.id, sql.placeholder("id")))
     .prepare();
 
@@ -103,7 +120,10 @@ export function makeBusLog(db: Db, now: () => number) {
     }
     const type = existing.type as BusMessage["type"];
     const forward = stateRank(entry.state, type) > stateRank(existing.state as BusLogState, type);
-    const runStatus = entry.runStatus && (forward || !existing.runStatus || stateRank(existing.state as BusLogState, type) < 3) ? entry.runStatus : existing.runStatus;
+    const runStatus =
+      entry.runStatus && (forward || !existing.runStatus || stateRank(existing.state as BusLogState, type) < 3)
+        ? entry.runStatus
+        : existing.runStatus;
     update.run({
       id: message.id,
       state: forward ? entry.state : existing.state,
@@ -126,9 +146,17 @@ export function makeBusLog(db: Db, now: () => number) {
     admit(message: BusMessage, connectionsOf: (agent: string) => string[] | undefined): Refusal | undefined {
       const targetConnections = connectionsOf(message.to);
       let refusal: Refusal | undefined;
-      if (targetConnections === undefined) refusal = { code: "not_found", error: unknownAgentMessage(message.to, message.project) };
+      if (targetConnections === undefined)
+        refusal = { code: "not_found", error: unknownAgentMessage(message.to, message.project) };
       else if (message.type === "request") {
-        refusal = checkRequest({ from: message.from, to: message.to, connections: connectionsOf(message.from) ?? [], depth: message.depth, deadlineAt: message.deadlineAt, now: now() });
+        refusal = checkRequest({
+          from: message.from,
+          to: message.to,
+          connections: connectionsOf(message.from) ?? [],
+          depth: message.depth,
+          deadlineAt: message.deadlineAt,
+          now: now(),
+        });
       }
       if (refusal) record({ message, state: message.type === "request" ? "refused" : "ignored", note: refusal.error });
       else record({ message, state: "delivered" });
@@ -137,7 +165,12 @@ export function makeBusLog(db: Db, now: () => number) {
 
     /** Every request of a conversation in the order it was asked, with its reply. */
     conversation(conversationId: string): BusHop[] {
-      const rows = db.select().from(schema.busLog).where(eq(schema.busLog.conversationId, conversationId)).orderBy(asc(schema.busLog.createdAt), asc(schema.busLog.depth)).all();
+      const rows = db
+        .select()
+        .from(schema.busLog)
+        .where(eq(schema.busLog.conversationId, conversationId))
+        .orderBy(asc(schema.busLog.createdAt), asc(schema.busLog.depth))
+        .all();
       const byId = new Map(rows.map((r) => [r.id, r]));
       return rows
         .filter((r) => r.type === "request")
@@ -154,7 +187,9 @@ export function makeBusLog(db: Db, now: () => number) {
             callId: r.callId,
             runId: r.runId,
             runStatus: r.runStatus,
-            reply: reply ? { type: reply.type, text: reply.text, code: reply.code, state: reply.state as BusLogState } : null,
+            reply: reply
+              ? { type: reply.type, text: reply.text, code: reply.code, state: reply.state as BusLogState }
+              : null,
             note: r.note,
             createdAt: r.createdAt,
             updatedAt: r.updatedAt,
@@ -165,7 +200,12 @@ export function makeBusLog(db: Db, now: () => number) {
     /** Per receiving agent: sent but not delivered, delivered but not finished, and dead letters. */
     counts(): BusCounts[] {
       const rows = db
-        .select({ agent: schema.busLog.toAgent, state: schema.busLog.state, type: schema.busLog.type, n: sql<number>`count(*)` })
+        .select({
+          agent: schema.busLog.toAgent,
+          state: schema.busLog.state,
+          type: schema.busLog.type,
+          n: sql<number>`count(*)`,
+        })
         .from(schema.busLog)
         .where(inArray(schema.busLog.state, ["sent", "delivered", "applied", "dead"]))
         .groupBy(schema.busLog.toAgent, schema.busLog.state, schema.busLog.type)
@@ -183,7 +223,13 @@ export function makeBusLog(db: Db, now: () => number) {
 
     /** Dead letters, newest first (for operators). */
     dead(limit: number): Row[] {
-      return db.select().from(schema.busLog).where(and(eq(schema.busLog.state, "dead"))).orderBy(sql`${schema.busLog.updatedAt} desc`).limit(limit).all();
+      return db
+        .select()
+        .from(schema.busLog)
+        .where(and(eq(schema.busLog.state, "dead")))
+        .orderBy(sql`${schema.busLog.updatedAt} desc`)
+        .limit(limit)
+        .all();
     },
   };
 }

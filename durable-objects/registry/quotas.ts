@@ -1,5 +1,20 @@
 import { PantheonError, type Result } from "../../core/errors";
-import { applyQuotaPatch, dayOf, grantLease, hasCaps, quotaKeys, quotaNow, resetsAt, tightest, type LeaseAnswer, type LeaseBook, type LeaseRequest, type ProjectQuota, type QuotaLimits, type QuotaPatch } from "../../core/quotas";
+import {
+  applyQuotaPatch,
+  dayOf,
+  grantLease,
+  hasCaps,
+  quotaKeys,
+  quotaNow,
+  resetsAt,
+  tightest,
+  type LeaseAnswer,
+  type LeaseBook,
+  type LeaseRequest,
+  type ProjectQuota,
+  type QuotaLimits,
+  type QuotaPatch,
+} from "../../core/quotas";
 
 export interface ProjectQuotaView {
   /** What the project's admin set. */
@@ -23,7 +38,12 @@ const keys = { own: "quota/own", ceiling: "quota/ceiling", book: "quota/book", o
  * table, no migration). The counter is fed by the agents' leases (core/quotas lease.ts says why
  * leases): one RPC per lease, not per model call.
  */
-export function makeProjectQuotas(deps: { kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void }; now(): number; testClock: boolean; project(): string }) {
+export function makeProjectQuotas(deps: {
+  kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void };
+  now(): number;
+  testClock: boolean;
+  project(): string;
+}) {
   const read = (key: string): QuotaLimits => deps.kv.get<QuotaLimits>(key) ?? {};
   const offset = () => (deps.testClock ? deps.kv.get<number>(keys.offset) : undefined);
   const now = () => quotaNow(deps.now(), offset(), deps.testClock);
@@ -40,7 +60,9 @@ export function makeProjectQuotas(deps: { kv: { get<T>(key: string): T | undefin
       day: dayOf(at),
       resetsAt: new Date(resetsAt(at)).toISOString(),
       settled: today?.used ?? { tokens: 0, usd: 0 },
-      leases: Object.values(today?.leases ?? {}).filter((l) => l.expiresAt > at).map((l) => ({ agent: l.agent, exclusive: l.exclusive })),
+      leases: Object.values(today?.leases ?? {})
+        .filter((l) => l.expiresAt > at)
+        .map((l) => ({ agent: l.agent, exclusive: l.exclusive })),
     };
   }
 
@@ -53,9 +75,21 @@ export function makeProjectQuotas(deps: { kv: { get<T>(key: string): T | undefin
       const issues = quotaKeys.flatMap((key) => {
         const value = patch[key];
         const cap = ceiling[key];
-        return typeof value === "number" && cap !== undefined && value > cap ? [{ path: [key], message: `at most ${cap}: the deployment's ceiling for this project (only the deployment's admin can raise it)` }] : [];
+        return typeof value === "number" && cap !== undefined && value > cap
+          ? [
+              {
+                path: [key],
+                message: `at most ${cap}: the deployment's ceiling for this project (only the deployment's admin can raise it)`,
+              },
+            ]
+          : [];
       });
-      if (issues.length) return new PantheonError("validation_failed", `${issues[0]!.path[0]} is above the deployment's ceiling for this project: ${issues[0]!.message}`, { details: { issues } }).toFailure();
+      if (issues.length)
+        return new PantheonError(
+          "validation_failed",
+          `${issues[0]!.path[0]} is above the deployment's ceiling for this project: ${issues[0]!.message}`,
+          { details: { issues } },
+        ).toFailure();
       deps.kv.put(keys.own, applyQuotaPatch(read(keys.own), patch));
       return { ok: true, value: view() };
     },
@@ -67,7 +101,13 @@ export function makeProjectQuotas(deps: { kv: { get<T>(key: string): T | undefin
     },
 
     lease(request: Omit<LeaseRequest, "now">): LeaseAnswer {
-      const { book, answer } = grantLease(deps.kv.get<LeaseBook>(keys.book), deps.project(), effective(), { ...request, now: now() }, crypto.randomUUID());
+      const { book, answer } = grantLease(
+        deps.kv.get<LeaseBook>(keys.book),
+        deps.project(),
+        effective(),
+        { ...request, now: now() },
+        crypto.randomUUID(),
+      );
       deps.kv.put(keys.book, book);
       return answer;
     },

@@ -40,22 +40,47 @@ export class RegistryDO extends DurableObject<Env> {
     this.db = drizzle(ctx.storage, { schema });
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
     this.bus = makeBusLog(this.db, () => Date.now());
-    this.access = makeAccess(this.db, (fn) => ctx.storage.transactionSync(fn), () => Date.now());
+    this.access = makeAccess(
+      this.db,
+      (fn) => ctx.storage.transactionSync(fn),
+      () => Date.now(),
+    );
     this.secrets = makeSecretStore(this.db, () => Date.now());
     this.providers = makeProviderStore(ctx.storage.kv, () => this.project);
-    this.quotas = makeProjectQuotas({ kv: ctx.storage.kv, now: () => Date.now(), testClock: env.PANTHEON_TEST_CLOCK === "1", project: () => this.project });
-    this.agents = makeAgentProfiles({ db: this.db, kv: ctx.storage.kv, providers: this.providers, quotas: this.quotas, project: () => this.project });
+    this.quotas = makeProjectQuotas({
+      kv: ctx.storage.kv,
+      now: () => Date.now(),
+      testClock: env.PANTHEON_TEST_CLOCK === "1",
+      project: () => this.project,
+    });
+    this.agents = makeAgentProfiles({
+      db: this.db,
+      kv: ctx.storage.kv,
+      providers: this.providers,
+      quotas: this.quotas,
+      project: () => this.project,
+    });
     this.spawning = makeSpawning({ db: this.db, profiles: this.agents });
     this.projectFiles = makeProjectFiles({ db: this.db, storage: ctx.storage, providers: this.providers });
   }
 
   // ---- daily caps (./quotas.ts): the project's own, the deployment's ceiling, the agents' leases ---
   private readonly quotas: ProjectQuotas;
-  quotaView() { return this.quotas.view(); }
-  quotaSetOwn(patch: QuotaPatch) { return this.quotas.setOwn(patch); }
-  quotaSetCeiling(patch: QuotaPatch) { return this.quotas.setCeiling(patch); }
-  quotaLease(request: Omit<LeaseRequest, "now">) { return this.quotas.lease(request); }
-  quotaSetClock(offsetMs: number) { return resultOf(() => this.quotas.setClockOffset(offsetMs)); }
+  quotaView() {
+    return this.quotas.view();
+  }
+  quotaSetOwn(patch: QuotaPatch) {
+    return this.quotas.setOwn(patch);
+  }
+  quotaSetCeiling(patch: QuotaPatch) {
+    return this.quotas.setCeiling(patch);
+  }
+  quotaLease(request: Omit<LeaseRequest, "now">) {
+    return this.quotas.lease(request);
+  }
+  quotaSetClock(offsetMs: number) {
+    return resultOf(() => this.quotas.setClockOffset(offsetMs));
+  }
 
   /** This registry's project: the name it was reached by (`registryStub(env, project)`). */
   private get project(): string {
@@ -64,23 +89,49 @@ export class RegistryDO extends DurableObject<Env> {
 
   // ---- project secrets (./secret-store.ts): sealed by the worker, opened only by the agent -------
   private readonly secrets: SecretStore;
-  secretPut(sealed: SealedSecret) { return this.secrets.put(sealed); }
-  secretList() { return this.secrets.list(); }
-  secretDelete(name: string): Result<true> {
-    return this.secrets.remove(name) ? { ok: true, value: true } : fail(new PantheonError("not_found", `no secret '${name}' in this project`, { details: { secret: name } }));
+  secretPut(sealed: SealedSecret) {
+    return this.secrets.put(sealed);
   }
-  secretNames() { return { ...this.secrets.names(), modelKeys: this.providers.keySecrets() }; }
+  secretList() {
+    return this.secrets.list();
+  }
+  secretDelete(name: string): Result<true> {
+    return this.secrets.remove(name)
+      ? { ok: true, value: true }
+      : fail(new PantheonError("not_found", `no secret '${name}' in this project`, { details: { secret: name } }));
+  }
+  secretNames() {
+    return { ...this.secrets.names(), modelKeys: this.providers.keySecrets() };
+  }
 
   // ---- named model providers (./provider-store.ts): plain storage, one record each ------------
   private readonly providers: ProviderStore;
-  providerList() { return this.providers.list(); }
-  providerPut(provider: ModelProvider) { return this.providers.put(provider, this.secrets.names().own, this.listAgents()); }
-  providerDelete(name: string) { return this.providers.remove(name, this.listAgents()); }
-  secretsSealed(names: string[]) { return this.secrets.sealed(names); }
-  secretFingerprint(name: string) { return this.secrets.fingerprint(name); }
-  secretGrant(name: string) { return this.secrets.grant(name); }
+  providerList() {
+    return this.providers.list();
+  }
+  providerPut(provider: ModelProvider) {
+    return this.providers.put(provider, this.secrets.names().own, this.listAgents());
+  }
+  providerDelete(name: string) {
+    return this.providers.remove(name, this.listAgents());
+  }
+  secretsSealed(names: string[]) {
+    return this.secrets.sealed(names);
+  }
+  secretFingerprint(name: string) {
+    return this.secrets.fingerprint(name);
+  }
+  secretGrant(name: string) {
+    return this.secrets.grant(name);
+  }
   secretRevoke(name: string): Result<true> {
-    return this.secrets.revoke(name) ? { ok: true, value: true } : fail(new PantheonError("not_found", `no deployment secret '${name}' is granted to this project`, { details: { secret: name } }));
+    return this.secrets.revoke(name)
+      ? { ok: true, value: true }
+      : fail(
+          new PantheonError("not_found", `no deployment secret '${name}' is granted to this project`, {
+            details: { secret: name },
+          }),
+        );
   }
 
   // ---- bus (core/bus; the log lives in ./bus-log.ts) ------------------------------------------
@@ -89,12 +140,19 @@ export class RegistryDO extends DurableObject<Env> {
     this.bus.record(entries);
   }
   busAdmit(message: BusMessage) {
-    return this.bus.admit(message, (name) => this.db.select({ c: schema.agents.connections }).from(schema.agents).where(eq(schema.agents.name, name)).get()?.c as string[] | undefined);
+    return this.bus.admit(
+      message,
+      (name) =>
+        this.db.select({ c: schema.agents.connections }).from(schema.agents).where(eq(schema.agents.name, name)).get()
+          ?.c as string[] | undefined,
+    );
   }
   busConversation(conversationId: string) {
     return this.bus.conversation(conversationId);
   }
-  busCounts() { return this.bus.counts(); }
+  busCounts() {
+    return this.bus.counts();
+  }
 
   // ---- the project's agents (./agents/profiles.ts) and the children they spawn (./agents/spawn.ts) -
   private readonly agents: AgentProfiles;
@@ -106,7 +164,11 @@ export class RegistryDO extends DurableObject<Env> {
   }
 
   /** A child agent created by `parent` from a script (spawn); the registry compiles it and keeps the graph rules (core/agents/spawn.ts). */
-  spawnChild(parent: string, scriptSource: string, configuredBy?: RunPrincipal): Result<{ child: AgentProfile; parent: AgentProfile }> {
+  spawnChild(
+    parent: string,
+    scriptSource: string,
+    configuredBy?: RunPrincipal,
+  ): Result<{ child: AgentProfile; parent: AgentProfile }> {
     return this.spawning.spawnChild(parent, scriptSource, configuredBy);
   }
 
@@ -116,20 +178,42 @@ export class RegistryDO extends DurableObject<Env> {
   }
 
   /** Agents connected to `name`: their `ask_<name>` tool describes it, so they are re-configured when it changes. */
-  dependentsOf(name: string): AgentProfile[] { return this.agents.dependentsOf(name); }
+  dependentsOf(name: string): AgentProfile[] {
+    return this.agents.dependentsOf(name);
+  }
 
   /** A bare round trip for the benchmarks (`GET /api/health/echo`): no storage, no work. */
-  echo(x: string): string { return x; }
+  echo(x: string): string {
+    return x;
+  }
 
-  listAgents(): AgentProfile[] { return this.agents.listAgents(); }
-  getAgent(name: string): Result<AgentProfile> { return this.agents.getAgent(name); }
-  createAgent(input: AgentInput & { parent?: string; connections?: string[] }): Result<AgentProfile> { return this.agents.createAgent(input); }
+  listAgents(): AgentProfile[] {
+    return this.agents.listAgents();
+  }
+  getAgent(name: string): Result<AgentProfile> {
+    return this.agents.getAgent(name);
+  }
+  createAgent(input: AgentInput & { parent?: string; connections?: string[] }): Result<AgentProfile> {
+    return this.agents.createAgent(input);
+  }
   /** `configuredBy`: who set the script (its behaviors act for them); recorded with every script change. */
-  updateAgent(name: string, patch: AgentPatch & { connections?: string[]; script?: AgentProfile["script"]; scriptSource?: string; configuredBy?: RunPrincipal }): Result<AgentProfile> {
+  updateAgent(
+    name: string,
+    patch: AgentPatch & {
+      connections?: string[];
+      script?: AgentProfile["script"];
+      scriptSource?: string;
+      configuredBy?: RunPrincipal;
+    },
+  ): Result<AgentProfile> {
     return this.agents.updateAgent(name, patch);
   }
-  getScriptSource(name: string): Result<string | null> { return this.agents.getScriptSource(name); }
-  deleteAgent(name: string): Result<true> { return this.agents.deleteAgent(name); }
+  getScriptSource(name: string): Result<string | null> {
+    return this.agents.getScriptSource(name);
+  }
+  deleteAgent(name: string): Result<true> {
+    return this.agents.deleteAgent(name);
+  }
 
   // ---- the project itself (core/projects). Plain storage: one record, no schema needed. -----
 
@@ -140,7 +224,10 @@ export class RegistryDO extends DurableObject<Env> {
    */
   async projectInfo(slug: string): Promise<{ record: ProjectRecord; adopted: boolean } | null> {
     const stored = (await this.ctx.storage.get<ProjectRecord>("project")) ?? null;
-    const hasData = !stored && (this.db.select({ n: schema.agents.name }).from(schema.agents).limit(1).get() !== undefined || this.db.select({ id: schema.tokens.id }).from(schema.tokens).limit(1).get() !== undefined);
+    const hasData =
+      !stored &&
+      (this.db.select({ n: schema.agents.name }).from(schema.agents).limit(1).get() !== undefined ||
+        this.db.select({ id: schema.tokens.id }).from(schema.tokens).limit(1).get() !== undefined);
     const status = projectStatus({ stored, hasData, slug, now: Date.now() });
     if (status?.adopted) await this.ctx.storage.put("project", status.record);
     return status;
@@ -148,12 +235,19 @@ export class RegistryDO extends DurableObject<Env> {
 
   /** Creates this project's record; a conflict when it exists (or holds agents or tokens already). */
   async projectCreate(record: ProjectRecord): Promise<Result<ProjectRecord>> {
-    if (await this.projectInfo(record.slug)) return fail(new PantheonError("conflict", `a project named '${record.slug}' already exists`, { details: { project: record.slug } }));
+    if (await this.projectInfo(record.slug))
+      return fail(
+        new PantheonError("conflict", `a project named '${record.slug}' already exists`, {
+          details: { project: record.slug },
+        }),
+      );
     await this.ctx.storage.put("project", record);
     return { ok: true, value: record };
   }
 
-  agentCount(): number { return this.agents.agentCount(); }
+  agentCount(): number {
+    return this.agents.agentCount();
+  }
 
   /**
    * Empties this project: agents, tokens, invites, bus log and the record. Rows rather than `deleteAll()`,
@@ -161,8 +255,17 @@ export class RegistryDO extends DurableObject<Env> {
    */
   async projectWipe(): Promise<void> {
     this.ctx.storage.transactionSync(() => {
-      for (const table of [schema.agents, schema.tokens, schema.invites, schema.busLog, schema.secrets, schema.secretGrants]) this.db.delete(table).run();
-      for (const prefix of ["display-name/", "incarnation/", "quota/"]) for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
+      for (const table of [
+        schema.agents,
+        schema.tokens,
+        schema.invites,
+        schema.busLog,
+        schema.secrets,
+        schema.secretGrants,
+      ])
+        this.db.delete(table).run();
+      for (const prefix of ["display-name/", "incarnation/", "quota/"])
+        for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
     });
     await this.ctx.storage.delete("project");
   }
@@ -171,19 +274,26 @@ export class RegistryDO extends DurableObject<Env> {
   private readonly projectFiles: ReturnType<typeof makeProjectFiles>;
 
   /** Imports a project file in one transaction (a refused file changes nothing); answers the report and the agents whose profile changed. */
-  importProjectFile(value: unknown, options: PlanOptions & { outbound: OutboundSettings; configuredBy?: RunPrincipal }): Result<{ report: ImportReport; touched: string[] }> {
+  importProjectFile(
+    value: unknown,
+    options: PlanOptions & { outbound: OutboundSettings; configuredBy?: RunPrincipal },
+  ): Result<{ report: ImportReport; touched: string[] }> {
     return this.projectFiles.importProjectFile(value, options);
   }
 
   /** The project as a project file (`GET /api/projects/:slug/export`). */
-  exportProjectFile(): ProjectFile { return this.projectFiles.exportProjectFile(); }
+  exportProjectFile(): ProjectFile {
+    return this.projectFiles.exportProjectFile();
+  }
 
   // ---- project index (used only in the instance named `projectIndexName`, core/projects) -------
   async projectIndexPut(slug: string, record: ProjectRecord | null): Promise<void> {
     if (record) await this.ctx.storage.put(`projects/${slug}`, record);
     else await this.ctx.storage.delete(`projects/${slug}`);
   }
-  async projectIndexList(): Promise<ProjectRecord[]> { return [...(await this.ctx.storage.list<ProjectRecord>({ prefix: "projects/" })).values()]; }
+  async projectIndexList(): Promise<ProjectRecord[]> {
+    return [...(await this.ctx.storage.list<ProjectRecord>({ prefix: "projects/" })).values()];
+  }
 
   // ---- cron index (used only in the one registry instance named by workers/api/schedules.ts) ----
   // Plain Durable Object storage rather than a drizzle table: the index is derived from the scripts
@@ -208,13 +318,20 @@ export class RegistryDO extends DurableObject<Env> {
   // ---- feature index: which features the project has (each feature's data is in its own FeatureDO).
   // Plain storage like the cron index: a row per feature, written when one is created or deleted.
 
-  async featureIndexPut(name: string, entry: { title: string; orchestrator: string; createdAt: number } | null): Promise<void> {
+  async featureIndexPut(
+    name: string,
+    entry: { title: string; orchestrator: string; createdAt: number } | null,
+  ): Promise<void> {
     if (entry) await this.ctx.storage.put(`feature/${name}`, entry);
     else await this.ctx.storage.delete(`feature/${name}`);
   }
   async featureIndex(): Promise<{ name: string; title: string; orchestrator: string; createdAt: number }[]> {
-    const rows = await this.ctx.storage.list<{ title: string; orchestrator: string; createdAt: number }>({ prefix: "feature/" });
-    return [...rows].map(([key, entry]) => ({ name: key.slice("feature/".length), ...entry })).sort((a, b) => a.createdAt - b.createdAt);
+    const rows = await this.ctx.storage.list<{ title: string; orchestrator: string; createdAt: number }>({
+      prefix: "feature/",
+    });
+    return [...rows]
+      .map(([key, entry]) => ({ name: key.slice("feature/".length), ...entry }))
+      .sort((a, b) => a.createdAt - b.createdAt);
   }
 
   // ---- gateway index and cron heartbeat (used only in the instances named by workers/doors/gateways/index-store.ts
@@ -225,7 +342,9 @@ export class RegistryDO extends DurableObject<Env> {
     if (value) await this.ctx.storage.put(`gateway/${key}`, value);
     else await this.ctx.storage.delete(`gateway/${key}`);
   }
-  async gatewayIndexGet(key: string): Promise<Record<string, unknown> | null> { return (await this.ctx.storage.get<Record<string, unknown>>(`gateway/${key}`)) ?? null; }
+  async gatewayIndexGet(key: string): Promise<Record<string, unknown> | null> {
+    return (await this.ctx.storage.get<Record<string, unknown>>(`gateway/${key}`)) ?? null;
+  }
   /** Every entry under `prefix` (e.g. `telegram/`), keyed as put. */
   async gatewayIndexList(prefix: string): Promise<[string, Record<string, unknown>][]> {
     const rows = await this.ctx.storage.list<Record<string, unknown>>({ prefix: `gateway/${prefix}` });
@@ -235,23 +354,46 @@ export class RegistryDO extends DurableObject<Env> {
   async noteCronTick(at: number): Promise<void> {
     await this.ctx.storage.put("cron-tick", at);
   }
-  async lastCronTick(): Promise<number | null> { return (await this.ctx.storage.get<number>("cron-tick")) ?? null; }
+  async lastCronTick(): Promise<number | null> {
+    return (await this.ctx.storage.get<number>("cron-tick")) ?? null;
+  }
   /** Drizzle migrations applied to this registry's database (`created_at` of each), for the doctor. */
   migrationStatus(): number[] {
-    return this.ctx.storage.sql.exec<{ created_at: number }>("SELECT created_at FROM __drizzle_migrations ORDER BY created_at").toArray().map((r: { created_at: number }) => Number(r.created_at));
+    return this.ctx.storage.sql
+      .exec<{ created_at: number }>("SELECT created_at FROM __drizzle_migrations ORDER BY created_at")
+      .toArray()
+      .map((r: { created_at: number }) => Number(r.created_at));
   }
 
   // ---- who may sign in: tokens and invites (./access.ts) -------------------------------------
   private readonly access: Access;
-  createToken(name: string, scope: Scope) { return this.access.createToken(name, scope); }
-  listTokens(): TokenInfo[] { return this.access.listTokens(); }
-  deleteToken(id: string): Result<true> { return this.access.deleteToken(id); }
+  createToken(name: string, scope: Scope) {
+    return this.access.createToken(name, scope);
+  }
+  listTokens(): TokenInfo[] {
+    return this.access.listTokens();
+  }
+  deleteToken(id: string): Result<true> {
+    return this.access.deleteToken(id);
+  }
   /** The token with this SHA-256 hash (its name, scope and person, never the token), or null; records when it was last used. */
-  verifyTokenHash(hash: string): TokenIdentity | null { return this.access.verifyTokenHash(hash); }
+  verifyTokenHash(hash: string): TokenIdentity | null {
+    return this.access.verifyTokenHash(hash);
+  }
   /** Whether a token still exists: sockets opened with it are closed once it is revoked. */
-  tokenExists(id: string): boolean { return this.access.tokenExists(id); }
-  createInvite(input: { name: string; scope: Scope; hash: string; seconds: number }): InviteInfo { return this.access.createInvite(input); }
-  listInvites(): InviteInfo[] { return this.access.listInvites(); }
-  deleteInvite(id: string): Result<true> { return this.access.deleteInvite(id); }
-  redeemInvite(codeHash: string, tokenHash: string, device: string | null): Result<TokenInfo> { return this.access.redeemInvite(codeHash, tokenHash, device); }
+  tokenExists(id: string): boolean {
+    return this.access.tokenExists(id);
+  }
+  createInvite(input: { name: string; scope: Scope; hash: string; seconds: number }): InviteInfo {
+    return this.access.createInvite(input);
+  }
+  listInvites(): InviteInfo[] {
+    return this.access.listInvites();
+  }
+  deleteInvite(id: string): Result<true> {
+    return this.access.deleteInvite(id);
+  }
+  redeemInvite(codeHash: string, tokenHash: string, device: string | null): Result<TokenInfo> {
+    return this.access.redeemInvite(codeHash, tokenHash, device);
+  }
 }

@@ -92,7 +92,10 @@ export const busLog = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [index("bus_log_conversation").on(t.conversationId, t.createdAt), index("bus_log_to_state").on(t.toAgent, t.state)],
+  (t) => [
+    index("bus_log_conversation").on(t.conversationId, t.createdAt),
+    index("bus_log_to_state").on(t.toAgent, t.state),
+  ],
 );
 
 /**

@@ -20,53 +20,120 @@ const fail = (error: PantheonError) => error.toFailure();
  * name means is never a question of precedence.
  */
 export function makeSecretStore(db: DrizzleSqliteDODatabase<typeof schema>, now: () => number) {
-  const grantOf = (name: string) => db.select({ name: schema.secretGrants.name }).from(schema.secretGrants).where(eq(schema.secretGrants.name, name)).get();
-  const ownOf = (name: string) => db.select({ name: schema.secrets.name }).from(schema.secrets).where(eq(schema.secrets.name, name)).get();
+  const grantOf = (name: string) =>
+    db
+      .select({ name: schema.secretGrants.name })
+      .from(schema.secretGrants)
+      .where(eq(schema.secretGrants.name, name))
+      .get();
+  const ownOf = (name: string) =>
+    db.select({ name: schema.secrets.name }).from(schema.secrets).where(eq(schema.secrets.name, name)).get();
   return {
     put(sealed: SealedSecret): Result<SecretListing> {
       if (grantOf(sealed.name)) {
-        return fail(new PantheonError("conflict", `'${sealed.name}' is a deployment secret granted to this project; the deployment admin revokes the grant (DELETE /api/projects/:slug/grants/${sealed.name}) before the project sets its own`, { details: { secret: sealed.name } }));
+        return fail(
+          new PantheonError(
+            "conflict",
+            `'${sealed.name}' is a deployment secret granted to this project; the deployment admin revokes the grant (DELETE /api/projects/:slug/grants/${sealed.name}) before the project sets its own`,
+            { details: { secret: sealed.name } },
+          ),
+        );
       }
-      if (!ownOf(sealed.name) && db.select({ name: schema.secrets.name }).from(schema.secrets).all().length >= maxProjectSecrets) {
-        return fail(new PantheonError("conflict", `a project keeps at most ${maxProjectSecrets} secrets; delete one first`, { details: { limit: maxProjectSecrets } }));
+      if (
+        !ownOf(sealed.name) &&
+        db.select({ name: schema.secrets.name }).from(schema.secrets).all().length >= maxProjectSecrets
+      ) {
+        return fail(
+          new PantheonError("conflict", `a project keeps at most ${maxProjectSecrets} secrets; delete one first`, {
+            details: { limit: maxProjectSecrets },
+          }),
+        );
       }
       const updatedAt = now();
       const values = { iv: sealed.iv, data: sealed.data, fingerprint: sealed.fingerprint, updatedAt };
-      db.insert(schema.secrets).values({ name: sealed.name, ...values }).onConflictDoUpdate({ target: schema.secrets.name, set: values }).run();
+      db.insert(schema.secrets)
+        .values({ name: sealed.name, ...values })
+        .onConflictDoUpdate({ target: schema.secrets.name, set: values })
+        .run();
       return { ok: true, value: { name: sealed.name, updatedAt, fingerprint: shortFingerprint(sealed.fingerprint) } };
     },
     list(): { secrets: SecretListing[]; grants: { name: string; grantedAt: number }[] } {
-      const secrets = db.select({ name: schema.secrets.name, updatedAt: schema.secrets.updatedAt, fingerprint: schema.secrets.fingerprint }).from(schema.secrets).orderBy(asc(schema.secrets.name)).all();
-      return { secrets: secrets.map((s) => ({ ...s, fingerprint: shortFingerprint(s.fingerprint) })), grants: db.select().from(schema.secretGrants).orderBy(asc(schema.secretGrants.name)).all() };
+      const secrets = db
+        .select({
+          name: schema.secrets.name,
+          updatedAt: schema.secrets.updatedAt,
+          fingerprint: schema.secrets.fingerprint,
+        })
+        .from(schema.secrets)
+        .orderBy(asc(schema.secrets.name))
+        .all();
+      return {
+        secrets: secrets.map((s) => ({ ...s, fingerprint: shortFingerprint(s.fingerprint) })),
+        grants: db.select().from(schema.secretGrants).orderBy(asc(schema.secretGrants.name)).all(),
+      };
     },
     remove(name: string): boolean {
       return db.delete(schema.secrets).where(eq(schema.secrets.name, name)).returning().get() !== undefined;
     },
     names(): ProjectSecretNames {
       return {
-        own: db.select({ name: schema.secrets.name }).from(schema.secrets).orderBy(asc(schema.secrets.name)).all().map((r) => r.name),
-        granted: db.select({ name: schema.secretGrants.name }).from(schema.secretGrants).orderBy(asc(schema.secretGrants.name)).all().map((r) => r.name),
+        own: db
+          .select({ name: schema.secrets.name })
+          .from(schema.secrets)
+          .orderBy(asc(schema.secrets.name))
+          .all()
+          .map((r) => r.name),
+        granted: db
+          .select({ name: schema.secretGrants.name })
+          .from(schema.secretGrants)
+          .orderBy(asc(schema.secretGrants.name))
+          .all()
+          .map((r) => r.name),
       };
     },
     /** The sealed values of the names asked for (still sealed: only the agent opens them) and which of them are grants. */
     sealed(names: string[]): { sealed: Omit<SealedSecret, "fingerprint">[]; granted: string[] } {
       if (names.length === 0) return { sealed: [], granted: [] };
       return {
-        sealed: db.select({ name: schema.secrets.name, iv: schema.secrets.iv, data: schema.secrets.data }).from(schema.secrets).where(inArray(schema.secrets.name, names)).all(),
-        granted: db.select({ name: schema.secretGrants.name }).from(schema.secretGrants).where(inArray(schema.secretGrants.name, names)).all().map((r) => r.name),
+        sealed: db
+          .select({ name: schema.secrets.name, iv: schema.secrets.iv, data: schema.secrets.data })
+          .from(schema.secrets)
+          .where(inArray(schema.secrets.name, names))
+          .all(),
+        granted: db
+          .select({ name: schema.secretGrants.name })
+          .from(schema.secretGrants)
+          .where(inArray(schema.secretGrants.name, names))
+          .all()
+          .map((r) => r.name),
       };
     },
     /** The full keyed fingerprint of an own secret, or null. */
     fingerprint(name: string): string | null {
-      return db.select({ f: schema.secrets.fingerprint }).from(schema.secrets).where(eq(schema.secrets.name, name)).get()?.f ?? null;
+      return (
+        db.select({ f: schema.secrets.fingerprint }).from(schema.secrets).where(eq(schema.secrets.name, name)).get()
+          ?.f ?? null
+      );
     },
     grant(name: string): Result<{ name: string; grantedAt: number }> {
       if (ownOf(name)) {
-        return fail(new PantheonError("conflict", `the project has its own secret '${name}'; delete it (DELETE /api/projects/:slug/secrets/${name}) before granting the deployment's`, { details: { secret: name } }));
+        return fail(
+          new PantheonError(
+            "conflict",
+            `the project has its own secret '${name}'; delete it (DELETE /api/projects/:slug/secrets/${name}) before granting the deployment's`,
+            { details: { secret: name } },
+          ),
+        );
       }
       const grantedAt = now();
       db.insert(schema.secretGrants).values({ name, grantedAt }).onConflictDoNothing().run();
-      return { ok: true, value: db.select().from(schema.secretGrants).where(eq(schema.secretGrants.name, name)).get() ?? { name, grantedAt } };
+      return {
+        ok: true,
+        value: db.select().from(schema.secretGrants).where(eq(schema.secretGrants.name, name)).get() ?? {
+          name,
+          grantedAt,
+        },
+      };
     },
     revoke(name: string): boolean {
       return db.delete(schema.secretGrants).where(eq(schema.secretGrants.name, name)).returning().get() !== undefined;

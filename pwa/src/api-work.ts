@@ -48,7 +48,11 @@ export interface FileContent {
 
 const enc = encodeURIComponent;
 const query = (q: Record<string, string | number | undefined>) => {
-  const s = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined && v !== "").map(([k, v]) => [k, String(v)])).toString();
+  const s = new URLSearchParams(
+    Object.entries(q)
+      .filter(([, v]) => v !== undefined && v !== "")
+      .map(([k, v]) => [k, String(v)]),
+  ).toString();
   return s ? `?${s}` : "";
 };
 
@@ -69,20 +73,27 @@ export async function unlessMissing<T>(call: Promise<T>): Promise<T | null> {
 export function makeWorkApi(api: Pick<Api, "request">) {
   const base = (feature: string) => `/api/features/${enc(feature)}`;
   return {
-    listCommits: (feature: string, q: { ref?: string; limit?: number } = {}) => api.request<{ commits: CommitInfo[] }>("GET", `${base(feature)}/commits${query(q)}`),
-    commitDiff: (feature: string, sha: string) => api.request<{ files: CommitFileDiff[] }>("GET", `${base(feature)}/commits/${enc(sha)}/diff`),
+    listCommits: (feature: string, q: { ref?: string; limit?: number } = {}) =>
+      api.request<{ commits: CommitInfo[] }>("GET", `${base(feature)}/commits${query(q)}`),
+    commitDiff: (feature: string, sha: string) =>
+      api.request<{ files: CommitFileDiff[] }>("GET", `${base(feature)}/commits/${enc(sha)}/diff`),
     listBranches: (feature: string) => api.request<Branches>("GET", `${base(feature)}/branches`),
     /** The committed tree (the feature branch, a task's branch or any ref once the repository is git). */
     listFiles: async (feature: string, q: { ref?: string; prefix?: string } = {}) => {
-      const { files } = await api.request<{ files: (FileEntry | string)[] }>("GET", `${base(feature)}/files${query(q)}`);
+      const { files } = await api.request<{ files: (FileEntry | string)[] }>(
+        "GET",
+        `${base(feature)}/files${query(q)}`,
+      );
       return files.map((f) => (typeof f === "string" ? { path: f } : f));
     },
-    readFile: (feature: string, path: string, ref?: string) => api.request<FileContent>("GET", `${base(feature)}/files/content${query({ path, ref })}`),
+    readFile: (feature: string, path: string, ref?: string) =>
+      api.request<FileContent>("GET", `${base(feature)}/files/content${query({ path, ref })}`),
     /** Commits a person's resolution of a task's merge conflict. */
     resolve: (feature: string, task: number | string, files: { path: string; content: string }[]) =>
       api.request<unknown>("POST", `${base(feature)}/tasks/${enc(String(task))}/resolve`, { files }),
     /** Answers the planner's question about the plan (clarify). */
-    answerQuestion: (feature: string, id: string, answer: string) => api.request<unknown>("POST", `${base(feature)}/questions/${enc(id)}/answer`, { answer }),
+    answerQuestion: (feature: string, id: string, answer: string) =>
+      api.request<unknown>("POST", `${base(feature)}/questions/${enc(id)}/answer`, { answer }),
     runAll: (feature: string) => api.request<{ started: unknown[] }>("POST", `${base(feature)}/run-all`, {}),
     pause: (feature: string) => api.request<unknown>("POST", `${base(feature)}/pause`, {}),
     resume: (feature: string) => api.request<unknown>("POST", `${base(feature)}/resume`, {}),

@@ -15,7 +15,8 @@ type Client = ReturnType<typeof hc<ApiRoutes>>;
 type AgentRoutes = Client["api"]["agents"][":name"];
 /** What a call answers with: the JSON its route returns (`json()` of the success response). */
 type Json<Call> = Call extends (...args: never[]) => Promise<infer R> ? JsonOf<R> : never;
-type JsonOf<R> = R extends ClientResponse<infer T, infer _Status, infer Format> ? (Format extends "json" ? T : never) : never;
+type JsonOf<R> =
+  R extends ClientResponse<infer T, infer _Status, infer Format> ? (Format extends "json" ? T : never) : never;
 
 // The API's shapes, read from the routes themselves (workers/api): a server change that breaks
 // the PWA fails its type check.
@@ -108,7 +109,11 @@ export function makeApi(options: ApiOptions) {
     fetch: doFetch,
     headers: () => {
       const token = options.getToken();
-      return { ...(token ? { authorization: `Bearer ${token}` } : {}), "x-pantheon-project": options.getProject(), accept: "application/json" };
+      return {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        "x-pantheon-project": options.getProject(),
+        accept: "application/json",
+      };
     },
   });
 
@@ -141,12 +146,22 @@ export function makeApi(options: ApiOptions) {
    */
   function headers(): Record<string, string> {
     const token = options.getToken();
-    return { ...(token ? { authorization: `Bearer ${token}` } : {}), "x-pantheon-project": options.getProject(), accept: "application/json" };
+    return {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      "x-pantheon-project": options.getProject(),
+      accept: "application/json",
+    };
   }
 
   async function request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
-    const init: RequestInit = { method, headers: { ...headers(), ...(body !== undefined ? { "content-type": "application/json" } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
-    return json(doFetch(`${options.baseUrl ?? ""}${path}`, init) as unknown as Promise<ClientResponse<T, 200, "json">>) as Promise<T>;
+    const init: RequestInit = {
+      method,
+      headers: { ...headers(), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    };
+    return json(
+      doFetch(`${options.baseUrl ?? ""}${path}`, init) as unknown as Promise<ClientResponse<T, 200, "json">>,
+    ) as Promise<T>;
   }
 
   const agents = client.api.agents;
@@ -159,11 +174,18 @@ export function makeApi(options: ApiOptions) {
   return {
     health: () => json(client.api.health.$get()),
     listAgents: () => json(agents.$get()),
-    createAgent: (input: { name: string; description?: string; systemPrompt?: string; model?: Agent["model"] }) => json(agents.$post({ json: input })),
+    createAgent: (input: { name: string; description?: string; systemPrompt?: string; model?: Agent["model"] }) =>
+      json(agents.$post({ json: input })),
     getAgent: (name: string) => json(agents[":name"].$get({ param: agent(name) })),
     listMessages: (name: string, query: { session?: string; cursor?: string; limit?: number } = {}) =>
-      json(agents[":name"].messages.$get({ param: agent(name), query: given({ ...query, limit: query.limit?.toString() }) })),
-    sendMessage: (name: string, input: MessageInput) => json(agents[":name"].messages.$post({ param: agent(name), json: input })),
+      json(
+        agents[":name"].messages.$get({
+          param: agent(name),
+          query: given({ ...query, limit: query.limit?.toString() }),
+        }),
+      ),
+    sendMessage: (name: string, input: MessageInput) =>
+      json(agents[":name"].messages.$post({ param: agent(name), json: input })),
     /** Streams a reply; resolves once the server closes the stream. */
     streamMessage: async (
       name: string,
@@ -171,7 +193,10 @@ export function makeApi(options: ApiOptions) {
       onEvent: (event: RunEvent) => void,
       signal?: AbortSignal,
     ): Promise<void> => {
-      const request = agents[":name"].messages.$post({ param: agent(name), json: input }, { headers: { accept: "text/event-stream" }, init: { signal } });
+      const request = agents[":name"].messages.$post(
+        { param: agent(name), json: input },
+        { headers: { accept: "text/event-stream" }, init: { signal } },
+      );
       const res = await reach(request);
       if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
         // A server without streaming answers JSON: replay it as the events a stream would have sent.
@@ -183,21 +208,32 @@ export function makeApi(options: ApiOptions) {
       await readEventStream(res, onEvent);
     },
     listSessions: (name: string) => json(agents[":name"].sessions.$get({ param: agent(name) })),
-    createSession: (name: string, title?: string) => json(agents[":name"].sessions.$post({ param: agent(name), json: { title } })),
-    listRuns: (name: string, limit = 20) => json(agents[":name"].runs.$get({ param: agent(name), query: { limit: String(limit) } })),
+    createSession: (name: string, title?: string) =>
+      json(agents[":name"].sessions.$post({ param: agent(name), json: { title } })),
+    listRuns: (name: string, limit = 20) =>
+      json(agents[":name"].runs.$get({ param: agent(name), query: { limit: String(limit) } })),
     getRun: (name: string, runId: string) => json(agents[":name"].runs[":id"].$get({ param: run(name, runId) })),
-    decide: (name: string, runId: string, input: { decision: "approve" | "reject"; callId?: string; reason?: string }) =>
-      json(agents[":name"].runs[":id"].approval.$post({ param: run(name, runId), json: input })),
+    decide: (
+      name: string,
+      runId: string,
+      input: { decision: "approve" | "reject"; callId?: string; reason?: string },
+    ) => json(agents[":name"].runs[":id"].approval.$post({ param: run(name, runId), json: input })),
     listApprovals: () => json(client.api.approvals.$get()),
     listTools: (name: string) => json(agents[":name"].tools.$get({ param: agent(name), query: {} })),
     invokeTool: (name: string, tool: string, args: Record<string, unknown>) =>
-      json(agents[":name"].tools[":tool"].invoke.$post({ param: { name: enc(name), tool: enc(tool) }, json: { arguments: args } })),
+      json(
+        agents[":name"].tools[":tool"].invoke.$post({
+          param: { name: enc(name), tool: enc(tool) },
+          json: { arguments: args },
+        }),
+      ),
     getContext: (name: string, q: string, maxTokens?: number) =>
       json(agents[":name"].context.$get({ param: agent(name), query: given({ q, maxTokens: maxTokens?.toString() }) })),
     getScript: (name: string) => json(agents[":name"].script.$get({ param: agent(name) })),
     getSchedules: (name: string) => json(agents[":name"].schedules.$get({ param: agent(name) })),
     /** The agent's eval runs, newest first (`pantheon eval run` makes them). */
-    listEvals: (name: string, limit = 10) => json(agents[":name"].evals.$get({ param: agent(name), query: { limit: String(limit) } })),
+    listEvals: (name: string, limit = 10) =>
+      json(agents[":name"].evals.$get({ param: agent(name), query: { limit: String(limit) } })),
     /** Pauses or resumes one behavior; answers the behavior's schedule as it is now. */
     setSchedulePaused: (name: string, behavior: string, paused: boolean) => {
       const route = agents[":name"].schedules[":behavior"];
@@ -205,38 +241,62 @@ export function makeApi(options: ApiOptions) {
       return json(paused ? route.pause.$post({ param }) : route.resume.$post({ param }));
     },
     getBus: () => json(client.api.bus.$get()),
-    getWorkflow: (name: string, id: string) => json(agents[":name"].workflows[":id"].$get({ param: { name: enc(name), id: enc(id) } })),
+    getWorkflow: (name: string, id: string) =>
+      json(agents[":name"].workflows[":id"].$get({ param: { name: enc(name), id: enc(id) } })),
     getConversation: (id: string) => json(client.api.conversations[":id"].$get({ param: { id: enc(id) } })),
     listFeatures: () => json(features.$get()),
     getFeature: (name: string) => json(features[":feature"].$get({ param: feature(name) })),
-    getPlan: (name: string, version?: number) => json(features[":feature"].plan.$get({ param: feature(name), query: given({ version: version?.toString() }) })),
-    commentPlan: (name: string, input: { version?: number; line: number; body: string }) => json(features[":feature"].plan.comments.$post({ param: feature(name), json: input })),
-    approvePlan: (name: string, version?: number) => json(features[":feature"].plan.approve.$post({ param: feature(name), json: version ? { version } : {} })),
+    getPlan: (name: string, version?: number) =>
+      json(features[":feature"].plan.$get({ param: feature(name), query: given({ version: version?.toString() }) })),
+    commentPlan: (name: string, input: { version?: number; line: number; body: string }) =>
+      json(features[":feature"].plan.comments.$post({ param: feature(name), json: input })),
+    approvePlan: (name: string, version?: number) =>
+      json(features[":feature"].plan.approve.$post({ param: feature(name), json: version ? { version } : {} })),
     listTasks: (name: string) => json(features[":feature"].tasks.$get({ param: feature(name) })),
-    getTask: async (name: string, task: number | string) => (await json(features[":feature"].tasks[":task"].$get({ param: featureTask(name, task) }))) as unknown as TaskDetail,
+    getTask: async (name: string, task: number | string) =>
+      (await json(
+        features[":feature"].tasks[":task"].$get({ param: featureTask(name, task) }),
+      )) as unknown as TaskDetail,
     getReport: (name: string) => json(features[":feature"].report.$get({ param: feature(name) })),
-    startTask: (name: string, task: number | string) => json(features[":feature"].tasks[":task"].start.$post({ param: featureTask(name, task) })),
-    commitTask: (name: string, task: number | string, key: string) => json(features[":feature"].tasks[":task"].commit.$post({ param: featureTask(name, task), json: { key } })),
-    discardTask: (name: string, task: number | string) => json(features[":feature"].tasks[":task"].discard.$post({ param: featureTask(name, task) })),
+    startTask: (name: string, task: number | string) =>
+      json(features[":feature"].tasks[":task"].start.$post({ param: featureTask(name, task) })),
+    commitTask: (name: string, task: number | string, key: string) =>
+      json(features[":feature"].tasks[":task"].commit.$post({ param: featureTask(name, task), json: { key } })),
+    discardTask: (name: string, task: number | string) =>
+      json(features[":feature"].tasks[":task"].discard.$post({ param: featureTask(name, task) })),
     listTokens: () => json(client.api.tokens.$get()),
     /** Signs that device out (204: nothing to read). */
-    revokeToken: async (id: string): Promise<void> => void (await reach(client.api.tokens[":id"].$delete({ param: { id: enc(id) } }))),
+    revokeToken: async (id: string): Promise<void> =>
+      void (await reach(client.api.tokens[":id"].$delete({ param: { id: enc(id) } }))),
     listInvites: () => json(client.api.invites.$get()),
-    createInvite: (input: { name: string; scope: "chat" | "approve" | "admin"; expiresIn?: number }) => json(client.api.invites.$post({ json: input })),
-    withdrawInvite: async (id: string): Promise<void> => void (await reach(client.api.invites[":id"].$delete({ param: { id: enc(id) } }))),
+    createInvite: (input: { name: string; scope: "chat" | "approve" | "admin"; expiresIn?: number }) =>
+      json(client.api.invites.$post({ json: input })),
+    withdrawInvite: async (id: string): Promise<void> =>
+      void (await reach(client.api.invites[":id"].$delete({ param: { id: enc(id) } }))),
     /** Opens a sign-in link: needs no token (the code is the credential); answers this device's own token, once. */
     redeemInvite: (input: { code: string; device?: string }) => json(client.api.invites.redeem.$post({ json: input })),
     /** Stores one picture's bytes for this agent; the server sniffs the type and may refuse it (413, 415). */
     uploadImage: (name: string, blob: Blob, type: string) =>
-      json(doFetch(`${options.baseUrl ?? ""}/api/agents/${enc(name)}/images`, { method: "POST", headers: { ...headers(), "content-type": type }, body: blob }) as unknown as Promise<ClientResponse<UploadedImage, 201, "json">>),
+      json(
+        doFetch(`${options.baseUrl ?? ""}/api/agents/${enc(name)}/images`, {
+          method: "POST",
+          headers: { ...headers(), "content-type": type },
+          body: blob,
+        }) as unknown as Promise<ClientResponse<UploadedImage, 201, "json">>,
+      ),
     /** A stored picture's bytes: fetched with the token, so it is shown through a blob URL, never a bare src. */
     getImage: async (name: string, id: string): Promise<Blob> => {
-      const res = await reach(doFetch(`${options.baseUrl ?? ""}/api/agents/${enc(name)}/images/${enc(id)}`, { headers: headers() }) as unknown as Promise<ClientResponse<unknown>>);
+      const res = await reach(
+        doFetch(`${options.baseUrl ?? ""}/api/agents/${enc(name)}/images/${enc(id)}`, {
+          headers: headers(),
+        }) as unknown as Promise<ClientResponse<unknown>>,
+      );
       return (res as unknown as Response).blob();
     },
     /** The Work routes past the typed client's (./api-work.ts names them and their shapes). */
     request,
-    answerTask: (name: string, task: number | string, answer: string) => json(features[":feature"].tasks[":task"].answer.$post({ param: featureTask(name, task), json: { answer } })),
+    answerTask: (name: string, task: number | string, answer: string) =>
+      json(features[":feature"].tasks[":task"].answer.$post({ param: featureTask(name, task), json: { answer } })),
   };
 }
 
@@ -250,9 +310,17 @@ function given<Q extends Record<string, string | undefined>>(query: Q): Q {
 async function toApiError(res: ClientResponse<unknown>): Promise<ApiError> {
   const requestId = res.headers.get("x-request-id") ?? undefined;
   try {
-    const data = (await res.json()) as { error?: { code?: string; message?: string; requestId?: string; details?: ApiError["details"] } };
+    const data = (await res.json()) as {
+      error?: { code?: string; message?: string; requestId?: string; details?: ApiError["details"] };
+    };
     const e = data.error ?? {};
-    return new ApiError(res.status, e.code ?? "unknown", e.message ?? res.statusText, e.requestId ?? requestId, e.details);
+    return new ApiError(
+      res.status,
+      e.code ?? "unknown",
+      e.message ?? res.statusText,
+      e.requestId ?? requestId,
+      e.details,
+    );
   } catch {
     // Not the contract's error body (an older server or a proxy page): keep the status only.
     return new ApiError(res.status, res.status === 404 ? "not_available" : "unknown", res.statusText, requestId);
@@ -260,7 +328,10 @@ async function toApiError(res: ClientResponse<unknown>): Promise<ApiError> {
 }
 
 /** Parses `event: name\ndata: json` blocks as they arrive; tolerant of CRLF and split chunks. */
-async function readEventStream(res: { body: ReadableStream<Uint8Array<ArrayBuffer>> | null }, onEvent: (event: RunEvent) => void): Promise<void> {
+async function readEventStream(
+  res: { body: ReadableStream<Uint8Array<ArrayBuffer>> | null },
+  onEvent: (event: RunEvent) => void,
+): Promise<void> {
   if (!res.body) return;
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
@@ -279,7 +350,9 @@ async function readEventStream(res: { body: ReadableStream<Uint8Array<ArrayBuffe
     }
   } catch (cause) {
     if ((cause as Error)?.name === "AbortError") throw cause;
-    throw new ApiError(0, "network", "The connection dropped while the reply was streaming", undefined, undefined, { cause });
+    throw new ApiError(0, "network", "The connection dropped while the reply was streaming", undefined, undefined, {
+      cause,
+    });
   }
   const last = parseBlock(buffer);
   if (last) onEvent(last);
@@ -295,7 +368,7 @@ function parseBlock(block: string): RunEvent | null {
   if (data.length === 0) return null;
   try {
     const payload = JSON.parse(data.join("\n")) as Record<string, unknown>;
-    return { ...payload, type: name !== "message" ? name : (payload.type as string | undefined) ?? name } as RunEvent;
+    return { ...payload, type: name !== "message" ? name : ((payload.type as string | undefined) ?? name) } as RunEvent;
   } catch {
     return null;
   }

@@ -16,7 +16,11 @@ interface Uploadable {
  * at the first the server refuses. Already-uploaded ones are skipped, so a retry uploads only
  * what is missing. The page and the service worker (outbox) both send pictures this way.
  */
-export async function uploadPictures(api: Api, agent: string, pictures: Uploadable[]): Promise<{ ids: string[]; failed?: { index: number; error: unknown } }> {
+export async function uploadPictures(
+  api: Api,
+  agent: string,
+  pictures: Uploadable[],
+): Promise<{ ids: string[]; failed?: { index: number; error: unknown } }> {
   for (const [index, picture] of pictures.entries()) {
     if (picture.id) continue;
     try {
@@ -30,8 +34,14 @@ export async function uploadPictures(api: Api, agent: string, pictures: Uploadab
 
 /** A refused upload in words: the server's own reason for a picture it will not take (413, 415). */
 export function describeUploadError(index: number, count: number, name: string, error: unknown): string {
-  const which = count > 1 ? `Picture ${index + 1}${name && name !== "camera" ? ` (${name})` : ""}` : `The picture${name && name !== "camera" ? ` ${name}` : ""}`;
-  const reason = isApiError(error) && (error.status === 413 || error.status === 415 || error.status === 400) ? error.message : describeError(error, "send");
+  const which =
+    count > 1
+      ? `Picture ${index + 1}${name && name !== "camera" ? ` (${name})` : ""}`
+      : `The picture${name && name !== "camera" ? ` ${name}` : ""}`;
+  const reason =
+    isApiError(error) && (error.status === 413 || error.status === 415 || error.status === 400)
+      ? error.message
+      : describeError(error, "send");
   return `${which} was not sent: ${/[.!?]$/.test(reason) ? reason : `${reason}.`} Your message is back in the box below.`;
 }
 
@@ -55,19 +65,23 @@ export function makePictureViewer(deps: { api: Api; store: Store }) {
   return {
     /** Fetches every stored picture on screen that is not loaded yet. */
     async show(agent: string, items: ChatItem[]): Promise<void> {
-      const wanted = items.flatMap((i) => (i.kind === "message" ? (i.images ?? []).flatMap((img) => (img.id && !known(img.id) ? [img.id] : [])) : []));
-      await Promise.all([...new Set(wanted)].map(async (id) => {
-        loading.add(id);
-        try {
-          const blob = await api.getImage(agent, id);
-          if (store.get().chat.agent === agent) keep(id, blob);
-        } catch {
-          // The message still says a picture was sent; its thumbnail reads "not available".
-          store.setChat((c) => (c.agent === agent ? { ...c, imageUrls: { ...c.imageUrls, [id]: "" } } : c));
-        } finally {
-          loading.delete(id);
-        }
-      }));
+      const wanted = items.flatMap((i) =>
+        i.kind === "message" ? (i.images ?? []).flatMap((img) => (img.id && !known(img.id) ? [img.id] : [])) : [],
+      );
+      await Promise.all(
+        [...new Set(wanted)].map(async (id) => {
+          loading.add(id);
+          try {
+            const blob = await api.getImage(agent, id);
+            if (store.get().chat.agent === agent) keep(id, blob);
+          } catch {
+            // The message still says a picture was sent; its thumbnail reads "not available".
+            store.setChat((c) => (c.agent === agent ? { ...c, imageUrls: { ...c.imageUrls, [id]: "" } } : c));
+          } finally {
+            loading.delete(id);
+          }
+        }),
+      );
     },
     /** A picture just uploaded from this device: shown from its own bytes, not fetched back. */
     keep(id: string, blob: Blob): void {

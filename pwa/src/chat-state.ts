@@ -88,22 +88,57 @@ export function mergeHistory(items: ChatItem[], stored: StoredMessage[]): ChatIt
       const key = `t:${m.toolCallId ?? m.id}`;
       const existing = out.find((i): i is ChatToolItem => i.key === key && i.kind === "tool");
       const result = { ok: !/^error/i.test(m.content), output: m.content };
-      out = upsert(out, existing
-        ? { ...existing, result: existing.result ?? result }
-        : { kind: "tool", key, callId: m.toolCallId ?? m.id, runId: m.runId, name: m.name ?? "tool", arguments: undefined, gates: [], result, createdAt });
+      out = upsert(
+        out,
+        existing
+          ? { ...existing, result: existing.result ?? result }
+          : {
+              kind: "tool",
+              key,
+              callId: m.toolCallId ?? m.id,
+              runId: m.runId,
+              name: m.name ?? "tool",
+              arguments: undefined,
+              gates: [],
+              result,
+              createdAt,
+            },
+      );
       continue;
     }
     if (m.content || !m.toolCalls?.length) {
       const images = storedImages(m);
-      out = upsert(out, { kind: "message", key: `m:${m.id}`, id: m.id, role: m.role, content: m.content, ...(m.role === "user" && m.name ? { name: m.name } : {}), ...(images.length ? { images } : {}), createdAt, runId: m.runId });
+      out = upsert(out, {
+        kind: "message",
+        key: `m:${m.id}`,
+        id: m.id,
+        role: m.role,
+        content: m.content,
+        ...(m.role === "user" && m.name ? { name: m.name } : {}),
+        ...(images.length ? { images } : {}),
+        createdAt,
+        runId: m.runId,
+      });
     }
     for (const call of m.toolCalls ?? []) {
       const c = normaliseCall(call);
       const key = `t:${c.callId}`;
       const existing = out.find((i): i is ChatToolItem => i.key === key && i.kind === "tool");
-      out = upsert(out, existing
-        ? { ...existing, name: c.name, arguments: existing.arguments ?? c.arguments, createdAt: createdAt + 1 }
-        : { kind: "tool", key, callId: c.callId, runId: m.runId, name: c.name, arguments: c.arguments, gates: [], createdAt: createdAt + 1 });
+      out = upsert(
+        out,
+        existing
+          ? { ...existing, name: c.name, arguments: existing.arguments ?? c.arguments, createdAt: createdAt + 1 }
+          : {
+              kind: "tool",
+              key,
+              callId: c.callId,
+              runId: m.runId,
+              name: c.name,
+              arguments: c.arguments,
+              gates: [],
+              createdAt: createdAt + 1,
+            },
+      );
     }
     // A final stored reply (no further tool calls) replaces every live draft of its run.
     if (m.role === "assistant" && m.runId && !m.toolCalls?.length) {
@@ -114,8 +149,26 @@ export function mergeHistory(items: ChatItem[], stored: StoredMessage[]): ChatIt
 }
 
 /** Adds a message the person just typed, before the server has given it an id. */
-export function addLocalMessage(items: ChatItem[], localId: string, content: string, now: number, queued = false, images: ChatImage[] = []): ChatItem[] {
-  return [...items, { kind: "message", key: `local:${localId}`, role: "user", content, createdAt: now, queued, ...(images.length ? { images } : {}) }];
+export function addLocalMessage(
+  items: ChatItem[],
+  localId: string,
+  content: string,
+  now: number,
+  queued = false,
+  images: ChatImage[] = [],
+): ChatItem[] {
+  return [
+    ...items,
+    {
+      kind: "message",
+      key: `local:${localId}`,
+      role: "user",
+      content,
+      createdAt: now,
+      queued,
+      ...(images.length ? { images } : {}),
+    },
+  ];
 }
 
 /** A stored message's picture references (`images` on user messages), whatever else the server adds. */
@@ -126,7 +179,14 @@ export function storedImages(m: StoredMessage): ChatImage[] {
     if (typeof i === "string") return [{ id: i }];
     const r = i as { id?: unknown; type?: unknown; width?: unknown; height?: unknown } | null;
     if (typeof r?.id !== "string") return [];
-    return [{ id: r.id, ...(typeof r.type === "string" ? { type: r.type } : {}), ...(typeof r.width === "number" ? { width: r.width } : {}), ...(typeof r.height === "number" ? { height: r.height } : {}) }];
+    return [
+      {
+        id: r.id,
+        ...(typeof r.type === "string" ? { type: r.type } : {}),
+        ...(typeof r.width === "number" ? { width: r.width } : {}),
+        ...(typeof r.height === "number" ? { height: r.height } : {}),
+      },
+    ];
   });
 }
 
@@ -138,7 +198,11 @@ export function removeLocal(items: ChatItem[], localId: string): ChatItem[] {
  * Applies one streamed event to the transcript. `localId` ties the `run` event back to the
  * optimistic message so it is replaced by the stored one rather than shown twice.
  */
-export function applyRunEvent(items: ChatItem[], event: RunEvent, ctx: { runId: string | null; localId?: string }): ChatItem[] {
+export function applyRunEvent(
+  items: ChatItem[],
+  event: RunEvent,
+  ctx: { runId: string | null; localId?: string },
+): ChatItem[] {
   const runId = ctx.runId ?? undefined;
   switch (event.type) {
     case "run": {
@@ -150,32 +214,78 @@ export function applyRunEvent(items: ChatItem[], event: RunEvent, ctx: { runId: 
       if (last?.kind === "message" && last.streaming && last.runId === runId) {
         return [...items.slice(0, -1), { ...last, content: last.content + event.text }];
       }
-      return [...items, { kind: "message", key: `draft:${runId}:${items.length}`, role: "assistant", content: event.text, createdAt: after(items), runId, streaming: true }];
+      return [
+        ...items,
+        {
+          kind: "message",
+          key: `draft:${runId}:${items.length}`,
+          role: "assistant",
+          content: event.text,
+          createdAt: after(items),
+          runId,
+          streaming: true,
+        },
+      ];
     }
     case "tool_call": {
       const key = `t:${event.callId}`;
       // Gates decide before the tool runs, so the call's item usually exists already.
-      if (items.some((i) => i.key === key)) return mapTool(items, event.callId, (t) => ({ ...t, name: event.name, arguments: event.arguments }));
-      return [...items, { kind: "tool", key, callId: event.callId, runId, name: event.name, arguments: event.arguments, gates: [], createdAt: after(items) }];
+      if (items.some((i) => i.key === key))
+        return mapTool(items, event.callId, (t) => ({ ...t, name: event.name, arguments: event.arguments }));
+      return [
+        ...items,
+        {
+          kind: "tool",
+          key,
+          callId: event.callId,
+          runId,
+          name: event.name,
+          arguments: event.arguments,
+          gates: [],
+          createdAt: after(items),
+        },
+      ];
     }
     case "gate": {
       const decision = { gate: event.gate, allow: event.allow, reason: event.reason };
       // The server sends no `tool_call` for a call a gate refused: the first decision opens its item.
       if (!items.some((i) => i.kind === "tool" && i.callId === event.callId)) {
-        return [...items, { kind: "tool", key: `t:${event.callId}`, callId: event.callId, runId, name: "", arguments: undefined, gates: [decision], createdAt: after(items) }];
+        return [
+          ...items,
+          {
+            kind: "tool",
+            key: `t:${event.callId}`,
+            callId: event.callId,
+            runId,
+            name: "",
+            arguments: undefined,
+            gates: [decision],
+            createdAt: after(items),
+          },
+        ];
       }
       return mapTool(items, event.callId, (t) =>
-        t.gates.some((g) => g.gate === event.gate && g.allow === event.allow) ? t : { ...t, gates: [...t.gates, decision] });
+        t.gates.some((g) => g.gate === event.gate && g.allow === event.allow)
+          ? t
+          : { ...t, gates: [...t.gates, decision] },
+      );
     }
     case "tool_result":
-      return mapTool(items, event.callId, (t) => ({ ...t, result: { ok: event.ok, output: event.output, error: event.error, ms: event.ms } }));
+      return mapTool(items, event.callId, (t) => ({
+        ...t,
+        result: { ok: event.ok, output: event.output, error: event.error, ms: event.ms },
+      }));
     case "done": {
-      const settled = items.map((i) => (i.kind === "message" && i.streaming && i.runId === event.runId ? { ...i, streaming: false } : i));
+      const settled = items.map((i) =>
+        i.kind === "message" && i.streaming && i.runId === event.runId ? { ...i, streaming: false } : i,
+      );
       if (!event.reply) return settled;
       // The controller fetches history after `done`, which brings back any text said between tool calls.
       const withoutDrafts = settled.filter((i) => !(i.kind === "message" && i.key.startsWith(`draft:${event.runId}:`)));
       // Streamed items are timed by arrival; keep the reply after them until history brings server times.
-      return mergeHistory(withoutDrafts, [{ ...event.reply, createdAt: Math.max(toTime(event.reply.createdAt), after(withoutDrafts)) }]);
+      return mergeHistory(withoutDrafts, [
+        { ...event.reply, createdAt: Math.max(toTime(event.reply.createdAt), after(withoutDrafts)) },
+      ]);
     }
     default:
       return items;
@@ -215,13 +325,28 @@ export function enrichFromTrace(items: ChatItem[], trace: TraceStep[]): ChatItem
     const tool = data.tool;
     if (step.name === "approval") {
       const d = step.data as { approved?: unknown; by?: unknown };
-      out = mapTool(out, data.callId, (t) => ({ ...t, name: t.name || tool, approval: { approved: d.approved === true, ...(typeof d.by === "string" ? { by: d.by } : {}) } }));
+      out = mapTool(out, data.callId, (t) => ({
+        ...t,
+        name: t.name || tool,
+        approval: { approved: d.approved === true, ...(typeof d.by === "string" ? { by: d.by } : {}) },
+      }));
     } else if (step.name === "tool_call") {
-      out = mapTool(out, data.callId, (t) => ({ ...t, name: t.name || tool, arguments: t.arguments ?? data.arguments }));
+      out = mapTool(out, data.callId, (t) => ({
+        ...t,
+        name: t.name || tool,
+        arguments: t.arguments ?? data.arguments,
+      }));
     } else if (step.name === "gate_decisions" && Array.isArray(data.decisions)) {
-      const gates = (data.decisions as { gate: string; decision: { allow: boolean; reason?: string } }[])
-        .map((d) => ({ gate: d.gate, allow: d.decision.allow, reason: d.decision.reason }));
-      out = mapTool(out, data.callId, (t) => ({ ...t, name: t.name || tool, gates: t.gates.length >= gates.length ? t.gates : gates }));
+      const gates = (data.decisions as { gate: string; decision: { allow: boolean; reason?: string } }[]).map((d) => ({
+        gate: d.gate,
+        allow: d.decision.allow,
+        reason: d.decision.reason,
+      }));
+      out = mapTool(out, data.callId, (t) => ({
+        ...t,
+        name: t.name || tool,
+        gates: t.gates.length >= gates.length ? t.gates : gates,
+      }));
     }
   }
   return out;
@@ -246,12 +371,27 @@ export function restoreFromTrace(items: ChatItem[], runId: string, trace: TraceS
     const first = steps.find((s) => (s.data as { callId: unknown }).callId === callId);
     // Trace and messages share the agent's clock; the cap keeps the item above its reply regardless.
     const createdAt = Math.min(toTime(first?.startedAt), reply.createdAt - calls.length + n);
-    out = [...out, { kind: "tool", key: `t:${callId}`, callId, runId, name: "", arguments: undefined, gates: [], createdAt }];
+    out = [
+      ...out,
+      { kind: "tool", key: `t:${callId}`, callId, runId, name: "", arguments: undefined, gates: [], createdAt },
+    ];
   });
   for (const step of steps) {
     if (step.name !== "tool_result" && step.name !== "agent_response") continue;
     const d = step.data as { callId: string; ok?: unknown; output?: unknown; error?: unknown };
-    out = mapTool(out, d.callId, (t) => (t.result ? t : { ...t, result: { ok: d.ok !== false, output: d.output, error: d.error, ...(step.name === "tool_result" ? { ms: step.durationMs } : {}) } }));
+    out = mapTool(out, d.callId, (t) =>
+      t.result
+        ? t
+        : {
+            ...t,
+            result: {
+              ok: d.ok !== false,
+              output: d.output,
+              error: d.error,
+              ...(step.name === "tool_result" ? { ms: step.durationMs } : {}),
+            },
+          },
+    );
   }
   return byTime(enrichFromTrace(out, trace));
 }

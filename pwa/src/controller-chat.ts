@@ -1,6 +1,14 @@
 import type { Api, RunEvent, StoredMessage } from "./api";
 import { describeUploadError, makePictureViewer, uploadPictures } from "./chat-pictures";
-import { addLocalMessage, applyRunEvent, lastSeenId, mergeHistory, removeLocal, restoreFromTrace, type ChatImage } from "./chat-state";
+import {
+  addLocalMessage,
+  applyRunEvent,
+  lastSeenId,
+  mergeHistory,
+  removeLocal,
+  restoreFromTrace,
+  type ChatImage,
+} from "./chat-state";
 import { describeError, isNetworkError } from "./errors";
 import type { LiveConnection, LiveOptions } from "./live";
 import type { Outbox, QueuedMessage, QueuedPicture } from "./outbox";
@@ -27,7 +35,10 @@ const OFFLINE_QUEUED = "You're offline; your message is queued and will be sent 
 /** A queued message the server will never take (a picture it refuses): it leaves the outbox. */
 class RefusedQueued extends Error {
   override readonly name = "RefusedQueued";
-  constructor(readonly queued: QueuedMessage, readonly text: string) {
+  constructor(
+    readonly queued: QueuedMessage,
+    readonly text: string,
+  ) {
     super(text);
   }
 }
@@ -37,7 +48,9 @@ class RefusedQueued extends Error {
  * could not read as a picture is not drawn: the server's answer about it comes next.
  */
 function localImages(pictures: Omit<QueuedPicture, "id">[]): ChatImage[] {
-  return pictures.flatMap((p) => (p.width ? [{ url: URL.createObjectURL(p.blob), type: p.type, width: p.width, height: p.height }] : []));
+  return pictures.flatMap((p) =>
+    p.width ? [{ url: URL.createObjectURL(p.blob), type: p.type, width: p.width, height: p.height }] : [],
+  );
 }
 
 function releaseImages(images: ChatImage[]): void {
@@ -63,7 +76,11 @@ export function makeChatFeature(deps: ChatDeps) {
 
   async function open(agent: string, session?: string): Promise<void> {
     const current = chat();
-    if (current.agent === agent && (session ?? current.sessionId) === current.sessionId && current.history.status !== "idle") {
+    if (
+      current.agent === agent &&
+      (session ?? current.sessionId) === current.sessionId &&
+      current.history.status !== "idle"
+    ) {
       if (current.history.status === "error") await catchUp();
       return;
     }
@@ -90,7 +107,11 @@ export function makeChatFeature(deps: ChatDeps) {
     if (!deps.connectLive || !token) return;
     const project = store.get().project;
     live = deps.connectLive({
-      agent, project, token, host: deps.location.host, secure: deps.location.protocol === "https:",
+      agent,
+      project,
+      token,
+      host: deps.location.host,
+      secure: deps.location.protocol === "https:",
       onState: (agentState) => store.setChat((c) => (c.agent === agent ? { ...c, agentState } : c)),
       onStatus: (status) => store.setChat((c) => (c.agent === agent ? { ...c, live: status } : c)),
       onReconnect: () => void catchUp(),
@@ -134,12 +155,16 @@ export function makeChatFeature(deps: ChatDeps) {
    * come back from their traces, after the messages have rendered, each run fetched once.
    */
   async function restoreRuns(agent: string): Promise<void> {
-    const replies = chat().items.flatMap((i) => (i.kind === "message" && i.role === "assistant" && i.runId && !i.streaming ? [i.runId] : []));
+    const replies = chat().items.flatMap((i) =>
+      i.kind === "message" && i.role === "assistant" && i.runId && !i.streaming ? [i.runId] : [],
+    );
     const runIds = [...new Set(replies)].slice(-RESTORED_RUNS).filter((id) => !shown.has(id));
     for (const id of runIds) shown.add(id);
-    await Promise.all(runIds.map(async (id) => {
-      if (!(await fromTrace(agent, id))) shown.delete(id);
-    }));
+    await Promise.all(
+      runIds.map(async (id) => {
+        if (!(await fromTrace(agent, id))) shown.delete(id);
+      }),
+    );
   }
 
   async function loadSessions(agent: string): Promise<void> {
@@ -148,7 +173,9 @@ export function makeChatFeature(deps: ChatDeps) {
       const { sessions } = await api.listSessions(agent);
       store.setChat((c) => (c.agent === agent ? { ...c, sessions: { status: "ready", data: sessions } } : c));
     } catch (error) {
-      store.setChat((c) => (c.agent === agent ? { ...c, sessions: { status: "error", error: describeError(error) } } : c));
+      store.setChat((c) =>
+        c.agent === agent ? { ...c, sessions: { status: "error", error: describeError(error) } } : c,
+      );
     }
   }
 
@@ -171,16 +198,22 @@ export function makeChatFeature(deps: ChatDeps) {
           if (!known || !res.nextCursor || res.messages.some((m) => m.id === known)) break;
           cursor = res.nextCursor;
         }
-        store.setChat((s) => (s.agent !== agent ? s : {
-          ...s,
-          sessionId: s.sessionId ?? collected[0]?.sessionId ?? null,
-          items: mergeHistory(s.items, collected),
-          history: { status: "ready", data: null },
-        }));
+        store.setChat((s) =>
+          s.agent !== agent
+            ? s
+            : {
+                ...s,
+                sessionId: s.sessionId ?? collected[0]?.sessionId ?? null,
+                items: mergeHistory(s.items, collected),
+                history: { status: "ready", data: null },
+              },
+        );
         void restoreRuns(agent);
         void viewer.show(agent, chat().items);
       } catch (error) {
-        store.setChat((s) => (s.agent !== agent ? s : { ...s, history: { status: "error", error: describeError(error) } }));
+        store.setChat((s) =>
+          s.agent !== agent ? s : { ...s, history: { status: "error", error: describeError(error) } },
+        );
       }
     })().finally(() => {
       catchingUp = null;
@@ -213,42 +246,65 @@ export function makeChatFeature(deps: ChatDeps) {
     let runId: string | null = null;
     const onDevice = localImages(pictures);
     const shownImages = [...uploaded.map((id) => ({ id })), ...onDevice];
-    store.setChat((s) => ({ ...s, busy: true, error: null, notice: null, runStatus: "running", items: addLocalMessage(s.items, localId, content, deps.now(), false, shownImages) }));
+    store.setChat((s) => ({
+      ...s,
+      busy: true,
+      error: null,
+      notice: null,
+      runStatus: "running",
+      items: addLocalMessage(s.items, localId, content, deps.now(), false, shownImages),
+    }));
     abort = new AbortController();
     const images = [...uploaded];
     try {
       if (pictures.length) {
         const up = await uploadPictures(api, agent, pictures);
         if (up.failed) {
-          store.setChat((s) => (s.agent !== agent ? s : { ...s, busy: false, runStatus: null, items: removeLocal(s.items, localId) }));
+          store.setChat((s) =>
+            s.agent !== agent ? s : { ...s, busy: false, runStatus: null, items: removeLocal(s.items, localId) },
+          );
           if (isNetworkError(up.failed.error)) return await queue(content, pictures);
           const name = pictures[up.failed.index]?.name ?? "";
-          store.setChat((s) => (s.agent !== agent ? s : {
-            ...s,
-            error: { text: describeUploadError(up.failed!.index, pictures.length, name, up.failed!.error) },
-            returned: { key: deps.now(), content, pictures },
-          }));
+          store.setChat((s) =>
+            s.agent !== agent
+              ? s
+              : {
+                  ...s,
+                  error: { text: describeUploadError(up.failed!.index, pictures.length, name, up.failed!.error) },
+                  returned: { key: deps.now(), content, pictures },
+                },
+          );
           return;
         }
         for (const p of pictures) if (p.id) viewer.keep(p.id, p.blob);
         images.push(...up.ids);
       }
-      const input = { ...(content.trim() ? { content } : {}), session: c.sessionId ?? undefined, ...(images.length ? { images } : {}) };
-      await api.streamMessage(agent, input, (event) => {
-        if (event.type === "run") {
-          runId = event.runId;
-          ownRuns.add(event.runId);
-          shown.add(event.runId);
-        }
-        store.setChat((s) => {
-          if (s.agent !== agent) return s;
-          const next = { ...s, items: applyRunEvent(s.items, event, { runId, localId }) };
-          if (event.type === "run") next.sessionId = event.sessionId;
-          if (event.type === "status" || event.type === "done") next.runStatus = event.status;
-          if (event.type === "error") next.error = { text: friendlyRunError(event.message), retryContent: content, retryImages: images };
-          return next;
-        });
-      }, abort.signal);
+      const input = {
+        ...(content.trim() ? { content } : {}),
+        session: c.sessionId ?? undefined,
+        ...(images.length ? { images } : {}),
+      };
+      await api.streamMessage(
+        agent,
+        input,
+        (event) => {
+          if (event.type === "run") {
+            runId = event.runId;
+            ownRuns.add(event.runId);
+            shown.add(event.runId);
+          }
+          store.setChat((s) => {
+            if (s.agent !== agent) return s;
+            const next = { ...s, items: applyRunEvent(s.items, event, { runId, localId }) };
+            if (event.type === "run") next.sessionId = event.sessionId;
+            if (event.type === "status" || event.type === "done") next.runStatus = event.status;
+            if (event.type === "error")
+              next.error = { text: friendlyRunError(event.message), retryContent: content, retryImages: images };
+            return next;
+          });
+        },
+        abort.signal,
+      );
       store.setChat((s) => (s.agent === agent ? { ...s, busy: false } : s));
       if (chat().runStatus === "waiting_approval") {
         // The stream ends while the run waits for a person; its continuation arrives over the socket.
@@ -259,9 +315,15 @@ export function makeChatFeature(deps: ChatDeps) {
       if (runId) await enrich(agent, runId);
     } catch (error) {
       if ((error as Error)?.name === "AbortError") return;
-      store.setChat((s) => (s.agent !== agent ? s : { ...s, busy: false, runStatus: null, items: removeLocal(s.items, localId) }));
+      store.setChat((s) =>
+        s.agent !== agent ? s : { ...s, busy: false, runStatus: null, items: removeLocal(s.items, localId) },
+      );
       if (isNetworkError(error) && runId === null) return queue(content, pictures);
-      store.setChat((s) => (s.agent !== agent ? s : { ...s, error: { text: describeError(error, "send"), retryContent: content, retryImages: images } }));
+      store.setChat((s) =>
+        s.agent !== agent
+          ? s
+          : { ...s, error: { text: describeError(error, "send"), retryContent: content, retryImages: images } },
+      );
       if (runId) await catchUp();
     } finally {
       releaseImages(onDevice);
@@ -273,17 +335,36 @@ export function makeChatFeature(deps: ChatDeps) {
     const c = chat();
     const token = deps.getToken();
     if (!c.agent || !token) return;
-    const kept: QueuedPicture[] = pictures.map(({ blob, type, name, width, height, id }) => ({ blob, type, name, ...(width ? { width, height } : {}), ...(id ? { id } : {}) }));
-    const queued = await deps.outbox.add({ agent: c.agent, project: store.get().project, session: c.sessionId ?? undefined, content, token, ...(kept.length ? { pictures: kept } : {}) });
+    const kept: QueuedPicture[] = pictures.map(({ blob, type, name, width, height, id }) => ({
+      blob,
+      type,
+      name,
+      ...(width ? { width, height } : {}),
+      ...(id ? { id } : {}),
+    }));
+    const queued = await deps.outbox.add({
+      agent: c.agent,
+      project: store.get().project,
+      session: c.sessionId ?? undefined,
+      content,
+      token,
+      ...(kept.length ? { pictures: kept } : {}),
+    });
     const images = localImages(kept);
     queuedImages.set(queued.id, images);
-    store.setChat((s) => ({ ...s, notice: OFFLINE_QUEUED, items: addLocalMessage(s.items, queued.id, content, queued.createdAt, true, images) }));
+    store.setChat((s) => ({
+      ...s,
+      notice: OFFLINE_QUEUED,
+      items: addLocalMessage(s.items, queued.id, content, queued.createdAt, true, images),
+    }));
     deps.requestBackgroundSync();
   }
 
   async function showQueued(): Promise<void> {
     const agent = chat().agent;
-    const queued = (await deps.outbox.list().catch(() => [] as QueuedMessage[])).filter((m) => m.agent === agent && m.project === store.get().project);
+    const queued = (await deps.outbox.list().catch(() => [] as QueuedMessage[])).filter(
+      (m) => m.agent === agent && m.project === store.get().project,
+    );
     store.setChat((s) => {
       let items = s.items;
       for (const m of queued) {
@@ -308,7 +389,11 @@ export function makeChatFeature(deps: ChatDeps) {
           const name = pictures[up.failed.index]?.name ?? "";
           throw new RefusedQueued(m, describeUploadError(up.failed.index, pictures.length, name, up.failed.error));
         }
-        const res = await api.sendMessage(m.agent, { ...(m.content.trim() ? { content: m.content } : {}), session: m.session, ...(up.ids.length ? { images: up.ids } : {}) });
+        const res = await api.sendMessage(m.agent, {
+          ...(m.content.trim() ? { content: m.content } : {}),
+          session: m.session,
+          ...(up.ids.length ? { images: up.ids } : {}),
+        });
         for (const p of pictures) if (p.id) viewer.keep(p.id, p.blob);
         sent(m.id, m.agent, [...(res.userMessage ? [res.userMessage] : []), ...(res.reply ? [res.reply] : [])]);
       });
@@ -318,7 +403,8 @@ export function makeChatFeature(deps: ChatDeps) {
         await handBack(error);
         // The refused one is out of the outbox now; the messages queued after it go on.
         return flushOutbox();
-      } else if (!isNetworkError(error)) store.setChat((s) => ({ ...s, error: { text: describeError(error, "send") } }));
+      } else if (!isNetworkError(error))
+        store.setChat((s) => ({ ...s, error: { text: describeError(error, "send") } }));
     }
     await catchUp();
   }
@@ -333,9 +419,21 @@ export function makeChatFeature(deps: ChatDeps) {
     releaseImages(queuedImages.get(m.id) ?? []);
     queuedImages.delete(m.id);
     const pictures = (m.pictures ?? []).map((p, n) => ({ ...p, key: `${m.id}:${n}` }));
-    store.setChat((s) => (s.agent !== m.agent
-      ? { ...s, error: { text: `A message queued for ${m.agent} was not sent. ${text.replace(/ Your message is back in the box below\.$/, "")}${m.content ? ` It said: "${m.content}"` : ""}` } }
-      : { ...s, items: removeLocal(s.items, m.id), error: { text }, returned: { key: deps.now(), content: m.content, pictures } }));
+    store.setChat((s) =>
+      s.agent !== m.agent
+        ? {
+            ...s,
+            error: {
+              text: `A message queued for ${m.agent} was not sent. ${text.replace(/ Your message is back in the box below\.$/, "")}${m.content ? ` It said: "${m.content}"` : ""}`,
+            },
+          }
+        : {
+            ...s,
+            items: removeLocal(s.items, m.id),
+            error: { text },
+            returned: { key: deps.now(), content: m.content, pictures },
+          },
+    );
   }
 
   /** A queued message went out (from this page or from the service worker). */
@@ -365,7 +463,15 @@ export function makeChatFeature(deps: ChatDeps) {
   }
 
   return {
-    open, close, send, retry, catchUp, flushOutbox, sent, newSession, loadApprovals,
+    open,
+    close,
+    send,
+    retry,
+    catchUp,
+    flushOutbox,
+    sent,
+    newSession,
+    loadApprovals,
     /** After a decision on one of this chat's runs: the reply and the decision itself. */
     refreshRun: async (runId: string) => {
       const agent = chat().agent;

@@ -41,8 +41,16 @@ export function makeDetailFeature({ api, store }: DetailDeps) {
     set((s) => ({
       ...s,
       detail: {
-        agent, info: loading, script: loading, schedules: loading, runs: loading, evals: loading, bus: loading,
-        conversations: s.detail?.agent === agent ? s.detail.conversations : {}, pausing: [], scheduleError: null,
+        agent,
+        info: loading,
+        script: loading,
+        schedules: loading,
+        runs: loading,
+        evals: loading,
+        bus: loading,
+        conversations: s.detail?.agent === agent ? s.detail.conversations : {},
+        pausing: [],
+        scheduleError: null,
       },
     }));
     const [info, script, schedules, runs, bus, evals] = await Promise.all([
@@ -50,10 +58,12 @@ export function makeDetailFeature({ api, store }: DetailDeps) {
       settle(scriptOf(agent)),
       settle(api.getSchedules(agent).then((r) => r.schedules)),
       settle(api.listRuns(agent, RECENT_RUNS).then((r) => r.runs)),
-      settle(api.getBus().then((r) => {
-        const mine = r.agents.find((a) => a.agent === agent);
-        return { pending: mine?.pending ?? 0, inFlight: mine?.inFlight ?? 0, dead: mine?.dead ?? 0 };
-      })),
+      settle(
+        api.getBus().then((r) => {
+          const mine = r.agents.find((a) => a.agent === agent);
+          return { pending: mine?.pending ?? 0, inFlight: mine?.inFlight ?? 0, dead: mine?.dead ?? 0 };
+        }),
+      ),
       settle(api.listEvals(agent).then((r) => r.runs)),
     ]);
     setDetail(agent, (d) => ({ ...d, info, script, schedules, runs, bus, evals }));
@@ -69,9 +79,15 @@ export function makeDetailFeature({ api, store }: DetailDeps) {
       const view = await api.setSchedulePaused(agent, behavior, paused);
       setDetail(agent, (d) => ({
         ...d,
-        schedules: d.schedules.status === "ready"
-          ? { status: "ready", data: d.schedules.data.map((s) => (s.talent === view.talent && s.behavior === view.behavior ? view : s)) }
-          : d.schedules,
+        schedules:
+          d.schedules.status === "ready"
+            ? {
+                status: "ready",
+                data: d.schedules.data.map((s) =>
+                  s.talent === view.talent && s.behavior === view.behavior ? view : s,
+                ),
+              }
+            : d.schedules,
       }));
     } catch (error) {
       setDetail(agent, (d) => ({ ...d, scheduleError: describeError(error) }));
@@ -84,7 +100,10 @@ export function makeDetailFeature({ api, store }: DetailDeps) {
     set((s) => ({ ...s, trace: { status: "loading" } }));
     try {
       const data = await api.getRun(agent, runId);
-      set((s) => ({ ...s, trace: { status: "ready", data: { ...data, conversation: conversationOf(data.run, data.trace) } } }));
+      set((s) => ({
+        ...s,
+        trace: { status: "ready", data: { ...data, conversation: conversationOf(data.run, data.trace) } },
+      }));
     } catch (error) {
       set((s) => ({ ...s, trace: { status: "error", error: describeError(error) } }));
     }

@@ -18,8 +18,28 @@ export interface PeopleDeps {
  * describeDevice("Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/120.0 Mobile Safari/537.36") // "Chrome on Android"
  */
 export function describeDevice(userAgent: string): string {
-  const os = /iPhone/.test(userAgent) ? "iPhone" : /iPad/.test(userAgent) ? "iPad" : /Android/.test(userAgent) ? "Android" : /Mac OS X/.test(userAgent) ? "Mac" : /Windows/.test(userAgent) ? "Windows" : /Linux/.test(userAgent) ? "Linux" : "a device";
-  const browser = /Edg\//.test(userAgent) ? "Edge" : /Firefox\//.test(userAgent) ? "Firefox" : /Chrom(e|ium)\//.test(userAgent) ? "Chrome" : /Safari\//.test(userAgent) ? "Safari" : "a browser";
+  const os = /iPhone/.test(userAgent)
+    ? "iPhone"
+    : /iPad/.test(userAgent)
+      ? "iPad"
+      : /Android/.test(userAgent)
+        ? "Android"
+        : /Mac OS X/.test(userAgent)
+          ? "Mac"
+          : /Windows/.test(userAgent)
+            ? "Windows"
+            : /Linux/.test(userAgent)
+              ? "Linux"
+              : "a device";
+  const browser = /Edg\//.test(userAgent)
+    ? "Edge"
+    : /Firefox\//.test(userAgent)
+      ? "Firefox"
+      : /Chrom(e|ium)\//.test(userAgent)
+        ? "Chrome"
+        : /Safari\//.test(userAgent)
+          ? "Safari"
+          : "a browser";
   return `${browser} on ${os}`;
 }
 
@@ -30,15 +50,28 @@ export function describeDevice(userAgent: string): string {
  */
 export function makePeopleFeature(deps: PeopleDeps) {
   const { api, store } = deps;
-  const setPeople = (update: (p: ReturnType<Store["get"]>["people"]) => ReturnType<Store["get"]>["people"]) => store.set((s) => ({ ...s, people: update(s.people) }));
+  const setPeople = (update: (p: ReturnType<Store["get"]>["people"]) => ReturnType<Store["get"]>["people"]) =>
+    store.set((s) => ({ ...s, people: update(s.people) }));
 
   async function load(): Promise<void> {
-    setPeople((p) => ({ ...p, tokens: { status: "loading", ...(p.tokens.status === "ready" ? { data: p.tokens.data } : {}) }, error: null }));
+    setPeople((p) => ({
+      ...p,
+      tokens: { status: "loading", ...(p.tokens.status === "ready" ? { data: p.tokens.data } : {}) },
+      error: null,
+    }));
     try {
       const [{ tokens }, { invites }] = await Promise.all([api.listTokens(), api.listInvites()]);
-      setPeople((p) => ({ ...p, tokens: { status: "ready", data: tokens }, invites: { status: "ready", data: invites } }));
+      setPeople((p) => ({
+        ...p,
+        tokens: { status: "ready", data: tokens },
+        invites: { status: "ready", data: invites },
+      }));
     } catch (error) {
-      setPeople((p) => ({ ...p, tokens: { status: "error", error: describeError(error) }, invites: { status: "idle" } }));
+      setPeople((p) => ({
+        ...p,
+        tokens: { status: "error", error: describeError(error) },
+        invites: { status: "idle" },
+      }));
     }
   }
 
@@ -72,7 +105,11 @@ export function makePeopleFeature(deps: PeopleDeps) {
     async join(code: string, project: string): Promise<boolean> {
       store.set((s) => ({ ...s, join: { busy: true, error: null } }));
       try {
-        const anonymous = makeApi({ getToken: () => null, getProject: () => project, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+        const anonymous = makeApi({
+          getToken: () => null,
+          getProject: () => project,
+          ...(deps.fetch ? { fetch: deps.fetch } : {}),
+        });
         const signed = await anonymous.redeemInvite({ code, device: deps.device });
         store.set((s) => ({ ...s, join: { busy: false, error: null } }));
         await deps.signInWith(signed.token, project, signed.person ?? signed.name);

@@ -45,26 +45,46 @@ export function makeRepoViews({ work, setWork, settle }: RepoViewDeps) {
       setWork((w) => ({
         ...w,
         has: { ...w.has, repo: commits.status === "ready" ? true : w.has.repo },
-        commits: commits.status === "ready" ? { status: "ready", data: { commits: commits.data!.commits, branches } } : commits.status === "error" ? { status: "error", error: commits.error } : { status: "loading" },
+        commits:
+          commits.status === "ready"
+            ? { status: "ready", data: { commits: commits.data!.commits, branches } }
+            : commits.status === "error"
+              ? { status: "error", error: commits.error }
+              : { status: "loading" },
       }));
     },
 
     async loadCommit(feature: string, sha: string): Promise<void> {
       setWork((w) => ({ ...w, commit: { status: "loading" } }));
-      const [diff, list] = await Promise.all([settle(unlessMissing(work.commitDiff(feature, sha))), unlessMissing(work.listCommits(feature, { ref: sha, limit: 1 })).catch(() => null)]);
+      const [diff, list] = await Promise.all([
+        settle(unlessMissing(work.commitDiff(feature, sha))),
+        unlessMissing(work.listCommits(feature, { ref: sha, limit: 1 })).catch(() => null),
+      ]);
       const info = list?.commits.find((c) => c.sha.startsWith(sha) || sha.startsWith(c.sha)) ?? null;
       setWork((w) => ({
         ...w,
-        commit: diff.status === "ready"
-          ? diff.data === null ? { status: "error", error: MISSING } : { status: "ready", data: { sha, files: diff.data.files, info } }
-          : diff.status === "error" ? { status: "error", error: diff.error } : { status: "loading" },
+        commit:
+          diff.status === "ready"
+            ? diff.data === null
+              ? { status: "error", error: MISSING }
+              : { status: "ready", data: { sha, files: diff.data.files, info } }
+            : diff.status === "error"
+              ? { status: "error", error: diff.error }
+              : { status: "loading" },
       }));
     },
 
     /** The files at a ref (the feature branch by default), and one file's content when a path is named. */
     async loadFiles(feature: string, ref?: string, path?: string): Promise<void> {
-      setWork((w) => ({ ...w, files: { status: "loading", ...("data" in w.files && w.files.data ? { data: w.files.data } : {}) }, file: path ? { status: "loading" } : { status: "idle" } }));
-      const [files, file] = await Promise.all([settle(work.listFiles(feature, ref ? { ref } : {})), path ? settle(work.readFile(feature, path, ref)) : Promise.resolve({ status: "idle" } as const)]);
+      setWork((w) => ({
+        ...w,
+        files: { status: "loading", ...("data" in w.files && w.files.data ? { data: w.files.data } : {}) },
+        file: path ? { status: "loading" } : { status: "idle" },
+      }));
+      const [files, file] = await Promise.all([
+        settle(work.listFiles(feature, ref ? { ref } : {})),
+        path ? settle(work.readFile(feature, path, ref)) : Promise.resolve({ status: "idle" } as const),
+      ]);
       setWork((w) => ({ ...w, files, file }));
     },
   };

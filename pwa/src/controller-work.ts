@@ -26,7 +26,9 @@ const WORKER_NAME = /^(.+)-task-(\d+)$/;
 
 /** Whether the server runs features unattended: its summary then says whether the feature is paused. */
 function flowOf(summary: Loadable<unknown>): { flow?: boolean } {
-  return summary.status === "ready" ? { flow: typeof summary.data === "object" && summary.data !== null && "paused" in summary.data } : {};
+  return summary.status === "ready"
+    ? { flow: typeof summary.data === "object" && summary.data !== null && "paused" in summary.data }
+    : {};
 }
 
 async function settle<T>(promise: Promise<T>): Promise<Loadable<T>> {
@@ -62,7 +64,8 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
 
   const repo = makeRepoViews({ work: makeWorkApi(api), setWork, settle });
 
-  const keep = <T>(l: Loadable<T>): Loadable<T> => ({ status: "loading", ...("data" in l && l.data !== undefined ? { data: l.data } : {}) }) as Loadable<T>;
+  const keep = <T>(l: Loadable<T>): Loadable<T> =>
+    ({ status: "loading", ...("data" in l && l.data !== undefined ? { data: l.data } : {}) }) as Loadable<T>;
 
   async function loadFeature(feature: string): Promise<void> {
     const open = store.get().work.feature;
@@ -74,7 +77,14 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
       api.getReport(feature).catch(() => null),
       repo.probe(feature),
     ]);
-    setWork((w) => ({ ...w, feature: summary, tasks, report, refreshedAt: now(), has: { ...w.has, ...flowOf(summary) } }));
+    setWork((w) => ({
+      ...w,
+      feature: summary,
+      tasks,
+      report,
+      refreshedAt: now(),
+      has: { ...w.has, ...flowOf(summary) },
+    }));
   }
 
   /**
@@ -85,7 +95,10 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
     setWork((w) => ({ ...w, plan: keep(w.plan), compare: keep(w.compare), confirmApprove: null, error: null }));
     const [plan] = await Promise.all([settle(api.getPlan(feature, version)), loadFeatureSummary(feature)]);
     const earlier = compare ?? (plan.status === "ready" && plan.data.version > 1 ? plan.data.version - 1 : undefined);
-    const previous: Loadable<Plan> = earlier && earlier !== (plan.status === "ready" ? plan.data.version : version) ? await settle(api.getPlan(feature, earlier)) : { status: "idle" };
+    const previous: Loadable<Plan> =
+      earlier && earlier !== (plan.status === "ready" ? plan.data.version : version)
+        ? await settle(api.getPlan(feature, earlier))
+        : { status: "idle" };
     setWork((w) => ({ ...w, plan, compare: previous }));
   }
 
@@ -96,12 +109,21 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
 
   /** A task and its report; `first` also asks (once) whether the server keeps git history, not on every poll. */
   async function loadTask(feature: string, task: number | string, first = false): Promise<void> {
-    const [detail, report] = await Promise.all([settle(api.getTask(feature, task)), api.getReport(feature).catch(() => null), first ? repo.probe(feature) : undefined]);
+    const [detail, report] = await Promise.all([
+      settle(api.getTask(feature, task)),
+      api.getReport(feature).catch(() => null),
+      first ? repo.probe(feature) : undefined,
+    ]);
     const number = detail.status === "ready" ? detail.data.number : task;
     const mine = report?.tasks.find((t) => t.number === number) ?? null;
     setWork((w) => ({
       ...w,
-      task: detail.status === "ready" ? { status: "ready", data: { ...detail.data, report: mine } } : detail.status === "error" ? { status: "error", error: detail.error } : w.task,
+      task:
+        detail.status === "ready"
+          ? { status: "ready", data: { ...detail.data, report: mine } }
+          : detail.status === "error"
+            ? { status: "error", error: detail.error }
+            : w.task,
       refreshedAt: now(),
     }));
   }
@@ -124,14 +146,20 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
     switch (route.view) {
       case "features":
         setWork((w) => ({ ...w, features: keep(w.features) }));
-        return void (await Promise.all([settle(api.listFeatures().then((r) => r.features)).then((features) => setWork((w) => ({ ...w, features }))), probeScope()]));
+        return void (await Promise.all([
+          settle(api.listFeatures().then((r) => r.features)).then((features) => setWork((w) => ({ ...w, features }))),
+          probeScope(),
+        ]));
       case "feature":
         poll(() => refreshTasks(route.feature));
         return void (await Promise.all([loadFeature(route.feature), probeScope()]));
       case "plan":
         return void (await Promise.all([loadPlan(route.feature, route.version, route.compare), probeScope()]));
       case "commits":
-        return void (await Promise.all([repo.loadCommits(route.feature, route.ref), loadFeatureSummary(route.feature)]));
+        return void (await Promise.all([
+          repo.loadCommits(route.feature, route.ref),
+          loadFeatureSummary(route.feature),
+        ]));
       case "commit":
         return repo.loadCommit(route.feature, route.sha);
       case "files":
@@ -147,11 +175,22 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
 
   /** One poll of the board: the tasks (and the summary's counts) as they are now. */
   async function refreshTasks(feature: string): Promise<void> {
-    const [tasks, summary] = await Promise.all([api.listTasks(feature).then((r) => r.tasks).catch(() => null), api.getFeature(feature).catch(() => null)]);
+    const [tasks, summary] = await Promise.all([
+      api
+        .listTasks(feature)
+        .then((r) => r.tasks)
+        .catch(() => null),
+      api.getFeature(feature).catch(() => null),
+    ]);
     setWork((w) => ({
       ...w,
       ...(tasks ? { tasks: { status: "ready" as const, data: tasks } } : {}),
-      ...(summary ? { feature: { status: "ready" as const, data: summary }, has: { ...w.has, ...flowOf({ status: "ready", data: summary }) } } : {}),
+      ...(summary
+        ? {
+            feature: { status: "ready" as const, data: summary },
+            has: { ...w.has, ...flowOf({ status: "ready", data: summary }) },
+          }
+        : {}),
       refreshedAt: tasks ? now() : w.refreshedAt,
     }));
   }
@@ -178,7 +217,10 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
       await action();
       return true;
     } catch (error) {
-      setWork((w) => ({ ...w, error: describeError(error, name === "approve" || name === "answer" ? "approve" : "load") }));
+      setWork((w) => ({
+        ...w,
+        error: describeError(error, name === "approve" || name === "answer" ? "approve" : "load"),
+      }));
       return false;
     } finally {
       setWork((w) => ({ ...w, busy: null }));
@@ -201,10 +243,12 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
      * kept as they were) first asks the person to confirm, and is approved on `confirmed`.
      */
     approve: async (feature: string, version: number, confirmed = false): Promise<boolean> => {
-      const open = confirmed ? 0 : await openCommentsOf(feature, version).catch((error: unknown) => {
-        setWork((w) => ({ ...w, error: describeError(error) }));
-        return -1;
-      });
+      const open = confirmed
+        ? 0
+        : await openCommentsOf(feature, version).catch((error: unknown) => {
+            setWork((w) => ({ ...w, error: describeError(error) }));
+            return -1;
+          });
       if (open < 0) return false;
       if (open > 0) {
         setWork((x) => ({ ...x, confirmApprove: version }));
@@ -260,7 +304,11 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
         commitKeys.set(id, key);
         const outcome = await api.commitTask(feature, task, key);
         commitKeys.delete(id);
-        if (!outcome.committed) setWork((w) => ({ ...w, error: `Not committed: ${outcome.conflicts.join(", ")} changed in another task meanwhile. The task is blocked until someone decides.` }));
+        if (!outcome.committed)
+          setWork((w) => ({
+            ...w,
+            error: `Not committed: ${outcome.conflicts.join(", ")} changed in another task meanwhile. The task is blocked until someone decides.`,
+          }));
         await loadTask(feature, task);
       }),
 
@@ -285,7 +333,10 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
     async findTaskOf(agent: string): Promise<{ feature: string; task: number }> {
       const named = WORKER_NAME.exec(agent);
       if (named) {
-        const tasks = await api.listTasks(named[1]!).then((r) => r.tasks).catch(() => []);
+        const tasks = await api
+          .listTasks(named[1]!)
+          .then((r) => r.tasks)
+          .catch(() => []);
         const hit = tasks.find((t) => t.worker === agent);
         if (hit) return { feature: named[1]!, task: hit.number };
       }

@@ -30,7 +30,12 @@ export interface ControllerDeps {
   visible?: () => boolean;
 }
 
-const KEYS = { token: "pantheon.token", project: "pantheon.project", theme: "pantheon.theme", person: "pantheon.person" } as const;
+const KEYS = {
+  token: "pantheon.token",
+  project: "pantheon.project",
+  theme: "pantheon.theme",
+  person: "pantheon.person",
+} as const;
 
 /**
  * The one place that talks to the API. Components read `getState()` and call these actions in
@@ -71,24 +76,48 @@ export function makeController(deps: ControllerDeps) {
   });
   const api: Api = makeApi({ getToken, getProject: () => store.get().project, fetch: deps.fetch });
   const chat = makeChatFeature({
-    api, store, outbox: deps.outbox, now, getToken,
+    api,
+    store,
+    outbox: deps.outbox,
+    now,
+    getToken,
     randomId: deps.randomId ?? (() => crypto.randomUUID()),
     connectLive: deps.connectLive ?? null,
     location: deps.location ?? { host: "localhost", protocol: "http:" },
     requestBackgroundSync: deps.requestBackgroundSync ?? (() => {}),
   });
   const detail = makeDetailFeature({ api, store });
-  const work = makeWorkFeature({ api, store, now, visible: deps.visible ?? (() => true), randomId: deps.randomId ?? (() => crypto.randomUUID()) });
+  const work = makeWorkFeature({
+    api,
+    store,
+    now,
+    visible: deps.visible ?? (() => true),
+    randomId: deps.randomId ?? (() => crypto.randomUUID()),
+  });
   const set = store.set;
   const replace = deps.replace ?? deps.navigate ?? (() => {});
   const people = makePeopleFeature({
-    api, store, ...(deps.fetch ? { fetch: deps.fetch } : {}), device: deps.device ?? "a browser",
+    api,
+    store,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    device: deps.device ?? "a browser",
     async signInWith(token, project, person) {
       chat.close();
       deps.storage.setItem(KEYS.token, token);
       deps.storage.setItem(KEYS.project, project);
       deps.storage.setItem(KEYS.person, person);
-      set((s) => ({ ...s, signedIn: true, project, person, signIn: { busy: false, error: null }, agents: { status: "idle" }, approvals: { status: "idle" }, chat: emptyChat(), work: emptyWork(), people: emptyPeople() }));
+      set((s) => ({
+        ...s,
+        signedIn: true,
+        project,
+        person,
+        signIn: { busy: false, error: null },
+        agents: { status: "idle" },
+        approvals: { status: "idle" },
+        chat: emptyChat(),
+        work: emptyWork(),
+        people: emptyPeople(),
+      }));
       // The link is spent: leave it out of history, so Back does not open it again.
       replace(toHash({ view: "agents" }));
     },
@@ -99,12 +128,18 @@ export function makeController(deps: ControllerDeps) {
     key: K,
     fetcher: () => Promise<AppState[K] extends Loadable<infer T> ? T : never>,
   ): Promise<void> {
-    set((s) => ({ ...s, [key]: { status: "loading", data: "data" in s[key] ? (s[key] as { data?: unknown }).data : undefined } }));
+    set((s) => ({
+      ...s,
+      [key]: { status: "loading", data: "data" in s[key] ? (s[key] as { data?: unknown }).data : undefined },
+    }));
     try {
       const data = await fetcher();
       set((s) => ({ ...s, [key]: { status: "ready", data } }));
     } catch (error) {
-      set((s) => ({ ...s, [key]: { status: "error", error: describeError(error), data: (s[key] as { data?: unknown }).data } }));
+      set((s) => ({
+        ...s,
+        [key]: { status: "error", error: describeError(error), data: (s[key] as { data?: unknown }).data },
+      }));
     }
   }
 
@@ -112,7 +147,8 @@ export function makeController(deps: ControllerDeps) {
   async function followWorkflow(route: Extract<Route, { view: "workflow" }>): Promise<void> {
     await load("workflow", () => api.getWorkflow(route.agent, route.id));
     const shown = store.get();
-    const stillHere = (s: typeof shown) => s.route.view === "workflow" && s.route.id === route.id && s.route.agent === route.agent;
+    const stillHere = (s: typeof shown) =>
+      s.route.view === "workflow" && s.route.id === route.id && s.route.agent === route.agent;
     if (shown.workflow.status === "ready" && shown.workflow.data?.status === "running" && stillHere(shown)) {
       setTimeout(() => void (stillHere(store.get()) && followWorkflow(route)), 1500);
     }
@@ -174,12 +210,22 @@ export function makeController(deps: ControllerDeps) {
     async signIn(token: string, project = "default"): Promise<boolean> {
       set((s) => ({ ...s, project: project || "default", signIn: { busy: true, error: null } }));
       try {
-        const { agents } = await makeApi({ getToken: () => token, getProject: () => store.get().project, fetch: deps.fetch }).listAgents();
+        const { agents } = await makeApi({
+          getToken: () => token,
+          getProject: () => store.get().project,
+          fetch: deps.fetch,
+        }).listAgents();
         deps.storage.setItem(KEYS.token, token);
         deps.storage.setItem(KEYS.project, store.get().project);
         // A pasted token is nobody's in particular: the person is whoever the token's name says.
         deps.storage.removeItem(KEYS.person);
-        set((s) => ({ ...s, signedIn: true, person: null, signIn: { busy: false, error: null }, agents: { status: "ready", data: agents } }));
+        set((s) => ({
+          ...s,
+          signedIn: true,
+          person: null,
+          signIn: { busy: false, error: null },
+          agents: { status: "ready", data: agents },
+        }));
         await onRoute(store.get().route);
         return true;
       } catch (error) {
@@ -193,7 +239,17 @@ export function makeController(deps: ControllerDeps) {
       deps.storage.removeItem(KEYS.token);
       deps.storage.removeItem(KEYS.person);
       work.stopPolling();
-      set((s) => ({ ...s, signedIn: false, person: null, people: emptyPeople(), agents: { status: "idle" }, detail: null, approvals: { status: "idle" }, chat: emptyChat(), work: emptyWork() }));
+      set((s) => ({
+        ...s,
+        signedIn: false,
+        person: null,
+        people: emptyPeople(),
+        agents: { status: "idle" },
+        detail: null,
+        approvals: { status: "idle" },
+        chat: emptyChat(),
+        work: emptyWork(),
+      }));
     },
 
     setOnline(online: boolean): void {
@@ -206,7 +262,12 @@ export function makeController(deps: ControllerDeps) {
       set((s) => ({ ...s, theme }));
     },
 
-    async createAgent(input: { name: string; description?: string; systemPrompt?: string; model?: Agent["model"] }): Promise<boolean> {
+    async createAgent(input: {
+      name: string;
+      description?: string;
+      systemPrompt?: string;
+      model?: Agent["model"];
+    }): Promise<boolean> {
       set((s) => ({ ...s, createAgent: { busy: true, error: null, created: null } }));
       try {
         const agent = await api.createAgent(input);
@@ -214,19 +275,26 @@ export function makeController(deps: ControllerDeps) {
         await load("agents", async () => (await api.listAgents()).agents);
         return true;
       } catch (error) {
-        set((s) => ({ ...s, createAgent: { busy: false, error: describeError(error, "create-agent"), created: null } }));
+        set((s) => ({
+          ...s,
+          createAgent: { busy: false, error: describeError(error, "create-agent"), created: null },
+        }));
         return false;
       }
     },
 
-    async decide(approval: Pick<Approval, "agent" | "runId" | "callId">, decision: "approve" | "reject"): Promise<void> {
+    async decide(
+      approval: Pick<Approval, "agent" | "runId" | "callId">,
+      decision: "approve" | "reject",
+    ): Promise<void> {
       // Only a run's call is decided; an entry without a run (a planner's question) is answered.
       const runId = approval.runId;
       if (!runId) return;
       set((s) => ({ ...s, deciding: [...s.deciding, approval.callId], decideError: null }));
       try {
         await api.decide(approval.agent, runId, { decision, callId: approval.callId });
-        const drop = (list: Approval[]) => list.filter((a) => !(a.callId === approval.callId && a.runId === approval.runId));
+        const drop = (list: Approval[]) =>
+          list.filter((a) => !(a.callId === approval.callId && a.runId === approval.runId));
         set((s) => ({
           ...s,
           approvals: s.approvals.status === "ready" ? { status: "ready", data: drop(s.approvals.data) } : s.approvals,
@@ -244,19 +312,32 @@ export function makeController(deps: ControllerDeps) {
      * Answers a question in the inbox: a blocked task's (`task.block`: the worker's run goes on with
      * it) or the planner's before it writes the plan (clarify: `plan.ask`, its call id the question's).
      */
-    async answer(approval: Pick<Approval, "agent" | "runId" | "callId"> & QuestionLinks & { tool?: string }, text: string): Promise<void> {
+    async answer(
+      approval: Pick<Approval, "agent" | "runId" | "callId"> & QuestionLinks & { tool?: string },
+      text: string,
+    ): Promise<void> {
       const same = (a: Approval) => a.callId === approval.callId && a.runId === approval.runId;
       set((s) => ({ ...s, deciding: [...s.deciding, approval.callId], decideError: null }));
       try {
-        if (approval.feature && approval.tool === "plan.ask") await work.answerQuestion(approval.feature, approval.callId, text);
+        if (approval.feature && approval.tool === "plan.ask")
+          await work.answerQuestion(approval.feature, approval.callId, text);
         else {
           // The server's own links name the task (its key survives a re-sync that renumbers); a
           // worker's name is only a hint, so without links the boards say which task it works.
           const named = approval.taskKey ?? approval.task;
-          const { feature, task } = approval.feature && named !== undefined && named !== null ? { feature: approval.feature, task: named } : await work.findTaskOf(approval.agent);
+          const { feature, task } =
+            approval.feature && named !== undefined && named !== null
+              ? { feature: approval.feature, task: named }
+              : await work.findTaskOf(approval.agent);
           await api.answerTask(feature, task, text);
         }
-        set((s) => ({ ...s, approvals: s.approvals.status === "ready" ? { status: "ready", data: s.approvals.data.filter((a) => !same(a)) } : s.approvals }));
+        set((s) => ({
+          ...s,
+          approvals:
+            s.approvals.status === "ready"
+              ? { status: "ready", data: s.approvals.data.filter((a) => !same(a)) }
+              : s.approvals,
+        }));
       } catch (error) {
         set((s) => ({ ...s, decideError: describeError(error, "approve") }));
       } finally {

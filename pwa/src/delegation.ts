@@ -34,7 +34,14 @@ export async function findConversations(api: Api, agent: string, runs: RunSummar
     if (run.conversationId) found[run.id] = run.conversationId;
     return !run.conversationId;
   });
-  const traces = await Promise.all(rest.map((r) => api.getRun(agent, r.id).then((t) => t.trace, () => [] as TraceStep[])));
+  const traces = await Promise.all(
+    rest.map((r) =>
+      api.getRun(agent, r.id).then(
+        (t) => t.trace,
+        () => [] as TraceStep[],
+      ),
+    ),
+  );
   rest.forEach((run, i) => {
     const id = conversationsInTrace(traces[i] ?? [])[0];
     if (id) found[run.id] = id;

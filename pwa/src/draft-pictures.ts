@@ -34,7 +34,10 @@ export function makeDraftPictures(indexedDB: IDBFactory | undefined): DraftPictu
     return opened;
   }
 
-  async function run<T>(mode: IDBTransactionMode, op: (store: IDBObjectStore) => IDBRequest<T>): Promise<T | undefined> {
+  async function run<T>(
+    mode: IDBTransactionMode,
+    op: (store: IDBObjectStore) => IDBRequest<T>,
+  ): Promise<T | undefined> {
     if (!indexedDB) return undefined;
     const d = await db(indexedDB);
     return new Promise((resolve, reject) => {
@@ -48,12 +51,24 @@ export function makeDraftPictures(indexedDB: IDBFactory | undefined): DraftPictu
 
   return {
     async load(agent) {
-      const row = await run<{ agent: string; pictures: Picture[] } | undefined>("readonly", (s) => s.get(agent)).catch(() => undefined);
+      const row = await run<{ agent: string; pictures: Picture[] } | undefined>("readonly", (s) => s.get(agent)).catch(
+        () => undefined,
+      );
       return row?.pictures ?? [];
     },
     async save(agent, pictures) {
-      const kept = pictures.map(({ key, blob, type, name, width, height, id }) => ({ key, blob, type, name, ...(width ? { width, height } : {}), ...(id ? { id } : {}) }));
-      await run<unknown>("readwrite", (s) => (kept.length ? s.put({ agent, pictures: kept }) : s.delete(agent)) as IDBRequest<unknown>).catch(() => {
+      const kept = pictures.map(({ key, blob, type, name, width, height, id }) => ({
+        key,
+        blob,
+        type,
+        name,
+        ...(width ? { width, height } : {}),
+        ...(id ? { id } : {}),
+      }));
+      await run<unknown>(
+        "readwrite",
+        (s) => (kept.length ? s.put({ agent, pictures: kept }) : s.delete(agent)) as IDBRequest<unknown>,
+      ).catch(() => {
         // Storage full or refused (private mode): the pictures stay in the composer for this page's life.
       });
     },

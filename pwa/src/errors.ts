@@ -55,7 +55,8 @@ export function describeError(error: unknown, context: ErrorContext = "load"): s
         ? `This needs a token with the '${error.details.needed}' scope; yours has '${error.details.scope ?? "less"}'. Ask an operator for one (pantheon tokens create <name> --scope ${error.details.needed}).`
         : "This token is not allowed to do that. Ask an operator for a token with more access.";
     case 404:
-      if (error.code === "not_found" && error.message && !/route|path/i.test(error.message)) return `Not found: ${error.message}`;
+      if (error.code === "not_found" && error.message && !/route|path/i.test(error.message))
+        return `Not found: ${error.message}`;
       return "This part of Pantheon is not available on this server yet.";
     case 405:
     case 501:
@@ -79,7 +80,8 @@ export function describeError(error: unknown, context: ErrorContext = "load"): s
     case 429:
       return "Too many requests just now. Wait a moment and try again.";
     default:
-      if (error.status >= 500) return `The server had a problem and could not finish this${ref}. Try again in a moment.`;
+      if (error.status >= 500)
+        return `The server had a problem and could not finish this${ref}. Try again in a moment.`;
       return `${error.message}${ref}`;
   }
 }

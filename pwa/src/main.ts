@@ -30,7 +30,11 @@ function start(): void {
     device: describeDevice(navigator.userAgent),
     requestBackgroundSync: () => {
       void navigator.serviceWorker?.ready
-        .then((reg) => (reg as ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } }).sync?.register("pantheon-outbox"))
+        .then((reg) =>
+          (reg as ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } }).sync?.register(
+            "pantheon-outbox",
+          ),
+        )
         .catch(() => {
           // No Background Sync (Firefox, Safari): the page's `online` listener sends instead.
         });
@@ -69,22 +73,37 @@ function start(): void {
   on("plan-comment", (d) => void controller.work.comment(d.feature, d.version, d.line, d.body));
   on("plan-approve", (d) => void controller.work.approve(d.feature, d.version, d.confirmed === true));
   on("plan-approve-cancel", () => controller.work.cancelApprove());
-  on("plan-compare", (d) => controller.navigate({ view: "plan", feature: d.feature, ...(d.version ? { version: d.version } : {}), ...(d.compare ? { compare: d.compare } : {}) }));
+  on("plan-compare", (d) =>
+    controller.navigate({
+      view: "plan",
+      feature: d.feature,
+      ...(d.version ? { version: d.version } : {}),
+      ...(d.compare ? { compare: d.compare } : {}),
+    }),
+  );
   on("task-resolve", (d) => void controller.work.resolve(d.feature, d.task, d.files));
   on("board-start", (d) => void controller.work.start(d.feature, d.task, true));
   on("run-all", (d) => void controller.work.runAll(d.feature));
   on("feature-pause", (d) => void controller.work.setPaused(d.feature, d.paused === true));
-  on("commits-ref", (d) => controller.navigate({ view: "commits", feature: d.feature, ...(d.ref ? { ref: d.ref } : {}) }));
+  on("commits-ref", (d) =>
+    controller.navigate({ view: "commits", feature: d.feature, ...(d.ref ? { ref: d.ref } : {}) }),
+  );
   on("plan-version", (d) => {
     const plan = s().work.plan;
     const latest = plan.status === "ready" ? Math.max(...plan.data.versions.map((v) => v.version)) : 0;
-    controller.navigate({ view: "plan", feature: d.feature, ...(d.version && d.version !== latest ? { version: d.version } : {}) });
+    controller.navigate({
+      view: "plan",
+      feature: d.feature,
+      ...(d.version && d.version !== latest ? { version: d.version } : {}),
+    });
   });
   on("task-answer", (d) => void controller.work.answer(d.feature, d.task, d.answer));
   on("task-action", (d) => void controller.work[d.action as "start" | "commit" | "discard"](d.feature, d.task));
   on("pause-schedule", (d) => void controller.setSchedulePaused(d.agent, d.behavior, d.paused));
   on("invoke-tool", (d) => void controller.invokeTool(d.agent, d.tool, d.args));
-  on("context-query", (d) => controller.navigate({ view: "context", agent: d.agent, q: d.q, ...(d.max ? { max: d.max } : {}) }));
+  on("context-query", (d) =>
+    controller.navigate({ view: "context", agent: d.agent, q: d.q, ...(d.max ? { max: d.max } : {}) }),
+  );
   on("select-session", (d) => {
     const agent = s().chat.agent;
     if (agent) controller.navigate({ view: "chat", agent, session: d.id || undefined });
@@ -105,9 +124,12 @@ function start(): void {
   if (navigator.onLine && s().signedIn) void controller.chat.flushOutbox();
 
   if ("serviceWorker" in navigator) {
-    navigator.serviceWorker.addEventListener("message", (e: MessageEvent<{ type?: string; id?: string; agent?: string }>) => {
-      if (e.data?.type === "outbox-sent" && e.data.id && e.data.agent) controller.chat.sent(e.data.id, e.data.agent);
-    });
+    navigator.serviceWorker.addEventListener(
+      "message",
+      (e: MessageEvent<{ type?: string; id?: string; agent?: string }>) => {
+        if (e.data?.type === "outbox-sent" && e.data.id && e.data.agent) controller.chat.sent(e.data.id, e.data.agent);
+      },
+    );
     addEventListener("load", () => void navigator.serviceWorker.register("/sw.js").catch(() => {}));
   }
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => applyTheme(s().theme));

@@ -13,7 +13,11 @@ export async function shrinkFile(file: Blob, name: string): Promise<ShrunkPictur
     return { blob: file, type: file.type || "application/octet-stream", name };
   }
   try {
-    if (file.type === "image/png" && file.size <= SMALL_PNG_BYTES && Math.max(bitmap.width, bitmap.height) <= LONGEST_SIDE) {
+    if (
+      file.type === "image/png" &&
+      file.size <= SMALL_PNG_BYTES &&
+      Math.max(bitmap.width, bitmap.height) <= LONGEST_SIDE
+    ) {
       return { blob: file, type: "image/png", name, width: bitmap.width, height: bitmap.height };
     }
     return { ...(await encodeJpeg(bitmap)), name };

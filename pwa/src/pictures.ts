@@ -47,7 +47,9 @@ export function cameraProblem(error: unknown): string {
   if (name === "NotFoundError" || name === "OverconstrainedError" || name === "DevicesNotFoundError") {
     return "No camera was found on this device. Choose a picture instead.";
   }
-  if (name === "NotReadableError") return "The camera is in use by another app. Close it and try again, or choose a picture instead.";
-  if (name === "NoMediaDevices") return "This browser cannot open the camera here (it needs a secure https connection). Choose a picture instead.";
+  if (name === "NotReadableError")
+    return "The camera is in use by another app. Close it and try again, or choose a picture instead.";
+  if (name === "NoMediaDevices")
+    return "This browser cannot open the camera here (it needs a secure https connection). Choose a picture instead.";
   return `The camera could not be opened${error instanceof Error && error.message ? `: ${error.message}` : ""}. Choose a picture instead.`;
 }

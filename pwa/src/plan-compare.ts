@@ -44,7 +44,10 @@ const splitLines = (markdown: string) => markdown.split(/\r?\n/);
  * c.lines.map((l) => l.kind) // ["same", "removed", "added"]
  * c.addressed.length // 1: line 2 changed
  */
-export function comparePlans<C extends LineComment>(older: { markdown: string; comments: readonly C[] }, newer: { markdown: string }): PlanComparison<C> {
+export function comparePlans<C extends LineComment>(
+  older: { markdown: string; comments: readonly C[] },
+  newer: { markdown: string },
+): PlanComparison<C> {
   const byLine = new Map<number, C[]>();
   for (const c of older.comments) byLine.set(c.line, [...(byLine.get(c.line) ?? []), c]);
   const lines: ComparedLine<C>[] = [];
@@ -101,6 +104,9 @@ export function authorName(author: string): string {
  * The comments still open when a version is approved: its own, and the previous version's on lines
  * this version kept unchanged (nobody acted on them). Approving with any asks the person to confirm.
  */
-export function openComments<C extends LineComment>(plan: { markdown: string; comments: readonly C[] }, previous: { markdown: string; comments: readonly C[] } | null): C[] {
+export function openComments<C extends LineComment>(
+  plan: { markdown: string; comments: readonly C[] },
+  previous: { markdown: string; comments: readonly C[] } | null,
+): C[] {
   return [...plan.comments, ...(previous ? comparePlans(previous, plan).unaddressed : [])];
 }

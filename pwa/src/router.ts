@@ -51,8 +51,17 @@ export function parseHash(hash: string): Route {
     }
     if (sub === "tasks" && Number(id) > 0) return { view: "task", feature, task: Number(id) };
     if (sub === "tasks" && id && TASK_KEY.test(id)) return { view: "task", feature, task: id };
-    if (sub === "commits") return id ? { view: "commit", feature, sha: id } : { view: "commits", feature, ...(params.get("ref") ? { ref: params.get("ref")! } : {}) };
-    if (sub === "files") return { view: "files", feature, ...(params.get("ref") ? { ref: params.get("ref")! } : {}), ...(params.get("path") ? { path: params.get("path")! } : {}) };
+    if (sub === "commits")
+      return id
+        ? { view: "commit", feature, sha: id }
+        : { view: "commits", feature, ...(params.get("ref") ? { ref: params.get("ref")! } : {}) };
+    if (sub === "files")
+      return {
+        view: "files",
+        feature,
+        ...(params.get("ref") ? { ref: params.get("ref")! } : {}),
+        ...(params.get("path") ? { path: params.get("path")! } : {}),
+      };
     return { view: "feature", feature };
   }
   if (first !== "agents" || !agent) return { view: "agents" };
@@ -65,7 +74,9 @@ export function parseHash(hash: string): Route {
       return id ? { view: "trace", agent, runId: id } : { view: "agent", agent };
     case "context":
       if (!params.get("q")) return { view: "context", agent };
-      return Number(params.get("max")) > 0 ? { view: "context", agent, q: params.get("q")!, max: Number(params.get("max")) } : { view: "context", agent, q: params.get("q")! };
+      return Number(params.get("max")) > 0
+        ? { view: "context", agent, q: params.get("q")!, max: Number(params.get("max")) }
+        : { view: "context", agent, q: params.get("q")! };
     case "tools":
       return id ? { view: "tools", agent, tool: id } : { view: "tools", agent };
     case "workflows":
@@ -80,7 +91,11 @@ const TASK_KEY = /^(?!\d+$)[a-z0-9][a-z0-9-]{0,79}$/;
 
 /** `?a=1&b=x` of the values given, or nothing. */
 function search(q: Record<string, string | number | undefined>): string {
-  const s = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined && v !== "").map(([k, v]) => [k, String(v)])).toString();
+  const s = new URLSearchParams(
+    Object.entries(q)
+      .filter(([, v]) => v !== undefined && v !== "")
+      .map(([k, v]) => [k, String(v)]),
+  ).toString();
   return s ? `?${s}` : "";
 }
 

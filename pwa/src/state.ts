@@ -2,8 +2,30 @@ import type { ChatItem } from "./chat-state";
 import type { LiveStatus } from "./live";
 import type { Route } from "./router";
 import type {
-  Agent, Approval, BusCounts, ContextResult, Conversation, CreatedInvite, EvalRunSummary, FeatureReport, FeatureSummary, FeatureTask, InviteInfo, LiveState, Plan, RunDetail, RunSummary, WorkflowView,
-  Schedule, ScriptInfo, Session, TaskDetail, TaskReport, TokenInfo, ToolInvokeResult, ToolSpec,
+  Agent,
+  Approval,
+  BusCounts,
+  ContextResult,
+  Conversation,
+  CreatedInvite,
+  EvalRunSummary,
+  FeatureReport,
+  FeatureSummary,
+  FeatureTask,
+  InviteInfo,
+  LiveState,
+  Plan,
+  RunDetail,
+  RunSummary,
+  WorkflowView,
+  Schedule,
+  ScriptInfo,
+  Session,
+  TaskDetail,
+  TaskReport,
+  TokenInfo,
+  ToolInvokeResult,
+  ToolSpec,
 } from "./api";
 import type { Branches, CommitFileDiff, CommitInfo, FileContent, FileEntry } from "./api-work";
 import type { Picture } from "./pictures";
@@ -111,9 +133,23 @@ export interface WorkState {
 
 export function emptyWork(): WorkState {
   return {
-    features: { status: "idle" }, feature: { status: "idle" }, tasks: { status: "idle" }, plan: { status: "idle" }, compare: { status: "idle" }, confirmApprove: null,
-    task: { status: "idle" }, report: null, has: { repo: null, flow: null }, commits: { status: "idle" }, commit: { status: "idle" }, files: { status: "idle" }, file: { status: "idle" },
-    scope: null, busy: null, error: null, refreshedAt: null,
+    features: { status: "idle" },
+    feature: { status: "idle" },
+    tasks: { status: "idle" },
+    plan: { status: "idle" },
+    compare: { status: "idle" },
+    confirmApprove: null,
+    task: { status: "idle" },
+    report: null,
+    has: { repo: null, flow: null },
+    commits: { status: "idle" },
+    commit: { status: "idle" },
+    files: { status: "idle" },
+    file: { status: "idle" },
+    scope: null,
+    busy: null,
+    error: null,
+    refreshedAt: null,
   };
 }
 
@@ -137,9 +173,20 @@ export interface AgentDetail {
 
 export function emptyChat(): ChatState {
   return {
-    agent: null, sessionId: null, sessions: { status: "idle" }, items: [], history: { status: "idle" }, busy: false,
-    runStatus: null, approvals: [], error: null, notice: null, live: "off", agentState: null,
-    imageUrls: {}, returned: null,
+    agent: null,
+    sessionId: null,
+    sessions: { status: "idle" },
+    items: [],
+    history: { status: "idle" },
+    busy: false,
+    runStatus: null,
+    approvals: [],
+    error: null,
+    notice: null,
+    live: "off",
+    agentState: null,
+    imageUrls: {},
+    returned: null,
   };
 }
 

@@ -14,14 +14,22 @@ declare const SHELL_FILES: string[];
 const CACHE = `pantheon-shell-${SHELL_VERSION}`;
 
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL_FILES)).then(() => self.skipWaiting()));
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((cache) => cache.addAll(SHELL_FILES))
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener("activate", (event) => {
-  event.waitUntil((async () => {
-    for (const key of await caches.keys()) if (key.startsWith("pantheon-shell-") && key !== CACHE) await caches.delete(key);
-    await self.clients.claim();
-  })());
+  event.waitUntil(
+    (async () => {
+      for (const key of await caches.keys())
+        if (key.startsWith("pantheon-shell-") && key !== CACHE) await caches.delete(key);
+      await self.clients.claim();
+    })(),
+  );
 });
 
 self.addEventListener("fetch", (event) => {
@@ -32,13 +40,17 @@ self.addEventListener("fetch", (event) => {
     // Network first so a new deploy shows at once; the cached shell when offline.
     // "/" rather than "/index.html": the assets server redirects the latter, and a cached
     // redirect cannot answer a navigation.
-    event.respondWith(fetch(event.request).catch(async () => (await caches.match("/", { cacheName: CACHE })) ?? Response.error()));
+    event.respondWith(
+      fetch(event.request).catch(async () => (await caches.match("/", { cacheName: CACHE })) ?? Response.error()),
+    );
     return;
   }
   event.respondWith((async () => (await caches.match(event.request, { cacheName: CACHE })) ?? fetch(event.request))());
 });
 
-interface SyncEvent extends ExtendableEvent { tag: string }
+interface SyncEvent extends ExtendableEvent {
+  tag: string;
+}
 
 self.addEventListener("sync", ((event: SyncEvent) => {
   if (event.tag !== "pantheon-outbox") return;
@@ -54,7 +66,11 @@ async function drain(): Promise<void> {
     const up = await uploadPictures(api, m.agent, m.pictures ?? []);
     // A refused picture waits for the page: it hands the message back to the person with the reason.
     if (up.failed) throw up.failed.error;
-    await api.sendMessage(m.agent, { ...(m.content.trim() ? { content: m.content } : {}), session: m.session, ...(up.ids.length ? { images: up.ids } : {}) });
+    await api.sendMessage(m.agent, {
+      ...(m.content.trim() ? { content: m.content } : {}),
+      session: m.session,
+      ...(up.ids.length ? { images: up.ids } : {}),
+    });
   });
   const clients = await self.clients.matchAll({ type: "window" });
   for (const m of sent) for (const c of clients) c.postMessage({ type: "outbox-sent", id: m.id, agent: m.agent });

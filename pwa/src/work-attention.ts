@@ -72,7 +72,8 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
  */
 export function changesLabel(t: Pick<FeatureTask, "status" | "diff" | "overlayFiles">): string {
   const parts: string[] = [];
-  if (t.diff.filesChanged > 0) parts.push(`+${t.diff.insertions} −${t.diff.deletions} in ${plural(t.diff.filesChanged, "file")} committed`);
+  if (t.diff.filesChanged > 0)
+    parts.push(`+${t.diff.insertions} −${t.diff.deletions} in ${plural(t.diff.filesChanged, "file")} committed`);
   if (t.overlayFiles > 0) parts.push(plural(t.overlayFiles, "uncommitted change"));
   if (parts.length) return parts.join(" · ");
   return t.status === "pending" ? "" : "No changes yet";
@@ -103,8 +104,11 @@ const WORKER_NAME = /^(.+)-task-(\d+)$/;
  * @example
  * questionLinkOf({ agent: "login-task-2", tool: "task.block" }) // { feature: "login", task: 2 }
  */
-export function questionLinkOf(entry: { agent: string; tool?: string } & QuestionLinks): { feature: string; task?: number | string } | null {
-  if (entry.feature) return { feature: entry.feature, ...(entry.task !== undefined && entry.task !== null ? { task: entry.task } : {}) };
+export function questionLinkOf(
+  entry: { agent: string; tool?: string } & QuestionLinks,
+): { feature: string; task?: number | string } | null {
+  if (entry.feature)
+    return { feature: entry.feature, ...(entry.task !== undefined && entry.task !== null ? { task: entry.task } : {}) };
   const named = entry.tool === "task.block" || entry.kind === "question" ? WORKER_NAME.exec(entry.agent) : null;
   return named ? { feature: named[1]!, task: Number(named[2]) } : null;
 }

@@ -20,16 +20,25 @@ describe("agents CRUD", () => {
     const list = (await (await api("/api/agents")).json()) as { agents: { name: string }[] };
     expect(list.agents.map((a) => a.name)).toContain(agent.name);
 
-    const patched = await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { description: "Reviews code", model: { provider: "openai", name: "gpt-4o-mini", temperature: 0.3 } } });
+    const patched = await api(`/api/agents/${agent.name}`, {
+      method: "PATCH",
+      json: { description: "Reviews code", model: { provider: "openai", name: "gpt-4o-mini", temperature: 0.3 } },
+    });
     expect(patched.status).toBe(200);
-    expect(await patched.json()).toMatchObject({ description: "Reviews code", model: { provider: "openai", name: "gpt-4o-mini", temperature: 0.3 } });
+    expect(await patched.json()).toMatchObject({
+      description: "Reviews code",
+      model: { provider: "openai", name: "gpt-4o-mini", temperature: 0.3 },
+    });
 
     const got = (await (await api(`/api/agents/${agent.name}`)).json()) as { description: string };
     expect(got.description).toBe("Reviews code");
 
     expect((await api(`/api/agents/${agent.name}`, { method: "DELETE" })).status).toBe(204);
     expect((await api(`/api/agents/${agent.name}`)).status).toBe(404);
-    const afterDelete = await api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content: "hello?" } });
+    const afterDelete = await api(`/api/agents/${agent.name}/messages`, {
+      method: "POST",
+      json: { content: "hello?" },
+    });
     expect(afterDelete.status).toBe(404);
   });
 
@@ -52,26 +61,41 @@ describe("agents CRUD", () => {
   });
 
   it("unknown fields and wrong types are reported per field", async () => {
-    const res = await api("/api/agents", { method: "POST", json: { name: uniqueName(), colour: "blue", model: { temperature: 7 } } });
+    const res = await api("/api/agents", {
+      method: "POST",
+      json: { name: uniqueName(), colour: "blue", model: { temperature: 7 } },
+    });
     expect(res.status).toBe(400);
     const paths = ((await res.json()) as ErrorBody).error.details?.issues?.map((i) => i.path.join("."));
     expect(paths).toEqual(expect.arrayContaining(["model.temperature", ""]));
   });
 
   it("a deny-pattern gate the linear-time engine cannot run is refused on create and update, naming the gate and why", async () => {
-    const gates = [{ name: "ok", kind: "deny-pattern", pattern: "password" }, { name: "no-echo", kind: "deny-pattern", pattern: "(\\w+) \\1" }];
+    const gates = [
+      { name: "ok", kind: "deny-pattern", pattern: "password" },
+      { name: "no-echo", kind: "deny-pattern", pattern: "(\\w+) \\1" },
+    ];
     const created = await api("/api/agents", { method: "POST", json: { name: uniqueName(), runtime: { gates } } });
     expect(created.status).toBe(400);
     const body = (await created.json()) as ErrorBody;
     expect(body.error.code).toBe("validation_failed");
     expect(body.error.details?.issues).toEqual([
-      { path: ["runtime", "gates", 1, "pattern"], message: "gate 'no-echo': backreferences (\\1, \\k<name>) are not supported: they cannot run in linear time" },
+      {
+        path: ["runtime", "gates", 1, "pattern"],
+        message: "gate 'no-echo': backreferences (\\1, \\k<name>) are not supported: they cannot run in linear time",
+      },
     ]);
 
     const agent = await createAgent();
-    const patched = await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { runtime: { gates: [{ name: "behind", kind: "deny-pattern", pattern: "(?<!x)y" }] } } });
+    const patched = await api(`/api/agents/${agent.name}`, {
+      method: "PATCH",
+      json: { runtime: { gates: [{ name: "behind", kind: "deny-pattern", pattern: "(?<!x)y" }] } },
+    });
     expect(patched.status).toBe(400);
-    expect(((await patched.json()) as ErrorBody).error.details?.issues?.[0]).toEqual({ path: ["runtime", "gates", 0, "pattern"], message: "gate 'behind': lookbehind ((?<=…), (?<!…)) is not supported by the linear-time engine" });
+    expect(((await patched.json()) as ErrorBody).error.details?.issues?.[0]).toEqual({
+      path: ["runtime", "gates", 0, "pattern"],
+      message: "gate 'behind': lookbehind ((?<=…), (?<!…)) is not supported by the linear-time engine",
+    });
   });
 
   it("an unknown agent is 404 on every agent route", async () => {

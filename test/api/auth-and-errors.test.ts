@@ -31,7 +31,13 @@ describe("auth and error shape", () => {
   });
 
   it("every route but health needs the token", async () => {
-    const paths = ["/api/agents/x", "/api/agents/x/messages", "/api/agents/x/sessions", "/api/agents/x/runs", "/api/tokens"];
+    const paths = [
+      "/api/agents/x",
+      "/api/agents/x/messages",
+      "/api/agents/x/sessions",
+      "/api/agents/x/runs",
+      "/api/tokens",
+    ];
     for (const path of paths) {
       expect((await api(path, { token: null })).status, path).toBe(401);
     }
@@ -55,9 +61,17 @@ describe("auth and error shape", () => {
   });
 
   it("a body that is not JSON is 400, and a wrong content type is 415", async () => {
-    const broken = await api("/api/agents", { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
+    const broken = await api("/api/agents", {
+      method: "POST",
+      body: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(broken.status).toBe(400);
-    const wrongType = await api("/api/agents", { method: "POST", body: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const wrongType = await api("/api/agents", {
+      method: "POST",
+      body: "name=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(wrongType.status).toBe(415);
   });
 

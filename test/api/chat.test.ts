@@ -58,7 +58,13 @@ describe("one chat turn", () => {
     expect(runs.runs[0]).toMatchObject({ id: body.runId, status: "completed", trigger: "message" });
     const detail = (await (await api(`/api/agents/${agent.name}/runs/${body.runId}`)).json()) as any;
     // The reply passed the output gates before it went out: that decision is a step of its own.
-    expect(detail.trace.map((s: any) => s.name)).toEqual(["run_started", "model_called", "model_result", "gate_decisions", "run_finished"]);
+    expect(detail.trace.map((s: any) => s.name)).toEqual([
+      "run_started",
+      "model_called",
+      "model_result",
+      "gate_decisions",
+      "run_finished",
+    ]);
     const model = detail.trace.find((s: any) => s.name === "model_result");
     expect(model.kind).toBe("model");
     expect(model.data.usage.outputTokens).toBeGreaterThan(0);
@@ -77,7 +83,10 @@ describe("one chat turn", () => {
     expect(((await empty.json()) as ErrorBody).error.details?.issues?.[0]?.path).toEqual(["content"]);
     const missing = await api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { text: "hi" } });
     expect(missing.status).toBe(400);
-    const long = await api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content: "x".repeat(40_000) } });
+    const long = await api(`/api/agents/${agent.name}/messages`, {
+      method: "POST",
+      json: { content: "x".repeat(40_000) },
+    });
     expect(long.status).toBe(400);
     const history = (await (await api(`/api/agents/${agent.name}/messages`)).json()) as any;
     expect(history.messages).toEqual([]);
@@ -90,7 +99,9 @@ describe("one chat turn", () => {
     expect(first.messages).toHaveLength(4);
     expect(first.messages[1].content).toBe("message number 3");
     expect(first.nextCursor).toBeTruthy();
-    const second = (await (await api(`/api/agents/${agent.name}/messages?limit=4&cursor=${encodeURIComponent(first.nextCursor)}`)).json()) as any;
+    const second = (await (
+      await api(`/api/agents/${agent.name}/messages?limit=4&cursor=${encodeURIComponent(first.nextCursor)}`)
+    ).json()) as any;
     expect(second.messages.map((m: any) => m.content)).toContain("message number 1");
     expect(second.messages).toHaveLength(2);
     expect(second.nextCursor).toBeNull();

@@ -12,8 +12,27 @@ const bodies: { label: string; body?: string; type?: string }[] = [
   { label: "a JSON array", body: "[1,2,3]", type: "application/json" },
   { label: "a JSON string", body: '"hello"', type: "application/json" },
   { label: "null", body: "null", type: "application/json" },
-  { label: "wrong types", body: JSON.stringify({ name: 7, content: { a: 1 }, title: [], decision: 3, connections: "x", arguments: "x", text: 9, url: 5, kind: "??", limits: { maxSteps: 1e309 } }), type: "application/json" },
-  { label: "huge numbers", body: '{"content":"hi","limits":{"maxSteps":1e400,"maxTokensPerRun":-5}}', type: "application/json" },
+  {
+    label: "wrong types",
+    body: JSON.stringify({
+      name: 7,
+      content: { a: 1 },
+      title: [],
+      decision: 3,
+      connections: "x",
+      arguments: "x",
+      text: 9,
+      url: 5,
+      kind: "??",
+      limits: { maxSteps: 1e309 },
+    }),
+    type: "application/json",
+  },
+  {
+    label: "huge numbers",
+    body: '{"content":"hi","limits":{"maxSteps":1e400,"maxTokensPerRun":-5}}',
+    type: "application/json",
+  },
   { label: "plain text", body: "hello", type: "text/plain" },
   { label: "form data", body: "a=1&b=2", type: "application/x-www-form-urlencoded" },
 ];
@@ -63,7 +82,11 @@ describe("client mistakes are 4xx, never 500", () => {
         if (method === "GET" || method === "DELETE") {
           if (label !== "no body") continue;
         }
-        const res = await api(path, { method, ...(body !== undefined ? { body } : {}), headers: type ? { "content-type": type } : {} });
+        const res = await api(path, {
+          method,
+          ...(body !== undefined ? { body } : {}),
+          headers: type ? { "content-type": type } : {},
+        });
         const text = await res.text();
         const json = (() => {
           try {
@@ -72,7 +95,8 @@ describe("client mistakes are 4xx, never 500", () => {
             return null;
           }
         })();
-        if (res.status >= 500 || res.status < 400 || !json?.error) failures.push(`${method} ${path} with ${label}: ${res.status} ${text.slice(0, 160)}`);
+        if (res.status >= 500 || res.status < 400 || !json?.error)
+          failures.push(`${method} ${path} with ${label}: ${res.status} ${text.slice(0, 160)}`);
       }
     }
     expect(failures).toEqual([]);

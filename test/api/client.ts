@@ -17,7 +17,8 @@ export async function ensureProject(slug: string): Promise<void> {
     headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
     body: JSON.stringify({ slug }),
   });
-  if (res.status !== 201 && res.status !== 409) throw new Error(`create project '${slug}' failed: ${res.status} ${await res.text()}`);
+  if (res.status !== 201 && res.status !== 409)
+    throw new Error(`create project '${slug}' failed: ${res.status} ${await res.text()}`);
 }
 
 /**
@@ -25,10 +26,14 @@ export async function ensureProject(slug: string): Promise<void> {
  * named by `X-Pantheon-Project` or `?project=` is created first, unless `newProject: false` (tests
  * of the unknown-project answer).
  */
-export async function api(path: string, init: RequestInit & { token?: string | null; json?: unknown; newProject?: false } = {}): Promise<Response> {
+export async function api(
+  path: string,
+  init: RequestInit & { token?: string | null; json?: unknown; newProject?: false } = {},
+): Promise<Response> {
   const headers = new Headers(init.headers);
   if (init.newProject !== false) {
-    const project = headers.get("x-pantheon-project") ?? new URL(path, "https://pantheon.test").searchParams.get("project");
+    const project =
+      headers.get("x-pantheon-project") ?? new URL(path, "https://pantheon.test").searchParams.get("project");
     if (project) await ensureProject(project);
   }
   const token = init.token === undefined ? adminToken : init.token;
@@ -53,14 +58,24 @@ export async function createAgent(overrides: Record<string, unknown> = {}) {
   const name = (overrides.name as string) ?? uniqueName();
   const res = await api("/api/agents", {
     method: "POST",
-    json: { name, description: "A test agent", systemPrompt: "You are a test agent. The launch code word is pineapple.", ...overrides },
+    json: {
+      name,
+      description: "A test agent",
+      systemPrompt: "You are a test agent. The launch code word is pineapple.",
+      ...overrides,
+    },
   });
   if (res.status !== 201) throw new Error(`create agent failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as { name: string; [key: string]: unknown };
 }
 
 export interface ErrorBody {
-  error: { code: string; message: string; requestId: string; details?: { issues?: { path: (string | number)[]; message: string }[] } };
+  error: {
+    code: string;
+    message: string;
+    requestId: string;
+    details?: { issues?: { path: (string | number)[]; message: string }[] };
+  };
 }
 
 /** Reads an SSE body into its events. */

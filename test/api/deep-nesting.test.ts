@@ -43,7 +43,12 @@ describe("a JSON body nested deeper than 64 levels is a 400, never a 500", () =>
     const agent = await createAgent();
     const a = `/api/agents/${agent.name}`;
     const routes: [string, string, (inner: string) => string][] = [
-      ["POST", "/api/agents", (d) => `{"name":"${uniqueName()}","runtime":{"allowHosts":["example.com"],"httpTools":[{"name":"t","description":"d","endpoint":"https://example.com","parameters":{"x":${d}}}]}}`],
+      [
+        "POST",
+        "/api/agents",
+        (d) =>
+          `{"name":"${uniqueName()}","runtime":{"allowHosts":["example.com"],"httpTools":[{"name":"t","description":"d","endpoint":"https://example.com","parameters":{"x":${d}}}]}}`,
+      ],
       ["PATCH", a, (d) => `{"description":${d}}`],
       ["POST", `${a}/messages`, (d) => `{"content":"hi","x":${d}}`],
       ["POST", `${a}/sessions`, (d) => `{"title":${d}}`],
@@ -58,11 +63,18 @@ describe("a JSON body nested deeper than 64 levels is a 400, never a 500", () =>
     const failures: string[] = [];
     for (const [method, path, wrap] of routes) {
       for (const [shape, body] of Object.entries(deep)) {
-        for (const [where, text] of [["top", body], ["field", wrap(body)]] as const) {
+        for (const [where, text] of [
+          ["top", body],
+          ["field", wrap(body)],
+        ] as const) {
           const res = await send(path, text, {}, method);
           const error = ((await res.json()) as ErrorBody).error;
-          if (res.status !== 400 || error.code !== "bad_request" || error.message !== message) failures.push(`${method} ${path} ${shape} at ${where}: ${res.status} ${error.code} ${error.message}`);
-          else if (error.details?.issues?.[0]?.path.length !== 64) failures.push(`${method} ${path} ${shape} at ${where}: issue path ${JSON.stringify(error.details?.issues)}`);
+          if (res.status !== 400 || error.code !== "bad_request" || error.message !== message)
+            failures.push(`${method} ${path} ${shape} at ${where}: ${res.status} ${error.code} ${error.message}`);
+          else if (error.details?.issues?.[0]?.path.length !== 64)
+            failures.push(
+              `${method} ${path} ${shape} at ${where}: issue path ${JSON.stringify(error.details?.issues)}`,
+            );
         }
       }
     }
@@ -71,26 +83,50 @@ describe("a JSON body nested deeper than 64 levels is a 400, never a 500", () =>
 
   it("64 levels are accepted, 65 are not", async () => {
     // Levels: the body 1, runtime 2, httpTools 3, the tool 4, parameters 5, then the arrays of x from 6 on.
-    const body = (arrays: number) => `{"name":"${uniqueName()}","runtime":{"allowHosts":["example.com"],"httpTools":[{"name":"t","description":"d","endpoint":"https://example.com","parameters":{"x":${nested(arrays)}}}]}}`;
+    const body = (arrays: number) =>
+      `{"name":"${uniqueName()}","runtime":{"allowHosts":["example.com"],"httpTools":[{"name":"t","description":"d","endpoint":"https://example.com","parameters":{"x":${nested(arrays)}}}]}}`;
     expect((await send("/api/agents", body(59))).status).toBe(201);
     const refused = await send("/api/agents", body(60));
     expect(refused.status).toBe(400);
     const error = ((await refused.json()) as ErrorBody).error;
     expect(error.message).toBe(message);
-    expect(error.details?.issues).toEqual([{ path: ["runtime", "httpTools", 0, "parameters", "x", ...Array(59).fill(0)], message: "more than 64 levels of arrays and objects" }]);
+    expect(error.details?.issues).toEqual([
+      {
+        path: ["runtime", "httpTools", 0, "parameters", "x", ...Array(59).fill(0)],
+        message: "more than 64 levels of arrays and objects",
+      },
+    ]);
   });
 
   it("on PUT /script: a DSL nested 10,000 parens deep, and JSON scripts nested 10,000 deep, are script errors", async () => {
     const agent = await createAgent();
-    const dsl = await send(`/api/agents/${agent.name}/script`, `(actor "${agent.name}" ${"(".repeat(levels)}${")".repeat(levels)})`, { "content-type": "text/x-pantheon" }, "PUT");
+    const dsl = await send(
+      `/api/agents/${agent.name}/script`,
+      `(actor "${agent.name}" ${"(".repeat(levels)}${")".repeat(levels)})`,
+      { "content-type": "text/x-pantheon" },
+      "PUT",
+    );
     expect(dsl.status).toBe(400);
-    const dslError = ((await dsl.json()) as { error: { code: string; message: string; details: { issues: unknown[] } } }).error;
+    const dslError = (
+      (await dsl.json()) as { error: { code: string; message: string; details: { issues: unknown[] } } }
+    ).error;
     expect(dslError.code).toBe("script_invalid");
     expect(dslError.message).toBe(`1:${agent.name.length + 74} (script): nesting is too deep: more than 64 levels`);
     expect(dslError.details.issues).toEqual([
-      { line: 1, column: agent.name.length + 74, form: "script", expected: "at most 64 levels of nesting", found: "a '(' at level 65", message: "nesting is too deep: more than 64 levels" },
+      {
+        line: 1,
+        column: agent.name.length + 74,
+        form: "script",
+        expected: "at most 64 levels of nesting",
+        found: "a '(' at level 65",
+        message: "nesting is too deep: more than 64 levels",
+      },
     ]);
-    for (const body of [deep.array, deep.object, `{"name":"${agent.name}","description":"x","talents":${deep.array}}`]) {
+    for (const body of [
+      deep.array,
+      deep.object,
+      `{"name":"${agent.name}","description":"x","talents":${deep.array}}`,
+    ]) {
       const res = await send(`/api/agents/${agent.name}/script`, body, {}, "PUT");
       expect(res.status).toBe(400);
       const error = ((await res.json()) as ErrorBody).error;
@@ -102,7 +138,9 @@ describe("a JSON body nested deeper than 64 levels is a 400, never a 500", () =>
   it("on the memory import, a line nested 10,000 deep is reported as a bad line", async () => {
     const agent = await createAgent();
     for (const line of [deep.array, deep.object, `{"kind":"fact","text":"x","entities":${deep.array}}`]) {
-      const res = await send(`/api/agents/${agent.name}/memories/import`, `${line}\n{"kind":"fact","text":"kept"}\n`, { "content-type": "application/x-ndjson" });
+      const res = await send(`/api/agents/${agent.name}/memories/import`, `${line}\n{"kind":"fact","text":"kept"}\n`, {
+        "content-type": "application/x-ndjson",
+      });
       expect(res.status).toBe(200);
       const report = (await res.json()) as { imported: number; errors: { line: number }[] };
       expect(report.imported).toBe(1);
@@ -112,26 +150,49 @@ describe("a JSON body nested deeper than 64 levels is a 400, never a 500", () =>
 
   it("on /v1/chat/completions, in OpenAI's error shape", async () => {
     const agent = await createAgent();
-    for (const body of [deep.array, deep.object, `{"model":"${agent.name}","messages":[{"role":"user","content":"hi","metadata":${deep.object}}]}`, `{"model":"${agent.name}","messages":[{"role":"user","content":"hi"}],"user":${deep.array}}`]) {
+    for (const body of [
+      deep.array,
+      deep.object,
+      `{"model":"${agent.name}","messages":[{"role":"user","content":"hi","metadata":${deep.object}}]}`,
+      `{"model":"${agent.name}","messages":[{"role":"user","content":"hi"}],"user":${deep.array}}`,
+    ]) {
       const res = await send("/v1/chat/completions", body);
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ error: { message, type: "invalid_request_error", param: null, code: "bad_request" } });
+      expect(await res.json()).toEqual({
+        error: { message, type: "invalid_request_error", param: null, code: "bad_request" },
+      });
     }
     // The OpenAI SDK passes unknown fields through; a deep one is its BadRequestError.
     let metadata: unknown = "x";
     for (let i = 0; i < 100; i++) metadata = { a: metadata };
-    const client = new OpenAI({ apiKey: adminToken, baseURL: "https://pantheon.test/v1", fetch: (input, init) => SELF.fetch(input as RequestInfo, init as RequestInit), maxRetries: 0 });
-    const error = await client.chat.completions.create({ model: agent.name, messages: [{ role: "user", content: "hi" }], metadata } as never).catch((e: unknown) => e);
+    const client = new OpenAI({
+      apiKey: adminToken,
+      baseURL: "https://pantheon.test/v1",
+      fetch: (input, init) => SELF.fetch(input as RequestInfo, init as RequestInit),
+      maxRetries: 0,
+    });
+    const error = await client.chat.completions
+      .create({ model: agent.name, messages: [{ role: "user", content: "hi" }], metadata } as never)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).toContain(message);
   });
 
   it("on /mcp, as a JSON-RPC parse error", async () => {
     const mcp = (body: string) => send("/mcp", body, { accept: "application/json, text/event-stream" });
-    for (const body of [deep.array, deep.object, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_agents","arguments":{"x":${deep.object}}}}`, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":${deep.array}}}`]) {
+    for (const body of [
+      deep.array,
+      deep.object,
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_agents","arguments":{"x":${deep.object}}}}`,
+      `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":${deep.array}}}`,
+    ]) {
       const res = await mcp(body);
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${message}`, data: { code: "bad_request", limit: 64 } }, id: null });
+      expect(await res.json()).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32700, message: `Parse error: ${message}`, data: { code: "bad_request", limit: 64 } },
+        id: null,
+      });
     }
     const ping = await mcp(`{"jsonrpc":"2.0","id":7,"method":"ping","params":{"_meta":{"x":${nested(60)}}}}`);
     expect(ping.status).toBe(200);
@@ -147,14 +208,28 @@ describe("/v1/chat/completions reads only JSON", () => {
 
   it("answers 415 in OpenAI's shape for a body sent as text/plain, a form, or without a type", async () => {
     const agent = await createAgent();
-    for (const type of ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
+    for (const type of [
+      "text/plain",
+      "text/plain;charset=UTF-8",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+    ]) {
       const res = await send("/v1/chat/completions", request(agent.name), { "content-type": type });
       expect(res.status, type).toBe(415);
       expect(await res.json()).toEqual({
-        error: { message: "send the chat completion request as JSON with 'Content-Type: application/json'", type: "invalid_request_error", param: null, code: "unsupported_media_type" },
+        error: {
+          message: "send the chat completion request as JSON with 'Content-Type: application/json'",
+          type: "invalid_request_error",
+          param: null,
+          code: "unsupported_media_type",
+        },
       });
     }
-    const untyped = await SELF.fetch("https://pantheon.test/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${adminToken}` }, body: new TextEncoder().encode(request(agent.name)) });
+    const untyped = await SELF.fetch("https://pantheon.test/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}` },
+      body: new TextEncoder().encode(request(agent.name)),
+    });
     expect(untyped.status).toBe(415);
     const history = (await (await api(`/api/agents/${agent.name}/messages`)).json()) as { messages: unknown[] };
     expect(history.messages).toEqual([]);
@@ -164,8 +239,17 @@ describe("/v1/chat/completions reads only JSON", () => {
     const agent = await createAgent();
     const broken = await send("/v1/chat/completions", '{"model":', {});
     expect(broken.status).toBe(400);
-    expect(await broken.json()).toEqual({ error: { message: "the body is not valid JSON: send the chat completion request as JSON", type: "invalid_request_error", param: null, code: "bad_request" } });
-    const ok = await send("/v1/chat/completions", request(agent.name), { "content-type": "application/json; charset=utf-8" });
+    expect(await broken.json()).toEqual({
+      error: {
+        message: "the body is not valid JSON: send the chat completion request as JSON",
+        type: "invalid_request_error",
+        param: null,
+        code: "bad_request",
+      },
+    });
+    const ok = await send("/v1/chat/completions", request(agent.name), {
+      "content-type": "application/json; charset=utf-8",
+    });
     expect(ok.status).toBe(200);
   });
 });

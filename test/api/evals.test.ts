@@ -3,22 +3,57 @@ import { api, createAgent, uniqueName } from "./client";
 import { tenant } from "../secrets/helpers";
 import { doubleUrl } from "../runs/scripted";
 
-type Run = { id: string; passRate: number; pass: boolean; passed: number; cases: number; tokens: number; costUsd: number | null; latencyMs: { p50: number; p95: number }; results: { name: string; pass: boolean; reason: string; verdicts: { grader: string; pass: boolean; reason: string; score?: number }[]; runId: string }[] };
-type Answer = { run: Run; comparison: { previous: { id: string } | null; passRateDelta: number | null; changes: { name: string; change: string }[] } };
+type Run = {
+  id: string;
+  passRate: number;
+  pass: boolean;
+  passed: number;
+  cases: number;
+  tokens: number;
+  costUsd: number | null;
+  latencyMs: { p50: number; p95: number };
+  results: {
+    name: string;
+    pass: boolean;
+    reason: string;
+    verdicts: { grader: string; pass: boolean; reason: string; score?: number }[];
+    runId: string;
+  }[];
+};
+type Answer = {
+  run: Run;
+  comparison: {
+    previous: { id: string } | null;
+    passRateDelta: number | null;
+    changes: { name: string; change: string }[];
+  };
+};
 
 const evalOf = async (agent: string, suite: unknown, token?: string) => {
   const res = await api(`/api/agents/${agent}/evals`, { method: "POST", json: { suite }, ...(token ? { token } : {}) });
-  return { status: res.status, body: (await res.json()) as Answer & { error?: { message: string; details?: unknown } } };
+  return {
+    status: res.status,
+    body: (await res.json()) as Answer & { error?: { message: string; details?: unknown } },
+  };
 };
 
 const suite = {
   name: "scout basics",
   threshold: 0.75,
   cases: [
-    { name: "knows the code word", input: "What is the code word?", expect: [{ contains: "pineapple" }, { regex: "pine\\w+", ignoreCase: true }] },
+    {
+      name: "knows the code word",
+      input: "What is the code word?",
+      expect: [{ contains: "pineapple" }, { regex: "pine\\w+", ignoreCase: true }],
+    },
     { name: "reads the clock", input: "/tool clock.now {}", expect: [{ tool: "clock.now" }] },
     { name: "answers in JSON", input: "Give me JSON", expect: [{ schema: { type: "object", required: ["city"] } }] },
-    { name: "remembers within a session", input: "My name is Ana.", session: "ana", expect: [{ notContains: "error" }] },
+    {
+      name: "remembers within a session",
+      input: "My name is Ana.",
+      session: "ana",
+      expect: [{ notContains: "error" }],
+    },
     { name: "second turn of that session", input: "What is my name?", session: "ana", expect: [{ contains: "Ana" }] },
   ],
 };
@@ -42,9 +77,13 @@ describe("evals: a suite of cases run against an agent, graded, kept and compare
     expect(body.comparison).toMatchObject({ previous: null, passRateDelta: null });
 
     // Each case ran in a session of its own (four), named for the suite; the person's default thread is untouched.
-    const sessions = ((await (await api(`/api/agents/${agent.name}/sessions`)).json()) as { sessions: { title: string }[] }).sessions.map((s) => s.title);
+    const sessions = (
+      (await (await api(`/api/agents/${agent.name}/sessions`)).json()) as { sessions: { title: string }[] }
+    ).sessions.map((s) => s.title);
     expect(sessions.filter((t) => t.startsWith("eval scout basics:"))).toHaveLength(4);
-    const list = (await (await api(`/api/agents/${agent.name}/evals`)).json()) as { runs: { id: string; results?: unknown }[] };
+    const list = (await (await api(`/api/agents/${agent.name}/evals`)).json()) as {
+      runs: { id: string; results?: unknown }[];
+    };
     expect(list.runs.map((r) => r.id)).toEqual([body.run.id]);
     expect(list.runs[0]!.results).toBeUndefined();
     const one = (await (await api(`/api/agents/${agent.name}/evals/${body.run.id}`)).json()) as { run: Run };
@@ -53,14 +92,35 @@ describe("evals: a suite of cases run against an agent, graded, kept and compare
 
   it("compares a run with the previous one of its suite: what got better, what got worse", async () => {
     const agent = await createAgent({ systemPrompt: "You help with travel." });
-    const small = { name: "word", threshold: 1, cases: [{ name: "code word", input: "What is the code word?", expect: [{ contains: "pineapple" }] }, { name: "notes", input: "/tool notes.add {}", expect: [{ tool: "notes.add" }] }] };
+    const small = {
+      name: "word",
+      threshold: 1,
+      cases: [
+        { name: "code word", input: "What is the code word?", expect: [{ contains: "pineapple" }] },
+        { name: "notes", input: "/tool notes.add {}", expect: [{ tool: "notes.add" }] },
+      ],
+    };
     const first = await evalOf(agent.name, small);
     expect(first.body.run).toMatchObject({ passed: 0, pass: false });
-    expect((await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { systemPrompt: "The code word is pineapple." } })).status).toBe(200);
+    expect(
+      (
+        await api(`/api/agents/${agent.name}`, {
+          method: "PATCH",
+          json: { systemPrompt: "The code word is pineapple." },
+        })
+      ).status,
+    ).toBe(200);
     const second = await evalOf(agent.name, small);
     expect(second.body.run).toMatchObject({ passed: 1, pass: false });
-    expect(second.body.comparison).toMatchObject({ previous: { id: first.body.run.id }, passRateDelta: 0.5, changes: [{ name: "code word", change: "fixed" }] });
-    expect((await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { systemPrompt: "You help with travel." } })).status).toBe(200);
+    expect(second.body.comparison).toMatchObject({
+      previous: { id: first.body.run.id },
+      passRateDelta: 0.5,
+      changes: [{ name: "code word", change: "fixed" }],
+    });
+    expect(
+      (await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { systemPrompt: "You help with travel." } }))
+        .status,
+    ).toBe(200);
     const third = await evalOf(agent.name, small);
     expect(third.body.comparison.changes).toEqual([expect.objectContaining({ name: "code word", change: "broke" })]);
   });
@@ -68,17 +128,34 @@ describe("evals: a suite of cases run against an agent, graded, kept and compare
   it("a model judge grades with its rubric through the named model (with the project's key), and an unreadable verdict fails the case", async () => {
     const agent = await createAgent();
     const judgeModel = uniqueName("judge");
-    await fetch(`${doubleUrl()}/__script/${judgeModel}`, { method: "POST", body: JSON.stringify([{ content: '{"score": 0.9, "reason": "It names the code word politely."}' }, { content: "I think it is fine" }]) });
-    const judged = { name: "judged", judge: { model: `openai:${judgeModel}` }, threshold: 0.5, cases: [
-      { name: "polite", input: "What is the code word?", expect: [{ judge: { rubric: "Names the code word and is polite." } }] },
-      { name: "unreadable", input: "What is the code word?", expect: [{ judge: { rubric: "Anything." } }] },
-    ] };
+    await fetch(`${doubleUrl()}/__script/${judgeModel}`, {
+      method: "POST",
+      body: JSON.stringify([
+        { content: '{"score": 0.9, "reason": "It names the code word politely."}' },
+        { content: "I think it is fine" },
+      ]),
+    });
+    const judged = {
+      name: "judged",
+      judge: { model: `openai:${judgeModel}` },
+      threshold: 0.5,
+      cases: [
+        {
+          name: "polite",
+          input: "What is the code word?",
+          expect: [{ judge: { rubric: "Names the code word and is polite." } }],
+        },
+        { name: "unreadable", input: "What is the code word?", expect: [{ judge: { rubric: "Anything." } }] },
+      ],
+    };
     const { body } = await evalOf(agent.name, judged);
     expect(body.run.results[0]).toMatchObject({ pass: true, verdicts: [{ grader: "judge", pass: true, score: 0.9 }] });
     expect(body.run.results[0]!.reason).toContain("It names the code word politely.");
     expect(body.run.results[1]).toMatchObject({ pass: false });
     expect(body.run.results[1]!.reason).toContain("the judge gave no verdict");
-    const calls = (await (await fetch(`${doubleUrl()}/__calls/${judgeModel}`)).json()) as { messages: { content: string }[] }[];
+    const calls = (await (await fetch(`${doubleUrl()}/__calls/${judgeModel}`)).json()) as {
+      messages: { content: string }[];
+    }[];
     expect(calls).toHaveLength(2);
     expect(calls[0]!.messages[0]!.content).toContain("Names the code word and is polite.");
     expect(calls[0]!.messages[0]!.content).toContain("pineapple");
@@ -86,13 +163,22 @@ describe("evals: a suite of cases run against an agent, graded, kept and compare
 
   it("refuses a bad suite by its field, an unknown agent with 404 and a chat token with 403; another project sees none of the runs", async () => {
     const agent = await createAgent();
-    const duplicate = await evalOf(agent.name, { name: "dup", cases: [{ name: "a", input: "x", expect: [{ contains: "x" }] }, { name: "a", input: "y", expect: [{ contains: "y" }] }] });
+    const duplicate = await evalOf(agent.name, {
+      name: "dup",
+      cases: [
+        { name: "a", input: "x", expect: [{ contains: "x" }] },
+        { name: "a", input: "y", expect: [{ contains: "y" }] },
+      ],
+    });
     expect(duplicate.status).toBe(400);
     expect(JSON.stringify(duplicate.body.error)).toContain("another case is named 'a'");
     const noGrader = await evalOf(agent.name, { name: "none", cases: [{ name: "a", input: "x", expect: [] }] });
     expect(noGrader.status).toBe(400);
     expect(JSON.stringify(noGrader.body.error)).toContain("at least one grader");
-    const badGrader = await evalOf(agent.name, { name: "bad", cases: [{ name: "a", input: "x", expect: [{ sounds: "nice" }] }] });
+    const badGrader = await evalOf(agent.name, {
+      name: "bad",
+      cases: [{ name: "a", input: "x", expect: [{ sounds: "nice" }] }],
+    });
     expect(badGrader.status).toBe(400);
     expect(JSON.stringify(badGrader.body.error)).toContain("a grader is one of");
     expect((await evalOf("nobody-here", suite)).status).toBe(404);

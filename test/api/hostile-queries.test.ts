@@ -55,7 +55,8 @@ describe("hostile query strings", () => {
       for (const value of hostile) {
         const path = route(value);
         const { status: code, body } = await status(path);
-        if (code >= 500 || body === null || (code >= 400 && !body.error)) failures.push(`${path.slice(0, 80)}: ${code} ${JSON.stringify(body)?.slice(0, 120)}`);
+        if (code >= 500 || body === null || (code >= 400 && !body.error))
+          failures.push(`${path.slice(0, 80)}: ${code} ${JSON.stringify(body)?.slice(0, 120)}`);
       }
     }
     expect(failures).toEqual([]);
@@ -64,12 +65,19 @@ describe("hostile query strings", () => {
   it("GET /context: a repeated q or one over 32,000 characters is a 400 naming q", async () => {
     const agent = await createAgent();
     const a = `/api/agents/${agent.name}`;
-    for (const query of ["q=a&q=b", `q=${"x".repeat(32_001)}`, "q=a&session=s1&session=s2", "q=a&maxTokens=1&maxTokens=2"]) {
+    for (const query of [
+      "q=a&q=b",
+      `q=${"x".repeat(32_001)}`,
+      "q=a&session=s1&session=s2",
+      "q=a&maxTokens=1&maxTokens=2",
+    ]) {
       const res = await api(`${a}/context?${query}`);
       expect(res.status, query.slice(0, 40)).toBe(400);
       const error = ((await res.json()) as ErrorBody).error;
       expect(error.code).toBe("validation_failed");
-      expect(error.details?.issues?.map((i) => i.path[0])).toEqual([query.includes("session") ? "session" : query.includes("maxTokens") ? "maxTokens" : "q"]);
+      expect(error.details?.issues?.map((i) => i.path[0])).toEqual([
+        query.includes("session") ? "session" : query.includes("maxTokens") ? "maxTokens" : "q",
+      ]);
     }
     expect((await api(`${a}/context?q=${"x".repeat(32_000)}`)).status).toBe(200);
   });
@@ -79,7 +87,8 @@ describe("hostile query strings", () => {
     const a = `/api/agents/${agent.name}`;
     await api(`${a}/memories`, { method: "POST", json: { text: "The zebra lives in the garden." } });
     const unicode = "é 漢字 😀 \u0000 \u202e zebra";
-    const preview = async (q: string) => (await (await api(`${a}/context?q=${q}`)).json()) as { query: string; items: { text: string }[] };
+    const preview = async (q: string) =>
+      (await (await api(`${a}/context?q=${q}`)).json()) as { query: string; items: { text: string }[] };
     expect((await preview(encodeURIComponent(unicode))).query).toBe(unicode);
     expect((await preview("%E0%A4%A")).query).toBe("%E0%A4%A");
     const fts = await preview(encodeURIComponent('"zebra" AND NEAR( * OR'));

@@ -24,7 +24,10 @@ async function until(check: () => boolean, label: string) {
 describe("live updates over the agent's WebSocket", () => {
   it("a client with a token gets the agent's state and the run's events", async () => {
     const agent = await createAgent();
-    const res = await api(`/agents/agent-do/default.${agent.name}?token=${adminToken}`, { token: null, headers: { upgrade: "websocket" } });
+    const res = await api(`/agents/agent-do/default.${agent.name}?token=${adminToken}`, {
+      token: null,
+      headers: { upgrade: "websocket" },
+    });
     expect(res.status).toBe(101);
     const ws = res.webSocket!;
     ws.accept();
@@ -57,11 +60,17 @@ describe("live updates over the agent's WebSocket", () => {
     expect(during).toBe("running");
 
     // A client that connects mid-run is told the agent is running.
-    const res = await api(`/agents/agent-do/default.${agent.name}?token=${adminToken}`, { token: null, headers: { upgrade: "websocket" } });
+    const res = await api(`/agents/agent-do/default.${agent.name}?token=${adminToken}`, {
+      token: null,
+      headers: { upgrade: "websocket" },
+    });
     const ws = res.webSocket!;
     ws.accept();
     const messages = collect(ws);
-    await until(() => messages.some((m) => m.type === "cf_agent_state" && m.state.status === "running"), "the running state");
+    await until(
+      () => messages.some((m) => m.type === "cf_agent_state" && m.state.status === "running"),
+      "the running state",
+    );
     ws.close();
 
     expect((await pending).body.status).toBe("completed");
@@ -75,7 +84,10 @@ describe("live updates over the agent's WebSocket", () => {
     const res = await api(`/agents/agent-do/default.${agent.name}`, { method: "POST", json: { hello: "agent" } });
     expect(res.status).toBe(400);
     const body = (await res.json()) as ErrorBody;
-    expect(body.error).toMatchObject({ code: "bad_request", message: "this route only accepts WebSocket upgrades (send 'Upgrade: websocket')" });
+    expect(body.error).toMatchObject({
+      code: "bad_request",
+      message: "this route only accepts WebSocket upgrades (send 'Upgrade: websocket')",
+    });
     expect(res.headers.get("x-request-id")).toBe(body.error.requestId);
   });
 
@@ -90,12 +102,20 @@ describe("live updates over the agent's WebSocket", () => {
 
   it("a client cannot overwrite the agent's live state: the status the API reports stays the agent's", async () => {
     const agent = await createAgent();
-    const res = await api(`/agents/agent-do/default.${agent.name}?token=${adminToken}`, { token: null, headers: { upgrade: "websocket" } });
+    const res = await api(`/agents/agent-do/default.${agent.name}?token=${adminToken}`, {
+      token: null,
+      headers: { upgrade: "websocket" },
+    });
     const ws = res.webSocket!;
     ws.accept();
     const messages = collect(ws);
     await until(() => messages.some((m) => m.type === "cf_agent_state"), "initial state");
-    ws.send(JSON.stringify({ type: "cf_agent_state", state: { status: "waiting_approval", runId: "forged", typing: true, lastActivityAt: 1 } }));
+    ws.send(
+      JSON.stringify({
+        type: "cf_agent_state",
+        state: { status: "waiting_approval", runId: "forged", typing: true, lastActivityAt: 1 },
+      }),
+    );
     await until(() => messages.some((m) => m.type === "cf_agent_state_error"), "the refusal");
     expect(messages.find((m) => m.type === "cf_agent_state_error").error).toBe("Connection is readonly");
     const profile = (await (await api(`/api/agents/${agent.name}`)).json()) as { status: string };
@@ -105,8 +125,13 @@ describe("live updates over the agent's WebSocket", () => {
 
   it("a socket URL too long for the connection's attachment is a 400, not an upgrade that dies at once", async () => {
     const agent = await createAgent();
-    const res = await api(`/agents/agent-do/default.${agent.name}?x=${"a".repeat(20_000)}`, { headers: { upgrade: "websocket" } });
+    const res = await api(`/agents/agent-do/default.${agent.name}?x=${"a".repeat(20_000)}`, {
+      headers: { upgrade: "websocket" },
+    });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as ErrorBody).error).toMatchObject({ code: "bad_request", message: "the socket URL is longer than 8192 characters" });
+    expect(((await res.json()) as ErrorBody).error).toMatchObject({
+      code: "bad_request",
+      message: "the socket URL is longer than 8192 characters",
+    });
   });
 });

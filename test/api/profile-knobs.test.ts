@@ -6,33 +6,53 @@ import { preview, remember, say, storageOf } from "../memory/helpers";
 import { api, createAgent, uniqueName, type ErrorBody } from "./client";
 
 const issuesOf = async (res: Response) => ((await res.json()) as ErrorBody).error.details?.issues ?? [];
-const toolNames = async (agent: string) => ((await (await api(`/api/agents/${agent}/tools`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
+const toolNames = async (agent: string) =>
+  ((await (await api(`/api/agents/${agent}/tools`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
 
 describe("the tool denylist", () => {
   it("a denied tool is neither listed nor callable, whatever declares it; the others still are (positive control)", async () => {
-    const { name } = await createAgent({ runtime: { tools: ["clock.now", "http.fetch"], allowHosts: ["example.com"], denyTools: ["http.*", "memory.forget"] } });
+    const { name } = await createAgent({
+      runtime: {
+        tools: ["clock.now", "http.fetch"],
+        allowHosts: ["example.com"],
+        denyTools: ["http.*", "memory.forget"],
+      },
+    });
     const tools = await toolNames(name);
     expect(tools).toContain("clock.now");
     expect(tools).toContain("memory.search");
     expect(tools).not.toContain("http.fetch");
     expect(tools).not.toContain("memory.forget");
-    const denied = await api(`/api/agents/${name}/tools/http.fetch/invoke`, { method: "POST", json: { arguments: { url: "https://example.com" } } });
+    const denied = await api(`/api/agents/${name}/tools/http.fetch/invoke`, {
+      method: "POST",
+      json: { arguments: { url: "https://example.com" } },
+    });
     expect(denied.status).toBe(404);
-    const allowed = await api(`/api/agents/${name}/tools/clock.now/invoke`, { method: "POST", json: { arguments: {} } });
+    const allowed = await api(`/api/agents/${name}/tools/clock.now/invoke`, {
+      method: "POST",
+      json: { arguments: {} },
+    });
     expect(allowed.status).toBe(200);
   });
 
   it("refuses an entry that is neither a tool name nor a prefix, at its path", async () => {
-    const res = await api("/api/agents", { method: "POST", json: { name: uniqueName(), runtime: { denyTools: ["http fetch"] } } });
+    const res = await api("/api/agents", {
+      method: "POST",
+      json: { name: uniqueName(), runtime: { denyTools: ["http fetch"] } },
+    });
     expect(res.status).toBe(400);
-    expect((await issuesOf(res))[0]).toMatchObject({ path: ["runtime", "denyTools", 0], message: "a tool name such as http.fetch, or a prefix such as memory.*" });
+    expect((await issuesOf(res))[0]).toMatchObject({
+      path: ["runtime", "denyTools", 0],
+      message: "a tool name such as http.fetch, or a prefix such as memory.*",
+    });
   });
 });
 
 describe("the memory policy", () => {
   async function talk(agent: string, turns: number): Promise<string> {
     let session = "";
-    for (let i = 0; i < turns; i++) session = (await say(agent, `message number ${i} about tulips`, session || undefined)).sessionId;
+    for (let i = 0; i < turns; i++)
+      session = (await say(agent, `message number ${i} about tulips`, session || undefined)).sessionId;
     return session;
   }
 
@@ -47,7 +67,11 @@ describe("the memory policy", () => {
     expect(windowOnly.summary).toBeNull();
     // The window: the last two messages of the session, then the request itself.
     const history = windowOnly.messages.filter((m) => m.role !== "system");
-    expect(history.map((m) => m.content)).toEqual([expect.stringContaining("message number 3"), expect.any(String), "tulips"]);
+    expect(history.map((m) => m.content)).toEqual([
+      expect.stringContaining("message number 3"),
+      expect.any(String),
+      "tulips",
+    ]);
   });
 
   it("none compiles only the request: no history, no memories", async () => {
@@ -82,8 +106,14 @@ describe("the memory time to live", () => {
   });
 
   it("refuses a TTL under a minute, naming the floor", async () => {
-    const res = await api("/api/agents", { method: "POST", json: { name: uniqueName(), runtime: { memory: { ttlMs: 10 } } } });
-    expect((await issuesOf(res))[0]).toMatchObject({ path: ["runtime", "memory", "ttlMs"], message: "at least 60000 (one minute)" });
+    const res = await api("/api/agents", {
+      method: "POST",
+      json: { name: uniqueName(), runtime: { memory: { ttlMs: 10 } } },
+    });
+    expect((await issuesOf(res))[0]).toMatchObject({
+      path: ["runtime", "memory", "ttlMs"],
+      message: "at least 60000 (one minute)",
+    });
   });
 });
 
@@ -97,7 +127,12 @@ describe("the knobs in a script", () => {
 
   it("the DSL compiles them, and printing gives back the same script", () => {
     const { script } = compileScript(source);
-    expect(script.model).toMatchObject({ topP: 0.5, cascade: [{ provider: "anthropic", name: "claude-haiku-4-5" }], allowed: ["openai/gpt-4o"], breaker: { threshold: 2, cooldownMs: 5000 } });
+    expect(script.model).toMatchObject({
+      topP: 0.5,
+      cascade: [{ provider: "anthropic", name: "claude-haiku-4-5" }],
+      allowed: ["openai/gpt-4o"],
+      breaker: { threshold: 2, cooldownMs: 5000 },
+    });
     expect(script.denyTools).toEqual(["http.*"]);
     expect(script.memory).toEqual({ policy: "window", ttlMs: 86_400_000 });
     expect(compileScript(printScript(script)).script).toEqual(script);
@@ -105,9 +140,16 @@ describe("the knobs in a script", () => {
 
   it("a script sets the agent's denylist and memory policy", async () => {
     const { name } = await createAgent();
-    const res = await api(`/api/agents/${name}/script`, { method: "PUT", headers: { "content-type": "text/x-pantheon" }, body: source.replace('"scout"', `"${name}"`) });
+    const res = await api(`/api/agents/${name}/script`, {
+      method: "PUT",
+      headers: { "content-type": "text/x-pantheon" },
+      body: source.replace('"scout"', `"${name}"`),
+    });
     expect(res.status).toBe(200);
-    const agent = (await (await api(`/api/agents/${name}`)).json()) as { runtime: { denyTools?: string[]; memory?: unknown }; model: { topP?: number } };
+    const agent = (await (await api(`/api/agents/${name}`)).json()) as {
+      runtime: { denyTools?: string[]; memory?: unknown };
+      model: { topP?: number };
+    };
     expect(agent.runtime.denyTools).toEqual(["http.*"]);
     expect(agent.runtime.memory).toEqual({ policy: "window", ttlMs: 86_400_000 });
     expect(agent.model.topP).toBe(0.5);
@@ -115,6 +157,8 @@ describe("the knobs in a script", () => {
   });
 
   it("a bad memory policy in the DSL is an error at its place", () => {
-    expect(() => compileScript('(actor "a" (description "d") (memory :policy 3))')).toThrow(/"none", "window" or "summary"/);
+    expect(() => compileScript('(actor "a" (description "d") (memory :policy 3))')).toThrow(
+      /"none", "window" or "summary"/,
+    );
   });
 });

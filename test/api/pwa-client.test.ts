@@ -15,7 +15,10 @@ function pwaApi(token: string | null = adminToken, fetch: typeof globalThis.fetc
 }
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   if (!isApiError(error)) throw new Error(`expected an ApiError, got ${String(error)}`);
   return error;
 }

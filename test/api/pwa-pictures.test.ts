@@ -16,11 +16,13 @@ const workerFetch: typeof fetch = (input, init) => {
   if (init?.method === "POST" && String(input).endsWith("/images")) uploads++;
   return SELF.fetch(input, init);
 };
-const pwaApi = (token = adminToken) => makeApi({ getToken: () => token, getProject: () => "default", baseUrl: base, fetch: workerFetch });
+const pwaApi = (token = adminToken) =>
+  makeApi({ getToken: () => token, getProject: () => "default", baseUrl: base, fetch: workerFetch });
 
 /** A 3×2 PNG (RGB, one colour): small enough to write out, real enough to be sniffed and sized. */
 function tinyPng(): Blob {
-  const hex = "89504e470d0a1a0a0000000d49484452000000030000000208020000001216f14d0000001049444154789c631068f800410c70160054d409017f3aedb30000000049454e44ae426082";
+  const hex =
+    "89504e470d0a1a0a0000000d49484452000000030000000208020000001216f14d0000001049444154789c631068f800410c70160054d409017f3aedb30000000049454e44ae426082";
   return new Blob([Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)))], { type: "image/png" });
 }
 
@@ -38,14 +40,18 @@ describe("pictures from the PWA", () => {
     const agent = uniqueName("pwa-pics");
     await api.createAgent({ name: agent });
     const png = tinyPng();
-    const pictures = [{ blob: png, type: "image/png", name: "tiny.png" } as { blob: Blob; type: string; name: string; id?: string }];
+    const pictures = [
+      { blob: png, type: "image/png", name: "tiny.png" } as { blob: Blob; type: string; name: string; id?: string },
+    ];
     const { ids, failed } = await uploadPictures(api, agent, pictures);
     expect(failed).toBeUndefined();
     expect(ids).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.png$/)]);
     expect(pictures[0]?.id).toBe(ids[0]);
 
     const sent = await api.sendMessage(agent, { content: "Look at this", images: ids });
-    expect(sent.userMessage ? storedImages(sent.userMessage) : []).toEqual([{ id: ids[0], type: "image/png", width: 3, height: 2 }]);
+    expect(sent.userMessage ? storedImages(sent.userMessage) : []).toEqual([
+      { id: ids[0], type: "image/png", width: 3, height: 2 },
+    ]);
     const { messages } = await api.listMessages(agent);
     const mine = messages.find((m) => m.role === "user");
     expect(mine?.content).toBe("Look at this");
@@ -96,7 +102,12 @@ describe("pictures from the PWA", () => {
     const agent = uniqueName("pwa-pics");
     await api.createAgent({ name: agent });
     const { ids } = await uploadPictures(api, agent, [{ blob: tinyPng(), type: "image/png", name: "mine.png" }]);
-    const wrong = await pwaApi("not-a-token").getImage(agent, ids[0]!).then(() => null, (e: unknown) => e);
+    const wrong = await pwaApi("not-a-token")
+      .getImage(agent, ids[0]!)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(wrong).toMatchObject({ status: 401 });
     expect((await api.getImage(agent, ids[0]!)).size).toBeGreaterThan(0);
   });

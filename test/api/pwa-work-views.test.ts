@@ -5,16 +5,35 @@ import { changesLabel, costLabel, needsOf, orderFeatures, questionLinkOf } from 
 // What the PWA's Work views decide before they draw: which features come first, how two plan
 // versions line up with the comments made on the older one, what a card and a price say.
 
-const comment = (line: number, body: string, author = "Ada", version = 1) => ({ line, body, author, version, createdAt: 1 });
+const comment = (line: number, body: string, author = "Ada", version = 1) => ({
+  line,
+  body,
+  author,
+  version,
+  createdAt: 1,
+});
 
 describe("comparing two plan versions", () => {
   const v1 = ["# Plan", "", "1. Notes — write notes.md", "2. Limits — ask a person", ""].join("\n");
-  const v2 = ["# Plan", "", "1. Notes — write docs/notes.md", "2. Limits — ask a person", "3. Docs — a README", ""].join("\n");
+  const v2 = [
+    "# Plan",
+    "",
+    "1. Notes — write docs/notes.md",
+    "2. Limits — ask a person",
+    "3. Docs — a README",
+    "",
+  ].join("\n");
 
   it("shows kept, removed and added lines with both line numbers", () => {
     const c = comparePlans({ markdown: v1, comments: [] }, { markdown: v2 });
     expect(c.lines.map((l) => [l.kind, l.oldLine ?? null, l.newLine ?? null])).toEqual([
-      ["same", 1, 1], ["same", 2, 2], ["removed", 3, null], ["added", null, 3], ["same", 4, 4], ["added", null, 5], ["same", 5, 6],
+      ["same", 1, 1],
+      ["same", 2, 2],
+      ["removed", 3, null],
+      ["added", null, 3],
+      ["same", 4, 4],
+      ["added", null, 5],
+      ["same", 5, 6],
     ]);
     expect([c.added, c.removed]).toEqual([2, 1]);
   });
@@ -33,9 +52,13 @@ describe("comparing two plan versions", () => {
   it("counts as open a version's own comments and the previous version's on lines it kept, not those on lines it changed", () => {
     const previous = { markdown: v1, comments: [comment(3, "Say which folder"), comment(4, "How many a minute?")] };
     expect(openComments({ markdown: v2, comments: [] }, previous).map((c) => c.body)).toEqual(["How many a minute?"]);
-    expect(openComments({ markdown: v2, comments: [comment(1, "Title?", "Bo", 2)] }, null).map((c) => c.body)).toEqual(["Title?"]);
+    expect(openComments({ markdown: v2, comments: [comment(1, "Title?", "Bo", 2)] }, null).map((c) => c.body)).toEqual([
+      "Title?",
+    ]);
     // Positive control: nothing open when every earlier comment's line changed and the version has none.
-    expect(openComments({ markdown: v2, comments: [] }, { markdown: v1, comments: [comment(3, "Say which folder")] })).toEqual([]);
+    expect(
+      openComments({ markdown: v2, comments: [] }, { markdown: v1, comments: [comment(3, "Say which folder")] }),
+    ).toEqual([]);
   });
 
   it("names a comment's author as a person reads it", () => {
@@ -46,13 +69,25 @@ describe("comparing two plan versions", () => {
 });
 
 describe("what needs a person", () => {
-  const base = { name: "f", title: "F", status: "in_progress", orchestrator: "p", updatedAt: 0, plan: { version: 1, approved: true }, tasks: { total: 1, byStatus: { done: 1 } as Record<string, number> } };
+  const base = {
+    name: "f",
+    title: "F",
+    status: "in_progress",
+    orchestrator: "p",
+    updatedAt: 0,
+    plan: { version: 1, approved: true },
+    tasks: { total: 1, byStatus: { done: 1 } as Record<string, number> },
+  };
 
   it("names a plan waiting for review, blocked tasks and questions the server counts", () => {
     expect(needsOf({ ...base, plan: { version: 2, approved: false } } as never)).toEqual(["Plan v2 waits for review"]);
-    expect(needsOf({ ...base, tasks: { total: 3, byStatus: { blocked: 2, done: 1 } }, needsPerson: 3 } as never)).toEqual(["2 tasks blocked", "1 question waiting"]);
+    expect(
+      needsOf({ ...base, tasks: { total: 3, byStatus: { blocked: 2, done: 1 } }, needsPerson: 3 } as never),
+    ).toEqual(["2 tasks blocked", "1 question waiting"]);
     // A server that counts needsPerson counts failed and partial tasks too: named, not taken for questions.
-    expect(needsOf({ ...base, tasks: { total: 2, byStatus: { partial: 1, done: 1 } }, needsPerson: 1 } as never)).toEqual(["1 task failed or partial"]);
+    expect(
+      needsOf({ ...base, tasks: { total: 2, byStatus: { partial: 1, done: 1 } }, needsPerson: 1 } as never),
+    ).toEqual(["1 task failed or partial"]);
     expect(needsOf({ ...base, tasks: { total: 2, byStatus: { partial: 1, done: 1 } } } as never)).toEqual([]);
     expect(needsOf(base as never)).toEqual([]);
   });
@@ -61,7 +96,11 @@ describe("what needs a person", () => {
     const old = { ...base, name: "old", createdAt: 1 };
     const newest = { ...base, name: "newest", createdAt: 3 };
     const waiting = { ...base, name: "waiting", createdAt: 2, tasks: { total: 1, byStatus: { blocked: 1 } } };
-    expect(orderFeatures([old, newest, waiting] as never[]).map((f: { name: string }) => f.name)).toEqual(["waiting", "newest", "old"]);
+    expect(orderFeatures([old, newest, waiting] as never[]).map((f: { name: string }) => f.name)).toEqual([
+      "waiting",
+      "newest",
+      "old",
+    ]);
   });
 });
 
@@ -69,7 +108,13 @@ describe("how a card and a price read", () => {
   const none = { filesChanged: 0, insertions: 0, deletions: 0, files: [] };
   it("says only what is true of a task's changes", () => {
     expect(changesLabel({ status: "partial", diff: none, overlayFiles: 1 })).toBe("1 uncommitted change");
-    expect(changesLabel({ status: "done", diff: { filesChanged: 2, insertions: 12, deletions: 3, files: [] }, overlayFiles: 0 })).toBe("+12 −3 in 2 files committed");
+    expect(
+      changesLabel({
+        status: "done",
+        diff: { filesChanged: 2, insertions: 12, deletions: 3, files: [] },
+        overlayFiles: 0,
+      }),
+    ).toBe("+12 −3 in 2 files committed");
     expect(changesLabel({ status: "in_progress", diff: none, overlayFiles: 0 })).toBe("No changes yet");
     expect(changesLabel({ status: "pending", diff: none, overlayFiles: 0 })).toBe("");
   });
@@ -94,9 +139,14 @@ describe("how a card and a price read", () => {
 
 describe("a question in the inbox", () => {
   it("links to the feature and task the server names, else the asking worker's", () => {
-    expect(questionLinkOf({ agent: "x", kind: "question", feature: "login", task: 3, taskKey: "limits" })).toEqual({ feature: "login", task: 3 });
+    expect(questionLinkOf({ agent: "x", kind: "question", feature: "login", task: 3, taskKey: "limits" })).toEqual({
+      feature: "login",
+      task: 3,
+    });
     // The planner's question about the plan names no task: it links to the feature (and its plan).
-    expect(questionLinkOf({ agent: "planner", kind: "question", feature: "login", task: null })).toEqual({ feature: "login" });
+    expect(questionLinkOf({ agent: "planner", kind: "question", feature: "login", task: null })).toEqual({
+      feature: "login",
+    });
     expect(questionLinkOf({ agent: "login-task-2", tool: "task.block" })).toEqual({ feature: "login", task: 2 });
     expect(questionLinkOf({ agent: "login-task-2", tool: "http.fetch" })).toBeNull();
   });

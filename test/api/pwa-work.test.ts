@@ -9,10 +9,14 @@ import { adminToken, api, createAgent, uniqueName } from "./client";
 // and a 403 explained the way the PWA explains it.
 
 const workerFetch: typeof fetch = (input, init) => SELF.fetch(input, init);
-const pwaApi = (token: string = adminToken) => makeApi({ getToken: () => token, getProject: () => "default", baseUrl: "https://pantheon.test", fetch: workerFetch });
+const pwaApi = (token: string = adminToken) =>
+  makeApi({ getToken: () => token, getProject: () => "default", baseUrl: "https://pantheon.test", fetch: workerFetch });
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   if (!isApiError(error)) throw new Error(`expected an ApiError, got ${String(error)}`);
   return error;
 }
@@ -23,7 +27,10 @@ const plan = "# Plan\n\n## Tasks\n\n1. One — the first task\n2. Two — the se
 async function featureWithPlan() {
   const planner = (await createAgent({ runtime: { tools: plannerTools } })).name;
   const name = uniqueName("pwa-feat").slice(0, 40);
-  const created = await api("/api/features", { method: "POST", json: { name, title: "A PWA feature", orchestrator: planner } });
+  const created = await api("/api/features", {
+    method: "POST",
+    json: { name, title: "A PWA feature", orchestrator: planner },
+  });
   expect(created.status).toBe(201);
   expect((await api(`/api/features/${name}/plan`, { method: "PUT", json: { markdown: plan } })).status).toBe(200);
   return name;
@@ -48,10 +55,20 @@ describe("the PWA's Work calls", () => {
 
     expect((await api(`/api/features/${feature}/tasks/sync`, { method: "POST" })).status).toBe(200);
     const { tasks } = await client.listTasks(feature);
-    expect(tasks.map((t) => [t.number, t.name, t.status])).toEqual([[1, "One", "pending"], [2, "Two", "pending"]]);
+    expect(tasks.map((t) => [t.number, t.name, t.status])).toEqual([
+      [1, "One", "pending"],
+      [2, "Two", "pending"],
+    ]);
     // A task never started: no spec, no runs, nothing committed (the view reads a null diff as none).
     const task = await client.getTask(feature, 1);
-    expect(task).toMatchObject({ number: 1, status: "pending", spec: null, runIds: [], patch: "", pending: { filesChanged: 0 } });
+    expect(task).toMatchObject({
+      number: 1,
+      status: "pending",
+      spec: null,
+      runIds: [],
+      patch: "",
+      pending: { filesChanged: 0 },
+    });
     expect(task.diff === null || task.diff.filesChanged === 0).toBe(true);
     const report = await client.getReport(feature);
     expect(report.tasks[0]).toMatchObject({ number: 1, runs: [], tokens: { input: 0, output: 0 } });

@@ -33,23 +33,34 @@ describe("an agent's resolved model", () => {
         provider: "anthropic",
         secret: "ANTHROPIC_API_KEY",
         fix: "add ANTHROPIC_API_KEY=… to .dev.vars and restart npm start",
-        message: "provider 'anthropic' needs the secret ANTHROPIC_API_KEY: add ANTHROPIC_API_KEY=… to .dev.vars and restart npm start",
+        message:
+          "provider 'anthropic' needs the secret ANTHROPIC_API_KEY: add ANTHROPIC_API_KEY=… to .dev.vars and restart npm start",
       },
     });
     const listed = (await (await api("/api/agents")).json()) as any;
     expect(listed.agents.find((a: any) => a.name === agent.name).resolvedModel.status).toBe("stand-in");
 
     // The run's trace records the model that actually answered, with its provider.
-    const sent = (await (await api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content: "hello" } })).json()) as any;
+    const sent = (await (
+      await api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content: "hello" } })
+    ).json()) as any;
     expect(sent.status).toBe("completed");
     const run = (await (await api(`/api/agents/${agent.name}/runs/${sent.runId}`)).json()) as any;
-    expect(run.trace.find((s: any) => s.name === "model_result").data).toMatchObject({ provider: "offline", model: "offline" });
+    expect(run.trace.find((s: any) => s.name === "model_result").data).toMatchObject({
+      provider: "offline",
+      model: "offline",
+    });
   });
 
   it("a fallback with its key is shown, and a run answered by the provider records it", async () => {
     const agent = await scriptedAgent({}, {});
     await agent.script([{ content: "hi from the double" }]);
-    const patched = await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { model: { provider: "openai", name: agent.model, fallback: { provider: "anthropic", name: "claude-haiku-4-5" } } } });
+    const patched = await api(`/api/agents/${agent.name}`, {
+      method: "PATCH",
+      json: {
+        model: { provider: "openai", name: agent.model, fallback: { provider: "anthropic", name: "claude-haiku-4-5" } },
+      },
+    });
     const detail = (await patched.json()) as any;
     expect(detail.resolvedModel).toMatchObject({
       provider: "openai",
@@ -60,7 +71,10 @@ describe("an agent's resolved model", () => {
     const { body } = await agent.send("hello");
     expect(body.status).toBe("completed");
     const run = await agent.run(body.runId);
-    expect(run.trace.find((s: any) => s.name === "model_result").data).toMatchObject({ provider: "openai", model: agent.model });
+    expect(run.trace.find((s: any) => s.name === "model_result").data).toMatchObject({
+      provider: "openai",
+      model: agent.model,
+    });
   });
 
   it("a malformed model on create is a 400 naming the field", async () => {

@@ -16,14 +16,20 @@ describe("API tokens", () => {
     const listed = await list.text();
     expect(listed).toContain("phone");
     expect(listed).not.toContain(token);
-    expect(JSON.parse(listed).tokens[0]).toEqual(expect.objectContaining({ id, name: "phone", lastUsedAt: expect.any(Number) }));
+    expect(JSON.parse(listed).tokens[0]).toEqual(
+      expect.objectContaining({ id, name: "phone", lastUsedAt: expect.any(Number) }),
+    );
 
     expect((await api(`/api/tokens/${id}`, { method: "DELETE", headers })).status).toBe(204);
     expect((await api("/api/agents", { token, headers })).status).toBe(401);
   });
 
   it("a token of one project does not open another project", async () => {
-    const created = await api("/api/tokens", { method: "POST", json: { name: "scoped" }, headers: { "x-pantheon-project": "proj-a" } });
+    const created = await api("/api/tokens", {
+      method: "POST",
+      json: { name: "scoped" },
+      headers: { "x-pantheon-project": "proj-a" },
+    });
     const { token } = (await created.json()) as { token: string };
     expect((await api("/api/agents", { token, headers: { "x-pantheon-project": "proj-b" } })).status).toBe(401);
   });

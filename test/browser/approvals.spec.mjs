@@ -17,12 +17,18 @@ after(async () => {
 /** Gives the agent a tool that needs a person and starts a run that waits on it. */
 async function startGatedRun() {
   // clock.now needs a person's approval for this agent: every call pauses the run.
-  const patch = await api(`/api/agents/${agent}`, { method: "PATCH", body: JSON.stringify({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } }) });
+  const patch = await api(`/api/agents/${agent}`, {
+    method: "PATCH",
+    body: JSON.stringify({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } }),
+  });
   assert.equal(patch.status, 200, `PATCH runtime answered ${patch.status}`);
   const tools = await api(`/api/agents/${agent}/tools`);
   const gated = tools.body.tools.find((t) => t.requiresApproval);
   assert.ok(gated, "a tool that needs approval");
-  const sent = await api(`/api/agents/${agent}/messages`, { method: "POST", body: JSON.stringify({ content: `/tool ${gated.name} {}` }) });
+  const sent = await api(`/api/agents/${agent}/messages`, {
+    method: "POST",
+    body: JSON.stringify({ content: `/tool ${gated.name} {}` }),
+  });
   assert.equal(sent.body?.status, "waiting_approval");
   return { runId: sent.body.runId, tool: gated.name };
 }
@@ -78,12 +84,18 @@ test("an agent without a script says it only chats, and its views still work", a
   const detail = page.locator("pantheon-actor-detail");
   await detail.getByText("No script: this agent only chats.").waitFor();
   await detail.getByText("Nothing scheduled: the script has no behaviors.").waitFor();
-  await detail.getByRole("link", { name: /^Trace of the run: message · / }).first().waitFor();
+  await detail
+    .getByRole("link", { name: /^Trace of the run: message · / })
+    .first()
+    .waitFor();
   await detail.locator("p", { hasText: "Loading…" }).first().waitFor({ state: "detached" });
   assert.deepEqual(await axe(page), []);
   await shoot(page, "agent-detail-chat-only");
   await page.goto(`/#/agents/${agent}/context?q=hello`);
-  await page.locator("pantheon-context-view").getByText(/Tokens used: \d+ of \d+/).waitFor();
+  await page
+    .locator("pantheon-context-view")
+    .getByText(/Tokens used: \d+ of \d+/)
+    .waitFor();
   await page.goto(`/#/agents/${agent}/tools`);
   await page.locator("pantheon-tool-runner").getByRole("button", { name: "Run clock.now" }).waitFor();
   assert.deepEqual(b.errors.map(String), []);

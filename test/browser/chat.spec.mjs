@@ -96,8 +96,15 @@ test("a reply streams in token by token and then settles", async () => {
   const final = (await reply.textContent()) ?? "";
   const partials = new Set(await page.evaluate(() => window.__partials));
   assert.ok(final.length > 0, "the reply has text");
-  assert.ok([...partials].some((p) => p.length > 0 && p.length < final.length), `saw partial replies while streaming: ${[...partials].length}`);
-  assert.equal(await page.locator("pantheon-chat .msg.user", { hasText: "hello there" }).count(), 1, "the message appears once");
+  assert.ok(
+    [...partials].some((p) => p.length > 0 && p.length < final.length),
+    `saw partial replies while streaming: ${[...partials].length}`,
+  );
+  assert.equal(
+    await page.locator("pantheon-chat .msg.user", { hasText: "hello there" }).count(),
+    1,
+    "the message appears once",
+  );
   assert.deepEqual(await axe(page), []);
   await shootBoth(page, "chat");
 });

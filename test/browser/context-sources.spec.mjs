@@ -13,17 +13,49 @@ const json = (body) => ({ method: "PUT", body: JSON.stringify(body) });
 
 before(async () => {
   b = await launchSignedIn({ viewport: PHONE });
-  for (const name of [friend, other]) assert.equal((await api(`/api/agents/${name}/script`, json({ name, description: "A reader", talents: [] }))).status, 201);
+  for (const name of [friend, other])
+    assert.equal(
+      (await api(`/api/agents/${name}/script`, json({ name, description: "A reader", talents: [] }))).status,
+      201,
+    );
   const script = `(actor "${owner}" (description "Keeps the vault")
   (context (source "vault" :label "Vault") (source "plans" :label "Plans"))
   (connections "${friend}")
   (grants "vault" (grant "plans" :to ["${other}"])))`;
-  const pushed = await api(`/api/agents/${owner}/script`, { method: "PUT", body: script, headers: { "content-type": "text/x-pantheon" } });
+  const pushed = await api(`/api/agents/${owner}/script`, {
+    method: "PUT",
+    body: script,
+    headers: { "content-type": "text/x-pantheon" },
+  });
   assert.equal(pushed.status, 201, JSON.stringify(pushed.body));
-  for (const [source, text] of [["vault", "The vault combination is 31-47-09."], ["plans", "The launch plan moves to the harbour at dawn."]]) {
-    assert.equal((await api(`/api/agents/${owner}/sources/${source}/documents`, { method: "POST", body: JSON.stringify({ title: source, text }) })).status, 201);
+  for (const [source, text] of [
+    ["vault", "The vault combination is 31-47-09."],
+    ["plans", "The launch plan moves to the harbour at dawn."],
+  ]) {
+    assert.equal(
+      (
+        await api(`/api/agents/${owner}/sources/${source}/documents`, {
+          method: "POST",
+          body: JSON.stringify({ title: source, text }),
+        })
+      ).status,
+      201,
+    );
   }
-  assert.equal((await api(`/api/agents/${friend}/script`, json({ name: friend, description: "A reader", talents: [], contextSources: [`${owner}/vault`, `${owner}/plans`] }))).status, 200);
+  assert.equal(
+    (
+      await api(
+        `/api/agents/${friend}/script`,
+        json({
+          name: friend,
+          description: "A reader",
+          talents: [],
+          contextSources: [`${owner}/vault`, `${owner}/plans`],
+        }),
+      )
+    ).status,
+    200,
+  );
 });
 after(async () => {
   await b?.close();

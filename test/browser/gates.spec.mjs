@@ -34,7 +34,10 @@ test("a tool the agent does not declare is refused, and the chat says so", async
 test("a gate's refusal shows inline with the tool call, and opens to every decision", async () => {
   const agent = uniqueName("gated");
   await createAgent(agent, {
-    runtime: { tools: ["clock.now", "http.fetch"], gates: [{ name: "github-only", kind: "allow-hosts", tool: "http.fetch", hosts: ["api.github.com"] }] },
+    runtime: {
+      tools: ["clock.now", "http.fetch"],
+      gates: [{ name: "github-only", kind: "allow-hosts", tool: "http.fetch", hosts: ["api.github.com"] }],
+    },
   });
   const page = b.page;
   await page.goto(`/#/agents/${agent}/chat`);
@@ -43,11 +46,16 @@ test("a gate's refusal shows inline with the tool call, and opens to every decis
   const call = page.locator("pantheon-chat details.tool.blocked");
   await call.waitFor();
   const summary = call.locator("summary");
-  await summary.getByRole("note").getByText(/example\.com is not one of api\.github\.com/).waitFor();
+  await summary
+    .getByRole("note")
+    .getByText(/example\.com is not one of api\.github\.com/)
+    .waitFor();
   assert.match((await summary.textContent()) ?? "", /blocked\s*by gate github-only/);
   // Named from the run's trace: the server sends no tool_call event for a refused call.
   await summary.getByText("http.fetch", { exact: true }).waitFor();
-  await page.locator('pantheon-chat .msg.assistant[aria-busy="false"]', { hasText: "Rejected by gate 'github-only'" }).waitFor();
+  await page
+    .locator('pantheon-chat .msg.assistant[aria-busy="false"]', { hasText: "Rejected by gate 'github-only'" })
+    .waitFor();
   await summary.click();
   await call.getByText(/Passed gates budget, allowlist, schema/).waitFor();
   await call.getByText(/Gate github-only refused it/).waitFor();

@@ -18,13 +18,20 @@ test("the agent page lists its role and standing goals, and an agent without goa
   await page.goto(`/#/agents/${reviewer}`);
   const goals = page.locator("pantheon-actor-detail").getByRole("list", { name: `Standing goals of ${reviewer}` });
   await goals.getByText("Review PR #123").waitFor();
-  assert.deepEqual((await goals.locator("li").allTextContents()).map((t) => t.trim()), ["Review PR #123", "Keep CI green"]);
+  assert.deepEqual(
+    (await goals.locator("li").allTextContents()).map((t) => t.trim()),
+    ["Review PR #123", "Keep CI green"],
+  );
   await page.locator("pantheon-actor-detail").getByText("Role: code reviewer").waitFor();
   assert.deepEqual(await axe(page), []);
   await shootBoth(page, "agent-goals");
 
   // Changed over the API: the page shows the new goals after a reload.
-  const patched = await api(`/api/agents/${reviewer}`, { method: "PATCH", body: JSON.stringify({ goals: ["Review PR #124"] }), headers: { "content-type": "application/json" } });
+  const patched = await api(`/api/agents/${reviewer}`, {
+    method: "PATCH",
+    body: JSON.stringify({ goals: ["Review PR #124"] }),
+    headers: { "content-type": "application/json" },
+  });
   assert.equal(patched.status, 200);
   await page.reload();
   await goals.getByText("Review PR #124").waitFor();

@@ -23,8 +23,14 @@ export async function launch({ viewport = PHONE, colorScheme = "light", args = [
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     headless: true,
     args: [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync",
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
       // The fresh --user-data-dir is `profile`: Playwright insists on passing it itself.
       ...args,
     ],
@@ -78,8 +84,12 @@ export async function api(path, init = {}) {
 }
 
 export async function createAgent(name, extra = {}) {
-  const res = await api("/api/agents", { method: "POST", body: JSON.stringify({ name, description: "Made by a browser test", ...extra }) });
-  if (res.status !== 201 && res.status !== 409) throw new Error(`creating ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+  const res = await api("/api/agents", {
+    method: "POST",
+    body: JSON.stringify({ name, description: "Made by a browser test", ...extra }),
+  });
+  if (res.status !== 201 && res.status !== 409)
+    throw new Error(`creating ${name}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
@@ -110,9 +120,11 @@ export async function shootBoth(page, name) {
 export async function axe(page) {
   const source = await readFile(require.resolve("axe-core/axe.min.js"), "utf8");
   await page.evaluate(source);
-  const result = await page.evaluate(async () =>
-    // @ts-expect-error injected above
-    await window.axe.run(document, { resultTypes: ["violations"] }));
+  const result = await page.evaluate(
+    async () =>
+      // @ts-expect-error injected above
+      await window.axe.run(document, { resultTypes: ["violations"] }),
+  );
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);

@@ -37,7 +37,9 @@ test("a tool call is still in the chat after a reload, collapsed, and opens to i
   assert.equal(await tool.getAttribute("open"), null, "it starts collapsed");
   const placed = await page.evaluate(() => {
     const root = document.querySelector("pantheon-app")?.shadowRoot?.querySelector("pantheon-chat")?.shadowRoot;
-    return [...(root?.querySelectorAll(".log > .msg, .log > details.tool") ?? [])].map((e) => (e.matches("details") ? "tool" : e.classList.contains("user") ? "user" : "reply"));
+    return [...(root?.querySelectorAll(".log > .msg, .log > details.tool") ?? [])].map((e) =>
+      e.matches("details") ? "tool" : e.classList.contains("user") ? "user" : "reply",
+    );
   });
   assert.deepEqual(placed, ["user", "tool", "reply"], "the call sits between the question and the reply");
   assert.match((await tool.locator("summary").textContent()) ?? "", /done/);

@@ -16,8 +16,15 @@ after(async () => {
 
 /** The example script, renamed to a fresh agent: a script's actor must be the agent of the path. */
 async function loadDevBuddy(name) {
-  const source = (await readFile(new URL("../../examples/dev-buddy.pnth", import.meta.url), "utf8")).replace('(actor "dev-buddy"', `(actor "${name}"`);
-  const res = await api(`/api/agents/${name}/script`, { method: "PUT", body: source, headers: { "content-type": "text/x-pantheon" } });
+  const source = (await readFile(new URL("../../examples/dev-buddy.pnth", import.meta.url), "utf8")).replace(
+    '(actor "dev-buddy"',
+    `(actor "${name}"`,
+  );
+  const res = await api(`/api/agents/${name}/script`, {
+    method: "PUT",
+    body: source,
+    headers: { "content-type": "text/x-pantheon" },
+  });
   assert.equal(res.status, 201, `PUT script answered ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
@@ -30,7 +37,10 @@ test("the agent page shows a script loaded through the API, with its compile war
   const detail = page.locator("pantheon-actor-detail");
   const source = detail.getByLabel("Script source");
   await source.waitFor();
-  assert.match((await source.textContent()) ?? "", new RegExp(`\\(actor "${buddy}"[\\s\\S]*\\(behavior "review-open-diffs" :passive`));
+  assert.match(
+    (await source.textContent()) ?? "",
+    new RegExp(`\\(actor "${buddy}"[\\s\\S]*\\(behavior "review-open-diffs" :passive`),
+  );
   const warnings = detail.getByRole("note", { name: "Compile warnings" });
   assert.match((await warnings.textContent()) ?? "", /line 24:17[\s\S]*git\.diff/);
   await detail.getByText("Reviews code changes and answers questions about them.").first().waitFor();
@@ -44,12 +54,19 @@ test("its schedules say when each behavior runs next, and a pause sticks across 
   const page = b.page;
   const row = page.locator('pantheon-actor-detail li[data-behavior="review-open-diffs"]');
   await row.getByText(/every 1h · next run in \d+ min/).waitFor();
-  await page.locator('pantheon-actor-detail li[data-behavior="on-message"]').getByText("runs on each message").waitFor();
+  await page
+    .locator('pantheon-actor-detail li[data-behavior="on-message"]')
+    .getByText("runs on each message")
+    .waitFor();
   await row.getByRole("button", { name: "Pause review-open-diffs" }).click();
   await row.getByRole("button", { name: "Resume review-open-diffs" }).waitFor();
   await row.getByText("paused: it will not run until resumed").waitFor();
   const { body } = await api(`/api/agents/${buddy}/schedules`);
-  assert.equal(body.schedules.find((s) => s.behavior === "review-open-diffs").paused, true, "the server keeps the pause");
+  assert.equal(
+    body.schedules.find((s) => s.behavior === "review-open-diffs").paused,
+    true,
+    "the server keeps the pause",
+  );
   await page.reload();
   await row.locator(".badge", { hasText: "paused" }).waitFor();
   assert.deepEqual(await axe(page), []);
@@ -59,7 +76,10 @@ test("its schedules say when each behavior runs next, and a pause sticks across 
 });
 
 test("the context view shows each memory it weighed, with source, id and scores, in and out of the budget", async () => {
-  const stored = await api(`/api/agents/${buddy}/memories`, { method: "POST", body: JSON.stringify({ text: "The staging deploy key is kept in the Ops vault.", kind: "fact" }) });
+  const stored = await api(`/api/agents/${buddy}/memories`, {
+    method: "POST",
+    body: JSON.stringify({ text: "The staging deploy key is kept in the Ops vault.", kind: "fact" }),
+  });
   assert.equal(stored.status, 201);
   const page = b.page;
   await page.goto(`/#/agents/${buddy}/context`);
@@ -106,8 +126,15 @@ test("a delegation shows on the asked agent's page and opens as a chain of hops"
   const expert = uniqueName("expert");
   await createAgent(expert, { systemPrompt: "The answer to everything is 42." });
   await createAgent(asker);
-  assert.equal((await api(`/api/agents/${asker}/connections`, { method: "PUT", body: JSON.stringify({ connections: [expert] }) })).status, 200);
-  const sent = await api(`/api/agents/${asker}/messages`, { method: "POST", body: JSON.stringify({ content: `/ask ${expert} what is the answer?` }) });
+  assert.equal(
+    (await api(`/api/agents/${asker}/connections`, { method: "PUT", body: JSON.stringify({ connections: [expert] }) }))
+      .status,
+    200,
+  );
+  const sent = await api(`/api/agents/${asker}/messages`, {
+    method: "POST",
+    body: JSON.stringify({ content: `/ask ${expert} what is the answer?` }),
+  });
   assert.equal(sent.status, 200);
   let status = sent.body.status;
   for (let i = 0; i < 200 && !["completed", "failed", "cancelled"].includes(status); i++) {
@@ -119,7 +146,10 @@ test("a delegation shows on the asked agent's page and opens as a chain of hops"
   await page.goto(`/#/agents/${expert}`);
   const detail = page.locator("pantheon-actor-detail");
   await detail.getByText(`asked by ${asker}`).first().waitFor();
-  await detail.getByRole("region", { name: "Delegation" }).getByText(/\d+\s*waiting/).waitFor();
+  await detail
+    .getByRole("region", { name: "Delegation" })
+    .getByText(/\d+\s*waiting/)
+    .waitFor();
   await detail.getByRole("link", { name: "Delegation chain" }).first().click();
   const chain = page.locator("pantheon-conversation");
   await chain.getByRole("heading", { name: "Delegation chain" }).waitFor();
@@ -130,7 +160,11 @@ test("a delegation shows on the asked agent's page and opens as a chain of hops"
   assert.match(text, /what is the answer\?/);
   assert.match(text, /answered/);
   assert.match(text, /42/);
-  assert.match(page.url(), new RegExp(`#/conversations/${sent.body.runId}$`), "the chain's id is the run that asked first");
+  assert.match(
+    page.url(),
+    new RegExp(`#/conversations/${sent.body.runId}$`),
+    "the chain's id is the run that asked first",
+  );
   assert.deepEqual(await axe(page), []);
   await shootBoth(b.page, "conversation");
   await hop.getByRole("link", { name: `Trace of ${expert}'s run` }).click();

@@ -16,10 +16,13 @@ after(async () => {
 
 /** How many bubbles of one role show exactly this text (replies may quote it, so match whole). */
 const countOf = (role, text) =>
-  b.page.evaluate(([r, t]) => {
-    const root = document.querySelector("pantheon-app")?.shadowRoot?.querySelector("pantheon-chat")?.shadowRoot;
-    return [...(root?.querySelectorAll(`.msg.${r}`) ?? [])].filter((m) => m.textContent?.trim() === t).length;
-  }, [role, text]);
+  b.page.evaluate(
+    ([r, t]) => {
+      const root = document.querySelector("pantheon-app")?.shadowRoot?.querySelector("pantheon-chat")?.shadowRoot;
+      return [...(root?.querySelectorAll(`.msg.${r}`) ?? [])].filter((m) => m.textContent?.trim() === t).length;
+    },
+    [role, text],
+  );
 
 test("a message sent from another device shows up live, with its reply", async () => {
   const page = b.page;
@@ -30,7 +33,10 @@ test("a message sent from another device shows up live, with its reply", async (
   const sent = await api(`/api/agents/${agent}/messages`, { method: "POST", body: JSON.stringify({ content: text }) });
   assert.equal(sent.status, 200);
   await page.locator("pantheon-chat .msg.user", { hasText: text }).waitFor();
-  await page.locator("pantheon-chat .msg.assistant", { hasText: text.split(" ").slice(0, 2).join(" ") }).first().waitFor();
+  await page
+    .locator("pantheon-chat .msg.assistant", { hasText: text.split(" ").slice(0, 2).join(" ") })
+    .first()
+    .waitFor();
   assert.equal(await countOf("user", text), 1, "the question shows once");
   assert.equal(await page.locator("pantheon-chat .msg.assistant").count(), 1, "the reply shows once");
 });
@@ -51,6 +57,10 @@ test("after the network drops, what was missed appears once when it returns", as
   await page.locator("pantheon-chat .msg.assistant").nth(2).waitFor();
   const { body } = await api(`/api/agents/${agent}/messages?limit=50`);
   const onScreen = await page.locator("pantheon-chat .msg").count();
-  assert.equal(onScreen, body.messages.filter((m) => m.role === "user" || m.role === "assistant").length, "nothing duplicated, nothing missing");
+  assert.equal(
+    onScreen,
+    body.messages.filter((m) => m.role === "user" || m.role === "assistant").length,
+    "nothing duplicated, nothing missing",
+  );
   assert.deepEqual(b.errors.map(String), []);
 });

@@ -24,12 +24,20 @@ test("the app is installable: a valid manifest is linked and a service worker is
   assert.equal(manifest.display, "standalone");
   assert.ok(manifest.start_url.startsWith("/"));
   assert.match(manifest.theme_color, /^#[0-9a-f]{6}$/i);
-  const sizes = await page.evaluate(async (icons) => Promise.all(icons.filter((i) => i.type === "image/png").map(async (i) => {
-    const img = new Image();
-    img.src = i.src;
-    await img.decode();
-    return { declared: i.sizes, actual: `${img.naturalWidth}x${img.naturalHeight}`, purpose: i.purpose };
-  })), manifest.icons);
+  const sizes = await page.evaluate(
+    async (icons) =>
+      Promise.all(
+        icons
+          .filter((i) => i.type === "image/png")
+          .map(async (i) => {
+            const img = new Image();
+            img.src = i.src;
+            await img.decode();
+            return { declared: i.sizes, actual: `${img.naturalWidth}x${img.naturalHeight}`, purpose: i.purpose };
+          }),
+      ),
+    manifest.icons,
+  );
   for (const s of sizes) assert.equal(s.actual, s.declared, "each PNG icon has the size it declares");
   assert.ok(sizes.some((s) => s.declared === "192x192"));
   assert.ok(sizes.some((s) => s.declared === "512x512" && s.purpose === "any"));
@@ -37,7 +45,10 @@ test("the app is installable: a valid manifest is linked and a service worker is
   // `ready` resolves once a worker is active, possibly still "activating": wait for it to finish.
   const state = await page.evaluate(async () => {
     const worker = (await navigator.serviceWorker.ready).active;
-    if (worker && worker.state !== "activated") await new Promise((resolve) => worker.addEventListener("statechange", () => worker.state === "activated" && resolve(undefined)));
+    if (worker && worker.state !== "activated")
+      await new Promise((resolve) =>
+        worker.addEventListener("statechange", () => worker.state === "activated" && resolve(undefined)),
+      );
     return worker?.state;
   });
   assert.equal(state, "activated");
@@ -74,25 +85,37 @@ test("a message sent offline is queued and arrives once the connection returns",
 
   await b.context.setOffline(false);
   const mine = page.locator("pantheon-chat .msg.user", { hasText: text });
-  await page.waitForFunction(
-    (t) => {
-      const root = document.querySelector("pantheon-app")?.shadowRoot?.querySelector("pantheon-chat")?.shadowRoot;
-      const msgs = [...(root?.querySelectorAll(".msg") ?? [])];
-      const at = msgs.findIndex((m) => m.textContent?.includes(t));
-      return at >= 0 && !msgs[at].textContent.includes("Queued") && msgs.slice(at + 1).some((m) => m.classList.contains("assistant"));
-    },
-    text,
-  );
+  await page.waitForFunction((t) => {
+    const root = document.querySelector("pantheon-app")?.shadowRoot?.querySelector("pantheon-chat")?.shadowRoot;
+    const msgs = [...(root?.querySelectorAll(".msg") ?? [])];
+    const at = msgs.findIndex((m) => m.textContent?.includes(t));
+    return (
+      at >= 0 &&
+      !msgs[at].textContent.includes("Queued") &&
+      msgs.slice(at + 1).some((m) => m.classList.contains("assistant"))
+    );
+  }, text);
   assert.equal(await mine.count(), 1, "the message shows once");
   const { body } = await api(`/api/agents/${agent}/messages?limit=50`);
-  assert.equal(body.messages.filter((m) => m.role === "user" && m.content === text).length, 1, "the server stored it exactly once");
-  assert.equal(await page.evaluate(() => new Promise((ok) => {
-    const req = indexedDB.open("pantheon");
-    req.onsuccess = () => {
-      const r = req.result.transaction("outbox").objectStore("outbox").count();
-      r.onsuccess = () => ok(r.result);
-    };
-  })), 0, "the outbox is empty");
+  assert.equal(
+    body.messages.filter((m) => m.role === "user" && m.content === text).length,
+    1,
+    "the server stored it exactly once",
+  );
+  assert.equal(
+    await page.evaluate(
+      () =>
+        new Promise((ok) => {
+          const req = indexedDB.open("pantheon");
+          req.onsuccess = () => {
+            const r = req.result.transaction("outbox").objectStore("outbox").count();
+            r.onsuccess = () => ok(r.result);
+          };
+        }),
+    ),
+    0,
+    "the outbox is empty",
+  );
 });
 
 test("a reload while offline keeps the unsent message", async () => {
@@ -108,7 +131,9 @@ test("a reload while offline keeps the unsent message", async () => {
   await page.locator("pantheon-chat .msg.user", { hasText: text }).waitFor();
   await page.waitForFunction((t) => {
     const root = document.querySelector("pantheon-app")?.shadowRoot?.querySelector("pantheon-chat")?.shadowRoot;
-    return [...(root?.querySelectorAll(".msg.user") ?? [])].some((m) => m.textContent?.includes(t) && !m.textContent.includes("Queued"));
+    return [...(root?.querySelectorAll(".msg.user") ?? [])].some(
+      (m) => m.textContent?.includes(t) && !m.textContent.includes("Queued"),
+    );
   }, text);
   assert.deepEqual(b.errors.map(String), []);
 });

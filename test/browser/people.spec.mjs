@@ -8,17 +8,34 @@ import { PHONE, api, axe, createAgent, launch, launchSignedIn, shoot, uniqueName
 const planner = uniqueName("planner");
 const feature = uniqueName("people").slice(0, 40);
 const person = uniqueName("ana");
-const plan = ["# Shared notes", "", "A feature a person reviews from their phone.", "", "## Tasks", "", "1. Notes — write the notes file", ""].join("\n");
+const plan = [
+  "# Shared notes",
+  "",
+  "A feature a person reviews from their phone.",
+  "",
+  "## Tasks",
+  "",
+  "1. Notes — write the notes file",
+  "",
+].join("\n");
 
 let admin;
 let phone;
 let link;
 
 before(async () => {
-  await createAgent(planner, { runtime: { tools: ["feature.create", "plan.write", "plan.read", "tasks.sync", "status"] } });
-  const created = await api("/api/features", { method: "POST", body: JSON.stringify({ name: feature, title: "Shared notes", orchestrator: planner }) });
+  await createAgent(planner, {
+    runtime: { tools: ["feature.create", "plan.write", "plan.read", "tasks.sync", "status"] },
+  });
+  const created = await api("/api/features", {
+    method: "POST",
+    body: JSON.stringify({ name: feature, title: "Shared notes", orchestrator: planner }),
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  const written = await api(`/api/features/${feature}/plan`, { method: "PUT", body: JSON.stringify({ markdown: plan }) });
+  const written = await api(`/api/features/${feature}/plan`, {
+    method: "PUT",
+    body: JSON.stringify({ markdown: plan }),
+  });
   assert.equal(written.status, 200, JSON.stringify(written.body));
   admin = await launchSignedIn({ viewport: PHONE });
 });
@@ -48,9 +65,15 @@ test("an admin invites a person from the People view: a one-time link and its QR
   const side = Number(viewBox?.split(" ")[2]) - 8;
   assert.ok(side >= 21 && (side - 21) % 4 === 0, `a QR grid side, got ${side}`);
   const modules = ((await svg.locator("path").getAttribute("d")) ?? "").split("z").length - 1;
-  assert.ok(modules > side * side * 0.3 && modules < side * side * 0.7, `about half the ${side * side} modules are dark, got ${modules}`);
+  assert.ok(
+    modules > side * side * 0.3 && modules < side * side * 0.7,
+    `about half the ${side * side} modules are dark, got ${modules}`,
+  );
   const box = await svg.boundingBox();
-  assert.ok(box && box.width >= 200 && Math.abs(box.width - box.height) < 1, `a square big enough to scan: ${JSON.stringify(box)}`);
+  assert.ok(
+    box && box.width >= 200 && Math.abs(box.width - box.height) < 1,
+    `a square big enough to scan: ${JSON.stringify(box)}`,
+  );
   assert.deepEqual(await axe(page), []);
   await shoot(page, "people-invite-link");
 
@@ -112,12 +135,18 @@ test("the admin sees whose device each token is and signs the phone out; the spe
   // The phone's token no longer works: its next load says so.
   const phonePage = phone.page;
   await phonePage.goto("/#/approvals");
-  await phonePage.getByText(/not accepted any more/).first().waitFor();
+  await phonePage
+    .getByText(/not accepted any more/)
+    .first()
+    .waitFor();
 
   // The link was used once: opening it again (signed out) refuses, saying why, and offers a token sign-in.
   await phonePage.getByRole("button", { name: /Sign out/ }).click();
   await phonePage.goto(link);
-  await phonePage.getByRole("alert").getByText(/already used/).waitFor();
+  await phonePage
+    .getByRole("alert")
+    .getByText(/already used/)
+    .waitFor();
   await phonePage.getByRole("link", { name: "Sign in with an API token instead" }).waitFor();
   assert.deepEqual(await axe(phonePage), []);
   await shoot(phonePage, "people-link-used");

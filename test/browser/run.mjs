@@ -21,7 +21,10 @@ let code = 1;
 try {
   server = await startDevServer({ port: await freePort(), token, persistTo, timeoutMs: 180_000 });
   const filter = process.argv[2] ?? "";
-  const specs = (await readdir(here)).filter((f) => f.endsWith(".spec.mjs") && f.includes(filter)).sort().map((f) => join(here, f));
+  const specs = (await readdir(here))
+    .filter((f) => f.endsWith(".spec.mjs") && f.includes(filter))
+    .sort()
+    .map((f) => join(here, f));
   const child = spawn(process.execPath, ["--test", "--test-concurrency=1", ...specs], {
     cwd: repo,
     stdio: ["ignore", "pipe", "inherit"],
@@ -33,7 +36,10 @@ try {
     process.stdout.write(chunk);
   });
   code = await new Promise((r) => child.on("exit", (c) => r(c ?? 1)));
-  counts = { pass: Number(/^# pass (\d+)/m.exec(tap)?.[1] ?? 0), fail: Number(/^# fail (\d+)/m.exec(tap)?.[1] ?? (code ? 1 : 0)) };
+  counts = {
+    pass: Number(/^# pass (\d+)/m.exec(tap)?.[1] ?? 0),
+    fail: Number(/^# fail (\d+)/m.exec(tap)?.[1] ?? (code ? 1 : 0)),
+  };
 } catch (error) {
   console.error(String(error));
   counts.fail += 1;

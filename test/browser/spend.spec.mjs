@@ -17,7 +17,8 @@ test("an agent past its daily token cap shows its spend, 'cap reached' and when 
   const free = uniqueName("free");
   await createAgent(capped, { runtime: { limits: { tokensPerDay: 1 } } });
   await createAgent(free);
-  for (const name of [capped, capped, free]) await api(`/api/agents/${name}/messages`, { method: "POST", body: JSON.stringify({ content: "hello there" }) });
+  for (const name of [capped, capped, free])
+    await api(`/api/agents/${name}/messages`, { method: "POST", body: JSON.stringify({ content: "hello there" }) });
   const page = b.page;
   await page.goto(`/#/agents/${capped}`);
   const spend = page.locator('pantheon-actor-detail .spend[data-scope="agent"]');

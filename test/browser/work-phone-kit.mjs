@@ -9,7 +9,17 @@ import assert from "node:assert/strict";
 import { BASE_URL, api } from "./harness.mjs";
 
 /** The tools of the specs' orchestrating agent. */
-export const plannerTools = ["feature.create", "plan.write", "plan.read", "tasks.sync", "task.start", "task.discard", "status", "fs.list", "fs.read"];
+export const plannerTools = [
+  "feature.create",
+  "plan.write",
+  "plan.read",
+  "tasks.sync",
+  "task.start",
+  "task.discard",
+  "status",
+  "fs.list",
+  "fs.read",
+];
 export const question = "How many login attempts a minute should we allow?";
 export const planV1 = [
   "# Login limits",
@@ -44,7 +54,11 @@ export async function tokenOf(name, scope) {
 export async function invited(name, scope) {
   const invite = await api("/api/invites", { method: "POST", body: JSON.stringify({ name, scope }) });
   assert.equal(invite.status, 201, JSON.stringify(invite.body));
-  const res = await fetch(`${BASE_URL}/api/invites/redeem`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: invite.body.code }) });
+  const res = await fetch(`${BASE_URL}/api/invites/redeem`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ code: invite.body.code }),
+  });
   assert.equal(res.status, 201);
   return (await res.json()).token;
 }

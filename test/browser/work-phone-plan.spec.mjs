@@ -21,18 +21,54 @@ let plain;
 before(async () => {
   await createAgent(planner, { runtime: { tools: plannerTools } });
   // The feature under review is made first; a newer one with an approved plan after it.
-  for (const [name, title] of [[feature, "Login limits"], [newer, "Newer, nothing to do"]]) {
-    const created = await api("/api/features", { method: "POST", body: JSON.stringify({ name, title, orchestrator: planner }) });
+  for (const [name, title] of [
+    [feature, "Login limits"],
+    [newer, "Newer, nothing to do"],
+  ]) {
+    const created = await api("/api/features", {
+      method: "POST",
+      body: JSON.stringify({ name, title, orchestrator: planner }),
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
   }
-  assert.equal((await api(`/api/features/${feature}/plan`, { method: "PUT", body: JSON.stringify({ markdown: planV1 }) })).status, 200);
-  assert.equal((await api(`/api/features/${newer}/plan`, { method: "PUT", body: JSON.stringify({ markdown: "# Newer\n\n## Tasks\n\n1. One — the only task\n" }) })).status, 200);
+  assert.equal(
+    (await api(`/api/features/${feature}/plan`, { method: "PUT", body: JSON.stringify({ markdown: planV1 }) })).status,
+    200,
+  );
+  assert.equal(
+    (
+      await api(`/api/features/${newer}/plan`, {
+        method: "PUT",
+        body: JSON.stringify({ markdown: "# Newer\n\n## Tasks\n\n1. One — the only task\n" }),
+      })
+    ).status,
+    200,
+  );
   assert.equal((await api(`/api/features/${newer}/plan/approve`, { method: "POST", body: "{}" })).status, 200);
   ada = await invited("Ada Reviewer", "chat");
   plain = await tokenOf(uniqueName("h5-chat"), "chat");
-  assert.equal((await as(ada, `/api/features/${feature}/plan/comments`, { method: "POST", body: JSON.stringify({ line: 3, body: "Per account or per address?" }) })).status, 201);
-  assert.equal((await as(plain, `/api/features/${feature}/plan/comments`, { method: "POST", body: JSON.stringify({ line: 9, body: "Say the number before we start" }) })).status, 201);
-  assert.equal((await api(`/api/features/${feature}/plan`, { method: "PUT", body: JSON.stringify({ markdown: planV2 }) })).status, 200);
+  assert.equal(
+    (
+      await as(ada, `/api/features/${feature}/plan/comments`, {
+        method: "POST",
+        body: JSON.stringify({ line: 3, body: "Per account or per address?" }),
+      })
+    ).status,
+    201,
+  );
+  assert.equal(
+    (
+      await as(plain, `/api/features/${feature}/plan/comments`, {
+        method: "POST",
+        body: JSON.stringify({ line: 9, body: "Say the number before we start" }),
+      })
+    ).status,
+    201,
+  );
+  assert.equal(
+    (await api(`/api/features/${feature}/plan`, { method: "PUT", body: JSON.stringify({ markdown: planV2 }) })).status,
+    200,
+  );
   b = await launchSignedIn({ viewport: PHONE });
 });
 after(async () => {
@@ -46,7 +82,10 @@ test("features: the one that needs a person comes first, then the newest, each w
   const waiting = list.locator("li.feature", { hasText: "Login limits" });
   await waiting.getByText("Plan v2 waits for review").waitFor();
   const titles = await list.locator("li.feature a.title").allInnerTexts();
-  assert.ok(titles.indexOf("Login limits") < titles.indexOf("Newer, nothing to do"), `older but waiting comes first: ${titles.join(" | ")}`);
+  assert.ok(
+    titles.indexOf("Login limits") < titles.indexOf("Newer, nothing to do"),
+    `older but waiting comes first: ${titles.join(" | ")}`,
+  );
   // Positive control of the order: among features that need nothing, the newest is first.
   const calm = await list.getByRole("list", { name: "Features, newest first" }).locator("a.title").allInnerTexts();
   assert.equal(calm[0], "Newer, nothing to do");
@@ -78,7 +117,10 @@ test("a plan's changes since the last version show each earlier comment beside i
   // Ada's comment (an invited person: her name) is under the line it was on, which v2 changed.
   await removed.locator("article.comment .who", { hasText: "Ada Reviewer" }).waitFor();
   assert.match(await changes.locator("li.change.added").innerText(), /per account and per address/);
-  await changes.locator('li.change.same[data-old="9"][data-new="9"] article.comment').getByText("Say the number before we start").waitFor();
+  await changes
+    .locator('li.change.same[data-old="9"][data-new="9"] article.comment')
+    .getByText("Say the number before we start")
+    .waitFor();
   assert.deepEqual(await axe(page), []);
   await shoot(page, "work-phone-plan-changes");
 });
@@ -104,8 +146,24 @@ test("approving with an open comment asks to confirm; Not yet leaves the plan in
 
 test("a plan without open comments is approved in one tap", async () => {
   const other = uniqueName("quiet").slice(0, 40);
-  assert.equal((await api("/api/features", { method: "POST", body: JSON.stringify({ name: other, title: "Quiet", orchestrator: planner }) })).status, 201);
-  assert.equal((await api(`/api/features/${other}/plan`, { method: "PUT", body: JSON.stringify({ markdown: "# Quiet\n\n## Tasks\n\n1. One — a task\n" }) })).status, 200);
+  assert.equal(
+    (
+      await api("/api/features", {
+        method: "POST",
+        body: JSON.stringify({ name: other, title: "Quiet", orchestrator: planner }),
+      })
+    ).status,
+    201,
+  );
+  assert.equal(
+    (
+      await api(`/api/features/${other}/plan`, {
+        method: "PUT",
+        body: JSON.stringify({ markdown: "# Quiet\n\n## Tasks\n\n1. One — a task\n" }),
+      })
+    ).status,
+    200,
+  );
   const page = b.page;
   await page.goto(`/#/features/${other}/plan`);
   const review = page.locator("pantheon-plan-review");
@@ -119,13 +177,27 @@ test("a plan without open comments is approved in one tap", async () => {
 test("the planner's question about the plan is answered from the inbox, linked to its feature", async () => {
   const name = uniqueName("clarify").slice(0, 40);
   const asker = uniqueName("asker");
-  const probe = await api("/api/features", { method: "POST", body: JSON.stringify({ name, title: "Clarify first", orchestrator: planner }) });
+  const probe = await api("/api/features", {
+    method: "POST",
+    body: JSON.stringify({ name, title: "Clarify first", orchestrator: planner }),
+  });
   assert.equal(probe.status, 201);
   if (!("paused" in (await api(`/api/features/${name}`)).body)) return; // no clarify on this server: nothing asks
   await createAgent(asker, { runtime: { tools: ["plan.ask", "plan.write", "plan.read"] } });
   const other = uniqueName("clar").slice(0, 40);
-  assert.equal((await api("/api/features", { method: "POST", body: JSON.stringify({ name: other, title: "Asked before planning", orchestrator: asker }) })).status, 201);
-  const asked = await api(`/api/agents/${asker}/tools/plan.ask/invoke`, { method: "POST", body: JSON.stringify({ arguments: { feature: other, question: "Which browsers must the login page support?" } }) });
+  assert.equal(
+    (
+      await api("/api/features", {
+        method: "POST",
+        body: JSON.stringify({ name: other, title: "Asked before planning", orchestrator: asker }),
+      })
+    ).status,
+    201,
+  );
+  const asked = await api(`/api/agents/${asker}/tools/plan.ask/invoke`, {
+    method: "POST",
+    body: JSON.stringify({ arguments: { feature: other, question: "Which browsers must the login page support?" } }),
+  });
   assert.equal(asked.status, 200, JSON.stringify(asked.body));
   const page = b.page;
   await page.goto("/#/approvals");
@@ -138,16 +210,32 @@ test("the planner's question about the plan is answered from the inbox, linked t
   await card.waitFor({ state: "detached" });
   // The question is answered (GET …/questions lists every question with its answer) and has left the inbox.
   const all = (await api(`/api/features/${other}/questions`)).body;
-  assert.equal(all.questions.find((q) => q.question.startsWith("Which browsers"))?.answer, "The last two versions of each", JSON.stringify(all));
+  assert.equal(
+    all.questions.find((q) => q.question.startsWith("Which browsers"))?.answer,
+    "The last two versions of each",
+    JSON.stringify(all),
+  );
   const inbox = (await api("/api/approvals")).body;
   assert.equal(JSON.stringify(inbox).includes("Which browsers"), false, JSON.stringify(inbox).slice(0, 500));
 });
 
 test("the plan's review page shows its analysis (each task traced, what has no task) where the server analyses plans", async () => {
   const name = uniqueName("traced").slice(0, 40);
-  assert.equal((await api("/api/features", { method: "POST", body: JSON.stringify({ name, title: "Traced", orchestrator: planner }) })).status, 201);
-  const markdown = "# Login\n\n## Login form\n\nA form.\n\n## Rate limit\n\nFive a minute.\n\n## Tasks\n\n1. Form — build the login form\n";
-  assert.equal((await api(`/api/features/${name}/plan`, { method: "PUT", body: JSON.stringify({ markdown }) })).status, 200);
+  assert.equal(
+    (
+      await api("/api/features", {
+        method: "POST",
+        body: JSON.stringify({ name, title: "Traced", orchestrator: planner }),
+      })
+    ).status,
+    201,
+  );
+  const markdown =
+    "# Login\n\n## Login form\n\nA form.\n\n## Rate limit\n\nFive a minute.\n\n## Tasks\n\n1. Form — build the login form\n";
+  assert.equal(
+    (await api(`/api/features/${name}/plan`, { method: "PUT", body: JSON.stringify({ markdown }) })).status,
+    200,
+  );
   const analysed = "analysis" in (await api(`/api/features/${name}/plan`)).body;
   const page = b.page;
   await page.goto(`/#/features/${name}/plan`);

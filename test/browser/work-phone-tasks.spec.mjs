@@ -18,9 +18,15 @@ let ada;
 
 before(async () => {
   await createAgent(planner, { runtime: { tools: plannerTools } });
-  const created = await api("/api/features", { method: "POST", body: JSON.stringify({ name: feature, title: "Login limits", orchestrator: planner }) });
+  const created = await api("/api/features", {
+    method: "POST",
+    body: JSON.stringify({ name: feature, title: "Login limits", orchestrator: planner }),
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  assert.equal((await api(`/api/features/${feature}/plan`, { method: "PUT", body: JSON.stringify({ markdown: planV1 }) })).status, 200);
+  assert.equal(
+    (await api(`/api/features/${feature}/plan`, { method: "PUT", body: JSON.stringify({ markdown: planV1 }) })).status,
+    200,
+  );
   // Approved through the API: approving on the page is work-phone-plan.spec.mjs's.
   assert.equal((await api(`/api/features/${feature}/plan/approve`, { method: "POST", body: "{}" })).status, 200);
   ada = await invited("Ada Reviewer", "chat");
@@ -32,7 +38,8 @@ after(async () => {
 
 test("the board on a phone: Blocked on top, empty columns folded, cards say what is true, Start for an admin", async () => {
   assert.equal((await api(`/api/features/${feature}/tasks/sync`, { method: "POST" })).status, 200);
-  for (const n of [1, 2]) assert.equal((await api(`/api/features/${feature}/tasks/${n}/start`, { method: "POST" })).status, 202);
+  for (const n of [1, 2])
+    assert.equal((await api(`/api/features/${feature}/tasks/${n}/start`, { method: "POST" })).status, 202);
   await taskUntil(feature, 2, (t) => t.status === "blocked", "blocked");
   await taskUntil(feature, 1, (t) => t.status === "partial", "partial");
   const page = b.page;
@@ -51,7 +58,10 @@ test("the board on a phone: Blocked on top, empty columns folded, cards say what
   assert.doesNotMatch(await notes.innerText(), /no changes/i);
   // Start on the pending card (the admin may); the task moves on from Pending.
   await board.getByRole("button", { name: "Start task 3" }).click();
-  await board.locator("li.task", { hasText: "#3 Docs" }).locator(".badge", { hasText: /in progress|partial|done/ }).waitFor();
+  await board
+    .locator("li.task", { hasText: "#3 Docs" })
+    .locator(".badge", { hasText: /in progress|partial|done/ })
+    .waitFor();
   // Run all is offered where the server runs features unattended, and hidden where it does not.
   const flow = "paused" in (await api(`/api/features/${feature}`)).body;
   if (!flow) assert.equal(await board.getByRole("button", { name: "Run all" }).count(), 0);
@@ -63,14 +73,36 @@ test("a token that may not start tasks sees no Start on the board", async () => 
   const reader = await launchSignedIn({ viewport: PHONE, token: ada });
   try {
     const pendingFeature = uniqueName("pend").slice(0, 40);
-    assert.equal((await api("/api/features", { method: "POST", body: JSON.stringify({ name: pendingFeature, title: "Pending work", orchestrator: planner }) })).status, 201);
-    assert.equal((await api(`/api/features/${pendingFeature}/plan`, { method: "PUT", body: JSON.stringify({ markdown: "# P\n\n## Tasks\n\n1. One — a task\n" }) })).status, 200);
-    assert.equal((await api(`/api/features/${pendingFeature}/plan/approve`, { method: "POST", body: "{}" })).status, 200);
+    assert.equal(
+      (
+        await api("/api/features", {
+          method: "POST",
+          body: JSON.stringify({ name: pendingFeature, title: "Pending work", orchestrator: planner }),
+        })
+      ).status,
+      201,
+    );
+    assert.equal(
+      (
+        await api(`/api/features/${pendingFeature}/plan`, {
+          method: "PUT",
+          body: JSON.stringify({ markdown: "# P\n\n## Tasks\n\n1. One — a task\n" }),
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      (await api(`/api/features/${pendingFeature}/plan/approve`, { method: "POST", body: "{}" })).status,
+      200,
+    );
     assert.equal((await api(`/api/features/${pendingFeature}/tasks/sync`, { method: "POST" })).status, 200);
     await reader.page.goto(`/#/features/${pendingFeature}`);
     const board = reader.page.locator("pantheon-task-board");
     await board.locator("li.task", { hasText: "#1 One" }).waitFor();
-    await board.getByRole("status").getByText(/refreshed \d/).waitFor();
+    await board
+      .getByRole("status")
+      .getByText(/refreshed \d/)
+      .waitFor();
     assert.equal(await board.getByRole("button", { name: /^Start/ }).count(), 0);
     // Positive control: the admin's board offers it.
     await b.page.goto(`/#/features/${pendingFeature}`);
@@ -89,7 +121,10 @@ test("a question in the inbox links to its feature and task", async () => {
   // With the inbox's count in the header, every header control still fits a phone's width.
   await page.locator("pantheon-app nav .count").waitFor();
   const signOut = await page.getByRole("button", { name: /^Sign out/ }).boundingBox();
-  assert.ok(signOut && signOut.x + signOut.width <= PHONE.width, `the sign-out button ends at ${signOut && signOut.x + signOut.width}px`);
+  assert.ok(
+    signOut && signOut.x + signOut.width <= PHONE.width,
+    `the sign-out button ends at ${signOut && signOut.x + signOut.width}px`,
+  );
   assert.deepEqual(await axe(page), []);
   await shoot(page, "work-phone-inbox");
   await card.getByRole("link", { name: "task 2" }).click();
@@ -131,12 +166,45 @@ test("commits: the link shows only where the server keeps git history; the list 
   const board = page.locator("pantheon-task-board");
   await board.getByRole("link", { name: "Files" }).waitFor();
   if (real.status === 404) {
-    assert.equal(await board.getByRole("link", { name: "Commits" }).count(), 0, "no link to a route the server does not have");
+    assert.equal(
+      await board.getByRole("link", { name: "Commits" }).count(),
+      0,
+      "no link to a route the server does not have",
+    );
     // The repository routes are not on this server yet: the views are shown with the contract's
     // shapes through a route stub (only for these two routes, which do not exist here).
     const sha = "3f9a1c2b7d4e5f60718293a4b5c6d7e8f9012345";
-    await page.route(`**/api/features/${feature}/commits?*`, (r) => r.fulfill({ json: { commits: [{ sha, message: "Notes: write the notes file\n\nfeature: x", author: { name: `${feature}-task-1`, email: "w@pantheon" }, date: Date.now(), parents: ["0".repeat(40)], task: 1 }] } }));
-    await page.route(`**/api/features/${feature}/commits/${sha}/diff`, (r) => r.fulfill({ json: { files: [{ path: "notes.md", status: "added", additions: 2, deletions: 0, patch: "--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1,2 @@\n+hello from task one\n+second line" }] } }));
+    await page.route(`**/api/features/${feature}/commits?*`, (r) =>
+      r.fulfill({
+        json: {
+          commits: [
+            {
+              sha,
+              message: "Notes: write the notes file\n\nfeature: x",
+              author: { name: `${feature}-task-1`, email: "w@pantheon" },
+              date: Date.now(),
+              parents: ["0".repeat(40)],
+              task: 1,
+            },
+          ],
+        },
+      }),
+    );
+    await page.route(`**/api/features/${feature}/commits/${sha}/diff`, (r) =>
+      r.fulfill({
+        json: {
+          files: [
+            {
+              path: "notes.md",
+              status: "added",
+              additions: 2,
+              deletions: 0,
+              patch: "--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1,2 @@\n+hello from task one\n+second line",
+            },
+          ],
+        },
+      }),
+    );
     await page.goto(`/#/features/${feature}/commits`);
   } else {
     await board.getByRole("link", { name: "Commits" }).click();
@@ -146,16 +214,23 @@ test("commits: the link shows only where the server keeps git history; the list 
   await first.waitFor();
   await first.locator("a.msg").click();
   const commit = page.locator("pantheon-commit-view");
-  await commit.getByRole("region", { name: /notes\.md/ }).locator(".add", { hasText: "+hello from task one" }).waitFor();
+  await commit
+    .getByRole("region", { name: /notes\.md/ })
+    .locator(".add", { hasText: "+hello from task one" })
+    .waitFor();
   assert.deepEqual(await axe(page), []);
   await shoot(page, "work-phone-commit");
   assert.deepEqual(b.errors.map(String), []);
 });
 
 test("a merge conflict is resolved on the task's page where the server gives both sides; hidden where it does not", async () => {
-  for (const n of [4, 5]) assert.equal((await api(`/api/features/${feature}/tasks/${n}/start`, { method: "POST" })).status, 202);
+  for (const n of [4, 5])
+    assert.equal((await api(`/api/features/${feature}/tasks/${n}/start`, { method: "POST" })).status, 202);
   for (const n of [4, 5]) await taskUntil(feature, n, (t) => t.status === "partial", "partial");
-  assert.equal((await api(`/api/features/${feature}/tasks/4/commit`, { method: "POST", body: "{}" })).body.committed, true);
+  assert.equal(
+    (await api(`/api/features/${feature}/tasks/4/commit`, { method: "POST", body: "{}" })).body.committed,
+    true,
+  );
   const second = await api(`/api/features/${feature}/tasks/5/commit`, { method: "POST", body: "{}" });
   assert.notEqual(second.body.committed, true, JSON.stringify(second.body));
   const detail = await taskUntil(feature, 5, (t) => t.status === "blocked", "blocked by the conflict");
@@ -166,7 +241,10 @@ test("a merge conflict is resolved on the task's page where the server gives bot
   const form = view.locator("pantheon-task-conflict");
   if (!detail.conflict) {
     // This server keeps no merge sides: the page offers the answer, not a resolution form.
-    await view.getByRole("note").getByText(/shared\.md/).waitFor();
+    await view
+      .getByRole("note")
+      .getByText(/shared\.md/)
+      .waitFor();
     assert.equal(await form.count(), 0);
     return;
   }
@@ -192,10 +270,23 @@ test("the conflict form sends nothing while markers are left, and sends the file
     const el = document.createElement("pantheon-task-conflict");
     el.id = "probe";
     Object.assign(el, {
-      feature: "f", task: 5,
+      feature: "f",
+      task: 5,
       files: [
-        { path: "shared.md", ours: "from A\n", theirs: "from B\n", base: "", marked: "<<<<<<< ours\nfrom A\n=======\nfrom B\n>>>>>>> theirs\n" },
-        { path: "notes.md", ours: "one\n", theirs: "two\n", base: "", marked: "<<<<<<< ours\none\n=======\ntwo\n>>>>>>> theirs\n" },
+        {
+          path: "shared.md",
+          ours: "from A\n",
+          theirs: "from B\n",
+          base: "",
+          marked: "<<<<<<< ours\nfrom A\n=======\nfrom B\n>>>>>>> theirs\n",
+        },
+        {
+          path: "notes.md",
+          ours: "one\n",
+          theirs: "two\n",
+          base: "",
+          marked: "<<<<<<< ours\none\n=======\ntwo\n>>>>>>> theirs\n",
+        },
       ],
     });
     window.__resolved = [];
@@ -209,10 +300,20 @@ test("the conflict form sends nothing while markers are left, and sends the file
   await form.getByRole("textbox", { name: "shared.md" }).fill("from A\nfrom B\n");
   await form.getByText("Conflict markers left in notes.md.").waitFor();
   assert.equal(await commit.isDisabled(), true, "one file still marked");
-  await form.getByRole("group", { name: "Take one side of notes.md" }).getByRole("button", { name: "Keep this task's" }).click();
+  await form
+    .getByRole("group", { name: "Take one side of notes.md" })
+    .getByRole("button", { name: "Keep this task's" })
+    .click();
   await commit.click();
   assert.deepEqual(await page.evaluate(() => window.__resolved), [
-    { feature: "f", task: 5, files: [{ path: "shared.md", content: "from A\nfrom B\n" }, { path: "notes.md", content: "two\n" }] },
+    {
+      feature: "f",
+      task: 5,
+      files: [
+        { path: "shared.md", content: "from A\nfrom B\n" },
+        { path: "notes.md", content: "two\n" },
+      ],
+    },
   ]);
   await page.evaluate(() => document.getElementById("probe")?.remove());
 });
@@ -220,9 +321,26 @@ test("the conflict form sends nothing while markers are left, and sends the file
 /** A feature with an approved plan of two tasks, synced: ready to run. */
 async function readyFeature(prefix, title) {
   const name = uniqueName(prefix).slice(0, 40);
-  assert.equal((await api("/api/features", { method: "POST", body: JSON.stringify({ name, title, orchestrator: planner }) })).status, 201);
-  const plan = ["# Run", "", "## Tasks", "", "1. First — write one file", '   /tool fs.write {"path":"one.md","content":"one\\n"}', "2. Second — write another", '   /tool fs.write {"path":"two.md","content":"two\\n"}', ""].join("\n");
-  assert.equal((await api(`/api/features/${name}/plan`, { method: "PUT", body: JSON.stringify({ markdown: plan }) })).status, 200);
+  assert.equal(
+    (await api("/api/features", { method: "POST", body: JSON.stringify({ name, title, orchestrator: planner }) }))
+      .status,
+    201,
+  );
+  const plan = [
+    "# Run",
+    "",
+    "## Tasks",
+    "",
+    "1. First — write one file",
+    '   /tool fs.write {"path":"one.md","content":"one\\n"}',
+    "2. Second — write another",
+    '   /tool fs.write {"path":"two.md","content":"two\\n"}',
+    "",
+  ].join("\n");
+  assert.equal(
+    (await api(`/api/features/${name}/plan`, { method: "PUT", body: JSON.stringify({ markdown: plan }) })).status,
+    200,
+  );
   assert.equal((await api(`/api/features/${name}/plan/approve`, { method: "POST", body: "{}" })).status, 200);
   assert.equal((await api(`/api/features/${name}/tasks/sync`, { method: "POST" })).status, 200);
   return name;
@@ -256,8 +374,15 @@ test("Run all and the pause switch: offered where the server runs features unatt
   assert.equal((await api(`/api/features/${name}`)).body.paused, true);
   await board.getByRole("button", { name: "Resume" }).click();
   await board.getByRole("button", { name: "Run all" }).click();
-  await board.locator("li.task", { hasText: "#1 First" }).locator(".badge", { hasText: /in progress|partial|done/ }).waitFor();
+  await board
+    .locator("li.task", { hasText: "#1 First" })
+    .locator(".badge", { hasText: /in progress|partial|done/ })
+    .waitFor();
   assert.equal((await api(`/api/features/${name}`)).body.paused, false);
-  assert.notEqual((await api(`/api/features/${name}/tasks/1`)).body.status, "pending", "run all started the first task");
+  assert.notEqual(
+    (await api(`/api/features/${name}/tasks/1`)).body.status,
+    "pending",
+    "run all started the first task",
+  );
   await shoot(page, "work-phone-run-all");
 });

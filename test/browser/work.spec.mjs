@@ -34,8 +34,25 @@ const planV2 = planV1.replace("A small feature", "A small, reviewed feature");
 let b;
 
 before(async () => {
-  await createAgent(planner, { runtime: { tools: ["feature.create", "plan.write", "plan.read", "tasks.sync", "task.start", "task.discard", "status", "fs.list", "fs.read"] } });
-  const created = await api("/api/features", { method: "POST", body: JSON.stringify({ name: feature, title: "Notes for the login page", orchestrator: planner }) });
+  await createAgent(planner, {
+    runtime: {
+      tools: [
+        "feature.create",
+        "plan.write",
+        "plan.read",
+        "tasks.sync",
+        "task.start",
+        "task.discard",
+        "status",
+        "fs.list",
+        "fs.read",
+      ],
+    },
+  });
+  const created = await api("/api/features", {
+    method: "POST",
+    body: JSON.stringify({ name: feature, title: "Notes for the login page", orchestrator: planner }),
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   await writePlan(planV1);
   b = await launchSignedIn({ viewport: PHONE });
@@ -95,7 +112,10 @@ test("a plan is reviewed line by line: a comment on a line, versions read-only, 
   await page.reload();
   await review.getByRole("heading", { name: "Plan v2" }).waitFor();
   // None on v2 itself; v1's comment shows beside the line it was on (v2 kept it), marked as v1's.
-  await review.locator('li[data-line="7"] article.comment.earlier').getByText("Say which file the notes go in").waitFor();
+  await review
+    .locator('li[data-line="7"] article.comment.earlier')
+    .getByText("Say which file the notes go in")
+    .waitFor();
   assert.equal(await review.locator("article.comment:not(.earlier)").count(), 0);
   await review.getByLabel("Version").selectOption("1");
   await review.getByRole("heading", { name: "Plan v1" }).waitFor();
@@ -117,12 +137,21 @@ test("a plan is reviewed line by line: a comment on a line, versions read-only, 
 });
 
 test("a token without the approve scope sees no Approve button, and is told why", async () => {
-  const token = await api("/api/tokens", { method: "POST", body: JSON.stringify({ name: uniqueName("reader"), scope: "chat" }) });
+  const token = await api("/api/tokens", {
+    method: "POST",
+    body: JSON.stringify({ name: uniqueName("reader"), scope: "chat" }),
+  });
   assert.equal(token.status, 201, JSON.stringify(token.body));
   const other = uniqueName("other");
-  const created = await api("/api/features", { method: "POST", body: JSON.stringify({ name: other, title: "Waiting for review", orchestrator: planner }) });
+  const created = await api("/api/features", {
+    method: "POST",
+    body: JSON.stringify({ name: other, title: "Waiting for review", orchestrator: planner }),
+  });
   assert.equal(created.status, 201);
-  const put = await api(`/api/features/${other}/plan`, { method: "PUT", body: JSON.stringify({ markdown: "# Other\n\n## Tasks\n\n1. One — the only task\n" }) });
+  const put = await api(`/api/features/${other}/plan`, {
+    method: "PUT",
+    body: JSON.stringify({ markdown: "# Other\n\n## Tasks\n\n1. One — the only task\n" }),
+  });
   assert.equal(put.status, 200);
   const reader = await launchSignedIn({ viewport: PHONE, token: token.body.token });
   try {
@@ -194,7 +223,10 @@ test("a task's page shows its spec, report and diff, and an admin commits it", a
   await shoot(page, "work-task-committed");
 
   await trace.click();
-  await page.locator("pantheon-run-trace").getByRole("heading", { name: /Run trace/ }).waitFor();
+  await page
+    .locator("pantheon-run-trace")
+    .getByRole("heading", { name: /Run trace/ })
+    .waitFor();
   assert.match(page.url(), new RegExp(`#/agents/${feature}-task-1/runs/`));
 });
 
@@ -215,7 +247,11 @@ test("a worker's question waits in the approvals inbox, and the answer lets its 
   await card.getByLabel("Your answer").fill("Five a minute, then a short lockout");
   await card.getByRole("button", { name: "Send answer" }).click();
   await card.waitFor({ state: "detached" });
-  const task = await taskUntil(2, (t) => t.status !== "blocked" && t.status !== "in_progress", "settled after the answer");
+  const task = await taskUntil(
+    2,
+    (t) => t.status !== "blocked" && t.status !== "in_progress",
+    "settled after the answer",
+  );
   assert.equal(task.answer, "Five a minute, then a short lockout");
   assert.equal(task.runIds.length, 1, "the same run went on");
   const run = (await api(`/api/agents/${feature}-task-2/runs/${task.runIds[0]}`)).body;
@@ -224,7 +260,8 @@ test("a worker's question waits in the approvals inbox, and the answer lets its 
 });
 
 test("a task blocked by a commit conflict says which files, and is answered on its page", async () => {
-  for (const n of [3, 4]) assert.equal((await api(`/api/features/${feature}/tasks/${n}/start`, { method: "POST" })).status, 202);
+  for (const n of [3, 4])
+    assert.equal((await api(`/api/features/${feature}/tasks/${n}/start`, { method: "POST" })).status, 202);
   for (const n of [3, 4]) await taskUntil(n, (t) => t.status === "partial", "partial");
   const first = await api(`/api/features/${feature}/tasks/3/commit`, { method: "POST", body: JSON.stringify({}) });
   assert.equal(first.body.committed, true);

@@ -39,14 +39,19 @@ describe("cancelling a delegating run", () => {
     expect(github.run.status).toBe("cancelled");
     expect(github.run.error).toContain("agent 'airtable'");
     // Nothing waits for a person any more.
-    expect((await p.json("/api/agents/github/runs")).runs.filter((r: any) => r.status === "waiting_approval")).toEqual([]);
+    expect((await p.json("/api/agents/github/runs")).runs.filter((r: any) => r.status === "waiting_approval")).toEqual(
+      [],
+    );
     const mainTrace = (await p.json(`/api/agents/main/runs/${mainRun}`)).trace;
     expect(mainTrace.some((t: any) => t.name === "bus_cancel_sent" && t.data.target === "airtable")).toBe(true);
   });
 
   it("without a cancel the same chain goes on: approving github's call completes all three (the positive control)", async () => {
     const { p, mainRun, last } = await waitingChain();
-    const approved = await p.api(`/api/agents/github/runs/${last.runId}/approval`, { method: "POST", json: { decision: "approve" } });
+    const approved = await p.api(`/api/agents/github/runs/${last.runId}/approval`, {
+      method: "POST",
+      json: { decision: "approve" },
+    });
     expect(approved.status).toBe(200);
     expect((await p.settled("main", mainRun)).run.status).toBe("completed");
   });
@@ -61,8 +66,22 @@ describe("cancelling a delegating run", () => {
 
   it("only the asker may cancel its question: a cancel from another agent is refused and the run keeps waiting", async () => {
     const { p, mainRun, middle, last } = await waitingChain();
-    const base = { conversationId: mainRun, to: "airtable", project: p.name, depth: 1, replyTo: { runId: mainRun, callId: middle.callId }, deadlineAt: Date.now() + 60_000, createdAt: Date.now() };
-    await env.BUS.send({ ...base, id: cancelIdOf(middle.messageId), from: "github", type: "cancel", payload: { reason: "forged" } });
+    const base = {
+      conversationId: mainRun,
+      to: "airtable",
+      project: p.name,
+      depth: 1,
+      replyTo: { runId: mainRun, callId: middle.callId },
+      deadlineAt: Date.now() + 60_000,
+      createdAt: Date.now(),
+    };
+    await env.BUS.send({
+      ...base,
+      id: cancelIdOf(middle.messageId),
+      from: "github",
+      type: "cancel",
+      payload: { reason: "forged" },
+    });
     await new Promise((r) => setTimeout(r, 500));
     expect((await p.json(`/api/agents/airtable/runs/${middle.runId}`)).run.status).toBe("waiting_agent");
     expect((await p.json(`/api/agents/github/runs/${last.runId}`)).run.status).toBe("waiting_approval");
@@ -76,7 +95,9 @@ describe("cancelling a delegating run", () => {
     const main = env.AGENT_DO.get(env.AGENT_DO.idFromName(`${p.name}.main`));
     // What an eviction leaves: main's run cancelled, its question to airtable still pending, no cancel queued.
     await runInDurableObject(main, async (instance) => {
-      await (instance as unknown as { features: { driver: { cancel(runId: string, by: string): Promise<unknown> } } }).features.driver.cancel(mainRun, "test");
+      await (
+        instance as unknown as { features: { driver: { cancel(runId: string, by: string): Promise<unknown> } } }
+      ).features.driver.cancel(mainRun, "test");
     });
     await expect(runInDurableObject(main, (_i, state) => state.abort("test: evicted"))).rejects.toThrow();
     expect((await p.json(`/api/agents/airtable/runs/${middle.runId}`)).run.status).toBe("waiting_agent");

@@ -10,7 +10,10 @@ describe("delegation over the bus", () => {
     await p.connect("main", ["airtable"]);
     await p.connect("airtable", ["github"]);
 
-    const started = await p.chat("main", "/ask airtable /ask github what is the default branch of the pantheon repository?");
+    const started = await p.chat(
+      "main",
+      "/ask airtable /ask github what is the default branch of the pantheon repository?",
+    );
     expect(started.status).toBe("waiting_agent");
     const run = await p.settled("main", started.runId);
 
@@ -49,7 +52,10 @@ describe("delegation over the bus", () => {
     expect(last.run).toMatchObject({ conversationId: started.runId, askedBy: "airtable" });
 
     const listed = await p.json("/api/agents/github/runs");
-    expect(listed.runs.find((r: any) => r.id === second.runId)).toMatchObject({ conversationId: started.runId, askedBy: "airtable" });
+    expect(listed.runs.find((r: any) => r.id === second.runId)).toMatchObject({
+      conversationId: started.runId,
+      askedBy: "airtable",
+    });
     const own = await p.json(`/api/agents/main/runs/${started.runId}`);
     expect(own.run.conversationId).toBeUndefined();
     expect(own.run.askedBy).toBeUndefined();

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { api, createAgent } from "../api/client";
 
 async function askTool(agent: string, target: string) {
-  const { tools } = (await (await api(`/api/agents/${agent}/tools`)).json()) as { tools: { name: string; description: string; runtime: string }[] };
+  const { tools } = (await (await api(`/api/agents/${agent}/tools`)).json()) as {
+    tools: { name: string; description: string; runtime: string }[];
+  };
   return tools.find((t) => t.name === `ask_${target}`);
 }
 
@@ -17,7 +19,10 @@ describe("each connection is a tool described by its target", () => {
     expect(tool).toMatchObject({ runtime: "agent" });
     expect(tool!.description).toContain("Keeps the customer records in Airtable.");
 
-    await api(`/api/agents/${crm.name}`, { method: "PATCH", json: { description: "Answers questions about invoices." } });
+    await api(`/api/agents/${crm.name}`, {
+      method: "PATCH",
+      json: { description: "Answers questions about invoices." },
+    });
     expect((await askTool(boss.name, crm.name))!.description).toContain("Answers questions about invoices.");
   });
 });

@@ -1,4 +1,11 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  env,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../workers/index";
 import { makeBusConsumers } from "../../workers/queue";
@@ -6,13 +13,17 @@ import type { AgentDO } from "../../durable-objects/agent/agent-do";
 import { project, script } from "./harness";
 
 async function consume(queue: string, messages: { id: string; body: unknown; attempts?: number }[]) {
-  const batch = createMessageBatch(queue, messages.map((m) => ({ id: m.id, timestamp: new Date(), attempts: m.attempts ?? 1, body: m.body })));
+  const batch = createMessageBatch(
+    queue,
+    messages.map((m) => ({ id: m.id, timestamp: new Date(), attempts: m.attempts ?? 1, body: m.body })),
+  );
   const ctx = createExecutionContext();
   await worker.queue(batch, env);
   return getQueueResult(batch, ctx);
 }
 
-const agentObject = (projectName: string, agent: string) => env.AGENT_DO.get(env.AGENT_DO.idFromName(`${projectName}.${agent}`)) as DurableObjectStub<AgentDO>;
+const agentObject = (projectName: string, agent: string) =>
+  env.AGENT_DO.get(env.AGENT_DO.idFromName(`${projectName}.${agent}`)) as DurableObjectStub<AgentDO>;
 
 /** main asks `slow`, whose run then waits for a person's approval: the question is in flight and stays there. */
 async function questionInFlight() {
@@ -85,7 +96,19 @@ describe("bus delivery", () => {
       send: async () => {},
       now: () => Date.now(),
     });
-    const body = { id: "x", conversationId: "c", from: "a", to: "b", project: "p", type: "request", payload: { question: "q" }, depth: 1, replyTo: { runId: "r", callId: "k" }, deadlineAt: 1, createdAt: 0 };
+    const body = {
+      id: "x",
+      conversationId: "c",
+      from: "a",
+      to: "b",
+      project: "p",
+      type: "request",
+      payload: { question: "q" },
+      depth: 1,
+      replyTo: { runId: "r", callId: "k" },
+      deadlineAt: 1,
+      createdAt: 0,
+    };
     const batch = createMessageBatch("pantheon-bus", [
       { id: "first", timestamp: new Date(), attempts: 1, body },
       { id: "third", timestamp: new Date(), attempts: 3, body },
@@ -98,8 +121,20 @@ describe("bus delivery", () => {
 
     // The test batch does not keep retry options; a hand-made message shows the backoff asked for.
     const asked: unknown[] = [];
-    const message = { id: "fifth", timestamp: new Date(), attempts: 5, body, ack: () => asked.push("ack"), retry: (options: unknown) => asked.push(options) };
-    await consumers.bus({ queue: "pantheon-bus", messages: [message], ackAll: () => {}, retryAll: () => {} } as unknown as MessageBatch<unknown>);
+    const message = {
+      id: "fifth",
+      timestamp: new Date(),
+      attempts: 5,
+      body,
+      ack: () => asked.push("ack"),
+      retry: (options: unknown) => asked.push(options),
+    };
+    await consumers.bus({
+      queue: "pantheon-bus",
+      messages: [message],
+      ackAll: () => {},
+      retryAll: () => {},
+    } as unknown as MessageBatch<unknown>);
     expect(asked).toEqual([{ delaySeconds: 16 }]);
   });
 
@@ -107,11 +142,24 @@ describe("bus delivery", () => {
     const recorded: { state: string; note?: string }[] = [];
     const consumers = makeBusConsumers({
       deliver: async () => ({ ok: false, code: "not_found", message: "agent 'a' does not exist" }) as never,
-      record: async (_project, entries) => void recorded.push(...entries.map((e) => ({ state: e.state, ...(e.note ? { note: e.note } : {}) }))),
+      record: async (_project, entries) =>
+        void recorded.push(...entries.map((e) => ({ state: e.state, ...(e.note ? { note: e.note } : {}) }))),
       send: async () => {},
       now: () => Date.now(),
     });
-    const answer = { id: "x:reply", conversationId: "c", from: "b", to: "a", project: "p", type: "response", payload: { answer: "42" }, depth: 1, replyTo: { runId: "r", callId: "k" }, deadlineAt: Date.now() + 60_000, createdAt: 0 };
+    const answer = {
+      id: "x:reply",
+      conversationId: "c",
+      from: "b",
+      to: "a",
+      project: "p",
+      type: "response",
+      payload: { answer: "42" },
+      depth: 1,
+      replyTo: { runId: "r", callId: "k" },
+      deadlineAt: Date.now() + 60_000,
+      createdAt: 0,
+    };
     const batch = createMessageBatch("pantheon-bus", [{ id: "m1", timestamp: new Date(), attempts: 1, body: answer }]);
     const ctx = createExecutionContext();
     await consumers.bus(batch);

@@ -10,7 +10,9 @@ describe("a ring of agents asking each other at once", () => {
     for (const name of names) await p.agent(name);
     for (const [i, name] of names.entries()) await p.connect(name, [names[(i + 1) % names.length]!]);
     for (let round = 0; round < 3; round++) {
-      const started = await Promise.all(names.map((name, i) => p.chat(name, `/ask ${names[(i + 1) % names.length]} round ${round}`)));
+      const started = await Promise.all(
+        names.map((name, i) => p.chat(name, `/ask ${names[(i + 1) % names.length]} round ${round}`)),
+      );
       const runs = await Promise.all(started.map((s, i) => p.settled(names[i]!, s.runId)));
       for (const run of runs) {
         expect(run.run.status).toBe("completed");

@@ -22,7 +22,10 @@ describe("bus rules", () => {
     const p = project();
     await p.agent("airtable");
     await p.agent("main");
-    const res = await p.api("/api/agents/main/connections", { method: "PUT", json: { connections: ["airtable", "nobody"] } });
+    const res = await p.api("/api/agents/main/connections", {
+      method: "PUT",
+      json: { connections: ["airtable", "nobody"] },
+    });
     expect(res.status).toBe(400);
     const body = await res.json<any>();
     expect(body.error.message).toContain("'nobody'");
@@ -103,7 +106,11 @@ describe("bus rules", () => {
       const body = res.ok ? await res.json<any>() : null;
       return body?.hops[0]?.reply ? body : null;
     }, "the error reply");
-    expect(chain.hops[0]).toMatchObject({ to: "ghost", state: "refused", note: `agent 'ghost' does not exist in project '${p.name}'` });
+    expect(chain.hops[0]).toMatchObject({
+      to: "ghost",
+      state: "refused",
+      note: `agent 'ghost' does not exist in project '${p.name}'`,
+    });
     expect(chain.hops[0].reply).toMatchObject({ type: "error", code: "not_found" });
   });
 
@@ -118,7 +125,9 @@ describe("bus rules", () => {
     const run = await p.settled("ping", started.runId);
 
     expect(run.run.status).toBe("completed");
-    expect(p.replyOf(run)).toContain("delegation depth limit reached: this request would be hop 11, at most 10 allowed");
+    expect(p.replyOf(run)).toContain(
+      "delegation depth limit reached: this request would be hop 11, at most 10 allowed",
+    );
     const chain = await p.chain(started.runId, 11);
     expect(chain.hops.map((h: any) => h.depth)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     expect(chain.hops.slice(0, 10).every((h: any) => h.state === "answered")).toBe(true);

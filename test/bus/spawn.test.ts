@@ -26,7 +26,14 @@ describe("spawn", () => {
     });
     expect(put.status).toBe(200);
     await script(model, [
-      { toolCalls: [{ name: "agent.spawn", arguments: { script: helperScript("helper"), goal: "What is the answer to everything?" } }] },
+      {
+        toolCalls: [
+          {
+            name: "agent.spawn",
+            arguments: { script: helperScript("helper"), goal: "What is the answer to everything?" },
+          },
+        ],
+      },
       { content: "The helper says 42." },
       { toolCalls: [{ name: "agent.spawn", arguments: { script: helperScript("helper-two"), goal: "Anything?" } }] },
       { content: "No second helper." },
@@ -44,7 +51,9 @@ describe("spawn", () => {
 
     const second = await p.chat("boss", "Spawn another one.");
     const refused = await p.settled("boss", second.runId);
-    expect(refused.trace.find((t) => t.name === "bus_refused")?.data.error).toContain("spawn quota used up: agent 'boss' has 1 of its 1 allowed spawned agents");
+    expect(refused.trace.find((t) => t.name === "bus_refused")?.data.error).toContain(
+      "spawn quota used up: agent 'boss' has 1 of its 1 allowed spawned agents",
+    );
     expect((await p.api("/api/agents/helper-two")).status).toBe(404);
   });
 
@@ -84,32 +93,69 @@ describe("spawn", () => {
     const outside = await reg.spawnChild("boss", `(actor "rogue" (description "x") (connections "crm" "payroll"))`);
     expect(outside).toMatchObject({ ok: false, code: "forbidden" });
     const refusal = outside as unknown as { message: string; details: { issues: unknown[] } };
-    expect(refusal.message).toBe("a spawned child may connect only to its parent and the parent's connections ('boss', 'crm'), not to 'payroll'");
-    expect(refusal.details.issues).toEqual([{ path: ["connections", 1], message: "'payroll' is neither 'boss' nor one of its connections" }]);
+    expect(refusal.message).toBe(
+      "a spawned child may connect only to its parent and the parent's connections ('boss', 'crm'), not to 'payroll'",
+    );
+    expect(refusal.details.issues).toEqual([
+      { path: ["connections", 1], message: "'payroll' is neither 'boss' nor one of its connections" },
+    ]);
 
     const greedy = await reg.spawnChild("boss", `(actor "greedy" (description "x") (spawn :allowed true :quota 3))`);
-    expect(greedy).toMatchObject({ ok: false, code: "forbidden", message: "a spawned child's spawn quota is at most its parent's remaining quota: 3 asked, 2 left to 'boss'" });
-    expect((greedy as unknown as { details: { issues: unknown[] } }).details.issues).toEqual([{ path: ["spawn", "quota"], message: "at most 2: what 'boss' has left after this child" }]);
+    expect(greedy).toMatchObject({
+      ok: false,
+      code: "forbidden",
+      message: "a spawned child's spawn quota is at most its parent's remaining quota: 3 asked, 2 left to 'boss'",
+    });
+    expect((greedy as unknown as { details: { issues: unknown[] } }).details.issues).toEqual([
+      { path: ["spawn", "quota"], message: "at most 2: what 'boss' has left after this child" },
+    ]);
 
     const notAllowed = await reg.spawnChild("crm", `(actor "sneaky" (description "x"))`);
-    expect(notAllowed).toMatchObject({ ok: false, code: "forbidden", message: expect.stringContaining("agent 'crm' may not spawn agents") });
+    expect(notAllowed).toMatchObject({
+      ok: false,
+      code: "forbidden",
+      message: expect.stringContaining("agent 'crm' may not spawn agents"),
+    });
     for (const name of ["rogue", "greedy", "sneaky"]) expect((await p.api(`/api/agents/${name}`)).status).toBe(404);
 
     // Inside the graph: the parent itself and its connections, and a quota within what is left.
-    const fine = await reg.spawnChild("boss", `(actor "fine" (description "x") (connections "crm" "boss") (spawn :allowed true :quota 2))`);
-    expect(fine).toMatchObject({ ok: true, value: { child: { name: "fine", parent: "boss", connections: ["crm", "boss"] }, parent: { connections: ["crm", "fine"] } } });
-    expect((fine as { value: { child: AgentProfile } }).value.child.runtime).toMatchObject({ allowHosts: [], httpTools: [] });
+    const fine = await reg.spawnChild(
+      "boss",
+      `(actor "fine" (description "x") (connections "crm" "boss") (spawn :allowed true :quota 2))`,
+    );
+    expect(fine).toMatchObject({
+      ok: true,
+      value: {
+        child: { name: "fine", parent: "boss", connections: ["crm", "boss"] },
+        parent: { connections: ["crm", "fine"] },
+      },
+    });
+    expect((fine as { value: { child: AgentProfile } }).value.child.runtime).toMatchObject({
+      allowHosts: [],
+      httpTools: [],
+    });
 
     // The quota bounds the whole subtree: boss (3) → fine → deep, boss → third; then nothing more below boss.
-    expect(await reg.spawnChild("fine", `(actor "deep" (description "x") (connections "crm"))`)).toMatchObject({ ok: true });
-    expect(await reg.spawnChild("fine", `(actor "wide" (description "x") (connections "payroll"))`)).toMatchObject({ ok: false, code: "forbidden", message: expect.stringContaining("not to 'payroll'") });
+    expect(await reg.spawnChild("fine", `(actor "deep" (description "x") (connections "crm"))`)).toMatchObject({
+      ok: true,
+    });
+    expect(await reg.spawnChild("fine", `(actor "wide" (description "x") (connections "payroll"))`)).toMatchObject({
+      ok: false,
+      code: "forbidden",
+      message: expect.stringContaining("not to 'payroll'"),
+    });
     expect(await reg.spawnChild("boss", `(actor "third" (description "x"))`)).toMatchObject({ ok: true });
     expect(await reg.spawnChild("fine", `(actor "fourth" (description "x"))`)).toMatchObject({
       ok: false,
       code: "forbidden",
-      message: "spawn quota used up: agent 'boss' (which 'fine' was spawned under) has 3 of its 3 allowed spawned agents (children and their children count)",
+      message:
+        "spawn quota used up: agent 'boss' (which 'fine' was spawned under) has 3 of its 3 allowed spawned agents (children and their children count)",
     });
-    expect(await reg.spawnChild("boss", `(actor "fifth" (description "x"))`)).toMatchObject({ ok: false, code: "forbidden", message: expect.stringContaining("agent 'boss' has 3 of its 3") });
+    expect(await reg.spawnChild("boss", `(actor "fifth" (description "x"))`)).toMatchObject({
+      ok: false,
+      code: "forbidden",
+      message: expect.stringContaining("agent 'boss' has 3 of its 3"),
+    });
   });
 
   it("through the spawn tool, a child outside the graph or with too much quota is refused and the model is told why", async () => {
@@ -124,8 +170,28 @@ describe("spawn", () => {
     });
     expect(put.status).toBe(200);
     await script(model, [
-      { toolCalls: [{ name: "agent.spawn", arguments: { script: `(actor "rogue" (description "Reads payroll.") (connections "payroll"))`, goal: "Read the payroll." } }] },
-      { toolCalls: [{ name: "agent.spawn", arguments: { script: `(actor "greedy" (description "Spawns.") (spawn :allowed true :quota 2))`, goal: "Spawn more." } }] },
+      {
+        toolCalls: [
+          {
+            name: "agent.spawn",
+            arguments: {
+              script: `(actor "rogue" (description "Reads payroll.") (connections "payroll"))`,
+              goal: "Read the payroll.",
+            },
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            name: "agent.spawn",
+            arguments: {
+              script: `(actor "greedy" (description "Spawns.") (spawn :allowed true :quota 2))`,
+              goal: "Spawn more.",
+            },
+          },
+        ],
+      },
       { content: "Both were refused." },
     ]);
     const started = await p.chat("boss", "Get me the payroll.");

@@ -29,7 +29,11 @@ function conversation(random: () => number, turns: number, maxChars: number): Me
   for (let i = 0; i < turns; i++) {
     const roll = random();
     if (roll < 0.1) {
-      messages.push({ role: "assistant", content: "", toolCalls: [{ id: `c${i}`, name: "search", arguments: { q: text(random, 40) } }] });
+      messages.push({
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: `c${i}`, name: "search", arguments: { q: text(random, 40) } }],
+      });
       messages.push({ role: "tool", content: text(random, maxChars), toolCallId: `c${i}` });
     } else {
       messages.push({ role: i % 2 === 0 ? "user" : "assistant", content: text(random, maxChars) });
@@ -62,7 +66,10 @@ describe("token budget", () => {
         ...base,
         systemPrompt: text(random, 3000),
         goal: random() < 0.5 ? text(random, 300) : undefined,
-        query: random() < 0.5 ? paraphrases[Math.floor(random() * paraphrases.length)]!.question : text(random, 2000) || "hi",
+        query:
+          random() < 0.5
+            ? paraphrases[Math.floor(random() * paraphrases.length)]!.question
+            : text(random, 2000) || "hi",
         summary: random() < 0.5 ? text(random, 2000) : undefined,
         recencyWindow: Math.floor(random() * 40),
         budget: { maxTokens, reserveForReply: Math.floor(random() * maxTokens * 0.6) },
@@ -84,7 +91,10 @@ describe("token budget", () => {
   });
 
   it("keeps the question and cuts the system prompt with a marker when the two alone do not fit", async () => {
-    const engine = makeContextEngine({ store: makeMemoryStore({ items: fixtureFacts, sessions: { s1: [{ role: "user", content: "earlier" }] } }), clock: fixedClock });
+    const engine = makeContextEngine({
+      store: makeMemoryStore({ items: fixtureFacts, sessions: { s1: [{ role: "user", content: "earlier" }] } }),
+      clock: fixedClock,
+    });
     const systemPrompt = "You are a careful assistant. ".repeat(50);
     const { messages, tokens, items, warnings, overflow } = await engine.compile({
       ...base,
@@ -103,11 +113,27 @@ describe("token budget", () => {
   });
 
   it("drops the oldest history before any memory item when space runs short", async () => {
-    const history: Message[] = Array.from({ length: 10 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} `.repeat(20) }));
-    const engine = makeContextEngine({ store: makeMemoryStore({ items: fixtureFacts, sessions: { s1: history } }), clock: fixedClock });
-    const roomy = await engine.compile({ ...base, query: "What do I call my puppy?", budget: { maxTokens: 100_000, reserveForReply: 0 } });
-    const tight = await engine.compile({ ...base, query: "What do I call my puppy?", budget: { maxTokens: roomy.tokens.used - 50, reserveForReply: 0 } });
-    expect(tight.items.filter((i) => i.included).map((i) => i.id)).toEqual(roomy.items.filter((i) => i.included).map((i) => i.id));
+    const history: Message[] = Array.from({ length: 10 }, (_, i) => ({
+      role: i % 2 ? "assistant" : "user",
+      content: `turn ${i} `.repeat(20),
+    }));
+    const engine = makeContextEngine({
+      store: makeMemoryStore({ items: fixtureFacts, sessions: { s1: history } }),
+      clock: fixedClock,
+    });
+    const roomy = await engine.compile({
+      ...base,
+      query: "What do I call my puppy?",
+      budget: { maxTokens: 100_000, reserveForReply: 0 },
+    });
+    const tight = await engine.compile({
+      ...base,
+      query: "What do I call my puppy?",
+      budget: { maxTokens: roomy.tokens.used - 50, reserveForReply: 0 },
+    });
+    expect(tight.items.filter((i) => i.included).map((i) => i.id)).toEqual(
+      roomy.items.filter((i) => i.included).map((i) => i.id),
+    );
     expect(tight.overflow.length).toBeGreaterThan(0);
     expect(tight.overflow[0]).toEqual(history[0]);
     expect(tight.messages.at(-2)).toEqual(history[9]);
@@ -119,7 +145,11 @@ describe("token budget", () => {
     const roomy = await engine.compile({ ...base, query, budget: { maxTokens: 100_000, reserveForReply: 0 } });
     const chosen = roomy.items.filter((i) => i.included);
     expect(chosen.length).toBeGreaterThan(3);
-    const tight = await engine.compile({ ...base, query, budget: { maxTokens: roomy.tokens.used - chosen.at(-1)!.tokens, reserveForReply: 0 } });
+    const tight = await engine.compile({
+      ...base,
+      query,
+      budget: { maxTokens: roomy.tokens.used - chosen.at(-1)!.tokens, reserveForReply: 0 },
+    });
     const kept = tight.items.filter((i) => i.included).map((i) => i.id);
     expect(kept).toHaveLength(chosen.length - 1);
     expect(kept.slice(0, 3)).toEqual(chosen.slice(0, 3).map((i) => i.id));
@@ -135,16 +165,33 @@ describe("token budget", () => {
       { role: "tool", content: "short result", toolCallId: "c1" },
       { role: "assistant", content: "Found it." },
     ];
-    const engine = makeContextEngine({ store: makeMemoryStore({ items: [], sessions: { s1: history } }), clock: fixedClock });
-    const { messages, overflow } = await engine.compile({ ...base, query: "thanks", budget: { maxTokens: 40, reserveForReply: 0 } });
+    const engine = makeContextEngine({
+      store: makeMemoryStore({ items: [], sessions: { s1: history } }),
+      clock: fixedClock,
+    });
+    const { messages, overflow } = await engine.compile({
+      ...base,
+      query: "thanks",
+      budget: { maxTokens: 40, reserveForReply: 0 },
+    });
     expect(messages.map((m) => m.role)).toEqual(["system", "assistant", "user"]);
     expect(overflow.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
   });
 
   it("does not repeat the user message when the store already holds it", async () => {
-    const history: Message[] = [{ role: "assistant", content: "Hello." }, { role: "user", content: "What is my job?" }];
-    const engine = makeContextEngine({ store: makeMemoryStore({ items: [], sessions: { s1: history } }), clock: fixedClock });
-    const { messages } = await engine.compile({ ...base, query: "What is my job?", budget: { maxTokens: 1000, reserveForReply: 0 } });
+    const history: Message[] = [
+      { role: "assistant", content: "Hello." },
+      { role: "user", content: "What is my job?" },
+    ];
+    const engine = makeContextEngine({
+      store: makeMemoryStore({ items: [], sessions: { s1: history } }),
+      clock: fixedClock,
+    });
+    const { messages } = await engine.compile({
+      ...base,
+      query: "What is my job?",
+      budget: { maxTokens: 1000, reserveForReply: 0 },
+    });
     expect(messages.filter((m) => m.content === "What is my job?")).toHaveLength(1);
   });
 });
@@ -153,11 +200,17 @@ describe("overflow folds older turns into the summary", () => {
   const history: Message[] = [
     { role: "user", content: "My name is Ada and I live in Lyon. I need the Atlas report by Friday." },
     { role: "assistant", content: "Noted, Ada. The Atlas report is due Friday." },
-    ...Array.from({ length: 38 }, (_, i): Message => ({ role: i % 2 ? "assistant" : "user", content: `Small talk number ${i}. `.repeat(8) })),
+    ...Array.from(
+      { length: 38 },
+      (_, i): Message => ({ role: i % 2 ? "assistant" : "user", content: `Small talk number ${i}. `.repeat(8) }),
+    ),
   ];
 
   it("folds what falls out of the window with the extractive fallback when the model fails, and stays within budget", async () => {
-    const engine = makeContextEngine({ store: makeMemoryStore({ items: fixtureFacts, sessions: { s1: history } }), clock: fixedClock });
+    const engine = makeContextEngine({
+      store: makeMemoryStore({ items: fixtureFacts, sessions: { s1: history } }),
+      clock: fixedClock,
+    });
     const budget = { maxTokens: 900, reserveForReply: 200 };
     const first = await engine.compile({ ...base, recencyWindow: 40, query: "What is due on Friday?", budget });
     expect(first.tokens.used).toBeLessThanOrEqual(700);
@@ -166,9 +219,14 @@ describe("overflow folds older turns into the summary", () => {
 
     const plan = planFold({ turns: history, windowSize: history.length - first.overflow.length, summaryTokens: 120 });
     expect(plan.fold).toEqual(first.overflow);
-    const folded = await foldIntoSummary("", plan.fold, async () => {
-      throw new Error("model offline");
-    }, { maxTokens: plan.summaryTokens });
+    const folded = await foldIntoSummary(
+      "",
+      plan.fold,
+      async () => {
+        throw new Error("model offline");
+      },
+      { maxTokens: plan.summaryTokens },
+    );
     expect(folded.method).toBe("extractive");
     expect((folded.error as Error).message).toBe("model offline");
     expect(folded.summary).toContain("User: My name is Ada and I live in Lyon.");
@@ -185,17 +243,26 @@ describe("overflow folds older turns into the summary", () => {
     expect(second.tokens.used).toBeLessThanOrEqual(700);
     const summaryMessage = second.messages.find((m) => m.content.startsWith(summaryHeader));
     expect(summaryMessage?.content).toContain("Atlas report");
-    expect(second.messages.findIndex((m) => m.content.startsWith(memoryHeader))).toBeLessThan(second.messages.indexOf(summaryMessage!));
+    expect(second.messages.findIndex((m) => m.content.startsWith(memoryHeader))).toBeLessThan(
+      second.messages.indexOf(summaryMessage!),
+    );
   });
 
   it("cuts a summary that does not fit, keeping its newest end", async () => {
     const summary = extractiveSummary(history, 400);
     const engine = makeContextEngine({ store: makeMemoryStore({ items: [] }), clock: fixedClock });
-    const { messages, tokens, warnings } = await engine.compile({ ...base, query: "hi", summary, budget: { maxTokens: 80, reserveForReply: 0 } });
+    const { messages, tokens, warnings } = await engine.compile({
+      ...base,
+      query: "hi",
+      summary,
+      budget: { maxTokens: 80, reserveForReply: 0 },
+    });
     expect(tokens.used).toBeLessThanOrEqual(80);
     const cut = messages.find((m) => m.content.startsWith(summaryHeader))!;
     expect(cut.content).toContain(truncationMarker);
-    expect(summary.endsWith(cut.content.slice(cut.content.indexOf(truncationMarker) + truncationMarker.length))).toBe(true);
+    expect(summary.endsWith(cut.content.slice(cut.content.indexOf(truncationMarker) + truncationMarker.length))).toBe(
+      true,
+    );
     expect(warnings).toContain("summary cut to fit the budget");
   });
 });

@@ -67,7 +67,11 @@ describe("extractMemories", () => {
 describe("parseTriple", () => {
   it("reads the subject and relation that make a fact single-valued", () => {
     expect(parseTriple("The user's name is Ada.")).toEqual({ subject: "user", relation: "name", object: "Ada" });
-    expect(parseTriple("The user lives in Berlin")).toEqual({ subject: "user", relation: "lives in", object: "Berlin" });
+    expect(parseTriple("The user lives in Berlin")).toEqual({
+      subject: "user",
+      relation: "lives in",
+      object: "Berlin",
+    });
     expect(parseTriple("It is late")).toBeUndefined();
     expect(parseTriple("The user prefers tea")).toBeUndefined();
   });
@@ -75,7 +79,9 @@ describe("parseTriple", () => {
 
 describe("parseExtraction", () => {
   it("accepts a model's JSON in a code fence and fills defaults", () => {
-    const result = parseExtraction('```json\n{"memories":[{"kind":"fact","text":"Ada owns a cat","importance":0.6,"entities":["Ada"]},{"kind":"instruction","text":"Be brief"}]}\n```');
+    const result = parseExtraction(
+      '```json\n{"memories":[{"kind":"fact","text":"Ada owns a cat","importance":0.6,"entities":["Ada"]},{"kind":"instruction","text":"Be brief"}]}\n```',
+    );
     expect(result).toEqual({
       memories: [
         { kind: "fact", text: "Ada owns a cat", importance: 0.6, entities: ["Ada"] },
@@ -92,14 +98,27 @@ describe("parseExtraction", () => {
       { kind: "fact", text: "", importance: 2 },
     ]);
     expect(result.memories).toEqual([
-      { kind: "fact", text: "Ada lives in Lyon", importance: 0.5, entities: [], triple: { subject: "user", relation: "lives in", object: "Lyon" } },
+      {
+        kind: "fact",
+        text: "Ada lives in Lyon",
+        importance: 0.5,
+        entities: [],
+        triple: { subject: "user", relation: "lives in", object: "Lyon" },
+      },
     ]);
-    expect(result.issues.map((i) => i.path)).toEqual([[1, "kind"], [2, "text"], [2, "importance"]]);
+    expect(result.issues.map((i) => i.path)).toEqual([
+      [1, "kind"],
+      [2, "text"],
+      [2, "importance"],
+    ]);
   });
 
   it("reports text that is not JSON, or JSON of the wrong shape, without throwing", () => {
     expect(parseExtraction("Sure! Here are the memories:").issues[0]!.message).toMatch(/^not JSON/);
-    expect(parseExtraction({ facts: [] })).toEqual({ memories: [], issues: [{ path: ["memories"], message: "expected an array of memories" }] });
+    expect(parseExtraction({ facts: [] })).toEqual({
+      memories: [],
+      issues: [{ path: ["memories"], message: "expected an array of memories" }],
+    });
     expect(parseExtraction(null).memories).toEqual([]);
   });
 });

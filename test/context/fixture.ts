@@ -18,7 +18,9 @@ export function seededRandom(seed: number): () => number {
 }
 
 const stopwords = new Set(
-  "a an and are as at be by do does did for from has have how i in is it its me my of on or the their this to was what when where which who why will with you your user user's am any get can".split(" "),
+  "a an and are as at be by do does did for from has have how i in is it its me my of on or the their this to was what when where which who why will with you your user user's am any get can".split(
+    " ",
+  ),
 );
 
 /** Word groups that mean the same here; the first word is the concept the others map to. */
@@ -62,7 +64,9 @@ function stem(word: string): string {
 
 /** Content words as written (the lexical view, like FTS5 with a porter-ish stemmer). */
 export function terms(text: string): string[] {
-  return words(text).filter((w) => !stopwords.has(w)).map(stem);
+  return words(text)
+    .filter((w) => !stopwords.has(w))
+    .map(stem);
 }
 
 /** Concepts: content words mapped through the synonyms table (the semantic view). */
@@ -106,7 +110,13 @@ export function makeMemoryStore(options: {
   const lexicalIdf = idfOf(options.items.map((i) => terms(i.text)));
   const semanticIdf = idfOf(options.items.map((i) => concepts(i.text)));
   const calls = { lexical: 0, semantic: 0, neighbours: [] as string[][] };
-  const rank = (query: string[], view: (text: string) => string[], idf: (t: string) => number, sources: string[], limit: number): ScoredId[] =>
+  const rank = (
+    query: string[],
+    view: (text: string) => string[],
+    idf: (t: string) => number,
+    sources: string[],
+    limit: number,
+  ): ScoredId[] =>
     options.items
       .filter((item) => sources.includes(item.source))
       .map((item) => ({ id: item.id, score: weightedCosine(query, view(item.text), idf) }))
@@ -133,7 +143,9 @@ export function makeMemoryStore(options: {
     async neighbours(entities, limit) {
       calls.neighbours.push(entities);
       const wanted = new Set(entities.map((e) => e.toLowerCase()));
-      return (options.edges ?? []).filter((e) => wanted.has(e.subject.toLowerCase()) || wanted.has(e.object.toLowerCase())).slice(0, limit);
+      return (options.edges ?? [])
+        .filter((e) => wanted.has(e.subject.toLowerCase()) || wanted.has(e.object.toLowerCase()))
+        .slice(0, limit);
     },
   };
 }
@@ -155,7 +167,9 @@ export function makeScriptedStore(options: {
     get: async (ids) => ids.flatMap((id) => byId.get(id) ?? []),
     neighbours: async (entities, limit) => {
       const wanted = new Set(entities.map((e) => e.toLowerCase()));
-      return (options.edges ?? []).filter((e) => wanted.has(e.subject.toLowerCase()) || wanted.has(e.object.toLowerCase())).slice(0, limit);
+      return (options.edges ?? [])
+        .filter((e) => wanted.has(e.subject.toLowerCase()) || wanted.has(e.object.toLowerCase()))
+        .slice(0, limit);
     },
   };
 }

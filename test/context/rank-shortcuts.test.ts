@@ -53,7 +53,16 @@ describe("firstByScore", () => {
 
 describe("cachedWordOverlap", () => {
   it("gives wordOverlap's value for every pair, asked in any order and again", () => {
-    const texts = ["The wifi password is tulip42", "the WiFi password is tulip42.", "", "a b c", "c d e a", "Über straße", "über Straße!", "Ada's dog is Rex"];
+    const texts = [
+      "The wifi password is tulip42",
+      "the WiFi password is tulip42.",
+      "",
+      "a b c",
+      "c d e a",
+      "Über straße",
+      "über Straße!",
+      "Ada's dog is Rex",
+    ];
     const similar = cachedWordOverlap();
     for (let pass = 0; pass < 2; pass++) {
       for (const a of texts) for (const b of texts) expect(similar(a, b)).toBe(wordOverlap(a, b));

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { LlmPort, LlmRequest, Message } from "../../core/ports";
 import { estimateTokenizer, extractiveSummary, foldIntoSummary, makeLlmSummarizer, planFold } from "../../core/context";
 
-const turns: Message[] = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}` }));
+const turns: Message[] = Array.from({ length: 12 }, (_, i) => ({
+  role: i % 2 ? "assistant" : "user",
+  content: `message ${i}`,
+}));
 
 describe("planFold", () => {
   it("folds every turn older than the window, oldest first", () => {
@@ -17,7 +20,11 @@ describe("planFold", () => {
   });
 
   it("folds more while the window is over its token allowance", () => {
-    const long: Message[] = [...turns.slice(0, 10), { role: "user", content: "x".repeat(400) }, { role: "assistant", content: "ok" }];
+    const long: Message[] = [
+      ...turns.slice(0, 10),
+      { role: "user", content: "x".repeat(400) },
+      { role: "assistant", content: "ok" },
+    ];
     const plan = planFold({ turns: long, windowSize: 6, summaryTokens: 100, windowTokens: 120 });
     // 6 turns cost 137 tokens; the three oldest of them go until the window is within 120.
     expect(plan.keep).toEqual(long.slice(9));
@@ -40,16 +47,26 @@ describe("planFold", () => {
 describe("foldIntoSummary", () => {
   it("uses the model's summary when it answers", async () => {
     const seen: unknown[] = [];
-    const result = await foldIntoSummary("Ada lives in Lyon.", turns.slice(0, 2), async (request) => {
-      seen.push(request);
-      return "  Ada lives in Lyon and said hello.  ";
-    }, { maxTokens: 50 });
+    const result = await foldIntoSummary(
+      "Ada lives in Lyon.",
+      turns.slice(0, 2),
+      async (request) => {
+        seen.push(request);
+        return "  Ada lives in Lyon and said hello.  ";
+      },
+      { maxTokens: 50 },
+    );
     expect(result).toEqual({ summary: "Ada lives in Lyon and said hello.", method: "model" });
     expect(seen).toEqual([{ previousSummary: "Ada lives in Lyon.", turns: turns.slice(0, 2), maxTokens: 50 }]);
   });
 
   it("falls back to an extractive summary that keeps the previous one when the model returns nothing", async () => {
-    const result = await foldIntoSummary("Ada lives in Lyon.", [{ role: "user", content: "My dog is named Biscuit." }], async () => "", { maxTokens: 60 });
+    const result = await foldIntoSummary(
+      "Ada lives in Lyon.",
+      [{ role: "user", content: "My dog is named Biscuit." }],
+      async () => "",
+      { maxTokens: 60 },
+    );
     expect(result.method).toBe("extractive");
     expect(result.summary).toBe("Ada lives in Lyon.\nUser: My dog is named Biscuit.");
   });
@@ -72,13 +89,21 @@ describe("foldIntoSummary", () => {
       provider: "test",
       async complete(request) {
         requests.push(request);
-        return { content: "Short summary.", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 }, model: request.model };
+        return {
+          content: "Short summary.",
+          toolCalls: [],
+          finishReason: "stop",
+          usage: { inputTokens: 1, outputTokens: 1 },
+          model: request.model,
+        };
       },
       stream: () => {
         throw new Error("not used");
       },
     };
-    const result = await foldIntoSummary("Earlier.", turns.slice(0, 2), makeLlmSummarizer({ llm, model: "m" }), { maxTokens: 100 });
+    const result = await foldIntoSummary("Earlier.", turns.slice(0, 2), makeLlmSummarizer({ llm, model: "m" }), {
+      maxTokens: 100,
+    });
     expect(result.summary).toBe("Short summary.");
     expect(requests[0]!.model).toBe("m");
     expect(requests[0]!.messages.at(-1)!.content).toContain("Earlier summary:\nEarlier.");

@@ -35,13 +35,25 @@ describe("temporalCue: what a question says about time", () => {
   });
 
   it("a month without a year is the latest such month not after now", () => {
-    expect(temporalCue("What did I cook back in March?", now).range).toEqual({ from: Date.UTC(2023, 2, 1), to: Date.UTC(2023, 3, 1) });
-    expect(temporalCue("What did I do in January?", now).range).toEqual({ from: Date.UTC(2024, 0, 1), to: Date.UTC(2024, 1, 1) });
+    expect(temporalCue("What did I cook back in March?", now).range).toEqual({
+      from: Date.UTC(2023, 2, 1),
+      to: Date.UTC(2023, 3, 1),
+    });
+    expect(temporalCue("What did I do in January?", now).range).toEqual({
+      from: Date.UTC(2024, 0, 1),
+      to: Date.UTC(2024, 1, 1),
+    });
   });
 
   it("reads years, seasons and 'last month'", () => {
-    expect(temporalCue("Which trips did I take in 2022?", now).range).toEqual({ from: Date.UTC(2022, 0, 1), to: Date.UTC(2023, 0, 1) });
-    expect(temporalCue("What did I do in the summer of 2023?", now).range).toEqual({ from: Date.UTC(2023, 5, 1), to: Date.UTC(2023, 8, 1) });
+    expect(temporalCue("Which trips did I take in 2022?", now).range).toEqual({
+      from: Date.UTC(2022, 0, 1),
+      to: Date.UTC(2023, 0, 1),
+    });
+    expect(temporalCue("What did I do in the summer of 2023?", now).range).toEqual({
+      from: Date.UTC(2023, 5, 1),
+      to: Date.UTC(2023, 8, 1),
+    });
     expect(temporalCue("Who did I meet last month?", now).range).toEqual({ from: now - 31 * dayMs, to: now });
   });
 

@@ -26,18 +26,26 @@ type None<T extends never> = T;
 type IsAny<T> = 0 extends 1 & T ? true : false;
 /** True when `any` is anywhere in T, looked for 8 levels deep (JSON values are recursive). */
 type HasAny<T, Depth extends unknown[] = []> =
-  IsAny<T> extends true ? true
-  : Depth["length"] extends 8 ? false
-  : T extends readonly (infer E)[] ? HasAny<E, [...Depth, 0]>
-  : T extends object ? (true extends { [K in keyof T]-?: HasAny<T[K], [...Depth, 0]> }[keyof T] ? true : false)
-  : false;
+  IsAny<T> extends true
+    ? true
+    : Depth["length"] extends 8
+      ? false
+      : T extends readonly (infer E)[]
+        ? HasAny<E, [...Depth, 0]>
+        : T extends object
+          ? true extends { [K in keyof T]-?: HasAny<T[K], [...Depth, 0]> }[keyof T]
+            ? true
+            : false
+          : false;
 
 type Schema = ExtractSchema<ApiRoutes>;
 /** Every route's `METHOD path` whose input or output contains `any`; `never` when there is none. */
 type RoutesWithAny = {
   [Path in keyof Schema & string]: {
     [Method in keyof Schema[Path] & string]: Schema[Path][Method] extends { input: infer I; output: infer O }
-      ? true extends HasAny<I> | HasAny<O> ? `${Method} ${Path}` : never
+      ? true extends HasAny<I> | HasAny<O>
+        ? `${Method} ${Path}`
+        : never
       : never;
   }[keyof Schema[Path] & string];
 }[keyof Schema & string];
@@ -50,7 +58,6 @@ type PwaAnswers = { [K in keyof Pwa.Api]: Awaited<ReturnType<Pwa.Api[K]>> };
 export type Contract = [
   None<RoutesWithAny>,
   None<{ [K in keyof PwaAnswers]: HasAny<PwaAnswers[K]> extends true ? K : never }[keyof PwaAnswers]>,
-
   // The PWA's names are the routes' answers (hono's own reading of the route types)...
   Expect<Equal<Pwa.Agent, InferResponseType<AgentRoutes["$get"]>>>,
   Expect<Equal<{ agents: Pwa.Agent[] }, InferResponseType<Client["api"]["agents"]["$get"]>>>,
@@ -63,9 +70,10 @@ export type Contract = [
   Expect<Equal<Pwa.Schedule, InferResponseType<AgentRoutes["schedules"][":behavior"]["pause"]["$post"]>>>,
   Expect<Equal<Pwa.FeatureSummary, InferResponseType<Client["api"]["features"][":feature"]["$get"]>>>,
   Expect<Equal<Pwa.Plan, InferResponseType<Client["api"]["features"][":feature"]["plan"]["$get"]>>>,
-  Expect<Equal<{ tasks: Pwa.FeatureTask[] }, InferResponseType<Client["api"]["features"][":feature"]["tasks"]["$get"]>>>,
+  Expect<
+    Equal<{ tasks: Pwa.FeatureTask[] }, InferResponseType<Client["api"]["features"][":feature"]["tasks"]["$get"]>>
+  >,
   Expect<Equal<Pwa.FeatureReport, InferResponseType<Client["api"]["features"][":feature"]["report"]["$get"]>>>,
-
   // ...and those are the server's own types, as JSON.
   Expect<Equal<Pwa.StoredMessage, JSONParsed<StoredMessage>>>,
   Expect<Equal<Pwa.SendResult["reply"], JSONParsed<StoredMessage> | null>>,
@@ -77,8 +85,14 @@ export type Contract = [
   Expect<Equal<Pwa.BusHop, JSONParsed<BusHop>>>,
   Expect<Equal<Pwa.RunEvent, JSONParsed<Live.RunEvent>>>,
   Expect<Equal<Pwa.LiveState, Live.LiveState>>,
-
   // What the PWA sends is what the routes accept.
-  Expect<Equal<Parameters<Pwa.Api["decide"]>[2], InferRequestType<AgentRoutes["runs"][":id"]["approval"]["$post"]>["json"]>>,
-  Expect<Equal<Parameters<Pwa.Api["commentPlan"]>[1], InferRequestType<Client["api"]["features"][":feature"]["plan"]["comments"]["$post"]>["json"]>>,
+  Expect<
+    Equal<Parameters<Pwa.Api["decide"]>[2], InferRequestType<AgentRoutes["runs"][":id"]["approval"]["$post"]>["json"]>
+  >,
+  Expect<
+    Equal<
+      Parameters<Pwa.Api["commentPlan"]>[1],
+      InferRequestType<Client["api"]["features"][":feature"]["plan"]["comments"]["$post"]>["json"]
+    >
+  >,
 ];

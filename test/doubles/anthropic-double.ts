@@ -27,16 +27,29 @@ export function makeAnthropicDouble(script: ScriptedReply[]): ApiDouble {
     const recorded = await recordRequest(input, init);
     requests.push(recorded);
     if (!new URL(recorded.url).pathname.endsWith("/v1/messages")) {
-      return Response.json({ type: "error", error: { type: "not_found_error", message: `no route ${recorded.url}` } }, { status: 404 });
+      return Response.json(
+        { type: "error", error: { type: "not_found_error", message: `no route ${recorded.url}` } },
+        { status: 404 },
+      );
     }
     if (!recorded.headers["x-api-key"] && !recorded.headers.authorization) {
-      return Response.json({ type: "error", error: { type: "authentication_error", message: "x-api-key header is required" } }, { status: 401 });
+      return Response.json(
+        { type: "error", error: { type: "authentication_error", message: "x-api-key header is required" } },
+        { status: 401 },
+      );
     }
     const reply = queue.shift();
-    if (!reply) return Response.json({ type: "error", error: { type: "api_error", message: "the double has no scripted reply left" } }, { status: 500 });
+    if (!reply)
+      return Response.json(
+        { type: "error", error: { type: "api_error", message: "the double has no scripted reply left" } },
+        { status: 500 },
+      );
     if ("error" in reply) {
       const type = reply.error.type ?? errorTypes[reply.error.status] ?? "api_error";
-      return Response.json({ type: "error", error: { type, message: reply.error.message } }, { status: reply.error.status, headers: { "request-id": `req_${requests.length}` } });
+      return Response.json(
+        { type: "error", error: { type, message: reply.error.message } },
+        { status: reply.error.status, headers: { "request-id": `req_${requests.length}` } },
+      );
     }
     served++;
     const id = `msg_${served}`;
@@ -48,7 +61,12 @@ export function makeAnthropicDouble(script: ScriptedReply[]): ApiDouble {
       input: typeof call.arguments === "string" ? JSON.parse(call.arguments) : call.arguments,
     }));
     const stopReason = calls.length > 0 ? "tool_use" : "end_turn";
-    const usage = { input_tokens: 13 * served, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const usage = {
+      input_tokens: 13 * served,
+      output_tokens: 5,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    };
 
     if (!recorded.body.stream) {
       return Response.json({
@@ -63,22 +81,38 @@ export function makeAnthropicDouble(script: ScriptedReply[]): ApiDouble {
       });
     }
 
-    const event = (name: string, data: Record<string, unknown>) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+    const event = (name: string, data: Record<string, unknown>) =>
+      `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
     const lines = [
       event("message_start", {
-        message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+        message: {
+          id,
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
       }),
-      "event: ping\ndata: {\"type\": \"ping\"}\n\n",
+      'event: ping\ndata: {"type": "ping"}\n\n',
     ];
     let index = 0;
     if (text) {
       lines.push(event("content_block_start", { index, content_block: { type: "text", text: "" } }));
-      for (const piece of pieces(text)) lines.push(event("content_block_delta", { index, delta: { type: "text_delta", text: piece } }));
+      for (const piece of pieces(text))
+        lines.push(event("content_block_delta", { index, delta: { type: "text_delta", text: piece } }));
       lines.push(event("content_block_stop", { index }));
       index++;
     }
     for (const call of calls) {
-      lines.push(event("content_block_start", { index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } }));
+      lines.push(
+        event("content_block_start", {
+          index,
+          content_block: { type: "tool_use", id: call.id, name: call.name, input: {} },
+        }),
+      );
       const json = JSON.stringify(call.input);
       const half = Math.ceil(json.length / 2);
       for (const part of ["", json.slice(0, half), json.slice(half)]) {
@@ -87,7 +121,12 @@ export function makeAnthropicDouble(script: ScriptedReply[]): ApiDouble {
       lines.push(event("content_block_stop", { index }));
       index++;
     }
-    lines.push(event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }));
+    lines.push(
+      event("message_delta", {
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: usage.output_tokens },
+      }),
+    );
     lines.push(event("message_stop", {}));
     return sse(lines);
   }

@@ -33,7 +33,15 @@ export async function startExfilListener(): Promise<{ url: string; server: Serve
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const key = /^\/t\/([^/]+)/.exec(url.pathname)?.[1] ?? "";
-    byKey.set(key, [...(byKey.get(key) ?? []), { method: req.method ?? "", path: `${url.pathname}${url.search}`, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }]);
+    byKey.set(key, [
+      ...(byKey.get(key) ?? []),
+      {
+        method: req.method ?? "",
+        path: `${url.pathname}${url.search}`,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      },
+    ]);
     total += 1;
     const redirect = url.searchParams.get("redirect");
     if (redirect) {

@@ -11,7 +11,24 @@ import { join } from "node:path";
 /** `git <args>` in `cwd` with a fixed identity: { code, stdout, stderr }. */
 export function gitCli(args, cwd, env = process.env) {
   return new Promise((resolve) => {
-    execFile("git", args, { cwd, env: { ...env, GIT_TERMINAL_PROMPT: "0", GIT_AUTHOR_NAME: "Alice", GIT_AUTHOR_EMAIL: "alice@example.com", GIT_COMMITTER_NAME: "Alice", GIT_COMMITTER_EMAIL: "alice@example.com" }, timeout: 60_000 }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }));
+    execFile(
+      "git",
+      args,
+      {
+        cwd,
+        env: {
+          ...env,
+          GIT_TERMINAL_PROMPT: "0",
+          GIT_AUTHOR_NAME: "Alice",
+          GIT_AUTHOR_EMAIL: "alice@example.com",
+          GIT_COMMITTER_NAME: "Alice",
+          GIT_COMMITTER_EMAIL: "alice@example.com",
+        },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -33,18 +50,41 @@ export async function startGitServer({ token }) {
       seen.pulls.push({ path: url.pathname, auth, body: JSON.parse(body.toString() || "{}") });
       const ok = auth === `Bearer ${token}` && /^\/api\/repos\/[^/]+\/[^/]+\/pulls$/.test(url.pathname);
       res.writeHead(ok ? 201 : 401, { "content-type": "application/json" });
-      res.end(JSON.stringify(ok ? { number: 7, html_url: "https://github.example/acme/app/pull/7" } : { message: "Bad credentials" }));
+      res.end(
+        JSON.stringify(
+          ok ? { number: 7, html_url: "https://github.example/acme/app/pull/7" } : { message: "Bad credentials" },
+        ),
+      );
       return;
     }
-    const password = auth.startsWith("Basic ") ? Buffer.from(auth.slice(6), "base64").toString().split(":").slice(1).join(":") : "";
-    seen.git.push({ method: req.method, path: url.pathname, service: url.searchParams.get("service"), authorized: password === token });
+    const password = auth.startsWith("Basic ")
+      ? Buffer.from(auth.slice(6), "base64").toString().split(":").slice(1).join(":")
+      : "";
+    seen.git.push({
+      method: req.method,
+      path: url.pathname,
+      service: url.searchParams.get("service"),
+      authorized: password === token,
+    });
     if (password !== token) {
       res.writeHead(401, { "www-authenticate": 'Basic realm="git"' });
       res.end("token needed\n");
       return;
     }
     const cgi = spawn("git", ["http-backend"], {
-      env: { ...process.env, GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: "1", REMOTE_USER: "pantheon", PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1), REQUEST_METHOD: req.method, CONTENT_TYPE: req.headers["content-type"] ?? "", CONTENT_LENGTH: String(body.length), HTTP_CONTENT_ENCODING: req.headers["content-encoding"] ?? "", GIT_PROTOCOL: req.headers["git-protocol"] ?? "" },
+      env: {
+        ...process.env,
+        GIT_PROJECT_ROOT: root,
+        GIT_HTTP_EXPORT_ALL: "1",
+        REMOTE_USER: "pantheon",
+        PATH_INFO: url.pathname,
+        QUERY_STRING: url.search.slice(1),
+        REQUEST_METHOD: req.method,
+        CONTENT_TYPE: req.headers["content-type"] ?? "",
+        CONTENT_LENGTH: String(body.length),
+        HTTP_CONTENT_ENCODING: req.headers["content-encoding"] ?? "",
+        GIT_PROTOCOL: req.headers["git-protocol"] ?? "",
+      },
     });
     cgi.stdin.end(body);
     const out = [];

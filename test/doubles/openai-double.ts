@@ -5,7 +5,11 @@
  */
 
 export type ScriptedReply =
-  | { text?: string; toolCalls?: { id?: string; name: string; arguments: Record<string, unknown> | string }[]; model?: string }
+  | {
+      text?: string;
+      toolCalls?: { id?: string; name: string; arguments: Record<string, unknown> | string }[];
+      model?: string;
+    }
   | { error: { status: number; message: string; type?: string } };
 
 export interface RecordedRequest {
@@ -60,16 +64,33 @@ export function makeOpenAiDouble(script: ScriptedReply[]): ApiDouble {
     const recorded = await recordRequest(input, init);
     requests.push(recorded);
     if (!recorded.url.endsWith("/chat/completions")) {
-      return Response.json({ error: { message: `no route ${recorded.url}`, type: "invalid_request_error" } }, { status: 404 });
+      return Response.json(
+        { error: { message: `no route ${recorded.url}`, type: "invalid_request_error" } },
+        { status: 404 },
+      );
     }
     if (!/^Bearer \S+/.test(recorded.headers.authorization ?? "")) {
-      return Response.json({ error: { message: "You didn't provide an API key.", type: "invalid_request_error" } }, { status: 401 });
+      return Response.json(
+        { error: { message: "You didn't provide an API key.", type: "invalid_request_error" } },
+        { status: 401 },
+      );
     }
     const reply = queue.shift();
-    if (!reply) return Response.json({ error: { message: "the double has no scripted reply left", type: "server_error" } }, { status: 500 });
+    if (!reply)
+      return Response.json(
+        { error: { message: "the double has no scripted reply left", type: "server_error" } },
+        { status: 500 },
+      );
     if ("error" in reply) {
       return Response.json(
-        { error: { message: reply.error.message, type: reply.error.type ?? "invalid_request_error", param: null, code: null } },
+        {
+          error: {
+            message: reply.error.message,
+            type: reply.error.type ?? "invalid_request_error",
+            param: null,
+            code: null,
+          },
+        },
         { status: reply.error.status, headers: { "x-request-id": `req_${served}` } },
       );
     }
@@ -77,7 +98,11 @@ export function makeOpenAiDouble(script: ScriptedReply[]): ApiDouble {
     const id = `chatcmpl-${served}`;
     const model = reply.model ?? String(recorded.body.model);
     const text = reply.text ?? "";
-    const calls = (reply.toolCalls ?? []).map((call, index) => ({ id: call.id ?? `call_${served}_${index}`, name: call.name, args: argText(call.arguments) }));
+    const calls = (reply.toolCalls ?? []).map((call, index) => ({
+      id: call.id ?? `call_${served}_${index}`,
+      name: call.name,
+      args: argText(call.arguments),
+    }));
     const finish = calls.length > 0 ? "tool_calls" : "stop";
     const usage = { prompt_tokens: 11 * served, completion_tokens: 7, total_tokens: 11 * served + 7 };
 
@@ -95,7 +120,13 @@ export function makeOpenAiDouble(script: ScriptedReply[]): ApiDouble {
               content: calls.length > 0 && text === "" ? null : text,
               refusal: null,
               ...(calls.length > 0
-                ? { tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } })) }
+                ? {
+                    tool_calls: calls.map((call) => ({
+                      id: call.id,
+                      type: "function",
+                      function: { name: call.name, arguments: call.args },
+                    })),
+                  }
                 : {}),
             },
             logprobs: null,
@@ -111,10 +142,25 @@ export function makeOpenAiDouble(script: ScriptedReply[]): ApiDouble {
     const lines = [chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }])];
     for (const piece of pieces(text)) lines.push(chunk([{ index: 0, delta: { content: piece }, finish_reason: null }]));
     calls.forEach((call, index) => {
-      lines.push(chunk([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }, finish_reason: null }]));
+      lines.push(
+        chunk([
+          {
+            index: 0,
+            delta: {
+              tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }],
+            },
+            finish_reason: null,
+          },
+        ]),
+      );
       const half = Math.ceil(call.args.length / 2);
       for (const part of [call.args.slice(0, half), call.args.slice(half)]) {
-        if (part) lines.push(chunk([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: part } }] }, finish_reason: null }]));
+        if (part)
+          lines.push(
+            chunk([
+              { index: 0, delta: { tool_calls: [{ index, function: { arguments: part } }] }, finish_reason: null },
+            ]),
+          );
       }
     });
     lines.push(chunk([{ index: 0, delta: {}, finish_reason: finish }]));

@@ -75,7 +75,12 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
     const seen = (caseCalls.get(key) ?? 0) + 1;
     caseCalls.set(key, seen);
     if (step.failFirst && seen <= step.failFirst.times) {
-      return { status: step.failFirst.status, error: step.failFirst.error, delayMs: step.failFirst.delayMs, content: "(too late)" };
+      return {
+        status: step.failFirst.status,
+        error: step.failFirst.error,
+        delayMs: step.failFirst.delayMs,
+        content: "(too late)",
+      };
     }
     return step;
   }
@@ -115,7 +120,11 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
       const ms = Number(url.searchParams.get("ms") ?? 0);
       if (ms) await new Promise((r) => setTimeout(r, ms));
       const status = Number(url.searchParams.get("status") ?? 200);
-      const echo = { echo: body ? JSON.parse(body) : null, call: toolCalls.length, ...(url.searchParams.has("echoHeaders") ? { headers: req.headers } : {}) };
+      const echo = {
+        echo: body ? JSON.parse(body) : null,
+        call: toolCalls.length,
+        ...(url.searchParams.has("echoHeaders") ? { headers: req.headers } : {}),
+      };
       return send(status, status >= 400 ? { error: "scripted tool failure" } : echo);
     }
     if (req.method === "GET" && url.pathname.startsWith("/__auth/")) {
@@ -125,31 +134,45 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
       return send(200, calls.get(`tool:${decodeURIComponent(url.pathname.slice("/__tool-calls/".length))}`) ?? []);
     }
     if (req.method === "POST" && url.pathname.endsWith("/chat/completions")) {
-      const body = JSON.parse(await readBody(req)) as { model: string; stream?: boolean; messages?: { role: string; content?: unknown }[] };
+      const body = JSON.parse(await readBody(req)) as {
+        model: string;
+        stream?: boolean;
+        messages?: { role: string; content?: unknown }[];
+      };
       const first = body.messages?.[0];
-      const extraction = first?.role === "system" && typeof first.content === "string" && first.content.includes("long-term memory");
-      const summary = first?.role === "system" && typeof first.content === "string" && first.content.includes("running summary of a conversation");
+      const extraction =
+        first?.role === "system" && typeof first.content === "string" && first.content.includes("long-term memory");
+      const summary =
+        first?.role === "system" &&
+        typeof first.content === "string" &&
+        first.content.includes("running summary of a conversation");
       const side = extraction || summary;
       const key = extraction ? `${body.model}:extraction` : summary ? `${body.model}:summary` : body.model;
       calls.set(key, [...(calls.get(key) ?? []), body]);
       // Which key each call carried (project keys vs the deployment's): GET /__auth/<model>.
       calls.set(`auth:${key}`, [...(calls.get(`auth:${key}`) ?? []), req.headers.authorization ?? null]);
       const fallback = extraction ? '{"memories":[]}' : summary ? "(summary)" : "(the double has no scripted reply)";
-      const step = (!side && caseStep(body.model, body.messages ?? [])) || scripts.get(key)?.shift() || { content: fallback };
+      const step = (!side && caseStep(body.model, body.messages ?? [])) ||
+        scripts.get(key)?.shift() || { content: fallback };
       if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
       if (step.hold) {
         const hold = holdOf(step.hold);
         if (!hold.released) await new Promise<void>((r) => hold.waiting.push(r));
       }
       if (step.status && step.status >= 400) {
-        return send(step.status, { error: { message: step.error ?? `scripted ${step.status}`, type: "scripted_error", code: null } });
+        return send(step.status, {
+          error: { message: step.error ?? `scripted ${step.status}`, type: "scripted_error", code: null },
+        });
       }
       const id = `chatcmpl-${++counter}`;
       const toolCalls = (step.toolCalls ?? []).map((call, index) => ({
         index,
         id: call.id ?? `call_${counter}_${index}`,
         type: "function" as const,
-        function: { name: encodeName(call.name), arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) },
+        function: {
+          name: encodeName(call.name),
+          arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+        },
       }));
       const finish = toolCalls.length ? "tool_calls" : "stop";
       const usage = { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 };
@@ -159,18 +182,32 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
           object: "chat.completion",
           created: 0,
           model: step.answerAs ?? body.model,
-          choices: [{ index: 0, message: { role: "assistant", content: step.content ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }, finish_reason: finish }],
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                content: step.content ?? null,
+                ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+              },
+              finish_reason: finish,
+            },
+          ],
           usage,
         });
       }
       res.writeHead(200, { "content-type": "text/event-stream" });
       const chunk = (delta: unknown, finish_reason: string | null = null, extra: Record<string, unknown> = {}) =>
-        res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: step.answerAs ?? body.model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: step.answerAs ?? body.model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`,
+        );
       chunk({ role: "assistant", content: "" });
       for (const word of (step.content ?? "").match(/\S+\s*/g) ?? []) chunk({ content: word });
       for (const call of toolCalls) chunk({ tool_calls: [call] });
       chunk({}, finish);
-      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: step.answerAs ?? body.model, choices: [], usage })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: step.answerAs ?? body.model, choices: [], usage })}\n\n`,
+      );
       res.end("data: [DONE]\n\n");
       return;
     }

@@ -30,7 +30,15 @@ export async function startTelegramDouble(): Promise<{ url: string; server: Serv
       const chat = url.searchParams.get("chat");
       const method = url.searchParams.get("method");
       const secret = url.searchParams.get("secret");
-      return send(200, calls.filter((c) => (!chat || String(c.body.chat_id) === chat) && (!method || c.method === method) && (!secret || String(c.body.url ?? "").includes(secret))));
+      return send(
+        200,
+        calls.filter(
+          (c) =>
+            (!chat || String(c.body.chat_id) === chat) &&
+            (!method || c.method === method) &&
+            (!secret || String(c.body.url ?? "").includes(secret)),
+        ),
+      );
     }
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (req.method !== "POST" || !match) return send(404, { ok: false, error_code: 404, description: "Not Found" });
@@ -40,7 +48,8 @@ export async function startTelegramDouble(): Promise<{ url: string; server: Serv
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, unknown>;
     calls.push({ token, method, body });
     if (token !== testBotToken) return send(401, { ok: false, error_code: 401, description: "Unauthorized" });
-    if (method === "sendMessage") return send(200, { ok: true, result: { message_id: ++messageId, chat: { id: body.chat_id }, text: body.text } });
+    if (method === "sendMessage")
+      return send(200, { ok: true, result: { message_id: ++messageId, chat: { id: body.chat_id }, text: body.text } });
     return send(200, { ok: true, result: true });
   }
 

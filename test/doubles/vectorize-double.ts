@@ -60,14 +60,22 @@ export function makeVectorizeDouble(options: VectorizeDoubleOptions) {
   const bytes = (s: string) => new TextEncoder().encode(s).length;
 
   function validate(batch: DoubleVector[]): Stored[] {
-    if (batch.length > 1000) throw new VectorizeError(`VECTOR_UPSERT_ERROR (code = 40005): batch of ${batch.length} vectors exceeds 1000`);
+    if (batch.length > 1000)
+      throw new VectorizeError(`VECTOR_UPSERT_ERROR (code = 40005): batch of ${batch.length} vectors exceeds 1000`);
     return batch.map((v) => {
-      if (typeof v.id !== "string" || v.id.length === 0 || bytes(v.id) > 64) throw new VectorizeError(`invalid vector id '${v.id}' (1 to 64 bytes)`);
-      if (v.namespace !== undefined && bytes(v.namespace) > 64) throw new VectorizeError(`invalid namespace '${v.namespace}' (at most 64 bytes)`);
+      if (typeof v.id !== "string" || v.id.length === 0 || bytes(v.id) > 64)
+        throw new VectorizeError(`invalid vector id '${v.id}' (1 to 64 bytes)`);
+      if (v.namespace !== undefined && bytes(v.namespace) > 64)
+        throw new VectorizeError(`invalid namespace '${v.namespace}' (at most 64 bytes)`);
       if (v.values.length !== dimensions) {
         throw new VectorizeError(`vector '${v.id}' has ${v.values.length} dimensions, the index has ${dimensions}`);
       }
-      return { id: v.id, values: Array.from(v.values), namespace: v.namespace, metadata: v.metadata ? structuredClone(v.metadata) : undefined };
+      return {
+        id: v.id,
+        values: Array.from(v.values),
+        namespace: v.namespace,
+        metadata: v.metadata ? structuredClone(v.metadata) : undefined,
+      };
     });
   }
 
@@ -77,7 +85,8 @@ export function makeVectorizeDouble(options: VectorizeDoubleOptions) {
   }
 
   function matchesOne(value: MetadataValue | undefined, condition: FilterValue): boolean {
-    if (condition === null || typeof condition !== "object") return value === condition || (Array.isArray(value) && value.includes(condition as string));
+    if (condition === null || typeof condition !== "object")
+      return value === condition || (Array.isArray(value) && value.includes(condition as string));
     return Object.entries(condition).every(([op, operand]) => {
       switch (op) {
         case "$eq":
@@ -129,7 +138,12 @@ export function makeVectorizeDouble(options: VectorizeDoubleOptions) {
 
     async describe() {
       calls.push({ method: "describe", args: [] });
-      return { vectorCount: vectors.size, dimensions, processedUpToDatetime: Date.now(), processedUpToMutation: mutations };
+      return {
+        vectorCount: vectors.size,
+        dimensions,
+        processedUpToDatetime: Date.now(),
+        processedUpToMutation: mutations,
+      };
     },
 
     async insert(batch: DoubleVector[]) {
@@ -152,9 +166,12 @@ export function makeVectorizeDouble(options: VectorizeDoubleOptions) {
       const returnMetadata = queryOptions.returnMetadata === true ? "all" : queryOptions.returnMetadata || "none";
       const cap = returnValues || returnMetadata === "all" ? 20 : 100;
       if (!Number.isInteger(topK) || topK < 1 || topK > cap) {
-        throw new VectorizeError(`VECTOR_QUERY_ERROR (code = 40025): invalid topK ${topK}, at most ${cap} with these return options`);
+        throw new VectorizeError(
+          `VECTOR_QUERY_ERROR (code = 40025): invalid topK ${topK}, at most ${cap} with these return options`,
+        );
       }
-      if (vector.length !== dimensions) throw new VectorizeError(`query vector has ${vector.length} dimensions, the index has ${dimensions}`);
+      if (vector.length !== dimensions)
+        throw new VectorizeError(`query vector has ${vector.length} dimensions, the index has ${dimensions}`);
       const query = Array.from(vector);
       const matches: DoubleMatch[] = [...vectors.values()]
         .filter((v) => (namespace === undefined || v.namespace === namespace) && matchesFilter(v, filter))

@@ -24,11 +24,21 @@ describe("syntax errors point at line:column", () => {
   });
 
   it("a stray closing paren is reported where it stands", () => {
-    expect(issuesOf('(actor "a" (description "d")))')[0]).toMatchObject({ line: 1, column: 30, found: "')'", message: "unexpected ')': nothing is open here" });
+    expect(issuesOf('(actor "a" (description "d")))')[0]).toMatchObject({
+      line: 1,
+      column: 30,
+      found: "')'",
+      message: "unexpected ')': nothing is open here",
+    });
   });
 
   it("a bracket closing the wrong kind of opener names the opener", () => {
-    expect(issuesOf('(actor "a" (description "d"])')[0]).toMatchObject({ line: 1, column: 28, expected: "')' to close the '(' opened at 1:12", found: "']'" });
+    expect(issuesOf('(actor "a" (description "d"])')[0]).toMatchObject({
+      line: 1,
+      column: 28,
+      expected: "')' to close the '(' opened at 1:12",
+      found: "']'",
+    });
   });
 
   it("an unterminated string is reported where it opened", () => {
@@ -38,15 +48,30 @@ describe("syntax errors point at line:column", () => {
   });
 
   it("an unknown escape is reported at its backslash", () => {
-    expect(issuesOf('(actor "a" (description "a\\qb"))')[0]).toMatchObject({ line: 1, column: 27, form: "string", found: "\\q" });
+    expect(issuesOf('(actor "a" (description "a\\qb"))')[0]).toMatchObject({
+      line: 1,
+      column: 27,
+      form: "string",
+      found: "\\q",
+    });
   });
 
   it("a malformed number is rejected", () => {
-    expect(issuesOf('(actor "a" (description "d") (limits :max-steps 8x))')[0]).toMatchObject({ line: 1, column: 49, form: "number", found: "8x" });
+    expect(issuesOf('(actor "a" (description "d") (limits :max-steps 8x))')[0]).toMatchObject({
+      line: 1,
+      column: 49,
+      form: "number",
+      found: "8x",
+    });
   });
 
   it("a map with a dangling key says so", () => {
-    expect(issuesOf('(actor "a" (description "d") (model :fallback {:provider}))')[0]).toMatchObject({ line: 1, column: 47, form: "map", expected: "key/value pairs" });
+    expect(issuesOf('(actor "a" (description "d") (model :fallback {:provider}))')[0]).toMatchObject({
+      line: 1,
+      column: 47,
+      form: "map",
+      expected: "key/value pairs",
+    });
   });
 });
 
@@ -71,12 +96,20 @@ describe("semantic errors point at line:column with form, expected and found", (
 
   it("an invalid mode lists the modes and the likely one", () => {
     const [issue] = withBehavior('(behavior "b" :activ (goal (input) "g") (plan (input ctx) (think)))');
-    expect(issue).toMatchObject({ line: 5, column: 19, form: "behavior", expected: ":active, :passive, :persistent", found: ":activ" });
+    expect(issue).toMatchObject({
+      line: 5,
+      column: 19,
+      form: "behavior",
+      expected: ":active, :passive, :persistent",
+      found: ":activ",
+    });
     expect(issue!.message).toContain("did you mean ':active'?");
   });
 
   it("asking an undeclared connection is an unknown connection", () => {
-    const [issue] = withBehavior('(behavior "b" :active (goal (input) "g") (plan (input ctx) (ask ("airtable" "notion") "q")))');
+    const [issue] = withBehavior(
+      '(behavior "b" :active (goal (input) "g") (plan (input ctx) (ask ("airtable" "notion") "q")))',
+    );
     expect(issue).toMatchObject({ line: 5, column: 81, form: "ask", expected: "one of: airtable", found: '"notion"' });
     expect(issue!.message).toBe("unknown connection 'notion': declare it in (connections …)");
   });
@@ -88,7 +121,12 @@ describe("semantic errors point at line:column with form, expected and found", (
   });
 
   it("two talents with one name are a duplicate, reported at the second", () => {
-    expect(issuesOf(...head, '  (talent "t")', '  (talent "t"))')[0]).toMatchObject({ line: 5, column: 11, form: "talent", message: "talent 't' is defined twice" });
+    expect(issuesOf(...head, '  (talent "t")', '  (talent "t"))')[0]).toMatchObject({
+      line: 5,
+      column: 11,
+      form: "talent",
+      message: "talent 't' is defined twice",
+    });
   });
 
   it("a bad duration says what a duration looks like", () => {
@@ -98,29 +136,54 @@ describe("semantic errors point at line:column with form, expected and found", (
   });
 
   it("a bad cron names the field that is out of range", () => {
-    const [issue] = withBehavior('(behavior "b" :passive (cron "0 24 * * *") (goal (input) "g") (plan (input ctx) (think)))');
-    expect(issue).toMatchObject({ line: 5, column: 34, form: "cron", message: 'bad cron "0 24 * * *": hour 24 is out of range 0-23' });
+    const [issue] = withBehavior(
+      '(behavior "b" :passive (cron "0 24 * * *") (goal (input) "g") (plan (input ctx) (think)))',
+    );
+    expect(issue).toMatchObject({
+      line: 5,
+      column: 34,
+      form: "cron",
+      message: 'bad cron "0 24 * * *": hour 24 is out of range 0-23',
+    });
   });
 
   it("a cron with the wrong number of fields is rejected", () => {
-    const [issue] = withBehavior('(behavior "b" :passive (cron "0 7 * *") (goal (input) "g") (plan (input ctx) (think)))');
+    const [issue] = withBehavior(
+      '(behavior "b" :passive (cron "0 7 * *") (goal (input) "g") (plan (input ctx) (think)))',
+    );
     expect(issue!.message).toBe('bad cron "0 7 * *": has 4 fields, cron needs 5');
   });
 
   it("a value of the wrong type says what it found", () => {
-    expect(issuesOf(...head, '  (limits :max-steps "8"))')[0]).toMatchObject({ line: 4, column: 22, form: "limits", expected: "a whole number", found: 'string "8"' });
+    expect(issuesOf(...head, '  (limits :max-steps "8"))')[0]).toMatchObject({
+      line: 4,
+      column: 22,
+      form: "limits",
+      expected: "a whole number",
+      found: 'string "8"',
+    });
   });
 
   it("a value out of range is reported at the value", () => {
-    expect(issuesOf(...head, '  (limits :max-steps 500))')[0]).toMatchObject({ line: 4, column: 22, form: "limits", found: "number 500" });
+    expect(issuesOf(...head, "  (limits :max-steps 500))")[0]).toMatchObject({
+      line: 4,
+      column: 22,
+      form: "limits",
+      found: "number 500",
+    });
   });
 
   it("an actor name that is not a slug is rejected at the name", () => {
-    expect(issuesOf('(actor "Bad Name" (description "d"))')[0]).toMatchObject({ line: 1, column: 8, form: "actor", found: 'string "Bad Name"' });
+    expect(issuesOf('(actor "Bad Name" (description "d"))')[0]).toMatchObject({
+      line: 1,
+      column: 8,
+      form: "actor",
+      found: 'string "Bad Name"',
+    });
   });
 
   it("an unknown option suggests the nearest one", () => {
-    const [issue] = issuesOf(...head, '  (limits :max-step 5))');
+    const [issue] = issuesOf(...head, "  (limits :max-step 5))");
     expect(issue).toMatchObject({ line: 4, column: 11, form: "limits", found: ":max-step" });
     expect(issue!.message).toContain("did you mean ':max-steps'?");
   });
@@ -142,12 +205,23 @@ describe("semantic errors point at line:column with form, expected and found", (
 
   it("a script that is not one actor form says what a script is", () => {
     expect(issuesOf("; nothing here")[0]).toMatchObject({ line: 1, column: 1, found: "an empty script" });
-    expect(issuesOf('(actor "a" (description "d"))', '(actor "b" (description "d"))')[0]).toMatchObject({ line: 2, column: 1, form: "script" });
+    expect(issuesOf('(actor "a" (description "d"))', '(actor "b" (description "d"))')[0]).toMatchObject({
+      line: 2,
+      column: 1,
+      form: "script",
+    });
   });
 
   it("a spawn action needs spawning allowed", () => {
-    const [issue] = withBehavior('(behavior "b" :active (goal (input) "g") (plan (input ctx) (spawn "helper" :goal "x")))');
-    expect(issue).toMatchObject({ line: 5, column: 64, form: "spawn", expected: "(spawn :allowed true :quota n) in the actor" });
+    const [issue] = withBehavior(
+      '(behavior "b" :active (goal (input) "g") (plan (input ctx) (spawn "helper" :goal "x")))',
+    );
+    expect(issue).toMatchObject({
+      line: 5,
+      column: 64,
+      form: "spawn",
+      expected: "(spawn :allowed true :quota n) in the actor",
+    });
   });
 
   it("a deny-pattern that is not a regular expression is refused", () => {
@@ -171,9 +245,13 @@ describe("semantic errors point at line:column with form, expected and found", (
 
   it("a persistent behavior with no trigger is refused, saying which triggers it can have", () => {
     try {
-      compileScript('(actor "a" (description "x") (talent "t" (behavior "b" :persistent (goal (input) "g") (plan (input ctx) (think)))))');
+      compileScript(
+        '(actor "a" (description "x") (talent "t" (behavior "b" :persistent (goal (input) "g") (plan (input ctx) (think)))))',
+      );
     } catch (error) {
-      expect((error as Error).message).toContain('persistent behavior "b" has no trigger: add (every "1h"), (cron "0 7 * * *") or (on-idle "30m")');
+      expect((error as Error).message).toContain(
+        'persistent behavior "b" has no trigger: add (every "1h"), (cron "0 7 * * *") or (on-idle "30m")',
+      );
     }
     expect.assertions(1);
   });

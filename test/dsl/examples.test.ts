@@ -42,7 +42,12 @@ describe("the example scripts", () => {
     expect(hourly).toMatchObject({ mode: "passive", trigger: { kind: "every", every: "1h", ms: 3_600_000 } });
     expect(hourly!.plan.steps.map((s) => s.kind)).toEqual(["tool", "think"]);
     expect(script.tools).toEqual(["clock.now", "git.diff"]);
-    expect(script.model).toEqual({ provider: "openai", name: "gpt-4o-mini", temperature: 0.2, fallback: { provider: "anthropic", name: "claude-haiku" } });
+    expect(script.model).toEqual({
+      provider: "openai",
+      name: "gpt-4o-mini",
+      temperature: 0.2,
+      fallback: { provider: "anthropic", name: "claude-haiku" },
+    });
     expect(script.limits).toEqual({ maxSteps: 8, toolTimeoutMs: 5000 });
     expect(script.gates).toEqual([
       { name: "no-secrets", kind: "deny-pattern", pattern: "(api[_-]?key|password)\\s*[:=]", tool: "http.*" },
@@ -55,14 +60,23 @@ describe("the example scripts", () => {
     const fanOut = script.talents[0]!.behaviors[0]!;
     expect(script.connections).toEqual(["airtable", "github"]);
     expect(fanOut.policy).toBe("majority");
-    expect(fanOut.plan.steps[0]).toEqual({ kind: "ask", targets: ["airtable", "github"], question: { concat: ["Help answer: ", { get: ["input", "text"] }] } });
+    expect(fanOut.plan.steps[0]).toEqual({
+      kind: "ask",
+      targets: ["airtable", "github"],
+      question: { concat: ["Help answer: ", { get: ["input", "text"] }] },
+    });
     expect(fanOut.plan.steps[1]).toEqual({ kind: "message", role: "assistant", content: { prev: true } });
   });
 
   it("tools no registry provides compile with a warning at the place they are named", () => {
     const { warnings } = compileScript(devBuddySource, { knownTools: new Set(["clock.now"]) });
     expect(warnings).toEqual([
-      { line: 24, column: 17, form: "tool", message: "no registry provides tool 'git.diff'; calls to it will fail until one does" },
+      {
+        line: 24,
+        column: 17,
+        form: "tool",
+        message: "no registry provides tool 'git.diff'; calls to it will fail until one does",
+      },
     ]);
   });
 
@@ -70,10 +84,23 @@ describe("the example scripts", () => {
     const { script, warnings } = compileScript(mainSource, { knownAgents: new Set(["airtable", "githab", "main"]) });
     expect(script.connections).toEqual(["airtable", "github"]);
     expect(warnings).toEqual([
-      { line: 7, column: 27, form: "connections", message: "no agent named 'github' in this project (did you mean 'githab'?); the connection is left out until that agent exists and the script is set again" },
+      {
+        line: 7,
+        column: 27,
+        form: "connections",
+        message:
+          "no agent named 'github' in this project (did you mean 'githab'?); the connection is left out until that agent exists and the script is set again",
+      },
     ]);
     const self = compileScriptJson({ name: "loner", description: "", connections: ["loner"] });
-    expect(self.warnings).toEqual([{ line: 0, column: 0, form: "connections.0", message: "actor 'loner' cannot be connected to itself; the connection is left out" }]);
+    expect(self.warnings).toEqual([
+      {
+        line: 0,
+        column: 0,
+        form: "connections.0",
+        message: "actor 'loner' cannot be connected to itself; the connection is left out",
+      },
+    ]);
     expect(compileScript(mainSource).warnings).toEqual([]);
   });
 });

@@ -4,21 +4,94 @@ import mainSource from "../../examples/main.pnth?raw";
 import airtableSource from "../../examples/airtable.pnth?raw";
 import githubSource from "../../examples/github.pnth?raw";
 import devBuddyJson from "../../examples/dev-buddy.json";
-import { actorScriptSchema, compileScript, compileScriptJson, isScriptError, printScript, type CompileResult } from "../../core/dsl";
+import {
+  actorScriptSchema,
+  compileScript,
+  compileScriptJson,
+  isScriptError,
+  printScript,
+  type CompileResult,
+} from "../../core/dsl";
 import { seededRandom } from "../doubles/seeded-random";
 
 const SEED = 20240601;
 const examples = [devBuddySource, mainSource, airtableSource, githubSource];
 const tokens = [
-  "(", ")", "(", ")", "[", "]", "{", "}", '"', '"x"', '"$prev"', '"15m"', '"0 7 * * *"', '"\\u00e9"', '"\\q"', "\\", ";c\n", "\n", " ", " ", ",",
-  "0", "-1", "3.5", "1e400", "8x", "-", ":", "::a", ":active", ":passive", ":persistent", ":args", ":max-steps", ":content", ":goal", ":allowed",
-  "actor", "description", "model", "talent", "behavior", "goal", "plan", "input", "ctx", "get", "concat", "sequence", "tool", "ask", "think",
-  "remember", "message", "spawn", "every", "cron", "on-idle", "policy", ":majority", "true", "false", "nil", "\u0000", "é", "🙂",
+  "(",
+  ")",
+  "(",
+  ")",
+  "[",
+  "]",
+  "{",
+  "}",
+  '"',
+  '"x"',
+  '"$prev"',
+  '"15m"',
+  '"0 7 * * *"',
+  '"\\u00e9"',
+  '"\\q"',
+  "\\",
+  ";c\n",
+  "\n",
+  " ",
+  " ",
+  ",",
+  "0",
+  "-1",
+  "3.5",
+  "1e400",
+  "8x",
+  "-",
+  ":",
+  "::a",
+  ":active",
+  ":passive",
+  ":persistent",
+  ":args",
+  ":max-steps",
+  ":content",
+  ":goal",
+  ":allowed",
+  "actor",
+  "description",
+  "model",
+  "talent",
+  "behavior",
+  "goal",
+  "plan",
+  "input",
+  "ctx",
+  "get",
+  "concat",
+  "sequence",
+  "tool",
+  "ask",
+  "think",
+  "remember",
+  "message",
+  "spawn",
+  "every",
+  "cron",
+  "on-idle",
+  "policy",
+  ":majority",
+  "true",
+  "false",
+  "nil",
+  "\u0000",
+  "é",
+  "🙂",
 ];
 
 /** JSON with sorted keys: deep equality as one string comparison. */
 const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+  JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
 
 /** Whatever the compiler does with `run`, it returns a script that re-validates and round-trips, or throws ScriptError. */
 function check(run: () => CompileResult, label: string, failures: string[]): "ok" | "error" {
@@ -47,12 +120,28 @@ function mutate(source: string, r: ReturnType<typeof seededRandom>): string {
     const at = r.int(s.length + 1);
     const len = 1 + r.int(12);
     switch (r.int(6)) {
-      case 0: s = s.slice(0, at) + s.slice(at + len); break;
-      case 1: s = s.slice(0, at) + r.pick(tokens) + s.slice(at); break;
-      case 2: s = s.slice(0, at) + s.slice(at, at + len * 4) + s.slice(at); break;
-      case 3: s = s.slice(0, at); break;
-      case 4: s = s.slice(0, at) + String.fromCharCode(r.int(0x3000)) + s.slice(at + 1); break;
-      default: { const other = r.int(s.length + 1); s = s.slice(0, Math.min(at, other)) + s.slice(Math.max(at, other), Math.max(at, other) + len) + s.slice(Math.min(at, other)); }
+      case 0:
+        s = s.slice(0, at) + s.slice(at + len);
+        break;
+      case 1:
+        s = s.slice(0, at) + r.pick(tokens) + s.slice(at);
+        break;
+      case 2:
+        s = s.slice(0, at) + s.slice(at, at + len * 4) + s.slice(at);
+        break;
+      case 3:
+        s = s.slice(0, at);
+        break;
+      case 4:
+        s = s.slice(0, at) + String.fromCharCode(r.int(0x3000)) + s.slice(at + 1);
+        break;
+      default: {
+        const other = r.int(s.length + 1);
+        s =
+          s.slice(0, Math.min(at, other)) +
+          s.slice(Math.max(at, other), Math.max(at, other) + len) +
+          s.slice(Math.min(at, other));
+      }
     }
   }
   return s;
@@ -60,7 +149,30 @@ function mutate(source: string, r: ReturnType<typeof seededRandom>): string {
 
 function mutateJson(value: unknown, r: ReturnType<typeof seededRandom>): unknown {
   const root = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
-  const values = () => r.pick<unknown>(["x", "$prev", "", 0, -1, 1.5, 1e9, true, null, [], {}, ["a"], { kind: "think" }, { get: ["input", "a"] }, { get: ["x"] }, { concat: [1] }, { map: { a: 1 } }, { prev: true }, "15m", "0 7 * * *", "Bad Name"]);
+  const values = () =>
+    r.pick<unknown>([
+      "x",
+      "$prev",
+      "",
+      0,
+      -1,
+      1.5,
+      1e9,
+      true,
+      null,
+      [],
+      {},
+      ["a"],
+      { kind: "think" },
+      { get: ["input", "a"] },
+      { get: ["x"] },
+      { concat: [1] },
+      { map: { a: 1 } },
+      { prev: true },
+      "15m",
+      "0 7 * * *",
+      "Bad Name",
+    ]);
   for (let m = 1 + r.int(3); m > 0; m--) {
     let node: unknown = root;
     for (let d = r.int(8); d > 0; d--) {
@@ -98,7 +210,13 @@ describe("the compiler under random input", () => {
     const outcomes = { ok: 0, error: 0 };
     for (let i = 0; i < 4000; i++) {
       const source = mutate(r.pick(examples), r);
-      outcomes[check(() => compileScript(source, { knownTools: new Set(["git.diff"]) }), `mutant #${i} ${JSON.stringify(source)}`, failures)]++;
+      outcomes[
+        check(
+          () => compileScript(source, { knownTools: new Set(["git.diff"]) }),
+          `mutant #${i} ${JSON.stringify(source)}`,
+          failures,
+        )
+      ]++;
     }
     expect(failures).toEqual([]);
     // Mutations must reach both outcomes, or the test is not exercising the compiler.
@@ -118,14 +236,28 @@ describe("the compiler under random input", () => {
 
   it("refuses deep nesting and huge input with a clear ScriptError instead of hanging", () => {
     const failures: string[] = [];
-    for (const source of ["(".repeat(100_000), "[".repeat(5000) + "]".repeat(5000), `(actor "a" (description "d") (talent "t" (behavior "b" :active (goal (input) ${"(concat ".repeat(70)}"x"${")".repeat(70)}) (plan (input ctx) (think)))))`]) {
+    for (const source of [
+      "(".repeat(100_000),
+      "[".repeat(5000) + "]".repeat(5000),
+      `(actor "a" (description "d") (talent "t" (behavior "b" :active (goal (input) ${"(concat ".repeat(70)}"x"${")".repeat(70)}) (plan (input ctx) (think)))))`,
+    ]) {
       check(() => compileScript(source), `deep ${source.slice(0, 40)}`, failures);
     }
     expect(failures).toEqual([]);
     expect(() => compileScript("(".repeat(100))).toThrow("nesting is too deep: more than 64 levels");
-    expect(() => compileScript(" ".repeat(300_000))).toThrow("the script is too long: 300000 characters, the limit is 262144");
+    expect(() => compileScript(" ".repeat(300_000))).toThrow(
+      "the script is too long: 300000 characters, the limit is 262144",
+    );
     let deep: unknown = "x";
     for (let i = 0; i < 10_000; i++) deep = { concat: [deep] };
-    expect(() => compileScriptJson({ name: "a", description: "d", talents: [{ name: "t", behaviors: [{ name: "b", mode: "active", goal: deep, plan: { steps: [{ kind: "think" }] } }] }] })).toThrow("nesting is too deep");
+    expect(() =>
+      compileScriptJson({
+        name: "a",
+        description: "d",
+        talents: [
+          { name: "t", behaviors: [{ name: "b", mode: "active", goal: deep, plan: { steps: [{ kind: "think" }] } }] },
+        ],
+      }),
+    ).toThrow("nesting is too deep");
   });
 });

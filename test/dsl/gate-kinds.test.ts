@@ -12,7 +12,15 @@ const samples: Record<CustomGateKind, CustomGateSpec[]> = {
     { name: "no-drop", kind: "deny-pattern", tool: "sql.*", field: "query", pattern: "drop\\s+table" },
     { name: "no-cards", kind: "deny-pattern", on: ["reply", "tool"], pattern: "\\b\\d{16}\\b" },
   ],
-  "allow-hosts": [{ name: "github-only", kind: "allow-hosts", tool: "http.fetch", field: "url", hosts: ["api.github.com", "*.example.com"] }],
+  "allow-hosts": [
+    {
+      name: "github-only",
+      kind: "allow-hosts",
+      tool: "http.fetch",
+      field: "url",
+      hosts: ["api.github.com", "*.example.com"],
+    },
+  ],
   "max-calls": [
     { name: "few-fetches", kind: "max-calls", tool: "http.*", max: 3 },
     { name: "no-calls", kind: "max-calls", max: 0 },
@@ -56,7 +64,9 @@ describe("every gate kind of the schema", () => {
     }
     for (const kind of customGateKinds()) expect(message).toContain(`:${kind}`);
     // The positive control: the same gate with a known kind compiles.
-    expect(compileScript(`(actor "a" (description "d")\n  (gate "g" :max-calls 3))`).script.gates).toEqual([{ name: "g", kind: "max-calls", max: 3 }]);
+    expect(compileScript(`(actor "a" (description "d")\n  (gate "g" :max-calls 3))`).script.gates).toEqual([
+      { name: "g", kind: "max-calls", max: 3 },
+    ]);
   });
 
   it("the JSON form's refusal of an unknown kind names every kind", () => {

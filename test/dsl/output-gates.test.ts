@@ -31,16 +31,43 @@ describe("gate forms for outputs", () => {
   });
 
   it("the JSON form takes the same gates", () => {
-    const { script } = compileScriptJson({ name: "j", description: "d", gates: [{ name: "g", kind: "deny-pattern", on: ["reply", "answer"], pattern: "secret" }, { name: "s", kind: "max-size", on: ["memory"], max: 300 }] });
+    const { script } = compileScriptJson({
+      name: "j",
+      description: "d",
+      gates: [
+        { name: "g", kind: "deny-pattern", on: ["reply", "answer"], pattern: "secret" },
+        { name: "s", kind: "max-size", on: ["memory"], max: 300 },
+      ],
+    });
     expect(script.gates.map((g) => g.kind)).toEqual(["deny-pattern", "max-size"]);
   });
 
   it("refusals name the option and what it may be", () => {
-    expect(issuesOf(actor(`(gate "g" :on replies :deny "x")`))[0]).toMatchObject({ form: "gate", expected: "one of tool, reply, message, memory, answer", found: "replies" });
-    expect(issuesOf(actor(`(gate "g" :on tool :max-size 10)`))[0]).toMatchObject({ form: "gate", expected: "one of reply, message, memory, answer", found: "tool" });
-    expect(issuesOf(actor(`(gate "g" :max-size 10)`))[0]!.message).toBe("a :max-size gate needs :on naming the outputs it limits: reply, message, memory, answer");
-    expect(issuesOf(actor(`(gate "g" :on reply :max-calls 3)`))[0]!.message).toBe(":on is for :deny-pattern and :max-size gates; :max-calls checks tool calls only");
-    expect(issuesOf(actor(`(gate "g" :deny "x" :deny-pattern "y")`))[0]!.message).toContain("needs exactly one of :deny-pattern (or :deny), :allow-hosts, :max-calls or :max-size, found 2");
-    expect(() => compileScriptJson({ name: "j", description: "d", gates: [{ name: "g", kind: "max-size", on: ["tool"], max: 3 }] })).toThrow();
+    expect(issuesOf(actor(`(gate "g" :on replies :deny "x")`))[0]).toMatchObject({
+      form: "gate",
+      expected: "one of tool, reply, message, memory, answer",
+      found: "replies",
+    });
+    expect(issuesOf(actor(`(gate "g" :on tool :max-size 10)`))[0]).toMatchObject({
+      form: "gate",
+      expected: "one of reply, message, memory, answer",
+      found: "tool",
+    });
+    expect(issuesOf(actor(`(gate "g" :max-size 10)`))[0]!.message).toBe(
+      "a :max-size gate needs :on naming the outputs it limits: reply, message, memory, answer",
+    );
+    expect(issuesOf(actor(`(gate "g" :on reply :max-calls 3)`))[0]!.message).toBe(
+      ":on is for :deny-pattern and :max-size gates; :max-calls checks tool calls only",
+    );
+    expect(issuesOf(actor(`(gate "g" :deny "x" :deny-pattern "y")`))[0]!.message).toContain(
+      "needs exactly one of :deny-pattern (or :deny), :allow-hosts, :max-calls or :max-size, found 2",
+    );
+    expect(() =>
+      compileScriptJson({
+        name: "j",
+        description: "d",
+        gates: [{ name: "g", kind: "max-size", on: ["tool"], max: 3 }],
+      }),
+    ).toThrow();
   });
 });

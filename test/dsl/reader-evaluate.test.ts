@@ -14,8 +14,21 @@ describe("the reader", () => {
       { type: "number", value: 0.5, pos: { line: 1, column: 28 } },
       { type: "number", value: 1000, pos: { line: 1, column: 32 } },
       { type: "keyword", name: "key", pos: { line: 1, column: 36 } },
-      { type: "map", entries: [[{ type: "keyword", name: "n", pos: { line: 1, column: 42 } }, { type: "number", value: 1, pos: { line: 1, column: 45 } }]], pos: { line: 1, column: 41 } },
-      { type: "vector", items: [{ type: "symbol", name: "x", pos: { line: 1, column: 49 } }], pos: { line: 1, column: 48 } },
+      {
+        type: "map",
+        entries: [
+          [
+            { type: "keyword", name: "n", pos: { line: 1, column: 42 } },
+            { type: "number", value: 1, pos: { line: 1, column: 45 } },
+          ],
+        ],
+        pos: { line: 1, column: 41 },
+      },
+      {
+        type: "vector",
+        items: [{ type: "symbol", name: "x", pos: { line: 1, column: 49 } }],
+        pos: { line: 1, column: 48 },
+      },
       { type: "boolean", value: true, pos: { line: 1, column: 52 } },
       { type: "boolean", value: false, pos: { line: 1, column: 57 } },
       { type: "nil", pos: { line: 1, column: 63 } },
@@ -32,7 +45,8 @@ describe("the reader", () => {
 });
 
 const behaviorOf = (body: string): Behavior =>
-  compileScript(`(actor "a" (description "d") (connections "airtable" "github") (talent "t" ${body}))`).script.talents[0]!.behaviors[0]!;
+  compileScript(`(actor "a" (description "d") (connections "airtable" "github") (talent "t" ${body}))`).script
+    .talents[0]!.behaviors[0]!;
 
 describe("behaviors", () => {
   it("a passive behavior without a trigger runs when idle for the default time", () => {
@@ -41,24 +55,43 @@ describe("behaviors", () => {
   });
 
   it("the default idle time comes from the compile options", () => {
-    const source = '(actor "a" (description "d") (talent "t" (behavior "b" :passive (goal (input) "g") (plan (input ctx) (think)))))';
-    expect(compileScript(source, { defaultIdle: "2h" }).script.talents[0]!.behaviors[0]!.trigger).toEqual({ kind: "on-idle", idle: "2h", ms: 7_200_000 });
+    const source =
+      '(actor "a" (description "d") (talent "t" (behavior "b" :passive (goal (input) "g") (plan (input ctx) (think)))))';
+    expect(compileScript(source, { defaultIdle: "2h" }).script.talents[0]!.behaviors[0]!.trigger).toEqual({
+      kind: "on-idle",
+      idle: "2h",
+      ms: 7_200_000,
+    });
   });
 
   it("cron triggers accept lists, ranges and steps", () => {
-    const b = behaviorOf('(behavior "b" :persistent (cron "*/15 7-9,18 1 1-12/2 0,7") (goal (input) "g") (plan (input ctx) (think)))');
+    const b = behaviorOf(
+      '(behavior "b" :persistent (cron "*/15 7-9,18 1 1-12/2 0,7") (goal (input) "g") (plan (input ctx) (think)))',
+    );
     expect(b.trigger).toEqual({ kind: "cron", cron: "*/15 7-9,18 1 1-12/2 0,7" });
   });
 
   it("nested sequences flatten into one ordered plan", () => {
-    const b = behaviorOf('(behavior "b" :active (goal (input) "g") (plan (input ctx) (sequence (remember "a") (sequence (think) (remember "$prev")))))');
-    expect(resolvePlan(b.plan)).toEqual([{ kind: "remember", content: "a" }, { kind: "think" }, { kind: "remember", content: { prev: true } }]);
+    const b = behaviorOf(
+      '(behavior "b" :active (goal (input) "g") (plan (input ctx) (sequence (remember "a") (sequence (think) (remember "$prev")))))',
+    );
+    expect(resolvePlan(b.plan)).toEqual([
+      { kind: "remember", content: "a" },
+      { kind: "think" },
+      { kind: "remember", content: { prev: true } },
+    ]);
   });
 
   it("parameters may have other names: the first is the input, the second the context", () => {
-    const b = behaviorOf('(behavior "b" :active (goal (msg) (get msg "text")) (plan (m c) (tool "x.y" :args {:a (get c "k") :all m})))');
+    const b = behaviorOf(
+      '(behavior "b" :active (goal (msg) (get msg "text")) (plan (m c) (tool "x.y" :args {:a (get c "k") :all m})))',
+    );
     expect(b.goal).toEqual({ get: ["input", "text"] });
-    expect(b.plan.steps[0]).toEqual({ kind: "tool", tool: "x.y", args: { a: { get: ["ctx", "k"] }, all: { get: ["input"] } } });
+    expect(b.plan.steps[0]).toEqual({
+      kind: "tool",
+      tool: "x.y",
+      args: { a: { get: ["ctx", "k"] }, all: { get: ["input"] } },
+    });
   });
 });
 
@@ -73,7 +106,9 @@ describe("evaluation", () => {
   });
 
   it("concatenates text, rendering non-text values as JSON and null as nothing", () => {
-    expect(evaluateExpr({ concat: ["n=", 3, " ", { get: ["input", "x"] }, { map: { a: [1, true] } }] }, { input: {} })).toBe('n=3 {"a":[1,true]}');
+    expect(
+      evaluateExpr({ concat: ["n=", 3, " ", { get: ["input", "x"] }, { map: { a: [1, true] } }] }, { input: {} }),
+    ).toBe('n=3 {"a":[1,true]}');
   });
 
   it("$prev is the previous action's result", () => {
@@ -82,13 +117,25 @@ describe("evaluation", () => {
   });
 
   it("resolves a tool action's arguments against the scope", () => {
-    const b = behaviorOf('(behavior "b" :active (goal (input) "g") (plan (input ctx) (tool "git.diff" :args {:repo (get input "repo") :base "main" :ids [1 2]})))');
-    expect(resolveArgs(b.plan.steps[0]!, { input: { repo: "x" } })).toEqual({ kind: "tool", tool: "git.diff", args: { repo: "x", base: "main", ids: [1, 2] } });
+    const b = behaviorOf(
+      '(behavior "b" :active (goal (input) "g") (plan (input ctx) (tool "git.diff" :args {:repo (get input "repo") :base "main" :ids [1 2]})))',
+    );
+    expect(resolveArgs(b.plan.steps[0]!, { input: { repo: "x" } })).toEqual({
+      kind: "tool",
+      tool: "git.diff",
+      args: { repo: "x", base: "main", ids: [1, 2] },
+    });
   });
 
   it("resolves a fan-out ask to its targets and the question text", () => {
-    const b = behaviorOf('(behavior "b" :active (policy :first) (goal (input) "g") (plan (input ctx) (ask ["airtable" "github"] (concat "Q: " (get input "text")))))');
+    const b = behaviorOf(
+      '(behavior "b" :active (policy :first) (goal (input) "g") (plan (input ctx) (ask ["airtable" "github"] (concat "Q: " (get input "text")))))',
+    );
     expect(b.policy).toBe("first");
-    expect(resolveArgs(b.plan.steps[0]!, { input: { text: "why?" } })).toEqual({ kind: "ask", targets: ["airtable", "github"], question: "Q: why?" });
+    expect(resolveArgs(b.plan.steps[0]!, { input: { text: "why?" } })).toEqual({
+      kind: "ask",
+      targets: ["airtable", "github"],
+      question: "Q: why?",
+    });
   });
 });

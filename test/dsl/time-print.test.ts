@@ -3,8 +3,20 @@ import { compileScript, compileScriptJson, cronProblem, parseDuration, printScri
 
 describe("durations and cron", () => {
   it("durations are a whole number and a unit", () => {
-    expect([parseDuration("250ms"), parseDuration("15s"), parseDuration("15m"), parseDuration("2h"), parseDuration("1d")]).toEqual([250, 15_000, 900_000, 7_200_000, 86_400_000]);
-    expect([parseDuration("0m"), parseDuration("1.5h"), parseDuration("15"), parseDuration("m"), parseDuration("400d")]).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect([
+      parseDuration("250ms"),
+      parseDuration("15s"),
+      parseDuration("15m"),
+      parseDuration("2h"),
+      parseDuration("1d"),
+    ]).toEqual([250, 15_000, 900_000, 7_200_000, 86_400_000]);
+    expect([
+      parseDuration("0m"),
+      parseDuration("1.5h"),
+      parseDuration("15"),
+      parseDuration("m"),
+      parseDuration("400d"),
+    ]).toEqual([undefined, undefined, undefined, undefined, undefined]);
   });
 
   it("cron fields are checked for ranges, lists and steps", () => {
@@ -23,7 +35,19 @@ describe("the pretty-printer", () => {
     const { script } = compileScriptJson({
       name: "p",
       description: 'line\n"quoted" \\ tab\t é \u0001 🙂',
-      talents: [{ name: "t", behaviors: [{ name: "b", mode: "active", goal: { map: { "a key": -0, n: [1.5e-7, null, true] } }, plan: { steps: [{ kind: "remember", content: { concat: ["$prev", { get: ["ctx"] }] } }] } }] }],
+      talents: [
+        {
+          name: "t",
+          behaviors: [
+            {
+              name: "b",
+              mode: "active",
+              goal: { map: { "a key": -0, n: [1.5e-7, null, true] } },
+              plan: { steps: [{ kind: "remember", content: { concat: ["$prev", { get: ["ctx"] }] } }] },
+            },
+          ],
+        },
+      ],
     });
     const printed = printScript(script);
     expect(printed).toContain('(description "line\\n\\"quoted\\" \\\\ tab\\t é \\u0001 🙂")');
@@ -33,7 +57,8 @@ describe("the pretty-printer", () => {
   });
 
   it("prints a one-step plan without a sequence and several steps inside one", () => {
-    const source = '(actor "a" (description "d") (talent "t" (behavior "b" :active (goal (input) "g") (plan (input ctx) (sequence (think))))))';
+    const source =
+      '(actor "a" (description "d") (talent "t" (behavior "b" :active (goal (input) "g") (plan (input ctx) (sequence (think))))))';
     expect(printScript(compileScript(source).script)).toContain("(plan (input ctx) (think))");
   });
 });

@@ -17,10 +17,13 @@ export function makeEmbeddingsWireDouble(options: { dimensions: number; fail?: {
     const body = JSON.parse(String(init?.body)) as WireCall["body"];
     calls.push({ url: String(input), headers: Object.fromEntries(new Headers(init?.headers).entries()), body });
     if (options.fail) {
-      return new Response(typeof options.fail.body === "string" ? options.fail.body : JSON.stringify(options.fail.body), {
-        status: options.fail.status,
-        headers: { "content-type": "application/json" },
-      });
+      return new Response(
+        typeof options.fail.body === "string" ? options.fail.body : JSON.stringify(options.fail.body),
+        {
+          status: options.fail.status,
+          headers: { "content-type": "application/json" },
+        },
+      );
     }
     const vectors = await hashed.embed(body.input);
     const data = vectors.map((embedding, index) => ({ object: "embedding", index, embedding })).reverse();

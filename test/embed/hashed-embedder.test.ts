@@ -13,7 +13,12 @@ describe("the hashed embedder", () => {
   });
 
   it("treats case and punctuation as noise and word fragments as signal", async () => {
-    const [a, b, c, d] = await makeHashedEmbedder().embed(["Password reset!", "password RESET", "passwords resetting", "garden tomatoes"]);
+    const [a, b, c, d] = await makeHashedEmbedder().embed([
+      "Password reset!",
+      "password RESET",
+      "passwords resetting",
+      "garden tomatoes",
+    ]);
     expect(cosine(a!, b!)).toBeCloseTo(1, 10);
     expect(cosine(a!, c!)).toBeGreaterThan(0.3);
     expect(cosine(a!, d!)).toBeLessThan(0.2);
@@ -25,6 +30,8 @@ describe("the hashed embedder", () => {
   });
 
   it("refuses a dimension count too small to be useful", () => {
-    expect(() => makeHashedEmbedder({ dimensions: 2 })).toThrow("hashed embedder dimensions must be an integer of at least 8, got 2");
+    expect(() => makeHashedEmbedder({ dimensions: 2 })).toThrow(
+      "hashed embedder dimensions must be an integer of at least 8, got 2",
+    );
   });
 });

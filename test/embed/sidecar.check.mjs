@@ -16,11 +16,21 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const { check, finish } = makeLineChecks();
 
 const out = mkdtempSync(join(tmpdir(), "pantheon-sidecar-check-"));
-await build({ entryPoints: [join(root, "adapters/embed-openai/index.ts")], bundle: true, format: "esm", platform: "neutral", outfile: join(out, "index.mjs"), logLevel: "error" });
+await build({
+  entryPoints: [join(root, "adapters/embed-openai/index.ts")],
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  outfile: join(out, "index.mjs"),
+  logLevel: "error",
+});
 const { makeOpenAiEmbedder } = await import(pathToFileURL(join(out, "index.mjs")).href);
 rmSync(out, { recursive: true, force: true });
 
-const child = spawn(process.execPath, [join(root, "sidecar/embeddings-server.mjs")], { env: { ...process.env, EMBEDDINGS_PORT: "0" }, stdio: ["ignore", "pipe", "inherit"] });
+const child = spawn(process.execPath, [join(root, "sidecar/embeddings-server.mjs")], {
+  env: { ...process.env, EMBEDDINGS_PORT: "0" },
+  stdio: ["ignore", "pipe", "inherit"],
+});
 // However this script ends, the sidecar it started must not outlive it.
 process.on("exit", () => child.kill("SIGTERM"));
 const url = await new Promise((resolve, reject) => {
@@ -52,16 +62,28 @@ try {
     check(ok, `${kind.padEnd(9)} cosine ${score.toFixed(4)}  "${a}" / "${b}"`);
   });
 
-  const texts = Array.from({ length: 70 }, (_, i) => `memory number ${i}: the meeting moved to ${i % 7 === 0 ? "Friday" : "Monday"}`);
+  const texts = Array.from(
+    { length: 70 },
+    (_, i) => `memory number ${i}: the meeting moved to ${i % 7 === 0 ? "Friday" : "Monday"}`,
+  );
   const batch = await embed.embed(texts);
   const [alone] = await embed.embed([texts[66]]);
-  check(batch.length === 70 && batch.every((v) => v.length === 512), "70 texts (two batches) give 70 vectors of 512 dimensions");
+  check(
+    batch.length === 70 && batch.every((v) => v.length === 512),
+    "70 texts (two batches) give 70 vectors of 512 dimensions",
+  );
   check(cosine(batch[66], alone) > 0.9999, "a text embeds the same alone and inside a batch (order kept)");
 
   const bad = await fetch(`${url}/embeddings`, { method: "POST", body: JSON.stringify({ input: [42] }) });
   const badBody = await bad.json();
-  check(bad.status === 400 && typeof badBody.error?.message === "string", `bad input answers ${bad.status} ${JSON.stringify(badBody)}`);
-  const error = await embed.embed([""]).then(() => undefined, (e) => e);
+  check(
+    bad.status === 400 && typeof badBody.error?.message === "string",
+    `bad input answers ${bad.status} ${JSON.stringify(badBody)}`,
+  );
+  const error = await embed.embed([""]).then(
+    () => undefined,
+    (e) => e,
+  );
   check(error === undefined, `an empty text embeds${error ? `: ${error.message}` : ""}`);
   const health = await fetch(url.replace(/\/v1$/, "/health")).then((r) => r.json());
   check(health.ok === true && health.dimensions === 512, `GET /health answers ${JSON.stringify(health)}`);

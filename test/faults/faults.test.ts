@@ -1,4 +1,11 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  env,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { makeResponse, type BusMessage, type BusRequest } from "../../core/bus";
 import { consumerPortsFromEnv, makeBusConsumers } from "../../workers/queue";
@@ -21,7 +28,8 @@ const runs = Number(inject("faultRuns") || 1000);
 const lanes = 10;
 
 const doubleUrl = () => (env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL;
-const toolCallsOf = async (key: string): Promise<{ headers: Record<string, string> }[]> => (await fetch(`${doubleUrl()}/__tool-calls/${key}`)).json();
+const toolCallsOf = async (key: string): Promise<{ headers: Record<string, string> }[]> =>
+  (await fetch(`${doubleUrl()}/__tool-calls/${key}`)).json();
 const stubOf = (agent: string) => env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent}`));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const terminal = new Set(["completed", "failed", "cancelled"]);
@@ -44,9 +52,21 @@ interface Case {
 
 function caseOf(n: number, rng: ReturnType<typeof seededRandom>): Case {
   const work = rng.pick<Work>(["plain", "plain", "tool", "slow-tool", "malformed-args", "memory", "ask", "ask"]);
-  const modelFault = rng.chance(0.4) ? rng.pick<ModelFault>(["429", "500", "503", "timeout", "permanent-400", "429-exhausted"]) : "none";
-  const eviction = rng.chance(0.25) ? { who: work === "ask" && rng.chance(0.5) ? ("peer" as const) : ("asker" as const), afterMs: rng.between(0, 120) } : undefined;
-  return { n, work, modelFault, ...(eviction ? { eviction } : {}), duplicate: work === "ask" && rng.chance(0.5), consumerThrows: rng.chance(0.5), modelDelayMs: rng.between(0, 60) };
+  const modelFault = rng.chance(0.4)
+    ? rng.pick<ModelFault>(["429", "500", "503", "timeout", "permanent-400", "429-exhausted"])
+    : "none";
+  const eviction = rng.chance(0.25)
+    ? { who: work === "ask" && rng.chance(0.5) ? ("peer" as const) : ("asker" as const), afterMs: rng.between(0, 120) }
+    : undefined;
+  return {
+    n,
+    work,
+    modelFault,
+    ...(eviction ? { eviction } : {}),
+    duplicate: work === "ask" && rng.chance(0.5),
+    consumerThrows: rng.chance(0.5),
+    modelDelayMs: rng.between(0, 60),
+  };
 }
 
 interface Lane {
@@ -65,20 +85,37 @@ async function makeLane(): Promise<Lane> {
   const tool = (name: string, query: string, timeoutMs?: number) => ({
     name,
     description: `Fault suite tool ${name}`,
-    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
     endpoint: `${doubleUrl()}/__tool/${toolKey}?${query}`,
     headers: {},
     requiresApproval: false,
     ...(timeoutMs ? { timeoutMs } : {}),
   });
   const limits = { modelTimeoutMs: 400 };
-  const peer = await createAgent({ name: uniqueName("faults-peer"), model: { provider: "openai", name: peerModel }, runtime: { tools: [], allowHosts: [host], limits } });
+  const peer = await createAgent({
+    name: uniqueName("faults-peer"),
+    model: { provider: "openai", name: peerModel },
+    runtime: { tools: [], allowHosts: [host], limits },
+  });
   const asker = await createAgent({
     name: uniqueName("faults-asker"),
     model: { provider: "openai", name: askerModel },
-    runtime: { tools: ["clock.now"], allowHosts: [host], limits, httpTools: [tool("lookup.record", "ms=5"), tool("slow.export", "ms=600", 200)] },
+    runtime: {
+      tools: ["clock.now"],
+      allowHosts: [host],
+      limits,
+      httpTools: [tool("lookup.record", "ms=5"), tool("slow.export", "ms=600", 200)],
+    },
   });
-  const connected = await api(`/api/agents/${asker.name}/connections`, { method: "PUT", json: { connections: [peer.name] } });
+  const connected = await api(`/api/agents/${asker.name}/connections`, {
+    method: "PUT",
+    json: { connections: [peer.name] },
+  });
   if (!connected.ok) throw new Error(`connect: ${connected.status} ${await connected.text()}`);
   return { asker: asker.name, askerModel, peer: peer.name, peerModel, toolKey };
 }
@@ -90,45 +127,80 @@ async function makeLane(): Promise<Lane> {
 function stepsOf(c: Case, lane: Lane): { asker: CaseStep[]; peer: CaseStep[] } {
   const reply = `Reply ${c.n}.`;
   const fault: CaseStep["failFirst"] | undefined =
-    c.modelFault === "429" ? { times: 1, status: 429, error: "rate limited" }
-    : c.modelFault === "500" ? { times: 1, status: 500, error: "upstream broke" }
-    : c.modelFault === "503" ? { times: 2, status: 503, error: "overloaded" }
-    : c.modelFault === "timeout" ? { times: 1, delayMs: 900 }
-    // A bad request is final; four 429s outlast the three retries: either way the run fails, saying why.
-    : c.modelFault === "permanent-400" ? { times: 99, status: 400, error: `bad request in case ${c.n}` }
-    : c.modelFault === "429-exhausted" ? { times: 99, status: 429, error: "rate limited" }
-    : undefined;
+    c.modelFault === "429"
+      ? { times: 1, status: 429, error: "rate limited" }
+      : c.modelFault === "500"
+        ? { times: 1, status: 500, error: "upstream broke" }
+        : c.modelFault === "503"
+          ? { times: 2, status: 503, error: "overloaded" }
+          : c.modelFault === "timeout"
+            ? { times: 1, delayMs: 900 }
+            : // A bad request is final; four 429s outlast the three retries: either way the run fails, saying why.
+              c.modelFault === "permanent-400"
+              ? { times: 99, status: 400, error: `bad request in case ${c.n}` }
+              : c.modelFault === "429-exhausted"
+                ? { times: 99, status: 429, error: "rate limited" }
+                : undefined;
   const work: Record<Work, CaseStep[]> = {
     plain: [{ content: reply }],
     tool: [{ toolCalls: [{ name: "lookup.record", arguments: { text: `record ${c.n}` } }] }, { content: reply }],
     "slow-tool": [{ toolCalls: [{ name: "slow.export", arguments: { text: `export ${c.n}` } }] }, { content: reply }],
     "malformed-args": [{ toolCalls: [{ name: "lookup.record", arguments: '{"text": "record' }] }, { content: reply }],
-    memory: [{ toolCalls: [{ name: "memory.store", arguments: { text: `Fault case ${c.n} keeps the blue folder in drawer ${c.n}.` } }] }, { content: reply }],
-    ask: [{ toolCalls: [{ name: `ask_${lane.peer}`, arguments: { question: `Question #c${c.n}?` } }] }, { content: reply }],
+    memory: [
+      {
+        toolCalls: [
+          { name: "memory.store", arguments: { text: `Fault case ${c.n} keeps the blue folder in drawer ${c.n}.` } },
+        ],
+      },
+      { content: reply },
+    ],
+    ask: [
+      { toolCalls: [{ name: `ask_${lane.peer}`, arguments: { question: `Question #c${c.n}?` } }] },
+      { content: reply },
+    ],
   };
-  const asker = work[c.work].map((step, i) => ({ ...step, delayMs: c.modelDelayMs, ...(i === 0 && fault ? { failFirst: fault } : {}) }));
+  const asker = work[c.work].map((step, i) => ({
+    ...step,
+    delayMs: c.modelDelayMs,
+    ...(i === 0 && fault ? { failFirst: fault } : {}),
+  }));
   return { asker, peer: c.work === "ask" ? [{ content: `Peer answer ${c.n}.`, delayMs: c.modelDelayMs }] : [] };
 }
 
-const scriptCase = (model: string, tag: string, steps: CaseStep[]) => fetch(`${doubleUrl()}/__case/${model}/${tag}`, { method: "POST", body: JSON.stringify({ steps }) });
+const scriptCase = (model: string, tag: string, steps: CaseStep[]) =>
+  fetch(`${doubleUrl()}/__case/${model}/${tag}`, { method: "POST", body: JSON.stringify({ steps }) });
 
 async function evict(agent: string): Promise<void> {
-  await runInDurableObject(stubOf(agent), (_instance, state) => state.abort("fault suite: evicted")).catch(() => undefined);
+  await runInDurableObject(stubOf(agent), (_instance, state) => state.abort("fault suite: evicted")).catch(
+    () => undefined,
+  );
 }
 
 const sql = <T extends Record<string, SqlStorageValue>>(agent: string, query: string, ...bindings: SqlStorageValue[]) =>
   runInDurableObject(stubOf(agent), (_instance, state) => state.storage.sql.exec<T>(query, ...bindings).toArray());
 
 /** The run of a case's session, once it exists. */
-async function runOf(agent: string, session: string): Promise<{ id: string; status: string; error: string | null } | undefined> {
-  return (await sql<{ id: string; status: string; error: string | null }>(agent, "SELECT id, status, error FROM runs WHERE session_id = ? ORDER BY started_at LIMIT 1", session))[0];
+async function runOf(
+  agent: string,
+  session: string,
+): Promise<{ id: string; status: string; error: string | null } | undefined> {
+  return (
+    await sql<{ id: string; status: string; error: string | null }>(
+      agent,
+      "SELECT id, status, error FROM runs WHERE session_id = ? ORDER BY started_at LIMIT 1",
+      session,
+    )
+  )[0];
 }
 
 /**
  * Waits for the case's run to end. With no request arriving, only alarms wake an evicted agent:
  * they are fired here as Cloudflare would fire them (the asker's and the peer's).
  */
-async function settle(lane: Lane, session: string): Promise<{ id: string; status: string; error: string | null } | "hung"> {
+async function settle(
+  lane: Lane,
+  session: string,
+): Promise<{ id: string; status: string; error: string | null } | "hung"> {
   for (let i = 0; i < 240; i++) {
     const run = await runOf(lane.asker, session);
     if (run && terminal.has(run.status)) return run;
@@ -156,7 +228,9 @@ async function redeliver(message: BusMessage, throwFirst: boolean): Promise<void
     },
   });
   for (let attempt = 1; attempt <= 3; attempt++) {
-    const batch = createMessageBatch("pantheon-bus", [{ id: `${message.id}:${attempt}`, timestamp: Date.now(), attempts: attempt, body: message }]);
+    const batch = createMessageBatch("pantheon-bus", [
+      { id: `${message.id}:${attempt}`, timestamp: Date.now(), attempts: attempt, body: message },
+    ]);
     await consumers.bus(batch);
     const result = await getQueueResult(batch, createExecutionContext());
     if (result.retryMessages.length === 0) return;
@@ -177,12 +251,18 @@ async function runCase(c: Case, lane: Lane): Promise<Outcome> {
   const steps = stepsOf(c, lane);
   await scriptCase(lane.askerModel, `c${c.n}`, steps.asker);
   if (steps.peer.length) await scriptCase(lane.peerModel, `c${c.n}`, steps.peer);
-  const session = ((await (await api(`/api/agents/${lane.asker}/sessions`, { method: "POST", json: { title: `case ${c.n}` } })).json()) as { id: string }).id;
+  const session = (
+    (await (
+      await api(`/api/agents/${lane.asker}/sessions`, { method: "POST", json: { title: `case ${c.n}` } })
+    ).json()) as { id: string }
+  ).id;
   const content = `Case #c${c.n}: please handle this.`;
   const toolCallsBefore = (await toolCallsOf(lane.toolKey)).length;
   const peerRunsBefore = c.work === "ask" ? (await sql(lane.peer, "SELECT id FROM runs")).length : 0;
 
-  const sent = api(`/api/agents/${lane.asker}/messages`, { method: "POST", json: { content, session } }).then((r) => r.status).catch(() => 0);
+  const sent = api(`/api/agents/${lane.asker}/messages`, { method: "POST", json: { content, session } })
+    .then((r) => r.status)
+    .catch(() => 0);
   if (c.eviction) {
     await sleep(c.eviction.afterMs);
     await evict(c.eviction.who === "peer" ? lane.peer : lane.asker);
@@ -193,10 +273,15 @@ async function runCase(c: Case, lane: Lane): Promise<Outcome> {
   const run = await settle(lane, session);
   if (run === "hung") return { status: "hung", problems: [...problems, `case ${JSON.stringify(c)} did not end`] };
   if (run.status === "cancelled") problems.push("the run was cancelled, which nothing asked for");
-  if (run.status === "failed" && (!run.error || /undefined|\[object Object\]/.test(run.error))) problems.push(`failed without a clear reason: ${run.error}`);
+  if (run.status === "failed" && (!run.error || /undefined|\[object Object\]/.test(run.error)))
+    problems.push(`failed without a clear reason: ${run.error}`);
 
   // History: the person's message once; a completed run's reply once, a failed run's never.
-  const history = await sql<{ role: string; content: string }>(lane.asker, "SELECT role, content FROM messages WHERE session_id = ? ORDER BY seq", session);
+  const history = await sql<{ role: string; content: string }>(
+    lane.asker,
+    "SELECT role, content FROM messages WHERE session_id = ? ORDER BY seq",
+    session,
+  );
   const users = history.filter((m) => m.role === "user" && m.content === content).length;
   if (users !== 1) problems.push(`the message is in history ${users} times`);
   const replies = history.filter((m) => m.role === "assistant" && m.content === `Reply ${c.n}.`).length;
@@ -205,8 +290,15 @@ async function runCase(c: Case, lane: Lane): Promise<Outcome> {
 
   // Memory: a stored fact exists at most once, and exactly once when the store was reported done.
   if (c.work === "memory") {
-    const stored = (await sql(lane.asker, "SELECT id FROM memories WHERE text LIKE ?", `Fault case ${c.n} keeps%`)).length;
-    const reported = (await sql<{ data: string }>(lane.asker, "SELECT data FROM trace WHERE run_id = ? AND name = 'tool_result'", run.id)).some((t) => /"ok":true/.test(t.data));
+    const stored = (await sql(lane.asker, "SELECT id FROM memories WHERE text LIKE ?", `Fault case ${c.n} keeps%`))
+      .length;
+    const reported = (
+      await sql<{ data: string }>(
+        lane.asker,
+        "SELECT data FROM trace WHERE run_id = ? AND name = 'tool_result'",
+        run.id,
+      )
+    ).some((t) => /"ok":true/.test(t.data));
     if (stored > 1) problems.push(`the memory was stored ${stored} times`);
     if (reported && stored !== 1) problems.push("a memory reported stored is missing");
   }
@@ -217,12 +309,20 @@ async function runCase(c: Case, lane: Lane): Promise<Outcome> {
   }
   // Delegation: the peer ran the question once, however often it was delivered.
   if (c.work === "ask") {
-    const inbox = await sql<{ request: string }>(lane.peer, "SELECT request FROM bus_inbox WHERE type = 'request' AND request LIKE ?", `%Question #c${c.n}?%`);
+    const inbox = await sql<{ request: string }>(
+      lane.peer,
+      "SELECT request FROM bus_inbox WHERE type = 'request' AND request LIKE ?",
+      `%Question #c${c.n}?%`,
+    );
     if (inbox.length > 1) problems.push(`the peer applied the question ${inbox.length} times`);
     if (c.duplicate && inbox[0]) {
       const request = JSON.parse(inbox[0].request) as BusRequest;
       await redeliver(request, c.consumerThrows);
-      const answered = await sql<{ reply: string | null }>(lane.asker, "SELECT reply FROM bus_outbox WHERE id = ?", request.id);
+      const answered = await sql<{ reply: string | null }>(
+        lane.asker,
+        "SELECT reply FROM bus_outbox WHERE id = ?",
+        request.id,
+      );
       const answer = answered[0]?.reply ? (JSON.parse(answered[0].reply) as { answer?: string }).answer : undefined;
       if (answer !== undefined) await redeliver(makeResponse(request, answer, Date.now()), c.consumerThrows);
     }
@@ -230,23 +330,40 @@ async function runCase(c: Case, lane: Lane): Promise<Outcome> {
     if (peerRuns > 1) problems.push(`the peer started ${peerRuns} runs for one question`);
     const asked = (await sql(lane.asker, "SELECT id FROM bus_outbox WHERE run_id = ?", run.id)).length;
     if (asked > 1) problems.push(`the question was sent ${asked} times`);
-    const again = await sql<{ role: string; content: string }>(lane.asker, "SELECT role, content FROM messages WHERE session_id = ? ORDER BY seq", session);
+    const again = await sql<{ role: string; content: string }>(
+      lane.asker,
+      "SELECT role, content FROM messages WHERE session_id = ? ORDER BY seq",
+      session,
+    );
     if (again.length !== history.length) problems.push("a duplicate delivery changed the asker's history");
   }
-  const resumed = (await sql(lane.asker, "SELECT id FROM trace WHERE run_id = ? AND name = 'resumed'", run.id)).length > 0;
-  return { status: run.status === "completed" ? "completed" : "failed", resumed, ...(run.status !== "completed" ? { reason: run.error ?? "" } : {}), problems };
+  const resumed =
+    (await sql(lane.asker, "SELECT id FROM trace WHERE run_id = ? AND name = 'resumed'", run.id)).length > 0;
+  return {
+    status: run.status === "completed" ? "completed" : "failed",
+    resumed,
+    ...(run.status !== "completed" ? { reason: run.error ?? "" } : {}),
+    problems,
+  };
 }
 
 /** A failure reason with its case numbers and ids taken out, to count reasons by kind. */
-const reasonKind = (reason: string) => reason.replace(/\d+/g, "N").replace(/'[^']*'/g, "'…'").slice(0, 120);
+const reasonKind = (reason: string) =>
+  reason
+    .replace(/\d+/g, "N")
+    .replace(/'[^']*'/g, "'…'")
+    .slice(0, 120);
 
 describe("fault injection", () => {
   const tally = { completed: 0, failed: 0, hung: 0, resumed: 0 };
   const reasons = new Map<string, number>();
   const problems: string[] = [];
   afterAll(() => {
-    console.log(`\nfault injection: seed ${seed}, ${runs} runs: ${tally.completed} completed, ${tally.failed} failed with a clear reason, ${tally.hung} hung; ${problems.length} lost or duplicated; ${tally.resumed} runs carried on after an eviction cut them off`);
-    for (const [reason, count] of [...reasons].sort((a, b) => b[1] - a[1])) console.log(`  failed ×${count}: ${reason}`);
+    console.log(
+      `\nfault injection: seed ${seed}, ${runs} runs: ${tally.completed} completed, ${tally.failed} failed with a clear reason, ${tally.hung} hung; ${problems.length} lost or duplicated; ${tally.resumed} runs carried on after an eviction cut them off`,
+    );
+    for (const [reason, count] of [...reasons].sort((a, b) => b[1] - a[1]))
+      console.log(`  failed ×${count}: ${reason}`);
     for (const problem of problems.slice(0, 20)) console.log(`  problem: ${problem}`);
   });
 
@@ -267,8 +384,14 @@ describe("fault injection", () => {
           const outcome = await runCase(c, lane);
           tally[outcome.status] += 1;
           if (outcome.resumed) tally.resumed += 1;
-          if (outcome.reason !== undefined) reasons.set(reasonKind(outcome.reason), (reasons.get(reasonKind(outcome.reason)) ?? 0) + 1);
-          problems.push(...outcome.problems.map((p) => `case ${c!.n} (${c!.work}, model ${c!.modelFault}${c!.eviction ? `, ${c!.eviction.who} evicted after ${c!.eviction.afterMs} ms` : ""}): ${p}`));
+          if (outcome.reason !== undefined)
+            reasons.set(reasonKind(outcome.reason), (reasons.get(reasonKind(outcome.reason)) ?? 0) + 1);
+          problems.push(
+            ...outcome.problems.map(
+              (p) =>
+                `case ${c!.n} (${c!.work}, model ${c!.modelFault}${c!.eviction ? `, ${c!.eviction.who} evicted after ${c!.eviction.afterMs} ms` : ""}): ${p}`,
+            ),
+          );
         }
       }),
     );

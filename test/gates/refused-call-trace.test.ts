@@ -5,7 +5,8 @@ import { httpTool, scriptedAgent, toolCalls } from "../runs/scripted";
 const airtableKey = "secret-airtable-value-123";
 const noPasswords = { name: "no-passwords", kind: "deny-pattern", pattern: "password" };
 
-const decisionsOf = (run: any) => run.trace.filter((s: any) => s.name === "gate_decisions" && s.data.tool === "notes.add");
+const decisionsOf = (run: any) =>
+  run.trace.filter((s: any) => s.name === "gate_decisions" && s.data.tool === "notes.add");
 
 describe("a refused tool call is named in the trace: its arguments (redacted), the gate and the reason", () => {
   it("positive control: an allowed call's trace is as before (the call with its arguments, no refusal) and the tool runs", async () => {
@@ -18,7 +19,10 @@ describe("a refused tool call is named in the trace: its arguments (redacted), t
     const [decided] = decisionsOf(run);
     expect(decided.data.refused).toBeUndefined();
     expect(decided.data.decisions.every((d: any) => d.decision.allow)).toBe(true);
-    expect(run.trace.find((s: any) => s.name === "tool_call").data).toMatchObject({ tool: "notes.add", arguments: { text: "buy milk" } });
+    expect(run.trace.find((s: any) => s.name === "tool_call").data).toMatchObject({
+      tool: "notes.add",
+      arguments: { text: "buy milk" },
+    });
     expect(await toolCalls(key)).toHaveLength(1);
   });
 
@@ -26,7 +30,10 @@ describe("a refused tool call is named in the trace: its arguments (redacted), t
     const key = crypto.randomUUID();
     const agent = await scriptedAgent({ httpTools: [httpTool("notes.add", key)], gates: [noPasswords] });
     const text = `my password is hunter2; the airtable key is ${btoa(airtableKey)} (plain: ${airtableKey})`;
-    await agent.script([{ toolCalls: [{ name: "notes.add", arguments: { text } }] }, { content: "I will not store passwords." }]);
+    await agent.script([
+      { toolCalls: [{ name: "notes.add", arguments: { text } }] },
+      { content: "I will not store passwords." },
+    ]);
     const { body } = await agent.send("store my password");
     expect(body.status).toBe("completed");
     const run = await agent.run(body.runId);

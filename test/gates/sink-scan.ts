@@ -34,15 +34,22 @@ export function findUngatedWrites(sources: Record<string, string>): { file: stri
 /** Sinks of the list that no code gates: named by a gatedWrite/gatedKeep call, or at their mark in the run. */
 export function sinkProblems(sources: Record<string, string>): string[] {
   // The list's own file names every sink in its comments and example: it gates none of them.
-  const all = Object.entries(sources).filter(([file]) => !file.endsWith("core/gates/sinks.ts")).map(([, text]) => text).join("\n");
+  const all = Object.entries(sources)
+    .filter(([file]) => !file.endsWith("core/gates/sinks.ts"))
+    .map(([, text]) => text)
+    .join("\n");
   // The reducer is split by event family (core/run/model-result.ts, call-gates.ts, …): its marks may sit in any of them.
-  const run = Object.entries(sources).filter(([file]) => file.includes("core/run/")).map(([, text]) => text).join("\n");
+  const run = Object.entries(sources)
+    .filter(([file]) => file.includes("core/run/"))
+    .map(([, text]) => text)
+    .join("\n");
   const problems: string[] = [];
   for (const [sink, { gatedBy }] of Object.entries(modelOutputSinks)) {
     if (gatedBy === "gatedWrite" && !all.includes(`gatedWrite("${sink}"`) && !all.includes(`gatedKeep("${sink}"`)) {
       problems.push(`sink '${sink}' is listed as gated by gatedWrite, but no gatedWrite/gatedKeep names it`);
     }
-    if (gatedBy === "run" && !(runGateMarks[sink] && run.includes(runGateMarks[sink]!))) problems.push(`sink '${sink}' is listed as gated by the run, but core/run/ does not gate it`);
+    if (gatedBy === "run" && !(runGateMarks[sink] && run.includes(runGateMarks[sink]!)))
+      problems.push(`sink '${sink}' is listed as gated by the run, but core/run/ does not gate it`);
   }
   return problems;
 }
@@ -69,7 +76,12 @@ const modelCall = /\.(complete|stream)\(\s*(\{|request)/;
 /** Files that call a model (`….complete({…})`, `….stream(request)`) and are neither listed nor the model ports themselves. */
 export function unlistedModelCallers(sources: Record<string, string>): string[] {
   return Object.entries(sources)
-    .filter(([file, text]) => !file.includes("/core/models/") && !file.includes("/adapters/") && text.split("\n").some((line) => modelCall.test(line) && !line.trim().startsWith("*")))
+    .filter(
+      ([file, text]) =>
+        !file.includes("/core/models/") &&
+        !file.includes("/adapters/") &&
+        text.split("\n").some((line) => modelCall.test(line) && !line.trim().startsWith("*")),
+    )
     .map(([file]) => file.replace(/^(\.\.\/)+/, ""))
     .filter((file) => !modelCallers[file]);
 }

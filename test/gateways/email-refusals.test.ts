@@ -13,7 +13,8 @@ function inbound(from: string, to: string, raw: string) {
   const rejected: string[] = [];
   const replies: unknown[] = [];
   const headers = new Headers();
-  for (const line of raw.split("\r\n\r\n")[0]!.split("\r\n")) headers.append(line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim());
+  for (const line of raw.split("\r\n\r\n")[0]!.split("\r\n"))
+    headers.append(line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim());
   const message = {
     from,
     to,
@@ -27,7 +28,16 @@ function inbound(from: string, to: string, raw: string) {
   return { message: message as unknown as ForwardableEmailMessage, rejected, replies };
 }
 
-const plain = (body: string) => ["From: Ann <ann@example.com>", "To: x", "Subject: Hello", `Message-ID: <${crypto.randomUUID()}@mail.example.com>`, "Content-Type: text/plain; charset=utf-8", "", body].join("\r\n");
+const plain = (body: string) =>
+  [
+    "From: Ann <ann@example.com>",
+    "To: x",
+    "Subject: Hello",
+    `Message-ID: <${crypto.randomUUID()}@mail.example.com>`,
+    "Content-Type: text/plain; charset=utf-8",
+    "",
+    body,
+  ].join("\r\n");
 
 /** Multiparts nested `levels` deep around one text part. */
 function nestedMime(levels: number): string {
@@ -46,14 +56,25 @@ async function deliver(mail: ReturnType<typeof inbound>) {
 describe("email gateway: refusals are visible", () => {
   it("a mail over 256 KiB is rejected with its size and the limit, and the gateway keeps the refusal; a normal mail is answered", async () => {
     const agent = await createAgent();
-    await api(`/api/agents/${agent.name}/gateways/email`, { method: "PUT", json: { allowedSenders: ["ann@example.com"] } });
+    await api(`/api/agents/${agent.name}/gateways/email`, {
+      method: "PUT",
+      json: { allowedSenders: ["ann@example.com"] },
+    });
     const to = `${agent.name}@agents.example.com`;
 
     const big = await deliver(inbound("ann@example.com", to, plain("x".repeat(300 * 1024))));
-    expect(big.rejected).toEqual([`the message is ${Math.ceil(big.message.rawSize / 1024)} KiB; this address takes at most 256 KiB`]);
+    expect(big.rejected).toEqual([
+      `the message is ${Math.ceil(big.message.rawSize / 1024)} KiB; this address takes at most 256 KiB`,
+    ]);
     expect(big.replies).toEqual([]);
-    const view = (await (await api(`/api/agents/${agent.name}/gateways/email`)).json()) as { lastRefusal?: { from: string; size: number; reason: string; at: number } };
-    expect(view.lastRefusal).toMatchObject({ from: "ann@example.com", size: big.message.rawSize, reason: big.rejected[0] });
+    const view = (await (await api(`/api/agents/${agent.name}/gateways/email`)).json()) as {
+      lastRefusal?: { from: string; size: number; reason: string; at: number };
+    };
+    expect(view.lastRefusal).toMatchObject({
+      from: "ann@example.com",
+      size: big.message.rawSize,
+      reason: big.rejected[0],
+    });
     expect(((await (await api(`/api/agents/${agent.name}/runs`)).json()) as { runs: unknown[] }).runs).toEqual([]);
 
     const small = await deliver(inbound("ann@example.com", to, plain("What is the launch code word?")));
@@ -63,7 +84,10 @@ describe("email gateway: refusals are visible", () => {
 
   it("a mail of multiparts nested 3,000 deep (under 256 KiB) is rejected as unreadable MIME, not lost; 10 levels are read and answered", async () => {
     const agent = await createAgent();
-    await api(`/api/agents/${agent.name}/gateways/email`, { method: "PUT", json: { allowedSenders: ["ann@example.com"] } });
+    await api(`/api/agents/${agent.name}/gateways/email`, {
+      method: "PUT",
+      json: { allowedSenders: ["ann@example.com"] },
+    });
     const to = `${agent.name}@agents.example.com`;
     const raw = nestedMime(3_000);
     expect(raw.length).toBeLessThan(256 * 1024);
@@ -71,7 +95,9 @@ describe("email gateway: refusals are visible", () => {
     expect(deep.rejected).toHaveLength(1);
     expect(deep.rejected[0]).toMatch(/^the message could not be read as MIME: .*nesting depth/);
     expect(deep.replies).toEqual([]);
-    const view = (await (await api(`/api/agents/${agent.name}/gateways/email`)).json()) as { lastRefusal?: { reason: string } };
+    const view = (await (await api(`/api/agents/${agent.name}/gateways/email`)).json()) as {
+      lastRefusal?: { reason: string };
+    };
     expect(view.lastRefusal?.reason).toBe(deep.rejected[0]);
 
     const shallow = await deliver(inbound("ann@example.com", to, nestedMime(10)));

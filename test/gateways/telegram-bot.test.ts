@@ -7,23 +7,47 @@ const token = "42:secret-bot-token-value";
 describe("the Bot API client", () => {
   it("calls <base>/bot<token>/<method> with JSON through the injected fetch", async () => {
     const seen: { url: string; body: string }[] = [];
-    const bot = makeTelegramBot({ token, baseUrl: "https://tg.example/", fetch: async (input, init) => (seen.push({ url: String(input), body: String(init?.body) }), Response.json({ ok: true, result: { message_id: 1 } })) });
+    const bot = makeTelegramBot({
+      token,
+      baseUrl: "https://tg.example/",
+      fetch: async (input, init) => (
+        seen.push({ url: String(input), body: String(init?.body) }),
+        Response.json({ ok: true, result: { message_id: 1 } })
+      ),
+    });
     expect(await bot.sendMessage({ chat_id: 7, text: "hi" })).toEqual({ message_id: 1 });
-    expect(seen).toEqual([{ url: `https://tg.example/bot${token}/sendMessage`, body: JSON.stringify({ chat_id: 7, text: "hi" }) }]);
+    expect(seen).toEqual([
+      { url: `https://tg.example/bot${token}/sendMessage`, body: JSON.stringify({ chat_id: 7, text: "hi" }) },
+    ]);
   });
 
   it("errors name the method and Telegram's description, never the token", async () => {
-    const echo = makeTelegramBot({ token, fetch: async () => Response.json({ ok: false, description: `Unauthorized: bot${token} is not valid` }, { status: 401 }) });
+    const echo = makeTelegramBot({
+      token,
+      fetch: async () =>
+        Response.json({ ok: false, description: `Unauthorized: bot${token} is not valid` }, { status: 401 }),
+    });
     const error = await echo.setWebhook({ url: "https://x", secret_token: "s".repeat(20) }).catch((e: Error) => e);
     expect(error).toMatchObject({ code: "bad_gateway", status: 502 });
-    expect((error as Error).message).toBe("Telegram setWebhook failed (401): Unauthorized: bot[bot token] is not valid");
-    const down = makeTelegramBot({ token, fetch: async () => { throw new Error(`connect failed to /bot${token}/x`); } });
-    expect(((await down.sendMessage({ chat_id: 1, text: "x" }).catch((e: Error) => e)) as Error).message).not.toContain(token);
+    expect((error as Error).message).toBe(
+      "Telegram setWebhook failed (401): Unauthorized: bot[bot token] is not valid",
+    );
+    const down = makeTelegramBot({
+      token,
+      fetch: async () => {
+        throw new Error(`connect failed to /bot${token}/x`);
+      },
+    });
+    expect(((await down.sendMessage({ chat_id: 1, text: "x" }).catch((e: Error) => e)) as Error).message).not.toContain(
+      token,
+    );
   });
 
   it("the base URL must be https in production; locally http is allowed; never credentials or a query", () => {
     expect(telegramApiBase(undefined, true)).toBe("https://api.telegram.org");
-    expect(() => telegramApiBase("http://127.0.0.1:9", true)).toThrow("TELEGRAM_API_BASE must be an https URL in production");
+    expect(() => telegramApiBase("http://127.0.0.1:9", true)).toThrow(
+      "TELEGRAM_API_BASE must be an https URL in production",
+    );
     expect(telegramApiBase("http://127.0.0.1:9/", false)).toBe("http://127.0.0.1:9");
     expect(() => telegramApiBase("https://u:p@tg.example", false)).toThrow("must not carry credentials");
     expect(() => telegramApiBase("file:///etc/passwd", false)).toThrow();
@@ -36,7 +60,13 @@ describe("Telegram rules (core/gateways)", () => {
     const key = await decisionKey("run-1", "call-1");
     expect(key).toMatch(/^[A-Za-z0-9_-]{16}$/);
     expect(key).not.toBe(await decisionKey("run-1", "call-2"));
-    const prompt = approvalPrompt({ agent: "scout", runId: "run-1", tool: "mail.send", arguments: { to: "boss" }, key });
+    const prompt = approvalPrompt({
+      agent: "scout",
+      runId: "run-1",
+      tool: "mail.send",
+      arguments: { to: "boss" },
+      key,
+    });
     const [approve, reject] = prompt.reply_markup.inline_keyboard[0]!;
     expect(decodeDecision(approve!.callback_data)).toEqual({ approved: true, key });
     expect(decodeDecision(reject!.callback_data)).toEqual({ approved: false, key });
@@ -52,9 +82,21 @@ describe("Telegram rules (core/gateways)", () => {
 
   it("a message from a listed chat is a message; everything else is ignored with a reason", () => {
     const update = { update_id: 1, message: { message_id: 1, chat: { id: 5, title: "Ops" }, text: " hi " } };
-    expect(telegramAction(update, { allowedChatIds: [5] })).toEqual({ kind: "message", chatId: 5, chatTitle: "Ops", fromId: undefined, text: "hi" });
-    expect(telegramAction(update, { allowedChatIds: [6] })).toEqual({ kind: "ignore", reason: "chat 5 is not allowed" });
-    expect(telegramAction({ update_id: 2, message: { message_id: 1, chat: { id: 5 } } }, {})).toEqual({ kind: "ignore", reason: "a message without text" });
+    expect(telegramAction(update, { allowedChatIds: [5] })).toEqual({
+      kind: "message",
+      chatId: 5,
+      chatTitle: "Ops",
+      fromId: undefined,
+      text: "hi",
+    });
+    expect(telegramAction(update, { allowedChatIds: [6] })).toEqual({
+      kind: "ignore",
+      reason: "chat 5 is not allowed",
+    });
+    expect(telegramAction({ update_id: 2, message: { message_id: 1, chat: { id: 5 } } }, {})).toEqual({
+      kind: "ignore",
+      reason: "a message without text",
+    });
     expect(telegramAction({ update_id: 3 }, {})).toEqual({ kind: "ignore", reason: "an update that is not a message" });
   });
 });

@@ -31,7 +31,10 @@ describe("each model adapter sends a message's images as its provider's image pa
 
   it("OpenAI: a text message stays a plain string (no parts for a turn without images)", async () => {
     const double = makeOpenAiDouble([{ text: "ok" }]);
-    await makeOpenAiLlm({ apiKey: "sk-test", fetch: double.fetch }).complete({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] });
+    await makeOpenAiLlm({ apiKey: "sk-test", fetch: double.fetch }).complete({
+      model: "gpt-4o-mini",
+      messages: [{ role: "user", content: "hi" }],
+    });
     expect(double.requests[0]!.body.messages[0]).toEqual({ role: "user", content: "hi" });
   });
 
@@ -50,24 +53,48 @@ describe("each model adapter sends a message's images as its provider's image pa
 
   it("Workers AI: a vision model gets image_url parts; LLaVA the bytes; a text-only model a note saying it cannot see them", async () => {
     const calls: { model: string; input: any }[] = [];
-    const llm = makeWorkersAiLlm({ ai: { run: async (model, input) => (calls.push({ model, input }), { response: "ok" }) } });
+    const llm = makeWorkersAiLlm({
+      ai: { run: async (model, input) => (calls.push({ model, input }), { response: "ok" }) },
+    });
     await llm.complete({ model: "@cf/meta/llama-3.2-11b-vision-instruct", messages: [asked], imageData });
-    expect(calls[0]!.input.messages[0]).toEqual({ role: "user", content: [{ type: "text", text: "What is in the picture?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${base64Of(png2x2)}` } }] });
+    expect(calls[0]!.input.messages[0]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "What is in the picture?" },
+        { type: "image_url", image_url: { url: `data:image/png;base64,${base64Of(png2x2)}` } },
+      ],
+    });
     await llm.complete({ model: "@cf/llava-hf/llava-1.5-7b-hf", messages: [asked], imageData });
     expect(calls[1]!.input).toEqual({ prompt: "user: What is in the picture?", image: Array.from(png2x2) });
     await llm.complete({ model: "@cf/meta/llama-3.3-70b-instruct-fp8-fast", messages: [asked], imageData });
-    expect(calls[2]!.input.messages[0].content).toBe(`What is in the picture?\n[an image was sent with this message (image/png 2x2, ${png2x2.length} bytes), but the model '@cf/meta/llama-3.3-70b-instruct-fp8-fast' cannot see images]`);
+    expect(calls[2]!.input.messages[0].content).toBe(
+      `What is in the picture?\n[an image was sent with this message (image/png 2x2, ${png2x2.length} bytes), but the model '@cf/meta/llama-3.3-70b-instruct-fp8-fast' cannot see images]`,
+    );
   });
 
   it("an image whose bytes could not be loaded is named in the text, not dropped silently", async () => {
     const double = makeOpenAiDouble([{ text: "ok" }]);
-    await makeOpenAiLlm({ apiKey: "sk-test", fetch: double.fetch }).complete({ model: "gpt-4o-mini", messages: [asked], imageData: {} });
-    expect(double.requests[0]!.body.messages[0].content).toEqual([{ type: "text", text: `What is in the picture?\n[an image sent here could not be loaded: image/png 2x2, ${png2x2.length} bytes]` }]);
+    await makeOpenAiLlm({ apiKey: "sk-test", fetch: double.fetch }).complete({
+      model: "gpt-4o-mini",
+      messages: [asked],
+      imageData: {},
+    });
+    expect(double.requests[0]!.body.messages[0].content).toEqual([
+      {
+        type: "text",
+        text: `What is in the picture?\n[an image sent here could not be loaded: image/png 2x2, ${png2x2.length} bytes]`,
+      },
+    ]);
   });
 
   it("the offline model answers plainly that it cannot see, with what it received", async () => {
-    const reply = await makeOfflineLlm().complete({ model: "offline", messages: [{ role: "user", content: "", images: [pngRef, jpegRef] }] });
-    expect(reply.content).toBe(`I cannot see images: I am Pantheon's offline stand-in, not a vision model. I received 2 images: image/png 2x2 (${png2x2.length} bytes, id ${pngRef.id.slice(0, 12)}…), image/jpeg 16x8 (${jpeg16x8.length} bytes, id ${jpegRef.id.slice(0, 12)}…).`);
+    const reply = await makeOfflineLlm().complete({
+      model: "offline",
+      messages: [{ role: "user", content: "", images: [pngRef, jpegRef] }],
+    });
+    expect(reply.content).toBe(
+      `I cannot see images: I am Pantheon's offline stand-in, not a vision model. I received 2 images: image/png 2x2 (${png2x2.length} bytes, id ${pngRef.id.slice(0, 12)}…), image/jpeg 16x8 (${jpeg16x8.length} bytes, id ${jpegRef.id.slice(0, 12)}…).`,
+    );
   });
 });
 
@@ -78,15 +105,39 @@ describe("a model call loads image bytes only for the messages it sends", () => 
     return {
       reads,
       async put() {},
-      async head(_owner: ImageOwner, id: string) { return id in bytes ? ({ id } as ImageRef) : null; },
-      async open() { return null; },
-      async read(_owner: ImageOwner, id: string) { reads.push(id); return bytes[id] ?? null; },
-      async list() { return []; },
-      async removeAll() { return 0; },
+      async head(_owner: ImageOwner, id: string) {
+        return id in bytes ? ({ id } as ImageRef) : null;
+      },
+      async open() {
+        return null;
+      },
+      async read(_owner: ImageOwner, id: string) {
+        reads.push(id);
+        return bytes[id] ?? null;
+      },
+      async list() {
+        return [];
+      },
+      async removeAll() {
+        return 0;
+      },
     };
   }
   const seen: LlmRequest[] = [];
-  const inner: LlmPort = { provider: "openai", async complete(request) { seen.push(request); return { content: "", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 }, model: "m" }; }, async *stream() {} };
+  const inner: LlmPort = {
+    provider: "openai",
+    async complete(request) {
+      seen.push(request);
+      return {
+        content: "",
+        toolCalls: [],
+        finishReason: "stop",
+        usage: { inputTokens: 0, outputTokens: 0 },
+        model: "m",
+      };
+    },
+    async *stream() {},
+  };
   const owner = { project: "p", agent: "a" };
 
   it("a text turn reads nothing; a turn with an image reads that image alone (history the context left out is not in the request)", async () => {

@@ -42,20 +42,29 @@ describe("image limits", () => {
   });
 
   it("415 for a non-image, naming what is allowed", () => {
-    expect(refusal(() => checkImage(new TextEncoder().encode("<svg/>"), "body"))).toEqual({ status: 415, message: expect.stringContaining("send image/png, image/jpeg, image/webp or image/gif") });
+    expect(refusal(() => checkImage(new TextEncoder().encode("<svg/>"), "body"))).toEqual({
+      status: 415,
+      message: expect.stringContaining("send image/png, image/jpeg, image/webp or image/gif"),
+    });
   });
 
   it("413 over 5 MiB naming the limit; exactly 5 MiB is not refused for its size", () => {
     const big = new Uint8Array(maxImageBytes + 1);
     big.set(png2x2);
-    expect(refusal(() => checkImage(big, "body"))).toEqual({ status: 413, message: expect.stringContaining("at most 5 MiB") });
+    expect(refusal(() => checkImage(big, "body"))).toEqual({
+      status: 413,
+      message: expect.stringContaining("at most 5 MiB"),
+    });
     const fits = new Uint8Array(maxImageBytes);
     fits.set(png2x2);
     expect(checkImage(fits, "body").type).toBe("image/png");
   });
 
   it("400 for an absurd size (over 8192 px a side); 8192 passes", () => {
-    expect(refusal(() => checkImage(pngHeader(9000, 10), "file"))).toEqual({ status: 400, message: "file: the image is 9000x10 pixels; each side must be 1 to 8192 pixels" });
+    expect(refusal(() => checkImage(pngHeader(9000, 10), "file"))).toEqual({
+      status: 400,
+      message: "file: the image is 9000x10 pixels; each side must be 1 to 8192 pixels",
+    });
     expect(checkImage(pngHeader(8192, 8192), "file")).toEqual({ type: "image/png", width: 8192, height: 8192 });
   });
 });
@@ -78,11 +87,27 @@ describe("images in the context budget", () => {
 
 describe("the context engine keeps images within the budget", () => {
   it("a picture in history takes its tokens: with the same budget, fewer earlier turns fit beside it", async () => {
-    const turns: Message[] = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} about the garden` }));
-    const picture: Message = { role: "user", content: "look at the roses", images: [{ id: "a".repeat(64) + ".jpg", type: "image/jpeg", bytes: 90_000, width: 1024, height: 768 }] };
+    const turns: Message[] = Array.from({ length: 12 }, (_, i) => ({
+      role: i % 2 ? "assistant" : "user",
+      content: `turn ${i} about the garden`,
+    }));
+    const picture: Message = {
+      role: "user",
+      content: "look at the roses",
+      images: [{ id: "a".repeat(64) + ".jpg", type: "image/jpeg", bytes: 90_000, width: 1024, height: 768 }],
+    };
     const compile = (history: Message[]) =>
-      makeContextEngine({ store: makeMemoryStore({ items: fixtureFacts, sessions: { s1: history } }), clock: fixedClock }).compile({
-        systemPrompt: "You are a gardener.", sessionId: "s1", sources: [], recencyWindow: 40, halfLifeDays: 30, query: "what now?", budget: { maxTokens: 900, reserveForReply: 0 },
+      makeContextEngine({
+        store: makeMemoryStore({ items: fixtureFacts, sessions: { s1: history } }),
+        clock: fixedClock,
+      }).compile({
+        systemPrompt: "You are a gardener.",
+        sessionId: "s1",
+        sources: [],
+        recencyWindow: 40,
+        halfLifeDays: 30,
+        query: "what now?",
+        budget: { maxTokens: 900, reserveForReply: 0 },
       });
     const textOnly = await compile([...turns, { role: "user", content: "look at the roses" }]);
     const withPicture = await compile([...turns, picture]);

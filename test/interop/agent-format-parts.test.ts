@@ -5,8 +5,10 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { api, createAgent, uniqueName } from "../api/client";
 
-const exportAs = async (name: string, format: string) => api(`/api/agents/${name}/export?format=${format}`, { headers: { accept: "application/json" } });
-const importAs = (format: string, json: unknown) => api(`/api/agents/import?format=${format}`, { method: "POST", json });
+const exportAs = async (name: string, format: string) =>
+  api(`/api/agents/${name}/export?format=${format}`, { headers: { accept: "application/json" } });
+const importAs = (format: string, json: unknown) =>
+  api(`/api/agents/import?format=${format}`, { method: "POST", json });
 const partsOf = (warnings: any[]) => Object.fromEntries(warnings.filter((w) => w.part).map((w) => [w.part, w.names]));
 
 /** An agent with everything a script and an operator give it: a talent and two behaviors, sources, a gate, an HTTP tool that waits for approval, a connection. */
@@ -18,7 +20,14 @@ async function fullAgent() {
     runtime: {
       tools: ["clock.now"],
       allowHosts: ["api.example.com"],
-      httpTools: [{ name: "crm.lookup", description: "Looks a customer up", endpoint: "https://api.example.com/lookup", requiresApproval: true }],
+      httpTools: [
+        {
+          name: "crm.lookup",
+          description: "Looks a customer up",
+          endpoint: "https://api.example.com/lookup",
+          requiresApproval: true,
+        },
+      ],
     },
   });
   const script = `(actor "${name}"
@@ -31,7 +40,11 @@ async function fullAgent() {
   (talent "records"
     (behavior "answer" :active (goal (input) (get input "text")) (plan (input ctx) (think)))
     (behavior "digest" :passive :every "1h" (goal (input) "summarise") (plan (input ctx) (think)))))`;
-  const put = await api(`/api/agents/${name}/script`, { method: "PUT", headers: { "content-type": "text/x-pantheon" }, body: script });
+  const put = await api(`/api/agents/${name}/script`, {
+    method: "PUT",
+    headers: { "content-type": "text/x-pantheon" },
+    body: script,
+  });
   expect(put.status, await put.clone().text()).toBeLessThan(300);
   return { name, helper: helper.name };
 }
@@ -70,13 +83,21 @@ describe("export names what the format cannot hold", () => {
     expect(body.format).toBe("opencode");
     const front = parse(/^---\n([\s\S]*?)\n---/.exec(body.file)![1]!);
     expect(front.permission).toEqual({ "crm.lookup": "ask" });
-    expect(partsOf(body.warnings)).toMatchObject({ behaviors: ["answer", "digest"], talents: ["records"], contextSources: ["conversation", "handbook"], httpTools: ["crm.lookup"], gates: ["few-calls"] });
+    expect(partsOf(body.warnings)).toMatchObject({
+      behaviors: ["answer", "digest"],
+      talents: ["records"],
+      contextSources: ["conversation", "handbook"],
+      httpTools: ["crm.lookup"],
+      gates: ["few-calls"],
+    });
     expect(partsOf(body.warnings).approvals).toBeUndefined();
     // Without asking for JSON, the file itself (markdown), its warnings in a header.
     const raw = await api(`/api/agents/${name}/export?format=opencode`);
     expect(raw.headers.get("content-type")).toMatch(/^text\/markdown/);
     expect(await raw.text()).toBe(body.file);
-    expect(JSON.parse(decodeURIComponent(raw.headers.get("x-pantheon-warnings")!)).map((w: any) => w.part)).toContain("behaviors");
+    expect(JSON.parse(decodeURIComponent(raw.headers.get("x-pantheon-warnings")!)).map((w: any) => w.part)).toContain(
+      "behaviors",
+    );
   });
 });
 
@@ -98,10 +119,16 @@ describe("OpenCode agent files import", () => {
       description: "Answers questions about the weather.",
       systemPrompt: "You are a weather assistant.\n\nAnswer in one sentence.",
       model: { provider: "anthropic", name: "claude-haiku-4-5", temperature: 0.2 },
-      runtime: { tools: expect.arrayContaining(["clock.now", "memory.search"]), approvalRequired: ["memory.search"], limits: { maxSteps: 6 } },
+      runtime: {
+        tools: expect.arrayContaining(["clock.now", "memory.search"]),
+        approvalRequired: ["memory.search"],
+        limits: { maxSteps: 6 },
+      },
     });
     // Every tool the file enables (the memory tools every agent has among them) is one the copy has.
-    expect(imported.agent.runtime.tools.sort()).toEqual(Object.keys(parse(/^---\n([\s\S]*?)\n---/.exec(first.file)![1]!).tools).sort());
+    expect(imported.agent.runtime.tools.sort()).toEqual(
+      Object.keys(parse(/^---\n([\s\S]*?)\n---/.exec(first.file)![1]!).tools).sort(),
+    );
     expect(partsOf(imported.warnings)).toEqual({ mode: ["primary"] });
     const second = (await (await exportAs(copy, "opencode")).json()) as any;
     expect(second.file).toBe(first.file);
@@ -147,9 +174,18 @@ describe("OpenCode agent files import", () => {
     const res = await importAs("opencode", { name: uniqueName("review"), config: file });
     expect(res.status, await res.clone().text()).toBe(201);
     const body = (await res.json()) as any;
-    expect(body.agent).toMatchObject({ description: "Reviews code for quality and best practices", systemPrompt: "You are in code review mode. Focus on code quality.", model: { provider: "anthropic", name: "claude-sonnet-4-20250514", temperature: 0.1 } });
+    expect(body.agent).toMatchObject({
+      description: "Reviews code for quality and best practices",
+      systemPrompt: "You are in code review mode. Focus on code quality.",
+      model: { provider: "anthropic", name: "claude-sonnet-4-20250514", temperature: 0.1 },
+    });
     expect(body.agent.runtime.tools).toEqual(["clock.now"]);
-    expect(partsOf(body.warnings)).toEqual({ fields: ["color"], mode: ["subagent"], tools: ["bash"], permission: ["bash"] });
+    expect(partsOf(body.warnings)).toEqual({
+      fields: ["color"],
+      mode: ["subagent"],
+      tools: ["bash"],
+      permission: ["bash"],
+    });
   });
 
   it("refuses a file it cannot read, naming where (400), and creates nothing; a good file beside it imports", async () => {
@@ -168,7 +204,11 @@ describe("OpenCode agent files import", () => {
       expect((await api(`/api/agents/${name}`)).status).toBe(404);
     }
     // Text is only for opencode.
-    expect((await importAs("openai", { name: uniqueName("bad"), config: "---\ndescription: x\n---\n" })).status).toBe(400);
-    expect((await importAs("opencode", { name: uniqueName("good"), config: "---\ndescription: x\n---\nHi\n" })).status).toBe(201);
+    expect((await importAs("openai", { name: uniqueName("bad"), config: "---\ndescription: x\n---\n" })).status).toBe(
+      400,
+    );
+    expect(
+      (await importAs("opencode", { name: uniqueName("good"), config: "---\ndescription: x\n---\nHi\n" })).status,
+    ).toBe(201);
   });
 });

@@ -21,8 +21,13 @@ describe("cancel, delegation and resume", () => {
   it("asks a connected agent through ask_<agent> and waits for its answer", () => {
     const run = makeRun();
     run.start();
-    const effects = run.send({ type: "model_result", response: propose([{ id: "q1", name: "ask_bob", arguments: { question: "Any news?" } }]) });
-    expect(ofType(effects, "ask_agent")).toEqual([{ type: "ask_agent", callId: "q1", target: "bob", question: "Any news?" }]);
+    const effects = run.send({
+      type: "model_result",
+      response: propose([{ id: "q1", name: "ask_bob", arguments: { question: "Any news?" } }]),
+    });
+    expect(ofType(effects, "ask_agent")).toEqual([
+      { type: "ask_agent", callId: "q1", target: "bob", question: "Any news?" },
+    ]);
     expect(run.state.status).toBe("waiting_agent");
     const answered = run.send({ type: "agent_response", callId: "q1", answer: "All quiet." });
     expect(lastModelMessages(answered).at(-1)).toMatchObject({ role: "tool", toolCallId: "q1", content: "All quiet." });
@@ -37,12 +42,21 @@ describe("cancel, delegation and resume", () => {
 
     const redo = recoverRun(stored, [fetchTool]);
     // A GET fetch is safe to repeat.
-    expect(redo).toEqual({ effects: [{ type: "call_tool", call: fetchCall("b"), timeoutMs: defaultRunLimits.toolTimeoutMs }], events: [] });
+    expect(redo).toEqual({
+      effects: [{ type: "call_tool", call: fetchCall("b"), timeoutMs: defaultRunLimits.toolTimeoutMs }],
+      events: [],
+    });
 
     run.state = stored;
-    expect(run.send({ type: "tool_result", callId: "a", output: "A again" }).some((e) => e.type === "call_model")).toBe(false);
+    expect(run.send({ type: "tool_result", callId: "a", output: "A again" }).some((e) => e.type === "call_model")).toBe(
+      false,
+    );
     const effects = run.send({ type: "tool_result", callId: "b", output: "B" });
-    expect(lastModelMessages(effects).filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["A", "B"]);
+    expect(
+      lastModelMessages(effects)
+        .filter((m) => m.role === "tool")
+        .map((m) => m.content),
+    ).toEqual(["A", "B"]);
   });
 
   it("never issues a finished call id again, even when the model reuses it", () => {
@@ -60,7 +74,10 @@ describe("cancel, delegation and resume", () => {
     const run = makeRun();
     run.start();
     const [redo] = recoverRun(run.state, [fetchTool]).effects;
-    expect(redo).toMatchObject({ type: "call_model", messages: [{ role: "system" }, { role: "user", content: "hello" }] });
+    expect(redo).toMatchObject({
+      type: "call_model",
+      messages: [{ role: "system" }, { role: "user", content: "hello" }],
+    });
   });
 
   it("never repeats a call in flight at a restart unless the tool is idempotent: the model is told the outcome is unknown", () => {
@@ -68,20 +85,40 @@ describe("cancel, delegation and resume", () => {
     const cache = { ...fetchTool, name: "cache.get", idempotent: true };
     const run = makeRun({ tools: [notes, cache] });
     run.start();
-    run.send({ type: "model_result", response: propose([{ id: "p1", name: "notes.add", arguments: { url: "x" } }, { id: "g1", name: "cache.get", arguments: { url: "x" } }]) });
+    run.send({
+      type: "model_result",
+      response: propose([
+        { id: "p1", name: "notes.add", arguments: { url: "x" } },
+        { id: "g1", name: "cache.get", arguments: { url: "x" } },
+      ]),
+    });
     const { effects, events } = recoverRun(run.state, [notes, cache]);
     expect(effects.map((e) => e.type === "call_tool" && e.call.id)).toEqual(["g1"]);
     expect(events).toEqual([{ type: "tool_failed", callId: "p1", error: interruptedOutcome, interrupted: true }]);
     const traced = run.send(events[0]!);
-    expect(traced.find((e) => e.type === "trace" && e.kind === "tool_result")).toMatchObject({ data: { callId: "p1", ok: false, interrupted: true } });
+    expect(traced.find((e) => e.type === "trace" && e.kind === "tool_result")).toMatchObject({
+      data: { callId: "p1", ok: false, interrupted: true },
+    });
     const next = run.send({ type: "tool_result", callId: "g1", output: "G" });
-    expect(lastModelMessages(next).filter((m) => m.role === "tool").map((m) => m.content)).toEqual([`Error: ${interruptedOutcome}`, "G"]);
+    expect(
+      lastModelMessages(next)
+        .filter((m) => m.role === "tool")
+        .map((m) => m.content),
+    ).toEqual([`Error: ${interruptedOutcome}`, "G"]);
   });
 
   it("a question to another agent in flight is asked again (the bus keeps one request per call); a pending approval just waits", () => {
     const run = makeRun();
     run.start();
-    run.send({ type: "model_result", response: propose([{ id: "q1", name: "ask_bob", arguments: { question: "news?" } }, { id: "m1", name: "mail.send", arguments: { to: "x" } }]) });
-    expect(recoverRun(run.state, [fetchTool, sendTool]).effects).toEqual([{ type: "ask_agent", callId: "q1", target: "bob", question: "news?" }]);
+    run.send({
+      type: "model_result",
+      response: propose([
+        { id: "q1", name: "ask_bob", arguments: { question: "news?" } },
+        { id: "m1", name: "mail.send", arguments: { to: "x" } },
+      ]),
+    });
+    expect(recoverRun(run.state, [fetchTool, sendTool]).effects).toEqual([
+      { type: "ask_agent", callId: "q1", target: "bob", question: "news?" },
+    ]);
   });
 });

@@ -14,7 +14,10 @@ describe("run loop", () => {
     expect(effects.map((e) => e.type)).toEqual(["trace", "trace", "persist", "publish", "call_model"]);
     expect(ofType(effects, "publish")).toEqual([{ type: "publish", status: "running" }]);
     const [call] = ofType(effects, "call_model");
-    expect(call?.messages).toEqual([{ role: "system", content: "You are scout." }, { role: "user", content: "what time is it?" }]);
+    expect(call?.messages).toEqual([
+      { role: "system", content: "You are scout." },
+      { role: "user", content: "what time is it?" },
+    ]);
     expect(call?.tools.map((t) => t.name)).toEqual(["http.fetch", "mail.send", "ask_bob"]);
     expect(run.state.status).toBe("running");
   });
@@ -22,10 +25,14 @@ describe("run loop", () => {
   it("a run that answers a peer's question emits the answer for that peer when it ends, whatever the outcome", () => {
     const asked = makeRun({ origin: { trigger: "agent:boss", content: "what is 6*7?", name: "boss" } });
     asked.start("what is 6*7?");
-    expect(ofType(asked.send({ type: "model_result", response: reply("42") }), "answer_peer")).toEqual([{ type: "answer_peer", asker: "boss", status: "completed", reply: "42" }]);
+    expect(ofType(asked.send({ type: "model_result", response: reply("42") }), "answer_peer")).toEqual([
+      { type: "answer_peer", asker: "boss", status: "completed", reply: "42" },
+    ]);
     const failed = makeRun({ origin: { trigger: "agent:boss", content: "q", name: "boss" } });
     failed.start("q");
-    expect(ofType(failed.send({ type: "model_failed", error: "openai returned 400" }), "answer_peer")).toEqual([{ type: "answer_peer", asker: "boss", status: "failed", error: expect.stringContaining("openai returned 400") }]);
+    expect(ofType(failed.send({ type: "model_failed", error: "openai returned 400" }), "answer_peer")).toEqual([
+      { type: "answer_peer", asker: "boss", status: "failed", error: expect.stringContaining("openai returned 400") },
+    ]);
     // A person's run answers nobody but the person.
     const own = makeRun();
     own.start();
@@ -35,8 +42,12 @@ describe("run loop", () => {
   it("publishes each move to a waiting status (for the live state), and nothing when the status stays", () => {
     const run = makeRun();
     run.start();
-    expect(ofType(run.send({ type: "model_result", response: propose([fetchCall()]) }), "publish")).toEqual([{ type: "publish", status: "waiting_tool" }]);
-    expect(ofType(run.send({ type: "tool_result", callId: "c1", output: "ok" }), "publish")).toEqual([{ type: "publish", status: "running" }]);
+    expect(ofType(run.send({ type: "model_result", response: propose([fetchCall()]) }), "publish")).toEqual([
+      { type: "publish", status: "waiting_tool" },
+    ]);
+    expect(ofType(run.send({ type: "tool_result", callId: "c1", output: "ok" }), "publish")).toEqual([
+      { type: "publish", status: "running" },
+    ]);
     expect(ofType(run.send({ type: "model_result", response: reply("done") }), "publish")).toEqual([]);
   });
 
@@ -46,20 +57,30 @@ describe("run loop", () => {
     expect(begun).toEqual([{ type: "compile_context", query: "what time is it?", maxHistory: 5 }]);
     expect(run.state.status).toBe("idle");
     // Beginning again (an eviction came before the context) asks again; it never double-starts.
-    expect(run.send({ type: "begin" })).toEqual([{ type: "compile_context", query: "what time is it?", maxHistory: 5 }]);
+    expect(run.send({ type: "begin" })).toEqual([
+      { type: "compile_context", query: "what time is it?", maxHistory: 5 },
+    ]);
     run.start("what time is it?");
     expect(run.state.status).toBe("running");
     expect(ofType(run.send({ type: "begin" }), "compile_context")).toEqual([]);
   });
 
   it("a manual tool call begins without a context, and a context that cannot be compiled fails the run saying why", () => {
-    const manual = makeRun({ origin: { trigger: "manual", content: "http.fetch {}", manual: { tool: "http.fetch", arguments: { url: "https://a.example.com" }, by: "ops" } } });
+    const manual = makeRun({
+      origin: {
+        trigger: "manual",
+        content: "http.fetch {}",
+        manual: { tool: "http.fetch", arguments: { url: "https://a.example.com" }, by: "ops" },
+      },
+    });
     const effects = manual.send({ type: "begin" });
     expect(ofType(effects, "compile_context")).toEqual([]);
     expect(ofType(effects, "call_tool")).toHaveLength(1);
     const broken = makeRun();
     broken.send({ type: "begin" });
-    expect(ofType(broken.send({ type: "context_failed", error: "memory index unreachable" }), "finish")).toEqual([{ type: "finish", status: "failed", error: "the context could not be compiled: memory index unreachable" }]);
+    expect(ofType(broken.send({ type: "context_failed", error: "memory index unreachable" }), "finish")).toEqual([
+      { type: "finish", status: "failed", error: "the context could not be compiled: memory index unreachable" },
+    ]);
   });
 
   it("completes with the model's answer when it calls no tool", () => {
@@ -74,18 +95,30 @@ describe("run loop", () => {
     const run = makeRun();
     run.start();
     const effects = run.send({ type: "model_result", response: propose([fetchCall()]) });
-    expect(ofType(effects, "call_tool")).toEqual([{ type: "call_tool", call: fetchCall(), timeoutMs: defaultRunLimits.toolTimeoutMs }]);
-    expect(effects.findIndex((e) => e.type === "persist")).toBeLessThan(effects.findIndex((e) => e.type === "call_tool"));
+    expect(ofType(effects, "call_tool")).toEqual([
+      { type: "call_tool", call: fetchCall(), timeoutMs: defaultRunLimits.toolTimeoutMs },
+    ]);
+    expect(effects.findIndex((e) => e.type === "persist")).toBeLessThan(
+      effects.findIndex((e) => e.type === "call_tool"),
+    );
     expect(run.state.status).toBe("waiting_tool");
     const next = run.send({ type: "tool_result", callId: "c1", output: "HTTP 200\n\nok" });
-    expect(lastModelMessages(next).at(-1)).toEqual({ role: "tool", content: "HTTP 200\n\nok", toolCallId: "c1", name: "http.fetch" });
+    expect(lastModelMessages(next).at(-1)).toEqual({
+      role: "tool",
+      content: "HTTP 200\n\nok",
+      toolCallId: "c1",
+      name: "http.fetch",
+    });
     expect(run.state).toMatchObject({ status: "running", step: 2, finishedCallIds: ["c1"] });
   });
 
   it("accepts the provider form of a tool name", () => {
     const run = makeRun();
     run.start();
-    const effects = run.send({ type: "model_result", response: propose([{ id: "c1", name: "http__fetch", arguments: { url: "https://a.example.com" } }]) });
+    const effects = run.send({
+      type: "model_result",
+      response: propose([{ id: "c1", name: "http__fetch", arguments: { url: "https://a.example.com" } }]),
+    });
     expect(ofType(effects, "call_tool")[0]?.call.name).toBe("http.fetch");
   });
 
@@ -93,8 +126,16 @@ describe("run loop", () => {
     const run = makeRun();
     run.start();
     run.send({ type: "model_result", response: propose([fetchCall()]) });
-    const effects = run.send({ type: "tool_failed", callId: "c1", error: "tool 'http.fetch' timed out after 15000 ms" });
-    expect(lastModelMessages(effects).at(-1)).toMatchObject({ role: "tool", toolCallId: "c1", content: "Error: tool 'http.fetch' timed out after 15000 ms" });
+    const effects = run.send({
+      type: "tool_failed",
+      callId: "c1",
+      error: "tool 'http.fetch' timed out after 15000 ms",
+    });
+    expect(lastModelMessages(effects).at(-1)).toMatchObject({
+      role: "tool",
+      toolCallId: "c1",
+      content: "Error: tool 'http.fetch' timed out after 15000 ms",
+    });
     expect(run.state.status).toBe("running");
   });
 
@@ -102,9 +143,15 @@ describe("run loop", () => {
     const run = makeRun();
     run.start();
     run.send({ type: "model_result", response: propose([fetchCall("a"), fetchCall("b")]) });
-    expect(run.send({ type: "tool_result", callId: "b", output: "B" }).some((e) => e.type === "call_model")).toBe(false);
+    expect(run.send({ type: "tool_result", callId: "b", output: "B" }).some((e) => e.type === "call_model")).toBe(
+      false,
+    );
     const effects = run.send({ type: "tool_result", callId: "a", output: "A" });
-    expect(lastModelMessages(effects).slice(-2).map((m) => m.content)).toEqual(["A", "B"]);
+    expect(
+      lastModelMessages(effects)
+        .slice(-2)
+        .map((m) => m.content),
+    ).toEqual(["A", "B"]);
   });
 });
 
@@ -115,7 +162,9 @@ describe("limits", () => {
     run.send({ type: "model_result", response: propose([fetchCall("a")]) });
     run.send({ type: "tool_result", callId: "a", output: "A" });
     const effects = run.send({ type: "model_result", response: propose([fetchCall("b")]) });
-    expect(ofType(effects, "finish")).toEqual([{ type: "finish", status: "failed", error: "step limit reached: 2 of 2 model steps used" }]);
+    expect(ofType(effects, "finish")).toEqual([
+      { type: "finish", status: "failed", error: "step limit reached: 2 of 2 model steps used" },
+    ]);
     expect(ofType(effects, "call_tool")).toEqual([]);
   });
 
@@ -123,7 +172,9 @@ describe("limits", () => {
     const run = makeRun({ limits: { maxTokensPerRun: 100 } });
     run.start();
     const effects = run.send({ type: "model_result", response: propose([fetchCall()], 150) });
-    expect(ofType(effects, "finish")).toEqual([{ type: "finish", status: "failed", error: "token limit reached: 150 of 100 tokens used" }]);
+    expect(ofType(effects, "finish")).toEqual([
+      { type: "finish", status: "failed", error: "token limit reached: 150 of 100 tokens used" },
+    ]);
   });
 
   it("fails on timeout once the run's time is used, and ignores an early one", () => {
@@ -132,11 +183,18 @@ describe("limits", () => {
     run.tick(1_000);
     expect(ofType(run.send({ type: "timeout" }), "finish")).toEqual([]);
     run.tick(4_000);
-    expect(ofType(run.send({ type: "timeout" }), "finish")).toEqual([{ type: "finish", status: "failed", error: "time limit reached: the run has used 5000 ms of 5000 ms" }]);
+    expect(ofType(run.send({ type: "timeout" }), "finish")).toEqual([
+      { type: "finish", status: "failed", error: "time limit reached: the run has used 5000 ms of 5000 ms" },
+    ]);
   });
 
   it("clamps a request's limits to the agent's ceilings", () => {
     const agent = { ...defaultRunLimits, maxSteps: 10, maxTokensPerRun: 1_000 };
-    expect(effectiveLimits(agent, { maxSteps: 50, maxTokensPerRun: 500, maxRejections: -3 })).toEqual({ ...agent, maxSteps: 10, maxTokensPerRun: 500, maxRejections: 0 });
+    expect(effectiveLimits(agent, { maxSteps: 50, maxTokensPerRun: 500, maxRejections: -3 })).toEqual({
+      ...agent,
+      maxSteps: 10,
+      maxTokensPerRun: 500,
+      maxRejections: 0,
+    });
   });
 });

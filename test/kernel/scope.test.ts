@@ -6,14 +6,29 @@ import { makeRun, ofType, propose } from "./harness";
 
 /** The run loop holds every call to the rights of whoever started the run (core/gates scope.ts). */
 
-const forget: ToolSpec = { name: "memory.forget", description: "Forget", parameters: { type: "object", properties: { id: { type: "string" } } }, runtime: "builtin", scope: "admin" };
-const now: ToolSpec = { name: "clock.now", description: "Now", parameters: { type: "object", properties: {} }, runtime: "builtin" };
+const forget: ToolSpec = {
+  name: "memory.forget",
+  description: "Forget",
+  parameters: { type: "object", properties: { id: { type: "string" } } },
+  runtime: "builtin",
+  scope: "admin",
+};
+const now: ToolSpec = {
+  name: "clock.now",
+  description: "Now",
+  parameters: { type: "object", properties: {} },
+  runtime: "builtin",
+};
 const chat: RunPrincipal = { id: "tok-1", scope: "chat", name: "token:phone" };
 const admin: RunPrincipal = { id: "admin", scope: "admin", name: "admin" };
 const call = { id: "c1", name: "memory.forget", arguments: { id: "m1" } };
 
 function runFor(principal: RunPrincipal | undefined, beyondScope?: "wait" | "refuse") {
-  const run = makeRun({ tools: [forget, now], origin: { trigger: "message", content: "forget it", ...(principal ? { principal } : {}) }, ...(beyondScope ? { beyondScope } : {}) });
+  const run = makeRun({
+    tools: [forget, now],
+    origin: { trigger: "message", content: "forget it", ...(principal ? { principal } : {}) },
+    ...(beyondScope ? { beyondScope } : {}),
+  });
   run.start();
   return run;
 }
@@ -25,16 +40,25 @@ describe("a run acts with its caller's rights", () => {
     expect(ofType(effects, "call_tool")).toEqual([]);
     expect(ofType(effects, "await_approval")).toHaveLength(1);
     expect(run.state.status).toBe("waiting_approval");
-    const decision = (ofType(effects, "trace").find((t) => t.kind === "gate_decisions")!.data.decisions as any[]).find((d) => d.gate === "scope");
+    const decision = (ofType(effects, "trace").find((t) => t.kind === "gate_decisions")!.data.decisions as any[]).find(
+      (d) => d.gate === "scope",
+    );
     expect(decision.decision).toMatchObject({ allow: false, pending: "approval" });
-    expect(decision.decision.reason).toBe("'memory.forget' needs the 'admin' scope; this run acts for token:phone with the 'chat' scope: it waits for the approval of a holder of the 'admin' scope");
+    expect(decision.decision.reason).toBe(
+      "'memory.forget' needs the 'admin' scope; this run acts for token:phone with the 'chat' scope: it waits for the approval of a holder of the 'admin' scope",
+    );
   });
 
   it("an admin-started run calls the same tool at once (positive control), and a chat run calls a chat tool at once", () => {
     const run = runFor(admin);
     expect(ofType(run.send({ type: "model_result", response: propose([call]) }), "call_tool")).toHaveLength(1);
     const talk = runFor(chat);
-    expect(ofType(talk.send({ type: "model_result", response: propose([{ id: "c2", name: "clock.now", arguments: {} }]) }), "call_tool")).toHaveLength(1);
+    expect(
+      ofType(
+        talk.send({ type: "model_result", response: propose([{ id: "c2", name: "clock.now", arguments: {} }]) }),
+        "call_tool",
+      ),
+    ).toHaveLength(1);
   });
 
   it("with beyondScope 'refuse' the call is rejected and the model reads the tool, the scope needed and the run's scope", () => {
@@ -43,7 +67,9 @@ describe("a run acts with its caller's rights", () => {
     expect(ofType(effects, "call_tool")).toEqual([]);
     const told = ofType(effects, "call_model")[0]!.messages.at(-1)!;
     expect(told).toMatchObject({ role: "tool", toolCallId: "c1" });
-    expect(told.content).toContain("'memory.forget' needs the 'admin' scope; this run acts for token:phone with the 'chat' scope");
+    expect(told.content).toContain(
+      "'memory.forget' needs the 'admin' scope; this run acts for token:phone with the 'chat' scope",
+    );
     expect(told.content).toContain("refuses calls beyond its caller's scope");
   });
 
@@ -70,7 +96,9 @@ describe("a run acts with its caller's rights", () => {
   });
 
   it("approving needs the tool's scope; rejecting any approver may do; lower scopes are the lower", () => {
-    expect(approverRefusal(forget, "approve")).toBe("approving 'memory.forget' needs a token with the 'admin' scope (the scope of the tool's own route); this token has 'approve'");
+    expect(approverRefusal(forget, "approve")).toBe(
+      "approving 'memory.forget' needs a token with the 'admin' scope (the scope of the tool's own route); this token has 'approve'",
+    );
     expect(approverRefusal(forget, "admin")).toBeUndefined();
     expect(approverRefusal(now, "approve")).toBeUndefined();
     expect(lowerScope("admin", "chat")).toBe("chat");

@@ -12,11 +12,14 @@ describe("a reply released word by word", () => {
 
   it("loses nothing: the pieces join back to the reply, none is empty", () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom("a", "b", " ", "\n", "\t", "é", "🙂") , maxLength: 200 }), (text) => {
-        const pieces = wordPieces(text);
-        expect(pieces.join("")).toBe(text);
-        expect(pieces.every((p) => p.length > 0)).toBe(true);
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom("a", "b", " ", "\n", "\t", "é", "🙂"), maxLength: 200 }),
+        (text) => {
+          const pieces = wordPieces(text);
+          expect(pieces.join("")).toBe(text);
+          expect(pieces.every((p) => p.length > 0)).toBe(true);
+        },
+      ),
     );
   });
 

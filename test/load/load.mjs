@@ -7,7 +7,8 @@
 import { pathToFileURL } from "node:url";
 import { startBenchServer } from "../../bench/run.mjs";
 
-const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0);
+const percentile = (sorted, p) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0;
 
 /**
  * @param {{ conversations: number, agents: number, seconds: number }} size
@@ -24,13 +25,25 @@ export async function runLoad({ conversations, agents, seconds }) {
     };
     const names = Array.from({ length: agents }, (_, i) => `load-${i}`);
     for (const name of names) {
-      const created = await call("/api/agents", { method: "POST", body: JSON.stringify({ name, description: "Load test agent", systemPrompt: "Answer briefly.", model: { provider: "openai", name: `load-model-${name}` } }) });
-      if (created.status !== 201) throw new Error(`creating ${name}: ${created.status} ${JSON.stringify(created.body)}`);
+      const created = await call("/api/agents", {
+        method: "POST",
+        body: JSON.stringify({
+          name,
+          description: "Load test agent",
+          systemPrompt: "Answer briefly.",
+          model: { provider: "openai", name: `load-model-${name}` },
+        }),
+      });
+      if (created.status !== 201)
+        throw new Error(`creating ${name}: ${created.status} ${JSON.stringify(created.body)}`);
     }
     const convs = [];
     for (let i = 0; i < conversations; i++) {
       const agent = names[i % agents];
-      const session = await call(`/api/agents/${agent}/sessions`, { method: "POST", body: JSON.stringify({ title: `load ${i}` }) });
+      const session = await call(`/api/agents/${agent}/sessions`, {
+        method: "POST",
+        body: JSON.stringify({ title: `load ${i}` }),
+      });
       if (session.status !== 201) throw new Error(`session ${i}: ${session.status}`);
       convs.push({ agent, session: session.body.id, accepted: [], errors: 0 });
     }
@@ -45,7 +58,10 @@ export async function runLoad({ conversations, agents, seconds }) {
           const content = `conversation ${i} message ${n}`;
           const t0 = performance.now();
           try {
-            const res = await call(`/api/agents/${conv.agent}/messages`, { method: "POST", body: JSON.stringify({ content, session: conv.session }) });
+            const res = await call(`/api/agents/${conv.agent}/messages`, {
+              method: "POST",
+              body: JSON.stringify({ content, session: conv.session }),
+            });
             if (res.status === 200 && res.body?.status === "completed") {
               latencies.push(performance.now() - t0);
               conv.accepted.push(content);
@@ -70,7 +86,9 @@ export async function runLoad({ conversations, agents, seconds }) {
       const history = [];
       let cursor;
       do {
-        const page = await call(`/api/agents/${conv.agent}/messages?session=${conv.session}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+        const page = await call(
+          `/api/agents/${conv.agent}/messages?session=${conv.session}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        );
         if (page.status !== 200) throw new Error(`history of conversation ${i}: ${page.status}`);
         history.push(...page.body.messages);
         cursor = page.body.nextCursor ?? undefined;
@@ -83,10 +101,13 @@ export async function runLoad({ conversations, agents, seconds }) {
         if (count !== 1) problems.push(`conversation ${i}: "${content}" is in history ${count} times`);
       }
       for (const content of conv.refused ?? []) {
-        if (users.some((m) => m.content === content)) problems.push(`conversation ${i}: refused "${content}" is in history`);
+        if (users.some((m) => m.content === content))
+          problems.push(`conversation ${i}: refused "${content}" is in history`);
       }
-      if (users.length !== conv.accepted.length) problems.push(`conversation ${i}: ${users.length} user messages in history, ${conv.accepted.length} accepted`);
-      if (replies.length !== conv.accepted.length) problems.push(`conversation ${i}: ${replies.length} replies for ${conv.accepted.length} accepted messages`);
+      if (users.length !== conv.accepted.length)
+        problems.push(`conversation ${i}: ${users.length} user messages in history, ${conv.accepted.length} accepted`);
+      if (replies.length !== conv.accepted.length)
+        problems.push(`conversation ${i}: ${replies.length} replies for ${conv.accepted.length} accepted messages`);
     }
     latencies.sort((a, b) => a - b);
     const accepted = convs.reduce((n, c) => n + c.accepted.length, 0);
@@ -125,7 +146,11 @@ export function printLoad({ report, problems }) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const size = { conversations: Number(process.env.LOAD_CONVERSATIONS ?? 200), agents: Number(process.env.LOAD_AGENTS ?? 20), seconds: Number(process.env.LOAD_SECONDS ?? 30) };
+  const size = {
+    conversations: Number(process.env.LOAD_CONVERSATIONS ?? 200),
+    agents: Number(process.env.LOAD_AGENTS ?? 20),
+    seconds: Number(process.env.LOAD_SECONDS ?? 30),
+  };
   const ok = printLoad(await runLoad(size));
   process.exit(ok ? 0 : 1);
 }

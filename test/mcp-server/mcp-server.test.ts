@@ -15,10 +15,15 @@ async function connect(project?: string): Promise<Client> {
   if (project) await ensureProject(project);
   const transport = new StreamableHTTPClientTransport(endpoint, {
     fetch: (input, init) => SELF.fetch(input instanceof Request ? input : String(input), init),
-    requestInit: { headers: { authorization: `Bearer ${adminToken}`, ...(project ? { "x-pantheon-project": project } : {}) } },
+    requestInit: {
+      headers: { authorization: `Bearer ${adminToken}`, ...(project ? { "x-pantheon-project": project } : {}) },
+    },
   });
   // Ajv (the client's default validator) compiles code at run time, which workerd forbids.
-  const client = new Client({ name: "pantheon-test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const client = new Client(
+    { name: "pantheon-test", version: "1.0.0" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
   await client.connect(transport);
   open.push(client);
   return client;
@@ -52,13 +57,18 @@ describe("the MCP server at /mcp", () => {
   it("answers with the agent's reply, and the conversation is kept in the agent's history", async () => {
     const agent = await createAgent();
     const client = await connect();
-    const result = await client.callTool({ name: "ask_agent", arguments: { agent: agent.name, message: "What is the launch code word?" } });
+    const result = await client.callTool({
+      name: "ask_agent",
+      arguments: { agent: agent.name, message: "What is the launch code word?" },
+    });
     expect(result.isError).toBeFalsy();
     expect(textOf(result).toLowerCase()).toContain("pineapple");
     const { sessionId, status } = result.structuredContent as { sessionId: string; status: string };
     expect(status).toBe("completed");
 
-    const history = (await (await api(`/api/agents/${agent.name}/messages?session=${sessionId}`)).json()) as { messages: { role: string; content: string }[] };
+    const history = (await (await api(`/api/agents/${agent.name}/messages?session=${sessionId}`)).json()) as {
+      messages: { role: string; content: string }[];
+    };
     expect(history.messages.map((m) => m.content)).toContain("What is the launch code word?");
   });
 
@@ -81,7 +91,10 @@ describe("the MCP server at /mcp", () => {
   it("reports a run waiting for approval with its id and how a person approves it, and get_run shows it", async () => {
     const agent = await createAgent({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
     const client = await connect();
-    const result = await client.callTool({ name: "ask_agent", arguments: { agent: agent.name, message: "/tool clock.now {}" } });
+    const result = await client.callTool({
+      name: "ask_agent",
+      arguments: { agent: agent.name, message: "/tool clock.now {}" },
+    });
     expect(result.isError).toBe(true);
     const { runId, status } = result.structuredContent as { runId: string; status: string };
     expect(status).toBe("waiting_approval");
@@ -106,7 +119,11 @@ describe("the MCP server at /mcp", () => {
   });
 
   it("refuses a wrong token before any MCP message is read", async () => {
-    const res = await api("/mcp", { method: "POST", token: "pt_not-a-real-token", json: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
+    const res = await api("/mcp", {
+      method: "POST",
+      token: "pt_not-a-real-token",
+      json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    });
     expect(res.status).toBe(401);
   });
 });

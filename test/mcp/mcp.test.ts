@@ -8,9 +8,14 @@ const mcpUrl = (env as unknown as { MCP_TEST_URL: string }).MCP_TEST_URL;
 function tenantUrl() {
   const tenant = uniqueName("tenant");
   const url = `${mcpUrl}?tenant=${tenant}`;
-  const calls = async () => (await (await fetch(`${new URL(mcpUrl).origin}/__calls?tenant=${tenant}`)).json()) as { tool: string; arguments: Record<string, unknown> }[];
+  const calls = async () =>
+    (await (await fetch(`${new URL(mcpUrl).origin}/__calls?tenant=${tenant}`)).json()) as {
+      tool: string;
+      arguments: Record<string, unknown>;
+    }[];
   /** Every HTTP request that reached the server for this tenant (connects, lists, calls). */
-  const hits = async () => ((await (await fetch(`${new URL(mcpUrl).origin}/__hits?tenant=${tenant}`)).json()) as { hits: number }).hits;
+  const hits = async () =>
+    ((await (await fetch(`${new URL(mcpUrl).origin}/__hits?tenant=${tenant}`)).json()) as { hits: number }).hits;
   return { url, calls, hits };
 }
 
@@ -18,7 +23,8 @@ function tenantUrl() {
 const mcpHost = new URL(mcpUrl).hostname;
 
 /** An agent allowed to reach the test MCP server. */
-const mcpAgent = (runtime: Record<string, unknown> = {}) => createAgent({ runtime: { allowHosts: [mcpHost], ...runtime } });
+const mcpAgent = (runtime: Record<string, unknown> = {}) =>
+  createAgent({ runtime: { allowHosts: [mcpHost], ...runtime } });
 
 async function evict(agent: string) {
   const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent}`));
@@ -36,7 +42,10 @@ async function chat(agent: string, content: string) {
 }
 
 async function trace(agent: string, runId: string) {
-  return ((await (await api(`/api/agents/${agent}/runs/${runId}`)).json()) as any).trace as { name: string; data: any }[];
+  return ((await (await api(`/api/agents/${agent}/runs/${runId}`)).json()) as any).trace as {
+    name: string;
+    data: any;
+  }[];
 }
 
 describe("MCP servers of an agent", () => {
@@ -49,7 +58,11 @@ describe("MCP servers of an agent", () => {
     expect(body.tools.map((t: any) => t.name).sort()).toEqual(["calc.add", "calc.echo"]);
     const add = body.tools.find((t: any) => t.name === "calc.add");
     expect(add).toMatchObject({ mcpName: "add", description: "Adds two numbers and answers their sum." });
-    expect(add.parameters).toMatchObject({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] });
+    expect(add.parameters).toMatchObject({
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+      required: ["a", "b"],
+    });
 
     const listed = (await (await api(`/api/agents/${agent.name}/mcp`)).json()) as any;
     expect(listed.servers).toHaveLength(1);
@@ -68,8 +81,16 @@ describe("MCP servers of an agent", () => {
     expect(await calls()).toEqual([{ tool: "add", arguments: { a: 2, b: 3 } }]);
 
     const steps = await trace(agent.name, turn.runId);
-    expect(steps.find((s) => s.name === "tool_call")?.data).toMatchObject({ tool: "calc.add", arguments: { a: 2, b: 3 }, runtime: "mcp" });
-    expect(steps.find((s) => s.name === "tool_result")?.data).toMatchObject({ tool: "calc.add", ok: true, output: "5" });
+    expect(steps.find((s) => s.name === "tool_call")?.data).toMatchObject({
+      tool: "calc.add",
+      arguments: { a: 2, b: 3 },
+      runtime: "mcp",
+    });
+    expect(steps.find((s) => s.name === "tool_result")?.data).toMatchObject({
+      tool: "calc.add",
+      ok: true,
+      output: "5",
+    });
   });
 
   it("shows the connected MCP tools to the model next to its other tools", async () => {
@@ -129,7 +150,10 @@ describe("MCP servers of an agent", () => {
     const agent = await mcpAgent();
     const { res, body } = await connect(agent.name, { name: "calc", url: "ftp://example.com/mcp" });
     expect(res.status).toBe(400);
-    expect((body as ErrorBody).error.details?.issues?.[0]).toMatchObject({ path: ["url"], message: "an http:// or https:// URL of an MCP server" });
+    expect((body as ErrorBody).error.details?.issues?.[0]).toMatchObject({
+      path: ["url"],
+      message: "an http:// or https:// URL of an MCP server",
+    });
 
     const bad = await connect(agent.name, { name: "Calc Server", url: tenantUrl().url });
     expect(bad.res.status).toBe(400);
@@ -142,7 +166,9 @@ describe("MCP servers of an agent", () => {
     const { res, body } = await connect(agent.name, { name: "gone", url: `${new URL(mcpUrl).origin}/no-mcp-here` });
     expect(res.status).toBe(502);
     expect((body as ErrorBody).error.code).toBe("tool_failed");
-    expect((body as ErrorBody).error.message).toMatch(/^could not connect to the MCP server at http:\/\/127\.0\.0\.1:\d+\/no-mcp-here: /);
+    expect((body as ErrorBody).error.message).toMatch(
+      /^could not connect to the MCP server at http:\/\/127\.0\.0\.1:\d+\/no-mcp-here: /,
+    );
     expect(((await (await api(`/api/agents/${agent.name}/mcp`)).json()) as any).servers).toEqual([]);
   });
 
@@ -167,8 +193,15 @@ describe("MCP servers of an agent", () => {
   });
 
   it("refuses private, link-local and metadata addresses even on the allowlist and with the loopback override on", async () => {
-    for (const url of ["http://10.0.0.1/mcp", "http://169.254.169.254/mcp", "http://[::ffff:169.254.169.254]/mcp", "http://metadata.google.internal/mcp"]) {
-      const agent = await mcpAgent({ allowHosts: [new URL(url).hostname.replace(/^\[|\]$/g, ""), "metadata.google.internal"] });
+    for (const url of [
+      "http://10.0.0.1/mcp",
+      "http://169.254.169.254/mcp",
+      "http://[::ffff:169.254.169.254]/mcp",
+      "http://metadata.google.internal/mcp",
+    ]) {
+      const agent = await mcpAgent({
+        allowHosts: [new URL(url).hostname.replace(/^\[|\]$/g, ""), "metadata.google.internal"],
+      });
       const { res, body } = await connect(agent.name, { name: "calc", url });
       expect(res.status, url).toBe(400);
       expect((body as ErrorBody).error.details?.issues?.[0]?.path, url).toEqual(["url"]);
@@ -186,7 +219,10 @@ describe("MCP servers of an agent", () => {
     const turn = await chat(agent.name, '/tool calc.add {"a":2,"b":3}');
     expect(turn.reply.content).toContain("I was not given a tool named calc.add");
     const refused = `refused: host ${mcpHost} is not on this agent's allowlist`;
-    expect(((await (await api(`/api/agents/${agent.name}/mcp`)).json()) as any).servers[0]).toMatchObject({ id: "calc", error: refused });
+    expect(((await (await api(`/api/agents/${agent.name}/mcp`)).json()) as any).servers[0]).toMatchObject({
+      id: "calc",
+      error: refused,
+    });
     const before = await hits();
 
     // The SDK restores the server from storage when the object starts again; its requests pass the guard.

@@ -32,7 +32,11 @@ describe("the text the model reads from an MCP result", () => {
   });
 
   it("turns a result the server marks as an error into a failed call with the server's words", () => {
-    expect(() => mcpResultText({ content: [{ type: "text", text: "division by zero" }], isError: true })).toThrow(McpToolError);
-    expect(() => mcpResultText({ content: [{ type: "text", text: "division by zero" }], isError: true })).toThrow("division by zero");
+    expect(() => mcpResultText({ content: [{ type: "text", text: "division by zero" }], isError: true })).toThrow(
+      McpToolError,
+    );
+    expect(() => mcpResultText({ content: [{ type: "text", text: "division by zero" }], isError: true })).toThrow(
+      "division by zero",
+    );
   });
 });

@@ -6,7 +6,10 @@ import { preview, say, setScript } from "./helpers";
 const combination = "The vault combination is 31-47-09.";
 
 async function addDoc(agent: string, source: string, text: string) {
-  const res = await api(`/api/agents/${agent}/sources/${source}/documents`, { method: "POST", json: { title: "Vault", text } });
+  const res = await api(`/api/agents/${agent}/sources/${source}/documents`, {
+    method: "POST",
+    json: { title: "Vault", text },
+  });
   if (res.status !== 201) throw new Error(`add document failed: ${res.status} ${await res.text()}`);
 }
 
@@ -15,21 +18,29 @@ type Step = { kind: string; name: string; data: Record<string, unknown> };
 /** The trace of the agent's newest run (its record is written just after the reply: waited for). */
 async function lastTrace(agent: string): Promise<Step[]> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const runs = (await (await api(`/api/agents/${agent}/runs?limit=1`)).json()) as { runs: { id: string; finishedAt?: number }[] };
+    const runs = (await (await api(`/api/agents/${agent}/runs?limit=1`)).json()) as {
+      runs: { id: string; finishedAt?: number }[];
+    };
     const last = runs.runs[0];
-    if (last?.finishedAt) return ((await (await api(`/api/agents/${agent}/runs/${last.id}`)).json()) as { trace: Step[] }).trace;
+    if (last?.finishedAt)
+      return ((await (await api(`/api/agents/${agent}/runs/${last.id}`)).json()) as { trace: Step[] }).trace;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`agent '${agent}' has no finished run`);
 }
 
-const refusals = (trace: Step[]) => trace.filter((s) => s.name === "source_refused").map((s) => s.data as { source: string; reason: string });
+const refusals = (trace: Step[]) =>
+  trace.filter((s) => s.name === "source_refused").map((s) => s.data as { source: string; reason: string });
 const toolResults = (trace: Step[]) => trace.filter((s) => s.name === "tool_result").map((s) => JSON.stringify(s.data));
 
 /** Owner `a` with a `vault` source granted as `grants` says; `b` connected to `a`, `c` not. */
 async function world(grants: unknown[]) {
   const a = uniqueName("owner");
-  await setScript(a, { contextSources: ["vault"], sourceDetails: { vault: { label: "Vault", description: "How to open the vault" } }, grants });
+  await setScript(a, {
+    contextSources: ["vault"],
+    sourceDetails: { vault: { label: "Vault", description: "How to open the vault" } },
+    grants,
+  });
   await addDoc(a, "vault", combination);
   const b = uniqueName("friend");
   await setScript(b, { contextSources: [`${a}/vault`], connections: [a] });
@@ -88,7 +99,9 @@ describe("grants per grantee", () => {
   it("context.sources lists what an agent may use with label and description; context.search works within the grant and is refused outside it", async () => {
     const { a, b, c } = await world(["vault"]);
     await say(b, "/tool context.sources {}");
-    expect(toolResults(await lastTrace(b)).join("\n")).toContain(`{\\"source\\":\\"${a}/vault\\",\\"label\\":\\"Vault\\",\\"description\\":\\"How to open the vault\\",\\"access\\":\\"read\\"}`);
+    expect(toolResults(await lastTrace(b)).join("\n")).toContain(
+      `{\\"source\\":\\"${a}/vault\\",\\"label\\":\\"Vault\\",\\"description\\":\\"How to open the vault\\",\\"access\\":\\"read\\"}`,
+    );
     await say(c, "/tool context.sources {}");
     expect(toolResults(await lastTrace(c)).join("\n")).toContain(`{\\"sources\\":[]}`);
 
@@ -120,13 +133,34 @@ describe("grants per grantee", () => {
 
   it("refuses a grant of another agent's source and source details for a source not listed, naming the field", async () => {
     const a = uniqueName("owner");
-    const bad = await api(`/api/agents/${a}/script`, { method: "PUT", json: { name: a, description: "x", talents: [], contextSources: ["other/vault"], grants: ["other/vault"] } });
+    const bad = await api(`/api/agents/${a}/script`, {
+      method: "PUT",
+      json: { name: a, description: "x", talents: [], contextSources: ["other/vault"], grants: ["other/vault"] },
+    });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain("an agent grants only its own");
-    const details = await api(`/api/agents/${a}/script`, { method: "PUT", json: { name: a, description: "x", talents: [], contextSources: ["vault"], sourceDetails: { docs: { label: "Docs" } } } });
+    const details = await api(`/api/agents/${a}/script`, {
+      method: "PUT",
+      json: {
+        name: a,
+        description: "x",
+        talents: [],
+        contextSources: ["vault"],
+        sourceDetails: { docs: { label: "Docs" } },
+      },
+    });
     expect(details.status).toBe(400);
     expect(await details.text()).toContain("source details for 'docs'");
-    const access = await api(`/api/agents/${a}/script`, { method: "PUT", json: { name: a, description: "x", talents: [], contextSources: ["vault"], grants: [{ source: "vault", access: "write" }] } });
+    const access = await api(`/api/agents/${a}/script`, {
+      method: "PUT",
+      json: {
+        name: a,
+        description: "x",
+        talents: [],
+        contextSources: ["vault"],
+        grants: [{ source: "vault", access: "write" }],
+      },
+    });
     expect(access.status).toBe(400);
   });
 

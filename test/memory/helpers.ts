@@ -4,7 +4,16 @@ import { api } from "../api/client";
 
 export interface Preview {
   messages: { role: string; content: string }[];
-  items: { id: string; source: string; kind: string; text: string; included: boolean; reason: { code: string; detail: string }; tokens: number; scores: Record<string, number> }[];
+  items: {
+    id: string;
+    source: string;
+    kind: string;
+    text: string;
+    included: boolean;
+    reason: { code: string; detail: string };
+    tokens: number;
+    scores: Record<string, number>;
+  }[];
   tokens: { used: number; budget: number };
   summary: string | null;
   folded: number;
@@ -25,13 +34,19 @@ export async function preview(agent: string, q: string, extra = ""): Promise<Pre
 }
 
 export async function say(agent: string, content: string, session?: string) {
-  const res = await api(`/api/agents/${agent}/messages`, { method: "POST", json: { content, ...(session ? { session } : {}) } });
+  const res = await api(`/api/agents/${agent}/messages`, {
+    method: "POST",
+    json: { content, ...(session ? { session } : {}) },
+  });
   if (res.status !== 200) throw new Error(`chat failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as { status: string; sessionId: string; reply: { content: string } | null };
 }
 
 export async function setScript(agent: string, script: Record<string, unknown>) {
-  const res = await api(`/api/agents/${agent}/script`, { method: "PUT", json: { name: agent, description: "A test agent", talents: [], ...script } });
+  const res = await api(`/api/agents/${agent}/script`, {
+    method: "PUT",
+    json: { name: agent, description: "A test agent", talents: [], ...script },
+  });
   if (res.status >= 300) throw new Error(`set script failed: ${res.status} ${await res.text()}`);
 }
 
@@ -39,8 +54,13 @@ export async function setScript(agent: string, script: Record<string, unknown>) 
 export async function storageOf(agent: string): Promise<{ vectors: string[]; memories: string[]; bookkept: string[] }> {
   const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(agentObjectName("default", agent)));
   return runInDurableObject(stub, (_instance, state) => {
-    const ids = (query: string) => state.storage.sql.exec<{ id: string }>(query).toArray().map((r) => r.id);
-    const hasVectors = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'pantheon_vec_items'").toArray().length > 0;
+    const ids = (query: string) =>
+      state.storage.sql
+        .exec<{ id: string }>(query)
+        .toArray()
+        .map((r) => r.id);
+    const hasVectors =
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'pantheon_vec_items'").toArray().length > 0;
     return {
       vectors: hasVectors ? ids("SELECT id FROM pantheon_vec_items") : [],
       memories: ids("SELECT id FROM memories WHERE superseded_by IS NULL AND kind != 'summary'"),

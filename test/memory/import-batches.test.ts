@@ -10,18 +10,33 @@ import { api, createAgent } from "../api/client";
  */
 // Every tenth memory names 20 entities: its 20 graph edges, 6 values each, are more than one INSERT may bind too.
 const lines = (n: number) =>
-  Array.from({ length: n }, (_, i) => JSON.stringify({ kind: "fact", text: `The locker code of room kestrel${i} is ${4000 + i}`, ...(i % 10 === 0 ? { entities: Array.from({ length: 20 }, (_, j) => `t${j}`) } : {}) })).join("\n");
+  Array.from({ length: n }, (_, i) =>
+    JSON.stringify({
+      kind: "fact",
+      text: `The locker code of room kestrel${i} is ${4000 + i}`,
+      ...(i % 10 === 0 ? { entities: Array.from({ length: 20 }, (_, j) => `t${j}`) } : {}),
+    }),
+  ).join("\n");
 
 type Status = { total: number; missingVectors: number; vectors: { vectors: number }[] };
 
 async function importInto(agent: string, n: number) {
-  const res = await api(`/api/agents/${agent}/memories/import`, { method: "POST", body: lines(n), headers: { "content-type": "application/x-ndjson" } });
+  const res = await api(`/api/agents/${agent}/memories/import`, {
+    method: "POST",
+    body: lines(n),
+    headers: { "content-type": "application/x-ndjson" },
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as { imported: number; errors: unknown[]; warnings: string[] };
 }
 
 const status = async (agent: string) => (await (await api(`/api/agents/${agent}/memories/status`)).json()) as Status;
-const search = async (agent: string, q: string) => ((await (await api(`/api/agents/${agent}/memories?q=${encodeURIComponent(q)}&limit=5`)).json()) as { memories: { text: string }[] }).memories;
+const search = async (agent: string, q: string) =>
+  (
+    (await (await api(`/api/agents/${agent}/memories?q=${encodeURIComponent(q)}&limit=5`)).json()) as {
+      memories: { text: string }[];
+    }
+  ).memories;
 
 describe("memory import and re-embed, in batches of any size", () => {
   for (const n of [0, 1, 21, 250]) {
@@ -35,7 +50,9 @@ describe("memory import and re-embed, in batches of any size", () => {
       expect(after.vectors.reduce((sum, s) => sum + s.vectors, 0)).toBe(n);
       if (n > 0) {
         const last = n - 1;
-        expect((await search(agent.name, `locker code room kestrel${last}`))[0]?.text).toBe(`The locker code of room kestrel${last} is ${4000 + last}`);
+        expect((await search(agent.name, `locker code room kestrel${last}`))[0]?.text).toBe(
+          `The locker code of room kestrel${last} is ${4000 + last}`,
+        );
       }
     });
   }
@@ -52,7 +69,9 @@ describe("memory import and re-embed, in batches of any size", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ embedded: 250, dropped: 0, warnings: [] });
     expect((await status(agent.name)).missingVectors).toBe(0);
-    expect((await search(agent.name, "locker code room kestrel137"))[0]?.text).toBe("The locker code of room kestrel137 is 4137");
+    expect((await search(agent.name, "locker code room kestrel137"))[0]?.text).toBe(
+      "The locker code of room kestrel137 is 4137",
+    );
     const again = await api(`/api/agents/${agent.name}/memories/reembed`, { method: "POST" });
     expect(await again.json()).toMatchObject({ embedded: 0, warnings: [] });
   });

@@ -53,9 +53,14 @@ describe("memory from conversation", () => {
     const { name } = await createAgent();
     const stored = await say(name, '/tool memory.store {"text":"The spare key is under the blue flower pot"}');
     expect(stored.reply?.content).toContain("memory.store");
-    const { memories } = (await (await api(`/api/agents/${name}/memories`)).json()) as { memories: { id: string; text: string; provenance: string }[] };
+    const { memories } = (await (await api(`/api/agents/${name}/memories`)).json()) as {
+      memories: { id: string; text: string; provenance: string }[];
+    };
     expect(memories).toHaveLength(1);
-    expect(memories[0]).toMatchObject({ text: "The spare key is under the blue flower pot", provenance: "tool:memory.store" });
+    expect(memories[0]).toMatchObject({
+      text: "The spare key is under the blue flower pot",
+      provenance: "tool:memory.store",
+    });
 
     const found = await say(name, '/tool memory.search {"query":"where is the spare key?"}');
     expect(found.reply?.content).toContain(memories[0]!.id);
@@ -76,7 +81,9 @@ describe("memory from conversation", () => {
     const { name } = await createAgent();
     await say(name, "Hi! My name is Ada. I live in Lyon.");
     await say(name, "Big news: I moved to Berlin.");
-    const { memories } = (await (await api(`/api/agents/${name}/memories`)).json()) as { memories: { text: string; provenance: string }[] };
+    const { memories } = (await (await api(`/api/agents/${name}/memories`)).json()) as {
+      memories: { text: string; provenance: string }[];
+    };
     const texts = memories.map((m) => m.text);
     expect(texts).toContain("The user's name is Ada");
     expect(texts).toContain("The user lives in Berlin");
@@ -86,10 +93,18 @@ describe("memory from conversation", () => {
 
   it("with a real provider the model proposes the memories of the waiting turns as JSON, in one call when the agent goes idle", async () => {
     const model = `memory-extract-${Date.now()}`;
-    const proposal = { memories: [{ kind: "fact", text: "The user owns a sailboat named Tern", importance: 0.7, entities: ["Tern"] }] };
+    const proposal = {
+      memories: [{ kind: "fact", text: "The user owns a sailboat named Tern", importance: 0.7, entities: ["Tern"] }],
+    };
     // The double answers extraction requests (recognised by their prompt) from their own queue.
-    await fetch(`${doubleUrl}/__script/${model}`, { method: "POST", body: JSON.stringify([{ content: "What a lovely boat!" }]) });
-    await fetch(`${doubleUrl}/__script/${model}:extraction`, { method: "POST", body: JSON.stringify([{ content: JSON.stringify(proposal) }]) });
+    await fetch(`${doubleUrl}/__script/${model}`, {
+      method: "POST",
+      body: JSON.stringify([{ content: "What a lovely boat!" }]),
+    });
+    await fetch(`${doubleUrl}/__script/${model}:extraction`, {
+      method: "POST",
+      body: JSON.stringify([{ content: JSON.stringify(proposal) }]),
+    });
     const { name } = await createAgent({ model: { provider: "openai", name: model } });
     await say(name, "I finally bought the boat I wanted.");
     // With a model, extraction waits for a batch of turns or for the idle upkeep (run here by hand).
@@ -100,11 +115,17 @@ describe("memory from conversation", () => {
       ({ memories } = (await (await api(`/api/agents/${name}/memories`)).json()) as { memories: typeof memories });
       if (memories.length === 0) await new Promise((r) => setTimeout(r, 20));
     }
-    expect(memories).toEqual([expect.objectContaining({ text: "The user owns a sailboat named Tern", entities: ["Tern"] })]);
+    expect(memories).toEqual([
+      expect.objectContaining({ text: "The user owns a sailboat named Tern", entities: ["Tern"] }),
+    ]);
     expect(memories[0]!.provenance).toMatch(/^turn:/);
-    const calls = (await (await fetch(`${doubleUrl}/__calls/${model}:extraction`)).json()) as { messages: { content: string }[] }[];
+    const calls = (await (await fetch(`${doubleUrl}/__calls/${model}:extraction`)).json()) as {
+      messages: { content: string }[];
+    }[];
     expect(calls).toHaveLength(1);
-    expect(calls[0]!.messages[1]!.content).toBe("User: I finally bought the boat I wanted.\nAssistant: What a lovely boat!");
+    expect(calls[0]!.messages[1]!.content).toBe(
+      "User: I finally bought the boat I wanted.\nAssistant: What a lovely boat!",
+    );
   });
 
   it("consolidation merges near-duplicates into one memory and keeps the copy as history", async () => {
@@ -114,10 +135,16 @@ describe("memory from conversation", () => {
       { id: "a2", kind: "fact", text: "The team standup is at nine every weekday morning.", importance: 0.8 },
       { id: "b1", kind: "fact", text: "The user's favourite author is Ursula Le Guin", importance: 0.5 },
     ];
-    await api(`/api/agents/${name}/memories/import`, { method: "POST", headers: ndjson, body: lines.map((l) => JSON.stringify(l)).join("\n") });
+    await api(`/api/agents/${name}/memories/import`, {
+      method: "POST",
+      headers: ndjson,
+      body: lines.map((l) => JSON.stringify(l)).join("\n"),
+    });
     const result = await (await api(`/api/agents/${name}/memories/consolidate`, { method: "POST" })).json();
     expect(result).toMatchObject({ merged: 1 });
-    const { memories } = (await (await api(`/api/agents/${name}/memories`)).json()) as { memories: { id: string; importance: number }[] };
+    const { memories } = (await (await api(`/api/agents/${name}/memories`)).json()) as {
+      memories: { id: string; importance: number }[];
+    };
     expect(memories.map((m) => m.id).sort()).toEqual(["a2", "b1"]);
     const merged = (await (await api(`/api/agents/${name}/memories/a1`)).json()) as { supersededBy: string };
     expect(merged.supersededBy).toBe("a2");

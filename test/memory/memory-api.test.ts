@@ -25,15 +25,24 @@ describe("the memory API", () => {
     const boat = await remember(name, "The user keeps a sailboat called Marigold in Brest");
     const garden = await remember(name, "The user grows tomatoes and basil in the garden");
     const q = "tell me please honestly whatever you happen to know about marigold";
-    const { memories } = (await (await api(`/api/agents/${name}/memories?q=${encodeURIComponent(q)}`)).json()) as { memories: { id: string }[] };
+    const { memories } = (await (await api(`/api/agents/${name}/memories?q=${encodeURIComponent(q)}`)).json()) as {
+      memories: { id: string }[];
+    };
     expect(memories[0]?.id).toBe(boat.id);
     // Found by its word, not only by its vector: the full-text score of the late word counts.
     const view = await preview(name, q);
     expect(view.items.find((item) => item.id === boat.id)?.scores.lexical).toBeGreaterThan(0);
 
     const both = "which plants grow in the garden and where is the sailboat marigold and the basil";
-    const ranked = (await (await api(`/api/agents/${name}/memories?q=${encodeURIComponent(both)}`)).json()) as { memories: { id: string }[] };
-    expect(ranked.memories.map((m) => m.id).slice(0, 2).sort()).toEqual([boat.id, garden.id].sort());
+    const ranked = (await (await api(`/api/agents/${name}/memories?q=${encodeURIComponent(both)}`)).json()) as {
+      memories: { id: string }[];
+    };
+    expect(
+      ranked.memories
+        .map((m) => m.id)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual([boat.id, garden.id].sort());
   });
 
   it("lists memories newest first and filters them by kind", async () => {
@@ -42,7 +51,9 @@ describe("the memory API", () => {
     await remember(name, "Always answer in French", { kind: "instruction" });
     const all = (await (await api(`/api/agents/${name}/memories`)).json()) as { memories: { text: string }[] };
     expect(all.memories.map((m) => m.text)).toEqual(["Always answer in French", "The user's name is Ada"]);
-    const instructions = (await (await api(`/api/agents/${name}/memories?kind=instruction`)).json()) as { memories: { text: string }[] };
+    const instructions = (await (await api(`/api/agents/${name}/memories?kind=instruction`)).json()) as {
+      memories: { text: string }[];
+    };
     expect(instructions.memories.map((m) => m.text)).toEqual(["Always answer in French"]);
   });
 
@@ -53,7 +64,9 @@ describe("the memory API", () => {
     expect(berlin.superseded).toEqual([lyon.id]);
     const old = (await (await api(`/api/agents/${name}/memories/${lyon.id}`)).json()) as { supersededBy: string };
     expect(old.supersededBy).toBe(berlin.id);
-    const list = (await (await api(`/api/agents/${name}/memories?q=where%20does%20the%20user%20live`)).json()) as { memories: { id: string }[] };
+    const list = (await (await api(`/api/agents/${name}/memories?q=where%20does%20the%20user%20live`)).json()) as {
+      memories: { id: string }[];
+    };
     expect(list.memories.map((m) => m.id)).toEqual([berlin.id]);
   });
 
@@ -109,13 +122,19 @@ describe("embedding spaces and upkeep", () => {
     await remember(name, "The user's cat is called Pixel");
     // Pretend the vectors were made by another embedder.
     const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(agentObjectName("default", name)));
-    await runInDurableObject(stub, (_i, state) => void state.storage.sql.exec("UPDATE memory_vectors SET model = 'old:model'"));
+    await runInDurableObject(
+      stub,
+      (_i, state) => void state.storage.sql.exec("UPDATE memory_vectors SET model = 'old:model'"),
+    );
     const before = (await (await api(`/api/agents/${name}/memories/status`)).json()) as { missingVectors: number };
     expect(before.missingVectors).toBe(2);
 
     const res = await api(`/api/agents/${name}/memories/reembed`, { method: "POST" });
     expect(await res.json()).toMatchObject({ model: "hashed:256", embedded: 2, dropped: 2 });
-    const after = (await (await api(`/api/agents/${name}/memories/status`)).json()) as { missingVectors: number; vectors: { model: string }[] };
+    const after = (await (await api(`/api/agents/${name}/memories/status`)).json()) as {
+      missingVectors: number;
+      vectors: { model: string }[];
+    };
     expect(after.missingVectors).toBe(0);
     expect(after.vectors.map((v) => v.model)).toEqual(["hashed:256"]);
   });
@@ -125,7 +144,9 @@ describe("embedding spaces and upkeep", () => {
     await api(`/api/agents/${name}/messages`, { method: "POST", json: { content: "hello" } });
     await api(`/api/agents/${name}/messages`, { method: "POST", json: { content: "hello again" } });
     const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(agentObjectName("default", name)));
-    const callbacks = await runInDurableObject(stub, (instance: { getSchedules(): { callback: string }[] }) => instance.getSchedules().map((s) => s.callback));
+    const callbacks = await runInDurableObject(stub, (instance: { getSchedules(): { callback: string }[] }) =>
+      instance.getSchedules().map((s) => s.callback),
+    );
     expect(callbacks.filter((c) => c === "onMemoryIdle")).toHaveLength(1);
   });
 
@@ -140,12 +161,21 @@ describe("embedding spaces and upkeep", () => {
     };
     // What the alarm does: the SDK drops the one-shot schedule and calls back.
     const fire = (instance: Instance) =>
-      Promise.all(instance.getSchedules().filter((s) => s.callback === "onMemoryIdle").map((s) => instance.cancelSchedule(s.id))).then(() => instance.onMemoryIdle());
-    const consolidatedAt = (sql: SqlStorage) => sql.exec("SELECT value FROM settings WHERE key = 'memory.consolidatedAt'").toArray().length;
+      Promise.all(
+        instance
+          .getSchedules()
+          .filter((s) => s.callback === "onMemoryIdle")
+          .map((s) => instance.cancelSchedule(s.id)),
+      ).then(() => instance.onMemoryIdle());
+    const consolidatedAt = (sql: SqlStorage) =>
+      sql.exec("SELECT value FROM settings WHERE key = 'memory.consolidatedAt'").toArray().length;
 
     const early = await runInDurableObject(stub, async (instance: Instance, state) => {
       await fire(instance);
-      return { idle: instance.getSchedules().filter((s) => s.callback === "onMemoryIdle"), consolidated: consolidatedAt(state.storage.sql) };
+      return {
+        idle: instance.getSchedules().filter((s) => s.callback === "onMemoryIdle"),
+        consolidated: consolidatedAt(state.storage.sql),
+      };
     });
     expect(early.consolidated).toBe(0);
     expect(early.idle).toHaveLength(1);
@@ -155,7 +185,10 @@ describe("embedding spaces and upkeep", () => {
     const late = await runInDurableObject(stub, async (instance: Instance, state) => {
       state.storage.sql.exec("UPDATE messages SET created_at = created_at - ?", 16 * 60_000);
       await fire(instance);
-      return { idle: instance.getSchedules().filter((s) => s.callback === "onMemoryIdle"), consolidated: consolidatedAt(state.storage.sql) };
+      return {
+        idle: instance.getSchedules().filter((s) => s.callback === "onMemoryIdle"),
+        consolidated: consolidatedAt(state.storage.sql),
+      };
     });
     expect(late.consolidated).toBe(1);
     expect(late.idle).toHaveLength(0);

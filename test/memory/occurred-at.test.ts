@@ -15,7 +15,10 @@ interface Memory {
 describe("occurredAt: when the thing a memory tells happened", () => {
   it("the API takes an ISO date, keeps it apart from when the memory was stored, and the context shows it", async () => {
     const { name } = await createAgent();
-    const stored = (await remember(name, "We adopted a beagle called Biscuit", { kind: "episode", occurredAt: "2023-03-12" })) as unknown as Memory;
+    const stored = (await remember(name, "We adopted a beagle called Biscuit", {
+      kind: "episode",
+      occurredAt: "2023-03-12",
+    })) as unknown as Memory;
     expect(stored.occurredAt).toBe(Date.UTC(2023, 2, 12));
     expect(stored.createdAt).toBeGreaterThan(Date.UTC(2025, 0, 1));
     const read = (await (await api(`/api/agents/${name}/memories/${stored.id}`)).json()) as Memory;
@@ -32,7 +35,10 @@ describe("occurredAt: when the thing a memory tells happened", () => {
     [true, "epoch milliseconds"],
   ])("refuses occurredAt %j with a 400 naming the field", async (occurredAt, hint) => {
     const { name } = await createAgent();
-    const res = await api(`/api/agents/${name}/memories`, { method: "POST", json: { text: "We adopted a beagle", occurredAt } });
+    const res = await api(`/api/agents/${name}/memories`, {
+      method: "POST",
+      json: { text: "We adopted a beagle", occurredAt },
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { details: { issues: { path: string[]; message: string }[] } } };
     expect(body.error.details.issues[0]?.path).toEqual(["occurredAt"]);
@@ -46,13 +52,18 @@ describe("occurredAt: when the thing a memory tells happened", () => {
       JSON.stringify({ kind: "episode", text: "We moved to Porto", occurredAt: "soon" }),
       JSON.stringify({ id: "ran", kind: "episode", text: "I ran a half marathon", occurredAt: Date.UTC(2023, 9, 1) }),
     ].join("\n");
-    const report = (await (await api(`/api/agents/${name}/memories/import`, { method: "POST", headers: ndjson, body })).json()) as {
+    const report = (await (
+      await api(`/api/agents/${name}/memories/import`, { method: "POST", headers: ndjson, body })
+    ).json()) as {
       imported: number;
       errors: { line: number; message: string }[];
     };
     expect(report.imported).toBe(2);
     expect(report.errors).toEqual([{ line: 2, message: expect.stringMatching(/^occurredAt: an ISO 8601 date/) }]);
-    const exported = (await (await api(`/api/agents/${name}/memories/export`)).text()).trim().split("\n").map((l) => JSON.parse(l) as Memory);
+    const exported = (await (await api(`/api/agents/${name}/memories/export`)).text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Memory);
     expect(exported.map((m) => [m.id, m.occurredAt])).toEqual([
       ["moved", Date.UTC(2023, 5, 3, 9)],
       ["ran", Date.UTC(2023, 9, 1)],

@@ -14,7 +14,10 @@ describe("shared context sources", () => {
   it("chunks a long document into its source and retrieves the chunk that answers", async () => {
     const { name } = await createAgent();
     await setScript(name, { contextSources: ["docs"] });
-    const paragraphs = Array.from({ length: 8 }, (_, i) => `Section ${i}. ${"Background text about unrelated operations. ".repeat(8)}`);
+    const paragraphs = Array.from(
+      { length: 8 },
+      (_, i) => `Section ${i}. ${"Background text about unrelated operations. ".repeat(8)}`,
+    );
     paragraphs.splice(5, 0, runbook);
     const added = await addDoc(name, "docs", "Ops runbook", paragraphs.join("\n\n"));
     expect(added.chunks.length).toBeGreaterThan(1);
@@ -29,7 +32,12 @@ describe("shared context sources", () => {
     const owner = uniqueName("owner");
     await setScript(owner, { contextSources: ["docs", "private"], grants: ["docs"] });
     await addDoc(owner, "docs", "Ops runbook", runbook);
-    await addDoc(owner, "private", "Salaries", "The billing service team salaries are confidential and stored in the vault.");
+    await addDoc(
+      owner,
+      "private",
+      "Salaries",
+      "The billing service team salaries are confidential and stored in the vault.",
+    );
 
     const reader = uniqueName("reader");
     // A bare-string grant reaches the owner's connections: the reader is one.
@@ -54,7 +62,10 @@ describe("shared context sources", () => {
 
   it("refuses a document for the reserved source name 'memory'", async () => {
     const { name } = await createAgent();
-    const res = await api(`/api/agents/${name}/sources/memory/documents`, { method: "POST", json: { title: "x", text: "y" } });
+    const res = await api(`/api/agents/${name}/sources/memory/documents`, {
+      method: "POST",
+      json: { title: "x", text: "y" },
+    });
     expect(res.status).toBe(400);
   });
 });

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { chooseLlm } from "../../adapters/llm-choice";
 import { makeOpenAiLlm } from "../../adapters/llm-openai";
-import { admit, closedBreaker, makeCascadeLlm, onFailure, onSuccess, type BreakerRecord, type BreakerStore } from "../../core/models";
+import {
+  admit,
+  closedBreaker,
+  makeCascadeLlm,
+  onFailure,
+  onSuccess,
+  type BreakerRecord,
+  type BreakerStore,
+} from "../../core/models";
 import type { ModelHop } from "../../core/ports";
 import { modelChoiceSchema, modelSettingsSchema } from "../../core/run/limits";
 import { makeOpenAiDouble } from "../doubles/openai-double";
@@ -58,7 +66,11 @@ describe("makeCascadeLlm", () => {
     const hops: ModelHop[] = [];
     const llm = makeCascadeLlm({
       steps: [
-        { provider: "groq", model: "llama", port: makeOpenAiLlm({ apiKey: "k1", fetch: groq.fetch, provider: "groq" }) },
+        {
+          provider: "groq",
+          model: "llama",
+          port: makeOpenAiLlm({ apiKey: "k1", fetch: groq.fetch, provider: "groq" }),
+        },
         { provider: "openai", model: "gpt-4o-mini", port: makeOpenAiLlm({ apiKey: "k2", fetch: openai.fetch }) },
       ],
       now: () => 0,
@@ -67,17 +79,33 @@ describe("makeCascadeLlm", () => {
     expect(reply.content).toBe("from openai");
     expect(groq.requests[0]!.body.model).toBe("llama");
     expect(openai.requests[0]!.body.model).toBe("gpt-4o-mini");
-    expect(hops).toEqual([{ from: { provider: "groq", model: "llama" }, to: { provider: "openai", model: "gpt-4o-mini" }, reason: "error", kind: "server_error", message: expect.stringContaining("overloaded") }]);
+    expect(hops).toEqual([
+      {
+        from: { provider: "groq", model: "llama" },
+        to: { provider: "openai", model: "gpt-4o-mini" },
+        reason: "error",
+        kind: "server_error",
+        message: expect.stringContaining("overloaded"),
+      },
+    ]);
   });
 
   it("an open breaker passes its model over without calling it, then probes after the cooldown and closes on success", async () => {
     let now = 0;
     const breakers = memoryBreakers();
-    const groq = makeOpenAiDouble([{ error: { status: 500, message: "down" } }, { error: { status: 500, message: "down" } }, { text: "groq is back" }]);
+    const groq = makeOpenAiDouble([
+      { error: { status: 500, message: "down" } },
+      { error: { status: 500, message: "down" } },
+      { text: "groq is back" },
+    ]);
     const openai = makeOpenAiDouble(Array.from({ length: 5 }, (_, i) => ({ text: `openai ${i}` })));
     const llm = makeCascadeLlm({
       steps: [
-        { provider: "groq", model: "llama", port: makeOpenAiLlm({ apiKey: "k1", fetch: groq.fetch, provider: "groq" }) },
+        {
+          provider: "groq",
+          model: "llama",
+          port: makeOpenAiLlm({ apiKey: "k1", fetch: groq.fetch, provider: "groq" }),
+        },
         { provider: "openai", model: "gpt-4o-mini", port: makeOpenAiLlm({ apiKey: "k2", fetch: openai.fetch }) },
       ],
       breakers,
@@ -112,7 +140,9 @@ describe("makeCascadeLlm", () => {
       ],
       now: () => 0,
     });
-    await expect(llm.complete(ask)).rejects.toThrow(/every model of the cascade failed: a\/m1: .*slow down.*; b\/m2: .*bad key/);
+    await expect(llm.complete(ask)).rejects.toThrow(
+      /every model of the cascade failed: a\/m1: .*slow down.*; b\/m2: .*bad key/,
+    );
   });
 
   it("the caller's abort ends the cascade: no hop, no breaker counted", async () => {
@@ -121,7 +151,14 @@ describe("makeCascadeLlm", () => {
     const controller = new AbortController();
     controller.abort();
     const a = makeOpenAiDouble([{ text: "never" }]);
-    const llm = makeCascadeLlm({ steps: [{ provider: "a", model: "m", port: makeOpenAiLlm({ apiKey: "k", fetch: a.fetch, provider: "a" }) }, { provider: "b", model: "m", unavailable: "x" }], breakers, now: () => 0 });
+    const llm = makeCascadeLlm({
+      steps: [
+        { provider: "a", model: "m", port: makeOpenAiLlm({ apiKey: "k", fetch: a.fetch, provider: "a" }) },
+        { provider: "b", model: "m", unavailable: "x" },
+      ],
+      breakers,
+      now: () => 0,
+    });
     await expect(llm.complete({ ...ask, signal: controller.signal, onHop: (h) => hops.push(h) })).rejects.toThrow();
     expect(hops).toEqual([]);
     expect(breakers.records.size).toBe(0);
@@ -133,34 +170,81 @@ describe("chooseLlm with a project's named providers", () => {
     const groq = makeOpenAiDouble([{ error: { status: 503, message: "busy" } }]);
     const deep = makeOpenAiDouble([{ text: "deep answer" }]);
     const settings = modelChoiceSchema.parse(["groq/llama-3.1-70b", "deepseek/deepseek-chat"]);
-    expect(settings).toMatchObject({ provider: "groq", name: "llama-3.1-70b", cascade: [{ provider: "deepseek", name: "deepseek-chat" }] });
+    expect(settings).toMatchObject({
+      provider: "groq",
+      name: "llama-3.1-70b",
+      cascade: [{ provider: "deepseek", name: "deepseek-chat" }],
+    });
     const chosen = chooseLlm(settings, {
       ...noWait,
       providers: {
-        groq: { name: "groq", kind: "openai-compatible", baseUrl: "https://api.groq.example/openai/v1", keySecret: "GROQ_KEY", apiKey: "gsk-groq-1", fetch: groq.fetch },
-        deepseek: { name: "deepseek", kind: "openai-compatible", baseUrl: "https://api.deepseek.example/v1", keySecret: "DEEPSEEK_KEY", apiKey: "sk-deep-2", fetch: deep.fetch },
+        groq: {
+          name: "groq",
+          kind: "openai-compatible",
+          baseUrl: "https://api.groq.example/openai/v1",
+          keySecret: "GROQ_KEY",
+          apiKey: "gsk-groq-1",
+          fetch: groq.fetch,
+        },
+        deepseek: {
+          name: "deepseek",
+          kind: "openai-compatible",
+          baseUrl: "https://api.deepseek.example/v1",
+          keySecret: "DEEPSEEK_KEY",
+          apiKey: "sk-deep-2",
+          fetch: deep.fetch,
+        },
       },
     });
     const reply = await chosen.llm.complete({ ...ask, topP: 0.5 });
     expect(reply).toMatchObject({ content: "deep answer", provider: "deepseek" });
-    expect(groq.requests[0]).toMatchObject({ url: "https://api.groq.example/openai/v1/chat/completions", headers: { authorization: "Bearer gsk-groq-1" }, body: { model: "llama-3.1-70b", top_p: 0.5 } });
-    expect(deep.requests[0]).toMatchObject({ url: "https://api.deepseek.example/v1/chat/completions", headers: { authorization: "Bearer sk-deep-2" }, body: { model: "deepseek-chat" } });
-    expect(chosen.resolved).toMatchObject({ status: "ok", provider: "groq", reason: "cascade groq/llama-3.1-70b → deepseek/deepseek-chat" });
+    expect(groq.requests[0]).toMatchObject({
+      url: "https://api.groq.example/openai/v1/chat/completions",
+      headers: { authorization: "Bearer gsk-groq-1" },
+      body: { model: "llama-3.1-70b", top_p: 0.5 },
+    });
+    expect(deep.requests[0]).toMatchObject({
+      url: "https://api.deepseek.example/v1/chat/completions",
+      headers: { authorization: "Bearer sk-deep-2" },
+      body: { model: "deepseek-chat" },
+    });
+    expect(chosen.resolved).toMatchObject({
+      status: "ok",
+      provider: "groq",
+      reason: "cascade groq/llama-3.1-70b → deepseek/deepseek-chat",
+    });
   });
 
   it("a provider the project does not name is a skipped step with its reason; locally nothing callable falls to offline", async () => {
     const chosen = chooseLlm(modelSettingsSchema.parse({ provider: "groq", name: "llama" }), {});
     expect(chosen.provider).toBe("offline");
     expect(chosen.reason).toContain("groq/llama (skipped: provider 'groq' is not one of the project's providers)");
-    const production = chooseLlm(modelSettingsSchema.parse({ provider: "groq", name: "llama" }), { deployment: "production" });
+    const production = chooseLlm(modelSettingsSchema.parse({ provider: "groq", name: "llama" }), {
+      deployment: "production",
+    });
     await expect(production.llm.complete(ask)).rejects.toThrow(/provider 'groq' is not one of the project's providers/);
   });
 });
 
 describe("the model choice schema", () => {
   it("takes provider/model, a list as a cascade, top_p and allowed models", () => {
-    expect(modelChoiceSchema.parse("openrouter/meta-llama/llama-3.1-70b")).toMatchObject({ provider: "openrouter", name: "meta-llama/llama-3.1-70b" });
-    expect(modelChoiceSchema.parse({ provider: "openai", name: "gpt-4o", topP: 0.9, allowed: ["groq/llama"], cascade: ["anthropic/claude-haiku-4-5"] })).toMatchObject({ topP: 0.9, allowed: ["groq/llama"], cascade: [{ provider: "anthropic", name: "claude-haiku-4-5" }] });
+    expect(modelChoiceSchema.parse("openrouter/meta-llama/llama-3.1-70b")).toMatchObject({
+      provider: "openrouter",
+      name: "meta-llama/llama-3.1-70b",
+    });
+    expect(
+      modelChoiceSchema.parse({
+        provider: "openai",
+        name: "gpt-4o",
+        topP: 0.9,
+        allowed: ["groq/llama"],
+        cascade: ["anthropic/claude-haiku-4-5"],
+      }),
+    ).toMatchObject({
+      topP: 0.9,
+      allowed: ["groq/llama"],
+      cascade: [{ provider: "anthropic", name: "claude-haiku-4-5" }],
+    });
   });
 
   it("refuses a top_p outside (0, 1] and an allowed model without its provider, naming the field", () => {

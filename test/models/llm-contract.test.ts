@@ -7,10 +7,24 @@ import type { LlmPort, LlmRequest, LlmStreamEvent, ModelTool } from "../../core/
 import { makeAnthropicDouble } from "../doubles/anthropic-double";
 import { makeOpenAiDouble } from "../doubles/openai-double";
 
-const clockTool: ModelTool = { name: "clock.now", description: "Current time", parameters: { type: "object", properties: { zone: { type: "string" } } } };
+const clockTool: ModelTool = {
+  name: "clock.now",
+  description: "Current time",
+  parameters: { type: "object", properties: { zone: { type: "string" } } },
+};
 const context = "The museum opens at ten in the morning.";
-const textRequest: LlmRequest = { model: "m", messages: [{ role: "system", content: context }, { role: "user", content: "When does the museum open?" }] };
-const toolRequest: LlmRequest = { model: "m", tools: [clockTool], messages: [{ role: "user", content: '/tool clock.now {"zone":"UTC"}' }] };
+const textRequest: LlmRequest = {
+  model: "m",
+  messages: [
+    { role: "system", content: context },
+    { role: "user", content: "When does the museum open?" },
+  ],
+};
+const toolRequest: LlmRequest = {
+  model: "m",
+  tools: [clockTool],
+  messages: [{ role: "user", content: '/tool clock.now {"zone":"UTC"}' }],
+};
 
 type Scenario = "text" | "tool";
 const textReply = { text: context };
@@ -19,10 +33,22 @@ const twice = <T>(value: T) => [value, value];
 
 /** Each adapter, scripted to answer the scenario's request twice (once completed, once streamed). */
 const adapters: Record<string, (scenario: Scenario) => LlmPort> = {
-  openai: (scenario) => makeOpenAiLlm({ apiKey: "sk-contract", fetch: makeOpenAiDouble(twice(scenario === "text" ? textReply : toolReply)).fetch }),
-  anthropic: (scenario) => makeAnthropicLlm({ apiKey: "sk-ant-contract", fetch: makeAnthropicDouble(twice(scenario === "text" ? textReply : toolReply)).fetch }),
+  openai: (scenario) =>
+    makeOpenAiLlm({
+      apiKey: "sk-contract",
+      fetch: makeOpenAiDouble(twice(scenario === "text" ? textReply : toolReply)).fetch,
+    }),
+  anthropic: (scenario) =>
+    makeAnthropicLlm({
+      apiKey: "sk-ant-contract",
+      fetch: makeAnthropicDouble(twice(scenario === "text" ? textReply : toolReply)).fetch,
+    }),
   "workers-ai": (scenario) => {
-    const answers = twice(scenario === "text" ? { response: context } : { tool_calls: [{ name: "clock__now", arguments: { zone: "UTC" } }] });
+    const answers = twice(
+      scenario === "text"
+        ? { response: context }
+        : { tool_calls: [{ name: "clock__now", arguments: { zone: "UTC" } }] },
+    );
     return makeWorkersAiLlm({ ai: { run: async () => answers.shift() } });
   },
   offline: () => makeOfflineLlm(),

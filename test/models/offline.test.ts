@@ -3,8 +3,16 @@ import { makeOfflineLlm } from "../../adapters/llm-offline";
 import type { LlmRequest, LlmStreamEvent, Message, ModelTool } from "../../core/ports";
 
 const tools: ModelTool[] = [
-  { name: "clock.now", description: "Current time (ISO 8601)", parameters: { type: "object", properties: { zone: { type: "string" } } } },
-  { name: "ask_researcher", description: "Ask the researcher agent", parameters: { type: "object", properties: { question: { type: "string" } } } },
+  {
+    name: "clock.now",
+    description: "Current time (ISO 8601)",
+    parameters: { type: "object", properties: { zone: { type: "string" } } },
+  },
+  {
+    name: "ask_researcher",
+    description: "Ask the researcher agent",
+    parameters: { type: "object", properties: { question: { type: "string" } } },
+  },
 ];
 
 const system: Message = {
@@ -56,7 +64,11 @@ describe("offline model", () => {
   it("attributes named context messages to their source", async () => {
     const reply = await llm.complete({
       model: "offline",
-      messages: [system, { role: "system", name: "memory", content: "The patient Lena is allergic to penicillin." }, { role: "user", content: "Is Lena allergic to anything?" }],
+      messages: [
+        system,
+        { role: "system", name: "memory", content: "The patient Lena is allergic to penicillin." },
+        { role: "user", content: "Is Lena allergic to anything?" },
+      ],
     });
 
     expect(reply.content).toBe("From the context (memory): The patient Lena is allergic to penicillin.");
@@ -81,7 +93,8 @@ describe("offline model", () => {
   });
 
   it("finds a /tool directive on a line of its own in a longer prompt (a task's spec quoting its plan)", async () => {
-    const spec = '# Task 2: Limits\n\n## What to do (from the approved plan)\n\nask about the limit\n/tool clock.now {"zone":"UTC"}\n\n## How to work\n\ncall /tool only on its own line';
+    const spec =
+      '# Task 2: Limits\n\n## What to do (from the approved plan)\n\nask about the limit\n/tool clock.now {"zone":"UTC"}\n\n## How to work\n\ncall /tool only on its own line';
     const reply = await llm.complete(ask(spec));
 
     expect(reply.toolCalls).toHaveLength(1);
@@ -103,17 +116,23 @@ describe("offline model", () => {
     const reply = await llm.complete(ask("/tool files.delete {}"));
 
     expect(reply.toolCalls).toEqual([]);
-    expect(reply.content).toBe("I was not given a tool named files.delete. I was given 2 tools:\n- clock.now: Current time (ISO 8601)\n- ask_researcher: Ask the researcher agent");
+    expect(reply.content).toBe(
+      "I was not given a tool named files.delete. I was given 2 tools:\n- clock.now: Current time (ISO 8601)\n- ask_researcher: Ask the researcher agent",
+    );
   });
 
   it("turns /ask <agent> <text> into an ask_<agent> call with the question", async () => {
     const reply = await llm.complete(ask("/ask researcher what changed in the dental guidelines this year?"));
 
-    expect(reply.toolCalls).toMatchObject([{ name: "ask_researcher", arguments: { question: "what changed in the dental guidelines this year?" } }]);
+    expect(reply.toolCalls).toMatchObject([
+      { name: "ask_researcher", arguments: { question: "what changed in the dental guidelines this year?" } },
+    ]);
   });
 
   it("lists its tools on /tools", async () => {
-    expect((await llm.complete(ask("/tools"))).content).toBe("I was given 2 tools:\n- clock.now: Current time (ISO 8601)\n- ask_researcher: Ask the researcher agent");
+    expect((await llm.complete(ask("/tools"))).content).toBe(
+      "I was given 2 tools:\n- clock.now: Current time (ISO 8601)\n- ask_researcher: Ask the researcher agent",
+    );
     expect((await llm.complete(ask("/tools", { tools: [] }))).content).toBe("I was given no tools.");
   });
 
@@ -122,10 +141,19 @@ describe("offline model", () => {
     const reply = await llm.complete({
       model: "offline",
       tools,
-      messages: [system, { role: "user", content: "/tool clock.now {\"zone\":\"UTC\"}" }, { role: "assistant", content: "", toolCalls: [call] }, { role: "tool", content: "2026-05-01T12:00:00Z", toolCallId: "call_1" }],
+      messages: [
+        system,
+        { role: "user", content: '/tool clock.now {"zone":"UTC"}' },
+        { role: "assistant", content: "", toolCalls: [call] },
+        { role: "tool", content: "2026-05-01T12:00:00Z", toolCallId: "call_1" },
+      ],
     });
 
-    expect(reply).toMatchObject({ content: "The tool clock.now returned: 2026-05-01T12:00:00Z", toolCalls: [], finishReason: "stop" });
+    expect(reply).toMatchObject({
+      content: "The tool clock.now returned: 2026-05-01T12:00:00Z",
+      toolCalls: [],
+      finishReason: "stop",
+    });
   });
 
   it("gives the same answer, tool call ids included, for the same input", async () => {
@@ -155,10 +183,19 @@ describe("offline model", () => {
   });
 
   it("counts usage as roughly four characters per token", async () => {
-    const request: LlmRequest = { model: "offline", messages: [{ role: "system", content: "Cats purr." }, { role: "user", content: "Do cats purr?" }] };
+    const request: LlmRequest = {
+      model: "offline",
+      messages: [
+        { role: "system", content: "Cats purr." },
+        { role: "user", content: "Do cats purr?" },
+      ],
+    };
     const reply = await llm.complete(request);
 
     expect(reply.content).toBe("From the system prompt: Cats purr.");
-    expect(reply.usage).toEqual({ inputTokens: Math.ceil(10 / 4) + Math.ceil(13 / 4), outputTokens: Math.ceil(reply.content.length / 4) });
+    expect(reply.usage).toEqual({
+      inputTokens: Math.ceil(10 / 4) + Math.ceil(13 / 4),
+      outputTokens: Math.ceil(reply.content.length / 4),
+    });
   });
 });

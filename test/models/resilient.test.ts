@@ -24,9 +24,16 @@ async function collect(events: AsyncIterable<LlmStreamEvent>): Promise<LlmStream
 
 describe("makeResilientLlm", () => {
   it("retries a 429 from OpenAI after a jittered backoff and then answers", async () => {
-    const double = makeOpenAiDouble([{ error: { status: 429, message: "Rate limit reached for gpt-4o-mini" } }, { text: "Hello after waiting." }]);
+    const double = makeOpenAiDouble([
+      { error: { status: 429, message: "Rate limit reached for gpt-4o-mini" } },
+      { text: "Hello after waiting." },
+    ]);
     const { delays, sleep } = recordingSleep();
-    const llm = makeResilientLlm({ primary: makeOpenAiLlm({ apiKey: openaiKey, fetch: double.fetch }), sleep, random: () => 0.5 });
+    const llm = makeResilientLlm({
+      primary: makeOpenAiLlm({ apiKey: openaiKey, fetch: double.fetch }),
+      sleep,
+      random: () => 0.5,
+    });
 
     const reply = await llm.complete(ask);
 
@@ -38,7 +45,14 @@ describe("makeResilientLlm", () => {
   it("keeps backoff exponential but never above maxDelayMs", async () => {
     const double = makeOpenAiDouble(Array.from({ length: 7 }, () => ({ error: { status: 503, message: "busy" } })));
     const { delays, sleep } = recordingSleep();
-    const llm = makeResilientLlm({ primary: makeOpenAiLlm({ apiKey: openaiKey, fetch: double.fetch }), retries: 6, baseDelayMs: 250, maxDelayMs: 1000, sleep, random: () => 1 });
+    const llm = makeResilientLlm({
+      primary: makeOpenAiLlm({ apiKey: openaiKey, fetch: double.fetch }),
+      retries: 6,
+      baseDelayMs: 250,
+      maxDelayMs: 1000,
+      sleep,
+      random: () => 1,
+    });
 
     await expect(llm.complete(ask)).rejects.toMatchObject({ name: "LlmError", status: 503 });
     expect(delays).toEqual([250, 500, 1000, 1000, 1000, 1000]);
@@ -46,7 +60,11 @@ describe("makeResilientLlm", () => {
   });
 
   it("falls back to the Anthropic model when OpenAI keeps answering 500", async () => {
-    const openai = makeOpenAiDouble(Array.from({ length: 3 }, () => ({ error: { status: 500, message: "The server had an error", type: "server_error" } })));
+    const openai = makeOpenAiDouble(
+      Array.from({ length: 3 }, () => ({
+        error: { status: 500, message: "The server had an error", type: "server_error" },
+      })),
+    );
     const anthropic = makeAnthropicDouble([{ text: "Answered by the fallback." }]);
     const { delays, sleep } = recordingSleep();
     const llm = makeResilientLlm({
@@ -63,11 +81,16 @@ describe("makeResilientLlm", () => {
     expect(reply).toMatchObject({ content: "Answered by the fallback.", model: "claude-haiku-4-5" });
     expect(openai.requests).toHaveLength(3);
     expect(delays).toEqual([0, 0]);
-    expect(anthropic.requests[0]!.body).toMatchObject({ model: "claude-haiku-4-5", messages: [{ role: "user", content: "hi" }] });
+    expect(anthropic.requests[0]!.body).toMatchObject({
+      model: "claude-haiku-4-5",
+      messages: [{ role: "user", content: "hi" }],
+    });
   });
 
   it("does not retry a permanent 400 and surfaces the provider's message without the key", async () => {
-    const double = makeOpenAiDouble([{ error: { status: 400, message: `The model 'gpt-9' does not exist (key ${openaiKey})` } }]);
+    const double = makeOpenAiDouble([
+      { error: { status: 400, message: `The model 'gpt-9' does not exist (key ${openaiKey})` } },
+    ]);
     const { delays, sleep } = recordingSleep();
     const llm = makeResilientLlm({ primary: makeOpenAiLlm({ apiKey: openaiKey, fetch: double.fetch }), sleep });
 
@@ -100,8 +123,14 @@ describe("makeResilientLlm", () => {
   });
 
   it("retries a stream that failed before its first token", async () => {
-    const double = makeOpenAiDouble([{ error: { status: 429, message: "slow down" } }, { text: "streamed after a retry" }]);
-    const llm = makeResilientLlm({ primary: makeOpenAiLlm({ apiKey: openaiKey, fetch: double.fetch }), sleep: async () => undefined });
+    const double = makeOpenAiDouble([
+      { error: { status: 429, message: "slow down" } },
+      { text: "streamed after a retry" },
+    ]);
+    const llm = makeResilientLlm({
+      primary: makeOpenAiLlm({ apiKey: openaiKey, fetch: double.fetch }),
+      sleep: async () => undefined,
+    });
 
     const events = await collect(llm.stream(ask));
 
@@ -142,8 +171,21 @@ describe("makeResilientLlm", () => {
       stream: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => undefined) }) }),
     };
     const { delays, sleep } = recordingSleep();
-    const llm = makeResilientLlm({ primary: silent, fallback: makeOfflineLlm(), retries: 1, timeoutMs: 5, sleep, random: () => 0 });
-    const request = { model: "x", messages: [{ role: "system" as const, content: "The password hint is blue." }, { role: "user" as const, content: "password hint?" }] };
+    const llm = makeResilientLlm({
+      primary: silent,
+      fallback: makeOfflineLlm(),
+      retries: 1,
+      timeoutMs: 5,
+      sleep,
+      random: () => 0,
+    });
+    const request = {
+      model: "x",
+      messages: [
+        { role: "system" as const, content: "The password hint is blue." },
+        { role: "user" as const, content: "password hint?" },
+      ],
+    };
 
     const reply = await llm.complete(request);
     const streamed = await collect(llm.stream(request));
@@ -156,11 +198,19 @@ describe("makeResilientLlm", () => {
   it("does not retry or fall back when the caller aborted", async () => {
     const double = makeOpenAiDouble([{ text: "never read" }]);
     const { delays, sleep } = recordingSleep();
-    const llm = makeResilientLlm({ primary: makeOpenAiLlm({ apiKey: openaiKey, fetch: double.fetch }), fallback: makeOfflineLlm(), sleep });
+    const llm = makeResilientLlm({
+      primary: makeOpenAiLlm({ apiKey: openaiKey, fetch: double.fetch }),
+      fallback: makeOfflineLlm(),
+      sleep,
+    });
     const controller = new AbortController();
     controller.abort();
 
-    await expect(llm.complete({ ...ask, signal: controller.signal })).rejects.toMatchObject({ name: "LlmError", provider: "openai", retryable: false });
+    await expect(llm.complete({ ...ask, signal: controller.signal })).rejects.toMatchObject({
+      name: "LlmError",
+      provider: "openai",
+      retryable: false,
+    });
     expect(delays).toEqual([]);
   });
 });

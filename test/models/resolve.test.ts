@@ -16,7 +16,8 @@ describe("resolveModel: which model answers an agent, and why", () => {
         provider: "openai",
         secret: "OPENAI_API_KEY",
         fix: "add OPENAI_API_KEY=… to .dev.vars and restart npm start",
-        message: "provider 'openai' needs the secret OPENAI_API_KEY: add OPENAI_API_KEY=… to .dev.vars and restart npm start",
+        message:
+          "provider 'openai' needs the secret OPENAI_API_KEY: add OPENAI_API_KEY=… to .dev.vars and restart npm start",
       },
     });
   });
@@ -27,7 +28,8 @@ describe("resolveModel: which model answers an agent, and why", () => {
       provider: "openai",
       name: "gpt-4o-mini",
       status: "unavailable",
-      reason: "provider 'openai' needs the secret OPENAI_API_KEY: npx wrangler secret put OPENAI_API_KEY --env production",
+      reason:
+        "provider 'openai' needs the secret OPENAI_API_KEY: npx wrangler secret put OPENAI_API_KEY --env production",
       missing: { secret: "OPENAI_API_KEY", fix: "npx wrangler secret put OPENAI_API_KEY --env production" },
     });
     expect(resolveModel({ provider: "anthropic", name: "claude-haiku-4-5" }, none, "production").reason).toBe(
@@ -37,7 +39,11 @@ describe("resolveModel: which model answers an agent, and why", () => {
 
   it("in both, the key present means that provider answers", () => {
     for (const deployment of ["local", "production"] as const) {
-      expect(resolveModel(openai, { ...none, openaiApiKey: true }, deployment)).toMatchObject({ provider: "openai", status: "ok", reason: "openai: OPENAI_API_KEY is set" });
+      expect(resolveModel(openai, { ...none, openaiApiKey: true }, deployment)).toMatchObject({
+        provider: "openai",
+        status: "ok",
+        reason: "openai: OPENAI_API_KEY is set",
+      });
     }
   });
 
@@ -65,14 +71,20 @@ describe("resolveModel: which model answers an agent, and why", () => {
   });
 
   it("Workers AI needs its binding; an unknown provider names the known ones", () => {
-    expect(resolveModel({ provider: "workers-ai", name: "@cf/x" }, none, "production")).toMatchObject({ status: "unavailable", missing: { secret: "AI" } });
+    expect(resolveModel({ provider: "workers-ai", name: "@cf/x" }, none, "production")).toMatchObject({
+      status: "unavailable",
+      missing: { secret: "AI" },
+    });
     expect(resolveModel({ provider: "mistral", name: "large" }, none, "production").reason).toBe(
       "provider 'mistral' is not known: set the agent's model.provider to one of openai, anthropic, workers-ai, offline",
     );
   });
 
   it("an agent that asks for the offline model gets it everywhere, and the reason says what it is", () => {
-    expect(resolveModel({ provider: "offline", name: "offline" }, none, "production")).toMatchObject({ status: "ok", provider: "offline" });
+    expect(resolveModel({ provider: "offline", name: "offline" }, none, "production")).toMatchObject({
+      status: "ok",
+      provider: "offline",
+    });
   });
 });
 
@@ -84,12 +96,17 @@ describe("deployment helpers", () => {
   });
 
   it("the fix for a missing secret fits the deployment", () => {
-    expect(secretFix("ANTHROPIC_API_KEY", "production")).toBe("npx wrangler secret put ANTHROPIC_API_KEY --env production");
+    expect(secretFix("ANTHROPIC_API_KEY", "production")).toBe(
+      "npx wrangler secret put ANTHROPIC_API_KEY --env production",
+    );
   });
 
   it("PANTHEON_DEFAULT_PROVIDER is a provider, or provider:model; empty is offline", () => {
     expect(defaultModelFrom("openai")).toEqual({ provider: "openai", name: "gpt-4o-mini" });
-    expect(defaultModelFrom(" Anthropic:claude-sonnet-4-5 ")).toEqual({ provider: "anthropic", name: "claude-sonnet-4-5" });
+    expect(defaultModelFrom(" Anthropic:claude-sonnet-4-5 ")).toEqual({
+      provider: "anthropic",
+      name: "claude-sonnet-4-5",
+    });
     expect(defaultModelFrom("")).toEqual({ provider: "offline", name: "offline" });
     expect(defaultModelFrom(undefined)).toEqual({ provider: "offline", name: "offline" });
     expect(defaultModelFrom("mistral")).toEqual({ provider: "mistral", name: "mistral" });

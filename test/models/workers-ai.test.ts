@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { makeWorkersAiLlm, type WorkersAiBinding } from "../../adapters/llm-workers-ai";
 import type { LlmStreamEvent, ModelTool } from "../../core/ports";
 
-const clockTool: ModelTool = { name: "clock.now", description: "Current time", parameters: { type: "object", properties: {} } };
+const clockTool: ModelTool = {
+  name: "clock.now",
+  description: "Current time",
+  parameters: { type: "object", properties: {} },
+};
 const model = "@cf/meta/llama-3.3-70b-instruct-fp8-fast";
 
 /** Stands in for env.AI: records each run() and answers (or throws) what the test scripted. */
@@ -21,10 +25,24 @@ function fakeAi(answers: (unknown | Error)[]) {
 
 describe("Workers AI adapter", () => {
   it("sends messages and tools to the binding and reads response, tool_calls and usage", async () => {
-    const { ai, calls } = fakeAi([{ response: "", tool_calls: [{ name: "clock__now", arguments: { zone: "UTC" } }], usage: { prompt_tokens: 30, completion_tokens: 4 } }]);
+    const { ai, calls } = fakeAi([
+      {
+        response: "",
+        tool_calls: [{ name: "clock__now", arguments: { zone: "UTC" } }],
+        usage: { prompt_tokens: 30, completion_tokens: 4 },
+      },
+    ]);
     const llm = makeWorkersAiLlm({ ai });
 
-    const reply = await llm.complete({ model, messages: [{ role: "system", content: "Tell time." }, { role: "user", content: "time?" }], tools: [clockTool], maxTokens: 64 });
+    const reply = await llm.complete({
+      model,
+      messages: [
+        { role: "system", content: "Tell time." },
+        { role: "user", content: "time?" },
+      ],
+      tools: [clockTool],
+      maxTokens: 64,
+    });
 
     expect(reply).toEqual({
       content: "",
@@ -47,9 +65,14 @@ describe("Workers AI adapter", () => {
   });
 
   it("reads models that answer in the OpenAI chat shape", async () => {
-    const { ai } = fakeAi([{ model: "@cf/openai/gpt-oss-20b", choices: [{ message: { content: "Forty-two." }, finish_reason: "stop" }] }]);
+    const { ai } = fakeAi([
+      { model: "@cf/openai/gpt-oss-20b", choices: [{ message: { content: "Forty-two." }, finish_reason: "stop" }] },
+    ]);
 
-    const reply = await makeWorkersAiLlm({ ai }).complete({ model: "@cf/openai/gpt-oss-20b", messages: [{ role: "user", content: "answer?" }] });
+    const reply = await makeWorkersAiLlm({ ai }).complete({
+      model: "@cf/openai/gpt-oss-20b",
+      messages: [{ role: "user", content: "answer?" }],
+    });
 
     expect(reply).toMatchObject({ content: "Forty-two.", finishReason: "stop", model: "@cf/openai/gpt-oss-20b" });
   });
@@ -58,18 +81,31 @@ describe("Workers AI adapter", () => {
     const { ai } = fakeAi([{ response: "Hello there." }]);
     const events: LlmStreamEvent[] = [];
 
-    for await (const event of makeWorkersAiLlm({ ai }).stream({ model, messages: [{ role: "user", content: "hi" }] })) events.push(event);
+    for await (const event of makeWorkersAiLlm({ ai }).stream({ model, messages: [{ role: "user", content: "hi" }] }))
+      events.push(event);
 
     expect(events.map((event) => event.type)).toEqual(["token", "done"]);
     expect(events[0]).toEqual({ type: "token", text: "Hello there." });
   });
 
   it("marks capacity errors retryable and bad input permanent", async () => {
-    const { ai } = fakeAi([new Error("3040: Capacity temporarily exceeded, please try again."), new Error("5006: Error: required properties at '/' are 'messages'")]);
+    const { ai } = fakeAi([
+      new Error("3040: Capacity temporarily exceeded, please try again."),
+      new Error("5006: Error: required properties at '/' are 'messages'"),
+    ]);
     const llm = makeWorkersAiLlm({ ai });
     const request = { model, messages: [{ role: "user" as const, content: "hi" }] };
 
-    await expect(llm.complete(request)).rejects.toMatchObject({ name: "LlmError", provider: "workers-ai", retryable: true, message: expect.stringContaining("Capacity temporarily exceeded") });
-    await expect(llm.complete(request)).rejects.toMatchObject({ name: "LlmError", retryable: false, message: expect.stringContaining("required properties") });
+    await expect(llm.complete(request)).rejects.toMatchObject({
+      name: "LlmError",
+      provider: "workers-ai",
+      retryable: true,
+      message: expect.stringContaining("Capacity temporarily exceeded"),
+    });
+    await expect(llm.complete(request)).rejects.toMatchObject({
+      name: "LlmError",
+      retryable: false,
+      message: expect.stringContaining("required properties"),
+    });
   });
 });

@@ -65,7 +65,15 @@ export function makeCall(token) {
 export function makeProjectCall(url) {
   return async function call(token, project, path, init = {}) {
     const projectHeader = project === undefined ? {} : { "x-pantheon-project": project };
-    const res = await fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...projectHeader, ...init.headers } });
+    const res = await fetch(`${url}${path}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        ...projectHeader,
+        ...init.headers,
+      },
+    });
     const text = await res.text();
     let body = null;
     try {
@@ -82,7 +90,10 @@ export function makeProjectCall(url) {
  */
 export async function makeTenant(call, deploymentToken, slug) {
   await call(deploymentToken, "default", "/api/projects", { method: "POST", body: JSON.stringify({ slug }) });
-  const made = await call(deploymentToken, slug, "/api/tokens", { method: "POST", body: JSON.stringify({ name: `${slug} admin`, scope: "admin" }) });
+  const made = await call(deploymentToken, slug, "/api/tokens", {
+    method: "POST",
+    body: JSON.stringify({ name: `${slug} admin`, scope: "admin" }),
+  });
   return { slug, token: made.body.token, call: (path, init) => call(made.body.token, slug, path, init) };
 }
 
@@ -116,7 +127,9 @@ export function makeLineChecks() {
  * cosine([1, 0], [1, 1]); // ≈ 0.7071
  */
 export function cosine(a, b) {
-  let dot = 0, na = 0, nb = 0;
+  let dot = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i] * b[i];
     na += a[i] * a[i];
@@ -138,15 +151,38 @@ export function cosine(a, b) {
  * const cli = makeCli({ url: () => server.url, token, project: "", cwd: persistTo, configHome: join(persistTo, "config") });
  * const set = await cli(["secrets", "set", "KEY", "--project", "b"], { token: b.token, input: "value\n" });
  */
-export function makeCli({ url, token, project, cwd, configHome, timeoutMs = 60_000, maxBuffer, input: defaultInput } = {}) {
-  return function cli(args, { token: callToken = token, project: callProject = project, input = defaultInput, cwd: callCwd = cwd, env = {} } = {}) {
+export function makeCli({
+  url,
+  token,
+  project,
+  cwd,
+  configHome,
+  timeoutMs = 60_000,
+  maxBuffer,
+  input: defaultInput,
+} = {}) {
+  return function cli(
+    args,
+    {
+      token: callToken = token,
+      project: callProject = project,
+      input = defaultInput,
+      cwd: callCwd = cwd,
+      env = {},
+    } = {},
+  ) {
     const named = Object.entries({
       PANTHEON_URL: typeof url === "function" ? url() : url,
       PANTHEON_TOKEN: callToken,
       PANTHEON_PROJECT: callProject,
       XDG_CONFIG_HOME: configHome,
     }).filter(([, value]) => value !== undefined);
-    const options = { cwd: callCwd, env: { ...process.env, ...Object.fromEntries(named), ...env }, timeout: timeoutMs, ...(maxBuffer ? { maxBuffer } : {}) };
+    const options = {
+      cwd: callCwd,
+      env: { ...process.env, ...Object.fromEntries(named), ...env },
+      timeout: timeoutMs,
+      ...(maxBuffer ? { maxBuffer } : {}),
+    };
     return new Promise((resolve) => {
       const child = execFile(process.execPath, [cliPath, ...args], options, (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });

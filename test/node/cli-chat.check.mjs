@@ -16,7 +16,11 @@ import { makeCall, makeChecks } from "./check-kit.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const { check, finish } = makeChecks();
 if (spawnSync("tmux", ["-V"]).status !== 0) {
-  check("tmux is installed (apt-get install -y tmux; npm test installs it when it runs as root)", false, "tmux not found");
+  check(
+    "tmux is installed (apt-get install -y tmux; npm test installs it when it runs as root)",
+    false,
+    "tmux not found",
+  );
   finish();
 }
 
@@ -52,17 +56,41 @@ const tail = () => JSON.stringify(screen().split("\n").filter(Boolean).slice(-15
 let server;
 try {
   server = await startDevServer({ port: await freePort(), token, persistTo });
-  const api = async (path, body, method = body ? "POST" : "GET") => (await call(server.url, path, { method, ...(body ? { body: JSON.stringify(body) } : {}) })).body;
-  await api("/api/agents", { name: "scout", description: "Finds things", systemPrompt: "You are Scout. The code word is pineapple." });
+  const api = async (path, body, method = body ? "POST" : "GET") =>
+    (await call(server.url, path, { method, ...(body ? { body: JSON.stringify(body) } : {}) })).body;
+  await api("/api/agents", {
+    name: "scout",
+    description: "Finds things",
+    systemPrompt: "You are Scout. The code word is pineapple.",
+  });
   await api("/api/agents", { name: "helper", description: "Helps" });
   await api("/api/agents/scout/connections", { connections: ["helper"] }, "PUT");
-  for (const name of ["scout", "helper"]) await api(`/api/agents/${name}`, { runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } }, "PATCH");
+  for (const name of ["scout", "helper"])
+    await api(`/api/agents/${name}`, { runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } }, "PATCH");
   const old = await api("/api/agents/scout/sessions", { title: "Old plans" });
   await api("/api/agents/scout/messages", { content: "Remember the blue notebook.", session: old.id });
   // The default session is the most recent, so the picker opens on it and Down moves to "Old plans".
   await api("/api/agents/scout/messages", { content: "hello" });
 
-  tmux("new-session", "-d", "-s", "chat", "-x", "160", "-y", "50", "-e", `PANTHEON_URL=${server.url}`, "-e", `PANTHEON_TOKEN=${token}`, "-e", `XDG_CONFIG_HOME=${persistTo}`, "-c", persistTo, `${process.execPath} ${join(root, "cli/pantheon.ts")} chat scout; echo $? > ${join(persistTo, "chat-exit-code")}`);
+  tmux(
+    "new-session",
+    "-d",
+    "-s",
+    "chat",
+    "-x",
+    "160",
+    "-y",
+    "50",
+    "-e",
+    `PANTHEON_URL=${server.url}`,
+    "-e",
+    `PANTHEON_TOKEN=${token}`,
+    "-e",
+    `XDG_CONFIG_HOME=${persistTo}`,
+    "-c",
+    persistTo,
+    `${process.execPath} ${join(root, "cli/pantheon.ts")} chat scout; echo $? > ${join(persistTo, "chat-exit-code")}`,
+  );
   tmux("set-option", "-t", "chat", "remain-on-exit", "on");
 
   const picker = await waitFor(/Session with scout[\s\S]*Old plans[\s\S]*New session/);
@@ -77,17 +105,31 @@ try {
   const streamed = await waitFor(/scout:\n.*pineapple.*\n[\s\S]*you ›/, "you › What is the code word?");
   const history = await api(`/api/agents/scout/messages?session=${old.id}&limit=1`);
   const reply = history?.messages?.[0];
-  check("a message gets the agent's streamed reply on screen, the one stored", streamed !== null && reply?.role === "assistant" && streamed.includes(reply.content.trim()), `${tail()} stored=${JSON.stringify(reply?.content)}`);
+  check(
+    "a message gets the agent's streamed reply on screen, the one stored",
+    streamed !== null && reply?.role === "assistant" && streamed.includes(reply.content.trim()),
+    `${tail()} stored=${JSON.stringify(reply?.content)}`,
+  );
 
   let mark = "you › /tool clock.now {}";
   type("/tool clock.now {}");
-  const asked = await waitFor(/waits for a person's approval[\s\S]*scout wants to run clock\.now[\s\S]*❯ Approve[\s\S]*Reject[\s\S]*Decide later/, mark);
+  const asked = await waitFor(
+    /waits for a person's approval[\s\S]*scout wants to run clock\.now[\s\S]*❯ Approve[\s\S]*Reject[\s\S]*Decide later/,
+    mark,
+  );
   check("an approval-gated tool call asks inline: Approve / Reject / Decide later", asked !== null, tail());
   press("Enter");
-  const approved = await waitFor(/✓ approved clock\.now[\s\S]*→ clock\.now \{\}[\s\S]*← clock\.now ok[\s\S]*The tool clock\.now returned[\s\S]*you ›/, mark);
+  const approved = await waitFor(
+    /✓ approved clock\.now[\s\S]*→ clock\.now \{\}[\s\S]*← clock\.now ok[\s\S]*The tool clock\.now returned[\s\S]*you ›/,
+    mark,
+  );
   const runs = await api("/api/agents/scout/runs");
   const toolRun = runs?.runs?.find((r) => r.status === "completed" && r.steps > 1);
-  check("approving inline runs the call, shows its result and the reply; the run completed", approved !== null && Boolean(toolRun), `${tail()} ${JSON.stringify(runs?.runs?.map((r) => r.status))}`);
+  check(
+    "approving inline runs the call, shows its result and the reply; the run completed",
+    approved !== null && Boolean(toolRun),
+    `${tail()} ${JSON.stringify(runs?.runs?.map((r) => r.status))}`,
+  );
 
   mark = "you › /ask helper /tool";
   type("/ask helper /tool clock.now {}");
@@ -98,9 +140,17 @@ try {
     helperWait = (await api("/api/approvals"))?.approvals?.find((a) => a.agent === "helper");
     if (!helperWait) await new Promise((r) => setTimeout(r, 150));
   }
-  if (helperWait) await api(`/api/agents/helper/runs/${helperWait.runId}/approval`, { decision: "approve", callId: helperWait.callId });
+  if (helperWait)
+    await api(`/api/agents/helper/runs/${helperWait.runId}/approval`, {
+      decision: "approve",
+      callId: helperWait.callId,
+    });
   const answered = await waitFor(/The tool ask_helper returned: .*clock\.now returned[\s\S]*you ›/, mark);
-  check("a run waiting on another agent is followed on screen, and its reply shows when the answer comes", asking !== null && Boolean(helperWait) && answered !== null, tail());
+  check(
+    "a run waiting on another agent is followed on screen, and its reply shows when the answer comes",
+    asking !== null && Boolean(helperWait) && answered !== null,
+    tail(),
+  );
 
   mark = "you › /ask helper /tool";
   type("/ask helper /tool clock.now {}");
@@ -109,7 +159,11 @@ try {
   press("C-c");
   const cancelled = await waitFor(/cancelling the run…[\s\S]*run \S+ cancelled\.[\s\S]*you ›/, mark);
   const latest = (await api("/api/agents/scout/runs"))?.runs?.[0];
-  check("Ctrl-C cancels the run in progress (and the chat goes on)", cancelled !== null && latest?.status === "cancelled", `${tail()} ${JSON.stringify(latest)}`);
+  check(
+    "Ctrl-C cancels the run in progress (and the chat goes on)",
+    cancelled !== null && latest?.status === "cancelled",
+    `${tail()} ${JSON.stringify(latest)}`,
+  );
   // The run scout delegated to helper (waiting for a person's approval) is cancelled with it, over the bus.
   const conversation = latest ? await api(`/api/conversations/${latest.id}`) : null;
   const delegated = conversation?.hops?.[0]?.runId;
@@ -121,7 +175,9 @@ try {
   }
   check(
     "Ctrl-C cancels down the delegation chain: scout's run and the run it asked helper for both end cancelled",
-    latest?.status === "cancelled" && helperRun?.status === "cancelled" && (await api("/api/approvals"))?.approvals?.every((a) => a.runId !== delegated),
+    latest?.status === "cancelled" &&
+      helperRun?.status === "cancelled" &&
+      (await api("/api/approvals"))?.approvals?.every((a) => a.runId !== delegated),
     `scout ${JSON.stringify(latest?.status)} helper ${JSON.stringify(helperRun)}`,
   );
 
@@ -131,7 +187,11 @@ try {
   press("C-c");
   const menuCancelled = await waitFor(/run \S+ cancelled\.[\s\S]*you ›/, mark);
   const gated = (await api("/api/agents/scout/runs"))?.runs?.[0];
-  check("Ctrl-C at an approval question cancels that run, not leaves it waiting", menu !== null && menuCancelled !== null && gated?.status === "cancelled", `${tail()} ${JSON.stringify(gated)}`);
+  check(
+    "Ctrl-C at an approval question cancels that run, not leaves it waiting",
+    menu !== null && menuCancelled !== null && gated?.status === "cancelled",
+    `${tail()} ${JSON.stringify(gated)}`,
+  );
 
   press("C-c");
   const hint = await waitFor(/Ctrl-C again or Ctrl-D to leave/, " cancelled.", 5000);
@@ -141,7 +201,9 @@ try {
   // is not always set by the time the pane is marked dead).
   let dead = "";
   for (let i = 0; i < 100 && dead === ""; i += 1) {
-    dead = existsSync(join(persistTo, "chat-exit-code")) ? readFileSync(join(persistTo, "chat-exit-code"), "utf8").trim() : "";
+    dead = existsSync(join(persistTo, "chat-exit-code"))
+      ? readFileSync(join(persistTo, "chat-exit-code"), "utf8").trim()
+      : "";
     if (dead === "") await new Promise((r) => setTimeout(r, 100));
   }
   check("Ctrl-D leaves the chat with exit code 0", dead === "0", `exit code '${dead}' ${tail()}`);

@@ -13,7 +13,8 @@ import { makeCall, makeChecks, makeCli } from "./check-kit.mjs";
 export const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** A CLI result for a failed check's detail. */
-export const shown = (r) => JSON.stringify({ code: r.code, stdout: r.stdout.slice(0, 800), stderr: r.stderr.slice(0, 800) });
+export const shown = (r) =>
+  JSON.stringify({ code: r.code, stdout: r.stdout.slice(0, 800), stderr: r.stderr.slice(0, 800) });
 
 /** The CLI's stdout as JSON (--json), or undefined. */
 export const parsed = (r) => {
@@ -46,7 +47,11 @@ export async function runCliChecks(what, checks) {
   const cli = makeCli({ url: "", token: "", project: "", cwd: persistTo, configHome, input: "" });
   /** A contract check that prints `skip` with the reason where the server has no such route yet. */
   const checkOrSkip = (name, r, ok, detail) => {
-    if (missingRoute(r)) skip(name, "the server has no such route yet (shared contract of issue 15; turns on when the server side is merged)");
+    if (missingRoute(r))
+      skip(
+        name,
+        "the server has no such route yet (shared contract of issue 15; turns on when the server side is merged)",
+      );
     else check(name, ok, detail ?? shown(r));
   };
   let server;

@@ -15,17 +15,30 @@ const { check, finish } = makeChecks();
 const copy = mkdtempSync(join(tmpdir(), "pantheon-deploy-"));
 
 try {
-  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" });
-  const files = listed.stdout.split("\0").filter((f) => f && existsSync(join(root, f)) && statSync(join(root, f)).isFile());
+  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  const files = listed.stdout
+    .split("\0")
+    .filter((f) => f && existsSync(join(root, f)) && statSync(join(root, f)).isFile());
   for (const file of files) cpSync(join(root, file), join(copy, file), { preserveTimestamps: true });
   // Timestamps kept: scripts/with-node22.sh reinstalls only when package-lock.json is newer than node_modules.
   symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
-  check("the fresh copy has no built PWA and no bundle", !existsSync(join(copy, "pwa/dist")) && !existsSync(join(copy, "dist")), "pwa/dist or dist came along");
+  check(
+    "the fresh copy has no built PWA and no bundle",
+    !existsSync(join(copy, "pwa/dist")) && !existsSync(join(copy, "dist")),
+    "pwa/dist or dist came along",
+  );
 
   const readme = readFileSync(join(copy, "docs/deployment.md"), "utf8");
   const start = readme.indexOf("## Configuration for production");
   const section = start < 0 ? "" : readme.slice(start, readme.indexOf("\n## ", start + 10) >>> 0);
-  check("docs/deployment.md has a production section that starts with the dry run", section.includes("npm run deploy -- --dry-run"), section.slice(0, 300));
+  check(
+    "docs/deployment.md has a production section that starts with the dry run",
+    section.includes("npm run deploy -- --dry-run"),
+    section.slice(0, 300),
+  );
 
   // Step 1 of docs/deployment.md, verbatim, in the copy.
   const started = Date.now();
@@ -36,23 +49,54 @@ try {
     timeout: 300_000,
   });
   const output = `${run.stdout}\n${run.stderr}`;
-  check(`npm run deploy -- --dry-run succeeds from the fresh copy (${Math.round((Date.now() - started) / 1000)} s)`, run.status === 0, output.slice(-3000));
-  check("it ran wrangler's dry run of the production environment", output.includes("--dry-run: exiting now.") && output.includes('env.PANTHEON_ENV ("production")'), output.slice(-1500));
+  check(
+    `npm run deploy -- --dry-run succeeds from the fresh copy (${Math.round((Date.now() - started) / 1000)} s)`,
+    run.status === 0,
+    output.slice(-3000),
+  );
+  check(
+    "it ran wrangler's dry run of the production environment",
+    output.includes("--dry-run: exiting now.") && output.includes('env.PANTHEON_ENV ("production")'),
+    output.slice(-1500),
+  );
 
   const bundle = join(copy, "dist/index.js");
   // The bundle is minified (wrangler.toml): the classes are found by the names the module exports.
-  const exportsClasses = (code, names) => names.every((name) => new RegExp(`export\\s*\\{[^}]*\\bas ${name}\\b|export\\s*\\{[^}]*\\b${name}\\b[^}]*\\}`).test(code));
-  check("the output holds the worker bundle with its Durable Objects", existsSync(bundle) && exportsClasses(readFileSync(bundle, "utf8"), ["AgentDO", "RegistryDO"]), "dist/index.js missing or without AgentDO");
+  const exportsClasses = (code, names) =>
+    names.every((name) =>
+      new RegExp(`export\\s*\\{[^}]*\\bas ${name}\\b|export\\s*\\{[^}]*\\b${name}\\b[^}]*\\}`).test(code),
+    );
+  check(
+    "the output holds the worker bundle with its Durable Objects",
+    existsSync(bundle) && exportsClasses(readFileSync(bundle, "utf8"), ["AgentDO", "RegistryDO"]),
+    "dist/index.js missing or without AgentDO",
+  );
   const assets = ["index.html", "app.js", "sw.js", "manifest.webmanifest", "icon-192.png"];
   const missing = assets.filter((a) => !existsSync(join(copy, "pwa/dist", a)));
-  check("the PWA's assets were built and shipped with it", missing.length === 0 && /Read \d+ files from the assets directory/.test(output), `missing: ${missing.join(", ")}`);
+  check(
+    "the PWA's assets were built and shipped with it",
+    missing.length === 0 && /Read \d+ files from the assets directory/.test(output),
+    `missing: ${missing.join(", ")}`,
+  );
 
-  const printed = [...output.matchAll(/^\s+(npx wrangler (?:queues|vectorize|r2|secret) .+)$/gm)].map((m) => m[1].trim());
-  const documented = [...section.matchAll(/^\s*(npx wrangler (?:queues|vectorize|r2|secret) [^#\n]+?)\s*(?:#.*)?$/gm)].map((m) => m[1].trim());
-  check("the dry run prints the one-time commands and creates nothing", printed.some((c) => c.startsWith("npx wrangler queues create")) && !output.includes("Created queue"), printed.join("\n"));
+  const printed = [...output.matchAll(/^\s+(npx wrangler (?:queues|vectorize|r2|secret) .+)$/gm)].map((m) =>
+    m[1].trim(),
+  );
+  const documented = [
+    ...section.matchAll(/^\s*(npx wrangler (?:queues|vectorize|r2|secret) [^#\n]+?)\s*(?:#.*)?$/gm),
+  ].map((m) => m[1].trim());
+  check(
+    "the dry run prints the one-time commands and creates nothing",
+    printed.some((c) => c.startsWith("npx wrangler queues create")) && !output.includes("Created queue"),
+    printed.join("\n"),
+  );
   const notInReadme = printed.filter((c) => !documented.includes(c));
   const notPrinted = documented.filter((c) => !printed.includes(c));
-  check("every command the script prints is in docs/deployment.md's production section, and the reverse", notInReadme.length === 0 && notPrinted.length === 0, `not in the docs: ${notInReadme.join(" | ")}; docs only: ${notPrinted.join(" | ")}`);
+  check(
+    "every command the script prints is in docs/deployment.md's production section, and the reverse",
+    notInReadme.length === 0 && notPrinted.length === 0,
+    `not in the docs: ${notInReadme.join(" | ")}; docs only: ${notPrinted.join(" | ")}`,
+  );
 } finally {
   rmSync(copy, { recursive: true, force: true });
 }

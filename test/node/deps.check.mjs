@@ -12,7 +12,11 @@ const { check, finish } = makeChecks();
 const started = performance.now();
 const findings = checkDependencies(root).filter((f) => !f.stale);
 const ms = Math.round(performance.now() - started);
-check(`package.json matches the code (${ms} ms)`, findings.length === 0, findings.map((f) => `${f.pkg}: ${f.problem}`).join("; "));
+check(
+  `package.json matches the code (${ms} ms)`,
+  findings.length === 0,
+  findings.map((f) => `${f.pkg}: ${f.problem}`).join("; "),
+);
 
 // Written with \x22 for the quotes so this file's own scan does not read the sample as imports.
 const sample = [
@@ -44,10 +48,30 @@ function fixture(dependencies, devDependencies) {
 }
 
 const cases = [
-  ["a runtime import under devDependencies fails, naming the package", {}, { hono: "1", vitest: "1" }, (f) => f.some((x) => x.pkg === "hono" && x.problem.includes("listed under devDependencies"))],
-  ["a declared package nothing uses fails, naming it", { hono: "1", "left-pad": "1" }, { vitest: "1" }, (f) => f.some((x) => x.pkg === "left-pad" && x.problem.includes("never imported"))],
-  ["an imported package that is not declared fails, naming it", {}, { vitest: "1" }, (f) => f.some((x) => x.pkg === "hono" && x.problem.includes("not declared"))],
-  ["a matching package.json has no findings", { hono: "1" }, { vitest: "1" }, (f) => f.filter((x) => !x.stale).length === 0],
+  [
+    "a runtime import under devDependencies fails, naming the package",
+    {},
+    { hono: "1", vitest: "1" },
+    (f) => f.some((x) => x.pkg === "hono" && x.problem.includes("listed under devDependencies")),
+  ],
+  [
+    "a declared package nothing uses fails, naming it",
+    { hono: "1", "left-pad": "1" },
+    { vitest: "1" },
+    (f) => f.some((x) => x.pkg === "left-pad" && x.problem.includes("never imported")),
+  ],
+  [
+    "an imported package that is not declared fails, naming it",
+    {},
+    { vitest: "1" },
+    (f) => f.some((x) => x.pkg === "hono" && x.problem.includes("not declared")),
+  ],
+  [
+    "a matching package.json has no findings",
+    { hono: "1" },
+    { vitest: "1" },
+    (f) => f.filter((x) => !x.stale).length === 0,
+  ],
 ];
 for (const [name, deps, devDeps, ok] of cases) {
   const dir = fixture(deps, devDeps);

@@ -13,7 +13,14 @@ import { fileURLToPath } from "node:url";
 import { TaskState } from "@a2a-js/sdk";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
 import { makeCall, makeChecks } from "./check-kit.mjs";
-import { emailDoor, scheduledDoor, socketDoor, startTelegramDouble, telegramBotToken, telegramDoor } from "./doors/entries.mjs";
+import {
+  emailDoor,
+  scheduledDoor,
+  socketDoor,
+  startTelegramDouble,
+  telegramBotToken,
+  telegramDoor,
+} from "./doors/entries.mjs";
 import { a2aDoor, aguiDoor, mcpDoors, openaiDoor, snippetScope, tenantDoors } from "./doors/protocols.mjs";
 import { documentationText } from "./readme-commands.mjs";
 
@@ -59,7 +66,12 @@ async function door(name, work) {
 const telegram = await startTelegramDouble();
 let server;
 try {
-  server = await startDevServer({ port: await freePort(), token, persistTo, vars: { TELEGRAM_API_BASE: telegram.url, TELEGRAM_BOT_TOKEN: telegramBotToken } });
+  server = await startDevServer({
+    port: await freePort(),
+    token,
+    persistTo,
+    vars: { TELEGRAM_API_BASE: telegram.url, TELEGRAM_BOT_TOKEN: telegramBotToken },
+  });
   const url = server.url;
   const api = (path, init) => call(url, path, init);
   /** A run of an agent over /api, with the reply it wrote to its session (null when it has none). */
@@ -67,7 +79,8 @@ try {
     if (!runId) return null;
     const view = (await api(`/api/agents/${agent}/runs/${runId}`)).body;
     if (!view?.run) return null;
-    const messages = (await api(`/api/agents/${agent}/messages?session=${view.run.sessionId}&limit=50`)).body?.messages ?? [];
+    const messages =
+      (await api(`/api/agents/${agent}/messages?session=${view.run.sessionId}&limit=50`)).body?.messages ?? [];
     return { ...view, reply: messages.find((m) => m.role === "assistant" && m.runId === runId)?.content ?? null };
   };
   const ctx = { url, token, root, api, check, shown, runOf, telegram };
@@ -84,7 +97,11 @@ try {
   }
   const script = `(actor "herald" (description "Ticks every minute.") (tools "clock.now")
   (talent "work" (behavior "tick" :persistent (cron "* * * * *") (goal (input) "tick") (plan (input ctx) (tool "clock.now")))))`;
-  const scripted = await fetch(`${url}/api/agents/herald/script`, { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "text/x-pantheon" }, body: script });
+  const scripted = await fetch(`${url}/api/agents/herald/script`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${token}`, "content-type": "text/x-pantheon" },
+    body: script,
+  });
   if (!scripted.ok) throw new Error(`herald's script: ${scripted.status} ${await scripted.text()}`);
 
   await door("/v1", () => openaiDoor(ctx));
@@ -104,7 +121,12 @@ try {
     const got = await runSnippet(clients ?? "", url);
     check(
       "docs: the Protocols snippet (OpenAI, MCP, AG-UI) runs as written and each client gets the agent's answer",
-      Boolean(clients) && got.answer?.choices?.[0]?.message?.content?.length > 0 && got.reply?.content?.[0]?.text?.length > 0 && !got.reply.isError && got.newMessages?.[0]?.role === "assistant" && got.newMessages[0].content.length > 0,
+      Boolean(clients) &&
+        got.answer?.choices?.[0]?.message?.content?.length > 0 &&
+        got.reply?.content?.[0]?.text?.length > 0 &&
+        !got.reply.isError &&
+        got.newMessages?.[0]?.role === "assistant" &&
+        got.newMessages[0].content.length > 0,
       shown({ answer: got.answer, reply: got.reply, newMessages: got.newMessages }),
     );
   });

@@ -38,7 +38,8 @@ const text = (content) => (typeof content === "string" ? content : JSON.stringif
 /** What each model answers, from the request it got. */
 function answerOf(model, messages) {
   const asked = text(lastUser(messages));
-  if (model === "proposer") return asked.includes("Revise your answer") ? "Ship on Friday after a QA pass on Thursday." : "Ship on Friday.";
+  if (model === "proposer")
+    return asked.includes("Revise your answer") ? "Ship on Friday after a QA pass on Thursday." : "Ship on Friday.";
   if (model.startsWith("critic")) return "Add a QA pass before shipping.";
   if (model === "fast") return "Approved.";
   if (model.startsWith("slow")) return "Rejected.";
@@ -51,7 +52,11 @@ const double = createServer(async (req, res) => {
   const parsed = body ? JSON.parse(body) : {};
   const messages = parsed.messages ?? [];
   const system = text(messages[0]?.content ?? "");
-  const side = system.includes("long-term memory") ? '{"memories":[]}' : system.includes("running summary of a conversation") ? "(summary)" : null;
+  const side = system.includes("long-term memory")
+    ? '{"memories":[]}'
+    : system.includes("running summary of a conversation")
+      ? "(summary)"
+      : null;
   if (side === null) requests.set(parsed.model, [...(requests.get(parsed.model) ?? []), messages]);
   const held = side === null ? holds.get(parsed.model) : undefined;
   if (held) {
@@ -64,13 +69,27 @@ const double = createServer(async (req, res) => {
   if (res.destroyed) return;
   if (!parsed.stream) {
     res.writeHead(200, { "content-type": "application/json" });
-    return res.end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: parsed.model, choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage }));
+    return res.end(
+      JSON.stringify({
+        id: "c",
+        object: "chat.completion",
+        created: 0,
+        model: parsed.model,
+        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+        usage,
+      }),
+    );
   }
   res.writeHead(200, { "content-type": "text/event-stream" });
-  const chunk = (delta, finish_reason = null, extra = {}) => res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0, model: parsed.model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
+  const chunk = (delta, finish_reason = null, extra = {}) =>
+    res.write(
+      `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0, model: parsed.model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`,
+    );
   chunk({ role: "assistant", content });
   chunk({}, "stop");
-  res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0, model: parsed.model, choices: [], usage })}\n\n`);
+  res.write(
+    `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0, model: parsed.model, choices: [], usage })}\n\n`,
+  );
   res.end("data: [DONE]\n\n");
 });
 await new Promise((resolve) => double.listen(0, "127.0.0.1", resolve));
@@ -81,55 +100,111 @@ const vars = { PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true", OPENAI_API_KEY: "sk-dou
 const start = async () => startDevServer({ port: await freePort(), token, persistTo, vars });
 let server;
 const api = (path, init) => call(server.url, path, init);
-const agent = (name, extra = {}) => api("/api/agents", { method: "POST", body: JSON.stringify({ name, description: `${name} agent`, model: { provider: "openai", name }, ...extra }) });
+const agent = (name, extra = {}) =>
+  api("/api/agents", {
+    method: "POST",
+    body: JSON.stringify({ name, description: `${name} agent`, model: { provider: "openai", name }, ...extra }),
+  });
 /** `until`, polling through errors too: the server restarts under it. */
 const untilThroughRestarts = (what, probe, ms = 120_000) => until(what, () => probe().catch(() => null), { ms });
-const decided = (id) => untilThroughRestarts(`fan-out ${id}`, async () => {
-  const got = await api(`/api/agents/main/fanouts/${id}`);
-  return got.body?.status === "decided" ? got.body : null;
-});
+const decided = (id) =>
+  untilThroughRestarts(`fan-out ${id}`, async () => {
+    const got = await api(`/api/agents/main/fanouts/${id}`);
+    return got.body?.status === "decided" ? got.body : null;
+  });
 
 try {
   server = await start();
-  for (const name of ["proposer", "critic-a", "critic-b", "fast", "slow-a", "slow-b", "judge-a", "judge-b", "judge-c"]) await agent(name);
+  for (const name of ["proposer", "critic-a", "critic-b", "fast", "slow-a", "slow-b", "judge-a", "judge-b", "judge-c"])
+    await agent(name);
   const script = `(actor "main" (description "Chairs the launch review.") (connections "proposer" "critic-a" "critic-b" "fast" "slow-a" "slow-b" "judge-a" "judge-b" "judge-c")
     (workflow "verdict"
       (step "a" :ask "judge-a" :input "Approve {{input}}? yes or no.")
       (step "b" :ask "judge-b" :input "Approve {{input}}? yes or no.")
       (step "c" :ask "judge-c" :input "Approve {{input}}? yes or no.")
       (step "vote" :join ("a" "b" "c") :policy :majority)))`;
-  const put = await fetch(`${server.url}/api/agents/main/script`, { method: "PUT", body: script, headers: { authorization: `Bearer ${token}`, "content-type": "text/x-pantheon" } });
+  const put = await fetch(`${server.url}/api/agents/main/script`, {
+    method: "PUT",
+    body: script,
+    headers: { authorization: `Bearer ${token}`, "content-type": "text/x-pantheon" },
+  });
   check("main is created from a script with a workflow", put.status === 201, String(put.status));
 
   // --- critique: the critics see the proposal, the proposer revises ------------------------------
-  const critique = await api("/api/agents/main/fanouts", { method: "POST", body: JSON.stringify({ targets: ["proposer", "critic-a", "critic-b"], question: "When do we ship?", policy: "critique" }) });
-  check("POST /fanouts (critique) answers 202 with the proposer asked first", critique.status === 202 && critique.body.asks.length === 1 && critique.body.asks[0].target === "proposer", shown(critique));
+  const critique = await api("/api/agents/main/fanouts", {
+    method: "POST",
+    body: JSON.stringify({
+      targets: ["proposer", "critic-a", "critic-b"],
+      question: "When do we ship?",
+      policy: "critique",
+    }),
+  });
+  check(
+    "POST /fanouts (critique) answers 202 with the proposer asked first",
+    critique.status === 202 && critique.body.asks.length === 1 && critique.body.asks[0].target === "proposer",
+    shown(critique),
+  );
   const critiqued = await decided(critique.body.id);
   const criticAsked = ["critic-a", "critic-b"].map((c) => text(lastUser(requests.get(c)?.[0] ?? [])));
-  check("each critic's model request contains the proposal", criticAsked.every((q) => q.includes("Ship on Friday.") && q.includes("Critique this answer from 'proposer'")), shown(criticAsked));
+  check(
+    "each critic's model request contains the proposal",
+    criticAsked.every((q) => q.includes("Ship on Friday.") && q.includes("Critique this answer from 'proposer'")),
+    shown(criticAsked),
+  );
   const revise = text(lastUser(requests.get("proposer")?.[1] ?? []));
-  check("the proposer's second request holds both critiques", revise.includes("critic-a: Add a QA pass before shipping.") && revise.includes("critic-b: Add a QA pass before shipping."), revise.slice(0, 400));
-  check("the decision is the proposer's revision, after one round", critiqued.result?.ok === true && critiqued.result.answer === "Ship on Friday after a QA pass on Thursday." && critiqued.result.rounds === 1, shown(critiqued.result));
+  check(
+    "the proposer's second request holds both critiques",
+    revise.includes("critic-a: Add a QA pass before shipping.") &&
+      revise.includes("critic-b: Add a QA pass before shipping."),
+    revise.slice(0, 400),
+  );
+  check(
+    "the decision is the proposer's revision, after one round",
+    critiqued.result?.ok === true &&
+      critiqued.result.answer === "Ship on Friday after a QA pass on Thursday." &&
+      critiqued.result.rounds === 1,
+    shown(critiqued.result),
+  );
 
   // --- first: decided while the slow judges are held -----------------------------------------------
   hold("slow-a");
   hold("slow-b");
-  const first = await api("/api/agents/main/fanouts", { method: "POST", body: JSON.stringify({ targets: ["slow-a", "slow-b", "fast"], question: "Launch?", policy: "first" }) });
+  const first = await api("/api/agents/main/fanouts", {
+    method: "POST",
+    body: JSON.stringify({ targets: ["slow-a", "slow-b", "fast"], question: "Launch?", policy: "first" }),
+  });
   const firstDecided = await decided(first.body.id);
   const stillHeld = holds.get("slow-a").waiting + holds.get("slow-b").waiting;
-  check("`first` decides with the fast judge's answer while both slow judges are still held by the double", firstDecided.result?.answer === "Approved." && firstDecided.result.decidedBy === "fast" && stillHeld === 2, shown({ result: firstDecided.result, stillHeld }));
-  const cancelled = await untilThroughRestarts("the slow judges' runs to be cancelled", async () => {
-    const runs = await Promise.all(["slow-a", "slow-b"].map(async (n) => (await api(`/api/agents/${n}/runs`)).body?.runs?.[0]?.status));
-    return runs.every((s) => s === "cancelled") ? runs : null;
-  }, 30_000).catch(() => null);
+  check(
+    "`first` decides with the fast judge's answer while both slow judges are still held by the double",
+    firstDecided.result?.answer === "Approved." && firstDecided.result.decidedBy === "fast" && stillHeld === 2,
+    shown({ result: firstDecided.result, stillHeld }),
+  );
+  const cancelled = await untilThroughRestarts(
+    "the slow judges' runs to be cancelled",
+    async () => {
+      const runs = await Promise.all(
+        ["slow-a", "slow-b"].map(async (n) => (await api(`/api/agents/${n}/runs`)).body?.runs?.[0]?.status),
+      );
+      return runs.every((s) => s === "cancelled") ? runs : null;
+    },
+    30_000,
+  ).catch(() => null);
   check("the slow judges' runs were cancelled (the bus `cancel`)", cancelled !== null, shown(cancelled));
   release("slow-a");
   release("slow-b");
 
   // --- a four-step workflow through an eviction (restart) at each step ---------------------------
   for (const judge of ["judge-a", "judge-b", "judge-c"]) hold(judge);
-  const wf = await api("/api/agents/main/workflows", { method: "POST", body: JSON.stringify({ workflow: "verdict", input: "v2.0", id: "wf-node" }) });
-  check("POST /workflows starts the three asks at once (202)", wf.status === 202 && wf.body.steps.filter((s) => s.state === "running").length === 3, shown(wf));
+  const wf = await api("/api/agents/main/workflows", {
+    method: "POST",
+    body: JSON.stringify({ workflow: "verdict", input: "v2.0", id: "wf-node" }),
+  });
+  check(
+    "POST /workflows starts the three asks at once (202)",
+    wf.status === 202 && wf.body.steps.filter((s) => s.state === "running").length === 3,
+    shown(wf),
+  );
   for (const step of ["a", "b", "c"]) {
     await server.stop();
     server = await start();
@@ -146,9 +221,19 @@ try {
     const got = await api("/api/agents/main/workflows/wf-node");
     return got.body?.status === "completed" ? got.body : null;
   }).catch((error) => ({ error: String(error) }));
-  check("the workflow completes with the majority's answer through the join", finished.output === "Yes." && finished.steps?.find((s) => s.id === "vote")?.output === "Yes.", shown(finished));
-  const runs = await Promise.all(["judge-a", "judge-b", "judge-c"].map(async (n) => (await api(`/api/agents/${n}/runs`)).body?.runs?.length));
-  check("each judge was asked once through four restarts (one run each)", runs.every((n) => n === 1), shown(runs));
+  check(
+    "the workflow completes with the majority's answer through the join",
+    finished.output === "Yes." && finished.steps?.find((s) => s.id === "vote")?.output === "Yes.",
+    shown(finished),
+  );
+  const runs = await Promise.all(
+    ["judge-a", "judge-b", "judge-c"].map(async (n) => (await api(`/api/agents/${n}/runs`)).body?.runs?.length),
+  );
+  check(
+    "each judge was asked once through four restarts (one run each)",
+    runs.every((n) => n === 1),
+    shown(runs),
+  );
 } catch (error) {
   check("the fan-out check ran", false, error instanceof Error ? error.stack : String(error));
 } finally {

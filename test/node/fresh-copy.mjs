@@ -16,8 +16,13 @@ import { root } from "./memory-harness.mjs";
  */
 export function freshCopy(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" });
-  const files = listed.stdout.split("\0").filter((f) => f && existsSync(join(root, f)) && statSync(join(root, f)).isFile());
+  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  const files = listed.stdout
+    .split("\0")
+    .filter((f) => f && existsSync(join(root, f)) && statSync(join(root, f)).isFile());
   for (const file of files) cpSync(join(root, file), join(dir, file), { preserveTimestamps: true });
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };

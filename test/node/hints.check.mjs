@@ -48,7 +48,8 @@ export function problemOf(words) {
   const fallback = named.find((a) => a.name === command.defaultAction);
   if (fallback?.usage.some((u) => /^\[?</.test(u.trim())) && !second.includes("|")) return null;
   for (const word of second.split("|")) {
-    if (!named.some((a) => a.name === word)) return `'${name} ${word}': ${name} has no action '${word}' (actions: ${named.map((a) => a.name).join(", ")})`;
+    if (!named.some((a) => a.name === word))
+      return `'${name} ${word}': ${name} has no action '${word}' (actions: ${named.map((a) => a.name).join(", ")})`;
   }
   return null;
 }
@@ -80,12 +81,30 @@ function* sourceFiles(dir) {
 
 // The checker itself: a renamed spelling is caught, the current ones pass (a positive control beside each refusal).
 check("the checker refuses an old spelling: pantheon approve", problemOf(["approve", "scout"]) !== null, "not flagged");
-check("the checker refuses a command that does not exist: pantheon token create", problemOf(["token", "create"]) !== null, "not flagged");
-check("the checker refuses an action that does not exist: pantheon agents frobnicate", problemOf(["agents", "frobnicate"]) !== null, "not flagged");
-check("the checker accepts pantheon runs approve and pantheon agents list", problemOf(["runs", "approve"]) === null && problemOf(["agents", "list"]) === null, "refused");
+check(
+  "the checker refuses a command that does not exist: pantheon token create",
+  problemOf(["token", "create"]) !== null,
+  "not flagged",
+);
+check(
+  "the checker refuses an action that does not exist: pantheon agents frobnicate",
+  problemOf(["agents", "frobnicate"]) !== null,
+  "not flagged",
+);
+check(
+  "the checker accepts pantheon runs approve and pantheon agents list",
+  problemOf(["runs", "approve"]) === null && problemOf(["agents", "list"]) === null,
+  "refused",
+);
 check(
   "the checker finds every mention in a line, template placeholders included",
-  JSON.stringify(mentionsIn("or `pantheon runs approve ${agent} ${runId}` then pantheon history ${agent}").map((m) => m.words)) === JSON.stringify([["runs", "approve"], ["history", "${agent}"]]),
+  JSON.stringify(
+    mentionsIn("or `pantheon runs approve ${agent} ${runId}` then pantheon history ${agent}").map((m) => m.words),
+  ) ===
+    JSON.stringify([
+      ["runs", "approve"],
+      ["history", "${agent}"],
+    ]),
   JSON.stringify(mentionsIn("or `pantheon runs approve ${agent} ${runId}` then pantheon history ${agent}")),
 );
 
@@ -105,5 +124,9 @@ for (const dir of where) {
   }
 }
 check(`the code mentions pantheon commands (${seen} found in ${where.join(", ")})`, seen >= 30, `only ${seen}`);
-check("every pantheon command the code mentions exists in the CLI under its current name", problems.length === 0, `\n  ${problems.join("\n  ")}`);
+check(
+  "every pantheon command the code mentions exists in the CLI under its current name",
+  problems.length === 0,
+  `\n  ${problems.join("\n  ")}`,
+);
 finish();

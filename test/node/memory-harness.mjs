@@ -32,7 +32,16 @@ export async function loadMemoryModules() {
       `export const openAgentDb = (storage) => drizzle(storage, { schema });`,
     ].join("\n"),
   );
-  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", outfile: join(out, "index.mjs"), logLevel: "error", mainFields: ["module", "main"], nodePaths: [join(root, "node_modules")] });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    outfile: join(out, "index.mjs"),
+    logLevel: "error",
+    mainFields: ["module", "main"],
+    nodePaths: [join(root, "node_modules")],
+  });
   const modules = await import(pathToFileURL(join(out, "index.mjs")).href);
   rmSync(out, { recursive: true, force: true });
   return modules;
@@ -89,7 +98,8 @@ export function sqlOver(db) {
     }
     return statement;
   };
-  const fromSqlValues = (row) => row.map((v) => (v instanceof Uint8Array ? v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength) : v));
+  const fromSqlValues = (row) =>
+    row.map((v) => (v instanceof Uint8Array ? v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength) : v));
   return {
     exec(query, ...bindings) {
       const args = bindings.map(toSql);
@@ -97,10 +107,22 @@ export function sqlOver(db) {
       if (!reads) prepared(query, false).run(...args);
       // Reads run when the caller asks, as rows (objects) or, for drizzle's driver, as value arrays.
       let rows;
-      const objects = () => (rows ??= reads ? prepared(query, false).all(...args).map(fromSql) : []);
+      const objects = () =>
+        (rows ??= reads
+          ? prepared(query, false)
+              .all(...args)
+              .map(fromSql)
+          : []);
       return {
         toArray: objects,
-        raw: () => ({ toArray: () => (reads ? prepared(query, true).all(...args).map(fromSqlValues) : []) }),
+        raw: () => ({
+          toArray: () =>
+            reads
+              ? prepared(query, true)
+                  .all(...args)
+                  .map(fromSqlValues)
+              : [],
+        }),
         next: () => (objects().length ? { value: rows[0], done: false } : { value: undefined, done: true }),
         one: () => {
           if (objects().length !== 1) throw new Error(`expected exactly one row, got ${rows.length}`);

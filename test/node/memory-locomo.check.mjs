@@ -25,20 +25,38 @@ const { check, finish } = makeLineChecks();
 try {
   const file = join(root, sets.locomo);
   if (!existsSync(file)) throw new Error(`${sets.locomo} is missing: see bench/memory-eval/locomo/PROVENANCE.md`);
-  check(createHash("sha256").update(readFileSync(file)).digest("hex") === setSha256, `${sets.locomo} is the recorded set (sha256 ${setSha256.slice(0, 12)}…)`);
+  check(
+    createHash("sha256").update(readFileSync(file)).digest("hex") === setSha256,
+    `${sets.locomo} is the recorded set (sha256 ${setSha256.slice(0, 12)}…)`,
+  );
 
   const modules = await loadMemoryModules();
   const fixture = loadSet("locomo");
   for (const [name, margin] of Object.entries(margins)) {
     const { embed, stop } = await makeEmbedder(name, modules);
     try {
-      const rows = await evaluate({ modules, fixture, embed, only: pinned.conversations, stageNames: ["lexical only"] });
+      const rows = await evaluate({
+        modules,
+        fixture,
+        embed,
+        only: pinned.conversations,
+        stageNames: ["lexical only"],
+      });
       const summary = summarize(rows);
       console.log(table(summary, { embedder: embed.model }));
       const r10 = (retriever) => summary.find((s) => s.name === retriever).all[10];
-      check(rows.length === pinned.questions, `${embed.model}: the ${pinned.questions} questions of ${pinned.conversations.join(", ")} evaluated (${rows.length})`);
-      check(r10("context") >= r10("lexical only"), `${embed.model}: context recall@10 ${r10("context").toFixed(1)} ≥ its lexical stage ${r10("lexical only").toFixed(1)}`);
-      check(r10("context") >= r10("BM25") + margin, `${embed.model}: context recall@10 ${r10("context").toFixed(1)} ≥ plain BM25 ${r10("BM25").toFixed(1)} + ${margin}`);
+      check(
+        rows.length === pinned.questions,
+        `${embed.model}: the ${pinned.questions} questions of ${pinned.conversations.join(", ")} evaluated (${rows.length})`,
+      );
+      check(
+        r10("context") >= r10("lexical only"),
+        `${embed.model}: context recall@10 ${r10("context").toFixed(1)} ≥ its lexical stage ${r10("lexical only").toFixed(1)}`,
+      );
+      check(
+        r10("context") >= r10("BM25") + margin,
+        `${embed.model}: context recall@10 ${r10("context").toFixed(1)} ≥ plain BM25 ${r10("BM25").toFixed(1)} + ${margin}`,
+      );
     } finally {
       await stop();
     }

@@ -18,20 +18,35 @@ let sidecar;
 try {
   sidecar = await ensureSidecar({ port: await freePort(), timeoutMs: 60_000 });
   const modules = await loadMemoryModules();
-  const embed = modules.makeOpenAiEmbedder({ baseURL: sidecar.url, model: "use-lite", dimensions: 512, provider: "offline" });
+  const embed = modules.makeOpenAiEmbedder({
+    baseURL: sidecar.url,
+    model: "use-lite",
+    dimensions: 512,
+    provider: "offline",
+  });
 
   const factVectors = await embed.embed(fixture.facts.map((f) => f.text));
   const questionVectors = await embed.embed(fixture.questions.map((q) => q.text));
   fixture.questions.forEach((question, i) => {
-    const ranked = fixture.facts.map((f, j) => ({ id: f.id, score: cosine(questionVectors[i], factVectors[j]) })).sort((a, b) => b.score - a.score);
+    const ranked = fixture.facts
+      .map((f, j) => ({ id: f.id, score: cosine(questionVectors[i], factVectors[j]) }))
+      .sort((a, b) => b.score - a.score);
     const rank = ranked.findIndex((r) => r.id === question.fact) + 1;
-    check(rank >= 1 && rank <= 3, `cosine rank ${rank} (${ranked[rank - 1]?.score.toFixed(3)}) "${question.text}" → ${question.fact}`);
+    check(
+      rank >= 1 && rank <= 3,
+      `cosine rank ${rank} (${ranked[rank - 1]?.score.toFixed(3)}) "${question.text}" → ${question.fact}`,
+    );
   });
 
   const database = agentDatabase(modules);
   const { memory } = memoryOver(modules, database, systemClock, () => localPorts(modules, database.sql, embed));
-  const { records, warnings } = await memory.insert(fixture.facts.map((f) => ({ kind: "fact", text: f.text, provenance: "check" })));
-  check(warnings.length === 0 && records.length === fixture.facts.length, `stored ${records.length} facts with vectors${warnings.length ? `: ${warnings.join("; ")}` : ""}`);
+  const { records, warnings } = await memory.insert(
+    fixture.facts.map((f) => ({ kind: "fact", text: f.text, provenance: "check" })),
+  );
+  check(
+    warnings.length === 0 && records.length === fixture.facts.length,
+    `stored ${records.length} facts with vectors${warnings.length ? `: ${warnings.join("; ")}` : ""}`,
+  );
   const idOf = new Map(records.map((r, i) => [r.id, fixture.facts[i].id]));
   for (const question of fixture.questions) {
     const hits = await memory.semantic(question.text, { sources: ["memory"], limit: 3 });

@@ -18,20 +18,55 @@ const expected = `provider 'openai' needs the secret OPENAI_API_KEY: ${fix}`;
 let server;
 try {
   // Empty values override whatever a developer's .dev.vars holds: no key, no local model server.
-  server = await startDevServer({ port: await freePort(), token, persistTo, vars: { PANTHEON_ENV: "production", OPENAI_API_KEY: "", OPENAI_BASE_URL: "" } });
-  const created = await call(server.url, "/api/agents", { method: "POST", body: JSON.stringify({ name: "scout", model: { provider: "openai", name: "gpt-4o-mini" } }) });
+  server = await startDevServer({
+    port: await freePort(),
+    token,
+    persistTo,
+    vars: { PANTHEON_ENV: "production", OPENAI_API_KEY: "", OPENAI_BASE_URL: "" },
+  });
+  const created = await call(server.url, "/api/agents", {
+    method: "POST",
+    body: JSON.stringify({ name: "scout", model: { provider: "openai", name: "gpt-4o-mini" } }),
+  });
   check("the agent is created", created.status === 201, JSON.stringify(created));
-  check("its detail says the model is unavailable and why", created.body?.resolvedModel?.status === "unavailable" && created.body.resolvedModel.reason === expected, JSON.stringify(created.body?.resolvedModel));
+  check(
+    "its detail says the model is unavailable and why",
+    created.body?.resolvedModel?.status === "unavailable" && created.body.resolvedModel.reason === expected,
+    JSON.stringify(created.body?.resolvedModel),
+  );
 
-  const sent = await call(server.url, "/api/agents/scout/messages", { method: "POST", body: JSON.stringify({ content: "hello" }) });
-  check("its run fails instead of answering with a stand-in", sent.status === 200 && sent.body?.status === "failed" && sent.body?.reply === null, JSON.stringify(sent));
-  check("the run's error names the missing secret and the command", typeof sent.body?.error === "string" && sent.body.error.includes(expected), JSON.stringify(sent.body?.error));
+  const sent = await call(server.url, "/api/agents/scout/messages", {
+    method: "POST",
+    body: JSON.stringify({ content: "hello" }),
+  });
+  check(
+    "its run fails instead of answering with a stand-in",
+    sent.status === 200 && sent.body?.status === "failed" && sent.body?.reply === null,
+    JSON.stringify(sent),
+  );
+  check(
+    "the run's error names the missing secret and the command",
+    typeof sent.body?.error === "string" && sent.body.error.includes(expected),
+    JSON.stringify(sent.body?.error),
+  );
 
   const doctor = await makeCli({ url: server.url, token, cwd: persistTo })(["doctor"]);
-  check("pantheon doctor exits 1 and prints the fix", doctor.code === 1 && doctor.stdout.includes(`fix: ${fix}`) && doctor.stdout.includes("(production)"), JSON.stringify(doctor).slice(0, 1500));
-  check("pantheon doctor never prints the admin token", !doctor.stdout.includes(token) && !doctor.stderr.includes(token), "token printed");
+  check(
+    "pantheon doctor exits 1 and prints the fix",
+    doctor.code === 1 && doctor.stdout.includes(`fix: ${fix}`) && doctor.stdout.includes("(production)"),
+    JSON.stringify(doctor).slice(0, 1500),
+  );
+  check(
+    "pantheon doctor never prints the admin token",
+    !doctor.stdout.includes(token) && !doctor.stderr.includes(token),
+    "token printed",
+  );
 } catch (error) {
-  check("the production-mode server runs", false, error instanceof Error ? error.message.slice(0, 2000) : String(error));
+  check(
+    "the production-mode server runs",
+    false,
+    error instanceof Error ? error.message.slice(0, 2000) : String(error),
+  );
 } finally {
   await server?.stop();
   await rm(persistTo, { recursive: true, force: true });

@@ -14,7 +14,8 @@ import { dirname, join, normalize } from "node:path";
 /** The only marks a block may carry, and why such a block is not run by the check. */
 export const skipTags = {
   cloudflare: "needs a Cloudflare account (not run locally)",
-  interactive: "needs a person at a terminal (keys, a picker); `pantheon chat` is driven in tmux by test/node/cli-chat.check.mjs",
+  interactive:
+    "needs a person at a terminal (keys, a picker); `pantheon chat` is driven in tmux by test/node/cli-chat.check.mjs",
   slow: "takes minutes (the memory eval with every stage or the USE-lite embedder over whole sets); test/node/memory-eval.check.mjs and memory-locomo.check.mjs run it on a few conversations, and the docs' --stages line on two",
 };
 
@@ -40,20 +41,29 @@ export function readmeCommands(readme) {
   for (let i = 0; i < lines.length; i++) {
     const open = /^(\s*)```(\S*)\s*(.*)$/.exec(lines[i]);
     if (!open) {
-      for (const span of lines[i].matchAll(/`(curl [^`]+)`/g)) commands.push({ line: i + 1, command: span[1], expected: [] });
+      for (const span of lines[i].matchAll(/`(curl [^`]+)`/g))
+        commands.push({ line: i + 1, command: span[1], expected: [] });
       continue;
     }
     const [, indent, language, rest] = open;
     const body = [];
     let j = i + 1;
-    while (j < lines.length && !new RegExp(`^${indent}\`\`\`\\s*$`).test(lines[j])) body.push(lines[j++].slice(indent.length));
+    while (j < lines.length && !new RegExp(`^${indent}\`\`\`\\s*$`).test(lines[j]))
+      body.push(lines[j++].slice(indent.length));
     const start = i + 2;
     i = j;
     if (!["sh", "bash", "console"].includes(language)) continue;
     const tags = rest.split(/\s+/).filter(Boolean);
     const unknown = tags.find((tag) => !(tag in skipTags));
     const skip = tags.map((tag) => skipTags[tag]).find(Boolean);
-    const add = (line, command, expected = []) => commands.push({ line, command, expected, ...(skip ? { skip } : {}), ...(unknown ? { error: `unknown mark '${unknown}' (known: ${Object.keys(skipTags).join(", ")})` } : {}) });
+    const add = (line, command, expected = []) =>
+      commands.push({
+        line,
+        command,
+        expected,
+        ...(skip ? { skip } : {}),
+        ...(unknown ? { error: `unknown mark '${unknown}' (known: ${Object.keys(skipTags).join(", ")})` } : {}),
+      });
     if (language === "console") {
       let current;
       body.forEach((text, k) => {
@@ -74,7 +84,13 @@ export function readmeCommands(readme) {
           pending = "";
         }
       });
-      if (pending) commands.push({ line: pendingLine, command: pending, expected: [], error: "the command never ends (an open quote or a trailing \\)" });
+      if (pending)
+        commands.push({
+          line: pendingLine,
+          command: pending,
+          expected: [],
+          error: "the command never ends (an open quote or a trailing \\)",
+        });
     }
   }
   return commands.map((c) => {
@@ -91,7 +107,8 @@ export function readmeCommands(readme) {
  * loosely("helper  idle  2026-11-25 07:52:20  Helps").test("helper idle 2026-11-26 15:01:02 Helps"); // true
  */
 export function loosely(expected) {
-  const volatile = /((?:~|\/[\w.-]+)(?:\/[\w.-]+)+)|(?<![0-9a-zA-Z])((?=[0-9a-f]*\d)[0-9a-f]{4,})(?![0-9a-zA-Z])|(\d+)|(\s+)/g;
+  const volatile =
+    /((?:~|\/[\w.-]+)(?:\/[\w.-]+)+)|(?<![0-9a-zA-Z])((?=[0-9a-f]*\d)[0-9a-f]{4,})(?![0-9a-zA-Z])|(\d+)|(\s+)/g;
   let pattern = "";
   let last = 0;
   const text = expected.trim();
@@ -109,7 +126,10 @@ export function loosely(expected) {
  * is not expected: the check gives the token in PANTHEON_TOKEN, so nothing is asked).
  */
 export function missingLines(expected, output) {
-  const got = output.split("\n").map((line) => line.trim()).filter(Boolean);
+  const got = output
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
   const missing = [];
   let at = 0;
   for (const line of expected) {
@@ -132,18 +152,30 @@ export function missingLines(expected, output) {
  */
 export function documentationFiles(root) {
   const docs = join(root, "docs");
-  const pages = existsSync(docs) ? readdirSync(docs).filter((f) => f.endsWith(".md") && f !== "README.md").sort() : [];
+  const pages = existsSync(docs)
+    ? readdirSync(docs)
+        .filter((f) => f.endsWith(".md") && f !== "README.md")
+        .sort()
+    : [];
   const index = join(docs, "README.md");
-  const linked = existsSync(index) ? [...readFileSync(index, "utf8").matchAll(/\]\(([\w.-]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1]) : [];
+  const linked = existsSync(index)
+    ? [...readFileSync(index, "utf8").matchAll(/\]\(([\w.-]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1])
+    : [];
   const ordered = [...new Set(linked)].filter((f) => pages.includes(f));
   const unlisted = pages.filter((f) => !ordered.includes(f));
-  const files = ["README.md", ...(existsSync(index) ? ["docs/README.md"] : []), ...[...ordered, ...unlisted].map((f) => `docs/${f}`)];
+  const files = [
+    "README.md",
+    ...(existsSync(index) ? ["docs/README.md"] : []),
+    ...[...ordered, ...unlisted].map((f) => `docs/${f}`),
+  ];
   return { files, unlisted: unlisted.map((f) => `docs/${f}`) };
 }
 
 /** The README and every docs page as one text, in the order of `documentationFiles` (for checks that look for a snippet wherever it lives). */
 export function documentationText(root) {
-  return documentationFiles(root).files.map((file) => readFileSync(join(root, file), "utf8")).join("\n");
+  return documentationFiles(root)
+    .files.map((file) => readFileSync(join(root, file), "utf8"))
+    .join("\n");
 }
 
 /**
@@ -159,7 +191,10 @@ export function headingAnchors(markdown) {
     if (/^\s*```/.test(line)) fence = !fence;
     const heading = !fence && /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!heading) continue;
-    const base = heading[1].toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+    const base = heading[1]
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-");
     let anchor = base;
     for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`;
     anchors.add(anchor);
@@ -183,7 +218,12 @@ export function brokenLinks(root, file) {
     const [path, anchor] = target.split("#");
     const resolved = path ? normalize(join(dirname(file), path)) : file;
     if (!existsSync(join(root, resolved))) broken.push(`${file}: ${target} (no file ${resolved})`);
-    else if (anchor && resolved.endsWith(".md") && !headingAnchors(readFileSync(join(root, resolved), "utf8")).has(anchor)) broken.push(`${file}: ${target} (no heading #${anchor} in ${resolved})`);
+    else if (
+      anchor &&
+      resolved.endsWith(".md") &&
+      !headingAnchors(readFileSync(join(root, resolved), "utf8")).has(anchor)
+    )
+      broken.push(`${file}: ${target} (no heading #${anchor} in ${resolved})`);
   }
   return broken;
 }

@@ -26,19 +26,42 @@ import { brokenLinks, documentationFiles, missingLines, readmeCommands } from ".
 import { root } from "./memory-harness.mjs";
 
 const { check, skip, finish } = makeChecks();
-const { files, unlisted } = process.env.README_CHECK_FILE ? { files: [process.env.README_CHECK_FILE], unlisted: [] } : documentationFiles(root);
-const commands = files.flatMap((file) => readmeCommands(readFileSync(resolve(root, file), "utf8")).map((c) => ({ ...c, file })));
-check("the README and docs have commands to run", commands.filter((c) => !c.skip).length >= 10, `${commands.length} found in ${files.join(", ")}`);
-check("every docs page is listed in docs/README.md (the order its commands run in)", unlisted.length === 0, `not in the index: ${unlisted.join(", ")}`);
+const { files, unlisted } = process.env.README_CHECK_FILE
+  ? { files: [process.env.README_CHECK_FILE], unlisted: [] }
+  : documentationFiles(root);
+const commands = files.flatMap((file) =>
+  readmeCommands(readFileSync(resolve(root, file), "utf8")).map((c) => ({ ...c, file })),
+);
+check(
+  "the README and docs have commands to run",
+  commands.filter((c) => !c.skip).length >= 10,
+  `${commands.length} found in ${files.join(", ")}`,
+);
+check(
+  "every docs page is listed in docs/README.md (the order its commands run in)",
+  unlisted.length === 0,
+  `not in the index: ${unlisted.join(", ")}`,
+);
 if (!process.env.README_CHECK_FILE) {
   const broken = [...files, "bench/README.md", "pwa/README.md"].flatMap((file) => brokenLinks(root, file));
-  check("every relative link of the README, the docs, bench/README.md and pwa/README.md reaches its file and heading", broken.length === 0, broken.join("\n"));
+  check(
+    "every relative link of the README, the docs, bench/README.md and pwa/README.md reaches its file and heading",
+    broken.length === 0,
+    broken.join("\n"),
+  );
   // The link check can fail: a page with a link to a missing file and one to a missing heading.
   const sample = mkdtempSync(join(tmpdir(), "pantheon-links-"));
-  writeFileSync(join(sample, "a.md"), "# A\n\n## Two words\n\n[ok](b.md#b) [ok](#two-words) [gone](c.md) [bad](b.md#nope) `[code](x.md)` [web](https://example.com)\n");
+  writeFileSync(
+    join(sample, "a.md"),
+    "# A\n\n## Two words\n\n[ok](b.md#b) [ok](#two-words) [gone](c.md) [bad](b.md#nope) `[code](x.md)` [web](https://example.com)\n",
+  );
   writeFileSync(join(sample, "b.md"), "# B\n");
   const found = brokenLinks(sample, "a.md");
-  check("the link check names a link to a missing file and one to a missing heading, and only those", found.length === 2 && found[0].includes("c.md") && found[1].includes("#nope"), found.join("\n"));
+  check(
+    "the link check names a link to a missing file and one to a missing heading, and only those",
+    found.length === 2 && found[0].includes("c.md") && found[1].includes("#nope"),
+    found.join("\n"),
+  );
   rmSync(sample, { recursive: true, force: true });
 }
 
@@ -52,11 +75,13 @@ const token = `pa_${randomBytes(16).toString("hex")}`;
 /** What the command's output says went wrong, for a curl: an HTML page, or a JSON error. */
 function curlRefused(command, stdout) {
   if (!/^\s*curl\b/.test(command)) return "";
-  if (/^\s*<(!doctype|html)/im.test(stdout)) return "curl got an HTML page (the static assets answered, not the worker)";
+  if (/^\s*<(!doctype|html)/im.test(stdout))
+    return "curl got an HTML page (the static assets answered, not the worker)";
   for (const line of stdout.split("\n").filter((l) => l.trim().startsWith("{"))) {
     try {
       const body = JSON.parse(line);
-      if (body && typeof body === "object" && "error" in body) return `curl got an error: ${JSON.stringify(body.error).slice(0, 300)}`;
+      if (body && typeof body === "object" && "error" in body)
+        return `curl got an error: ${JSON.stringify(body.error).slice(0, 300)}`;
     } catch {}
   }
   return "";
@@ -79,7 +104,10 @@ try {
   };
   const local = /http:\/\/(?:127\.0\.0\.1|localhost):8787/g;
   for (const { file, line, command, expected, skip: why, error } of commands) {
-    const name = `${file}:${line}: ${command.split("\n")[0].replace(/\s+#.*$/, "").slice(0, 90)}`;
+    const name = `${file}:${line}: ${command
+      .split("\n")[0]
+      .replace(/\s+#.*$/, "")
+      .slice(0, 90)}`;
     if (error) {
       check(name, false, error);
       continue;
@@ -94,13 +122,18 @@ try {
     // 10 minutes a command: the memory eval takes about 30 s on an idle machine and over 4 minutes when the 2 cores are shared by several suites.
     const run = spawnSync("sh", ["-c", script], { cwd: copy.dir, env, encoding: "utf8", timeout: 600_000 });
     const output = `${run.stdout}\n${run.stderr}`;
-    const missing = missingLines(expected.map((e) => e.replace(local, server.url)), output);
+    const missing = missingLines(
+      expected.map((e) => e.replace(local, server.url)),
+      output,
+    );
     const refused = curlRefused(command, run.stdout);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     check(
       `${name} (${seconds} s)`,
       run.status === 0 && missing.length === 0 && !refused,
-      run.status !== 0 ? `exit ${run.status ?? run.signal}:\n${output.slice(-2000)}` : refused || `the output lacks:\n  ${missing.join("\n  ")}\nit was:\n${output.slice(-2000)}`,
+      run.status !== 0
+        ? `exit ${run.status ?? run.signal}:\n${output.slice(-2000)}`
+        : refused || `the output lacks:\n  ${missing.join("\n  ")}\nit was:\n${output.slice(-2000)}`,
     );
   }
 } catch (error) {

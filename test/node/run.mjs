@@ -18,7 +18,11 @@ let failed = 0;
 let skipped = 0;
 for (const file of files) {
   console.log(`\n--- node ${file.slice(root.length + 1)}`);
-  const result = spawnSync(process.execPath, [file], { cwd: root, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  const result = spawnSync(process.execPath, [file], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+  });
   process.stdout.write(result.stdout ?? "");
   const match = /(\d+) passed, (\d+) failed(?:, (\d+) skipped)?[^\n]*\s*$/.exec(result.stdout ?? "");
   if (match) {

@@ -52,7 +52,11 @@ function watch(url, agent, project, socketToken) {
   return seen;
 }
 /** Whether `test` holds within 5 s (a false answer is checked, not thrown). */
-const holdsSoon = (test) => until("a socket's state", test, { ms: 5000, every: 20 }).then(() => true, () => false);
+const holdsSoon = (test) =>
+  until("a socket's state", test, { ms: 5000, every: 20 }).then(
+    () => true,
+    () => false,
+  );
 const runEvents = (seen) => seen.frames.filter((f) => f.type === "run_event");
 const doneCount = (seen) => runEvents(seen).filter((f) => f.event.type === "done").length;
 
@@ -65,15 +69,27 @@ try {
     persistTo,
     vars: { PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true" },
   });
-  const as = (project, path, init = {}) => call(server.url, path, { ...init, headers: { "x-pantheon-project": project, ...init.headers } });
-  const chat = (project, agent, content, with_ = {}) => as(project, `/api/agents/${agent}/messages`, { method: "POST", body: JSON.stringify({ content }), ...with_ });
+  const as = (project, path, init = {}) =>
+    call(server.url, path, { ...init, headers: { "x-pantheon-project": project, ...init.headers } });
+  const chat = (project, agent, content, with_ = {}) =>
+    as(project, `/api/agents/${agent}/messages`, { method: "POST", body: JSON.stringify({ content }), ...with_ });
 
   for (const project of ["tenant-a", "tenant-b"]) {
     const made = await call(server.url, "/api/projects", { method: "POST", body: JSON.stringify({ slug: project }) });
-    const agent = await as(project, "/api/agents", { method: "POST", body: JSON.stringify({ name: "helper", description: "helps" }) });
-    check(`project ${project} and its agent 'helper' are made`, made.status === 201 && agent.status === 201, shown({ made, agent }));
+    const agent = await as(project, "/api/agents", {
+      method: "POST",
+      body: JSON.stringify({ name: "helper", description: "helps" }),
+    });
+    check(
+      `project ${project} and its agent 'helper' are made`,
+      made.status === 201 && agent.status === 201,
+      shown({ made, agent }),
+    );
   }
-  const bChat = await as("tenant-b", "/api/tokens", { method: "POST", body: JSON.stringify({ name: "phone", scope: "chat" }) });
+  const bChat = await as("tenant-b", "/api/tokens", {
+    method: "POST",
+    body: JSON.stringify({ name: "phone", scope: "chat" }),
+  });
 
   // ---- deletion ends access at once -------------------------------------------------------
   const oldB = watch(server.url, "helper", "tenant-b", token);
@@ -82,7 +98,11 @@ try {
   await holdsSoon(() => oldB.opened && oldBChat.opened && aSocket.opened);
   await chat("tenant-b", "helper", "hello from the first b");
   const heardBefore = await holdsSoon(() => doneCount(oldB) >= 1 && doneCount(oldBChat) >= 1);
-  check("b's sockets (admin and chat token) hear b's run", heardBefore, shown({ admin: runEvents(oldB).length, chat: runEvents(oldBChat).length }));
+  check(
+    "b's sockets (admin and chat token) hear b's run",
+    heardBefore,
+    shown({ admin: runEvents(oldB).length, chat: runEvents(oldBChat).length }),
+  );
 
   const deleted = await call(server.url, "/api/projects/tenant-b", { method: "DELETE" });
   // Read the moment DELETE answers. CLOSING: the agent's close frame has arrived, nothing can follow
@@ -93,45 +113,84 @@ try {
   check("DELETE /api/projects/tenant-b answers 204", deleted.status === 204, shown(deleted));
   check(
     "b's sockets are closing (the agent's close frame received) by the time DELETE answers",
-    [statesAtAnswer.admin, statesAtAnswer.chat].every((state) => state === WebSocket.CLOSING || state === WebSocket.CLOSED),
+    [statesAtAnswer.admin, statesAtAnswer.chat].every(
+      (state) => state === WebSocket.CLOSING || state === WebSocket.CLOSED,
+    ),
     shown(statesAtAnswer),
   );
   check("a's socket stays open across b's deletion", aSocket.closed === null, shown(aSocket.closed));
 
   const heard = { admin: oldB.frames.length, chat: oldBChat.frames.length };
   await call(server.url, "/api/projects", { method: "POST", body: JSON.stringify({ slug: "tenant-b" }) });
-  const again = await as("tenant-b", "/api/agents", { method: "POST", body: JSON.stringify({ name: "helper", description: "the new tenant's helper" }) });
+  const again = await as("tenant-b", "/api/agents", {
+    method: "POST",
+    body: JSON.stringify({ name: "helper", description: "the new tenant's helper" }),
+  });
   const withOldToken = watch(server.url, "helper", "tenant-b", bChat.body.token);
   const newB = watch(server.url, "helper", "tenant-b", token);
   await holdsSoon(() => newB.opened && (withOldToken.closed || withOldToken.error));
   const turn = await chat("tenant-b", "helper", "the new tenant speaks: marmalade-otter");
   const newHeard = await holdsSoon(() => doneCount(newB) >= 1);
   await sleep(300);
-  check("b made again, with an agent of the same name, runs a chat turn its own socket hears", again.status === 201 && turn.status === 200 && newHeard, shown({ again: again.status, turn: turn.status, frames: runEvents(newB).length }));
+  check(
+    "b made again, with an agent of the same name, runs a chat turn its own socket hears",
+    again.status === 201 && turn.status === 200 && newHeard,
+    shown({ again: again.status, turn: turn.status, frames: runEvents(newB).length }),
+  );
   check(
     "the old sockets got nothing of the new b (no frame after the close)",
-    oldB.frames.length === heard.admin && oldBChat.frames.length === heard.chat && !JSON.stringify([oldB.frames, oldBChat.frames]).includes("marmalade-otter"),
+    oldB.frames.length === heard.admin &&
+      oldBChat.frames.length === heard.chat &&
+      !JSON.stringify([oldB.frames, oldBChat.frames]).includes("marmalade-otter"),
     shown({ heard, now: { admin: oldB.frames.length, chat: oldBChat.frames.length } }),
   );
-  check("a socket opened with b's old chat token is refused and gets nothing", !withOldToken.opened && withOldToken.frames.length === 0, shown({ opened: withOldToken.opened, frames: withOldToken.frames.length, closed: withOldToken.closed }));
-  const oldTokenApi = await as("tenant-b", "/api/agents/helper/messages", { headers: { authorization: `Bearer ${bChat.body.token}` } });
+  check(
+    "a socket opened with b's old chat token is refused and gets nothing",
+    !withOldToken.opened && withOldToken.frames.length === 0,
+    shown({ opened: withOldToken.opened, frames: withOldToken.frames.length, closed: withOldToken.closed }),
+  );
+  const oldTokenApi = await as("tenant-b", "/api/agents/helper/messages", {
+    headers: { authorization: `Bearer ${bChat.body.token}` },
+  });
   check("b's old chat token is refused by the API too (401)", oldTokenApi.status === 401, shown(oldTokenApi));
 
   const aBefore = doneCount(aSocket);
   await chat("tenant-a", "helper", "a is still here");
-  check("positive control: a's socket hears a's run after b's deletion", await holdsSoon(() => doneCount(aSocket) > aBefore), shown(runEvents(aSocket).slice(-2)));
+  check(
+    "positive control: a's socket hears a's run after b's deletion",
+    await holdsSoon(() => doneCount(aSocket) > aBefore),
+    shown(runEvents(aSocket).slice(-2)),
+  );
   for (const s of [aSocket, newB, withOldToken]) s.ws.close();
 
   // ---- the trace holds no encoding of a tool's secret --------------------------------------
   // The secret is tenant-a's own (project secrets): set over the API, opened only inside its agent.
-  const stored = await as("tenant-a", "/api/projects/tenant-a/secrets/ECHO_KEY", { method: "PUT", body: JSON.stringify({ value: secret }) });
+  const stored = await as("tenant-a", "/api/projects/tenant-a/secrets/ECHO_KEY", {
+    method: "PUT",
+    body: JSON.stringify({ value: secret }),
+  });
   check("tenant-a's secret ECHO_KEY is set", stored.status === 200 || stored.status === 201, shown(stored));
-  const tool = { name: "echo.key", description: "echoes its key", endpoint: echoUrl, headers: { "X-Api-Key": { secret: "ECHO_KEY" } } };
-  const echoer = await as("tenant-a", "/api/agents", { method: "POST", body: JSON.stringify({ name: "echoer", runtime: { tools: [], allowHosts: ["127.0.0.1"], httpTools: [tool] } }) });
+  const tool = {
+    name: "echo.key",
+    description: "echoes its key",
+    endpoint: echoUrl,
+    headers: { "X-Api-Key": { secret: "ECHO_KEY" } },
+  };
+  const echoer = await as("tenant-a", "/api/agents", {
+    method: "POST",
+    body: JSON.stringify({ name: "echoer", runtime: { tools: [], allowHosts: ["127.0.0.1"], httpTools: [tool] } }),
+  });
   check("an agent with an HTTP tool that sends the secret ECHO_KEY is made", echoer.status === 201, shown(echoer));
-  const aChat = await as("tenant-a", "/api/tokens", { method: "POST", body: JSON.stringify({ name: "reader", scope: "chat" }) });
-  const ran = await chat("tenant-a", "echoer", "/tool echo.key {}", { headers: { authorization: `Bearer ${aChat.body.token}` } });
-  const run = await as("tenant-a", `/api/agents/echoer/runs/${ran.body?.runId}`, { headers: { authorization: `Bearer ${aChat.body.token}` } });
+  const aChat = await as("tenant-a", "/api/tokens", {
+    method: "POST",
+    body: JSON.stringify({ name: "reader", scope: "chat" }),
+  });
+  const ran = await chat("tenant-a", "echoer", "/tool echo.key {}", {
+    headers: { authorization: `Bearer ${aChat.body.token}` },
+  });
+  const run = await as("tenant-a", `/api/agents/echoer/runs/${ran.body?.runId}`, {
+    headers: { authorization: `Bearer ${aChat.body.token}` },
+  });
   const text = JSON.stringify([run.body, ran.body]);
   const forms = {
     plain: secret,
@@ -145,9 +204,19 @@ try {
     embedded: Buffer.from(`{"note":"k=${secret}"}`).toString("base64").slice(12, 40),
     base64url: Buffer.from(`x${secret}`).toString("base64url").slice(4, 30),
   };
-  check("the run read with a chat token answers 200 and carries the tool's result", run.status === 200 && text.includes("weather-is-sunny-marker"), shown({ status: run.status, ran: ran.status, text: text.slice(0, 600) }));
-  const found = Object.entries(forms).filter(([, form]) => text.includes(form)).map(([name]) => name);
-  check("no form of the secret is in the trace or the reply (plain, base64, embedded, base64url, hex, reversed, spaced, dashed, percent)", found.length === 0, shown({ found }));
+  check(
+    "the run read with a chat token answers 200 and carries the tool's result",
+    run.status === 200 && text.includes("weather-is-sunny-marker"),
+    shown({ status: run.status, ran: ran.status, text: text.slice(0, 600) }),
+  );
+  const found = Object.entries(forms)
+    .filter(([, form]) => text.includes(form))
+    .map(([name]) => name);
+  check(
+    "no form of the secret is in the trace or the reply (plain, base64, embedded, base64url, hex, reversed, spaced, dashed, percent)",
+    found.length === 0,
+    shown({ found }),
+  );
   check("the trace says where it redacted", text.includes("[redacted]"), text.slice(0, 300));
 } catch (error) {
   check("the check ran to the end", false, error instanceof Error ? error.stack : String(error));

@@ -5,7 +5,12 @@ import { adminToken, api, createAgent, uniqueName } from "../api/client";
 
 /** The real OpenAI SDK, pointed at the worker. */
 function client(apiKey = adminToken) {
-  return new OpenAI({ apiKey, baseURL: "https://pantheon.test/v1", fetch: (input, init) => SELF.fetch(input as RequestInfo, init as RequestInit), maxRetries: 0 });
+  return new OpenAI({
+    apiKey,
+    baseURL: "https://pantheon.test/v1",
+    fetch: (input, init) => SELF.fetch(input as RequestInfo, init as RequestInit),
+    maxRetries: 0,
+  });
 }
 
 async function history(agent: string, session?: string): Promise<{ role: string; content: string }[]> {
@@ -61,7 +66,10 @@ describe("POST /v1/chat/completions", () => {
 
   it("ends the raw stream with data: [DONE]", async () => {
     const agent = await createAgent();
-    const res = await api("/v1/chat/completions", { method: "POST", json: { model: agent.name, stream: true, messages: [{ role: "user", content: "hi" }] } });
+    const res = await api("/v1/chat/completions", {
+      method: "POST",
+      json: { model: agent.name, stream: true, messages: [{ role: "user", content: "hi" }] },
+    });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const frames = (await res.text()).split("\n\n").filter(Boolean);
     expect(frames.at(-1)).toBe("data: [DONE]");
@@ -69,14 +77,28 @@ describe("POST /v1/chat/completions", () => {
 
   it("keeps each OpenAI user in their own session of the agent", async () => {
     const agent = await createAgent();
-    await client().chat.completions.create({ model: agent.name, user: "alice", messages: [{ role: "user", content: "My favourite colour is teal." }] });
-    await client().chat.completions.create({ model: agent.name, user: "bob", messages: [{ role: "user", content: "I like maps." }] });
-    const sessions = ((await (await api(`/api/agents/${agent.name}/sessions`)).json()) as { sessions: { id: string; title: string }[] }).sessions;
+    await client().chat.completions.create({
+      model: agent.name,
+      user: "alice",
+      messages: [{ role: "user", content: "My favourite colour is teal." }],
+    });
+    await client().chat.completions.create({
+      model: agent.name,
+      user: "bob",
+      messages: [{ role: "user", content: "I like maps." }],
+    });
+    const sessions = (
+      (await (await api(`/api/agents/${agent.name}/sessions`)).json()) as { sessions: { id: string; title: string }[] }
+    ).sessions;
     const alice = sessions.find((s) => s.title === "openai:alice");
     expect(alice).toBeDefined();
     expect((await history(agent.name, alice!.id)).map((m) => m.content)).toContain("My favourite colour is teal.");
     expect((await history(agent.name, alice!.id)).map((m) => m.content)).not.toContain("I like maps.");
-    const again = await client().chat.completions.create({ model: agent.name, user: "alice", messages: [{ role: "user", content: "What is my favourite colour?" }] });
+    const again = await client().chat.completions.create({
+      model: agent.name,
+      user: "alice",
+      messages: [{ role: "user", content: "What is my favourite colour?" }],
+    });
     expect(again.choices[0]?.message.content?.toLowerCase()).toContain("teal");
   });
 
@@ -95,10 +117,18 @@ describe("POST /v1/chat/completions", () => {
 
   it("rejects a request without a user message with 400 naming the parameter", async () => {
     const agent = await createAgent();
-    const res = await api("/v1/chat/completions", { method: "POST", json: { model: agent.name, messages: [{ role: "system", content: "only a system message" }] } });
+    const res = await api("/v1/chat/completions", {
+      method: "POST",
+      json: { model: agent.name, messages: [{ role: "system", content: "only a system message" }] },
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({
-      error: { message: "messages: include a message with role 'user' (or send an input object)", type: "invalid_request_error", param: "messages", code: "invalid_value" },
+      error: {
+        message: "messages: include a message with role 'user' (or send an input object)",
+        type: "invalid_request_error",
+        param: "messages",
+        code: "invalid_value",
+      },
     });
     const missing = await api("/v1/chat/completions", { method: "POST", json: { model: agent.name } });
     expect(missing.status).toBe(400);
@@ -113,7 +143,11 @@ describe("POST /v1/chat/completions", () => {
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((error as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe("invalid_api_key");
 
-    const bare = await api("/v1/chat/completions", { method: "POST", token: null, json: { model: agent.name, messages: [{ role: "user", content: "hi" }] } });
+    const bare = await api("/v1/chat/completions", {
+      method: "POST",
+      token: null,
+      json: { model: agent.name, messages: [{ role: "user", content: "hi" }] },
+    });
     expect(bare.status).toBe(401);
     expect(((await bare.json()) as { error: { type: string } }).error.type).toBe("invalid_request_error");
     expect(await history(agent.name)).toEqual([]);
@@ -133,7 +167,11 @@ describe("GET /v1/models", () => {
 
   it("lists only the agents of the project the request names", async () => {
     const project = uniqueName("project");
-    const res = await api("/api/agents", { method: "POST", headers: { "x-pantheon-project": project }, json: { name: "far-away" } });
+    const res = await api("/api/agents", {
+      method: "POST",
+      headers: { "x-pantheon-project": project },
+      json: { name: "far-away" },
+    });
     expect(res.status).toBe(201);
     const models = await api("/v1/models", { headers: { "x-pantheon-project": project } });
     expect(((await models.json()) as { data: { id: string }[] }).data.map((m) => m.id)).toEqual(["far-away"]);

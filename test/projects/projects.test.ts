@@ -8,7 +8,11 @@ async function createProject(slug: string, title?: string) {
 }
 
 async function tokenIn(project: string, scope: "chat" | "approve" | "admin") {
-  const res = await api("/api/tokens", { method: "POST", json: { name: `${scope} token`, scope }, headers: { "x-pantheon-project": project } });
+  const res = await api("/api/tokens", {
+    method: "POST",
+    json: { name: `${scope} token`, scope },
+    headers: { "x-pantheon-project": project },
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { token: string }).token;
 }
@@ -19,13 +23,24 @@ describe("projects are created explicitly", () => {
     const headers = { "x-pantheon-project": slug };
     const res = await api("/api/agents", { headers, newProject: false });
     expect(res.status).toBe(404);
-    expect(((await res.json()) as any).error).toMatchObject({ code: "project_not_found", message: `project '${slug}' does not exist` });
+    expect(((await res.json()) as any).error).toMatchObject({
+      code: "project_not_found",
+      message: `project '${slug}' does not exist`,
+    });
     const created = await api("/api/agents", { method: "POST", json: { name: "scout" }, headers, newProject: false });
     expect(created.status).toBe(404);
     const models = await api("/v1/models", { headers, newProject: false });
     expect(models.status).toBe(404);
-    expect(((await models.json()) as any).error).toMatchObject({ code: "project_not_found", message: `project '${slug}' does not exist` });
-    const mcp = await api("/mcp", { method: "POST", headers: { ...headers, accept: "application/json, text/event-stream" }, json: { jsonrpc: "2.0", id: 1, method: "tools/list" }, newProject: false });
+    expect(((await models.json()) as any).error).toMatchObject({
+      code: "project_not_found",
+      message: `project '${slug}' does not exist`,
+    });
+    const mcp = await api("/mcp", {
+      method: "POST",
+      headers: { ...headers, accept: "application/json, text/event-stream" },
+      json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      newProject: false,
+    });
     expect(mcp.status).toBe(404);
     // Nothing was created by asking.
     const list = (await (await api("/api/projects")).json()) as any;
@@ -33,7 +48,11 @@ describe("projects are created explicitly", () => {
   });
 
   it("without a token, an unknown project is the same 401 as a known one (existence is not told)", async () => {
-    const res = await api("/api/agents", { token: null, headers: { "x-pantheon-project": uniqueName("never") }, newProject: false });
+    const res = await api("/api/agents", {
+      token: null,
+      headers: { "x-pantheon-project": uniqueName("never") },
+      newProject: false,
+    });
     expect(res.status).toBe(401);
   });
 
@@ -42,8 +61,12 @@ describe("projects are created explicitly", () => {
     const project = await createProject(slug, "The team");
     expect(project).toMatchObject({ slug, title: "The team", agents: 0, createdAt: expect.any(Number) });
     const headers = { "x-pantheon-project": slug };
-    for (const name of ["scout", "helper"]) expect((await api("/api/agents", { method: "POST", json: { name }, headers })).status).toBe(201);
-    expect((await api("/api/agents/scout/messages", { method: "POST", json: { content: "my name is Ann" }, headers })).status).toBe(200);
+    for (const name of ["scout", "helper"])
+      expect((await api("/api/agents", { method: "POST", json: { name }, headers })).status).toBe(201);
+    expect(
+      (await api("/api/agents/scout/messages", { method: "POST", json: { content: "my name is Ann" }, headers }))
+        .status,
+    ).toBe(200);
 
     const listed = (await (await api("/api/projects")).json()) as any;
     expect(listed.projects[0].slug).toBe("default");
@@ -83,15 +106,24 @@ describe("projects are created explicitly", () => {
     for (const scope of ["chat", "approve"] as const) {
       const token = await tokenIn(slug, scope);
       const headers = { "x-pantheon-project": slug };
-      expect((await api("/api/projects", { method: "POST", json: { slug: uniqueName("x") }, token, headers })).status).toBe(403);
+      expect(
+        (await api("/api/projects", { method: "POST", json: { slug: uniqueName("x") }, token, headers })).status,
+      ).toBe(403);
       expect((await api(`/api/projects/${other}`, { method: "DELETE", token, headers })).status).toBe(403);
       expect((await api("/api/projects", { token, headers })).status).toBe(403);
     }
     const admin = await tokenIn(slug, "admin");
     const headers = { "x-pantheon-project": slug };
-    const created = await api("/api/projects", { method: "POST", json: { slug: uniqueName("x") }, token: admin, headers });
+    const created = await api("/api/projects", {
+      method: "POST",
+      json: { slug: uniqueName("x") },
+      token: admin,
+      headers,
+    });
     expect(created.status).toBe(403);
-    expect(((await created.json()) as any).error.message).toBe(`only the deployment's admin token (PANTHEON_ADMIN_TOKEN) can create projects; this is a token of project '${slug}'`);
+    expect(((await created.json()) as any).error.message).toBe(
+      `only the deployment's admin token (PANTHEON_ADMIN_TOKEN) can create projects; this is a token of project '${slug}'`,
+    );
     expect((await api(`/api/projects/${other}`, { method: "DELETE", token: admin, headers })).status).toBe(403);
     // Its list names its own project only.
     const list = (await (await api("/api/projects", { token: admin, headers })).json()) as any;

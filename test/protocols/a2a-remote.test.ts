@@ -10,7 +10,11 @@ const a2aHost = new URL(a2aUrl).hostname;
 /** A tenant of the remote double of its own: its base URL and what it received. */
 function remote(prefix = "tenant") {
   const tenant = uniqueName(prefix);
-  const calls = async () => (await (await fetch(`${a2aUrl}/__calls?tenant=${tenant}`)).json()) as { text: string; authorization: string | null }[];
+  const calls = async () =>
+    (await (await fetch(`${a2aUrl}/__calls?tenant=${tenant}`)).json()) as {
+      text: string;
+      authorization: string | null;
+    }[];
   return { url: `${a2aUrl}/t/${tenant}`, calls };
 }
 
@@ -21,7 +25,9 @@ async function chat(agent: string, content: string) {
 }
 
 const toolResult = async (agent: string, runId: string) =>
-  (((await (await api(`/api/agents/${agent}/runs/${runId}`)).json()) as { trace: { name: string; data: any }[] }).trace.find((s) => s.name === "tool_result")?.data ?? null) as {
+  ((
+    (await (await api(`/api/agents/${agent}/runs/${runId}`)).json()) as { trace: { name: string; data: any }[] }
+  ).trace.find((s) => s.name === "tool_result")?.data ?? null) as {
     ok: boolean;
     output?: string;
     error?: string;
@@ -31,10 +37,27 @@ describe("a remote A2A agent as an ask_<name> tool", () => {
   it("is asked through the A2A client with the declared secret header, and its answer comes back as the tool's result", async () => {
     const { url, calls } = remote();
     const agent = await createAgent({
-      runtime: { allowHosts: [a2aHost], a2aAgents: [{ name: "echo", url, description: "Echoes from another system", headers: { authorization: { secret: "AIRTABLE_KEY" } } }] },
+      runtime: {
+        allowHosts: [a2aHost],
+        a2aAgents: [
+          {
+            name: "echo",
+            url,
+            description: "Echoes from another system",
+            headers: { authorization: { secret: "AIRTABLE_KEY" } },
+          },
+        ],
+      },
     });
-    const tools = ((await (await api(`/api/agents/${agent.name}/tools`)).json()) as { tools: { name: string; description: string; runtime: string }[] }).tools;
-    expect(tools.find((t) => t.name === "ask_echo")).toMatchObject({ runtime: "http", description: expect.stringContaining("Echoes from another system") });
+    const tools = (
+      (await (await api(`/api/agents/${agent.name}/tools`)).json()) as {
+        tools: { name: string; description: string; runtime: string }[];
+      }
+    ).tools;
+    expect(tools.find((t) => t.name === "ask_echo")).toMatchObject({
+      runtime: "http",
+      description: expect.stringContaining("Echoes from another system"),
+    });
 
     const turn = await chat(agent.name, '/tool ask_echo {"question":"hello over there"}');
     expect(turn.status).toBe("completed");
@@ -60,16 +83,41 @@ describe("a remote A2A agent as an ask_<name> tool", () => {
 
   it("is refused when declared with a host off the allowlist or an undeclared secret, naming the field", async () => {
     const { url } = remote();
-    const offList = await api("/api/agents", { method: "POST", json: { name: uniqueName(), runtime: { a2aAgents: [{ name: "echo", url }] } } });
+    const offList = await api("/api/agents", {
+      method: "POST",
+      json: { name: uniqueName(), runtime: { a2aAgents: [{ name: "echo", url }] } },
+    });
     expect(offList.status).toBe(400);
     const body = (await offList.json()) as ErrorBody;
-    expect(body.error.details?.issues?.[0]).toMatchObject({ path: ["runtime", "a2aAgents", 0, "url"], message: expect.stringContaining(`add "${a2aHost}" to runtime.allowHosts`) });
+    expect(body.error.details?.issues?.[0]).toMatchObject({
+      path: ["runtime", "a2aAgents", 0, "url"],
+      message: expect.stringContaining(`add "${a2aHost}" to runtime.allowHosts`),
+    });
 
-    const secret = await api("/api/agents", { method: "POST", json: { name: uniqueName(), runtime: { allowHosts: [a2aHost], a2aAgents: [{ name: "echo", url, headers: { authorization: { secret: "OPENAI_API_KEY" } } }] } } });
+    const secret = await api("/api/agents", {
+      method: "POST",
+      json: {
+        name: uniqueName(),
+        runtime: {
+          allowHosts: [a2aHost],
+          a2aAgents: [{ name: "echo", url, headers: { authorization: { secret: "OPENAI_API_KEY" } } }],
+        },
+      },
+    });
     expect(secret.status).toBe(400);
-    expect(((await secret.json()) as ErrorBody).error.details?.issues?.[0]?.path).toEqual(["runtime", "a2aAgents", 0, "headers", "authorization", "secret"]);
+    expect(((await secret.json()) as ErrorBody).error.details?.issues?.[0]?.path).toEqual([
+      "runtime",
+      "a2aAgents",
+      0,
+      "headers",
+      "authorization",
+      "secret",
+    ]);
 
-    const badName = await api("/api/agents", { method: "POST", json: { name: uniqueName(), runtime: { allowHosts: [a2aHost], a2aAgents: [{ name: "Echo Agent", url }] } } });
+    const badName = await api("/api/agents", {
+      method: "POST",
+      json: { name: uniqueName(), runtime: { allowHosts: [a2aHost], a2aAgents: [{ name: "Echo Agent", url }] } },
+    });
     expect(badName.status).toBe(400);
   });
 
@@ -87,7 +135,11 @@ describe("a remote A2A agent as an ask_<name> tool", () => {
     const made = await api("/api/tokens", { method: "POST", json: { name: "chat", scope: "chat" } });
     const { token } = (await made.json()) as { token: string };
     const agent = await createAgent();
-    const res = await api(`/api/agents/${agent.name}`, { method: "PATCH", token, json: { runtime: { allowHosts: [a2aHost], a2aAgents: [{ name: "echo", url: remote().url }] } } });
+    const res = await api(`/api/agents/${agent.name}`, {
+      method: "PATCH",
+      token,
+      json: { runtime: { allowHosts: [a2aHost], a2aAgents: [{ name: "echo", url: remote().url }] } },
+    });
     expect(res.status).toBe(403);
   });
 });

@@ -14,10 +14,18 @@ const open: Client[] = [];
 async function connect(agent: string, options: { token?: string; project?: string } = {}): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(`https://pantheon.test/mcp/agents/${agent}`), {
     fetch: (input, init) => SELF.fetch(input instanceof Request ? input : String(input), init),
-    requestInit: { headers: { authorization: `Bearer ${options.token ?? adminToken}`, ...(options.project ? { "x-pantheon-project": options.project } : {}) } },
+    requestInit: {
+      headers: {
+        authorization: `Bearer ${options.token ?? adminToken}`,
+        ...(options.project ? { "x-pantheon-project": options.project } : {}),
+      },
+    },
   });
   // Ajv (the client's default validator) compiles code at run time, which workerd forbids.
-  const client = new Client({ name: "pantheon-test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const client = new Client(
+    { name: "pantheon-test", version: "1.0.0" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
   await client.connect(transport);
   open.push(client);
   return client;
@@ -26,16 +34,25 @@ async function connect(agent: string, options: { token?: string; project?: strin
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
 async function tokenOf(scope: "chat" | "approve" | "admin", project = "default") {
-  const res = await api("/api/tokens", { method: "POST", json: { name: `mcp ${scope}`, scope }, headers: { "x-pantheon-project": project } });
+  const res = await api("/api/tokens", {
+    method: "POST",
+    json: { name: `mcp ${scope}`, scope },
+    headers: { "x-pantheon-project": project },
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { token: string }).token;
 }
 
 async function runs(agent: string) {
-  return ((await (await api(`/api/agents/${agent}/runs`)).json()) as { runs: { id: string; status: string; trigger: string }[] }).runs;
+  return (
+    (await (await api(`/api/agents/${agent}/runs`)).json()) as {
+      runs: { id: string; status: string; trigger: string }[];
+    }
+  ).runs;
 }
 async function traceOf(agent: string, run: string) {
-  return ((await (await api(`/api/agents/${agent}/runs/${run}`)).json()) as { trace: { name: string; data: any }[] }).trace;
+  return ((await (await api(`/api/agents/${agent}/runs/${run}`)).json()) as { trace: { name: string; data: any }[] })
+    .trace;
 }
 
 afterEach(async () => {
@@ -62,12 +79,20 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
     expect(textOf(plain)).toContain("pineapple");
     const { sessionId } = plain.structuredContent as { sessionId: string };
 
-    const withTool = await client.callTool({ name: "ask", arguments: { message: "/tool clock.now {}", session: sessionId } });
+    const withTool = await client.callTool({
+      name: "ask",
+      arguments: { message: "/tool clock.now {}", session: sessionId },
+    });
     expect(withTool.isError).toBeFalsy();
     expect(textOf(withTool)).toMatch(/^The tool clock\.now returned: \{"iso":"\d{4}-/);
     const { runId } = withTool.structuredContent as { runId: string };
-    expect((await traceOf(agent.name, runId)).find((s) => s.name === "tool_result")?.data).toMatchObject({ tool: "clock.now", ok: true });
-    const history = (await (await api(`/api/agents/${agent.name}/messages?session=${sessionId}`)).json()) as { messages: { content: string }[] };
+    expect((await traceOf(agent.name, runId)).find((s) => s.name === "tool_result")?.data).toMatchObject({
+      tool: "clock.now",
+      ok: true,
+    });
+    const history = (await (await api(`/api/agents/${agent.name}/messages?session=${sessionId}`)).json()) as {
+      messages: { content: string }[];
+    };
     expect(history.messages.map((m) => m.content)).toContain("/tool clock.now {}");
   });
 
@@ -91,7 +116,11 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
     const client = await connect(agent.name);
     const result = await client.callTool({ name: "clock.now", arguments: {} });
     expect(result.isError).toBe(true);
-    const { runId, status, pending } = result.structuredContent as { runId: string; status: string; pending: { tool: string } };
+    const { runId, status, pending } = result.structuredContent as {
+      runId: string;
+      status: string;
+      pending: { tool: string };
+    };
     expect(status).toBe("waiting_approval");
     expect(pending.tool).toBe("clock.now");
     expect(textOf(result)).toContain(`pantheon runs approve ${agent.name} ${runId}`);
@@ -100,7 +129,9 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
   });
 
   it("says which gate refused a call, as a tool error", async () => {
-    const agent = await createAgent({ runtime: { tools: ["clock.now"], gates: [{ name: "no-passwords", kind: "deny-pattern", pattern: "password" }] } });
+    const agent = await createAgent({
+      runtime: { tools: ["clock.now"], gates: [{ name: "no-passwords", kind: "deny-pattern", pattern: "password" }] },
+    });
     const client = await connect(agent.name);
     const result = await client.callTool({ name: "clock.now", arguments: { note: "my password" } });
     expect(result.isError).toBe(true);
@@ -109,8 +140,22 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
 
   it("searches the agent's memory and serves its context sources as resources", async () => {
     const agent = await createAgent();
-    expect((await api(`/api/agents/${agent.name}/memories`, { method: "POST", json: { text: "The spare key is under the blue flowerpot", kind: "fact" } })).status).toBe(201);
-    expect((await api(`/api/agents/${agent.name}/sources/handbook/documents`, { method: "POST", json: { title: "Opening hours", text: "The office opens at nine." } })).status).toBe(201);
+    expect(
+      (
+        await api(`/api/agents/${agent.name}/memories`, {
+          method: "POST",
+          json: { text: "The spare key is under the blue flowerpot", kind: "fact" },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await api(`/api/agents/${agent.name}/sources/handbook/documents`, {
+          method: "POST",
+          json: { title: "Opening hours", text: "The office opens at nine." },
+        })
+      ).status,
+    ).toBe(201);
     const client = await connect(agent.name);
     const found = await client.callTool({ name: "search_memory", arguments: { query: "where is the spare key" } });
     expect(found.isError).toBeFalsy();
@@ -124,7 +169,9 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
     expect((handbook.contents[0] as { text: string }).text).toContain("The office opens at nine.");
     const memory = await client.readResource({ uri: `pantheon://default/agents/${agent.name}/sources/memory` });
     expect((memory.contents[0] as { text: string }).text).toContain("blue flowerpot");
-    await expect(client.readResource({ uri: `pantheon://other/agents/${agent.name}/sources/memory` })).rejects.toThrow(/unknown resource/);
+    await expect(client.readResource({ uri: `pantheon://other/agents/${agent.name}/sources/memory` })).rejects.toThrow(
+      /unknown resource/,
+    );
   });
 
   it("lets a chat token talk (ask) but not call tools, search memory or read sources: JSON-RPC errors naming the scope", async () => {
@@ -138,10 +185,16 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
     expect((refused as McpError).code).toBe(-32003);
     expect((refused as McpError).message).toContain("this needs a token with the 'admin' scope; this token has 'chat'");
     // The client puts "MCP error <code>: " in front of what the server sent: once, not twice.
-    expect((refused as McpError).message).toBe("MCP error -32003: this needs a token with the 'admin' scope; this token has 'chat'");
-    await expect(client.callTool({ name: "search_memory", arguments: { query: "x" } })).rejects.toThrow(/'admin' scope/);
+    expect((refused as McpError).message).toBe(
+      "MCP error -32003: this needs a token with the 'admin' scope; this token has 'chat'",
+    );
+    await expect(client.callTool({ name: "search_memory", arguments: { query: "x" } })).rejects.toThrow(
+      /'admin' scope/,
+    );
     expect((await client.listResources()).resources).toEqual([]);
-    await expect(client.readResource({ uri: `pantheon://default/agents/${agent.name}/sources/memory` })).rejects.toThrow(/'admin' scope/);
+    await expect(
+      client.readResource({ uri: `pantheon://default/agents/${agent.name}/sources/memory` }),
+    ).rejects.toThrow(/'admin' scope/);
     // Only the ask ran.
     expect((await runs(agent.name)).map((r) => r.trigger)).toEqual(["message"]);
   });
@@ -162,11 +215,23 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
     const agent = await createAgent();
     const body = { jsonrpc: "2.0", id: 1, method: "tools/list" };
     const headers = { accept: "application/json, text/event-stream" };
-    const foreign = await api(`/mcp/agents/${agent.name}`, { method: "POST", headers, token: await tokenOf("admin", "mcp-elsewhere"), json: body });
+    const foreign = await api(`/mcp/agents/${agent.name}`, {
+      method: "POST",
+      headers,
+      token: await tokenOf("admin", "mcp-elsewhere"),
+      json: body,
+    });
     expect(foreign.status).toBe(401);
-    const elsewhere = await api(`/mcp/agents/${agent.name}`, { method: "POST", headers: { ...headers, "x-pantheon-project": "mcp-elsewhere" }, json: body });
+    const elsewhere = await api(`/mcp/agents/${agent.name}`, {
+      method: "POST",
+      headers: { ...headers, "x-pantheon-project": "mcp-elsewhere" },
+      json: body,
+    });
     expect(elsewhere.status).toBe(404);
-    expect(((await elsewhere.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32001, message: `agent '${agent.name}' does not exist in project 'mcp-elsewhere'` });
+    expect(((await elsewhere.json()) as { error: { code: number; message: string } }).error).toMatchObject({
+      code: -32001,
+      message: `agent '${agent.name}' does not exist in project 'mcp-elsewhere'`,
+    });
     await expect(connect(agent.name, { project: "mcp-elsewhere" })).rejects.toThrow();
   });
 
@@ -175,7 +240,12 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
     const res = await api(`/mcp/agents/${agent.name}`, {
       method: "POST",
       headers: { accept: "application/json, text/event-stream" },
-      json: { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask", arguments: { message: "What is the launch code word?" } } },
+      json: {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "ask", arguments: { message: "What is the launch code word?" } },
+      },
     });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader({ mode: "byob" });
@@ -186,7 +256,10 @@ describe("one agent as an MCP server at /mcp/agents/:name", () => {
       if (value) bytes.push(...value);
       if (done) break;
     }
-    const answer = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes))) as { id: number; result: CallToolResult };
+    const answer = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes))) as {
+      id: number;
+      result: CallToolResult;
+    };
     expect(answer.id).toBe(7);
     expect(textOf(answer.result)).toContain("pineapple");
   });

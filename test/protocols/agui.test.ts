@@ -1,6 +1,14 @@
 // `POST /agui/agents/:name` driven by @ag-ui/client's HttpAgent (the AG-UI reference client, which
 // verifies the event order as it applies the stream) through the real worker (SELF).
-import { HttpAgent, runHttpRequest, transformHttpEventStream, type AgentSubscriber, type BaseEvent, type Interrupt, type RunAgentParameters } from "@ag-ui/client";
+import {
+  HttpAgent,
+  runHttpRequest,
+  transformHttpEventStream,
+  type AgentSubscriber,
+  type BaseEvent,
+  type Interrupt,
+  type RunAgentParameters,
+} from "@ag-ui/client";
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { adminToken, api, createAgent, type ErrorBody } from "../api/client";
@@ -11,7 +19,10 @@ const urlOf = (agent: string) => `https://pantheon.test/agui/agents/${agent}`;
 function aguiAgent(agent: string, options: { token?: string; project?: string } = {}) {
   return new HttpAgent({
     url: urlOf(agent),
-    headers: { authorization: `Bearer ${options.token ?? adminToken}`, ...(options.project ? { "x-pantheon-project": options.project } : {}) },
+    headers: {
+      authorization: `Bearer ${options.token ?? adminToken}`,
+      ...(options.project ? { "x-pantheon-project": options.project } : {}),
+    },
     fetch: (url, init) => SELF.fetch(url, init),
   });
 }
@@ -35,17 +46,29 @@ async function turn(client: HttpAgent, content: string | null, parameters?: RunA
   return { events, types: events.map((e) => String(e.type)), interrupts, result, failure: failure as Error | null };
 }
 
-const of = (events: BaseEvent[], type: string) => events.filter((e) => e.type === type) as (BaseEvent & Record<string, any>)[];
-const textOf = (events: BaseEvent[]) => of(events, "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
+const of = (events: BaseEvent[], type: string) =>
+  events.filter((e) => e.type === type) as (BaseEvent & Record<string, any>)[];
+const textOf = (events: BaseEvent[]) =>
+  of(events, "TEXT_MESSAGE_CONTENT")
+    .map((e) => e.delta)
+    .join("");
 
 async function tokenOf(scope: "chat" | "approve" | "admin", project = "default") {
-  const res = await api("/api/tokens", { method: "POST", json: { name: `agui ${scope}`, scope }, headers: { "x-pantheon-project": project } });
+  const res = await api("/api/tokens", {
+    method: "POST",
+    json: { name: `agui ${scope}`, scope },
+    headers: { "x-pantheon-project": project },
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { token: string }).token;
 }
 
 async function runsOf(agent: string) {
-  return ((await (await api(`/api/agents/${agent}/runs`)).json()) as { runs: { id: string; status: string; sessionId: string }[] }).runs;
+  return (
+    (await (await api(`/api/agents/${agent}/runs`)).json()) as {
+      runs: { id: string; status: string; sessionId: string }[];
+    }
+  ).runs;
 }
 
 describe("AG-UI at /agui/agents/:name", () => {
@@ -63,7 +86,10 @@ describe("AG-UI at /agui/agents/:name", () => {
     expect(snapshots[0]).toMatchObject({ agent: agent.name, status: "running", typing: true });
     expect(snapshots.at(-1)).toMatchObject({ status: "idle", typing: false });
     // The client's own conversation now holds the reply, and the agent's history the turn.
-    expect(client.messages.at(-1)).toMatchObject({ role: "assistant", content: "From the system prompt: The launch code word is pineapple." });
+    expect(client.messages.at(-1)).toMatchObject({
+      role: "assistant",
+      content: "From the system prompt: The launch code word is pineapple.",
+    });
     expect(result.newMessages).toHaveLength(1);
     const [run] = await runsOf(agent.name);
     expect(run?.status).toBe("completed");
@@ -80,7 +106,9 @@ describe("AG-UI at /agui/agents/:name", () => {
     const runs = await runsOf(agent.name);
     expect(runs).toHaveLength(3);
     expect(new Set(runs.map((r) => r.sessionId)).size).toBe(2);
-    const sessions = ((await (await api(`/api/agents/${agent.name}/sessions`)).json()) as { sessions: { title: string }[] }).sessions;
+    const sessions = (
+      (await (await api(`/api/agents/${agent.name}/sessions`)).json()) as { sessions: { title: string }[] }
+    ).sessions;
     expect(sessions.map((s) => s.title)).toContain(`agui:${client.threadId}`);
   });
 
@@ -101,13 +129,18 @@ describe("AG-UI at /agui/agents/:name", () => {
   });
 
   it("shows a call a gate refused as a tool call whose result names the gate, and the tool never runs", async () => {
-    const agent = await createAgent({ runtime: { tools: ["clock.now"], gates: [{ name: "no-passwords", kind: "deny-pattern", pattern: "password" }] } });
+    const agent = await createAgent({
+      runtime: { tools: ["clock.now"], gates: [{ name: "no-passwords", kind: "deny-pattern", pattern: "password" }] },
+    });
     const { events, failure } = await turn(aguiAgent(agent.name), '/tool clock.now {"note": "my password"}');
     expect(failure).toBeNull();
     const results = of(events, "TOOL_CALL_RESULT");
     expect(results).toHaveLength(1);
     expect(results[0]!.content).toMatch(/^refused by gate '[a-z-]+': /);
-    expect(of(events, "TOOL_CALL_START")[0]).toMatchObject({ toolCallId: results[0]!.toolCallId, toolCallName: "clock.now" });
+    expect(of(events, "TOOL_CALL_START")[0]).toMatchObject({
+      toolCallId: results[0]!.toolCallId,
+      toolCallName: "clock.now",
+    });
     expect(textOf(events)).not.toContain("epochMs");
   });
 
@@ -127,7 +160,9 @@ describe("AG-UI at /agui/agents/:name", () => {
     const [waiting] = await runsOf(agent.name);
     expect(waiting?.status).toBe("waiting_approval");
 
-    const second = await turn(client, null, { resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }] });
+    const second = await turn(client, null, {
+      resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }],
+    });
     expect(second.failure).toBeNull();
     expect(of(second.events, "TOOL_CALL_START")).toHaveLength(0);
     expect(of(second.events, "TOOL_CALL_RESULT")[0]?.toolCallId).toBe(interrupt.toolCallId);
@@ -136,15 +171,23 @@ describe("AG-UI at /agui/agents/:name", () => {
     expect(client.pendingInterrupts).toHaveLength(0);
     const [done] = await runsOf(agent.name);
     expect(done).toMatchObject({ id: waiting?.id, status: "completed" });
-    const trace = ((await (await api(`/api/agents/${agent.name}/runs/${waiting?.id}`)).json()) as { trace: { name: string; data: any }[] }).trace;
+    const trace = (
+      (await (await api(`/api/agents/${agent.name}/runs/${waiting?.id}`)).json()) as {
+        trace: { name: string; data: any }[];
+      }
+    ).trace;
     expect(trace.find((s) => s.name === "approval")?.data).toMatchObject({ approved: true, by: "token:agui approve" });
   });
 
   it("gives an interrupt the time a person has to decide, when the agent limits the wait", async () => {
-    const agent = await createAgent({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"], limits: { maxApprovalWaitMs: 3_600_000 } } });
+    const agent = await createAgent({
+      runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"], limits: { maxApprovalWaitMs: 3_600_000 } },
+    });
     const { interrupts } = await turn(aguiAgent(agent.name), "/tool clock.now {}");
     const [run] = await runsOf(agent.name);
-    const view = (await (await api(`/api/agents/${agent.name}/runs/${run?.id}`)).json()) as { run: { decideBy: number } };
+    const view = (await (await api(`/api/agents/${agent.name}/runs/${run?.id}`)).json()) as {
+      run: { decideBy: number };
+    };
     expect(interrupts[0]?.expiresAt).toBe(new Date(view.run.decideBy).toISOString());
     expect(Date.parse(interrupts[0]!.expiresAt!)).toBeGreaterThan(Date.now());
   });
@@ -153,12 +196,22 @@ describe("AG-UI at /agui/agents/:name", () => {
     const agent = await createAgent({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
     const client = aguiAgent(agent.name);
     const first = await turn(client, "/tool clock.now {}");
-    const second = await turn(client, null, { resume: [{ interruptId: first.interrupts[0]!.id, status: "cancelled" }] });
+    const second = await turn(client, null, {
+      resume: [{ interruptId: first.interrupts[0]!.id, status: "cancelled" }],
+    });
     expect(second.failure).toBeNull();
-    expect(of(second.events, "TOOL_CALL_RESULT").map((e) => e.content).join("")).not.toContain("epochMs");
+    expect(
+      of(second.events, "TOOL_CALL_RESULT")
+        .map((e) => e.content)
+        .join(""),
+    ).not.toContain("epochMs");
     const [run] = await runsOf(agent.name);
     expect(["completed", "failed"]).toContain(run?.status);
-    const trace = ((await (await api(`/api/agents/${agent.name}/runs/${run?.id}`)).json()) as { trace: { name: string; data: any }[] }).trace;
+    const trace = (
+      (await (await api(`/api/agents/${agent.name}/runs/${run?.id}`)).json()) as {
+        trace: { name: string; data: any }[];
+      }
+    ).trace;
     expect(trace.find((s) => s.name === "approval")?.data).toMatchObject({ approved: false });
     expect(trace.some((s) => s.name === "tool_result")).toBe(false);
   });
@@ -166,9 +219,15 @@ describe("AG-UI at /agui/agents/:name", () => {
   it("finishes a turn that asks another agent with the wait as its result; the answer lands in the thread's session", async () => {
     // The asked agent waits for a person, so the asker is still waiting when its turn's stream ends
     // (a delegation answered at once could finish first: it goes straight to the other object).
-    const helper = await createAgent({ description: "Answers questions.", runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
+    const helper = await createAgent({
+      description: "Answers questions.",
+      runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] },
+    });
     const agent = await createAgent();
-    expect((await api(`/api/agents/${agent.name}/connections`, { method: "PUT", json: { connections: [helper.name] } })).status).toBe(200);
+    expect(
+      (await api(`/api/agents/${agent.name}/connections`, { method: "PUT", json: { connections: [helper.name] } }))
+        .status,
+    ).toBe(200);
     const { events, types, failure } = await turn(aguiAgent(agent.name), `/ask ${helper.name} /tool clock.now {}`);
     expect(failure).toBeNull();
     expect(types.at(-1)).toBe("RUN_FINISHED");
@@ -180,10 +239,18 @@ describe("AG-UI at /agui/agents/:name", () => {
       asked = (await runsOf(helper.name)).find((r) => r.status === "waiting_approval");
       if (!asked) await new Promise((r) => setTimeout(r, 20));
     }
-    expect((await api(`/api/agents/${helper.name}/runs/${asked!.id}/approval`, { method: "POST", json: { decision: "approve" } })).status).toBe(200);
+    expect(
+      (
+        await api(`/api/agents/${helper.name}/runs/${asked!.id}/approval`, {
+          method: "POST",
+          json: { decision: "approve" },
+        })
+      ).status,
+    ).toBe(200);
     let status = "";
     for (let i = 0; i < 300 && status !== "completed"; i++) {
-      status = ((await (await api(`/api/agents/${agent.name}/runs/${runId}`)).json()) as { run: { status: string } }).run.status;
+      status = ((await (await api(`/api/agents/${agent.name}/runs/${runId}`)).json()) as { run: { status: string } })
+        .run.status;
       if (status !== "completed") await new Promise((r) => setTimeout(r, 20));
     }
     expect(status).toBe("completed");
@@ -209,10 +276,17 @@ describe("AG-UI at /agui/agents/:name", () => {
       method: "POST",
       token: await tokenOf("chat"),
       headers: { accept: "text/event-stream" },
-      json: { threadId: client.threadId, runId: "r2", messages: [], resume: [{ interruptId: first.interrupts[0]!.id, status: "resolved", payload: { approved: true } }] },
+      json: {
+        threadId: client.threadId,
+        runId: "r2",
+        messages: [],
+        resume: [{ interruptId: first.interrupts[0]!.id, status: "resolved", payload: { approved: true } }],
+      },
     });
     expect(res.status).toBe(403);
-    expect(((await res.json()) as ErrorBody).error.message).toBe("this needs a token with the 'approve' scope; this token has 'chat'");
+    expect(((await res.json()) as ErrorBody).error.message).toBe(
+      "this needs a token with the 'approve' scope; this token has 'chat'",
+    );
     expect((await runsOf(agent.name))[0]?.status).toBe("waiting_approval");
   });
 
@@ -222,29 +296,71 @@ describe("AG-UI at /agui/agents/:name", () => {
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as ErrorBody).error.details?.issues?.[0]?.path).toEqual(["threadId"]);
 
-    const noUser = await api(`/agui/agents/${agent.name}`, { method: "POST", json: { threadId: "t", runId: "r1", messages: [{ id: "1", role: "assistant", content: "hi" }] } });
+    const noUser = await api(`/agui/agents/${agent.name}`, {
+      method: "POST",
+      json: { threadId: "t", runId: "r1", messages: [{ id: "1", role: "assistant", content: "hi" }] },
+    });
     expect(noUser.status).toBe(400);
     expect(((await noUser.json()) as ErrorBody).error.details?.issues?.[0]?.path).toEqual(["messages"]);
 
-    const forged = await api(`/agui/agents/${agent.name}`, { method: "POST", json: { threadId: "t", runId: "r1", messages: [], resume: [{ interruptId: "something-else", status: "resolved", payload: { approved: true } }] } });
+    const forged = await api(`/agui/agents/${agent.name}`, {
+      method: "POST",
+      json: {
+        threadId: "t",
+        runId: "r1",
+        messages: [],
+        resume: [{ interruptId: "something-else", status: "resolved", payload: { approved: true } }],
+      },
+    });
     expect(forged.status).toBe(400);
     expect(((await forged.json()) as ErrorBody).error.details?.issues?.[0]?.path).toEqual(["resume", 0, "interruptId"]);
 
-    const stale = await api(`/agui/agents/${agent.name}`, { method: "POST", json: { threadId: "t", runId: "r1", messages: [], resume: [{ interruptId: `approval:${crypto.randomUUID()}:call_1`, status: "resolved", payload: { approved: true } }] } });
+    const stale = await api(`/agui/agents/${agent.name}`, {
+      method: "POST",
+      json: {
+        threadId: "t",
+        runId: "r1",
+        messages: [],
+        resume: [
+          { interruptId: `approval:${crypto.randomUUID()}:call_1`, status: "resolved", payload: { approved: true } },
+        ],
+      },
+    });
     expect(stale.status).toBe(404);
 
-    const nobody = await api("/agui/agents/nobody-here", { method: "POST", json: { threadId: "t", runId: "r1", messages: [{ id: "1", role: "user", content: "hi" }] } });
+    const nobody = await api("/agui/agents/nobody-here", {
+      method: "POST",
+      json: { threadId: "t", runId: "r1", messages: [{ id: "1", role: "user", content: "hi" }] },
+    });
     expect(nobody.status).toBe(404);
     expect(((await nobody.json()) as ErrorBody).error.code).toBe("not_found");
   });
 
   it("takes a long conversation (the client resends all of it each turn) up to 8 MiB (images ride inline), and refuses a bigger body with 413", async () => {
     const agent = await createAgent();
-    const history = Array.from({ length: 40 }, (_, i) => ({ id: `h${i}`, role: i % 2 ? "assistant" : "user", content: "x".repeat(4000) }));
-    const long = await api(`/agui/agents/${agent.name}`, { method: "POST", json: { threadId: "long", runId: "r1", messages: [...history, { id: "q", role: "user", content: "What is the launch code word?" }] } });
+    const history = Array.from({ length: 40 }, (_, i) => ({
+      id: `h${i}`,
+      role: i % 2 ? "assistant" : "user",
+      content: "x".repeat(4000),
+    }));
+    const long = await api(`/agui/agents/${agent.name}`, {
+      method: "POST",
+      json: {
+        threadId: "long",
+        runId: "r1",
+        messages: [...history, { id: "q", role: "user", content: "What is the launch code word?" }],
+      },
+    });
     expect(long.status).toBe(200);
     expect(await long.text()).toContain("pineapple");
-    const huge = await api(`/agui/agents/${agent.name}`, { method: "POST", json: { threadId: "huge", runId: "r2", messages: [{ id: "q", role: "user", content: "x".repeat(8 * 1024 * 1024) }] } });
+    const huge = await api(`/agui/agents/${agent.name}`, {
+      method: "POST",
+      json: {
+        threadId: "huge",
+        runId: "r2",
+        messages: [{ id: "q", role: "user", content: "x".repeat(8 * 1024 * 1024) }],
+      },
+    });
     expect(huge.status).toBe(413);
     expect(((await huge.json()) as ErrorBody).error.code).toBe("payload_too_large");
   });
@@ -261,21 +377,40 @@ describe("AG-UI at /agui/agents/:name", () => {
     // The client's own decoder (the one HttpAgent uses for this content type).
     const events = await new Promise<BaseEvent[]>((resolve, reject) => {
       const seen: BaseEvent[] = [];
-      transformHttpEventStream(runHttpRequest(request)).subscribe({ next: (e) => seen.push(e), error: reject, complete: () => resolve(seen) });
+      transformHttpEventStream(runHttpRequest(request)).subscribe({
+        next: (e) => seen.push(e),
+        error: reject,
+        complete: () => resolve(seen),
+      });
     });
     const types = events.map((e) => String(e.type));
     expect(types[0]).toBe("RUN_STARTED");
-    expect(types.filter((t) => t.startsWith("TOOL_CALL"))).toEqual(["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END"]);
-    expect(of(events, "STATE_SNAPSHOT").at(-1)?.snapshot).toMatchObject({ agent: agent.name, status: "waiting_approval" });
+    expect(types.filter((t) => t.startsWith("TOOL_CALL"))).toEqual([
+      "TOOL_CALL_START",
+      "TOOL_CALL_ARGS",
+      "TOOL_CALL_END",
+    ]);
+    expect(of(events, "STATE_SNAPSHOT").at(-1)?.snapshot).toMatchObject({
+      agent: agent.name,
+      status: "waiting_approval",
+    });
     expect(events.at(-1)).toMatchObject({ outcome: { type: "interrupt", interrupts: [{ reason: "tool_approval" }] } });
   });
 
   it("keeps projects apart: another project's token is refused, and its admin does not see the agent", async () => {
     const agent = await createAgent();
     const body = { threadId: "t", runId: "r1", messages: [{ id: "1", role: "user", content: "hi" }] };
-    const foreign = await api(`/agui/agents/${agent.name}`, { method: "POST", token: await tokenOf("admin", "agui-elsewhere"), json: body });
+    const foreign = await api(`/agui/agents/${agent.name}`, {
+      method: "POST",
+      token: await tokenOf("admin", "agui-elsewhere"),
+      json: body,
+    });
     expect(foreign.status).toBe(401);
-    const elsewhere = await api(`/agui/agents/${agent.name}`, { method: "POST", headers: { "x-pantheon-project": "agui-elsewhere" }, json: body });
+    const elsewhere = await api(`/agui/agents/${agent.name}`, {
+      method: "POST",
+      headers: { "x-pantheon-project": "agui-elsewhere" },
+      json: body,
+    });
     expect(elsewhere.status).toBe(404);
     const none = await api(`/agui/agents/${agent.name}`, { method: "POST", token: null, json: body });
     expect(none.status).toBe(401);
@@ -287,7 +422,11 @@ describe("AG-UI at /agui/agents/:name", () => {
     const res = await api(`/agui/agents/${agent.name}`, {
       method: "POST",
       headers: { accept: "text/event-stream" },
-      json: { threadId: crypto.randomUUID(), runId: "slow-run", messages: [{ id: "1", role: "user", content: "/tool clock.now {}" }] },
+      json: {
+        threadId: crypto.randomUUID(),
+        runId: "slow-run",
+        messages: [{ id: "1", role: "user", content: "/tool clock.now {}" }],
+      },
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
@@ -308,7 +447,10 @@ describe("AG-UI at /agui/agents/:name", () => {
       if (done) break;
       text += value;
     }
-    const types = text.split("\n\n").filter((f) => f.startsWith("data: ")).map((f) => (JSON.parse(f.slice(6)) as { type: string }).type);
+    const types = text
+      .split("\n\n")
+      .filter((f) => f.startsWith("data: "))
+      .map((f) => (JSON.parse(f.slice(6)) as { type: string }).type);
     expect(types[0]).toBe("RUN_STARTED");
     expect(types.filter((t) => t === "TOOL_CALL_RESULT")).toHaveLength(1);
     expect(types.at(-1)).toBe("RUN_FINISHED");

@@ -15,7 +15,11 @@ describe("daily caps stop the next model call (workerd, the scripted OpenAI doub
     // The person gets a clear answer, not a 500: the run failed, saying which cap, used/limit, the reset.
     expect(status).toBe(200);
     expect(body.status).toBe("failed");
-    expect(body.error).toMatch(new RegExp(`^daily cap reached: agent '${capped.name}' has used 30 tokens of its 30 tokens per day \\(UTC\\); the cap resets at \\d{4}-\\d\\d-\\d\\dT00:00:00.000Z$`));
+    expect(body.error).toMatch(
+      new RegExp(
+        `^daily cap reached: agent '${capped.name}' has used 30 tokens of its 30 tokens per day \\(UTC\\); the cap resets at \\d{4}-\\d\\d-\\d\\dT00:00:00.000Z$`,
+      ),
+    );
     expect(await capped.calls()).toHaveLength(1);
     const step = traceOf(await capped.run(body.runId)).find((s: any) => s.name === "quota_exceeded");
     expect(step?.data).toMatchObject({ scope: "agent", name: capped.name, limit: "tokensPerDay", used: 30, cap: 30 });
@@ -92,9 +96,11 @@ describe("daily caps stop the next model call (workerd, the scripted OpenAI doub
     await p.json("/api/quotas", { method: "PUT", json: { tokensPerDay: 150 } });
     const agents = await Promise.all([p.agent(), p.agent(), p.agent()]);
     // Each agent sends four messages one after another; the three agents at the same time.
-    await Promise.all(agents.map(async (agent) => {
-      for (let i = 0; i < 4; i++) await agent.send(`message ${i}`);
-    }));
+    await Promise.all(
+      agents.map(async (agent) => {
+        for (let i = 0; i < 4; i++) await agent.send(`message ${i}`);
+      }),
+    );
     const made = (await Promise.all(agents.map((a) => a.calls()))).reduce((n, calls) => n + calls.length, 0);
     // 150 tokens are five calls of 30; at most one more may cross the cap.
     expect(made).toBeGreaterThanOrEqual(5);
@@ -107,17 +113,30 @@ describe("who sets which cap, and who moves the clock", () => {
     const p = await quotaProject();
     const admin = await p.token("admin");
     // Only the deployment's admin sets a ceiling: the project's own admin token is refused.
-    const own = await p.json(`/api/projects/${p.slug}/quota-ceiling`, { method: "PUT", json: { tokensPerDay: 1000 }, token: admin });
+    const own = await p.json(`/api/projects/${p.slug}/quota-ceiling`, {
+      method: "PUT",
+      json: { tokensPerDay: 1000 },
+      token: admin,
+    });
     expect(own.status).toBe(403);
     expect(own.body.error.message).toContain("only the deployment's admin token");
-    const ceiling = await p.json(`/api/projects/${p.slug}/quota-ceiling`, { method: "PUT", json: { tokensPerDay: 1000, usdPerDay: 5 } });
+    const ceiling = await p.json(`/api/projects/${p.slug}/quota-ceiling`, {
+      method: "PUT",
+      json: { tokensPerDay: 1000, usdPerDay: 5 },
+    });
     expect(ceiling.status).toBe(200);
     expect(ceiling.body.project.ceiling).toEqual({ tokensPerDay: 1000, usdPerDay: 5 });
     const above = await p.json("/api/quotas", { method: "PUT", json: { tokensPerDay: 5000 }, token: admin });
     expect(above.status).toBe(400);
-    expect(above.body.error.message).toBe("tokensPerDay is above the deployment's ceiling for this project: at most 1000: the deployment's ceiling for this project (only the deployment's admin can raise it)");
+    expect(above.body.error.message).toBe(
+      "tokensPerDay is above the deployment's ceiling for this project: at most 1000: the deployment's ceiling for this project (only the deployment's admin can raise it)",
+    );
     // Positive control: within the ceiling, the project's admin sets its caps; the tighter one holds.
-    const within = await p.json("/api/quotas", { method: "PUT", json: { tokensPerDay: 800, usdPerDay: null }, token: admin });
+    const within = await p.json("/api/quotas", {
+      method: "PUT",
+      json: { tokensPerDay: 800, usdPerDay: null },
+      token: admin,
+    });
     expect(within.status).toBe(200);
     expect(within.body.project.own).toEqual({ tokensPerDay: 800 });
     expect(within.body.project.effective).toEqual({ tokensPerDay: 800, usdPerDay: 5 });
@@ -149,7 +168,11 @@ describe("who sets which cap, and who moves the clock", () => {
     // Another project's admin cannot move this one's either (nor reach it at all).
     const other = await quotaProject();
     const otherAdmin = await other.token("admin");
-    const reach = await other.json(`/api/projects/${p.slug}/test-clock`, { method: "PUT", json: { offsetMs: day }, token: otherAdmin });
+    const reach = await other.json(`/api/projects/${p.slug}/test-clock`, {
+      method: "PUT",
+      json: { offsetMs: day },
+      token: otherAdmin,
+    });
     expect(reach.status).toBe(403);
     // Positive control: the deployment's admin can, and the cap lifts.
     expect((await p.moveClock(day)).status).toBe(200);
@@ -159,7 +182,15 @@ describe("who sets which cap, and who moves the clock", () => {
   it("a deployment without PANTHEON_TEST_CLOCK has no clock to move, even for its admin", async () => {
     const p = await quotaProject();
     const request = (target: Env) =>
-      worker.fetch!(new Request(`https://pantheon.test/api/projects/${p.slug}/test-clock`, { method: "PUT", headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body: JSON.stringify({ offsetMs: day }) }) as any, target, createExecutionContext());
+      worker.fetch!(
+        new Request(`https://pantheon.test/api/projects/${p.slug}/test-clock`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ offsetMs: day }),
+        }) as any,
+        target,
+        createExecutionContext(),
+      );
     const production = await request({ ...env, PANTHEON_TEST_CLOCK: undefined } as Env);
     expect(production.status).toBe(404);
     expect(((await production.json()) as any).error.message).toContain("this deployment has no test clock");
@@ -179,7 +210,11 @@ describe("who sets which cap, and who moves the clock", () => {
     await p.json(`/api/quotas/agents/${agent.name}`, { method: "PUT", json: { tokensPerDay: null } });
     expect((await agent.send("three")).body.status).toBe("completed");
     const script = `(actor "${agent.name}" (description "spends") (model :provider "openai" :name "${agent.model}") (limits :tokens-per-day 45 :usd-per-day 0.5))`;
-    const put = await p.json(`/api/agents/${agent.name}/script`, { method: "PUT", body: script, headers: { "content-type": "text/x-pantheon" } });
+    const put = await p.json(`/api/agents/${agent.name}/script`, {
+      method: "PUT",
+      body: script,
+      headers: { "content-type": "text/x-pantheon" },
+    });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect((await p.json(`/api/agents/${agent.name}`)).body.spend.limits).toEqual({ tokensPerDay: 45, usdPerDay: 0.5 });
   });

@@ -47,12 +47,23 @@ describe("a spawned agent cannot escape its parent's caps", () => {
       body: `(actor "boss" (description "Delegates.") (limits :tokens-per-day 100 :usd-per-day 0.5) (spawn :allowed true :quota 2))`,
     });
     expect(put.status, JSON.stringify(put.body)).toBe(201);
-    const registry = env.REGISTRY.get(env.REGISTRY.idFromName(p.slug)) as unknown as { spawnChild(parent: string, source: string): Promise<{ ok: boolean; value: { child: { runtime: { limits: Record<string, unknown> } } } }> };
-    const greedy = await registry.spawnChild("boss", `(actor "greedy" (description "Spends.") (limits :tokens-per-day 1000000 :max-steps 4))`);
+    const registry = env.REGISTRY.get(env.REGISTRY.idFromName(p.slug)) as unknown as {
+      spawnChild(
+        parent: string,
+        source: string,
+      ): Promise<{ ok: boolean; value: { child: { runtime: { limits: Record<string, unknown> } } } }>;
+    };
+    const greedy = await registry.spawnChild(
+      "boss",
+      `(actor "greedy" (description "Spends.") (limits :tokens-per-day 1000000 :max-steps 4))`,
+    );
     expect(greedy.ok).toBe(true);
     expect(greedy.value.child.runtime.limits).toEqual({ tokensPerDay: 100, usdPerDay: 0.5, maxSteps: 4 });
     // Positive control: a child that asks for less keeps its own, tighter caps.
-    const frugal = await registry.spawnChild("boss", `(actor "frugal" (description "Saves.") (limits :tokens-per-day 10))`);
+    const frugal = await registry.spawnChild(
+      "boss",
+      `(actor "frugal" (description "Saves.") (limits :tokens-per-day 10))`,
+    );
     expect(frugal.value.child.runtime.limits).toEqual({ tokensPerDay: 10, usdPerDay: 0.5 });
   });
 });

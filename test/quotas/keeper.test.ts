@@ -11,7 +11,11 @@ function setup(limits: { tokensPerDay?: number }) {
   let trips = 0;
   let id = 0;
   const keeper = makeQuotaKeeper({
-    kv: { get: <T>(key: string) => store.get(key) as T | undefined, put: (key, value) => void store.set(key, structuredClone(value)), delete: (key) => store.delete(key) },
+    kv: {
+      get: <T>(key: string) => store.get(key) as T | undefined,
+      put: (key, value) => void store.set(key, structuredClone(value)),
+      delete: (key) => store.delete(key),
+    },
     clock: { now: () => noon },
     testClock: false,
     agent: () => "scout",

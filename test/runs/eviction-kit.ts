@@ -18,11 +18,14 @@ export async function wakeByAlarmUntilDone(agent: string, runId: string) {
   expect(await runInDurableObject(evicted, (_instance, state) => state.storage.getAlarm())).not.toBeNull();
   for (let i = 0; i < 100; i++) {
     const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent}`));
-    const status = await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec<{ status: string }>("SELECT status FROM runs WHERE id = ?", runId).one().status);
+    const status = await runInDurableObject(
+      stub,
+      (_instance, state) =>
+        state.storage.sql.exec<{ status: string }>("SELECT status FROM runs WHERE id = ?", runId).one().status,
+    );
     if (["completed", "failed", "cancelled"].includes(status)) return status;
     await runDurableObjectAlarm(stub);
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`run ${runId} did not finish after 100 alarms`);
 }
-

@@ -34,7 +34,11 @@ async function bossAsksHelper(question: string, bossReply: string, helperSteps: 
 }
 
 async function firstRun(agent: string): Promise<{ id: string; status: string }> {
-  return eventually(async () => ((await (await api(`/api/agents/${agent}/runs`)).json()) as any).runs[0], (run: any) => Boolean(run?.id), "the run to exist");
+  return eventually(
+    async () => ((await (await api(`/api/agents/${agent}/runs`)).json()) as any).runs[0],
+    (run: any) => Boolean(run?.id),
+    "the run to exist",
+  );
 }
 
 async function historyOf(agent: string): Promise<{ role: string; content: string }[]> {
@@ -46,7 +50,11 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     const agent = await scriptedAgent();
     await agent.script([{ content: "slow answer", delayMs: 1500 }, { content: "Answered after the restart." }]);
     const pending = agent.send("think hard").catch(() => null);
-    await eventually(() => agent.modelCalls(), (calls) => calls.length === 1, "the model call");
+    await eventually(
+      () => agent.modelCalls(),
+      (calls) => calls.length === 1,
+      "the model call",
+    );
     const run = await firstRun(agent.name);
     await evict(agent.name);
     await pending;
@@ -66,7 +74,11 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     const agent = await scriptedAgent();
     await agent.script([{ content: "Thought it over.", delayMs: 1500 }]);
     const pending = agent.send("take a moment");
-    await eventually(() => agent.modelCalls(), (calls) => calls.length === 1, "the model call");
+    await eventually(
+      () => agent.modelCalls(),
+      (calls) => calls.length === 1,
+      "the model call",
+    );
 
     expect(await historyOf(agent.name)).toEqual([expect.objectContaining({ role: "user", content: "take a moment" })]);
     expect((await firstRun(agent.name)).status).toBe("running");
@@ -80,9 +92,20 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     await api(`/api/agents/${agent.name}`);
     // What a turn does up to that point: the watchdog is armed, the run and its request are written.
     const runId = await runInDurableObject(stub, async (instance: AgentDO) => {
-      const internals = instance as unknown as { armRunWatchdog(): Promise<void>; features: { driver: { create(input: unknown): { runId: string } }; sessions: { resolve(id?: string): { id: string } } } };
+      const internals = instance as unknown as {
+        armRunWatchdog(): Promise<void>;
+        features: {
+          driver: { create(input: unknown): { runId: string } };
+          sessions: { resolve(id?: string): { id: string } };
+        };
+      };
       await internals.armRunWatchdog();
-      return internals.features.driver.create({ agent: agent.name, sessionId: internals.features.sessions.resolve().id, limits: (await import("../../core/run")).defaultRunLimits, origin: { trigger: "message", content: "are you there?" } }).runId;
+      return internals.features.driver.create({
+        agent: agent.name,
+        sessionId: internals.features.sessions.resolve().id,
+        limits: (await import("../../core/run")).defaultRunLimits,
+        origin: { trigger: "message", content: "are you there?" },
+      }).runId;
     });
     await evict(agent.name);
 
@@ -102,7 +125,12 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     const pending = agent.send("take your time").catch(() => null);
     const run = await firstRun(agent.name);
     const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent.name}`));
-    expect(await runInDurableObject(stub, (instance: AgentDO) => instance.getSchedules().filter((s) => s.callback === "onRunDeadline").length)).toBe(0);
+    expect(
+      await runInDurableObject(
+        stub,
+        (instance: AgentDO) => instance.getSchedules().filter((s) => s.callback === "onRunDeadline").length,
+      ),
+    ).toBe(0);
     await new Promise((r) => setTimeout(r, 1200));
     await fireWatchdogNow(stub);
     const detail = await agent.run(run.id);
@@ -113,13 +141,23 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
 
   it("tool call in flight: an idempotent tool is called again with the same key; a run streamed to a client finishes for the others", async () => {
     const key = crypto.randomUUID();
-    const agent = await scriptedAgent({ httpTools: [httpTool("slow.read", key, { query: "ms=1500", idempotent: true })] });
+    const agent = await scriptedAgent({
+      httpTools: [httpTool("slow.read", key, { query: "ms=1500", idempotent: true })],
+    });
     await agent.script([{ toolCalls: [{ name: "slow.read", arguments: { text: "x" } }] }, { content: "Read it." }]);
     // Mid-stream to a client: the stream dies with the instance; the run does not.
-    const streaming = api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content: "read slowly" }, headers: { accept: "text/event-stream" } })
+    const streaming = api(`/api/agents/${agent.name}/messages`, {
+      method: "POST",
+      json: { content: "read slowly" },
+      headers: { accept: "text/event-stream" },
+    })
       .then((r) => readSse(r))
       .catch(() => null);
-    await eventually(() => toolCalls(key), (calls) => calls.length === 1, "the tool call");
+    await eventually(
+      () => toolCalls(key),
+      (calls) => calls.length === 1,
+      "the tool call",
+    );
     const run = await firstRun(agent.name);
     await evict(agent.name);
     await streaming;
@@ -140,7 +178,10 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     expect(body.status).toBe("waiting_approval");
     await evict(agent.name);
 
-    const approved = await api(`/api/agents/${agent.name}/runs/${body.runId}/approval`, { method: "POST", json: { decision: "approve" } });
+    const approved = await api(`/api/agents/${agent.name}/runs/${body.runId}/approval`, {
+      method: "POST",
+      json: { decision: "approve" },
+    });
     expect(((await approved.json()) as any).status).toBe("completed");
     expect(await toolCalls(key)).toHaveLength(1);
     expect((await historyOf(agent.name)).map((m) => m.content)).toEqual(["send it", "Sent."]);
@@ -148,14 +189,25 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
 
   it("mid-plan of a deterministic behavior: the plan goes on where it was, and its message is written once", async () => {
     const key = crypto.randomUUID();
-    const agent = await scriptedAgent({ tools: ["clock.now"], httpTools: [httpTool("slow.read", key, { query: "ms=1500", idempotent: true })] });
+    const agent = await scriptedAgent({
+      tools: ["clock.now"],
+      httpTools: [httpTool("slow.read", key, { query: "ms=1500", idempotent: true })],
+    });
     const script = `(actor "${agent.name}" (description "plans")
       (talent "t" (behavior "b" :active (goal (input) (get input "text"))
         (plan (input ctx) (sequence (tool "slow.read" :args {:text "a"}) (message "system" :content "step two") (tool "clock.now") (message "assistant" :content "Plan done."))))))`;
-    const put = await api(`/api/agents/${agent.name}/script`, { method: "PUT", body: script, headers: { "content-type": "text/x-pantheon" } });
+    const put = await api(`/api/agents/${agent.name}/script`, {
+      method: "PUT",
+      body: script,
+      headers: { "content-type": "text/x-pantheon" },
+    });
     expect(put.status).toBe(200);
     const pending = agent.send("go").catch(() => null);
-    await eventually(() => toolCalls(key), (calls) => calls.length === 1, "the plan's first tool");
+    await eventually(
+      () => toolCalls(key),
+      (calls) => calls.length === 1,
+      "the plan's first tool",
+    );
     const run = await firstRun(agent.name);
     await evict(agent.name);
     await pending;
@@ -165,9 +217,15 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
     const history = (await historyOf(agent.name)).map((m) => m.content);
     expect(history).toEqual(["go", "step two", "Plan done."]);
     const detail = await agent.run(run.id);
-    expect(detail.trace.filter((s: any) => s.name === "tool_call").map((s: any) => s.data.tool)).toEqual(["slow.read", "clock.now"]);
+    expect(detail.trace.filter((s: any) => s.name === "tool_call").map((s: any) => s.data.tool)).toEqual([
+      "slow.read",
+      "clock.now",
+    ]);
     // The read-only step was redone after the restart (the trace says so), with the same key.
-    expect(detail.trace.find((s: any) => s.name === "resumed").data).toMatchObject({ status: "waiting_tool", redo: ["call_tool"] });
+    expect(detail.trace.find((s: any) => s.name === "resumed").data).toMatchObject({
+      status: "waiting_tool",
+      redo: ["call_tool"],
+    });
     const calls = await toolCalls(key);
     expect(calls).toHaveLength(2);
     expect(calls[1].headers["idempotency-key"]).toBe(calls[0].headers["idempotency-key"]);
@@ -176,16 +234,30 @@ describe("an evicted agent carries its runs on, woken only by its alarm", () => 
 
 describe("delegation is exactly-once in effect across evictions", () => {
   it("the asked agent evicted mid-answer: its watchdog alarm carries the run on and sends the answer once; the asker completes", async () => {
-    const p = await bossAsksHelper("what is 2+2?", "Helper says 4.", [{ content: "slow", delayMs: 1500 }, { content: "4" }]);
+    const p = await bossAsksHelper("what is 2+2?", "Helper says 4.", [
+      { content: "slow", delayMs: 1500 },
+      { content: "4" },
+    ]);
 
     const asked = await p.chat("boss", "ask the helper");
     expect(asked.status).toBe("waiting_agent");
-    const helperRun = await p.until(async () => ((await p.json(`/api/agents/helper/runs`)) as any).runs[0], "the helper's run");
+    const helperRun = await p.until(
+      async () => ((await p.json(`/api/agents/helper/runs`)) as any).runs[0],
+      "the helper's run",
+    );
     // Evicted while its model call is in flight (the double holds it 1.5 s): the call is made again.
     const doubleUrl = (env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL;
-    await p.until(async () => (((await (await fetch(`${doubleUrl}/__calls/${p.helperModel}`)).json()) as unknown[]).length > 0 ? true : null), "the helper's model call in flight");
+    await p.until(
+      async () =>
+        ((await (await fetch(`${doubleUrl}/__calls/${p.helperModel}`)).json()) as unknown[]).length > 0 ? true : null,
+      "the helper's model call in flight",
+    );
     const name = `${p.name}.helper`;
-    await expect(runInDurableObject(env.AGENT_DO.get(env.AGENT_DO.idFromName(name)), (_instance, state) => state.abort("test: evicted"))).rejects.toThrow();
+    await expect(
+      runInDurableObject(env.AGENT_DO.get(env.AGENT_DO.idFromName(name)), (_instance, state) =>
+        state.abort("test: evicted"),
+      ),
+    ).rejects.toThrow();
 
     // The watchdog is due (as it is ≤ 30 s after an eviction); its alarm is the only thing that wakes the helper.
     await fireWatchdogNow(env.AGENT_DO.get(env.AGENT_DO.idFromName(name)));
@@ -196,7 +268,9 @@ describe("delegation is exactly-once in effect across evictions", () => {
     const answers = boss.trace.filter((t) => t.name === "agent_response");
     expect(answers).toHaveLength(1);
     expect(answers[0]!.data.output).toBe("4");
-    const helperHistory = ((await p.json(`/api/agents/helper/messages?session=${helperRun.sessionId}`)) as any).messages.map((m: any) => m.content);
+    const helperHistory = (
+      (await p.json(`/api/agents/helper/messages?session=${helperRun.sessionId}`)) as any
+    ).messages.map((m: any) => m.content);
     expect(helperHistory.filter((c: string) => c === "what is 2+2?")).toHaveLength(1);
   });
 
@@ -206,16 +280,36 @@ describe("delegation is exactly-once in effect across evictions", () => {
     await p.agent("solo");
     const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`${p.name}.solo`));
     // As the agent leaves it when evicted right after the transaction that queued an answer.
-    const queued = { id: `${crypto.randomUUID()}:response`, project: p.name, conversationId: crypto.randomUUID(), from: "solo", to: "nobody", type: "response", replyTo: { runId: "r", callId: "c" }, depth: 1, createdAt: Date.now(), deadlineAt: Date.now() + 60_000, payload: { answer: "late" } };
+    const queued = {
+      id: `${crypto.randomUUID()}:response`,
+      project: p.name,
+      conversationId: crypto.randomUUID(),
+      from: "solo",
+      to: "nobody",
+      type: "response",
+      replyTo: { runId: "r", callId: "c" },
+      depth: 1,
+      createdAt: Date.now(),
+      deadlineAt: Date.now() + 60_000,
+      payload: { answer: "late" },
+    };
     await runInDurableObject(stub, (_instance, state) => {
-      state.storage.sql.exec("INSERT INTO bus_send_queue (id, message, attempts, created_at) VALUES (?, ?, 0, ?)", queued.id, JSON.stringify(queued), Date.now());
+      state.storage.sql.exec(
+        "INSERT INTO bus_send_queue (id, message, attempts, created_at) VALUES (?, ?, 0, ?)",
+        queued.id,
+        JSON.stringify(queued),
+        Date.now(),
+      );
     });
     await expect(runInDurableObject(stub, (_instance, state) => state.abort("test: evicted"))).rejects.toThrow();
     // Any wake-up (here a request) sends what is queued; the queue row goes once the queue took it.
     await p.json(`/api/agents/solo`);
     const left = await p.until(async () => {
       const fresh = env.AGENT_DO.get(env.AGENT_DO.idFromName(`${p.name}.solo`));
-      const rows = await runInDurableObject(fresh, (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM bus_send_queue").one().n);
+      const rows = await runInDurableObject(
+        fresh,
+        (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM bus_send_queue").one().n,
+      );
       return rows === 0 ? "empty" : null;
     }, "the send queue to drain");
     expect(left).toBe("empty");
@@ -227,14 +321,30 @@ describe("delegation is exactly-once in effect across evictions", () => {
 
     const asked = await p.chat("boss", "ask the helper");
     expect(asked.status).toBe("waiting_agent");
-    const helperRun = await p.until(async () => ((await p.json(`/api/agents/helper/runs`)) as any).runs[0], "the helper's run");
+    const helperRun = await p.until(
+      async () => ((await p.json(`/api/agents/helper/runs`)) as any).runs[0],
+      "the helper's run",
+    );
     // The state an eviction leaves right after the run's end was written and before its answer was
     // queued: the run is over, its request still marked applied, nothing in the send queue.
     await runInDurableObject(helper(), async (instance: AgentDO, _state) => {
-      (instance as unknown as { features: { bus: { answer(runId: string, status: string): void } } }).features.bus.answer = () => undefined;
+      (
+        instance as unknown as { features: { bus: { answer(runId: string, status: string): void } } }
+      ).features.bus.answer = () => undefined;
     });
-    await p.until(async () => ((await p.json(`/api/agents/helper/runs/${helperRun.id}`)) as any).run.status === "completed", "the helper's run to end");
-    expect(await runInDurableObject(helper(), (_i, state) => state.storage.sql.exec<{ status: string }>("SELECT status FROM bus_inbox WHERE run_id = ?", helperRun.id).one().status)).toBe("applied");
+    await p.until(
+      async () => ((await p.json(`/api/agents/helper/runs/${helperRun.id}`)) as any).run.status === "completed",
+      "the helper's run to end",
+    );
+    expect(
+      await runInDurableObject(
+        helper(),
+        (_i, state) =>
+          state.storage.sql
+            .exec<{ status: string }>("SELECT status FROM bus_inbox WHERE run_id = ?", helperRun.id)
+            .one().status,
+      ),
+    ).toBe("applied");
     await expect(runInDurableObject(helper(), (_instance, state) => state.abort("test: evicted"))).rejects.toThrow();
 
     // Only the watchdog alarm (armed when the request arrived) wakes the helper.

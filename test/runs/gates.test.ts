@@ -13,14 +13,22 @@ function gateDecisions(run: any) {
 describe("tools and gates in a run", () => {
   it("runs a declared tool and gives its result to the model, traced with timings", async () => {
     const agent = await scriptedAgent();
-    await agent.script([{ toolCalls: [{ name: "clock.now", arguments: {} }] }, { content: "Done: I checked the clock." }]);
+    await agent.script([
+      { toolCalls: [{ name: "clock.now", arguments: {} }] },
+      { content: "Done: I checked the clock." },
+    ]);
     const { body } = await agent.send("What time is it?");
     expect(body.status).toBe("completed");
     expect(body.reply.content).toBe("Done: I checked the clock.");
     const calls = await agent.modelCalls();
     expect(calls).toHaveLength(2);
     // Declared tools only: clock.now plus the memory tools every agent has; no http.fetch.
-    expect(calls[0].tools.map((t: any) => t.function.name).sort()).toEqual(["clock__now", "memory__forget", "memory__search", "memory__store"]);
+    expect(calls[0].tools.map((t: any) => t.function.name).sort()).toEqual([
+      "clock__now",
+      "memory__forget",
+      "memory__search",
+      "memory__store",
+    ]);
     expect(toolMessages(calls, 1)[0]).toMatch(/\d{4}-\d{2}-\d{2}T/);
     const run = await agent.run(body.runId);
     const tool = run.trace.find((s: any) => s.name === "tool_result");
@@ -30,13 +38,19 @@ describe("tools and gates in a run", () => {
 
   it("allowlist: a tool the agent does not declare is refused and the model is told why", async () => {
     const agent = await scriptedAgent();
-    await agent.script([{ toolCalls: [{ name: "http.fetch", arguments: { url: "https://example.com" } }] }, { content: "Understood, I cannot fetch." }]);
+    await agent.script([
+      { toolCalls: [{ name: "http.fetch", arguments: { url: "https://example.com" } }] },
+      { content: "Understood, I cannot fetch." },
+    ]);
     const { body } = await agent.send("fetch example.com");
     expect(body.status).toBe("completed");
     const calls = await agent.modelCalls();
     expect(toolMessages(calls, 1)[0]).toContain("not available to this agent");
     const run = await agent.run(body.runId);
-    expect(gateDecisions(run)).toContainEqual({ gate: "allowlist", decision: expect.objectContaining({ allow: false }) });
+    expect(gateDecisions(run)).toContainEqual({
+      gate: "allowlist",
+      decision: expect.objectContaining({ allow: false }),
+    });
   });
 
   it("schema: arguments that do not match the tool's schema never reach the tool", async () => {
@@ -63,10 +77,19 @@ describe("tools and gates in a run", () => {
 
   it("a custom deny-pattern gate blocks matching arguments", async () => {
     const key = crypto.randomUUID();
-    const agent = await scriptedAgent({ httpTools: [httpTool("notes.add", key)], gates: [{ name: "no-passwords", kind: "deny-pattern", pattern: "password" }] });
-    await agent.script([{ toolCalls: [{ name: "notes.add", arguments: { text: "my Password is hunter2" } }] }, { content: "ok" }]);
+    const agent = await scriptedAgent({
+      httpTools: [httpTool("notes.add", key)],
+      gates: [{ name: "no-passwords", kind: "deny-pattern", pattern: "password" }],
+    });
+    await agent.script([
+      { toolCalls: [{ name: "notes.add", arguments: { text: "my Password is hunter2" } }] },
+      { content: "ok" },
+    ]);
     const { body } = await agent.send("store it");
-    expect(gateDecisions(await agent.run(body.runId))).toContainEqual({ gate: "no-passwords", decision: expect.objectContaining({ allow: false }) });
+    expect(gateDecisions(await agent.run(body.runId))).toContainEqual({
+      gate: "no-passwords",
+      decision: expect.objectContaining({ allow: false }),
+    });
     expect(await toolCalls(key)).toHaveLength(0);
   });
 
@@ -111,7 +134,10 @@ describe("tools and gates in a run", () => {
   it("a tool that times out is reported to the model, and the run goes on", async () => {
     const key = crypto.randomUUID();
     const agent = await scriptedAgent({ httpTools: [httpTool("slow.op", key, { query: "ms=3000", timeoutMs: 150 })] });
-    await agent.script([{ toolCalls: [{ name: "slow.op", arguments: { text: "x" } }] }, { content: "It timed out, sorry." }]);
+    await agent.script([
+      { toolCalls: [{ name: "slow.op", arguments: { text: "x" } }] },
+      { content: "It timed out, sorry." },
+    ]);
     const { body } = await agent.send("do the slow thing");
     expect(body.status).toBe("completed");
     expect(toolMessages(await agent.modelCalls(), 1)[0]).toMatch(/time/i);
@@ -121,7 +147,10 @@ describe("tools and gates in a run", () => {
 
   it("secrets reach the tool's headers but never the trace or the model", async () => {
     const key = crypto.randomUUID();
-    const tool = httpTool("airtable.query", key, { query: "echoHeaders=1", headers: { "X-Api-Key": { secret: "AIRTABLE_KEY" } } });
+    const tool = httpTool("airtable.query", key, {
+      query: "echoHeaders=1",
+      headers: { "X-Api-Key": { secret: "AIRTABLE_KEY" } },
+    });
     const agent = await scriptedAgent({ httpTools: [tool] });
     await agent.script([{ toolCalls: [{ name: "airtable.query", arguments: { text: "rows" } }] }, { content: "ok" }]);
     const { body } = await agent.send("query");

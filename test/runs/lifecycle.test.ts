@@ -7,7 +7,10 @@ describe("approvals", () => {
   async function pausedRun() {
     const key = crypto.randomUUID();
     const agent = await scriptedAgent({ httpTools: [httpTool("mail.send", key, { requiresApproval: true })] });
-    await agent.script([{ toolCalls: [{ name: "mail.send", arguments: { text: "hello boss" } }] }, { content: "Sent." }]);
+    await agent.script([
+      { toolCalls: [{ name: "mail.send", arguments: { text: "hello boss" } }] },
+      { content: "Sent." },
+    ]);
     const { body } = await agent.send("email the boss");
     return { agent, key, body };
   }
@@ -19,28 +22,44 @@ describe("approvals", () => {
     expect(await toolCalls(key)).toHaveLength(0);
 
     const detail = await agent.run(body.runId);
-    expect(detail.run.pending).toEqual([{ callId: expect.any(String), tool: "mail.send", arguments: { text: "hello boss" }, approverScope: "approve" }]);
+    expect(detail.run.pending).toEqual([
+      { callId: expect.any(String), tool: "mail.send", arguments: { text: "hello boss" }, approverScope: "approve" },
+    ]);
     const inbox = (await (await api("/api/approvals")).json()) as any;
-    expect(inbox.approvals).toContainEqual(expect.objectContaining({ agent: agent.name, runId: body.runId, tool: "mail.send" }));
+    expect(inbox.approvals).toContainEqual(
+      expect.objectContaining({ agent: agent.name, runId: body.runId, tool: "mail.send" }),
+    );
 
-    const approved = await api(`/api/agents/${agent.name}/runs/${body.runId}/approval`, { method: "POST", json: { decision: "approve" } });
+    const approved = await api(`/api/agents/${agent.name}/runs/${body.runId}/approval`, {
+      method: "POST",
+      json: { decision: "approve" },
+    });
     expect(approved.status).toBe(200);
     expect(((await approved.json()) as any).status).toBe("completed");
     expect(await toolCalls(key)).toHaveLength(1);
     const after = await agent.run(body.runId);
     expect(after.trace.find((s: any) => s.name === "approval").data).toMatchObject({ approved: true, by: "admin" });
 
-    const again = await api(`/api/agents/${agent.name}/runs/${body.runId}/approval`, { method: "POST", json: { decision: "approve" } });
+    const again = await api(`/api/agents/${agent.name}/runs/${body.runId}/approval`, {
+      method: "POST",
+      json: { decision: "approve" },
+    });
     expect(again.status).toBe(409);
   });
 
   it("a rejection tells the model who rejected it, and the tool never runs", async () => {
     const { agent, key, body } = await pausedRun();
-    const rejected = await api(`/api/agents/${agent.name}/runs/${body.runId}/approval`, { method: "POST", json: { decision: "reject", reason: "not today" } });
+    const rejected = await api(`/api/agents/${agent.name}/runs/${body.runId}/approval`, {
+      method: "POST",
+      json: { decision: "reject", reason: "not today" },
+    });
     expect(((await rejected.json()) as any).status).toBe("completed");
     expect(await toolCalls(key)).toHaveLength(0);
     const calls = await agent.modelCalls();
-    const told = calls[1].messages.filter((m: any) => m.role === "tool").map((m: any) => m.content).join(" ");
+    const told = calls[1].messages
+      .filter((m: any) => m.role === "tool")
+      .map((m: any) => m.content)
+      .join(" ");
     expect(told).toContain("Rejected by admin");
     expect(told).toContain("not today");
   });
@@ -69,7 +88,10 @@ describe("approvals", () => {
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error.details.issues[0].path).toEqual(["decision"]);
     expect((await api(path, { method: "POST", json: { decision: "approve", callId: "not-a-call" } })).status).toBe(400);
-    expect((await api(`/api/agents/${agent.name}/runs/nope/approval`, { method: "POST", json: { decision: "approve" } })).status).toBe(404);
+    expect(
+      (await api(`/api/agents/${agent.name}/runs/nope/approval`, { method: "POST", json: { decision: "approve" } }))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -95,7 +117,10 @@ describe("model faults", () => {
 
   it("falls back to the agent's fallback model when the primary keeps failing", async () => {
     const agent = await scriptedAgent();
-    await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { model: { provider: "openai", name: agent.model, fallback: { provider: "offline", name: "offline" } } } });
+    await api(`/api/agents/${agent.name}`, {
+      method: "PATCH",
+      json: { model: { provider: "openai", name: agent.model, fallback: { provider: "offline", name: "offline" } } },
+    });
     await agent.script([{ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 }]);
     const { body } = await agent.send("What is the launch code word?");
     expect(body.status).toBe("completed");
@@ -126,17 +151,28 @@ describe("cancel and resume", () => {
   async function dropMidTool(options: { idempotent: boolean }) {
     const fast = crypto.randomUUID();
     const slow = crypto.randomUUID();
-    const agent = await scriptedAgent({ httpTools: [httpTool("fast.op", fast), httpTool("slow.op", slow, { query: "ms=800", idempotent: options.idempotent })] });
+    const agent = await scriptedAgent({
+      httpTools: [
+        httpTool("fast.op", fast),
+        httpTool("slow.op", slow, { query: "ms=800", idempotent: options.idempotent }),
+      ],
+    });
     await agent.script([
       { toolCalls: [{ name: "fast.op", arguments: { text: "one" } }] },
       { toolCalls: [{ name: "slow.op", arguments: { text: "two" } }] },
       { content: "All done." },
     ]);
     const pending = agent.send("do both").catch(() => null);
-    await eventually(() => toolCalls(slow), (calls) => calls.length === 1, "the slow tool to be called");
+    await eventually(
+      () => toolCalls(slow),
+      (calls) => calls.length === 1,
+      "the slow tool to be called",
+    );
 
     const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent.name}`));
-    await expect(runInDurableObject(stub, (_instance, state) => state.abort("test: drop the instance"))).rejects.toThrow();
+    await expect(
+      runInDurableObject(stub, (_instance, state) => state.abort("test: drop the instance")),
+    ).rejects.toThrow();
     await pending;
 
     // Any request builds a fresh instance, which carries the run on from its last persisted step.
@@ -170,5 +206,4 @@ describe("cancel and resume", () => {
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}:/);
     expect(keys[1]).toBe(keys[0]);
   });
-
 });

@@ -24,7 +24,10 @@ describe("output gates: what the agent sends or stores passes gates of its own",
     expect(body.reply.content).toBe(text);
     const run = await agent.run(body.runId);
     const [decided] = outputDecisions(run, "reply");
-    expect(decided.data.decisions.map((d: any) => [d.gate, d.decision.allow])).toEqual([["output-size", true], ["secret-leak", true]]);
+    expect(decided.data.decisions.map((d: any) => [d.gate, d.decision.allow])).toEqual([
+      ["output-size", true],
+      ["secret-leak", true],
+    ]);
   });
 
   it("a reply carrying a secret base64-encoded is refused, the model is told why (never the secret), and its second reply goes out", async () => {
@@ -54,13 +57,19 @@ describe("output gates: what the agent sends or stores passes gates of its own",
   });
 
   it("a reply refused more than 3 times fails the run with the gate's reason, and nothing is sent", async () => {
-    const agent = await scriptedAgent({ gates: [{ name: "no-internal-urls", kind: "deny-pattern", on: ["reply"], pattern: "https?://[^ ]*\\.internal\\b" }] });
+    const agent = await scriptedAgent({
+      gates: [
+        { name: "no-internal-urls", kind: "deny-pattern", on: ["reply"], pattern: "https?://[^ ]*\\.internal\\b" },
+      ],
+    });
     const bad = { content: "See https://wiki.corp.internal/runbook" };
     await agent.script([bad, bad, bad, bad, { content: "never asked for" }]);
     const { body } = await agent.send("where is the runbook?");
     expect(body.status).toBe("failed");
     expect(body.reply).toBeNull();
-    expect(body.error).toBe("gate 'no-internal-urls' rejected the reply: gate 'no-internal-urls': the reply matches a denied pattern (4 rejections, at most 3 allowed)");
+    expect(body.error).toBe(
+      "gate 'no-internal-urls' rejected the reply: gate 'no-internal-urls': the reply matches a denied pattern (4 rejections, at most 3 allowed)",
+    );
     expect(await agent.modelCalls()).toHaveLength(4);
     const history = await getJson(`/api/agents/${agent.name}/messages`);
     expect(JSON.stringify(history)).not.toContain("wiki.corp.internal");
@@ -70,9 +79,15 @@ describe("output gates: what the agent sends or stores passes gates of its own",
   });
 
   it("a refused reply is never streamed: the SSE stream carries only the tokens of the reply that passed", async () => {
-    const agent = await scriptedAgent({ gates: [{ name: "no-codename", kind: "deny-pattern", on: ["reply"], pattern: "bluebird" }] });
+    const agent = await scriptedAgent({
+      gates: [{ name: "no-codename", kind: "deny-pattern", on: ["reply"], pattern: "bluebird" }],
+    });
     await agent.script([{ content: "Project bluebird ships Friday" }, { content: "The project ships Friday" }]);
-    const res = await api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content: "when?" }, headers: { accept: "text/event-stream" } });
+    const res = await api(`/api/agents/${agent.name}/messages`, {
+      method: "POST",
+      json: { content: "when?" },
+      headers: { accept: "text/event-stream" },
+    });
     const stream = await res.text();
     expect(stream).not.toContain("bluebird");
     expect(stream).toContain("ships Friday");
@@ -103,18 +118,40 @@ describe("output gates: what the agent sends or stores passes gates of its own",
   });
 
   it("memory writes: memories that extraction proposes pass the memory gates; a refused one is not stored and is traced", async () => {
-    const agent = await scriptedAgent({ gates: [{ name: "no-health", kind: "deny-pattern", on: ["memory"], pattern: "diagnos" }] });
+    const agent = await scriptedAgent({
+      gates: [{ name: "no-health", kind: "deny-pattern", on: ["memory"], pattern: "diagnos" }],
+    });
     await fetch(`${doubleUrl()}/__script/${agent.model}:extraction`, {
       method: "POST",
-      body: JSON.stringify([{ content: JSON.stringify({ memories: [{ kind: "fact", text: "The user was diagnosed with asthma", importance: 0.9 }, { kind: "fact", text: "The user lives in Lyon", importance: 0.7 }] }) }]),
+      body: JSON.stringify([
+        {
+          content: JSON.stringify({
+            memories: [
+              { kind: "fact", text: "The user was diagnosed with asthma", importance: 0.9 },
+              { kind: "fact", text: "The user lives in Lyon", importance: 0.7 },
+            ],
+          }),
+        },
+      ]),
     });
     await agent.script([{ content: "Thanks for telling me." }]);
     const { body } = await agent.send("I live in Lyon and was diagnosed with asthma");
     // With a model, extraction waits for a batch of exchanges or the idle alarm; consolidating runs it now.
     expect((await api(`/api/agents/${agent.name}/memories/consolidate`, { method: "POST" })).status).toBe(200);
-    const run = await eventually(() => agent.run(body.runId), (r) => outputDecisions(r, "memory").length > 0, "the extraction's gate decision (in the run of the exchange)");
-    expect(outputDecisions(run, "memory")[0].data).toMatchObject({ by: "extraction", decisions: [{ gate: "output-size" }, { gate: "secret-leak" }, { gate: "no-health", decision: { allow: false } }] });
-    const memories = await eventually(() => getJson(`/api/agents/${agent.name}/memories?limit=50`), (m) => JSON.stringify(m).includes("Lyon"), "the allowed memory");
+    const run = await eventually(
+      () => agent.run(body.runId),
+      (r) => outputDecisions(r, "memory").length > 0,
+      "the extraction's gate decision (in the run of the exchange)",
+    );
+    expect(outputDecisions(run, "memory")[0].data).toMatchObject({
+      by: "extraction",
+      decisions: [{ gate: "output-size" }, { gate: "secret-leak" }, { gate: "no-health", decision: { allow: false } }],
+    });
+    const memories = await eventually(
+      () => getJson(`/api/agents/${agent.name}/memories?limit=50`),
+      (m) => JSON.stringify(m).includes("Lyon"),
+      "the allowed memory",
+    );
     expect(JSON.stringify(memories)).not.toContain("asthma");
   });
 });
@@ -122,7 +159,10 @@ describe("output gates: what the agent sends or stores passes gates of its own",
 describe("output gates on a behavior's plan", () => {
   async function behaviorAgent(plan: string, gates = "") {
     const name = uniqueName("planner");
-    const put = await putScript(name, `(actor "${name}" (role "helper") ${gates} (talent "work" (behavior "post" :active (goal (input) (get input "text")) (plan (input ctx) ${plan}))))`);
+    const put = await putScript(
+      name,
+      `(actor "${name}" (role "helper") ${gates} (talent "work" (behavior "post" :active (goal (input) (get input "text")) (plan (input ctx) ${plan}))))`,
+    );
     expect(put.status).toBe(201);
     return name;
   }
@@ -132,26 +172,42 @@ describe("output gates on a behavior's plan", () => {
 
   it("a message step the gates allow is written to the conversation; a refused one fails the plan with the gate's reason and is not written", async () => {
     const gate = `(gate "no-internal-urls" :on message :deny "https?://[^ ]*\\\\.internal\\\\b")`;
-    const ok = await behaviorAgent(`(sequence (message "assistant" :content "Build is green") (message "assistant" :content "Done."))`, gate);
+    const ok = await behaviorAgent(
+      `(sequence (message "assistant" :content "Build is green") (message "assistant" :content "Done."))`,
+      gate,
+    );
     const allowed = await send(ok, "status");
     expect(allowed.status).toBe("completed");
     const history = await getJson(`/api/agents/${ok}/messages`);
     expect(history.messages.map((m: any) => m.content)).toContain("Build is green");
 
-    const bad = await behaviorAgent(`(sequence (message "assistant" :content "Logs at https://logs.corp.internal/x") (message "assistant" :content "Done."))`, gate);
+    const bad = await behaviorAgent(
+      `(sequence (message "assistant" :content "Logs at https://logs.corp.internal/x") (message "assistant" :content "Done."))`,
+      gate,
+    );
     const refused = await send(bad, "status");
     expect(refused.status).toBe("failed");
-    expect(refused.error).toBe("plan step 1 (message) failed: Rejected by gate 'no-internal-urls': gate 'no-internal-urls': the message matches a denied pattern. Nothing was sent.");
+    expect(refused.error).toBe(
+      "plan step 1 (message) failed: Rejected by gate 'no-internal-urls': gate 'no-internal-urls': the message matches a denied pattern. Nothing was sent.",
+    );
     expect(JSON.stringify(await getJson(`/api/agents/${bad}/messages`))).not.toContain("logs.corp.internal");
     const run = await getJson(`/api/agents/${bad}/runs/${refused.runId}`);
-    expect(outputDecisions(run, "message")[0].data.decisions.at(-1)).toMatchObject({ gate: "no-internal-urls", decision: { allow: false } });
+    expect(outputDecisions(run, "message")[0].data.decisions.at(-1)).toMatchObject({
+      gate: "no-internal-urls",
+      decision: { allow: false },
+    });
   });
 
   it("a remember step passes the memory gates: a refused one stores nothing", async () => {
-    const name = await behaviorAgent(`(sequence (remember (concat "Card number " (get input "text"))) (message "assistant" :content "Noted."))`, `(gate "no-cards" :on memory :deny "card number")`);
+    const name = await behaviorAgent(
+      `(sequence (remember (concat "Card number " (get input "text"))) (message "assistant" :content "Noted."))`,
+      `(gate "no-cards" :on memory :deny "card number")`,
+    );
     const body = await send(name, "4111 1111 1111 1111");
     expect(body.status).toBe("failed");
-    expect(body.error).toBe("plan step 1 (remember) failed: Rejected by gate 'no-cards': gate 'no-cards': the memory matches a denied pattern. Nothing was stored.");
+    expect(body.error).toBe(
+      "plan step 1 (remember) failed: Rejected by gate 'no-cards': gate 'no-cards': the memory matches a denied pattern. Nothing was stored.",
+    );
     expect(JSON.stringify(await getJson(`/api/agents/${name}/memories?limit=50`))).not.toContain("4111");
   });
 });
@@ -166,7 +222,10 @@ describe("output gates on answers to other agents", () => {
     });
     await p.agent("main");
     await p.connect("main", ["helper"]);
-    await script(model, [{ content: "It is tracked as SEC-4411." }, { content: "It is tracked in the security queue." }]);
+    await script(model, [
+      { content: "It is tracked as SEC-4411." },
+      { content: "It is tracked in the security queue." },
+    ]);
     const started = await p.chat("main", "/ask helper where is the incident tracked?");
     const run = await p.settled("main", started.runId);
     expect(run.run.status).toBe("completed");
@@ -188,14 +247,26 @@ describe("output gates on questions to other agents", () => {
     await p.agent("asker", { model: { provider: "openai", name: model } });
     await p.connect("asker", ["peer"]);
     await script(model, [
-      { toolCalls: [{ name: "ask_peer", arguments: { question: `store this for me: ${[...airtableKey].map((c) => `%${c.charCodeAt(0).toString(16)}`).join("")}` } }] },
+      {
+        toolCalls: [
+          {
+            name: "ask_peer",
+            arguments: {
+              question: `store this for me: ${[...airtableKey].map((c) => `%${c.charCodeAt(0).toString(16)}`).join("")}`,
+            },
+          },
+        ],
+      },
       { content: "I will not pass credentials on." },
     ]);
     const started = await p.chat("asker", "send the airtable key to peer");
     const run = await p.settled("asker", started.runId);
     expect(run.run.status).toBe("completed");
     const decided = run.trace.filter((t) => t.name === "gate_decisions" && t.data.output === "message");
-    expect(decided[0]!.data.decisions.at(-1)).toMatchObject({ gate: "secret-leak", decision: { allow: false, reason: expect.stringContaining("AIRTABLE_KEY (url-encoded)") } });
+    expect(decided[0]!.data.decisions.at(-1)).toMatchObject({
+      gate: "secret-leak",
+      decision: { allow: false, reason: expect.stringContaining("AIRTABLE_KEY (url-encoded)") },
+    });
     expect(run.trace.some((t) => t.name === "bus_sent")).toBe(false);
     expect((await p.json("/api/agents/peer/runs")).runs).toHaveLength(0);
   });

@@ -10,7 +10,11 @@ export const doubleUrl = () => (env as unknown as { MODEL_DOUBLE_URL: string }).
  */
 export async function scriptedAgent(runtime: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
   const model = uniqueName("model");
-  const agent = await createAgent({ model: { provider: "openai", name: model }, runtime: { tools: ["clock.now"], allowHosts: [new URL(doubleUrl()).hostname], ...runtime }, ...extra });
+  const agent = await createAgent({
+    model: { provider: "openai", name: model },
+    runtime: { tools: ["clock.now"], allowHosts: [new URL(doubleUrl()).hostname], ...runtime },
+    ...extra,
+  });
   return {
     name: agent.name,
     model,
@@ -21,7 +25,9 @@ export async function scriptedAgent(runtime: Record<string, unknown> = {}, extra
       return (await fetch(`${doubleUrl()}/__calls/${model}`)).json();
     },
     send(content: string, more: Record<string, unknown> = {}) {
-      return api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content, ...more } }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+      return api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content, ...more } }).then(
+        async (r) => ({ status: r.status, body: (await r.json()) as any }),
+      );
     },
     async run(runId: string): Promise<any> {
       return (await api(`/api/agents/${agent.name}/runs/${runId}`)).json();
@@ -30,7 +36,17 @@ export async function scriptedAgent(runtime: Record<string, unknown> = {}, extra
 }
 
 /** An operator HTTP tool served by the double, recording its calls under `key`. */
-export function httpTool(name: string, key: string, options: { query?: string; requiresApproval?: boolean; headers?: Record<string, unknown>; timeoutMs?: number; idempotent?: boolean } = {}) {
+export function httpTool(
+  name: string,
+  key: string,
+  options: {
+    query?: string;
+    requiresApproval?: boolean;
+    headers?: Record<string, unknown>;
+    timeoutMs?: number;
+    idempotent?: boolean;
+  } = {},
+) {
   return {
     name,
     description: `Test tool ${name}`,

@@ -1,7 +1,10 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 
 /** `runInDurableObject` without its generics, which give up ("excessively deep") on AgentDO's types. */
-export const insideAgent = runInDurableObject as unknown as <R>(stub: DurableObjectStub, fn: (instance: any, state: DurableObjectState) => R | Promise<R>) => Promise<R>;
+export const insideAgent = runInDurableObject as unknown as <R>(
+  stub: DurableObjectStub,
+  fn: (instance: any, state: DurableObjectState) => R | Promise<R>,
+) => Promise<R>;
 import { api } from "../api/client";
 
 export const doubleUrl = () => (env as unknown as { MODEL_DOUBLE_URL: string }).MODEL_DOUBLE_URL;
@@ -21,8 +24,10 @@ export async function getJson(path: string): Promise<any> {
   return (await api(path)).json();
 }
 
-export const schedulesOf = async (name: string): Promise<any[]> => (await getJson(`/api/agents/${name}/schedules`)).schedules;
-export const runsOf = async (name: string): Promise<any[]> => (await getJson(`/api/agents/${name}/runs?limit=200`)).runs;
+export const schedulesOf = async (name: string): Promise<any[]> =>
+  (await getJson(`/api/agents/${name}/schedules`)).schedules;
+export const runsOf = async (name: string): Promise<any[]> =>
+  (await getJson(`/api/agents/${name}/runs?limit=200`)).runs;
 
 /** The agent's Durable Object, as the worker names it (`<project>.<agent>`). */
 export function agentObject(name: string, project = "default"): DurableObjectStub {
@@ -33,14 +38,21 @@ export function agentObject(name: string, project = "default"): DurableObjectStu
 
 /** The behavior alarms the agents SDK holds for the agent (what a duplicate would show up in). */
 export async function behaviorAlarms(name: string): Promise<any[]> {
-  return insideAgent(agentObject(name), async (instance: any) => (await instance.listSchedules()).filter((s: any) => s.callback === "onBehaviorAlarm"));
+  return insideAgent(agentObject(name), async (instance: any) =>
+    (await instance.listSchedules()).filter((s: any) => s.callback === "onBehaviorAlarm"),
+  );
 }
 
 /**
  * Polls (bounded) until `check` passes, running the agent's due alarm on each turn: behaviors
  * whose time has come fire through the same alarm path as in production.
  */
-export async function untilAlarmed<T>(name: string, read: () => Promise<T>, check: (value: T) => boolean, what: string): Promise<T> {
+export async function untilAlarmed<T>(
+  name: string,
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  what: string,
+): Promise<T> {
   let last: T | undefined;
   for (let i = 0; i < 150; i++) {
     await runDurableObjectAlarm(agentObject(name));

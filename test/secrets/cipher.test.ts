@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { implicitGrant, makeSecretCipher, readDeploymentSecret, SecretsKeyError, shortFingerprint } from "../../core/secrets";
+import {
+  implicitGrant,
+  makeSecretCipher,
+  readDeploymentSecret,
+  SecretsKeyError,
+  shortFingerprint,
+} from "../../core/secrets";
 
 const key = "a-deployment-key-of-at-least-32-characters!";
 const value = "xoxb-value-that-must-not-leak-0001";
@@ -35,7 +41,9 @@ describe("project secrets at rest: AES-GCM under the deployment key", () => {
     expect(await a.fingerprint(value)).toBe(fp);
     expect(await a.fingerprint(`${value}x`)).not.toBe(fp);
     expect(await makeSecretCipher(`${key}-other`).fingerprint(value)).not.toBe(fp);
-    const plain = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const plain = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value)))]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
     expect(fp).not.toBe(plain);
     expect(shortFingerprint(fp)).toBe(fp.slice(0, 8));
     expect((await a.seal("acme", "X", value)).fingerprint).toBe(fp);
@@ -58,7 +66,10 @@ describe("deployment secrets: a worker secret or a Secrets Store binding, and wh
     expect(await readDeploymentSecret(env, "EMPTY")).toBeUndefined();
     expect(await readDeploymentSecret(env, "MISSING")).toBeUndefined();
     // The deployment key itself may be a Secrets Store binding.
-    const key = await readDeploymentSecret({ PANTHEON_SECRETS_KEY: { get: async () => "k".repeat(40) } }, "PANTHEON_SECRETS_KEY");
+    const key = await readDeploymentSecret(
+      { PANTHEON_SECRETS_KEY: { get: async () => "k".repeat(40) } },
+      "PANTHEON_SECRETS_KEY",
+    );
     expect(await makeSecretCipher(key).open("p", await makeSecretCipher(key).seal("p", "N", "v-1"))).toBe("v-1");
   });
 

@@ -6,14 +6,24 @@ export async function tenant(prefix: string) {
   const slug = uniqueName(prefix);
   await ensureProject(slug);
   const token = async (scope: "admin" | "approve" | "chat") => {
-    const res = await api("/api/tokens", { method: "POST", json: { name: `${scope} of ${slug}`, scope }, headers: { "x-pantheon-project": slug } });
+    const res = await api("/api/tokens", {
+      method: "POST",
+      json: { name: `${scope} of ${slug}`, scope },
+      headers: { "x-pantheon-project": slug },
+    });
     if (res.status !== 201) throw new Error(`token for ${slug}: ${res.status} ${await res.text()}`);
     return ((await res.json()) as { token: string }).token;
   };
   const [admin, approve, chat] = await Promise.all([token("admin"), token("approve"), token("chat")]);
   /** A request as this project's own token (admin unless told), with its project header. */
-  const call = (path: string, init: Parameters<typeof api>[1] = {}, as: string = admin) => api(path, { ...init, token: as, headers: { "x-pantheon-project": slug, ...Object.fromEntries(new Headers(init.headers)) } });
-  const setSecret = (name: string, value: string, as: string = admin) => call(`/api/projects/${slug}/secrets/${name}`, { method: "PUT", json: { value } }, as);
+  const call = (path: string, init: Parameters<typeof api>[1] = {}, as: string = admin) =>
+    api(path, {
+      ...init,
+      token: as,
+      headers: { "x-pantheon-project": slug, ...Object.fromEntries(new Headers(init.headers)) },
+    });
+  const setSecret = (name: string, value: string, as: string = admin) =>
+    call(`/api/projects/${slug}/secrets/${name}`, { method: "PUT", json: { value } }, as);
   return { slug, admin, approve, chat, call, setSecret };
 }
 
@@ -24,7 +34,8 @@ export function listenerKey() {
   const key = uniqueName("sec");
   return {
     url: `${listenerUrl()}/t/${key}/hook`,
-    requests: async () => (await (await fetch(`${listenerUrl()}/__requests?key=${key}`)).json()) as { headers: Record<string, string> }[],
+    requests: async () =>
+      (await (await fetch(`${listenerUrl()}/__requests?key=${key}`)).json()) as { headers: Record<string, string> }[],
   };
 }
 

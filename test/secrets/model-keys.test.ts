@@ -12,7 +12,10 @@ type Tenant = Awaited<ReturnType<typeof tenant>>;
 async function modelAgent(t: Tenant) {
   const model = uniqueName("model");
   const name = uniqueName("mk");
-  const created = await t.call("/api/agents", { method: "POST", json: { name, model: { provider: "openai", name: model } } });
+  const created = await t.call("/api/agents", {
+    method: "POST",
+    json: { name, model: { provider: "openai", name: model } },
+  });
   expect(created.status, await created.clone().text()).toBe(201);
   return {
     name,
@@ -21,7 +24,8 @@ async function modelAgent(t: Tenant) {
       const res = await t.call(`/api/agents/${name}/messages`, { method: "POST", json: { content } });
       return { status: res.status, body: (await res.json()) as any };
     },
-    script: (steps: unknown[]) => fetch(`${doubleUrl()}/__script/${model}`, { method: "POST", body: JSON.stringify(steps) }),
+    script: (steps: unknown[]) =>
+      fetch(`${doubleUrl()}/__script/${model}`, { method: "POST", body: JSON.stringify(steps) }),
     /** The Authorization header of each model call the double received for this agent. */
     auth: async (): Promise<(string | null)[]> => (await fetch(`${doubleUrl()}/__auth/${model}`)).json(),
     resolved: async () => ((await (await t.call(`/api/agents/${name}`)).json()) as any).resolvedModel,
@@ -44,8 +48,18 @@ describe("a project's own model keys answer only its own agents' model calls", (
     expect(await aAgent.auth()).toEqual([`Bearer ${deploymentKey}`]);
 
     const bResolved = await bAgent.resolved();
-    expect(bResolved).toMatchObject({ provider: "openai", status: "ok", key: "project", reason: "openai: the project's OPENAI_API_KEY is set" });
-    expect(await aAgent.resolved()).toMatchObject({ provider: "openai", status: "ok", key: "deployment", reason: "openai: OPENAI_API_KEY is set" });
+    expect(bResolved).toMatchObject({
+      provider: "openai",
+      status: "ok",
+      key: "project",
+      reason: "openai: the project's OPENAI_API_KEY is set",
+    });
+    expect(await aAgent.resolved()).toMatchObject({
+      provider: "openai",
+      status: "ok",
+      key: "deployment",
+      reason: "openai: OPENAI_API_KEY is set",
+    });
     const listed = await (await b.call("/api/agents")).text();
     expect(listed).toContain('"key":"project"');
     expect(listed).not.toContain(bKey);
@@ -79,16 +93,33 @@ describe("a project's own model keys answer only its own agents' model calls", (
     expect((await b.setSecret("NOTES_KEY", "notes-value-1234")).status).toBe(200);
     const tool = (secret: string) => ({
       allowHosts: [new URL(doubleUrl()).hostname],
-      httpTools: [{ name: "notes.add", description: "Adds a note", parameters: { type: "object", properties: {} }, endpoint: `${doubleUrl()}/__tool/${uniqueName("k")}`, headers: { "X-Key": { secret } } }],
+      httpTools: [
+        {
+          name: "notes.add",
+          description: "Adds a note",
+          parameters: { type: "object", properties: {} },
+          endpoint: `${doubleUrl()}/__tool/${uniqueName("k")}`,
+          headers: { "X-Key": { secret } },
+        },
+      ],
     });
-    for (const [secret, what] of [["OPENAI_API_KEY", "a model key"], ["OPENAI_BASE_URL", "a model setting"]] as const) {
-      const refused = await b.call("/api/agents", { method: "POST", json: { name: uniqueName("thief"), runtime: tool(secret) } });
+    for (const [secret, what] of [
+      ["OPENAI_API_KEY", "a model key"],
+      ["OPENAI_BASE_URL", "a model setting"],
+    ] as const) {
+      const refused = await b.call("/api/agents", {
+        method: "POST",
+        json: { name: uniqueName("thief"), runtime: tool(secret) },
+      });
       expect(refused.status).toBe(400);
       const issue = ((await refused.json()) as ErrorBody).error.details?.issues?.[0];
       expect(issue?.path).toEqual(["runtime", "httpTools", 0, "headers", "X-Key", "secret"]);
       expect(issue?.message).toContain(`secret '${secret}' is ${what} and never reaches a tool`);
     }
-    expect((await b.call("/api/agents", { method: "POST", json: { name: uniqueName("owner"), runtime: tool("NOTES_KEY") } })).status).toBe(201);
+    expect(
+      (await b.call("/api/agents", { method: "POST", json: { name: uniqueName("owner"), runtime: tool("NOTES_KEY") } }))
+        .status,
+    ).toBe(201);
   });
 
   it("deleting b's key: its own server gets no key (never the deployment's); deleting its server too, the deployment's key answers again", async () => {
@@ -101,7 +132,10 @@ describe("a project's own model keys answer only its own agents' model calls", (
 
     expect((await b.call(`/api/projects/${b.slug}/secrets/OPENAI_API_KEY`, { method: "DELETE" })).status).toBe(204);
     expect((await agent.send("two")).status).toBe(200);
-    expect((await agent.resolved())).toMatchObject({ key: "project", reason: "openai: the project's OPENAI_BASE_URL is set (an OpenAI-compatible server, no key needed)" });
+    expect(await agent.resolved()).toMatchObject({
+      key: "project",
+      reason: "openai: the project's OPENAI_BASE_URL is set (an OpenAI-compatible server, no key needed)",
+    });
 
     expect((await b.call(`/api/projects/${b.slug}/secrets/OPENAI_BASE_URL`, { method: "DELETE" })).status).toBe(204);
     expect((await agent.send("three")).status).toBe(200);
@@ -155,7 +189,11 @@ describe("the agent opens its model keys with the other secrets it names: one ro
   });
 
   it("a model setting is the project's own or nothing: a deployment OPENAI_API_KEY never comes back as the project's", async () => {
-    const secrets = makeProjectSecrets({ project: () => "default", env, registry: () => ({ secretsSealed: async () => ({ sealed: [], granted: ["OPENAI_API_KEY"] }) }) });
+    const secrets = makeProjectSecrets({
+      project: () => "default",
+      env,
+      registry: () => ({ secretsSealed: async () => ({ sealed: [], granted: ["OPENAI_API_KEY"] }) }),
+    });
     await secrets.ensureAll([{ names: ["OPENAI_API_KEY"], use: "model" }]);
     expect(secrets.values("model")).toEqual({});
   });

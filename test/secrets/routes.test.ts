@@ -15,7 +15,11 @@ describe("project secrets: routes", () => {
     const text = await put.text();
     expect(text).not.toContain(value);
     const { secret } = JSON.parse(text);
-    expect(secret).toEqual({ name: "AIRTABLE_KEY", updatedAt: expect.any(Number), fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    expect(secret).toEqual({
+      name: "AIRTABLE_KEY",
+      updatedAt: expect.any(Number),
+      fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
 
     const list = await a.call(`/api/projects/${a.slug}/secrets`);
     expect(list.status).toBe(200);
@@ -24,7 +28,9 @@ describe("project secrets: routes", () => {
     expect(JSON.parse(listed)).toEqual({ secrets: [secret], grants: [] });
 
     // At rest: a sealed row, with neither the value nor its base64 in it.
-    const rows = await runInDurableObject(registryOf(a.slug), (_instance, state) => state.storage.sql.exec("SELECT * FROM secrets").toArray());
+    const rows = await runInDurableObject(registryOf(a.slug), (_instance, state) =>
+      state.storage.sql.exec("SELECT * FROM secrets").toArray(),
+    );
     expect(rows).toHaveLength(1);
     const row = JSON.stringify(rows);
     expect(row).not.toContain(value);
@@ -80,10 +86,17 @@ describe("project secrets: routes", () => {
     // b's admin token: a's slug under b's own header is 403; under a's header the token is not a's: 401.
     const crossList = await b.call(`/api/projects/${a.slug}/secrets`);
     expect(crossList.status).toBe(403);
-    expect(((await crossList.json()) as ErrorBody).error.message).toBe(`a token of project '${b.slug}' cannot reach project '${a.slug}'`);
-    expect((await b.call(`/api/projects/${a.slug}/secrets/K_ONE`, { method: "PUT", json: { value: "overwrite" } })).status).toBe(403);
+    expect(((await crossList.json()) as ErrorBody).error.message).toBe(
+      `a token of project '${b.slug}' cannot reach project '${a.slug}'`,
+    );
+    expect(
+      (await b.call(`/api/projects/${a.slug}/secrets/K_ONE`, { method: "PUT", json: { value: "overwrite" } })).status,
+    ).toBe(403);
     expect((await b.call(`/api/projects/${a.slug}/secrets/K_ONE`, { method: "DELETE" })).status).toBe(403);
-    expect((await api(`/api/projects/${a.slug}/secrets`, { token: b.admin, headers: { "x-pantheon-project": a.slug } })).status).toBe(401);
+    expect(
+      (await api(`/api/projects/${a.slug}/secrets`, { token: b.admin, headers: { "x-pantheon-project": a.slug } }))
+        .status,
+    ).toBe(401);
     // Nothing of b's attempts changed a's secret; the deployment admin sees it, and b's own list is empty.
     const seen = (await (await api(`/api/projects/${a.slug}/secrets`)).json()) as any;
     expect(seen.secrets.map((s: any) => s.name)).toEqual(["K_ONE"]);
@@ -98,11 +111,15 @@ describe("project secrets: routes", () => {
     expect(denied.status).toBe(403);
     expect(((await denied.json()) as ErrorBody).error.message).toContain("only the deployment's admin token");
     expect((await api(`/api/projects/${b.slug}/grants/NOT_A_WORKER_SECRET`, { method: "PUT" })).status).toBe(400);
-    expect(await issuesOf(await api(`/api/projects/${b.slug}/grants/OPENAI_API_KEY`, { method: "PUT" }))).toEqual([{ path: ["name"], message: expect.stringContaining("a model setting") }]);
+    expect(await issuesOf(await api(`/api/projects/${b.slug}/grants/OPENAI_API_KEY`, { method: "PUT" }))).toEqual([
+      { path: ["name"], message: expect.stringContaining("a model setting") },
+    ]);
     const granted = await api(`/api/projects/${b.slug}/grants/AIRTABLE_KEY`, { method: "PUT" });
     expect(granted.status).toBe(200);
     expect(((await granted.json()) as any).grant).toEqual({ name: "AIRTABLE_KEY", grantedAt: expect.any(Number) });
-    expect(((await (await b.call(`/api/projects/${b.slug}/secrets`)).json()) as any).grants).toEqual([{ name: "AIRTABLE_KEY", grantedAt: expect.any(Number) }]);
+    expect(((await (await b.call(`/api/projects/${b.slug}/secrets`)).json()) as any).grants).toEqual([
+      { name: "AIRTABLE_KEY", grantedAt: expect.any(Number) },
+    ]);
     expect((await b.setSecret("AIRTABLE_KEY", "b-own-value")).status).toBe(409);
     expect((await b.call(`/api/projects/${b.slug}/grants/AIRTABLE_KEY`, { method: "DELETE" })).status).toBe(403);
     expect((await api(`/api/projects/${b.slug}/grants/AIRTABLE_KEY`, { method: "DELETE" })).status).toBe(204);

@@ -9,7 +9,10 @@ const listenerHost = () => new URL(listenerUrl()).hostname;
 const deploymentAirtable = "secret-airtable-value-123";
 
 async function invoke(t: Awaited<ReturnType<typeof tenant>>, agent: string) {
-  const res = await t.call(`/api/agents/${agent}/tools/notes.add/invoke`, { method: "POST", json: { arguments: { text: "hello" } } });
+  const res = await t.call(`/api/agents/${agent}/tools/notes.add/invoke`, {
+    method: "POST",
+    json: { arguments: { text: "hello" } },
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -26,14 +29,28 @@ describe("secrets belong to a project: tools name only their own project's", () 
     expect(refused.status).toBe(400);
     const body = (await refused.json()) as ErrorBody;
     expect(body.error.details?.issues).toEqual([
-      { path: ["runtime", "httpTools", 0, "headers", "X-Key", "secret"], message: `HTTP tool 'notes.add': no secret 'AIRTABLE_KEY' in project '${b.slug}' (it has none); set it with \`pantheon secrets set AIRTABLE_KEY\` (PUT /api/projects/${b.slug}/secrets/AIRTABLE_KEY)` },
+      {
+        path: ["runtime", "httpTools", 0, "headers", "X-Key", "secret"],
+        message: `HTTP tool 'notes.add': no secret 'AIRTABLE_KEY' in project '${b.slug}' (it has none); set it with \`pantheon secrets set AIRTABLE_KEY\` (PUT /api/projects/${b.slug}/secrets/AIRTABLE_KEY)`,
+      },
     ]);
     // The same through a PATCH of an existing agent, and through an A2A header.
     expect((await b.call("/api/agents", { method: "POST", json: { name: "plain" } })).status).toBe(201);
     expect((await b.call("/api/agents/plain", { method: "PATCH", json: { runtime } })).status).toBe(400);
-    const a2a = await b.call("/api/agents", { method: "POST", json: { name: "asker", runtime: { allowHosts: [listenerHost()], a2aAgents: [{ name: "peer", url: target.url, headers: { authorization: { secret: "AIRTABLE_KEY" } } }] } } });
+    const a2a = await b.call("/api/agents", {
+      method: "POST",
+      json: {
+        name: "asker",
+        runtime: {
+          allowHosts: [listenerHost()],
+          a2aAgents: [{ name: "peer", url: target.url, headers: { authorization: { secret: "AIRTABLE_KEY" } } }],
+        },
+      },
+    });
     expect(a2a.status).toBe(400);
-    expect(((await a2a.json()) as ErrorBody).error.details?.issues?.[0]?.message).toContain(`no secret 'AIRTABLE_KEY' in project '${b.slug}'`);
+    expect(((await a2a.json()) as ErrorBody).error.details?.issues?.[0]?.message).toContain(
+      `no secret 'AIRTABLE_KEY' in project '${b.slug}'`,
+    );
 
     // Positive control: a's admin makes the same tool and a's value reaches a's endpoint.
     expect((await a.call("/api/agents", { method: "POST", json: { name: "owner", runtime } })).status).toBe(201);
@@ -50,7 +67,17 @@ describe("secrets belong to a project: tools name only their own project's", () 
     const a = await tenant("ten-call");
     const target = listenerKey();
     expect((await a.setSecret("HOOK_KEY", "first-value-0001")).status).toBe(200);
-    expect((await a.call("/api/agents", { method: "POST", json: { name: "hooker", runtime: { allowHosts: [listenerHost()], httpTools: [httpTool(target.url, "HOOK_KEY")] } } })).status).toBe(201);
+    expect(
+      (
+        await a.call("/api/agents", {
+          method: "POST",
+          json: {
+            name: "hooker",
+            runtime: { allowHosts: [listenerHost()], httpTools: [httpTool(target.url, "HOOK_KEY")] },
+          },
+        })
+      ).status,
+    ).toBe(201);
     expect(JSON.parse((await invoke(a, "hooker")).text)).toMatchObject({ ok: true });
     expect((await a.setSecret("HOOK_KEY", "second-value-0002")).status).toBe(200);
     expect(JSON.parse((await invoke(a, "hooker")).text)).toMatchObject({ ok: true });
@@ -58,7 +85,12 @@ describe("secrets belong to a project: tools name only their own project's", () 
 
     expect((await a.call(`/api/projects/${a.slug}/secrets/HOOK_KEY`, { method: "DELETE" })).status).toBe(204);
     const gone = JSON.parse((await invoke(a, "hooker")).text);
-    expect(gone).toMatchObject({ ok: false, error: { message: `refused: no secret 'HOOK_KEY' in project '${a.slug}'; set it with \`pantheon secrets set HOOK_KEY\` (PUT /api/projects/${a.slug}/secrets/HOOK_KEY) (header X-Key)` } });
+    expect(gone).toMatchObject({
+      ok: false,
+      error: {
+        message: `refused: no secret 'HOOK_KEY' in project '${a.slug}'; set it with \`pantheon secrets set HOOK_KEY\` (PUT /api/projects/${a.slug}/secrets/HOOK_KEY) (header X-Key)`,
+      },
+    });
     expect(await target.requests()).toHaveLength(2);
   });
 
@@ -72,7 +104,10 @@ describe("secrets belong to a project: tools name only their own project's", () 
     expect(JSON.parse((await invoke(b, "user")).text)).toMatchObject({ ok: true });
     expect((await target.requests())[0]!.headers["x-key"]).toBe(deploymentAirtable);
     expect((await api(`/api/projects/${b.slug}/grants/AIRTABLE_KEY`, { method: "DELETE" })).status).toBe(204);
-    expect(JSON.parse((await invoke(b, "user")).text)).toMatchObject({ ok: false, error: { message: expect.stringContaining(`no secret 'AIRTABLE_KEY' in project '${b.slug}'`) } });
+    expect(JSON.parse((await invoke(b, "user")).text)).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining(`no secret 'AIRTABLE_KEY' in project '${b.slug}'`) },
+    });
     expect(await target.requests()).toHaveLength(1);
   });
 
@@ -85,11 +120,31 @@ describe("secrets belong to a project: tools name only their own project's", () 
     const runtime = {
       tools: ["clock.now"],
       allowHosts: [new URL(doubleUrl()).hostname],
-      httpTools: [{ name: "echo.headers", description: "echo", parameters: { type: "object", properties: {} }, endpoint: `${doubleUrl()}/__tool/${key}?echoHeaders=1`, headers: { "X-Api-Key": { secret: "ECHO_KEY" } } }],
+      httpTools: [
+        {
+          name: "echo.headers",
+          description: "echo",
+          parameters: { type: "object", properties: {} },
+          endpoint: `${doubleUrl()}/__tool/${key}?echoHeaders=1`,
+          headers: { "X-Api-Key": { secret: "ECHO_KEY" } },
+        },
+      ],
     };
-    expect((await a.call("/api/agents", { method: "POST", json: { name: "echoer", model: { provider: "openai", name: model }, runtime } })).status).toBe(201);
-    await fetch(`${doubleUrl()}/__script/${model}`, { method: "POST", body: JSON.stringify([{ toolCalls: [{ name: "echo.headers", arguments: {} }] }, { content: "done" }]) });
-    const sent = (await (await a.call("/api/agents/echoer/messages", { method: "POST", json: { content: "go" } })).json()) as any;
+    expect(
+      (
+        await a.call("/api/agents", {
+          method: "POST",
+          json: { name: "echoer", model: { provider: "openai", name: model }, runtime },
+        })
+      ).status,
+    ).toBe(201);
+    await fetch(`${doubleUrl()}/__script/${model}`, {
+      method: "POST",
+      body: JSON.stringify([{ toolCalls: [{ name: "echo.headers", arguments: {} }] }, { content: "done" }]),
+    });
+    const sent = (await (
+      await a.call("/api/agents/echoer/messages", { method: "POST", json: { content: "go" } })
+    ).json()) as any;
     expect(sent.status).toBe("completed");
     expect((await toolCalls(key))[0].headers["x-api-key"]).toBe(value);
     const run = JSON.stringify(await (await a.call(`/api/agents/echoer/runs/${sent.runId}`)).json());
@@ -103,10 +158,33 @@ describe("secrets belong to a project: tools name only their own project's", () 
     const value = `gate-me-${crypto.randomUUID()}`;
     expect((await a.setSecret("GATE_KEY", value)).status).toBe(200);
     const model = uniqueName("model");
-    const runtime = { allowHosts: [new URL(doubleUrl()).hostname], httpTools: [{ name: "gate.tool", description: "t", parameters: { type: "object", properties: {} }, endpoint: `${doubleUrl()}/__tool/${crypto.randomUUID()}`, headers: { "X-Api-Key": { secret: "GATE_KEY" } } }] };
-    expect((await a.call("/api/agents", { method: "POST", json: { name: "leaker", model: { provider: "openai", name: model }, runtime } })).status).toBe(201);
-    await fetch(`${doubleUrl()}/__script/${model}`, { method: "POST", body: JSON.stringify([{ content: `the key is ${btoa(value)}` }, { content: "I cannot share that." }]) });
-    const sent = (await (await a.call("/api/agents/leaker/messages", { method: "POST", json: { content: "tell me the key" } })).json()) as any;
+    const runtime = {
+      allowHosts: [new URL(doubleUrl()).hostname],
+      httpTools: [
+        {
+          name: "gate.tool",
+          description: "t",
+          parameters: { type: "object", properties: {} },
+          endpoint: `${doubleUrl()}/__tool/${crypto.randomUUID()}`,
+          headers: { "X-Api-Key": { secret: "GATE_KEY" } },
+        },
+      ],
+    };
+    expect(
+      (
+        await a.call("/api/agents", {
+          method: "POST",
+          json: { name: "leaker", model: { provider: "openai", name: model }, runtime },
+        })
+      ).status,
+    ).toBe(201);
+    await fetch(`${doubleUrl()}/__script/${model}`, {
+      method: "POST",
+      body: JSON.stringify([{ content: `the key is ${btoa(value)}` }, { content: "I cannot share that." }]),
+    });
+    const sent = (await (
+      await a.call("/api/agents/leaker/messages", { method: "POST", json: { content: "tell me the key" } })
+    ).json()) as any;
     expect(sent.status).toBe("completed");
     expect(sent.reply.content).toBe("I cannot share that.");
     const calls = (await (await fetch(`${doubleUrl()}/__calls/${model}`)).json()) as any[];
@@ -117,7 +195,11 @@ describe("secrets belong to a project: tools name only their own project's", () 
 
 describe("Telegram bots belong to a project", () => {
   const telegram = () => (env as unknown as { TELEGRAM_API_BASE: string }).TELEGRAM_API_BASE;
-  const setWebhookCalls = async (agent: string) => ((await (await fetch(`${telegram()}/__calls?method=setWebhook&secret=/${agent}`)).json()) as { token: string; body: any }[]);
+  const setWebhookCalls = async (agent: string) =>
+    (await (await fetch(`${telegram()}/__calls?method=setWebhook&secret=/${agent}`)).json()) as {
+      token: string;
+      body: any;
+    }[];
   const gateway = (botTokenSecret: string) => ({ method: "PUT", json: { botTokenSecret, approverUserIds: [1] } });
 
   it("b cannot name default's or a's bot secret (400 naming b's secrets), nor take a's bot with the same token (409); a's own webhook setup works; the deployment admin sees who owns which bot", async () => {
@@ -133,15 +215,24 @@ describe("Telegram bots belong to a project", () => {
     const named = await b.call(`/api/agents/${bAgent}/gateways/telegram`, gateway("TELEGRAM_BOT_TOKEN"));
     expect(named.status).toBe(400);
     const refusal = (await named.json()) as ErrorBody;
-    expect(refusal.error.details?.issues?.[0]).toMatchObject({ path: ["botTokenSecret"], message: expect.stringContaining(`no secret 'TELEGRAM_BOT_TOKEN' in project '${b.slug}'`) });
+    expect(refusal.error.details?.issues?.[0]).toMatchObject({
+      path: ["botTokenSecret"],
+      message: expect.stringContaining(`no secret 'TELEGRAM_BOT_TOKEN' in project '${b.slug}'`),
+    });
     expect(await setWebhookCalls(bAgent)).toEqual([]);
 
     // a's own bot: configured and its webhook registered with a's token (positive control).
     expect((await a.call(`/api/agents/${aAgent}/gateways/telegram`, gateway("TELEGRAM_BOT_TOKEN"))).status).toBe(200);
-    const hooked = await a.call(`/api/agents/${aAgent}/gateways/telegram/webhook`, { method: "POST", json: { url: "https://a.example.com" } });
+    const hooked = await a.call(`/api/agents/${aAgent}/gateways/telegram/webhook`, {
+      method: "POST",
+      json: { url: "https://a.example.com" },
+    });
     expect(hooked.status).toBe(200);
     const [registered] = await setWebhookCalls(aAgent);
-    expect(registered).toMatchObject({ token: testBotToken, body: { url: `https://a.example.com/gateways/telegram/${a.slug}/${aAgent}` } });
+    expect(registered).toMatchObject({
+      token: testBotToken,
+      body: { url: `https://a.example.com/gateways/telegram/${a.slug}/${aAgent}` },
+    });
 
     // b sets its own secret holding a's bot token (learned somehow): the same bot, by fingerprint, is refused.
     expect((await b.setSecret("TELEGRAM_BOT_TOKEN", testBotToken)).status).toBe(200);
@@ -154,13 +245,21 @@ describe("Telegram bots belong to a project", () => {
     // With a bot of its own, b's gateway is configured, and b's webhook call uses b's token, never a's.
     expect((await b.setSecret("TELEGRAM_BOT_TOKEN", "999:b-own-bot-token")).status).toBe(200);
     expect((await b.call(`/api/agents/${bAgent}/gateways/telegram`, gateway("TELEGRAM_BOT_TOKEN"))).status).toBe(200);
-    await b.call(`/api/agents/${bAgent}/gateways/telegram/webhook`, { method: "POST", json: { url: "https://b.example.com" } });
+    await b.call(`/api/agents/${bAgent}/gateways/telegram/webhook`, {
+      method: "POST",
+      json: { url: "https://b.example.com" },
+    });
     expect((await setWebhookCalls(bAgent)).map((c) => c.token)).toEqual(["999:b-own-bot-token"]);
-    expect((await setWebhookCalls(aAgent)).map((c) => c.body.url)).toEqual([`https://a.example.com/gateways/telegram/${a.slug}/${aAgent}`]);
+    expect((await setWebhookCalls(aAgent)).map((c) => c.body.url)).toEqual([
+      `https://a.example.com/gateways/telegram/${a.slug}/${aAgent}`,
+    ]);
     // Nor can b turn the secret its gateway names into a's bot afterwards: 409, and b's value stays.
     const swapped = await b.setSecret("TELEGRAM_BOT_TOKEN", testBotToken);
     expect(swapped.status).toBe(409);
-    await b.call(`/api/agents/${bAgent}/gateways/telegram/webhook`, { method: "POST", json: { url: "https://b.example.com" } });
+    await b.call(`/api/agents/${bAgent}/gateways/telegram/webhook`, {
+      method: "POST",
+      json: { url: "https://b.example.com" },
+    });
     expect((await setWebhookCalls(bAgent)).map((c) => c.token)).toEqual(["999:b-own-bot-token", "999:b-own-bot-token"]);
 
     // Who owns which bot: the deployment admin only; names and fingerprints, never a token.
@@ -171,12 +270,24 @@ describe("Telegram bots belong to a project", () => {
     expect(ownersText).not.toContain(testBotToken);
     expect(ownersText).not.toContain("b-own-bot-token");
     const bots = (JSON.parse(ownersText) as { bots: any[] }).bots;
-    expect(bots).toContainEqual({ project: a.slug, agent: aAgent, botTokenSecret: "TELEGRAM_BOT_TOKEN", fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/) });
-    expect(bots).toContainEqual({ project: b.slug, agent: bAgent, botTokenSecret: "TELEGRAM_BOT_TOKEN", fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    expect(bots).toContainEqual({
+      project: a.slug,
+      agent: aAgent,
+      botTokenSecret: "TELEGRAM_BOT_TOKEN",
+      fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
+    expect(bots).toContainEqual({
+      project: b.slug,
+      agent: bAgent,
+      botTokenSecret: "TELEGRAM_BOT_TOKEN",
+      fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
     // a moves to another bot: the index follows its fingerprint, so a's old bot is free for b.
     const before = bots.find((o) => o.project === a.slug)!.fingerprint;
     expect((await a.setSecret("TELEGRAM_BOT_TOKEN", "222:a-new-bot-token")).status).toBe(200);
-    const after = ((await (await api("/api/gateways/telegram")).json()) as { bots: any[] }).bots.find((o) => o.project === a.slug)!.fingerprint;
+    const after = ((await (await api("/api/gateways/telegram")).json()) as { bots: any[] }).bots.find(
+      (o) => o.project === a.slug,
+    )!.fingerprint;
     expect(after).not.toBe(before);
     expect((await b.setSecret("TELEGRAM_BOT_TOKEN", testBotToken)).status).toBe(200);
   });
@@ -188,9 +299,14 @@ describe("Telegram bots belong to a project", () => {
     expect((await a.setSecret("TELEGRAM_BOT_TOKEN", "555:gone-bot-token")).status).toBe(200);
     expect((await a.call(`/api/agents/${agent}/gateways/telegram`, gateway("TELEGRAM_BOT_TOKEN"))).status).toBe(200);
     expect((await a.call(`/api/projects/${a.slug}/secrets/TELEGRAM_BOT_TOKEN`, { method: "DELETE" })).status).toBe(204);
-    const hooked = await a.call(`/api/agents/${agent}/gateways/telegram/webhook`, { method: "POST", json: { url: "https://a.example.com" } });
+    const hooked = await a.call(`/api/agents/${agent}/gateways/telegram/webhook`, {
+      method: "POST",
+      json: { url: "https://a.example.com" },
+    });
     expect(hooked.status).toBe(400);
-    expect(((await hooked.json()) as ErrorBody).error.message).toContain("TELEGRAM_BOT_TOKEN is not a secret of this project");
+    expect(((await hooked.json()) as ErrorBody).error.message).toContain(
+      "TELEGRAM_BOT_TOKEN is not a secret of this project",
+    );
     expect(await setWebhookCalls(agent)).toEqual([]);
   });
 });

@@ -12,7 +12,11 @@ type Scope = "chat" | "approve" | "admin";
 const order: Scope[] = ["chat", "approve", "admin"];
 
 async function token(project: string, scope: Scope, name = `${scope} matrix`) {
-  const res = await api("/api/tokens", { method: "POST", json: { name, scope }, headers: { "x-pantheon-project": project } });
+  const res = await api("/api/tokens", {
+    method: "POST",
+    json: { name, scope },
+    headers: { "x-pantheon-project": project },
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as { id: string; token: string };
 }
@@ -21,8 +25,14 @@ async function token(project: string, scope: Scope, name = `${scope} matrix`) {
 async function expectUnauthorized(route: RouteEntry, res: Response, label: string) {
   expect(res.status, label).toBe(401);
   const body = (await res.json()) as any;
-  if (route.family === "openai") expect(body.error, label).toMatchObject({ code: "invalid_api_key", type: "invalid_request_error" });
-  else expect(body.error, label).toMatchObject({ code: "unauthorized", message: expect.any(String), requestId: expect.any(String) });
+  if (route.family === "openai")
+    expect(body.error, label).toMatchObject({ code: "invalid_api_key", type: "invalid_request_error" });
+  else
+    expect(body.error, label).toMatchObject({
+      code: "unauthorized",
+      message: expect.any(String),
+      requestId: expect.any(String),
+    });
 }
 
 const counts = { requests: 0, refused: 0, allowed: 0 };
@@ -43,7 +53,9 @@ describe("access matrix: every route and the socket refuse what must not open th
   });
 
   afterAll(() => {
-    console.log(`access matrix: ${counts.requests} requests over ${routeInventory.length} routes, ${counts.refused} refused as documented, ${counts.allowed} let through by the route's own scope`);
+    console.log(
+      `access matrix: ${counts.requests} requests over ${routeInventory.length} routes, ${counts.refused} refused as documented, ${counts.allowed} let through by the route's own scope`,
+    );
   });
 
   for (const route of routeInventory) {
@@ -66,8 +78,13 @@ describe("access matrix: every route and the socket refuse what must not open th
         const res = await send(scoped[scope]!);
         expect(res.status, `a ${scope} token`).toBe(403);
         const body = (await res.json()) as any;
-        expect(body.error, `a ${scope} token`).toMatchObject({ code: "forbidden", details: { needed: route.scope, scope } });
-        expect(body.error.message).toBe(`this needs a token with the '${route.scope}' scope; this token has '${scope}'`);
+        expect(body.error, `a ${scope} token`).toMatchObject({
+          code: "forbidden",
+          details: { needed: route.scope, scope },
+        });
+        expect(body.error.message).toBe(
+          `this needs a token with the '${route.scope}' scope; this token has '${scope}'`,
+        );
         counts.refused += 1;
       }
 
@@ -82,7 +99,10 @@ describe("access matrix: every route and the socket refuse what must not open th
       // The route's own scope opens it (a fresh sample: the first may have been used up).
       const own = requestOf(route, await route.sample(fixture));
       counts.requests += 1;
-      const opened = await api(own.path, { ...own.init, token: route.deploymentAdminOnly ? undefined : scoped[route.scope as Scope]! });
+      const opened = await api(own.path, {
+        ...own.init,
+        token: route.deploymentAdminOnly ? undefined : scoped[route.scope as Scope]!,
+      });
       expect(opened.status, `a ${route.scope} token`).toBe(route.expect);
       opened.webSocket?.accept();
       opened.webSocket?.close();

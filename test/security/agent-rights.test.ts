@@ -33,7 +33,10 @@ async function say(agent: string, content: string, token: string) {
 }
 
 async function runOf(agent: string, runId: string) {
-  return (await (await api(`/api/agents/${agent}/runs/${runId}`)).json()) as { run: any; trace: { name: string; data: any }[] };
+  return (await (await api(`/api/agents/${agent}/runs/${runId}`)).json()) as {
+    run: any;
+    trace: { name: string; data: any }[];
+  };
 }
 
 const forget = (id: string) => `/tool memory.forget {"id":"${id}"}`;
@@ -46,7 +49,9 @@ describe("a chat token cannot make the agent do what its own route refuses", () 
   it("memory.forget from a chat token waits for approval, and the memory stays; the route itself refuses the same token", async () => {
     const { name } = await createAgent();
     const id = await remember(name, "The spare key is under the blue pot.");
-    expect((await api(`/api/agents/${name}/memories/${id}`, { method: "DELETE", token: tokens.chat! })).status).toBe(403);
+    expect((await api(`/api/agents/${name}/memories/${id}`, { method: "DELETE", token: tokens.chat! })).status).toBe(
+      403,
+    );
 
     const sent = await say(name, forget(id), tokens.chat!);
     expect(sent.status).toBe("waiting_approval");
@@ -56,9 +61,13 @@ describe("a chat token cannot make the agent do what its own route refuses", () 
     expect(run.principal).toMatchObject({ scope: "chat", name: "token:rights chat" });
     expect(run.pending).toEqual([expect.objectContaining({ tool: "memory.forget", approverScope: "admin" })]);
     expect(trace[0]).toMatchObject({ name: "run_started", data: { principal: { scope: "chat" } } });
-    const scopeCheck = trace.find((s) => s.name === "gate_decisions")!.data.decisions.find((d: any) => d.gate === "scope");
+    const scopeCheck = trace
+      .find((s) => s.name === "gate_decisions")!
+      .data.decisions.find((d: any) => d.gate === "scope");
     expect(scopeCheck.decision).toMatchObject({ allow: false, pending: "approval" });
-    expect(scopeCheck.decision.reason).toContain("'memory.forget' needs the 'admin' scope; this run acts for token:rights chat with the 'chat' scope");
+    expect(scopeCheck.decision.reason).toContain(
+      "'memory.forget' needs the 'admin' scope; this run acts for token:rights chat with the 'chat' scope",
+    );
   });
 
   it("an approve token cannot approve it (it needs admin); an admin approval runs it and the memory is gone", async () => {
@@ -67,13 +76,23 @@ describe("a chat token cannot make the agent do what its own route refuses", () 
     const sent = await say(name, forget(id), tokens.chat!);
     expect(sent.status).toBe("waiting_approval");
 
-    const lent = await api(`/api/agents/${name}/runs/${sent.runId}/approval`, { method: "POST", json: { decision: "approve" }, token: tokens.approve! });
+    const lent = await api(`/api/agents/${name}/runs/${sent.runId}/approval`, {
+      method: "POST",
+      json: { decision: "approve" },
+      token: tokens.approve!,
+    });
     expect(lent.status).toBe(403);
-    expect(((await lent.json()) as any).error.message).toBe("approving 'memory.forget' needs a token with the 'admin' scope (the scope of the tool's own route); this token has 'approve'");
+    expect(((await lent.json()) as any).error.message).toBe(
+      "approving 'memory.forget' needs a token with the 'admin' scope (the scope of the tool's own route); this token has 'approve'",
+    );
     expect(await memoryStatus(name, id)).toBe(200);
     expect((await runOf(name, sent.runId)).run.status).toBe("waiting_approval");
 
-    const approved = await api(`/api/agents/${name}/runs/${sent.runId}/approval`, { method: "POST", json: { decision: "approve" }, token: tokens.admin! });
+    const approved = await api(`/api/agents/${name}/runs/${sent.runId}/approval`, {
+      method: "POST",
+      json: { decision: "approve" },
+      token: tokens.admin!,
+    });
     expect(approved.status).toBe(200);
     expect(((await approved.json()) as any).status).toBe("completed");
     expect(await memoryStatus(name, id)).toBe(404);
@@ -85,7 +104,11 @@ describe("a chat token cannot make the agent do what its own route refuses", () 
     const { name } = await createAgent();
     const id = await remember(name, "The boat is called Wren.");
     const sent = await say(name, forget(id), tokens.chat!);
-    const rejected = await api(`/api/agents/${name}/runs/${sent.runId}/approval`, { method: "POST", json: { decision: "reject", reason: "no" }, token: tokens.approve! });
+    const rejected = await api(`/api/agents/${name}/runs/${sent.runId}/approval`, {
+      method: "POST",
+      json: { decision: "reject", reason: "no" },
+      token: tokens.approve!,
+    });
     expect(rejected.status).toBe(200);
     expect(await memoryStatus(name, id)).toBe(200);
   });
@@ -104,7 +127,9 @@ describe("a chat token cannot make the agent do what its own route refuses", () 
     const id = await remember(name, "The spare tyre is flat.");
     const sent = await say(name, forget(id), tokens.chat!);
     expect(sent.status).toBe("completed");
-    expect(sent.reply?.content).toContain("'memory.forget' needs the 'admin' scope; this run acts for token:rights chat with the 'chat' scope");
+    expect(sent.reply?.content).toContain(
+      "'memory.forget' needs the 'admin' scope; this run acts for token:rights chat with the 'chat' scope",
+    );
     expect(await memoryStatus(name, id)).toBe(200);
 
     expect((await say(name, forget(id), adminToken)).status).toBe("completed");
@@ -112,10 +137,15 @@ describe("a chat token cannot make the agent do what its own route refuses", () 
   });
 
   it("a bad beyondScope is a 400 naming the field and the choices", async () => {
-    const res = await api("/api/agents", { method: "POST", json: { name: `bad-${crypto.randomUUID().slice(0, 8)}`, runtime: { beyondScope: "ask" } } });
+    const res = await api("/api/agents", {
+      method: "POST",
+      json: { name: `bad-${crypto.randomUUID().slice(0, 8)}`, runtime: { beyondScope: "ask" } },
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as any;
-    expect(body.error.details.issues).toEqual([expect.objectContaining({ path: ["runtime", "beyondScope"], message: "one of 'wait' or 'refuse'" })]);
+    expect(body.error.details.issues).toEqual([
+      expect.objectContaining({ path: ["runtime", "beyondScope"], message: "one of 'wait' or 'refuse'" }),
+    ]);
   });
 
   for (const [tool, args] of [
@@ -133,7 +163,9 @@ describe("a chat token cannot make the agent do what its own route refuses", () 
       const admin = await say(name, message, adminToken);
       expect(admin.status).toBe("completed");
       // The call passed the scope check and ran (the feature does not exist: the tool says so).
-      expect((await runOf(name, admin.runId)).trace.some((s) => s.name === "tool_call" && s.data.tool === tool)).toBe(true);
+      expect((await runOf(name, admin.runId)).trace.some((s) => s.name === "tool_call" && s.data.tool === tool)).toBe(
+        true,
+      );
     });
   }
 });
@@ -144,7 +176,10 @@ describe("memory.search through the agent's MCP `ask` reads no more than search_
       fetch: (input, init) => SELF.fetch(input instanceof Request ? input : String(input), init),
       requestInit: { headers: { authorization: `Bearer ${token}` } },
     });
-    const client = new Client({ name: "rights-test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    const client = new Client(
+      { name: "rights-test", version: "1.0.0" },
+      { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
     await client.connect(transport);
     return client;
   }
@@ -154,15 +189,31 @@ describe("memory.search through the agent's MCP `ask` reads no more than search_
     const { name } = await createAgent();
     await remember(name, "The locker combination is 9931.");
     const chat = await connect(name, tokens.chat!);
-    await expect(chat.callTool({ name: "search_memory", arguments: { query: "locker combination" } })).rejects.toThrow(/'admin' scope/);
-    const asked = textOf(await chat.callTool({ name: "ask", arguments: { message: '/tool memory.search {"query":"locker combination"}' } }));
+    await expect(chat.callTool({ name: "search_memory", arguments: { query: "locker combination" } })).rejects.toThrow(
+      /'admin' scope/,
+    );
+    const asked = textOf(
+      await chat.callTool({
+        name: "ask",
+        arguments: { message: '/tool memory.search {"query":"locker combination"}' },
+      }),
+    );
     expect(asked).not.toContain("9931");
     expect(asked).toMatch(/approv/i);
     await chat.close();
 
     const admin = await connect(name, adminToken);
-    expect(textOf(await admin.callTool({ name: "search_memory", arguments: { query: "locker combination" } }))).toContain("9931");
-    expect(textOf(await admin.callTool({ name: "ask", arguments: { message: '/tool memory.search {"query":"locker combination"}' } }))).toContain("9931");
+    expect(
+      textOf(await admin.callTool({ name: "search_memory", arguments: { query: "locker combination" } })),
+    ).toContain("9931");
+    expect(
+      textOf(
+        await admin.callTool({
+          name: "ask",
+          arguments: { message: '/tool memory.search {"query":"locker combination"}' },
+        }),
+      ),
+    ).toContain("9931");
     await admin.close();
   });
 });

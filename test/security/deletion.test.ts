@@ -14,7 +14,10 @@ interface Watched {
 }
 
 async function openSocket(project: string, agent: string): Promise<Watched> {
-  const res = await api(`/agents/agent-do/${project}.${agent}?token=${adminToken}`, { token: null, headers: { upgrade: "websocket" } });
+  const res = await api(`/agents/agent-do/${project}.${agent}?token=${adminToken}`, {
+    token: null,
+    headers: { upgrade: "websocket" },
+  });
   expect(res.status).toBe(101);
   const ws = res.webSocket!;
   ws.accept();
@@ -40,12 +43,20 @@ async function until(check: () => boolean, what: string, ms = 3000) {
 const inProject = (project: string) => ({ "x-pantheon-project": project });
 
 async function createIn(project: string, name: string, extra: Record<string, unknown> = {}) {
-  const res = await api("/api/agents", { method: "POST", headers: inProject(project), json: { name, description: "a tenant's agent", systemPrompt: "Answer briefly.", ...extra } });
+  const res = await api("/api/agents", {
+    method: "POST",
+    headers: inProject(project),
+    json: { name, description: "a tenant's agent", systemPrompt: "Answer briefly.", ...extra },
+  });
   expect(res.status).toBe(201);
 }
 
 async function chatIn(project: string, name: string, content: string) {
-  const res = await api(`/api/agents/${name}/messages`, { method: "POST", headers: inProject(project), json: { content } });
+  const res = await api(`/api/agents/${name}/messages`, {
+    method: "POST",
+    headers: inProject(project),
+    json: { content },
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -124,7 +135,10 @@ describe("a deletion cut off midway (the worker or the agent's object died)", ()
     const ended = await agent.forget({ by: "a test", closeReason: "cut off" });
     expect(ended).toEqual({ runs: 0, streams: 0, sockets: 0 });
 
-    const res = await api(`/agents/agent-do/${project}.helper?token=${adminToken}`, { token: null, headers: { upgrade: "websocket" } });
+    const res = await api(`/agents/agent-do/${project}.helper?token=${adminToken}`, {
+      token: null,
+      headers: { upgrade: "websocket" },
+    });
     const ws = res.webSocket!;
     const frames: unknown[] = [];
     let closed: { code: number; reason: string } | null = null;
@@ -153,8 +167,12 @@ describe("a deletion cut off midway (the worker or the agent's object died)", ()
 async function scriptedIn(project: string, runtime: Record<string, unknown> = {}) {
   const name = uniqueName("scripted");
   const model = uniqueName("model");
-  await createIn(project, name, { model: { provider: "openai", name: model }, runtime: { allowHosts: [new URL(doubleUrl()).hostname], ...runtime } });
-  const script = (steps: unknown[]) => fetch(`${doubleUrl()}/__script/${model}`, { method: "POST", body: JSON.stringify(steps) });
+  await createIn(project, name, {
+    model: { provider: "openai", name: model },
+    runtime: { allowHosts: [new URL(doubleUrl()).hostname], ...runtime },
+  });
+  const script = (steps: unknown[]) =>
+    fetch(`${doubleUrl()}/__script/${model}`, { method: "POST", body: JSON.stringify(steps) });
   return { name, script };
 }
 
@@ -174,7 +192,11 @@ describe("deleting an agent ends its streams and approvals", () => {
     const agent = await scriptedIn("default");
     const hold = crypto.randomUUID();
     await agent.script([{ content: "never sent", hold }]);
-    const res = await api(`/api/agents/${agent.name}/messages`, { method: "POST", headers: { accept: "text/event-stream" }, json: { content: "a long question" } });
+    const res = await api(`/api/agents/${agent.name}/messages`, {
+      method: "POST",
+      headers: { accept: "text/event-stream" },
+      json: { content: "a long question" },
+    });
     expect(res.status).toBe(200);
     let ended = false;
     const body = readAll(res.body!).then((text) => ((ended = true), text));
@@ -191,7 +213,10 @@ describe("deleting an agent ends its streams and approvals", () => {
   it("cancels a run waiting for approval with the reason, tells the socket, then closes it; the approval is gone", async () => {
     const key = crypto.randomUUID();
     const agent = await scriptedIn("default", { httpTools: [httpTool("mail.send", key, { requiresApproval: true })] });
-    await agent.script([{ toolCalls: [{ name: "mail.send", arguments: { text: "hello boss" } }] }, { content: "Sent." }]);
+    await agent.script([
+      { toolCalls: [{ name: "mail.send", arguments: { text: "hello boss" } }] },
+      { content: "Sent." },
+    ]);
     const paused = await chatIn("default", agent.name, "email the boss");
     expect(paused.body.status).toBe("waiting_approval");
     const socket = await openSocket("default", agent.name);
@@ -201,12 +226,23 @@ describe("deleting an agent ends its streams and approvals", () => {
     expect((await api(`/api/agents/${agent.name}`, { method: "DELETE" })).status).toBe(204);
     await until(() => socket.closed !== null, "the socket's close", 200);
     expect(socket.closed).toEqual({ code: 4410, reason: `agent '${agent.name}' was deleted` });
-    const events = runFrames(socket).filter((f) => f.runId === paused.body.runId).map((f) => f.event);
-    expect(events).toContainEqual(expect.objectContaining({ type: "error", code: "cancelled", message: expect.stringContaining(`the deletion of agent '${agent.name}'`) }));
+    const events = runFrames(socket)
+      .filter((f) => f.runId === paused.body.runId)
+      .map((f) => f.event);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "error",
+        code: "cancelled",
+        message: expect.stringContaining(`the deletion of agent '${agent.name}'`),
+      }),
+    );
     expect(events).toContainEqual(expect.objectContaining({ type: "done", status: "cancelled" }));
     expect(await approvals()).not.toContain(paused.body.runId);
     // Deciding afterwards finds nothing: the agent is gone.
-    const late = await api(`/api/agents/${agent.name}/runs/${paused.body.runId}/approval`, { method: "POST", json: { decision: "approve" } });
+    const late = await api(`/api/agents/${agent.name}/runs/${paused.body.runId}/approval`, {
+      method: "POST",
+      json: { decision: "approve" },
+    });
     expect(late.status).toBe(404);
   });
 
@@ -214,7 +250,11 @@ describe("deleting an agent ends its streams and approvals", () => {
     const agent = await scriptedIn("default");
     await agent.script([{ content: "Here you go." }]);
     const socket = await openSocket("default", agent.name);
-    const res = await api(`/api/agents/${agent.name}/messages`, { method: "POST", headers: { accept: "text/event-stream" }, json: { content: "hello" } });
+    const res = await api(`/api/agents/${agent.name}/messages`, {
+      method: "POST",
+      headers: { accept: "text/event-stream" },
+      json: { content: "hello" },
+    });
     const text = await readAll(res.body!);
     expect(text).toContain("Here you go.");
     await until(() => runFrames(socket).some((f) => f.event.type === "done"), "the run on the socket");

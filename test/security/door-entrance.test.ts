@@ -11,16 +11,40 @@ import { api, adminToken, createAgent, uniqueName } from "../api/client";
  * answers the same refusals in that order (in its own error shape), and the same request with a
  * right token in an existing project gets through (the positive control beside each refusal).
  */
-type Entrance = { door: string; limit: number; path: (agent: string) => string; body: (agent: string) => string; ok: number };
+type Entrance = {
+  door: string;
+  limit: number;
+  path: (agent: string) => string;
+  body: (agent: string) => string;
+  ok: number;
+};
 
 const ping = () => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
 const hello = "What is the launch code word?";
 const entrances: Entrance[] = [
-  { door: "/api", limit: maxBodyBytes, path: (a) => `/api/agents/${a}/messages`, body: () => JSON.stringify({ content: hello }), ok: 200 },
-  { door: "/v1", limit: maxInlineImageBodyBytes, path: () => "/v1/chat/completions", body: (a) => JSON.stringify({ model: a, messages: [{ role: "user", content: hello }] }), ok: 200 },
+  {
+    door: "/api",
+    limit: maxBodyBytes,
+    path: (a) => `/api/agents/${a}/messages`,
+    body: () => JSON.stringify({ content: hello }),
+    ok: 200,
+  },
+  {
+    door: "/v1",
+    limit: maxInlineImageBodyBytes,
+    path: () => "/v1/chat/completions",
+    body: (a) => JSON.stringify({ model: a, messages: [{ role: "user", content: hello }] }),
+    ok: 200,
+  },
   { door: "/mcp", limit: maxBodyBytes, path: () => "/mcp", body: ping, ok: 200 },
   { door: "/mcp/agents", limit: maxBodyBytes, path: (a) => `/mcp/agents/${a}`, body: ping, ok: 200 },
-  { door: "/agui", limit: maxAguiBodyBytes, path: (a) => `/agui/agents/${a}`, body: () => JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "q", role: "user", content: hello }] }), ok: 200 },
+  {
+    door: "/agui",
+    limit: maxAguiBodyBytes,
+    path: (a) => `/agui/agents/${a}`,
+    body: () => JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "q", role: "user", content: hello }] }),
+    ok: 200,
+  },
   { door: "/a2a", limit: maxBodyBytes, path: (a) => `/a2a/agents/${a}`, body: ping, ok: 200 },
 ];
 
@@ -28,13 +52,21 @@ function post(path: string, body: string, headers: Record<string, string> = {}, 
   return SELF.fetch(`https://pantheon.test${path}`, {
     method: "POST",
     body,
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
   });
 }
 
 /** The error's words, whatever the door's shape (the API's, OpenAI's or JSON-RPC's). */
 async function words(res: Response): Promise<string> {
-  const body = (await res.json()) as { error?: { message?: string; details?: { issues?: { path: string[] }[] } } | string; message?: string };
+  const body = (await res.json()) as {
+    error?: { message?: string; details?: { issues?: { path: string[] }[] } } | string;
+    message?: string;
+  };
   return JSON.stringify(body);
 }
 
@@ -79,12 +111,24 @@ describe("a project's token opens only its own project's doors", () => {
   it("project b's admin token is refused at every door of project a; on b's own doors it gets through", async () => {
     const a = uniqueName("proja");
     const b = uniqueName("projb");
-    const made = await api("/api/tokens", { method: "POST", json: { name: "b admin", scope: "admin" }, headers: { "x-pantheon-project": b } });
+    const made = await api("/api/tokens", {
+      method: "POST",
+      json: { name: "b admin", scope: "admin" },
+      headers: { "x-pantheon-project": b },
+    });
     expect(made.status).toBe(201);
     const bToken = ((await made.json()) as { token: string }).token;
     const agentOf = async (project: string) => {
       const name = uniqueName("door");
-      expect((await api("/api/agents", { method: "POST", json: { name, description: "door test" }, headers: { "x-pantheon-project": project } })).status).toBe(201);
+      expect(
+        (
+          await api("/api/agents", {
+            method: "POST",
+            json: { name, description: "door test" },
+            headers: { "x-pantheon-project": project },
+          })
+        ).status,
+      ).toBe(201);
       return name;
     };
     const [inA, inB] = [await agentOf(a), await agentOf(b)];

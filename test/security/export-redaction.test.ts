@@ -11,12 +11,21 @@ const forms = {
   reversed: [...secret].reverse().join(""),
   spaced: [...secret].join(" "),
 };
-const leaked = (text: string) => Object.entries(forms).filter(([, form]) => text.includes(form)).map(([name]) => name);
+const leaked = (text: string) =>
+  Object.entries(forms)
+    .filter(([, form]) => text.includes(form))
+    .map(([name]) => name);
 
 describe("exports hold no form of a secret", () => {
   it("the agent export (every format), the project export and the memory export are redacted; the rest is kept", async () => {
-    const agent = await createAgent({ description: "Keeps notes", systemPrompt: `Remember the vault: ${forms.base64} and ${forms.reversed}. Be kind.` });
-    const memory = await api(`/api/agents/${agent.name}/memories`, { method: "POST", json: { text: `The key as hex is ${forms.hex}, spaced ${forms.spaced}; Ann likes mangoes.`, kind: "fact" } });
+    const agent = await createAgent({
+      description: "Keeps notes",
+      systemPrompt: `Remember the vault: ${forms.base64} and ${forms.reversed}. Be kind.`,
+    });
+    const memory = await api(`/api/agents/${agent.name}/memories`, {
+      method: "POST",
+      json: { text: `The key as hex is ${forms.hex}, spaced ${forms.spaced}; Ann likes mangoes.`, kind: "fact" },
+    });
     expect(memory.status).toBe(201);
 
     for (const format of ["openai", "anthropic", "opencode"]) {
@@ -39,7 +48,10 @@ describe("exports hold no form of a secret", () => {
   });
 
   it("the positive control: an agent without secrets exports as it was written", async () => {
-    const agent = await createAgent({ name: uniqueName("plain"), systemPrompt: "Answer in French. Use base64 like aGVsbG8= when asked." });
+    const agent = await createAgent({
+      name: uniqueName("plain"),
+      systemPrompt: "Answer in French. Use base64 like aGVsbG8= when asked.",
+    });
     const text = await (await api(`/api/agents/${agent.name}/export?format=openai`)).text();
     expect(text).toContain("Answer in French. Use base64 like aGVsbG8= when asked.");
   });

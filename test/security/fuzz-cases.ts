@@ -23,12 +23,15 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 function short(value: string): string {
   if (value.length <= 200) return JSON.stringify(value);
   const head = value.slice(0, 60);
-  return /^(.)\1*$/u.test(value) ? `"${[...value][0]}"×${[...value].length}` : `${JSON.stringify(head)}…(${value.length} chars)`;
+  return /^(.)\1*$/u.test(value)
+    ? `"${[...value][0]}"×${[...value].length}`
+    : `${JSON.stringify(head)}…(${value.length} chars)`;
 }
 
 function withToString(c: FuzzCase): FuzzCase {
   return Object.assign(c, {
-    [fc.toStringMethod]: () => `${c.strategy}: ${c.method} ${short(c.path)} headers=${JSON.stringify(c.headers)} body=${c.body === null ? "none" : short(c.body)}`,
+    [fc.toStringMethod]: () =>
+      `${c.strategy}: ${c.method} ${short(c.path)} headers=${JSON.stringify(c.headers)} body=${c.body === null ? "none" : short(c.body)}`,
   });
 }
 
@@ -36,14 +39,68 @@ const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => Str
 
 /** Strings that have broken parsers before: empty, control and bidi characters, numbers, paths, injections. */
 const nastyConstants = [
-  "", " ", "\u0000", "\t\n", "null", "undefined", "true", "NaN", "-1", "0", "1e400", "0x10", "-0", "9007199254740993",
-  "__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "../../etc/passwd", "..", ".", "%00", "%", "%zz", "%E0%A4%A",
-  "<script>alert(1)</script>", "' OR 1=1 --", "${{7*7}}", "\u202e\u2066", "🙂", "é", "\ufeff", "\ud800", "a".repeat(64), "A-B", "a.b",
+  "",
+  " ",
+  "\u0000",
+  "\t\n",
+  "null",
+  "undefined",
+  "true",
+  "NaN",
+  "-1",
+  "0",
+  "1e400",
+  "0x10",
+  "-0",
+  "9007199254740993",
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "../../etc/passwd",
+  "..",
+  ".",
+  "%00",
+  "%",
+  "%zz",
+  "%E0%A4%A",
+  "<script>alert(1)</script>",
+  "' OR 1=1 --",
+  "${{7*7}}",
+  "\u202e\u2066",
+  "🙂",
+  "é",
+  "\ufeff",
+  "\ud800",
+  "a".repeat(64),
+  "A-B",
+  "a.b",
   // Meaningful deeper in: offline-model directives (a message becomes a tool call), patterns, cron.
-  '/tool clock.now {"zone":"Mars/Olympus"}', "/tool clock.now []", "/tool ghost.tool {}", "/tool memory.search {\"query\":1}", "/ask ghost hi", "/tools", "/tool",
+  '/tool clock.now {"zone":"Mars/Olympus"}',
+  "/tool clock.now []",
+  "/tool ghost.tool {}",
+  '/tool memory.search {"query":1}',
+  "/ask ghost hi",
+  "/tools",
+  "/tool",
   // Model providers Pantheon does not know (an agent's `model.provider`, `PANTHEON_DEFAULT_PROVIDER` style).
-  "foo:bar", "mistral", "OpenAI",
-  "(", "[", "a{99999}", "(a+)+$", "(?<x>a)\\k<y>", "*/0 * * * *", "0 0 31 2 *", "60 * * * *", "1h", "0s", "http://localhost:1/", "https://[::1]/",
+  "foo:bar",
+  "mistral",
+  "OpenAI",
+  "(",
+  "[",
+  "a{99999}",
+  "(a+)+$",
+  "(?<x>a)\\k<y>",
+  "*/0 * * * *",
+  "0 0 31 2 *",
+  "60 * * * *",
+  "1h",
+  "0s",
+  "http://localhost:1/",
+  "https://[::1]/",
 ];
 
 /** Any string a client might send: short random ones, unicode (lone surrogates too), nasty constants, huge ones. */
@@ -52,7 +109,12 @@ export const weirdString: fc.Arbitrary<string> = fc.oneof(
   { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 16 }) },
   { weight: 1, arbitrary: fc.string({ unit: fc.oneof(fc.constantFrom("a", "é"), loneSurrogate), maxLength: 8 }) },
   { weight: 3, arbitrary: fc.constantFrom(...nastyConstants) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom("x", "é", "🙂", "\u0000"), fc.constantFrom(201, 2_001, 8_001, 32_001, 70_000)).map(([c, n]) => c.repeat(n)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom("x", "é", "🙂", "\u0000"), fc.constantFrom(201, 2_001, 8_001, 32_001, 70_000))
+      .map(([c, n]) => c.repeat(n)),
+  },
 );
 
 /** A value nested `depth` levels deep in arrays or objects. */
@@ -63,10 +125,18 @@ export function nest(depth: number, leaf: Json, kind: "array" | "object"): Json 
 }
 
 const deepValue: fc.Arbitrary<Json> = fc
-  .tuple(fc.integer({ min: 8, max: 200 }), fc.constantFrom<"array" | "object">("array", "object"), fc.constantFrom<Json>(1, "x", null, {}))
+  .tuple(
+    fc.integer({ min: 8, max: 200 }),
+    fc.constantFrom<"array" | "object">("array", "object"),
+    fc.constantFrom<Json>(1, "x", null, {}),
+  )
   .map(([depth, kind, leaf]) => nest(depth, leaf, kind));
 
-const numbers = fc.oneof(fc.integer(), fc.constantFrom(0, -1, 0.5, 2 ** 53, -(2 ** 53), 1e308, -1e308, 1e-320), fc.double());
+const numbers = fc.oneof(
+  fc.integer(),
+  fc.constantFrom(0, -1, 0.5, 2 ** 53, -(2 ** 53), 1e308, -1e308, 1e-320),
+  fc.double(),
+);
 
 /** Any JSON value a field might be given instead of the right one. */
 export const weirdValue: fc.Arbitrary<Json> = fc.oneof(
@@ -90,7 +160,10 @@ interface Mutation {
 const mutation: fc.Arbitrary<Mutation> = fc.record({
   at: fc.nat(),
   kind: fc.constantFrom(...mutationKinds),
-  key: fc.oneof(fc.constantFrom("__proto__", "constructor", "prototype", "toString", "extra", "name", "id", "", "x".repeat(300)), weirdString),
+  key: fc.oneof(
+    fc.constantFrom("__proto__", "constructor", "prototype", "toString", "extra", "name", "id", "", "x".repeat(300)),
+    weirdString,
+  ),
   value: weirdValue,
   depth: fc.integer({ min: 50, max: 200 }),
 });
@@ -99,7 +172,8 @@ const mutation: fc.Arbitrary<Mutation> = fc.record({
 function pathsOf(value: Json, at: (string | number)[] = []): (string | number)[][] {
   const own = [at];
   if (Array.isArray(value)) return own.concat(...value.map((v, i) => pathsOf(v, [...at, i])));
-  if (value && typeof value === "object") return own.concat(...Object.entries(value).map(([k, v]) => pathsOf(v, [...at, k])));
+  if (value && typeof value === "object")
+    return own.concat(...Object.entries(value).map(([k, v]) => pathsOf(v, [...at, k])));
   return own;
 }
 
@@ -119,12 +193,17 @@ export function mutateJson(base: Json, mutations: readonly Mutation[]): Json | u
     const path = paths[m.at % paths.length]!;
     const current: Json = path.reduce<Json>((node, key) => (node as Record<string, Json>)[key as string]!, root);
     const replaced: Json | undefined =
-      m.kind === "set" ? value
-      : m.kind === "delete" ? undefined
-      : m.kind === "wrap" ? [current]
-      : m.kind === "stringify" ? JSON.stringify(current)
-      : m.kind === "deepen" ? nest(m.depth, current, m.depth % 2 ? "array" : "object")
-      : current;
+      m.kind === "set"
+        ? value
+        : m.kind === "delete"
+          ? undefined
+          : m.kind === "wrap"
+            ? [current]
+            : m.kind === "stringify"
+              ? JSON.stringify(current)
+              : m.kind === "deepen"
+                ? nest(m.depth, current, m.depth % 2 ? "array" : "object")
+                : current;
     if (m.kind === "addKey") {
       if (Array.isArray(current)) current.push(value);
       else if (current && typeof current === "object") put(current, m.key, value);
@@ -135,7 +214,9 @@ export function mutateJson(base: Json, mutations: readonly Mutation[]): Json | u
       root = replaced;
       continue;
     }
-    const parent: Json = path.slice(0, -1).reduce<Json>((node, key) => (node as Record<string, Json>)[key as string]!, root);
+    const parent: Json = path
+      .slice(0, -1)
+      .reduce<Json>((node, key) => (node as Record<string, Json>)[key as string]!, root);
     const key = path[path.length - 1]!;
     if (replaced === undefined) {
       if (Array.isArray(parent)) parent.splice(key as number, 1);
@@ -148,26 +229,116 @@ export function mutateJson(base: Json, mutations: readonly Mutation[]): Json | u
 /** Path segments for a param: encoded (reaches the handler) or raw (`..`, `%00`, `a/b` as typed). */
 const paramValue = fc.oneof(
   { weight: 3, arbitrary: weirdString.map((value) => ({ value, raw: false })) },
-  { weight: 2, arbitrary: fc.constantFrom("..", ".", "%00", "%2e%2e", "%2F", "%", "%zz", "a%00b", "a/b", "..%2F..", "%c3%28", "~", "*", ";x=1").map((value) => ({ value, raw: true })) },
-  { weight: 1, arbitrary: fc.constantFrom("constructor", "prototype", "ghost", "a", "z".repeat(63), "z".repeat(65), "clock.now", "morning", "00000000-0000-0000-0000-000000000000").map((value) => ({ value, raw: false })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom(
+        "..",
+        ".",
+        "%00",
+        "%2e%2e",
+        "%2F",
+        "%",
+        "%zz",
+        "a%00b",
+        "a/b",
+        "..%2F..",
+        "%c3%28",
+        "~",
+        "*",
+        ";x=1",
+      )
+      .map((value) => ({ value, raw: true })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        "constructor",
+        "prototype",
+        "ghost",
+        "a",
+        "z".repeat(63),
+        "z".repeat(65),
+        "clock.now",
+        "morning",
+        "00000000-0000-0000-0000-000000000000",
+      )
+      .map((value) => ({ value, raw: false })),
+  },
   { weight: 1, arbitrary: fc.constantFrom(500, 5_000, 20_000).map((n) => ({ value: "a".repeat(n), raw: false })) },
   // Other objects behind the socket route: the registry's binding, another project, no project.
-  { weight: 1, arbitrary: fc.constantFrom("registry/default", "registry/__cron-index", "agent-do/elsewhere.ghost", "agent-do/ghost", "agent-do", "agent-do/default.").map((value) => ({ value, raw: true })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        "registry/default",
+        "registry/__cron-index",
+        "agent-do/elsewhere.ghost",
+        "agent-do/ghost",
+        "agent-do",
+        "agent-do/default.",
+      )
+      .map((value) => ({ value, raw: true })),
+  },
 );
 
 /** Extra query entries and raw query strings with broken escapes. */
 const queryPart = fc.oneof(
-  fc.record({ key: fc.oneof(fc.constantFrom("limit", "session", "cursor", "q", "kind", "maxTokens", "x", "project", "token"), weirdString), value: weirdString }).map(
-    ({ key, value }) => new URLSearchParams([[key, value]]).toString(),
+  fc
+    .record({
+      key: fc.oneof(
+        fc.constantFrom("limit", "session", "cursor", "q", "kind", "maxTokens", "x", "project", "token"),
+        weirdString,
+      ),
+      value: weirdString,
+    })
+    .map(({ key, value }) => new URLSearchParams([[key, value]]).toString()),
+  fc.constantFrom(
+    "limit=0",
+    "limit=-1",
+    "limit=1e400",
+    "limit=NaN",
+    "limit=201",
+    "limit=1.5",
+    "limit=0x10",
+    "limit=",
+    "limit",
+    "q=%",
+    "q=%zz",
+    "x=%E0%A4%A",
+    "session=..",
+    "cursor=%00",
+    "kind=summary",
+    "maxTokens=999999999",
+    "a[b]=c",
+    "&&",
+    "=",
+    "%",
   ),
-  fc.constantFrom("limit=0", "limit=-1", "limit=1e400", "limit=NaN", "limit=201", "limit=1.5", "limit=0x10", "limit=", "limit", "q=%", "q=%zz", "x=%E0%A4%A", "session=..", "cursor=%00", "kind=summary", "maxTokens=999999999", "a[b]=c", "&&", "=", "%"),
 );
 
 const contentTypes = [
-  "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/x-ndjson", "text/x-pantheon",
-  "application/json; charset=utf-16", "APPLICATION/JSON", "application/jsonx", "application/json, text/html", "application/*", "",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/x-ndjson",
+  "text/x-pantheon",
+  "application/json; charset=utf-16",
+  "APPLICATION/JSON",
+  "application/jsonx",
+  "application/json, text/html",
+  "application/*",
+  "",
 ];
-const acceptHeaders = ["text/event-stream", "application/json", "*/*", "text/html", "application/json, text/event-stream", ""];
+const acceptHeaders = [
+  "text/event-stream",
+  "application/json",
+  "*/*",
+  "text/html",
+  "application/json, text/event-stream",
+  "",
+];
 const projects = ["default", "elsewhere", "Not A Slug", "a".repeat(100), "", "__cron-index"];
 const methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"];
 
@@ -177,10 +348,16 @@ const otherBody: fc.Arbitrary<{ kind: string; text: string }> = fc.oneof(
   deepValue.map((v) => ({ kind: "deep", text: JSON.stringify(v) })),
   fc.integer({ min: 150, max: 2000 }).map((n) => ({ kind: "deeper", text: "[".repeat(n) + "]".repeat(n) })),
   // 10,000 levels: deep enough to overflow what recursed past parsing (schemas, structured clone, RPC).
-  fc.constantFrom("[".repeat(10_000) + "]".repeat(10_000), '{"a":'.repeat(10_000) + "1" + "}".repeat(10_000)).map((text) => ({ kind: "deepest", text })),
+  fc
+    .constantFrom("[".repeat(10_000) + "]".repeat(10_000), '{"a":'.repeat(10_000) + "1" + "}".repeat(10_000))
+    .map((text) => ({ kind: "deepest", text })),
   // An own `__proto__` key, at the top or inside, which object spreads and schemas used to drop without a word.
-  fc.constantFrom('{"__proto__":{"x":1}}', '{"a":{"__proto__":[]}}', '[{"__proto__":null}]').map((text) => ({ kind: "proto", text })),
-  fc.constantFrom("{", "[1,", '{"a":}', "nul", '"\\ud800"', "\u0000", "{}garbage", "1e400", "\ufeff{}").map((text) => ({ kind: "broken", text })),
+  fc
+    .constantFrom('{"__proto__":{"x":1}}', '{"a":{"__proto__":[]}}', '[{"__proto__":null}]')
+    .map((text) => ({ kind: "proto", text })),
+  fc
+    .constantFrom("{", "[1,", '{"a":}', "nul", '"\\ud800"', "\u0000", "{}garbage", "1e400", "\ufeff{}")
+    .map((text) => ({ kind: "broken", text })),
   weirdString.map((text) => ({ kind: "text", text })),
 );
 
@@ -188,10 +365,23 @@ const otherBody: fc.Arbitrary<{ kind: string; text: string }> = fc.oneof(
 function textVariant(base: string): fc.Arbitrary<{ kind: string; text: string }> {
   return fc.oneof(
     fc.nat({ max: base.length }).map((n) => ({ kind: "cut", text: base.slice(0, n) })),
-    fc.tuple(fc.nat({ max: base.length }), weirdString).map(([n, s]) => ({ kind: "spliced", text: base.slice(0, n) + s + base.slice(n) })),
-    fc.array(fc.oneof(fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)), weirdString), { maxLength: 5 }).map((lines) => ({ kind: "lines", text: lines.join("\n") })),
+    fc
+      .tuple(fc.nat({ max: base.length }), weirdString)
+      .map(([n, s]) => ({ kind: "spliced", text: base.slice(0, n) + s + base.slice(n) })),
+    fc
+      .array(
+        fc.oneof(
+          fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+          weirdString,
+        ),
+        { maxLength: 5 },
+      )
+      .map((lines) => ({ kind: "lines", text: lines.join("\n") })),
     // Past 20 lines of the base (a memory import): more rows than one SQL statement may bind.
-    fc.integer({ min: 21, max: 40 }).map((n) => ({ kind: "many-lines", text: Array.from({ length: n }, (_, i) => base.trim().replace(/"text":"/, `"text":"${i} `)).join("\n") })),
+    fc.integer({ min: 21, max: 40 }).map((n) => ({
+      kind: "many-lines",
+      text: Array.from({ length: n }, (_, i) => base.trim().replace(/"text":"/, `"text":"${i} `)).join("\n"),
+    })),
     otherBody,
   );
 }
@@ -214,7 +404,9 @@ function casesAround(route: RouteEntry, sample: RouteSample, variant: string): f
         { weight: 3, arbitrary: fc.constant({ tag: "", params: sample.params, raw: false }) },
         {
           weight: 2,
-          arbitrary: fc.tuple(fc.constantFrom(...Object.keys(sample.params)), paramValue).map(([key, p]) => ({ tag: `param:${key}`, params: { ...sample.params, [key]: p.value }, raw: p.raw })),
+          arbitrary: fc
+            .tuple(fc.constantFrom(...Object.keys(sample.params)), paramValue)
+            .map(([key, p]) => ({ tag: `param:${key}`, params: { ...sample.params, [key]: p.value }, raw: p.raw })),
         },
       )
     : fc.constant({ tag: "", params: sample.params, raw: false });
@@ -222,13 +414,23 @@ function casesAround(route: RouteEntry, sample: RouteSample, variant: string): f
   const baseQuery = new URLSearchParams(sample.query ?? {}).toString();
   const query = fc.oneof(
     { weight: 4, arbitrary: fc.constant({ tag: "", text: baseQuery }) },
-    { weight: 1, arbitrary: fc.array(queryPart, { minLength: 1, maxLength: 4 }).map((parts) => ({ tag: "query", text: [baseQuery, ...parts].filter(Boolean).join("&") })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .array(queryPart, { minLength: 1, maxLength: 4 })
+        .map((parts) => ({ tag: "query", text: [baseQuery, ...parts].filter(Boolean).join("&") })),
+    },
   );
 
   const sampleBody = !base ? null : "json" in base ? JSON.stringify(base.json) : base.text;
   const bodies: fc.Arbitrary<{ kind: string; text: string | null }>[] = [];
   if (base && "json" in base) {
-    bodies.push(fc.array(mutation, { minLength: 1, maxLength: 3 }).map((ms) => ({ kind: "mutated", text: ((v) => (v === undefined ? null : JSON.stringify(v)))(mutateJson(base.json as Json, ms)) })));
+    bodies.push(
+      fc.array(mutation, { minLength: 1, maxLength: 3 }).map((ms) => ({
+        kind: "mutated",
+        text: ((v) => (v === undefined ? null : JSON.stringify(v)))(mutateJson(base.json as Json, ms)),
+      })),
+    );
   } else if (base) bodies.push(textVariant(base.text));
   const body = fc.oneof(
     { weight: 2, arbitrary: fc.constant({ kind: "", text: sampleBody }) },
@@ -237,7 +439,10 @@ function casesAround(route: RouteEntry, sample: RouteSample, variant: string): f
 
   const contentType = fc.oneof(
     { weight: 6, arbitrary: fc.constant({ tag: "", value: naturalType as string | null }) },
-    { weight: 1, arbitrary: fc.constantFrom<string | null>(...contentTypes, null).map((value) => ({ tag: "type", value })) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<string | null>(...contentTypes, null).map((value) => ({ tag: "type", value })),
+    },
   );
 
   const extraHeaders = fc.oneof(
@@ -251,23 +456,36 @@ function casesAround(route: RouteEntry, sample: RouteSample, variant: string): f
     },
   );
 
-  const method = route.method === "ALL" ? fc.constantFrom(sample.method ?? "GET", ...methods) : fc.constant(route.method);
+  const method =
+    route.method === "ALL" ? fc.constantFrom(sample.method ?? "GET", ...methods) : fc.constant(route.method);
   // workerd's fetch sends a request with `Upgrade: websocket` as a GET whatever its method: only the socket route gets one.
   const keepUpgrade = route.family === "socket" ? fc.boolean() : fc.constant(true);
 
-  return fc.record({ params, query, body, contentType, extraHeaders, method, keepUpgrade }).map(({ params: p, query: q, body: b, contentType: t, extraHeaders: h, method: m, keepUpgrade: k }) => {
-    const headers: Record<string, string> = { ...sample.headers };
-    if (!k) delete headers.upgrade;
-    if (b.text !== null && t.value !== null) headers["content-type"] = t.value;
-    for (const [key, value] of Object.entries(h)) if (value !== undefined) headers[key] = value;
-    const sendsBody = b.text !== null && m !== "GET" && m !== "HEAD";
-    const strategy = variant + [p.tag, q.tag, sendsBody && b.kind ? `body:${b.kind}` : "", sendsBody ? t.tag : "", Object.keys(h).length ? "headers" : ""].filter(Boolean).join("+") || "sample";
-    return withToString({
-      strategy,
-      method: m,
-      path: fillPath(route.path, p.params, p.raw) + (q.text ? `?${q.text}` : ""),
-      headers,
-      body: sendsBody ? b.text : null,
+  return fc
+    .record({ params, query, body, contentType, extraHeaders, method, keepUpgrade })
+    .map(({ params: p, query: q, body: b, contentType: t, extraHeaders: h, method: m, keepUpgrade: k }) => {
+      const headers: Record<string, string> = { ...sample.headers };
+      if (!k) delete headers.upgrade;
+      if (b.text !== null && t.value !== null) headers["content-type"] = t.value;
+      for (const [key, value] of Object.entries(h)) if (value !== undefined) headers[key] = value;
+      const sendsBody = b.text !== null && m !== "GET" && m !== "HEAD";
+      const strategy =
+        variant +
+          [
+            p.tag,
+            q.tag,
+            sendsBody && b.kind ? `body:${b.kind}` : "",
+            sendsBody ? t.tag : "",
+            Object.keys(h).length ? "headers" : "",
+          ]
+            .filter(Boolean)
+            .join("+") || "sample";
+      return withToString({
+        strategy,
+        method: m,
+        path: fillPath(route.path, p.params, p.raw) + (q.text ? `?${q.text}` : ""),
+        headers,
+        body: sendsBody ? b.text : null,
+      });
     });
-  });
 }

@@ -13,15 +13,24 @@ const crash = (problem: string): Verdict => ({ ok: false, kind: "crash", problem
 const malformed = (problem: string): Verdict => ({ ok: false, kind: "malformed", problem });
 
 const isText = (value: unknown): value is string => typeof value === "string";
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Where each family lives: a path whose dot segments resolve out of it reached something else. */
-const familyPrefix: Record<RouteFamily, string> = { api: "/api/", openai: "/v1/", mcp: "/mcp", a2a: "/a2a/", agui: "/agui/", socket: "/agents/" };
+const familyPrefix: Record<RouteFamily, string> = {
+  api: "/api/",
+  openai: "/v1/",
+  mcp: "/mcp",
+  a2a: "/a2a/",
+  agui: "/agui/",
+  socket: "/agents/",
+};
 
 /** The API's error: `{ error: { code, message, requestId } }`, the request id also in `x-request-id`. */
 function apiShape(body: unknown, res: Response): string | null {
   const error = isObject(body) ? body.error : undefined;
-  if (!isObject(error) || !isText(error.code) || !isText(error.message) || !isText(error.requestId)) return "not { error: { code, message, requestId } }";
+  if (!isObject(error) || !isText(error.code) || !isText(error.message) || !isText(error.requestId))
+    return "not { error: { code, message, requestId } }";
   if (res.headers.get("x-request-id") !== error.requestId) return "x-request-id differs from error.requestId";
   return null;
 }
@@ -29,8 +38,10 @@ function apiShape(body: unknown, res: Response): string | null {
 /** OpenAI's error: `{ error: { message, type, code? } }`. */
 function openaiShape(body: unknown): string | null {
   const error = isObject(body) ? body.error : undefined;
-  if (!isObject(error) || !isText(error.message) || !isText(error.type)) return "not OpenAI's { error: { message, type } }";
-  if (error.code !== undefined && error.code !== null && !isText(error.code)) return "error.code is neither a string nor null";
+  if (!isObject(error) || !isText(error.message) || !isText(error.type))
+    return "not OpenAI's { error: { message, type } }";
+  if (error.code !== undefined && error.code !== null && !isText(error.code))
+    return "error.code is neither a string nor null";
   return null;
 }
 
@@ -38,7 +49,8 @@ function openaiShape(body: unknown): string | null {
 function jsonRpcShape(body: unknown): string | null {
   if (!isObject(body) || body.jsonrpc !== "2.0" || !("id" in body)) return "not a JSON-RPC response";
   const error = body.error;
-  if (!isObject(error) || typeof error.code !== "number" || !isText(error.message)) return "not a JSON-RPC { error: { code, message } }";
+  if (!isObject(error) || typeof error.code !== "number" || !isText(error.message))
+    return "not a JSON-RPC { error: { code, message } }";
   return null;
 }
 
@@ -48,7 +60,8 @@ function jsonRpcShape(body: unknown): string | null {
  */
 function shapeProblem(family: RouteFamily, body: unknown, res: Response): string | null {
   if (family === "openai") return openaiShape(body);
-  if (family === "mcp" || family === "a2a") return jsonRpcShape(body) && apiShape(body, res) ? "neither a JSON-RPC error nor the API's error" : null;
+  if (family === "mcp" || family === "a2a")
+    return jsonRpcShape(body) && apiShape(body, res) ? "neither a JSON-RPC error nor the API's error" : null;
   return apiShape(body, res);
 }
 
@@ -66,7 +79,8 @@ function internalRpcError(text: string): string | null {
   }
   for (const answer of Array.isArray(body) ? body : [body]) {
     const error = isObject(answer) && isObject(answer.error) ? answer.error : null;
-    if (error?.code === -32603 && !(isText(error.message) && error.message.startsWith("[\n"))) return JSON.stringify(error);
+    if (error?.code === -32603 && !(isText(error.message) && error.message.startsWith("[\n")))
+      return JSON.stringify(error);
   }
   return null;
 }
@@ -107,7 +121,11 @@ function declaredUpstreamFailure(family: RouteFamily, res: Response, text: strin
   }
   const error = isObject(body) && isObject(body.error) ? body.error : null;
   if (!error || !isText(error.code)) return false;
-  if (family === "openai") return !openaiShape(body) && (error.code.startsWith("run_") || error.code === "tool_failed" || error.code === "model_failed");
+  if (family === "openai")
+    return (
+      !openaiShape(body) &&
+      (error.code.startsWith("run_") || error.code === "tool_failed" || error.code === "model_failed")
+    );
   return !apiShape(body, res) && (error.code === "tool_failed" || error.code === "model_failed");
 }
 
@@ -115,14 +133,21 @@ function declaredUpstreamFailure(family: RouteFamily, res: Response, text: strin
 export function verdictOf(family: RouteFamily, c: FuzzCase, res: Response, text: string): Verdict {
   if (res.status === 101 && family === "socket") return ok;
   if (declaredUpstreamFailure(family, res, text)) return { ok: true, upstream: true };
-  if (res.status >= 500 || res.status < 200 || (res.status >= 300 && res.status < 400)) return crash(`status ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status >= 500 || res.status < 200 || (res.status >= 300 && res.status < 400))
+    return crash(`status ${res.status}: ${text.slice(0, 300)}`);
   if (res.status < 300) {
-    const hidden = family === "mcp" || family === "a2a" ? internalRpcError(text) : (res.headers.get("content-type") ?? "").includes("event-stream") ? internalStreamError(text) : null;
+    const hidden =
+      family === "mcp" || family === "a2a"
+        ? internalRpcError(text)
+        : (res.headers.get("content-type") ?? "").includes("event-stream")
+          ? internalStreamError(text)
+          : null;
     return hidden ? crash(`${res.status} carries an internal error: ${hidden.slice(0, 300)}`) : ok;
   }
   // A HEAD answer has no body; a path the URL parser resolved out of its family (`/api/..` is `/`)
   // reached another family or the PWA's assets: only "never 5xx" holds for those.
-  if (c.method === "HEAD" || !new URL(c.path, "https://pantheon.test").pathname.startsWith(familyPrefix[family])) return ok;
+  if (c.method === "HEAD" || !new URL(c.path, "https://pantheon.test").pathname.startsWith(familyPrefix[family]))
+    return ok;
   let body: unknown;
   try {
     body = JSON.parse(text);

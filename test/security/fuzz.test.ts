@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../api/client";
 import { casesFor, type FuzzCase } from "./fuzz-cases";
 import { verdictOf, type Verdict } from "./fuzz-verdict";
-import { makeRouteFixture, routeInventory, routeKey, type RouteEntry, type RouteFixture, type RouteSample } from "./routes";
+import {
+  makeRouteFixture,
+  routeInventory,
+  routeKey,
+  type RouteEntry,
+  type RouteFixture,
+  type RouteSample,
+} from "./routes";
 
 // Every route of the inventory, fuzzed with the admin token around its valid samples: an answer is
 // 2xx or 4xx, never 5xx (bar the 502s the API declares for upstream failures), and a 4xx has its
@@ -21,44 +28,131 @@ const floorMs = 400;
 const telegramSecret = "fuzz-telegram-secret-token-0123456789";
 const memoryLine = (i: number) => JSON.stringify({ kind: "fact", text: `Fact ${i}: the locker of room ${i} is blue` });
 
-const mcpCall = (id: number, method: string, params?: unknown) => ({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+const mcpCall = (id: number, method: string, params?: unknown) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  ...(params === undefined ? {} : { params }),
+});
 
 /** More valid requests, for routes whose interesting branches hide behind one field's value. */
 const variants: Record<string, (f: RouteFixture, sample: RouteSample) => RouteSample[]> = {
   "POST /api/agents/:name/messages": (f, sample) => [
-    ...['/tool clock.now {"zone":"UTC"}', "/tools", `/ask ${f.helper} and you?`, "/tool memory.search {}"].map((content) => ({ ...sample, body: { json: { content } } })),
+    ...['/tool clock.now {"zone":"UTC"}', "/tools", `/ask ${f.helper} and you?`, "/tool memory.search {}"].map(
+      (content) => ({ ...sample, body: { json: { content } } }),
+    ),
     { ...sample, headers: { accept: "text/event-stream" } },
   ],
   "POST /v1/chat/completions": (f) => [
-    { params: {}, body: { json: { model: f.agent, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] } } },
+    {
+      params: {},
+      body: {
+        json: {
+          model: f.agent,
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+        },
+      },
+    },
   ],
   "POST /mcp": (f, sample) => [
-    { ...sample, body: { json: mcpCall(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } }) } },
+    {
+      ...sample,
+      body: {
+        json: mcpCall(1, "initialize", {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "fuzz", version: "1" },
+        }),
+      },
+    },
     { ...sample, body: { json: mcpCall(2, "tools/list") } },
-    { ...sample, body: { json: mcpCall(3, "tools/call", { name: "get_run", arguments: { agent: f.agent, run: f.run } }) } },
-    { ...sample, body: { json: [mcpCall(4, "tools/call", { name: "list_agents", arguments: {} }), { jsonrpc: "2.0", method: "notifications/initialized" }] } },
+    {
+      ...sample,
+      body: { json: mcpCall(3, "tools/call", { name: "get_run", arguments: { agent: f.agent, run: f.run } }) },
+    },
+    {
+      ...sample,
+      body: {
+        json: [
+          mcpCall(4, "tools/call", { name: "list_agents", arguments: {} }),
+          { jsonrpc: "2.0", method: "notifications/initialized" },
+        ],
+      },
+    },
   ],
   // Reserved names and unknown model providers, where a `constructor` agent was a 500 and `foo:bar` was accepted.
   "POST /api/agents": (_f, sample) => [
     { ...sample, body: { json: { name: "constructor", description: "x" } } },
-    { ...sample, body: { json: { name: `m-${Date.now().toString(36)}`, model: { provider: "foo:bar", name: "x" }, runtime: { tools: ["constructor"], rateLimits: { constructor: { capacity: 1, refillPerSec: 1 } } } } } },
+    {
+      ...sample,
+      body: {
+        json: {
+          name: `m-${Date.now().toString(36)}`,
+          model: { provider: "foo:bar", name: "x" },
+          runtime: { tools: ["constructor"], rateLimits: { constructor: { capacity: 1, refillPerSec: 1 } } },
+        },
+      },
+    },
   ],
   "POST /api/projects/:slug/import": (f, sample) => [
-    { ...sample, body: { json: { agents: { constructor: { description: "x" }, prototype: { description: "y", connections: ["constructor"] } } } } },
-    { ...sample, body: { json: { agents: { [f.helper]: { description: "x", tools: ["constructor"], pantheon: { model: { provider: "foo", name: "bar" } } } } } } },
+    {
+      ...sample,
+      body: {
+        json: {
+          agents: { constructor: { description: "x" }, prototype: { description: "y", connections: ["constructor"] } },
+        },
+      },
+    },
+    {
+      ...sample,
+      body: {
+        json: {
+          agents: {
+            [f.helper]: {
+              description: "x",
+              tools: ["constructor"],
+              pantheon: { model: { provider: "foo", name: "bar" } },
+            },
+          },
+        },
+      },
+    },
   ],
   // Imports past the 100 variables one SQL statement binds (test/memory/import-batches.test.ts takes 250).
-  "POST /api/agents/:name/memories/import": (_f, sample) => [21, 40].map((n) => ({ ...sample, body: { text: Array.from({ length: n }, (_, i) => memoryLine(i)).join("\n"), contentType: "application/x-ndjson" } })),
+  "POST /api/agents/:name/memories/import": (_f, sample) =>
+    [21, 40].map((n) => ({
+      ...sample,
+      body: {
+        text: Array.from({ length: n }, (_, i) => memoryLine(i)).join("\n"),
+        contentType: "application/x-ndjson",
+      },
+    })),
   // With the right secret, so the body is read (a 10,000-deep update was a 500 there).
   "POST /gateways/telegram/:project/:agent": (f) => [
     {
       params: { project: "default", agent: f.helper },
       headers: { "x-telegram-bot-api-secret-token": telegramSecret },
-      body: { json: { update_id: 1, message: { message_id: 1, date: 1, chat: { id: 9_000_001, type: "private" }, from: { id: 9_000_001, is_bot: false, first_name: "F" }, text: "hello" } } },
+      body: {
+        json: {
+          update_id: 1,
+          message: {
+            message_id: 1,
+            date: 1,
+            chat: { id: 9_000_001, type: "private" },
+            from: { id: 9_000_001, is_bot: false, first_name: "F" },
+            text: "hello",
+          },
+        },
+      },
     },
   ],
   "PUT /api/agents/:name/script": (f) => [
-    { params: { name: f.scripted }, body: { json: { name: f.scripted, description: "As JSON", tools: ["clock.now"], talents: [] } } },
+    {
+      params: { name: f.scripted },
+      body: { json: { name: f.scripted, description: "As JSON", tools: ["clock.now"], talents: [] } },
+    },
   ],
 };
 
@@ -102,12 +196,21 @@ describe(`fuzz of every route (seed ${seed})`, () => {
 
   beforeAll(async () => {
     const fixture = await makeRouteFixture();
-    const telegram = await api(`/api/agents/${fixture.helper}/gateways/telegram`, { method: "PUT", json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1], secretToken: telegramSecret } });
-    if (telegram.status !== 200) throw new Error(`the fuzz's Telegram gateway: ${telegram.status} ${await telegram.text()}`);
+    const telegram = await api(`/api/agents/${fixture.helper}/gateways/telegram`, {
+      method: "PUT",
+      json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1], secretToken: telegramSecret },
+    });
+    if (telegram.status !== 200)
+      throw new Error(`the fuzz's Telegram gateway: ${telegram.status} ${await telegram.text()}`);
     // The worker loads the A2A SDK and AG-UI's packages on their first request: paid here, not by a
     // route's first case, which on a loaded machine could take its whole share of the time budget.
     await (await api(`/a2a/agents/${fixture.agent}/.well-known/agent-card.json`)).text();
-    await (await api(`/agui/agents/${fixture.agent}`, { method: "POST", json: { threadId: "warm", runId: "warm", messages: [{ id: "w", role: "user", content: "hi" }] } })).text();
+    await (
+      await api(`/agui/agents/${fixture.agent}`, {
+        method: "POST",
+        json: { threadId: "warm", runId: "warm", messages: [{ id: "w", role: "user", content: "hi" }] },
+      })
+    ).text();
     for (const route of routeInventory) {
       const sample = await route.sample(fixture);
       samples.set(route, [sample, ...(variants[routeKey(route)]?.(fixture, sample) ?? [])]);
@@ -116,9 +219,18 @@ describe(`fuzz of every route (seed ${seed})`, () => {
   }, 60_000);
 
   afterAll(() => {
-    const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(" ");
-    console.log(`fuzz: ${stats.cases} cases over ${stats.routes} routes, seed ${seed}, ${stats.crashes} crashes` + (stats.malformed ? `, ${stats.malformed} malformed errors` : ""));
-    const notes = [stats.upstream ? `${stats.upstream} declared upstream failures (502)` : "", stats.interrupted ? `${stats.interrupted} routes cut short by the time budget` : ""].filter(Boolean);
+    const byStatus = [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(" ");
+    console.log(
+      `fuzz: ${stats.cases} cases over ${stats.routes} routes, seed ${seed}, ${stats.crashes} crashes` +
+        (stats.malformed ? `, ${stats.malformed} malformed errors` : ""),
+    );
+    const notes = [
+      stats.upstream ? `${stats.upstream} declared upstream failures (502)` : "",
+      stats.interrupted ? `${stats.interrupted} routes cut short by the time budget` : "",
+    ].filter(Boolean);
     console.log(`fuzz statuses: ${byStatus}${notes.length ? ` (${notes.join("; ")})` : ""}`);
     if (failures.length) console.log(`fuzz failures:\n${failures.join("\n")}`);
   });
@@ -136,11 +248,20 @@ describe(`fuzz of every route (seed ${seed})`, () => {
         if (!verdict.ok) throw new Error(verdict.problem);
       });
       // A route may use what is left of the budget, less a floor kept for each route after it.
-      const share = Math.max(floorMs, budgetMs - (Date.now() - started) - floorMs * (routeInventory.length - index - 1));
-      const result = await fc.check(property, { seed: seedOf(route), numRuns: runsPerRoute, interruptAfterTimeLimit: share });
+      const share = Math.max(
+        floorMs,
+        budgetMs - (Date.now() - started) - floorMs * (routeInventory.length - index - 1),
+      );
+      const result = await fc.check(property, {
+        seed: seedOf(route),
+        numRuns: runsPerRoute,
+        interruptAfterTimeLimit: share,
+      });
       if (result.interrupted && !result.failed) stats.interrupted += 1;
       if (result.failed) {
-        failures.push(`${routeKey(route)} (seed ${seedOf(route)}, path ${result.counterexamplePath}): ${String(result.errorInstance).slice(0, 400)}\n  ${fc.stringify(result.counterexample?.[0])}`);
+        failures.push(
+          `${routeKey(route)} (seed ${seedOf(route)}, path ${result.counterexamplePath}): ${String(result.errorInstance).slice(0, 400)}\n  ${fc.stringify(result.counterexample?.[0])}`,
+        );
         throw new Error(fc.defaultReportMessage(result) ?? "failed");
       }
     }, 60_000);

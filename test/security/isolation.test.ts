@@ -4,7 +4,10 @@ import { adminToken, api, createAgent, uniqueName, type ErrorBody } from "../api
 
 /** Opens an agent socket the way a browser does (token in the query); the response, upgraded or not. */
 function openSocket(path: string, token: string | null, headers: Record<string, string> = {}) {
-  return api(`${path}${token ? `${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}` : ""}`, { token: null, headers: { upgrade: "websocket", ...headers } });
+  return api(`${path}${token ? `${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}` : ""}`, {
+    token: null,
+    headers: { upgrade: "websocket", ...headers },
+  });
 }
 
 function listen(ws: WebSocket) {
@@ -32,14 +35,22 @@ async function until(check: () => boolean, label: string) {
 }
 
 async function tokenOf(project: string, scope: "chat" | "approve" | "admin") {
-  const res = await api("/api/tokens", { method: "POST", json: { name: `${scope} token`, scope }, headers: { "x-pantheon-project": project } });
+  const res = await api("/api/tokens", {
+    method: "POST",
+    json: { name: `${scope} token`, scope },
+    headers: { "x-pantheon-project": project },
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as { id: string; token: string; scope: string };
 }
 
 async function agentIn(project: string) {
   const name = uniqueName("iso");
-  const res = await api("/api/agents", { method: "POST", json: { name, description: "isolation test agent" }, headers: { "x-pantheon-project": project } });
+  const res = await api("/api/agents", {
+    method: "POST",
+    json: { name, description: "isolation test agent" },
+    headers: { "x-pantheon-project": project },
+  });
   expect(res.status).toBe(201);
   return name;
 }
@@ -55,7 +66,9 @@ describe("hole 1: a token of one project opens no socket of another", () => {
     expect(res.webSocket).toBeFalsy();
     // Naming project b in the query or header changes nothing: the path decides, and the token is not b's.
     expect((await openSocket(`/agents/agent-do/${b}.${secretAgent}?project=${b}`, token)).status).toBe(401);
-    expect((await openSocket(`/agents/agent-do/${b}.${secretAgent}`, token, { "x-pantheon-project": b })).status).toBe(401);
+    expect((await openSocket(`/agents/agent-do/${b}.${secretAgent}`, token, { "x-pantheon-project": b })).status).toBe(
+      401,
+    );
     // Nor does a token of project b open project a's agent with a's name in the query.
     const own = await tokenOf(b, "chat");
     const aAgent = (await createAgent()).name;
@@ -77,7 +90,17 @@ describe("hole 1: a token of one project opens no socket of another", () => {
   });
 
   it("only the agent binding is routable: the registry, unknown bindings and malformed names are 404 JSON", async () => {
-    for (const path of ["/agents/registry/default", "/agents/registry/x", "/agents/nope/default.x", "/agents/agent-do/no-dot", "/agents/agent-do/default.", "/agents/agent-do/Default.x", "/agents/agent-do/default.x/extra", "/agents/agent-do/%E0%A4%A", "/agents/agent-do"]) {
+    for (const path of [
+      "/agents/registry/default",
+      "/agents/registry/x",
+      "/agents/nope/default.x",
+      "/agents/agent-do/no-dot",
+      "/agents/agent-do/default.",
+      "/agents/agent-do/Default.x",
+      "/agents/agent-do/default.x/extra",
+      "/agents/agent-do/%E0%A4%A",
+      "/agents/agent-do",
+    ]) {
       const res = await openSocket(path, adminToken);
       expect(res.status, path).toBe(404);
       expect(((await res.json()) as ErrorBody).error.code, path).toBe("not_found");
@@ -104,20 +127,36 @@ describe("hole 2: socket clients cannot write the agent's state", () => {
     const bystanderSocket = (await openSocket(path, adminToken)).webSocket!;
     bystanderSocket.accept();
     const bystander = listen(bystanderSocket);
-    await until(() => heard.messages.some((m) => m.type === "cf_agent_state") && bystander.messages.some((m) => m.type === "cf_agent_state"), "initial states");
+    await until(
+      () =>
+        heard.messages.some((m) => m.type === "cf_agent_state") &&
+        bystander.messages.some((m) => m.type === "cf_agent_state"),
+      "initial states",
+    );
 
     attacker.send(JSON.stringify({ type: "cf_agent_state", state: null }));
-    attacker.send(JSON.stringify({ type: "cf_agent_state", state: { status: "waiting_approval", runId: "forged", typing: false, lastActivityAt: 1 } }));
+    attacker.send(
+      JSON.stringify({
+        type: "cf_agent_state",
+        state: { status: "waiting_approval", runId: "forged", typing: false, lastActivityAt: 1 },
+      }),
+    );
     await until(() => heard.messages.filter((m) => m.type === "cf_agent_state_error").length === 2, "two refusals");
 
     expect((await api("/api/agents")).status).toBe(200);
     const detail = await api(`/api/agents/${agent.name}`);
     expect(detail.status).toBe(200);
     expect(((await detail.json()) as any).status).toBe("idle");
-    const reply = await api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content: "still there?" } });
+    const reply = await api(`/api/agents/${agent.name}/messages`, {
+      method: "POST",
+      json: { content: "still there?" },
+    });
     expect(reply.status).toBe(200);
     expect(((await reply.json()) as any).status).toBe("completed");
-    await until(() => bystander.messages.some((m) => m.type === "run_event" && m.event.type === "done"), "the run's events");
+    await until(
+      () => bystander.messages.some((m) => m.type === "run_event" && m.event.type === "done"),
+      "the run's events",
+    );
     const seen = bystander.messages.filter((m) => m.type === "cf_agent_state").map((m) => m.state);
     expect(seen.every((s) => s && s.runId !== "forged" && s.status !== "waiting_approval")).toBe(true);
     attacker.close();
@@ -149,7 +188,10 @@ describe("hole 2: socket clients cannot write the agent's state", () => {
     expect(reply.status).toBe(200);
     expect(((await reply.json()) as any).status).toBe("completed");
     const fresh = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent.name}`));
-    const stored = await runInDurableObject(fresh, (_instance, state) => state.storage.sql.exec("SELECT state FROM cf_agents_state").one().state as string);
+    const stored = await runInDurableObject(
+      fresh,
+      (_instance, state) => state.storage.sql.exec("SELECT state FROM cf_agents_state").one().state as string,
+    );
     expect(JSON.parse(stored)).toMatchObject({ status: "idle", typing: false });
   });
 });
@@ -180,7 +222,10 @@ describe("token scopes", () => {
     const plain = await api("/api/tokens", { method: "POST", json: { name: "phone" }, headers });
     expect(((await plain.json()) as any).scope).toBe("chat");
     await api("/api/tokens", { method: "POST", json: { name: "ops", scope: "admin" }, headers });
-    const listed = ((await (await api("/api/tokens", { headers })).json()) as any).tokens.map((t: any) => [t.name, t.scope]);
+    const listed = ((await (await api("/api/tokens", { headers })).json()) as any).tokens.map((t: any) => [
+      t.name,
+      t.scope,
+    ]);
     expect(listed).toEqual([
       ["phone", "chat"],
       ["ops", "admin"],
@@ -229,7 +274,15 @@ describe("token scopes", () => {
     const { token } = await tokenOf("default", "approve");
     expect((await api("/api/approvals", { token })).status).toBe(200);
     // Past the scope check: the run does not exist.
-    expect((await api(`/api/agents/${agent.name}/runs/nope/approval`, { method: "POST", json: { decision: "approve" }, token })).status).toBe(404);
+    expect(
+      (
+        await api(`/api/agents/${agent.name}/runs/nope/approval`, {
+          method: "POST",
+          json: { decision: "approve" },
+          token,
+        })
+      ).status,
+    ).toBe(404);
     const res = await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { description: "x" }, token });
     expect(res.status).toBe(403);
     expect(((await res.json()) as ErrorBody).error.message).toContain("'admin' scope; this token has 'approve'");
@@ -238,7 +291,11 @@ describe("token scopes", () => {
   it("chat tokens reach /v1 and /mcp; an unknown /api route still needs admin", async () => {
     const agent = await createAgent();
     const { token } = await tokenOf("default", "chat");
-    const completion = await api("/v1/chat/completions", { method: "POST", token, json: { model: agent.name, messages: [{ role: "user", content: "hi" }] } });
+    const completion = await api("/v1/chat/completions", {
+      method: "POST",
+      token,
+      json: { model: agent.name, messages: [{ role: "user", content: "hi" }] },
+    });
     expect(completion.status).toBe(200);
     const mcp = await api("/mcp", {
       method: "POST",

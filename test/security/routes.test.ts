@@ -23,14 +23,20 @@ describe("the route inventory", () => {
 
   it("every /api route declares its scope beside it, and the declaration is the inventory's scope", () => {
     const declared = new Map(declaredScopes(makeApp().routes).map((r) => [`${r.method} ${r.path}`, r.scope]));
-    const apiRoutes = routeInventory.filter((r) => r.path.startsWith("/api/") && r.method !== "ALL" && r.scope !== "public");
+    const apiRoutes = routeInventory.filter(
+      (r) => r.path.startsWith("/api/") && r.method !== "ALL" && r.scope !== "public",
+    );
     expect(apiRoutes.length).toBeGreaterThan(100);
-    const wrong = apiRoutes.filter((r) => declared.get(routeKey(r)) !== r.scope).map((r) => `${routeKey(r)}: declares ${declared.get(routeKey(r)) ?? "nothing"}, inventory says ${r.scope}`);
+    const wrong = apiRoutes
+      .filter((r) => declared.get(routeKey(r)) !== r.scope)
+      .map((r) => `${routeKey(r)}: declares ${declared.get(routeKey(r)) ?? "nothing"}, inventory says ${r.scope}`);
     expect(wrong, "declare with scope(…) as the route's first middleware (workers/scopes.ts)").toEqual([]);
   });
 
   it("the derived table can fail: a route without scope(…) is not in it, one with it is", () => {
-    const app = new Hono().get("/api/undeclared", (c) => c.text("")).get("/api/declared", scope("approve"), (c) => c.text(""));
+    const app = new Hono()
+      .get("/api/undeclared", (c) => c.text(""))
+      .get("/api/declared", scope("approve"), (c) => c.text(""));
     expect(declaredScopes(app.routes)).toEqual([{ method: "GET", path: "/api/declared", scope: "approve" }]);
   });
 

@@ -33,7 +33,9 @@ function percentDecoded(text: string): string {
 }
 
 function hexDecoded(text: string): string[] {
-  return (squeeze(text).match(/[0-9a-fA-F]{2,}/g) ?? []).flatMap((run) => [0, 1].map((skip) => run.slice(skip).replace(/../g, (pair) => String.fromCharCode(parseInt(pair, 16)))));
+  return (squeeze(text).match(/[0-9a-fA-F]{2,}/g) ?? []).flatMap((run) =>
+    [0, 1].map((skip) => run.slice(skip).replace(/../g, (pair) => String.fromCharCode(parseInt(pair, 16)))),
+  );
 }
 
 /** Whether a reader of `text` can get `secret` back from it, in any of the forms issue 26 names. */
@@ -41,30 +43,48 @@ function reveals(text: string, secret: string): boolean {
   const bytes = latin1(bytesOf(secret));
   const views = [text, reverse(text), percentDecoded(text), reverse(percentDecoded(text))];
   if (views.some((v) => v.includes(secret))) return true;
-  if (squeeze(secret).length >= 4 && [squeeze(text), reverse(squeeze(text))].some((v) => v.includes(squeeze(secret)))) return true;
+  if (squeeze(secret).length >= 4 && [squeeze(text), reverse(squeeze(text))].some((v) => v.includes(squeeze(secret))))
+    return true;
   return [...decodedBase64Runs(text), ...hexDecoded(text)].some((v) => v.includes(bytes));
 }
 
 const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 /** Secrets as operators have them: letters, digits and the punctuation API keys use. */
-const secretArb = fc.string({ unit: fc.constantFrom(...alnum, ...alnum, "-", "_", ".", "/", "+", "="), minLength: 8, maxLength: 48 }).filter((s) => squeeze(s).length >= 6);
+const secretArb = fc
+  .string({ unit: fc.constantFrom(...alnum, ...alnum, "-", "_", ".", "/", "+", "="), minLength: 8, maxLength: 48 })
+  .filter((s) => squeeze(s).length >= 6);
 /** Surrounding text: words, spaces, JSON punctuation, other base64 and some non-ASCII. */
-const aroundArb = fc.string({ unit: fc.constantFrom(..."the quick brown fox", " ", "\n", "{", "}", '"', ":", ",", "é", "🙂", "=", "9"), maxLength: 60 });
+const aroundArb = fc.string({
+  unit: fc.constantFrom(..."the quick brown fox", " ", "\n", "{", "}", '"', ":", ",", "é", "🙂", "=", "9"),
+  maxLength: 60,
+});
 const bytesArb = fc.uint8Array({ maxLength: 8 });
 
 const toHex = (s: string) => [...bytesOf(s)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const base64 = (bytes: Uint8Array) => btoa(latin1(bytes));
 
-type Encoding = (secret: string, extra: { before: Uint8Array; after: Uint8Array; pick: number[]; seps: string[] }) => string;
+type Encoding = (
+  secret: string,
+  extra: { before: Uint8Array; after: Uint8Array; pick: number[]; seps: string[] },
+) => string;
 const encodings: Record<string, Encoding> = {
   exact: (s) => s,
   base64: (s) => base64(bytesOf(s)),
-  "base64 inside a longer payload, at any byte offset": (s, { before, after }) => base64(new Uint8Array([...before, ...bytesOf(s), ...after])),
-  base64url: (s, { before, after }) => base64(new Uint8Array([...before, ...bytesOf(s), ...after])).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""),
+  "base64 inside a longer payload, at any byte offset": (s, { before, after }) =>
+    base64(new Uint8Array([...before, ...bytesOf(s), ...after])),
+  base64url: (s, { before, after }) =>
+    base64(new Uint8Array([...before, ...bytesOf(s), ...after]))
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")
+      .replace(/=+$/, ""),
   "hex (lower)": (s) => toHex(s),
   "hex (upper)": (s) => toHex(s).toUpperCase(),
-  "URL-encoded, any subset of characters": (s, { pick }) => [...s].map((c, i) => (pick[i % pick.length]! % 2 ? `%${c.charCodeAt(0).toString(16).padStart(2, "0")}` : c)).join(""),
-  "URL-encoded, every character (upper hex)": (s) => [...s].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join(""),
+  "URL-encoded, any subset of characters": (s, { pick }) =>
+    [...s]
+      .map((c, i) => (pick[i % pick.length]! % 2 ? `%${c.charCodeAt(0).toString(16).padStart(2, "0")}` : c))
+      .join(""),
+  "URL-encoded, every character (upper hex)": (s) =>
+    [...s].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join(""),
   reversed: (s) => reverse(s),
   "split by spaces": (s) => [...s].join(" "),
   "split by punctuation": (s, { seps }) => [...s].map((c, i) => c + (seps[i % seps.length] ?? "")).join(""),
@@ -139,7 +159,11 @@ describe("one secret detector for every redaction and the output gate", () => {
 
   it("redacts keys and values of a trace record, and keeps the rest of it", () => {
     const secret = "s3cr3t-v4lue-xyz";
-    const traced = { tool: "lookup", output: `echo: ${btoa(secret)} | ${[...secret].join(" ")} | ${reverse(secret)} | done`, [toHex(secret)]: 1 };
+    const traced = {
+      tool: "lookup",
+      output: `echo: ${btoa(secret)} | ${[...secret].join(" ")} | ${reverse(secret)} | done`,
+      [toHex(secret)]: 1,
+    };
     const out = redactDeep(traced, [secret]);
     expect(out.tool).toBe("lookup");
     expect(out.output).toBe("echo: [redacted] | [redacted] | [redacted] | done");
@@ -148,8 +172,13 @@ describe("one secret detector for every redaction and the output gate", () => {
   });
 
   it("keeps a long text fast: 200 KB with three secrets in well under a second", () => {
-    const detector = makeSecretDetector(["sk-live-0123456789abcdef", "AIRTABLE-secret-value", "ghp_exampleexampleexample"].map((value, i) => ({ name: `S${i}`, value })));
-    const text = "The quick brown fox jumps over the lazy dog, 42 times; {\"a\": [1,2,3]} ".repeat(3_000);
+    const detector = makeSecretDetector(
+      ["sk-live-0123456789abcdef", "AIRTABLE-secret-value", "ghp_exampleexampleexample"].map((value, i) => ({
+        name: `S${i}`,
+        value,
+      })),
+    );
+    const text = 'The quick brown fox jumps over the lazy dog, 42 times; {"a": [1,2,3]} '.repeat(3_000);
     const started = performance.now();
     expect(detector.redact(text)).toBe(text);
     expect(performance.now() - started).toBeLessThan(1000);

@@ -19,7 +19,13 @@ function listenerKey() {
   const key = uniqueName("exfil");
   return {
     url: (path = "hook", query = "") => `${listenerUrl}/t/${key}/${path}${query}`,
-    requests: async () => (await (await fetch(`${listenerUrl}/__requests?key=${key}`)).json()) as { method: string; path: string; headers: Record<string, string>; body: string }[],
+    requests: async () =>
+      (await (await fetch(`${listenerUrl}/__requests?key=${key}`)).json()) as {
+        method: string;
+        path: string;
+        headers: Record<string, string>;
+        body: string;
+      }[],
   };
 }
 const listenerCount = async () => ((await (await fetch(`${listenerUrl}/__count`)).json()) as { count: number }).count;
@@ -39,7 +45,10 @@ async function createWith(runtime: Record<string, unknown>) {
 }
 
 async function invoke(agent: string, tool = "notes.add") {
-  const res = await api(`/api/agents/${agent}/tools/${tool}/invoke`, { method: "POST", json: { arguments: { text: "hello" } } });
+  const res = await api(`/api/agents/${agent}/tools/${tool}/invoke`, {
+    method: "POST",
+    json: { arguments: { text: "hello" } },
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -47,13 +56,17 @@ describe("secret exfiltration through tools and MCP servers", () => {
   it("refuses an HTTP tool that would send PANTHEON_ADMIN_TOKEN: 400 naming the field and what tools may use; nothing is sent", async () => {
     const before = await listenerCount();
     const target = listenerKey();
-    const { name, status, body } = await createWith({ allowHosts: [listenerHost], httpTools: [httpTool(target.url(), "PANTHEON_ADMIN_TOKEN")] });
+    const { name, status, body } = await createWith({
+      allowHosts: [listenerHost],
+      httpTools: [httpTool(target.url(), "PANTHEON_ADMIN_TOKEN")],
+    });
     expect(status).toBe(400);
     expect(body.error.code).toBe("validation_failed");
     expect(body.error.details?.issues).toEqual([
       {
         path: ["runtime", "httpTools", 0, "headers", "X-Key", "secret"],
-        message: "HTTP tool 'notes.add': secret 'PANTHEON_ADMIN_TOKEN' is Pantheon's own and never reaches a tool; project 'default' has: AIRTABLE_KEY",
+        message:
+          "HTTP tool 'notes.add': secret 'PANTHEON_ADMIN_TOKEN' is Pantheon's own and never reaches a tool; project 'default' has: AIRTABLE_KEY",
       },
     ]);
     expect(body.error.message).toContain("project 'default' has: AIRTABLE_KEY");
@@ -68,21 +81,46 @@ describe("secret exfiltration through tools and MCP servers", () => {
     const before = await listenerCount();
     const target = listenerKey();
     for (const [secret, why] of [
-      ["OPENAI_API_KEY", "secret 'OPENAI_API_KEY' is a model key and never reaches a tool; project 'default' has: AIRTABLE_KEY"],
-      ["BILLING_DB_PASSWORD", "no secret 'BILLING_DB_PASSWORD' in project 'default' (it has: AIRTABLE_KEY); set it with `pantheon secrets set BILLING_DB_PASSWORD` (PUT /api/projects/default/secrets/BILLING_DB_PASSWORD)"],
+      [
+        "OPENAI_API_KEY",
+        "secret 'OPENAI_API_KEY' is a model key and never reaches a tool; project 'default' has: AIRTABLE_KEY",
+      ],
+      [
+        "BILLING_DB_PASSWORD",
+        "no secret 'BILLING_DB_PASSWORD' in project 'default' (it has: AIRTABLE_KEY); set it with `pantheon secrets set BILLING_DB_PASSWORD` (PUT /api/projects/default/secrets/BILLING_DB_PASSWORD)",
+      ],
     ] as const) {
-      const { name, status, body } = await createWith({ allowHosts: [listenerHost], httpTools: [httpTool(target.url(), secret)] });
+      const { name, status, body } = await createWith({
+        allowHosts: [listenerHost],
+        httpTools: [httpTool(target.url(), secret)],
+      });
       expect(status, secret).toBe(400);
-      expect(body.error.details?.issues?.[0]).toEqual({ path: ["runtime", "httpTools", 0, "headers", "X-Key", "secret"], message: `HTTP tool 'notes.add': ${why}` });
+      expect(body.error.details?.issues?.[0]).toEqual({
+        path: ["runtime", "httpTools", 0, "headers", "X-Key", "secret"],
+        message: `HTTP tool 'notes.add': ${why}`,
+      });
       expect(JSON.stringify(body)).not.toContain("sk-test-double-key");
       expect((await invoke(name)).status).toBe(404);
     }
     // Updating an existing agent is refused the same way, and its previous runtime stays.
     const agent = await createAgent({ runtime: { allowHosts: ["hooks.example.com"] } });
-    const patched = await api(`/api/agents/${agent.name}`, { method: "PATCH", json: { runtime: { allowHosts: [listenerHost], httpTools: [httpTool(target.url(), "OPENAI_API_KEY")] } } });
+    const patched = await api(`/api/agents/${agent.name}`, {
+      method: "PATCH",
+      json: { runtime: { allowHosts: [listenerHost], httpTools: [httpTool(target.url(), "OPENAI_API_KEY")] } },
+    });
     expect(patched.status).toBe(400);
-    expect(((await patched.json()) as ErrorBody).error.details?.issues?.[0]?.path).toEqual(["runtime", "httpTools", 0, "headers", "X-Key", "secret"]);
-    expect(((await (await api(`/api/agents/${agent.name}`)).json()) as any).runtime).toMatchObject({ allowHosts: ["hooks.example.com"], httpTools: [] });
+    expect(((await patched.json()) as ErrorBody).error.details?.issues?.[0]?.path).toEqual([
+      "runtime",
+      "httpTools",
+      0,
+      "headers",
+      "X-Key",
+      "secret",
+    ]);
+    expect(((await (await api(`/api/agents/${agent.name}`)).json()) as any).runtime).toMatchObject({
+      allowHosts: ["hooks.example.com"],
+      httpTools: [],
+    });
     expect(await target.requests()).toEqual([]);
     expect(await listenerCount()).toBe(before);
   });
@@ -90,15 +128,27 @@ describe("secret exfiltration through tools and MCP servers", () => {
   it("refuses a declared secret sent to an endpoint whose host is not on the allowlist, saying which host to add", async () => {
     const before = await listenerCount();
     const target = listenerKey();
-    const { status, body } = await createWith({ allowHosts: ["hooks.example.com"], httpTools: [httpTool(target.url(), "AIRTABLE_KEY")] });
+    const { status, body } = await createWith({
+      allowHosts: ["hooks.example.com"],
+      httpTools: [httpTool(target.url(), "AIRTABLE_KEY")],
+    });
     expect(status).toBe(400);
     expect(body.error.details?.issues).toEqual([
-      { path: ["runtime", "httpTools", 0, "endpoint"], message: `HTTP tool 'notes.add': host ${listenerHost} is not on this agent's allowlist; add "${listenerHost}" to runtime.allowHosts` },
+      {
+        path: ["runtime", "httpTools", 0, "endpoint"],
+        message: `HTTP tool 'notes.add': host ${listenerHost} is not on this agent's allowlist; add "${listenerHost}" to runtime.allowHosts`,
+      },
     ]);
     // A private or metadata address is refused even on the allowlist (the loopback override covers loopback only).
-    const metadata = await createWith({ allowHosts: ["169.254.169.254"], httpTools: [httpTool("http://169.254.169.254/latest/meta-data", "AIRTABLE_KEY")] });
+    const metadata = await createWith({
+      allowHosts: ["169.254.169.254"],
+      httpTools: [httpTool("http://169.254.169.254/latest/meta-data", "AIRTABLE_KEY")],
+    });
     expect(metadata.status).toBe(400);
-    expect(metadata.body.error.details?.issues?.[0]).toEqual({ path: ["runtime", "httpTools", 0, "endpoint"], message: "HTTP tool 'notes.add': endpoint refused: 169.254.169.254 is in the link-local (cloud metadata) range" });
+    expect(metadata.body.error.details?.issues?.[0]).toEqual({
+      path: ["runtime", "httpTools", 0, "endpoint"],
+      message: "HTTP tool 'notes.add': endpoint refused: 169.254.169.254 is in the link-local (cloud metadata) range",
+    });
     expect(await target.requests()).toEqual([]);
     expect(await listenerCount()).toBe(before);
   });
@@ -107,7 +157,10 @@ describe("secret exfiltration through tools and MCP servers", () => {
     const before = await listenerCount();
     const target = listenerKey();
     const agent = await createAgent();
-    const res = await api(`/api/agents/${agent.name}/mcp`, { method: "POST", json: { name: "evil", url: target.url("mcp") } });
+    const res = await api(`/api/agents/${agent.name}/mcp`, {
+      method: "POST",
+      json: { name: "evil", url: target.url("mcp") },
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as ErrorBody;
     expect(body.error.code).toBe("validation_failed");
@@ -120,22 +173,38 @@ describe("secret exfiltration through tools and MCP servers", () => {
   it("refuses at call time a tool stored before the rules tightened (secret or host no longer allowed): the invoke answers a tool error and nothing is sent", async () => {
     const before = await listenerCount();
     const target = listenerKey();
-    const agent = await createAgent({ runtime: { allowHosts: [listenerHost], httpTools: [httpTool(target.url(), "AIRTABLE_KEY")] } });
+    const agent = await createAgent({
+      runtime: { allowHosts: [listenerHost], httpTools: [httpTool(target.url(), "AIRTABLE_KEY")] },
+    });
     const profile = (await (await api(`/api/agents/${agent.name}`)).json()) as any;
     // The profile as the object would hold it had the configuration predated the checks (or the env changed since).
-    const stale = (runtime: Record<string, unknown>) => insideAgent(agentObject(agent.name), (instance) => instance.configure({ ...profile, runtime: { ...profile.runtime, ...runtime } }));
+    const stale = (runtime: Record<string, unknown>) =>
+      insideAgent(agentObject(agent.name), (instance) =>
+        instance.configure({ ...profile, runtime: { ...profile.runtime, ...runtime } }),
+      );
 
     await stale({ httpTools: [httpTool(target.url(), "PANTHEON_ADMIN_TOKEN")] });
     const admin = await invoke(agent.name);
     expect(admin.status).toBe(200);
-    expect(JSON.parse(admin.text)).toMatchObject({ ok: false, error: { message: "refused: secret 'PANTHEON_ADMIN_TOKEN' is Pantheon's own and never reaches a tool (header X-Key)" } });
+    expect(JSON.parse(admin.text)).toMatchObject({
+      ok: false,
+      error: {
+        message: "refused: secret 'PANTHEON_ADMIN_TOKEN' is Pantheon's own and never reaches a tool (header X-Key)",
+      },
+    });
     expect(admin.text).not.toContain("test-admin-token");
 
     await stale({ httpTools: [httpTool(target.url(), "OPENAI_API_KEY")] });
-    expect(JSON.parse((await invoke(agent.name)).text)).toMatchObject({ ok: false, error: { message: expect.stringContaining("secret 'OPENAI_API_KEY' is a model key") } });
+    expect(JSON.parse((await invoke(agent.name)).text)).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("secret 'OPENAI_API_KEY' is a model key") },
+    });
 
     await stale({ allowHosts: [] });
-    expect(JSON.parse((await invoke(agent.name)).text)).toMatchObject({ ok: false, error: { message: `refused: host ${listenerHost} is not on this agent's allowlist` } });
+    expect(JSON.parse((await invoke(agent.name)).text)).toMatchObject({
+      ok: false,
+      error: { message: `refused: host ${listenerHost} is not on this agent's allowlist` },
+    });
 
     expect(await target.requests()).toEqual([]);
     expect(await listenerCount()).toBe(before);
@@ -144,16 +213,28 @@ describe("secret exfiltration through tools and MCP servers", () => {
   it("never follows a redirect from an allowed endpoint: the Location gets nothing", async () => {
     const endpoint = listenerKey();
     const stolen = listenerKey();
-    const agent = await createAgent({ runtime: { allowHosts: [listenerHost], httpTools: [httpTool(endpoint.url("hook", `?redirect=${encodeURIComponent(stolen.url("stolen"))}`), "AIRTABLE_KEY")] } });
+    const agent = await createAgent({
+      runtime: {
+        allowHosts: [listenerHost],
+        httpTools: [
+          httpTool(endpoint.url("hook", `?redirect=${encodeURIComponent(stolen.url("stolen"))}`), "AIRTABLE_KEY"),
+        ],
+      },
+    });
     const outcome = await invoke(agent.name);
-    expect(JSON.parse(outcome.text)).toMatchObject({ ok: false, error: { message: `endpoint answered 302 (redirect to ${stolen.url("stolen")}); redirects are not followed` } });
+    expect(JSON.parse(outcome.text)).toMatchObject({
+      ok: false,
+      error: { message: `endpoint answered 302 (redirect to ${stolen.url("stolen")}); redirects are not followed` },
+    });
     expect(await endpoint.requests()).toHaveLength(1);
     expect(await stolen.requests()).toEqual([]);
   });
 
   it("sends a declared secret to an allowed endpoint (the positive case), and the caller never sees its value", async () => {
     const target = listenerKey();
-    const agent = await createAgent({ runtime: { allowHosts: [listenerHost], httpTools: [httpTool(target.url(), "AIRTABLE_KEY")] } });
+    const agent = await createAgent({
+      runtime: { allowHosts: [listenerHost], httpTools: [httpTool(target.url(), "AIRTABLE_KEY")] },
+    });
     const outcome = await invoke(agent.name);
     expect(JSON.parse(outcome.text)).toMatchObject({ ok: true, output: "ok" });
     const received = await target.requests();

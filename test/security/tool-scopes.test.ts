@@ -27,9 +27,15 @@ const toolRoutes: Record<string, Route | { open: string }> = {
   "memory.store": { open: "remembering what the person said is ordinary agent work; the output gates check it" },
   "memory.search": ["GET", "/api/agents/:name/memories"],
   "memory.forget": ["DELETE", "/api/agents/:name/memories/:id"],
-  "context.sources": { open: "lists only sources the agent's own turns may read: its document sources and what other agents grant it" },
-  "context.search": { open: "reads only the agent's document sources and other agents' sources within their grants, never its memory" },
-  "agent.spawn": { open: "the child is confined by the parent's spawn grant and acts for the spawning run's principal" },
+  "context.sources": {
+    open: "lists only sources the agent's own turns may read: its document sources and what other agents grant it",
+  },
+  "context.search": {
+    open: "reads only the agent's document sources and other agents' sources within their grants, never its memory",
+  },
+  "agent.spawn": {
+    open: "the child is confined by the parent's spawn grant and acts for the spawning run's principal",
+  },
   "feature.create": ["POST", "/api/features"],
   "plan.write": ["PUT", "/api/features/:feature/plan"],
   // Asking a person before planning is part of writing the plan: the plan route's scope.
@@ -53,13 +59,23 @@ function routeScope([method, path]: Route): Scope {
   return routeScopes.find((r) => r.method === method && r.path === path)?.scope ?? "admin";
 }
 
-const profile = { name: "x", runtime: { tools: workToolNames }, script: { spawn: { allowed: true, quota: 1 } } } as unknown as AgentProfile;
+const profile = {
+  name: "x",
+  runtime: { tools: workToolNames },
+  script: { spawn: { allowed: true, quota: 1 } },
+} as unknown as AgentProfile;
 const unused = () => Promise.reject(new Error("unused"));
 const builtinSpecs: ToolSpec[] = [
   makeClockTool(systemClock).spec,
   makeHttpFetchTool({ fetch: unused, allowHosts: [] }).spec,
   ...memoryTools({ store: unused, search: unused, forget: unused }).specs,
-  ...contextTools({ sources: unused, searchOwn: unused, searchForeign: unused, readForeign: unused, ownSources: () => [] }).specs,
+  ...contextTools({
+    sources: unused,
+    searchOwn: unused,
+    searchForeign: unused,
+    readForeign: unused,
+    ownSources: () => [],
+  }).specs,
   ...spawnToolSource(profile).specs,
   ...workToolSource(profile, { work: {} as never, binding: () => null }).specs,
 ];
@@ -78,7 +94,8 @@ describe("every built-in tool needs the scope of its own route", () => {
       const { description, timeoutMs, ...rest } = spec;
       const { description: listed, timeoutMs: listedTimeout, ...catalogRest } = builtinSpec(spec.name);
       expect(rest, spec.name).toEqual(catalogRest);
-      if (spec.name !== "http.fetch") expect({ description, timeoutMs }, spec.name).toEqual({ description: listed, timeoutMs: listedTimeout });
+      if (spec.name !== "http.fetch")
+        expect({ description, timeoutMs }, spec.name).toEqual({ description: listed, timeoutMs: listedTimeout });
     }
     expect(() => builtinSpec("clock.later")).toThrow("'clock.later' is not a built-in tool");
   });

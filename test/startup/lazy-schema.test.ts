@@ -2,12 +2,21 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { agentRuntimeSchema, defaultAgentRuntime } from "../../core/agents";
 import { lazySchema } from "../../core/lazy-schema";
-import { defaultRunLimits, modelSettingKeys, modelSettingsSchema, runLimitKeys, runLimitsSchema } from "../../core/run/limits";
+import {
+  defaultRunLimits,
+  modelSettingKeys,
+  modelSettingsSchema,
+  runLimitKeys,
+  runLimitsSchema,
+} from "../../core/run/limits";
 
 const build = () =>
   z.strictObject({
     name: z.string().regex(/^[a-z]+$/, "lowercase letters"),
-    tags: z.array(z.enum(["a", "b"])).max(2).default([]),
+    tags: z
+      .array(z.enum(["a", "b"]))
+      .max(2)
+      .default([]),
     limit: z.number().int().min(1).optional(),
   });
 
@@ -28,10 +37,18 @@ describe("a schema built on first use (lazySchema)", () => {
   it("gives the same data, issues and messages as the schema built at once, alone and inside another", () => {
     const eager = build();
     const lazy = lazySchema(build);
-    const inputs = [{ name: "ok", tags: ["a"] }, { name: "Bad!", tags: ["c", "a", "b"], limit: 0.5 }, { name: "x", extra: 1 }, "not an object", null];
+    const inputs = [
+      { name: "ok", tags: ["a"] },
+      { name: "Bad!", tags: ["c", "a", "b"], limit: 0.5 },
+      { name: "x", extra: 1 },
+      "not an object",
+      null,
+    ];
     for (const input of inputs) {
       expect(lazy.safeParse(input)).toEqual(eager.safeParse(input));
-      expect(z.object({ at: lazy.optional() }).safeParse({ at: input })).toEqual(z.object({ at: eager.optional() }).safeParse({ at: input }));
+      expect(z.object({ at: lazy.optional() }).safeParse({ at: input })).toEqual(
+        z.object({ at: eager.optional() }).safeParse({ at: input }),
+      );
       expect(z.array(lazy).safeParse([input])).toEqual(z.array(eager).safeParse([input]));
     }
   });

@@ -21,8 +21,12 @@ function samplePath(routePath: string): string {
 function reachesWorker(path: string, runWorkerFirst: Assets["run_worker_first"]): boolean {
   if (runWorkerFirst === true) return true;
   if (!Array.isArray(runWorkerFirst)) return false;
-  const matches = (glob: string) => new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`).test(path);
-  return runWorkerFirst.some((p) => !p.startsWith("!") && matches(p)) && !runWorkerFirst.some((p) => p.startsWith("!") && matches(p.slice(1)));
+  const matches = (glob: string) =>
+    new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`).test(path);
+  return (
+    runWorkerFirst.some((p) => !p.startsWith("!") && matches(p)) &&
+    !runWorkerFirst.some((p) => p.startsWith("!") && matches(p.slice(1)))
+  );
 }
 
 /** The app's routes, except its catch-all (`*`: the PWA's assets), as sample paths grouped by first segment. */
@@ -48,8 +52,12 @@ const config = parse(wranglerToml) as Config;
 
 describe("every route of the app reaches the worker on the served stack (wrangler.toml run_worker_first)", () => {
   it("finds the app's routes, every door the README documents among them (so the checks below are not vacuous)", () => {
-    expect([...routeFamilies().keys()]).toEqual(expect.arrayContaining(["/a2a", "/agents", "/agui", "/api", "/gateways", "/mcp", "/v1"]));
-    expect(routeFamilies().get("/a2a")).toEqual(expect.arrayContaining(["/a2a/agents/x/.well-known/agent-card.json", "/a2a/agents/x"]));
+    expect([...routeFamilies().keys()]).toEqual(
+      expect.arrayContaining(["/a2a", "/agents", "/agui", "/api", "/gateways", "/mcp", "/v1"]),
+    );
+    expect(routeFamilies().get("/a2a")).toEqual(
+      expect.arrayContaining(["/a2a/agents/x/.well-known/agent-card.json", "/a2a/agents/x"]),
+    );
   });
 
   it("the local config ([assets], `npm start`) routes every path of every family to the worker", () => {
@@ -63,7 +71,9 @@ describe("every route of the app reaches the worker on the served stack (wrangle
 
   it("a config without /a2a/* leaves the A2A card and endpoint to the assets (the check can fail)", () => {
     const patterns = (config.assets?.run_worker_first as string[]).filter((p) => p !== "/a2a/*");
-    expect(unrouted({ run_worker_first: patterns })).toEqual(expect.arrayContaining(["/a2a/agents/x", "/a2a/agents/x/.well-known/agent-card.json"]));
+    expect(unrouted({ run_worker_first: patterns })).toEqual(
+      expect.arrayContaining(["/a2a/agents/x", "/a2a/agents/x/.well-known/agent-card.json"]),
+    );
     expect(unrouted({ run_worker_first: patterns }).every((path) => path.startsWith("/a2a/"))).toBe(true);
   });
 

@@ -7,7 +7,10 @@ import * as realMini from "zod/v4-mini";
 import * as bundled from "../../workers/bundle/zod-without-locales";
 import * as bundledMini from "../../workers/bundle/zod-mini-without-locales";
 
-const names = (ns: object, without: string[] = []) => Object.keys(ns).filter((k) => !without.includes(k)).sort();
+const names = (ns: object, without: string[] = []) =>
+  Object.keys(ns)
+    .filter((k) => !without.includes(k))
+    .sort();
 
 describe("zod without its locales (the worker bundle's zod)", () => {
   it("names every export of zod but the locales, at the top, in z and in z.core", () => {
@@ -29,7 +32,8 @@ describe("zod without its locales (the worker bundle's zod)", () => {
   });
 
   it("is the same zod: one copy of each function and class, so schemas mix and instanceof holds", () => {
-    for (const key of names(real.z, ["locales", "core", "iso", "coerce", "util", "regexes"])) expect(bundled.z[key as keyof typeof bundled.z], key).toBe(real.z[key as keyof typeof real.z]);
+    for (const key of names(real.z, ["locales", "core", "iso", "coerce", "util", "regexes"]))
+      expect(bundled.z[key as keyof typeof bundled.z], key).toBe(real.z[key as keyof typeof real.z]);
     expect(bundled.z.object({ a: bundled.z.string() })).toBeInstanceOf(real.z.ZodObject);
     expect(real.z.object({ inner: bundled.z.number() }).safeParse({ inner: 1 }).success).toBe(true);
   });
@@ -37,7 +41,12 @@ describe("zod without its locales (the worker bundle's zod)", () => {
   it("still says what went wrong in English (zod registers it with the first schema)", () => {
     const schema = bundled.z.strictObject({ name: bundled.z.string().min(2), n: bundled.z.number().int() });
     const issues = schema.safeParse({ name: "a", n: "x", extra: 1 }).error?.issues.map((i) => i.message);
-    expect(issues).toEqual(real.z.strictObject({ name: real.z.string().min(2), n: real.z.number().int() }).safeParse({ name: "a", n: "x", extra: 1 }).error?.issues.map((i) => i.message));
+    expect(issues).toEqual(
+      real.z
+        .strictObject({ name: real.z.string().min(2), n: real.z.number().int() })
+        .safeParse({ name: "a", n: "x", extra: 1 })
+        .error?.issues.map((i) => i.message),
+    );
     expect(issues).toContain("Invalid input: expected number, received string");
   });
 });

@@ -24,13 +24,21 @@ const spec: ToolSpec = {
 describe("tool converters", () => {
   it("round-trips a tool through an MCP manifest, keeping the dotted name", () => {
     const manifest = toMcpTool(spec);
-    expect(manifest).toEqual({ name: "github.list_prs", description: spec.description, inputSchema: spec.parameters, _meta: { "pantheon/tool": { runtime: "builtin" } } });
+    expect(manifest).toEqual({
+      name: "github.list_prs",
+      description: spec.description,
+      inputSchema: spec.parameters,
+      _meta: { "pantheon/tool": { runtime: "builtin" } },
+    });
     expect(fromMcpTool(manifest, "builtin")).toEqual(spec);
   });
 
   it("round-trips a tool through an OpenAI function tool with a provider-safe name", () => {
     const tool = toOpenAITool(spec);
-    expect(tool).toEqual({ type: "function", function: { name: "github__list_prs", description: spec.description, parameters: spec.parameters } });
+    expect(tool).toEqual({
+      type: "function",
+      function: { name: "github__list_prs", description: spec.description, parameters: spec.parameters },
+    });
     expect(tool.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
     expect(fromOpenAITool(tool)).toEqual(spec);
   });
@@ -42,7 +50,11 @@ describe("tool converters", () => {
   });
 
   it("gives the model port the declared name, description and schema", () => {
-    expect(toModelTool(spec)).toEqual({ name: "github.list_prs", description: spec.description, parameters: spec.parameters });
+    expect(toModelTool(spec)).toEqual({
+      name: "github.list_prs",
+      description: spec.description,
+      parameters: spec.parameters,
+    });
   });
 
   it("encodes clock.now as clock__now and back", () => {

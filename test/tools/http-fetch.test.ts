@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { forbiddenRangeOf, makeHttpFetchTool, makeToolRegistry } from "../../core/tools";
 
-function fakeFetch(respond: (url: string, init?: RequestInit) => Response = () => new Response("hello", { headers: { "content-type": "text/plain" } })) {
+function fakeFetch(
+  respond: (url: string, init?: RequestInit) => Response = () =>
+    new Response("hello", { headers: { "content-type": "text/plain" } }),
+) {
   const calls: { url: string; init: RequestInit | undefined }[] = [];
   const fetch = async (url: string, init?: RequestInit) => {
     calls.push({ url, init });
@@ -10,7 +13,10 @@ function fakeFetch(respond: (url: string, init?: RequestInit) => Response = () =
   return { fetch, calls };
 }
 
-function httpTools(fetch: (url: string, init?: RequestInit) => Promise<Response>, extra: { maxBytes?: number; resolve?: (host: string) => Promise<string[]> } = {}) {
+function httpTools(
+  fetch: (url: string, init?: RequestInit) => Promise<Response>,
+  extra: { maxBytes?: number; resolve?: (host: string) => Promise<string[]> } = {},
+) {
   const tool = makeHttpFetchTool({ fetch, allowHosts: ["api.example.com", "*.allowed.dev"], ...extra });
   return makeToolRegistry([tool.spec], { [tool.spec.name]: tool.implementation });
 }
@@ -76,21 +82,38 @@ describe("http.fetch", () => {
 
   it("refuses an allowlisted name that resolves to a private address", async () => {
     const { fetch, calls } = fakeFetch();
-    const outcome = await httpTools(fetch, { resolve: async () => ["93.184.216.34", "10.0.0.7"] }).invoke("http.fetch", { url: "https://api.example.com/" });
-    expect(outcome.ok === false && outcome.error.message).toBe("refused: api.example.com resolves to 10.0.0.7, in the private range");
+    const outcome = await httpTools(fetch, { resolve: async () => ["93.184.216.34", "10.0.0.7"] }).invoke(
+      "http.fetch",
+      { url: "https://api.example.com/" },
+    );
+    expect(outcome.ok === false && outcome.error.message).toBe(
+      "refused: api.example.com resolves to 10.0.0.7, in the private range",
+    );
     expect(calls).toHaveLength(0);
   });
 
   it("re-checks every redirect and refuses one that points inside", async () => {
-    const { fetch, calls } = fakeFetch((url) => (url.includes("api.example.com") ? new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest" } }) : new Response("secret")));
+    const { fetch, calls } = fakeFetch((url) =>
+      url.includes("api.example.com")
+        ? new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest" } })
+        : new Response("secret"),
+    );
     const outcome = await httpTools(fetch).invoke("http.fetch", { url: "https://api.example.com/go" });
     expect(outcome.ok === false && outcome.error.message).toContain("169.254.169.254 is in the link-local");
     expect(calls.map((c) => c.url)).toEqual(["https://api.example.com/go"]);
   });
 
   it("follows an allowed redirect, turning a POST into a GET after 303", async () => {
-    const { fetch, calls } = fakeFetch((url) => (url.endsWith("/submit") ? new Response(null, { status: 303, headers: { location: "/done" } }) : new Response("done")));
-    const outcome = await httpTools(fetch).invoke("http.fetch", { url: "https://api.example.com/submit", method: "POST", body: "x=1" });
+    const { fetch, calls } = fakeFetch((url) =>
+      url.endsWith("/submit")
+        ? new Response(null, { status: 303, headers: { location: "/done" } })
+        : new Response("done"),
+    );
+    const outcome = await httpTools(fetch).invoke("http.fetch", {
+      url: "https://api.example.com/submit",
+      method: "POST",
+      body: "x=1",
+    });
     expect(outcome.ok && outcome.output).toMatch(/^HTTP 200\n.*\n\ndone$/);
     expect(calls.map((c) => [c.url, c.init?.method, c.init?.body])).toEqual([
       ["https://api.example.com/submit", "POST", "x=1"],
@@ -101,8 +124,12 @@ describe("http.fetch", () => {
   it("cuts a large body at maxBytes and marks the cut", async () => {
     const big = "a".repeat(5000);
     const { fetch } = fakeFetch(() => new Response(big, { headers: { "content-length": "5000" } }));
-    const outcome = await httpTools(fetch, { maxBytes: 100 }).invoke("http.fetch", { url: "https://api.example.com/big" });
-    expect(outcome.ok && outcome.output.endsWith(`\n\n${"a".repeat(100)}\n…[truncated: 100 of 5000 bytes shown]`)).toBe(true);
+    const outcome = await httpTools(fetch, { maxBytes: 100 }).invoke("http.fetch", {
+      url: "https://api.example.com/big",
+    });
+    expect(outcome.ok && outcome.output.endsWith(`\n\n${"a".repeat(100)}\n…[truncated: 100 of 5000 bytes shown]`)).toBe(
+      true,
+    );
   });
 
   it("stops reading a streamed body of unknown size past maxBytes", async () => {
@@ -114,8 +141,12 @@ describe("http.fetch", () => {
       },
     });
     const { fetch } = fakeFetch(() => new Response(stream));
-    const outcome = await httpTools(fetch, { maxBytes: 100 }).invoke("http.fetch", { url: "https://api.example.com/stream" });
-    expect(outcome.ok && outcome.output).toBe(`HTTP 200\n\n${"b".repeat(100)}\n…[truncated: 100 of more than 100 bytes shown]`);
+    const outcome = await httpTools(fetch, { maxBytes: 100 }).invoke("http.fetch", {
+      url: "https://api.example.com/stream",
+    });
+    expect(outcome.ok && outcome.output).toBe(
+      `HTTP 200\n\n${"b".repeat(100)}\n…[truncated: 100 of more than 100 bytes shown]`,
+    );
     expect(pulled).toBeLessThan(10);
   });
 });

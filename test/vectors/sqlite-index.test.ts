@@ -20,7 +20,8 @@ function inAgent<T>(stub: ReturnType<typeof freshAgent>, body: (sql: SqlLike) =>
  */
 function openInAgent(stub: ReturnType<typeof freshAgent>, options: SqliteIndexOptions): VectorPort {
   let index: VectorPort | undefined;
-  const within = <T>(call: (index: VectorPort) => Promise<T>) => inAgent(stub, (sql) => call((index ??= makeSqliteIndex(sql, options))));
+  const within = <T>(call: (index: VectorPort) => Promise<T>) =>
+    inAgent(stub, (sql) => call((index ??= makeSqliteIndex(sql, options))));
   return {
     upsert: (records) => within((i) => i.upsert(records)),
     query: (values, query) => within((i) => i.query(values, query)),
@@ -36,7 +37,10 @@ runVectorIndexContract({
       open: (namespace) => openInAgent(stub, { dimensions, namespace }),
       storedIds: (namespace) =>
         inAgent(stub, (sql) =>
-          sql.exec<{ id: string }>("SELECT id FROM pantheon_vec_items WHERE namespace = ? ORDER BY id", namespace).toArray().map((r) => r.id),
+          sql
+            .exec<{ id: string }>("SELECT id FROM pantheon_vec_items WHERE namespace = ? ORDER BY id", namespace)
+            .toArray()
+            .map((r) => r.id),
         ),
     };
   },
@@ -48,7 +52,11 @@ describe("the SQLite index", () => {
     const tables = await inAgent(stub, (sql) => {
       makeSqliteIndex(sql, { dimensions: 8 });
       makeSqliteIndex(sql, { dimensions: 8 });
-      return sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'pantheon_vec_%' ORDER BY name").toArray();
+      return sql
+        .exec<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'pantheon_vec_%' ORDER BY name",
+        )
+        .toArray();
     });
     expect(tables.map((t) => t.name)).toEqual(["pantheon_vec_items", "pantheon_vec_lists", "pantheon_vec_spaces"]);
   });
@@ -57,7 +65,10 @@ describe("the SQLite index", () => {
     const stub = freshAgent();
     const index = openInAgent(stub, { dimensions: contractDimensions });
     await index.upsert([{ id: "m1", values: axis(0) }]);
-    const type = await inAgent(stub, (sql) => sql.exec<{ t: string }>("SELECT typeof(vector) AS t FROM pantheon_vec_items").one().t);
+    const type = await inAgent(
+      stub,
+      (sql) => sql.exec<{ t: string }>("SELECT typeof(vector) AS t FROM pantheon_vec_items").one().t,
+    );
     expect(type).toBe("blob");
   });
 
@@ -71,10 +82,18 @@ describe("the SQLite index", () => {
 
   it("rejects vectors of the wrong size, all-zero vectors and non-scalar metadata", async () => {
     const index = openInAgent(freshAgent(), { dimensions: contractDimensions });
-    await expect(index.upsert([{ id: "short", values: [1, 2, 3] }])).rejects.toThrow("vector 'short' has 3 dimensions, the index expects 16");
-    await expect(index.upsert([{ id: "zero", values: new Array(contractDimensions).fill(0) }])).rejects.toThrow(/all zeros/);
-    await expect(index.upsert([{ id: "deep", values: axis(0), metadata: { tags: ["a"] } as never }])).rejects.toThrow(/metadata of vector 'deep'/);
-    await expect(index.query([1], { topK: 1 })).rejects.toThrow("the query vector has 1 dimensions, the index expects 16");
+    await expect(index.upsert([{ id: "short", values: [1, 2, 3] }])).rejects.toThrow(
+      "vector 'short' has 3 dimensions, the index expects 16",
+    );
+    await expect(index.upsert([{ id: "zero", values: new Array(contractDimensions).fill(0) }])).rejects.toThrow(
+      /all zeros/,
+    );
+    await expect(index.upsert([{ id: "deep", values: axis(0), metadata: { tags: ["a"] } as never }])).rejects.toThrow(
+      /metadata of vector 'deep'/,
+    );
+    await expect(index.query([1], { topK: 1 })).rejects.toThrow(
+      "the query vector has 1 dimensions, the index expects 16",
+    );
   });
 
   it("still finds every stored vector first for itself after its lists have split many times, also after a restart", async () => {
@@ -82,12 +101,18 @@ describe("the SQLite index", () => {
     const options = { dimensions: contractDimensions, tuning: { maxListSize: 8, minScan: 16, scanFraction: 0.1 } };
     const records = Array.from({ length: 200 }, (_, i) => ({
       id: `v${i}`,
-      values: Array.from({ length: contractDimensions }, (_, j) => Math.sin((i + 1) * (j + 1) * 0.37) + (j === i % contractDimensions ? 2 : 0)),
+      values: Array.from(
+        { length: contractDimensions },
+        (_, j) => Math.sin((i + 1) * (j + 1) * 0.37) + (j === i % contractDimensions ? 2 : 0),
+      ),
       metadata: { even: i % 2 === 0 },
     }));
     const index = openInAgent(stub, options);
     await index.upsert(records);
-    const lists = await inAgent(stub, (sql) => sql.exec<{ n: number }>("SELECT count(*) AS n FROM pantheon_vec_lists").one().n);
+    const lists = await inAgent(
+      stub,
+      (sql) => sql.exec<{ n: number }>("SELECT count(*) AS n FROM pantheon_vec_lists").one().n,
+    );
     expect(lists).toBeGreaterThan(10);
     const restarted = openInAgent(stub, options);
     for (const probe of [index, restarted]) {
@@ -99,8 +124,17 @@ describe("the SQLite index", () => {
   });
 
   it("answers a filtered query in full even when few vectors match the filter", async () => {
-    const index = openInAgent(freshAgent(), { dimensions: contractDimensions, tuning: { maxListSize: 8, minScan: 8, scanFraction: 0.05 } });
-    await index.upsert(Array.from({ length: 300 }, (_, i) => ({ id: `v${i}`, values: axis(i, i + 5, (i % 7) / 10), metadata: { rare: i % 100 === 0 } })));
+    const index = openInAgent(freshAgent(), {
+      dimensions: contractDimensions,
+      tuning: { maxListSize: 8, minScan: 8, scanFraction: 0.05 },
+    });
+    await index.upsert(
+      Array.from({ length: 300 }, (_, i) => ({
+        id: `v${i}`,
+        values: axis(i, i + 5, (i % 7) / 10),
+        metadata: { rare: i % 100 === 0 },
+      })),
+    );
     const matches = await index.query(axis(3), { topK: 10, filter: { rare: true } });
     expect(matches.map((m) => m.id).sort()).toEqual(["v0", "v100", "v200"]);
   });

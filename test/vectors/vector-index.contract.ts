@@ -55,7 +55,10 @@ export function runVectorIndexContract({ name, make }: VectorIndexContractOption
       const fixture = await make(contractDimensions);
       const index = fixture.open("agent-meta");
       const metadata: VectorMetadata = { kind: "fact", source: "chat", weight: 2, pinned: true };
-      await index.upsert([{ id: "m1", values: axis(3), metadata }, { id: "m2", values: axis(4) }]);
+      await index.upsert([
+        { id: "m1", values: axis(3), metadata },
+        { id: "m2", values: axis(4) },
+      ]);
       const matches = await index.query(axis(3), { topK: 2 });
       expect(matches[0]).toMatchObject({ id: "m1", metadata });
       expect(matches[1]!.id).toBe("m2");

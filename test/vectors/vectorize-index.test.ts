@@ -10,7 +10,9 @@ runVectorIndexContract({
     return {
       open: (namespace) => makeVectorizeIndex(binding, { namespace }),
       async storedIds(namespace) {
-        return [...binding.stored.values()].filter((v) => v.namespace === namespace).map((v) => v.id.slice(v.id.indexOf(":") + 1));
+        return [...binding.stored.values()]
+          .filter((v) => v.namespace === namespace)
+          .map((v) => v.id.slice(v.id.indexOf(":") + 1));
       },
     };
   },
@@ -41,7 +43,12 @@ describe("the Vectorize adapter", () => {
     await index.upsert(records);
     await index.deleteByIds(records.map((r) => r.id));
     expect(binding.calls.map((c) => `${c.method}:${(c.args[0] as unknown[]).length}`)).toEqual([
-      "upsert:1000", "upsert:1000", "upsert:500", "deleteByIds:1000", "deleteByIds:1000", "deleteByIds:500",
+      "upsert:1000",
+      "upsert:1000",
+      "upsert:500",
+      "deleteByIds:1000",
+      "deleteByIds:1000",
+      "deleteByIds:500",
     ]);
     expect(binding.stored.size).toBe(0);
   });
@@ -49,7 +56,9 @@ describe("the Vectorize adapter", () => {
   it("refuses an id too long for Vectorize before calling it", async () => {
     const binding = makeVectorizeDouble({ dimensions: contractDimensions });
     const index = makeVectorizeIndex(binding, { namespace: "agent-1" });
-    await expect(index.upsert([{ id: "x".repeat(60), values: axis(0) }])).rejects.toThrow(/too long for Vectorize \(at most 53 bytes\)/);
+    await expect(index.upsert([{ id: "x".repeat(60), values: axis(0) }])).rejects.toThrow(
+      /too long for Vectorize \(at most 53 bytes\)/,
+    );
     expect(binding.calls).toEqual([]);
   });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { hasConflictMarkers, mergeTrees, parseUploadRequest, pathsChangedOnBothSides, pktLine, uploadPackAdvertisement } from "../../core/work";
+import {
+  hasConflictMarkers,
+  mergeTrees,
+  parseUploadRequest,
+  pathsChangedOnBothSides,
+  pktLine,
+  uploadPackAdvertisement,
+} from "../../core/work";
 
 const texts = new Map([
   ["b1", "a\nb\nc\nd\ne\n"],
@@ -11,9 +18,22 @@ const text = (oid: string) => texts.get(oid)!;
 
 describe("three-way merge of two trees (core/work git-merge)", () => {
   it("takes one side's change, both sides' identical change, and line-merges edits to different lines", () => {
-    const base = new Map([["f", "b1"], ["keep", "k"], ["gone", "g"]]);
-    const ours = new Map([["f", "o1"], ["keep", "k"], ["gone", "g"], ["new-ours", "n1"]]);
-    const theirs = new Map([["f", "t1"], ["keep", "k"], ["new-theirs", "n2"]]);
+    const base = new Map([
+      ["f", "b1"],
+      ["keep", "k"],
+      ["gone", "g"],
+    ]);
+    const ours = new Map([
+      ["f", "o1"],
+      ["keep", "k"],
+      ["gone", "g"],
+      ["new-ours", "n1"],
+    ]);
+    const theirs = new Map([
+      ["f", "t1"],
+      ["keep", "k"],
+      ["new-theirs", "n2"],
+    ]);
     const merged = mergeTrees({ base, ours, theirs }, text);
     expect(merged.conflicts).toEqual([]);
     expect(merged.files.get("f")).toEqual({ text: "A\nb\nc\nd\nE\n" });
@@ -25,7 +45,20 @@ describe("three-way merge of two trees (core/work git-merge)", () => {
   });
 
   it("marks the same line changed differently as a conflict with both sides, and a delete against a change too", () => {
-    const merged = mergeTrees({ base: new Map([["f", "b1"], ["d", "b1"]]), ours: new Map([["f", "o1"]]), theirs: new Map([["f", "t2"], ["d", "t1"]]) }, text);
+    const merged = mergeTrees(
+      {
+        base: new Map([
+          ["f", "b1"],
+          ["d", "b1"],
+        ]),
+        ours: new Map([["f", "o1"]]),
+        theirs: new Map([
+          ["f", "t2"],
+          ["d", "t1"],
+        ]),
+      },
+      text,
+    );
     expect(merged.conflicts.map((c) => c.path)).toEqual(["d", "f"]);
     const f = merged.conflicts.find((c) => c.path === "f")!;
     expect(f).toMatchObject({ base: "a\nb\nc\nd\ne\n", ours: "A\nb\nc\nd\ne\n", theirs: "X\nb\nc\nd\ne\n" });
@@ -44,7 +77,12 @@ describe("git's smart-HTTP wire format (core/work git-wire)", () => {
     expect(ad).toContain(`${oid} HEAD\u0000agent=pantheon ofs-delta symref=HEAD:refs/heads/main\n`);
     expect(ad).toContain(`${oid} refs/heads/main\n`);
     expect(ad.endsWith("0000")).toBe(true);
-    const body = new Uint8Array([...pktLine(`want ${oid} ofs-delta\n`), ...new TextEncoder().encode("0000"), ...pktLine(`have ${"b".repeat(40)}\n`), ...pktLine("done\n")]);
+    const body = new Uint8Array([
+      ...pktLine(`want ${oid} ofs-delta\n`),
+      ...new TextEncoder().encode("0000"),
+      ...pktLine(`have ${"b".repeat(40)}\n`),
+      ...pktLine("done\n"),
+    ]);
     expect(parseUploadRequest(body)).toEqual({ wants: [oid], haves: ["b".repeat(40)], done: true });
     expect(() => parseUploadRequest(new TextEncoder().encode("zzzzjunk"))).toThrow();
   });

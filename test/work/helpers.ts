@@ -12,7 +12,18 @@ export async function tokenOf(scope: "chat" | "approve" | "admin"): Promise<stri
 }
 
 /** The tools an orchestrating agent declares. */
-export const plannerTools = ["feature.create", "plan.ask", "plan.write", "plan.read", "tasks.sync", "task.start", "task.discard", "status", "fs.list", "fs.read"];
+export const plannerTools = [
+  "feature.create",
+  "plan.ask",
+  "plan.write",
+  "plan.read",
+  "tasks.sync",
+  "task.start",
+  "task.discard",
+  "status",
+  "fs.list",
+  "fs.read",
+];
 
 /**
  * A planner agent on the scripted model, and a worker model of the feature's own (tasks run one at a
@@ -48,7 +59,16 @@ export async function json(res: Response | Promise<Response>): Promise<any> {
 export async function approvedFeature(markdown: string, options: { files?: Record<string, string> } = {}) {
   const setup = await plannerAndWorkers();
   const name = uniqueName("feat").slice(0, 40);
-  const created = await api("/api/features", { method: "POST", json: { name, title: "A feature", orchestrator: setup.planner.name, worker: setup.worker, ...(options.files ? { files: options.files } : {}) } });
+  const created = await api("/api/features", {
+    method: "POST",
+    json: {
+      name,
+      title: "A feature",
+      orchestrator: setup.planner.name,
+      worker: setup.worker,
+      ...(options.files ? { files: options.files } : {}),
+    },
+  });
   if (created.status !== 201) throw new Error(`create feature: ${created.status} ${await created.text()}`);
   const plan = await api(`/api/features/${name}/plan`, { method: "PUT", json: { markdown } });
   if (plan.status !== 200) throw new Error(`plan: ${plan.status} ${await plan.text()}`);

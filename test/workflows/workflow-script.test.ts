@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { compileScript, compileScriptJson, printScript } from "../../core/dsl";
-import { finishStep, initialProgress, joinOf, questionOf, readySteps, startStep, workflowSchema, type Workflow, type WorkflowProgress } from "../../core/workflows";
+import {
+  finishStep,
+  initialProgress,
+  joinOf,
+  questionOf,
+  readySteps,
+  startStep,
+  workflowSchema,
+  type Workflow,
+  type WorkflowProgress,
+} from "../../core/workflows";
 
 const verdict = `(actor "chair"
   (description "Chairs the launch review.")
@@ -18,11 +28,37 @@ describe("workflows in scripts", () => {
     expect(script.workflows?.[0]).toEqual({
       name: "verdict",
       steps: [
-        { id: "a", kind: "ask", agent: "judge-a", input: "Approve the launch of {{input}}? Answer yes or no.", after: [] },
-        { id: "b", kind: "ask", agent: "judge-b", input: "Approve the launch of {{input}}? Answer yes or no.", after: [] },
-        { id: "c", kind: "ask", agent: "judge-c", input: "Approve the launch of {{input}}? Answer yes or no.", after: [] },
+        {
+          id: "a",
+          kind: "ask",
+          agent: "judge-a",
+          input: "Approve the launch of {{input}}? Answer yes or no.",
+          after: [],
+        },
+        {
+          id: "b",
+          kind: "ask",
+          agent: "judge-b",
+          input: "Approve the launch of {{input}}? Answer yes or no.",
+          after: [],
+        },
+        {
+          id: "c",
+          kind: "ask",
+          agent: "judge-c",
+          input: "Approve the launch of {{input}}? Answer yes or no.",
+          after: [],
+        },
         { id: "vote", kind: "join", policy: "majority", after: ["a", "b", "c"] },
-        { id: "memo", kind: "fanout", targets: ["writer", "judge-a"], policy: "critique", rounds: 2, input: "Write the memo: the verdict on {{input}} is {{vote}}.", after: ["vote"] },
+        {
+          id: "memo",
+          kind: "fanout",
+          targets: ["writer", "judge-a"],
+          policy: "critique",
+          rounds: 2,
+          input: "Write the memo: the verdict on {{input}} is {{vote}}.",
+          after: ["vote"],
+        },
       ],
     });
     expect(compileScript(printScript(script)).script).toEqual(script);
@@ -30,11 +66,32 @@ describe("workflows in scripts", () => {
   });
 
   it("a step that uses an output it does not wait for, an edge to no step, or a cycle is refused naming the step", () => {
-    const issues = (wf: unknown) => workflowSchema.safeParse(wf).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
-    expect(issues({ name: "w", steps: [{ id: "a", kind: "ask", agent: "x", input: "{{b}}" }, { id: "b", kind: "ask", agent: "y", input: "q" }] })).toEqual(["steps.0: step 'a' uses {{b}} but does not list 'b' in after"]);
-    expect(issues({ name: "w", steps: [{ id: "a", kind: "ask", agent: "x", input: "q", after: ["zz"] }] })).toEqual(["steps.0.after.0: no step 'zz' (steps: a)"]);
-    expect(issues({ name: "w", steps: [{ id: "a", kind: "ask", agent: "x", input: "q", after: ["b"] }, { id: "b", kind: "ask", agent: "y", input: "q", after: ["a"] }] })).toEqual(["steps: the steps form a cycle: a → b → a"]);
-    expect(issues({ name: "w", steps: [{ id: "a", kind: "wait", agent: "x" }] })[0]).toContain("kind: one of ask, fanout, tool, join");
+    const issues = (wf: unknown) =>
+      workflowSchema.safeParse(wf).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
+    expect(
+      issues({
+        name: "w",
+        steps: [
+          { id: "a", kind: "ask", agent: "x", input: "{{b}}" },
+          { id: "b", kind: "ask", agent: "y", input: "q" },
+        ],
+      }),
+    ).toEqual(["steps.0: step 'a' uses {{b}} but does not list 'b' in after"]);
+    expect(issues({ name: "w", steps: [{ id: "a", kind: "ask", agent: "x", input: "q", after: ["zz"] }] })).toEqual([
+      "steps.0.after.0: no step 'zz' (steps: a)",
+    ]);
+    expect(
+      issues({
+        name: "w",
+        steps: [
+          { id: "a", kind: "ask", agent: "x", input: "q", after: ["b"] },
+          { id: "b", kind: "ask", agent: "y", input: "q", after: ["a"] },
+        ],
+      }),
+    ).toEqual(["steps: the steps form a cycle: a → b → a"]);
+    expect(issues({ name: "w", steps: [{ id: "a", kind: "wait", agent: "x" }] })[0]).toContain(
+      "kind: one of ask, fanout, tool, join",
+    );
     // The positive control: the script's own workflow is valid.
     expect(issues(compileScript(verdict).script.workflows![0])).toEqual([]);
   });
@@ -53,7 +110,9 @@ describe("workflows in scripts", () => {
     const vote = joinOf(wf.steps[3] as Extract<Workflow["steps"][number], { kind: "join" }>, p);
     expect(vote).toMatchObject({ ok: true, answer: "Yes." });
     p = finishStep(wf, startStep(p, "vote", 4), "vote", { output: vote.answer }, 4);
-    expect(questionOf(wf.steps[4] as Extract<Workflow["steps"][number], { kind: "fanout" }>, "v2.0", p)).toBe("Write the memo: the verdict on v2.0 is Yes..");
+    expect(questionOf(wf.steps[4] as Extract<Workflow["steps"][number], { kind: "fanout" }>, "v2.0", p)).toBe(
+      "Write the memo: the verdict on v2.0 is Yes..",
+    );
     p = finishStep(wf, startStep(p, "memo", 5), "memo", { output: "Memo." }, 6);
     expect(p).toMatchObject({ status: "completed", output: "Memo." });
   });

@@ -1,7 +1,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { lazySchema } from "../../core/lazy-schema";
-import { agentInputSchema, agentNameSchema, agentPatchSchema, assertRuntimeOutbound, type AgentProfile } from "../../core/agents";
+import {
+  agentInputSchema,
+  agentNameSchema,
+  agentPatchSchema,
+  assertRuntimeOutbound,
+  type AgentProfile,
+} from "../../core/agents";
 import { defaultModelFrom } from "../../core/models";
 import { modelChoiceSchema, modelSettingsSchema } from "../../core/run/limits";
 import { modelSecretNamesOf, resolvedModelOf } from "../../durable-objects/agent/runs/models";
@@ -20,18 +26,42 @@ export const nameParam = lazySchema(() => z.object({ name: agentNameSchema }));
  * The names of the project's own secrets when one of `profiles` reads a model setting (whose key
  * answers it, core/models project-keys); no registry round trip otherwise.
  */
-export async function ownSecretNamesFor(env: Env, project: string, profiles: Pick<AgentProfile, "model">[]): Promise<string[]> {
+export async function ownSecretNamesFor(
+  env: Env,
+  project: string,
+  profiles: Pick<AgentProfile, "model">[],
+): Promise<string[]> {
   return profiles.some((p) => modelSecretNamesOf(p).length) ? (await registryStub(env, project).secretNames()).own : [];
 }
 
 /** The API's view of an agent: its profile, its live status, and what its model resolves to here, why, and whose key it calls with. */
 async function withStatus(env: Env, project: string, profile: AgentProfile, ownSecrets?: string[]) {
-  const [live, own] = await Promise.all([(await agentStub(env, project, profile.name)).status(), ownSecrets ?? ownSecretNamesFor(env, project, [profile])]);
-  return { ...profile, status: live.status, lastActivityAt: live.lastActivityAt, spend: live.spend, resolvedModel: resolvedModelOf(profile, env, own) };
+  const [live, own] = await Promise.all([
+    (await agentStub(env, project, profile.name)).status(),
+    ownSecrets ?? ownSecretNamesFor(env, project, [profile]),
+  ]);
+  return {
+    ...profile,
+    status: live.status,
+    lastActivityAt: live.lastActivityAt,
+    spend: live.spend,
+    resolvedModel: resolvedModelOf(profile, env, own),
+  };
 }
 
 /** `POST …/tick`: optionally the session its reply goes to (the default one otherwise). */
-const tickSchema = lazySchema(() => z.strictObject({ session: z.string().min(1).max(64).regex(/^[A-Za-z0-9-]+$/, "a session id as returned by the sessions API").optional() }).default({}));
+const tickSchema = lazySchema(() =>
+  z
+    .strictObject({
+      session: z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[A-Za-z0-9-]+$/, "a session id as returned by the sessions API")
+        .optional(),
+    })
+    .default({}),
+);
 
 /** Creating an agent: without a `model`, it gets the deployment's default (`PANTHEON_DEFAULT_PROVIDER`). */
 const createAgentSchema = lazySchema(() => agentInputSchema.extend({ model: modelChoiceSchema.optional() }));
@@ -71,7 +101,9 @@ export const agentRoutes = new Hono<AppEnv>()
     const project = c.get("project");
     const { runtime } = c.req.valid("json");
     if (runtime) assertRuntimeOutbound(runtime, await projectOutbound(c.env, c.get("project"), runtime));
-    const profile = await call(registryStub(c.env, project).updateAgent(c.req.valid("param").name, c.req.valid("json")));
+    const profile = await call(
+      registryStub(c.env, project).updateAgent(c.req.valid("param").name, c.req.valid("json")),
+    );
     await pushProfile(c.env, project, profile);
     return c.json(await withStatus(c.env, project, profile));
   })
@@ -82,7 +114,13 @@ export const agentRoutes = new Hono<AppEnv>()
     await call(registryStub(c.env, project).getAgent(name));
     const { session } = c.req.valid("json");
     const outcome = await call((await agentStub(c.env, project, name)).tick(runPrincipal(c), session));
-    return c.json({ runId: outcome.runId, sessionId: outcome.sessionId, status: outcome.status, reply: outcome.reply, ...(outcome.error ? { error: outcome.error } : {}) });
+    return c.json({
+      runId: outcome.runId,
+      sessionId: outcome.sessionId,
+      status: outcome.status,
+      reply: outcome.reply,
+      ...(outcome.error ? { error: outcome.error } : {}),
+    });
   })
   .delete("/:name", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
@@ -91,7 +129,10 @@ export const agentRoutes = new Hono<AppEnv>()
     await call(registry.getAgent(name));
     // The agent first (its sockets, streams and pending approvals end, then its storage), the
     // registry's row last: a deletion cut off midway leaves an agent that can be deleted again.
-    await (await agentStub(c.env, project, name)).forget({ by: `the deletion of agent '${name}'`, closeReason: `agent '${name}' was deleted` });
+    await (await agentStub(c.env, project, name)).forget({
+      by: `the deletion of agent '${name}'`,
+      closeReason: `agent '${name}' was deleted`,
+    });
     await forgetGateways(c.env, project, name);
     await imageStoreOf(c.env).removeAll({ project, agent: name });
     await call(registry.deleteAgent(name));

@@ -29,7 +29,10 @@ export const connectionRoutes = new Hono<AppEnv>()
     const profile = await call(registry.setConnections(name, c.req.valid("json").connections));
     await (await agentStub(c.env, project, profile.name)).configure(profile);
     // Each agent added or dropped holds who may ask it (`askedBy`) and admits requests from that.
-    const changed = [...before.connections.filter((n) => !profile.connections.includes(n)), ...profile.connections.filter((n) => !before.connections.includes(n))];
+    const changed = [
+      ...before.connections.filter((n) => !profile.connections.includes(n)),
+      ...profile.connections.filter((n) => !before.connections.includes(n)),
+    ];
     await Promise.all(
       changed.map(async (target) => {
         const got = await registry.getAgent(target);

@@ -16,12 +16,20 @@ const previewQuery = lazySchema(() =>
     /** A smaller prompt budget than the agent's, to see what would be dropped. */
     maxTokens: z.coerce.number().int().min(1).max(200_000).optional(),
     /** How many ranked memories the compile may include (within the token budget); 12 when absent. */
-    k: z.coerce.number({ message: "k is a whole number of memories" }).int("k is a whole number of memories").min(1, "k is at least 1").max(maxItemsLimit, `k is at most ${maxItemsLimit}`).optional(),
+    k: z.coerce
+      .number({ message: "k is a whole number of memories" })
+      .int("k is a whole number of memories")
+      .min(1, "k is at least 1")
+      .max(maxItemsLimit, `k is at most ${maxItemsLimit}`)
+      .optional(),
   }),
 );
 
 const sourceParam = nameParam.extend({
-  source: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a source name: a lower-case slug").refine((s) => s !== "memory", "'memory' is the agent's own memory, not a document source"),
+  source: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a source name: a lower-case slug")
+    .refine((s) => s !== "memory", "'memory' is the agent's own memory, not a document source"),
 });
 
 const documentBody = lazySchema(() =>
@@ -36,10 +44,25 @@ export const contextRoutes = new Hono<AppEnv>()
   .get("/:name/context", scope("admin"), valid("param", nameParam), valid("query", previewQuery), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     const { q, session, maxTokens, k } = c.req.valid("query");
-    return c.json(await call(agent.previewContext({ q, ...(session ? { session } : {}), ...(maxTokens ? { maxTokens } : {}), ...(k ? { k } : {}) })));
+    return c.json(
+      await call(
+        agent.previewContext({
+          q,
+          ...(session ? { session } : {}),
+          ...(maxTokens ? { maxTokens } : {}),
+          ...(k ? { k } : {}),
+        }),
+      ),
+    );
   })
-  .post("/:name/sources/:source/documents", scope("admin"), valid("param", sourceParam), valid("json", documentBody), async (c) => {
-    const { name, source } = c.req.valid("param");
-    const agent = await agentStub(c.env, c.get("project"), name);
-    return c.json(await call(agent.addDocument(source, c.req.valid("json"))), 201);
-  });
+  .post(
+    "/:name/sources/:source/documents",
+    scope("admin"),
+    valid("param", sourceParam),
+    valid("json", documentBody),
+    async (c) => {
+      const { name, source } = c.req.valid("param");
+      const agent = await agentStub(c.env, c.get("project"), name);
+      return c.json(await call(agent.addDocument(source, c.req.valid("json"))), 201);
+    },
+  );

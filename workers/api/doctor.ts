@@ -15,7 +15,8 @@ import { quotaReport } from "./quotas";
 import { agentStub, registryStub } from "../../durable-objects/stubs";
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const present = (value: unknown) => (typeof value === "string" ? value.length > 0 : value !== undefined && value !== null);
+const present = (value: unknown) =>
+  typeof value === "string" ? value.length > 0 : value !== undefined && value !== null;
 
 /** The Cron Trigger fired: recorded so the doctor can say when it last did. */
 export async function noteCronTick(env: Env, at: number): Promise<void> {
@@ -37,16 +38,31 @@ export async function runDoctor(env: Env, project: string, version: string, orig
   const toolSecrets = declaredToolSecrets(env.PANTHEON_TOOL_SECRETS);
   const names = await registry.secretNames().catch((): ProjectSecretNames => ({ own: [], granted: [] }));
   /** A bot token by presence: the project's own secret, or a deployment secret it reaches that is set. */
-  const botPresent = (name: string) => names.own.includes(name) || ((names.granted.includes(name) || implicitGrant(project, name, "telegram", vars)) && present(vars[name]));
+  const botPresent = (name: string) =>
+    names.own.includes(name) ||
+    ((names.granted.includes(name) || implicitGrant(project, name, "telegram", vars)) && present(vars[name]));
 
   const [reachable, profiles, registryMigrations, counts, lastCronTick, vectorize, quotas] = await Promise.all([
-    registry.echo("doctor").then(() => ({ ok: true as const }), (error: unknown) => ({ ok: false as const, error: message(error) })),
+    registry.echo("doctor").then(
+      () => ({ ok: true as const }),
+      (error: unknown) => ({ ok: false as const, error: message(error) }),
+    ),
     registry.listAgents().catch(() => []),
     registry.migrationStatus().catch((error: unknown) => ({ error: message(error) })),
     registry.busCounts().catch(() => []),
-    registryStub(env, cronIndexName).lastCronTick().catch(() => null),
+    registryStub(env, cronIndexName)
+      .lastCronTick()
+      .catch(() => null),
     env.VECTORIZE
-      ? env.VECTORIZE.describe().then((d: unknown) => ({ dimensions: (d as { dimensions?: number }).dimensions ?? (d as { config?: { dimensions?: number } }).config?.dimensions ?? null }), (error: unknown) => ({ error: message(error) }))
+      ? env.VECTORIZE.describe().then(
+          (d: unknown) => ({
+            dimensions:
+              (d as { dimensions?: number }).dimensions ??
+              (d as { config?: { dimensions?: number } }).config?.dimensions ??
+              null,
+          }),
+          (error: unknown) => ({ error: message(error) }),
+        )
       : Promise.resolve(undefined),
     quotaReport(env, project).catch(() => undefined),
   ]);
@@ -56,8 +72,14 @@ export async function runDoctor(env: Env, project: string, version: string, orig
       const stub = await agentStub(env, project, profile.name);
       const [migrations, telegram, email] = await Promise.all([
         stub.migrationStatus().catch((error: unknown) => ({ error: message(error) })),
-        stub.gatewayGet("telegram").then((r) => (r.ok ? (r.value as TelegramConfig | null) : null), () => null),
-        stub.gatewayGet("email").then((r) => (r.ok ? (r.value as EmailConfig | null) : null), () => null),
+        stub.gatewayGet("telegram").then(
+          (r) => (r.ok ? (r.value as TelegramConfig | null) : null),
+          () => null,
+        ),
+        stub.gatewayGet("email").then(
+          (r) => (r.ok ? (r.value as EmailConfig | null) : null),
+          () => null,
+        ),
       ]);
       const toolSecretRefs = runtimeSecretNames(profile.runtime);
       return {
@@ -65,7 +87,16 @@ export async function runDoctor(env: Env, project: string, version: string, orig
         model: profile.model,
         toolSecretRefs,
         migrations,
-        ...(telegram ? { telegram: { botTokenSecret: telegram.botTokenSecret, botTokenPresent: botPresent(telegram.botTokenSecret), anyChat: !telegram.allowedChatIds, approvers: telegram.approverUserIds.length } } : {}),
+        ...(telegram
+          ? {
+              telegram: {
+                botTokenSecret: telegram.botTokenSecret,
+                botTokenPresent: botPresent(telegram.botTokenSecret),
+                anyChat: !telegram.allowedChatIds,
+                approvers: telegram.approverUserIds.length,
+              },
+            }
+          : {}),
         ...(email ? { email: { allowedSenders: email.allowedSenders.length } } : {}),
       };
     }),
@@ -85,7 +116,13 @@ export async function runDoctor(env: Env, project: string, version: string, orig
     origin,
     version,
     now: Date.now(),
-    bindings: { AGENT_DO: present(env.AGENT_DO), REGISTRY: present(env.REGISTRY), BUS: present(env.BUS), VECTORIZE: present(env.VECTORIZE), AI: present(env.AI) },
+    bindings: {
+      AGENT_DO: present(env.AGENT_DO),
+      REGISTRY: present(env.REGISTRY),
+      BUS: present(env.BUS),
+      VECTORIZE: present(env.VECTORIZE),
+      AI: present(env.AI),
+    },
     registry: reachable,
     ...(vectorize ? { vectorize } : {}),
     embedder: { model: embedder.model, dimensions: embedder.dimensions },

@@ -1,7 +1,16 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { agentNameSchema } from "../../core/agents";
-import { compareRuns, evalSuiteSchema, grade, summarize, type CaseResult, type EvalCase, type EvalSuite, type Observed } from "../../core/evals";
+import {
+  compareRuns,
+  evalSuiteSchema,
+  grade,
+  summarize,
+  type CaseResult,
+  type EvalCase,
+  type EvalSuite,
+  type Observed,
+} from "../../core/evals";
 import { PantheonError } from "../../core/errors";
 import { nameParam } from "./agents";
 import { lazySchema } from "../../core/lazy-schema";
@@ -12,7 +21,9 @@ import type { AppContext, AppEnv } from "../env";
 import { scope } from "../scopes";
 import { valid } from "../validation";
 
-const runParam = lazySchema(() => z.object({ name: agentNameSchema, id: z.uuid("an eval run's id as POST …/evals answered it") }));
+const runParam = lazySchema(() =>
+  z.object({ name: agentNameSchema, id: z.uuid("an eval run's id as POST …/evals answered it") }),
+);
 const listQuery = lazySchema(() => z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }));
 const runBody = lazySchema(() => z.strictObject({ suite: evalSuiteSchema }));
 
@@ -31,7 +42,12 @@ function observedOf(trace: TraceStep[]): { toolCalls: Observed["toolCalls"]; tok
   let tokens = 0;
   let costUsd: number | null = 0;
   for (const step of trace) {
-    const data = (step.data ?? {}) as { tool?: string; arguments?: unknown; model?: string; usage?: { inputTokens: number; outputTokens: number } };
+    const data = (step.data ?? {}) as {
+      tool?: string;
+      arguments?: unknown;
+      model?: string;
+      usage?: { inputTokens: number; outputTokens: number };
+    };
     if (step.name === "tool_call" && data.tool) toolCalls.push({ name: data.tool, arguments: data.arguments ?? {} });
     if (step.name === "model_result" && data.usage) {
       tokens += data.usage.inputTokens + data.usage.outputTokens;
@@ -43,20 +59,52 @@ function observedOf(trace: TraceStep[]): { toolCalls: Observed["toolCalls"]; tok
 }
 
 /** One case: sent as a person's message in its session, then graded on the reply and the run's trace. */
-async function runCase(c: AppContext, agent: Agent, suite: EvalSuite, item: EvalCase, session: string): Promise<CaseResult> {
+async function runCase(
+  c: AppContext,
+  agent: Agent,
+  suite: EvalSuite,
+  item: EvalCase,
+  session: string,
+): Promise<CaseResult> {
   const input = item.input ?? JSON.stringify(item.data);
   const started = Date.now();
-  const sent = await agent.chat({ content: input, ...(item.data ? { input: item.data } : {}), session, principal: runPrincipal(c) });
+  const sent = await agent.chat({
+    content: input,
+    ...(item.data ? { input: item.data } : {}),
+    session,
+    principal: runPrincipal(c),
+  });
   const latencyMs = Date.now() - started;
-  if (!sent.ok) return { name: item.name, pass: false, reason: `the message was refused: ${sent.message}`, verdicts: [], reply: "", runId: null, tokens: 0, costUsd: 0, latencyMs };
+  if (!sent.ok)
+    return {
+      name: item.name,
+      pass: false,
+      reason: `the message was refused: ${sent.message}`,
+      verdicts: [],
+      reply: "",
+      runId: null,
+      tokens: 0,
+      costUsd: 0,
+      latencyMs,
+    };
   const outcome = sent.value;
   const run = await agent.getRun(outcome.runId);
   const seen = observedOf(run.ok ? (run.value.trace as TraceStep[]) : []);
   const reply = outcome.reply?.content ?? "";
   const observed: Observed = { reply, toolCalls: seen.toolCalls, ...(outcome.error ? { error: outcome.error } : {}) };
-  const base = { name: item.name, reply: reply.slice(0, keptReply), runId: outcome.runId, tokens: seen.tokens, costUsd: seen.costUsd, latencyMs };
+  const base = {
+    name: item.name,
+    reply: reply.slice(0, keptReply),
+    runId: outcome.runId,
+    tokens: seen.tokens,
+    costUsd: seen.costUsd,
+    latencyMs,
+  };
   if (outcome.status !== "completed") {
-    const why = outcome.status === "waiting_approval" ? "the run waits for an approval (an eval answers none)" : `the run ${outcome.status}${outcome.error ? `: ${outcome.error}` : ""}`;
+    const why =
+      outcome.status === "waiting_approval"
+        ? "the run waits for an approval (an eval answers none)"
+        : `the run ${outcome.status}${outcome.error ? `: ${outcome.error}` : ""}`;
     return { ...base, pass: false, reason: why, verdicts: [] };
   }
   const judge = async (request: Parameters<Parameters<typeof grade>[3]>[0]) => {
@@ -66,7 +114,12 @@ async function runCase(c: AppContext, agent: Agent, suite: EvalSuite, item: Eval
   const verdicts = [];
   for (const grader of item.expect) verdicts.push(await grade(grader, observed, input, judge, suite.judge?.model));
   const failed = verdicts.find((v) => !v.pass);
-  return { ...base, pass: !failed, reason: failed ? failed.reason : verdicts.map((v) => v.reason).join("; "), verdicts };
+  return {
+    ...base,
+    pass: !failed,
+    reason: failed ? failed.reason : verdicts.map((v) => v.reason).join("; "),
+    verdicts,
+  };
 }
 
 /**
@@ -86,12 +139,23 @@ export const evalRoutes = new Hono<AppEnv>()
       const key = item.session ?? `case:${item.name}`;
       let session = sessions.get(key);
       if (!session) {
-        session = (await call(agent.createSession(`eval ${suite.name}: ${item.session ?? item.name}`.slice(0, 200)))).id;
+        session = (await call(agent.createSession(`eval ${suite.name}: ${item.session ?? item.name}`.slice(0, 200))))
+          .id;
         sessions.set(key, session);
       }
       results.push(await runCase(c, agent, suite, item, session));
     }
-    const run = summarize({ id: crypto.randomUUID(), suite: suite.name, agent: name, startedAt, finishedAt: Date.now(), threshold: suite.threshold }, results);
+    const run = summarize(
+      {
+        id: crypto.randomUUID(),
+        suite: suite.name,
+        agent: name,
+        startedAt,
+        finishedAt: Date.now(),
+        threshold: suite.threshold,
+      },
+      results,
+    );
     const previous = await call(agent.keepEvalRun(run));
     return c.json({ run, comparison: compareRuns(previous, run) }, 201);
   })
@@ -106,4 +170,3 @@ export const evalRoutes = new Hono<AppEnv>()
     if (!run) throw new PantheonError("not_found", `agent '${name}' has no eval run '${id}'`, { details: { run: id } });
     return c.json({ run });
   });
-

@@ -26,12 +26,21 @@ export const healthRoutes = new Hono<AppEnv>()
   // Read by hand, not declared: to a client `GET /api/health` stays the one call with no arguments.
   .get("/", scope("admin"), async (c) => {
     if (!["1", "true"].includes(c.req.query("detail") ?? "")) {
-      throw new PantheonError("validation_failed", "the query string is not valid", { details: { issues: [{ path: ["detail"], message: "use detail=1 for the doctor's report (or leave it out for the plain health check)" }] } });
+      throw new PantheonError("validation_failed", "the query string is not valid", {
+        details: {
+          issues: [
+            {
+              path: ["detail"],
+              message: "use detail=1 for the doctor's report (or leave it out for the plain health check)",
+            },
+          ],
+        },
+      });
     }
     return c.json(await runDoctor(c.env, c.get("project"), version, new URL(c.req.url).origin));
   })
   // A bare round trip through a Durable Object (the benchmarks' baseline); it reads nothing, so any token.
   .get("/echo", scope("chat"), valid("query", echoQuery), async (c) => {
-  const echo = await registryStub(c.env, c.get("project")).echo(c.req.valid("query").x);
-  return c.json({ echo });
-});
+    const echo = await registryStub(c.env, c.get("project")).echo(c.req.valid("query").x);
+    return c.json({ echo });
+  });

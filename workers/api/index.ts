@@ -77,6 +77,9 @@ export const apiRoutes = new Hono<AppEnv>()
  * const client = hc<ApiRoutes>("https://pantheon.example", { headers: { authorization: `Bearer ${token}` } });
  * const { agents } = await (await client.api.agents.$get()).json();
  */
-export type ApiRoutes = Hono<AppEnv, ExtractSchema<typeof livenessRoutes | typeof inviteRedeemRoutes | typeof apiRoutes>>;
+export type ApiRoutes = Hono<
+  AppEnv,
+  ExtractSchema<typeof livenessRoutes | typeof inviteRedeemRoutes | typeof apiRoutes>
+>;
 
 export { inviteRedeemRoutes };

@@ -20,13 +20,23 @@ export const inviteRoutes = new Hono<AppEnv>()
     const { name, scope, expiresIn } = c.req.valid("json");
     const project = c.get("project");
     const code = newInviteCode();
-    const invite = await registryStub(c.env, project).createInvite({ name, scope, hash: await sha256Hex(code), seconds: expiresIn });
+    const invite = await registryStub(c.env, project).createInvite({
+      name,
+      scope,
+      hash: await sha256Hex(code),
+      seconds: expiresIn,
+    });
     return c.json({ ...invite, project, code, link: joinLink(new URL(c.req.url).origin, code, project) }, 201);
   })
-  .delete("/:id", scope("admin"), valid("param", z.object({ id: z.string().uuid("an invite id as returned by GET /api/invites") })), async (c) => {
-    await call(registryStub(c.env, c.get("project")).deleteInvite(c.req.valid("param").id));
-    return c.body(null, 204);
-  });
+  .delete(
+    "/:id",
+    scope("admin"),
+    valid("param", z.object({ id: z.string().uuid("an invite id as returned by GET /api/invites") })),
+    async (c) => {
+      await call(registryStub(c.env, c.get("project")).deleteInvite(c.req.valid("param").id));
+      return c.body(null, 204);
+    },
+  );
 
 /**
  * `POST /api/invites/redeem` {code, device?}: no bearer token, the code is the credential. Signs one
@@ -38,7 +48,12 @@ export const inviteRoutes = new Hono<AppEnv>()
 export const inviteRedeemRoutes = new Hono<AppEnv>().post(
   "/api/invites/redeem",
   projectMiddleware,
-  bodyLimit({ maxSize: 4 * 1024, onError: () => { throw new HTTPException(413); } }),
+  bodyLimit({
+    maxSize: 4 * 1024,
+    onError: () => {
+      throw new HTTPException(413);
+    },
+  }),
   valid("json", inviteRedeemSchema),
   async (c) => {
     const { code, device } = c.req.valid("json");

@@ -11,7 +11,10 @@ import { nameParam } from "./agents";
 const serverName = lazySchema(() =>
   z
     .string()
-    .regex(/^[a-z][a-z0-9_-]{0,31}$/, "lowercase letters, digits, '-' or '_', starting with a letter, at most 32 (it prefixes the server's tool names)"),
+    .regex(
+      /^[a-z][a-z0-9_-]{0,31}$/,
+      "lowercase letters, digits, '-' or '_', starting with a letter, at most 32 (it prefixes the server's tool names)",
+    ),
 );
 const serverUrl = lazySchema(() =>
   z
@@ -42,11 +45,17 @@ export const mcpRoutes = new Hono<AppEnv>()
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json({ servers: await call(agent.listMcpServers()) });
   })
-  .post("/:name/mcp", scope("admin"), valid("param", nameParam), valid("json", z.strictObject({ name: serverName, url: serverUrl })), async (c) => {
-    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    const { name, url } = c.req.valid("json");
-    return c.json(await call(agent.connectMcpServer(name, url)), 201);
-  })
+  .post(
+    "/:name/mcp",
+    scope("admin"),
+    valid("param", nameParam),
+    valid("json", z.strictObject({ name: serverName, url: serverUrl })),
+    async (c) => {
+      const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+      const { name, url } = c.req.valid("json");
+      return c.json(await call(agent.connectMcpServer(name, url)), 201);
+    },
+  )
   .delete("/:name/mcp/:id", scope("admin"), valid("param", serverParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);

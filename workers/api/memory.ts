@@ -10,7 +10,13 @@ import { valid } from "../validation";
 import { nameParam } from "./agents";
 
 const kind = lazySchema(() => z.enum(memoryKinds as [MemoryKind, ...MemoryKind[]]));
-const idParam = nameParam.extend({ id: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "a memory id as returned by the memories API") });
+const idParam = nameParam.extend({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/, "a memory id as returned by the memories API"),
+});
 
 const listQuery = lazySchema(() =>
   z.object({
@@ -44,11 +50,17 @@ export const memoryRoutes = new Hono<AppEnv>()
     const { name } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
     const text = await call(agent.exportMemories());
-    return c.body(text, 200, { "content-type": "application/x-ndjson; charset=utf-8", "content-disposition": `attachment; filename="${name}-memories.jsonl"` });
+    return c.body(text, 200, {
+      "content-type": "application/x-ndjson; charset=utf-8",
+      "content-disposition": `attachment; filename="${name}-memories.jsonl"`,
+    });
   })
   .post("/:name/memories/import", scope("admin"), valid("param", nameParam), async (c) => {
     if (!(c.req.header("content-type") ?? "").includes("application/x-ndjson")) {
-      throw new PantheonError("unsupported_media_type", "send the memories as JSON lines with 'Content-Type: application/x-ndjson'");
+      throw new PantheonError(
+        "unsupported_media_type",
+        "send the memories as JSON lines with 'Content-Type: application/x-ndjson'",
+      );
     }
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json(await call(agent.importMemories(await c.req.text())));

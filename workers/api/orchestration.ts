@@ -18,7 +18,10 @@ const fanOutBody = lazySchema(() => z.intersection(fanOutSpecSchema, z.object({ 
 const startWorkflowBody = lazySchema(() =>
   z.strictObject({
     /** A workflow of the agent's script by name, or a whole graph (checked below, so its issues keep their paths). */
-    workflow: z.union([z.string().min(1, "a workflow name, or a graph { name, steps }").max(63), z.record(z.string(), z.unknown())], { error: "a workflow name, or a graph { name, steps }" }),
+    workflow: z.union(
+      [z.string().min(1, "a workflow name, or a graph { name, steps }").max(63), z.record(z.string(), z.unknown())],
+      { error: "a workflow name, or a graph { name, steps }" },
+    ),
     input: z.string().max(32_000, "at most 32,000 characters").default(""),
     id: idSchema().optional(),
   }),
@@ -35,7 +38,12 @@ export const orchestrationRoutes = new Hono<AppEnv>()
   .post("/:name/fanouts", scope("chat"), valid("param", nameParam), valid("json", fanOutBody), async (c) => {
     const { id, ...spec } = c.req.valid("json") as FanOutSpec & { id?: string };
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    return c.json((await call(agent.orchestrate({ op: "fanout.start", spec: { ...spec, principal: runPrincipal(c) }, ...(id ? { id } : {}) }))) as FanOutView, 202);
+    return c.json(
+      (await call(
+        agent.orchestrate({ op: "fanout.start", spec: { ...spec, principal: runPrincipal(c) }, ...(id ? { id } : {}) }),
+      )) as FanOutView,
+      202,
+    );
   })
   .get("/:name/fanouts/:id", scope("chat"), valid("param", itemParam), async (c) => {
     const { name, id } = c.req.valid("param");
@@ -49,9 +57,20 @@ export const orchestrationRoutes = new Hono<AppEnv>()
   .post("/:name/workflows", scope("admin"), valid("param", nameParam), valid("json", startWorkflowBody), async (c) => {
     const body = c.req.valid("json");
     // The graph's own issues, with their paths under `workflow` (a union would report only that it matched neither).
-    const graph = typeof body.workflow === "string" ? body.workflow : parseOrThrow(z.object({ workflow: workflowSchema }), { workflow: body.workflow }, "workflow").workflow;
+    const graph =
+      typeof body.workflow === "string"
+        ? body.workflow
+        : parseOrThrow(z.object({ workflow: workflowSchema }), { workflow: body.workflow }, "workflow").workflow;
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    const started = await call(agent.orchestrate({ op: "workflow.start", workflow: graph, input: body.input, ...(body.id ? { id: body.id } : {}), principal: runPrincipal(c) }));
+    const started = await call(
+      agent.orchestrate({
+        op: "workflow.start",
+        workflow: graph,
+        input: body.input,
+        ...(body.id ? { id: body.id } : {}),
+        principal: runPrincipal(c),
+      }),
+    );
     return c.json(started as WorkflowView, 202);
   })
   .get("/:name/workflows/:id", scope("chat"), valid("param", itemParam), async (c) => {

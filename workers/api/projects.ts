@@ -25,7 +25,9 @@ export async function pushProfiles(env: Env, project: string, names: string[]): 
   const profiles = await registry.listAgents();
   const wanted = new Set(names);
   for (const profile of profiles) if (profile.connections.some((c) => wanted.has(c))) wanted.add(profile.name);
-  await Promise.all(profiles.filter((p) => wanted.has(p.name)).map(async (p) => (await agentStub(env, project, p.name)).configure(p)));
+  await Promise.all(
+    profiles.filter((p) => wanted.has(p.name)).map(async (p) => (await agentStub(env, project, p.name)).configure(p)),
+  );
 }
 
 async function withCount(env: Env, record: ProjectRecord) {
@@ -41,22 +43,32 @@ export const projectRoutes = new Hono<AppEnv>()
   .get("/", scope("admin"), async (c) => {
     const own = c.get("principal") !== "admin";
     const indexed = own ? [] : await registryStub(c.env, projectIndexName).projectIndexList();
-    const records = own ? [await projectRecord(c.env, c.get("project"))] : [await projectRecord(c.env, defaultProject), ...indexed.filter((p) => p.slug !== defaultProject)];
-    records.sort((a, b) => (a.slug === defaultProject ? -1 : b.slug === defaultProject ? 1 : a.slug.localeCompare(b.slug)));
+    const records = own
+      ? [await projectRecord(c.env, c.get("project"))]
+      : [await projectRecord(c.env, defaultProject), ...indexed.filter((p) => p.slug !== defaultProject)];
+    records.sort((a, b) =>
+      a.slug === defaultProject ? -1 : b.slug === defaultProject ? 1 : a.slug.localeCompare(b.slug),
+    );
     return c.json({ projects: await Promise.all(records.map((r) => withCount(c.env, r))) });
   })
   .post("/", scope("admin"), valid("json", createProjectSchema), async (c) => {
     checkDeploymentAdmin(c, "create projects");
     const { slug, title } = c.req.valid("json");
-    if (slug === defaultProject) throw new PantheonError("conflict", `a project named '${slug}' already exists`, { details: { project: slug } });
-    const record = await call(registryStub(c.env, slug).projectCreate({ slug, title: title ?? slug, createdAt: Date.now() }));
+    if (slug === defaultProject)
+      throw new PantheonError("conflict", `a project named '${slug}' already exists`, { details: { project: slug } });
+    const record = await call(
+      registryStub(c.env, slug).projectCreate({ slug, title: title ?? slug, createdAt: Date.now() }),
+    );
     await registryStub(c.env, projectIndexName).projectIndexPut(slug, record);
     return c.json({ project: { ...record, agents: 0 } }, 201);
   })
   .delete("/:slug", scope("admin"), valid("param", slugParam), async (c) => {
     checkDeploymentAdmin(c, "delete projects");
     const { slug } = c.req.valid("param");
-    if (slug === defaultProject) throw new PantheonError("bad_request", "the default project cannot be deleted; delete its agents instead", { details: { project: slug } });
+    if (slug === defaultProject)
+      throw new PantheonError("bad_request", "the default project cannot be deleted; delete its agents instead", {
+        details: { project: slug },
+      });
     await projectRecord(c.env, slug);
     await deleteProject(c.env, slug);
     return c.body(null, 204);
@@ -72,7 +84,10 @@ export const projectRoutes = new Hono<AppEnv>()
     await projectRecord(c.env, slug);
     const registry = registryStub(c.env, slug);
     const body = c.req.valid("json");
-    const named = body && typeof body === "object" && "agents" in body && body.agents && typeof body.agents === "object" ? Object.keys(body.agents) : [];
+    const named =
+      body && typeof body === "object" && "agents" in body && body.agents && typeof body.agents === "object"
+        ? Object.keys(body.agents)
+        : [];
     const existing = new Set((await registry.listAgents()).map((a) => a.name));
     // Tools an existing agent has from its MCP servers are provided too.
     const agentTools: Record<string, string[]> = {};
@@ -81,9 +96,25 @@ export const projectRoutes = new Hono<AppEnv>()
       if (listed.ok) agentTools[name] = listed.value.map((t) => t.name);
     }
     const defaultModel = modelSettingsSchema.parse(defaultModelFrom(c.env.PANTHEON_DEFAULT_PROVIDER));
-    const result = await registry.importProjectFile(body, { defaultModel, builtinTools: new Set(everyAgentsTools), agentTools, outbound: await projectOutbound(c.env, slug), configuredBy: runPrincipal(c) });
+    const result = await registry.importProjectFile(body, {
+      defaultModel,
+      builtinTools: new Set(everyAgentsTools),
+      agentTools,
+      outbound: await projectOutbound(c.env, slug),
+      configuredBy: runPrincipal(c),
+    });
     if (!result.ok && result.code === "invalid_project_file") {
-      return c.json({ error: { code: result.code, message: result.message, requestId: c.get("requestId"), issues: (result.details?.issues ?? []) as { path: string; message: string }[] } }, 400);
+      return c.json(
+        {
+          error: {
+            code: result.code,
+            message: result.message,
+            requestId: c.get("requestId"),
+            issues: (result.details?.issues ?? []) as { path: string; message: string }[],
+          },
+        },
+        400,
+      );
     }
     const { report, touched } = await call(result);
     // Every agent of the file is pushed, changed or not: an import cut off after the registry's

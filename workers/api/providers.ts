@@ -42,23 +42,39 @@ export const providerRoutes = new Hono<AppEnv>()
     checkReach(c, slug);
     await projectRecord(c.env, slug);
     const provider = (await registryStub(c.env, slug).providerList()).find((p) => p.name === name);
-    if (!provider) throw new PantheonError("not_found", `no provider '${name}' in project '${slug}'`, { details: { provider: name } });
+    if (!provider)
+      throw new PantheonError("not_found", `no provider '${name}' in project '${slug}'`, {
+        details: { provider: name },
+      });
     return c.json({ provider });
   })
-  .put("/:slug/providers/:name", scope("admin"), valid("param", providerParam), valid("json", providerInputSchema), async (c) => {
-    const { slug, name } = c.req.valid("param");
-    checkReach(c, slug);
-    await projectRecord(c.env, slug);
-    const input = c.req.valid("json");
-    const refused = modelBaseUrlRefusal(input.baseUrl, outboundSettingsFrom(c.env));
-    if (refused) {
-      throw new PantheonError("validation_failed", `baseUrl: ${refused}`, { details: { issues: [{ path: ["baseUrl"], message: `an http(s) URL of a public model server; ${refused}` }] } });
-    }
-    const provider: ModelProvider = { name, kind: input.kind, baseUrl: input.baseUrl, ...(input.keySecret ? { keySecret: input.keySecret } : {}) };
-    const stored = await call(registryStub(c.env, slug).providerPut(provider));
-    await reconfigure(c.env, slug, stored.users);
-    return c.json({ provider: stored.provider, agents: stored.users });
-  })
+  .put(
+    "/:slug/providers/:name",
+    scope("admin"),
+    valid("param", providerParam),
+    valid("json", providerInputSchema),
+    async (c) => {
+      const { slug, name } = c.req.valid("param");
+      checkReach(c, slug);
+      await projectRecord(c.env, slug);
+      const input = c.req.valid("json");
+      const refused = modelBaseUrlRefusal(input.baseUrl, outboundSettingsFrom(c.env));
+      if (refused) {
+        throw new PantheonError("validation_failed", `baseUrl: ${refused}`, {
+          details: { issues: [{ path: ["baseUrl"], message: `an http(s) URL of a public model server; ${refused}` }] },
+        });
+      }
+      const provider: ModelProvider = {
+        name,
+        kind: input.kind,
+        baseUrl: input.baseUrl,
+        ...(input.keySecret ? { keySecret: input.keySecret } : {}),
+      };
+      const stored = await call(registryStub(c.env, slug).providerPut(provider));
+      await reconfigure(c.env, slug, stored.users);
+      return c.json({ provider: stored.provider, agents: stored.users });
+    },
+  )
   .delete("/:slug/providers/:name", scope("admin"), valid("param", providerParam), async (c) => {
     const { slug, name } = c.req.valid("param");
     checkReach(c, slug);

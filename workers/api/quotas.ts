@@ -12,7 +12,15 @@ import { valid } from "../validation";
 import { nameParam } from "./agents";
 
 const slugOnly = lazySchema(() => z.object({ slug: projectNameSchema }));
-const clockSchema = lazySchema(() => z.strictObject({ offsetMs: z.number().int().min(-366 * 86_400_000).max(366 * 86_400_000) }));
+const clockSchema = lazySchema(() =>
+  z.strictObject({
+    offsetMs: z
+      .number()
+      .int()
+      .min(-366 * 86_400_000)
+      .max(366 * 86_400_000),
+  }),
+);
 
 /**
  * The project's caps and today's spend: the project's (the sum of its agents' own counters, which
@@ -27,7 +35,10 @@ export async function quotaReport(env: Env, project: string) {
       return { name: profile.name, limits: capsOf(profile.runtime.limits), used: spend?.used ?? noSpend };
     }),
   );
-  return { project: { name: project, ...view, used: agents.reduce((sum, a) => addSpend(sum, a.used), noSpend) }, agents };
+  return {
+    project: { name: project, ...view, used: agents.reduce((sum, a) => addSpend(sum, a.used), noSpend) },
+    agents,
+  };
 }
 
 /** Every agent of the project gets its profile again: it carries the project's caps and test clock. */
@@ -54,7 +65,10 @@ export const quotaRoutes = new Hono<AppEnv>()
     const project = c.get("project");
     const registry = registryStub(c.env, project);
     const current = await call(registry.getAgent(c.req.valid("param").name));
-    const limits = { ...current.runtime.limits, ...applyQuotaPatch(capsOf(current.runtime.limits), c.req.valid("json")) };
+    const limits = {
+      ...current.runtime.limits,
+      ...applyQuotaPatch(capsOf(current.runtime.limits), c.req.valid("json")),
+    };
     for (const key of ["tokensPerDay", "usdPerDay"] as const) if (c.req.valid("json")[key] === null) delete limits[key];
     const profile = await call(registry.updateAgent(current.name, { runtime: { ...current.runtime, limits } }));
     await (await agentStub(c.env, project, profile.name)).configure(profile);
@@ -76,7 +90,10 @@ export const quotaDeploymentRoutes = new Hono<AppEnv>()
     return c.json(await quotaReport(c.env, slug));
   })
   .put("/:slug/test-clock", scope("admin"), valid("param", slugOnly), valid("json", clockSchema), async (c) => {
-    if (c.env.PANTHEON_TEST_CLOCK !== "1") throw new PantheonError("not_found", "this deployment has no test clock (PANTHEON_TEST_CLOCK is not set)", { details: { route: "test-clock" } });
+    if (c.env.PANTHEON_TEST_CLOCK !== "1")
+      throw new PantheonError("not_found", "this deployment has no test clock (PANTHEON_TEST_CLOCK is not set)", {
+        details: { route: "test-clock" },
+      });
     checkDeploymentAdmin(c, "move a project's quota clock");
     const { slug } = c.req.valid("param");
     checkReach(c, slug);

@@ -19,10 +19,16 @@ const approvalBody = lazySchema(() =>
 );
 
 export const runRoutes = new Hono<AppEnv>()
-  .get("/:name/runs", scope("chat"), valid("param", nameParam), valid("query", z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) })), async (c) => {
-    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    return c.json({ runs: await call(agent.listRuns(c.req.valid("query").limit)) });
-  })
+  .get(
+    "/:name/runs",
+    scope("chat"),
+    valid("param", nameParam),
+    valid("query", z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) })),
+    async (c) => {
+      const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+      return c.json({ runs: await call(agent.listRuns(c.req.valid("query").limit)) });
+    },
+  )
   .get("/:name/runs/:id", scope("chat"), valid("param", runParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const agent = await agentStub(c.env, c.get("project"), name);
@@ -34,14 +40,26 @@ export const runRoutes = new Hono<AppEnv>()
     return c.json(await call(agent.cancelRun(id, c.get("principal"))));
   })
   /** Only an authenticated person reaches this route; the principal is recorded as the approver. */
-  .post("/:name/runs/:id/approval", scope("approve"), valid("param", runParam), valid("json", approvalBody), async (c) => {
-    const { name, id } = c.req.valid("param");
-    const body = c.req.valid("json");
-    const agent = await agentStub(c.env, c.get("project"), name);
-    // Approving lends the call the approver's rights: the agent checks they cover the tool's scope.
-    const decision = { approved: body.decision === "approve", by: c.get("principal"), scope: c.get("scope"), ...(body.callId ? { callId: body.callId } : {}), ...(body.reason ? { reason: body.reason } : {}) };
-    return c.json(await call(agent.decide(id, decision)));
-  });
+  .post(
+    "/:name/runs/:id/approval",
+    scope("approve"),
+    valid("param", runParam),
+    valid("json", approvalBody),
+    async (c) => {
+      const { name, id } = c.req.valid("param");
+      const body = c.req.valid("json");
+      const agent = await agentStub(c.env, c.get("project"), name);
+      // Approving lends the call the approver's rights: the agent checks they cover the tool's scope.
+      const decision = {
+        approved: body.decision === "approve",
+        by: c.get("principal"),
+        scope: c.get("scope"),
+        ...(body.callId ? { callId: body.callId } : {}),
+        ...(body.reason ? { reason: body.reason } : {}),
+      };
+      return c.json(await call(agent.decide(id, decision)));
+    },
+  );
 
 /**
  * Every run of the project waiting for a person, and every planner's question (clarify): the PWA's
@@ -52,13 +70,28 @@ export const approvalRoutes = new Hono<AppEnv>().get("/", scope("approve"), asyn
   const registry = registryStub(c.env, project);
   const [agents, features] = await Promise.all([registry.listAgents(), registry.featureIndex()]);
   const lists = await Promise.all(
-    agents.map(async (a) => (await call((await agentStub(c.env, project, a.name)).pendingApprovals())).map((p) => ({ agent: a.name, ...p }))),
+    agents.map(async (a) =>
+      (await call((await agentStub(c.env, project, a.name)).pendingApprovals())).map((p) => ({ agent: a.name, ...p })),
+    ),
   );
   const questions = await Promise.all(
     features.map(async (f) => {
       const open = await featureStub(c.env, project, f.name).questionList(true);
       return open.ok
-        ? open.value.questions.map((q) => ({ agent: open.value.orchestrator, kind: "question" as const, feature: f.name, task: null, runId: q.runId ?? "", callId: q.id, tool: "plan.ask", arguments: { question: q.question }, question: q.question, requestedAt: q.askedAt, approverScope: "approve" as const, answer: `pantheon plan answer ${f.name} ${q.id} "<answer>"` }))
+        ? open.value.questions.map((q) => ({
+            agent: open.value.orchestrator,
+            kind: "question" as const,
+            feature: f.name,
+            task: null,
+            runId: q.runId ?? "",
+            callId: q.id,
+            tool: "plan.ask",
+            arguments: { question: q.question },
+            question: q.question,
+            requestedAt: q.askedAt,
+            approverScope: "approve" as const,
+            answer: `pantheon plan answer ${f.name} ${q.id} "<answer>"`,
+          }))
         : [];
     }),
   );

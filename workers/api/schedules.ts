@@ -19,24 +19,39 @@ export { cronIndexName } from "../../core/schedule";
  * @example
  * export default { scheduled: (controller, env, ctx) => ctx.waitUntil(wakeCronBehaviors(env, controller.scheduledTime)) };
  */
-export async function wakeCronBehaviors(env: Env, scheduledTime: number): Promise<{ project: string; agent: string; ran: string[] }[]> {
+export async function wakeCronBehaviors(
+  env: Env,
+  scheduledTime: number,
+): Promise<{ project: string; agent: string; ran: string[] }[]> {
   const index = await registryStub(env, cronIndexName).cronBehaviors();
   const due = index.filter((entry) => entry.crons.some((c) => cronMatches(c.cron, scheduledTime)));
   const results = await Promise.allSettled(
     due.map(async ({ project, agent }) => {
       const outcome = await (await agentStub(env, project, agent)).runCronBehaviors(scheduledTime);
-      if (!outcome.ok && outcome.code === "not_found") await registryStub(env, cronIndexName).indexCronBehaviors(project, agent, []);
+      if (!outcome.ok && outcome.code === "not_found")
+        await registryStub(env, cronIndexName).indexCronBehaviors(project, agent, []);
       return { project, agent, ran: outcome.ok ? outcome.value : [] };
     }),
   );
   return results.flatMap((r) => {
     if (r.status === "fulfilled") return [r.value];
-    console.error(JSON.stringify({ level: "error", event: "cron_wake_failed", message: r.reason instanceof Error ? r.reason.message : String(r.reason) }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        event: "cron_wake_failed",
+        message: r.reason instanceof Error ? r.reason.message : String(r.reason),
+      }),
+    );
     return [];
   });
 }
 
-const behaviorParam = lazySchema(() => z.object({ name: agentNameSchema, behavior: z.string().regex(namePattern, "a behavior name from the agent's script") }));
+const behaviorParam = lazySchema(() =>
+  z.object({
+    name: agentNameSchema,
+    behavior: z.string().regex(namePattern, "a behavior name from the agent's script"),
+  }),
+);
 
 /** `GET /api/agents/:name/schedules`: what will run when; `POST …/schedules/:behavior/pause|resume`. */
 export const scheduleRoutes = new Hono<AppEnv>()

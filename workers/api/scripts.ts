@@ -1,7 +1,14 @@
 import { runPrincipal } from "../auth";
 import { Hono } from "hono";
 import { profileFromScript, type AgentProfile, type JsonValue } from "../../core/agents";
-import { compileScript, compileScriptJson, ScriptError, type ActorScript, type CompileOptions, type CompileResult } from "../../core/dsl";
+import {
+  compileScript,
+  compileScriptJson,
+  ScriptError,
+  type ActorScript,
+  type CompileOptions,
+  type CompileResult,
+} from "../../core/dsl";
 import { isPantheonError, PantheonError } from "../../core/errors";
 import { builtinGroupGrants, builtinToolNames } from "../../core/tools";
 import type { AppEnv } from "../env";
@@ -25,13 +32,20 @@ export const everyAgentsTools = builtinToolNames((group) => group !== "work");
 /** A stored source is JSON when it is an object; DSL sources start with `(` or a `;` comment. */
 const formatOf = (source: string): ScriptFormat => (source.trimStart().startsWith("{") ? "json" : "pantheon");
 
-function compile(source: string, format: ScriptFormat, known: Pick<CompileOptions, "knownTools" | "knownAgents">): CompileResult {
+function compile(
+  source: string,
+  format: ScriptFormat,
+  known: Pick<CompileOptions, "knownTools" | "knownAgents">,
+): CompileResult {
   if (format === "pantheon") return compileScript(source, known);
   let value: unknown;
   try {
     value = JSON.parse(source);
   } catch (error) {
-    throw new PantheonError("bad_request", `the body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new PantheonError(
+      "bad_request",
+      `the body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return compileScriptJson(value, known);
 }
@@ -48,7 +62,14 @@ function checkName(script: ActorScript, name: string, source: string, format: Sc
     column = before[before.length - 1]!.length + 1;
   }
   throw new ScriptError([
-    { line, column, form: format === "pantheon" ? "actor" : "name", expected: `"${name}" (the agent in the path)`, found: `"${script.name}"`, message: `the script defines actor '${script.name}' but is sent to agent '${name}'` },
+    {
+      line,
+      column,
+      form: format === "pantheon" ? "actor" : "name",
+      expected: `"${name}" (the agent in the path)`,
+      found: `"${script.name}"`,
+      message: `the script defines actor '${script.name}' but is sent to agent '${name}'`,
+    },
   ]);
 }
 
@@ -79,7 +100,9 @@ async function knownAgentsOf(env: Env, project: string): Promise<Set<string>> {
  * What the agent is connected to from its script: like `PUT …/connections`, only other agents that
  * exist. The rest stays in the script as written and comes back as compile warnings.
  */
-const usableConnections = (script: ActorScript, agents: ReadonlySet<string>) => [...new Set(script.connections.filter((c) => c !== script.name && agents.has(c)))];
+const usableConnections = (script: ActorScript, agents: ReadonlySet<string>) => [
+  ...new Set(script.connections.filter((c) => c !== script.name && agents.has(c))),
+];
 
 /**
  * `PUT /api/agents/:name/script` (DSL as `text/x-pantheon`, or the ActorScript JSON) compiles the
@@ -93,19 +116,34 @@ export const scriptRoutes = new Hono<AppEnv>()
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    const format: ScriptFormat | null = type === scriptMediaType ? "pantheon" : type === "application/json" ? "json" : null;
-    if (!format) throw new PantheonError("unsupported_media_type", `send the script as '${scriptMediaType}' (the DSL) or 'application/json' (the ActorScript object)`);
+    const format: ScriptFormat | null =
+      type === scriptMediaType ? "pantheon" : type === "application/json" ? "json" : null;
+    if (!format)
+      throw new PantheonError(
+        "unsupported_media_type",
+        `send the script as '${scriptMediaType}' (the DSL) or 'application/json' (the ActorScript object)`,
+      );
     const source = await c.req.text();
     const existing = await existingAgent(c.env, project, name);
     const knownAgents = await knownAgentsOf(c.env, project);
     // Compiled before anything is written: an invalid script leaves the previous one active.
-    const { script, warnings } = compile(source, format, { knownTools: await knownToolsOf(c.env, project, existing), knownAgents });
+    const { script, warnings } = compile(source, format, {
+      knownTools: await knownToolsOf(c.env, project, existing),
+      knownAgents,
+    });
     checkName(script, name, source, format);
 
     const registry = registryStub(c.env, project);
-    const derived = { ...profileFromScript(script, existing?.runtime), connections: usableConnections(script, knownAgents) };
+    const derived = {
+      ...profileFromScript(script, existing?.runtime),
+      connections: usableConnections(script, knownAgents),
+    };
     // Its behaviors and schedules act for whoever set it.
-    const stored = { script: JSON.parse(JSON.stringify(script)) as JsonValue, scriptSource: source, configuredBy: runPrincipal(c) };
+    const stored = {
+      script: JSON.parse(JSON.stringify(script)) as JsonValue,
+      scriptSource: source,
+      configuredBy: runPrincipal(c),
+    };
     if (!existing) {
       const { connections, ...input } = derived;
       await call(registry.createAgent({ name, ...input, connections }));
@@ -115,7 +153,10 @@ export const scriptRoutes = new Hono<AppEnv>()
     await pushProfile(c.env, project, profile);
     // As `PUT …/connections`: each agent added or dropped holds who may ask it and whom it shares with (`askedBy`).
     const before = existing?.connections ?? [];
-    const changed = [...before.filter((n) => !profile.connections.includes(n)), ...profile.connections.filter((n) => !before.includes(n))];
+    const changed = [
+      ...before.filter((n) => !profile.connections.includes(n)),
+      ...profile.connections.filter((n) => !before.includes(n)),
+    ];
     await Promise.all(
       changed.map(async (target) => {
         const got = await registry.getAgent(target);
@@ -129,12 +170,16 @@ export const scriptRoutes = new Hono<AppEnv>()
     const { name } = c.req.valid("param");
     const profile = await call(registryStub(c.env, project).getAgent(name));
     const source = await call(registryStub(c.env, project).getScriptSource(name));
-    if (!profile.script || source === null) throw new PantheonError("not_found", `agent '${name}' has no script`, { details: { agent: name } });
+    if (!profile.script || source === null)
+      throw new PantheonError("not_found", `agent '${name}' has no script`, { details: { agent: name } });
     const format = formatOf(source);
     let warnings: CompileResult["warnings"] = [];
     try {
       // Warnings are recomputed: a tool added since the script was set no longer deserves one.
-      warnings = compile(source, format, { knownTools: await knownToolsOf(c.env, project, profile), knownAgents: await knownAgentsOf(c.env, project) }).warnings;
+      warnings = compile(source, format, {
+        knownTools: await knownToolsOf(c.env, project, profile),
+        knownAgents: await knownAgentsOf(c.env, project),
+      }).warnings;
     } catch (error) {
       if (!isPantheonError(error) && !(error instanceof ScriptError)) throw error;
     }

@@ -17,15 +17,27 @@ export const sessionRoutes = new Hono<AppEnv>()
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
     return c.json({ sessions: await call(agent.listSessions()) });
   })
-  .post("/:name/sessions", scope("chat"), valid("param", nameParam), valid("json", z.strictObject({ title: title.optional() })), async (c) => {
-    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    return c.json(await call(agent.createSession(c.req.valid("json").title)), 201);
-  })
-  .patch("/:name/sessions/:id", scope("chat"), valid("param", sessionParam), valid("json", z.strictObject({ title })), async (c) => {
-    const { name, id } = c.req.valid("param");
-    const agent = await agentStub(c.env, c.get("project"), name);
-    return c.json(await call(agent.renameSession(id, c.req.valid("json").title)));
-  })
+  .post(
+    "/:name/sessions",
+    scope("chat"),
+    valid("param", nameParam),
+    valid("json", z.strictObject({ title: title.optional() })),
+    async (c) => {
+      const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+      return c.json(await call(agent.createSession(c.req.valid("json").title)), 201);
+    },
+  )
+  .patch(
+    "/:name/sessions/:id",
+    scope("chat"),
+    valid("param", sessionParam),
+    valid("json", z.strictObject({ title })),
+    async (c) => {
+      const { name, id } = c.req.valid("param");
+      const agent = await agentStub(c.env, c.get("project"), name);
+      return c.json(await call(agent.renameSession(id, c.req.valid("json").title)));
+    },
+  )
   .post(
     "/:name/sessions/:id/fork",
     scope("chat"),

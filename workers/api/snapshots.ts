@@ -1,5 +1,11 @@
 import { Hono } from "hono";
-import { readSnapshotSlice, secretsNamedBy, snapshotFormat, snapshotVersion, type SnapshotHeader } from "../../core/agents/snapshot";
+import {
+  readSnapshotSlice,
+  secretsNamedBy,
+  snapshotFormat,
+  snapshotVersion,
+  type SnapshotHeader,
+} from "../../core/agents/snapshot";
 import { PantheonError } from "../../core/errors";
 import { nameParam } from "./agents";
 import { defaultModelFrom } from "../../core/models";
@@ -25,7 +31,11 @@ async function createFromHeader(c: AppContext, name: string, header: SnapshotHea
   const registry = registryStub(c.env, project);
   const existing = new Set((await registry.listAgents()).map((a) => a.name));
   if (existing.has(name)) {
-    throw new PantheonError("conflict", `agent '${name}' already exists: restore into a new name, or send the snapshot without its header line to add its history to '${name}' (pantheon agents restore --into-existing)`, { details: { agent: name } });
+    throw new PantheonError(
+      "conflict",
+      `agent '${name}' already exists: restore into a new name, or send the snapshot without its header line to add its history to '${name}' (pantheon agents restore --into-existing)`,
+      { details: { agent: name } },
+    );
   }
   const warnings: string[] = [];
   // Connections name agents of the snapshot's project; here only the ones that exist are kept.
@@ -37,11 +47,21 @@ async function createFromHeader(c: AppContext, name: string, header: SnapshotHea
   const defaultModel = modelSettingsSchema.parse(defaultModelFrom(c.env.PANTHEON_DEFAULT_PROVIDER));
   const result = await registry.importProjectFile(
     { agents: { [name]: { ...header.config, name, connections } } },
-    { defaultModel, builtinTools: new Set(everyAgentsTools), agentTools: {}, outbound: await projectOutbound(c.env, project), configuredBy: runPrincipal(c) },
+    {
+      defaultModel,
+      builtinTools: new Set(everyAgentsTools),
+      agentTools: {},
+      outbound: await projectOutbound(c.env, project),
+      configuredBy: runPrincipal(c),
+    },
   );
   if (!result.ok && result.code === "invalid_project_file") {
     const issues = (result.details?.issues ?? []) as { path: string; message: string }[];
-    throw new PantheonError("validation_failed", `the snapshot's configuration cannot be restored here: ${issues[0] ? `${issues[0].path.replace("$.agents." + name, "$.config")}: ${issues[0].message}` : result.message}`, { details: { issues } });
+    throw new PantheonError(
+      "validation_failed",
+      `the snapshot's configuration cannot be restored here: ${issues[0] ? `${issues[0].path.replace("$.agents." + name, "$.config")}: ${issues[0].message}` : result.message}`,
+      { details: { issues } },
+    );
   }
   const { touched, report } = await call(result);
   await pushProfiles(c.env, project, [...touched, ...report.agents.unchanged]);
@@ -60,8 +80,17 @@ export const snapshotRoutes = new Hono<AppEnv>()
     const registry = registryStub(c.env, project);
     const profile = await call(registry.getAgent(name));
     const agent = await agentStub(c.env, project, name);
-    const [file, body, servers, images] = await Promise.all([registry.exportProjectFile(), call(agent.snapshotLines()), agent.listMcpServers(), imageSnapshotLines(imageStoreOf(c.env), { project, agent: name })]);
-    const warnings = servers.ok ? servers.value.map((s) => `MCP server '${s.name}' (${s.url}) is not in a snapshot: connect it again after a restore`) : [];
+    const [file, body, servers, images] = await Promise.all([
+      registry.exportProjectFile(),
+      call(agent.snapshotLines()),
+      agent.listMcpServers(),
+      imageSnapshotLines(imageStoreOf(c.env), { project, agent: name }),
+    ]);
+    const warnings = servers.ok
+      ? servers.value.map(
+          (s) => `MCP server '${s.name}' (${s.url}) is not in a snapshot: connect it again after a restore`,
+        )
+      : [];
     const header: SnapshotHeader = {
       type: "snapshot",
       format: snapshotFormat,
@@ -72,10 +101,18 @@ export const snapshotRoutes = new Hono<AppEnv>()
       createdAt: Date.now(),
       config: exportRedactor(c.env).redactDeep(file.agents[name]!) as SnapshotHeader["config"],
       secrets: secretsNamedBy(profile),
-      counts: { sessions: countOf(body, "session"), messages: countOf(body, "message"), memories: countOf(body, "memory"), images: images.count },
+      counts: {
+        sessions: countOf(body, "session"),
+        messages: countOf(body, "message"),
+        memories: countOf(body, "memory"),
+        images: images.count,
+      },
       warnings,
     };
-    return c.body(JSON.stringify(header) + "\n" + body + images.text, 200, { "content-type": `${ndjson}; charset=utf-8`, "content-disposition": `attachment; filename="${name}.snapshot.jsonl"` });
+    return c.body(JSON.stringify(header) + "\n" + body + images.text, 200, {
+      "content-type": `${ndjson}; charset=utf-8`,
+      "content-disposition": `attachment; filename="${name}.snapshot.jsonl"`,
+    });
   })
   /**
    * A slice of a snapshot. With the header as its first line it makes the agent (409 when the name
@@ -83,7 +120,10 @@ export const snapshotRoutes = new Hono<AppEnv>()
    */
   .post("/:name/snapshot/restore", scope("admin"), valid("param", nameParam), async (c) => {
     if (!(c.req.header("content-type") ?? "").includes(ndjson)) {
-      throw new PantheonError("unsupported_media_type", `send the snapshot as JSON lines with 'Content-Type: ${ndjson}' (what GET /api/agents/:name/snapshot writes), in slices of at most 64 KiB`);
+      throw new PantheonError(
+        "unsupported_media_type",
+        `send the snapshot as JSON lines with 'Content-Type: ${ndjson}' (what GET /api/agents/:name/snapshot writes), in slices of at most 64 KiB`,
+      );
     }
     const project = c.get("project");
     const { name } = c.req.valid("param");
@@ -94,7 +134,9 @@ export const snapshotRoutes = new Hono<AppEnv>()
       const slice = readSnapshotSlice(firstLine);
       if (!slice.header) {
         const issue = slice.errors[0]!;
-        throw new PantheonError("validation_failed", `line 1 (the snapshot header): ${issue.message}`, { details: { issues: [{ path: "line 1", message: issue.message }] } });
+        throw new PantheonError("validation_failed", `line 1 (the snapshot header): ${issue.message}`, {
+          details: { issues: [{ path: "line 1", message: issue.message }] },
+        });
       }
       const warnings = [...slice.header.warnings, ...(await createFromHeader(c, name, slice.header))];
       const names = await registryStub(c.env, project).secretNames();
@@ -104,11 +146,28 @@ export const snapshotRoutes = new Hono<AppEnv>()
     const agent = await agentStub(c.env, project, name);
     if (!created) await call(registryStub(c.env, project).getAgent(name));
     // Image lines go into this project's store here; the agent reads the rest (their lines left blank).
-    const stored = await restoreImageLines(imageStoreOf(c.env), { project, agent: name }, created ? text.slice(firstLine.length + 1) : text);
+    const stored = await restoreImageLines(
+      imageStoreOf(c.env),
+      { project, agent: name },
+      created ? text.slice(firstLine.length + 1) : text,
+    );
     const report = await call(agent.restoreSnapshot(stored.rest));
     // Line numbers are the request's own, the header counted.
     const shift = created ? 1 : 0;
-    const errors = [...report.errors, ...stored.errors].sort((a, b) => a.line - b.line).map((e) => ({ line: e.line + shift, message: e.message }));
+    const errors = [...report.errors, ...stored.errors]
+      .sort((a, b) => a.line - b.line)
+      .map((e) => ({ line: e.line + shift, message: e.message }));
     if (!created) return c.json({ agent: name, created: false, ...report, images: stored.images, errors }, 200);
-    return c.json({ agent: name, created: true, ...report, images: stored.images, errors, secrets: created.secrets, warnings: [...created.warnings, ...report.warnings] }, 201);
+    return c.json(
+      {
+        agent: name,
+        created: true,
+        ...report,
+        images: stored.images,
+        errors,
+        secrets: created.secrets,
+        warnings: [...created.warnings, ...report.warnings],
+      },
+      201,
+    );
   });

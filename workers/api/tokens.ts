@@ -23,13 +23,20 @@ export const tokenRoutes = new Hono<AppEnv>()
     const created = await registryStub(c.env, c.get("project")).createToken(name, scope);
     return c.json(created, 201);
   })
-  .delete("/:id", scope("admin"), valid("param", z.object({ id: z.string().uuid("a token id as returned by GET /api/tokens") })), async (c) => {
-    const project = c.get("project");
-    const { id } = c.req.valid("param");
-    const registry = registryStub(c.env, project);
-    await call(registry.deleteToken(id));
-    // Every agent of the project closes the sockets opened with this token.
-    const agents = await registry.listAgents();
-    await Promise.allSettled(agents.map(async (agent) => (await agentStub(c.env, project, agent.name)).closeSocketsOf(id)));
-    return c.body(null, 204);
-  });
+  .delete(
+    "/:id",
+    scope("admin"),
+    valid("param", z.object({ id: z.string().uuid("a token id as returned by GET /api/tokens") })),
+    async (c) => {
+      const project = c.get("project");
+      const { id } = c.req.valid("param");
+      const registry = registryStub(c.env, project);
+      await call(registry.deleteToken(id));
+      // Every agent of the project closes the sockets opened with this token.
+      const agents = await registry.listAgents();
+      await Promise.allSettled(
+        agents.map(async (agent) => (await agentStub(c.env, project, agent.name)).closeSocketsOf(id)),
+      );
+      return c.body(null, 204);
+    },
+  );

@@ -12,9 +12,15 @@ import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam, pushProfile } from "./agents";
 
-const toolParam = lazySchema(() => z.object({ name: agentNameSchema, tool: z.string().regex(toolNamePattern, "a tool name") }));
-const formatQuery = lazySchema(() => z.object({ format: z.enum(toolFormats, { error: "one of mcp, openai, anthropic" }).optional() }));
-const importBody = lazySchema(() => z.strictObject({ format: z.enum(toolFormats, { error: "one of mcp, openai, anthropic" }), tools: z.unknown() }));
+const toolParam = lazySchema(() =>
+  z.object({ name: agentNameSchema, tool: z.string().regex(toolNamePattern, "a tool name") }),
+);
+const formatQuery = lazySchema(() =>
+  z.object({ format: z.enum(toolFormats, { error: "one of mcp, openai, anthropic" }).optional() }),
+);
+const importBody = lazySchema(() =>
+  z.strictObject({ format: z.enum(toolFormats, { error: "one of mcp, openai, anthropic" }), tools: z.unknown() }),
+);
 
 export const toolRoutes = new Hono<AppEnv>()
   /**
@@ -42,11 +48,24 @@ export const toolRoutes = new Hono<AppEnv>()
     const { format, tools } = c.req.valid("json");
     const profile = await call(registryStub(c.env, project).getAgent(name));
     const read = importTools(format, tools, "$.tools");
-    if (!read.ok) throw new PantheonError("validation_failed", `the tools cannot be imported: ${read.issues[0]!.path}: ${read.issues[0]!.message}`, { details: { issues: read.issues } });
+    if (!read.ok)
+      throw new PantheonError(
+        "validation_failed",
+        `the tools cannot be imported: ${read.issues[0]!.path}: ${read.issues[0]!.message}`,
+        { details: { issues: read.issues } },
+      );
     const provided = new Set((await call((await agentStub(c.env, project, name)).listTools())).map((t) => t.name));
     const merged = withImportedTools(profile.runtime, read.tools, provided);
-    if (merged.issues.length) throw new PantheonError("validation_failed", `the tools cannot be imported: ${merged.issues[0]!.path}: ${merged.issues[0]!.message}`, { details: { issues: merged.issues } });
-    if (merged.runtime.httpTools.length > 50 || merged.runtime.tools.length > 100) throw new PantheonError("validation_failed", "an agent has at most 50 HTTP tools and 100 declared tools", { details: { issues: [{ path: "$.tools", message: "too many tools for one agent" }] } });
+    if (merged.issues.length)
+      throw new PantheonError(
+        "validation_failed",
+        `the tools cannot be imported: ${merged.issues[0]!.path}: ${merged.issues[0]!.message}`,
+        { details: { issues: merged.issues } },
+      );
+    if (merged.runtime.httpTools.length > 50 || merged.runtime.tools.length > 100)
+      throw new PantheonError("validation_failed", "an agent has at most 50 HTTP tools and 100 declared tools", {
+        details: { issues: [{ path: "$.tools", message: "too many tools for one agent" }] },
+      });
     // An HTTP tool's endpoint passes the outbound guard with the agent's allowlist, as on PATCH.
     assertRuntimeOutbound(merged.runtime, await projectOutbound(c.env, c.get("project"), merged.runtime));
     const updated = await call(registryStub(c.env, project).updateAgent(name, { runtime: merged.runtime }));
@@ -56,11 +75,17 @@ export const toolRoutes = new Hono<AppEnv>()
   /**
    * A person calls a tool by hand: a traced run (trigger `manual`) through every gate. 200 with the
    * output (or the tool's error), 202 while it waits (a pending approval, or another agent's answer),
- * 422 when a gate refused it.
+   * 422 when a gate refused it.
    */
-  .post("/:name/tools/:tool/invoke", scope("admin"), valid("param", toolParam), valid("json", z.strictObject({ arguments: z.record(z.string(), z.unknown()).default({}) })), async (c) => {
-    const { name, tool } = c.req.valid("param");
-    const agent = await agentStub(c.env, c.get("project"), name);
-    const result = await call(agent.invokeTool(tool, c.req.valid("json").arguments, runPrincipal(c)));
-    return "pending" in result || "waiting" in result ? c.json(result, 202) : c.json(result, 200);
-  });
+  .post(
+    "/:name/tools/:tool/invoke",
+    scope("admin"),
+    valid("param", toolParam),
+    valid("json", z.strictObject({ arguments: z.record(z.string(), z.unknown()).default({}) })),
+    async (c) => {
+      const { name, tool } = c.req.valid("param");
+      const agent = await agentStub(c.env, c.get("project"), name);
+      const result = await call(agent.invokeTool(tool, c.req.valid("json").arguments, runPrincipal(c)));
+      return "pending" in result || "waiting" in result ? c.json(result, 202) : c.json(result, 200);
+    },
+  );

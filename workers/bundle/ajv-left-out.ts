@@ -7,6 +7,8 @@
 /** Ajv's default export (the class) and ajv-formats' (a function taking an Ajv): neither may be used. */
 export default class AjvLeftOut {
   constructor() {
-    throw new Error("ajv is not in the worker bundle (wrangler.toml [alias]): give the MCP SDK's Server `jsonSchemaValidator: new CfWorkerJsonSchemaValidator()`");
+    throw new Error(
+      "ajv is not in the worker bundle (wrangler.toml [alias]): give the MCP SDK's Server `jsonSchemaValidator: new CfWorkerJsonSchemaValidator()`",
+    );
   }
 }

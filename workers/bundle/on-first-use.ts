@@ -12,9 +12,9 @@ export function onFirstUse<T extends object>(pick: () => T): T {
     has: (_, key) => Reflect.has(pick(), key),
     apply: (_, self, args): unknown => Reflect.apply(pick() as Callable, self, args),
     // `new Stand()` builds the real class's object; a subclass of the stand (none today) keeps its own.
-    construct: (_, args, newTarget): object => Reflect.construct(pick() as Constructible, args, newTarget === stand ? (pick() as Constructible) : newTarget),
+    construct: (_, args, newTarget): object =>
+      Reflect.construct(pick() as Constructible, args, newTarget === stand ? (pick() as Constructible) : newTarget),
     getPrototypeOf: () => Reflect.getPrototypeOf(pick()),
   });
   return stand;
 }
-

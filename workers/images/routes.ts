@@ -11,7 +11,12 @@ import { scope } from "../scopes";
 import { valid } from "../validation";
 import { imageStoreOf, readCapped, storeImage } from "./ingest";
 
-const imageParam = lazySchema(() => z.object({ name: agentNameSchema, id: z.string().regex(imageIdPattern, "an image id as the upload answered (<sha256>.<png|jpg|webp|gif>)") }));
+const imageParam = lazySchema(() =>
+  z.object({
+    name: agentNameSchema,
+    id: z.string().regex(imageIdPattern, "an image id as the upload answered (<sha256>.<png|jpg|webp|gif>)"),
+  }),
+);
 
 /** Multipart bodies may carry a little more than the file itself (boundaries, part headers). */
 const multipartSlack = 64 * 1024;
@@ -26,17 +31,26 @@ async function ownerOf(c: AppContext, name: string) {
 /** The uploaded bytes: the raw body, or the `file` field of a multipart form. */
 async function uploadedBytes(c: AppContext): Promise<{ bytes: Uint8Array; field: string }> {
   const type = (c.req.header("content-type") ?? "").toLowerCase();
-  if (!type.startsWith("multipart/form-data")) return { bytes: await readCapped(c.req.raw.body, "body", c.req.header("content-length")), field: "body" };
+  if (!type.startsWith("multipart/form-data"))
+    return { bytes: await readCapped(c.req.raw.body, "body", c.req.header("content-length")), field: "body" };
   // The form is parsed from a body read with the cap (a chunked body has no length to refuse up front).
   const body = await readCapped(c.req.raw.body, "file", c.req.header("content-length"), maxImageBytes + multipartSlack);
   let form: FormData;
   try {
-    form = await new Response(body as Uint8Array<ArrayBuffer>, { headers: { "content-type": c.req.header("content-type")! } }).formData();
+    form = await new Response(body as Uint8Array<ArrayBuffer>, {
+      headers: { "content-type": c.req.header("content-type")! },
+    }).formData();
   } catch {
-    throw new PantheonError("bad_request", "the multipart body could not be read: send the image as the form field 'file' (or as the raw body with its Content-Type)");
+    throw new PantheonError(
+      "bad_request",
+      "the multipart body could not be read: send the image as the form field 'file' (or as the raw body with its Content-Type)",
+    );
   }
   const file = form.get("file");
-  if (!file || typeof file === "string") throw new PantheonError("validation_failed", "file: send the image as the form field 'file'", { details: { issues: [{ path: ["file"], message: "send the image as the form field 'file'" }] } });
+  if (!file || typeof file === "string")
+    throw new PantheonError("validation_failed", "file: send the image as the form field 'file'", {
+      details: { issues: [{ path: ["file"], message: "send the image as the form field 'file'" }] },
+    });
   return { bytes: await readCapped(file.stream(), "file", String(file.size)), field: "file" };
 }
 

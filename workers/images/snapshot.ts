@@ -10,13 +10,24 @@ function base64Of(bytes: Uint8Array): string {
 }
 
 /** Every image of the agent as snapshot lines, and how many. */
-export async function imageSnapshotLines(store: ImageStorePort, owner: ImageOwner): Promise<{ text: string; count: number }> {
+export async function imageSnapshotLines(
+  store: ImageStorePort,
+  owner: ImageOwner,
+): Promise<{ text: string; count: number }> {
   let text = "";
   let count = 0;
   for (const ref of await store.list(owner)) {
     const bytes = await store.read(owner, ref.id);
     if (!bytes) continue;
-    const line: SnapshotImage = { type: "image", id: ref.id, mediaType: ref.type, bytes: ref.bytes, ...(ref.width ? { width: ref.width } : {}), ...(ref.height ? { height: ref.height } : {}), data: base64Of(bytes) };
+    const line: SnapshotImage = {
+      type: "image",
+      id: ref.id,
+      mediaType: ref.type,
+      bytes: ref.bytes,
+      ...(ref.width ? { width: ref.width } : {}),
+      ...(ref.height ? { height: ref.height } : {}),
+      data: base64Of(bytes),
+    };
     text += JSON.stringify(line) + "\n";
     count++;
   }
@@ -28,7 +39,11 @@ export async function imageSnapshotLines(store: ImageStorePort, owner: ImageOwne
  * whose hash is its id) and answers the slice with those lines left blank, so the agent's line numbers
  * still match the request's.
  */
-export async function restoreImageLines(store: ImageStorePort, owner: ImageOwner, text: string): Promise<{ rest: string; images: number; errors: Array<{ line: number; message: string }> }> {
+export async function restoreImageLines(
+  store: ImageStorePort,
+  owner: ImageOwner,
+  text: string,
+): Promise<{ rest: string; images: number; errors: Array<{ line: number; message: string }> }> {
   const lines = text.split("\n");
   const errors: Array<{ line: number; message: string }> = [];
   let images = 0;

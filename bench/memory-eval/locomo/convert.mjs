@@ -25,7 +25,20 @@ export const archiveSha256 = "5c342973da4b45c12583c9fc7594d6410880f5aba2c491a0db
  */
 const kindOf = { 1: "multihop", 2: "temporal", 3: "open", 4: "single" };
 
-const months = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const months = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+];
 
 /** "1:56 pm on 8 May, 2023" → ISO time (UTC: the set names no zone). */
 export function sessionDate(text) {
@@ -72,7 +85,13 @@ export function convertConversation(raw, index) {
     if (!kind) return;
     const evidence = [...new Set(evidenceIds(qa.evidence ?? [], turnId).map((e) => turnId.get(e)))];
     if (evidence.length === 0) return;
-    questions.push({ id: `${id}:q${String(i + 1).padStart(3, "0")}`, kind, text: qa.question, evidence, answer: String(qa.answer) });
+    questions.push({
+      id: `${id}:q${String(i + 1).padStart(3, "0")}`,
+      kind,
+      text: qa.question,
+      evidence,
+      answer: String(qa.answer),
+    });
   });
   return { id, speakers: [raw.speaker_a, raw.speaker_b], sessions, questions };
 }
@@ -87,13 +106,23 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const unzip = spawnSync("unzip", ["-q", "-o", archive, "-d", dir], { encoding: "utf8" });
     if (unzip.status !== 0) throw new Error(`unzip failed: ${unzip.stderr}`);
     const folder = join(dir, "data/multimodal_dialog/locomo10_v2");
-    const files = readdirSync(folder).filter((f) => f.endsWith(".json")).sort((a, b) => Number.parseInt(a) - Number.parseInt(b));
-    const conversations = files.map((f, i) => convertConversation(JSON.parse(readFileSync(join(folder, f), "utf8")), i));
+    const files = readdirSync(folder)
+      .filter((f) => f.endsWith(".json"))
+      .sort((a, b) => Number.parseInt(a) - Number.parseInt(b));
+    const conversations = files.map((f, i) =>
+      convertConversation(JSON.parse(readFileSync(join(folder, f), "utf8")), i),
+    );
     const set = {
       about:
         "LoCoMo (Maharana et al., ACL 2024; github.com/snap-research/locomo), ten long two-person conversations written by " +
         "LLM agents and edited by people, with human-annotated questions and evidence turns, converted by convert.mjs; see PROVENANCE.md.",
-      source: { repository: "snap-research/locomo", commit: "e76cdff4a04fce19090596d49862fe87a5c15aaa", file: "data/locomo10.zip", sha256: sha, files },
+      source: {
+        repository: "snap-research/locomo",
+        commit: "e76cdff4a04fce19090596d49862fe87a5c15aaa",
+        file: "data/locomo10.zip",
+        sha256: sha,
+        files,
+      },
       conversations,
     };
     const out = join(here, "locomo10.json");

@@ -52,7 +52,14 @@ function makeChat(client: Client, agent: string) {
     const list = [...(await sessions())].sort((a, b) => b.updatedAt - a.updatedAt);
     const choice = await choose<string>(
       `Session with ${agent}`,
-      [...list.map((s) => ({ name: `${s.title}${s.isDefault ? " (default)" : ""}`, value: s.id, description: `${s.id}, updated ${time(s.updatedAt)}` })), { name: "+ New session", value: "" }],
+      [
+        ...list.map((s) => ({
+          name: `${s.title}${s.isDefault ? " (default)" : ""}`,
+          value: s.id,
+          description: `${s.id}, updated ${time(s.updatedAt)}`,
+        })),
+        { name: "+ New session", value: "" },
+      ],
       current ?? list[0]?.id,
     );
     if (choice === undefined) return undefined;
@@ -65,7 +72,12 @@ function makeChat(client: Client, agent: string) {
     const body = await send(route.messages.$get({ ...name, query: { session: session.id, limit: String(limit) } }));
     if (!body.messages.length) return say(dim("(no messages yet in this session)"));
     if (body.nextCursor) say(dim(`(older messages: pantheon history ${agent} --session ${session.id} --limit 200)`));
-    for (const m of [...body.messages].reverse()) say(dim(`${time(m.createdAt)} ${m.role === "user" ? "you" : m.role === "assistant" ? agent : m.role}: ${describe(m)}`));
+    for (const m of [...body.messages].reverse())
+      say(
+        dim(
+          `${time(m.createdAt)} ${m.role === "user" ? "you" : m.role === "assistant" ? agent : m.role}: ${describe(m)}`,
+        ),
+      );
   }
 
   /** Trace steps after `afterSeq` as the stream shows them; answers the last seq shown. */
@@ -77,9 +89,13 @@ function makeChat(client: Client, agent: string) {
       last = step.seq;
       // biome-ignore lint/suspicious/noExplicitAny: a trace step's data differs by step name
       const d = (step.data ?? {}) as Record<string, any>;
-      if (step.name === "tool_result") say(`  ← ${d.tool ?? d.name} ${d.ok === false ? `failed: ${oneLine(d.error, 80)}` : `ok${d.output ? `: ${oneLine(d.output, 70)}` : ""}`}`);
+      if (step.name === "tool_result")
+        say(
+          `  ← ${d.tool ?? d.name} ${d.ok === false ? `failed: ${oneLine(d.error, 80)}` : `ok${d.output ? `: ${oneLine(d.output, 70)}` : ""}`}`,
+        );
       else if (step.name === "tool_call") say(`  → ${d.tool ?? d.name} ${oneLine(d.arguments, 80)}`);
-      else if (step.name === "approval") say(`  ${d.approved ? "✓ approved" : "✗ rejected"} ${d.tool ?? ""} by ${d.by}`);
+      else if (step.name === "approval")
+        say(`  ${d.approved ? "✓ approved" : "✗ rejected"} ${d.tool ?? ""} by ${d.by}`);
       else if (step.name === "agent_response") say(`  ← ${d.agent ?? d.from ?? "agent"} answered`);
     }
     return last;
@@ -110,14 +126,23 @@ export const chat: Command = {
         if (!agent) throw new UsageError("name the agent to talk to", "chat");
         // `pantheon chat <agent> "<message>"` is the one-shot turn it always was.
         if (message.length) return tell.actions[0]!.run(context);
-        if (!process.stdin.isTTY || !process.stdout.isTTY) throw new UsageError("chat needs a terminal; for one message from a script use: pantheon tell <agent> \"<message>\"", "chat");
+        if (!process.stdin.isTTY || !process.stdout.isTTY)
+          throw new UsageError(
+            'chat needs a terminal; for one message from a script use: pantheon tell <agent> "<message>"',
+            "chat",
+          );
         return interactive(context.client, agent, text(context.values, "session"), Boolean(context.values.pick));
       },
     },
   ],
 };
 
-async function interactive(client: Client, agent: string, sessionId: string | undefined, forcePick: boolean): Promise<number> {
+async function interactive(
+  client: Client,
+  agent: string,
+  sessionId: string | undefined,
+  forcePick: boolean,
+): Promise<number> {
   const chat = makeChat(client, agent);
   const { say, route, name } = chat;
   const profile = await client.send(route.$get(name));
@@ -125,13 +150,20 @@ async function interactive(client: Client, agent: string, sessionId: string | un
   const list = await chat.sessions();
   if (sessionId) {
     const found = list.find((s) => s.id === sessionId);
-    if (!found) throw new ApiError(404, { code: "not_found", message: `session '${sessionId}' of ${agent} does not exist (pantheon sessions ${agent} lists them)` });
+    if (!found)
+      throw new ApiError(404, {
+        code: "not_found",
+        message: `session '${sessionId}' of ${agent} does not exist (pantheon sessions ${agent} lists them)`,
+      });
     session = { id: found.id, title: found.title };
   } else if (list.length > 1 || forcePick) session = await chat.pick();
   else session = list[0] ? { id: list[0].id, title: list[0].title } : await chat.newSession();
   if (!session) return 0;
 
-  const header = () => say(`${bold(`Chat with ${agent}`)} ${dim(`(${profile.description || "no description"}) · session "${session!.title}" · /help · Ctrl-C cancels a run · Ctrl-D leaves`)}`);
+  const header = () =>
+    say(
+      `${bold(`Chat with ${agent}`)} ${dim(`(${profile.description || "no description"}) · session "${session!.title}" · /help · Ctrl-C cancels a run · Ctrl-D leaves`)}`,
+    );
   header();
   await chat.scrollback(session);
 
@@ -233,21 +265,39 @@ async function interactive(client: Client, agent: string, sessionId: string | un
             [
               { name: "Approve", value: "approve", description: "let this call run" },
               { name: "Reject", value: "reject", description: "refuse it; the model is told" },
-              { name: "Decide later", value: "later", description: `leave it waiting (pantheon runs approve ${agent} ${state.runId} --call ${call.callId})` },
+              {
+                name: "Decide later",
+                value: "later",
+                description: `leave it waiting (pantheon runs approve ${agent} ${state.runId} --call ${call.callId})`,
+              },
             ],
             undefined,
             "cancel",
           );
           // Ctrl-C here, as everywhere in a run: the run this chat started is cancelled (and what it delegated).
           if (decision === "cancel") {
-            const ended = await client.send(route.runs[":id"].cancel.$post(param({ name: agent, id: state.runId }))).catch((error: Error) => say(`  (could not cancel: ${error.message})`));
+            const ended = await client
+              .send(route.runs[":id"].cancel.$post(param({ name: agent, id: state.runId })))
+              .catch((error: Error) => say(`  (could not cancel: ${error.message})`));
             return say(dim(`  run ${state.runId} ${ended ? ended.status : "left waiting"}.`));
           }
-          if (decision === undefined || decision === "later") return say(dim(`  left waiting: pantheon runs approve|reject ${agent} ${state.runId} --call ${call.callId}`));
+          if (decision === undefined || decision === "later")
+            return say(
+              dim(`  left waiting: pantheon runs approve|reject ${agent} ${state.runId} --call ${call.callId}`),
+            );
           say(dim(`  ${decision === "approve" ? "✓ approved" : "✗ rejected"} ${call.tool}`));
           // The run goes on inside the approval request; its events come over the socket meanwhile.
           const watching = watch(state.runId);
-          const decided = client.send(route.runs[":id"].approval.$post({ ...param({ name: agent, id: state.runId }), json: { decision, callId: call.callId, ...(decision === "reject" ? { reason: "rejected in pantheon chat" } : {}) } }));
+          const decided = client.send(
+            route.runs[":id"].approval.$post({
+              ...param({ name: agent, id: state.runId }),
+              json: {
+                decision,
+                callId: call.callId,
+                ...(decision === "reject" ? { reason: "rejected in pantheon chat" } : {}),
+              },
+            }),
+          );
           let run: Awaited<typeof decided>;
           try {
             run = await cancellable(decided, () => state.runId);
@@ -256,7 +306,13 @@ async function interactive(client: Client, agent: string, sessionId: string | un
             watching.stop();
           }
           if (watching.seen === 0) seq = await chat.showSteps(state.runId, seq);
-          else seq = Math.max(seq, ...(await client.send(route.runs[":id"].$get(param({ name: agent, id: state.runId })))).trace.map((s) => s.seq));
+          else
+            seq = Math.max(
+              seq,
+              ...(await client.send(route.runs[":id"].$get(param({ name: agent, id: state.runId })))).trace.map(
+                (s) => s.seq,
+              ),
+            );
           replyShown = Boolean(watching.ended);
           state = { status: run.status, runId: state.runId };
           if (state.status !== "waiting_approval") break;
@@ -265,7 +321,11 @@ async function interactive(client: Client, agent: string, sessionId: string | un
       }
       if (unsettled.has(state.status)) {
         seq = await chat.showSteps(state.runId, seq);
-        say(dim(`  ${state.status === "waiting_agent" ? "waiting for another agent's answer" : "working"}… (Ctrl-C cancels)`));
+        say(
+          dim(
+            `  ${state.status === "waiting_agent" ? "waiting for another agent's answer" : "working"}… (Ctrl-C cancels)`,
+          ),
+        );
         const runId = state.runId;
         const watching = watch(runId);
         let polling = true;
@@ -298,7 +358,14 @@ async function interactive(client: Client, agent: string, sessionId: string | un
   async function turn(content: string) {
     let runId: string | undefined;
     say(bold(`${agent}:`));
-    const work = streamTurn(client, agent, { content, session: session!.id }, { text: (chunk) => void process.stdout.write(chunk), line: (l) => say(dim(l)) }, undefined, (id) => (runId = id));
+    const work = streamTurn(
+      client,
+      agent,
+      { content, session: session!.id },
+      { text: (chunk) => void process.stdout.write(chunk), line: (l) => say(dim(l)) },
+      undefined,
+      (id) => (runId = id),
+    );
     const end = await cancellable(work, () => runId);
     // The streamed reply is already on screen; a reply arriving after a wait is shown by settle.
     await settle(end, end.status === "completed");

@@ -13,14 +13,19 @@ export interface Live {
 }
 
 export function openLive(client: Client, agent: string): Live {
-  const url = new URL(`/agents/agent-do/${encodeURIComponent(client.project ?? "default")}.${encodeURIComponent(agent)}`, client.url);
+  const url = new URL(
+    `/agents/agent-do/${encodeURIComponent(client.project ?? "default")}.${encodeURIComponent(agent)}`,
+    client.url,
+  );
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
   const handlers = new Map<string, (type: string, data: EventData) => void>();
   let open = false;
   let socket: WebSocket | undefined;
   try {
     // `headers` is undici's extension of the WebSocket constructor's options.
-    socket = new WebSocket(url, { headers: client.token ? { authorization: `Bearer ${client.token}` } : {} } as unknown as string[]);
+    socket = new WebSocket(url, {
+      headers: client.token ? { authorization: `Bearer ${client.token}` } : {},
+    } as unknown as string[]);
     socket.onopen = () => (open = true);
     socket.onclose = () => (open = false);
     socket.onerror = () => (open = false);

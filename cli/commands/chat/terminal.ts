@@ -8,13 +8,21 @@ export type Read = { line: string } | { interrupt: true } | { eof: true };
 
 /** One line from the person, with the lines typed before as history (↑/↓). */
 export function readLine(prompt: string, history: string[]): Promise<Read> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true, history: [...history], historySize: 500, removeHistoryDuplicates: true });
+  const rl = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: true,
+    history: [...history],
+    historySize: 500,
+    removeHistoryDuplicates: true,
+  });
   return new Promise((resolve) => {
     let settled = false;
     const done = (value: Read) => {
       if (settled) return;
       settled = true;
-      if ("line" in value && value.line.trim()) history.splice(0, history.length, ...[value.line, ...history.filter((h) => h !== value.line)].slice(0, 500));
+      if ("line" in value && value.line.trim())
+        history.splice(0, history.length, ...[value.line, ...history.filter((h) => h !== value.line)].slice(0, 500));
       rl.close();
       resolve(value);
     };
@@ -52,9 +60,20 @@ export function watchKeys(on: { interrupt(): void; eof(): void }): () => void {
 }
 
 /** A menu; undefined when the person leaves it (Ctrl-C, Esc), or `interrupted` for Ctrl-C when given. */
-export async function choose<T>(message: string, choices: { name: string; value: T; description?: string }[], initial?: T, interrupted?: T): Promise<T | undefined> {
+export async function choose<T>(
+  message: string,
+  choices: { name: string; value: T; description?: string }[],
+  initial?: T,
+  interrupted?: T,
+): Promise<T | undefined> {
   try {
-    return await select<T>({ message, choices, ...(initial !== undefined ? { default: initial } : {}), pageSize: 12, loop: false });
+    return await select<T>({
+      message,
+      choices,
+      ...(initial !== undefined ? { default: initial } : {}),
+      pageSize: 12,
+      loop: false,
+    });
   } catch (error) {
     // inquirer's Ctrl-C ends the prompt with ExitPromptError.
     if ((error as Error).name === "ExitPromptError" && interrupted !== undefined) return interrupted;

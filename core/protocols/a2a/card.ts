@@ -18,11 +18,18 @@ export const bearerSchemeName = "bearer";
  * @example
  * agentCardOf({ name: "scout", description: "Finds things" }, tools, "https://p.example/a2a/agents/scout", "0.1.0");
  */
-export function agentCardOf(agent: { name: string; description: string }, tools: readonly CardTool[], url: string, version: string): AgentCard {
+export function agentCardOf(
+  agent: { name: string; description: string },
+  tools: readonly CardTool[],
+  url: string,
+  version: string,
+): AgentCard {
   const skills: AgentSkill[] = tools.map((tool) => ({
     id: tool.name,
     name: tool.name,
-    description: tool.requiresApproval ? `${tool.description} (each call waits for a person's approval: the task becomes input-required)` : tool.description,
+    description: tool.requiresApproval
+      ? `${tool.description} (each call waits for a person's approval: the task becomes input-required)`
+      : tool.description,
     tags: [tool.runtime === "agent" ? "connection" : tool.runtime, ...(tool.requiresApproval ? ["approval"] : [])],
     examples: [],
     inputModes: [],
@@ -43,7 +50,12 @@ export function agentCardOf(agent: { name: string; description: string }, tools:
       [bearerSchemeName]: {
         scheme: {
           $case: "httpAuthSecurityScheme",
-          value: { scheme: "Bearer", bearerFormat: "Pantheon API token", description: "A Pantheon API token of the agent's project (chat scope to talk; approve scope to answer an approval)" },
+          value: {
+            scheme: "Bearer",
+            bearerFormat: "Pantheon API token",
+            description:
+              "A Pantheon API token of the agent's project (chat scope to talk; approve scope to answer an approval)",
+          },
         },
       },
     },

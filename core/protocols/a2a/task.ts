@@ -48,13 +48,34 @@ export function taskStateOfRun(status: string): TaskState {
   return stateByStatus[status] ?? TaskState.TASK_STATE_WORKING;
 }
 
-export const terminalTaskStates: readonly TaskState[] = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED];
+export const terminalTaskStates: readonly TaskState[] = [
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+];
 
-export const textPart = (text: string): Part => ({ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" });
-export const dataPart = (value: unknown): Part => ({ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" });
+export const textPart = (text: string): Part => ({
+  content: { $case: "text", value: text },
+  metadata: undefined,
+  filename: "",
+  mediaType: "text/plain",
+});
+export const dataPart = (value: unknown): Part => ({
+  content: { $case: "data", value },
+  metadata: undefined,
+  filename: "",
+  mediaType: "application/json",
+});
 
 /** A message from the agent (a status's words, a reply) within a task. */
-export function agentMessage(input: { messageId: string; taskId: string; contextId: string; text: string; data?: unknown }): Message {
+export function agentMessage(input: {
+  messageId: string;
+  taskId: string;
+  contextId: string;
+  text: string;
+  data?: unknown;
+}): Message {
   return {
     messageId: input.messageId,
     taskId: input.taskId,
@@ -69,7 +90,14 @@ export function agentMessage(input: { messageId: string; taskId: string; context
 
 /** The reply of a run, as the task's one artifact. */
 export function replyArtifact(runId: string, reply: string): Artifact {
-  return { artifactId: `${runId}-reply`, name: "reply", description: "the agent's reply", parts: [textPart(reply)], metadata: undefined, extensions: [] };
+  return {
+    artifactId: `${runId}-reply`,
+    name: "reply",
+    description: "the agent's reply",
+    parts: [textPart(reply)],
+    metadata: undefined,
+    extensions: [],
+  };
 }
 
 /** What an input-required task waits for, in words a person or a model can act on. */
@@ -94,7 +122,10 @@ export function taskStatusOf(view: RunTurnView, contextId: string, now: number):
   const data = view.run.status === "waiting_approval" ? { pending: view.run.pending } : undefined;
   return {
     state: taskStateOfRun(view.run.status),
-    message: text === undefined ? undefined : agentMessage({ messageId: `${view.run.id}-${view.run.status}`, taskId: view.run.id, contextId, text, data }),
+    message:
+      text === undefined
+        ? undefined
+        : agentMessage({ messageId: `${view.run.id}-${view.run.status}`, taskId: view.run.id, contextId, text, data }),
     timestamp: new Date(view.run.finishedAt ?? now).toISOString(),
   };
 }
@@ -110,9 +141,19 @@ export function taskOfRun(view: RunTurnView, agent: string, now: number): Task {
   const contextId = contextIdOf(run.sessionId, view.sessionTitle);
   const history: Message[] = [];
   if (view.request !== null) {
-    history.push({ messageId: `${run.id}-request`, taskId: run.id, contextId, role: Role.ROLE_USER, parts: [textPart(view.request)], metadata: undefined, extensions: [], referenceTaskIds: [] });
+    history.push({
+      messageId: `${run.id}-request`,
+      taskId: run.id,
+      contextId,
+      role: Role.ROLE_USER,
+      parts: [textPart(view.request)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    });
   }
-  if (view.reply !== null) history.push(agentMessage({ messageId: `${run.id}-reply`, taskId: run.id, contextId, text: view.reply }));
+  if (view.reply !== null)
+    history.push(agentMessage({ messageId: `${run.id}-reply`, taskId: run.id, contextId, text: view.reply }));
   return {
     id: run.id,
     contextId,
@@ -130,7 +171,11 @@ export function requestTextOf(message: Message): { ok: true; text: string } | { 
     const content = part.content;
     if (content?.$case === "text") pieces.push(content.value);
     else if (content?.$case === "data") pieces.push(JSON.stringify(content.value));
-    else return { ok: false, reason: `message.parts[${index}]: only text and data parts are understood (got ${content?.$case ?? "an empty part"})` };
+    else
+      return {
+        ok: false,
+        reason: `message.parts[${index}]: only text and data parts are understood (got ${content?.$case ?? "an empty part"})`,
+      };
   }
   const text = pieces.join("\n").trim();
   if (!text) return { ok: false, reason: "message.parts: the message has no text" };
@@ -151,19 +196,35 @@ export interface ApprovalAnswer {
  * @example
  * approvalAnswerOf(message); // { ok: true, answer: { approved: false, reason: "not today" } } for "reject: not today"
  */
-export function approvalAnswerOf(message: Message): { ok: true; answer: ApprovalAnswer } | { ok: false; reason: string } {
+export function approvalAnswerOf(
+  message: Message,
+): { ok: true; answer: ApprovalAnswer } | { ok: false; reason: string } {
   for (const part of message.parts) {
     const content = part.content;
     if (content?.$case !== "data" || !content.value || typeof content.value !== "object") continue;
     const { decision, callId, reason } = content.value as Record<string, unknown>;
-    if (decision !== "approve" && decision !== "reject") return { ok: false, reason: "message data part: decision must be 'approve' or 'reject'" };
-    if (callId !== undefined && (typeof callId !== "string" || callId.length > 128)) return { ok: false, reason: "message data part: callId must be a call id of the pending approval" };
-    if (reason !== undefined && (typeof reason !== "string" || reason.length > 2000)) return { ok: false, reason: "message data part: reason must be a string of at most 2000 characters" };
-    return { ok: true, answer: { approved: decision === "approve", ...(callId ? { callId } : {}), ...(reason ? { reason } : {}) } };
+    if (decision !== "approve" && decision !== "reject")
+      return { ok: false, reason: "message data part: decision must be 'approve' or 'reject'" };
+    if (callId !== undefined && (typeof callId !== "string" || callId.length > 128))
+      return { ok: false, reason: "message data part: callId must be a call id of the pending approval" };
+    if (reason !== undefined && (typeof reason !== "string" || reason.length > 2000))
+      return { ok: false, reason: "message data part: reason must be a string of at most 2000 characters" };
+    return {
+      ok: true,
+      answer: { approved: decision === "approve", ...(callId ? { callId } : {}), ...(reason ? { reason } : {}) },
+    };
   }
-  const text = message.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join(" ").trim();
+  const text = message.parts
+    .map((p) => (p.content?.$case === "text" ? p.content.value : ""))
+    .join(" ")
+    .trim();
   const match = /^(approve|approved|yes|reject|rejected|no)\b[\s:,.-]*(.*)$/is.exec(text);
-  if (!match) return { ok: false, reason: "message: this task waits for an approval; answer 'approve' or 'reject' (text or a data part { decision })" };
+  if (!match)
+    return {
+      ok: false,
+      reason:
+        "message: this task waits for an approval; answer 'approve' or 'reject' (text or a data part { decision })",
+    };
   const approved = ["approve", "approved", "yes"].includes(match[1]!.toLowerCase());
   const reason = match[2]!.trim().slice(0, 2000);
   return { ok: true, answer: { approved, ...(reason ? { reason } : {}) } };

@@ -61,19 +61,56 @@ export function sessionUpdatesOf(event: StreamedRunEvent): SessionUpdate[] {
     case "token":
       return event.text ? [{ sessionUpdate: "agent_message_chunk", content: text(event.text) }] : [];
     case "tool_call":
-      return [{ sessionUpdate: "tool_call", toolCallId: event.callId, title: event.name, kind: toolKindOf(event.name), status: "pending", rawInput: event.arguments }];
+      return [
+        {
+          sessionUpdate: "tool_call",
+          toolCallId: event.callId,
+          title: event.name,
+          kind: toolKindOf(event.name),
+          status: "pending",
+          rawInput: event.arguments,
+        },
+      ];
     case "gate":
       // The approval gate decides last: once it lets a call through, the call runs.
-      if (event.allow) return event.gate === "approval" ? [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" }] : [];
-      if (event.gate === "approval") return [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "pending", content: [{ type: "content", content: text("waiting for a person's approval") }] }];
-      return [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "failed", content: [{ type: "content", content: text(`gate ${event.gate} refused the call: ${event.reason ?? "no reason given"}`) }] }];
+      if (event.allow)
+        return event.gate === "approval"
+          ? [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" }]
+          : [];
+      if (event.gate === "approval")
+        return [
+          {
+            sessionUpdate: "tool_call_update",
+            toolCallId: event.callId,
+            status: "pending",
+            content: [{ type: "content", content: text("waiting for a person's approval") }],
+          },
+        ];
+      return [
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: event.callId,
+          status: "failed",
+          content: [
+            {
+              type: "content",
+              content: text(`gate ${event.gate} refused the call: ${event.reason ?? "no reason given"}`),
+            },
+          ],
+        },
+      ];
     case "tool_result":
       return [
         {
           sessionUpdate: "tool_call_update",
           toolCallId: event.callId,
           status: event.ok ? "completed" : "failed",
-          content: [{ type: "content", content: text(event.ok ? (event.output ?? "") : `failed: ${event.error ?? "no reason given"}`) }],
+          content: [
+            {
+              type: "content",
+              content: text(event.ok ? (event.output ?? "") : `failed: ${event.error ?? "no reason given"}`),
+            },
+          ],
           rawOutput: event.ok ? { output: event.output ?? "" } : { error: event.error ?? "" },
         },
       ];
@@ -110,25 +147,48 @@ export function makeTurnUpdates(): TurnUpdates {
   const announce = (call: AnnouncedCall): SessionUpdate[] => {
     if (announced.has(call.callId)) return [];
     announced.add(call.callId);
-    return [{ sessionUpdate: "tool_call", toolCallId: call.callId, title: call.name, kind: toolKindOf(call.name), status: "pending", ...(call.arguments !== undefined ? { rawInput: call.arguments } : {}) }];
+    return [
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: call.callId,
+        title: call.name,
+        kind: toolKindOf(call.name),
+        status: "pending",
+        ...(call.arguments !== undefined ? { rawInput: call.arguments } : {}),
+      },
+    ];
   };
   return {
     announce,
     of(event) {
       if (event.type === "tool_call") {
-        if (!announced.has(event.callId)) return announce({ callId: event.callId, name: event.name, arguments: event.arguments });
+        if (!announced.has(event.callId))
+          return announce({ callId: event.callId, name: event.name, arguments: event.arguments });
         return [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, rawInput: event.arguments }];
       }
-      if (event.type === "gate") return [...announce({ callId: event.callId, name: event.tool ?? "tool" }), ...sessionUpdatesOf(event)];
-      if (event.type === "tool_result") return [...announce({ callId: event.callId, name: event.name }), ...sessionUpdatesOf(event)];
+      if (event.type === "gate")
+        return [...announce({ callId: event.callId, name: event.tool ?? "tool" }), ...sessionUpdatesOf(event)];
+      if (event.type === "tool_result")
+        return [...announce({ callId: event.callId, name: event.name }), ...sessionUpdatesOf(event)];
       return sessionUpdatesOf(event);
     },
   };
 }
 
 /** A traced tool result (a run's `tool_result` step), as the update that closes its tool call. */
-export function toolResultUpdate(callId: string, result: { ok: boolean; output?: string; error?: string }): SessionUpdate {
-  return sessionUpdatesOf({ type: "tool_result", callId, name: "", ok: result.ok, ...(result.output !== undefined ? { output: result.output } : {}), ...(result.error !== undefined ? { error: result.error } : {}), ms: 0 })[0]!;
+export function toolResultUpdate(
+  callId: string,
+  result: { ok: boolean; output?: string; error?: string },
+): SessionUpdate {
+  return sessionUpdatesOf({
+    type: "tool_result",
+    callId,
+    name: "",
+    ok: result.ok,
+    ...(result.output !== undefined ? { output: result.output } : {}),
+    ...(result.error !== undefined ? { error: result.error } : {}),
+    ms: 0,
+  })[0]!;
 }
 
 /**
@@ -146,12 +206,15 @@ export function stopReasonOf(status: string): StopReason | undefined {
  * resource links as links. Images and audio are not understood (the agent is not advertised as
  * taking them) and are refused by name.
  */
-export function promptTextOf(blocks: readonly ContentBlock[]): { ok: true; text: string } | { ok: false; reason: string } {
+export function promptTextOf(
+  blocks: readonly ContentBlock[],
+): { ok: true; text: string } | { ok: false; reason: string } {
   const pieces: string[] = [];
   for (const [index, block] of blocks.entries()) {
     if (block.type === "text") pieces.push(block.text);
     else if (block.type === "resource_link") pieces.push(`[${block.name}](${block.uri})`);
-    else if (block.type === "resource" && "text" in block.resource) pieces.push(`${block.resource.uri}:\n${block.resource.text}`);
+    else if (block.type === "resource" && "text" in block.resource)
+      pieces.push(`${block.resource.uri}:\n${block.resource.text}`);
     else return { ok: false, reason: `prompt[${index}]: ${block.type} content is not supported; send text` };
   }
   const joined = pieces.join("\n").trim();
@@ -163,6 +226,7 @@ export function promptTextOf(blocks: readonly ContentBlock[]): { ok: true; text:
 /** A stored message of the session, replayed by `session/load` as the chunk of its author. */
 export function historyUpdateOf(message: { role: string; content: string }): SessionUpdate | null {
   if (message.role === "user") return { sessionUpdate: "user_message_chunk", content: text(message.content) };
-  if (message.role === "assistant" && message.content) return { sessionUpdate: "agent_message_chunk", content: text(message.content) };
+  if (message.role === "assistant" && message.content)
+    return { sessionUpdate: "agent_message_chunk", content: text(message.content) };
   return null;
 }

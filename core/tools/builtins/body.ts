@@ -4,7 +4,10 @@ import { cutUtf8, truncationMarker } from "../truncate";
  * Reads at most `maxBytes` of a response body, then stops reading (the rest never crosses the
  * network into memory) and marks the cut. The total comes from Content-Length when the server sent one.
  */
-export async function readBodyWithin(response: Response, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+export async function readBodyWithin(
+  response: Response,
+  maxBytes: number,
+): Promise<{ text: string; truncated: boolean }> {
   if (!response.body) return { text: "", truncated: false };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -25,8 +25,16 @@ export const builtinGroupGrants: Readonly<Record<BuiltinToolGroup, "listed" | "e
   work: "listed",
 };
 
-const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false });
-const featureArg = { type: "string", description: "The feature (optional: your own task's feature, or the project's only one)" };
+const object = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: "object",
+  properties,
+  required,
+  additionalProperties: false,
+});
+const featureArg = {
+  type: "string",
+  description: "The feature (optional: your own task's feature, or the project's only one)",
+};
 const taskArg = { type: "integer", minimum: 1, description: "The task's number" };
 
 const catalog: Readonly<Record<BuiltinToolGroup, readonly ToolSpec[]>> = {
@@ -66,11 +74,17 @@ const catalog: Readonly<Record<BuiltinToolGroup, readonly ToolSpec[]>> = {
   memory: [
     {
       name: "memory.store",
-      description: "Remember something for later conversations: a fact, an entity, a standing instruction or an episode. Write one self-contained sentence.",
+      description:
+        "Remember something for later conversations: a fact, an entity, a standing instruction or an episode. Write one self-contained sentence.",
       parameters: {
         type: "object",
         properties: {
-          text: { type: "string", minLength: 1, maxLength: 4000, description: "What to remember, as a self-contained sentence." },
+          text: {
+            type: "string",
+            minLength: 1,
+            maxLength: 4000,
+            description: "What to remember, as a self-contained sentence.",
+          },
           kind: { type: "string", enum: ["fact", "entity", "instruction", "episode"], default: "fact" },
           importance: { type: "number", minimum: 0, maximum: 1, description: "0..1, default 0.6" },
         },
@@ -81,7 +95,8 @@ const catalog: Readonly<Record<BuiltinToolGroup, readonly ToolSpec[]>> = {
     },
     {
       name: "memory.search",
-      description: "Search your long-term memory by meaning and words. Returns the best matching memories with their ids.",
+      description:
+        "Search your long-term memory by meaning and words. Returns the best matching memories with their ids.",
       parameters: {
         type: "object",
         properties: {
@@ -120,14 +135,16 @@ const catalog: Readonly<Record<BuiltinToolGroup, readonly ToolSpec[]>> = {
   context: [
     {
       name: "context.sources",
-      description: "List the context sources you may use: your own document sources and the sources other agents grant you, each with a label, a description and your access (read or search). Pick the ones that fit your goal, then use context.search.",
+      description:
+        "List the context sources you may use: your own document sources and the sources other agents grant you, each with a label, a description and your access (read or search). Pick the ones that fit your goal, then use context.search.",
       parameters: { type: "object", properties: {}, additionalProperties: false },
       runtime: "builtin",
       idempotent: true,
     },
     {
       name: "context.search",
-      description: "Search one context source listed by context.sources ('docs' or 'owner/docs'). Without a query, returns the source's newest items (needs read access).",
+      description:
+        "Search one context source listed by context.sources ('docs' or 'owner/docs'). Without a query, returns the source's newest items (needs read access).",
       parameters: {
         type: "object",
         properties: {
@@ -145,31 +162,32 @@ const catalog: Readonly<Record<BuiltinToolGroup, readonly ToolSpec[]>> = {
   /** `agent.spawn` runs as a delegation (runtime "agent"): the run waits for the child's report (durable-objects/agent/bus/spawn.ts). */
   spawn: [
     {
-    name: "agent.spawn",
-    description:
-      "Create a child agent from a Pantheon script (an (actor \"name\" …) form) and give it a goal. The child is connected to you; its report on the goal comes back as this tool's result. Its (connections …) may name only you and your own connections, and its (spawn :quota n) may be at most what is left of your quota after it.",
-    parameters: {
-      type: "object",
-      properties: {
-        script: { type: "string", minLength: 1, maxLength: 64_000 },
-        goal: { type: "string", minLength: 1, maxLength: 32_000 },
-        supervise: {
-          type: "object",
-          description: "How you supervise the child: restart its failed runs toward the goal (restart, maxRestarts, backoff such as \"5s\"), how long it may work (ttl such as \"1h\"), and whether it is archived once its goal is done (onDone).",
-          properties: {
-            restart: { type: "string", enum: [...restartPolicies] },
-            maxRestarts: { type: "integer", minimum: 0, maximum: 10 },
-            backoff: { type: "string" },
-            ttl: { type: "string" },
-            onDone: { type: "string", enum: [...onDoneChoices] },
+      name: "agent.spawn",
+      description:
+        'Create a child agent from a Pantheon script (an (actor "name" …) form) and give it a goal. The child is connected to you; its report on the goal comes back as this tool\'s result. Its (connections …) may name only you and your own connections, and its (spawn :quota n) may be at most what is left of your quota after it.',
+      parameters: {
+        type: "object",
+        properties: {
+          script: { type: "string", minLength: 1, maxLength: 64_000 },
+          goal: { type: "string", minLength: 1, maxLength: 32_000 },
+          supervise: {
+            type: "object",
+            description:
+              'How you supervise the child: restart its failed runs toward the goal (restart, maxRestarts, backoff such as "5s"), how long it may work (ttl such as "1h"), and whether it is archived once its goal is done (onDone).',
+            properties: {
+              restart: { type: "string", enum: [...restartPolicies] },
+              maxRestarts: { type: "integer", minimum: 0, maximum: 10 },
+              backoff: { type: "string" },
+              ttl: { type: "string" },
+              onDone: { type: "string", enum: [...onDoneChoices] },
+            },
+            additionalProperties: false,
           },
-          additionalProperties: false,
         },
+        required: ["script", "goal"],
+        additionalProperties: false,
       },
-      required: ["script", "goal"],
-      additionalProperties: false,
-    },
-    runtime: "agent",
+      runtime: "agent",
     },
   ],
   /**
@@ -179,20 +197,129 @@ const catalog: Readonly<Record<BuiltinToolGroup, readonly ToolSpec[]>> = {
    * worker run acts as admin (only admin starts a task).
    */
   work: [
-    { name: "feature.create", scope: "admin", description: "Create a feature you will plan and orchestrate", runtime: "builtin", parameters: object({ name: { type: "string", description: "a lower-case slug, e.g. login-page" }, title: { type: "string" }, contextFiles: { type: "array", items: { type: "string" } } }, ["name", "title"]) },
-    { name: "plan.write", scope: "admin", description: "Write a new version of the feature's plan (markdown with a '## Tasks' list); a person reviews and approves it", runtime: "builtin", parameters: object({ feature: featureArg, markdown: { type: "string" } }, ["markdown"]) },
-    { name: "plan.read", description: "Read the feature's plan (the latest version unless one is named), with people's comments", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, version: { type: "integer", minimum: 1 } }) },
-    { name: "plan.ask", scope: "admin", description: "Before you write the plan, ask the person one question you cannot plan without (a few at most); it waits in their inbox, and the answer comes as your next message", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, question: { type: "string" } }, ["question"]) },
-    { name: "tasks.sync", scope: "admin", description: "Sync the feature's tasks from its approved plan", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg }) },
-    { name: "task.start", scope: "admin", description: "Start a task: its worker agent runs it in isolation from its spec", runtime: "builtin", timeoutMs: 60_000, parameters: object({ feature: featureArg, task: taskArg }, ["task"]) },
-    { name: "task.commit", scope: "admin", description: "Commit your task's changes on its git branch (your summary is the commit message) and merge them into the feature branch, reporting the task done (or partial). If the merge conflicts, nothing is merged: the answer gives each file's two sides, your copy then holds the file with conflict markers; write it as it should be and call task.commit again", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, task: taskArg, summary: { type: "string" }, status: { type: "string", enum: ["done", "partial"] } }, ["summary"]) },
-    { name: "task.block", description: "Ask a person a question you cannot go on without; your task waits until they answer, and the answer is this tool's result", runtime: "builtin", parameters: object({ question: { type: "string" } }, ["question"]) },
-    { name: "task.discard", scope: "admin", description: "Drop a task's uncommitted changes and cancel it", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, task: taskArg }) },
-    { name: "status", description: "The feature's status and task board", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg }) },
-    { name: "fs.list", description: "List the feature's files (your task's copy when you work on a task)", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, prefix: { type: "string" } }) },
-    { name: "fs.read", description: "Read a file of the feature (your task's copy when you work on a task)", runtime: "builtin", idempotent: true, parameters: object({ feature: featureArg, path: { type: "string" } }, ["path"]) },
-    { name: "fs.write", scope: "admin", description: "Write a file in your task's copy of the feature's files", runtime: "builtin", idempotent: true, parameters: object({ path: { type: "string" }, content: { type: "string" } }, ["path", "content"]) },
-    { name: "fs.delete", scope: "admin", description: "Delete a file in your task's copy of the feature's files", runtime: "builtin", idempotent: true, parameters: object({ path: { type: "string" } }, ["path"]) },
+    {
+      name: "feature.create",
+      scope: "admin",
+      description: "Create a feature you will plan and orchestrate",
+      runtime: "builtin",
+      parameters: object(
+        {
+          name: { type: "string", description: "a lower-case slug, e.g. login-page" },
+          title: { type: "string" },
+          contextFiles: { type: "array", items: { type: "string" } },
+        },
+        ["name", "title"],
+      ),
+    },
+    {
+      name: "plan.write",
+      scope: "admin",
+      description:
+        "Write a new version of the feature's plan (markdown with a '## Tasks' list); a person reviews and approves it",
+      runtime: "builtin",
+      parameters: object({ feature: featureArg, markdown: { type: "string" } }, ["markdown"]),
+    },
+    {
+      name: "plan.read",
+      description: "Read the feature's plan (the latest version unless one is named), with people's comments",
+      runtime: "builtin",
+      idempotent: true,
+      parameters: object({ feature: featureArg, version: { type: "integer", minimum: 1 } }),
+    },
+    {
+      name: "plan.ask",
+      scope: "admin",
+      description:
+        "Before you write the plan, ask the person one question you cannot plan without (a few at most); it waits in their inbox, and the answer comes as your next message",
+      runtime: "builtin",
+      idempotent: true,
+      parameters: object({ feature: featureArg, question: { type: "string" } }, ["question"]),
+    },
+    {
+      name: "tasks.sync",
+      scope: "admin",
+      description: "Sync the feature's tasks from its approved plan",
+      runtime: "builtin",
+      idempotent: true,
+      parameters: object({ feature: featureArg }),
+    },
+    {
+      name: "task.start",
+      scope: "admin",
+      description: "Start a task: its worker agent runs it in isolation from its spec",
+      runtime: "builtin",
+      timeoutMs: 60_000,
+      parameters: object({ feature: featureArg, task: taskArg }, ["task"]),
+    },
+    {
+      name: "task.commit",
+      scope: "admin",
+      description:
+        "Commit your task's changes on its git branch (your summary is the commit message) and merge them into the feature branch, reporting the task done (or partial). If the merge conflicts, nothing is merged: the answer gives each file's two sides, your copy then holds the file with conflict markers; write it as it should be and call task.commit again",
+      runtime: "builtin",
+      idempotent: true,
+      parameters: object(
+        {
+          feature: featureArg,
+          task: taskArg,
+          summary: { type: "string" },
+          status: { type: "string", enum: ["done", "partial"] },
+        },
+        ["summary"],
+      ),
+    },
+    {
+      name: "task.block",
+      description:
+        "Ask a person a question you cannot go on without; your task waits until they answer, and the answer is this tool's result",
+      runtime: "builtin",
+      parameters: object({ question: { type: "string" } }, ["question"]),
+    },
+    {
+      name: "task.discard",
+      scope: "admin",
+      description: "Drop a task's uncommitted changes and cancel it",
+      runtime: "builtin",
+      idempotent: true,
+      parameters: object({ feature: featureArg, task: taskArg }),
+    },
+    {
+      name: "status",
+      description: "The feature's status and task board",
+      runtime: "builtin",
+      idempotent: true,
+      parameters: object({ feature: featureArg }),
+    },
+    {
+      name: "fs.list",
+      description: "List the feature's files (your task's copy when you work on a task)",
+      runtime: "builtin",
+      idempotent: true,
+      parameters: object({ feature: featureArg, prefix: { type: "string" } }),
+    },
+    {
+      name: "fs.read",
+      description: "Read a file of the feature (your task's copy when you work on a task)",
+      runtime: "builtin",
+      idempotent: true,
+      parameters: object({ feature: featureArg, path: { type: "string" } }, ["path"]),
+    },
+    {
+      name: "fs.write",
+      scope: "admin",
+      description: "Write a file in your task's copy of the feature's files",
+      runtime: "builtin",
+      idempotent: true,
+      parameters: object({ path: { type: "string" }, content: { type: "string" } }, ["path", "content"]),
+    },
+    {
+      name: "fs.delete",
+      scope: "admin",
+      description: "Delete a file in your task's copy of the feature's files",
+      runtime: "builtin",
+      idempotent: true,
+      parameters: object({ path: { type: "string" } }, ["path"]),
+    },
   ],
 };
 

@@ -48,7 +48,8 @@ export function makeHttpFetchTool(options: HttpFetchToolOptions): BuiltinTool {
       const addresses = await options.resolve(check.url.hostname);
       for (const address of addresses) {
         const range = forbiddenRangeOf(address);
-        if (range && !(range === "loopback" && options.allowLoopback === true)) throw new HttpFetchRefused(`refused: ${check.url.hostname} resolves to ${address}, in the ${range} range`);
+        if (range && !(range === "loopback" && options.allowLoopback === true))
+          throw new HttpFetchRefused(`refused: ${check.url.hostname} resolves to ${address}, in the ${range} range`);
       }
     }
     return check.url;
@@ -63,7 +64,8 @@ export function makeHttpFetchTool(options: HttpFetchToolOptions): BuiltinTool {
     },
     implementation: async (args, ctx) => {
       let method = String(args.method ?? "GET").toUpperCase();
-      if (method !== "GET" && method !== "POST") throw new HttpFetchRefused(`refused: method ${method} is not allowed (GET and POST only)`);
+      if (method !== "GET" && method !== "POST")
+        throw new HttpFetchRefused(`refused: method ${method} is not allowed (GET and POST only)`);
       let body = method === "POST" && typeof args.body === "string" ? args.body : undefined;
       const headers = (args.headers ?? {}) as Record<string, string>;
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);

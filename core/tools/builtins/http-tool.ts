@@ -38,10 +38,13 @@ export class HttpToolError extends Error {
  */
 export function makeHttpTool(options: HttpToolOptions): ToolImplementation {
   const endpoint = new URL(options.endpoint);
-  if (endpoint.protocol !== "https:" && endpoint.protocol !== "http:") throw new HttpToolError(`endpoint must be http(s), got ${endpoint.protocol}`);
+  if (endpoint.protocol !== "https:" && endpoint.protocol !== "http:")
+    throw new HttpToolError(`endpoint must be http(s), got ${endpoint.protocol}`);
   const maxBytes = options.maxBytes ?? 64 * 1024;
   return async (args, ctx) => {
-    const check = checkOutboundUrl(endpoint.href, options.allowHosts, { allowLoopback: options.allowLoopback === true });
+    const check = checkOutboundUrl(endpoint.href, options.allowHosts, {
+      allowLoopback: options.allowLoopback === true,
+    });
     if (!check.ok) throw new HttpToolError(`refused: ${check.reason}`);
     const headers: Record<string, string> = { "content-type": "application/json" };
     // The same proposed call carries the same key on every attempt, so the endpoint can apply it once.
@@ -54,13 +57,22 @@ export function makeHttpTool(options: HttpToolOptions): ToolImplementation {
       const refusal = toolSecretRefusal(value.secret, options.toolSecrets, options.project, { list: !options.project });
       if (refusal) throw new HttpToolError(`refused: ${refusal} (header ${name})`);
       const secret = ctx.secrets[value.secret];
-      if (secret === undefined) throw new HttpToolError(`secret '${value.secret}' (header ${name}) is not set for this agent`);
+      if (secret === undefined)
+        throw new HttpToolError(`secret '${value.secret}' (header ${name}) is not set for this agent`);
       headers[name] = secret;
     }
-    const response = await options.fetch(check.url.href, { method: "POST", headers, body: JSON.stringify(args), redirect: "manual", signal: ctx.signal });
+    const response = await options.fetch(check.url.href, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(args),
+      redirect: "manual",
+      signal: ctx.signal,
+    });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
-      throw new HttpToolError(`endpoint answered ${response.status} (redirect to ${response.headers.get("location") ?? "?"}); redirects are not followed`);
+      throw new HttpToolError(
+        `endpoint answered ${response.status} (redirect to ${response.headers.get("location") ?? "?"}); redirects are not followed`,
+      );
     }
     const read = await readBodyWithin(response, maxBytes);
     if (!response.ok) throw new HttpToolError(`endpoint answered ${response.status}: ${read.text}`);

@@ -7,8 +7,15 @@ import { cronMatches, defaultRetryMax, nextCronAt, retryDelayMs } from "../../..
 import { chooseForMessage } from "../../../core/behaviors";
 import { goalText } from "./plan";
 import type { AgentAlarms, AlarmCallback } from "../host";
-import { behaviorsOf, wantedAlarms, wholeSecond, type BehaviorAlarm, type BehaviorBookStore, type FoundBehavior } from "./state";
-import type { Emit, } from "../chat/live";
+import {
+  behaviorsOf,
+  wantedAlarms,
+  wholeSecond,
+  type BehaviorAlarm,
+  type BehaviorBookStore,
+  type FoundBehavior,
+} from "./state";
+import type { Emit } from "../chat/live";
 import type { RunOutcome } from "../runs/driver";
 
 /**
@@ -40,7 +47,13 @@ export interface BehaviorDeps {
   /** The session a run goes to (the default one when `session` is absent). */
   sessionId(session?: string): string;
   /** Starts runs (runs/begin.ts): a behavior's run is a normal run (traced, gated) of its goal, driven until it settles. */
-  runs: { behaviorTurn(input: { content: string; session: string; name?: string; limits?: Partial<RunLimits>; principal: RunPrincipal }, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome> };
+  runs: {
+    behaviorTurn(
+      input: { content: string; session: string; name?: string; limits?: Partial<RunLimits>; principal: RunPrincipal },
+      sink: Emit,
+      behavior: BehaviorRun,
+    ): Promise<RunOutcome>;
+  };
   /** The agent's standing goals (its profile's, which its script may set): what a tick works toward. */
   goals(): string[];
   /** Who configured the script (the registry records it): a behavior's run acts with these rights. */
@@ -113,12 +126,12 @@ export function makeBehaviors(deps: BehaviorDeps) {
       }
       for (const [id, alarm] of wanted) {
         if (kept.has(id)) continue;
-        if (alarm.kind === "every") await scheduler.every(alarm.seconds, callback, alarm, { retry: { maxAttempts: 1 } });
+        if (alarm.kind === "every")
+          await scheduler.every(alarm.seconds, callback, alarm, { retry: { maxAttempts: 1 } });
         else await scheduler.at(new Date(alarm.at), callback, alarm, { retry: { maxAttempts: 1 }, idempotent: true });
       }
     });
   }
-
 
   function find(key: string): FoundBehavior | undefined {
     return behaviorsOf(deps.script()).find((b) => b.key === key);
@@ -129,25 +142,53 @@ export function makeBehaviors(deps: BehaviorDeps) {
    * A scheduled behavior acts for its script's configurer; one a person's message set off, for the
    * lower of the two (the message is that person's, the script the configurer's).
    */
-  async function runBehavior(found: FoundBehavior, input: unknown, options: { session?: string; sink?: Emit; limits?: Partial<RunLimits>; caller?: RunPrincipal; said?: { content: string; name?: string } } = {}): Promise<RunOutcome> {
+  async function runBehavior(
+    found: FoundBehavior,
+    input: unknown,
+    options: {
+      session?: string;
+      sink?: Emit;
+      limits?: Partial<RunLimits>;
+      caller?: RunPrincipal;
+      said?: { content: string; name?: string };
+    } = {},
+  ): Promise<RunOutcome> {
     const { behavior } = found;
     const principal = options.caller ? lowerPrincipal(options.caller, deps.configurer()) : deps.configurer();
     const sessionId = deps.sessionId(options.session);
-    const scope = { input, ctx: { agent: deps.agent(), talent: found.talent, behavior: behavior.name, session: sessionId, now: clock.now() } };
+    const scope = {
+      input,
+      ctx: { agent: deps.agent(), talent: found.talent, behavior: behavior.name, session: sessionId, now: clock.now() },
+    };
     const planned = behavior.plan.steps.some((step) => step.kind !== "think");
     const text = goalText(behavior, scope as ExprScope);
     const missingInput = missingInputKeys(behavior.goal, scope as ExprScope);
     // A person's message is the request in their words; the goal goes to the run's context and trace.
     const said = options.said;
     return deps.runs.behaviorTurn(
-      { content: said?.content ?? text, session: sessionId, principal, ...(said?.name ? { name: said.name } : {}), ...(options.limits ? { limits: options.limits } : {}) },
+      {
+        content: said?.content ?? text,
+        session: sessionId,
+        principal,
+        ...(said?.name ? { name: said.name } : {}),
+        ...(options.limits ? { limits: options.limits } : {}),
+      },
       options.sink ?? (() => {}),
-      { trigger: `behavior:${found.key}`, ...(said ? {} : { unsaid: true as const }), goal: { text, ...(missingInput.length ? { missingInput } : {}) }, ...(planned ? { behavior: { key: found.key, scope } } : {}) },
+      {
+        trigger: `behavior:${found.key}`,
+        ...(said ? {} : { unsaid: true as const }),
+        goal: { text, ...(missingInput.length ? { missingInput } : {}) },
+        ...(planned ? { behavior: { key: found.key, scope } } : {}),
+      },
     );
   }
 
   /** A scheduled run with the behavior's retry policy: failures retry with backoff, then give up and say so. */
-  async function execute(found: FoundBehavior, firingId: string | undefined, trigger: string): Promise<RunOutcome | null> {
+  async function execute(
+    found: FoundBehavior,
+    firingId: string | undefined,
+    trigger: string,
+  ): Promise<RunOutcome | null> {
     const startedAt = clock.now();
     // Marked before the first wait: a second call for the same alarm sees it and runs nothing.
     firing.add(found.key);
@@ -175,7 +216,14 @@ export function makeBehaviors(deps: BehaviorDeps) {
         lastStatus: retry ? "retrying" : "failed",
       });
     } else {
-      book.update(found.key, { failures: 0, attempt: 0, retryAt: null, lastError: null, lastRunId: outcome.runId, lastStatus: outcome.status });
+      book.update(found.key, {
+        failures: 0,
+        attempt: 0,
+        retryAt: null,
+        lastError: null,
+        lastRunId: outcome.runId,
+        lastStatus: outcome.status,
+      });
     }
     await reconcile(firingId);
     return "userMessage" in outcome ? outcome : null;
@@ -199,7 +247,8 @@ export function makeBehaviors(deps: BehaviorDeps) {
     return behaviorsOf(deps.script()).map(({ key, talent, behavior }) => {
       const state = book.state(key);
       const times = alarms.filter((s) => (s.payload as BehaviorAlarm).key === key).map((s) => s.time * 1000);
-      if (behavior.trigger?.kind === "cron" && behavior.mode !== "active") times.push(nextCronAt(behavior.trigger.cron, now) ?? Infinity);
+      if (behavior.trigger?.kind === "cron" && behavior.mode !== "active")
+        times.push(nextCronAt(behavior.trigger.cron, now) ?? Infinity);
       if (state.retryAt !== null) times.push(state.retryAt);
       const next = Math.min(...times);
       return {
@@ -235,9 +284,14 @@ export function makeBehaviors(deps: BehaviorDeps) {
         found &&
         !state.paused &&
         !firing.has(alarm.key) &&
-        (alarm.kind === "every" ? trigger?.kind === "every" && state.retryAt === null
-          : alarm.kind === "idle" ? trigger?.kind === "on-idle" && state.retryAt === null && clock.now() + 1000 >= lastActivityAt + trigger.ms && !(state.lastRunAt !== null && state.lastRunAt >= lastActivityAt)
-          : state.retryAt !== null && state.attempt === alarm.attempt);
+        (alarm.kind === "every"
+          ? trigger?.kind === "every" && state.retryAt === null
+          : alarm.kind === "idle"
+            ? trigger?.kind === "on-idle" &&
+              state.retryAt === null &&
+              clock.now() + 1000 >= lastActivityAt + trigger.ms &&
+              !(state.lastRunAt !== null && state.lastRunAt >= lastActivityAt)
+            : state.retryAt !== null && state.attempt === alarm.attempt);
       if (!found || !current) return reconcile(firingId);
       if (defer(found)) return reconcile(firingId);
       if (alarm.kind === "retry") book.update(alarm.key, { retryAt: null });
@@ -276,7 +330,17 @@ export function makeBehaviors(deps: BehaviorDeps) {
      * behavior counts from it; otherwise the turn notes it with its reply, since a write before the
      * turn's model call holds that call until it commits (runs/held-writes.ts).
      */
-    async onMessage(input: { content: string; input?: Record<string, unknown>; session?: string; name?: string; limits?: Partial<RunLimits>; principal: RunPrincipal }, sink: Emit): Promise<RunOutcome | null> {
+    async onMessage(
+      input: {
+        content: string;
+        input?: Record<string, unknown>;
+        session?: string;
+        name?: string;
+        limits?: Partial<RunLimits>;
+        principal: RunPrincipal;
+      },
+      sink: Emit,
+    ): Promise<RunOutcome | null> {
       const all = behaviorsOf(deps.script());
       if (all.length === 0) return null;
       if (all.some((b) => b.behavior.trigger?.kind === "on-idle")) {
@@ -284,11 +348,27 @@ export function makeBehaviors(deps: BehaviorDeps) {
         await reconcile();
       }
       const states = book.load().states;
-      const chosen = all[chooseForMessage(all.map((b) => ({ ...b.behavior, paused: states[b.key]?.paused === true })), { text: input.content, ...(input.input ? { input: input.input } : {}) })];
+      const chosen =
+        all[
+          chooseForMessage(
+            all.map((b) => ({ ...b.behavior, paused: states[b.key]?.paused === true })),
+            { text: input.content, ...(input.input ? { input: input.input } : {}) },
+          )
+        ];
       if (!chosen) return null;
       // Behaviors read the message as `(get input "text")` and a structured input's fields beside it.
       const said = { content: input.content, ...(input.name ? { name: input.name } : {}) };
-      const outcome = await runBehavior(chosen, { ...input.input, text: input.content }, { ...(input.session ? { session: input.session } : {}), sink, caller: input.principal, said, ...(input.limits ? { limits: input.limits } : {}) });
+      const outcome = await runBehavior(
+        chosen,
+        { ...input.input, text: input.content },
+        {
+          ...(input.session ? { session: input.session } : {}),
+          sink,
+          caller: input.principal,
+          said,
+          ...(input.limits ? { limits: input.limits } : {}),
+        },
+      );
       book.update(chosen.key, { lastRunAt: clock.now(), lastStatus: outcome.status, lastRunId: outcome.runId });
       return outcome;
     },
@@ -300,9 +380,24 @@ export function makeBehaviors(deps: BehaviorDeps) {
      */
     async tick(principal: RunPrincipal, session?: string): Promise<RunOutcome> {
       const goals = deps.goals();
-      if (goals.length === 0) throw new PantheonError("validation_failed", "this agent has no standing goals to work toward", { details: { issues: [{ path: ["goals"], message: "set goals first: PATCH /api/agents/<name> {\"goals\": [\"…\"]}, (goals \"…\") in its script, or pantheon agents create --goal" }] } });
+      if (goals.length === 0)
+        throw new PantheonError("validation_failed", "this agent has no standing goals to work toward", {
+          details: {
+            issues: [
+              {
+                path: ["goals"],
+                message:
+                  'set goals first: PATCH /api/agents/<name> {"goals": ["…"]}, (goals "…") in its script, or pantheon agents create --goal',
+              },
+            ],
+          },
+        });
       const text = `Take the next step toward your standing goals:\n${goals.map((g) => `- ${g}`).join("\n")}`;
-      return deps.runs.behaviorTurn({ content: text, session: deps.sessionId(session), principal }, () => {}, { trigger: "tick", unsaid: true, goal: { text: goals.join("; ") } });
+      return deps.runs.behaviorTurn({ content: text, session: deps.sessionId(session), principal }, () => {}, {
+        trigger: "tick",
+        unsaid: true,
+        goal: { text: goals.join("; ") },
+      });
     },
 
     list,
@@ -310,7 +405,10 @@ export function makeBehaviors(deps: BehaviorDeps) {
     /** Pauses or resumes a behavior by name; a paused behavior keeps its state but has no alarm. */
     async setPaused(name: string, paused: boolean): Promise<ScheduleView> {
       const found = behaviorsOf(deps.script()).find((b) => b.behavior.name === name);
-      if (!found) throw new PantheonError("not_found", `behavior '${name}' does not exist in this agent's script`, { details: { behavior: name } });
+      if (!found)
+        throw new PantheonError("not_found", `behavior '${name}' does not exist in this agent's script`, {
+          details: { behavior: name },
+        });
       book.update(found.key, paused ? { paused: true, retryAt: null, attempt: 0 } : { paused: false });
       await reconcile();
       const view = (await list()).find((v) => v.talent === found.talent && v.behavior === name);

@@ -1,6 +1,15 @@
 import { PantheonError } from "../../../core/errors";
 import { behaviorsOf } from "./state";
-import { evaluateExpr, printScript, resolveArgs, type Action, type ActorScript, type Behavior, type ExprScope, type Value } from "../../../core/dsl";
+import {
+  evaluateExpr,
+  printScript,
+  resolveArgs,
+  type Action,
+  type ActorScript,
+  type Behavior,
+  type ExprScope,
+  type Value,
+} from "../../../core/dsl";
 import type { OutputKind } from "../../../core/gates";
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, Message, ToolCall } from "../../../core/ports";
 import { makeAgentToolSpec } from "../../../core/tools";
@@ -49,8 +58,13 @@ export function makePlanLlm(deps: PlanDeps): PlanModel {
 
   /** Feed the run's events here (the run's sink): failed planned calls end the plan. */
   function observe(event: RunEvent): void {
-    if (event.type === "tool_result") outcomes.set(event.callId, event.ok ? { ok: true } : { ok: false, ...(event.error ? { error: event.error } : {}) });
-    if (event.type === "gate" && !event.allow && !outcomes.get(event.callId)?.ok) outcomes.set(event.callId, { ok: false, error: `rejected by gate '${event.gate}': ${event.reason ?? ""}` });
+    if (event.type === "tool_result")
+      outcomes.set(
+        event.callId,
+        event.ok ? { ok: true } : { ok: false, ...(event.error ? { error: event.error } : {}) },
+      );
+    if (event.type === "gate" && !event.allow && !outcomes.get(event.callId)?.ok)
+      outcomes.set(event.callId, { ok: false, error: `rejected by gate '${event.gate}': ${event.reason ?? ""}` });
   }
 
   /** The step to run next and the previous step's result, read from the run's messages. */
@@ -66,17 +80,29 @@ export function makePlanLlm(deps: PlanDeps): PlanModel {
       // Without an observed outcome (agents' answers, a resumed run) the run loop's own wording tells failures apart.
       // A message or remember step that was written answers with its own text, whatever that says.
       const written = call.name === "output.message" || call.name === "output.remember";
-      const failed = seen ? !seen.ok : !answer || (written ? answer.content !== String(call.arguments.content ?? "") : /^(Error: |Rejected by )/.test(answer.content));
+      const failed = seen
+        ? !seen.ok
+        : !answer ||
+          (written
+            ? answer.content !== String(call.arguments.content ?? "")
+            : /^(Error: |Rejected by )/.test(answer.content));
       return { call, content: answer?.content ?? "", failed, error: seen?.error ?? answer?.content ?? "no result" };
     });
     const step = steps[index];
     const ok = results.filter((r) => !r.failed);
     if (ok.length < results.length) {
       const bad = results.find((r) => r.failed)!;
-      return { next: index + 1, prev: null, failure: `plan step ${index + 1} (${describe(step)}) failed: ${bad.error}` };
+      return {
+        next: index + 1,
+        prev: null,
+        failure: `plan step ${index + 1} (${describe(step)}) failed: ${bad.error}`,
+      };
     }
     // An ask answers with text: one agent's answer, or the fan-out engine's decision under the behavior's policy.
-    const prev = step?.kind === "ask" || step?.kind === "message" || step?.kind === "remember" ? (ok[0]?.content ?? "") : parsed(ok[0]?.content ?? "");
+    const prev =
+      step?.kind === "ask" || step?.kind === "message" || step?.kind === "remember"
+        ? (ok[0]?.content ?? "")
+        : parsed(ok[0]?.content ?? "");
     return { next: index + 1, prev };
   }
 
@@ -93,36 +119,95 @@ export function makePlanLlm(deps: PlanDeps): PlanModel {
           return response("", [{ id: `plan-${i}-0`, name: action.tool, arguments: action.args }], "tool_calls");
         case "ask":
           // Several agents: one call to the fan-out engine (agent.fanout), whose decision is the step's answer.
-          if (action.targets.length > 1) return response("", [{ id: `plan-${i}-0`, name: fanOutToolName, arguments: { targets: action.targets, question: action.question, policy: deps.behavior.policy ?? "all" } }], "tool_calls");
-          return response("", [{ id: `plan-${i}-0`, name: makeAgentToolSpec(action.targets[0]!).name, arguments: { question: action.question } }], "tool_calls");
+          if (action.targets.length > 1)
+            return response(
+              "",
+              [
+                {
+                  id: `plan-${i}-0`,
+                  name: fanOutToolName,
+                  arguments: {
+                    targets: action.targets,
+                    question: action.question,
+                    policy: deps.behavior.policy ?? "all",
+                  },
+                },
+              ],
+              "tool_calls",
+            );
+          return response(
+            "",
+            [
+              {
+                id: `plan-${i}-0`,
+                name: makeAgentToolSpec(action.targets[0]!).name,
+                arguments: { question: action.question },
+              },
+            ],
+            "tool_calls",
+          );
         case "think":
           return "think";
         // Messages and memories are proposed to the run like tool calls, so the output gates check them
         // (a refusal fails the plan with the gate's reason); the run writes them through `write`.
         case "message":
           if (last && action.role === "assistant") return response(action.content, [], "stop");
-          return response("", [{ id: `plan-${i}-0`, name: "output.message", arguments: { role: action.role, content: action.content } }], "tool_calls");
+          return response(
+            "",
+            [{ id: `plan-${i}-0`, name: "output.message", arguments: { role: action.role, content: action.content } }],
+            "tool_calls",
+          );
         case "remember":
-          return response("", [{ id: `plan-${i}-0`, name: "output.remember", arguments: { content: action.content } }], "tool_calls");
+          return response(
+            "",
+            [{ id: `plan-${i}-0`, name: "output.remember", arguments: { content: action.content } }],
+            "tool_calls",
+          );
         case "spawn":
           // Through the agent.spawn tool, so the same gates, quota and delegation path apply.
-          return response("", [{ id: `plan-${i}-0`, name: spawnToolName, arguments: { script: spawnSource(action.script, action.goal), goal: action.goal, ...(action.supervise ? { supervise: action.supervise } : {}) } }], "tool_calls");
+          return response(
+            "",
+            [
+              {
+                id: `plan-${i}-0`,
+                name: spawnToolName,
+                arguments: {
+                  script: spawnSource(action.script, action.goal),
+                  goal: action.goal,
+                  ...(action.supervise ? { supervise: action.supervise } : {}),
+                },
+              },
+            ],
+            "tool_calls",
+          );
       }
     }
-    return response(prev === null ? `Finished '${deps.behavior.name}'.` : typeof prev === "string" ? prev : JSON.stringify(prev), [], "stop");
+    return response(
+      prev === null ? `Finished '${deps.behavior.name}'.` : typeof prev === "string" ? prev : JSON.stringify(prev),
+      [],
+      "stop",
+    );
   }
 
   /**
    * Writes a `message` / `remember` step the output gates let through (the run's `write_output`);
    * its call id names the step, so a write redone after a restart lands once.
    */
-  async function write(output: { callId: string; kind: OutputKind; arguments: Record<string, unknown> }): Promise<string> {
+  async function write(output: {
+    callId: string;
+    kind: OutputKind;
+    arguments: Record<string, unknown>;
+  }): Promise<string> {
     const at = planId.exec(output.callId);
     if (!at) throw new Error(`'${output.callId}' is not a planned step`);
     const step = Number(at[1]);
     const content = String(output.arguments.content ?? "");
     if (output.kind === "memory") await deps.remember(content, step);
-    else deps.append({ role: (output.arguments.role as "assistant" | "system" | "user" | undefined) ?? "assistant", content }, step);
+    else
+      deps.append(
+        { role: (output.arguments.role as "assistant" | "system" | "user" | undefined) ?? "assistant", content },
+        step,
+      );
     return content;
   }
 
@@ -146,12 +231,23 @@ export function makePlanLlm(deps: PlanDeps): PlanModel {
 
 function response(content: string, toolCalls: ToolCall[], finishReason: LlmResponse["finishReason"]): LlmResponse {
   // `provider: "plan"` is what lets the run accept `output.*` calls: no model adapter answers as the plan.
-  return { content, toolCalls, finishReason, usage: { inputTokens: 0, outputTokens: 0 }, model: "plan", provider: "plan" };
+  return {
+    content,
+    toolCalls,
+    finishReason,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    model: "plan",
+    provider: "plan",
+  };
 }
 
 function describe(step: Action | undefined): string {
   if (!step) return "unknown step";
-  return step.kind === "tool" ? `tool '${step.tool}'` : step.kind === "ask" ? `ask ${step.targets.join(", ")}` : step.kind;
+  return step.kind === "tool"
+    ? `tool '${step.tool}'`
+    : step.kind === "ask"
+      ? `ask ${step.targets.join(", ")}`
+      : step.kind;
 }
 
 /** A tool's output as data when it is JSON, so `$prev` passes structures on; text otherwise. */
@@ -202,7 +298,10 @@ export function makePlanModels(deps: {
   return {
     planModel(run: PlannedRun, model: LlmPort): PlanModel {
       const found = behaviorsOf(deps.script()).find((b) => b.key === run.behavior.key);
-      if (!found) throw new PantheonError("not_found", `behavior '${run.behavior.key}' is no longer in this agent's script`, { details: { behavior: run.behavior.key } });
+      if (!found)
+        throw new PantheonError("not_found", `behavior '${run.behavior.key}' is no longer in this agent's script`, {
+          details: { behavior: run.behavior.key },
+        });
       return makePlanLlm({
         behavior: found.behavior,
         scope: run.behavior.scope as ExprScope,

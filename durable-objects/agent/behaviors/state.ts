@@ -45,7 +45,9 @@ export interface FoundBehavior {
 }
 
 export function behaviorsOf(script: ActorScript | null): FoundBehavior[] {
-  return (script?.talents ?? []).flatMap((t) => t.behaviors.map((b) => ({ key: `${t.name}/${b.name}`, talent: t.name, behavior: b })));
+  return (script?.talents ?? []).flatMap((t) =>
+    t.behaviors.map((b) => ({ key: `${t.name}/${b.name}`, talent: t.name, behavior: b })),
+  );
 }
 
 const bookKey = "behaviors";
@@ -106,8 +108,13 @@ export function wantedAlarms(script: ActorScript | null, book: BehaviorBook): Be
     if (behavior.mode === "active" || state.paused) continue;
     if (state.retryAt !== null) wanted.push({ key, kind: "retry", attempt: state.attempt, at: state.retryAt });
     const trigger = behavior.trigger;
-    if (trigger?.kind === "every") wanted.push({ key, kind: "every", seconds: Math.max(1, Math.round(trigger.ms / 1000)) });
-    if (trigger?.kind === "on-idle" && state.retryAt === null && !(state.lastRunAt !== null && state.lastRunAt >= book.lastActivityAt))
+    if (trigger?.kind === "every")
+      wanted.push({ key, kind: "every", seconds: Math.max(1, Math.round(trigger.ms / 1000)) });
+    if (
+      trigger?.kind === "on-idle" &&
+      state.retryAt === null &&
+      !(state.lastRunAt !== null && state.lastRunAt >= book.lastActivityAt)
+    )
       wanted.push({ key, kind: "idle", at: wholeSecond(book.lastActivityAt + trigger.ms) });
   }
   return wanted;

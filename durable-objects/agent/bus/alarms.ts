@@ -14,7 +14,10 @@ export function busAlarmsOf(alarms: Pick<AgentAlarms, "armed" | "at">) {
     deadlines: {
       /** When the earliest deadline alarm after `after` fires (epoch ms), or null. */
       next(after: number): number | null {
-        const times = alarms.armed("onBusDeadline").filter((s) => s.time * 1000 > after).map((s) => s.time * 1000);
+        const times = alarms
+          .armed("onBusDeadline")
+          .filter((s) => s.time * 1000 > after)
+          .map((s) => s.time * 1000);
         return times.length ? Math.min(...times) : null;
       },
       arm: (at: number, messageId: string) => alarms.at(new Date(at), "onBusDeadline", { messageId }),
@@ -22,7 +25,8 @@ export function busAlarmsOf(alarms: Pick<AgentAlarms, "armed" | "at">) {
     /** One alarm per record and kind: arming again (on recovery) adds none. */
     async armChildAlarm(at: number, alarm: ChildAlarm): Promise<void> {
       const same = (payload: unknown) => JSON.stringify(payload) === JSON.stringify(alarm);
-      if (!alarms.armed("onChildAlarm").some((s) => same(s.payload))) await alarms.at(new Date(at), "onChildAlarm", alarm);
+      if (!alarms.armed("onChildAlarm").some((s) => same(s.payload)))
+        await alarms.at(new Date(at), "onChildAlarm", alarm);
     },
   };
 }

@@ -45,15 +45,34 @@ export function makeAgentBus(deps: BusDeps) {
   const trace = (runId: string, name: string, data: Record<string, unknown>) =>
     void deps.runs.appendTrace({ runId, kind: "message", name, data, startedAt: clock.now(), durationMs: 0 });
   const { record } = makeBusLogBuffer((entries) => deps.record(entries));
-  const delivery = makeDelivery({ db, clock, me, send: deps.send, ...(deps.deliverDirect ? { deliverDirect: deps.deliverDirect } : {}), record, retryLater: alarms.retryLater });
+  const delivery = makeDelivery({
+    db,
+    clock,
+    me,
+    send: deps.send,
+    ...(deps.deliverDirect ? { deliverDirect: deps.deliverDirect } : {}),
+    record,
+    retryLater: alarms.retryLater,
+  });
   const { enqueue, flush } = delivery;
   /** Answers on their way out (a run ended; its reply is being queued and sent). */
   const answers = new Set<Promise<unknown>>();
-  const later = (fn: () => unknown) => void setTimeout(() => void Promise.resolve().then(fn).catch((e: unknown) => console.error("bus", e)), 0);
+  const later = (fn: () => unknown) =>
+    void setTimeout(
+      () =>
+        void Promise.resolve()
+          .then(fn)
+          .catch((e: unknown) => console.error("bus", e)),
+      0,
+    );
 
   /** The conversation and depth of a run: inherited from the request that started it, else a new conversation. */
   function originOf(runId: string): { conversationId: string; depth: number } {
-    const row = db.select().from(schema.busInbox).where(and(eq(schema.busInbox.runId, runId), eq(schema.busInbox.type, "request"))).get();
+    const row = db
+      .select()
+      .from(schema.busInbox)
+      .where(and(eq(schema.busInbox.runId, runId), eq(schema.busInbox.type, "request")))
+      .get();
     return row ? { conversationId: row.conversationId, depth: row.depth } : { conversationId: runId, depth: 0 };
   }
 
@@ -75,16 +94,30 @@ export function makeAgentBus(deps: BusDeps) {
   const { cancelAsks } = outbox;
 
   /** Hands an answer (or an error) to whoever waits: a run's tool call, or a fan-out. */
-  function hand(replyTo: { runId: string; callId: string }, from: string, reply: { answer?: string; error?: string }): void {
+  function hand(
+    replyTo: { runId: string; callId: string },
+    from: string,
+    reply: { answer?: string; error?: string },
+  ): void {
     // A supervised child's answer goes through its supervisor (a failure may restart it instead).
     if (!replyTo.runId.startsWith(fanOutPrefix) && supervisor.onReply(replyTo, from, reply)) return;
     handOn(replyTo, from, reply);
   }
 
-  function handOn(replyTo: { runId: string; callId: string }, _from: string, reply: { answer?: string; error?: string }): void {
-    if (replyTo.runId.startsWith(fanOutPrefix)) return void fanOuts.reply(replyTo.runId, replyTo.callId, reply).catch((error: unknown) => console.error("bus fan-out", error));
+  function handOn(
+    replyTo: { runId: string; callId: string },
+    _from: string,
+    reply: { answer?: string; error?: string },
+  ): void {
+    if (replyTo.runId.startsWith(fanOutPrefix))
+      return void fanOuts
+        .reply(replyTo.runId, replyTo.callId, reply)
+        .catch((error: unknown) => console.error("bus fan-out", error));
     if (answerTaker?.(replyTo, reply)) return;
-    const event: CoreEvent = reply.error !== undefined ? { type: "agent_response", callId: replyTo.callId, error: reply.error } : { type: "agent_response", callId: replyTo.callId, answer: reply.answer ?? "" };
+    const event: CoreEvent =
+      reply.error !== undefined
+        ? { type: "agent_response", callId: replyTo.callId, error: reply.error }
+        : { type: "agent_response", callId: replyTo.callId, answer: reply.answer ?? "" };
     // Not awaited: the answer is persisted synchronously by the run loop; the model call that may follow can take long.
     void deps.driver.deliver(replyTo.runId, event).catch((error: unknown) => console.error("bus deliver", error));
   }
@@ -94,7 +127,13 @@ export function makeAgentBus(deps: BusDeps) {
     clock,
     transaction: deps.transaction,
     send: async (group, key, target, question, origin, principal) => {
-      const sent = await outbox.send({ replyTo: { runId: group, callId: key }, target, question, origin, ...(principal ? { principal } : {}) });
+      const sent = await outbox.send({
+        replyTo: { runId: group, callId: key },
+        target,
+        question,
+        origin,
+        ...(principal ? { principal } : {}),
+      });
       if (sent.refused) later(() => fanOuts.reply(group, key, { error: sent.refused!.error }));
     },
     cancelOpen: (group, reason) => cancelAsks(group, reason),
@@ -116,8 +155,15 @@ export function makeAgentBus(deps: BusDeps) {
     trace,
     hand: handOn,
     ask: async (child) => {
-      const sent = await outbox.send({ replyTo: { runId: child.runId, callId: child.callId }, target: child.child, question: child.goal, origin: originOf(child.runId), ...(child.principal ? { principal: child.principal } : {}) });
-      if (sent.refused) later(() => hand({ runId: child.runId, callId: child.callId }, child.child, { error: sent.refused!.error }));
+      const sent = await outbox.send({
+        replyTo: { runId: child.runId, callId: child.callId },
+        target: child.child,
+        question: child.goal,
+        origin: originOf(child.runId),
+        ...(child.principal ? { principal: child.principal } : {}),
+      });
+      if (sent.refused)
+        later(() => hand({ runId: child.runId, callId: child.callId }, child.child, { error: sent.refused!.error }));
     },
     arm: alarms.armChildAlarm,
     archive: async (child) => {
@@ -141,26 +187,64 @@ export function makeAgentBus(deps: BusDeps) {
       if (!parsed.ok) return later(() => hand(request, target, { error: `agent.fanout: ${parsed.error}` }));
       // One fan-out per call, ever: the id comes from the call, so a run carried on after an eviction waits on the same one.
       const id = `${request.runId}.${request.callId}`.replace(/[^\w.:-]/g, "_").slice(0, 128);
-      await fanOuts.start({ ...parsed.spec, id, ...(request.principal ? { principal: request.principal } : {}) }, originOf(request.runId), { runId: request.runId, callId: request.callId });
+      await fanOuts.start(
+        { ...parsed.spec, id, ...(request.principal ? { principal: request.principal } : {}) },
+        originOf(request.runId),
+        { runId: request.runId, callId: request.callId },
+      );
       return;
     }
     if (isSpawnCall(target)) {
       const spawned = await spawner.spawn(question, request.principal);
       if (!spawned.ok) {
-        trace(request.runId, "bus_refused", { callId: request.callId, target, code: "spawn_failed", error: spawned.error });
+        trace(request.runId, "bus_refused", {
+          callId: request.callId,
+          target,
+          code: "spawn_failed",
+          error: spawned.error,
+        });
         return later(() => hand(request, target, { error: `spawn failed: ${spawned.error}` }));
       }
       trace(request.runId, "bus_spawned", { callId: request.callId, child: spawned.child });
       target = spawned.child;
       question = spawned.goal;
-      await supervisor.watch({ runId: request.runId, callId: request.callId, child: spawned.child, goal: spawned.goal, policy: spawned.supervise, failures: 0, spawnedAt: clock.now(), ...(request.principal ? { principal: request.principal } : {}) });
+      await supervisor.watch({
+        runId: request.runId,
+        callId: request.callId,
+        child: spawned.child,
+        goal: spawned.goal,
+        policy: spawned.supervise,
+        failures: 0,
+        spawnedAt: clock.now(),
+        ...(request.principal ? { principal: request.principal } : {}),
+      });
     }
-    const sent = await outbox.send({ replyTo: { runId: request.runId, callId: request.callId }, target, question, origin: originOf(request.runId), ...(request.principal ? { principal: request.principal } : {}) });
+    const sent = await outbox.send({
+      replyTo: { runId: request.runId, callId: request.callId },
+      target,
+      question,
+      origin: originOf(request.runId),
+      ...(request.principal ? { principal: request.principal } : {}),
+    });
     if (sent.refused) {
-      trace(request.runId, "bus_refused", { callId: request.callId, target, messageId: sent.request.id, code: sent.refused.code, error: sent.refused.error });
+      trace(request.runId, "bus_refused", {
+        callId: request.callId,
+        target,
+        messageId: sent.request.id,
+        code: sent.refused.code,
+        error: sent.refused.error,
+      });
       return later(() => hand(request, target, { error: sent.refused!.error }));
     }
-    trace(request.runId, "bus_sent", { callId: request.callId, target, messageId: sent.request.id, conversationId: sent.request.conversationId, depth: sent.request.depth, deadlineAt: sent.request.deadlineAt, scope: sent.request.payload.scope ?? null });
+    trace(request.runId, "bus_sent", {
+      callId: request.callId,
+      target,
+      messageId: sent.request.id,
+      conversationId: sent.request.conversationId,
+      depth: sent.request.depth,
+      deadlineAt: sent.request.deadlineAt,
+      scope: sent.request.payload.scope ?? null,
+    });
   }
 
   /**
@@ -179,7 +263,8 @@ export function makeAgentBus(deps: BusDeps) {
     runs: deps.runs,
     profile: () => deps.profiles.get(),
     admit: deps.admit,
-    createRun: (input) => deps.driver.create({ ...input, agent: me(), limits: limitsOf(deps.profiles.get().runtime.limits) }),
+    createRun: (input) =>
+      deps.driver.create({ ...input, agent: me(), limits: limitsOf(deps.profiles.get().runtime.limits) }),
     startRun: (runId) => deps.driver.startCreated(runId),
     cancelRun,
     createSession: (title) => deps.sessions.create(title).id,
@@ -229,7 +314,13 @@ export function makeAgentBus(deps: BusDeps) {
         .select({ runId: schema.busInbox.runId, status: schema.runs.status })
         .from(schema.busInbox)
         .innerJoin(schema.runs, eq(schema.runs.id, schema.busInbox.runId))
-        .where(and(eq(schema.busInbox.status, "applied"), eq(schema.busInbox.type, "request"), inArray(schema.runs.status, ["completed", "failed", "cancelled"])))
+        .where(
+          and(
+            eq(schema.busInbox.status, "applied"),
+            eq(schema.busInbox.type, "request"),
+            inArray(schema.runs.status, ["completed", "failed", "cancelled"]),
+          ),
+        )
         .all();
       for (const row of unanswered) await answerRun(row.runId!, row.status);
       await outbox.cancelAbandoned();
@@ -248,7 +339,9 @@ export function makeAgentBus(deps: BusDeps) {
      */
     startFanOut(input: FanOutInput & { runId?: string }, replyTo?: { runId: string; callId: string }) {
       if (input.id !== undefined && !/^[\w.:-]{1,128}$/.test(input.id)) {
-        throw new PantheonError("validation_failed", "fan-out id: 1 to 128 letters, digits, '_', '.', ':' or '-'", { details: { issues: [{ path: ["id"], message: "1 to 128 of [A-Za-z0-9_.:-]" }] } });
+        throw new PantheonError("validation_failed", "fan-out id: 1 to 128 letters, digits, '_', '.', ':' or '-'", {
+          details: { issues: [{ path: ["id"], message: "1 to 128 of [A-Za-z0-9_.:-]" }] },
+        });
       }
       const { runId, ...spec } = input;
       return fanOuts.start(spec, runId ? originOf(runId) : undefined, replyTo);
@@ -260,11 +353,25 @@ export function makeAgentBus(deps: BusDeps) {
     },
 
     /** Sends one question on behalf of something that is not a run (a workflow step); its answer reaches the answer taker (takeAnswersWith). */
-    async askFor(replyTo: { runId: string; callId: string }, target: string, question: string, principal?: RunPrincipal): Promise<void> {
+    async askFor(
+      replyTo: { runId: string; callId: string },
+      target: string,
+      question: string,
+      principal?: RunPrincipal,
+    ): Promise<void> {
       if (outbox.askedBefore(replyTo)) return;
       const refused = screenOutput(question);
-      if (refused !== null) return later(() => hand(replyTo, target, { error: `the question was refused by the output gates: ${refused}` }));
-      const sent = await outbox.send({ replyTo, target, question, origin: { conversationId: replyTo.runId, depth: 0 }, ...(principal ? { principal } : {}) });
+      if (refused !== null)
+        return later(() =>
+          hand(replyTo, target, { error: `the question was refused by the output gates: ${refused}` }),
+        );
+      const sent = await outbox.send({
+        replyTo,
+        target,
+        question,
+        origin: { conversationId: replyTo.runId, depth: 0 },
+        ...(principal ? { principal } : {}),
+      });
       if (sent.refused) later(() => hand(replyTo, target, { error: sent.refused!.error }));
     },
 

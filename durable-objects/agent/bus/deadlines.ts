@@ -13,7 +13,12 @@ import type { Db } from "./ports";
  * await deadlines.arm(request.deadlineAt, request.id);
  * await deadlines.fired(messageId); // the alarm's callback
  */
-export function makeDeadlines(deps: { db: Db; clock: Clock; alarms: { next(after: number): number | null; arm(at: number, messageId: string): Promise<unknown> }; timeOut(messageId: string): Promise<boolean> }) {
+export function makeDeadlines(deps: {
+  db: Db;
+  clock: Clock;
+  alarms: { next(after: number): number | null; arm(at: number, messageId: string): Promise<unknown> };
+  timeOut(messageId: string): Promise<boolean>;
+}) {
   const { db, clock } = deps;
   /** When the next deadline alarm fires, as far as this instance knows (undefined: not read yet). */
   let alarmAt: number | null | undefined;
@@ -35,9 +40,19 @@ export function makeDeadlines(deps: { db: Db; clock: Clock; alarms: { next(after
     async fired(messageId: string): Promise<boolean> {
       const timedOut = await deps.timeOut(messageId);
       const now = clock.now();
-      const expired = db.select({ id: schema.busOutbox.id }).from(schema.busOutbox).where(and(eq(schema.busOutbox.status, "pending"), lte(schema.busOutbox.deadlineAt, now))).all();
+      const expired = db
+        .select({ id: schema.busOutbox.id })
+        .from(schema.busOutbox)
+        .where(and(eq(schema.busOutbox.status, "pending"), lte(schema.busOutbox.deadlineAt, now)))
+        .all();
       for (const row of expired) await deps.timeOut(row.id);
-      const next = db.select({ id: schema.busOutbox.id, deadlineAt: schema.busOutbox.deadlineAt }).from(schema.busOutbox).where(eq(schema.busOutbox.status, "pending")).orderBy(asc(schema.busOutbox.deadlineAt)).limit(1).get();
+      const next = db
+        .select({ id: schema.busOutbox.id, deadlineAt: schema.busOutbox.deadlineAt })
+        .from(schema.busOutbox)
+        .where(eq(schema.busOutbox.status, "pending"))
+        .orderBy(asc(schema.busOutbox.deadlineAt))
+        .limit(1)
+        .get();
       // The alarm that fired may still be listed: only alarms still to come count.
       alarmAt = deps.alarms.next(now);
       if (next) await arm(next.deadlineAt, next.id);

@@ -18,7 +18,10 @@ export interface DeliveryDeps extends Pick<BusPorts, "send" | "deliverDirect"> {
 async function withinTenSeconds<T>(work: Promise<T>, error: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(error)), 10_000)))]);
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(error)), 10_000))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -42,7 +45,10 @@ export function makeDelivery(deps: DeliveryDeps) {
     .onConflictDoNothing()
     .prepare();
   const queued = db.select().from(schema.busSendQueue).orderBy(schema.busSendQueue.createdAt).prepare();
-  const remove = db.delete(schema.busSendQueue).where(eq(schema.busSendQueue.id, sql.placeholder("id"))).prepare();
+  const remove = db
+    .delete(schema.busSendQueue)
+    .where(eq(schema.busSendQueue.id, sql.placeholder("id")))
+    .prepare();
 
   /** Puts a message in the send queue (inside the caller's transaction). */
   function enqueue(message: BusMessage): void {
@@ -58,7 +64,14 @@ export function makeDelivery(deps: DeliveryDeps) {
     try {
       const result = await withinTenSeconds(deps.deliverDirect(message), "the target did not answer within 10 s");
       if (!result.ok) return false;
-      if (result.value.applied) void deps.record([{ message, state: "applied", ...(result.value.runId ? { runId: result.value.runId, runStatus: "running" } : {}) }]);
+      if (result.value.applied)
+        void deps.record([
+          {
+            message,
+            state: "applied",
+            ...(result.value.runId ? { runId: result.value.runId, runStatus: "running" } : {}),
+          },
+        ]);
       return true;
     } catch {
       return false;
@@ -98,23 +111,48 @@ export function makeDelivery(deps: DeliveryDeps) {
             } catch (error) {
               // Never sendable: dropped (and said so) rather than retried for ever.
               remove.run({ id: row.id });
-              console.error(JSON.stringify({ level: "error", message: "bus: dropped a queued message that is not a bus message", id: row.id, error: error instanceof Error ? error.message : String(error) }));
+              console.error(
+                JSON.stringify({
+                  level: "error",
+                  message: "bus: dropped a queued message that is not a bus message",
+                  id: row.id,
+                  error: error instanceof Error ? error.message : String(error),
+                }),
+              );
               continue;
             }
             try {
-              if (!(await deliveredDirectly(message))) await withinTenSeconds(deps.send(message), "the queue did not answer within 10 s");
+              if (!(await deliveredDirectly(message)))
+                await withinTenSeconds(deps.send(message), "the queue did not answer within 10 s");
               remove.run({ id: row.id });
             } catch (error) {
               failed = Math.max(failed, row.attempts + 1);
               const message = error instanceof Error ? error.message : String(error);
-              db.update(schema.busSendQueue).set({ attempts: row.attempts + 1, lastError: message.slice(0, 500) }).where(eq(schema.busSendQueue.id, row.id)).run();
-              console.warn(JSON.stringify({ level: "warn", message: "bus: the queue did not take a message; it is sent again later", id: row.id, attempt: row.attempts + 1, error: message }));
+              db.update(schema.busSendQueue)
+                .set({ attempts: row.attempts + 1, lastError: message.slice(0, 500) })
+                .where(eq(schema.busSendQueue.id, row.id))
+                .run();
+              console.warn(
+                JSON.stringify({
+                  level: "warn",
+                  message: "bus: the queue did not take a message; it is sent again later",
+                  id: row.id,
+                  attempt: row.attempts + 1,
+                  error: message,
+                }),
+              );
             }
           }
         } while (queuedMeanwhile && failed === 0);
         if (failed > 0) await deps.retryLater(Math.min(60, 2 ** Math.min(failed, 6)));
       } catch (error) {
-        console.error(JSON.stringify({ level: "error", message: "bus: flush failed", error: error instanceof Error ? error.message : String(error) }));
+        console.error(
+          JSON.stringify({
+            level: "error",
+            message: "bus: flush failed",
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
       }
     })().finally(() => {
       if (flushing === run) flushing = null;

@@ -1,5 +1,12 @@
 import type { AgentProfile } from "../../../core/agents";
-import { fanOutPolicies, fanOutSpecSchema, maxFanOutTargets, tieRules, type FanOutResult, type FanOutSpec } from "../../../core/bus";
+import {
+  fanOutPolicies,
+  fanOutSpecSchema,
+  maxFanOutTargets,
+  tieRules,
+  type FanOutResult,
+  type FanOutSpec,
+} from "../../../core/bus";
 import type { ActorScript } from "../../../core/dsl";
 import type { ToolSpec } from "../../../core/tools";
 import type { ToolSource } from "../runs/tools";
@@ -32,7 +39,9 @@ const fanOutSpec: ToolSpec = {
 
 /** Whether a script has an `ask` of several agents (its plan needs `agent.fanout`). */
 function asksSeveral(script: ActorScript | null | undefined): boolean {
-  return (script?.talents ?? []).some((t) => t.behaviors.some((b) => b.plan.steps.some((s) => s.kind === "ask" && s.targets.length > 1)));
+  return (script?.talents ?? []).some((t) =>
+    t.behaviors.some((b) => b.plan.steps.some((s) => s.kind === "ask" && s.targets.length > 1)),
+  );
 }
 
 /**
@@ -55,11 +64,17 @@ export function parseFanOutCall(argumentsJson: string): { ok: true; spec: FanOut
     return { ok: false, error: "the arguments are not JSON" };
   }
   const parsed = fanOutSpecSchema.safeParse(args);
-  if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ") };
+  if (!parsed.success)
+    return {
+      ok: false,
+      error: parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; "),
+    };
   return { ok: true, spec: parsed.data as FanOutSpec };
 }
 
 /** A decision as the asking run reads it: the answer, or an error naming the outcome. */
 export function fanOutReply(result: FanOutResult): { answer: string } | { error: string } {
-  return result.ok ? { answer: result.answer } : { error: `${result.policy} fan-out ${result.outcome.replace("_", " ")}: ${result.answer}` };
+  return result.ok
+    ? { answer: result.answer }
+    : { error: `${result.policy} fan-out ${result.outcome.replace("_", " ")}: ${result.answer}` };
 }

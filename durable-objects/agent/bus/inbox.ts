@@ -1,7 +1,19 @@
 import { scopeOrLeast } from "../../../core/auth";
 import { and, eq, sql } from "drizzle-orm";
 import type { AgentProfile } from "../../../core/agents";
-import { cancelIdOf, checkRequest, makeErrorReply, makeResponse, parseBusMessage, requestIdOfCancel, requestIdOfReply, type BusCancel, type BusMessage, type BusReply, type BusRequest } from "../../../core/bus";
+import {
+  cancelIdOf,
+  checkRequest,
+  makeErrorReply,
+  makeResponse,
+  parseBusMessage,
+  requestIdOfCancel,
+  requestIdOfReply,
+  type BusCancel,
+  type BusMessage,
+  type BusReply,
+  type BusRequest,
+} from "../../../core/bus";
 import { PantheonError } from "../../../core/errors";
 import type { Clock } from "../../../core/ports";
 import type { RunOrigin } from "../../../core/run";
@@ -45,8 +57,16 @@ export function makeInbox(deps: InboxDeps) {
   const { db, clock } = deps;
   const me = () => deps.profile().name;
   // Built once: every delivered message passes these statements.
-  const seen = db.select({ id: schema.busInbox.id }).from(schema.busInbox).where(eq(schema.busInbox.id, sql.placeholder("id"))).prepare();
-  const sessionOf = db.select({ sessionId: schema.busConversations.sessionId }).from(schema.busConversations).where(eq(schema.busConversations.conversationId, sql.placeholder("conversationId"))).prepare();
+  const seen = db
+    .select({ id: schema.busInbox.id })
+    .from(schema.busInbox)
+    .where(eq(schema.busInbox.id, sql.placeholder("id")))
+    .prepare();
+  const sessionOf = db
+    .select({ sessionId: schema.busConversations.sessionId })
+    .from(schema.busConversations)
+    .where(eq(schema.busConversations.conversationId, sql.placeholder("conversationId")))
+    .prepare();
 
   function inboxRow(message: BusMessage, status: string, runId: string | null) {
     return {
@@ -70,9 +90,16 @@ export function makeInbox(deps: InboxDeps) {
    */
   async function applyRequest(request: BusRequest): Promise<Applied> {
     const now = clock.now();
-    let refused = checkRequest({ from: request.from, to: request.to, depth: request.depth, deadlineAt: request.deadlineAt, now });
+    let refused = checkRequest({
+      from: request.from,
+      to: request.to,
+      depth: request.depth,
+      deadlineAt: request.deadlineAt,
+      now,
+    });
     // Its cancel came first (the queue does not keep order): the asker no longer waits, so no run starts.
-    if (!refused && seen.get({ id: cancelIdOf(request.id) })) refused = { code: "invalid", error: `agent '${request.from}' cancelled this question before it arrived` };
+    if (!refused && seen.get({ id: cancelIdOf(request.id) }))
+      refused = { code: "invalid", error: `agent '${request.from}' cancelled this question before it arrived` };
     // The connection is checked here as well as at the asker: from the askers this agent was told
     // of (`askedBy`, pushed by the registry), else — an asker it does not know, or a profile from
     // before `askedBy` — by the registry, which holds the truth and logs its answer.
@@ -83,7 +110,15 @@ export function makeInbox(deps: InboxDeps) {
     }
     if (refused) {
       const written = deps.transaction(() => {
-        if (!db.insert(schema.busInbox).values(inboxRow(request, "answered", null)).onConflictDoNothing().returning().get()) return false;
+        if (
+          !db
+            .insert(schema.busInbox)
+            .values(inboxRow(request, "answered", null))
+            .onConflictDoNothing()
+            .returning()
+            .get()
+        )
+          return false;
         deps.enqueue(makeErrorReply(request, refused.code, refused.error, now));
         return true;
       });
@@ -95,20 +130,41 @@ export function makeInbox(deps: InboxDeps) {
     let session = sessionOf.get({ conversationId: request.conversationId })?.sessionId;
     if (!session) {
       session = deps.createSession(`Asked by ${request.from}`);
-      db.insert(schema.busConversations).values({ conversationId: request.conversationId, sessionId: session, createdAt: now }).onConflictDoNothing().run();
+      db.insert(schema.busConversations)
+        .values({ conversationId: request.conversationId, sessionId: session, createdAt: now })
+        .onConflictDoNothing()
+        .run();
       session = sessionOf.get({ conversationId: request.conversationId })!.sessionId;
     }
     const runId = crypto.randomUUID();
     const sessionId = session;
     const created = deps.transaction(() => {
-      if (!db.insert(schema.busInbox).values(inboxRow(request, "applied", runId)).onConflictDoNothing().returning().get()) return false;
+      if (
+        !db
+          .insert(schema.busInbox)
+          .values(inboxRow(request, "applied", runId))
+          .onConflictDoNothing()
+          .returning()
+          .get()
+      )
+        return false;
       // The asked run acts with no more than the chain that asked (a request without a scope: the least).
-      const principal = { id: `agent:${request.from}`, scope: scopeOrLeast(request.payload.scope), name: `agent ${request.from} for ${request.payload.by ?? "an unknown caller"}` };
-      deps.createRun({ runId, sessionId, origin: { trigger: `agent:${request.from}`, content: request.payload.question, name: request.from, principal } });
+      const principal = {
+        id: `agent:${request.from}`,
+        scope: scopeOrLeast(request.payload.scope),
+        name: `agent ${request.from} for ${request.payload.by ?? "an unknown caller"}`,
+      };
+      deps.createRun({
+        runId,
+        sessionId,
+        origin: { trigger: `agent:${request.from}`, content: request.payload.question, name: request.from, principal },
+      });
       return true;
     });
     if (!created) return repeated(request.id);
-    void deps.startRun(runId).catch((error: unknown) => answerRun(runId, "failed", error instanceof Error ? error.message : String(error)));
+    void deps
+      .startRun(runId)
+      .catch((error: unknown) => answerRun(runId, "failed", error instanceof Error ? error.message : String(error)));
     return { applied: true, runId };
   }
 
@@ -118,10 +174,16 @@ export function makeInbox(deps: InboxDeps) {
    */
   async function applyReply(message: BusReply): Promise<Applied> {
     const requestId = requestIdOfReply(message.id);
-    const text = message.type === "response" ? { answer: message.payload.answer } : { error: `agent '${message.from}' could not answer (${message.payload.code}): ${message.payload.error}` };
+    const text =
+      message.type === "response"
+        ? { answer: message.payload.answer }
+        : { error: `agent '${message.from}' could not answer (${message.payload.code}): ${message.payload.error}` };
     const row = deps.transaction(() => {
       const settled = deps.settle(requestId, message.type === "response" ? "answered" : "failed", text);
-      db.insert(schema.busInbox).values(inboxRow(message, "applied", null)).onConflictDoNothing().run();
+      db.insert(schema.busInbox)
+        .values(inboxRow(message, "applied", null))
+        .onConflictDoNothing()
+        .run();
       return settled;
     });
     if (!row) {
@@ -141,18 +203,30 @@ export function makeInbox(deps: InboxDeps) {
    */
   async function applyCancel(message: BusCancel): Promise<Applied> {
     const requestId = requestIdOfCancel(message.id);
-    const asked = db.select().from(schema.busInbox).where(and(eq(schema.busInbox.id, requestId), eq(schema.busInbox.type, "request"))).get();
+    const asked = db
+      .select()
+      .from(schema.busInbox)
+      .where(and(eq(schema.busInbox.id, requestId), eq(schema.busInbox.type, "request")))
+      .get();
     if (asked && asked.fromAgent !== message.from) {
       const reason = `only '${asked.fromAgent}', who asked, may cancel request ${requestId}`;
       await deps.record([{ message, state: "refused", note: reason }]);
       return { applied: false, reason };
     }
-    const mark = () => db.insert(schema.busInbox).values(inboxRow(message, "applied", asked?.runId ?? null)).onConflictDoNothing().returning().get();
+    const mark = () =>
+      db
+        .insert(schema.busInbox)
+        .values(inboxRow(message, "applied", asked?.runId ?? null))
+        .onConflictDoNothing()
+        .returning()
+        .get();
     const runId = asked?.runId;
     const status = runId ? (deps.runs.get(runId)?.status as string | undefined) : undefined;
     if (!runId || !status || ["completed", "failed", "cancelled"].includes(status)) {
       if (!mark()) return repeated(message.id);
-      const reason = runId ? `run ${runId} already ended (${status ?? "gone"})` : "the question has not arrived yet: it will be refused when it does";
+      const reason = runId
+        ? `run ${runId} already ended (${status ?? "gone"})`
+        : "the question has not arrived yet: it will be refused when it does";
       await deps.record([{ message, state: "ignored", note: reason }]);
       return { applied: false, reason };
     }
@@ -173,7 +247,13 @@ export function makeInbox(deps: InboxDeps) {
       const row = db
         .update(schema.busInbox)
         .set({ status: "answered" })
-        .where(and(eq(schema.busInbox.runId, runId), eq(schema.busInbox.status, "applied"), eq(schema.busInbox.type, "request")))
+        .where(
+          and(
+            eq(schema.busInbox.runId, runId),
+            eq(schema.busInbox.status, "applied"),
+            eq(schema.busInbox.type, "request"),
+          ),
+        )
         .returning()
         .get();
       if (!row?.request) return null;
@@ -181,7 +261,12 @@ export function makeInbox(deps: InboxDeps) {
       const message =
         status === "completed"
           ? makeResponse(request, state?.result ?? "", now)
-          : makeErrorReply(request, "run_failed", `agent '${me()}' could not answer: run ${status}${error ?? state?.error ? `: ${error ?? state?.error}` : ""}`, now);
+          : makeErrorReply(
+              request,
+              "run_failed",
+              `agent '${me()}' could not answer: run ${status}${(error ?? state?.error) ? `: ${error ?? state?.error}` : ""}`,
+              now,
+            );
       deps.enqueue(message);
       return { request, message };
     });
@@ -200,7 +285,9 @@ export function makeInbox(deps: InboxDeps) {
       try {
         message = parseBusMessage(raw);
       } catch (error) {
-        throw new PantheonError("validation_failed", error instanceof Error ? error.message : String(error), { cause: error });
+        throw new PantheonError("validation_failed", error instanceof Error ? error.message : String(error), {
+          cause: error,
+        });
       }
       if (message.to !== me()) return { applied: false, reason: `message for '${message.to}' delivered to '${me()}'` };
       if (seen.get({ id: message.id })) return repeated(message.id);

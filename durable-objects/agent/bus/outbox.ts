@@ -1,7 +1,15 @@
 import type { RunPrincipal } from "../../../core/auth";
 import { and, eq } from "drizzle-orm";
 import type { AgentProfile } from "../../../core/agents";
-import { checkRequest, defaultDeadlineMs, makeCancel, makeRequest, type BusErrorCode, type BusMessage, type BusRequest } from "../../../core/bus";
+import {
+  checkRequest,
+  defaultDeadlineMs,
+  makeCancel,
+  makeRequest,
+  type BusErrorCode,
+  type BusMessage,
+  type BusRequest,
+} from "../../../core/bus";
 import type { Clock } from "../../../core/ports";
 import type { BusLogEntry } from "../../registry/bus-log";
 import * as schema from "../schema";
@@ -45,7 +53,13 @@ export function makeOutbox(deps: OutboxDeps) {
   const me = () => deps.profile().name;
 
   /** Refuses (error to the caller) or sends one request; `replyTo.runId` is a run or a fan-out. */
-  async function send(input: { replyTo: ReplyTo; target: string; question: string; origin: { conversationId: string; depth: number }; principal?: RunPrincipal }): Promise<{ refused?: { code: BusErrorCode; error: string }; request: BusRequest }> {
+  async function send(input: {
+    replyTo: ReplyTo;
+    target: string;
+    question: string;
+    origin: { conversationId: string; depth: number };
+    principal?: RunPrincipal;
+  }): Promise<{ refused?: { code: BusErrorCode; error: string }; request: BusRequest }> {
     const profile = deps.profile();
     const now = clock.now();
     const request = makeRequest({
@@ -61,7 +75,14 @@ export function makeOutbox(deps: OutboxDeps) {
       deadlineMs: deps.deadlineMs ?? defaultDeadlineMs,
       ...(input.principal ? { principal: input.principal } : {}),
     });
-    const refused = checkRequest({ from: profile.name, to: input.target, connections: profile.connections, depth: request.depth, deadlineAt: request.deadlineAt, now });
+    const refused = checkRequest({
+      from: profile.name,
+      to: input.target,
+      connections: profile.connections,
+      depth: request.depth,
+      deadlineAt: request.deadlineAt,
+      now,
+    });
     if (refused) {
       await deps.record([{ message: request, state: "refused", note: refused.error }]);
       return { refused, request };
@@ -69,7 +90,17 @@ export function makeOutbox(deps: OutboxDeps) {
     // The wait and the message are written together: both or neither survive an eviction.
     deps.transaction(() => {
       db.insert(schema.busOutbox)
-        .values({ id: request.id, runId: input.replyTo.runId, callId: input.replyTo.callId, target: input.target, conversationId: request.conversationId, depth: request.depth, deadlineAt: request.deadlineAt, status: "pending", createdAt: now })
+        .values({
+          id: request.id,
+          runId: input.replyTo.runId,
+          callId: input.replyTo.callId,
+          target: input.target,
+          conversationId: request.conversationId,
+          depth: request.depth,
+          deadlineAt: request.deadlineAt,
+          status: "pending",
+          createdAt: now,
+        })
         .run();
       deps.enqueue(request);
     });
@@ -80,7 +111,11 @@ export function makeOutbox(deps: OutboxDeps) {
   }
 
   /** Ends a wait, once: the row as settled, or undefined when it had already ended. */
-  function settle(requestId: string, status: "answered" | "failed" | "timeout" | "abandoned", reply?: Reply): typeof schema.busOutbox.$inferSelect | undefined {
+  function settle(
+    requestId: string,
+    status: "answered" | "failed" | "timeout" | "abandoned",
+    reply?: Reply,
+  ): typeof schema.busOutbox.$inferSelect | undefined {
     return db
       .update(schema.busOutbox)
       .set({ status, settledAt: clock.now(), ...(reply ? { reply } : {}) })
@@ -92,13 +127,27 @@ export function makeOutbox(deps: OutboxDeps) {
   /** A request past its deadline: the asker gets a timeout error unless an answer came first. */
   async function timeOut(messageId: string): Promise<boolean> {
     const waitedFor = db.select().from(schema.busOutbox).where(eq(schema.busOutbox.id, messageId)).get();
-    const timeoutError = waitedFor ? `agent '${waitedFor.target}' did not answer within ${Math.round((waitedFor.deadlineAt - waitedFor.createdAt) / 1000)} s (waited ${Math.round((clock.now() - waitedFor.createdAt) / 1000)} s)` : "";
+    const timeoutError = waitedFor
+      ? `agent '${waitedFor.target}' did not answer within ${Math.round((waitedFor.deadlineAt - waitedFor.createdAt) / 1000)} s (waited ${Math.round((clock.now() - waitedFor.createdAt) / 1000)} s)`
+      : "";
     const row = settle(messageId, "timeout", { error: timeoutError });
     if (!row) return false;
     const waited = Math.round((clock.now() - row.createdAt) / 1000);
     const error = `agent '${row.target}' did not answer within ${Math.round((row.deadlineAt - row.createdAt) / 1000)} s (waited ${waited} s)`;
-    if (!row.runId.startsWith(fanOutPrefix)) deps.trace(row.runId, "bus_timeout", { callId: row.callId, target: row.target, messageId, error });
-    const request = makeRequest({ id: row.id, project: deps.project(), from: me(), to: row.target, question: "(timed out)", replyTo: { runId: row.runId, callId: row.callId }, conversationId: row.conversationId, depth: row.depth, now: row.createdAt, deadlineMs: row.deadlineAt - row.createdAt });
+    if (!row.runId.startsWith(fanOutPrefix))
+      deps.trace(row.runId, "bus_timeout", { callId: row.callId, target: row.target, messageId, error });
+    const request = makeRequest({
+      id: row.id,
+      project: deps.project(),
+      from: me(),
+      to: row.target,
+      question: "(timed out)",
+      replyTo: { runId: row.runId, callId: row.callId },
+      conversationId: row.conversationId,
+      depth: row.depth,
+      now: row.createdAt,
+      deadlineMs: row.deadlineAt - row.createdAt,
+    });
     await deps.record([{ message: request, state: "timeout", note: error }]);
     deps.hand({ runId: row.runId, callId: row.callId }, row.target, { error });
     return true;
@@ -111,18 +160,40 @@ export function makeOutbox(deps: OutboxDeps) {
    * delivered, like any message); each of them cancels the run it started, and so on down the chain.
    */
   async function cancelAsks(runId: string, reason: string, callId?: string): Promise<number> {
-    const waiting = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, runId), eq(schema.busOutbox.status, "pending"), ...(callId ? [eq(schema.busOutbox.callId, callId)] : []))).all();
+    const waiting = db
+      .select()
+      .from(schema.busOutbox)
+      .where(
+        and(
+          eq(schema.busOutbox.runId, runId),
+          eq(schema.busOutbox.status, "pending"),
+          ...(callId ? [eq(schema.busOutbox.callId, callId)] : []),
+        ),
+      )
+      .all();
     if (!waiting.length) return 0;
     const now = clock.now();
     const sent = deps.transaction(() =>
       waiting.flatMap((row) => {
         if (!settle(row.id, "abandoned", { error: reason })) return [];
-        const cancel = makeCancel({ requestId: row.id, project: deps.project(), from: me(), to: row.target, replyTo: { runId: row.runId, callId: row.callId }, conversationId: row.conversationId, depth: row.depth, deadlineAt: row.deadlineAt, reason, now });
+        const cancel = makeCancel({
+          requestId: row.id,
+          project: deps.project(),
+          from: me(),
+          to: row.target,
+          replyTo: { runId: row.runId, callId: row.callId },
+          conversationId: row.conversationId,
+          depth: row.depth,
+          deadlineAt: row.deadlineAt,
+          reason,
+          now,
+        });
         deps.enqueue(cancel);
         return [cancel];
       }),
     );
-    for (const cancel of sent) deps.trace(runId, "bus_cancel_sent", { callId: cancel.replyTo.callId, target: cancel.to, messageId: cancel.id });
+    for (const cancel of sent)
+      deps.trace(runId, "bus_cancel_sent", { callId: cancel.replyTo.callId, target: cancel.to, messageId: cancel.id });
     await deps.record(sent.map((message) => ({ message, state: "sent" as const })));
     await deps.flush();
     return sent.length;
@@ -139,7 +210,11 @@ export function makeOutbox(deps: OutboxDeps) {
      * it, the asker gets that same answer now.
      */
     askedBefore(replyTo: ReplyTo): boolean {
-      const earlier = db.select().from(schema.busOutbox).where(and(eq(schema.busOutbox.runId, replyTo.runId), eq(schema.busOutbox.callId, replyTo.callId))).get();
+      const earlier = db
+        .select()
+        .from(schema.busOutbox)
+        .where(and(eq(schema.busOutbox.runId, replyTo.runId), eq(schema.busOutbox.callId, replyTo.callId)))
+        .get();
       if (!earlier) return false;
       const reply = earlier.reply as Reply | null;
       if (earlier.status !== "pending" && reply) deps.later(() => deps.hand(replyTo, earlier.target, reply));

@@ -69,7 +69,8 @@ export function busPortsFromEnv(env: Env, project: () => string): BusPorts {
     deliverDirect: (message) => agentStub(env, project(), message.to).busReceive(message),
     record: (entries) => registryStub(env, project()).busRecord(entries),
     admit: (message) => registryStub(env, project()).busAdmit(message),
-    spawnChild: (parent, scriptSource, configuredBy) => registryStub(env, project()).spawnChild(parent, scriptSource, configuredBy),
+    spawnChild: (parent, scriptSource, configuredBy) =>
+      registryStub(env, project()).spawnChild(parent, scriptSource, configuredBy),
     archiveChild: (parent, child) => registryStub(env, project()).archiveChild(parent, child),
     configureAgent: async (profile) => void (await (await agentStub(env, project(), profile.name)).configure(profile)),
   };
@@ -99,4 +100,7 @@ export interface BusDeps extends BusPorts {
  * Takes an answer for something that is neither a run nor a fan-out (a workflow step, `askFor`): true
  * when it was taken.
  */
-export type AnswerTaker = (replyTo: { runId: string; callId: string }, reply: { answer?: string; error?: string }) => boolean;
+export type AnswerTaker = (
+  replyTo: { runId: string; callId: string },
+  reply: { answer?: string; error?: string },
+) => boolean;

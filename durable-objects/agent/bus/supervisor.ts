@@ -30,7 +30,12 @@ export interface ChildAlarm {
 
 export interface SupervisorDeps {
   /** The object's synchronous key-value storage (ctx.storage.kv): a record is written before anything waits. */
-  kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void; delete(key: string): unknown; list<T>(options: { prefix: string }): Iterable<[string, T]> };
+  kv: {
+    get<T>(key: string): T | undefined;
+    put(key: string, value: unknown): void;
+    delete(key: string): unknown;
+    list<T>(options: { prefix: string }): Iterable<[string, T]>;
+  };
   clock: Clock;
   trace(runId: string, name: string, data: Record<string, unknown>): void;
   /** Asks the child its goal again, for the same waiting call. */
@@ -60,9 +65,15 @@ const keyOf = (runId: string, callId: string) => `supervise:${runId}:${callId}`;
  * if (supervisor.onReply(replyTo, from, reply)) return; // it restarts the child, or hands the reply on itself
  */
 export function makeSupervisor(deps: SupervisorDeps) {
-  const background = (work: Promise<unknown>) => void work.catch((error: unknown) => console.error("supervisor", error));
+  const background = (work: Promise<unknown>) =>
+    void work.catch((error: unknown) => console.error("supervisor", error));
 
-  function finish(record: SupervisedChild, from: string, reply: { answer?: string; error?: string }, archive: boolean): void {
+  function finish(
+    record: SupervisedChild,
+    from: string,
+    reply: { answer?: string; error?: string },
+    archive: boolean,
+  ): void {
     deps.kv.delete(keyOf(record.runId, record.callId));
     deps.hand({ runId: record.runId, callId: record.callId }, from, reply);
     if (!archive) return;
@@ -75,7 +86,11 @@ export function makeSupervisor(deps: SupervisorDeps) {
     async watch(record: SupervisedChild): Promise<void> {
       if (record.policy.restart === "never" && record.policy.onDone === "keep" && !record.policy.ttl) return;
       deps.kv.put(keyOf(record.runId, record.callId), record);
-      deps.trace(record.runId, "child_supervised", { callId: record.callId, child: record.child, policy: record.policy });
+      deps.trace(record.runId, "child_supervised", {
+        callId: record.callId,
+        child: record.child,
+        policy: record.policy,
+      });
       const ends = ttlEndsAt(record.policy, record.spawnedAt);
       if (ends !== null) await deps.arm(ends, { runId: record.runId, callId: record.callId, kind: "ttl" });
     },
@@ -84,25 +99,49 @@ export function makeSupervisor(deps: SupervisorDeps) {
      * The child answered (or failed) the call: true when the supervisor took the reply (a restart is
      * armed, or it handed the reply on itself); false for a call it does not supervise.
      */
-    onReply(replyTo: { runId: string; callId: string }, from: string, reply: { answer?: string; error?: string }): boolean {
+    onReply(
+      replyTo: { runId: string; callId: string },
+      from: string,
+      reply: { answer?: string; error?: string },
+    ): boolean {
       const record = deps.kv.get<SupervisedChild>(keyOf(replyTo.runId, replyTo.callId));
       if (!record) return false;
       if (reply.error === undefined) {
-        deps.trace(record.runId, "child_done", { callId: record.callId, child: record.child, restarts: record.failures });
+        deps.trace(record.runId, "child_done", {
+          callId: record.callId,
+          child: record.child,
+          restarts: record.failures,
+        });
         finish(record, from, reply, record.policy.onDone === "archive");
         return true;
       }
       const failures = record.failures + 1;
       const decision = afterFailure(record.policy, { failures, now: deps.clock.now(), spawnedAt: record.spawnedAt });
       if (!decision.restart) {
-        deps.trace(record.runId, "child_not_restarted", { callId: record.callId, child: record.child, failures, maxRestarts: record.policy.maxRestarts, reason: decision.reason, error: reply.error });
+        deps.trace(record.runId, "child_not_restarted", {
+          callId: record.callId,
+          child: record.child,
+          failures,
+          maxRestarts: record.policy.maxRestarts,
+          reason: decision.reason,
+          error: reply.error,
+        });
         finish(record, from, { error: `${reply.error} (not restarted: ${decision.reason})` }, false);
         return true;
       }
       // The count is written before the alarm is armed: a repeated failure report never restarts twice.
       deps.kv.put(keyOf(record.runId, record.callId), { ...record, failures, restartAt: decision.at });
-      deps.trace(record.runId, "child_restart_scheduled", { callId: record.callId, child: record.child, restart: decision.attempt, maxRestarts: record.policy.maxRestarts, at: decision.at, error: reply.error });
-      background(deps.arm(decision.at, { runId: record.runId, callId: record.callId, kind: "restart", attempt: failures }));
+      deps.trace(record.runId, "child_restart_scheduled", {
+        callId: record.callId,
+        child: record.child,
+        restart: decision.attempt,
+        maxRestarts: record.policy.maxRestarts,
+        at: decision.at,
+        error: reply.error,
+      });
+      background(
+        deps.arm(decision.at, { runId: record.runId, callId: record.callId, kind: "restart", attempt: failures }),
+      );
       return true;
     },
 
@@ -114,7 +153,13 @@ export function makeSupervisor(deps: SupervisorDeps) {
       for (const [, record] of deps.kv.list<SupervisedChild>({ prefix: "supervise:" })) {
         const ends = ttlEndsAt(record.policy, record.spawnedAt);
         if (ends !== null) await deps.arm(ends, { runId: record.runId, callId: record.callId, kind: "ttl" });
-        if (record.restartAt !== undefined && record.restarted !== record.failures) await deps.arm(record.restartAt, { runId: record.runId, callId: record.callId, kind: "restart", attempt: record.failures });
+        if (record.restartAt !== undefined && record.restarted !== record.failures)
+          await deps.arm(record.restartAt, {
+            runId: record.runId,
+            callId: record.callId,
+            kind: "restart",
+            attempt: record.failures,
+          });
       }
     },
 
@@ -127,14 +172,33 @@ export function makeSupervisor(deps: SupervisorDeps) {
         return;
       }
       if (alarm.kind === "ttl") {
-        deps.trace(record.runId, "child_ttl_ended", { callId: record.callId, child: record.child, ttl: record.policy.ttl });
-        await deps.abandon(record.runId, record.callId, `agent '${record.child}' reached the end of its time to live (${record.policy.ttl})`);
-        finish(record, record.child, { error: `agent '${record.child}' did not reach its goal within its time to live (${record.policy.ttl})` }, true);
+        deps.trace(record.runId, "child_ttl_ended", {
+          callId: record.callId,
+          child: record.child,
+          ttl: record.policy.ttl,
+        });
+        await deps.abandon(
+          record.runId,
+          record.callId,
+          `agent '${record.child}' reached the end of its time to live (${record.policy.ttl})`,
+        );
+        finish(
+          record,
+          record.child,
+          { error: `agent '${record.child}' did not reach its goal within its time to live (${record.policy.ttl})` },
+          true,
+        );
         return;
       }
-      if (record.restarted === record.failures || (alarm.attempt !== undefined && alarm.attempt !== record.failures)) return;
+      if (record.restarted === record.failures || (alarm.attempt !== undefined && alarm.attempt !== record.failures))
+        return;
       deps.kv.put(keyOf(record.runId, record.callId), { ...record, restarted: record.failures });
-      deps.trace(record.runId, "child_restarted", { callId: record.callId, child: record.child, restart: record.failures, maxRestarts: record.policy.maxRestarts });
+      deps.trace(record.runId, "child_restarted", {
+        callId: record.callId,
+        child: record.child,
+        restart: record.failures,
+        maxRestarts: record.policy.maxRestarts,
+      });
       await deps.ask(record);
     },
   };

@@ -66,21 +66,49 @@ export function makeMessageStore(db: Db, clock: Clock) {
     gt(messages.seq, sql.placeholder("afterSeq")),
     or(isNull(messages.runId), ne(messages.runId, sql.placeholder("excludeRunId"))),
   );
-  const historyColumns = { seq: messages.seq, role: messages.role, content: messages.content, name: messages.name, toolCalls: messages.toolCalls, toolCallId: messages.toolCallId, images: messages.images };
+  const historyColumns = {
+    seq: messages.seq,
+    role: messages.role,
+    content: messages.content,
+    name: messages.name,
+    toolCalls: messages.toolCalls,
+    toolCallId: messages.toolCallId,
+    images: messages.images,
+  };
   const p = (name: string) => sql.placeholder(name);
   // `tool_calls` goes in already serialized: a JSON column's encoder would store a missing list as
   // the text "null" rather than NULL (a placeholder's value is encoded even when it is null).
   const insertMessage = db
     .insert(messages)
-    .values({ id: p("id"), sessionId: p("sessionId"), role: p("role"), content: p("content"), name: p("name"), toolCalls: sql`${p("toolCallsJson")}`, toolCallId: p("toolCallId"), runId: p("runId"), createdAt: p("createdAt"), images: sql`${p("imagesJson")}` })
+    .values({
+      id: p("id"),
+      sessionId: p("sessionId"),
+      role: p("role"),
+      content: p("content"),
+      name: p("name"),
+      toolCalls: sql`${p("toolCallsJson")}`,
+      toolCallId: p("toolCallId"),
+      runId: p("runId"),
+      createdAt: p("createdAt"),
+      images: sql`${p("imagesJson")}`,
+    })
     .prepare();
   const historyAll = db.select(historyColumns).from(messages).where(historyWhere).orderBy(asc(messages.seq)).prepare();
-  const historyRecent = db.select(historyColumns).from(messages).where(historyWhere).orderBy(desc(messages.seq)).limit(sql.placeholder("limit")).prepare();
+  const historyRecent = db
+    .select(historyColumns)
+    .from(messages)
+    .where(historyWhere)
+    .orderBy(desc(messages.seq))
+    .limit(sql.placeholder("limit"))
+    .prepare();
   /**
    * A new message as it will be stored, and its write for later: a turn's request is written once
    * the turn's model call has left (runs/held-writes.ts says why).
    */
-  function draft(sessionId: string, message: Message & { runId?: string; id?: string }): { message: StoredMessage; write(): void } {
+  function draft(
+    sessionId: string,
+    message: Message & { runId?: string; id?: string },
+  ): { message: StoredMessage; write(): void } {
     const row = {
       id: message.id ?? crypto.randomUUID(),
       sessionId,
@@ -93,7 +121,15 @@ export function makeMessageStore(db: Db, clock: Clock) {
       createdAt: clock.now(),
       images: message.images?.length ? message.images : null,
     };
-    return { message: view(row), write: () => void insertMessage.run({ ...row, toolCallsJson: row.toolCalls ? JSON.stringify(row.toolCalls) : null, imagesJson: row.images ? JSON.stringify(row.images) : null }) };
+    return {
+      message: view(row),
+      write: () =>
+        void insertMessage.run({
+          ...row,
+          toolCallsJson: row.toolCalls ? JSON.stringify(row.toolCalls) : null,
+          imagesJson: row.images ? JSON.stringify(row.images) : null,
+        }),
+    };
   }
   return {
     /** When the newest message of any session was written, if there is one (the idle alarm asks). */
@@ -115,7 +151,10 @@ export function makeMessageStore(db: Db, clock: Clock) {
     },
     draft,
     /** Newest first. Returns `null` for a cursor that is not one of ours. */
-    page(sessionId: string, options: { limit: number; cursor?: string }): { messages: StoredMessage[]; nextCursor: string | null } | null {
+    page(
+      sessionId: string,
+      options: { limit: number; cursor?: string },
+    ): { messages: StoredMessage[]; nextCursor: string | null } | null {
       let before = Number.MAX_SAFE_INTEGER;
       if (options.cursor) {
         const seq = decodeCursor(options.cursor);
@@ -151,10 +190,16 @@ export function makeMessageStore(db: Db, clock: Clock) {
      * history): the newest `limit`, or all of them; the messages of `excludeRunId` (a run's own
      * request, stored before its context is compiled) are left out.
      */
-    history(sessionId: string, options: { afterSeq: number; limit?: number; excludeRunId?: string }): { seq: number; message: Message }[] {
+    history(
+      sessionId: string,
+      options: { afterSeq: number; limit?: number; excludeRunId?: string },
+    ): { seq: number; message: Message }[] {
       if (options.limit !== undefined && options.limit <= 0) return [];
       const values = { sessionId, afterSeq: options.afterSeq, excludeRunId: options.excludeRunId ?? "" };
-      const rows = options.limit === undefined ? historyAll.all(values) : historyRecent.all({ ...values, limit: options.limit }).reverse();
+      const rows =
+        options.limit === undefined
+          ? historyAll.all(values)
+          : historyRecent.all({ ...values, limit: options.limit }).reverse();
       return rows.map((row) => ({
         seq: row.seq,
         message: {
@@ -168,7 +213,13 @@ export function makeMessageStore(db: Db, clock: Clock) {
       }));
     },
     all(sessionId: string): StoredMessage[] {
-      return db.select().from(schema.messages).where(eq(schema.messages.sessionId, sessionId)).orderBy(asc(schema.messages.seq)).all().map(view);
+      return db
+        .select()
+        .from(schema.messages)
+        .where(eq(schema.messages.sessionId, sessionId))
+        .orderBy(asc(schema.messages.seq))
+        .all()
+        .map(view);
     },
   };
 }

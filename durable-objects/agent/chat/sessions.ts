@@ -34,9 +34,17 @@ const sessionMissing = (id: string) =>
 /** Conversation threads of one agent: create, list, rename, fork, delete; one default thread. */
 export function makeSessionStore(db: Db, clock: Clock) {
   // Every turn resolves its session and touches it: built once (drizzle prepared statements).
-  const byId = db.select().from(schema.sessions).where(eq(schema.sessions.id, sql.placeholder("id"))).prepare();
+  const byId = db
+    .select()
+    .from(schema.sessions)
+    .where(eq(schema.sessions.id, sql.placeholder("id")))
+    .prepare();
   const byDefault = db.select().from(schema.sessions).where(eq(schema.sessions.isDefault, true)).prepare();
-  const touchById = db.update(schema.sessions).set({ updatedAt: sql`${sql.placeholder("now")}` }).where(eq(schema.sessions.id, sql.placeholder("id"))).prepare();
+  const touchById = db
+    .update(schema.sessions)
+    .set({ updatedAt: sql`${sql.placeholder("now")}` })
+    .where(eq(schema.sessions.id, sql.placeholder("id")))
+    .prepare();
 
   function get(id: string): SessionView {
     const row = byId.get({ id });
@@ -49,7 +57,11 @@ export function makeSessionStore(db: Db, clock: Clock) {
     if (row) return view(row);
     const now = clock.now();
     return view(
-      db.insert(schema.sessions).values({ id: crypto.randomUUID(), title: "Default", isDefault: true, createdAt: now, updatedAt: now }).returning().get(),
+      db
+        .insert(schema.sessions)
+        .values({ id: crypto.randomUUID(), title: "Default", isDefault: true, createdAt: now, updatedAt: now })
+        .returning()
+        .get(),
     );
   }
 
@@ -57,7 +69,13 @@ export function makeSessionStore(db: Db, clock: Clock) {
     const now = clock.now();
     const row = db
       .insert(schema.sessions)
-      .values({ id: crypto.randomUUID(), title: title ?? "New conversation", isDefault: false, createdAt: now, updatedAt: now })
+      .values({
+        id: crypto.randomUUID(),
+        title: title ?? "New conversation",
+        isDefault: false,
+        createdAt: now,
+        updatedAt: now,
+      })
       .returning()
       .get();
     return view(row);
@@ -73,10 +91,20 @@ export function makeSessionStore(db: Db, clock: Clock) {
     },
     list(): SessionView[] {
       defaultSession();
-      return db.select().from(schema.sessions).orderBy(desc(schema.sessions.isDefault), asc(schema.sessions.createdAt)).all().map(view);
+      return db
+        .select()
+        .from(schema.sessions)
+        .orderBy(desc(schema.sessions.isDefault), asc(schema.sessions.createdAt))
+        .all()
+        .map(view);
     },
     rename(id: string, title: string): SessionView {
-      const row = db.update(schema.sessions).set({ title, updatedAt: clock.now() }).where(eq(schema.sessions.id, id)).returning().get();
+      const row = db
+        .update(schema.sessions)
+        .set({ title, updatedAt: clock.now() })
+        .where(eq(schema.sessions.id, id))
+        .returning()
+        .get();
       if (!row) throw sessionMissing(id);
       return view(row);
     },
@@ -123,7 +151,9 @@ export function makeSessionStore(db: Db, clock: Clock) {
         .get();
       for (const row of rows) {
         const { seq: _seq, ...copy } = row;
-        db.insert(schema.messages).values({ ...copy, id: crypto.randomUUID(), sessionId: fork.id }).run();
+        db.insert(schema.messages)
+          .values({ ...copy, id: crypto.randomUUID(), sessionId: fork.id })
+          .run();
       }
       return view(fork);
     },

@@ -16,21 +16,32 @@ export interface SettingsPort {
  * const settings = makeSettingsStore(db, clock);
  * settings.set("memory.consolidatedAt", Date.now());
  */
-export function makeSettingsStore(db: DrizzleSqliteDODatabase<typeof schema>, clock: Clock): SettingsPort & { reset(): void } {
+export function makeSettingsStore(
+  db: DrizzleSqliteDODatabase<typeof schema>,
+  clock: Clock,
+): SettingsPort & { reset(): void } {
   // Read on every turn (the profile, a session's summary): built once.
-  const byKey = db.select({ value: schema.settings.value }).from(schema.settings).where(eq(schema.settings.key, sql.placeholder("key"))).prepare();
+  const byKey = db
+    .select({ value: schema.settings.value })
+    .from(schema.settings)
+    .where(eq(schema.settings.key, sql.placeholder("key")))
+    .prepare();
   // `set` binds the value already serialized (a placeholder inside sql`` skips the JSON column's encoder).
   const upsert = db
     .insert(schema.settings)
     .values({ key: sql.placeholder("key"), value: sql`${sql.placeholder("json")}`, updatedAt: sql.placeholder("now") })
-    .onConflictDoUpdate({ target: schema.settings.key, set: { value: sql`${sql.placeholder("json")}`, updatedAt: sql`${sql.placeholder("now")}` } })
+    .onConflictDoUpdate({
+      target: schema.settings.key,
+      set: { value: sql`${sql.placeholder("json")}`, updatedAt: sql`${sql.placeholder("now")}` },
+    })
     .prepare();
   // A turn reads the same few keys several times (the profile, the work binding, summaries) and this
   // object is their only writer, so each value's JSON is kept after its first read and kept current by
   // `set`. Callers get a fresh parse, never a shared object. `reset` drops it all, for a transaction
   // that rolled back or a wiped agent.
   const cache = new Map<string, string | undefined>();
-  const parse = <T>(json: string | undefined): T | undefined => (json === undefined ? undefined : (JSON.parse(json) as T));
+  const parse = <T>(json: string | undefined): T | undefined =>
+    json === undefined ? undefined : (JSON.parse(json) as T);
   return {
     get<T>(key: string): T | undefined {
       if (cache.has(key)) return parse<T>(cache.get(key));

@@ -19,7 +19,8 @@ export interface EvalDeps {
 const keptRuns = 100;
 const prefix = "evals/";
 // Keys sort by start time, so a reverse list is newest first.
-const keyOf = (run: Pick<EvalRun, "startedAt" | "id">) => `${prefix}${String(run.startedAt).padStart(15, "0")}-${run.id}`;
+const keyOf = (run: Pick<EvalRun, "startedAt" | "id">) =>
+  `${prefix}${String(run.startedAt).padStart(15, "0")}-${run.id}`;
 const summaryOf = ({ results: _, ...summary }: EvalRun): EvalRunSummary => summary;
 
 /**
@@ -54,20 +55,42 @@ export function makeEvals(deps: EvalDeps) {
      * Asks `model` (provider:name; the agent's own model when none) to grade a reply against a rubric,
      * with the project's keys as the agent's own calls use them.
      */
-    async judge(request: { rubric: string; model?: string; input: string; reply: string }): Promise<{ score: number; reason: string } | { error: string }> {
+    async judge(request: {
+      rubric: string;
+      model?: string;
+      input: string;
+      reply: string;
+    }): Promise<{ score: number; reason: string } | { error: string }> {
       const own = deps.profile();
       const at = request.model?.indexOf(":") ?? -1;
-      const model = request.model && at > 0 ? { ...own.model, provider: request.model.slice(0, at), name: request.model.slice(at + 1), fallback: undefined } : own.model;
+      const model =
+        request.model && at > 0
+          ? {
+              ...own.model,
+              provider: request.model.slice(0, at),
+              name: request.model.slice(at + 1),
+              fallback: undefined,
+            }
+          : own.model;
       const profile = { ...own, model };
       try {
         const llm = llmForProfile(profile, deps.env, {}, await deps.screens.projectModel(profile));
-        const response = await llm.complete({ model: model.name, messages: [{ role: "user", content: judgePrompt(request) }], temperature: 0, maxTokens: 300 });
-        if (response.finishReason === "error") return { error: `${model.provider}:${model.name} failed: ${response.content}` };
+        const response = await llm.complete({
+          model: model.name,
+          messages: [{ role: "user", content: judgePrompt(request) }],
+          temperature: 0,
+          maxTokens: 300,
+        });
+        if (response.finishReason === "error")
+          return { error: `${model.provider}:${model.name} failed: ${response.content}` };
         const judged = readJudgement(response.content);
-        if ("error" in judged || gatedKeep("eval-judge", deps.screens.screenFor(own), { text: judged.reason })) return judged;
+        if ("error" in judged || gatedKeep("eval-judge", deps.screens.screenFor(own), { text: judged.reason }))
+          return judged;
         return { score: judged.score, reason: "[withheld: the agent's output gates refused the judge's reason]" };
       } catch (error) {
-        return { error: `${model.provider}:${model.name} failed: ${error instanceof Error ? error.message : String(error)}` };
+        return {
+          error: `${model.provider}:${model.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+        };
       }
     },
     /** With the agent (its deletion): no later agent of the same name sees these runs. */

@@ -1,7 +1,14 @@
 import type { AgentEmail } from "agents/email";
 import { isAutoReplyEmail } from "agents/email";
 import type PostalMime from "postal-mime";
-import { emailTooLargeReason, maxEmailBytes, newText, senderAllowed, threadCandidates, type EmailConfig } from "../../../core/gateways";
+import {
+  emailTooLargeReason,
+  maxEmailBytes,
+  newText,
+  senderAllowed,
+  threadCandidates,
+  type EmailConfig,
+} from "../../../core/gateways";
 import type { Gateways } from "./gateways";
 import type { RunOutcome } from "../runs/driver";
 
@@ -11,7 +18,10 @@ export interface EmailDeps {
   now(): number;
   turn(input: { content: string; input?: Record<string, unknown>; session: string }): Promise<RunOutcome>;
   /** The agents SDK's reply through the inbound mail's own channel (Email Routing `reply()`). */
-  reply(email: AgentEmail, options: { fromName: string; subject: string; body: string; headers: Record<string, string> }): Promise<void>;
+  reply(
+    email: AgentEmail,
+    options: { fromName: string; subject: string; body: string; headers: Record<string, string> },
+  ): Promise<void>;
 }
 
 /** Text from an HTML-only mail: tags dropped, entities for the common characters decoded. */
@@ -51,7 +61,16 @@ export async function handleEmail(email: AgentEmail, deps: EmailDeps): Promise<s
   const refuse = async (reason: string, why: string) => {
     await email.setReject(reason);
     deps.gateways.noteEmailRefusal({ at: deps.now(), from: email.from.toLowerCase(), size: email.rawSize, reason });
-    console.warn(JSON.stringify({ level: "warn", event: "email_refused", agent: deps.agent(), reason: why, size: email.rawSize, limit: maxEmailBytes }));
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        event: "email_refused",
+        agent: deps.agent(),
+        reason: why,
+        size: email.rawSize,
+        limit: maxEmailBytes,
+      }),
+    );
     return `refused: ${why.replace("_", " ")}`;
   };
   if (email.rawSize > maxEmailBytes) return refuse(emailTooLargeReason(email.rawSize), "too_large");
@@ -63,13 +82,19 @@ export async function handleEmail(email: AgentEmail, deps: EmailDeps): Promise<s
     parsed = await mime.parse(await email.getRaw());
   } catch (error) {
     // postal-mime refuses multiparts nested past 256 levels, among others: the sender's mistake, not ours.
-    return refuse(`the message could not be read as MIME: ${error instanceof Error ? error.message : String(error)}`, "unreadable");
+    return refuse(
+      `the message could not be read as MIME: ${error instanceof Error ? error.message : String(error)}`,
+      "unreadable",
+    );
   }
   if (isAutoReplyEmail(parsed.headers)) return "ignored: an automatic reply";
 
   const subject = (parsed.subject ?? "").slice(0, 200);
   const messageId = parsed.messageId ?? email.headers.get("message-id") ?? `<${crypto.randomUUID()}@pantheon>`;
-  const candidates = threadCandidates({ inReplyTo: parsed.inReplyTo ?? email.headers.get("in-reply-to"), references: parsed.references ?? email.headers.get("references") });
+  const candidates = threadCandidates({
+    inReplyTo: parsed.inReplyTo ?? email.headers.get("in-reply-to"),
+    references: parsed.references ?? email.headers.get("references"),
+  });
   const known = deps.gateways.knownThread("email", candidates);
   const session = known ?? deps.gateways.threadSession("email", messageId, `Email: ${subject || email.from}`);
   deps.gateways.mapThread("email", messageId, session);
@@ -80,7 +105,11 @@ export async function handleEmail(email: AgentEmail, deps: EmailDeps): Promise<s
   if (!content.trim()) body = "Your message had no text I could read.";
   else {
     // Behaviors read where the mail came from as structured input: (get input "subject"), (get input "from").
-    const outcome = await deps.turn({ content, input: { channel: "email", from: email.from.toLowerCase(), subject }, session });
+    const outcome = await deps.turn({
+      content,
+      input: { channel: "email", from: email.from.toLowerCase(), subject },
+      session,
+    });
     body =
       outcome.status === "completed"
         ? (outcome.reply?.content ?? "")

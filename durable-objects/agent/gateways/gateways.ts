@@ -35,7 +35,13 @@ export interface GatewayDeps {
   /** A person's message through the normal run path (behaviors, gates, approvals included). */
   turn(input: { content: string; input?: Record<string, unknown>; session: string }): Promise<RunOutcome>;
   decide(runId: string, decision: { approved: boolean; by: string; callId: string }): Promise<unknown>;
-  pendingApprovals(): { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; approverScope: Scope }[];
+  pendingApprovals(): {
+    runId: string;
+    callId: string;
+    tool: string;
+    arguments: Record<string, unknown>;
+    approverScope: Scope;
+  }[];
   waitUntil(promise: Promise<unknown>): void;
   /** The bot token named by the config, from the agent's own project secrets (secrets/), or undefined. */
   botToken(name: string): Promise<string | undefined>;
@@ -109,7 +115,10 @@ export function makeGateways(deps: GatewayDeps) {
   function mapThread(kind: GatewayKind, externalId: string, sessionId: string): void {
     db.insert(schema.gatewayThreads)
       .values({ kind, externalId, sessionId, createdAt: clock.now() })
-      .onConflictDoUpdate({ target: [schema.gatewayThreads.kind, schema.gatewayThreads.externalId], set: { sessionId } })
+      .onConflictDoUpdate({
+        target: [schema.gatewayThreads.kind, schema.gatewayThreads.externalId],
+        set: { sessionId },
+      })
       .run();
   }
 
@@ -138,14 +147,33 @@ export function makeGateways(deps: GatewayDeps) {
   async function botOf(config: TelegramConfig): Promise<TelegramBot | null> {
     const token = await deps.botToken(config.botTokenSecret);
     if (!token) {
-      console.error(JSON.stringify({ level: "error", event: "telegram_token_missing", agent: deps.agent(), secret: config.botTokenSecret }));
+      console.error(
+        JSON.stringify({
+          level: "error",
+          event: "telegram_token_missing",
+          agent: deps.agent(),
+          secret: config.botTokenSecret,
+        }),
+      );
       return null;
     }
     try {
-      return makeTelegramBot({ token, baseUrl: deps.env.TELEGRAM_API_BASE, production: deploymentOf(deps.env.PANTHEON_ENV) === "production", ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+      return makeTelegramBot({
+        token,
+        baseUrl: deps.env.TELEGRAM_API_BASE,
+        production: deploymentOf(deps.env.PANTHEON_ENV) === "production",
+        ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      });
     } catch (error) {
       // TELEGRAM_API_BASE refused (not https in production): the doctor reports it too.
-      console.error(JSON.stringify({ level: "error", event: "telegram_api_base_refused", agent: deps.agent(), message: error instanceof Error ? error.message : String(error) }));
+      console.error(
+        JSON.stringify({
+          level: "error",
+          event: "telegram_api_base_refused",
+          agent: deps.agent(),
+          message: error instanceof Error ? error.message : String(error),
+        }),
+      );
       return null;
     }
   }
@@ -156,7 +184,14 @@ export function makeGateways(deps: GatewayDeps) {
       try {
         await bot.sendMessage({ chat_id: chatId, text: chunk, ...(replyMarkup ? { reply_markup: replyMarkup } : {}) });
       } catch (error) {
-        console.error(JSON.stringify({ level: "error", event: "telegram_send_failed", agent: deps.agent(), message: error instanceof Error ? error.message : String(error) }));
+        console.error(
+          JSON.stringify({
+            level: "error",
+            event: "telegram_send_failed",
+            agent: deps.agent(),
+            message: error instanceof Error ? error.message : String(error),
+          }),
+        );
         return;
       }
     }
@@ -164,7 +199,14 @@ export function makeGateways(deps: GatewayDeps) {
 
   async function answer(bot: TelegramBot | null, callbackId: string, text: string): Promise<void> {
     await bot?.answerCallbackQuery({ callback_query_id: callbackId, text }).catch((error: unknown) => {
-      console.error(JSON.stringify({ level: "error", event: "telegram_answer_failed", agent: deps.agent(), message: error instanceof Error ? error.message : String(error) }));
+      console.error(
+        JSON.stringify({
+          level: "error",
+          event: "telegram_answer_failed",
+          agent: deps.agent(),
+          message: error instanceof Error ? error.message : String(error),
+        }),
+      );
     });
   }
 
@@ -190,13 +232,21 @@ export function makeGateways(deps: GatewayDeps) {
     const chatId = Number(thread.externalId);
     if (event.type === "status" && event.status === "waiting_approval") {
       for (const call of deps.pendingApprovals().filter((p) => p.runId === runId)) {
-        const prompt = approvalPrompt({ agent: deps.agent(), runId, tool: call.tool, arguments: call.arguments, key: await decisionKey(runId, call.callId) });
+        const prompt = approvalPrompt({
+          agent: deps.agent(),
+          runId,
+          tool: call.tool,
+          arguments: call.arguments,
+          key: await decisionKey(runId, call.callId),
+        });
         await send(bot, chatId, prompt.text, prompt.reply_markup);
       }
     }
     if (event.type === "done") {
-      if (event.status === "completed") await send(bot, chatId, (event.reply as { content?: string } | null)?.content ?? "(no reply)");
-      else if (event.status === "failed") await send(bot, chatId, `The run failed: ${info.error ?? "no reason recorded"}`);
+      if (event.status === "completed")
+        await send(bot, chatId, (event.reply as { content?: string } | null)?.content ?? "(no reply)");
+      else if (event.status === "failed")
+        await send(bot, chatId, `The run failed: ${info.error ?? "no reason recorded"}`);
       else await send(bot, chatId, `The run was ${event.status}.`);
     }
   }
@@ -222,11 +272,22 @@ export function makeGateways(deps: GatewayDeps) {
       if (!config) throw new PantheonError("not_found", `agent '${deps.agent()}' has no Telegram gateway`);
       const token = await deps.botToken(config.botTokenSecret);
       if (!token) {
-        throw new PantheonError("validation_failed", `the bot token secret ${config.botTokenSecret} is not a secret of this project: set it with \`pantheon secrets set ${config.botTokenSecret}\``, {
-          details: { issues: [{ path: ["botTokenSecret"], message: `set the project secret ${config.botTokenSecret}` }] },
-        });
+        throw new PantheonError(
+          "validation_failed",
+          `the bot token secret ${config.botTokenSecret} is not a secret of this project: set it with \`pantheon secrets set ${config.botTokenSecret}\``,
+          {
+            details: {
+              issues: [{ path: ["botTokenSecret"], message: `set the project secret ${config.botTokenSecret}` }],
+            },
+          },
+        );
       }
-      const bot = makeTelegramBot({ token, baseUrl: deps.env.TELEGRAM_API_BASE, production: deploymentOf(deps.env.PANTHEON_ENV) === "production", ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+      const bot = makeTelegramBot({
+        token,
+        baseUrl: deps.env.TELEGRAM_API_BASE,
+        production: deploymentOf(deps.env.PANTHEON_ENV) === "production",
+        ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      });
       await bot.setWebhook({ url, secret_token: config.secretToken, allowed_updates: ["message", "callback_query"] });
       return { ok: true };
     },
@@ -244,8 +305,12 @@ export function makeGateways(deps: GatewayDeps) {
       const row = settings("telegram");
       if (!row) throw new PantheonError("not_found", `agent '${deps.agent()}' has no Telegram gateway`);
       const config = row.config as TelegramConfig;
-      if (row.lastUpdateId !== null && update.update_id <= row.lastUpdateId) return { handled: "duplicate update: ignored" };
-      db.update(schema.gatewaySettings).set({ lastUpdateId: update.update_id }).where(eq(schema.gatewaySettings.kind, "telegram")).run();
+      if (row.lastUpdateId !== null && update.update_id <= row.lastUpdateId)
+        return { handled: "duplicate update: ignored" };
+      db.update(schema.gatewaySettings)
+        .set({ lastUpdateId: update.update_id })
+        .where(eq(schema.gatewaySettings.kind, "telegram"))
+        .run();
 
       const action = telegramAction(update, config);
       if (action.kind === "ignore") {
@@ -256,10 +321,26 @@ export function makeGateways(deps: GatewayDeps) {
         const session = threadSession("telegram", String(action.chatId), `Telegram: ${action.chatTitle}`.slice(0, 200));
         deps.waitUntil(
           // Behaviors read where the message came from as structured input: (get input "chat"), (get input "from").
-          deps.turn({ content: action.text, input: { channel: "telegram", chat: action.chatId, chatTitle: action.chatTitle, from: action.fromId ?? null }, session }).catch(async (error: unknown) => {
-            const bot = await botOf(config);
-            if (bot) await send(bot, action.chatId, `The message could not be handled: ${error instanceof Error ? error.message : String(error)}`);
-          }),
+          deps
+            .turn({
+              content: action.text,
+              input: {
+                channel: "telegram",
+                chat: action.chatId,
+                chatTitle: action.chatTitle,
+                from: action.fromId ?? null,
+              },
+              session,
+            })
+            .catch(async (error: unknown) => {
+              const bot = await botOf(config);
+              if (bot)
+                await send(
+                  bot,
+                  action.chatId,
+                  `The message could not be handled: ${error instanceof Error ? error.message : String(error)}`,
+                );
+            }),
         );
         return { handled: "message: run started" };
       }
@@ -278,14 +359,30 @@ export function makeGateways(deps: GatewayDeps) {
       }
       // A Telegram approver decides as an approve token: a call that needs an admin is approved in Pantheon.
       if (action.approved && !grants("approve", found.approverScope)) {
-        await answer(bot, action.callbackId, `'${found.tool}' needs the approval of a holder of the '${found.approverScope}' scope: approve it in Pantheon.`);
-        return { handled: `refused: '${found.tool}' needs the approval of a holder of the '${found.approverScope}' scope; a Telegram approver decides as 'approve'` };
+        await answer(
+          bot,
+          action.callbackId,
+          `'${found.tool}' needs the approval of a holder of the '${found.approverScope}' scope: approve it in Pantheon.`,
+        );
+        return {
+          handled: `refused: '${found.tool}' needs the approval of a holder of the '${found.approverScope}' scope; a Telegram approver decides as 'approve'`,
+        };
       }
       await answer(bot, action.callbackId, action.approved ? "Approved." : "Rejected.");
       const { runId, callId } = found;
       deps.waitUntil(
-        Promise.resolve(deps.decide(runId, { approved: action.approved, by: `telegram:${action.fromId}`, callId })).catch((error: unknown) => {
-          console.error(JSON.stringify({ level: "error", event: "telegram_decision_failed", agent: deps.agent(), runId, message: error instanceof Error ? error.message : String(error) }));
+        Promise.resolve(
+          deps.decide(runId, { approved: action.approved, by: `telegram:${action.fromId}`, callId }),
+        ).catch((error: unknown) => {
+          console.error(
+            JSON.stringify({
+              level: "error",
+              event: "telegram_decision_failed",
+              agent: deps.agent(),
+              runId,
+              message: error instanceof Error ? error.message : String(error),
+            }),
+          );
         }),
       );
       return { handled: `decision: ${action.approved ? "approved" : "rejected"} by telegram:${action.fromId}` };
@@ -293,7 +390,8 @@ export function makeGateways(deps: GatewayDeps) {
 
     /** Every run event: a run of a Telegram chat that waits for a person or ends tells that chat. */
     onRunEvent(event: RunEvent, runId: string): void {
-      if (event.type === "done" || (event.type === "status" && event.status === "waiting_approval")) deps.waitUntil(tellTelegram(event, runId));
+      if (event.type === "done" || (event.type === "status" && event.status === "waiting_approval"))
+        deps.waitUntil(tellTelegram(event, runId));
     },
   };
 }

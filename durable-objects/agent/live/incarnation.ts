@@ -45,7 +45,13 @@ export interface IncarnationEnd {
 }
 
 const settleWithin = (promise: Promise<unknown>, ms: number) =>
-  Promise.race([promise.then(() => undefined, () => undefined), new Promise<void>((resolve) => setTimeout(resolve, ms))]);
+  Promise.race([
+    promise.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  ]);
 
 /**
  * Ends everything a client holds of this agent, before its storage is wiped: every unfinished run is
@@ -54,11 +60,18 @@ const settleWithin = (promise: Promise<unknown>, ms: number) =>
  * error, and every socket closes with 4410 and the reason. Waits are bounded: a stuck call cannot
  * hold the deletion.
  */
-export async function endIncarnation(deps: IncarnationEnd, cause: EndCause): Promise<{ runs: number; streams: number; sockets: number }> {
+export async function endIncarnation(
+  deps: IncarnationEnd,
+  cause: EndCause,
+): Promise<{ runs: number; streams: number; sockets: number }> {
   const runs = deps.unfinishedRuns();
   for (const runId of runs) await settleWithin(deps.cancel(runId, cause.by), 5_000);
   await settleWithin(Promise.allSettled(deps.inFlight()), 5_000);
-  const streams = deps.streams.endAll({ type: "error", code: "agent_deleted", message: `this stream ended with ${cause.by}` });
+  const streams = deps.streams.endAll({
+    type: "error",
+    code: "agent_deleted",
+    message: `this stream ended with ${cause.by}`,
+  });
   const sockets = closeEach(deps.sockets(), deletedCloseCode, cause.closeReason.slice(0, 120));
   return { runs: runs.length, streams, sockets };
 }
@@ -78,7 +91,11 @@ export function closeEach(sockets: Iterable<Connection>, code: number, reason: s
  * send only to sockets of the one held now, refuse or close the others. `held` is read from the
  * profile in memory: no storage read per frame.
  */
-export function makeSocketBinding(deps: { held(): string | undefined; adopt(incarnation: string): void; connections(tag?: string): Iterable<Connection> }) {
+export function makeSocketBinding(deps: {
+  held(): string | undefined;
+  adopt(incarnation: string): void;
+  connections(tag?: string): Iterable<Connection>;
+}) {
   const isCurrent = (request: Request) => {
     const held = deps.held();
     return held !== undefined && socketIncarnation(request) === held;
@@ -92,7 +109,8 @@ export function makeSocketBinding(deps: { held(): string | undefined; adopt(inca
       return incarnationTag(incarnation);
     },
     broadcast(message: string | ArrayBuffer | ArrayBufferView, without?: string[]): void {
-      for (const connection of deps.connections(incarnationTag(deps.held()))) if (!without?.includes(connection.id)) connection.send(message as string | ArrayBuffer);
+      for (const connection of deps.connections(incarnationTag(deps.held())))
+        if (!without?.includes(connection.id)) connection.send(message as string | ArrayBuffer);
     },
     /** Closes a socket that opened on another incarnation; whether it did. */
     refused(connection: Connection, request: Request): boolean {
@@ -102,7 +120,11 @@ export function makeSocketBinding(deps: { held(): string | undefined; adopt(inca
     },
     /** Sockets of an incarnation since deleted, whose close was missed while the object was away, close now. */
     closeStale(): void {
-      closeEach(staleSockets(deps.connections(), deps.connections(incarnationTag(deps.held()))), deletedCloseCode, "this agent was deleted");
+      closeEach(
+        staleSockets(deps.connections(), deps.connections(incarnationTag(deps.held()))),
+        deletedCloseCode,
+        "this agent was deleted",
+      );
     },
   };
 }

@@ -4,7 +4,8 @@ import { initialLiveState, liveStateSchema, type LiveState, type RunEvent } from
 /** The live status a run event moves the agent to; null when the event leaves it as it is. */
 export function liveStatusPatchOf(event: RunEvent, runId: string): Partial<LiveState> | null {
   if (event.type === "run") return { status: "running", runId, typing: true };
-  if (event.type === "status" && !["completed", "failed", "cancelled"].includes(event.status)) return { status: event.status, runId, typing: event.status === "running" };
+  if (event.type === "status" && !["completed", "failed", "cancelled"].includes(event.status))
+    return { status: event.status, runId, typing: event.status === "running" };
   if (event.type === "done") return { status: "idle", runId: null, typing: false };
   return null;
 }
@@ -22,7 +23,12 @@ export function runEventFrame(agent: string, runId: string, event: RunEvent): st
  * A status that outlives the instance (waiting for a person or an agent, idle after a stale one) is
  * stored. Listings read `current`; an unwatched turn's last activity is its message's (AgentDO.status).
  */
-export function makeLiveStatus(deps: { read: () => unknown; write: (state: LiveState) => void; watched: () => boolean; clock: Clock }) {
+export function makeLiveStatus(deps: {
+  read: () => unknown;
+  write: (state: LiveState) => void;
+  watched: () => boolean;
+  clock: Clock;
+}) {
   // Every run event reads the status (a turn has several): the SDK keeps one state object until the
   // next write, so the one last checked is not checked again.
   let checked: { raw: unknown; state: LiveState } | null = null;

@@ -25,7 +25,11 @@ export function makeOpenStreams(): OpenStreams {
 }
 
 /** Runs `work` with a sink that writes each run event as a server-sent event; the stream closes when it settles, or when `streams` ends it. */
-export function runEventStream(work: (write: (event: RunEvent) => void) => Promise<unknown>, waitUntil: (promise: Promise<unknown>) => void, streams?: OpenStreams): ReadableStream<Uint8Array> {
+export function runEventStream(
+  work: (write: (event: RunEvent) => void) => Promise<unknown>,
+  waitUntil: (promise: Promise<unknown>) => void,
+  streams?: OpenStreams,
+): ReadableStream<Uint8Array> {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const encoder = new TextEncoder();
@@ -43,7 +47,13 @@ export function runEventStream(work: (write: (event: RunEvent) => void) => Promi
     close();
   });
   const done = work(write)
-    .catch((error: unknown) => write(isPantheonError(error) ? { type: "error", code: error.code, message: error.message } : { type: "error", code: "internal", message: error instanceof Error ? error.message : String(error) }))
+    .catch((error: unknown) =>
+      write(
+        isPantheonError(error)
+          ? { type: "error", code: error.code, message: error.message }
+          : { type: "error", code: "internal", message: error instanceof Error ? error.message : String(error) },
+      ),
+    )
     .finally(() => {
       remove?.();
       close();

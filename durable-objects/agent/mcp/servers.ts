@@ -35,8 +35,14 @@ export interface McpCallResult {
 export interface McpClient {
   connect(name: string, url: string, id: string): Promise<{ id: string; state: string }>;
   remove(id: string): Promise<void>;
-  servers(): { servers: Record<string, { name: string; server_url: string; state: string; error: string | null }>; tools: McpListedTool[] };
-  callTool(params: { serverId: string; name: string; arguments: Record<string, unknown> }, options: { signal?: AbortSignal }): Promise<McpCallResult>;
+  servers(): {
+    servers: Record<string, { name: string; server_url: string; state: string; error: string | null }>;
+    tools: McpListedTool[];
+  };
+  callTool(
+    params: { serverId: string; name: string; arguments: Record<string, unknown> },
+    options: { signal?: AbortSignal },
+  ): Promise<McpCallResult>;
   /** Waits (up to `timeoutMs`) for connections restored after the object woke up. */
   ready(timeoutMs: number): Promise<void>;
   /** Connections held in memory; a ready server is always one of them. */
@@ -72,7 +78,11 @@ export const mcpServerNamePattern = /^[a-z][a-z0-9_-]{0,31}$/;
 
 /** The one method of the SDK's MCPClientManager (private in its types) every MCP connection is made by. */
 interface ConnectionFactory {
-  createConnection(id: string, url: string, options: { transport?: Record<string, unknown> } & Record<string, unknown>): unknown;
+  createConnection(
+    id: string,
+    url: string,
+    options: { transport?: Record<string, unknown> } & Record<string, unknown>,
+  ): unknown;
 }
 
 /**
@@ -84,9 +94,13 @@ interface ConnectionFactory {
  */
 function guardConnections(manager: unknown, fetch: FetchFn): void {
   const factory = manager as ConnectionFactory;
-  if (typeof factory.createConnection !== "function") throw new Error("agents SDK: MCPClientManager.createConnection is missing; the MCP outbound guard cannot be installed");
+  if (typeof factory.createConnection !== "function")
+    throw new Error(
+      "agents SDK: MCPClientManager.createConnection is missing; the MCP outbound guard cannot be installed",
+    );
   const create = factory.createConnection.bind(factory);
-  factory.createConnection = (id, url, options) => create(id, url, { ...options, transport: { ...options.transport, fetch } });
+  factory.createConnection = (id, url, options) =>
+    create(id, url, { ...options, transport: { ...options.transport, fetch } });
 }
 
 /**
@@ -96,13 +110,18 @@ function guardConnections(manager: unknown, fetch: FetchFn): void {
  * saying so, instead of starting a flow whose callback Pantheon does not route yet.
  * Every request the client sends passes the outbound guard with `policy()` read at that moment.
  */
-export function mcpClientOf(agent: Pick<Agent<Env>, "addMcpServer" | "removeMcpServer" | "getMcpServers" | "mcp">, policy: () => OutboundPolicy, fetch: FetchFn = (input, init) => globalThis.fetch(input, init)): McpClient {
+export function mcpClientOf(
+  agent: Pick<Agent<Env>, "addMcpServer" | "removeMcpServer" | "getMcpServers" | "mcp">,
+  policy: () => OutboundPolicy,
+  fetch: FetchFn = (input, init) => globalThis.fetch(input, init),
+): McpClient {
   guardConnections(agent.mcp, makeGuardedFetch(fetch, policy));
   return {
     connect: (name, url, id) => agent.addMcpServer(name, url, { id, transport: { type: "auto" } }),
     remove: (id) => agent.removeMcpServer(id),
     servers: () => agent.getMcpServers() as unknown as ReturnType<McpClient["servers"]>,
-    callTool: async (params, options) => (await agent.mcp.callTool(params, options.signal ? { signal: options.signal } : undefined)) as McpCallResult,
+    callTool: async (params, options) =>
+      (await agent.mcp.callTool(params, options.signal ? { signal: options.signal } : undefined)) as McpCallResult,
     ready: (timeoutMs) => agent.mcp.waitForConnections({ timeout: timeoutMs }),
     connectionCount: () => Object.keys(agent.mcp.mcpConnections).length,
   };
@@ -136,16 +155,19 @@ export function mcpResultText(result: McpCallResult): string {
   for (const block of result.content ?? []) {
     const b = (block ?? {}) as Record<string, unknown>;
     if (b.type === "text" && typeof b.text === "string") parts.push(b.text);
-    else if (b.type === "image" || b.type === "audio") parts.push(`[${String(b.type)} ${String(b.mimeType ?? "")}]`.replace(" ]", "]"));
+    else if (b.type === "image" || b.type === "audio")
+      parts.push(`[${String(b.type)} ${String(b.mimeType ?? "")}]`.replace(" ]", "]"));
     else if (b.type === "resource") {
       const resource = (b.resource ?? {}) as Record<string, unknown>;
       parts.push(typeof resource.text === "string" ? resource.text : `[resource ${String(resource.uri ?? "")}]`);
-    } else if (b.type === "resource_link") parts.push(`[resource ${String(b.uri ?? "")}${b.name ? ` (${String(b.name)})` : ""}]`);
+    } else if (b.type === "resource_link")
+      parts.push(`[resource ${String(b.uri ?? "")}${b.name ? ` (${String(b.name)})` : ""}]`);
     else parts.push(JSON.stringify(block));
   }
   let text = parts.join("\n");
   if (!text && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent);
-  if (!text && result.toolResult !== undefined) text = typeof result.toolResult === "string" ? result.toolResult : JSON.stringify(result.toolResult);
+  if (!text && result.toolResult !== undefined)
+    text = typeof result.toolResult === "string" ? result.toolResult : JSON.stringify(result.toolResult);
   if (result.isError) throw new McpToolError(text || "the MCP server reported an error without details");
   return text;
 }
@@ -176,8 +198,19 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
       if (tool.serverId !== serverId) continue;
       const name = mcpToolName(serverName, tool.name);
       if (!name || views.some((v) => v.name === name)) continue;
-      const spec = fromMcpTool({ name, inputSchema: tool.inputSchema, ...(tool.description ? { description: tool.description } : {}), ...(tool.annotations ? { annotations: tool.annotations } : {}) });
-      views.push({ name, mcpName: tool.name, description: spec.description, parameters: spec.parameters, ...(spec.idempotent ? { idempotent: true } : {}) });
+      const spec = fromMcpTool({
+        name,
+        inputSchema: tool.inputSchema,
+        ...(tool.description ? { description: tool.description } : {}),
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
+      });
+      views.push({
+        name,
+        mcpName: tool.name,
+        description: spec.description,
+        parameters: spec.parameters,
+        ...(spec.idempotent ? { idempotent: true } : {}),
+      });
     }
     return views;
   };
@@ -200,7 +233,10 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
 
   function find(id: string): McpServerView {
     const server = list().find((s) => s.id === id);
-    if (!server) throw new PantheonError("not_found", `MCP server '${id}' is not connected to this agent`, { details: { mcpServer: id } });
+    if (!server)
+      throw new PantheonError("not_found", `MCP server '${id}' is not connected to this agent`, {
+        details: { mcpServer: id },
+      });
     return server;
   }
 
@@ -214,7 +250,9 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
     /** Connects a server by URL and discovers its tools; the server's name is also its id. */
     async connect(name: string, url: string): Promise<McpServerView> {
       if (!mcpServerNamePattern.test(name)) {
-        throw validationFailed([{ path: ["name"], message: "lowercase letters, digits, '-' or '_', starting with a letter, at most 32" }]);
+        throw validationFailed([
+          { path: ["name"], message: "lowercase letters, digits, '-' or '_', starting with a letter, at most 32" },
+        ]);
       }
       let parsed: URL | undefined;
       try {
@@ -227,26 +265,40 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
       }
       const check = outboundCheck(parsed.href);
       if (!check.ok) {
-        const message = check.host ? `${check.reason}; add "${check.host}" to runtime.allowHosts to connect this server` : `MCP server refused: ${check.reason}`;
+        const message = check.host
+          ? `${check.reason}; add "${check.host}" to runtime.allowHosts to connect this server`
+          : `MCP server refused: ${check.reason}`;
         throw validationFailed([{ path: ["url"], message }], message);
       }
       await client.ready(restoreWaitMs);
       const existing = list().find((s) => s.id === name);
       if (existing) {
         if (new URL(existing.url).href === parsed.href && existing.state === "ready") return existing;
-        throw new PantheonError("conflict", `an MCP server named '${name}' already exists (${existing.url}, ${existing.state}); remove it first`, { details: { mcpServer: name } });
+        throw new PantheonError(
+          "conflict",
+          `an MCP server named '${name}' already exists (${existing.url}, ${existing.state}); remove it first`,
+          { details: { mcpServer: name } },
+        );
       }
       try {
         await client.connect(name, parsed.href, name);
       } catch (error) {
         // The SDK keeps a server it registered but could not reach; a failed connect leaves nothing behind.
         await client.remove(name).catch(() => undefined);
-        const reason = (error instanceof Error ? error.message : String(error)).replace(/^Failed to connect to MCP server at \S+: /, "");
+        const reason = (error instanceof Error ? error.message : String(error)).replace(
+          /^Failed to connect to MCP server at \S+: /,
+          "",
+        );
         // The SDK refuses private and internal addresses with a plain Error; its text is the only signal.
         if (reason.startsWith("Blocked URL")) {
-          throw validationFailed([{ path: ["url"], message: "MCP servers on private or internal addresses are not allowed" }]);
+          throw validationFailed([
+            { path: ["url"], message: "MCP servers on private or internal addresses are not allowed" },
+          ]);
         }
-        throw new PantheonError("tool_failed", `could not connect to the MCP server at ${parsed.href}: ${reason}`, { details: { mcpServer: name, url: parsed.href }, cause: error });
+        throw new PantheonError("tool_failed", `could not connect to the MCP server at ${parsed.href}: ${reason}`, {
+          details: { mcpServer: name, url: parsed.href },
+          cause: error,
+        });
       }
       return find(name);
     },
@@ -268,7 +320,10 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
     toolSource(): ToolSource {
       const specs: ToolSpec[] = [];
       // No prototype: a tool the server names `__proto__` or `constructor` is a key like any other.
-      const implementations: Record<string, ToolImplementation> = Object.create(null) as Record<string, ToolImplementation>;
+      const implementations: Record<string, ToolImplementation> = Object.create(null) as Record<
+        string,
+        ToolImplementation
+      >;
       // Asked on every turn; an agent without a connection has no ready server, and listing the
       // servers would read the SDK's table for nothing.
       if (client.connectionCount() === 0) return { specs, implementations };
@@ -276,9 +331,17 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
         // A server whose host left the allowlist offers no tools (its requests would be refused anyway).
         if (server.state !== "ready" || !outboundCheck(server.url).ok) continue;
         for (const tool of server.tools) {
-          specs.push({ ...fromMcpTool({ name: tool.name, description: tool.description, inputSchema: tool.parameters }), ...(tool.idempotent ? { idempotent: true } : {}) });
+          specs.push({
+            ...fromMcpTool({ name: tool.name, description: tool.description, inputSchema: tool.parameters }),
+            ...(tool.idempotent ? { idempotent: true } : {}),
+          });
           implementations[tool.name] = async (args, ctx) =>
-            mcpResultText(await client.callTool({ serverId: server.id, name: tool.mcpName, arguments: args }, { signal: ctx.signal }));
+            mcpResultText(
+              await client.callTool(
+                { serverId: server.id, name: tool.mcpName, arguments: args },
+                { signal: ctx.signal },
+              ),
+            );
         }
       }
       return { specs, implementations };

@@ -82,7 +82,8 @@ export function makeTurnContextStore(deps: {
         : deps.foreign(owner!, name, query, limit).then(
             (hits) => {
               const prefix = (id: string) => `${owner}/${id}`;
-              for (const item of hits.items) foreignItems.set(prefix(item.id), { ...item, id: prefix(item.id), source, entities: [] });
+              for (const item of hits.items)
+                foreignItems.set(prefix(item.id), { ...item, id: prefix(item.id), source, entities: [] });
               return {
                 items: hits.items,
                 lexical: hits.lexical.map((h) => ({ ...h, id: prefix(h.id) })),
@@ -90,7 +91,8 @@ export function makeTurnContextStore(deps: {
               };
             },
             (error: unknown) => {
-              if (isPantheonError(error) && error.code === "forbidden" && !refused.some((r) => r.source === source)) refused.push({ source, reason: error.message });
+              if (isPantheonError(error) && error.code === "forbidden" && !refused.some((r) => r.source === source))
+                refused.push({ source, reason: error.message });
               warnings.push(`source '${source}' skipped: ${error instanceof Error ? error.message : String(error)}`);
               return empty;
             },
@@ -100,7 +102,12 @@ export function makeTurnContextStore(deps: {
     return pending;
   }
 
-  async function merged(which: "lexical" | "semantic", query: string, options: RetrieveOptions, local: ScoredId[]): Promise<ScoredId[]> {
+  async function merged(
+    which: "lexical" | "semantic",
+    query: string,
+    options: RetrieveOptions,
+    local: ScoredId[],
+  ): Promise<ScoredId[]> {
     const foreign = options.sources.filter((s) => splitSource(s).owner);
     // Another agent's hits carry no dates: they join the whole-history searches, not a period's.
     if (foreign.length === 0 || options.between) return local;
@@ -147,7 +154,11 @@ export function makeTurnContextStore(deps: {
       const sources = own(options.sources);
       let local: ScoredId[] = [];
       try {
-        local = await deps.memory.semantic(query, { sources, limit: options.limit, ...(options.between ? { between: options.between } : {}) });
+        local = await deps.memory.semantic(query, {
+          sources,
+          limit: options.limit,
+          ...(options.between ? { between: options.between } : {}),
+        });
       } catch (error) {
         warnings.push(`semantic retrieval failed: ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -158,7 +169,12 @@ export function makeTurnContextStore(deps: {
       const local = ids.filter((id) => !foreignItems.has(id));
       const mine = deps.memory.get(local);
       const notBefore = deps.notBefore;
-      return [...(notBefore === undefined ? mine : mine.filter((record) => record.createdAt >= notBefore || record.kind === "summary")), ...ids.flatMap((id) => foreignItems.get(id) ?? [])];
+      return [
+        ...(notBefore === undefined
+          ? mine
+          : mine.filter((record) => record.createdAt >= notBefore || record.kind === "summary")),
+        ...ids.flatMap((id) => foreignItems.get(id) ?? []),
+      ];
     },
 
     async neighbours(entities, limit): Promise<GraphEdge[]> {
@@ -169,7 +185,9 @@ export function makeTurnContextStore(deps: {
       // The neighbours of a hit obey the memory time to live as the hits do (an expired turn is not brought back).
       const notBefore = deps.notBefore;
       const near = deps.memory.adjacent(ids.filter((id) => !foreignItems.has(id)));
-      return notBefore === undefined ? near : near.filter(({ item }) => item.createdAt >= notBefore || item.kind === "summary");
+      return notBefore === undefined
+        ? near
+        : near.filter(({ item }) => item.createdAt >= notBefore || item.kind === "summary");
     },
   };
 }

@@ -12,7 +12,12 @@ export interface ContextToolDeps {
   /** Hits for a query in one of its own document sources. */
   searchOwn(source: string, query: string, limit: number): Promise<Array<Pick<MemoryItem, "id" | "text">>>;
   /** Hits in another agent's source: rejects with the owner's reason when not granted. */
-  searchForeign(owner: string, source: string, query: string, limit: number): Promise<Array<Pick<MemoryItem, "id" | "text">>>;
+  searchForeign(
+    owner: string,
+    source: string,
+    query: string,
+    limit: number,
+  ): Promise<Array<Pick<MemoryItem, "id" | "text">>>;
   /** Another agent's source's newest items: rejects unless it grants read. */
   readForeign(owner: string, source: string, limit: number): Promise<Array<Pick<MemoryItem, "id" | "text">>>;
   /** This agent's own document sources (never `memory`: reading memory is memory.search's, an operator's tool). */
@@ -42,11 +47,19 @@ export function contextTools(deps: ContextToolDeps): ToolSource {
         const limit = typeof args.limit === "number" ? args.limit : 5;
         const { owner, name } = splitSource(source);
         let items: Array<Pick<MemoryItem, "id" | "text">>;
-        if (owner) items = query ? await deps.searchForeign(owner, name, query, limit) : await deps.readForeign(owner, name, limit);
+        if (owner)
+          items = query
+            ? await deps.searchForeign(owner, name, query, limit)
+            : await deps.readForeign(owner, name, limit);
         else {
           if (!deps.ownSources().includes(name))
-            throw new PantheonError("bad_request", `'${source}' is not a source you may search here`, { details: { source, allowed: deps.ownSources() } });
-          if (!query) throw new PantheonError("bad_request", `context.search on your own source '${source}' needs a query`, { details: { source } });
+            throw new PantheonError("bad_request", `'${source}' is not a source you may search here`, {
+              details: { source, allowed: deps.ownSources() },
+            });
+          if (!query)
+            throw new PantheonError("bad_request", `context.search on your own source '${source}' needs a query`, {
+              details: { source },
+            });
           items = await deps.searchOwn(name, query, limit);
         }
         return JSON.stringify({ source, items: items.map((i) => ({ id: i.id, text: i.text })) });

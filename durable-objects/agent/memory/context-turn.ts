@@ -9,7 +9,13 @@ import {
 } from "../../../core/context";
 import { gatedWrite, type OutputScreen } from "../../../core/gates";
 import type { Clock, Message } from "../../../core/ports";
-import { makeTurnContextStore, type ForeignSearch, type HistoryReader, type HistoryRow, type SourceRefusal } from "./context-store";
+import {
+  makeTurnContextStore,
+  type ForeignSearch,
+  type HistoryReader,
+  type HistoryRow,
+  type SourceRefusal,
+} from "./context-store";
 import type { MemoryStore } from "./store";
 
 /** The prompt budget of every agent (tokens): the share of the model's window Pantheon fills. */
@@ -93,7 +99,13 @@ export interface TurnContext {
  * const turns = makeContextTurns({ clock, memory, messages, settings });
  * const { context, compiled } = await turns.compile({ sessionId, systemPrompt, query, sources: ["memory"], recencyWindow: 20 });
  */
-export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; messages: SessionHistory; settings: SettingsPort; foreign?: ForeignSearch }) {
+export function makeContextTurns(deps: {
+  clock: Clock;
+  memory: MemoryStore;
+  messages: SessionHistory;
+  settings: SettingsPort;
+  foreign?: ForeignSearch;
+}) {
   const { settings, messages } = deps;
   const stateKey = (sessionId: string) => `memory.summary:${sessionId}`;
 
@@ -112,7 +124,13 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
    * a refused one is not stored and the previous summary stays. The rows still count as folded —
    * folding them again would be refused again on every turn, and the window would grow without end.
    */
-  async function fold(sessionId: string, rows: HistoryRow[], summarize: Summarize | undefined, screen: OutputScreen, runId?: string): Promise<string> {
+  async function fold(
+    sessionId: string,
+    rows: HistoryRow[],
+    summarize: Summarize | undefined,
+    screen: OutputScreen,
+    runId?: string,
+  ): Promise<string> {
     const { state, text } = summaryOf(sessionId);
     const result = await foldIntoSummary(
       text,
@@ -123,7 +141,8 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
     // A fold that waited on a model may find the summary moved on (a wipe, an in-line fold): its
     // rows are no longer the next ones to fold, so it is dropped and the next turn plans again.
     const now = summaryOf(sessionId).state;
-    if ((now?.throughSeq ?? 0) !== (state?.throughSeq ?? 0) || now?.memoryId !== state?.memoryId) return now ? summaryOf(sessionId).text : "";
+    if ((now?.throughSeq ?? 0) !== (state?.throughSeq ?? 0) || now?.memoryId !== state?.memoryId)
+      return now ? summaryOf(sessionId).text : "";
     const throughSeq = rows.at(-1)!.seq;
     let memoryId = state?.memoryId;
     const proposal = { text: result.summary || "(nothing to keep)", ...(runId ? { runId } : {}) };
@@ -131,13 +150,17 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
       if (memoryId && deps.memory.exists(memoryId)) {
         deps.memory.updateText(memoryId, summary);
       } else {
-        const { records } = await deps.memory.insert([{ kind: "summary", text: summary, provenance: `session:${sessionId}`, importance: 0.5 }]);
+        const { records } = await deps.memory.insert([
+          { kind: "summary", text: summary, provenance: `session:${sessionId}`, importance: 0.5 },
+        ]);
         memoryId = records[0]!.id;
       }
     });
     if (!written.written && !(memoryId && deps.memory.exists(memoryId))) {
       // Nothing was ever kept for this session: an empty summary holds the place of the folded rows.
-      const { records } = await deps.memory.insert([{ kind: "summary", text: "(nothing to keep)", provenance: `session:${sessionId}`, importance: 0.5 }]); // ungated: a fixed text, not model output
+      const { records } = await deps.memory.insert([
+        { kind: "summary", text: "(nothing to keep)", provenance: `session:${sessionId}`, importance: 0.5 },
+      ]); // ungated: a fixed text, not model output
       memoryId = records[0]!.id;
     }
     settings.set(stateKey(sessionId), { memoryId: memoryId!, throughSeq } satisfies SummaryState);
@@ -148,15 +171,30 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
    * `unfolded` is the session's history after `readAfter`, as this compile read it: the window the
    * engine asks for is its tail, so it is not read a second time.
    */
-  async function compileOnce(input: CompileTurn, foldedThrough: number, summary: string, unfolded: { readAfter: number; rows: HistoryRow[] }) {
+  async function compileOnce(
+    input: CompileTurn,
+    foldedThrough: number,
+    summary: string,
+    unfolded: { readAfter: number; rows: HistoryRow[] },
+  ) {
     const reader: HistoryReader = (sessionId, limit, afterSeq) => {
       if (sessionId === input.sessionId && afterSeq >= unfolded.readAfter) {
         const rows = unfolded.rows.filter((r) => r.seq > afterSeq);
         return limit > 0 ? rows.slice(-limit) : [];
       }
-      return messages.history(sessionId, { afterSeq, limit, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) });
+      return messages.history(sessionId, {
+        afterSeq,
+        limit,
+        ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}),
+      });
     };
-    const store = makeTurnContextStore({ memory: deps.memory, history: reader, foldedThrough, ...(deps.foreign ? { foreign: deps.foreign } : {}), ...(input.memoryNotBefore !== undefined ? { notBefore: input.memoryNotBefore } : {}) });
+    const store = makeTurnContextStore({
+      memory: deps.memory,
+      history: reader,
+      foldedThrough,
+      ...(deps.foreign ? { foreign: deps.foreign } : {}),
+      ...(input.memoryNotBefore !== undefined ? { notBefore: input.memoryNotBefore } : {}),
+    });
     // The fusion suits the embedder (a words-only one is trusted less); a compile's own tuning wins.
     const engine = makeContextEngine({ store, clock: deps.clock, tuning: tuningForEmbedder(deps.memory.embedder()) });
     const maxTokens = input.maxTokens ?? contextTokens;
@@ -165,7 +203,10 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
       sessionId: input.sessionId,
       query: input.query,
       sources: input.sources,
-      budget: { maxTokens, reserveForReply: Math.min(input.reserveForReply ?? defaultReplyReserve, Math.floor(maxTokens / 2)) },
+      budget: {
+        maxTokens,
+        reserveForReply: Math.min(input.reserveForReply ?? defaultReplyReserve, Math.floor(maxTokens / 2)),
+      },
       recencyWindow: input.recencyWindow,
       halfLifeDays,
       ...(summary ? { summary } : {}),
@@ -176,7 +217,14 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
   }
 
   /** A model fold after the turn: never awaited by it, one per session at a time. */
-  function foldInBackground(sessionId: string, rows: HistoryRow[], summarize: Summarize, background: (work: Promise<unknown>) => void, screen: OutputScreen, runId?: string): boolean {
+  function foldInBackground(
+    sessionId: string,
+    rows: HistoryRow[],
+    summarize: Summarize,
+    background: (work: Promise<unknown>) => void,
+    screen: OutputScreen,
+    runId?: string,
+  ): boolean {
     if (folding.has(sessionId)) return false;
     folding.add(sessionId);
     background(
@@ -193,29 +241,70 @@ export function makeContextTurns(deps: { clock: Clock; memory: MemoryStore; mess
     async compile(input: CompileTurn): Promise<TurnContext> {
       if (input.keepSummary === false) {
         // No summary: the window's messages alone, never folded (what left the window is dropped from context, not from history).
-        const rows = input.recencyWindow > 0 ? messages.history(input.sessionId, { afterSeq: 0, limit: input.recencyWindow, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) }) : [];
+        const rows =
+          input.recencyWindow > 0
+            ? messages.history(input.sessionId, {
+                afterSeq: 0,
+                limit: input.recencyWindow,
+                ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}),
+              })
+            : [];
         const { compiled, refused } = await compileOnce(input, 0, "", { readAfter: 0, rows });
         const last = compiled.messages.at(-1);
-        return { compiled, context: last?.role === "user" ? compiled.messages.slice(0, -1) : compiled.messages, summary: "", folded: 0, foldStarted: 0, refused };
+        return {
+          compiled,
+          context: last?.role === "user" ? compiled.messages.slice(0, -1) : compiled.messages,
+          summary: "",
+          folded: 0,
+          foldStarted: 0,
+          refused,
+        };
       }
       let { state, text: summary } = summaryOf(input.sessionId);
       let foldedThrough = state?.throughSeq ?? 0;
       let folded = 0;
 
-      const unfolded = messages.history(input.sessionId, { afterSeq: foldedThrough, ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}) });
+      const unfolded = messages.history(input.sessionId, {
+        afterSeq: foldedThrough,
+        ...(input.excludeRunId ? { excludeRunId: input.excludeRunId } : {}),
+      });
       const read = { readAfter: foldedThrough, rows: unfolded };
-      const plan = planFold({ turns: unfolded.map((r) => r.message), windowSize: Math.max(0, input.recencyWindow), summaryTokens });
+      const plan = planFold({
+        turns: unfolded.map((r) => r.message),
+        windowSize: Math.max(0, input.recencyWindow),
+        summaryTokens,
+      });
 
       if (input.summarize) {
         // A model writes the summary: the turn uses the latest one and sends what is not folded yet
         // verbatim (the budget still caps it); the fold runs after the turn, once enough has piled up.
-        const { compiled, rows, refused } = await compileOnce({ ...input, recencyWindow: input.recencyWindow + plan.fold.length }, foldedThrough, summary, read);
-        const squeezed = compiled.overflow.length > 0 && rows.length >= compiled.overflow.length ? rows.slice(0, compiled.overflow.length).at(-1)!.seq : 0;
+        const { compiled, rows, refused } = await compileOnce(
+          { ...input, recencyWindow: input.recencyWindow + plan.fold.length },
+          foldedThrough,
+          summary,
+          read,
+        );
+        const squeezed =
+          compiled.overflow.length > 0 && rows.length >= compiled.overflow.length
+            ? rows.slice(0, compiled.overflow.length).at(-1)!.seq
+            : 0;
         const beyond = plan.fold.length > 0 ? unfolded[plan.fold.length - 1]!.seq : 0;
         const through = Math.max(squeezed, beyond);
         const foldRows = unfolded.filter((r) => r.seq <= through);
         let foldStarted = 0;
-        if (foldRows.length >= foldBatch && input.background && foldInBackground(input.sessionId, foldRows, input.summarize, input.background, input.screen, input.excludeRunId)) foldStarted = foldRows.length;
+        if (
+          foldRows.length >= foldBatch &&
+          input.background &&
+          foldInBackground(
+            input.sessionId,
+            foldRows,
+            input.summarize,
+            input.background,
+            input.screen,
+            input.excludeRunId,
+          )
+        )
+          foldStarted = foldRows.length;
         const last = compiled.messages.at(-1);
         const context = last?.role === "user" ? compiled.messages.slice(0, -1) : compiled.messages;
         return { compiled, context, summary, folded, foldStarted, refused };

@@ -1,5 +1,12 @@
 import type { AgentProfile } from "../../../core/agents";
-import { defaultTuning, itemsTuning, makeLlmSummarizer, reciprocalRankFusion, tuningForEmbedder, type MemoryKind } from "../../../core/context";
+import {
+  defaultTuning,
+  itemsTuning,
+  makeLlmSummarizer,
+  reciprocalRankFusion,
+  tuningForEmbedder,
+  type MemoryKind,
+} from "../../../core/context";
 import { isPantheonError, PantheonError, unwrap, type Result } from "../../../core/errors";
 import type { LlmPort } from "../../../core/ports";
 import { limitsOf } from "../../../core/run/limits";
@@ -73,18 +80,28 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   /** Another agent of the project (`owner`), through the RPC methods of sharing.ts; it decides per requester. */
   const ownerStub = (owner: string) =>
     env.AGENT_DO.get(env.AGENT_DO.idFromName(`${project()}.${owner}`)) as unknown as {
-      searchShared(request: { source: string; query: string; limit: number; requester: string }): Promise<Result<SharedHits>>;
+      searchShared(request: {
+        source: string;
+        query: string;
+        limit: number;
+        requester: string;
+      }): Promise<Result<SharedHits>>;
       readShared(request: { source: string; limit: number; requester: string }): Promise<Result<MemoryItem[]>>;
       sharedSources(requester: string): Promise<Result<SourceListing[]>>;
     };
-  const foreign: ForeignSearch = async (owner, source, query, limit) => unwrap(await ownerStub(owner).searchShared({ source, query, limit, requester: self() }));
+  const foreign: ForeignSearch = async (owner, source, query, limit) =>
+    unwrap(await ownerStub(owner).searchShared({ source, query, limit, requester: self() }));
   const sharing = makeSharing(memory);
 
   /** Own document sources and every source another agent (listed, or connected either way) grants this one. */
   async function usableSources(profile: AgentProfile): Promise<SourceListing[]> {
     const { details } = scriptOf(profile);
     const own = sourcesFor(profile).filter((s) => s !== ownSource && !s.includes("/"));
-    const owners = new Set([...sourcesFor(profile).flatMap((s) => splitSource(s).owner ?? []), ...profile.connections, ...(profile.askedBy ?? [])]);
+    const owners = new Set([
+      ...sourcesFor(profile).flatMap((s) => splitSource(s).owner ?? []),
+      ...profile.connections,
+      ...(profile.askedBy ?? []),
+    ]);
     owners.delete(self());
     const granted = await Promise.all(
       [...owners].slice(0, 64).map(async (owner) => {
@@ -129,12 +146,24 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       .slice(0, options.limit);
   }
 
-  const capped = (llm: LlmPort, profile: AgentProfile) => (deps.quota ? withQuota(llm, deps.quota, { agent: capsOf(limitsOf(profile.runtime.limits)), ...(profile.projectQuota ? { project: profile.projectQuota } : {}) }) : llm);
+  const capped = (llm: LlmPort, profile: AgentProfile) =>
+    deps.quota
+      ? withQuota(llm, deps.quota, {
+          agent: capsOf(limitsOf(profile.runtime.limits)),
+          ...(profile.projectQuota ? { project: profile.projectQuota } : {}),
+        })
+      : llm;
 
   async function compile(input: TurnInput, background?: (work: Promise<unknown>) => void) {
     const { profile } = input;
     const limits = limitsOf(profile.runtime.limits);
-    const llm = profile.model.provider === "offline" ? undefined : capped(llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs }, await deps.screens.projectModel(profile)), profile);
+    const llm =
+      profile.model.provider === "offline"
+        ? undefined
+        : capped(
+            llmForProfile(profile, env, { timeoutMs: limits.modelTimeoutMs }, await deps.screens.projectModel(profile)),
+            profile,
+          );
     // The memory policy (core/run knobs): `none` keeps only the request, `window` the recent messages without a summary.
     const policy = profile.runtime.memory?.policy ?? "summary";
     const ttlMs = profile.runtime.memory?.ttlMs;
@@ -173,7 +202,13 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   /** One model call over the waiting exchanges; every memory it proposes passes the gates on memory writes. */
   async function extractPending(profile: AgentProfile): Promise<unknown> {
     try {
-      const llm = profile.model.provider === "offline" ? undefined : { port: capped(llmForProfile(profile, env, {}, await deps.screens.projectModel(profile)), profile), model: profile.model.name };
+      const llm =
+        profile.model.provider === "offline"
+          ? undefined
+          : {
+              port: capped(llmForProfile(profile, env, {}, await deps.screens.projectModel(profile)), profile),
+              model: profile.model.name,
+            };
       return await lifecycle.extractPending(llm, deps.screens.screenFor(profile));
     } catch (error) {
       console.warn("batched memory extraction failed", error);
@@ -207,7 +242,14 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
     return Math.max(0, Math.ceil((last + idleSeconds * 1000 - clock.now()) / 1000));
   }
 
-  async function store(input: { text: string; kind: MemoryKind; importance?: number; provenance: string; entities?: string[]; occurredAt?: number }) {
+  async function store(input: {
+    text: string;
+    kind: MemoryKind;
+    importance?: number;
+    provenance: string;
+    entities?: string[];
+    occurredAt?: number;
+  }) {
     const { records, superseded, warnings } = await memory.insert([{ ...input }]); // ungated: the memory.store tool's text passed the run's gates (sink tool-output); the API's is a person's
     return { record: records[0]!, superseded, warnings };
   }
@@ -228,20 +270,34 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
         sources: () => usableSources(profile),
         ownSources: ownDocs,
         searchOwn: (source, query, limit) => search(query, { limit, sources: [source] }),
-        searchForeign: async (owner, source, query, limit) => (await foreign(owner, source, query, limit)).items.slice(0, limit),
-        readForeign: async (owner, source, limit) => unwrap(await ownerStub(owner).readShared({ source, limit, requester: self() })),
+        searchForeign: async (owner, source, query, limit) =>
+          (await foreign(owner, source, query, limit)).items.slice(0, limit),
+        readForeign: async (owner, source, limit) =>
+          unwrap(await ownerStub(owner).readShared({ source, limit, requester: self() })),
       });
       // Only an agent with sources to choose from is shown them (its script's sources, or a connection that may
       // grant some): every other agent's model call stays as it was, two tool specs lighter.
-      const mayChoose = (scriptOf(profile).contextSources?.length ?? 0) > 0 || profile.connections.length > 0 || (profile.askedBy?.length ?? 0) > 0;
+      const mayChoose =
+        (scriptOf(profile).contextSources?.length ?? 0) > 0 ||
+        profile.connections.length > 0 ||
+        (profile.askedBy?.length ?? 0) > 0;
       if (!mayChoose) return memoryOnes;
-      return { specs: [...memoryOnes.specs, ...contextOnes.specs], implementations: { ...memoryOnes.implementations, ...contextOnes.implementations } };
+      return {
+        specs: [...memoryOnes.specs, ...contextOnes.specs],
+        implementations: { ...memoryOnes.implementations, ...contextOnes.implementations },
+      };
     },
 
     /** The compiled context of a new turn (system prompt, memory, summary, recent history). */
     async contextFor(input: TurnInput) {
       const turn = await compile(input, deps.host.background);
-      return { context: turn.context, refused: turn.refused, usedIds: turn.compiled.items.filter((i) => i.included && i.origin === "retrieved" && !i.id.includes("/")).map((i) => i.id) };
+      return {
+        context: turn.context,
+        refused: turn.refused,
+        usedIds: turn.compiled.items
+          .filter((i) => i.included && i.origin === "retrieved" && !i.id.includes("/"))
+          .map((i) => i.id),
+      };
     },
 
     /**
@@ -251,12 +307,25 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
      * way each memory passes the output gates on memory writes (`screenFor`, a refusal traced in the run
      * of the exchange it came from) and is dated by that exchange.
      */
-    async afterTurn(input: { profile: AgentProfile; runId: string; user: string; reply?: string | null; usedIds: string[]; saidAt?: number }) {
+    async afterTurn(input: {
+      profile: AgentProfile;
+      runId: string;
+      user: string;
+      reply?: string | null;
+      usedIds: string[];
+      saidAt?: number;
+    }) {
       try {
         if (input.usedIds.length) memory.touch(input.usedIds, clock.now());
         if (input.reply) {
-          const exchange = { runId: input.runId, user: input.user, assistant: input.reply, saidAt: input.saidAt ?? clock.now() };
-          if (input.profile.model.provider === "offline") await lifecycle.extract({ ...exchange, screen: deps.screens.screenFor(input.profile) });
+          const exchange = {
+            runId: input.runId,
+            user: input.user,
+            assistant: input.reply,
+            saidAt: input.saidAt ?? clock.now(),
+          };
+          if (input.profile.model.provider === "offline")
+            await lifecycle.extract({ ...exchange, screen: deps.screens.screenFor(input.profile) });
           else if (lifecycle.enqueue(exchange)) deps.host.background(extractPending(input.profile));
         }
         await armIdle();
@@ -295,13 +364,20 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
       return record;
     },
 
-    async create(input: { text: string; kind: MemoryKind; importance?: number; entities?: string[]; occurredAt?: number }) {
+    async create(input: {
+      text: string;
+      kind: MemoryKind;
+      importance?: number;
+      entities?: string[];
+      occurredAt?: number;
+    }) {
       const result = await store({ ...input, provenance: "api" });
       return { ...result.record, superseded: result.superseded, warnings: result.warnings };
     },
 
     async remove(id: string): Promise<void> {
-      if ((await memory.remove([id])) === 0) throw new PantheonError("not_found", `memory '${id}' does not exist`, { details: { memory: id } });
+      if ((await memory.remove([id])) === 0)
+        throw new PantheonError("not_found", `memory '${id}' does not exist`, { details: { memory: id } });
     },
 
     /** The agent's own context sources (memory and its document sources): what an MCP client may read. */
@@ -311,8 +387,14 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
 
     /** One of the agent's own sources, newest first: its live items, at most `limit`. */
     readSource(profile: AgentProfile, source: string, limit: number): MemoryRecord[] {
-      if (!sourcesFor(profile).filter((s) => !s.includes("/")).includes(source)) {
-        throw new PantheonError("not_found", `agent '${profile.name}' has no context source '${source}'`, { details: { source } });
+      if (
+        !sourcesFor(profile)
+          .filter((s) => !s.includes("/"))
+          .includes(source)
+      ) {
+        throw new PantheonError("not_found", `agent '${profile.name}' has no context source '${source}'`, {
+          details: { source },
+        });
       }
       return memory.list({ source, limit });
     },

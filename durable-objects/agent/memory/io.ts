@@ -8,12 +8,21 @@ import type { MemoryStore } from "./store";
 /** Source names: lower-case slugs. `memory` is the agent's own memory, not a document source. */
 export const sourceNamePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-const tripleSchema = lazySchema(() => z.strictObject({ subject: z.string().min(1).max(200), relation: z.string().min(1).max(100), object: z.string().min(1).max(500) }));
+const tripleSchema = lazySchema(() =>
+  z.strictObject({
+    subject: z.string().min(1).max(200),
+    relation: z.string().min(1).max(100),
+    object: z.string().min(1).max(500),
+  }),
+);
 
 /** One line of an export, and what an import accepts (only kind and text are required). */
 export const memoryLineSchema = lazySchema(() =>
   z.strictObject({
-    id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "letters, digits, '_' or '-', at most 40").optional(),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,40}$/, "letters, digits, '_' or '-', at most 40")
+      .optional(),
     kind: z.enum(memoryKinds as [MemoryKind, ...MemoryKind[]]),
     text: z.string().trim().min(1).max(8000),
     source: z.string().regex(sourceNamePattern).optional(),
@@ -37,8 +46,12 @@ export interface ImportReport {
 }
 
 /** One JSON object per line, oldest first, superseded history included. */
-export function* exportLines(memory: MemoryStore, clean: (record: MemoryRecord) => MemoryRecord = (record) => record): Generator<string> {
-  for (const record of memory.each({ includeSuperseded: true })) yield JSON.stringify(clean(record satisfies MemoryRecord)) + "\n";
+export function* exportLines(
+  memory: MemoryStore,
+  clean: (record: MemoryRecord) => MemoryRecord = (record) => record,
+): Generator<string> {
+  for (const record of memory.each({ includeSuperseded: true }))
+    yield JSON.stringify(clean(record satisfies MemoryRecord)) + "\n";
 }
 
 /**
@@ -132,8 +145,22 @@ export async function addDocument(memory: MemoryStore, source: string, doc: { ti
   }
   const documentId = newMemoryId().replace(/^m/, "d");
   const parts = chunkDocument(doc.text);
-  const { records, warnings } = await memory.insert( // ungated: a person's document, not model output
-    parts.map((part) => ({ kind: "chunk" as const, text: `${doc.title} — ${part}`, source, title: doc.title, provenance: `document:${documentId}`, importance: 0.5 })),
+  const { records, warnings } = await memory.insert(
+    // ungated: a person's document, not model output
+    parts.map((part) => ({
+      kind: "chunk" as const,
+      text: `${doc.title} — ${part}`,
+      source,
+      title: doc.title,
+      provenance: `document:${documentId}`,
+      importance: 0.5,
+    })),
   );
-  return { documentId, source, title: doc.title, chunks: records.map((r) => ({ id: r.id, tokens: Math.ceil(r.text.length / 4) })), warnings };
+  return {
+    documentId,
+    source,
+    title: doc.title,
+    chunks: records.map((r) => ({ id: r.id, tokens: Math.ceil(r.text.length / 4) })),
+    warnings,
+  };
 }

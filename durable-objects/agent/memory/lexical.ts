@@ -9,7 +9,11 @@ const termsPerStatement = 5;
 
 /** Each term's newest `termCap` hits with their bm25 part, as one compound select of `count` parts. */
 function lexicalQuery(count: number): string {
-  return Array.from({ length: count }, (_, t) => `SELECT r, b, ${t} AS t FROM (SELECT rowid AS r, bm25(memories_fts) AS b FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`).join(" UNION ALL ");
+  return Array.from(
+    { length: count },
+    (_, t) =>
+      `SELECT r, b, ${t} AS t FROM (SELECT rowid AS r, bm25(memories_fts) AS b FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`,
+  ).join(" UNION ALL ");
 }
 
 /** A live memory's row as the lexical search filters it: where it is, its kind, when it happened. */
@@ -34,7 +38,10 @@ export function makeLexicalSearch(deps: { sql: SqlLike; liveBySeq: (seqs: number
    * memory ("user", "project") costs a bounded scan instead of scoring the whole table, and only
    * loses its tiny, low-IDF share on rows older than the cap.
    */
-  return function lexical(query: string, options: { sources: string[]; limit: number; kinds?: MemoryKind[]; between?: Period; functionWeight?: number }): ScoredId[] {
+  return function lexical(
+    query: string,
+    options: { sources: string[]; limit: number; kinds?: MemoryKind[]; between?: Period; functionWeight?: number },
+  ): ScoredId[] {
     const terms = ftsTerms(query, options.functionWeight);
     if (terms.length === 0 || options.sources.length === 0) return [];
     const scores = new Map<number, number>();
@@ -42,8 +49,17 @@ export function makeLexicalSearch(deps: { sql: SqlLike; liveBySeq: (seqs: number
     // cost a turn more than the searches themselves); `t` says which term a hit is for.
     for (let first = 0; first < terms.length; first += termsPerStatement) {
       const part = terms.slice(first, first + termsPerStatement);
-      const hits = sql.exec<{ r: number; b: number; t: number }>(lexicalQuery(part.length), ...part.flatMap((term) => [term.match, termCap])).toArray();
-      for (const hit of hits) scores.set(hit.r as number, (scores.get(hit.r as number) ?? 0) - part[hit.t as number]!.weight * (hit.b as number));
+      const hits = sql
+        .exec<{ r: number; b: number; t: number }>(
+          lexicalQuery(part.length),
+          ...part.flatMap((term) => [term.match, termCap]),
+        )
+        .toArray();
+      for (const hit of hits)
+        scores.set(
+          hit.r as number,
+          (scores.get(hit.r as number) ?? 0) - part[hit.t as number]!.weight * (hit.b as number),
+        );
     }
     // The best page alone, in the order a sort of every row gives: most searches read no further.
     let ranked = firstByScore(scores, chunkSize);
@@ -60,7 +76,8 @@ export function makeLexicalSearch(deps: { sql: SqlLike; liveBySeq: (seqs: number
       const found = new Map(liveBySeq(page.map(([r]) => r)).map((row) => [row.seq, row]));
       for (const [r, score] of page) {
         const row = found.get(r);
-        if (row && sources.has(row.source) && kinds.has(row.kind) && within(row.at, options.between)) out.push({ id: row.id, score });
+        if (row && sources.has(row.source) && kinds.has(row.kind) && within(row.at, options.between))
+          out.push({ id: row.id, score });
         if (out.length >= options.limit) break;
       }
     }

@@ -1,4 +1,11 @@
-import { extractMemories, occurredAtOf, parseExtraction, planConsolidation, wordOverlap, type ProposedMemory } from "../../../core/context";
+import {
+  extractMemories,
+  occurredAtOf,
+  parseExtraction,
+  planConsolidation,
+  wordOverlap,
+  type ProposedMemory,
+} from "../../../core/context";
 import { gatedKeep, type OutputScreen } from "../../../core/gates";
 import type { Clock, LlmPort } from "../../../core/ports";
 import type { SettingsPort } from "./context-turn";
@@ -64,7 +71,10 @@ const pendingMax = 5 * extractionBatch;
 export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; settings: SettingsPort }) {
   const { settings } = deps;
 
-  async function propose(exchanges: PendingExchange[], llm: ExtractTurn["llm"]): Promise<{ memories: Sourced[]; method: "model" | "patterns" }> {
+  async function propose(
+    exchanges: PendingExchange[],
+    llm: ExtractTurn["llm"],
+  ): Promise<{ memories: Sourced[]; method: "model" | "patterns" }> {
     if (llm && llm.port.provider !== "offline") {
       try {
         const response = await llm.port.complete({
@@ -78,13 +88,24 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
         });
         const parsed = parseExtraction(response.content);
         // One call covers a batch: each memory is dated by the exchange it shares the most words with.
-        const sourceOf = (text: string) => exchanges.reduce((best, e) => (wordOverlap(text, `${e.user} ${e.assistant}`) > wordOverlap(text, `${best.user} ${best.assistant}`) ? e : best));
-        if (parsed.memories.length > 0 || parsed.issues.length === 0) return { memories: parsed.memories.map((m) => ({ ...m, from: sourceOf(m.text) })), method: "model" };
+        const sourceOf = (text: string) =>
+          exchanges.reduce((best, e) =>
+            wordOverlap(text, `${e.user} ${e.assistant}`) > wordOverlap(text, `${best.user} ${best.assistant}`)
+              ? e
+              : best,
+          );
+        if (parsed.memories.length > 0 || parsed.issues.length === 0)
+          return { memories: parsed.memories.map((m) => ({ ...m, from: sourceOf(m.text) })), method: "model" };
       } catch {
         // A failed extraction must not fail the turn; the patterns still run.
       }
     }
-    return { memories: exchanges.flatMap((e) => extractMemories({ user: e.user, assistant: e.assistant }).map((m) => ({ ...m, from: e }))), method: "patterns" };
+    return {
+      memories: exchanges.flatMap((e) =>
+        extractMemories({ user: e.user, assistant: e.assistant }).map((m) => ({ ...m, from: e })),
+      ),
+      method: "patterns",
+    };
   }
 
   const isDirective = (user: string) => user.trim().startsWith("/");
@@ -92,9 +113,15 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
   /** Whether a batched extraction is in flight in this instance (one at a time). */
   let extracting = false;
 
-  async function store(exchanges: PendingExchange[], llm: ExtractTurn["llm"], screen: OutputScreen): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
+  async function store(
+    exchanges: PendingExchange[],
+    llm: ExtractTurn["llm"],
+    screen: OutputScreen,
+  ): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
     const { memories, method } = await propose(exchanges, llm);
-    const fresh = memories.filter((m) => !deps.memory.hasText(m.text) && gatedKeep("extraction", screen, { text: m.text, runId: m.from.runId }));
+    const fresh = memories.filter(
+      (m) => !deps.memory.hasText(m.text) && gatedKeep("extraction", screen, { text: m.text, runId: m.from.runId }),
+    );
     if (fresh.length === 0) return { stored: [], method, warnings: [] };
     const { records, warnings } = await deps.memory.insert(
       fresh.map((m) => ({
@@ -104,7 +131,9 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
         entities: m.entities,
         ...(m.triple ? { triple: m.triple } : {}),
         // Standing instructions are timeless; facts and episodes happened when the message says.
-        ...(m.kind === "instruction" ? {} : { occurredAt: occurredAtOf(m.from.user, m.from.saidAt ?? deps.clock.now()) }),
+        ...(m.kind === "instruction"
+          ? {}
+          : { occurredAt: occurredAtOf(m.from.user, m.from.saidAt ?? deps.clock.now()) }),
         provenance: `turn:${m.from.runId}`,
       })),
     );
@@ -116,7 +145,18 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
     async extract(turn: ExtractTurn): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
       // Directives (`/tool …`, `/ask …`) are commands, not statements about the user.
       if (isDirective(turn.user)) return { stored: [], method: "skipped", warnings: [] };
-      return store([{ runId: turn.runId, user: turn.user, assistant: turn.assistant, ...(turn.saidAt !== undefined ? { saidAt: turn.saidAt } : {}) }], turn.llm, turn.screen);
+      return store(
+        [
+          {
+            runId: turn.runId,
+            user: turn.user,
+            assistant: turn.assistant,
+            ...(turn.saidAt !== undefined ? { saidAt: turn.saidAt } : {}),
+          },
+        ],
+        turn.llm,
+        turn.screen,
+      );
     },
 
     /**
@@ -126,7 +166,12 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
     enqueue(turn: PendingExchange): boolean {
       if (isDirective(turn.user)) return false;
       const list = pending().filter((e) => e.runId !== turn.runId);
-      list.push({ runId: turn.runId, user: turn.user.slice(0, pendingChars), assistant: turn.assistant.slice(0, pendingChars), ...(turn.saidAt !== undefined ? { saidAt: turn.saidAt } : {}) });
+      list.push({
+        runId: turn.runId,
+        user: turn.user.slice(0, pendingChars),
+        assistant: turn.assistant.slice(0, pendingChars),
+        ...(turn.saidAt !== undefined ? { saidAt: turn.saidAt } : {}),
+      });
       settings.set(pendingKey, list.slice(-pendingMax));
       return list.length >= extractionBatch;
     },
@@ -139,14 +184,20 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
      * eviction, the list is still there and the next batch asks again; texts already stored are
      * skipped, so a batch run twice stores nothing twice.
      */
-    async extractPending(llm: ExtractTurn["llm"], screen: OutputScreen): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
+    async extractPending(
+      llm: ExtractTurn["llm"],
+      screen: OutputScreen,
+    ): Promise<{ stored: MemoryRecord[]; method: string; warnings: string[] }> {
       const batch = pending();
       if (batch.length === 0 || extracting) return { stored: [], method: "skipped", warnings: [] };
       extracting = true;
       try {
         const result = await store(batch, llm, screen);
         const done = new Set(batch.map((e) => e.runId));
-        settings.set(pendingKey, pending().filter((e) => !done.has(e.runId)));
+        settings.set(
+          pendingKey,
+          pending().filter((e) => !done.has(e.runId)),
+        );
         return result;
       } finally {
         extracting = false;
@@ -175,7 +226,11 @@ export function makeMemoryLifecycle(deps: { clock: Clock; memory: MemoryStore; s
       }
       for (const step of plan.decay) deps.memory.setImportance(step.id, step.importance);
       settings.set("memory.consolidatedAt", now);
-      return { merged: plan.merge.reduce((n, m) => n + m.drop.length, 0), superseded: plan.supersede.length, decayed: plan.decay.length };
+      return {
+        merged: plan.merge.reduce((n, m) => n + m.drop.length, 0),
+        superseded: plan.supersede.length,
+        decayed: plan.decay.length,
+      };
     },
   };
 }

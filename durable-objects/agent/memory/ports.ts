@@ -47,7 +47,11 @@ export function embedderFromEnv(env: MemoryEnv): EmbedPort {
       ...(!local && env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
     });
   }
-  if (env.AI) return makeWorkersAiEmbedder({ ai: env.AI as AiLike, ...(env.EMBEDDINGS_MODEL ? { model: env.EMBEDDINGS_MODEL } : {}) });
+  if (env.AI)
+    return makeWorkersAiEmbedder({
+      ai: env.AI as AiLike,
+      ...(env.EMBEDDINGS_MODEL ? { model: env.EMBEDDINGS_MODEL } : {}),
+    });
   return makeHashedEmbedder({ dimensions: 256 });
 }
 
@@ -68,7 +72,10 @@ export function memoryPortsFromEnv(env: MemoryEnv, sql: SqlLike, agentObjectName
       return env.VECTORIZE ? "vectorize" : "sqlite";
     },
     vectors(model, dimensions) {
-      if (env.VECTORIZE) return (remote ??= makeVectorizeIndex(env.VECTORIZE as VectorizeLike, { namespace: vectorizeNamespace(agentObjectName) }));
+      if (env.VECTORIZE)
+        return (remote ??= makeVectorizeIndex(env.VECTORIZE as VectorizeLike, {
+          namespace: vectorizeNamespace(agentObjectName),
+        }));
       const key = `memory:${model}`;
       let index = local.get(key);
       if (!index) local.set(key, (index = makeSqliteIndex(sql, { dimensions, namespace: key })));

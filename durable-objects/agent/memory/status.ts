@@ -12,8 +12,17 @@ export function memoryStatus(deps: { db: Db; ports: () => MemoryPorts }) {
   const live = isNull(memories.supersededBy);
   const { embed } = deps.ports();
   const byKind: Record<string, number> = {};
-  for (const row of db.select({ kind: memories.kind, n: count() }).from(memories).where(live).groupBy(memories.kind).all()) byKind[row.kind] = row.n;
-  const totals = db.select({ n: count(), bytes: sum(sqlExpr`length(CAST(${memories.text} AS BLOB))`).mapWith(Number) }).from(memories).get()!;
+  for (const row of db
+    .select({ kind: memories.kind, n: count() })
+    .from(memories)
+    .where(live)
+    .groupBy(memories.kind)
+    .all())
+    byKind[row.kind] = row.n;
+  const totals = db
+    .select({ n: count(), bytes: sum(sqlExpr`length(CAST(${memories.text} AS BLOB))`).mapWith(Number) })
+    .from(memories)
+    .get()!;
   const textBytes = totals.bytes ?? 0;
   const superseded = db.select({ n: count() }).from(memories).where(isNotNull(memories.supersededBy)).get()!.n;
   const spaces = db
@@ -22,7 +31,11 @@ export function memoryStatus(deps: { db: Db; ports: () => MemoryPorts }) {
     .groupBy(memoryVectors.model, memoryVectors.dimensions)
     .all();
   const current = spaces.find((s) => s.model === embed.model)?.vectors ?? 0;
-  const embeddable = db.select({ n: count() }).from(memories).where(and(live, ne(memories.kind, "summary"))).get()!.n;
+  const embeddable = db
+    .select({ n: count() })
+    .from(memories)
+    .where(and(live, ne(memories.kind, "summary")))
+    .get()!.n;
   const vectorBytes = spaces.reduce((total, s) => total + s.vectors * s.dimensions * 4, 0);
   return {
     total: totals.n,

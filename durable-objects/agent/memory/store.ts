@@ -1,10 +1,34 @@
-import { and, desc, eq, getTableColumns, gt, inArray, isNull, lte, ne, or, sql as sqlExpr, type AnyColumn, type SQL } from "drizzle-orm";
+import {
+  and,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  inArray,
+  isNull,
+  lte,
+  ne,
+  or,
+  sql as sqlExpr,
+  type AnyColumn,
+  type SQL,
+} from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { entitiesOf, happenedAt, parseTriple, type MemoryKind } from "../../../core/context";
 import type { Clock, SqlLike } from "../../../core/ports";
 import * as schema from "../schema";
-import { chunks, clamp01, rowBatches, newMemoryId, ownSource, recordOf, type InsertResult, type MemoryRecord, type NewMemory } from "./records";
+import {
+  chunks,
+  clamp01,
+  rowBatches,
+  newMemoryId,
+  ownSource,
+  recordOf,
+  type InsertResult,
+  type MemoryRecord,
+  type NewMemory,
+} from "./records";
 import { makeLexicalSearch } from "./lexical";
 import { memoryStatus } from "./status";
 import { makeMemoryVectors, type MemoryPorts } from "./vectors";
@@ -31,7 +55,11 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
   const inList = (column: AnyColumn, name: string) =>
     sqlExpr`${column} IN (SELECT value FROM json_each(${sqlExpr.placeholder(name)}))`;
   // The queries every context compile makes, built once (drizzle then only binds and maps rows).
-  const byIds = db.select().from(memories).where(and(inList(memories.id, "ids"), live)).prepare();
+  const byIds = db
+    .select()
+    .from(memories)
+    .where(and(inList(memories.id, "ids"), live))
+    .prepare();
   const byIdsWithSuperseded = db.select().from(memories).where(inList(memories.id, "ids")).prepare();
   const happened = sqlExpr<number>`coalesce(${memories.occurredAt}, ${memories.createdAt})`;
   const liveBySeq = db
@@ -62,12 +90,22 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
     .from(center)
     .innerJoin(
       before,
-      and(eq(before.seq, sqlExpr`${center.seq} - 1`), eq(before.provenance, center.provenance), eq(before.source, center.source), eq(before.kind, "episode")),
+      and(
+        eq(before.seq, sqlExpr`${center.seq} - 1`),
+        eq(before.provenance, center.provenance),
+        eq(before.source, center.source),
+        eq(before.kind, "episode"),
+      ),
     )
     .where(and(inList(center.id, "ids"), eq(center.kind, "episode")))
     .prepare();
   const edgesOf = db
-    .select({ subject: memoryEdges.subject, relation: memoryEdges.relation, object: memoryEdges.object, provenance: memoryEdges.provenance })
+    .select({
+      subject: memoryEdges.subject,
+      relation: memoryEdges.relation,
+      object: memoryEdges.object,
+      provenance: memoryEdges.provenance,
+    })
     .from(memoryEdges)
     .where(or(inList(memoryEdges.subject, "entities"), inList(memoryEdges.object, "entities")))
     .orderBy(desc(memoryEdges.id))
@@ -76,7 +114,9 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
 
   function get(ids: string[], options: { includeSuperseded?: boolean } = {}): MemoryRecord[] {
     if (ids.length === 0) return [];
-    return (options.includeSuperseded ? byIdsWithSuperseded : byIds).all({ ids: JSON.stringify([...new Set(ids)]) }).map(recordOf);
+    return (options.includeSuperseded ? byIdsWithSuperseded : byIds)
+      .all({ ids: JSON.stringify([...new Set(ids)]) })
+      .map(recordOf);
   }
 
   const vectors = makeMemoryVectors({
@@ -84,7 +124,8 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
     clock,
     ports: deps.ports,
     get,
-    episodeBefore: (ids) => new Map(ids.length ? episodeBefore.all({ ids: JSON.stringify(ids) }).map((row) => [row.of, row.text]) : []),
+    episodeBefore: (ids) =>
+      new Map(ids.length ? episodeBefore.all({ ids: JSON.stringify(ids) }).map((row) => [row.of, row.text]) : []),
   });
   const { embedInto, dropVectors } = vectors;
   const lexical = makeLexicalSearch({ sql, liveBySeq: (seqs) => liveBySeq.all({ seqs: JSON.stringify(seqs) }) });
@@ -92,7 +133,9 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
   function edgesFor(record: MemoryRecord): Array<[string, string, string]> {
     const norm = (s: string) => s.trim().toLowerCase();
     if (record.triple) return [[norm(record.triple.subject), norm(record.triple.relation), norm(record.triple.object)]];
-    return (record.entities ?? []).map((entity) => [norm(entity), "is mentioned in", record.id] as [string, string, string]);
+    return (record.entities ?? []).map(
+      (entity) => [norm(entity), "is mentioned in", record.id] as [string, string, string],
+    );
   }
 
   /** Marks older values of each new fact's slot as superseded; returns their ids. */
@@ -138,7 +181,11 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
       const text = item.text.trim();
       const parsed = item.triple ?? (kind === "fact" ? parseTriple(text) : undefined);
       // Subject and relation are stored lower-cased so a fact's slot is an index lookup.
-      const triple = parsed && { subject: parsed.subject.trim().toLowerCase(), relation: parsed.relation.trim().toLowerCase(), object: parsed.object.trim() };
+      const triple = parsed && {
+        subject: parsed.subject.trim().toLowerCase(),
+        relation: parsed.relation.trim().toLowerCase(),
+        object: parsed.object.trim(),
+      };
       const record: MemoryRecord = {
         id: item.id ?? newMemoryId(),
         kind,
@@ -177,13 +224,25 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
       if (!record.supersededBy && record.kind !== "summary") {
         const edges = edgesFor(record);
         // Up to 50 entities, one edge each: six columns a row, so in statements of at most 16 rows.
-        for (const part of rowBatches(edges, 6)) db.insert(memoryEdges).values(part.map(([subject, relation, object]) => ({ subject, relation, object, provenance: record.id, createdAt: now }))).run();
+        for (const part of rowBatches(edges, 6))
+          db.insert(memoryEdges)
+            .values(
+              part.map(([subject, relation, object]) => ({
+                subject,
+                relation,
+                object,
+                provenance: record.id,
+                createdAt: now,
+              })),
+            )
+            .run();
       }
       superseded.push(...supersedeSlot(record));
       records.push(record);
     }
     await embedInto(records, warnings);
-    if (superseded.length) await dropVectors(superseded).catch((e: unknown) => warnings.push(`vector cleanup failed: ${String(e)}`));
+    if (superseded.length)
+      await dropVectors(superseded).catch((e: unknown) => warnings.push(`vector cleanup failed: ${String(e)}`));
     return { records, superseded, warnings };
   }
 
@@ -200,7 +259,13 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
       if (sourceList) return [...sourceList];
       const out: string[] = [];
       for (let last = ""; ; ) {
-        const row = db.select({ source: memories.source }).from(memories).where(gt(memories.source, last)).orderBy(memories.source).limit(1).get();
+        const row = db
+          .select({ source: memories.source })
+          .from(memories)
+          .where(gt(memories.source, last))
+          .orderBy(memories.source)
+          .limit(1)
+          .get();
         if (!row) {
           sourceList = out;
           return [...out];
@@ -215,7 +280,14 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
 
     /** A live memory with the same text (case aside), for extraction not to store it twice. */
     hasText(text: string): boolean {
-      return db.select({ id: memories.id }).from(memories).where(and(eq(sqlExpr`lower(${memories.text})`, text.trim().toLowerCase()), live)).limit(1).get() !== undefined;
+      return (
+        db
+          .select({ id: memories.id })
+          .from(memories)
+          .where(and(eq(sqlExpr`lower(${memories.text})`, text.trim().toLowerCase()), live))
+          .limit(1)
+          .get() !== undefined
+      );
     },
 
     /** Newest first, optionally one kind / source; superseded facts only when asked. */
@@ -224,7 +296,14 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
       if (options.kind) where.push(eq(memories.kind, options.kind));
       if (options.source) where.push(eq(memories.source, options.source));
       if (!options.includeSuperseded) where.push(live);
-      return db.select().from(memories).where(and(...where)).orderBy(desc(memories.seq)).limit(options.limit).all().map(recordOf);
+      return db
+        .select()
+        .from(memories)
+        .where(and(...where))
+        .orderBy(desc(memories.seq))
+        .limit(options.limit)
+        .all()
+        .map(recordOf);
     },
 
     /** Every row, oldest first, in pages (export, consolidation). */
@@ -256,7 +335,9 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
      */
     adjacent(ids: string[]): Array<{ item: MemoryRecord; of: string }> {
       if (ids.length === 0) return [];
-      return adjacentTo.all({ ids: JSON.stringify([...new Set(ids)]) }).map(({ of, ...row }) => ({ item: recordOf(row), of }));
+      return adjacentTo
+        .all({ ids: JSON.stringify([...new Set(ids)]) })
+        .map(({ of, ...row }) => ({ item: recordOf(row), of }));
     },
 
     /** Edges touching these entities (lower-cased), newest first. */
@@ -267,11 +348,15 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
     },
 
     touch(ids: string[], at: number): void {
-      for (const part of chunks(ids)) db.update(memories).set({ lastUsedAt: at }).where(inArray(memories.id, part)).run();
+      for (const part of chunks(ids))
+        db.update(memories).set({ lastUsedAt: at }).where(inArray(memories.id, part)).run();
     },
 
     setImportance(id: string, importance: number): void {
-      db.update(memories).set({ importance: clamp01(importance) }).where(eq(memories.id, id)).run();
+      db.update(memories)
+        .set({ importance: clamp01(importance) })
+        .where(eq(memories.id, id))
+        .run();
     },
 
     async supersede(id: string, by: string): Promise<void> {
@@ -302,7 +387,11 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
 
     /** Forgets everything (the agent was deleted). */
     async wipe(): Promise<void> {
-      const ids = db.select({ id: memoryVectors.memoryId }).from(memoryVectors).all().map((r) => r.id);
+      const ids = db
+        .select({ id: memoryVectors.memoryId })
+        .from(memoryVectors)
+        .all()
+        .map((r) => r.id);
       await dropVectors([...new Set(ids)]).catch(() => {});
       db.delete(memoryEdges).run();
       db.delete(memoryVectors).run();

@@ -5,7 +5,11 @@ import type { ToolSource } from "../runs/tools";
 
 /** What the memory tools need from the memory feature. */
 export interface MemoryToolDeps {
-  store(input: { text: string; kind: MemoryKind; importance?: number }): Promise<{ record: MemoryRecord; superseded: string[] }>;
+  store(input: {
+    text: string;
+    kind: MemoryKind;
+    importance?: number;
+  }): Promise<{ record: MemoryRecord; superseded: string[] }>;
   search(query: string, limit: number): Promise<Array<MemoryRecord & { score: number }>>;
   forget(id: string): Promise<number>;
 }
@@ -33,15 +37,22 @@ export function memoryTools(deps: MemoryToolDeps): ToolSource {
           kind: (args.kind as MemoryKind | undefined) ?? "fact",
           importance: typeof args.importance === "number" ? args.importance : 0.6,
         });
-        return JSON.stringify({ stored: { id: record.id, kind: record.kind, text: record.text }, ...(superseded.length ? { superseded } : {}) });
+        return JSON.stringify({
+          stored: { id: record.id, kind: record.kind, text: record.text },
+          ...(superseded.length ? { superseded } : {}),
+        });
       },
       "memory.search": async (args) => {
         const hits = await deps.search(String(args.query), typeof args.limit === "number" ? args.limit : 5);
-        return JSON.stringify({ memories: hits.map((h) => ({ id: h.id, kind: h.kind, text: h.text, score: Number(h.score.toFixed(4)) })) });
+        return JSON.stringify({
+          memories: hits.map((h) => ({ id: h.id, kind: h.kind, text: h.text, score: Number(h.score.toFixed(4)) })),
+        });
       },
       "memory.forget": async (args) => {
         const forgotten = await deps.forget(String(args.id));
-        return JSON.stringify(forgotten ? { forgotten: args.id } : { forgotten: null, note: `no memory '${String(args.id)}'` });
+        return JSON.stringify(
+          forgotten ? { forgotten: args.id } : { forgotten: null, note: `no memory '${String(args.id)}'` },
+        );
       },
     },
   };

@@ -60,14 +60,28 @@ export function makeMemoryVectors(deps: {
       for (let i = 0; i < wanted.length; i += 64) {
         const batch = wanted.slice(i, i + 64);
         const values = await embed.embed(embeddedTexts(batch));
-        await index.upsert(batch.map((r, j) => ({ id: vectorIdOf(r.id, embed.model), values: values[j]!, metadata: { source: r.source, kind: r.kind } })));
+        await index.upsert(
+          batch.map((r, j) => ({
+            id: vectorIdOf(r.id, embed.model),
+            values: values[j]!,
+            metadata: { source: r.source, kind: r.kind },
+          })),
+        );
         const now = clock.now();
         // Five bound values a row: an INSERT of all 64 would pass SQLite's 100 variables (it did from 21 memories on).
-        const rows = batch.map((r) => ({ memoryId: r.id, vectorId: vectorIdOf(r.id, embed.model), model: embed.model, dimensions: embed.dimensions, createdAt: now }));
+        const rows = batch.map((r) => ({
+          memoryId: r.id,
+          vectorId: vectorIdOf(r.id, embed.model),
+          model: embed.model,
+          dimensions: embed.dimensions,
+          createdAt: now,
+        }));
         for (const part of rowBatches(rows, 5)) db.insert(memoryVectors).values(part).onConflictDoNothing().run();
       }
     } catch (error) {
-      warnings.push(`embedding failed (${error instanceof Error ? error.message : String(error)}): the memory is stored and found by words; POST .../memories/reembed adds its vector later`);
+      warnings.push(
+        `embedding failed (${error instanceof Error ? error.message : String(error)}): the memory is stored and found by words; POST .../memories/reembed adds its vector later`,
+      );
     }
   }
 
@@ -109,7 +123,10 @@ export function makeMemoryVectors(deps: {
     dropVectors,
 
     /** Vector hits of the current embedder, best first; one filtered query per source. */
-    async semantic(query: string, options: { sources: string[]; limit: number; between?: Period }): Promise<ScoredId[]> {
+    async semantic(
+      query: string,
+      options: { sources: string[]; limit: number; between?: Period },
+    ): Promise<ScoredId[]> {
       if (!query.trim() || options.sources.length === 0) return [];
       const { embed } = deps.ports();
       const index = deps.ports().vectors(embed.model, embed.dimensions);
@@ -117,19 +134,32 @@ export function makeMemoryVectors(deps: {
       const tag = `.${spaceTag(embed.model)}`;
       // The index knows no dates: for a period, ask for more and keep those that happened in it.
       const topK = options.between ? Math.min(periodTopK, options.limit * 5) : options.limit;
-      const lists = await Promise.all(options.sources.map((source) => index.query(values!, { topK, filter: { source } })));
+      const lists = await Promise.all(
+        options.sources.map((source) => index.query(values!, { topK, filter: { source } })),
+      );
       const hits = lists
         .flat()
         .filter((m) => m.id.endsWith(tag))
         .map((m) => ({ id: m.id.slice(0, -tag.length), score: m.score }))
         .sort((a, b) => b.score - a.score);
       if (!options.between) return hits.slice(0, options.limit);
-      const inPeriod = new Set(deps.get(hits.map((h) => h.id)).filter((r) => within(happenedAt(r), options.between)).map((r) => r.id));
+      const inPeriod = new Set(
+        deps
+          .get(hits.map((h) => h.id))
+          .filter((r) => within(happenedAt(r), options.between))
+          .map((r) => r.id),
+      );
       return hits.filter((h) => inPeriod.has(h.id)).slice(0, options.limit);
     },
 
     /** Gives every live memory a vector of the current embedder and drops vectors of any other. */
-    async reembed(): Promise<{ model: string; dimensions: number; embedded: number; dropped: number; warnings: string[] }> {
+    async reembed(): Promise<{
+      model: string;
+      dimensions: number;
+      embedded: number;
+      dropped: number;
+      warnings: string[];
+    }> {
       const { embed } = deps.ports();
       const warnings: string[] = [];
       let embedded = 0;
@@ -141,7 +171,12 @@ export function makeMemoryVectors(deps: {
             and(
               live,
               ne(memories.kind, "summary"),
-              notExists(db.select({ x: memoryVectors.memoryId }).from(memoryVectors).where(and(eq(memoryVectors.memoryId, memories.id), eq(memoryVectors.model, embed.model)))),
+              notExists(
+                db
+                  .select({ x: memoryVectors.memoryId })
+                  .from(memoryVectors)
+                  .where(and(eq(memoryVectors.memoryId, memories.id), eq(memoryVectors.model, embed.model))),
+              ),
             ),
           )
           .limit(256)
@@ -153,7 +188,16 @@ export function makeMemoryVectors(deps: {
         if (warnings.length > before) break;
         embedded += batch.length;
       }
-      const stale = [...new Set(db.select({ id: memoryVectors.memoryId }).from(memoryVectors).where(ne(memoryVectors.model, embed.model)).all().map((r) => r.id))];
+      const stale = [
+        ...new Set(
+          db
+            .select({ id: memoryVectors.memoryId })
+            .from(memoryVectors)
+            .where(ne(memoryVectors.model, embed.model))
+            .all()
+            .map((r) => r.id),
+        ),
+      ];
       let dropped = 0;
       const ports = deps.ports();
       for (const part of chunks(stale)) {

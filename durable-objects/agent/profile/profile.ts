@@ -17,7 +17,8 @@ export function makeProfileHolder(deps: { settings: SettingsPort; env: Env; name
     if (snapshot === undefined) snapshot = deps.settings.get<AgentProfile>("profile") ?? null;
     return snapshot;
   };
-  const cronsOf = (profile: AgentProfile | null | undefined): CronEntry[] => cronBehaviorsOf(profile?.script as ActorScript | null | undefined);
+  const cronsOf = (profile: AgentProfile | null | undefined): CronEntry[] =>
+    cronBehaviorsOf(profile?.script as ActorScript | null | undefined);
 
   /**
    * Keeps this agent's entry in the cron index the Cron Trigger reads, from the profile it holds:

@@ -1,11 +1,25 @@
 import type { Clock } from "../../../core/ports";
-import { addSpend, dayOf, hasCaps, noSpend, overCap, quotaNow, resetsAt, type Lease, type LeaseAnswer, type LeaseRequest, type ProjectQuota, type QuotaLimits, type QuotaRefusal, type Spend } from "../../../core/quotas";
+import {
+  addSpend,
+  dayOf,
+  hasCaps,
+  noSpend,
+  overCap,
+  quotaNow,
+  resetsAt,
+  type Lease,
+  type LeaseAnswer,
+  type LeaseRequest,
+  type ProjectQuota,
+  type QuotaLimits,
+  type QuotaRefusal,
+  type Spend,
+} from "../../../core/quotas";
 
 /** What the agent asks of its project's registry (durable-objects/registry/quotas.ts). */
 export interface LeaseSource {
   quotaLease(request: Omit<LeaseRequest, "now">): Promise<LeaseAnswer>;
 }
-
 
 interface KeptState {
   day: string;
@@ -60,9 +74,14 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
   const save = (kept: KeptState) => deps.kv.put(stateKey, kept);
 
   const within = (lease: KeptState["lease"], at: number): boolean =>
-    !!lease && lease.day === dayOf(at) && lease.expiresAt > at && (lease.tokens === null || lease.spent.tokens < lease.tokens) && (lease.usd === null || lease.spent.usd < lease.usd);
+    !!lease &&
+    lease.day === dayOf(at) &&
+    lease.expiresAt > at &&
+    (lease.tokens === null || lease.spent.tokens < lease.tokens) &&
+    (lease.usd === null || lease.spent.usd < lease.usd);
 
-  const settleOf = (lease: KeptState["lease"]) => (lease ? { settle: { leaseId: lease.id, day: lease.day, spent: lease.spent, maxCall: lease.maxCall } } : {});
+  const settleOf = (lease: KeptState["lease"]) =>
+    lease ? { settle: { leaseId: lease.id, day: lease.day, spent: lease.spent, maxCall: lease.maxCall } } : {};
 
   async function acquire(): Promise<QuotaRefusal | null> {
     const until = deps.clock.now() + busyWaitMs;
@@ -78,7 +97,9 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
       save(kept);
       if ("refusal" in answer) return answer.refusal;
       if (deps.clock.now() + answer.busy.retryAfterMs > until) {
-        throw new Error(`the rest of this project's daily cap is held by agent '${answer.busy.holder}''s model call in flight; try again shortly`);
+        throw new Error(
+          `the rest of this project's daily cap is held by agent '${answer.busy.holder}''s model call in flight; try again shortly`,
+        );
       }
       await sleep(answer.busy.retryAfterMs);
     }
@@ -89,7 +110,11 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
      * Before a model call: a refusal when a cap of the agent or its project is reached, null when the
      * call may start; a Promise only when the registry had to be asked for a lease.
      */
-    admit(agentCaps: QuotaLimits, project: ProjectQuota | undefined, waitUntil = deps.clock.now() + busyWaitMs): QuotaRefusal | null | Promise<QuotaRefusal | null> {
+    admit(
+      agentCaps: QuotaLimits,
+      project: ProjectQuota | undefined,
+      waitUntil = deps.clock.now() + busyWaitMs,
+    ): QuotaRefusal | null | Promise<QuotaRefusal | null> {
       offsetMs = project?.clockOffsetMs;
       const at = now();
       const kept = state(at);
@@ -99,7 +124,12 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
       const lease = kept.lease;
       // An exclusive lease is one call: another run of this agent waits for it to end.
       if (lease?.exclusive && lease.inUse && within(lease, at)) {
-        if (deps.clock.now() > waitUntil) return Promise.reject(new Error("the rest of this project's daily cap is held by this agent's model call in flight; try again shortly"));
+        if (deps.clock.now() > waitUntil)
+          return Promise.reject(
+            new Error(
+              "the rest of this project's daily cap is held by this agent's model call in flight; try again shortly",
+            ),
+          );
         return sleep(200).then(() => this.admit(agentCaps, project, waitUntil));
       }
       if (within(lease, at)) {
@@ -128,7 +158,10 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
       const lease = kept.lease;
       if (lease) {
         lease.spent = addSpend(lease.spent, spend);
-        lease.maxCall = { tokens: Math.max(lease.maxCall.tokens, spend.tokens), usd: Math.max(lease.maxCall.usd, spend.usd) };
+        lease.maxCall = {
+          tokens: Math.max(lease.maxCall.tokens, spend.tokens),
+          usd: Math.max(lease.maxCall.usd, spend.usd),
+        };
       }
       // An exclusive lease covers one call, and a spent one no more: settled at once, so the
       // registry counts it and the next agent's call may start (lease.ts says why).
@@ -143,7 +176,13 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
               today.lease = lease;
               save(today);
             }
-            console.error(JSON.stringify({ level: "error", message: "quota lease release failed; settled with the next request", error: String(error) }));
+            console.error(
+              JSON.stringify({
+                level: "error",
+                message: "quota lease release failed; settled with the next request",
+                error: String(error),
+              }),
+            );
           }),
         );
       }
@@ -155,11 +194,19 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
     },
 
     /** What the agent spent today (UTC), for listings, the doctor and the PWA. */
-    today(agentCaps: QuotaLimits, project: ProjectQuota | undefined): { day: string; resetsAt: string; used: Spend; limits: QuotaLimits } {
+    today(
+      agentCaps: QuotaLimits,
+      project: ProjectQuota | undefined,
+    ): { day: string; resetsAt: string; used: Spend; limits: QuotaLimits } {
       offsetMs = project?.clockOffsetMs;
       const at = now();
       const kept = state(at);
-      return { day: kept.day, resetsAt: new Date(resetsAt(at)).toISOString(), used: { ...kept.spent }, limits: agentCaps };
+      return {
+        day: kept.day,
+        resetsAt: new Date(resetsAt(at)).toISOString(),
+        used: { ...kept.spent },
+        limits: agentCaps,
+      };
     },
 
     /** The agent is forgotten: its counter goes with it (the project's counter in the registry stays). */

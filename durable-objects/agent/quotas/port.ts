@@ -1,8 +1,16 @@
 import type { LlmPort, LlmRequest, LlmResponse } from "../../../core/ports";
-import { hasCaps, QuotaExceededError, spendOf, type ProjectQuota, type QuotaLimits, type QuotaRefusal } from "../../../core/quotas";
+import {
+  hasCaps,
+  QuotaExceededError,
+  spendOf,
+  type ProjectQuota,
+  type QuotaLimits,
+  type QuotaRefusal,
+} from "../../../core/quotas";
 import type { QuotaKeeper } from "./keeper";
 
-const isPromise = <T>(value: unknown): value is Promise<T> => typeof (value as { then?: unknown } | null)?.then === "function";
+const isPromise = <T>(value: unknown): value is Promise<T> =>
+  typeof (value as { then?: unknown } | null)?.then === "function";
 
 /**
  * The agent's model port with its daily caps: before every call (each step of a run, not once per
@@ -12,7 +20,11 @@ const isPromise = <T>(value: unknown): value is Promise<T> => typeof (value as {
  * @example
  * const llm = withQuota(llmForProfile(profile, env), keeper, { agent: capsOf(limits), project: profile.projectQuota });
  */
-export function withQuota(llm: LlmPort, keeper: QuotaKeeper, caps: { agent: QuotaLimits; project?: ProjectQuota }): LlmPort {
+export function withQuota(
+  llm: LlmPort,
+  keeper: QuotaKeeper,
+  caps: { agent: QuotaLimits; project?: ProjectQuota },
+): LlmPort {
   const capped = hasCaps(caps.agent) || hasCaps(caps.project?.limits);
   const counted = (response: LlmResponse): LlmResponse => {
     keeper.record(spendOf(response.model, response.usage), capped);

@@ -26,8 +26,11 @@ export function makeRunAlarms(alarms: Pick<AgentAlarms, "armed" | "at" | "cancel
     },
     /** One alarm per run at its wall-time deadline (an alarm already within a second of it is kept). */
     async armDeadline(runId: string, at: number): Promise<void> {
-      const existing = alarms.armed("onRunDeadline", { type: "scheduled" }).filter((s) => (s.payload as { runId: string }).runId === runId);
-      if (existing.some((s) => s.type === "scheduled" && s.time * 1000 >= at - 1000 && s.time * 1000 <= at + 1000)) return;
+      const existing = alarms
+        .armed("onRunDeadline", { type: "scheduled" })
+        .filter((s) => (s.payload as { runId: string }).runId === runId);
+      if (existing.some((s) => s.type === "scheduled" && s.time * 1000 >= at - 1000 && s.time * 1000 <= at + 1000))
+        return;
       for (const s of existing) await alarms.cancel(s.id);
       await alarms.at(new Date(at), "onRunDeadline", { runId });
     },

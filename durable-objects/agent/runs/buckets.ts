@@ -6,7 +6,13 @@ import * as schema from "../schema";
 export function makeBucketStore(db: DrizzleSqliteDODatabase<typeof schema>) {
   return {
     load(): Map<string, TokenBucket> {
-      return new Map(db.select().from(schema.rateBuckets).all().map((row) => [row.key, { tokens: row.tokens, updatedAt: row.updatedAt }]));
+      return new Map(
+        db
+          .select()
+          .from(schema.rateBuckets)
+          .all()
+          .map((row) => [row.key, { tokens: row.tokens, updatedAt: row.updatedAt }]),
+      );
     },
     save(key: string, bucket: TokenBucket): void {
       db.insert(schema.rateBuckets)

@@ -66,7 +66,14 @@ export function makeRunContexts(deps: RunContextDeps) {
     // The delegation tools (agent.spawn, agent.fanout), each offered only to agents that use it: the bus runs them.
     const delegation: ToolSource = { specs: [...spawn.specs, ...fanOut.specs], implementations: {} };
     const extra = [deps.mcp.toolSource(), deps.memory.tools(profile), delegation, deps.workTools.toolSource(profile)];
-    return buildAgentTools(profile, { clock: host.clock, fetch: (input, init) => fetch(input, init), secretValues: deps.secrets.values("tool"), project: host.project(), outbound: deps.outbound, extra });
+    return buildAgentTools(profile, {
+      clock: host.clock,
+      fetch: (input, init) => fetch(input, init),
+      secretValues: deps.secrets.values("tool"),
+      project: host.project(),
+      outbound: deps.outbound,
+      extra,
+    });
   }
 
   /**
@@ -96,7 +103,10 @@ export function makeRunContexts(deps: RunContextDeps) {
    * What a run needs besides its record: the agent's tools and its model — none for a manual call,
    * a behavior's plan around the agent's model for a planned run (the plan reports to its observer).
    */
-  function contextOf(agentProfile: AgentProfile, run: { id: string; sessionId: string; origin: Pick<RunOrigin, "behavior" | "manual" | "model" | "narrowTools"> }): RunContext {
+  function contextOf(
+    agentProfile: AgentProfile,
+    run: { id: string; sessionId: string; origin: Pick<RunOrigin, "behavior" | "manual" | "model" | "narrowTools"> },
+  ): RunContext {
     // The request's model and the session's narrower tools, as the run's record keeps them (runs/overrides).
     const profile = profileForRun(agentProfile, run.origin);
     const tools = narrowed(toolsOf(profile), run.origin.narrowTools);
@@ -104,9 +114,24 @@ export function makeRunContexts(deps: RunContextDeps) {
     if (run.origin.manual) return { profile, tools, llm: manualRunModel, secrets };
     const limits = limitsOf(profile.runtime.limits);
     // Every model call of the run passes the agent's and the project's daily caps (quotas/).
-    const chosen = llmForProfile(profile, host.env, { timeoutMs: limits.modelTimeoutMs, ...(deps.breakers ? { breakers: deps.breakers, now: () => host.clock.now() } : {}) }, deps.secrets.values("model"));
-    const seeing = imageStore ? withImageBytes(chosen, imageStore, { project: host.project(), agent: profile.name }) : chosen;
-    const llm = withPlatformSpans(withQuota(seeing, deps.quota, { agent: capsOf(limits), ...(profile.projectQuota ? { project: profile.projectQuota } : {}) }));
+    const chosen = llmForProfile(
+      profile,
+      host.env,
+      {
+        timeoutMs: limits.modelTimeoutMs,
+        ...(deps.breakers ? { breakers: deps.breakers, now: () => host.clock.now() } : {}),
+      },
+      deps.secrets.values("model"),
+    );
+    const seeing = imageStore
+      ? withImageBytes(chosen, imageStore, { project: host.project(), agent: profile.name })
+      : chosen;
+    const llm = withPlatformSpans(
+      withQuota(seeing, deps.quota, {
+        agent: capsOf(limits),
+        ...(profile.projectQuota ? { project: profile.projectQuota } : {}),
+      }),
+    );
     const behavior = run.origin.behavior;
     if (!behavior) return { profile, tools, llm, secrets };
     const plan = deps.plans.planModel({ id: run.id, sessionId: run.sessionId, behavior }, llm);
@@ -136,7 +161,11 @@ export function makeRunContexts(deps: RunContextDeps) {
      * profile is the run's own snapshot (read once per turn). `trace` writes a step on the run with its
      * other steps (a source refused by its owner).
      */
-    async compile(state: RunState, profile: AgentProfile, trace: (name: string, data: Record<string, unknown>) => void): Promise<Message[]> {
+    async compile(
+      state: RunState,
+      profile: AgentProfile,
+      trace: (name: string, data: Record<string, unknown>) => void,
+    ): Promise<Message[]> {
       const { context, usedIds, refused } = await deps.memory.contextFor({
         profile,
         sessionId: state.sessionId,
@@ -148,8 +177,17 @@ export function makeRunContexts(deps: RunContextDeps) {
       for (const { source, reason } of refused) trace("source_refused", { source, reason });
       // The agent's standing goals and the goal of the behavior that took the message: the run's
       // context (and its trace), never the history.
-      const goals = goalMessages(profile.role ?? undefined, profile.goals ?? [], state.origin.unsaid ? undefined : state.origin.goal?.text, state.origin.trigger);
-      if (goals.length) trace("goals", { standing: profile.goals ?? [], ...(state.origin.goal && !state.origin.unsaid ? { behavior: state.origin.goal.text } : {}) });
+      const goals = goalMessages(
+        profile.role ?? undefined,
+        profile.goals ?? [],
+        state.origin.unsaid ? undefined : state.origin.goal?.text,
+        state.origin.trigger,
+      );
+      if (goals.length)
+        trace("goals", {
+          standing: profile.goals ?? [],
+          ...(state.origin.goal && !state.origin.unsaid ? { behavior: state.origin.goal.text } : {}),
+        });
       if (state.origin.trigger !== "manual" && !state.origin.trigger.startsWith("agent:")) {
         // A run carried on after an eviction has no turn left to read its entry: keep the map small.
         if (usedByRun.size >= 100) usedByRun.delete(usedByRun.keys().next().value!);
@@ -173,9 +211,22 @@ export type RunContexts = ReturnType<typeof makeRunContexts>;
  * The system messages that carry goals into a run's context: the agent's standing goals (with its role), and the goal
  * of the behavior a person's message went to (for a run no one said, the goal is its request already).
  */
-function goalMessages(role: string | undefined, standing: readonly string[], behaviorGoal: string | undefined, trigger: string): Message[] {
+function goalMessages(
+  role: string | undefined,
+  standing: readonly string[],
+  behaviorGoal: string | undefined,
+  trigger: string,
+): Message[] {
   const out: Message[] = [];
-  if (standing.length) out.push({ role: "system", content: `${role ? `Your role: ${role}.\n` : ""}Your standing goals:\n${standing.map((g) => `- ${g}`).join("\n")}` });
-  if (behaviorGoal) out.push({ role: "system", content: `Goal for this message (${trigger.replace(/^behavior:/, "behavior ")}): ${behaviorGoal}` });
+  if (standing.length)
+    out.push({
+      role: "system",
+      content: `${role ? `Your role: ${role}.\n` : ""}Your standing goals:\n${standing.map((g) => `- ${g}`).join("\n")}`,
+    });
+  if (behaviorGoal)
+    out.push({
+      role: "system",
+      content: `Goal for this message (${trigger.replace(/^behavior:/, "behavior ")}): ${behaviorGoal}`,
+    });
   return out;
 }

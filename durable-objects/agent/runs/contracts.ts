@@ -29,7 +29,11 @@ export interface RunContextSource {
   /** What a run needs from its record: the agent now, its tools, its model. */
   prepare(state: RunState): Promise<RunContext>;
   /** The context of a run that begins (core `compile_context`); `trace` writes a step on the run. */
-  compile(state: RunState, profile: AgentProfile, trace: (name: string, data: Record<string, unknown>) => void): Promise<Message[]>;
+  compile(
+    state: RunState,
+    profile: AgentProfile,
+    trace: (name: string, data: Record<string, unknown>) => void,
+  ): Promise<Message[]>;
 }
 
 export interface DriverDeps {
@@ -62,7 +66,13 @@ export interface DriverDeps {
  * (`answer`). Attached once, after the bus is built on top of the driver (features.ts).
  */
 export interface RunPeers {
-  ask(request: { runId: string; callId: string; target: string; question: string; principal?: RunPrincipal }): Promise<void>;
+  ask(request: {
+    runId: string;
+    callId: string;
+    target: string;
+    question: string;
+    principal?: RunPrincipal;
+  }): Promise<void>;
   answer(runId: string, status: string): void;
 }
 
@@ -122,6 +132,10 @@ export interface ChatInput {
 export type ManualCall =
   | { runId: string; status: string; ok: true; output: string; truncated: boolean; ms: number }
   | { runId: string; status: string; ok: false; error: { message: string }; ms: number }
-  | { runId: string; status: "waiting_approval"; pending: { callId: string; tool: string; arguments: Record<string, unknown> } }
+  | {
+      runId: string;
+      status: "waiting_approval";
+      pending: { callId: string; tool: string; arguments: Record<string, unknown> };
+    }
   /** An `ask_<agent>` tool: the other agent's answer arrives later and becomes the run's result. */
   | { runId: string; status: "waiting_agent"; waiting: { tool: string } };

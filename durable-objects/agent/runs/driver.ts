@@ -1,5 +1,5 @@
 import type { Scope } from "../../../core/auth";
-import { approverRefusal, } from "../../../core/gates";
+import { approverRefusal } from "../../../core/gates";
 import {
   advance,
   isTerminal,
@@ -53,11 +53,18 @@ export function makeRunDriver(deps: DriverDeps) {
   }
 
   /** What the loop's outward effects do: the model, the tools, the bus, the trace (effects.ts). */
-  const effects = makeRunEffects({ clock, writes, buckets: deps.buckets, contexts: deps.contexts, emit, peers: () => peers });
+  const effects = makeRunEffects({
+    clock,
+    writes,
+    buckets: deps.buckets,
+    contexts: deps.contexts,
+    emit,
+    peers: () => peers,
+  });
   const { carryOut, writeTrace, runDeps } = effects;
 
   function latest(runId: string): RunState | null {
-    return live.get(runId) ?? ((runs.get(runId)?.state as RunState | undefined) ?? null);
+    return live.get(runId) ?? (runs.get(runId)?.state as RunState | undefined) ?? null;
   }
 
   function contextOf(state: RunState): Promise<RunContext> {
@@ -97,7 +104,12 @@ export function makeRunDriver(deps: DriverDeps) {
       reply = messages.append(state.sessionId, { role: "assistant", content: effect.reply, runId: state.id });
       replies.set(state.id, reply);
     }
-    if (effect.error) emit(state.id, { type: "error", code: effect.status === "cancelled" ? "cancelled" : "run_failed", message: effect.error });
+    if (effect.error)
+      emit(state.id, {
+        type: "error",
+        code: effect.status === "cancelled" ? "cancelled" : "run_failed",
+        message: effect.error,
+      });
     emit(state.id, { type: "status", status: effect.status });
     emit(state.id, { type: "done", runId: state.id, status: effect.status, reply });
   }
@@ -117,7 +129,14 @@ export function makeRunDriver(deps: DriverDeps) {
     else if (state.status === "idle") queue.push({ type: "begin" });
     else if (!isTerminal(state)) {
       const { effects, events } = recoverRun(state, ctx.tools.specs);
-      runs.appendTrace({ runId, kind: "state", name: "resumed", data: { status: state.status, step: state.step, redo: effects.map((e) => e.type), interrupted: events.length }, startedAt: clock.now(), durationMs: 0 });
+      runs.appendTrace({
+        runId,
+        kind: "state",
+        name: "resumed",
+        data: { status: state.status, step: state.step, redo: effects.map((e) => e.type), interrupted: events.length },
+        startedAt: clock.now(),
+        durationMs: 0,
+      });
       queue.push(...events);
       for (const effect of effects) {
         const next = await carryOut(state, ctx, effect);
@@ -188,7 +207,12 @@ export function makeRunDriver(deps: DriverDeps) {
     }
   }
 
-  function outcome(runId: string, sessionId: string, userMessage: StoredMessage | null, final: RunState | null): RunOutcome {
+  function outcome(
+    runId: string,
+    sessionId: string,
+    userMessage: StoredMessage | null,
+    final: RunState | null,
+  ): RunOutcome {
     const reply = replies.get(runId) ?? null;
     replies.delete(runId);
     return {
@@ -213,11 +237,33 @@ export function makeRunDriver(deps: DriverDeps) {
    */
   function create(input: NewRunInput): { runId: string; userMessage: StoredMessage | null } {
     const runId = input.runId ?? crypto.randomUUID();
-    const state = newRunState({ id: runId, agent: input.agent, sessionId: input.sessionId, limits: input.limits, origin: input.origin });
-    const request = input.origin.manual || input.origin.unsaid ? null : messages.draft(input.sessionId, { role: "user", content: input.origin.content, runId, ...(input.origin.name ? { name: input.origin.name } : {}), ...(input.origin.images ? { images: input.origin.images } : {}) });
+    const state = newRunState({
+      id: runId,
+      agent: input.agent,
+      sessionId: input.sessionId,
+      limits: input.limits,
+      origin: input.origin,
+    });
+    const request =
+      input.origin.manual || input.origin.unsaid
+        ? null
+        : messages.draft(input.sessionId, {
+            role: "user",
+            content: input.origin.content,
+            runId,
+            ...(input.origin.name ? { name: input.origin.name } : {}),
+            ...(input.origin.images ? { images: input.origin.images } : {}),
+          });
     write(runId, () =>
       deps.transaction(() => {
-        runs.create({ id: runId, sessionId: input.sessionId, status: "idle", trigger: input.origin.trigger, state, ...(input.origin.principal ? { principal: input.origin.principal } : {}) });
+        runs.create({
+          id: runId,
+          sessionId: input.sessionId,
+          status: "idle",
+          trigger: input.origin.trigger,
+          state,
+          ...(input.origin.principal ? { principal: input.origin.principal } : {}),
+        });
         request?.write();
       }),
     );
@@ -231,7 +277,8 @@ export function makeRunDriver(deps: DriverDeps) {
     /** Creates a run and drives it until it settles; the answer of a person's turn. */
     async start(input: NewRunInput & { sink?: Emit; ctx?: RunContext }): Promise<RunOutcome> {
       const id = input.runId ?? crypto.randomUUID();
-      if (writes.isHeld(id) || live.has(id)) throw new PantheonError("conflict", `run '${id}' already exists`, { details: { run: id } });
+      if (writes.isHeld(id) || live.has(id))
+        throw new PantheonError("conflict", `run '${id}' already exists`, { details: { run: id } });
       writes.hold(id);
       const { runId, userMessage } = create({ ...input, runId: id });
       // The caller built the run's tools and model already: no second build for the same turn.
@@ -282,7 +329,16 @@ export function makeRunDriver(deps: DriverDeps) {
         if (live.has(row.id) || recovering.has(row.id)) continue;
         count += 1;
         const carried = drive(row.id, "continue")
-          .catch((error: unknown) => console.error(JSON.stringify({ level: "error", message: "run recovery failed", runId: row.id, error: error instanceof Error ? error.message : String(error) })))
+          .catch((error: unknown) =>
+            console.error(
+              JSON.stringify({
+                level: "error",
+                message: "run recovery failed",
+                runId: row.id,
+                error: error instanceof Error ? error.message : String(error),
+              }),
+            ),
+          )
           .finally(() => recovering.delete(row.id));
         recovering.set(row.id, carried);
       }
@@ -318,23 +374,48 @@ export function makeRunDriver(deps: DriverDeps) {
      * the only source of an approval (nothing the model writes reaches this path). Approving needs
      * the scope the tool needs (an approve token cannot lend a call admin's rights); rejecting does not.
      */
-    async decide(runId: string, decision: { approved: boolean; by: string; scope: Scope; callId?: string; reason?: string }, sink?: Emit): Promise<RunState> {
+    async decide(
+      runId: string,
+      decision: { approved: boolean; by: string; scope: Scope; callId?: string; reason?: string },
+      sink?: Emit,
+    ): Promise<RunState> {
       const state = latest(runId);
       if (!state) throw new PantheonError("not_found", `run '${runId}' does not exist`, { details: { run: runId } });
       if (state.status !== "waiting_approval") {
-        throw new PantheonError("conflict", `run '${runId}' is not waiting for approval (it is ${state.status})`, { details: { run: runId, status: state.status } });
+        throw new PantheonError("conflict", `run '${runId}' is not waiting for approval (it is ${state.status})`, {
+          details: { run: runId, status: state.status },
+        });
       }
       const pending = state.calls.filter((c) => c.status === "proposed").map((c) => c.call.id);
       const callId = decision.callId ?? (pending.length === 1 ? pending[0] : undefined);
       if (!callId || !pending.includes(callId)) {
-        throw new PantheonError("validation_failed", decision.callId ? `call '${decision.callId}' is not pending in this run` : "several calls are pending: name one with callId", {
-          details: { issues: [{ path: ["callId"], message: `one of: ${pending.join(", ")}` }] },
-        });
+        throw new PantheonError(
+          "validation_failed",
+          decision.callId
+            ? `call '${decision.callId}' is not pending in this run`
+            : "several calls are pending: name one with callId",
+          {
+            details: { issues: [{ path: ["callId"], message: `one of: ${pending.join(", ")}` }] },
+          },
+        );
       }
       const tool = state.calls.find((c) => c.call.id === callId)!.call.name;
-      const refused = decision.approved ? approverRefusal((await contextOf(state)).tools.specs.find((s) => s.name === tool) ?? { name: tool }, decision.scope) : undefined;
-      if (refused) throw new PantheonError("forbidden", refused, { details: { run: runId, callId, tool, scope: decision.scope } });
-      const event: CoreEvent = { type: "approval", callId, approved: decision.approved, by: decision.by, scope: decision.scope, ...(decision.reason ? { reason: decision.reason } : {}) };
+      const refused = decision.approved
+        ? approverRefusal(
+            (await contextOf(state)).tools.specs.find((s) => s.name === tool) ?? { name: tool },
+            decision.scope,
+          )
+        : undefined;
+      if (refused)
+        throw new PantheonError("forbidden", refused, { details: { run: runId, callId, tool, scope: decision.scope } });
+      const event: CoreEvent = {
+        type: "approval",
+        callId,
+        approved: decision.approved,
+        by: decision.by,
+        scope: decision.scope,
+        ...(decision.reason ? { reason: decision.reason } : {}),
+      };
       // A protocol adapter streams what the decision sets going (the tool's result, the reply).
       if (sink) sinks.set(runId, sink);
       try {
@@ -348,18 +429,35 @@ export function makeRunDriver(deps: DriverDeps) {
     async cancel(runId: string, by: string): Promise<RunState> {
       const state = latest(runId);
       if (!state) throw new PantheonError("not_found", `run '${runId}' does not exist`, { details: { run: runId } });
-      if (isTerminal(state)) throw new PantheonError("conflict", `run '${runId}' already ${state.status}`, { details: { run: runId, status: state.status } });
+      if (isTerminal(state))
+        throw new PantheonError("conflict", `run '${runId}' already ${state.status}`, {
+          details: { run: runId, status: state.status },
+        });
       effects.abort(runId, new Error("cancelled"));
       return (await drive(runId, { type: "cancel", reason: `cancelled by ${by}` })) ?? state;
     },
 
     /** Tool calls of runs waiting for a person. */
-    pendingApprovals(): { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; requestedAt: number; approverScope: Scope }[] {
+    pendingApprovals(): {
+      runId: string;
+      callId: string;
+      tool: string;
+      arguments: Record<string, unknown>;
+      requestedAt: number;
+      approverScope: Scope;
+    }[] {
       return runs.byStatus("waiting_approval").flatMap((row) => {
         const state = (live.get(row.id) ?? row.state) as RunState;
         return state.calls
           .filter((c) => c.status === "proposed")
-          .map((c) => ({ runId: row.id, callId: c.call.id, tool: c.call.name, arguments: c.call.arguments, requestedAt: state.waitingSince ?? row.startedAt, approverScope: c.approverScope ?? "approve" }));
+          .map((c) => ({
+            runId: row.id,
+            callId: c.call.id,
+            tool: c.call.name,
+            arguments: c.call.arguments,
+            requestedAt: state.waitingSince ?? row.startedAt,
+            approverScope: c.approverScope ?? "approve",
+          }));
       });
     },
 

@@ -1,5 +1,12 @@
 import { agentOutputGates, builtinGates, compileCustomGates, type Gate, type OutputGate } from "../../../core/gates";
-import { requestOf, wordPieces, type RunDeps, type RunEffect, type RunEvent as CoreEvent, type RunState } from "../../../core/run";
+import {
+  requestOf,
+  wordPieces,
+  type RunDeps,
+  type RunEffect,
+  type RunEvent as CoreEvent,
+  type RunState,
+} from "../../../core/run";
 import type { Clock } from "../../../core/ports";
 import { isQuotaExceeded } from "../../../core/quotas";
 import { redactDeep } from "../../../core/tools";
@@ -62,12 +69,25 @@ export function makeRunEffects(deps: {
     return controller;
   }
 
-  async function callModel(state: RunState, ctx: RunContext, effect: Extract<RunEffect, { type: "call_model" }>): Promise<CoreEvent> {
+  async function callModel(
+    state: RunState,
+    ctx: RunContext,
+    effect: Extract<RunEffect, { type: "call_model" }>,
+  ): Promise<CoreEvent> {
     const controller = controllerOf(state.id);
     const startedAt = clock.now();
     try {
       // Each model a cascade passes over is a step of the run's trace, with its reason.
-      const request = modelRequestOf(ctx, effect, controller.signal, (hop) => writes.step({ runId: state.id, kind: "model", name: "model_hop", data: { ...hop }, startedAt: clock.now(), durationMs: 0 }));
+      const request = modelRequestOf(ctx, effect, controller.signal, (hop) =>
+        writes.step({
+          runId: state.id,
+          kind: "model",
+          name: "model_hop",
+          data: { ...hop },
+          startedAt: clock.now(),
+          durationMs: 0,
+        }),
+      );
       // The text is held until the run says it may be shown (`release_tokens`): a reply the output
       // gates refuse never reaches a client. Since nothing is shown before the whole reply is in, the
       // model is asked for it whole (`complete`), not streamed: a stream cost the turn its SSE parsing
@@ -81,16 +101,29 @@ export function makeRunEffects(deps: {
       pieces.push(...wordPieces(response.content));
       return { type: "model_result", response };
     } catch (error) {
-      return { type: "model_failed", error: error instanceof Error ? error.message : String(error), ...(isQuotaExceeded(error) ? { quota: error.refusal } : {}) };
+      return {
+        type: "model_failed",
+        error: error instanceof Error ? error.message : String(error),
+        ...(isQuotaExceeded(error) ? { quota: error.refusal } : {}),
+      };
     } finally {
       timings.set(`${state.id}:model`, { startedAt, durationMs: clock.now() - startedAt });
     }
   }
 
-  async function callTool(state: RunState, ctx: RunContext, effect: Extract<RunEffect, { type: "call_tool" }>): Promise<CoreEvent> {
+  async function callTool(
+    state: RunState,
+    ctx: RunContext,
+    effect: Extract<RunEffect, { type: "call_tool" }>,
+  ): Promise<CoreEvent> {
     const controller = controllerOf(state.id);
     const { call } = effect;
-    emit(state.id, { type: "tool_call", callId: call.id, name: call.name, arguments: redactDeep(call.arguments, Object.values(ctx.tools.secrets)) });
+    emit(state.id, {
+      type: "tool_call",
+      callId: call.id,
+      name: call.name,
+      arguments: redactDeep(call.arguments, Object.values(ctx.tools.secrets)),
+    });
     const startedAt = clock.now();
     const outcome = await ctx.tools.registry.invoke(call.name, call.arguments, {
       signal: controller.signal,
@@ -102,8 +135,20 @@ export function makeRunEffects(deps: {
     });
     const ms = clock.now() - startedAt;
     timings.set(`${state.id}:tool:${call.id}`, { startedAt, durationMs: ms });
-    emit(state.id, outcome.ok ? { type: "tool_result", callId: call.id, name: call.name, ok: true, output: outcome.output, ms } : { type: "tool_result", callId: call.id, name: call.name, ok: false, error: outcome.error.message, ms });
-    return outcome.ok ? { type: "tool_result", callId: call.id, output: outcome.output, ...(outcome.truncated ? { truncated: true } : {}) } : { type: "tool_failed", callId: call.id, error: outcome.error.message };
+    emit(
+      state.id,
+      outcome.ok
+        ? { type: "tool_result", callId: call.id, name: call.name, ok: true, output: outcome.output, ms }
+        : { type: "tool_result", callId: call.id, name: call.name, ok: false, error: outcome.error.message, ms },
+    );
+    return outcome.ok
+      ? {
+          type: "tool_result",
+          callId: call.id,
+          output: outcome.output,
+          ...(outcome.truncated ? { truncated: true } : {}),
+        }
+      : { type: "tool_failed", callId: call.id, error: outcome.error.message };
   }
 
   /** Carries out one outward effect; the event it leads to, if any. */
@@ -116,7 +161,13 @@ export function makeRunEffects(deps: {
       case "ask_agent": {
         const peers = deps.peers();
         if (!peers) throw new Error("the run driver has no bus attached");
-        await peers.ask({ runId: state.id, callId: effect.callId, target: effect.target, question: effect.question, ...(state.origin.principal ? { principal: state.origin.principal } : {}) });
+        await peers.ask({
+          runId: state.id,
+          callId: effect.callId,
+          target: effect.target,
+          question: effect.question,
+          ...(state.origin.principal ? { principal: state.origin.principal } : {}),
+        });
         return null;
       }
       case "write_output":
@@ -125,11 +176,21 @@ export function makeRunEffects(deps: {
           if (!ctx.writeOutput) throw new Error("this run has no plan to write its steps");
           return { type: "tool_result", callId: effect.callId, output: await ctx.writeOutput(effect) };
         } catch (error) {
-          return { type: "tool_failed", callId: effect.callId, error: error instanceof Error ? error.message : String(error) };
+          return {
+            type: "tool_failed",
+            callId: effect.callId,
+            error: error instanceof Error ? error.message : String(error),
+          };
         }
       case "compile_context":
         try {
-          return { type: "start", message: requestOf(state.origin), context: await deps.contexts.compile(state, ctx.profile, (name, data) => writes.step({ runId: state.id, kind: "context", name, data, startedAt: clock.now(), durationMs: 0 })) };
+          return {
+            type: "start",
+            message: requestOf(state.origin),
+            context: await deps.contexts.compile(state, ctx.profile, (name, data) =>
+              writes.step({ runId: state.id, kind: "context", name, data, startedAt: clock.now(), durationMs: 0 }),
+            ),
+          };
         } catch (error) {
           return { type: "context_failed", error: error instanceof Error ? error.message : String(error) };
         }
@@ -142,12 +203,16 @@ export function makeRunEffects(deps: {
     const data = redactTraceData(effect.data, ctx);
     let timing = { startedAt: clock.now(), durationMs: 0 };
     if (effect.kind === "model_result") timing = timings.get(`${state.id}:model`) ?? timing;
-    if (effect.kind === "tool_result" && typeof data.callId === "string") timing = timings.get(`${state.id}:tool:${data.callId}`) ?? timing;
+    if (effect.kind === "tool_result" && typeof data.callId === "string")
+      timing = timings.get(`${state.id}:tool:${data.callId}`) ?? timing;
     const row = { runId: state.id, kind: traceCategory[effect.kind], name: effect.kind, data, ...timing };
     writes.step(row);
     // Live clients show gate decisions on tool calls; those on a reply, an answer or a plan's own message and remember steps (no tool) are in the trace only.
     if (effect.kind === "gate_decisions" && Array.isArray(data.decisions) && typeof data.tool === "string") {
-      for (const record of data.decisions as { gate: string; decision: { allow: boolean; reason?: string; pending?: "approval" } }[]) {
+      for (const record of data.decisions as {
+        gate: string;
+        decision: { allow: boolean; reason?: string; pending?: "approval" };
+      }[]) {
         emit(state.id, {
           type: "gate",
           callId: String(data.callId),

@@ -9,7 +9,12 @@ import type { RunContext } from "./contracts";
  * @example
  * const request = modelRequestOf(ctx, effect, controller.signal, (hop) => trace(hop));
  */
-export function modelRequestOf(ctx: RunContext, effect: Extract<RunEffect, { type: "call_model" }>, signal: AbortSignal, onHop: (hop: ModelHop) => void): LlmRequest {
+export function modelRequestOf(
+  ctx: RunContext,
+  effect: Extract<RunEffect, { type: "call_model" }>,
+  signal: AbortSignal,
+  onHop: (hop: ModelHop) => void,
+): LlmRequest {
   const model = ctx.profile.model;
   return {
     model: model.name,

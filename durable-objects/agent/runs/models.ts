@@ -1,5 +1,15 @@
 import type { AgentProfile } from "../../../core/agents";
-import { deploymentOf, isModelSetting, modelSettingsOf, projectModelFacts, resolveModel, type BreakerRecord, type BreakerStore, type ModelProvider, type ResolvedModel } from "../../../core/models";
+import {
+  deploymentOf,
+  isModelSetting,
+  modelSettingsOf,
+  projectModelFacts,
+  resolveModel,
+  type BreakerRecord,
+  type BreakerStore,
+  type ModelProvider,
+  type ResolvedModel,
+} from "../../../core/models";
 import type { LlmPort } from "../../../core/ports";
 import { hostOf } from "../../../core/secrets";
 import { makeGuardedFetch, outboundSettingsFrom } from "../../../core/tools";
@@ -28,7 +38,11 @@ export function llmConfigFromEnv(env: Env): LlmConfig {
  * @example
  * llmConfigOf(env, { OPENAI_API_KEY: "sk-b…" }); // { openaiApiKey: "sk-b…", openaiBaseUrl: env.OPENAI_BASE_URL, project: { openai: true, anthropic: false }, … }
  */
-export function llmConfigOf(env: Env, own: ProjectModelValues = {}, providers: Readonly<Record<string, ModelProvider>> = {}): LlmConfig {
+export function llmConfigOf(
+  env: Env,
+  own: ProjectModelValues = {},
+  providers: Readonly<Record<string, ModelProvider>> = {},
+): LlmConfig {
   const config = llmConfigFromEnv(env);
   const names = Object.keys(providers);
   if (names.length) {
@@ -37,8 +51,14 @@ export function llmConfigOf(env: Env, own: ProjectModelValues = {}, providers: R
     config.providers = Object.fromEntries(
       names.map((name): [string, NamedProviderConfig] => {
         const provider = providers[name]!;
-        const fetchVia = makeGuardedFetch((input, init) => fetch(input, init), () => ({ allowHosts: [hostOf(provider.baseUrl)], allowLoopback }));
-        return [name, { ...provider, apiKey: provider.keySecret ? own[provider.keySecret] : undefined, fetch: fetchVia }];
+        const fetchVia = makeGuardedFetch(
+          (input, init) => fetch(input, init),
+          () => ({ allowHosts: [hostOf(provider.baseUrl)], allowLoopback }),
+        );
+        return [
+          name,
+          { ...provider, apiKey: provider.keySecret ? own[provider.keySecret] : undefined, fetch: fetchVia },
+        ];
       }),
     );
   }
@@ -49,7 +69,10 @@ export function llmConfigOf(env: Env, own: ProjectModelValues = {}, providers: R
       const baseUrl = own.OPENAI_BASE_URL;
       const { allowLoopback } = outboundSettingsFrom(env);
       config.openaiBaseUrl = baseUrl;
-      config.openaiFetch = makeGuardedFetch((input, init) => fetch(input, init), () => ({ allowHosts: [hostOf(baseUrl)], allowLoopback }));
+      config.openaiFetch = makeGuardedFetch(
+        (input, init) => fetch(input, init),
+        () => ({ allowHosts: [hostOf(baseUrl)], allowLoopback }),
+      );
     }
   }
   if (project.anthropic) config.anthropicApiKey = own.ANTHROPIC_API_KEY;
@@ -63,7 +86,12 @@ export function llmConfigOf(env: Env, own: ProjectModelValues = {}, providers: R
  * Kept per model settings and env: building a provider's SDK client (the OpenAI client makes every
  * resource object of its API) cost a turn about as much as parsing the model's answer.
  */
-export function llmForProfile(profile: Pick<AgentProfile, "model" | "providers">, env: Env, options: { timeoutMs?: number; breakers?: BreakerStore; now?: () => number } = {}, own: ProjectModelValues = {}): LlmPort {
+export function llmForProfile(
+  profile: Pick<AgentProfile, "model" | "providers">,
+  env: Env,
+  options: { timeoutMs?: number; breakers?: BreakerStore; now?: () => number } = {},
+  own: ProjectModelValues = {},
+): LlmPort {
   // A cascade's port holds its agent's breakers: kept per breaker store (per agent), not shared by the agents of an isolate.
   const owner: object = options.breakers ?? env;
   let ports = portsByEnv.get(owner);
@@ -130,11 +158,26 @@ export function llmConfigOfNames(env: Env, projectSecretNames: readonly string[]
  * What the agent's model resolves to here, and why (the API's `resolvedModel`, the doctor), given the
  * names of the project's own secrets (presence only: the model settings among them say whose key answers).
  */
-export function resolvedModelOf(profile: Pick<AgentProfile, "model" | "providers">, env: Env, projectSecretNames: readonly string[] = []): ResolvedModel {
+export function resolvedModelOf(
+  profile: Pick<AgentProfile, "model" | "providers">,
+  env: Env,
+  projectSecretNames: readonly string[] = [],
+): ResolvedModel {
   if (profile.model.cascade?.length || profile.providers) {
     // A cascade says which of its models answers first and which are passed over (a stand-in value marks each key the project has).
-    const keys = Object.fromEntries(modelSecretNamesOf(profile).filter((name) => projectSecretNames.includes(name)).map((name) => [name, "set"]));
-    return chooseLlm(profile.model, llmConfigOf(env, { ...Object.fromEntries(projectSecretNames.filter(isModelSetting).map((name) => [name, "set"])), ...keys }, profile.providers)).resolved;
+    const keys = Object.fromEntries(
+      modelSecretNamesOf(profile)
+        .filter((name) => projectSecretNames.includes(name))
+        .map((name) => [name, "set"]),
+    );
+    return chooseLlm(
+      profile.model,
+      llmConfigOf(
+        env,
+        { ...Object.fromEntries(projectSecretNames.filter(isModelSetting).map((name) => [name, "set"])), ...keys },
+        profile.providers,
+      ),
+    ).resolved;
   }
   const config = llmConfigOfNames(env, projectSecretNames);
   return resolveModel(profile.model, providerFacts(config), config.deployment ?? "local");
@@ -148,7 +191,9 @@ export const manualRunModel: LlmPort = {
   provider: "none",
   complete: () => Promise.reject(new Error("a manual tool call does not call a model")),
   stream: () => ({
-    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error("a manual tool call does not call a model")) }),
+    [Symbol.asyncIterator]: () => ({
+      next: () => Promise.reject(new Error("a manual tool call does not call a model")),
+    }),
   }),
 };
 

@@ -1,5 +1,11 @@
 import type { AgentProfile } from "../../../core/agents";
-import { agentOutputGates, checkOutput, modelOutputSinks, type NamedSecret, type OutputScreen } from "../../../core/gates";
+import {
+  agentOutputGates,
+  checkOutput,
+  modelOutputSinks,
+  type NamedSecret,
+  type OutputScreen,
+} from "../../../core/gates";
 import type { Clock } from "../../../core/ports";
 import { makeSecretDetector } from "../../../core/redaction";
 import { redactDeep } from "../../../core/tools";
@@ -14,14 +20,24 @@ import { outputSecrets } from "./tools";
  * the memory, the run's context and the bus, which all screen with it; it reads only the secrets
  * the agent has opened (secrets/).
  */
-export function makeOutputScreens(deps: { env: Env; clock: Clock; secrets: ProjectSecrets; writes: Pick<HeldWrites, "stepFromOutside"> }) {
+export function makeOutputScreens(deps: {
+  env: Env;
+  clock: Clock;
+  secrets: ProjectSecrets;
+  writes: Pick<HeldWrites, "stepFromOutside">;
+}) {
   /**
    * The project secrets the agent holds, and the deployment's (tools/outputSecrets). `toolSecrets` is
    * a tool set's own (a subset of the `tool` values, which are all kept out anyway).
    */
   function secretsHeld(toolSecrets: Record<string, string> = {}): NamedSecret[] {
     const { secrets, env } = deps;
-    return outputSecrets(env as unknown as Record<string, unknown>, { ...secrets.values("tool"), ...secrets.values("telegram"), ...modelKeysOf(secrets.values("model")), ...toolSecrets });
+    return outputSecrets(env as unknown as Record<string, unknown>, {
+      ...secrets.values("tool"),
+      ...secrets.values("telegram"),
+      ...modelKeysOf(secrets.values("model")),
+      ...toolSecrets,
+    });
   }
 
   return {
@@ -55,8 +71,18 @@ export function makeOutputScreens(deps: { env: Env; clock: Clock; secrets: Proje
         const outcome = checkOutput(built.gates, { kind, text });
         if (outcome.allow) return null;
         if (runId) {
-          const data = redactDeep({ output: kind, by: sink, decisions: outcome.decisions }, built.secrets.map((s) => s.value));
-          deps.writes.stepFromOutside({ runId, kind: "gate", name: "gate_decisions", data, startedAt: deps.clock.now(), durationMs: 0 });
+          const data = redactDeep(
+            { output: kind, by: sink, decisions: outcome.decisions },
+            built.secrets.map((s) => s.value),
+          );
+          deps.writes.stepFromOutside({
+            runId,
+            kind: "gate",
+            name: "gate_decisions",
+            data,
+            startedAt: deps.clock.now(),
+            durationMs: 0,
+          });
         }
         return outcome.rejection.decision.reason;
       };

@@ -17,12 +17,18 @@ import type { AgentKv } from "./models";
  * @example
  * requestedModel(profile, "groq/llama-3.1-70b"); // { provider: "groq", name: "llama-3.1-70b" }
  */
-export function requestedModel(profile: Pick<AgentProfile, "model" | "name">, requested: string): { provider: string; name: string } {
+export function requestedModel(
+  profile: Pick<AgentProfile, "model" | "name">,
+  requested: string,
+): { provider: string; name: string } {
   const allowed = allowedModelsOf(profile.model);
   const slash = requested.indexOf("/");
-  if (slash > 0 && allowed.includes(requested)) return { provider: requested.slice(0, slash), name: requested.slice(slash + 1) };
+  if (slash > 0 && allowed.includes(requested))
+    return { provider: requested.slice(0, slash), name: requested.slice(slash + 1) };
   const message = `model '${requested.slice(0, 161)}' is not allowed for agent '${profile.name}': use one of ${allowed.join(", ")} (its cascade and model.allowed)`;
-  throw new PantheonError("validation_failed", message, { details: { issues: [{ path: ["model"], message }], allowed } });
+  throw new PantheonError("validation_failed", message, {
+    details: { issues: [{ path: ["model"], message }], allowed },
+  });
 }
 
 /**
@@ -44,7 +50,9 @@ export function checkNarrowTools(tools: AgentTools, requested: string[]): string
   const outside = requested.filter((name) => !names.includes(name));
   if (outside.length) {
     const message = `tool${outside.length > 1 ? "s" : ""} ${outside.map((t) => `'${t}'`).join(", ")} ${outside.length > 1 ? "are" : "is"} not among the agent's tools: a session may only narrow them to some of ${names.join(", ") || "(none)"}`;
-    throw new PantheonError("validation_failed", message, { details: { issues: [{ path: ["tools"], message }], allowed: names } });
+    throw new PantheonError("validation_failed", message, {
+      details: { issues: [{ path: ["tools"], message }], allowed: names },
+    });
   }
   return [...new Set(requested)];
 }

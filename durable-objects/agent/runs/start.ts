@@ -48,12 +48,27 @@ export function makeRunStarts(deps: RunStartDeps) {
     const session = deps.sessions.resolve(input.session);
     const maxHistory = input.limits?.maxHistory;
     await contexts.toolsReady(profile);
-    if (input.runId && deps.runs.get(input.runId)) throw new PantheonError("conflict", `run '${input.runId}' already exists`, { details: { run: input.runId } });
+    if (input.runId && deps.runs.get(input.runId))
+      throw new PantheonError("conflict", `run '${input.runId}' already exists`, { details: { run: input.runId } });
     const runId = input.runId ?? crypto.randomUUID();
-    const model = input.model ? requestedModel(profile, input.model) : { provider: profile.model.provider, name: profile.model.name };
-    if (input.tools !== undefined) deps.sessionTools?.set(session.id, input.tools === null ? null : checkNarrowTools(contexts.toolsOf(profile), input.tools));
+    const model = input.model
+      ? requestedModel(profile, input.model)
+      : { provider: profile.model.provider, name: profile.model.name };
+    if (input.tools !== undefined)
+      deps.sessionTools?.set(
+        session.id,
+        input.tools === null ? null : checkNarrowTools(contexts.toolsOf(profile), input.tools),
+      );
     const narrowTools = deps.sessionTools?.get(session.id);
-    const ctx = contexts.contextOf(profile, { id: runId, sessionId: session.id, origin: { ...(behavior?.behavior ? { behavior: behavior.behavior } : {}), model, ...(narrowTools ? { narrowTools } : {}) } });
+    const ctx = contexts.contextOf(profile, {
+      id: runId,
+      sessionId: session.id,
+      origin: {
+        ...(behavior?.behavior ? { behavior: behavior.behavior } : {}),
+        model,
+        ...(narrowTools ? { narrowTools } : {}),
+      },
+    });
     const result = await driver.start({
       runId,
       agent: profile.name,
@@ -82,7 +97,16 @@ export function makeRunStarts(deps: RunStartDeps) {
     // Extraction may call the model again: it runs after the reply has gone out, not before. A goal
     // no one said is not a person's words: nothing is learnt about them from it.
     const reply = result.status === "completed" && !behavior?.unsaid ? result.reply?.content : null;
-    deps.background(deps.memory.afterTurn({ profile, runId: result.runId, user: input.content, reply, usedIds, ...(result.userMessage ? { saidAt: result.userMessage.createdAt } : {}) }));
+    deps.background(
+      deps.memory.afterTurn({
+        profile,
+        runId: result.runId,
+        user: input.content,
+        reply,
+        usedIds,
+        ...(result.userMessage ? { saidAt: result.userMessage.createdAt } : {}),
+      }),
+    );
     return result;
   }
 
@@ -90,7 +114,8 @@ export function makeRunStarts(deps: RunStartDeps) {
     begin,
 
     /** A behavior's run (its goal in its context and trace): set off by a person's message, or by no one (`unsaid`). */
-    behaviorTurn: (input: ChatInput, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome> => begin(input, sink, behavior),
+    behaviorTurn: (input: ChatInput, sink: Emit, behavior: BehaviorRun): Promise<RunOutcome> =>
+      begin(input, sink, behavior),
 
     /**
      * A person calls a tool by hand (`principal` from the authenticated request). It is a run of its own,
@@ -101,14 +126,27 @@ export function makeRunStarts(deps: RunStartDeps) {
       const by = principal.name;
       const profile = deps.profiles.get();
       await contexts.toolsReady(profile);
-      const ctx = contexts.contextOf(profile, { id: "", sessionId: "", origin: { manual: { tool: name, arguments: args, by } } });
-      if (!ctx.tools.specs.some((s) => s.name === name)) throw new PantheonError("not_found", `tool '${name}' is not declared for this agent`, { details: { tool: name } });
+      const ctx = contexts.contextOf(profile, {
+        id: "",
+        sessionId: "",
+        origin: { manual: { tool: name, arguments: args, by } },
+      });
+      if (!ctx.tools.specs.some((s) => s.name === name))
+        throw new PantheonError("not_found", `tool '${name}' is not declared for this agent`, {
+          details: { tool: name },
+        });
       const started = deps.clock.now();
       const outcome = await driver.start({
         agent: profile.name,
         sessionId: deps.sessions.resolve(undefined).id,
         limits: limitsOf(profile.runtime.limits),
-        origin: { trigger: "manual", content: `${name} ${JSON.stringify(args)}`.slice(0, 2000), manual: { tool: name, arguments: args, by }, principal, tools: ctx.tools.specs.map((s) => s.name) },
+        origin: {
+          trigger: "manual",
+          content: `${name} ${JSON.stringify(args)}`.slice(0, 2000),
+          manual: { tool: name, arguments: args, by },
+          principal,
+          tools: ctx.tools.specs.map((s) => s.name),
+        },
         ctx,
       });
       const ms = deps.clock.now() - started;
@@ -121,12 +159,21 @@ export function makeRunStarts(deps: RunStartDeps) {
       const trace = deps.runs.trace(runId);
       const refused = trace
         .filter((step) => step.name === "gate_decisions")
-        .flatMap((step) => (step.data as { decisions: { gate: string; decision: { allow: boolean; reason?: string } }[] }).decisions)
+        .flatMap(
+          (step) =>
+            (step.data as { decisions: { gate: string; decision: { allow: boolean; reason?: string } }[] }).decisions,
+        )
         .find((d) => !d.decision.allow);
       if (status === "failed" && refused) {
-        throw new PantheonError("gate_rejected", `gate '${refused.gate}' refused the call: ${refused.decision.reason ?? "no reason given"}`, { details: { runId, gate: refused.gate, reason: refused.decision.reason ?? null } });
+        throw new PantheonError(
+          "gate_rejected",
+          `gate '${refused.gate}' refused the call: ${refused.decision.reason ?? "no reason given"}`,
+          { details: { runId, gate: refused.gate, reason: refused.decision.reason ?? null } },
+        );
       }
-      const truncated = trace.some((step) => step.name === "tool_result" && (step.data as { truncated?: boolean }).truncated === true);
+      const truncated = trace.some(
+        (step) => step.name === "tool_result" && (step.data as { truncated?: boolean }).truncated === true,
+      );
       return status === "completed"
         ? { runId, status, ok: true, output: outcome.result ?? "", truncated, ms }
         : { runId, status, ok: false, error: { message: outcome.error ?? `the run ${status}` }, ms };

@@ -40,7 +40,14 @@ export interface AgentTools {
  */
 export function buildAgentTools(
   profile: AgentProfile,
-  deps: { clock: Clock; fetch: FetchLike; secretValues: Record<string, string>; project: string; outbound: Pick<OutboundSettings, "allowLoopback">; extra?: ToolSource[] },
+  deps: {
+    clock: Clock;
+    fetch: FetchLike;
+    secretValues: Record<string, string>;
+    project: string;
+    outbound: Pick<OutboundSettings, "allowLoopback">;
+    extra?: ToolSource[];
+  },
 ): AgentTools {
   const runtime = profile.runtime;
   const specs: ToolSpec[] = [];
@@ -57,7 +64,10 @@ export function buildAgentTools(
   const { allowLoopback } = deps.outbound;
   const { project } = deps;
   const toolSecrets = Object.keys(deps.secretValues);
-  const builtins = [makeClockTool(deps.clock), makeHttpFetchTool({ fetch: deps.fetch, allowHosts: runtime.allowHosts, allowLoopback })];
+  const builtins = [
+    makeClockTool(deps.clock),
+    makeHttpFetchTool({ fetch: deps.fetch, allowHosts: runtime.allowHosts, allowLoopback }),
+  ];
   for (const tool of builtins) if (runtime.tools.includes(tool.spec.name)) add(tool.spec, tool.implementation);
 
   const secretNames = new Set<string>();
@@ -73,7 +83,15 @@ export function buildAgentTools(
         ...(tool.timeoutMs ? { timeoutMs: tool.timeoutMs } : {}),
         ...(tool.idempotent ? { idempotent: true } : {}),
       },
-      makeHttpTool({ endpoint: tool.endpoint, headers: tool.headers, fetch: deps.fetch, allowHosts: runtime.allowHosts, toolSecrets, project, allowLoopback }),
+      makeHttpTool({
+        endpoint: tool.endpoint,
+        headers: tool.headers,
+        fetch: deps.fetch,
+        allowHosts: runtime.allowHosts,
+        toolSecrets,
+        project,
+        allowLoopback,
+      }),
     );
   }
   // Remote A2A agents the operator declared: `ask_<name>` like a connection, an HTTP call underneath.
@@ -81,11 +99,24 @@ export function buildAgentTools(
   const requestFetch = async (input: string | URL | Request, init?: RequestInit) => {
     const request = new Request(input, init);
     const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
-    return deps.fetch(request.url, { method: request.method, headers: request.headers, body, redirect: request.redirect, signal: request.signal });
+    return deps.fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body,
+      redirect: request.redirect,
+      signal: request.signal,
+    });
   };
   for (const peer of runtime.a2aAgents ?? []) {
     for (const value of Object.values(peer.headers)) if (typeof value !== "string") secretNames.add(value.secret);
-    const tool = makeA2aAskTool({ peer, fetch: requestFetch, allowHosts: () => runtime.allowHosts, allowLoopback, toolSecrets, project });
+    const tool = makeA2aAskTool({
+      peer,
+      fetch: requestFetch,
+      allowHosts: () => runtime.allowHosts,
+      allowLoopback,
+      toolSecrets,
+      project,
+    });
     add(tool.spec, tool.implementation);
   }
   for (const connection of profile.connections) {
@@ -116,7 +147,9 @@ const guardedSecrets = ["PANTHEON_ADMIN_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API
 export function outputSecrets(env: Record<string, unknown>, heldSecretValues: Record<string, string>): NamedSecret[] {
   const found = new Map<string, string>(Object.entries(heldSecretValues));
   // Every project's gates keep the deployment's tool secrets out, though only `default` may send them.
-  const deployment = declaredToolSecrets(typeof env.PANTHEON_TOOL_SECRETS === "string" ? env.PANTHEON_TOOL_SECRETS : undefined);
+  const deployment = declaredToolSecrets(
+    typeof env.PANTHEON_TOOL_SECRETS === "string" ? env.PANTHEON_TOOL_SECRETS : undefined,
+  );
   for (const name of [...deployment, ...guardedSecrets]) {
     const value = env[name];
     if (typeof value === "string" && value && !found.has(name)) found.set(name, value);

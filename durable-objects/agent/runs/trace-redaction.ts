@@ -7,7 +7,10 @@ import type { RunContext } from "./contracts";
  * call (`refused`: the arguments the model proposed, core/run advance) goes through the secret
  * detector as well — it may carry a secret in any form, and that is often why it was refused.
  */
-export function redactTraceData(data: Record<string, unknown>, ctx: Pick<RunContext, "tools" | "secrets">): Record<string, unknown> {
+export function redactTraceData(
+  data: Record<string, unknown>,
+  ctx: Pick<RunContext, "tools" | "secrets">,
+): Record<string, unknown> {
   const plain = redactDeep(data, Object.values(ctx.tools.secrets)) as Record<string, unknown>;
   if (plain.refused) plain.refused = makeSecretDetector(ctx.secrets).redactDeep(plain.refused);
   return plain;

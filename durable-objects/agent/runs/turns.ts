@@ -14,7 +14,11 @@ export type { ChatInput, ManualCall } from "./contracts";
  * const turns = makeTurns({ clock, behaviors, starts });
  * await turns.turn({ content: "hello", principal }, () => {});
  */
-export function makeTurns(deps: { clock: Clock; behaviors: Pick<Behaviors, "onMessage" | "noteMessage">; starts: Pick<RunStarts, "begin"> }) {
+export function makeTurns(deps: {
+  clock: Clock;
+  behaviors: Pick<Behaviors, "onMessage" | "noteMessage">;
+  starts: Pick<RunStarts, "begin">;
+}) {
   return {
     async turn(input: ChatInput, sink: Emit): Promise<TurnOutcome> {
       const arrivedAt = deps.clock.now();

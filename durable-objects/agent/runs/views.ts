@@ -15,7 +15,14 @@ function storedRun(runs: RunStore, id: string) {
 
 /** The calls a person may still decide (only while the run waits for approval). */
 function pendingCalls(summary: { status: string }, state: RunState) {
-  return state.calls.filter((c) => c.status === "proposed" && summary.status === "waiting_approval").map((c) => ({ callId: c.call.id, tool: c.call.name, arguments: c.call.arguments, approverScope: c.approverScope ?? "approve" }));
+  return state.calls
+    .filter((c) => c.status === "proposed" && summary.status === "waiting_approval")
+    .map((c) => ({
+      callId: c.call.id,
+      tool: c.call.name,
+      arguments: c.call.arguments,
+      approverScope: c.approverScope ?? "approve",
+    }));
 }
 
 /** A run's summary, its pending calls and its trace. */
@@ -40,7 +47,12 @@ export function runTurnView(runs: RunStore, sessions: SessionStore, id: string) 
   } catch {
     // The session was deleted after the run: the run stays readable.
   }
-  return { run: { ...summary, pending }, request: s.origin.manual ? null : s.origin.content, reply: summary.status === "completed" ? (s.result ?? null) : null, sessionTitle };
+  return {
+    run: { ...summary, pending },
+    request: s.origin.manual ? null : s.origin.content,
+    reply: summary.status === "completed" ? (s.result ?? null) : null,
+    sessionTitle,
+  };
 }
 
 /** A run's summary after a change (it exists: the change was just made to it). */
@@ -53,22 +65,36 @@ export function runSummaryOf(runs: RunStore, runId: string) {
  * Checks a person's decisions before any is applied: the run waits for approval and each call
  * named is pending in it.
  */
-export function checkDecisions(runs: RunStore, runId: string, decisions: { callId: string; approved: boolean }[], scope: Scope): void {
+export function checkDecisions(
+  runs: RunStore,
+  runId: string,
+  decisions: { callId: string; approved: boolean }[],
+  scope: Scope,
+): void {
   const run = runs.get(runId);
   if (!run) throw new PantheonError("not_found", `run '${runId}' does not exist`, { details: { run: runId } });
-  if (run.status !== "waiting_approval") throw new PantheonError("conflict", `run '${runId}' is not waiting for approval (it is ${run.status})`, { details: { run: runId, status: run.status } });
+  if (run.status !== "waiting_approval")
+    throw new PantheonError("conflict", `run '${runId}' is not waiting for approval (it is ${run.status})`, {
+      details: { run: runId, status: run.status },
+    });
   const proposed = (run.state as RunState).calls.filter((c) => c.status === "proposed");
   const pending = new Set(proposed.map((c) => c.call.id));
   const unknown = decisions.find((d) => !pending.has(d.callId));
   if (unknown || decisions.length === 0) {
-    throw new PantheonError("validation_failed", unknown ? `call '${unknown.callId}' is not pending in run '${runId}'` : "decide at least one pending call", {
-      details: { issues: [{ path: ["callId"], message: `one of: ${[...pending].join(", ")}` }] },
-    });
+    throw new PantheonError(
+      "validation_failed",
+      unknown ? `call '${unknown.callId}' is not pending in run '${runId}'` : "decide at least one pending call",
+      {
+        details: { issues: [{ path: ["callId"], message: `one of: ${[...pending].join(", ")}` }] },
+      },
+    );
   }
   // Refused before a stream starts: approving lends the call the approver's rights (the driver checks again).
   for (const d of decisions) {
     const rc = proposed.find((c) => c.call.id === d.callId)!;
-    const refused = d.approved ? approverRefusal({ name: rc.call.name, scope: rc.approverScope ?? "approve" }, scope) : undefined;
+    const refused = d.approved
+      ? approverRefusal({ name: rc.call.name, scope: rc.approverScope ?? "approve" }, scope)
+      : undefined;
     if (refused) throw new PantheonError("forbidden", refused, { details: { run: runId, callId: d.callId, scope } });
   }
 }

@@ -81,7 +81,9 @@ export const busFanOuts = sqliteTable("bus_fanouts", {
   conversationId: text("conversation_id").notNull(),
   depth: integer("depth").notNull(),
   /** core/bus FanOutReply[], one per ask that was answered or failed, in arrival order. */
-  replies: text("replies", { mode: "json" }).notNull().$type<{ target: string; key?: string; answer?: string; error?: string; at?: number }[]>(),
+  replies: text("replies", { mode: "json" })
+    .notNull()
+    .$type<{ target: string; key?: string; answer?: string; error?: string; at?: number }[]>(),
   /** Unused since the spec holds the policy's steps (kept: a column drop would rebuild the table). */
   critiquesSent: integer("critiques_sent", { mode: "boolean" }).notNull().default(false),
   /** core/bus FanOutSpec (weights, rounds, retries, tie rule); null on rows written before it (policy, targets and question then). */

@@ -1,4 +1,10 @@
-import { implicitGrant, makeSecretCipher, readDeploymentSecret, type SealedSecret, type SecretUse } from "../../../core/secrets";
+import {
+  implicitGrant,
+  makeSecretCipher,
+  readDeploymentSecret,
+  type SealedSecret,
+  type SecretUse,
+} from "../../../core/secrets";
 
 /** What the agent asks of its project's registry: the sealed values of the names it uses, and which are grants. */
 export interface SealedSource {
@@ -52,7 +58,12 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
     const values = new Map<string, string | undefined>();
     for (const { name, use } of wants) {
       // A model or telemetry setting is the project's own or absent: the deployment's is read where the model is chosen.
-      if (found.has(name) || use === "model" || use === "telemetry" || (!granted.includes(name) && !implicitGrant(project, name, use, env))) {
+      if (
+        found.has(name) ||
+        use === "model" ||
+        use === "telemetry" ||
+        (!granted.includes(name) && !implicitGrant(project, name, use, env))
+      ) {
         values.set(keyOf(use, name), found.get(name));
         continue;
       }
@@ -68,7 +79,9 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
    * round trip) when every one is known.
    */
   function ensureAll(requests: { names: Iterable<string>; use: SecretUse }[]): Promise<void> | undefined {
-    const wants = requests.flatMap(({ names, use }) => [...new Set(names)].filter((name) => !known.has(keyOf(use, name))).map((name) => ({ name, use })));
+    const wants = requests.flatMap(({ names, use }) =>
+      [...new Set(names)].filter((name) => !known.has(keyOf(use, name))).map((name) => ({ name, use })),
+    );
     return wants.length ? load(wants) : undefined;
   }
 
@@ -84,7 +97,8 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
     values(use: SecretUse): Record<string, string> {
       const out: Record<string, string> = {};
       const prefix = keyOf(use, "");
-      for (const [key, value] of known) if (value !== undefined && key.startsWith(prefix)) out[key.slice(prefix.length)] = value;
+      for (const [key, value] of known)
+        if (value !== undefined && key.startsWith(prefix)) out[key.slice(prefix.length)] = value;
       return out;
     },
     /** One value, loading it first when needed. */

@@ -12,7 +12,9 @@ export interface SnapshotDeps {
   transaction: <T>(fn: () => T) => T;
   memory: {
     exportText(clean?: (record: MemoryRecord) => MemoryRecord): string;
-    import(text: string): Promise<{ imported: number; errors: Array<{ line: number; message: string }>; warnings: string[] }>;
+    import(
+      text: string,
+    ): Promise<{ imported: number; errors: Array<{ line: number; message: string }>; warnings: string[] }>;
     exists(id: string): boolean;
   };
 }
@@ -42,7 +44,9 @@ export function makeSnapshots(deps: SnapshotDeps) {
         id: row.id,
         title: row.title,
         isDefault: row.isDefault,
-        ...(row.forkedFromSession && row.forkedFromMessage ? { forkedFrom: { sessionId: row.forkedFromSession, messageId: row.forkedFromMessage } } : {}),
+        ...(row.forkedFromSession && row.forkedFromMessage
+          ? { forkedFrom: { sessionId: row.forkedFromSession, messageId: row.forkedFromMessage } }
+          : {}),
         createdAt: row.createdAt,
         updatedAt: row.updatedAt,
       };
@@ -51,7 +55,13 @@ export function makeSnapshots(deps: SnapshotDeps) {
     // In `seq` order: a restore appends them in the same order, so every page reads as it did.
     for (let after = 0; ; ) {
       // Pages of a thousand: a long history is never one result set in memory.
-      const page = db.select().from(schema.messages).where(gt(schema.messages.seq, after)).orderBy(asc(schema.messages.seq)).limit(1000).all();
+      const page = db
+        .select()
+        .from(schema.messages)
+        .where(gt(schema.messages.seq, after))
+        .orderBy(asc(schema.messages.seq))
+        .limit(1000)
+        .all();
       if (!page.length) break;
       after = page[page.length - 1]!.seq;
       for (const row of page) {
@@ -85,33 +95,68 @@ export function makeSnapshots(deps: SnapshotDeps) {
         // its place. One that already holds messages stays the default; the restored one joins beside it.
         const current = db.select().from(schema.sessions).where(eq(schema.sessions.isDefault, true)).get();
         if (current) {
-          const used = db.select({ n: sql<number>`count(*)` }).from(schema.messages).where(eq(schema.messages.sessionId, current.id)).get()!.n > 0;
+          const used =
+            db
+              .select({ n: sql<number>`count(*)` })
+              .from(schema.messages)
+              .where(eq(schema.messages.sessionId, current.id))
+              .get()!.n > 0;
           if (used) {
             isDefault = false;
-            report.warnings.push(`session '${session.id}' was the default thread; this agent's own default ('${current.id}') holds messages, so it stays the default`);
+            report.warnings.push(
+              `session '${session.id}' was the default thread; this agent's own default ('${current.id}') holds messages, so it stays the default`,
+            );
           } else db.delete(schema.sessions).where(eq(schema.sessions.id, current.id)).run();
         }
       }
       db.insert(schema.sessions)
-        .values({ id: session.id, title: session.title, isDefault, forkedFromSession: session.forkedFrom?.sessionId ?? null, forkedFromMessage: session.forkedFrom?.messageId ?? null, createdAt: session.createdAt, updatedAt: session.updatedAt })
+        .values({
+          id: session.id,
+          title: session.title,
+          isDefault,
+          forkedFromSession: session.forkedFrom?.sessionId ?? null,
+          forkedFromMessage: session.forkedFrom?.messageId ?? null,
+          createdAt: session.createdAt,
+          updatedAt: session.updatedAt,
+        })
         .run();
       report.sessions++;
     }
   }
 
   function restoreMessages(messages: Array<{ line: number; value: SnapshotMessage }>, report: RestoreReport) {
-    const known = new Set(db.select({ id: schema.sessions.id }).from(schema.sessions).all().map((s) => s.id));
+    const known = new Set(
+      db
+        .select({ id: schema.sessions.id })
+        .from(schema.sessions)
+        .all()
+        .map((s) => s.id),
+    );
     for (const { line, value: message } of messages) {
       if (db.select({ id: schema.messages.id }).from(schema.messages).where(eq(schema.messages.id, message.id)).get()) {
         report.existing++;
         continue;
       }
       if (!known.has(message.sessionId)) {
-        report.errors.push({ line, message: `sessionId: session '${message.sessionId}' is not in this agent (its session line comes first in a snapshot)` });
+        report.errors.push({
+          line,
+          message: `sessionId: session '${message.sessionId}' is not in this agent (its session line comes first in a snapshot)`,
+        });
         continue;
       }
       db.insert(schema.messages)
-        .values({ id: message.id, sessionId: message.sessionId, role: message.role, content: message.content, name: message.name ?? null, toolCalls: message.toolCalls ?? null, toolCallId: message.toolCallId ?? null, runId: message.runId ?? null, images: message.images ?? null, createdAt: message.createdAt })
+        .values({
+          id: message.id,
+          sessionId: message.sessionId,
+          role: message.role,
+          content: message.content,
+          name: message.name ?? null,
+          toolCalls: message.toolCalls ?? null,
+          toolCallId: message.toolCallId ?? null,
+          runId: message.runId ?? null,
+          images: message.images ?? null,
+          createdAt: message.createdAt,
+        })
         .run();
       report.messages++;
     }
@@ -135,13 +180,28 @@ export function makeSnapshots(deps: SnapshotDeps) {
   return {
     /** Sessions, then messages, then memories (history included), each secret the agent holds redacted. */
     lines(redact: <T>(value: T) => T): string {
-      return [...historyLines(redact)].join("") + deps.memory.exportText(redact).split("\n").filter(Boolean).map((line) => `{"type":"memory",${line.slice(1)}\n`).join("");
+      return (
+        [...historyLines(redact)].join("") +
+        deps.memory
+          .exportText(redact)
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => `{"type":"memory",${line.slice(1)}\n`)
+          .join("")
+      );
     },
 
     /** One slice of snapshot lines (the header is the worker's: it makes the agent). */
     async restore(text: string): Promise<RestoreReport> {
       const slice = readSnapshotSlice(text);
-      const report: RestoreReport = { sessions: 0, messages: 0, memories: 0, existing: 0, errors: [...slice.errors], warnings: [] };
+      const report: RestoreReport = {
+        sessions: 0,
+        messages: 0,
+        memories: 0,
+        existing: 0,
+        errors: [...slice.errors],
+        warnings: [],
+      };
       deps.transaction(() => {
         restoreSessions(slice.sessions, report);
         restoreMessages(slice.messages, report);

@@ -44,9 +44,15 @@ export function makeTelemetry(deps: TelemetryDeps) {
   let flushing: Promise<void> | undefined;
 
   function askedBy(runId: string) {
-    const row = deps.db.select({ request: schema.busInbox.request, conversationId: schema.busInbox.conversationId }).from(schema.busInbox).where(and(eq(schema.busInbox.runId, runId), eq(schema.busInbox.type, "request"))).get();
+    const row = deps.db
+      .select({ request: schema.busInbox.request, conversationId: schema.busInbox.conversationId })
+      .from(schema.busInbox)
+      .where(and(eq(schema.busInbox.runId, runId), eq(schema.busInbox.type, "request")))
+      .get();
     const request = row?.request as BusRequest | null | undefined;
-    return request?.replyTo ? { conversationId: row!.conversationId, runId: request.replyTo.runId, callId: request.replyTo.callId } : undefined;
+    return request?.replyTo
+      ? { conversationId: row!.conversationId, runId: request.replyTo.runId, callId: request.replyTo.callId }
+      : undefined;
   }
 
   async function record(runId: string): Promise<boolean> {
@@ -58,7 +64,15 @@ export function makeTelemetry(deps: TelemetryDeps) {
     const spans = runSpans({
       project: deps.project(),
       agent: deps.agent(),
-      run: { id: run.id, sessionId: run.sessionId, status: run.status, trigger: run.trigger, startedAt: run.startedAt, updatedAt: run.finishedAt ?? run.startedAt, error: run.error ?? null },
+      run: {
+        id: run.id,
+        sessionId: run.sessionId,
+        status: run.status,
+        trigger: run.trigger,
+        startedAt: run.startedAt,
+        updatedAt: run.finishedAt ?? run.startedAt,
+        error: run.error ?? null,
+      },
       trace: deps.runs.trace(runId),
       ...(by ? { askedBy: by } : {}),
     });
@@ -75,14 +89,28 @@ export function makeTelemetry(deps: TelemetryDeps) {
       if (pending.size === 0) return;
       const url = /\/v1\/traces\/?$/.test(endpoint) ? endpoint : `${endpoint.replace(/\/+$/, "")}/v1/traces`;
       const { headers } = parseOtlpHeaders(settings.OTEL_EXPORTER_OTLP_HEADERS);
-      const body = JSON.stringify(otlpTraceRequest([...pending.values()].flat(), { "service.name": "pantheon", "service.namespace": deps.project(), "pantheon.agent": deps.agent() }));
+      const body = JSON.stringify(
+        otlpTraceRequest([...pending.values()].flat(), {
+          "service.name": "pantheon",
+          "service.namespace": deps.project(),
+          "pantheon.agent": deps.agent(),
+        }),
+      );
       // Only the host the project named, through the outbound guard (private ranges refused unless loopback is allowed).
       const { allowLoopback } = outboundSettingsFrom(deps.env);
-      const guarded = makeGuardedFetch((input, init) => fetch(input, init), () => ({ allowHosts: [hostOf(endpoint)], allowLoopback }));
+      const guarded = makeGuardedFetch(
+        (input, init) => fetch(input, init),
+        () => ({ allowHosts: [hostOf(endpoint)], allowLoopback }),
+      );
       let ok = false;
       let why = "";
       try {
-        const res = await guarded(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body, signal: AbortSignal.timeout(sendTimeoutMs) });
+        const res = await guarded(url, {
+          method: "POST",
+          headers: { ...headers, "content-type": "application/json" },
+          body,
+          signal: AbortSignal.timeout(sendTimeoutMs),
+        });
         ok = res.ok;
         why = `HTTP ${res.status}`;
         await res.body?.cancel();
@@ -91,7 +119,17 @@ export function makeTelemetry(deps: TelemetryDeps) {
       }
       if (!ok) {
         failures++;
-        console.error(JSON.stringify({ level: "warn", event: "otlp_export_failed", project: deps.project(), agent: deps.agent(), runs: pending.size, why, retryInSeconds: Math.min(3600, 2 ** failures * 5) }));
+        console.error(
+          JSON.stringify({
+            level: "warn",
+            event: "otlp_export_failed",
+            project: deps.project(),
+            agent: deps.agent(),
+            runs: pending.size,
+            why,
+            retryInSeconds: Math.min(3600, 2 ** failures * 5),
+          }),
+        );
         await deps.retryIn(Math.min(3600, 2 ** failures * 5));
         return;
       }
@@ -104,7 +142,15 @@ export function makeTelemetry(deps: TelemetryDeps) {
     const all = [...(await deps.storage.list({ prefix })).keys()];
     if (all.length <= maxPending) return;
     const dropped = all.slice(0, all.length - maxPending);
-    console.error(JSON.stringify({ level: "warn", event: "otlp_export_dropped", project: deps.project(), agent: deps.agent(), runs: dropped.length }));
+    console.error(
+      JSON.stringify({
+        level: "warn",
+        event: "otlp_export_dropped",
+        project: deps.project(),
+        agent: deps.agent(),
+        runs: dropped.length,
+      }),
+    );
     for (let i = 0; i < dropped.length; i += 128) await deps.storage.delete(dropped.slice(i, i + 128));
   }
 
@@ -125,7 +171,15 @@ export function makeTelemetry(deps: TelemetryDeps) {
           if (!(await record(runId))) return;
           await trim();
           await flush();
-        })().catch((error: unknown) => console.error(JSON.stringify({ level: "error", event: "otlp_export_error", why: error instanceof Error ? error.message : String(error) }))),
+        })().catch((error: unknown) =>
+          console.error(
+            JSON.stringify({
+              level: "error",
+              event: "otlp_export_error",
+              why: error instanceof Error ? error.message : String(error),
+            }),
+          ),
+        ),
       );
     },
     flush,

@@ -21,7 +21,11 @@ export function withPlatformSpans(llm: LlmPort): LlmPort {
     provider: llm.provider,
     complete: (request) =>
       tracing.enterSpan(`chat ${request.model}`, async (span) => {
-        span.setAttributes({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": llm.provider, "gen_ai.request.model": request.model });
+        span.setAttributes({
+          "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": llm.provider,
+          "gen_ai.request.model": request.model,
+        });
         const response = await llm.complete(request);
         span.setAttributes({
           "gen_ai.response.model": response.model,

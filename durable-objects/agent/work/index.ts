@@ -18,7 +18,14 @@ import type { Scope } from "../../../core/auth";
 export { workToolNames, type WorkBinding } from "./tools";
 
 /** A pending call as the approvals inbox lists it (runs/driver pendingApprovals). */
-type Pending = { runId: string; callId: string; tool: string; arguments: Record<string, unknown>; requestedAt: number; approverScope: Scope };
+type Pending = {
+  runId: string;
+  callId: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  requestedAt: number;
+  approverScope: Scope;
+};
 
 /**
  * The work tools (features, plans, tasks, the workspace) and this agent's binding to the task it
@@ -56,14 +63,23 @@ export function makeWorkFeature(deps: {
     return new Promise<string>((resolve, reject) => {
       let started = false;
       // Only an admin starts a task (its route, or `task.start`, an admin tool): its worker's run acts as one.
-      const principal = { id: "task", scope: "admin" as const, name: `worker of '${input.title}' (a task only an admin starts)` };
+      const principal = {
+        id: "task",
+        scope: "admin" as const,
+        name: `worker of '${input.title}' (a task only an admin starts)`,
+      };
       const done = deps.turns.turn({ content: input.content, session: input.session, principal }, (event) => {
         if (event.type === "run" && !started) {
           started = true;
           resolve(event.runId);
         }
       });
-      deps.host.background(done.then(() => !started && reject(new Error("the task's turn ended before its run was written")), (error: unknown) => !started && reject(error)));
+      deps.host.background(
+        done.then(
+          () => !started && reject(new Error("the task's turn ended before its run was written")),
+          (error: unknown) => !started && reject(error),
+        ),
+      );
     });
   }
 
@@ -79,9 +95,16 @@ export function makeWorkFeature(deps: {
     /** Binds this agent to a task, once: an agent already working another task (or feature) is refused. */
     bind(next: WorkBinding): true {
       const current = binding();
-      const same = current && current.feature === next.feature && (current.key && next.key ? current.key === next.key : current.task === next.task);
+      const same =
+        current &&
+        current.feature === next.feature &&
+        (current.key && next.key ? current.key === next.key : current.task === next.task);
       if (current && !same) {
-        throw new PantheonError("conflict", `agent '${deps.host.agentName()}' works on task '${current.key ?? current.task}' of feature '${current.feature}'`, { details: { binding: current } });
+        throw new PantheonError(
+          "conflict",
+          `agent '${deps.host.agentName()}' works on task '${current.key ?? current.task}' of feature '${current.feature}'`,
+          { details: { binding: current } },
+        );
       }
       // A binding from before keys gains its task's key, so it follows the task through renumbering.
       if (!current || (!current.key && next.key)) deps.settings.set("work", next);
@@ -105,8 +128,22 @@ export function makeWorkFeature(deps: {
         const row = deps.runs.get(runId);
         if (!row) return [];
         const state = (driver.latest(runId) ?? row.state) as RunState;
-        const models = state.modelUsage ? Object.entries(state.modelUsage).map(([model, u]) => ({ model, ...u })) : undefined;
-        return [{ runId, status: state.status, error: state.error ?? null, result: state.result ?? null, question: pendingQuestion(state), inputTokens: state.usage.inputTokens, outputTokens: state.usage.outputTokens, model: state.origin.model?.name ?? null, ...(models ? { models } : {}) }];
+        const models = state.modelUsage
+          ? Object.entries(state.modelUsage).map(([model, u]) => ({ model, ...u }))
+          : undefined;
+        return [
+          {
+            runId,
+            status: state.status,
+            error: state.error ?? null,
+            result: state.result ?? null,
+            question: pendingQuestion(state),
+            inputTokens: state.usage.inputTokens,
+            outputTokens: state.usage.outputTokens,
+            model: state.origin.model?.name ?? null,
+            ...(models ? { models } : {}),
+          },
+        ];
       });
     },
 
@@ -119,7 +156,13 @@ export function makeWorkFeature(deps: {
       const moved: string[] = [];
       for (const p of driver.pendingApprovals().filter((x) => x.tool === "task.block")) {
         // The answer route needs `approve`; `task.block` itself needs only `chat`.
-        await driver.decide(p.runId, { approved: input.approved, by: input.by, scope: "approve", callId: p.callId, ...(input.reason ? { reason: input.reason } : {}) });
+        await driver.decide(p.runId, {
+          approved: input.approved,
+          by: input.by,
+          scope: "approve",
+          callId: p.callId,
+          ...(input.reason ? { reason: input.reason } : {}),
+        });
         moved.push(p.runId);
       }
       return moved;
@@ -132,10 +175,21 @@ export function makeWorkFeature(deps: {
       const target = callId ? pending.find((c) => c.call.id === callId) : pending.length === 1 ? pending[0] : undefined;
       if (target?.call.name !== "task.block") return;
       const b = binding();
-      const where = b ? `pantheon tasks answer ${b.feature} ${b.key ?? b.task} "<answer>" (POST /api/features/${b.feature}/tasks/${b.key ?? b.task}/answer)` : "the task's answer route";
-      throw new PantheonError("conflict", `call '${target.call.id}' is a worker's question to a person: answer it with ${where}; approving would let the worker go on without an answer while its task stays blocked`, {
-        details: { run: runId, callId: target.call.id, tool: "task.block", hint: b ? `pantheon tasks answer ${b.feature} ${b.key ?? b.task} "<answer>"` : undefined },
-      });
+      const where = b
+        ? `pantheon tasks answer ${b.feature} ${b.key ?? b.task} "<answer>" (POST /api/features/${b.feature}/tasks/${b.key ?? b.task}/answer)`
+        : "the task's answer route";
+      throw new PantheonError(
+        "conflict",
+        `call '${target.call.id}' is a worker's question to a person: answer it with ${where}; approving would let the worker go on without an answer while its task stays blocked`,
+        {
+          details: {
+            run: runId,
+            callId: target.call.id,
+            tool: "task.block",
+            hint: b ? `pantheon tasks answer ${b.feature} ${b.key ?? b.task} "<answer>"` : undefined,
+          },
+        },
+      );
     },
 
     /** The inbox entries of this agent, a worker's questions marked as such with their feature and task. */
@@ -143,7 +197,15 @@ export function makeWorkFeature(deps: {
       const b = binding();
       return pending.map((p) =>
         p.tool === "task.block" && b
-          ? { ...p, kind: "question" as const, feature: b.feature, task: b.task, taskKey: b.key ?? null, question: String(p.arguments.question ?? ""), answer: `pantheon tasks answer ${b.feature} ${b.key ?? b.task} "<answer>"` }
+          ? {
+              ...p,
+              kind: "question" as const,
+              feature: b.feature,
+              task: b.task,
+              taskKey: b.key ?? null,
+              question: String(p.arguments.question ?? ""),
+              answer: `pantheon tasks answer ${b.feature} ${b.key ?? b.task} "<answer>"`,
+            }
           : { ...p, kind: "approval" as const },
       );
     },
@@ -160,13 +222,23 @@ export function makeWorkFeature(deps: {
       if (event.type === "status" && event.status === "waiting_approval") {
         const state = driver.latest(runId);
         const question = state ? pendingQuestion(state as RunState) : null;
-        if (question) deps.host.background(feature().markBlocked(task, question.text, me()).catch((error: unknown) => console.error("work: markBlocked", error)));
+        if (question)
+          deps.host.background(
+            feature()
+              .markBlocked(task, question.text, me())
+              .catch((error: unknown) => console.error("work: markBlocked", error)),
+          );
       }
       if (event.type === "done") {
         const state = driver.latest(runId) as RunState | undefined;
         deps.host.background(
           feature()
-            .workerRunEnded(task, { runId, status: event.status, error: state?.error ?? null, result: state?.result ?? event.reply?.content ?? null })
+            .workerRunEnded(task, {
+              runId,
+              status: event.status,
+              error: state?.error ?? null,
+              result: state?.result ?? event.reply?.content ?? null,
+            })
             .catch((error: unknown) => console.error("work: workerRunEnded", error)),
         );
       }

@@ -31,16 +31,23 @@ const num = (v: unknown) => (typeof v === "number" ? v : undefined);
  * The work tools of one agent: features, plans, tasks and the workspace, each acting as this agent
  * (the feature object checks what it may do). A worker's task and feature come from its binding.
  */
-export function workToolSource(profile: AgentProfile, deps: { work: Work; binding: () => WorkBinding | null }): ToolSource {
+export function workToolSource(
+  profile: AgentProfile,
+  deps: { work: Work; binding: () => WorkBinding | null },
+): ToolSource {
   const me: Principal = { kind: "agent", name: profile.name };
   const declared = new Set(profile.runtime.tools);
   const feature = (args: Record<string, unknown>) => deps.work.resolve(str(args.feature), deps.binding()?.feature);
   const ownTask = (args: Record<string, unknown>, f?: string): number | string => {
     // A worker's own task is named by its key: a number the model remembers may have moved with a re-sync.
     const b = deps.binding();
-    if (b && (f === undefined || b.feature === f) && (args.task === undefined || args.task === b.task)) return taskRefOf(b);
+    if (b && (f === undefined || b.feature === f) && (args.task === undefined || args.task === b.task))
+      return taskRefOf(b);
     const task = num(args.task);
-    if (task === undefined) throw new PantheonError("validation_failed", "name the task with 'task' (you are not a task's worker)", { details: { issues: [{ path: ["task"], message: "a task number" }] } });
+    if (task === undefined)
+      throw new PantheonError("validation_failed", "name the task with 'task' (you are not a task's worker)", {
+        details: { issues: [{ path: ["task"], message: "a task number" }] },
+      });
     return task;
   };
   /** Workspace calls: a worker works on its own task's copy; anyone else reads the committed tree. */
@@ -56,7 +63,12 @@ export function workToolSource(profile: AgentProfile, deps: { work: Work; bindin
 
   const implementations: Record<string, ToolImplementation> = {
     "feature.create": async (args, ctx) => {
-      const created = await deps.work.create({ name: str(args.name) ?? "", title: str(args.title) ?? "", orchestrator: profile.name, ...(Array.isArray(args.contextFiles) ? { contextFiles: args.contextFiles as string[] } : {}) } as never);
+      const created = await deps.work.create({
+        name: str(args.name) ?? "",
+        title: str(args.title) ?? "",
+        orchestrator: profile.name,
+        ...(Array.isArray(args.contextFiles) ? { contextFiles: args.contextFiles as string[] } : {}),
+      } as never);
       await noteSession(created.name, ctx.run);
       return created;
     },
@@ -64,7 +76,11 @@ export function workToolSource(profile: AgentProfile, deps: { work: Work; bindin
       const f = await feature(args);
       const plan = await call(deps.work.feature(f).writePlan(str(args.markdown) ?? "", me));
       await noteSession(f, ctx.run);
-      return { version: plan.version, tasks: plan.tasks.map((t) => t.name), note: "a person reviews and approves the plan before tasks are synced" };
+      return {
+        version: plan.version,
+        tasks: plan.tasks.map((t) => t.name),
+        note: "a person reviews and approves the plan before tasks are synced",
+      };
     },
     "plan.read": async (args) => call(deps.work.feature(await feature(args)).readPlan(num(args.version))),
     "tasks.sync": async (args, ctx) => {
@@ -77,7 +93,12 @@ export function workToolSource(profile: AgentProfile, deps: { work: Work; bindin
       const f = await feature(args);
       const asked = await call(deps.work.feature(f).askQuestion(str(args.question) ?? "", me, ctx.run));
       await noteSession(f, ctx.run);
-      return { asked: asked.id, question: asked.question, questionsLeft: asked.left, note: "the question is in the person's inbox: end your turn now; their answer comes as your next message" };
+      return {
+        asked: asked.id,
+        question: asked.question,
+        questionsLeft: asked.left,
+        note: "the question is in the person's inbox: end your turn now; their answer comes as your next message",
+      };
     },
     "task.start": async (args, ctx) => {
       const f = await feature(args);
@@ -88,13 +109,25 @@ export function workToolSource(profile: AgentProfile, deps: { work: Work; bindin
     "task.commit": async (args, ctx) => {
       const f = await feature(args);
       const status = args.status === "partial" ? "partial" : "done";
-      return call(deps.work.feature(f).commitTask({ task: ownTask(args, f), key: ctx.idempotencyKey ?? crypto.randomUUID(), summary: str(args.summary) ?? "", status }, me));
+      return call(
+        deps.work.feature(f).commitTask(
+          {
+            task: ownTask(args, f),
+            key: ctx.idempotencyKey ?? crypto.randomUUID(),
+            summary: str(args.summary) ?? "",
+            status,
+          },
+          me,
+        ),
+      );
     },
     "task.block": async () => {
       const b = deps.binding();
       if (!b) throw new PantheonError("forbidden", "only a task's worker asks with task.block");
       const answered = await call(deps.work.feature(b.feature).answerOf(taskRefOf(b), me));
-      return answered.answer ? `${answered.by ?? "A person"} answered: ${answered.answer}` : "A person let you go on without an answer: use your best judgement.";
+      return answered.answer
+        ? `${answered.by ?? "A person"} answered: ${answered.answer}`
+        : "A person let you go on without an answer: use your best judgement.";
     },
     "task.discard": async (args) => {
       const f = await feature(args);
@@ -108,22 +141,38 @@ export function workToolSource(profile: AgentProfile, deps: { work: Work; bindin
     "fs.list": async (args) => {
       const f = await feature(args);
       const task = workspaceTask(f);
-      return call(deps.work.feature(f).listFiles({ ...(task ? { task } : {}), ...(str(args.prefix) ? { prefix: str(args.prefix)! } : {}) }));
+      return call(
+        deps.work
+          .feature(f)
+          .listFiles({ ...(task ? { task } : {}), ...(str(args.prefix) ? { prefix: str(args.prefix)! } : {}) }),
+      );
     },
     "fs.read": async (args) => {
       const f = await feature(args);
       const task = workspaceTask(f);
-      return (await call(deps.work.feature(f).readFile({ ...(task ? { task } : {}), path: str(args.path) ?? "" }))).content;
+      return (await call(deps.work.feature(f).readFile({ ...(task ? { task } : {}), path: str(args.path) ?? "" })))
+        .content;
     },
     "fs.write": async (args) => {
       const b = deps.binding();
       if (!b) throw new PantheonError("forbidden", "only a task's worker writes files (its own copy)");
-      return call(deps.work.feature(b.feature).writeFile({ task: taskRefOf(b), path: str(args.path) ?? "", content: typeof args.content === "string" ? args.content : "" }, me));
+      return call(
+        deps.work.feature(b.feature).writeFile(
+          {
+            task: taskRefOf(b),
+            path: str(args.path) ?? "",
+            content: typeof args.content === "string" ? args.content : "",
+          },
+          me,
+        ),
+      );
     },
     "fs.delete": async (args) => {
       const b = deps.binding();
       if (!b) throw new PantheonError("forbidden", "only a task's worker deletes files (in its own copy)");
-      return call(deps.work.feature(b.feature).writeFile({ task: taskRefOf(b), path: str(args.path) ?? "", content: null }, me));
+      return call(
+        deps.work.feature(b.feature).writeFile({ task: taskRefOf(b), path: str(args.path) ?? "", content: null }, me),
+      );
     },
   };
   const chosen = specs.filter((s) => declared.has(s.name));

@@ -20,17 +20,27 @@ export type OrchestrationRequest =
   | { op: "workflow.get"; id: string }
   | { op: "workflow.list" };
 
-const refused = (path: (string | number)[], message: string) => new PantheonError("validation_failed", `${path.join(".")}: ${message}`, { details: { issues: [{ path, message }] } });
+const refused = (path: (string | number)[], message: string) =>
+  new PantheonError("validation_failed", `${path.join(".")}: ${message}`, { details: { issues: [{ path, message }] } });
 
 /** Agents only along declared connections: a target that is not one is refused before anything is sent. */
-function checkConnected(profile: AgentProfile, names: readonly string[], path: (i: number) => (string | number)[]): void {
+function checkConnected(
+  profile: AgentProfile,
+  names: readonly string[],
+  path: (i: number) => (string | number)[],
+): void {
   names.forEach((name, i) => {
-    if (!profile.connections.includes(name)) throw refused(path(i), `'${name}' is not a connection of '${profile.name}' (connections: ${profile.connections.join(", ") || "none"})`);
+    if (!profile.connections.includes(name))
+      throw refused(
+        path(i),
+        `'${name}' is not a connection of '${profile.name}' (connections: ${profile.connections.join(", ") || "none"})`,
+      );
   });
 }
 
 /** The workflows an agent's script declares. */
-export const scriptWorkflows = (profile: AgentProfile): Workflow[] => (profile.script as (ActorScript & { workflows?: Workflow[] }) | null)?.workflows ?? [];
+export const scriptWorkflows = (profile: AgentProfile): Workflow[] =>
+  (profile.script as (ActorScript & { workflows?: Workflow[] }) | null)?.workflows ?? [];
 
 export function makeOrchestration(deps: { bus: AgentBus; workflows: Workflows; profile(): AgentProfile }) {
   const { bus, workflows } = deps;
@@ -46,23 +56,41 @@ export function makeOrchestration(deps: { bus: AgentBus; workflows: Workflows; p
         }
         case "fanout.get": {
           const view = bus.fanOutView(request.id);
-          if (!view) throw new PantheonError("not_found", `fan-out '${request.id}' does not exist on agent '${profile.name}'`, { details: { fanOut: request.id } });
+          if (!view)
+            throw new PantheonError("not_found", `fan-out '${request.id}' does not exist on agent '${profile.name}'`, {
+              details: { fanOut: request.id },
+            });
           return view;
         }
         case "workflow.start": {
           const declared = scriptWorkflows(profile);
-          const workflow = typeof request.workflow === "string" ? declared.find((w) => w.name === request.workflow) : request.workflow;
-          if (!workflow) throw new PantheonError("not_found", `workflow '${String(request.workflow)}' is not in the script of '${profile.name}' (its workflows: ${declared.map((w) => w.name).join(", ") || "none"})`, { details: { workflow: request.workflow } });
+          const workflow =
+            typeof request.workflow === "string" ? declared.find((w) => w.name === request.workflow) : request.workflow;
+          if (!workflow)
+            throw new PantheonError(
+              "not_found",
+              `workflow '${String(request.workflow)}' is not in the script of '${profile.name}' (its workflows: ${declared.map((w) => w.name).join(", ") || "none"})`,
+              { details: { workflow: request.workflow } },
+            );
           workflow.steps.forEach((step, i) => {
             if (step.kind === "ask") checkConnected(profile, [step.agent], () => ["workflow", "steps", i, "agent"]);
-            if (step.kind === "fanout") checkConnected(profile, step.targets, (j) => ["workflow", "steps", i, "targets", j]);
+            if (step.kind === "fanout")
+              checkConnected(profile, step.targets, (j) => ["workflow", "steps", i, "targets", j]);
           });
-          const { id } = await workflows.start({ workflow, input: request.input, ...(request.id ? { id: request.id } : {}) }, request.principal);
+          const { id } = await workflows.start(
+            { workflow, input: request.input, ...(request.id ? { id: request.id } : {}) },
+            request.principal,
+          );
           return workflows.view(id, profile.name)!;
         }
         case "workflow.get": {
           const view = workflows.view(request.id, profile.name);
-          if (!view) throw new PantheonError("not_found", `workflow run '${request.id}' does not exist on agent '${profile.name}'`, { details: { workflow: request.id } });
+          if (!view)
+            throw new PantheonError(
+              "not_found",
+              `workflow run '${request.id}' does not exist on agent '${profile.name}'`,
+              { details: { workflow: request.id } },
+            );
           return view;
         }
         case "workflow.list":

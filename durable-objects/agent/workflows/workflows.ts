@@ -2,7 +2,18 @@ import { eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { RunPrincipal } from "../../../core/auth";
 import type { Clock } from "../../../core/ports";
-import { finishStep, initialProgress, joinOf, questionOf, readySteps, startStep, toolArgsOf, type Workflow, type WorkflowProgress, type WorkflowStep } from "../../../core/workflows";
+import {
+  finishStep,
+  initialProgress,
+  joinOf,
+  questionOf,
+  readySteps,
+  startStep,
+  toolArgsOf,
+  type Workflow,
+  type WorkflowProgress,
+  type WorkflowStep,
+} from "../../../core/workflows";
 import type { AgentBus } from "../bus";
 import type { RunStarts } from "../runs/start";
 import type { RunStore } from "../runs/store";
@@ -43,14 +54,20 @@ export interface WorkflowDeps {
  */
 export function makeWorkflows(deps: WorkflowDeps) {
   const { db, clock } = deps;
-  const trace = (runId: string, name: string, data: Record<string, unknown>) => void deps.runs.appendTrace({ runId, kind: "message", name, data, startedAt: clock.now(), durationMs: 0 });
-  const get = (id: string): Row | undefined => db.select().from(schema.workflowRuns).where(eq(schema.workflowRuns.id, id)).get();
+  const trace = (runId: string, name: string, data: Record<string, unknown>) =>
+    void deps.runs.appendTrace({ runId, kind: "message", name, data, startedAt: clock.now(), durationMs: 0 });
+  const get = (id: string): Row | undefined =>
+    db.select().from(schema.workflowRuns).where(eq(schema.workflowRuns.id, id)).get();
   const runIdOf = (id: string) => `${workflowPrefix}${id}`;
   const fanOutIdOf = (id: string, step: string) => `wf.${id}.${step}`;
   /** Tool steps this instance is running (an eviction empties it: `recover` starts those again). */
   const toolsInFlight = new Set<string>();
   const save = (id: string, progress: WorkflowProgress) =>
-    db.update(schema.workflowRuns).set({ progress, status: progress.status, updatedAt: clock.now() }).where(eq(schema.workflowRuns.id, id)).run();
+    db
+      .update(schema.workflowRuns)
+      .set({ progress, status: progress.status, updatedAt: clock.now() })
+      .where(eq(schema.workflowRuns.id, id))
+      .run();
 
   /** Sends what a started step needs (again after an eviction: each way is idempotent). */
   async function launch(row: Row, step: WorkflowStep, progress: WorkflowProgress): Promise<void> {
@@ -61,7 +78,10 @@ export function makeWorkflows(deps: WorkflowDeps) {
         return deps.bus.askFor(replyTo, step.agent, questionOf(step, row.input, progress), principal);
       case "fanout": {
         const { id: _id, kind: _kind, input: _input, after: _after, ...spec } = step;
-        return void (await deps.bus.startFanOut({ ...spec, id: fanOutIdOf(row.id, step.id), question: questionOf(step, row.input, progress), principal }, replyTo));
+        return void (await deps.bus.startFanOut(
+          { ...spec, id: fanOutIdOf(row.id, step.id), question: questionOf(step, row.input, progress), principal },
+          replyTo,
+        ));
       }
       case "tool": {
         // A tool step is a run of its own (gates, approval, trace); its end is the step's. Started
@@ -70,16 +90,31 @@ export function makeWorkflows(deps: WorkflowDeps) {
         if (toolsInFlight.has(key)) return;
         toolsInFlight.add(key);
         deps.background(
-          deps.starts.invokeTool(step.tool, toolArgsOf(step, row.input, progress), principal).then(
-            (call) => answer(replyTo, "ok" in call && call.ok ? { answer: call.output } : { error: "error" in call ? call.error.message : `the tool's run is ${call.status}` }, call.runId),
-            (error: unknown) => answer(replyTo, { error: error instanceof Error ? error.message : String(error) }),
-          ).finally(() => toolsInFlight.delete(key)),
+          deps.starts
+            .invokeTool(step.tool, toolArgsOf(step, row.input, progress), principal)
+            .then(
+              (call) =>
+                answer(
+                  replyTo,
+                  "ok" in call && call.ok
+                    ? { answer: call.output }
+                    : { error: "error" in call ? call.error.message : `the tool's run is ${call.status}` },
+                  call.runId,
+                ),
+              (error: unknown) => answer(replyTo, { error: error instanceof Error ? error.message : String(error) }),
+            )
+            .finally(() => toolsInFlight.delete(key)),
         );
         return;
       }
       case "join": {
         const joined = joinOf(step, progress);
-        return answer(replyTo, joined.ok ? { answer: joined.answer } : { error: `${joined.policy} join ${joined.outcome.replace("_", " ")}: ${joined.answer}` });
+        return answer(
+          replyTo,
+          joined.ok
+            ? { answer: joined.answer }
+            : { error: `${joined.policy} join ${joined.outcome.replace("_", " ")}: ${joined.answer}` },
+        );
       }
     }
   }
@@ -96,7 +131,8 @@ export function makeWorkflows(deps: WorkflowDeps) {
       const { progress, started } = deps.transaction(() => {
         let p = get(id)!.progress as WorkflowProgress;
         const mine = ready.filter((step) => p.steps[step.id]?.state === "pending");
-        for (const step of mine) p = startStep(p, step.id, clock.now(), step.kind === "fanout" ? fanOutIdOf(id, step.id) : undefined);
+        for (const step of mine)
+          p = startStep(p, step.id, clock.now(), step.kind === "fanout" ? fanOutIdOf(id, step.id) : undefined);
         save(id, p);
         return { progress: p, started: mine };
       });
@@ -114,16 +150,32 @@ export function makeWorkflows(deps: WorkflowDeps) {
       if (!row) return undefined;
       const before = row.progress as WorkflowProgress;
       if (before.steps[replyTo.callId]?.state !== "running") return undefined;
-      let after = finishStep(row.definition as Workflow, before, replyTo.callId, reply.error !== undefined ? { error: reply.error } : { output: reply.answer ?? "" }, clock.now());
-      if (ref) after = { ...after, steps: { ...after.steps, [replyTo.callId]: { ...after.steps[replyTo.callId]!, ref } } };
+      let after = finishStep(
+        row.definition as Workflow,
+        before,
+        replyTo.callId,
+        reply.error !== undefined ? { error: reply.error } : { output: reply.answer ?? "" },
+        clock.now(),
+      );
+      if (ref)
+        after = { ...after, steps: { ...after.steps, [replyTo.callId]: { ...after.steps[replyTo.callId]!, ref } } };
       save(id, after);
       return after;
     });
     if (!finished) return;
     const record = finished.steps[replyTo.callId]!;
-    trace(replyTo.runId, "step_finished", { step: replyTo.callId, state: record.state, ...(record.output !== undefined ? { output: record.output } : {}), ...(record.error !== undefined ? { error: record.error } : {}) });
+    trace(replyTo.runId, "step_finished", {
+      step: replyTo.callId,
+      state: record.state,
+      ...(record.output !== undefined ? { output: record.output } : {}),
+      ...(record.error !== undefined ? { error: record.error } : {}),
+    });
     if (finished.status !== "running") {
-      trace(replyTo.runId, "workflow_finished", { status: finished.status, ...(finished.output !== undefined ? { output: finished.output } : {}), ...(finished.error !== undefined ? { error: finished.error } : {}) });
+      trace(replyTo.runId, "workflow_finished", {
+        status: finished.status,
+        ...(finished.output !== undefined ? { output: finished.output } : {}),
+        ...(finished.error !== undefined ? { error: finished.error } : {}),
+      });
       return;
     }
     await advance(id);
@@ -131,14 +183,32 @@ export function makeWorkflows(deps: WorkflowDeps) {
 
   return {
     /** Starts a workflow (or finds the one with this id) and sends its first steps. */
-    async start(input: { workflow: Workflow; input: string; id?: string }, principal: RunPrincipal): Promise<{ id: string }> {
+    async start(
+      input: { workflow: Workflow; input: string; id?: string },
+      principal: RunPrincipal,
+    ): Promise<{ id: string }> {
       const id = input.id ?? crypto.randomUUID();
       if (!get(id)) {
         const now = clock.now();
         db.insert(schema.workflowRuns)
-          .values({ id, name: input.workflow.name, definition: input.workflow, input: input.input, progress: initialProgress(input.workflow), status: "running", principal, createdAt: now, updatedAt: now })
+          .values({
+            id,
+            name: input.workflow.name,
+            definition: input.workflow,
+            input: input.input,
+            progress: initialProgress(input.workflow),
+            status: "running",
+            principal,
+            createdAt: now,
+            updatedAt: now,
+          })
           .run();
-        trace(runIdOf(id), "workflow_started", { workflow: input.workflow.name, steps: input.workflow.steps.map((s) => s.id), input: input.input, by: principal.name });
+        trace(runIdOf(id), "workflow_started", {
+          workflow: input.workflow.name,
+          steps: input.workflow.steps.map((s) => s.id),
+          input: input.input,
+          by: principal.name,
+        });
       }
       await advance(id);
       return { id };
@@ -155,7 +225,8 @@ export function makeWorkflows(deps: WorkflowDeps) {
     async recover(): Promise<void> {
       for (const row of db.select().from(schema.workflowRuns).where(eq(schema.workflowRuns.status, "running")).all()) {
         const progress = row.progress as WorkflowProgress;
-        for (const step of (row.definition as Workflow).steps) if (progress.steps[step.id]?.state === "running") await launch(row, step, progress);
+        for (const step of (row.definition as Workflow).steps)
+          if (progress.steps[step.id]?.state === "running") await launch(row, step, progress);
         await advance(row.id);
       }
     },
@@ -169,15 +240,43 @@ export function makeWorkflows(deps: WorkflowDeps) {
       const base = `/api/agents/${agent}`;
       const steps = workflow.steps.map((step) => {
         const record = progress.steps[step.id] ?? { state: "pending" as const };
-        const trace = step.kind === "fanout" ? `${base}/fanouts/${fanOutIdOf(id, step.id)}` : step.kind === "tool" && record.ref ? `${base}/runs/${record.ref}` : step.kind === "ask" ? `/api/conversations/${runIdOf(id)}` : null;
-        const what = step.kind === "ask" ? `asks ${step.agent}` : step.kind === "fanout" ? `${step.policy} of ${step.targets.join(", ")}` : step.kind === "tool" ? `runs ${step.tool}` : `${step.policy} of ${step.after.join(", ")}`;
+        const trace =
+          step.kind === "fanout"
+            ? `${base}/fanouts/${fanOutIdOf(id, step.id)}`
+            : step.kind === "tool" && record.ref
+              ? `${base}/runs/${record.ref}`
+              : step.kind === "ask"
+                ? `/api/conversations/${runIdOf(id)}`
+                : null;
+        const what =
+          step.kind === "ask"
+            ? `asks ${step.agent}`
+            : step.kind === "fanout"
+              ? `${step.policy} of ${step.targets.join(", ")}`
+              : step.kind === "tool"
+                ? `runs ${step.tool}`
+                : `${step.policy} of ${step.after.join(", ")}`;
         return { id: step.id, kind: step.kind, what, after: step.after, ...record, trace };
       });
-      return { id, name: row.name, input: row.input, status: progress.status, output: progress.output ?? null, error: progress.error ?? null, steps, createdAt: row.createdAt, updatedAt: row.updatedAt };
+      return {
+        id,
+        name: row.name,
+        input: row.input,
+        status: progress.status,
+        output: progress.output ?? null,
+        error: progress.error ?? null,
+        steps,
+        createdAt: row.createdAt,
+        updatedAt: row.updatedAt,
+      };
     },
 
     waiting(): number {
-      return db.select({ id: schema.workflowRuns.id }).from(schema.workflowRuns).where(eq(schema.workflowRuns.status, "running")).all().length;
+      return db
+        .select({ id: schema.workflowRuns.id })
+        .from(schema.workflowRuns)
+        .where(eq(schema.workflowRuns.status, "running"))
+        .all().length;
     },
   };
 }

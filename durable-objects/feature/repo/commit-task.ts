@@ -1,7 +1,15 @@
 import { eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { PantheonError } from "../../../core/errors";
-import { actorOf, diffStats, withAction, type DiffStats, type FileConflict, type Principal, type TaskStatus } from "../../../core/work";
+import {
+  actorOf,
+  diffStats,
+  withAction,
+  type DiffStats,
+  type FileConflict,
+  type Principal,
+  type TaskStatus,
+} from "../../../core/work";
 import type { FileStore } from "../files";
 import type { TaskRow, TaskStore } from "../task-store";
 import { emptyDiff } from "../task-store";
@@ -37,7 +45,11 @@ export interface CommitDeps {
 }
 
 /** A commit's author: the worker agent, or the person whose token asked. */
-export const signatureOf = (by: Principal, at: number): Signature => ({ name: actorOf(by), email: `${actorOf(by).replace(/[^A-Za-z0-9._-]/g, "-")}@${by.kind === "agent" ? "agents" : "people"}.pantheon.invalid`, at });
+export const signatureOf = (by: Principal, at: number): Signature => ({
+  name: actorOf(by),
+  email: `${actorOf(by).replace(/[^A-Za-z0-9._-]/g, "-")}@${by.kind === "agent" ? "agents" : "people"}.pantheon.invalid`,
+  at,
+});
 
 /** The message of a task's commit: its summary, then trailers naming feature, task and run. */
 export function commitMessage(input: { summary: string; feature: string; task: TaskRow }): string {
@@ -53,10 +65,19 @@ export function commitMessage(input: { summary: string; feature: string; task: T
  * and committing again (the task stays in progress); a person's commit blocks the task until
  * someone resolves it (…/resolve).
  */
-export async function commitTask(deps: CommitDeps, t: TaskRow, input: { key: string; summary?: string; status?: "done" | "partial" }, by: Principal): Promise<CommitOutcome> {
+export async function commitTask(
+  deps: CommitDeps,
+  t: TaskRow,
+  input: { key: string; summary?: string; status?: "done" | "partial" },
+  by: Principal,
+): Promise<CommitOutcome> {
   const pendingConflict = deps.git.conflictOf(t.key);
   if (!["in_progress", "partial"].includes(t.status) && !(t.status === "blocked" && pendingConflict)) {
-    throw new PantheonError("conflict", `task ${t.number} is ${t.status}: only a task in progress (or partial) is committed`, { details: { task: t.number, status: t.status } });
+    throw new PantheonError(
+      "conflict",
+      `task ${t.number} is ${t.status}: only a task in progress (or partial) is committed`,
+      { details: { task: t.number, status: t.status } },
+    );
   }
   const overlay = deps.files.overlayOf(t.number);
   const now = deps.clock();
@@ -87,21 +108,48 @@ export async function commitTask(deps: CommitDeps, t: TaskRow, input: { key: str
       const hint = `the merge into the feature branch conflicted in ${paths.join(", ")}: your copy now holds each file with conflict markers; read it, write it as it should be, then call task.commit again`;
       const blocked = by.kind === "person";
       deps.taskRows.set(t.number, {
-        ...(blocked ? { status: "blocked", question: `commit conflicted in ${paths.join(", ")}: resolve it (POST …/tasks/${t.number}/resolve with each file's content), or discard the task`, answer: null, answeredBy: null } : {}),
+        ...(blocked
+          ? {
+              status: "blocked",
+              question: `commit conflicted in ${paths.join(", ")}: resolve it (POST …/tasks/${t.number}/resolve with each file's content), or discard the task`,
+              answer: null,
+              answeredBy: null,
+            }
+          : {}),
         ...withAction(fresh.actions, "commit", by, now),
       });
-      outcome = { committed: false, conflicts: paths, diff: (fresh.diff as DiffStats | null) ?? emptyDiff, status: blocked ? "blocked" : (fresh.status as TaskStatus), commit: plan.taskCommit, conflict: { files: plan.conflict.files }, hint };
+      outcome = {
+        committed: false,
+        conflicts: paths,
+        diff: (fresh.diff as DiffStats | null) ?? emptyDiff,
+        status: blocked ? "blocked" : (fresh.status as TaskStatus),
+        commit: plan.taskCommit,
+        conflict: { files: plan.conflict.files },
+        hint,
+      };
     } else {
       const diff = overlay.length ? diffStats(overlay, before) : ((fresh.diff as DiffStats | null) ?? emptyDiff);
-      if (plan.kind === "merged") deps.files.apply(t.number, plan.featureChanges.map((c) => ({ ...c, baseVersion: 0 })), now);
+      if (plan.kind === "merged")
+        deps.files.apply(
+          t.number,
+          plan.featureChanges.map((c) => ({ ...c, baseVersion: 0 })),
+          now,
+        );
       else deps.files.drop(t.number);
       const status = input.status ?? "done";
       if (fresh.status === "blocked") deps.taskRows.set(t.number, { status: "in_progress", question: null });
       deps.taskRows.set(t.number, { diff, ...withAction(fresh.actions, "commit", by, now) });
       const current = deps.taskRows.get(t.number);
-      if (current.status === "partial" && status === "partial") deps.taskRows.set(t.number, { summary: input.summary ?? current.summary });
+      if (current.status === "partial" && status === "partial")
+        deps.taskRows.set(t.number, { summary: input.summary ?? current.summary });
       else deps.finishTask({ ...current, diff }, status, input.summary ?? current.summary);
-      outcome = { committed: true, conflicts: [], diff, status, ...(plan.kind === "merged" ? { commit: plan.taskCommit, merge: plan.mergeCommit } : {}) };
+      outcome = {
+        committed: true,
+        conflicts: [],
+        diff,
+        status,
+        ...(plan.kind === "merged" ? { commit: plan.taskCommit, merge: plan.mergeCommit } : {}),
+      };
     }
     deps.db.insert(schema.commits).values({ key: input.key, task: t.number, outcome, at: now }).run();
     return outcome;

@@ -1,7 +1,14 @@
 import { eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { PantheonError } from "../../../core/errors";
-import { hasConflictMarkers, mergeTrees, pathsChangedOnBothSides, type FileConflict, type MergedFile, type OverlayChange } from "../../../core/work";
+import {
+  hasConflictMarkers,
+  mergeTrees,
+  pathsChangedOnBothSides,
+  type FileConflict,
+  type MergedFile,
+  type OverlayChange,
+} from "../../../core/work";
 import { makeRepository, type Signature, type Snapshot } from "./repository";
 import { repoState, taskBranches } from "./schema";
 import { makeSqliteFs } from "./sqlite-fs";
@@ -18,8 +25,21 @@ export interface MergeConflict {
 
 /** What a commit wrote, applied by `settle` inside the caller's transaction (refs move last). */
 export type CommitPlan =
-  | { kind: "merged"; branch: string; taskCommit: string; mergeCommit: string; featureBranch: string; featureChanges: { path: string; content: string | null }[] }
-  | { kind: "conflict"; branch: string; taskCommit: string; conflict: MergeConflict; worktree: { path: string; content: string | null }[] }
+  | {
+      kind: "merged";
+      branch: string;
+      taskCommit: string;
+      mergeCommit: string;
+      featureBranch: string;
+      featureChanges: { path: string; content: string | null }[];
+    }
+  | {
+      kind: "conflict";
+      branch: string;
+      taskCommit: string;
+      conflict: MergeConflict;
+      worktree: { path: string; content: string | null }[];
+    }
   | { kind: "nothing" };
 
 export const taskBranchOf = (taskKey: string) => `tasks/${taskKey}`;
@@ -35,8 +55,12 @@ export const defaultBranch = "main";
  * commit it resolved against (the base moves: a rewritten file does not conflict again).
  * Async work writes objects only; `settle*` move refs, synchronously, inside the caller's transaction.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the repository reads and writes its own tables on any feature schema
-export function makeFeatureGit(db: DrizzleSqliteDODatabase<any>, transact: <T>(fn: () => T) => T, clock: () => number = Date.now) {
+export function makeFeatureGit(
+  // biome-ignore lint/suspicious/noExplicitAny: the repository reads and writes its own tables on any feature schema
+  db: DrizzleSqliteDODatabase<any>,
+  transact: <T>(fn: () => T) => T,
+  clock: () => number = Date.now,
+) {
   const fs = makeSqliteFs(db, clock);
   const repo = makeRepository(fs);
   let queue: Promise<unknown> = Promise.resolve();
@@ -53,7 +77,10 @@ export function makeFeatureGit(db: DrizzleSqliteDODatabase<any>, transact: <T>(f
 
   async function tipOf(branch: string): Promise<string> {
     const oid = await repo.resolve(branch);
-    if (!oid) throw new PantheonError("conflict", `branch '${branch}' does not exist in the feature's repository`, { details: { branch } });
+    if (!oid)
+      throw new PantheonError("conflict", `branch '${branch}' does not exist in the feature's repository`, {
+        details: { branch },
+      });
     return oid;
   }
 
@@ -88,7 +115,13 @@ export function makeFeatureGit(db: DrizzleSqliteDODatabase<any>, transact: <T>(f
       const branch = taskBranchOf(taskKey);
       transact(() => {
         repo.setRef(branch, tip);
-        db.insert(taskBranches).values({ taskKey, branch, baseCommit: tip, conflict: null, updatedAt: clock() }).onConflictDoUpdate({ target: taskBranches.taskKey, set: { branch, baseCommit: tip, conflict: null, updatedAt: clock() } }).run();
+        db.insert(taskBranches)
+          .values({ taskKey, branch, baseCommit: tip, conflict: null, updatedAt: clock() })
+          .onConflictDoUpdate({
+            target: taskBranches.taskKey,
+            set: { branch, baseCommit: tip, conflict: null, updatedAt: clock() },
+          })
+          .run();
       });
       return { branch, baseCommit: tip };
     });
@@ -126,7 +159,13 @@ export function makeFeatureGit(db: DrizzleSqliteDODatabase<any>, transact: <T>(f
    * Commits a task's working tree on its branch and merges the branch into the feature branch.
    * Writes objects only; the answer says what `settleCommit` is to move.
    */
-  function commit(input: { taskKey: string; overlay: readonly OverlayChange[]; message: string; author: Signature; mergeMessage: string }): Promise<CommitPlan> {
+  function commit(input: {
+    taskKey: string;
+    overlay: readonly OverlayChange[];
+    message: string;
+    author: Signature;
+    mergeMessage: string;
+  }): Promise<CommitPlan> {
     return serialized(async () => {
       const s = state();
       if (!s) throw new PantheonError("conflict", "the feature has no repository yet");
@@ -144,26 +183,59 @@ export function makeFeatureGit(db: DrizzleSqliteDODatabase<any>, transact: <T>(f
           if (now && hasConflictMarkers("text" in now ? now.text : await repo.text(now.oid))) unresolved.push(f.path);
         }
         if (unresolved.length) {
-          throw new PantheonError("conflict", `conflict markers remain in ${unresolved.join(", ")}: write each file as it should be (without the <<<<<<< ======= >>>>>>> lines), then commit again`, { details: { paths: unresolved, issues: unresolved.map((p) => ({ path: ["files", p], message: "still holds conflict markers" })) } });
+          throw new PantheonError(
+            "conflict",
+            `conflict markers remain in ${unresolved.join(", ")}: write each file as it should be (without the <<<<<<< ======= >>>>>>> lines), then commit again`,
+            {
+              details: {
+                paths: unresolved,
+                issues: unresolved.map((p) => ({ path: ["files", p], message: "still holds conflict markers" })),
+              },
+            },
+          );
         }
       }
       let taskCommit = taskTip;
       if (input.overlay.length > 0 || pending) {
         const tree = await repo.writeTree(files, snap.modes);
-        taskCommit = await repo.writeCommit({ tree, parents: pending ? [taskTip, pending.ours] : [taskTip], message: input.message, author: input.author });
+        taskCommit = await repo.writeCommit({
+          tree,
+          parents: pending ? [taskTip, pending.ours] : [taskTip],
+          message: input.message,
+          author: input.author,
+        });
       }
       const mergeBase = (await repo.mergeBase(featureTip, taskCommit)) ?? null;
       if (mergeBase === taskCommit) return { kind: "nothing" };
       if (mergeBase === featureTip) {
         // The feature branch has not moved since the task's work began: the merge takes the task's tree as it is.
         const [ours, theirs] = [await repo.snapshot(featureTip), await repo.snapshot(taskCommit)];
-        const mergeCommit = await repo.writeCommit({ tree: await repo.treeOf(taskCommit), parents: [featureTip, taskCommit], message: input.mergeMessage, author: input.author });
-        return { kind: "merged", branch, taskCommit, mergeCommit, featureBranch: s.branch, featureChanges: await changesBetween(ours.files, theirs.files) };
+        const mergeCommit = await repo.writeCommit({
+          tree: await repo.treeOf(taskCommit),
+          parents: [featureTip, taskCommit],
+          message: input.mergeMessage,
+          author: input.author,
+        });
+        return {
+          kind: "merged",
+          branch,
+          taskCommit,
+          mergeCommit,
+          featureBranch: s.branch,
+          featureChanges: await changesBetween(ours.files, theirs.files),
+        };
       }
-      const [ours, theirs, base] = [await repo.snapshot(featureTip), await repo.snapshot(taskCommit), mergeBase ? await repo.snapshot(mergeBase) : { files: new Map<string, string>(), modes: new Map<string, string>() }];
+      const [ours, theirs, base] = [
+        await repo.snapshot(featureTip),
+        await repo.snapshot(taskCommit),
+        mergeBase
+          ? await repo.snapshot(mergeBase)
+          : { files: new Map<string, string>(), modes: new Map<string, string>() },
+      ];
       const texts = new Map<string, string>();
       for (const path of pathsChangedOnBothSides(base.files, ours.files, theirs.files)) {
-        for (const oid of [ours.files.get(path), theirs.files.get(path), base.files.get(path)]) if (oid && !texts.has(oid)) texts.set(oid, await repo.text(oid));
+        for (const oid of [ours.files.get(path), theirs.files.get(path), base.files.get(path)])
+          if (oid && !texts.has(oid)) texts.set(oid, await repo.text(oid));
       }
       const merged = mergeTrees({ base: base.files, ours: ours.files, theirs: theirs.files }, (oid) => texts.get(oid)!);
       const modes = new Map([...ours.modes, ...theirs.modes]);
@@ -177,12 +249,30 @@ export function makeFeatureGit(db: DrizzleSqliteDODatabase<any>, transact: <T>(f
           else if ("text" in m) worktree.push({ path, content: m.text });
           else if (m.oid !== own) worktree.push({ path, content: await repo.text(m.oid) });
         }
-        return { kind: "conflict", branch, taskCommit, conflict: { ours: featureTip, theirs: taskCommit, base: mergeBase, files: merged.conflicts }, worktree };
+        return {
+          kind: "conflict",
+          branch,
+          taskCommit,
+          conflict: { ours: featureTip, theirs: taskCommit, base: mergeBase, files: merged.conflicts },
+          worktree,
+        };
       }
       const tree = await repo.writeTree(merged.files, modes);
-      const mergeCommit = await repo.writeCommit({ tree, parents: [featureTip, taskCommit], message: input.mergeMessage, author: input.author });
+      const mergeCommit = await repo.writeCommit({
+        tree,
+        parents: [featureTip, taskCommit],
+        message: input.mergeMessage,
+        author: input.author,
+      });
       const after = await repo.snapshot(mergeCommit);
-      return { kind: "merged", branch, taskCommit, mergeCommit, featureBranch: s.branch, featureChanges: await changesBetween(ours.files, after.files) };
+      return {
+        kind: "merged",
+        branch,
+        taskCommit,
+        mergeCommit,
+        featureBranch: s.branch,
+        featureChanges: await changesBetween(ours.files, after.files),
+      };
     });
   }
 
@@ -194,7 +284,10 @@ export function makeFeatureGit(db: DrizzleSqliteDODatabase<any>, transact: <T>(f
     repo.setRef(plan.branch, plan.taskCommit);
     if (plan.kind === "merged") repo.setRef(plan.featureBranch, plan.mergeCommit);
     const conflict = plan.kind === "conflict" ? plan.conflict : null;
-    db.insert(taskBranches).values({ taskKey, branch: plan.branch, baseCommit, conflict, updatedAt: clock() }).onConflictDoUpdate({ target: taskBranches.taskKey, set: { conflict, updatedAt: clock() } }).run();
+    db.insert(taskBranches)
+      .values({ taskKey, branch: plan.branch, baseCommit, conflict, updatedAt: clock() })
+      .onConflictDoUpdate({ target: taskBranches.taskKey, set: { conflict, updatedAt: clock() } })
+      .run();
   }
 
   /** Drops a task's branch (discarded). Synchronous: inside the caller's transaction. */

@@ -4,6 +4,22 @@
 // polyfills) were about a fifth of the worker's startup CPU (`npm run bench -- bundle`), paid by
 // every isolate, although only a feature object that touches its repository needs them.
 // Named exports only: the package marks itself side-effect free, so the bundle keeps just these.
-export { clone, currentBranch, findMergeBase, init, isDescendent, listBranches, log, packObjects, push, readBlob, readCommit, readTree, resolveRef, writeBlob, writeCommit, writeTree } from "isomorphic-git";
+export {
+  clone,
+  currentBranch,
+  findMergeBase,
+  init,
+  isDescendent,
+  listBranches,
+  log,
+  packObjects,
+  push,
+  readBlob,
+  readCommit,
+  readTree,
+  resolveRef,
+  writeBlob,
+  writeCommit,
+  writeTree,
+} from "isomorphic-git";
 export { strToU8, zipSync } from "fflate";
-

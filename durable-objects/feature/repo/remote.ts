@@ -23,7 +23,9 @@ export function guardedFetchFor(env: Env, url: string, fetchImpl: FetchFn = fetc
   try {
     host = new URL(url).hostname;
   } catch {
-    throw new PantheonError("validation_failed", `'${url}' is not an absolute URL`, { details: { issues: [{ path: ["url"], message: "an http(s) URL such as https://github.com/acme/app.git" }] } });
+    throw new PantheonError("validation_failed", `'${url}' is not an absolute URL`, {
+      details: { issues: [{ path: ["url"], message: "an http(s) URL such as https://github.com/acme/app.git" }] },
+    });
   }
   const { allowLoopback } = outboundSettingsFrom(env as unknown as Record<string, string>);
   return makeGuardedFetch(fetchImpl, () => ({ allowHosts: [host], allowLoopback }));
@@ -43,11 +45,23 @@ export function gitHttp(fetchFn: FetchFn): HttpClient {
       try {
         res = await fetchFn(url, { method, headers, ...(payload ? { body: payload as unknown as BodyInit } : {}) });
       } catch (error) {
-        if (error instanceof OutboundRefused) throw new PantheonError("forbidden", `the remote's URL is refused by the outbound guard: ${error.message}`, { details: { url: redactUrl(url) } });
-        throw new PantheonError("bad_gateway", `the remote did not answer: ${(error as Error).message}`, { details: { url: redactUrl(url) } });
+        if (error instanceof OutboundRefused)
+          throw new PantheonError("forbidden", `the remote's URL is refused by the outbound guard: ${error.message}`, {
+            details: { url: redactUrl(url) },
+          });
+        throw new PantheonError("bad_gateway", `the remote did not answer: ${(error as Error).message}`, {
+          details: { url: redactUrl(url) },
+        });
       }
       const bytes = new Uint8Array(await res.arrayBuffer());
-      return { url, method, statusCode: res.status, statusMessage: res.statusText, headers: Object.fromEntries(res.headers), body: [bytes] as unknown as AsyncIterableIterator<Uint8Array> };
+      return {
+        url,
+        method,
+        statusCode: res.status,
+        statusMessage: res.statusText,
+        headers: Object.fromEntries(res.headers),
+        body: [bytes] as unknown as AsyncIterableIterator<Uint8Array>,
+      };
     },
   };
 }
@@ -65,20 +79,42 @@ export const redactUrl = (url: string) => {
 /** The value of a project secret (its own, or a deployment secret granted to it), opened here for one remote call; never stored, logged or answered. */
 export async function openSecret(env: Env, project: string, name: string): Promise<string> {
   // The same rule as a tool's header: Pantheon's own secrets and the model keys never leave, and only the project's own or granted names open.
-  const refusal = projectSecretRefusal(project, name, "tool", await registryStub(env, project).secretNames(), env as unknown as Record<string, unknown>);
-  if (refusal) throw new PantheonError("validation_failed", refusal, { details: { issues: [{ path: ["tokenSecret"], message: refusal }] } });
+  const refusal = projectSecretRefusal(
+    project,
+    name,
+    "tool",
+    await registryStub(env, project).secretNames(),
+    env as unknown as Record<string, unknown>,
+  );
+  if (refusal)
+    throw new PantheonError("validation_failed", refusal, {
+      details: { issues: [{ path: ["tokenSecret"], message: refusal }] },
+    });
   const secrets = makeProjectSecrets({ project: () => project, env, registry: () => registryStub(env, project) });
   const value = await secrets.get(name, "tool");
-  if (!value) throw new PantheonError("validation_failed", `project '${project}' has no secret '${name}' (PUT /api/projects/${project}/secrets/${name} sets it)`, { details: { issues: [{ path: ["tokenSecret"], message: `no secret '${name}' in this project` }] } });
+  if (!value)
+    throw new PantheonError(
+      "validation_failed",
+      `project '${project}' has no secret '${name}' (PUT /api/projects/${project}/secrets/${name} sets it)`,
+      { details: { issues: [{ path: ["tokenSecret"], message: `no secret '${name}' in this project` }] } },
+    );
   return value;
 }
 
 /** isomorphic-git's auth callback for a token: sent as the HTTP basic password (GitHub's and most servers' way). */
-export const tokenAuth = (token: string | undefined) => (token ? () => ({ username: "x-access-token", password: token }) : undefined);
+export const tokenAuth = (token: string | undefined) =>
+  token ? () => ({ username: "x-access-token", password: token }) : undefined;
 
 /** A GitHub repository's owner and name from its clone URL (https://github.com/acme/app.git → acme/app). */
 export function githubRepoOf(url: string): { owner: string; repo: string } {
   const m = /^\/([^/]+)\/([^/]+?)(\.git)?\/?$/.exec(new URL(url).pathname);
-  if (!m) throw new PantheonError("validation_failed", `'${redactUrl(url)}' does not name a repository as /<owner>/<repo>.git`, { details: { issues: [{ path: ["remote"], message: "a URL of the form https://github.com/<owner>/<repo>.git" }] } });
+  if (!m)
+    throw new PantheonError(
+      "validation_failed",
+      `'${redactUrl(url)}' does not name a repository as /<owner>/<repo>.git`,
+      {
+        details: { issues: [{ path: ["remote"], message: "a URL of the form https://github.com/<owner>/<repo>.git" }] },
+      },
+    );
   return { owner: m[1]!, repo: m[2]! };
 }

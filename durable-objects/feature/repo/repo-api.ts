@@ -2,7 +2,17 @@ import { RpcTarget } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import type { PushResult } from "isomorphic-git";
 import { PantheonError, resultOf, type Result } from "../../../core/errors";
-import { authorizeWork, concatBytes, flushPkt, gitBundle, parseUploadRequest, pktLine, tarArchive, uploadPackAdvertisement, type Principal } from "../../../core/work";
+import {
+  authorizeWork,
+  concatBytes,
+  flushPkt,
+  gitBundle,
+  parseUploadRequest,
+  pktLine,
+  tarArchive,
+  uploadPackAdvertisement,
+  type Principal,
+} from "../../../core/work";
 import type { FileStore } from "../files";
 import type { TaskRef, TaskRow, TaskStore } from "../task-store";
 import type { CommitOutcome } from "./commit-task";
@@ -47,7 +57,8 @@ export class FeatureRepoApi extends RpcTarget {
 
   private async ready(): Promise<string> {
     const s = this.git.state();
-    if (!s) throw new PantheonError("conflict", "the feature's repository is not made yet: start a task, or import one");
+    if (!s)
+      throw new PantheonError("conflict", "the feature's repository is not made yet: start a task, or import one");
     return this.git.tipOf(s.branch);
   }
 
@@ -56,20 +67,35 @@ export class FeatureRepoApi extends RpcTarget {
     return resultOf(async () => {
       await this.ready();
       const at = ref ?? this.git.state()!.branch;
-      if (!(await this.git.repo.resolve(at))) throw new PantheonError("not_found", `ref '${at}' is not a branch or commit of this feature (GET …/branches lists them)`, { details: { ref: at } });
+      if (!(await this.git.repo.resolve(at)))
+        throw new PantheonError(
+          "not_found",
+          `ref '${at}' is not a branch or commit of this feature (GET …/branches lists them)`,
+          { details: { ref: at } },
+        );
       const commits = await this.git.repo.log(at, limit);
       return {
         commits: commits.map((c) => {
           const task = trailer(c.message, "Task");
           const run = trailer(c.message, "Run");
           const m = task ? /^(\d+)(?: \(([^)]+)\))?/.exec(task) : null;
-          return { ...c, ...(m ? { task: Number(m[1]), ...(m[2] ? { taskKey: m[2] } : {}) } : {}), ...(run ? { run } : {}) };
+          return {
+            ...c,
+            ...(m ? { task: Number(m[1]), ...(m[2] ? { taskKey: m[2] } : {}) } : {}),
+            ...(run ? { run } : {}),
+          };
         }),
       };
     });
   }
 
-  branches(): Promise<Result<{ base: { sha: string; remote?: string; ref?: string }; branch: string; branches: { name: string; sha: string; task?: number }[] }>> {
+  branches(): Promise<
+    Result<{
+      base: { sha: string; remote?: string; ref?: string };
+      branch: string;
+      branches: { name: string; sha: string; task?: number }[];
+    }>
+  > {
     return resultOf(async () => {
       await this.ready();
       const s = this.git.state()!;
@@ -78,7 +104,15 @@ export class FeatureRepoApi extends RpcTarget {
         const task = tasks.find((t) => `tasks/${t.key}` === b.name);
         return { ...b, ...(task ? { task: task.number } : {}) };
       });
-      return { base: { sha: s.baseCommit, ...(s.remote ? { remote: redactUrl(s.remote) } : {}), ...(s.remoteRef ? { ref: s.remoteRef } : {}) }, branch: s.branch, branches };
+      return {
+        base: {
+          sha: s.baseCommit,
+          ...(s.remote ? { remote: redactUrl(s.remote) } : {}),
+          ...(s.remoteRef ? { ref: s.remoteRef } : {}),
+        },
+        branch: s.branch,
+        branches,
+      };
     });
   }
 
@@ -86,11 +120,16 @@ export class FeatureRepoApi extends RpcTarget {
     return resultOf(async () => {
       await this.ready();
       const oid = await this.git.repo.resolve(sha);
-      if (!oid) throw new PantheonError("not_found", `commit '${sha}' is not in this feature's repository`, { details: { sha } });
+      if (!oid)
+        throw new PantheonError("not_found", `commit '${sha}' is not in this feature's repository`, {
+          details: { sha },
+        });
       try {
         return { sha: oid, files: await this.git.repo.diff(oid) };
       } catch {
-        throw new PantheonError("not_found", `commit '${sha}' is not in this feature's repository`, { details: { sha } });
+        throw new PantheonError("not_found", `commit '${sha}' is not in this feature's repository`, {
+          details: { sha },
+        });
       }
     });
   }
@@ -99,14 +138,27 @@ export class FeatureRepoApi extends RpcTarget {
    * A person resolves a task's conflict: each file's content is written to the task's working tree
    * and the task is committed again (a merge of both sides), then merged into the feature branch.
    */
-  resolve(ref: TaskRef, input: { files: { path: string; content: string | null }[]; key: string; summary?: string }, by: Principal): Promise<Result<CommitOutcome>> {
+  resolve(
+    ref: TaskRef,
+    input: { files: { path: string; content: string | null }[]; key: string; summary?: string },
+    by: Principal,
+  ): Promise<Result<CommitOutcome>> {
     return resultOf(async () => {
       const t = this.deps.taskRows.get(ref);
       const number = t.number;
       authorizeWork("task.commit", by, { orchestrator: this.deps.feature.orchestrator, worker: t.worker });
-      if (!this.git.conflictOf(t.key)) throw new PantheonError("conflict", `task ${number} has no conflict to resolve (its commit merged, or it was never committed)`, { details: { task: number } });
+      if (!this.git.conflictOf(t.key))
+        throw new PantheonError(
+          "conflict",
+          `task ${number} has no conflict to resolve (its commit merged, or it was never committed)`,
+          { details: { task: number } },
+        );
       for (const f of input.files) this.deps.files.write(t.number, f.path, f.content);
-      return this.deps.commit(this.deps.taskRows.get(t.number), { key: input.key, ...(input.summary ? { summary: input.summary } : {}) }, by);
+      return this.deps.commit(
+        this.deps.taskRows.get(t.number),
+        { key: input.key, ...(input.summary ? { summary: input.summary } : {}) },
+        by,
+      );
     });
   }
 
@@ -115,27 +167,53 @@ export class FeatureRepoApi extends RpcTarget {
     return resultOf(() =>
       this.git.serialized(async () => {
         if (this.git.state()) throw new PantheonError("conflict", "the feature already has a repository");
-        const token = spec.tokenSecret ? await openSecret(this.deps.env, this.deps.project, spec.tokenSecret) : undefined;
+        const token = spec.tokenSecret
+          ? await openSecret(this.deps.env, this.deps.project, spec.tokenSecret)
+          : undefined;
         const http = gitHttp(guardedFetchFor(this.deps.env, spec.url));
         const onAuth = tokenAuth(token);
         try {
-          await (await loadGit()).clone({ ...this.git.repo.base, dir: "/work", http, url: spec.url, ...(spec.ref ? { ref: spec.ref } : {}), singleBranch: true, noCheckout: true, noTags: true, ...(onAuth ? { onAuth } : {}) });
+          await (await loadGit()).clone({
+            ...this.git.repo.base,
+            dir: "/work",
+            http,
+            url: spec.url,
+            ...(spec.ref ? { ref: spec.ref } : {}),
+            singleBranch: true,
+            noCheckout: true,
+            noTags: true,
+            ...(onAuth ? { onAuth } : {}),
+          });
         } catch (error) {
           if (error instanceof PantheonError) throw error;
-          throw new PantheonError("bad_gateway", `importing ${redactUrl(spec.url)} failed: ${(error as Error).message}`, { details: { url: redactUrl(spec.url) } });
+          throw new PantheonError(
+            "bad_gateway",
+            `importing ${redactUrl(spec.url)} failed: ${(error as Error).message}`,
+            { details: { url: redactUrl(spec.url) } },
+          );
         }
         const ref = spec.ref ?? (await (await loadGit()).currentBranch({ ...this.git.repo.base })) ?? "main";
-        const base = await this.git.repo.resolve(`refs/remotes/origin/${ref}`) ?? (await this.git.repo.resolve(ref));
+        const base = (await this.git.repo.resolve(`refs/remotes/origin/${ref}`)) ?? (await this.git.repo.resolve(ref));
         if (!base) throw new PantheonError("not_found", `the remote has no branch '${ref}'`, { details: { ref } });
         const branch = `pantheon/${this.deps.feature.name}`;
         const snap = await this.git.repo.snapshot(base);
-        if (snap.files.size > importLimits.files) throw new PantheonError("payload_too_large", `the remote's ${ref} has ${snap.files.size} files: a feature imports at most ${importLimits.files}`, { details: { files: snap.files.size, limit: importLimits.files } });
+        if (snap.files.size > importLimits.files)
+          throw new PantheonError(
+            "payload_too_large",
+            `the remote's ${ref} has ${snap.files.size} files: a feature imports at most ${importLimits.files}`,
+            { details: { files: snap.files.size, limit: importLimits.files } },
+          );
         const seeded: { path: string; content: string }[] = [];
         let bytes = 0;
         for (const [path, oid] of snap.files) {
           const content = await this.git.repo.text(oid);
           bytes += content.length;
-          if (bytes > importLimits.bytes) throw new PantheonError("payload_too_large", `the remote's ${ref} holds more than ${importLimits.bytes / 1024 / 1024} MB of files: a feature imports at most that`, { details: { limit: importLimits.bytes } });
+          if (bytes > importLimits.bytes)
+            throw new PantheonError(
+              "payload_too_large",
+              `the remote's ${ref} holds more than ${importLimits.bytes / 1024 / 1024} MB of files: a feature imports at most that`,
+              { details: { limit: importLimits.bytes } },
+            );
           seeded.push({ path, content });
         }
         this.deps.transact(() => {
@@ -156,12 +234,23 @@ export class FeatureRepoApi extends RpcTarget {
    * eviction in between leaves it pending, and the next push sends the same commit again (a remote
    * that has it already answers "up to date").
    */
-  push(input: { remote?: string; branch?: string; tokenSecret?: string }): Promise<Result<{ pushed: boolean; remote: string; branch: string; commit: string; push: string; retried: boolean }>> {
+  push(input: {
+    remote?: string;
+    branch?: string;
+    tokenSecret?: string;
+  }): Promise<
+    Result<{ pushed: boolean; remote: string; branch: string; commit: string; push: string; retried: boolean }>
+  > {
     return resultOf(async () => {
       const tip = await this.ready();
       const s = this.git.state()!;
       const url = input.remote ?? s.remote;
-      if (!url) throw new PantheonError("validation_failed", "the feature has no remote: name one with 'remote' (a git smart-HTTP URL)", { details: { issues: [{ path: ["remote"], message: "a git URL such as https://github.com/acme/app.git" }] } });
+      if (!url)
+        throw new PantheonError(
+          "validation_failed",
+          "the feature has no remote: name one with 'remote' (a git smart-HTTP URL)",
+          { details: { issues: [{ path: ["remote"], message: "a git URL such as https://github.com/acme/app.git" }] } },
+        );
       const target = input.branch ?? s.branch;
       const tokenSecret = input.tokenSecret ?? s.tokenSecret ?? undefined;
       const pending = this.deps.transact(() => {
@@ -178,47 +267,104 @@ export class FeatureRepoApi extends RpcTarget {
       const onAuth = tokenAuth(token);
       let result: PushResult;
       try {
-        result = await (await loadGit()).push({ ...this.git.repo.base, http: gitHttp(guardedFetchFor(this.deps.env, url)), url, ref: s.branch, remoteRef: `refs/heads/${target}`, ...(onAuth ? { onAuth } : {}) });
+        result = await (await loadGit()).push({
+          ...this.git.repo.base,
+          http: gitHttp(guardedFetchFor(this.deps.env, url)),
+          url,
+          ref: s.branch,
+          remoteRef: `refs/heads/${target}`,
+          ...(onAuth ? { onAuth } : {}),
+        });
       } catch (error) {
         const message = error instanceof PantheonError ? error.message : (error as Error).message;
         this.deps.transact(() => markPush(this.deps, pending.id, "failed", message));
         if (error instanceof PantheonError) throw error;
         const rejected = /not a simple fast-forward|rejected|non-fast-forward/i.test(message);
-        throw new PantheonError(rejected ? "conflict" : "bad_gateway", `pushing to ${redactUrl(url)} failed: ${message}`, { details: { remote: redactUrl(url), branch: target } });
+        throw new PantheonError(
+          rejected ? "conflict" : "bad_gateway",
+          `pushing to ${redactUrl(url)} failed: ${message}`,
+          { details: { remote: redactUrl(url), branch: target } },
+        );
       }
       if (!result.ok) {
-        const message = result.error ?? Object.values(result.refs).map((r) => r.error).filter(Boolean).join("; ");
+        const message =
+          result.error ??
+          Object.values(result.refs)
+            .map((r) => r.error)
+            .filter(Boolean)
+            .join("; ");
         this.deps.transact(() => markPush(this.deps, pending.id, "failed", message));
-        throw new PantheonError("conflict", `the remote refused the push: ${message}`, { details: { remote: redactUrl(url), branch: target } });
+        throw new PantheonError("conflict", `the remote refused the push: ${message}`, {
+          details: { remote: redactUrl(url), branch: target },
+        });
       }
       this.deps.transact(() => markPush(this.deps, pending.id, "pushed", null));
-      return { pushed: true, remote: redactUrl(url), branch: target, commit: tip, push: pending.id, retried: pending.retried };
+      return {
+        pushed: true,
+        remote: redactUrl(url),
+        branch: target,
+        commit: tip,
+        push: pending.id,
+        retried: pending.retried,
+      };
     });
   }
 
   /** Opens a pull request on GitHub (its API base from PANTHEON_GITHUB_API_BASE) from the pushed feature branch into the imported ref. */
-  pullRequest(input: { title: string; body: string; base?: string; head?: string; tokenSecret?: string }): Promise<Result<{ url: string | null; number: number | null; head: string; base: string }>> {
+  pullRequest(input: {
+    title: string;
+    body: string;
+    base?: string;
+    head?: string;
+    tokenSecret?: string;
+  }): Promise<Result<{ url: string | null; number: number | null; head: string; base: string }>> {
     return resultOf(async () => {
       await this.ready();
       const s = this.git.state()!;
-      if (!s.remote) throw new PantheonError("conflict", "the feature has no remote to open a pull request on: import from one, or push to one first");
+      if (!s.remote)
+        throw new PantheonError(
+          "conflict",
+          "the feature has no remote to open a pull request on: import from one, or push to one first",
+        );
       const pushed = this.pushedBranch();
       const head = input.head ?? pushed ?? s.branch;
       const base = input.base ?? s.remoteRef ?? "main";
       const tokenSecret = input.tokenSecret ?? s.tokenSecret;
-      if (!tokenSecret) throw new PantheonError("validation_failed", "a pull request needs a token: name the project secret with 'tokenSecret'", { details: { issues: [{ path: ["tokenSecret"], message: "the name of a project secret holding a GitHub token" }] } });
+      if (!tokenSecret)
+        throw new PantheonError(
+          "validation_failed",
+          "a pull request needs a token: name the project secret with 'tokenSecret'",
+          {
+            details: {
+              issues: [{ path: ["tokenSecret"], message: "the name of a project secret holding a GitHub token" }],
+            },
+          },
+        );
       const token = await openSecret(this.deps.env, this.deps.project, tokenSecret);
       const { owner, repo } = githubRepoOf(s.remote);
-      const apiBase = ((this.deps.env as unknown as Record<string, string | undefined>).PANTHEON_GITHUB_API_BASE || "https://api.github.com").replace(/\/+$/, "");
+      const apiBase = (
+        (this.deps.env as unknown as Record<string, string | undefined>).PANTHEON_GITHUB_API_BASE ||
+        "https://api.github.com"
+      ).replace(/\/+$/, "");
       const res = await guardedFetchFor(this.deps.env, apiBase)(`${apiBase}/repos/${owner}/${repo}/pulls`, {
         method: "POST",
-        headers: { authorization: `Bearer ${token}`, accept: "application/vnd.github+json", "content-type": "application/json", "user-agent": "pantheon" },
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: "application/vnd.github+json",
+          "content-type": "application/json",
+          "user-agent": "pantheon",
+        },
         body: JSON.stringify({ title: input.title, head, base, body: input.body }),
       }).catch((error: Error) => {
         throw new PantheonError("bad_gateway", `the pull request API did not answer: ${error.message}`);
       });
       const answer = (await res.json().catch(() => ({}))) as { html_url?: string; number?: number; message?: string };
-      if (!res.ok) throw new PantheonError(res.status === 422 ? "conflict" : "bad_gateway", `GitHub refused the pull request (${res.status}): ${answer.message ?? "no reason given"}`, { details: { status: res.status, head, base } });
+      if (!res.ok)
+        throw new PantheonError(
+          res.status === 422 ? "conflict" : "bad_gateway",
+          `GitHub refused the pull request (${res.status}): ${answer.message ?? "no reason given"}`,
+          { details: { status: res.status, head, base } },
+        );
       return { url: answer.html_url ?? null, number: answer.number ?? null, head, base };
     });
   }
@@ -228,23 +374,49 @@ export class FeatureRepoApi extends RpcTarget {
   }
 
   /** The feature branch as a git bundle, a tar or a zip of its files. */
-  download(format: "bundle" | "tar" | "zip"): Promise<Result<{ bytes: Uint8Array; contentType: string; filename: string }>> {
+  download(
+    format: "bundle" | "tar" | "zip",
+  ): Promise<Result<{ bytes: Uint8Array; contentType: string; filename: string }>> {
     return resultOf(async () => {
       const tip = await this.ready();
       const s = this.git.state()!;
       const name = this.deps.feature.name;
       if (format === "bundle") {
         const pack = await this.git.repo.pack(await this.git.repo.reachable([tip]));
-        return { bytes: gitBundle([{ name: "HEAD", oid: tip }, { name: `refs/heads/${s.branch}`, oid: tip }], pack), contentType: "application/x-git-bundle", filename: `${name}.bundle` };
+        return {
+          bytes: gitBundle(
+            [
+              { name: "HEAD", oid: tip },
+              { name: `refs/heads/${s.branch}`, oid: tip },
+            ],
+            pack,
+          ),
+          contentType: "application/x-git-bundle",
+          filename: `${name}.bundle`,
+        };
       }
       const snap = await this.git.repo.snapshot(tip);
       const { readBlob, strToU8, zipSync } = await loadGit();
       const entries: { path: string; data: Uint8Array; mode?: string }[] = [];
-      for (const [path, oid] of snap.files) entries.push({ path, data: (await readBlob({ ...this.git.repo.base, oid })).blob, ...(snap.modes.get(path) ? { mode: snap.modes.get(path)! } : {}) });
-      if (format === "tar") return { bytes: tarArchive(entries, name, Date.now()), contentType: "application/x-tar", filename: `${name}.tar` };
+      for (const [path, oid] of snap.files)
+        entries.push({
+          path,
+          data: (await readBlob({ ...this.git.repo.base, oid })).blob,
+          ...(snap.modes.get(path) ? { mode: snap.modes.get(path)! } : {}),
+        });
+      if (format === "tar")
+        return {
+          bytes: tarArchive(entries, name, Date.now()),
+          contentType: "application/x-tar",
+          filename: `${name}.tar`,
+        };
       const zip: Record<string, Uint8Array> = {};
       for (const e of entries) zip[`${name}/${e.path}`] = e.data;
-      return { bytes: zipSync(Object.keys(zip).length ? zip : { [`${name}/`]: strToU8("") }), contentType: "application/zip", filename: `${name}.zip` };
+      return {
+        bytes: zipSync(Object.keys(zip).length ? zip : { [`${name}/`]: strToU8("") }),
+        contentType: "application/zip",
+        filename: `${name}.zip`,
+      };
     });
   }
 
@@ -276,17 +448,37 @@ export class FeatureRepoApi extends RpcTarget {
   }
 }
 
-function importState(deps: RepoApiDeps, s: { branch: string; base: string; url: string; ref: string; tokenSecret: string | null }) {
+function importState(
+  deps: RepoApiDeps,
+  s: { branch: string; base: string; url: string; ref: string; tokenSecret: string | null },
+) {
   const db = deps.git.db;
-  db.insert(repoState).values({ id: 1, branch: s.branch, baseCommit: s.base, remote: s.url, remoteRef: s.ref, tokenSecret: s.tokenSecret }).run();
+  db.insert(repoState)
+    .values({
+      id: 1,
+      branch: s.branch,
+      baseCommit: s.base,
+      remote: s.url,
+      remoteRef: s.ref,
+      tokenSecret: s.tokenSecret,
+    })
+    .run();
 }
 
 function pendingPush(deps: RepoApiDeps, remote: string, branch: string) {
-  return deps.git.db.select().from(pushes).where(eq(pushes.status, "pending")).all().find((p) => p.remote === remote && p.branch === branch);
+  return deps.git.db
+    .select()
+    .from(pushes)
+    .where(eq(pushes.status, "pending"))
+    .all()
+    .find((p) => p.remote === remote && p.branch === branch);
 }
 
 function insertPush(deps: RepoApiDeps, p: { id: string; remote: string; branch: string; commit: string }) {
-  deps.git.db.insert(pushes).values({ ...p, status: "pending", startedAt: Date.now() }).run();
+  deps.git.db
+    .insert(pushes)
+    .values({ ...p, status: "pending", startedAt: Date.now() })
+    .run();
 }
 
 function markPush(deps: RepoApiDeps, id: string, status: "pushed" | "failed", error: string | null) {
@@ -294,5 +486,10 @@ function markPush(deps: RepoApiDeps, id: string, status: "pushed" | "failed", er
 }
 
 function lastPushed(deps: RepoApiDeps): string | undefined {
-  return deps.git.db.select().from(pushes).where(eq(pushes.status, "pushed")).all().sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0))[0]?.branch;
+  return deps.git.db
+    .select()
+    .from(pushes)
+    .where(eq(pushes.status, "pushed"))
+    .all()
+    .sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0))[0]?.branch;
 }

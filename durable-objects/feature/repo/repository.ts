@@ -38,7 +38,12 @@ export interface Snapshot {
 
 const decoder = new TextDecoder();
 const isSha = (ref: string) => /^[0-9a-f]{40}$/.test(ref);
-const person = (s: Signature) => ({ name: s.name, email: s.email, timestamp: Math.floor(s.at / 1000), timezoneOffset: 0 });
+const person = (s: Signature) => ({
+  name: s.name,
+  email: s.email,
+  timestamp: Math.floor(s.at / 1000),
+  timezoneOffset: 0,
+});
 
 /**
  * The feature's git repository (isomorphic-git over the object's SQLite, ./sqlite-fs.ts): objects,
@@ -132,7 +137,10 @@ export function makeRepository(fs: SqliteFs) {
   }
 
   /** Writes the trees of a set of files (blobs written for new texts) and answers the root tree's id. */
-  async function writeTree(files: ReadonlyMap<string, MergedFile>, modes: ReadonlyMap<string, string>): Promise<string> {
+  async function writeTree(
+    files: ReadonlyMap<string, MergedFile>,
+    modes: ReadonlyMap<string, string>,
+  ): Promise<string> {
     type Dir = { files: Map<string, TreeEntry>; dirs: Map<string, Dir> };
     const root: Dir = { files: new Map(), dirs: new Map() };
     for (const [path, file] of files) {
@@ -148,26 +156,53 @@ export function makeRepository(fs: SqliteFs) {
     }
     const write = async (dir: Dir): Promise<string> => {
       const entries: TreeEntry[] = [...dir.files.values()];
-      for (const [name, sub] of dir.dirs) entries.push({ mode: "040000", path: name, oid: await write(sub), type: "tree" });
+      for (const [name, sub] of dir.dirs)
+        entries.push({ mode: "040000", path: name, oid: await write(sub), type: "tree" });
       return (await loadGit()).writeTree({ ...base, tree: entries });
     };
     return write(root);
   }
 
-  async function writeCommit(input: { tree: string; parents: string[]; message: string; author: Signature }): Promise<string> {
-    return (await loadGit()).writeCommit({ ...base, commit: { tree: input.tree, parent: input.parents, message: input.message.endsWith("\n") ? input.message : `${input.message}\n`, author: person(input.author), committer: person(input.author) } });
+  async function writeCommit(input: {
+    tree: string;
+    parents: string[];
+    message: string;
+    author: Signature;
+  }): Promise<string> {
+    return (await loadGit()).writeCommit({
+      ...base,
+      commit: {
+        tree: input.tree,
+        parent: input.parents,
+        message: input.message.endsWith("\n") ? input.message : `${input.message}\n`,
+        author: person(input.author),
+        committer: person(input.author),
+      },
+    });
   }
 
   async function readCommit(oid: string): Promise<CommitInfo> {
     const { commit } = await (await loadGit()).readCommit({ ...base, oid });
-    return { sha: oid, message: commit.message, author: { name: commit.author.name, email: commit.author.email }, date: commit.author.timestamp * 1000, parents: commit.parent };
+    return {
+      sha: oid,
+      message: commit.message,
+      author: { name: commit.author.name, email: commit.author.email },
+      date: commit.author.timestamp * 1000,
+      parents: commit.parent,
+    };
   }
 
   async function log(ref: string, limit: number): Promise<CommitInfo[]> {
     const oid = await resolve(ref);
     if (!oid) return [];
     const entries = await (await loadGit()).log({ ...base, ref: oid, depth: limit });
-    return entries.map((e) => ({ sha: e.oid, message: e.commit.message, author: { name: e.commit.author.name, email: e.commit.author.email }, date: e.commit.author.timestamp * 1000, parents: e.commit.parent }));
+    return entries.map((e) => ({
+      sha: e.oid,
+      message: e.commit.message,
+      author: { name: e.commit.author.name, email: e.commit.author.email },
+      date: e.commit.author.timestamp * 1000,
+      parents: e.commit.parent,
+    }));
   }
 
   async function mergeBase(a: string, b: string): Promise<string | undefined> {
@@ -196,7 +231,13 @@ export function makeRepository(fs: SqliteFs) {
         if (part.added) additions += part.count ?? 0;
         else if (part.removed) deletions += part.count ?? 0;
       }
-      out.push({ path, status: !b ? "added" : !a ? "deleted" : "modified", additions, deletions, patch: createTwoFilesPatch(b ? `a/${path}` : "/dev/null", a ? `b/${path}` : "/dev/null", oldText, newText) });
+      out.push({
+        path,
+        status: !b ? "added" : !a ? "deleted" : "modified",
+        additions,
+        deletions,
+        patch: createTwoFilesPatch(b ? `a/${path}` : "/dev/null", a ? `b/${path}` : "/dev/null", oldText, newText),
+      });
     }
     return out;
   }
@@ -255,7 +296,27 @@ export function makeRepository(fs: SqliteFs) {
     return packfile!;
   }
 
-  return { base, init, resolve, setRef, deleteRef, treeOf, snapshot, text, blob, writeTree, writeCommit, readCommit, log, mergeBase, isAncestor, diff, branches, reachable, pack };
+  return {
+    base,
+    init,
+    resolve,
+    setRef,
+    deleteRef,
+    treeOf,
+    snapshot,
+    text,
+    blob,
+    writeTree,
+    writeCommit,
+    readCommit,
+    log,
+    mergeBase,
+    isAncestor,
+    diff,
+    branches,
+    reachable,
+    pack,
+  };
 }
 
 export type Repository = ReturnType<typeof makeRepository>;

@@ -35,7 +35,12 @@ const stats = (kind: "file" | "dir", size: number, mtime: number) => ({
  * `transactionSync`. Parent folders are made on write, as git's own object writer would.
  */
 export function makeSqliteFs(db: DrizzleSqliteDODatabase<Record<string, unknown>>, clock: () => number = Date.now) {
-  const row = (path: string) => db.select({ kind: gitFiles.kind, data: gitFiles.data, mtime: gitFiles.mtime }).from(gitFiles).where(eq(gitFiles.path, path)).get();
+  const row = (path: string) =>
+    db
+      .select({ kind: gitFiles.kind, data: gitFiles.data, mtime: gitFiles.mtime })
+      .from(gitFiles)
+      .where(eq(gitFiles.path, path))
+      .get();
 
   function ensureDir(path: string): void {
     if (path === "/" || path === "") return;
@@ -45,15 +50,22 @@ export function makeSqliteFs(db: DrizzleSqliteDODatabase<Record<string, unknown>
       return;
     }
     ensureDir(parentOf(path));
-    db.insert(gitFiles).values({ path, parent: parentOf(path), name: nameOf(path), kind: "dir", data: null, mtime: clock() }).onConflictDoNothing().run();
+    db.insert(gitFiles)
+      .values({ path, parent: parentOf(path), name: nameOf(path), kind: "dir", data: null, mtime: clock() })
+      .onConflictDoNothing()
+      .run();
   }
 
   function writeSync(pathInput: string, data: Uint8Array | string): void {
     const path = normalize(pathInput);
     ensureDir(parentOf(path));
-    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const bytes =
+      typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     const now = clock();
-    db.insert(gitFiles).values({ path, parent: parentOf(path), name: nameOf(path), kind: "file", data: bytes, mtime: now }).onConflictDoUpdate({ target: gitFiles.path, set: { data: bytes, mtime: now } }).run();
+    db.insert(gitFiles)
+      .values({ path, parent: parentOf(path), name: nameOf(path), kind: "file", data: bytes, mtime: now })
+      .onConflictDoUpdate({ target: gitFiles.path, set: { data: bytes, mtime: now } })
+      .run();
   }
 
   function readSync(pathInput: string): Buffer | null {
@@ -62,7 +74,9 @@ export function makeSqliteFs(db: DrizzleSqliteDODatabase<Record<string, unknown>
   }
 
   function removeSync(pathInput: string): void {
-    db.delete(gitFiles).where(eq(gitFiles.path, normalize(pathInput))).run();
+    db.delete(gitFiles)
+      .where(eq(gitFiles.path, normalize(pathInput)))
+      .run();
   }
 
   const promises = {
@@ -90,7 +104,13 @@ export function makeSqliteFs(db: DrizzleSqliteDODatabase<Record<string, unknown>
       const found = row(path);
       if (!found && path !== "/") throw fsError("ENOENT", path);
       if (found && found.kind !== "dir") throw fsError("ENOTDIR", path);
-      return db.select({ name: gitFiles.name }).from(gitFiles).where(eq(gitFiles.parent, path)).all().map((r) => r.name).sort();
+      return db
+        .select({ name: gitFiles.name })
+        .from(gitFiles)
+        .where(eq(gitFiles.parent, path))
+        .all()
+        .map((r) => r.name)
+        .sort();
     },
     async mkdir(pathInput: string) {
       const path = normalize(pathInput);
@@ -103,7 +123,8 @@ export function makeSqliteFs(db: DrizzleSqliteDODatabase<Record<string, unknown>
       const found = row(path);
       if (!found) throw fsError("ENOENT", path);
       if (found.kind !== "dir") throw fsError("ENOTDIR", path);
-      if (db.select({ path: gitFiles.path }).from(gitFiles).where(eq(gitFiles.parent, path)).limit(1).get()) throw fsError("ENOTEMPTY", path);
+      if (db.select({ path: gitFiles.path }).from(gitFiles).where(eq(gitFiles.parent, path)).limit(1).get())
+        throw fsError("ENOTEMPTY", path);
       removeSync(path);
     },
     async stat(pathInput: string) {

@@ -1,6 +1,15 @@
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { PantheonError, resultOf } from "../../../core/errors";
-import { assertTaskMove, authorizeWork, buildTaskSpec, withAction, type Principal, type TaskSpec, type TaskStatus, type WorkerTemplate } from "../../../core/work";
+import {
+  assertTaskMove,
+  authorizeWork,
+  buildTaskSpec,
+  withAction,
+  type Principal,
+  type TaskSpec,
+  type TaskStatus,
+  type WorkerTemplate,
+} from "../../../core/work";
 import type { FileStore } from "../files";
 import type { PlanStore } from "../plan-store";
 import { signatureOf } from "../repo/commit-task";
@@ -34,13 +43,21 @@ export function makeTaskLifecycle(deps: {
   function finishTask(t: TaskRow, status: TaskStatus, summary: string | null): void {
     if (t.status === status) return;
     assertTaskMove({ number: t.number, status: t.status as TaskStatus }, status);
-    taskRows.set(t.number, { status, ...(summary !== null ? { summary } : {}), completedAt: status === "blocked" ? null : Date.now() });
+    taskRows.set(t.number, {
+      status,
+      ...(summary !== null ? { summary } : {}),
+      completedAt: status === "blocked" ? null : Date.now(),
+    });
     settleFeature();
   }
 
   /** The feature is done once every task is done or cancelled. */
   function settleFeature(): void {
-    const statuses = db.select({ status: schema.tasks.status }).from(schema.tasks).all().map((t) => t.status);
+    const statuses = db
+      .select({ status: schema.tasks.status })
+      .from(schema.tasks)
+      .all()
+      .map((t) => t.status);
     const f = row();
     if (statuses.length > 0 && statuses.every((s) => s === "done" || s === "cancelled")) {
       // Every task settled: run-all has nothing left to start.
@@ -49,18 +66,30 @@ export function makeTaskLifecycle(deps: {
   }
 
   /** A worker's run ended (told by the worker, or found by a reconcile): a task still in progress is settled from it. */
-  async function workerRunEnded(ref: TaskRef, run: { runId: string; status: string; error?: string | null; result?: string | null }): Promise<TaskStatus> {
+  async function workerRunEnded(
+    ref: TaskRef,
+    run: { runId: string; status: string; error?: string | null; result?: string | null },
+  ): Promise<TaskStatus> {
     let t = taskRows.get(ref);
     const number = t.number;
     const runIds = t.runIds as string[];
     // A run that ended before its start was recorded (a quick model) is this attempt's: record it now.
-    if (!runIds.includes(run.runId) && t.status === "in_progress" && runIds.length < t.attempts) { taskRows.set(number, { runIds: [...runIds, run.runId] }); t = taskRows.get(number); }
+    if (!runIds.includes(run.runId) && t.status === "in_progress" && runIds.length < t.attempts) {
+      taskRows.set(number, { runIds: [...runIds, run.runId] });
+      t = taskRows.get(number);
+    }
     if (!(t.runIds as string[]).includes(run.runId) || t.status !== "in_progress") return t.status as TaskStatus;
     // The pause stopped this run: the task stays in progress, and resume starts it again.
     if (run.status === "cancelled" && row().paused) return t.status as TaskStatus;
-    if (run.status === "failed" || run.status === "cancelled") finishTask(t, "failed", `the worker's run ${run.status}: ${run.error ?? "no reason given"}`);
+    if (run.status === "failed" || run.status === "cancelled")
+      finishTask(t, "failed", `the worker's run ${run.status}: ${run.error ?? "no reason given"}`);
     // Finished without committing: the work waits in the overlay for a person to commit or discard.
-    else if (run.status === "completed") finishTask(t, "partial", run.result ? `the worker finished without committing: ${run.result}` : "the worker finished without committing");
+    else if (run.status === "completed")
+      finishTask(
+        t,
+        "partial",
+        run.result ? `the worker finished without committing: ${run.result}` : "the worker finished without committing",
+      );
     await runner.poke();
     return taskRows.get(number).status as TaskStatus;
   }
@@ -76,16 +105,34 @@ export function makeTaskLifecycle(deps: {
       const f = row();
       authorizeWork("tasks.sync", by, { orchestrator: f.orchestrator });
       const plan = plans.latest();
-      if (!plan || plan.approvedAt === null) throw new PantheonError("conflict", plan ? `plan version ${plan.version} is not approved yet: a person approves it first` : "the feature has no plan yet");
+      if (!plan || plan.approvedAt === null)
+        throw new PantheonError(
+          "conflict",
+          plan
+            ? `plan version ${plan.version} is not approved yet: a person approves it first`
+            : "the feature has no plan yet",
+        );
       const now = Date.now();
       const sync = storage.transactionSync(() => {
         const { sync, removedRows } = applyTaskSync(db, files, plan, now);
-        if (removedRows.length) touch({ removedTasks: [...(f.removedTasks as TaskRow[]).filter((r) => !removedRows.some((x) => x.key === r.key)), ...removedRows] });
+        if (removedRows.length)
+          touch({
+            removedTasks: [
+              ...(f.removedTasks as TaskRow[]).filter((r) => !removedRows.some((x) => x.key === r.key)),
+              ...removedRows,
+            ],
+          });
         if (f.status === "approved" && sync.tasks.length > 0) touch({ status: "in_progress" });
         else touch();
         return sync;
       });
-      return { added: sync.added, changed: sync.changed, kept: sync.kept, removed: sync.removed, tasks: taskRows.board() };
+      return {
+        added: sync.added,
+        changed: sync.changed,
+        kept: sync.kept,
+        removed: sync.removed,
+        tasks: taskRows.board(),
+      };
     },
 
     /**
@@ -101,17 +148,27 @@ export function makeTaskLifecycle(deps: {
       await git.ensureBranch(taskRows.get(ref).key);
       const f = row();
       const plan = plans.latest();
-      if (!plan?.approvedAt) throw new PantheonError("conflict", "the plan is not approved: tasks start only from an approved plan");
+      if (!plan?.approvedAt)
+        throw new PantheonError("conflict", "the plan is not approved: tasks start only from an approved plan");
       const t = taskRows.get(ref);
       const number = t.number;
       const worker = t.worker ?? taskRows.freeWorkerName(f.name, t, f.removedTasks as TaskRow[]);
       const runIds = t.runIds as string[];
       // Started, but no run recorded: the caller was cut off; it finishes the same attempt.
       if (t.status === "in_progress" && runIds.length < t.attempts && t.spec) {
-        return { task: number, key: t.key, worker, spec: t.spec as TaskSpec, template: f.workerTemplate as WorkerTemplate, orchestrator: f.orchestrator, attempt: t.attempts };
+        return {
+          task: number,
+          key: t.key,
+          worker,
+          spec: t.spec as TaskSpec,
+          template: f.workerTemplate as WorkerTemplate,
+          orchestrator: f.orchestrator,
+          attempt: t.attempts,
+        };
       }
       // A task whose run a pause stopped starts again in progress (its uncommitted work is kept).
-      if (!(options.restart && t.status === "in_progress")) assertTaskMove({ number, status: t.status as TaskStatus }, "in_progress");
+      if (!(options.restart && t.status === "in_progress"))
+        assertTaskMove({ number, status: t.status as TaskStatus }, "in_progress");
       const all = taskRows.all();
       const spec = buildTaskSpec({
         feature: { name: f.name, title: f.title },
@@ -121,9 +178,28 @@ export function makeTaskLifecycle(deps: {
       });
       const now = Date.now();
       const attempt = t.attempts + 1;
-      taskRows.set(number, { status: "in_progress", spec, worker, attempts: attempt, startedAt: t.startedAt ?? now, completedAt: null, question: null, answer: null, answeredBy: null, ...withAction(t.actions, "start", by, now) });
+      taskRows.set(number, {
+        status: "in_progress",
+        spec,
+        worker,
+        attempts: attempt,
+        startedAt: t.startedAt ?? now,
+        completedAt: null,
+        question: null,
+        answer: null,
+        answeredBy: null,
+        ...withAction(t.actions, "start", by, now),
+      });
       if (f.status === "approved") touch({ status: "in_progress" });
-      return { task: number, key: t.key, worker, spec, template: f.workerTemplate as WorkerTemplate, orchestrator: f.orchestrator, attempt };
+      return {
+        task: number,
+        key: t.key,
+        worker,
+        spec,
+        template: f.workerTemplate as WorkerTemplate,
+        orchestrator: f.orchestrator,
+        attempt,
+      };
     },
 
     /** The worker's run for a task started (at most once per attempt: a repeated record is a no-op). */
@@ -157,10 +233,19 @@ export function makeTaskLifecycle(deps: {
       const number = t.number;
       authorizeWork("task.answer", by, { orchestrator: f.orchestrator, worker: t.worker });
       const runId = (t.runIds as string[]).at(-1) ?? null;
-      if (t.status === "in_progress" && t.answer === answer) return { task: number, key: t.key, worker: t.worker!, runId, question: t.question };
-      if (t.status !== "blocked") throw new PantheonError("conflict", `task ${number} is ${t.status}: only a blocked task takes an answer`, { details: { task: number, status: t.status } });
+      if (t.status === "in_progress" && t.answer === answer)
+        return { task: number, key: t.key, worker: t.worker!, runId, question: t.question };
+      if (t.status !== "blocked")
+        throw new PantheonError("conflict", `task ${number} is ${t.status}: only a blocked task takes an answer`, {
+          details: { task: number, status: t.status },
+        });
       runner.assertRunning("answering a task");
-      taskRows.set(number, { status: "in_progress", answer, answeredBy: by.kind === "person" ? by.id : by.name, ...withAction(t.actions, "answer", by, Date.now()) });
+      taskRows.set(number, {
+        status: "in_progress",
+        answer,
+        answeredBy: by.kind === "person" ? by.id : by.name,
+        ...withAction(t.actions, "answer", by, Date.now()),
+      });
       return { task: number, key: t.key, worker: t.worker!, runId, question: t.question };
     },
 

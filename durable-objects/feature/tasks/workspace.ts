@@ -41,12 +41,21 @@ export function makeTaskWorkspace(deps: {
     authorizeWork("task.files", by, { orchestrator: f.orchestrator, worker: t.worker });
     runner.assertRunning("writing files");
     const number = t.number;
-    if (t.status !== "in_progress" && t.status !== "partial") throw new PantheonError("conflict", `task ${number} is ${t.status}: files change only while it is in progress (or partial)`, { details: { task: number, status: t.status } });
+    if (t.status !== "in_progress" && t.status !== "partial")
+      throw new PantheonError(
+        "conflict",
+        `task ${number} is ${t.status}: files change only while it is in progress (or partial)`,
+        { details: { task: number, status: t.status } },
+      );
     return t;
   }
 
   /** A commit (the worker's, a person's, a resolution): refused while the feature is paused; the runner hears of it. */
-  async function committed(t: TaskRow, input: { key: string; summary?: string; status?: "done" | "partial" }, by: Principal): Promise<CommitOutcome> {
+  async function committed(
+    t: TaskRow,
+    input: { key: string; summary?: string; status?: "done" | "partial" },
+    by: Principal,
+  ): Promise<CommitOutcome> {
     runner.assertRunning("committing");
     const outcome = await commitTask(commitDeps(row().name), t, input, by);
     await runner.poke();
@@ -54,19 +63,41 @@ export function makeTaskWorkspace(deps: {
   }
 
   function commitDeps(feature: string) {
-    return { db, transact: <T>(fn: () => T) => storage.transactionSync(fn), files, taskRows, git, feature: { name: feature }, finishTask: (t: TaskRow, status: TaskStatus, summary: string | null) => finishTask(t, status, summary), clock: Date.now, ...(faults.beforeRefMove ? { beforeRefMove: faults.beforeRefMove } : {}) };
+    return {
+      db,
+      transact: <T>(fn: () => T) => storage.transactionSync(fn),
+      files,
+      taskRows,
+      git,
+      feature: { name: feature },
+      finishTask: (t: TaskRow, status: TaskStatus, summary: string | null) => finishTask(t, status, summary),
+      clock: Date.now,
+      ...(faults.beforeRefMove ? { beforeRefMove: faults.beforeRefMove } : {}),
+    };
   }
 
   return {
     /** Files of the committed tree, or as a task sees them (its overlay over the tree). */
     listFiles(input: { task?: TaskRef; prefix?: string; ref?: string }) {
       row();
-      return worktrees.list({ ...(input.task !== undefined ? { task: taskRows.get(input.task) } : {}), ...(input.ref ? { ref: input.ref } : {}) }, input.prefix);
+      return worktrees.list(
+        {
+          ...(input.task !== undefined ? { task: taskRows.get(input.task) } : {}),
+          ...(input.ref ? { ref: input.ref } : {}),
+        },
+        input.prefix,
+      );
     },
 
     readFile(input: { task?: TaskRef; path: string; ref?: string }) {
       row();
-      return worktrees.read({ ...(input.task !== undefined ? { task: taskRows.get(input.task) } : {}), ...(input.ref ? { ref: input.ref } : {}) }, input.path);
+      return worktrees.read(
+        {
+          ...(input.task !== undefined ? { task: taskRows.get(input.task) } : {}),
+          ...(input.ref ? { ref: input.ref } : {}),
+        },
+        input.path,
+      );
     },
 
     /** Writes (content) or deletes (null) a file in the task's overlay; the tree is untouched until commit. */
@@ -78,7 +109,10 @@ export function makeTaskWorkspace(deps: {
      * Commits a task's working tree on its branch and merges it into the feature branch, once per
      * `key` (the committing call's id: a retried commit answers what the first did). repo/commit-task.ts.
      */
-    async commitTask(input: { task: TaskRef; key: string; summary?: string; status?: "done" | "partial" }, by: Principal) {
+    async commitTask(
+      input: { task: TaskRef; key: string; summary?: string; status?: "done" | "partial" },
+      by: Principal,
+    ) {
       const done = db.select().from(schema.commits).where(eq(schema.commits.key, input.key)).get();
       if (done) return done.outcome as CommitOutcome;
       const f = row();
@@ -92,7 +126,18 @@ export function makeTaskWorkspace(deps: {
     /** The repository's routes (commits, branches, diffs, resolve, push, pull request, download, git smart-HTTP): repo/repo-api.ts. */
     repo(project: string): FeatureRepoApi {
       const f = row();
-      return new FeatureRepoApi({ env, project, feature: f, git, files, taskRows, transact: (fn) => storage.transactionSync(fn), flush: () => storage.sync(), commit: (t, input, by) => committed(t, input, by), ...(faults.beforePushSend ? { beforePushSend: faults.beforePushSend } : {}) });
+      return new FeatureRepoApi({
+        env,
+        project,
+        feature: f,
+        git,
+        files,
+        taskRows,
+        transact: (fn) => storage.transactionSync(fn),
+        flush: () => storage.sync(),
+        commit: (t, input, by) => committed(t, input, by),
+        ...(faults.beforePushSend ? { beforePushSend: faults.beforePushSend } : {}),
+      });
     },
 
     /** Drops a task's overlay and leaves nothing of it behind; the task is cancelled. */
@@ -109,7 +154,13 @@ export function makeTaskWorkspace(deps: {
         return count;
       });
       await runner.poke();
-      return { discarded, status: taskRows.get(number).status as TaskStatus, task: number, key: t.key, worker: t.worker };
+      return {
+        discarded,
+        status: taskRows.get(number).status as TaskStatus,
+        task: number,
+        key: t.key,
+        worker: t.worker,
+      };
     },
 
     /** Everything about one task: its record, spec, pending changes and unified diff. */
@@ -125,7 +176,13 @@ export function makeTaskWorkspace(deps: {
         dependsOn: taskRows.numbersOf(t.dependsOn as string[]),
         pending: overlay.length ? diffStats(overlay, committed) : emptyDiff,
         patch: unifiedDiff(overlay, committed),
-        ...(branch ? { branch: branch.branch, baseCommit: branch.baseCommit, conflict: branch.conflict ? { files: (branch.conflict as { files: unknown[] }).files } : null } : {}),
+        ...(branch
+          ? {
+              branch: branch.branch,
+              baseCommit: branch.baseCommit,
+              conflict: branch.conflict ? { files: (branch.conflict as { files: unknown[] }).files } : null,
+            }
+          : {}),
       };
     },
   };

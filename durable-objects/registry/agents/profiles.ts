@@ -35,7 +35,13 @@ const fail = (error: PantheonError) => error.toFailure();
  * The project's agents (`agents` rows, their incarnations in the object's KV): created, read as
  * profiles, changed, connected, deleted. Answers `Result`s, as RegistryDO's RPC methods do.
  */
-export function makeAgentProfiles(deps: { db: DrizzleSqliteDODatabase<typeof schema>; kv: DurableObjectState["storage"]["kv"]; providers: ProviderStore; quotas: ProjectQuotas; project: () => string }) {
+export function makeAgentProfiles(deps: {
+  db: DrizzleSqliteDODatabase<typeof schema>;
+  kv: DurableObjectState["storage"]["kv"];
+  providers: ProviderStore;
+  quotas: ProjectQuotas;
+  project: () => string;
+}) {
   // profileOf names the profile's own `providers`: there the store is `deps.providers`.
   const { db, kv, providers, quotas } = deps;
 
@@ -66,17 +72,35 @@ export function makeAgentProfiles(deps: { db: DrizzleSqliteDODatabase<typeof sch
       .map((r) => r.name);
     const providers = deps.providers.of(row.model as AgentProfile["model"]);
     const projectQuota = quotas.forProfile();
-    const profile = { ...toProfile(row), askedBy, incarnation: incarnationOf(row.name), ...(providers ? { providers } : {}), ...(projectQuota ? { projectQuota } : {}) };
+    const profile = {
+      ...toProfile(row),
+      askedBy,
+      incarnation: incarnationOf(row.name),
+      ...(providers ? { providers } : {}),
+      ...(projectQuota ? { projectQuota } : {}),
+    };
     if (profile.connections.length === 0) return profile;
     const targets = db
       .select({ name: schema.agents.name, description: schema.agents.description })
       .from(schema.agents)
       .where(inArray(schema.agents.name, profile.connections))
       .all();
-    return { ...profile, connectionDescriptions: Object.fromEntries(targets.filter((t) => t.description).map((t) => [t.name, t.description])) };
+    return {
+      ...profile,
+      connectionDescriptions: Object.fromEntries(
+        targets.filter((t) => t.description).map((t) => [t.name, t.description]),
+      ),
+    };
   }
 
-  function listAgents(): AgentProfile[] { return db.select().from(schema.agents).orderBy(asc(schema.agents.name)).all().map((row) => profileOf(row)); }
+  function listAgents(): AgentProfile[] {
+    return db
+      .select()
+      .from(schema.agents)
+      .orderBy(asc(schema.agents.name))
+      .all()
+      .map((row) => profileOf(row));
+  }
 
   function getAgent(name: string): Result<AgentProfile> {
     const row = db.select().from(schema.agents).where(eq(schema.agents.name, name)).get();
@@ -85,7 +109,11 @@ export function makeAgentProfiles(deps: { db: DrizzleSqliteDODatabase<typeof sch
 
   function createAgent(input: AgentInput & { parent?: string; connections?: string[] }): Result<AgentProfile> {
     if (db.select({ name: schema.agents.name }).from(schema.agents).where(eq(schema.agents.name, input.name)).get()) {
-      return fail(new PantheonError("conflict", `an agent named '${input.name}' already exists`, { details: { agent: input.name } }));
+      return fail(
+        new PantheonError("conflict", `an agent named '${input.name}' already exists`, {
+          details: { agent: input.name },
+        }),
+      );
     }
     const unknownProvider = providers.refusal(input.model);
     if (unknownProvider) return unknownProvider;
@@ -112,7 +140,15 @@ export function makeAgentProfiles(deps: { db: DrizzleSqliteDODatabase<typeof sch
   }
 
   /** `configuredBy`: who set the script (its behaviors act for them); recorded with every script change. */
-  function updateAgent(name: string, patch: AgentPatch & { connections?: string[]; script?: AgentProfile["script"]; scriptSource?: string; configuredBy?: RunPrincipal }): Result<AgentProfile> {
+  function updateAgent(
+    name: string,
+    patch: AgentPatch & {
+      connections?: string[];
+      script?: AgentProfile["script"];
+      scriptSource?: string;
+      configuredBy?: RunPrincipal;
+    },
+  ): Result<AgentProfile> {
     const unknownProvider = patch.model ? providers.refusal(patch.model) : undefined;
     if (unknownProvider) return unknownProvider;
     const values: Partial<AgentRow> = { updatedAt: Date.now() };
@@ -133,7 +169,11 @@ export function makeAgentProfiles(deps: { db: DrizzleSqliteDODatabase<typeof sch
   }
 
   function getScriptSource(name: string): Result<string | null> {
-    const row = db.select({ source: schema.agents.scriptSource }).from(schema.agents).where(eq(schema.agents.name, name)).get();
+    const row = db
+      .select({ source: schema.agents.scriptSource })
+      .from(schema.agents)
+      .where(eq(schema.agents.name, name))
+      .get();
     return row ? { ok: true, value: row.source } : missing(name);
   }
 
@@ -152,27 +192,44 @@ export function makeAgentProfiles(deps: { db: DrizzleSqliteDODatabase<typeof sch
   }
 
   /** Agents connected to `name`: their `ask_<name>` tool describes it, so they are re-configured when it changes. */
-  function dependentsOf(name: string): AgentProfile[] { return listAgents().filter((agent) => agent.connections.includes(name)); }
+  function dependentsOf(name: string): AgentProfile[] {
+    return listAgents().filter((agent) => agent.connections.includes(name));
+  }
 
   /** Replaces an agent's connections; each must name another existing agent. */
   function setConnections(name: string, connections: string[]): Result<AgentProfile> {
     const known = new Set(listAgents().map((a) => a.name));
-    const problem = (c: string) => (c === name ? `agent '${c}' cannot be connected to itself` : known.has(c) ? null : `agent '${c}' does not exist`);
+    const problem = (c: string) =>
+      c === name ? `agent '${c}' cannot be connected to itself` : known.has(c) ? null : `agent '${c}' does not exist`;
     const issues = connections.flatMap((c, i) => {
       const message = problem(c);
       return message ? [{ path: ["connections", i], message }] : [];
     });
     if (issues.length) {
       const unknown = connections.filter((c) => c !== name && !known.has(c));
-      const message = unknown.length ? `no agent named ${unknown.map((u) => `'${u}'`).join(", ")}: connect only existing agents` : `agent '${name}' cannot be connected to itself`;
+      const message = unknown.length
+        ? `no agent named ${unknown.map((u) => `'${u}'`).join(", ")}: connect only existing agents`
+        : `agent '${name}' cannot be connected to itself`;
       return fail(new PantheonError("validation_failed", message, { details: { issues } }));
     }
     return updateAgent(name, { connections: [...new Set(connections)] });
   }
 
-  function agentCount(): number { return db.select({ name: schema.agents.name }).from(schema.agents).all().length; }
+  function agentCount(): number {
+    return db.select({ name: schema.agents.name }).from(schema.agents).all().length;
+  }
 
-  return { listAgents, getAgent, createAgent, updateAgent, getScriptSource, deleteAgent, dependentsOf, setConnections, agentCount };
+  return {
+    listAgents,
+    getAgent,
+    createAgent,
+    updateAgent,
+    getScriptSource,
+    deleteAgent,
+    dependentsOf,
+    setConnections,
+    agentCount,
+  };
 }
 
 export type AgentProfiles = ReturnType<typeof makeAgentProfiles>;

@@ -2,7 +2,15 @@ import { asc, eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { RunPrincipal } from "../../../core/auth";
 import { PantheonError, type Result } from "../../../core/errors";
-import { exportProjectFile as exportFile, parseProjectFile, planImport, type CurrentAgent, type FileIssue, type PlanOptions, type ProjectFile } from "../../../core/projects";
+import {
+  exportProjectFile as exportFile,
+  parseProjectFile,
+  planImport,
+  type CurrentAgent,
+  type FileIssue,
+  type PlanOptions,
+  type ProjectFile,
+} from "../../../core/projects";
 import type { OutboundSettings } from "../../../core/tools";
 import { toProfile } from "../agents/profiles";
 import type { ProviderStore } from "../provider-store";
@@ -18,19 +26,32 @@ export interface ImportReport {
 
 const fail = (error: PantheonError) => error.toFailure();
 const invalidFile = (issues: FileIssue[]) =>
-  new PantheonError("invalid_project_file", `the project file is not valid: ${issues[0]?.path}: ${issues[0]?.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`, { details: { issues } });
+  new PantheonError(
+    "invalid_project_file",
+    `the project file is not valid: ${issues[0]?.path}: ${issues[0]?.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`,
+    { details: { issues } },
+  );
 
 /** Project files (core/projects parses them and plans the diff): the import's writes, in one transaction, and the export. */
-export function makeProjectFiles(deps: { db: DrizzleSqliteDODatabase<typeof schema>; storage: DurableObjectState["storage"]; providers: ProviderStore }) {
+export function makeProjectFiles(deps: {
+  db: DrizzleSqliteDODatabase<typeof schema>;
+  storage: DurableObjectState["storage"];
+  providers: ProviderStore;
+}) {
   const { db, storage, providers } = deps;
   const kv = storage.kv;
 
   function currentAgents(): CurrentAgent[] {
-    return db.select().from(schema.agents).orderBy(asc(schema.agents.name)).all().map((row) => ({
-      profile: toProfile(row),
-      displayName: kv.get<string>(`display-name/${row.name}`) ?? null,
-      scriptSource: row.scriptSource,
-    }));
+    return db
+      .select()
+      .from(schema.agents)
+      .orderBy(asc(schema.agents.name))
+      .all()
+      .map((row) => ({
+        profile: toProfile(row),
+        displayName: kv.get<string>(`display-name/${row.name}`) ?? null,
+        scriptSource: row.scriptSource,
+      }));
   }
 
   /**
@@ -39,7 +60,10 @@ export function makeProjectFiles(deps: { db: DrizzleSqliteDODatabase<typeof sche
    * nothing (`changed: false`). Answers the report and the names of the agents whose profile
    * changed (the worker pushes those, and the agents connected to them, to their Durable Objects).
    */
-  function importProjectFile(value: unknown, options: PlanOptions & { outbound: OutboundSettings; configuredBy?: RunPrincipal }): Result<{ report: ImportReport; touched: string[] }> {
+  function importProjectFile(
+    value: unknown,
+    options: PlanOptions & { outbound: OutboundSettings; configuredBy?: RunPrincipal },
+  ): Result<{ report: ImportReport; touched: string[] }> {
     const current = currentAgents();
     const parsed = parseProjectFile(value, new Set(current.map((c) => c.profile.name)), options.outbound);
     if (!parsed.ok) return fail(invalidFile(parsed.issues));
@@ -51,24 +75,41 @@ export function makeProjectFiles(deps: { db: DrizzleSqliteDODatabase<typeof sche
     const now = Date.now();
     storage.transactionSync(() => {
       for (const agent of [...plan.create, ...plan.update]) {
-        const values = { description: agent.description, systemPrompt: agent.systemPrompt, model: agent.model, runtime: agent.runtime, script: agent.script, scriptSource: agent.scriptSource, configuredBy: agent.script ? options.configuredBy ?? null : null, updatedAt: now };
+        const values = {
+          description: agent.description,
+          systemPrompt: agent.systemPrompt,
+          model: agent.model,
+          runtime: agent.runtime,
+          script: agent.script,
+          scriptSource: agent.scriptSource,
+          configuredBy: agent.script ? (options.configuredBy ?? null) : null,
+          updatedAt: now,
+        };
         if (plan.create.includes(agent)) {
-          db.insert(schema.agents).values({ name: agent.name, ...values, connections: [], parent: null, createdAt: now }).run();
+          db.insert(schema.agents)
+            .values({ name: agent.name, ...values, connections: [], parent: null, createdAt: now })
+            .run();
           kv.put(`incarnation/${agent.name}`, crypto.randomUUID());
-        }
-        else db.update(schema.agents).set(values).where(eq(schema.agents.name, agent.name)).run();
+        } else db.update(schema.agents).set(values).where(eq(schema.agents.name, agent.name)).run();
         if (agent.displayName === null) kv.delete(`display-name/${agent.name}`);
         else kv.put(`display-name/${agent.name}`, agent.displayName);
       }
-      for (const { name, connections } of plan.connect) db.update(schema.agents).set({ connections, updatedAt: now }).where(eq(schema.agents.name, name)).run();
+      for (const { name, connections } of plan.connect)
+        db.update(schema.agents).set({ connections, updatedAt: now }).where(eq(schema.agents.name, name)).run();
     });
-    const touched = [...new Set([...plan.create, ...plan.update].map((a) => a.name).concat(plan.connect.map((c) => c.name)))];
+    const touched = [
+      ...new Set([...plan.create, ...plan.update].map((a) => a.name).concat(plan.connect.map((c) => c.name))),
+    ];
     return {
       ok: true,
       value: {
         report: {
           changed: plan.changed,
-          agents: { created: plan.create.map((a) => a.name), updated: plan.update.map((a) => a.name), unchanged: plan.unchanged },
+          agents: {
+            created: plan.create.map((a) => a.name),
+            updated: plan.update.map((a) => a.name),
+            unchanged: plan.unchanged,
+          },
           connections: { added: plan.added, removed: plan.removed },
           warnings: [...parsed.warnings, ...plan.warnings],
         },
@@ -78,7 +119,9 @@ export function makeProjectFiles(deps: { db: DrizzleSqliteDODatabase<typeof sche
   }
 
   /** The project as a project file (`GET /api/projects/:slug/export`). */
-  function exportProjectFile(): ProjectFile { return exportFile(currentAgents()); }
+  function exportProjectFile(): ProjectFile {
+    return exportFile(currentAgents());
+  }
 
   return { importProjectFile, exportProjectFile };
 }

@@ -17,7 +17,9 @@ export class PantheonActorDetail extends LitElement {
   static override properties = { detail: { attribute: false } };
   declare detail: AgentDetail | null;
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     .grid { display: grid; gap: 1rem; align-items: start; }
     @media (min-width: 900px) { .grid { grid-template-columns: 1fr 1fr; } .wide { grid-column: 1 / -1; } }
     .head { display: flex; align-items: center; gap: .5rem; flex-wrap: wrap; }
@@ -39,7 +41,8 @@ export class PantheonActorDetail extends LitElement {
     .warn-list li { border: 0; padding: .2rem 0; }
     .loc { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .8rem; color: var(--muted); white-space: nowrap; }
     .card h3 { display: flex; align-items: center; gap: .5rem; }
-  `];
+  `,
+  ];
 
   override render() {
     const d = this.detail;
@@ -61,13 +64,15 @@ export class PantheonActorDetail extends LitElement {
         <section class="card" aria-labelledby="sched-h">
           <h3 id="sched-h">Schedules</h3>
           ${d.scheduleError ? html`<div class="alert error" role="alert">${d.scheduleError}</div>` : nothing}
-          ${section(d.schedules, (list) => list.length === 0
-            ? html`<p class="muted">Nothing scheduled: the script has no behaviors.</p>`
-            : html`<ul>${list.map((s) => this.schedule(d, s))}</ul>`)}
+          ${section(d.schedules, (list) =>
+            list.length === 0
+              ? html`<p class="muted">Nothing scheduled: the script has no behaviors.</p>`
+              : html`<ul>${list.map((s) => this.schedule(d, s))}</ul>`,
+          )}
         </section>
         <section class="card" aria-labelledby="runs-h">
           <h3 id="runs-h">Recent runs</h3>
-          ${section(d.runs, (runs) => runs.length === 0 ? html`<p class="muted">No runs yet.</p>` : html`<ul>${runs.map((r) => this.run(d, r))}</ul>`)}
+          ${section(d.runs, (runs) => (runs.length === 0 ? html`<p class="muted">No runs yet.</p>` : html`<ul>${runs.map((r) => this.run(d, r))}</ul>`))}
         </section>
         <section class="card" aria-labelledby="evals-h">
           <h3 id="evals-h">Evals</h3>
@@ -76,25 +81,36 @@ export class PantheonActorDetail extends LitElement {
         <section class="card" aria-labelledby="goals-h">
           <h3 id="goals-h">Goals</h3>
           ${info?.role ? html`<p class="small muted">Role: ${info.role}</p>` : nothing}
-          ${info === null ? section(d.info, () => nothing)
-            : (info.goals ?? []).length === 0 ? html`<p class="muted">No standing goals. An operator sets them: <code>pantheon agents goals ${d.agent} --goal "…"</code></p>`
-            : html`<ul aria-label="Standing goals of ${d.agent}">${(info.goals ?? []).map((g) => html`<li>${g}</li>`)}</ul>
-              <p class="small muted">In every run's context; <code>pantheon agents tick ${d.agent}</code> works toward them.</p>`}
+          ${
+            info === null
+              ? section(d.info, () => nothing)
+              : (info.goals ?? []).length === 0
+                ? html`<p class="muted">No standing goals. An operator sets them: <code>pantheon agents goals ${d.agent} --goal "…"</code></p>`
+                : html`<ul aria-label="Standing goals of ${d.agent}">${(info.goals ?? []).map((g) => html`<li>${g}</li>`)}</ul>
+              <p class="small muted">In every run's context; <code>pantheon agents tick ${d.agent}</code> works toward them.</p>`
+          }
         </section>
         <section class="card" aria-labelledby="conn-h">
           <h3 id="conn-h">Connections</h3>
-          ${info === null ? section(d.info, () => nothing)
-            : (info.connections ?? []).length === 0 ? html`<p class="muted">Not connected: this agent asks no other agent.</p>`
-            : html`<p class="small muted">Can ask:</p><ul>${(info.connections ?? []).map((c) => html`<li><a href="#/agents/${encodeURIComponent(c)}">${c}</a></li>`)}</ul>`}
+          ${
+            info === null
+              ? section(d.info, () => nothing)
+              : (info.connections ?? []).length === 0
+                ? html`<p class="muted">Not connected: this agent asks no other agent.</p>`
+                : html`<p class="small muted">Can ask:</p><ul>${(info.connections ?? []).map((c) => html`<li><a href="#/agents/${encodeURIComponent(c)}">${c}</a></li>`)}</ul>`
+          }
         </section>
         <section class="card" aria-labelledby="bus-h">
           <h3 id="bus-h">Delegation</h3>
-          ${section(d.bus, (bus) => html`
+          ${section(
+            d.bus,
+            (bus) => html`
             <div class="stats" aria-label="Messages for ${d.agent} on the bus">
               <div class="stat"><strong>${bus.pending}</strong><span class="small muted">waiting</span></div>
               <div class="stat"><strong>${bus.inFlight}</strong><span class="small muted">in flight</span></div>
               <div class="stat ${bus.dead ? "bad" : ""}"><strong>${bus.dead}</strong><span class="small muted">dead letters</span></div>
-            </div>`)}
+            </div>`,
+          )}
           ${this.chains(d)}
         </section>
         <section class="card wide" aria-labelledby="script-h">
@@ -109,17 +125,22 @@ export class PantheonActorDetail extends LitElement {
 
   private schedule(d: AgentDetail, s: Schedule) {
     const busy = d.pausing.includes(s.behavior);
-    const when = s.paused ? "paused: it will not run until resumed"
-      : s.mode === "active" ? "runs on each message"
-      : s.nextRunAt ? html`next run <time datetime=${new Date(s.nextRunAt).toISOString()} title=${new Date(s.nextRunAt).toLocaleString()}>${timeUntil(s.nextRunAt)}</time>`
-      : "not scheduled";
+    const when = s.paused
+      ? "paused: it will not run until resumed"
+      : s.mode === "active"
+        ? "runs on each message"
+        : s.nextRunAt
+          ? html`next run <time datetime=${new Date(s.nextRunAt).toISOString()} title=${new Date(s.nextRunAt).toLocaleString()}>${timeUntil(s.nextRunAt)}</time>`
+          : "not scheduled";
     return html`<li class="sched" data-behavior=${s.behavior}>
       <div>
         <div class="line"><strong>${s.behavior}</strong><span class="badge">${s.mode}</span>${s.paused ? html`<span class="badge warn">paused</span>` : nothing}</div>
         <div class="small muted">${s.talent} · ${s.mode === "active" ? nothing : html`${s.trigger} · `}${when}</div>
-        <div class="small">${s.lastRunAt
-          ? html`Last run ${timeAgo(s.lastRunAt)} <span class=${statusBadge(s.lastStatus)}>${statusLabel(s.lastStatus)}</span>`
-          : html`<span class="muted">Has not run yet</span>`}
+        <div class="small">${
+          s.lastRunAt
+            ? html`Last run ${timeAgo(s.lastRunAt)} <span class=${statusBadge(s.lastStatus)}>${statusLabel(s.lastStatus)}</span>`
+            : html`<span class="muted">Has not run yet</span>`
+        }
           ${s.failures ? html` · <span class="badge bad">${s.failures} failed</span>` : nothing}</div>
         ${s.lastError ? html`<div class="small muted">Last error: ${s.lastError}</div>` : nothing}
       </div>
@@ -143,7 +164,8 @@ export class PantheonActorDetail extends LitElement {
   private chains(d: AgentDetail) {
     const ids = [...new Set(Object.values(d.conversations))];
     if (d.runs.status !== "ready") return nothing;
-    if (ids.length === 0) return html`<p class="small muted">None of the recent runs asked another agent or was asked by one.</p>`;
+    if (ids.length === 0)
+      return html`<p class="small muted">None of the recent runs asked another agent or was asked by one.</p>`;
     return html`<p class="small muted">Recent delegation chains:</p><ul>${ids.map((id) => {
       const runs = d.runs.status === "ready" ? d.runs.data.filter((r) => d.conversations[r.id] === id) : [];
       const asker = runs.map(askerOf).find(Boolean);
@@ -153,12 +175,17 @@ export class PantheonActorDetail extends LitElement {
   }
 
   private script(script: ScriptInfo | null) {
-    if (!script) return html`<p class="muted">No script: this agent only chats. Load one with <code>PUT /api/agents/${this.detail?.agent}/script</code>.</p>`;
+    if (!script)
+      return html`<p class="muted">No script: this agent only chats. Load one with <code>PUT /api/agents/${this.detail?.agent}/script</code>.</p>`;
     return html`
-      ${script.warnings.length ? html`<div class="warn-list" role="note" aria-label="Compile warnings">
+      ${
+        script.warnings.length
+          ? html`<div class="warn-list" role="note" aria-label="Compile warnings">
         <strong class="small">${script.warnings.length === 1 ? "1 warning" : `${script.warnings.length} warnings`}</strong>
         <ul>${script.warnings.map((w) => html`<li class="small"><span class="loc">line ${w.line}:${w.column}</span> ${w.message}</li>`)}</ul>
-      </div>` : html`<p class="small muted">Compiles without warnings.</p>`}
+      </div>`
+          : html`<p class="small muted">Compiles without warnings.</p>`
+      }
       <pre class="script" tabindex="0" aria-label="Script source">${script.source}</pre>`;
   }
 }
@@ -166,7 +193,14 @@ export class PantheonActorDetail extends LitElement {
 /** What answers on this deployment and why: a stand-in, a fallback, or a missing secret is said plainly. */
 function resolvedModel(r: ResolvedModel) {
   const badge = r.status === "ok" ? "badge ok" : r.status === "unavailable" ? "badge bad" : "badge warn";
-  const label = r.status === "ok" ? "answers" : r.status === "fallback" ? "fallback answers" : r.status === "stand-in" ? "offline stand-in" : "unavailable";
+  const label =
+    r.status === "ok"
+      ? "answers"
+      : r.status === "fallback"
+        ? "fallback answers"
+        : r.status === "stand-in"
+          ? "offline stand-in"
+          : "unavailable";
   return html`<div class="resolved-model" data-status=${r.status}>
     <p class="small line"><span>Answers here: <strong>${r.provider} · ${r.name}</strong></span><span class=${badge}>${label}</span></p>
     <p class="small muted">${r.reason}</p>

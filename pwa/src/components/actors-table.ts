@@ -27,7 +27,9 @@ export class PantheonActorsTable extends LitElement {
     this.showForm = false;
   }
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     .head { display: flex; align-items: center; gap: .5rem; margin-bottom: 1rem; flex-wrap: wrap; }
     .head h2 { margin: 0; }
     .list { display: grid; gap: .75rem; }
@@ -43,7 +45,8 @@ export class PantheonActorsTable extends LitElement {
     form, .alert { margin-bottom: 1rem; }
     .grid2 { display: grid; gap: 0 1rem; }
     @media (min-width: 640px) { .grid2 { grid-template-columns: 1fr 1fr; } }
-  `];
+  `,
+  ];
 
   private submit(e: Event) {
     e.preventDefault();
@@ -79,29 +82,37 @@ export class PantheonActorsTable extends LitElement {
       ${a.status === "loading" && list.length === 0 ? html`<p class="muted">Loading agents…</p>` : nothing}
       ${a.status === "ready" && list.length === 0 ? html`<div class="card"><h3>No agents yet</h3><p class="muted">Create your first agent to start a conversation.</p></div>` : nothing}
       <div class="list">
-        ${list.map((agent) => html`
+        ${list.map(
+          (agent) => html`
           <div class="card agent">
             <a class="name" href="#/agents/${encodeURIComponent(agent.name)}/chat">${agent.name}</a>
             <span class=${statusBadge(agent.status)}>${statusLabel(agent.status ?? "idle")}</span>
             ${agent.description ? html`<span class="desc">${agent.description}</span>` : nothing}
             <span class="desc small">Last active ${timeAgo(agent.lastActivityAt ?? agent.updatedAt)}</span>
             <span class="actions"><a class="button primary" href="#/agents/${encodeURIComponent(agent.name)}/chat">Chat</a><a class="button" href="#/agents/${encodeURIComponent(agent.name)}">Details</a></span>
-          </div>`)}
+          </div>`,
+        )}
       </div>
-      ${list.length ? html`
+      ${
+        list.length
+          ? html`
         <table class="card">
           <caption class="sr-only">Agents</caption>
           <thead><tr><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Model</th><th scope="col">Last activity</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
-            ${list.map((agent) => html`<tr>
+            ${list.map(
+              (agent) => html`<tr>
               <td><a href="#/agents/${encodeURIComponent(agent.name)}"><strong>${agent.name}</strong></a><div class="muted small">${agent.description ?? ""}</div></td>
               <td><span class=${statusBadge(agent.status)}>${statusLabel(agent.status ?? "idle")}</span></td>
               <td class="small">${agent.model ? `${agent.model.provider} · ${agent.model.name}` : "default"}</td>
               <td class="small">${timeAgo(agent.lastActivityAt ?? agent.updatedAt)}</td>
               <td><a class="button primary" href="#/agents/${encodeURIComponent(agent.name)}/chat">Chat</a></td>
-            </tr>`)}
+            </tr>`,
+            )}
           </tbody>
-        </table>` : nothing}
+        </table>`
+          : nothing
+      }
     `;
   }
 

@@ -28,7 +28,9 @@ export class PantheonApp extends LitElement {
   static override properties = { state: { attribute: false } };
   declare state: AppState | undefined;
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     :host { min-height: 100dvh; display: flex; flex-direction: column; }
     header { position: sticky; top: 0; z-index: 2; background: var(--header); color: var(--header-text); border-bottom: 1px solid var(--border);
       padding: max(.5rem, env(safe-area-inset-top)) max(1rem, env(safe-area-inset-right)) .5rem max(1rem, env(safe-area-inset-left)); }
@@ -50,7 +52,8 @@ export class PantheonApp extends LitElement {
     .icon { min-width: 44px; padding: .4rem; color: var(--header-text); white-space: nowrap; }
     .show-narrow { display: none; }
     @media (max-width: 520px) { .hide-narrow { display: none; } .show-narrow { display: inline; } .top { gap: .2rem; } nav { gap: 0; } nav a { padding: .5rem .2rem; font-size: .95rem; } .icon { min-width: 34px; padding: .4rem .1rem; } .count { margin-left: .15rem; padding: .05rem .3rem; } header { padding-left: max(.6rem, env(safe-area-inset-left)); padding-right: max(.6rem, env(safe-area-inset-right)); } }
-  `];
+  `,
+  ];
 
   override firstUpdated(): void {
     performance.mark("pantheon:first-render");
@@ -64,25 +67,39 @@ export class PantheonApp extends LitElement {
   private signIn(e: Event) {
     e.preventDefault();
     const data = new FormData(e.target as HTMLFormElement);
-    emit(this, "sign-in", { token: String(data.get("token") ?? "").trim(), project: String(data.get("project") ?? "").trim() || "default" });
+    emit(this, "sign-in", {
+      token: String(data.get("token") ?? "").trim(),
+      project: String(data.get("project") ?? "").trim() || "default",
+    });
   }
 
   override render() {
     const s = this.state;
     if (!s) return html`<main><p class="muted">Loading…</p></main>`;
     const view = s.route.view;
-    const work = view === "features" || view === "feature" || view === "plan" || view === "task" || view === "commits" || view === "commit" || view === "files";
+    const work =
+      view === "features" ||
+      view === "feature" ||
+      view === "plan" ||
+      view === "task" ||
+      view === "commits" ||
+      view === "commit" ||
+      view === "files";
     const waiting = s.approvals.status === "ready" ? s.approvals.data.length : 0;
     const next: Theme = s.theme === "system" ? "dark" : s.theme === "dark" ? "light" : "system";
     return html`
       <header>
         <div class="top">
           <a class="brand" href="#/agents" aria-label="Pantheon: all agents"><span class="logo" aria-hidden="true">P</span><span class="hide-narrow">Pantheon</span></a>
-          ${s.signedIn ? html`<nav aria-label="Main">
+          ${
+            s.signedIn
+              ? html`<nav aria-label="Main">
             <a href="#/agents" aria-current=${view === "agents" ? "page" : "false"}>Agents</a>
             <a href="#/features" aria-current=${work ? "page" : "false"}>Work</a>
             <a href="#/approvals" aria-current=${view === "approvals" ? "page" : "false"}>Approvals${waiting ? html`<span class="count">${waiting}</span>` : nothing}</a>
-          </nav>` : nothing}
+          </nav>`
+              : nothing
+          }
           <span class="spacer"></span>
           <button class="ghost icon" @click=${() => emit(this, "theme", { theme: next })} aria-label="Theme: ${s.theme}. Switch to ${next}" title="Theme: ${s.theme}">
             ${s.theme === "dark" ? "☾" : s.theme === "light" ? "☀" : "◐"}</button>
@@ -117,12 +134,20 @@ export class PantheonApp extends LitElement {
       <section class="card signin" aria-labelledby="join-h" aria-busy=${s.join.busy ? "true" : "false"}>
         <h1 id="join-h" style="font-size:1.4rem">Sign in by invitation</h1>
         ${s.join.busy ? html`<p role="status">Signing this device in…</p>` : nothing}
-        ${s.join.error ? html`<div class="alert error" role="alert">${s.join.error}</div>
-          <p class="small muted">${s.signedIn ? html`<a href="#/agents">Back to your agents</a>` : html`<a href="#/agents">Sign in with an API token instead</a>`}</p>` : nothing}
-        ${s.signedIn && !s.join.busy && !s.join.error ? html`
+        ${
+          s.join.error
+            ? html`<div class="alert error" role="alert">${s.join.error}</div>
+          <p class="small muted">${s.signedIn ? html`<a href="#/agents">Back to your agents</a>` : html`<a href="#/agents">Sign in with an API token instead</a>`}</p>`
+            : nothing
+        }
+        ${
+          s.signedIn && !s.join.busy && !s.join.error
+            ? html`
           <p>This device is signed in already${s.person ? html` as <strong>${s.person}</strong>` : nothing}. Use this link to sign it in as the invited person instead? The link works only once.</p>
           <p><button class="primary" style="width:100%" @click=${() => emit(this, "join", { code: r.code, project: r.project })}>Sign in as the invited person</button></p>
-          <p><a class="button ghost" style="width:100%" href="#/agents">Stay signed in as I am</a></p>` : nothing}
+          <p><a class="button ghost" style="width:100%" href="#/agents">Stay signed in as I am</a></p>`
+            : nothing
+        }
       </section>`;
   }
 

@@ -11,7 +11,11 @@ import { base, emit, pretty, timeAgo } from "./shared";
  * Events: `decide` {agent, runId, callId, decision}, `answer` {agent, runId, callId, answer}, `reload`.
  */
 export class PantheonApprovals extends LitElement {
-  static override properties = { approvals: { attribute: false }, deciding: { attribute: false }, error: { type: String } };
+  static override properties = {
+    approvals: { attribute: false },
+    deciding: { attribute: false },
+    error: { type: String },
+  };
   declare approvals: Loadable<Approval[]>;
   declare deciding: string[];
   declare error: string | null;
@@ -23,19 +27,33 @@ export class PantheonApprovals extends LitElement {
     this.error = null;
   }
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     .list { display: grid; gap: .75rem; }
     .actions { display: grid; grid-template-columns: 1fr 1fr; gap: .5rem; margin-top: .5rem; }
     .actions button { width: 100%; }
     .question { font-size: 1.05rem; margin: .5rem 0; white-space: pre-wrap; }
     textarea { min-height: 4.5rem; }
-  `];
+  `,
+  ];
 
   private answer(e: Event, x: Approval) {
     e.preventDefault();
     const answer = String(new FormData(e.target as HTMLFormElement).get("answer") ?? "").trim();
     const links = x as Approval & QuestionLinks;
-    if (answer) emit(this, "answer", { agent: x.agent, runId: x.runId, callId: x.callId, tool: x.tool, kind: links.kind, feature: links.feature, task: links.task, taskKey: links.taskKey, answer });
+    if (answer)
+      emit(this, "answer", {
+        agent: x.agent,
+        runId: x.runId,
+        callId: x.callId,
+        tool: x.tool,
+        kind: links.kind,
+        feature: links.feature,
+        task: links.task,
+        taskKey: links.taskKey,
+        answer,
+      });
   }
 
   private question(x: Approval) {
@@ -49,9 +67,15 @@ export class PantheonApprovals extends LitElement {
       <article class="card" aria-label="${x.agent} asks a question">
         <div class="row"><strong>${x.agent}</strong><span class="muted">asks</span><span class="spacer"></span>
           <span class="muted small">${timeAgo(x.requestedAt)}</span></div>
-        ${link ? html`<p class="small about">About <a href="#/features/${f}">feature ${link.feature}</a>${link.task !== undefined
-          ? html` · <a href="#/features/${f}/tasks/${encodeURIComponent(link.task)}">task ${link.task}</a>`
-          : html` · <a href="#/features/${f}/plan">its plan</a>`}</p>` : nothing}
+        ${
+          link
+            ? html`<p class="small about">About <a href="#/features/${f}">feature ${link.feature}</a>${
+                link.task !== undefined
+                  ? html` · <a href="#/features/${f}/tasks/${encodeURIComponent(link.task)}">task ${link.task}</a>`
+                  : html` · <a href="#/features/${f}/plan">its plan</a>`
+              }</p>`
+            : nothing
+        }
         <p class="question">${text}</p>
         <form @submit=${(e: Event) => this.answer(e, x)}>
           <label for=${id}>Your answer</label>
@@ -74,7 +98,10 @@ export class PantheonApprovals extends LitElement {
       ${a.status === "loading" && list.length === 0 ? html`<p class="muted">Loading…</p>` : nothing}
       ${a.status === "ready" && list.length === 0 ? html`<div class="card"><h3>Nothing waiting</h3><p class="muted">When an agent asks to use a tool that needs a person, it appears here.</p></div>` : nothing}
       <div class="list">
-        ${list.map((x) => x.tool === "task.block" || (x as Approval & QuestionLinks).kind === "question" ? this.question(x) : html`
+        ${list.map((x) =>
+          x.tool === "task.block" || (x as Approval & QuestionLinks).kind === "question"
+            ? this.question(x)
+            : html`
           <article class="card" aria-label="${x.agent} wants to run ${x.tool}">
             <div class="row"><strong>${x.agent}</strong><span class="muted">wants to run</span><code>${x.tool}</code><span class="spacer"></span>
               <span class="muted small">${timeAgo(x.requestedAt)}</span></div>
@@ -84,7 +111,8 @@ export class PantheonApprovals extends LitElement {
               <button class="primary" ?disabled=${this.deciding.includes(x.callId)} @click=${() => emit(this, "decide", { ...x, decision: "approve" })}>Approve</button>
               <button class="danger" ?disabled=${this.deciding.includes(x.callId)} @click=${() => emit(this, "decide", { ...x, decision: "reject" })}>Reject</button>
             </div>
-          </article>`)}
+          </article>`,
+        )}
       </div>`;
   }
 }

@@ -45,7 +45,10 @@ export class PantheonChat extends LitElement {
     this.enlarged = null;
   }
 
-  static override styles = [base, pictureStyles, css`
+  static override styles = [
+    base,
+    pictureStyles,
+    css`
     :host { display: flex; flex-direction: column; min-height: 0; }
     .bar { display: flex; gap: .5rem; align-items: center; padding: .5rem 0 .75rem; flex-wrap: wrap; }
     .bar select { width: auto; flex: 1; min-width: 10rem; max-width: 22rem; }
@@ -74,13 +77,14 @@ export class PantheonChat extends LitElement {
     .composer textarea { flex: 1; min-height: 48px; max-height: 10rem; resize: none; }
     .typing { font-size: .85rem; color: var(--muted); }
     .empty { margin: auto; text-align: center; color: var(--muted); max-width: 22rem; }
-  `];
+  `,
+  ];
 
   /** An unsent draft survives a reload: nothing typed is lost. */
   protected override willUpdate(changed: PropertyValues<this>): void {
     const before = changed.get("chat") as ChatState | undefined;
     if (changed.has("chat") && before?.agent !== this.chat?.agent) {
-      this.draft = this.chat?.agent ? localStorage.getItem(`pantheon.draft.${this.chat.agent}`) ?? "" : "";
+      this.draft = this.chat?.agent ? (localStorage.getItem(`pantheon.draft.${this.chat.agent}`) ?? "") : "";
       this.clearPictures();
       if (this.chat?.agent) void this.restorePictures(this.chat.agent);
     }
@@ -102,7 +106,9 @@ export class PantheonChat extends LitElement {
 
   /** The composer's pictures, each with a thumbnail URL; kept for the agent unless just loaded from there. */
   private setPictures(pictures: Picture[], keep = true): void {
-    this.pictures = pictures.slice(0, MAX_PICTURES).map((p) => ("url" in p ? p as Picture & { url: string } : { ...p, url: URL.createObjectURL(p.blob) }));
+    this.pictures = pictures
+      .slice(0, MAX_PICTURES)
+      .map((p) => ("url" in p ? (p as Picture & { url: string }) : { ...p, url: URL.createObjectURL(p.blob) }));
     if (keep && this.chat?.agent) void this.drafts.save(this.chat.agent, this.pictures);
   }
 
@@ -187,8 +193,13 @@ export class PantheonChat extends LitElement {
         ${c.history.status === "loading" && c.items.length === 0 ? html`<p class="empty">Loading the conversation…</p>` : nothing}
         ${c.history.status === "error" ? html`<div class="alert error" role="alert">${c.history.error}</div>` : nothing}
         ${c.history.status === "ready" && c.items.length === 0 ? html`<p class="empty">Say hello to <strong>${c.agent}</strong>. Tip: <code>/tool clock.now {}</code> asks it to call a tool.</p>` : nothing}
-        ${repeat(c.items, (i) => i.key, (i) => this.renderItem(i))}
-        ${c.approvals.map((a) => html`
+        ${repeat(
+          c.items,
+          (i) => i.key,
+          (i) => this.renderItem(i),
+        )}
+        ${c.approvals.map(
+          (a) => html`
           <div class="approval" role="group" aria-label="Approval needed for ${a.tool}">
             <strong>${a.tool}</strong> is waiting for your approval.
             <pre>${pretty(a.arguments)}</pre>
@@ -196,33 +207,46 @@ export class PantheonChat extends LitElement {
               <button class="primary" ?disabled=${this.deciding.includes(a.callId)} @click=${() => emit(this, "decide", { ...a, decision: "approve" })}>Approve</button>
               <button class="danger" ?disabled=${this.deciding.includes(a.callId)} @click=${() => emit(this, "decide", { ...a, decision: "reject" })}>Reject</button>
             </div>
-          </div>`)}
+          </div>`,
+        )}
         ${typing ? html`<p class="typing" aria-live="polite">${c.agent} is thinking…</p>` : nothing}
       </div>
-      ${c.error ? html`
+      ${
+        c.error
+          ? html`
         <div class="alert error row" role="alert">
           <span>${c.error.text}</span><span class="spacer"></span>
           ${c.error.retryContent !== undefined ? html`<button class="primary" @click=${() => emit(this, "retry")}>Retry</button>` : nothing}
           <button class="ghost" @click=${() => emit(this, "dismiss")} aria-label="Dismiss this message">✕</button>
-        </div>` : nothing}
+        </div>`
+          : nothing
+      }
       ${this.pictureProblem ? html`<div class="alert error" role="alert">${this.pictureProblem}</div>` : nothing}
       <form class="composer" @submit=${this.submit}>
         ${composerTray(this.pictures, (key) => this.removePicture(key))}
         <div class="line">
           <pantheon-picture-picker .room=${MAX_PICTURES - this.pictures.length}
             @pictures=${(e: CustomEvent<{ pictures: Picture[] }>) => this.addPictures(e.detail.pictures)}
-            @picture-problem=${(e: CustomEvent<{ text: string }>) => { this.pictureProblem = e.detail.text; }}></pantheon-picture-picker>
+            @picture-problem=${(e: CustomEvent<{ text: string }>) => {
+              this.pictureProblem = e.detail.text;
+            }}></pantheon-picture-picker>
           <label class="sr-only" for="composer">Message ${c.agent}</label>
           <textarea id="composer" rows="1" .value=${this.draft} @input=${this.onInput} @keydown=${this.onKey}
             placeholder=${this.online ? `Message ${c.agent}` : "Offline: sends when back"} enterkeyhint="send"></textarea>
           <button class="primary" type="submit" ?disabled=${!this.draft.trim() && this.pictures.length === 0}>Send</button>
         </div>
       </form>
-      ${this.enlarged ? html`
-        <dialog class="viewer" aria-label=${this.enlarged.label} @close=${() => { this.enlarged = null; }}>
+      ${
+        this.enlarged
+          ? html`
+        <dialog class="viewer" aria-label=${this.enlarged.label} @close=${() => {
+          this.enlarged = null;
+        }}>
           <img src=${this.enlarged.url} alt=${this.enlarged.label}>
           <div class="row"><span class="spacer"></span><button type="button" class="primary" @click=${() => this.renderRoot.querySelector<HTMLDialogElement>("dialog.viewer")?.close()}>Close</button></div>
-        </dialog>` : nothing}
+        </dialog>`
+          : nothing
+      }
     `;
   }
 
@@ -234,11 +258,19 @@ export class PantheonChat extends LitElement {
   private renderTool(t: ChatToolItem) {
     const refused = t.gates.find((g) => !g.allow && g.gate !== "approval");
     const held = t.gates.find((g) => !g.allow && g.gate === "approval");
-    const [state, cls] = refused ? ["blocked", "badge bad"]
-      : t.result ? (t.result.ok ? ["done", "badge ok"] : ["failed", "badge bad"])
-      : t.approval ? (t.approval.approved ? ["approved", "badge run"] : ["rejected", "badge bad"])
-      : held ? ["needs approval", "badge warn"]
-      : ["running", "badge run"];
+    const [state, cls] = refused
+      ? ["blocked", "badge bad"]
+      : t.result
+        ? t.result.ok
+          ? ["done", "badge ok"]
+          : ["failed", "badge bad"]
+        : t.approval
+          ? t.approval.approved
+            ? ["approved", "badge run"]
+            : ["rejected", "badge bad"]
+          : held
+            ? ["needs approval", "badge warn"]
+            : ["running", "badge run"];
     const name = t.name || this.chat.approvals.find((a) => a.callId === t.callId)?.tool || "tool call";
     const passed = t.gates.filter((g) => g.allow).map((g) => g.gate);
     return html`
@@ -250,9 +282,15 @@ export class PantheonChat extends LitElement {
           ${refused?.reason ? html`<span class="why small" role="note">${refused.reason}</span>` : nothing}</summary>
         ${t.arguments !== undefined ? html`<div class="small muted">Arguments</div><pre>${pretty(t.arguments)}</pre>` : nothing}
         ${passed.length ? html`<div class="gate"><span class="mark ok" aria-hidden="true">✓</span> Passed ${passed.length === 1 ? "gate" : "gates"} ${passed.join(", ")}</div>` : nothing}
-        ${t.gates.filter((g) => !g.allow).map((g) => html`<div class="gate"><span class="mark ${g.gate === "approval" ? "warn" : "bad"}" aria-hidden="true">${g.gate === "approval" ? "!" : "✕"}</span>
-          ${g.gate === "approval" ? html`Held for a person's approval${t.approval ? html`: ${t.approval.approved ? "approved" : "rejected"}${t.approval.by ? ` by ${t.approval.by}` : ""}` : ""}` : html`Gate <strong>${g.gate}</strong> refused it${g.reason && g !== refused ? `: ${g.reason}` : ""}`}</div>`)}
-        ${t.result ? html`<div class="small muted">${t.result.ok ? "Result" : "Error"}</div><pre>${prettyOutput(t.result.ok ? t.result.output : t.result.error ?? t.result.output)}</pre>` : nothing}
+        ${t.gates
+          .filter((g) => !g.allow)
+          .map(
+            (
+              g,
+            ) => html`<div class="gate"><span class="mark ${g.gate === "approval" ? "warn" : "bad"}" aria-hidden="true">${g.gate === "approval" ? "!" : "✕"}</span>
+          ${g.gate === "approval" ? html`Held for a person's approval${t.approval ? html`: ${t.approval.approved ? "approved" : "rejected"}${t.approval.by ? ` by ${t.approval.by}` : ""}` : ""}` : html`Gate <strong>${g.gate}</strong> refused it${g.reason && g !== refused ? `: ${g.reason}` : ""}`}</div>`,
+          )}
+        ${t.result ? html`<div class="small muted">${t.result.ok ? "Result" : "Error"}</div><pre>${prettyOutput(t.result.ok ? t.result.output : (t.result.error ?? t.result.output))}</pre>` : nothing}
       </details>`;
   }
 }

@@ -10,7 +10,12 @@ import { base, emit } from "./shared";
  * Events: `context-query` {agent, q}.
  */
 export class PantheonContextView extends LitElement {
-  static override properties = { agent: { type: String }, q: { type: String }, max: { type: Number }, context: { attribute: false } };
+  static override properties = {
+    agent: { type: String },
+    q: { type: String },
+    max: { type: Number },
+    context: { attribute: false },
+  };
   declare agent: string;
   declare q: string;
   /** A token budget smaller than the agent's, to see what would be left out (0: the agent's own). */
@@ -25,7 +30,9 @@ export class PantheonContextView extends LitElement {
     this.context = { status: "idle" };
   }
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     form { display: flex; gap: .5rem; align-items: flex-end; margin-bottom: 1rem; flex-wrap: wrap; }
     form .field { flex: 1; margin: 0; min-width: 12rem; }
     form .field.budget { flex: 0 1 9rem; min-width: 7rem; }
@@ -45,7 +52,8 @@ export class PantheonContextView extends LitElement {
     ul.sources { list-style: none; padding: 0; margin: 0; }
     ul.sources li { padding: .3rem 0; }
     ul.warnings { margin: 0; padding: .5rem .75rem .5rem 1.75rem; border: 1px solid var(--warn); background: var(--warn-soft); border-radius: 10px; font-size: .9rem; }
-  `];
+  `,
+  ];
 
   private submit(e: Event) {
     e.preventDefault();
@@ -101,14 +109,25 @@ export class PantheonContextView extends LitElement {
     const refused = new Map((r.refused ?? []).map((x) => [x.source, x.reason]));
     const names = [...new Set([...listed, ...refused.keys()])];
     if (!names.length) return nothing;
-    const sourceOf = (i: ContextItem) => (i.source === "memory" || listed.includes(i.source) ? i.source : listed.find((s) => s.endsWith(`/${i.source}`)) ?? i.source);
+    const sourceOf = (i: ContextItem) =>
+      i.source === "memory" || listed.includes(i.source)
+        ? i.source
+        : (listed.find((s) => s.endsWith(`/${i.source}`)) ?? i.source);
     const why = (source: string) => {
       const reason = refused.get(source);
       if (reason !== undefined) return { used: false, text: `Refused: ${reason}` };
       const items = r.items.filter((i) => sourceOf(i) === source);
       const inCount = items.filter((i) => i.included).length;
-      if (inCount) return { used: true, text: `Used: ${inCount} of ${items.length} matching item${items.length === 1 ? "" : "s"} included${items.length > inCount ? ", the rest left out (below)" : ""}` };
-      if (items.length) return { used: false, text: `Not used: ${items.length} item${items.length === 1 ? "" : "s"} matched but ranked below what the budget holds` };
+      if (inCount)
+        return {
+          used: true,
+          text: `Used: ${inCount} of ${items.length} matching item${items.length === 1 ? "" : "s"} included${items.length > inCount ? ", the rest left out (below)" : ""}`,
+        };
+      if (items.length)
+        return {
+          used: false,
+          text: `Not used: ${items.length} item${items.length === 1 ? "" : "s"} matched but ranked below what the budget holds`,
+        };
       return { used: false, text: "Not used: nothing in it matched this message" };
     };
     return html`<section class="card" aria-labelledby="sources-h">

@@ -3,7 +3,8 @@ import type { BusHop, Conversation } from "../api";
 import type { Loadable } from "../types";
 import { base, statusBadge, statusLabel, timeAgo } from "./shared";
 
-const runLink = (agent: string, runId: string) => `#/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(runId)}`;
+const runLink = (agent: string, runId: string) =>
+  `#/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(runId)}`;
 const agentLink = (agent: string) => `#/agents/${encodeURIComponent(agent)}`;
 
 function stateBadge(state: string): string {
@@ -22,7 +23,9 @@ export class PantheonConversation extends LitElement {
     this.conversation = { status: "idle" };
   }
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     ol { list-style: none; padding: 0; margin: 0; }
     .node { position: relative; padding: 0 0 1rem 1.6rem; margin-left: calc(var(--depth, 0) * min(1.25rem, 4vw)); }
     .node::before { content: ""; position: absolute; left: .45rem; top: 1.4rem; bottom: 0; border-left: 2px solid var(--border); }
@@ -35,11 +38,13 @@ export class PantheonConversation extends LitElement {
     .reply { border: 1px solid var(--border); background: var(--surface); }
     .reply.bad { border-color: var(--danger); background: var(--danger-soft); }
     .arrow { color: var(--muted); }
-  `];
+  `,
+  ];
 
   override render() {
     const c = this.conversation;
-    if (c.status === "error") return html`<h2>Delegation chain</h2><div class="alert error" role="alert">${c.error}</div>`;
+    if (c.status === "error")
+      return html`<h2>Delegation chain</h2><div class="alert error" role="alert">${c.error}</div>`;
     if (c.status !== "ready") return html`<h2>Delegation chain</h2><p class="muted">Loading the chain…</p>`;
     const { root, hops } = c.data;
     return html`
@@ -68,8 +73,12 @@ export class PantheonConversation extends LitElement {
         <span class="badge">depth ${h.depth}</span><span class=${stateBadge(h.state)}>${h.state}</span>
       </div>
       <div class="q"><span class="sr-only">Question: </span>${h.question}</div>
-      ${h.runId ? html`<div class="line small" style="margin-top:.35rem"><a href=${runLink(h.to, h.runId)}>Trace of ${h.to}'s run</a>
-        ${h.runStatus ? html`<span class=${statusBadge(h.runStatus)}>${statusLabel(h.runStatus)}</span>` : nothing}</div>` : nothing}
+      ${
+        h.runId
+          ? html`<div class="line small" style="margin-top:.35rem"><a href=${runLink(h.to, h.runId)}>Trace of ${h.to}'s run</a>
+        ${h.runStatus ? html`<span class=${statusBadge(h.runStatus)}>${statusLabel(h.runStatus)}</span>` : nothing}</div>`
+          : nothing
+      }
       ${h.reply ? html`<div class="reply ${h.reply.type === "error" ? "bad" : ""}"><span class="small muted">${h.reply.type === "error" ? `Error${h.reply.code ? ` (${h.reply.code})` : ""}` : "Answer"}:</span> ${h.reply.text}</div>` : nothing}
       ${h.note ? html`<div class="small muted">${h.note}</div>` : nothing}
     </li>`;

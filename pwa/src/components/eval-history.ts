@@ -17,21 +17,30 @@ export class PantheonEvalHistory extends LitElement {
   declare runs: Loadable<EvalRunSummary[]>;
   declare agent: string;
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     ul { list-style: none; padding: 0; margin: 0; }
     li.run { padding: .6rem 0; border-bottom: 1px solid var(--border); }
     li.run:last-child { border-bottom: 0; }
     .line { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; }
     .failing { margin: .35rem 0 0 .75rem; }
     .failing li { padding: .15rem 0; }
-  `];
+  `,
+  ];
 
   override render() {
     const runs = this.runs;
     if (!runs || runs.status === "loading" || runs.status === "idle") return html`<p class="muted">Loading…</p>`;
     if (runs.status === "error") return html`<div class="alert error" role="alert">${runs.error}</div>`;
-    if (runs.data.length === 0) return html`<p class="muted">No eval runs yet. Run a suite with <code>pantheon eval run suite.yaml --agent ${this.agent}</code>.</p>`;
-    return html`<ul aria-label="Eval runs of ${this.agent}">${runs.data.map((run, i) => this.run(run, runs.data.slice(i + 1).find((r) => r.suite === run.suite)))}</ul>`;
+    if (runs.data.length === 0)
+      return html`<p class="muted">No eval runs yet. Run a suite with <code>pantheon eval run suite.yaml --agent ${this.agent}</code>.</p>`;
+    return html`<ul aria-label="Eval runs of ${this.agent}">${runs.data.map((run, i) =>
+      this.run(
+        run,
+        runs.data.slice(i + 1).find((r) => r.suite === run.suite),
+      ),
+    )}</ul>`;
   }
 
   private run(run: EvalRunSummary, previous: EvalRunSummary | undefined) {

@@ -56,12 +56,16 @@ export class PantheonCommits extends LitElement {
     return html`
       ${back(this.name)}
       <div class="row"><h2>Commits</h2><span class="spacer"></span><a class="button ghost" href="#/features/${encodeURIComponent(this.name)}/files${this.ref ? `?ref=${encodeURIComponent(this.ref)}` : ""}">Files</a></div>
-      ${branches ? html`<p class="small muted">Base <code>${shortSha(branches.base.sha)}</code>${branches.base.remote ? html` from ${branches.base.remote}${branches.base.ref ? ` (${branches.base.ref})` : ""}` : nothing}</p>
+      ${
+        branches
+          ? html`<p class="small muted">Base <code>${shortSha(branches.base.sha)}</code>${branches.base.remote ? html` from ${branches.base.remote}${branches.base.ref ? ` (${branches.base.ref})` : ""}` : nothing}</p>
         <div class="field"><label for="ref">Branch</label>
           <select id="ref" @change=${(e: Event) => emit(this, "commits-ref", { feature: this.name, ref: (e.target as HTMLSelectElement).value })}>
             <option value="" ?selected=${!this.ref}>the feature branch</option>
             ${branches.branches.map((b) => html`<option value=${b.name} ?selected=${b.name === this.ref}>${b.name}${b.task !== undefined ? ` (task ${b.task})` : ""}</option>`)}
-          </select></div>` : nothing}
+          </select></div>`
+          : nothing
+      }
       ${c.status === "error" ? html`<div class="alert error" role="alert">${c.error}</div>` : nothing}
       ${c.status === "loading" && !data ? html`<p class="muted">Loading commits…</p>` : nothing}
       ${data && data.commits.length === 0 ? html`<p class="muted">No commits yet.</p>` : nothing}
@@ -87,20 +91,31 @@ export class PantheonCommitView extends LitElement {
     return html`
       ${head}
       <h2>${info ? firstLine(info.message) : html`Commit <code>${shortSha(this.sha)}</code>`}</h2>
-      ${info ? html`<p class="small muted"><code>${shortSha(info.sha)}</code> · ${info.author.name} · ${ago(info.date)}${info.parents.length > 1 ? " · a merge" : ""}</p>
-        ${info.message.includes("\n") ? html`<pre>${info.message.split("\n").slice(1).join("\n").trim()}</pre>` : nothing}` : nothing}
+      ${
+        info
+          ? html`<p class="small muted"><code>${shortSha(info.sha)}</code> · ${info.author.name} · ${ago(info.date)}${info.parents.length > 1 ? " · a merge" : ""}</p>
+        ${info.message.includes("\n") ? html`<pre>${info.message.split("\n").slice(1).join("\n").trim()}</pre>` : nothing}`
+          : nothing
+      }
       <p class="small">${files.length} file${files.length === 1 ? "" : "s"} changed · <span class="plus">+${files.reduce((n, f) => n + f.additions, 0)}</span> <span class="minus">−${files.reduce((n, f) => n + f.deletions, 0)}</span></p>
-      ${files.map((f) => html`<section class="card" style="padding:0;margin-bottom:.75rem" aria-label="${f.path}, ${f.status}">
+      ${files.map(
+        (f) => html`<section class="card" style="padding:0;margin-bottom:.75rem" aria-label="${f.path}, ${f.status}">
         <div class="row" style="padding:.6rem .75rem"><a href="#/features/${enc}/files?${new URLSearchParams({ ref: this.sha, path: f.path })}"><code>${f.path}</code></a><span class="spacer"></span>
           <span class="badge">${f.status}</span><span class="small"><span class="plus">+${f.additions}</span> <span class="minus">−${f.deletions}</span></span></div>
         ${f.patch ? html`<pre class="diff" tabindex="0" aria-label="Changes to ${f.path}">${f.patch.split("\n").map((l) => html`<span class=${diffClass(l)}>${l || " "}</span>`)}</pre>` : nothing}
-      </section>`)}`;
+      </section>`,
+      )}`;
   }
 }
 
 /** The committed files of the feature (at a ref), and one file's content with line numbers. */
 export class PantheonFeatureFiles extends LitElement {
-  static override properties = { work: { attribute: false }, name: { type: String }, ref: { attribute: false }, path: { attribute: false } };
+  static override properties = {
+    work: { attribute: false },
+    name: { type: String },
+    ref: { attribute: false },
+    path: { attribute: false },
+  };
   declare work: WorkState;
   declare name: string;
   declare ref: string | undefined;
@@ -133,8 +148,14 @@ export class PantheonFeatureFiles extends LitElement {
       ${w.files.status === "error" ? html`<div class="alert error" role="alert">${w.files.error}</div>` : nothing}
       ${w.files.status === "loading" && files.length === 0 ? html`<p class="muted">Loading files…</p>` : nothing}
       ${w.files.status === "ready" && files.length === 0 ? html`<p class="muted">Nothing committed yet.</p>` : nothing}
-      ${files.length ? html`<section class="card" aria-label="Committed files"><ul class="plain" style="gap:0">${files.map((f) => html`<li class="file-row">
-        <a href=${this.link(f.path)}><code>${f.path}</code></a><span class="spacer"></span>${f.bytes !== undefined ? html`<span class="small muted">${f.bytes.toLocaleString()} B</span>` : nothing}</li>`)}</ul></section>` : nothing}`;
+      ${
+        files.length
+          ? html`<section class="card" aria-label="Committed files"><ul class="plain" style="gap:0">${files.map(
+              (f) => html`<li class="file-row">
+        <a href=${this.link(f.path)}><code>${f.path}</code></a><span class="spacer"></span>${f.bytes !== undefined ? html`<span class="small muted">${f.bytes.toLocaleString()} B</span>` : nothing}</li>`,
+            )}</ul></section>`
+          : nothing
+      }`;
   }
 }
 

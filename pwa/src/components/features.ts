@@ -21,7 +21,9 @@ export class PantheonFeatures extends LitElement {
     this.features = { status: "idle" };
   }
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     .list { display: grid; gap: .75rem; list-style: none; padding: 0; margin: 0; }
     .feature { display: grid; gap: .25rem; }
     .feature a.title { font-weight: 700; font-size: 1.05rem; }
@@ -30,7 +32,8 @@ export class PantheonFeatures extends LitElement {
     .needs-list { margin: 0; padding: 0; list-style: none; display: flex; gap: .35rem; flex-wrap: wrap; }
     .needs-list li { font-size: .85rem; font-weight: 700; color: var(--text); background: var(--warn-soft); border: 1px solid var(--warn); border-radius: 999px; padding: .1rem .55rem; }
     h3.group { font-size: .9rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); margin: 1rem 0 .5rem; }
-  `];
+  `,
+  ];
 
   private card(x: Feature) {
     const enc = encodeURIComponent(x.name);

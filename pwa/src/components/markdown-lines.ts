@@ -25,9 +25,12 @@ export function markdownLines(markdown: string): { kind: string; content: Templa
 function inline(text: string): TemplateResult {
   const parts = text.split(/(`[^`]+`|\*\*[^*]+\*\*)/g);
   return html`${parts.map((part) =>
-    part.startsWith("`") && part.endsWith("`") && part.length > 1 ? html`<code>${part.slice(1, -1)}</code>`
-    : part.startsWith("**") && part.endsWith("**") && part.length > 3 ? html`<strong>${part.slice(2, -2)}</strong>`
-    : part)}`;
+    part.startsWith("`") && part.endsWith("`") && part.length > 1
+      ? html`<code>${part.slice(1, -1)}</code>`
+      : part.startsWith("**") && part.endsWith("**") && part.length > 3
+        ? html`<strong>${part.slice(2, -2)}</strong>`
+        : part,
+  )}`;
 }
 
 export const markdownStyles = css`

@@ -41,7 +41,9 @@ export class PantheonPeople extends LitElement {
     this.qr = null;
   }
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     .grid { display: grid; gap: 1rem; }
     .qr { width: min(100%, 18rem); aspect-ratio: 1; margin: .5rem auto; display: block; background: #fff; border-radius: 8px; }
     .qr svg { width: 100%; height: 100%; display: block; }
@@ -50,7 +52,8 @@ export class PantheonPeople extends LitElement {
     li { display: flex; gap: .5rem; align-items: center; padding: .6rem 0; border-bottom: 1px solid var(--border); flex-wrap: wrap; }
     li .who { flex: 1; min-width: 10rem; }
     .two { display: grid; grid-template-columns: 1fr 1fr; gap: .5rem; }
-  `];
+  `,
+  ];
 
   override updated(): void {
     const created = this.people.created;
@@ -71,7 +74,11 @@ export class PantheonPeople extends LitElement {
     const data = new FormData(form);
     const name = String(data.get("name") ?? "").trim();
     if (!name) return;
-    emit(this, "invite", { name, scope: String(data.get("scope") ?? "chat"), expiresIn: Number(data.get("expiresIn") ?? 86400) });
+    emit(this, "invite", {
+      name,
+      scope: String(data.get("scope") ?? "chat"),
+      expiresIn: Number(data.get("expiresIn") ?? 86400),
+    });
     form.reset();
   }
 
@@ -137,13 +144,15 @@ export class PantheonPeople extends LitElement {
         <h3 id="tokens-h">Devices and tokens</h3>
         ${p.tokens.status === "loading" && !tokens.length ? html`<p class="muted">Loading…</p>` : nothing}
         ${p.tokens.status === "ready" && !tokens.length ? html`<p class="muted">No tokens yet.</p>` : nothing}
-        <ul>${tokens.map((t) => html`
+        <ul>${tokens.map(
+          (t) => html`
           <li aria-label=${t.person ? `${t.person}'s device` : `token ${t.name}`}>
             <span class="who">${t.person ? html`<strong>${t.person}</strong>${t.device ? html` <span class="muted small">· ${t.device}</span>` : nothing}` : html`<span>token <strong>${t.name}</strong></span>`}
               <br><span class="muted small">${t.scope} · last used ${timeAgo(t.lastUsedAt ?? t.createdAt)}</span></span>
             <button class="danger" @click=${() => emit(this, "revoke-token", { id: t.id })} ?disabled=${p.busy === `revoke:${t.id}`}
               aria-label=${`Sign out ${t.person ? `${t.person}'s device` : `token ${t.name}`}`}>Sign out</button>
-          </li>`)}</ul>
+          </li>`,
+        )}</ul>
       </section>`;
   }
 
@@ -153,9 +162,11 @@ export class PantheonPeople extends LitElement {
     return html`
       <section class="card" aria-labelledby="invites-h">
         <h3 id="invites-h">Invites waiting</h3>
-        <ul>${invites.map((i) => html`
+        <ul>${invites.map(
+          (i) => html`
           <li><span class="who"><strong>${i.name}</strong> <span class="muted small">· ${i.scope} · expires ${timeUntil(i.expiresAt)}</span></span>
-            <button @click=${() => emit(this, "withdraw-invite", { id: i.id })} ?disabled=${p.busy === `withdraw:${i.id}`} aria-label="Withdraw the invite for ${i.name}">Withdraw</button></li>`)}</ul>
+            <button @click=${() => emit(this, "withdraw-invite", { id: i.id })} ?disabled=${p.busy === `withdraw:${i.id}`} aria-label="Withdraw the invite for ${i.name}">Withdraw</button></li>`,
+        )}</ul>
       </section>`;
   }
 }

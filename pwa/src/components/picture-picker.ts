@@ -41,7 +41,9 @@ export class PantheonPicturePicker extends LitElement {
     this.cameraFailed = false;
   }
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     :host { display: contents; }
     .pick { min-width: 44px; padding: .55rem; background: transparent; border-color: transparent; }
     input[type="file"] { position: absolute; width: 1px; height: 1px; opacity: 0; pointer-events: none; }
@@ -51,7 +53,8 @@ export class PantheonPicturePicker extends LitElement {
     .shutter { width: 64px; height: 64px; border-radius: 50%; border: 4px solid var(--accent); background: var(--surface); padding: 0; }
     .shutter span { display: block; width: 44px; height: 44px; margin: auto; border-radius: 50%; background: var(--accent); }
     .controls { display: flex; align-items: center; justify-content: space-between; gap: .5rem; margin-top: .75rem; }
-  `];
+  `,
+  ];
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
@@ -67,7 +70,10 @@ export class PantheonPicturePicker extends LitElement {
     this.dialog()?.showModal();
     try {
       // The back camera, at the best resolution it has: the picture is sized down afterwards.
-      this.stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 4096 }, height: { ideal: 3072 } }, audio: false });
+      this.stream = await navigator.mediaDevices.getUserMedia({
+        video: { facingMode: "environment", width: { ideal: 4096 }, height: { ideal: 3072 } },
+        audio: false,
+      });
     } catch (error) {
       this.closeCamera();
       return this.cameraFailedWith(error);
@@ -119,15 +125,23 @@ export class PantheonPicturePicker extends LitElement {
     emit(this, "picture-problem", { text: "" });
     this.busy = true;
     try {
-      this.add(await Promise.all(files.slice(0, Math.max(0, this.room)).map((f) => shrinkFile(f, f.name))), files.length);
+      this.add(
+        await Promise.all(files.slice(0, Math.max(0, this.room)).map((f) => shrinkFile(f, f.name))),
+        files.length,
+      );
     } finally {
       this.busy = false;
     }
   }
 
   private add(shrunk: ShrunkPicture[], asked = shrunk.length): void {
-    const pictures: Picture[] = shrunk.slice(0, Math.max(0, this.room)).map((p) => ({ ...p, key: `picture-${Date.now()}-${this.taken++}` }));
-    if (asked > pictures.length) emit(this, "picture-problem", { text: `A message takes up to 4 pictures; ${asked - pictures.length === 1 ? "one was" : `${asked - pictures.length} were`} left out.` });
+    const pictures: Picture[] = shrunk
+      .slice(0, Math.max(0, this.room))
+      .map((p) => ({ ...p, key: `picture-${Date.now()}-${this.taken++}` }));
+    if (asked > pictures.length)
+      emit(this, "picture-problem", {
+        text: `A message takes up to 4 pictures; ${asked - pictures.length === 1 ? "one was" : `${asked - pictures.length} were`} left out.`,
+      });
     if (pictures.length) emit(this, "pictures", { pictures });
   }
 
@@ -138,27 +152,37 @@ export class PantheonPicturePicker extends LitElement {
     const full = this.room <= 0;
     const camera = html`<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M9 3 7.2 5H4a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h16a2 2 0 0 0 2-2V7a2 2 0 0 0-2-2h-3.2L15 3H9zm3 5a5 5 0 1 1 0 10 5 5 0 0 1 0-10zm0 2a3 3 0 1 0 0 6 3 3 0 0 0 0-6z"/></svg>`;
     return html`
-      ${this.cameraFailed ? html`
+      ${
+        this.cameraFailed
+          ? html`
         <label class="button pick" title="Take a picture with the camera app">
           ${camera}
           <input type="file" accept="image/*" capture="environment" aria-label="Take a picture with the camera app" ?disabled=${full || this.busy} @change=${this.onFiles}>
-        </label>` : html`
-        <button type="button" class="pick" aria-label="Take a picture" title="Take a picture" ?disabled=${full || this.busy} @click=${() => void this.openCamera()}>${camera}</button>`}
+        </label>`
+          : html`
+        <button type="button" class="pick" aria-label="Take a picture" title="Take a picture" ?disabled=${full || this.busy} @click=${() => void this.openCamera()}>${camera}</button>`
+      }
       <label class="button pick" title="Choose a picture" aria-disabled=${full || this.busy ? "true" : "false"}>
         <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor" d="M19 3H5a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h14a2 2 0 0 0 2-2V5a2 2 0 0 0-2-2zm0 16H5v-3.6l3.5-3.4 3 3 5-5 2.5 2.5V19zM8.5 10a2 2 0 1 1 0-4 2 2 0 0 1 0 4z"/></svg>
         <span class="sr-only">Choose a picture</span>
         <input type="file" accept="image/*" multiple ?disabled=${full || this.busy} @change=${this.onFiles}>
       </label>
       ${this.busy ? html`<span class="small muted" role="status">Preparing the picture…</span>` : nothing}
-      ${this.cameraOpen ? html`
+      ${
+        this.cameraOpen
+          ? html`
         <dialog aria-label="Camera" @close=${() => this.closeCamera()} @cancel=${() => this.closeCamera()}>
-          <video autoplay playsinline muted aria-label="Camera preview" @loadeddata=${() => { this.ready = true; }}></video>
+          <video autoplay playsinline muted aria-label="Camera preview" @loadeddata=${() => {
+            this.ready = true;
+          }}></video>
           <div class="controls">
             <button type="button" class="ghost" @click=${() => this.closeCamera()}>Cancel</button>
             <button type="button" class="shutter" aria-label="Shutter: take the picture" ?disabled=${!this.ready || this.busy} @click=${() => void this.shoot()}><span></span></button>
             <span style="width:5rem"></span>
           </div>
-        </dialog>` : nothing}
+        </dialog>`
+          : nothing
+      }
     `;
   }
 }

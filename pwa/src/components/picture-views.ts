@@ -21,13 +21,18 @@ export const pictureStyles = css`
  * A message's pictures: the device's own bytes while sending, else the stored picture fetched with
  * the token (`urls` by id: undefined while loading, "" when it could not load). Tapping enlarges.
  */
-export function messagePictures(images: ChatImage[] | undefined, urls: Record<string, string>, enlarge: (url: string, label: string) => void) {
+export function messagePictures(
+  images: ChatImage[] | undefined,
+  urls: Record<string, string>,
+  enlarge: (url: string, label: string) => void,
+) {
   if (!images?.length) return nothing;
   return html`<div class="pics">${images.map((img, n) => {
     const url = img.url ?? (img.id ? urls[img.id] : undefined);
     const label = `Picture ${n + 1}${img.width && img.height ? `, ${img.width}×${img.height}` : ""}`;
     if (url === undefined) return html`<span class="missing" role="img" aria-label="${label}, loading">Loading…</span>`;
-    if (url === "") return html`<span class="missing" role="img" aria-label="${label}, not available">Picture not available</span>`;
+    if (url === "")
+      return html`<span class="missing" role="img" aria-label="${label}, not available">Picture not available</span>`;
     return html`<button type="button" aria-label="Enlarge ${label.toLowerCase()}" @click=${() => enlarge(url, label)}><img src=${url} alt=${label} data-image-id=${img.id ?? ""}></button>`;
   })}</div>`;
 }
@@ -36,8 +41,13 @@ export function messagePictures(images: ChatImage[] | undefined, urls: Record<st
  * The pictures waiting in the composer, each with a way to take it out again. A file the device
  * could not read as a picture shows its name: the server will say whether it takes it.
  */
-export function composerTray(pictures: { key: string; url: string; name: string; width?: number }[], remove: (key: string) => void) {
+export function composerTray(
+  pictures: { key: string; url: string; name: string; width?: number }[],
+  remove: (key: string) => void,
+) {
   if (!pictures.length) return nothing;
-  return html`<ul class="tray" aria-label="Pictures to send">${pictures.map((p, n) => html`
-    <li>${p.width ? html`<img src=${p.url} alt="Picture ${n + 1} to send">` : html`<span class="file">${p.name}</span>`}<button type="button" aria-label="Remove picture ${n + 1}" @click=${() => remove(p.key)}>✕</button></li>`)}</ul>`;
+  return html`<ul class="tray" aria-label="Pictures to send">${pictures.map(
+    (p, n) => html`
+    <li>${p.width ? html`<img src=${p.url} alt="Picture ${n + 1} to send">` : html`<span class="file">${p.name}</span>`}<button type="button" aria-label="Remove picture ${n + 1}" @click=${() => remove(p.key)}>✕</button></li>`,
+  )}</ul>`;
 }

@@ -19,12 +19,14 @@ export function planChanges(comparison: PlanComparison<PlanComment>, from: numbe
     <p class="small" role="status">v${from} → v${to}: <span class="plus">+${comparison.added}</span> <span class="minus">−${comparison.removed}</span> lines ·
       ${comparison.addressed.length} comment${comparison.addressed.length === 1 ? "" : "s"} on changed lines · ${comparison.unaddressed.length} on lines v${to} kept as they were</p>
     <section class="card plan changes" aria-label="Changes from v${from} to v${to}">
-      <ol>${comparison.lines.map((l) => html`<li class="change ${l.kind}" data-old=${l.oldLine ?? ""} data-new=${l.newLine ?? ""}>
+      <ol>${comparison.lines.map(
+        (l) => html`<li class="change ${l.kind}" data-old=${l.oldLine ?? ""} data-new=${l.newLine ?? ""}>
         <div class="cline"><span class="num">${l.oldLine ?? ""}</span><span class="num">${l.newLine ?? ""}</span>
           <span class="sign" aria-hidden="true">${l.kind === "added" ? "+" : l.kind === "removed" ? "−" : " "}</span>
           <span class="md"><span class="sr-only">${l.kind === "added" ? "Added: " : l.kind === "removed" ? "Removed: " : ""}</span>${l.text || " "}</span></div>
         ${l.comments.length ? html`<div class="thread">${l.comments.map((c) => commentCard(c, l.oldLine!, from))}</div>` : nothing}
-      </li>`)}</ol>
+      </li>`,
+      )}</ol>
     </section>`;
 }
 
@@ -43,14 +45,20 @@ export interface PlanAnalysisView {
 export function planAnalysis(analysis: PlanAnalysisView | undefined) {
   if (!analysis) return nothing;
   const findings = analysis.findings ?? [
-    ...analysis.tasks.filter((t) => t.tracedTo.length === 0).map((t) => `task ${t.task} '${t.name}' is not traced to any section of the plan`),
+    ...analysis.tasks
+      .filter((t) => t.tracedTo.length === 0)
+      .map((t) => `task ${t.task} '${t.name}' is not traced to any section of the plan`),
     ...analysis.untraced.map((s) => `section '${s}' has no task`),
   ];
   return html`<section class="card analysis" aria-labelledby="analysis-h">
     <div class="row"><h3 id="analysis-h" style="margin:0">Plan ⇄ tasks</h3><span class=${analysis.ok ? "badge ok" : "badge warn"}>${analysis.ok ? "consistent" : `${findings.length} finding${findings.length === 1 ? "" : "s"}`}</span></div>
     ${findings.length ? html`<ul class="small findings">${findings.map((f) => html`<li>${f}</li>`)}</ul>` : nothing}
-    ${analysis.tasks.length ? html`<details><summary class="small">Each task and what it carries out</summary>
-      <ul class="small">${analysis.tasks.map((t) => html`<li>Task ${t.task} ${t.name}: ${t.tracedTo.length ? t.tracedTo.join(", ") : html`<em>nothing in the plan</em>`}</li>`)}</ul></details>` : nothing}
+    ${
+      analysis.tasks.length
+        ? html`<details><summary class="small">Each task and what it carries out</summary>
+      <ul class="small">${analysis.tasks.map((t) => html`<li>Task ${t.task} ${t.name}: ${t.tracedTo.length ? t.tracedTo.join(", ") : html`<em>nothing in the plan</em>`}</li>`)}</ul></details>`
+        : nothing
+    }
   </section>`;
 }
 

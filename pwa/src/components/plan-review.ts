@@ -18,7 +18,12 @@ import { when } from "./work-shared";
  * `plan-approve-cancel`, `plan-version` {feature, version}, `plan-compare` {feature, version, compare?}.
  */
 export class PantheonPlanReview extends LitElement {
-  static override properties = { work: { attribute: false }, name: { type: String }, compareTo: { attribute: false }, commenting: { state: true } };
+  static override properties = {
+    work: { attribute: false },
+    name: { type: String },
+    compareTo: { attribute: false },
+    commenting: { state: true },
+  };
   declare work: WorkState;
   declare name: string;
   /** The earlier version whose changes are shown (the route's `compare`); the plain plan when unset. */
@@ -31,7 +36,11 @@ export class PantheonPlanReview extends LitElement {
     this.commenting = null;
   }
 
-  static override styles = [base, markdownStyles, planChangesStyles, css`
+  static override styles = [
+    base,
+    markdownStyles,
+    planChangesStyles,
+    css`
     .plan { padding: 0; overflow: hidden; }
     ol { list-style: none; margin: 0; padding: 0; }
     .line { display: grid; grid-template-columns: 2.6rem 1fr; width: 100%; text-align: left; border: 0; border-radius: 0; background: transparent;
@@ -51,7 +60,8 @@ export class PantheonPlanReview extends LitElement {
     .tabs a[aria-current="page"] { background: var(--accent-soft); color: var(--text); }
     .confirm { border: 2px solid var(--warn); background: var(--warn-soft); }
     .confirm ul { margin: .25rem 0 .5rem; padding-left: 1.2rem; }
-  `];
+  `,
+  ];
 
   private submit(e: Event, version: number, line: number) {
     e.preventDefault();
@@ -64,7 +74,13 @@ export class PantheonPlanReview extends LitElement {
   protected override updated(): void {
     // A comment that was sent shows under its line: close the box once it is in the list.
     const plan = this.work.plan.status === "ready" ? this.work.plan.data : null;
-    if (this.commenting !== null && this.work.busy === null && !this.work.error && plan && this.sentTo === this.commenting) {
+    if (
+      this.commenting !== null &&
+      this.work.busy === null &&
+      !this.work.error &&
+      plan &&
+      this.sentTo === this.commenting
+    ) {
       this.sentTo = null;
       this.commenting = null;
     }
@@ -90,8 +106,12 @@ export class PantheonPlanReview extends LitElement {
     const previous = earlier && earlier.version === plan.version - 1 ? earlier : null;
     const open = openComments(plan, previous);
     const confirming = w.confirmApprove === plan.version;
-    const older = [...plan.versions].map((v) => v.version).filter((v) => v < plan.version).sort((a, b) => b - a);
-    const at = (compare?: number) => `#/features/${enc}/plan?${new URLSearchParams({ ...(plan.latest ? {} : { version: String(plan.version) }), ...(compare ? { compare: String(compare) } : {}) })}`;
+    const older = [...plan.versions]
+      .map((v) => v.version)
+      .filter((v) => v < plan.version)
+      .sort((a, b) => b - a);
+    const at = (compare?: number) =>
+      `#/features/${enc}/plan?${new URLSearchParams({ ...(plan.latest ? {} : { version: String(plan.version) }), ...(compare ? { compare: String(compare) } : {}) })}`;
     return html`
       ${head}
       <div class="row"><h2>Plan v${plan.version}</h2>
@@ -102,30 +122,49 @@ export class PantheonPlanReview extends LitElement {
           <select id="version" @change=${(e: Event) => emit(this, "plan-version", { feature: this.name, version: Number((e.target as HTMLSelectElement).value) })}>
             ${[...plan.versions].sort((a, b) => b.version - a.version).map((v, i) => html`<option value=${v.version} ?selected=${v.version === plan.version}>v${v.version}${i === 0 ? " (latest)" : ""}${v.approvedAt ? " · approved" : ""} · ${authorName(v.author)}</option>`)}
           </select></div>
-        ${showChanges && older.length > 1 ? html`<div class="field"><label for="compare">Compared with</label>
+        ${
+          showChanges && older.length > 1
+            ? html`<div class="field"><label for="compare">Compared with</label>
           <select id="compare" @change=${(e: Event) => emit(this, "plan-compare", { feature: this.name, ...(plan.latest ? {} : { version: plan.version }), compare: Number((e.target as HTMLSelectElement).value) })}>
             ${older.map((v) => html`<option value=${v} ?selected=${v === this.compareTo}>v${v}</option>`)}
-          </select></div>` : nothing}
+          </select></div>`
+            : nothing
+        }
         <span class="spacer"></span>
         ${plan.latest && !plan.approved && mayApprove && !confirming ? html`<button class="primary" ?disabled=${w.busy === "approve"} @click=${() => emit(this, "plan-approve", { feature: this.name, version: plan.version })}>${w.busy === "approve" ? "Approving…" : `Approve v${plan.version}`}</button>` : nothing}
       </div>
-      ${confirming ? html`<div class="alert confirm" role="alertdialog" aria-labelledby="confirm-h" aria-describedby="confirm-d">
+      ${
+        confirming
+          ? html`<div class="alert confirm" role="alertdialog" aria-labelledby="confirm-h" aria-describedby="confirm-d">
         <strong id="confirm-h">Approve v${plan.version} with ${open.length} open comment${open.length === 1 ? "" : "s"}?</strong>
         <ul id="confirm-d" class="small">${open.map((c) => html`<li>Line ${c.line}${c.version !== plan.version ? ` of v${c.version}` : ""}, ${authorName(c.author)}: ${c.body.length > 120 ? `${c.body.slice(0, 120)}…` : c.body}</li>`)}</ul>
         <div class="row"><button class="primary" ?disabled=${w.busy === "approve"} @click=${() => emit(this, "plan-approve", { feature: this.name, version: plan.version, confirmed: true })}>Approve anyway</button>
           <button class="ghost" @click=${() => emit(this, "plan-approve-cancel")}>Not yet</button></div>
-      </div>` : nothing}
+      </div>`
+          : nothing
+      }
       ${plan.latest ? nothing : html`<div class="alert info" role="note">An older version: read-only, with the comments made on it. <a href="#/features/${enc}/plan">Go to the latest</a>.</div>`}
       ${plan.latest && !plan.approved && !mayApprove ? html`<p class="small muted">Approving needs a token with the 'approve' scope.</p>` : nothing}
       ${w.error ? html`<div class="alert error" role="alert">${w.error}</div>` : nothing}
       ${planAnalysis((plan as Plan & { analysis?: PlanAnalysisView }).analysis)}
-      ${older.length ? html`<nav class="tabs" aria-label="Plan view">
+      ${
+        older.length
+          ? html`<nav class="tabs" aria-label="Plan view">
         <a href=${at()} aria-current=${showChanges ? "false" : "page"}>Plan</a>
-        <a href=${at(this.compareTo ?? older[0])} aria-current=${showChanges ? "page" : "false"}>Changes since v${this.compareTo ?? older[0]}</a></nav>` : nothing}
+        <a href=${at(this.compareTo ?? older[0])} aria-current=${showChanges ? "page" : "false"}>Changes since v${this.compareTo ?? older[0]}</a></nav>`
+          : nothing
+      }
       ${showChanges && comparison ? planChanges(comparison, earlier!.version, plan.version) : this.lines(plan, lines, byLine, comparison?.carried ?? new Map(), earlier?.version ?? null, comparison ? comparison.addressed.length : 0)}`;
   }
 
-  private lines(plan: Plan, lines: ReturnType<typeof markdownLines>, byLine: Map<number, PlanComment[]>, carried: Map<number, PlanComment[]>, from: number | null, changedComments: number) {
+  private lines(
+    plan: Plan,
+    lines: ReturnType<typeof markdownLines>,
+    byLine: Map<number, PlanComment[]>,
+    carried: Map<number, PlanComment[]>,
+    from: number | null,
+    changedComments: number,
+  ) {
     const w = this.work;
     const earlierCount = [...carried.values()].reduce((n, c) => n + c.length, 0);
     return html`
@@ -138,19 +177,32 @@ export class PantheonPlanReview extends LitElement {
           const open = this.commenting === n && plan.latest;
           const text = html`<span class="num">${n}</span><span class="md ${l.kind}">${l.content}</span>`;
           return html`<li data-line=${n}>
-            ${plan.latest
-              ? html`<button class="line ${comments.length ? "commented" : ""}" aria-expanded=${open ? "true" : "false"} @click=${() => (this.commenting = open ? null : n)}><span class="sr-only">Comment on line</span>${text}</button>`
-              : html`<div class="line ${comments.length ? "commented" : ""}">${text}</div>`}
-            ${comments.length || before.length || open ? html`<div class="thread">
+            ${
+              plan.latest
+                ? html`<button class="line ${comments.length ? "commented" : ""}" aria-expanded=${open ? "true" : "false"} @click=${() => (this.commenting = open ? null : n)}><span class="sr-only">Comment on line</span>${text}</button>`
+                : html`<div class="line ${comments.length ? "commented" : ""}">${text}</div>`
+            }
+            ${
+              comments.length || before.length || open
+                ? html`<div class="thread">
               ${before.map((c) => commentCard(c, n, from ?? undefined))}
               ${comments.map((c) => commentCard(c, n))}
-              ${open ? html`<form @submit=${(e: Event) => { this.sentTo = n; this.submit(e, plan.version, n); }}>
+              ${
+                open
+                  ? html`<form @submit=${(e: Event) => {
+                      this.sentTo = n;
+                      this.submit(e, plan.version, n);
+                    }}>
                 <label for="c-${n}">Comment on line ${n}</label>
                 <textarea id="c-${n}" name="body" required maxlength="10000"></textarea>
                 <div class="row" style="margin-top:.5rem"><button class="primary" type="submit" ?disabled=${w.busy === "comment"}>${w.busy === "comment" ? "Sending…" : "Comment"}</button>
                   <button type="button" class="ghost" @click=${() => (this.commenting = null)}>Cancel</button></div>
-              </form>` : nothing}
-            </div>` : nothing}
+              </form>`
+                  : nothing
+              }
+            </div>`
+                : nothing
+            }
           </li>`;
         })}</ol>
       </section>`;

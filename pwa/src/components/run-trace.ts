@@ -19,7 +19,9 @@ export class PantheonRunTrace extends LitElement {
     this.deciding = [];
   }
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     ol { list-style: none; padding: 0; margin: 0; }
     li { border-bottom: 1px solid var(--border); padding: .6rem 0; }
     li:last-child { border-bottom: 0; }
@@ -33,7 +35,8 @@ export class PantheonRunTrace extends LitElement {
     .kind { text-transform: uppercase; font-size: .7rem; letter-spacing: .05em; }
     dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; margin: 0 0 1rem; }
     dt { color: var(--muted); font-size: .85rem; } dd { margin: 0; }
-  `];
+  `,
+  ];
 
   override render() {
     const t = this.trace;
@@ -59,17 +62,22 @@ export class PantheonRunTrace extends LitElement {
         ${conversation ? html`<dt>Delegation</dt><dd><a href="#/conversations/${encodeURIComponent(conversation)}">See the whole chain</a></dd>` : nothing}
         ${run.error ? html`<dt>Error</dt><dd>${run.error}</dd>` : nothing}
       </dl>
-      ${(run.pending ?? []).map((p) => html`
+      ${(run.pending ?? []).map(
+        (p) => html`
         <div class="alert info row" role="group" aria-label="Approval for ${p.tool}">
           <span><strong>${p.tool}</strong> waits for a person.</span><span class="spacer"></span>
           <button class="primary" ?disabled=${this.deciding.includes(p.callId)} @click=${() => emit(this, "decide", { agent: this.agent, runId: run.id, callId: p.callId, decision: "approve" })}>Approve</button>
           <button class="danger" ?disabled=${this.deciding.includes(p.callId)} @click=${() => emit(this, "decide", { agent: this.agent, runId: run.id, callId: p.callId, decision: "reject" })}>Reject</button>
-        </div>`)}
+        </div>`,
+      )}
       <section class="card" aria-label="Steps">
-        ${steps.length === 0 ? html`<p class="muted">No steps recorded.</p>` : html`<ol>${steps.map((s) => {
-          const left = ((toTime(s.startedAt) - start) / span) * 100;
-          const width = ((s.durationMs ?? 0) / span) * 100;
-          return html`<li class="step-row" data-kind=${s.kind}>
+        ${
+          steps.length === 0
+            ? html`<p class="muted">No steps recorded.</p>`
+            : html`<ol>${steps.map((s) => {
+                const left = ((toTime(s.startedAt) - start) / span) * 100;
+                const width = ((s.durationMs ?? 0) / span) * 100;
+                return html`<li class="step-row" data-kind=${s.kind}>
             <div class="step">
               <span class="seq">#${s.seq}</span>
               <span><span class="badge kind">${s.kind}</span> <strong>${s.name}</strong></span>
@@ -78,7 +86,8 @@ export class PantheonRunTrace extends LitElement {
               <details><summary class="small">Details</summary><pre>${pretty(s.data)}</pre></details>
             </div>
           </li>`;
-        })}</ol>`}
+              })}</ol>`
+        }
       </section>`;
   }
 }

@@ -23,7 +23,13 @@ const MARKER = /^(<{7}|={7}|>{7})( |$)/m;
  * Events: `task-resolve` {feature, task, files: [{path, content}]}.
  */
 export class PantheonTaskConflict extends LitElement {
-  static override properties = { files: { attribute: false }, feature: { type: String }, task: { attribute: false }, busy: { type: Boolean }, drafts: { state: true } };
+  static override properties = {
+    files: { attribute: false },
+    feature: { type: String },
+    task: { attribute: false },
+    busy: { type: Boolean },
+    drafts: { state: true },
+  };
   declare files: ConflictFile[];
   declare feature: string;
   declare task: number | string;
@@ -37,11 +43,14 @@ export class PantheonTaskConflict extends LitElement {
     this.drafts = {};
   }
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     .file { border-top: 1px solid var(--border); padding-top: .6rem; margin-top: .6rem; }
     textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; min-height: 10rem; white-space: pre; }
     .sides { display: flex; gap: .5rem; flex-wrap: wrap; margin: .4rem 0; }
-  `];
+  `,
+  ];
 
   private draft(f: ConflictFile): string {
     return this.drafts[f.path] ?? f.marked;
@@ -64,7 +73,8 @@ export class PantheonTaskConflict extends LitElement {
       <form class="card" aria-labelledby="conflict-h" @submit=${(e: Event) => this.submit(e)}>
         <h3 id="conflict-h">Merge conflict in ${this.files.length} file${this.files.length === 1 ? "" : "s"}</h3>
         <p class="small muted">Keep the work: edit each file until no conflict markers are left, or take one side whole, then commit the resolution.</p>
-        ${this.files.map((f, i) => html`<div class="file">
+        ${this.files.map(
+          (f, i) => html`<div class="file">
           <label for="conflict-${i}"><code>${f.path}</code></label>
           <div class="sides" role="group" aria-label="Take one side of ${f.path}">
             ${f.ours !== null ? html`<button type="button" @click=${() => this.set(f.path, f.ours!)}>Keep the feature's</button>` : nothing}
@@ -72,7 +82,8 @@ export class PantheonTaskConflict extends LitElement {
             <button type="button" class="ghost" @click=${() => this.set(f.path, f.marked)}>Start over</button>
           </div>
           <textarea id="conflict-${i}" spellcheck="false" .value=${this.draft(f)} @input=${(e: Event) => this.set(f.path, (e.target as HTMLTextAreaElement).value)}></textarea>
-        </div>`)}
+        </div>`,
+        )}
         ${unresolved.length ? html`<p class="small" role="status">Conflict markers left in ${unresolved.join(", ")}.</p>` : nothing}
         <div class="row" style="margin-top:.5rem"><span class="spacer"></span>
           <button class="primary" type="submit" ?disabled=${this.busy || unresolved.length > 0}>${this.busy ? "Committing…" : "Commit the resolution"}</button></div>

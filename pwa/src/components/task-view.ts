@@ -22,7 +22,11 @@ export class PantheonTaskView extends LitElement {
   /** The task's number, or its stable key as the route named it. */
   declare number: number | string;
 
-  static override styles = [base, markdownStyles, diffStyles, css`
+  static override styles = [
+    base,
+    markdownStyles,
+    diffStyles,
+    css`
     .grid { display: grid; gap: 1rem; align-items: start; grid-template-columns: minmax(0, 1fr); }
     @media (min-width: 900px) { .grid { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } .wide { grid-column: 1 / -1; } }
     dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; margin: 0; }
@@ -35,7 +39,8 @@ export class PantheonTaskView extends LitElement {
     .warn-list { border: 1px solid var(--warn); background: var(--warn-soft); border-radius: 10px; padding: .5rem .75rem .5rem 1.75rem; margin: .5rem 0; }
     .question { border-left: 3px solid var(--warn); padding-left: .6rem; margin-bottom: .75rem; }
     .question form { margin-top: .5rem; }
-  `];
+  `,
+  ];
 
   private answer(e: Event) {
     e.preventDefault();
@@ -64,18 +69,32 @@ export class PantheonTaskView extends LitElement {
       ${back}
       <div class="row"><h2>Task ${t.number}: ${t.name}</h2><span class=${taskBadge(t.status)}>${statusText(t.status)}</span></div>
       ${t.description ? html`<p class="muted">${t.description.split("\n")[0]}</p>` : nothing}
-      ${admin ? html`<div class="actions" role="group" aria-label="Task actions">
+      ${
+        admin
+          ? html`<div class="actions" role="group" aria-label="Task actions">
         ${canStart ? html`<button class="primary" ?disabled=${w.busy !== null} @click=${() => this.action("start")}>${w.busy === "start" ? "Starting…" : t.status === "pending" ? "Start" : "Start again"}</button>` : nothing}
         ${canCommit ? html`<button class="primary" ?disabled=${w.busy !== null} @click=${() => this.action("commit")}>${w.busy === "commit" ? "Committing…" : "Commit"}</button>` : nothing}
         ${canDiscard ? html`<button class="danger" ?disabled=${w.busy !== null} @click=${() => this.action("discard")}>${w.busy === "discard" ? "Discarding…" : "Discard"}</button>` : nothing}
-      </div>` : nothing}
+      </div>`
+          : nothing
+      }
       ${w.error ? html`<div class="alert error" role="alert">${w.error}</div>` : nothing}
-      ${t.status === "blocked" && t.question ? html`<div class="alert info question" role="note"><strong>Waiting for a person:</strong> ${t.question}
-        ${t.conflict?.files.length ? html`<p class="small">Resolve the conflict below: an answer would unblock the task and leave the conflict.</p>` : w.scope !== "chat" ? html`<form @submit=${(e: Event) => this.answer(e)}>
+      ${
+        t.status === "blocked" && t.question
+          ? html`<div class="alert info question" role="note"><strong>Waiting for a person:</strong> ${t.question}
+        ${
+          t.conflict?.files.length
+            ? html`<p class="small">Resolve the conflict below: an answer would unblock the task and leave the conflict.</p>`
+            : w.scope !== "chat"
+              ? html`<form @submit=${(e: Event) => this.answer(e)}>
           <label for="answer">Your answer</label>
           <textarea id="answer" name="answer" required maxlength="20000"></textarea>
           <div class="row" style="margin-top:.5rem"><span class="spacer"></span><button class="primary" type="submit" ?disabled=${w.busy !== null}>${w.busy === "answer" ? "Sending…" : "Send answer"}</button></div>
-        </form>` : html`<p class="small">Answering needs a token with the 'approve' scope.</p>`}</div>` : nothing}
+        </form>`
+              : html`<p class="small">Answering needs a token with the 'approve' scope.</p>`
+        }</div>`
+          : nothing
+      }
       ${t.conflict?.files.length ? html`<pantheon-task-conflict .files=${t.conflict.files} .feature=${this.name} .task=${t.number} .busy=${w.busy === "resolve"} style="margin-bottom:1rem"></pantheon-task-conflict>` : nothing}
       ${t.answer ? html`<p class="small"><strong>Answered${t.answeredBy ? ` by ${t.answeredBy}` : ""}:</strong> ${t.answer}</p>` : nothing}
       <div class="grid">
@@ -95,10 +114,15 @@ export class PantheonTaskView extends LitElement {
             <dt>Cost</dt><dd>${report?.runs.length ? costLabel(report.costUsd) : html`<span class="muted">no runs yet</span>`}</dd>
           </dl>
           <h3 style="margin-top:.75rem">Runs</h3>
-          ${report?.runs.length ? html`<ul class="plain">${report.runs.map((r) => html`<li class="row">
+          ${
+            report?.runs.length
+              ? html`<ul class="plain">${report.runs.map(
+                  (r) => html`<li class="row">
             <a href="#/agents/${encodeURIComponent(t.worker ?? "")}/runs/${encodeURIComponent(r.runId)}">Trace of run ${r.runId.slice(0, 8)}</a>
-            <span class="badge">${statusText(r.status)}</span><span class="small muted">${r.inputTokens + r.outputTokens} tokens · ${costLabel(r.costUsd)}</span></li>`)}</ul>`
-            : html`<p class="muted small">No runs yet.</p>`}
+            <span class="badge">${statusText(r.status)}</span><span class="small muted">${r.inputTokens + r.outputTokens} tokens · ${costLabel(r.costUsd)}</span></li>`,
+                )}</ul>`
+              : html`<p class="muted small">No runs yet.</p>`
+          }
         </section>
         <section class="card" aria-labelledby="diff-h">
           <h3 id="diff-h">Changes</h3>
@@ -109,11 +133,14 @@ export class PantheonTaskView extends LitElement {
         </section>
         <section class="card wide" aria-labelledby="spec-h">
           <h3 id="spec-h">Spec</h3>
-          ${t.spec ? html`
+          ${
+            t.spec
+              ? html`
             <p class="small muted">The worker's prompt: ${t.spec.sizes.promptBytes.toLocaleString()} bytes, of which context files ${t.spec.sizes.contextBytes.toLocaleString()}.</p>
             ${t.spec.warnings.length ? html`<ul class="warn-list small" aria-label="Spec warnings">${t.spec.warnings.map((x) => html`<li>${x}</li>`)}</ul>` : html`<p class="small muted">Nothing was cut.</p>`}
             <div class="prompt" tabindex="0" role="region" aria-label="The worker's prompt">${markdownLines(t.spec.prompt).map((l) => html`<div class="md ${l.kind}">${l.content}</div>`)}</div>`
-            : html`<p class="muted small">The spec is written when the task starts.</p>`}
+              : html`<p class="muted small">The spec is written when the task starts.</p>`
+          }
         </section>
       </div>`;
   }

@@ -32,7 +32,9 @@ export class PantheonToolRunner extends LitElement {
     this.formError = null;
   }
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     .req { color: var(--danger); }
     nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: .4rem; padding: 0; margin: 0 0 1rem; }
     nav a { display: inline-flex; align-items: center; min-height: 44px; padding: .4rem .8rem; border-radius: 999px; border: 1px solid var(--border);
@@ -41,7 +43,8 @@ export class PantheonToolRunner extends LitElement {
     .tool-head { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; }
     .tool-head h3 { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
     .result pre { max-height: 24rem; }
-  `];
+  `,
+  ];
 
   private submit(e: Event, tool: ToolSpec) {
     e.preventDefault();
@@ -73,9 +76,13 @@ export class PantheonToolRunner extends LitElement {
       ${t.status === "error" ? html`<div class="alert error" role="alert">${t.error}</div>` : nothing}
       ${t.status === "loading" ? html`<p class="muted">Loading tools…</p>` : nothing}
       ${t.status === "ready" && list.length === 0 ? html`<p class="muted">This agent has no tools.</p>` : nothing}
-      ${tool ? html`
-        <nav aria-label="Tools of ${this.agent}"><ul>${list.map((x) => html`<li><a href="#/agents/${encodeURIComponent(this.agent)}/tools/${encodeURIComponent(x.name)}"
-          aria-current=${x.name === tool.name ? "page" : "false"}>${x.name}</a></li>`)}</ul></nav>
+      ${
+        tool
+          ? html`
+        <nav aria-label="Tools of ${this.agent}"><ul>${list.map(
+          (x) => html`<li><a href="#/agents/${encodeURIComponent(this.agent)}/tools/${encodeURIComponent(x.name)}"
+          aria-current=${x.name === tool.name ? "page" : "false"}>${x.name}</a></li>`,
+        )}</ul></nav>
         <form class="card" @submit=${(e: Event) => this.submit(e, tool)} aria-label="Arguments for ${tool.name}">
           <div class="tool-head"><h3>${tool.name}</h3>${tool.runtime ? html`<span class="badge">${tool.runtime}</span>` : nothing}</div>
           ${tool.description ? html`<p class="muted">${tool.description}</p>` : nothing}
@@ -85,17 +92,27 @@ export class PantheonToolRunner extends LitElement {
           ${this.formError ? html`<div class="alert error" role="alert">${this.formError}</div>` : nothing}
           <button class="primary" type="submit" ?disabled=${this.run?.busy ?? false}>${this.run?.busy ? "Running…" : `Run ${tool.name}`}</button>
         </form>
-        ${this.run && this.run.tool === tool.name && !this.run.busy ? html`
+        ${
+          this.run && this.run.tool === tool.name && !this.run.busy
+            ? html`
           <section class="card result" style="margin-top:1rem" aria-live="polite" aria-label="Result">
             ${this.run.error ? html`<div class="alert error" role="alert">${this.run.error}</div>` : nothing}
             ${this.run.result && "pending" in this.run.result ? html`<div class="alert info" role="status">Waiting for approval (run ${this.run.result.runId}): decide it in Approvals.</div>` : nothing}
             ${this.run.result && "waiting" in this.run.result ? html`<div class="alert info" role="status">Asked; the answer arrives later (run ${this.run.result.runId}).</div>` : nothing}
-            ${this.run.result && "ok" in this.run.result ? html`
+            ${
+              this.run.result && "ok" in this.run.result
+                ? html`
               <div class="tool-head"><span class=${this.run.result.ok ? "badge ok" : "badge bad"}>${this.run.result.ok ? "ok" : "error"}</span>
                 <strong>${this.run.result.ok ? "Result" : "The tool reported an error"}</strong><span class="muted small">${this.run.result.ms ?? 0} ms</span></div>
               <pre tabindex="0" aria-label="Output of ${tool.name}">${prettyOutput(this.run.result.ok ? this.run.result.output : this.run.result.error)}</pre>
-              ${this.run.result.ok && this.run.result.truncated ? html`<p class="small muted">The output was cut to the tool's size limit.</p>` : nothing}` : nothing}
-          </section>` : nothing}` : nothing}`;
+              ${this.run.result.ok && this.run.result.truncated ? html`<p class="small muted">The output was cut to the tool's size limit.</p>` : nothing}`
+                : nothing
+            }
+          </section>`
+            : nothing
+        }`
+          : nothing
+      }`;
   }
 
   private field(key: string, s: JsonSchema, required: boolean) {

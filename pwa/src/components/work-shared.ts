@@ -27,7 +27,13 @@ export function taskBadge(status: string): string {
 }
 
 export function featureBadge(status: string): string {
-  return status === "done" ? "badge ok" : status === "in_progress" ? "badge run" : status === "approved" ? "badge ok" : "badge";
+  return status === "done"
+    ? "badge ok"
+    : status === "in_progress"
+      ? "badge run"
+      : status === "approved"
+        ? "badge ok"
+        : "badge";
 }
 
 export const statusText = (status: string) => status.replace(/_/g, " ");
@@ -51,7 +57,14 @@ export function when(ms: number | null | undefined): string {
 
 /** The class of one line of a unified diff: a header or hunk line, an added or a removed line. */
 export function diffClass(line: string): string {
-  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@") || line.startsWith("Index:") || line.startsWith("===")) return "hunk";
+  if (
+    line.startsWith("+++") ||
+    line.startsWith("---") ||
+    line.startsWith("@@") ||
+    line.startsWith("Index:") ||
+    line.startsWith("===")
+  )
+    return "hunk";
   return line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
 }
 

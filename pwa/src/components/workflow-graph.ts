@@ -22,14 +22,22 @@ export function layersOf(steps: readonly Pick<Step, "id" | "after">[]): string[]
   return layers.filter(Boolean);
 }
 
-const stateClass: Record<string, string> = { done: "badge ok", failed: "badge bad", skipped: "badge", running: "badge run", pending: "badge" };
+const stateClass: Record<string, string> = {
+  done: "badge ok",
+  failed: "badge bad",
+  skipped: "badge",
+  running: "badge run",
+  pending: "badge",
+};
 const kindLabel: Record<string, string> = { ask: "asks", fanout: "fan-out", tool: "tool", join: "join" };
 
 /** Where a step's trace link leads in the PWA (fan-outs have no page of their own: the API's JSON). */
 function traceHref(agent: string, step: Step): string | null {
   if (!step.trace) return null;
-  if (step.kind === "tool" && step.ref) return `#/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(step.ref)}`;
-  if (step.kind === "ask") return `#/conversations/${encodeURIComponent(step.trace.slice("/api/conversations/".length))}`;
+  if (step.kind === "tool" && step.ref)
+    return `#/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(step.ref)}`;
+  if (step.kind === "ask")
+    return `#/conversations/${encodeURIComponent(step.trace.slice("/api/conversations/".length))}`;
   return null;
 }
 
@@ -48,7 +56,9 @@ export class PantheonWorkflowGraph extends LitElement {
     this.agent = "";
   }
 
-  static override styles = [base, css`
+  static override styles = [
+    base,
+    css`
     .layer { display: flex; flex-wrap: wrap; gap: .6rem; justify-content: center; }
     .edge { text-align: center; color: var(--muted); margin: .2rem 0; }
     .step { flex: 1 1 12rem; max-width: 22rem; border: 1px solid var(--border); border-radius: 12px; padding: .6rem .7rem; background: var(--surface); }
@@ -56,7 +66,8 @@ export class PantheonWorkflowGraph extends LitElement {
     .step.running { border-style: dashed; }
     .head { display: flex; gap: .4rem; align-items: center; flex-wrap: wrap; }
     .answer { margin: .35rem 0 0; white-space: pre-wrap; word-break: break-word; max-height: 8rem; overflow: auto; }
-  `];
+  `,
+  ];
 
   override render() {
     const w = this.workflow;
@@ -71,9 +82,11 @@ export class PantheonWorkflowGraph extends LitElement {
       <p class="muted">Input: ${view.input || "(none)"} · started ${timeAgo(view.createdAt)}</p>
       ${view.error ? html`<div class="alert error" role="alert">${view.error}</div>` : nothing}
       <section class="card" aria-label="Steps of the workflow">
-        ${layers.map((layer, i) => html`
+        ${layers.map(
+          (layer, i) => html`
           ${i > 0 ? html`<div class="edge" aria-hidden="true">↓</div>` : nothing}
-          <div class="layer" role="list">${layer.map((id) => this.step(byId.get(id)!))}</div>`)}
+          <div class="layer" role="list">${layer.map((id) => this.step(byId.get(id)!))}</div>`,
+        )}
       </section>
       ${view.output !== null ? html`<section class="card" aria-label="Result"><h3>Result</h3><p class="answer" tabindex="0">${view.output}</p></section>` : nothing}`;
   }

@@ -15,9 +15,16 @@ const iso = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 export async function openaiDoor({ url, token, check, shown, runOf }) {
   const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: token });
   const models = await openai.models.list();
-  check("/v1 (openai): models.list names the project's agents", models.data.some((m) => m.id === "scout"), shown(models.data));
+  check(
+    "/v1 (openai): models.list names the project's agents",
+    models.data.some((m) => m.id === "scout"),
+    shown(models.data),
+  );
 
-  const answer = await openai.chat.completions.create({ model: "scout", messages: [{ role: "user", content: "What is the launch code word?" }] });
+  const answer = await openai.chat.completions.create({
+    model: "scout",
+    messages: [{ role: "user", content: "What is the launch code word?" }],
+  });
   const said = answer.choices[0]?.message?.content ?? "";
   const run = await runOf("scout", answer.id.replace(/^chatcmpl-/, ""));
   check(
@@ -26,7 +33,11 @@ export async function openaiDoor({ url, token, check, shown, runOf }) {
     shown({ answer, run }),
   );
 
-  const stream = await openai.chat.completions.create({ model: "scout", stream: true, messages: [{ role: "user", content: "What is the launch code word?" }] });
+  const stream = await openai.chat.completions.create({
+    model: "scout",
+    stream: true,
+    messages: [{ role: "user", content: "What is the launch code word?" }],
+  });
   let streamed = "";
   let chunks = 0;
   let id = "";
@@ -38,14 +49,21 @@ export async function openaiDoor({ url, token, check, shown, runOf }) {
   const streamedRun = await runOf("scout", id.replace(/^chatcmpl-/, ""));
   check(
     "/v1 (openai): a streamed completion arrives in pieces that add up to the run's reply",
-    chunks > 2 && /pineapple/i.test(streamed) && streamedRun?.run.status === "completed" && streamedRun.reply === streamed,
+    chunks > 2 &&
+      /pineapple/i.test(streamed) &&
+      streamedRun?.run.status === "completed" &&
+      streamedRun.reply === streamed,
     shown({ chunks, streamed, streamedRun }),
   );
 }
 
 async function mcpClient(url, token, path) {
   const client = new Client({ name: "doors-check", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}${path}`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}${path}`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
@@ -54,12 +72,19 @@ export async function mcpDoors({ url, token, check, shown, runOf }) {
   const project = await mcpClient(url, token, "/mcp");
   try {
     const tools = (await project.listTools()).tools.map((t) => t.name);
-    const asked = await project.callTool({ name: "ask_agent", arguments: { agent: "scout", message: "What is the launch code word?" } });
+    const asked = await project.callTool({
+      name: "ask_agent",
+      arguments: { agent: "scout", message: "What is the launch code word?" },
+    });
     const said = asked.content?.[0]?.text ?? "";
     const run = await runOf("scout", asked.structuredContent?.runId);
     check(
       "/mcp (MCP SDK): ask_agent answers from the agent; structuredContent names the completed run whose reply it is",
-      tools.includes("ask_agent") && !asked.isError && /pineapple/i.test(said) && run?.run.status === "completed" && run.reply === said,
+      tools.includes("ask_agent") &&
+        !asked.isError &&
+        /pineapple/i.test(said) &&
+        run?.run.status === "completed" &&
+        run.reply === said,
       shown({ tools, asked, run }),
     );
   } finally {
@@ -77,7 +102,11 @@ export async function mcpDoors({ url, token, check, shown, runOf }) {
       shown({ asked, run }),
     );
     const tooled = await one.callTool({ name: "clock.now", arguments: {} });
-    check("/mcp/agents/scout (MCP SDK): the agent's own tool runs through its gates and answers its output", !tooled.isError && iso.test(tooled.content?.[0]?.text ?? ""), shown(tooled));
+    check(
+      "/mcp/agents/scout (MCP SDK): the agent's own tool runs through its gates and answers its output",
+      !tooled.isError && iso.test(tooled.content?.[0]?.text ?? ""),
+      shown(tooled),
+    );
   } finally {
     await one.close();
   }
@@ -97,12 +126,21 @@ async function aguiTurn(agent, content, parameters) {
     })
     .catch((error) => ({ failure: error }));
   const of = (type) => events.filter((e) => e.type === type);
-  return { events, of, text: of("TEXT_MESSAGE_CONTENT").map((e) => e.delta).join(""), interrupts, failure: result.failure ?? null };
+  return {
+    events,
+    of,
+    text: of("TEXT_MESSAGE_CONTENT")
+      .map((e) => e.delta)
+      .join(""),
+    interrupts,
+    failure: result.failure ?? null,
+  };
 }
 
 /** `/agui` with @ag-ui/client's HttpAgent: a turn, a tool call, an approval interrupt and its resume. */
 export async function aguiDoor({ url, token, check, shown, runOf }) {
-  const agentOf = (name) => new HttpAgent({ url: `${url}/agui/agents/${name}`, headers: { authorization: `Bearer ${token}` } });
+  const agentOf = (name) =>
+    new HttpAgent({ url: `${url}/agui/agents/${name}`, headers: { authorization: `Bearer ${token}` } });
 
   const scout = agentOf("scout");
   const plain = await aguiTurn(scout, "What is the launch code word?");
@@ -110,7 +148,13 @@ export async function aguiDoor({ url, token, check, shown, runOf }) {
   const run = await runOf("scout", runId);
   check(
     "/agui (HttpAgent): a turn streams the reply as text and finishes; the run it names is completed with that reply",
-    !plain.failure && plain.events[0]?.type === "RUN_STARTED" && plain.events.at(-1)?.type === "RUN_FINISHED" && /pineapple/i.test(plain.text) && run?.run.status === "completed" && run.reply === plain.text && scout.messages.at(-1)?.content === plain.text,
+    !plain.failure &&
+      plain.events[0]?.type === "RUN_STARTED" &&
+      plain.events.at(-1)?.type === "RUN_FINISHED" &&
+      /pineapple/i.test(plain.text) &&
+      run?.run.status === "completed" &&
+      run.reply === plain.text &&
+      scout.messages.at(-1)?.content === plain.text,
     shown({ types: plain.events.map((e) => e.type), text: plain.text, run, failure: plain.failure?.message }),
   );
 
@@ -120,7 +164,12 @@ export async function aguiDoor({ url, token, check, shown, runOf }) {
   const toolRun = await runOf("scout", tooled.of("STATE_SNAPSHOT").at(-1)?.snapshot?.runId);
   check(
     "/agui (HttpAgent): a tool call streams start and result, and the reply that used the result is the run's reply",
-    !tooled.failure && start?.toolCallName === "clock.now" && result?.toolCallId === start.toolCallId && iso.test(result.content) && tooled.text.includes(JSON.parse(result.content).iso) && toolRun?.reply === tooled.text,
+    !tooled.failure &&
+      start?.toolCallName === "clock.now" &&
+      result?.toolCallId === start.toolCallId &&
+      iso.test(result.content) &&
+      tooled.text.includes(JSON.parse(result.content).iso) &&
+      toolRun?.reply === tooled.text,
     shown({ types: tooled.events.map((e) => e.type), text: tooled.text, toolRun, failure: tooled.failure?.message }),
   );
 
@@ -130,20 +179,39 @@ export async function aguiDoor({ url, token, check, shown, runOf }) {
   const waiting = await runOf("guarded", interrupt?.metadata?.runId);
   check(
     "/agui (HttpAgent): an approval-gated call ends the turn with a tool_approval interrupt; the run waits for approval",
-    !first.failure && interrupt?.reason === "tool_approval" && interrupt.metadata?.tool === "clock.now" && first.of("TOOL_CALL_RESULT").length === 0 && waiting?.run.status === "waiting_approval",
-    shown({ types: first.events.map((e) => e.type), interrupts: first.interrupts, waiting: waiting?.run, failure: first.failure?.message }),
+    !first.failure &&
+      interrupt?.reason === "tool_approval" &&
+      interrupt.metadata?.tool === "clock.now" &&
+      first.of("TOOL_CALL_RESULT").length === 0 &&
+      waiting?.run.status === "waiting_approval",
+    shown({
+      types: first.events.map((e) => e.type),
+      interrupts: first.interrupts,
+      waiting: waiting?.run,
+      failure: first.failure?.message,
+    }),
   );
-  const second = await aguiTurn(guarded, null, { resume: [{ interruptId: interrupt?.id, status: "resolved", payload: { approved: true } }] });
+  const second = await aguiTurn(guarded, null, {
+    resume: [{ interruptId: interrupt?.id, status: "resolved", payload: { approved: true } }],
+  });
   const done = await runOf("guarded", interrupt?.metadata?.runId);
   check(
     "/agui (HttpAgent): resuming with approved runs the call and finishes the same run, its reply the streamed text",
-    !second.failure && second.of("TOOL_CALL_RESULT")[0]?.toolCallId === interrupt?.toolCallId && done?.run.status === "completed" && done.reply === second.text && done.trace.find((s) => s.name === "approval")?.data?.approved === true,
+    !second.failure &&
+      second.of("TOOL_CALL_RESULT")[0]?.toolCallId === interrupt?.toolCallId &&
+      done?.run.status === "completed" &&
+      done.reply === second.text &&
+      done.trace.find((s) => s.name === "approval")?.data?.approved === true,
     shown({ types: second.events.map((e) => e.type), text: second.text, done, failure: second.failure?.message }),
   );
 }
 
-const a2aText = (parts) => (parts ?? []).map((p) => (p.content?.$case === "text" ? String(p.content.value) : "")).join("");
-const userMessage = (text, extra = {}) => SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra } });
+const a2aText = (parts) =>
+  (parts ?? []).map((p) => (p.content?.$case === "text" ? String(p.content.value) : "")).join("");
+const userMessage = (text, extra = {}) =>
+  SendMessageRequest.fromJSON({
+    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra },
+  });
 
 /** `/a2a` with @a2a-js/sdk's ClientFactory (JSON-RPC): the card, send, get, stream and an approval. */
 export async function a2aDoor({ url, token, check, shown, runOf }) {
@@ -153,13 +221,18 @@ export async function a2aDoor({ url, token, check, shown, runOf }) {
     return fetch(request);
   };
   const clientOf = (agent) =>
-    new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) }).createFromUrl(`${url}/a2a/agents/${agent}/.well-known/agent-card.json`, "");
+    new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }).createFromUrl(`${url}/a2a/agents/${agent}/.well-known/agent-card.json`, "");
 
   const client = await clientOf("scout");
   const card = await client.getAgentCard();
   check(
     "/a2a (ClientFactory): the card names the agent, its tools as skills, and its JSON-RPC endpoint on this server",
-    card.name === "scout" && card.skills.some((s) => s.id === "clock.now") && card.supportedInterfaces.some((i) => i.url === `${url}/a2a/agents/scout`),
+    card.name === "scout" &&
+      card.skills.some((s) => s.id === "clock.now") &&
+      card.supportedInterfaces.some((i) => i.url === `${url}/a2a/agents/scout`),
     shown(card),
   );
 
@@ -168,22 +241,37 @@ export async function a2aDoor({ url, token, check, shown, runOf }) {
   const run = await runOf("scout", task.id);
   check(
     "/a2a (ClientFactory): send answers a completed task whose artifact is the reply of the run of the same id",
-    task.status?.state === TaskState.TASK_STATE_COMPLETED && /pineapple/i.test(reply) && run?.run.status === "completed" && run.reply === reply,
+    task.status?.state === TaskState.TASK_STATE_COMPLETED &&
+      /pineapple/i.test(reply) &&
+      run?.run.status === "completed" &&
+      run.reply === reply,
     shown({ task, run }),
   );
   const read = await client.getTask({ id: task.id, tenant: "", historyLength: undefined });
-  check("/a2a (ClientFactory): get reads the task back, completed, with the same reply", read.status?.state === TaskState.TASK_STATE_COMPLETED && a2aText(read.artifacts?.[0]?.parts) === reply, shown(read));
+  check(
+    "/a2a (ClientFactory): get reads the task back, completed, with the same reply",
+    read.status?.state === TaskState.TASK_STATE_COMPLETED && a2aText(read.artifacts?.[0]?.parts) === reply,
+    shown(read),
+  );
 
   const events = [];
   for await (const event of client.sendMessageStream(userMessage("/tool clock.now {}"))) events.push(event);
   const taskId = events[0]?.payload?.$case === "task" ? events[0].payload.value.id : "";
   const updates = events.flatMap((e) => (e.payload?.$case === "statusUpdate" ? [e.payload.value] : []));
-  const calling = updates.find((u) => u.status?.message?.parts.some((p) => p.content?.$case === "data" && p.content.value?.toolCall?.name === "clock.now"));
+  const calling = updates.find((u) =>
+    u.status?.message?.parts.some(
+      (p) => p.content?.$case === "data" && p.content.value?.toolCall?.name === "clock.now",
+    ),
+  );
   const artifact = events.find((e) => e.payload?.$case === "artifactUpdate")?.payload.value.artifact;
   const streamedRun = await runOf("scout", taskId);
   check(
     "/a2a (ClientFactory): a streamed message shows the task, the tool call while working, the reply artifact and the end",
-    calling?.status?.state === TaskState.TASK_STATE_WORKING && updates.at(-1)?.status?.state === TaskState.TASK_STATE_COMPLETED && iso.test(a2aText(artifact?.parts)) && streamedRun?.run.status === "completed" && streamedRun.reply === a2aText(artifact?.parts),
+    calling?.status?.state === TaskState.TASK_STATE_WORKING &&
+      updates.at(-1)?.status?.state === TaskState.TASK_STATE_COMPLETED &&
+      iso.test(a2aText(artifact?.parts)) &&
+      streamedRun?.run.status === "completed" &&
+      streamedRun.reply === a2aText(artifact?.parts),
     shown({ kinds: events.map((e) => e.payload?.$case), streamedRun }),
   );
 
@@ -192,20 +280,44 @@ export async function a2aDoor({ url, token, check, shown, runOf }) {
   const waiting = await runOf("guarded", asked.id);
   check(
     "/a2a (ClientFactory): an approval-gated call leaves the task input-required, naming the tool; the run waits",
-    asked.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && a2aText(asked.status?.message?.parts).includes("clock.now") && waiting?.run.status === "waiting_approval",
+    asked.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED &&
+      a2aText(asked.status?.message?.parts).includes("clock.now") &&
+      waiting?.run.status === "waiting_approval",
     shown({ asked, waiting: waiting?.run }),
   );
-  const approved = await guarded.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", taskId: asked.id, parts: [{ data: { decision: "approve" } }] } }));
+  const approved = await guarded.sendMessage(
+    SendMessageRequest.fromJSON({
+      message: {
+        messageId: crypto.randomUUID(),
+        role: "ROLE_USER",
+        taskId: asked.id,
+        parts: [{ data: { decision: "approve" } }],
+      },
+    }),
+  );
   const done = await runOf("guarded", asked.id);
   check(
     "/a2a (ClientFactory): answering approve completes the same task, the call ran, and the run records the approval",
-    approved.id === asked.id && approved.status?.state === TaskState.TASK_STATE_COMPLETED && iso.test(a2aText(approved.artifacts?.[0]?.parts)) && done?.run.status === "completed" && done.trace.find((s) => s.name === "approval")?.data?.approved === true,
+    approved.id === asked.id &&
+      approved.status?.state === TaskState.TASK_STATE_COMPLETED &&
+      iso.test(a2aText(approved.artifacts?.[0]?.parts)) &&
+      done?.run.status === "completed" &&
+      done.trace.find((s) => s.name === "approval")?.data?.approved === true,
     shown({ approved, done: done?.run }),
   );
 }
 
 /** The names the docs' client snippets use (docs/protocols.md), handed to them when they run as written. */
-export const snippetScope = { OpenAI, Client, StreamableHTTPClientTransport, HttpAgent, ClientFactory, JsonRpcTransportFactory, DefaultAgentCardResolver, SendMessageRequest };
+export const snippetScope = {
+  OpenAI,
+  Client,
+  StreamableHTTPClientTransport,
+  HttpAgent,
+  ClientFactory,
+  JsonRpcTransportFactory,
+  DefaultAgentCardResolver,
+  SendMessageRequest,
+};
 
 /**
  * Another tenant at every door: project b's admin token names project a's agent (with a's project
@@ -214,13 +326,47 @@ export const snippetScope = { OpenAI, Client, StreamableHTTPClientTransport, Htt
  */
 export async function tenantDoors({ url, api, check, shown }) {
   const made = await api("/api/projects", { method: "POST", body: JSON.stringify({ slug: "rival" }) });
-  const rival = (await api("/api/tokens", { method: "POST", headers: { "x-pantheon-project": "rival" }, body: JSON.stringify({ name: "rival admin", scope: "admin" }) })).body?.token;
+  const rival = (
+    await api("/api/tokens", {
+      method: "POST",
+      headers: { "x-pantheon-project": "rival" },
+      body: JSON.stringify({ name: "rival admin", scope: "admin" }),
+    })
+  ).body?.token;
   const runsBefore = (await api("/api/agents/scout/runs")).body?.runs?.length;
   const as = (headers = {}) => ({ authorization: `Bearer ${rival}`, "content-type": "application/json", ...headers });
-  const ask = JSON.stringify({ model: "scout", messages: [{ role: "user", content: "What is the launch code word?" }] });
-  const aguiInput = JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "m", role: "user", content: "What is the launch code word?" }], tools: [], context: [], state: {}, forwardedProps: {} });
-  const rpc = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", messageId: "m", role: "user", parts: [{ kind: "text", text: "What is the launch code word?" }] } } });
-  const mcp = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ask_agent", arguments: { agent: "scout", message: "What is the launch code word?" } } });
+  const ask = JSON.stringify({
+    model: "scout",
+    messages: [{ role: "user", content: "What is the launch code word?" }],
+  });
+  const aguiInput = JSON.stringify({
+    threadId: "t",
+    runId: "r",
+    messages: [{ id: "m", role: "user", content: "What is the launch code word?" }],
+    tools: [],
+    context: [],
+    state: {},
+    forwardedProps: {},
+  });
+  const rpc = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "message/send",
+    params: {
+      message: {
+        kind: "message",
+        messageId: "m",
+        role: "user",
+        parts: [{ kind: "text", text: "What is the launch code word?" }],
+      },
+    },
+  });
+  const mcp = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "ask_agent", arguments: { agent: "scout", message: "What is the launch code word?" } },
+  });
   const mcpHeaders = { accept: "application/json, text/event-stream" };
   const statuses = {};
   for (const [door, path, init] of [
@@ -232,10 +378,14 @@ export async function tenantDoors({ url, api, check, shown }) {
     ["/a2a", "/a2a/agents/scout", { method: "POST", body: rpc }],
   ]) {
     for (const project of ["default", "rival"]) {
-      const res = await fetch(`${url}${path}`, { ...init, headers: as({ "x-pantheon-project": project, ...init.headers }) });
+      const res = await fetch(`${url}${path}`, {
+        ...init,
+        headers: as({ "x-pantheon-project": project, ...init.headers }),
+      });
       const text = await res.text();
       // /mcp in its own project is b's server: asking it for a's agent is a tool error naming the agent.
-      statuses[`${door} as ${project}`] = res.status === 200 && /not|no agent/i.test(text) && !/pineapple/i.test(text) ? "tool error" : res.status;
+      statuses[`${door} as ${project}`] =
+        res.status === 200 && /not|no agent/i.test(text) && !/pineapple/i.test(text) ? "tool error" : res.status;
     }
   }
   const socket = await new Promise((resolve) => {
@@ -246,7 +396,13 @@ export async function tenantDoors({ url, api, check, shown }) {
   const runsAfter = (await api("/api/agents/scout/runs")).body?.runs?.length;
   check(
     "another project's admin token is refused at every door for this project's agent (401 with this project, 404 or a tool error in its own), and the agent ran nothing",
-    made.status === 201 && typeof rival === "string" && Object.entries(statuses).every(([k, s]) => (k.endsWith("as default") ? s === 401 : s === 404 || s === "tool error")) && socket === "refused" && runsAfter === runsBefore,
+    made.status === 201 &&
+      typeof rival === "string" &&
+      Object.entries(statuses).every(([k, s]) =>
+        k.endsWith("as default") ? s === 401 : s === 404 || s === "tool error",
+      ) &&
+      socket === "refused" &&
+      runsAfter === runsBefore,
     shown({ statuses, socket, runsBefore, runsAfter }),
   );
 }

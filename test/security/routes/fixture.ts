@@ -32,7 +32,10 @@ async function chat(agent: string, content: string): Promise<{ runId: string; st
 /** A fresh agent with the gateway configured (samples that read or remove one). */
 export async function withGateway(kind: "telegram" | "email"): Promise<string> {
   const name = (await createAgent({ name: uniqueName("gw") })).name;
-  const json = kind === "telegram" ? { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] } : { allowedSenders: ["ann@example.com"] };
+  const json =
+    kind === "telegram"
+      ? { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] }
+      : { allowedSenders: ["ann@example.com"] };
   const res = await api(`/api/agents/${name}/gateways/${kind}`, { method: "PUT", json });
   if (!res.ok) throw new Error(`configure ${kind} gateway failed: ${res.status} ${await res.text()}`);
   return name;
@@ -41,17 +44,44 @@ export async function withGateway(kind: "telegram" | "email"): Promise<string> {
 /** A run of the gated agent waiting for a person to approve its `clock.now` call. */
 export async function waitingRun(f: RouteFixture): Promise<string> {
   const outcome = await chat(f.gated, "/tool clock.now {}");
-  if (outcome.status !== "waiting_approval") throw new Error(`expected a run waiting for approval, got ${outcome.status}`);
+  if (outcome.status !== "waiting_approval")
+    throw new Error(`expected a run waiting for approval, got ${outcome.status}`);
   return outcome.runId;
 }
 
-const plannerTools = ["feature.create", "plan.write", "plan.read", "tasks.sync", "task.start", "task.discard", "status", "fs.list", "fs.read"];
+const plannerTools = [
+  "feature.create",
+  "plan.write",
+  "plan.read",
+  "tasks.sync",
+  "task.start",
+  "task.discard",
+  "status",
+  "fs.list",
+  "fs.read",
+];
 export const featurePlan = "# Plan\n\n## Tasks\n\n1. One — the first task\n2. Two — the second task\n";
 
 /** A fresh feature of the fixture's planner: planned, approved and synced unless `upTo` stops earlier. */
-export async function freshFeature(f: Pick<RouteFixture, "planner">, upTo: "created" | "planned" | "synced" = "synced"): Promise<string> {
-  const name = uniqueName("feat").replace(/[^a-z0-9-]/g, "").slice(0, 40);
-  await json(await api("/api/features", { method: "POST", json: { name, title: "A sample feature", orchestrator: f.planner, files: { "context/brief.md": "Keep it small.\n" } } }), "create feature");
+export async function freshFeature(
+  f: Pick<RouteFixture, "planner">,
+  upTo: "created" | "planned" | "synced" = "synced",
+): Promise<string> {
+  const name = uniqueName("feat")
+    .replace(/[^a-z0-9-]/g, "")
+    .slice(0, 40);
+  await json(
+    await api("/api/features", {
+      method: "POST",
+      json: {
+        name,
+        title: "A sample feature",
+        orchestrator: f.planner,
+        files: { "context/brief.md": "Keep it small.\n" },
+      },
+    }),
+    "create feature",
+  );
   if (upTo === "created") return name;
   await json(await api(`/api/features/${name}/plan`, { method: "PUT", json: { markdown: featurePlan } }), "write plan");
   if (upTo === "planned") return name;
@@ -67,7 +97,10 @@ export async function blockedTask(f: Pick<RouteFixture, "planner">): Promise<str
   const admin = { kind: "person", id: "admin", scope: "admin" };
   for (const task of [1, 2]) {
     await stub.beginTask(task, admin);
-    await stub.writeFile({ task, path: "context/brief.md", content: `task ${task}\n` }, { kind: "agent", name: `${name}-task-${task}` });
+    await stub.writeFile(
+      { task, path: "context/brief.md", content: `task ${task}\n` },
+      { kind: "agent", name: `${name}-task-${task}` },
+    );
   }
   await stub.commitTask({ task: 1, key: "one" }, admin);
   const blocked = await stub.commitTask({ task: 2, key: "two" }, admin);
@@ -97,18 +130,68 @@ export async function makeRouteFixture(): Promise<RouteFixture> {
   const helper = (await createAgent({ name: uniqueName("helper"), description: "Answers the fuzz's questions." })).name;
   const agent = (await createAgent({ name: uniqueName("fuzz") })).name;
   const mcpUrl = (env as unknown as { MCP_TEST_URL: string }).MCP_TEST_URL;
-  const mcpAgent = (await createAgent({ name: uniqueName("mcp"), runtime: { tools: ["clock.now"], allowHosts: [new URL(mcpUrl).hostname] } })).name;
-  await json(await api(`/api/agents/${agent}/connections`, { method: "PUT", json: { connections: [helper] } }), "connect");
-  const gated = (await createAgent({ name: uniqueName("gated"), runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } })).name;
+  const mcpAgent = (
+    await createAgent({
+      name: uniqueName("mcp"),
+      runtime: { tools: ["clock.now"], allowHosts: [new URL(mcpUrl).hostname] },
+    })
+  ).name;
+  await json(
+    await api(`/api/agents/${agent}/connections`, { method: "PUT", json: { connections: [helper] } }),
+    "connect",
+  );
+  const gated = (
+    await createAgent({ name: uniqueName("gated"), runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } })
+  ).name;
   const scripted = uniqueName("scripted");
-  const put = await api(`/api/agents/${scripted}/script`, { method: "PUT", headers: { "content-type": "text/x-pantheon" }, body: scriptFor(scripted) });
+  const put = await api(`/api/agents/${scripted}/script`, {
+    method: "PUT",
+    headers: { "content-type": "text/x-pantheon" },
+    body: scriptFor(scripted),
+  });
   await json(put, "script");
-  const session = (await json<{ id: string }>(await api(`/api/agents/${agent}/sessions`, { method: "POST", json: { title: "fuzz" } }), "session")).id;
+  const session = (
+    await json<{ id: string }>(
+      await api(`/api/agents/${agent}/sessions`, { method: "POST", json: { title: "fuzz" } }),
+      "session",
+    )
+  ).id;
   const run = (await chat(agent, "hello")).runId;
-  const memory = (await json<{ id: string }>(await api(`/api/agents/${agent}/memories`, { method: "POST", json: { text: "The launch code word is pineapple." } }), "memory")).id;
+  const memory = (
+    await json<{ id: string }>(
+      await api(`/api/agents/${agent}/memories`, {
+        method: "POST",
+        json: { text: "The launch code word is pineapple." },
+      }),
+      "memory",
+    )
+  ).id;
   const conversation = (await chat(agent, `/ask ${helper} what do you know?`)).runId;
   const planner = (await createAgent({ name: uniqueName("planner"), runtime: { tools: plannerTools } })).name;
   const feature = await freshFeature({ planner });
-  const image = (await json<{ id: string }>(await api(`/api/agents/${agent}/images`, { method: "POST", headers: { "content-type": "image/gif" }, body: gifText }), "image")).id;
-  return { agent, helper, gated, scripted, session, run, memory, conversation, mcpUrl, mcpAgent, planner, feature, image };
+  const image = (
+    await json<{ id: string }>(
+      await api(`/api/agents/${agent}/images`, {
+        method: "POST",
+        headers: { "content-type": "image/gif" },
+        body: gifText,
+      }),
+      "image",
+    )
+  ).id;
+  return {
+    agent,
+    helper,
+    gated,
+    scripted,
+    session,
+    run,
+    memory,
+    conversation,
+    mcpUrl,
+    mcpAgent,
+    planner,
+    feature,
+    image,
+  };
 }

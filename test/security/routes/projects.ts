@@ -6,9 +6,22 @@ import type { RouteEntry } from "./types";
 export const projectRoutes: readonly RouteEntry[] = [
   // ---- projects ------------------------------------------------------------------------------
   { method: "GET", path: "/api/projects", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {} }) },
-  { method: "POST", path: "/api/projects", family: "api", scope: "admin", expect: 201, deploymentAdminOnly: true, sample: () => ({ params: {}, body: { json: { slug: uniqueName("proj"), title: "A sample project" } } }) },
   {
-    method: "DELETE", path: "/api/projects/:slug", family: "api", scope: "admin", expect: 204, deploymentAdminOnly: true,
+    method: "POST",
+    path: "/api/projects",
+    family: "api",
+    scope: "admin",
+    expect: 201,
+    deploymentAdminOnly: true,
+    sample: () => ({ params: {}, body: { json: { slug: uniqueName("proj"), title: "A sample project" } } }),
+  },
+  {
+    method: "DELETE",
+    path: "/api/projects/:slug",
+    family: "api",
+    scope: "admin",
+    expect: 204,
+    deploymentAdminOnly: true,
     sample: async () => {
       const slug = uniqueName("gone");
       await json(await api("/api/projects", { method: "POST", json: { slug } }), "create project");
@@ -16,64 +29,277 @@ export const projectRoutes: readonly RouteEntry[] = [
     },
   },
   {
-    method: "POST", path: "/api/projects/:slug/import", family: "api", scope: "admin", expect: 200,
-    sample: () => ({ params: { slug: "default" }, body: { json: { agents: { [uniqueName("imported")]: { name: "Imported", description: "From a project file", tools: ["clock.now", "airtable.py"], connections: [] } } } } }),
+    method: "POST",
+    path: "/api/projects/:slug/import",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({
+      params: { slug: "default" },
+      body: {
+        json: {
+          agents: {
+            [uniqueName("imported")]: {
+              name: "Imported",
+              description: "From a project file",
+              tools: ["clock.now", "airtable.py"],
+              connections: [],
+            },
+          },
+        },
+      },
+    }),
   },
-  { method: "GET", path: "/api/projects/:slug/export", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default" } }) },
-  // Project secrets: that project's admin (or the deployment's); grants and the bot owners: the deployment admin only.
-  { method: "GET", path: "/api/projects/:slug/secrets", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default" } }) },
-  { method: "PUT", path: "/api/projects/:slug/secrets/:name", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default", name: "SAMPLE_KEY" }, body: { json: { value: "sample-secret-value" } } }) },
   {
-    method: "DELETE", path: "/api/projects/:slug/secrets/:name", family: "api", scope: "admin", expect: 204,
+    method: "GET",
+    path: "/api/projects/:slug/export",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({ params: { slug: "default" } }),
+  },
+  // Project secrets: that project's admin (or the deployment's); grants and the bot owners: the deployment admin only.
+  {
+    method: "GET",
+    path: "/api/projects/:slug/secrets",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({ params: { slug: "default" } }),
+  },
+  {
+    method: "PUT",
+    path: "/api/projects/:slug/secrets/:name",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({
+      params: { slug: "default", name: "SAMPLE_KEY" },
+      body: { json: { value: "sample-secret-value" } },
+    }),
+  },
+  {
+    method: "DELETE",
+    path: "/api/projects/:slug/secrets/:name",
+    family: "api",
+    scope: "admin",
+    expect: 204,
     sample: async () => {
       const name = `GONE_${crypto.randomUUID().slice(0, 8).toUpperCase().replaceAll("-", "_")}`;
-      await json(await api(`/api/projects/default/secrets/${name}`, { method: "PUT", json: { value: "to-be-deleted" } }), "set secret");
+      await json(
+        await api(`/api/projects/default/secrets/${name}`, { method: "PUT", json: { value: "to-be-deleted" } }),
+        "set secret",
+      );
       return { params: { slug: "default", name } };
     },
   },
-  { method: "PUT", path: "/api/projects/:slug/grants/:name", family: "api", scope: "admin", expect: 200, deploymentAdminOnly: true, sample: () => ({ params: { slug: "default", name: "AIRTABLE_KEY" } }) },
   {
-    method: "DELETE", path: "/api/projects/:slug/grants/:name", family: "api", scope: "admin", expect: 204, deploymentAdminOnly: true,
+    method: "PUT",
+    path: "/api/projects/:slug/grants/:name",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    deploymentAdminOnly: true,
+    sample: () => ({ params: { slug: "default", name: "AIRTABLE_KEY" } }),
+  },
+  {
+    method: "DELETE",
+    path: "/api/projects/:slug/grants/:name",
+    family: "api",
+    scope: "admin",
+    expect: 204,
+    deploymentAdminOnly: true,
     sample: async () => {
       await json(await api("/api/projects/default/grants/MCP_TEST_URL", { method: "PUT" }), "grant");
       return { params: { slug: "default", name: "MCP_TEST_URL" } };
     },
   },
-  { method: "GET", path: "/api/gateways/telegram", family: "api", scope: "admin", expect: 200, deploymentAdminOnly: true, sample: () => ({ params: {} }) },
-  // Named model providers: that project's admin (or the deployment's).
-  { method: "GET", path: "/api/projects/:slug/providers", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default" } }) },
-  { method: "PUT", path: "/api/projects/:slug/providers/:name", family: "api", scope: "admin", expect: 200, sample: () => ({ params: { slug: "default", name: "sample-models" }, body: { json: { baseUrl: "https://models.example.com/v1" } } }) },
   {
-    method: "GET", path: "/api/projects/:slug/providers/:name", family: "api", scope: "admin", expect: 200,
+    method: "GET",
+    path: "/api/gateways/telegram",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    deploymentAdminOnly: true,
+    sample: () => ({ params: {} }),
+  },
+  // Named model providers: that project's admin (or the deployment's).
+  {
+    method: "GET",
+    path: "/api/projects/:slug/providers",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({ params: { slug: "default" } }),
+  },
+  {
+    method: "PUT",
+    path: "/api/projects/:slug/providers/:name",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({
+      params: { slug: "default", name: "sample-models" },
+      body: { json: { baseUrl: "https://models.example.com/v1" } },
+    }),
+  },
+  {
+    method: "GET",
+    path: "/api/projects/:slug/providers/:name",
+    family: "api",
+    scope: "admin",
+    expect: 200,
     sample: async () => {
-      await json(await api("/api/projects/default/providers/shown-models", { method: "PUT", json: { baseUrl: "https://models.example.com/v1" } }), "set provider");
+      await json(
+        await api("/api/projects/default/providers/shown-models", {
+          method: "PUT",
+          json: { baseUrl: "https://models.example.com/v1" },
+        }),
+        "set provider",
+      );
       return { params: { slug: "default", name: "shown-models" } };
     },
   },
   {
-    method: "DELETE", path: "/api/projects/:slug/providers/:name", family: "api", scope: "admin", expect: 204,
+    method: "DELETE",
+    path: "/api/projects/:slug/providers/:name",
+    family: "api",
+    scope: "admin",
+    expect: 204,
     sample: async () => {
       const name = `gone-${crypto.randomUUID().slice(0, 8)}`;
-      await json(await api(`/api/projects/default/providers/${name}`, { method: "PUT", json: { baseUrl: "https://models.example.com/v1" } }), "set provider");
+      await json(
+        await api(`/api/projects/default/providers/${name}`, {
+          method: "PUT",
+          json: { baseUrl: "https://models.example.com/v1" },
+        }),
+        "set provider",
+      );
       return { params: { slug: "default", name } };
     },
   },
   // Daily caps (workers/api/quotas.ts): the samples remove caps or move the clock by nothing, so they hold no other test back.
   { method: "GET", path: "/api/quotas", family: "api", scope: "chat", expect: 200, sample: () => ({ params: {} }) },
-  { method: "PUT", path: "/api/quotas", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {}, body: { json: { tokensPerDay: null, usdPerDay: null } } }) },
-  { method: "PUT", path: "/api/quotas/agents/:name", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { tokensPerDay: null } } }) },
-  { method: "PUT", path: "/api/projects/:slug/quota-ceiling", family: "api", scope: "admin", expect: 200, deploymentAdminOnly: true, sample: () => ({ params: { slug: "default" }, body: { json: { tokensPerDay: null, usdPerDay: null } } }) },
-  { method: "PUT", path: "/api/projects/:slug/test-clock", family: "api", scope: "admin", expect: 200, deploymentAdminOnly: true, sample: () => ({ params: { slug: "default" }, body: { json: { offsetMs: 0 } } }) },
+  {
+    method: "PUT",
+    path: "/api/quotas",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({ params: {}, body: { json: { tokensPerDay: null, usdPerDay: null } } }),
+  },
+  {
+    method: "PUT",
+    path: "/api/quotas/agents/:name",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: (f) => ({ params: { name: f.agent }, body: { json: { tokensPerDay: null } } }),
+  },
+  {
+    method: "PUT",
+    path: "/api/projects/:slug/quota-ceiling",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    deploymentAdminOnly: true,
+    sample: () => ({ params: { slug: "default" }, body: { json: { tokensPerDay: null, usdPerDay: null } } }),
+  },
+  {
+    method: "PUT",
+    path: "/api/projects/:slug/test-clock",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    deploymentAdminOnly: true,
+    sample: () => ({ params: { slug: "default" }, body: { json: { offsetMs: 0 } } }),
+  },
   // ---- messaging gateways (admin config; the Telegram webhook is public and checks its own secret) ----
-  { method: "PUT", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] } } }) },
-  { method: "GET", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 200, sample: async () => ({ params: { name: await withGateway("telegram") } }) },
-  { method: "DELETE", path: "/api/agents/:name/gateways/telegram", family: "api", scope: "admin", expect: 204, sample: async () => ({ params: { name: await withGateway("telegram") } }) },
-  { method: "POST", path: "/api/agents/:name/gateways/telegram/webhook", family: "api", scope: "admin", expect: 200, sample: async () => ({ params: { name: await withGateway("telegram") }, body: { json: { url: "https://bot.example.com/" } } }) },
-  { method: "PUT", path: "/api/agents/:name/gateways/email", family: "api", scope: "admin", expect: 200, sample: (f) => ({ params: { name: f.agent }, body: { json: { allowedSenders: ["ann@example.com"] } } }) },
-  { method: "GET", path: "/api/agents/:name/gateways/email", family: "api", scope: "admin", expect: 200, sample: async () => ({ params: { name: await withGateway("email") } }) },
-  { method: "DELETE", path: "/api/agents/:name/gateways/email", family: "api", scope: "admin", expect: 204, sample: async () => ({ params: { name: await withGateway("email") } }) },
-  { method: "POST", path: "/gateways/telegram/:project/:agent", family: "api", scope: "public", expect: 401, sample: (f) => ({ params: { project: "default", agent: f.agent }, body: { json: { update_id: 1 } } }) },
-  { method: "ALL", path: "/gateways/*", family: "api", scope: "public", expect: 404, sample: () => ({ method: "GET", params: { "*": "nothing-here" } }) },
+  {
+    method: "PUT",
+    path: "/api/agents/:name/gateways/telegram",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: (f) => ({
+      params: { name: f.agent },
+      body: { json: { botTokenSecret: "TELEGRAM_BOT_TOKEN", approverUserIds: [1] } },
+    }),
+  },
+  {
+    method: "GET",
+    path: "/api/agents/:name/gateways/telegram",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: async () => ({ params: { name: await withGateway("telegram") } }),
+  },
+  {
+    method: "DELETE",
+    path: "/api/agents/:name/gateways/telegram",
+    family: "api",
+    scope: "admin",
+    expect: 204,
+    sample: async () => ({ params: { name: await withGateway("telegram") } }),
+  },
+  {
+    method: "POST",
+    path: "/api/agents/:name/gateways/telegram/webhook",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: async () => ({
+      params: { name: await withGateway("telegram") },
+      body: { json: { url: "https://bot.example.com/" } },
+    }),
+  },
+  {
+    method: "PUT",
+    path: "/api/agents/:name/gateways/email",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: (f) => ({ params: { name: f.agent }, body: { json: { allowedSenders: ["ann@example.com"] } } }),
+  },
+  {
+    method: "GET",
+    path: "/api/agents/:name/gateways/email",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: async () => ({ params: { name: await withGateway("email") } }),
+  },
+  {
+    method: "DELETE",
+    path: "/api/agents/:name/gateways/email",
+    family: "api",
+    scope: "admin",
+    expect: 204,
+    sample: async () => ({ params: { name: await withGateway("email") } }),
+  },
+  {
+    method: "POST",
+    path: "/gateways/telegram/:project/:agent",
+    family: "api",
+    scope: "public",
+    expect: 401,
+    sample: (f) => ({ params: { project: "default", agent: f.agent }, body: { json: { update_id: 1 } } }),
+  },
+  {
+    method: "ALL",
+    path: "/gateways/*",
+    family: "api",
+    scope: "public",
+    expect: 404,
+    sample: () => ({ method: "GET", params: { "*": "nothing-here" } }),
+  },
   // Not found, after auth: any token reaches it.
-  { method: "ALL", path: "/api/*", family: "api", scope: "admin", expect: 404, sample: () => ({ method: "GET", params: { "*": "nothing-here" } }) },
+  {
+    method: "ALL",
+    path: "/api/*",
+    family: "api",
+    scope: "admin",
+    expect: 404,
+    sample: () => ({ method: "GET", params: { "*": "nothing-here" } }),
+  },
 ];

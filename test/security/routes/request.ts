@@ -21,7 +21,12 @@ export const routeKey = (route: { method: string; path: string }) => `${route.me
  */
 export function fillPath(pattern: string, params: Record<string, string>, raw = false): string {
   // A lone surrogate cannot be percent-encoded (URIError); a client sends U+FFFD in its place.
-  const encode = (value: string) => (raw ? value : encodeURIComponent(value.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")));
+  const encode = (value: string) =>
+    raw
+      ? value
+      : encodeURIComponent(
+          value.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd"),
+        );
   return pattern
     .replace(/:([A-Za-z_]+)/g, (_, name: string) => {
       const value = params[name];
@@ -44,5 +49,8 @@ export function requestOf(route: RouteEntry, sample: RouteSample): { path: strin
     body = sample.body.text;
   }
   const method = sample.method ?? (route.method === "ALL" ? "GET" : route.method);
-  return { path: fillPath(route.path, sample.params) + query, init: { method, headers, ...(body === undefined ? {} : { body }) } };
+  return {
+    path: fillPath(route.path, sample.params) + query,
+    init: { method, headers, ...(body === undefined ? {} : { body }) },
+  };
 }

@@ -1,6 +1,14 @@
 import { TaskState } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
-import { agentMessage, approvalAnswerOf, contextIdOf, replyArtifact, requestTextOf, taskStatusOf, type RunTurnView } from "../../../core/protocols/a2a";
+import {
+  agentMessage,
+  approvalAnswerOf,
+  contextIdOf,
+  replyArtifact,
+  requestTextOf,
+  taskStatusOf,
+  type RunTurnView,
+} from "../../../core/protocols/a2a";
 import { readRunEvents } from "../../../core/protocols/run-events";
 
 /** What the executor does with the agent: one turn as a stream of run events, a decision, a run. */
@@ -14,14 +22,22 @@ export interface AgentTurns {
   now(): number;
 }
 
-const working = (bus: ExecutionEventBus, taskId: string, contextId: string, now: number, words?: { text: string; data: unknown; id: string }) =>
+const working = (
+  bus: ExecutionEventBus,
+  taskId: string,
+  contextId: string,
+  now: number,
+  words?: { text: string; data: unknown; id: string },
+) =>
   bus.publish(
     AgentEvent.statusUpdate({
       taskId,
       contextId,
       status: {
         state: TaskState.TASK_STATE_WORKING,
-        message: words ? agentMessage({ messageId: words.id, taskId, contextId, text: words.text, data: words.data }) : undefined,
+        message: words
+          ? agentMessage({ messageId: words.id, taskId, contextId, text: words.text, data: words.data })
+          : undefined,
         timestamp: new Date(now).toISOString(),
       },
       metadata: undefined,
@@ -44,14 +60,40 @@ export function makeRunExecutor(turns: AgentTurns): AgentExecutor {
         AgentEvent.statusUpdate({
           taskId,
           contextId,
-          status: { state: TaskState.TASK_STATE_FAILED, message: agentMessage({ messageId: `${taskId}-failed`, taskId, contextId, text: lastError ?? "the agent did not start the task" }), timestamp: new Date(turns.now()).toISOString() },
+          status: {
+            state: TaskState.TASK_STATE_FAILED,
+            message: agentMessage({
+              messageId: `${taskId}-failed`,
+              taskId,
+              contextId,
+              text: lastError ?? "the agent did not start the task",
+            }),
+            timestamp: new Date(turns.now()).toISOString(),
+          },
           metadata: undefined,
         }),
       );
       return;
     }
-    if (view.reply !== null) bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: replyArtifact(taskId, view.reply), append: false, lastChunk: true, metadata: undefined }));
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: taskStatusOf(view, contextId, turns.now()), metadata: { pantheon: { runId: taskId, status: view.run.status } } }));
+    if (view.reply !== null)
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: replyArtifact(taskId, view.reply),
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        }),
+      );
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: taskStatusOf(view, contextId, turns.now()),
+        metadata: { pantheon: { runId: taskId, status: view.run.status } },
+      }),
+    );
   }
 
   return {
@@ -73,7 +115,11 @@ export function makeRunExecutor(turns: AgentTurns): AgentExecutor {
         AgentEvent.task({
           id: taskId,
           contextId,
-          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date(turns.now()).toISOString() },
+          status: {
+            state: TaskState.TASK_STATE_SUBMITTED,
+            message: undefined,
+            timestamp: new Date(turns.now()).toISOString(),
+          },
           artifacts: [],
           history: [request.userMessage],
           metadata: { pantheon: { agent: turns.agent, runId: taskId } },
@@ -85,11 +131,34 @@ export function makeRunExecutor(turns: AgentTurns): AgentExecutor {
         for await (const event of readRunEvents(stream)) {
           const now = turns.now();
           if (event.type === "run") working(bus, taskId, contextId, now);
-          else if (event.type === "tool_call") working(bus, taskId, contextId, now, { id: `${taskId}-${event.callId}-call`, text: `calling ${event.name}`, data: { toolCall: { callId: event.callId, name: event.name, arguments: event.arguments } } });
-          else if (event.type === "gate" && !event.allow) working(bus, taskId, contextId, now, { id: `${taskId}-${event.callId}-${event.gate}`, text: `gate ${event.gate} refused ${event.callId}: ${event.reason ?? "no reason given"}`, data: { gate: event } });
+          else if (event.type === "tool_call")
+            working(bus, taskId, contextId, now, {
+              id: `${taskId}-${event.callId}-call`,
+              text: `calling ${event.name}`,
+              data: { toolCall: { callId: event.callId, name: event.name, arguments: event.arguments } },
+            });
+          else if (event.type === "gate" && !event.allow)
+            working(bus, taskId, contextId, now, {
+              id: `${taskId}-${event.callId}-${event.gate}`,
+              text: `gate ${event.gate} refused ${event.callId}: ${event.reason ?? "no reason given"}`,
+              data: { gate: event },
+            });
           else if (event.type === "tool_result") {
-            const outcome = event.ok ? `${event.name} answered` : `${event.name} failed: ${event.error ?? "no reason given"}`;
-            working(bus, taskId, contextId, now, { id: `${taskId}-${event.callId}-result`, text: outcome, data: { toolResult: { callId: event.callId, name: event.name, ok: event.ok, ...(event.ok ? { output: event.output } : { error: event.error }) } } });
+            const outcome = event.ok
+              ? `${event.name} answered`
+              : `${event.name} failed: ${event.error ?? "no reason given"}`;
+            working(bus, taskId, contextId, now, {
+              id: `${taskId}-${event.callId}-result`,
+              text: outcome,
+              data: {
+                toolResult: {
+                  callId: event.callId,
+                  name: event.name,
+                  ok: event.ok,
+                  ...(event.ok ? { output: event.output } : { error: event.error }),
+                },
+              },
+            });
           } else if (event.type === "error") lastError = `${event.code}: ${event.message}`;
         }
       } catch {
@@ -106,7 +175,14 @@ export function makeRunExecutor(turns: AgentTurns): AgentExecutor {
       const after = await turns.turn(taskId);
       if (!after) return;
       const contextId = contextIdOf(after.run.sessionId, after.sessionTitle);
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: taskStatusOf(after, contextId, turns.now()), metadata: undefined }));
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: taskStatusOf(after, contextId, turns.now()),
+          metadata: undefined,
+        }),
+      );
     },
   };
 }

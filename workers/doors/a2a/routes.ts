@@ -5,13 +5,32 @@
 import { runPrincipal } from "../../auth";
 import { A2A_VERSION_HEADER, AgentCard, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
-import { A2AError, ContentTypeNotSupportedError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, validateVersion, type AgentExecutor, type TaskStore } from "@a2a-js/sdk/server";
+import {
+  A2AError,
+  ContentTypeNotSupportedError,
+  RequestMalformedError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from "@a2a-js/sdk/errors";
+import {
+  DefaultRequestHandler,
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  validateVersion,
+  type AgentExecutor,
+  type TaskStore,
+} from "@a2a-js/sdk/server";
 import type { SendMessageRequest } from "@a2a-js/sdk";
 import { agentNameSchema } from "../../../core/agents";
 import { grants } from "../../../core/auth";
 import { isPantheonError, unknownAgent, type PantheonError } from "../../../core/errors";
-import { a2aSessionPrefix, agentCardOf, requestTextOf, approvalAnswerOf, type RunTurnView } from "../../../core/protocols/a2a";
+import {
+  a2aSessionPrefix,
+  agentCardOf,
+  requestTextOf,
+  approvalAnswerOf,
+  type RunTurnView,
+} from "../../../core/protocols/a2a";
 import { agentStub, call, registryStub, type Remote } from "../../../durable-objects/stubs";
 import type { AgentDO } from "../../../durable-objects/agent/agent-do";
 import type { AppContext } from "../../env";
@@ -26,7 +45,8 @@ const sendMethods = new Set(["SendMessage", "SendStreamingMessage", "message/sen
 /** A Pantheon error from the agent, as the A2A error a client understands (its message is meant for callers). */
 function asA2aError(error: PantheonError): A2AError {
   if (error.code === "not_found") return new TaskNotFoundError(error.message);
-  if (error.code === "validation_failed" || error.code === "bad_request") return new RequestMalformedError(error.message);
+  if (error.code === "validation_failed" || error.code === "bad_request")
+    return new RequestMalformedError(error.message);
   if (error.code === "conflict" || error.code === "forbidden") return new UnsupportedOperationError(error.message);
   return new A2AError(error.message);
 }
@@ -87,7 +107,9 @@ class RunRequestHandler extends DefaultRequestHandler {
     const state = task.status?.state;
     // 6 = input-required: the only state a client's message can move (terminal ones the SDK refuses).
     if (state !== 6 && state !== 3 && state !== 4 && state !== 5 && state !== 7) {
-      throw new UnsupportedOperationError(`task ${task.id} is working; only an input-required task (an approval wait) takes an answer`);
+      throw new UnsupportedOperationError(
+        `task ${task.id} is working; only an input-required task (an approval wait) takes an answer`,
+      );
     }
     if (state === 6) {
       const answer = approvalAnswerOf(message);
@@ -133,7 +155,12 @@ async function handlerFor(c: AppContext, agentName: string, version: string) {
   if (!found.ok) return null;
   const agent = await agentStub(c.env, project, agentName);
   const tools = await call(agent.listTools());
-  const card = agentCardOf({ name: agentName, description: found.value.description }, tools, endpointOf(c, agentName), version);
+  const card = agentCardOf(
+    { name: agentName, description: found.value.description },
+    tools,
+    endpointOf(c, agentName),
+    version,
+  );
   const principal = c.get("principal");
   const now = () => Date.now();
   const store = makeRunTaskStore({
@@ -147,14 +174,30 @@ async function handlerFor(c: AppContext, agentName: string, version: string) {
     now,
     turn: (runId) => viaAgent(() => runTurn(agent, runId)),
     cancel: (runId) => viaAgent(async () => void (await call(agent.cancelRun(runId, principal)))),
-    decide: (runId, answer) => viaAgent(async () => void (await call(agent.decide(runId, { ...answer, by: principal, scope: c.get("scope") })))),
-    stream: ({ content, contextId, runId }) => viaAgent(async () => call(agent.chatStream({ content, session: await sessionForContext(agent, contextId), runId, principal: runPrincipal(c, "a2a") }))),
+    decide: (runId, answer) =>
+      viaAgent(async () => void (await call(agent.decide(runId, { ...answer, by: principal, scope: c.get("scope") })))),
+    stream: ({ content, contextId, runId }) =>
+      viaAgent(async () =>
+        call(
+          agent.chatStream({
+            content,
+            session: await sessionForContext(agent, contextId),
+            runId,
+            principal: runPrincipal(c, "a2a"),
+          }),
+        ),
+      ),
   });
   return { card, handler: new RunRequestHandler(card, store, executor) };
 }
 
 /** A JSON-RPC stream as server-sent events; an error after the first event ends the stream with an `error` event. */
-function sseOf(first: unknown, rest: AsyncIterator<unknown>, id: unknown, mapError: (error: unknown) => { code: number; message: string }): ReadableStream<Uint8Array> {
+function sseOf(
+  first: unknown,
+  rest: AsyncIterator<unknown>,
+  id: unknown,
+  mapError: (error: unknown) => { code: number; message: string },
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -184,7 +227,10 @@ export async function agentCardResponse(c: AppContext, version: string): Promise
   const built = agentNameSchema.safeParse(name).success ? await handlerFor(c, name, version) : null;
   if (!built) {
     const error = unknownAgent(name.slice(0, 64), c.get("project"));
-    return c.json({ error: { code: error.code, message: error.message, requestId: c.get("requestId"), details: error.details } }, 404);
+    return c.json(
+      { error: { code: error.code, message: error.message, requestId: c.get("requestId"), details: error.details } },
+      404,
+    );
   }
   // The SDK's resolver reads this form back, oneofs (the security scheme) included.
   return c.json(AgentCard.toJSON(built.card) as Record<string, never>, 200, { "cache-control": "no-cache" });
@@ -198,7 +244,11 @@ export async function agentCardResponse(c: AppContext, version: string): Promise
 export async function jsonRpcResponse(c: AppContext, version: string): Promise<Response> {
   const name = c.req.param("name") ?? "";
   if (!isJsonMediaType(c.req.header("content-type"))) {
-    const { code, message } = JsonRpcTransportHandler.mapToJSONRPCError(new ContentTypeNotSupportedError(`Content-Type must be application/json (got ${c.req.header("content-type") ?? "none"})`));
+    const { code, message } = JsonRpcTransportHandler.mapToJSONRPCError(
+      new ContentTypeNotSupportedError(
+        `Content-Type must be application/json (got ${c.req.header("content-type") ?? "none"})`,
+      ),
+    );
     return c.json(rpcError(null, code, message), 415);
   }
   let body: unknown;
@@ -208,16 +258,39 @@ export async function jsonRpcResponse(c: AppContext, version: string): Promise<R
     return c.json(rpcError(null, -32700, "Parse error: the body is not JSON"), 400);
   }
   const shape = jsonShapeProblem(body);
-  if (shape?.kind === "too_deep") return c.json(rpcError(null, -32700, `Parse error: ${shape.message}`, { code: "bad_request", limit: maxJsonDepth }), 400);
-  if (shape) return c.json(rpcError(null, -32600, `Invalid Request: ${shape.message}`, { code: "validation_failed", path: shape.path }), 400);
-  const request = (body && typeof body === "object" && !Array.isArray(body) ? body : {}) as { id?: unknown; method?: unknown; params?: { message?: { taskId?: unknown } } };
-  if (!agentNameSchema.safeParse(name).success) return c.json(rpcError(request.id, -32600, `'${name.slice(0, 64)}' is not an agent name`), 404);
+  if (shape?.kind === "too_deep")
+    return c.json(
+      rpcError(null, -32700, `Parse error: ${shape.message}`, { code: "bad_request", limit: maxJsonDepth }),
+      400,
+    );
+  if (shape)
+    return c.json(
+      rpcError(null, -32600, `Invalid Request: ${shape.message}`, { code: "validation_failed", path: shape.path }),
+      400,
+    );
+  const request = (body && typeof body === "object" && !Array.isArray(body) ? body : {}) as {
+    id?: unknown;
+    method?: unknown;
+    params?: { message?: { taskId?: unknown } };
+  };
+  if (!agentNameSchema.safeParse(name).success)
+    return c.json(rpcError(request.id, -32600, `'${name.slice(0, 64)}' is not an agent name`), 404);
 
   // Answering an input-required task decides an approval: only a token that may approve.
   const scope = c.get("scope");
-  if (typeof request.method === "string" && sendMethods.has(request.method) && request.params?.message?.taskId && !grants(scope, "approve")) {
+  if (
+    typeof request.method === "string" &&
+    sendMethods.has(request.method) &&
+    request.params?.message?.taskId &&
+    !grants(scope, "approve")
+  ) {
     return c.json(
-      rpcError(request.id, -32600, `answering a task decides its pending approval: this needs a token with the 'approve' scope; this token has '${scope}'`, { code: "forbidden", needed: "approve", scope }),
+      rpcError(
+        request.id,
+        -32600,
+        `answering a task decides its pending approval: this needs a token with the 'approve' scope; this token has '${scope}'`,
+        { code: "forbidden", needed: "approve", scope },
+      ),
       403,
     );
   }
@@ -229,14 +302,27 @@ export async function jsonRpcResponse(c: AppContext, version: string): Promise<R
 
   const requested = c.req.header(A2A_VERSION_HEADER) || undefined;
   const legacy = (requested ?? legacyVersion) === legacyVersion;
-  const mapRaw = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+  const mapRaw = legacy
+    ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+    : JsonRpcTransportHandler.mapToJSONRPCError;
   const mapError = (error: unknown) => hideInternal({ error: mapRaw(error) }, c.get("requestId")).error;
-  const context = new ServerCallContext({ user: { isAuthenticated: true, userName: c.get("principal") }, ...(requested ? { requestedVersion: requested } : {}) });
+  const context = new ServerCallContext({
+    user: { isAuthenticated: true, userName: c.get("principal") },
+    ...(requested ? { requestedVersion: requested } : {}),
+  });
   try {
     validateVersion(context.requestedVersion, built.card, "JSONRPC");
-    const transport = legacy ? new LegacyJsonRpcTransportHandler(built.handler) : new JsonRpcTransportHandler(built.handler);
+    const transport = legacy
+      ? new LegacyJsonRpcTransportHandler(built.handler)
+      : new JsonRpcTransportHandler(built.handler);
     const answer = await transport.handle(body as Record<string, unknown>, context);
-    if (!(answer && typeof answer === "object" && Symbol.asyncIterator in answer)) return c.json(hideInternal(answer as { error?: { code: number; message: string } }, c.get("requestId")) as Record<string, never>);
+    if (!(answer && typeof answer === "object" && Symbol.asyncIterator in answer))
+      return c.json(
+        hideInternal(answer as { error?: { code: number; message: string } }, c.get("requestId")) as Record<
+          string,
+          never
+        >,
+      );
     const iterator = (answer as AsyncGenerator<unknown>)[Symbol.asyncIterator]();
     let first: IteratorResult<unknown>;
     try {
@@ -247,7 +333,9 @@ export async function jsonRpcResponse(c: AppContext, version: string): Promise<R
       return c.json(rpcError(request.id, code, message));
     }
     if (first.done) return c.body(null, 204);
-    return new Response(sseOf(first.value, iterator, request.id, mapError), { headers: { ...SSE_HEADERS, "x-request-id": c.get("requestId") } });
+    return new Response(sseOf(first.value, iterator, request.id, mapError), {
+      headers: { ...SSE_HEADERS, "x-request-id": c.get("requestId") },
+    });
   } catch (error) {
     const { code, message } = mapError(error);
     return c.json(rpcError(request.id, code, message));

@@ -36,7 +36,9 @@ export function makeRunTaskStore(runs: RunAccess): TaskStore {
           try {
             await runs.cancel(task.id);
           } catch (error) {
-            throw new TaskNotCancelableError(`task ${task.id} cannot be cancelled: ${error instanceof Error ? error.message : String(error)}`);
+            throw new TaskNotCancelableError(
+              `task ${task.id} cannot be cancelled: ${error instanceof Error ? error.message : String(error)}`,
+            );
           }
         }
       }

@@ -7,8 +7,26 @@
 // Node's own type stripping (Node >= 22.18): type-only imports, no enums; its imports of core/ are
 // extensionless, resolved by cli/pantheon.ts's hook as the CLI's other imports of core/ are. It may
 // import only core/ and the ACP SDK, never the worker's runtime (.dependency-cruiser.cjs checks it).
-import { agent as acpAgent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type RequestPermissionResponse, type SessionUpdate } from "@agentclientprotocol/sdk";
-import { historyUpdateOf, makeReplyTracker, makeTurnUpdates, permissionOptions, promptTextOf, stopReasonOf, toolKindOf, toolResultUpdate } from "../../../core/protocols/acp/updates";
+import {
+  agent as acpAgent,
+  methods,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentContext,
+  type RequestPermissionResponse,
+  type SessionUpdate,
+} from "@agentclientprotocol/sdk";
+import {
+  historyUpdateOf,
+  makeReplyTracker,
+  makeTurnUpdates,
+  permissionOptions,
+  promptTextOf,
+  stopReasonOf,
+  toolKindOf,
+  toolResultUpdate,
+} from "../../../core/protocols/acp/updates";
 import { readRunEvents } from "../../../core/protocols/run-events";
 
 export interface AcpBridgeOptions {
@@ -28,8 +46,17 @@ export interface AcpBridgeOptions {
 }
 
 interface RunView {
-  run: { id: string; sessionId: string; status: string; error?: string; pending: { callId: string; tool: string; arguments: unknown }[] };
-  trace: { name: string; data: { callId?: string; tool?: string; arguments?: unknown; ok?: boolean; output?: string; error?: string } }[];
+  run: {
+    id: string;
+    sessionId: string;
+    status: string;
+    error?: string;
+    pending: { callId: string; tool: string; arguments: unknown }[];
+  };
+  trace: {
+    name: string;
+    data: { callId?: string; tool?: string; arguments?: unknown; ok?: boolean; output?: string; error?: string };
+  }[];
 }
 
 interface Turn {
@@ -90,19 +117,27 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
   /** The run where it stands, and the tool results its trace holds. */
   const runView = (runId: string) => json<RunView>(`${agentPath}/runs/${runId}`);
   const replyOf = async (sessionId: string, runId: string): Promise<string | null> => {
-    const page = await json<{ messages: { role: string; content: string; runId?: string }[] }>(`${agentPath}/messages?session=${encodeURIComponent(sessionId)}&limit=20`);
+    const page = await json<{ messages: { role: string; content: string; runId?: string }[] }>(
+      `${agentPath}/messages?session=${encodeURIComponent(sessionId)}&limit=20`,
+    );
     return page.messages.find((m) => m.role === "assistant" && m.runId === runId)?.content ?? null;
   };
 
   async function prompt(client: AgentContext, sessionId: string, content: string, signal: AbortSignal) {
-    if (turns.has(sessionId)) throw RequestError.invalidRequest({ sessionId }, "a prompt is already running in this session");
+    if (turns.has(sessionId))
+      throw RequestError.invalidRequest({ sessionId }, "a prompt is already running in this session");
     const turn: Turn = { abort: new AbortController(), cancelled: false };
     turns.set(sessionId, turn);
     const onAbort = () => void cancel(turn);
     signal.addEventListener("abort", onAbort);
     const update = (u: SessionUpdate) => client.notify(methods.client.session.update, { sessionId, update: u });
     try {
-      const res = await api(`${agentPath}/messages`, { method: "POST", headers: { accept: "text/event-stream" }, body: JSON.stringify({ content, session: sessionId }), signal: turn.abort.signal });
+      const res = await api(`${agentPath}/messages`, {
+        method: "POST",
+        headers: { accept: "text/event-stream" },
+        body: JSON.stringify({ content, session: sessionId }),
+        signal: turn.abort.signal,
+      });
       if (!res.ok || !res.body) throw apiError(res.status, await res.json().catch(() => null));
       const reply = makeReplyTracker();
       // Each call announced (tool_call) before its updates, approval-gated ones included.
@@ -134,11 +169,22 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
       let view = status ? null : await runView(runId);
       while (view?.run.status === "waiting_approval") {
         for (const pending of view.run.pending) {
-          for (const u of calls.announce({ callId: pending.callId, name: pending.tool, arguments: pending.arguments })) await update(u);
-          const toolCall = { toolCallId: pending.callId, title: pending.tool, kind: toolKindOf(pending.tool), status: "pending" as const, rawInput: pending.arguments };
+          for (const u of calls.announce({ callId: pending.callId, name: pending.tool, arguments: pending.arguments }))
+            await update(u);
+          const toolCall = {
+            toolCallId: pending.callId,
+            title: pending.tool,
+            kind: toolKindOf(pending.tool),
+            status: "pending" as const,
+            rawInput: pending.arguments,
+          };
           let answer: RequestPermissionResponse | null = null;
           try {
-            answer = await client.request(methods.client.session.requestPermission, { sessionId, toolCall, options: permissionOptions }, { cancellationSignal: turn.abort.signal });
+            answer = await client.request(
+              methods.client.session.requestPermission,
+              { sessionId, toolCall, options: permissionOptions },
+              { cancellationSignal: turn.abort.signal },
+            );
           } catch (reason) {
             if (!turn.cancelled) throw reason;
           }
@@ -147,15 +193,33 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
             return { stopReason: "cancelled" as const };
           }
           const decision = answer.outcome.optionId === "approve" ? "approve" : "reject";
-          const decided = await api(`${agentPath}/runs/${runId}/approval`, { method: "POST", body: JSON.stringify({ decision, callId: pending.callId }) });
+          const decided = await api(`${agentPath}/runs/${runId}/approval`, {
+            method: "POST",
+            body: JSON.stringify({ decision, callId: pending.callId }),
+          });
           if (decided.status === 403) {
             // The token may talk, not decide: the run keeps waiting for someone who may.
-            const why = ((await decided.json().catch(() => null)) as { error?: { message?: string } } | null)?.error?.message ?? "forbidden";
-            await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `Approval refused (${why}). Run ${runId} waits for a person: pantheon runs approve ${options.agent} ${runId}` } });
+            const why =
+              ((await decided.json().catch(() => null)) as { error?: { message?: string } } | null)?.error?.message ??
+              "forbidden";
+            await update({
+              sessionUpdate: "agent_message_chunk",
+              content: {
+                type: "text",
+                text: `Approval refused (${why}). Run ${runId} waits for a person: pantheon runs approve ${options.agent} ${runId}`,
+              },
+            });
             return { stopReason: "end_turn" as const };
           }
           if (!decided.ok) throw apiError(decided.status, await decided.json().catch(() => null));
-          await update({ sessionUpdate: "tool_call_update", toolCallId: pending.callId, status: decision === "approve" ? "in_progress" : "failed", ...(decision === "reject" ? { content: [{ type: "content", content: { type: "text", text: "rejected" } }] } : {}) });
+          await update({
+            sessionUpdate: "tool_call_update",
+            toolCallId: pending.callId,
+            status: decision === "approve" ? "in_progress" : "failed",
+            ...(decision === "reject"
+              ? { content: [{ type: "content", content: { type: "text", text: "rejected" } }] }
+              : {}),
+          });
           if (decision === "reject") closed.add(pending.callId);
         }
         // A decision drives the run on to its next stop, over the API; its tool results are in the trace.
@@ -163,10 +227,18 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
         for (const step of view.trace) {
           const callId = step.data.callId;
           // A call the run made after the decision shows (announced) before its result.
-          if (step.name === "tool_call" && callId) for (const u of calls.announce({ callId, name: step.data.tool ?? "tool", arguments: step.data.arguments })) await update(u);
+          if (step.name === "tool_call" && callId)
+            for (const u of calls.announce({ callId, name: step.data.tool ?? "tool", arguments: step.data.arguments }))
+              await update(u);
           if (step.name !== "tool_result" || !callId || closed.has(callId)) continue;
           closed.add(callId);
-          await update(toolResultUpdate(callId, { ok: step.data.ok === true, ...(step.data.output !== undefined ? { output: step.data.output } : {}), ...(step.data.error !== undefined ? { error: step.data.error } : {}) }));
+          await update(
+            toolResultUpdate(callId, {
+              ok: step.data.ok === true,
+              ...(step.data.output !== undefined ? { output: step.data.output } : {}),
+              ...(step.data.error !== undefined ? { error: step.data.error } : {}),
+            }),
+          );
         }
       }
       if (view) {
@@ -179,7 +251,11 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
         if (tail) await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: tail } });
       }
       const stopReason = stopReasonOf(status ?? "failed");
-      if (!stopReason) throw new RequestError(-32603, `run ${runId} ${status ?? "ended"}: ${error ?? "no reason recorded"}`, { runId, status });
+      if (!stopReason)
+        throw new RequestError(-32603, `run ${runId} ${status ?? "ended"}: ${error ?? "no reason recorded"}`, {
+          runId,
+          status,
+        });
       return { stopReason };
     } finally {
       signal.removeEventListener("abort", onAbort);
@@ -194,20 +270,32 @@ export async function runAcpAgent(options: AcpBridgeOptions): Promise<void> {
       const { version } = await json<{ version?: string }>("/api/health");
       return {
         protocolVersion: PROTOCOL_VERSION,
-        agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
-        agentInfo: { name: `pantheon/${options.agent}`, title: `${options.agent} (Pantheon)`, version: options.version ?? version ?? "0.0.0" },
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        },
+        agentInfo: {
+          name: `pantheon/${options.agent}`,
+          title: `${options.agent} (Pantheon)`,
+          version: options.version ?? version ?? "0.0.0",
+        },
         authMethods: [],
       };
     })
     .onRequest(methods.agent.session.new, async ({ params }) => {
       const folder = params.cwd.split(/[\\/]/).filter(Boolean).at(-1) ?? params.cwd;
-      const session = await json<{ id: string }>(`${agentPath}/sessions`, { method: "POST", body: JSON.stringify({ title: `acp: ${folder}`.slice(0, 200) }) });
+      const session = await json<{ id: string }>(`${agentPath}/sessions`, {
+        method: "POST",
+        body: JSON.stringify({ title: `acp: ${folder}`.slice(0, 200) }),
+      });
       return { sessionId: session.id };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       const { sessions } = await json<{ sessions: { id: string }[] }>(`${agentPath}/sessions`);
       if (!sessions.some((s) => s.id === params.sessionId)) throw RequestError.sessionNotFound(params.sessionId);
-      const page = await json<{ messages: { role: string; content: string }[] }>(`${agentPath}/messages?session=${encodeURIComponent(params.sessionId)}&limit=200`);
+      const page = await json<{ messages: { role: string; content: string }[] }>(
+        `${agentPath}/messages?session=${encodeURIComponent(params.sessionId)}&limit=200`,
+      );
       // The API pages newest first; the editor replays the conversation in order.
       for (const message of [...page.messages].reverse()) {
         const update = historyUpdateOf(message);

@@ -16,22 +16,31 @@ import { parseOrThrow } from "../../validation";
 import { readRunEvents } from "../../../core/protocols/run-events";
 import { sessionFor } from "../sessions";
 
-
 /** The text of the newest user message: the turn. Earlier messages are the agent's own memory, not the request's. */
 function turnOf(input: RunAgentInput): string {
   const index = input.messages.findLastIndex((m) => m.role === "user");
-  if (index < 0) throw validationFailed([{ path: ["messages"], message: "include a message with role 'user' (or resume an interrupt)" }]);
+  if (index < 0)
+    throw validationFailed([
+      { path: ["messages"], message: "include a message with role 'user' (or resume an interrupt)" },
+    ]);
   const content = (input.messages[index] as { content: unknown }).content;
   const path = ["messages", index, "content"];
   const text =
     typeof content === "string"
       ? content
-      : (content as { type: string; text?: string }[]).map((part, i) => {
-          if (part.type === "image" || part.type === "binary") return "";
-          if (part.type !== "text") throw validationFailed([{ path: [...path, i, "type"], message: `only text and image parts are supported (got '${part.type}')` }]);
-          return part.text ?? "";
-        }).filter(Boolean).join("\n");
-  if (!text.trim() && !aguiImageSources(content, path.join(".")).length) throw validationFailed([{ path, message: "the last user message is empty" }]);
+      : (content as { type: string; text?: string }[])
+          .map((part, i) => {
+            if (part.type === "image" || part.type === "binary") return "";
+            if (part.type !== "text")
+              throw validationFailed([
+                { path: [...path, i, "type"], message: `only text and image parts are supported (got '${part.type}')` },
+              ]);
+            return part.text ?? "";
+          })
+          .filter(Boolean)
+          .join("\n");
+  if (!text.trim() && !aguiImageSources(content, path.join(".")).length)
+    throw validationFailed([{ path, message: "the last user message is empty" }]);
   if (text.length > 32_000) throw validationFailed([{ path, message: "at most 32,000 characters" }]);
   return text;
 }
@@ -42,23 +51,38 @@ async function aguiImages(c: AppContext, name: string, input: RunAgentInput) {
   const field = `messages.${index}.content`;
   const sources = aguiImageSources((input.messages[index] as { content: unknown }).content, field);
   const allowHosts = async () => (await call(registryStub(c.env, c.get("project")).getAgent(name))).runtime.allowHosts;
-  return sources.length ? storeImageSources({ env: c.env, owner: { project: c.get("project"), agent: name }, allowHosts }, sources, field) : [];
+  return sources.length
+    ? storeImageSources({ env: c.env, owner: { project: c.get("project"), agent: name }, allowHosts }, sources, field)
+    : [];
 }
 
 /** The Pantheon run's wait, read when its stream ends without `done`: what the interrupt offers. */
-async function waitOf(agent: Remote<AgentDO>, runId: string | null): Promise<{ runId: string; status: string; pending: PendingCall[]; decideBy?: number } | null> {
+async function waitOf(
+  agent: Remote<AgentDO>,
+  runId: string | null,
+): Promise<{ runId: string; status: string; pending: PendingCall[]; decideBy?: number } | null> {
   if (!runId) return null;
   const found = await agent.getRun(runId);
   if (!found.ok) return null;
   const { run } = found.value as { run: { status: string; pending: PendingCall[]; decideBy?: number } };
-  return { runId, status: run.status, pending: run.pending, ...(run.decideBy !== undefined ? { decideBy: run.decideBy } : {}) };
+  return {
+    runId,
+    status: run.status,
+    pending: run.pending,
+    ...(run.decideBy !== undefined ? { decideBy: run.decideBy } : {}),
+  };
 }
 
 /**
  * The AG-UI stream, pulled: the agent's next run event is read only when the client has taken what
  * was sent, so nothing piles up here for a slow reader (the run itself never waits for it).
  */
-function aguiStream(source: ReadableStream<Uint8Array>, run: AguiRun, encoder: EventEncoder, agent: Remote<AgentDO>): ReadableStream<Uint8Array> {
+function aguiStream(
+  source: ReadableStream<Uint8Array>,
+  run: AguiRun,
+  encoder: EventEncoder,
+  agent: Remote<AgentDO>,
+): ReadableStream<Uint8Array> {
   const events = readRunEvents(source);
   let pending: BaseEvent[] = run.start();
   let closed = false;
@@ -76,7 +100,15 @@ function aguiStream(source: ReadableStream<Uint8Array>, run: AguiRun, encoder: E
               pending = run.next(next.value);
             }
           } catch (error) {
-            pending = run.finished ? [] : [{ type: EventType.RUN_ERROR, message: error instanceof Error ? error.message : String(error), code: "stream_failed" } as BaseEvent];
+            pending = run.finished
+              ? []
+              : [
+                  {
+                    type: EventType.RUN_ERROR,
+                    message: error instanceof Error ? error.message : String(error),
+                    code: "stream_failed",
+                  } as BaseEvent,
+                ];
             closed = true;
           }
         }
@@ -96,7 +128,8 @@ function aguiStream(source: ReadableStream<Uint8Array>, run: AguiRun, encoder: E
 }
 
 async function runAgui(c: AppContext, name: string, input: RunAgentInput): Promise<Response> {
-  if (input.threadId.length > 200 || !input.threadId.trim()) throw validationFailed([{ path: ["threadId"], message: "1 to 200 characters" }]);
+  if (input.threadId.length > 200 || !input.threadId.trim())
+    throw validationFailed([{ path: ["threadId"], message: "1 to 200 characters" }]);
   if (input.runId.length > 200) throw validationFailed([{ path: ["runId"], message: "at most 200 characters" }]);
   const agent = await agentStub(c.env, c.get("project"), name);
   const encoder = new EventEncoder({ accept: c.req.header("accept") ?? "text/event-stream" });
@@ -108,17 +141,31 @@ async function runAgui(c: AppContext, name: string, input: RunAgentInput): Promi
     const decided = decisionsOf(input.resume);
     if (!decided.ok) throw validationFailed([decided.problem]);
     source = await call(agent.decideStream(decided.runId, decided.decisions, c.get("principal"), c.get("scope")));
-    const sessionId = ((await agent.getRun(decided.runId)) as { ok: boolean; value?: { run: { sessionId: string } } }).value?.run.sessionId;
-    run = makeAguiRun({ threadId: input.threadId, runId: input.runId, agent: name, pantheonRunId: decided.runId, ...(sessionId ? { sessionId } : {}), announced: decided.decisions.map((d) => d.callId) });
+    const sessionId = ((await agent.getRun(decided.runId)) as { ok: boolean; value?: { run: { sessionId: string } } })
+      .value?.run.sessionId;
+    run = makeAguiRun({
+      threadId: input.threadId,
+      runId: input.runId,
+      agent: name,
+      pantheonRunId: decided.runId,
+      ...(sessionId ? { sessionId } : {}),
+      announced: decided.decisions.map((d) => d.callId),
+    });
   } else {
     const content = turnOf(input);
     const images = await aguiImages(c, name, input);
     const session = await sessionFor(agent, "agui", input.threadId);
-    source = await call(agent.chatStream({ content, ...(images.length ? { images } : {}), session, principal: runPrincipal(c, "agui") }));
+    source = await call(
+      agent.chatStream({ content, ...(images.length ? { images } : {}), session, principal: runPrincipal(c, "agui") }),
+    );
     run = makeAguiRun({ threadId: input.threadId, runId: input.runId, agent: name, sessionId: session });
   }
   return new Response(aguiStream(source, run, encoder, agent), {
-    headers: { "content-type": encoder.getContentType(), "cache-control": "no-cache", "x-request-id": c.get("requestId") },
+    headers: {
+      "content-type": encoder.getContentType(),
+      "cache-control": "no-cache",
+      "x-request-id": c.get("requestId"),
+    },
   });
 }
 

@@ -2,7 +2,13 @@ import { Hono } from "hono";
 import { sha256Hex } from "../../../core/auth";
 import { shortFingerprint } from "../../../core/secrets";
 import { PantheonError } from "../../../core/errors";
-import { emailConfigInputSchema, telegramConfigInputSchema, telegramWebhookInputSchema, type EmailConfig, type TelegramConfig } from "../../../core/gateways";
+import {
+  emailConfigInputSchema,
+  telegramConfigInputSchema,
+  telegramWebhookInputSchema,
+  type EmailConfig,
+  type TelegramConfig,
+} from "../../../core/gateways";
 import { deploymentOf } from "../../../core/models";
 import { telegramView } from "../../../durable-objects/agent/gateways/gateways";
 import type { AppEnv } from "../../env";
@@ -20,7 +26,10 @@ export const telegramWebhookPath = (project: string, agent: string) => `/gateway
 /** 32 random bytes, base64url: Telegram's alphabet for secret tokens. */
 function newSecretToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replaceAll("=", "");
 }
 
 /**
@@ -30,23 +39,43 @@ function newSecretToken(): string {
  */
 async function checkBot(env: Env, project: string, botTokenSecret: string): Promise<string | null> {
   const refusal = await secretRefusal(env, project, botTokenSecret, "telegram");
-  if (refusal) throw new PantheonError("validation_failed", `the bot token secret is not valid: ${refusal}`, { details: { issues: [{ path: ["botTokenSecret"], message: refusal }] } });
+  if (refusal)
+    throw new PantheonError("validation_failed", `the bot token secret is not valid: ${refusal}`, {
+      details: { issues: [{ path: ["botTokenSecret"], message: refusal }] },
+    });
   const fingerprint = await secretFingerprintOf(env, project, botTokenSecret);
   if (fingerprint) await assertBotFree(env, project, botTokenSecret, fingerprint);
   return fingerprint;
 }
 
 /** 409 when another project's Telegram gateway uses the bot of this keyed fingerprint (that project is not named). */
-export async function assertBotFree(env: Env, project: string, botTokenSecret: string, fingerprint: string): Promise<void> {
-  const taken = (await gatewayIndex(env).list("telegram")).some((o) => o.entry.botFingerprint === fingerprint && o.project !== project);
+export async function assertBotFree(
+  env: Env,
+  project: string,
+  botTokenSecret: string,
+  fingerprint: string,
+): Promise<void> {
+  const taken = (await gatewayIndex(env).list("telegram")).some(
+    (o) => o.entry.botFingerprint === fingerprint && o.project !== project,
+  );
   if (taken) {
-    throw new PantheonError("conflict", `the bot token in ${botTokenSecret} is already the bot of another project: a bot belongs to one project (ask the deployment admin: GET /api/gateways/telegram)`, { details: { issues: [{ path: ["botTokenSecret"], message: "a bot another project uses" }] } });
+    throw new PantheonError(
+      "conflict",
+      `the bot token in ${botTokenSecret} is already the bot of another project: a bot belongs to one project (ask the deployment admin: GET /api/gateways/telegram)`,
+      { details: { issues: [{ path: ["botTokenSecret"], message: "a bot another project uses" }] } },
+    );
   }
 }
 
-const botPresent = async (env: Env, project: string, name: string) => (await secretRefusal(env, project, name, "telegram")) === undefined;
+const botPresent = async (env: Env, project: string, name: string) =>
+  (await secretRefusal(env, project, name, "telegram")) === undefined;
 
-const noGateway = (kind: string, agent: string) => new PantheonError("not_found", `agent '${agent}' has no ${kind} gateway: PUT /api/agents/${agent}/gateways/${kind} first`, { details: { agent, gateway: kind } });
+const noGateway = (kind: string, agent: string) =>
+  new PantheonError(
+    "not_found",
+    `agent '${agent}' has no ${kind} gateway: PUT /api/agents/${agent}/gateways/${kind} first`,
+    { details: { agent, gateway: kind } },
+  );
 
 function emailView(config: EmailConfig, project: string, agent: string) {
   return { ...config, address: `${agent}${project === "default" ? "" : `+${project}`}@<your Email Routing domain>` };
@@ -58,60 +87,91 @@ function emailView(config: EmailConfig, project: string, agent: string) {
  * (`setWebhook` with the secret token) from the server, so the bot token never leaves the worker.
  */
 export const gatewayRoutes = new Hono<AppEnv>()
-  .put("/:name/gateways/telegram", scope("admin"), valid("param", nameParam), valid("json", telegramConfigInputSchema), async (c) => {
-    const project = c.get("project");
-    const { name } = c.req.valid("param");
-    const input = c.req.valid("json");
-    const agent = await agentStub(c.env, project, name);
-    const previous = (await call(agent.gatewayGet("telegram"))) as TelegramConfig | null;
-    const botFingerprint = await checkBot(c.env, project, input.botTokenSecret);
-    const config: TelegramConfig = {
-      secretToken: input.secretToken ?? previous?.secretToken ?? newSecretToken(),
-      botTokenSecret: input.botTokenSecret,
-      ...(input.allowedChatIds ? { allowedChatIds: input.allowedChatIds } : {}),
-      approverUserIds: input.approverUserIds,
-    };
-    await call(agent.gatewaySet("telegram", config));
-    await gatewayIndex(c.env).put("telegram", project, name, { secretHash: await sha256Hex(config.secretToken), botTokenSecret: config.botTokenSecret, botFingerprint });
-    return c.json(telegramView(config, true, telegramWebhookPath(project, name)));
-  })
+  .put(
+    "/:name/gateways/telegram",
+    scope("admin"),
+    valid("param", nameParam),
+    valid("json", telegramConfigInputSchema),
+    async (c) => {
+      const project = c.get("project");
+      const { name } = c.req.valid("param");
+      const input = c.req.valid("json");
+      const agent = await agentStub(c.env, project, name);
+      const previous = (await call(agent.gatewayGet("telegram"))) as TelegramConfig | null;
+      const botFingerprint = await checkBot(c.env, project, input.botTokenSecret);
+      const config: TelegramConfig = {
+        secretToken: input.secretToken ?? previous?.secretToken ?? newSecretToken(),
+        botTokenSecret: input.botTokenSecret,
+        ...(input.allowedChatIds ? { allowedChatIds: input.allowedChatIds } : {}),
+        approverUserIds: input.approverUserIds,
+      };
+      await call(agent.gatewaySet("telegram", config));
+      await gatewayIndex(c.env).put("telegram", project, name, {
+        secretHash: await sha256Hex(config.secretToken),
+        botTokenSecret: config.botTokenSecret,
+        botFingerprint,
+      });
+      return c.json(telegramView(config, true, telegramWebhookPath(project, name)));
+    },
+  )
   .get("/:name/gateways/telegram", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
-    const config = (await call((await agentStub(c.env, project, name)).gatewayGet("telegram"))) as TelegramConfig | null;
+    const config = (await call(
+      (await agentStub(c.env, project, name)).gatewayGet("telegram"),
+    )) as TelegramConfig | null;
     if (!config) throw noGateway("telegram", name);
-    return c.json(telegramView(config, await botPresent(c.env, project, config.botTokenSecret), telegramWebhookPath(project, name)));
+    return c.json(
+      telegramView(config, await botPresent(c.env, project, config.botTokenSecret), telegramWebhookPath(project, name)),
+    );
   })
   .delete("/:name/gateways/telegram", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");
-    if (!(await call((await agentStub(c.env, project, name)).gatewayRemove("telegram")))) throw noGateway("telegram", name);
+    if (!(await call((await agentStub(c.env, project, name)).gatewayRemove("telegram"))))
+      throw noGateway("telegram", name);
     await gatewayIndex(c.env).put("telegram", project, name, null);
     return c.body(null, 204);
   })
-  .post("/:name/gateways/telegram/webhook", scope("admin"), valid("param", nameParam), valid("json", telegramWebhookInputSchema), async (c) => {
-    const project = c.get("project");
-    const { name } = c.req.valid("param");
-    const config = (await call((await agentStub(c.env, project, name)).gatewayGet("telegram"))) as TelegramConfig | null;
-    if (!config) throw noGateway("telegram", name);
-    const production = deploymentOf(c.env.PANTHEON_ENV) === "production";
-    const base = new URL(c.req.valid("json").url);
-    if (production && base.protocol !== "https:") {
-      throw new PantheonError("validation_failed", "the webhook URL is not valid", { details: { issues: [{ path: ["url"], message: "Telegram calls only https URLs" }] } });
-    }
-    const webhookUrl = `${base.origin}${base.pathname.replace(/\/+$/, "")}${telegramWebhookPath(project, name)}`;
-    // The agent opens its own project's bot token and calls the Bot API: the worker never holds it.
-    await call((await agentStub(c.env, project, name)).telegramSetWebhook(webhookUrl));
-    return c.json({ ok: true, webhookUrl });
-  })
-  .put("/:name/gateways/email", scope("admin"), valid("param", nameParam), valid("json", emailConfigInputSchema), async (c) => {
-    const project = c.get("project");
-    const { name } = c.req.valid("param");
-    const config = c.req.valid("json");
-    await call((await agentStub(c.env, project, name)).gatewaySet("email", config));
-    await gatewayIndex(c.env).put("email", project, name, { allowedSenders: config.allowedSenders });
-    return c.json(emailView(config, project, name));
-  })
+  .post(
+    "/:name/gateways/telegram/webhook",
+    scope("admin"),
+    valid("param", nameParam),
+    valid("json", telegramWebhookInputSchema),
+    async (c) => {
+      const project = c.get("project");
+      const { name } = c.req.valid("param");
+      const config = (await call(
+        (await agentStub(c.env, project, name)).gatewayGet("telegram"),
+      )) as TelegramConfig | null;
+      if (!config) throw noGateway("telegram", name);
+      const production = deploymentOf(c.env.PANTHEON_ENV) === "production";
+      const base = new URL(c.req.valid("json").url);
+      if (production && base.protocol !== "https:") {
+        throw new PantheonError("validation_failed", "the webhook URL is not valid", {
+          details: { issues: [{ path: ["url"], message: "Telegram calls only https URLs" }] },
+        });
+      }
+      const webhookUrl = `${base.origin}${base.pathname.replace(/\/+$/, "")}${telegramWebhookPath(project, name)}`;
+      // The agent opens its own project's bot token and calls the Bot API: the worker never holds it.
+      await call((await agentStub(c.env, project, name)).telegramSetWebhook(webhookUrl));
+      return c.json({ ok: true, webhookUrl });
+    },
+  )
+  .put(
+    "/:name/gateways/email",
+    scope("admin"),
+    valid("param", nameParam),
+    valid("json", emailConfigInputSchema),
+    async (c) => {
+      const project = c.get("project");
+      const { name } = c.req.valid("param");
+      const config = c.req.valid("json");
+      await call((await agentStub(c.env, project, name)).gatewaySet("email", config));
+      await gatewayIndex(c.env).put("email", project, name, { allowedSenders: config.allowedSenders });
+      return c.json(emailView(config, project, name));
+    },
+  )
   .get("/:name/gateways/email", scope("admin"), valid("param", nameParam), async (c) => {
     const project = c.get("project");
     const { name } = c.req.valid("param");

@@ -16,7 +16,8 @@ export async function handleInboundEmail(message: ForwardableEmailMessage, env: 
   const target = emailRecipient(message.to);
   const entry = target ? await gatewayIndex(env).get("email", target.project, target.agent) : null;
   if (!target || !entry) return message.setReject("unknown recipient");
-  if (!senderAllowed(message.from, entry.allowedSenders)) return message.setReject("the sender is not allowed to write to this agent");
+  if (!senderAllowed(message.from, entry.allowedSenders))
+    return message.setReject("the sender is not allowed to write to this agent");
   await routeAgentEmail(message, env, {
     resolver: async () => ({ agentName: "AGENT_DO", agentId: agentObjectName(target.project, target.agent) }),
     onNoRoute: (email) => email.setReject("unknown recipient"),

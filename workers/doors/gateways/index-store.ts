@@ -48,5 +48,8 @@ export function gatewayIndex(env: Env) {
 
 /** Drops an agent's entries from the gateway index (the agent was deleted). */
 export async function forgetGateways(env: Env, project: string, agent: string): Promise<void> {
-  await Promise.all([gatewayIndex(env).put("telegram", project, agent, null), gatewayIndex(env).put("email", project, agent, null)]);
+  await Promise.all([
+    gatewayIndex(env).put("telegram", project, agent, null),
+    gatewayIndex(env).put("email", project, agent, null),
+  ]);
 }

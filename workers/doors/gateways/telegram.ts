@@ -15,7 +15,8 @@ import { gatewayIndex } from "./index-store";
 export const maxUpdateBytes = 64 * 1024;
 
 const params = lazySchema(() => z.object({ project: projectNameSchema, agent: agentNameSchema }));
-const wrongSecret = () => new PantheonError("unauthorized", "the X-Telegram-Bot-Api-Secret-Token header is missing or wrong");
+const wrongSecret = () =>
+  new PantheonError("unauthorized", "the X-Telegram-Bot-Api-Secret-Token header is missing or wrong");
 /** Compared against when no gateway exists, so an unknown agent costs the same as a wrong secret. */
 const nothing = "0".repeat(64);
 
@@ -29,7 +30,12 @@ const nothing = "0".repeat(64);
  */
 export const telegramWebhookRoutes = new Hono<AppEnv>().post(
   "/telegram/:project/:agent",
-  bodyLimit({ maxSize: maxUpdateBytes, onError: () => { throw new PantheonError("payload_too_large", `a Telegram update is at most ${maxUpdateBytes / 1024} KiB`); } }),
+  bodyLimit({
+    maxSize: maxUpdateBytes,
+    onError: () => {
+      throw new PantheonError("payload_too_large", `a Telegram update is at most ${maxUpdateBytes / 1024} KiB`);
+    },
+  }),
   valid("param", params),
   async (c) => {
     const { project, agent } = c.req.valid("param");
@@ -38,7 +44,8 @@ export const telegramWebhookRoutes = new Hono<AppEnv>().post(
     const matches = timingSafeEqual(await sha256Hex(presented), entry?.secretHash ?? nothing);
     if (!presented || !entry || !matches) throw wrongSecret();
 
-    if (!(c.req.header("content-type") ?? "").includes("application/json")) throw new PantheonError("unsupported_media_type", "a Telegram update is JSON ('Content-Type: application/json')");
+    if (!(c.req.header("content-type") ?? "").includes("application/json"))
+      throw new PantheonError("unsupported_media_type", "a Telegram update is JSON ('Content-Type: application/json')");
     let body: unknown;
     try {
       body = await c.req.json();

@@ -8,7 +8,11 @@ import type { AppEnv } from "../../env";
 import { door } from "../door";
 import { answerStateless, readJsonRpc } from "../mcp/index";
 
-const rpcError = (code: number, message: string, data?: Record<string, unknown>) => ({ jsonrpc: "2.0" as const, error: { code, message, ...(data ? { data } : {}) }, id: null });
+const rpcError = (code: number, message: string, data?: Record<string, unknown>) => ({
+  jsonrpc: "2.0" as const,
+  error: { code, message, ...(data ? { data } : {}) },
+  id: null,
+});
 
 let serverModule: Promise<typeof import("./server")> | undefined;
 
@@ -32,9 +36,26 @@ export function agentMcpRoutes(version: string) {
         return c.json(rpcError(-32001, error.message, { code: error.code, ...error.details }), 404);
       }
       const { makeAgentMcpServer } = await (serverModule ??= import("./server"));
-      const server = makeAgentMcpServer({ agent: await agentStub(c.env, project, name), name, project, principal: c.get("principal"), scope: c.get("scope"), runPrincipal: runPrincipal(c, "mcp"), version });
+      const server = makeAgentMcpServer({
+        agent: await agentStub(c.env, project, name),
+        name,
+        project,
+        principal: c.get("principal"),
+        scope: c.get("scope"),
+        runPrincipal: runPrincipal(c, "mcp"),
+        version,
+      });
       return answerStateless(server, c.req.raw, parsed);
     })
-    .on(["GET", "DELETE"], "/:name", (c) => c.json(rpcError(-32000, "this MCP server is stateless: send JSON-RPC with POST"), 405, { allow: "POST" }))
-    .all("*", (c) => c.json(rpcError(-32001, `no MCP server at ${new URL(c.req.url).pathname}: one agent's is /mcp/agents/<agent>`, { code: "not_found" }), 404));
+    .on(["GET", "DELETE"], "/:name", (c) =>
+      c.json(rpcError(-32000, "this MCP server is stateless: send JSON-RPC with POST"), 405, { allow: "POST" }),
+    )
+    .all("*", (c) =>
+      c.json(
+        rpcError(-32001, `no MCP server at ${new URL(c.req.url).pathname}: one agent's is /mcp/agents/<agent>`, {
+          code: "not_found",
+        }),
+        404,
+      ),
+    );
 }

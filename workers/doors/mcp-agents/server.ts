@@ -5,11 +5,28 @@
 // ../mcp/index.ts: a fresh server and transport per request.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { grants, type RunPrincipal, type Scope } from "../../../core/auth";
 import { isPantheonError } from "../../../core/errors";
-import { agentMcpScopes, askTool, manualCallResult, searchMemoryTool, sourceOfUri, sourceText, sourceUri, type ManualCallOutcome, type ToolResult } from "../../../core/protocols/agent-mcp";
+import {
+  agentMcpScopes,
+  askTool,
+  manualCallResult,
+  searchMemoryTool,
+  sourceOfUri,
+  sourceText,
+  sourceUri,
+  type ManualCallOutcome,
+  type ToolResult,
+} from "../../../core/protocols/agent-mcp";
 import type { AgentDO } from "../../../durable-objects/agent/agent-do";
 import { call, type Remote } from "../../../durable-objects/stubs";
 import { sessionIdSchema } from "../../api/messages";
@@ -48,7 +65,11 @@ export class JsonRpcError extends Error {
 const forbiddenCode = -32003;
 function requireScope(deps: AgentMcpDeps, need: Scope): void {
   if (!grants(deps.scope, need)) {
-    throw new JsonRpcError(forbiddenCode, `this needs a token with the '${need}' scope; this token has '${deps.scope}'`, { code: "forbidden", needed: need, scope: deps.scope });
+    throw new JsonRpcError(
+      forbiddenCode,
+      `this needs a token with the '${need}' scope; this token has '${deps.scope}'`,
+      { code: "forbidden", needed: need, scope: deps.scope },
+    );
   }
 }
 
@@ -65,7 +86,9 @@ function parseArguments<S extends z.ZodType>(schema: S, args: unknown, tool: str
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new JsonRpcError(ErrorCode.InvalidParams, `${tool}: ${issue.path.join(".") || "arguments"}: ${issue.message}`, { issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })) });
+  throw new JsonRpcError(ErrorCode.InvalidParams, `${tool}: ${issue.path.join(".") || "arguments"}: ${issue.message}`, {
+    issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
+  });
 }
 
 /** A domain failure (gate refusal, rate limit, unknown session) is the caller's to read: a tool error, not a protocol error. */
@@ -73,7 +96,8 @@ async function asToolResult(work: () => Promise<ToolResult>): Promise<ToolResult
   try {
     return await work();
   } catch (error) {
-    if (isPantheonError(error)) return { content: [{ type: "text", text: `${error.code}: ${error.message}` }], isError: true };
+    if (isPantheonError(error))
+      return { content: [{ type: "text", text: `${error.code}: ${error.message}` }], isError: true };
     throw error;
   }
 }
@@ -101,13 +125,26 @@ export function makeAgentMcpServer(deps: AgentMcpDeps): Server {
     {
       name: askTool,
       description: `Sends one message to the agent '${name}' and answers its reply. Pass the same session to continue a conversation.`,
-      inputSchema: { type: "object", properties: { message: { type: "string", description: "what to say" }, session: { type: "string", description: "a session id from an earlier ask (structuredContent.sessionId)" } }, required: ["message"], additionalProperties: false },
+      inputSchema: {
+        type: "object",
+        properties: {
+          message: { type: "string", description: "what to say" },
+          session: { type: "string", description: "a session id from an earlier ask (structuredContent.sessionId)" },
+        },
+        required: ["message"],
+        additionalProperties: false,
+      },
       annotations: { openWorldHint: true },
     },
     {
       name: searchMemoryTool,
       description: `Searches what '${name}' remembers (words and meaning): the best memories, newest facts first among equals.`,
-      inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer", minimum: 1, maximum: 50 } }, required: ["query"], additionalProperties: false },
+      inputSchema: {
+        type: "object",
+        properties: { query: { type: "string" }, limit: { type: "integer", minimum: 1, maximum: 50 } },
+        required: ["query"],
+        additionalProperties: false,
+      },
       annotations: { readOnlyHint: true },
     },
   ];
@@ -118,7 +155,11 @@ export function makeAgentMcpServer(deps: AgentMcpDeps): Server {
     if (grants(deps.scope, agentMcpScopes.agentTools)) {
       for (const spec of await call(agent.listTools())) {
         if (spec.name === askTool || spec.name === searchMemoryTool) continue;
-        tools.push({ name: spec.name, description: spec.description, inputSchema: spec.parameters as Tool["inputSchema"] });
+        tools.push({
+          name: spec.name,
+          description: spec.description,
+          inputSchema: spec.parameters as Tool["inputSchema"],
+        });
       }
     }
     return { tools };
@@ -129,7 +170,13 @@ export function makeAgentMcpServer(deps: AgentMcpDeps): Server {
     if (tool === askTool) {
       requireScope(deps, agentMcpScopes.ask);
       const { message, session } = parseArguments(askArguments, args, tool);
-      return asToolResult(async () => outcomeResult(name, await call(agent.chat({ content: message, ...(session ? { session } : {}), principal: deps.runPrincipal }))) as ToolResult);
+      return asToolResult(
+        async () =>
+          outcomeResult(
+            name,
+            await call(agent.chat({ content: message, ...(session ? { session } : {}), principal: deps.runPrincipal })),
+          ) as ToolResult,
+      );
     }
     if (tool === searchMemoryTool) {
       requireScope(deps, agentMcpScopes.searchMemory);
@@ -137,15 +184,29 @@ export function makeAgentMcpServer(deps: AgentMcpDeps): Server {
       return asToolResult(async () => {
         const { memories } = await call(agent.listMemories({ q: query, limit: limit ?? 10 }));
         const found = memories.map((m) => ({ id: m.id, kind: m.kind, text: m.text, source: m.source }));
-        const text = found.length ? found.map((m) => `- (${m.kind}) ${m.text} [${m.id}]`).join("\n") : `'${name}' remembers nothing about "${query}"`;
+        const text = found.length
+          ? found.map((m) => `- (${m.kind}) ${m.text} [${m.id}]`).join("\n")
+          : `'${name}' remembers nothing about "${query}"`;
         return { content: [{ type: "text", text }], structuredContent: { memories: found } };
       });
     }
     requireScope(deps, agentMcpScopes.agentTools);
     const specs = await call(agent.listTools());
-    if (!specs.some((s) => s.name === tool)) throw new JsonRpcError(ErrorCode.InvalidParams, `unknown tool '${tool}': tools/list names the tools of '${name}'`);
+    if (!specs.some((s) => s.name === tool))
+      throw new JsonRpcError(
+        ErrorCode.InvalidParams,
+        `unknown tool '${tool}': tools/list names the tools of '${name}'`,
+      );
     // A manual run: every gate (allowlist, schema, custom gates, rate limit, approval) and the trace.
-    return asToolResult(async () => manualCallResult(name, tool, (await call(agent.invokeTool(tool, (args ?? {}) as Record<string, unknown>, deps.runPrincipal))) as ManualCallOutcome));
+    return asToolResult(async () =>
+      manualCallResult(
+        name,
+        tool,
+        (await call(
+          agent.invokeTool(tool, (args ?? {}) as Record<string, unknown>, deps.runPrincipal),
+        )) as ManualCallOutcome,
+      ),
+    );
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
@@ -164,7 +225,11 @@ export function makeAgentMcpServer(deps: AgentMcpDeps): Server {
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     requireScope(deps, agentMcpScopes.resources);
     const source = sourceOfUri(request.params.uri, project, name);
-    if (!source) throw new JsonRpcError(ErrorCode.InvalidParams, `unknown resource '${request.params.uri}': resources/list names the sources of '${name}'`);
+    if (!source)
+      throw new JsonRpcError(
+        ErrorCode.InvalidParams,
+        `unknown resource '${request.params.uri}': resources/list names the sources of '${name}'`,
+      );
     const found = await agent.readContextSource(source, 200);
     if (!found.ok) throw new JsonRpcError(ErrorCode.InvalidParams, found.message);
     return { contents: [{ uri: request.params.uri, mimeType: "text/markdown", text: sourceText(found.value) }] };
@@ -172,4 +237,3 @@ export function makeAgentMcpServer(deps: AgentMcpDeps): Server {
 
   return server;
 }
-

@@ -22,11 +22,12 @@ import { isJsonMediaType, jsonShapeProblem, maxJsonDepth } from "../../validatio
  * (the SDK and its schemas are a large share of the startup CPU of an isolate that may never serve MCP).
  */
 async function loadMcpSdk() {
-  const [{ McpServer }, { WebStandardStreamableHTTPServerTransport }, { CfWorkerJsonSchemaValidator }] = await Promise.all([
-    import("@modelcontextprotocol/sdk/server/mcp.js"),
-    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
-    import("@modelcontextprotocol/sdk/validation/cfworker"),
-  ]);
+  const [{ McpServer }, { WebStandardStreamableHTTPServerTransport }, { CfWorkerJsonSchemaValidator }] =
+    await Promise.all([
+      import("@modelcontextprotocol/sdk/server/mcp.js"),
+      import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+      import("@modelcontextprotocol/sdk/validation/cfworker"),
+    ]);
   return { McpServer, WebStandardStreamableHTTPServerTransport, CfWorkerJsonSchemaValidator };
 }
 
@@ -39,7 +40,10 @@ export interface McpServerDeps {
   principal: RunPrincipal;
 }
 
-const text = (value: string, isError = false): CallToolResult => ({ content: [{ type: "text", text: value }], ...(isError ? { isError } : {}) });
+const text = (value: string, isError = false): CallToolResult => ({
+  content: [{ type: "text", text: value }],
+  ...(isError ? { isError } : {}),
+});
 
 /** A domain failure (unknown session, rate limit, …) is the caller's to read, not a protocol error. */
 async function asToolError(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
@@ -56,12 +60,19 @@ async function missingAgent(deps: McpServerDeps, agent: string): Promise<CallToo
   const found = await registryStub(deps.env, deps.project).getAgent(agent);
   if (found.ok) return null;
   const error = unknownAgent(agent, deps.project);
-  return { ...text(`${error.code}: ${error.message}; list_agents names the agents you can ask`, true), structuredContent: { code: error.code, ...error.details } };
+  return {
+    ...text(`${error.code}: ${error.message}; list_agents names the agents you can ask`, true),
+    structuredContent: { code: error.code, ...error.details },
+  };
 }
 
-export function outcomeResult(agent: string, outcome: { runId: string; sessionId: string; status: string; reply: { content: string } | null; error?: string }): CallToolResult {
+export function outcomeResult(
+  agent: string,
+  outcome: { runId: string; sessionId: string; status: string; reply: { content: string } | null; error?: string },
+): CallToolResult {
   const structuredContent = { agent, runId: outcome.runId, sessionId: outcome.sessionId, status: outcome.status };
-  if (outcome.status === "completed") return { content: [{ type: "text", text: outcome.reply?.content ?? "" }], structuredContent };
+  if (outcome.status === "completed")
+    return { content: [{ type: "text", text: outcome.reply?.content ?? "" }], structuredContent };
   const why =
     outcome.status === "waiting_approval"
       ? `run ${outcome.runId} of '${agent}' is waiting for approval of a tool call: a person must approve it in the Pantheon app (Approvals) or with \`pantheon runs approve ${agent} ${outcome.runId}\`; get_run shows where it stands`
@@ -74,13 +85,23 @@ export function outcomeResult(agent: string, outcome: { runId: string; sessionId
 }
 
 interface RunView {
-  run: { id: string; status: string; trigger: string; steps: number; tokens: number; error?: string; pending: { callId: string; tool: string }[] };
+  run: {
+    id: string;
+    status: string;
+    trigger: string;
+    steps: number;
+    tokens: number;
+    error?: string;
+    pending: { callId: string; tool: string }[];
+  };
   trace: { seq: number; kind: string; name: string; durationMs: number }[];
 }
 
 /** A run in a few lines a person or a model can read: status first, then one line per trace step. */
 function runSummary(agent: string, { run, trace }: RunView): string {
-  const lines = [`run ${run.id} of '${agent}': ${run.status} (trigger ${run.trigger}, ${run.steps} steps, ${run.tokens} tokens)`];
+  const lines = [
+    `run ${run.id} of '${agent}': ${run.status} (trigger ${run.trigger}, ${run.steps} steps, ${run.tokens} tokens)`,
+  ];
   if (run.error) lines.push(`error: ${run.error}`);
   for (const p of run.pending) lines.push(`waiting for approval: ${p.tool} (call ${p.callId})`);
   for (const step of trace) lines.push(`${step.seq}. ${step.kind} ${step.name} ${step.durationMs} ms`);
@@ -107,10 +128,18 @@ export async function makeMcpServer(deps: McpServerDeps): Promise<McpServer> {
 
   server.registerTool(
     "list_agents",
-    { description: "Lists the agents of this project: their names and what each one does.", annotations: { readOnlyHint: true } },
+    {
+      description: "Lists the agents of this project: their names and what each one does.",
+      annotations: { readOnlyHint: true },
+    },
     async () => {
-      const agents = (await registryStub(deps.env, deps.project).listAgents()).map((a) => ({ name: a.name, description: a.description }));
-      const body = agents.length ? agents.map((a) => `${a.name}: ${a.description}`).join("\n") : `project '${deps.project}' has no agents yet`;
+      const agents = (await registryStub(deps.env, deps.project).listAgents()).map((a) => ({
+        name: a.name,
+        description: a.description,
+      }));
+      const body = agents.length
+        ? agents.map((a) => `${a.name}: ${a.description}`).join("\n")
+        : `project '${deps.project}' has no agents yet`;
       return { content: [{ type: "text", text: body }], structuredContent: { agents } };
     },
   );
@@ -122,28 +151,60 @@ export async function makeMcpServer(deps: McpServerDeps): Promise<McpServer> {
         "Sends one message to an agent and answers its reply. Pass the same session to continue a conversation; without one the agent's current session is used. A tool call that needs a person's approval is not approved here: the run waits and its id is reported.",
       inputSchema: {
         agent: z.string().min(1).max(64).describe("the agent's name, as list_agents gives it"),
-        message: z.string().trim().min(1).max(32_000).optional().describe("what to say to the agent (message, input, or both)"),
-        input: structuredInput.optional().describe('structured input for the agent\'s behaviors, read as (get input "field"): a JSON object of at most 64 fields'),
-        session: sessionIdSchema.optional().describe("a session id from an earlier ask_agent (structuredContent.sessionId)"),
+        message: z
+          .string()
+          .trim()
+          .min(1)
+          .max(32_000)
+          .optional()
+          .describe("what to say to the agent (message, input, or both)"),
+        input: structuredInput
+          .optional()
+          .describe(
+            'structured input for the agent\'s behaviors, read as (get input "field"): a JSON object of at most 64 fields',
+          ),
+        session: sessionIdSchema
+          .optional()
+          .describe("a session id from an earlier ask_agent (structuredContent.sessionId)"),
       },
       annotations: { openWorldHint: true },
     },
     ({ agent, message, input, session }) =>
       asToolError(async () => {
-        if (message === undefined && input === undefined) return { isError: true, content: [{ type: "text", text: "ask_agent needs message, input, or both: message is what to say, input a JSON object of fields" }] };
+        if (message === undefined && input === undefined)
+          return {
+            isError: true,
+            content: [
+              {
+                type: "text",
+                text: "ask_agent needs message, input, or both: message is what to say, input a JSON object of fields",
+              },
+            ],
+          };
         const missing = await missingAgent(deps, agent);
         if (missing) return missing;
         const stub = await agentStub(deps.env, deps.project, agent);
         // Without a message the request is the input itself, as on POST …/messages.
         const content = message ?? JSON.stringify(input);
-        return outcomeResult(agent, await call(stub.chat({ content, ...(input ? { input } : {}), ...(session ? { session } : {}), principal: deps.principal })));
+        return outcomeResult(
+          agent,
+          await call(
+            stub.chat({
+              content,
+              ...(input ? { input } : {}),
+              ...(session ? { session } : {}),
+              principal: deps.principal,
+            }),
+          ),
+        );
       }),
   );
 
   server.registerTool(
     "get_run",
     {
-      description: "Shows one run of an agent: its status, what it waits for, and its trace (model calls, gate decisions, tool calls).",
+      description:
+        "Shows one run of an agent: its status, what it waits for, and its trace (model calls, gate decisions, tool calls).",
       inputSchema: {
         agent: z.string().min(1).max(64).describe("the agent's name"),
         run: z.string().min(1).max(64).describe("the run id, as ask_agent reports it"),
@@ -179,8 +240,28 @@ export async function readJsonRpc(request: Request): Promise<{ refused?: JsonRpc
   if (!shape) return { body };
   // Too deep is a parse error (-32700); a reserved key an invalid request (-32600) naming where.
   return shape.kind === "too_deep"
-    ? { refused: { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${shape.message}`, data: { code: "bad_request", limit: maxJsonDepth } }, id: null } }
-    : { refused: { jsonrpc: "2.0", error: { code: -32600, message: `Invalid Request: ${shape.message}`, data: { code: "validation_failed", path: shape.path } }, id: null } };
+    ? {
+        refused: {
+          jsonrpc: "2.0",
+          error: {
+            code: -32700,
+            message: `Parse error: ${shape.message}`,
+            data: { code: "bad_request", limit: maxJsonDepth },
+          },
+          id: null,
+        },
+      }
+    : {
+        refused: {
+          jsonrpc: "2.0",
+          error: {
+            code: -32600,
+            message: `Invalid Request: ${shape.message}`,
+            data: { code: "validation_failed", path: shape.path },
+          },
+          id: null,
+        },
+      };
 }
 
 /** The JSON-RPC error a body refused before the SDK reads it answers with (HTTP 400). */
@@ -194,9 +275,16 @@ export interface JsonRpcRefusal {
  * Answers one JSON-RPC request with a fresh stateless server (no session, a JSON answer), then closes
  * it: how both the project's server and each agent's serve a request.
  */
-export async function answerStateless(server: Pick<McpServer, "connect" | "close">, request: Request, parsed: { body?: unknown }): Promise<Response> {
+export async function answerStateless(
+  server: Pick<McpServer, "connect" | "close">,
+  request: Request,
+  parsed: { body?: unknown },
+): Promise<Response> {
   const { WebStandardStreamableHTTPServerTransport } = await loadMcpSdk();
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   try {
     return await transport.handleRequest(request, "body" in parsed ? { parsedBody: parsed.body } : undefined);
@@ -215,15 +303,29 @@ export async function answerStateless(server: Pick<McpServer, "connect" | "close
  * app.route("/mcp", mcpServerRoutes("0.1.0"));
  */
 export function mcpServerRoutes(version: string) {
-  return new Hono<AppEnv>()
-    // "/" (not "*"): mounted at /mcp, a wildcard would also run before /mcp/agents/*, which has its own door.
-    .use("/", door("chat", { path: "/mcp" }))
-    .post("/", async (c) => {
-      const parsed = await readJsonRpc(c.req.raw);
-      if (parsed.refused) return c.json(parsed.refused, 400);
-      return answerStateless(await makeMcpServer({ env: c.env, project: c.get("project"), version, principal: runPrincipal(c, "mcp") }), c.req.raw, parsed);
-    })
-    .on(["GET", "DELETE"], "/", (c) =>
-      c.json({ jsonrpc: "2.0", error: { code: -32000, message: "this MCP server is stateless: send JSON-RPC with POST" }, id: null }, 405, { allow: "POST" }),
-    );
+  return (
+    new Hono<AppEnv>()
+      // "/" (not "*"): mounted at /mcp, a wildcard would also run before /mcp/agents/*, which has its own door.
+      .use("/", door("chat", { path: "/mcp" }))
+      .post("/", async (c) => {
+        const parsed = await readJsonRpc(c.req.raw);
+        if (parsed.refused) return c.json(parsed.refused, 400);
+        return answerStateless(
+          await makeMcpServer({ env: c.env, project: c.get("project"), version, principal: runPrincipal(c, "mcp") }),
+          c.req.raw,
+          parsed,
+        );
+      })
+      .on(["GET", "DELETE"], "/", (c) =>
+        c.json(
+          {
+            jsonrpc: "2.0",
+            error: { code: -32000, message: "this MCP server is stateless: send JSON-RPC with POST" },
+            id: null,
+          },
+          405,
+          { allow: "POST" },
+        ),
+      )
+  );
 }

@@ -36,7 +36,9 @@ export class OpenAiCompatError extends Error {
 const textPart = lazySchema(() => z.object({ type: z.literal("text"), text: z.string() }));
 const chatMessage = lazySchema(() =>
   z.looseObject({
-    role: z.enum(["system", "developer", "user", "assistant", "tool", "function"], { error: "one of system, developer, user, assistant, tool" }),
+    role: z.enum(["system", "developer", "user", "assistant", "tool", "function"], {
+      error: "one of system, developer, user, assistant, tool",
+    }),
     content: z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]).optional(),
   }),
 );
@@ -65,13 +67,23 @@ type CompletionBody = z.infer<typeof completionBody>;
 /** The request as OpenAI sends it: JSON by Content-Type (else 415), parseable (else 400), at most 64 levels deep and without `__proto__` keys (else 400). */
 async function readBody(c: AppContext): Promise<CompletionBody> {
   if (!isJsonMediaType(c.req.header("content-type"))) {
-    throw new OpenAiCompatError(415, "send the chat completion request as JSON with 'Content-Type: application/json'", null, "unsupported_media_type");
+    throw new OpenAiCompatError(
+      415,
+      "send the chat completion request as JSON with 'Content-Type: application/json'",
+      null,
+      "unsupported_media_type",
+    );
   }
   let raw: unknown;
   try {
     raw = await c.req.json();
   } catch {
-    throw new OpenAiCompatError(400, "the body is not valid JSON: send the chat completion request as JSON", null, "bad_request");
+    throw new OpenAiCompatError(
+      400,
+      "the body is not valid JSON: send the chat completion request as JSON",
+      null,
+      "bad_request",
+    );
   }
   const shape = jsonShapeProblem(raw);
   if (shape?.kind === "too_deep") throw new OpenAiCompatError(400, shape.message, null, "bad_request");
@@ -79,7 +91,8 @@ async function readBody(c: AppContext): Promise<CompletionBody> {
   const parsed = completionBody.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const param = issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`)).join("") || null;
+  const param =
+    issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`)).join("") || null;
   throw new OpenAiCompatError(400, param ? `${param}: ${issue.message}` : issue.message, param, "invalid_value");
 }
 
@@ -91,21 +104,46 @@ function lastUserContent(body: CompletionBody): string {
   const index = body.messages.findLastIndex((m) => m.role === "user");
   const param = `messages[${index}].content`;
   if (index < 0 && body.input) return JSON.stringify(body.input);
-  if (index < 0) throw new OpenAiCompatError(400, "messages: include a message with role 'user' (or send an input object)", "messages", "invalid_value");
+  if (index < 0)
+    throw new OpenAiCompatError(
+      400,
+      "messages: include a message with role 'user' (or send an input object)",
+      "messages",
+      "invalid_value",
+    );
   const content = body.messages[index]!.content;
-  const text = typeof content === "string" ? content : (content ?? []).filter((part) => part.type !== "image_url").map((part) => {
-    const text = textPart.safeParse(part);
-    if (!text.success) throw new OpenAiCompatError(400, `${param}: only text and image_url parts are supported (got '${part.type}')`, param, "invalid_value");
-    return text.data.text;
-  }).join("\n");
-  if (!text.trim() && !openAiImageSources(content, param).length) throw new OpenAiCompatError(400, `${param}: the last user message is empty`, param, "invalid_value");
-  if (text.length > 32_000) throw new OpenAiCompatError(400, `${param}: at most 32,000 characters`, param, "invalid_value");
+  const text =
+    typeof content === "string"
+      ? content
+      : (content ?? [])
+          .filter((part) => part.type !== "image_url")
+          .map((part) => {
+            const text = textPart.safeParse(part);
+            if (!text.success)
+              throw new OpenAiCompatError(
+                400,
+                `${param}: only text and image_url parts are supported (got '${part.type}')`,
+                param,
+                "invalid_value",
+              );
+            return text.data.text;
+          })
+          .join("\n");
+  if (!text.trim() && !openAiImageSources(content, param).length)
+    throw new OpenAiCompatError(400, `${param}: the last user message is empty`, param, "invalid_value");
+  if (text.length > 32_000)
+    throw new OpenAiCompatError(400, `${param}: at most 32,000 characters`, param, "invalid_value");
   return text;
 }
 
 /** OpenAI's own code for it; the words are every door's (core/errors.ts), then what a model is here. */
 const modelMissing = (model: string, project: string) =>
-  new OpenAiCompatError(404, `${unknownAgentMessage(model.slice(0, 64), project)}: the model is the name of one of your agents (GET /v1/models lists them)`, "model", "model_not_found");
+  new OpenAiCompatError(
+    404,
+    `${unknownAgentMessage(model.slice(0, 64), project)}: the model is the name of one of your agents (GET /v1/models lists them)`,
+    "model",
+    "model_not_found",
+  );
 
 async function agentOf(c: AppContext, model: string): Promise<{ profile: AgentProfile; agent: Remote<AgentDO> }> {
   if (!agentNamePattern.test(model)) throw modelMissing(model, c.get("project"));
@@ -119,7 +157,8 @@ async function agentOf(c: AppContext, model: string): Promise<{ profile: AgentPr
 }
 
 /** OpenAI's `user` (a stable id of the end user) keeps that person's conversation apart (../sessions.ts). */
-const sessionOf = (agent: Remote<AgentDO>, user: string | null | undefined) => (user ? sessionFor(agent, "openai", user) : Promise.resolve(undefined));
+const sessionOf = (agent: Remote<AgentDO>, user: string | null | undefined) =>
+  user ? sessionFor(agent, "openai", user) : Promise.resolve(undefined);
 
 interface Usage {
   prompt_tokens: number;
@@ -152,22 +191,44 @@ const seconds = () => Math.floor(Date.now() / 1000);
 async function imagesOf(c: AppContext, body: CompletionBody, profile: AgentProfile) {
   const index = body.messages.findLastIndex((m) => m.role === "user");
   const sources = index < 0 ? [] : openAiImageSources(body.messages[index]!.content, `messages[${index}].content`);
-  const images = sources.length ? await storeImageSources({ env: c.env, owner: { project: c.get("project"), agent: profile.name }, allowHosts: async () => profile.runtime.allowHosts }, sources, `messages[${index}].content`) : [];
+  const images = sources.length
+    ? await storeImageSources(
+        {
+          env: c.env,
+          owner: { project: c.get("project"), agent: profile.name },
+          allowHosts: async () => profile.runtime.allowHosts,
+        },
+        sources,
+        `messages[${index}].content`,
+      )
+    : [];
   return images.length ? { images } : {};
 }
 
 async function complete(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
   const session = await sessionOf(agent, body.user);
-  const outcome = await call(agent.chat({ content, ...(await imagesOf(c, body, profile)), ...(body.input ? { input: body.input } : {}), ...(body.model_override ? { model: body.model_override } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
-  if (outcome.status !== "completed" && outcome.status !== "waiting_approval") throw runFailed(outcome.runId, outcome.status, outcome.error);
+  const outcome = await call(
+    agent.chat({
+      content,
+      ...(await imagesOf(c, body, profile)),
+      ...(body.input ? { input: body.input } : {}),
+      ...(body.model_override ? { model: body.model_override } : {}),
+      ...(session ? { session } : {}),
+      principal: runPrincipal(c, "/v1"),
+    }),
+  );
+  if (outcome.status !== "completed" && outcome.status !== "waiting_approval")
+    throw runFailed(outcome.runId, outcome.status, outcome.error);
   const text = outcome.reply?.content ?? waitingText(profile.name, outcome.runId);
   return c.json({
     id: completionId(outcome.runId),
     object: "chat.completion",
     created: seconds(),
     model: profile.name,
-    choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null }],
+    choices: [
+      { index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null },
+    ],
     usage: await usageOf(agent, outcome.runId),
     pantheon: { runId: outcome.runId, sessionId: outcome.sessionId, status: outcome.status },
   });
@@ -183,12 +244,26 @@ async function streamed(c: AppContext, body: CompletionBody, content: string) {
   // Checked before the stream starts, so a model the agent does not allow is a 400, not an error frame.
   if (body.model_override) requestedModel(profile, body.model_override);
   const session = await sessionOf(agent, body.user);
-  const source = await call(agent.chatStream({ content, ...(await imagesOf(c, body, profile)), ...(body.input ? { input: body.input } : {}), ...(body.model_override ? { model: body.model_override } : {}), ...(session ? { session } : {}), principal: runPrincipal(c, "/v1") }));
+  const source = await call(
+    agent.chatStream({
+      content,
+      ...(await imagesOf(c, body, profile)),
+      ...(body.input ? { input: body.input } : {}),
+      ...(body.model_override ? { model: body.model_override } : {}),
+      ...(session ? { session } : {}),
+      principal: runPrincipal(c, "/v1"),
+    }),
+  );
   const encoder = new TextEncoder();
   const created = seconds();
   let id = "chatcmpl-pending";
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    ({ id, object: "chat.completion.chunk", created, model: profile.name, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    id,
+    object: "chat.completion.chunk",
+    created,
+    model: profile.name,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  });
 
   async function* frames(): AsyncGenerator<unknown> {
     let sinceTool = "";
@@ -214,7 +289,8 @@ async function streamed(c: AppContext, body: CompletionBody, content: string) {
           return;
         }
         const full = reply ?? waitingText(profile.name, runId);
-        if (full.startsWith(sinceTool) && full.length > sinceTool.length) yield chunk({ content: full.slice(sinceTool.length) });
+        if (full.startsWith(sinceTool) && full.length > sinceTool.length)
+          yield chunk({ content: full.slice(sinceTool.length) });
         yield chunk({}, "stop");
         if (body.stream_options?.include_usage) yield { ...chunk({}), choices: [], usage: await usageOf(agent, runId) };
         return;
@@ -227,7 +303,14 @@ async function streamed(c: AppContext, body: CompletionBody, content: string) {
     async pull(controller) {
       const next = await iterator.next().catch((error: unknown) => ({
         done: false as const,
-        value: { error: { message: error instanceof Error ? error.message : String(error), type: "server_error", param: null, code: null } },
+        value: {
+          error: {
+            message: error instanceof Error ? error.message : String(error),
+            type: "server_error",
+            param: null,
+            code: null,
+          },
+        },
       }));
       if (next.done) {
         controller.enqueue(encoder.encode("data: [DONE]\n\n"));
@@ -244,13 +327,23 @@ async function streamed(c: AppContext, body: CompletionBody, content: string) {
     },
   });
   return new Response(out, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": c.get("requestId") },
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-request-id": c.get("requestId"),
+    },
   });
 }
 
 /** Every error of this router in OpenAI's shape, auth and body-size failures included. */
 const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
-  const shaped = (status: number, message: string, param: string | null, code: string | null, type = status >= 500 ? "server_error" : "invalid_request_error") => {
+  const shaped = (
+    status: number,
+    message: string,
+    param: string | null,
+    code: string | null,
+    type = status >= 500 ? "server_error" : "invalid_request_error",
+  ) => {
     const response = c.json({ error: { message, type, param, code } }, status as 400);
     response.headers.set("x-request-id", c.get("requestId"));
     // A run that ended badly already happened: an SDK retry would start a second one.
@@ -258,17 +351,37 @@ const onOpenAiError: ErrorHandler<AppEnv> = (error, c) => {
     if (status === 401) response.headers.set("WWW-Authenticate", 'Bearer realm="pantheon"');
     return response;
   };
-  if (error instanceof OpenAiCompatError) return shaped(error.status, error.message, error.param, error.code, error.type);
+  if (error instanceof OpenAiCompatError)
+    return shaped(error.status, error.message, error.param, error.code, error.type);
   if (isPantheonError(error)) {
     const issue = (error.details?.issues as { path: (string | number)[]; message: string }[] | undefined)?.[0];
-    return shaped(error.status, issue ? `${issue.path.join(".")}: ${issue.message}` : error.message, issue ? issue.path.join(".") : null, error.code);
+    return shaped(
+      error.status,
+      issue ? `${issue.path.join(".")}: ${issue.message}` : error.message,
+      issue ? issue.path.join(".") : null,
+      error.code,
+    );
   }
   if (error instanceof HTTPException) {
-    if (error.status === 401) return shaped(401, "Incorrect or missing API key: send 'Authorization: Bearer <token>' with a Pantheon token", null, "invalid_api_key");
-    if (error.status === 413) return shaped(413, "the request body is larger than 8 MiB: /v1 takes at most 8 MiB", null, "payload_too_large");
+    if (error.status === 401)
+      return shaped(
+        401,
+        "Incorrect or missing API key: send 'Authorization: Bearer <token>' with a Pantheon token",
+        null,
+        "invalid_api_key",
+      );
+    if (error.status === 413)
+      return shaped(413, "the request body is larger than 8 MiB: /v1 takes at most 8 MiB", null, "payload_too_large");
     return shaped(error.status, error.message || "the request could not be handled", null, null);
   }
-  console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), name: (error as Error)?.name, message: (error as Error)?.message }));
+  console.error(
+    JSON.stringify({
+      level: "error",
+      requestId: c.get("requestId"),
+      name: (error as Error)?.name,
+      message: (error as Error)?.message,
+    }),
+  );
   return shaped(500, "something went wrong on our side; the request id helps us find it", null, "internal");
 };
 
@@ -294,12 +407,25 @@ export const openaiRoutes = new Hono<AppEnv>()
     const agents = await registryStub(c.env, project).listAgents();
     return c.json({ object: "list", data: agents.map((a) => asModel(a, project)) });
   })
-  .get("/models/:model", async (c) => c.json(asModel((await agentOf(c, c.req.param("model"))).profile, c.get("project"))))
+  .get("/models/:model", async (c) =>
+    c.json(asModel((await agentOf(c, c.req.param("model"))).profile, c.get("project"))),
+  )
   .all("*", (c) => {
-    throw new OpenAiCompatError(404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}: this API offers POST /v1/chat/completions and GET /v1/models`, null, "unknown_url");
+    throw new OpenAiCompatError(
+      404,
+      `no route for ${c.req.method} ${new URL(c.req.url).pathname}: this API offers POST /v1/chat/completions and GET /v1/models`,
+      null,
+      "unknown_url",
+    );
   })
   .onError(onOpenAiError);
 
 function asModel(profile: AgentProfile, project: string) {
-  return { id: profile.name, object: "model", created: Math.floor(profile.createdAt / 1000), owned_by: project, description: profile.description };
+  return {
+    id: profile.name,
+    object: "model",
+    created: Math.floor(profile.createdAt / 1000),
+    owned_by: project,
+    description: profile.description,
+  };
 }
