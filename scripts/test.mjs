@@ -1,7 +1,7 @@
 // `npm test`: the whole suite.
 //   0. type checks, the linter and the import rules (seconds): the worker, the Node-side configs, and the
 //      PWA and the CLI against the worker's API types (test/contract/api-types.ts compiles in the worker's
-//      and the PWA's program); Biome's linter over the whole tree; the import rules
+//      and the PWA's program); Biome's formatter and linter over the whole tree; the import rules
 //      (scripts/check-imports.mjs: no new runtime import cycle, the layers kept)
 //   1. unit + integration tests inside workerd (vitest + @cloudflare/vitest-plugin)
 //   1b. the fault-injection suite (npm run test:faults), also in workerd
@@ -34,8 +34,9 @@ if (stage("typecheck")) {
     if (run(`typecheck ${project}`, "npx", ["tsc", "--noEmit", "-p", project])) totals.passed += 1;
     else totals.failed += 1;
   }
-  // The linter (Biome, biome.jsonc): a warning fails it too, so the tree stays at zero.
-  if (run("lint", "npx", ["biome", "lint", "--error-on-warnings", "."])) totals.passed += 1;
+  // The formatter and the linter (Biome, biome.jsonc): a file not as `npm run format` leaves it fails, and
+  // a lint warning too, so the tree stays formatted and at zero warnings.
+  if (run("format and lint", "npx", ["biome", "ci", "--error-on-warnings", "."])) totals.passed += 1;
   else totals.failed += 1;
   // The import rules (seconds): no runtime import cycle beyond the named known ones, and the layers
   // (core/ pure, adapters leaves, DOs never import the worker, the clients only its types).
