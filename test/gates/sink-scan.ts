@@ -22,7 +22,9 @@ export function findUngatedWrites(sources: Record<string, string>): { file: stri
   for (const [file, text] of Object.entries(sources)) {
     const lines = text.split("\n");
     lines.forEach((code, i) => {
-      if (!memoryWrite.test(code) || code.includes("// ungated:")) return;
+      // The reason may sit on the call's line or, where the formatter breaks the call, on the line below it.
+      if (!memoryWrite.test(code) || code.includes("// ungated:") || lines[i + 1]?.trim().startsWith("// ungated:"))
+        return;
       const above = lines.slice(Math.max(0, i - gateReach), i + 1).join("\n");
       if (/gated(Write|Keep)\("[a-z-]+"/.test(above)) return;
       found.push({ file, line: i + 1, code: code.trim() });
