@@ -316,6 +316,9 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
 
     ready: () => client.ready(restoreWaitMs),
 
+    /** Whether the agent has any MCP connection (its tools may then change at any moment, as servers come and go). */
+    hasConnections: (): boolean => client.connectionCount() > 0,
+
     /** The tools of every ready server, as the agent's tools see them right now. */
     toolSource(): ToolSource {
       const specs: ToolSpec[] = [];

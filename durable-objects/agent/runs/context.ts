@@ -20,7 +20,7 @@ import { withImageBytes } from "./images";
 import { llmForProfile, manualRunModel, modelSecretNamesOf } from "./models";
 import type { OutputScreens } from "./output-screens";
 import { narrowed, profileForRun } from "./overrides";
-import { buildAgentTools, type ToolSource } from "./tools";
+import { type AgentTools, buildAgentTools, type ToolSource } from "./tools";
 
 export interface RunContextDeps {
   host: Pick<AgentHost, "env" | "clock" | "project">;
@@ -36,7 +36,7 @@ export interface RunContextDeps {
   /** Where the agent's images are (default: the IMAGES bucket): a model call loads the bytes of the images it sends. */
   images?: ImageStorePort;
   memory: Pick<MemoryFeature, "tools" | "contextFor">;
-  mcp: { ready(): Promise<unknown>; toolSource(): ToolSource };
+  mcp: { ready(): Promise<unknown>; toolSource(): ToolSource; hasConnections(): boolean };
   /** Features, plans, tasks and the workspace (work/): the tools the agent's runtime lists. */
   workTools: { toolSource(profile: AgentProfile): ToolSource };
   /** A planned behavior's model around the agent's (behaviors/plan.ts). */
@@ -60,7 +60,7 @@ export function makeRunContexts(deps: RunContextDeps) {
   const imageStore = deps.images ?? (host.env.IMAGES ? makeR2ImageStore(host.env.IMAGES) : undefined);
 
   /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn and fan-out, work. */
-  function toolsOf(profile: AgentProfile) {
+  function buildTools(profile: AgentProfile): AgentTools {
     const spawn = spawnToolSource(profile);
     const fanOut = fanOutToolSource(profile);
     // The delegation tools (agent.spawn, agent.fanout), each offered only to agents that use it: the bus runs them.
@@ -77,16 +77,35 @@ export function makeRunContexts(deps: RunContextDeps) {
   }
 
   /**
+   * The tool set last built, kept while what it is built from stays the same: the profile (one object
+   * per configuration) and the secrets known (their version). A warm turn then builds no tool set. An
+   * agent with MCP connections builds it every time: a server's tools change when it comes and goes.
+   */
+  let keptTools: { profile: AgentProfile; secrets: number; tools: AgentTools } | undefined;
+  function toolsOf(profile: AgentProfile): AgentTools {
+    if (deps.mcp.hasConnections()) return buildTools(profile);
+    const secrets = deps.secrets.version();
+    if (keptTools?.profile === profile && keptTools.secrets === secrets) return keptTools.tools;
+    const tools = buildTools(profile);
+    keptTools = { profile, secrets, tools };
+    return tools;
+  }
+
+  /** The profile and secrets version whose secrets were last found all known: the next turn checks nothing. */
+  let secretsKnownFor: { profile: AgentProfile; secrets: number } | undefined;
+  /**
    * The secrets and model settings alone (one registry round trip, none once known). A restarted
    * agent loads them as it starts (AgentDO.onStart), so its first turn does not wait for them
    * before its request is stored: an eviction in that wait would lose the message.
    */
   async function secretsReady(profile: AgentProfile): Promise<void> {
+    if (secretsKnownFor?.profile === profile && secretsKnownFor.secrets === deps.secrets.version()) return;
     const loading = deps.secrets.ensureAll([
       { names: runtimeSecretNames(profile.runtime), use: "tool" },
       { names: modelSecretNamesOf(profile), use: "model" },
     ]);
     if (loading) await loading;
+    secretsKnownFor = { profile, secrets: deps.secrets.version() };
   }
 
   /**

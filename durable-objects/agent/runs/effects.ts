@@ -38,17 +38,23 @@ export function makeRunEffects(deps: {
   /** The text of each run's last model reply, in word pieces, until the run releases it. */
   const heldTokens = new Map<string, string[]>();
 
-  /** Compiled once per run context, not on every event (custom gates compile their patterns). */
-  const gatesOf = new WeakMap<RunContext, { gates: Gate[]; outputGates: OutputGate[] }>();
+  /** The gates of each runtime (one object per configuration), with the secrets list they were built for. */
+  const gatesOf = new WeakMap<
+    RunContext["profile"]["runtime"],
+    { secrets: RunContext["secrets"]; gates: Gate[]; outputGates: OutputGate[] }
+  >();
 
   function runDeps(ctx: RunContext): RunDeps {
-    let compiled = gatesOf.get(ctx);
-    if (!compiled) {
+    // Compiled once per runtime (one object per configuration) and secrets list, not per run or event:
+    // custom gates compile their patterns, the output gates a detector of every secret.
+    let compiled = gatesOf.get(ctx.profile.runtime);
+    if (compiled?.secrets !== ctx.secrets) {
       compiled = {
+        secrets: ctx.secrets,
         gates: [...builtinGates(), ...compileCustomGates(ctx.profile.runtime.gates)],
         outputGates: agentOutputGates({ secrets: ctx.secrets, specs: ctx.profile.runtime.gates }),
       };
-      gatesOf.set(ctx, compiled);
+      gatesOf.set(ctx.profile.runtime, compiled);
     }
     const rateLimits = ctx.profile.runtime.rateLimits;
     return {

@@ -30,14 +30,20 @@ export function makeOutputScreens(deps: {
    * The project secrets the agent holds, and the deployment's (tools/outputSecrets). `toolSecrets` is
    * a tool set's own (a subset of the `tool` values, which are all kept out anyway).
    */
-  function secretsHeld(toolSecrets: Record<string, string> = {}): NamedSecret[] {
+  /** The list last built, kept while the secrets known and the tool set's own stay the same (a warm turn builds none). */
+  let kept: { version: number; toolSecrets: Record<string, string> | undefined; list: NamedSecret[] } | undefined;
+  function secretsHeld(toolSecrets?: Record<string, string>): NamedSecret[] {
     const { secrets, env } = deps;
-    return outputSecrets(env as unknown as Record<string, unknown>, {
+    const version = secrets.version();
+    if (kept?.version === version && kept.toolSecrets === toolSecrets) return kept.list;
+    const list = outputSecrets(env as unknown as Record<string, unknown>, {
       ...secrets.values("tool"),
       ...secrets.values("telegram"),
       ...modelKeysOf(secrets.values("model")),
       ...toolSecrets,
     });
+    kept = { version, toolSecrets, list };
+    return list;
   }
 
   return {

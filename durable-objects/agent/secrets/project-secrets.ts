@@ -34,6 +34,8 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
   /** `use\0name` → the value, or undefined when the project has no such secret. */
   const known = new Map<string, string | undefined>();
   let epoch = 0;
+  /** Bumped whenever what is known changes (a load, an invalidation): what was built from the values is stale. */
+  let version = 0;
   const keyOf = (use: SecretUse, name: string) => `${use}\u0000${name}`;
   const env = deps.env as unknown as Record<string, unknown>;
 
@@ -72,6 +74,7 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
     // A change arrived while this was loading: what was read may be stale, so read again.
     if (started !== epoch) return load(wants);
     for (const [key, value] of values) known.set(key, value || undefined);
+    version += 1;
   }
 
   /**
@@ -101,6 +104,8 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
         if (value !== undefined && key.startsWith(prefix)) out[key.slice(prefix.length)] = value;
       return out;
     },
+    /** Changes whenever the values known change: the tool set, the secrets kept out and the gates built from them are rebuilt. */
+    version: (): number => version,
     /** One value, loading it first when needed. */
     async get(name: string, use: SecretUse): Promise<string | undefined> {
       await ensure([name], use);
@@ -109,6 +114,7 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
     /** A secret of the project was set, deleted, granted or revoked: forget every value. */
     invalidate(): void {
       epoch += 1;
+      version += 1;
       known.clear();
     },
   };
