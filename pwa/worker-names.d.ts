@@ -7,12 +7,24 @@
 // real declarations.
 
 interface Env {
+  // The Durable Object bindings carry their classes: durable-objects/stubs.ts types each stub from them.
+  readonly AGENT_DO: DurableObjectNamespace<import("../durable-objects/agent/agent-do").AgentDO>;
+  readonly REGISTRY: DurableObjectNamespace<import("../durable-objects/registry/registry-do").RegistryDO>;
+  readonly FEATURE_DO: DurableObjectNamespace<import("../durable-objects/feature/feature-do").FeatureDO>;
+  // Two of the vars, named so the worker's narrow views of `Env` (the tool secrets, the memory's embedder
+  // settings) share a property with it: TypeScript refuses a type with none in common with an all-optional one.
+  readonly PANTHEON_TOOL_SECRETS?: string;
+  readonly EMBEDDINGS_BASE_URL?: string;
   // biome-ignore lint/suspicious/noExplicitAny: opaque on purpose (see above)
   readonly [binding: string]: any;
 }
 type DurableObjectState<Props = unknown> = import("@cloudflare/workers-types/index").DurableObjectState<Props>;
-// biome-ignore lint/suspicious/noExplicitAny: opaque on purpose (see above)
-type DurableObjectNamespace<_Object = undefined> = any;
+/** Opaque but for the class it serves, which durable-objects/stubs.ts reads (the stub's calls are typed from it). */
+interface DurableObjectNamespace<Served = undefined> {
+  readonly served?: Served;
+  // biome-ignore lint/suspicious/noExplicitAny: opaque on purpose (see above)
+  [member: string]: any;
+}
 /** The image store's bucket (adapters/image-r2), named by the message routes the PWA's types come from. */
 type R2Bucket = import("@cloudflare/workers-types/index").R2Bucket;
 

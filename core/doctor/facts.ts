@@ -1,4 +1,4 @@
-import type { QuotaFacts } from "./quotas";
+import type { QuotaLimits, Spend } from "../quotas/limits";
 import type { Deployment, ProviderFacts, ResolvedModel } from "../models";
 
 // What the doctor reads (the facts the worker gathers: workers/api/doctor.ts) and what it answers.
@@ -87,3 +87,9 @@ export interface DoctorReport {
 
 /** The fix of a problem a deploy repairs (bundled migrations, bindings set in wrangler.toml). */
 export const deployFix = "npm run deploy";
+
+/** Today's spend against the caps that hold, per project and per agent (workers/api/quotas.ts quotaReport). */
+export interface QuotaFacts {
+  project: { name: string; effective: QuotaLimits; ceiling: QuotaLimits; used: Spend; resetsAt: string };
+  agents: { name: string; limits: QuotaLimits; used: Spend }[];
+}

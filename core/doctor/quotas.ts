@@ -1,11 +1,7 @@
 import { quotaKeys, type QuotaLimits, type Spend } from "../quotas/limits";
-import type { DoctorCheck } from "./facts";
+import type { DoctorCheck, QuotaFacts } from "./facts";
 
-/** Today's spend against the caps that hold, per project and per agent (workers/api/quotas.ts quotaReport). */
-export interface QuotaFacts {
-  project: { name: string; effective: QuotaLimits; ceiling: QuotaLimits; used: Spend; resetsAt: string };
-  agents: { name: string; limits: QuotaLimits; used: Spend }[];
-}
+export type { QuotaFacts } from "./facts";
 
 const usd = (value: number) => `$${value >= 100 ? value.toFixed(2) : String(Number(value.toPrecision(3)))}`;
 const spent = (used: Spend) => `${used.tokens} tokens, ${usd(used.usd)}`;

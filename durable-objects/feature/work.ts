@@ -3,7 +3,7 @@ import { PantheonError } from "../../core/errors";
 import { featureCreateSchema, resolveFeature, type FeatureCreate, type Principal } from "../../core/work";
 import { lowerPrincipal, type RunPrincipal } from "../../core/auth";
 import { agentStub, call, featureStub, registryStub } from "../stubs";
-import type { RunLookup, TaskRef } from "./feature-do";
+import type { RunLookup, TaskRef } from "./task-store";
 
 /** The tools a task's worker always has: its workspace, its task, the plan it works from. */
 export const workerTools = [
