@@ -4,10 +4,10 @@
 //   node scripts/check-imports.mjs     prints each finding; exit 1 when there is one
 //
 // Why the cycles are not dependency-cruiser's `circular` rule: for each import it finds the first
-// path back, whatever its kind, and only then asks whether that path is type-only. With type-only
-// circles in the tree (a few remain, each of two files) a runtime
-// cycle can hide behind a type-only path found first. Here the type-only imports are dropped before
-// the strongly connected components are drawn (Tarjan), so every runtime cycle is seen.
+// path back, whatever its kind, and only then asks whether that path is type-only, so a runtime cycle
+// can hide behind a type-only path found first. Here the strongly connected components (Tarjan) are
+// drawn twice, on the runtime graph (type-only imports dropped) and on every import, so each runtime
+// cycle is named as one, and a circle only type imports close is refused too.
 import { createRequire } from "node:module";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -119,7 +119,7 @@ function pathAround(component, graph) {
 
 /**
  * Cruises `dirs` under `root` and returns what breaks the rules: layering violations (the config's
- * `forbidden` rules) and runtime cycles not in `known`.
+ * `forbidden` rules), runtime cycles not in `known`, and circles that only type imports close.
  * @param {string} root
  * @param {{ dirs?: string[], known?: { name: string, modules: string[] }[], config?: string }} [options]
  * @returns {Promise<{ findings: string[], modules: number, cycles: string[][] }>}
@@ -139,21 +139,22 @@ export async function checkImports(
   const { modules, summary } = result.output;
   const findings = summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
 
-  // The runtime graph: value imports (static or dynamic) between the repository's own modules.
+  // Two graphs between the repository's own modules: every import, and the runtime one (value imports,
+  // static or dynamic; type-only imports dropped).
   const graph = new Map();
+  const typeGraph = new Map();
   for (const m of modules) {
     if (m.coreModule || m.couldNotResolve || m.source.includes("node_modules")) continue;
+    const own = m.dependencies.filter(
+      (d) => !d.coreModule && !d.couldNotResolve && !d.resolved.includes("node_modules"),
+    );
+    typeGraph.set(
+      m.source,
+      own.map((d) => d.resolved),
+    );
     graph.set(
       m.source,
-      m.dependencies
-        .filter(
-          (d) =>
-            !d.dependencyTypes.includes("type-only") &&
-            !d.coreModule &&
-            !d.couldNotResolve &&
-            !d.resolved.includes("node_modules"),
-        )
-        .map((d) => d.resolved),
+      own.filter((d) => !d.dependencyTypes.includes("type-only")).map((d) => d.resolved),
     );
   }
   const cycles = cyclesOf(graph);
@@ -167,6 +168,16 @@ export async function checkImports(
       grown
         ? `runtime import cycle: the known cycle "${grown.name}" grew: ${where}`
         : `runtime import cycle: ${where} (break it: move what both need down a layer; type-only imports may cycle)`,
+    );
+  }
+  // A circle that only type imports close is refused too: the modules still depend on each other (an
+  // object's features that import the object's type, a file that re-exports what imports it), and
+  // go-to-definition walks in circles. A known runtime cycle may stay one with its type imports.
+  for (const cycle of cyclesOf(typeGraph)) {
+    if (cycles.some((c) => sameSet(c, cycle))) continue;
+    if (known.some((k) => sameSet(k.modules, cycle))) continue;
+    findings.push(
+      `type import cycle: ${pathAround(cycle, typeGraph).join(" → ")} (only type imports close it: move the shared types down a layer)`,
     );
   }
   for (const k of known) {
