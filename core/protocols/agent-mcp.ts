@@ -1,3 +1,4 @@
+import type { ManualCall } from "../run/state";
 // One agent as an MCP server (`/mcp/agents/:name`): the pure half. What each tool needs of a
 // token, how a manual tool call's outcome reads as an MCP tool result, and how the agent's context
 // sources are named and read as MCP resources. The shell is workers/doors/mcp-agents/.
@@ -19,16 +20,8 @@ export const agentMcpScopes = {
   resources: "admin",
 } as const satisfies Record<string, Scope>;
 
-/** A manual tool call's outcome (AgentDO `invokeTool`), as the shell receives it. */
-export type ManualCallOutcome =
-  | { runId: string; status: string; ok: true; output: string; truncated: boolean; ms: number }
-  | { runId: string; status: string; ok: false; error: { message: string }; ms: number }
-  | {
-      runId: string;
-      status: "waiting_approval";
-      pending: { callId: string; tool: string; arguments: Record<string, unknown> };
-    }
-  | { runId: string; status: "waiting_agent"; waiting: { tool: string } };
+/** A manual tool call's outcome (AgentDO `invokeTool`), as the shell receives it (core/run declares it). */
+export type ManualCallOutcome = ManualCall;
 
 /** An MCP tool result (CallToolResult's shape). */
 export interface ToolResult {

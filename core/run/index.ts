@@ -14,6 +14,7 @@ export {
   runDeadline,
   terminalStatuses,
   type CallStatus,
+  type ManualCall,
   type NewRun,
   type RunOrigin,
   type RunCall,

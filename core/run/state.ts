@@ -237,3 +237,18 @@ export function runDeadline(state: RunState): number | undefined {
   }
   return state.startedAt + state.approvalWaitMs + state.limits.maxRunMs;
 }
+
+/**
+ * What a manual tool call answers (AgentDO `invokeTool`): its output, why it failed, or the approval it
+ * waits for. Declared here once: the agent answers it, the per-agent MCP server maps it (core/protocols).
+ */
+export type ManualCall =
+  | { runId: string; status: string; ok: true; output: string; truncated: boolean; ms: number }
+  | { runId: string; status: string; ok: false; error: { message: string }; ms: number }
+  | {
+      runId: string;
+      status: "waiting_approval";
+      pending: { callId: string; tool: string; arguments: Record<string, unknown> };
+    }
+  /** An `ask_<agent>` tool: the other agent's answer arrives later and becomes the run's result. */
+  | { runId: string; status: "waiting_agent"; waiting: { tool: string } };

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { PHONE, api, axe, createAgent, launchSignedIn, shoot, shootBoth, uniqueName } from "./harness.mjs";
+import { plannerTools } from "./work-phone-kit.mjs";
 
 const planner = uniqueName("planner");
 const feature = uniqueName("notes").slice(0, 40);
@@ -35,19 +36,7 @@ let b;
 
 before(async () => {
   await createAgent(planner, {
-    runtime: {
-      tools: [
-        "feature.create",
-        "plan.write",
-        "plan.read",
-        "tasks.sync",
-        "task.start",
-        "task.discard",
-        "status",
-        "fs.list",
-        "fs.read",
-      ],
-    },
+    runtime: { tools: plannerTools },
   });
   const created = await api("/api/features", {
     method: "POST",

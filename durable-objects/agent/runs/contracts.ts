@@ -128,14 +128,4 @@ export interface ChatInput {
   principal: RunPrincipal;
 }
 
-/** What a manual tool call answers: its output, why it failed, or the approval it waits for. */
-export type ManualCall =
-  | { runId: string; status: string; ok: true; output: string; truncated: boolean; ms: number }
-  | { runId: string; status: string; ok: false; error: { message: string }; ms: number }
-  | {
-      runId: string;
-      status: "waiting_approval";
-      pending: { callId: string; tool: string; arguments: Record<string, unknown> };
-    }
-  /** An `ask_<agent>` tool: the other agent's answer arrives later and becomes the run's result. */
-  | { runId: string; status: "waiting_agent"; waiting: { tool: string } };
+export type { ManualCall } from "../../../core/run";

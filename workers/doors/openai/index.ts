@@ -14,7 +14,7 @@ import { isJsonMediaType, jsonShapeProblem } from "../../validation";
 import { readRunEvents } from "../../../core/protocols/run-events";
 import { sessionFor } from "../sessions";
 import { structuredInput } from "../../api/messages";
-import type { AgentDO } from "../../../durable-objects/agent/agent-do";
+import type { AgentDO, ChatInput } from "../../../durable-objects/agent/agent-do";
 
 /**
  * An error in OpenAI's shape (`{ error: { message, type, param, code } }`), so OpenAI SDKs
@@ -205,19 +205,28 @@ async function imagesOf(c: AppContext, body: CompletionBody, profile: AgentProfi
   return images.length ? { images } : {};
 }
 
+/** The agent's turn a completion asks for, the same whether it is answered whole or streamed. */
+async function chatInputOf(
+  c: AppContext,
+  body: CompletionBody,
+  content: string,
+  profile: AgentProfile,
+  session: string | undefined,
+): Promise<ChatInput> {
+  return {
+    content,
+    ...(await imagesOf(c, body, profile)),
+    ...(body.input ? { input: body.input } : {}),
+    ...(body.model_override ? { model: body.model_override } : {}),
+    ...(session ? { session } : {}),
+    principal: runPrincipal(c, "/v1"),
+  };
+}
+
 async function complete(c: AppContext, body: CompletionBody, content: string) {
   const { profile, agent } = await agentOf(c, body.model);
   const session = await sessionOf(agent, body.user);
-  const outcome = await call(
-    agent.chat({
-      content,
-      ...(await imagesOf(c, body, profile)),
-      ...(body.input ? { input: body.input } : {}),
-      ...(body.model_override ? { model: body.model_override } : {}),
-      ...(session ? { session } : {}),
-      principal: runPrincipal(c, "/v1"),
-    }),
-  );
+  const outcome = await call(agent.chat(await chatInputOf(c, body, content, profile, session)));
   if (outcome.status !== "completed" && outcome.status !== "waiting_approval")
     throw runFailed(outcome.runId, outcome.status, outcome.error);
   const text = outcome.reply?.content ?? waitingText(profile.name, outcome.runId);
@@ -244,16 +253,7 @@ async function streamed(c: AppContext, body: CompletionBody, content: string) {
   // Checked before the stream starts, so a model the agent does not allow is a 400, not an error frame.
   if (body.model_override) requestedModel(profile, body.model_override);
   const session = await sessionOf(agent, body.user);
-  const source = await call(
-    agent.chatStream({
-      content,
-      ...(await imagesOf(c, body, profile)),
-      ...(body.input ? { input: body.input } : {}),
-      ...(body.model_override ? { model: body.model_override } : {}),
-      ...(session ? { session } : {}),
-      principal: runPrincipal(c, "/v1"),
-    }),
-  );
+  const source = await call(agent.chatStream(await chatInputOf(c, body, content, profile, session)));
   const encoder = new TextEncoder();
   const created = seconds();
   let id = "chatcmpl-pending";
