@@ -78,34 +78,35 @@ export function makeRunContexts(deps: RunContextDeps) {
 
   /**
    * The tool set last built, kept while what it is built from stays the same: the profile (one object
-   * per configuration) and the secrets known (their version). A warm turn then builds no tool set. An
+   * per configuration) and the tool secrets known (their version). A warm turn then builds no tool set. An
    * agent with MCP connections builds it every time: a server's tools change when it comes and goes.
    */
   let keptTools: { profile: AgentProfile; secrets: number; tools: AgentTools } | undefined;
   function toolsOf(profile: AgentProfile): AgentTools {
     if (deps.mcp.hasConnections()) return buildTools(profile);
-    const secrets = deps.secrets.version();
+    const secrets = deps.secrets.version("tool");
     if (keptTools?.profile === profile && keptTools.secrets === secrets) return keptTools.tools;
     const tools = buildTools(profile);
     keptTools = { profile, secrets, tools };
     return tools;
   }
 
-  /** The profile and secrets version whose secrets were last found all known: the next turn checks nothing. */
-  let secretsKnownFor: { profile: AgentProfile; secrets: number } | undefined;
+  /** The profile and secrets versions whose tool and model secrets were last found all known: the next turn checks nothing. */
+  let secretsKnownFor: { profile: AgentProfile; secrets: string } | undefined;
+  const secretVersions = () => `${deps.secrets.version("tool")}.${deps.secrets.version("model")}`;
   /**
    * The secrets and model settings alone (one registry round trip, none once known). A restarted
    * agent loads them as it starts (AgentDO.onStart), so its first turn does not wait for them
    * before its request is stored: an eviction in that wait would lose the message.
    */
   async function secretsReady(profile: AgentProfile): Promise<void> {
-    if (secretsKnownFor?.profile === profile && secretsKnownFor.secrets === deps.secrets.version()) return;
+    if (secretsKnownFor?.profile === profile && secretsKnownFor.secrets === secretVersions()) return;
     const loading = deps.secrets.ensureAll([
       { names: runtimeSecretNames(profile.runtime), use: "tool" },
       { names: modelSecretNamesOf(profile), use: "model" },
     ]);
     if (loading) await loading;
-    secretsKnownFor = { profile, secrets: deps.secrets.version() };
+    secretsKnownFor = { profile, secrets: secretVersions() };
   }
 
   /**

@@ -30,19 +30,26 @@ export function makeOutputScreens(deps: {
    * The project secrets the agent holds, and the deployment's (tools/outputSecrets). `toolSecrets` is
    * a tool set's own (a subset of the `tool` values, which are all kept out anyway).
    */
-  /** The list last built, kept while the secrets known and the tool set's own stay the same (a warm turn builds none). */
-  let kept: { version: number; toolSecrets: Record<string, string> | undefined; list: NamedSecret[] } | undefined;
+  /**
+   * The list built for each tool set's own secrets (none: the agent's as a whole), kept while the secrets
+   * known for the uses it reads stay the same: a warm turn builds none, and a background screen or export
+   * (no tool set) does not push out the turn's.
+   */
+  const kept = new Map<Record<string, string> | undefined, { version: string; list: NamedSecret[] }>();
   function secretsHeld(toolSecrets?: Record<string, string>): NamedSecret[] {
     const { secrets, env } = deps;
-    const version = secrets.version();
-    if (kept?.version === version && kept.toolSecrets === toolSecrets) return kept.list;
+    const version = `${secrets.version("tool")}.${secrets.version("telegram")}.${secrets.version("model")}`;
+    const found = kept.get(toolSecrets);
+    if (found?.version === version) return found.list;
     const list = outputSecrets(env as unknown as Record<string, unknown>, {
       ...secrets.values("tool"),
       ...secrets.values("telegram"),
       ...modelKeysOf(secrets.values("model")),
       ...toolSecrets,
     });
-    kept = { version, toolSecrets, list };
+    // One tool set is current at a time: the entries of older ones go with the next change.
+    if (!found && kept.size >= 4) kept.clear();
+    kept.set(toolSecrets, { version, list });
     return list;
   }
 

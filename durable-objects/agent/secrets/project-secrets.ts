@@ -34,8 +34,11 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
   /** `use\0name` → the value, or undefined when the project has no such secret. */
   const known = new Map<string, string | undefined>();
   let epoch = 0;
-  /** Bumped whenever what is known changes (a load, an invalidation): what was built from the values is stale. */
-  let version = 0;
+  /**
+   * Bumped, per use, whenever what is known for it changes (a load, an invalidation): what was built
+   * from those values is stale. Per use, so loading the telemetry settings leaves the tool set alone.
+   */
+  const versions: Record<SecretUse, number> = { tool: 0, telegram: 0, model: 0, telemetry: 0 };
   const keyOf = (use: SecretUse, name: string) => `${use}\u0000${name}`;
   const env = deps.env as unknown as Record<string, unknown>;
 
@@ -74,7 +77,7 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
     // A change arrived while this was loading: what was read may be stale, so read again.
     if (started !== epoch) return load(wants);
     for (const [key, value] of values) known.set(key, value || undefined);
-    version += 1;
+    for (const use of new Set(wants.map((want) => want.use))) versions[use] += 1;
   }
 
   /**
@@ -104,8 +107,8 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
         if (value !== undefined && key.startsWith(prefix)) out[key.slice(prefix.length)] = value;
       return out;
     },
-    /** Changes whenever the values known change: the tool set, the secrets kept out and the gates built from them are rebuilt. */
-    version: (): number => version,
+    /** Changes whenever the values known for `use` change: the tool set, the secrets kept out and the gates built from them are rebuilt. */
+    version: (use: SecretUse): number => versions[use],
     /** One value, loading it first when needed. */
     async get(name: string, use: SecretUse): Promise<string | undefined> {
       await ensure([name], use);
@@ -114,7 +117,7 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
     /** A secret of the project was set, deleted, granted or revoked: forget every value. */
     invalidate(): void {
       epoch += 1;
-      version += 1;
+      for (const use of Object.keys(versions) as SecretUse[]) versions[use] += 1;
       known.clear();
     },
   };
