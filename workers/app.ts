@@ -4,6 +4,7 @@ import { apiRoutes, inviteRedeemRoutes } from "./api";
 import { version } from "./api/health";
 import { authenticated, maxBodyBytes, mountDoors } from "./doors";
 import { enforceScopes } from "./scopes";
+import { noteOwnBodies } from "./own-body";
 import { agentSocket } from "./sockets";
 import { gitHttpRoutes } from "./git-http";
 import type { AppEnv } from "./env";
@@ -36,14 +37,10 @@ export function makeApp() {
   // Opening a sign-in link: the invite's code is the credential, so no bearer token (./api/invites.ts).
   app.route("/", inviteRedeemRoutes);
 
-  // An image upload reads its own body under the image's 5 MiB cap (./images/routes.ts); every other /api body stays at 64 KiB.
-  app.use(
-    "/api/*",
-    authenticated({
-      path: "/api",
-      bodyLimitExempt: (c) => c.req.method === "POST" && /^\/api\/agents\/[^/]+\/images$/.test(c.req.path),
-    }),
-  );
+  // A route that reads its own body under its own cap says so beside itself (`readsOwnBody`, ./own-body.ts:
+  // the image upload's 5 MiB); every other /api body stays at 64 KiB.
+  noteOwnBodies(app, apiRoutes.routes);
+  app.use("/api/*", authenticated({ path: "/api" }));
   enforceScopes(app, apiRoutes.routes);
   // The routes, typed for clients (ApiRoutes in ./api): after auth and the scope policy, in this order.
   app.route("/", apiRoutes);

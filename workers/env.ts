@@ -19,6 +19,8 @@ export interface AuthVariables {
   tokenId: string | null;
   /** Set once a route's scope has been checked (its `scope()`, workers/scopes.ts); unchecked `/api` routes need `admin`. */
   scopeChecked: boolean;
+  /** The cap of a route that reads its own body (workers/own-body.ts): the /api entrance lets that body through to it. */
+  ownBodyCap: number;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AuthVariables & RequestIdVariables };

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { apiRoutes } from "../../workers/api";
+import { ownBodyRoutes } from "../../workers/own-body";
 import { tenant } from "../secrets/helpers";
 import { dataUrl, gif3x4, jpeg16x8, png2x2 } from "./fixtures";
 
@@ -69,6 +71,28 @@ describe("POST /api/agents/:name/images stores an image by what its bytes are", 
     form.set("file", new Blob([big], { type: "image/png" }), "big.png");
     const multipart = await p.call("/api/agents/eye/images", { method: "POST", body: form }, p.chat);
     expect(multipart.status).toBe(413);
+  });
+
+  it("the /api entrance's 64 KiB limit lets through only a route that declares it reads its own body: a 200 KiB picture is taken, the same bytes as a message are 413", async () => {
+    // Declared beside the route (readsOwnBody), read from the routes themselves: the upload is the only one.
+    expect(ownBodyRoutes(apiRoutes.routes).map(({ method, path }) => `${method} ${path}`)).toEqual([
+      "POST /api/agents/:name/images",
+    ]);
+    const p = await project();
+    const picture = new Uint8Array(200 * 1024);
+    picture.set(png2x2);
+    const taken = await p.upload(picture);
+    expect(taken.status).toBe(201);
+    expect(await taken.json()).toMatchObject({ type: "image/png", bytes: 200 * 1024 });
+    const asMessage = await p.call(
+      "/api/agents/eye/messages",
+      { method: "POST", body: picture as BodyInit, headers: { "content-type": "application/json" } },
+      p.chat,
+    );
+    expect(asMessage.status).toBe(413);
+    expect(((await asMessage.json()) as { error: { message: string } }).error.message).toBe(
+      "the request body is larger than 64 KiB: /api takes at most 64 KiB",
+    );
   });
 
   it("another project's token is refused on this project's agent and never reads its images; the owner's token does", async () => {

@@ -4,7 +4,7 @@
 // is a 413 before the token is checked (a stranger cannot make us read a large body); an unknown
 // project answers 404 only to a caller whose token checked out (an unauthenticated caller learns
 // nothing about which projects exist); the scope comes last.
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import { every } from "hono/combine";
 import type { Scope } from "../../core/auth";
 import { apiAuth, projectMiddleware, requireScope } from "../auth";
@@ -21,8 +21,6 @@ export interface DoorOptions {
   path: string;
   /** The largest request body the door reads; {@link maxBodyBytes} unless given. */
   maxBodyBytes?: number;
-  /** A request whose route reads its own body under its own cap (an image upload) passes the limit here. */
-  bodyLimitExempt?: (c: Context<AppEnv>) => boolean;
 }
 
 /**
@@ -33,8 +31,8 @@ export interface DoorOptions {
  */
 export function authenticated(options: DoorOptions): MiddlewareHandler<AppEnv> {
   const limit = limitBody(options.maxBodyBytes ?? maxBodyBytes, options.path);
-  const exempt = options.bodyLimitExempt;
-  const body: MiddlewareHandler<AppEnv> = exempt ? (c, next) => (exempt(c) ? next() : limit(c, next)) : limit;
+  // A route that declared it reads its own body under its own cap (workers/own-body.ts) gets it whole.
+  const body: MiddlewareHandler<AppEnv> = (c, next) => (c.get("ownBodyCap") ? next() : limit(c, next));
   return every(projectMiddleware, body, apiAuth, requireProject);
 }
 

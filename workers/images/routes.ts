@@ -7,6 +7,7 @@ import { nameParam } from "../api/agents";
 import { lazySchema } from "../../core/lazy-schema";
 import { registryStub } from "../../durable-objects/stubs";
 import type { AppContext, AppEnv } from "../env";
+import { readsOwnBody } from "../own-body";
 import { scope } from "../scopes";
 import { valid } from "../validation";
 import { imageStoreOf, readCapped, storeImage } from "./ingest";
@@ -63,12 +64,18 @@ async function uploadedBytes(c: AppContext): Promise<{ bytes: Uint8Array; field:
  * const { id } = await res.json(); // then POST …/messages { content: "what is this?", images: [id] }
  */
 export const imageRoutes = new Hono<AppEnv>()
-  .post("/:name/images", scope("chat"), valid("param", nameParam), async (c) => {
-    const owner = await ownerOf(c, c.req.valid("param").name);
-    const { bytes, field } = await uploadedBytes(c);
-    const ref = await storeImage(imageStoreOf(c.env), owner, bytes, field);
-    return c.json(ref, 201);
-  })
+  .post(
+    "/:name/images",
+    scope("chat"),
+    readsOwnBody(maxImageBytes + multipartSlack),
+    valid("param", nameParam),
+    async (c) => {
+      const owner = await ownerOf(c, c.req.valid("param").name);
+      const { bytes, field } = await uploadedBytes(c);
+      const ref = await storeImage(imageStoreOf(c.env), owner, bytes, field);
+      return c.json(ref, 201);
+    },
+  )
   .get("/:name/images/:id", scope("chat"), valid("param", imageParam), async (c) => {
     const { name, id } = c.req.valid("param");
     const owner = await ownerOf(c, name);
