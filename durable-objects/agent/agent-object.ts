@@ -102,6 +102,10 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
       alarms: {
         armed: (callback, criteria) =>
           this.getSchedules(criteria).filter((s) => callback === undefined || s.callback === callback),
+        armOnce: async (seconds, callback) => {
+          if (!this.getSchedules().some((s) => s.callback === callback))
+            await this.schedule(seconds, callback as keyof this);
+        },
         list: () => this.listSchedules(),
         at: (when, callback, payload, options) => this.schedule(when, callback as keyof this, payload, options),
         every: (seconds, callback, payload, options) =>
@@ -197,7 +201,7 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
   /** Every run event goes to live clients, and moves the agent's live status (the features listen after: features.ts). */
   private onRunEvent(event: RunEvent, runId: string): void {
     // Called for every streamed token: the name comes from the object's name, not a profile read.
-    const agent = this.name.slice(this.name.indexOf(".") + 1);
+    const agent = this.host.agentName();
     this.broadcast(runEventFrame(agent, runId, event));
     const patch = liveStatusPatchOf(event, runId);
     if (patch) this.liveStatus.patch(patch);

@@ -62,6 +62,8 @@ export function makeAgentFeatures(shell: AgentShell) {
   const runs = makeRunStore(db, clock);
   const settings = makeSettingsStore(db, clock);
   const profiles = makeProfileHolder({ settings, env, name: () => host.objectName() });
+  /** The agent's script as last configured, or null (no script, or not configured). */
+  const script = () => (profiles.stored()?.script as ActorScript | null | undefined) ?? null;
   const breakers = makeBreakerStore(storage.kv);
   const sessionTools = makeSessionTools(storage.kv);
 
@@ -100,7 +102,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     storage.kv.put(done, 1);
   };
   const plans = makePlanModels({
-    script: () => (profiles.stored()?.script as ActorScript | null | undefined) ?? null,
+    script,
     append: (sessionId, message) => void messages.append(sessionId, message),
     remember: (content, key) => once(key, () => memory.create({ text: content, kind: "fact" })),
   });
@@ -171,7 +173,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     book: makeBehaviorBook(settings, clock),
     clock,
     alarms: host.alarms,
-    script: () => (profiles.stored()?.script as ActorScript | null | undefined) ?? null,
+    script,
     agent: () => profiles.get().name,
     sessionId: (session) => sessions.resolve(session).id,
     runs: starts,
@@ -210,9 +212,7 @@ export function makeAgentFeatures(shell: AgentShell) {
       return secrets.values("telemetry");
     },
     redact: (value) => screens.redactor().redactDeep(value),
-    retryIn: async (seconds) => {
-      if (host.alarms.armed("onTelemetryFlush").length === 0) await host.alarms.at(seconds, "onTelemetryFlush");
-    },
+    retryIn: (seconds) => host.alarms.armOnce(seconds, "onTelemetryFlush"),
     background: (work) => host.background(work),
   });
   const evals = makeEvals({ storage, env, profile: () => profiles.get(), screens });

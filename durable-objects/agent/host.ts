@@ -29,6 +29,8 @@ export type AlarmCallback =
 export interface AgentAlarms {
   /** The alarms armed now (synchronous: the SDK's table in this object's SQLite), of one callback when named. */
   armed(callback?: AlarmCallback, criteria?: ScheduleCriteria): Schedule<unknown>[];
+  /** One alarm of `callback` in `seconds`, unless one is armed already (a retry, a watchdog: never two). */
+  armOnce(seconds: number, callback: AlarmCallback): Promise<void>;
   /** The same, through the SDK's asynchronous listing. */
   list(): Promise<Schedule<unknown>[]>;
   /** One alarm at `when` (a date, or seconds from now). */

@@ -5,11 +5,11 @@ import type { ChildAlarm } from "./supervisor";
  * The bus's alarms, on the agent's own: the send queue's retry (`onBusFlush`), each request's deadline
  * (`onBusDeadline`), and the supervisor's restarts and times to live (`onChildAlarm`).
  */
-export function busAlarmsOf(alarms: Pick<AgentAlarms, "armed" | "at">) {
+export function busAlarmsOf(alarms: Pick<AgentAlarms, "armed" | "at" | "armOnce">) {
   return {
     /** Re-sends what the queue has not taken yet, after `seconds` (one alarm at a time). */
     async retryLater(seconds: number): Promise<void> {
-      if (alarms.armed("onBusFlush").length === 0) await alarms.at(seconds, "onBusFlush");
+      await alarms.armOnce(seconds, "onBusFlush");
     },
     deadlines: {
       /** When the earliest deadline alarm after `after` fires (epoch ms), or null. */

@@ -33,7 +33,10 @@ export const idleSeconds = 15 * 60;
 
 export interface MemoryFeatureDeps {
   /** The agent's object: its database (drizzle for rows, raw SQL only for FTS5 and the local vector index), its idle alarm (`onMemoryIdle`), work after the reply. */
-  host: Pick<AgentHost, "env" | "clock" | "db" | "storage" | "alarms" | "objectName" | "background">;
+  host: Pick<
+    AgentHost,
+    "env" | "clock" | "db" | "storage" | "alarms" | "objectName" | "project" | "agentName" | "background"
+  >;
   /** The chat feature's stores: a session's history (and its newest message: a fired idle alarm can tell it came too early), and the agent's settings. */
   messages: SessionHistory & { lastAt(): number | undefined };
   settings: SettingsPort;
@@ -74,8 +77,8 @@ export function makeMemoryFeature(deps: MemoryFeatureDeps) {
   let ports: ReturnType<typeof memoryPortsFromEnv> | undefined;
   const portsNow = () => (ports ??= memoryPortsFromEnv(env, sql, deps.host.objectName()));
   const memory = makeMemoryStore({ db: deps.host.db, sql, clock, ports: portsNow });
-  const project = () => deps.host.objectName().split(".")[0]!;
-  const self = () => deps.host.objectName().slice(project().length + 1);
+  const project = () => deps.host.project();
+  const self = () => deps.host.agentName();
 
   /** Another agent of the project (`owner`), through the RPC methods of sharing.ts; it decides per requester. */
   const ownerStub = (owner: string) =>

@@ -4,7 +4,7 @@ import type { AgentAlarms } from "../host";
 const runWatchdogSeconds = 30;
 
 /** The run alarms, on the agent's own (their callbacks are AgentDO's `onRunWatchdog` and `onRunDeadline`). */
-export function makeRunAlarms(alarms: Pick<AgentAlarms, "armed" | "at" | "cancel">) {
+export function makeRunAlarms(alarms: Pick<AgentAlarms, "armed" | "at" | "cancel" | "armOnce">) {
   /** Whether this instance has made sure the watchdog alarm exists (reset when it fires). */
   let watchdogArmed = false;
   return {
@@ -18,7 +18,7 @@ export function makeRunAlarms(alarms: Pick<AgentAlarms, "armed" | "at" | "cancel
     async armWatchdog(): Promise<void> {
       if (watchdogArmed) return;
       watchdogArmed = true;
-      if (alarms.armed("onRunWatchdog").length === 0) await alarms.at(runWatchdogSeconds, "onRunWatchdog");
+      await alarms.armOnce(runWatchdogSeconds, "onRunWatchdog");
     },
     /** The watchdog fired: the next arm schedules it again. */
     watchdogFired(): void {
