@@ -34,7 +34,9 @@ export function parsePlanTasks(markdown: string): ParsedPlan {
   const tasks: PlannedTask[] = [];
   const problems: FieldIssue[] = [];
   let sectionLevel = 0;
-  let current: { task: PlannedTask; body: string[] } | null = null;
+  /** Each task's own lines as written (its item line and the lines below it), so a problem with a `depends on` names the line it is on. */
+  const sources = new Map<PlannedTask, SourceLine[]>();
+  let current: { task: PlannedTask; body: string[]; source: SourceLine[] } | null = null;
   let inFence = false;
   const close = () => {
     if (!current) return;
@@ -43,6 +45,7 @@ export function parsePlanTasks(markdown: string): ParsedPlan {
       .join("\n")
       .trim();
     tasks.push(current.task);
+    sources.set(current.task, current.source);
     current = null;
   };
   lines.forEach((raw, index) => {
@@ -76,13 +79,20 @@ export function parsePlanTasks(markdown: string): ParsedPlan {
           path: ["markdown", `line ${index + 1}`],
           message: `task '${name}' is listed twice: task names must differ`,
         });
-      current = { task: { key, name: name.slice(0, 200), description, line: index + 1, dependsOn: [] }, body: [] };
+      current = {
+        task: { key, name: name.slice(0, 200), description, line: index + 1, dependsOn: [] },
+        body: [],
+        source: [{ line: index + 1, text: raw.trim() }],
+      };
       return;
     }
-    if (current) current.body.push(raw.trim());
+    if (current) {
+      current.body.push(raw.trim());
+      current.source.push({ line: index + 1, text: raw.trim() });
+    }
   });
   close();
-  resolveDependencies(tasks, problems);
+  resolveDependencies(tasks, sources, problems);
   if (sectionLevel === 0 && tasks.length === 0 && !lines.some((l) => heading.exec(l) && /^#+\s+tasks\b/i.test(l))) {
     problems.push({
       path: ["markdown"],
@@ -95,28 +105,45 @@ export function parsePlanTasks(markdown: string): ParsedPlan {
 /** `depends on 2`, `depends on tasks 1 and 3`, `(depends on #2, #4)`: the numbers are positions in the plan's task list. */
 const dependsOn = /\bdepends?\s+on\s+((?:tasks?\s+)?#?\d+(?:\s*(?:,|and|&)\s*(?:tasks?\s+)?#?\d+)*)/gi;
 
+/** One line of the plan as written: its 1-based number and its text. */
+interface SourceLine {
+  line: number;
+  text: string;
+}
+
+/** A line as a problem quotes it: its number and its text, cut short when long. */
+const quote = (at: SourceLine) => `line ${at.line} "${at.text.length > 120 ? `${at.text.slice(0, 117)}...` : at.text}"`;
+
 /**
- * Reads each task's declared dependencies from its text and stores them as the keys of the tasks it
+ * Reads each task's declared dependencies from its lines and stores them as the keys of the tasks it
  * waits for (keys survive a re-sync that renumbers); a number past the list, a task waiting on
- * itself or a cycle is a problem naming the line.
+ * itself or a cycle is a problem naming the line where the `depends on` is written, with its text.
  * @example
  * parsePlanTasks("## Tasks\n1. Schema\n2. API — depends on 1").tasks[1].dependsOn // ["schema"]
  */
-function resolveDependencies(tasks: PlannedTask[], problems: FieldIssue[]): void {
+function resolveDependencies(tasks: PlannedTask[], sources: Map<PlannedTask, SourceLine[]>, problems: FieldIssue[]) {
+  /** Where each edge `task → dependency` is written, for the circle's message. */
+  const writtenAt = new Map<string, SourceLine>();
   tasks.forEach((task, index) => {
-    const numbers = new Set<number>();
-    for (const match of `${task.name} ${task.description}`.matchAll(dependsOn)) {
-      for (const n of match[1]!.match(/\d+/g) ?? []) numbers.add(Number(n));
+    const numbers = new Map<number, SourceLine>();
+    for (const source of sources.get(task) ?? []) {
+      for (const match of source.text.matchAll(dependsOn)) {
+        for (const n of match[1]!.match(/\d+/g) ?? []) if (!numbers.has(Number(n))) numbers.set(Number(n), source);
+      }
     }
-    for (const n of [...numbers].sort((a, b) => a - b)) {
-      const at = ["markdown", `line ${task.line}`];
-      if (n === index + 1) problems.push({ path: at, message: `task ${n} '${task.name}' depends on itself` });
+    for (const [n, source] of [...numbers].sort(([a], [b]) => a - b)) {
+      const at = ["markdown", `line ${source.line}`];
+      if (n === index + 1)
+        problems.push({ path: at, message: `${quote(source)}: task ${n} '${task.name}' depends on itself` });
       else if (n < 1 || n > tasks.length)
         problems.push({
           path: at,
-          message: `task ${index + 1} '${task.name}' depends on task ${n}, but the plan lists tasks 1–${tasks.length}`,
+          message: `${quote(source)}: task ${index + 1} '${task.name}' depends on task ${n}, but the plan lists tasks 1–${tasks.length}`,
         });
-      else if (tasks[n - 1]!.key) task.dependsOn.push(tasks[n - 1]!.key);
+      else if (tasks[n - 1]!.key) {
+        task.dependsOn.push(tasks[n - 1]!.key);
+        writtenAt.set(`${task.key} ${tasks[n - 1]!.key}`, source);
+      }
     }
   });
   const byKey = new Map(tasks.map((t) => [t.key, t]));
@@ -124,10 +151,12 @@ function resolveDependencies(tasks: PlannedTask[], problems: FieldIssue[]): void
   const visit = (t: PlannedTask, path: string[]): boolean => {
     if (state.get(t.key) === "done") return true;
     if (state.get(t.key) === "visiting") {
-      const cycle = [...path.slice(path.indexOf(t.key)), t.key].map((k) => tasks.findIndex((x) => x.key === k) + 1);
+      const keys = [...path.slice(path.indexOf(t.key)), t.key];
+      const cycle = keys.map((k) => tasks.findIndex((x) => x.key === k) + 1);
+      const lines = keys.slice(1).map((k, i) => writtenAt.get(`${keys[i]} ${k}`)!);
       problems.push({
-        path: ["markdown", `line ${t.line}`],
-        message: `the tasks' dependencies go in a circle: ${cycle.join(" → ")}`,
+        path: ["markdown", `line ${lines[lines.length - 1]!.line}`],
+        message: `the tasks' dependencies go in a circle: ${cycle.join(" → ")}, written at ${lines.map(quote).join(", ")}`,
       });
       return false;
     }

@@ -79,16 +79,21 @@ describe("run-all: tasks one after another", () => {
       http: 422,
       error: {
         code: "tool_refused",
-        message: expect.stringContaining("the tasks' dependencies go in a circle: 1 → 2 → 1"),
+        message: expect.stringContaining(
+          `the tasks' dependencies go in a circle: 1 → 2 → 1, written at line 2 "1. A — depends on 2", line 3 "2. B — depends on 1"`,
+        ),
       },
     });
     const missing = await json(
       api(`/api/features/${f.feature}/plan`, {
         method: "PUT",
-        json: { markdown: "## Tasks\n1. A\n2. B — depends on 7\n" },
+        json: { markdown: "## Tasks\n1. A\n2. B — the route\n   after the schema (depends on 7)\n" },
       }),
     );
-    expect(missing.error.message).toContain("task 2 'B' depends on task 7, but the plan lists tasks 1–2");
+    // The line named is the one the `depends on` is written on, below the task's own line.
+    expect(missing.error.message).toContain(
+      `line 4 "after the schema (depends on 7)": task 2 'B' depends on task 7, but the plan lists tasks 1–2`,
+    );
     // The positive control: a plan whose tasks wait on listed ones is stored as the next version.
     const fine = await json(
       api(`/api/features/${f.feature}/plan`, {

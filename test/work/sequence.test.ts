@@ -23,16 +23,29 @@ describe("declared dependencies in a plan", () => {
     ]);
   });
 
-  it("refuses a task waiting on itself, on a task the plan does not list, and a circle", () => {
-    expect(parsePlanTasks("## Tasks\n1. A — depends on 1\n").problems[0]!.message).toBe("task 1 'A' depends on itself");
-    expect(parsePlanTasks("## Tasks\n1. A — depends on 3\n").problems[0]!.message).toBe(
-      "task 1 'A' depends on task 3, but the plan lists tasks 1–1",
-    );
+  it("refuses a task waiting on itself, on a task the plan does not list, and a circle, naming the line and its text", () => {
+    expect(parsePlanTasks("## Tasks\n1. A — depends on 1\n").problems[0]).toEqual({
+      path: ["markdown", "line 2"],
+      message: `line 2 "1. A — depends on 1": task 1 'A' depends on itself`,
+    });
     expect(
-      parsePlanTasks("## Tasks\n1. A — depends on 3\n2. B — depends on 1\n3. C — depends on 2\n").problems.map(
-        (p) => p.message,
-      ),
-    ).toEqual(["the tasks' dependencies go in a circle: 1 → 3 → 2 → 1"]);
+      parsePlanTasks("# Plan\n\n## Tasks\n1. A — the table\n   with an index, depends on 3\n").problems[0],
+    ).toEqual({
+      path: ["markdown", "line 5"],
+      message: `line 5 "with an index, depends on 3": task 1 'A' depends on task 3, but the plan lists tasks 1–1`,
+    });
+    expect(
+      parsePlanTasks("## Tasks\n1. A — depends on 3\n2. B\n   after A (depends on 1)\n3. C — depends on 2\n").problems,
+    ).toEqual([
+      {
+        path: ["markdown", "line 4"],
+        message: `the tasks' dependencies go in a circle: 1 → 3 → 2 → 1, written at line 2 "1. A — depends on 3", line 5 "3. C — depends on 2", line 4 "after A (depends on 1)"`,
+      },
+    ]);
+    // The control: the same lines waiting in one direction only are a valid plan.
+    expect(parsePlanTasks("## Tasks\n1. A\n2. B\n   after A (depends on 1)\n3. C — depends on 2\n").problems).toEqual(
+      [],
+    );
   });
 });
 
