@@ -149,6 +149,25 @@ export const goalsSchema = lazySchema(() =>
   z.array(z.string().trim().min(1, 'a goal is some words, e.g. "Review PR #123"').max(2000)).max(32),
 );
 
+/**
+ * Standing goals as stored, read so a bad row never breaks a run: a list of goals as it is; the JSON
+ * string of a list (`"[]"`, what imports and restores stored before migration 0008 of the registry) as
+ * that list; anything else as no goals. Non-text entries are dropped.
+ * @example
+ * goalsOf('["Ship it"]') // ["Ship it"]
+ */
+export function goalsOf(stored: unknown): string[] {
+  let value = stored;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch {
+      return [];
+    }
+  }
+  return Array.isArray(value) ? value.filter((g): g is string => typeof g === "string" && g.trim() !== "") : [];
+}
+
 /** What an operator sends to create an agent. */
 export const agentInputSchema = lazySchema(() =>
   z.strictObject({

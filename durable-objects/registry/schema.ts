@@ -6,8 +6,11 @@ export const agents = sqliteTable("agents", {
   description: text("description").notNull(),
   systemPrompt: text("system_prompt").notNull(),
   model: text("model", { mode: "json" }).notNull(),
-  /** Tools, limits, gates, rate limits and HTTP tools (core/agents AgentRuntime). */
-  runtime: text("runtime", { mode: "json" }).notNull().default("{}"),
+  /**
+   * Tools, limits, gates, rate limits and HTTP tools (core/agents AgentRuntime). Defaults of a json
+   * column are values, not JSON text: drizzle stringifies them, so `"{}"` would be stored as a string.
+   */
+  runtime: text("runtime", { mode: "json" }).notNull().default({}),
   /** The agent's script as JSON (ActorScript) once one is set; null until then. */
   script: text("script", { mode: "json" }),
   scriptSource: text("script_source"),
@@ -22,7 +25,7 @@ export const agents = sqliteTable("agents", {
   /** Its role (`a code reviewer`), when one was given. */
   role: text("role"),
   /** Standing goals (string[]): in every run's context, and what a tick works toward. */
-  goals: text("goals", { mode: "json" }).notNull().default("[]"),
+  goals: text("goals", { mode: "json" }).$type<string[]>().notNull().default([]),
   /** When its supervisor archived it (a spawned child done with its goal): out of the graph, history kept. */
   archivedAt: integer("archived_at"),
   createdAt: integer("created_at").notNull(),

@@ -7,6 +7,7 @@ import m0004 from "./0004_invites.sql";
 import m0005 from "./0005_script_configurer.sql";
 import m0006 from "./0006_project_secrets.sql";
 import m0007 from "./0007_agent_goals.sql";
+import m0008 from "./0008_repair_json_strings.sql";
 
 export default {
   journal,
@@ -19,5 +20,6 @@ export default {
     m0005,
     m0006,
     m0007,
+    m0008,
   },
 };

@@ -1,4 +1,4 @@
-import type { AgentProfile } from "../../../core/agents";
+import { goalsOf, type AgentProfile } from "../../../core/agents";
 import type { ActorScript } from "../../../core/dsl";
 import { unknownAgent } from "../../../core/errors";
 import type { SettingsPort } from "../chat";
@@ -14,7 +14,11 @@ export function makeProfileHolder(deps: { settings: SettingsPort; env: Env; name
   let snapshot: AgentProfile | null | undefined;
 
   const stored = (): AgentProfile | null => {
-    if (snapshot === undefined) snapshot = deps.settings.get<AgentProfile>("profile") ?? null;
+    if (snapshot === undefined) {
+      const kept = deps.settings.get<AgentProfile>("profile") ?? null;
+      // A profile pushed before the registry's migration 0008 may hold its goals as the string "[]".
+      snapshot = kept && { ...kept, goals: goalsOf(kept.goals) };
+    }
     return snapshot;
   };
   const cronsOf = (profile: AgentProfile | null | undefined): CronEntry[] =>

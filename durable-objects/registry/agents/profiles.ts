@@ -1,7 +1,7 @@
 import { asc, eq, inArray, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { RunPrincipal } from "../../../core/auth";
-import { agentRuntimeSchema, type AgentInput, type AgentPatch, type AgentProfile } from "../../../core/agents";
+import { agentRuntimeSchema, goalsOf, type AgentInput, type AgentPatch, type AgentProfile } from "../../../core/agents";
 import { PantheonError, unknownAgent, type Result } from "../../../core/errors";
 import type { ProviderStore } from "../provider-store";
 import type { ProjectQuotas } from "../quotas";
@@ -16,10 +16,11 @@ export function toProfile(row: AgentRow): AgentProfile {
     description: row.description,
     systemPrompt: row.systemPrompt,
     model: row.model as AgentProfile["model"],
-    runtime: agentRuntimeSchema.parse(row.runtime ?? {}),
+    // A runtime stored as the JSON text of an object (an old column default) is read as that object.
+    runtime: agentRuntimeSchema.parse(typeof row.runtime === "string" ? JSON.parse(row.runtime) : (row.runtime ?? {})),
     connections: (row.connections as string[]) ?? [],
     role: row.role ?? null,
-    goals: (row.goals as string[] | null) ?? [],
+    goals: goalsOf(row.goals),
     archivedAt: row.archivedAt ?? null,
     script: (row.script ?? null) as AgentProfile["script"],
     ...(row.configuredBy ? { configuredBy: row.configuredBy as RunPrincipal } : {}),

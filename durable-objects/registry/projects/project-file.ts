@@ -87,7 +87,15 @@ export function makeProjectFiles(deps: {
         };
         if (plan.create.includes(agent)) {
           db.insert(schema.agents)
-            .values({ name: agent.name, ...values, connections: [], parent: null, createdAt: now })
+            .values({
+              name: agent.name,
+              ...values,
+              role: null,
+              goals: [],
+              connections: [],
+              parent: null,
+              createdAt: now,
+            })
             .run();
           kv.put(`incarnation/${agent.name}`, crypto.randomUUID());
         } else db.update(schema.agents).set(values).where(eq(schema.agents.name, agent.name)).run();

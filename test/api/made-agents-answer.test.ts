@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import exampleFile from "../../examples/agents.json";
+import { tenant } from "../secrets/helpers";
+
+type Tenant = Awaited<ReturnType<typeof tenant>>;
+const ndjson = { "content-type": "application/x-ndjson" };
+
+/**
+ * What a person does with an agent they just made: shows it, sends it a message, ticks it. Each
+ * answers — a reply, its profile with `goals` a list, and a tick that either runs or says why not.
+ */
+async function expectItAnswers(t: Tenant, agent: string) {
+  const shown = await t.call(`/api/agents/${agent}`);
+  expect(shown.status).toBe(200);
+  const profile = (await shown.json()) as { goals: unknown; role: unknown };
+  expect(Array.isArray(profile.goals)).toBe(true);
+
+  const sent = await t.call(`/api/agents/${agent}/messages`, { method: "POST", json: { content: "are you there?" } });
+  expect(sent.status).toBe(200);
+  const turn = (await sent.json()) as { status: string; error?: unknown; reply?: { role: string; content: string } };
+  expect(turn.error).toBeUndefined();
+  expect(turn.status).toBe("completed");
+  expect(turn.reply?.role).toBe("assistant");
+
+  // Without standing goals a tick is refused by name (never a 500); with goals set, it runs.
+  const idle = await t.call(`/api/agents/${agent}/tick`, { method: "POST", json: {} });
+  expect(idle.status).toBe(400);
+  expect(((await idle.json()) as { error: { message: string } }).error.message).toContain("no standing goals");
+  const goals = ["Say hello to the team"];
+  expect((await t.call(`/api/agents/${agent}`, { method: "PATCH", json: { goals } })).status).toBe(200);
+  const ticked = await t.call(`/api/agents/${agent}/tick`, { method: "POST", json: {} });
+  expect(ticked.status).toBe(200);
+  expect(((await ticked.json()) as { status: string }).status).toBe("completed");
+}
+
+describe("agents made by an import or a restore answer", () => {
+  it("every agent of examples/agents.json, imported, shows, answers a message and ticks", async () => {
+    const t = await tenant("made-import");
+    const imported = await t.call(`/api/projects/${t.slug}/import`, { method: "POST", json: exampleFile });
+    expect(imported.status).toBe(200);
+    for (const agent of Object.keys(exampleFile.agents)) await expectItAnswers(t, agent);
+  });
+
+  it("an agent restored from a snapshot under a new name answers, in its own project and another", async () => {
+    const a = await tenant("made-snap-a");
+    const b = await tenant("made-snap-b");
+    expect((await a.call("/api/agents", { method: "POST", json: { name: "scout" } })).status).toBe(201);
+    const snapshot = await (await a.call("/api/agents/scout/snapshot")).text();
+    for (const [t, name] of [
+      [a, "scout-copy"],
+      [b, "scout"],
+    ] as const) {
+      const made = await t.call(`/api/agents/${name}/snapshot/restore`, {
+        method: "POST",
+        body: snapshot,
+        headers: ndjson,
+      });
+      expect(made.status).toBe(201);
+      await expectItAnswers(t, name);
+    }
+  });
+
+  it("an agent imported from another system's format answers", async () => {
+    const t = await tenant("made-format");
+    const made = await t.call("/api/agents/import?format=openai", {
+      method: "POST",
+      json: { name: "helper", config: { instructions: "Be brief.", model: "offline/offline", tools: [] } },
+    });
+    expect(made.status).toBe(201);
+    await expectItAnswers(t, "helper");
+  });
+});
