@@ -1,5 +1,6 @@
 /**
- * Names a user may not give an agent, a project, a talent, a behavior, a connection or a tool:
+ * Names a user may not give an agent, a project, a talent, a behavior, a connection, a tool, a feature,
+ * a model provider or an invited person:
  * `__proto__`, `prototype` and every member plain JavaScript objects already have (`constructor`,
  * `toString`, `hasOwnProperty`, `valueOf`, …). Such a name used as a key of a plain object reads
  * what the object inherits, not what the user set: `{}["constructor"]` is a function, and

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
+import { isReservedName, reservedNameMessage } from "../reserved-names";
 import { scopeSchema } from "../auth";
 
 /**
@@ -17,7 +18,9 @@ export const personNameSchema = lazySchema(() =>
     .refine(
       (name) => name.toLowerCase() !== "admin",
       "'admin' is the deployment's admin token; choose the person's own name",
-    ),
+    )
+    // The rule every name a user picks follows (core/reserved-names.ts): `toString` is not a person.
+    .refine((name) => !isReservedName(name), reservedNameMessage),
 );
 
 /** Longest an invite may wait to be used: a sign-in link is a secret in transit, so it lives briefly. */

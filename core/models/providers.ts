@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
+import { isReservedName, reservedNameMessage } from "../reserved-names";
 import { knownProviders, type ModelRef } from "./resolve";
 
 /**
@@ -27,6 +28,7 @@ export const providerNameSchema = lazySchema(() =>
   z
     .string()
     .regex(providerNamePattern, "a lower-case slug: a letter, then letters, digits or '-', at most 32 characters")
+    .refine((name) => !isReservedName(name), reservedNameMessage)
     .refine((name) => !(knownProviders as readonly string[]).includes(name), {
       error: (issue) =>
         `'${String(issue.input)}' is a built-in provider (${knownProviders.join(", ")}); name yours otherwise`,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
+import { isReservedName, reservedNameMessage } from "../reserved-names";
 import { agentNameSchema } from "../agents/profile";
 import { modelChoiceSchema } from "../run/limits";
 import { toolNamePattern } from "../tools/tool-spec";
@@ -8,7 +9,8 @@ import { toolNamePattern } from "../tools/tool-spec";
 export const featureNameSchema = lazySchema(() =>
   z
     .string()
-    .regex(/^[a-z][a-z0-9-]{0,39}$/, "a lower-case slug: a letter, then letters, digits or '-', at most 40 characters"),
+    .regex(/^[a-z][a-z0-9-]{0,39}$/, "a lower-case slug: a letter, then letters, digits or '-', at most 40 characters")
+    .refine((name) => !isReservedName(name), reservedNameMessage),
 );
 
 /** What a feature's worker agents are made from: one per task, each its own Durable Object and memory. */

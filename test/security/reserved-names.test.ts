@@ -149,6 +149,50 @@ describe("reserved names are refused where a user names something", () => {
     expect(compileScript(withInput("repo")).script.talents[0]!.behaviors[0]!.input).toEqual({ repo: "x" });
   });
 
+  it("as a feature, provider or invited person's name: a 400 naming `name` and the rule; an ordinary name is accepted", async () => {
+    const orchestrator = (await createAgent()).name;
+    // Providers in a project of their own, so the default project's list stays as other tests expect it.
+    const slug = uniqueName("names");
+    expect((await api("/api/projects", { method: "POST", json: { slug } })).status).toBe(201);
+    for (const name of ["constructor", "prototype"]) {
+      const feature = await api("/api/features", { method: "POST", json: { name, title: "t", orchestrator } });
+      expect(feature.status, name).toBe(400);
+      expect(await issuesOf(feature)).toEqual([{ path: ["name"], message: reservedNameMessage }]);
+      const provider = await api(`/api/projects/${slug}/providers/${name}`, {
+        method: "PUT",
+        json: { baseUrl: "https://models.example/v1" },
+      });
+      expect(provider.status, name).toBe(400);
+      expect(await issuesOf(provider)).toEqual([{ path: ["name"], message: reservedNameMessage }]);
+    }
+    // Object's other members are not lower-case slugs, so feature and provider names refuse them already.
+    for (const name of ["__proto__", "toString", "hasOwnProperty"])
+      expect((await api(`/api/projects/${slug}/providers/${name}`, { method: "PUT", json: {} })).status, name).toBe(
+        400,
+      );
+    // A person's name may hold capitals and '_', so every member is refused by the rule itself.
+    for (const name of ["constructor", "prototype", "toString", "hasOwnProperty", "valueOf"]) {
+      const invite = await api("/api/invites", { method: "POST", json: { name } });
+      expect(invite.status, name).toBe(400);
+      expect(await issuesOf(invite)).toEqual([{ path: ["name"], message: reservedNameMessage }]);
+    }
+    // The controls: the same routes take ordinary names.
+    const feature = uniqueName("constructors").slice(0, 40);
+    expect(
+      (await api("/api/features", { method: "POST", json: { name: feature, title: "t", orchestrator } })).status,
+    ).toBe(201);
+    const provider = uniqueName("proto").slice(0, 32);
+    expect(
+      (
+        await api(`/api/projects/${slug}/providers/${provider}`, {
+          method: "PUT",
+          json: { baseUrl: "https://models.example/v1" },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await api("/api/invites", { method: "POST", json: { name: "Constructor Jones" } })).status).toBe(201);
+  });
+
   it("covers every name Object.prototype has, and __proto__ and prototype", () => {
     for (const name of [
       "constructor",
