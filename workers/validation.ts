@@ -77,6 +77,33 @@ export function checkJsonDepth(value: unknown): void {
 }
 
 /**
+ * Throws the API's 400 for the first line of a JSON-lines body (a snapshot restore, a memory import)
+ * nested deeper than {@link maxJsonDepth}, naming the line: each line is a JSON document of its own
+ * and gets the limit a JSON body gets, before anything recursive (zod, RPC's structured clone) reads
+ * it. A line that is not JSON is left to the line reader, which reports it beside the good ones.
+ * @example
+ * checkJsonLines('{"kind":"fact","text":"tea"}\n' + "[".repeat(100) + "]".repeat(100)) // throws "line 2: JSON nested deeper than 64 levels"
+ */
+export function checkJsonLines(text: string): void {
+  text.split(/\r?\n/).forEach((raw, index) => {
+    if (!raw.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    const path = jsonTooDeep(value);
+    if (path)
+      throw new PantheonError("bad_request", `line ${index + 1}: ${jsonTooDeepMessage}`, {
+        details: {
+          issues: [{ path: `line ${index + 1}`, message: `more than ${maxJsonDepth} levels of arrays and objects` }],
+        },
+      });
+  });
+}
+
+/**
  * The one key a JSON body may not hold. `JSON.parse` keeps `"__proto__"` as an own key, but every
  * object spread, zod object and record after it treats it as the prototype: the field vanished
  * without a word. It is refused with its path instead.

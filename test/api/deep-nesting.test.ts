@@ -135,17 +135,34 @@ describe("a JSON body nested deeper than 64 levels is a 400, never a 500", () =>
     }
   });
 
-  it("on the memory import, a line nested 10,000 deep is reported as a bad line", async () => {
+  it("on the memory import and the snapshot restore, a line nested 10,000 deep is a 400 naming the line; nothing is kept", async () => {
     const agent = await createAgent();
-    for (const line of [deep.array, deep.object, `{"kind":"fact","text":"x","entities":${deep.array}}`]) {
-      const res = await send(`/api/agents/${agent.name}/memories/import`, `${line}\n{"kind":"fact","text":"kept"}\n`, {
-        "content-type": "application/x-ndjson",
-      });
-      expect(res.status).toBe(200);
-      const report = (await res.json()) as { imported: number; errors: { line: number }[] };
-      expect(report.imported).toBe(1);
-      expect(report.errors.map((e) => e.line)).toEqual([1]);
+    const kept = '{"kind":"fact","text":"kept"}';
+    const doors = [
+      { path: `/api/agents/${agent.name}/memories/import`, good: kept },
+      { path: `/api/agents/${agent.name}/snapshot/restore`, good: '{"type":"memory","kind":"fact","text":"kept too"}' },
+    ];
+    const memories = async () =>
+      ((await (await api(`/api/agents/${agent.name}/memories`)).json()) as { memories: unknown[] }).memories.length;
+    for (const { path, good } of doors) {
+      for (const line of [deep.array, deep.object, `{"kind":"fact","text":"x","entities":${deep.array}}`]) {
+        const res = await send(path, `${good}\n${line}\n`, { "content-type": "application/x-ndjson" });
+        expect(res.status, path).toBe(400);
+        const error = ((await res.json()) as ErrorBody).error;
+        expect(error).toMatchObject({ code: "bad_request", message: `line 2: ${message}` });
+        expect(error.details?.issues).toEqual([
+          { path: "line 2", message: "more than 64 levels of arrays and objects" },
+        ]);
+      }
     }
+    expect(await memories()).toBe(0);
+    // The controls: at the limit a line reaches the line reader, which reports it beside the good ones.
+    const atLimit = await send(doors[0]!.path, `${kept}\n${nested(64)}\n`, { "content-type": "application/x-ndjson" });
+    expect(atLimit.status).toBe(200);
+    expect(await atLimit.json()).toMatchObject({ imported: 1, errors: [{ line: 2 }] });
+    const restored = await send(doors[1]!.path, `${doors[1]!.good}\n`, { "content-type": "application/x-ndjson" });
+    expect(restored.status).toBe(200);
+    expect(await memories()).toBe(2);
   });
 
   it("on /v1/chat/completions, in OpenAI's error shape", async () => {

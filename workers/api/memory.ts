@@ -6,7 +6,7 @@ import { PantheonError } from "../../core/errors";
 import type { AppEnv } from "../env";
 import { scope } from "../scopes";
 import { agentStub, call } from "../../durable-objects/stubs";
-import { valid } from "../validation";
+import { checkJsonLines, valid } from "../validation";
 import { nameParam } from "./agents";
 
 const kind = lazySchema(() => z.enum(memoryKinds as [MemoryKind, ...MemoryKind[]]));
@@ -62,8 +62,10 @@ export const memoryRoutes = new Hono<AppEnv>()
         "send the memories as JSON lines with 'Content-Type: application/x-ndjson'",
       );
     }
+    const text = await c.req.text();
+    checkJsonLines(text);
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-    return c.json(await call(agent.importMemories(await c.req.text())));
+    return c.json(await call(agent.importMemories(text)));
   })
   .post("/:name/memories/reembed", scope("admin"), valid("param", nameParam), async (c) => {
     const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);

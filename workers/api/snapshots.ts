@@ -16,7 +16,7 @@ import type { AppContext, AppEnv } from "../env";
 import { scope } from "../scopes";
 import { exportRedactor } from "../export-redaction";
 import { projectOutbound } from "../project-secrets";
-import { valid } from "../validation";
+import { checkJsonLines, valid } from "../validation";
 import { imageSnapshotLines, imageStoreOf, restoreImageLines } from "../images";
 import { pushProfiles } from "./projects";
 import { everyAgentsTools } from "./scripts";
@@ -128,6 +128,7 @@ export const snapshotRoutes = new Hono<AppEnv>()
     const project = c.get("project");
     const { name } = c.req.valid("param");
     const text = await c.req.text();
+    checkJsonLines(text);
     const firstLine = text.slice(0, text.indexOf("\n") === -1 ? undefined : text.indexOf("\n"));
     let created: { warnings: string[]; secrets: { name: string; set: boolean }[] } | undefined;
     if (/"type"\s*:\s*"snapshot"/.test(firstLine)) {
