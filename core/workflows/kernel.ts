@@ -17,7 +17,10 @@ export interface StepRecord {
   error?: string;
   startedAt?: number;
   endedAt?: number;
-  /** Where its trace is: a fan-out id, a run id, or the workflow's own conversation. */
+  /**
+   * Where its trace is: a fan-out's id, or a tool step's run id — written with the step's start, before
+   * its call, so recovery adopts that run (and its idempotency key) instead of starting another.
+   */
   ref?: string;
 }
 

@@ -10,8 +10,9 @@
 // Summary folds (recognised the same way) likewise use <model>:summary (default: "(summary)").
 //   A step with `hold: "<key>"` is not answered until POST /__release/<key> (any order of arrival),
 //   so a test can tell what happened while a call was still open without timing anything.
-//   POST /__tool/<key>[?ms=N&status=N&echoHeaders]   an operator HTTP tool endpoint: records the call (body and
-//                            headers) under <key>, waits N ms, answers { echo: body } or status N
+//   POST /__tool/<key>[?ms=N&status=N&echoHeaders&hold=H]   an operator HTTP tool endpoint: records the call
+//                            (body and headers) under <key>, waits N ms (and, with `hold`, until
+//                            POST /__release/H), answers { echo: body } or status N
 //   GET  /__tool-calls/<key> what that endpoint received
 //   POST /__case/<model>/<tag>  { steps: CaseStep[] }: replies for the runs whose last user message
 //                            holds `#<tag>`, by position: step i answers the i-th model call of the
@@ -119,6 +120,8 @@ export async function startScriptedModelServer(): Promise<{ url: string; server:
       calls.set(`tool:${key}`, toolCalls);
       const ms = Number(url.searchParams.get("ms") ?? 0);
       if (ms) await new Promise((r) => setTimeout(r, ms));
+      const held = url.searchParams.get("hold");
+      if (held && !holdOf(held).released) await new Promise<void>((r) => holdOf(held).waiting.push(r));
       const status = Number(url.searchParams.get("status") ?? 200);
       const echo = {
         echo: body ? JSON.parse(body) : null,

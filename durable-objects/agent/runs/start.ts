@@ -1,7 +1,7 @@
 import type { RunPrincipal } from "../../../core/auth";
 import { PantheonError } from "../../../core/errors";
 import type { Clock } from "../../../core/ports";
-import { effectiveLimits, limitsOf } from "../../../core/run";
+import { effectiveLimits, isTerminal, limitsOf } from "../../../core/run";
 import type { BehaviorRun } from "../behaviors/behaviors";
 import type { Emit } from "../chat/live";
 import type { SessionStore } from "../chat/sessions";
@@ -110,6 +110,42 @@ export function makeRunStarts(deps: RunStartDeps) {
     return result;
   }
 
+  /** What a manual run answers once it settled or waits: its output, why it failed (a gate's refusal throws), or its wait. */
+  function manualCallOf(
+    name: string,
+    args: Record<string, unknown>,
+    outcome: { runId: string; status: string; result?: string; error?: string },
+    ms: number,
+  ): ManualCall {
+    const { runId, status } = outcome;
+    if (status === "waiting_approval") {
+      const pending = driver.pendingApprovals().find((p) => p.runId === runId);
+      return { runId, status, pending: { callId: pending?.callId ?? "manual-call", tool: name, arguments: args } };
+    }
+    if (status === "waiting_agent") return { runId, status, waiting: { tool: name } };
+    const trace = deps.runs.trace(runId);
+    const refused = trace
+      .filter((step) => step.name === "gate_decisions")
+      .flatMap(
+        (step) =>
+          (step.data as { decisions: { gate: string; decision: { allow: boolean; reason?: string } }[] }).decisions,
+      )
+      .find((d) => !d.decision.allow);
+    if (status === "failed" && refused) {
+      throw new PantheonError(
+        "gate_rejected",
+        `gate '${refused.gate}' refused the call: ${refused.decision.reason ?? "no reason given"}`,
+        { details: { runId, gate: refused.gate, reason: refused.decision.reason ?? null } },
+      );
+    }
+    const truncated = trace.some(
+      (step) => step.name === "tool_result" && (step.data as { truncated?: boolean }).truncated === true,
+    );
+    return status === "completed"
+      ? { runId, status, ok: true, output: outcome.result ?? "", truncated, ms }
+      : { runId, status, ok: false, error: { message: outcome.error ?? `the run ${status}` }, ms };
+  }
+
   return {
     begin,
 
@@ -121,8 +157,15 @@ export function makeRunStarts(deps: RunStartDeps) {
      * A person calls a tool by hand (`principal` from the authenticated request). It is a run of its own,
      * trigger `manual`, through the same gates as a model's proposal — budget, allowlist, schema,
      * custom gates, rate limit, approval — and traced; no model is involved, and nothing enters the chat.
+     * `runId`, when given, is the run's id: a workflow's tool step writes it before the call, so the
+     * call's idempotency key (`<runId>:manual-call`, runs/effects.ts) is known before anything leaves.
      */
-    async invokeTool(name: string, args: Record<string, unknown>, principal: RunPrincipal): Promise<ManualCall> {
+    async invokeTool(
+      name: string,
+      args: Record<string, unknown>,
+      principal: RunPrincipal,
+      runId?: string,
+    ): Promise<ManualCall> {
       const by = principal.name;
       const profile = deps.profiles.get();
       await contexts.toolsReady(profile);
@@ -137,6 +180,7 @@ export function makeRunStarts(deps: RunStartDeps) {
         });
       const started = deps.clock.now();
       const outcome = await driver.start({
+        ...(runId ? { runId } : {}),
         agent: profile.name,
         sessionId: deps.sessions.resolve(undefined).id,
         limits: limitsOf(profile.runtime.limits),
@@ -149,34 +193,32 @@ export function makeRunStarts(deps: RunStartDeps) {
         },
         ctx,
       });
-      const ms = deps.clock.now() - started;
-      const { runId, status } = outcome;
-      if (status === "waiting_approval") {
-        const pending = driver.pendingApprovals().find((p) => p.runId === runId);
-        return { runId, status, pending: { callId: pending?.callId ?? "manual-call", tool: name, arguments: args } };
-      }
-      if (status === "waiting_agent") return { runId, status, waiting: { tool: name } };
-      const trace = deps.runs.trace(runId);
-      const refused = trace
-        .filter((step) => step.name === "gate_decisions")
-        .flatMap(
-          (step) =>
-            (step.data as { decisions: { gate: string; decision: { allow: boolean; reason?: string } }[] }).decisions,
-        )
-        .find((d) => !d.decision.allow);
-      if (status === "failed" && refused) {
-        throw new PantheonError(
-          "gate_rejected",
-          `gate '${refused.gate}' refused the call: ${refused.decision.reason ?? "no reason given"}`,
-          { details: { runId, gate: refused.gate, reason: refused.decision.reason ?? null } },
-        );
-      }
-      const truncated = trace.some(
-        (step) => step.name === "tool_result" && (step.data as { truncated?: boolean }).truncated === true,
+      return manualCallOf(name, args, outcome, deps.clock.now() - started);
+    },
+
+    /**
+     * A manual tool run started earlier, as its record says once the runs an eviction cut off have been
+     * carried on (`driver.recover` first): undefined when it was never written (start it under this id),
+     * null while it is still under way, else its answer. How a workflow's tool step adopts its run.
+     */
+    async settledTool(runId: string): Promise<ManualCall | null | undefined> {
+      await driver.recovered();
+      const state = driver.latest(runId);
+      if (!state?.origin.manual) return undefined;
+      if (!isTerminal(state) && state.status !== "waiting_approval") return null;
+      const { tool, arguments: args } = state.origin.manual;
+      const finishedAt = deps.runs.get(runId)?.finishedAt ?? deps.clock.now();
+      return manualCallOf(
+        tool,
+        args,
+        {
+          runId,
+          status: state.status,
+          ...(state.result !== undefined ? { result: state.result } : {}),
+          ...(state.error ? { error: state.error } : {}),
+        },
+        finishedAt - state.startedAt,
       );
-      return status === "completed"
-        ? { runId, status, ok: true, output: outcome.result ?? "", truncated, ms }
-        : { runId, status, ok: false, error: { message: outcome.error ?? `the run ${status}` }, ms };
     },
   };
 }

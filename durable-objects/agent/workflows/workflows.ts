@@ -35,7 +35,7 @@ export interface WorkflowDeps {
    */
   bus: Pick<AgentBus, "askFor" | "startFanOut">;
   /** Runs one of the agent's tools through its gates, as a manual run of `principal` (runs/start.ts). */
-  starts: Pick<RunStarts, "invokeTool">;
+  starts: Pick<RunStarts, "invokeTool" | "settledTool">;
   /** Where a workflow's steps are traced (under its pseudo run id). */
   runs: Pick<RunStore, "appendTrace">;
   /** Work that outlasts the call that started it (a step's tool run). */
@@ -45,8 +45,9 @@ export interface WorkflowDeps {
 /**
  * Workflows: a graph of steps (core/workflows) run durably by the agent. Each step's start is
  * written before anything is sent for it, and every way a step is started is idempotent (a
- * question by its outbox key, a fan-out by its id), so after an eviction `recover` starts again
- * only the steps that were under way — their questions are not asked twice — and never a finished
+ * question by its outbox key, a fan-out by its id, a tool step by the run id written with its
+ * start), so after an eviction `recover` starts again only the steps that were under way — their
+ * questions are not asked twice, their tool runs are adopted, not doubled — and never a finished
  * one. Answers and decisions come back through the bus as for a run (`answer`).
  * @example
  * const { id } = await workflows.start({ workflow, input: "PR #12" }, principal);
@@ -60,8 +61,28 @@ export function makeWorkflows(deps: WorkflowDeps) {
     db.select().from(schema.workflowRuns).where(eq(schema.workflowRuns.id, id)).get();
   const runIdOf = (id: string) => `${workflowPrefix}${id}`;
   const fanOutIdOf = (id: string, step: string) => `wf.${id}.${step}`;
-  /** Tool steps this instance is running (an eviction empties it: `recover` starts those again). */
+  /** What a step's record points at, written with its start: a fan-out's id, a tool step's run id. */
+  const refOf = (id: string, step: WorkflowStep) =>
+    step.kind === "fanout" ? fanOutIdOf(id, step.id) : step.kind === "tool" ? crypto.randomUUID() : undefined;
+  /**
+   * Tool step runs this instance is waiting on, so a watchdog's `recover` does not start a second wait
+   * beside the first. Only this instance's: across an eviction the run id written with the step decides.
+   */
   const toolsInFlight = new Set<string>();
+  /**
+   * A running tool step with no run id (started by a version that did not write one): one is written
+   * now, before its call. Undefined when the step is no longer running.
+   */
+  const assignRun = (id: string, stepId: string): string | undefined =>
+    deps.transaction(() => {
+      const progress = get(id)?.progress as WorkflowProgress | undefined;
+      const record = progress?.steps[stepId];
+      if (record?.state !== "running") return undefined;
+      if (record.ref) return record.ref;
+      const ref = crypto.randomUUID();
+      save(id, { ...progress!, steps: { ...progress!.steps, [stepId]: { ...record, ref } } });
+      return ref;
+    });
   const save = (id: string, progress: WorkflowProgress) =>
     db
       .update(schema.workflowRuns)
@@ -70,7 +91,7 @@ export function makeWorkflows(deps: WorkflowDeps) {
       .run();
 
   /** Sends what a started step needs (again after an eviction: each way is idempotent). */
-  async function launch(row: Row, step: WorkflowStep, progress: WorkflowProgress): Promise<void> {
+  async function launch(row: Row, step: WorkflowStep, progress: WorkflowProgress, adopt = false): Promise<void> {
     const replyTo = { runId: runIdOf(row.id), callId: step.id };
     const principal = row.principal as RunPrincipal;
     switch (step.kind) {
@@ -84,26 +105,34 @@ export function makeWorkflows(deps: WorkflowDeps) {
         ));
       }
       case "tool": {
-        // A tool step is a run of its own (gates, approval, trace); its end is the step's. Started
-        // again only when an eviction lost it (not while this instance still waits on it).
-        const key = `${row.id}/${step.id}`;
-        if (toolsInFlight.has(key)) return;
-        toolsInFlight.add(key);
+        // A tool step is a run of its own (gates, approval, trace); its end is the step's. Its run id
+        // (and so its idempotency key, `<run>:manual-call`) was written with the step's start, before
+        // the call: after an eviction the step adopts that run — carried on by the run's own recovery,
+        // or started under that id if its record was never written — and never starts another.
+        const runId = progress.steps[step.id]?.ref ?? assignRun(row.id, step.id);
+        if (!runId || toolsInFlight.has(runId)) return;
+        toolsInFlight.add(runId);
+        const settle = async () => {
+          const earlier = adopt ? await deps.starts.settledTool(runId) : undefined;
+          // Still under way after the run's own recovery settled: the next `recover` looks again.
+          if (earlier === null) return;
+          const call =
+            earlier ??
+            (await deps.starts.invokeTool(step.tool, toolArgsOf(step, row.input, progress), principal, runId));
+          await answer(
+            replyTo,
+            "ok" in call && call.ok
+              ? { answer: call.output }
+              : { error: "error" in call ? call.error.message : `the tool's run is ${call.status}` },
+            call.runId,
+          );
+        };
         deps.background(
-          deps.starts
-            .invokeTool(step.tool, toolArgsOf(step, row.input, progress), principal)
-            .then(
-              (call) =>
-                answer(
-                  replyTo,
-                  "ok" in call && call.ok
-                    ? { answer: call.output }
-                    : { error: "error" in call ? call.error.message : `the tool's run is ${call.status}` },
-                  call.runId,
-                ),
-              (error: unknown) => answer(replyTo, { error: error instanceof Error ? error.message : String(error) }),
+          settle()
+            .catch((error: unknown) =>
+              answer(replyTo, { error: error instanceof Error ? error.message : String(error) }),
             )
-            .finally(() => toolsInFlight.delete(key)),
+            .finally(() => toolsInFlight.delete(runId)),
         );
         return;
       }
@@ -131,8 +160,7 @@ export function makeWorkflows(deps: WorkflowDeps) {
       const { progress, started } = deps.transaction(() => {
         let p = get(id)!.progress as WorkflowProgress;
         const mine = ready.filter((step) => p.steps[step.id]?.state === "pending");
-        for (const step of mine)
-          p = startStep(p, step.id, clock.now(), step.kind === "fanout" ? fanOutIdOf(id, step.id) : undefined);
+        for (const step of mine) p = startStep(p, step.id, clock.now(), refOf(id, step));
         save(id, p);
         return { progress: p, started: mine };
       });
@@ -221,12 +249,15 @@ export function makeWorkflows(deps: WorkflowDeps) {
       return true;
     },
 
-    /** After an eviction: steps that were under way are sent again (idempotently), ready ones started. */
+    /**
+     * After an eviction (and on the watchdog): steps that were under way are sent again (idempotently)
+     * — a tool step adopts the run written with its start — and ready ones started.
+     */
     async recover(): Promise<void> {
       for (const row of db.select().from(schema.workflowRuns).where(eq(schema.workflowRuns.status, "running")).all()) {
         const progress = row.progress as WorkflowProgress;
         for (const step of (row.definition as Workflow).steps)
-          if (progress.steps[step.id]?.state === "running") await launch(row, step, progress);
+          if (progress.steps[step.id]?.state === "running") await launch(row, step, progress, true);
         await advance(row.id);
       }
     },
