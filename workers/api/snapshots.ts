@@ -6,6 +6,7 @@ import {
   snapshotVersion,
   type SnapshotHeader,
 } from "../../core/agents/snapshot";
+import { renamedEntry } from "../../core/agents/rename";
 import { PantheonError } from "../../core/errors";
 import { nameParam } from "./agents";
 import { defaultModelFrom } from "../../core/models";
@@ -45,8 +46,15 @@ async function createFromHeader(c: AppContext, name: string, header: SnapshotHea
     return false;
   });
   const defaultModel = modelSettingsSchema.parse(defaultModelFrom(c.env.PANTHEON_DEFAULT_PROVIDER));
+  // Under a new name the script's actor is renamed with it (its source and so its compiled JSON), and
+  // the display name, which named the original, is left to the original.
+  const renamed = name !== header.agent;
+  const display = header.config.name;
+  if (renamed && display !== undefined && display !== header.agent)
+    warnings.push(`display name '${display}' left to '${header.agent}': the copy is shown as '${name}'`);
+  const config = renamed ? { ...renamedEntry(header.config, name), name } : header.config;
   const result = await registry.importProjectFile(
-    { agents: { [name]: { ...header.config, name, connections } } },
+    { agents: { [name]: { ...config, connections } } },
     {
       defaultModel,
       builtinTools: new Set(everyAgentsTools),
