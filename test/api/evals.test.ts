@@ -161,6 +161,48 @@ describe("evals: a suite of cases run against an agent, graded, kept and compare
     expect(calls[0]!.messages[0]!.content).toContain("pineapple");
   });
 
+  it("refuses a judge naming an unknown provider with a 400 naming it and the known ones, before any case runs; a known one grades", async () => {
+    const agent = await createAgent();
+    const known = "use one of openai, anthropic, workers-ai, offline or a provider of project 'default'";
+    const withJudges = (suiteModel: string | undefined, caseModel: string | undefined) => ({
+      name: "judged",
+      ...(suiteModel ? { judge: { model: suiteModel } } : {}),
+      cases: [
+        { name: "plain", input: "hi", expect: [{ notContains: "zzz" }] },
+        {
+          name: "judged",
+          input: "What is the code word?",
+          expect: [{ judge: { rubric: "Names the code word.", ...(caseModel ? { model: caseModel } : {}) } }],
+        },
+      ],
+    });
+    const suiteWide = await evalOf(agent.name, withJudges("groq:llama-3.1-70b", undefined));
+    expect(suiteWide.status).toBe(400);
+    expect(suiteWide.body.error!.message).toContain(
+      `judge model 'groq:llama-3.1-70b': 'groq' is not a known provider: ${known}`,
+    );
+    expect(suiteWide.body.error!.details).toMatchObject({ issues: [{ path: ["suite", "judge", "model"] }] });
+    const perCase = await evalOf(agent.name, withJudges("openai:gpt-4o-mini", "mistral:large"));
+    expect(perCase.status).toBe(400);
+    expect(perCase.body.error!.details).toEqual({
+      issues: [
+        {
+          path: ["suite", "cases", 1, "expect", 0, "judge", "model"],
+          message: expect.stringContaining(`judge model 'mistral:large': 'mistral' is not a known provider: ${known}`),
+        },
+      ],
+    });
+    // Refused before anything ran: no case was sent, no run kept.
+    const runs = async () =>
+      ((await (await api(`/api/agents/${agent.name}/evals`)).json()) as { runs: unknown[] }).runs;
+    expect(await runs()).toEqual([]);
+    // The control: a built-in provider as the judge runs the suite and keeps it.
+    const offline = await evalOf(agent.name, withJudges(undefined, "offline:judge"));
+    expect(offline.status).toBe(201);
+    expect(offline.body.run.results.map((r) => r.name)).toEqual(["plain", "judged"]);
+    expect(await runs()).toHaveLength(1);
+  });
+
   it("refuses a bad suite by its field, an unknown agent with 404 and a chat token with 403; another project sees none of the runs", async () => {
     const agent = await createAgent();
     const duplicate = await evalOf(agent.name, {

@@ -11,11 +11,12 @@ import {
   type EvalSuite,
   type Observed,
 } from "../../core/evals";
-import { PantheonError } from "../../core/errors";
+import { PantheonError, validationFailed, type FieldIssue } from "../../core/errors";
 import { nameParam } from "./agents";
 import { lazySchema } from "../../core/lazy-schema";
+import { unknownProviderIn } from "../../core/models";
 import { costOf } from "../../core/models/prices";
-import { agentStub, call } from "../../durable-objects/stubs";
+import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { runPrincipal } from "../auth";
 import type { AppContext, AppEnv } from "../env";
 import { scope } from "../scopes";
@@ -123,6 +124,32 @@ async function runCase(
 }
 
 /**
+ * Refuses a suite whose judge names a provider neither built in nor the project's, before any case
+ * runs: the agent's model layer would answer such a judge with the offline stand-in, and every
+ * verdict would be the stand-in's, not the judge's the suite asked for.
+ */
+async function refuseUnknownJudges(c: AppContext, suite: EvalSuite): Promise<void> {
+  const named: { model: string; path: (string | number)[] }[] = [];
+  if (suite.judge) named.push({ model: suite.judge.model, path: ["suite", "judge", "model"] });
+  suite.cases.forEach((item, i) =>
+    item.expect.forEach((grader, j) => {
+      if ("judge" in grader && grader.judge.model)
+        named.push({ model: grader.judge.model, path: ["suite", "cases", i, "expect", j, "judge", "model"] });
+    }),
+  );
+  if (named.length === 0) return;
+  const project = c.get("project");
+  const providers = (await registryStub(c.env, project).providerList()).map((p) => p.name);
+  const issues: FieldIssue[] = [];
+  for (const { model, path } of named) {
+    const at = model.indexOf(":");
+    const unknown = unknownProviderIn({ provider: model.slice(0, at), name: model.slice(at + 1) }, providers, project);
+    if (unknown) issues.push({ path, message: `judge model '${model}': ${unknown.message}` });
+  }
+  if (issues.length) throw validationFailed(issues, issues[0]!.message);
+}
+
+/**
  * Evals: a suite of cases run against an agent over its own message path (each case in a session of
  * its own, or one it shares by name), graded, kept in the agent's history and compared with the
  * previous run of the same suite. The agent must exist; the cases act with the caller's rights.
@@ -132,6 +159,7 @@ export const evalRoutes = new Hono<AppEnv>()
     const { name } = c.req.valid("param");
     const { suite } = c.req.valid("json");
     const agent = await agentStub(c.env, c.get("project"), name);
+    await refuseUnknownJudges(c, suite);
     const startedAt = Date.now();
     const sessions = new Map<string, string>();
     const results: CaseResult[] = [];
