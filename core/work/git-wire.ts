@@ -32,7 +32,15 @@ export function uploadPackAdvertisement(
   head: string | null,
   agent = "pantheon",
 ): Uint8Array {
-  const caps = [`agent=${agent}`, "ofs-delta", ...(head ? [`symref=HEAD:${head}`] : [])].join(" ");
+  // side-band-64k: isomorphic-git always reads the pack from band 1 of a side-band stream (it cannot read a bare pack after the NAK); git takes either.
+  const caps = [
+    "side-band-64k",
+    "side-band",
+    "no-progress",
+    "ofs-delta",
+    `agent=${agent}`,
+    ...(head ? [`symref=HEAD:${head}`] : []),
+  ].join(" ");
   const headOid = head ? refs.find((r) => r.name === head)?.oid : undefined;
   const lines = [...(headOid ? [{ name: "HEAD", oid: headOid }] : []), ...refs];
   const parts = [pktLine("# service=git-upload-pack\n"), flushPkt()];
@@ -44,9 +52,15 @@ export function uploadPackAdvertisement(
   return concatBytes(parts);
 }
 
-/** A client's upload-pack request: the commits it wants, the ones it has, and whether it said `done`. */
-export function parseUploadRequest(body: Uint8Array): { wants: string[]; haves: string[]; done: boolean } {
+/** A client's upload-pack request: the commits it wants, the ones it has, whether it said `done`, and the capabilities its first want asked for. */
+export function parseUploadRequest(body: Uint8Array): {
+  wants: string[];
+  haves: string[];
+  done: boolean;
+  capabilities: string[];
+} {
   const wants: string[] = [];
+  let capabilities: string[] = [];
   const haves: string[] = [];
   let done = false;
   let at = 0;
@@ -59,12 +73,33 @@ export function parseUploadRequest(body: Uint8Array): { wants: string[]; haves: 
     }
     const line = decoder.decode(body.subarray(at + 4, at + len)).trim();
     at += len;
-    const [verb, oid] = line.split(" ");
-    if (verb === "want" && oid && /^[0-9a-f]{40}$/.test(oid)) wants.push(oid);
-    else if (verb === "have" && oid && /^[0-9a-f]{40}$/.test(oid)) haves.push(oid);
+    const [verb, oid, ...rest] = line.split(" ");
+    if (verb === "want" && oid && /^[0-9a-f]{40}$/.test(oid)) {
+      if (wants.length === 0) capabilities = rest.filter(Boolean);
+      wants.push(oid);
+    } else if (verb === "have" && oid && /^[0-9a-f]{40}$/.test(oid)) haves.push(oid);
     else if (verb === "done") done = true;
   }
-  return { wants, haves, done };
+  return { wants, haves, done, capabilities };
+}
+
+/**
+ * The pack of an upload-pack answer as the client asked for it: on band 1 of side-band-64k (65,515
+ * bytes a packet) or side-band (995), then a flush; as it is when the client asked for neither.
+ */
+export function packForClient(pack: Uint8Array, capabilities: readonly string[]): Uint8Array {
+  const size = capabilities.includes("side-band-64k") ? 65_515 : capabilities.includes("side-band") ? 995 : 0;
+  if (!size) return pack;
+  const parts: Uint8Array[] = [];
+  for (let at = 0; at < pack.length; at += size) {
+    const slice = pack.subarray(at, at + size);
+    const payload = new Uint8Array(slice.length + 1);
+    payload[0] = 1;
+    payload.set(slice, 1);
+    parts.push(pktLine(payload));
+  }
+  parts.push(flushPkt());
+  return concatBytes(parts);
 }
 
 /** A git bundle (v2): its refs, a blank line, then the packfile; `git clone x.bundle` reads it. */

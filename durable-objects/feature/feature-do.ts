@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { resultOf, type Result } from "../../core/errors";
+import type { FetchFn } from "../../core/tools";
 import {
   authorizeWork,
   type FeatureCreate,
@@ -47,6 +48,8 @@ export class FeatureDO extends DurableObject<Env> {
   /** Tests only: faults between writing a commit's objects and moving its refs, and between recording a push and sending it. */
   beforeRefMove?: () => void;
   beforePushSend?: () => void;
+  /** Tests only: the fetch an import reaches its remote with (another Pantheon in-process, through the outbound guard all the same). */
+  remoteFetch?: FetchFn;
   private readonly runner: Runner;
   private readonly questions: Questions;
   private readonly planActions: PlanActions;

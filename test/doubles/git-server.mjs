@@ -3,7 +3,7 @@
 // under /api (Bearer `token`). Used by the workerd tests (vitest.config.ts starts it: GIT_REMOTE_URL)
 // and the Node check test/node/feature-repo.check.mjs.
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,6 +71,9 @@ export async function startGitServer({ token }) {
       res.end("token needed\n");
       return;
     }
+    // /zeros/<n>mb.git: made on its first request (a file of n MB of zeros, committed with real git).
+    const zeros = /^\/zeros\/(\d+)mb\.git\//.exec(url.pathname);
+    if (zeros) await zerosRepo(`zeros/${zeros[1]}mb`, Number(zeros[1]) * 1024 * 1024);
     const cgi = spawn("git", ["http-backend"], {
       env: {
         ...process.env,
@@ -120,5 +123,44 @@ export async function startGitServer({ token }) {
     return (await gitCli(["rev-parse", "main"], seed)).stdout.trim();
   }
 
-  return { url, root, work, seen, repo, close: () => new Promise((resolve) => server.close(resolve)) };
+  const making = new Map();
+  /**
+   * A bare repository `<name>.git` whose one commit holds `zeros.bin`, `bytes` of zeros (made with
+   * `dd`: a few hundred KB packed, `bytes` unpacked), and `app.txt`; made once, answers its sha.
+   */
+  function zerosRepo(name, bytes) {
+    if (!making.has(name))
+      making.set(
+        name,
+        (async () => {
+          const bare = join(root, `${name}.git`);
+          if (
+            await access(bare).then(
+              () => true,
+              () => false,
+            )
+          )
+            return "";
+          const seed = join(work, `seed-${name.replace(/\W/g, "-")}`);
+          await gitCli(["init", "-b", "main", seed], work);
+          await writeFile(join(seed, "app.txt"), "hello\n");
+          await new Promise((resolve, reject) =>
+            execFile(
+              "dd",
+              ["if=/dev/zero", `of=${join(seed, "zeros.bin")}`, "bs=1048576", `count=${Math.ceil(bytes / 1048576)}`],
+              (error) => (error ? reject(error) : resolve()),
+            ),
+          );
+          await gitCli(["add", "."], seed);
+          await gitCli(["commit", "-m", "Add zeros"], seed);
+          await gitCli(["init", "--bare", "-b", "main", bare], work);
+          await gitCli(["push", bare, "main"], seed);
+          await rm(seed, { recursive: true, force: true });
+          return (await gitCli(["rev-parse", "main"], bare)).stdout.trim();
+        })(),
+      );
+    return making.get(name);
+  }
+
+  return { url, root, work, seen, repo, zerosRepo, close: () => new Promise((resolve) => server.close(resolve)) };
 }

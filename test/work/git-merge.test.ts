@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   hasConflictMarkers,
   mergeTrees,
+  packForClient,
   parseUploadRequest,
   pathsChangedOnBothSides,
   pktLine,
@@ -74,16 +75,45 @@ describe("git's smart-HTTP wire format (core/work git-wire)", () => {
     const oid = "a".repeat(40);
     const ad = new TextDecoder().decode(uploadPackAdvertisement([{ name: "refs/heads/main", oid }], "refs/heads/main"));
     expect(ad.startsWith("001e# service=git-upload-pack\n0000")).toBe(true);
-    expect(ad).toContain(`${oid} HEAD\u0000agent=pantheon ofs-delta symref=HEAD:refs/heads/main\n`);
+    // side-band-64k: isomorphic-git reads a pack only from band 1 of a side-band answer.
+    expect(ad).toContain(
+      `${oid} HEAD\u0000side-band-64k side-band no-progress ofs-delta agent=pantheon symref=HEAD:refs/heads/main\n`,
+    );
     expect(ad).toContain(`${oid} refs/heads/main\n`);
     expect(ad.endsWith("0000")).toBe(true);
     const body = new Uint8Array([
-      ...pktLine(`want ${oid} ofs-delta\n`),
+      ...pktLine(`want ${oid} side-band-64k ofs-delta\n`),
       ...new TextEncoder().encode("0000"),
       ...pktLine(`have ${"b".repeat(40)}\n`),
       ...pktLine("done\n"),
     ]);
-    expect(parseUploadRequest(body)).toEqual({ wants: [oid], haves: ["b".repeat(40)], done: true });
+    expect(parseUploadRequest(body)).toEqual({
+      wants: [oid],
+      haves: ["b".repeat(40)],
+      done: true,
+      capabilities: ["side-band-64k", "ofs-delta"],
+    });
     expect(() => parseUploadRequest(new TextEncoder().encode("zzzzjunk"))).toThrow();
+  });
+
+  it("sends a pack on band 1 in packets of at most 65,520 bytes for side-band-64k, 1,000 for side-band, as it is for neither", () => {
+    const pack = new Uint8Array(140_000).map((_, i) => i % 251);
+    const read = (bytes: Uint8Array) => {
+      const lines: Uint8Array[] = [];
+      let at = 0;
+      for (;;) {
+        const len = Number.parseInt(new TextDecoder().decode(bytes.subarray(at, at + 4)), 16);
+        if (len === 0) return { lines, end: at + 4 };
+        lines.push(bytes.subarray(at + 4, at + len));
+        at += len;
+      }
+    };
+    const wide = packForClient(pack, ["side-band-64k"]);
+    const { lines, end } = read(wide);
+    expect(end).toBe(wide.length);
+    expect(lines.every((l) => l[0] === 1 && l.length + 4 <= 65_520)).toBe(true);
+    expect(new Uint8Array(lines.flatMap((l) => [...l.subarray(1)]))).toEqual(pack);
+    expect(read(packForClient(pack, ["side-band"])).lines.every((l) => l.length + 4 <= 1000)).toBe(true);
+    expect(packForClient(pack, ["ofs-delta"])).toBe(pack);
   });
 });

@@ -152,8 +152,11 @@ describe("a feature imported from a git remote, pushed back, and proposed as a p
     const refused = await json(
       api(`/api/features/${name}/push`, { method: "POST", headers, json: { tokenSecret: "BAD_TOKEN" } }),
     );
-    expect(refused.http).toBeGreaterThanOrEqual(400);
-    expect(refused.http).not.toBe(500);
+    // The user's mistake, named: a 400 with the secret, not the remote's failure (502).
+    expect(refused).toMatchObject({
+      http: 400,
+      error: { message: expect.stringContaining("refused the credentials in secret BAD_TOKEN (401)") },
+    });
     expect(JSON.stringify(refused)).not.toContain("wrong");
     const rows = await inObject(plainStub(project, name), (_i, state) =>
       state.storage.sql.exec("SELECT status FROM pushes").toArray(),

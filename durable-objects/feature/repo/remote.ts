@@ -5,6 +5,8 @@ import { makeGuardedFetch, outboundSettingsFrom, OutboundRefused, type FetchFn }
 import { projectSecretRefusal } from "../../../core/secrets";
 import { makeProjectSecrets } from "../../agent/secrets";
 import { registryStub } from "../../stubs";
+import { loadGit } from "./load-git";
+import type { PackLimits } from "./pack-guard";
 
 /** Where a feature's repository came from and goes to: a git smart-HTTP URL and the project secret holding its token. */
 export interface RemoteSpec {
@@ -31,8 +33,12 @@ export function guardedFetchFor(env: Env, url: string, fetchImpl: FetchFn = fetc
   return makeGuardedFetch(fetchImpl, () => ({ allowHosts: [host], allowLoopback }));
 }
 
-/** isomorphic-git's HTTP client over a guarded fetch: bodies are small enough to send and read whole. */
-export function gitHttp(fetchFn: FetchFn): HttpClient {
+/**
+ * isomorphic-git's HTTP client over a guarded fetch: requests are small enough to send whole. With
+ * `limits` (an import), the pack a remote answers is read through the pack guard as it arrives and
+ * refused past the limits before isomorphic-git unpacks any of it (./pack-guard.ts).
+ */
+export function gitHttp(fetchFn: FetchFn, limits?: PackLimits): HttpClient {
   return {
     async request({ url, method = "GET", headers = {}, body }) {
       let payload: Uint8Array | undefined;
@@ -53,14 +59,17 @@ export function gitHttp(fetchFn: FetchFn): HttpClient {
           details: { url: redactUrl(url) },
         });
       }
-      const bytes = new Uint8Array(await res.arrayBuffer());
+      const chunks =
+        limits && res.ok && url.endsWith("/git-upload-pack")
+          ? await (await loadGit()).guardUploadPack(res, limits)
+          : [new Uint8Array(await res.arrayBuffer())];
       return {
         url,
         method,
         statusCode: res.status,
         statusMessage: res.statusText,
         headers: Object.fromEntries(res.headers),
-        body: [bytes] as unknown as AsyncIterableIterator<Uint8Array>,
+        body: chunks as unknown as AsyncIterableIterator<Uint8Array>,
       };
     },
   };
@@ -117,4 +126,38 @@ export function githubRepoOf(url: string): { owner: string; repo: string } {
       },
     );
   return { owner: m[1]!, repo: m[2]! };
+}
+
+/**
+ * A failed exchange with a remote as the caller can act on it: a refusal of the credentials (401,
+ * 403) is a 400 naming the secret that held them, a missing repository (404) a 400 naming the URL;
+ * the guard's and Pantheon's own errors pass as they are; anything else is the remote's failure (502).
+ */
+export function remoteFailure(
+  error: unknown,
+  input: { doing: string; url: string; tokenSecret?: string | undefined; fields: { url: string; tokenSecret: string } },
+): PantheonError {
+  if (error instanceof PantheonError) return error;
+  const e = error as { code?: string; data?: { statusCode?: number }; message?: string };
+  const status = e?.code === "HttpError" ? e.data?.statusCode : undefined;
+  const url = redactUrl(input.url);
+  const invalid = (field: string, message: string) =>
+    new PantheonError("validation_failed", message, {
+      details: { status, url, issues: [{ path: field.split("."), message }] },
+    });
+  if (status === 401 || status === 403)
+    return input.tokenSecret
+      ? invalid(
+          input.fields.tokenSecret,
+          `the remote ${url} refused the credentials in secret ${input.tokenSecret} (${status}): set a token that may read it (PUT /api/projects/<project>/secrets/${input.tokenSecret})`,
+        )
+      : invalid(
+          input.fields.tokenSecret,
+          `the remote ${url} asks for credentials (${status}): name the project secret holding its token in '${input.fields.tokenSecret}'`,
+        );
+  if (status === 404)
+    return invalid(input.fields.url, `the remote has no repository at ${url} (404): check '${input.fields.url}'`);
+  return new PantheonError("bad_gateway", `${input.doing} ${url} failed: ${e?.message ?? String(error)}`, {
+    details: { url, ...(status ? { status } : {}) },
+  });
 }

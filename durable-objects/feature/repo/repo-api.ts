@@ -7,6 +7,7 @@ import {
   concatBytes,
   flushPkt,
   gitBundle,
+  packForClient,
   parseUploadRequest,
   pktLine,
   tarArchive,
@@ -18,8 +19,19 @@ import type { TaskRef, TaskRow, TaskStore } from "../task-store";
 import type { CommitOutcome } from "./commit-task";
 import type { FeatureGit } from "./feature-git";
 import { loadGit } from "./load-git";
-import { gitHttp, githubRepoOf, guardedFetchFor, openSecret, redactUrl, tokenAuth, type RemoteSpec } from "./remote";
-import { pushes, repoState } from "./schema";
+import type { FetchFn } from "../../../core/tools";
+import { importRemote } from "./import-remote";
+import {
+  gitHttp,
+  githubRepoOf,
+  guardedFetchFor,
+  openSecret,
+  redactUrl,
+  remoteFailure,
+  tokenAuth,
+  type RemoteSpec,
+} from "./remote";
+import { pushes } from "./schema";
 
 export interface RepoApiDeps {
   env: Env;
@@ -34,10 +46,9 @@ export interface RepoApiDeps {
   commit(t: TaskRow, input: { key: string; summary?: string }, by: Principal): Promise<CommitOutcome>;
   /** Tests only: runs after a push is recorded and before it leaves (an eviction there). */
   beforePushSend?: () => void;
+  /** Tests only: the fetch an import reaches its remote with (still through the outbound guard). */
+  remoteFetch?: FetchFn;
 }
-
-/** What one import may bring into a feature's object (its SQLite holds every file twice: git objects and the checked-out tree). */
-export const importLimits = { files: 5_000, bytes: 64 * 1024 * 1024 };
 
 const trailer = (message: string, name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(message)?.[1]?.trim();
 
@@ -162,70 +173,9 @@ export class FeatureRepoApi extends RpcTarget {
     });
   }
 
-  /** Imports a remote repository at a ref (its default branch when none): the feature branch starts at that commit, the base recorded. */
+  /** Imports a remote repository at a ref (its default branch when none): the feature branch starts at that commit, the base recorded (./import-remote.ts). */
   importFrom(spec: RemoteSpec): Promise<Result<{ baseCommit: string; branch: string; files: number }>> {
-    return resultOf(() =>
-      this.git.serialized(async () => {
-        if (this.git.state()) throw new PantheonError("conflict", "the feature already has a repository");
-        const token = spec.tokenSecret
-          ? await openSecret(this.deps.env, this.deps.project, spec.tokenSecret)
-          : undefined;
-        const http = gitHttp(guardedFetchFor(this.deps.env, spec.url));
-        const onAuth = tokenAuth(token);
-        try {
-          await (await loadGit()).clone({
-            ...this.git.repo.base,
-            dir: "/work",
-            http,
-            url: spec.url,
-            ...(spec.ref ? { ref: spec.ref } : {}),
-            singleBranch: true,
-            noCheckout: true,
-            noTags: true,
-            ...(onAuth ? { onAuth } : {}),
-          });
-        } catch (error) {
-          if (error instanceof PantheonError) throw error;
-          throw new PantheonError(
-            "bad_gateway",
-            `importing ${redactUrl(spec.url)} failed: ${(error as Error).message}`,
-            { details: { url: redactUrl(spec.url) } },
-          );
-        }
-        const ref = spec.ref ?? (await (await loadGit()).currentBranch({ ...this.git.repo.base })) ?? "main";
-        const base = (await this.git.repo.resolve(`refs/remotes/origin/${ref}`)) ?? (await this.git.repo.resolve(ref));
-        if (!base) throw new PantheonError("not_found", `the remote has no branch '${ref}'`, { details: { ref } });
-        const branch = `pantheon/${this.deps.feature.name}`;
-        const snap = await this.git.repo.snapshot(base);
-        if (snap.files.size > importLimits.files)
-          throw new PantheonError(
-            "payload_too_large",
-            `the remote's ${ref} has ${snap.files.size} files: a feature imports at most ${importLimits.files}`,
-            { details: { files: snap.files.size, limit: importLimits.files } },
-          );
-        const seeded: { path: string; content: string }[] = [];
-        let bytes = 0;
-        for (const [path, oid] of snap.files) {
-          const content = await this.git.repo.text(oid);
-          bytes += content.length;
-          if (bytes > importLimits.bytes)
-            throw new PantheonError(
-              "payload_too_large",
-              `the remote's ${ref} holds more than ${importLimits.bytes / 1024 / 1024} MB of files: a feature imports at most that`,
-              { details: { limit: importLimits.bytes } },
-            );
-          seeded.push({ path, content });
-        }
-        this.deps.transact(() => {
-          this.git.repo.setRef(branch, base);
-          this.deps.files.seed(seeded, Date.now());
-          this.deps.git.fs.writeSync(`/repo.git/HEAD`, `ref: refs/heads/${branch}\n`);
-          // The remote's token stays a secret's name; a URL with credentials in it is refused by the guard.
-          importState(this.deps, { branch, base, url: spec.url, ref, tokenSecret: spec.tokenSecret ?? null });
-        });
-        return { baseCommit: base, branch, files: seeded.length };
-      }),
-    );
+    return resultOf(() => this.git.serialized(() => importRemote(this.deps, spec)));
   }
 
   /**
@@ -278,13 +228,16 @@ export class FeatureRepoApi extends RpcTarget {
       } catch (error) {
         const message = error instanceof PantheonError ? error.message : (error as Error).message;
         this.deps.transact(() => markPush(this.deps, pending.id, "failed", message));
-        if (error instanceof PantheonError) throw error;
-        const rejected = /not a simple fast-forward|rejected|non-fast-forward/i.test(message);
-        throw new PantheonError(
-          rejected ? "conflict" : "bad_gateway",
-          `pushing to ${redactUrl(url)} failed: ${message}`,
-          { details: { remote: redactUrl(url), branch: target } },
-        );
+        if (/not a simple fast-forward|rejected|non-fast-forward/i.test(message))
+          throw new PantheonError("conflict", `pushing to ${redactUrl(url)} failed: ${message}`, {
+            details: { remote: redactUrl(url), branch: target },
+          });
+        throw remoteFailure(error, {
+          doing: "pushing to",
+          url,
+          tokenSecret,
+          fields: { url: "remote", tokenSecret: "tokenSecret" },
+        });
       }
       if (!result.ok) {
         const message =
@@ -430,7 +383,7 @@ export class FeatureRepoApi extends RpcTarget {
     });
   }
 
-  /** `POST …/git-upload-pack`: a pack of what the client wants and lacks (no side-band: the pack follows the NAK). */
+  /** `POST …/git-upload-pack`: a pack of what the client wants and lacks, after the NAK, on side-band when the client asked for it (isomorphic-git always does). */
   uploadPack(body: Uint8Array): Promise<Result<Uint8Array>> {
     return resultOf(async () => {
       await this.ready();
@@ -443,26 +396,9 @@ export class FeatureRepoApi extends RpcTarget {
       if (!request.done && request.haves.length > 0) return concatBytes([pktLine("NAK\n")]);
       if (request.wants.length === 0) return flushPkt();
       const oids = await this.git.repo.reachable(request.wants, request.haves);
-      return concatBytes([pktLine("NAK\n"), await this.git.repo.pack(oids)]);
+      return concatBytes([pktLine("NAK\n"), packForClient(await this.git.repo.pack(oids), request.capabilities)]);
     });
   }
-}
-
-function importState(
-  deps: RepoApiDeps,
-  s: { branch: string; base: string; url: string; ref: string; tokenSecret: string | null },
-) {
-  const db = deps.git.db;
-  db.insert(repoState)
-    .values({
-      id: 1,
-      branch: s.branch,
-      baseCommit: s.base,
-      remote: s.url,
-      remoteRef: s.ref,
-      tokenSecret: s.tokenSecret,
-    })
-    .run();
 }
 
 function pendingPush(deps: RepoApiDeps, remote: string, branch: string) {

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { PantheonError } from "../../../core/errors";
 import { authorizeWork, diffStats, unifiedDiff, withAction, type Principal, type TaskStatus } from "../../../core/work";
+import type { FetchFn } from "../../../core/tools";
 import type { FileStore } from "../files";
 import { commitTask, type CommitOutcome } from "../repo/commit-task";
 import type { FeatureGit } from "../repo/feature-git";
@@ -30,7 +31,11 @@ export function makeTaskWorkspace(deps: {
   row: () => FeatureRow;
   finishTask: (t: TaskRow, status: TaskStatus, summary: string | null) => void;
   /** Tests only (FeatureDO's own fields, read at each call): faults between writing a commit's objects and moving its refs, and between recording a push and sending it. */
-  faults: { readonly beforeRefMove?: () => void; readonly beforePushSend?: () => void };
+  faults: {
+    readonly beforeRefMove?: () => void;
+    readonly beforePushSend?: () => void;
+    readonly remoteFetch?: FetchFn;
+  };
 }) {
   const { env, db, storage, files, taskRows, git, worktrees, runner, row, finishTask, faults } = deps;
 
@@ -137,6 +142,7 @@ export function makeTaskWorkspace(deps: {
         flush: () => storage.sync(),
         commit: (t, input, by) => committed(t, input, by),
         ...(faults.beforePushSend ? { beforePushSend: faults.beforePushSend } : {}),
+        ...(faults.remoteFetch ? { remoteFetch: faults.remoteFetch } : {}),
       });
     },
 
