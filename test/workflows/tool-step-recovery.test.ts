@@ -32,8 +32,8 @@ const workflow = {
   steps: [{ id: "apply", kind: "tool", tool: "ledger.apply", args: { text: "{{input}}" } }],
 };
 
-/** An agent whose one HTTP tool applies a change once per key (idempotent), held open until released. */
-async function setUp() {
+/** An agent whose one HTTP tool applies a change once per key (idempotent unless told), held open until released. */
+async function setUp({ idempotent = true } = {}) {
   const p = project();
   const toolKey = uniqueName("wf-tool");
   const hold = uniqueName("wf-hold");
@@ -52,7 +52,7 @@ async function setUp() {
             additionalProperties: false,
           },
           endpoint: `${doubleUrl()}/__tool/${toolKey}?hold=${hold}`,
-          idempotent: true,
+          idempotent,
         },
       ],
     },
@@ -112,6 +112,22 @@ describe("a workflow's tool step across an eviction", () => {
     expect(await manualRuns()).toEqual([runId]);
     const run = await p.json(`/api/agents/main/runs/${runId}`);
     expect(run.trace.some((t: { name: string }) => t.name === "resumed")).toBe(true);
+  });
+
+  it("evicted during the call of a tool not safe to repeat: the step fails as interrupted, and the call is not sent again", async () => {
+    const { p, toolKey, hold, finished, manualRuns } = await setUp({ idempotent: false });
+    const started = await p.json("/api/agents/main/workflows", {
+      method: "POST",
+      json: { workflow, input: "debit 3", id: "wf-unsafe" },
+    });
+    await p.until(async () => (await callsOf(toolKey)).length === 1, "the tool call to arrive");
+    await evict(p.name);
+    await fetch(`${doubleUrl()}/__release/${hold}`, { method: "POST" });
+    const done = await finished("wf-unsafe");
+    expect(done.status).toBe("failed");
+    expect(done.steps[0].error).toContain("interrupted: the agent restarted while this call was in flight");
+    expect(await callsOf(toolKey)).toHaveLength(1);
+    expect(await manualRuns()).toEqual([started.steps[0].ref]);
   });
 
   it("evicted after the call, before the step's result was written: the finished run's answer is taken, nothing is sent again", async () => {
