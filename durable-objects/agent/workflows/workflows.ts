@@ -108,7 +108,9 @@ export function makeWorkflows(deps: WorkflowDeps) {
         // A tool step is a run of its own (gates, approval, trace); its end is the step's. Its run id
         // (and so its idempotency key, `<run>:manual-call`) was written with the step's start, before
         // the call: after an eviction the step adopts that run — carried on by the run's own recovery,
-        // or started under that id if its record was never written — and never starts another.
+        // or started under that id if its record was never written — and never starts another. Not an
+        // SDK fiber (`runFiber`): the run is already a durable record its driver carries on; a fiber
+        // would be a second ledger of the same call, and its recovery hook would still have to find the run.
         const runId = progress.steps[step.id]?.ref ?? assignRun(row.id, step.id);
         if (!runId || toolsInFlight.has(runId)) return;
         toolsInFlight.add(runId);
