@@ -1,8 +1,8 @@
 // Builds the PWA into pwa/dist: bundles, service worker, manifest and PNG icons.
 // Usage: node pwa/build.mjs
 import { createHash } from "node:crypto";
-import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
 import { build } from "esbuild";
@@ -11,10 +11,29 @@ const root = dirname(fileURLToPath(import.meta.url));
 const dist = join(root, "dist");
 const THEME = "#4338ca";
 
-/** Builds everything; returns the list of files written (relative to dist). */
+/**
+ * Builds everything; returns the list of files written (relative to dist). The files are built in a
+ * folder beside `outdir` and each is then moved in by a rename, so a `wrangler dev` serving `outdir`
+ * never sees it gone or half written (removing and refilling it left every file a 404 until restart).
+ */
 export async function buildPwa({ outdir = dist } = {}) {
-  await rm(outdir, { recursive: true, force: true });
-  await mkdir(outdir, { recursive: true });
+  await mkdir(dirname(outdir), { recursive: true });
+  const staging = await mkdtemp(join(dirname(outdir), `.${basename(outdir)}-build-`));
+  try {
+    const files = await buildInto(staging);
+    const made = await readdir(staging);
+    await mkdir(outdir, { recursive: true });
+    for (const entry of made) await rename(join(staging, entry), join(outdir, entry));
+    // What an older build left and this one no longer makes.
+    for (const entry of await readdir(outdir))
+      if (!made.includes(entry)) await rm(join(outdir, entry), { recursive: true, force: true });
+    return files;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+async function buildInto(outdir) {
   const common = {
     bundle: true,
     minify: true,

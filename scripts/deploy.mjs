@@ -5,12 +5,14 @@
 //                                           "already exists" answer is fine), then deploy
 //   npm run deploy -- --dry-run [--outdir d] build, print the one-time commands instead of running
 //                                           them, and bundle offline: `wrangler deploy --dry-run
-//                                           --env production --outdir d` (default dist/)
+//                                           --env production --outdir d --assets d/pwa` (default
+//                                           dist/); the PWA is built into d/pwa, never into the
+//                                           pwa/dist a running `npm start` serves
 // docs/deployment.md's "Configuration for production" lists the same commands (test/node/deploy.check.mjs
 // keeps them in step).
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -67,9 +69,13 @@ async function main() {
     options: { "dry-run": { type: "boolean" }, setup: { type: "boolean" }, outdir: { type: "string" } },
     strict: true,
   });
-  console.log("Building the PWA (pwa/dist)…");
+  // A dry run builds the PWA into its own folder beside its bundle: pwa/dist may be what a running
+  // `wrangler dev` (npm start) serves, and a rebuild under it left every PWA file a 404 until restart.
+  const outdir = resolve(values.outdir ?? join(root, "dist"));
+  const pwaOut = values["dry-run"] ? join(outdir, "pwa") : join(root, "pwa/dist");
+  console.log(`Building the PWA (${relative(root, pwaOut) || pwaOut})…`);
   const { buildPwa } = await import(pathToFileURL(join(root, "pwa/build.mjs")).href);
-  const files = await buildPwa();
+  const files = await buildPwa({ outdir: pwaOut });
   console.log(`pwa: built ${files.length} files`);
 
   const setup = setupCommands(readFileSync(join(root, "wrangler.toml"), "utf8"));
@@ -78,8 +84,17 @@ async function main() {
     for (const command of setup) console.log(`  ${command}`);
     console.log("\nSecrets (each asks for its value):");
     for (const command of secretCommands) console.log(`  ${command}`);
-    const outdir = resolve(values.outdir ?? join(root, "dist"));
-    return run("npx", ["wrangler", "deploy", "--dry-run", "--env", "production", "--outdir", outdir]);
+    return run("npx", [
+      "wrangler",
+      "deploy",
+      "--dry-run",
+      "--env",
+      "production",
+      "--outdir",
+      outdir,
+      "--assets",
+      pwaOut,
+    ]);
   }
   if (values.setup) {
     for (const command of setup) {

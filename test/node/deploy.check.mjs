@@ -3,16 +3,35 @@
 // --dry-run`, which builds the PWA and bundles the worker with `wrangler deploy --dry-run --env
 // production`), and the one-time commands the script prints are the ones docs/deployment.md lists.
 // The copy holds what git tracks plus untracked files not ignored (so a fresh clone of what would
-// be committed), with node_modules linked to this checkout's to stay fast. Prints `N passed, N failed`.
+// be committed), with node_modules linked to this checkout's to stay fast. The dry run happens while
+// `wrangler dev` serves the copy, as `npm start` would: its PWA must still answer afterwards (a dry run
+// that rebuilt pwa/dist left every PWA file a 404 until the server restarted). Prints `N passed, N failed`.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { makeChecks } from "./check-kit.mjs";
 import { root } from "./memory-harness.mjs";
 
 const { check, finish } = makeChecks();
 const copy = mkdtempSync(join(tmpdir(), "pantheon-deploy-"));
+let server;
+
+/** Status of each PWA file the server serves: the shell, the app bundle, the service worker, an icon. */
+const pwaStatuses = async (url) => {
+  const statuses = {};
+  for (const path of ["/", "/app.js", "/sw.js", "/icon-192.png"]) statuses[path] = (await fetch(url + path)).status;
+  return statuses;
+};
+const allOk = (statuses) => Object.values(statuses).every((status) => status === 200);
+/** The served folder's identity and each file's: the same inode and times means nothing touched it. */
+const folderState = (dir) =>
+  JSON.stringify([
+    statSync(dir).ino,
+    ...readdirSync(dir).map((f) => [f, statSync(join(dir, f)).ino, statSync(join(dir, f)).mtimeMs]),
+  ]);
 
 try {
   const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
@@ -40,6 +59,24 @@ try {
     section.slice(0, 300),
   );
 
+  // `npm start` in the copy: wrangler dev serving the copy's pwa/dist (built by the start, as on a fresh clone).
+  const { freePort, startDevServer } = await import(pathToFileURL(join(copy, "scripts/dev-server.mjs")).href);
+  const port = await freePort();
+  process.chdir(copy);
+  try {
+    server = await startDevServer({
+      port,
+      token: `pa_${randomBytes(12).toString("hex")}`,
+      persistTo: join(copy, ".state"),
+    });
+  } finally {
+    process.chdir(root);
+  }
+  const before = await pwaStatuses(server.url);
+  check("before the dry run, the served PWA answers 200", allOk(before), JSON.stringify(before));
+  const served = join(copy, "pwa/dist");
+  const servedBefore = folderState(served);
+
   // Step 1 of docs/deployment.md, verbatim, in the copy.
   const started = Date.now();
   const run = spawnSync("npm", ["run", "deploy", "--", "--dry-run"], {
@@ -60,6 +97,33 @@ try {
     output.slice(-1500),
   );
 
+  check(
+    "the dry run left the folder npm start serves untouched (pwa/dist: same folder, same files)",
+    folderState(served) === servedBefore,
+    "pwa/dist was rebuilt under the running server",
+  );
+  const after = await pwaStatuses(server.url);
+  check("after the dry run, the PWA that npm start serves still answers 200", allOk(after), JSON.stringify(after));
+
+  // A rebuild of the served folder itself (`npm run build:pwa`, a real deploy) keeps the folder and
+  // replaces each file by a rename, so it is never gone under the server.
+  const inode = statSync(served).ino;
+  const stale = join(served, "left-by-an-older-build.js");
+  cpSync(join(served, "app.js"), stale);
+  const rebuilt = spawnSync(process.execPath, ["pwa/build.mjs"], { cwd: copy, encoding: "utf8" });
+  check(
+    "a rebuild under the running server keeps the served folder, replaces its files and drops stale ones",
+    rebuilt.status === 0 &&
+      statSync(served).ino === inode &&
+      existsSync(join(served, "app.js")) &&
+      existsSync(join(served, "qr.js")) &&
+      !existsSync(stale) &&
+      readdirSync(join(copy, "pwa")).every((f) => !f.startsWith(".dist-build-")),
+    `${rebuilt.stderr}; inode ${inode} → ${statSync(served).ino}; ${readdirSync(served).join(", ")}`,
+  );
+  const afterRebuild = await pwaStatuses(server.url);
+  check("after the rebuild, the served PWA answers 200", allOk(afterRebuild), JSON.stringify(afterRebuild));
+
   const bundle = join(copy, "dist/index.js");
   // The bundle is minified (wrangler.toml): the classes are found by the names the module exports.
   const exportsClasses = (code, names) =>
@@ -72,11 +136,11 @@ try {
     "dist/index.js missing or without AgentDO",
   );
   const assets = ["index.html", "app.js", "sw.js", "manifest.webmanifest", "icon-192.png"];
-  const missing = assets.filter((a) => !existsSync(join(copy, "pwa/dist", a)));
+  const missing = assets.filter((a) => !existsSync(join(copy, "dist/pwa", a)));
   check(
-    "the PWA's assets were built and shipped with it",
-    missing.length === 0 && /Read \d+ files from the assets directory/.test(output),
-    `missing: ${missing.join(", ")}`,
+    "the PWA's assets were built into the dry run's own folder (dist/pwa) and shipped from it",
+    missing.length === 0 && /Read \d+ files from the assets directory .*dist\/pwa/.test(output),
+    `missing: ${missing.join(", ")}; ${output.match(/.*assets directory.*/)?.[0] ?? "no assets line"}`,
   );
 
   const printed = [...output.matchAll(/^\s+(npx wrangler (?:queues|vectorize|r2|secret) .+)$/gm)].map((m) =>
@@ -97,7 +161,10 @@ try {
     notInReadme.length === 0 && notPrinted.length === 0,
     `not in the docs: ${notInReadme.join(" | ")}; docs only: ${notPrinted.join(" | ")}`,
   );
+} catch (error) {
+  check("the deploy check ran", false, error instanceof Error ? error.stack : String(error));
 } finally {
+  await server?.stop();
   rmSync(copy, { recursive: true, force: true });
 }
 finish();
