@@ -1,5 +1,6 @@
 import { runtimeSecretNames } from "../core/agents";
 import { modelSecretNamesOf } from "../durable-objects/agent/runs/models";
+import { telemetrySettings } from "../core/telemetry";
 import { PantheonError } from "../core/errors";
 import {
   makeSecretCipher,
@@ -79,11 +80,15 @@ export async function secretFingerprintOf(env: Env, project: string, name: strin
   }
 }
 
+/** The settings every agent of a project reads (its OTLP export: durable-objects/agent/telemetry), whatever its profile. */
+const everyAgentReads = (name: string) => (telemetrySettings as readonly string[]).includes(name);
+
 /**
  * Tells the agents of the project that use `name` (in a tool or A2A header, as their Telegram bot,
- * or as a model setting their model reads: core/models project-keys) that it changed: each forgets the values it opened and reads them again on next use. Agents
- * that do not name it are left asleep; one that comes to name it later reads it fresh (a profile
- * change clears an agent's copies too).
+ * as a model setting their model reads: core/models project-keys, or an OTLP setting, which every
+ * agent reads) that it changed: each forgets the values it opened and reads them again on next use.
+ * Agents that do not name it are left asleep; one that comes to name it later reads it fresh (a
+ * profile change clears an agent's copies too).
  */
 export async function secretsChanged(env: Env, project: string, name: string): Promise<void> {
   const [agents, bots] = await Promise.all([
@@ -92,7 +97,12 @@ export async function secretsChanged(env: Env, project: string, name: string): P
   ]);
   const users = new Set(
     agents
-      .filter((agent) => runtimeSecretNames(agent.runtime).includes(name) || modelSecretNamesOf(agent).includes(name))
+      .filter(
+        (agent) =>
+          everyAgentReads(name) ||
+          runtimeSecretNames(agent.runtime).includes(name) ||
+          modelSecretNamesOf(agent).includes(name),
+      )
       .map((agent) => agent.name),
   );
   const ownBots = bots.filter((bot) => bot.project === project && bot.entry.botTokenSecret === name);

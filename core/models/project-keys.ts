@@ -19,7 +19,7 @@ const settingsOfProvider: Record<string, readonly ProjectModelSetting[]> = {
 };
 
 /**
- * The model settings an agent's model (and its fallback) read: what its agent loads from the
+ * The model settings an agent's model (its cascade and its fallback too) read: what its agent loads from the
  * project, and whose change it must hear of.
  * @example
  * modelSettingsOf({ provider: "openai", name: "gpt-4o", fallback: { provider: "anthropic", name: "claude-haiku-4-5" } });
@@ -28,14 +28,12 @@ const settingsOfProvider: Record<string, readonly ProjectModelSetting[]> = {
  */
 export function modelSettingsOf(model: {
   provider: string;
+  cascade?: readonly { provider: string }[] | undefined;
   fallback?: { provider: string } | undefined;
 }): ProjectModelSetting[] {
-  return [
-    ...new Set([
-      ...(settingsOfProvider[model.provider] ?? []),
-      ...(model.fallback ? (settingsOfProvider[model.fallback.provider] ?? []) : []),
-    ]),
-  ];
+  // Every model the agent may call: its own, each of its cascade, its fallback.
+  const providers = [model.provider, ...(model.cascade ?? []).map((ref) => ref.provider), model.fallback?.provider];
+  return [...new Set(providers.flatMap((provider) => (provider ? (settingsOfProvider[provider] ?? []) : [])))];
 }
 
 /** Which providers the project answers with its own settings (presence only: the facts resolveModel reads). */

@@ -56,6 +56,12 @@ export function otlpTraceRequest(spans: readonly SpanRecord[], resource: Record<
 }
 
 /**
+ * The project secrets that turn a project's export on (`pantheon secrets set OTEL_EXPORTER_OTLP_ENDPOINT`):
+ * every agent of the project reads them, whatever its profile.
+ */
+export const telemetrySettings = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS"] as const;
+
+/**
  * Reads `OTEL_EXPORTER_OTLP_HEADERS` as OpenTelemetry writes it: `key=value` pairs joined by commas,
  * values percent-encoded. A malformed pair is skipped (and named), never sent half-read.
  * @example
@@ -79,4 +85,26 @@ export function parseOtlpHeaders(text: string | undefined): { headers: Record<st
     }
   }
   return { headers, skipped };
+}
+
+/**
+ * The secret values `OTEL_EXPORTER_OTLP_HEADERS` holds, by name, for the redactor: the whole setting,
+ * each header's value, and each longer word of one (a collector's error may echo a token without its
+ * `Bearer `). The endpoint is a URL, like a model's base URL: not among them.
+ * @example
+ * otlpHeaderSecrets("authorization=Bearer abcdefgh1234");
+ * // { OTEL_EXPORTER_OTLP_HEADERS: "…", "OTEL_EXPORTER_OTLP_HEADERS (authorization)": "Bearer abcdefgh1234",
+ * //   "OTEL_EXPORTER_OTLP_HEADERS (authorization, word 2)": "abcdefgh1234" }
+ */
+export function otlpHeaderSecrets(text: string | undefined): Record<string, string> {
+  if (!text) return {};
+  const name = "OTEL_EXPORTER_OTLP_HEADERS";
+  const out: Record<string, string> = { [name]: text };
+  for (const [key, value] of Object.entries(parseOtlpHeaders(text).headers)) {
+    out[`${name} (${key})`] = value;
+    const words = value.split(/\s+/);
+    if (words.length < 2) continue;
+    for (const [i, word] of words.entries()) if (word.length >= 8) out[`${name} (${key}, word ${i + 1})`] = word;
+  }
+  return out;
 }

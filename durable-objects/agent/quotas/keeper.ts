@@ -24,8 +24,8 @@ export interface LeaseSource {
 interface KeptState {
   day: string;
   spent: Spend;
-  /** The registry's lease this agent spends against, and what it spent of it. */
-  lease?: Lease & { spent: Spend; maxCall: Spend; inUse?: boolean };
+  /** The registry's lease this agent spends against, what it spent of it, and the project's caps (as its profile had them) it was asked under. */
+  lease?: Lease & { spent: Spend; maxCall: Spend; inUse?: boolean; limits?: QuotaLimits };
 }
 
 export interface QuotaKeeperDeps {
@@ -42,6 +42,9 @@ export interface QuotaKeeperDeps {
 }
 
 const stateKey = "quota/state";
+/** Whether two sets of caps are the same, cap by cap (a lease kept from before caps were stored with it counts as not). */
+const sameLimits = (a: QuotaLimits | undefined, b: QuotaLimits): boolean =>
+  !!a && a.tokensPerDay === b.tokensPerDay && a.usdPerDay === b.usdPerDay;
 /** How often an agent under no cap stores its day counter (record says why). */
 const uncappedSaveMs = 10_000;
 /** How long a call waits for another agent's call that holds the last of the project's cap. */
@@ -83,14 +86,14 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
   const settleOf = (lease: KeptState["lease"]) =>
     lease ? { settle: { leaseId: lease.id, day: lease.day, spent: lease.spent, maxCall: lease.maxCall } } : {};
 
-  async function acquire(): Promise<QuotaRefusal | null> {
+  async function acquire(askedUnder: QuotaLimits): Promise<QuotaRefusal | null> {
     const until = deps.clock.now() + busyWaitMs;
     for (;;) {
       const kept = state(now());
       const answer = await deps.registry().quotaLease({ agent: deps.agent(), ...settleOf(kept.lease) });
       delete kept.lease;
       if (answer.ok) {
-        if (answer.lease) kept.lease = { ...answer.lease, spent: noSpend, maxCall: noSpend };
+        if (answer.lease) kept.lease = { ...answer.lease, spent: noSpend, maxCall: noSpend, limits: askedUnder };
         save(kept);
         return null;
       }
@@ -122,6 +125,10 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
       if (own) return own;
       if (!hasCaps(project?.limits)) return null;
       const lease = kept.lease;
+      // The project's caps changed since the lease was granted (its profile carries them): the lease is
+      // settled and a new one asked under the caps as they are, so a lowered cap holds from the next
+      // call (one call in flight on an exclusive lease is waited for first, as below).
+      const stale = !!lease && !sameLimits(lease.limits, project!.limits);
       // An exclusive lease is one call: another run of this agent waits for it to end.
       if (lease?.exclusive && lease.inUse && within(lease, at)) {
         if (deps.clock.now() > waitUntil)
@@ -132,11 +139,11 @@ export function makeQuotaKeeper(deps: QuotaKeeperDeps) {
           );
         return sleep(200).then(() => this.admit(agentCaps, project, waitUntil));
       }
-      if (within(lease, at)) {
+      if (!stale && within(lease, at)) {
         if (lease!.exclusive) lease!.inUse = true;
         return null;
       }
-      if (!acquiring) acquiring = acquire().finally(() => (acquiring = undefined));
+      if (!acquiring) acquiring = acquire(project!.limits).finally(() => (acquiring = undefined));
       // Every run that waited on the lease checks again: one of them takes an exclusive lease.
       return acquiring.then((refusal) => refusal ?? this.admit(agentCaps, project, waitUntil));
     },

@@ -13,6 +13,7 @@ import type { MemoryFeature } from "../memory";
 import type { ProfileHolder } from "../profile";
 import { withQuota, type QuotaKeeper } from "../quotas";
 import type { ProjectSecrets } from "../secrets";
+import { telemetrySettings } from "../../../core/telemetry";
 import { withPlatformSpans } from "../telemetry/platform";
 import type { RunContext } from "./contracts";
 import type { RunEvents } from "./events";
@@ -91,19 +92,22 @@ export function makeRunContexts(deps: RunContextDeps) {
     return tools;
   }
 
-  /** The profile and secrets versions whose tool and model secrets were last found all known: the next turn checks nothing. */
+  /** The profile and secrets versions whose tool, model and telemetry secrets were last found all known: the next turn checks nothing. */
   let secretsKnownFor: { profile: AgentProfile; secrets: string } | undefined;
-  const secretVersions = () => `${deps.secrets.version("tool")}.${deps.secrets.version("model")}`;
+  const secretVersions = () =>
+    `${deps.secrets.version("tool")}.${deps.secrets.version("model")}.${deps.secrets.version("telemetry")}`;
   /**
-   * The secrets and model settings alone (one registry round trip, none once known). A restarted
-   * agent loads them as it starts (AgentDO.onStart), so its first turn does not wait for them
-   * before its request is stored: an eviction in that wait would lose the message.
+   * The secrets and model settings alone (one registry round trip, none once known), with the OTLP
+   * settings: a run's trace and errors are redacted of its headers too (output-screens), so they are
+   * known before the run writes. A restarted agent loads them as it starts (AgentDO.onStart), so its
+   * first turn does not wait for them before its request is stored: an eviction in that wait would lose the message.
    */
   async function secretsReady(profile: AgentProfile): Promise<void> {
     if (secretsKnownFor?.profile === profile && secretsKnownFor.secrets === secretVersions()) return;
     const loading = deps.secrets.ensureAll([
       { names: runtimeSecretNames(profile.runtime), use: "tool" },
       { names: modelSecretNamesOf(profile), use: "model" },
+      { names: telemetrySettings, use: "telemetry" },
     ]);
     if (loading) await loading;
     secretsKnownFor = { profile, secrets: secretVersions() };
@@ -123,7 +127,7 @@ export function makeRunContexts(deps: RunContextDeps) {
    * What a run needs besides its record: the agent's tools and its model — none for a manual call,
    * a behavior's plan around the agent's model for a planned run (the plan reports to its observer).
    */
-  function contextOf(
+  function buildContext(
     agentProfile: AgentProfile,
     run: { id: string; sessionId: string; origin: Pick<RunOrigin, "behavior" | "manual" | "model" | "narrowTools"> },
   ): RunContext {
@@ -162,11 +166,26 @@ export function makeRunContexts(deps: RunContextDeps) {
   /** Memories each run's context used (kept until its turn has marked them used). */
   const usedByRun = new Map<string, string[]>();
 
+  /** The project's settings as each context was built from them (secrets `changes`: a secret, grant or profile since). */
+  const builtAt = new WeakMap<RunContext, number>();
+  function contextOf(agentProfile: AgentProfile, run: Parameters<typeof buildContext>[1]): RunContext {
+    const ctx = buildContext(agentProfile, run);
+    builtAt.set(ctx, deps.secrets.changes());
+    return ctx;
+  }
+
   return {
     toolsOf,
     toolsReady,
     secretsReady,
     contextOf,
+
+    /**
+     * Whether `ctx` was built from the project's settings as they are: after a secret, grant, provider
+     * or cap changed, a run waiting (a person's approval, a peer) or between calls rebuilds its context
+     * before its next model or tool call, so the old value is never used again.
+     */
+    isCurrent: (ctx: RunContext): boolean => builtAt.get(ctx) === deps.secrets.changes(),
 
     /** What a run needs from its record: the agent now, its tools, its model (a behavior's plan around it). */
     async prepare(state: RunState): Promise<RunContext> {

@@ -28,6 +28,8 @@ export interface RunContext {
 export interface RunContextSource {
   /** What a run needs from its record: the agent now, its tools, its model. */
   prepare(state: RunState): Promise<RunContext>;
+  /** Whether a context is built from the project's settings as they are now (no secret, grant or profile changed since). */
+  isCurrent(ctx: RunContext): boolean;
   /** The context of a run that begins (core `compile_context`); `trace` writes a step on the run. */
   compile(
     state: RunState,

@@ -122,7 +122,18 @@ export function makeRunDriver(deps: DriverDeps) {
   async function loop(runId: string, first: CoreEvent | "continue"): Promise<RunState | null> {
     let state = latest(runId);
     if (!state) return null;
-    const ctx = await contextOf(state);
+    let ctx = await contextOf(state);
+    /**
+     * The run's context again when a setting it was built from changed since (a secret, a grant, the
+     * profile: its providers and caps): a run that waited for a person or carries on calls the model
+     * and its tools with the values as they are now, never a deleted one.
+     */
+    const rebuilt = async (at: RunState): Promise<RunContext> => {
+      contexts.delete(runId);
+      ctx = await contextOf(at);
+      return ctx;
+    };
+    if (!deps.contexts.isCurrent(ctx)) await rebuilt(state);
     const queue: CoreEvent[] = [];
     if (first !== "continue") queue.push(first);
     // Created and not started (now, or before an eviction): it begins with its context.
@@ -139,13 +150,14 @@ export function makeRunDriver(deps: DriverDeps) {
       });
       queue.push(...events);
       for (const effect of effects) {
-        const next = await carryOut(state, ctx, effect);
+        const next = await carryOut(state, deps.contexts.isCurrent(ctx) ? ctx : await rebuilt(state), effect);
         if (next) queue.push(next);
       }
     }
     while (queue.length && state) {
       const event = queue.shift()!;
       state = latest(runId) ?? state;
+      if (!deps.contexts.isCurrent(ctx)) await rebuilt(state);
       const result = advance(state, event, runDeps(ctx));
       state = result.state;
       live.set(runId, state);
@@ -178,7 +190,7 @@ export function makeRunDriver(deps: DriverDeps) {
             // Only the context compile (it reads) and the model call (it releases) go before the writes.
             if (effect.type !== "compile_context" && effect.type !== "call_model") release(runId);
             writeSteps();
-            const next = await carryOut(state, ctx, effect);
+            const next = await carryOut(state, deps.contexts.isCurrent(ctx) ? ctx : await rebuilt(state), effect);
             if (next) queue.push(next);
           }
         }

@@ -15,7 +15,7 @@ import type { DriverDeps, RunContext, RunContextSource, RunPeers } from "./contr
 import type { HeldWrites } from "./held-writes";
 import { modelRequestOf } from "./model-request";
 import { traceCategory } from "./store";
-import { redactTraceData } from "./trace-redaction";
+import { redactTraceData, runRedactor } from "./trace-redaction";
 
 /**
  * What the run loop's outward effects do (core/run `advance` names them; the driver hands each here):
@@ -145,7 +145,14 @@ export function makeRunEffects(deps: {
       state.id,
       outcome.ok
         ? { type: "tool_result", callId: call.id, name: call.name, ok: true, output: outcome.output, ms }
-        : { type: "tool_result", callId: call.id, name: call.name, ok: false, error: outcome.error.message, ms },
+        : {
+            type: "tool_result",
+            callId: call.id,
+            name: call.name,
+            ok: false,
+            error: runRedactor(ctx).redact(outcome.error.message),
+            ms,
+          },
     );
     return outcome.ok
       ? {
@@ -157,8 +164,19 @@ export function makeRunEffects(deps: {
       : { type: "tool_failed", callId: call.id, error: outcome.error.message };
   }
 
-  /** Carries out one outward effect; the event it leads to, if any. */
+  /**
+   * Carries out one outward effect; the event it leads to, if any. An error it reports (a model's, a
+   * tool's, the context's) passes the run's redactor first: it becomes the run's error, its trace and
+   * its spans, and a server's error may echo whatever secret it was sent.
+   */
   async function carryOut(state: RunState, ctx: RunContext, effect: RunEffect): Promise<CoreEvent | null> {
+    const event = await outcomeOf(state, ctx, effect);
+    if (event && "error" in event && typeof event.error === "string")
+      return { ...event, error: runRedactor(ctx).redact(event.error) };
+    return event;
+  }
+
+  async function outcomeOf(state: RunState, ctx: RunContext, effect: RunEffect): Promise<CoreEvent | null> {
     switch (effect.type) {
       case "call_model":
         return callModel(state, ctx, effect);

@@ -8,6 +8,7 @@ import {
 } from "../../../core/gates";
 import type { Clock } from "../../../core/ports";
 import { makeSecretDetector } from "../../../core/redaction";
+import { otlpHeaderSecrets } from "../../../core/telemetry";
 import { redactDeep } from "../../../core/tools";
 import type { ProjectSecrets } from "../secrets";
 import type { HeldWrites } from "./held-writes";
@@ -27,10 +28,10 @@ export function makeOutputScreens(deps: {
   writes: Pick<HeldWrites, "stepFromOutside">;
 }) {
   /**
-   * The project secrets the agent holds, and the deployment's (tools/outputSecrets). `toolSecrets` is
-   * a tool set's own (a subset of the `tool` values, which are all kept out anyway).
-   */
-  /**
+   * The project secrets the agent holds — its tools', its bot's, its model keys, its OTLP headers — and
+   * the deployment's (tools/outputSecrets). `toolSecrets` is a tool set's own (a subset of the `tool`
+   * values, which are all kept out anyway).
+   *
    * The list built for each tool set's own secrets (none: the agent's as a whole), kept while the secrets
    * known for the uses it reads stay the same: a warm turn builds none, and a background screen or export
    * (no tool set) does not push out the turn's.
@@ -38,13 +39,14 @@ export function makeOutputScreens(deps: {
   const kept = new Map<Record<string, string> | undefined, { version: string; list: NamedSecret[] }>();
   function secretsHeld(toolSecrets?: Record<string, string>): NamedSecret[] {
     const { secrets, env } = deps;
-    const version = `${secrets.version("tool")}.${secrets.version("telegram")}.${secrets.version("model")}`;
+    const version = `${secrets.version("tool")}.${secrets.version("telegram")}.${secrets.version("model")}.${secrets.version("telemetry")}`;
     const found = kept.get(toolSecrets);
     if (found?.version === version) return found.list;
     const list = outputSecrets(env as unknown as Record<string, unknown>, {
       ...secrets.values("tool"),
       ...secrets.values("telegram"),
       ...modelKeysOf(secrets.values("model")),
+      ...otlpHeaderSecrets(secrets.values("telemetry").OTEL_EXPORTER_OTLP_HEADERS),
       ...toolSecrets,
     });
     // One tool set is current at a time: the entries of older ones go with the next change.

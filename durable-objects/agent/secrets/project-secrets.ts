@@ -114,6 +114,11 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
       await ensure([name], use);
       return known.get(keyOf(use, name));
     },
+    /**
+     * Changes with every invalidation (a secret set, replaced, deleted, granted or revoked; a new
+     * profile): what a run built before it (its tools, model, caps) is rebuilt before its next call.
+     */
+    changes: (): number => epoch,
     /** A secret of the project was set, deleted, granted or revoked: forget every value. */
     invalidate(): void {
       epoch += 1;

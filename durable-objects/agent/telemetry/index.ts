@@ -1,14 +1,19 @@
 import { and, eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import { otlpTraceRequest, parseOtlpHeaders, runSpans, type SpanRecord } from "../../../core/telemetry";
+import {
+  otlpTraceRequest,
+  parseOtlpHeaders,
+  runSpans,
+  telemetrySettings,
+  type SpanRecord,
+} from "../../../core/telemetry";
 import { hostOf } from "../../../core/secrets";
 import { makeGuardedFetch, outboundSettingsFrom } from "../../../core/tools";
 import type { BusRequest } from "../../../core/bus";
 import type { RunStore } from "../runs/store";
 import * as schema from "../schema";
 
-/** The project secrets that turn the export on (`pantheon secrets set OTEL_EXPORTER_OTLP_ENDPOINT`). */
-export const telemetrySettings = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS"] as const;
+export { telemetrySettings };
 
 export interface TelemetryDeps {
   db: DrizzleSqliteDODatabase<typeof schema>;
@@ -37,7 +42,10 @@ const sendTimeoutMs = 10_000;
  * spans are built from its trace (core/telemetry), kept in the object's storage first, then sent in
  * batches; a failed send is retried with backoff by a schedule, so an eviction or a receiver that is
  * down loses nothing (up to the last 500 runs). A project with no endpoint costs one look at its
- * settings per instance.
+ * settings per instance. The settings are the agent's project secrets, forgotten when the project
+ * changes one (workers/project-secrets `secretsChanged` tells every agent of an OTLP setting): a new
+ * endpoint or header applies from the next batch, and a deleted endpoint stops the export at once
+ * and drops what waited. Spans and logs pass the agent's redactor, the OTLP header among its secrets.
  */
 export function makeTelemetry(deps: TelemetryDeps) {
   let failures = 0;
@@ -81,12 +89,21 @@ export function makeTelemetry(deps: TelemetryDeps) {
   }
 
   async function send(): Promise<void> {
-    const settings = await deps.settings();
-    const endpoint = settings.OTEL_EXPORTER_OTLP_ENDPOINT;
-    if (!endpoint) return;
     for (;;) {
+      // Read for each batch (from memory while they stand): a changed or deleted endpoint or header
+      // (secrets invalidated by the registry's change) applies from the next batch on.
+      const settings = await deps.settings();
+      const endpoint = settings.OTEL_EXPORTER_OTLP_ENDPOINT;
       const pending = await deps.storage.list<SpanRecord[]>({ prefix, limit: batchRuns });
       if (pending.size === 0) return;
+      if (!endpoint) {
+        // The project turned its export off: what waited goes too, not to whichever collector it names next.
+        await drop(
+          [...(await deps.storage.list({ prefix })).keys()],
+          "the project deleted OTEL_EXPORTER_OTLP_ENDPOINT",
+        );
+        return;
+      }
       const url = /\/v1\/traces\/?$/.test(endpoint) ? endpoint : `${endpoint.replace(/\/+$/, "")}/v1/traces`;
       const { headers } = parseOtlpHeaders(settings.OTEL_EXPORTER_OTLP_HEADERS);
       const body = JSON.stringify(
@@ -115,7 +132,8 @@ export function makeTelemetry(deps: TelemetryDeps) {
         why = `HTTP ${res.status}`;
         await res.body?.cancel();
       } catch (error) {
-        why = error instanceof Error ? error.message : String(error);
+        // The redactor keeps the header's value out of the log, should the error quote the request.
+        why = deps.redact(error instanceof Error ? error.message : String(error));
       }
       if (!ok) {
         failures++;
@@ -138,20 +156,26 @@ export function makeTelemetry(deps: TelemetryDeps) {
     }
   }
 
-  async function trim(): Promise<void> {
-    const all = [...(await deps.storage.list({ prefix })).keys()];
-    if (all.length <= maxPending) return;
-    const dropped = all.slice(0, all.length - maxPending);
+  /** Drops the spans of runs not sent, saying how many and why. */
+  async function drop(keys: string[], why: string): Promise<void> {
+    if (keys.length === 0) return;
     console.error(
       JSON.stringify({
         level: "warn",
         event: "otlp_export_dropped",
         project: deps.project(),
         agent: deps.agent(),
-        runs: dropped.length,
+        runs: keys.length,
+        why,
       }),
     );
-    for (let i = 0; i < dropped.length; i += 128) await deps.storage.delete(dropped.slice(i, i + 128));
+    for (let i = 0; i < keys.length; i += 128) await deps.storage.delete(keys.slice(i, i + 128));
+  }
+
+  async function trim(): Promise<void> {
+    const all = [...(await deps.storage.list({ prefix })).keys()];
+    if (all.length <= maxPending) return;
+    await drop(all.slice(0, all.length - maxPending), `more than ${maxPending} runs waited for the receiver`);
   }
 
   /** One flush at a time: a second asked while one runs waits for it, then sends what is left. */
@@ -176,7 +200,7 @@ export function makeTelemetry(deps: TelemetryDeps) {
             JSON.stringify({
               level: "error",
               event: "otlp_export_error",
-              why: error instanceof Error ? error.message : String(error),
+              why: deps.redact(error instanceof Error ? error.message : String(error)),
             }),
           ),
         ),
