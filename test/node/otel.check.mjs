@@ -67,10 +67,13 @@ const attr = (span, key) => {
 };
 
 let server;
+let second;
+let thirdReceiver;
 const receiver = await startReceiver(1);
 try {
   server = await startDevServer({
-    port: await freePort(),
+    // OTEL_CHECK_PORT pins the port (helpers sharing a machine each keep to their own range).
+    port: Number(process.env.OTEL_CHECK_PORT) || (await freePort()),
     token,
     persistTo,
     vars: { PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true" },
@@ -221,11 +224,66 @@ try {
     !JSON.stringify(receiver.received.map((r) => r.body)).includes(headerValue.split(" ")[1]),
     "",
   );
+
+  // Settings reach the running agents: the endpoint moved, then deleted, while helper (warm) keeps answering.
+  const exportsOf = (r) => r.received.length;
+  const helperRuns = (r) =>
+    r.received.flatMap((x) =>
+      x.body.resourceSpans.flatMap((rs) =>
+        rs.scopeSpans.flatMap((ss) => ss.spans.filter((sp) => sp.name === "invoke_agent helper")),
+      ),
+    ).length;
+  const ask = (content) =>
+    call(server.url, "/api/agents/helper/messages", { method: "POST", body: JSON.stringify({ content }) });
+  const moved = await startReceiver(0);
+  second = moved;
+  const before = exportsOf(receiver);
+  check(
+    "the endpoint is moved to a second receiver",
+    (await put("OTEL_EXPORTER_OTLP_ENDPOINT", moved.url)).status === 200,
+  );
+  const secret = headerValue.split(" ")[1];
+  const leaked = await ask(`what is ${secret}?`);
+  await until("helper's run at the second receiver", async () => helperRuns(moved) >= 1, { ms: 60_000 });
+  check(
+    "the next run's spans go to the new receiver, none to the old one",
+    exportsOf(receiver) === before,
+    `old ${before} → ${exportsOf(receiver)}`,
+  );
+  const leakedRun = await call(server.url, `/api/agents/helper/runs/${leaked.body?.runId}`);
+  const trace = JSON.stringify(leakedRun.body?.trace ?? leakedRun.body?.run?.trace ?? []);
+  check(
+    "a reply quoting the OTLP header is refused naming it, and its value is in neither the trace nor any span",
+    trace.includes("OTEL_EXPORTER_OTLP_HEADERS") &&
+      !trace.includes(secret) &&
+      !JSON.stringify(moved.received.map((r) => r.body)).includes(secret),
+    trace.slice(0, 600),
+  );
+  const deleted = await fetch(`${server.url}/api/projects/default/secrets/OTEL_EXPORTER_OTLP_ENDPOINT`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const afterMove = exportsOf(moved);
+  await ask("/tool clock.now {}");
+  // The control: a third receiver named after the deletion gets the next run; exports go one at a time,
+  // so the run made while none was set would have reached the second receiver before it.
+  const third = await startReceiver(0);
+  thirdReceiver = third;
+  await put("OTEL_EXPORTER_OTLP_ENDPOINT", third.url);
+  await ask("/tool clock.now {}");
+  await until("helper's run at the third receiver", async () => helperRuns(third) >= 1, { ms: 60_000 });
+  check(
+    "DELETE of the endpoint (204) stops the export at once: the run made then reaches no receiver",
+    deleted.status === 204 && exportsOf(moved) === afterMove && helperRuns(third) === 1,
+    `second ${afterMove} → ${exportsOf(moved)}, third ${helperRuns(third)}`,
+  );
 } catch (error) {
   check("the OpenTelemetry check ran", false, error instanceof Error ? error.stack : String(error));
 } finally {
   await server?.stop();
   receiver.close();
+  second?.close();
+  thirdReceiver?.close();
   await rm(persistTo, { recursive: true, force: true });
 }
 
