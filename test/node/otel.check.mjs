@@ -4,7 +4,10 @@
 // one trace: main's `invoke_agent` span with its `chat`, gate, `await_approval` and
 // `execute_tool ask_helper` children, and helper's `invoke_agent` span under that tool span, with the
 // GenAI attribute names of the official semantic conventions package. A receiver that fails is
-// retried until it answers; the header value never appears in a span. Prints `N passed, N failed` last.
+// retried until it answers; the header value never appears in a span. Then the project's settings
+// change while the agents run: the endpoint moved to a second receiver takes the next run, deleting it
+// stops the export at once (a third receiver named after gets only the run made then), and a reply
+// quoting the header is refused by name with its value in no trace or span. Prints `N passed, N failed` last.
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
