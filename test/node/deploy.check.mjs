@@ -143,6 +143,15 @@ try {
     `missing: ${missing.join(", ")}; ${output.match(/.*assets directory.*/)?.[0] ?? "no assets line"}`,
   );
 
+  // docs/deployment.md states the bundle's size: wrangler's own gzip figure of this dry run, within 10%.
+  const measured = Number(/Total Upload: [\d.]+ KiB \/ gzip: ([\d.]+) KiB/.exec(output)?.[1]);
+  const stated = Number(/bundle is \*\*([\d,]+) KiB gzip\*\*/.exec(readme)?.[1].replace(/,/g, ""));
+  check(
+    `docs/deployment.md's bundle figure (${stated} KiB gzip) is within 10% of this dry run's (${measured.toFixed(0)} KiB)`,
+    measured > 0 && stated > 0 && Math.abs(stated - measured) <= measured * 0.1,
+    "update the figure and its date in docs/deployment.md",
+  );
+
   const printed = [...output.matchAll(/^\s+(npx wrangler (?:queues|vectorize|r2|secret) .+)$/gm)].map((m) =>
     m[1].trim(),
   );
@@ -162,7 +171,8 @@ try {
     `not in the docs: ${notInReadme.join(" | ")}; docs only: ${notPrinted.join(" | ")}`,
   );
 } catch (error) {
-  check("the deploy check ran", false, error instanceof Error ? error.stack : String(error));
+  const served = server ? `\nwrangler dev said:\n${server.output().slice(-3000)}` : "";
+  check("the deploy check ran", false, `${error instanceof Error ? error.stack : String(error)}${served}`);
 } finally {
   await server?.stop();
   rmSync(copy, { recursive: true, force: true });
