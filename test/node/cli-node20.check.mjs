@@ -72,6 +72,13 @@ check(
   npx.status === 0 && npx.stdout.includes("Usage: pantheon <command>"),
   `${npx.status} ${npx.stderr.slice(0, 500)}`,
 );
+// npx links the checkout into its cache and checks the package's engines against the Node it runs on:
+// engines that asked for Node 22 printed an EBADENGINE warning (five lines, twice) before the help.
+check(
+  `npx pantheon help on Node ${old.version} prints no warning before the help`,
+  npx.status === 0 && !/warn|EBADENGINE/i.test(npx.stderr),
+  npx.stderr.slice(0, 800),
+);
 const mistyped = run(["nosuch"]);
 check("a mistyped command's exit code (2) comes through", mistyped.status === 2, `${mistyped.status}`);
 const unreachable = run(["agents", "list", "--url", "http://127.0.0.1:1"]);
