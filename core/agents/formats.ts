@@ -4,6 +4,7 @@ import { printScript, type ActorScript } from "../dsl";
 import { jsonPath } from "../errors";
 import type { ModelSettings } from "../run/limits";
 import { exportTools, importTools, type ImportedTool, type ToolIssue, type ToolSpec } from "../tools";
+import { unheldFields } from "./definition";
 import { unheldParts, type FormatWarning } from "./lost-parts";
 import type { AgentProfile } from "./profile";
 
@@ -70,6 +71,7 @@ export function toOpenAIAgentConfig(profile: AgentProfile, specs: readonly ToolS
       ...modelWarning(profile.model, "openai", "OpenAI"),
       ...dropTool(exported.warnings, "$.tools"),
       ...unheldParts(profile, specs, "openai"),
+      ...unheldFields(profile, "openai"),
     ] as FormatWarning[],
   };
 }
@@ -88,9 +90,8 @@ export function toAnthropicAgentConfig(profile: AgentProfile, specs: readonly To
     ...modelWarning(profile.model, "anthropic", "Anthropic"),
     ...dropTool(exported.warnings, "$.tools"),
     ...unheldParts(profile, specs, "anthropic"),
+    ...unheldFields(profile, "anthropic"),
   ];
-  if (profile.description)
-    warnings.push({ path: "$", message: "the Messages API has no place for the agent's description; left out" });
   return { config, warnings };
 }
 

@@ -9,7 +9,8 @@ import { jsonPath } from "../errors";
 import { lazySchema } from "../lazy-schema";
 import type { ModelSettings } from "../run/limits";
 import type { ToolIssue, ToolSpec } from "../tools";
-import { formatLabels, partWarning, unheldParts, type FormatWarning } from "./lost-parts";
+import { unheldFields } from "./definition";
+import { partWarning, unheldParts, type FormatWarning } from "./lost-parts";
 import type { AgentProfile } from "./profile";
 
 /**
@@ -47,15 +48,7 @@ export function toOpenCodeAgentFile(
       message:
         "OpenCode enables tools by name only: their descriptions and schemas stay in Pantheon (and OpenCode runs only the tools it has itself or from its MCP servers)",
     });
-  if (profile.model.maxTokens !== undefined)
-    warnings.push(
-      ...partWarning(
-        "fields",
-        ["maxTokens"],
-        "$.model.maxTokens",
-        `${formatLabels.opencode} has no output token limit`,
-      ),
-    );
+  warnings.push(...unheldFields(profile, "opencode"));
   return { text: `---\n${stringify(front, { lineWidth: 0 }).trimEnd()}\n---\n${profile.systemPrompt}\n`, warnings };
 }
 

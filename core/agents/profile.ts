@@ -143,7 +143,7 @@ const agentRuntimeInputSchema = lazySchema(() =>
 );
 
 /** An agent's role (`a code reviewer`): its system prompt names it. */
-const roleSchema = () => z.string().min(1).max(200);
+export const roleSchema = () => z.string().min(1).max(200);
 /** Standing goals: in every run's context, and what a tick works toward. */
 export const goalsSchema = lazySchema(() =>
   z.array(z.string().trim().min(1, 'a goal is some words, e.g. "Review PR #123"').max(2000)).max(32),

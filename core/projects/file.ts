@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { jsonPath } from "../errors";
-import { agentNameSchema, agentRuntimeSchema } from "../agents/profile";
+import { agentNameSchema, agentRuntimeSchema, goalsSchema, roleSchema } from "../agents/profile";
 import { denyPatternProblems } from "../gates/pattern";
 import { modelChoiceSchema } from "../run/limits";
 import { runtimeOutboundIssues } from "../agents/outbound-check";
@@ -25,12 +25,14 @@ const toolName = lazySchema(() =>
 
 /**
  * Pantheon's own fields of an agent, under `pantheon` so other tools reading the file skip them:
- * its instructions (system prompt), model, runtime (without `tools`, which are the file's own
- * `tools`) and script source (the DSL or the ActorScript JSON).
+ * its instructions (system prompt), role, standing goals, model, runtime (without `tools`, which are
+ * the file's own `tools`) and script source (the DSL or the ActorScript JSON).
  */
 export const pantheonAgentFieldsSchema = lazySchema(() =>
   z.strictObject({
     instructions: z.string().max(32_000, "at most 32,000 characters").optional(),
+    role: roleSchema().optional(),
+    goals: goalsSchema.optional(),
     model: modelChoiceSchema.optional(),
     runtime: agentRuntimeSchema.omit({ tools: true }).optional(),
     script: z.string().max(48_000, "at most 48,000 characters").optional(),

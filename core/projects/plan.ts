@@ -19,6 +19,8 @@ export interface DesiredAgent {
   displayName: string | null;
   description: string;
   systemPrompt: string;
+  role: string | null;
+  goals: string[];
   model: ModelSettings;
   runtime: AgentRuntime;
   script: JsonValue | null;
@@ -93,6 +95,8 @@ function desiredOf(
     base?.systemPrompt ?? `You are ${entry.name ?? key}.${entry.description ? ` ${entry.description}` : ""}`;
   let model: ModelSettings = base?.model ?? options.defaultModel;
   let runtime: AgentRuntime = base?.runtime ?? agentRuntimeSchema.parse({});
+  let role = base?.role ?? null;
+  let goals = base?.goals ?? [];
   let script: JsonValue | null = base?.script ?? null;
   let scriptSource = current?.scriptSource ?? null;
   if (fields.script !== undefined) {
@@ -100,10 +104,15 @@ function desiredOf(
     if (!compiled) return null;
     const derived = profileFromScript(compiled, runtime);
     ({ systemPrompt, model, runtime } = derived);
+    // A script that names a role or goals sets them (as PUT …/script does); one that does not leaves them.
+    role = derived.role ?? role;
+    goals = derived.goals ?? goals;
     script = JSON.parse(JSON.stringify(compiled)) as JsonValue;
     scriptSource = fields.script;
   }
   if (fields.instructions !== undefined) systemPrompt = fields.instructions;
+  if (fields.role !== undefined) role = fields.role;
+  if (fields.goals !== undefined) goals = fields.goals;
   if (fields.model !== undefined) model = fields.model;
   if (fields.runtime !== undefined) runtime = agentRuntimeSchema.parse({ ...fields.runtime, tools: runtime.tools });
   runtime = agentRuntimeSchema.parse({ ...runtime, tools: entry.tools });
@@ -114,6 +123,8 @@ function desiredOf(
     displayName,
     description: entry.description,
     systemPrompt,
+    role,
+    goals,
     model: modelSettingsSchema.parse(model),
     runtime,
     script,
@@ -127,6 +138,8 @@ function sameAgent(desired: DesiredAgent, current: CurrentAgent): boolean {
     displayName: current.displayName,
     description: p.description,
     systemPrompt: p.systemPrompt,
+    role: p.role ?? null,
+    goals: p.goals ?? [],
     model: modelSettingsSchema.parse(p.model),
     runtime: agentRuntimeSchema.parse(p.runtime),
     script: p.script,
@@ -198,7 +211,8 @@ export function planImport(
 
 /**
  * The project as a project file: every agent with its display name, description, tools and
- * connections, and Pantheon's own fields under `pantheon`. Importing it into an empty project
+ * connections, and Pantheon's own fields under `pantheon` (core/agents/definition.ts: every field
+ * of the agent's definition). Importing it into an empty project
  * makes the same agents.
  */
 export function exportProjectFile(current: readonly CurrentAgent[]): ProjectFile {
@@ -214,6 +228,8 @@ export function exportProjectFile(current: readonly CurrentAgent[]): ProjectFile
       connections: profile.connections,
       pantheon: {
         instructions: profile.systemPrompt,
+        ...(profile.role ? { role: profile.role } : {}),
+        ...(profile.goals?.length ? { goals: profile.goals } : {}),
         model: profile.model,
         runtime,
         ...(scriptSource !== null ? { script: scriptSource } : {}),

@@ -104,8 +104,14 @@ describe("agents made by an import or a restore answer", () => {
       expect(script.source).toBe(source.replace('(actor "keeper"', `(actor "${name}"`));
       expect(script.script.name).toBe(name);
       expect(script.script.talents.map((x) => x.name)).toEqual(["shelving"]);
-      const profile = (await (await t.call(`/api/agents/${name}`)).json()) as { systemPrompt: string };
+      const profile = (await (await t.call(`/api/agents/${name}`)).json()) as {
+        systemPrompt: string;
+        role: string;
+        goals: string[];
+      };
       expect(profile.systemPrompt).toBe(`You are ${name}, a librarian. Keeps the shelves in order.`);
+      // Its role and standing goals came with it: the tick below works toward them.
+      expect(profile).toMatchObject({ role: "librarian", goals: ["Shelve every returned book"] });
       await expectItAnswers(t, name);
     }
   });

@@ -64,6 +64,8 @@ describe("export names what the format cannot hold", () => {
         connections: [`ask_${helper}`],
         gates: ["few-calls"],
         approvals: ["crm.lookup"],
+        // Every other field the format has no place for, by its path (core/agents/definition.ts).
+        fields: ["runtime.allowHosts"],
       });
       const behaviors = body.warnings.find((w: any) => w.part === "behaviors");
       expect(behaviors.why).toMatch(/has no behaviors/);

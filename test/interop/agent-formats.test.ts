@@ -58,7 +58,7 @@ describe("agent export", () => {
     expect(body.config.tools.find((t: any) => t.name === "clock__now")).toMatchObject({
       input_schema: { type: "object" },
     });
-    expect(body.warnings.map((w: any) => w.path)).toEqual(expect.arrayContaining(["$.model", "$"]));
+    expect(body.warnings.map((w: any) => w.path)).toEqual(expect.arrayContaining(["$.model", "$.description"]));
   });
 
   it("as an OpenCode agent file: markdown with YAML frontmatter (description, mode, model, tools) and the prompt as body", async () => {

@@ -78,6 +78,8 @@ export function makeProjectFiles(deps: {
         const values = {
           description: agent.description,
           systemPrompt: agent.systemPrompt,
+          role: agent.role,
+          goals: agent.goals,
           model: agent.model,
           runtime: agent.runtime,
           script: agent.script,
@@ -90,8 +92,6 @@ export function makeProjectFiles(deps: {
             .values({
               name: agent.name,
               ...values,
-              role: null,
-              goals: [],
               connections: [],
               parent: null,
               createdAt: now,
