@@ -1,7 +1,7 @@
 import { zlibSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import type { PantheonError } from "../../core/errors";
-import { guardUploadPack, makePackGuard } from "../../durable-objects/feature/repo/pack-guard";
+import { guardUploadPack, makePackGuard, readCapped } from "../../durable-objects/feature/repo/pack-guard";
 
 const limit = 1024 * 1024;
 
@@ -140,5 +140,25 @@ describe("an import's pack is measured before it is unpacked (pack-guard)", () =
     await expect(
       guardUploadPack(new Response(answer(pack([{ type: 3, data: zeros(limit + 1) }]))), { bytes: limit }),
     ).rejects.toMatchObject({ status: 413 });
+  });
+});
+
+describe("a remote's other answers during an import", () => {
+  const streamOf = (bytes: number) =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let sent = 0; sent < bytes; sent += 64 * 1024) controller.enqueue(new Uint8Array(64 * 1024));
+          controller.close();
+        },
+      }),
+    );
+
+  it("a refs listing past the cap is refused with 413 naming the cap, while one within it is read whole", async () => {
+    const kept = await readCapped(streamOf(256 * 1024), 1024 * 1024);
+    expect(kept.reduce((n, c) => n + c.length, 0)).toBe(256 * 1024);
+    const refused = (await readCapped(streamOf(2 * 1024 * 1024), 1024 * 1024).catch((e) => e)) as PantheonError;
+    expect(refused.code).toBe("payload_too_large");
+    expect(refused.message).toContain("larger than 1 MB");
   });
 });

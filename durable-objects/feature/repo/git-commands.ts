@@ -23,4 +23,4 @@ export {
   writeTree,
 } from "isomorphic-git";
 export { strToU8, zipSync } from "fflate";
-export { guardUploadPack } from "./pack-guard";
+export { guardUploadPack, readCapped, remoteAnswerLimit } from "./pack-guard";

@@ -236,3 +236,32 @@ export async function guardUploadPack(res: Response, limits: PackLimits): Promis
   }
   return kept;
 }
+
+/** The most a remote's other answers (its refs listing, an error page) may hold: far above any real listing. */
+export const remoteAnswerLimit = 8 * 1024 * 1024;
+
+/**
+ * Reads an answer that is not a pack (a remote's refs listing), refusing it with 413 once it passes
+ * `limit`: a hostile remote could otherwise stream a listing without end into the object's memory.
+ * @example
+ * const chunks = await readCapped(await fetch(`${url}/info/refs?service=git-upload-pack`), remoteAnswerLimit);
+ */
+export async function readCapped(res: Response, limit: number): Promise<Uint8Array[]> {
+  const reader = res.body?.getReader();
+  if (!reader) return [];
+  const kept: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return kept;
+    received += value.length;
+    if (received > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(`the remote's answer is larger than ${mb(limit)}: a refs listing holds far less`, {
+        bytes: received,
+        limit,
+      });
+    }
+    kept.push(value);
+  }
+}

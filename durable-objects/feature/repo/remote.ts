@@ -59,10 +59,13 @@ export function gitHttp(fetchFn: FetchFn, limits?: PackLimits): HttpClient {
           details: { url: redactUrl(url) },
         });
       }
-      const chunks =
-        limits && res.ok && url.endsWith("/git-upload-pack")
-          ? await (await loadGit()).guardUploadPack(res, limits)
-          : [new Uint8Array(await res.arrayBuffer())];
+      // An import reads every answer bounded: the pack through its guard, the rest (the refs listing) capped.
+      const git = limits ? await loadGit() : undefined;
+      const chunks = !git
+        ? [new Uint8Array(await res.arrayBuffer())]
+        : res.ok && url.endsWith("/git-upload-pack")
+          ? await git.guardUploadPack(res, limits!)
+          : await git.readCapped(res, git.remoteAnswerLimit);
       return {
         url,
         method,
