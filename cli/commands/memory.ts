@@ -1,5 +1,5 @@
 // `pantheon memory search | list | show | delete | status | export | import` (admin)
-import { param, UsageError } from "../client.ts";
+import { ApiError, param, UsageError } from "../client.ts";
 import { text, type Command } from "../command.ts";
 import { fields, note, oneLine, plural, printJson, table, time } from "../format.ts";
 import { need, output, readText } from "../arguments.ts";
@@ -41,6 +41,22 @@ const listOptions = {
   kind: { type: "string", help: "only this kind (fact, preference, event, summary, chunk, …)" },
   limit: { type: "string", help: "how many (1-200, default 50)" },
 } as const;
+
+/**
+ * A slice refused whole (a line nested too deep: a 400 whose issue is `line N` of the slice) as the
+ * person's file names it: the file's line, and what the slices before it imported.
+ */
+function inFileLines(error: unknown, file: string, firstLine: number, imported: number): unknown {
+  const at = error instanceof ApiError ? /^line (\d+)$/.exec(String(error.details?.issues?.[0]?.path ?? "")) : null;
+  if (!(error instanceof ApiError) || !at) return error;
+  const line = Number(at[1]) + firstLine - 1;
+  const why = error.message.replace(/^line \d+: /, "");
+  return new ApiError(error.status, {
+    code: error.code,
+    message: `${file}:${line}: ${why}; nothing from its slice was kept (${plural(imported, "memory").replace("memorys", "memories")} imported before it)`,
+    ...(error.details ? { details: error.details } : {}),
+  });
+}
 
 export const memory: Command = {
   name: "memory",
@@ -187,7 +203,9 @@ export const memory: Command = {
             "POST",
             `/api/agents/${encodeURIComponent(name)}/memories/import`,
             { body: part.body, contentType: "application/x-ndjson" },
-          );
+          ).catch((error: unknown) => {
+            throw inFileLines(error, file, part.firstLine, imported);
+          });
           imported += result.imported;
           // The server numbers lines within its slice; the person wants the file's line numbers.
           errors.push(...result.errors.map((e) => ({ line: e.line + part.firstLine - 1, message: e.message })));

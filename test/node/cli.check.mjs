@@ -373,6 +373,20 @@ await runCliChecks("CLI check", async ({ check, checkOrSkip, cli, run, api, call
       helperStatus?.total >= 400,
     `${shown(imported)} total=${helperStatus?.total}`,
   );
+  // A line nested past the server's limit refuses its slice whole (a 400 naming the slice's line):
+  // the CLI names the file's line and what the slices before it imported.
+  const deepFile = join(persistTo, "deep.jsonl");
+  const deepLines = many.filter((l) => l.startsWith("{")).slice(0, 300);
+  deepLines.push("[".repeat(10_000) + "]".repeat(10_000));
+  await writeFile(deepFile, `${deepLines.join("\n")}\n`);
+  const deep = await run("memory", "import", "helper", deepFile);
+  check(
+    "memory import names a line nested too deep by its file line (not its slice's) and exits 1",
+    deep.code === 1 &&
+      deep.stderr.includes(`${deepFile}:301: JSON nested deeper than 64 levels`) &&
+      /memories imported before it/.test(deep.stderr),
+    shown(deep),
+  );
   const forgotten = await run("memory", "delete", "scout", remembered?.id ?? "missing");
   const gone = await call(server.url, `/api/agents/scout/memories/${remembered?.id}`);
   check(
