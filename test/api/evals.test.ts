@@ -203,6 +203,41 @@ describe("evals: a suite of cases run against an agent, graded, kept and compare
     expect(await runs()).toHaveLength(1);
   });
 
+  it("a judge naming one of the project's providers grades through it with its key, though the agent's own model names another", async () => {
+    const t = await tenant("eval-judge");
+    const key = `pk-${crypto.randomUUID()}`;
+    expect((await t.setSecret("JUDGE_KEY", key)).status).toBe(200);
+    const put = await t.call(`/api/projects/${t.slug}/providers/judges`, {
+      method: "PUT",
+      json: { kind: "openai-compatible", baseUrl: `${doubleUrl()}/v1`, keySecret: "JUDGE_KEY" },
+    });
+    expect(put.status, await put.clone().text()).toBe(200);
+    expect((await t.call("/api/agents", { method: "POST", json: { name: "scout" } })).status).toBe(201);
+    const judgeModel = uniqueName("judge");
+    await fetch(`${doubleUrl()}/__script/${judgeModel}`, {
+      method: "POST",
+      body: JSON.stringify([{ content: '{"score": 0.8, "reason": "Graded by the project\'s judge."}' }]),
+    });
+    const res = await t.call("/api/agents/scout/evals", {
+      method: "POST",
+      json: {
+        suite: {
+          name: "own judge",
+          cases: [
+            { name: "judged", input: "hi", expect: [{ judge: { rubric: "Greets.", model: `judges:${judgeModel}` } }] },
+          ],
+        },
+      },
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Answer;
+    expect(body.run.results[0]).toMatchObject({ pass: true, verdicts: [{ grader: "judge", score: 0.8 }] });
+    expect(body.run.results[0]!.reason).toContain("Graded by the project's judge.");
+    const calls = (await (await fetch(`${doubleUrl()}/__calls/${judgeModel}`)).json()) as unknown[];
+    expect(calls).toHaveLength(1);
+    expect(await (await fetch(`${doubleUrl()}/__auth/${judgeModel}`)).json()).toEqual([`Bearer ${key}`]);
+  });
+
   it("refuses a bad suite by its field, an unknown agent with 404 and a chat token with 403; another project sees none of the runs", async () => {
     const agent = await createAgent();
     const duplicate = await evalOf(agent.name, {

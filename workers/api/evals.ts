@@ -14,7 +14,7 @@ import {
 import { PantheonError, validationFailed, type FieldIssue } from "../../core/errors";
 import { nameParam } from "./agents";
 import { lazySchema } from "../../core/lazy-schema";
-import { unknownProviderIn } from "../../core/models";
+import { unknownProviderIn, type ModelProvider } from "../../core/models";
 import { costOf } from "../../core/models/prices";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { runPrincipal } from "../auth";
@@ -66,6 +66,7 @@ async function runCase(
   suite: EvalSuite,
   item: EvalCase,
   session: string,
+  providers: Record<string, ModelProvider>,
 ): Promise<CaseResult> {
   const input = item.input ?? JSON.stringify(item.data);
   const started = Date.now();
@@ -109,7 +110,7 @@ async function runCase(
     return { ...base, pass: false, reason: why, verdicts: [] };
   }
   const judge = async (request: Parameters<Parameters<typeof grade>[3]>[0]) => {
-    const judged = await agent.judge(request);
+    const judged = await agent.judge({ ...request, providers });
     return judged.ok ? judged.value : { error: judged.message };
   };
   const verdicts = [];
@@ -124,11 +125,12 @@ async function runCase(
 }
 
 /**
- * Refuses a suite whose judge names a provider neither built in nor the project's, before any case
- * runs: the agent's model layer would answer such a judge with the offline stand-in, and every
- * verdict would be the stand-in's, not the judge's the suite asked for.
+ * The project's providers the suite's judges name, for the judge to call (the agent's profile holds
+ * only those its own model names). A suite whose judge names a provider neither built in nor the
+ * project's is refused before any case runs: the model layer would answer such a judge with the
+ * offline stand-in, and every verdict would be the stand-in's, not the judge's the suite asked for.
  */
-async function refuseUnknownJudges(c: AppContext, suite: EvalSuite): Promise<void> {
+async function judgeProviders(c: AppContext, suite: EvalSuite): Promise<Record<string, ModelProvider>> {
   const named: { model: string; path: (string | number)[] }[] = [];
   if (suite.judge) named.push({ model: suite.judge.model, path: ["suite", "judge", "model"] });
   suite.cases.forEach((item, i) =>
@@ -137,16 +139,21 @@ async function refuseUnknownJudges(c: AppContext, suite: EvalSuite): Promise<voi
         named.push({ model: grader.judge.model, path: ["suite", "cases", i, "expect", j, "judge", "model"] });
     }),
   );
-  if (named.length === 0) return;
+  if (named.length === 0) return {};
   const project = c.get("project");
-  const providers = (await registryStub(c.env, project).providerList()).map((p) => p.name);
+  const list = await registryStub(c.env, project).providerList();
+  const names = list.map((p) => p.name);
   const issues: FieldIssue[] = [];
+  const used: Record<string, ModelProvider> = {};
   for (const { model, path } of named) {
-    const at = model.indexOf(":");
-    const unknown = unknownProviderIn({ provider: model.slice(0, at), name: model.slice(at + 1) }, providers, project);
+    const provider = model.slice(0, model.indexOf(":"));
+    const unknown = unknownProviderIn({ provider, name: model.slice(provider.length + 1) }, names, project);
     if (unknown) issues.push({ path, message: `judge model '${model}': ${unknown.message}` });
+    const own = list.find((p) => p.name === provider);
+    if (own) used[provider] = own;
   }
   if (issues.length) throw validationFailed(issues, issues[0]!.message);
+  return used;
 }
 
 /**
@@ -159,7 +166,7 @@ export const evalRoutes = new Hono<AppEnv>()
     const { name } = c.req.valid("param");
     const { suite } = c.req.valid("json");
     const agent = await agentStub(c.env, c.get("project"), name);
-    await refuseUnknownJudges(c, suite);
+    const providers = await judgeProviders(c, suite);
     const startedAt = Date.now();
     const sessions = new Map<string, string>();
     const results: CaseResult[] = [];
@@ -171,7 +178,7 @@ export const evalRoutes = new Hono<AppEnv>()
           .id;
         sessions.set(key, session);
       }
-      results.push(await runCase(c, agent, suite, item, session));
+      results.push(await runCase(c, agent, suite, item, session, providers));
     }
     const run = summarize(
       {

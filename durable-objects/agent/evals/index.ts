@@ -1,6 +1,7 @@
 import type { AgentProfile } from "../../../core/agents";
 import { judgePrompt, readJudgement, type EvalRun, type EvalRunSummary } from "../../../core/evals";
 import { gatedKeep } from "../../../core/gates/sinks";
+import { knownProviders, type ModelProvider } from "../../../core/models";
 import { llmForProfile } from "../runs/models";
 import type { OutputScreens } from "../runs/output-screens";
 
@@ -53,13 +54,16 @@ export function makeEvals(deps: EvalDeps) {
     },
     /**
      * Asks `model` (provider:name; the agent's own model when none) to grade a reply against a rubric,
-     * with the project's keys as the agent's own calls use them.
+     * with the project's keys as the agent's own calls use them. `providers` are the project's
+     * providers a judge names (the eval route reads them): the profile holds only those its own model
+     * names. A provider neither built in nor among them is refused, never answered by the stand-in.
      */
     async judge(request: {
       rubric: string;
       model?: string;
       input: string;
       reply: string;
+      providers?: Record<string, ModelProvider>;
     }): Promise<{ score: number; reason: string } | { error: string }> {
       const own = deps.profile();
       const at = request.model?.indexOf(":") ?? -1;
@@ -72,7 +76,12 @@ export function makeEvals(deps: EvalDeps) {
               fallback: undefined,
             }
           : own.model;
-      const profile = { ...own, model };
+      const providers = { ...own.providers, ...request.providers };
+      if (!(knownProviders as readonly string[]).includes(model.provider) && !Object.hasOwn(providers, model.provider))
+        return {
+          error: `'${model.provider}' is not a known provider: use one of ${knownProviders.join(", ")} or one of the project's providers`,
+        };
+      const profile = { ...own, model, providers };
       try {
         const llm = llmForProfile(profile, deps.env, {}, await deps.screens.projectModel(profile));
         const response = await llm.complete({
