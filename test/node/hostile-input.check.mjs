@@ -1,6 +1,7 @@
 // Hostile bodies against a real local stack (wrangler dev), with fetch as any client would send
 // them: a body nested 10,000 deep on every door (/api, /v1, /mcp, /mcp/agents/:name, /agui, /a2a,
-// the Telegram webhook with its right secret), a `__proto__` key, a project file with an agent named
+// the Telegram webhook with its right secret) and on each line of the JSON-lines doors (memory import,
+// snapshot restore), a `__proto__` key, a project file with an agent named
 // `constructor`, an unknown model provider, an oversized AG-UI body, and a 250-memory import. Every
 // refusal is a 4xx naming what was wrong (never a 5xx), each beside the same door answering a
 // normal request. Prints `N passed, N failed` as the last line.
@@ -194,6 +195,26 @@ try {
     }
     const ok = await normal();
     check(`${path}: a normal body is answered`, works(ok), shown(ok));
+  }
+  // The JSON-lines doors: each line gets the limit a body gets, and the refusal names the line.
+  const ndjson = { "content-type": "application/x-ndjson" };
+  for (const [path, good] of [
+    ["/api/agents/scout/memories/import", '{"kind":"fact","text":"A line beside a deep one."}'],
+    [
+      "/api/agents/scout/snapshot/restore",
+      '{"type":"memory","kind":"fact","text":"A restored line beside a deep one."}',
+    ],
+  ]) {
+    for (const [shape, line] of Object.entries(deep)) {
+      const res = await post(path, `${good}\n${line}\n`, ndjson);
+      check(
+        `${path}: a line of ${shape}s nested 10,000 deep is a 400 naming the line`,
+        res.status === 400 && messageOf(res.body) === `line 2: ${depthMessage}`,
+        shown(res),
+      );
+    }
+    const ok = await post(path, `${good}\n`, ndjson);
+    check(`${path}: the same lines without it are kept`, ok.status === 200 && ok.body?.errors?.length === 0, shown(ok));
   }
   const stranger = await post("/gateways/telegram/default/scout", deep.array, {}, false);
   check(
