@@ -25,6 +25,7 @@ import {
   makeRunStarts,
   makeRunStore,
   makeSessionTools,
+  makeOnce,
   makeTurns,
   type RunEvents,
 } from "./runs";
@@ -181,7 +182,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     configurer: () => profiles.stored()?.configuredBy ?? unknownPrincipal,
     busy: () => driver.hasWorkInFlight(),
   });
-  const turns = makeTurns({ clock, behaviors, starts });
+  const turns = makeTurns({ clock, behaviors, starts, once: makeOnce({ runs, messages }) });
   const gateways = makeGateways({
     botToken: (name) => secrets.get(name, "telegram"),
     db,

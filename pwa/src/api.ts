@@ -73,6 +73,8 @@ export interface MessageInput {
   content?: string;
   session?: string;
   images?: string[];
+  /** The message's own id (kept with it in the outbox): sent again, the server answers the first send. */
+  clientId?: string;
 }
 
 /** A picture the server stored: its id goes into a message's `images`. */

@@ -237,12 +237,13 @@ export function makeChatFeature(deps: ChatDeps) {
    * retry), then the text with their ids. A refused picture hands the whole message back to the
    * composer with the server's reason; a dropped connection queues it, pictures included.
    */
-  async function send(content: string, pictures: Picture[] = [], uploaded: string[] = []): Promise<void> {
+  async function send(content: string, pictures: Picture[] = [], uploaded: string[] = [], clientId = "") {
     const c = chat();
     const agent = c.agent;
     if (!agent || (!content.trim() && pictures.length === 0 && uploaded.length === 0)) return;
     if (!store.get().online) return queue(content, pictures);
-    const localId = deps.randomId();
+    // Also the message's client id: a retry of this send (the outbox's, the page's) is the same message.
+    const localId = clientId || deps.randomId();
     let runId: string | null = null;
     const onDevice = localImages(pictures);
     const shownImages = [...uploaded.map((id) => ({ id })), ...onDevice];
@@ -282,6 +283,7 @@ export function makeChatFeature(deps: ChatDeps) {
       const input = {
         ...(content.trim() ? { content } : {}),
         session: c.sessionId ?? undefined,
+        clientId: localId,
         ...(images.length ? { images } : {}),
       };
       await api.streamMessage(
@@ -318,12 +320,11 @@ export function makeChatFeature(deps: ChatDeps) {
       store.setChat((s) =>
         s.agent !== agent ? s : { ...s, busy: false, runStatus: null, items: removeLocal(s.items, localId) },
       );
-      if (isNetworkError(error) && runId === null) return queue(content, pictures);
-      store.setChat((s) =>
-        s.agent !== agent
-          ? s
-          : { ...s, error: { text: describeError(error, "send"), retryContent: content, retryImages: images } },
-      );
+      // The server may have taken it before the connection dropped: queued under the same id, it is sent once.
+      if (isNetworkError(error) && runId === null) return queue(content, pictures, localId);
+      // A retry after a lost answer asks for the same message again; after a refusal it is a new one.
+      const retry = { retryContent: content, retryImages: images, retryClientId: isNetworkError(error) ? localId : "" };
+      store.setChat((s) => (s.agent !== agent ? s : { ...s, error: { text: describeError(error, "send"), ...retry } }));
       if (runId) await catchUp();
     } finally {
       releaseImages(onDevice);
@@ -331,7 +332,7 @@ export function makeChatFeature(deps: ChatDeps) {
   }
 
   /** Keeps a message for later, its pictures' bytes too (IndexedDB holds Blobs). */
-  async function queue(content: string, pictures: Picture[] = []): Promise<void> {
+  async function queue(content: string, pictures: Picture[] = [], id?: string): Promise<void> {
     const c = chat();
     const token = deps.getToken();
     if (!c.agent || !token) return;
@@ -348,6 +349,7 @@ export function makeChatFeature(deps: ChatDeps) {
       session: c.sessionId ?? undefined,
       content,
       token,
+      ...(id ? { id } : {}),
       ...(kept.length ? { pictures: kept } : {}),
     });
     const images = localImages(kept);
@@ -392,6 +394,7 @@ export function makeChatFeature(deps: ChatDeps) {
         const res = await api.sendMessage(m.agent, {
           ...(m.content.trim() ? { content: m.content } : {}),
           session: m.session,
+          clientId: m.id,
           ...(up.ids.length ? { images: up.ids } : {}),
         });
         for (const p of pictures) if (p.id) viewer.keep(p.id, p.blob);
@@ -446,7 +449,8 @@ export function makeChatFeature(deps: ChatDeps) {
 
   async function retry(): Promise<void> {
     const error = chat().error;
-    if (error?.retryContent !== undefined) await send(error.retryContent, [], error.retryImages ?? []);
+    if (error?.retryContent !== undefined)
+      await send(error.retryContent, [], error.retryImages ?? [], error.retryClientId);
   }
 
   async function newSession(): Promise<string | null> {

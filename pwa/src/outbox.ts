@@ -4,6 +4,7 @@
  * drain it; a claim taken inside one IndexedDB transaction makes sure only one of them sends.
  */
 export interface QueuedMessage {
+  /** Also the message's client id: every send of it names it, so the server takes it once. */
   id: string;
   agent: string;
   project: string;
@@ -29,7 +30,8 @@ export interface QueuedPicture {
 }
 
 export interface Outbox {
-  add(message: Omit<QueuedMessage, "id" | "createdAt">): Promise<QueuedMessage>;
+  /** `id` is the message's client id when it had one already (a send whose answer was lost). */
+  add(message: Omit<QueuedMessage, "id" | "createdAt"> & { id?: string }): Promise<QueuedMessage>;
   list(): Promise<QueuedMessage[]>;
   /**
    * Sends every unclaimed message in order; returns the ones that went out. A send that fails is
@@ -100,7 +102,7 @@ export function makeOutbox(deps: { indexedDB: IDBFactory; now: () => number; ran
 
   return {
     async add(input) {
-      const message: QueuedMessage = { ...input, id: randomId(), createdAt: deps.now() };
+      const message: QueuedMessage = { ...input, id: input.id ?? randomId(), createdAt: deps.now() };
       await tx("readwrite", (s) => void s.put(message));
       return message;
     },

@@ -43,7 +43,7 @@ export interface ChatState {
   busy: boolean;
   runStatus: string | null;
   approvals: Approval[];
-  error: { text: string; retryContent?: string; retryImages?: string[] } | null;
+  error: { text: string; retryContent?: string; retryImages?: string[]; retryClientId?: string } | null;
   notice: string | null;
   live: LiveStatus;
   agentState: LiveState | null;

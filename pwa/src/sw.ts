@@ -69,6 +69,7 @@ async function drain(): Promise<void> {
     await api.sendMessage(m.agent, {
       ...(m.content.trim() ? { content: m.content } : {}),
       session: m.session,
+      clientId: m.id,
       ...(up.ids.length ? { images: up.ids } : {}),
     });
   });

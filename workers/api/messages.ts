@@ -46,6 +46,14 @@ const messageBody = lazySchema(() =>
       /** Beside or instead of `content`: behaviors see its fields as `(get input "…")`. */
       input: structuredInput.optional(),
       session: sessionIdSchema.optional(),
+      /**
+       * The sender's own id for this message (the PWA's outbox keeps one with each): sent again by the
+       * same token, it is the same message — the first send's run and reply, no second message.
+       */
+      clientId: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{8,64}$/, "a client message id: 8 to 64 letters, digits, '-' or '_' (a UUID fits)")
+        .optional(),
       /** Lower this run's limits (clamped to the agent's own; never raised). */
       limits: runLimitOverridesSchema.optional(),
       /** Another of the agent's allowed models for this request, as `provider/model` (the agent checks it). */

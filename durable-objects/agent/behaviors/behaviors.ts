@@ -151,6 +151,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
       limits?: Partial<RunLimits>;
       caller?: RunPrincipal;
       said?: { content: string; name?: string };
+      runId?: string;
     } = {},
   ): Promise<RunOutcome> {
     const { behavior } = found;
@@ -172,6 +173,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
         principal,
         ...(said?.name ? { name: said.name } : {}),
         ...(options.limits ? { limits: options.limits } : {}),
+        ...(options.runId ? { runId: options.runId } : {}),
       },
       options.sink ?? (() => {}),
       {
@@ -338,6 +340,8 @@ export function makeBehaviors(deps: BehaviorDeps) {
         name?: string;
         limits?: Partial<RunLimits>;
         principal: RunPrincipal;
+        /** The run's id when the message names it (a client id's run, runs/once.ts). */
+        runId?: string;
       },
       sink: Emit,
     ): Promise<RunOutcome | null> {
@@ -367,6 +371,7 @@ export function makeBehaviors(deps: BehaviorDeps) {
           caller: input.principal,
           said,
           ...(input.limits ? { limits: input.limits } : {}),
+          ...(input.runId ? { runId: input.runId } : {}),
         },
       );
       book.update(chosen.key, { lastRunAt: clock.now(), lastStatus: outcome.status, lastRunId: outcome.runId });

@@ -212,6 +212,16 @@ export function makeMessageStore(db: Db, clock: Clock) {
         },
       }));
     },
+    /** The messages a run wrote to its session, oldest first: its request and its reply (a repeated client id reads them). */
+    ofRun(sessionId: string, runId: string): StoredMessage[] {
+      return db
+        .select()
+        .from(schema.messages)
+        .where(and(eq(schema.messages.sessionId, sessionId), eq(schema.messages.runId, runId)))
+        .orderBy(asc(schema.messages.seq))
+        .all()
+        .map(view);
+    },
     all(sessionId: string): StoredMessage[] {
       return db
         .select()

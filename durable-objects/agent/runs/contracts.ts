@@ -119,6 +119,11 @@ export interface ChatInput {
   /** Narrows the agent's tools for the session (kept for its later turns); `null` gives back all of them. */
   tools?: string[] | null;
   /**
+   * The sender's id for this message (the PWA's outbox keeps one per message): a repeat of it from the
+   * same token is the same message — the same run, the same reply (runs/once.ts).
+   */
+  clientId?: string;
+  /**
    * The run's id, chosen by a protocol adapter whose protocol names the work before it starts (an
    * A2A task id). Never taken from the public API; an id already in use is refused.
    */

@@ -7,6 +7,7 @@ export { makeSessionTools, type SessionTools } from "./overrides";
 export * from "./store";
 export * from "./tools";
 export * from "./turns";
+export { makeOnce, clientRunId, type Once } from "./once";
 export * from "./views";
 export * from "./context";
 export * from "./events";
