@@ -6,6 +6,7 @@ import { PantheonError, resultOf, type Result } from "../../core/errors";
 import type { TelegramUpdate } from "../../core/gateways";
 import { AgentObject } from "./agent-object";
 import type { AgentFeatures } from "./features";
+import type { McpServers } from "./mcp";
 import { type GatewayKind, handleEmail } from "./gateways";
 import { runEventStream } from "./live";
 import {
@@ -148,8 +149,8 @@ export class AgentDO extends AgentObject {
 
   // ---- MCP servers (mcp/) -----------------------------------------------------------------------
 
-  connectMcpServer(name: string, url: string) {
-    return this.known(() => this.mcpServers.connect(name, url));
+  connectMcpServer(name: string, url: string, options: Parameters<McpServers["connect"]>[2] = {}) {
+    return this.known(() => this.mcpServers.connect(name, url, options));
   }
   listMcpServers() {
     return this.known(() => this.mcpServers.list());

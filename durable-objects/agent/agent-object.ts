@@ -24,7 +24,7 @@ import {
   tokenTag,
   type EndCause,
 } from "./live";
-import { makeMcpServers, mcpClientOf } from "./mcp";
+import { makeMcpCredentials, makeMcpServers, mcpClientOf } from "./mcp";
 import { makeRunEvents } from "./runs";
 import * as schema from "./schema";
 
@@ -65,7 +65,18 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     allowHosts: this.storedProfile()?.runtime.allowHosts ?? [],
     allowLoopback: this.outbound.allowLoopback,
   });
-  protected readonly mcpServers = makeMcpServers(mcpClientOf(this, this.mcpPolicy), this.mcpPolicy);
+  /** Each MCP server's headers: secrets by name, read through the agent's secrets at each request (features are built below). */
+  private readonly mcpCredentials = makeMcpCredentials({
+    store: this.ctx.storage,
+    secret: (name) => this.features.secrets.get(name, "tool"),
+    refresh: (names) => this.features.secrets.refresh(names, "tool"),
+    project: () => this.host.project(),
+  });
+  protected readonly mcpServers = makeMcpServers(
+    mcpClientOf(this, this.mcpPolicy, undefined, this.mcpCredentials),
+    this.mcpPolicy,
+    this.mcpCredentials,
+  );
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);

@@ -3,6 +3,8 @@
 //   POST/GET/DELETE /mcp[?tenant=<t>]   the MCP endpoint; tools `add` {a,b} and `echo` {text}
 //   GET /__calls?tenant=<t>             the tool calls the server received for that tenant
 //   GET /__hits?tenant=<t>              how many HTTP requests (any path but /__…) came for that tenant
+//   POST/GET/DELETE /mcp-bearer[?tenant=<t>]  the same server behind `Authorization: Bearer <mcpTestBearer>`
+//                                       (401 without it), with a tool `whoami` answering the header it got
 // Each test connects with its own `tenant` query, so it sees only its own calls.
 // Stateless mode (no session ids): a fresh server and transport per request, as the SDK's
 // stateless example does, so concurrent tests never share protocol state.
@@ -11,14 +13,24 @@ import { listenOnLoopback } from "./loopback-server";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
+import { mcpTestBearer } from "./mcp-bearer";
 
 export interface RecordedMcpCall {
   tool: string;
   arguments: Record<string, unknown>;
 }
 
-function makeMcpServer(record: (call: RecordedMcpCall) => void): McpServer {
+function makeMcpServer(record: (call: RecordedMcpCall) => void, bearer = false): McpServer {
   const server = new McpServer({ name: "pantheon-test-mcp", version: "1.0.0" });
+  if (bearer)
+    server.registerTool(
+      "whoami",
+      { description: "Answers the Authorization header the server was sent.", inputSchema: {} },
+      async (_args, extra) => {
+        record({ tool: "whoami", arguments: {} });
+        return { content: [{ type: "text", text: `you sent: ${String(extra.requestInfo?.headers.authorization)}` }] };
+      },
+    );
   server.registerTool(
     "add",
     { description: "Adds two numbers and answers their sum.", inputSchema: { a: z.number(), b: z.number() } },
@@ -54,11 +66,16 @@ export async function startMcpTestServer(): Promise<{ url: string; server: Serve
       return res.end(JSON.stringify({ hits: hits.get(tenant) ?? 0 }));
     }
     hits.set(tenant, (hits.get(tenant) ?? 0) + 1);
-    if (url.pathname !== "/mcp") {
+    const bearer = url.pathname === "/mcp-bearer";
+    if (url.pathname !== "/mcp" && !bearer) {
       res.writeHead(404, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: "not found" }));
     }
-    const server = makeMcpServer((call) => calls.set(tenant, [...(calls.get(tenant) ?? []), call]));
+    if (bearer && req.headers.authorization !== `Bearer ${mcpTestBearer}`) {
+      res.writeHead(401, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ error: "invalid_token", error_description: "a bearer token is required" }));
+    }
+    const server = makeMcpServer((call) => calls.set(tenant, [...(calls.get(tenant) ?? []), call]), bearer);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => {
       void transport.close();

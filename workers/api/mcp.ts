@@ -29,16 +29,49 @@ const serverUrl = lazySchema(() =>
       }
     }, "an http:// or https:// URL of an MCP server"),
 );
+/** Headers an MCP server must not be given: the transport's own, and what the platform sets. */
+const reservedHeaders = new Set([
+  "host",
+  "content-length",
+  "content-type",
+  "accept",
+  "connection",
+  "transfer-encoding",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+]);
+const serverHeaders = lazySchema(() =>
+  z
+    .record(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9-]{1,64}$/, "a header name: letters, digits and '-', at most 64")
+        .refine((name) => !reservedHeaders.has(name.toLowerCase()), "a header the MCP transport sets itself"),
+      z.union([
+        z.string().max(1024, "at most 1024 characters"),
+        z.strictObject({
+          secret: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "an UPPER_SNAKE secret name of the project"),
+          prefix: z.string().max(32, "at most 32 characters, e.g. 'Bearer '").optional(),
+        }),
+      ]),
+    )
+    .refine((headers) => Object.keys(headers).length <= 16, "at most 16 headers"),
+);
 const serverParam = lazySchema(() => z.object({ name: agentNameSchema, id: serverName }));
 
 /**
  * An agent's MCP servers (Streamable HTTP, SSE fallback). Their tools join the agent's tools as
  * `<server>.<tool>`, through the same gates as every tool. The URL passes the outbound guard in
  * the agent's object, which knows its allowlist (400 naming `url` and why), and so does every
- * request the MCP client sends afterwards (durable-objects/agent/mcp/servers.ts).
+ * request the MCP client sends afterwards (durable-objects/agent/mcp/servers.ts). `headers` go with
+ * every request: literal values, or `{ secret, prefix? }` naming a project secret, whose value is read
+ * at each request and never stored with the server, listed or traced (mcp/credentials.ts).
  * @example
  * POST /api/agents/helper/mcp { "name": "calc", "url": "https://mcp.example.com/mcp" }
- * // 201 { id: "calc", name: "calc", url, state: "ready", tools: [{ name: "calc.add", mcpName: "add", ... }] }
+ * // 201 { id: "calc", name: "calc", url, state: "ready", tools: [{ name: "calc.add", mcpName: "add", ... }], headers: {} }
+ * POST /api/agents/helper/mcp { "name": "gh", "url": "https://api.githubcopilot.com/mcp/",
+ *   "headers": { "Authorization": { "secret": "GITHUB_TOKEN", "prefix": "Bearer " } } }
  */
 export const mcpRoutes = new Hono<AppEnv>()
   .get("/:name/mcp", scope("admin"), valid("param", nameParam), async (c) => {
@@ -49,11 +82,26 @@ export const mcpRoutes = new Hono<AppEnv>()
     "/:name/mcp",
     scope("admin"),
     valid("param", nameParam),
-    valid("json", z.strictObject({ name: serverName, url: serverUrl })),
+    valid(
+      "json",
+      z.strictObject({
+        name: serverName,
+        url: serverUrl,
+        transport: z
+          .enum(["auto", "streamable-http", "sse"], { error: "one of 'auto', 'streamable-http' or 'sse'" })
+          .optional(),
+        headers: serverHeaders.optional(),
+      }),
+    ),
     async (c) => {
       const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
-      const { name, url } = c.req.valid("json");
-      return c.json(await call(agent.connectMcpServer(name, url)), 201);
+      const { name, url, transport, headers } = c.req.valid("json");
+      return c.json(
+        await call(
+          agent.connectMcpServer(name, url, { ...(transport ? { transport } : {}), ...(headers ? { headers } : {}) }),
+        ),
+        201,
+      );
     },
   )
   .delete("/:name/mcp/:id", scope("admin"), valid("param", serverParam), async (c) => {

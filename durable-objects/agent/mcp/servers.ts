@@ -12,6 +12,10 @@ import {
   type ToolSpec,
 } from "../../../core/tools";
 import type { ToolSource } from "../runs/tools";
+import type { McpCredentials, McpHeaders } from "./credentials";
+
+/** How the client speaks to a server: Streamable HTTP with SSE as the fallback (`auto`), or one of them only. */
+export type McpTransport = "auto" | "streamable-http" | "sse";
 
 /** One tool as the agents SDK lists it after discovery: the MCP manifest plus the server it came from. */
 export interface McpListedTool {
@@ -33,7 +37,7 @@ export interface McpCallResult {
 
 /** What this feature needs of the agents SDK's MCP client; `mcpClientOf(agent)` provides it. */
 export interface McpClient {
-  connect(name: string, url: string, id: string): Promise<{ id: string; state: string }>;
+  connect(name: string, url: string, id: string, transport?: McpTransport): Promise<{ id: string; state: string }>;
   remove(id: string): Promise<void>;
   servers(): {
     servers: Record<string, { name: string; server_url: string; state: string; error: string | null }>;
@@ -67,6 +71,8 @@ export interface McpServerView {
   state: string;
   error: string | null;
   tools: McpToolView[];
+  /** The headers it is sent: literal values, and secrets by name (never their values). */
+  headers: McpHeaders;
 }
 
 export class McpToolError extends Error {
@@ -92,7 +98,7 @@ interface ConnectionFactory {
  * not persisted (a function cannot be), so restored connections get it here too. Throws when the
  * SDK no longer has that method: no guard means no MCP client.
  */
-function guardConnections(manager: unknown, fetch: FetchFn): void {
+function guardConnections(manager: unknown, fetchFor: (id: string) => FetchFn): void {
   const factory = manager as ConnectionFactory;
   if (typeof factory.createConnection !== "function")
     throw new Error(
@@ -100,7 +106,7 @@ function guardConnections(manager: unknown, fetch: FetchFn): void {
     );
   const create = factory.createConnection.bind(factory);
   factory.createConnection = (id, url, options) =>
-    create(id, url, { ...options, transport: { ...options.transport, fetch } });
+    create(id, url, { ...options, transport: { ...options.transport, fetch: fetchFor(id) } });
 }
 
 /**
@@ -108,16 +114,20 @@ function guardConnections(manager: unknown, fetch: FetchFn): void {
  * Streamable HTTP first, SSE as the fallback (`transport.type: "auto"`).
  * No `callbackHost` is given, so a server that demands OAuth fails to connect with a message
  * saying so, instead of starting a flow whose callback Pantheon does not route yet.
- * Every request the client sends passes the outbound guard with `policy()` read at that moment.
+ * Every request the client sends passes the outbound guard with `policy()` read at that moment,
+ * carrying the server's headers from `credentials` (values read from the project's secrets then).
  */
 export function mcpClientOf(
   agent: Pick<Agent<Env>, "addMcpServer" | "removeMcpServer" | "getMcpServers" | "mcp">,
   policy: () => OutboundPolicy,
   fetch: FetchFn = (input, init) => globalThis.fetch(input, init),
+  credentials?: Pick<McpCredentials, "fetchFor">,
 ): McpClient {
-  guardConnections(agent.mcp, makeGuardedFetch(fetch, policy));
+  const guarded = makeGuardedFetch(fetch, policy);
+  guardConnections(agent.mcp, credentials ? credentials.fetchFor(guarded) : () => guarded);
   return {
-    connect: (name, url, id) => agent.addMcpServer(name, url, { id, transport: { type: "auto" } }),
+    connect: (name, url, id, transport = "auto") =>
+      agent.addMcpServer(name, url, { id, transport: { type: transport } }),
     remove: (id) => agent.removeMcpServer(id),
     servers: () => agent.getMcpServers() as unknown as ReturnType<McpClient["servers"]>,
     callTool: async (params, options) =>
@@ -182,11 +192,16 @@ const restoreWaitMs = 5_000;
  * eviction; this module holds no state of its own.
  * @example
  * const policy = () => ({ allowHosts: profile.runtime.allowHosts });
- * const servers = makeMcpServers(mcpClientOf(this, policy), policy);
+ * const servers = makeMcpServers(mcpClientOf(this, policy, fetch, credentials), policy, credentials);
  * await servers.connect("calc", "https://mcp.example.com/mcp"); // { id: "calc", state: "ready", tools: [{ name: "calc.add", ... }] }
+ * await servers.connect("gh", "https://api.githubcopilot.com/mcp/", { headers: { Authorization: { secret: "GITHUB_TOKEN", prefix: "Bearer " } } });
  * buildAgentTools(profile, { ..., extra: [servers.toolSource()] });
  */
-export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) {
+export function makeMcpServers(
+  client: McpClient,
+  policy: () => OutboundPolicy,
+  credentials: Pick<McpCredentials, "check" | "declare" | "declared" | "forget" | "load">,
+) {
   const outboundCheck = (url: string) => {
     const { allowHosts, ...options } = policy();
     return checkOutboundUrl(url, allowHosts, options);
@@ -215,7 +230,13 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
     return views;
   };
 
-  function list(): McpServerView[] {
+  type Listed = Omit<McpServerView, "headers">;
+  const withHeaders = async (server: Listed): Promise<McpServerView> => ({
+    ...server,
+    headers: await credentials.declared(server.id),
+  });
+
+  function list(): Listed[] {
     const state = client.servers();
     return Object.entries(state.servers).map(([id, server]) => {
       // A host that left the allowlist: the view says so (the SDK records no error for a refused restore).
@@ -231,7 +252,7 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
     });
   }
 
-  function find(id: string): McpServerView {
+  function find(id: string): Listed {
     const server = list().find((s) => s.id === id);
     if (!server)
       throw new PantheonError("not_found", `MCP server '${id}' is not connected to this agent`, {
@@ -244,11 +265,19 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
     /** The servers once connections restored after an eviction have settled (or the wait ran out). */
     async list(): Promise<McpServerView[]> {
       await client.ready(restoreWaitMs);
-      return list();
+      return Promise.all(list().map(withHeaders));
     },
 
-    /** Connects a server by URL and discovers its tools; the server's name is also its id. */
-    async connect(name: string, url: string): Promise<McpServerView> {
+    /**
+     * Connects a server by URL and discovers its tools; the server's name is also its id. `headers`
+     * go with every request (secrets by name, checked here: 400 naming the header when the project
+     * lacks one); `transport` picks Streamable HTTP or SSE alone instead of trying both.
+     */
+    async connect(
+      name: string,
+      url: string,
+      options: { transport?: McpTransport; headers?: McpHeaders } = {},
+    ): Promise<McpServerView> {
       if (!mcpServerNamePattern.test(name)) {
         throw validationFailed([
           { path: ["name"], message: "lowercase letters, digits, '-' or '_', starting with a letter, at most 32" },
@@ -273,18 +302,23 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
       await client.ready(restoreWaitMs);
       const existing = list().find((s) => s.id === name);
       if (existing) {
-        if (new URL(existing.url).href === parsed.href && existing.state === "ready") return existing;
+        if (new URL(existing.url).href === parsed.href && existing.state === "ready") return withHeaders(existing);
         throw new PantheonError(
           "conflict",
           `an MCP server named '${name}' already exists (${existing.url}, ${existing.state}); remove it first`,
           { details: { mcpServer: name } },
         );
       }
+      const headers = options.headers ?? {};
+      await credentials.check(headers);
+      // Declared before the first request, which carries them.
+      await credentials.declare(name, headers);
       try {
-        await client.connect(name, parsed.href, name);
+        await client.connect(name, parsed.href, name, options.transport);
       } catch (error) {
         // The SDK keeps a server it registered but could not reach; a failed connect leaves nothing behind.
         await client.remove(name).catch(() => undefined);
+        await credentials.forget(name);
         const reason = (error instanceof Error ? error.message : String(error)).replace(
           /^Failed to connect to MCP server at \S+: /,
           "",
@@ -300,21 +334,29 @@ export function makeMcpServers(client: McpClient, policy: () => OutboundPolicy) 
           cause: error,
         });
       }
-      return find(name);
+      return withHeaders(find(name));
     },
 
     async remove(id: string): Promise<void> {
       await client.ready(restoreWaitMs);
       find(id);
       await client.remove(id);
+      await credentials.forget(id);
     },
 
     /** Removes every server (the agent was deleted). */
     async removeAll(): Promise<void> {
-      for (const server of list()) await client.remove(server.id).catch(() => undefined);
+      for (const server of list()) {
+        await client.remove(server.id).catch(() => undefined);
+        await credentials.forget(server.id);
+      }
     },
 
-    ready: () => client.ready(restoreWaitMs),
+    /** Restored connections settled, and the secrets their headers name known (so every trace is redacted of them). */
+    async ready(): Promise<void> {
+      await client.ready(restoreWaitMs);
+      if (client.connectionCount() > 0) await credentials.load(list().map((server) => server.id));
+    },
 
     /** Whether the agent has any MCP connection (its tools may then change at any moment, as servers come and go). */
     hasConnections: (): boolean => client.connectionCount() > 0,

@@ -109,6 +109,16 @@ export function makeProjectSecrets(deps: ProjectSecretsDeps) {
     },
     /** Changes whenever the values known for `use` change: the tool set, the secrets kept out and the gates built from them are rebuilt. */
     version: (use: SecretUse): number => versions[use],
+    /**
+     * Reads `names` again from the registry (one round trip), for values no profile names, so no
+     * invalidation reaches this agent when they change (an MCP server's headers: mcp/credentials.ts).
+     */
+    refresh(names: Iterable<string>, use: SecretUse): Promise<void> | undefined {
+      const fresh = [...new Set(names)];
+      if (!fresh.length) return undefined;
+      for (const name of fresh) known.delete(keyOf(use, name));
+      return ensure(fresh, use);
+    },
     /** One value, loading it first when needed. */
     async get(name: string, use: SecretUse): Promise<string | undefined> {
       await ensure([name], use);
