@@ -120,3 +120,32 @@ export const secretGrants = sqliteTable("secret_grants", {
   name: text("name").primaryKey(),
   grantedAt: integer("granted_at").notNull(),
 });
+
+/**
+ * Web Push subscriptions (core/push): one per browser of a person's device, made with that device's
+ * token. Pushes go only to subscriptions whose token still exists, so a revoked device or a deleted
+ * person gets nothing more; a push service's 404 or 410 removes the row.
+ */
+export const pushSubscriptions = sqliteTable(
+  "push_subscriptions",
+  {
+    id: text("id").primaryKey(),
+    tokenId: text("token_id").notNull(),
+    endpoint: text("endpoint").notNull().unique(),
+    p256dh: text("p256dh").notNull(),
+    auth: text("auth").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("push_subscriptions_token").on(t.tokenId)],
+);
+
+/** The agents a person muted: nothing of theirs notifies that person. */
+export const pushMutes = sqliteTable(
+  "push_mutes",
+  {
+    person: text("person").notNull(),
+    agent: text("agent").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("push_mutes_person_agent").on(t.person, t.agent)],
+);
