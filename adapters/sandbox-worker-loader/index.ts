@@ -1,0 +1,1 @@
+export { makeWorkerLoaderSandbox } from "./runner";

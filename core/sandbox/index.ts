@@ -1,0 +1,15 @@
+export {
+  defaultSandboxLimits,
+  describeSandboxError,
+  type SandboxError,
+  type SandboxErrorKind,
+  type SandboxFetchResponse,
+  type SandboxHost,
+  type SandboxLimits,
+  type SandboxRequest,
+  type SandboxResult,
+  type SandboxRunner,
+} from "./port";
+export { compileScript, stepHook, type CompiledScript } from "./compile";
+export { scriptInvalid } from "./invalid";
+export { scriptDeclarationSchema, type ScriptDeclaration } from "./declaration";
