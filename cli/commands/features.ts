@@ -1,5 +1,6 @@
-// `pantheon features`, `pantheon feature push | pr | download`: a project's features, and the work
-// leaving Pantheon (GET /api/features, POST …/push, …/pr, GET …/download).
+// `pantheon features [list | show | create]`, `pantheon feature clone-url | push | pr | download`: a
+// project's features, made empty or imported from a git remote, and the work leaving Pantheon
+// (GET/POST /api/features, POST …/push, …/pr, GET …/download, the /git clone URL).
 import { writeFileSync } from "node:fs";
 import { UsageError, type Client } from "../client.ts";
 import { text, type Command } from "../command.ts";
@@ -20,6 +21,8 @@ export interface FeatureSummary {
   stopped?: { reason: string } | null;
   plan: { version: number; approved: boolean } | null;
   tasks: { total: number; byStatus: Record<string, number> };
+  /** Where plain git clones it from (GET /api/features/:feature only). */
+  cloneUrl?: string;
 }
 
 /** The path of a feature's route, its name escaped. */
@@ -97,15 +100,87 @@ export const features: Command = {
         );
       },
     },
+    {
+      name: "create",
+      summary: "make a feature, empty or imported from a git repository (an admin)",
+      usage: [
+        "<feature> [--title <text>] [--orchestrator <agent>]",
+        "<feature> --from <git-url> [--ref <branch>] [--token-secret <NAME>]",
+      ],
+      options: {
+        title: { type: "string", help: "the title people read on the board (default: the name)" },
+        orchestrator: {
+          type: "string",
+          help: "the agent that plans it (default: the project's one agent with plan.write)",
+        },
+        from: { type: "string", help: "import from this git smart-HTTP URL (no credentials in it)" },
+        ref: { type: "string", help: "the branch to import (default: the remote's default)" },
+        "token-secret": { type: "string", help: "the project secret holding the remote's token, e.g. GITHUB_TOKEN" },
+      },
+      async run({ client: { request }, args, values, json }) {
+        const name = need(args, 0, "feature", "features");
+        const from = text(values, "from");
+        const ref = text(values, "ref");
+        const tokenSecret = text(values, "token-secret");
+        if (!from && (ref || tokenSecret))
+          throw new UsageError("--ref and --token-secret go with --from <git-url>", "features");
+        const orchestrator = text(values, "orchestrator") ?? (await plannerOf(request));
+        const created = await request<FeatureSummary>("POST", "/api/features", {
+          json: {
+            name,
+            title: text(values, "title") ?? name,
+            orchestrator,
+            ...(from
+              ? { repository: { url: from, ...(ref ? { ref } : {}), ...(tokenSecret ? { tokenSecret } : {}) } }
+              : {}),
+          },
+        });
+        if (json) return printJson(created);
+        console.log(
+          `Created ${created.name}${from ? ` from ${from}${ref ? ` at ${ref}` : ""}` : ""}, planned by ${created.orchestrator}. Next: ask ${created.orchestrator} to plan it (pantheon tell ${created.orchestrator} …), then pantheon plan show ${created.name}`,
+        );
+      },
+    },
   ],
 };
+
+/** The project's one agent that may write plans, or a usage error naming the candidates. */
+async function plannerOf(request: Client["request"]): Promise<string> {
+  const { agents } = await request<{ agents: { name: string; runtime?: { tools?: string[] } }[] }>(
+    "GET",
+    "/api/agents",
+  );
+  const planners = agents.filter((a) => a.runtime?.tools?.includes("plan.write")).map((a) => a.name);
+  if (planners.length === 1) return planners[0]!;
+  throw new UsageError(
+    planners.length
+      ? `name the planning agent with --orchestrator: one of ${planners.join(", ")}`
+      : "name the planning agent with --orchestrator (no agent of this project has the plan.write tool)",
+    "features",
+  );
+}
 
 const formats = ["bundle", "tar", "zip"] as const;
 
 export const feature: Command = {
   name: "feature",
-  summary: "a feature's work leaving Pantheon: push its branch, open a pull request, download it",
+  summary: "a feature's work leaving Pantheon: its clone URL, push its branch, open a pull request, download it",
   actions: [
+    {
+      name: "clone-url",
+      summary: "the URL plain git clones the feature from (a chat token of the project as the password)",
+      usage: ["<feature>"],
+      async run({ client: { request }, args, json }) {
+        const name = need(args, 0, "feature", "feature");
+        const f = await summary(request, name);
+        if (!f.cloneUrl) throw new Error("the server's answer has no clone URL: is it older than this CLI?");
+        const clone = `git -c http.extraHeader="Authorization: Bearer $PANTHEON_TOKEN" clone ${f.cloneUrl}`;
+        if (json) return printJson({ feature: f.name, cloneUrl: f.cloneUrl, clone });
+        // The URL alone on stdout, so `git clone "$(pantheon feature clone-url x)"` works; the how on stderr.
+        console.log(f.cloneUrl);
+        note(`Clone with a token of this project (chat scope is enough): ${clone}`);
+      },
+    },
     {
       name: "push",
       summary: "push the feature branch to its remote (the token comes from the project's secrets)",

@@ -1,11 +1,12 @@
 // `pantheon plan show | diff | comment | approve | answer` and `pantheon tasks list | start | answer |
-// commit | discard | run-all | pause | resume | report`: a feature's plan and tasks over its routes.
+// commit | resolve | discard | run-all | pause | resume | report`: a feature's plan and tasks over its routes.
 import { createTwoFilesPatch } from "diff";
 import { UsageError } from "../client.ts";
 import { text, type Command } from "../command.ts";
 import { note, oneLine, printJson, table } from "../format.ts";
 import { need } from "../arguments.ts";
 import { featurePath } from "./features.ts";
+import { resolve } from "./resolve.ts";
 
 interface PlanView {
   version: number;
@@ -183,7 +184,7 @@ function featureAndTask(args: string[], action: string): [string, string] {
 export const tasks: Command = {
   name: "tasks",
   summary:
-    "a feature's tasks: list, start, answer a question, commit, discard, run all one after another, pause, report",
+    "a feature's tasks: list, start, answer a question, commit, resolve a conflict, discard, run all one after another, pause, report",
   defaultAction: "list",
   actions: [
     {
@@ -279,6 +280,7 @@ export const tasks: Command = {
         console.log(`Committed ${body.diff.filesChanged} file(s); the task is ${body.status}.`);
       },
     },
+    resolve,
     {
       name: "discard",
       summary: "drop a task's uncommitted changes and cancel it (an admin)",

@@ -172,9 +172,12 @@ export const featureRoutes = new Hono<AppEnv>()
   )
   // Reading a feature, its plan, tasks, files and repository and commenting is talking (chat); starting,
   // committing, discarding, creating and deleting are the operator's (admin); deciding is approve.
-  .get("/:feature", scope("chat"), valid("param", featureParam), async (c) =>
-    c.json(await call((await featureOf(c, c.req.valid("param").feature)).summary())),
-  )
+  // The summary carries the repository's clone URL (workers/git-http.ts serves it to a chat token of the project).
+  .get("/:feature", scope("chat"), valid("param", featureParam), async (c) => {
+    const { feature } = c.req.valid("param");
+    const summary = await call((await featureOf(c, feature)).summary());
+    return c.json({ ...summary, cloneUrl: cloneUrlOf(c, feature) });
+  })
   .patch("/:feature", scope("admin"), valid("param", featureParam), valid("json", featurePatchSchema), async (c) => {
     const { feature } = c.req.valid("param");
     const updated = await call((await featureOf(c, feature)).update(c.req.valid("json")));
@@ -428,6 +431,10 @@ export const featureRoutes = new Hono<AppEnv>()
       return c.json({ question: answered.question, orchestrator: answered.orchestrator, told: answered.turn !== null });
     },
   );
+
+/** Where plain git clones the feature from: `/git/<project>/<feature>.git` on this server. */
+const cloneUrlOf = (c: AppContext, feature: string) =>
+  `${new URL(c.req.url).origin}/git/${encodeURIComponent(c.get("project"))}/${encodeURIComponent(feature)}.git`;
 
 /** A report as markdown (text/markdown; a browser shows it, `curl` saves it). */
 const markdown = (c: AppContext, text: string) => c.body(text, 200, { "content-type": "text/markdown; charset=utf-8" });

@@ -200,13 +200,25 @@ const catalog: Readonly<Record<BuiltinToolGroup, readonly ToolSpec[]>> = {
     {
       name: "feature.create",
       scope: "admin",
-      description: "Create a feature you will plan and orchestrate",
+      description:
+        "Create a feature you will plan and orchestrate, empty or imported from a git repository (its token a project secret named in tokenSecret)",
       runtime: "builtin",
       parameters: object(
         {
           name: { type: "string", description: "a lower-case slug, e.g. login-page" },
           title: { type: "string" },
           contextFiles: { type: "array", items: { type: "string" } },
+          repository: {
+            type: "object",
+            description: "import the files from a git smart-HTTP remote at a branch",
+            properties: {
+              url: { type: "string", description: "e.g. https://github.com/acme/app.git (no credentials in it)" },
+              ref: { type: "string", description: "the branch, e.g. main (default: the remote's default)" },
+              tokenSecret: { type: "string", description: "the project secret holding the token, e.g. GITHUB_TOKEN" },
+            },
+            required: ["url"],
+            additionalProperties: false,
+          },
         },
         ["name", "title"],
       ),

@@ -68,6 +68,8 @@ export function workToolSource(
         title: str(args.title) ?? "",
         orchestrator: profile.name,
         ...(Array.isArray(args.contextFiles) ? { contextFiles: args.contextFiles as string[] } : {}),
+        // Imported from a git remote: the schema checks the URL, the ref and the secret's name; the import opens the secret.
+        ...(args.repository && typeof args.repository === "object" ? { repository: args.repository } : {}),
       } as never);
       await noteSession(created.name, ctx.run);
       return created;
