@@ -127,6 +127,24 @@ export interface OutboundOptions {
    * refused, and the host must still be on the allowlist. Off by default.
    */
   allowLoopback?: boolean;
+  /**
+   * Private hosts the deployment admin opened by name (`PANTHEON_OUTBOUND_PRIVATE_HOSTS`: a
+   * self-hosted git server or MCP server on the company network): each exact name, or private
+   * address, passes the private-network checks. Loopback, link-local (cloud metadata) and
+   * this-network addresses stay refused whatever the list says, and the host must still be on
+   * the allowlist.
+   */
+  privateHosts?: readonly string[];
+}
+
+/** Ranges no deployment setting opens: the platform's own host and the cloud metadata service. */
+const neverOpened = new Set(["loopback", "link-local (cloud metadata)", "link-local", "this-network", "unspecified"]);
+
+/** Whether `host` is one of the deployment's named private hosts (exact names only, no wildcards). */
+function namedPrivate(host: string, privateHosts: readonly string[] | undefined): boolean {
+  if (!privateHosts?.length) return false;
+  const name = host.toLowerCase().replace(/\.$/, "");
+  return privateHosts.some((h) => !h.includes("*") && h.toLowerCase().replace(/^\[|\]$/g, "") === name);
 }
 
 /**
@@ -151,7 +169,8 @@ export function checkOutboundUrl(raw: string, allowHosts: readonly string[], opt
   if (isIpLiteral(host)) {
     const range = forbiddenRangeOf(host);
     const loopbackAllowed = options.allowLoopback === true && range === "loopback";
-    if (!loopbackAllowed)
+    const opened = range !== undefined && !neverOpened.has(range) && namedPrivate(host, options.privateHosts);
+    if (!loopbackAllowed && !opened)
       return {
         ok: false,
         reason: range
@@ -161,7 +180,11 @@ export function checkOutboundUrl(raw: string, allowHosts: readonly string[], opt
   } else {
     const internal = forbiddenNameOf(host);
     const loopbackAllowed = options.allowLoopback === true && host.toLowerCase().replace(/\.$/, "") === "localhost";
-    if (internal && !loopbackAllowed) return { ok: false, reason: `${host} is not a public host (${internal})` };
+    const metadata = /^metadata(\.google\.internal)?\.?$/i.test(host);
+    const opened =
+      internal !== undefined && internal !== "loopback name" && !metadata && namedPrivate(host, options.privateHosts);
+    if (internal && !loopbackAllowed && !opened)
+      return { ok: false, reason: `${host} is not a public host (${internal})` };
   }
   if (!hostMatches(host, allowHosts))
     return { ok: false, reason: `host ${host} is not on this agent's allowlist`, host };

@@ -56,6 +56,7 @@ export {
 export {
   makeGuardedFetch,
   outboundSettingsFrom,
+  privateHostsFrom,
   OutboundRefused,
   type FetchFn,
   type OutboundPolicy,

@@ -12,21 +12,41 @@ export interface OutboundSettings {
   project?: string;
   /** `PANTHEON_ALLOW_LOOPBACK_OUTBOUND=true`: loopback passes the guard (tests); nothing else does. */
   allowLoopback: boolean;
+  /**
+   * `PANTHEON_OUTBOUND_PRIVATE_HOSTS` (comma-separated exact names or private addresses): the
+   * private hosts the deployment admin opened for git remotes and MCP servers (host-policy.ts).
+   */
+  privateHosts?: string[];
+}
+
+/**
+ * The deployment's named private hosts: exact names or addresses, lower-cased; a wildcard is
+ * dropped, as a private network is opened one host at a time.
+ * @example
+ * privateHostsFrom("git.corp.internal, 10.0.0.12"); // ["git.corp.internal", "10.0.0.12"]
+ */
+export function privateHostsFrom(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(/[\s,]+/)
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h && !h.includes("*") && !h.includes("/"));
 }
 
 /**
  * Reads the outbound settings from the worker's vars (both absent = the safe defaults: no tool
  * secrets, no loopback).
  * @example
- * outboundSettingsFrom(env); // { toolSecrets: ["AIRTABLE_KEY"], allowLoopback: false }
+ * outboundSettingsFrom(env); // { toolSecrets: ["AIRTABLE_KEY"], allowLoopback: false, privateHosts: [] }
  */
 export function outboundSettingsFrom(vars: {
   PANTHEON_TOOL_SECRETS?: string;
   PANTHEON_ALLOW_LOOPBACK_OUTBOUND?: string;
+  PANTHEON_OUTBOUND_PRIVATE_HOSTS?: string;
 }): OutboundSettings {
   return {
     toolSecrets: declaredToolSecrets(vars.PANTHEON_TOOL_SECRETS),
     allowLoopback: vars.PANTHEON_ALLOW_LOOPBACK_OUTBOUND === "true",
+    privateHosts: privateHostsFrom(vars.PANTHEON_OUTBOUND_PRIVATE_HOSTS),
   };
 }
 

@@ -75,10 +75,11 @@ describe("the outbound guard's loopback override", () => {
 
 describe("the deployment's outbound settings", () => {
   it("are off and empty unless set, and the override needs exactly 'true'", () => {
-    expect(outboundSettingsFrom({})).toEqual({ toolSecrets: [], allowLoopback: false });
+    expect(outboundSettingsFrom({})).toEqual({ toolSecrets: [], allowLoopback: false, privateHosts: [] });
     expect(outboundSettingsFrom({ PANTHEON_TOOL_SECRETS: "", PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "false" })).toEqual({
       toolSecrets: [],
       allowLoopback: false,
+      privateHosts: [],
     });
     expect(outboundSettingsFrom({ PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "1" }).allowLoopback).toBe(false);
     expect(outboundSettingsFrom({ PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true" }).allowLoopback).toBe(true);

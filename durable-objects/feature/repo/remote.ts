@@ -17,8 +17,8 @@ export interface RemoteSpec {
 
 /**
  * `fetch` for one remote: through the outbound guard (no private, link-local or metadata address;
- * loopback only when the deployment allows it for tests), its allowlist the remote's own host, so a
- * redirect elsewhere is refused.
+ * loopback only when the deployment allows it for tests; a private host only when the deployment
+ * names it), its allowlist the remote's own host, so a redirect elsewhere is refused.
  */
 export function guardedFetchFor(env: Env, url: string, fetchImpl: FetchFn = fetch): FetchFn {
   let host: string;
@@ -29,8 +29,9 @@ export function guardedFetchFor(env: Env, url: string, fetchImpl: FetchFn = fetc
       details: { issues: [{ path: ["url"], message: "an http(s) URL such as https://github.com/acme/app.git" }] },
     });
   }
-  const { allowLoopback } = outboundSettingsFrom(env as unknown as Record<string, string>);
-  return makeGuardedFetch(fetchImpl, () => ({ allowHosts: [host], allowLoopback }));
+  // A self-hosted server on a private network passes only when the deployment admin named it (PANTHEON_OUTBOUND_PRIVATE_HOSTS).
+  const { allowLoopback, privateHosts } = outboundSettingsFrom(env as unknown as Record<string, string>);
+  return makeGuardedFetch(fetchImpl, () => ({ allowHosts: [host], allowLoopback, privateHosts: privateHosts ?? [] }));
 }
 
 /**
