@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { apiRoutes, inviteRedeemRoutes } from "./api";
+import { mcpOAuthCallbackRoutes } from "./api/mcp-oauth";
 import { version } from "./api/health";
 import { authenticated, maxBodyBytes, mountDoors } from "./doors";
 import { enforceScopes } from "./scopes";
@@ -36,6 +37,8 @@ export function makeApp() {
 
   // Opening a sign-in link: the invite's code is the credential, so no bearer token (./api/invites.ts).
   app.route("/", inviteRedeemRoutes);
+  // The browser's return from an MCP server's OAuth consent page: the agent's one-use `state` is the credential (./api/mcp-oauth.ts).
+  app.route("/", mcpOAuthCallbackRoutes);
 
   // A route that reads its own body under its own cap says so beside itself (`readsOwnBody`, ./own-body.ts:
   // the image upload's 5 MiB); every other /api body stays at 64 KiB.

@@ -152,6 +152,10 @@ export class AgentDO extends AgentObject {
   connectMcpServer(name: string, url: string, options: Parameters<McpServers["connect"]>[2] = {}) {
     return this.known(() => this.mcpServers.connect(name, url, options));
   }
+  /** The browser came back from an MCP server's OAuth consent page (workers/api/mcp-oauth.ts). */
+  completeMcpAuthorization(callbackUrl: string) {
+    return this.known(() => this.mcpServers.completeAuthorization(callbackUrl));
+  }
   listMcpServers() {
     return this.known(() => this.mcpServers.list());
   }

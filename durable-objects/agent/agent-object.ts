@@ -1,4 +1,11 @@
-import { Agent, type Connection, type ConnectionContext } from "agents";
+import {
+  Agent,
+  type AgentMcpOAuthProvider,
+  type Connection,
+  type ConnectionContext,
+  DurableObjectOAuthClientProvider,
+} from "agents";
+import { makeSecretCipher, readDeploymentSecret } from "../../core/secrets";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import type { AgentProfile } from "../../core/agents";
@@ -24,7 +31,7 @@ import {
   tokenTag,
   type EndCause,
 } from "./live";
-import { makeMcpCredentials, makeMcpServers, mcpClientOf } from "./mcp";
+import { makeMcpCredentials, makeMcpServers, mcpClientOf, mcpOAuthCallbackPath, sealedTokenStorage } from "./mcp";
 import { makeRunEvents } from "./runs";
 import * as schema from "./schema";
 
@@ -76,7 +83,18 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     mcpClientOf(this, this.mcpPolicy, undefined, this.mcpCredentials),
     this.mcpPolicy,
     this.mcpCredentials,
+    () => mcpOAuthCallbackPath(this.host.project(), this.host.agentName()),
   );
+
+  /** The SDK's OAuth client provider for MCP servers (new and restored), with its token sets sealed (mcp/oauth.ts). */
+  override createMcpOAuthProvider(callbackUrl: string): AgentMcpOAuthProvider {
+    const storage = sealedTokenStorage(
+      this.ctx.storage,
+      async () => makeSecretCipher(await readDeploymentSecret(this.env as never, "PANTHEON_SECRETS_KEY")),
+      () => this.host.project(),
+    );
+    return new DurableObjectOAuthClientProvider(storage, this.name, callbackUrl);
+  }
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -91,6 +109,7 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
       outbound: this.outbound,
       mcpServers: this.mcpServers,
       events,
+      liveToken: (tokenId) => !this.getConnections(tokenTag(tokenId))[Symbol.iterator]().next().done,
     });
     // Start (the SDK's `onStart`, restored connections) under a blockConcurrencyWhile taken here, so
     // not even the event that made the object comes first: callers need no `__unsafe_ensureInitialized`

@@ -98,7 +98,12 @@ export const mcpRoutes = new Hono<AppEnv>()
       const { name, url, transport, headers } = c.req.valid("json");
       return c.json(
         await call(
-          agent.connectMcpServer(name, url, { ...(transport ? { transport } : {}), ...(headers ? { headers } : {}) }),
+          agent.connectMcpServer(name, url, {
+            ...(transport ? { transport } : {}),
+            ...(headers ? { headers } : {}),
+            // A server that wants OAuth sends the person back to this origin (./mcp-oauth.ts).
+            callbackOrigin: new URL(c.req.url).origin,
+          }),
         ),
         201,
       );

@@ -120,12 +120,15 @@ export function makeMcpCredentials(deps: McpCredentialsDeps) {
     },
 
     /**
-     * `fetch` for the connection `serverId`: its headers added to every request (before the guard,
-     * which drops credentials on a redirect to another origin).
+     * `fetch` for the connection `serverId` at `url`: its headers added to every request to the
+     * server's origin (before the guard, which drops credentials on a redirect to another origin);
+     * requests elsewhere (an OAuth authorization server) get none.
      */
     fetchFor(fetch: FetchFn) {
-      return (serverId: string): FetchFn =>
+      return (serverId: string, url: string): FetchFn =>
         async (input, init) => {
+          const target = input instanceof Request ? input.url : String(input);
+          if (new URL(target).origin !== new URL(url).origin) return fetch(input, init);
           const values = await resolve(serverId);
           if (!values.length) return fetch(input, init);
           const headers = new Headers(input instanceof Request && !init?.headers ? input.headers : init?.headers);

@@ -1,3 +1,4 @@
 // The mcp feature of an agent (AgentDO wires it; the rest of its files stay internal to it).
 export * from "./servers";
 export * from "./credentials";
+export * from "./oauth";

@@ -37,10 +37,22 @@ export interface McpCallResult {
 
 /** What this feature needs of the agents SDK's MCP client; `mcpClientOf(agent)` provides it. */
 export interface McpClient {
-  connect(name: string, url: string, id: string, transport?: McpTransport): Promise<{ id: string; state: string }>;
+  /** With `callback`, a server that demands OAuth answers `authenticating` with the URL a person opens. */
+  connect(
+    name: string,
+    url: string,
+    id: string,
+    transport?: McpTransport,
+    callback?: { host: string; path: string },
+  ): Promise<{ id: string; state: string; authUrl?: string }>;
+  /** Completes an OAuth authorisation from its callback URL: only a `state` this agent issued and has not used. */
+  completeAuthorization(callbackUrl: string): Promise<{ ok: true; serverId: string } | { ok: false; reason: string }>;
   remove(id: string): Promise<void>;
   servers(): {
-    servers: Record<string, { name: string; server_url: string; state: string; error: string | null }>;
+    servers: Record<
+      string,
+      { name: string; server_url: string; state: string; error: string | null; auth_url?: string | null }
+    >;
     tools: McpListedTool[];
   };
   callTool(
@@ -71,6 +83,8 @@ export interface McpServerView {
   state: string;
   error: string | null;
   tools: McpToolView[];
+  /** Set while the server waits for a person to authorise it (OAuth): the provider's consent page. */
+  authUrl?: string;
   /** The headers it is sent: literal values, and secrets by name (never their values). */
   headers: McpHeaders;
 }
@@ -98,7 +112,7 @@ interface ConnectionFactory {
  * not persisted (a function cannot be), so restored connections get it here too. Throws when the
  * SDK no longer has that method: no guard means no MCP client.
  */
-function guardConnections(manager: unknown, fetchFor: (id: string) => FetchFn): void {
+function guardConnections(manager: unknown, fetchFor: (id: string, url: string) => FetchFn): void {
   const factory = manager as ConnectionFactory;
   if (typeof factory.createConnection !== "function")
     throw new Error(
@@ -106,7 +120,7 @@ function guardConnections(manager: unknown, fetchFor: (id: string) => FetchFn): 
     );
   const create = factory.createConnection.bind(factory);
   factory.createConnection = (id, url, options) =>
-    create(id, url, { ...options, transport: { ...options.transport, fetch: fetchFor(id) } });
+    create(id, url, { ...options, transport: { ...options.transport, fetch: fetchFor(id, url) } });
 }
 
 /**
@@ -126,8 +140,29 @@ export function mcpClientOf(
   const guarded = makeGuardedFetch(fetch, policy);
   guardConnections(agent.mcp, credentials ? credentials.fetchFor(guarded) : () => guarded);
   return {
-    connect: (name, url, id, transport = "auto") =>
-      agent.addMcpServer(name, url, { id, transport: { type: transport } }),
+    connect: (name, url, id, transport = "auto", callback) =>
+      agent.addMcpServer(name, url, {
+        id,
+        transport: { type: transport },
+        ...(callback ? { callbackHost: callback.host, callbackPath: callback.path } : {}),
+      }),
+    async completeAuthorization(callbackUrl) {
+      const request = new Request(callbackUrl);
+      const manager = agent.mcp;
+      if (!manager.isCallbackRequest(request))
+        return { ok: false, reason: "no MCP server of this agent waits for an authorisation with this state" };
+      // The SDK answers a used state with success once the server is connected; Pantheon refuses it.
+      const state = new URL(callbackUrl).searchParams.get("state") ?? "";
+      const serverId = state.slice(state.indexOf(".") + 1);
+      const provider = manager.mcpConnections[serverId]?.options.transport.authProvider;
+      const check = provider ? await provider.checkState(state) : { valid: false, error: "no such server" };
+      if (!check.valid)
+        return { ok: false, reason: `the authorisation's state is refused: ${check.error ?? "invalid"}` };
+      const result = await manager.handleCallbackRequest(request);
+      if (!result.authSuccess) return { ok: false, reason: result.authError ?? "the authorisation failed" };
+      await manager.establishConnection(result.serverId);
+      return { ok: true, serverId: result.serverId };
+    },
     remove: (id) => agent.removeMcpServer(id),
     servers: () => agent.getMcpServers() as unknown as ReturnType<McpClient["servers"]>,
     callTool: async (params, options) =>
@@ -201,6 +236,8 @@ export function makeMcpServers(
   client: McpClient,
   policy: () => OutboundPolicy,
   credentials: Pick<McpCredentials, "check" | "declare" | "declared" | "forget" | "load">,
+  /** The path of this agent's OAuth callback (oauth.ts `mcpOAuthCallbackPath`). */
+  callbackPath: () => string,
 ) {
   const outboundCheck = (url: string) => {
     const { allowHosts, ...options } = policy();
@@ -248,6 +285,7 @@ export function makeMcpServers(
         state: server.state,
         error: server.error ?? (check.ok ? null : `refused: ${check.reason}`),
         tools: toolsOf(id, server.name, state.tools),
+        ...(server.state === "authenticating" && server.auth_url ? { authUrl: server.auth_url } : {}),
       };
     });
   }
@@ -276,7 +314,7 @@ export function makeMcpServers(
     async connect(
       name: string,
       url: string,
-      options: { transport?: McpTransport; headers?: McpHeaders } = {},
+      options: { transport?: McpTransport; headers?: McpHeaders; callbackOrigin?: string } = {},
     ): Promise<McpServerView> {
       if (!mcpServerNamePattern.test(name)) {
         throw validationFailed([
@@ -314,7 +352,17 @@ export function makeMcpServers(
       // Declared before the first request, which carries them.
       await credentials.declare(name, headers);
       try {
-        await client.connect(name, parsed.href, name, options.transport);
+        // A server that answers 401 naming its authorization server starts the OAuth flow (the SDK's:
+        // discovery, dynamic registration, PKCE), unless the operator sends an Authorization header.
+        const oauth =
+          options.callbackOrigin && !Object.keys(headers).some((header) => header.toLowerCase() === "authorization");
+        await client.connect(
+          name,
+          parsed.href,
+          name,
+          options.transport,
+          oauth ? { host: options.callbackOrigin!, path: callbackPath() } : undefined,
+        );
       } catch (error) {
         // The SDK keeps a server it registered but could not reach; a failed connect leaves nothing behind.
         await client.remove(name).catch(() => undefined);
@@ -335,6 +383,22 @@ export function makeMcpServers(
         });
       }
       return withHeaders(find(name));
+    },
+
+    /**
+     * The person authorised a server at its provider and the browser came back with `code` and
+     * `state`: the code is exchanged for tokens (kept sealed: oauth.ts) and the server connects. A
+     * state this agent did not issue, or one already used, is a 400 and changes nothing.
+     */
+    async completeAuthorization(callbackUrl: string): Promise<McpServerView> {
+      const outcome = await client.completeAuthorization(callbackUrl);
+      if (!outcome.ok)
+        throw validationFailed(
+          [{ path: ["state"], message: outcome.reason }],
+          `MCP authorisation refused: ${outcome.reason}`,
+        );
+      await client.ready(restoreWaitMs);
+      return withHeaders(find(outcome.serverId));
     },
 
     async remove(id: string): Promise<void> {

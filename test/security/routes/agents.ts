@@ -324,6 +324,19 @@ export const agentRoutes: readonly RouteEntry[] = [
       return { params: { name: f.mcpAgent, id } };
     },
   },
+  // The browser's return from an MCP server's consent page: no token, the agent's one-use state is the
+  // credential, so a state it never issued is a 400 (test/node/mcp-oauth.check.mjs completes a real one).
+  {
+    method: "GET",
+    path: "/api/oauth/mcp/:project/:agent/callback",
+    family: "api",
+    scope: "public",
+    expect: 400,
+    sample: (f) => ({
+      params: { project: "default", agent: f.mcpAgent },
+      query: { code: "sample-code", state: "sample-nonce.calc" },
+    }),
+  },
 
   // ---- scripts and schedules -----------------------------------------------------------------
   {

@@ -1,0 +1,51 @@
+import type { SealedSecret, SecretCipher } from "../../../core/secrets";
+
+/**
+ * Where the person's browser returns after authorising an agent's MCP server (the worker's public
+ * route, workers/api/mcp-oauth.ts): the project and agent pick the object, the `state` the SDK wrote
+ * picks the server, and only a state that object issued and has not used completes.
+ */
+export const mcpOAuthCallbackPath = (project: string, agent: string) =>
+  `/api/oauth/mcp/${encodeURIComponent(project)}/${encodeURIComponent(agent)}/callback`;
+
+/** A token set as it is kept: sealed with the deployment key, bound to the project and the key it is stored under. */
+interface SealedTokens {
+  pantheonSealed: Pick<SealedSecret, "name" | "iv" | "data">;
+}
+const isSealed = (value: unknown): value is SealedTokens =>
+  typeof value === "object" && value !== null && "pantheonSealed" in value;
+
+/**
+ * The object's storage as the agents SDK's OAuth client provider (DurableObjectOAuthClientProvider)
+ * sees it, with every token set (its keys end in `/token`: access and refresh tokens) sealed with
+ * the deployment key for the project, as project secrets are: the SDK keeps client registration,
+ * PKCE verifiers and `state` nonces as it does, and a copy of the object's storage holds no usable token.
+ * @example
+ * new DurableObjectOAuthClientProvider(sealedTokenStorage(ctx.storage, cipher, () => "acme"), name, callbackUrl);
+ */
+export function sealedTokenStorage(
+  storage: DurableObjectStorage,
+  cipher: () => Promise<SecretCipher>,
+  project: () => string,
+): DurableObjectStorage {
+  const isToken = (key: unknown): key is string => typeof key === "string" && key.endsWith("/token");
+  const get = async (key: string | string[]) => {
+    if (Array.isArray(key)) return storage.get(key);
+    const value = await storage.get(key);
+    if (!isToken(key) || !isSealed(value)) return value;
+    return JSON.parse(await (await cipher()).open(project(), value.pantheonSealed)) as unknown;
+  };
+  const put = async (key: string | Record<string, unknown>, value?: unknown) => {
+    if (!isToken(key)) return storage.put(key as never, value as never);
+    const sealed = await (await cipher()).seal(project(), key, JSON.stringify(value));
+    return storage.put(key, { pantheonSealed: { name: sealed.name, iv: sealed.iv, data: sealed.data } });
+  };
+  return new Proxy(storage, {
+    get(target, property, receiver) {
+      if (property === "get") return get;
+      if (property === "put") return put;
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
