@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { RunPrincipal } from "../auth/principal";
 import { lazySchema } from "../lazy-schema";
 import type { ModelProvider } from "../models/providers";
+import type { StoredScriptTool } from "../sandbox/script-tool";
 import type { ProjectQuota } from "../quotas/limits";
 import { customGateSpecSchema } from "../gates/gate-spec";
 import { denyPatternProblems } from "../gates/pattern";
@@ -233,6 +234,11 @@ export interface AgentProfile {
    * when it hands out the profile: the agent builds its cascade from them without a round trip.
    */
   providers?: Record<string, ModelProvider>;
+  /**
+   * The project's script tools its tools list (core/sandbox), filled by the registry when it hands out
+   * the profile: the agent runs them in the sandbox without a round trip.
+   */
+  scriptTools?: Record<string, StoredScriptTool>;
   /** The project's daily caps and test clock (core/quotas), filled by the registry when the project has any. */
   projectQuota?: ProjectQuota;
   /** The compiled script (ActorScript JSON) when one is set. */

@@ -13,3 +13,11 @@ export {
 export { compileScript, stepHook, type CompiledScript } from "./compile";
 export { scriptInvalid } from "./invalid";
 export { scriptDeclarationSchema, type ScriptDeclaration } from "./declaration";
+export {
+  maxProjectScriptTools,
+  maxScriptSourceBytes,
+  scriptToolSpec,
+  summaryOf,
+  type ScriptToolSummary,
+  type StoredScriptTool,
+} from "./script-tool";

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { scopes } from "../auth/scopes";
 import { lazySchema } from "../lazy-schema";
 
-/** Where a tool's code runs. `agent` tools are delegations to a connected agent. */
-export const toolRuntimes = ["builtin", "http", "mcp", "agent"] as const;
+/** Where a tool's code runs. `agent` tools are delegations to a connected agent; `script` tools run in the sandbox (core/sandbox). */
+export const toolRuntimes = ["builtin", "http", "mcp", "agent", "script"] as const;
 export type ToolRuntime = (typeof toolRuntimes)[number];
 
 /** Tool names: dotted or underscored lowercase words, e.g. `clock.now`, `ask_airtable`, `github.list_prs`. */

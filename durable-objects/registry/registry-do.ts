@@ -12,6 +12,8 @@ import { makeProjectQuotas, type ProjectQuotas } from "./quotas";
 import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
 import { makeProviderStore, type ProviderStore } from "./provider-store";
+import { makeScriptToolStore, type ScriptToolStore } from "./script-tool-store";
+import type { CompiledScript } from "../../core/sandbox";
 import type { ModelProvider } from "../../core/models";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
 import { makeSecretStore, type SecretStore } from "./secret-store";
@@ -47,6 +49,7 @@ export class RegistryDO extends DurableObject<Env> {
     );
     this.secrets = makeSecretStore(this.db, () => Date.now());
     this.providers = makeProviderStore(ctx.storage.kv, () => this.project);
+    this.scriptTools = makeScriptToolStore(ctx.storage.kv, () => this.project);
     this.quotas = makeProjectQuotas({
       kv: ctx.storage.kv,
       now: () => Date.now(),
@@ -57,6 +60,7 @@ export class RegistryDO extends DurableObject<Env> {
       db: this.db,
       kv: ctx.storage.kv,
       providers: this.providers,
+      scriptTools: this.scriptTools,
       quotas: this.quotas,
       project: () => this.project,
     });
@@ -114,6 +118,21 @@ export class RegistryDO extends DurableObject<Env> {
   }
   providerDelete(name: string) {
     return this.providers.remove(name, this.listAgents());
+  }
+
+  // ---- script tools (./script-tool-store.ts): plain storage, one record each, compiled when saved --
+  private readonly scriptTools: ScriptToolStore;
+  scriptToolList() {
+    return this.scriptTools.list();
+  }
+  scriptToolGet(name: string) {
+    return this.scriptTools.get(name) ?? null;
+  }
+  scriptToolPut(compiled: CompiledScript & { source: string }) {
+    return this.scriptTools.put(compiled, this.listAgents(), Date.now());
+  }
+  scriptToolDelete(name: string) {
+    return this.scriptTools.remove(name, this.listAgents());
   }
   secretsSealed(names: string[]) {
     return this.secrets.sealed(names);

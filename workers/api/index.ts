@@ -24,6 +24,7 @@ import { telegramOwnerRoutes } from "../doors/gateways/admin-routes";
 import { approvalRoutes, runRoutes } from "./runs";
 import { scheduleRoutes } from "./schedules";
 import { scriptRoutes } from "./scripts";
+import { scriptToolRoutes } from "./script-tools";
 import { sessionRoutes } from "./sessions";
 import { inviteRedeemRoutes, inviteRoutes } from "./invites";
 import { tokenRoutes } from "./tokens";
@@ -64,6 +65,7 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/projects", projectRoutes)
   .route("/api/projects", secretRoutes)
   .route("/api/projects", providerRoutes)
+  .route("/api/projects", scriptToolRoutes)
   .route("/api/projects", quotaDeploymentRoutes)
   .route("/api/quotas", quotaRoutes)
   .route("/api/gateways", telegramOwnerRoutes);

@@ -22,6 +22,9 @@ import { llmForProfile, manualRunModel, modelSecretNamesOf } from "./models";
 import type { OutputScreens } from "./output-screens";
 import { narrowed, profileForRun } from "./overrides";
 import { type AgentTools, buildAgentTools, type ToolSource } from "./tools";
+import { makeWorkerLoaderSandbox } from "../../../adapters/sandbox-worker-loader";
+import type { SandboxRunner } from "../../../core/sandbox";
+import { scriptSecretNames, scriptToolSource } from "./script-tools";
 
 export interface RunContextDeps {
   host: Pick<AgentHost, "env" | "clock" | "project">;
@@ -60,14 +63,32 @@ export function makeRunContexts(deps: RunContextDeps) {
   const { host } = deps;
   const imageStore = deps.images ?? (host.env.IMAGES ? makeR2ImageStore(host.env.IMAGES) : undefined);
 
-  /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn and fan-out, work. */
+  // One sandbox per agent object, made at its first script call: its warm isolates live as long as it does.
+  let sandbox: SandboxRunner | undefined;
+  const sandboxOf = () => (sandbox ??= makeWorkerLoaderSandbox(host.env.LOADER));
+
+  /** Every tool the agent declares: built-ins, HTTP tools, connections, MCP, memory, spawn and fan-out, work, scripts. */
   function buildTools(profile: AgentProfile): AgentTools {
     const spawn = spawnToolSource(profile);
     const fanOut = fanOutToolSource(profile);
     // The delegation tools (agent.spawn, agent.fanout), each offered only to agents that use it: the bus runs them.
     const delegation: ToolSource = { specs: [...spawn.specs, ...fanOut.specs], implementations: {} };
-    const extra = [deps.mcp.toolSource(), deps.memory.tools(profile), delegation, deps.workTools.toolSource(profile)];
-    return buildAgentTools(profile, {
+    let built: AgentTools | undefined;
+    const scripts = scriptToolSource(profile, {
+      sandbox: sandboxOf,
+      fetch: (input, init) => fetch(input, init),
+      secretValues: deps.secrets.values("tool"),
+      allowLoopback: deps.outbound.allowLoopback,
+      tools: () => built?.registry,
+    });
+    const extra = [
+      deps.mcp.toolSource(),
+      deps.memory.tools(profile),
+      delegation,
+      deps.workTools.toolSource(profile),
+      scripts,
+    ];
+    built = buildAgentTools(profile, {
       clock: host.clock,
       fetch: (input, init) => fetch(input, init),
       secretValues: deps.secrets.values("tool"),
@@ -75,6 +96,7 @@ export function makeRunContexts(deps: RunContextDeps) {
       outbound: deps.outbound,
       extra,
     });
+    return built;
   }
 
   /**
@@ -105,7 +127,7 @@ export function makeRunContexts(deps: RunContextDeps) {
   async function secretsReady(profile: AgentProfile): Promise<void> {
     if (secretsKnownFor?.profile === profile && secretsKnownFor.secrets === secretVersions()) return;
     const loading = deps.secrets.ensureAll([
-      { names: runtimeSecretNames(profile.runtime), use: "tool" },
+      { names: [...runtimeSecretNames(profile.runtime), ...scriptSecretNames(profile)], use: "tool" },
       { names: modelSecretNamesOf(profile), use: "model" },
       { names: telemetrySettings, use: "telemetry" },
     ]);

@@ -21,6 +21,8 @@ import {
 export interface ToolSource {
   specs: ToolSpec[];
   implementations: Record<string, ToolImplementation>;
+  /** Secrets the source's tools read (script tools): kept in the agent's secrets so its traces are redacted of them. */
+  secretNames?: string[];
 }
 
 export interface AgentTools {
@@ -125,6 +127,7 @@ export function buildAgentTools(
   }
   for (const source of deps.extra ?? []) {
     for (const spec of source.specs) add(spec, ownValue(source.implementations, spec.name));
+    for (const name of source.secretNames ?? []) secretNames.add(name);
   }
 
   const secrets: Record<string, string> = {};

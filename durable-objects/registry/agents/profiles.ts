@@ -4,6 +4,7 @@ import type { RunPrincipal } from "../../../core/auth";
 import { agentRuntimeSchema, goalsOf, type AgentInput, type AgentPatch, type AgentProfile } from "../../../core/agents";
 import { PantheonError, unknownAgent, type Result } from "../../../core/errors";
 import type { ProviderStore } from "../provider-store";
+import type { ScriptToolStore } from "../script-tool-store";
 import type { ProjectQuotas } from "../quotas";
 import * as schema from "../schema";
 
@@ -40,6 +41,8 @@ export function makeAgentProfiles(deps: {
   db: DrizzleSqliteDODatabase<typeof schema>;
   kv: DurableObjectState["storage"]["kv"];
   providers: ProviderStore;
+  /** The project's script tools: a profile carries the ones its tools list (core/sandbox). */
+  scriptTools: Pick<ScriptToolStore, "of">;
   quotas: ProjectQuotas;
   project: () => string;
 }) {
@@ -73,11 +76,14 @@ export function makeAgentProfiles(deps: {
       .map((r) => r.name);
     const providers = deps.providers.of(row.model as AgentProfile["model"]);
     const projectQuota = quotas.forProfile();
+    const own = toProfile(row);
+    const scriptTools = deps.scriptTools.of(own.runtime);
     const profile = {
-      ...toProfile(row),
+      ...own,
       askedBy,
       incarnation: incarnationOf(row.name),
       ...(providers ? { providers } : {}),
+      ...(scriptTools ? { scriptTools } : {}),
       ...(projectQuota ? { projectQuota } : {}),
     };
     if (profile.connections.length === 0) return profile;

@@ -3,6 +3,10 @@ import { json, withGateway } from "./fixture";
 import type { RouteEntry } from "./types";
 
 /** Projects, their secrets, grants, providers and quotas; messaging gateways; the /api fallback. */
+/** A script tool's file, as `pantheon tools add` sends it. */
+const sampleScript = (name: string) =>
+  `export const tool = { name: "${name}", description: "adds two numbers" };\nexport default async function (input: { a: number; b: number }) { return input.a + input.b; }\n`;
+
 export const projectRoutes: readonly RouteEntry[] = [
   // ---- projects ------------------------------------------------------------------------------
   { method: "GET", path: "/api/projects", family: "api", scope: "admin", expect: 200, sample: () => ({ params: {} }) },
@@ -122,6 +126,52 @@ export const projectRoutes: readonly RouteEntry[] = [
     expect: 200,
     deploymentAdminOnly: true,
     sample: () => ({ params: {} }),
+  },
+  // Script tools (core/sandbox): that project's admin (or the deployment's).
+  {
+    method: "GET",
+    path: "/api/projects/:slug/tools",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({ params: { slug: "default" } }),
+  },
+  {
+    method: "POST",
+    path: "/api/projects/:slug/tools",
+    family: "api",
+    scope: "admin",
+    expect: 201,
+    sample: () => ({ params: { slug: "default" }, body: { json: { source: sampleScript("sample.script") } } }),
+  },
+  {
+    method: "GET",
+    path: "/api/projects/:slug/tools/:name",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: async () => {
+      await json(
+        await api("/api/projects/default/tools", { method: "POST", json: { source: sampleScript("shown.script") } }),
+        "add script tool",
+      );
+      return { params: { slug: "default", name: "shown.script" } };
+    },
+  },
+  {
+    method: "DELETE",
+    path: "/api/projects/:slug/tools/:name",
+    family: "api",
+    scope: "admin",
+    expect: 204,
+    sample: async () => {
+      const name = `gone.script-${crypto.randomUUID().slice(0, 8)}`;
+      await json(
+        await api("/api/projects/default/tools", { method: "POST", json: { source: sampleScript(name) } }),
+        "add",
+      );
+      return { params: { slug: "default", name } };
+    },
   },
   // Named model providers: that project's admin (or the deployment's).
   {

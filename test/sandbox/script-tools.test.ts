@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { api, createAgent, uniqueName } from "../api/client";
+
+const csvStats = `// Column statistics of a CSV text, computed without the model.
+export const tool = {
+  name: "csv.stats",
+  description: "Count, sum and maximum of one numeric column of a CSV text",
+  input: {
+    type: "object",
+    properties: { csv: { type: "string" }, column: { type: "string" } },
+    required: ["csv", "column"],
+  },
+};
+
+export default async function (input: { csv: string; column: string }) {
+  const [head, ...rows] = input.csv.trim().split("\\n");
+  const at = head.split(",").indexOf(input.column);
+  if (at < 0) throw new Error(\`no column '\${input.column}'\`);
+  const values: number[] = rows.map((row) => Number(row.split(",")[at]));
+  return { count: values.length, sum: values.reduce((a, b) => a + b, 0), max: Math.max(...values) };
+}
+`;
+
+async function addTool(source: string, project = "default") {
+  return api(`/api/projects/${project}/tools`, { method: "POST", json: { source } });
+}
+
+const invoke = (agent: string, tool: string, args: Record<string, unknown>) =>
+  api(`/api/agents/${agent}/tools/${tool}/invoke`, { method: "POST", json: { arguments: args } });
+
+describe("script tools", () => {
+  it("are stored per project with their declaration and a version counted up at each save", async () => {
+    const first = await addTool(csvStats);
+    expect(first.status).toBe(201);
+    const { tool } = (await first.json()) as { tool: { name: string; version: number; input: unknown } };
+    expect(tool).toMatchObject({
+      name: "csv.stats",
+      description: expect.stringContaining("CSV"),
+      hosts: [],
+      secrets: [],
+    });
+    const again = (await (await addTool(csvStats)).json()) as { tool: { version: number } };
+    expect(again.tool.version).toBe(tool.version + 1);
+    const shown = (await (await api("/api/projects/default/tools/csv.stats")).json()) as { tool: { source: string } };
+    expect(shown.tool.source).toBe(csvStats);
+  });
+
+  it("refuses a file that does not compile with a 400 naming the line; a good one beside it is stored", async () => {
+    const bad = await addTool(
+      `export const tool = { name: "bad.one", description: "x" };\nexport default async function (input) {\n  return input.;\n}\n`,
+    );
+    expect(bad.status).toBe(400);
+    const body = (await bad.json()) as { error: { message: string } };
+    expect(body.error.message).toMatch(/^line 3: /);
+    const undeclared = await addTool(`export default async function () { return 1; }\n`);
+    expect(undeclared.status).toBe(400);
+    expect(((await undeclared.json()) as { error: { message: string } }).error.message).toMatch(/export const tool/);
+    expect(
+      (await addTool(`export const tool = { name: "good.one", description: "x" };\nexport default async () => 1;\n`))
+        .status,
+    ).toBe(201);
+  });
+
+  it("are used by an agent that lists them, as a traced call of runtime 'script', and not by one that does not", async () => {
+    await addTool(csvStats);
+    const user = uniqueName("csv");
+    await createAgent({ name: user, runtime: { tools: ["clock.now", "csv.stats"] } });
+    const listed = (await (await api(`/api/agents/${user}/tools`)).json()) as {
+      tools: { name: string; runtime?: string }[];
+    };
+    expect(listed.tools.find((t) => t.name === "csv.stats")).toMatchObject({ runtime: "script" });
+    const res = await invoke(user, "csv.stats", { csv: "name,size\na,3\nb,40\nc,7", column: "size" });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(await res.json())).toContain(
+      JSON.stringify(JSON.stringify({ count: 3, sum: 50, max: 40 })).slice(1, -1),
+    );
+    const other = uniqueName("plain");
+    await createAgent({ name: other, runtime: { tools: ["clock.now"] } });
+    expect((await invoke(other, "csv.stats", { csv: "a\n1", column: "a" })).status).toBe(404);
+  });
+
+  it("give a script's error back as the tool's error with its message and line, not a 500", async () => {
+    await addTool(csvStats);
+    const user = uniqueName("csv");
+    await createAgent({ name: user, runtime: { tools: ["csv.stats"] } });
+    const res = await invoke(user, "csv.stats", { csv: "name,size\na,3", column: "weight" });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(await res.json())).toContain("Error: no column 'weight' (line 15)");
+  });
+
+  it("pass the agent's approval gate like a built-in: a listed approval makes the call wait", async () => {
+    await addTool(csvStats);
+    const user = uniqueName("csv");
+    await createAgent({ name: user, runtime: { tools: ["csv.stats"], approvalRequired: ["csv.stats"] } });
+    const res = await invoke(user, "csv.stats", { csv: "a\n1", column: "a" });
+    expect(res.status).toBe(202);
+  });
+
+  it("may not be deleted while an agent lists it; one no agent lists is", async () => {
+    await addTool(`export const tool = { name: "kept.one", description: "x" };\nexport default async () => 1;\n`);
+    const user = uniqueName("keeper");
+    await createAgent({ name: user, runtime: { tools: ["kept.one"] } });
+    expect((await api("/api/projects/default/tools/kept.one", { method: "DELETE" })).status).toBe(409);
+    await addTool(`export const tool = { name: "loose.one", description: "x" };\nexport default async () => 1;\n`);
+    expect((await api("/api/projects/default/tools/loose.one", { method: "DELETE" })).status).toBe(204);
+  });
+});

@@ -1,0 +1,70 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { projectNameSchema } from "../../core/agents";
+import { notFound } from "../../core/errors";
+import { lazySchema } from "../../core/lazy-schema";
+import { compileScript, maxScriptSourceBytes } from "../../core/sandbox";
+import { toolNamePattern } from "../../core/tools";
+import { agentStub, call, registryStub } from "../../durable-objects/stubs";
+import type { AppEnv } from "../env";
+import { scope } from "../scopes";
+import { checkReach, projectRecord } from "../projects";
+import { valid } from "../validation";
+
+const slugOnly = lazySchema(() => z.object({ slug: projectNameSchema }));
+const toolParam = lazySchema(() =>
+  z.object({ slug: projectNameSchema, name: z.string().regex(toolNamePattern, "a tool name").max(64) }),
+);
+const scriptInput = lazySchema(() =>
+  z.strictObject({
+    source: z.string().min(1).max(maxScriptSourceBytes, `a script of at most ${maxScriptSourceBytes} characters`),
+  }),
+);
+
+/** Pushes the profiles of the agents that list a saved script tool: they run it from their profile. */
+async function reconfigure(env: Env, slug: string, users: string[]): Promise<void> {
+  if (users.length === 0) return;
+  const profiles = (await registryStub(env, slug).listAgents()).filter((agent) => users.includes(agent.name));
+  await Promise.all(profiles.map(async (profile) => (await agentStub(env, slug, profile.name)).configure(profile)));
+}
+
+/**
+ * A project's script tools (admin of that project, or the deployment admin): `POST /:slug/tools`
+ * `{ source }` compiles a TypeScript file that declares itself (`export const tool = { name,
+ * description, input, hosts?, secrets?, tools? }`) and exports its function as default, and stores
+ * it one version up under its declared name; a file that does not compile is a 400 naming the line.
+ * Any agent whose tools list the name may call it; it runs in the sandbox (core/sandbox).
+ */
+export const scriptToolRoutes = new Hono<AppEnv>()
+  .get("/:slug/tools", scope("admin"), valid("param", slugOnly), async (c) => {
+    const { slug } = c.req.valid("param");
+    checkReach(c, slug);
+    await projectRecord(c.env, slug);
+    return c.json({ tools: await registryStub(c.env, slug).scriptToolList() });
+  })
+  .get("/:slug/tools/:name", scope("admin"), valid("param", toolParam), async (c) => {
+    const { slug, name } = c.req.valid("param");
+    checkReach(c, slug);
+    await projectRecord(c.env, slug);
+    const tool = await registryStub(c.env, slug).scriptToolGet(name);
+    if (!tool) throw notFound("script tool", name);
+    const { code: _code, ...shown } = tool;
+    return c.json({ tool: shown });
+  })
+  .post("/:slug/tools", scope("admin"), valid("param", slugOnly), valid("json", scriptInput), async (c) => {
+    const { slug } = c.req.valid("param");
+    checkReach(c, slug);
+    await projectRecord(c.env, slug);
+    const { source } = c.req.valid("json");
+    const compiled = await compileScript(source);
+    const saved = await call(registryStub(c.env, slug).scriptToolPut({ ...compiled, source }));
+    await reconfigure(c.env, slug, saved.users);
+    return c.json({ tool: saved.tool, agents: saved.users }, 201);
+  })
+  .delete("/:slug/tools/:name", scope("admin"), valid("param", toolParam), async (c) => {
+    const { slug, name } = c.req.valid("param");
+    checkReach(c, slug);
+    await projectRecord(c.env, slug);
+    await call(registryStub(c.env, slug).scriptToolDelete(name));
+    return c.body(null, 204);
+  });
