@@ -30,7 +30,11 @@ export interface FieldDeclaration {
   /** What the field is, in a sentence's words. */
   what: string;
   doors: Record<AgentDoor, Carriage>;
-  /** `pantheon agents show` (its table; `--json` prints every field) and the PWA's agent page. The API answers every field. */
+  /**
+   * `pantheon agents show` (its table; `--json` prints every field) and the PWA's agent page (each
+   * field it shows is marked `data-field="<path>"`: test/browser/agent-page.spec.mjs finds each one
+   * declared `shows` there, and none declared elsewhere). The API answers every field.
+   */
   views: { cliShow: Shown; pwaPage: Shown };
 }
 
@@ -79,10 +83,10 @@ export const profileFields = {
     },
     views: { cliShow: "shows", pwaPage: "shows" },
   },
-  systemPrompt: everywhere("system prompt", { cliShow: "shows", pwaPage: settingsPage }),
+  systemPrompt: everywhere("system prompt", { cliShow: "shows", pwaPage: "shows" }),
   role: pantheonOnly("role", "has no role (it is named in the system prompt only)", {
     cliShow: "shows",
-    pwaPage: settingsPage,
+    pwaPage: "shows",
   }),
   goals: pantheonOnly("standing goals", "has no standing goals: nothing there works toward them on a tick", {
     cliShow: "shows",
@@ -98,7 +102,7 @@ export const profileFields = {
       anthropic: { warns: "has no script", part: "behaviors" },
       opencode: { warns: "has no script", part: "behaviors" },
     },
-    views: { cliShow: "shows", pwaPage: { elsewhere: "the agent's script (pantheon script pull)" } },
+    views: { cliShow: "shows", pwaPage: "shows" },
   },
   connections: {
     what: "connections",
@@ -110,7 +114,7 @@ export const profileFields = {
       anthropic: { warns: "has no connections", part: "connections" },
       opencode: { warns: "has no connections", part: "connections" },
     },
-    views: { cliShow: "shows", pwaPage: { elsewhere: "the project's graph" } },
+    views: { cliShow: "shows", pwaPage: "shows" },
   },
 } satisfies Record<string, FieldDeclaration>;
 
@@ -139,8 +143,8 @@ const noModelSetting = (what: string) => pantheonOnly(`the model's ${what}`, `ha
 
 /** The model's settings. */
 export const modelFields: Record<keyof ModelSettings, FieldDeclaration> = {
-  provider: everywhere("model's provider", { cliShow: "shows", pwaPage: settingsPage }),
-  name: everywhere("model", { cliShow: "shows", pwaPage: settingsPage }),
+  provider: everywhere("model's provider", { cliShow: "shows", pwaPage: "shows" }),
+  name: everywhere("model", { cliShow: "shows", pwaPage: "shows" }),
   temperature: everywhere("temperature", { cliShow: json, pwaPage: settingsPage }),
   maxTokens: {
     ...everywhere("output token limit", { cliShow: json, pwaPage: settingsPage }),

@@ -8,8 +8,11 @@ import "./eval-history";
 import { agentSpend } from "./spend";
 
 /**
- * One agent: its script (with compile warnings), schedules (pause and resume), connections,
- * recent runs (each links to its trace) and the delegation picture (bus counts, chains).
+ * One agent: its description, role, standing goals, instructions and model, its script (with compile
+ * warnings), schedules (pause and resume), connections, recent runs (each links to its trace) and
+ * the delegation picture (bus counts, chains). Each of the
+ * agent's declared fields it shows (core/agents/definition.ts, `views.pwaPage`) is marked
+ * `data-field="<path>"`, so test/browser/agent-page.spec.mjs finds each one the declaration says it shows.
  *
  * Events: `pause-schedule` {agent, behavior, paused}.
  */
@@ -52,7 +55,7 @@ export class PantheonActorDetail extends LitElement {
     return html`
       <p><a href="#/agents">← All agents</a></p>
       <div class="head"><h2>${d.agent}</h2>${info?.status ? html`<span class=${statusBadge(info.status)}>${statusLabel(info.status)}</span>` : nothing}${info?.archivedAt ? html`<span class="badge" title="Its supervisor archived it: no agent can ask it; its history stays readable">archived</span>` : nothing}</div>
-      ${info?.description ? html`<p class="muted">${info.description}</p>` : nothing}
+      ${info?.description ? html`<p class="muted" data-field="description">${info.description}</p>` : nothing}
       ${info ? agentSpend(info.spend) : nothing}
       ${d.info.status === "error" ? html`<div class="alert error" role="alert">${d.info.error}</div>` : nothing}
       <nav class="actions" aria-label="Agent actions">
@@ -80,13 +83,13 @@ export class PantheonActorDetail extends LitElement {
         </section>
         <section class="card" aria-labelledby="goals-h">
           <h3 id="goals-h">Goals</h3>
-          ${info?.role ? html`<p class="small muted">Role: ${info.role}</p>` : nothing}
+          ${info?.role ? html`<p class="small muted" data-field="role">Role: ${info.role}</p>` : nothing}
           ${
             info === null
               ? section(d.info, () => nothing)
               : (info.goals ?? []).length === 0
                 ? html`<p class="muted">No standing goals. An operator sets them: <code>pantheon agents goals ${d.agent} --goal "…"</code></p>`
-                : html`<ul aria-label="Standing goals of ${d.agent}">${(info.goals ?? []).map((g) => html`<li>${g}</li>`)}</ul>
+                : html`<ul aria-label="Standing goals of ${d.agent}" data-field="goals">${(info.goals ?? []).map((g) => html`<li>${g}</li>`)}</ul>
               <p class="small muted">In every run's context; <code>pantheon agents tick ${d.agent}</code> works toward them.</p>`
           }
         </section>
@@ -97,7 +100,7 @@ export class PantheonActorDetail extends LitElement {
               ? section(d.info, () => nothing)
               : (info.connections ?? []).length === 0
                 ? html`<p class="muted">Not connected: this agent asks no other agent.</p>`
-                : html`<p class="small muted">Can ask:</p><ul>${(info.connections ?? []).map((c) => html`<li><a href="#/agents/${encodeURIComponent(c)}">${c}</a></li>`)}</ul>`
+                : html`<p class="small muted">Can ask:</p><ul data-field="connections">${(info.connections ?? []).map((c) => html`<li><a href="#/agents/${encodeURIComponent(c)}">${c}</a></li>`)}</ul>`
           }
         </section>
         <section class="card" aria-labelledby="bus-h">
@@ -116,8 +119,8 @@ export class PantheonActorDetail extends LitElement {
         <section class="card wide" aria-labelledby="script-h">
           <h3 id="script-h">Script ${d.script.status === "ready" && d.script.data ? html`<span class="badge">${d.script.data.format === "json" ? "JSON" : "DSL"}</span>` : nothing}</h3>
           ${section(d.script, (script) => this.script(script))}
-          ${info?.systemPrompt ? html`<h3>Instructions</h3><pre>${info.systemPrompt}</pre>` : nothing}
-          ${info?.model ? html`<p class="small muted">Model: ${info.model.provider} · ${info.model.name}</p>` : nothing}
+          ${info?.systemPrompt ? html`<h3>Instructions</h3><pre data-field="systemPrompt">${info.systemPrompt}</pre>` : nothing}
+          ${info?.model ? html`<p class="small muted" data-field="model.provider model.name">Model: ${info.model.provider} · ${info.model.name}</p>` : nothing}
           ${info?.resolvedModel ? resolvedModel(info.resolvedModel) : nothing}
         </section>
       </div>`;
@@ -186,7 +189,7 @@ export class PantheonActorDetail extends LitElement {
       </div>`
           : html`<p class="small muted">Compiles without warnings.</p>`
       }
-      <pre class="script" tabindex="0" aria-label="Script source">${script.source}</pre>`;
+      <pre class="script" tabindex="0" aria-label="Script source" data-field="script">${script.source}</pre>`;
   }
 }
 
