@@ -6,6 +6,8 @@ import { startMcpTestServer } from "./test/doubles/mcp-server";
 import { startScriptedModelServer } from "./test/doubles/scripted-model-server";
 import { startTelegramDouble, testBotToken } from "./test/doubles/telegram-server";
 import { startGitServer } from "./test/doubles/git-server.mjs";
+import { startPushServiceDouble } from "./test/doubles/push-service";
+import { webcrypto } from "node:crypto";
 
 // Every unit and integration test runs inside workerd, against the same wrangler.toml the
 // product deploys with (local bindings: real Durable Objects, SQLite, Queues). A scripted
@@ -28,6 +30,10 @@ export default defineConfig(async () => {
   // features' import, push and pull requests (test/work/repo-remote.test.ts); its token is GIT_TEST_TOKEN.
   const gitServer = await startGitServer({ token: "test-git-token" });
   await gitServer.repo("acme/app", { "app.txt": "hello\n" });
+  // A browser's push service (test/push) and the deployment's VAPID key, made fresh per run.
+  const pushService = await startPushServiceDouble();
+  const vapid = await webcrypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign"]);
+  const { kty, crv, x, y, d } = await webcrypto.subtle.exportKey("jwk", vapid.privateKey);
   return {
     plugins: [
       cloudflareTest({
@@ -53,6 +59,9 @@ export default defineConfig(async () => {
             GIT_REMOTE_URL: gitServer.url,
             GIT_TEST_TOKEN: "test-git-token",
             PANTHEON_GITHUB_API_BASE: `${gitServer.url}/api`,
+            PUSH_SERVICE_URL: pushService.url,
+            PANTHEON_VAPID_KEY: JSON.stringify({ kty, crv, x, y, d }),
+            PANTHEON_VAPID_SUBJECT: "mailto:ops@pantheon.test",
           },
         },
       }),

@@ -26,4 +26,8 @@ interface Env {
   PANTHEON_TEST_CLOCK?: string;
   /** Telegram Bot API base for the Telegram gateway (default https://api.telegram.org; https in production). */
   TELEGRAM_API_BASE?: string;
+  /** The Web Push (VAPID) private key as a P-256 JWK (docs/push.md); `npm start` makes a local one. */
+  PANTHEON_VAPID_KEY?: string;
+  /** The contact push services may write to about this deployment's pushes (`mailto:` or `https:`). */
+  PANTHEON_VAPID_SUBJECT?: string;
 }

@@ -35,6 +35,7 @@ import { makeSnapshots } from "./snapshot";
 import { makeTelemetry, telemetrySettings } from "./telemetry";
 import { makeWorkFeature, makeWorkTools } from "./work";
 import { makeOrchestration, makeWorkflows } from "./workflows";
+import { makePushNotices } from "./push";
 
 /** What the AgentDO shell lends its features besides the host: its MCP client, its outbound policy, the run events its live clients listen to. */
 export interface AgentShell {
@@ -43,6 +44,8 @@ export interface AgentShell {
   mcpServers: McpServers;
   /** Where run events go; the shell listens first (its sockets and live status), the features below add themselves. */
   events: RunEvents;
+  /** Whether a socket opened with this token is live on the agent (push: no notice to someone looking). */
+  liveToken(tokenId: string): boolean;
 }
 
 /**
@@ -219,8 +222,20 @@ export function makeAgentFeatures(shell: AgentShell) {
   const evals = makeEvals({ storage, env, profile: () => profiles.get(), screens });
   const snapshots = makeSnapshots({ db, transaction, memory });
 
+  const push = makePushNotices({
+    env,
+    project: () => host.project(),
+    agent: () => host.agentName(),
+    runs,
+    redact: (text) => screens.redactor().redact(text),
+    liveToken: shell.liveToken,
+    background: (work) => host.background(work),
+    now: () => clock.now(),
+  });
+
   // The features that react to runs, after the shell's own listener (live clients).
   events.listen((event, runId) => {
+    push.onRunEvent(event, runId);
     gateways.onRunEvent(event, runId);
     work.onRunEvent(event, runId);
     if (event.type === "done") telemetry.runEnded(runId);

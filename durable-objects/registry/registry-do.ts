@@ -17,9 +17,11 @@ import type { CompiledScript } from "../../core/sandbox";
 import type { ModelProvider } from "../../core/models";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
 import { makeSecretStore, type SecretStore } from "./secret-store";
+import { makePushStore, type PushStore } from "./push-store";
 import type { SealedSecret } from "../../core/secrets";
 import type { BusMessage } from "../../core/bus";
 import type { OutboundSettings } from "../../core/tools";
+import type { ForgeSetting } from "../../core/work";
 import { projectStatus, type PlanOptions, type ProjectFile, type ProjectRecord } from "../../core/projects";
 import { makeAgentProfiles, type AgentProfiles } from "./agents/profiles";
 import { makeSpawning } from "./agents/spawn";
@@ -48,6 +50,7 @@ export class RegistryDO extends DurableObject<Env> {
       () => Date.now(),
     );
     this.secrets = makeSecretStore(this.db, () => Date.now());
+    this.push = makePushStore(this.db, () => Date.now());
     this.providers = makeProviderStore(ctx.storage.kv, () => this.project);
     this.scriptTools = makeScriptToolStore(ctx.storage.kv, () => this.project);
     this.quotas = makeProjectQuotas({
@@ -93,6 +96,7 @@ export class RegistryDO extends DurableObject<Env> {
 
   // ---- project secrets (./secret-store.ts): sealed by the worker, opened only by the agent -------
   private readonly secrets: SecretStore;
+  private readonly push: PushStore;
   secretPut(sealed: SealedSecret) {
     return this.secrets.put(sealed);
   }
@@ -286,7 +290,16 @@ export class RegistryDO extends DurableObject<Env> {
       for (const prefix of ["display-name/", "incarnation/", "quota/"])
         for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
     });
-    await this.ctx.storage.delete("project");
+    await this.ctx.storage.delete(["project", "forge"]);
+  }
+
+  /** The project's forge (core/work forge.ts): where its pull requests open; null, the deployment's GitHub. Plain storage: one small record. */
+  async forgeGet(): Promise<ForgeSetting | null> {
+    return (await this.ctx.storage.get<ForgeSetting>("forge")) ?? null;
+  }
+  async forgeSet(forge: ForgeSetting | null): Promise<void> {
+    if (forge) await this.ctx.storage.put("forge", forge);
+    else await this.ctx.storage.delete("forge");
   }
 
   // ---- project files (./projects/project-file.ts; core/projects parses them and plans the diff) ----
@@ -393,7 +406,30 @@ export class RegistryDO extends DurableObject<Env> {
     return this.access.listTokens();
   }
   deleteToken(id: string): Result<true> {
+    this.push.forgetToken(id);
     return this.access.deleteToken(id);
+  }
+  // Web Push subscriptions and mutes (push-store.ts; the routes in workers/api/push.ts).
+  pushSubscribe(tokenId: string, sub: { endpoint: string; keys: { p256dh: string; auth: string } }) {
+    return this.push.subscribe(tokenId, sub);
+  }
+  pushList(person?: string) {
+    return this.push.list(person ? { person } : {});
+  }
+  pushRemove(id: string, person?: string): Result<true> {
+    return this.push.remove(id, person);
+  }
+  pushGone(endpoints: string[]): void {
+    this.push.gone(endpoints);
+  }
+  pushTargets(input: Parameters<PushStore["targets"]>[0]) {
+    return this.push.targets(input);
+  }
+  pushMute(person: string, agent: string, muted: boolean): void {
+    this.push.mute(person, agent, muted);
+  }
+  pushMutes(person: string): string[] {
+    return this.push.mutes(person);
   }
   /** The token with this SHA-256 hash (its name, scope and person, never the token), or null; records when it was last used. */
   verifyTokenHash(hash: string): TokenIdentity | null {

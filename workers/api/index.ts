@@ -17,6 +17,7 @@ import { evalRoutes } from "./evals";
 import { messageRoutes } from "./messages";
 import { imageRoutes } from "../images";
 import { projectRoutes } from "./projects";
+import { forgeRoutes } from "./forge";
 import { quotaDeploymentRoutes, quotaRoutes } from "./quotas";
 import { secretRoutes } from "./secrets";
 import { providerRoutes } from "./providers";
@@ -27,6 +28,7 @@ import { scriptRoutes } from "./scripts";
 import { scriptToolRoutes } from "./script-tools";
 import { sessionRoutes } from "./sessions";
 import { inviteRedeemRoutes, inviteRoutes } from "./invites";
+import { pushRoutes } from "./push";
 import { tokenRoutes } from "./tokens";
 import { toolRoutes } from "./tools";
 
@@ -57,6 +59,7 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/approvals", approvalRoutes)
   .route("/api/tokens", tokenRoutes)
   .route("/api/invites", inviteRoutes)
+  .route("/api/push", pushRoutes)
   .route("/api/agents", connectionRoutes)
   .route("/api/bus", busRoutes)
   .route("/api/conversations", conversationRoutes)
@@ -64,6 +67,7 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/features", featureRoutes)
   .route("/api/projects", projectRoutes)
   .route("/api/projects", secretRoutes)
+  .route("/api/projects", forgeRoutes)
   .route("/api/projects", providerRoutes)
   .route("/api/projects", scriptToolRoutes)
   .route("/api/projects", quotaDeploymentRoutes)

@@ -21,6 +21,7 @@ import { memoryRoutes } from "./memory";
 import { orchestrationRoutes } from "./orchestration";
 import { projectRoutes } from "./projects";
 import { protocolRoutes } from "./protocols";
+import { pushRoutes } from "./push";
 import type { RouteEntry } from "./types";
 
 export { gifText, makeRouteFixture, scriptFor } from "./fixture";
@@ -40,4 +41,5 @@ export const routeInventory: readonly RouteEntry[] = [
   ...featureRoutes,
   ...projectRoutes,
   ...protocolRoutes,
+  ...pushRoutes,
 ];

@@ -1,0 +1,66 @@
+/**
+ * What a push notification carries: a title, one short line, the link it opens and the tag that
+ * groups notifications about one thing (a newer one replaces it; answering the thing clears it).
+ * No more than that leaves the deployment: the line is cut short and passed through the agent's
+ * redactor first, and the push service sees only the encrypted body.
+ */
+export interface PushNotice {
+  title: string;
+  body: string;
+  /** Where a click lands, relative to the app: the exact approval or message. */
+  url: string;
+  tag: string;
+  /** Set on a notice that clears the one of its tag on every device (an approval answered elsewhere). */
+  clear?: true;
+}
+
+/** The longest line a notice shows: a glance, never the message itself. */
+export const noticeLineMax = 120;
+
+/** One line of at most `noticeLineMax` characters, redacted, whitespace folded. */
+export function noticeLine(text: string, redact: (text: string) => string): string {
+  const line = redact(text).replace(/\s+/g, " ").trim();
+  return line.length > noticeLineMax ? `${line.slice(0, noticeLineMax - 1)}…` : line;
+}
+
+/** A link into the PWA (its hash routes, pwa/src/router.ts); another project than `default` rides in the query. */
+const link = (project: string, route: string) =>
+  `/${project === "default" ? "" : `?project=${encodeURIComponent(project)}`}#/${route}`;
+const agentPath = (agent: string) => `agents/${encodeURIComponent(agent)}`;
+
+/** An approval waits for someone of the person's scope: it names the agent and the tool, and opens the approval. */
+export function approvalNotice(input: { project: string; agent: string; runId: string; tool: string }): PushNotice {
+  return {
+    title: `${input.agent} asks to use ${input.tool}`,
+    body: "An approval waits for you.",
+    url: link(input.project, `${agentPath(input.agent)}/runs/${encodeURIComponent(input.runId)}`),
+    tag: `approval:${input.runId}`,
+  };
+}
+
+/** The approval was answered (here or on another device): every device drops its notification. */
+export function approvalAnswered(input: { runId: string }): PushNotice {
+  return { title: "", body: "", url: "/", tag: `approval:${input.runId}`, clear: true };
+}
+
+/** The reply to the person's message, while none of their devices had the chat open. */
+export function replyNotice(
+  input: { project: string; agent: string; runId: string; sessionId: string; reply: string },
+  redact: (text: string) => string,
+): PushNotice {
+  return {
+    title: `${input.agent} replied`,
+    body: noticeLine(input.reply, redact),
+    url: link(input.project, `${agentPath(input.agent)}/chat?session=${encodeURIComponent(input.sessionId)}`),
+    tag: `reply:${input.sessionId}`,
+  };
+}
+
+/**
+ * RFC 8030's Topic header (at most 32 characters of the base64url alphabet): the same for one tag,
+ * so a push service replaces a notice still waiting for the device by the newer one of its tag.
+ */
+export async function pushTopic(tag: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(tag)));
+  return [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

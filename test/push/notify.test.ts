@@ -1,0 +1,252 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { base64UrlDecode, base64UrlEncode, decryptPush, p256Jwk } from "../../adapters/web-push";
+import { api, createAgent, uniqueName } from "../api/client";
+
+// What notifies, end to end in workerd: people signed in by invite subscribe their device against a
+// push-service double (test/doubles/push-service.ts); each push is decrypted here with the
+// subscription's private key and its VAPID JWT checked (audience, expiry, signature).
+
+const pushService = (env as unknown as { PUSH_SERVICE_URL: string }).PUSH_SERVICE_URL;
+
+interface Device {
+  person: string;
+  token: string;
+  key: string;
+  ua: { privateKey: CryptoKey; publicPoint: Uint8Array; auth: Uint8Array };
+  subscription: { endpoint: string; keys: { p256dh: string; auth: string } };
+}
+
+/** A person signed in by an invite (`project`'s), with a browser's push subscription of its own. */
+async function device(scope: "chat" | "approve" | "admin", project = "default", gone = false): Promise<Device> {
+  const headers = { "x-pantheon-project": project };
+  const person = uniqueName("person");
+  const invite = (await (
+    await api("/api/invites", { method: "POST", json: { name: person, scope }, headers })
+  ).json()) as any;
+  const redeemed = (await (
+    await api("/api/invites/redeem", { method: "POST", token: null, headers, json: { code: invite.code } })
+  ).json()) as any;
+  const pair = (await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, [
+    "deriveBits",
+  ])) as CryptoKeyPair;
+  const publicPoint = new Uint8Array((await crypto.subtle.exportKey("raw", pair.publicKey)) as ArrayBuffer);
+  const auth = crypto.getRandomValues(new Uint8Array(16));
+  const key = uniqueName("push");
+  const subscription = {
+    endpoint: `${pushService}/${gone ? "gone" : "push"}/${key}`,
+    keys: { p256dh: base64UrlEncode(publicPoint), auth: base64UrlEncode(auth) },
+  };
+  const res = await api("/api/push/subscriptions", {
+    method: "POST",
+    token: redeemed.token,
+    headers,
+    json: subscription,
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return { person, token: redeemed.token, key, ua: { privateKey: pair.privateKey, publicPoint, auth }, subscription };
+}
+
+async function recorded(d: Device): Promise<{ headers: Record<string, string>; body: string }[]> {
+  return (await (await fetch(`${pushService}/__pushes?key=${d.key}`)).json()) as any;
+}
+
+/** The notices a device got, decrypted with its key, each VAPID JWT checked on the way. */
+async function notices(d: Device): Promise<any[]> {
+  const out = [];
+  for (const push of await recorded(d)) {
+    expect(push.headers["content-encoding"]).toBe("aes128gcm");
+    const [, jwt, k] = /^vapid t=([\w.-]+), k=([\w-]+)$/.exec(push.headers.authorization!)!;
+    const [head, claims, signature] = jwt!.split(".");
+    const payload = JSON.parse(new TextDecoder().decode(base64UrlDecode(claims!)));
+    expect(payload.aud).toBe(new URL(pushService).origin);
+    expect(payload.exp).toBeGreaterThan(Date.now() / 1000);
+    expect(payload.exp).toBeLessThanOrEqual(Date.now() / 1000 + 24 * 3600);
+    expect(payload.sub).toBe("mailto:ops@pantheon.test");
+    const served = (await (await api("/api/push/key")).json()) as any;
+    expect(k).toBe(served.publicKey);
+    const verifier = await crypto.subtle.importKey(
+      "jwk",
+      p256Jwk(base64UrlDecode(k!)),
+      { name: "ECDSA", namedCurve: "P-256" },
+      false,
+      ["verify"],
+    );
+    const signed = new TextEncoder().encode(`${head}.${claims}`);
+    expect(
+      await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, verifier, base64UrlDecode(signature!), signed),
+    ).toBe(true);
+    const plain = await decryptPush(
+      Uint8Array.from(atob(push.body), (c) => c.charCodeAt(0)),
+      d.ua,
+    );
+    out.push(JSON.parse(new TextDecoder().decode(plain)));
+  }
+  return out;
+}
+
+/** Waits for a condition the pushes sent in the background will make true (no time is asserted). */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, label: string): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${label}`);
+}
+
+describe("push notifications", () => {
+  it("an approval waiting notifies the people who may decide it, never a chat-scope person nor another project's", async () => {
+    const gated = await createAgent({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
+    const approver = await device("approve");
+    const chatter = await device("chat");
+    const elsewhere = await device("admin", "push-elsewhere");
+    const run = (await (
+      await api(`/api/agents/${gated.name}/messages`, { method: "POST", json: { content: "/tool clock.now {}" } })
+    ).json()) as any;
+    expect(run.status).toBe("waiting_approval");
+    const [notice] = await until(
+      () => notices(approver),
+      (n) => n.length > 0,
+      "the approval notice",
+    );
+    expect(notice).toEqual({
+      title: `${gated.name} asks to use clock.now`,
+      body: "An approval waits for you.",
+      url: `/#/agents/${gated.name}/runs/${run.runId}`,
+      tag: `approval:${run.runId}`,
+    });
+    // Sent in the same batch as the approver's: a chat-scope person and another project's admin got nothing.
+    expect(await recorded(chatter)).toEqual([]);
+    expect(await recorded(elsewhere)).toEqual([]);
+
+    // Answered on one device, it clears on every device that was told.
+    const callId = ((await (await api(`/api/agents/${gated.name}/runs/${run.runId}`)).json()) as any).run.pending[0]
+      .callId;
+    await api(`/api/agents/${gated.name}/runs/${run.runId}/approval`, {
+      method: "POST",
+      json: { callId, decision: "approve" },
+      token: approver.token,
+    });
+    const both = await until(
+      () => notices(approver),
+      (n) => n.length > 1,
+      "the clearing notice",
+    );
+    expect(both[1]).toMatchObject({ tag: `approval:${run.runId}`, clear: true });
+  });
+
+  it("a revoked device gets nothing more, and a push service's 410 removes the subscription", async () => {
+    const gated = await createAgent({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
+    const kept = await device("approve");
+    const revoked = await device("approve");
+    const expired = await device("approve", "default", true);
+    const listed = (await (await api("/api/push/subscriptions")).json()) as any;
+    const revokedTokenId = listed.subscriptions.find((s: any) => s.person === revoked.person).tokenId;
+    expect((await api(`/api/tokens/${revokedTokenId}`, { method: "DELETE" })).status).toBe(204);
+
+    await api(`/api/agents/${gated.name}/messages`, { method: "POST", json: { content: "/tool clock.now {}" } });
+    await until(
+      () => notices(kept),
+      (n) => n.length === 1,
+      "the kept device's notice",
+    );
+    await until(
+      () => recorded(expired),
+      (r) => r.length === 1,
+      "the push the service refused as gone",
+    );
+    expect(await recorded(revoked)).toEqual([]);
+    const after = (await (await api("/api/push/subscriptions")).json()) as any;
+    await until(
+      async () =>
+        ((await (await api("/api/push/subscriptions")).json()) as any).subscriptions.map((s: any) => s.person),
+      (people: string[]) => !people.includes(expired.person),
+      "the gone subscription removed",
+    );
+    expect(after.subscriptions.map((s: any) => s.person)).toContain(kept.person);
+    expect(after.subscriptions.map((s: any) => s.person)).not.toContain(revoked.person);
+  });
+
+  it("the reply to a person's message notifies them while no socket of theirs is open, and not while one is", async () => {
+    const agent = await createAgent();
+    const ana = await device("chat");
+    // With the chat open on her device: the reply comes over the socket, no push.
+    const open = await api(`/agents/agent-do/default.${agent.name}?token=${ana.token}`, {
+      token: null,
+      headers: { upgrade: "websocket" },
+    });
+    expect(open.status).toBe(101);
+    open.webSocket!.accept();
+    await api(`/api/agents/${agent.name}/messages`, {
+      method: "POST",
+      json: { content: "first, while I look" },
+      token: ana.token,
+    });
+    open.webSocket!.close();
+    // Control: closed, the next reply is pushed to her — and only that one.
+    const second = (await (
+      await api(`/api/agents/${agent.name}/messages`, {
+        method: "POST",
+        json: { content: "second, phone locked" },
+        token: ana.token,
+      })
+    ).json()) as any;
+    const got = await until(
+      () => notices(ana),
+      (n) => n.length > 0,
+      "the reply notice",
+    );
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ title: `${agent.name} replied`, tag: `reply:${second.sessionId}` });
+    expect(got[0].body.length).toBeLessThanOrEqual(120);
+    expect(got[0].url).toBe(`/#/agents/${agent.name}/chat?session=${second.sessionId}`);
+  });
+
+  it("a person who muted the agent gets nothing from it; control: the unmuted one does", async () => {
+    const agent = await createAgent();
+    const muted = await device("chat");
+    const control = await device("chat");
+    expect((await api(`/api/push/mutes/${agent.name}`, { method: "PUT", token: muted.token })).status).toBe(204);
+    expect(((await (await api("/api/push/mutes", { token: muted.token })).json()) as any).agents).toEqual([agent.name]);
+    await api(`/api/agents/${agent.name}/messages`, {
+      method: "POST",
+      json: { content: "hello from the muted one" },
+      token: muted.token,
+    });
+    await api(`/api/agents/${agent.name}/messages`, {
+      method: "POST",
+      json: { content: "hello from the other" },
+      token: control.token,
+    });
+    await until(
+      () => notices(control),
+      (n) => n.length === 1,
+      "the control's reply notice",
+    );
+    expect(await recorded(muted)).toEqual([]);
+  });
+
+  it("a subscription is refused for an endpoint that is not a push service, and for a token that is no person's", async () => {
+    const d = await device("chat");
+    const bad = await api("/api/push/subscriptions", {
+      method: "POST",
+      token: d.token,
+      json: { ...d.subscription, endpoint: "https://internal.example.com/hook" },
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("endpoint must be a browser's push service");
+    const admin = await api("/api/push/subscriptions", { method: "POST", json: d.subscription });
+    expect(admin.status).toBe(403);
+    // A person lists their own devices; another person's id answers as missing.
+    const mine = ((await (await api("/api/push/subscriptions", { token: d.token })).json()) as any).subscriptions;
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ person: d.person, service: new URL(pushService).host });
+    expect(JSON.stringify(mine)).not.toContain(d.key);
+    const other = await device("chat");
+    expect((await api(`/api/push/subscriptions/${mine[0].id}`, { method: "DELETE", token: other.token })).status).toBe(
+      404,
+    );
+    expect((await api(`/api/push/subscriptions/${mine[0].id}`, { method: "DELETE", token: d.token })).status).toBe(204);
+  });
+});
