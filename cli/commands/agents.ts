@@ -5,6 +5,7 @@ import { param, UsageError } from "../client.ts";
 import { text, type Command, type Context } from "../command.ts";
 import { fields, note, oneLine, printJson, table, time } from "../format.ts";
 import { snapshotActions } from "./snapshots.ts";
+import { agentShowRows } from "../../core/agents/views.ts";
 
 /** `provider:name` → `{ provider, name }`; the name may itself contain ':' (fine-tuned model ids do). */
 export function parseModel(value: string) {
@@ -122,25 +123,23 @@ export const agents: Command = {
       async run({ client: { api, send }, args, json }) {
         const agent = await send(api.api.agents[":name"].$get(param({ name: need(args, 0, "agent", "agents") })));
         if (json) return printJson(agent);
+        // The definition's rows come from its declaration (core/agents/views.ts); around them, what the
+        // server says of the agent now: its status, what answers here, when it was archived and active.
+        const declared: [string, unknown][] = agentShowRows(agent);
+        const after = (label: string, row: [string, unknown]) =>
+          declared.splice(declared.findIndex(([l]) => l === label) + 1, 0, row);
+        after("model", [
+          "answers here",
+          agent.resolvedModel
+            ? `${modelText(agent.resolvedModel)}${agent.resolvedModel.key ? ` with the ${agent.resolvedModel.key} key` : ""} (${agent.resolvedModel.status}: ${agent.resolvedModel.reason})`
+            : undefined,
+        ]);
+        after("goals", ["archived", agent.archivedAt ? time(agent.archivedAt) : undefined]);
         console.log(
           fields([
             ["name", agent.name],
             ["status", agent.status],
-            ["model", modelText(agent.model)],
-            [
-              "answers here",
-              agent.resolvedModel
-                ? `${modelText(agent.resolvedModel)}${agent.resolvedModel.key ? ` with the ${agent.resolvedModel.key} key` : ""} (${agent.resolvedModel.status}: ${agent.resolvedModel.reason})`
-                : undefined,
-            ],
-            ["description", agent.description || "-"],
-            ["role", agent.role || "-"],
-            ["goals", agent.goals?.length ? agent.goals.map((g) => `- ${g}`).join("\n") : "-"],
-            ["archived", agent.archivedAt ? time(agent.archivedAt) : undefined],
-            ["system prompt", agent.systemPrompt || "-"],
-            ["tools", agent.runtime?.tools?.join(", ") || "-"],
-            ["connections", agent.connections?.join(", ") || "-"],
-            ["script", agent.script ? `yes (pantheon script pull ${agent.name})` : "no"],
+            ...declared,
             ["created", time(agent.createdAt)],
             ["updated", time(agent.updatedAt)],
             ["last activity", time(agent.lastActivityAt)],

@@ -31,7 +31,8 @@ export interface FieldDeclaration {
   what: string;
   doors: Record<AgentDoor, Carriage>;
   /**
-   * `pantheon agents show` (its table; `--json` prints every field) and the PWA's agent page (each
+   * `pantheon agents show` (its table, derived from this: ./views.ts; `--json` prints every field)
+   * and the PWA's agent page (each
    * field it shows is marked `data-field="<path>"`: test/browser/agent-page.spec.mjs finds each one
    * declared `shows` there, and none declared elsewhere). The API answers every field.
    */
