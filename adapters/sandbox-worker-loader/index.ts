@@ -1,1 +1,1 @@
-export { makeWorkerLoaderSandbox } from "./runner";
+export { makeWorkerLoaderSandbox, type WorkerLoaderSlice } from "./runner";

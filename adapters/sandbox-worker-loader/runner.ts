@@ -32,6 +32,22 @@ class HostStub extends RpcTarget {
   }
 }
 
+/**
+ * The part of the Worker Loader binding (`env.LOADER`, a `WorkerLoader`) this adapter uses, named here
+ * so the CLI's and PWA's typechecks (which cannot see the Workers declarations) read it too.
+ */
+export interface WorkerLoaderSlice {
+  get(name: string, code: () => WorkerCode): { getEntrypoint(): unknown };
+}
+interface WorkerCode {
+  compatibilityDate: string;
+  mainModule: string;
+  modules: Record<string, string>;
+  globalOutbound: null;
+  env: Record<string, never>;
+  limits: { cpuMs: number };
+}
+
 type HarnessReply = ({ retry: true } | SandboxResult) & { tainted?: boolean };
 interface Harness {
   run(
@@ -51,7 +67,7 @@ interface Harness {
  * await sandbox.run({ codeId, code, input: { a: 1 }, host: { tools: {}, secrets: {} } }); // { ok: true, json: "…" }
  */
 export function makeWorkerLoaderSandbox(
-  loader: WorkerLoader,
+  loader: WorkerLoaderSlice,
   options: { compatibilityDate?: string } = {},
 ): SandboxRunner {
   if (!loader) throw new Error("the Worker Loader binding (LOADER in wrangler.toml) is missing: script tools need it");

@@ -1,9 +1,10 @@
 // `pantheon tools list | import | export`: an agent's tools, and tools in MCP, OpenAI and
 // Anthropic formats in and out (GET /api/agents/:name/tools?format=…, POST …/tools/import).
+// `pantheon tools add | scripts | remove`: the project's script tools (POST /api/projects/:slug/tools).
 import { ApiError, param, UsageError, type Client } from "../client.ts";
-import { text, type Command } from "../command.ts";
+import { text, type Command, type Context } from "../command.ts";
 import { note, oneLine, printJson, table } from "../format.ts";
-import { need, output, readJson } from "../arguments.ts";
+import { need, output, readJson, readText } from "../arguments.ts";
 
 const formats = ["mcp", "openai", "anthropic"];
 
@@ -32,12 +33,25 @@ async function converted(request: Client["request"], name: string, format: strin
   return body;
 }
 
+const current = (context: Context) => text(context.values, "project") ?? context.config.project ?? "default";
+const scriptsPath = (slug: string) => `/api/projects/${encodeURIComponent(slug)}/tools`;
+
+interface ScriptToolView {
+  name: string;
+  description: string;
+  version: number;
+  hosts: string[];
+  secrets: string[];
+  tools: string[];
+}
+
 const warningText = (w: Converted["warnings"][number]) =>
   typeof w === "string" ? w : `${w.path ? `${w.path}: ` : ""}${w.message}`;
 
 export const tools: Command = {
   name: "tools",
-  summary: "an agent's tools; import and export them as MCP, OpenAI or Anthropic tool definitions",
+  summary:
+    "an agent's tools; import and export them as MCP, OpenAI or Anthropic tool definitions; the project's script tools",
   defaultAction: "list",
   actions: [
     {
@@ -104,6 +118,56 @@ export const tools: Command = {
           `Imported ${body.imported.length} tool${body.imported.length === 1 ? "" : "s"} into ${name}${body.imported.length ? `: ${body.imported.map((t) => `${t.name} (${t.runtime})`).join(", ")}` : ""}.`,
         );
         for (const w of body.warnings) note(`warning: ${w.path}: ${w.message}`);
+      },
+    },
+    {
+      name: "add",
+      summary: "a script tool from a TypeScript file to the project (compiled when saved; again = next version)",
+      usage: ["<file.ts>"],
+      async run(context) {
+        const file = need(context.args, 0, "script file", "tools");
+        const body = await context.client.request<{ tool: ScriptToolView; agents: string[] }>(
+          "POST",
+          scriptsPath(current(context)),
+          { json: { source: readText(file, "tools") } },
+        );
+        if (context.json) return printJson(body);
+        const { tool } = body;
+        console.log(
+          `Saved script tool ${tool.name} (version ${tool.version}). Agents that list it in their tools may use it${body.agents.length ? `: ${body.agents.join(", ")}` : ""}.`,
+        );
+      },
+    },
+    {
+      name: "scripts",
+      summary: "the project's script tools: name, version, hosts, secrets, description",
+      usage: [""],
+      async run(context) {
+        const body = await context.client.request<{ tools: ScriptToolView[] }>("GET", scriptsPath(current(context)));
+        if (context.json) return printJson(body);
+        if (!body.tools.length) return console.log("No script tools. Add one with: pantheon tools add <file.ts>");
+        console.log(
+          table(
+            ["NAME", "VERSION", "HOSTS", "SECRETS", "DESCRIPTION"],
+            body.tools.map((t) => [
+              t.name,
+              String(t.version),
+              t.hosts.join(",") || "(none)",
+              t.secrets.join(",") || "(none)",
+              oneLine(t.description, 50),
+            ]),
+          ),
+        );
+      },
+    },
+    {
+      name: "remove",
+      summary: "a script tool no agent lists",
+      usage: ["<name>"],
+      async run(context) {
+        const name = need(context.args, 0, "script tool's name", "tools");
+        await context.client.request("DELETE", `${scriptsPath(current(context))}/${encodeURIComponent(name)}`);
+        if (!context.json) console.log(`Removed script tool ${name}.`);
       },
     },
   ],
