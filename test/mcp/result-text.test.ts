@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { McpToolError, mcpResultText, mcpToolName } from "../../durable-objects/agent/mcp/servers";
+import { McpToolError, mcpResultText, mcpToolName } from "../../durable-objects/agent/mcp";
 
 describe("MCP tool names", () => {
   it("are <server>.<tool> in lowercase slug form", () => {

@@ -1,0 +1,130 @@
+import type { Agent } from "agents";
+import { makeGuardedFetch, type FetchFn, type McpToolManifest, type OutboundPolicy } from "../../../core/tools";
+import type { McpCredentials } from "./credentials";
+
+/** How the client speaks to a server: Streamable HTTP with SSE as the fallback (`auto`), or one of them only. */
+export type McpTransport = "auto" | "streamable-http" | "sse";
+
+/** One tool as the agents SDK lists it after discovery: the MCP manifest plus the server it came from. */
+export interface McpListedTool {
+  serverId: string;
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: McpToolManifest["annotations"];
+}
+
+/** A `tools/call` result (MCP spec): content blocks, optional structured content, `isError`. */
+export interface McpCallResult {
+  content?: unknown[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  /** Pre-2025 servers answer `{ toolResult }` instead of content. */
+  toolResult?: unknown;
+}
+
+/** What this feature needs of the agents SDK's MCP client; `mcpClientOf(agent)` provides it. */
+export interface McpClient {
+  /** With `callback`, a server that demands OAuth answers `authenticating` with the URL a person opens. */
+  connect(
+    name: string,
+    url: string,
+    id: string,
+    transport?: McpTransport,
+    callback?: { host: string; path: string },
+  ): Promise<{ id: string; state: string; authUrl?: string }>;
+  /** Completes an OAuth authorisation from its callback URL: only a `state` this agent issued and has not used. */
+  completeAuthorization(callbackUrl: string): Promise<{ ok: true; serverId: string } | { ok: false; reason: string }>;
+  remove(id: string): Promise<void>;
+  servers(): {
+    servers: Record<
+      string,
+      { name: string; server_url: string; state: string; error: string | null; auth_url?: string | null }
+    >;
+    tools: McpListedTool[];
+  };
+  callTool(
+    params: { serverId: string; name: string; arguments: Record<string, unknown> },
+    options: { signal?: AbortSignal },
+  ): Promise<McpCallResult>;
+  /** Waits (up to `timeoutMs`) for connections restored after the object woke up. */
+  ready(timeoutMs: number): Promise<void>;
+  /** Connections held in memory; a ready server is always one of them. */
+  connectionCount(): number;
+}
+
+/** The one method of the SDK's MCPClientManager (private in its types) every MCP connection is made by. */
+interface ConnectionFactory {
+  createConnection(
+    id: string,
+    url: string,
+    options: { transport?: Record<string, unknown> } & Record<string, unknown>,
+  ): unknown;
+}
+
+/**
+ * Makes every MCP connection of `manager` use `fetch`. The SDK builds each connection (added,
+ * re-added, restored from storage after the object restarts) in `createConnection`, and its
+ * transports send every request, and every redirect hop, through `transport.fetch`; the option is
+ * not persisted (a function cannot be), so restored connections get it here too. Throws when the
+ * SDK no longer has that method: no guard means no MCP client.
+ */
+function guardConnections(manager: unknown, fetchFor: (id: string, url: string) => FetchFn): void {
+  const factory = manager as ConnectionFactory;
+  if (typeof factory.createConnection !== "function")
+    throw new Error(
+      "agents SDK: MCPClientManager.createConnection is missing; the MCP outbound guard cannot be installed",
+    );
+  const create = factory.createConnection.bind(factory);
+  factory.createConnection = (id, url, options) =>
+    create(id, url, { ...options, transport: { ...options.transport, fetch: fetchFor(id, url) } });
+}
+
+/**
+ * The agents SDK's MCP client on an Agent, narrowed to what Pantheon uses. HTTP servers only:
+ * Streamable HTTP first, SSE as the fallback (`transport.type: "auto"`).
+ * No `callbackHost` is given, so a server that demands OAuth fails to connect with a message
+ * saying so, instead of starting a flow whose callback Pantheon does not route yet.
+ * Every request the client sends passes the outbound guard with `policy()` read at that moment,
+ * carrying the server's headers from `credentials` (values read from the project's secrets then).
+ */
+export function mcpClientOf(
+  agent: Pick<Agent<Env>, "addMcpServer" | "removeMcpServer" | "getMcpServers" | "mcp">,
+  policy: () => OutboundPolicy,
+  fetch: FetchFn = (input, init) => globalThis.fetch(input, init),
+  credentials?: Pick<McpCredentials, "fetchFor">,
+): McpClient {
+  const guarded = makeGuardedFetch(fetch, policy);
+  guardConnections(agent.mcp, credentials ? credentials.fetchFor(guarded) : () => guarded);
+  return {
+    connect: (name, url, id, transport = "auto", callback) =>
+      agent.addMcpServer(name, url, {
+        id,
+        transport: { type: transport },
+        ...(callback ? { callbackHost: callback.host, callbackPath: callback.path } : {}),
+      }),
+    async completeAuthorization(callbackUrl) {
+      const request = new Request(callbackUrl);
+      const manager = agent.mcp;
+      if (!manager.isCallbackRequest(request))
+        return { ok: false, reason: "no MCP server of this agent waits for an authorisation with this state" };
+      // The SDK answers a used state with success once the server is connected; Pantheon refuses it.
+      const state = new URL(callbackUrl).searchParams.get("state") ?? "";
+      const serverId = state.slice(state.indexOf(".") + 1);
+      const provider = manager.mcpConnections[serverId]?.options.transport.authProvider;
+      const check = provider ? await provider.checkState(state) : { valid: false, error: "no such server" };
+      if (!check.valid)
+        return { ok: false, reason: `the authorisation's state is refused: ${check.error ?? "invalid"}` };
+      const result = await manager.handleCallbackRequest(request);
+      if (!result.authSuccess) return { ok: false, reason: result.authError ?? "the authorisation failed" };
+      await manager.establishConnection(result.serverId);
+      return { ok: true, serverId: result.serverId };
+    },
+    remove: (id) => agent.removeMcpServer(id),
+    servers: () => agent.getMcpServers() as unknown as ReturnType<McpClient["servers"]>,
+    callTool: async (params, options) =>
+      (await agent.mcp.callTool(params, options.signal ? { signal: options.signal } : undefined)) as McpCallResult,
+    ready: (timeoutMs) => agent.mcp.waitForConnections({ timeout: timeoutMs }),
+    connectionCount: () => Object.keys(agent.mcp.mcpConnections).length,
+  };
+}
