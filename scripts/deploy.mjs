@@ -15,6 +15,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { vapidKeyJson } from "./vapid-key.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -102,6 +103,16 @@ async function main() {
       // An existing queue, index or bucket answers an error; that is the state we want.
       if (run(bin, args) !== 0) console.log("(continuing: it may exist already)");
     }
+    // Web Push's VAPID key, made here so the value never passes through a terminal or a file.
+    // Run again, it replaces the key: every device subscribes anew the next time it opens the app.
+    console.log("\n$ npx wrangler secret put PANTHEON_VAPID_KEY --env production  (a new key, piped)");
+    const put = spawnSync("npx", ["wrangler", "secret", "put", "PANTHEON_VAPID_KEY", "--env", "production"], {
+      cwd: root,
+      input: vapidKeyJson(),
+      stdio: ["pipe", "inherit", "inherit"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    });
+    if (put.status !== 0) console.log("(continuing: set PANTHEON_VAPID_KEY later with node scripts/vapid-key.mjs | …)");
   }
   return run("npx", ["wrangler", "deploy", "--env", "production"]);
 }

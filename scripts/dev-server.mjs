@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { vapidKeyJson } from "./vapid-key.mjs";
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort() {
@@ -60,6 +61,7 @@ export async function startDevServer({
     vars = {
       PANTHEON_ADMIN_TOKEN: token,
       PANTHEON_SECRETS_KEY: createHash("sha256").update(`pantheon-dev-secrets-key:${token}`).digest("base64"),
+      PANTHEON_VAPID_KEY: vapidKeyJson(token),
       ...vars,
     };
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);

@@ -10,6 +10,7 @@ import { connect } from "node:net";
 import { freePort, startDevServer } from "./dev-server.mjs";
 import { runWithProgress, startProgress } from "./progress.mjs";
 import { startOwnSidecar } from "../sidecar/ensure-sidecar.mjs";
+import { vapidKeyJson } from "./vapid-key.mjs";
 
 const began = Date.now();
 const port = Number(process.env.PORT ?? 8787);
@@ -61,8 +62,19 @@ function ensureSecretsKey() {
   );
 }
 
+/** The Web Push (VAPID) key, in .dev.vars too: kept, since a new one would end every device's subscription. */
+function ensureVapidKey() {
+  const file = ".dev.vars";
+  const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+  if (/^PANTHEON_VAPID_KEY\s*=/m.test(text)) return;
+  writeFileSync(file, `${text}${text && !text.endsWith("\n") ? "\n" : ""}PANTHEON_VAPID_KEY='${vapidKeyJson()}'\n`, {
+    mode: 0o600,
+  });
+}
+
 const token = ensureAdminToken();
 ensureSecretsKey();
+ensureVapidKey();
 const say = (line) => process.stderr.write(`pantheon: ${line}\n`);
 if (await portTaken()) {
   console.error(

@@ -7,6 +7,7 @@ import { migrationChecks } from "./migrations";
 import { modelChecks } from "./models";
 import { quotaChecks } from "./quotas";
 import { keyChecks, toolSecretChecks } from "./secrets";
+import { pushChecks } from "./push";
 
 /**
  * The doctor: what a deployment needs, checked from facts the worker observed (bindings and
@@ -37,6 +38,7 @@ export function buildDoctorReport(facts: DoctorFacts): DoctorReport {
     ...migrationChecks(facts),
     cronCheck(facts),
     ...gatewayChecks(facts),
+    ...pushChecks(facts),
     // Daily caps: spend today, per project and agent.
     ...(facts.quotas ? quotaChecks(facts.quotas, prod) : []),
   ];

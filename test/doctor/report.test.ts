@@ -17,7 +17,13 @@ function healthy(): DoctorFacts {
     registry: { ok: true },
     vectorize: { dimensions: 384 },
     embedder: { model: "workers-ai:@cf/baai/bge-small-en-v1.5", dimensions: 384 },
-    secrets: { PANTHEON_ADMIN_TOKEN: true, OPENAI_API_KEY: true, ANTHROPIC_API_KEY: false, AIRTABLE_KEY: true },
+    secrets: {
+      PANTHEON_ADMIN_TOKEN: true,
+      OPENAI_API_KEY: true,
+      ANTHROPIC_API_KEY: false,
+      AIRTABLE_KEY: true,
+      PANTHEON_VAPID_KEY: true,
+    },
     providers: { openaiApiKey: true, openaiBaseUrl: false, anthropicApiKey: false, workersAi: true },
     defaultProvider: "openai",
     toolSecrets: ["AIRTABLE_KEY"],
@@ -49,6 +55,22 @@ describe("the doctor's report", () => {
     expect(report.agents).toEqual([
       { name: "scout", resolvedModel: expect.objectContaining({ provider: "openai", status: "ok" }) },
     ]);
+  });
+
+  it("says whether push notifications are on: the VAPID key set is ok, missing is a warning with the command", () => {
+    expect(buildDoctorReport(healthy()).checks.find((c) => c.id === "secret:PANTHEON_VAPID_KEY")).toMatchObject({
+      status: "ok",
+      message: "push notifications are on: PANTHEON_VAPID_KEY is set",
+    });
+    const facts = healthy();
+    facts.secrets.PANTHEON_VAPID_KEY = false;
+    const report = buildDoctorReport(facts);
+    expect(report.ok).toBe(true);
+    expect(report.checks.find((c) => c.id === "secret:PANTHEON_VAPID_KEY")).toMatchObject({
+      status: "warn",
+      message: expect.stringContaining("push notifications are off: PANTHEON_VAPID_KEY is not set"),
+      fix: expect.stringContaining("npm run deploy -- --setup"),
+    });
   });
 
   it("a missing model key that an agent needs is a problem with the exact command, and the agent's model says why", () => {

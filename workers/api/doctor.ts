@@ -109,7 +109,13 @@ export async function runDoctor(env: Env, project: string, version: string, orig
     apiBase = { ok: false, error: message(error) };
   }
   const embedder = embedderFromEnv(env);
-  const secretNames = ["PANTHEON_ADMIN_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", ...toolSecrets];
+  const secretNames = [
+    "PANTHEON_ADMIN_TOKEN",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "PANTHEON_VAPID_KEY",
+    ...toolSecrets,
+  ];
 
   return buildDoctorReport({
     deployment,
