@@ -61,3 +61,11 @@ export const workerNameOf = (feature: string, task: number) => `${feature}-task-
 export * from "./git-merge";
 export * from "./git-wire";
 export { pullRequestBody } from "./pull-request";
+export {
+  defaultForge,
+  forgeKinds,
+  forgeSettingSchema,
+  pullRequestRequest,
+  type ForgeKind,
+  type ForgeSetting,
+} from "./forge";

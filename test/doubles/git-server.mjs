@@ -1,6 +1,6 @@
 // A git smart-HTTP server on loopback for tests: the real `git http-backend` behind a node:http CGI
-// wrapper, asking for `token` as the HTTP basic password, plus a GitHub pull-request API stand-in
-// under /api (Bearer `token`). Used by the workerd tests (vitest.config.ts starts it: GIT_REMOTE_URL)
+// wrapper, asking for `token` as the HTTP basic password, plus forge pull-request API stand-ins
+// (GitHub under /api, GitHub Enterprise, Gitea and GitLab: see `forges`). Used by the workerd tests (vitest.config.ts starts it: GIT_REMOTE_URL)
 // and the Node check test/node/feature-repo.check.mjs.
 import { execFile, spawn } from "node:child_process";
 import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -33,6 +33,29 @@ export function gitCli(args, cwd, env = process.env) {
 }
 
 /**
+ * The forge API stand-ins: GitHub at /api (and GitHub Enterprise at /ghe/api/v3), Gitea at
+ * /gitea/api/v1 (GitHub's shape, `token` auth), GitLab at /gitlab/api/v4 (merge requests). Each
+ * answers with a URL naming the path it was asked on, so a test in workerd sees where it went.
+ */
+const forges = [
+  {
+    path: /^(\/ghe\/api\/v3|\/api)\/repos\/[^/]+\/[^/]+\/pulls$/,
+    scheme: "Bearer",
+    answer: (p) => ({ number: 7, html_url: `https://github.example${p}/7` }),
+  },
+  {
+    path: /^\/gitea\/api\/v1\/repos\/[^/]+\/[^/]+\/pulls$/,
+    scheme: "token",
+    answer: (p) => ({ number: 8, html_url: `https://gitea.example${p}/8` }),
+  },
+  {
+    path: /^\/gitlab\/api\/v4\/projects\/[^/]+\/merge_requests$/,
+    scheme: "Bearer",
+    answer: (p) => ({ iid: 9, web_url: `https://gitlab.example${p}/9` }),
+  },
+];
+
+/**
  * Starts the server. `repo(name, files)` makes a bare repository `<name>.git` (e.g. "acme/app") with
  * one commit of `files` on main and answers that commit's sha; `seen` records every request.
  */
@@ -46,15 +69,12 @@ export async function startGitServer({ token }) {
     for await (const chunk of req) chunks.push(chunk);
     const body = Buffer.concat(chunks);
     const auth = req.headers.authorization ?? "";
-    if (url.pathname.startsWith("/api/")) {
+    const forge = forges.find((f) => f.path.test(url.pathname));
+    if (forge) {
       seen.pulls.push({ path: url.pathname, auth, body: JSON.parse(body.toString() || "{}") });
-      const ok = auth === `Bearer ${token}` && /^\/api\/repos\/[^/]+\/[^/]+\/pulls$/.test(url.pathname);
+      const ok = auth === `${forge.scheme} ${token}`;
       res.writeHead(ok ? 201 : 401, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify(
-          ok ? { number: 7, html_url: "https://github.example/acme/app/pull/7" } : { message: "Bad credentials" },
-        ),
-      );
+      res.end(JSON.stringify(ok ? forge.answer(url.pathname) : { message: "Bad credentials" }));
       return;
     }
     const password = auth.startsWith("Basic ")

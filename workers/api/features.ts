@@ -15,7 +15,7 @@ import {
   taskRefSchema,
   type Principal,
 } from "../../core/work";
-import { agentStub, call } from "../../durable-objects/stubs";
+import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { makeWork } from "../../durable-objects/feature/work";
 import type { AppContext, AppEnv } from "../env";
 import { scope } from "../scopes";
@@ -353,6 +353,8 @@ export const featureRoutes = new Hono<AppEnv>()
           ...(body.base ? { base: body.base } : {}),
           ...(body.head ? { head: body.head } : {}),
           ...(body.tokenSecret ? { tokenSecret: body.tokenSecret } : {}),
+          // The project's forge (PUT /api/projects/:slug/forge), else the deployment's GitHub.
+          forge: await registryStub(c.env, c.get("project")).forgeGet(),
         }),
       ),
       201,

@@ -132,6 +132,22 @@ export function githubRepoOf(url: string): { owner: string; repo: string } {
   return { owner: m[1]!, repo: m[2]! };
 }
 
+/** A repository's whole path on its server (GitLab's groups included): https://gitlab.example.com/g/sub/app.git → g/sub/app. */
+export function repoPathOf(url: string): string {
+  const path = new URL(url).pathname.replace(/^\/+|\/+$/g, "").replace(/\.git$/, "");
+  if (!path.includes("/"))
+    throw new PantheonError(
+      "validation_failed",
+      `'${redactUrl(url)}' does not name a repository as /<group>/<repo>.git`,
+      {
+        details: {
+          issues: [{ path: ["remote"], message: "a URL of the form https://gitlab.example.com/<group>/<repo>.git" }],
+        },
+      },
+    );
+  return path;
+}
+
 /**
  * A failed exchange with a remote as the caller can act on it: a refusal of the credentials (401,
  * 403) is a 400 naming the secret that held them, a missing repository (404) a 400 naming the URL;

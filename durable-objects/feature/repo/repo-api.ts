@@ -5,6 +5,7 @@ import { PantheonError, resultOf, type Result } from "../../../core/errors";
 import {
   authorizeWork,
   concatBytes,
+  defaultForge,
   flushPkt,
   gitBundle,
   packForClient,
@@ -12,6 +13,8 @@ import {
   pktLine,
   tarArchive,
   uploadPackAdvertisement,
+  pullRequestRequest,
+  type ForgeSetting,
   type Principal,
 } from "../../../core/work";
 import type { FileStore } from "../files";
@@ -28,6 +31,7 @@ import {
   openSecret,
   redactUrl,
   remoteFailure,
+  repoPathOf,
   tokenAuth,
   type RemoteSpec,
 } from "./remote";
@@ -263,13 +267,18 @@ export class FeatureRepoApi extends RpcTarget {
     });
   }
 
-  /** Opens a pull request on GitHub (its API base from PANTHEON_GITHUB_API_BASE) from the pushed feature branch into the imported ref. */
+  /**
+   * Opens a pull request (GitLab: a merge request) from the pushed feature branch into the imported
+   * ref, on the project's forge (`forge`, PUT /api/projects/:slug/forge), else GitHub at the
+   * deployment's PANTHEON_GITHUB_API_BASE; through the outbound guard.
+   */
   pullRequest(input: {
     title: string;
     body: string;
     base?: string;
     head?: string;
     tokenSecret?: string;
+    forge?: ForgeSetting | null;
   }): Promise<Result<{ url: string | null; number: number | null; head: string; base: string }>> {
     return resultOf(async () => {
       await this.ready();
@@ -294,31 +303,33 @@ export class FeatureRepoApi extends RpcTarget {
           },
         );
       const token = await openSecret(this.deps.env, this.deps.project, tokenSecret);
-      const { owner, repo } = githubRepoOf(s.remote);
-      const apiBase = (
-        (this.deps.env as unknown as Record<string, string | undefined>).PANTHEON_GITHUB_API_BASE ||
-        "https://api.github.com"
-      ).replace(/\/+$/, "");
-      const res = await guardedFetchFor(this.deps.env, apiBase)(`${apiBase}/repos/${owner}/${repo}/pulls`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: "application/vnd.github+json",
-          "content-type": "application/json",
-          "user-agent": "pantheon",
+      const forge =
+        input.forge ??
+        defaultForge((this.deps.env as unknown as Record<string, string | undefined>).PANTHEON_GITHUB_API_BASE);
+      const named = forge.kind === "gitlab" ? undefined : githubRepoOf(s.remote);
+      const repoPath = named ? `${named.owner}/${named.repo}` : repoPathOf(s.remote);
+      const request = pullRequestRequest(forge, repoPath, { title: input.title, head, base, body: input.body }, token);
+      const res = await guardedFetchFor(this.deps.env, forge.apiBase)(request.url, request.init).catch(
+        (error: Error) => {
+          throw new PantheonError("bad_gateway", `the pull request API did not answer: ${error.message}`);
         },
-        body: JSON.stringify({ title: input.title, head, base, body: input.body }),
-      }).catch((error: Error) => {
-        throw new PantheonError("bad_gateway", `the pull request API did not answer: ${error.message}`);
-      });
-      const answer = (await res.json().catch(() => ({}))) as { html_url?: string; number?: number; message?: string };
+      );
+      const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+      const reason = typeof answer.message === "string" ? answer.message : "no reason given";
+      const forgeName = forge.kind === "github" ? "GitHub" : forge.kind === "gitea" ? "Gitea" : "GitLab";
+      if (res.status === 401 || res.status === 403)
+        throw new PantheonError(
+          "validation_failed",
+          `${forgeName} refused the credentials in secret ${tokenSecret} (${res.status}): ${reason}`,
+          { details: { status: res.status, issues: [{ path: ["tokenSecret"], message: `refused by ${forgeName}` }] } },
+        );
       if (!res.ok)
         throw new PantheonError(
-          res.status === 422 ? "conflict" : "bad_gateway",
-          `GitHub refused the pull request (${res.status}): ${answer.message ?? "no reason given"}`,
+          res.status === 422 || res.status === 409 ? "conflict" : "bad_gateway",
+          `${forgeName} refused the pull request (${res.status}): ${reason}`,
           { details: { status: res.status, head, base } },
         );
-      return { url: answer.html_url ?? null, number: answer.number ?? null, head, base };
+      return { ...request.read(answer), head, base };
     });
   }
 

@@ -62,6 +62,34 @@ export const projectRoutes: readonly RouteEntry[] = [
     expect: 200,
     sample: () => ({ params: { slug: "default" } }),
   },
+  // A project's forge (where its pull requests open): that project's admin, or the deployment's.
+  {
+    method: "GET",
+    path: "/api/projects/:slug/forge",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({ params: { slug: "default" } }),
+  },
+  {
+    method: "PUT",
+    path: "/api/projects/:slug/forge",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({
+      params: { slug: "default" },
+      body: { json: { kind: "github", apiBase: "https://api.github.com" } },
+    }),
+  },
+  {
+    method: "DELETE",
+    path: "/api/projects/:slug/forge",
+    family: "api",
+    scope: "admin",
+    expect: 204,
+    sample: () => ({ params: { slug: "default" } }),
+  },
   // Project secrets: that project's admin (or the deployment's); grants and the bot owners: the deployment admin only.
   {
     method: "GET",
