@@ -81,6 +81,16 @@ export function makeTaskWorkspace(deps: {
     };
   }
 
+  /** Some paths' contents at a commit (absent: not in its tree), as `files.contents` answers for the checkout. */
+  async function contentsAt(commit: string, paths: string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (const path of paths) {
+      const content = await git.readAt(commit, path);
+      if (content !== undefined) found.set(path, content);
+    }
+    return found;
+  }
+
   return {
     /** Files of the committed tree, or as a task sees them (its overlay over the tree). */
     listFiles(input: { task?: TaskRef; prefix?: string; ref?: string }) {
@@ -169,14 +179,25 @@ export function makeTaskWorkspace(deps: {
       };
     },
 
-    /** Everything about one task: its record, spec, pending changes and unified diff. */
-    taskDetail(ref: TaskRef) {
+    /**
+     * Everything about one task: its record, spec, pending changes and unified diff. The pending diff
+     * is against the task's own base (its branch's tree), not the feature branch: a task begun before
+     * another merged shows only its own changes.
+     */
+    async taskDetail(ref: TaskRef) {
       row();
       const t = taskRows.get(ref);
       const number = t.number;
       const branch = git.branchRow(t.key);
       const overlay = files.overlayOf(number);
-      const committed = files.contents(overlay.map((c) => c.path));
+      const base = overlay.length ? await worktrees.commitOf({ task: t }) : null;
+      const committed =
+        base === null
+          ? files.contents(overlay.map((c) => c.path))
+          : await contentsAt(
+              base,
+              overlay.map((c) => c.path),
+            );
       return {
         ...t,
         dependsOn: taskRows.numbersOf(t.dependsOn as string[]),
