@@ -98,7 +98,7 @@ export async function encryptPush(
   );
   const shared = new Uint8Array(
     await crypto.subtle.deriveBits(
-      { name: "ECDH", public: uaKey } as unknown as SubtleCryptoDeriveKeyAlgorithm,
+      { name: "ECDH", public: uaKey } as unknown as Parameters<SubtleCrypto["deriveBits"]>[0],
       privateKey,
       256,
     ),
@@ -141,7 +141,7 @@ export async function decryptPush(
   );
   const shared = new Uint8Array(
     await crypto.subtle.deriveBits(
-      { name: "ECDH", public: senderKey } as unknown as SubtleCryptoDeriveKeyAlgorithm,
+      { name: "ECDH", public: senderKey } as unknown as Parameters<SubtleCrypto["deriveBits"]>[0],
       ua.privateKey,
       256,
     ),

@@ -46,6 +46,7 @@ type FeatureRoutes = Client["api"]["features"][":feature"];
 export type TokenInfo = Json<Client["api"]["tokens"]["$get"]>["tokens"][number];
 export type InviteInfo = Json<Client["api"]["invites"]["$get"]>["invites"][number];
 export type CreatedInvite = Json<Client["api"]["invites"]["$post"]>;
+export type PushSubscriptionInfo = Json<Client["api"]["push"]["subscriptions"]["$get"]>["subscriptions"][number];
 export type FeatureSummary = Json<Client["api"]["features"][":feature"]["$get"]>;
 export type Plan = Json<FeatureRoutes["plan"]["$get"]>;
 export type PlanComment = Plan["comments"][number];
@@ -277,6 +278,20 @@ export function makeApi(options: ApiOptions) {
       void (await reach(client.api.invites[":id"].$delete({ param: { id: enc(id) } }))),
     /** Opens a sign-in link: needs no token (the code is the credential); answers this device's own token, once. */
     redeemInvite: (input: { code: string; device?: string }) => json(client.api.invites.redeem.$post({ json: input })),
+    /** Web Push (docs/push.md): the deployment's key, this person's devices, the agents they muted. */
+    pushKey: () => json(client.api.push.key.$get()),
+    subscribePush: (subscription: { endpoint: string; keys: { p256dh: string; auth: string } }) =>
+      json(client.api.push.subscriptions.$post({ json: subscription })),
+    listPushSubscriptions: () => json(client.api.push.subscriptions.$get()),
+    removePushSubscription: async (id: string) =>
+      void (await reach(client.api.push.subscriptions[":id"].$delete({ param: { id: enc(id) } }))),
+    listMutes: () => json(client.api.push.mutes.$get()),
+    mute: async (agent: string, muted: boolean) =>
+      void (await reach(
+        muted
+          ? client.api.push.mutes[":agent"].$put({ param: { agent: enc(agent) } })
+          : client.api.push.mutes[":agent"].$delete({ param: { agent: enc(agent) } }),
+      )),
     /** Stores one picture's bytes for this agent; the server sniffs the type and may refuse it (413, 415). */
     uploadImage: (name: string, blob: Blob, type: string) =>
       json(

@@ -76,3 +76,70 @@ async function drain(): Promise<void> {
   const clients = await self.clients.matchAll({ type: "window" });
   for (const m of sent) for (const c of clients) c.postMessage({ type: "outbox-sent", id: m.id, agent: m.agent });
 }
+
+// ---- push notifications (docs/push.md) ------------------------------------------------------
+
+interface PushNotice {
+  title: string;
+  body: string;
+  url: string;
+  tag: string;
+  clear?: true;
+}
+
+/**
+ * A push shows its notice (one of a tag replaces the last); a `clear` notice closes that tag's
+ * notification here (an approval answered on another device). The app badge counts what is shown.
+ */
+self.addEventListener("push", (event) => {
+  let notice: PushNotice;
+  try {
+    notice = event.data?.json() as PushNotice;
+  } catch {
+    return;
+  }
+  if (!notice?.tag) return;
+  event.waitUntil(
+    (async () => {
+      if (notice.clear) for (const n of await self.registration.getNotifications({ tag: notice.tag })) n.close();
+      else
+        await self.registration.showNotification(notice.title, {
+          body: notice.body,
+          tag: notice.tag,
+          data: { url: notice.url },
+          icon: "/icon-192.png",
+        });
+      await badge();
+    })(),
+  );
+});
+
+/** A click opens the exact approval or chat: in a window of the app already open, else a new one. */
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const url = new URL((event.notification.data as { url?: string } | null)?.url ?? "/", self.location.origin);
+  if (url.origin !== self.location.origin) return;
+  event.waitUntil(
+    (async () => {
+      const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+      const open = windows[0] as WindowClient | undefined;
+      if (open) {
+        await open.navigate(url.href).catch(() => null);
+        await open.focus();
+      } else await self.clients.openWindow(url.href);
+      await badge();
+    })(),
+  );
+});
+
+self.addEventListener("notificationclose", (event) => event.waitUntil(badge()));
+
+/** The Badging API where the browser has it: how many notices wait for the person. */
+async function badge(): Promise<void> {
+  const nav = self.navigator as Navigator & {
+    setAppBadge?(n?: number): Promise<void>;
+    clearAppBadge?(): Promise<void>;
+  };
+  const count = (await self.registration.getNotifications()).length;
+  await (count ? nav.setAppBadge?.(count) : nav.clearAppBadge?.())?.catch(() => {});
+}

@@ -8,7 +8,7 @@ import { call, registryStub } from "../../durable-objects/stubs";
 import type { AppContext, AppEnv } from "../env";
 import { scope } from "../scopes";
 import { valid } from "../validation";
-import { vapidOf } from "../../adapters/web-push";
+import { type PushEnv, vapidOf } from "../../adapters/web-push";
 
 /** A person's device token, or a refusal saying who may: only a person's device has notifications. */
 function deviceOf(c: AppContext): { person: string; tokenId: string } {
@@ -30,7 +30,7 @@ const agentParam = z.object({ agent: agentNameSchema });
  */
 export const pushRoutes = new Hono<AppEnv>()
   .get("/key", scope("chat"), async (c) => {
-    const vapid = await vapidOf(c.env);
+    const vapid = await vapidOf(c.env as PushEnv);
     return c.json({ enabled: vapid !== null, publicKey: vapid?.key.publicKey ?? null });
   })
   .post("/subscriptions", scope("chat"), valid("json", pushSubscriptionSchema), async (c) => {
@@ -41,7 +41,7 @@ export const pushRoutes = new Hono<AppEnv>()
       throw new PantheonError("validation_failed", refused, {
         details: { issues: [{ path: ["endpoint"], message: refused }] },
       });
-    if ((await vapidOf(c.env)) === null)
+    if ((await vapidOf(c.env as PushEnv)) === null)
       throw new PantheonError("conflict", "push is not set up on this deployment: PANTHEON_VAPID_KEY is missing", {
         details: { secret: "PANTHEON_VAPID_KEY" },
       });

@@ -16,6 +16,7 @@ import "./task-board";
 import "./task-view";
 import "./feature-code";
 import "./people";
+import "./notifications";
 
 /**
  * The shell: header, navigation, sign-in, the offline banner and whichever view the hash
@@ -193,7 +194,8 @@ export class PantheonApp extends LitElement {
       case "files":
         return html`<pantheon-feature-files .work=${s.work} .name=${r.feature} .ref=${r.ref} .path=${r.path}></pantheon-feature-files>`;
       case "people":
-        return html`<pantheon-people .people=${s.people} .person=${s.person}></pantheon-people>`;
+        return html`<pantheon-notifications .project=${s.project} .person=${s.person}></pantheon-notifications>
+          <pantheon-people .people=${s.people} .person=${s.person}></pantheon-people>`;
       case "join":
         return nothing;
     }
