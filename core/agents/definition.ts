@@ -32,9 +32,9 @@ export interface FieldDeclaration {
   doors: Record<AgentDoor, Carriage>;
   /**
    * `pantheon agents show` (its table, derived from this: ./views.ts; `--json` prints every field)
-   * and the PWA's agent page (each
-   * field it shows is marked `data-field="<path>"`: test/browser/agent-page.spec.mjs finds each one
-   * declared `shows` there, and none declared elsewhere). The API answers every field.
+   * and the PWA's agent page (each field it shows is marked `data-field="<path>"`:
+   * test/browser/agent-page.spec.mjs finds each one declared `shows` there, and none declared
+   * elsewhere). The API answers every field of the profile.
    */
   views: { cliShow: Shown; pwaPage: Shown };
 }
@@ -118,6 +118,30 @@ export const profileFields = {
     views: { cliShow: "shows", pwaPage: "shows" },
   },
 } satisfies Record<string, FieldDeclaration>;
+
+const projectExport: Shown = { elsewhere: "the project file (pantheon project export)" };
+
+/**
+ * What the project holds of an agent beside its profile: a project file's `name`, the agent's display
+ * name (kept by the registry as it imports a file; `GET /api/agents/:name` does not answer it).
+ */
+export const entryFields = {
+  displayName: {
+    what: "display name (a project file's `name`)",
+    doors: {
+      projectFile: "carries",
+      // Under its own name; restored under a new name it stays the original's, said in a warning.
+      snapshot: "carries",
+      openai: { warns: "has no display name: its `name` is the agent's name" },
+      anthropic: { warns: "has no name for the agent" },
+      opencode: { warns: "has no display name: the file is named by the agent's name" },
+    },
+    views: { cliShow: projectExport, pwaPage: projectExport },
+  },
+} satisfies Record<string, FieldDeclaration>;
+
+/** An agent as a door takes it: its profile, and its display name where the door has read it. */
+export type AgentDefinition = AgentProfile & { displayName?: string | null };
 
 /**
  * What a profile holds that is not its definition: who and when, and what the registry fills in when
@@ -226,10 +250,11 @@ export const runtimeFields: Record<keyof AgentRuntime, FieldDeclaration> = {
   memory: noRuntime("memory policy", "has no memory policy"),
 };
 
-/** Every declared field by its path in the profile (`goals`, `model.fallback`, `runtime.limits`). */
+/** Every declared field by its path in the agent (`goals`, `model.fallback`, `runtime.limits`, `displayName`). */
 export function declaredFields(): Array<[path: string, declaration: FieldDeclaration]> {
   return [
     ...Object.entries(profileFields as Record<string, FieldDeclaration>),
+    ...Object.entries(entryFields as Record<string, FieldDeclaration>),
     ...Object.entries(modelFields).map(([k, d]) => [`model.${k}`, d] as [string, FieldDeclaration]),
     ...Object.entries(runtimeFields).map(([k, d]) => [`runtime.${k}`, d] as [string, FieldDeclaration]),
   ];
@@ -260,7 +285,7 @@ function setNames(value: unknown, path: string, except: readonly string[] = []):
  * unheldFields({ …profile, goals: ["Ship it"] }, "openai")
  * // [{ part: "fields", names: ["goals"], why: "the OpenAI Agents SDK / Responses format has no standing goals: …", … }]
  */
-export function unheldFields(profile: AgentProfile, format: FormatDoor): PartWarning[] {
+export function unheldFields(profile: AgentDefinition, format: FormatDoor): PartWarning[] {
   const label = formatLabels[format];
   return declaredFields().flatMap(([path, declaration]) => {
     const door = declaration.doors[format];

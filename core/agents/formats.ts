@@ -4,9 +4,8 @@ import { printScript, type ActorScript } from "../dsl";
 import { jsonPath } from "../errors";
 import type { ModelSettings } from "../run/limits";
 import { exportTools, importTools, type ImportedTool, type ToolIssue, type ToolSpec } from "../tools";
-import { unheldFields } from "./definition";
+import { unheldFields, type AgentDefinition } from "./definition";
 import { unheldParts, type FormatWarning } from "./lost-parts";
-import type { AgentProfile } from "./profile";
 
 /** Formats an agent is exported to: OpenAI Agents SDK / Responses, Anthropic Messages, an OpenCode agent file. */
 export const agentExportFormats = ["openai", "anthropic", "opencode"] as const;
@@ -46,7 +45,7 @@ const dropTool = (warnings: ToolIssue[], at: string) =>
  * @example
  * toOpenAIAgentConfig(profile, specs).config // { name, instructions, model, tools: [{ type: "function", name, … }] }
  */
-export function toOpenAIAgentConfig(profile: AgentProfile, specs: readonly ToolSpec[]) {
+export function toOpenAIAgentConfig(profile: AgentDefinition, specs: readonly ToolSpec[]) {
   const exported = exportTools(specs, "openai");
   const tools = (
     exported.tools as {
@@ -77,7 +76,7 @@ export function toOpenAIAgentConfig(profile: AgentProfile, specs: readonly ToolS
 }
 
 /** The agent as an Anthropic Messages request's configuration: `model`, `system`, `tools`, `max_tokens`. */
-export function toAnthropicAgentConfig(profile: AgentProfile, specs: readonly ToolSpec[]) {
+export function toAnthropicAgentConfig(profile: AgentDefinition, specs: readonly ToolSpec[]) {
   const exported = exportTools(specs, "anthropic");
   const config = {
     model: modelString(profile.model, "anthropic"),

@@ -9,9 +9,8 @@ import { jsonPath } from "../errors";
 import { lazySchema } from "../lazy-schema";
 import type { ModelSettings } from "../run/limits";
 import type { ToolIssue, ToolSpec } from "../tools";
-import { unheldFields } from "./definition";
+import { unheldFields, type AgentDefinition } from "./definition";
 import { partWarning, unheldParts, type FormatWarning } from "./lost-parts";
-import type { AgentProfile } from "./profile";
 
 /**
  * The agent as an OpenCode agent file. `mode` is `subagent` for an agent other agents ask (or that
@@ -20,7 +19,7 @@ import type { AgentProfile } from "./profile";
  * toOpenCodeAgentFile(profile, specs, false).text // "---\ndescription: …\nmode: primary\nmodel: openai/gpt-4o-mini\n…\n---\nYou are …\n"
  */
 export function toOpenCodeAgentFile(
-  profile: AgentProfile,
+  profile: AgentDefinition,
   specs: readonly ToolSpec[],
   askedByOthers: boolean,
 ): { text: string; warnings: FormatWarning[] } {

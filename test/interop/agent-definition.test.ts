@@ -56,6 +56,7 @@ describe("one definition of an agent (core/agents/definition.ts)", () => {
       goals: "pantheon.goals",
       script: "pantheon.script",
       connections: "connections",
+      displayName: "name",
     };
     for (const [path, declaration] of declaredFields()) {
       if (declaration.doors.projectFile !== "carries") continue;

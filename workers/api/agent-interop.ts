@@ -142,7 +142,11 @@ export const agentInteropRoutes = new Hono<AppEnv>()
     const { name } = c.req.valid("param");
     const { format } = c.req.valid("query");
     const registry = registryStub(c.env, project);
-    const profile = await call(registry.getAgent(name));
+    const [found, file] = await Promise.all([call(registry.getAgent(name)), registry.exportProjectFile()]);
+    // The display name a project file gave it (its entry's `name` is the agent's own name without one):
+    // no format holds it, so each names it in a warning (core/agents/definition.ts, entryFields).
+    const shownAs = file.agents[name]?.name;
+    const profile = { ...found, displayName: shownAs !== undefined && shownAs !== name ? shownAs : null };
     const all = await call((await agentStub(c.env, project, name)).listTools());
     // Delegation (`ask_<agent>`) and the context tools (offered because of sources and connections) are
     // Pantheon's own wiring between its agents: no other system can call them; the warnings name both parts.
