@@ -5,6 +5,8 @@
 //   GET /__hits?tenant=<t>              how many HTTP requests (any path but /__…) came for that tenant
 //   POST/GET/DELETE /mcp-bearer[?tenant=<t>]  the same server behind `Authorization: Bearer <mcpTestBearer>`
 //                                       (401 without it), with a tool `whoami` answering the header it got
+//   POST/GET/DELETE /mcp-changing[?tenant=<t>]  tools `add`, `echo` and `swap`: calling `swap` replaces `echo`
+//                                       with `mul` {a,b} for that tenant and sends `notifications/tools/list_changed`
 // Each test connects with its own `tenant` query, so it sees only its own calls.
 // Stateless mode (no session ids): a fresh server and transport per request, as the SDK's
 // stateless example does, so concurrent tests never share protocol state.
@@ -20,8 +22,40 @@ export interface RecordedMcpCall {
   arguments: Record<string, unknown>;
 }
 
-function makeMcpServer(record: (call: RecordedMcpCall) => void, bearer = false): McpServer {
+/** Tenants of /mcp-changing whose `echo` was swapped for `mul`. */
+const swapped = new Set<string>();
+
+function makeChangingTools(server: McpServer, tenant: string, record: (call: RecordedMcpCall) => void): boolean {
+  server.registerTool(
+    "swap",
+    { description: "Replaces the tool echo with mul and says the tool list changed.", inputSchema: {} },
+    async (_args, extra) => {
+      record({ tool: "swap", arguments: {} });
+      swapped.add(tenant);
+      // On this request's own stream: a stateless server has no other to send it on.
+      await extra.sendNotification({ method: "notifications/tools/list_changed" });
+      return { content: [{ type: "text", text: "swapped" }] };
+    },
+  );
+  if (!swapped.has(tenant)) return false;
+  server.registerTool(
+    "mul",
+    { description: "Multiplies two numbers.", inputSchema: { a: z.number(), b: z.number() } },
+    async ({ a, b }) => {
+      record({ tool: "mul", arguments: { a, b } });
+      return { content: [{ type: "text", text: String(a * b) }] };
+    },
+  );
+  return true;
+}
+
+function makeMcpServer(
+  record: (call: RecordedMcpCall) => void,
+  bearer = false,
+  changing?: { tenant: string },
+): McpServer {
   const server = new McpServer({ name: "pantheon-test-mcp", version: "1.0.0" });
+  const withoutEcho = changing ? makeChangingTools(server, changing.tenant, record) : false;
   if (bearer)
     server.registerTool(
       "whoami",
@@ -39,14 +73,15 @@ function makeMcpServer(record: (call: RecordedMcpCall) => void, bearer = false):
       return { content: [{ type: "text", text: String(a + b) }] };
     },
   );
-  server.registerTool(
-    "echo",
-    { description: "Answers the text it was given.", inputSchema: { text: z.string() } },
-    async ({ text }) => {
-      record({ tool: "echo", arguments: { text } });
-      return { content: [{ type: "text", text }] };
-    },
-  );
+  if (!withoutEcho)
+    server.registerTool(
+      "echo",
+      { description: "Answers the text it was given.", inputSchema: { text: z.string() } },
+      async ({ text }) => {
+        record({ tool: "echo", arguments: { text } });
+        return { content: [{ type: "text", text }] };
+      },
+    );
   return server;
 }
 
@@ -67,7 +102,8 @@ export async function startMcpTestServer(): Promise<{ url: string; server: Serve
     }
     hits.set(tenant, (hits.get(tenant) ?? 0) + 1);
     const bearer = url.pathname === "/mcp-bearer";
-    if (url.pathname !== "/mcp" && !bearer) {
+    const changing = url.pathname === "/mcp-changing";
+    if (url.pathname !== "/mcp" && !bearer && !changing) {
       res.writeHead(404, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: "not found" }));
     }
@@ -75,7 +111,11 @@ export async function startMcpTestServer(): Promise<{ url: string; server: Serve
       res.writeHead(401, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: "invalid_token", error_description: "a bearer token is required" }));
     }
-    const server = makeMcpServer((call) => calls.set(tenant, [...(calls.get(tenant) ?? []), call]), bearer);
+    const server = makeMcpServer(
+      (call) => calls.set(tenant, [...(calls.get(tenant) ?? []), call]),
+      bearer,
+      changing ? { tenant } : undefined,
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => {
       void transport.close();

@@ -51,6 +51,15 @@ export interface McpClient {
   ready(timeoutMs: number): Promise<void>;
   /** Connections held in memory; a ready server is always one of them. */
   connectionCount(): number;
+  /** Calls `listener` when a ready server's tools changed (its `notifications/tools/list_changed`), with the server's own tool names. */
+  onToolsChanged(listener: (change: McpToolsChange) => void): void;
+}
+
+/** A server's tool list changed: the names (the server's own) it added and removed. */
+export interface McpToolsChange {
+  serverId: string;
+  added: string[];
+  removed: string[];
 }
 
 /** The one method of the SDK's MCPClientManager (private in its types) every MCP connection is made by. */
@@ -96,7 +105,27 @@ export function mcpClientOf(
 ): McpClient {
   const guarded = makeGuardedFetch(fetch, policy);
   guardConnections(agent.mcp, credentials ? credentials.fetchFor(guarded) : () => guarded);
+  // The SDK refetches a server's tools on its `tools/list_changed` and then says only that some
+  // server's state changed: each ready server's tool names are kept to tell what changed. A server
+  // seen for the first time (connected, restored) is not a change.
+  const seen = new Map<string, string[]>();
+  const listeners: ((change: McpToolsChange) => void)[] = [];
+  agent.mcp.onServerStateChanged(() => {
+    const connections = agent.mcp.mcpConnections;
+    for (const id of seen.keys()) if (!Object.hasOwn(connections, id)) seen.delete(id);
+    for (const [id, connection] of Object.entries(connections)) {
+      if (connection.connectionState !== "ready") continue;
+      const names = connection.tools.map((tool) => tool.name);
+      const before = seen.get(id);
+      seen.set(id, names);
+      if (!before) continue;
+      const added = names.filter((name) => !before.includes(name));
+      const removed = before.filter((name) => !names.includes(name));
+      if (added.length || removed.length) for (const listener of listeners) listener({ serverId: id, added, removed });
+    }
+  });
   return {
+    onToolsChanged: (listener) => void listeners.push(listener),
     connect: (name, url, id, transport = "auto", callback) =>
       agent.addMcpServer(name, url, {
         id,

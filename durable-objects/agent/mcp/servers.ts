@@ -9,7 +9,13 @@ import {
 import type { ToolSource } from "../runs/tools";
 import type { McpClient, McpListedTool, McpTransport } from "./client";
 import type { McpCredentials, McpHeaders } from "./credentials";
-import { mcpServerNamePattern, mcpToolName } from "./names";
+import {
+  mcpReservedServerNameMessage,
+  mcpReservedServerNames,
+  mcpServerNamePattern,
+  mcpToolName,
+  mcpToolNames,
+} from "./names";
 import { mcpResultText } from "./results";
 
 /** An MCP tool as the agent sees it: its Pantheon name and the name the server knows it by. */
@@ -58,24 +64,49 @@ export function makeMcpServers(
   /** The path of this agent's OAuth callback (oauth.ts `mcpOAuthCallbackPath`). */
   callbackPath: () => string,
 ) {
+  /** Tool list changes since the last run began, told to that run's trace (`turnNotes`). */
+  const changes: { server: string; added: string[]; removed: string[] }[] = [];
+  const pantheonName = (server: string, tool: string) => mcpToolName(server, tool) ?? tool;
+  client.onToolsChanged(({ serverId, added, removed }) => {
+    if (changes.length >= 50) changes.shift();
+    changes.push({
+      server: serverId,
+      added: added.map((tool) => pantheonName(serverId, tool)),
+      removed: removed.map((tool) => pantheonName(serverId, tool)),
+    });
+  });
+
   const outboundCheck = (url: string) => {
     const { allowHosts, ...options } = policy();
     return checkOutboundUrl(url, allowHosts, options);
   };
 
-  const toolsOf = (serverId: string, serverName: string, listed: McpListedTool[]): McpToolView[] => {
-    const views: McpToolView[] = [];
+  /** The tools of each server under their Pantheon names (names.ts `mcpToolNames`: unique, none a built-in's). */
+  const toolsOf = (
+    servers: { id: string; name: string }[],
+    listed: McpListedTool[],
+    taken?: (providerName: string) => boolean,
+  ): Map<string, McpToolView[]> => {
+    const names = mcpToolNames(
+      servers.map((server) => ({
+        serverId: server.id,
+        serverName: server.name,
+        tools: listed.filter((tool) => tool.serverId === server.id).map((tool) => tool.name),
+      })),
+      taken,
+    );
+    const views = new Map<string, McpToolView[]>(servers.map((server) => [server.id, []]));
     for (const tool of listed) {
-      if (tool.serverId !== serverId) continue;
-      const name = mcpToolName(serverName, tool.name);
-      if (!name || views.some((v) => v.name === name)) continue;
+      const name = names.get(`${tool.serverId}\n${tool.name}`);
+      const view = views.get(tool.serverId);
+      if (!name || !view || view.some((v) => v.mcpName === tool.name)) continue;
       const spec = fromMcpTool({
         name,
         inputSchema: tool.inputSchema,
         ...(tool.description ? { description: tool.description } : {}),
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
       });
-      views.push({
+      view.push({
         name,
         mcpName: tool.name,
         description: spec.description,
@@ -92,9 +123,15 @@ export function makeMcpServers(
     headers: await credentials.declared(server.id),
   });
 
-  function list(): Listed[] {
+  function list(taken?: (providerName: string) => boolean): Listed[] {
     const state = client.servers();
-    return Object.entries(state.servers).map(([id, server]) => {
+    const entries = Object.entries(state.servers);
+    const tools = toolsOf(
+      entries.map(([id, server]) => ({ id, name: server.name })),
+      state.tools,
+      taken,
+    );
+    return entries.map(([id, server]) => {
       // A host that left the allowlist: the view says so (the SDK records no error for a refused restore).
       const check = outboundCheck(server.server_url);
       return {
@@ -103,7 +140,7 @@ export function makeMcpServers(
         url: server.server_url,
         state: server.state,
         error: server.error ?? (check.ok ? null : `refused: ${check.reason}`),
-        tools: toolsOf(id, server.name, state.tools),
+        tools: tools.get(id) ?? [],
         ...(server.state === "authenticating" && server.auth_url ? { authUrl: server.auth_url } : {}),
       };
     });
@@ -139,6 +176,10 @@ export function makeMcpServers(
         throw validationFailed([
           { path: ["name"], message: "lowercase letters, digits, '-' or '_', starting with a letter, at most 32" },
         ]);
+      }
+      if (mcpReservedServerNames().has(name)) {
+        const message = mcpReservedServerNameMessage(name);
+        throw validationFailed([{ path: ["name"], message }], message);
       }
       let parsed: URL | undefined;
       try {
@@ -241,38 +282,54 @@ export function makeMcpServers(
       if (client.connectionCount() > 0) await credentials.load(list().map((server) => server.id));
     },
 
+    /**
+     * What a run that begins is told of its MCP servers: trace steps (`mcp_tools_changed`: a server's
+     * tools added and removed since the last run began).
+     */
+    turnNotes(): { trace: { name: string; data: Record<string, unknown> }[]; system: string[] } {
+      const trace = changes.splice(0).map((change) => ({ name: "mcp_tools_changed", data: change }));
+      return { trace, system: [] };
+    },
+
     /** Whether the agent has any MCP connection (its tools may then change at any moment, as servers come and go). */
     hasConnections: (): boolean => client.connectionCount() > 0,
 
     /** The tools of every ready server, as the agent's tools see them right now. */
+    /**
+     * The tools of every ready server, as the agent's tools see them right now. They are named last
+     * (`late`): a tool whose name another source declared is offered as `mcp.<server>.<tool>`.
+     */
     toolSource(): ToolSource {
-      const specs: ToolSpec[] = [];
-      // No prototype: a tool the server names `__proto__` or `constructor` is a key like any other.
-      const implementations: Record<string, ToolImplementation> = Object.create(null) as Record<
-        string,
-        ToolImplementation
-      >;
+      const none = { specs: [], implementations: {} };
       // Asked on every turn; an agent without a connection has no ready server, and listing the
       // servers would read the SDK's table for nothing.
-      if (client.connectionCount() === 0) return { specs, implementations };
-      for (const server of list()) {
-        // A server whose host left the allowlist offers no tools (its requests would be refused anyway).
-        if (server.state !== "ready" || !outboundCheck(server.url).ok) continue;
-        for (const tool of server.tools) {
-          specs.push({
-            ...fromMcpTool({ name: tool.name, description: tool.description, inputSchema: tool.parameters }),
-            ...(tool.idempotent ? { idempotent: true } : {}),
-          });
-          implementations[tool.name] = async (args, ctx) =>
-            mcpResultText(
-              await client.callTool(
-                { serverId: server.id, name: tool.mcpName, arguments: args },
-                { signal: ctx.signal },
-              ),
-            );
-        }
-      }
-      return { specs, implementations };
+      if (client.connectionCount() === 0) return none;
+      return {
+        ...none,
+        late: (taken) => {
+          const specs: ToolSpec[] = [];
+          // No prototype: a tool the server names `__proto__` or `constructor` is a key like any other.
+          const implementations = Object.create(null) as Record<string, ToolImplementation>;
+          for (const server of list(taken)) {
+            // A server whose host left the allowlist offers no tools (its requests would be refused anyway).
+            if (server.state !== "ready" || !outboundCheck(server.url).ok) continue;
+            for (const tool of server.tools) {
+              specs.push({
+                ...fromMcpTool({ name: tool.name, description: tool.description, inputSchema: tool.parameters }),
+                ...(tool.idempotent ? { idempotent: true } : {}),
+              });
+              implementations[tool.name] = async (args, ctx) =>
+                mcpResultText(
+                  await client.callTool(
+                    { serverId: server.id, name: tool.mcpName, arguments: args },
+                    { signal: ctx.signal },
+                  ),
+                );
+            }
+          }
+          return { specs, implementations };
+        },
+      };
     },
   };
 }

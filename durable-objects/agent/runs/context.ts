@@ -40,7 +40,13 @@ export interface RunContextDeps {
   /** Where the agent's images are (default: the IMAGES bucket): a model call loads the bytes of the images it sends. */
   images?: ImageStorePort;
   memory: Pick<MemoryFeature, "tools" | "contextFor">;
-  mcp: { ready(): Promise<unknown>; toolSource(): ToolSource; hasConnections(): boolean };
+  mcp: {
+    ready(): Promise<unknown>;
+    toolSource(): ToolSource;
+    hasConnections(): boolean;
+    /** What a beginning run is told of the MCP servers: steps for its trace, lines for its model. */
+    turnNotes(): { trace: { name: string; data: Record<string, unknown> }[]; system: string[] };
+  };
   /** Features, plans, tasks and the workspace (work/): the tools the agent's runtime lists. */
   workTools: { toolSource(profile: AgentProfile): ToolSource };
   /** A planned behavior's model around the agent's (behaviors/plan.ts). */
@@ -236,6 +242,9 @@ export function makeRunContexts(deps: RunContextDeps) {
       });
       // A source the script lists but its owner will not share with this agent: said on the run, not silently dropped.
       for (const { source, reason } of refused) trace("source_refused", { source, reason });
+      // A server's tools that changed, and servers whose tools are unavailable (mcp/): said on the run.
+      const mcp = deps.mcp.hasConnections() ? deps.mcp.turnNotes() : { trace: [], system: [] };
+      for (const step of mcp.trace) trace(step.name, step.data);
       // The agent's standing goals and the goal of the behavior that took the message: the run's
       // context (and its trace), never the history.
       const goals = goalMessages(
@@ -254,7 +263,8 @@ export function makeRunContexts(deps: RunContextDeps) {
         if (usedByRun.size >= 100) usedByRun.delete(usedByRun.keys().next().value!);
         usedByRun.set(state.id, usedIds);
       }
-      return goals.length ? [...context, ...goals] : context;
+      const notes: Message[] = mcp.system.map((content) => ({ role: "system", content }));
+      return goals.length || notes.length ? [...context, ...goals, ...notes] : context;
     },
 
     /** The memories a run's context used, once (its turn marks them used after the reply). */

@@ -5,6 +5,7 @@ import type { Clock } from "../../../core/ports";
 import { ownValue } from "../../../core/reserved-names";
 import {
   declaredToolSecrets,
+  encodeToolName,
   makeAgentToolSpec,
   makeClockTool,
   makeHttpFetchTool,
@@ -23,6 +24,12 @@ export interface ToolSource {
   implementations: Record<string, ToolImplementation>;
   /** Secrets the source's tools read (script tools): kept in the agent's secrets so its traces are redacted of them. */
   secretNames?: string[];
+  /**
+   * For tools named by someone else (MCP servers): asked after every other source, with whether a name
+   * (as the model's provider sees it) is declared already, so they take names that clash with none
+   * rather than shadowing another tool or being dropped.
+   */
+  late?: (taken: (providerName: string) => boolean) => Pick<ToolSource, "specs" | "implementations">;
 }
 
 export interface AgentTools {
@@ -128,6 +135,12 @@ export function buildAgentTools(
   for (const source of deps.extra ?? []) {
     for (const spec of source.specs) add(spec, ownValue(source.implementations, spec.name));
     for (const name of source.secretNames ?? []) secretNames.add(name);
+  }
+  const declared = new Set(specs.map((spec) => encodeToolName(spec.name)));
+  for (const source of deps.extra ?? []) {
+    if (!source.late) continue;
+    const late = source.late((providerName) => declared.has(providerName));
+    for (const spec of late.specs) add(spec, ownValue(late.implementations, spec.name));
   }
 
   const secrets: Record<string, string> = {};
