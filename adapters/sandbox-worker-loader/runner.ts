@@ -48,7 +48,7 @@ interface WorkerCode {
   limits: { cpuMs: number };
 }
 
-type HarnessReply = ({ retry: true } | SandboxResult) & { tainted?: boolean };
+type HarnessReply = { retry: true } | SandboxResult;
 interface Harness {
   run(
     input: unknown,
@@ -136,9 +136,8 @@ export function makeWorkerLoaderSandbox(
         if ("retry" in reply)
           return { ok: false, error: { kind: "unavailable", message: "the sandbox could not start clean" } };
       }
-      if (reply.tainted || (!reply.ok && reply.error.kind !== "script")) retire(request.codeId);
-      const { tainted: _tainted, ...result } = reply;
-      return result as SandboxResult;
+      if (!reply.ok && reply.error.kind !== "script") retire(request.codeId);
+      return reply;
     },
   };
 }
