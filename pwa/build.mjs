@@ -83,6 +83,13 @@ function manifest() {
     start_url: "/#/agents",
     scope: "/",
     display: "standalone",
+    // Sharing a link, text or photos from another app opens the PWA's "share to which agent" page (sw.ts).
+    share_target: {
+      action: "/share-target",
+      method: "POST",
+      enctype: "multipart/form-data",
+      params: { title: "title", text: "text", url: "url", files: [{ name: "photos", accept: ["image/*"] }] },
+    },
     orientation: "any",
     background_color: "#f5f6fa",
     theme_color: THEME,

@@ -439,6 +439,11 @@ export function makeChatFeature(deps: ChatDeps) {
     );
   }
 
+  /** Puts text and pictures in the open chat's composer, unsent (something shared into the app). */
+  function prefill(content: string, pictures: Picture[]): void {
+    store.setChat((s) => ({ ...s, returned: { key: deps.now(), content, pictures } }));
+  }
+
   /** A queued message went out (from this page or from the service worker). */
   function sent(id: string, agent: string, stored: StoredMessage[] = []): void {
     releaseImages(queuedImages.get(id) ?? []);
@@ -474,6 +479,7 @@ export function makeChatFeature(deps: ChatDeps) {
     catchUp,
     flushOutbox,
     sent,
+    prefill,
     newSession,
     loadApprovals,
     /** After a decision on one of this chat's runs: the reply and the decision itself. */

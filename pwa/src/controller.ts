@@ -195,6 +195,8 @@ export function makeController(deps: ControllerDeps) {
         return work.open(route);
       case "people":
         return people.load();
+      case "share":
+        return load("agents", async () => (await api.listAgents()).agents);
     }
   }
 

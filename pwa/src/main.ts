@@ -4,6 +4,8 @@ import { makeController } from "./controller";
 import { describeDevice } from "./controller-people";
 import { connectLive } from "./live";
 import { makeOutbox } from "./outbox";
+import { toHash } from "./router";
+import { takeShared } from "./share";
 import type { AppState } from "./state";
 
 /**
@@ -66,6 +68,16 @@ function start(): void {
   on("reload", () => void controller.reload());
   on("create-agent", (d) => void controller.createAgent(d as never));
   on("send", (d) => void controller.chat.send(d.content, d.pictures ?? []));
+  // Something shared into the app goes to the agent chosen: its chat opens with it in the composer.
+  on("share-to", (d) => {
+    void (async () => {
+      const shared = await takeShared();
+      const route = { view: "chat" as const, agent: String(d.agent) };
+      controller.navigate(route);
+      await controller.route(toHash(route));
+      if (shared) controller.chat.prefill(shared.content, shared.pictures);
+    })();
+  });
   on("retry", () => void controller.chat.retry());
   on("dismiss", () => controller.chat.dismiss());
   on("decide", (d) => void controller.decide(d as never, d.decision));

@@ -24,7 +24,9 @@ export type Route =
   /** An invite's one-time sign-in link, opened on the person's device. */
   | { view: "join"; code: string; project: string }
   /** An admin's people and devices: invite someone, see whose device each token is, revoke. */
-  | { view: "people" };
+  | { view: "people" }
+  /** Something shared into the app from another (Web Share Target): choose the agent it goes to. */
+  | { view: "share" };
 
 /**
  * @example
@@ -39,6 +41,7 @@ export function parseHash(hash: string): Route {
   const [first, agent, sub, id] = parts;
   if (first === "approvals") return { view: "approvals" };
   if (first === "people") return { view: "people" };
+  if (first === "share") return { view: "share" };
   if (first === "join" && agent) return { view: "join", code: agent, project: params.get("project") || "default" };
   if (first === "conversations" && agent) return { view: "conversation", id: agent };
   if (first === "features") {
@@ -138,5 +141,7 @@ export function toHash(route: Route): string {
       return `#/join/${encodeURIComponent(route.code)}${route.project === "default" ? "" : `?project=${encodeURIComponent(route.project)}`}`;
     case "people":
       return "#/people";
+    case "share":
+      return "#/share";
   }
 }

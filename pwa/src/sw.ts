@@ -34,6 +34,10 @@ self.addEventListener("activate", (event) => {
 
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
+  if (event.request.method === "POST" && url.origin === self.location.origin && url.pathname === "/share-target") {
+    event.respondWith(takeShare(event.request));
+    return;
+  }
   if (event.request.method !== "GET" || url.origin !== self.location.origin) return;
   if (/^\/(api|agents|v1|mcp)(\/|$)/.test(url.pathname)) return;
   if (event.request.mode === "navigate") {
@@ -142,4 +146,33 @@ async function badge(): Promise<void> {
   };
   const count = (await self.registration.getNotifications()).length;
   await (count ? nav.setAppBadge?.(count) : nav.clearAppBadge?.())?.catch(() => {});
+}
+
+// ---- Web Share Target (the manifest's share_target) -----------------------------------------
+
+/** Keeps what another app shared (pwa/src/share.ts reads it) and opens the page that asks which agent. */
+async function takeShare(request: Request): Promise<Response> {
+  const form = await request.formData();
+  // One share waits at a time: a new one replaces what an earlier one left unused.
+  await caches.delete("pantheon-share");
+  const fresh = await caches.open("pantheon-share");
+  const files = form
+    .getAll("photos")
+    .filter((f): f is File => typeof f !== "string" && f.size > 0)
+    .slice(0, 4);
+  for (const [i, file] of files.entries()) await fresh.put(`/shared/file/${i}`, new Response(file));
+  const text = (name: string) => {
+    const value = form.get(name);
+    return typeof value === "string" ? value.slice(0, 32_000) : "";
+  };
+  await fresh.put(
+    "/shared/meta",
+    Response.json({
+      title: text("title"),
+      text: text("text"),
+      url: text("url"),
+      files: files.map((f) => ({ name: f.name })),
+    }),
+  );
+  return Response.redirect("/#/share", 303);
 }

@@ -17,6 +17,7 @@ import "./task-view";
 import "./feature-code";
 import "./people";
 import "./notifications";
+import "./share";
 
 /**
  * The shell: header, navigation, sign-in, the offline banner and whichever view the hash
@@ -196,6 +197,8 @@ export class PantheonApp extends LitElement {
       case "people":
         return html`<pantheon-notifications .project=${s.project} .person=${s.person}></pantheon-notifications>
           <pantheon-people .people=${s.people} .person=${s.person}></pantheon-people>`;
+      case "share":
+        return html`<pantheon-share .agents=${s.agents}></pantheon-share>`;
       case "join":
         return nothing;
     }
