@@ -17,8 +17,10 @@ export type {
   MemoryItem,
   MemoryKind,
   RankWeights,
+  RerankPort,
   RetrieveOptions,
   ScoredId,
+  SlashDates,
   Tokenizer,
   Triple,
 } from "./types";

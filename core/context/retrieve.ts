@@ -1,6 +1,15 @@
 import { clamp01, finalScore, maximalMarginalRelevance, reciprocalRankFusion, recencyDecay } from "./rank";
 import { happenedAt, periodMatch, temporalCue, type TemporalCue } from "./time";
-import type { ContextItem, ContextStore, ContextTuning, GraphEdge, MemoryItem, RankWeights, ScoredId } from "./types";
+import type {
+  ContextItem,
+  ContextStore,
+  ContextTuning,
+  GraphEdge,
+  MemoryItem,
+  RankWeights,
+  RerankPort,
+  ScoredId,
+} from "./types";
 
 const dayMs = 86_400_000;
 
@@ -12,6 +21,8 @@ export interface RetrieveInput {
   now: number;
   halfLifeDays: number;
   similar: (a: string, b: string) => number;
+  /** Re-orders the best fused candidates (see `rerankBest`); absent: the fusion's order stands. */
+  rerank?: RerankPort;
   /** Collects what failed without failing the turn. */
   warnings: string[];
 }
@@ -40,33 +51,44 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
   const { store, query, sources, tuning, warnings } = input;
   if (query.trim() === "" || sources.length === 0 || tuning.topK <= 0) return [];
   const options = { sources, limit: tuning.topK, functionWeight: tuning.functionWeight };
-  // A named period ("in May 2023") is matched on the memories' dates, not searched for as words.
-  const cue = temporalCue(query, input.now);
-  const searched = cue.range && cue.rest.trim() ? cue.rest : query;
-  // And for a period, the same two searches again within it (and the weeks before it), so its
-  // memories are candidates even when the whole history holds better word matches.
-  const window = cue.range && {
-    from: cue.range.from - Math.max(0, tuning.periodLookbackDays) * dayMs,
-    to: cue.range.to,
+  const cue = temporalCue(query, input.now, tuning.slashDates);
+  // The words of a named date stay in the word search ("watch in 2017" is answered by the turn that
+  // says 2017), and the question without them is searched too (the answer may not repeat the date):
+  // each list counts half, so a turn found both ways counts as one found by the whole question.
+  const without = cue.named && cue.rest.trim() && cue.rest !== query ? cue.rest : undefined;
+  const lexicalShare = without ? 0.5 : 1;
+  // A named period is also searched within (and the weeks before it), so its memories are candidates
+  // even when the whole history holds better word matches; only a question about when prefers them
+  // (`cue.range`): for any other the period may be what was talked about, not when.
+  const window = cue.named && {
+    from: cue.named.from - Math.max(0, tuning.periodLookbackDays) * dayMs,
+    to: cue.named.to,
   };
-  const [lexical, semantic, lexicalInPeriod, semanticInPeriod] = await Promise.all([
-    settle("lexical", () => store.lexical(searched, options), warnings),
-    settle("semantic", () => store.semantic(searched, options), warnings),
-    window ? settle("lexical", () => store.lexical(searched, { ...options, between: window }), warnings) : [],
-    window ? settle("semantic", () => store.semantic(searched, { ...options, between: window }), warnings) : [],
+  const inPeriod = without ?? query;
+  const [lexical, lexicalWithout, semantic, lexicalInPeriod, semanticInPeriod] = await Promise.all([
+    settle("lexical", () => store.lexical(query, options), warnings),
+    without ? settle("lexical", () => store.lexical(without, options), warnings) : [],
+    settle("semantic", () => store.semantic(query, options), warnings),
+    window ? settle("lexical", () => store.lexical(inPeriod, { ...options, between: window }), warnings) : [],
+    window ? settle("semantic", () => store.semantic(inPeriod, { ...options, between: window }), warnings) : [],
   ]);
-  const fused = reciprocalRankFusion([lexical, semantic, lexicalInPeriod, semanticInPeriod], tuning.rrfK, [
-    tuning.lexicalWeight,
-    tuning.semanticWeight,
-    tuning.lexicalWeight,
-    tuning.semanticWeight,
-  ]);
+  const fused = reciprocalRankFusion(
+    [lexical, lexicalWithout, semantic, lexicalInPeriod, semanticInPeriod],
+    tuning.rrfK,
+    [
+      tuning.lexicalWeight * lexicalShare,
+      tuning.lexicalWeight * lexicalShare,
+      tuning.semanticWeight,
+      tuning.lexicalWeight,
+      tuning.semanticWeight,
+    ],
+  );
   const weights = weightsFor(cue, tuning);
   const outside = clamp01(tuning.outOfPeriod);
   if (fused.size === 0) return [];
   const items = await settle("get", () => store.get([...fused.keys()]), warnings);
   const maxFused = Math.max(...fused.values());
-  const lexicalScore = scoreMap([...lexical, ...lexicalInPeriod]);
+  const lexicalScore = scoreMap([...lexical, ...lexicalWithout, ...lexicalInPeriod]);
   const semanticScore = scoreMap([...semantic, ...semanticInPeriod]);
 
   const retrieved = items
@@ -96,7 +118,10 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
       };
     })
     .sort(byFinal);
-  const candidates = await addAdjacent(input, retrieved);
+  await rerankBest(input, retrieved);
+  // What ranks in the first places on its own, before any neighbour lends it a share of its score.
+  const own = new Set(retrieved.slice(0, firstPlaces(tuning)).map((item) => item.id));
+  const { candidates, pairs } = await addAdjacent(input, retrieved);
 
   const byId = new Map(candidates.map((item) => [item.id, item]));
   const mmr = maximalMarginalRelevance(
@@ -107,7 +132,8 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
   const duplicates = [...mmr.duplicates].map(([id, dup]) => dropDuplicate(byId.get(id)!, dup.of, dup.similarity));
 
   const expanded = await expandGraph(input, chosen, new Set(byId.keys()));
-  const ranked = mergeBelowParents(chosen, expanded.items);
+  const anchors = new Set(lexical.slice(0, Math.max(0, Math.floor(tuning.lexicalFirst))).map((hit) => hit.id));
+  const ranked = await holdFirstPlaces(input, mergeBelowParents(chosen, expanded.items), own, pairs, anchors);
 
   ranked.forEach((item, index) => {
     if (index >= tuning.maxItems) {
@@ -134,18 +160,63 @@ export async function retrieveCandidates(input: RetrieveInput): Promise<ContextI
 }
 
 /**
+ * A cross-encoder reads the question with each of the `rerankTop` best candidates; its order and the
+ * fusion's are fused again (RRF, its weight `rerankWeight`), and the candidates take the places, and
+ * the scores, of those `rerankTop` in the new order: the rest keep theirs, below. A reranker that
+ * fails or answers the wrong count leaves the order as it was, with a warning.
+ */
+async function rerankBest(input: RetrieveInput, retrieved: ContextItem[]): Promise<void> {
+  const { rerank, tuning } = input;
+  const top = retrieved.slice(0, Math.max(0, Math.floor(tuning.rerankTop)));
+  if (!rerank || top.length < 2) return;
+  let scores: number[];
+  try {
+    scores = await rerank.rerank(
+      input.query,
+      top.map((item) => item.text),
+    );
+    if (!Array.isArray(scores) || scores.length !== top.length || !scores.every(Number.isFinite))
+      throw new Error(`expected ${top.length} finite scores, got ${Array.isArray(scores) ? scores.length : "none"}`);
+  } catch (error) {
+    input.warnings.push(`rerank failed: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  const byModel = top.map((item, i) => ({ id: item.id, score: scores[i]! })).sort((a, b) => b.score - a.score);
+  const order = reciprocalRankFusion(
+    [top.map((item) => ({ id: item.id, score: item.scores.final })), byModel],
+    tuning.rrfK,
+    [1, Math.max(0, tuning.rerankWeight)],
+  );
+  const places = top.map((item) => ({ fused: item.scores.fused, final: item.scores.final }));
+  const reordered = top
+    .map((item, i) => ({ item, score: scores[i]!, at: order.get(item.id) ?? 0 }))
+    .sort((a, b) => b.at - a.at || b.item.scores.final - a.item.scores.final);
+  reordered.forEach(({ item, score }, i) => {
+    item.scores.rerank = score;
+    item.scores.fused = places[i]!.fused;
+    item.scores.final = places[i]!.final;
+    retrieved[i] = item;
+  });
+}
+
+/**
  * The turns next to a good hit: in a conversation the answer is often the turn after the question
  * that matched ("What does the necklace mean?" → "It's from my grandma…"), or the one before it.
  * Each memory stored just before or after one of the `adjacentFrom` best candidates (same provenance
  * and source) gains `adjacentFactor` of that candidate's score: added to its own when it is a
  * candidate already, its whole score when it was not. Measured on LoCoMo (bench/memory-eval).
  */
-async function addAdjacent(input: RetrieveInput, retrieved: ContextItem[]): Promise<ContextItem[]> {
+async function addAdjacent(
+  input: RetrieveInput,
+  retrieved: ContextItem[],
+): Promise<{ candidates: ContextItem[]; pairs: Neighbours }> {
   const { tuning, store } = input;
   const from = retrieved.slice(0, Math.max(0, Math.floor(tuning.adjacentFrom)));
   const factor = clamp01(tuning.adjacentFactor);
-  if (!store.adjacent || from.length === 0 || factor <= 0) return retrieved;
+  const pairs: Neighbours = { asked: new Set(), of: new Map() };
+  if (!store.adjacent || from.length === 0 || factor <= 0) return { candidates: retrieved, pairs };
   const found = await settle("adjacent", () => store.adjacent!(from.map((item) => item.id)), input.warnings);
+  notePairs(pairs, from, found);
   const parentScore = new Map(from.map((item) => [item.id, item.scores.final]));
   const gains = new Map<string, { gain: number; of: string; item: MemoryItem }>();
   for (const { item, of } of found) {
@@ -178,7 +249,68 @@ async function addAdjacent(input: RetrieveInput, retrieved: ContextItem[]): Prom
       reason: { code: "adjacent_turn", detail: "" },
     });
   }
-  return [...retrieved, ...added].sort(byFinal);
+  return { candidates: [...retrieved, ...added].sort(byFinal), pairs };
+}
+
+/** Which memories are stored next to which, as far as asked (`asked`): adjacency both ways. */
+interface Neighbours {
+  asked: Set<string>;
+  of: Map<string, Set<string>>;
+}
+
+function notePairs(pairs: Neighbours, asked: Array<{ id: string }>, found: Array<{ item: MemoryItem; of: string }>) {
+  const link = (a: string, b: string) => pairs.of.set(a, (pairs.of.get(a) ?? new Set()).add(b));
+  for (const { id } of asked) pairs.asked.add(id);
+  for (const { item, of } of found) {
+    link(of, item.id);
+    link(item.id, of);
+  }
+}
+
+function firstPlaces(tuning: ContextTuning): number {
+  return Math.max(0, Math.floor(tuning.neighbourPlaces));
+}
+
+/**
+ * The first `neighbourPlaces` places (what a model reads first) go first to the `lexicalFirst` best
+ * word matches (`anchors`), then to what ranks there on its own (`own`: the order before the
+ * neighbour stage lent any memory a share), in the final order; the neighbour stage orders everything
+ * after them. Two memories stored next to each other share those places only when both match on
+ * their own: each ranked there on its own and, for two turns of a conversation, each found by its own
+ * words (a turn's vector holds the turn before it, so its meaning match may be its neighbour's). A
+ * place one of them leaves goes to the next best. So a greeting exchange ranked as a unit ("what did
+ * your day look like today?" and its reply) no longer takes two of the first five, and the turn whose
+ * words match best is always among them (the fusion put it sixth or lower behind turns that both
+ * lists half-matched; measured in bench/memory-eval, issue 43).
+ */
+async function holdFirstPlaces(
+  input: RetrieveInput,
+  ranked: ContextItem[],
+  own: Set<string>,
+  pairs: Neighbours,
+  anchors: Set<string>,
+): Promise<ContextItem[]> {
+  const places = firstPlaces(input.tuning);
+  if (places < 1 || ranked.length < 2) return ranked;
+  // The places are filled from about the first three times as many; their neighbours not yet known are asked once.
+  const window = ranked.slice(0, places * 3).filter((item) => item.origin !== "graph");
+  const unknown = window.filter((item) => !pairs.asked.has(item.id));
+  if (unknown.length && input.store.adjacent) {
+    const found = await settle("adjacent", () => input.store.adjacent!(unknown.map((item) => item.id)), input.warnings);
+    notePairs(pairs, unknown, found);
+  }
+  const onItsOwn = (item: ContextItem) => own.has(item.id) && (item.kind !== "episode" || item.scores.lexical > 0);
+  const clash = (a: ContextItem, b: ContextItem) =>
+    (pairs.of.get(a.id)?.has(b.id) ?? false) && !(onItsOwn(a) && onItsOwn(b));
+  const first: ContextItem[] = [];
+  const fits = (item: ContextItem) => !first.some((placed) => clash(placed, item));
+  // The best word matches, then what ranks there on its own; a place left (a pair that may not share them) goes to the next best.
+  for (const item of ranked) if (first.length < places && anchors.has(item.id) && fits(item)) first.push(item);
+  for (const item of ranked)
+    if (first.length < places && !first.includes(item) && own.has(item.id) && fits(item)) first.push(item);
+  for (const item of ranked) if (first.length < places && !first.includes(item) && fits(item)) first.push(item);
+  first.sort((a, b) => ranked.indexOf(a) - ranked.indexOf(b));
+  return [...first, ...ranked.filter((item) => !first.includes(item))];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
-import type { MemoryItem } from "./types";
+import type { MemoryItem, SlashDates } from "./types";
 
 const dayMs = 86_400_000;
 const months = [
@@ -109,33 +109,95 @@ function previousWeekday(at: number, weekday: number): number {
 
 /** What a question says about time: the period it asks about, and whether it asks about now or about when. */
 export interface TemporalCue {
-  /** The period named ("in May 2023", "last month", "in 2022"), epoch ms, `to` exclusive. */
+  /**
+   * The period a question about when names ("When did I move, in 2022?"), epoch ms, `to` exclusive:
+   * its memories are preferred. Only a question about when gets one; for any other the date is
+   * words of the question ("What match did Kevin watch in 2017?" is answered by the turn that says 2017).
+   */
   range?: { from: number; to: number };
+  /** The period the question names, about when or not; `range` is this for a question about when. */
+  named?: { from: number; to: number };
   /** "now", "currently", "these days", "current", "still", "latest", "recently": the newest fact should win. */
   current: boolean;
-  /** "When did …", "what date …", "how long ago …": the answer is a time; no period is preferred. */
+  /** "When did …", "what date …", "which year …", "how long ago …": the answer is a time. */
   asksWhen: boolean;
-  /** The question without the period's words, for the word and meaning searches. */
+  /** The question without the period's words, for the searches within the period (the whole question is searched too). */
   rest: string;
 }
 
+const monthNames =
+  "(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?";
+const monthIndex = (name: string) => months.findIndex((m) => name.toLowerCase().startsWith(m.slice(0, 3)));
+const ordinal = "(\\d{1,2})(?:st|nd|rd|th)?";
+
+/** A day date in the common written forms, as [from, to) of that day; null when it is none or not a real day. */
+function dayDate(query: string, slashDates: SlashDates): { match: RegExpMatchArray; day: number } | null {
+  const day = (y: number, m: number, d: number) => {
+    const at = Date.UTC(y, m, d);
+    // 31.02.2024 is no day: Date.UTC would roll it into March.
+    return m >= 0 && m < 12 && d >= 1 && new Date(at).getUTCDate() === d ? at : null;
+  };
+  const forms: Array<[RegExp, (m: RegExpMatchArray) => number | null]> = [
+    // 2024-01-10
+    [/\b(\d{4})-(\d{1,2})-(\d{1,2})\b/, (m) => day(+m[1]!, +m[2]! - 1, +m[3]!)],
+    // 10.01.2024: dotted dates are day first wherever they are written
+    [/\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b/, (m) => day(+m[3]!, +m[2]! - 1, +m[1]!)],
+    // 31 Dec 2023, 31st of December 2023, 31st December, 2023
+    [
+      new RegExp(`\\b${ordinal} (?:of )?${monthNames},? (\\d{4})\\b`, "i"),
+      (m) => day(+m[3]!, monthIndex(m[2]!), +m[1]!),
+    ],
+    // Dec 31, 2023; December 31st 2023
+    [new RegExp(`\\b${monthNames} ${ordinal},? (\\d{4})\\b`, "i"), (m) => day(+m[3]!, monthIndex(m[1]!), +m[2]!)],
+    // 10/01/2024: as the stated convention reads it; unstated, only when one order is no date
+    [
+      /\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/,
+      (m) => {
+        const [a, b, y] = [+m[1]!, +m[2]!, +m[3]!];
+        const order =
+          slashDates !== "unstated"
+            ? slashDates
+            : a > 12 && b <= 12
+              ? "day-first"
+              : b > 12 && a <= 12
+                ? "month-first"
+                : null;
+        if (order === "day-first") return day(y, b - 1, a);
+        if (order === "month-first") return day(y, a - 1, b);
+        return null;
+      },
+    ],
+  ];
+  for (const [pattern, read] of forms) {
+    const match = query.match(pattern);
+    const at = match && read(match);
+    if (match && at !== null && at !== undefined) return { match, day: at };
+  }
+  return null;
+}
+
 /**
- * Reads the time of a question, relative to `now`: a month with or without a year ("in May",
- * "back in May 2023", the latest such month not after now), a year, a season, "last week/month/year",
- * "yesterday"; and whether it asks about the present or asks when something happened.
+ * Reads the time of a question, relative to `now`: a day date (2024-01-10, 10.01.2024, 31 Dec 2023,
+ * Dec 31, 2023, 31st of December 2023, and 10/01/2024 as `slashDates` says), a month with or without
+ * a year ("in May", "back in May 2023", the latest such month not after now), a year, a season,
+ * "last week/month/year", "yesterday"; and whether it asks about the present or asks when something
+ * happened. The period is a `range` to prefer only for a question about when.
  *
  * @example
- * temporalCue("Where was I living in May 2023?", Date.UTC(2024, 0, 1))
- * // { range: { from: 2023-05-01, to: 2023-06-01 }, current: false, asksWhen: false, rest: "Where was I living?" }
+ * temporalCue("When did I move, back in May 2023?", Date.UTC(2024, 0, 1))
+ * // { range: { from: 2023-05-01, to: 2023-06-01 }, named: (the same), current: false, asksWhen: true, rest: "When did I move,?" }
  */
-export function temporalCue(query: string, now: number): TemporalCue {
+export function temporalCue(query: string, now: number, slashDates: SlashDates = "unstated"): TemporalCue {
   const current =
     /\b(now|currently|these days|nowadays|at the moment|current|still|latest|newest|recent|recently|anymore|today)\b/i.test(
       query,
     );
-  const asksWhen = /^\s*(when\b|what (date|day|month|year)\b|how long ago\b)/i.test(query);
+  const asksWhen =
+    /^\s*(?:(?:and|so|in|on|during) )?(when\b|(?:what|which) (?:date|day|month|year|week|time|season)s?\b|how (?:long|many (?:days|weeks|months|years)) ago\b|since when\b)/i.test(
+      query,
+    );
   let rest = query;
-  let range: TemporalCue["range"];
+  let named: TemporalCue["named"];
   const cut = (match: RegExpMatchArray) => {
     rest = (query.slice(0, match.index) + query.slice(match.index! + match[0].length))
       .replace(/\s+([?.!,])/g, "$1")
@@ -144,7 +206,11 @@ export function temporalCue(query: string, now: number): TemporalCue {
   };
   const year = new Date(now).getUTCFullYear();
   let match: RegExpMatchArray | null;
-  if (
+  const date = dayDate(query, slashDates);
+  if (date) {
+    named = { from: date.day, to: date.day + dayMs };
+    cut(date.match);
+  } else if (
     (match = query.match(
       new RegExp(`\\b(?:back )?(?:in|during|of|around) (${months.join("|")})(?:,? (\\d{4}))?\\b`, "i"),
     ))
@@ -152,7 +218,7 @@ export function temporalCue(query: string, now: number): TemporalCue {
     const month = months.indexOf(match[1]!.toLowerCase());
     let y = match[2] ? Number(match[2]) : year;
     if (!match[2] && Date.UTC(y, month, 1) > now) y -= 1;
-    range = { from: Date.UTC(y, month, 1), to: Date.UTC(y, month + 1, 1) };
+    named = { from: Date.UTC(y, month, 1), to: Date.UTC(y, month + 1, 1) };
     cut(match);
   } else if (
     (match = query.match(
@@ -162,21 +228,21 @@ export function temporalCue(query: string, now: number): TemporalCue {
     const start = { spring: 2, summer: 5, autumn: 8, fall: 8, winter: 11 }[match[1]!.toLowerCase() as "spring"];
     let y = match[2] ? Number(match[2]) : year;
     if (!match[2] && Date.UTC(y, start, 1) > now) y -= 1;
-    range = { from: Date.UTC(y, start, 1), to: Date.UTC(y, start + 3, 1) };
+    named = { from: Date.UTC(y, start, 1), to: Date.UTC(y, start + 3, 1) };
     cut(match);
   } else if ((match = query.match(/\b(?:back )?(?:in|during) (\d{4})\b/i))) {
     const y = Number(match[1]);
-    range = { from: Date.UTC(y, 0, 1), to: Date.UTC(y + 1, 0, 1) };
+    named = { from: Date.UTC(y, 0, 1), to: Date.UTC(y + 1, 0, 1) };
     cut(match);
   } else if ((match = query.match(/\blast (week|month|year)\b/i))) {
     const days = { week: 7, month: 31, year: 366 }[match[1]!.toLowerCase() as "week"];
-    range = { from: now - days * dayMs, to: now };
+    named = { from: now - days * dayMs, to: now };
     cut(match);
   } else if ((match = query.match(/\byesterday\b/i))) {
-    range = { from: now - 2 * dayMs, to: now };
+    named = { from: now - 2 * dayMs, to: now };
     cut(match);
   }
-  return { ...(range ? { range } : {}), current, asksWhen, rest };
+  return { ...(named && asksWhen ? { range: named } : {}), ...(named ? { named } : {}), current, asksWhen, rest };
 }
 
 /**

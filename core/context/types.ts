@@ -95,14 +95,25 @@ export interface Tokenizer {
   readonly messageOverhead: number;
 }
 
+/**
+ * A reranker (a cross-encoder such as Workers AI's `@cf/baai/bge-reranker-base`): how well each text
+ * answers the query, read together. Higher is better, on the model's own scale; one score per text, in order.
+ */
+export interface RerankPort {
+  readonly model: string;
+  rerank(query: string, texts: string[]): Promise<number[]>;
+}
+
 /** Every score the engine computed for an item. Missing ranks score 0. */
 export interface ContextScores {
   /** The lexical retriever's own score (0 when it did not return the item). */
   lexical: number;
   /** The semantic retriever's own score (0 when it did not return the item). */
   semantic: number;
-  /** Reciprocal rank fusion, normalised so the best candidate is 1. */
+  /** Reciprocal rank fusion, normalised so the best candidate is 1 (with a reranker: of the fusion's and its order). */
   fused: number;
+  /** The reranker's score, when one is configured and the item was among those it read. */
+  rerank?: number;
   /** 0.5 ^ (age in days / half-life), age from when it happened (`occurredAt ?? createdAt`). */
   recency: number;
   importance: number;
@@ -192,7 +203,24 @@ export interface ContextTuning {
   adjacentFrom: number;
   /** An adjacent memory gains this share of its neighbour's score (added to its own, or its whole score when it was no candidate). */
   adjacentFactor: number;
+  /**
+   * The first places (5: what a model reads first) that go to what ranks there before the neighbour
+   * stage, and where two memories stored next to each other both stand only when each matches on its
+   * own; 0 turns the rule off.
+   */
+  neighbourPlaces: number;
+  /** The best word matches (the lexical search's first) that always hold one of those first places; 0: none. */
+  lexicalFirst: number;
+  /** With a reranker: the best fused candidates it reads (their order is fused again with its own). */
+  rerankTop: number;
+  /** With a reranker: the weight of its order against the fusion's (1) when the two are fused. */
+  rerankWeight: number;
+  /** How a question's slash date (10/01/2024) reads; "unstated" reads only those one order allows (31/12/2024). */
+  slashDates: SlashDates;
 }
+
+/** How a slash date reads: 10/01/2024 is 10 January day-first, 1 October month-first. */
+export type SlashDates = "day-first" | "month-first" | "unstated";
 
 export interface ContextBudget {
   /** The model's context window (or the share of it this agent may use). */

@@ -24,37 +24,101 @@ describe("occurredAtOf: when a thing said at a time happened", () => {
 
 describe("temporalCue: what a question says about time", () => {
   const now = Date.UTC(2024, 0, 10);
+  const may2023 = { from: Date.UTC(2023, 4, 1), to: Date.UTC(2023, 5, 1) };
 
-  it("a month and year is that month, and leaves the rest of the question for the searches", () => {
-    expect(temporalCue("Where was I living in May 2023?", now)).toEqual({
-      range: { from: Date.UTC(2023, 4, 1), to: Date.UTC(2023, 5, 1) },
+  it("a question about when that names a month and year prefers that month; the rest of the question is kept for the searches within it", () => {
+    expect(temporalCue("When did I move, back in May 2023?", now)).toEqual({
+      range: may2023,
+      named: may2023,
       current: false,
-      asksWhen: false,
-      rest: "Where was I living?",
+      asksWhen: true,
+      rest: "When did I move,?",
     });
   });
 
+  it("a question not about when names a period but gets no range: the date is words it is searched with", () => {
+    const kevin = temporalCue("What football match did Kevin watch in 2017?", now);
+    expect(kevin.range).toBeUndefined();
+    expect(kevin.named).toEqual({ from: Date.UTC(2017, 0, 1), to: Date.UTC(2018, 0, 1) });
+    expect(kevin.asksWhen).toBe(false);
+    expect(temporalCue("Where was I living in May 2023?", now)).toMatchObject({ named: may2023, asksWhen: false });
+    expect(temporalCue("Where was I living in May 2023?", now).range).toBeUndefined();
+    // Control: the same year asked about when is a range.
+    expect(temporalCue("Which year did Kevin watch the final, in 2017?", now).range).toEqual(kevin.named);
+  });
+
+  it.each([
+    "When did Kevin watch the final?",
+    "when was the party",
+    "What date was the concert?",
+    "Which year did I start pottery?",
+    "In which month did we adopt Biscuit?",
+    "How long ago did Paola move?",
+    "How many years ago did we meet?",
+  ])("'%s' asks when", (question) => {
+    expect(temporalCue(question, now).asksWhen).toBe(true);
+  });
+
+  it.each(["What football match did Kevin watch in 2017?", "Where was I living?", "Who said when we would meet?"])(
+    "'%s' does not ask when",
+    (question) => {
+      expect(temporalCue(question, now).asksWhen).toBe(false);
+    },
+  );
+
   it("a month without a year is the latest such month not after now", () => {
-    expect(temporalCue("What did I cook back in March?", now).range).toEqual({
+    expect(temporalCue("When did I cook back in March?", now).range).toEqual({
       from: Date.UTC(2023, 2, 1),
       to: Date.UTC(2023, 3, 1),
     });
-    expect(temporalCue("What did I do in January?", now).range).toEqual({
+    expect(temporalCue("When did I swim in January?", now).range).toEqual({
       from: Date.UTC(2024, 0, 1),
       to: Date.UTC(2024, 1, 1),
     });
   });
 
   it("reads years, seasons and 'last month'", () => {
-    expect(temporalCue("Which trips did I take in 2022?", now).range).toEqual({
+    expect(temporalCue("Which trips did I take in 2022?", now).named).toEqual({
       from: Date.UTC(2022, 0, 1),
       to: Date.UTC(2023, 0, 1),
     });
-    expect(temporalCue("What did I do in the summer of 2023?", now).range).toEqual({
+    expect(temporalCue("What did I do in the summer of 2023?", now).named).toEqual({
       from: Date.UTC(2023, 5, 1),
       to: Date.UTC(2023, 8, 1),
     });
-    expect(temporalCue("Who did I meet last month?", now).range).toEqual({ from: now - 31 * dayMs, to: now });
+    expect(temporalCue("Who did I meet last month?", now).named).toEqual({ from: now - 31 * dayMs, to: now });
+  });
+
+  const jan10 = { from: Date.UTC(2024, 0, 10), to: Date.UTC(2024, 0, 11) };
+  const dec31 = { from: Date.UTC(2023, 11, 31), to: Date.UTC(2024, 0, 1) };
+  it.each([
+    ["What did we do on 10.01.2024?", jan10, "What did we do on?"],
+    ["What did we do on 2024-01-10?", jan10, "What did we do on?"],
+    ["What did we cook on 31 Dec 2023?", dec31, "What did we cook on?"],
+    ["What did we cook on Dec 31, 2023?", dec31, "What did we cook on?"],
+    ["What did we cook on the 31st of December 2023?", dec31, "What did we cook on the?"],
+    ["What did we cook on December 31st, 2023?", dec31, "What did we cook on?"],
+    ["What did we cook on 31/12/2023?", dec31, "What did we cook on?"],
+  ])("reads the day of '%s'", (question, day, rest) => {
+    expect(temporalCue(question, now)).toMatchObject({ named: day, rest });
+  });
+
+  it("a slash date both orders allow is read as the stated convention says, and not at all when none is stated", () => {
+    expect(temporalCue("What happened on 10/01/2024?", now, "day-first").named).toEqual(jan10);
+    expect(temporalCue("What happened on 10/01/2024?", now, "month-first").named).toEqual({
+      from: Date.UTC(2024, 9, 1),
+      to: Date.UTC(2024, 9, 2),
+    });
+    expect(temporalCue("What happened on 10/01/2024?", now).named).toBeUndefined();
+  });
+
+  it("a day that does not exist is no date", () => {
+    expect(temporalCue("What happened on 31.02.2024?", now).named).toBeUndefined();
+    expect(temporalCue("When did it happen on 31.02.2024?", now).range).toBeUndefined();
+  });
+
+  it("a day date on a question about when is its range", () => {
+    expect(temporalCue("When on 31 Dec 2023 did the fireworks start?", now).range).toEqual(dec31);
   });
 
   it("tells a question about now from one about when, and one with no time at all", () => {
@@ -66,7 +130,7 @@ describe("temporalCue: what a question says about time", () => {
   });
 
   it("'may' the verb is not the month", () => {
-    expect(temporalCue("May I ask what my sister's name is?", now).range).toBeUndefined();
+    expect(temporalCue("May I ask what my sister's name is?", now).named).toBeUndefined();
   });
 });
 
