@@ -196,7 +196,13 @@ export function makeContextTurns(deps: {
       ...(input.memoryNotBefore !== undefined ? { notBefore: input.memoryNotBefore } : {}),
     });
     // The fusion suits the embedder (a words-only one is trusted less); a compile's own tuning wins.
-    const engine = makeContextEngine({ store, clock: deps.clock, tuning: tuningForEmbedder(deps.memory.embedder()) });
+    const rerank = deps.memory.reranker?.();
+    const engine = makeContextEngine({
+      store,
+      clock: deps.clock,
+      tuning: tuningForEmbedder(deps.memory.embedder()),
+      ...(rerank ? { rerank } : {}),
+    });
     const maxTokens = input.maxTokens ?? contextTokens;
     const compiled = await engine.compile({
       systemPrompt: input.systemPrompt,

@@ -1,6 +1,8 @@
 import { makeHashedEmbedder } from "../../../adapters/embed-hashed";
 import { makeOpenAiEmbedder } from "../../../adapters/embed-openai";
 import { makeWorkersAiEmbedder, type AiLike } from "../../../adapters/embed-workers-ai";
+import { makeWorkersAiReranker, type AiRerankLike } from "../../../adapters/rerank-workers-ai";
+import type { RerankPort } from "../../../core/context";
 import type { SqlLike } from "../../../core/ports";
 import { makeSqliteIndex } from "../../../adapters/vector-sqlite";
 import { makeVectorizeIndex, type VectorizeLike } from "../../../adapters/vector-vectorize";
@@ -23,6 +25,8 @@ export interface MemoryEnv {
   OPENAI_API_KEY?: string;
   AI?: unknown;
   VECTORIZE?: unknown;
+  /** The Workers AI reranker model (default `@cf/baai/bge-reranker-base`); "off": none. */
+  RERANK_MODEL?: string;
 }
 
 /**
@@ -56,17 +60,34 @@ export function embedderFromEnv(env: MemoryEnv): EmbedPort {
 }
 
 /**
+ * The reranker: with the `AI` binding, Workers AI's cross-encoder re-orders the best fused memories
+ * of each compile (`RERANK_MODEL` names another, "off" turns it off); without the binding, none.
+ *
+ * @example
+ * rerankerFromEnv({ AI: env.AI })?.model // "workers-ai:@cf/baai/bge-reranker-base"
+ */
+export function rerankerFromEnv(env: MemoryEnv): RerankPort | undefined {
+  const model = env.RERANK_MODEL?.trim();
+  if (!env.AI || model === "off") return undefined;
+  return makeWorkersAiReranker({ ai: env.AI as AiRerankLike, ...(model ? { model } : {}) });
+}
+
+/**
  * The memory ports of one agent: the embedder above, and its vectors in Vectorize (binding
  * `VECTORIZE`, namespace = the agent's Durable Object name) or else in its own SQLite, one
  * namespace per embedding model so spaces never mix.
  */
 export function memoryPortsFromEnv(env: MemoryEnv, sql: SqlLike, agentObjectName: string): MemoryPorts {
   let embed: EmbedPort | undefined;
+  let rerank: { port: RerankPort | undefined } | undefined;
   const local = new Map<string, VectorPort>();
   let remote: VectorPort | undefined;
   return {
     get embed() {
       return (embed ??= embedderFromEnv(env));
+    },
+    get rerank() {
+      return (rerank ??= { port: rerankerFromEnv(env) }).port;
     },
     get backend() {
       return env.VECTORIZE ? "vectorize" : "sqlite";

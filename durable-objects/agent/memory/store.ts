@@ -382,6 +382,8 @@ export function makeMemoryStore(deps: { db: Db; sql: SqlLike; clock: Clock; port
 
     reembed: vectors.reembed,
     embedder: vectors.embedder,
+    /** The reranker the ports configure (Workers AI's when bound), or none. */
+    reranker: () => deps.ports().rerank,
 
     status: () => memoryStatus(deps),
 

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, ne, notExists } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import { happenedAt, type ScoredId } from "../../../core/context";
+import { happenedAt, type RerankPort, type ScoredId } from "../../../core/context";
 import type { Clock, EmbedPort, VectorPort } from "../../../core/ports";
 import * as schema from "../schema";
 import { chunks, recordOf, rowBatches, within, type MemoryRecord, type Period } from "./records";
@@ -13,6 +13,8 @@ import { chunks, recordOf, rowBatches, within, type MemoryRecord, type Period } 
 export interface MemoryPorts {
   embed: EmbedPort;
   vectors(model: string, dimensions: number): VectorPort;
+  /** Re-orders the best fused memories of a compile (Workers AI's reranker when bound); absent: none. */
+  readonly rerank?: RerankPort;
   /** "vectorize" or "sqlite", for the status report. */
   readonly backend: string;
 }

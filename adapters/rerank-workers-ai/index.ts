@@ -1,0 +1,1 @@
+export { makeWorkersAiReranker, type AiRerankLike, type WorkersAiRerankerOptions } from "./workers-ai-reranker";
