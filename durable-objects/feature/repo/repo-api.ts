@@ -317,12 +317,12 @@ export class FeatureRepoApi extends RpcTarget {
       const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
       const reason = typeof answer.message === "string" ? answer.message : "no reason given";
       const forgeName = forge.kind === "github" ? "GitHub" : forge.kind === "gitea" ? "Gitea" : "GitLab";
-      if (res.status === 401 || res.status === 403)
-        throw new PantheonError(
-          "validation_failed",
-          `${forgeName} refused the credentials in secret ${tokenSecret} (${res.status}): ${reason}`,
-          { details: { status: res.status, issues: [{ path: ["tokenSecret"], message: `refused by ${forgeName}` }] } },
-        );
+      if (res.status === 401 || res.status === 403) {
+        const message = `${forgeName} refused the credentials in secret ${tokenSecret} (${res.status}): ${reason}`;
+        throw new PantheonError("validation_failed", message, {
+          details: { status: res.status, issues: [{ path: ["tokenSecret"], message }] },
+        });
+      }
       if (!res.ok)
         throw new PantheonError(
           res.status === 422 || res.status === 409 ? "conflict" : "bad_gateway",
