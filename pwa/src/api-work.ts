@@ -96,6 +96,33 @@ export function makeWorkApi(api: Pick<Api, "request">) {
       api.request<unknown>("POST", `${base(feature)}/questions/${enc(id)}/answer`, { answer }),
     runAll: (feature: string) => api.request<{ started: unknown[] }>("POST", `${base(feature)}/run-all`, {}),
     pause: (feature: string) => api.request<unknown>("POST", `${base(feature)}/pause`, {}),
+    /** Makes a feature, imported from a git remote when `repository` is given (its token a project secret, by name). */
+    createFeature: (input: {
+      name: string;
+      title: string;
+      orchestrator: string;
+      repository?: { url: string; ref?: string; tokenSecret?: string };
+    }) => api.request<{ name: string }>("POST", "/api/features", input),
+    /** The project's secrets by name (an admin's read; values never leave the server). */
+    secretNames: async (project: string) => {
+      const { secrets } = await api.request<{ secrets: { name: string }[] }>(
+        "GET",
+        `/api/projects/${enc(project)}/secrets`,
+      );
+      return secrets.map((s) => s.name);
+    },
+    push: (feature: string) =>
+      api.request<{ pushed: boolean; remote: string; branch: string; commit: string }>(
+        "POST",
+        `${base(feature)}/push`,
+        {},
+      ),
+    pullRequest: (feature: string) =>
+      api.request<{ url: string | null; number: number | null; head: string; base: string }>(
+        "POST",
+        `${base(feature)}/pr`,
+        {},
+      ),
     resume: (feature: string) => api.request<unknown>("POST", `${base(feature)}/resume`, {}),
   };
 }

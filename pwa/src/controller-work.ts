@@ -1,6 +1,7 @@
 import type { Api, Plan } from "./api";
 import { makeWorkApi } from "./api-work";
 import { makeRepoViews } from "./controller-work-repo";
+import { makeShipping } from "./controller-work-ship";
 import { describeError, isApiError } from "./errors";
 import { openComments } from "./plan-compare";
 import type { Route } from "./router";
@@ -16,6 +17,20 @@ export interface WorkDeps {
   randomId: () => string;
   /** How often the board and a task page refresh while visible. */
   pollMs?: number;
+  /** A GET with the person's token and project, answered raw (downloads). */
+  fetchFile?: (path: string) => Promise<Response>;
+  /** Hands a downloaded file to the browser. */
+  save?: (blob: Blob, filename: string) => void;
+}
+
+/** Saves a file the way a link with `download` does. */
+function saveFile(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = Object.assign(document.createElement("a"), { href: url, download: filename });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 /** Refresh every few seconds: a task's status moves when its worker's run does, not faster. */
@@ -44,7 +59,16 @@ async function settle<T>(promise: Promise<T>): Promise<Loadable<T>> {
  * approval), a task (spec, report, diff, start/commit/discard) and answering a blocked task's
  * question from the approvals inbox. The board and the task page poll their route while visible.
  */
-export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = POLL_MS }: WorkDeps) {
+export function makeWorkFeature({
+  api,
+  store,
+  now,
+  visible,
+  randomId,
+  pollMs = POLL_MS,
+  fetchFile = (path) => fetch(path),
+  save = saveFile,
+}: WorkDeps) {
   const setWork = (update: (w: WorkState) => WorkState) => store.set((s) => ({ ...s, work: update(s.work) }));
   let timer: ReturnType<typeof setInterval> | null = null;
   /** The commit key per task until it succeeds: a commit retried after a dropped answer is applied once. */
@@ -63,6 +87,7 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
   }
 
   const repo = makeRepoViews({ work: makeWorkApi(api), setWork, settle });
+  const ship = makeShipping({ api, work: repo.work, store, setWork, fetchFile, save });
 
   const keep = <T>(l: Loadable<T>): Loadable<T> =>
     ({ status: "loading", ...("data" in l && l.data !== undefined ? { data: l.data } : {}) }) as Loadable<T>;
@@ -145,12 +170,13 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
     stopPolling();
     switch (route.view) {
       case "features":
-        setWork((w) => ({ ...w, features: keep(w.features) }));
+        setWork((w) => ({ ...w, features: keep(w.features), error: null }));
         return void (await Promise.all([
           settle(api.listFeatures().then((r) => r.features)).then((features) => setWork((w) => ({ ...w, features }))),
-          probeScope(),
+          probeScope().then(() => ship.loadImportOptions()),
         ]));
       case "feature":
+        setWork((w) => ({ ...w, shipped: null, error: null }));
         poll(() => refreshTasks(route.feature));
         return void (await Promise.all([loadFeature(route.feature), probeScope()]));
       case "plan":
@@ -230,6 +256,11 @@ export function makeWorkFeature({ api, store, now, visible, randomId, pollMs = P
   return {
     open,
     stopPolling,
+    /** Import a repository, push, open a pull request, download (./controller-work-ship.ts). */
+    importFeature: ship.importFeature,
+    push: ship.push,
+    pullRequest: ship.pullRequest,
+    download: ship.download,
 
     comment: (feature: string, version: number, line: number, body: string) =>
       act("comment", async () => {

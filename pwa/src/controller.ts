@@ -93,6 +93,13 @@ export function makeController(deps: ControllerDeps) {
     now,
     visible: deps.visible ?? (() => true),
     randomId: deps.randomId ?? (() => crypto.randomUUID()),
+    // Downloads are bytes: the same token and project as every call, the answer read raw.
+    fetchFile: (path) => {
+      const token = getToken();
+      return (deps.fetch ?? globalThis.fetch.bind(globalThis))(path, {
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), "x-pantheon-project": store.get().project },
+      });
+    },
   });
   const set = store.set;
   const replace = deps.replace ?? deps.navigate ?? (() => {});

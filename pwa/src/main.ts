@@ -97,6 +97,13 @@ function start(): void {
   on("board-start", (d) => void controller.work.start(d.feature, d.task, true));
   on("run-all", (d) => void controller.work.runAll(d.feature));
   on("feature-pause", (d) => void controller.work.setPaused(d.feature, d.paused === true));
+  on("feature-import", async (d) => {
+    const made = await controller.work.importFeature(d as never);
+    if (made) controller.navigate({ view: "feature", feature: made });
+  });
+  on("feature-push", (d) => void controller.work.push(d.feature));
+  on("feature-pr", (d) => void controller.work.pullRequest(d.feature));
+  on("feature-download", (d) => void controller.work.download(d.feature, d.format ?? "bundle"));
   on("commits-ref", (d) =>
     controller.navigate({ view: "commits", feature: d.feature, ...(d.ref ? { ref: d.ref } : {}) }),
   );

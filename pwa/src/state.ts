@@ -129,6 +129,10 @@ export interface WorkState {
   error: string | null;
   /** When the board or task was last refreshed (ms), shown next to the live marker. */
   refreshedAt: number | null;
+  /** What the Work page's import form offers (the project's secrets by name, the agents that plan); null for a non-admin. */
+  importOptions: { secrets: string[]; planners: string[] } | null;
+  /** The last way the work left that went through (push, pull request, download), said beside its buttons. */
+  shipped: { action: string; message: string; url?: string } | null;
 }
 
 export function emptyWork(): WorkState {
@@ -150,6 +154,8 @@ export function emptyWork(): WorkState {
     busy: null,
     error: null,
     refreshedAt: null,
+    importOptions: null,
+    shipped: null,
   };
 }
 

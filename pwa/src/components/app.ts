@@ -181,7 +181,7 @@ export class PantheonApp extends LitElement {
       case "tools":
         return html`<pantheon-tool-runner .agent=${r.agent} .selected=${r.tool ?? ""} .tools=${s.tools} .run=${s.toolRun}></pantheon-tool-runner>`;
       case "features":
-        return html`<pantheon-features .features=${s.work.features}></pantheon-features>`;
+        return html`<pantheon-features .features=${s.work.features} .work=${s.work}></pantheon-features>`;
       case "feature":
         return html`<pantheon-task-board .work=${s.work} .name=${r.feature}></pantheon-task-board>`;
       case "plan":

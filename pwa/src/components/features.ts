@@ -4,6 +4,8 @@ import type { Loadable } from "../types";
 import { base, emit } from "./shared";
 import { endedAt, needsOf, orderFeatures, type Feature } from "../work-attention";
 import { featureBadge, taskCounts, when } from "./work-shared";
+import type { WorkState } from "../state";
+import "./feature-import";
 
 /**
  * Every feature of the project: what needs a person first (a plan to review, blocked tasks,
@@ -13,8 +15,10 @@ import { featureBadge, taskCounts, when } from "./work-shared";
  * Events: `reload`.
  */
 export class PantheonFeatures extends LitElement {
-  static override properties = { features: { attribute: false } };
+  static override properties = { features: { attribute: false }, work: { attribute: false } };
   declare features: Loadable<FeatureSummary[]>;
+  /** For the import form (an admin's); absent, no form. */
+  declare work: WorkState | undefined;
 
   constructor() {
     super();
@@ -59,6 +63,7 @@ export class PantheonFeatures extends LitElement {
     return html`
       <div class="row"><h2>Work</h2><span class="spacer"></span><button class="ghost" @click=${() => emit(this, "reload")} aria-label="Refresh features">↻ Refresh</button></div>
       <p class="muted small">Features: larger work an agent plans, a person approves, and workers carry out task by task.</p>
+      ${this.work ? html`<pantheon-feature-import .work=${this.work}></pantheon-feature-import>` : nothing}
       ${f.status === "error" ? html`<div class="alert error" role="alert">${f.error}</div>` : nothing}
       ${f.status === "loading" && list.length === 0 ? html`<p class="muted">Loading features…</p>` : nothing}
       ${f.status === "ready" && list.length === 0 ? html`<div class="card"><h3>No features yet</h3><p class="muted">Ask an agent with the feature tools to plan one (<code>feature.create</code>, <code>plan.write</code>).</p></div>` : nothing}

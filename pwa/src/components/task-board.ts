@@ -4,6 +4,7 @@ import type { WorkState } from "../state";
 import { changesLabel, costLabel, endedAt, needsOf, type Feature, type TaskLater } from "../work-attention";
 import { base, emit } from "./shared";
 import { boardColumns, featureBadge, statusText, taskBadge, taskCounts, when } from "./work-shared";
+import "./feature-ship";
 
 /** A task may be started (again) from these states. */
 const STARTABLE = ["pending", "failed", "partial", "cancelled"];
@@ -124,6 +125,7 @@ export class PantheonTaskBoard extends LitElement {
       </div>`
           : nothing
       }
+      ${f ? html`<pantheon-feature-ship .work=${w} .name=${this.name} .cloneUrl=${(f as { cloneUrl?: string }).cloneUrl ?? ""}></pantheon-feature-ship>` : nothing}
       ${w.error ? html`<div class="alert error" role="alert">${w.error}</div>` : nothing}
       <div class="row" style="margin-top:1rem"><h3 style="margin:0">Task board</h3><span class="spacer"></span>
         <span class="live" role="status">Live · refreshed ${w.refreshedAt ? new Date(w.refreshedAt).toLocaleTimeString() : "…"}</span>
