@@ -177,6 +177,11 @@ test("refusals beside their controls: a refused token is named, another project'
   await alert.getByText(/WRONG_TOKEN/).waitFor();
   assert.match(await alert.innerText(), /refused the credentials in secret WRONG_TOKEN \(401\)/);
   assert.doesNotMatch(await alert.innerText(), /not-the-token/);
+  // Nothing of the form runs off a phone's screen: the long refusal wraps.
+  for (const part of [alert, form.getByLabel("Repository URL"), form.getByLabel("Planned by")]) {
+    const box = await part.boundingBox();
+    assert.ok(box && box.x + box.width <= PHONE.width, `${await part.evaluate((e) => e.id || e.className)} fits`);
+  }
   await shot(page, "work-phone-import-refused");
   // The same import with this project's secret went through (the first test); another project's is refused by name.
   const foreign = await api("/api/features", {

@@ -24,8 +24,9 @@ export class PantheonFeatureImport extends LitElement {
   static override styles = [
     base,
     css`
-    form { display: grid; gap: .1rem; }
-    .pair { display: grid; gap: .5rem; grid-template-columns: 1fr 1fr; }
+    form { display: grid; gap: .1rem; grid-template-columns: minmax(0, 1fr); }
+    .pair { display: grid; gap: .5rem; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
+    .alert { overflow-wrap: anywhere; }
   `,
   ];
 
