@@ -7,21 +7,10 @@
 // raw registry row, so the page's failure on it is not reproduced.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { registerHooks } from "node:module";
 import { after, before, test } from "node:test";
 import { BASE_URL, PHONE, TOKEN, api, axe, launchSignedIn, shootBoth, uniqueName } from "./harness.mjs";
+import "../node/ts-resolve.mjs";
 
-// core/ imports without extensions, as bundlers do; the CLI resolves them this way too (cli/pantheon.ts).
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    try {
-      return nextResolve(specifier, context);
-    } catch (error) {
-      if (!/^\.\.?\//.test(specifier) || !context.parentURL?.endsWith(".ts")) throw error;
-      return nextResolve(`${specifier}.ts`, context);
-    }
-  },
-});
 const { declaredFields, fieldValue } = await import("../../core/agents/definition.ts");
 
 const project = uniqueName("doors");

@@ -3,7 +3,7 @@
 // agents snapshot` and `restore --name` (an agent with a script, here and into another project),
 // `pantheon agents export` and `import` (OpenAI and OpenCode). Each agent made answers `pantheon
 // tell`, `pantheon agents tick` (a run toward its goals, or a plain refusal when it has none — never a
-// 500) and `pantheon agents show` (with the fields core/agents/definition.ts declares it shows).
+// 500) and `pantheon agents show` (a row for every field core/agents/definition.ts declares it shows).
 // Prints `N passed, N failed` last. PANTHEON_CHECK_PORT picks the port (else a free one).
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -12,6 +12,9 @@ import { join } from "node:path";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
 import { makeChecks, makeCli, makeProjectCall, makeTenant } from "./check-kit.mjs";
 import { root } from "./cli-stack.mjs";
+import "./ts-resolve.mjs";
+
+const { cliShownFields } = await import("../../core/agents/views.ts");
 
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-doors-"));
@@ -20,7 +23,7 @@ const cli = makeCli({ cwd: persistTo, configHome: join(persistTo, "config"), tim
 const shown = (r) => JSON.stringify({ code: r.code, stdout: r.stdout.slice(0, 600), stderr: r.stderr.slice(0, 600) });
 
 // The rows `pantheon agents show` prints for the fields the declaration marks `shows` for it.
-const shownRows = ["description", "role", "goals", "system prompt", "model", "tools", "connections", "script"];
+const shownRows = [...new Set(cliShownFields().map((f) => f.label))];
 
 const keeper = `; keeps the shelves
 (actor "keeper"
@@ -109,7 +112,9 @@ try {
     const show = await cli(["agents", "show", agent], as(t));
     check(
       `pantheon agents show ${agent} prints every row the definition says it shows`,
-      show.code === 0 && shownRows.every((row) => show.stdout.includes(row)) && !show.stderr.includes("TypeError"),
+      show.code === 0 &&
+        shownRows.every((row) => new RegExp(`^${row}:`, "m").test(show.stdout)) &&
+        !show.stderr.includes("TypeError"),
       shown(show),
     );
     if (hasGoals)
