@@ -1,5 +1,5 @@
 import { encryptPush } from "./encrypt";
-import { type VapidKey, vapidAuthorization } from "./vapid";
+import { type VapidKey, vapidAuthorization, vapidLifetimeSeconds } from "./vapid";
 
 /** A browser's push subscription as the registry keeps it. */
 export interface PushTarget {
@@ -32,13 +32,25 @@ export function makeWebPushSender(deps: {
   fetch: typeof fetch;
   now: () => number;
 }): WebPushSender {
+  // One signature per push service origin, reused while it has more than an hour to run: ten devices
+  // on one push service cost one ECDSA signature, not ten.
+  const signed = new Map<string, { header: Promise<string>; until: number }>();
+  function authorization(endpoint: string): Promise<string> {
+    const origin = new URL(endpoint).origin;
+    const now = deps.now();
+    const kept = signed.get(origin);
+    if (kept && kept.until > now) return kept.header;
+    const header = vapidAuthorization(endpoint, deps.key, deps.subject, now);
+    signed.set(origin, { header, until: now + (vapidLifetimeSeconds - 3600) * 1000 });
+    return header;
+  }
   return {
     async send(target, payload, options) {
       const body = await encryptPush(new TextEncoder().encode(payload), target);
       const res = await deps.fetch(target.endpoint, {
         method: "POST",
         headers: {
-          authorization: await vapidAuthorization(target.endpoint, deps.key, deps.subject, deps.now()),
+          authorization: await authorization(target.endpoint),
           "content-encoding": "aes128gcm",
           "content-type": "application/octet-stream",
           ttl: String(options.ttlSeconds),

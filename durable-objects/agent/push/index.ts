@@ -1,4 +1,10 @@
-import { makeWebPushSender, vapidOf, type PushEnv } from "../../../adapters/web-push";
+import {
+  makeWebPushSender,
+  vapidOf,
+  type PushEnv,
+  type VapidKey,
+  type WebPushSender,
+} from "../../../adapters/web-push";
 import { scopes, type Scope } from "../../../core/auth";
 import { approvalAnswered, approvalNotice, pushTopic, replyNotice, type PushNotice } from "../../../core/push";
 import type { RunState } from "../../../core/run";
@@ -35,6 +41,7 @@ export interface PushNoticesDeps {
 export function makePushNotices(deps: PushNoticesDeps) {
   /** Runs whose approval notices went out, with the scope they went to: their answer clears them. */
   const waiting = new Map<string, Scope>();
+  let made: { key: VapidKey; sender: WebPushSender } | null = null;
 
   async function send(notice: PushNotice, input: { scope: Scope; person?: string; unlessLooking?: boolean }) {
     const vapid = await vapidOf(deps.env);
@@ -46,7 +53,13 @@ export function makePushNotices(deps: PushNoticesDeps) {
       ...(input.person ? { person: input.person } : {}),
     });
     const looking = (person: string) => (tokensOf[person] ?? []).some((t) => deps.liveToken(t));
-    const sender = makeWebPushSender({ ...vapid, fetch: (url, init) => fetch(url, init), now: deps.now });
+    // One sender while the key stays the same, so its VAPID signatures are reused across notices.
+    if (made?.key !== vapid.key)
+      made = {
+        key: vapid.key,
+        sender: makeWebPushSender({ ...vapid, fetch: (url, init) => fetch(url, init), now: deps.now }),
+      };
+    const { sender } = made;
     const topic = await pushTopic(notice.tag);
     const payload = JSON.stringify(notice);
     const gone: string[] = [];
