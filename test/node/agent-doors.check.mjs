@@ -85,6 +85,16 @@ try {
     );
     const read = await cli(["agents", "import", out, "--format", format, "--name", `keeper-${format}`], as(b));
     check(`pantheon agents import --format ${format} makes keeper-${format}`, read.code === 0, shown(read));
+    // The display name examples/agents.json gives `main` ("Main Agent") has no place in a format: named.
+    const main = await cli(
+      ["agents", "export", "main", "--format", format, "--out", join(persistTo, `main.${ext}`)],
+      as(a),
+    );
+    check(
+      `pantheon agents export main --format ${format} names its display name on stderr (keeper, without one, does not)`,
+      main.code === 0 && main.stderr.includes("displayName") && !exported.stderr.includes("displayName"),
+      shown(main),
+    );
   }
 
   // --- every agent made answers, ticks and shows ---------------------------------------------------
