@@ -1,4 +1,4 @@
-// `pantheon project create | list | switch | delete | import | export` (admin): projects as
+// `pantheon project create | list | switch | delete | import | export | forge` (admin): projects as
 // things, and project files (`agents.json`) in and out. Routes of the shared contract
 // (POST/GET /api/projects, DELETE /api/projects/:slug, …/import, …/export).
 import { UsageError } from "../client.ts";
@@ -6,6 +6,7 @@ import { text, type Command, type Context } from "../command.ts";
 import { configPath, readSaved, writeSaved } from "../config.ts";
 import { note, plural, printJson, table, time } from "../format.ts";
 import { need, output, readJson } from "../arguments.ts";
+import { forge } from "./forge.ts";
 
 export interface ProjectView {
   slug: string;
@@ -26,7 +27,7 @@ const slugPath = (slug: string) => `/api/projects/${encodeURIComponent(slug)}`;
 
 export const project: Command = {
   name: "project",
-  summary: "create, list, switch and delete projects; import and export project files (agents.json)",
+  summary: "create, list, switch and delete projects; import and export project files (agents.json); its forge",
   defaultAction: "list",
   actions: [
     {
@@ -135,5 +136,6 @@ export const project: Command = {
         output(JSON.stringify(file, null, 2), text(context.values, "out"));
       },
     },
+    forge,
   ],
 };

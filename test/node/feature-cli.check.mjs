@@ -242,6 +242,33 @@ try {
     pr.code === 0 && parsed(pr)?.number === 7 && remote.seen.pulls.at(-1)?.auth === `Bearer ${remoteToken}`,
     shown(pr),
   );
+  // --- the project's forge, from the CLI ---------------------------------------------------------------
+  const privateForge = await run("project", "forge", "--kind", "gitea", "--api-base", "https://10.0.0.5/api/v1");
+  check(
+    "project forge refuses a private API base the deployment did not name (exit 1, naming apiBase)",
+    privateForge.code === 1 && /apiBase/.test(privateForge.stderr) && /private/.test(privateForge.stderr),
+    shown(privateForge),
+  );
+  const badKind = await run("project", "forge", "--kind", "bitbucket", "--api-base", "https://api.bitbucket.org/2.0");
+  check("an unknown forge kind is a usage mistake (exit 2)", badKind.code === 2, shown(badKind));
+  const gitea = await run("project", "forge", "--kind", "gitea", "--api-base", `${remote.url}/gitea/api/v1`, "--json");
+  const giteaPr = await run("feature", "pr", "greeting", "--json");
+  check(
+    "with the project's forge set to Gitea, feature pr opens there (its own auth scheme)",
+    gitea.code === 0 &&
+      parsed(gitea)?.configured === true &&
+      giteaPr.code === 0 &&
+      parsed(giteaPr)?.number === 8 &&
+      remote.seen.pulls.at(-1)?.auth === `token ${remoteToken}`,
+    shown({ gitea, giteaPr }),
+  );
+  const cleared = await run("project", "forge", "--clear", "--json");
+  check(
+    "project forge --clear goes back to the deployment's GitHub",
+    cleared.code === 0 && parsed(cleared)?.configured === false && parsed(cleared)?.kind === "github",
+    shown(cleared),
+  );
+
   check(
     "no CLI output showed the remote's token",
     ![created, refused, pushed, pr, resolved].some(
