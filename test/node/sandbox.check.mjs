@@ -5,14 +5,17 @@
 // (core/sandbox compile.ts), as it is on Cloudflare before the platform's CPU limit.
 // SANDBOX_CHECK_PORT picks the server's port (else a free one). Prints `N passed, N failed`.
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { freePort, startDevServer } from "../../scripts/dev-server.mjs";
 import { makeCall, makeChecks, makeCli } from "./check-kit.mjs";
 
 const { check, finish } = makeChecks();
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const token = `pa_${randomBytes(12).toString("hex")}`;
 const dir = await mkdtemp(join(tmpdir(), "pantheon-sandbox-"));
 const call = makeCall(token);
@@ -63,6 +66,16 @@ const scripts = {
   return "x".repeat(input.mb * 1024 * 1024);
 }\n`,
 };
+
+// docs/tools-as-code.md shows examples/tools/csv-stats.ts (its commands, run by readme.check.mjs, add the file): the same code.
+const page = readFileSync(join(root, "docs/tools-as-code.md"), "utf8");
+const shownScript = /```ts\n([\s\S]*?)```/.exec(page)?.[1] ?? "";
+const exampleScript = readFileSync(join(root, "examples/tools/csv-stats.ts"), "utf8").replace(/^(\/\/.*\n)+/, "");
+check(
+  "docs/tools-as-code.md shows examples/tools/csv-stats.ts as it is (less its opening comment)",
+  shownScript.length > 0 && shownScript === exampleScript,
+  `${shownScript.length} vs ${exampleScript.length} characters`,
+);
 
 let server;
 try {
