@@ -33,6 +33,7 @@ import { secrets } from "./commands/secrets.ts";
 import { providers } from "./commands/providers.ts";
 import { quotas, usage } from "./commands/quotas.ts";
 import { tools } from "./commands/tools.ts";
+import { mcp } from "./commands/mcp.ts";
 import { feature, features } from "./commands/features.ts";
 import { plan, tasks } from "./commands/tasks.ts";
 
@@ -61,6 +62,7 @@ export const commands: Command[] = [
   memory,
   context,
   tools,
+  mcp,
   schedules,
   evals,
   tokens,

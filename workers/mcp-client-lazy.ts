@@ -18,3 +18,5 @@ export const SSEClientTransport = onFirstUse(() => real().SSEClientTransport);
 export const StreamableHTTPClientTransport = onFirstUse(() => real().StreamableHTTPClientTransport);
 export const SdkHttpError = onFirstUse(() => real().SdkHttpError);
 export const validateClientMetadataUrl = onFirstUse(() => real().validateClientMetadataUrl);
+/** The OAuth flow's entry point: durable-objects/agent/mcp/client.ts refreshes a token with it before it expires. */
+export const auth = onFirstUse(() => real().auth);

@@ -19,7 +19,8 @@ export interface DoctorCheck {
     | "migrations"
     | "cron"
     | "gateways"
-    | "quotas";
+    | "quotas"
+    | "mcp";
   status: CheckStatus;
   message: string;
   /** The command or edit that fixes a problem or a warning. */
@@ -35,6 +36,8 @@ export interface AgentFacts {
   migrations: number[] | { error: string };
   telegram?: { botTokenSecret: string; botTokenPresent: boolean; anyChat: boolean; approvers: number };
   email?: { allowedSenders: number };
+  /** Its MCP servers that need a person to authorise them again (an OAuth token that could not be refreshed). */
+  mcpNeedsAuthorising?: { server: string; reason: string }[];
 }
 
 export interface DoctorFacts {

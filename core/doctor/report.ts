@@ -3,6 +3,7 @@ import { bindingChecks } from "./bindings";
 import { cronCheck } from "./cron";
 import type { DoctorCheck, DoctorFacts, DoctorReport } from "./facts";
 import { gatewayChecks } from "./gateways";
+import { mcpChecks } from "./mcp";
 import { migrationChecks } from "./migrations";
 import { modelChecks } from "./models";
 import { quotaChecks } from "./quotas";
@@ -38,6 +39,7 @@ export function buildDoctorReport(facts: DoctorFacts): DoctorReport {
     ...migrationChecks(facts),
     cronCheck(facts),
     ...gatewayChecks(facts),
+    ...mcpChecks(facts),
     ...pushChecks(facts),
     // Daily caps: spend today, per project and agent.
     ...(facts.quotas ? quotaChecks(facts.quotas, prod) : []),

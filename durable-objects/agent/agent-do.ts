@@ -159,6 +159,10 @@ export class AgentDO extends AgentObject {
   listMcpServers() {
     return this.known(() => this.mcpServers.list());
   }
+  /** The MCP servers that need a person to authorise them again, without waking a connection (the doctor). */
+  mcpNeedsAuthorising() {
+    return this.known(() => this.mcpServers.needsAuthorising());
+  }
   disconnectMcpServer(id: string) {
     return this.known(() => this.mcpServers.remove(id));
   }

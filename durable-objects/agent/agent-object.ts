@@ -31,7 +31,14 @@ import {
   tokenTag,
   type EndCause,
 } from "./live";
-import { makeMcpCredentials, makeMcpServers, mcpClientOf, mcpOAuthCallbackPath, sealedTokenStorage } from "./mcp";
+import {
+  makeMcpCredentials,
+  makeMcpServers,
+  mcpClientOf,
+  mcpOAuthCallbackPath,
+  sealedTokenStorage,
+  tokenExpiresAt,
+} from "./mcp";
 import { makeRunEvents } from "./runs";
 import * as schema from "./schema";
 
@@ -80,10 +87,11 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     project: () => this.host.project(),
   });
   protected readonly mcpServers = makeMcpServers(
-    mcpClientOf(this, this.mcpPolicy, undefined, this.mcpCredentials),
+    mcpClientOf(this, this.mcpPolicy, undefined, this.mcpCredentials, (key) => tokenExpiresAt(this.ctx.storage, key)),
     this.mcpPolicy,
     this.mcpCredentials,
     () => mcpOAuthCallbackPath(this.host.project(), this.host.agentName()),
+    this.ctx.storage,
   );
 
   /** The SDK's OAuth client provider for MCP servers (new and restored), with its token sets sealed (mcp/oauth.ts). */

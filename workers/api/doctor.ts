@@ -70,7 +70,7 @@ export async function runDoctor(env: Env, project: string, version: string, orig
   const agents: AgentFacts[] = await Promise.all(
     profiles.map(async (profile) => {
       const stub = await agentStub(env, project, profile.name);
-      const [migrations, telegram, email] = await Promise.all([
+      const [migrations, telegram, email, mcp] = await Promise.all([
         stub.migrationStatus().catch((error: unknown) => ({ error: message(error) })),
         stub.gatewayGet("telegram").then(
           (r) => (r.ok ? (r.value as TelegramConfig | null) : null),
@@ -79,6 +79,10 @@ export async function runDoctor(env: Env, project: string, version: string, orig
         stub.gatewayGet("email").then(
           (r) => (r.ok ? (r.value as EmailConfig | null) : null),
           () => null,
+        ),
+        stub.mcpNeedsAuthorising().then(
+          (r) => (r.ok ? r.value : []),
+          () => [],
         ),
       ]);
       const toolSecretRefs = runtimeSecretNames(profile.runtime);
@@ -98,6 +102,7 @@ export async function runDoctor(env: Env, project: string, version: string, orig
             }
           : {}),
         ...(email ? { email: { allowedSenders: email.allowedSenders.length } } : {}),
+        ...(mcp.length ? { mcpNeedsAuthorising: mcp } : {}),
       };
     }),
   );

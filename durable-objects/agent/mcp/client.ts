@@ -1,3 +1,4 @@
+import { auth } from "@modelcontextprotocol/client";
 import type { Agent } from "agents";
 import { makeGuardedFetch, type FetchFn, type McpToolManifest, type OutboundPolicy } from "../../../core/tools";
 import type { McpCredentials } from "./credentials";
@@ -51,6 +52,18 @@ export interface McpClient {
   ready(timeoutMs: number): Promise<void>;
   /** Connections held in memory; a ready server is always one of them. */
   connectionCount(): number;
+  /**
+   * For a ready OAuth server whose access token expires within `marginMs`: refreshes it with its
+   * refresh token (the SDK's `auth()`), `refreshed`; when the authorization server refuses (no refresh
+   * token, revoked, expired), the server waits for a person again (`authenticating` with a new consent
+   * URL) and this answers `needs-authorisation`. `fresh` for any other server, or a token not expiring yet.
+   */
+  refreshIfExpiring(id: string, marginMs: number): Promise<"fresh" | "refreshed" | "needs-authorisation">;
+  /**
+   * After a server refused its token (a 401 the SDK could not cure by refreshing): the server waits
+   * for a person again, at the consent URL the SDK made. False when no such URL was made.
+   */
+  awaitAuthorisation(id: string): boolean;
   /** Calls `listener` when a ready server's tools changed (its `notifications/tools/list_changed`), with the server's own tool names. */
   onToolsChanged(listener: (change: McpToolsChange) => void): void;
 }
@@ -102,9 +115,24 @@ export function mcpClientOf(
   policy: () => OutboundPolicy,
   fetch: FetchFn = (input, init) => globalThis.fetch(input, init),
   credentials?: Pick<McpCredentials, "fetchFor">,
+  /** When the token set stored under a key expires (oauth.ts `tokenExpiresAt`). */
+  tokenExpiry?: (key: string) => Promise<number | undefined>,
 ): McpClient {
   const guarded = makeGuardedFetch(fetch, policy);
-  guardConnections(agent.mcp, credentials ? credentials.fetchFor(guarded) : () => guarded);
+  const fetchFor = credentials ? credentials.fetchFor(guarded) : () => guarded;
+  guardConnections(agent.mcp, fetchFor);
+  /** The SDK's connection `id` back to waiting for a person, at the consent URL its provider holds now. */
+  const awaitAuthorisation = (id: string): boolean => {
+    const connection = agent.mcp.mcpConnections[id];
+    if (!connection?.options.transport.authProvider?.authUrl) return false;
+    connection.connectionState = "authenticating";
+    // Records the consent URL with the server (the SDK's own step when a connect meets a 401), so the
+    // listing shows it and the callback is accepted for it; private in the SDK's types.
+    (
+      agent.mcp as unknown as { persistAuthContinuation(id: string, connection: unknown): unknown }
+    ).persistAuthContinuation(id, connection);
+    return true;
+  };
   // The SDK refetches a server's tools on its `tools/list_changed` and then says only that some
   // server's state changed: each ready server's tool names are kept to tell what changed. A server
   // seen for the first time (connected, restored) is not a change.
@@ -126,6 +154,25 @@ export function mcpClientOf(
   });
   return {
     onToolsChanged: (listener) => void listeners.push(listener),
+    awaitAuthorisation,
+    async refreshIfExpiring(id, marginMs) {
+      const connection = agent.mcp.mcpConnections[id];
+      const provider = connection?.options.transport.authProvider as
+        | (NonNullable<typeof connection>["options"]["transport"]["authProvider"] & {
+            tokenKey?(clientId: string): string;
+          })
+        | undefined;
+      if (!connection || connection.connectionState !== "ready" || !provider?.clientId || !provider.tokenKey)
+        return "fresh";
+      const expiresAt = await tokenExpiry?.(provider.tokenKey(provider.clientId));
+      if (expiresAt === undefined || expiresAt - Date.now() > marginMs) return "fresh";
+      provider.serverId = id;
+      const url = connection.url.href;
+      // Refreshes with the refresh token, or (refused: no refresh token, revoked) starts a new authorisation.
+      const result = await auth(provider, { serverUrl: url, fetchFn: fetchFor(id, url) });
+      if (result === "AUTHORIZED") return "refreshed";
+      return awaitAuthorisation(id) ? "needs-authorisation" : "fresh";
+    },
     connect: (name, url, id, transport = "auto", callback) =>
       agent.addMcpServer(name, url, {
         id,

@@ -5,3 +5,4 @@ export * from "./results";
 export * from "./servers";
 export * from "./credentials";
 export * from "./oauth";
+export * from "./reauthorise";

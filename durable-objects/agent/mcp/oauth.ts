@@ -11,6 +11,11 @@ export const mcpOAuthCallbackPath = (project: string, agent: string) =>
 /** A token set as it is kept: sealed with the deployment key, bound to the project and the key it is stored under. */
 interface SealedTokens {
   pantheonSealed: Pick<SealedSecret, "name" | "iv" | "data">;
+  /**
+   * When the access token expires (ms since the epoch), from the set's `expires_in` as it was stored:
+   * the SDK keeps only the relative lifetime, and a refresh before expiry needs the moment.
+   */
+  expiresAt?: number;
 }
 const isSealed = (value: unknown): value is SealedTokens =>
   typeof value === "object" && value !== null && "pantheonSealed" in value;
@@ -38,7 +43,11 @@ export function sealedTokenStorage(
   const put = async (key: string | Record<string, unknown>, value?: unknown) => {
     if (!isToken(key)) return storage.put(key as never, value as never);
     const sealed = await (await cipher()).seal(project(), key, JSON.stringify(value));
-    return storage.put(key, { pantheonSealed: { name: sealed.name, iv: sealed.iv, data: sealed.data } });
+    const lifetime = (value as { expires_in?: unknown } | undefined)?.expires_in;
+    return storage.put(key, {
+      pantheonSealed: { name: sealed.name, iv: sealed.iv, data: sealed.data },
+      ...(typeof lifetime === "number" && lifetime > 0 ? { expiresAt: Date.now() + lifetime * 1000 } : {}),
+    } satisfies SealedTokens);
   };
   return new Proxy(storage, {
     get(target, property, receiver) {
@@ -48,4 +57,16 @@ export function sealedTokenStorage(
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+}
+
+/**
+ * When the token set stored under `key` (the SDK provider's `tokenKey`) expires, read without
+ * opening it; undefined when there is none or it did not say.
+ */
+export async function tokenExpiresAt(
+  storage: { get(key: string): Promise<unknown> },
+  key: string,
+): Promise<number | undefined> {
+  const value = await storage.get(key);
+  return isSealed(value) && typeof value.expiresAt === "number" ? value.expiresAt : undefined;
 }

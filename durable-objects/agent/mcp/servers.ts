@@ -8,7 +8,7 @@ import {
 } from "../../../core/tools";
 import type { ToolSource } from "../runs/tools";
 import type { McpClient, McpListedTool, McpTransport } from "./client";
-import type { McpCredentials, McpHeaders } from "./credentials";
+import type { McpCredentials, McpHeaders, McpHeaderStore } from "./credentials";
 import {
   mcpReservedServerNameMessage,
   mcpReservedServerNames,
@@ -16,7 +16,14 @@ import {
   mcpToolName,
   mcpToolNames,
 } from "./names";
-import { mcpResultText } from "./results";
+import { McpToolError, mcpResultText } from "./results";
+import {
+  isUnauthorized,
+  makeReauthorisations,
+  needsAuthorisingState,
+  refreshMarginMs,
+  unavailableLine,
+} from "./reauthorise";
 
 /** An MCP tool as the agent sees it: its Pantheon name and the name the server knows it by. */
 export interface McpToolView {
@@ -63,7 +70,15 @@ export function makeMcpServers(
   credentials: Pick<McpCredentials, "check" | "declare" | "declared" | "forget" | "load">,
   /** The path of this agent's OAuth callback (oauth.ts `mcpOAuthCallbackPath`). */
   callbackPath: () => string,
+  /** Where the servers that need authorising again are kept (reauthorise.ts): the object's storage. */
+  store: Pick<McpHeaderStore, "get" | "put">,
 ) {
+  const reauth = makeReauthorisations(store);
+  /** Connections restored after an eviction settled (or the wait ran out), and which need authorising again known. */
+  const settled = async () => {
+    await client.ready(restoreWaitMs);
+    await reauth.load();
+  };
   /** Tool list changes since the last run began, told to that run's trace (`turnNotes`). */
   const changes: { server: string; added: string[]; removed: string[] }[] = [];
   const pantheonName = (server: string, tool: string) => mcpToolName(server, tool) ?? tool;
@@ -134,14 +149,18 @@ export function makeMcpServers(
     return entries.map(([id, server]) => {
       // A host that left the allowlist: the view says so (the SDK records no error for a refused restore).
       const check = outboundCheck(server.server_url);
+      // Waiting for a person again, after it was authorised once: said as such, with why.
+      const again = server.state !== "ready" ? reauth.reason(id) : undefined;
       return {
         id,
         name: server.name,
         url: server.server_url,
-        state: server.state,
-        error: server.error ?? (check.ok ? null : `refused: ${check.reason}`),
+        state: again ? needsAuthorisingState : server.state,
+        error: again
+          ? `needs authorising again: ${again}`
+          : (server.error ?? (check.ok ? null : `refused: ${check.reason}`)),
         tools: tools.get(id) ?? [],
-        ...(server.state === "authenticating" && server.auth_url ? { authUrl: server.auth_url } : {}),
+        ...((server.state === "authenticating" || again) && server.auth_url ? { authUrl: server.auth_url } : {}),
       };
     });
   }
@@ -158,7 +177,7 @@ export function makeMcpServers(
   return {
     /** The servers once connections restored after an eviction have settled (or the wait ran out). */
     async list(): Promise<McpServerView[]> {
-      await client.ready(restoreWaitMs);
+      await settled();
       return Promise.all(list().map(withHeaders));
     },
 
@@ -197,7 +216,7 @@ export function makeMcpServers(
           : `MCP server refused: ${check.reason}`;
         throw validationFailed([{ path: ["url"], message }], message);
       }
-      await client.ready(restoreWaitMs);
+      await settled();
       const existing = list().find((s) => s.id === name);
       if (existing) {
         if (new URL(existing.url).href === parsed.href && existing.state === "ready") return withHeaders(existing);
@@ -257,15 +276,17 @@ export function makeMcpServers(
           [{ path: ["state"], message: outcome.reason }],
           `MCP authorisation refused: ${outcome.reason}`,
         );
-      await client.ready(restoreWaitMs);
+      await reauth.clear(outcome.serverId);
+      await settled();
       return withHeaders(find(outcome.serverId));
     },
 
     async remove(id: string): Promise<void> {
-      await client.ready(restoreWaitMs);
+      await settled();
       find(id);
       await client.remove(id);
       await credentials.forget(id);
+      await reauth.clear(id);
     },
 
     /** Removes every server (the agent was deleted). */
@@ -273,22 +294,54 @@ export function makeMcpServers(
       for (const server of list()) {
         await client.remove(server.id).catch(() => undefined);
         await credentials.forget(server.id);
+        await reauth.clear(server.id);
       }
     },
 
-    /** Restored connections settled, and the secrets their headers name known (so every trace is redacted of them). */
+    /**
+     * Restored connections settled, the secrets their headers name known (so every trace is redacted
+     * of them), and each OAuth token that expires within a minute refreshed; a server whose token
+     * could not be refreshed needs authorising again (its tools are left out; `turnNotes` says so).
+     */
     async ready(): Promise<void> {
-      await client.ready(restoreWaitMs);
-      if (client.connectionCount() > 0) await credentials.load(list().map((server) => server.id));
+      await settled();
+      if (client.connectionCount() === 0) return;
+      const servers = list();
+      await credentials.load(servers.map((server) => server.id));
+      for (const server of servers) {
+        if (server.state !== "ready") continue;
+        try {
+          if ((await client.refreshIfExpiring(server.id, refreshMarginMs)) === "needs-authorisation")
+            await reauth.flag(server.id, "its token could not be refreshed");
+        } catch (error) {
+          // The authorization server could not be reached: the token is tried again next turn.
+          console.warn(
+            `MCP server '${server.id}': refreshing its token failed`,
+            error instanceof Error ? error.message : error,
+          );
+        }
+      }
     },
+
+    /** The servers that need authorising again, with why: read from storage, no connection woken (the doctor). */
+    needsAuthorising: () => reauth.all(),
 
     /**
      * What a run that begins is told of its MCP servers: trace steps (`mcp_tools_changed`: a server's
      * tools added and removed since the last run began).
      */
     turnNotes(): { trace: { name: string; data: Record<string, unknown> }[]; system: string[] } {
-      const trace = changes.splice(0).map((change) => ({ name: "mcp_tools_changed", data: change }));
-      return { trace, system: [] };
+      const trace: { name: string; data: Record<string, unknown> }[] = changes
+        .splice(0)
+        .map((change) => ({ name: "mcp_tools_changed", data: change }));
+      const system: string[] = [];
+      for (const server of list()) {
+        const reason = server.state === needsAuthorisingState ? reauth.reason(server.id) : undefined;
+        if (!reason) continue;
+        system.push(unavailableLine(server.id, reason));
+        trace.push({ name: "mcp_unavailable", data: { server: server.id, state: server.state, reason } });
+      }
+      return { trace, system };
     },
 
     /** Whether the agent has any MCP connection (its tools may then change at any moment, as servers come and go). */
@@ -318,13 +371,22 @@ export function makeMcpServers(
                 ...fromMcpTool({ name: tool.name, description: tool.description, inputSchema: tool.parameters }),
                 ...(tool.idempotent ? { idempotent: true } : {}),
               });
-              implementations[tool.name] = async (args, ctx) =>
-                mcpResultText(
-                  await client.callTool(
-                    { serverId: server.id, name: tool.mcpName, arguments: args },
-                    { signal: ctx.signal },
-                  ),
-                );
+              implementations[tool.name] = async (args, ctx) => {
+                try {
+                  return mcpResultText(
+                    await client.callTool(
+                      { serverId: server.id, name: tool.mcpName, arguments: args },
+                      { signal: ctx.signal },
+                    ),
+                  );
+                } catch (error) {
+                  // Refused its token and the SDK could not refresh it: a person must authorise it again.
+                  if (!isUnauthorized(error) || !client.awaitAuthorisation(server.id)) throw error;
+                  const reason = "it refused its token";
+                  await reauth.flag(server.id, reason);
+                  throw new McpToolError(unavailableLine(server.id, reason), { cause: error });
+                }
+              };
             }
           }
           return { specs, implementations };
