@@ -35,7 +35,11 @@ export function makeShipping({ api, work, store, setWork, fetchFile, save }: Shi
     try {
       return await action();
     } catch (error) {
-      setWork((w) => ({ ...w, error: shipError(error) }));
+      // An import's refusal shows in its form; the others' beside the feature page's buttons.
+      const message = shipError(error);
+      setWork((w) =>
+        name === "import" ? { ...w, error: message } : { ...w, shipped: { action: name, message, failed: true } },
+      );
       return null;
     } finally {
       setWork((w) => ({ ...w, busy: null }));

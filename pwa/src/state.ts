@@ -131,8 +131,8 @@ export interface WorkState {
   refreshedAt: number | null;
   /** What the Work page's import form offers (the project's secrets by name, the agents that plan); null for a non-admin. */
   importOptions: { secrets: string[]; planners: string[] } | null;
-  /** The last way the work left that went through (push, pull request, download), said beside its buttons. */
-  shipped: { action: string; message: string; url?: string } | null;
+  /** The last push, pull request or download: what went through, or (`failed`) why not, said beside its buttons. */
+  shipped: { action: string; message: string; url?: string; failed?: boolean } | null;
 }
 
 export function emptyWork(): WorkState {

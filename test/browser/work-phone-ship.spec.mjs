@@ -195,6 +195,31 @@ test("refusals beside their controls: a refused token is named, another project'
   });
   assert.equal(foreign.status, 400, JSON.stringify(foreign.body));
   assert.match(foreign.body.error.message, /OTHER_ONLY/);
+
+  // A push whose token the remote no longer takes is refused beside Push, naming the secret (the first test's push went through).
+  const revoked = uniqueName("revoked").slice(0, 40);
+  const setPushToken = (value) =>
+    api("/api/projects/default/secrets/PUSH_TOKEN", { method: "PUT", body: JSON.stringify({ value }) });
+  assert.equal((await setPushToken(remoteToken)).status, 200);
+  const made = await api("/api/features", {
+    method: "POST",
+    body: JSON.stringify({
+      name: revoked,
+      title: "Revoked token",
+      orchestrator: planner,
+      repository: { url, ref: "main", tokenSecret: "PUSH_TOKEN" },
+    }),
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  assert.equal((await setPushToken("revoked-since")).status, 200);
+  await page.goto(`/#/features/${revoked}`);
+  const ship = page.locator("pantheon-feature-ship");
+  await ship.getByRole("button", { name: "Push" }).click();
+  const refusal = ship.getByRole("alert");
+  await refusal.getByText(/PUSH_TOKEN/).waitFor();
+  assert.match(await refusal.innerText(), /refused the credentials in secret PUSH_TOKEN \(401\)/);
+  await refusal.scrollIntoViewIfNeeded();
+  await shot(page, "work-phone-push-refused");
 });
 
 test("a chat-scope person sees the clone URL and Download but no Push or pull request, and the route refuses them", async () => {

@@ -12,7 +12,8 @@ const formats = [
  * How a feature's work leaves, on its page: the clone URL with a copy button (anyone who reads the
  * feature), Push and Open pull request (an admin's: the routes are `scope("admin")`, so a reader
  * never sees them), and Download as a git bundle, zip or tar. Each button says when it is busy; what
- * went through is said beside them, and a refusal below them in the board's alert.
+ * went through is said beside them, and so is a refusal, in the server's words (a remote's 401 names
+ * the secret). It sits below the task board, which a phone shows first.
  *
  * Events: `feature-push` {feature}, `feature-pr` {feature}, `feature-download` {feature, format}.
  */
@@ -44,7 +45,7 @@ export class PantheonFeatureShip extends LitElement {
     .controls { display: flex; gap: .5rem; flex-wrap: wrap; align-items: end; margin-top: .75rem; }
     .download { display: flex; gap: .5rem; align-items: end; }
     .download select { width: auto; }
-    .done { margin: .5rem 0 0; }
+    .done { margin: .5rem 0 0; overflow-wrap: anywhere; }
   `,
   ];
 
@@ -89,7 +90,13 @@ export class PantheonFeatureShip extends LitElement {
             }}>${formats.map(([value, text]) => html`<option value=${value} ?selected=${value === this.format}>${text}</option>`)}</select></span>
             <button ?disabled=${busy !== null} @click=${() => emit(this, "feature-download", { feature: this.name, format: this.format })}>${label("download", "Download", "Downloading…")}</button></span>
         </div>
-        ${w.shipped ? html`<p class="done small" role="status">${w.shipped.message}${w.shipped.url ? html` <a href=${w.shipped.url} target="_blank" rel="noopener">Open it</a>` : nothing}</p>` : nothing}
+        ${
+          w.shipped?.failed
+            ? html`<div class="alert error done" role="alert">${w.shipped.message}</div>`
+            : w.shipped
+              ? html`<p class="done small" role="status">${w.shipped.message}${w.shipped.url ? html` <a href=${w.shipped.url} target="_blank" rel="noopener">Open it</a>` : nothing}</p>`
+              : nothing
+        }
       </section>`;
   }
 }

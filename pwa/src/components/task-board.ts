@@ -125,7 +125,6 @@ export class PantheonTaskBoard extends LitElement {
       </div>`
           : nothing
       }
-      ${f ? html`<pantheon-feature-ship .work=${w} .name=${this.name} .cloneUrl=${(f as { cloneUrl?: string }).cloneUrl ?? ""}></pantheon-feature-ship>` : nothing}
       ${w.error ? html`<div class="alert error" role="alert">${w.error}</div>` : nothing}
       <div class="row" style="margin-top:1rem"><h3 style="margin:0">Task board</h3><span class="spacer"></span>
         <span class="live" role="status">Live · refreshed ${w.refreshedAt ? new Date(w.refreshedAt).toLocaleTimeString() : "…"}</span>
@@ -144,7 +143,8 @@ export class PantheonTaskBoard extends LitElement {
       </div>
       ${folded.length ? html`<p class="folded" data-folded>Nothing ${folded.map((c) => c.title.toLowerCase()).join(", ")}.</p>` : nothing}`
           : nothing
-      }`;
+      }
+      ${f ? html`<pantheon-feature-ship .work=${w} .name=${this.name} .cloneUrl=${(f as { cloneUrl?: string }).cloneUrl ?? ""}></pantheon-feature-ship>` : nothing}`;
   }
 }
 
