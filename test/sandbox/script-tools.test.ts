@@ -96,6 +96,21 @@ describe("script tools", () => {
     expect(res.status).toBe(202);
   });
 
+  it("call the agent's tools they declare; one that needs more than the chat scope is refused inside a script", async () => {
+    const caller = (name: string, tool: string) =>
+      `export const tool = { name: "${name}", description: "calls ${tool}", tools: ["${tool}"] };\nexport default async (input: unknown, ctx: any) => await ctx.tool("${tool}", { query: "x" });\n`;
+    await addTool(
+      `export const tool = { name: "asks.clock", description: "the time", tools: ["clock.now"] };\nexport default async (input: unknown, ctx: any) => "it is " + (await ctx.tool("clock.now", {}));\n`,
+    );
+    await addTool(caller("asks.memory", "memory.search"));
+    const user = uniqueName("caller");
+    await createAgent({ name: user, runtime: { tools: ["clock.now", "memory.search", "asks.clock", "asks.memory"] } });
+    const clock = JSON.stringify(await (await invoke(user, "asks.clock", {})).json());
+    expect(clock).toMatch(/it is {.*iso.*\d{4}-\d\d-\d\dT/);
+    const memory = JSON.stringify(await (await invoke(user, "asks.memory", {})).json());
+    expect(memory).toContain("tool 'memory.search' needs the 'admin' scope");
+  });
+
   it("may not be deleted while an agent lists it; one no agent lists is", async () => {
     await addTool(`export const tool = { name: "kept.one", description: "x" };\nexport default async () => 1;\n`);
     const user = uniqueName("keeper");

@@ -22,7 +22,8 @@ export function scriptSecretNames(profile: Pick<AgentProfile, "scriptTools">): s
  * in the sandbox with exactly what it declares: its tools (through the agent's own tool registry, so
  * each call is checked, timed and redacted as any), the project secrets it names that the agent
  * holds, and `fetch` to its declared hosts behind the outbound guard; nothing else.
- * A tool call that needs a person's approval is refused inside a script: the script has no way to wait.
+ * A tool call that needs a person's approval is refused inside a script (it has no way to wait), and so
+ * is one that needs more than the `chat` scope: the run's gates are not on this path (code mode's calls will be).
  * @example
  * buildAgentTools(profile, { …, extra: [scriptToolSource(profile, { sandbox, fetch, secretValues, allowLoopback, tools: () => registry })] });
  */
@@ -63,6 +64,11 @@ function scriptImplementation(
           throw new Error(`tool '${name}' is not one of this agent's tools`);
         if (spec.requiresApproval)
           throw new Error(`tool '${name}' needs a person's approval for each call; a script cannot wait for one`);
+        // The run's scope gate is not on this path: a tool that needs more than ordinary agent work is not lent to a script.
+        if (spec.scope !== undefined && spec.scope !== "chat")
+          throw new Error(
+            `tool '${name}' needs the '${spec.scope}' scope; a script may call only tools of ordinary agent work`,
+          );
         const outcome = await registry.invoke(name, toolArgs, { signal: ctx.signal, secrets: ctx.secrets });
         if (!outcome.ok) throw new Error(outcome.error.message);
         return outcome.output;
