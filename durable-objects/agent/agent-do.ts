@@ -34,7 +34,10 @@ export class AgentDO extends AgentObject {
   // ---- chat ----------------------------------------------------------------------------------
 
   chat(input: ChatInput): Promise<Result<TurnOutcome>> {
-    return resultOf(() => this.features.turns.turn(input, () => {}));
+    return resultOf(async () => {
+      await this.adoptUnpushedProfile();
+      return this.features.turns.turn(input, () => {});
+    });
   }
 
   /** The same turn, as a stream of server-sent events (`run`, `token`, ..., `done`). */

@@ -18,6 +18,7 @@ import type { ChildAlarm } from "./bus";
 import { initialLiveState, liveStateSchema, type LiveState, type RunEvent } from "./chat";
 import { makeAgentFeatures, type AgentFeatures } from "./features";
 import type { AgentHost, AlarmCallback } from "./host";
+import { registryStub } from "../stubs";
 import {
   closeEach,
   endIncarnation,
@@ -54,6 +55,9 @@ type AlarmMethods = { [K in AlarmCallback]: (payload: never, schedule?: never) =
  * the registry's configure and forget, and the live status. Abstract: AgentDO is the one class bound
  * (wrangler.toml); the split keeps each file readable, and the SDK and RPC see the whole chain.
  */
+/** Where an agent object keeps the incarnation it last forgot (its agent deleted): its own KV, outside the wiped tables. */
+const forgottenIncarnationKey = "forgotten-incarnation";
+
 export abstract class AgentObject extends Agent<Env, LiveState> implements AlarmMethods {
   override initialState: LiveState = initialLiveState;
   private readonly clock = systemClock;
@@ -64,7 +68,7 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     clock: this.clock,
   });
   /** What the features may use of this object (host.ts): built once, here and nowhere else. */
-  private readonly host: AgentHost;
+  protected readonly host: AgentHost;
   protected readonly features: AgentFeatures;
   private readonly outbound = outboundSettingsFrom(this.env);
   /** Open SSE streams: a deletion ends them before it wipes (live/incarnation.ts). */
@@ -284,7 +288,9 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
       },
       cause,
     );
+    const forgotten = this.storedProfile()?.incarnation;
     await this.features.wipe();
+    if (forgotten) this.ctx.storage.kv.put(forgottenIncarnationKey, forgotten);
     // After the wipe, no incarnation is held: the reset state is stored and sent to no socket.
     this.setState(initialLiveState);
     return ended;
@@ -302,10 +308,28 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
 
   /** Like `guard`, for calls that only make sense on an agent the registry has configured. */
   protected known<T>(fn: () => T | Promise<T>): Promise<Result<T>> {
-    return resultOf(() => {
+    return resultOf(async () => {
+      await this.adoptUnpushedProfile();
       this.profile();
       return fn();
     });
+  }
+
+  /**
+   * An agent the registry holds but whose profile never reached this object (an import or a restore
+   * cut off between the registry's write and its push, by a restart or a deploy) takes it from the
+   * registry on first use, instead of answering as unknown until someone imports again. One registry
+   * call, only while the object holds no profile. The incarnation this object last forgot is never
+   * adopted again: a message arriving between a deletion's wipe and the registry's delete does not
+   * bring the deleted agent back.
+   */
+  protected async adoptUnpushedProfile(): Promise<void> {
+    if (this.storedProfile()) return;
+    const got = await registryStub(this.env, this.host.project()).getAgent(this.host.agentName());
+    if (!got.ok || this.storedProfile()) return;
+    if (got.value.incarnation && got.value.incarnation === this.ctx.storage.kv.get<string>(forgottenIncarnationKey))
+      return;
+    await this.configure(got.value);
   }
 
   // ---- alarm callbacks (agents SDK schedule; host.ts names them) -----------------------------------

@@ -1,4 +1,7 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { agentInputSchema } from "../../core/agents";
+import { agentStub, registryStub } from "../../durable-objects/stubs";
 import exampleFile from "../../examples/agents.json";
 import { tenant } from "../secrets/helpers";
 
@@ -124,5 +127,26 @@ describe("agents made by an import or a restore answer", () => {
     });
     expect(made.status).toBe(201);
     await expectItAnswers(t, "helper");
+  });
+});
+
+describe("an agent whose profile never reached its object", () => {
+  it("answers when the registry holds it but the push was cut off, and a deleted one is not brought back", async () => {
+    const t = await tenant("made-unpushed");
+    // What an import cut off by a restart leaves: the registry's row written, the object never configured.
+    const made = await registryStub(env, t.slug).createAgent(
+      agentInputSchema.parse({ name: "orphan", description: "never pushed" }),
+    );
+    expect(made.ok).toBe(true);
+    await expectItAnswers(t, "orphan");
+
+    // Control: a deletion cut off between the object's wipe and the registry's delete does not resurrect it.
+    expect((await t.call("/api/agents", { method: "POST", json: { name: "gone" } })).status).toBe(201);
+    await agentStub(env, t.slug, "gone").forget();
+    const sent = await t.call("/api/agents/gone/messages", { method: "POST", json: { content: "still there?" } });
+    expect(sent.status).toBe(404);
+    expect(((await sent.json()) as { error: { message: string } }).error.message).toBe(
+      `agent 'gone' does not exist in project '${t.slug}'`,
+    );
   });
 });
