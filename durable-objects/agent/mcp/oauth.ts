@@ -1,4 +1,8 @@
+import type { DurableObjectOAuthClientProvider } from "agents";
 import type { SealedSecret, SecretCipher } from "../../../core/secrets";
+
+/** The object's storage as the SDK's provider takes it (named through the SDK, so builds without the Workers types read it too). */
+type ProviderStorage = ConstructorParameters<typeof DurableObjectOAuthClientProvider>[0];
 
 /**
  * Where the person's browser returns after authorising an agent's MCP server (the worker's public
@@ -29,10 +33,10 @@ const isSealed = (value: unknown): value is SealedTokens =>
  * new DurableObjectOAuthClientProvider(sealedTokenStorage(ctx.storage, cipher, () => "acme"), name, callbackUrl);
  */
 export function sealedTokenStorage(
-  storage: DurableObjectStorage,
+  storage: ProviderStorage,
   cipher: () => Promise<SecretCipher>,
   project: () => string,
-): DurableObjectStorage {
+): ProviderStorage {
   const isToken = (key: unknown): key is string => typeof key === "string" && key.endsWith("/token");
   const get = async (key: string | string[]) => {
     if (Array.isArray(key)) return storage.get(key);

@@ -3,6 +3,7 @@ import type { AppState } from "../state";
 import type { ToolSpec } from "../api";
 import type { JsonSchema, Loadable } from "../types";
 import { base, emit, pretty, prettyOutput } from "./shared";
+import "./mcp-servers";
 
 /**
  * Lists an agent's tools and calls one by hand, with a form generated from its JSON Schema.
@@ -73,6 +74,7 @@ export class PantheonToolRunner extends LitElement {
     return html`
       <p><a href="#/agents/${encodeURIComponent(this.agent)}">← ${this.agent}</a></p>
       <h2>Run a tool</h2>
+      <pantheon-mcp-servers .agent=${this.agent}></pantheon-mcp-servers>
       ${t.status === "error" ? html`<div class="alert error" role="alert">${t.error}</div>` : nothing}
       ${t.status === "loading" ? html`<p class="muted">Loading tools…</p>` : nothing}
       ${t.status === "ready" && list.length === 0 ? html`<p class="muted">This agent has no tools.</p>` : nothing}
