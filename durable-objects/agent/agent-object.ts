@@ -82,6 +82,8 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
   private readonly mcpPolicy = (): OutboundPolicy => ({
     allowHosts: this.storedProfile()?.runtime.allowHosts ?? [],
     allowLoopback: this.outbound.allowLoopback,
+    // The private hosts the deployment admin named (PANTHEON_OUTBOUND_PRIVATE_HOSTS) open for MCP as for git.
+    privateHosts: this.outbound.privateHosts,
   });
   /** Each MCP server's headers: secrets by name, read through the agent's secrets at each request (features are built below). */
   private readonly mcpCredentials = makeMcpCredentials({
