@@ -84,6 +84,12 @@ try {
   const api = (path, init = {}) => call(server.url, path, init);
   const cli = makeCli({ url: server.url, token, project: "", cwd: dir, configHome: join(dir, "config") });
 
+  // A script declares only secrets the project has: set before the scripts are saved.
+  for (const [name, value] of [
+    ["MINE", "mine-secret-value-1"],
+    ["OTHER", "other-secret-value-2"],
+  ])
+    await api(`/api/projects/default/secrets/${name}`, { method: "PUT", body: JSON.stringify({ value }) });
   for (const [file, source] of Object.entries(scripts)) {
     await writeFile(join(dir, file), source);
     const added = await cli(["tools", "add", join(dir, file)]);
@@ -95,11 +101,6 @@ try {
     JSON.parse(added.stdout).tools.length === Object.keys(scripts).length,
     added.stdout.slice(0, 400),
   );
-  for (const [name, value] of [
-    ["MINE", "mine-secret-value-1"],
-    ["OTHER", "other-secret-value-2"],
-  ])
-    await api(`/api/projects/default/secrets/${name}`, { method: "PUT", body: JSON.stringify({ value }) });
   const tools = ["probe.loop", "probe.net", "probe.nonet", "probe.secrets", "probe.memory", "probe.proto", "probe.big"];
   const made = await api("/api/agents", {
     method: "POST",

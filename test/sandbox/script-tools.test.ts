@@ -111,6 +111,21 @@ describe("script tools", () => {
     expect(memory).toContain("tool 'memory.search' needs the 'admin' scope");
   });
 
+  it("refuse a secret the project lacks, Pantheon's own or a model key; one the project has is saved", async () => {
+    const reading = (name: string, secret: string) =>
+      `export const tool = { name: "${name}", description: "reads a secret", secrets: ["${secret}"] };\nexport default async (input: unknown, ctx: any) => (await ctx.secret("${secret}")).length;\n`;
+    for (const secret of ["NO_SUCH_SECRET", "PANTHEON_ADMIN_TOKEN", "OPENAI_API_KEY"]) {
+      const res = await addTool(reading("reads.bad", secret));
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toContain(`tool.secrets[0]`);
+    }
+    await api("/api/projects/default/secrets/SCRIPT_KEY", { method: "PUT", json: { value: "script-key-value" } });
+    expect((await addTool(reading("reads.good", "SCRIPT_KEY"))).status).toBe(201);
+    const user = uniqueName("reader");
+    await createAgent({ name: user, runtime: { tools: ["reads.good"] } });
+    expect(JSON.stringify(await (await invoke(user, "reads.good", {})).json())).toContain('"output":"16"');
+  });
+
   it("may not be deleted while an agent lists it; one no agent lists is", async () => {
     await addTool(`export const tool = { name: "kept.one", description: "x" };\nexport default async () => 1;\n`);
     const user = uniqueName("keeper");

@@ -1,10 +1,11 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { projectNameSchema } from "../../core/agents";
-import { notFound } from "../../core/errors";
+import { notFound, PantheonError } from "../../core/errors";
 import { lazySchema } from "../../core/lazy-schema";
 import { compileScript, maxScriptSourceBytes } from "../../core/sandbox";
-import { toolNamePattern } from "../../core/tools";
+import { toolNamePattern, toolSecretRefusal } from "../../core/tools";
+import { projectOutbound } from "../project-secrets";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
 import { scope } from "../scopes";
@@ -57,6 +58,17 @@ export const scriptToolRoutes = new Hono<AppEnv>()
     await projectRecord(c.env, slug);
     const { source } = c.req.valid("json");
     const compiled = await compileScript(source);
+    // As for HTTP tools: a secret the project has, never Pantheon's own, a model key or a provider's key.
+    if (compiled.declaration.secrets.length) {
+      const { toolSecrets } = await projectOutbound(c.env, slug);
+      compiled.declaration.secrets.forEach((name, i) => {
+        const refused = toolSecretRefusal(name, toolSecrets, slug);
+        if (refused)
+          throw new PantheonError("validation_failed", `tool.secrets[${i}]: ${refused}`, {
+            details: { issues: [{ path: ["tool", "secrets", i], message: refused }] },
+          });
+      });
+    }
     const saved = await call(registryStub(c.env, slug).scriptToolPut({ ...compiled, source }));
     await reconfigure(c.env, slug, saved.users);
     return c.json({ tool: saved.tool, agents: saved.users }, 201);
