@@ -94,7 +94,12 @@ export function makeProviderStore(kv: Kv, project: () => string) {
         );
       }
       const toolUser = provider.keySecret
-        ? agents.find((agent) => runtimeSecretNames(agent.runtime).includes(provider.keySecret!))
+        ? agents.find(
+            (agent) =>
+              runtimeSecretNames(agent.runtime).includes(provider.keySecret!) ||
+              // A script tool the agent lists reads its declared secrets (core/sandbox).
+              Object.values(agent.scriptTools ?? {}).some((tool) => tool.secrets.includes(provider.keySecret!)),
+          )
         : undefined;
       if (toolUser) {
         const message = `the secret '${provider.keySecret}' is named by a tool of agent '${toolUser.name}': a model key never reaches a tool; use another secret for the provider's key`;

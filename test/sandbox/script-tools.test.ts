@@ -126,6 +126,22 @@ describe("script tools", () => {
     expect(JSON.stringify(await (await invoke(user, "reads.good", {})).json())).toContain('"output":"16"');
   });
 
+  it("keep a secret their agents read from becoming a provider's key; another secret may be", async () => {
+    await api("/api/projects/default/secrets/READ_BY_SCRIPT", { method: "PUT", json: { value: "read-by-script" } });
+    await api("/api/projects/default/secrets/FREE_KEY", { method: "PUT", json: { value: "free-key-value" } });
+    await addTool(
+      `export const tool = { name: "reads.key", description: "reads a secret", secrets: ["READ_BY_SCRIPT"] };\nexport default async () => 1;\n`,
+    );
+    await createAgent({ name: uniqueName("keyreader"), runtime: { tools: ["reads.key"] } });
+    const provider = (keySecret: string) =>
+      api(`/api/projects/default/providers/${uniqueName("prov")}`, {
+        method: "PUT",
+        json: { baseUrl: "https://models.example.com/v1", keySecret },
+      });
+    expect((await provider("READ_BY_SCRIPT")).status).toBe(409);
+    expect((await provider("FREE_KEY")).status).toBe(200);
+  });
+
   it("may not be deleted while an agent lists it; one no agent lists is", async () => {
     await addTool(`export const tool = { name: "kept.one", description: "x" };\nexport default async () => 1;\n`);
     const user = uniqueName("keeper");
