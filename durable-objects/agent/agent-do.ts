@@ -6,7 +6,7 @@ import { PantheonError, resultOf, type Result } from "../../core/errors";
 import type { TelegramUpdate } from "../../core/gateways";
 import { AgentObject } from "./agent-object";
 import type { AgentFeatures } from "./features";
-import type { McpServers } from "./mcp";
+import type { McpAnswer, McpServers } from "./mcp";
 import { type GatewayKind, handleEmail } from "./gateways";
 import { runEventStream } from "./live";
 import {
@@ -165,6 +165,13 @@ export class AgentDO extends AgentObject {
   /** The MCP servers that need a person to authorise them again, without waking a connection (the doctor). */
   mcpNeedsAuthorising() {
     return this.known(() => this.mcpServers.needsAuthorising());
+  }
+  /** Questions this agent's MCP servers asked that wait for a person (elicitation). */
+  listMcpQuestions() {
+    return this.known(() => this.mcpServers.questions());
+  }
+  answerMcpQuestion(id: string, answer: McpAnswer) {
+    return this.known(() => this.mcpServers.answerQuestion(id, answer));
   }
   disconnectMcpServer(id: string) {
     return this.known(() => this.mcpServers.remove(id));

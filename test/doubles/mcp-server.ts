@@ -7,13 +7,17 @@
 //                                       (401 without it), with a tool `whoami` answering the header it got
 //   POST/GET/DELETE /mcp-changing[?tenant=<t>]  tools `add`, `echo` and `swap`: calling `swap` replaces `echo`
 //                                       with `mul` {a,b} for that tenant and sends `notifications/tools/list_changed`
+//   POST/GET/DELETE /mcp-asking[?tenant=<t>]  a tool `book` that asks the client how many seats (elicitation/create,
+//                                       form mode) and answers `booked N seats`, `declined` or `cancelled`
 // Each test connects with its own `tenant` query, so it sees only its own calls.
 // Stateless mode (no session ids): a fresh server and transport per request, as the SDK's
 // stateless example does, so concurrent tests never share protocol state.
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { listenOnLoopback } from "./loopback-server";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { mcpTestBearer } from "./mcp-bearer";
 
@@ -49,13 +53,42 @@ function makeChangingTools(server: McpServer, tenant: string, record: (call: Rec
   return true;
 }
 
+function makeAskingTools(server: McpServer, record: (call: RecordedMcpCall) => void): void {
+  server.registerTool(
+    "book",
+    { description: "Books seats after asking the person how many.", inputSchema: {} },
+    async (_args, extra) => {
+      const answer = await extra.sendRequest(
+        {
+          method: "elicitation/create",
+          params: {
+            message: "How many seats should I book?",
+            requestedSchema: { type: "object", properties: { seats: { type: "number" } }, required: ["seats"] },
+          },
+        },
+        ElicitResultSchema,
+      );
+      record({ tool: "book", arguments: { answer } });
+      const text =
+        answer.action === "accept"
+          ? `booked ${String(answer.content?.seats)} seats`
+          : answer.action === "decline"
+            ? "declined"
+            : "cancelled";
+      return { content: [{ type: "text", text }] };
+    },
+  );
+}
+
 function makeMcpServer(
   record: (call: RecordedMcpCall) => void,
   bearer = false,
   changing?: { tenant: string },
+  asking = false,
 ): McpServer {
   const server = new McpServer({ name: "pantheon-test-mcp", version: "1.0.0" });
   const withoutEcho = changing ? makeChangingTools(server, changing.tenant, record) : false;
+  if (asking) makeAskingTools(server, record);
   if (bearer)
     server.registerTool(
       "whoami",
@@ -85,6 +118,26 @@ function makeMcpServer(
   return server;
 }
 
+/**
+ * /mcp-asking keeps a session (a server and transport per `mcp-session-id`): the client answers a
+ * server's question in a request of its own, which must reach the server that asked.
+ */
+const sessions = new Map<string, StreamableHTTPServerTransport>();
+async function askingSessions(req: IncomingMessage, res: ServerResponse, make: () => McpServer) {
+  const id = req.headers["mcp-session-id"];
+  const known = typeof id === "string" ? sessions.get(id) : undefined;
+  if (known) return known.handleRequest(req, res);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) sessions.delete(transport.sessionId);
+  };
+  await make().connect(transport);
+  await transport.handleRequest(req, res);
+}
+
 export async function startMcpTestServer(): Promise<{ url: string; server: Server }> {
   const calls = new Map<string, RecordedMcpCall[]>();
   const hits = new Map<string, number>();
@@ -103,7 +156,8 @@ export async function startMcpTestServer(): Promise<{ url: string; server: Serve
     hits.set(tenant, (hits.get(tenant) ?? 0) + 1);
     const bearer = url.pathname === "/mcp-bearer";
     const changing = url.pathname === "/mcp-changing";
-    if (url.pathname !== "/mcp" && !bearer && !changing) {
+    const asking = url.pathname === "/mcp-asking";
+    if (url.pathname !== "/mcp" && !bearer && !changing && !asking) {
       res.writeHead(404, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: "not found" }));
     }
@@ -111,11 +165,9 @@ export async function startMcpTestServer(): Promise<{ url: string; server: Serve
       res.writeHead(401, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: "invalid_token", error_description: "a bearer token is required" }));
     }
-    const server = makeMcpServer(
-      (call) => calls.set(tenant, [...(calls.get(tenant) ?? []), call]),
-      bearer,
-      changing ? { tenant } : undefined,
-    );
+    const record = (call: RecordedMcpCall) => calls.set(tenant, [...(calls.get(tenant) ?? []), call]);
+    if (asking) return askingSessions(req, res, () => makeMcpServer(record, false, undefined, true));
+    const server = makeMcpServer(record, bearer, changing ? { tenant } : undefined);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => {
       void transport.close();

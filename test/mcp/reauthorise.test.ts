@@ -26,6 +26,7 @@ function fakeClient(state: string): McpClient {
     ready: async () => undefined,
     connectionCount: () => 1,
     onToolsChanged: () => undefined,
+    onElicitation: () => undefined,
     refreshIfExpiring: async () => "fresh",
     awaitAuthorisation: () => true,
   };

@@ -59,6 +59,26 @@ const serverHeaders = lazySchema(() =>
     .refine((headers) => Object.keys(headers).length <= 16, "at most 16 headers"),
 );
 const serverParam = lazySchema(() => z.object({ name: agentNameSchema, id: serverName }));
+const questionParam = lazySchema(() =>
+  z.object({ name: agentNameSchema, question: z.string().uuid("a question's id, as GET …/mcp/questions lists it") }),
+);
+/** A person's answer to a server's question: the MCP spec's ElicitResult (accept carries the form's values). */
+const answerBody = lazySchema(() =>
+  z
+    .strictObject({
+      action: z.enum(["accept", "decline", "cancel"], { error: "one of 'accept', 'decline' or 'cancel'" }),
+      content: z
+        .record(
+          z.string().max(64),
+          z.union([z.string().max(4096), z.number(), z.boolean(), z.array(z.string().max(256)).max(64)]),
+        )
+        .optional(),
+    })
+    .refine((answer) => answer.action !== "accept" || answer.content !== undefined, {
+      path: ["content"],
+      message: "an accepted answer carries the form's values (an object of strings, numbers, booleans or string lists)",
+    }),
+);
 
 /**
  * An agent's MCP servers (Streamable HTTP, SSE fallback). Their tools join the agent's tools as
@@ -107,6 +127,26 @@ export const mcpRoutes = new Hono<AppEnv>()
         ),
         201,
       );
+    },
+  )
+  // A server's question while its tool runs (elicitation/create): a person who may approve answers it.
+  .get("/:name/mcp/questions", scope("approve"), valid("param", nameParam), async (c) => {
+    const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
+    return c.json({ questions: await call(agent.listMcpQuestions()) });
+  })
+  .post(
+    "/:name/mcp/questions/:question",
+    scope("approve"),
+    valid("param", questionParam),
+    valid("json", answerBody),
+    async (c) => {
+      const { name, question } = c.req.valid("param");
+      const { action, content } = c.req.valid("json");
+      const agent = await agentStub(c.env, c.get("project"), name);
+      await call(
+        agent.answerMcpQuestion(question, action === "accept" ? { action, content: content ?? {} } : { action }),
+      );
+      return c.body(null, 204);
     },
   )
   .delete("/:name/mcp/:id", scope("admin"), valid("param", serverParam), async (c) => {

@@ -2,6 +2,7 @@ import { auth } from "@modelcontextprotocol/client";
 import type { Agent } from "agents";
 import { makeGuardedFetch, type FetchFn, type McpToolManifest, type OutboundPolicy } from "../../../core/tools";
 import type { McpCredentials } from "./credentials";
+import type { McpAnswer } from "./elicitation";
 
 /** How the client speaks to a server: Streamable HTTP with SSE as the fallback (`auto`), or one of them only. */
 export type McpTransport = "auto" | "streamable-http" | "sse";
@@ -64,6 +65,14 @@ export interface McpClient {
    * for a person again, at the consent URL the SDK made. False when no such URL was made.
    */
   awaitAuthorisation(id: string): boolean;
+  /** Who answers a server's `elicitation/create` (form mode): the server's id, its message and schema. */
+  onElicitation(
+    handler: (
+      serverId: string,
+      request: { message: string; requestedSchema?: Record<string, unknown> },
+      signal?: AbortSignal,
+    ) => Promise<McpAnswer>,
+  ): void;
   /** Calls `listener` when a ready server's tools changed (its `notifications/tools/list_changed`), with the server's own tool names. */
   onToolsChanged(listener: (change: McpToolsChange) => void): void;
 }
@@ -154,6 +163,18 @@ export function mcpClientOf(
   });
   return {
     onToolsChanged: (listener) => void listeners.push(listener),
+    onElicitation(handler) {
+      // Form mode only (a URL-mode question would send the person to the server's own page). The
+      // SDK advertises the capability to every server connected from now on and to those connected.
+      agent.mcp.configureElicitationHandlers({
+        form: (request, serverId, signal) =>
+          handler(
+            serverId,
+            request.params as { message: string; requestedSchema?: Record<string, unknown> },
+            signal,
+          ) as never,
+      });
+    },
     awaitAuthorisation,
     async refreshIfExpiring(id, marginMs) {
       const connection = agent.mcp.mcpConnections[id];

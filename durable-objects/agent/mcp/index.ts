@@ -6,3 +6,4 @@ export * from "./servers";
 export * from "./credentials";
 export * from "./oauth";
 export * from "./reauthorise";
+export * from "./elicitation";

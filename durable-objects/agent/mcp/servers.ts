@@ -17,6 +17,7 @@ import {
   mcpToolNames,
 } from "./names";
 import { McpToolError, mcpResultText } from "./results";
+import { makeMcpQuestions, type McpAnswer, type McpQuestion } from "./elicitation";
 import {
   isUnauthorized,
   makeReauthorisations,
@@ -74,6 +75,9 @@ export function makeMcpServers(
   store: Pick<McpHeaderStore, "get" | "put">,
 ) {
   const reauth = makeReauthorisations(store);
+  /** Questions the servers ask while their tools run (`elicitation/create`), waiting for a person. */
+  const questions = makeMcpQuestions();
+  client.onElicitation((serverId, request, signal) => questions.ask(serverId, request, signal));
   /** Connections restored after an eviction settled (or the wait ran out), and which need authorising again known. */
   const settled = async () => {
     await client.ready(restoreWaitMs);
@@ -321,6 +325,21 @@ export function makeMcpServers(
           );
         }
       }
+    },
+
+    /** The questions the servers asked that wait for a person (`elicitation/create`), oldest first. */
+    questions: (): McpQuestion[] => questions.list(),
+
+    /** Sends a person's answer (accept with content, decline, cancel) back to the server that asked; 404 when it waits no more. */
+    answerQuestion(id: string, answer: McpAnswer): void {
+      if (!questions.answer(id, answer))
+        throw new PantheonError(
+          "not_found",
+          `no MCP question '${id}' waits for an answer (answered, expired or never asked)`,
+          {
+            details: { question: id },
+          },
+        );
     },
 
     /** The servers that need authorising again, with why: read from storage, no connection woken (the doctor). */

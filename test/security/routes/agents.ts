@@ -324,6 +324,27 @@ export const agentRoutes: readonly RouteEntry[] = [
       return { params: { name: f.mcpAgent, id } };
     },
   },
+  // A server's questions while its tools run (elicitation): a person who may approve lists and answers
+  // them (test/mcp/elicitation.test.ts answers a real one); a question that waits no more is a 404.
+  {
+    method: "GET",
+    path: "/api/agents/:name/mcp/questions",
+    family: "api",
+    scope: "approve",
+    expect: 200,
+    sample: (f) => ({ params: { name: f.agent } }),
+  },
+  {
+    method: "POST",
+    path: "/api/agents/:name/mcp/questions/:question",
+    family: "api",
+    scope: "approve",
+    expect: 404,
+    sample: (f) => ({
+      params: { name: f.agent, question: "00000000-0000-4000-8000-000000000000" },
+      body: { json: { action: "decline" } },
+    }),
+  },
   // The browser's return from an MCP server's consent page: no token, the agent's one-use state is the
   // credential, so a state it never issued is a 400 (test/node/mcp-oauth.check.mjs completes a real one).
   {
