@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import express from "express";
 import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
-import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -23,7 +23,8 @@ import { makeChecks, makeCli, makeProjectCall, makeTenant } from "./check-kit.mj
 
 /** A port of helper I2's range (brief 39), so parallel checks never collide. */
 const port = 8921;
-const lifetimeSeconds = 30;
+/** The lifetime of the tokens issued from now on (the last check issues hour-long ones). */
+let lifetimeSeconds = 30;
 const deploymentToken = `pa_${randomBytes(12).toString("hex")}`;
 const persistTo = await mkdtemp(join(tmpdir(), "pantheon-mcp-refresh-"));
 const { check, finish } = makeChecks();
@@ -64,6 +65,14 @@ class RefreshingProvider extends DemoInMemoryAuthProvider {
     this.refreshes += 1;
     for (const [token, data] of this.tokens) if (data.clientId === client.client_id) this.tokens.delete(token);
     return this.issue(client, randomUUID(), held.scopes, held.resource);
+  }
+  /** A revoked or unknown token is a 401 (the demo's plain Error would be a 500). */
+  async verifyAccessToken(token) {
+    try {
+      return await super.verifyAccessToken(token);
+    } catch {
+      throw new InvalidTokenError("the token is revoked or expired");
+    }
   }
   revokeAll() {
     this.tokens.clear();
@@ -208,6 +217,44 @@ try {
       third?.reply?.content === "The tool notes.add returned: 9" &&
       !doctorAfter.body?.checks?.some((c) => c.id === "mcp:helper:notes"),
     shown({ status: again.status, location: again.headers.get("location"), back, third }),
+  );
+
+  // A token revoked long before it expires: the server refuses it in a call, the SDK's own refresh is
+  // refused too, and the server needs authorising again instead of the run failing.
+  lifetimeSeconds = 3600;
+  await a.call("/api/agents", {
+    method: "POST",
+    body: JSON.stringify({ name: "keeper", runtime: { allowHosts: ["127.0.0.1"] } }),
+  });
+  const kept = await a.call("/api/agents/keeper/mcp", {
+    method: "POST",
+    body: JSON.stringify({ name: "notes", url: mcpUrl.href }),
+  });
+  await authorise(server.url, kept.body.authUrl);
+  const refreshesBefore = provider.refreshes;
+  const fine = (
+    await a.call("/api/agents/keeper/messages", {
+      method: "POST",
+      body: JSON.stringify({ content: '/tool notes.add {"a":1,"b":1}' }),
+    })
+  ).body;
+  provider.revokeAll();
+  const refused = (
+    await a.call("/api/agents/keeper/messages", {
+      method: "POST",
+      body: JSON.stringify({ content: '/tool notes.add {"a":1,"b":1}' }),
+    })
+  ).body;
+  const keeperNotes = (await a.call("/api/agents/keeper/mcp")).body?.servers?.[0];
+  check(
+    "an hour-long token is not refreshed early; revoked, the server refuses it in a call: the call says the server needs authorising again, the run completes, and the server is listed so",
+    fine?.reply?.content === "The tool notes.add returned: 2" &&
+      provider.refreshes === refreshesBefore &&
+      refused?.status === "completed" &&
+      /needs authorising again \(it refused its token\)/.test(refused?.reply?.content ?? "") &&
+      keeperNotes?.state === "needs_reauthorization" &&
+      Boolean(keeperNotes.authUrl),
+    JSON.stringify({ refused: refused?.reply?.content, keeperNotes }),
   );
 
   await server.stop();
