@@ -5,6 +5,7 @@ interface __BaseEnv_Env {
 	IMAGES: R2Bucket;
 	VECTORIZE?: VectorizeIndex;
 	BUS: Queue;
+	PUSH: Queue;
 	LOADER: WorkerLoader;
 	AI?: Ai;
 	ASSETS: Fetcher;
@@ -25,6 +26,7 @@ declare namespace Cloudflare {
 		IMAGES: R2Bucket;
 		VECTORIZE: VectorizeIndex;
 		BUS: Queue;
+		PUSH: Queue;
 		LOADER: WorkerLoader;
 		AI: Ai;
 		ASSETS: Fetcher;

@@ -10,6 +10,8 @@ import { unknownAgentMessage, type Result } from "../core/errors";
 import type { Applied } from "../durable-objects/agent/bus/bus";
 import type { BusLogEntry } from "../durable-objects/registry/bus-log";
 import { agentStub, registryStub } from "../durable-objects/stubs";
+import { pushQueue } from "../core/push";
+import { consumePushJobs } from "./push-queue";
 
 export const busQueue = "pantheon-bus";
 export const deadLetterQueue = "pantheon-bus-dlq";
@@ -166,6 +168,7 @@ export function makeBusConsumers(ports: ConsumerPorts) {
 
 /** The worker's `queue()` entry: routes a batch to its consumer by queue name. */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  if (batch.queue === pushQueue) return consumePushJobs(batch, env);
   const consumers = makeBusConsumers(consumerPortsFromEnv(env));
   if (batch.queue === deadLetterQueue || batch.queue.endsWith("-dlq")) return consumers.deadLetters(batch);
   return consumers.bus(batch);

@@ -16,3 +16,4 @@ export {
   pushSubscriptionSchema,
   type PushSubscriptionInput,
 } from "./subscription";
+export { pushJobSchema, pushQueue, type PushJob } from "./job";

@@ -123,7 +123,12 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
       outbound: this.outbound,
       mcpServers: this.mcpServers,
       events,
-      liveToken: (tokenId) => !this.getConnections(tokenTag(tokenId))[Symbol.iterator]().next().done,
+      liveTokens: () =>
+        this.ctx
+          .getWebSockets()
+          .flatMap((ws: WebSocket) => this.ctx.getTags(ws))
+          .filter((tag: string) => tag.startsWith(tokenTag("")))
+          .map((tag: string) => tag.slice(tokenTag("").length)),
     });
     // Start (the SDK's `onStart`, restored connections) under a blockConcurrencyWhile taken here, so
     // not even the event that made the object comes first: callers need no `__unsafe_ensureInitialized`

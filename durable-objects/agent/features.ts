@@ -44,8 +44,8 @@ export interface AgentShell {
   mcpServers: McpServers;
   /** Where run events go; the shell listens first (its sockets and live status), the features below add themselves. */
   events: RunEvents;
-  /** Whether a socket opened with this token is live on the agent (push: no notice to someone looking). */
-  liveToken(tokenId: string): boolean;
+  /** The tokens with a socket live on the agent (push: no notice to someone looking). */
+  liveTokens(): string[];
 }
 
 /**
@@ -223,14 +223,15 @@ export function makeAgentFeatures(shell: AgentShell) {
   const snapshots = makeSnapshots({ db, transaction, memory });
 
   const push = makePushNotices({
-    env,
+    enabled: () => Boolean((env as { PANTHEON_VAPID_KEY?: string }).PANTHEON_VAPID_KEY),
     project: () => host.project(),
     agent: () => host.agentName(),
     runs,
     redact: (text) => screens.redactor().redact(text),
-    liveToken: shell.liveToken,
+    liveTokens: shell.liveTokens,
+    enqueue: async (job) => void (await env.PUSH.send(job, { contentType: "json" })),
+    kv: storage.kv,
     background: (work) => host.background(work),
-    now: () => clock.now(),
   });
 
   // The features that react to runs, after the shell's own listener (live clients).

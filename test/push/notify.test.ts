@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { base64UrlDecode, base64UrlEncode, decryptPush, p256Jwk } from "../../adapters/web-push";
 import { api, createAgent, uniqueName } from "../api/client";
@@ -134,6 +134,40 @@ describe("push notifications", () => {
       "the clearing notice",
     );
     expect(both[1]).toMatchObject({ tag: `approval:${run.runId}`, clear: true });
+  });
+
+  it("an approval answered after the agent was evicted still clears its notice on every device", async () => {
+    const gated = await createAgent({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
+    const phone = await device("approve");
+    const laptop = await device("admin");
+    const run = (await (
+      await api(`/api/agents/${gated.name}/messages`, { method: "POST", json: { content: "/tool clock.now {}" } })
+    ).json()) as any;
+    for (const d of [phone, laptop])
+      await until(
+        () => notices(d),
+        (n) => n.length === 1,
+        "the approval notice",
+      );
+    // Drop the live instance: what it kept in memory is gone, the next request builds a new one.
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${gated.name}`));
+    await expect(runInDurableObject(stub, (_instance, state) => state.abort("test: evict"))).rejects.toThrow("evict");
+    const callId = ((await (await api(`/api/agents/${gated.name}/runs/${run.runId}`)).json()) as any).run.pending[0]
+      .callId;
+    const answered = await api(`/api/agents/${gated.name}/runs/${run.runId}/approval`, {
+      method: "POST",
+      json: { callId, decision: "approve" },
+      token: phone.token,
+    });
+    expect(answered.status, await answered.clone().text()).toBeLessThan(300);
+    for (const d of [phone, laptop]) {
+      const got = await until(
+        () => notices(d),
+        (n) => n.length === 2,
+        "the clearing notice",
+      );
+      expect(got[1]).toEqual({ title: "", body: "", url: "/", tag: `approval:${run.runId}`, clear: true });
+    }
   });
 
   it("a revoked device gets nothing more, and a push service's 410 removes the subscription", async () => {
