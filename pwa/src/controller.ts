@@ -243,6 +243,36 @@ export function makeController(deps: ControllerDeps) {
       }
     },
 
+    /**
+     * A link into another project (a notice's `?project=`): this device switches to it when its token
+     * is good there (a deployment admin's, or a person's of that project), and stays where it is when
+     * not, answering false. The per-project views start over in the new project.
+     */
+    async openProject(project: string): Promise<boolean> {
+      const current = store.get();
+      if (!project || project === current.project) return true;
+      if (!current.signedIn) return false;
+      try {
+        await makeApi({ getToken, getProject: () => project, fetch: deps.fetch }).listAgents();
+      } catch {
+        return false;
+      }
+      chat.close();
+      work.stopPolling();
+      deps.storage.setItem(KEYS.project, project);
+      set((s) => ({
+        ...s,
+        project,
+        agents: { status: "idle" },
+        detail: null,
+        approvals: { status: "idle" },
+        chat: emptyChat(),
+        work: emptyWork(),
+        people: emptyPeople(),
+      }));
+      return true;
+    },
+
     signOut(): void {
       chat.close();
       deps.storage.removeItem(KEYS.token);

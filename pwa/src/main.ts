@@ -139,7 +139,16 @@ function start(): void {
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible" && navigator.onLine) controller.chat.nudge();
   });
-  void controller.route(location.hash);
+  // A notice's link into another project than `default` carries it in the query (core/push/notice.ts):
+  // switch to it first when this device may, then drop the query so a reload does not ask again.
+  const linked = new URLSearchParams(location.search).get("project");
+  void (async () => {
+    if (linked) {
+      await controller.openProject(linked);
+      history.replaceState(null, "", `${location.pathname}${location.hash}`);
+    }
+    await controller.route(location.hash);
+  })();
   if (navigator.onLine && s().signedIn) void controller.chat.flushOutbox();
 
   if ("serviceWorker" in navigator) {
