@@ -6,6 +6,7 @@ import { makeWorkFeature } from "./controller-work";
 import { describeError } from "./errors";
 import type { LiveConnection, LiveOptions } from "./live";
 import type { Outbox } from "./outbox";
+import { tokenWorksIn } from "./project-link";
 import { parseHash, toHash, type Route } from "./router";
 import { emptyChat, emptyPeople, emptyWork, makeStore, type AppState, type Store, type Theme } from "./state";
 import type { Loadable } from "./types";
@@ -251,12 +252,11 @@ export function makeController(deps: ControllerDeps) {
     async openProject(project: string): Promise<boolean> {
       const current = store.get();
       if (!project || project === current.project) return true;
-      if (!current.signedIn) return false;
-      try {
-        await makeApi({ getToken, getProject: () => project, fetch: deps.fetch }).listAgents();
-      } catch {
+      if (
+        !current.signedIn ||
+        !(await tokenWorksIn(project, { getToken, ...(deps.fetch ? { fetch: deps.fetch } : {}) }))
+      )
         return false;
-      }
       chat.close();
       work.stopPolling();
       deps.storage.setItem(KEYS.project, project);

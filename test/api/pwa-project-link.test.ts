@@ -1,27 +1,13 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { makeController } from "../../pwa/src/controller";
-import type { Outbox } from "../../pwa/src/outbox";
+import { tokenWorksIn } from "../../pwa/src/project-link";
 import { adminToken, api, ensureProject, uniqueName } from "./client";
 
 // A notice's link into another project than `default` carries `?project=` (core/push/notice.ts); the
-// PWA's controller switches to it when the device's token is good there, and stays put when not.
+// PWA switches to it (controller.openProject) only when the device's token is good there.
 
-const workerFetch: typeof fetch = (input, init) => SELF.fetch(new URL(String(input), "https://pantheon.test"), init);
-
-function device(token: string, project = "default") {
-  const kept = new Map<string, string>([
-    ["pantheon.token", token],
-    ["pantheon.project", project],
-  ]);
-  const storage = {
-    getItem: (k: string) => kept.get(k) ?? null,
-    setItem: (k: string, v: string) => void kept.set(k, v),
-    removeItem: (k: string) => void kept.delete(k),
-  };
-  const controller = makeController({ storage, outbox: {} as Outbox, fetch: workerFetch, connectLive: null });
-  return { controller, kept };
-}
+const workerFetch: typeof fetch = (input, init) => SELF.fetch(input, init);
+const base = "https://pantheon.test";
 
 async function personToken(project: string): Promise<string> {
   const headers = { "x-pantheon-project": project };
@@ -35,36 +21,23 @@ async function personToken(project: string): Promise<string> {
 }
 
 describe("a link into another project", () => {
-  it("switches the device to it when its token is good there, and keeps the choice", async () => {
+  it("is followed with a deployment admin's token", async () => {
     const project = uniqueName("linked");
     await ensureProject(project);
-    const { controller, kept } = device(adminToken);
-    expect(await controller.openProject(project)).toBe(true);
-    expect(controller.getState().project).toBe(project);
-    expect(kept.get("pantheon.project")).toBe(project);
+    expect(await tokenWorksIn(project, { getToken: () => adminToken, fetch: workerFetch, baseUrl: base })).toBe(true);
   });
 
-  it("leaves a person's device where it is when their token is not of that project; control: their own project's link", async () => {
+  it("is not followed with a person's token of another project; control: their own project's link is", async () => {
     const other = uniqueName("linked");
     await ensureProject(other);
     const home = uniqueName("home");
     await ensureProject(home);
     const token = await personToken(home);
-    const { controller, kept } = device(token, "default");
-    expect(await controller.openProject(other)).toBe(false);
-    expect(controller.getState().project).toBe("default");
-    expect(kept.get("pantheon.project")).toBe("default");
-    // Control: a link into the project the token is of switches to it.
-    expect(await controller.openProject(home)).toBe(true);
-    expect(controller.getState().project).toBe(home);
+    expect(await tokenWorksIn(other, { getToken: () => token, fetch: workerFetch, baseUrl: base })).toBe(false);
+    expect(await tokenWorksIn(home, { getToken: () => token, fetch: workerFetch, baseUrl: base })).toBe(true);
   });
 
-  it("a device that is not signed in does not switch", async () => {
-    const project = uniqueName("linked");
-    await ensureProject(project);
-    const { controller } = device(adminToken);
-    controller.signOut();
-    expect(await controller.openProject(project)).toBe(false);
-    expect(controller.getState().project).toBe("default");
+  it("is not followed by a device without a token", async () => {
+    expect(await tokenWorksIn("default", { getToken: () => null, fetch: workerFetch, baseUrl: base })).toBe(false);
   });
 });
