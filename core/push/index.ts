@@ -4,10 +4,14 @@
 export {
   approvalAnswered,
   approvalNotice,
+  featureDoneNotice,
   noticeLine,
   noticeLineMax,
   pushTopic,
   replyNotice,
+  runAllStoppedNotice,
+  taskBlockedNotice,
+  taskUnblocked,
   type PushNotice,
 } from "./notice";
 export {

@@ -56,6 +56,43 @@ export function replyNotice(
   };
 }
 
+const featurePath = (feature: string) => `features/${encodeURIComponent(feature)}`;
+
+/** A feature's task is blocked on a question for a person: it opens the task (where it is answered). */
+export function taskBlockedNotice(input: { project: string; feature: string; task: number; key: string }): PushNotice {
+  return {
+    title: `${input.feature}: task ${input.task} (${input.key}) is blocked`,
+    body: "It waits for your answer.",
+    url: link(input.project, `${featurePath(input.feature)}/tasks/${input.task}`),
+    tag: `task:${input.feature}:${input.task}`,
+  };
+}
+
+/** The task's question was answered (or the task went on): every device drops its notification. */
+export function taskUnblocked(input: { feature: string; task: number }): PushNotice {
+  return { title: "", body: "", url: "/", tag: `task:${input.feature}:${input.task}`, clear: true };
+}
+
+/** Run-all stopped for a person (a blocked, failed or partial task, or a task that could not start). */
+export function runAllStoppedNotice(input: { project: string; feature: string; task: number | null }): PushNotice {
+  return {
+    title: `${input.feature}: run-all stopped`,
+    body: input.task === null ? "It needs a person." : `It stopped at task ${input.task} and needs a person.`,
+    url: link(input.project, featurePath(input.feature)),
+    tag: `feature:${input.feature}`,
+  };
+}
+
+/** Every task of the feature is done. */
+export function featureDoneNotice(input: { project: string; feature: string }): PushNotice {
+  return {
+    title: `${input.feature} is done`,
+    body: "Every task is done.",
+    url: link(input.project, featurePath(input.feature)),
+    tag: `feature:${input.feature}`,
+  };
+}
+
 /**
  * RFC 8030's Topic header (at most 32 characters of the base64url alphabet): the same for one tag,
  * so a push service replaces a notice still waiting for the device by the newer one of its tag.

@@ -26,6 +26,7 @@ import { makeTaskWorkspace, type TaskWorkspace } from "./tasks/workspace";
 import { makeQuestions, type Questions } from "./questions";
 import { makeReports } from "./reports";
 import { makeRunner, type Runner } from "./runner";
+import { makeWorkNotices } from "./notices";
 import { makeWork } from "./work";
 
 export type { RunLookup, TaskRef, WorkerRunInfo } from "./task-store";
@@ -63,7 +64,17 @@ export class FeatureDO extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
     this.plans = makePlanStore(this.db);
     this.files = makeFileStore(this.db);
-    this.taskRows = makeTaskStore(this.db, this.files);
+    // A task blocked, run-all stopped, the feature done: each change notifies the people who may act (notices.ts).
+    const notices = makeWorkNotices({ env, background: (work) => ctx.waitUntil(work) });
+    const taskStore = makeTaskStore(this.db, this.files);
+    this.taskRows = {
+      ...taskStore,
+      set: (number, patch) => {
+        const before = patch.status ? taskStore.get(number) : null;
+        taskStore.set(number, patch);
+        if (before) notices.taskChanged(this.record.row(), before, patch);
+      },
+    };
     this.git = makeFeatureGit(this.db, (fn) => ctx.storage.transactionSync(fn));
     this.record = makeFeatureRecord({
       db: this.db,
@@ -73,7 +84,12 @@ export class FeatureDO extends DurableObject<Env> {
       git: this.git,
       runAllView: (f) => this.runner.view(f),
     });
-    const parts = { db: this.db, tasks: this.taskRows, row: this.record.row, touch: this.record.touch };
+    const touch: FeatureRecord["touch"] = (patch = {}) => {
+      const before = "stopped" in patch || "status" in patch ? this.record.row() : null;
+      this.record.touch(patch);
+      if (before) notices.featureChanged(before, this.record.row());
+    };
+    const parts = { db: this.db, tasks: this.taskRows, row: this.record.row, touch };
     this.runner = makeRunner({ ...parts, storage: ctx.storage });
     this.questions = makeQuestions(parts);
     this.planActions = makePlanActions({ ...parts, plans: this.plans, storage: ctx.storage });
