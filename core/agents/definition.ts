@@ -159,7 +159,8 @@ export const recordFields = {
   connectionDescriptions: "follows from the connected agents",
   providers: "the project's providers, which the model names (a restore needs them in the target project)",
   projectQuota: "the project's caps, not the agent's",
-  scriptTools: "the project's script tools, which its tools name (a restore needs them in the target project)",
+  scriptTools:
+    "the project's script tools, which its tools name: a project file carries them beside its agents (scriptTools); a snapshot does not yet",
   model: "declared setting by setting (modelFields)",
   runtime: "declared setting by setting (runtimeFields)",
 } satisfies Record<Exclude<keyof AgentProfile, keyof typeof profileFields>, string>;

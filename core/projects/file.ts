@@ -8,6 +8,7 @@ import { runtimeOutboundIssues } from "../agents/outbound-check";
 import type { OutboundSettings } from "../tools/outbound";
 import { toolNamePattern } from "../tools/tool-spec";
 import { isReservedName, reservedNameMessage } from "../reserved-names";
+import { maxScriptSourceBytes } from "../sandbox/script-tool";
 
 /** One problem of a project file (or one warning about it), at its JSON path, e.g. `$.agents.main.connections[1]`. */
 export interface FileIssue {
@@ -53,12 +54,24 @@ export const projectFileAgentSchema = lazySchema(() =>
   }),
 );
 
-/** A project file: `agents` keyed by the agent's name in Pantheon; `connections` name other keys. */
+/**
+ * A project file: `agents` keyed by the agent's name in Pantheon; `connections` name other keys.
+ * `scriptTools` holds the source of each project script tool the agents list (core/sandbox), keyed by its name.
+ */
 export const projectFileSchema = lazySchema(() =>
   z.looseObject({
     agents: z
       .record(agentNameSchema, projectFileAgentSchema)
       .refine((agents) => Object.keys(agents).length <= 100, "at most 100 agents"),
+    scriptTools: z
+      .record(
+        toolName,
+        z.strictObject({
+          source: z.string().min(1).max(maxScriptSourceBytes, `at most ${maxScriptSourceBytes} characters`),
+        }),
+      )
+      .refine((tools) => Object.keys(tools).length <= 100, "at most 100 script tools")
+      .optional(),
   }),
 );
 
@@ -71,6 +84,8 @@ export interface ProjectFileAgent {
 }
 export interface ProjectFile {
   agents: Record<string, ProjectFileAgent>;
+  /** The project's script tools the agents list: each one's TypeScript source, by its name. */
+  scriptTools?: Record<string, { source: string }>;
 }
 
 /**
@@ -103,7 +118,7 @@ export function parseProjectFile(
   const warnings: FileIssue[] = [];
   const issues: FileIssue[] = [];
   for (const key of Object.keys(parsed.data))
-    if (key !== "agents")
+    if (key !== "agents" && key !== "scriptTools")
       warnings.push({ path: jsonPath([key]), message: `'${key}' is not part of a project file and is ignored` });
   const agents: Record<string, ProjectFileAgent> = {};
   const names = new Set([...Object.keys(parsed.data.agents), ...existing]);
@@ -136,5 +151,8 @@ export function parseProjectFile(
       ...(pantheon ? { pantheon } : {}),
     };
   }
-  return issues.length ? { ok: false, issues } : { ok: true, file: { agents }, warnings };
+  const { scriptTools } = parsed.data;
+  return issues.length
+    ? { ok: false, issues }
+    : { ok: true, file: { agents, ...(scriptTools ? { scriptTools } : {}) }, warnings };
 }

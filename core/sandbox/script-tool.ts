@@ -8,7 +8,7 @@ export const maxProjectScriptTools = 100;
 
 /**
  * A script tool as a project keeps it: what the file declares, its source and its compiled module,
- * and a version counted up at each save (the first save is 1).
+ * and a version counted up at each save of a changed source (the first save is 1).
  */
 export interface StoredScriptTool extends ScriptDeclaration {
   version: number;

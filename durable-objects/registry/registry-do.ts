@@ -20,9 +20,8 @@ import { makeSecretStore, type SecretStore } from "./secret-store";
 import { makePushStore, type PushStore } from "./push-store";
 import type { SealedSecret } from "../../core/secrets";
 import type { BusMessage } from "../../core/bus";
-import type { OutboundSettings } from "../../core/tools";
 import type { ForgeSetting } from "../../core/work";
-import { projectStatus, type PlanOptions, type ProjectFile, type ProjectRecord } from "../../core/projects";
+import { projectStatus, type ProjectFile, type ProjectRecord } from "../../core/projects";
 import { makeAgentProfiles, type AgentProfiles } from "./agents/profiles";
 import { makeSpawning } from "./agents/spawn";
 import { makeProjectFiles, type ImportReport } from "./projects/project-file";
@@ -68,7 +67,12 @@ export class RegistryDO extends DurableObject<Env> {
       project: () => this.project,
     });
     this.spawning = makeSpawning({ db: this.db, profiles: this.agents });
-    this.projectFiles = makeProjectFiles({ db: this.db, storage: ctx.storage, providers: this.providers });
+    this.projectFiles = makeProjectFiles({
+      db: this.db,
+      storage: ctx.storage,
+      providers: this.providers,
+      scriptTools: this.scriptTools,
+    });
   }
 
   // ---- daily caps (./quotas.ts): the project's own, the deployment's ceiling, the agents' leases ---
@@ -308,7 +312,7 @@ export class RegistryDO extends DurableObject<Env> {
   /** Imports a project file in one transaction (a refused file changes nothing); answers the report and the agents whose profile changed. */
   importProjectFile(
     value: unknown,
-    options: PlanOptions & { outbound: OutboundSettings; configuredBy?: RunPrincipal },
+    options: Parameters<ReturnType<typeof makeProjectFiles>["importProjectFile"]>[1],
   ): Result<{ report: ImportReport; touched: string[] }> {
     return this.projectFiles.importProjectFile(value, options);
   }

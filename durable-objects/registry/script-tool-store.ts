@@ -54,6 +54,9 @@ export function makeScriptToolStore(kv: Kv, project: () => string) {
     ): Result<{ tool: ScriptToolSummary; users: string[] }> {
       const { name } = compiled.declaration;
       const before = get(name);
+      // The same source again (a project file imported twice) is the same version.
+      if (before && before.source === compiled.source && before.codeId === compiled.codeId)
+        return { ok: true, value: { tool: summaryOf(before), users: usersOf(name, agents) } };
       if (!before && all().length >= maxProjectScriptTools)
         return fail(
           new PantheonError(

@@ -29,7 +29,7 @@ const invoke = (agent: string, tool: string, args: Record<string, unknown>) =>
   api(`/api/agents/${agent}/tools/${tool}/invoke`, { method: "POST", json: { arguments: args } });
 
 describe("script tools", () => {
-  it("are stored per project with their declaration and a version counted up at each save", async () => {
+  it("are stored per project with their declaration and a version counted up when the source changes", async () => {
     const first = await addTool(csvStats);
     expect(first.status).toBe(201);
     const { tool } = (await first.json()) as { tool: { name: string; version: number; input: unknown } };
@@ -39,10 +39,13 @@ describe("script tools", () => {
       hosts: [],
       secrets: [],
     });
-    const again = (await (await addTool(csvStats)).json()) as { tool: { version: number } };
+    const same = (await (await addTool(csvStats)).json()) as { tool: { version: number } };
+    expect(same.tool.version).toBe(tool.version);
+    const changed = `${csvStats}// changed\n`;
+    const again = (await (await addTool(changed)).json()) as { tool: { version: number } };
     expect(again.tool.version).toBe(tool.version + 1);
     const shown = (await (await api("/api/projects/default/tools/csv.stats")).json()) as { tool: { source: string } };
-    expect(shown.tool.source).toBe(csvStats);
+    expect(shown.tool.source).toBe(changed);
   });
 
   it("refuses a file that does not compile with a 400 naming the line; a good one beside it is stored", async () => {

@@ -9,6 +9,7 @@ import { defaultModelFrom } from "../../core/models";
 import { modelSettingsSchema } from "../../core/run/limits";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { everyAgentsTools } from "./scripts";
+import { compileFileScripts } from "./script-tools";
 import type { AppEnv } from "../env";
 import { scope } from "../scopes";
 import { projectOutbound } from "../project-secrets";
@@ -96,13 +97,27 @@ export const projectRoutes = new Hono<AppEnv>()
       if (listed.ok) agentTools[name] = listed.value.map((t) => t.name);
     }
     const defaultModel = modelSettingsSchema.parse(defaultModelFrom(c.env.PANTHEON_DEFAULT_PROVIDER));
-    const result = await registry.importProjectFile(body, {
-      defaultModel,
-      builtinTools: new Set(everyAgentsTools),
-      agentTools,
-      outbound: await projectOutbound(c.env, slug),
-      configuredBy: runPrincipal(c),
-    });
+    // The file's script tools are compiled here (core/sandbox); they and the project's own are tools the agents may list.
+    const { scripts, issues } = await compileFileScripts(c.env, slug, body);
+    const scriptNames = [
+      ...(await registry.scriptToolList()).map((t) => t.name),
+      ...scripts.map((t) => t.declaration.name),
+    ];
+    const result = issues.length
+      ? ({
+          ok: false,
+          code: "invalid_project_file",
+          message: `the project file is not valid: ${issues[0]?.path}: ${issues[0]?.message}`,
+          details: { issues },
+        } as const)
+      : await registry.importProjectFile(body, {
+          defaultModel,
+          builtinTools: new Set([...everyAgentsTools, ...scriptNames]),
+          scripts,
+          agentTools,
+          outbound: await projectOutbound(c.env, slug),
+          configuredBy: runPrincipal(c),
+        });
     if (!result.ok && result.code === "invalid_project_file") {
       return c.json(
         {

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { projectNameSchema } from "../../core/agents";
-import { notFound, PantheonError } from "../../core/errors";
+import { isPantheonError, jsonPath, notFound, PantheonError } from "../../core/errors";
 import { lazySchema } from "../../core/lazy-schema";
-import { compileScript, maxScriptSourceBytes } from "../../core/sandbox";
+import { compileScript, maxScriptSourceBytes, type CompiledScript } from "../../core/sandbox";
 import { toolNamePattern, toolSecretRefusal } from "../../core/tools";
 import { projectOutbound } from "../project-secrets";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
@@ -21,6 +21,49 @@ const scriptInput = lazySchema(() =>
     source: z.string().min(1).max(maxScriptSourceBytes, `a script of at most ${maxScriptSourceBytes} characters`),
   }),
 );
+
+/** As for HTTP tools: each secret a script declares is one the project has, never Pantheon's own, a model key or a provider's key. */
+async function secretRefusals(env: Env, slug: string, secrets: string[]) {
+  if (!secrets.length) return [];
+  const { toolSecrets } = await projectOutbound(env, slug);
+  return secrets.flatMap((name, index) => {
+    const message = toolSecretRefusal(name, toolSecrets, slug);
+    return message ? [{ index, message }] : [];
+  });
+}
+
+/**
+ * A project file's script tools (`scriptTools: { name: { source } }`), compiled before the file is
+ * imported: the compiled ones for the registry to save, or each problem at its JSON path. What is not
+ * an object of sources is left to the file's own schema, which names it.
+ */
+export async function compileFileScripts(
+  env: Env,
+  slug: string,
+  file: unknown,
+): Promise<{ scripts: (CompiledScript & { source: string })[]; issues: { path: string; message: string }[] }> {
+  const listed = file && typeof file === "object" ? (file as { scriptTools?: unknown }).scriptTools : undefined;
+  const scripts: (CompiledScript & { source: string })[] = [];
+  const issues: { path: string; message: string }[] = [];
+  if (!listed || typeof listed !== "object") return { scripts, issues };
+  for (const [name, entry] of Object.entries(listed)) {
+    const source = entry && typeof entry === "object" ? (entry as { source?: unknown }).source : undefined;
+    if (typeof source !== "string" || source.length > maxScriptSourceBytes) continue;
+    const path = jsonPath(["scriptTools", name, "source"]);
+    try {
+      const compiled = await compileScript(source);
+      if (compiled.declaration.name !== name)
+        issues.push({ path, message: `the script declares the name '${compiled.declaration.name}', not '${name}'` });
+      for (const refused of await secretRefusals(env, slug, compiled.declaration.secrets))
+        issues.push({ path, message: `tool.secrets[${refused.index}]: ${refused.message}` });
+      scripts.push({ ...compiled, source });
+    } catch (error) {
+      if (!isPantheonError(error)) throw error;
+      issues.push({ path, message: error.message });
+    }
+  }
+  return { scripts, issues };
+}
 
 /** Pushes the profiles of the agents that list a saved script tool: they run it from their profile. */
 async function reconfigure(env: Env, slug: string, users: string[]): Promise<void> {
@@ -58,17 +101,11 @@ export const scriptToolRoutes = new Hono<AppEnv>()
     await projectRecord(c.env, slug);
     const { source } = c.req.valid("json");
     const compiled = await compileScript(source);
-    // As for HTTP tools: a secret the project has, never Pantheon's own, a model key or a provider's key.
-    if (compiled.declaration.secrets.length) {
-      const { toolSecrets } = await projectOutbound(c.env, slug);
-      compiled.declaration.secrets.forEach((name, i) => {
-        const refused = toolSecretRefusal(name, toolSecrets, slug);
-        if (refused)
-          throw new PantheonError("validation_failed", `tool.secrets[${i}]: ${refused}`, {
-            details: { issues: [{ path: ["tool", "secrets", i], message: refused }] },
-          });
+    const [refused] = await secretRefusals(c.env, slug, compiled.declaration.secrets);
+    if (refused)
+      throw new PantheonError("validation_failed", `tool.secrets[${refused.index}]: ${refused.message}`, {
+        details: { issues: [{ path: ["tool", "secrets", refused.index], message: refused.message }] },
       });
-    }
     const saved = await call(registryStub(c.env, slug).scriptToolPut({ ...compiled, source }));
     await reconfigure(c.env, slug, saved.users);
     return c.json({ tool: saved.tool, agents: saved.users }, 201);

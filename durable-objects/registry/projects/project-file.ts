@@ -14,6 +14,8 @@ import {
 import type { OutboundSettings } from "../../../core/tools";
 import { toProfile } from "../agents/profiles";
 import type { ProviderStore } from "../provider-store";
+import type { ScriptToolStore } from "../script-tool-store";
+import type { CompiledScript } from "../../../core/sandbox";
 import * as schema from "../schema";
 
 /** What `POST /api/projects/:slug/import` answers (the contract of issue 15). */
@@ -37,8 +39,9 @@ export function makeProjectFiles(deps: {
   db: DrizzleSqliteDODatabase<typeof schema>;
   storage: DurableObjectState["storage"];
   providers: ProviderStore;
+  scriptTools: ScriptToolStore;
 }) {
-  const { db, storage, providers } = deps;
+  const { db, storage, providers, scriptTools } = deps;
   const kv = storage.kv;
 
   function currentAgents(): CurrentAgent[] {
@@ -62,7 +65,12 @@ export function makeProjectFiles(deps: {
    */
   function importProjectFile(
     value: unknown,
-    options: PlanOptions & { outbound: OutboundSettings; configuredBy?: RunPrincipal },
+    options: PlanOptions & {
+      outbound: OutboundSettings;
+      configuredBy?: RunPrincipal;
+      /** The file's script tools, compiled by the worker (core/sandbox compileScript): saved before the agents. */
+      scripts?: (CompiledScript & { source: string })[];
+    },
   ): Result<{ report: ImportReport; touched: string[] }> {
     const current = currentAgents();
     const parsed = parseProjectFile(value, new Set(current.map((c) => c.profile.name)), options.outbound);
@@ -73,6 +81,10 @@ export function makeProjectFiles(deps: {
     const unknownProviders = providers.fileIssues([...plan.create, ...plan.update]);
     if (unknownProviders.length) return fail(invalidFile(unknownProviders));
     const now = Date.now();
+    for (const script of options.scripts ?? []) {
+      const saved = scriptTools.put(script, [], now);
+      if (!saved.ok) return saved;
+    }
     storage.transactionSync(() => {
       for (const agent of [...plan.create, ...plan.update]) {
         const values = {
@@ -128,7 +140,16 @@ export function makeProjectFiles(deps: {
 
   /** The project as a project file (`GET /api/projects/:slug/export`). */
   function exportProjectFile(): ProjectFile {
-    return exportFile(currentAgents());
+    const current = currentAgents();
+    const file = exportFile(current);
+    // The project's script tools the agents list travel with them, as their source.
+    const listed: Record<string, { source: string }> = {};
+    for (const { profile } of current)
+      for (const name of profile.runtime.tools) {
+        const tool = scriptTools.get(name);
+        if (tool) listed[name] = { source: tool.source };
+      }
+    return Object.keys(listed).length ? { ...file, scriptTools: listed } : file;
   }
 
   return { importProjectFile, exportProjectFile };
