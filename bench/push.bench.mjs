@@ -119,7 +119,7 @@ export async function run(server) {
       ],
       notes: [
         `${SAMPLES} turns each after ${WARMUP} warm-up, alternated; ${restarts.count} worker restart(s) retried`,
-        "wrangler dev runs the push queue's consumer on the same runtime thread as the agents, so its encryption can still share a turn's time here; deployed, it is an invocation of its own",
+        "wrangler dev runs the push queue's consumer in the same process as the agents, so its encryption can still compete with a turn here; deployed, it is an invocation of its own",
       ],
     };
   } finally {
