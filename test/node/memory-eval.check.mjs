@@ -1,14 +1,14 @@
 // The memory retrieval eval at CI size (bench/memory-eval; `npm run eval:memory` runs all of it):
 // the first conversations of the project's fixture, with both embedders the project ships. Fails
-// when what the context puts in front of the model holds less evidence at recall@10 than plain BM25
-// over the same turns plus a margin: 10 points with USE-lite (the embeddings sidecar `npm start`
-// runs, real weights), 4 with the hashed words-only fallback of a bare worker; or when the committed
-// fixture is not what its generator writes. Figures, not times: nothing here is timed.
+// when what the context puts in front of the model holds less evidence at recall@5, @10 or @25 than
+// its own lexical stage, or at recall@10 than plain BM25 over the same turns plus a margin: 10
+// points with USE-lite (the embeddings sidecar `npm start` runs, real weights), 4 with the hashed
+// words-only fallback of a bare worker; or when the committed fixture is not what its generator writes. Figures, not times: nothing here is timed.
 //   node test/node/memory-eval.check.mjs
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeFixture } from "../../bench/memory-eval/make-fixture.mjs";
-import { evaluate, loadFixture, makeEmbedder, summarize, table } from "../../bench/memory-eval/eval.mjs";
+import { evaluate, ks, loadFixture, makeEmbedder, summarize, table } from "../../bench/memory-eval/eval.mjs";
 import { makeLineChecks } from "./check-kit.mjs";
 import { loadMemoryModules, root } from "./memory-harness.mjs";
 
@@ -32,11 +32,17 @@ try {
   for (const [name, margin] of Object.entries(margins)) {
     const { embed, stop } = await makeEmbedder(name, modules);
     try {
-      const rows = await evaluate({ modules, fixture, embed, conversations });
+      const rows = await evaluate({ modules, fixture, embed, conversations, stageNames: ["lexical only"] });
       const summary = summarize(rows);
       console.log(table(summary, { embedder: embed.model }));
       const of = (retriever) => summary.find((s) => s.name === retriever);
       check(rows.length >= 90, `${embed.model}: ${rows.length} questions of ${conversations} conversations evaluated`);
+      // Never below its own lexical stage at any k (issue 43), on this set as on LoCoMo.
+      for (const k of ks)
+        check(
+          of("context").all[k] >= of("lexical only").all[k],
+          `${embed.model}: context recall@${k} ${of("context").all[k].toFixed(1)} ≥ its lexical stage ${of("lexical only").all[k].toFixed(1)}`,
+        );
       check(
         of("context").all[10] >= of("BM25").all[10] + margin,
         `${embed.model}: context recall@10 ${of("context").all[10].toFixed(1)} ≥ BM25 ${of("BM25").all[10].toFixed(1)} + ${margin}`,
