@@ -1,8 +1,9 @@
 // The memory eval's human-written set at CI size: two pinned conversations of LoCoMo
 // (bench/memory-eval/locomo, 231 questions), with both embedders the project ships. Fails when what
 // the context puts in front of the model holds less evidence at recall@5, @10 or @25 than its own
-// lexical stage (the engine's full-text search alone, no vectors, no re-rank), or at recall@10 than plain BM25 over the same
-// turns plus a margin (`margins`); or when the committed set is not the recorded one. Figures, not times: nothing is timed.
+// lexical stage (the engine's full-text search alone, no vectors, no re-rank), or at recall@10 than
+// plain BM25 over the same turns plus a margin (`margins`); or when the committed set is not the
+// recorded one. Figures, not times: nothing is timed.
 //   node test/node/memory-locomo.check.mjs
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
