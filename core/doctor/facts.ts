@@ -46,7 +46,15 @@ export interface DoctorFacts {
   origin: string;
   version: string;
   now: number;
-  bindings: { AGENT_DO: boolean; REGISTRY: boolean; BUS: boolean; VECTORIZE: boolean; AI: boolean };
+  bindings: {
+    AGENT_DO: boolean;
+    REGISTRY: boolean;
+    BUS: boolean;
+    VECTORIZE: boolean;
+    AI: boolean;
+    /** The push queue (pantheon-push); left out by reports that predate it, read as bound. */
+    PUSH?: boolean;
+  };
   registry: { ok: true } | { ok: false; error: string };
   /** Vectorize's own description of the index (production), or why it could not be read. */
   vectorize?: { dimensions: number | null } | { error: string };

@@ -73,6 +73,22 @@ describe("the doctor's report", () => {
     });
   });
 
+  it("push on without its queue bound is a problem naming the queue; control: bound, it is ok", () => {
+    const facts = healthy();
+    facts.bindings.PUSH = false;
+    const report = buildDoctorReport(facts);
+    expect(report.ok).toBe(false);
+    expect(report.checks.find((c) => c.id === "secret:PANTHEON_VAPID_KEY")).toMatchObject({
+      status: "problem",
+      message: expect.stringContaining("PUSH (queue pantheon-push) is not bound"),
+      fix: expect.stringContaining("npx wrangler queues create pantheon-push"),
+    });
+    facts.bindings.PUSH = true;
+    expect(buildDoctorReport(facts).checks.find((c) => c.id === "secret:PANTHEON_VAPID_KEY")).toMatchObject({
+      status: "ok",
+    });
+  });
+
   it("a missing model key that an agent needs is a problem with the exact command, and the agent's model says why", () => {
     const facts = healthy();
     facts.secrets.OPENAI_API_KEY = false;

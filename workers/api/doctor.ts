@@ -131,6 +131,7 @@ export async function runDoctor(env: Env, project: string, version: string, orig
       AGENT_DO: present(env.AGENT_DO),
       REGISTRY: present(env.REGISTRY),
       BUS: present(env.BUS),
+      PUSH: present(env.PUSH),
       VECTORIZE: present(env.VECTORIZE),
       AI: present(env.AI),
     },
