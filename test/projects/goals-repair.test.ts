@@ -11,6 +11,11 @@ import { uniqueName } from "../api/client";
 import { tenant } from "../secrets/helpers";
 
 const repair = migrations.journal.entries.find((e) => e.tag === "0008_repair_json_strings")!;
+/** The registry's migrations up to the repair: later ones (their tables already made here) are not the subject. */
+const upToRepair = {
+  ...migrations,
+  journal: { ...migrations.journal, entries: migrations.journal.entries.filter((e) => e.idx <= repair.idx) },
+};
 
 /** A row as the code before migration 0008 wrote it: every json column given as raw text. */
 function insertOldRow(sql: SqlStorage, name: string, goals: string, runtime = '{"tools":["clock.now"]}') {
@@ -29,7 +34,7 @@ describe("stored goals repaired (registry migration 0008)", () => {
     await runInDurableObject(registry, async (instance: RegistryDO, state) => {
       const sql = state.storage.sql;
       // The database as the old code left it: migrations up to 0007 applied, rows in the old shapes.
-      sql.exec("DELETE FROM __drizzle_migrations WHERE created_at = ?", repair.when);
+      sql.exec("DELETE FROM __drizzle_migrations WHERE created_at >= ?", repair.when);
       insertOldRow(sql, "imported", JSON.stringify("[]"));
       insertOldRow(sql, "listed", JSON.stringify(JSON.stringify(["Ship it"])));
       insertOldRow(sql, "kept", JSON.stringify(["Review PR #123"]));
@@ -44,7 +49,7 @@ describe("stored goals repaired (registry migration 0008)", () => {
         );
       expect(stored().imported!.goals).toBe('"[]"');
 
-      await migrate(drizzle(state.storage, { schema }), migrations);
+      await migrate(drizzle(state.storage, { schema }), upToRepair);
 
       const after = stored();
       expect(after.imported!.goals).toBe("[]");
@@ -53,7 +58,7 @@ describe("stored goals repaired (registry migration 0008)", () => {
       expect(after.garbled!.goals).toBe("[]");
       expect(JSON.parse(after.stringly!.runtime)).toEqual({ tools: ["clock.now"] });
       // The migration is recorded: a second start does not run it again.
-      await migrate(drizzle(state.storage, { schema }), migrations);
+      await migrate(drizzle(state.storage, { schema }), upToRepair);
       const listed = instance.listAgents();
       expect(Object.fromEntries(listed.map((a) => [a.name, a.goals]))).toEqual({
         imported: [],
