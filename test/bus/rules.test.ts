@@ -34,7 +34,7 @@ describe("bus rules", () => {
     expect(await p.connect("main", ["airtable"])).toEqual({ name: "main", connections: ["airtable"] });
   });
 
-  it("an ask along a connection removed while the run waited is refused, and the refusal is in the trace", async () => {
+  it("an ask along a connection removed while the run waited is refused by the gates, and the refusal is in the trace", async () => {
     const p = project();
     await p.agent("airtable");
     await p.agent("main", { runtime: { approvalRequired: ["ask_airtable"] } });
@@ -46,9 +46,11 @@ describe("bus rules", () => {
     await p.json(`/api/agents/main/runs/${started.runId}/approval`, { method: "POST", json: { decision: "approve" } });
     const run = await p.settled("main", started.runId);
 
-    const refusal = run.trace.find((t) => t.name === "bus_refused");
-    expect(refusal?.data).toMatchObject({ target: "airtable", code: "not_connected" });
-    expect(p.replyOf(run)).toContain("agent 'main' is not connected to 'airtable'");
+    // The run rebuilds its context after the change (a setting reaches a waiting run), so the approved
+    // call meets the gates again with the agent as it is now: refused before anything is sent.
+    const refusal = run.trace.find((t) => t.name === "gate_decisions" && (t.data as any).refused);
+    expect((refusal?.data as any).refused).toMatchObject({ tool: "ask_airtable", gate: "allowlist" });
+    expect(p.replyOf(run)).toContain("tool 'ask_airtable' is not available to this agent");
     expect((await p.json("/api/agents/airtable/runs")).runs).toEqual([]);
   });
 
