@@ -183,7 +183,7 @@ export function mcpClientOf(
             tokenKey?(clientId: string): string;
           })
         | undefined;
-      if (!connection || connection.connectionState !== "ready" || !provider?.clientId || !provider.tokenKey)
+      if (connection?.connectionState !== "ready" || !provider?.clientId || !provider.tokenKey)
         return "fresh";
       const expiresAt = await tokenExpiry?.(provider.tokenKey(provider.clientId));
       if (expiresAt === undefined || expiresAt - Date.now() > marginMs) return "fresh";
