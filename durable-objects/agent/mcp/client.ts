@@ -183,8 +183,7 @@ export function mcpClientOf(
             tokenKey?(clientId: string): string;
           })
         | undefined;
-      if (connection?.connectionState !== "ready" || !provider?.clientId || !provider.tokenKey)
-        return "fresh";
+      if (connection?.connectionState !== "ready" || !provider?.clientId || !provider.tokenKey) return "fresh";
       const expiresAt = await tokenExpiry?.(provider.tokenKey(provider.clientId));
       if (expiresAt === undefined || expiresAt - Date.now() > marginMs) return "fresh";
       provider.serverId = id;
