@@ -51,6 +51,8 @@ export default defineConfig(async () => {
             AIRTABLE_KEY: "secret-airtable-value-123",
             PANTHEON_TOOL_SECRETS: "AIRTABLE_KEY",
             PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true",
+            // One private host the deployment admin opened (test/mcp/private-host.test.ts); every other stays shut.
+            PANTHEON_OUTBOUND_PRIVATE_HOSTS: "mcp.corp.internal",
             EXFIL_LISTENER_URL: exfil.url,
             TELEGRAM_API_BASE: telegram.url,
             TELEGRAM_BOT_TOKEN: testBotToken,
