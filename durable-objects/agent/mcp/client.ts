@@ -183,8 +183,15 @@ export function mcpClientOf(
             tokenKey?(clientId: string): string;
           })
         | undefined;
-      if (connection?.connectionState !== "ready" || !provider?.clientId || !provider.tokenKey) return "fresh";
-      const expiresAt = await tokenExpiry?.(provider.tokenKey(provider.clientId));
+      // The SDK's provider throws from `clientId` on a server that never registered (no OAuth): nothing to refresh.
+      let clientId: string | undefined;
+      try {
+        clientId = provider?.clientId;
+      } catch {
+        clientId = undefined;
+      }
+      if (connection?.connectionState !== "ready" || !provider || !clientId || !provider.tokenKey) return "fresh";
+      const expiresAt = await tokenExpiry?.(provider.tokenKey(clientId));
       if (expiresAt === undefined || expiresAt - Date.now() > marginMs) return "fresh";
       provider.serverId = id;
       const url = connection.url.href;
