@@ -4,6 +4,8 @@
 // which is right, draws its salt and key pair inside, so RFC 8291's own test vector cannot be
 // reproduced through it (test/push/encrypt.test.ts does exactly that here).
 
+import { concatBytes } from "../../core/bytes";
+
 const text = (s: string) => new TextEncoder().encode(s);
 
 export function base64UrlEncode(bytes: Uint8Array): string {
@@ -18,15 +20,8 @@ export function base64UrlDecode(value: string): Uint8Array {
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+/** A fresh copy of the parts in one buffer: Web Crypto takes an ArrayBuffer-backed array. */
+const concat = (...parts: Uint8Array[]): Uint8Array<ArrayBuffer> => concatBytes(parts);
 
 async function hkdf(salt: Uint8Array, ikm: Uint8Array, info: Uint8Array, bytes: number): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey("raw", concat(ikm), "HKDF", false, ["deriveBits"]);
