@@ -5,6 +5,7 @@ export {
   approvalAnswered,
   approvalNotice,
   featureDoneNotice,
+  isPersonName,
   noticeLine,
   noticeLineMax,
   pushTopic,

@@ -101,3 +101,16 @@ export async function pushTopic(tag: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(tag)));
   return [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+/**
+ * Whether a run's principal name is a person's (a device an invite signed in): only a person has
+ * devices to notify. The admin secret runs as `admin`, a plain token as `token:<name>`, and a door
+ * adds ` via <door>`; person names hold none of these (workers/auth.ts), so a turn of an operator's
+ * script or a load test queues nothing.
+ * @example
+ * isPersonName("ana"); // true
+ * isPersonName("token:ci"); // false
+ */
+export function isPersonName(name: string | undefined): name is string {
+  return !!name && name !== "admin" && !name.includes(":") && !name.includes(" via ");
+}

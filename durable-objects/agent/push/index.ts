@@ -1,5 +1,12 @@
 import { scopes, type Scope } from "../../../core/auth";
-import { approvalAnswered, approvalNotice, replyNotice, type PushJob, type PushNotice } from "../../../core/push";
+import {
+  approvalAnswered,
+  approvalNotice,
+  isPersonName,
+  replyNotice,
+  type PushJob,
+  type PushNotice,
+} from "../../../core/push";
 import type { RunState } from "../../../core/run";
 import type { RunEvent } from "../chat/live";
 import type { RunStore } from "../runs/store";
@@ -77,7 +84,8 @@ export function makePushNotices(deps: PushNoticesDeps) {
       if (event.type === "done" && event.status === "completed" && event.reply) {
         const run = deps.runs.get(runId);
         const person = (run?.state as RunState | undefined)?.origin.name;
-        if (!run || !person) return;
+        // Only a person has devices: an operator's token or a door's turn queues no job (one per turn under load).
+        if (!run || !isPersonName(person)) return;
         const notice = replyNotice(
           { project: deps.project(), agent: deps.agent(), runId, sessionId: run.sessionId, reply: event.reply.content },
           deps.redact,
