@@ -3,14 +3,14 @@ import type { PushJob } from "../../core/push";
 import { makePushNotices } from "../../durable-objects/agent/push";
 
 /** The agent's push notices with a run whose principal is `name`, counting the jobs it queues. */
-function noticesFor(name: string) {
+function noticesFor(name: string, trigger = "message") {
   const jobs: PushJob[] = [];
   const store = new Map<string, string>();
   const push = makePushNotices({
     enabled: () => true,
     project: () => "p",
     agent: () => "helper",
-    runs: { get: () => ({ sessionId: "s1", state: { origin: { name } } }) as never },
+    runs: { get: () => ({ sessionId: "s1", state: { origin: { name, trigger } } }) as never },
     redact: (text) => text,
     liveTokens: () => [],
     enqueue: async (job) => void jobs.push(job),
@@ -26,5 +26,10 @@ describe("which turns queue a reply notice", () => {
     expect(noticesFor("ana").map((j) => j.person)).toEqual(["ana"]);
     for (const name of ["admin", "token:ci", "ana via openai", "gateway:telegram"])
       expect(noticesFor(name)).toEqual([]);
+  });
+
+  it("a peer agent's question (its origin names the asking agent) queues none", () => {
+    expect(noticesFor("main", "agent:main")).toEqual([]);
+    expect(noticesFor("main", "message")).toHaveLength(1);
   });
 });

@@ -83,9 +83,11 @@ export function makePushNotices(deps: PushNoticesDeps) {
       }
       if (event.type === "done" && event.status === "completed" && event.reply) {
         const run = deps.runs.get(runId);
-        const person = (run?.state as RunState | undefined)?.origin.name;
-        // Only a person has devices: an operator's token or a door's turn queues no job (one per turn under load).
-        if (!run || !isPersonName(person)) return;
+        const origin = (run?.state as RunState | undefined)?.origin;
+        const person = origin?.name;
+        // Only a person's own message notifies, and only a person has devices: a peer agent's question
+        // (its origin names the asker), an operator's token or a door's turn queues no job.
+        if (!run || origin?.trigger !== "message" || !isPersonName(person)) return;
         const notice = replyNotice(
           { project: deps.project(), agent: deps.agent(), runId, sessionId: run.sessionId, reply: event.reply.content },
           deps.redact,
