@@ -9,7 +9,7 @@ export function mcpChecks(facts: DoctorFacts): DoctorCheck[] {
         area: "mcp",
         status: "problem",
         message: `${agent.name}: the MCP server '${server}' needs authorising again (${reason}); its tools are unavailable`,
-        fix: `open the agent's tools page in the PWA and press Authorise on '${server}' (or pantheon agents mcp list ${agent.name} for the URL)`,
+        fix: `open the agent's tools page in the PWA and press Authorise on '${server}' (or pantheon mcp list ${agent.name} for the URL)`,
       }),
     ),
   );

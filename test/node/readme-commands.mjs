@@ -16,6 +16,8 @@ export const skipTags = {
   cloudflare: "needs a Cloudflare account (not run locally)",
   interactive:
     "needs a person at a terminal (keys, a picker); `pantheon chat` is driven in tmux by test/node/cli-chat.check.mjs",
+  internet:
+    "reaches a service on the internet (github.com, api.githubcopilot.com), which this machine cannot; test/node/feature-cli.check.mjs and mcp-credentials.check.mjs run the same commands against loopback doubles",
   slow: "takes minutes (the memory eval with every stage or the USE-lite embedder over whole sets); test/node/memory-eval.check.mjs and memory-locomo.check.mjs run it on a few conversations, and the docs' --stages line on two",
 };
 
