@@ -4,27 +4,12 @@
 // so old scripts run) or a command that was renamed fails here, so hints cannot drift from the CLI.
 //   node test/node/hints.check.mjs
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { registerHooks } from "node:module";
 import { join, relative } from "node:path";
 import { makeChecks } from "./check-kit.mjs";
 import { root } from "./memory-harness.mjs";
-
 // The CLI's files import the repository's shared code without extensions, as cli/pantheon.ts resolves them.
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    try {
-      return nextResolve(specifier, context);
-    } catch (error) {
-      if (!/^\.\.?\//.test(specifier) || !context.parentURL?.endsWith(".ts")) throw error;
-      for (const candidate of [`${specifier}.ts`, `${specifier}/index.ts`]) {
-        try {
-          return nextResolve(candidate, context);
-        } catch {}
-      }
-      throw error;
-    }
-  },
-});
+import "./ts-resolve.mjs";
+
 const { commands } = await import(join(root, "cli/main.ts"));
 const { check, finish } = makeChecks();
 
