@@ -42,13 +42,17 @@ export interface FieldDeclaration {
 const json: Shown = { elsewhere: "pantheon agents show --json" };
 const settingsPage: Shown = { elsewhere: "the agent's settings (GET /api/agents/:name)" };
 
-/** Held by Pantheon's own doors (a project file, a snapshot), warned by every other format. */
+/**
+ * Held by Pantheon's own doors (a project file, a snapshot), warned by every other format; `part`
+ * when the formats already report it as one of their named parts.
+ */
 function pantheonOnly(
   what: string,
   why: string,
   views: FieldDeclaration["views"] = { cliShow: json, pwaPage: settingsPage },
+  part?: AgentPart,
 ) {
-  const warns = { warns: why };
+  const warns = part ? { warns: why, part } : { warns: why };
   return {
     what,
     doors: { projectFile: "carries", snapshot: "carries", openai: warns, anthropic: warns, opencode: warns },
@@ -189,7 +193,7 @@ export const modelFields: Record<keyof ModelSettings, FieldDeclaration> = {
   breaker: noModelSetting("circuit breaker"),
 };
 
-const noRuntime = (what: string, why: string) => pantheonOnly(what, why);
+const noRuntime = (what: string, why: string, part?: AgentPart) => pantheonOnly(what, why, undefined, part);
 
 /** How it runs. */
 export const runtimeFields: Record<keyof AgentRuntime, FieldDeclaration> = {
@@ -215,37 +219,10 @@ export const runtimeFields: Record<keyof AgentRuntime, FieldDeclaration> = {
       opencode: { warns: "has only maxSteps of the limits", except: ["maxSteps"] },
     },
   },
-  gates: {
-    ...noRuntime("gates", "has no gates"),
-    doors: {
-      projectFile: "carries",
-      snapshot: "carries",
-      openai: { warns: "has no gates", part: "gates" },
-      anthropic: { warns: "has no gates", part: "gates" },
-      opencode: { warns: "has no gates", part: "gates" },
-    },
-  },
+  gates: noRuntime("gates", "has no gates", "gates"),
   rateLimits: noRuntime("rate limits", "has no rate limits"),
-  httpTools: {
-    ...noRuntime("HTTP tools", "has no endpoints"),
-    doors: {
-      projectFile: "carries",
-      snapshot: "carries",
-      openai: { warns: "has no endpoints", part: "httpTools" },
-      anthropic: { warns: "has no endpoints", part: "httpTools" },
-      opencode: { warns: "has no endpoints", part: "httpTools" },
-    },
-  },
-  a2aAgents: {
-    ...noRuntime("A2A agents", "has no A2A agents"),
-    doors: {
-      projectFile: "carries",
-      snapshot: "carries",
-      openai: { warns: "has no A2A agents", part: "connections" },
-      anthropic: { warns: "has no A2A agents", part: "connections" },
-      opencode: { warns: "has no A2A agents", part: "connections" },
-    },
-  },
+  httpTools: noRuntime("HTTP tools", "has no endpoints", "httpTools"),
+  a2aAgents: noRuntime("A2A agents", "has no A2A agents", "connections"),
   beyondScope: noRuntime("answer to a call beyond the caller's scope", "has no scopes"),
   denyTools: noRuntime("tools it never gets", "has no deny list"),
   memory: noRuntime("memory policy", "has no memory policy"),
