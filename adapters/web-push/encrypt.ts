@@ -4,21 +4,11 @@
 // which is right, draws its salt and key pair inside, so RFC 8291's own test vector cannot be
 // reproduced through it (test/push/encrypt.test.ts does exactly that here).
 
-import { concatBytes } from "../../core/bytes";
+import { base64UrlDecode, base64UrlEncode, concatBytes } from "../../core/bytes";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
-export function base64UrlEncode(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-export function base64UrlDecode(value: string): Uint8Array {
-  const b64 = value.replace(/-/g, "+").replace(/_/g, "/");
-  const binary = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-}
+export { base64UrlDecode, base64UrlEncode };
 
 /** A fresh copy of the parts in one buffer: Web Crypto takes an ArrayBuffer-backed array. */
 const concat = (...parts: Uint8Array[]): Uint8Array<ArrayBuffer> => concatBytes(parts);

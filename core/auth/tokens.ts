@@ -1,4 +1,5 @@
 /** API tokens: random, shown once, stored as SHA-256 hex. */
+import { base64UrlEncode } from "../bytes";
 
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -7,11 +8,7 @@ export async function sha256Hex(text: string): Promise<string> {
 
 export function newToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  const base64 = btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-  return `pt_${base64}`;
+  return `pt_${base64UrlEncode(bytes)}`;
 }
 
 /** Compares two strings in time independent of where they differ (for secrets). */

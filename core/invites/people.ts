@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { base64UrlEncode } from "../bytes";
 import { lazySchema } from "../lazy-schema";
 import { isReservedName, reservedNameMessage } from "../reserved-names";
 import { scopeSchema } from "../auth";
@@ -59,10 +60,7 @@ export const inviteRedeemSchema = lazySchema(() =>
 /** A new invite code: 32 random bytes as base64url. Only its SHA-256 is stored. */
 export function newInviteCode(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
+  return base64UrlEncode(bytes);
 }
 
 /**
