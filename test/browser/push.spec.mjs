@@ -16,14 +16,21 @@ before(async () => {
   // The service worker controls the page once it is active.
   await b.page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
   cdp = await b.context.newCDPSession(b.page);
-  const registered = new Promise((resolve) =>
+  // A push is delivered to a version that has finished activating: `ready` resolves while the
+  // worker may still be activating, and a push sent then was seen lost on a loaded CI machine.
+  const ours = new Set();
+  const activated = new Promise((resolve) => {
     cdp.on("ServiceWorker.workerRegistrationUpdated", ({ registrations }) => {
-      const ours = registrations.find((r) => r.scopeURL.startsWith(new URL(b.page.url()).origin) && !r.isDeleted);
-      if (ours) resolve(ours.registrationId);
-    }),
-  );
+      for (const r of registrations)
+        if (r.scopeURL.startsWith(new URL(b.page.url()).origin) && !r.isDeleted) ours.add(r.registrationId);
+    });
+    cdp.on("ServiceWorker.workerVersionUpdated", ({ versions }) => {
+      const ready = versions.find((v) => ours.has(v.registrationId) && v.status === "activated");
+      if (ready) resolve(ready.registrationId);
+    });
+  });
   await cdp.send("ServiceWorker.enable");
-  registrationId = await registered;
+  registrationId = await activated;
 });
 after(async () => {
   await b?.close();
