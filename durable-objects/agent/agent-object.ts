@@ -9,8 +9,10 @@ import { makeSecretCipher, readDeploymentSecret } from "../../core/secrets";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import type { AgentProfile } from "../../core/agents";
+import type { PushAudience } from "../../core/push";
 import { resultOf, type Result } from "../../core/errors";
 import { systemClock } from "../../core/ports";
+import { isTerminal } from "../../core/run";
 import { outboundSettingsFrom, type OutboundPolicy } from "../../core/tools";
 import migrations from "../../migrations/agent/migrations.js";
 import type { BehaviorAlarm } from "./behaviors";
@@ -98,6 +100,16 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     this.mcpCredentials,
     () => mcpOAuthCallbackPath(this.host.project(), this.host.agentName()),
     this.ctx.storage,
+    // A server's question outlives a restart while its run still waits on the call that asked it.
+    (call) => {
+      const run = this.features.driver.latest(call.run);
+      return Boolean(
+        run &&
+          !isTerminal(run) &&
+          !run.finishedCallIds.includes(call.id) &&
+          run.calls.some((c) => c.call.id === call.id && c.status === "running"),
+      );
+    },
   );
 
   /** The SDK's OAuth client provider for MCP servers (new and restored), with its token sets sealed (mcp/oauth.ts). */
@@ -275,6 +287,11 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
   /** A secret of the project was set, deleted, granted or revoked: the values this agent opened are forgotten and read again when next needed. */
   secretsChanged(): void {
     this.features.secrets.invalidate();
+  }
+
+  /** Who in the project has a subscribed device changed (workers/push-audience.ts): the agent keeps the copy. */
+  pushAudience(audience: PushAudience): void {
+    this.features.push.audienceChanged(audience);
   }
 
   /**

@@ -8,7 +8,8 @@
 //   POST/GET/DELETE /mcp-changing[?tenant=<t>]  tools `add`, `echo` and `swap`: calling `swap` replaces `echo`
 //                                       with `mul` {a,b} for that tenant and sends `notifications/tools/list_changed`
 //   POST/GET/DELETE /mcp-asking[?tenant=<t>]  a tool `book` that asks the client how many seats (elicitation/create,
-//                                       form mode) and answers `booked N seats`, `declined` or `cancelled`
+//                                       form mode) and answers `booked N seats`, `declined` or `cancelled`;
+//                                       `quote` asks the same, is read-only, and answers `quoted N seats`
 // Each test connects with its own `tenant` query, so it sees only its own calls.
 // Stateless mode (no session ids): a fresh server and transport per request, as the SDK's
 // stateless example does, so concurrent tests never share protocol state.
@@ -54,9 +55,24 @@ function makeChangingTools(server: McpServer, tenant: string, record: (call: Rec
 }
 
 function makeAskingTools(server: McpServer, record: (call: RecordedMcpCall) => void): void {
+  askingTool(server, record, "book", "Books seats after asking the person how many.", "booked");
+  // Read-only: a call interrupted by an eviction is made again (and asks again).
+  askingTool(server, record, "quote", "Quotes seats after asking the person how many.", "quoted", {
+    readOnlyHint: true,
+  });
+}
+
+function askingTool(
+  server: McpServer,
+  record: (call: RecordedMcpCall) => void,
+  name: string,
+  description: string,
+  done: string,
+  annotations?: { readOnlyHint: boolean },
+): void {
   server.registerTool(
-    "book",
-    { description: "Books seats after asking the person how many.", inputSchema: {} },
+    name,
+    { description, inputSchema: {}, ...(annotations ? { annotations } : {}) },
     async (_args, extra) => {
       const answer = await extra.sendRequest(
         {
@@ -68,10 +84,10 @@ function makeAskingTools(server: McpServer, record: (call: RecordedMcpCall) => v
         },
         ElicitResultSchema,
       );
-      record({ tool: "book", arguments: { answer } });
+      record({ tool: name, arguments: { answer } });
       const text =
         answer.action === "accept"
-          ? `booked ${String(answer.content?.seats)} seats`
+          ? `${done} ${String(answer.content?.seats)} seats`
           : answer.action === "decline"
             ? "declined"
             : "cancelled";

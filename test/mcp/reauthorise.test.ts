@@ -38,6 +38,8 @@ function memoryStore(initial: Record<string, unknown> = {}) {
     get: async <T>(key: string) => data.get(key) as T | undefined,
     put: async <T>(key: string, value: T) => void data.set(key, value),
     delete: async (key: string) => data.delete(key),
+    list: async <T>({ prefix }: { prefix: string }) =>
+      new Map([...data].filter(([key]) => key.startsWith(prefix)) as [string, T][]),
   };
 }
 

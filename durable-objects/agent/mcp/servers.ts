@@ -3,6 +3,7 @@ import {
   checkOutboundUrl,
   fromMcpTool,
   type OutboundPolicy,
+  type ToolCallContext,
   type ToolImplementation,
   type ToolSpec,
 } from "../../../core/tools";
@@ -17,7 +18,13 @@ import {
   mcpToolNames,
 } from "./names";
 import { McpToolError, mcpResultText } from "./results";
-import { makeMcpQuestions, type McpAnswer, type McpQuestion } from "./elicitation";
+import {
+  makeMcpQuestions,
+  type McpAnswer,
+  type McpQuestion,
+  type McpQuestionCall,
+  type McpQuestionStore,
+} from "./elicitation";
 import {
   isUnauthorized,
   makeReauthorisations,
@@ -50,6 +57,12 @@ export interface McpServerView {
   headers: McpHeaders;
 }
 
+/** The run's call a tool runs for: its idempotency key is `<run>:<call>` (runs/effects.ts), the same after a restart. */
+const callOf = (ctx: ToolCallContext): McpQuestionCall | undefined =>
+  ctx.run && ctx.idempotencyKey?.startsWith(`${ctx.run.id}:`)
+    ? { run: ctx.run.id, id: ctx.idempotencyKey.slice(ctx.run.id.length + 1) }
+    : undefined;
+
 /** How long a turn waits for MCP connections an eviction interrupted before running without them. */
 const restoreWaitMs = 5_000;
 
@@ -71,12 +84,14 @@ export function makeMcpServers(
   credentials: Pick<McpCredentials, "check" | "declare" | "declared" | "forget" | "load">,
   /** The path of this agent's OAuth callback (oauth.ts `mcpOAuthCallbackPath`). */
   callbackPath: () => string,
-  /** Where the servers that need authorising again are kept (reauthorise.ts): the object's storage. */
-  store: Pick<McpHeaderStore, "get" | "put">,
+  /** Where the servers that need authorising again and the servers' questions are kept: the object's storage. */
+  store: Pick<McpHeaderStore, "get" | "put"> & McpQuestionStore,
+  /** Whether a run still waits on its tool call's outcome (elicitation.ts: a question outlives a restart while it does). */
+  callOpen: (call: McpQuestionCall) => boolean = () => false,
 ) {
   const reauth = makeReauthorisations(store);
   /** Questions the servers ask while their tools run (`elicitation/create`), waiting for a person. */
-  const questions = makeMcpQuestions();
+  const questions = makeMcpQuestions({ store, callOpen });
   client.onElicitation((serverId, request, signal) => questions.ask(serverId, request, signal));
   /** Connections restored after an eviction settled (or the wait ran out), and which need authorising again known. */
   const settled = async () => {
@@ -328,18 +343,16 @@ export function makeMcpServers(
     },
 
     /** The questions the servers asked that wait for a person (`elicitation/create`), oldest first. */
-    questions: (): McpQuestion[] => questions.list(),
+    questions: (): Promise<McpQuestion[]> => questions.list(),
 
-    /** Sends a person's answer (accept with content, decline, cancel) back to the server that asked; 404 when it waits no more. */
-    answerQuestion(id: string, answer: McpAnswer): void {
-      if (!questions.answer(id, answer))
-        throw new PantheonError(
-          "not_found",
-          `no MCP question '${id}' waits for an answer (answered, expired or never asked)`,
-          {
-            details: { question: id },
-          },
-        );
+    /**
+     * Sends a person's answer (accept with content, decline, cancel) back to the server that asked:
+     * 404 when it waits no more, 409 when the call that asked it ended in a restart (elicitation.ts).
+     */
+    async answerQuestion(id: string, answer: McpAnswer): Promise<{ sent: boolean }> {
+      const outcome = await questions.answer(id, answer);
+      if (!outcome.ok) throw new PantheonError(outcome.code, outcome.message, { details: { question: id } });
+      return { sent: outcome.sent };
     },
 
     /** The servers that need authorising again, with why: read from storage, no connection woken (the doctor). */
@@ -393,9 +406,11 @@ export function makeMcpServers(
               implementations[tool.name] = async (args, ctx) => {
                 try {
                   return mcpResultText(
-                    await client.callTool(
-                      { serverId: server.id, name: tool.mcpName, arguments: args },
-                      { signal: ctx.signal },
+                    await questions.during(server.id, callOf(ctx), () =>
+                      client.callTool(
+                        { serverId: server.id, name: tool.mcpName, arguments: args },
+                        { signal: ctx.signal },
+                      ),
                     ),
                   );
                 } catch (error) {
