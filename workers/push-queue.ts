@@ -1,6 +1,7 @@
 import { makeWebPushSender, vapidOf, type PushEnv, type VapidKey, type WebPushSender } from "../adapters/web-push";
 import { pushJobSchema, pushTopic, type PushJob } from "../core/push";
 import { registryStub } from "../durable-objects/stubs";
+import { pushAudienceChanged } from "./push-audience";
 
 /** How long a push service keeps a notice for a device that is off: a day, then it is stale. */
 const ttlSeconds = 24 * 60 * 60;
@@ -43,7 +44,10 @@ async function sendJob(env: Env & PushEnv, job: PushJob): Promise<void> {
         if (result.kind === "gone") gone.push(t.endpoint);
       }),
   );
-  if (gone.length) await registry.pushGone(gone);
+  if (gone.length) {
+    await registry.pushGone(gone);
+    await pushAudienceChanged(env, job.project);
+  }
 }
 
 /**

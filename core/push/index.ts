@@ -22,3 +22,4 @@ export {
   type PushSubscriptionInput,
 } from "./subscription";
 export { pushJobSchema, pushQueue, type PushJob } from "./job";
+export { audienceReaches, widerScope, type PushAudience } from "./audience";

@@ -232,6 +232,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     enqueue: async (job) => void (await env.PUSH.send(job, { contentType: "json" })),
     kv: storage.kv,
     background: (work) => host.background(work),
+    fetchAudience: () => registryStub(env, host.project()).pushAudience(),
   });
 
   // The features that react to runs, after the shell's own listener (live clients).
@@ -258,6 +259,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     secrets.invalidate();
     breakers.wipe();
     sessionTools.wipe();
+    push.wipe();
     for (const table of [
       schema.trace,
       schema.runs,
@@ -305,6 +307,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     telemetry,
     evals,
     snapshots,
+    push,
     unfinishedRuns,
     wipe,
     spend,

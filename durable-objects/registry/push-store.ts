@@ -2,6 +2,7 @@ import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { grants, type Scope } from "../../core/auth";
 import { PantheonError, type Result } from "../../core/errors";
+import { widerScope } from "../../core/push";
 import * as schema from "./schema";
 
 /** A subscription as people and the admin see it: which device, whose, since when; the push service's host, never its URL. */
@@ -139,6 +140,20 @@ export function makePushStore(db: DrizzleSqliteDODatabase<typeof schema>, now: (
         .all()
         .map((s) => ({ ...s, person: able.get(s.tokenId)! }));
       return { targets, tokensOf };
+    },
+    /** Each person with a subscribed device, and the widest scope among those devices' tokens (core/push PushAudience). */
+    audience(): Record<string, Scope> {
+      const people: Record<string, Scope> = {};
+      for (const row of db
+        .select({ person: tokens.person, scope: tokens.scope })
+        .from(subs)
+        .innerJoin(tokens, eq(tokens.id, subs.tokenId))
+        .where(isNotNull(tokens.person))
+        .all()) {
+        const seen = people[row.person!];
+        people[row.person!] = seen ? widerScope(seen, row.scope as Scope) : (row.scope as Scope);
+      }
+      return people;
     },
     /** Mutes or unmutes an agent for a person. */
     mute(person: string, agent: string, muted: boolean): void {

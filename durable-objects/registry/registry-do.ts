@@ -18,6 +18,7 @@ import type { ModelProvider } from "../../core/models";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
 import { makeSecretStore, type SecretStore } from "./secret-store";
 import { makePushStore, type PushStore } from "./push-store";
+import type { PushAudience } from "../../core/push";
 import type { SealedSecret } from "../../core/secrets";
 import type { BusMessage } from "../../core/bus";
 import type { ForgeSetting } from "../../core/work";
@@ -30,6 +31,8 @@ export type { ImportReport } from "./projects/project-file";
 export type { InviteInfo, TokenIdentity, TokenInfo } from "./access";
 
 const fail = (error: PantheonError) => error.toFailure();
+/** Grows with each change to who has a subscribed device (core/push PushAudience). */
+const audienceVersionKey = "push:audience-version";
 
 /**
  * One per project: the agents of the project, their connections, and API tokens.
@@ -411,20 +414,33 @@ export class RegistryDO extends DurableObject<Env> {
   }
   deleteToken(id: string): Result<true> {
     this.push.forgetToken(id);
+    this.pushAudienceMoved();
     return this.access.deleteToken(id);
   }
   // Web Push subscriptions and mutes (push-store.ts; the routes in workers/api/push.ts).
   pushSubscribe(tokenId: string, sub: { endpoint: string; keys: { p256dh: string; auth: string } }) {
-    return this.push.subscribe(tokenId, sub);
+    const info = this.push.subscribe(tokenId, sub);
+    this.pushAudienceMoved();
+    return info;
   }
   pushList(person?: string) {
     return this.push.list(person ? { person } : {});
   }
   pushRemove(id: string, person?: string): Result<true> {
-    return this.push.remove(id, person);
+    const removed = this.push.remove(id, person);
+    if (removed.ok) this.pushAudienceMoved();
+    return removed;
   }
   pushGone(endpoints: string[]): void {
     this.push.gone(endpoints);
+    this.pushAudienceMoved();
+  }
+  /** Who has a subscribed device now, versioned (workers/push-audience.ts hands it to every agent). */
+  pushAudience(): PushAudience {
+    return { version: this.ctx.storage.kv.get<number>(audienceVersionKey) ?? 0, people: this.push.audience() };
+  }
+  private pushAudienceMoved(): void {
+    this.ctx.storage.kv.put(audienceVersionKey, (this.ctx.storage.kv.get<number>(audienceVersionKey) ?? 0) + 1);
   }
   pushTargets(input: Parameters<PushStore["targets"]>[0]) {
     return this.push.targets(input);

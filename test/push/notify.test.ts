@@ -195,4 +195,17 @@ describe("push notifications", () => {
     );
     expect((await api(`/api/push/subscriptions/${mine[0].id}`, { method: "DELETE", token: d.token })).status).toBe(204);
   });
+
+  it("each agent is told who has a subscribed device when a device subscribes and when it is removed", async () => {
+    const agent = await createAgent();
+    const stub = env.AGENT_DO.get(env.AGENT_DO.idFromName(`default.${agent.name}`));
+    const kept = () =>
+      runInDurableObject(stub, (_instance, state) => state.storage.kv.get<any>("push:audience")?.people ?? {});
+    const d = await device("approve");
+    // Before the subscription's answer: the agent's next turn already counts the device.
+    expect((await kept())[d.person]).toBe("approve");
+    const mine = ((await (await api("/api/push/subscriptions", { token: d.token })).json()) as any).subscriptions;
+    expect((await api(`/api/push/subscriptions/${mine[0].id}`, { method: "DELETE", token: d.token })).status).toBe(204);
+    expect((await kept())[d.person]).toBeUndefined();
+  });
 });

@@ -1,35 +1,95 @@
 import { describe, expect, it } from "vitest";
-import type { PushJob } from "../../core/push";
+import type { PushAudience, PushJob } from "../../core/push";
 import { makePushNotices } from "../../durable-objects/agent/push";
 
-/** The agent's push notices with a run whose principal is `name`, counting the jobs it queues. */
-function noticesFor(name: string, trigger = "message") {
+const everyone: PushAudience = { version: 1, people: { ana: "chat", main: "chat", bo: "approve" } };
+
+/** The agent's push notices with a run whose principal is `name`, counting the jobs it queues and the registry reads. */
+function agentPush(name: string, trigger = "message", audience: PushAudience = everyone) {
   const jobs: PushJob[] = [];
-  const store = new Map<string, string>();
+  const pending: Promise<unknown>[] = [];
+  const store = new Map<string, unknown>();
+  let reads = 0;
   const push = makePushNotices({
     enabled: () => true,
     project: () => "p",
     agent: () => "helper",
-    runs: { get: () => ({ sessionId: "s1", state: { origin: { name, trigger } } }) as never },
+    runs: {
+      get: () =>
+        ({
+          sessionId: "s1",
+          state: {
+            origin: { name, trigger },
+            calls: [{ status: "proposed", call: { name: "clock.now" }, approverScope: "approve" }],
+          },
+        }) as never,
+    },
     redact: (text) => text,
     liveTokens: () => [],
     enqueue: async (job) => void jobs.push(job),
     kv: { get: (k) => store.get(k) as never, put: (k, v) => void store.set(k, v), delete: (k) => store.delete(k) },
-    background: () => {},
+    background: (work) => void pending.push(work),
+    fetchAudience: async () => {
+      reads++;
+      return audience;
+    },
   });
-  push.onRunEvent({ type: "done", status: "completed", reply: { content: "done" } } as never, "run-1");
-  return jobs;
+  const settled = async () => {
+    while (pending.length) await pending.shift();
+    return jobs;
+  };
+  const reply = () => push.onRunEvent({ type: "done", status: "completed", reply: { content: "done" } } as never, "r1");
+  const approval = () => push.onRunEvent({ type: "status", status: "waiting_approval" } as never, "r1");
+  return { push, jobs, settled, reply, approval, reads: () => reads };
+}
+
+async function noticesFor(name: string, trigger = "message") {
+  const a = agentPush(name, trigger);
+  a.reply();
+  return a.settled();
 }
 
 describe("which turns queue a reply notice", () => {
-  it("a person's turn queues one for them; the admin secret's, a plain token's and a door's queue none", () => {
-    expect(noticesFor("ana").map((j) => j.person)).toEqual(["ana"]);
+  it("a person's turn queues one for them; the admin secret's, a plain token's and a door's queue none", async () => {
+    expect((await noticesFor("ana")).map((j) => j.person)).toEqual(["ana"]);
     for (const name of ["admin", "token:ci", "ana via openai", "gateway:telegram"])
-      expect(noticesFor(name)).toEqual([]);
+      expect(await noticesFor(name)).toEqual([]);
   });
 
-  it("a peer agent's question (its origin names the asking agent) queues none", () => {
-    expect(noticesFor("main", "agent:main")).toEqual([]);
-    expect(noticesFor("main", "message")).toHaveLength(1);
+  it("a peer agent's question (its origin names the asking agent) queues none", async () => {
+    expect(await noticesFor("main", "agent:main")).toEqual([]);
+    expect(await noticesFor("main", "message")).toHaveLength(1);
+  });
+});
+
+describe("a notice no device could get queues no job", () => {
+  it("a person's turn with no subscribed device of theirs queues nothing; control: once they subscribe, the same turn queues one", async () => {
+    const a = agentPush("cy", "message", { version: 1, people: { ana: "admin" } });
+    a.reply();
+    expect(await a.settled()).toEqual([]);
+    // The registry hands the agent its new copy when cy's device subscribes (workers/push-audience.ts).
+    a.push.audienceChanged({ version: 2, people: { ana: "admin", cy: "chat" } });
+    a.reply();
+    expect((await a.settled()).map((j) => j.person)).toEqual(["cy"]);
+    // The registry was read once, for the first notice: the copy is kept from then on.
+    expect(a.reads()).toBe(1);
+  });
+
+  it("an approval with only chat-scope devices subscribed queues nothing; control: an approver's device makes it queue", async () => {
+    const a = agentPush("ana", "message", { version: 1, people: { ana: "chat" } });
+    a.approval();
+    expect(await a.settled()).toEqual([]);
+    a.push.audienceChanged({ version: 2, people: { ana: "chat", bo: "approve" } });
+    a.approval();
+    expect((await a.settled()).map((j) => [j.scope, j.notice.tag])).toEqual([["approve", "approval:r1"]]);
+  });
+
+  it("an older copy arriving after a newer one is not kept", async () => {
+    const a = agentPush("cy", "message", { version: 1, people: {} });
+    a.push.audienceChanged({ version: 3, people: { cy: "chat" } });
+    a.push.audienceChanged({ version: 2, people: {} });
+    a.reply();
+    expect((await a.settled()).map((j) => j.person)).toEqual(["cy"]);
+    expect(a.reads()).toBe(0);
   });
 });

@@ -8,6 +8,7 @@ import { call, registryStub } from "../../durable-objects/stubs";
 import type { AppContext, AppEnv } from "../env";
 import { scope } from "../scopes";
 import { valid } from "../validation";
+import { pushAudienceChanged } from "../push-audience";
 import { type PushEnv, vapidOf } from "../../adapters/web-push";
 
 /** A person's device token, or a refusal saying who may: only a person's device has notifications. */
@@ -45,7 +46,10 @@ export const pushRoutes = new Hono<AppEnv>()
       throw new PantheonError("conflict", "push is not set up on this deployment: PANTHEON_VAPID_KEY is missing", {
         details: { secret: "PANTHEON_VAPID_KEY" },
       });
-    return c.json(await registryStub(c.env, c.get("project")).pushSubscribe(tokenId, sub), 201);
+    const info = await registryStub(c.env, c.get("project")).pushSubscribe(tokenId, sub);
+    // Before the answer: the device's next notice must not be skipped by an agent's old copy.
+    await pushAudienceChanged(c.env, c.get("project"));
+    return c.json(info, 201);
   })
   .get("/subscriptions", scope("chat"), async (c) => {
     const registry = registryStub(c.env, c.get("project"));
@@ -60,6 +64,7 @@ export const pushRoutes = new Hono<AppEnv>()
     // A person removes their own; a plain token none (its answer is the missing one's, so ids say nothing).
     const person = c.get("scope") === "admin" && !c.get("person") ? undefined : (c.get("person") ?? "\u0000");
     await call(registry.pushRemove(c.req.valid("param").id, person));
+    await pushAudienceChanged(c.env, c.get("project"));
     return c.body(null, 204);
   })
   .get("/mutes", scope("chat"), async (c) =>

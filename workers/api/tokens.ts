@@ -5,6 +5,7 @@ import { scopeSchema } from "../../core/auth";
 import type { AppEnv } from "../env";
 import { scope } from "../scopes";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
+import { pushAudienceChanged } from "../push-audience";
 import { valid } from "../validation";
 
 const tokenBody = lazySchema(() =>
@@ -32,11 +33,12 @@ export const tokenRoutes = new Hono<AppEnv>()
       const { id } = c.req.valid("param");
       const registry = registryStub(c.env, project);
       await call(registry.deleteToken(id));
-      // Every agent of the project closes the sockets opened with this token.
+      // Every agent of the project closes the sockets opened with this token, and forgets its devices.
       const agents = await registry.listAgents();
-      await Promise.allSettled(
-        agents.map(async (agent) => (await agentStub(c.env, project, agent.name)).closeSocketsOf(id)),
-      );
+      await Promise.allSettled([
+        ...agents.map(async (agent) => (await agentStub(c.env, project, agent.name)).closeSocketsOf(id)),
+        pushAudienceChanged(c.env, project),
+      ]);
       return c.body(null, 204);
     },
   );

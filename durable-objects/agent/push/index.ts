@@ -2,7 +2,9 @@ import { scopes, type Scope } from "../../../core/auth";
 import {
   approvalAnswered,
   approvalNotice,
+  audienceReaches,
   isPersonName,
+  type PushAudience,
   replyNotice,
   type PushJob,
   type PushNotice,
@@ -24,12 +26,16 @@ export interface PushNoticesDeps {
   /** Puts a job on the push queue (`env.PUSH`); its consumer encrypts and sends (workers/push-queue.ts). */
   enqueue(job: PushJob): Promise<void>;
   /** The agent's key-value storage: which runs' approval notices went out survives an eviction. */
-  kv: { get<T>(key: string): T | undefined; put(key: string, value: string): void; delete(key: string): unknown };
+  kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void; delete(key: string): unknown };
   /** Off the response path: a turn with ten subscribed devices takes the time of one with none. */
   background(work: Promise<unknown>): void;
+  /** Who has a subscribed device, from the project's registry: read once, when no copy is kept yet. */
+  fetchAudience(): Promise<PushAudience>;
 }
 
 const waitingKey = (runId: string) => `push:waiting:${runId}`;
+/** The copy of the project's push audience this agent keeps (the registry sends a new one on each change). */
+const audienceKey = "push:audience";
 
 /**
  * What notifies, as the agent's runs go: an approval waits (every person whose scope may decide it),
@@ -38,10 +44,24 @@ const waitingKey = (runId: string) => `push:waiting:${runId}`;
  * the push queue's consumer finds the devices in the project's registry (revoked devices, other
  * projects' people and muted agents are never among them), encrypts for each and sends.
  * @example
- * const push = makePushNotices({ enabled, project, agent, runs, redact, liveTokens, enqueue, kv, background });
+ * const push = makePushNotices({ enabled, project, agent, runs, redact, liveTokens, enqueue, kv, background, fetchAudience });
  * events.listen((event, runId) => push.onRunEvent(event, runId));
  */
 export function makePushNotices(deps: PushNoticesDeps) {
+  /** The audience kept, or the registry's (kept from then on): the one registry call happens off the response path. */
+  async function audience(): Promise<PushAudience> {
+    const kept = deps.kv.get<PushAudience>(audienceKey);
+    if (kept) return kept;
+    const fetched = await deps.fetchAudience();
+    keep(fetched);
+    return deps.kv.get<PushAudience>(audienceKey) ?? fetched;
+  }
+  /** Keeps a copy unless a newer one is kept already (two copies may arrive out of order). */
+  function keep(next: PushAudience): void {
+    const kept = deps.kv.get<PushAudience>(audienceKey);
+    if (!kept || next.version >= kept.version) deps.kv.put(audienceKey, next);
+  }
+
   function queue(notice: PushNotice, to: { scope: Scope; person?: string; unlessLooking?: true }): void {
     const job: PushJob = {
       kind: "push",
@@ -52,11 +72,19 @@ export function makePushNotices(deps: PushNoticesDeps) {
       ...(to.unlessLooking ? { looking: deps.liveTokens() } : {}),
     };
     deps.background(
-      deps.enqueue(job).catch((error: unknown) => console.error("push: could not queue", (error as Error)?.message)),
+      (async () => {
+        // No device of anyone the notice is for: no queue job, no registry lookup in the consumer.
+        if (!audienceReaches(await audience(), to)) return;
+        await deps.enqueue(job);
+      })().catch((error: unknown) => console.error("push: could not queue", (error as Error)?.message)),
     );
   }
 
   return {
+    /** The registry's new copy of who has a subscribed device (a subscription came or went). */
+    audienceChanged: keep,
+    /** The agent forgets everything: a project made again under its name starts its versions anew. */
+    wipe: () => void deps.kv.delete(audienceKey),
     onRunEvent(event: RunEvent, runId: string): void {
       if (!deps.enabled()) return;
       if (event.type === "status" && event.status === "waiting_approval") {
