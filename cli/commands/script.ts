@@ -1,5 +1,6 @@
 // `pantheon script push | pull | check`: an agent's script (the DSL or its JSON form).
-import { basename, extname } from "node:path";
+import { readFileSync } from "node:fs";
+import { basename, dirname, extname, resolve } from "node:path";
 import { param, UsageError } from "../client.ts";
 import { text, type Command } from "../command.ts";
 import { note, printJson } from "../format.ts";
@@ -40,7 +41,17 @@ export const script: Command = {
         const agent = need(args, 0, "agent", "script");
         const file = need(args, 1, "script file: pantheon script push <agent> <file.pnth|file.json>", "script");
         const type = scriptMediaType(file);
-        const source = readText(file, "script");
+        let source = readText(file, "script");
+        if (type === "text/x-pantheon" && source.includes(":path")) {
+          // The API has no files: each (tool … :path "x.ts") goes as :source, read beside the script.
+          const { inlineToolPaths, isScriptError } = await import("../../core/dsl/index.ts");
+          try {
+            source = inlineToolPaths(source, (path) => readFileSync(resolve(dirname(file), path), "utf8"));
+          } catch (error) {
+            if (!isScriptError(error)) throw error;
+            throw new UsageError(locatedLine(basename(file), error.issues[0] ?? {}), "script");
+          }
+        }
         // The route reads the body itself (DSL or JSON), so it goes in as it is, with its media type.
         const body = await send(
           api.api.agents[":name"].script.$put(param({ name: agent }), {

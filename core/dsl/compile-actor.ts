@@ -18,6 +18,7 @@ import {
 } from "./compiler-state";
 import { compileTalent } from "./compile-behavior";
 import { compileWorkflow } from "./compile-workflow";
+import { compileToolForm } from "./compile-tool";
 
 type List = Node & { type: "list" };
 const actorForms = [
@@ -36,6 +37,7 @@ const actorForms = [
   "goals",
   "talent",
   "workflow",
+  "tool",
 ] as const;
 /** Forms that may appear once; the others accumulate. */
 const singletons = new Set([
@@ -224,6 +226,11 @@ function compileActorForm(c: Compiler, form: List, head: string, path: Path, out
       if (quota && quota.type !== "number") return void issue(c, quota, "spawn", "a whole number");
       if (quota) mark(c, at("spawn", "quota"), quota, "spawn");
       out.spawn = { allowed: allowed.value, quota: quota?.type === "number" ? quota.value : allowed.value ? 1 : 0 };
+      return;
+    }
+    case "tool": {
+      const tool = compileToolForm(c, form, path, out.tools as unknown[]);
+      if (tool) (c.toolForms ??= []).push(tool);
       return;
     }
     case "workflow": {

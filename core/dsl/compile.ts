@@ -80,12 +80,22 @@ export function compileScript(source: string, options: CompileOptions = {}): Com
     }
     return { line: actor.pos.line, column: actor.pos.column, form: "actor" };
   };
+  const toolForms = c.toolForms ?? [];
+  // A tool the script declares is one it provides: no warning that no registry does.
+  const knownTools =
+    options.knownTools && toolForms.length
+      ? new Set([...options.knownTools, ...toolForms.map((t) => t.name)])
+      : options.knownTools;
   const finished = finishScript(raw, locate, {
-    knownTools: options.knownTools,
+    knownTools,
     knownAgents: options.knownAgents,
     defaultIdle,
   });
-  return { ...finished, warnings: [...c.warnings, ...finished.warnings] };
+  return {
+    ...finished,
+    warnings: [...c.warnings, ...finished.warnings],
+    ...(toolForms.length ? { scriptTools: toolForms } : {}),
+  };
 }
 
 export function checkedIdle(idle: string | undefined): string {

@@ -3,6 +3,20 @@ import { describe, type Node, type Pos } from "./reader";
 
 export type Path = (string | number)[];
 
+/**
+ * A project script tool a script declares with `(tool …)`: what the form says of it, and its code
+ * (`source`, or a `path` the CLI reads and sends as `source`). Whoever stores the script saves the
+ * tool to the project (core/sandbox scriptFromForm makes the module); the actor lists it among its tools.
+ */
+export interface ScriptToolForm {
+  name: string;
+  /** The declaration's fields the form gives (core/sandbox's ScriptDeclaration, less the name). */
+  fields: Record<string, unknown>;
+  source?: string;
+  path?: string;
+  pos: Pos;
+}
+
 /** Where a value of the compiled object came from, so later checks can point at the source. */
 export interface Mark {
   pos: Pos;
@@ -15,6 +29,8 @@ export interface Compiler {
   issues: ScriptIssue[];
   warnings: ScriptWarning[];
   marks: Map<string, Mark>;
+  /** The `(tool …)` forms of the top-level actor: project script tools the script declares. */
+  toolForms?: ScriptToolForm[];
 }
 
 export const pathKey = (path: Path): string => path.join(".");

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { didYouMean, orList, ScriptError, type ScriptIssue, type ScriptWarning } from "./issues";
 import { parseDuration } from "./time";
+import type { ScriptToolForm } from "./compiler-state";
 import { customGateKinds } from "../gates/gate-spec";
 import { actorScriptSchema, type Action, type ActorScript } from "./script-schema";
 
@@ -11,6 +12,8 @@ export type Locate = (path: Path) => { line: number; column: number; form: strin
 export interface CompileResult {
   script: ActorScript;
   warnings: ScriptWarning[];
+  /** The project script tools the script declares with `(tool …)` (the DSL only); the script lists each. */
+  scriptTools?: ScriptToolForm[];
 }
 
 /**

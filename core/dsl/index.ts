@@ -1,7 +1,9 @@
 export { compileScript, type CompileOptions } from "./compile";
 export { compileScriptJson } from "./json";
 export type { CompileResult } from "./finish";
+export type { ScriptToolForm } from "./compiler-state";
 export { printScript } from "./print";
+export { inlineToolPaths } from "./inline-tools";
 export {
   evaluateExpr,
   missingInputKeys,

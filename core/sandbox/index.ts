@@ -12,6 +12,7 @@ export {
 } from "./port";
 export { compileScript, stepHook, type CompiledScript } from "./compile";
 export { scriptInvalid } from "./invalid";
+export { scriptFromForm } from "./from-form";
 export { scriptDeclarationSchema, type ScriptDeclaration } from "./declaration";
 export {
   maxProjectScriptTools,

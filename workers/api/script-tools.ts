@@ -3,7 +3,8 @@ import { z } from "zod";
 import { projectNameSchema } from "../../core/agents";
 import { isPantheonError, jsonPath, notFound, PantheonError } from "../../core/errors";
 import { lazySchema } from "../../core/lazy-schema";
-import { compileScript, maxScriptSourceBytes, type CompiledScript } from "../../core/sandbox";
+import { ScriptError, type ScriptIssue, type ScriptToolForm } from "../../core/dsl";
+import { compileScript, maxScriptSourceBytes, scriptFromForm, type CompiledScript } from "../../core/sandbox";
 import { toolNamePattern, toolSecretRefusal } from "../../core/tools";
 import { projectOutbound } from "../project-secrets";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
@@ -63,6 +64,63 @@ export async function compileFileScripts(
     }
   }
   return { scripts, issues };
+}
+
+/**
+ * A DSL script's `(tool …)` forms, compiled before the script is stored: the modules to save, or a
+ * ScriptError naming each bad form's field at its line (the source's own line in the message).
+ */
+export async function compileToolForms(
+  env: Env,
+  slug: string,
+  forms: ScriptToolForm[],
+): Promise<(CompiledScript & { source: string })[]> {
+  const scripts: (CompiledScript & { source: string })[] = [];
+  const issues: ScriptIssue[] = [];
+  const refuse = (form: ScriptToolForm, expected: string, message: string) =>
+    issues.push({ line: form.pos.line, column: form.pos.column, form: "tool", expected, found: form.name, message });
+  for (const form of forms) {
+    if (form.source === undefined) {
+      // The API has no files: the CLI reads a :path and sends its text as :source.
+      refuse(
+        form,
+        ":source",
+        `(tool "${form.name}") :path "${form.path}" is read by the CLI (pantheon script push); the API takes the code as :source "…"`,
+      );
+      continue;
+    }
+    try {
+      const compiled = await scriptFromForm({ name: form.name, fields: form.fields, source: form.source });
+      const [refused] = await secretRefusals(env, slug, compiled.declaration.secrets);
+      if (refused)
+        refuse(
+          form,
+          "a secret the project has",
+          `(tool "${form.name}") :secrets[${refused.index}]: ${refused.message}`,
+        );
+      else scripts.push(compiled);
+    } catch (error) {
+      if (!isPantheonError(error)) throw error;
+      refuse(form, "a script tool that compiles", `(tool "${form.name}") ${error.message}`);
+    }
+  }
+  if (issues.length) throw new ScriptError(issues);
+  return scripts;
+}
+
+/** Saves a script's compiled `(tool …)` forms to the project and re-configures the agents that list them. */
+export async function saveToolForms(
+  env: Env,
+  slug: string,
+  scripts: (CompiledScript & { source: string })[],
+  except: string,
+): Promise<void> {
+  const users = new Set<string>();
+  for (const script of scripts) {
+    const saved = await call(registryStub(env, slug).scriptToolPut(script));
+    for (const user of saved.users) if (user !== except) users.add(user);
+  }
+  await reconfigure(env, slug, [...users]);
 }
 
 /** Pushes the profiles of the agents that list a saved script tool: they run it from their profile. */

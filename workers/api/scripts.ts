@@ -16,6 +16,7 @@ import { scope } from "../scopes";
 import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam, pushProfile } from "./agents";
+import { compileToolForms, saveToolForms } from "./script-tools";
 
 export const scriptMediaType = "text/x-pantheon";
 export type ScriptFormat = "pantheon" | "json";
@@ -127,11 +128,15 @@ export const scriptRoutes = new Hono<AppEnv>()
     const existing = await existingAgent(c.env, project, name);
     const knownAgents = await knownAgentsOf(c.env, project);
     // Compiled before anything is written: an invalid script leaves the previous one active.
-    const { script, warnings } = compile(source, format, {
+    const { script, warnings, scriptTools } = compile(source, format, {
       knownTools: await knownToolsOf(c.env, project, existing),
       knownAgents,
     });
     checkName(script, name, source, format);
+    // The project tools its (tool …) forms declare: all compiled before any is saved, and saved before
+    // the agent, whose profile carries the tools it lists.
+    const tools = scriptTools ? await compileToolForms(c.env, project, scriptTools) : [];
+    await saveToolForms(c.env, project, tools, name);
 
     const registry = registryStub(c.env, project);
     const derived = {
