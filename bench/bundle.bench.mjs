@@ -1,7 +1,8 @@
 // The worker as Cloudflare gets it: its bundle size (gzip), the packages that weigh most in it
 // (esbuild's metafile from `wrangler deploy --dry-run`), and its startup CPU (`wrangler check
 // startup`'s profile: the samples that are not idle, median of three). The baseline is the same
-// bundle unminified, built in the same run. Targets: at most 1 MiB gzip and 50 ms of startup CPU.
+// bundle unminified, built in the same run. Targets: at most 1 MiB gzip, and 25 ms of startup CPU on
+// both startup rows (issue 44), on a busy machine as well as an idle one.
 // The notes name the five modules whose top-level code took most of the startup CPU, from profiles
 // of the unminified bundle, where esbuild's module names survive (bench/startup-profile.mjs). A second
 // startup row is CPU time (bench/startup-cpu.mjs): the profile's samples are wall-clock time and grow
@@ -19,7 +20,7 @@ import { moduleLines, startupBreakdown } from "./startup-profile.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BUNDLE_TARGET_KIB = 1024;
-const STARTUP_TARGET_MS = 50;
+const STARTUP_TARGET_MS = 25;
 
 function wrangler(args) {
   const result = spawnSync("npx", ["wrangler", ...args], {
@@ -116,7 +117,17 @@ export async function run() {
           target: `≤ ${STARTUP_TARGET_MS} ms`,
           ok: startup <= STARTUP_TARGET_MS,
         },
-        ...(cpuTime ? [{ name: "startup CPU time (median of 5)", figure: cpuTime.ms, unit: "ms" }] : []),
+        ...(cpuTime
+          ? [
+              {
+                name: "startup CPU time (median of 5)",
+                figure: cpuTime.ms,
+                unit: "ms",
+                target: `≤ ${STARTUP_TARGET_MS} ms`,
+                ok: cpuTime.ms <= STARTUP_TARGET_MS,
+              },
+            ]
+          : []),
         ...shipped.top.map(([pkg, bytes], i) => ({
           name: `top ${i + 1}: ${pkg}`,
           figure: bytes / 1024,

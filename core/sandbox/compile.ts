@@ -1,6 +1,4 @@
-import { parse, type Node } from "acorn";
-import { simple } from "acorn-walk";
-import { transform } from "sucrase";
+import type { Node } from "acorn";
 import { readDeclaration, type ScriptDeclaration } from "./declaration";
 import { scriptInvalid } from "./invalid";
 
@@ -29,6 +27,13 @@ type Located = Node & { body?: Node & { type: string } };
  * export default async function (input: { a: number; b: number }) { return input.a + input.b; }`);
  */
 export async function compileScript(source: string): Promise<CompiledScript> {
+  // Loaded here, when a script is saved: sucrase's and acorn's modules build their token and keyword
+  // tables when they are evaluated, which every isolate paid at startup for the few that compile.
+  const [{ transform }, { parse }, { simple }] = await Promise.all([
+    import("sucrase"),
+    import("acorn"),
+    import("acorn-walk"),
+  ]);
   if (source.includes(reservedPrefix)) {
     const line = source.slice(0, source.indexOf(reservedPrefix)).split("\n").length;
     throw scriptInvalid(`names starting with '${reservedPrefix}' are reserved`, line);
