@@ -8,6 +8,8 @@ export {
   isPersonName,
   noticeLine,
   noticeLineMax,
+  planQuestionAnswered,
+  planQuestionNotice,
   pushTopic,
   replyNotice,
   runAllStoppedNotice,

@@ -73,6 +73,21 @@ export function taskUnblocked(input: { feature: string; task: number }): PushNot
   return { title: "", body: "", url: "/", tag: `task:${input.feature}:${input.task}`, clear: true };
 }
 
+/** The planner asks a person a question before it writes the plan (clarify): it opens the inbox, where it is answered. */
+export function planQuestionNotice(input: { project: string; feature: string; question: string }): PushNotice {
+  return {
+    title: `${input.feature}: the planner asks you`,
+    body: "A question waits for your answer.",
+    url: link(input.project, "approvals"),
+    tag: `question:${input.feature}:${input.question}`,
+  };
+}
+
+/** The planner's question was answered: every device drops its notification. */
+export function planQuestionAnswered(input: { feature: string; question: string }): PushNotice {
+  return { title: "", body: "", url: "/", tag: `question:${input.feature}:${input.question}`, clear: true };
+}
+
 /** Run-all stopped for a person (a blocked, failed or partial task, or a task that could not start). */
 export function runAllStoppedNotice(input: { project: string; feature: string; task: number | null }): PushNotice {
   return {

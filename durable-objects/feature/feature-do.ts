@@ -64,7 +64,7 @@ export class FeatureDO extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
     this.plans = makePlanStore(this.db);
     this.files = makeFileStore(this.db);
-    // A task blocked, run-all stopped, the feature done: each change notifies the people who may act (notices.ts).
+    // A task blocked, a planner's question, run-all stopped, the feature done: each notifies the people who may act (notices.ts).
     const notices = makeWorkNotices({ env, background: (work) => ctx.waitUntil(work) });
     const taskStore = makeTaskStore(this.db, this.files);
     this.taskRows = {
@@ -85,7 +85,7 @@ export class FeatureDO extends DurableObject<Env> {
       runAllView: (f) => this.runner.view(f),
     });
     const touch: FeatureRecord["touch"] = (patch = {}) => {
-      const before = "stopped" in patch || "status" in patch ? this.record.row() : null;
+      const before = "stopped" in patch || "status" in patch || "questions" in patch ? this.record.row() : null;
       this.record.touch(patch);
       if (before) notices.featureChanged(before, this.record.row());
     };

@@ -1,12 +1,15 @@
 import type { PushEnv } from "../../adapters/web-push";
 import {
   featureDoneNotice,
+  planQuestionAnswered,
+  planQuestionNotice,
   runAllStoppedNotice,
   taskBlockedNotice,
   taskUnblocked,
   type PushJob,
   type PushNotice,
 } from "../../core/push";
+import type { PlanQuestion } from "./questions";
 import type * as schema from "./schema";
 
 type FeatureRow = typeof schema.feature.$inferSelect;
@@ -14,7 +17,8 @@ type TaskRow = typeof schema.tasks.$inferSelect;
 
 /**
  * What a feature's work notifies, to the people who may act on it (approve scope): a task blocked on
- * a question (cleared once it goes on), run-all stopped for a person, and the feature done. Each is
+ * a question (cleared once it goes on), a planner's question (cleared once answered), run-all
+ * stopped for a person, and the feature done. Each is
  * one small job on the push queue (workers/push-queue.ts sends it); a person who muted the feature's
  * worker (a blocked task) or orchestrator gets nothing. Notices carry no text the agents wrote.
  * @example
@@ -39,7 +43,7 @@ export function makeWorkNotices(deps: { env: Env & PushEnv; background(work: Pro
   }
 
   return {
-    /** The feature's row changed: run-all stopped, or the feature is done. */
+    /** The feature's row changed: run-all stopped, the feature is done, or the planner asked or was answered. */
     featureChanged(before: FeatureRow, after: FeatureRow): void {
       const project = after.project ?? "default";
       const stopped = after.stopped as { task: number | null } | null;
@@ -47,6 +51,15 @@ export function makeWorkNotices(deps: { env: Env & PushEnv; background(work: Pro
         queue(after, after.orchestrator, runAllStoppedNotice({ project, feature: after.name, task: stopped.task }));
       if (after.status === "done" && before.status !== "done")
         queue(after, after.orchestrator, featureDoneNotice({ project, feature: after.name }));
+      // The planner's questions (clarify): one notice per question asked, cleared once it is answered.
+      const was = new Map((before.questions as PlanQuestion[]).map((q) => [q.id, q]));
+      for (const q of after.questions as PlanQuestion[]) {
+        const old = was.get(q.id);
+        if (!old && q.answer === null)
+          queue(after, after.orchestrator, planQuestionNotice({ project, feature: after.name, question: q.id }));
+        else if (old && old.answer === null && q.answer !== null)
+          queue(after, after.orchestrator, planQuestionAnswered({ feature: after.name, question: q.id }));
+      }
     },
     /** A task's row changed: blocked on a question, or going on again (its notice clears). */
     taskChanged(f: FeatureRow, before: TaskRow, patch: Partial<TaskRow>): void {

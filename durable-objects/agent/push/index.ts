@@ -33,6 +33,8 @@ export interface PushNoticesDeps {
   fetchAudience(): Promise<PushAudience>;
 }
 
+/** Calls that are a question to a person, notified by their feature (durable-objects/feature/notices.ts). */
+const questionCalls = new Set(["task.block"]);
 const waitingKey = (runId: string) => `push:waiting:${runId}`;
 /** The copy of the project's push audience this agent keeps (the registry sends a new one on each change). */
 const audienceKey = "push:audience";
@@ -89,7 +91,9 @@ export function makePushNotices(deps: PushNoticesDeps) {
       if (!deps.enabled()) return;
       if (event.type === "status" && event.status === "waiting_approval") {
         const state = deps.runs.get(runId)?.state as RunState | undefined;
-        const pending = state?.calls.filter((c) => c.status === "proposed") ?? [];
+        // A worker's question (task.block) waits as a call too, but its feature tells of it, as a
+        // question with the task's own tag: a second notice "asks to use task.block" would be noise.
+        const pending = state?.calls.filter((c) => c.status === "proposed" && !questionCalls.has(c.call.name)) ?? [];
         if (!pending.length) return;
         // Only people who may decide every pending call: never a notice one cannot act on.
         const scope = pending
