@@ -222,6 +222,15 @@ export function makeApi(options: ApiOptions) {
       input: { decision: "approve" | "reject"; callId?: string; reason?: string },
     ) => json(agents[":name"].runs[":id"].approval.$post({ param: run(name, runId), json: input })),
     listApprovals: () => json(client.api.approvals.$get()),
+    /** Answers an MCP server's question (elicitation): accept with the form's values, or decline. */
+    answerMcpQuestion: (
+      name: string,
+      id: string,
+      answer: { action: "accept"; content: Record<string, string | number | boolean> } | { action: "decline" },
+    ): Promise<void> =>
+      reach(
+        agents[":name"].mcp.questions[":question"].$post({ param: { name: enc(name), question: id }, json: answer }),
+      ).then(() => undefined),
     listTools: (name: string) => json(agents[":name"].tools.$get({ param: agent(name), query: {} })),
     invokeTool: (name: string, tool: string, args: Record<string, unknown>) =>
       json(

@@ -384,6 +384,29 @@ export function makeController(deps: ControllerDeps) {
       }
     },
 
+    /** Answers an MCP server's question from the inbox (accept with the form's values, or decline). */
+    async answerMcp(
+      question: Pick<Approval, "agent" | "runId" | "callId">,
+      answer: { action: "accept"; content: Record<string, string | number | boolean> } | { action: "decline" },
+    ): Promise<void> {
+      set((s) => ({ ...s, deciding: [...s.deciding, question.callId], decideError: null }));
+      try {
+        await api.answerMcpQuestion(question.agent, question.callId, answer);
+        set((s) => ({
+          ...s,
+          approvals:
+            s.approvals.status === "ready"
+              ? { status: "ready", data: s.approvals.data.filter((a) => a.callId !== question.callId) }
+              : s.approvals,
+        }));
+        if (question.runId && store.get().chat.agent === question.agent) void chat.refreshRun(question.runId);
+      } catch (error) {
+        set((s) => ({ ...s, decideError: describeError(error, "approve") }));
+      } finally {
+        set((s) => ({ ...s, deciding: s.deciding.filter((id) => id !== question.callId) }));
+      }
+    },
+
     async invokeTool(agent: string, tool: string, args: Record<string, unknown>): Promise<void> {
       set((s) => ({ ...s, toolRun: { tool, busy: true, result: null, error: null } }));
       try {

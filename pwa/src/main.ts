@@ -82,6 +82,14 @@ function start(): void {
   on("dismiss", () => controller.chat.dismiss());
   on("decide", (d) => void controller.decide(d as never, d.decision));
   on("answer", (d) => void controller.answer(d as never, d.answer));
+  on(
+    "mcp-answer",
+    (d) =>
+      void controller.answerMcp(
+        d as never,
+        d.action === "accept" ? { action: "accept", content: d.content as never } : { action: "decline" },
+      ),
+  );
   on("plan-comment", (d) => void controller.work.comment(d.feature, d.version, d.line, d.body));
   on("plan-approve", (d) => void controller.work.approve(d.feature, d.version, d.confirmed === true));
   on("plan-approve-cancel", () => controller.work.cancelApprove());

@@ -62,7 +62,8 @@ export const runRoutes = new Hono<AppEnv>()
   );
 
 /**
- * Every run of the project waiting for a person, and every planner's question (clarify): the PWA's
+ * Every run of the project waiting for a person, every planner's question (clarify) and every MCP
+ * server's question (`kind: "mcp_question"`, its form's JSON Schema in `requestedSchema`): the PWA's
  * inbox. A question (`kind: "question"`) names its feature (and task) and how to answer it.
  */
 export const approvalRoutes = new Hono<AppEnv>().get("/", scope("approve"), async (c) => {
@@ -70,9 +71,28 @@ export const approvalRoutes = new Hono<AppEnv>().get("/", scope("approve"), asyn
   const registry = registryStub(c.env, project);
   const [agents, features] = await Promise.all([registry.listAgents(), registry.featureIndex()]);
   const lists = await Promise.all(
-    agents.map(async (a) =>
-      (await call((await agentStub(c.env, project, a.name)).pendingApprovals())).map((p) => ({ agent: a.name, ...p })),
-    ),
+    agents.map(async (a) => {
+      const stub = await agentStub(c.env, project, a.name);
+      const [pending, asked] = await Promise.all([call(stub.pendingApprovals()), call(stub.listMcpQuestions())]);
+      return [
+        ...pending.map((p) => ({ agent: a.name, ...p })),
+        // An MCP server's question while its tool runs (elicitation): answered with a form its schema describes.
+        ...asked.map((q) => ({
+          agent: a.name,
+          kind: "mcp_question" as const,
+          runId: q.runId ?? "",
+          callId: q.id,
+          tool: q.server,
+          arguments: {},
+          question: q.message,
+          requestedSchema: q.requestedSchema,
+          requestedAt: q.askedAt,
+          expiresAt: q.expiresAt,
+          approverScope: "approve" as const,
+          answer: `POST /api/agents/${a.name}/mcp/questions/${q.id}`,
+        })),
+      ];
+    }),
   );
   const questions = await Promise.all(
     features.map(async (f) => {

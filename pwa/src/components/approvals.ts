@@ -2,13 +2,16 @@ import { LitElement, css, html, nothing } from "lit";
 import type { Approval } from "../api";
 import type { Loadable } from "../types";
 import { questionLinkOf, type QuestionLinks } from "../work-attention";
+import { isMcpQuestion, mcpQuestionCard } from "./mcp-question";
 import { base, emit, pretty, timeAgo } from "./shared";
 
 /**
  * Every run waiting for a person, with approve and reject one tap away. A task's worker asking a
- * question (`task.block`) gets an answer box instead: the answer is what its run goes on with.
+ * question (`task.block`) gets an answer box instead: the answer is what its run goes on with. An
+ * MCP server's question gets the form its schema asks for (mcp-question.ts).
  *
- * Events: `decide` {agent, runId, callId, decision}, `answer` {agent, runId, callId, answer}, `reload`.
+ * Events: `decide` {agent, runId, callId, decision}, `answer` {agent, runId, callId, answer},
+ * `mcp-answer` {agent, runId, callId, action, content?}, `reload`.
  */
 export class PantheonApprovals extends LitElement {
   static override properties = {
@@ -35,6 +38,8 @@ export class PantheonApprovals extends LitElement {
     .actions button { width: 100%; }
     .question { font-size: 1.05rem; margin: .5rem 0; white-space: pre-wrap; }
     textarea { min-height: 4.5rem; }
+    .field { display: grid; gap: .25rem; margin: .5rem 0; }
+    .row.field { display: flex; align-items: center; gap: .5rem; }
   `,
   ];
 
@@ -99,9 +104,11 @@ export class PantheonApprovals extends LitElement {
       ${a.status === "ready" && list.length === 0 ? html`<div class="card"><h3>Nothing waiting</h3><p class="muted">When an agent asks to use a tool that needs a person, it appears here.</p></div>` : nothing}
       <div class="list">
         ${list.map((x) =>
-          x.tool === "task.block" || (x as Approval & QuestionLinks).kind === "question"
-            ? this.question(x)
-            : html`
+          isMcpQuestion(x)
+            ? mcpQuestionCard(this, x, this.deciding.includes(x.callId))
+            : x.tool === "task.block" || (x as Approval & QuestionLinks).kind === "question"
+              ? this.question(x)
+              : html`
           <article class="card" aria-label="${x.agent} wants to run ${x.tool}">
             <div class="row"><strong>${x.agent}</strong><span class="muted">wants to run</span><code>${x.tool}</code><span class="spacer"></span>
               <span class="muted small">${timeAgo(x.requestedAt)}</span></div>
