@@ -40,12 +40,13 @@ export function compileTalent(c: Compiler, node: List, path: Path): unknown {
 }
 
 /** Keyword options after the mode: a trigger said as `:cron "…"` (like `(cron "…")`), and `:input {…}`. */
-const behaviorOptions = ["every", "cron", "on-idle", "input", "when", "priority"] as const;
+const behaviorOptions = ["every", "cron", "on-idle", "input", "when", "priority", "notify"] as const;
 
 /**
- * `(behavior "name" :mode [trigger] [:input {…}] [(policy …)] [(retry …)] (goal (input) …) (plan (input ctx) …))`.
+ * `(behavior "name" :mode [trigger] [:input {…}] [:notify] [(policy …)] [(retry …)] (goal (input) …) (plan (input ctx) …))`.
  * The trigger is a clause `(cron "0 7 * * *")` or the option `:cron "0 7 * * *"`; `:input {:repo "acme/api"}`
- * is what the trigger runs the behavior with (`(get input "repo")`).
+ * is what the trigger runs the behavior with (`(get input "repo")`); `:notify` (a flag, no value) pushes
+ * each result to people's phones.
  */
 function compileBehavior(c: Compiler, node: List, path: Path): unknown {
   mark(c, path, node, "behavior");
@@ -86,6 +87,24 @@ function compileBehavior(c: Compiler, node: List, path: Path): unknown {
           `unknown option :${clause.name} in (behavior …)${didYouMean(":" + clause.name, shown)}`,
         );
         index++;
+        continue;
+      }
+      // `:notify` is a flag: the behavior's result is pushed to people's phones (docs/push.md).
+      if (clause.name === "notify") {
+        if (seen.has("notify")) {
+          issue(
+            c,
+            clause,
+            "behavior",
+            ":notify once",
+            ":notify again",
+            "option :notify is given twice in (behavior …)",
+          );
+          continue;
+        }
+        seen.set("notify", clause);
+        mark(c, [...path, "notify"], clause, "behavior");
+        out.notify = true;
         continue;
       }
       if (value === undefined) {

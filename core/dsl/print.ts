@@ -97,6 +97,7 @@ function printBehavior(b: Behavior, indent: string): string {
   if (b.input) lines.push(`${pad}:input ${json(b.input)}`);
   if (b.when) lines.push(`${pad}:when ${data(b.when)}`);
   if (b.priority !== undefined) lines.push(`${pad}:priority ${num(b.priority)}`);
+  if (b.notify) lines.push(`${pad}:notify`);
   if (b.policy) lines.push(`${pad}(policy :${b.policy})`);
   if (b.retry) lines.push(`${pad}(retry :max ${num(b.retry.max)})`);
   lines.push(`${pad}(goal ${usesCtx(b.goal) ? "(input ctx)" : "(input)"} ${expr(b.goal)})`);

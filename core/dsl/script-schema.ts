@@ -187,6 +187,8 @@ export const behaviorSchema = lazySchema(() =>
       .optional(),
     /** Among the behaviors a message matches, the highest priority takes it (ties: the first in the script). */
     priority: z.number().int().min(-1000).max(1000).optional(),
+    /** Its result is pushed to people's phones (`:notify`, docs/push.md). */
+    notify: z.literal(true).optional(),
   }),
 );
 export interface Behavior {
@@ -201,6 +203,7 @@ export interface Behavior {
   retry?: { max: number };
   when?: MessageWhen;
   priority?: number;
+  notify?: true;
 }
 
 export const talentSchema = lazySchema(() =>

@@ -4,6 +4,7 @@
 export {
   approvalAnswered,
   approvalNotice,
+  behaviorNotice,
   featureDoneNotice,
   isPersonName,
   noticeLine,

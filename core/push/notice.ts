@@ -56,6 +56,22 @@ export function replyNotice(
   };
 }
 
+/**
+ * A behavior whose script says `:notify` finished: its result line, opening the chat it ran in. One
+ * tag per behavior, so today's result replaces yesterday's still shown.
+ */
+export function behaviorNotice(
+  input: { project: string; agent: string; behavior: string; sessionId: string; result: string },
+  redact: (text: string) => string,
+): PushNotice {
+  return {
+    title: `${input.agent}: ${input.behavior}`,
+    body: noticeLine(input.result, redact),
+    url: link(input.project, `${agentPath(input.agent)}/chat?session=${encodeURIComponent(input.sessionId)}`),
+    tag: `behavior:${input.agent}:${input.behavior}`,
+  };
+}
+
 const featurePath = (feature: string) => `features/${encodeURIComponent(feature)}`;
 
 /** A feature's task is blocked on a question for a person: it opens the task (where it is answered). */

@@ -4,7 +4,7 @@ import { capsOf } from "../../core/quotas";
 import { limitsOf } from "../../core/run";
 import type { OutboundSettings } from "../../core/tools";
 import { registryStub } from "../stubs";
-import { makeBehaviorBook, makeBehaviors, makePlanModels } from "./behaviors";
+import { behaviorsOf, makeBehaviorBook, makeBehaviors, makePlanModels } from "./behaviors";
 import { busPortsFromEnv, makeAgentBus } from "./bus";
 import { makeMessageStore, makeSessionStore, makeSettingsStore } from "./chat";
 import { makeEvals } from "./evals";
@@ -232,6 +232,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     enqueue: async (job) => void (await env.PUSH.send(job, { contentType: "json" })),
     kv: storage.kv,
     background: (work) => host.background(work),
+    notifies: (key) => behaviorsOf(script()).some((b) => b.key === key && b.behavior.notify === true),
     fetchAudience: () => registryStub(env, host.project()).pushAudience(),
   });
 

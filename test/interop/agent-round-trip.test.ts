@@ -37,7 +37,12 @@ const runtime = fc.record(
   },
   { requiredKeys: ["tools"] },
 );
-const script = fc.record({ role: fc.option(word, { nil: undefined }), goals, every: fc.constantFrom("1h", "30m") });
+const script = fc.record({
+  role: fc.option(word, { nil: undefined }),
+  goals,
+  every: fc.constantFrom("1h", "30m"),
+  notify: fc.boolean(),
+});
 const agentArb = fc.record({
   description: sentence,
   systemPrompt: sentence,
@@ -59,7 +64,7 @@ function scriptSource(name: string, a: Arb, s: NonNullable<Arb["script"]>): stri
   ${s.goals.length ? `(goals ${s.goals.map((g) => str(g)).join(" ")})` : ""}
   (talent "upkeep"
     (behavior "tidy" :persistent
-      (every ${str(s.every)})
+      (every ${str(s.every)})${s.notify ? " :notify" : ""}
       (goal (input) "Tidy up")
       (plan (input ctx) (think)))))`;
 }

@@ -5,7 +5,12 @@ import { makePushNotices } from "../../durable-objects/agent/push";
 const everyone: PushAudience = { version: 1, people: { ana: "chat", main: "chat", bo: "approve" } };
 
 /** The agent's push notices with a run whose principal is `name`, counting the jobs it queues and the registry reads. */
-function agentPush(name: string, trigger = "message", audience: PushAudience = everyone) {
+function agentPush(
+  name: string | undefined,
+  trigger = "message",
+  audience: PushAudience = everyone,
+  notifying: string[] = [],
+) {
   const jobs: PushJob[] = [];
   const pending: Promise<unknown>[] = [];
   const store = new Map<string, unknown>();
@@ -29,6 +34,7 @@ function agentPush(name: string, trigger = "message", audience: PushAudience = e
     enqueue: async (job) => void jobs.push(job),
     kv: { get: (k) => store.get(k) as never, put: (k, v) => void store.set(k, v), delete: (k) => store.delete(k) },
     background: (work) => void pending.push(work),
+    notifies: (key) => notifying.includes(key),
     fetchAudience: async () => {
       reads++;
       return audience;
@@ -38,7 +44,8 @@ function agentPush(name: string, trigger = "message", audience: PushAudience = e
     while (pending.length) await pending.shift();
     return jobs;
   };
-  const reply = () => push.onRunEvent({ type: "done", status: "completed", reply: { content: "done" } } as never, "r1");
+  const reply = (content = "done") =>
+    push.onRunEvent({ type: "done", status: "completed", reply: { content } } as never, "r1");
   const approval = () => push.onRunEvent({ type: "status", status: "waiting_approval" } as never, "r1");
   return { push, jobs, settled, reply, approval, reads: () => reads };
 }
@@ -91,5 +98,33 @@ describe("a notice no device could get queues no job", () => {
     a.reply();
     expect((await a.settled()).map((j) => j.person)).toEqual(["cy"]);
     expect(a.reads()).toBe(0);
+  });
+});
+
+describe("a behavior's result notifies when its script says :notify", () => {
+  it("a scheduled run of a :notify behavior pushes its result line to everyone who may chat; control: one without :notify pushes nothing", async () => {
+    const loud = agentPush(undefined, "behavior:work/report", everyone, ["work/report"]);
+    loud.reply("The weekly report is ready: 3 new issues.");
+    const [job] = await loud.settled();
+    expect(job).toMatchObject({ scope: "chat", unlessLooking: true });
+    expect(job!.person).toBeUndefined();
+    expect(job!.notice).toEqual({
+      title: "helper: report",
+      body: "The weekly report is ready: 3 new issues.",
+      url: "/?project=p#/agents/helper/chat?session=s1",
+      tag: "behavior:helper:report",
+    });
+    const quiet = agentPush(undefined, "behavior:work/tidy", everyone, ["work/report"]);
+    quiet.reply("tidied");
+    expect(await quiet.settled()).toEqual([]);
+  });
+
+  it("a run a person's message set off tells that person only; one an operator's token set off tells no one", async () => {
+    const said = agentPush("ana", "behavior:work/report", everyone, ["work/report"]);
+    said.reply();
+    expect((await said.settled()).map((j) => j.person)).toEqual(["ana"]);
+    const operator = agentPush("token:ci", "behavior:work/report", everyone, ["work/report"]);
+    operator.reply();
+    expect(await operator.settled()).toEqual([]);
   });
 });

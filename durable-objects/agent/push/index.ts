@@ -3,6 +3,7 @@ import {
   approvalAnswered,
   approvalNotice,
   audienceReaches,
+  behaviorNotice,
   isPersonName,
   type PushAudience,
   replyNotice,
@@ -29,6 +30,8 @@ export interface PushNoticesDeps {
   kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void; delete(key: string): unknown };
   /** Off the response path: a turn with ten subscribed devices takes the time of one with none. */
   background(work: Promise<unknown>): void;
+  /** Whether the script's behavior `<talent>/<behavior>` says `:notify` (its results are pushed). */
+  notifies(behavior: string): boolean;
   /** Who has a subscribed device, from the project's registry: read once, when no copy is kept yet. */
   fetchAudience(): Promise<PushAudience>;
 }
@@ -41,12 +44,12 @@ const audienceKey = "push:audience";
 
 /**
  * What notifies, as the agent's runs go: an approval waits (every person whose scope may decide it),
- * an approval was answered (their notifications clear), and the reply to a person's message while
- * none of their devices has a socket on the agent. The agent only queues one small job per notice;
+ * an approval was answered (their notifications clear), the reply to a person's message while
+ * none of their devices has a socket on the agent, and the result of a behavior that says `:notify`. The agent only queues one small job per notice;
  * the push queue's consumer finds the devices in the project's registry (revoked devices, other
  * projects' people and muted agents are never among them), encrypts for each and sends.
  * @example
- * const push = makePushNotices({ enabled, project, agent, runs, redact, liveTokens, enqueue, kv, background, fetchAudience });
+ * const push = makePushNotices({ enabled, project, agent, runs, redact, liveTokens, enqueue, kv, background, notifies, fetchAudience });
  * events.listen((event, runId) => push.onRunEvent(event, runId));
  */
 export function makePushNotices(deps: PushNoticesDeps) {
@@ -116,6 +119,26 @@ export function makePushNotices(deps: PushNoticesDeps) {
       if (event.type === "done" && event.status === "completed" && event.reply) {
         const run = deps.runs.get(runId);
         const origin = (run?.state as RunState | undefined)?.origin;
+        const behavior = origin?.trigger.startsWith("behavior:") ? origin.trigger.slice("behavior:".length) : null;
+        if (run && behavior && deps.notifies(behavior)) {
+          // A run a person's message set off tells that person, a scheduled or idle one (said by no one)
+          // everyone who may chat with the agent, one an operator's token or a door set off no one.
+          // Never whoever has the agent open now: the result is there.
+          const person = isPersonName(origin?.name) ? origin.name : undefined;
+          if (origin?.name && !person) return;
+          const notice = behaviorNotice(
+            {
+              project: deps.project(),
+              agent: deps.agent(),
+              behavior: behavior.slice(behavior.indexOf("/") + 1),
+              sessionId: run.sessionId,
+              result: event.reply.content,
+            },
+            deps.redact,
+          );
+          queue(notice, { scope: "chat", ...(person ? { person } : {}), unlessLooking: true });
+          return;
+        }
         const person = origin?.name;
         // Only a person's own message notifies, and only a person has devices: a peer agent's question
         // (its origin names the asker), an operator's token or a door's turn queues no job.
