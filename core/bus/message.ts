@@ -23,7 +23,8 @@ export const busErrorCodes = [
 export type BusErrorCode = (typeof busErrorCodes)[number];
 
 const id = lazySchema(() => z.string().min(1).max(200));
-const base = {
+// A function, so the fields are built with the schema on first use, not when the module loads.
+const base = () => ({
   id,
   /** The delegation chain this message belongs to: the id of the run that started it. */
   conversationId: id,
@@ -36,7 +37,7 @@ const base = {
   replyTo: z.strictObject({ runId: id, callId: id }),
   deadlineAt: z.number().int().min(0),
   createdAt: z.number().int().min(0),
-};
+});
 
 /**
  * One message between two agents on the bus (Cloudflare Queues). Validated at every boundary:
@@ -45,7 +46,7 @@ const base = {
 export const busMessageSchema = lazySchema(() =>
   z.discriminatedUnion("type", [
     z.strictObject({
-      ...base,
+      ...base(),
       type: z.literal("request"),
       payload: z.strictObject({
         question: z.string().min(1).max(100_000),
@@ -59,18 +60,18 @@ export const busMessageSchema = lazySchema(() =>
       }),
     }),
     z.strictObject({
-      ...base,
+      ...base(),
       type: z.literal("response"),
       payload: z.strictObject({ answer: z.string().max(200_000) }),
     }),
     z.strictObject({
-      ...base,
+      ...base(),
       type: z.literal("error"),
       payload: z.strictObject({ error: z.string().min(1).max(10_000), code: z.enum(busErrorCodes) }),
     }),
     /** The asker gave up its question (its run was cancelled): the run it started is cancelled too, and so on down the chain. */
     z.strictObject({
-      ...base,
+      ...base(),
       type: z.literal("cancel"),
       payload: z.strictObject({ reason: z.string().min(1).max(2000) }),
     }),

@@ -3,8 +3,8 @@
 // agents SDK's, behind workers/mcp-client-lazy.ts) connects a server, lists and calls its tools;
 // the openai SDK loads on an agent's first model call, and a second call after it still answers;
 // the OpenCode format (and its YAML library) loads on the first export or import; re2js on the first
-// deny pattern; and the bundle's zod, which leaves out zod's locales (workers/bundle/zod-without-locales.ts),
-// still refuses bad input with zod's English messages. Prints `N passed, N failed`.
+// deny pattern; and the bundle's zod, evaluated on first use (workers/bundle/zod-on-first-use.ts) and
+// without zod's locales (workers/bundle/zod-without-locales.ts), still refuses bad input with zod's English messages. Prints `N passed, N failed`.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -25,12 +25,14 @@ const previewQuery = lazySchema(() =>
   }),
 );
 
-const sourceParam = nameParam.extend({
-  source: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a source name: a lower-case slug")
-    .refine((s) => s !== "memory", "'memory' is the agent's own memory, not a document source"),
-});
+const sourceParam = lazySchema(() =>
+  nameParam.extend({
+    source: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a source name: a lower-case slug")
+      .refine((s) => s !== "memory", "'memory' is the agent's own memory, not a document source"),
+  }),
+);
 
 const documentBody = lazySchema(() =>
   z.strictObject({

@@ -209,7 +209,10 @@ export const featureRoutes = new Hono<AppEnv>()
     "/:feature/plan/approve",
     scope("approve"),
     valid("param", featureParam),
-    valid("json", z.strictObject({ version: z.number().int().min(1).optional() }).default({})),
+    valid(
+      "json",
+      lazySchema(() => z.strictObject({ version: z.number().int().min(1).optional() }).default({})),
+    ),
     async (c) =>
       c.json(
         await call(

@@ -9,6 +9,7 @@ import { projectMiddleware } from "../auth";
 import type { AppEnv } from "../env";
 import { scope } from "../scopes";
 import { valid } from "../validation";
+import { lazySchema } from "../../core/lazy-schema";
 
 /**
  * Invites of the project (admin scope, like tokens): a one-time sign-in link for a person by name.
@@ -31,7 +32,10 @@ export const inviteRoutes = new Hono<AppEnv>()
   .delete(
     "/:id",
     scope("admin"),
-    valid("param", z.object({ id: z.string().uuid("an invite id as returned by GET /api/invites") })),
+    valid(
+      "param",
+      lazySchema(() => z.object({ id: z.string().uuid("an invite id as returned by GET /api/invites") })),
+    ),
     async (c) => {
       await call(registryStub(c.env, c.get("project")).deleteInvite(c.req.valid("param").id));
       return c.body(null, 204);

@@ -104,14 +104,16 @@ export const mcpRoutes = new Hono<AppEnv>()
     valid("param", nameParam),
     valid(
       "json",
-      z.strictObject({
-        name: serverName,
-        url: serverUrl,
-        transport: z
-          .enum(["auto", "streamable-http", "sse"], { error: "one of 'auto', 'streamable-http' or 'sse'" })
-          .optional(),
-        headers: serverHeaders.optional(),
-      }),
+      lazySchema(() =>
+        z.strictObject({
+          name: serverName,
+          url: serverUrl,
+          transport: z
+            .enum(["auto", "streamable-http", "sse"], { error: "one of 'auto', 'streamable-http' or 'sse'" })
+            .optional(),
+          headers: serverHeaders.optional(),
+        }),
+      ),
     ),
     async (c) => {
       const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);

@@ -10,13 +10,15 @@ import { checkJsonLines, valid } from "../validation";
 import { nameParam } from "./agents";
 
 const kind = lazySchema(() => z.enum(memoryKinds as [MemoryKind, ...MemoryKind[]]));
-const idParam = nameParam.extend({
-  id: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(/^[A-Za-z0-9_-]+$/, "a memory id as returned by the memories API"),
-});
+const idParam = lazySchema(() =>
+  nameParam.extend({
+    id: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9_-]+$/, "a memory id as returned by the memories API"),
+  }),
+);
 
 const listQuery = lazySchema(() =>
   z.object({

@@ -18,6 +18,8 @@ import { valid } from "../validation";
 import { exportRedactor } from "../export-redaction";
 
 export const slugParam = lazySchema(() => z.object({ slug: projectNameSchema }));
+/** A project file, read by the import itself (its own checks name the path of each problem). */
+const anyJson = lazySchema(() => z.unknown());
 
 /** Pushes changed agents, and the agents connected to them (their `ask_<agent>` tool describes them), to their Durable Objects, once each. */
 export async function pushProfiles(env: Env, project: string, names: string[]): Promise<void> {
@@ -79,7 +81,7 @@ export const projectRoutes = new Hono<AppEnv>()
    * is refused whole (400 `invalid_project_file`, each problem at its JSON path); tools Pantheon does
    * not provide are kept as declared names and come back as warnings.
    */
-  .post("/:slug/import", scope("admin"), valid("param", slugParam), valid("json", z.unknown()), async (c) => {
+  .post("/:slug/import", scope("admin"), valid("param", slugParam), valid("json", anyJson), async (c) => {
     const { slug } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { agentNameSchema } from "../../core/agents";
 import { PantheonError } from "../../core/errors";
+import { lazySchema } from "../../core/lazy-schema";
 import { pushEndpointRefusal, pushSubscriptionSchema } from "../../core/push";
 import { outboundSettingsFrom } from "../../core/tools";
 import { call, registryStub } from "../../durable-objects/stubs";
@@ -22,8 +23,10 @@ function deviceOf(c: AppContext): { person: string; tokenId: string } {
   return { person, tokenId };
 }
 
-const idParam = z.object({ id: z.string().uuid("a subscription id as GET /api/push/subscriptions lists it") });
-const agentParam = z.object({ agent: agentNameSchema });
+const idParam = lazySchema(() =>
+  z.object({ id: z.string().uuid("a subscription id as GET /api/push/subscriptions lists it") }),
+);
+const agentParam = lazySchema(() => z.object({ agent: agentNameSchema }));
 
 /**
  * Web Push (docs/push.md). The VAPID public key for the browser; a person's device subscribes,

@@ -23,7 +23,10 @@ export const runRoutes = new Hono<AppEnv>()
     "/:name/runs",
     scope("chat"),
     valid("param", nameParam),
-    valid("query", z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) })),
+    valid(
+      "query",
+      lazySchema(() => z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) })),
+    ),
     async (c) => {
       const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
       return c.json({ runs: await call(agent.listRuns(c.req.valid("query").limit)) });

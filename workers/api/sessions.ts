@@ -21,7 +21,10 @@ export const sessionRoutes = new Hono<AppEnv>()
     "/:name/sessions",
     scope("chat"),
     valid("param", nameParam),
-    valid("json", z.strictObject({ title: title.optional() })),
+    valid(
+      "json",
+      lazySchema(() => z.strictObject({ title: title.optional() })),
+    ),
     async (c) => {
       const agent = await agentStub(c.env, c.get("project"), c.req.valid("param").name);
       return c.json(await call(agent.createSession(c.req.valid("json").title)), 201);
@@ -31,7 +34,10 @@ export const sessionRoutes = new Hono<AppEnv>()
     "/:name/sessions/:id",
     scope("chat"),
     valid("param", sessionParam),
-    valid("json", z.strictObject({ title })),
+    valid(
+      "json",
+      lazySchema(() => z.strictObject({ title })),
+    ),
     async (c) => {
       const { name, id } = c.req.valid("param");
       const agent = await agentStub(c.env, c.get("project"), name);
@@ -42,7 +48,12 @@ export const sessionRoutes = new Hono<AppEnv>()
     "/:name/sessions/:id/fork",
     scope("chat"),
     valid("param", sessionParam),
-    valid("json", z.strictObject({ fromMessageId: z.string().min(1).max(64).optional(), title: title.optional() })),
+    valid(
+      "json",
+      lazySchema(() =>
+        z.strictObject({ fromMessageId: z.string().min(1).max(64).optional(), title: title.optional() }),
+      ),
+    ),
     async (c) => {
       const { name, id } = c.req.valid("param");
       const agent = await agentStub(c.env, c.get("project"), name);

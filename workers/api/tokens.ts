@@ -27,7 +27,10 @@ export const tokenRoutes = new Hono<AppEnv>()
   .delete(
     "/:id",
     scope("admin"),
-    valid("param", z.object({ id: z.string().uuid("a token id as returned by GET /api/tokens") })),
+    valid(
+      "param",
+      lazySchema(() => z.object({ id: z.string().uuid("a token id as returned by GET /api/tokens") })),
+    ),
     async (c) => {
       const project = c.get("project");
       const { id } = c.req.valid("param");

@@ -81,7 +81,10 @@ export const toolRoutes = new Hono<AppEnv>()
     "/:name/tools/:tool/invoke",
     scope("admin"),
     valid("param", toolParam),
-    valid("json", z.strictObject({ arguments: z.record(z.string(), z.unknown()).default({}) })),
+    valid(
+      "json",
+      lazySchema(() => z.strictObject({ arguments: z.record(z.string(), z.unknown()).default({}) })),
+    ),
     async (c) => {
       const { name, tool } = c.req.valid("param");
       const agent = await agentStub(c.env, c.get("project"), name);

@@ -11,6 +11,7 @@ import type { AppEnv } from "../../env";
 import { notFound } from "../../errors";
 import { valid } from "../../validation";
 import { door } from "../door";
+import { lazySchema } from "../../../core/lazy-schema";
 import { maxInlineImageBodyBytes } from "../../images/message-parts";
 
 /**
@@ -21,6 +22,8 @@ import { maxInlineImageBodyBytes } from "../../images/message-parts";
 export const maxAguiBodyBytes = maxInlineImageBodyBytes;
 
 let aguiRun: Promise<typeof import("./run")> | undefined;
+
+const aguiBody = lazySchema(() => z.record(z.string(), z.unknown()));
 
 /**
  * `/agui`: each agent of the project as an AG-UI agent (`@ag-ui/client`'s HttpAgent, CopilotKit, …).
@@ -33,7 +36,7 @@ let aguiRun: Promise<typeof import("./run")> | undefined;
  */
 export const aguiRoutes = new Hono<AppEnv>()
   .use("*", door("chat", { path: "/agui", maxBodyBytes: maxAguiBodyBytes }))
-  .post("/agents/:name", valid("param", nameParam), valid("json", z.record(z.string(), z.unknown())), async (c) => {
+  .post("/agents/:name", valid("param", nameParam), valid("json", aguiBody), async (c) => {
     const { name } = c.req.valid("param");
     if (!(await registryStub(c.env, c.get("project")).getAgent(name)).ok) throw unknownAgent(name, c.get("project"));
     return (await (aguiRun ??= import("./run"))).handleAgui(c, name, c.req.valid("json"));
