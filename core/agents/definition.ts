@@ -164,7 +164,7 @@ export const recordFields = {
   providers: "the project's providers, which the model names (a restore needs them in the target project)",
   projectQuota: "the project's caps, not the agent's",
   scriptTools:
-    "the project's script tools, which its tools name: a project file carries them beside its agents (scriptTools); a snapshot does not yet",
+    "the project's script tools, which its tools name: a project file and a snapshot carry them beside the agent (scriptTools), restored where the target project lacks them",
   model: "declared setting by setting (modelFields)",
   runtime: "declared setting by setting (runtimeFields)",
 } satisfies Record<Exclude<keyof AgentProfile, keyof typeof profileFields>, string>;

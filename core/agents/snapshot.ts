@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema";
 import { modelSettingsOf } from "../models/project-keys";
-import { projectFileAgentSchema } from "../projects/file";
+import { projectFileAgentSchema, scriptToolSourcesSchema } from "../projects/file";
 import { agentNameSchema, type AgentProfile } from "./profile";
 import { imageRefSchema } from "../images/snapshot";
 import { maxImagesPerMessage } from "../images/limits";
@@ -31,6 +31,8 @@ export const snapshotHeaderSchema = lazySchema(() =>
     project: z.string().max(63),
     createdAt: z.number().int().min(0),
     config: projectFileAgentSchema,
+    /** The project's script tools the agent lists, as a project file carries them: restored where missing. */
+    scriptTools: scriptToolSourcesSchema.optional(),
     /** Secrets the agent names (its tools' headers, its model's keys): set them where it is restored. */
     secrets: z.array(z.string().max(128)).max(200),
     counts: z.strictObject({
@@ -148,19 +150,20 @@ export function readSnapshotSlice(text: string): SnapshotSlice {
 }
 
 /**
- * The secrets an agent names (never their values): its HTTP tools' and A2A peers' header secrets and
- * its model's keys. A restore elsewhere needs each set there.
+ * The secrets an agent names (never their values): its HTTP tools' and A2A peers' header secrets, its
+ * script tools' declared secrets and its model's keys. A restore elsewhere needs each set there.
  * @example
  * secretsNamedBy({ model: { provider: "openai", name: "gpt-4o" }, runtime: { httpTools: [{ headers: { authorization: { secret: "CRM_KEY" } } }], a2aAgents: [] } })
  * // ["CRM_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"]
  */
-export function secretsNamedBy(profile: Pick<AgentProfile, "model" | "runtime">): string[] {
+export function secretsNamedBy(profile: Pick<AgentProfile, "model" | "runtime" | "scriptTools">): string[] {
   const names = new Set<string>();
   const fromHeaders = (headers: Record<string, string | { secret: string }>) => {
     for (const value of Object.values(headers)) if (typeof value !== "string") names.add(value.secret);
   };
   for (const tool of profile.runtime.httpTools ?? []) fromHeaders(tool.headers);
   for (const peer of profile.runtime.a2aAgents ?? []) fromHeaders(peer.headers);
+  for (const tool of Object.values(profile.scriptTools ?? {})) for (const secret of tool.secrets) names.add(secret);
   for (const setting of modelSettingsOf(profile.model)) names.add(setting);
   return [...names].sort();
 }

@@ -55,6 +55,21 @@ export const projectFileAgentSchema = lazySchema(() =>
 );
 
 /**
+ * Script tools as a project file and an agent's snapshot carry them: each one's TypeScript source
+ * (core/sandbox), keyed by its name; the receiving side compiles and saves them.
+ */
+export const scriptToolSourcesSchema = lazySchema(() =>
+  z
+    .record(
+      toolName,
+      z.strictObject({
+        source: z.string().min(1).max(maxScriptSourceBytes, `at most ${maxScriptSourceBytes} characters`),
+      }),
+    )
+    .refine((tools) => Object.keys(tools).length <= 100, "at most 100 script tools"),
+);
+
+/**
  * A project file: `agents` keyed by the agent's name in Pantheon; `connections` name other keys.
  * `scriptTools` holds the source of each project script tool the agents list (core/sandbox), keyed by its name.
  */
@@ -63,15 +78,7 @@ export const projectFileSchema = lazySchema(() =>
     agents: z
       .record(agentNameSchema, projectFileAgentSchema)
       .refine((agents) => Object.keys(agents).length <= 100, "at most 100 agents"),
-    scriptTools: z
-      .record(
-        toolName,
-        z.strictObject({
-          source: z.string().min(1).max(maxScriptSourceBytes, `at most ${maxScriptSourceBytes} characters`),
-        }),
-      )
-      .refine((tools) => Object.keys(tools).length <= 100, "at most 100 script tools")
-      .optional(),
+    scriptTools: scriptToolSourcesSchema.optional(),
   }),
 );
 

@@ -3,7 +3,13 @@ import { z } from "zod";
 import { projectNameSchema } from "../../core/agents";
 import { isPantheonError, jsonPath, notFound, PantheonError } from "../../core/errors";
 import { lazySchema } from "../../core/lazy-schema";
-import { ScriptError, type ScriptIssue, type ScriptToolForm } from "../../core/dsl";
+import {
+  compileScript as compileDsl,
+  isScriptError,
+  ScriptError,
+  type ScriptIssue,
+  type ScriptToolForm,
+} from "../../core/dsl";
 import { compileScript, maxScriptSourceBytes, scriptFromForm, type CompiledScript } from "../../core/sandbox";
 import { toolNamePattern, toolSecretRefusal } from "../../core/tools";
 import { projectOutbound } from "../project-secrets";
@@ -44,10 +50,10 @@ export async function compileFileScripts(
   file: unknown,
 ): Promise<{ scripts: (CompiledScript & { source: string })[]; issues: { path: string; message: string }[] }> {
   const listed = file && typeof file === "object" ? (file as { scriptTools?: unknown }).scriptTools : undefined;
+  const given = listed && typeof listed === "object" ? listed : {};
   const scripts: (CompiledScript & { source: string })[] = [];
   const issues: { path: string; message: string }[] = [];
-  if (!listed || typeof listed !== "object") return { scripts, issues };
-  for (const [name, entry] of Object.entries(listed)) {
+  for (const [name, entry] of Object.entries(given)) {
     const source = entry && typeof entry === "object" ? (entry as { source?: unknown }).source : undefined;
     if (typeof source !== "string" || source.length > maxScriptSourceBytes) continue;
     const path = jsonPath(["scriptTools", name, "source"]);
@@ -61,6 +67,29 @@ export async function compileFileScripts(
     } catch (error) {
       if (!isPantheonError(error)) throw error;
       issues.push({ path, message: error.message });
+    }
+  }
+  // An agent's DSL script may declare tools too ((tool …)); the ones `scriptTools` does not hold are
+  // compiled from it. A script that does not compile is left to the import's plan, which names it.
+  const agents = file && typeof file === "object" ? (file as { agents?: unknown }).agents : undefined;
+  for (const [key, agent] of Object.entries(agents && typeof agents === "object" ? agents : {})) {
+    const source = (agent as { pantheon?: { script?: unknown } } | null)?.pantheon?.script;
+    if (typeof source !== "string" || !source.includes("(tool")) continue;
+    let forms: ScriptToolForm[] = [];
+    try {
+      forms = compileDsl(source).scriptTools ?? [];
+    } catch (error) {
+      if (!isScriptError(error)) throw error;
+    }
+    const path = jsonPath(["agents", key, "pantheon", "script"]);
+    for (const form of forms) {
+      if (Object.hasOwn(given, form.name) || scripts.some((s) => s.declaration.name === form.name)) continue;
+      try {
+        scripts.push(...(await compileToolForms(env, slug, [form])));
+      } catch (error) {
+        if (!isScriptError(error)) throw error;
+        issues.push({ path, message: error.message });
+      }
     }
   }
   return { scripts, issues };

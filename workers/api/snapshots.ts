@@ -21,10 +21,48 @@ import { checkJsonLines, valid } from "../validation";
 import { imageSnapshotLines, imageStoreOf, restoreImageLines } from "../images";
 import { pushProfiles } from "./projects";
 import { everyAgentsTools } from "./scripts";
+import { compileFileScripts } from "./script-tools";
+import type { ProjectFile } from "../../core/projects";
 
 const ndjson = "application/x-ndjson";
 
+/** The project file's script tools the agent lists: a snapshot carries them as the file does. */
+function scriptToolsOf(file: ProjectFile, name: string): Partial<Pick<SnapshotHeader, "scriptTools">> {
+  const listed = new Set(file.agents[name]?.tools ?? []);
+  const tools = Object.entries(file.scriptTools ?? {}).filter(([tool]) => listed.has(tool));
+  return tools.length ? { scriptTools: Object.fromEntries(tools) } : {};
+}
+
 const countOf = (text: string, type: string) => text.split(`{"type":"${type}",`).length - 1;
+
+/**
+ * The script tools a snapshot's agent lists, compiled for the target project: each one it lacks is
+ * saved with the agent, the same one it has is kept; a different tool of that name there is refused
+ * (the agent would call another tool than it was given), as is a source that does not compile.
+ */
+async function restorableScripts(c: AppContext, header: SnapshotHeader) {
+  if (!header.scriptTools) return [];
+  const project = c.get("project");
+  const { scripts, issues } = await compileFileScripts(c.env, project, { scriptTools: header.scriptTools });
+  if (issues.length)
+    throw new PantheonError(
+      "validation_failed",
+      `the snapshot's script tools cannot be restored here: ${issues[0]!.path}: ${issues[0]!.message}`,
+      { details: { issues } },
+    );
+  const registry = registryStub(c.env, project);
+  for (const script of scripts) {
+    const { name } = script.declaration;
+    const there = await registry.scriptToolGet(name);
+    if (there && there.source !== script.source)
+      throw new PantheonError(
+        "conflict",
+        `project '${project}' has a different script tool '${name}' (version ${there.version}) than the one agent '${header.agent}' lists: restore into another project, or remove or rename the project's tool first`,
+        { details: { tool: name, version: there.version } },
+      );
+  }
+  return scripts;
+}
 
 /** Makes the agent a header describes, under the request's name, as a one-agent project file would. */
 async function createFromHeader(c: AppContext, name: string, header: SnapshotHeader): Promise<string[]> {
@@ -53,11 +91,17 @@ async function createFromHeader(c: AppContext, name: string, header: SnapshotHea
   if (renamed && display !== undefined && display !== header.agent)
     warnings.push(`display name '${display}' left to '${header.agent}': the copy is shown as '${name}'`);
   const config = renamed ? { ...renamedEntry(header.config, name), name } : header.config;
+  const scripts = await restorableScripts(c, header);
+  const scriptNames = [
+    ...(await registry.scriptToolList()).map((t) => t.name),
+    ...scripts.map((t) => t.declaration.name),
+  ];
   const result = await registry.importProjectFile(
     { agents: { [name]: { ...config, connections } } },
     {
       defaultModel,
-      builtinTools: new Set(everyAgentsTools),
+      builtinTools: new Set([...everyAgentsTools, ...scriptNames]),
+      scripts,
       agentTools: {},
       outbound: await projectOutbound(c.env, project),
       configuredBy: runPrincipal(c),
@@ -108,6 +152,7 @@ export const snapshotRoutes = new Hono<AppEnv>()
       project,
       createdAt: Date.now(),
       config: exportRedactor(c.env).redactDeep(file.agents[name]!) as SnapshotHeader["config"],
+      ...scriptToolsOf(file, name),
       secrets: secretsNamedBy(profile),
       counts: {
         sessions: countOf(body, "session"),
