@@ -7,6 +7,8 @@ export {
   behaviorNotice,
   featureDoneNotice,
   isPersonName,
+  mcpQuestionNotice,
+  mcpQuestionSettled,
   noticeLine,
   noticeLineMax,
   planQuestionAnswered,

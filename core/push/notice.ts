@@ -104,6 +104,29 @@ export function planQuestionAnswered(input: { feature: string; question: string 
   return { title: "", body: "", url: "/", tag: `question:${input.feature}:${input.question}`, clear: true };
 }
 
+/**
+ * An agent's MCP server asks a question while its tool runs (elicitation): it opens the inbox, where
+ * a person who may approve answers it. The server's own words stay out of the notice.
+ */
+export function mcpQuestionNotice(input: {
+  project: string;
+  agent: string;
+  server: string;
+  question: string;
+}): PushNotice {
+  return {
+    title: `${input.agent}: the MCP server ${input.server} asks you`,
+    body: "A question waits for your answer.",
+    url: link(input.project, "approvals"),
+    tag: `question:mcp:${input.agent}:${input.question}`,
+  };
+}
+
+/** The MCP server's question waits no more (answered, declined, expired or its call ended): every device drops it. */
+export function mcpQuestionSettled(input: { agent: string; question: string }): PushNotice {
+  return { title: "", body: "", url: "/", tag: `question:mcp:${input.agent}:${input.question}`, clear: true };
+}
+
 /** Run-all stopped for a person (a blocked, failed or partial task, or a task that could not start). */
 export function runAllStoppedNotice(input: { project: string; feature: string; task: number | null }): PushNotice {
   return {

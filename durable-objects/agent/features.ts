@@ -236,6 +236,8 @@ export function makeAgentFeatures(shell: AgentShell) {
     fetchAudience: () => registryStub(env, host.project()).pushAudience(),
   });
 
+  // A server's question notifies who may answer it, and clears once it waits no more.
+  shell.mcpServers.onQuestion((question, open) => push.mcpQuestion(question, open));
   // The features that react to runs, after the shell's own listener (live clients).
   events.listen((event, runId) => {
     push.onRunEvent(event, runId);

@@ -48,6 +48,11 @@ export interface McpQuestionsDeps {
    * be made again.
    */
   callOpen(call: McpQuestionCall): boolean;
+  /**
+   * A question began to wait for a person (`open`), or waits no more: answered, declined, expired,
+   * or its call ended without it. Told once each way per question (push notifies and clears by it).
+   */
+  told?(question: McpQuestion, open: boolean): void;
   now?: () => number;
 }
 
@@ -89,6 +94,7 @@ export function makeMcpQuestions(deps: McpQuestionsDeps) {
   /** The tool calls in flight on each server, newest last: a question a server asks belongs to its newest call. */
   const calling = new Map<string, McpQuestionCall[]>();
   const stored = async () => [...(await deps.store.list<StoredQuestion>({ prefix })).values()];
+  const told = (question: McpQuestion, open: boolean) => deps.told?.(question, open);
   const sameCall = (a: McpQuestionCall | undefined, b: McpQuestionCall | undefined) =>
     Boolean(a && b && a.run === b.run && a.id === b.id);
 
@@ -109,6 +115,7 @@ export function makeMcpQuestions(deps: McpQuestionsDeps) {
         )
       : undefined;
     if (before?.answer) {
+      // Its notice cleared when the person answered (answer below): nothing to tell.
       await deps.store.delete(keyOf(before.question.id));
       return before.answer;
     }
@@ -124,12 +131,15 @@ export function makeMcpQuestions(deps: McpQuestionsDeps) {
     };
     const { id } = question;
     await deps.store.put<StoredQuestion>(keyOf(id), { question, ...(call ? { call } : {}) });
+    // Taken up after a restart, it was told already and still waits: its notice stands.
+    if (!before) told(question, true);
     return new Promise<McpAnswer>((resolve) => {
       const timer = setTimeout(() => settle({ action: "cancel" }), questionWaitMs);
       const settle = (answer: McpAnswer) => {
         if (!live.delete(id)) return;
         clearTimeout(timer);
         void deps.store.delete(keyOf(id));
+        told(question, false);
         resolve(answer);
       };
       live.set(id, settle);
@@ -145,11 +155,14 @@ export function makeMcpQuestions(deps: McpQuestionsDeps) {
   async function waitsWithoutCall(row: StoredQuestion): Promise<boolean> {
     if (row.question.expiresAt <= now()) {
       await deps.store.delete(keyOf(row.question.id));
+      // Answered or ended, its notice was cleared then.
+      if (!row.answer && !row.ended) told(row.question, false);
       return false;
     }
     if (row.ended) return false;
     if (!row.call || !deps.callOpen(row.call)) {
       await deps.store.put<StoredQuestion>(keyOf(row.question.id), { ...row, ended: true });
+      if (!row.answer) told(row.question, false);
       return false;
     }
     return !row.answer;
@@ -198,6 +211,7 @@ export function makeMcpQuestions(deps: McpQuestionsDeps) {
       if (!row || (row.answer && !row.ended)) return missing;
       if (row.question.expiresAt <= now()) {
         await deps.store.delete(keyOf(id));
+        if (!row.ended) told(row.question, false);
         return missing;
       }
       if (!(await waitsWithoutCall(row)))
@@ -209,6 +223,7 @@ export function makeMcpQuestions(deps: McpQuestionsDeps) {
             `the server '${row.question.server}' was not sent the answer (the run says what became of the call)`,
         };
       await deps.store.put<StoredQuestion>(keyOf(id), { ...row, answer });
+      told(row.question, false);
       return { ok: true, sent: false };
     },
   };

@@ -91,7 +91,15 @@ export function makeMcpServers(
 ) {
   const reauth = makeReauthorisations(store);
   /** Questions the servers ask while their tools run (`elicitation/create`), waiting for a person. */
-  const questions = makeMcpQuestions({ store, callOpen });
+  /** Who hears that a question waits or waits no more (push, attached once the agent's features exist). */
+  const questionListeners: ((question: McpQuestion, open: boolean) => void)[] = [];
+  const questions = makeMcpQuestions({
+    store,
+    callOpen,
+    told: (question, open) => {
+      for (const listener of questionListeners) listener(question, open);
+    },
+  });
   client.onElicitation((serverId, request, signal) => questions.ask(serverId, request, signal));
   /** Connections restored after an eviction settled (or the wait ran out), and which need authorising again known. */
   const settled = async () => {
@@ -340,6 +348,11 @@ export function makeMcpServers(
           );
         }
       }
+    },
+
+    /** Tells `listener` each time a server's question begins to wait for a person, and once it waits no more. */
+    onQuestion(listener: (question: McpQuestion, open: boolean) => void): void {
+      questionListeners.push(listener);
     },
 
     /** The questions the servers asked that wait for a person (`elicitation/create`), oldest first. */

@@ -5,6 +5,8 @@ import {
   audienceReaches,
   behaviorNotice,
   isPersonName,
+  mcpQuestionNotice,
+  mcpQuestionSettled,
   type PushAudience,
   replyNotice,
   type PushJob,
@@ -90,6 +92,18 @@ export function makePushNotices(deps: PushNoticesDeps) {
     audienceChanged: keep,
     /** The agent forgets everything: a project made again under its name starts its versions anew. */
     wipe: () => void deps.kv.delete(audienceKey),
+    /**
+     * An MCP server's question began to wait (`open`: the people who may approve are told, tagged
+     * per question) or waits no more (answered, declined, expired: their notification clears).
+     */
+    mcpQuestion(question: { id: string; server: string }, open: boolean): void {
+      if (!deps.enabled()) return;
+      const agent = deps.agent();
+      const notice = open
+        ? mcpQuestionNotice({ project: deps.project(), agent, server: question.server, question: question.id })
+        : mcpQuestionSettled({ agent, question: question.id });
+      queue(notice, { scope: "approve" });
+    },
     onRunEvent(event: RunEvent, runId: string): void {
       if (!deps.enabled()) return;
       if (event.type === "status" && event.status === "waiting_approval") {
