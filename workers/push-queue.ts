@@ -1,5 +1,5 @@
 import { makeWebPushSender, vapidOf, type PushEnv, type VapidKey, type WebPushSender } from "../adapters/web-push";
-import { pushJobSchema, pushTopic, type PushJob } from "../core/push";
+import { pushJobSchema, pushTopic, waitsForPerson, type PushJob } from "../core/push";
 import { registryStub } from "../durable-objects/stubs";
 import { pushAudienceChanged } from "./push-audience";
 
@@ -23,23 +23,25 @@ async function sendJob(env: Env & PushEnv, job: PushJob): Promise<void> {
   const vapid = await vapidOf(env);
   if (!vapid) return;
   const registry = registryStub(env, job.project);
-  const { targets, tokensOf } = await registry.pushTargets({
+  const { targets, tokensOf, waiting } = await registry.pushTargets({
     scope: job.scope,
     agent: job.agent,
     ...(job.person ? { person: job.person } : {}),
+    ...(waitsForPerson(job.notice.tag) ? { waits: { tag: job.notice.tag, open: !job.notice.clear } } : {}),
   });
   const live = new Set(job.looking ?? []);
   const looking = (person: string) => (tokensOf[person] ?? []).some((t) => live.has(t));
   const sender = senderOf(vapid);
   const topic = await pushTopic(job.notice.tag);
-  const payload = JSON.stringify(job.notice);
+  // Each person's copy carries how many things wait for them: the badge (pwa/src/sw.ts) shows it.
+  const payload = (person: string) => JSON.stringify({ ...job.notice, waiting: waiting[person] ?? 0 });
   const gone: string[] = [];
   await Promise.all(
     targets
       .filter((t) => !(job.unlessLooking && looking(t.person)))
       .map(async (t) => {
         const result = await sender
-          .send(t, payload, { ttlSeconds, topic, urgency: job.notice.clear ? "normal" : "high" })
+          .send(t, payload(t.person), { ttlSeconds, topic, urgency: job.notice.clear ? "normal" : "high" })
           .catch(() => ({ kind: "failed" as const, status: 0 }));
         if (result.kind === "gone") gone.push(t.endpoint);
       }),

@@ -18,6 +18,7 @@ export {
   runAllStoppedNotice,
   taskBlockedNotice,
   taskUnblocked,
+  waitsForPerson,
   type PushNotice,
 } from "./notice";
 export {

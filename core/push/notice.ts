@@ -12,6 +12,19 @@ export interface PushNotice {
   tag: string;
   /** Set on a notice that clears the one of its tag on every device (an approval answered elsewhere). */
   clear?: true;
+  /**
+   * How many things wait for this person now (approvals, questions, blocked tasks they may act on),
+   * set per person as the notice is sent: the app badge shows it, shown notifications or not.
+   */
+  waiting?: number;
+}
+
+/** Tags of things that wait for a person until someone acts: counted in the badge until their notice clears. */
+const waitingKinds = ["approval:", "task:", "question:"];
+
+/** Whether a notice of `tag` is about something that waits for a person (not a reply or a result). */
+export function waitsForPerson(tag: string): boolean {
+  return waitingKinds.some((kind) => tag.startsWith(kind));
 }
 
 /** The longest line a notice shows: a glance, never the message itself. */

@@ -15,6 +15,9 @@ export interface PushSubscriptionInfo {
   createdAt: number;
 }
 
+/** The registry's key-value records of what waits for people, one per notice tag (its value: the scope that may act). */
+const waitingPrefix = "push:waits:";
+
 /** Where one notice goes: the subscription and the person it is for. */
 export interface PushTargetRow {
   id: string;
@@ -29,10 +32,18 @@ export interface PushTargetRow {
  * The project's Web Push subscriptions and mutes. Every read joins the tokens table: a subscription
  * whose token was revoked (a device signed out, a person deleted) is never a target again.
  * @example
- * const push = makePushStore(db, Date.now);
+ * const push = makePushStore(db, Date.now, ctx.storage.kv);
  * push.subscribe("tok_1", { endpoint, keys: { p256dh, auth } });
  */
-export function makePushStore(db: DrizzleSqliteDODatabase<typeof schema>, now: () => number) {
+export function makePushStore(
+  db: DrizzleSqliteDODatabase<typeof schema>,
+  now: () => number,
+  kv: {
+    put(key: string, value: unknown): void;
+    delete(key: string): unknown;
+    list<T>(options: { prefix: string }): Iterable<[string, T]>;
+  },
+) {
   const { pushSubscriptions: subs, tokens, pushMutes: mutes } = schema;
   const columns = {
     id: subs.id,
@@ -109,10 +120,14 @@ export function makePushStore(db: DrizzleSqliteDODatabase<typeof schema>, now: (
      * (one person only when `person` is given), with every device token of each person (a live
      * socket on any of them means they are looking).
      */
-    targets(input: { scope: Scope; agent: string; person?: string }): {
+    targets(input: { scope: Scope; agent: string; person?: string; waits?: { tag: string; open: boolean } }): {
       targets: PushTargetRow[];
       tokensOf: Record<string, string[]>;
+      waiting: Record<string, number>;
     } {
+      // What waits for people is kept from the notices that open and clear it (core/push waitsForPerson).
+      if (input.waits?.open) kv.put(waitingPrefix + input.waits.tag, input.scope);
+      else if (input.waits) kv.delete(waitingPrefix + input.waits.tag);
       const muted = new Set(
         db
           .select({ person: mutes.person })
@@ -132,14 +147,21 @@ export function makePushStore(db: DrizzleSqliteDODatabase<typeof schema>, now: (
       const able = new Map(
         people.filter((t) => grants(t.scope as Scope, input.scope)).map((t) => [t.id, t.person!] as const),
       );
-      if (able.size === 0) return { targets: [], tokensOf };
+      if (able.size === 0) return { targets: [], tokensOf, waiting: {} };
       const targets = db
         .select()
         .from(subs)
         .where(inArray(subs.tokenId, [...able.keys()]))
         .all()
         .map((s) => ({ ...s, person: able.get(s.tokenId)! }));
-      return { targets, tokensOf };
+      // Each person counts what their widest token may act on, muted agents' too: it waits all the same.
+      const waits = [...kv.list<Scope>({ prefix: waitingPrefix })].map(([, need]) => need);
+      const widest: Record<string, Scope> = {};
+      for (const t of people) widest[t.person!] = widerScope(widest[t.person!] ?? "chat", t.scope as Scope);
+      const waiting: Record<string, number> = {};
+      for (const person of new Set(targets.map((t) => t.person)))
+        waiting[person] = waits.filter((need) => grants(widest[person]!, need)).length;
+      return { targets, tokensOf, waiting };
     },
     /** Each person with a subscribed device, and the widest scope among those devices' tokens (core/push PushAudience). */
     audience(): Record<string, Scope> {

@@ -52,7 +52,7 @@ export class RegistryDO extends DurableObject<Env> {
       () => Date.now(),
     );
     this.secrets = makeSecretStore(this.db, () => Date.now());
-    this.push = makePushStore(this.db, () => Date.now());
+    this.push = makePushStore(this.db, () => Date.now(), ctx.storage.kv);
     this.providers = makeProviderStore(ctx.storage.kv, () => this.project);
     this.scriptTools = makeScriptToolStore(ctx.storage.kv, () => this.project);
     this.quotas = makeProjectQuotas({

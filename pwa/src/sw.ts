@@ -89,11 +89,14 @@ interface PushNotice {
   url: string;
   tag: string;
   clear?: true;
+  /** How many things wait for the person (approvals, questions, blocked tasks), as the server counted at sending. */
+  waiting?: number;
 }
 
 /**
  * A push shows its notice (one of a tag replaces the last); a `clear` notice closes that tag's
- * notification here (an approval answered on another device). The app badge counts what is shown.
+ * notification here (an approval answered on another device). The app badge shows the `waiting`
+ * count the push carries: everything that waits for the person, whether its notification is shown.
  */
 self.addEventListener("push", (event) => {
   let notice: PushNotice;
@@ -113,7 +116,7 @@ self.addEventListener("push", (event) => {
           data: { url: notice.url },
           icon: "/icon-192.png",
         });
-      await badge();
+      await badge(notice.waiting);
     })(),
   );
 });
@@ -129,7 +132,8 @@ self.addEventListener("notificationclick", (event) => {
       const open = windows[0] as WindowClient | undefined;
       if (open) {
         await open.navigate(url.href).catch(() => null);
-        await open.focus();
+        // The browser may refuse focus (no user activation left): the window has the page all the same.
+        await open.focus().catch(() => null);
       } else await self.clients.openWindow(url.href);
       await badge();
     })(),
@@ -138,13 +142,23 @@ self.addEventListener("notificationclick", (event) => {
 
 self.addEventListener("notificationclose", (event) => event.waitUntil(badge()));
 
-/** The Badging API where the browser has it: how many notices wait for the person. */
-async function badge(): Promise<void> {
+const badgeCache = "pantheon-badge";
+
+/**
+ * The Badging API where the browser has it: what waits for the person. A push's `waiting` count is
+ * kept (a cache of its own: the worker may be stopped between events), so opening or dismissing a
+ * notification leaves the badge alone while the thing still waits; without a count from the server
+ * (an older deployment), the notices shown are counted.
+ */
+async function badge(waiting?: number): Promise<void> {
   const nav = self.navigator as Navigator & {
     setAppBadge?(n?: number): Promise<void>;
     clearAppBadge?(): Promise<void>;
   };
-  const count = (await self.registration.getNotifications()).length;
+  const cache = await caches.open(badgeCache);
+  if (typeof waiting === "number") await cache.put("/badge", Response.json({ waiting }));
+  const kept = (await (await cache.match("/badge"))?.json()) as { waiting?: number } | undefined;
+  const count = kept?.waiting ?? (await self.registration.getNotifications()).length;
   await (count ? nav.setAppBadge?.(count) : nav.clearAppBadge?.())?.catch(() => {});
 }
 

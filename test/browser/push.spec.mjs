@@ -2,10 +2,13 @@
 // to it (the DevTools protocol's ServiceWorker.deliverPushMessage, as a push service would) shows a
 // notification with the notice's title, line and tag; a second notice of the same tag replaces the
 // first; a `clear` notice of that tag closes it. The payload is the one the agent builds
-// (core/push approvalNotice), so what a phone shows is what the server sends.
+// (core/push approvalNotice), so what a phone shows is what the server sends. The badge shows the
+// `waiting` count a push carries; a click on a notification (the worker's own notificationclick
+// listener, dispatched in the worker) lands on the exact approval; the share target opens the chosen
+// agent's chat with what was shared; a `?project=` link opens that project.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { PHONE, launchSignedIn } from "./harness.mjs";
+import { BASE_URL, PHONE, TOKEN, api, createAgent, launchSignedIn, uniqueName } from "./harness.mjs";
 
 let b;
 let cdp;
@@ -94,4 +97,130 @@ test("an approval answered elsewhere clears its notification, and only its", asy
     list.some((n) => n.tag === "reply:s1"),
     "the reply's notification stays (control)",
   );
+});
+
+/** The service worker itself (Playwright's handle), to run code in its global scope. */
+const worker = async () =>
+  b.context.serviceWorkers().find((w) => w.url().startsWith(origin())) ??
+  (await b.context.waitForEvent("serviceworker"));
+
+test("the badge shows what waits for the person, as the push counts it, not the notifications shown", async () => {
+  const sw = await worker();
+  // Record what the worker asks of the Badging API (the browser shows the badge only on an installed app).
+  await sw.evaluate(() => {
+    globalThis.badges = [];
+    const nav = self.navigator;
+    Object.defineProperty(nav, "setAppBadge", {
+      configurable: true,
+      value: async (n) => void globalThis.badges.push(n),
+    });
+    Object.defineProperty(nav, "clearAppBadge", {
+      configurable: true,
+      value: async () => void globalThis.badges.push(0),
+    });
+  });
+  const badges = () => sw.evaluate(() => globalThis.badges);
+  await push({
+    title: "helper asks to use clock.now",
+    body: "An approval waits for you.",
+    url: "/#/approvals",
+    tag: "approval:run-7",
+    waiting: 3,
+  });
+  assert.deepEqual(await until(badges, (l) => l.length === 1, "the badge set"), [3]);
+  // Dismissing a notification leaves the count: the approval still waits.
+  await sw.evaluate(async () => {
+    const [n] = await self.registration.getNotifications({ tag: "approval:run-7" });
+    n.close();
+    self.dispatchEvent(new NotificationEvent("notificationclose", { notification: n }));
+  });
+  assert.deepEqual(await until(badges, (l) => l.length === 2, "the badge after a dismissal"), [3, 3]);
+  // Answered elsewhere: the clearing push carries the lower count, and at zero the badge goes.
+  await push({ title: "", body: "", url: "/", tag: "approval:run-7", clear: true, waiting: 0 });
+  assert.deepEqual(await until(badges, (l) => l.length === 3, "the badge cleared"), [3, 3, 0]);
+});
+
+test("clicking an approval's notification opens that approval, its pending call ready to decide", async () => {
+  const agent = uniqueName("notified");
+  await createAgent(agent, { runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
+  const sent = await api(`/api/agents/${agent}/messages`, {
+    method: "POST",
+    body: JSON.stringify({ content: "/tool clock.now {}" }),
+  });
+  assert.equal(sent.body?.status, "waiting_approval");
+  const runId = sent.body.runId;
+  await b.page.goto("/#/agents");
+  // The notice as the server builds it (core/push approvalNotice).
+  const tag = `approval:${runId}`;
+  await push({
+    title: `${agent} asks to use clock.now`,
+    body: "An approval waits for you.",
+    url: `/#/agents/${agent}/runs/${runId}`,
+    tag,
+  });
+  await until(shown, (l) => l.some((n) => n.tag === tag), "the approval's notification");
+  const sw = await worker();
+  await sw.evaluate(async (t) => {
+    const [notification] = await self.registration.getNotifications({ tag: t });
+    self.dispatchEvent(new NotificationEvent("notificationclick", { notification }));
+  }, tag);
+  await b.page.waitForURL((url) => url.hash === `#/agents/${agent}/runs/${runId}`);
+  const pending = b.page.locator("pantheon-run-trace").getByRole("group", { name: "Approval for clock.now" });
+  await pending.getByRole("button", { name: "Approve" }).waitFor();
+  // The click closed it.
+  assert.equal((await shown()).filter((n) => n.tag === tag).length, 0);
+});
+
+test("sharing a link and text into the app opens the chosen agent's chat with them in the message box, unsent", async () => {
+  const agent = uniqueName("shared");
+  await createAgent(agent);
+  await b.page.goto("/#/agents");
+  // Another app's share, as the browser sends it to the manifest's share_target (a multipart POST).
+  const target = await b.page.evaluate(async () => (await (await fetch("/manifest.webmanifest")).json()).share_target);
+  assert.equal(target.method, "POST");
+  await b.page.evaluate(({ action, params }) => {
+    const form = Object.assign(document.createElement("form"), {
+      method: "POST",
+      action,
+      enctype: "multipart/form-data",
+    });
+    for (const [name, value] of [
+      [params.title, "A page"],
+      [params.text, "Worth a read"],
+      [params.url, "https://example.com/article"],
+    ])
+      form.append(Object.assign(document.createElement("input"), { type: "hidden", name, value }));
+    document.body.append(form);
+    form.submit();
+  }, target);
+  await b.page.waitForURL((url) => url.hash === "#/share");
+  await b.page.getByRole("heading", { name: "Share to which agent?" }).waitFor();
+  await b.page.locator("pantheon-share").getByRole("button", { name: agent, exact: true }).click();
+  await b.page.waitForURL((url) => url.hash.startsWith(`#/agents/${agent}/chat`));
+  const box = b.page.getByLabel(`Message ${agent}`);
+  await until(
+    () => box.inputValue(),
+    (v) => v.length > 0,
+    "the shared text in the message box",
+  );
+  assert.equal(await box.inputValue(), "A page\nWorth a read\nhttps://example.com/article");
+  // Unsent: the agent has no message yet.
+  assert.deepEqual((await api(`/api/agents/${agent}/messages`)).body.messages, []);
+});
+
+test("a notice's ?project= link opens that project, and its agents", async () => {
+  const project = uniqueName("elsewhere");
+  assert.equal((await api("/api/projects", { method: "POST", body: JSON.stringify({ slug: project }) })).status, 201);
+  const agent = uniqueName("there");
+  const made = await fetch(`${BASE_URL}/api/agents`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", "x-pantheon-project": project },
+    body: JSON.stringify({ name: agent, description: "In the other project" }),
+  });
+  assert.equal(made.status, 201, await made.text());
+  await b.page.goto(`/?project=${project}#/agents/${agent}/chat`);
+  await b.page.getByLabel(`Message ${agent}`).waitFor();
+  assert.equal(await b.page.evaluate(() => localStorage.getItem("pantheon.project")), project);
+  // Control: the default project has no such agent.
+  assert.equal((await api(`/api/agents/${agent}`)).status, 404);
 });

@@ -51,8 +51,13 @@ export async function recorded(d: Device): Promise<{ headers: Record<string, str
   return (await (await fetch(`${pushService}/__pushes?key=${d.key}`)).json()) as any;
 }
 
-/** The notices a device got, decrypted with its key, each VAPID JWT checked on the way. */
+/** The notices a device got, without the count of what waits for the person (see `payloads`). */
 export async function notices(d: Device): Promise<any[]> {
+  return (await payloads(d)).map(({ waiting: _, ...notice }) => notice);
+}
+
+/** What a device got, decrypted with its key, each VAPID JWT checked on the way: the notice and the `waiting` count. */
+export async function payloads(d: Device): Promise<any[]> {
   const out = [];
   for (const push of await recorded(d)) {
     expect(push.headers["content-encoding"]).toBe("aes128gcm");

@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, createAgent } from "../api/client";
-import { device, notices, pushService, recorded, until } from "./devices";
+import { device, notices, payloads, pushService, recorded, until } from "./devices";
 
 // What notifies, end to end in workerd: people signed in by invite subscribe their device against a
 // push-service double (test/doubles/push-service.ts); each push is decrypted here with the
@@ -207,5 +207,49 @@ describe("push notifications", () => {
     const mine = ((await (await api("/api/push/subscriptions", { token: d.token })).json()) as any).subscriptions;
     expect((await api(`/api/push/subscriptions/${mine[0].id}`, { method: "DELETE", token: d.token })).status).toBe(204);
     expect((await kept())[d.person]).toBeUndefined();
+  });
+
+  it("each push carries how many things wait for its person: one more per approval waiting, one less once answered; none for a chat-scope person", async () => {
+    const gated = await createAgent({ runtime: { tools: ["clock.now"], approvalRequired: ["clock.now"] } });
+    const approver = await device("approve");
+    const chatter = await device("chat");
+    const ask = async () =>
+      (await (
+        await api(`/api/agents/${gated.name}/messages`, { method: "POST", json: { content: "/tool clock.now {}" } })
+      ).json()) as any;
+    const first = await ask();
+    await ask();
+    const two = await until(
+      () => payloads(approver),
+      (p) => p.length === 2,
+      "both approvals' notices",
+    );
+    const counts = two.map((p) => p.waiting).sort((a, b) => a - b);
+    expect(counts[1]).toBe(counts[0] + 1);
+    const callId = ((await (await api(`/api/agents/${gated.name}/runs/${first.runId}`)).json()) as any).run.pending[0]
+      .callId;
+    await api(`/api/agents/${gated.name}/runs/${first.runId}/approval`, {
+      method: "POST",
+      json: { callId, decision: "reject" },
+      token: approver.token,
+    });
+    const three = await until(
+      () => payloads(approver),
+      (p) => p.length === 3,
+      "the clearing notice",
+    );
+    expect(three[2]).toMatchObject({ tag: `approval:${first.runId}`, clear: true, waiting: counts[1] - 1 });
+    // A chat-scope person may decide none of them: the reply to their message counts nothing waiting.
+    await api(`/api/agents/${gated.name}/messages`, {
+      method: "POST",
+      json: { content: "hello" },
+      token: chatter.token,
+    });
+    const [reply] = await until(
+      () => payloads(chatter),
+      (p) => p.length === 1,
+      "the chatter's reply notice",
+    );
+    expect(reply.waiting).toBe(0);
   });
 });

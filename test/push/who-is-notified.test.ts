@@ -82,13 +82,17 @@ describe("a notice no device could get queues no job", () => {
     expect(a.reads()).toBe(1);
   });
 
-  it("an approval with only chat-scope devices subscribed queues nothing; control: an approver's device makes it queue", async () => {
-    const a = agentPush("ana", "message", { version: 1, people: { ana: "chat" } });
-    a.approval();
-    expect(await a.settled()).toEqual([]);
-    a.push.audienceChanged({ version: 2, people: { ana: "chat", bo: "approve" } });
+  it("an approval is queued even with no device that may decide it (the badge counts what waits); a reply is not", async () => {
+    const a = agentPush("ana", "message", { version: 1, people: { bo: "chat" } });
     a.approval();
     expect((await a.settled()).map((j) => [j.scope, j.notice.tag])).toEqual([["approve", "approval:r1"]]);
+    // The run ends: its approval's notice clears (queued too, so the count drops), and the reply to
+    // ana, who has no device, is not queued.
+    a.reply();
+    expect((await a.settled()).map((j) => [j.notice.tag, j.notice.clear ?? false])).toEqual([
+      ["approval:r1", false],
+      ["approval:r1", true],
+    ]);
   });
 
   it("an older copy arriving after a newer one is not kept", async () => {

@@ -7,6 +7,7 @@ import {
   isPersonName,
   mcpQuestionNotice,
   mcpQuestionSettled,
+  waitsForPerson,
   type PushAudience,
   replyNotice,
   type PushJob,
@@ -80,8 +81,10 @@ export function makePushNotices(deps: PushNoticesDeps) {
     };
     deps.background(
       (async () => {
-        // No device of anyone the notice is for: no queue job, no registry lookup in the consumer.
-        if (!audienceReaches(await audience(), to)) return;
+        // No device of anyone the notice is for: no queue job, no registry lookup in the consumer. A
+        // thing that waits for a person (an approval) is queued all the same, opened and cleared: the
+        // registry counts it for the badge of whoever subscribes while it waits.
+        if (!waitsForPerson(notice.tag) && !audienceReaches(await audience(), to)) return;
         await deps.enqueue(job);
       })().catch((error: unknown) => console.error("push: could not queue", (error as Error)?.message)),
     );
