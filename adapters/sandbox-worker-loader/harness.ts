@@ -22,6 +22,63 @@ Object.defineProperty(globalThis, "__pantheon_step", {
   writable: false, configurable: false, enumerable: false,
 });
 
+// The allocation meter (SandboxLimits.allocationBytes): the compiler charges literals, spreads and
+// strings built by + or a template; the bulk built-ins below charge what they are about to make.
+// Once over, every charge throws again, so a script that catches the error cannot go on allocating.
+let allocated = 0;
+let allocationLimit = Infinity;
+let overAllocated = false;
+const charge = (bytes) => {
+  allocated += bytes;
+  if (allocated > allocationLimit) {
+    overAllocated = true;
+    throw new RangeError(memoryMessage());
+  }
+};
+const memoryMessage = () => "stopped at the memory limit: the call allocated over " + Math.round(allocationLimit / 1048576) + " MiB";
+const lengthOf = (x) => (x != null && typeof x.length === "number" ? x.length : x != null && typeof x.size === "number" ? x.size : 0);
+const hook = (name, value) => Object.defineProperty(globalThis, name, { value, writable: false, configurable: false, enumerable: false });
+hook("__pantheon_alloc", (bytes, value) => (charge(bytes), value));
+hook("__pantheon_spread", (value) => (charge(8 * lengthOf(value)), value));
+// A string made by + is a 32-byte pair of its parts until read; one over a million characters is
+// charged by its length, so doubling a string toward V8's longest one stops early.
+hook("__pantheon_str", (value) => (typeof value === "string" && charge(value.length > 1048576 ? value.length : 32), value));
+
+const patch = (owner, name, before) => {
+  const original = owner[name];
+  const d = Object.getOwnPropertyDescriptor(owner, name);
+  Object.defineProperty(owner, name, { ...d, value: { [name](...args) { before(this, args); return Reflect.apply(original, this, args); } }[name] });
+};
+const arrayProto = Array.prototype;
+patch(arrayProto, "push", (_, items) => charge(8 * items.length));
+patch(arrayProto, "unshift", (_, items) => charge(8 * items.length));
+patch(arrayProto, "concat", (self, items) => charge(8 * items.reduce((n, x) => n + (Array.isArray(x) ? x.length : 1), lengthOf(self))));
+patch(arrayProto, "splice", (_, args) => charge(8 * Math.max(0, args.length - 2)));
+for (const name of ["slice", "map", "filter", "flat", "flatMap", "toSorted", "toReversed", "toSpliced", "with"])
+  if (arrayProto[name]) patch(arrayProto, name, (self) => charge(8 * lengthOf(self)));
+patch(Array, "from", (_, [items]) => charge(8 * lengthOf(items)));
+patch(String.prototype, "repeat", (self, [count]) => charge(2 * String(self).length * Math.max(0, Number(count) || 0)));
+patch(String.prototype, "padStart", (_, [length]) => charge(2 * Math.max(0, Number(length) || 0)));
+patch(String.prototype, "padEnd", (_, [length]) => charge(2 * Math.max(0, Number(length) || 0)));
+patch(Map.prototype, "set", () => charge(48));
+patch(Set.prototype, "add", () => charge(48));
+patch(JSON, "parse", (_, [text]) => charge(4 * String(text).length));
+// Constructors that take a size: Array(n), ArrayBuffer(n) and the typed arrays, charged before they make it.
+const sized = (name, bytesOf) => {
+  const original = globalThis[name];
+  const guarded = new Proxy(original, {
+    construct(target, args, newTarget) { charge(bytesOf(args)); return Reflect.construct(target, args, newTarget === guarded ? target : newTarget); },
+    apply(target, self, args) { charge(bytesOf(args)); return Reflect.apply(target, self, args); },
+  });
+  Object.defineProperty(globalThis, name, { ...Object.getOwnPropertyDescriptor(globalThis, name), value: guarded });
+};
+sized("Array", (args) => (args.length === 1 && typeof args[0] === "number" ? 8 * args[0] : 8 * args.length));
+sized("ArrayBuffer", ([n]) => (typeof n === "number" ? n : 0));
+for (const name of ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
+  const per = globalThis[name].BYTES_PER_ELEMENT;
+  sized(name, ([x]) => per * (typeof x === "number" ? x : x instanceof ArrayBuffer ? 0 : lengthOf(x)));
+}
+
 const hostFetch = async (input, init) => {
   const request = new Request(input, init);
   if (!current || !current.hasNetwork) throw new TypeError("fetch refused: this script declares no hosts, so it has no network");
@@ -70,6 +127,9 @@ export default class Harness extends WorkerEntrypoint {
     steps = 0;
     limit = options.steps;
     exhausted = false;
+    allocated = 0;
+    allocationLimit = options.allocationBytes;
+    overAllocated = false;
     current = { host, hasNetwork: options.hasNetwork };
     const ctx = Object.freeze({
       tool: (name, args) => host.tool(String(name), args ?? {}),
@@ -79,7 +139,8 @@ export default class Harness extends WorkerEntrypoint {
     try {
       const script = await import("./script.js");
       const value = await script.default(input, ctx);
-      if (exhausted) outcome = fail("steps", "stopped at the step limit: " + limit + " loop iterations and calls in one call");
+      if (overAllocated) outcome = fail("memory", memoryMessage());
+      else if (exhausted) outcome = fail("steps", "stopped at the step limit: " + limit + " loop iterations and calls in one call");
       else {
         const json = JSON.stringify(value === undefined ? null : value) ?? "null";
         const bytes = json.length * 3 <= options.resultBytes ? json.length : new TextEncoder().encode(json).length;
@@ -89,9 +150,11 @@ export default class Harness extends WorkerEntrypoint {
       }
     } catch (error) {
       const message = error instanceof Error ? error.name + ": " + error.message : "thrown: " + String(error);
-      outcome = exhausted ? fail("steps", "stopped at the step limit: " + limit + " loop iterations and calls in one call", lineOf(error)) : fail("script", message, lineOf(error));
+      outcome = overAllocated ? fail("memory", memoryMessage(), lineOf(error)) : exhausted ? fail("steps", "stopped at the step limit: " + limit + " loop iterations and calls in one call", lineOf(error)) : fail("script", message, lineOf(error));
     } finally {
       current = null;
+      // The harness's own work between calls is not the script's.
+      allocationLimit = Infinity;
     }
     return outcome;
   }

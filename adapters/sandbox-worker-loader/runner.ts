@@ -53,7 +53,7 @@ interface Harness {
   run(
     input: unknown,
     host: HostStub,
-    options: { steps: number; resultBytes: number; hasNetwork: boolean },
+    options: { steps: number; resultBytes: number; allocationBytes: number; hasNetwork: boolean },
   ): Promise<HarnessReply>;
 }
 
@@ -107,6 +107,7 @@ export function makeWorkerLoaderSandbox(
         harness.run(input, new HostStub(host), {
           steps: limits.steps,
           resultBytes: limits.resultBytes,
+          allocationBytes: limits.allocationBytes,
           hasNetwork: host.fetch !== undefined,
         }),
         timeout,

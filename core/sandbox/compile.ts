@@ -4,12 +4,19 @@ import { scriptInvalid } from "./invalid";
 
 /** The name of the step counter the compiler calls; a script may not use the prefix itself. */
 export const stepHook = "__pantheon_step";
+/** The meter's hooks (the harness defines them): an allocation of a known size, a spread, a string. */
+const allocHook = "__pantheon_alloc";
+const spreadHook = "__pantheon_spread";
+const stringHook = "__pantheon_str";
 const reservedPrefix = "__pantheon";
 
 /** A compiled script: its module, what it declares, and the hash warm isolates are keyed by. */
 export interface CompiledScript {
   declaration: ScriptDeclaration;
-  /** ES module JavaScript, the source's line numbers kept, with a step count at every loop and call. */
+  /**
+   * ES module JavaScript, the source's line numbers kept, with a step count at every loop and call and
+   * the allocation meter's charges at each literal, `new`, spread and string `+` (SandboxLimits).
+   */
   code: string;
   /** SHA-256 of `code`, hex. */
   codeId: string;
@@ -54,15 +61,47 @@ export async function compileScript(source: string): Promise<CompiledScript> {
     throw scriptInvalid(`not valid JavaScript: ${e.message ?? String(error)}`, e.loc?.line);
   }
   const declaration = readDeclaration(ast);
-  const inserts: { at: number; text: string }[] = [];
+  // `order` settles inserts at one offset: a loop body's `{` is written first and its `}` last, so
+  // the expressions' wrappers (all `name(` … `)`, which nest either way) stay inside the block.
+  const inserts: { at: number; text: string; order: number }[] = [];
   const count = `${stepHook}();`;
+  const wrap = (node: Node, head: string) =>
+    inserts.push({ at: node.start, text: head, order: 1 }, { at: node.end, text: ")", order: 1 });
   const intoBody = (node: Located) => {
     const body = node.body;
     if (!body) return;
-    if (body.type === "BlockStatement") inserts.push({ at: body.start + 1, text: count });
-    else if (node.type === "ArrowFunctionExpression") {
-      inserts.push({ at: body.start, text: `(${stepHook}(), ` }, { at: body.end, text: ")" });
-    } else inserts.push({ at: body.start, text: `{${count}` }, { at: body.end, text: "}" });
+    if (body.type === "BlockStatement") inserts.push({ at: body.start + 1, text: count, order: 1 });
+    else if (node.type === "ArrowFunctionExpression") wrap(body, `(${stepHook}(), `);
+    else inserts.push({ at: body.start, text: `{${count}`, order: 2 }, { at: body.end, text: "}", order: 0 });
+  };
+  // What an allocation costs the meter (see SandboxLimits.allocationBytes): charged as it is made.
+  const tagged = new Set<Node>();
+  const templates: Node[] = [];
+  const allocations = {
+    ObjectExpression(node: Node & { properties: unknown[] }) {
+      wrap(node, `${allocHook}(${64 + 16 * node.properties.length}, `);
+    },
+    ArrayExpression(node: Node & { elements: unknown[] }) {
+      wrap(node, `${allocHook}(${64 + 8 * node.elements.length}, `);
+    },
+    NewExpression(node: Node) {
+      wrap(node, `${allocHook}(64, `);
+    },
+    SpreadElement(node: Node & { argument: Node }) {
+      wrap(node.argument, `${spreadHook}(`);
+    },
+    TaggedTemplateExpression(node: Node & { quasi: Node }) {
+      tagged.add(node.quasi);
+    },
+    TemplateLiteral(node: Node & { expressions: unknown[] }) {
+      if (node.expressions.length) templates.push(node);
+    },
+    BinaryExpression(node: Node & { operator: string }) {
+      if (node.operator === "+") wrap(node, `${stringHook}(`);
+    },
+    AssignmentExpression(node: Node & { operator: string }) {
+      if (node.operator === "+=") wrap(node, `${stringHook}(`);
+    },
   };
   let hasDefault = false;
   simple(ast, {
@@ -83,11 +122,14 @@ export async function compileScript(source: string): Promise<CompiledScript> {
     FunctionDeclaration: intoBody,
     FunctionExpression: intoBody,
     ArrowFunctionExpression: intoBody,
+    ...(allocations as unknown as Record<string, (node: Node) => void>),
   });
+  // A tagged template's literal is its tag's argument, not a string (its tag is seen after it).
+  for (const template of templates) if (!tagged.has(template)) wrap(template, `${stringHook}(`);
   if (!hasDefault)
     throw scriptInvalid("a script exports its function as default: export default async function (input, ctx) { … }");
   // From the end backwards, so each offset still points where it did; no text adds a line.
-  inserts.sort((a, b) => b.at - a.at);
+  inserts.sort((a, b) => b.at - a.at || a.order - b.order);
   let code = js;
   for (const { at, text } of inserts) code = code.slice(0, at) + text + code.slice(at);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(code));

@@ -17,6 +17,14 @@ export interface SandboxLimits {
   steps: number;
   /** Bytes of the JSON result. */
   resultBytes: number;
+  /**
+   * Bytes one call may allocate, as a meter estimates them: the compiler charges each object, array
+   * and `new`, each string built with `+` or a template and each spread, the harness each bulk
+   * built-in (`Array(n)`, `push`, `concat`, `repeat`, typed arrays…), before they allocate. What bounds a
+   * script that fills its heap where the isolate has no memory limit (local workerd ends the whole
+   * process at its heap limit); on Cloudflare the platform's 128 MB per isolate holds too.
+   */
+  allocationBytes: number;
 }
 
 export const defaultSandboxLimits: SandboxLimits = {
@@ -24,6 +32,7 @@ export const defaultSandboxLimits: SandboxLimits = {
   wallMs: 10_000,
   steps: 50_000_000,
   resultBytes: 1024 * 1024,
+  allocationBytes: 128 * 1024 * 1024,
 };
 
 /** A response the host's fetch gives the module: plain data, so it crosses the isolate boundary as is. */
@@ -56,7 +65,7 @@ export interface SandboxRequest {
   limits?: Partial<SandboxLimits>;
 }
 
-export type SandboxErrorKind = "script" | "steps" | "timeout" | "result_too_large" | "unavailable";
+export type SandboxErrorKind = "script" | "steps" | "memory" | "timeout" | "result_too_large" | "unavailable";
 
 export interface SandboxError {
   kind: SandboxErrorKind;

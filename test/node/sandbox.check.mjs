@@ -55,8 +55,11 @@ const scripts = {
   const value: string = await ctx.secret(input.name);
   return input.whole ? value : { length: value.length, env: typeof env, bindings: Object.keys(globalThis).filter((k) => /^[A-Z_]+$/.test(k)) };
 }\n`,
-  "memory.ts": `${declare("probe.memory")}export default async function (input: { bytes: number }) {
-  return new Uint8Array(input.bytes).length;
+  "memory.ts": `${declare("probe.memory")}export default async function (input: { bytes: number; fill?: boolean }) {
+  if (!input.fill) return new Uint8Array(input.bytes).length;
+  const keep: number[][] = [];
+  for (let i = 0; i < 1e9; i++) keep.push(new Array(1024).fill(i));
+  return keep.length;
 }\n`,
   "proto.ts": `${declare("probe.proto")}export default async function (input: { pollute: boolean }) {
   if (input.pollute) (Object.prototype as any).isAdmin = true;
@@ -176,9 +179,27 @@ try {
   );
 
   const huge = await invoke("probe.memory", { bytes: 64 * 1024 ** 3 });
-  check("a huge allocation fails that call with the script's error", huge.text.includes("RangeError"), huge.text);
+  check(
+    "a huge allocation fails that call at the memory limit",
+    huge.text.includes("stopped at the memory limit"),
+    huge.text,
+  );
   const small = await invoke("probe.memory", { bytes: 1024 });
   check("the next call allocates and answers", small.text.includes("1024"), small.text);
+  // Without the allocation meter this ended the whole local server at V8's heap limit.
+  const filled = await invoke("probe.memory", { bytes: 0, fill: true });
+  check(
+    "a script that fills its heap stops at the memory limit",
+    filled.text.includes("stopped at the memory limit"),
+    filled.text,
+  );
+  const after = await invoke("probe.memory", { bytes: 2048 });
+  const otherTool = await invoke("probe.proto", { pollute: false });
+  check(
+    "after it, the next call and another tool answer",
+    after.text.includes("2048") && otherTool.text.includes("clean"),
+    `${after.text} ${otherTool.text}`,
+  );
 
   const polluted = await invoke("probe.proto", { pollute: true });
   const clean = await invoke("probe.proto", { pollute: false });
