@@ -6,7 +6,7 @@ import { PantheonError, resultOf, type Result } from "../../core/errors";
 import type { TelegramUpdate } from "../../core/gateways";
 import { AgentObject } from "./agent-object";
 import type { AgentFeatures } from "./features";
-import type { McpAnswer, McpServers } from "./mcp";
+import type { McpAnswer, McpServers, ProjectMcpServers } from "./mcp";
 import { type GatewayKind, handleEmail } from "./gateways";
 import { runEventStream } from "./live";
 import {
@@ -175,6 +175,10 @@ export class AgentDO extends AgentObject {
   }
   disconnectMcpServer(id: string) {
     return this.known(() => this.mcpServers.remove(id));
+  }
+  /** The project's MCP servers changed (workers/api/mcp-project.ts): kept, connected before the next turn. */
+  projectMcpServers(servers: ProjectMcpServers) {
+    return this.known(() => this.mcpServers.projectChanged(servers));
   }
 
   // ---- behaviors (behaviors/; their alarm callback is AgentObject's) -------------------------------

@@ -110,6 +110,8 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
           run.calls.some((c) => c.call.id === call.id && c.status === "running"),
       );
     },
+    // The project's servers for all its agents: read from its registry once, then handed on each change.
+    () => registryStub(this.env, this.host.project()).mcpServerList(),
   );
 
   /** The SDK's OAuth client provider for MCP servers (new and restored), with its token sets sealed (mcp/oauth.ts). */

@@ -13,6 +13,7 @@ import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
 import { makeProviderStore, type ProviderStore } from "./provider-store";
 import { makeScriptToolStore, type ScriptToolStore } from "./script-tool-store";
+import { makeMcpServerStore, type ProjectMcpServer } from "./mcp-server-store";
 import type { CompiledScript } from "../../core/sandbox";
 import type { ModelProvider } from "../../core/models";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
@@ -55,6 +56,7 @@ export class RegistryDO extends DurableObject<Env> {
     this.push = makePushStore(this.db, () => Date.now(), ctx.storage.kv);
     this.providers = makeProviderStore(ctx.storage.kv, () => this.project);
     this.scriptTools = makeScriptToolStore(ctx.storage.kv, () => this.project);
+    this.mcpServers = makeMcpServerStore(ctx.storage.kv);
     this.quotas = makeProjectQuotas({
       kv: ctx.storage.kv,
       now: () => Date.now(),
@@ -144,6 +146,18 @@ export class RegistryDO extends DurableObject<Env> {
   }
   scriptToolDelete(name: string) {
     return this.scriptTools.remove(name, this.listAgents());
+  }
+
+  // ---- MCP servers for all the project's agents (./mcp-server-store.ts): declarations, no tokens ----
+  private readonly mcpServers: ReturnType<typeof makeMcpServerStore>;
+  mcpServerList() {
+    return this.mcpServers.list();
+  }
+  mcpServerPut(server: ProjectMcpServer) {
+    return this.mcpServers.put(server);
+  }
+  mcpServerDelete(name: string) {
+    return this.mcpServers.remove(name);
   }
   secretsSealed(names: string[]) {
     return this.secrets.sealed(names);
@@ -294,7 +308,7 @@ export class RegistryDO extends DurableObject<Env> {
         schema.secretGrants,
       ])
         this.db.delete(table).run();
-      for (const prefix of ["display-name/", "incarnation/", "quota/"])
+      for (const prefix of ["display-name/", "incarnation/", "quota/", "mcp-server/"])
         for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
     });
     await this.ctx.storage.delete(["project", "forge"]);

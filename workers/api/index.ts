@@ -11,6 +11,7 @@ import { gatewayRoutes } from "../doors/gateways/admin-routes";
 import { contextRoutes } from "./context";
 import { healthRoutes, version } from "./health";
 import { mcpRoutes } from "./mcp";
+import { mcpProjectRoutes } from "./mcp-project";
 import { memoryRoutes } from "./memory";
 import { snapshotRoutes } from "./snapshots";
 import { evalRoutes } from "./evals";
@@ -70,6 +71,7 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/projects", forgeRoutes)
   .route("/api/projects", providerRoutes)
   .route("/api/projects", scriptToolRoutes)
+  .route("/api/projects", mcpProjectRoutes)
   .route("/api/projects", quotaDeploymentRoutes)
   .route("/api/quotas", quotaRoutes)
   .route("/api/gateways", telegramOwnerRoutes);

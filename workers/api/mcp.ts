@@ -8,7 +8,7 @@ import { agentStub, call } from "../../durable-objects/stubs";
 import { valid } from "../validation";
 import { nameParam } from "./agents";
 
-const serverName = lazySchema(() =>
+export const serverName = lazySchema(() =>
   z
     .string()
     .regex(
@@ -16,7 +16,7 @@ const serverName = lazySchema(() =>
       "lowercase letters, digits, '-' or '_', starting with a letter, at most 32 (it prefixes the server's tool names)",
     ),
 );
-const serverUrl = lazySchema(() =>
+export const serverUrl = lazySchema(() =>
   z
     .string()
     .max(2048, "at most 2048 characters")
@@ -41,7 +41,7 @@ const reservedHeaders = new Set([
   "mcp-protocol-version",
   "last-event-id",
 ]);
-const serverHeaders = lazySchema(() =>
+export const serverHeaders = lazySchema(() =>
   z
     .record(
       z

@@ -7,3 +7,4 @@ export * from "./credentials";
 export * from "./oauth";
 export * from "./reauthorise";
 export * from "./elicitation";
+export * from "./project";

@@ -25,6 +25,7 @@ import {
   type McpQuestionCall,
   type McpQuestionStore,
 } from "./elicitation";
+import { makeProjectMcp, type ProjectMcpServers } from "./project";
 import {
   isUnauthorized,
   makeReauthorisations,
@@ -55,6 +56,8 @@ export interface McpServerView {
   authUrl?: string;
   /** The headers it is sent: literal values, and secrets by name (never their values). */
   headers: McpHeaders;
+  /** Declared by the project for all its agents (removed there, not on the agent). */
+  project?: true;
 }
 
 /** The run's call a tool runs for: its idempotency key is `<run>:<call>` (runs/effects.ts), the same after a restart. */
@@ -88,8 +91,27 @@ export function makeMcpServers(
   store: Pick<McpHeaderStore, "get" | "put"> & McpQuestionStore,
   /** Whether a run still waits on its tool call's outcome (elicitation.ts: a question outlives a restart while it does). */
   callOpen: (call: McpQuestionCall) => boolean = () => false,
+  /** The project's MCP servers for all its agents, from its registry (project.ts): none when not given. */
+  projectServers: () => Promise<ProjectMcpServers> = async () => ({ version: 0, servers: [] }),
 ) {
   const reauth = makeReauthorisations(store);
+  /** The project's servers, connected by this agent as its own are (their headers' secrets through the agent's). */
+  const project = makeProjectMcp({
+    store,
+    fetch: projectServers,
+    connected: () => Object.keys(client.servers().servers),
+    connect: async (server) =>
+      void (await servers.connect(server.name, server.url, {
+        headers: server.headers,
+        fromProject: true,
+        ...(server.transport ? { transport: server.transport } : {}),
+      })),
+    remove: async (id) => {
+      await client.remove(id);
+      await credentials.forget(id);
+      await reauth.clear(id);
+    },
+  });
   /** Questions the servers ask while their tools run (`elicitation/create`), waiting for a person. */
   /** Who hears that a question waits or waits no more (push, attached once the agent's features exist). */
   const questionListeners: ((question: McpQuestion, open: boolean) => void)[] = [];
@@ -105,6 +127,7 @@ export function makeMcpServers(
   const settled = async () => {
     await client.ready(restoreWaitMs);
     await reauth.load();
+    await project.load();
   };
   /** Tool list changes since the last run began, told to that run's trace (`turnNotes`). */
   const changes: { server: string; added: string[]; removed: string[] }[] = [];
@@ -163,6 +186,7 @@ export function makeMcpServers(
   const withHeaders = async (server: Listed): Promise<McpServerView> => ({
     ...server,
     headers: await credentials.declared(server.id),
+    ...(project.isProject(server.id) ? { project: true as const } : {}),
   });
 
   function list(taken?: (providerName: string) => boolean): Listed[] {
@@ -201,10 +225,11 @@ export function makeMcpServers(
     return server;
   }
 
-  return {
-    /** The servers once connections restored after an eviction have settled (or the wait ran out). */
+  const servers = {
+    /** The servers once connections restored after an eviction have settled (or the wait ran out), the project's too. */
     async list(): Promise<McpServerView[]> {
       await settled();
+      await project.sync();
       return Promise.all(list().map(withHeaders));
     },
 
@@ -216,7 +241,7 @@ export function makeMcpServers(
     async connect(
       name: string,
       url: string,
-      options: { transport?: McpTransport; headers?: McpHeaders; callbackOrigin?: string } = {},
+      options: { transport?: McpTransport; headers?: McpHeaders; callbackOrigin?: string; fromProject?: true } = {},
     ): Promise<McpServerView> {
       if (!mcpServerNamePattern.test(name)) {
         throw validationFailed([
@@ -244,7 +269,14 @@ export function makeMcpServers(
         throw validationFailed([{ path: ["url"], message }], message);
       }
       await settled();
-      const existing = list().find((s) => s.id === name);
+      let existing = list().find((s) => s.id === name);
+      // The agent's own server of a name wins over the project's: the project's is let go for this agent.
+      if (existing && project.isProject(name) && !options.fromProject) {
+        await client.remove(name).catch(() => undefined);
+        await credentials.forget(name);
+        await project.release(name);
+        existing = undefined;
+      }
       if (existing) {
         if (new URL(existing.url).href === parsed.href && existing.state === "ready") return withHeaders(existing);
         throw new PantheonError(
@@ -311,6 +343,12 @@ export function makeMcpServers(
     async remove(id: string): Promise<void> {
       await settled();
       find(id);
+      if (project.isProject(id))
+        throw new PantheonError(
+          "conflict",
+          `MCP server '${id}' is the project's, for all its agents: remove it from the project (pantheon mcp remove --project ${id})`,
+          { details: { mcpServer: id } },
+        );
       await client.remove(id);
       await credentials.forget(id);
       await reauth.clear(id);
@@ -323,6 +361,7 @@ export function makeMcpServers(
         await credentials.forget(server.id);
         await reauth.clear(server.id);
       }
+      await project.wipe();
     },
 
     /**
@@ -332,6 +371,7 @@ export function makeMcpServers(
      */
     async ready(): Promise<void> {
       await settled();
+      await project.sync();
       if (client.connectionCount() === 0) return;
       const servers = list();
       await credentials.load(servers.map((server) => server.id));
@@ -354,6 +394,9 @@ export function makeMcpServers(
     onQuestion(listener: (question: McpQuestion, open: boolean) => void): void {
       questionListeners.push(listener);
     },
+
+    /** The project's new declarations (workers/api/mcp-project.ts): kept, and connected before the next turn. */
+    projectChanged: (next: ProjectMcpServers): Promise<void> => project.keep(next),
 
     /** The questions the servers asked that wait for a person (`elicitation/create`), oldest first. */
     questions: (): Promise<McpQuestion[]> => questions.list(),
@@ -441,6 +484,7 @@ export function makeMcpServers(
       };
     },
   };
+  return servers;
 }
 
 export type McpServers = ReturnType<typeof makeMcpServers>;
