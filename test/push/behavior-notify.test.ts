@@ -66,4 +66,29 @@ describe("a behavior's result", () => {
     ]);
     expect((await recorded(ana)).length).toBe(1);
   });
+
+  it("a person's message an active behavior took: its reply notifies them like any reply", async () => {
+    const agent = await createAgent();
+    const greet = `(behavior "greet" :active (goal (input) "Greet") (plan (input ctx) (message "assistant" :content "Hello from greet")))`;
+    const put = await putScript(agent.name, `(actor "${agent.name}" (description "Greets") (talent "work" ${greet}))`);
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const ana = await device("chat");
+    const sent = (await (
+      await api(`/api/agents/${agent.name}/messages`, { method: "POST", json: { content: "hi" }, token: ana.token })
+    ).json()) as any;
+    expect(sent.reply.content).toBe("Hello from greet");
+    const got = await until(
+      () => notices(ana),
+      (n) => n.length > 0,
+      "the reply notice",
+    );
+    expect(got).toEqual([
+      {
+        title: `${agent.name} replied`,
+        body: "Hello from greet",
+        url: `/#/agents/${agent.name}/chat?session=${sent.sessionId}`,
+        tag: `reply:${sent.sessionId}`,
+      },
+    ]);
+  });
 });

@@ -50,7 +50,7 @@ function agentPush(
   return { push, jobs, settled, reply, approval, reads: () => reads };
 }
 
-async function noticesFor(name: string, trigger = "message") {
+async function noticesFor(name: string | undefined, trigger = "message") {
   const a = agentPush(name, trigger);
   a.reply();
   return a.settled();
@@ -61,6 +61,13 @@ describe("which turns queue a reply notice", () => {
     expect((await noticesFor("ana")).map((j) => j.person)).toEqual(["ana"]);
     for (const name of ["admin", "token:ci", "ana via openai", "gateway:telegram"])
       expect(await noticesFor(name)).toEqual([]);
+  });
+
+  it("a person's message an active behavior took queues a reply notice for them; a scheduled run (said by no one) none", async () => {
+    expect((await noticesFor("ana", "behavior:work/greet")).map((j) => [j.person, j.notice.tag])).toEqual([
+      ["ana", "reply:s1"],
+    ]);
+    expect(await noticesFor(undefined, "behavior:work/greet")).toEqual([]);
   });
 
   it("a peer agent's question (its origin names the asking agent) queues none", async () => {

@@ -157,9 +157,10 @@ export function makePushNotices(deps: PushNoticesDeps) {
           return;
         }
         const person = origin?.name;
-        // Only a person's own message notifies, and only a person has devices: a peer agent's question
-        // (its origin names the asker), an operator's token or a door's turn queues no job.
-        if (!run || origin?.trigger !== "message" || !isPersonName(person)) return;
+        // Only a person's own message notifies (also one a behavior took: its run names who said it),
+        // and only a person has devices: a peer agent's question (its origin names the asker), an
+        // operator's token or a door's turn queues no job.
+        if (!run || !(origin?.trigger === "message" || behavior) || !isPersonName(person)) return;
         const notice = replyNotice(
           { project: deps.project(), agent: deps.agent(), runId, sessionId: run.sessionId, reply: event.reply.content },
           deps.redact,
