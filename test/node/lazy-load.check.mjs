@@ -1,7 +1,8 @@
 // The parts of the worker that load on first use work in the bundle as it ships (`wrangler dev`
 // bundles with wrangler.toml's [alias], which the workerd tests do not see): the MCP client (the
 // agents SDK's, behind workers/mcp-client-lazy.ts) connects a server, lists and calls its tools;
-// the openai SDK loads on an agent's first model call, and a second call after it still answers;
+// the openai SDK loads on an agent's first model call, and a second call after it still answers (the
+// tool call's arguments checked by @cfworker/json-schema, loaded on first use too);
 // the OpenCode format (and its YAML library) loads on the first export or import; re2js on the first
 // deny pattern; and the bundle's zod, evaluated on first use (workers/bundle/zod-on-first-use.ts) and
 // without zod's locales (workers/bundle/zod-without-locales.ts), still refuses bad input with zod's English messages. Prints `N passed, N failed`.
