@@ -1,7 +1,8 @@
 // `pantheon mcp list | add | remove`: an agent's remote MCP servers (GET/POST/DELETE /api/agents/:name/mcp).
 // A server that wants OAuth, or needs authorising again, is listed with the URL a person opens to authorise it.
+// With --project-wide: the project's servers, for all its agents (GET/POST/DELETE /api/projects/:slug/mcp).
 import { need } from "../arguments.ts";
-import { text, type Command } from "../command.ts";
+import { text, type Command, type Context } from "../command.ts";
 import { note, printJson, table } from "../format.ts";
 
 interface ServerView {
@@ -14,6 +15,19 @@ interface ServerView {
 }
 
 const path = (agent: string) => `/api/agents/${encodeURIComponent(agent)}/mcp`;
+/** The project's servers (the global --project, else the login's, else `default`). */
+const projectPath = (context: Context) =>
+  `/api/projects/${encodeURIComponent(text(context.values, "project") ?? context.config.project ?? "default")}/mcp`;
+const wide = (context: Context) => context.values["project-wide"] === true;
+const projectWide = {
+  "project-wide": { type: "boolean" as const, help: "the project's servers, for all its agents, not one agent's" },
+};
+
+interface ProjectServer {
+  name: string;
+  url: string;
+  headers: Record<string, string | { secret: string }>;
+}
 
 /** What the person reads for a state: "needs authorising again" rather than the API's value. */
 const stateText = (server: ServerView) =>
@@ -31,8 +45,24 @@ export const mcp: Command = {
     {
       name: "list",
       summary: "the agent's MCP servers: state, tools, and the URL to open for one waiting to be authorised",
-      usage: ["<agent>"],
-      async run({ client: { request }, args, json }) {
+      usage: ["<agent>", "--project-wide"],
+      options: projectWide,
+      async run(context) {
+        const {
+          client: { request },
+          args,
+          json,
+        } = context;
+        if (wide(context)) {
+          const body = await request<{ servers: ProjectServer[] }>("GET", projectPath(context));
+          if (json) return printJson(body);
+          return console.log(
+            table(
+              ["SERVER", "URL"],
+              body.servers.map((s) => [s.name, s.url]),
+            ),
+          );
+        }
         const agent = need(args, 0, "agent", "mcp");
         const body = await request<{ servers: ServerView[] }>("GET", path(agent));
         if (json) return printJson(body);
@@ -51,11 +81,29 @@ export const mcp: Command = {
     {
       name: "add",
       summary: "connects a server by URL; one that wants OAuth answers the URL a person opens to authorise it",
-      usage: ["<agent> <name> <url> [--bearer-secret NAME]"],
+      usage: ["<agent> <name> <url> [--bearer-secret NAME]", "--project-wide <name> <url> [--bearer-secret NAME]"],
       options: {
         "bearer-secret": { type: "string", help: "a project secret sent as `Authorization: Bearer <value>`" },
+        ...projectWide,
       },
-      async run({ client: { request }, args, values, json }) {
+      async run(context) {
+        const {
+          client: { request },
+          args,
+          values,
+          json,
+        } = context;
+        if (wide(context)) {
+          const [name, url] = [need(args, 0, "name", "mcp"), need(args, 1, "url", "mcp")];
+          const secret = text(values as never, "bearer-secret");
+          const body = await request<{ server: ProjectServer }>("POST", projectPath(context), {
+            json: { name, url, ...(secret ? { headers: { Authorization: { secret, prefix: "Bearer " } } } : {}) },
+          });
+          if (json) return printJson(body);
+          return console.log(
+            `${body.server.name}: declared for every agent of the project (each connects it before its next turn)`,
+          );
+        }
         const agent = need(args, 0, "agent", "mcp");
         const name = need(args, 1, "name", "mcp");
         const url = need(args, 2, "url", "mcp");
@@ -75,8 +123,18 @@ export const mcp: Command = {
     {
       name: "remove",
       summary: "disconnects a server and forgets its tokens and headers",
-      usage: ["<agent> <name>"],
-      async run({ client: { request }, args }) {
+      usage: ["<agent> <name>", "--project-wide <name>"],
+      options: projectWide,
+      async run(context) {
+        const {
+          client: { request },
+          args,
+        } = context;
+        if (wide(context)) {
+          const name = need(args, 0, "name", "mcp");
+          await request("DELETE", `${projectPath(context)}/${encodeURIComponent(name)}`);
+          return console.log(`removed ${name} from the project`);
+        }
         const agent = need(args, 0, "agent", "mcp");
         const name = need(args, 1, "name", "mcp");
         await request("DELETE", `${path(agent)}/${encodeURIComponent(name)}`);

@@ -83,7 +83,7 @@ describe("an MCP server the project declares for all its agents", () => {
     // Removing the project's server on the agent is refused, naming where it is removed.
     const refused = await p.call("/api/agents/helper/mcp/docs", { method: "DELETE" });
     expect(refused.status).toBe(409);
-    expect(((await refused.json()) as any).error.message).toContain("pantheon mcp remove --project docs");
+    expect(((await refused.json()) as any).error.message).toContain("pantheon mcp remove --project-wide docs");
     // The agent's own "docs" (the open test server, whose tools differ) replaces it for this agent.
     const own = await p.call("/api/agents/helper/mcp", { method: "POST", json: { name: "docs", url: mcpUrl } });
     expect(own.status, await own.clone().text()).toBe(201);

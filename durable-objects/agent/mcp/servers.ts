@@ -346,7 +346,7 @@ export function makeMcpServers(
       if (project.isProject(id))
         throw new PantheonError(
           "conflict",
-          `MCP server '${id}' is the project's, for all its agents: remove it from the project (pantheon mcp remove --project ${id})`,
+          `MCP server '${id}' is the project's, for all its agents: remove it from the project (pantheon mcp remove --project-wide ${id})`,
           { details: { mcpServer: id } },
         );
       await client.remove(id);
