@@ -33,6 +33,7 @@ import { secrets } from "./commands/secrets.ts";
 import { providers } from "./commands/providers.ts";
 import { quotas, usage } from "./commands/quotas.ts";
 import { tools } from "./commands/tools.ts";
+import { skills } from "./commands/skills.ts";
 import { mcp } from "./commands/mcp.ts";
 import { feature, features } from "./commands/features.ts";
 import { plan, tasks } from "./commands/tasks.ts";
@@ -62,6 +63,7 @@ export const commands: Command[] = [
   memory,
   context,
   tools,
+  skills,
   mcp,
   schedules,
   evals,

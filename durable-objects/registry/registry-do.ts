@@ -13,6 +13,8 @@ import migrations from "../../migrations/registry/migrations.js";
 import * as schema from "./schema";
 import { makeProviderStore, type ProviderStore } from "./provider-store";
 import { makeScriptToolStore, type ScriptToolStore } from "./script-tool-store";
+import { makeSkillStore, type SkillStore } from "./skill-store";
+import type { StoredSkill } from "../../core/skills";
 import { makeMcpServerStore, type ProjectMcpServer } from "./mcp-server-store";
 import type { CompiledScript } from "../../core/sandbox";
 import type { ModelProvider } from "../../core/models";
@@ -56,6 +58,7 @@ export class RegistryDO extends DurableObject<Env> {
     this.push = makePushStore(this.db, () => Date.now(), ctx.storage.kv);
     this.providers = makeProviderStore(ctx.storage.kv, () => this.project);
     this.scriptTools = makeScriptToolStore(ctx.storage.kv, () => this.project);
+    this.skills = makeSkillStore(ctx.storage.kv, () => this.project);
     this.mcpServers = makeMcpServerStore(ctx.storage.kv);
     this.quotas = makeProjectQuotas({
       kv: ctx.storage.kv,
@@ -146,6 +149,24 @@ export class RegistryDO extends DurableObject<Env> {
   }
   scriptToolDelete(name: string) {
     return this.scriptTools.remove(name, this.listAgents());
+  }
+
+  // ---- skills (./skill-store.ts): the project's library in the Agent Skills format ---------------
+  private readonly skills: SkillStore;
+  skillList() {
+    return this.skills.list();
+  }
+  skillGet(name: string) {
+    return this.skills.get(name) ?? null;
+  }
+  skillPut(skills: Omit<StoredSkill, "updatedAt">[]) {
+    return this.skills.put(skills, Date.now());
+  }
+  skillLoad(name: string) {
+    return this.skills.load(name);
+  }
+  skillDelete(name: string) {
+    return this.skills.remove(name);
   }
 
   // ---- MCP servers for all the project's agents (./mcp-server-store.ts): declarations, no tokens ----

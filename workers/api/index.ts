@@ -27,6 +27,7 @@ import { approvalRoutes, runRoutes } from "./runs";
 import { scheduleRoutes } from "./schedules";
 import { scriptRoutes } from "./scripts";
 import { scriptToolRoutes } from "./script-tools";
+import { skillRoutes } from "./skills";
 import { sessionRoutes } from "./sessions";
 import { inviteRedeemRoutes, inviteRoutes } from "./invites";
 import { pushRoutes } from "./push";
@@ -71,6 +72,7 @@ export const apiRoutes = new Hono<AppEnv>()
   .route("/api/projects", forgeRoutes)
   .route("/api/projects", providerRoutes)
   .route("/api/projects", scriptToolRoutes)
+  .route("/api/projects", skillRoutes)
   .route("/api/projects", mcpProjectRoutes)
   .route("/api/projects", quotaDeploymentRoutes)
   .route("/api/quotas", quotaRoutes)

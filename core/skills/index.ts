@@ -1,0 +1,9 @@
+export {
+  loadOrder,
+  maxProjectSkills,
+  maxSkillBytes,
+  maxSkillFiles,
+  readSkillFolder,
+  type SkillSummary,
+  type StoredSkill,
+} from "./library";
