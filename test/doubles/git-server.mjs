@@ -64,6 +64,11 @@ export async function startGitServer({ token }) {
   const root = join(work, "remotes");
   const seen = { git: [], pulls: [] };
   const server = createServer(async (req, res) => {
+    // A client that hangs up early (the worker refusing a pack over its limit, or a refused token)
+    // is what some checks provoke: a write to its closed socket is no error of the double's, and an
+    // unhandled EPIPE there ended the whole check process (seen on a loaded machine).
+    req.socket.on("error", () => {});
+    res.on("error", () => {});
     const url = new URL(req.url, "http://x");
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
@@ -109,6 +114,7 @@ export async function startGitServer({ token }) {
         GIT_PROTOCOL: req.headers["git-protocol"] ?? "",
       },
     });
+    cgi.stdin.on("error", () => {}); // git may exit before reading a body it refuses
     cgi.stdin.end(body);
     const out = [];
     for await (const chunk of cgi.stdout) out.push(chunk);
