@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, ne, notInArray } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { grants, type Scope } from "../../core/auth";
 import { PantheonError, type Result } from "../../core/errors";
@@ -111,9 +111,23 @@ export function makePushStore(
     gone(endpoints: string[]): void {
       if (endpoints.length) db.delete(subs).where(inArray(subs.endpoint, endpoints)).run();
     },
-    /** The token's subscriptions go with it. */
+    /**
+     * The token's subscriptions go with it; when it was a person's last device, the person is gone
+     * and their mutes go too (someone invited again under that name starts with nothing of theirs).
+     */
     forgetToken(tokenId: string): void {
       db.delete(subs).where(eq(subs.tokenId, tokenId)).run();
+      const left = db
+        .select({ person: tokens.person })
+        .from(tokens)
+        .where(and(isNotNull(tokens.person), ne(tokens.id, tokenId)));
+      db.delete(mutes).where(notInArray(mutes.person, left)).run();
+    },
+    /** The project is deleted: every subscription, mute and record of what waits goes (one made again under its name starts empty). */
+    wipe(): void {
+      db.delete(subs).run();
+      db.delete(mutes).run();
+      for (const [key] of kv.list({ prefix: waitingPrefix })) kv.delete(key);
     },
     /**
      * The subscriptions of people whose device token may act on `scope`, who did not mute `agent`

@@ -329,6 +329,7 @@ export class RegistryDO extends DurableObject<Env> {
         schema.secretGrants,
       ])
         this.db.delete(table).run();
+      this.push.wipe();
       for (const prefix of ["display-name/", "incarnation/", "quota/", "mcp-server/"])
         for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
     });
