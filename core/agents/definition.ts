@@ -163,6 +163,8 @@ export const recordFields = {
   connectionDescriptions: "follows from the connected agents",
   providers: "the project's providers, which the model names (a restore needs them in the target project)",
   projectQuota: "the project's caps, not the agent's",
+  skillLibrary:
+    "the project's skills its runtime.skills name: no door carries the library yet (pantheon skills add imports it where the agent goes)",
   scriptTools:
     "the project's script tools, which its tools name: a project file and a snapshot carry them beside the agent (scriptTools), restored where the target project lacks them",
   model: "declared setting by setting (modelFields)",
@@ -226,6 +228,7 @@ export const runtimeFields: Record<keyof AgentRuntime, FieldDeclaration> = {
   beyondScope: noRuntime("answer to a call beyond the caller's scope", "has no scopes"),
   denyTools: noRuntime("tools it never gets", "has no deny list"),
   memory: noRuntime("memory policy", "has no memory policy"),
+  skills: noRuntime("skills it may use", "has no skill library"),
 };
 
 /** Every declared field by its path in the agent (`goals`, `model.fallback`, `runtime.limits`, `displayName`). */

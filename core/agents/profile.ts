@@ -3,6 +3,7 @@ import type { RunPrincipal } from "../auth/principal";
 import { lazySchema } from "../lazy-schema";
 import type { ModelProvider } from "../models/providers";
 import type { StoredScriptTool } from "../sandbox/script-tool";
+import type { SkillEntry } from "../skills/library";
 import type { ProjectQuota } from "../quotas/limits";
 import { customGateSpecSchema } from "../gates/gate-spec";
 import { denyPatternProblems } from "../gates/pattern";
@@ -116,6 +117,19 @@ export const agentRuntimeSchema = lazySchema(() =>
     denyTools: denyToolsSchema.optional(),
     /** How the conversation is kept in context, and how long memories live (core/agents memoryPolicySchema). */
     memory: memoryPolicySchema.optional(),
+    /**
+     * Skills of the project's library it may use (core/skills): only their names and descriptions sit
+     * in its context, in the `use_skill` tool, until it loads one.
+     */
+    skills: z
+      .array(
+        z
+          .string()
+          .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "a skill name: lowercase letters, digits and '-'")
+          .max(64),
+      )
+      .max(50)
+      .optional(),
   }),
 );
 export type AgentRuntime = z.infer<typeof agentRuntimeSchema>;
@@ -239,6 +253,11 @@ export interface AgentProfile {
    * the profile: the agent runs them in the sandbox without a round trip.
    */
   scriptTools?: Record<string, StoredScriptTool>;
+  /**
+   * The project's skills its `runtime.skills` name, with the ones they require (core/skills), filled
+   * by the registry when it hands out the profile: `use_skill` loads them without a round trip.
+   */
+  skillLibrary?: Record<string, SkillEntry>;
   /** The project's daily caps and test clock (core/quotas), filled by the registry when the project has any. */
   projectQuota?: ProjectQuota;
   /** The compiled script (ActorScript JSON) when one is set. */

@@ -4,6 +4,7 @@ export {
   maxSkillBytes,
   maxSkillFiles,
   readSkillFolder,
+  type SkillEntry,
   type SkillSummary,
   type StoredSkill,
 } from "./library";

@@ -21,6 +21,9 @@ export interface StoredSkill {
   updatedAt: number;
 }
 
+/** What an agent's profile carries of a skill it may load. */
+export type SkillEntry = Pick<StoredSkill, "description" | "requires" | "body">;
+
 /** What a listing (and an agent's context, until the skill is chosen) holds of a skill. */
 export type SkillSummary = Pick<StoredSkill, "name" | "description" | "requires">;
 

@@ -71,6 +71,7 @@ export class RegistryDO extends DurableObject<Env> {
       kv: ctx.storage.kv,
       providers: this.providers,
       scriptTools: this.scriptTools,
+      skills: this.skills,
       quotas: this.quotas,
       project: () => this.project,
     });

@@ -1,5 +1,5 @@
 import { isPantheonError, PantheonError, type Result } from "../../core/errors";
-import { loadOrder, maxProjectSkills, type SkillSummary, type StoredSkill } from "../../core/skills";
+import { loadOrder, maxProjectSkills, type SkillEntry, type SkillSummary, type StoredSkill } from "../../core/skills";
 
 /** The registry's key-value storage (SQLite-backed): a record per skill, no schema needed. */
 interface Kv {
@@ -39,6 +39,20 @@ export function makeSkillStore(kv: Kv, project: () => string) {
       }
       for (const skill of skills) kv.put(keyOf(skill.name), library.get(skill.name));
       return { ok: true, value: { skills: skills.map((s) => summaryOf(library.get(s.name)!)) } };
+    },
+    /** The skills a runtime names and the ones they require, for its profile (none listed: nothing read). */
+    of(runtime: { skills?: string[] }): Record<string, SkillEntry> | undefined {
+      if (!runtime.skills?.length) return undefined;
+      const library = all();
+      const out: Record<string, SkillEntry> = {};
+      const add = (name: string) => {
+        const skill = library.get(name);
+        if (!skill || Object.hasOwn(out, name)) return;
+        out[name] = { description: skill.description, requires: skill.requires, body: skill.body };
+        for (const required of skill.requires) add(required);
+      };
+      for (const name of runtime.skills) add(name);
+      return out;
     },
     /** The skill and the ones it requires, each after what it requires: what loading it reads. */
     load(name: string): Result<StoredSkill[]> {

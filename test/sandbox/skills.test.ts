@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadOrder } from "../../core/skills";
+import { uniqueName } from "../api/client";
+import { doubleUrl } from "../runs/scripted";
 import { tenant } from "../secrets/helpers";
 
 const skillMd = (name: string, description: string, body: string, requires?: string[]) =>
@@ -100,5 +102,85 @@ describe("loadOrder", () => {
     expect(() => loadOrder("top", new Map([...library, ["base", { requires: ["top"] }]]))).toThrow(
       "skills require each other in a cycle: top → left → base → top",
     );
+  });
+});
+
+describe("an agent's skills", () => {
+  it("sit in its context as names and descriptions only; use_skill loads one after what it requires", async () => {
+    const t = await tenant("skills-agent");
+    await importSkills(t, {
+      "csv-basics": { "SKILL.md": skillMd("csv-basics", "Read CSV text", "Split lines, then commas.") },
+      "csv-report": {
+        "SKILL.md": skillMd("csv-report", "Report on a CSV's columns", "Count each column.", ["csv-basics"]),
+      },
+      unlisted: { "SKILL.md": skillMd("unlisted", "Not this agent's", "Secret method.") },
+    });
+    const model = uniqueName("model");
+    const name = uniqueName("reporter");
+    const made = await t.call("/api/agents", {
+      method: "POST",
+      json: {
+        name,
+        model: { provider: "openai", name: model },
+        runtime: { tools: ["clock.now"], skills: ["csv-report"] },
+      },
+    });
+    expect(made.status).toBe(201);
+    const tools = ((await (await t.call(`/api/agents/${name}/tools`)).json()) as any).tools as {
+      name: string;
+      description: string;
+    }[];
+    const useSkill = tools.find((tool) => tool.name === "use_skill");
+    expect(useSkill?.description).toContain("- csv-report: Report on a CSV's columns");
+    // Bodies are not in the context until loaded, nor is a skill the agent does not list.
+    expect(JSON.stringify(tools)).not.toContain("Count each column.");
+    expect(JSON.stringify(tools)).not.toContain("unlisted");
+
+    await fetch(`${doubleUrl()}/__script/${model}`, {
+      method: "POST",
+      body: JSON.stringify([
+        { toolCalls: [{ name: "use_skill", arguments: { name: "csv-report" } }] },
+        { content: "Loaded." },
+      ]),
+    });
+    const res = await t.call(`/api/agents/${name}/messages`, { method: "POST", json: { content: "report" } });
+    expect(((await res.json()) as any).status).toBe("completed");
+    const calls = (await (await fetch(`${doubleUrl()}/__calls/${model}`)).json()) as {
+      messages: { role: string; content: unknown }[];
+    }[];
+    const loaded = calls
+      .at(-1)
+      ?.messages.filter((m) => m.role === "tool")
+      .map((m) => String(m.content))
+      .join(" ");
+    expect(loaded).toContain("# Skill: csv-basics");
+    expect(loaded!.indexOf("Split lines, then commas.")).toBeLessThan(loaded!.indexOf("Count each column."));
+    // The positive control of the context check: the first model call saw the listing, not the bodies.
+    expect(JSON.stringify(calls[0])).toContain("csv-report: Report on a CSV's columns");
+    expect(JSON.stringify(calls[0])).not.toContain("Count each column.");
+  });
+
+  it("use_skill refuses a skill the agent does not list, naming its skills", async () => {
+    const t = await tenant("skills-refuse");
+    await importSkills(t, {
+      mine: { "SKILL.md": skillMd("mine", "Mine", "Do mine.") },
+      other: { "SKILL.md": skillMd("other", "Other", "Do other.") },
+    });
+    const name = uniqueName("chooser");
+    await t.call("/api/agents", { method: "POST", json: { name, runtime: { tools: [], skills: ["mine"] } } });
+    const refused = await t.call(`/api/agents/${name}/tools/use_skill/invoke`, {
+      method: "POST",
+      json: { arguments: { name: "other" } },
+    });
+    // The schema gate refuses it before the tool runs: the enum names the agent's skills.
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as any).error.message).toBe(
+      `gate 'schema' refused the call: invalid arguments: name: Instance does not match any of ["mine"].`,
+    );
+    const ok = await t.call(`/api/agents/${name}/tools/use_skill/invoke`, {
+      method: "POST",
+      json: { arguments: { name: "mine" } },
+    });
+    expect(JSON.stringify(await ok.json())).toContain("Do mine.");
   });
 });

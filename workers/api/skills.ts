@@ -4,7 +4,7 @@ import { projectNameSchema } from "../../core/agents";
 import { notFound } from "../../core/errors";
 import { lazySchema } from "../../core/lazy-schema";
 import { maxSkillBytes, readSkillFolder } from "../../core/skills";
-import { call, registryStub } from "../../durable-objects/stubs";
+import { agentStub, call, registryStub } from "../../durable-objects/stubs";
 import type { AppEnv } from "../env";
 import { scope } from "../scopes";
 import { checkReach, projectRecord } from "../projects";
@@ -32,6 +32,12 @@ const skillFolders = lazySchema(() =>
       .refine((skills) => Object.keys(skills).length <= 50, "at most 50 skill folders at once"),
   }),
 );
+
+/** Pushes the profiles of the agents that use skills: each carries the library its skills name. */
+async function reconfigure(env: Env, slug: string): Promise<void> {
+  const users = (await registryStub(env, slug).listAgents()).filter((agent) => agent.runtime.skills?.length);
+  await Promise.all(users.map(async (profile) => (await agentStub(env, slug, profile.name)).configure(profile)));
+}
 
 /**
  * A project's skill library (admin of that project): `POST /:slug/skills` imports skill folders in
@@ -69,6 +75,7 @@ export const skillRoutes = new Hono<AppEnv>()
     const { skills } = c.req.valid("json");
     const read = Object.entries(skills).map(([folder, files]) => readSkillFolder(files, folder, "$.skills"));
     const saved = await call(registryStub(c.env, slug).skillPut(read));
+    await reconfigure(c.env, slug);
     return c.json(saved, 201);
   })
   .delete("/:slug/skills/:name", scope("admin"), valid("param", skillParam), async (c) => {
@@ -76,5 +83,6 @@ export const skillRoutes = new Hono<AppEnv>()
     checkReach(c, slug);
     await projectRecord(c.env, slug);
     await call(registryStub(c.env, slug).skillDelete(name));
+    await reconfigure(c.env, slug);
     return c.body(null, 204);
   });

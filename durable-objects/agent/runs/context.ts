@@ -25,6 +25,7 @@ import { type AgentTools, buildAgentTools, type ToolSource } from "./tools";
 import { makeWorkerLoaderSandbox } from "../../../adapters/sandbox-worker-loader";
 import type { SandboxRunner } from "../../../core/sandbox";
 import { scriptSecretNames, scriptToolSource } from "./script-tools";
+import { skillToolSource } from "./skills";
 
 export interface RunContextDeps {
   host: Pick<AgentHost, "env" | "clock" | "project">;
@@ -93,6 +94,7 @@ export function makeRunContexts(deps: RunContextDeps) {
       delegation,
       deps.workTools.toolSource(profile),
       scripts,
+      skillToolSource(profile),
     ];
     built = buildAgentTools(profile, {
       clock: host.clock,

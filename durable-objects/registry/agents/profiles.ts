@@ -5,6 +5,7 @@ import { agentRuntimeSchema, goalsOf, type AgentInput, type AgentPatch, type Age
 import { PantheonError, unknownAgent, type Result } from "../../../core/errors";
 import type { ProviderStore } from "../provider-store";
 import type { ScriptToolStore } from "../script-tool-store";
+import type { SkillStore } from "../skill-store";
 import type { ProjectQuotas } from "../quotas";
 import * as schema from "../schema";
 
@@ -43,6 +44,8 @@ export function makeAgentProfiles(deps: {
   providers: ProviderStore;
   /** The project's script tools: a profile carries the ones its tools list (core/sandbox). */
   scriptTools: Pick<ScriptToolStore, "of">;
+  /** The project's skills: a profile carries the ones its runtime names, with what they require (core/skills). */
+  skills: Pick<SkillStore, "of">;
   quotas: ProjectQuotas;
   project: () => string;
 }) {
@@ -78,12 +81,14 @@ export function makeAgentProfiles(deps: {
     const projectQuota = quotas.forProfile();
     const own = toProfile(row);
     const scriptTools = deps.scriptTools.of(own.runtime);
+    const skillLibrary = deps.skills.of(own.runtime);
     const profile = {
       ...own,
       askedBy,
       incarnation: incarnationOf(row.name),
       ...(providers ? { providers } : {}),
       ...(scriptTools ? { scriptTools } : {}),
+      ...(skillLibrary ? { skillLibrary } : {}),
       ...(projectQuota ? { projectQuota } : {}),
     };
     if (profile.connections.length === 0) return profile;
