@@ -2,11 +2,12 @@
 // scripts are saved with `pantheon tools add <file.ts>` and called as an agent's tools
 // (POST /api/agents/:name/tools/:tool/invoke, a traced run through its gates). Local workerd enforces
 // no CPU or memory limit of an isolate, so the endless loop is stopped by the compiled step count
-// (core/sandbox compile.ts), as it is on Cloudflare before the platform's CPU limit.
+// and a heap filled by the allocation meter (core/sandbox compile.ts, the harness), as on Cloudflare
+// before the platform's limits. Then the CLI's doors of a DSL (tool …) form's :path and of skills.
 // SANDBOX_CHECK_PORT picks the server's port (else a free one). Prints `N passed, N failed`.
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -242,6 +243,60 @@ try {
     "once that project has the tool, its agent runs it",
     addedThere.code === 0 && own.status === 200 && JSON.stringify(own.body).includes("1000"),
     JSON.stringify(own),
+  );
+
+  // The CLI's doors of a script's (tool …) form (its :path read beside the script) and of skills.
+  await mkdir(join(dir, "dsl", "tools"), { recursive: true });
+  await writeFile(
+    join(dir, "dsl", "tools", "halve.ts"),
+    "export default async (input: { n: number }) => input.n / 2;\n",
+  );
+  const halver = (path) => `(actor "halver"
+  (description "Halves numbers.")
+  (tool "num.halve" :description "half a number" :input {:type "object" :properties {:n {:type "number"}}} :path "${path}"))\n`;
+  await writeFile(join(dir, "dsl", "halver.pnth"), halver("tools/halve.ts"));
+  await writeFile(join(dir, "dsl", "lost.pnth"), halver("tools/none.ts"));
+  const lost = await cli(["script", "push", "halver", join(dir, "dsl", "lost.pnth")]);
+  const pushed = await cli(["script", "push", "halver", join(dir, "dsl", "halver.pnth")]);
+  const halved = await api("/api/agents/halver/tools/num.halve/invoke", {
+    method: "POST",
+    body: JSON.stringify({ arguments: { n: 9 } }),
+  });
+  check(
+    "pantheon script push refuses a (tool …) :path it cannot read, at its line",
+    lost.code !== 0 && lost.stderr.includes("lost.pnth:3:") && lost.stderr.includes('"tools/none.ts" cannot be read'),
+    lost.stderr,
+  );
+  check(
+    "pantheon script push sends a (tool …) form's :path file as its source: the tool is saved and the agent runs it",
+    pushed.code === 0 && JSON.stringify(halved.body).includes('"output":"4.5"'),
+    `${pushed.stderr} ${JSON.stringify(halved.body)}`,
+  );
+
+  const skillMd = (name, description, body, requires = "") =>
+    `---\nname: ${name}\ndescription: ${description}\n${requires}---\n${body}\n`;
+  await mkdir(join(dir, "skills", "csv-basics"), { recursive: true });
+  await mkdir(join(dir, "skills", "csv-report", "scripts"), { recursive: true });
+  await writeFile(
+    join(dir, "skills", "csv-basics", "SKILL.md"),
+    skillMd("csv-basics", "Read CSV text", "Split lines."),
+  );
+  await writeFile(
+    join(dir, "skills", "csv-report", "SKILL.md"),
+    skillMd("csv-report", "Report on a CSV", "Count columns.", "requires: [csv-basics]\n"),
+  );
+  await writeFile(join(dir, "skills", "csv-report", "scripts", "stats.ts"), "export default async () => 1;\n");
+  const addedSkills = await cli(["skills", "add", join(dir, "skills")]);
+  const listedSkills = await cli(["skills", "list", "--json"]);
+  const loaded = await api("/api/projects/default/skills/csv-report/load");
+  check(
+    "pantheon skills add imports each folder with SKILL.md (its files with it); loading one reads what it requires first",
+    addedSkills.code === 0 &&
+      JSON.parse(listedSkills.stdout)
+        .skills.map((s) => s.name)
+        .join() === "csv-basics,csv-report" &&
+      loaded.body.skills.map((s) => s.name).join() === "csv-basics,csv-report",
+    `${addedSkills.stderr} ${listedSkills.stdout} ${JSON.stringify(loaded.body)}`,
   );
 } catch (error) {
   check("the sandbox check ran", false, error instanceof Error ? error.stack : String(error));
