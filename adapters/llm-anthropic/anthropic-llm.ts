@@ -1,4 +1,4 @@
-import type Anthropic from "@anthropic-ai/sdk";
+import type { MessagesClient } from "./sdk";
 import type { LlmPort, LlmRequest, LlmResponse, LlmStreamEvent, ToolCall } from "../../core/ports";
 import { LlmError, isRetryableStatus, scrubSecret } from "../../core/models/llm-error";
 import { estimateMessageTokens } from "../../core/models/tokens";
@@ -10,8 +10,8 @@ import { fromAnthropicStop, inputTokensOf, toAnthropicParams } from "./wire";
  * The SDK, loaded on the first model call rather than at the worker's startup (it is most of the
  * startup CPU of an isolate that may never call this provider). Kept once loaded, for the error checks.
  */
-let sdk: typeof Anthropic | undefined;
-const loadSdk = async (): Promise<typeof Anthropic> => (sdk ??= (await import("@anthropic-ai/sdk")).default);
+let sdk: typeof import("./sdk") | undefined;
+const loadSdk = async (): Promise<typeof import("./sdk")> => (sdk ??= await import("./sdk"));
 
 export interface AnthropicLlmOptions {
   apiKey: string;
@@ -36,9 +36,9 @@ export function makeAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
   // nodejs_compat holds the worker's vars.
   // The client is built on the first call and kept; only the settled SDK and client are kept, never a
   // pending load, so a first call that is abandoned half-way leaves nothing for later calls to wait on.
-  let client: Anthropic | undefined;
-  const clientNow = async (): Promise<Anthropic> =>
-    (client ??= new (await loadSdk())({
+  let client: MessagesClient | undefined;
+  const clientNow = async (): Promise<MessagesClient> =>
+    (client ??= new (await loadSdk()).MessagesClient({
       apiKey: options.apiKey,
       authToken: null,
       baseURL: options.baseURL ?? "https://api.anthropic.com",

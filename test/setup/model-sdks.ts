@@ -8,3 +8,5 @@
 // resolves at once.
 import "openai";
 import "@anthropic-ai/sdk";
+// The adapter's own entry to it (./adapters/llm-anthropic/sdk.ts: the base client and Messages).
+import "../../adapters/llm-anthropic/sdk";
