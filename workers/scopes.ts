@@ -1,6 +1,10 @@
 import type { Hono, MiddlewareHandler } from "hono";
+import type { Router } from "hono/router";
+import { RegExpRouter } from "hono/router/reg-exp-router";
+import { SmartRouter } from "hono/router/smart-router";
+import { TrieRouter } from "hono/router/trie-router";
 import type { Scope } from "../core/auth";
-import { checkScope, requireScope } from "./auth";
+import { checkScope } from "./auth";
 import type { AppEnv } from "./env";
 
 /** The mark a scope declaration leaves on its middleware, so the policy can be read back from `app.routes`. */
@@ -64,18 +68,32 @@ export function declaredScopes(routes: readonly { method: string; path: string; 
  * Installs the policy on the app: call after auth and before mounting `routes`. Each declared scope
  * below `admin` is checked ahead of the route's own middlewares (a chat token on an admin route of an
  * agent that does not exist gets 403, not 404), and any other `/api` path needs `admin`: a new route
- * is closed until its declaration opens it.
+ * is closed until its declaration opens it. One middleware looks the request up in a router of the
+ * declared scopes, built on the first `/api` request, rather than a check registered per route (each
+ * registration is startup work in every isolate: ~300 of them).
  */
 export function enforceScopes(
   app: Hono<AppEnv>,
   routes: readonly { method: string; path: string; handler: unknown }[],
 ): void {
-  for (const { method, path, scope: need } of declaredScopes(routes)) {
-    // requireScope, not scope(): the installed check is not a declaration of its own.
-    if (need !== "admin") app.on(method, path, requireScope(need));
-  }
+  let declarations: Router<Scope> | undefined;
   app.use("/api/*", async (c, next) => {
+    declarations ??= scopeRouter(routes);
+    // Hono routes a HEAD as its GET, so its scope is the GET's.
+    const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+    // Every declaration the request matches, in the order declared (as Hono would run them).
+    for (const [need] of declarations.match(method, c.req.path)[0]) checkScope(c, need);
     if (!c.get("scopeChecked")) checkScope(c, "admin");
     await next();
   });
+}
+
+/** The declared scopes below `admin`, in Hono's own router (the app's default), so a request matches as it will be routed. */
+function scopeRouter(routes: readonly { method: string; path: string; handler: unknown }[]): Router<Scope> {
+  const router = new SmartRouter<Scope>({ routers: [new RegExpRouter(), new TrieRouter()] });
+  for (const { method, path, scope: need } of declaredScopes(routes)) {
+    // admin is what the fallback asks anyway; the route's own declaration still checks it.
+    if (need !== "admin") router.add(method, path, need);
+  }
+  return router;
 }
