@@ -10,8 +10,8 @@ import { fromOpenAiFinish, fromOpenAiToolCalls, makeToolCallAssembler, toOpenAiP
  * The SDK, loaded on the first model call rather than at the worker's startup (it is most of the
  * startup CPU of an isolate that may never call this provider). Kept once loaded, for the error checks.
  */
-let sdk: typeof OpenAI | undefined;
-const loadSdk = async (): Promise<typeof OpenAI> => (sdk ??= (await import("openai")).default);
+let sdk: typeof import("./sdk") | undefined;
+const loadSdk = async (): Promise<typeof import("./sdk")> => (sdk ??= await import("./sdk"));
 
 export interface OpenAiLlmOptions {
   apiKey: string;
@@ -47,7 +47,7 @@ export function makeOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   // pending load, so a first call that is abandoned half-way leaves nothing for later calls to wait on.
   let client: OpenAI | undefined;
   const clientNow = async (): Promise<OpenAI> =>
-    (client ??= new (await loadSdk())({
+    (client ??= new (await loadSdk()).OpenAI({
       apiKey: options.apiKey,
       baseURL: options.baseURL ?? "https://api.openai.com/v1",
       organization: null,

@@ -8,5 +8,6 @@
 // resolves at once.
 import "openai";
 import "@anthropic-ai/sdk";
-// The adapter's own entry to it (./adapters/llm-anthropic/sdk.ts: the base client and Messages).
+// The adapters' own entries to them (adapters/llm-*/sdk.ts: only the parts they use).
 import "../../adapters/llm-anthropic/sdk";
+import "../../adapters/llm-openai/sdk";
