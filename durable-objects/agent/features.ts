@@ -226,7 +226,7 @@ export function makeAgentFeatures(shell: AgentShell) {
     enabled: () => Boolean((env as { PANTHEON_VAPID_KEY?: string }).PANTHEON_VAPID_KEY),
     project: () => host.project(),
     agent: () => host.agentName(),
-    runs,
+    run: (runId) => driver.latest(runId),
     redact: (text) => screens.redactor().redact(text),
     liveTokens: shell.liveTokens,
     enqueue: async (job) => void (await env.PUSH.send(job, { contentType: "json" })),

@@ -15,24 +15,35 @@ function agentPush(
   const pending: Promise<unknown>[] = [];
   const store = new Map<string, unknown>();
   let reads = 0;
+  let runReads = 0;
+  let storageReads = 0;
   const push = makePushNotices({
     enabled: () => true,
     project: () => "p",
     agent: () => "helper",
-    runs: {
-      get: () =>
-        ({
-          sessionId: "s1",
-          state: {
-            origin: { name, trigger },
-            calls: [{ status: "proposed", call: { name: "clock.now" }, approverScope: "approve" }],
-          },
-        }) as never,
+    run: () => {
+      runReads++;
+      return {
+        sessionId: "s1",
+        origin: { name, trigger },
+        calls: [{ status: "proposed", call: { name: "clock.now" }, approverScope: "approve" }],
+      } as never;
     },
     redact: (text) => text,
     liveTokens: () => [],
     enqueue: async (job) => void jobs.push(job),
-    kv: { get: (k) => store.get(k) as never, put: (k, v) => void store.set(k, v), delete: (k) => store.delete(k) },
+    kv: {
+      get: (k) => {
+        storageReads++;
+        return store.get(k) as never;
+      },
+      put: (k, v) => void store.set(k, v),
+      delete: (k) => store.delete(k),
+      list: ({ prefix }) => {
+        storageReads++;
+        return [...store].filter(([k]) => k.startsWith(prefix)) as never;
+      },
+    },
     background: (work) => void pending.push(work),
     notifies: (key) => notifying.includes(key),
     fetchAudience: async () => {
@@ -47,7 +58,16 @@ function agentPush(
   const reply = (content = "done") =>
     push.onRunEvent({ type: "done", status: "completed", reply: { content } } as never, "r1");
   const approval = () => push.onRunEvent({ type: "status", status: "waiting_approval" } as never, "r1");
-  return { push, jobs, settled, reply, approval, reads: () => reads };
+  return {
+    push,
+    jobs,
+    settled,
+    reply,
+    approval,
+    reads: () => reads,
+    cost: () => ({ runReads, storageReads }),
+    store,
+  };
 }
 
 async function noticesFor(name: string | undefined, trigger = "message") {
@@ -109,6 +129,30 @@ describe("a notice no device could get queues no job", () => {
     a.reply();
     expect((await a.settled()).map((j) => j.person)).toEqual(["cy"]);
     expect(a.reads()).toBe(0);
+  });
+});
+
+describe("what a turn costs the agent's push notices", () => {
+  it("runs with no approval notice waiting read storage once after a wake, and a peer agent's turn reads nothing more; control: an approval noticed before an eviction still clears after it", async () => {
+    const bus = agentPush("main", "agent:main");
+    for (let i = 0; i < 5; i++) {
+      bus.push.onRunEvent({ type: "status", status: "running" } as never, `r${i}`);
+      bus.push.onRunEvent({ type: "status", status: "completed" } as never, `r${i}`);
+      bus.push.onRunEvent({ type: "done", status: "completed", reply: { content: "ok" } } as never, `r${i}`);
+    }
+    expect(await bus.settled()).toEqual([]);
+    // One storage listing for all fifteen events (none per event), and the run read from memory once per reply.
+    expect(bus.cost()).toEqual({ runReads: 5, storageReads: 1 });
+
+    // The control: an approval's notice is kept in storage; a new instance over that storage (after
+    // an eviction) still sends the clearing notice when the run ends.
+    const before = agentPush("ana");
+    before.approval();
+    await before.settled();
+    const after = agentPush("ana");
+    for (const [k, v] of before.store) after.store.set(k, v);
+    after.push.onRunEvent({ type: "done", status: "completed", reply: null } as never, "r1");
+    expect((await after.settled()).map((j) => [j.notice.tag, j.notice.clear])).toEqual([["approval:r1", true]]);
   });
 });
 

@@ -15,14 +15,17 @@ import {
 } from "../../../core/push";
 import type { RunState } from "../../../core/run";
 import type { RunEvent } from "../chat/live";
-import type { RunStore } from "../runs/store";
 
 export interface PushNoticesDeps {
   /** Whether push is set up (the VAPID key secret): without it nothing is queued. */
   enabled(): boolean;
   project(): string;
   agent(): string;
-  runs: Pick<RunStore, "get">;
+  /**
+   * A run's state: the driver's copy in memory while it runs (its events are published from there),
+   * storage only for one it no longer holds. No row read and parse per finished turn.
+   */
+  run(runId: string): RunState | null;
   /** The agent's redactor (secrets it holds never reach a notice). */
   redact(text: string): string;
   /** The tokens with a socket live on the agent: their people are looking at the chat. */
@@ -30,7 +33,12 @@ export interface PushNoticesDeps {
   /** Puts a job on the push queue (`env.PUSH`); its consumer encrypts and sends (workers/push-queue.ts). */
   enqueue(job: PushJob): Promise<void>;
   /** The agent's key-value storage: which runs' approval notices went out survives an eviction. */
-  kv: { get<T>(key: string): T | undefined; put(key: string, value: unknown): void; delete(key: string): unknown };
+  kv: {
+    get<T>(key: string): T | undefined;
+    put(key: string, value: unknown): void;
+    delete(key: string): unknown;
+    list<T>(options: { prefix: string }): Iterable<[string, T]>;
+  };
   /** Off the response path: a turn with ten subscribed devices takes the time of one with none. */
   background(work: Promise<unknown>): void;
   /** Whether the script's behavior `<talent>/<behavior>` says `:notify` (its results are pushed). */
@@ -41,7 +49,8 @@ export interface PushNoticesDeps {
 
 /** Calls that are a question to a person, notified by their feature (durable-objects/feature/notices.ts). */
 const questionCalls = new Set(["task.block"]);
-const waitingKey = (runId: string) => `push:waiting:${runId}`;
+const waitingPrefix = "push:waiting:";
+const waitingKey = (runId: string) => waitingPrefix + runId;
 /** The copy of the project's push audience this agent keeps (the registry sends a new one on each change). */
 const audienceKey = "push:audience";
 
@@ -52,10 +61,24 @@ const audienceKey = "push:audience";
  * the push queue's consumer finds the devices in the project's registry (revoked devices, other
  * projects' people and muted agents are never among them), encrypts for each and sends.
  * @example
- * const push = makePushNotices({ enabled, project, agent, runs, redact, liveTokens, enqueue, kv, background, notifies, fetchAudience });
+ * const push = makePushNotices({ enabled, project, agent, run, redact, liveTokens, enqueue, kv, background, notifies, fetchAudience });
  * events.listen((event, runId) => push.onRunEvent(event, runId));
  */
 export function makePushNotices(deps: PushNoticesDeps) {
+  /**
+   * The runs whose approval notice went out (and the scope it went to), kept in storage so one
+   * answered after an eviction still clears, and in memory so the status and done events of every
+   * other run (a bus run between agents, most turns) read no storage: listed once after a wake.
+   */
+  let waiting: Map<string, Scope> | null = null;
+  function waits(): Map<string, Scope> {
+    if (!waiting) {
+      waiting = new Map();
+      for (const [key, scope] of deps.kv.list<Scope>({ prefix: waitingPrefix }))
+        waiting.set(key.slice(waitingPrefix.length), scope);
+    }
+    return waiting;
+  }
   /** The audience kept, or the registry's (kept from then on): the one registry call happens off the response path. */
   async function audience(): Promise<PushAudience> {
     const kept = deps.kv.get<PushAudience>(audienceKey);
@@ -94,7 +117,11 @@ export function makePushNotices(deps: PushNoticesDeps) {
     /** The registry's new copy of who has a subscribed device (a subscription came or went). */
     audienceChanged: keep,
     /** The agent forgets everything: a project made again under its name starts its versions anew. */
-    wipe: () => void deps.kv.delete(audienceKey),
+    wipe(): void {
+      deps.kv.delete(audienceKey);
+      for (const runId of waits().keys()) deps.kv.delete(waitingKey(runId));
+      waiting = null;
+    },
     /**
      * An MCP server's question began to wait (`open`: the people who may approve are told, tagged
      * per question) or waits no more (answered, declined, expired: their notification clears).
@@ -110,7 +137,7 @@ export function makePushNotices(deps: PushNoticesDeps) {
     onRunEvent(event: RunEvent, runId: string): void {
       if (!deps.enabled()) return;
       if (event.type === "status" && event.status === "waiting_approval") {
-        const state = deps.runs.get(runId)?.state as RunState | undefined;
+        const state = deps.run(runId);
         // A worker's question (task.block) waits as a call too, but its feature tells of it, as a
         // question with the task's own tag: a second notice "asks to use task.block" would be noise.
         const pending = state?.calls.filter((c) => c.status === "proposed" && !questionCalls.has(c.call.name)) ?? [];
@@ -121,21 +148,23 @@ export function makePushNotices(deps: PushNoticesDeps) {
           .reduce((a, b) => (scopes.indexOf(a) >= scopes.indexOf(b) ? a : b));
         // Kept in storage, not memory: an approval answered after an eviction still clears its notice.
         deps.kv.put(waitingKey(runId), scope);
+        waits().set(runId, scope);
         queue(approvalNotice({ project: deps.project(), agent: deps.agent(), runId, tool: pending[0]!.call.name }), {
           scope,
         });
         return;
       }
       if ((event.type === "status" || event.type === "done") && event.status !== "waiting_approval") {
-        const scope = deps.kv.get<Scope>(waitingKey(runId));
+        const scope = waits().get(runId);
         if (scope) {
+          waits().delete(runId);
           deps.kv.delete(waitingKey(runId));
           queue(approvalAnswered({ runId }), { scope });
         }
       }
       if (event.type === "done" && event.status === "completed" && event.reply) {
-        const run = deps.runs.get(runId);
-        const origin = (run?.state as RunState | undefined)?.origin;
+        const run = deps.run(runId);
+        const origin = run?.origin;
         const behavior = origin?.trigger.startsWith("behavior:") ? origin.trigger.slice("behavior:".length) : null;
         if (run && behavior && deps.notifies(behavior)) {
           // A run a person's message set off tells that person, a scheduled or idle one (said by no one)
