@@ -1,7 +1,9 @@
 // `pantheon mcp list | add | remove`: an agent's remote MCP servers (GET/POST/DELETE /api/agents/:name/mcp).
 // A server that wants OAuth, or needs authorising again, is listed with the URL a person opens to authorise it.
-// With --project-wide: the project's servers, for all its agents (GET/POST/DELETE /api/projects/:slug/mcp).
+// With --project-wide: the project's servers, for all its agents (GET/POST/DELETE /api/projects/:slug/mcp);
+// one with --oauth is authorised once for the project (`pantheon mcp authorise --project-wide <name>` again).
 import { need } from "../arguments.ts";
+import { UsageError } from "../client.ts";
 import { text, type Command, type Context } from "../command.ts";
 import { note, printJson, table } from "../format.ts";
 
@@ -27,6 +29,22 @@ interface ProjectServer {
   name: string;
   url: string;
   headers: Record<string, string | { secret: string }>;
+  oauth?: true;
+  authorisation?: Authorisation;
+}
+type Authorisation = { state: string; authUrl?: string; reason?: string };
+
+/** A project's server's authorisation as the person reads it. */
+const authorisationText = (server: ProjectServer) =>
+  !server.authorisation
+    ? "-"
+    : server.authorisation.state === "needs_reauthorization"
+      ? `needs authorising again (${server.authorisation.reason})`
+      : server.authorisation.state;
+function printProjectAuthorise(name: string, authorisation?: Authorisation): void {
+  if (authorisation?.authUrl) note(`authorise '${name}' for the project by opening: ${authorisation.authUrl}`);
+  else if (authorisation?.state === "needs_reauthorization")
+    note(`'${name}' needs authorising again: pantheon mcp authorise --project-wide ${name}`);
 }
 
 /** What the person reads for a state: "needs authorising again" rather than the API's value. */
@@ -56,12 +74,14 @@ export const mcp: Command = {
         if (wide(context)) {
           const body = await request<{ servers: ProjectServer[] }>("GET", projectPath(context));
           if (json) return printJson(body);
-          return console.log(
+          console.log(
             table(
-              ["SERVER", "URL"],
-              body.servers.map((s) => [s.name, s.url]),
+              ["SERVER", "AUTHORISED", "URL"],
+              body.servers.map((s) => [s.name, authorisationText(s), s.url]),
             ),
           );
+          for (const server of body.servers) printProjectAuthorise(server.name, server.authorisation);
+          return;
         }
         const agent = need(args, 0, "agent", "mcp");
         const body = await request<{ servers: ServerView[] }>("GET", path(agent));
@@ -81,9 +101,16 @@ export const mcp: Command = {
     {
       name: "add",
       summary: "connects a server by URL; one that wants OAuth answers the URL a person opens to authorise it",
-      usage: ["<agent> <name> <url> [--bearer-secret NAME]", "--project-wide <name> <url> [--bearer-secret NAME]"],
+      usage: [
+        "<agent> <name> <url> [--bearer-secret NAME]",
+        "--project-wide <name> <url> [--bearer-secret NAME | --oauth]",
+      ],
       options: {
         "bearer-secret": { type: "string", help: "a project secret sent as `Authorization: Bearer <value>`" },
+        oauth: {
+          type: "boolean",
+          help: "with --project-wide: authorised once by OAuth for every agent of the project",
+        },
         ...projectWide,
       },
       async run(context) {
@@ -96,13 +123,23 @@ export const mcp: Command = {
         if (wide(context)) {
           const [name, url] = [need(args, 0, "name", "mcp"), need(args, 1, "url", "mcp")];
           const secret = text(values as never, "bearer-secret");
-          const body = await request<{ server: ProjectServer }>("POST", projectPath(context), {
-            json: { name, url, ...(secret ? { headers: { Authorization: { secret, prefix: "Bearer " } } } : {}) },
-          });
+          const body = await request<{ server: ProjectServer; authorisation?: Authorisation }>(
+            "POST",
+            projectPath(context),
+            {
+              json: {
+                name,
+                url,
+                ...(secret ? { headers: { Authorization: { secret, prefix: "Bearer " } } } : {}),
+                ...(values.oauth === true ? { oauth: true } : {}),
+              },
+            },
+          );
           if (json) return printJson(body);
-          return console.log(
+          console.log(
             `${body.server.name}: declared for every agent of the project (each connects it before its next turn)`,
           );
+          return printProjectAuthorise(body.server.name, body.authorisation);
         }
         const agent = need(args, 0, "agent", "mcp");
         const name = need(args, 1, "name", "mcp");
@@ -118,6 +155,27 @@ export const mcp: Command = {
         if (json) return printJson(server);
         console.log(`${server.id}: ${stateText(server)}, ${server.tools.length} tools`);
         printAuthorise(server);
+      },
+    },
+    {
+      name: "authorise",
+      summary: "the URL an admin opens to authorise (again) one of the project's servers for all its agents",
+      usage: ["--project-wide <name>"],
+      options: projectWide,
+      async run(context) {
+        const name = need(context.args, 0, "name", "mcp");
+        if (!wide(context))
+          throw new UsageError(
+            "authorise is for the project's servers (--project-wide); an agent's own server lists its URL in `pantheon mcp list <agent>`",
+            "mcp",
+          );
+        const body = await context.client.request<Authorisation>(
+          "POST",
+          `${projectPath(context)}/${encodeURIComponent(name)}/authorise`,
+        );
+        if (context.json) return printJson(body);
+        if (body.state === "authorised") return console.log(`${name}: authorised for the project`);
+        printProjectAuthorise(name, body);
       },
     },
     {

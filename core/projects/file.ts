@@ -9,6 +9,7 @@ import type { OutboundSettings } from "../tools/outbound";
 import { toolNamePattern } from "../tools/tool-spec";
 import { isReservedName, reservedNameMessage } from "../reserved-names";
 import { maxScriptSourceBytes } from "../sandbox/script-tool";
+import { builtinToolNames } from "../tools/builtins/catalog";
 
 /** One problem of a project file (or one warning about it), at its JSON path, e.g. `$.agents.main.connections[1]`. */
 export interface FileIssue {
@@ -69,6 +70,45 @@ export const scriptToolSourcesSchema = lazySchema(() =>
     .refine((tools) => Object.keys(tools).length <= 100, "at most 100 script tools"),
 );
 
+/** A header a project's MCP server is sent: a literal value, or a project secret by name (never its value). */
+const mcpHeaderValue = lazySchema(() =>
+  z.union([
+    z.string().max(4096, "at most 4096 characters"),
+    z.strictObject({
+      secret: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, "a secret's name: upper-case letters, digits and '_'"),
+      prefix: z.string().max(64, "at most 64 characters").optional(),
+    }),
+  ]),
+);
+
+/**
+ * The MCP servers the project declares for all its agents, keyed by the server's name (it prefixes
+ * their tools): the declaration only (URL, transport, headers naming secrets, whether the project
+ * authorises it by OAuth), never a token; the receiving project's agents connect them.
+ */
+export const projectMcpServersSchema = lazySchema(() =>
+  z
+    .record(
+      z
+        .string()
+        .regex(/^[a-z][a-z0-9_-]{0,31}$/, "lowercase letters, digits, '-' or '_', starting with a letter, at most 32")
+        .refine(
+          (name) => !["agent", "mcp", ...builtinToolNames().map((tool) => tool.split(".")[0])].includes(name),
+          "a built-in tool namespace; an MCP server may not take it",
+        ),
+      z.strictObject({
+        url: z
+          .url({ protocol: /^https?$/, error: "an http:// or https:// URL of an MCP server" })
+          .max(2048, "at most 2048 characters"),
+        transport: z.enum(["auto", "streamable-http", "sse"]).optional(),
+        headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "a header name"), mcpHeaderValue).default({}),
+        oauth: z.literal(true).optional(),
+      }),
+    )
+    .refine((servers) => Object.keys(servers).length <= 16, "at most 16 MCP servers"),
+);
+export type ProjectFileMcpServers = z.infer<typeof projectMcpServersSchema>;
+
 /**
  * A project file: `agents` keyed by the agent's name in Pantheon; `connections` name other keys.
  * `scriptTools` holds the source of each project script tool the agents list (core/sandbox), keyed by its name.
@@ -79,6 +119,7 @@ export const projectFileSchema = lazySchema(() =>
       .record(agentNameSchema, projectFileAgentSchema)
       .refine((agents) => Object.keys(agents).length <= 100, "at most 100 agents"),
     scriptTools: scriptToolSourcesSchema.optional(),
+    mcpServers: projectMcpServersSchema.optional(),
   }),
 );
 
@@ -93,6 +134,8 @@ export interface ProjectFile {
   agents: Record<string, ProjectFileAgent>;
   /** The project's script tools the agents list: each one's TypeScript source, by its name. */
   scriptTools?: Record<string, { source: string }>;
+  /** The project's MCP servers for all its agents (declarations, no token), by name. */
+  mcpServers?: ProjectFileMcpServers;
 }
 
 /**
@@ -118,14 +161,20 @@ export function parseProjectFile(
       ok: false,
       issues: parsed.error.issues.map((issue) => ({
         path: jsonPath(issue.path),
-        message: issue.code === "invalid_key" ? keyMessage(issue.path.at(-1)) : issue.message,
+        message:
+          issue.code !== "invalid_key"
+            ? issue.message
+            : issue.path[0] === "agents"
+              ? keyMessage(issue.path.at(-1))
+              : // Another record's key (an MCP server's name): its own rule's words.
+                (issue.issues[0]?.message ?? issue.message),
       })),
     };
   }
   const warnings: FileIssue[] = [];
   const issues: FileIssue[] = [];
   for (const key of Object.keys(parsed.data))
-    if (key !== "agents" && key !== "scriptTools")
+    if (key !== "agents" && key !== "scriptTools" && key !== "mcpServers")
       warnings.push({ path: jsonPath([key]), message: `'${key}' is not part of a project file and is ignored` });
   const agents: Record<string, ProjectFileAgent> = {};
   const names = new Set([...Object.keys(parsed.data.agents), ...existing]);
@@ -158,8 +207,18 @@ export function parseProjectFile(
       ...(pantheon ? { pantheon } : {}),
     };
   }
-  const { scriptTools } = parsed.data;
+  const { scriptTools, mcpServers } = parsed.data;
+  for (const [name, server] of Object.entries(mcpServers ?? {}))
+    if (server.oauth && Object.keys(server.headers).some((header) => header.toLowerCase() === "authorization"))
+      issues.push({
+        path: jsonPath(["mcpServers", name, "headers", "Authorization"]),
+        message: "a server authorised by OAuth is sent the project's token; give no Authorization header with oauth",
+      });
   return issues.length
     ? { ok: false, issues }
-    : { ok: true, file: { agents, ...(scriptTools ? { scriptTools } : {}) }, warnings };
+    : {
+        ok: true,
+        file: { agents, ...(scriptTools ? { scriptTools } : {}), ...(mcpServers ? { mcpServers } : {}) },
+        warnings,
+      };
 }

@@ -93,6 +93,8 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     secret: (name) => this.features.secrets.get(name, "tool"),
     refresh: (names) => this.features.secrets.refresh(names, "tool"),
     project: () => this.host.project(),
+    // The project's OAuth servers are sent the project's token (mcp/project.ts, registry/mcp-oauth.ts).
+    projectToken: (id) => this.mcpServers.projectToken(id),
   });
   protected readonly mcpServers = makeMcpServers(
     mcpClientOf(this, this.mcpPolicy, undefined, this.mcpCredentials, (key) => tokenExpiresAt(this.ctx.storage, key)),
@@ -112,6 +114,7 @@ export abstract class AgentObject extends Agent<Env, LiveState> implements Alarm
     },
     // The project's servers for all its agents: read from its registry once, then handed on each change.
     () => registryStub(this.env, this.host.project()).mcpServerList(),
+    (name, refused) => registryStub(this.env, this.host.project()).mcpOAuthToken(name, refused),
   );
 
   /** The SDK's OAuth client provider for MCP servers (new and restored), with its token sets sealed (mcp/oauth.ts). */

@@ -1,7 +1,7 @@
 import { PantheonError, type Result } from "../../core/errors";
 
 /** A header a project's MCP server is sent: a literal value, or a project secret by name (never its value). */
-export type ProjectMcpHeaderValue = string | { secret: string; prefix?: string };
+export type ProjectMcpHeaderValue = string | { secret: string; prefix?: string } | { oauth: "project" };
 
 /** An MCP server a project declares for all its agents: names and references only, no credential. */
 export interface ProjectMcpServer {
@@ -9,6 +9,8 @@ export interface ProjectMcpServer {
   url: string;
   transport?: "auto" | "streamable-http" | "sse";
   headers: Record<string, ProjectMcpHeaderValue>;
+  /** Authorised once by OAuth for the whole project (./mcp-oauth.ts): every agent sends the project's token. */
+  oauth?: true;
 }
 
 /** The project's declarations as an agent keeps them: `version` grows with every change, so a newer copy wins. */
@@ -46,6 +48,12 @@ export function makeMcpServerStore(kv: Kv) {
   const bump = () => kv.put(versionKey, (kv.get<number>(versionKey) ?? 0) + 1);
   return {
     list: all,
+    get: (name: string): ProjectMcpServer | undefined => kv.get<ProjectMcpServer>(`${prefix}${name}`),
+    /** The agents connect again before their next turn (a server was authorised), the declarations unchanged. */
+    touch(): ProjectMcpServers {
+      bump();
+      return all();
+    },
     /** Declares (or replaces) a server; the same declaration again changes nothing, not even the version. */
     put(server: ProjectMcpServer): Result<ProjectMcpServers> {
       const before = kv.get<ProjectMcpServer>(`${prefix}${server.name}`);

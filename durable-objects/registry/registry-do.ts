@@ -16,6 +16,7 @@ import { makeScriptToolStore, type ScriptToolStore } from "./script-tool-store";
 import { makeSkillStore, type SkillStore } from "./skill-store";
 import type { StoredSkill } from "../../core/skills";
 import { makeMcpServerStore, type ProjectMcpServer } from "./mcp-server-store";
+import { makeRegistryMcp, mcpOAuthPrefix } from "./mcp-oauth";
 import type { CompiledScript } from "../../core/sandbox";
 import type { ModelProvider } from "../../core/models";
 import { makeBusLog, type BusLog, type BusLogEntry } from "./bus-log";
@@ -28,7 +29,7 @@ import type { ForgeSetting } from "../../core/work";
 import { projectStatus, type ProjectFile, type ProjectRecord } from "../../core/projects";
 import { makeAgentProfiles, type AgentProfiles } from "./agents/profiles";
 import { makeSpawning } from "./agents/spawn";
-import { makeProjectFiles, type ImportReport } from "./projects/project-file";
+import { makeProjectFiles } from "./projects/project-file";
 
 export type { ImportReport } from "./projects/project-file";
 export type { InviteInfo, TokenIdentity, TokenInfo } from "./access";
@@ -60,6 +61,7 @@ export class RegistryDO extends DurableObject<Env> {
     this.scriptTools = makeScriptToolStore(ctx.storage.kv, () => this.project);
     this.skills = makeSkillStore(ctx.storage.kv, () => this.project);
     this.mcpServers = makeMcpServerStore(ctx.storage.kv);
+    this.mcp = makeRegistryMcp(this.mcpServers, { storage: ctx.storage, env, project: () => this.project });
     this.quotas = makeProjectQuotas({
       kv: ctx.storage.kv,
       now: () => Date.now(),
@@ -81,6 +83,7 @@ export class RegistryDO extends DurableObject<Env> {
       storage: ctx.storage,
       providers: this.providers,
       scriptTools: this.scriptTools,
+      mcpServers: this.mcpServers,
     });
   }
 
@@ -176,10 +179,25 @@ export class RegistryDO extends DurableObject<Env> {
     return this.mcpServers.list();
   }
   mcpServerPut(server: ProjectMcpServer) {
-    return this.mcpServers.put(server);
+    return this.mcp.put(server);
   }
   mcpServerDelete(name: string) {
-    return this.mcpServers.remove(name);
+    return this.mcp.remove(name);
+  }
+  // Their OAuth (./mcp-oauth.ts): one sealed token set per server, authorised once, for all the project's agents.
+  private readonly mcp: ReturnType<typeof makeRegistryMcp>;
+  // Prototype methods, not arrow fields: RPC reaches only the former.
+  mcpOAuthStart(name: string, origin: string) {
+    return this.mcp.oauth.start(name, origin).catch((e: PantheonError) => e.toFailure());
+  }
+  mcpOAuthComplete(callbackUrl: string) {
+    return this.mcp.oauth.complete(callbackUrl);
+  }
+  mcpOAuthToken(name: string, refused?: string) {
+    return this.mcp.oauth.token(name, refused);
+  }
+  mcpOAuthStatus(name: string) {
+    return this.mcp.oauth.status(name);
   }
   secretsSealed(names: string[]) {
     return this.secrets.sealed(names);
@@ -331,7 +349,7 @@ export class RegistryDO extends DurableObject<Env> {
       ])
         this.db.delete(table).run();
       this.push.wipe();
-      for (const prefix of ["display-name/", "incarnation/", "quota/", "mcp-server/"])
+      for (const prefix of ["display-name/", "incarnation/", "quota/", "mcp-server/", mcpOAuthPrefix])
         for (const [key] of this.ctx.storage.kv.list({ prefix })) this.ctx.storage.kv.delete(key);
     });
     await this.ctx.storage.delete(["project", "forge"]);
@@ -350,10 +368,7 @@ export class RegistryDO extends DurableObject<Env> {
   private readonly projectFiles: ReturnType<typeof makeProjectFiles>;
 
   /** Imports a project file in one transaction (a refused file changes nothing); answers the report and the agents whose profile changed. */
-  importProjectFile(
-    value: unknown,
-    options: Parameters<ReturnType<typeof makeProjectFiles>["importProjectFile"]>[1],
-  ): Result<{ report: ImportReport; touched: string[] }> {
+  importProjectFile(value: unknown, options: Parameters<ReturnType<typeof makeProjectFiles>["importProjectFile"]>[1]) {
     return this.projectFiles.importProjectFile(value, options);
   }
 

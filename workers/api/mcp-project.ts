@@ -23,11 +23,12 @@ const declaration = lazySchema(() =>
       .enum(["auto", "streamable-http", "sse"], { error: "one of 'auto', 'streamable-http' or 'sse'" })
       .optional(),
     headers: serverHeaders.optional(),
+    oauth: z.literal(true, { error: "true when the project authorises the server once by OAuth" }).optional(),
   }),
 );
 
 /** Every agent of the project is handed the new declarations: each connects them before its next turn. */
-async function handOut(env: Env, slug: string, servers: ProjectMcpServers): Promise<void> {
+export async function handOut(env: Env, slug: string, servers: ProjectMcpServers): Promise<void> {
   const agents = await registryStub(env, slug).listAgents();
   await Promise.allSettled(agents.map(async (a) => (await agentStub(env, slug, a.name)).projectMcpServers(servers)));
 }
@@ -39,6 +40,9 @@ async function handOut(env: Env, slug: string, servers: ProjectMcpServers): Prom
  * keeps the declaration only: a header's secret is named, its value read by each agent at each
  * request. Every agent of the project connects it before its next turn through its own outbound guard
  * (its host in the agent's runtime.allowHosts); an agent's own server of the same name wins.
+ * `oauth: true` has the project authorise it once by OAuth (durable-objects/registry/mcp-oauth.ts):
+ * the answer carries the consent page an admin opens (`POST /:slug/mcp/:name/authorise` starts it
+ * again), and every agent sends the project's token, which only the registry keeps.
  * @example
  * POST /api/projects/acme/mcp { "name": "docs", "url": "https://mcp.example.com/mcp",
  *   "headers": { "Authorization": { "secret": "DOCS_TOKEN", "prefix": "Bearer " } } }
@@ -49,20 +53,32 @@ export const mcpProjectRoutes = new Hono<AppEnv>()
     const { slug } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
-    const { servers, version } = await registryStub(c.env, slug).mcpServerList();
-    return c.json({ servers, version });
+    const registry = registryStub(c.env, slug);
+    const { servers, version } = await registry.mcpServerList();
+    // A server authorised by OAuth says whether it is (never its token).
+    const listed = await Promise.all(
+      servers.map(async (server) =>
+        server.oauth ? { ...server, authorisation: await registry.mcpOAuthStatus(server.name) } : server,
+      ),
+    );
+    return c.json({ servers: listed, version });
   })
   .post("/:slug/mcp", scope("admin"), valid("param", slugOnly), valid("json", declaration), async (c) => {
     const { slug } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
-    const { name, url, transport, headers = {} } = c.req.valid("json");
+    const { name, url, transport, headers = {}, oauth } = c.req.valid("json");
     // A built-in tool's namespace is never a server's (its tools would pass for built-ins).
     if (["agent", "mcp", ...builtinToolNames().map((tool) => tool.split(".")[0]!)].includes(name)) {
       const message = `'${name}' is a built-in tool namespace; an MCP server may not take it`;
       throw validationFailed([{ path: ["name"], message }], message);
     }
     const issues: FieldIssue[] = [];
+    if (oauth && Object.keys(headers).some((header) => header.toLowerCase() === "authorization"))
+      issues.push({
+        path: ["headers", "Authorization"],
+        message: "a server authorised by OAuth is sent the project's token; give no Authorization header with oauth",
+      });
     const secrets = Object.entries(headers).filter(([, v]) => typeof v !== "string");
     if (secrets.length) {
       const { toolSecrets } = await projectOutbound(c.env, slug);
@@ -72,10 +88,32 @@ export const mcpProjectRoutes = new Hono<AppEnv>()
       }
     }
     if (issues.length) throw validationFailed(issues, issues[0]!.message);
-    const server = { name, url: new URL(url).href, headers, ...(transport ? { transport } : {}) };
-    const saved = await call(registryStub(c.env, slug).mcpServerPut(server));
+    const server = {
+      name,
+      url: new URL(url).href,
+      headers,
+      ...(transport ? { transport } : {}),
+      ...(oauth ? { oauth } : {}),
+    };
+    const registry = registryStub(c.env, slug);
+    const saved = await call(registry.mcpServerPut(server));
     await handOut(c.env, slug, saved);
-    return c.json({ server, version: saved.version }, 201);
+    // Authorised once for the project: the consent page an admin opens (PWA button, CLI URL), unless it already is.
+    const authorisation = oauth
+      ? await registry
+          .mcpOAuthStatus(name)
+          .then(async (now) =>
+            now.state === "authorised" ? now : call(registry.mcpOAuthStart(name, new URL(c.req.url).origin)),
+          )
+      : undefined;
+    return c.json({ server, version: saved.version, ...(authorisation ? { authorisation } : {}) }, 201);
+  })
+  // Authorises (again) a server the project authorises by OAuth: the consent page an admin opens.
+  .post("/:slug/mcp/:name/authorise", scope("admin"), valid("param", serverParam), async (c) => {
+    const { slug, name } = c.req.valid("param");
+    checkReach(c, slug);
+    await projectRecord(c.env, slug);
+    return c.json(await call(registryStub(c.env, slug).mcpOAuthStart(name, new URL(c.req.url).origin)));
   })
   .delete("/:slug/mcp/:name", scope("admin"), valid("param", serverParam), async (c) => {
     const { slug, name } = c.req.valid("param");

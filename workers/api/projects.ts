@@ -16,6 +16,7 @@ import { projectOutbound } from "../project-secrets";
 import { checkDeploymentAdmin, checkReach, deleteProject, projectRecord } from "../projects";
 import { valid } from "../validation";
 import { exportRedactor } from "../export-redaction";
+import { handOut } from "./mcp-project";
 
 export const slugParam = lazySchema(() => z.object({ slug: projectNameSchema }));
 /** A project file, read by the import itself (its own checks name the path of each problem). */
@@ -133,7 +134,9 @@ export const projectRoutes = new Hono<AppEnv>()
         400,
       );
     }
-    const { report, touched } = await call(result);
+    const { report, touched, mcpServers } = await call(result);
+    // The file declared MCP servers for all the agents: each connects them before its next turn.
+    if (mcpServers) await handOut(c.env, slug, mcpServers);
     // Every agent of the file is pushed, changed or not: an import cut off after the registry's
     // transaction and before the pushes is healed by importing again (which then says changed: false).
     await pushProfiles(c.env, slug, [...touched, ...report.agents.unchanged]);

@@ -6,7 +6,11 @@ import { toolSecretRefusal, type FetchFn } from "../../../core/tools";
  * (`prefix` before it, e.g. `"Bearer "`, so the secret holds the token alone and the redactor knows
  * the token itself).
  */
-export type McpHeaderValue = string | { secret: string; prefix?: string };
+export type McpHeaderValue = string | { secret: string; prefix?: string } | ProjectOAuthHeader;
+/** `Authorization: Bearer <the project's token>` for a server the project authorises by OAuth (project.ts). */
+export type ProjectOAuthHeader = { oauth: "project" };
+const isProjectOAuth = (value: McpHeaderValue): value is ProjectOAuthHeader =>
+  typeof value === "object" && "oauth" in value;
 export type McpHeaders = Record<string, McpHeaderValue>;
 
 /** Where a server's header declarations are kept: the object's key-value storage (names only, never a value). */
@@ -26,11 +30,13 @@ export interface McpCredentialsDeps {
    */
   refresh(names: string[]): Promise<void> | undefined;
   project(): string;
+  /** The project's access token for its server `serverId` (project.ts), or why there is none. */
+  projectToken?(serverId: string): Promise<{ ok: true; token: string } | { ok: false; reason: string }>;
 }
 
 const keyOf = (serverId: string) => `pantheon:mcp:headers:${serverId}`;
 const secretNames = (headers: McpHeaders): string[] =>
-  Object.values(headers).flatMap((value) => (typeof value === "string" ? [] : [value.secret]));
+  Object.values(headers).flatMap((value) => (typeof value === "string" || isProjectOAuth(value) ? [] : [value.secret]));
 
 /**
  * The headers of each MCP server, resolved at each request: the declaration (secret names) is kept
@@ -64,6 +70,15 @@ export function makeMcpCredentials(deps: McpCredentialsDeps) {
         out.push([header, value]);
         continue;
       }
+      if (isProjectOAuth(value)) {
+        const token = (await deps.projectToken?.(serverId)) ?? { ok: false, reason: "no project token" };
+        if (!token.ok)
+          throw new PantheonError("unauthorized", `MCP server '${serverId}' needs authorising again: ${token.reason}`, {
+            details: { mcpServer: serverId },
+          });
+        out.push([header, `Bearer ${token.token}`]);
+        continue;
+      }
       const secret = await deps.secret(value.secret);
       if (secret === undefined)
         throw new PantheonError(
@@ -87,7 +102,7 @@ export function makeMcpCredentials(deps: McpCredentialsDeps) {
       await deps.refresh(secretNames(headers));
       const issues: FieldIssue[] = [];
       for (const [header, value] of Object.entries(headers)) {
-        if (typeof value === "string") continue;
+        if (typeof value === "string" || isProjectOAuth(value)) continue;
         const found = await deps.secret(value.secret);
         const refusal = toolSecretRefusal(value.secret, found === undefined ? [] : [value.secret], deps.project(), {
           list: false,

@@ -1,6 +1,8 @@
+import type { ProjectMcpToken } from "../../registry/mcp-oauth";
 import type { ProjectMcpServer, ProjectMcpServers } from "../../registry/mcp-server-store";
+import { refreshMarginMs } from "./reauthorise";
 
-export type { ProjectMcpServer, ProjectMcpServers };
+export type { ProjectMcpServer, ProjectMcpServers, ProjectMcpToken };
 
 /** The object's storage as the project's servers use it (a Durable Object's own storage fits). */
 export interface ProjectMcpStore {
@@ -18,6 +20,11 @@ export interface ProjectMcpDeps {
   /** Connects a declared server for this agent (throws why it could not). */
   connect(server: ProjectMcpServer): Promise<void>;
   remove(id: string): Promise<void>;
+  /**
+   * The project's access token for its OAuth server `name` (the registry's, refreshed there once for
+   * all its agents); `refused` is the token the server just refused.
+   */
+  token?(name: string, refused?: string): Promise<ProjectMcpToken>;
 }
 
 const copyKey = "pantheon:mcp:project:copy";
@@ -42,6 +49,27 @@ export function makeProjectMcp(deps: ProjectMcpDeps) {
   let synced: number | undefined;
   let syncing: Promise<void> | undefined;
   let ids: Record<string, string> = {};
+  /** The project's tokens this incarnation holds (memory only), and why a server has none. */
+  const tokens = new Map<string, { token: string; expiresAt?: number }>();
+  const unauthorised = new Map<string, string>();
+  const isOAuth = (id: string): boolean =>
+    id in ids && (JSON.parse(ids[id]!) as Partial<ProjectMcpServer>).oauth === true;
+  const noted = (name: string, got: ProjectMcpToken): ProjectMcpToken => {
+    if (got.ok) {
+      tokens.set(name, { token: got.token, ...(got.expiresAt ? { expiresAt: got.expiresAt } : {}) });
+      unauthorised.delete(name);
+    } else {
+      tokens.delete(name);
+      unauthorised.set(name, got.reason);
+    }
+    return got;
+  };
+  async function tokenOf(name: string): Promise<ProjectMcpToken> {
+    const held = tokens.get(name);
+    if (held && (held.expiresAt === undefined || held.expiresAt - Date.now() > refreshMarginMs))
+      return { ok: true, token: held.token };
+    return noted(name, (await deps.token?.(name)) ?? { ok: false, reason: "the project holds no token for it" });
+  }
 
   async function copy(): Promise<ProjectMcpServers> {
     const kept = await deps.store.get<ProjectMcpServers>(copyKey);
@@ -60,6 +88,9 @@ export function makeProjectMcp(deps: ProjectMcpDeps) {
   async function run(): Promise<void> {
     const declared = await copy();
     if (declared.version === synced) return;
+    // A new version may be an authorisation: the tokens are asked for again.
+    tokens.clear();
+    unauthorised.clear();
     // A map of its own while connecting: connecting settles the client, which reads `ids` (load) meanwhile.
     const mine = { ...((await deps.store.get<Record<string, string>>(idsKey)) ?? {}) };
     const failed = (await deps.store.get<Record<string, { version: number; reason: string }>>(failedKey)) ?? {};
@@ -78,7 +109,10 @@ export function makeProjectMcp(deps: ProjectMcpDeps) {
       if (connected.has(server.name)) continue;
       if (failed[server.name]?.version === declared.version) continue;
       try {
-        await deps.connect(server);
+        // One the project authorises by OAuth is sent its token (credentials.ts reads it at each request).
+        await deps.connect(
+          server.oauth ? { ...server, headers: { ...server.headers, Authorization: { oauth: "project" } } } : server,
+        );
         mine[server.name] = JSON.stringify(server);
         delete failed[server.name];
       } catch (error) {
@@ -102,6 +136,23 @@ export function makeProjectMcp(deps: ProjectMcpDeps) {
         syncing = undefined;
       });
       return syncing;
+    },
+    isOAuth,
+    /** The project's token for its server `name`, held until a minute before it expires. */
+    tokenOf,
+    /** Why the project's OAuth server `id` has no token (it needs authorising again), if it has none. */
+    unauthorised: (id: string): string | undefined => (isOAuth(id) ? unauthorised.get(id) : undefined),
+    /** Before a turn: each connected OAuth server's token asked for (refreshed by the registry when it expires soon). */
+    async checkTokens(): Promise<void> {
+      for (const id of Object.keys(ids)) if (isOAuth(id)) await tokenOf(id).catch(() => undefined);
+    },
+    /** The server refused the token it was sent: a fresh one if the project has it (undefined), else why not. */
+    async refused(id: string): Promise<string | undefined> {
+      const got = noted(
+        id,
+        (await deps.token?.(id, tokens.get(id)?.token)) ?? { ok: false, reason: "it refused its token" },
+      );
+      return got.ok ? undefined : got.reason;
     },
     /** Whether the client's server `id` is the project's (not the agent's own). */
     isProject: (id: string): boolean => id in ids,

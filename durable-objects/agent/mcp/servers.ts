@@ -8,15 +8,10 @@ import {
   type ToolSpec,
 } from "../../../core/tools";
 import type { ToolSource } from "../runs/tools";
-import type { McpClient, McpListedTool, McpTransport } from "./client";
+import type { McpClient, McpTransport } from "./client";
+import { toolsOf, type McpToolView } from "./tool-views";
 import type { McpCredentials, McpHeaders, McpHeaderStore } from "./credentials";
-import {
-  mcpReservedServerNameMessage,
-  mcpReservedServerNames,
-  mcpServerNamePattern,
-  mcpToolName,
-  mcpToolNames,
-} from "./names";
+import { mcpReservedServerNameMessage, mcpReservedServerNames, mcpServerNamePattern, mcpToolName } from "./names";
 import { McpToolError, mcpResultText } from "./results";
 import {
   makeMcpQuestions,
@@ -25,7 +20,7 @@ import {
   type McpQuestionCall,
   type McpQuestionStore,
 } from "./elicitation";
-import { makeProjectMcp, type ProjectMcpServers } from "./project";
+import { makeProjectMcp, type ProjectMcpServers, type ProjectMcpToken } from "./project";
 import {
   isUnauthorized,
   makeReauthorisations,
@@ -34,15 +29,7 @@ import {
   unavailableLine,
 } from "./reauthorise";
 
-/** An MCP tool as the agent sees it: its Pantheon name and the name the server knows it by. */
-export interface McpToolView {
-  name: string;
-  mcpName: string;
-  description: string;
-  parameters: Record<string, unknown>;
-  /** The server says the tool is read-only or idempotent. */
-  idempotent?: boolean;
-}
+export type { McpToolView };
 
 export interface McpServerView {
   id: string;
@@ -93,6 +80,8 @@ export function makeMcpServers(
   callOpen: (call: McpQuestionCall) => boolean = () => false,
   /** The project's MCP servers for all its agents, from its registry (project.ts): none when not given. */
   projectServers: () => Promise<ProjectMcpServers> = async () => ({ version: 0, servers: [] }),
+  /** The project's token for one of its servers it authorises by OAuth (the registry's: registry/mcp-oauth.ts). */
+  projectToken?: (name: string, refused?: string) => Promise<ProjectMcpToken>,
 ) {
   const reauth = makeReauthorisations(store);
   /** The project's servers, connected by this agent as its own are (their headers' secrets through the agent's). */
@@ -111,6 +100,7 @@ export function makeMcpServers(
       await credentials.forget(id);
       await reauth.clear(id);
     },
+    ...(projectToken ? { token: projectToken } : {}),
   });
   /** Questions the servers ask while their tools run (`elicitation/create`), waiting for a person. */
   /** Who hears that a question waits or waits no more (push, attached once the agent's features exist). */
@@ -146,42 +136,6 @@ export function makeMcpServers(
     return checkOutboundUrl(url, allowHosts, options);
   };
 
-  /** The tools of each server under their Pantheon names (names.ts `mcpToolNames`: unique, none a built-in's). */
-  const toolsOf = (
-    servers: { id: string; name: string }[],
-    listed: McpListedTool[],
-    taken?: (providerName: string) => boolean,
-  ): Map<string, McpToolView[]> => {
-    const names = mcpToolNames(
-      servers.map((server) => ({
-        serverId: server.id,
-        serverName: server.name,
-        tools: listed.filter((tool) => tool.serverId === server.id).map((tool) => tool.name),
-      })),
-      taken,
-    );
-    const views = new Map<string, McpToolView[]>(servers.map((server) => [server.id, []]));
-    for (const tool of listed) {
-      const name = names.get(`${tool.serverId}\n${tool.name}`);
-      const view = views.get(tool.serverId);
-      if (!name || !view || view.some((v) => v.mcpName === tool.name)) continue;
-      const spec = fromMcpTool({
-        name,
-        inputSchema: tool.inputSchema,
-        ...(tool.description ? { description: tool.description } : {}),
-        ...(tool.annotations ? { annotations: tool.annotations } : {}),
-      });
-      view.push({
-        name,
-        mcpName: tool.name,
-        description: spec.description,
-        parameters: spec.parameters,
-        ...(spec.idempotent ? { idempotent: true } : {}),
-      });
-    }
-    return views;
-  };
-
   type Listed = Omit<McpServerView, "headers">;
   const withHeaders = async (server: Listed): Promise<McpServerView> => ({
     ...server,
@@ -201,7 +155,8 @@ export function makeMcpServers(
       // A host that left the allowlist: the view says so (the SDK records no error for a refused restore).
       const check = outboundCheck(server.server_url);
       // Waiting for a person again, after it was authorised once: said as such, with why.
-      const again = server.state !== "ready" ? reauth.reason(id) : undefined;
+      // The project's OAuth server is ready while the project holds no token for it: it needs authorising too.
+      const again = (server.state !== "ready" ? reauth.reason(id) : undefined) ?? project.unauthorised(id);
       return {
         id,
         name: server.name,
@@ -372,6 +327,7 @@ export function makeMcpServers(
     async ready(): Promise<void> {
       await settled();
       await project.sync();
+      await project.checkTokens();
       if (client.connectionCount() === 0) return;
       const servers = list();
       await credentials.load(servers.map((server) => server.id));
@@ -394,6 +350,9 @@ export function makeMcpServers(
     onQuestion(listener: (question: McpQuestion, open: boolean) => void): void {
       questionListeners.push(listener);
     },
+
+    /** The project's token for its OAuth server `id` (credentials.ts sends it), held until near its expiry. */
+    projectToken: (id: string): Promise<ProjectMcpToken> => project.tokenOf(id),
 
     /** The project's new declarations (workers/api/mcp-project.ts): kept, and connected before the next turn. */
     projectChanged: (next: ProjectMcpServers): Promise<void> => project.keep(next),
@@ -424,7 +383,10 @@ export function makeMcpServers(
         .map((change) => ({ name: "mcp_tools_changed", data: change }));
       const system: string[] = [];
       for (const server of list()) {
-        const reason = server.state === needsAuthorisingState ? reauth.reason(server.id) : undefined;
+        const reason =
+          server.state === needsAuthorisingState
+            ? (reauth.reason(server.id) ?? project.unauthorised(server.id))
+            : undefined;
         if (!reason) continue;
         system.push(unavailableLine(server.id, reason));
         trace.push({ name: "mcp_unavailable", data: { server: server.id, state: server.state, reason } });
@@ -460,8 +422,8 @@ export function makeMcpServers(
                 ...(tool.idempotent ? { idempotent: true } : {}),
               });
               implementations[tool.name] = async (args, ctx) => {
-                try {
-                  return mcpResultText(
+                const invoke = async () =>
+                  mcpResultText(
                     await questions.during(server.id, callOf(ctx), () =>
                       client.callTool(
                         { serverId: server.id, name: tool.mcpName, arguments: args },
@@ -469,7 +431,15 @@ export function makeMcpServers(
                       ),
                     ),
                   );
+                try {
+                  return await invoke();
                 } catch (error) {
+                  // The project's server refused the project's token: the registry refreshes it once, or it needs a person.
+                  if (isUnauthorized(error) && project.isOAuth(server.id)) {
+                    const reason = await project.refused(server.id);
+                    if (reason === undefined) return invoke();
+                    throw new McpToolError(unavailableLine(server.id, reason), { cause: error });
+                  }
                   // Refused its token and the SDK could not refresh it: a person must authorise it again.
                   if (!isUnauthorized(error) || !client.awaitAuthorisation(server.id)) throw error;
                   const reason = "it refused its token";

@@ -15,6 +15,7 @@ import type { OutboundSettings } from "../../../core/tools";
 import { toProfile } from "../agents/profiles";
 import type { ProviderStore } from "../provider-store";
 import type { ScriptToolStore } from "../script-tool-store";
+import type { McpServerStore, ProjectMcpServers } from "../mcp-server-store";
 import type { CompiledScript } from "../../../core/sandbox";
 import * as schema from "../schema";
 
@@ -40,8 +41,10 @@ export function makeProjectFiles(deps: {
   storage: DurableObjectState["storage"];
   providers: ProviderStore;
   scriptTools: ScriptToolStore;
+  /** The project's MCP servers for all its agents: a file's declarations are kept, exported without a token. */
+  mcpServers: McpServerStore;
 }) {
-  const { db, storage, providers, scriptTools } = deps;
+  const { db, storage, providers, scriptTools, mcpServers } = deps;
   const kv = storage.kv;
 
   function currentAgents(): CurrentAgent[] {
@@ -71,7 +74,7 @@ export function makeProjectFiles(deps: {
       /** The file's script tools, compiled by the worker (core/sandbox compileScript): saved before the agents. */
       scripts?: (CompiledScript & { source: string })[];
     },
-  ): Result<{ report: ImportReport; touched: string[] }> {
+  ): Result<{ report: ImportReport; touched: string[]; mcpServers?: ProjectMcpServers }> {
     const current = currentAgents();
     const parsed = parseProjectFile(value, new Set(current.map((c) => c.profile.name)), options.outbound);
     if (!parsed.ok) return fail(invalidFile(parsed.issues));
@@ -117,6 +120,19 @@ export function makeProjectFiles(deps: {
       for (const { name, connections } of plan.connect)
         db.update(schema.agents).set({ connections, updatedAt: now }).where(eq(schema.agents.name, name)).run();
     });
+    // The file's MCP servers declared for all the agents (the same declaration again changes nothing).
+    const before = mcpServers.list().version;
+    for (const [name, server] of Object.entries(parsed.file.mcpServers ?? {})) {
+      const saved = mcpServers.put({
+        name,
+        url: new URL(server.url).href,
+        headers: server.headers,
+        ...(server.transport ? { transport: server.transport } : {}),
+        ...(server.oauth ? { oauth: true as const } : {}),
+      });
+      if (!saved.ok) return saved;
+    }
+    const declared = mcpServers.list();
     const touched = [
       ...new Set([...plan.create, ...plan.update].map((a) => a.name).concat(plan.connect.map((c) => c.name))),
     ];
@@ -134,6 +150,7 @@ export function makeProjectFiles(deps: {
           warnings: [...parsed.warnings, ...plan.warnings],
         },
         touched,
+        ...(declared.version !== before ? { mcpServers: declared } : {}),
       },
     };
   }
@@ -149,7 +166,13 @@ export function makeProjectFiles(deps: {
         const tool = scriptTools.get(name);
         if (tool) listed[name] = { source: tool.source };
       }
-    return Object.keys(listed).length ? { ...file, scriptTools: listed } : file;
+    // The project's MCP servers travel as their declarations (a header's secret by name; an OAuth token never).
+    const servers = Object.fromEntries(mcpServers.list().servers.map(({ name, ...server }) => [name, server]));
+    return {
+      ...file,
+      ...(Object.keys(listed).length ? { scriptTools: listed } : {}),
+      ...(Object.keys(servers).length ? { mcpServers: servers as ProjectFile["mcpServers"] } : {}),
+    };
   }
 
   return { importProjectFile, exportProjectFile };
