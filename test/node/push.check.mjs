@@ -4,8 +4,9 @@
 // own origin, expiry ahead and within 24 hours) and decrypts the aes128gcm body with the
 // subscription's private key (RFC 8291, node:crypto, nothing shared with the worker's code). An
 // approval reaches the approver and clears when answered; a reply reaches its person while their
-// chat is closed and not while it is open; a chat-scope person, a revoked device and another
-// project's person get nothing. Prints `N passed, N failed` last.
+// chat is closed and not while it is open; a feature's task blocked on a worker's question reaches
+// the approver; a chat-scope person, a revoked device and another project's person get nothing.
+// Prints `N passed, N failed` last. CHECK_PORT picks wrangler's port (default: a free one).
 import { createDecipheriv, createECDH, createPublicKey, hkdfSync, randomBytes, verify } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -100,13 +101,77 @@ const pushService = createServer(async (req, res) => {
 });
 await new Promise((resolve) => pushService.listen(pushPort, "127.0.0.1", resolve));
 
+/**
+ * The model, an OpenAI-compatible double: a feature's worker asks its question (task.block) first
+ * and waits; anything else answers a line (memory extraction an empty list).
+ */
+const model = createServer(async (req, res) => {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  const parsed = body ? JSON.parse(body) : {};
+  const messages = parsed.messages ?? [];
+  const afterUser = messages.slice(messages.map((m) => m.role).lastIndexOf("user") + 1);
+  const block = parsed.model === "worker-model" && afterUser.length === 0;
+  const content = String(messages[0]?.content ?? "").includes("long-term memory") ? '{"memories":[]}' : "ok";
+  const message = block
+    ? {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call_block",
+            type: "function",
+            function: {
+              name: "task__block",
+              arguments: JSON.stringify({ question: "Which colour? secret-colour-token" }),
+            },
+          },
+        ],
+      }
+    : { role: "assistant", content };
+  const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+  const finish_reason = block ? "tool_calls" : "stop";
+  if (!parsed.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    return res.end(
+      JSON.stringify({
+        id: "c",
+        object: "chat.completion",
+        model: parsed.model,
+        choices: [{ index: 0, message, finish_reason }],
+        usage,
+      }),
+    );
+  }
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const chunk = (delta, reason = null) =>
+    res.write(
+      `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", model: parsed.model, choices: [{ index: 0, delta, finish_reason: reason }] })}\n\n`,
+    );
+  chunk(
+    block
+      ? { role: "assistant", tool_calls: [{ index: 0, ...message.tool_calls[0] }] }
+      : { role: "assistant", content },
+  );
+  chunk({}, finish_reason);
+  res.write(
+    `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", model: parsed.model, choices: [], usage })}\n\n`,
+  );
+  res.end("data: [DONE]\n\n");
+});
+await new Promise((resolve) => model.listen(0, "127.0.0.1", resolve));
+
 let server;
 try {
   server = await startDevServer({
-    port: await freePort(),
+    port: Number(process.env.CHECK_PORT) || (await freePort()),
     token,
     persistTo,
-    vars: { PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true" },
+    vars: {
+      PANTHEON_ALLOW_LOOPBACK_OUTBOUND: "true",
+      OPENAI_API_KEY: "sk-push-check",
+      OPENAI_BASE_URL: `http://127.0.0.1:${model.address().port}/v1`,
+    },
   });
   const api = (path, init = {}) => call(server.url, path, init);
   const as = (bearer, path, init = {}) => makeCall(bearer)(server.url, path, init);
@@ -225,11 +290,63 @@ try {
       chatter.device.pushes[0].notice?.body.length <= 120,
     JSON.stringify(chatter.device.pushes),
   );
+
+  // A feature's task blocked on its worker's question: the approver is told (the question itself is
+  // read in the app), a chat-scope person and a revoked device are not.
+  const feature = "paint";
+  await api("/api/agents", {
+    method: "POST",
+    body: JSON.stringify({ name: "planner", runtime: { tools: ["plan.write", "plan.read", "tasks.sync", "status"] } }),
+  });
+  const steps = [
+    await api("/api/features", {
+      method: "POST",
+      body: JSON.stringify({
+        name: feature,
+        title: "Paint",
+        orchestrator: "planner",
+        worker: { model: { provider: "openai", name: "worker-model" } },
+      }),
+    }),
+    await api(`/api/features/${feature}/plan`, {
+      method: "PUT",
+      body: JSON.stringify({ markdown: "# Paint\n\n## Tasks\n1. Ask — ask which colour first\n" }),
+    }),
+    await api(`/api/features/${feature}/plan/approve`, { method: "POST", body: "{}" }),
+    await api(`/api/features/${feature}/tasks/sync`, { method: "POST" }),
+    await api(`/api/features/${feature}/run-all`, { method: "POST" }),
+  ];
+  check(
+    "a feature is made, its plan approved, its task synced and run-all started",
+    steps.map((r) => r.status).join() === "201,200,200,200,202",
+    JSON.stringify(steps.map((r) => [r.status, r.body])),
+  );
+  const taskTag = `task:${feature}:1`;
+  const blocked = await until(
+    "ana's blocked-task notice",
+    () => approver.device.pushes.find((p) => p.notice?.tag === taskTag),
+    { ok: Boolean, ms: 60_000 },
+  );
+  check(
+    "the blocked task reaches ana, signed and decrypted right: its title, line and link, not the question",
+    blocked.problems.length === 0 &&
+      blocked.notice.title === `${feature}: task 1 (ask) is blocked` &&
+      blocked.notice.body === "It waits for your answer." &&
+      blocked.notice.url === `/#/features/${feature}/tasks/1` &&
+      !JSON.stringify(blocked.notice).includes("secret-colour-token"),
+    JSON.stringify(blocked),
+  );
+  check(
+    "a chat-scope person, a revoked device and another project's admin got no task notice",
+    [chatter, revoked, stranger].every((p) => !p.device.pushes.some((x) => x.notice?.tag?.startsWith("task:"))),
+    JSON.stringify([chatter.device.pushes, revoked.device.pushes, stranger.device.pushes]),
+  );
 } catch (error) {
   check("the push check ran to the end", false, error?.stack ?? String(error));
 } finally {
   await server?.stop();
   pushService.close();
+  model.close();
   await rm(persistTo, { recursive: true, force: true });
 }
 finish();
