@@ -31,6 +31,8 @@ type Storage = ConstructorParameters<typeof DurableObjectOAuthClientProvider>[0]
 
 /** Ours beside the SDK's keys: the client it registered, its redirect URL, the consent page, why it needs a person. */
 interface Record_ {
+  /** The URL the server was authorised for: a token is never sent to another (an import may change it). */
+  url?: string;
   clientId?: string;
   redirectUrl?: string;
   authUrl?: string;
@@ -156,6 +158,7 @@ export function makeProjectMcpOAuth(deps: ProjectMcpOAuthDeps) {
         const outcome = await auth(p, { serverUrl: server.url, fetchFn, forceReauthorization: true });
         await save(name, {
           ...kept,
+          url: server.url,
           redirectUrl,
           ...(clientOf(p) ? { clientId: clientOf(p) } : {}),
           authUrl: p.authUrl,
@@ -205,7 +208,7 @@ export function makeProjectMcpOAuth(deps: ProjectMcpOAuthDeps) {
         return refuse(`the code could not be exchanged: ${(error as Error).message}`);
       }
       const { needs: _needs, authUrl: _authUrl, ...rest } = kept;
-      await save(name, rest);
+      await save(name, { ...rest, url: server.url });
       return { ok: true, value: { server: name, servers: deps.changed() } };
     },
 
@@ -214,9 +217,11 @@ export function makeProjectMcpOAuth(deps: ProjectMcpOAuthDeps) {
      * (or when `refused` is the token the server just refused); none while a person must authorise.
      */
     async token(name: string, refused?: string): Promise<ProjectMcpToken> {
-      if (!deps.server(name)?.oauth) return { ok: false, reason: "the project does not authorise it by OAuth" };
+      const server = deps.server(name);
+      if (!server?.oauth) return { ok: false, reason: "the project does not authorise it by OAuth" };
       const kept = await record(name);
       if (kept.needs) return { ok: false, reason: kept.needs };
+      if (kept.url !== server.url) return { ok: false, reason: "it has not been authorised at its URL" };
       const p = provider(name, kept.redirectUrl ?? "", kept.clientId);
       const tokens = kept.clientId ? await p.tokens() : undefined;
       if (!tokens) return { ok: false, reason: "it has not been authorised yet" };
@@ -237,6 +242,8 @@ export function makeProjectMcpOAuth(deps: ProjectMcpOAuthDeps) {
     async status(name: string): Promise<ProjectMcpAuthorisation> {
       const kept = await record(name);
       if (kept.needs) return { state: "needs_reauthorization", reason: kept.needs };
+      if (kept.url && kept.url !== deps.server(name)?.url)
+        return { state: "needs_reauthorization", reason: "its URL changed" };
       const p = provider(name, kept.redirectUrl ?? "", kept.clientId);
       if (kept.clientId && (await p.tokens())) {
         const expiresAt = await tokenExpiresAt(deps.storage, p.tokenKey(kept.clientId));
