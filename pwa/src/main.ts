@@ -1,10 +1,12 @@
 import "./components/app";
+import { makeApi } from "./api";
 import type { PantheonApp } from "./components/app";
 import { makeController } from "./controller";
 import { describeDevice } from "./controller-people";
 import { connectLive } from "./live";
 import { makeOutbox } from "./outbox";
 import { toHash } from "./router";
+import { disablePush } from "./push";
 import { takeShared } from "./share";
 import type { AppState } from "./state";
 
@@ -58,7 +60,17 @@ function start(): void {
   const s = () => controller.getState();
 
   on("sign-in", (d) => void controller.signIn(d.token, d.project));
-  on("sign-out", () => controller.signOut());
+  // Signing out turns this device's notifications off first (with its token, before it is forgotten):
+  // the server stops pushing to it and the app badge clears.
+  on("sign-out", () => {
+    const api = makeApi({
+      getToken: () => localStorage.getItem("pantheon.token"),
+      getProject: () => controller.getState().project,
+    });
+    void disablePush(api)
+      .catch(() => {})
+      .finally(() => controller.signOut());
+  });
   on("join", (d) => void controller.people.join(d.code, d.project));
   on("invite", (d) => void controller.people.invite(d as never));
   on("invite-dismiss", () => controller.people.dismissCreated());

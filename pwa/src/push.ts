@@ -1,6 +1,6 @@
 import type { makeApi } from "./api";
 
-type Api = Pick<ReturnType<typeof makeApi>, "pushKey" | "subscribePush">;
+type Api = Pick<ReturnType<typeof makeApi>, "pushKey" | "subscribePush" | "removePushSubscription">;
 
 /** Whether this browser can take push notifications at all (iOS only once the app is on the home screen). */
 export function pushSupported(): boolean {
@@ -47,8 +47,26 @@ export async function pushEnabled(): Promise<boolean> {
   return !!(await registration?.pushManager.getSubscription());
 }
 
-/** Turns them off here: the browser drops the subscription; the server removes it at the push service's next 410. */
-export async function disablePush(): Promise<void> {
+/**
+ * Turns them off on this device (the switch, and signing out): the server forgets its subscription at
+ * once (not at the push service's next 410), the browser drops it, and the app badge and the
+ * notifications shown go, so a signed-out phone shows nothing of the person's. Best effort offline:
+ * the browser's subscription is dropped all the same, and the server's at the push service's 410.
+ * @example
+ * await disablePush(api); // before the device forgets its token
+ */
+export async function disablePush(api: Pick<Api, "subscribePush" | "removePushSubscription">): Promise<void> {
+  if (!("serviceWorker" in navigator)) return;
   const registration = await navigator.serviceWorker.getRegistration();
-  await (await registration?.pushManager.getSubscription())?.unsubscribe();
+  const subscription = await registration?.pushManager?.getSubscription();
+  if (subscription) {
+    // The server keeps one record per endpoint: handing it the subscription again answers that
+    // record (its id) for this device's token, without a route of its own for "mine".
+    const json = subscription.toJSON() as { endpoint: string; keys: { p256dh: string; auth: string } };
+    const kept = await api.subscribePush({ endpoint: json.endpoint, keys: json.keys }).catch(() => null);
+    if (kept) await api.removePushSubscription(kept.id).catch(() => {});
+    await subscription.unsubscribe().catch(() => false);
+  }
+  for (const shown of (await registration?.getNotifications()) ?? []) shown.close();
+  await (navigator as { clearAppBadge?(): Promise<void> }).clearAppBadge?.().catch(() => {});
 }

@@ -5,8 +5,10 @@
 // (core/push approvalNotice), so what a phone shows is what the server sends. The badge shows the
 // `waiting` count a push carries; a click on a notification (the worker's own notificationclick
 // listener, dispatched in the worker) lands on the exact approval; the share target opens the chosen
-// agent's chat with what was shared; a `?project=` link opens that project.
+// agent's chat with what was shared (text, or a photo attached); a `?project=` link opens that project;
+// signing out turns the device's notifications off.
 import assert from "node:assert/strict";
+import { createECDH, randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import { BASE_URL, PHONE, TOKEN, api, createAgent, launchSignedIn, uniqueName } from "./harness.mjs";
 
@@ -223,4 +225,112 @@ test("a notice's ?project= link opens that project, and its agents", async () =>
   assert.equal(await b.page.evaluate(() => localStorage.getItem("pantheon.project")), project);
   // Control: the default project has no such agent.
   assert.equal((await api(`/api/agents/${agent}`)).status, 404);
+});
+
+test("sharing a photo into the app opens the chosen agent's chat with the photo attached, unsent", async () => {
+  const agent = uniqueName("photo");
+  await createAgent(agent);
+  // Back in the default project (the ?project= link above switched it).
+  await b.page.evaluate(() => localStorage.setItem("pantheon.project", "default"));
+  await b.page.goto("/#/agents");
+  await b.page.reload();
+  const target = await b.page.evaluate(async () => (await (await fetch("/manifest.webmanifest")).json()).share_target);
+  // The manifest takes files: images, as multipart form data.
+  assert.equal(target.enctype, "multipart/form-data");
+  assert.deepEqual(target.params.files, [{ name: "photos", accept: ["image/*"] }]);
+  // Another app's share of a photo with a line of text, as the browser posts it.
+  await b.page.evaluate(async ({ action, params }) => {
+    const canvas = new OffscreenCanvas(64, 48);
+    const draw = canvas.getContext("2d");
+    draw.fillStyle = "#c33";
+    draw.fillRect(0, 0, 64, 48);
+    const photo = new File([await canvas.convertToBlob({ type: "image/png" })], "sunset.png", { type: "image/png" });
+    const form = Object.assign(document.createElement("form"), {
+      method: "POST",
+      action,
+      enctype: "multipart/form-data",
+    });
+    const files = Object.assign(document.createElement("input"), { type: "file", name: params.files[0].name });
+    const picked = new DataTransfer();
+    picked.items.add(photo);
+    files.files = picked.files;
+    form.append(files);
+    form.append(
+      Object.assign(document.createElement("input"), { type: "hidden", name: params.text, value: "Look at this" }),
+    );
+    document.body.append(form);
+    form.submit();
+  }, target);
+  await b.page.waitForURL((url) => url.hash === "#/share");
+  await b.page.locator("pantheon-share").getByRole("button", { name: agent, exact: true }).click();
+  await b.page.waitForURL((url) => url.hash.startsWith(`#/agents/${agent}/chat`));
+  // The photo waits in the message box's tray with the text, to be sent when the person says so.
+  const tray = b.page.getByRole("list", { name: "Pictures to send" });
+  await tray.getByRole("img", { name: "Picture 1 to send" }).waitFor();
+  assert.equal(await tray.getByRole("img").count(), 1);
+  assert.equal(await b.page.getByLabel(`Message ${agent}`).inputValue(), "Look at this");
+  assert.deepEqual((await api(`/api/agents/${agent}/messages`)).body.messages, []);
+});
+
+test("signing out turns this device's notifications off: the server forgets its subscription, the badge and its notifications clear", async () => {
+  // A person's device (signed in by an invite), subscribed: the browser's subscription is a stand-in
+  // (headless Chromium reaches no real push service), the server's record is real.
+  const person = uniqueName("leaver");
+  const invite = await api("/api/invites", {
+    method: "POST",
+    body: JSON.stringify({ name: person, scope: "approve" }),
+  });
+  const redeemed = await (
+    await fetch(`${BASE_URL}/api/invites/redeem`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code: invite.body.code }),
+    })
+  ).json();
+  const ua = createECDH("prime256v1");
+  ua.generateKeys();
+  const subscription = {
+    endpoint: `https://fcm.googleapis.com/fcm/send/${uniqueName("device")}`,
+    keys: { p256dh: ua.getPublicKey().toString("base64url"), auth: randomBytes(16).toString("base64url") },
+  };
+  const made = await api("/api/push/subscriptions", {
+    method: "POST",
+    headers: { authorization: `Bearer ${redeemed.token}` },
+    body: JSON.stringify(subscription),
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const people = async () => (await api("/api/push/subscriptions")).body.subscriptions.map((s) => s.person);
+  // Control: the server has it before the sign-out.
+  assert.ok((await people()).includes(person));
+
+  await b.page.evaluate(
+    ([t, p]) => {
+      localStorage.setItem("pantheon.token", t);
+      localStorage.setItem("pantheon.person", p);
+      localStorage.setItem("pantheon.project", "default");
+    },
+    [redeemed.token, person],
+  );
+  await b.page.goto("/#/agents");
+  await b.page.reload();
+  await b.page.evaluate((sub) => {
+    window.seen = { unsubscribed: false, badgeCleared: false };
+    PushManager.prototype.getSubscription = async () => ({
+      endpoint: sub.endpoint,
+      toJSON: () => sub,
+      unsubscribe: async () => (window.seen.unsubscribed = true),
+    });
+    Object.defineProperty(navigator, "clearAppBadge", {
+      configurable: true,
+      value: async () => void (window.seen.badgeCleared = true),
+    });
+  }, subscription);
+  await push({ title: "helper replied", body: "hello", url: "/#/agents/helper/chat", tag: "reply:leaver" });
+  await until(shown, (l) => l.some((n) => n.tag === "reply:leaver"), "the notification before the sign-out");
+
+  await b.page.getByRole("button", { name: `Sign out (${person})` }).click();
+  await b.page.getByLabel("API token").waitFor();
+  assert.deepEqual(await b.page.evaluate(() => window.seen), { unsubscribed: true, badgeCleared: true });
+  assert.deepEqual(await shown(), []);
+  assert.ok(!(await people()).includes(person), "the server no longer lists the signed-out device's subscription");
 });

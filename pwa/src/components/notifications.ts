@@ -84,7 +84,7 @@ export class PantheonNotifications extends LitElement {
       <h2 id="push-h">Notifications</h2>
       <p class="muted small">Approvals waiting for you and replies to your messages while the app is closed.</p>
       <p><button class="primary" ?disabled=${this.busy}
-        @click=${() => this.act(() => (this.on ? disablePush() : enablePush(this.api)))}>
+        @click=${() => this.act(() => (this.on ? disablePush(this.api) : enablePush(this.api)))}>
         ${this.on ? "Turn off on this device" : "Turn on for this device"}</button></p>
       ${this.error ? html`<div class="alert error" role="alert">${this.error}</div>` : nothing}
       ${
