@@ -60,16 +60,13 @@ function start(): void {
   const s = () => controller.getState();
 
   on("sign-in", (d) => void controller.signIn(d.token, d.project));
-  // Signing out turns this device's notifications off first (with its token, before it is forgotten):
-  // the server stops pushing to it and the app badge clears.
+  // Signing out turns this device's notifications off too (the badge clears, the server stops
+  // pushing to it), with the token it had: the page does not wait on the network to sign out.
   on("sign-out", () => {
-    const api = makeApi({
-      getToken: () => localStorage.getItem("pantheon.token"),
-      getProject: () => controller.getState().project,
-    });
-    void disablePush(api)
-      .catch(() => {})
-      .finally(() => controller.signOut());
+    const token = localStorage.getItem("pantheon.token");
+    const project = controller.getState().project;
+    void disablePush(makeApi({ getToken: () => token, getProject: () => project })).catch(() => {});
+    controller.signOut();
   });
   on("join", (d) => void controller.people.join(d.code, d.project));
   on("invite", (d) => void controller.people.invite(d as never));

@@ -48,25 +48,24 @@ export async function pushEnabled(): Promise<boolean> {
 }
 
 /**
- * Turns them off on this device (the switch, and signing out): the server forgets its subscription at
- * once (not at the push service's next 410), the browser drops it, and the app badge and the
- * notifications shown go, so a signed-out phone shows nothing of the person's. Best effort offline:
- * the browser's subscription is dropped all the same, and the server's at the push service's 410.
+ * Turns them off on this device (the switch, and signing out): the browser drops its subscription and
+ * the app badge and the notifications shown go at once, so a signed-out phone shows nothing of the
+ * person's; then the server forgets the subscription (not only at the push service's next 410).
+ * Offline, the server's record goes at that 410 instead.
  * @example
- * await disablePush(api); // before the device forgets its token
+ * await disablePush(api); // an api holding the device's token: signing out may forget it meanwhile
  */
 export async function disablePush(api: Pick<Api, "subscribePush" | "removePushSubscription">): Promise<void> {
   if (!("serviceWorker" in navigator)) return;
   const registration = await navigator.serviceWorker.getRegistration();
   const subscription = await registration?.pushManager?.getSubscription();
-  if (subscription) {
-    // The server keeps one record per endpoint: handing it the subscription again answers that
-    // record (its id) for this device's token, without a route of its own for "mine".
-    const json = subscription.toJSON() as { endpoint: string; keys: { p256dh: string; auth: string } };
-    const kept = await api.subscribePush({ endpoint: json.endpoint, keys: json.keys }).catch(() => null);
-    if (kept) await api.removePushSubscription(kept.id).catch(() => {});
-    await subscription.unsubscribe().catch(() => false);
-  }
+  const json = subscription?.toJSON() as { endpoint: string; keys: { p256dh: string; auth: string } } | undefined;
+  await subscription?.unsubscribe().catch(() => false);
   for (const shown of (await registration?.getNotifications()) ?? []) shown.close();
   await (navigator as { clearAppBadge?(): Promise<void> }).clearAppBadge?.().catch(() => {});
+  if (!json) return;
+  // The server keeps one record per endpoint: handing it the subscription again answers that
+  // record (its id) for this device's token, without a route of its own for "mine".
+  const kept = await api.subscribePush({ endpoint: json.endpoint, keys: json.keys }).catch(() => null);
+  if (kept) await api.removePushSubscription(kept.id).catch(() => {});
 }

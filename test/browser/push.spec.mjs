@@ -330,7 +330,12 @@ test("signing out turns this device's notifications off: the server forgets its 
 
   await b.page.getByRole("button", { name: `Sign out (${person})` }).click();
   await b.page.getByLabel("API token").waitFor();
-  assert.deepEqual(await b.page.evaluate(() => window.seen), { unsubscribed: true, badgeCleared: true });
+  await until(
+    () => b.page.evaluate(() => window.seen),
+    (seen) => seen.unsubscribed && seen.badgeCleared,
+    "the browser's subscription dropped and the badge cleared",
+  );
   assert.deepEqual(await shown(), []);
-  assert.ok(!(await people()).includes(person), "the server no longer lists the signed-out device's subscription");
+  // The server is told after the page signed out (it does not wait on the network).
+  await until(people, (l) => !l.includes(person), "the server to forget the signed-out device's subscription");
 });
