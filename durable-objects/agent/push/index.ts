@@ -146,7 +146,7 @@ export function makePushNotices(deps: PushNoticesDeps) {
         const scope = pending
           .map((c) => c.approverScope ?? "approve")
           .reduce((a, b) => (scopes.indexOf(a) >= scopes.indexOf(b) ? a : b));
-        // Kept in storage, not memory: an approval answered after an eviction still clears its notice.
+        // Kept in storage too, not only memory: an approval answered after an eviction still clears its notice.
         deps.kv.put(waitingKey(runId), scope);
         waits().set(runId, scope);
         queue(approvalNotice({ project: deps.project(), agent: deps.agent(), runId, tool: pending[0]!.call.name }), {
