@@ -25,6 +25,7 @@ function fakeClient(state: string): McpClient {
     callTool: unused,
     ready: async () => undefined,
     connectionCount: () => 1,
+    redactSent: (_serverId, text) => text,
     onToolsChanged: () => undefined,
     onElicitation: () => undefined,
     refreshIfExpiring: async () => "fresh",

@@ -52,6 +52,15 @@ app.all(
         content: [{ type: "text", text: String(a + b) }],
       }),
     );
+    // A careless server: answers the Authorization header it was sent, the access token in it.
+    server.registerTool(
+      "whoami",
+      { description: "Answers the header it was sent.", inputSchema: {} },
+      (_args, extra) => {
+        echoed.push(String(extra.requestInfo?.headers.authorization));
+        return { content: [{ type: "text", text: `you sent: ${echoed.at(-1)}` }] };
+      },
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => void server.close());
     await server.connect(transport);
@@ -59,6 +68,8 @@ app.all(
   },
 );
 const issuedTokens = () => [...provider.tokens.keys()];
+/** What the careless `whoami` tool was sent: the positive control that the token really went out. */
+const echoed = [];
 
 let server;
 try {
@@ -148,6 +159,23 @@ try {
   );
 
   const [token] = issuedTokens();
+  const careless = (
+    await a.call("/api/agents/helper/messages", {
+      method: "POST",
+      body: JSON.stringify({ content: "/tool notes.whoami {}" }),
+    })
+  ).body;
+  const carelessTrace = await a.call(`/api/agents/helper/runs/${careless?.runId}`);
+  check(
+    "a server that echoes its access token back: the reply and the trace say [redacted] (control: the server was sent that token)",
+    echoed.at(-1) === `Bearer ${token}` &&
+      careless?.reply?.content?.includes("you sent: Bearer [redacted]") &&
+      carelessTrace.status === 200 &&
+      carelessTrace.text.includes("[redacted]") &&
+      !carelessTrace.text.includes(token) &&
+      !JSON.stringify(careless).includes(token),
+    shown({ echoed: echoed.length, reply: careless?.reply?.content }),
+  );
   const [trace, snapshot, exported] = await Promise.all([
     a.call(`/api/agents/helper/runs/${turn?.runId}`),
     a.call("/api/agents/helper/snapshot"),

@@ -1,5 +1,6 @@
 import { auth } from "@modelcontextprotocol/client";
 import type { Agent } from "agents";
+import { makeSecretDetector } from "../../../core/redaction";
 import { makeGuardedFetch, type FetchFn, type McpToolManifest, type OutboundPolicy } from "../../../core/tools";
 import type { McpCredentials } from "./credentials";
 import type { McpAnswer } from "./elicitation";
@@ -53,6 +54,12 @@ export interface McpClient {
   ready(timeoutMs: number): Promise<void>;
   /** Connections held in memory; a ready server is always one of them. */
   connectionCount(): number;
+  /**
+   * `text` with every credential lately sent to server `serverId` redacted: a server that echoes its
+   * OAuth access token (which no project secret holds, so the run's redactor does not know it) in a
+   * result or an error puts it in no trace, reply or memory.
+   */
+  redactSent(serverId: string, text: string): string;
   /**
    * For a ready OAuth server whose access token expires within `marginMs`: refreshes it with its
    * refresh token (the SDK's `auth()`), `refreshed`; when the authorization server refuses (no refresh
@@ -128,7 +135,12 @@ export function mcpClientOf(
   tokenExpiry?: (key: string) => Promise<number | undefined>,
 ): McpClient {
   const guarded = makeGuardedFetch(fetch, policy);
-  const fetchFor = credentials ? credentials.fetchFor(guarded) : () => guarded;
+  const sent = makeSentCredentials();
+  // The credentials' headers are added before `sent` sees the request: it notes what really left.
+  const fetchFor = (id: string, url: string): FetchFn => {
+    const noting = sent.noting(id, guarded);
+    return credentials ? credentials.fetchFor(noting)(id, url) : noting;
+  };
   guardConnections(agent.mcp, fetchFor);
   /** The SDK's connection `id` back to waiting for a person, at the consent URL its provider holds now. */
   const awaitAuthorisation = (id: string): boolean => {
@@ -229,5 +241,41 @@ export function mcpClientOf(
       (await agent.mcp.callTool(params, options.signal ? { signal: options.signal } : undefined)) as McpCallResult,
     ready: (timeoutMs) => agent.mcp.waitForConnections({ timeout: timeoutMs }),
     connectionCount: () => Object.keys(agent.mcp.mcpConnections).length,
+    redactSent: (serverId, text) => sent.redact(serverId, text),
+  };
+}
+
+/** How many of a server's latest credentials are kept to redact: a refresh replaces the token, and an answer may still echo the last one. */
+const sentKept = 4;
+
+/**
+ * The credentials (the Authorization header's token) each MCP connection sent, in memory only and a
+ * few per server: its OAuth access token lives in the SDK's sealed storage, never among the
+ * project's secrets, so this is how a result echoing it is redacted.
+ */
+function makeSentCredentials() {
+  const byServer = new Map<string, string[]>();
+  const note = (serverId: string, authorization: string | null) => {
+    const token = authorization?.replace(/^[A-Za-z][\w-]*\s+/, "").trim();
+    if (!token) return;
+    const kept = byServer.get(serverId) ?? [];
+    if (kept.includes(token)) return;
+    byServer.set(serverId, [token, ...kept].slice(0, sentKept));
+  };
+  return {
+    noting(serverId: string, fetch: FetchFn): FetchFn {
+      return (input, init) => {
+        const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+        note(serverId, headers.get("authorization"));
+        return fetch(input, init);
+      };
+    },
+    redact(serverId: string, text: string): string {
+      const tokens = byServer.get(serverId);
+      if (!tokens?.length) return text;
+      return makeSecretDetector(tokens.map((value, i) => ({ name: `mcp:${serverId}:credential:${i}`, value }))).redact(
+        text,
+      );
+    },
   };
 }

@@ -422,15 +422,21 @@ export function makeMcpServers(
                 ...(tool.idempotent ? { idempotent: true } : {}),
               });
               implementations[tool.name] = async (args, ctx) => {
-                const invoke = async () =>
-                  mcpResultText(
-                    await questions.during(server.id, callOf(ctx), () =>
+                const invoke = async () => {
+                  try {
+                    const result = await questions.during(server.id, callOf(ctx), () =>
                       client.callTool(
                         { serverId: server.id, name: tool.mcpName, arguments: args },
                         { signal: ctx.signal },
                       ),
-                    ),
-                  );
+                    );
+                    return client.redactSent(server.id, mcpResultText(result));
+                  } catch (error) {
+                    // The error keeps its type (a 401 is told apart below); only its words are redacted.
+                    if (error instanceof Error) error.message = client.redactSent(server.id, error.message);
+                    throw error;
+                  }
+                };
                 try {
                   return await invoke();
                 } catch (error) {
