@@ -8,10 +8,15 @@ export { AgentDO } from "../durable-objects/agent/agent-do";
 export { RegistryDO } from "../durable-objects/registry/registry-do";
 export { FeatureDO } from "../durable-objects/feature/feature-do";
 
-const app = makeApp();
+/**
+ * The app is built on the first request rather than at startup: an isolate that only runs the Durable
+ * Objects (every agent's) never takes a request here, and mounting its ~550 routes was a share of
+ * every isolate's startup CPU.
+ */
+let app: ReturnType<typeof makeApp> | undefined;
 
 export default {
-  fetch: app.fetch,
+  fetch: (request, env, ctx) => (app ??= makeApp()).fetch(request, env, ctx),
   /** Cloudflare Queues: the agents' bus (`pantheon-bus`) and its dead-letter queue (workers/queue.ts). */
   async queue(batch, env): Promise<void> {
     await handleQueue(batch, env);
