@@ -56,6 +56,8 @@ export interface DoctorFacts {
     PUSH?: boolean;
   };
   registry: { ok: true } | { ok: false; error: string };
+  /** The project's own MCP servers (for all its agents) whose OAuth needs an admin to authorise it again. */
+  projectMcpNeedsAuthorising?: { server: string; reason: string }[];
   /** Vectorize's own description of the index (production), or why it could not be read. */
   vectorize?: { dimensions: number | null } | { error: string };
   embedder: { model: string; dimensions: number };

@@ -1,8 +1,20 @@
 import type { DoctorCheck, DoctorFacts } from "./facts";
 
-/** Each agent's MCP servers that need a person to authorise them again: their tools are unavailable until then. */
+/**
+ * Each MCP server that needs a person to authorise it again, the project's (for all its agents)
+ * and each agent's own: their tools are unavailable until then.
+ */
 export function mcpChecks(facts: DoctorFacts): DoctorCheck[] {
-  return facts.agents.flatMap((agent) =>
+  const project = (facts.projectMcpNeedsAuthorising ?? []).map(
+    ({ server, reason }): DoctorCheck => ({
+      id: `mcp:project:${server}`,
+      area: "mcp",
+      status: "problem",
+      message: `the project's MCP server '${server}' needs authorising again (${reason}); its tools are unavailable to every agent`,
+      fix: `an admin opens the URL that pantheon mcp authorise --project-wide ${server} prints (or presses Authorise on an agent's tools page in the PWA)`,
+    }),
+  );
+  const own = facts.agents.flatMap((agent) =>
     (agent.mcpNeedsAuthorising ?? []).map(
       ({ server, reason }): DoctorCheck => ({
         id: `mcp:${agent.name}:${server}`,
@@ -13,4 +25,5 @@ export function mcpChecks(facts: DoctorFacts): DoctorCheck[] {
       }),
     ),
   );
+  return [...project, ...own];
 }

@@ -235,6 +235,7 @@ try {
   const refused = await turn(a, "helper", '/tool notes.add {"a":1,"b":2}');
   const afterRevoke = (await a.call("/api/projects/a/mcp")).body?.servers?.find((s) => s.name === "notes");
   const cliAfter = await cli(["mcp", "list", "--project-wide"]);
+  const doctorAfter = await cli(["doctor", "--json"]);
   check(
     "a revoked token: the call says the server needs authorising again, the run completes, the project lists it so and the CLI says so",
     refused?.status === "completed" &&
@@ -250,6 +251,21 @@ try {
     ? await fetch(new URL(reconsent.headers.get("location") ?? "", server.url), { redirect: "manual" })
     : undefined;
   const back = await turn(a, "helper", '/tool notes.add {"a":3,"b":4}');
+  const doctorBack = await cli(["doctor", "--json"]);
+  const projectCheck = (run) => {
+    try {
+      return JSON.parse(run.stdout).checks.find((c) => c.id === "mcp:project:notes");
+    } catch {
+      return "unreadable";
+    }
+  };
+  check(
+    "the doctor names the project's server that needs authorising again and the command that does it; once authorised, it does not (control)",
+    projectCheck(doctorAfter)?.status === "problem" &&
+      projectCheck(doctorAfter).fix.includes("pantheon mcp authorise --project-wide notes") &&
+      projectCheck(doctorBack) === undefined,
+    shown({ after: projectCheck(doctorAfter), back: projectCheck(doctorBack), stderr: doctorAfter.stderr }),
+  );
   check(
     "`pantheon mcp authorise --project-wide notes` prints a new consent URL; authorised again, the agents' calls answer",
     again.code === 0 && relanded?.status === 302 && back?.reply?.content === "The tool notes.add returned: 7",

@@ -42,30 +42,32 @@ export async function runDoctor(env: Env, project: string, version: string, orig
     names.own.includes(name) ||
     ((names.granted.includes(name) || implicitGrant(project, name, "telegram", vars)) && present(vars[name]));
 
-  const [reachable, profiles, registryMigrations, counts, lastCronTick, vectorize, quotas] = await Promise.all([
-    registry.echo("doctor").then(
-      () => ({ ok: true as const }),
-      (error: unknown) => ({ ok: false as const, error: message(error) }),
-    ),
-    registry.listAgents().catch(() => []),
-    registry.migrationStatus().catch((error: unknown) => ({ error: message(error) })),
-    registry.busCounts().catch(() => []),
-    registryStub(env, cronIndexName)
-      .lastCronTick()
-      .catch(() => null),
-    env.VECTORIZE
-      ? env.VECTORIZE.describe().then(
-          (d: unknown) => ({
-            dimensions:
-              (d as { dimensions?: number }).dimensions ??
-              (d as { config?: { dimensions?: number } }).config?.dimensions ??
-              null,
-          }),
-          (error: unknown) => ({ error: message(error) }),
-        )
-      : Promise.resolve(undefined),
-    quotaReport(env, project).catch(() => undefined),
-  ]);
+  const [reachable, profiles, registryMigrations, counts, lastCronTick, vectorize, quotas, projectMcp] =
+    await Promise.all([
+      registry.echo("doctor").then(
+        () => ({ ok: true as const }),
+        (error: unknown) => ({ ok: false as const, error: message(error) }),
+      ),
+      registry.listAgents().catch(() => []),
+      registry.migrationStatus().catch((error: unknown) => ({ error: message(error) })),
+      registry.busCounts().catch(() => []),
+      registryStub(env, cronIndexName)
+        .lastCronTick()
+        .catch(() => null),
+      env.VECTORIZE
+        ? env.VECTORIZE.describe().then(
+            (d: unknown) => ({
+              dimensions:
+                (d as { dimensions?: number }).dimensions ??
+                (d as { config?: { dimensions?: number } }).config?.dimensions ??
+                null,
+            }),
+            (error: unknown) => ({ error: message(error) }),
+          )
+        : Promise.resolve(undefined),
+      quotaReport(env, project).catch(() => undefined),
+      projectMcpNeedsAuthorising(registry),
+    ]);
 
   const agents: AgentFacts[] = await Promise.all(
     profiles.map(async (profile) => {
@@ -136,6 +138,7 @@ export async function runDoctor(env: Env, project: string, version: string, orig
       AI: present(env.AI),
     },
     registry: reachable,
+    ...(projectMcp.length ? { projectMcpNeedsAuthorising: projectMcp } : {}),
     ...(vectorize ? { vectorize } : {}),
     embedder: { model: embedder.model, dimensions: embedder.dimensions },
     secrets: Object.fromEntries(secretNames.map((name) => [name, present(vars[name])])),
@@ -157,4 +160,23 @@ export async function runDoctor(env: Env, project: string, version: string, orig
     agents,
     ...(quotas ? { quotas } : {}),
   });
+}
+
+/** The project's OAuth MCP servers that need authorising again (none when the registry cannot say). */
+async function projectMcpNeedsAuthorising(
+  registry: ReturnType<typeof registryStub>,
+): Promise<{ server: string; reason: string }[]> {
+  try {
+    const { servers } = await registry.mcpServerList();
+    const states = await Promise.all(
+      servers
+        .filter((server) => server.oauth)
+        .map(async (server) => ({ server: server.name, status: await registry.mcpOAuthStatus(server.name) })),
+    );
+    return states.flatMap(({ server, status }) =>
+      status.state === "needs_reauthorization" ? [{ server, reason: status.reason }] : [],
+    );
+  } catch {
+    return [];
+  }
 }
