@@ -1,11 +1,33 @@
 import { api, uniqueName } from "../../api/client";
 import { json, withGateway } from "./fixture";
-import type { RouteEntry } from "./types";
+import type { RouteEntry, RouteFixture } from "./types";
 
 /** Projects, their secrets, grants, providers and quotas; messaging gateways; the /api fallback. */
 /** A script tool's file, as `pantheon tools add` sends it. */
 const sampleScript = (name: string) =>
   `export const tool = { name: "${name}", description: "adds two numbers" };\nexport default async function (input: { a: number; b: number }) { return input.a + input.b; }\n`;
+
+/** A skill folder's SKILL.md (the Agent Skills format: name and description front matter, then instructions). */
+const sampleSkill = (name: string) => `---\nname: ${name}\ndescription: A sample skill.\n---\nSay hello.\n`;
+/** Adds skill `name` to project default's library (the setup of a sample that reads or removes one). */
+async function addSkill(name: string): Promise<string> {
+  await json(
+    await api("/api/projects/default/skills", {
+      method: "POST",
+      json: { skills: { [name]: { "SKILL.md": sampleSkill(name) } } },
+    }),
+    "add skill",
+  );
+  return name;
+}
+/** Declares MCP server `name` for every agent of project default (the MCP test server, no credentials). */
+async function addWideServer(f: RouteFixture, name: string): Promise<string> {
+  await json(
+    await api("/api/projects/default/mcp", { method: "POST", json: { name, url: f.mcpUrl } }),
+    "declare project MCP server",
+  );
+  return name;
+}
 
 export const projectRoutes: readonly RouteEntry[] = [
   // ---- projects ------------------------------------------------------------------------------
@@ -200,6 +222,98 @@ export const projectRoutes: readonly RouteEntry[] = [
       );
       return { params: { slug: "default", name } };
     },
+  },
+  // The project's skill library (core/skills): that project's admin (or the deployment's).
+  {
+    method: "GET",
+    path: "/api/projects/:slug/skills",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({ params: { slug: "default" } }),
+  },
+  {
+    method: "POST",
+    path: "/api/projects/:slug/skills",
+    family: "api",
+    scope: "admin",
+    expect: 201,
+    sample: () => ({
+      params: { slug: "default" },
+      body: { json: { skills: { "sample-skill": { "SKILL.md": sampleSkill("sample-skill") } } } },
+    }),
+  },
+  {
+    method: "GET",
+    path: "/api/projects/:slug/skills/:name",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: async () => ({ params: { slug: "default", name: await addSkill("shown-skill") } }),
+  },
+  {
+    method: "GET",
+    path: "/api/projects/:slug/skills/:name/load",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: async () => ({ params: { slug: "default", name: await addSkill("loaded-skill") } }),
+  },
+  {
+    method: "DELETE",
+    path: "/api/projects/:slug/skills/:name",
+    family: "api",
+    scope: "admin",
+    expect: 204,
+    sample: async () => ({
+      params: { slug: "default", name: await addSkill(`gone-skill-${crypto.randomUUID().slice(0, 8)}`) },
+    }),
+  },
+  // The project's MCP servers, for all its agents: that project's admin (or the deployment's).
+  {
+    method: "GET",
+    path: "/api/projects/:slug/mcp",
+    family: "api",
+    scope: "admin",
+    expect: 200,
+    sample: () => ({ params: { slug: "default" } }),
+  },
+  {
+    method: "POST",
+    path: "/api/projects/:slug/mcp",
+    family: "api",
+    scope: "admin",
+    expect: 201,
+    sample: (f) => ({ params: { slug: "default" }, body: { json: { name: "sample-wide", url: f.mcpUrl } } }),
+  },
+  {
+    method: "POST",
+    path: "/api/projects/:slug/mcp/:name/authorise",
+    family: "api",
+    scope: "admin",
+    // A server declared without OAuth is none the project authorises: 404 (test/node/mcp-project.check.mjs authorises a real one).
+    expect: 404,
+    sample: async (f) => ({ params: { slug: "default", name: await addWideServer(f, "plain-wide") } }),
+  },
+  {
+    method: "DELETE",
+    path: "/api/projects/:slug/mcp/:name",
+    family: "api",
+    scope: "admin",
+    expect: 204,
+    sample: async (f) => ({
+      params: { slug: "default", name: await addWideServer(f, `gone-wide-${crypto.randomUUID().slice(0, 8)}`) },
+    }),
+  },
+  // The browser's return from the consent page of a project's MCP server: no token, the registry's
+  // one-use state is the credential, so a state it never issued is a 400.
+  {
+    method: "GET",
+    path: "/api/oauth/mcp-project/:project/callback",
+    family: "api",
+    scope: "public",
+    expect: 400,
+    sample: () => ({ params: { project: "default" }, query: { code: "sample-code", state: "sample-nonce.docs" } }),
   },
   // Named model providers: that project's admin (or the deployment's).
   {
