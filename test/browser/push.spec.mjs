@@ -54,8 +54,9 @@ const shown = () =>
       url: n.data?.url,
     })),
   );
+/** Polls `read` until `ok`: up to 15 s, since a loaded machine may take seconds to start the worker for a push. */
 async function until(read, ok, what) {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     const value = await read();
     if (ok(value)) return value;
     await new Promise((r) => setTimeout(r, 50));
