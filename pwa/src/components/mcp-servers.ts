@@ -37,7 +37,8 @@ const stateText: Record<string, string> = {
  * notifications.ts does) so the tools page's state stays as it was. The project's servers (for all
  * its agents) are marked as the project's; one the project authorises by OAuth that waits for a
  * person has an Authorise button for an admin of the project (who alone reads the project's list),
- * and says so to anyone else.
+ * and says so to anyone else. Below admin neither list answers (they carry URLs and consent pages), so
+ * the card only says that an admin of the project sees and authorises them.
  */
 export class PantheonMcpServers extends LitElement {
   static override properties = {
@@ -45,12 +46,15 @@ export class PantheonMcpServers extends LitElement {
     servers: { state: true },
     projectServers: { state: true },
     error: { state: true },
+    adminsOnly: { state: true },
   };
   declare agent: string;
   declare servers: McpServerView[] | null;
   /** Null unless the person is an admin of the project (the project's list answers them only). */
   declare projectServers: ProjectServerView[] | null;
   declare error: string | null;
+  /** The agent's list answered 403: the person (chat or approve scope) may not see or authorise its servers. */
+  declare adminsOnly: boolean;
   private loadedFor = "";
 
   constructor() {
@@ -59,6 +63,7 @@ export class PantheonMcpServers extends LitElement {
     this.servers = null;
     this.projectServers = null;
     this.error = null;
+    this.adminsOnly = false;
   }
 
   private request(path: string, method = "GET") {
@@ -99,6 +104,13 @@ export class PantheonMcpServers extends LitElement {
         this.request(`/api/projects/${encodeURIComponent(this.project())}/mcp`),
       ]);
       this.projectServers = project.ok ? ((await project.json()) as { servers: ProjectServerView[] }).servers : null;
+      // Below admin the list is refused; that is no error of the page, so say who sees and authorises them.
+      this.adminsOnly = res.status === 403;
+      if (this.adminsOnly) {
+        this.servers = [];
+        this.error = null;
+        return;
+      }
       const body = (await res.json()) as { servers?: McpServerView[]; error?: { message?: string } };
       if (!res.ok) throw new Error(body.error?.message ?? `the server answered ${res.status}`);
       this.servers = body.servers ?? [];
@@ -139,6 +151,11 @@ export class PantheonMcpServers extends LitElement {
 
   override render() {
     if (this.error) return html`<div class="alert error" role="alert">${this.error}</div>`;
+    if (this.adminsOnly)
+      return html`<section class="card" aria-label="MCP servers">
+        <h3>MCP servers</h3>
+        <p class="muted small">An admin of the project sees the agent's MCP servers and authorises those that need it, for all its agents.</p>
+      </section>`;
     const agentIds = new Set((this.servers ?? []).map((s) => s.id));
     // The project's OAuth servers not connected for this agent yet: waiting for their authorisation.
     const waiting = (this.projectServers ?? []).filter(
