@@ -162,7 +162,12 @@ function start(): void {
   void (async () => {
     if (linked) {
       await controller.openProject(linked);
-      history.replaceState(null, "", `${location.pathname}${location.hash}`);
+      // The project's MCP callback lands on #/agents (it knows no agent): back to the tools page the
+      // admin pressed Authorise on (pantheon-mcp-servers kept it for this tab).
+      const back = sessionStorage.getItem("pantheon.mcpReturn");
+      sessionStorage.removeItem("pantheon.mcpReturn");
+      const hash = back?.startsWith(`${linked} #/agents/`) && location.hash === "#/agents" ? back.split(" ")[1] : null;
+      history.replaceState(null, "", `${location.pathname}${hash ?? location.hash}`);
     }
     await controller.route(location.hash);
   })();

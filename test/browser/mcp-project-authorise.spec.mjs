@@ -121,17 +121,22 @@ test("an admin sees the same server as the project's and waiting, and Authorise 
   await page.getByRole("heading", { name: "Let Pantheon's project use your wiki?" }).waitFor();
 });
 
-test("Allow returns through the project's callback to the PWA; the tools page shows the server connected with its tool", async () => {
+test("Allow returns through the project's callback to the tools page it started from, which shows the server connected with its tool", async () => {
   const { page } = admin;
   await page.getByRole("link", { name: "Allow" }).click();
-  await page.waitForURL((url) => url.origin !== origin && url.hash.startsWith("#/agents"));
+  await page.waitForURL((url) => url.origin !== origin && url.hash === `#/agents/${agent}/tools?mcp=${server}`);
+  assert.equal(new URL(page.url()).search, "");
   const listed = await api("/api/projects/default/mcp");
   assert.equal(listed.body.servers.find((s) => s.name === server)?.authorisation?.state, "authorised");
-  await page.goto(`/#/agents/${agent}/tools`);
   const servers = page.getByRole("region", { name: "MCP servers" });
+  await servers
+    .getByRole("status")
+    .filter({ hasText: `${server} is connected: its 1 tool is the agent's.` })
+    .waitFor();
   const row = servers.getByRole("listitem").filter({ hasText: server });
+  await row.getByText("project's", { exact: true }).waitFor();
   await row.getByText("connected", { exact: true }).waitFor();
-  await row.getByText("1 tools").waitFor();
+  await row.getByText("1 tool", { exact: true }).waitFor();
   assert.equal(await row.getByRole("button", { name: /Authorise/ }).count(), 0);
   await shootBoth(page, "mcp-project-authorise-connected");
   assert.deepEqual(admin.errors, []);

@@ -23,6 +23,8 @@ interface ProjectServerView {
 /** The states in which a person's authorisation is what the server waits for. */
 const waitsForPerson = (state: string) => state === "authenticating" || state === "needs_reauthorization";
 
+const toolCount = (n: number) => `${n} ${n === 1 ? "tool" : "tools"}`;
+
 const stateText: Record<string, string> = {
   ready: "connected",
   authenticating: "waiting to be authorised",
@@ -129,8 +131,12 @@ export class PantheonMcpServers extends LitElement {
       );
       const body = (await res.json()) as { authUrl?: string; state?: string; error?: { message?: string } };
       if (!res.ok) throw new Error(body.error?.message ?? `the server answered ${res.status}`);
-      if (body.authUrl) location.assign(body.authUrl);
-      else await this.load();
+      if (body.authUrl) {
+        // The project's callback returns to #/agents; main.ts sends this tab on to this page from there.
+        const back = `#/agents/${encodeURIComponent(this.agent)}/tools?mcp=${encodeURIComponent(name)}`;
+        sessionStorage.setItem("pantheon.mcpReturn", `${this.project()} ${back}`);
+        location.assign(body.authUrl);
+      } else await this.load();
     } catch (error) {
       this.error = `Could not authorise ${name}: ${(error as Error).message}`;
     }
@@ -167,13 +173,13 @@ export class PantheonMcpServers extends LitElement {
     return html`
       <section class="card" aria-label="MCP servers">
         <h3>MCP servers</h3>
-        ${back?.state === "ready" ? html`<div class="alert info" role="status">${back.id} is connected: its ${back.tools.length} tools are the agent's.</div>` : nothing}
+        ${back?.state === "ready" ? html`<div class="alert info" role="status">${back.id} is connected: its ${toolCount(back.tools.length)} ${back.tools.length === 1 ? "is" : "are"} the agent's.</div>` : nothing}
         <ul>${(this.servers ?? []).map(
           (s) => html`<li>
             <span><span class="name">${s.id}</span>
               ${s.project ? html`<span class="badge" title="declared by the project for all its agents">project's</span>` : nothing}
               <span class=${s.state === "ready" ? "badge ok" : waitsForPerson(s.state) ? "badge" : "badge bad"}>${stateText[s.state] ?? s.state}</span>
-              ${s.state === "ready" ? html`<span class="muted small">${s.tools.length} tools</span>` : nothing}</span>
+              ${s.state === "ready" ? html`<span class="muted small">${toolCount(s.tools.length)}</span>` : nothing}</span>
             ${
               waitsForPerson(s.state) && s.authUrl
                 ? html`<a class="button primary" href=${s.authUrl} rel="noopener noreferrer" aria-label="Authorise ${s.id}">Authorise</a>`
