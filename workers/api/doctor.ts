@@ -13,6 +13,7 @@ import { llmConfigFromEnv, llmConfigOfNames } from "../../durable-objects/agent/
 import { cronIndexName } from "./schedules";
 import { quotaReport } from "./quotas";
 import { agentStub, registryStub } from "../../durable-objects/stubs";
+import { listProjectMcpServers } from "./mcp-project";
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const present = (value: unknown) =>
@@ -167,14 +168,11 @@ async function projectMcpNeedsAuthorising(
   registry: ReturnType<typeof registryStub>,
 ): Promise<{ server: string; reason: string }[]> {
   try {
-    const { servers } = await registry.mcpServerList();
-    const states = await Promise.all(
-      servers
-        .filter((server) => server.oauth)
-        .map(async (server) => ({ server: server.name, status: await registry.mcpOAuthStatus(server.name) })),
-    );
-    return states.flatMap(({ server, status }) =>
-      status.state === "needs_reauthorization" ? [{ server, reason: status.reason }] : [],
+    const { servers } = await listProjectMcpServers(registry);
+    return servers.flatMap((server) =>
+      "authorisation" in server && server.authorisation.state === "needs_reauthorization"
+        ? [{ server: server.name, reason: server.authorisation.reason }]
+        : [],
     );
   } catch {
     return [];

@@ -27,6 +27,20 @@ const declaration = lazySchema(() =>
   }),
 );
 
+/**
+ * The project's servers as listed: one authorised by OAuth says whether it is (never its token).
+ * The listing route answers it; the doctor reads which need authorising again from it.
+ */
+export async function listProjectMcpServers(registry: ReturnType<typeof registryStub>) {
+  const { servers, version } = await registry.mcpServerList();
+  const listed = await Promise.all(
+    servers.map(async (server) =>
+      server.oauth ? { ...server, authorisation: await registry.mcpOAuthStatus(server.name) } : server,
+    ),
+  );
+  return { servers: listed, version };
+}
+
 /** Every agent of the project is handed the new declarations: each connects them before its next turn. */
 export async function handOut(env: Env, slug: string, servers: ProjectMcpServers): Promise<void> {
   const agents = await registryStub(env, slug).listAgents();
@@ -53,15 +67,7 @@ export const mcpProjectRoutes = new Hono<AppEnv>()
     const { slug } = c.req.valid("param");
     checkReach(c, slug);
     await projectRecord(c.env, slug);
-    const registry = registryStub(c.env, slug);
-    const { servers, version } = await registry.mcpServerList();
-    // A server authorised by OAuth says whether it is (never its token).
-    const listed = await Promise.all(
-      servers.map(async (server) =>
-        server.oauth ? { ...server, authorisation: await registry.mcpOAuthStatus(server.name) } : server,
-      ),
-    );
-    return c.json({ servers: listed, version });
+    return c.json(await listProjectMcpServers(registryStub(c.env, slug)));
   })
   .post("/:slug/mcp", scope("admin"), valid("param", slugOnly), valid("json", declaration), async (c) => {
     const { slug } = c.req.valid("param");
