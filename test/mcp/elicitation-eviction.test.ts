@@ -1,25 +1,7 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, createAgent, uniqueName } from "../api/client";
+import { api } from "../api/client";
+import { askingAgent, mcpOrigin, questionsOf } from "./asking-kit";
 import { evict, wakeByAlarmUntilDone } from "../runs/eviction-kit";
-
-const mcpUrl = (env as unknown as { MCP_TEST_URL: string }).MCP_TEST_URL;
-const origin = new URL(mcpUrl).origin;
-
-/** An agent connected to the asking server: `book` and the read-only `quote` ask how many seats. */
-async function askingAgent() {
-  const tenant = uniqueName("tenant");
-  const agent = await createAgent({ runtime: { allowHosts: [new URL(mcpUrl).hostname] } });
-  const res = await api(`/api/agents/${agent.name}/mcp`, {
-    method: "POST",
-    json: { name: "travel", url: `${origin}/mcp-asking?tenant=${tenant}` },
-  });
-  expect(res.status).toBe(201);
-  return { agent: agent.name, tenant };
-}
-
-const questionsOf = async (agent: string) =>
-  ((await (await api(`/api/agents/${agent}/mcp/questions`)).json()) as any).questions as any[];
 
 /** Calls `tool` in a turn left running, and waits until its server's question is listed. */
 async function asked(agent: string, tool: string) {
@@ -38,7 +20,7 @@ const answer = (agent: string, id: string, json: unknown) =>
   api(`/api/agents/${agent}/mcp/questions/${id}`, { method: "POST", json });
 
 const callsOf = async (tenant: string) =>
-  (await (await fetch(`${origin}/__calls?tenant=${tenant}`)).json()) as { tool: string; arguments: any }[];
+  (await (await fetch(`${mcpOrigin}/__calls?tenant=${tenant}`)).json()) as { tool: string; arguments: any }[];
 
 async function runDetail(agent: string, runId: string) {
   return (await (await api(`/api/agents/${agent}/runs/${runId}`)).json()) as any;

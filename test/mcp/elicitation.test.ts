@@ -1,38 +1,10 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, createAgent, uniqueName } from "../api/client";
-
-const mcpUrl = (env as unknown as { MCP_TEST_URL: string }).MCP_TEST_URL;
-const origin = new URL(mcpUrl).origin;
-
-/** An agent connected to the asking server (its tool `book` asks how many seats before it answers). */
-async function askingAgent() {
-  const agent = await createAgent({ runtime: { allowHosts: [new URL(mcpUrl).hostname] } });
-  const res = await api(`/api/agents/${agent.name}/mcp`, {
-    method: "POST",
-    json: { name: "travel", url: `${origin}/mcp-asking?tenant=${uniqueName("tenant")}` },
-  });
-  expect(res.status).toBe(201);
-  return agent.name;
-}
-
-/** Starts the turn that calls `travel.book` and waits until its server's question is listed. */
-async function askedQuestion(agent: string) {
-  const turn = api(`/api/agents/${agent}/messages`, { method: "POST", json: { content: "/tool travel.book {}" } });
-  for (let i = 0; i < 200; i++) {
-    const listed = (await (await api(`/api/agents/${agent}/mcp/questions`)).json()) as any;
-    if (listed.questions.length) return { turn, question: listed.questions[0] };
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("the server's question never reached the agent's list");
-}
-
-const answer = (agent: string, id: string, json: unknown) =>
-  api(`/api/agents/${agent}/mcp/questions/${id}`, { method: "POST", json });
+import { api } from "../api/client";
+import { answer, askedQuestion, askingAgent } from "./asking-kit";
 
 describe("a question an MCP server asks while its tool runs (elicitation)", () => {
   it("waits in the agent's questions for a person; the answer goes back and the tool's result carries it", async () => {
-    const agent = await askingAgent();
+    const { agent } = await askingAgent();
     const { turn, question } = await askedQuestion(agent);
     expect(question).toMatchObject({
       server: "travel",
@@ -52,7 +24,7 @@ describe("a question an MCP server asks while its tool runs (elicitation)", () =
   });
 
   it("a declined question ends the call cleanly: the server hears 'decline' and the run completes", async () => {
-    const agent = await askingAgent();
+    const { agent } = await askingAgent();
     const { turn, question } = await askedQuestion(agent);
     expect((await answer(agent, question.id, { action: "decline" })).status).toBe(204);
     const reply = (await (await turn).json()) as any;
@@ -61,7 +33,7 @@ describe("a question an MCP server asks while its tool runs (elicitation)", () =
   });
 
   it("refuses an accepted answer without the form's values (400 naming content), then takes a good one", async () => {
-    const agent = await askingAgent();
+    const { agent } = await askingAgent();
     const { turn, question } = await askedQuestion(agent);
     const bad = await answer(agent, question.id, { action: "accept" });
     expect(bad.status).toBe(400);

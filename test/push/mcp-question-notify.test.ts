@@ -1,46 +1,17 @@
-import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { makeMcpQuestions, questionWaitMs } from "../../durable-objects/agent/mcp";
-import { api, createAgent, uniqueName } from "../api/client";
+import { answer, askedQuestion, askingAgent } from "../mcp/asking-kit";
 import { device, notices, recorded, until } from "./devices";
 
 // An MCP server's question (elicitation) notifies, like the planner's: the people who may answer it
 // (approve scope) are told, tagged per question, and their notification clears once it waits no more.
-
-const mcpUrl = (env as unknown as { MCP_TEST_URL: string }).MCP_TEST_URL;
-const origin = new URL(mcpUrl).origin;
-
-/** An agent connected to the asking server (its tool `book` asks how many seats before it answers). */
-async function askingAgent() {
-  const agent = await createAgent({ runtime: { allowHosts: [new URL(mcpUrl).hostname] } });
-  const res = await api(`/api/agents/${agent.name}/mcp`, {
-    method: "POST",
-    json: { name: "travel", url: `${origin}/mcp-asking?tenant=${uniqueName("tenant")}` },
-  });
-  expect(res.status).toBe(201);
-  return agent.name;
-}
-
-/** Starts the turn that calls `travel.book` and waits until its server's question is listed. */
-async function askedQuestion(agent: string) {
-  const turn = api(`/api/agents/${agent}/messages`, { method: "POST", json: { content: "/tool travel.book {}" } });
-  const listed = await until(
-    async () => ((await (await api(`/api/agents/${agent}/mcp/questions`)).json()) as any).questions as any[],
-    (questions) => questions.length > 0,
-    "the server's question",
-  );
-  return { turn, question: listed[0] };
-}
-
-const answer = (agent: string, id: string, json: unknown) =>
-  api(`/api/agents/${agent}/mcp/questions/${id}`, { method: "POST", json });
 
 describe("an MCP server's question notifies", () => {
   it("the people who may approve, tagged per question, never a chat-scope person nor another project's; answered, it clears", async () => {
     const approver = await device("approve");
     const chatter = await device("chat");
     const elsewhere = await device("admin", "push-elsewhere");
-    const agent = await askingAgent();
+    const { agent } = await askingAgent();
     const { turn, question } = await askedQuestion(agent);
     const [told] = await until(
       () => notices(approver),
@@ -71,7 +42,7 @@ describe("an MCP server's question notifies", () => {
 
   it("declined, its notification clears too", async () => {
     const approver = await device("admin");
-    const agent = await askingAgent();
+    const { agent } = await askingAgent();
     const { turn, question } = await askedQuestion(agent);
     await until(
       () => notices(approver),
