@@ -10,15 +10,10 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import express from "express";
 import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
 import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { z } from "zod";
 import { startDevServer } from "../../scripts/dev-server.mjs";
+import { startOAuthMcpServer } from "../doubles/mcp-oauth-server.mjs";
 import { makeChecks, makeCli, makeProjectCall, makeTenant } from "./check-kit.mjs";
 
 /** A port of helper I2's range (brief 39), so parallel checks never collide. */
@@ -81,32 +76,8 @@ class RefreshingProvider extends DemoInMemoryAuthProvider {
 }
 
 const provider = new RefreshingProvider();
-const app = express();
-app.use(express.json());
-const listening = await new Promise((resolve) => {
-  const server = app.listen(0, "127.0.0.1", () => resolve(server));
-});
-const origin = `http://127.0.0.1:${listening.address().port}`;
-const mcpUrl = new URL("/mcp", origin);
-app.use(
-  mcpAuthRouter({ provider, issuerUrl: new URL(origin), resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools"] }),
-);
-app.all(
-  "/mcp",
-  requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
-  async (req, res) => {
-    const server = new McpServer({ name: "oauth-mcp", version: "1.0.0" });
-    server.registerTool(
-      "add",
-      { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } },
-      ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
-    );
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on("close", () => void server.close());
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  },
-);
+const oauth = await startOAuthMcpServer({ provider });
+const { origin, mcpUrl } = oauth;
 
 /** The person consents at `authUrl` and the browser follows the redirect to the worker's callback. */
 async function authorise(serverUrl, authUrl) {
@@ -268,8 +239,7 @@ try {
   check("the check ran to the end", false, error?.stack ?? String(error));
 } finally {
   await server?.stop();
-  listening.closeAllConnections?.();
-  listening.close();
+  oauth.close();
   await rm(persistTo, { recursive: true, force: true });
   finish();
 }

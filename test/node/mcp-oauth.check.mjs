@@ -11,14 +11,9 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import express from "express";
 import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
-import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { z } from "zod";
 import { startDevServer } from "../../scripts/dev-server.mjs";
+import { registerAdd, startOAuthMcpServer } from "../doubles/mcp-oauth-server.mjs";
 import { makeChecks, makeProjectCall, makeTenant } from "./check-kit.mjs";
 
 /** The ports of helper I's range (brief 39), so parallel checks never collide. */
@@ -28,30 +23,13 @@ const persistTo = await mkdtemp(join(tmpdir(), "pantheon-mcp-oauth-"));
 const { check, finish } = makeChecks();
 const shown = (value) => JSON.stringify(value).slice(0, 600);
 
-// One origin serves both: the authorization server (metadata, /register, /authorize, /token) and the MCP server at /mcp.
 const provider = new DemoInMemoryAuthProvider();
-const app = express();
-app.use(express.json());
-const listening = await new Promise((resolve) => {
-  const server = app.listen(0, "127.0.0.1", () => resolve(server));
-});
-const origin = `http://127.0.0.1:${listening.address().port}`;
-const mcpUrl = new URL("/mcp", origin);
-app.use(
-  mcpAuthRouter({ provider, issuerUrl: new URL(origin), resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools"] }),
-);
-app.all(
-  "/mcp",
-  requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
-  async (req, res) => {
-    const server = new McpServer({ name: "oauth-mcp", version: "1.0.0" });
-    server.registerTool(
-      "add",
-      { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } },
-      ({ a, b }) => ({
-        content: [{ type: "text", text: String(a + b) }],
-      }),
-    );
+/** What the careless `whoami` tool was sent: the positive control that the token really went out. */
+const echoed = [];
+const oauth = await startOAuthMcpServer({
+  provider,
+  register(server) {
+    registerAdd(server);
     // A careless server: answers the Authorization header it was sent, the access token in it.
     server.registerTool(
       "whoami",
@@ -61,15 +39,10 @@ app.all(
         return { content: [{ type: "text", text: `you sent: ${echoed.at(-1)}` }] };
       },
     );
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on("close", () => void server.close());
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
   },
-);
+});
+const { origin, mcpUrl } = oauth;
 const issuedTokens = () => [...provider.tokens.keys()];
-/** What the careless `whoami` tool was sent: the positive control that the token really went out. */
-const echoed = [];
 
 let server;
 try {
@@ -195,8 +168,7 @@ try {
   check("the check ran to the end", false, error?.stack ?? String(error));
 } finally {
   await server?.stop();
-  listening.closeAllConnections?.();
-  listening.close();
+  oauth.close();
   await rm(persistTo, { recursive: true, force: true });
   finish();
 }

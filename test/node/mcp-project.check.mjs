@@ -11,15 +11,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import express from "express";
 import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
 import { InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { z } from "zod";
 import { startDevServer } from "../../scripts/dev-server.mjs";
+import { mcpHandler, startOAuthMcpServer } from "../doubles/mcp-oauth-server.mjs";
 import { makeChecks, makeCli, makeProjectCall, makeTenant } from "./check-kit.mjs";
 
 /** A port of helper F's range (brief 47), so parallel checks never collide. */
@@ -30,20 +25,6 @@ const persistTo = await mkdtemp(join(tmpdir(), "pantheon-mcp-project-"));
 const { check, finish } = makeChecks();
 const shown = (value) => JSON.stringify(value).slice(0, 800);
 
-/** An MCP server with one tool, `add`, answering one request (stateless Streamable HTTP). */
-async function serveMcp(req, res) {
-  const server = new McpServer({ name: "project-mcp", version: "1.0.0" });
-  server.registerTool(
-    "add",
-    { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } },
-    ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
-  );
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-  res.on("close", () => void server.close());
-  await server.connect(transport);
-  await transport.handleRequest(req, res, req.body);
-}
-
 // One origin: the authorization server, the OAuth resource server at /mcp, the static bearer one at /static.
 /** The demo provider, answering a token it no longer holds (revoked) with 401 invalid_token, as a real one does. */
 class RevokingProvider extends DemoInMemoryAuthProvider {
@@ -53,25 +34,12 @@ class RevokingProvider extends DemoInMemoryAuthProvider {
   }
 }
 const provider = new RevokingProvider();
-const app = express();
-app.use(express.json());
-const listening = await new Promise((resolve) => {
-  const server = app.listen(0, "127.0.0.1", () => resolve(server));
-});
-const origin = `http://127.0.0.1:${listening.address().port}`;
-const mcpUrl = new URL("/mcp", origin);
-app.use(
-  mcpAuthRouter({ provider, issuerUrl: new URL(origin), resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools"] }),
-);
-app.all(
-  "/mcp",
-  requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
-  serveMcp,
-);
-app.all("/static", (req, res, next) =>
+const oauth = await startOAuthMcpServer({ provider, name: "project-mcp" });
+const { origin, mcpUrl } = oauth;
+oauth.app.all("/static", (req, res, next) =>
   req.headers.authorization === `Bearer ${staticToken}` ? next() : res.status(401).json({ error: "unauthorized" }),
 );
-app.all("/static", serveMcp);
+oauth.app.all("/static", mcpHandler("project-mcp"));
 const issuedTokens = () => [...provider.tokens.keys()];
 
 let server;
@@ -295,8 +263,7 @@ try {
   check("the check ran to the end", false, error?.stack ?? String(error));
 } finally {
   await server?.stop();
-  listening.closeAllConnections?.();
-  listening.close();
+  oauth.close();
   await rm(persistTo, { recursive: true, force: true });
   finish();
 }
