@@ -4,65 +4,22 @@
 // the browser through Pantheon's callback back to the tools page (`?mcp=notes`), which says the
 // server is connected. The control: before consenting the server is not connected and the page says so.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
-import express from "express";
-import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
-import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { z } from "zod";
+import { ConsentProvider, startOAuthMcpServer } from "../doubles/mcp-oauth-server.mjs";
 import { PHONE, api, axe, createAgent, launchSignedIn, shootBoth, uniqueName } from "./harness.mjs";
 
-/** The demo provider with a consent page: the person presses Allow instead of being sent back at once. */
-class ConsentProvider extends DemoInMemoryAuthProvider {
-  async authorize(client, params, res) {
-    if (!client.redirect_uris.includes(params.redirectUri)) throw new Error("unregistered redirect_uri");
-    const code = randomUUID();
-    this.codes.set(code, { client, params });
-    const back = new URL(params.redirectUri);
-    back.search = new URLSearchParams({ code, ...(params.state ? { state: params.state } : {}) }).toString();
-    res
-      .type("html")
-      .send(
-        `<!doctype html><html lang="en"><meta name="viewport" content="width=device-width"><title>Consent</title>` +
-          `<main><h1>Let Pantheon use your notes?</h1><a id="allow" href="${back.href.replaceAll("&", "&amp;")}">Allow</a></main></html>`,
-      );
-  }
-}
-
-const provider = new ConsentProvider();
-const app = express();
-app.use(express.json());
-let listening;
+let oauth;
 let origin;
 let b;
 const agent = uniqueName("authoriser");
 
 before(async () => {
-  listening = await new Promise((resolve) => {
-    const server = app.listen(0, "127.0.0.1", () => resolve(server));
+  oauth = await startOAuthMcpServer({
+    provider: new ConsentProvider("Let Pantheon use your notes?"),
+    name: "notes",
   });
-  origin = `http://127.0.0.1:${listening.address().port}`;
-  const mcpUrl = new URL("/mcp", origin);
-  app.use(mcpAuthRouter({ provider, issuerUrl: new URL(origin), resourceServerUrl: mcpUrl }));
-  app.all(
-    "/mcp",
-    requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
-    async (req, res) => {
-      const server = new McpServer({ name: "notes", version: "1.0.0" });
-      server.registerTool(
-        "add",
-        { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } },
-        ({ a, b: c }) => ({ content: [{ type: "text", text: String(a + c) }] }),
-      );
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on("close", () => void server.close());
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    },
-  );
+  origin = oauth.origin;
+  const { mcpUrl } = oauth;
   await createAgent(agent, { runtime: { allowHosts: ["127.0.0.1"] } });
   const started = await api(`/api/agents/${agent}/mcp`, {
     method: "POST",
@@ -75,8 +32,7 @@ before(async () => {
 
 after(async () => {
   await b?.close();
-  listening?.closeAllConnections?.();
-  listening?.close();
+  oauth?.close();
 });
 
 test("the tools page shows the server waiting, with an Authorise button opening the consent page", async () => {

@@ -6,38 +6,12 @@
 // Authorise button (nor the server lists, which are an admin's) and is told an admin of the project
 // authorises the servers (the admin's page, with its row and button, is the control).
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
-import express from "express";
-import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
-import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
+import { ConsentProvider, startOAuthMcpServer } from "../doubles/mcp-oauth-server.mjs";
 import { PHONE, api, axe, createAgent, launchSignedIn, shootBoth, uniqueName } from "./harness.mjs";
 
-/** The demo provider with a consent page: the person presses Allow instead of being sent back at once. */
-class ConsentProvider extends DemoInMemoryAuthProvider {
-  async authorize(client, params, res) {
-    if (!client.redirect_uris.includes(params.redirectUri)) throw new Error("unregistered redirect_uri");
-    const code = randomUUID();
-    this.codes.set(code, { client, params });
-    const back = new URL(params.redirectUri);
-    back.search = new URLSearchParams({ code, ...(params.state ? { state: params.state } : {}) }).toString();
-    res
-      .type("html")
-      .send(
-        `<!doctype html><html lang="en"><meta name="viewport" content="width=device-width"><title>Consent</title>` +
-          `<main><h1>Let Pantheon's project use your wiki?</h1><a id="allow" href="${back.href.replaceAll("&", "&amp;")}">Allow</a></main></html>`,
-      );
-  }
-}
-
-const provider = new ConsentProvider();
-const app = express();
-app.use(express.json());
-let listening;
+let oauth;
 let origin;
 let admin;
 let person;
@@ -47,26 +21,16 @@ const agent = uniqueName("wiki-reader");
 const server = `wiki${Date.now().toString(36).slice(-5)}`;
 
 before(async () => {
-  listening = await new Promise((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
-  });
-  origin = `http://127.0.0.1:${listening.address().port}`;
-  const mcpUrl = new URL("/mcp", origin);
-  app.use(mcpAuthRouter({ provider, issuerUrl: new URL(origin), resourceServerUrl: mcpUrl }));
-  app.all(
-    "/mcp",
-    requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
-    async (req, res) => {
-      const mcp = new McpServer({ name: "wiki", version: "1.0.0" });
+  oauth = await startOAuthMcpServer({
+    provider: new ConsentProvider("Let Pantheon's project use your wiki?"),
+    name: "wiki",
+    register: (mcp) =>
       mcp.registerTool("search", { description: "Searches the wiki.", inputSchema: { q: z.string() } }, ({ q }) => ({
         content: [{ type: "text", text: `no page mentions ${q}` }],
-      }));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on("close", () => void mcp.close());
-      await mcp.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    },
-  );
+      })),
+  });
+  origin = oauth.origin;
+  const { mcpUrl } = oauth;
   await createAgent(agent, { runtime: { allowHosts: ["127.0.0.1"] } });
   const declared = await api("/api/projects/default/mcp", {
     method: "POST",
@@ -87,8 +51,7 @@ before(async () => {
 after(async () => {
   await admin?.close();
   await person?.close();
-  listening?.closeAllConnections?.();
-  listening?.close();
+  oauth?.close();
 });
 
 test("a chat-scope person's tools page has no Authorise button and says an admin of the project authorises the servers", async () => {

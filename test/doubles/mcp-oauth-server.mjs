@@ -3,12 +3,38 @@
 // over `provider`, the SDK's in-memory demo one or a subclass) and the resource server at /mcp
 // (requireBearerAuth), a fresh stateless Streamable HTTP server per request. The OAuth node checks
 // (test/node/mcp-*.check.mjs) start it; `app` takes further routes (a static-bearer server beside it).
+import { randomUUID } from "node:crypto";
 import express from "express";
+import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
+
+/**
+ * The SDK's demo provider with a consent page: the person presses Allow (a link back to the client
+ * with the code) instead of being sent back at once. `question` is the page's heading.
+ */
+export class ConsentProvider extends DemoInMemoryAuthProvider {
+  constructor(question) {
+    super();
+    this.question = question;
+  }
+  async authorize(client, params, res) {
+    if (!client.redirect_uris.includes(params.redirectUri)) throw new Error("unregistered redirect_uri");
+    const code = randomUUID();
+    this.codes.set(code, { client, params });
+    const back = new URL(params.redirectUri);
+    back.search = new URLSearchParams({ code, ...(params.state ? { state: params.state } : {}) }).toString();
+    res
+      .type("html")
+      .send(
+        `<!doctype html><html lang="en"><meta name="viewport" content="width=device-width"><title>Consent</title>` +
+          `<main><h1>${this.question}</h1><a id="allow" href="${back.href.replaceAll("&", "&amp;")}">Allow</a></main></html>`,
+      );
+  }
+}
 
 /** Registers `add`, the tool every OAuth check calls. */
 export function registerAdd(server) {
